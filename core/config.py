@@ -1,0 +1,167 @@
+"""The run configuration and its one bounds table.
+
+`BOUNDS` is the single source of truth for every knob's type, default, range and choices: `RunConfig`
+validation, the CLI's argparse options and the GUI's form widgets all read it, so they cannot disagree.
+This module imports no torch, so the window can build its form before torch has loaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.errors import ConfigError
+
+DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder")
+BUILTIN_MODELS = ("tiny-cnn", "resnet18")
+OPTIMIZERS = ("sgd", "adamw")
+AMP_MODES = ("off", "fp16", "bf16")
+PLACEMENTS = ("auto", "stream", "resident")
+ON_OOM = ("stop", "shrink")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """How one config field may be set: its type, default, range or choices, and a one-line help."""
+
+    kind: type  # int, float, bool, str
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] | None = None
+    optional: bool = False  # None is allowed (and means "no limit" / "not set")
+    log_scale: bool = False  # floats spanning decades (learning rate): widgets step by factors
+
+
+BOUNDS: dict[str, Bound] = {
+    "device": Bound(str, "auto", "device to train on: auto, cpu, cuda, cuda:N or mps"),
+    "model": Bound(str, "resnet18", "tiny-cnn, resnet18 (CIFAR stem) or any torchvision classifier name"),
+    "dataset": Bound(str, "synthetic", "dataset to train on", choices=DATASETS),
+    "data_dir": Bound(str, None, "folder holding the dataset files (default: the user data folder)", optional=True),
+    "download": Bound(bool, False, "download the dataset into the data folder when it is missing"),
+    "synthetic_samples": Bound(int, 6144, "training images generated for the synthetic dataset", 256, 2_000_000),
+    "batch_size": Bound(int, 128, "images per training step", 1, 65536),
+    "epochs": Bound(int, 1, "passes over the training set", 1, 10_000),
+    "max_steps": Bound(int, None, "stop after this many steps (default: no limit)", 1, 100_000_000, optional=True),
+    "lr": Bound(float, 0.05, "learning rate", 1e-8, 10.0, log_scale=True),
+    "optimizer": Bound(str, "sgd", "optimizer", choices=OPTIMIZERS),
+    "momentum": Bound(float, 0.9, "SGD momentum", 0.0, 0.999),
+    "weight_decay": Bound(float, 5e-4, "weight decay", 0.0, 1.0),
+    "amp": Bound(str, "off", "automatic mixed precision", choices=AMP_MODES),
+    "channels_last": Bound(bool, False, "use the channels_last memory format for the model and batches"),
+    "placement": Bound(
+        str, "auto", "where the data lives: stream (DataLoader) or resident (on the device); auto picks resident when it fits",
+        choices=PLACEMENTS,
+    ),
+    "workers": Bound(int, 0, "DataLoader worker processes (stream placement)", 0, 64),
+    "pin_memory": Bound(bool, True, "pin host batches for faster copies to a GPU (stream placement)"),
+    "non_blocking": Bound(bool, True, "copy batches to the GPU asynchronously (stream placement)"),
+    "seed": Bound(int, 0, "random seed for data, model and shuffling", 0, 2**31 - 1),
+    "report_interval": Bound(float, 0.1, "seconds between progress reports (one host sync each)", 0.01, 10.0),
+    "on_oom": Bound(str, "stop", "on out of memory: stop the run, or halve the batch and continue", choices=ON_OOM),
+}
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Every knob of one training run. Frozen and validated on construction: safe to share across threads."""
+
+    device: str = BOUNDS["device"].default
+    model: str = BOUNDS["model"].default
+    dataset: str = BOUNDS["dataset"].default
+    data_dir: str | None = BOUNDS["data_dir"].default
+    download: bool = BOUNDS["download"].default
+    synthetic_samples: int = BOUNDS["synthetic_samples"].default
+    batch_size: int = BOUNDS["batch_size"].default
+    epochs: int = BOUNDS["epochs"].default
+    max_steps: int | None = BOUNDS["max_steps"].default
+    lr: float = BOUNDS["lr"].default
+    optimizer: str = BOUNDS["optimizer"].default
+    momentum: float = BOUNDS["momentum"].default
+    weight_decay: float = BOUNDS["weight_decay"].default
+    amp: str = BOUNDS["amp"].default
+    channels_last: bool = BOUNDS["channels_last"].default
+    placement: str = BOUNDS["placement"].default
+    workers: int = BOUNDS["workers"].default
+    pin_memory: bool = BOUNDS["pin_memory"].default
+    non_blocking: bool = BOUNDS["non_blocking"].default
+    seed: int = BOUNDS["seed"].default
+    report_interval: float = BOUNDS["report_interval"].default
+    on_oom: str = BOUNDS["on_oom"].default
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            object.__setattr__(self, field.name, validate_field(field.name, getattr(self, field.name)))
+
+    def replace(self, **changes: Any) -> "RunConfig":
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready values, for the summary and saved settings."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "RunConfig":
+        """Build from saved values, ignoring keys this version does not know."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in known})
+
+
+def describe_range(name: str) -> str:
+    """'an integer from 1 to 65536', 'one of sgd, adamw', ...: what the user may enter for `name`."""
+    bound = BOUNDS[name]
+    if bound.choices:
+        return "one of " + ", ".join(bound.choices)
+    if bound.kind is bool:
+        return "true or false"
+    if bound.kind in (int, float) and bound.minimum is not None:
+        what = "an integer" if bound.kind is int else "a number"
+        return f"{what} from {_fmt(bound.minimum)} to {_fmt(bound.maximum)}"
+    return "a string"
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "any"
+    if isinstance(value, float) and (abs(value) < 1e-3 and value != 0):
+        return f"{value:g}"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def validate_field(name: str, value: Any) -> Any:
+    """Return `value` coerced to the field's type, or raise `ConfigError` naming the field and its range."""
+    bound = BOUNDS[name]
+    if value is None:
+        if bound.optional:
+            return None
+        raise ConfigError(name, f"a value is required ({describe_range(name)})")
+    if bound.kind is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(name, f"must be true or false, got {value!r}")
+    if bound.kind is int:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) != int(value):
+            raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
+        value = int(value)
+    elif bound.kind is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
+        value = float(value)
+    elif bound.kind is str:
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(name, f"must be a non-empty string ({BOUNDS[name].help}), got {value!r}")
+        value = value.strip()
+    if bound.choices and value not in bound.choices:
+        raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
+    if bound.minimum is not None and value < bound.minimum or bound.maximum is not None and value > bound.maximum:
+        raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
+    if name == "model":
+        value = value.lower()
+    if name == "data_dir":
+        value = str(Path(value).expanduser())
+    return value
