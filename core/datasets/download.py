@@ -1,0 +1,135 @@
+"""Fetching the torchvision datasets, only when the user asked for it, and never hanging.
+
+Offline is a normal state for this app (lab machines, planes), so every failure here becomes a
+`DatasetError` that says where the files should go, and every network wait is bounded: a DNS lookup
+cannot be interrupted by a socket timeout, so reachability is checked first in a helper thread with a
+deadline, and the download itself runs under a socket default timeout.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from core.errors import DatasetError
+
+MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+CIFAR10_FOLDER = "cifar-10-batches-py"
+CIFAR10_FILES = ("data_batch_1", "data_batch_2", "data_batch_3", "data_batch_4", "data_batch_5", "test_batch", "batches.meta")
+
+_HOW_TO_GET_FILES = "Put the files there, or let the app download them (--download on the command line)."
+
+# Where torchvision keeps each dataset under the data folder.
+DATASET_FOLDERS = {"mnist": "MNIST/raw", "fashion-mnist": "FashionMNIST/raw", "cifar10": CIFAR10_FOLDER}
+
+
+def expected_layout(name: str, root: Path) -> str:
+    """The files a reader looks for, in words, for error messages."""
+    folder = root / DATASET_FOLDERS[name]
+    if name == "cifar10":
+        return f"{folder}/{{{', '.join(CIFAR10_FILES)}}}"
+    return f"{folder}/{{{', '.join(MNIST_FILES)}}} (each may also end in .gz)"
+
+
+def require_root(root: Path, name: str) -> None:
+    """Fail with the folder's name when the data folder itself is missing or not a folder."""
+    if not root.exists():
+        raise DatasetError(
+            f"data folder {root} does not exist. Expected layout for {name}: {expected_layout(name, root)}. "
+            f"{_HOW_TO_GET_FILES}"
+        )
+    if not root.is_dir():
+        raise DatasetError(f"data folder {root} is not a folder")
+
+
+def missing_files_error(name: str, root: Path, missing: list[Path]) -> DatasetError:
+    """The error for files that are not there and were not to be downloaded."""
+    listed = ", ".join(str(path) for path in missing)
+    return DatasetError(
+        f"{name} files not found: missing {listed}. Expected layout: {expected_layout(name, root)}. "
+        f"{_HOW_TO_GET_FILES}"
+    )
+
+
+def download_dataset(name: str, root: Path, timeout_s: float = 30.0) -> None:
+    """Download `name` ("mnist", "fashion-mnist", "cifar10") into `root` with torchvision, bounded by `timeout_s`.
+
+    `timeout_s` bounds the reachability check and each socket operation; a slow but live download of
+    many chunks may take longer in total, a dead network never does.
+    """
+    from torchvision import datasets  # torchvision is slow to import; only a download needs this part
+
+    classes = {"mnist": datasets.MNIST, "fashion-mnist": datasets.FashionMNIST, "cifar10": datasets.CIFAR10}
+    if name not in classes:
+        raise DatasetError(f"cannot download {name!r}: only {', '.join(classes)} can be downloaded")
+    dataset_class = classes[name]
+    urls = list(dataset_class.mirrors) if hasattr(dataset_class, "mirrors") else [dataset_class.url]
+
+    def fail(reason: str) -> DatasetError:
+        return DatasetError(
+            f"could not download {name} into {root}: {reason}. Check the network, or put the files there "
+            f"yourself (expected layout: {expected_layout(name, root)})"
+        )
+
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise fail(f"cannot create the folder ({error.strerror or error})") from error
+    reason = _first_reachable_failure(urls, timeout_s)
+    if reason is not None:
+        raise fail(reason)
+
+    before = _download_files(name, root)
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(timeout_s)
+    try:
+        dataset_class(str(root), train=True, download=True)
+    except (OSError, RuntimeError, ValueError) as error:  # URLError and socket timeouts are OSErrors
+        _remove_new_files(_download_files(name, root) - before)
+        raise fail(_one_line(error)) from error
+    finally:
+        socket.setdefaulttimeout(previous)
+
+
+def _download_files(name: str, root: Path) -> set[Path]:
+    """Files a download can write: the dataset's folder and archives at the top of `root`."""
+    top = DATASET_FOLDERS[name].split("/")[0]
+    found = {path for path in root.glob("*") if path.is_file()}
+    return found | {path for path in (root / top).rglob("*") if path.is_file()}
+
+
+def _remove_new_files(paths: set[Path]) -> None:
+    """Drop what a failed download left half-written, so the next read does not report it as corrupt."""
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+def _first_reachable_failure(urls: list[str], timeout_s: float) -> str | None:
+    """None when one of the hosts of `urls` accepts a TCP connection within `timeout_s`, else why not."""
+    reasons: list[str] = []
+    for url in urls:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+        outcome: list[str | None] = []
+
+        def probe(host: str = host, port: int = port, outcome: list[str | None] = outcome) -> None:
+            try:
+                socket.create_connection((host, port), timeout=timeout_s).close()
+                outcome.append(None)
+            except OSError as error:
+                outcome.append(_one_line(error))
+
+        worker = threading.Thread(target=probe, name=f"reach-{host}", daemon=True)  # getaddrinfo ignores timeouts
+        worker.start()
+        worker.join(timeout_s)
+        if outcome and outcome[0] is None:
+            return None
+        reasons.append(f"{host}: {outcome[0] if outcome else f'no answer within {timeout_s:g} s'}")
+    return "; ".join(reasons)
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
