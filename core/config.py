@@ -43,7 +43,7 @@ BOUNDS: dict[str, Bound] = {
     "dataset": Bound(str, "synthetic", "dataset to train on", choices=DATASETS),
     "data_dir": Bound(str, None, "folder holding the dataset files (default: the user data folder)", optional=True),
     "download": Bound(bool, False, "download the dataset into the data folder when it is missing"),
-    "synthetic_samples": Bound(int, 6144, "training images generated for the synthetic dataset", 256, 2_000_000),
+    "synthetic_samples": Bound(int, 2560, "training images generated for the synthetic dataset", 256, 2_000_000),
     "batch_size": Bound(int, 128, "images per training step", 1, 65536),
     "epochs": Bound(int, 1, "passes over the training set", 1, 10_000),
     "max_steps": Bound(int, None, "stop after this many steps (default: no limit)", 1, 100_000_000, optional=True),

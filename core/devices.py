@@ -1,0 +1,121 @@
+"""Which devices exist, what they are called, and turning a user's device string into a torch.device."""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass
+
+import psutil
+import torch
+
+from core.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """One device a run can use. Sizes in bytes; free/used are None where they cannot be read cheaply."""
+
+    spec: str  # what to pass as --device: "cpu", "cuda:0", "mps"
+    kind: str  # "cpu", "cuda" or "mps"
+    name: str
+    capacity_bytes: int
+    free_bytes: int | None = None
+    used_bytes: int | None = None
+
+
+def cpu_name() -> str:
+    """The processor's marketing name where the OS tells it, else the architecture."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "CPU"
+
+
+def mps_available() -> bool:
+    return bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
+
+
+def list_devices(query_free: bool = True) -> list[DeviceInfo]:
+    """cpu, then every CUDA device, then mps when present. `query_free` reads free memory (starts CUDA)."""
+    vm = psutil.virtual_memory()
+    devices = [DeviceInfo("cpu", "cpu", f"{cpu_name()} ({psutil.cpu_count()} threads)", vm.total,
+                          vm.available, vm.total - vm.available)]
+    if torch.cuda.is_available():
+        for index in range(torch.cuda.device_count()):
+            props = torch.cuda.get_device_properties(index)
+            free = used = None
+            if query_free:
+                free, total = torch.cuda.mem_get_info(index)
+                used = total - free
+            devices.append(DeviceInfo(f"cuda:{index}", "cuda", props.name, props.total_memory, free, used))
+    if mps_available():
+        capacity = int(torch.mps.recommended_max_memory())
+        used = int(torch.mps.driver_allocated_memory())
+        devices.append(DeviceInfo("mps", "mps", "Apple GPU (MPS)", capacity, max(capacity - used, 0), used))
+    return devices
+
+
+def best_device_spec() -> str:
+    """The fastest device present: the first CUDA GPU, else Apple's GPU, else the CPU."""
+    if torch.cuda.is_available():
+        return "cuda:0"
+    if mps_available():
+        return "mps"
+    return "cpu"
+
+
+def resolve_device(spec: str) -> torch.device:
+    """Turn "auto", "cpu", "cuda", "cuda:N" or "mps" into a device that exists, or raise ConfigError."""
+    spec = spec.strip().lower()
+    if spec == "auto":
+        spec = best_device_spec()
+    try:
+        device = torch.device(spec)
+    except RuntimeError:
+        raise ConfigError("device", f"{spec!r} is not a device name; use auto, cpu, cuda:N or mps "
+                                    f"(available: {_available()})") from None
+    if device.type == "cpu":
+        return torch.device("cpu")
+    if device.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = 0 if device.index is None else device.index
+        if index >= count:
+            raise ConfigError("device", f"{spec} is not available (available: {_available()})")
+        return torch.device("cuda", index)
+    if device.type == "mps":
+        if not mps_available():
+            raise ConfigError("device", f"mps is not available (available: {_available()})")
+        return torch.device("mps")
+    raise ConfigError("device", f"{spec!r} is not supported; use auto, cpu, cuda:N or mps (available: {_available()})")
+
+
+def _available() -> str:
+    return ", ".join(d.spec for d in list_devices(query_free=False))
+
+
+def check_amp(device: torch.device, mode: str) -> None:
+    """Raise ConfigError when `mode` mixed precision cannot run on `device`."""
+    if mode == "off":
+        return
+    if device.type == "cpu" and mode == "fp16":
+        raise ConfigError("amp", "fp16 needs a CUDA or MPS device; on the CPU use bf16 or off")
+    if device.type == "cuda" and mode == "bf16" and not torch.cuda.is_bf16_supported():
+        raise ConfigError("amp", f"{torch.cuda.get_device_name(device)} does not support bf16; use fp16 or off")
+    if device.type == "mps" and mode == "bf16" and not _mps_bf16():
+        raise ConfigError("amp", "this macOS/MPS build does not support bf16; use fp16 or off")
+
+
+def _mps_bf16() -> bool:
+    try:
+        torch.zeros(1, dtype=torch.bfloat16, device="mps")
+        return True
+    except (RuntimeError, TypeError):
+        return False
+
+
+def amp_dtype(mode: str) -> torch.dtype | None:
+    return {"fp16": torch.float16, "bf16": torch.bfloat16}.get(mode)

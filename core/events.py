@@ -1,0 +1,110 @@
+"""Events a `TrainingSession` emits, named after the phases of the loop.
+
+Frozen dataclasses of plain values (never tensors): they cross threads and are shared by every
+observer, so nobody can change what another one sees. An observer is `Callable[[Event], None]` and
+dispatches with `match`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Union
+
+from core.memory import MemorySample
+from core.summary import RunSummary
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    config: dict[str, Any]  # the RunConfig as plain values, device resolved
+    device: str  # "cuda:0", "cpu", "mps"
+    device_name: str
+    placement: str  # the placement actually used ("stream" or "resident")
+    steps_per_epoch: int
+    total_steps: int
+    train_samples: int
+    val_samples: int
+    parameters: int
+    dataset_bytes: int
+    memory: MemorySample
+
+
+@dataclass(frozen=True)
+class EpochStarted:
+    epoch: int  # 1-based
+    step: int  # steps completed before this epoch
+
+
+@dataclass(frozen=True)
+class StepsReported:
+    """Everything since the previous report: one device->host fetch of the buffered losses."""
+
+    step: int  # steps completed
+    epoch: int
+    first_step: int  # step number (1-based) of losses[0]
+    losses: tuple[float, ...]  # one per step; may hold nan/inf (the run then ends `diverged`)
+    samples: int  # images trained on so far
+    samples_per_s: float  # over this report's steps
+    elapsed_s: float
+    eta_s: float | None
+    batch_size: int
+    memory: MemorySample
+
+
+@dataclass(frozen=True)
+class EpochEnded:
+    epoch: int
+    step: int
+    train_loss: float | None  # mean of this epoch's step losses
+    val_loss: float | None
+    val_accuracy: float | None  # 0..1
+
+
+@dataclass(frozen=True)
+class CacheCleared:
+    step: int | None  # None when cleared at rest (outside a run)
+    freed_bytes: int
+    memory: MemorySample  # right after the clear
+
+
+@dataclass(frozen=True)
+class RunPaused:
+    step: int
+
+
+@dataclass(frozen=True)
+class RunResumed:
+    step: int
+
+
+@dataclass(frozen=True)
+class OutOfMemory:
+    step: int
+    batch_size: int  # the batch that did not fit
+    requested_bytes: int | None  # what the failing allocation asked for, when the error says
+    free_bytes: int  # free for new allocations after recovery
+    reserved_unallocated_bytes: int  # cached by the allocator but not in use, at the failure
+    action: str  # "stop" or "shrink"
+    new_batch_size: int | None  # after "shrink"
+    message: str
+
+
+@dataclass(frozen=True)
+class LogMessage:
+    level: str  # "info", "warning" or "error"
+    text: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    status: str  # completed | stopped | diverged | oom | failed
+    step: int
+    message: str  # why it ended, for people; empty when completed
+    user_error: bool  # the failure is the user's input (bad option, missing dataset): no traceback
+    summary: RunSummary
+
+
+Event = Union[RunStarted, EpochStarted, StepsReported, EpochEnded, CacheCleared, RunPaused, RunResumed,
+              OutOfMemory, LogMessage, RunFinished]
+Observer = Callable[[Event], None]

@@ -1,0 +1,153 @@
+"""Memory readings for any device, and clearing the caching allocator.
+
+`MemoryProbe.sample()` reads host-side allocator counters only (no device sync), so it is cheap and
+safe from any thread: the training loop, the GUI's idle timer and the CLI all use the same probe.
+On the CPU there is no caching allocator: allocated is the process's resident memory (RSS) and
+capacity is system memory.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import psutil
+import torch
+
+from core import nvml
+
+
+@dataclass(frozen=True)
+class MemorySample:
+    """One reading, in bytes. `device_used_bytes` is device-wide (all processes), None where unknown."""
+
+    time_s: float  # time.monotonic() when read
+    device: str
+    allocated_bytes: int
+    reserved_bytes: int  # 0 where the device has no caching allocator (CPU)
+    peak_allocated_bytes: int
+    peak_reserved_bytes: int
+    capacity_bytes: int
+    device_used_bytes: int | None
+    process_rss_bytes: int
+    has_allocator: bool  # True on CUDA/MPS: allocated/reserved are the allocator's own counters
+
+
+class MemoryProbe:
+    """Reads memory for one device. Thread-safe; tracks peaks itself where the backend has none."""
+
+    _MEM_GET_INFO_PERIOD_S = 1.0  # cudaMemGetInfo is a driver call: rate-limit the NVML fallback
+
+    def __init__(self, device: torch.device | str) -> None:
+        self.device = torch.device(device)
+        self._process = psutil.Process()
+        self._lock = threading.Lock()
+        self._peak_rss = 0
+        self._peak_mps = (0, 0)
+        self._mem_info_cache: tuple[float, int | None] = (-1e9, None)
+        self._capacity = self._read_capacity()
+
+    def _read_capacity(self) -> int:
+        if self.device.type == "cuda":
+            return int(torch.cuda.get_device_properties(self.device).total_memory)
+        if self.device.type == "mps":
+            return int(torch.mps.recommended_max_memory())
+        return int(psutil.virtual_memory().total)
+
+    def reset_peak(self) -> None:
+        """Start peak tracking afresh (at the start of a run, after a cache clear if wanted)."""
+        with self._lock:
+            self._peak_rss = 0
+            self._peak_mps = (0, 0)
+        if self.device.type == "cuda":
+            torch.cuda.reset_peak_memory_stats(self.device)
+
+    @property
+    def peak_rss_bytes(self) -> int:
+        """The largest process RSS seen by `sample()` since the last `reset_peak()`."""
+        with self._lock:
+            return self._peak_rss
+
+    def sample(self) -> MemorySample:
+        rss = int(self._process.memory_info().rss)
+        now = time.monotonic()
+        kind = self.device.type
+        with self._lock:
+            self._peak_rss = max(self._peak_rss, rss)
+            if kind == "cuda":
+                allocated = int(torch.cuda.memory_allocated(self.device))
+                reserved = int(torch.cuda.memory_reserved(self.device))
+                peak_alloc = int(torch.cuda.max_memory_allocated(self.device))
+                peak_res = int(torch.cuda.max_memory_reserved(self.device))
+                used = self._cuda_device_used(now)
+                has_allocator = True
+            elif kind == "mps":
+                allocated = int(torch.mps.current_allocated_memory())
+                reserved = int(torch.mps.driver_allocated_memory())
+                self._peak_mps = (max(self._peak_mps[0], allocated), max(self._peak_mps[1], reserved))
+                peak_alloc, peak_res = self._peak_mps
+                used, has_allocator = reserved, True
+            else:
+                vm = psutil.virtual_memory()
+                allocated, reserved = rss, 0
+                peak_alloc, peak_res = self._peak_rss, 0
+                used, has_allocator = int(vm.total - vm.available), False
+            return MemorySample(now, str(self.device), allocated, reserved, peak_alloc, peak_res,
+                                self._capacity, used, rss, has_allocator)
+
+    def _cuda_device_used(self, now: float) -> int | None:
+        index = self.device.index or 0
+        info = nvml.memory(index)
+        if info is not None:
+            return info.used_bytes
+        last, value = self._mem_info_cache
+        if now - last >= self._MEM_GET_INFO_PERIOD_S:
+            free, total = torch.cuda.mem_get_info(index)
+            value = int(total - free)
+            self._mem_info_cache = (now, value)
+        return value
+
+    def free_bytes(self) -> int:
+        """Memory a new allocation could take now: device free memory, or available system memory."""
+        if self.device.type == "cuda":
+            free, _ = torch.cuda.mem_get_info(self.device)
+            return int(free + torch.cuda.memory_reserved(self.device) - torch.cuda.memory_allocated(self.device))
+        if self.device.type == "mps":
+            return max(self._capacity - int(torch.mps.driver_allocated_memory()), 0)
+        return host_free_bytes()
+
+
+def host_free_bytes() -> int:
+    """Available system memory, lowered by this process's data-size limit (RLIMIT_DATA) where one is set."""
+    available = int(psutil.virtual_memory().available)
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+        if soft != resource.RLIM_INFINITY:
+            used = int(psutil.Process().memory_info().data)
+            available = min(available, max(int(soft) - used, 0))
+    except (ImportError, OSError, AttributeError):
+        pass
+    return available
+
+
+def clear_cache(device: torch.device | str) -> int:
+    """Return cached, unused blocks to the driver. Returns the bytes given back (0 on the CPU)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        before = torch.cuda.memory_reserved(device)
+        with torch.cuda.device(device):
+            torch.cuda.empty_cache()
+        return max(int(before - torch.cuda.memory_reserved(device)), 0)
+    if device.type == "mps":
+        before = torch.mps.driver_allocated_memory()
+        torch.mps.empty_cache()
+        return max(int(before - torch.mps.driver_allocated_memory()), 0)
+    return 0
+
+
+def has_cache(device: torch.device | str) -> bool:
+    """Whether clearing a cache can free anything on this device (CUDA and MPS have caching allocators)."""
+    return torch.device(device).type in ("cuda", "mps")

@@ -1,0 +1,98 @@
+"""Model construction: tiny-cnn, resnet18 with a CIFAR stem, or any torchvision classifier by name.
+
+All models are built with `weights=None`: no download ever happens. Pretrained weights are not offered
+here because the app's job is to watch training from scratch; a name torchvision does not know is a
+ConfigError that says how to list the known ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from core.errors import ConfigError
+
+# torchvision models with a fixed minimum input: batches are resized on the device to this size.
+_MIN_INPUT = {"inception_v3": 299, "googlenet": 64, "vit_": 224, "maxvit_": 224, "swin_": 224,
+              "alexnet": 64, "squeezenet": 64}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What the batch pipeline must give the model: channel count and input side length (None: any)."""
+
+    in_channels: int
+    input_size: int | None
+
+
+class TinyCNN(nn.Module):
+    """A small conv net that trains at thousands of images/s on a laptop CPU: the demo model."""
+
+    def __init__(self, num_classes: int, in_channels: int = 3, width: int = 32) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int) -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                                 nn.ReLU(inplace=True), nn.MaxPool2d(2))
+
+        self.features = nn.Sequential(block(in_channels, width), block(width, 2 * width), block(2 * width, 4 * width))
+        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4 * width, num_classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+class _LogitsOnly(nn.Module):
+    """Unwraps torchvision's training-mode tuples (InceptionOutputs, GoogLeNetOutputs) to plain logits."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.inner(x)
+        return out.logits if hasattr(out, "logits") else out
+
+
+def available_models() -> list[str]:
+    """Every name `build_model` accepts: ours first, then torchvision's classification models."""
+    import torchvision.models as tvm
+
+    return ["tiny-cnn", "resnet18"] + sorted(set(tvm.list_models(module=tvm)) - {"resnet18"})
+
+
+def model_spec(name: str, data_channels: int) -> ModelSpec:
+    """Channels and input size the named model expects for data with `data_channels` channels."""
+    if name in ("tiny-cnn", "resnet18"):
+        return ModelSpec(in_channels=data_channels, input_size=None)
+    size = next((s for prefix, s in _MIN_INPUT.items() if name.startswith(prefix)), None)
+    return ModelSpec(in_channels=3, input_size=size)
+
+
+def build_model(name: str, num_classes: int, in_channels: int) -> nn.Module:
+    """Build the named model with freshly initialised weights (seed torch first for reproducibility)."""
+    if name == "tiny-cnn":
+        return TinyCNN(num_classes, in_channels)
+    import torchvision.models as tvm
+
+    if name == "resnet18":
+        model = tvm.resnet18(weights=None, num_classes=num_classes)
+        # CIFAR stem: a 3x3 stride-1 first conv and no max-pool keep 32x32 inputs from vanishing.
+        model.conv1 = nn.Conv2d(in_channels, 64, kernel_size=3, stride=1, padding=1, bias=False)
+        model.maxpool = nn.Identity()
+        return model
+    if name not in tvm.list_models(module=tvm):
+        raise ConfigError("model", f"unknown model {name!r}; `gpu-train-monitor models` lists the available ones")
+    kwargs: dict[str, object] = {"weights": None, "num_classes": num_classes}
+    if name in ("googlenet", "inception_v3"):
+        kwargs.update(aux_logits=False, init_weights=True)
+    try:
+        return _LogitsOnly(tvm.get_model(name, **kwargs))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError("model", f"{name} cannot be built as a {num_classes}-class classifier: {exc}") from None
+
+
+def count_parameters(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
