@@ -12,10 +12,17 @@ import threading
 import time
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 import psutil
-import torch
 
 from core import nvml
+
+if TYPE_CHECKING:
+    import torch
+
+# torch is imported inside the functions that need it: the window imports this module (for
+# MemorySample) before torch has loaded in the background, and must not wait for it.
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,8 @@ class MemoryProbe:
     _MEM_GET_INFO_PERIOD_S = 1.0  # cudaMemGetInfo is a driver call: rate-limit the NVML fallback
 
     def __init__(self, device: torch.device | str) -> None:
+        import torch
+
         self.device = torch.device(device)
         self._process = psutil.Process()
         self._lock = threading.Lock()
@@ -49,6 +58,8 @@ class MemoryProbe:
         self._capacity = self._read_capacity()
 
     def _read_capacity(self) -> int:
+        import torch
+
         if self.device.type == "cuda":
             return int(torch.cuda.get_device_properties(self.device).total_memory)
         if self.device.type == "mps":
@@ -57,6 +68,8 @@ class MemoryProbe:
 
     def reset_peak(self) -> None:
         """Start peak tracking afresh (at the start of a run, after a cache clear if wanted)."""
+        import torch
+
         with self._lock:
             self._peak_rss = 0
             self._peak_mps = (0, 0)
@@ -70,6 +83,8 @@ class MemoryProbe:
             return self._peak_rss
 
     def sample(self) -> MemorySample:
+        import torch
+
         rss = int(self._process.memory_info().rss)
         now = time.monotonic()
         kind = self.device.type
@@ -97,6 +112,8 @@ class MemoryProbe:
                                 self._capacity, used, rss, has_allocator)
 
     def _cuda_device_used(self, now: float) -> int | None:
+        import torch
+
         index = self.device.index or 0
         info = nvml.memory(index)
         if info is not None:
@@ -110,6 +127,8 @@ class MemoryProbe:
 
     def free_bytes(self) -> int:
         """Memory a new allocation could take now: device free memory, or available system memory."""
+        import torch
+
         if self.device.type == "cuda":
             free, _ = torch.cuda.mem_get_info(self.device)
             return int(free + torch.cuda.memory_reserved(self.device) - torch.cuda.memory_allocated(self.device))
@@ -135,6 +154,8 @@ def host_free_bytes() -> int:
 
 def clear_cache(device: torch.device | str) -> int:
     """Return cached, unused blocks to the driver. Returns the bytes given back (0 on the CPU)."""
+    import torch
+
     device = torch.device(device)
     if device.type == "cuda":
         before = torch.cuda.memory_reserved(device)
@@ -150,4 +171,6 @@ def clear_cache(device: torch.device | str) -> int:
 
 def has_cache(device: torch.device | str) -> bool:
     """Whether clearing a cache can free anything on this device (CUDA and MPS have caching allocators)."""
+    import torch
+
     return torch.device(device).type in ("cuda", "mps")

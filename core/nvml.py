@@ -9,8 +9,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-import torch
-
 _lock = threading.Lock()
 _state: dict[str, object] = {"initialised": None}  # None: not tried; True/False: result
 _handles: dict[int, object] = {}
@@ -44,6 +42,7 @@ def handle(cuda_index: int) -> object | None:
             return _handles[cuda_index]
     try:
         import pynvml
+        import torch
 
         uuid = str(torch.cuda.get_device_properties(cuda_index).uuid)
         found = pynvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else f"GPU-{uuid}")

@@ -1,0 +1,149 @@
+"""`gpu-train-monitor`: opens the window; `run`, `devices` and `models` go to the headless CLI.
+
+The window appears first and torch loads in a background thread (it takes seconds), as measured safe
+on Linux (FIELD-NOTES); on Windows torch must be imported before Qt (pytorch#166628), so it is.
+`--screenshot PATH [--steps N] [run options]` runs N steps, saves a PNG of the window and exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.cli import PROG, OneLineParser, add_run_options, config_from_args, user_error_line
+from core.errors import UserError
+
+CLI_COMMANDS = ("run", "devices", "models")
+SCREENSHOT_TIMEOUT_S = 600
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=PROG, description="Open the GPU Training Monitor window. Subcommands "
+                                                  f"{', '.join(CLI_COMMANDS)} run headless (see `{PROG} run -h`).")
+    parser.add_argument("--screenshot", metavar="PATH", help="run --steps steps, save a PNG of the window, exit")
+    parser.add_argument("--steps", type=int, default=30, help="steps to run in screenshot mode (default: 30)")
+    add_run_options(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in CLI_COMMANDS:
+        from core.cli import main as cli_main
+
+        return cli_main(args_list)
+    args = build_parser().parse_args(args_list)
+    try:
+        config = config_from_args(args)
+        if args.screenshot:
+            if args.steps < 1:
+                raise UserError("--steps: must be an integer from 1")
+            config = config.replace(max_steps=args.steps)
+    except UserError as exc:
+        print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
+        return 2
+    return run_window(config if _any_run_option(args) or args.screenshot else None, args.screenshot)
+
+
+def _any_run_option(args: argparse.Namespace) -> bool:
+    from core.config import BOUNDS
+
+    return any(getattr(args, field, None) is not None for field in BOUNDS)
+
+
+def run_window(config, screenshot: str | None = None) -> int:
+    """Show the window, load torch behind it, and run the Qt event loop."""
+    launched = _process_start_time()
+    if sys.platform == "win32":
+        import torch  # noqa: F401 - before Qt on Windows (c10.dll load order)
+    from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from gui.main_window import MainWindow
+    from gui.resources import ICON, asset, style_sheet
+
+    import pyqtgraph as pg
+
+    pg.setConfigOptions(background="w", foreground="k")  # plots match the light widgets around them
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("GPU Training Monitor")
+    app.setOrganizationName("gpu-train-monitor")
+    app.setDesktopFileName("gpu-train-monitor")
+    app.setWindowIcon(QIcon(str(asset(ICON))))
+    app.setStyleSheet(style_sheet())
+    settings = None
+    if screenshot:  # a screenshot must not read or change the user's saved settings
+        settings = QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings)
+    if config is not None:
+        window.form.set_config(config)
+    window.show()
+    shown_after = time.time() - launched
+
+    class TorchLoader(QObject):
+        loaded = Signal(float)  # seconds since launch
+
+    loader = TorchLoader()
+
+    def import_torch() -> None:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+
+        loader.loaded.emit(time.time() - launched)  # queued to the GUI thread
+
+    def on_loaded(after: float) -> None:
+        window.log.add(f"window shown {shown_after:.2f} s after launch; PyTorch ready after {after:.1f} s")
+        window.on_torch_ready()
+        if screenshot:
+            window.start_run(config)
+
+    loader.loaded.connect(on_loaded)
+    threading.Thread(target=import_torch, name="import-torch", daemon=True).start()
+
+    exit_code = [0]
+    if screenshot:
+        def save(_state: str) -> None:
+            QTimer.singleShot(400, lambda: _save_screenshot(window, screenshot, app))
+
+        def give_up() -> None:
+            print(f"{PROG}: error: the screenshot run did not finish within {SCREENSHOT_TIMEOUT_S} s", file=sys.stderr)
+            exit_code[0] = 1
+            window.close()
+            app.exit(1)
+
+        window.run_ended.connect(save)
+        QTimer.singleShot(SCREENSHOT_TIMEOUT_S * 1000, give_up)
+    code = app.exec()
+    return exit_code[0] or code
+
+
+def _save_screenshot(window, path: str, app) -> None:
+    window.loss_plot.refresh()
+    window.memory_plot.refresh()
+    image = window.grab()
+    ok = image.save(path)
+    if ok:
+        print(f"saved a {image.width()}x{image.height()} screenshot to {path}")
+    else:
+        print(f"{PROG}: error: could not write {path}", file=sys.stderr)
+    window.close()
+    app.exit(0 if ok else 1)
+
+
+def _process_start_time() -> float:
+    try:
+        import psutil
+
+        return psutil.Process().create_time()
+    except Exception:
+        return time.time()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

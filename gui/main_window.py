@@ -1,0 +1,397 @@
+"""The main window: settings on the left, live loss and memory plots on the right, run control, log.
+
+It owns no training logic: runs go through `RunController` (a QThread per run) and arrive back as core
+events in `_on_run_event`. Plots are redrawn by one timer at <= 30 Hz; at rest another timer polls the
+same `MemoryProbe` so the memory plot stays live and a cache clear is visible.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QMainWindow, QPushButton, QScrollArea, QSplitter,
+                               QVBoxLayout, QWidget)
+
+from core.config import RunConfig
+from core.events import (CacheCleared, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunPaused, RunResumed,
+                         RunStarted, StepsReported)
+from core.units import format_bytes
+from gui.log_panel import LogPanel
+from gui.loss_plot import LossPlot
+from gui.memory_plot import MemoryPlot
+from gui.resources import ICON, asset
+from gui.run_controller import RunController
+from gui.settings_form import SettingsForm
+from gui.stats_panel import StatsPanel
+
+REDRAW_INTERVAL_MS = 33  # <= 30 Hz
+IDLE_POLL_INTERVAL_MS = 250
+CLOSE_WAIT_MS = 5000
+FINAL_STATES = {"completed": "finished", "stopped": "stopped", "diverged": "diverged", "oom": "oom",
+                "failed": "failed"}
+
+
+class MainWindow(QMainWindow):
+    """GPU Training Monitor's window."""
+
+    run_ended = Signal(str)  # final state, after the run's thread is gone
+
+    def __init__(self, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.settings = settings if settings is not None else QSettings("gpu-train-monitor", "GPU Training Monitor")
+        self.setWindowTitle("GPU Training Monitor")
+        icon_path = asset(ICON)
+        if icon_path.is_file():
+            self.setWindowIcon(QIcon(str(icon_path)))
+        self.controller = RunController(self)
+        self.controller.event.connect(self._on_run_event)
+        self.controller.crashed.connect(self._on_run_crashed)
+        self.controller.run_finished.connect(self._on_run_finished)
+        self.probe: Any = None  # core.memory.MemoryProbe for the selected device, once torch has loaded
+        self.torch_loaded = False
+        self.state = "idle"
+        self._final_state = "finished"
+        self._close_pending = False
+        self._build()
+        self._restore_settings()
+
+        self.redraw_timer = QTimer(self)
+        self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
+        self.redraw_timer.timeout.connect(self._on_redraw_timer)
+        self.redraw_timer.start()
+        self.idle_timer = QTimer(self)
+        self.idle_timer.setInterval(IDLE_POLL_INTERVAL_MS)
+        self.idle_timer.timeout.connect(self._on_idle_poll)
+        self._update_controls()
+
+    # ---- layout ----------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.form = SettingsForm()
+        self.form.validity_changed.connect(self._on_validity_changed)
+        self.form.widgets["device"].currentIndexChanged.connect(self._on_device_changed)
+        self.form.refresh_devices_button.clicked.connect(self._on_refresh_devices)
+
+        self.start_button = QPushButton("Start")
+        self.start_button.setObjectName("startButton")
+        self.start_button.setShortcut(QKeySequence("F5"))
+        self.start_button.clicked.connect(self._on_start)
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.setShortcut(QKeySequence("F6"))
+        self.pause_button.clicked.connect(self._on_pause_resume)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setShortcut(QKeySequence("Shift+F5"))
+        self.stop_button.clicked.connect(self._on_stop)
+        self.clear_button = QPushButton("Clear cache")
+        self.clear_button.setShortcut(QKeySequence("Ctrl+K"))
+        self.clear_button.clicked.connect(self._on_clear_cache)
+        buttons = QHBoxLayout()
+        for button in (self.start_button, self.pause_button, self.stop_button, self.clear_button):
+            buttons.addWidget(button)
+
+        form_scroll = QScrollArea()
+        form_scroll.setWidgetResizable(True)
+        form_scroll.setWidget(self.form)
+        form_scroll.setMinimumWidth(340)
+        form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        self.stats = StatsPanel()
+        stats_box = QGroupBox("Run")
+        stats_layout = QVBoxLayout(stats_box)
+        stats_layout.addWidget(self.stats)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(4, 4, 4, 4)
+        left_layout.addWidget(form_scroll, 1)
+        left_layout.addLayout(buttons)
+        left_layout.addWidget(stats_box)
+
+        self.loss_plot = LossPlot()
+        self.memory_plot = MemoryPlot()
+        self.log = LogPanel()
+        self.right_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.right_splitter.addWidget(self.loss_plot)
+        self.right_splitter.addWidget(self.memory_plot)
+        self.right_splitter.addWidget(self.log)
+        self.right_splitter.setSizes([440, 300, 120])
+
+        self.main_splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.main_splitter.addWidget(left)
+        self.main_splitter.addWidget(self.right_splitter)
+        self.main_splitter.setStretchFactor(1, 1)
+        self.main_splitter.setSizes([360, 900])
+        self.setCentralWidget(self.main_splitter)
+
+        self.device_status = QLabel("device: loading PyTorch…")
+        self.state_status = QLabel("idle")
+        self.statusBar().addWidget(self.device_status, 1)
+        self.statusBar().addPermanentWidget(self.state_status)
+        self.resize(1280, 860)
+
+    # ---- torch arrives ---------------------------------------------------------------------------
+    @Slot()
+    def on_torch_ready(self) -> None:
+        """Called once torch has been imported (in the background at launch): fill devices and models."""
+        self.torch_loaded = True
+        from core.models import available_models
+
+        self.form.set_models(available_models())
+        self._on_refresh_devices()
+        self.idle_timer.start()
+        self._update_controls()
+
+    @Slot()
+    def _on_refresh_devices(self) -> None:
+        if not self.torch_loaded:
+            return
+        from core.devices import list_devices
+
+        self.form.set_devices(list_devices(query_free=False))
+        self._on_device_changed()
+
+    @Slot()
+    def _on_device_changed(self, *_: object) -> None:
+        if not self.torch_loaded:
+            return
+        from core.devices import resolve_device
+        from core.errors import UserError
+        from core.memory import MemoryProbe
+
+        spec = self.form.value("device")
+        try:
+            device = resolve_device(spec)
+        except UserError as exc:
+            self.device_status.setText(f"device: {exc}")
+            self.probe = None
+            return
+        if self.probe is None or self.probe.device != device:
+            self.probe = MemoryProbe(device)
+            self.memory_plot.clear()
+        self.device_status.setText(f"device: {device}")
+        self._update_controls()
+
+    # ---- run control -----------------------------------------------------------------------------
+    @Slot()
+    def _on_start(self) -> None:
+        if self.controller.running or not self.torch_loaded:
+            return
+        try:
+            config = self.form.config()
+        except Exception as exc:  # the form disables Start on invalid input; this is a last guard
+            self.log.add(str(exc), "error")
+            return
+        self.start_run(config)
+
+    def start_run(self, config: RunConfig) -> None:
+        """Start a run with `config` (used by Start and by the screenshot mode)."""
+        self.loss_plot.clear()
+        self.memory_plot.clear()
+        self.stats.reset(0, config.epochs)
+        self._final_state = "finished"
+        self._set_state("starting")
+        self.log.add(f"starting: {config.model} on {config.device}, {config.dataset}, batch {config.batch_size}")
+        self.controller.start(config)
+        self._update_controls()
+
+    @Slot()
+    def _on_pause_resume(self) -> None:
+        if not self.controller.running:
+            return
+        if self.state == "paused":
+            self.controller.resume()
+        else:
+            self.controller.pause()
+
+    @Slot()
+    def _on_stop(self) -> None:
+        if self.controller.running:
+            self.controller.request_stop()
+            self._set_state("stopping")
+            self._update_controls()
+
+    @Slot()
+    def _on_clear_cache(self) -> None:
+        if self.controller.running:
+            self.controller.request_cache_clear()  # applied by the session at the next step boundary
+            self.log.add("cache clear requested: applied at the next step boundary")
+            return
+        if self.probe is None:
+            return
+        from core.memory import clear_cache
+
+        freed = clear_cache(self.probe.device)
+        self._show_cache_cleared(CacheCleared(None, freed, self.probe.sample()))
+
+    def _show_cache_cleared(self, event: CacheCleared) -> None:
+        when = "at rest" if event.step is None else f"at step {event.step}"
+        text = f"cleared {format_bytes(event.freed_bytes)}"
+        self.memory_plot.add_sample(event.memory)
+        self.memory_plot.add_marker(event.memory.time_s, text)
+        self.log.add(f"cache cleared {when}: {format_bytes(event.freed_bytes)} freed, "
+                     f"reserved now {format_bytes(event.memory.reserved_bytes)}")
+
+    # ---- events from the run ---------------------------------------------------------------------
+    @Slot(object)
+    def _on_run_event(self, event: object) -> None:
+        match event:
+            case StepsReported():
+                self.loss_plot.add_losses(event.first_step, event.losses)
+                self.memory_plot.add_sample(event.memory)
+                self.stats.update_progress(event.step, event.epoch, event.samples_per_s, event.eta_s)
+                self._show_memory(event.memory)
+            case RunStarted():
+                self.stats.reset(event.total_steps, int(event.config["epochs"]))
+                self.memory_plot.add_sample(event.memory)
+                self._set_state("running")
+                cfg = event.config
+                self.log.add(f"run started on {event.device} ({event.device_name}): {cfg['model']}, "
+                             f"{event.parameters:,} parameters, {cfg['dataset']} ({event.train_samples} train / "
+                             f"{event.val_samples} val images, {format_bytes(event.dataset_bytes)}), "
+                             f"{event.placement} placement, {event.total_steps} steps")
+                self.log.add("config: " + json.dumps(cfg))
+            case EpochEnded():
+                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy)
+                acc = "n/a" if event.val_accuracy is None else f"{event.val_accuracy:.2%}"
+                train = "n/a" if event.train_loss is None else f"{event.train_loss:.4f}"
+                val = "n/a" if event.val_loss is None else f"{event.val_loss:.4f}"
+                self.log.add(f"epoch {event.epoch}: train loss {train}, val loss {val}, val accuracy {acc}")
+            case CacheCleared():
+                self._show_cache_cleared(event)
+            case RunPaused():
+                self._set_state("paused")
+            case RunResumed():
+                self._set_state("running")
+            case OutOfMemory():
+                self.memory_plot.add_marker(self._now(), "out of memory", error=True)
+                self.log.add(event.message, "error")
+            case LogMessage():
+                self.log.add(event.text, event.level)
+            case RunFinished():
+                self._final_state = FINAL_STATES[event.status]
+                summary = event.summary
+                if event.status == "completed":
+                    rate = "n/a" if summary.samples_per_s is None else f"{summary.samples_per_s:,.0f} images/s"
+                    self.log.add(f"finished: {summary.steps} steps in {summary.wall_s:.1f} s, {rate}, "
+                                 f"peak {format_bytes(summary.peak_allocated_bytes)}")
+                elif event.status == "stopped":
+                    self.log.add(f"stopped at step {event.step}")
+                else:
+                    self.log.add(f"{event.status}: {event.message}", "error")
+                    if event.status != "failed" or not event.user_error:
+                        self.memory_plot.add_marker(self._now(), event.status, error=True)
+                self._set_state("finishing")
+
+    def _now(self) -> float:
+        import time
+
+        return time.monotonic()
+
+    def _show_memory(self, sample: Any) -> None:
+        current = sample.allocated_bytes
+        self.stats.update_memory(current, sample.peak_allocated_bytes)
+
+    @Slot(str)
+    def _on_run_crashed(self, message: str) -> None:
+        self._final_state = "failed"
+        self.log.add("the run crashed: " + message.strip().splitlines()[0], "error")
+        for line in message.strip().splitlines()[1:]:
+            self.log.add(line, "error")
+
+    @Slot()
+    def _on_run_finished(self) -> None:
+        """The run's thread is gone: back to ready."""
+        self._set_state(self._final_state)
+        self._update_controls()
+        self.run_ended.emit(self._final_state)
+        if self._close_pending:
+            self.close()
+
+    # ---- timers ----------------------------------------------------------------------------------
+    @Slot()
+    def _on_redraw_timer(self) -> None:
+        self.loss_plot.refresh()
+        self.memory_plot.refresh()
+
+    @Slot()
+    def _on_idle_poll(self) -> None:
+        if self.controller.running or self.probe is None:
+            return
+        sample = self.probe.sample()
+        self.memory_plot.add_sample(sample)
+        self._show_memory(sample)
+
+    # ---- state -----------------------------------------------------------------------------------
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        shown = "stopping" if state == "finishing" else state
+        self.stats.set_state(shown)
+        self.state_status.setText(shown)
+        self.pause_button.setText("Resume" if state == "paused" else "Pause")
+
+    @Slot(bool, str)
+    def _on_validity_changed(self, valid: bool, message: str) -> None:
+        self._update_controls()
+
+    def _update_controls(self) -> None:
+        running = self.controller.running
+        self.form.set_editable(not running)
+        can_start = not running and self.torch_loaded and self.form.valid
+        self.start_button.setEnabled(can_start)
+        if not self.torch_loaded:
+            self.start_button.setToolTip("PyTorch is still loading")
+        elif not self.form.valid:
+            self.start_button.setToolTip(self.form.message)
+        else:
+            self.start_button.setToolTip("Start training (F5)")
+        self.pause_button.setEnabled(running and self.state in ("running", "paused"))
+        self.pause_button.setToolTip("Pause or resume at the next step boundary (F6)")
+        self.stop_button.setEnabled(running and self.state not in ("stopping", "finishing"))
+        self.stop_button.setToolTip("Stop at the next step boundary (Shift+F5)")
+        from_kind = self.form.device_kind()
+        has_cache = from_kind in ("cuda", "mps") and self.torch_loaded
+        self.clear_button.setEnabled(has_cache)
+        self.clear_button.setToolTip(
+            "Return cached, unused blocks to the driver and show what that freed (Ctrl+K)" if has_cache else
+            "The CPU has no caching allocator: there is no cache to clear" if self.torch_loaded else
+            "PyTorch is still loading")
+
+    # ---- persistence and closing -----------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        raw = self.settings.value("config")
+        if raw:
+            try:
+                self.form.set_config(RunConfig.from_dict(json.loads(str(raw))))
+            except Exception:  # settings from another version, or edited by hand: keep the defaults
+                self.log.add("saved settings could not be used; defaults restored", "warning")
+        geometry = self.settings.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        for name, splitter in (("main_splitter", self.main_splitter), ("right_splitter", self.right_splitter)):
+            state = self.settings.value(name)
+            if isinstance(state, QByteArray):
+                splitter.restoreState(state)
+
+    def save_settings(self) -> None:
+        self.settings.setValue("config", json.dumps(self.form.values()))
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("main_splitter", self.main_splitter.saveState())
+        self.settings.setValue("right_splitter", self.right_splitter.saveState())
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Stop a run before closing; never let a running QThread be destroyed."""
+        if self.controller.running:
+            self._set_state("stopping")
+            if not self.controller.shutdown(CLOSE_WAIT_MS):
+                # the current step outlasts the wait: close as soon as the run's thread has ended
+                self._close_pending = True
+                self.log.add("waiting for the current step to finish before closing", "warning")
+                event.ignore()
+                return
+        self.idle_timer.stop()
+        self.redraw_timer.stop()
+        self.save_settings()
+        event.accept()

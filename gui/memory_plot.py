@@ -1,0 +1,132 @@
+"""The memory plot: allocated, reserved, peak, device-wide used and capacity against time.
+
+Fed by `MemorySample`s from run reports and, at rest, from the window's idle polling of the same
+`MemoryProbe`. Markers show cache clears (with the bytes freed) and errors. On the CPU the series are
+relabelled: process RSS against system memory.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
+
+from core.memory import MemorySample
+from gui.ring_buffer import RingBuffer
+
+CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
+
+# key: (column, GPU label, CPU label, colour, dashed, GPU tooltip, CPU tooltip)
+SERIES = {
+    "allocated": (1, "allocated", "process RSS", (31, 119, 180), False,
+                  "Bytes held by live tensors (torch.cuda.memory_allocated)",
+                  "Resident memory of this process (RSS): tensors, code, caches"),
+    "reserved": (2, "reserved", "reserved", (255, 127, 14), False,
+                 "Bytes the caching allocator holds from the driver: allocated plus cached free blocks",
+                 "The CPU has no caching allocator"),
+    "peak": (3, "peak allocated", "peak RSS", (214, 39, 40), False,
+             "Highest allocated since the run started (torch.cuda.max_memory_allocated)",
+             "Highest process RSS since the run started"),
+    "device_used": (4, "device used (all processes)", "system used", (148, 103, 189), False,
+                    "Used on the whole GPU per NVML: includes the CUDA context and other processes",
+                    "Memory used by every process on this machine"),
+    "capacity": (5, "capacity", "system memory", (90, 90, 90), True,
+                 "Total memory of the device", "Total memory of this machine"),
+}
+
+
+class MemoryPlot(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.data = RingBuffer(CAPACITY, 6)  # t, allocated, reserved, peak, device_used, capacity
+        self._t0: float | None = None
+        self._dirty = False
+        self._has_allocator = True
+        self.markers: list[pg.InfiniteLine] = []
+
+        self.plot = pg.PlotWidget()
+        item = self.plot.getPlotItem()
+        item.setTitle("Device memory")
+        item.setLabel("bottom", "time", units="s")
+        item.setLabel("left", "memory", units="B")  # SI prefixes: kB, MB, GB on the axis
+        item.showGrid(x=True, y=True, alpha=0.2)
+        item.setDownsampling(auto=True, mode="peak")
+        self.legend = item.addLegend(offset=(10, 10))
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.toggles: dict[str, QCheckBox] = {}
+        toggles = QHBoxLayout()
+        for key, (_, label, _, colour, dashed, tip, _) in SERIES.items():
+            pen = pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+            self.curves[key] = item.plot(pen=pen, name=label, connect="finite")
+            box = QCheckBox(label)
+            box.setChecked(True)
+            box.setToolTip(tip)
+            box.toggled.connect(self._on_toggle)
+            toggles.addWidget(box)
+            self.toggles[key] = box
+        toggles.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addLayout(toggles)
+
+    def set_device_kind(self, has_allocator: bool) -> None:
+        """Relabel for the CPU (RSS vs system memory) or a GPU (allocator counters vs capacity)."""
+        if has_allocator == self._has_allocator:
+            return
+        self._has_allocator = has_allocator
+        self.plot.getPlotItem().setTitle("Device memory" if has_allocator else "Process memory (CPU)")
+        for key, (_, gpu_label, cpu_label, _, _, gpu_tip, cpu_tip) in SERIES.items():
+            label = gpu_label if has_allocator else cpu_label
+            self.toggles[key].setText(label)
+            self.toggles[key].setToolTip(gpu_tip if has_allocator else cpu_tip)
+            self.legend.removeItem(self.curves[key])
+            if key != "reserved" or has_allocator:
+                self.legend.addItem(self.curves[key], label)
+        self.toggles["reserved"].setVisible(has_allocator)
+        self.curves["reserved"].setVisible(has_allocator and self.toggles["reserved"].isChecked())
+
+    def clear(self) -> None:
+        self.data.clear()
+        self._t0 = None
+        for marker in self.markers:
+            self.plot.removeItem(marker)
+        self.markers.clear()
+        self._dirty = True
+
+    def seconds(self, time_s: float) -> float:
+        """Plot time (seconds since the first sample) of a monotonic timestamp."""
+        if self._t0 is None:
+            self._t0 = time_s
+        return time_s - self._t0
+
+    def add_sample(self, s: MemorySample) -> None:
+        self.set_device_kind(s.has_allocator)
+        used = float("nan") if s.device_used_bytes is None else s.device_used_bytes
+        self.data.append(self.seconds(s.time_s), s.allocated_bytes, s.reserved_bytes, s.peak_allocated_bytes,
+                         used, s.capacity_bytes)
+        self._dirty = True
+
+    def add_marker(self, time_s: float, text: str, error: bool = False) -> pg.InfiniteLine:
+        """A labelled vertical line: a cache clear (with bytes freed) or an error such as out of memory."""
+        colour = (200, 0, 0) if error else (0, 140, 70)
+        line = pg.InfiniteLine(pos=self.seconds(time_s), angle=90, pen=pg.mkPen(colour, width=1),
+                               label=text, labelOpts={"position": 0.85, "color": colour, "rotateAxis": (1, 0)})
+        line.setToolTip(text)
+        self.plot.addItem(line)
+        self.markers.append(line)
+        return line
+
+    def refresh(self) -> bool:
+        if not self._dirty:
+            return False
+        self._dirty = False
+        t = self.data.column(0)
+        for key, (column, *_rest) in SERIES.items():
+            self.curves[key].setData(t, self.data.column(column))
+        return True
+
+    @Slot(bool)
+    def _on_toggle(self, _checked: bool) -> None:
+        for key, box in self.toggles.items():
+            self.curves[key].setVisible(box.isChecked() and (key != "reserved" or self._has_allocator))

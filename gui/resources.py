@@ -1,0 +1,34 @@
+"""Finding the app's assets (icon, style sheet, .desktop file) from a wheel and a source checkout alike.
+
+The build maps the top-level `assets/` folder into the package `gui.assets`; in a source checkout that
+package does not exist and the folder beside `gui/` is used.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+ICON = "gpu-train-monitor.svg"
+STYLE = "style.qss"
+DESKTOP = "gpu-train-monitor.desktop"
+
+
+def assets_dir() -> Path:
+    """The folder holding the assets, wherever the app was installed from."""
+    try:
+        packaged = Path(str(resources.files("gui.assets")))
+        if (packaged / ICON).is_file():
+            return packaged
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return Path(__file__).resolve().parent.parent / "assets"
+
+
+def asset(name: str) -> Path:
+    return assets_dir() / name
+
+
+def style_sheet() -> str:
+    path = asset(STYLE)
+    return path.read_text(encoding="utf-8") if path.is_file() else ""

@@ -1,0 +1,313 @@
+"""The run settings form, built from `core.config.BOUNDS` so the form and the config cannot disagree.
+
+Every widget's range, choices, default and tooltip come from the bounds table. The form turns its
+values into a `RunConfig`; anything the config rejects (or a missing data folder, an unknown model)
+shows as an inline message and `validity_changed(False, message)` disables Start.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QToolButton, QVBoxLayout,
+                               QWidget)
+
+from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
+from core.errors import UserError
+from gui.widgets import OptionalSpinBox, ScientificSpinBox
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    "Device and model": ("device", "model", "amp", "channels_last"),
+    "Data": ("dataset", "data_dir", "download", "synthetic_samples", "placement", "workers", "pin_memory",
+             "non_blocking"),
+    "Training": ("batch_size", "epochs", "max_steps", "lr", "optimizer", "momentum", "weight_decay", "seed",
+                 "on_oom", "report_interval"),
+}
+LABELS = {"lr": "Learning rate", "amp": "Mixed precision", "on_oom": "On out of memory",
+          "channels_last": "channels_last", "pin_memory": "pin_memory", "non_blocking": "non_blocking",
+          "data_dir": "Data folder", "max_steps": "Max steps", "synthetic_samples": "Synthetic images",
+          "report_interval": "Report every (s)"}
+
+
+class SettingsForm(QWidget):
+    """All RunConfig knobs as widgets; emits `validity_changed(valid, message)` whenever a value changes."""
+
+    validity_changed = Signal(bool, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.widgets: dict[str, QWidget] = {}
+        self._device_kinds: dict[str, str] = {"auto": "cpu", "cpu": "cpu"}
+        self._known_models: set[str] | None = None
+        self._valid, self._message = True, ""
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for title, fields in GROUPS.items():
+            box = QGroupBox(title)
+            form = QFormLayout(box)
+            form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            for field in fields:
+                widget = self._make_widget(field)
+                self.widgets[field] = widget
+                label = QLabel(LABELS.get(field, field.replace("_", " ").capitalize()))
+                label.setToolTip(BOUNDS[field].help)
+                form.addRow(label, self._with_extras(field, widget))
+            layout.addWidget(box)
+        self.message_label = QLabel()
+        self.message_label.setObjectName("formMessage")
+        self.message_label.setWordWrap(True)
+        self.message_label.hide()
+        layout.addWidget(self.message_label)
+        layout.addStretch(1)
+        self.set_config(RunConfig())
+
+    # ---- construction ----------------------------------------------------------------------------
+    def _make_widget(self, field: str) -> QWidget:
+        bound = BOUNDS[field]
+        tip = f"{bound.help} ({describe_range(field)})"
+        widget: QWidget
+        if field == "device":
+            widget = QComboBox()
+            widget.addItem("auto (best available)", "auto")
+            widget.addItem("cpu", "cpu")
+            widget.currentIndexChanged.connect(self._on_changed)
+        elif field == "model":
+            widget = QComboBox()
+            widget.setEditable(True)
+            widget.addItems(list(BUILTIN_MODELS))
+            widget.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+            widget.currentTextChanged.connect(self._on_changed)
+        elif bound.choices:
+            widget = QComboBox()
+            for choice in bound.choices:
+                widget.addItem(choice, choice)
+            widget.currentIndexChanged.connect(self._on_changed)
+        elif bound.kind is bool:
+            widget = QCheckBox()
+            widget.toggled.connect(self._on_changed)
+        elif bound.kind is int and bound.optional:
+            widget = OptionalSpinBox(int(bound.minimum), int(bound.maximum))
+            widget.valueChanged.connect(self._on_changed)
+        elif bound.kind is int:
+            widget = QSpinBox()
+            widget.setRange(int(bound.minimum), int(bound.maximum))
+            widget.valueChanged.connect(self._on_changed)
+        elif bound.kind is float:
+            widget = ScientificSpinBox() if bound.log_scale else QDoubleSpinBox()
+            if not bound.log_scale:
+                widget.setDecimals(4)  # decimals before the range: the range is rounded to them
+                widget.setSingleStep(0.01 if (bound.maximum or 1) <= 10 else 1.0)
+            widget.setRange(float(bound.minimum), float(bound.maximum))
+            widget.valueChanged.connect(self._on_changed)
+        else:  # data_dir
+            widget = QLineEdit()
+            widget.setPlaceholderText("default: the user data folder")
+            widget.textChanged.connect(self._on_changed)
+        if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+            widget.setKeyboardTracking(False)
+        widget.setToolTip(tip)
+        widget.setObjectName(field)
+        return widget
+
+    def _with_extras(self, field: str, widget: QWidget) -> QWidget:
+        if field not in ("device", "data_dir"):
+            return widget
+        row = QWidget()
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(widget, 1)
+        button = QToolButton()
+        if field == "device":
+            button.setText("Refresh")
+            button.setToolTip("Look for devices again")
+            self.refresh_devices_button = button
+        else:
+            button.setText("Browse…")
+            button.setToolTip("Choose the folder that holds the dataset")
+            button.clicked.connect(self._on_browse_data_dir)
+        h.addWidget(button)
+        return row
+
+    # ---- values ----------------------------------------------------------------------------------
+    def value(self, field: str) -> Any:
+        widget = self.widgets[field]
+        if field == "model":
+            return widget.currentText().strip()
+        if isinstance(widget, QComboBox):
+            return widget.currentData()
+        if isinstance(widget, QCheckBox):
+            return widget.isChecked()
+        if isinstance(widget, OptionalSpinBox):
+            return widget.optional_value()
+        if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+            return widget.value()
+        text = widget.text().strip()
+        return text or None
+
+    def values(self) -> dict[str, Any]:
+        return {field: self.value(field) for field in BOUNDS}
+
+    def config(self) -> RunConfig:
+        """The RunConfig the form shows; raises UserError when a value is not acceptable."""
+        config = RunConfig(**self.values())
+        self._check_beyond_config(config)
+        return config
+
+    def _check_beyond_config(self, config: RunConfig) -> None:
+        from core.errors import ConfigError
+
+        if self._known_models is not None and config.model not in self._known_models:
+            raise ConfigError("model", f"unknown model {config.model!r}; pick one from the list")
+        if config.dataset != "synthetic" and not config.download:
+            if config.data_dir is None:
+                return  # the default folder; the run says what is missing there
+            if not Path(config.data_dir).is_dir():
+                raise ConfigError("data_dir", f"the folder {config.data_dir} does not exist "
+                                              "(choose another, or tick download)")
+
+    def set_config(self, config: RunConfig) -> None:
+        for field, value in config.to_dict().items():
+            widget = self.widgets[field]
+            widget.blockSignals(True)
+            if field == "model":
+                widget.setEditText(value)
+            elif field == "device":
+                index = widget.findData(value)
+                if index < 0:
+                    widget.addItem(f"{value} (not found yet)", value)
+                    index = widget.count() - 1
+                widget.setCurrentIndex(index)
+            elif isinstance(widget, QComboBox):
+                widget.setCurrentIndex(max(widget.findData(value), 0))
+            elif isinstance(widget, QCheckBox):
+                widget.setChecked(bool(value))
+            elif isinstance(widget, OptionalSpinBox):
+                widget.set_optional_value(value)
+            elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+                widget.setValue(value)
+            else:
+                widget.setText(value or "")
+            widget.blockSignals(False)
+        self._on_changed()
+
+    # ---- environment -----------------------------------------------------------------------------
+    def set_devices(self, devices: list[Any]) -> None:
+        """Fill the device combo from `core.devices.list_devices()`, keeping the current choice."""
+        from core.units import format_bytes
+
+        combo: QComboBox = self.widgets["device"]
+        current = combo.currentData()
+        combo.blockSignals(True)
+        combo.clear()
+        best = next((d for d in devices if d.kind == "cuda"), None) or next(
+            (d for d in devices if d.kind == "mps"), None) or devices[0]
+        combo.addItem(f"auto ({best.spec})", "auto")
+        self._device_kinds = {"auto": best.kind}
+        for d in devices:
+            combo.addItem(f"{d.spec}: {d.name} ({format_bytes(d.capacity_bytes)})", d.spec)
+            combo.setItemData(combo.count() - 1, f"{d.name}, {format_bytes(d.capacity_bytes)}",
+                              Qt.ItemDataRole.ToolTipRole)
+            self._device_kinds[d.spec] = d.kind
+        index = combo.findData(current)
+        combo.setCurrentIndex(index if index >= 0 else 0)
+        combo.blockSignals(False)
+        self._on_changed()
+
+    def set_models(self, names: list[str]) -> None:
+        combo: QComboBox = self.widgets["model"]
+        current = combo.currentText()
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItems(names)
+        combo.setEditText(current)
+        combo.blockSignals(False)
+        self._known_models = set(names)
+        self._on_changed()
+
+    def device_kind(self) -> str:
+        """'cpu', 'cuda' or 'mps' for the selected device (auto resolves to the best one found)."""
+        return self._device_kinds.get(self.value("device"), "cuda" if str(self.value("device")).startswith("cuda")
+                                      else "cpu")
+
+    def set_editable(self, editable: bool) -> None:
+        """Lock the form during a run (the run's config is fixed once started)."""
+        for box in self.findChildren(QGroupBox):
+            box.setEnabled(editable)
+        if editable:
+            self._update_applicability()
+
+    # ---- validation and applicability -------------------------------------------------------------
+    @property
+    def valid(self) -> bool:
+        return self._valid
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+    @Slot()
+    def _on_changed(self, *_: object) -> None:
+        self._update_applicability()
+        try:
+            self.config()
+            valid, message = True, ""
+        except UserError as exc:
+            valid, message = False, _friendly(exc)
+        self.message_label.setText(message)
+        self.message_label.setVisible(not valid)
+        if (valid, message) != (self._valid, self._message):
+            self._valid, self._message = valid, message
+        self.validity_changed.emit(valid, message)
+
+    def _update_applicability(self) -> None:
+        kind = self.device_kind()
+        on_cpu = kind == "cpu"
+        stream = self.value("placement") != "resident"
+        synthetic = self.value("dataset") == "synthetic"
+        self._applies("pin_memory", not on_cpu and stream,
+                      "pin_memory only speeds up copies to a GPU" if on_cpu else "only the stream placement copies batches")
+        self._applies("non_blocking", not on_cpu and stream,
+                      "the CPU needs no copy to a device" if on_cpu else "only the stream placement copies batches")
+        self._applies("workers", stream, "the resident placement keeps the data on the device: no loader workers")
+        self._applies("synthetic_samples", synthetic, "only the synthetic dataset is generated")
+        self._applies("data_dir", not synthetic, "the synthetic dataset needs no files")
+        self._applies("download", self.value("dataset") in ("mnist", "fashion-mnist", "cifar10"),
+                      "only mnist, fashion-mnist and cifar10 can be downloaded")
+        self._applies("momentum", self.value("optimizer") == "sgd", "AdamW has no momentum setting")
+        amp: QComboBox = self.widgets["amp"]
+        model = amp.model()
+        if isinstance(model, QStandardItemModel):
+            item = model.item(amp.findData("fp16"))
+            item.setEnabled(not on_cpu)
+            item.setToolTip("fp16 autocast needs a CUDA or MPS device" if on_cpu else "float16 autocast + GradScaler")
+            if on_cpu and amp.currentData() == "fp16":
+                amp.setCurrentIndex(amp.findData("off"))
+
+    def _applies(self, field: str, applies: bool, reason: str) -> None:
+        widget = self.widgets[field]
+        target = widget.parentWidget() if field == "data_dir" else widget
+        target.setEnabled(applies)
+        base = f"{BOUNDS[field].help} ({describe_range(field)})"
+        widget.setToolTip(base if applies else f"Not used: {reason}")
+
+    @Slot()
+    def _on_browse_data_dir(self) -> None:
+        start = self.value("data_dir") or str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Dataset folder", start)
+        if folder:
+            self.widgets["data_dir"].setText(folder)
+
+
+def _friendly(exc: UserError) -> str:
+    """'Batch size: must be ...' from 'batch_size: must be ...'."""
+    from core.errors import ConfigError
+
+    if isinstance(exc, ConfigError):
+        label = LABELS.get(exc.field, exc.field.replace("_", " ").capitalize())
+        text = str(exc)
+        return f"{label}: {text.split(': ', 1)[1] if ': ' in text else text}"
+    return str(exc)

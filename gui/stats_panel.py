@@ -1,0 +1,76 @@
+"""Live numbers for the current run: state, step, epoch, images/s, ETA, progress, memory."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
+
+from core.units import format_bytes
+
+STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "stopped", "diverged", "oom", "failed")
+STATE_COLOURS = {"running": "#2e7d32", "paused": "#ef6c00", "stopping": "#ef6c00", "diverged": "#c62828",
+                 "oom": "#c62828", "failed": "#c62828", "finished": "#1565c0"}
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class StatsPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        self.state_label = QLabel()
+        self.state_label.setObjectName("stateLabel")
+        grid.addWidget(self.state_label, 0, 0, 1, 2)
+        self.values: dict[str, QLabel] = {}
+        rows = [("step", "Step"), ("epoch", "Epoch"), ("speed", "Images/s"), ("eta", "ETA"),
+                ("memory", "Memory now"), ("peak", "Peak")]
+        tips = {"memory": "Allocated by tensors now (on the CPU: process RSS)",
+                "peak": "Highest allocated since the run started (on the CPU: peak RSS)",
+                "speed": "Training images per second over the last report", "eta": "Time left at the median speed"}
+        for i, (key, title) in enumerate(rows, start=1):
+            label = QLabel(title)
+            value = QLabel("–")
+            value.setProperty("class", "statValue")
+            label.setToolTip(tips.get(key, ""))
+            value.setToolTip(tips.get(key, ""))
+            grid.addWidget(label, i, 0)
+            grid.addWidget(value, i, 1)
+            self.values[key] = value
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("%p%")
+        grid.addWidget(self.progress, len(rows) + 1, 0, 1, 2)
+        self.set_state("idle")
+
+    def set_state(self, state: str) -> None:
+        self.state = state
+        colour = STATE_COLOURS.get(state, "#444444")
+        self.state_label.setText(f"<span style='color:{colour}'>● {state}</span>")
+
+    def reset(self, total_steps: int, epochs: int) -> None:
+        self.total_steps, self.epochs = max(total_steps, 1), epochs
+        self.progress.setRange(0, self.total_steps)
+        self.progress.setValue(0)
+        for key in self.values:
+            self.values[key].setText("–")
+        self.values["step"].setText(f"0 / {total_steps}")
+        self.values["epoch"].setText(f"1 / {epochs}")
+
+    def update_progress(self, step: int, epoch: int, samples_per_s: float, eta_s: float | None) -> None:
+        self.values["step"].setText(f"{step} / {self.total_steps}")
+        self.values["epoch"].setText(f"{epoch} / {self.epochs}")
+        self.values["speed"].setText(f"{samples_per_s:,.0f}")
+        self.values["eta"].setText(format_duration(eta_s))
+        self.progress.setValue(min(step, self.total_steps))
+
+    def update_memory(self, current: int, peak: int) -> None:
+        self.values["memory"].setText(format_bytes(current))
+        self.values["peak"].setText(format_bytes(peak))

@@ -1,0 +1,83 @@
+"""Input widgets the stock ones lack: a spin box that keeps values like 3e-4, an optional integer."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import QDoubleSpinBox, QSpinBox
+
+
+class ScientificSpinBox(QDoubleSpinBox):
+    """A float spin box that shows and accepts scientific notation and steps by factors (1, 2, 5 x 10^n).
+
+    QDoubleSpinBox rounds to `decimals`; setting many decimals before the range (FIELD-NOTES) keeps
+    3e-4 exact, and the text shows '0.0003' or '3e-04' rather than '0.00'.
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setDecimals(12)
+
+    def textFromValue(self, value: float) -> str:
+        return f"{value:.6g}"
+
+    def valueFromText(self, text: str) -> float:
+        try:
+            return float(text.strip())
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int) -> object:
+        stripped = text.strip()
+        if not stripped:
+            return QValidator.State.Intermediate, text, pos
+        try:
+            value = float(stripped)
+        except ValueError:
+            partial = stripped.lower().rstrip("e+-.")
+            ok = partial == "" or _is_float(partial)
+            return (QValidator.State.Intermediate if ok else QValidator.State.Invalid), text, pos
+        if self.minimum() <= value <= self.maximum():
+            return QValidator.State.Acceptable, text, pos
+        return QValidator.State.Intermediate, text, pos
+
+    def stepBy(self, steps: int) -> None:
+        value = self.value()
+        for _ in range(abs(steps)):
+            value = _next_nice(value, up=steps > 0)
+        self.setValue(min(max(value, self.minimum()), self.maximum()))
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _next_nice(value: float, up: bool) -> float:
+    """The next value on the 1-2-5 ladder above or below `value`."""
+    if value <= 0:
+        return 1e-6 if up else 0.0
+    exponent = math.floor(math.log10(value))
+    ladder = [m * 10.0 ** e for e in (exponent - 1, exponent, exponent + 1) for m in (1, 2, 5)]
+    if up:
+        return next(v for v in ladder if v > value * (1 + 1e-9))
+    return next(v for v in reversed(ladder) if v < value * (1 - 1e-9))
+
+
+class OptionalSpinBox(QSpinBox):
+    """An integer spin box whose lowest position means 'no limit' (None)."""
+
+    def __init__(self, minimum: int, maximum: int, none_text: str = "no limit", parent=None) -> None:
+        super().__init__(parent)
+        self.setRange(minimum - 1, maximum)
+        self.setSpecialValueText(none_text)
+
+    def optional_value(self) -> int | None:
+        return None if self.value() == self.minimum() else self.value()
+
+    def set_optional_value(self, value: int | None) -> None:
+        self.setValue(self.minimum() if value is None else value)
