@@ -145,7 +145,9 @@ def validate_field(name: str, value: Any) -> Any:
             return value
         raise ConfigError(name, f"must be true or false, got {value!r}")
     if bound.kind is int:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) != int(value):
+        # is_integer() is False for nan/inf (which int() would raise on); big ints never go through float()
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not value.is_integer()):
             raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
         value = int(value)
     elif bound.kind is float:
