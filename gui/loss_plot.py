@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from gui.decimate import peak_decimate, visible_slice
 from gui.ring_buffer import RingBuffer
 
 LOSS_CAPACITY = 2_000_000  # steps kept; a 1M-point redraw is benchmarked in tests/benchmarks/gui_latency.py
@@ -35,13 +36,13 @@ class LossPlot(QWidget):
         item.setLabel("bottom", "step")
         item.setLabel("left", "loss")
         item.showGrid(x=True, y=True, alpha=0.2)
-        item.setDownsampling(auto=True, mode="peak")
-        item.setClipToView(True)
         item.addLegend(offset=(-10, 10))
         self.raw_curve = item.plot(pen=pg.mkPen((150, 150, 150), width=1), name="loss per step",
                                    connect="finite")
         self.ema_curve = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name="smoothed (EMA)",
                                    connect="finite")
+
+        item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
 
         self.val_plot = pg.PlotWidget()
         vitem = self.val_plot.getPlotItem()
@@ -126,14 +127,25 @@ class LossPlot(QWidget):
             return False
         self._dirty = False
         steps = self.data.column(0)
-        losses = self.data.column(1)
-        ema = self.data.column(2)
+        view = self.plot.getPlotItem().getViewBox()
+        # while auto-ranging the whole series is visible; once zoomed, only the visible part is drawn
+        x_range = None if view.autoRangeEnabled()[0] else tuple(view.viewRange()[0])
+        part = visible_slice(steps, x_range)
+        buckets = max(self.plot.width(), 200)
+        steps_d, losses = peak_decimate(steps[part], self.data.column(1)[part], buckets)
+        _, ema = peak_decimate(steps[part], self.data.column(2)[part], buckets)
+        steps = steps_d
         if self.log_scale.isChecked():  # log of a non-positive loss is undefined: hide those points
             losses = np.where(losses > 0, losses, np.nan)
             ema = np.where(ema > 0, ema, np.nan)
         self.raw_curve.setData(steps, losses)
         self.ema_curve.setData(steps, ema)
         return True
+
+    @Slot()
+    def _on_x_range_changed(self, *_: object) -> None:
+        if not self.plot.getPlotItem().getViewBox().autoRangeEnabled()[0]:
+            self._dirty = True  # zoomed or panned: decimate the newly visible part
 
     @Slot(float)
     def _on_smoothing_changed(self, alpha: float) -> None:

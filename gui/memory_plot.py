@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.memory import MemorySample
+from gui.decimate import peak_decimate
 from gui.ring_buffer import RingBuffer
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
@@ -50,7 +51,6 @@ class MemoryPlot(QWidget):
         item.setLabel("bottom", "time", units="s")
         item.setLabel("left", "memory", units="B")  # SI prefixes: kB, MB, GB on the axis
         item.showGrid(x=True, y=True, alpha=0.2)
-        item.setDownsampling(auto=True, mode="peak")
         self.legend = item.addLegend(offset=(10, 10))
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.toggles: dict[str, QCheckBox] = {}
@@ -122,8 +122,9 @@ class MemoryPlot(QWidget):
             return False
         self._dirty = False
         t = self.data.column(0)
+        buckets = max(self.plot.width(), 200)
         for key, (column, *_rest) in SERIES.items():
-            self.curves[key].setData(t, self.data.column(column))
+            self.curves[key].setData(*peak_decimate(t, self.data.column(column), buckets))
         return True
 
     @Slot(bool)
