@@ -330,6 +330,7 @@ class MainWindow(QMainWindow):
         self.stats.set_state(shown)
         self.state_status.setText(shown)
         self.pause_button.setText("Resume" if state == "paused" else "Pause")
+        self._update_controls()  # Pause is enabled only once the run reports "running"
 
     @Slot(bool, str)
     def _on_validity_changed(self, valid: bool, message: str) -> None:
