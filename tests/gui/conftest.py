@@ -1,0 +1,63 @@
+"""Fixtures for the GUI tests: a window with its own settings file, and small, fast run configs.
+
+Runs use tiny-cnn on the CPU with a few hundred synthetic images, so a real run takes about a second.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from core.config import RunConfig
+from gui_support import FAST, running_qthreads as _running_qthreads
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread():
+    """Two shared CPU cores: one intra-op thread is faster here than two fighting for them."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def settings(tmp_path) -> QSettings:
+    """A settings file of the test's own: tests never read or change the user's settings."""
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def make_window(qtbot, settings):
+    """Build MainWindows (torch ready, shown offscreen); each is closed at teardown like a user would."""
+    from gui.main_window import MainWindow
+
+    windows = []
+
+    def make(config: RunConfig | None = FAST, settings_: QSettings | None = None) -> MainWindow:
+        window = MainWindow(settings=settings_ if settings_ is not None else settings)
+        qtbot.addWidget(window)  # closeEvent runs at teardown: a run still going is stopped
+        window.on_torch_ready()
+        if config is not None:
+            window.form.set_config(config)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:  # a test that failed mid-run must not leave a thread to abort the process
+        if window.controller.running:
+            window.controller.shutdown(30_000)
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()
+
+
+@pytest.fixture
+def running_qthreads():
+    """A function listing the QThreads still running (the lifecycle tests want none after a run)."""
+    return _running_qthreads

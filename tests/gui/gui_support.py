@@ -1,0 +1,43 @@
+"""Shared constants and helpers for the GUI tests (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import gc
+
+from PySide6.QtCore import QThread
+
+from core.config import RunConfig
+
+# a run that ends by itself after a few steps (tiny-cnn on the CPU: about a second)
+FAST = RunConfig(model="tiny-cnn", device="cpu", synthetic_samples=512, batch_size=32, max_steps=12,
+                 report_interval=0.02)
+# a run that does not end by itself within a test: it has to be paused or stopped
+ENDLESS = FAST.replace(max_steps=None, epochs=10_000)
+
+
+def running_qthreads() -> list[QThread]:
+    """Every QThread wrapper Python holds whose thread is still running."""
+    gc.collect()
+    found = []
+    for obj in gc.get_objects():
+        try:
+            if issubclass(type(obj), QThread) and obj.isRunning():  # type(): no __getattr__ on odd objects
+                found.append(obj)
+        except RuntimeError:  # a wrapper whose C++ object is already deleted
+            continue
+    return found
+
+
+def native_threads_named(name: str) -> list[str]:
+    """OS threads of this process called `name` (QThread names its native thread after objectName)."""
+    import os
+
+    task_dir = "/proc/self/task"
+    names = []
+    for tid in os.listdir(task_dir):
+        try:
+            with open(f"{task_dir}/{tid}/comm", encoding="utf-8") as f:
+                names.append(f.read().strip())
+        except OSError:  # the thread ended while we looked
+            continue
+    return [n for n in names if n == name]

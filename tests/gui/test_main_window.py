@@ -1,0 +1,282 @@
+"""The window as a user drives it: Start, watch the plots grow, Pause/Resume, Stop, Clear cache, close."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from PySide6.QtCore import QSettings, Qt
+
+from core.config import RunConfig
+from gui.main_window import MainWindow
+from gui_support import ENDLESS, FAST, native_threads_named
+
+RUN_TIMEOUT_MS = 60_000
+
+
+def log_text(window: MainWindow) -> str:
+    return "\n".join(window.log.lines())
+
+
+def curve_points(curve) -> int:
+    x, _ = curve.getData()
+    return 0 if x is None else len(x)
+
+
+def start(qtbot, window: MainWindow, config: RunConfig) -> None:
+    """Click Start with `config` in the form and wait until the run reports its first steps."""
+    window.form.set_config(config)
+    assert window.start_button.isEnabled(), window.start_button.toolTip()
+    qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.state == "running" and len(window.loss_plot.data) > 0, timeout=RUN_TIMEOUT_MS)
+
+
+def test_start_is_disabled_until_torch_has_loaded(qtbot, settings):
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    assert not window.start_button.isEnabled()
+    assert "still loading" in window.start_button.toolTip()
+    window.on_torch_ready()
+    assert window.start_button.isEnabled()
+    assert window.device_status.text().startswith("device: ")
+
+
+def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
+    memory_rows_at_rest = len(window.memory_plot.data)
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+        assert window.state == "starting"
+        assert not window.start_button.isEnabled()
+        assert not window.form.widgets["batch_size"].isEnabled()  # the form is locked during a run
+    assert ended.args == ["finished"]
+    assert window.state == "finished"
+    assert window.state_status.text() == "finished"
+
+    steps = window.loss_plot.data.column(0)
+    assert list(steps) == list(range(1, FAST.max_steps + 1))  # one loss per step, in order
+    assert all(math.isfinite(x) for x in window.loss_plot.data.column(1))
+    assert len(window.memory_plot.data) >= 2  # run start + at least one report
+    assert len(window.memory_plot.data) != memory_rows_at_rest or memory_rows_at_rest == 0
+    assert window.memory_plot.data.last(1) > 0  # the CPU plots process RSS: never zero
+
+    qtbot.waitUntil(lambda: curve_points(window.loss_plot.raw_curve) == FAST.max_steps, timeout=2000)
+    assert len(window.loss_plot._epoch_lines) == 1  # the epoch boundary is marked
+    assert curve_points(window.loss_plot.val_curve) == 1  # one validation accuracy point
+    assert curve_points(window.memory_plot.curves["allocated"]) == len(window.memory_plot.data)
+
+    assert window.stats.values["step"].text() == f"{FAST.max_steps} / {FAST.max_steps}"
+    assert window.stats.progress.value() == FAST.max_steps
+    log = log_text(window)
+    assert "run started on cpu" in log and '"model": "tiny-cnn"' in log
+    assert "epoch 1: train loss" in log
+    assert f"finished: {FAST.max_steps} steps" in log
+
+    assert window.start_button.isEnabled()  # ready for the next run
+    assert not window.stop_button.isEnabled() and not window.pause_button.isEnabled()
+    assert window.form.widgets["batch_size"].isEnabled()
+    assert not window.controller.running
+
+
+def test_pause_holds_the_step_then_resume_and_stop(qtbot, window):
+    start(qtbot, window, ENDLESS)
+    session = window.controller.session
+    assert window.pause_button.isEnabled() and window.pause_button.text() == "Pause"
+
+    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.state == "paused", timeout=RUN_TIMEOUT_MS)
+    assert window.pause_button.text() == "Resume"
+    assert window.state_status.text() == "paused"
+    paused_rows, paused_step = len(window.loss_plot.data), session._step
+    qtbot.wait(600)  # many report intervals: a running session would have trained several steps
+    assert session._step == paused_step
+    assert len(window.loss_plot.data) == paused_rows == paused_step
+    assert window.controller.running
+
+    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.state == "running" and len(window.loss_plot.data) > paused_rows,
+                    timeout=RUN_TIMEOUT_MS)
+    assert window.pause_button.text() == "Pause"
+
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
+        assert window.state == "stopping"
+        assert not window.stop_button.isEnabled()
+    assert ended.args == ["stopped"]
+    assert window.state == "stopped"
+    assert f"stopped at step {session._step}" in log_text(window)
+    assert window.start_button.isEnabled()
+
+
+def test_stop_while_paused_ends_the_run(qtbot, window):
+    start(qtbot, window, ENDLESS)
+    window._on_pause_resume()
+    qtbot.waitUntil(lambda: window.state == "paused", timeout=RUN_TIMEOUT_MS)
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        window._on_stop()
+    assert ended.args == ["stopped"]
+    assert not window.controller.running
+
+
+def test_stop_then_start_again_runs_to_the_end(qtbot, window):
+    start(qtbot, window, ENDLESS)
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
+        window._on_stop()
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        window.form.set_config(FAST)
+        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+    assert ended.args == ["finished"]
+    assert len(window.loss_plot.data) == FAST.max_steps  # the plot starts afresh for the new run
+
+
+def test_clear_cache_is_disabled_with_a_reason_on_the_cpu(window):
+    assert window.form.device_kind() == "cpu"
+    assert not window.clear_button.isEnabled()
+    assert "CPU has no caching allocator" in window.clear_button.toolTip()
+
+
+def test_clear_cache_at_rest_marks_the_plot_and_logs_bytes_freed(window, monkeypatch):
+    import core.memory
+
+    assert window.probe is not None  # the idle probe for the selected device (the CPU here)
+    monkeypatch.setattr(core.memory, "clear_cache", lambda device: 12_345_678)
+    rows = len(window.memory_plot.data)
+    window._on_clear_cache()
+    assert len(window.memory_plot.markers) == 1
+    marker = window.memory_plot.markers[0]
+    assert marker.label.textItem.toPlainText() == "cleared 12.35 MB"
+    assert len(window.memory_plot.data) == rows + 1  # the sample right after the clear is plotted
+    assert "cache cleared at rest: 12.35 MB freed" in log_text(window)
+
+
+def test_clear_cache_during_a_run_is_applied_by_the_session(qtbot, window, monkeypatch):
+    import core.session
+
+    monkeypatch.setattr(core.session, "clear_cache", lambda device: 4096)
+    start(qtbot, window, ENDLESS)
+    window._on_clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
+    assert "cache clear requested" in log_text(window)
+    qtbot.waitUntil(lambda: len(window.memory_plot.markers) == 1, timeout=RUN_TIMEOUT_MS)
+    assert window.memory_plot.markers[0].label.textItem.toPlainText() == "cleared 4.10 kB"
+    assert "cache cleared at step" in log_text(window) and "4.10 kB freed" in log_text(window)
+    assert window.state == "running"  # the run goes on
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
+        window._on_stop()
+
+
+def test_close_mid_run_stops_the_thread_and_saves_settings(qtbot, window, settings, running_qthreads):
+    start(qtbot, window, ENDLESS)
+    thread = window.controller._thread
+    assert thread.isRunning()
+    assert window.close()
+    assert not window.controller.running
+    assert thread.isFinished()
+    assert running_qthreads() == []
+    assert native_threads_named("training") == []
+    saved = json.loads(settings.value("config"))
+    assert saved["model"] == "tiny-cnn" and saved["epochs"] == ENDLESS.epochs
+
+
+def test_close_waits_for_a_step_that_outlasts_the_bound(qtbot, window, monkeypatch, running_qthreads):
+    import gui.main_window
+
+    monkeypatch.setattr(gui.main_window, "CLOSE_WAIT_MS", 0)  # as if the current step took longer than 5 s
+    start(qtbot, window, ENDLESS)
+    assert not window.close()  # not yet: the run's thread is still running
+    assert window.isVisible()
+    assert "waiting for the current step" in log_text(window)
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=RUN_TIMEOUT_MS)  # closed once the thread ended
+    assert not window.controller.running
+    assert running_qthreads() == []
+
+
+def test_worker_exception_shows_an_error_and_returns_to_ready(qtbot, window, monkeypatch):
+    import core.session
+
+    def broken_run(self):
+        raise RuntimeError("simulated failure inside the session")
+
+    monkeypatch.setattr(core.session.TrainingSession, "run", broken_run)
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+    assert ended.args == ["failed"]
+    assert window.state == "failed"
+    assert "ERROR: the run crashed: RuntimeError: simulated failure inside the session" in log_text(window)
+    assert not window.controller.running
+    assert window.start_button.isEnabled()
+    assert window.form.widgets["batch_size"].isEnabled()
+
+    monkeypatch.undo()  # and the next run works
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+    assert ended.args == ["finished"]
+
+
+def test_a_failed_run_from_bad_input_logs_the_reason_without_a_traceback(qtbot, window):
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        window.start_run(FAST.replace(batch_size=4096))  # larger than the 512 training images
+    assert ended.args == ["failed"]
+    log = log_text(window)
+    assert "failed: batch_size: 4096 is larger than the training set" in log
+    assert "Traceback" not in log
+    assert window.start_button.isEnabled()
+
+
+def test_settings_and_geometry_survive_a_restart(qtbot, make_window, tmp_path):
+    path = str(tmp_path / "persist.ini")
+    chosen = FAST.replace(lr=3e-4, batch_size=48, optimizer="adamw", placement="stream", seed=7,
+                          max_steps=123, amp="bf16", channels_last=True, weight_decay=0.01)
+    first = make_window(chosen, QSettings(path, QSettings.Format.IniFormat))
+    first.resize(first.minimumSizeHint().width(), 700)
+    first.right_splitter.setSizes([300, 250, 100])
+    qtbot.wait(50)
+    splitter_sizes = first.right_splitter.sizes()
+    assert first.close()
+
+    second = make_window(None, QSettings(path, QSettings.Format.IniFormat))
+    assert second.form.config() == chosen
+    assert second.form.values() == chosen.to_dict()
+    # the offscreen screen is 800 px wide, narrower than the window's minimum: Qt fits the width to the
+    # screen on restore, so the height and the splitters are what can be compared here
+    assert second.height() == 700
+    assert second.right_splitter.sizes() == splitter_sizes
+    second.showMaximized()
+    qtbot.waitUntil(second.isMaximized, timeout=2000)
+    assert second.close()
+
+    third = make_window(None, QSettings(path, QSettings.Format.IniFormat))
+    assert third.isMaximized()
+
+
+def test_unusable_saved_settings_fall_back_to_defaults(make_window, settings):
+    settings.setValue("config", json.dumps({"batch_size": -5, "model": "tiny-cnn"}))
+    window = make_window(None)
+    assert window.form.config() == RunConfig()
+    assert "saved settings could not be used" in log_text(window)
+
+
+def test_typing_an_unknown_model_disables_start_until_fixed(qtbot, window):
+    combo = window.form.widgets["model"]
+    combo.lineEdit().selectAll()
+    qtbot.keyClicks(combo.lineEdit(), "resnet-nope")
+    assert not window.start_button.isEnabled()
+    assert "Model: unknown model 'resnet-nope'" in window.start_button.toolTip()
+    assert window.form.message_label.isVisible()
+    assert "unknown model" in window.form.message_label.text()
+
+    combo.lineEdit().selectAll()
+    qtbot.keyClicks(combo.lineEdit(), "tiny-cnn")
+    assert window.start_button.isEnabled()
+    assert not window.form.message_label.isVisible()
+
+
+def test_a_missing_data_folder_disables_start_until_fixed(qtbot, window, tmp_path):
+    window.form.set_config(FAST.replace(dataset="mnist", data_dir=str(tmp_path / "missing")))
+    assert not window.start_button.isEnabled()
+    assert window.form.message_label.isVisible()
+    assert "Data folder: the folder" in window.form.message_label.text()
+    assert "does not exist" in window.start_button.toolTip()
+
+    (tmp_path / "missing").mkdir()
+    window.form.widgets["data_dir"].setText(str(tmp_path))  # an existing folder, typed in
+    assert window.start_button.isEnabled()
+    assert not window.form.message_label.isVisible()
