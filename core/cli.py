@@ -11,11 +11,14 @@ import json
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from core.config import BOUNDS, RunConfig, describe_range
 from core.errors import ConfigError, UserError
-from core.events import RunFinished
+
+if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
+    from core.events import RunFinished
 
 PROG = "gpu-train-monitor"
 EXIT_CODES = {"completed": 0, "stopped": 130, "diverged": 1, "oom": 1, "failed": 1}
@@ -92,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def command_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)  # ConfigError -> exit 2 in main()
+    if args.summary_json and not Path(args.summary_json).parent.is_dir():  # fail now, not after the run
+        raise ConfigError("summary_json", f"the folder for {args.summary_json} does not exist")
     from core.progress import ProgressBar
     from core.session import TrainingSession
 
@@ -109,15 +114,26 @@ def command_run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGINT, previous)
     summary = finished.summary
     if args.summary_json:
-        summary.write_json(args.summary_json)
+        try:
+            summary.write_json(args.summary_json)
+        except OSError as exc:
+            print(f"{PROG}: error: --summary-json: cannot write {args.summary_json} ({exc.strerror or exc})",
+                  file=sys.stderr)
+            return EXIT_USER_ERROR
     if finished.status == "failed" and finished.user_error:
-        message = finished.message
+        message = _option_message(finished.message)
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return EXIT_USER_ERROR
     print(_summary_text(finished))
     if finished.message and finished.status != "completed":
         print(f"{PROG}: {finished.status}: {finished.message}", file=sys.stderr)
     return EXIT_CODES[finished.status]
+
+
+def _option_message(message: str) -> str:
+    """'device: cuda:7 is not available' (a session's ConfigError) -> '--device: ...', the option typed."""
+    field, sep, rest = message.partition(": ")
+    return f"{option_name(field)}: {rest}" if sep and field in BOUNDS else message
 
 
 def _summary_text(finished: RunFinished) -> str:
