@@ -5,3 +5,18 @@ import os
 # Qt needs no display in tests: the offscreen platform renders pyqtgraph widgets too (FIELD-NOTES).
 # Set before anything imports Qt; a value already in the environment (xcb under Xvfb) wins.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: ANN001 - pytest hook
+    """Skip `@pytest.mark.gpu` tests where no CUDA device exists (CI without a GPU, laptops)."""
+    gpu_tests = [item for item in items if item.get_closest_marker("gpu") is not None]
+    if not gpu_tests:
+        return
+    import pytest
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in gpu_tests:
+        item.add_marker(skip)

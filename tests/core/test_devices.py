@@ -1,0 +1,102 @@
+"""Which devices exist, and turning what the user typed into one that does (or a message saying what exists)."""
+
+from __future__ import annotations
+
+import psutil
+import pytest
+import torch
+
+from core.devices import amp_dtype, best_device_spec, check_amp, list_devices, mps_available, resolve_device
+from core.errors import ConfigError
+
+
+def test_cpu_is_listed_first_with_its_name_and_system_memory() -> None:
+    devices = list_devices()
+    cpu = devices[0]
+    assert (cpu.spec, cpu.kind) == ("cpu", "cpu")
+    assert cpu.name and "threads" in cpu.name
+    assert cpu.capacity_bytes == psutil.virtual_memory().total
+    assert cpu.free_bytes is not None and 0 < cpu.free_bytes <= cpu.capacity_bytes
+    assert cpu.used_bytes == cpu.capacity_bytes - cpu.free_bytes
+
+
+def test_every_cuda_device_and_mps_are_listed_when_present() -> None:
+    specs = [d.spec for d in list_devices(query_free=False)]
+    expected = ["cpu"] + [f"cuda:{i}" for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0)]
+    if mps_available():
+        expected.append("mps")
+    assert specs == expected
+    assert all(d.capacity_bytes > 0 for d in list_devices(query_free=False))
+
+
+def test_auto_picks_the_fastest_device_present() -> None:
+    expected = "cuda:0" if torch.cuda.is_available() else ("mps" if mps_available() else "cpu")
+    assert best_device_spec() == expected
+    assert resolve_device("auto") == torch.device(expected)
+
+
+@pytest.mark.parametrize("spec", ["cpu", " CPU ", "Cpu"])
+def test_cpu_resolves_however_it_is_typed(spec: str) -> None:
+    assert resolve_device(spec) == torch.device("cpu")
+
+
+def test_a_gpu_that_does_not_exist_names_what_does() -> None:
+    missing = (torch.cuda.device_count() if torch.cuda.is_available() else 0) + 7
+    available = ", ".join(d.spec for d in list_devices(query_free=False))
+    with pytest.raises(ConfigError) as info:
+        resolve_device(f"cuda:{missing}")
+    assert info.value.field == "device"
+    assert f"cuda:{missing} is not available" in str(info.value)
+    assert f"(available: {available})" in str(info.value)
+
+
+def test_cuda_without_an_index_needs_a_gpu() -> None:
+    if torch.cuda.is_available():
+        assert resolve_device("cuda") == torch.device("cuda", 0)
+    else:
+        with pytest.raises(ConfigError, match=r"device: cuda is not available \(available: cpu"):
+            resolve_device("cuda")
+
+
+def test_mps_resolves_only_where_apple_gpus_exist() -> None:
+    if mps_available():
+        assert resolve_device("mps") == torch.device("mps")
+    else:
+        with pytest.raises(ConfigError, match="mps is not available"):
+            resolve_device("mps")
+
+
+@pytest.mark.parametrize("spec", ["gpu", "cuda:x", "tpu:0", "meta"])
+def test_names_that_are_not_devices_say_which_are(spec: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        resolve_device(spec)
+    message = str(info.value)
+    assert info.value.field == "device"
+    assert "auto, cpu, cuda:N or mps" in message
+    assert "available: cpu" in message
+
+
+def test_amp_modes_the_cpu_can_run() -> None:
+    cpu = torch.device("cpu")
+    check_amp(cpu, "off")
+    check_amp(cpu, "bf16")
+    with pytest.raises(ConfigError) as info:
+        check_amp(cpu, "fp16")
+    assert info.value.field == "amp" and "bf16 or off" in str(info.value)
+
+
+def test_amp_dtypes() -> None:
+    assert amp_dtype("fp16") is torch.float16
+    assert amp_dtype("bf16") is torch.bfloat16
+    assert amp_dtype("off") is None
+
+
+@pytest.mark.gpu
+def test_every_gpu_resolves_and_reports_its_free_memory() -> None:
+    for info in list_devices()[1:]:
+        if info.kind != "cuda":
+            continue
+        assert resolve_device(info.spec) == torch.device(info.spec)
+        assert info.free_bytes is not None and 0 < info.free_bytes <= info.capacity_bytes
+        assert info.name == torch.cuda.get_device_name(torch.device(info.spec))
+    check_amp(torch.device("cuda:0"), "fp16")
