@@ -1,0 +1,121 @@
+"""Memory readings (what the memory plot shows) and clearing the cache (the Clear cache button)."""
+
+from __future__ import annotations
+
+import resource
+import threading
+import time
+
+import psutil
+import pytest
+import torch
+
+from core.memory import MemoryProbe, clear_cache, has_cache, host_free_bytes
+
+MB = 2**20
+
+
+def test_cpu_sample_is_process_rss_against_system_memory() -> None:
+    sample = MemoryProbe("cpu").sample()
+    assert sample.device == "cpu"
+    assert not sample.has_allocator
+    assert sample.allocated_bytes == sample.process_rss_bytes > 50 * MB  # torch alone is bigger than that
+    assert sample.reserved_bytes == 0 and sample.peak_reserved_bytes == 0
+    assert sample.peak_allocated_bytes >= sample.allocated_bytes
+    assert sample.capacity_bytes == psutil.virtual_memory().total
+    assert sample.device_used_bytes is not None and 0 < sample.device_used_bytes < sample.capacity_bytes
+    assert abs(sample.time_s - time.monotonic()) < 5.0
+
+
+def test_cpu_peak_remembers_a_freed_allocation_until_reset() -> None:
+    probe = MemoryProbe("cpu")
+    probe.reset_peak()
+    before = probe.sample()
+    big = torch.ones(64 * MB, dtype=torch.float32)  # 256 MB, touched so it is resident
+    during = probe.sample()
+    assert during.allocated_bytes >= before.allocated_bytes + 200 * MB
+    del big
+    after = probe.sample()
+    assert after.peak_allocated_bytes >= during.allocated_bytes
+    assert probe.peak_rss_bytes == after.peak_allocated_bytes
+    probe.reset_peak()
+    fresh = probe.sample()
+    assert fresh.peak_allocated_bytes == fresh.allocated_bytes  # the peak starts again from now
+
+
+def test_sampling_from_many_threads_is_safe_and_peaks_never_drop() -> None:
+    probe = MemoryProbe("cpu")
+    errors: list[BaseException] = []
+    drops: list[tuple[int, int]] = []
+
+    def sample_repeatedly() -> None:
+        last = 0
+        try:
+            for _ in range(100):
+                peak = probe.sample().peak_allocated_bytes
+                if peak < last:
+                    drops.append((last, peak))
+                last = peak
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=sample_repeatedly) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not errors and not drops
+
+
+def test_sampling_is_cheap_enough_for_a_30_hz_timer() -> None:
+    probe = MemoryProbe("cpu")
+    start = time.perf_counter()
+    for _ in range(100):
+        probe.sample()
+    assert (time.perf_counter() - start) / 100 < 0.02  # a 30 Hz redraw has 33 ms per frame
+
+
+def test_the_cpu_has_no_cache_to_clear() -> None:
+    assert clear_cache("cpu") == 0
+    assert not has_cache("cpu") and not has_cache(torch.device("cpu"))
+    assert has_cache("cuda") and has_cache("cuda:1") and has_cache("mps")
+
+
+def test_cpu_free_memory_is_what_the_system_has_available() -> None:
+    free = MemoryProbe("cpu").free_bytes()
+    assert 0 < free <= psutil.virtual_memory().total
+    assert abs(free - host_free_bytes()) < 512 * MB  # two readings a moment apart
+
+
+def test_host_free_memory_honours_the_data_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    data_used = psutil.Process().memory_info().data
+    limit = data_used + 300 * MB
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY))
+    free = host_free_bytes()
+    assert free <= 300 * MB + 64 * MB  # what is left under the limit, not the machine's free memory
+    assert free < psutil.virtual_memory().available
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (data_used // 2, resource.RLIM_INFINITY))
+    assert host_free_bytes() == 0  # already past the limit: nothing fits
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert abs(host_free_bytes() - psutil.virtual_memory().available) < 512 * MB  # no limit: what the system has
+
+
+@pytest.mark.gpu
+def test_cuda_allocations_show_up_and_clearing_the_cache_gives_them_back() -> None:
+    device = torch.device("cuda:0")
+    probe = MemoryProbe(device)
+    clear_cache(device)
+    probe.reset_peak()
+    before = probe.sample()
+    assert before.has_allocator and before.capacity_bytes > 0
+    block = torch.empty(256 * MB, dtype=torch.uint8, device=device)
+    during = probe.sample()
+    assert during.allocated_bytes >= before.allocated_bytes + 256 * MB
+    assert during.reserved_bytes >= during.allocated_bytes
+    del block
+    cached = probe.sample()
+    assert cached.allocated_bytes < during.allocated_bytes
+    assert cached.peak_allocated_bytes >= during.allocated_bytes
+    freed = clear_cache(device)
+    assert freed >= 256 * MB
+    assert probe.sample().reserved_bytes <= cached.reserved_bytes - 256 * MB
