@@ -90,6 +90,33 @@ class OutOfMemory:
     message: str
 
 
+PHASES = ("forward", "backward", "optimizer")
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """One sampled step's memory, by what holds it. Bytes."""
+
+    step: int
+    params_bytes: int  # parameters and buffers (the model's state)
+    grads_bytes: int
+    optimizer_bytes: int  # momentum buffers, Adam moments, step counters on the device
+    batch_bytes: int  # the step's input images and labels, as the model receives them
+    activations_bytes: int  # activations + workspace (CUDA); bytes saved for backward elsewhere
+    phase_peaks: tuple[tuple[str, int], ...]  # (phase, bytes) in PHASES order
+    method: str  # "allocator" (CUDA peak counters) or "saved-tensors" (autograd's saved bytes)
+
+    @property
+    def total_bytes(self) -> int:
+        return self.params_bytes + self.grads_bytes + self.optimizer_bytes + self.batch_bytes + self.activations_bytes
+
+    def to_summary(self) -> dict[str, int]:
+        """The `memory_breakdown` object of the summary JSON."""
+        return {"params_bytes": self.params_bytes, "grads_bytes": self.grads_bytes,
+                "optimizer_bytes": self.optimizer_bytes, "batch_bytes": self.batch_bytes,
+                "activations_bytes": self.activations_bytes}
+
+
 @dataclass(frozen=True)
 class LogMessage:
     level: str  # "info", "warning" or "error"
@@ -106,5 +133,5 @@ class RunFinished:
 
 
 Event = Union[RunStarted, EpochStarted, StepsReported, EpochEnded, CacheCleared, RunPaused, RunResumed,
-              OutOfMemory, LogMessage, RunFinished]
+              MemoryBreakdown, OutOfMemory, LogMessage, RunFinished]
 Observer = Callable[[Event], None]

@@ -54,6 +54,7 @@ class MemoryProbe:
         self._lock = threading.Lock()
         self._peak_rss = 0
         self._peak_mps = (0, 0)
+        self._peak_floor = (0, 0)  # CUDA peaks from before a phase reset (see reset_phase_peak)
         self._mem_info_cache: tuple[float, int | None] = (-1e9, None)
         self._capacity = self._read_capacity()
 
@@ -73,8 +74,21 @@ class MemoryProbe:
         with self._lock:
             self._peak_rss = 0
             self._peak_mps = (0, 0)
+            self._peak_floor = (0, 0)
         if self.device.type == "cuda":
             torch.cuda.reset_peak_memory_stats(self.device)
+
+    def reset_phase_peak(self) -> int:
+        """CUDA: return the allocated peak since the previous call and restart the counter, keeping the
+        run's peak for `sample()`. Lets one step be measured phase by phase (host counters only)."""
+        import torch
+
+        peak = int(torch.cuda.max_memory_allocated(self.device))
+        peak_reserved = int(torch.cuda.max_memory_reserved(self.device))
+        with self._lock:
+            self._peak_floor = (max(self._peak_floor[0], peak), max(self._peak_floor[1], peak_reserved))
+        torch.cuda.reset_peak_memory_stats(self.device)
+        return peak
 
     @property
     def peak_rss_bytes(self) -> int:
@@ -93,8 +107,8 @@ class MemoryProbe:
             if kind == "cuda":
                 allocated = int(torch.cuda.memory_allocated(self.device))
                 reserved = int(torch.cuda.memory_reserved(self.device))
-                peak_alloc = int(torch.cuda.max_memory_allocated(self.device))
-                peak_res = int(torch.cuda.max_memory_reserved(self.device))
+                peak_alloc = max(int(torch.cuda.max_memory_allocated(self.device)), self._peak_floor[0])
+                peak_res = max(int(torch.cuda.max_memory_reserved(self.device)), self._peak_floor[1])
                 used = self._cuda_device_used(now)
                 has_allocator = True
             elif kind == "mps":

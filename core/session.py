@@ -10,6 +10,7 @@ fetched in one transfer per report interval (`_report`), where NaN/inf is detect
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import statistics
@@ -20,15 +21,17 @@ from collections.abc import Iterable
 import torch
 import torch.nn.functional as F
 
+from core.breakdown import StepMemoryRecorder
 from core.batches import BatchSource, DevicePreprocess, ResidentBatches, StreamBatches
 from core.config import RunConfig
 from core.datasets import DatasetSplits, load_dataset, synthetic_bytes
 from core.devices import amp_dtype, check_amp, cpu_name, resolve_device
 from core.errors import ConfigError, DatasetError, UserError
-from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, Observer, OutOfMemory,
+from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory import MemoryProbe, clear_cache, has_cache
 from core.models import build_model, count_parameters, model_spec
+from core.step import Trainer, build_optimizer
 from core.summary import RunSummary
 from core.units import format_bytes
 
@@ -141,14 +144,15 @@ class TrainingSession:
         else:
             self.source = StreamBatches(splits, device, cfg.batch_size, preprocess, cfg.workers,
                                         cfg.pin_memory, cfg.non_blocking, cfg.seed)
-        if cfg.optimizer == "sgd":
-            optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum,
-                                        weight_decay=cfg.weight_decay)
-        else:
-            optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        optimizer = build_optimizer(model, cfg.optimizer, cfg.lr, cfg.momentum, cfg.weight_decay)
         self.model, self.optimizer = model, optimizer
-        self.scaler = torch.amp.GradScaler(device.type, enabled=cfg.amp == "fp16")
         self.autocast_dtype = amp_dtype(cfg.amp)
+        self.trainer = Trainer(model, optimizer, torch.amp.GradScaler(device.type, enabled=cfg.amp == "fp16"),
+                               device.type, self.autocast_dtype)
+        self.recorder = StepMemoryRecorder(self.probe)
+        # device memory held by neither the model nor a step: the resident dataset on a GPU
+        self._other_bytes = splits.nbytes if placement == "resident" and device.type != "cpu" else 0
+        self.breakdown: MemoryBreakdown | None = None  # the sampled step with the largest total
         self.total_steps = self.source.steps_per_epoch() * cfg.epochs
         if cfg.max_steps is not None:
             self.total_steps = min(self.total_steps, cfg.max_steps)
@@ -192,8 +196,8 @@ class TrainingSession:
 
     # ---- the loop --------------------------------------------------------------------------------
     def _train(self) -> None:
-        cfg, model, optimizer, scaler = self.config, self.model, self.optimizer, self.scaler
-        device_type = self.device.type  # type: ignore[union-attr]
+        cfg, model, trainer = self.config, self.model, self.trainer
+        self._sample_next = True
         self._pending: list[torch.Tensor] = []  # losses on the device, not yet fetched
         self._pending_first = 1
         self._epoch_losses: list[float] = []
@@ -215,14 +219,11 @@ class TrainingSession:
                     images, labels = next(batches)
                 except StopIteration:
                     break
+                sample = self._sample_next  # measure what holds memory on one step per report
                 oom: torch.OutOfMemoryError | None = None
                 try:
-                    with torch.autocast(device_type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
-                        loss = F.cross_entropy(model(images), labels)
-                    optimizer.zero_grad(set_to_none=True)
-                    scaler.scale(loss).backward()
-                    scaler.step(optimizer)
-                    scaler.update()
+                    with self.recorder.step() if sample else contextlib.nullcontext():
+                        loss = trainer.step(images, labels, self.recorder if sample else None)
                 except torch.OutOfMemoryError as exc:
                     oom = exc
                 if oom is not None:  # recover outside the except block: the traceback pins the step's tensors
@@ -235,6 +236,8 @@ class TrainingSession:
                 self._pending.append(loss.detach())  # stays on the device: no sync here
                 self._step += 1
                 self._samples += images.shape[0]  # a host-side shape: no sync
+                if sample:
+                    self._emit_breakdown(images, labels)
                 if time.perf_counter() - self._last_report >= cfg.report_interval:
                     self._report()  # the one host sync per report interval
             if self._pending:
@@ -243,6 +246,15 @@ class TrainingSession:
             self._end_epoch(epoch)
             if stop_after:
                 break
+
+    def _emit_breakdown(self, images: torch.Tensor, labels: torch.Tensor) -> None:
+        """Memory by holder for the step just sampled (host-side counters and tensor sizes: no sync)."""
+        self._sample_next = False
+        breakdown = self.recorder.breakdown(self._step, self.model, self.optimizer, images, labels,
+                                            self._other_bytes)
+        if self.breakdown is None or breakdown.total_bytes >= self.breakdown.total_bytes:
+            self.breakdown = breakdown
+        self.emit(breakdown)
 
     def _at_step_boundary(self) -> None:
         """Apply commands from other threads: cache clear, pause (blocking), stop."""
@@ -288,6 +300,7 @@ class TrainingSession:
         self._warm = True
         self._last_report, self._last_report_samples = now, self._samples
         self._report_losses.append(tuple(losses))
+        self._sample_next = True
         self._epoch_losses.extend(losses)
         eta = None
         if self._rates:
@@ -378,7 +391,7 @@ class TrainingSession:
 
     def _release(self) -> None:
         """Drop the run's tensors so device memory returns to its baseline after the run."""
-        for name in ("model", "optimizer", "source", "scaler", "_pending"):
+        for name in ("model", "optimizer", "source", "trainer", "recorder", "_pending"):
             if hasattr(self, name):
                 delattr(self, name)
         if self.device is not None and has_cache(self.device):

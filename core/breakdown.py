@@ -1,0 +1,101 @@
+"""What holds the memory of a training step: parameters, gradients, optimizer state, the batch, and
+activations + workspace; plus the peak of each phase (forward, backward, optimizer step).
+
+Sizes of parameters, gradients and optimizer state are read from the tensors themselves. The rest
+comes from the allocator on CUDA: the step's peak minus everything else (activations and cuDNN/cuBLAS
+workspace). The CPU and MPS have no peak counters, so there activations are the bytes autograd saves
+for backward (a `saved_tensors_hooks` count), and phase "peaks" are the memory at each phase's end.
+Only sampled steps are measured (one per report), and only host-side counters are read: no sync.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+import torch
+from torch import nn
+
+from core.events import PHASES, MemoryBreakdown
+from core.memory import MemoryProbe
+
+
+
+def _unique_bytes(tensors: Iterable[torch.Tensor], device: torch.device | None = None) -> int:
+    """Bytes of distinct tensors (tied weights counted once), optionally only those on `device`."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for t in tensors:
+        if device is not None and t.device.type != device.type:
+            continue
+        key = (t.data_ptr(), t.nelement())
+        if key in seen:
+            continue
+        seen.add(key)
+        total += t.nelement() * t.element_size()
+    return total
+
+
+def params_bytes(model: nn.Module) -> int:
+    return _unique_bytes(list(model.parameters()) + list(model.buffers()))
+
+
+def grads_bytes(model: nn.Module) -> int:
+    return _unique_bytes(p.grad for p in model.parameters() if p.grad is not None)
+
+
+def optimizer_bytes(optimizer: torch.optim.Optimizer, device: torch.device) -> int:
+    """State tensors on the training device (AdamW's CPU step counters are not device memory)."""
+    tensors = (v for state in optimizer.state.values() for v in state.values() if isinstance(v, torch.Tensor))
+    return _unique_bytes(tensors, device)
+
+
+class StepMemoryRecorder:
+    """Measures one step at phase boundaries. Use `with recorder.step():` around a training step and
+    call `recorder.mark(phase)` after each phase; then `breakdown(...)`."""
+
+    def __init__(self, probe: MemoryProbe) -> None:
+        self.probe = probe
+        self.device = probe.device
+        self.uses_allocator = self.device.type == "cuda"
+        self._peaks: dict[str, int] = {}
+        self._saved: dict[int, int] = {}
+
+    @contextlib.contextmanager
+    def step(self) -> Iterator[None]:
+        self._peaks = {}
+        self._saved = {}
+        if self.uses_allocator:
+            self.probe.reset_phase_peak()
+            yield
+            return
+        with torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t):
+            yield
+
+    def _pack(self, tensor: torch.Tensor) -> torch.Tensor:
+        storage = tensor.untyped_storage()
+        self._saved[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    def mark(self, phase: str) -> None:
+        if self.uses_allocator:
+            self._peaks[phase] = self.probe.reset_phase_peak()
+        else:
+            sample = self.probe.sample()
+            self._peaks[phase] = sample.allocated_bytes
+
+    def breakdown(self, step: int, model: nn.Module, optimizer: torch.optim.Optimizer, images: torch.Tensor,
+                  labels: torch.Tensor, other_bytes: int = 0) -> MemoryBreakdown:
+        """`other_bytes`: device memory held by neither the model nor the step (a resident dataset)."""
+        p, g = params_bytes(model), grads_bytes(model)
+        o = optimizer_bytes(optimizer, self.device)
+        b = _unique_bytes([images, labels])
+        if self.uses_allocator:
+            step_peak = max(self._peaks.values(), default=0)
+            activations = max(step_peak - other_bytes - p - g - o - b, 0)
+            method = "allocator"
+        else:  # autograd also saves weights and inputs: those are counted as params and batch already
+            own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers(), images, labels]}
+            activations = sum(n for ptr, n in self._saved.items() if ptr not in own)
+            method = "saved-tensors"
+        peaks = tuple((phase, self._peaks.get(phase, 0)) for phase in PHASES)
+        return MemoryBreakdown(step, p, g, o, b, activations, peaks, method)

@@ -1,0 +1,48 @@
+"""One optimisation step, shared by the training session and the batch-size finder so both measure
+the same work. It never syncs with the device: the loss comes back as a device tensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from core.breakdown import StepMemoryRecorder
+
+
+@dataclass
+class Trainer:
+    """The parts a step needs, built once per run."""
+
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    scaler: torch.amp.GradScaler
+    device_type: str
+    autocast_dtype: torch.dtype | None  # None: full precision
+
+    def step(self, images: torch.Tensor, labels: torch.Tensor,
+             recorder: StepMemoryRecorder | None = None) -> torch.Tensor:
+        # Free the previous step's gradients before this step's activations exist: a lower peak.
+        self.optimizer.zero_grad(set_to_none=True)
+        with torch.autocast(self.device_type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
+            loss = F.cross_entropy(self.model(images), labels)
+        if recorder is not None:
+            recorder.mark("forward")
+        self.scaler.scale(loss).backward()
+        if recorder is not None:
+            recorder.mark("backward")
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        if recorder is not None:
+            recorder.mark("optimizer")
+        return loss
+
+
+def build_optimizer(model: nn.Module, name: str, lr: float, momentum: float, weight_decay: float
+                    ) -> torch.optim.Optimizer:
+    if name == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
+    return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
