@@ -50,7 +50,7 @@ BOUNDS: dict[str, Bound] = {
     "lr": Bound(float, 0.05, "learning rate", 1e-8, 10.0, log_scale=True),
     "optimizer": Bound(str, "sgd", "optimizer", choices=OPTIMIZERS),
     "momentum": Bound(float, 0.9, "SGD momentum", 0.0, 0.999),
-    "weight_decay": Bound(float, 5e-4, "weight decay", 0.0, 1.0),
+    "weight_decay": Bound(float, 5e-4, "weight decay", 0.0, 1.0, log_scale=True),  # 1e-5..1e-1: decades too
     "amp": Bound(str, "off", "automatic mixed precision", choices=AMP_MODES),
     "channels_last": Bound(bool, False, "use the channels_last memory format for the model and batches"),
     "placement": Bound(
