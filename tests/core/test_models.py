@@ -1,0 +1,90 @@
+"""Models by name: ours (tiny-cnn, resnet18 with a CIFAR stem) and torchvision's, always freshly initialised."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+import torch
+from torch import nn
+
+from core.errors import ConfigError
+from core.models import ModelSpec, TinyCNN, available_models, build_model, count_parameters, model_spec
+
+
+@pytest.mark.parametrize("name", ["tiny-cnn", "resnet18"])
+@pytest.mark.parametrize("channels", [1, 3])
+def test_our_models_classify_32px_images_with_the_data_channels(name: str, channels: int) -> None:
+    spec = model_spec(name, channels)
+    assert spec == ModelSpec(in_channels=channels, input_size=None)  # 28/32 px go in as they are
+    model = build_model(name, num_classes=10, in_channels=channels)
+    logits = model(torch.randn(2, channels, 32, 32))
+    assert logits.shape == (2, 10)
+    assert torch.isfinite(logits).all()
+
+
+def test_resnet18_has_the_cifar_stem() -> None:
+    model = build_model("resnet18", 10, 3)
+    assert model.conv1.kernel_size == (3, 3) and model.conv1.stride == (1, 1)  # type: ignore[union-attr]
+    assert isinstance(model.maxpool, nn.Identity)
+    features = nn.Sequential(model.conv1, model.bn1, model.relu, model.maxpool)  # type: ignore[arg-type]
+    assert features(torch.randn(1, 3, 32, 32)).shape[-2:] == (32, 32)  # a 32x32 image keeps its resolution
+    assert model.fc.out_features == 10  # type: ignore[union-attr]
+
+
+def test_tiny_cnn_is_small_enough_for_a_cpu_demo() -> None:
+    model = TinyCNN(10)
+    assert count_parameters(model) == sum(p.numel() for p in model.parameters())
+    assert count_parameters(model) < 200_000
+    assert count_parameters(build_model("resnet18", 10, 3)) > 10_000_000
+
+
+def test_the_same_seed_builds_the_same_weights() -> None:
+    torch.manual_seed(3)
+    first = build_model("tiny-cnn", 10, 3).state_dict()
+    torch.manual_seed(3)
+    second = build_model("tiny-cnn", 10, 3).state_dict()
+    assert all(torch.equal(first[key], second[key]) for key in first)
+
+
+def test_torchvision_models_get_three_channels_and_their_minimum_size() -> None:
+    assert model_spec("mobilenet_v3_small", 1) == ModelSpec(in_channels=3, input_size=None)
+    assert model_spec("squeezenet1_1", 3) == ModelSpec(in_channels=3, input_size=64)
+    assert model_spec("inception_v3", 3).input_size == 299
+    assert model_spec("vit_b_16", 3).input_size == 224
+
+
+def test_a_torchvision_model_trains_with_our_class_count_and_without_downloading(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model build tried to download weights")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(torch.hub, "load_state_dict_from_url", no_network)
+    model = build_model("squeezenet1_1", num_classes=7, in_channels=3)
+    model.train()
+    logits = model(torch.randn(2, 3, 64, 64))
+    assert logits.shape == (2, 7)
+    logits.sum().backward()
+    assert all(p.grad is not None for p in model.parameters() if p.requires_grad)
+
+
+def test_models_with_auxiliary_outputs_return_plain_logits_in_training() -> None:
+    model = build_model("googlenet", num_classes=10, in_channels=3)
+    model.train()
+    logits = model(torch.randn(2, 3, 64, 64))
+    assert isinstance(logits, torch.Tensor) and logits.shape == (2, 10)
+
+
+def test_unknown_name_says_how_to_list_the_models() -> None:
+    with pytest.raises(ConfigError) as info:
+        build_model("nosuchnet", 10, 3)
+    assert info.value.field == "model"
+    assert "nosuchnet" in str(info.value) and "gpu-train-monitor models" in str(info.value)
+
+
+def test_available_models_puts_ours_first_and_lists_each_once() -> None:
+    names = available_models()
+    assert names[:2] == ["tiny-cnn", "resnet18"]
+    assert len(names) == len(set(names))
+    assert {"resnet50", "mobilenet_v3_small", "vit_b_16"} <= set(names)
+    assert not any(name.startswith(("fasterrcnn", "deeplab", "raft")) for name in names)  # classifiers only
