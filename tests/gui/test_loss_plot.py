@@ -1,0 +1,129 @@
+"""The loss plot: per-step loss, bias-corrected EMA, NaN tolerance, log scale, epoch markers, accuracy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gui.loss_plot import LossPlot
+
+
+@pytest.fixture
+def plot(qtbot) -> LossPlot:
+    plot = LossPlot()
+    qtbot.addWidget(plot)
+    plot.resize(800, 500)
+    plot.show()
+    return plot
+
+
+def drawn(curve) -> tuple[np.ndarray, np.ndarray]:
+    x, y = curve.getData()
+    return (np.array([]), np.array([])) if x is None else (np.asarray(x), np.asarray(y))
+
+
+def reference_ema(losses: list[float], alpha: float) -> list[float]:
+    """TensorBoard-style debiased EMA, skipping non-finite values."""
+    out, raw, count, last = [], 0.0, 0, math.nan
+    for x in losses:
+        if math.isfinite(x):
+            count += 1
+            raw = alpha * raw + (1 - alpha) * x
+            last = raw / (1 - alpha ** count) if alpha > 0 else raw
+        out.append(last)
+    return out
+
+
+def test_ema_is_bias_corrected_from_the_first_step(plot):
+    plot.smoothing.setValue(0.9)
+    plot.add_losses(1, (2.0, 2.0, 2.0))
+    assert list(plot.data.column(2)) == pytest.approx([2.0, 2.0, 2.0])  # not 0.2, 0.38, ... (uncorrected)
+
+
+def test_ema_matches_the_debiased_formula_across_reports(plot):
+    plot.smoothing.setValue(0.6)
+    losses = [2.3, 2.1, 1.7, 1.9, 1.2, 0.8, 0.9]
+    plot.add_losses(1, tuple(losses[:3]))
+    plot.add_losses(4, tuple(losses[3:]))  # a second report continues the same EMA
+    assert list(plot.data.column(0)) == list(range(1, 8))
+    assert list(plot.data.column(2)) == pytest.approx(reference_ema(losses, 0.6))
+
+
+def test_changing_the_smoothing_recomputes_the_kept_history(plot):
+    losses = [2.0, 1.0, 3.0, 0.5]
+    plot.add_losses(1, tuple(losses))
+    plot.smoothing.setValue(0.0)  # no smoothing: the EMA is the loss itself
+    assert list(plot.data.column(2)) == losses
+    plot.smoothing.setValue(0.5)
+    assert list(plot.data.column(2)) == pytest.approx(reference_ema(losses, 0.5))
+    assert list(plot.data.column(0)) == [1, 2, 3, 4]
+
+
+def test_nan_and_inf_losses_do_not_break_the_redraw(plot):
+    plot.smoothing.setValue(0.5)
+    plot.add_losses(1, (float("nan"), 2.0, float("inf"), 1.0, float("nan")))
+    assert plot.refresh()
+    ema = plot.data.column(2)
+    assert math.isnan(ema[0])  # nothing to average yet
+    assert ema[2] == ema[1] and ema[4] == ema[3]  # a non-finite loss leaves the EMA where it was
+    assert ema[3] == pytest.approx(reference_ema([2.0, 1.0], 0.5)[-1])
+    x, y = drawn(plot.raw_curve)
+    assert list(x) == [1, 2, 3, 4, 5]
+    assert y[1] == 2.0 and y[3] == 1.0
+    plot.add_losses(6, (0.5,))  # and it keeps drawing after them
+    assert plot.refresh()
+    assert drawn(plot.raw_curve)[1][-1] == 0.5
+
+
+def test_redraw_happens_only_when_data_changed(plot):
+    plot.add_losses(1, (1.0,))
+    assert plot.refresh() is True
+    assert plot.refresh() is False
+    plot.add_losses(2, (0.9,))
+    assert plot.refresh() is True
+
+
+def test_log_scale_toggle_switches_the_axis_and_hides_non_positive_losses(plot):
+    plot.add_losses(1, (10.0, 1.0, 0.0, 0.1))
+    plot.refresh()
+    plot.log_scale.setChecked(True)
+    item = plot.plot.getPlotItem()
+    assert item.getAxis("left").logMode
+    assert plot.refresh()  # toggling redraws
+    x, y = drawn(plot.raw_curve)
+    assert list(y[[0, 1, 3]]) == pytest.approx([1.0, 0.0, -1.0])  # log10 of the loss
+    assert math.isnan(y[2])  # log(0) is hidden, not -inf
+    plot.log_scale.setChecked(False)
+    assert not item.getAxis("left").logMode
+    plot.refresh()
+    assert list(drawn(plot.raw_curve)[1]) == [10.0, 1.0, 0.0, 0.1]
+
+
+def test_epoch_markers_and_validation_accuracy(plot):
+    plot.add_epoch_end(1, 50, 0.42)
+    plot.add_epoch_end(2, 100, None)  # no validation data: a marker, no accuracy point
+    plot.add_epoch_end(3, 150, 0.61)
+    lines = plot._epoch_lines
+    assert [line.value() for line in lines] == [50, 100, 150]
+    assert [line.label.textItem.toPlainText() for line in lines] == ["epoch 1", "epoch 2", "epoch 3"]
+    assert all(line in plot.plot.getPlotItem().items for line in lines)
+    x, y = drawn(plot.val_curve)
+    assert list(x) == [1, 3]
+    assert list(y) == pytest.approx([42.0, 61.0])  # percent
+
+
+def test_clear_starts_a_new_run_with_nothing_left_over(plot):
+    plot.smoothing.setValue(0.9)
+    plot.add_losses(1, (5.0, 4.0))
+    plot.add_epoch_end(1, 2, 0.3)
+    lines = list(plot._epoch_lines)
+    plot.clear()
+    assert len(plot.data) == 0
+    assert all(line not in plot.plot.getPlotItem().items for line in lines)
+    assert len(drawn(plot.val_curve)[0]) == 0
+    plot.add_losses(1, (1.0,))
+    assert plot.data.last(2) == pytest.approx(1.0)  # the EMA starts afresh, not from the old run
+    assert plot.refresh()
+    assert list(drawn(plot.raw_curve)[0]) == [1]

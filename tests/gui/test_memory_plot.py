@@ -1,0 +1,104 @@
+"""The memory plot: samples over time, CPU relabelling, markers for cache clears and errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from core.memory import MemorySample
+from gui.memory_plot import SERIES, MemoryPlot
+
+GB = 1_000_000_000
+
+
+def gpu_sample(t: float, allocated: int = 2 * GB, reserved: int = 3 * GB, used: int | None = 4 * GB) -> MemorySample:
+    return MemorySample(t, "cuda:0", allocated, reserved, allocated, reserved, 16 * GB, used, GB // 2, True)
+
+
+def cpu_sample(t: float, rss: int = GB) -> MemorySample:
+    return MemorySample(t, "cpu", rss, 0, rss, 0, 64 * GB, 20 * GB, rss, False)
+
+
+@pytest.fixture
+def plot(qtbot) -> MemoryPlot:
+    plot = MemoryPlot()
+    qtbot.addWidget(plot)
+    plot.resize(800, 400)
+    plot.show()
+    return plot
+
+
+def legend_labels(plot: MemoryPlot) -> list[str]:
+    return [label.text for _, label in plot.legend.items]
+
+
+def drawn_y(plot: MemoryPlot, key: str) -> np.ndarray:
+    return np.asarray(plot.curves[key].getData()[1])
+
+
+def test_samples_are_plotted_against_seconds_since_the_first(plot):
+    plot.add_sample(gpu_sample(100.0))
+    plot.add_sample(gpu_sample(100.5, allocated=3 * GB))
+    plot.add_sample(gpu_sample(102.0, used=None))  # NVML missing: a gap, not a zero
+    assert plot.refresh()
+    assert list(plot.data.column(0)) == [0.0, 0.5, 2.0]
+    assert list(drawn_y(plot, "allocated")) == [2 * GB, 3 * GB, 2 * GB]
+    assert list(drawn_y(plot, "capacity")) == [16 * GB] * 3
+    used = drawn_y(plot, "device_used")
+    assert used[0] == 4 * GB and math.isnan(used[2])
+    assert plot.refresh() is False  # nothing new: no redraw
+
+
+def test_gpu_labels_and_tooltips(plot):
+    plot.add_sample(gpu_sample(0.0))
+    assert plot.plot.getPlotItem().titleLabel.text == "Device memory"
+    assert legend_labels(plot) == [SERIES[k][1] for k in SERIES]
+    assert "memory_allocated" in plot.toggles["allocated"].toolTip()
+    assert not plot.toggles["reserved"].isHidden()
+
+
+def test_the_cpu_plots_process_rss_against_system_memory(plot):
+    plot.add_sample(cpu_sample(0.0))
+    assert plot.plot.getPlotItem().titleLabel.text == "Process memory (CPU)"
+    assert plot.toggles["allocated"].text() == "process RSS"
+    assert plot.toggles["capacity"].text() == "system memory"
+    assert plot.toggles["device_used"].text() == "system used"
+    assert "RSS" in plot.toggles["allocated"].toolTip()
+    labels = legend_labels(plot)
+    assert "process RSS" in labels and "system memory" in labels
+    assert "reserved" not in labels  # the CPU has no caching allocator: no reserved curve
+    assert plot.toggles["reserved"].isHidden() and not plot.curves["reserved"].isVisible()
+
+    plot.add_sample(gpu_sample(1.0))  # a GPU run afterwards relabels back
+    assert plot.toggles["allocated"].text() == "allocated"
+    assert "reserved" in legend_labels(plot)
+    assert plot.curves["reserved"].isVisible()
+
+
+def test_series_toggles_hide_and_show_curves(plot):
+    plot.add_sample(gpu_sample(0.0))
+    plot.toggles["peak"].setChecked(False)
+    assert not plot.curves["peak"].isVisible()
+    assert plot.curves["allocated"].isVisible()
+    plot.toggles["peak"].setChecked(True)
+    assert plot.curves["peak"].isVisible()
+
+
+def test_markers_for_cache_clears_and_errors(plot):
+    plot.add_sample(gpu_sample(50.0))
+    cleared = plot.add_marker(53.0, "cleared 1.00 GB")
+    oom = plot.add_marker(55.0, "out of memory", error=True)
+    assert cleared.value() == 3.0 and oom.value() == 5.0  # on the plot's time axis
+    assert cleared.label.textItem.toPlainText() == "cleared 1.00 GB"
+    assert cleared.toolTip() == "cleared 1.00 GB"
+    assert cleared.pen.color().red() < cleared.pen.color().green()  # a clear is green
+    assert oom.pen.color().red() == 200 and oom.pen.color().green() == 0  # an error is red
+    items = plot.plot.getPlotItem().items
+    assert cleared in items and oom in items
+    plot.clear()
+    assert plot.markers == [] and cleared not in plot.plot.getPlotItem().items
+    assert len(plot.data) == 0
+    plot.add_sample(gpu_sample(80.0))
+    assert plot.data.last(0) == 0.0  # time restarts at the next run's first sample

@@ -1,0 +1,140 @@
+"""RunController: one QThread per run, events forwarded to the GUI thread, commands straight to the session."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import QObject, Slot
+
+from core.events import CacheCleared, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted, StepsReported
+from gui.run_controller import RunController
+from gui_support import ENDLESS, FAST, running_qthreads
+
+TIMEOUT_MS = 60_000
+
+
+class Recorder(QObject):
+    """Lives in the GUI thread: records each event with the thread its slot ran in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[object] = []
+        self.threads: set[int] = set()
+        self.crashes: list[str] = []
+
+    @Slot(object)
+    def on_event(self, event: object) -> None:
+        self.events.append(event)
+        self.threads.add(threading.get_ident())
+
+    @Slot(str)
+    def on_crash(self, message: str) -> None:
+        self.crashes.append(message)
+
+    def of(self, kind: type) -> list:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+@pytest.fixture
+def controller(qtbot):
+    controller = RunController()
+    recorder = Recorder()
+    controller.event.connect(recorder.on_event)
+    controller.crashed.connect(recorder.on_crash)
+    controller.recorder = recorder
+    yield controller
+    controller.shutdown(30_000)
+
+
+def test_a_run_delivers_its_events_in_the_gui_thread_and_cleans_up(qtbot, controller):
+    with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
+        controller.start(FAST)
+        assert controller.running
+        assert controller.session is not None
+    events = controller.recorder.events
+    assert isinstance(events[0], RunStarted)
+    assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
+    reports = controller.recorder.of(StepsReported)
+    assert sum(len(r.losses) for r in reports) == FAST.max_steps
+    assert len(controller.recorder.of(EpochEnded)) == 1
+    assert controller.recorder.threads == {threading.get_ident()}  # slots ran in the GUI thread
+    assert not controller.running and controller.session is None
+    assert running_qthreads() == []
+
+
+def test_only_one_run_at_a_time(qtbot, controller):
+    controller.start(ENDLESS)
+    with pytest.raises(RuntimeError, match="already active"):
+        controller.start(FAST)
+    assert controller.shutdown(30_000)
+    assert not controller.running
+
+
+def test_commands_without_a_run_do_nothing(controller):
+    controller.pause()
+    controller.resume()
+    controller.request_stop()
+    controller.request_cache_clear()
+    assert controller.shutdown() is True
+    assert not controller.running and controller.recorder.events == []
+
+
+def test_pause_resume_and_stop_go_to_the_session(qtbot, controller):
+    controller.start(ENDLESS)
+    rec = controller.recorder
+    qtbot.waitUntil(lambda: bool(rec.of(StepsReported)), timeout=TIMEOUT_MS)
+    controller.pause()
+    qtbot.waitUntil(lambda: bool(rec.of(RunPaused)), timeout=TIMEOUT_MS)
+    step = rec.of(RunPaused)[0].step
+    qtbot.wait(400)
+    assert rec.of(StepsReported)[-1].step == step  # nothing trained while paused
+    controller.resume()
+    qtbot.waitUntil(lambda: rec.of(StepsReported)[-1].step > step, timeout=TIMEOUT_MS)
+    assert rec.of(RunResumed)[0].step == step
+    with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
+        controller.request_stop()
+    assert rec.events[-1].status == "stopped"
+
+
+def test_cache_clear_requested_mid_run_comes_back_as_an_event(qtbot, controller, monkeypatch):
+    import core.session
+
+    monkeypatch.setattr(core.session, "clear_cache", lambda device: 2_000_000)
+    controller.start(ENDLESS)
+    rec = controller.recorder
+    qtbot.waitUntil(lambda: bool(rec.of(StepsReported)), timeout=TIMEOUT_MS)
+    controller.request_cache_clear()
+    qtbot.waitUntil(lambda: bool(rec.of(CacheCleared)), timeout=TIMEOUT_MS)
+    cleared = rec.of(CacheCleared)[0]
+    assert cleared.freed_bytes == 2_000_000
+    assert cleared.step is not None and cleared.step >= 1  # applied at a step boundary
+    assert cleared.memory.device == "cpu"
+    assert controller.running  # the run goes on
+
+
+def test_shutdown_mid_run_ends_the_thread(qtbot, controller):
+    controller.start(ENDLESS)
+    qtbot.waitUntil(lambda: bool(controller.recorder.of(StepsReported)), timeout=TIMEOUT_MS)
+    thread = controller._thread
+    assert controller.shutdown(30_000) is True
+    assert thread.isFinished()
+    assert not controller.running
+    assert running_qthreads() == []
+
+
+def test_an_exception_in_the_session_is_reported_and_the_thread_ends(qtbot, controller, monkeypatch):
+    import core.session
+
+    def broken_run(self):
+        raise ValueError("bad things")
+
+    monkeypatch.setattr(core.session.TrainingSession, "run", broken_run)
+    with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
+        controller.start(FAST)
+    assert len(controller.recorder.crashes) == 1
+    message = controller.recorder.crashes[0]
+    assert message.startswith("ValueError: bad things")
+    assert "Traceback" in message  # the details go to the log
+    assert not controller.running
+    assert running_qthreads() == []
