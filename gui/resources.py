@@ -17,9 +17,10 @@ DESKTOP = "gpu-train-monitor.desktop"
 def assets_dir() -> Path:
     """The folder holding the assets, wherever the app was installed from."""
     try:
-        packaged = Path(str(resources.files("gui.assets")))
-        if (packaged / ICON).is_file():
-            return packaged
+        # gui.assets has no __init__.py: files() gives a MultiplexedPath, whose str() is not a path; join first
+        icon = resources.files("gui.assets") / ICON
+        if icon.is_file():
+            return Path(str(icon)).parent
     except (ModuleNotFoundError, TypeError):
         pass
     return Path(__file__).resolve().parent.parent / "assets"
