@@ -1,0 +1,133 @@
+"""The `gpu-train-monitor` entry point: screenshot mode, CLI dispatch, and the gui -> core dependency rule."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+from gui.app import main
+
+REPO = Path(__file__).resolve().parents[2]
+QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "gui")
+
+
+def run_python(code_or_args: list[str], timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **env}
+    return subprocess.run([sys.executable, *code_or_args], cwd=REPO, env=environment, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG file"
+    assert data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_screenshot_mode_writes_a_png_of_the_whole_window(tmp_path):
+    path = tmp_path / "shot.png"
+    result = run_python(["-m", "gui", "--screenshot", str(path), "--steps", "5", "--model", "tiny-cnn",
+                         "--device", "cpu", "--synthetic-samples", "512", "--batch-size", "64"])
+    assert result.returncode == 0, result.stderr
+    assert path.stat().st_size > 10_000  # a real picture of a window, not an empty image
+    width, height = png_size(path)
+    match = re.search(r"saved a (\d+)x(\d+) screenshot to (.+)", result.stdout)
+    assert match, result.stdout
+    assert (int(match.group(1)), int(match.group(2))) == (width, height)
+    assert (width, height) == (1280, 860)  # the window's default size: the whole window, frame excluded
+    assert Path(match.group(3).strip()) == path
+
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(path))
+    assert (image.width(), image.height()) == (width, height)
+    colours = {image.pixel(x, y) for x in range(0, width, 40) for y in range(0, height, 40)}
+    assert len(colours) > 5  # widgets and plots were drawn, not a blank canvas
+
+
+def test_screenshot_mode_rejects_bad_options_with_exit_code_2(capsys, tmp_path):
+    path = tmp_path / "x.png"
+    assert main(["--screenshot", str(path), "--steps", "0"]) == 2
+    assert "--steps" in capsys.readouterr().err
+    assert main(["--screenshot", str(path), "--batch-size", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-train-monitor: error: --batch-size: must be an integer from 1 to 65536")
+    assert "Traceback" not in err
+    assert not path.exists()  # no window was opened
+
+
+def test_devices_subcommand_goes_to_the_cli(capsys):
+    assert main(["devices", "--json"]) == 0
+    devices = json.loads(capsys.readouterr().out)
+    assert devices[0]["spec"] == "cpu" and devices[0]["capacity_bytes"] > 0
+
+
+def test_models_subcommand_goes_to_the_cli(capsys):
+    assert main(["models"]) == 0
+    names = capsys.readouterr().out.split()
+    assert "tiny-cnn" in names and "resnet18" in names
+
+
+def test_run_subcommand_trains_headless(capsys, tmp_path):
+    summary = tmp_path / "summary.json"
+    code = main(["run", "--model", "tiny-cnn", "--device", "cpu", "--synthetic-samples", "256", "--batch-size", "64",
+                 "--max-steps", "2", "--summary-json", str(summary)])
+    assert code == 0
+    assert "status      completed" in capsys.readouterr().out
+    assert json.loads(summary.read_text())["steps"] == 2
+
+
+def test_run_subcommand_bad_input_is_one_line_and_exit_2(capsys):
+    assert main(["run", "--lr", "50"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gpu-train-monitor: error: --lr: must be a number from 1e-08 to 10")
+    assert len(err.splitlines()) == 1
+
+
+def test_installed_console_script_dispatches_devices():
+    script = Path(sys.executable).with_name("gpu-train-monitor")
+    assert script.is_file(), "the project is not installed in this environment"
+    result = subprocess.run([str(script), "devices"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0].split()[:2] == ["device", "kind"]
+    assert any(line.startswith("cpu ") for line in result.stdout.splitlines())
+
+
+def test_core_never_imports_qt_pyqtgraph_or_gui():
+    # in a fresh process: pytest-qt has already imported Qt into this one
+    code = ("import importlib, pkgutil, sys, core\n"
+            "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
+            "    if m.name not in ('core.__main__',):\n"
+            "        importlib.import_module(m.name)\n"
+            "import core.session, core.cli\n"
+            f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r})\n"
+            "print(len([n for n in sys.modules if n.startswith('core.')]), bad)\n")
+    result = run_python(["-c", code])
+    assert result.returncode == 0, result.stderr
+    count, bad = result.stdout.strip().split(" ", 1)
+    assert int(count) >= 10  # the whole core package was imported
+    assert bad == "[]"
+
+
+def test_gui_imports_core():
+    code = "import sys, gui.main_window; print('core.config' in sys.modules, 'core.events' in sys.modules)"
+    result = run_python(["-c", code])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]
+
+
+def test_no_core_module_imports_qt_even_inside_a_function():
+    # the subprocess check above only sees module-level imports; this one reads every import statement
+    offenders = []
+    for path in sorted((REPO / "core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in QT_MODULES]
+    assert offenders == []
