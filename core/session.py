@@ -360,6 +360,8 @@ class TrainingSession:
         self.emit(OutOfMemory(self._step, batch, requested, free, reserved_unallocated,
                               "shrink" if shrink else "stop", new_batch, text))
         if not shrink:
+            if self._pending:  # the steps before the failure still reach the plot and the summary
+                self._report()
             raise _OutOfMemoryStop(text + "; try a smaller batch size or --on-oom shrink")
         self.source.set_batch_size(new_batch)  # type: ignore[arg-type]
         self.emit(LogMessage("warning", f"{text}; continuing with batch size {new_batch}"))
