@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reporte
 PROG = "gpu-train-monitor"
 EXIT_CODES = {"completed": 0, "stopped": 130, "diverged": 1, "oom": 1, "failed": 1}
 EXIT_USER_ERROR = 2
+COMMANDS = ("run", "devices", "models", "find-batch-size")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -61,6 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="train headless with a progress bar")
     add_run_options(run)
     run.add_argument("--summary-json", metavar="PATH", help="write the run's summary as JSON to PATH")
+    run.add_argument("--memory-snapshot", metavar="PATH",
+                     help="CUDA: record memory history and save a snapshot for pytorch.org/memory_viz to PATH")
+    finder = sub.add_parser("find-batch-size", help="find the largest batch size that fits in memory")
+    add_run_options(finder)
+    finder.add_argument("--capacity", metavar="BYTES", type=parse_bytes,
+                        help="memory to plan for, e.g. 80GB or 8e9 (default: the device's; on the CPU, "
+                             "the memory available now)")
+    finder.add_argument("--margin", type=float, default=0.1, help="fraction of capacity kept free (default: 0.1)")
+    finder.add_argument("--start", type=int, default=1, help="first batch size tried (default: 1)")
+    finder.add_argument("--max-batch", type=int, default=65536, help="largest batch size tried (default: 65536)")
+    finder.add_argument("--json", metavar="PATH", help="write the result and every trial as JSON to PATH")
     devices = sub.add_parser("devices", help="list the devices a run can use")
     devices.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub.add_parser("models", help="list the model names --model accepts")
@@ -86,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return command_devices(args.json)
         if args.command == "models":
             return command_models()
+        if args.command == "find-batch-size":
+            return command_find_batch_size(args)
     except UserError as exc:
         print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
@@ -100,7 +115,16 @@ def command_run(args: argparse.Namespace) -> int:
     from core.progress import ProgressBar
     from core.session import TrainingSession
 
-    session = TrainingSession(config, [ProgressBar()])
+    if args.memory_snapshot and not Path(args.memory_snapshot).resolve().parent.is_dir():
+        raise ConfigError("memory_snapshot", f"the folder for {args.memory_snapshot} does not exist")
+    if args.memory_snapshot:
+        from core.devices import resolve_device
+        from core.snapshot import unsupported_reason
+
+        reason = unsupported_reason(resolve_device(config.device))
+        if reason:
+            raise ConfigError("memory_snapshot", reason)
+    session = TrainingSession(config, [ProgressBar()], snapshot_path=args.memory_snapshot)
 
     def on_sigint(signum: int, frame: Any) -> None:  # first Ctrl+C stops cleanly, a second one aborts
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -154,6 +178,49 @@ def _summary_text(finished: RunFinished) -> str:
         f"val acc     {acc}",
         f"peak memory {peak}" + ("" if s.peak_reserved_bytes else " (process RSS)"),
     ])
+
+
+def parse_bytes(text: str) -> int:
+    """'80GB', '7.5GiB', '512MB', '8e9' -> bytes (decimal units unless the i says binary)."""
+    units = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+             "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+    match = re.fullmatch(r"\s*([0-9.eE+]+)\s*([a-zA-Z]*)\s*", text)
+    try:
+        value = float(match.group(1)) * units[match.group(2).lower()] if match else -1.0
+    except (ValueError, KeyError):
+        value = -1.0
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size: use bytes or a unit, e.g. 80GB, 7.5GiB, 8e9")
+    return int(value)
+
+
+def command_find_batch_size(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        raise ConfigError("json", f"the folder for {args.json} does not exist")
+    from core.batch_finder import Trial, find_batch_size
+    from core.units import format_bytes
+
+    def on_trial(trial: Trial) -> None:
+        peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
+        print(f"  batch {trial.batch_size:>6}: peak {peak:>12}  {'fits' if trial.fits else 'too big'}",
+              file=sys.stderr, flush=True)
+
+    print(f"searching on {config.device} with {config.model}, {TRIAL_NOTE}", file=sys.stderr, flush=True)
+    result = find_batch_size(config, capacity=args.capacity, margin=args.margin, start=args.start,
+                             max_batch=args.max_batch, on_trial=on_trial)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+    print(f"batch size      {result.batch_size}")
+    print(f"predicted peak  {format_bytes(result.predicted_peak(result.batch_size))} of "
+          f"{format_bytes(result.limit_bytes)} allowed ({format_bytes(result.capacity_bytes)} capacity, "
+          f"{result.margin:.0%} margin)")
+    print(f"fit             {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} "
+          f"per sample ({len(result.trials)} trials)")
+    return 0
+
+
+TRIAL_NOTE = "a few real training steps per candidate"
 
 
 def command_devices(as_json: bool) -> int:

@@ -69,6 +69,13 @@ class CacheCleared:
 
 
 @dataclass(frozen=True)
+class SnapshotSaved:
+    step: int
+    path: str  # a pickle that pytorch.org/memory_viz opens
+    size_bytes: int
+
+
+@dataclass(frozen=True)
 class RunPaused:
     step: int
 
@@ -133,5 +140,5 @@ class RunFinished:
 
 
 Event = Union[RunStarted, EpochStarted, StepsReported, EpochEnded, CacheCleared, RunPaused, RunResumed,
-              MemoryBreakdown, OutOfMemory, LogMessage, RunFinished]
+              MemoryBreakdown, SnapshotSaved, OutOfMemory, LogMessage, RunFinished]
 Observer = Callable[[Event], None]

@@ -9,7 +9,7 @@ from typing import TextIO
 from tqdm import tqdm
 
 from core.events import (CacheCleared, EpochEnded, Event, LogMessage, OutOfMemory, RunFinished, RunStarted,
-                         StepsReported)
+                         SnapshotSaved, StepsReported)
 from core.units import format_bytes
 
 
@@ -44,6 +44,9 @@ class ProgressBar:
                 self._write(f"epoch {event.epoch}: val accuracy {acc}, val loss {loss}")
             case CacheCleared():
                 self._write(f"cache cleared: {format_bytes(event.freed_bytes)} freed")
+            case SnapshotSaved():
+                self._write(f"memory snapshot saved to {event.path} ({format_bytes(event.size_bytes)}); "
+                            "open it at https://pytorch.org/memory_viz")
             case OutOfMemory():
                 self._write(f"warning: {event.message}")
             case LogMessage():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import queue
 import re
 import statistics
 import threading
@@ -28,8 +29,9 @@ from core.datasets import DatasetSplits, load_dataset, synthetic_bytes
 from core.devices import amp_dtype, check_amp, cpu_name, resolve_device
 from core.errors import ConfigError, DatasetError, UserError
 from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer, OutOfMemory,
-                         RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
+                         RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
 from core.memory import MemoryProbe, clear_cache, has_cache
+from core.snapshot import MemoryHistory
 from core.models import build_model, count_parameters, model_spec
 from core.step import Trainer, build_optimizer
 from core.summary import RunSummary
@@ -52,9 +54,16 @@ class _Diverged(Exception):
 class TrainingSession:
     """Runs one RunConfig to its end and emits events; thread-safe commands steer it."""
 
-    def __init__(self, config: RunConfig, observers: Iterable[Observer] = ()) -> None:
+    def __init__(self, config: RunConfig, observers: Iterable[Observer] = (), record_memory_history: bool = False,
+                 snapshot_path: str | None = None) -> None:
+        """`record_memory_history` (CUDA) records allocator events for snapshots; `snapshot_path`
+        implies it and saves a snapshot there when the run ends, before its memory is released."""
         self.config = config
         self.observers: list[Observer] = list(observers)
+        self.record_memory_history = record_memory_history or snapshot_path is not None
+        self.snapshot_path = snapshot_path
+        self._snapshot_requests: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._history: MemoryHistory | None = None
         self._stop = threading.Event()
         self._running = threading.Event()
         self._running.set()
@@ -76,6 +85,10 @@ class TrainingSession:
 
     def request_cache_clear(self) -> None:
         self._clear.set()
+
+    def request_snapshot(self, path: str) -> None:
+        """Save a memory snapshot to `path` at the next step boundary (needs record_memory_history)."""
+        self._snapshot_requests.put(path)
 
     @property
     def stop_requested(self) -> bool:
@@ -111,6 +124,7 @@ class TrainingSession:
         except Exception as exc:  # a bug or an environment failure: report it, never kill the caller
             status, message = "failed", f"{type(exc).__name__}: {exc}"
         summary = self._summary(status)
+        self._finish_history()
         self._release()
         finished = RunFinished(status, self._step, message, user_error, summary)
         self.emit(finished)
@@ -124,6 +138,9 @@ class TrainingSession:
             torch.cuda.set_device(device)  # the current device is per thread: set it in the worker
         self.device = device
         check_amp(device, cfg.amp)
+        if self.record_memory_history:  # before any allocation, so the snapshot shows them all
+            self._history = MemoryHistory(device)
+            self._history.start()
         self._device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else (
             "Apple GPU (MPS)" if device.type == "mps" else cpu_name())
         self.probe = MemoryProbe(device)
@@ -256,10 +273,31 @@ class TrainingSession:
             self.breakdown = breakdown
         self.emit(breakdown)
 
+    def _save_snapshot(self, path: str) -> None:
+        if self._history is None:
+            self.emit(LogMessage("warning", "no memory history is being recorded in this run: snapshot not saved"))
+            return
+        try:
+            size = self._history.save(path)
+        except UserError as exc:
+            self.emit(LogMessage("error", str(exc)))
+            return
+        self.emit(SnapshotSaved(self._step, path, size))
+
+    def _finish_history(self) -> None:
+        if self._history is None:
+            return
+        if self.snapshot_path:
+            self._save_snapshot(self.snapshot_path)
+        self._history.stop()
+        self._history = None
+
     def _at_step_boundary(self) -> None:
-        """Apply commands from other threads: cache clear, pause (blocking), stop."""
+        """Apply commands from other threads: cache clear, snapshot, pause (blocking), stop."""
         if self._clear.is_set():
             self._apply_cache_clear()
+        while not self._snapshot_requests.empty():
+            self._save_snapshot(self._snapshot_requests.get())
         if not self._running.is_set() and not self._stop.is_set():
             if self._pending:
                 self._report()

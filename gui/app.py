@@ -15,10 +15,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.cli import COMMANDS as CLI_COMMANDS
 from core.cli import PROG, OneLineParser, add_run_options, config_from_args, user_error_line
 from core.errors import UserError
 
-CLI_COMMANDS = ("run", "devices", "models")
 SCREENSHOT_TIMEOUT_S = 600
 
 

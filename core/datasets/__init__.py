@@ -14,7 +14,11 @@ from core.config import RunConfig
 from core.datasets.synthetic import make_synthetic, synthetic_bytes
 from core.datasets.types import DatasetSplits, ImageSplit
 
-__all__ = ["DatasetSplits", "ImageSplit", "default_data_dir", "load_dataset", "synthetic_bytes"]
+__all__ = ["DatasetSplits", "ImageSplit", "dataset_shape", "default_data_dir", "load_dataset", "synthetic_bytes"]
+
+# channels, height, width, classes, images (train + val) of the fixed-format datasets
+_SHAPES = {"cifar10": (3, 32, 32, 10, 60_000), "mnist": (1, 28, 28, 10, 70_000),
+           "fashion-mnist": (1, 28, 28, 10, 70_000)}
 
 
 def default_data_dir() -> Path:
@@ -22,6 +26,26 @@ def default_data_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("gpu-train-monitor")) / "datasets"
+
+
+def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, int, int, int | None]:
+    """(channels, height, width, classes, images) without loading the data: enough to size a run."""
+    if config.dataset == "synthetic":
+        from core.datasets.synthetic import CHANNELS, NUM_CLASSES, SIZE, val_samples
+
+        return CHANNELS, SIZE, SIZE, NUM_CLASSES, config.synthetic_samples + val_samples(config.synthetic_samples)
+    if config.dataset in _SHAPES:
+        return _SHAPES[config.dataset]
+    from torchvision.datasets.folder import find_classes
+
+    root = Path(config.data_dir) if config.data_dir else default_data_dir()
+    try:
+        classes, _ = find_classes(str(root / "train") if (root / "train").is_dir() else str(root))
+    except (FileNotFoundError, OSError) as exc:
+        from core.errors import DatasetError
+
+        raise DatasetError(f"data_dir: cannot read image folder {root}: {exc}") from None
+    return 3, image_size, image_size, len(classes), None
 
 
 def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int = 32) -> DatasetSplits:

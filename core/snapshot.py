@@ -1,0 +1,68 @@
+"""CUDA memory history snapshots that pytorch.org/memory_viz opens.
+
+Wraps torch's private `torch.cuda.memory._record_memory_history` / `_dump_snapshot` (torch >= 2.1) so
+a change there breaks one place. Recording is always bounded (`max_entries`): an unbounded history
+grows without limit during a long run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.errors import UserError
+
+if TYPE_CHECKING:
+    import torch
+
+DEFAULT_MAX_ENTRIES = 100_000
+
+
+def unsupported_reason(device: torch.device | str) -> str | None:
+    """Why snapshots cannot be recorded on `device`, or None when they can."""
+    import torch
+
+    device = torch.device(device)
+    if device.type != "cuda":
+        return f"memory history is recorded by the CUDA caching allocator; {device.type} has none"
+    memory = getattr(torch.cuda, "memory", None)
+    if memory is None or not hasattr(memory, "_record_memory_history") or not hasattr(memory, "_dump_snapshot"):
+        return "this PyTorch build cannot record memory history (needs torch >= 2.1)"
+    return None
+
+
+class MemoryHistory:
+    """Records allocator events on one CUDA device; `save()` writes a snapshot (a pickle) any time."""
+
+    def __init__(self, device: torch.device | str, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+        reason = unsupported_reason(device)
+        if reason is not None:
+            raise UserError(f"memory snapshot: {reason}")
+        self.max_entries = max_entries
+        self.recording = False
+
+    def start(self) -> None:
+        import torch
+
+        torch.cuda.memory._record_memory_history(max_entries=self.max_entries)
+        self.recording = True
+
+    def save(self, path: str | os.PathLike[str]) -> int:
+        """Write the snapshot; returns its size in bytes."""
+        import torch
+
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            torch.cuda.memory._dump_snapshot(str(target))
+        except OSError as exc:
+            raise UserError(f"memory snapshot: cannot write {target}: {exc}") from None
+        return target.stat().st_size
+
+    def stop(self) -> None:
+        if self.recording:
+            import torch
+
+            torch.cuda.memory._record_memory_history(enabled=None)
+            self.recording = False
