@@ -245,7 +245,8 @@ class MainWindow(QMainWindow):
             case RunStarted():
                 self.stats.reset(event.total_steps, int(event.config["epochs"]))
                 self.memory_plot.add_sample(event.memory)
-                self._set_state("running")
+                if self.state != "stopping":  # Stop clicked during setup: do not flip back to running
+                    self._set_state("running")
                 cfg = event.config
                 self.log.add(f"run started on {event.device} ({event.device_name}): {cfg['model']}, "
                              f"{event.parameters:,} parameters, {cfg['dataset']} ({event.train_samples} train / "
