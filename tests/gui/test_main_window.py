@@ -117,6 +117,21 @@ def test_stop_while_paused_ends_the_run(qtbot, window):
     assert not window.controller.running
 
 
+def test_stop_clicked_before_the_run_started_never_shows_running_again(qtbot, window, monkeypatch):
+    shown: list[str] = []
+    set_state = window.stats.set_state
+    monkeypatch.setattr(window.stats, "set_state", lambda state: (shown.append(state), set_state(state)))
+    window.form.set_config(ENDLESS)
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # while the run is still setting up
+        assert window.state == "stopping"
+    assert ended.args == ["stopped"]
+    after_stop = shown[shown.index("stopping"):]
+    assert "running" not in after_stop, shown
+    assert after_stop[-1] == "stopped"
+
+
 def test_stop_then_start_again_runs_to_the_end(qtbot, window):
     start(qtbot, window, ENDLESS)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
