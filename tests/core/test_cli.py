@@ -1,0 +1,282 @@
+"""The headless command line, run the way a user runs it: `python -m core ...` in a subprocess.
+
+Bad input must end with exit code 2 and exactly one line on stderr that names the option and says
+what is allowed; a traceback is a bug.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import signal
+import struct
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from core.cli import build_parser, config_from_args, main, option_name
+from core.config import BOUNDS, RunConfig
+from core.devices import list_devices
+
+FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256"]
+SUMMARY_KEYS = {"status", "steps", "samples", "wall_s", "samples_per_s", "loss_first", "loss_last", "val_accuracy",
+                "device", "device_name", "peak_allocated_bytes", "peak_reserved_bytes", "peak_rss_bytes", "config"}
+
+
+# One compute thread per child: the suite runs on small shared machines, where torch's threads would fight.
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "core", *args]
+
+
+def cli(*args: str, timeout: float = 120, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command(*args), capture_output=True, text=True, timeout=timeout, env=ENV,
+                          **kwargs)  # type: ignore[call-overload]
+
+
+def user_error_line(result: subprocess.CompletedProcess[str], *expected: str) -> str:
+    """The one stderr line of a bad-input exit, checked to contain every `expected` fragment."""
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    line = lines[0]
+    assert line.startswith("gpu-train-monitor"), line
+    assert "error" in line
+    for fragment in expected:
+        assert fragment in line, (fragment, line)
+    assert "status" not in result.stdout  # no run summary for a run that never started
+    return line
+
+
+# --- bad input, one line each -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--batch-size", "0"], ["--batch-size", "an integer from 1 to 65536", "got 0"]),
+    (["--lr", "-1"], ["--lr", "a number from 1e-08 to 10"]),
+    (["--epochs", "0"], ["--epochs", "an integer from 1 to 10000"]),
+    (["--optimizer", "rmsprop"], ["--optimizer", "one of sgd, adamw", "rmsprop"]),
+    (["--placement", "gpu"], ["--placement", "one of auto, stream, resident"]),
+    (["--lr", "nan"], ["--lr", "a number from 1e-08 to 10"]),
+    (["--batch-size", "abc"], ["--batch-size", "invalid int value", "abc"]),
+    (["--no-such-option"], ["unrecognized arguments", "--no-such-option"]),
+])
+def test_out_of_range_and_malformed_options_exit_2_with_one_line(args: list[str], expected: list[str]) -> None:
+    user_error_line(cli("run", *args), *expected)
+
+
+MISSING_GPU = torch.cuda.device_count() + 7 if torch.cuda.is_available() else 7
+
+
+def _write_mnist_with_corrupt_images(root: Path) -> Path:
+    raw = root / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    good = {"train-labels-idx1-ubyte": (0x801, np.zeros(4, np.uint8)),
+            "t10k-images-idx3-ubyte": (0x803, np.zeros((2, 28, 28), np.uint8)),
+            "t10k-labels-idx1-ubyte": (0x801, np.zeros(2, np.uint8))}
+    for name, (magic, array) in good.items():
+        (raw / name).write_bytes(struct.pack(">I", magic) + struct.pack(f">{array.ndim}I", *array.shape) + array.tobytes())
+    corrupt = raw / "train-images-idx3-ubyte"
+    corrupt.write_bytes(b"<html>not an IDX file</html>")  # what a captive portal leaves behind
+    return corrupt
+
+
+class Launched:
+    """Children started together; `result(name)` waits for one of them."""
+
+    def __init__(self) -> None:
+        self.processes: dict[str, subprocess.Popen[str]] = {}
+        self.corrupt_file = Path()
+
+    def start(self, name: str, *args: str) -> None:
+        self.processes[name] = subprocess.Popen(command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                text=True, env=ENV)
+
+    def result(self, name: str) -> subprocess.CompletedProcess[str]:
+        process = self.processes[name]
+        stdout, stderr = process.communicate(timeout=180)
+        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+@pytest.fixture(scope="module")
+def late_errors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launched]:
+    """Bad input found once torch is up (devices, models, data): started at once, as each child loads torch."""
+    launched = Launched()
+    corrupt_root = tmp_path_factory.mktemp("corrupt")
+    launched.corrupt_file = _write_mnist_with_corrupt_images(corrupt_root)
+    launched.start("device", "run", "--device", f"cuda:{MISSING_GPU}")
+    launched.start("model", "run", *FAST, "--model", "nosuchnet")
+    launched.start("data_dir", "run", *FAST, "--dataset", "mnist", "--data-dir", "/missing")
+    launched.start("corrupt", "run", *FAST, "--dataset", "mnist", "--data-dir", str(corrupt_root))
+    yield launched
+    for process in launched.processes.values():
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
+def test_unavailable_device_lists_the_devices_that_exist(late_errors: Launched) -> None:
+    available = ", ".join(d.spec for d in list_devices(query_free=False))
+    user_error_line(late_errors.result("device"), "--device", f"cuda:{MISSING_GPU}", "not available",
+                    f"available: {available}")
+
+
+def test_unknown_model_says_how_to_list_models(late_errors: Launched) -> None:
+    user_error_line(late_errors.result("model"), "--model", "nosuchnet", "gpu-train-monitor models")
+
+
+def test_missing_data_folder_names_it_and_how_to_get_the_files(late_errors: Launched) -> None:
+    line = user_error_line(late_errors.result("data_dir"), "/missing", "does not exist", "--download")
+    assert "MNIST/raw" in line  # where the files are expected
+
+
+def test_corrupt_dataset_file_is_named(late_errors: Launched) -> None:
+    user_error_line(late_errors.result("corrupt"), str(late_errors.corrupt_file), "bad magic number")
+
+
+def run_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`main(["run", ...])` in this process (torch is loaded already): for the cases beyond the required ones."""
+    code = main(["run", *args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out, err)
+
+
+def test_amp_mode_the_device_cannot_run_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    user_error_line(run_in_process(capsys, *FAST, "--amp", "fp16"), "--amp", "fp16", "bf16 or off")
+
+
+def test_batch_larger_than_the_dataset_is_refused_with_the_largest_allowed(capsys: pytest.CaptureFixture[str]) -> None:
+    user_error_line(run_in_process(capsys, *FAST, "--batch-size", "600"), "--batch-size", "use at most 256")
+
+
+def test_summary_json_into_a_missing_folder_fails_before_training(tmp_path: Path) -> None:
+    target = tmp_path / "no" / "such" / "folder" / "summary.json"
+    user_error_line(cli("run", *FAST, "--summary-json", str(target)), "--summary-json", str(target))
+
+
+DATA_LIMIT = 3 * 2**30
+
+
+def _limit_data_segment() -> None:
+    resource.setrlimit(resource.RLIMIT_DATA, (DATA_LIMIT, resource.getrlimit(resource.RLIMIT_DATA)[1]))
+
+
+def test_resident_dataset_that_cannot_fit_suggests_stream() -> None:
+    # 1.5M synthetic images are ~5.5 GB; the process may only use 3 GB of data memory.
+    samples = 1_500_000
+    result = cli("run", "--device", "cpu", "--model", "tiny-cnn", "--placement", "resident",
+                 "--synthetic-samples", str(samples), preexec_fn=_limit_data_segment)
+    line = user_error_line(result, "--placement", "synthetic", "--placement stream")
+    needed, free = (float(v) for v in re.findall(r"([\d.]+) GB", line)[:2])
+    assert needed > DATA_LIMIT / 1e9 > free  # it says how much was needed and how little is free
+
+
+# --- runs that work -----------------------------------------------------------------------------------
+
+
+def test_run_writes_a_summary_json_with_every_field(tmp_path: Path) -> None:
+    target = tmp_path / "summary.json"
+    result = cli("run", *FAST, "--batch-size", "32", "--max-steps", "5", "--summary-json", str(target))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    summary = json.loads(target.read_text(encoding="utf-8"))
+    assert SUMMARY_KEYS <= set(summary)
+    assert summary["status"] == "completed"
+    assert summary["steps"] == 5 and summary["samples"] == 5 * 32
+    assert summary["device"] == "cpu" and summary["device_name"]
+    assert summary["wall_s"] > 0 and summary["samples_per_s"] > 0
+    assert summary["loss_first"] > 0 and summary["loss_last"] > 0
+    assert 0.0 <= summary["val_accuracy"] <= 1.0
+    assert summary["peak_rss_bytes"] > 0 and summary["peak_allocated_bytes"] > 0
+    assert summary["peak_reserved_bytes"] == 0  # the CPU has no caching allocator
+    assert summary["config"]["batch_size"] == 32 and summary["config"]["model"] == "tiny-cnn"
+    assert RunConfig.from_dict(summary["config"]).max_steps == 5  # the config can be run again
+    assert "status      completed" in result.stdout
+    assert "steps       5" in result.stdout
+
+
+def test_ctrl_c_stops_the_run_cleanly_with_exit_130(tmp_path: Path) -> None:
+    target = tmp_path / "summary.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "core", "run", *FAST, "--synthetic-samples", "2560", "--batch-size", "8",
+         "--summary-json", str(target)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()  # printed once the run has started (the handler is installed)
+        assert first.startswith("training tiny-cnn on cpu"), first
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert "stopping at the next step" in stderr
+    assert "status      stopped" in stdout
+    summary = json.loads(target.read_text(encoding="utf-8"))
+    assert summary["status"] == "stopped"
+    assert summary["steps"] < 2560 // 8
+
+
+def test_devices_json_lists_the_cpu_with_its_capacity() -> None:
+    result = cli("devices", "--json")
+    assert result.returncode == 0, result.stderr
+    devices = json.loads(result.stdout)
+    cpu = devices[0]
+    assert cpu["spec"] == "cpu" and cpu["kind"] == "cpu" and cpu["name"]
+    assert cpu["capacity_bytes"] > 2**28
+    assert 0 < cpu["free_bytes"] <= cpu["capacity_bytes"]
+    assert [d["spec"] for d in devices] == [d.spec for d in list_devices(query_free=False)]
+
+
+def test_devices_table_has_one_row_per_device(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["devices"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["device", "kind", "capacity"]
+    assert lines[1].startswith("cpu")
+    assert len(lines) == 1 + len(list_devices(query_free=False))
+
+
+def test_models_lists_ours_first_then_torchvision_names(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models"]) == 0
+    names = capsys.readouterr().out.split()
+    assert names[:2] == ["tiny-cnn", "resnet18"]
+    assert "resnet50" in names and "mobilenet_v3_small" in names
+    assert names.count("resnet18") == 1
+
+
+def test_no_command_prints_help_and_exits_2() -> None:
+    result = cli()
+    assert result.returncode == 2
+    assert "run" in result.stdout and "devices" in result.stdout and "models" in result.stdout
+
+
+# --- the parser reads the bounds table ----------------------------------------------------------------
+
+
+def test_every_config_field_is_an_option_with_its_range_in_the_help() -> None:
+    run_help = cli("run", "--help").stdout
+    for field in BOUNDS:
+        assert option_name(field) in run_help, field
+    assert "an integer from 1 to 65536" in run_help
+
+
+def test_options_become_a_config_and_unset_ones_keep_the_defaults() -> None:
+    args = build_parser().parse_args(["run", "--batch-size", "16", "--lr", "0.001", "--optimizer", "adamw",
+                                      "--channels-last", "--no-pin-memory", "--max-steps", "7"])
+    config = config_from_args(args)
+    assert config == RunConfig(batch_size=16, lr=0.001, optimizer="adamw", channels_last=True, pin_memory=False,
+                               max_steps=7)
+    assert config_from_args(build_parser().parse_args(["run"])) == RunConfig()

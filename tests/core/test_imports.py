@@ -1,0 +1,42 @@
+"""`core` stands alone: it never loads Qt, pyqtgraph or the gui package.
+
+Checked in fresh interpreters: pytest-qt loads Qt into this test process, so looking at this
+process's sys.modules would prove nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+GUI_ROOTS = ("PySide6", "PySide2", "PyQt5", "PyQt6", "shiboken6", "shiboken2", "pyqtgraph", "gui", "qtpy", "pytestqt")
+
+IMPORT_ALL_OF_CORE = f"""
+import importlib, json, pkgutil, sys
+import core
+names = sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core.") if m.name != "core.__main__")
+for name in names:
+    importlib.import_module(name)
+gui = sorted(m for m in sys.modules if m.split(".")[0] in {GUI_ROOTS!r})
+print(json.dumps({{"imported": names, "gui": gui}}))
+"""
+
+
+def run_python(code: str) -> str:
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_every_core_module_imports_without_qt_pyqtgraph_or_gui() -> None:
+    report = json.loads(run_python(IMPORT_ALL_OF_CORE))
+    assert {"core.session", "core.cli", "core.batches", "core.memory", "core.datasets.mnist"} <= set(report["imported"])
+    assert report["gui"] == []
+
+
+def test_the_config_loads_without_torch_so_the_window_can_build_its_form_first() -> None:
+    loaded = json.loads(run_python(
+        "import json, sys\nimport core.config, core.errors\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision', 'numpy'))))"))
+    assert loaded == []
