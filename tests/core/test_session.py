@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 import statistics
 import sys
 import threading
@@ -23,8 +22,9 @@ from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessa
 from core.memory import MemoryProbe
 from core.models import TinyCNN, build_model, count_parameters
 from core.session import TrainingSession
+from core.units import format_bytes
 
-TRAIN, BATCH = 512, 32
+TRAIN, BATCH = 256, 32
 STEPS_PER_EPOCH = TRAIN // BATCH
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=TRAIN, batch_size=BATCH, report_interval=0.01)
 PHASE_EVENTS = (RunStarted, EpochStarted, StepsReported, EpochEnded, RunFinished)
@@ -186,17 +186,20 @@ def host_syncs(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 @pytest.mark.parametrize("placement", ["resident", "stream"])
 def test_losses_are_fetched_once_per_report_not_once_per_step(placement: str, host_syncs: Counter[str]) -> None:
     epochs = 2
-    session, events = make_session(epochs=epochs, placement=placement, report_interval=10.0)  # reports at epoch ends
+    session, events = make_session(epochs=epochs, placement=placement, synthetic_samples=256, batch_size=16,
+                                   report_interval=10.0)  # reports at epoch ends only
     finished = session.run()
     reports = len(of_type(events, StepsReported))
-    assert finished.status == "completed" and finished.step == epochs * STEPS_PER_EPOCH
+    assert finished.status == "completed" and finished.step == epochs * 256 // 16
     assert session.loss_fetches == reports == epochs < finished.step
     bound = reports + epochs  # one loss fetch per report, one accuracy fetch per epoch
     for name in ("item", "tolist", "numpy", "cpu"):
         assert host_syncs[f"{name}:core"] <= bound, host_syncs
+    fetches = sum(host_syncs[f"{name}:{who}"] for name in ("item", "tolist", "numpy") for who in ("core", "other"))
     if placement == "resident":  # nothing else in the loop (model, optimizer, batches) fetches either
-        fetches = sum(host_syncs[f"{name}:{who}"] for name in ("item", "tolist", "numpy") for who in ("core", "other"))
         assert fetches <= bound, host_syncs
+    else:  # each DataLoader pass also draws a seed and a host-side shuffle order: per epoch, not per step
+        assert fetches < finished.step // 2, host_syncs
 
 
 # --- commands from other threads ----------------------------------------------------------------------
@@ -231,7 +234,7 @@ def test_stop_while_paused_ends_the_run() -> None:
 
 
 def test_pause_holds_the_run_and_resume_continues_to_the_end() -> None:
-    session, events = make_session(epochs=1)
+    session, events = make_session(epochs=1, max_steps=6)
     paused = threading.Event()
     session.observers.append(on_first(RunPaused, lambda event: paused.set()))
     session.observers.append(on_first(StepsReported, lambda event: from_another_thread(session.pause)))
@@ -259,11 +262,11 @@ def test_pause_holds_the_run_and_resume_continues_to_the_end() -> None:
     reports = of_type(events, StepsReported)
     before_pause = [r for r in reports if events.index(r) < events.index(pause)]
     assert before_pause[-1].step == pause.step  # the plot is up to date while paused
-    assert (finished.status, finished.step) == ("completed", STEPS_PER_EPOCH)
+    assert (finished.status, finished.step) == ("completed", 6)
 
 
 def test_cache_clear_mid_run_is_reported_and_frees_nothing_on_the_cpu() -> None:
-    session, events = make_session(epochs=1)
+    session, events = make_session(epochs=1, max_steps=4)
     at: list[int] = []
 
     def clear(event: Event) -> None:
@@ -389,6 +392,6 @@ def test_resident_refuses_a_dataset_that_does_not_fit(monkeypatch: pytest.Monkey
     finished = session.run()
     assert finished.status == "failed" and finished.user_error
     assert finished.message.startswith("placement: ") and "--placement stream" in finished.message
-    sizes = [float(v) for v in re.findall(r"([\d.]+) MB", finished.message)]
-    assert sizes[0] == pytest.approx(synthetic_bytes(TRAIN) / 1e6, abs=0.01)  # what it needs ...
-    assert sizes[1] == pytest.approx(synthetic_bytes(TRAIN) / 2e6, abs=0.01)  # ... and what is free
+    needs = f"needs {format_bytes(synthetic_bytes(TRAIN))} on cpu"
+    free = f"only {format_bytes(synthetic_bytes(TRAIN) // 2)} is free"
+    assert needs in finished.message and free in finished.message
