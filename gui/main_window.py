@@ -12,14 +12,18 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence
-from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QMainWindow, QPushButton, QScrollArea, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QMainWindow, QPushButton,
+                               QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from core.config import RunConfig
-from core.events import (CacheCleared, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunPaused, RunResumed,
-                         RunStarted, StepsReported)
+from core.events import (CacheCleared, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory, RunFinished,
+                         RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
 from core.units import format_bytes
+from gui.breakdown_view import BreakdownView
+from gui.finder_panel import FinderPanel
 from gui.log_panel import LogPanel
+from gui.nvml_panel import NvmlPanel
+from gui.oom_banner import OomBanner
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.resources import ICON, asset
@@ -28,6 +32,7 @@ from gui.settings_form import SettingsForm
 from gui.stats_panel import StatsPanel
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
+NVML_POLL_INTERVAL_MS = 1000
 IDLE_POLL_INTERVAL_MS = 250
 CLOSE_WAIT_MS = 5000
 FINAL_STATES = {"completed": "finished", "stopped": "stopped", "diverged": "diverged", "oom": "oom",
@@ -65,6 +70,10 @@ class MainWindow(QMainWindow):
         self.idle_timer = QTimer(self)
         self.idle_timer.setInterval(IDLE_POLL_INTERVAL_MS)
         self.idle_timer.timeout.connect(self._on_idle_poll)
+        self.nvml_timer = QTimer(self)
+        self.nvml_timer.setInterval(NVML_POLL_INTERVAL_MS)
+        self.nvml_timer.timeout.connect(self._on_nvml_poll)
+        self._last_sample: Any = None
         self._update_controls()
 
     # ---- layout ----------------------------------------------------------------------------------
@@ -90,6 +99,12 @@ class MainWindow(QMainWindow):
         buttons = QHBoxLayout()
         for button in (self.start_button, self.pause_button, self.stop_button, self.clear_button):
             buttons.addWidget(button)
+        self.record_history = QCheckBox("Record memory history")
+        self.save_snapshot_button = QPushButton("Save snapshot…")
+        self.save_snapshot_button.clicked.connect(self._on_save_snapshot)
+        snapshot_row = QHBoxLayout()
+        snapshot_row.addWidget(self.record_history)
+        snapshot_row.addWidget(self.save_snapshot_button)
 
         form_scroll = QScrollArea()
         form_scroll.setWidgetResizable(True)
@@ -107,20 +122,39 @@ class MainWindow(QMainWindow):
         left_layout.setContentsMargins(4, 4, 4, 4)
         left_layout.addWidget(form_scroll, 1)
         left_layout.addLayout(buttons)
+        left_layout.addLayout(snapshot_row)
         left_layout.addWidget(stats_box)
 
         self.loss_plot = LossPlot()
         self.memory_plot = MemoryPlot()
         self.log = LogPanel()
+        self.breakdown_view = BreakdownView()
+        self.nvml_panel = NvmlPanel()
+        self.finder_panel = FinderPanel(self.form.config)
+        self.finder_panel.use_batch_size.connect(self._on_use_batch_size)
+        self.finder_panel.log.connect(self._on_panel_log)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.log, "Log")
+        self.tabs.addTab(self.breakdown_view, "Memory breakdown")
+        self.tabs.addTab(self.nvml_panel, "GPU (NVML)")
+        self.tabs.addTab(self.finder_panel, "Batch-size finder")
         self.right_splitter = QSplitter(Qt.Orientation.Vertical)
         self.right_splitter.addWidget(self.loss_plot)
         self.right_splitter.addWidget(self.memory_plot)
-        self.right_splitter.addWidget(self.log)
-        self.right_splitter.setSizes([440, 300, 120])
+        self.right_splitter.addWidget(self.tabs)
+        self.right_splitter.setSizes([400, 300, 180])
+        self.oom_banner = OomBanner()
+        self.oom_banner.retry_smaller.connect(self._on_retry_smaller)
+        self.oom_banner.run_finder.connect(self._on_oom_run_finder)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.oom_banner)
+        right_layout.addWidget(self.right_splitter, 1)
 
         self.main_splitter = QSplitter(Qt.Orientation.Horizontal)
         self.main_splitter.addWidget(left)
-        self.main_splitter.addWidget(self.right_splitter)
+        self.main_splitter.addWidget(right)
         self.main_splitter.setStretchFactor(1, 1)
         self.main_splitter.setSizes([360, 900])
         self.setCentralWidget(self.main_splitter)
@@ -141,6 +175,8 @@ class MainWindow(QMainWindow):
         self.form.set_models(available_models())
         self._on_refresh_devices()
         self.idle_timer.start()
+        self.nvml_timer.start()
+        self._on_nvml_poll()
         self._update_controls()
 
     @Slot()
@@ -193,7 +229,11 @@ class MainWindow(QMainWindow):
         self._final_state = "finished"
         self._set_state("starting")
         self.log.add(f"starting: {config.model} on {config.device}, {config.dataset}, batch {config.batch_size}")
-        self.controller.start(config)
+        self.breakdown_view.clear()
+        self.oom_banner.hide()
+        self._last_config = config
+        self.controller.start(config, record_memory_history=self.record_history.isChecked()
+                              and self.record_history.isEnabled())
         self._update_controls()
 
     @Slot()
@@ -265,9 +305,16 @@ class MainWindow(QMainWindow):
                 self._set_state("paused")
             case RunResumed():
                 self._set_state("running")
+            case MemoryBreakdown():
+                self.breakdown_view.show_breakdown(event)
+            case SnapshotSaved():
+                self.log.add(f"memory snapshot saved to {event.path} ({format_bytes(event.size_bytes)}) at step "
+                             f"{event.step}: open it at https://pytorch.org/memory_viz")
             case OutOfMemory():
                 self.memory_plot.add_marker(self._now(), "out of memory", error=True)
-                self.log.add(event.message, "error")
+                self.log.add(event.message, "error" if event.action == "stop" else "warning")
+                if event.action == "stop":
+                    self.oom_banner.offer(event.batch_size, event.message)
             case LogMessage():
                 self.log.add(event.text, event.level)
             case RunFinished():
@@ -284,6 +331,63 @@ class MainWindow(QMainWindow):
                     if event.status != "failed" or not event.user_error:
                         self.memory_plot.add_marker(self._now(), event.status, error=True)
                 self._set_state("finishing")
+                if event.summary.memory_breakdown is None and self.breakdown_view.last is None:
+                    self.breakdown_view.clear()
+
+    # ---- memory insight: snapshots, NVML, out-of-memory choices, the finder -----------------------
+    @Slot()
+    def _on_save_snapshot(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save memory snapshot", "memory_snapshot.pickle",
+                                              "PyTorch memory snapshot (*.pickle)")
+        if path:
+            self.request_snapshot(path)
+
+    def request_snapshot(self, path: str) -> None:
+        self.controller.request_snapshot(path)
+        self.log.add(f"memory snapshot requested: saved at the next step boundary to {path}")
+
+    @Slot()
+    def _on_nvml_poll(self) -> None:
+        if not self.torch_loaded or self.probe is None:
+            return
+        device = self.probe.device
+        if device.type != "cuda":
+            self.nvml_panel.show_unavailable(f"The selected device is {device.type}: NVML reports on NVIDIA GPUs only.")
+            return
+        from core import nvml
+
+        status = nvml.status(device.index or 0)
+        if status is None:
+            self.nvml_panel.show_unavailable("NVML is not available (no NVIDIA driver or library found): "
+                                             "device-wide readings cannot be shown. PyTorch's own counters still work.")
+            return
+        reserved = self._last_sample.reserved_bytes if self._last_sample is not None else None
+        self.nvml_panel.show_status(status, reserved)
+
+    @Slot(int)
+    def _on_retry_smaller(self, batch_size: int) -> None:
+        self.oom_banner.hide()
+        self.form.set_batch_size(batch_size)
+        self.log.add(f"retrying with batch size {batch_size}")
+        self._on_start()
+
+    @Slot()
+    def _on_oom_run_finder(self) -> None:
+        self.oom_banner.hide()
+        self.tabs.setCurrentWidget(self.finder_panel)
+        if not self.controller.running and not self.finder_panel.running:
+            self.finder_panel._on_find()
+        self._update_controls()
+
+    @Slot(int)
+    def _on_use_batch_size(self, batch_size: int) -> None:
+        self.form.set_batch_size(batch_size)
+        self.log.add(f"batch size set to {batch_size} from the finder")
+
+    @Slot(str, str)
+    def _on_panel_log(self, text: str, level: str) -> None:
+        self.log.add(text, level)
+        self._update_controls()
 
     def _now(self) -> float:
         import time
@@ -291,6 +395,7 @@ class MainWindow(QMainWindow):
         return time.monotonic()
 
     def _show_memory(self, sample: Any) -> None:
+        self._last_sample = sample
         current = sample.allocated_bytes
         self.stats.update_memory(current, sample.peak_allocated_bytes)
 
@@ -353,6 +458,17 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(running and self.state not in ("stopping", "finishing"))
         self.stop_button.setToolTip("Stop at the next step boundary (Shift+F5)")
         from_kind = self.form.device_kind()
+        cuda = from_kind == "cuda" and self.torch_loaded
+        self.record_history.setEnabled(cuda and not running)
+        self.record_history.setToolTip(
+            "Record every allocation (bounded history) so a snapshot can be saved for pytorch.org/memory_viz"
+            if cuda else "Memory history is recorded by the CUDA caching allocator: pick a CUDA device")
+        recording = running and self.controller.recording_history
+        self.save_snapshot_button.setEnabled(recording)
+        self.save_snapshot_button.setToolTip(
+            "Save the memory history of this run as a snapshot (opens in pytorch.org/memory_viz)" if recording else
+            "Start a run with \"Record memory history\" ticked (CUDA only) to save a snapshot")
+        self.finder_panel.find_button.setEnabled(self.torch_loaded and not running and not self.finder_panel.running)
         has_cache = from_kind in ("cuda", "mps") and self.torch_loaded
         self.clear_button.setEnabled(has_cache)
         self.clear_button.setToolTip(
@@ -385,6 +501,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop a run before closing; never let a running QThread be destroyed."""
+        self.finder_panel.task.shutdown(CLOSE_WAIT_MS)
         if self.controller.running:
             self._set_state("stopping")
             if not self.controller.shutdown(CLOSE_WAIT_MS):
@@ -394,6 +511,7 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         self.idle_timer.stop()
+        self.nvml_timer.stop()
         self.redraw_timer.stop()
         self.save_settings()
         event.accept()

@@ -43,6 +43,7 @@ class MemoryPlot(QWidget):
         self._t0: float | None = None
         self._dirty = False
         self._has_allocator = True
+        self._capacity = 0
         self.markers: list[pg.InfiniteLine] = []
 
         self.plot = pg.PlotWidget()
@@ -57,7 +58,10 @@ class MemoryPlot(QWidget):
         toggles = QHBoxLayout()
         for key, (_, label, _, colour, dashed, tip, _) in SERIES.items():
             pen = pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
-            self.curves[key] = item.plot(pen=pen, name=label, connect="finite")
+            curve = pg.PlotDataItem(pen=pen, name=label, connect="finite")
+            # capacity is drawn but does not stretch the auto-range: the live curves stay readable
+            item.addItem(curve, ignoreBounds=key == "capacity")
+            self.curves[key] = curve
             box = QCheckBox(label)
             box.setChecked(True)
             box.setToolTip(tip)
@@ -75,7 +79,7 @@ class MemoryPlot(QWidget):
         if has_allocator == self._has_allocator:
             return
         self._has_allocator = has_allocator
-        self.plot.getPlotItem().setTitle("Device memory" if has_allocator else "Process memory (CPU)")
+        self._capacity = 0  # the title is set again with the capacity by the next sample
         for key, (_, gpu_label, cpu_label, _, _, gpu_tip, cpu_tip) in SERIES.items():
             label = gpu_label if has_allocator else cpu_label
             self.toggles[key].setText(label)
@@ -102,6 +106,12 @@ class MemoryPlot(QWidget):
 
     def add_sample(self, s: MemorySample) -> None:
         self.set_device_kind(s.has_allocator)
+        if s.capacity_bytes != self._capacity:
+            self._capacity = s.capacity_bytes
+            from core.units import format_bytes
+
+            what = "Device memory" if s.has_allocator else "Process memory (CPU)"
+            self.plot.getPlotItem().setTitle(f"{what}, capacity {format_bytes(s.capacity_bytes)}")
         used = float("nan") if s.device_used_bytes is None else s.device_used_bytes
         self.data.append(self.seconds(s.time_s), s.allocated_bytes, s.reserved_bytes, s.peak_allocated_bytes,
                          used, s.capacity_bytes)

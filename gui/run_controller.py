@@ -32,12 +32,16 @@ class RunController(QObject):
     def session(self):  # the core TrainingSession of the current run, or None
         return self._worker.session if self._worker is not None else None
 
-    def start(self, config: RunConfig) -> None:
+    @property
+    def recording_history(self) -> bool:
+        return self.session is not None and self.session.record_memory_history
+
+    def start(self, config: RunConfig, record_memory_history: bool = False) -> None:
         if self._thread is not None:
             raise RuntimeError("a run is already active")
         thread = QThread()
         thread.setObjectName("training")
-        worker = TrainingWorker(config)
+        worker = TrainingWorker(config, record_memory_history)
         worker.moveToThread(thread)
         thread.started.connect(worker.run)
         worker.event.connect(self._on_worker_event)  # queued: delivered in the GUI thread
@@ -61,6 +65,10 @@ class RunController(QObject):
     def request_cache_clear(self) -> None:
         if self.session is not None:
             self.session.request_cache_clear()
+
+    def request_snapshot(self, path: str) -> None:
+        if self.session is not None:
+            self.session.request_snapshot(path)
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         """Stop the run and wait for its thread (bounded). True when no thread is left running."""

@@ -194,6 +194,10 @@ class SettingsForm(QWidget):
             widget.blockSignals(False)
         self._on_changed()
 
+    def set_batch_size(self, batch_size: int) -> None:
+        """Set the batch size (from the finder or an out-of-memory retry), validating as a user edit does."""
+        self.widgets["batch_size"].setValue(batch_size)
+
     # ---- environment -----------------------------------------------------------------------------
     def set_devices(self, devices: list[Any]) -> None:
         """Fill the device combo from `core.devices.list_devices()`, keeping the current choice."""

@@ -21,11 +21,11 @@ class TrainingWorker(QObject):
     crashed = Signal(str)  # an exception escaped the session: the message and traceback
     finished = Signal()
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, record_memory_history: bool = False) -> None:
         super().__init__()
         from core.session import TrainingSession
 
-        self.session = TrainingSession(config, [self.event.emit])
+        self.session = TrainingSession(config, [self.event.emit], record_memory_history=record_memory_history)
 
     @Slot()
     def run(self) -> None:

@@ -53,7 +53,7 @@ def test_samples_are_plotted_against_seconds_since_the_first(plot):
 
 def test_gpu_labels_and_tooltips(plot):
     plot.add_sample(gpu_sample(0.0))
-    assert plot.plot.getPlotItem().titleLabel.text == "Device memory"
+    assert plot.plot.getPlotItem().titleLabel.text == "Device memory, capacity 16.00 GB"
     assert legend_labels(plot) == [SERIES[k][1] for k in SERIES]
     assert "memory_allocated" in plot.toggles["allocated"].toolTip()
     assert not plot.toggles["reserved"].isHidden()
@@ -61,7 +61,7 @@ def test_gpu_labels_and_tooltips(plot):
 
 def test_the_cpu_plots_process_rss_against_system_memory(plot):
     plot.add_sample(cpu_sample(0.0))
-    assert plot.plot.getPlotItem().titleLabel.text == "Process memory (CPU)"
+    assert plot.plot.getPlotItem().titleLabel.text.startswith("Process memory (CPU), capacity ")
     assert plot.toggles["allocated"].text() == "process RSS"
     assert plot.toggles["capacity"].text() == "system memory"
     assert plot.toggles["device_used"].text() == "system used"

@@ -1,0 +1,114 @@
+"""A callable run in its own QThread, for work like the batch-size finder that must not block the GUI.
+
+Same lifecycle rules as the training worker: try/except/finally, `finished` always emitted, a
+`threading.Event` for cancellation (queued slots on a busy worker never run), bounded `wait()`.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from core.errors import UserError
+
+
+class _Worker(QObject):
+    progress = Signal(object)
+    done = Signal(object)
+    failed = Signal(str)
+    finished = Signal()
+
+    def __init__(self, task: Callable[[Callable[[Any], None], Callable[[], bool]], Any],
+                 cancel: threading.Event) -> None:
+        super().__init__()
+        self.task = task
+        self.cancel = cancel
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            self.done.emit(self.task(self.progress.emit, self.cancel.is_set))
+        except UserError as exc:
+            self.failed.emit(str(exc))
+        except BaseException as exc:
+            self.failed.emit(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        finally:
+            self.finished.emit()
+
+
+class BackgroundTask(QObject):
+    """Runs `task(report_progress, cancelled)` in a QThread; results arrive in the GUI thread."""
+
+    progress = Signal(object)
+    done = Signal(object)
+    failed = Signal(str)
+    ended = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: QThread | None = None
+        self._worker: _Worker | None = None
+        self._cancel = threading.Event()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def start(self, task: Callable[[Callable[[Any], None], Callable[[], bool]], Any]) -> None:
+        if self._thread is not None:
+            raise RuntimeError("a task is already running")
+        self._cancel = threading.Event()
+        thread = QThread()
+        worker = _Worker(task, self._cancel)
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.progress.connect(self._on_progress)
+        worker.done.connect(self._on_done)
+        worker.failed.connect(self._on_failed)
+        worker.finished.connect(self._on_finished)
+        self._thread, self._worker = thread, worker
+        thread.start()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        if self._thread is None:
+            return True
+        self._cancel.set()
+        self._thread.quit()
+        if not self._thread.wait(timeout_ms):
+            return False
+        self._cleanup()
+        return True
+
+    @Slot(object)
+    def _on_progress(self, value: object) -> None:
+        self.progress.emit(value)
+
+    @Slot(object)
+    def _on_done(self, value: object) -> None:
+        self.done.emit(value)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self.failed.emit(message)
+
+    @Slot()
+    def _on_finished(self) -> None:
+        if self._thread is None:
+            return
+        self._thread.quit()
+        self._thread.wait()
+        self._cleanup()
+        self.ended.emit()
+
+    def _cleanup(self) -> None:
+        thread = self._thread
+        self._thread = self._worker = None
+        if thread is not None:
+            thread.deleteLater()

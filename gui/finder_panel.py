@@ -1,0 +1,176 @@
+"""The batch-size finder in the window: capacity and margin, a Find button, each trial's peak plotted
+against the batch size with the fitted line and the limit, and a button that uses the answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from core.config import RunConfig
+from core.units import format_bytes
+from gui.background import BackgroundTask
+
+
+class FinderPanel(QWidget):
+    """Runs core.batch_finder.find_batch_size in a background thread for the form's current config."""
+
+    use_batch_size = Signal(int)
+    log = Signal(str, str)  # text, level
+
+    def __init__(self, config_source: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.config_source = config_source  # callable returning the form's RunConfig (may raise UserError)
+        self.task = BackgroundTask(self)
+        self.task.progress.connect(self._on_trial)
+        self.task.done.connect(self._on_done)
+        self.task.failed.connect(self._on_failed)
+        self.task.ended.connect(self._on_ended)
+        self.trials: list[Any] = []
+        self.result: Any = None
+
+        self.capacity = QDoubleSpinBox()
+        self.capacity.setDecimals(2)
+        self.capacity.setRange(0.0, 100_000.0)
+        self.capacity.setSpecialValueText("device's")
+        self.capacity.setSuffix(" GB")
+        self.capacity.setToolTip("Memory to plan for. Leave at \"device's\" to use the selected device's; "
+                                 "set it to plan for a GPU you do not have (e.g. 24 GB). On the CPU the "
+                                 "default is the memory available now.")
+        self.margin = QDoubleSpinBox()
+        self.margin.setDecimals(2)
+        self.margin.setRange(0.0, 0.9)
+        self.margin.setSingleStep(0.05)
+        self.margin.setValue(0.1)
+        self.margin.setToolTip("Fraction of the capacity kept free for fragmentation and other processes")
+        self.start_batch = QSpinBox()
+        self.start_batch.setRange(1, 65536)
+        self.start_batch.setValue(1)
+        self.start_batch.setToolTip("First batch size tried; the search doubles from here")
+        self.find_button = QPushButton("Find batch size")
+        self.find_button.setToolTip("Run a few real training steps per candidate batch size (doubling, then "
+                                    "binary search) with the settings on the left")
+        self.find_button.clicked.connect(self._on_find)
+        self.stop_button = QPushButton("Stop search")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.task.cancel)
+        self.use_button = QPushButton("Use this batch size")
+        self.use_button.setEnabled(False)
+        self.use_button.clicked.connect(self._on_use)
+
+        controls = QHBoxLayout()
+        for label, widget in (("Capacity", self.capacity), ("Margin", self.margin), ("Start at", self.start_batch)):
+            controls.addWidget(QLabel(label))
+            controls.addWidget(widget)
+        controls.addWidget(self.find_button)
+        controls.addWidget(self.stop_button)
+        controls.addStretch(1)
+        self.result_label = QLabel("Finds the largest batch whose training peak stays under capacity × (1 − margin).")
+        self.result_label.setWordWrap(True)
+
+        self.plot = pg.PlotWidget()
+        item = self.plot.getPlotItem()
+        item.setLabel("bottom", "batch size")
+        item.setLabel("left", "peak memory", units="B")
+        item.showGrid(x=True, y=True, alpha=0.2)
+        item.addLegend(offset=(10, 10))
+        self.fit_scatter = item.plot(pen=None, symbol="o", symbolBrush=(44, 160, 44), name="fits")
+        self.fail_scatter = item.plot(pen=None, symbol="x", symbolBrush=(214, 39, 40), symbolPen=(214, 39, 40),
+                                      name="too big")
+        self.fit_line = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name="fit")
+        self.limit_line = pg.InfiniteLine(angle=0, pen=pg.mkPen((200, 0, 0), width=1, style=Qt.PenStyle.DashLine),
+                                          label="limit", labelOpts={"position": 0.05})
+        self.limit_line.hide()
+        item.addItem(self.limit_line)
+
+        result_row = QHBoxLayout()
+        result_row.addWidget(self.result_label, 1)
+        result_row.addWidget(self.use_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addLayout(result_row)
+        layout.addWidget(self.plot, 1)
+
+    @property
+    def running(self) -> bool:
+        return self.task.running
+
+    @Slot()
+    def _on_find(self) -> None:
+        from core.errors import UserError
+
+        try:
+            config: RunConfig = self.config_source()
+        except UserError as exc:
+            self.result_label.setText(f"Fix the settings first: {exc}")
+            return
+        self.start_search(config)
+
+    def start_search(self, config: RunConfig) -> None:
+        from core.batch_finder import find_batch_size
+
+        capacity = int(self.capacity.value() * 1e9) or None
+        margin, start = self.margin.value(), self.start_batch.value()
+        self.trials, self.result = [], None
+        self._redraw()
+        self.find_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.use_button.setEnabled(False)
+        self.result_label.setText(f"Searching with {config.model} on {config.device}…")
+        self.log.emit(f"batch-size search started: {config.model} on {config.device}", "info")
+        self.task.start(lambda progress, cancelled: find_batch_size(
+            config, capacity=capacity, margin=margin, start=start, on_trial=progress, should_stop=cancelled))
+
+    @Slot(object)
+    def _on_trial(self, trial: Any) -> None:
+        self.trials.append(trial)
+        peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
+        self.result_label.setText(f"batch {trial.batch_size}: peak {peak}, {'fits' if trial.fits else 'too big'}")
+        self._redraw()
+
+    @Slot(object)
+    def _on_done(self, result: Any) -> None:
+        self.result = result
+        self.trials = list(result.trials)
+        self.result_label.setText(
+            f"Largest batch that fits: {result.batch_size} (predicted peak "
+            f"{format_bytes(result.predicted_peak(result.batch_size))} of {format_bytes(result.limit_bytes)} "
+            f"allowed; {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} per sample)")
+        self.use_button.setText(f"Use batch size {result.batch_size}")
+        self.use_button.setEnabled(True)
+        self.log.emit(f"batch-size search: {result.batch_size} fits ({len(result.trials)} trials)", "info")
+        self._redraw()
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self.result_label.setText(message.splitlines()[0])
+        self.log.emit("batch-size search: " + message.splitlines()[0], "error")
+
+    @Slot()
+    def _on_ended(self) -> None:
+        self.find_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+
+    @Slot()
+    def _on_use(self) -> None:
+        if self.result is not None:
+            self.use_batch_size.emit(int(self.result.batch_size))
+
+    def _redraw(self) -> None:
+        fits = [(t.batch_size, t.peak_bytes) for t in self.trials if t.fits and t.peak_bytes is not None]
+        fails = [(t.batch_size, t.peak_bytes if t.peak_bytes is not None else (self.result.limit_bytes
+                  if self.result else 0)) for t in self.trials if not t.fits]
+        self.fit_scatter.setData(*zip(*fits)) if fits else self.fit_scatter.setData([], [])
+        self.fail_scatter.setData(*zip(*fails)) if fails else self.fail_scatter.setData([], [])
+        if self.result is not None and self.trials:
+            xs = np.array([0, max(t.batch_size for t in self.trials)], dtype=float)
+            self.fit_line.setData(xs, self.result.fixed_bytes + self.result.bytes_per_sample * xs)
+            self.limit_line.setPos(self.result.limit_bytes)
+            self.limit_line.label.setFormat(f"limit {format_bytes(self.result.limit_bytes)}")
+            self.limit_line.show()
+        else:
+            self.fit_line.setData([], [])
+            self.limit_line.hide()

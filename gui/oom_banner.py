@@ -1,0 +1,38 @@
+"""After a run stops out of memory: what happened, and the three ways on (smaller batch, finder, stop)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+
+class OomBanner(QFrame):
+    retry_smaller = Signal(int)  # the batch size to retry with
+    run_finder = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("oomBanner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("#oomBanner { background: #fdecea; border: 1px solid #c62828; }")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.retry_button = QPushButton()
+        self.finder_button = QPushButton("Find a batch size that fits")
+        self.dismiss_button = QPushButton("Stop here")
+        self.retry_button.clicked.connect(lambda: self.retry_smaller.emit(self._smaller))
+        self.finder_button.clicked.connect(self.run_finder.emit)
+        self.dismiss_button.clicked.connect(self.hide)
+        layout = QHBoxLayout(self)
+        layout.addWidget(self.message, 1)
+        for button in (self.retry_button, self.finder_button, self.dismiss_button):
+            layout.addWidget(button)
+        self._smaller = 1
+        self.hide()
+
+    def offer(self, batch_size: int, message: str) -> None:
+        self._smaller = max(batch_size // 2, 1)
+        self.message.setText(f"<b>Out of memory.</b> {message}")
+        self.retry_button.setText(f"Retry with batch {self._smaller}")
+        self.retry_button.setEnabled(batch_size > 1)
+        self.show()
