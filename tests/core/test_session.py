@@ -395,3 +395,20 @@ def test_resident_refuses_a_dataset_that_does_not_fit(monkeypatch: pytest.Monkey
     needs = f"needs {format_bytes(synthetic_bytes(TRAIN))} on cpu"
     free = f"only {format_bytes(synthetic_bytes(TRAIN) // 2)} is free"
     assert needs in finished.message and free in finished.message
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("placement", ["resident", "stream"])
+def test_a_short_run_on_the_gpu_reports_allocator_memory(placement: str) -> None:
+    session, events = make_session(device="cuda:0", placement=placement, max_steps=4)
+    session.observers.append(on_first(StepsReported, lambda event: session.request_cache_clear()))
+    finished = session.run()
+    assert (finished.status, finished.step) == ("completed", 4), finished.message
+    started = of_type(events, RunStarted)[0]
+    assert started.device == "cuda:0" and started.placement == placement
+    reports = of_type(events, StepsReported)
+    assert all(r.memory.has_allocator and r.memory.allocated_bytes > 0 for r in reports)
+    assert session.loss_fetches == len(reports)
+    assert len(of_type(events, CacheCleared)) == 1 and of_type(events, CacheCleared)[0].freed_bytes >= 0
+    assert finished.summary.device == "cuda:0"
+    assert finished.summary.peak_reserved_bytes >= finished.summary.peak_allocated_bytes > 0
