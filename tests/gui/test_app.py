@@ -18,7 +18,8 @@ QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "gui")
 
 
 def run_python(code_or_args: list[str], timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **env}
+    # one torch thread: the test machines share two cores, and two threads fighting for them are slower
+    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1", **env}
     return subprocess.run([sys.executable, *code_or_args], cwd=REPO, env=environment, capture_output=True,
                           text=True, timeout=timeout)
 
