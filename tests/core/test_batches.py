@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import torch
@@ -22,25 +22,27 @@ def splits() -> DatasetSplits:
     return make_synthetic(TRAIN, seed=0, device=CPU)
 
 
-def preprocess(splits: DatasetSplits, channels_last: bool = False, input_size: int | None = None) -> DevicePreprocess:
+def preprocess(splits: DatasetSplits, channels_last: bool = False,
+               input_size: int | None = None) -> DevicePreprocess:
     return DevicePreprocess(splits, CPU, in_channels=3, input_size=input_size, channels_last=channels_last, flip=True,
                             generator=torch.Generator().manual_seed(1))
 
 
-def resident(splits: DatasetSplits, batch: int = BATCH, **kwargs: object) -> ResidentBatches:
-    return ResidentBatches(splits, CPU, batch, preprocess(splits, **kwargs), torch.Generator().manual_seed(2))  # type: ignore[arg-type]
+def resident(splits: DatasetSplits, batch: int = BATCH, **kwargs: bool | int | None) -> ResidentBatches:
+    return ResidentBatches(splits, CPU, batch, preprocess(splits, **kwargs), torch.Generator().manual_seed(2))
 
 
-def stream(splits: DatasetSplits, batch: int = BATCH, **kwargs: object) -> StreamBatches:
-    return StreamBatches(splits, CPU, batch, preprocess(splits, **kwargs), workers=0, pin_memory=True,  # type: ignore[arg-type]
+def stream(splits: DatasetSplits, batch: int = BATCH, **kwargs: bool | int | None) -> StreamBatches:
+    return StreamBatches(splits, CPU, batch, preprocess(splits, **kwargs), workers=0, pin_memory=True,
                          non_blocking=True, seed=3)
 
 
-PLACEMENTS = [resident, stream]
+MakeSource = Callable[..., ResidentBatches | StreamBatches]
+PLACEMENTS: list[MakeSource] = [resident, stream]
 
 
 @pytest.mark.parametrize("make", PLACEMENTS, ids=["resident", "stream"])
-def test_training_batches_have_the_model_input_shape_dtype_and_label_range(make, splits: DatasetSplits) -> None:
+def test_training_batches_have_the_model_input_shape_dtype_and_labels(make: MakeSource, splits: DatasetSplits) -> None:
     source = make(splits)
     batches = list(source.train_epoch())
     assert len(batches) == source.steps_per_epoch() == TRAIN // BATCH
@@ -55,13 +57,14 @@ def test_training_batches_have_the_model_input_shape_dtype_and_label_range(make,
 
 
 def test_both_placements_give_batches_of_the_same_kind(splits: DatasetSplits) -> None:
-    (r_images, r_labels), (s_images, s_labels) = next(resident(splits).train_epoch()), next(stream(splits).train_epoch())
+    r_images, r_labels = next(resident(splits).train_epoch())
+    s_images, s_labels = next(stream(splits).train_epoch())
     assert (r_images.shape, r_images.dtype, r_labels.dtype) == (s_images.shape, s_images.dtype, s_labels.dtype)
     assert r_images.is_contiguous() == s_images.is_contiguous()
 
 
 @pytest.mark.parametrize("make", PLACEMENTS, ids=["resident", "stream"])
-def test_an_epoch_uses_every_training_image_once_in_a_new_order(make, splits: DatasetSplits) -> None:
+def test_an_epoch_uses_every_training_image_once_in_a_new_order(make: MakeSource, splits: DatasetSplits) -> None:
     source = make(splits)
     first = torch.cat([labels for _, labels in source.train_epoch()])
     second = torch.cat([labels for _, labels in source.train_epoch()])
@@ -71,7 +74,7 @@ def test_an_epoch_uses_every_training_image_once_in_a_new_order(make, splits: Da
 
 
 @pytest.mark.parametrize("make", PLACEMENTS, ids=["resident", "stream"])
-def test_validation_covers_the_split_in_order_without_augmentation(make, splits: DatasetSplits) -> None:
+def test_validation_covers_the_split_in_order_without_augmentation(make: MakeSource, splits: DatasetSplits) -> None:
     source = make(splits)
     batches = list(source.val_batches())
     labels = torch.cat([batch_labels for _, batch_labels in batches])
@@ -100,7 +103,7 @@ def test_training_batches_are_augmented_and_validation_batches_are_not(splits: D
 
 
 @pytest.mark.parametrize("make", PLACEMENTS, ids=["resident", "stream"])
-def test_a_smaller_batch_size_applies_from_the_next_batch(make, splits: DatasetSplits) -> None:
+def test_a_smaller_batch_size_applies_from_the_next_batch(make: MakeSource, splits: DatasetSplits) -> None:
     source = make(splits)
     batches = source.train_epoch()
     assert next(batches)[0].shape[0] == BATCH

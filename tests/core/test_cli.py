@@ -85,7 +85,8 @@ def _write_mnist_with_corrupt_images(root: Path) -> Path:
             "t10k-images-idx3-ubyte": (0x803, np.zeros((2, 28, 28), np.uint8)),
             "t10k-labels-idx1-ubyte": (0x801, np.zeros(2, np.uint8))}
     for name, (magic, array) in good.items():
-        (raw / name).write_bytes(struct.pack(">I", magic) + struct.pack(f">{array.ndim}I", *array.shape) + array.tobytes())
+        header = struct.pack(">I", magic) + struct.pack(f">{array.ndim}I", *array.shape)
+        (raw / name).write_bytes(header + array.tobytes())
     corrupt = raw / "train-images-idx3-ubyte"
     corrupt.write_bytes(b"<html>not an IDX file</html>")  # what a captive portal leaves behind
     return corrupt

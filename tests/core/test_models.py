@@ -54,7 +54,7 @@ def test_torchvision_models_get_three_channels_and_their_minimum_size() -> None:
     assert model_spec("vit_b_16", 3).input_size == 224
 
 
-def test_a_torchvision_model_trains_with_our_class_count_and_without_downloading(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_torchvision_model_trains_with_our_class_count_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_network(*args: object, **kwargs: object) -> None:
         raise AssertionError("a model build tried to download weights")
 

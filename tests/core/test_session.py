@@ -339,7 +339,8 @@ def test_out_of_memory_stops_the_run_with_status_oom(out_of_memory_at_step_3: No
 
 
 @pytest.mark.parametrize("placement", ["resident", "stream"])
-def test_out_of_memory_with_shrink_halves_the_batch_and_completes(placement: str, out_of_memory_at_step_3: None) -> None:
+def test_out_of_memory_with_shrink_halves_the_batch_and_completes(placement: str,
+                                                                  out_of_memory_at_step_3: None) -> None:
     session, events = make_session(epochs=1, max_steps=8, on_oom="shrink", placement=placement)
     finished = session.run()
     assert (finished.status, finished.step) == ("completed", 8)
@@ -352,7 +353,8 @@ def test_out_of_memory_with_shrink_halves_the_batch_and_completes(placement: str
 
 
 def test_bad_input_found_during_setup_ends_the_run_as_a_user_error() -> None:
-    session, events = make_session(device="cuda:7" if not torch.cuda.is_available() else f"cuda:{torch.cuda.device_count() + 7}")
+    missing = (torch.cuda.device_count() if torch.cuda.is_available() else 0) + 7
+    session, events = make_session(device=f"cuda:{missing}")
     finished = session.run()  # returns: a GUI worker thread must never see an exception
     assert finished.status == "failed" and finished.user_error
     assert finished.message.startswith("device: ") and "available: cpu" in finished.message
