@@ -8,6 +8,7 @@ on Linux (FIELD-NOTES); on Windows torch must be imported before Qt (pytorch#166
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import threading
@@ -56,9 +57,38 @@ def _any_run_option(args: argparse.Namespace) -> bool:
     return any(getattr(args, field, None) is not None for field in BOUNDS)
 
 
+# Libraries Qt's xcb plugin loads that minimal Linux installs lack: (soname stem, Debian package).
+XCB_LIBRARIES = (("xcb-cursor", "libxcb-cursor0"), ("xcb-icccm", "libxcb-icccm4"), ("xcb-keysyms", "libxcb-keysyms1"))
+
+
+def display_problem() -> str | None:
+    """Why Qt could not open a window here (it would abort the process), or None when it can."""
+    if not sys.platform.startswith("linux"):
+        return None
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    if platform and not platform.startswith("xcb"):
+        return None  # offscreen, wayland, vnc...: Qt reports its own problems there
+    if not platform and os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    if not os.environ.get("DISPLAY"):
+        return ("no display to open a window on (DISPLAY is not set); use `gpu-train-monitor run` headless, "
+                "or QT_QPA_PLATFORM=offscreen with --screenshot")
+    import ctypes.util
+
+    missing = [package for lib, package in XCB_LIBRARIES if ctypes.util.find_library(lib) is None]
+    if missing:
+        return f"Qt's xcb plugin needs system libraries that are missing: install {' '.join(missing)} " \
+               f"(e.g. sudo apt install {' '.join(missing)})"
+    return None
+
+
 def run_window(config, screenshot: str | None = None) -> int:
     """Show the window, load torch behind it, and run the Qt event loop."""
     launched = _process_start_time()
+    problem = display_problem()
+    if problem:
+        print(f"{PROG}: error: {problem}", file=sys.stderr)
+        return 2
     if sys.platform == "win32":
         import torch  # noqa: F401 - before Qt on Windows (c10.dll load order)
     from PySide6.QtCore import QObject, QSettings, QTimer, Signal
@@ -98,7 +128,10 @@ def run_window(config, screenshot: str | None = None) -> int:
         loader.loaded.emit(time.time() - launched)  # queued to the GUI thread
 
     def on_loaded(after: float) -> None:
-        window.log.add(f"window shown {shown_after:.2f} s after launch; PyTorch ready after {after:.1f} s")
+        timing = f"window shown {shown_after:.2f} s after launch; PyTorch ready after {after:.1f} s"
+        window.log.add(timing)
+        if screenshot:
+            print(timing, file=sys.stderr, flush=True)
         window.on_torch_ready()
         if screenshot:
             window.start_run(config)
