@@ -427,6 +427,7 @@ class TrainingSession:
             device_name=self._device_name, peak_allocated_bytes=peak_alloc, peak_reserved_bytes=peak_res,
             peak_rss_bytes=peak_rss,
             config={**self.config.to_dict(), "device": str(self.device) if self.device else self.config.device},
+            memory_breakdown=self.breakdown.to_summary() if getattr(self, "breakdown", None) else None,
         )
 
     def _release(self) -> None:
