@@ -178,8 +178,11 @@ def test_resident_dataset_that_cannot_fit_suggests_stream() -> None:
     result = cli("run", "--device", "cpu", "--model", "tiny-cnn", "--placement", "resident",
                  "--synthetic-samples", str(samples), preexec_fn=_limit_data_segment)
     line = user_error_line(result, "--placement", "synthetic", "--placement stream")
-    needed, free = (float(v) for v in re.findall(r"([\d.]+) GB", line)[:2])
-    assert needed > DATA_LIMIT / 1e9 > free  # it says how much was needed and how little is free
+    sizes = re.search(r"needs ([\d.]+) (kB|MB|GB|TB) .* only ([\d.]+) (B|kB|MB|GB|TB) is free", line)
+    assert sizes, line
+    scale = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+    needed, free = float(sizes[1]) * scale[sizes[2]], float(sizes[3]) * scale[sizes[4]]
+    assert needed > DATA_LIMIT > free  # it says how much was needed and how little is free
 
 
 # --- runs that work -----------------------------------------------------------------------------------
