@@ -216,7 +216,6 @@ class TrainingSession:
         cfg, model, trainer = self.config, self.model, self.trainer
         self._sample_next = True
         self._pending: list[torch.Tensor] = []  # losses on the device, not yet fetched
-        self._pending_first = 1
         self._epoch_losses: list[float] = []
         self._last_report = time.perf_counter()
         self._last_report_samples = 0
