@@ -16,8 +16,8 @@ from core.units import format_bytes
 class ProgressBar:
     """Shows step, epoch, loss, images/s, memory and ETA; prints epoch results and warnings."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr  # read now: stderr may be replaced after import
         self.bar: tqdm | None = None
         self.epochs = 1
 

@@ -79,8 +79,9 @@ def test_run_subcommand_trains_headless(capsys, tmp_path):
     summary = tmp_path / "summary.json"
     code = main(["run", "--model", "tiny-cnn", "--device", "cpu", "--synthetic-samples", "256", "--batch-size", "64",
                  "--max-steps", "2", "--summary-json", str(summary)])
-    assert code == 0
-    assert "status      completed" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert "status      completed" in out
     assert json.loads(summary.read_text())["steps"] == 2
 
 
