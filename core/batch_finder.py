@@ -145,16 +145,21 @@ def default_capacity(config: RunConfig) -> int:
     return MemoryProbe(device).sample().capacity_bytes
 
 
+def check_search_options(margin: float, start: int, max_batch: int) -> None:
+    """ConfigError for a margin or batch bounds the search cannot use (checked before any trial runs)."""
+    if not 0.0 <= margin < 1.0:
+        raise ConfigError("margin", f"must be a number from 0 to 0.99, got {margin}")
+    if start < 1 or max_batch < start:
+        raise ConfigError("start", f"must be from 1 to the largest batch ({max_batch}), got {start}")
+
+
 def find_batch_size(config: RunConfig, capacity: int | None = None, margin: float = 0.1, start: int = 1,
                     max_batch: int = MAX_BATCH, steps: int = TRIAL_STEPS,
                     measure: Callable[[RunConfig, int, int], int | None] = measure_trial,
                     on_trial: Callable[[Trial], None] | None = None,
                     should_stop: Callable[[], bool] | None = None) -> BatchSizeResult:
     """Search for the largest batch size whose peak stays under capacity * (1 - margin)."""
-    if not 0.0 <= margin < 1.0:
-        raise ConfigError("margin", f"must be a number from 0 to 0.99, got {margin}")
-    if start < 1 or max_batch < start:
-        raise ConfigError("start", f"must be from 1 to the largest batch ({max_batch}), got {start}")
+    check_search_options(margin, start, max_batch)
     from core.devices import resolve_device
 
     device = resolve_device(config.device)

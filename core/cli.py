@@ -198,8 +198,10 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.json and not Path(args.json).resolve().parent.is_dir():
         raise ConfigError("json", f"the folder for {args.json} does not exist")
-    from core.batch_finder import Trial, find_batch_size
+    from core.batch_finder import Trial, check_search_options, find_batch_size
     from core.units import format_bytes
+
+    check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"
 
     def on_trial(trial: Trial) -> None:
         peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)

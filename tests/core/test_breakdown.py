@@ -8,9 +8,6 @@ memory, weights counted as activations) shows up as a wrong number.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +18,7 @@ from torch import nn
 
 import core.session
 from core.breakdown import StepMemoryRecorder, optimizer_bytes
+from core.cli import main
 from core.config import RunConfig
 from core.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 from core.memory import MemoryProbe
@@ -160,13 +158,11 @@ TINY_CNN_WEIGHTS = (3 * 32 * 9 + 2 * 32  # conv 3->32 (no bias), BatchNorm(32) w
 TINY_CNN_BUFFERS = 2 * (32 + 64 + 128) * F32 + 3 * I64  # running mean/var per BatchNorm, num_batches_tracked
 
 
-def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path) -> None:
+def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "summary.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "core", "run", "--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples",
-         "256", "--batch-size", "32", "--max-steps", "3", "--optimizer", "sgd", "--summary-json", str(target)],
-        capture_output=True, text=True, timeout=180, env={**os.environ, "OMP_NUM_THREADS": "1"})
-    assert result.returncode == 0, result.stderr
+    code = main(["run", "--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32",
+                 "--max-steps", "3", "--optimizer", "sgd", "--summary-json", str(target)])
+    assert code == 0, capsys.readouterr().err
     breakdown = json.loads(target.read_text(encoding="utf-8"))["memory_breakdown"]
     assert set(breakdown) == {"params_bytes", "grads_bytes", "optimizer_bytes", "batch_bytes", "activations_bytes"}
     assert breakdown["params_bytes"] == TINY_CNN_WEIGHTS * F32 + TINY_CNN_BUFFERS
