@@ -74,7 +74,10 @@ class StepMemoryRecorder:
     def _pack(self, tensor: torch.Tensor) -> torch.Tensor:
         storage = tensor.untyped_storage()
         self._saved[storage.data_ptr()] = storage.nbytes()
-        return tensor
+        # detach(): returning the tensor itself makes a reference cycle through autograd's C++ graph
+        # (torch's saved_tensors_hooks docs) that gc cannot break: a step that fails before backward
+        # (out of memory) would keep its batch and activations alive
+        return tensor.detach()
 
     def mark(self, phase: str) -> None:
         if self.uses_allocator:

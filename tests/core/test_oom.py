@@ -1,0 +1,175 @@
+"""Out of memory is an event, not a crash: the run reports it, frees the failed step, then stops with
+status `oom` or halves the batch and carries on (`--on-oom stop|shrink`).
+
+The CPU has no CUDA allocator to exhaust, so a wrapper around the real model raises torch's
+OutOfMemoryError from inside its forward pass, after it has built real activations, exactly where a
+GPU would raise it. The wrapper keeps only weak references to the step's tensors: they must be dead
+once the session has recovered.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Callable, Iterator
+
+import pytest
+import torch
+from torch import nn
+
+import core.session
+from core.config import RunConfig
+from core.events import LogMessage, OutOfMemory, RunFinished, StepsReported
+from core.models import build_model
+from core.session import MAX_OOM_RETRIES, TrainingSession
+
+BATCH = 32
+MESSAGE = ("CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.55 GiB of which "
+           "1.06 GiB is free.")
+
+
+@pytest.fixture(autouse=True)
+def one_compute_thread() -> Iterator[None]:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+class OutOfMemoryWhen(nn.Module):
+    """The real model, except that a training forward pass for which `fails(call, batch)` is true runs
+    the model (its activations now exist) and then raises CUDA's out-of-memory error."""
+
+    def __init__(self, inner: nn.Module, fails: Callable[[int, int], bool], build_activations: bool = True) -> None:
+        super().__init__()
+        self.inner, self.fails, self.build_activations = inner, fails, build_activations
+        self.calls = 0
+        self.failed_steps: list[tuple[weakref.ref, ...]] = []  # (input batch, output with its graph)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.training:
+            self.calls += 1
+            if self.fails(self.calls, x.shape[0]):
+                refs: tuple[weakref.ref, ...] = (weakref.ref(x),)
+                if self.build_activations:
+                    half_done = self.inner(x)  # activations held by the failing frame
+                    refs += (weakref.ref(half_done),)
+                self.failed_steps.append(refs)
+                raise torch.OutOfMemoryError(MESSAGE)
+        return self.inner(x)
+
+
+class Models:
+    """What the patched build_model made: weak references only, so nothing here keeps tensors alive."""
+
+    def __init__(self) -> None:
+        self.refs: list[weakref.ref] = []
+
+    @property
+    def last(self) -> OutOfMemoryWhen:
+        model = self.refs[-1]()
+        assert model is not None
+        return model
+
+
+def patch_model(monkeypatch: pytest.MonkeyPatch, fails: Callable[[int, int], bool],
+                build_activations: bool = True) -> Models:
+    models = Models()
+
+    def build(name: str, classes: int, channels: int) -> nn.Module:
+        model = OutOfMemoryWhen(build_model(name, classes, channels), fails, build_activations)
+        models.refs.append(weakref.ref(model))
+        return model
+
+    monkeypatch.setattr(core.session, "build_model", build)
+    return models
+
+
+def run(models: Models, **overrides: object) -> tuple[RunFinished, list[object], list[bool]]:
+    """Run; at each OutOfMemory event (emitted after recovery) note whether the failed step's tensors
+    are all gone, without collecting garbage ourselves."""
+    events: list[object] = []
+    released: list[bool] = []
+
+    def observer(event: object) -> None:
+        if isinstance(event, OutOfMemory):
+            released.append(all(ref() is None for ref in models.last.failed_steps[-1]))
+        events.append(event)
+
+    config = RunConfig(**{"device": "cpu", "model": "tiny-cnn", "synthetic_samples": 256, "batch_size": BATCH,
+                          "report_interval": 0.01, **overrides})  # type: ignore[arg-type]
+    finished = TrainingSession(config, [observer]).run()
+    return finished, events, released
+
+
+def of_type(events: list[object], kind: type) -> list:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def test_stop_reports_the_failure_releases_the_step_and_ends_oom(monkeypatch: pytest.MonkeyPatch) -> None:
+    # step 1 is always one whose memory is measured (saved-tensor hooks on the CPU): those must not
+    # keep the failed step's tensors alive either
+    models = patch_model(monkeypatch, lambda call, batch: call == 1)
+    finished, events, released = run(models, on_oom="stop")
+
+    assert (finished.status, finished.step, finished.user_error) == ("oom", 0, False)
+    assert finished.summary.status == "oom" and finished.summary.steps == 0
+    [oom] = of_type(events, OutOfMemory)
+    assert (oom.step, oom.batch_size, oom.action, oom.new_batch_size) == (0, BATCH, "stop", None)
+    assert oom.requested_bytes == int(1.5 * 2**30)  # read from the error message
+    assert oom.free_bytes > 0 and oom.reserved_unallocated_bytes == 0  # the CPU has no cache
+    assert "out of memory at step 1 with batch size 32: asked for 1.61 GB" in oom.message
+    assert released == [True]  # the batch and the half-built activations were freed before the report
+    assert events[-1] is finished and "--on-oom shrink" in finished.message
+
+    gc.collect()
+    assert models.refs[-1]() is None  # the run let go of its model: memory is back to where it started
+
+
+def test_shrink_halves_the_batch_until_it_fits_and_completes(monkeypatch: pytest.MonkeyPatch) -> None:
+    models = patch_model(monkeypatch, lambda call, batch: batch > 8)  # only batches of 8 or fewer fit
+    finished, events, released = run(models, on_oom="shrink", max_steps=6)
+
+    assert (finished.status, finished.step) == ("completed", 6), finished.message
+    ooms = of_type(events, OutOfMemory)
+    assert [(e.step, e.batch_size, e.action, e.new_batch_size) for e in ooms] == [
+        (0, 32, "shrink", 16), (0, 16, "shrink", 8)]
+    assert released == [True, True]
+    reports = of_type(events, StepsReported)
+    assert reports and all(r.batch_size == 8 for r in reports)
+    assert finished.summary.samples == 6 * 8
+    logged = [e.text for e in of_type(events, LogMessage) if e.level == "warning"]
+    assert any("continuing with batch size 16" in t for t in logged)
+    assert any("continuing with batch size 8" in t for t in logged)
+
+
+def test_shrink_after_some_steps_keeps_them_and_halves_later_reports(monkeypatch: pytest.MonkeyPatch) -> None:
+    models = patch_model(monkeypatch, lambda call, batch: call == 4)
+    finished, events, released = run(models, on_oom="shrink", max_steps=7)
+
+    assert (finished.status, finished.step) == ("completed", 7), finished.message
+    [oom] = of_type(events, OutOfMemory)
+    assert (oom.step, oom.batch_size, oom.new_batch_size) == (3, BATCH, BATCH // 2)
+    assert released == [True]
+    reports = of_type(events, StepsReported)
+    assert [r.batch_size for r in reports if r.step > 3] and all(r.batch_size == BATCH // 2 for r in reports
+                                                                 if r.first_step > 3)
+    assert finished.summary.samples == 3 * BATCH + 4 * (BATCH // 2)
+
+
+def test_shrink_stops_at_batch_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    models = patch_model(monkeypatch, lambda call, batch: True)
+    finished, events, _ = run(models, on_oom="shrink", batch_size=2)
+    assert finished.status == "oom" and finished.step == 0
+    assert [(e.batch_size, e.action, e.new_batch_size) for e in of_type(events, OutOfMemory)] == [
+        (2, "shrink", 1), (1, "stop", None)]
+
+
+def test_shrink_retries_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    models = patch_model(monkeypatch, lambda call, batch: True, build_activations=False)
+    # the epoch must hold all the batches tried: a failed batch's images are not offered again
+    finished, events, _ = run(models, on_oom="shrink", synthetic_samples=1024, batch_size=512)
+    assert finished.status == "oom"
+    ooms = of_type(events, OutOfMemory)
+    assert [e.batch_size for e in ooms] == [512 >> i for i in range(MAX_OOM_RETRIES + 1)]
+    assert [e.action for e in ooms] == ["shrink"] * MAX_OOM_RETRIES + ["stop"]
