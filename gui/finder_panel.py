@@ -120,9 +120,10 @@ class FinderPanel(QWidget):
         self.stop_button.setEnabled(True)
         self.use_button.setEnabled(False)
         self.result_label.setText(f"Searching with {config.model} on {config.device}…")
-        self.log.emit(f"batch-size search started: {config.model} on {config.device}", "info")
         self.task.start(lambda progress, cancelled: find_batch_size(
             config, capacity=capacity, margin=margin, start=start, on_trial=progress, should_stop=cancelled))
+        # after start: the window re-enables Find on this signal unless a search is running
+        self.log.emit(f"batch-size search started: {config.model} on {config.device}", "info")
 
     @Slot(object)
     def _on_trial(self, trial: Any) -> None:

@@ -1,0 +1,299 @@
+"""The window's memory insight: the breakdown tab, the out-of-memory banner and its three choices, the
+batch-size finder tab, the NVML tab and the snapshot controls, as a user on a CPU-only machine sees them."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+import threading
+import types
+from collections.abc import Callable
+
+import pytest
+import torch
+from PySide6.QtCore import Qt
+from torch import nn
+
+import core.batch_finder
+import core.nvml
+import core.session
+from core.config import RunConfig
+from core.events import OutOfMemory, RunFinished
+from core.models import build_model
+from core.nvml import GpuProcess, GpuStatus
+from core.summary import RunSummary
+from gui.main_window import MainWindow
+from gui.nvml_panel import NvmlPanel
+from gui_support import FAST
+
+RUN_TIMEOUT_MS = 60_000
+
+
+def log_text(window: MainWindow) -> str:
+    return "\n".join(window.log.lines())
+
+
+def click(qtbot, button) -> None:
+    assert button.isEnabled(), button.toolTip()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+# --- the breakdown tab ----------------------------------------------------------------------------------
+
+
+def test_breakdown_tab_shows_what_holds_the_memory_after_a_run(qtbot, window):
+    assert all(label.text() == "–" for label in window.breakdown_view.value_labels.values())  # nothing yet
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        click(qtbot, window.start_button)
+    assert ended.args == ["finished"]
+
+    view = window.breakdown_view
+    assert view.last is not None and view.last.step >= 1
+    for key, label in view.value_labels.items():
+        assert getattr(view.last, key) > 0, key
+        assert re.fullmatch(r"[\d.]+ (B|kB|MB|GB) \(\d+%\)", label.text()), (key, label.text())
+    # tiny-cnn's weights and buffers: 94,762 float32 parameters + 1,816 bytes of BatchNorm buffers
+    assert view.value_labels["params_bytes"].text().startswith("380.86 kB")
+    assert view.value_labels["batch_bytes"].text().startswith("393.47 kB")  # 32 images of 3x32x32 floats + labels
+    assert sum(value for _, value, _ in view.bar.values) == view.last.total_bytes
+    assert "parameters:" in view.bar.toolTip() and "activations + workspace:" in view.bar.toolTip()
+    assert all(phase in view.phases.text() for phase in ("forward", "backward", "optimizer"))
+    assert "autograd saved" in view.note.text()  # the CPU has no allocator peak: it says how it measured
+
+
+# --- out of memory ----------------------------------------------------------------------------------------
+
+
+class OutOfMemoryAbove(nn.Module):
+    """The real model, except that a training batch larger than `limit` raises CUDA's out-of-memory error."""
+
+    def __init__(self, inner: nn.Module, limit: int) -> None:
+        super().__init__()
+        self.inner, self.limit = inner, limit
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.training and x.shape[0] > self.limit:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 512.00 MiB.")
+        return self.inner(x)
+
+
+@pytest.fixture
+def batches_above_16_run_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(core.session, "build_model",
+                        lambda name, classes, channels: OutOfMemoryAbove(build_model(name, classes, channels), 16))
+
+
+def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, window,
+                                                                    batches_above_16_run_out_of_memory):
+    window.form.set_config(FAST.replace(batch_size=32, on_oom="stop"))
+    assert not window.oom_banner.isVisible()
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        click(qtbot, window.start_button)
+    assert ended.args == ["oom"]
+    assert window.state_status.text() == "oom"
+
+    banner = window.oom_banner
+    assert banner.isVisible()
+    assert "Out of memory" in banner.message.text() and "batch size 32" in banner.message.text()
+    assert banner.retry_button.text() == "Retry with batch 16" and banner.retry_button.isEnabled()
+    assert banner.finder_button.isVisible() and banner.dismiss_button.isVisible()
+    assert "ERROR: out of memory at step 1 with batch size 32" in log_text(window)
+
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        click(qtbot, banner.retry_button)
+        assert not banner.isVisible()
+    assert ended.args == ["finished"]  # 16 fits
+    assert window.form.value("batch_size") == 16
+    assert "retrying with batch size 16" in log_text(window)
+    assert "starting: tiny-cnn on cpu, synthetic, batch 16" in log_text(window)
+    assert len(window.loss_plot.data) == FAST.max_steps
+
+
+def oom_stop_events(batch_size: int) -> list[object]:
+    """What a run that stopped out of memory at its first step sends the window."""
+    message = f"out of memory at step 1 with batch size {batch_size}: asked for 536.87 MB, 1.00 GB free"
+    summary = RunSummary(status="oom", steps=0, samples=0, wall_s=0.5, samples_per_s=None, loss_first=None,
+                         loss_last=None, val_accuracy=None, device="cpu", device_name="test", peak_allocated_bytes=0,
+                         peak_reserved_bytes=0, peak_rss_bytes=0, config={})
+    return [OutOfMemory(0, batch_size, 512 * 2**20, 10**9, 0, "stop", None, message),
+            RunFinished("oom", 0, message + "; try a smaller batch size or --on-oom shrink", False, summary)]
+
+
+class LinearMemory:
+    """A fast stand-in for real trials: peak = fixed + per_sample * batch."""
+
+    def __init__(self, fixed: int, per_sample: int) -> None:
+        self.fixed, self.per_sample = fixed, per_sample
+        self.tried: list[int] = []
+
+    def __call__(self, config: RunConfig, batch: int, steps: int) -> int:
+        self.tried.append(batch)
+        return self.fixed + self.per_sample * batch
+
+
+@pytest.fixture
+def fast_trials(monkeypatch: pytest.MonkeyPatch) -> Callable[[int, int], LinearMemory]:
+    """The finder tab searches with an injected measure instead of real trials (seconds each)."""
+    def install(fixed: int, per_sample: int) -> LinearMemory:
+        memory = LinearMemory(fixed, per_sample)
+        monkeypatch.setattr(core.batch_finder, "find_batch_size",
+                            functools.partial(core.batch_finder.find_batch_size, measure=memory))
+        return memory
+
+    return install
+
+
+def test_find_a_batch_size_from_the_banner_opens_the_finder_and_searches(qtbot, window, fast_trials):
+    memory = fast_trials(100_000_000, 1_000_000)
+    for event in oom_stop_events(64):
+        window._on_run_event(event)
+    banner = window.oom_banner
+    assert banner.isVisible() and banner.retry_button.text() == "Retry with batch 32"
+    assert window.tabs.currentWidget() is not window.finder_panel
+
+    panel = window.finder_panel
+    panel.capacity.setValue(1.0)  # GB: plan for a 1 GB device
+    with qtbot.waitSignal(panel.task.ended, timeout=RUN_TIMEOUT_MS):
+        click(qtbot, banner.finder_button)
+        assert window.tabs.currentWidget() is panel
+        assert not banner.isVisible()
+    assert memory.tried  # the search ran, with the form's settings
+    assert panel.result is not None and panel.result.batch_size == 800  # (0.9 GB - 100 MB) / 1 MB per image
+    assert "Largest batch that fits: 800" in panel.result_label.text()
+    assert "batch-size search: 800 fits" in log_text(window)
+
+    click(qtbot, panel.use_button)
+    assert window.form.value("batch_size") == 800
+    assert "batch size set to 800 from the finder" in log_text(window)
+
+
+def test_stop_here_dismisses_the_banner(qtbot, window):
+    for event in oom_stop_events(1):
+        window._on_run_event(event)
+    assert window.oom_banner.isVisible()
+    assert not window.oom_banner.retry_button.isEnabled()  # batch 1 cannot be halved
+    click(qtbot, window.oom_banner.dismiss_button)
+    assert not window.oom_banner.isVisible()
+
+
+# --- the finder tab ---------------------------------------------------------------------------------------
+
+
+def test_finder_plots_every_trial_the_fit_line_and_the_limit(qtbot, window, fast_trials):
+    memory = fast_trials(100_000_000, 1_000_000)
+    panel = window.finder_panel
+    window.tabs.setCurrentWidget(panel)
+    panel.capacity.setValue(1.0)
+    panel.margin.setValue(0.1)
+    shown: list[int] = []
+    panel.task.progress.connect(lambda trial: shown.append(trial.batch_size))
+    with qtbot.waitSignal(panel.task.ended, timeout=RUN_TIMEOUT_MS):
+        click(qtbot, panel.find_button)
+        assert not panel.find_button.isEnabled() and panel.stop_button.isEnabled()
+    assert shown == memory.tried  # each trial reached the panel as it ended
+
+    fits_x, fits_y = panel.fit_scatter.getData()
+    fails_x, _ = panel.fail_scatter.getData()
+    assert sorted(fits_x) == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 768]
+    assert sorted(fails_x) == [832, 896, 1024]  # above 0.9 GB
+    assert list(fits_y) == [memory.fixed + memory.per_sample * x for x in fits_x]
+    line_x, line_y = panel.fit_line.getData()
+    assert list(line_x) == [0, 1024]
+    assert list(line_y) == [100_000_000, 100_000_000 + 1024 * 1_000_000]
+    assert panel.limit_line.isVisible() and panel.limit_line.value() == 900_000_000
+    assert panel.use_button.text() == "Use batch size 800" and panel.use_button.isEnabled()
+    assert panel.find_button.isEnabled() and not panel.stop_button.isEnabled()
+
+
+def test_finder_says_when_even_batch_1_does_not_fit(qtbot, window, fast_trials):
+    fast_trials(2_000_000_000, 1_000_000)  # the model alone needs 2 GB
+    panel = window.finder_panel
+    panel.capacity.setValue(1.0)
+    with qtbot.waitSignal(panel.task.ended, timeout=RUN_TIMEOUT_MS):
+        click(qtbot, panel.find_button)
+    assert "even batch size 1 needs more than 0.90 GB" in panel.result_label.text()
+    assert "ERROR: batch-size search: even batch size 1" in log_text(window)
+    assert not panel.use_button.isEnabled() and panel.find_button.isEnabled()
+
+
+def test_stop_search_ends_the_search_after_the_current_trial(qtbot, window, monkeypatch):
+    release = threading.Event()
+    tried: list[int] = []
+
+    def slow_trial(config: RunConfig, batch: int, steps: int) -> int:
+        tried.append(batch)
+        release.wait(30)  # a real trial takes seconds
+        return 10**6 * batch
+
+    monkeypatch.setattr(core.batch_finder, "find_batch_size",
+                        functools.partial(core.batch_finder.find_batch_size, measure=slow_trial))
+    panel = window.finder_panel
+    panel.capacity.setValue(100.0)
+    try:
+        click(qtbot, panel.find_button)
+        qtbot.waitUntil(lambda: tried == [1], timeout=RUN_TIMEOUT_MS)
+        with qtbot.waitSignal(panel.task.ended, timeout=RUN_TIMEOUT_MS):
+            click(qtbot, panel.stop_button)
+            release.set()
+    finally:
+        release.set()  # never leave the search's thread blocked when the window closes
+    assert tried == [1]  # no trial started after Stop
+    assert panel.result_label.text() == "the batch-size search was stopped"
+    assert panel.find_button.isEnabled() and not panel.stop_button.isEnabled() and not panel.use_button.isEnabled()
+
+
+# --- NVML and snapshots ------------------------------------------------------------------------------------
+
+
+def test_nvml_tab_says_why_there_are_no_device_wide_readings(qtbot, window, monkeypatch):
+    assert "cpu: NVML reports on NVIDIA GPUs only" in window.nvml_panel.summary.text()
+
+    # a CUDA device selected, but no NVIDIA driver: NVML cannot start
+    monkeypatch.setattr(core.nvml, "_state", {"initialised": None})
+    monkeypatch.setattr(core.nvml, "_handles", {})
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # `import pynvml` fails as without the library
+    window.idle_timer.stop()  # the stand-in probe below can only name its device
+    monkeypatch.setattr(window, "probe", types.SimpleNamespace(device=torch.device("cuda", 0)))
+    window._on_nvml_poll()
+    assert "NVML is not available" in window.nvml_panel.summary.text()
+    assert "PyTorch's own counters still work" in window.nvml_panel.summary.text()
+    assert window.nvml_panel.table.rowCount() == 0
+
+
+def test_nvml_panel_explains_the_gap_between_the_device_and_pytorch(qtbot):
+    panel = NvmlPanel()
+    qtbot.addWidget(panel)
+    status = GpuStatus(used_bytes=10 * 10**9, total_bytes=80 * 10**9, utilization_percent=55,
+                       memory_utilization_percent=30, temperature_c=61, power_w=300.0, power_limit_w=700.0,
+                       processes=(GpuProcess(os.getpid(), "python", 6_500_000_000),
+                                  GpuProcess(4242, "other-trainer", 3_500_000_000),
+                                  GpuProcess(4343, "?", None)))
+    panel.show_status(status, reserved_bytes=6 * 10**9)
+    summary = panel.summary.text()
+    assert summary.startswith("Device used 10.00 GB of 80.00 GB")
+    assert "utilization 55%" in summary and "61 °C" in summary and "300 W / 700 W" in summary
+    gap = panel.gap.text()
+    assert "PyTorch reserved 6.00 GB; the device shows 4.00 GB more." in gap
+    assert "This process: 6.50 GB, of which 500.00 MB is the CUDA context" in gap
+    assert "Other processes: 3.50 GB." in gap
+    rows = [[panel.table.item(r, c).text() for c in range(3)] for r in range(panel.table.rowCount())]
+    assert rows == [[str(os.getpid()), "python (this app)", "6.50 GB"], ["4242", "other-trainer", "3.50 GB"],
+                    ["4343", "?", "n/a"]]
+
+    panel.show_unavailable("NVML is not available")  # the device changed to one without NVML
+    assert panel.summary.text() == "NVML is not available" and panel.gap.text() == ""
+    assert panel.table.rowCount() == 0
+
+
+def test_snapshot_controls_are_disabled_on_the_cpu_with_the_reason(qtbot, window):
+    assert window.form.device_kind() == "cpu"
+    assert not window.record_history.isEnabled()
+    assert "CUDA" in window.record_history.toolTip() and "pick a CUDA device" in window.record_history.toolTip()
+    assert not window.save_snapshot_button.isEnabled()
+    assert "CUDA only" in window.save_snapshot_button.toolTip()
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
+        click(qtbot, window.start_button)
+        assert not window.record_history.isEnabled() and not window.save_snapshot_button.isEnabled()
+        assert not window.controller.recording_history
