@@ -236,11 +236,13 @@ class TrainingSession:
                 except StopIteration:
                     break
                 sample = self._sample_next  # measure what holds memory on one step per report
-                oom: torch.OutOfMemoryError | None = None
+                oom: Exception | None = None
                 try:
                     with self.recorder.step() if sample else contextlib.nullcontext():
                         loss = trainer.step(images, labels, self.recorder if sample else None)
-                except torch.OutOfMemoryError as exc:
+                except (torch.OutOfMemoryError, RuntimeError) as exc:
+                    if not is_out_of_memory(exc):
+                        raise
                     oom = exc
                 if oom is not None:  # recover outside the except block: the traceback pins the step's tensors
                     message = str(oom)
@@ -399,7 +401,9 @@ class TrainingSession:
         if not shrink:
             if self._pending:  # the steps before the failure still reach the plot and the summary
                 self._report()
-            raise _OutOfMemoryStop(text + "; try a smaller batch size or --on-oom shrink")
+            hint = "try a smaller batch size or --on-oom shrink" if self.config.on_oom == "stop" else (
+                "batch size 1 does not fit" if batch <= 1 else f"gave up after {MAX_OOM_RETRIES} halvings")
+            raise _OutOfMemoryStop(f"{text}; {hint}")
         self.source.set_batch_size(new_batch)  # type: ignore[arg-type]
         self.emit(LogMessage("warning", f"{text}; continuing with batch size {new_batch}"))
 
@@ -445,8 +449,17 @@ class _OutOfMemoryStop(Exception):
     pass
 
 
+def is_out_of_memory(exc: BaseException) -> bool:
+    """CUDA/MPS raise torch.OutOfMemoryError; the CPU allocator raises a plain RuntimeError."""
+    return isinstance(exc, torch.OutOfMemoryError) or (
+        isinstance(exc, RuntimeError) and ("can't allocate memory" in str(exc) or "out of memory" in str(exc)))
+
+
 def _requested_bytes(message: str) -> int | None:
     """Parse 'Tried to allocate 2.00 GiB' from a CUDA out-of-memory message."""
+    cpu = re.search(r"you tried to allocate (\d+) bytes", message)  # the CPU allocator's wording
+    if cpu:
+        return int(cpu.group(1))
     match = re.search(r"Tried to allocate ([\d.]+) (B|KiB|MiB|GiB|TiB)", message)
     if not match:
         return None

@@ -133,6 +133,7 @@ class MainWindow(QMainWindow):
         self.finder_panel = FinderPanel(self.form.config)
         self.finder_panel.use_batch_size.connect(self._on_use_batch_size)
         self.finder_panel.log.connect(self._on_panel_log)
+        self.finder_panel.task.ended.connect(self._update_controls)  # Start waits for a search to end
         self.tabs = QTabWidget()
         self.tabs.addTab(self.log, "Log")
         self.tabs.addTab(self.breakdown_view, "Memory breakdown")
@@ -445,12 +446,14 @@ class MainWindow(QMainWindow):
     def _update_controls(self) -> None:
         running = self.controller.running
         self.form.set_editable(not running)
-        can_start = not running and self.torch_loaded and self.form.valid
+        can_start = not running and self.torch_loaded and self.form.valid and not self.finder_panel.running
         self.start_button.setEnabled(can_start)
         if not self.torch_loaded:
             self.start_button.setToolTip("PyTorch is still loading")
         elif not self.form.valid:
             self.start_button.setToolTip(self.form.message)
+        elif self.finder_panel.running:
+            self.start_button.setToolTip("A batch-size search is running: it measures memory, so training waits")
         else:
             self.start_button.setToolTip("Start training (F5)")
         self.pause_button.setEnabled(running and self.state in ("running", "paused"))

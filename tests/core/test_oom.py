@@ -173,3 +173,33 @@ def test_shrink_retries_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     ooms = of_type(events, OutOfMemory)
     assert [e.batch_size for e in ooms] == [512 >> i for i in range(MAX_OOM_RETRIES + 1)]
     assert [e.action for e in ooms] == ["shrink"] * MAX_OOM_RETRIES + ["stop"]
+
+
+class RealCpuAllocationFailure(nn.Module):
+    """The real model, then a real allocation the CPU allocator refuses (it raises RuntimeError, not
+    torch.OutOfMemoryError) on the first training forward pass."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+        self.failed = False
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.inner(x)
+        if self.training and not self.failed:
+            self.failed = True
+            torch.empty(2**62, dtype=torch.uint8)  # far beyond any machine: DefaultCPUAllocator refuses
+        return out
+
+
+def test_a_real_cpu_allocation_failure_is_an_out_of_memory_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(core.session, "build_model",
+                        lambda name, classes, channels: RealCpuAllocationFailure(build_model(name, classes, channels)))
+    events: list[object] = []
+    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, on_oom="stop")
+    finished = TrainingSession(config, [events.append]).run()
+
+    assert finished.status == "oom", finished.message
+    [oom] = of_type(events, OutOfMemory)
+    assert oom.requested_bytes == 2**62  # read from the CPU allocator's message
+    assert "try a smaller batch size or --on-oom shrink" in finished.message
