@@ -47,7 +47,7 @@ BOUNDS: dict[str, Bound] = {
     "batch_size": Bound(int, 128, "images per training step", 1, 65536),
     "epochs": Bound(int, 1, "passes over the training set", 1, 10_000),
     "max_steps": Bound(int, None, "stop after this many steps (default: no limit)", 1, 100_000_000, optional=True),
-    "lr": Bound(float, 0.05, "learning rate", 1e-8, 10.0, log_scale=True),
+    "lr": Bound(float, 0.03, "learning rate", 1e-8, 10.0, log_scale=True),
     "optimizer": Bound(str, "sgd", "optimizer", choices=OPTIMIZERS),
     "momentum": Bound(float, 0.9, "SGD momentum", 0.0, 0.999),
     "weight_decay": Bound(float, 5e-4, "weight decay", 0.0, 1.0, log_scale=True),  # 1e-5..1e-1: decades too

@@ -90,7 +90,7 @@ def latency_bare_thread(app: QApplication, seconds: float) -> list[float]:
 
     def train() -> None:
         model = build_model("tiny-cnn", 10, 3)
-        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        opt = torch.optim.SGD(model.parameters(), lr=0.03, momentum=0.9)
         x, y = torch.randn(128, 3, 32, 32), torch.randint(0, 10, (128,))
         while not stop.is_set():
             loss = F.cross_entropy(model(x), y)
