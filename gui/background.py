@@ -48,8 +48,9 @@ class BackgroundTask(QObject):
     failed = Signal(str)
     ended = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, thread_name: str = "background") -> None:
         super().__init__(parent)
+        self.thread_name = thread_name  # also the OS thread's name, handy in a debugger or `top -H`
         self._thread: QThread | None = None
         self._worker: _Worker | None = None
         self._cancel = threading.Event()
@@ -58,11 +59,16 @@ class BackgroundTask(QObject):
     def running(self) -> bool:
         return self._thread is not None
 
+    @property
+    def thread(self) -> QThread | None:
+        return self._thread
+
     def start(self, task: Callable[[Callable[[Any], None], Callable[[], bool]], Any]) -> None:
         if self._thread is not None:
             raise RuntimeError("a task is already running")
         self._cancel = threading.Event()
         thread = QThread()
+        thread.setObjectName(self.thread_name)
         worker = _Worker(task, self._cancel)
         worker.moveToThread(thread)
         thread.started.connect(worker.run)
@@ -108,7 +114,8 @@ class BackgroundTask(QObject):
         self.ended.emit()
 
     def _cleanup(self) -> None:
-        thread = self._thread
+        thread, worker = self._thread, self._worker
         self._thread = self._worker = None
+        del worker  # parentless: PySide deletes it with its last reference (its thread has ended)
         if thread is not None:
             thread.deleteLater()

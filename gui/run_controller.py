@@ -1,54 +1,65 @@
-"""Owns the QThread and worker of the current run, so the window never touches thread lifecycles.
+"""Owns the thread of the current run, so the window never touches thread lifecycles.
 
-One run at a time. `shutdown()` is what `closeEvent` calls: request stop, `thread.quit()` directly
-(a queued quit would never run while the GUI thread waits), then a bounded `wait()`.
+One run at a time, in a `BackgroundTask` (a QThread with the lifecycle rules of FIELD-NOTES).
+Commands go straight to the session's thread-safe methods: a queued slot on the busy worker would
+never run. `shutdown()` is what `closeEvent` calls: request stop, then the task's bounded wait.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
 
 from core.config import RunConfig
-from gui.worker import TrainingWorker
+from gui.background import BackgroundTask
 
 
 class RunController(QObject):
     """Starts runs in a fresh QThread and forwards their events to the GUI thread."""
 
-    event = Signal(object)
-    crashed = Signal(str)
+    event = Signal(object)  # a core.events event (frozen dataclass), delivered in the GUI thread
+    crashed = Signal(str)  # an exception escaped the session: the message and traceback
     run_finished = Signal()  # the thread has ended and been cleaned up
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._thread: QThread | None = None
-        self._worker: TrainingWorker | None = None
+        self._task = BackgroundTask(self, thread_name="training")
+        self._task.progress.connect(self._on_event)
+        self._task.failed.connect(self._on_crashed)
+        self._task.ended.connect(self._on_ended)
+        self._session: Any = None
 
     @property
     def running(self) -> bool:
-        return self._thread is not None
+        return self._task.running
+
+    @property
+    def _thread(self):  # the QThread of the current run (for lifecycle checks), or None
+        return self._task.thread
 
     @property
     def session(self):  # the core TrainingSession of the current run, or None
-        return self._worker.session if self._worker is not None else None
+        return self._session if self._task.running else None
 
     @property
     def recording_history(self) -> bool:
         return self.session is not None and self.session.record_memory_history
 
     def start(self, config: RunConfig, record_memory_history: bool = False) -> None:
-        if self._thread is not None:
+        if self._task.running:
             raise RuntimeError("a run is already active")
-        thread = QThread()
-        thread.setObjectName("training")
-        worker = TrainingWorker(config, record_memory_history)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.event.connect(self._on_worker_event)  # queued: delivered in the GUI thread
-        worker.crashed.connect(self._on_worker_crashed)
-        worker.finished.connect(self._on_worker_finished)
-        self._thread, self._worker = thread, worker
-        thread.start()
+        from core.session import TrainingSession
+
+        session = TrainingSession(config, record_memory_history=record_memory_history)
+
+        def train(report: Callable[[object], None], _cancelled: Callable[[], bool]) -> object:
+            session.observers.append(report)  # each event crosses to the GUI thread as it is
+            return session.run()
+
+        self._session = session
+        self._task.start(train)
 
     def request_stop(self) -> None:
         if self.session is not None:
@@ -72,35 +83,17 @@ class RunController(QObject):
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         """Stop the run and wait for its thread (bounded). True when no thread is left running."""
-        if self._thread is None:
-            return True
         self.request_stop()
-        self._thread.quit()
-        finished = self._thread.wait(timeout_ms)
-        if finished:
-            self._cleanup()
-        return finished
+        return self._task.shutdown(timeout_ms)
 
     @Slot(object)
-    def _on_worker_event(self, event: object) -> None:
+    def _on_event(self, event: object) -> None:
         self.event.emit(event)
 
     @Slot(str)
-    def _on_worker_crashed(self, message: str) -> None:
+    def _on_crashed(self, message: str) -> None:
         self.crashed.emit(message)
 
     @Slot()
-    def _on_worker_finished(self) -> None:
-        if self._thread is None:
-            return
-        self._thread.quit()
-        self._thread.wait()
-        self._cleanup()
+    def _on_ended(self) -> None:
         self.run_finished.emit()
-
-    def _cleanup(self) -> None:
-        thread, worker = self._thread, self._worker
-        self._thread = self._worker = None
-        del worker  # parentless: PySide deletes it with its last reference (its thread has ended)
-        if thread is not None:
-            thread.deleteLater()

@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
-                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QToolButton, QVBoxLayout,
+                               QHBoxLayout, QLabel, QLineEdit, QSpinBox, QToolButton, QVBoxLayout,
                                QWidget)
 
 from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range

@@ -6,13 +6,26 @@ import os
 # Set before anything imports Qt; a value already in the environment (xcb under Xvfb) wins.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread():
+    """The suite runs on small shared machines (2 cores), where one intra-op thread is faster than two
+    fighting over busy cores. The product itself keeps torch's default."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
 
 def pytest_collection_modifyitems(config, items):  # noqa: ANN001 - pytest hook
     """Skip `@pytest.mark.gpu` tests where no CUDA device exists (CI without a GPU, laptops)."""
     gpu_tests = [item for item in items if item.get_closest_marker("gpu") is not None]
     if not gpu_tests:
         return
-    import pytest
     import torch
 
     if torch.cuda.is_available():

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,14 +26,6 @@ from core.step import Trainer, build_optimizer
 
 F32, I64 = 4, 8
 HIDDEN, CLASSES = 16, 10
-
-
-@pytest.fixture(autouse=True)
-def one_compute_thread() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def known_model(features: int) -> nn.Sequential:

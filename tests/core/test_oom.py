@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 import torch
@@ -26,14 +26,6 @@ from core.session import MAX_OOM_RETRIES, TrainingSession
 BATCH = 32
 MESSAGE = ("CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.55 GiB of which "
            "1.06 GiB is free.")
-
-
-@pytest.fixture(autouse=True)
-def one_compute_thread() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 class OutOfMemoryWhen(nn.Module):

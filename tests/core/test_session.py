@@ -8,7 +8,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 import torch
@@ -28,15 +28,6 @@ TRAIN, BATCH = 256, 32
 STEPS_PER_EPOCH = TRAIN // BATCH
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=TRAIN, batch_size=BATCH, report_interval=0.01)
 PHASE_EVENTS = (RunStarted, EpochStarted, StepsReported, EpochEnded, RunFinished)
-
-
-@pytest.fixture(autouse=True)
-def one_compute_thread() -> Iterator[None]:
-    """The suite runs on small shared machines, where two intra-op threads fight over two busy cores."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def make_session(**overrides: object) -> tuple[TrainingSession, list[Event]]:

@@ -12,17 +12,6 @@ from core.config import RunConfig
 from gui_support import FAST, running_qthreads as _running_qthreads
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _one_torch_thread():
-    """Two shared CPU cores: one intra-op thread is faster here than two fighting for them."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.fixture
 def settings(tmp_path) -> QSettings:
     """A settings file of the test's own: tests never read or change the user's settings."""
