@@ -189,19 +189,22 @@ class TrainingSession:
         free = self.probe.free_bytes()
         budget = int(free * RESIDENT_FIT_FRACTION)
         if cfg.dataset == "synthetic":  # its size is known before it exists: generate it where it will live
-            needed = synthetic_bytes(cfg.synthetic_samples)
+            # the data plus one augmented copy of the training images, made each epoch on the device
+            needed = synthetic_bytes(cfg.synthetic_samples) + cfg.synthetic_samples * 3 * 32 * 32
             placement = self._choose_placement(needed, budget, free, "synthetic")
             splits = load_dataset(cfg, device if placement == "resident" else torch.device("cpu"))
             return splits, placement
         splits = load_dataset(cfg, torch.device("cpu"))
-        return splits, self._choose_placement(splits.nbytes, budget, free, cfg.dataset)
+        needed = splits.nbytes + splits.train.images.nelement() * splits.train.images.element_size()
+        return splits, self._choose_placement(needed, budget, free, cfg.dataset)
 
     def _choose_placement(self, needed: int, budget: int, free: int, name: str) -> str:
         placement = self.config.placement
         fits = needed <= budget
         if placement == "resident" and not fits:
             raise DatasetError(
-                f"placement: the {name} dataset needs {format_bytes(needed)} on {self.device} but only "
+                f"placement: the {name} dataset needs {format_bytes(needed)} on {self.device} (with the "
+                f"augmented copy of its training images made each epoch) but only "
                 f"{format_bytes(free)} is free (at most {RESIDENT_FIT_FRACTION:.0%} may be used for data); "
                 f"use the stream placement (--placement stream)")
         if placement == "auto":

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 import pytest
+import numpy as np
 import torch
 
 from core.batches import DevicePreprocess, ResidentBatches, StreamBatches
@@ -195,3 +196,26 @@ def test_resident_batches_live_on_the_gpu_and_are_not_copied(monkeypatch: pytest
     for images, labels in source.train_epoch():
         assert images.device.type == "cuda" and labels.device.type == "cuda"
     assert copies == []
+
+
+def _shifted(image: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
+    """image shifted so out[y, x] = image[y + dy, x + dx], zeros where that pixel does not exist."""
+    c, h, w = image.shape
+    padded = torch.nn.functional.pad(image, (abs(dx), abs(dx), abs(dy), abs(dy)))
+    return padded[:, abs(dy) + dy:abs(dy) + dy + h, abs(dx) + dx:abs(dx) + dx + w]
+
+
+def test_whole_set_augmentation_is_a_shift_or_flip_of_the_image_it_names() -> None:
+    from core.batches import augment_shuffled
+
+    images = torch.randint(1, 255, (300, 3, 8, 8), dtype=torch.uint8)  # no zeros: shifted-in strips show
+    out, order = augment_shuffled(images, 1, True, torch.Generator().manual_seed(0), np.random.default_rng(1))
+    assert sorted(order.tolist()) == list(range(300))  # every image exactly once
+    seen = set()
+    for i in range(300):
+        source = images[order[i]]
+        matches = [(dy, dx, f) for f in (False, True) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+                   if torch.equal(out[i], _shifted(source.flip(2) if f else source, dy, dx))]
+        assert matches, f"output {i} is not a shift or flip of image {int(order[i])}"
+        seen.update(matches)
+    assert len(seen) == 18  # every shift, flipped and not, occurs in 300 draws

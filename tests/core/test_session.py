@@ -385,7 +385,7 @@ def test_resident_refuses_a_dataset_that_does_not_fit(monkeypatch: pytest.Monkey
     finished = session.run()
     assert finished.status == "failed" and finished.user_error
     assert finished.message.startswith("placement: ") and "--placement stream" in finished.message
-    needs = f"needs {format_bytes(synthetic_bytes(TRAIN))} on cpu"
+    needs = f"needs {format_bytes(synthetic_bytes(TRAIN) + TRAIN * 3 * 32 * 32)} on cpu"  # + one augmented copy
     free = f"only {format_bytes(synthetic_bytes(TRAIN) // 2)} is free"
     assert needs in finished.message and free in finished.message
 
