@@ -35,7 +35,6 @@ class LossPlot(QWidget):
         item.setTitle("Training loss")
         item.setLabel("bottom", "step")
         item.setLabel("left", "loss")
-        item.showGrid(x=True, y=True, alpha=0.2)
         item.addLegend(offset=(-10, 10))
         self.raw_curve = item.plot(pen=pg.mkPen((150, 150, 150), width=1), name="loss per step",
                                    connect="finite")
@@ -49,7 +48,6 @@ class LossPlot(QWidget):
         vitem.setTitle("Validation accuracy")
         vitem.setLabel("bottom", "epoch")
         vitem.setLabel("left", "accuracy", units="%")
-        vitem.showGrid(x=True, y=True, alpha=0.2)
         vitem.setYRange(0, 100)
         self.val_curve = vitem.plot(pen=pg.mkPen((44, 160, 44), width=1), symbol="o", symbolSize=6,
                                     symbolBrush=(44, 160, 44))

@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
         self.redraw_timer = QTimer(self)
         self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
         self.redraw_timer.timeout.connect(self._on_redraw_timer)
+        self._redraw_loss_first = True
         self.redraw_timer.start()
         self.idle_timer = QTimer(self)
         self.idle_timer.setInterval(IDLE_POLL_INTERVAL_MS)
@@ -419,8 +420,13 @@ class MainWindow(QMainWindow):
     # ---- timers ----------------------------------------------------------------------------------
     @Slot()
     def _on_redraw_timer(self) -> None:
-        self.loss_plot.refresh()
-        self.memory_plot.refresh()
+        # At most one plot per tick: each repaint costs several ms in a software raster, and two in the
+        # same event-loop pass doubled the GUI's worst-case latency (tests/benchmarks/gui_latency.py).
+        first, second = ((self.loss_plot, self.memory_plot) if self._redraw_loss_first
+                         else (self.memory_plot, self.loss_plot))
+        if not first.refresh():
+            second.refresh()
+        self._redraw_loss_first = not self._redraw_loss_first
 
     @Slot()
     def _on_idle_poll(self) -> None:

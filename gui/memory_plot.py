@@ -51,7 +51,6 @@ class MemoryPlot(QWidget):
         item.setTitle("Device memory")
         item.setLabel("bottom", "time", units="s")
         item.setLabel("left", "memory", units="B")  # SI prefixes: kB, MB, GB on the axis
-        item.showGrid(x=True, y=True, alpha=0.2)
         self.legend = item.addLegend(offset=(10, 10))
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.toggles: dict[str, QCheckBox] = {}

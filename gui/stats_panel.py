@@ -37,6 +37,7 @@ class StatsPanel(QWidget):
         for i, (key, title) in enumerate(rows, start=1):
             label = QLabel(title)
             value = QLabel("–")
+            value.setMinimumWidth(110)  # changing numbers must not re-layout (and repaint) the window
             value.setProperty("class", "statValue")
             label.setToolTip(tips.get(key, ""))
             value.setToolTip(tips.get(key, ""))
