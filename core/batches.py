@@ -50,16 +50,22 @@ class DevicePreprocess:
 
     def augment(self, images: torch.Tensor) -> torch.Tensor:
         """Random crop (zero padding of 1/8 of the side) and, where it suits the data, a horizontal flip
-        per image, keeping the images' order (a streamed batch)."""
-        shuffled, order = self.augment_shuffled(images)
-        out = torch.empty_like(shuffled)
-        out[order] = shuffled
-        return out
+        per image, keeping the images' order: a streamed batch. Each crop is one window of an
+        `unfold` view of the padded batch, gathered for all images at once."""
+        n, c, h, w = images.shape
+        p = self.pad
+        windows = F.pad(images, (p, p, p, p)).unfold(2, h, 1).unfold(3, w, 1)  # (n, c, 2p+1, 2p+1, h, w)
+        dy = torch.randint(0, 2 * p + 1, (n,), generator=self.gen, device=images.device)
+        dx = torch.randint(0, 2 * p + 1, (n,), generator=self.gen, device=images.device)
+        out = windows.permute(0, 2, 3, 1, 4, 5)[torch.arange(n, device=images.device), dy, dx]
+        return random_flip(out, self.gen) if self.flip else out
 
-    def augment_shuffled(self, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The same augmentation for a whole set, returned in a random order with that order (indices
-        into `images`): a resident training set, once per epoch."""
-        return augment_shuffled(images, self.pad, self.flip, self.gen, self.host_rng)
+    def augment_shuffled(self, images: torch.Tensor, out: torch.Tensor | None = None
+                         ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The same augmentation for a whole set (a resident training set, once per epoch): returns
+        (augmented, order) with augmented[i] made from images[order[i]], grouped by crop; see
+        `augment_shuffled`. `out` is reused when given: no fresh whole-set allocation per epoch."""
+        return augment_shuffled(images, self.pad, self.flip, self.gen, self.host_rng, out)
 
     def to_model_input(self, images: torch.Tensor) -> torch.Tensor:
         # addcmul, not `x * scale + bias`: on the CPU the broadcast multiply by a (1, C, 1, 1) tensor took
@@ -75,20 +81,22 @@ class DevicePreprocess:
 
 
 def augment_shuffled(images: torch.Tensor, pad: int, flip: bool, gen: torch.Generator,
-                     host_rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+                     host_rng: np.random.Generator, out: torch.Tensor | None = None
+                     ) -> tuple[torch.Tensor, torch.Tensor]:
     """Random crop (shift by up to `pad` pixels, zeros shifted in) and optional flip of every image.
 
     Each image draws one of (2 * pad + 1)^2 shifts (x2 with flip). The images are shuffled, cut into
     contiguous groups of random sizes, one group per shift, and each group is copied with one shifted
     slice: no per-pixel gather and no padded copy, which is what makes a whole-set pass cheap
-    (airbench's idea). A second shuffle mixes the groups. The group sizes are drawn on the host
-    (`host_rng`), so nothing here waits for the device. Returns (images, order): out[i] = aug(images[order[i]]).
+    (airbench's idea). The group sizes are drawn on the host (`host_rng`), so nothing here waits for
+    the device. Returns (out, order) with out[i] = aug(images[order[i]]): images sharing a crop are
+    neighbours in `out`, so take batches through a second random permutation.
     """
     n, _, h, w = images.shape
     side = 2 * pad + 1
     kinds = side * side * (2 if flip else 1)
     first = torch.randperm(n, generator=gen, device=images.device)
-    out = torch.empty_like(images)
+    out = torch.empty_like(images) if out is None else out
     counts = host_rng.multinomial(n, np.full(kinds, 1.0 / kinds)).tolist()
     start = 0
     for kind, count in enumerate(counts):
@@ -112,8 +120,13 @@ def augment_shuffled(images: torch.Tensor, pad: int, flip: bool, gen: torch.Gene
         elif dx < 0:
             dst[:, :, :, :-dx] = 0
         start += count
-    mix = torch.randperm(n, generator=gen, device=images.device)
-    return out[mix], first[mix]
+    return out, first
+
+
+def random_flip(images: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Mirror a random half of the images left to right."""
+    mask = torch.rand(images.shape[0], generator=gen, device=images.device) < 0.5
+    return torch.where(mask.view(-1, 1, 1, 1), images.flip(3), images)
 
 
 class BatchSource(Protocol):
@@ -140,6 +153,7 @@ class ResidentBatches:
         self.batch_size = batch_size
         self.preprocess = preprocess
         self.gen = generator
+        self._augmented: torch.Tensor | None = None  # this epoch's augmented training images
 
     def steps_per_epoch(self) -> int:
         return len(self.train) // self.batch_size
@@ -148,14 +162,16 @@ class ResidentBatches:
         self.batch_size = batch_size
 
     def train_epoch(self) -> Iterator[Batch]:
-        # The whole set is augmented and shuffled once per epoch on the device (airbench): each batch is
-        # then a contiguous slice, and per step only the uint8 -> float normalisation remains.
-        images, order = self.preprocess.augment_shuffled(self.train.images)
+        # The whole set is augmented once per epoch on the device into a buffer kept across epochs
+        # (airbench); each batch is then a gather of a random slice of it, plus normalisation.
+        self._augmented, order = self.preprocess.augment_shuffled(self.train.images, self._augmented)
+        mix = torch.randperm(len(order), generator=self.gen, device=order.device)
         labels = self.train.labels[order]
         start = 0
-        while start + self.batch_size <= len(order):  # re-read: the batch may shrink mid-epoch (OOM)
+        while start + self.batch_size <= len(mix):  # re-read: the batch may shrink mid-epoch (OOM)
             end = start + self.batch_size
-            yield self.preprocess.to_model_input(images[start:end]), labels[start:end]
+            idx = mix[start:end]
+            yield self.preprocess.to_model_input(self._augmented.index_select(0, idx)), labels.index_select(0, idx)
             start = end
 
     def val_batches(self) -> Iterator[Batch]:

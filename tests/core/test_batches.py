@@ -219,3 +219,16 @@ def test_whole_set_augmentation_is_a_shift_or_flip_of_the_image_it_names() -> No
         assert matches, f"output {i} is not a shift or flip of image {int(order[i])}"
         seen.update(matches)
     assert len(seen) == 18  # every shift, flipped and not, occurs in 300 draws
+
+
+def test_batch_augmentation_keeps_each_image_in_place_as_a_shift_or_flip(splits: DatasetSplits) -> None:
+    images = torch.randint(1, 255, (200, 3, 32, 32), dtype=torch.uint8)
+    out = preprocess(splits).augment(images)  # pad 4 (32 // 8)
+    assert out.shape == images.shape and out.dtype == torch.uint8
+    flipped = 0
+    for i in range(200):
+        found = [f for f in (False, True) for dy in range(-4, 5) for dx in range(-4, 5)
+                 if torch.equal(out[i], _shifted(images[i].flip(2) if f else images[i], dy, dx))]
+        assert found, f"batch image {i} is not a shift or flip of input {i}"
+        flipped += found[0]
+    assert 60 < flipped < 140  # about half are mirrored
