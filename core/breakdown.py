@@ -82,9 +82,8 @@ class StepMemoryRecorder:
     def mark(self, phase: str) -> None:
         if self.uses_allocator:
             self._peaks[phase] = self.probe.reset_phase_peak()
-        else:
-            sample = self.probe.sample()
-            self._peaks[phase] = sample.allocated_bytes
+        else:  # the process's resident memory: one cheap read, not a whole MemorySample
+            self._peaks[phase] = self.probe.rss_bytes()
 
     def breakdown(self, step: int, model: nn.Module, optimizer: torch.optim.Optimizer, images: torch.Tensor,
                   labels: torch.Tensor, other_bytes: int = 0) -> MemoryBreakdown:

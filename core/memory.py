@@ -90,6 +90,13 @@ class MemoryProbe:
         torch.cuda.reset_peak_memory_stats(self.device)
         return peak
 
+    def rss_bytes(self) -> int:
+        """This process's resident memory now (also raises the tracked peak)."""
+        rss = int(self._process.memory_info().rss)
+        with self._lock:
+            self._peak_rss = max(self._peak_rss, rss)
+        return rss
+
     @property
     def peak_rss_bytes(self) -> int:
         """The largest process RSS seen by `sample()` since the last `reset_peak()`."""

@@ -39,6 +39,7 @@ from core.units import format_bytes
 
 RESIDENT_FIT_FRACTION = 0.8  # the resident dataset may take at most this share of free memory
 MAX_OOM_RETRIES = 8
+BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
 
 
 class _Stopped(Exception):
@@ -218,6 +219,7 @@ class TrainingSession:
     def _train(self) -> None:
         cfg, model, trainer = self.config, self.model, self.trainer
         self._sample_next = True
+        self._last_breakdown = -math.inf
         self._pending: list[torch.Tensor] = []  # losses on the device, not yet fetched
         self._epoch_losses: list[float] = []
         self._last_report = time.perf_counter()
@@ -271,6 +273,7 @@ class TrainingSession:
     def _emit_breakdown(self, images: torch.Tensor, labels: torch.Tensor) -> None:
         """Memory by holder for the step just sampled (host-side counters and tensor sizes: no sync)."""
         self._sample_next = False
+        self._last_breakdown = time.perf_counter()
         breakdown = self.recorder.breakdown(self._step, self.model, self.optimizer, images, labels,
                                             self._other_bytes)
         if self.breakdown is None or breakdown.total_bytes >= self.breakdown.total_bytes:
@@ -342,7 +345,7 @@ class TrainingSession:
         self._warm = True
         self._last_report, self._last_report_samples = now, self._samples
         self._report_losses.append(tuple(losses))
-        self._sample_next = True
+        self._sample_next = now - self._last_breakdown >= BREAKDOWN_PERIOD_S  # at most ~1/s
         self._epoch_losses.extend(losses)
         eta = None
         if self._rates:

@@ -116,6 +116,7 @@ BATCH = 32
 def test_a_run_reports_the_hand_counted_breakdown_once_per_report(monkeypatch: pytest.MonkeyPatch,
                                                                    optimizer: str) -> None:
     monkeypatch.setattr(core.session, "build_model", lambda name, classes, channels: known_model(FEATURES))
+    monkeypatch.setattr(core.session, "BREAKDOWN_PERIOD_S", 0.0)  # every report (by default at most 1/s)
     events: list[object] = []
 
     def observe(event: object) -> None:
@@ -162,3 +163,18 @@ def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path, capsys: pytes
     assert breakdown["batch_bytes"] == 32 * 3 * 32 * 32 * F32 + 32 * I64
     # tiny-cnn keeps at least its first conv's output (32 channels at 32x32) per image for backward
     assert breakdown["activations_bytes"] >= 32 * 32 * 32 * 32 * F32
+
+
+def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(core.session, "build_model", lambda name, classes, channels: known_model(FEATURES))
+    events: list[object] = []
+    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, max_steps=8,
+                       report_interval=0.01)
+    started = time.perf_counter()
+    TrainingSession(config, [events.append]).run()
+    elapsed = time.perf_counter() - started
+    reports = [e for e in events if isinstance(e, StepsReported)]
+    breakdowns = [e for e in events if isinstance(e, MemoryBreakdown)]
+    assert breakdowns and breakdowns[0].step == 1
+    assert len(breakdowns) <= 1 + elapsed / core.session.BREAKDOWN_PERIOD_S
+    assert len(breakdowns) < len(reports) or elapsed >= len(reports) * core.session.BREAKDOWN_PERIOD_S
