@@ -91,7 +91,7 @@ def run_window(config, screenshot: str | None = None) -> int:
         return 2
     if sys.platform == "win32":
         import torch  # noqa: F401 - before Qt on Windows (c10.dll load order)
-    from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+    from PySide6.QtCore import QObject, QSettings, QTimer, Signal, Slot
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -117,14 +117,34 @@ def run_window(config, screenshot: str | None = None) -> int:
     shown_after = time.time() - launched
 
     class TorchLoader(QObject):
+        """Imports torch in a plain thread; results come back through its own slots, so they run in
+        the GUI thread (a plain function connected to a signal emitted elsewhere runs in the emitter's)."""
+
         loaded = Signal(float)  # seconds since launch
+        failed = Signal(str)
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.loaded.connect(self._on_loaded)
+            self.failed.connect(self._on_failed)
+
+        @Slot(float)
+        def _on_loaded(self, after: float) -> None:
+            on_loaded(after)
+
+        @Slot(str)
+        def _on_failed(self, message: str) -> None:
+            on_failed(message)
 
     loader = TorchLoader()
 
     def import_torch() -> None:
-        import torch  # noqa: F401
-        import torchvision  # noqa: F401
-
+        try:
+            import torch  # noqa: F401
+            import torchvision  # noqa: F401
+        except Exception as exc:  # a broken install: say so in the window rather than wait forever
+            loader.failed.emit(f"{type(exc).__name__}: {exc}")
+            return
         loader.loaded.emit(time.time() - launched)  # queued to the GUI thread
 
     def on_loaded(after: float) -> None:
@@ -136,7 +156,14 @@ def run_window(config, screenshot: str | None = None) -> int:
         if screenshot:
             window.start_run(config)
 
-    loader.loaded.connect(on_loaded)
+    def on_failed(message: str) -> None:
+        window.log.add(f"PyTorch could not be loaded, so nothing can train: {message}. "
+                       "Reinstall with `pip install -e .`", "error")
+        window.device_status.setText("device: PyTorch could not be loaded")
+        if screenshot:
+            print(f"{PROG}: error: PyTorch could not be loaded: {message}", file=sys.stderr)
+            app.exit(1)
+
     threading.Thread(target=import_torch, name="import-torch", daemon=True).start()
 
     exit_code = [0]
