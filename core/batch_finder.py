@@ -71,6 +71,8 @@ def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int |
     from core.memory import MemoryProbe, clear_cache
 
     device = resolve_device(config.device)
+    if device.type == "cuda":
+        torch.cuda.set_device(device)  # the current device is per thread, and this runs in a worker
     probe = MemoryProbe(device)
     gc.collect()
     clear_cache(device)
@@ -81,7 +83,11 @@ def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int |
         for _ in range(steps):
             trainer.step(images, labels)
         peak = probe.sample().peak_allocated_bytes
-    except torch.OutOfMemoryError:
+    except (torch.OutOfMemoryError, RuntimeError) as exc:
+        from core.session import is_out_of_memory
+
+        if not is_out_of_memory(exc):
+            raise
         failed = True
     # recover outside the except block: the exception's frames hold the trial's tensors
     trainer = images = labels = None  # noqa: F841
@@ -117,20 +123,27 @@ def _resident_data_bytes(config: RunConfig, device) -> int:
     """Device memory the real run's resident dataset will hold beside the model (0 when streamed)."""
     if config.placement == "stream" or device.type == "cpu":
         return 0
-    from core.datasets import dataset_shape
+    from core.datasets import dataset_shape, resident_bytes
 
     channels, height, width, _, count = dataset_shape(config)
-    return 0 if count is None else count * (channels * height * width + 8)
+    if count is None:
+        return 0
+    train = config.synthetic_samples if config.dataset == "synthetic" else count  # else: an upper bound
+    return resident_bytes(count, train, channels * height * width)
 
 
 def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> int | None:
     request = json.dumps({"config": config.to_dict(), "batch_size": batch_size, "steps": steps})
-    proc = subprocess.run([sys.executable, "-m", "core.batch_trial"], input=request, capture_output=True,
-                          text=True, timeout=3600)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "core.batch_trial"], input=request, capture_output=True,
+                              text=True, timeout=3600)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"the batch-size trial at {batch_size} took over an hour; try a smaller --max-batch") from None
     if proc.returncode != 0:
-        if "MemoryError" in proc.stderr or proc.returncode in (-9, 137):
+        if proc.returncode in (3, -9, 137) or "MemoryError" in proc.stderr:
             return None  # the trial process ran out of memory (or the kernel's OOM killer ended it)
-        raise RuntimeError(f"batch-size trial at {batch_size} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        raise UserError(f"the batch-size trial at {batch_size} failed: {last}")
     return int(json.loads(proc.stdout.strip().splitlines()[-1])["peak_bytes"])
 
 

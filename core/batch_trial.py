@@ -24,8 +24,12 @@ def main() -> int:
         trainer, images, labels = _trial_parts(config, int(request["batch_size"]), device)
         for _ in range(int(request["steps"])):
             trainer.step(images, labels)
-    except MemoryError:
-        print("MemoryError", file=sys.stderr)
+    except (MemoryError, RuntimeError) as exc:
+        from core.session import is_out_of_memory
+
+        if isinstance(exc, RuntimeError) and not is_out_of_memory(exc):
+            raise
+        print("MemoryError: the trial ran out of memory", file=sys.stderr)  # the parent's "too big" marker
         return 3
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     peak = peak_kib if sys.platform == "darwin" else peak_kib * 1024  # bytes on macOS

@@ -50,6 +50,7 @@ class StepsReported:
     eta_s: float | None
     batch_size: int
     memory: MemorySample
+    total_steps: int = 0  # the run's expected steps; it grows when an out-of-memory shrink halves the batch
 
 
 @dataclass(frozen=True)

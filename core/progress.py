@@ -37,6 +37,8 @@ class ProgressBar:
                 used = mem.allocated_bytes if mem.has_allocator else mem.process_rss_bytes
                 self.bar.set_postfix_str(f"epoch {event.epoch}/{self.epochs} loss {loss:.4f} "
                                          f"{event.samples_per_s:,.0f} img/s mem {format_bytes(used)}", refresh=False)
+                if event.total_steps and event.total_steps != self.bar.total:  # an OOM shrink adds steps
+                    self.bar.total = event.total_steps
                 self.bar.update(event.step - self.bar.n)
             case EpochEnded():
                 acc = "n/a" if event.val_accuracy is None else f"{event.val_accuracy:.2%}"

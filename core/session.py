@@ -25,7 +25,8 @@ import torch.nn.functional as F
 from core.breakdown import StepMemoryRecorder
 from core.batches import BatchSource, DevicePreprocess, ResidentBatches, StreamBatches
 from core.config import RunConfig
-from core.datasets import DatasetSplits, load_dataset, synthetic_bytes
+from core.datasets import DatasetSplits, load_dataset, resident_bytes
+from core.datasets.synthetic import CHANNELS, SIZE, val_samples
 from core.devices import amp_dtype, check_amp, cpu_name, resolve_device
 from core.errors import ConfigError, DatasetError, UserError
 from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer, OutOfMemory,
@@ -90,10 +91,6 @@ class TrainingSession:
     def request_snapshot(self, path: str) -> None:
         """Save a memory snapshot to `path` at the next step boundary (needs record_memory_history)."""
         self._snapshot_requests.put(path)
-
-    @property
-    def stop_requested(self) -> bool:
-        return self._stop.is_set()
 
     # ---- the run ---------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -190,13 +187,14 @@ class TrainingSession:
         free = self.probe.free_bytes()
         budget = int(free * RESIDENT_FIT_FRACTION)
         if cfg.dataset == "synthetic":  # its size is known before it exists: generate it where it will live
-            # the data plus one augmented copy of the training images, made each epoch on the device
-            needed = synthetic_bytes(cfg.synthetic_samples) + cfg.synthetic_samples * 3 * 32 * 32
+            n = cfg.synthetic_samples
+            needed = resident_bytes(n + val_samples(n), n, CHANNELS * SIZE * SIZE)
             placement = self._choose_placement(needed, budget, free, "synthetic")
             splits = load_dataset(cfg, device if placement == "resident" else torch.device("cpu"))
             return splits, placement
         splits = load_dataset(cfg, torch.device("cpu"))
-        needed = splits.nbytes + splits.train.images.nelement() * splits.train.images.element_size()
+        pixels = splits.channels * splits.image_size[0] * splits.image_size[1]
+        needed = resident_bytes(len(splits.train) + len(splits.val), len(splits.train), pixels)
         return splits, self._choose_placement(needed, budget, free, cfg.dataset)
 
     def _choose_placement(self, needed: int, budget: int, free: int, name: str) -> str:
@@ -236,15 +234,14 @@ class TrainingSession:
                 self._at_step_boundary()
                 if cfg.max_steps is not None and self._step >= cfg.max_steps:
                     break
-                try:
-                    images, labels = next(batches)
-                except StopIteration:
-                    break
                 sample = self._sample_next  # measure what holds memory on one step per report
                 oom: Exception | None = None
                 try:
+                    images, labels = next(batches)  # allocates too: a resident epoch's augmented copy
                     with self.recorder.step() if sample else contextlib.nullcontext():
                         loss = trainer.step(images, labels, self.recorder if sample else None)
+                except StopIteration:
+                    break
                 except (torch.OutOfMemoryError, RuntimeError) as exc:
                     if not is_out_of_memory(exc):
                         raise
@@ -353,7 +350,7 @@ class TrainingSession:
             eta = max(self.total_steps - self._step, 0) * step_time
         assert self.probe is not None
         self.emit(StepsReported(self._step, self._epoch, first, tuple(losses), self._samples, rate,
-                                now - self._t0, eta, self.source.batch_size, self.probe.sample()))
+                                now - self._t0, eta, self.source.batch_size, self.probe.sample(), self.total_steps))
         for offset, value in enumerate(losses):
             if not math.isfinite(value):
                 raise _Diverged(first + offset, value)
@@ -411,6 +408,11 @@ class TrainingSession:
                 "batch size 1 does not fit" if batch <= 1 else f"gave up after {MAX_OOM_RETRIES} halvings")
             raise _OutOfMemoryStop(f"{text}; {hint}")
         self.source.set_batch_size(new_batch)  # type: ignore[arg-type]
+        # the images left after the failed batch (skipped this epoch), in smaller steps: progress and ETA
+        remaining_samples = max(self.total_steps - self._step - 1, 0) * batch
+        self.total_steps = self._step + math.ceil(remaining_samples / new_batch)  # type: ignore[operator]
+        if self.config.max_steps is not None:
+            self.total_steps = min(self.total_steps, self.config.max_steps)
         self.emit(LogMessage("warning", f"{text}; continuing with batch size {new_batch}"))
 
     # ---- the end ---------------------------------------------------------------------------------

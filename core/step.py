@@ -1,5 +1,7 @@
 """One optimisation step, shared by the training session and the batch-size finder so both measure
-the same work. It never syncs with the device: the loss comes back as a device tensor.
+the same work. The loss comes back as a device tensor: no sync, with one exception. With fp16 AMP,
+`GradScaler.step` reads the inf/NaN check on the host (`.item()`), a sync per step; bf16 and full
+precision have none.
 """
 
 from __future__ import annotations

@@ -168,8 +168,8 @@ def run_window(config, screenshot: str | None = None) -> int:
 
     exit_code = [0]
     if screenshot:
-        def save(_state: str) -> None:
-            QTimer.singleShot(400, lambda: _save_screenshot(window, screenshot, app))
+        def save(state: str) -> None:
+            QTimer.singleShot(400, lambda: _save_screenshot(window, screenshot, app, state))
 
         def give_up() -> None:
             print(f"{PROG}: error: the screenshot run did not finish within {SCREENSHOT_TIMEOUT_S} s", file=sys.stderr)
@@ -183,7 +183,7 @@ def run_window(config, screenshot: str | None = None) -> int:
     return exit_code[0] or code
 
 
-def _save_screenshot(window, path: str, app) -> None:
+def _save_screenshot(window, path: str, app, state: str = "finished") -> None:
     window.loss_plot.refresh()
     window.memory_plot.refresh()
     image = window.grab()
@@ -192,8 +192,11 @@ def _save_screenshot(window, path: str, app) -> None:
         print(f"saved a {image.width()}x{image.height()} screenshot to {path}")
     else:
         print(f"{PROG}: error: could not write {path}", file=sys.stderr)
+    if state != "finished":  # the picture is kept (it shows the error), but the run did not succeed
+        last = window.log.lines()[-1] if window.log.lines() else ""
+        print(f"{PROG}: error: the screenshot run ended {state}: {last}", file=sys.stderr)
     window.close()
-    app.exit(0 if ok else 1)
+    app.exit(0 if ok and state == "finished" else 1)
 
 
 def _process_start_time() -> float:

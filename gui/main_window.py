@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         self.state = "idle"
         self._final_state = "finished"
         self._close_pending = False
+        self._oom_offer: tuple[int, str] | None = None  # shown when the run that ran out of memory has ended
         self._build()
         self._restore_settings()
 
@@ -233,6 +234,7 @@ class MainWindow(QMainWindow):
         self.log.add(f"starting: {config.model} on {config.device}, {config.dataset}, batch {config.batch_size}")
         self.breakdown_view.clear()
         self.oom_banner.hide()
+        self._oom_offer = None
         self._last_config = config
         self.controller.start(config, record_memory_history=self.record_history.isChecked()
                               and self.record_history.isEnabled())
@@ -282,7 +284,8 @@ class MainWindow(QMainWindow):
             case StepsReported():
                 self.loss_plot.add_losses(event.first_step, event.losses)
                 self.memory_plot.add_sample(event.memory)
-                self.stats.update_progress(event.step, event.epoch, event.samples_per_s, event.eta_s)
+                self.stats.update_progress(event.step, event.epoch, event.samples_per_s, event.eta_s,
+                                           event.total_steps)
                 self._show_memory(event.memory)
             case RunStarted():
                 self.stats.reset(event.total_steps, int(event.config["epochs"]))
@@ -315,8 +318,8 @@ class MainWindow(QMainWindow):
             case OutOfMemory():
                 self.memory_plot.add_marker(self._now(), "out of memory", error=True)
                 self.log.add(event.message, "error" if event.action == "stop" else "warning")
-                if event.action == "stop":
-                    self.oom_banner.offer(event.batch_size, event.message)
+                if event.action == "stop":  # offered once the run's thread is gone, so Retry can start
+                    self._oom_offer = (event.batch_size, event.message)
             case LogMessage():
                 self.log.add(event.text, event.level)
             case RunFinished():
@@ -333,8 +336,6 @@ class MainWindow(QMainWindow):
                     if event.status != "failed" or not event.user_error:
                         self.memory_plot.add_marker(self._now(), event.status, error=True)
                 self._set_state("finishing")
-                if event.summary.memory_breakdown is None and self.breakdown_view.last is None:
-                    self.breakdown_view.clear()
 
     # ---- memory insight: snapshots, NVML, out-of-memory choices, the finder -----------------------
     @Slot()
@@ -413,6 +414,9 @@ class MainWindow(QMainWindow):
         """The run's thread is gone: back to ready."""
         self._set_state(self._final_state)
         self._update_controls()
+        if self._oom_offer is not None:
+            self.oom_banner.offer(*self._oom_offer)
+            self._oom_offer = None
         self.run_ended.emit(self._final_state)
         if self._close_pending:
             self.close()
@@ -510,7 +514,13 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop a run before closing; never let a running QThread be destroyed."""
-        self.finder_panel.task.shutdown(CLOSE_WAIT_MS)
+        if not self.finder_panel.task.shutdown(CLOSE_WAIT_MS):
+            # a trial outlasts the wait: close once the search's thread has ended
+            self._close_pending = True
+            self.finder_panel.task.ended.connect(self.close)
+            self.log.add("waiting for the batch-size trial to finish before closing", "warning")
+            event.ignore()
+            return
         if self.controller.running:
             self._set_state("stopping")
             if not self.controller.shutdown(CLOSE_WAIT_MS):

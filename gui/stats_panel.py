@@ -65,7 +65,11 @@ class StatsPanel(QWidget):
         self.values["step"].setText(f"0 / {total_steps}")
         self.values["epoch"].setText(f"1 / {epochs}")
 
-    def update_progress(self, step: int, epoch: int, samples_per_s: float, eta_s: float | None) -> None:
+    def update_progress(self, step: int, epoch: int, samples_per_s: float, eta_s: float | None,
+                        total_steps: int = 0) -> None:
+        if total_steps and total_steps != self.total_steps:  # an out-of-memory shrink adds steps
+            self.total_steps = total_steps
+            self.progress.setRange(0, total_steps)
         self.values["step"].setText(f"{step} / {self.total_steps}")
         self.values["epoch"].setText(f"{epoch} / {self.epochs}")
         self.values["speed"].setText(f"{samples_per_s:,.0f}")

@@ -14,7 +14,8 @@ from core.config import RunConfig
 from core.datasets.synthetic import make_synthetic, synthetic_bytes
 from core.datasets.types import DatasetSplits, ImageSplit
 
-__all__ = ["DatasetSplits", "ImageSplit", "dataset_shape", "default_data_dir", "load_dataset", "synthetic_bytes"]
+__all__ = ["DatasetSplits", "ImageSplit", "dataset_shape", "default_data_dir", "load_dataset", "resident_bytes",
+           "synthetic_bytes"]
 
 # channels, height, width, classes, images (train + val) of the fixed-format datasets
 _SHAPES = {"cifar10": (3, 32, 32, 10, 60_000), "mnist": (1, 28, 28, 10, 70_000),
@@ -26,6 +27,12 @@ def default_data_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("gpu-train-monitor")) / "datasets"
+
+
+def resident_bytes(total_images: int, train_images: int, pixels_per_image: int) -> int:
+    """Device bytes of a resident dataset: every image (uint8) and label (int64), plus the augmented copy
+    of the training images that each epoch makes on the device."""
+    return total_images * (pixels_per_image + 8) + train_images * pixels_per_image
 
 
 def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, int, int, int | None]:

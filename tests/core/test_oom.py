@@ -195,3 +195,17 @@ def test_a_real_cpu_allocation_failure_is_an_out_of_memory_event(monkeypatch: py
     [oom] = of_type(events, OutOfMemory)
     assert oom.requested_bytes == 2**62  # read from the CPU allocator's message
     assert "try a smaller batch size or --on-oom shrink" in finished.message
+
+
+def test_after_a_shrink_progress_counts_the_extra_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.events import RunStarted
+
+    models = patch_model(monkeypatch, lambda call, batch: batch > 16)  # only batches of 16 or fewer fit
+    # 256 images, batch 32: 8 steps planned; the failed batch's 32 images are skipped, the other 224
+    # go in steps of 16: 14
+    finished, events, _ = run(models, on_oom="shrink")
+    assert finished.status == "completed", finished.message
+    planned = of_type(events, RunStarted)[0].total_steps
+    reports = of_type(events, StepsReported)
+    assert planned == 256 // BATCH and finished.step == (256 - BATCH) // 16
+    assert reports[-1].total_steps == finished.step  # the progress bar ends at 100%, not 200%

@@ -149,6 +149,8 @@ def test_find_a_batch_size_from_the_banner_opens_the_finder_and_searches(qtbot, 
     memory = fast_trials(100_000_000, 1_000_000)
     for event in oom_stop_events(64):
         window._on_run_event(event)
+    assert not window.oom_banner.isVisible()  # offered once the run's thread has ended, so Retry can start
+    window._on_run_finished()
     banner = window.oom_banner
     assert banner.isVisible() and banner.retry_button.text() == "Retry with batch 32"
     assert window.tabs.currentWidget() is not window.finder_panel
@@ -172,6 +174,7 @@ def test_find_a_batch_size_from_the_banner_opens_the_finder_and_searches(qtbot, 
 def test_stop_here_dismisses_the_banner(qtbot, window):
     for event in oom_stop_events(1):
         window._on_run_event(event)
+    window._on_run_finished()
     assert window.oom_banner.isVisible()
     assert not window.oom_banner.retry_button.isEnabled()  # batch 1 cannot be halved
     click(qtbot, window.oom_banner.dismiss_button)
