@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Signal
 
 from core.config import RunConfig
 from gui.background import BackgroundTask
@@ -26,9 +26,10 @@ class RunController(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._task = BackgroundTask(self, thread_name="training")
-        self._task.progress.connect(self._on_event)
-        self._task.failed.connect(self._on_crashed)
-        self._task.ended.connect(self._on_ended)
+        # the task's signals already arrive in the GUI thread: chain them straight through
+        self._task.progress.connect(self.event)
+        self._task.failed.connect(self.crashed)
+        self._task.ended.connect(self.run_finished)
         self._session: Any = None
 
     @property
@@ -85,15 +86,3 @@ class RunController(QObject):
         """Stop the run and wait for its thread (bounded). True when no thread is left running."""
         self.request_stop()
         return self._task.shutdown(timeout_ms)
-
-    @Slot(object)
-    def _on_event(self, event: object) -> None:
-        self.event.emit(event)
-
-    @Slot(str)
-    def _on_crashed(self, message: str) -> None:
-        self.crashed.emit(message)
-
-    @Slot()
-    def _on_ended(self) -> None:
-        self.run_finished.emit()
