@@ -87,7 +87,8 @@ class StepMemoryRecorder:
 
     def breakdown(self, step: int, model: nn.Module, optimizer: torch.optim.Optimizer, images: torch.Tensor,
                   labels: torch.Tensor, other_bytes: int = 0) -> MemoryBreakdown:
-        """`other_bytes`: device memory held by neither the model nor the step (a resident dataset)."""
+        """`other_bytes`: device memory held by neither the model nor the step (a resident dataset and
+        its per-epoch buffers), shown as its own row instead of being counted as activations."""
         p, g = params_bytes(model), grads_bytes(model)
         o = optimizer_bytes(optimizer, self.device)
         b = _unique_bytes([images, labels])
@@ -100,4 +101,4 @@ class StepMemoryRecorder:
             activations = sum(n for ptr, n in self._saved.items() if ptr not in own)
             method = "saved-tensors"
         peaks = tuple((phase, self._peaks.get(phase, 0)) for phase in PHASES)
-        return MemoryBreakdown(step, p, g, o, b, activations, peaks, method)
+        return MemoryBreakdown(step, p, g, o, b, activations, other_bytes, peaks, method)

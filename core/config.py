@@ -45,8 +45,12 @@ BOUNDS: dict[str, Bound] = {
     "download": Bound(bool, False, "download the dataset into the data folder when it is missing"),
     "synthetic_samples": Bound(int, 2560, "training images generated for the synthetic dataset", 256, 2_000_000),
     "batch_size": Bound(int, 128, "images per training step", 1, 65536),
-    "epochs": Bound(int, 1, "passes over the training set", 1, 10_000),
-    "max_steps": Bound(int, None, "stop after this many steps (default: no limit)", 1, 100_000_000, optional=True),
+    "epochs": Bound(int, None, "passes over the training set (default: 1, or as many as --max-steps needs when "
+                               "that is given; with both, the run stops at whichever comes first)", 1, 10_000,
+                    optional=True),
+    "max_steps": Bound(int, None, "train for this many steps, over as many epochs as that takes (default: one "
+                                  "epoch; with --epochs too, the run stops at whichever comes first)",
+                       1, 100_000_000, optional=True),
     "lr": Bound(float, 0.03, "learning rate", 1e-8, 10.0, log_scale=True),
     "optimizer": Bound(str, "sgd", "optimizer", choices=OPTIMIZERS),
     "momentum": Bound(float, 0.9, "SGD momentum", 0.0, 0.999),
@@ -77,7 +81,7 @@ class RunConfig:
     download: bool = BOUNDS["download"].default
     synthetic_samples: int = BOUNDS["synthetic_samples"].default
     batch_size: int = BOUNDS["batch_size"].default
-    epochs: int = BOUNDS["epochs"].default
+    epochs: int | None = BOUNDS["epochs"].default
     max_steps: int | None = BOUNDS["max_steps"].default
     lr: float = BOUNDS["lr"].default
     optimizer: str = BOUNDS["optimizer"].default
@@ -96,6 +100,14 @@ class RunConfig:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             object.__setattr__(self, field.name, validate_field(field.name, getattr(self, field.name)))
+
+    @property
+    def epoch_limit(self) -> int | None:
+        """Epochs the run may take: `epochs` when given, else 1, or no limit when `max_steps` bounds the
+        run on its own (as max_steps does in the Hugging Face Trainer and Lightning)."""
+        if self.epochs is not None:
+            return self.epochs
+        return None if self.max_steps is not None else 1
 
     def replace(self, **changes: Any) -> "RunConfig":
         """A copy with some fields changed (validated again)."""

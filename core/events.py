@@ -7,7 +7,7 @@ dispatches with `match`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -17,7 +17,7 @@ from core.summary import RunSummary
 
 @dataclass(frozen=True)
 class RunStarted:
-    config: dict[str, Any]  # the RunConfig as plain values, device resolved
+    config: Mapping[str, Any]  # the RunConfig as plain values (read-only), device and placement resolved
     device: str  # "cuda:0", "cpu", "mps"
     device_name: str
     placement: str  # the placement actually used ("stream" or "resident")
@@ -28,6 +28,7 @@ class RunStarted:
     parameters: int
     dataset_bytes: int
     memory: MemorySample
+    epochs: int | None = 1  # epochs planned; None: as many as max_steps needs
 
 
 @dataclass(frozen=True)
@@ -89,13 +90,14 @@ class RunResumed:
 @dataclass(frozen=True)
 class OutOfMemory:
     step: int
-    batch_size: int  # the batch that did not fit
+    batch_size: int  # the batch that did not fit (the validation batch when phase is "validation")
     requested_bytes: int | None  # what the failing allocation asked for, when the error says
     free_bytes: int  # free for new allocations after recovery
     reserved_unallocated_bytes: int  # cached by the allocator but not in use, at the failure
     action: str  # "stop" or "shrink"
     new_batch_size: int | None  # after "shrink"
     message: str
+    phase: str = "train"  # "train" (a training step or the batch it needed) or "validation"
 
 
 PHASES = ("forward", "backward", "optimizer")
@@ -111,18 +113,20 @@ class MemoryBreakdown:
     optimizer_bytes: int  # momentum buffers, Adam moments, step counters on the device
     batch_bytes: int  # the step's input images and labels, as the model receives them
     activations_bytes: int  # activations + workspace (CUDA); bytes saved for backward elsewhere
+    dataset_bytes: int  # the resident dataset on the device (and its per-epoch buffers); 0 when streamed
     phase_peaks: tuple[tuple[str, int], ...]  # (phase, bytes) in PHASES order
     method: str  # "allocator" (CUDA peak counters) or "saved-tensors" (autograd's saved bytes)
 
     @property
     def total_bytes(self) -> int:
-        return self.params_bytes + self.grads_bytes + self.optimizer_bytes + self.batch_bytes + self.activations_bytes
+        return (self.params_bytes + self.grads_bytes + self.optimizer_bytes + self.batch_bytes
+                + self.activations_bytes + self.dataset_bytes)
 
     def to_summary(self) -> dict[str, int]:
         """The `memory_breakdown` object of the summary JSON."""
         return {"params_bytes": self.params_bytes, "grads_bytes": self.grads_bytes,
                 "optimizer_bytes": self.optimizer_bytes, "batch_bytes": self.batch_bytes,
-                "activations_bytes": self.activations_bytes}
+                "activations_bytes": self.activations_bytes, "dataset_bytes": self.dataset_bytes}
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,7 @@ class RunFinished:
     message: str  # why it ended, for people; empty when completed
     user_error: bool  # the failure is the user's input (bad option, missing dataset): no traceback
     summary: RunSummary
+    error_field: str | None = None  # the RunConfig field a configuration error names (user_error only)
 
 
 Event = Union[RunStarted, EpochStarted, StepsReported, EpochEnded, CacheCleared, RunPaused, RunResumed,

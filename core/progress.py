@@ -24,7 +24,7 @@ class ProgressBar:
     def __call__(self, event: Event) -> None:
         match event:
             case RunStarted():
-                self.epochs = int(event.config["epochs"])
+                self.epochs = event.epochs or 0
                 self._write(f"training {event.config['model']} on {event.device} ({event.device_name}), "
                             f"{event.config['dataset']} {event.train_samples} images, {event.placement} placement, "
                             f"batch {event.config['batch_size']}")

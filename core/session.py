@@ -168,7 +168,8 @@ class TrainingSession:
         # device memory held by neither the model nor a step: the resident dataset on a GPU
         self._other_bytes = splits.nbytes if placement == "resident" and device.type != "cpu" else 0
         self.breakdown: MemoryBreakdown | None = None  # the sampled step with the largest total
-        self.total_steps = self.source.steps_per_epoch() * cfg.epochs
+        limit = cfg.epoch_limit
+        self.total_steps = cfg.max_steps if limit is None else self.source.steps_per_epoch() * limit
         if cfg.max_steps is not None:
             self.total_steps = min(self.total_steps, cfg.max_steps)
         self.probe.reset_peak()
@@ -176,7 +177,8 @@ class TrainingSession:
             config={**cfg.to_dict(), "device": str(device), "placement": placement}, device=str(device),
             device_name=self._device_name, placement=placement, steps_per_epoch=self.source.steps_per_epoch(),
             total_steps=self.total_steps, train_samples=len(splits.train), val_samples=len(splits.val),
-            parameters=count_parameters(model), dataset_bytes=splits.nbytes, memory=self.probe.sample()))
+            parameters=count_parameters(model), dataset_bytes=splits.nbytes, memory=self.probe.sample(),
+            epochs=cfg.epoch_limit))
         if device.type == "cpu" and cfg.pin_memory and placement == "stream":
             self.emit(LogMessage("info", "pin_memory has no effect on the CPU; it is ignored"))
 
@@ -225,7 +227,7 @@ class TrainingSession:
         self._warm = False  # the first report of a run includes start-up costs: not a throughput sample
         oom_retries = 0
         model.train()
-        for epoch in range(1, cfg.epochs + 1):
+        for epoch in range(1, (cfg.epoch_limit or 10**9) + 1):
             self._epoch = epoch
             self._epoch_losses = []
             self.emit(EpochStarted(epoch, self._step))

@@ -228,7 +228,7 @@ class MainWindow(QMainWindow):
         """Start a run with `config` (used by Start and by the screenshot mode)."""
         self.loss_plot.clear()
         self.memory_plot.clear()
-        self.stats.reset(0, config.epochs)
+        self.stats.reset(0, config.epoch_limit or 0)
         self._final_state = "finished"
         self._set_state("starting")
         self.log.add(f"starting: {config.model} on {config.device}, {config.dataset}, batch {config.batch_size}")
@@ -288,7 +288,7 @@ class MainWindow(QMainWindow):
                                            event.total_steps)
                 self._show_memory(event.memory)
             case RunStarted():
-                self.stats.reset(event.total_steps, int(event.config["epochs"]))
+                self.stats.reset(event.total_steps, event.epochs or 0)
                 self.memory_plot.add_sample(event.memory)
                 if self.state != "stopping":  # Stop clicked during setup: do not flip back to running
                     self._set_state("running")
