@@ -8,6 +8,7 @@ deadline, and the download itself runs under a socket default timeout.
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from pathlib import Path
@@ -73,37 +74,65 @@ def download_dataset(name: str, root: Path, timeout_s: float = 30.0) -> None:
             f"yourself (expected layout: {expected_layout(name, root)})"
         )
 
+    created = _missing_folders(root)
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as error:
+        _remove_empty_folders(created)
         raise fail(f"cannot create the folder ({error.strerror or error})") from error
-    reason = _first_reachable_failure(urls, timeout_s)
-    if reason is not None:
-        raise fail(reason)
-
-    before = _download_files(name, root)
+    before = _download_paths(name, root)
     previous = socket.getdefaulttimeout()
-    socket.setdefaulttimeout(timeout_s)
     try:
-        dataset_class(str(root), train=True, download=True)
-    except (OSError, RuntimeError, ValueError) as error:  # URLError and socket timeouts are OSErrors
-        _remove_new_files(_download_files(name, root) - before)
-        raise fail(_one_line(error)) from error
+        reason = _first_reachable_failure(urls, timeout_s)
+        if reason is not None:
+            raise fail(reason)
+        socket.setdefaulttimeout(timeout_s)
+        try:
+            dataset_class(str(root), train=True, download=True)
+        except (OSError, RuntimeError, ValueError) as error:  # URLError and socket timeouts are OSErrors
+            raise fail(_one_line(error)) from error
+    except BaseException:  # Ctrl+C included: what this attempt made is not the user's
+        _remove_new(_download_paths(name, root) - before, created)
+        raise
     finally:
         socket.setdefaulttimeout(previous)
 
 
-def _download_files(name: str, root: Path) -> set[Path]:
-    """Files a download can write: the dataset's folder and archives at the top of `root`."""
-    top = DATASET_FOLDERS[name].split("/")[0]
-    found = {path for path in root.glob("*") if path.is_file()}
-    return found | {path for path in (root / top).rglob("*") if path.is_file()}
+def _missing_folders(root: Path) -> list[Path]:
+    """`root` and those of its parents that do not exist yet, deepest first: what `mkdir(parents=True)` makes."""
+    missing = []
+    for folder in (root, *root.parents):
+        if os.path.lexists(folder):
+            break
+        missing.append(folder)
+    return missing
 
 
-def _remove_new_files(paths: set[Path]) -> None:
-    """Drop what a failed download left half-written, so the next read does not report it as corrupt."""
+def _download_paths(name: str, root: Path) -> set[Path]:
+    """Files and folders a download can write: the dataset's folder and anything at the top of `root`."""
+    top = root / DATASET_FOLDERS[name].split("/")[0]
+    found = set(root.glob("*")) | set(top.rglob("*"))
+    return found | {top} if os.path.lexists(top) else found
+
+
+def _remove_new(paths: set[Path], created: list[Path]) -> None:
+    """Undo a failed download: drop the files it left half-written, so the next read does not report them
+    as corrupt, then the folders it made, so no empty dataset folder is left behind. Only what is in
+    `paths` (found after the attempt, not before it) or `created` goes, and a folder only when empty."""
     for path in paths:
-        path.unlink(missing_ok=True)
+        if path.is_symlink() or not path.is_dir():
+            path.unlink(missing_ok=True)
+    folders = sorted((path for path in paths if path.is_dir() and not path.is_symlink()), key=lambda p: len(p.parts))
+    _remove_empty_folders([*reversed(folders), *created])
+
+
+def _remove_empty_folders(folders: list[Path]) -> None:
+    """`rmdir` each folder in turn (deepest first); one that is not empty stays, with what is in it."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 def _first_reachable_failure(urls: list[str], timeout_s: float) -> str | None:

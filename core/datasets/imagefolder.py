@@ -2,25 +2,33 @@
 
 Images are decoded and resized up front so that both placements see the same whole-split tensors as
 the built-in datasets: `resident` can upload them in one copy, and no decoding runs per step.
-Class discovery and file filtering are torchvision's, so a folder that works with `ImageFolder`
-works here with the same class numbers.
+Class names, class numbers, file extensions and file order are torchvision's, so a folder that works
+with `ImageFolder` works here with the same class numbers. The walk itself is this module's own,
+because real folders hold what torchvision's walk trips over: each real folder is visited once, links
+back into the folder add nothing (a `loop -> ..` would otherwise repeat every image, the validation
+ones included), and only regular files are opened (a FIFO named `x.png` would block the run forever).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+import warnings
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import torch
 from PIL import Image
-from torchvision.datasets.folder import IMG_EXTENSIONS, find_classes, make_dataset
+from torchvision.datasets.folder import IMG_EXTENSIONS
 
 from core.datasets.types import DatasetSplits, ImageSplit
 from core.errors import DatasetError
 
-Sample = tuple[str, int]  # (path, class index), as make_dataset returns them
+Sample = tuple[str, int]  # (path, class index), as torchvision's make_dataset returns them
 
 
 def load_imagefolder(root: Path, image_size: int = 32, val_fraction: float = 0.1, seed: int = 0) -> DatasetSplits:
@@ -28,16 +36,53 @@ def load_imagefolder(root: Path, image_size: int = 32, val_fraction: float = 0.1
 
     Without a train/val pair, a seeded random `val_fraction` of the images (at least one when there
     are two or more) is held out; with only `root/train`, that folder is split the same way.
+    Entries left out (FIFOs and other non-regular files, broken links, links back into the folder)
+    are reported in one `UserWarning`.
     """
     if image_size < 1:
         raise ValueError(f"image_size must be at least 1, got {image_size}")
+    layout = _read_layout(Path(root), val_fraction, seed)
+    _warn_skipped(Path(root), layout.skipped)
+    train = _decode(layout.train, image_size)
+    mean, std = _channel_stats(train.images)
+    return DatasetSplits(
+        name="imagefolder",
+        train=train,
+        val=_decode(layout.val, image_size),
+        num_classes=len(layout.classes),
+        mean=mean,
+        std=std,
+    )
+
+
+def count_train_images(root: Path, val_fraction: float = 0.1) -> int:
+    """How many training images `load_imagefolder(root, val_fraction=...)` would use, from a scan alone.
+
+    Nothing is decoded, so this is cheap enough to check a batch size against before a run starts.
+    Raises `DatasetError` for a folder the loader would refuse.
+    """
+    return len(_read_layout(Path(root), val_fraction, seed=0).train)  # the seed picks which images, not how many
+
+
+# --- layout ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Layout:
+    classes: list[str]
+    train: list[Sample]
+    val: list[Sample]
+    skipped: list[str]
+
+
+def _read_layout(root: Path, val_fraction: float, seed: int) -> _Layout:
     if not 0.0 < val_fraction < 1.0:
         raise ValueError(f"val_fraction must be between 0 and 1, got {val_fraction}")
-    root = Path(root)
-    if not root.is_dir():
-        raise DatasetError(f"image folder {root} does not exist" if not root.exists() else f"image folder {root} is not a folder")
+    info = _stat(root)
+    if info is None or not stat.S_ISDIR(info.st_mode):
+        raise DatasetError(f"image folder {root} does not exist" if info is None else f"image folder {root} is not a folder")
     train_dir, val_dir = root / "train", root / "val"
-    if train_dir.is_dir() and val_dir.is_dir():
+    if _is_dir(train_dir) and _is_dir(val_dir):
         classes = _classes(train_dir)
         val_classes = _classes(val_dir)
         if val_classes != classes:
@@ -46,22 +91,15 @@ def load_imagefolder(root: Path, image_size: int = 32, val_fraction: float = 0.1
                 f"{train_dir} and {val_dir} must have the same class folders "
                 f"(only in train: {', '.join(only_train) or 'none'}; only in val: {', '.join(only_val) or 'none'})"
             )
-        train_samples = _samples(train_dir, classes)
-        val_samples = _samples(val_dir, classes, allow_empty=True)
+        scan = _Scan.of(root, [train_dir / name for name in classes] + [val_dir / name for name in classes])
+        train = _samples(train_dir, classes, scan)
+        val = _samples(val_dir, classes, scan, allow_empty=True)
     else:
-        source = train_dir if train_dir.is_dir() else root
+        source = train_dir if _is_dir(train_dir) else root
         classes = _classes(source)
-        train_samples, val_samples = _hold_out(_samples(source, classes), val_fraction, seed)
-    train = _decode(train_samples, image_size)
-    mean, std = _channel_stats(train.images)
-    return DatasetSplits(
-        name="imagefolder",
-        train=train,
-        val=_decode(val_samples, image_size),
-        num_classes=len(classes),
-        mean=mean,
-        std=std,
-    )
+        scan = _Scan.of(root, [source / name for name in classes])
+        train, val = _hold_out(_samples(source, classes, scan), val_fraction, seed)
+    return _Layout(classes, train, val, scan.skipped)
 
 
 def _layout_hint(folder: Path) -> str:
@@ -73,35 +111,166 @@ def _layout_hint(folder: Path) -> str:
 
 
 def _classes(folder: Path) -> list[str]:
-    try:
-        classes, _ = find_classes(folder)
-    except FileNotFoundError as error:
-        raise DatasetError(f"no class folders in {folder}: {_layout_hint(folder)}") from error
-    return classes
+    """Sorted names of the sub-folders (links to folders included), as torchvision's `find_classes`."""
+    names = []
+    for entry in _list(folder):
+        try:
+            if entry.is_dir():  # follows links; a broken link is no folder, a looping one raises
+                names.append(entry.name)
+        except OSError as error:
+            raise _os_error(Path(entry.path), error) from error
+    if not names:
+        raise DatasetError(f"no class folders in {folder}: {_layout_hint(folder)}")
+    if len(names) < 2:  # one class trains to loss 0 and learns nothing
+        raise DatasetError(
+            f"only one class folder in {folder} ({names[0]}): classification needs at least two classes, "
+            f"one folder each: {_layout_hint(folder)}"
+        )
+    return sorted(names)
 
 
-def _samples(folder: Path, classes: list[str], allow_empty: bool = False) -> list[Sample]:
-    class_to_idx = {name: index for index, name in enumerate(classes)}
-    try:
-        samples = make_dataset(folder, class_to_idx, extensions=IMG_EXTENSIONS, allow_empty=True)
-    except OSError as error:
-        raise DatasetError(f"cannot list the images in {folder}: {error}") from error
-    used = {index for _, index in samples}
-    if not allow_empty and len(used) < len(classes):
-        empty = [name for name, index in class_to_idx.items() if index not in used]
+def _samples(folder: Path, classes: list[str], scan: _Scan, allow_empty: bool = False) -> list[Sample]:
+    samples: list[Sample] = []
+    empty = []
+    for index, name in enumerate(classes):
+        class_dir = folder / name
+        info = _stat(class_dir)
+        files = _class_files(class_dir, scan) if info is not None and scan.first_visit(info) else []
+        samples += [(path, index) for path in files]
+        if not files:
+            empty.append(name)
+    if empty and not allow_empty:
         raise DatasetError(f"no images in the class folders {', '.join(empty)} of {folder}: {_layout_hint(folder)}")
     return samples
+
+
+def _val_count(count: int, val_fraction: float) -> int:
+    return 0 if count < 2 else min(count - 1, max(1, round(count * val_fraction)))
 
 
 def _hold_out(samples: list[Sample], val_fraction: float, seed: int) -> tuple[list[Sample], list[Sample]]:
     """A seeded random split; both parts keep the folder order so that the result is reproducible."""
     count = len(samples)
-    val_count = 0 if count < 2 else min(count - 1, max(1, round(count * val_fraction)))
     order = torch.randperm(count, generator=torch.Generator().manual_seed(seed)).tolist()
-    val_indices = set(order[:val_count])
+    val_indices = set(order[: _val_count(count, val_fraction)])
     train = [sample for i, sample in enumerate(samples) if i not in val_indices]
     val = [sample for i, sample in enumerate(samples) if i in val_indices]
     return train, val
+
+
+# --- the walk --------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Scan:
+    """One walk over an image folder: the real folders already visited, and what was left out and why."""
+
+    tree: list[str]  # real paths of the folder and its class folders; links into them add nothing
+    seen: set[tuple[int, int]] = field(default_factory=set)
+    skipped: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, root: Path, class_dirs: list[Path]) -> _Scan:
+        return cls(tree=[os.path.realpath(path) for path in [root, *class_dirs]])
+
+    def first_visit(self, info: os.stat_result) -> bool:
+        key = (info.st_dev, info.st_ino)
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
+
+    def inside_tree(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return any(os.path.commonpath([real, top]) == top for top in self.tree)
+
+    def skip(self, path: str, reason: str) -> None:
+        self.skipped.append(f"{path} ({reason})")
+
+
+def _class_files(class_dir: Path, scan: _Scan) -> list[str]:
+    """Image files under one class folder, ordered as torchvision's `make_dataset` (folder path, then name)."""
+    found: list[tuple[str, str]] = []
+    pending = [str(class_dir)]
+    while pending:
+        directory = pending.pop()
+        for entry in _list(Path(directory)):
+            info = _entry_stat(entry, scan)
+            if info is None:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                if scan.first_visit(info):
+                    pending.append(entry.path)
+                else:
+                    scan.skip(entry.path, "a folder already scanned")
+            elif entry.name.lower().endswith(IMG_EXTENSIONS):
+                if stat.S_ISREG(info.st_mode):
+                    found.append((directory, entry.name))
+                else:
+                    scan.skip(entry.path, "not a regular file")
+    return [os.path.join(directory, name) for directory, name in sorted(found)]
+
+
+def _entry_stat(entry: os.DirEntry[str], scan: _Scan) -> os.stat_result | None:
+    """The entry's own stat, or its target's for a link; None (noted) for links that add nothing."""
+    try:
+        if not entry.is_symlink():
+            return entry.stat(follow_symlinks=False)
+        info = os.stat(entry.path)
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            scan.skip(entry.path, "a broken link")
+            return None
+        raise _os_error(Path(entry.path), error) from error
+    if scan.inside_tree(entry.path):
+        scan.skip(entry.path, "a link back into the image folder")
+        return None
+    return info
+
+
+def _list(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except OSError as error:
+        raise _os_error(folder, error) from error
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    """`os.stat(path)`, None when nothing is there; any other failure is the user's to fix."""
+    try:
+        return os.stat(path)
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            return None
+        raise _os_error(path, error) from error
+
+
+def _is_dir(path: Path) -> bool:
+    info = _stat(path)
+    return info is not None and stat.S_ISDIR(info.st_mode)
+
+
+def _os_error(path: Path, error: OSError) -> DatasetError:
+    """A message that names the path and says what is wrong with it, for an error from the file system."""
+    text = str(path) if len(str(path)) <= 300 else f"{str(path)[:150]}...{str(path)[-100:]}"
+    if error.errno == errno.ELOOP:
+        return DatasetError(f"{text} is a symbolic link that loops (it leads back to itself): remove it or point it at a real folder")
+    if error.errno == errno.ENAMETOOLONG:
+        return DatasetError(f"path too long for the file system ({len(str(path))} characters): {text}")
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return DatasetError(f"cannot read {text}: permission denied")
+    return DatasetError(f"cannot read {text}: {error.strerror or error}")
+
+
+def _warn_skipped(root: Path, skipped: list[str]) -> None:
+    if skipped:
+        shown = "; ".join(skipped[:3]) + (f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+        noun = "entry" if len(skipped) == 1 else "entries"
+        warnings.warn(f"image folder {root}: left out {len(skipped)} {noun}: {shown}", UserWarning, stacklevel=3)
+
+
+# --- decoding --------------------------------------------------------------------------------------
 
 
 def _decode(samples: list[Sample], image_size: int) -> ImageSplit:
@@ -119,13 +288,64 @@ def _decode(samples: list[Sample], image_size: int) -> ImageSplit:
 def _read_image(path: Path, image_size: int) -> np.ndarray:
     """(H, W, 3) uint8: RGB, resized (bilinear) only when it is not already `image_size` square."""
     try:
-        with Image.open(path) as opened:
-            image = opened.convert("RGB")
+        with _open_regular(path) as file, Image.open(file) as opened:
+            image = _to_rgb(opened)
         if image.size != (image_size, image_size):
             image = image.resize((image_size, image_size), Image.Resampling.BILINEAR)
         return np.array(image, dtype=np.uint8)  # a writable copy: torch warns on read-only arrays
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as error:  # UnidentifiedImageError is an OSError
         raise DatasetError(f"{path}: not a readable image ({error})") from error
+
+
+def _open_regular(path: Path) -> BinaryIO:
+    """Open `path` only if it is a regular file: opening a FIFO for reading waits for a writer forever.
+
+    The scan already left non-regular files out; this holds when one is swapped in after the scan.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise DatasetError(f"{path}: not a regular file")
+    return os.fdopen(fd, "rb")
+
+
+def _to_rgb(image: Image.Image) -> Image.Image:
+    """8-bit RGB. Deeper images are scaled, not clipped (Pillow's own conversion clips them to 255 or 0).
+
+    Integer images ("I;16", "I") with values in 0..65535 are 16-bit: the top 8 bits are kept (value >> 8),
+    as an image viewer shows them. Float images ("F") in 0..1 are scaled by 255. Other integer or float
+    images are stretched from their own minimum..maximum to 0..255 (a flat one becomes black); NaN counts
+    as the minimum. 8-bit images are converted exactly as Pillow does.
+    """
+    if image.mode == "F":
+        return Image.fromarray(_float_to_8bit(np.asarray(image, dtype=np.float64))).convert("RGB")
+    if image.mode.startswith("I"):
+        return Image.fromarray(_int_to_8bit(np.asarray(image).astype(np.int64))).convert("RGB")
+    return image.convert("RGB")
+
+
+def _int_to_8bit(values: np.ndarray) -> np.ndarray:
+    if values.min() >= 0 and values.max() <= 0xFFFF:
+        return (values >> 8).astype(np.uint8)
+    return _stretch(values.astype(np.float64))
+
+
+def _float_to_8bit(values: np.ndarray) -> np.ndarray:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return np.zeros(values.shape, dtype=np.uint8)
+    low, high = float(finite.min()), float(finite.max())
+    values = np.clip(np.nan_to_num(values, nan=low, posinf=high, neginf=low), low, high)
+    if low >= 0.0 and high <= 1.0:
+        return np.rint(values * 255.0).astype(np.uint8)
+    return _stretch(values)
+
+
+def _stretch(values: np.ndarray) -> np.ndarray:
+    low, high = float(values.min()), float(values.max())
+    if high <= low:
+        return np.zeros(values.shape, dtype=np.uint8)
+    return np.rint((values - low) * (255.0 / (high - low))).astype(np.uint8)
 
 
 def _channel_stats(images: torch.Tensor) -> tuple[tuple[float, ...], tuple[float, ...]]:

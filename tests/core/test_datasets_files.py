@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import gzip
 import pickle
+import re
+import shutil
 import socket
 import struct
 import threading
@@ -79,7 +81,115 @@ def write_png(path: Path, color: tuple[int, int, int], size: tuple[int, int] = (
     Image.new("RGB", size, color).save(path)
 
 
-# --- MNIST ------------------------------------------------------------------------------------------
+def make_imagefolder(root: Path, per_class: int = 2) -> None:
+    for name, color in (("cat", (200, 10, 10)), ("dog", (10, 200, 10))):
+        for i in range(per_class):
+            write_png(root / name / f"{i}.png", color)
+
+
+def _raw(root: Path, name: str, folder: str = "MNIST") -> Path:
+    return root / folder / "raw" / name
+
+
+def _cifar(root: Path, name: str) -> Path:
+    return root / "cifar-10-batches-py" / name
+
+
+def _cut(path: Path, keep: int) -> None:
+    """Truncate `path` to its first `keep` bytes (negative: drop that many from the end)."""
+    path.write_bytes(path.read_bytes()[:keep])
+
+
+def _cifar_batch_with(key: bytes, value: object) -> bytes:
+    batch = cifar_batch(3, 1)
+    batch[key] = value
+    return pickle.dumps(batch)
+
+
+LOADERS = {
+    "mnist": lambda root: load_mnist(root, fashion=False, download=False),
+    "fashion-mnist": lambda root: load_mnist(root, fashion=True, download=False),
+    "cifar10": lambda root: load_cifar10(root, download=False),
+    "imagefolder": lambda root: load_imagefolder(root, image_size=8),
+}
+MAKERS = {  # a good dataset on disk, and the reader that reads it
+    "mnist": ("mnist", make_mnist),
+    "mnist-gz": ("mnist", functools.partial(make_mnist, compress=True)),
+    "fashion-mnist": ("fashion-mnist", functools.partial(make_mnist, folder="FashionMNIST")),
+    "cifar10": ("cifar10", make_cifar),
+    "imagefolder": ("imagefolder", make_imagefolder),
+}
+
+# one file damaged in a good dataset: (which dataset, how it is damaged, what the user is told)
+DAMAGED = {
+    "mnist-truncated": ("mnist", lambda r: _cut(_raw(r, "train-images-idx3-ubyte"), -100),
+                        r"train-images-idx3-ubyte: truncated.*6x28x28"),
+    "mnist-bad-magic": ("mnist", lambda r: _raw(r, "t10k-labels-idx1-ubyte").write_bytes(
+                            _raw(r, "t10k-images-idx3-ubyte").read_bytes()),  # an image file where the labels belong
+                        r"t10k-labels-idx1-ubyte: bad magic number 0x00000803, expected 0x00000801"),
+    "mnist-corrupt-gzip": ("mnist-gz", lambda r: _raw(r, "train-labels-idx1-ubyte.gz").write_bytes(b"not gzip at all"),
+                           r"train-labels-idx1-ubyte\.gz: cannot be read"),
+    "mnist-count-mismatch": ("mnist", lambda r: write_idx(_raw(r, "train-labels-idx1-ubyte"), np.zeros(5, np.uint8), 0x801),
+                             r"6 images but .*5 labels"),
+    "mnist-label-range": ("mnist", lambda r: write_idx(_raw(r, "train-labels-idx1-ubyte"),
+                                                       np.array([0, 1, 2, 10, 0, 0], np.uint8), 0x801),
+                          r"label 10 is outside 0\.\.9"),
+    "mnist-wrong-size": ("mnist", lambda r: write_idx(_raw(r, "t10k-images-idx3-ubyte"), np.zeros((4, 32, 32), np.uint8), 0x803),
+                         r"32x32, expected 28x28"),
+    "mnist-missing-files": ("mnist", lambda r: shutil.rmtree(r / "MNIST"),
+                            r"missing .*/MNIST/raw/train-images-idx3-ubyte.*\.gz.*--download"),
+    "fashion-mnist-truncated": ("fashion-mnist", lambda r: _cut(_raw(r, "t10k-labels-idx1-ubyte", "FashionMNIST"), 10),
+                                r"FashionMNIST/raw/t10k-labels-idx1-ubyte: truncated"),
+    "cifar10-garbage-pickle": ("cifar10", lambda r: _cifar(r, "data_batch_4").write_bytes(b"\x80\x02garbage that is no pickle"),
+                               r"data_batch_4: not a CIFAR-10 python batch"),
+    "cifar10-truncated": ("cifar10", lambda r: _cut(_cifar(r, "test_batch"), 200),
+                          r"test_batch: not a CIFAR-10 python batch, or damaged"),
+    "cifar10-pickle-runs-code": ("cifar10", lambda r: _cifar(r, "data_batch_2").write_bytes(pickle.dumps({b"data": print})),
+                                 r"data_batch_2: .*refusing to load builtins\.print"),
+    "cifar10-wrong-shape": ("cifar10", lambda r: _cifar(r, "data_batch_1").write_bytes(
+                                _cifar_batch_with(b"data", np.zeros((3, 3000), np.uint8))),
+                            r"data_batch_1: b'data' is uint8 \(3, 3000\)"),
+    "cifar10-label-range": ("cifar10", lambda r: _cifar(r, "data_batch_1").write_bytes(_cifar_batch_with(b"labels", [0, 11, 2])),
+                            r"data_batch_1: label 11 is outside 0\.\.9"),
+    "cifar10-damaged-meta": ("cifar10", lambda r: _cifar(r, "batches.meta").write_bytes(pickle.dumps({b"label_names": [b"a"]})),
+                             r"batches.meta: expected b'label_names' with 10"),
+    "cifar10-missing-batch": ("cifar10", lambda r: _cifar(r, "data_batch_5").unlink(), r"missing .*data_batch_5.*--download"),
+    "imagefolder-corrupt-image": ("imagefolder", lambda r: (r / "cat" / "bad.png").write_bytes(b"this is not a PNG"),
+                                  r"bad\.png: not a readable image"),
+    "imagefolder-empty-class": ("imagefolder", lambda r: (r / "eel").mkdir(), r"no images in the class folders eel of "),
+    "imagefolder-no-classes": ("imagefolder", lambda r: [shutil.rmtree(r / name) for name in ("cat", "dog")],
+                               r"no class folders in .*expected .*<class name>/<image>"),
+}
+
+
+@pytest.mark.parametrize("case", DAMAGED)
+def test_damaged_files_are_named_in_a_dataset_error(tmp_path: Path, case: str) -> None:
+    maker, damage, message = DAMAGED[case]
+    reader, make = MAKERS[maker]
+    make(tmp_path)
+    LOADERS[reader](tmp_path)  # good before the damage
+    damage(tmp_path)
+    with pytest.raises(DatasetError, match=message):
+        LOADERS[reader](tmp_path)
+
+
+@pytest.mark.parametrize("reader", LOADERS)
+@pytest.mark.parametrize("root_kind", ["missing", "file"])
+def test_missing_or_non_folder_root_names_the_folder(tmp_path: Path, reader: str, root_kind: str) -> None:
+    root = tmp_path / "nowhere"
+    if root_kind == "file":
+        root.write_text("")
+    expected = "does not exist" if root_kind == "missing" else "is not a folder"
+    with pytest.raises(DatasetError, match=f"{re.escape(str(root))} {expected}"):
+        LOADERS[reader](root)
+
+
+def test_mnist_missing_root_suggests_where_and_how(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match=f"{tmp_path / 'nowhere'} does not exist.*MNIST/raw.*--download"):
+        load_mnist(tmp_path / "nowhere", fashion=False, download=False)
+
+
+# --- reading exactly -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("compress", [False, True])
@@ -107,70 +217,6 @@ def test_fashion_mnist_uses_its_own_folder_and_stats(tmp_path: Path) -> None:
         load_mnist(tmp_path, fashion=False, download=False)  # plain MNIST is not there
 
 
-def test_mnist_missing_files_says_where_and_suggests_download(tmp_path: Path) -> None:
-    with pytest.raises(DatasetError) as caught:
-        load_mnist(tmp_path, fashion=False, download=False)
-    message = str(caught.value)
-    assert str(tmp_path / "MNIST" / "raw" / "train-images-idx3-ubyte") in message
-    assert "--download" in message and ".gz" in message
-
-
-def test_mnist_missing_root_names_the_folder(tmp_path: Path) -> None:
-    with pytest.raises(DatasetError, match=f"{tmp_path / 'nowhere'} does not exist.*MNIST/raw.*--download"):
-        load_mnist(tmp_path / "nowhere", fashion=False, download=False)
-    (tmp_path / "file").write_text("")
-    with pytest.raises(DatasetError, match=f"{tmp_path / 'file'} is not a folder"):
-        load_mnist(tmp_path / "file", fashion=False, download=False)
-
-
-def _raw(tmp_path: Path, name: str) -> Path:
-    return tmp_path / "MNIST" / "raw" / name
-
-
-def test_mnist_truncated_file(tmp_path: Path) -> None:
-    make_mnist(tmp_path)
-    path = _raw(tmp_path, "train-images-idx3-ubyte")
-    path.write_bytes(path.read_bytes()[:-100])
-    with pytest.raises(DatasetError, match=r"train-images-idx3-ubyte: truncated.*6x28x28"):
-        load_mnist(tmp_path, fashion=False, download=False)
-
-
-def test_mnist_bad_magic(tmp_path: Path) -> None:
-    make_mnist(tmp_path)
-    labels = _raw(tmp_path, "t10k-labels-idx1-ubyte")
-    images = _raw(tmp_path, "t10k-images-idx3-ubyte")
-    labels.write_bytes(images.read_bytes())  # an image file where the labels belong
-    with pytest.raises(DatasetError, match=r"t10k-labels-idx1-ubyte: bad magic number 0x00000803, expected 0x00000801"):
-        load_mnist(tmp_path, fashion=False, download=False)
-
-
-def test_mnist_corrupt_gzip(tmp_path: Path) -> None:
-    make_mnist(tmp_path, compress=True)
-    _raw(tmp_path, "train-labels-idx1-ubyte.gz").write_bytes(b"not gzip at all")
-    with pytest.raises(DatasetError, match=r"train-labels-idx1-ubyte\.gz: cannot be read"):
-        load_mnist(tmp_path, fashion=False, download=False)
-
-
-def test_mnist_count_mismatch_and_label_range(tmp_path: Path) -> None:
-    make_mnist(tmp_path)
-    write_idx(_raw(tmp_path, "train-labels-idx1-ubyte"), np.zeros(5, np.uint8), 0x801)
-    with pytest.raises(DatasetError, match="6 images but .*5 labels"):
-        load_mnist(tmp_path, fashion=False, download=False)
-    write_idx(_raw(tmp_path, "train-labels-idx1-ubyte"), np.array([0, 1, 2, 10, 0, 0], np.uint8), 0x801)
-    with pytest.raises(DatasetError, match=r"label 10 is outside 0\.\.9"):
-        load_mnist(tmp_path, fashion=False, download=False)
-
-
-def test_mnist_wrong_image_size(tmp_path: Path) -> None:
-    make_mnist(tmp_path)
-    write_idx(_raw(tmp_path, "t10k-images-idx3-ubyte"), np.zeros((4, 32, 32), np.uint8), 0x803)
-    with pytest.raises(DatasetError, match="32x32, expected 28x28"):
-        load_mnist(tmp_path, fashion=False, download=False)
-
-
-# --- CIFAR-10 ---------------------------------------------------------------------------------------
-
-
 @pytest.mark.parametrize("protocol", [2, 5])
 def test_cifar10_reads_pickle_batches_exactly(tmp_path: Path, protocol: int) -> None:
     batches = make_cifar(tmp_path, per_batch=3, protocol=protocol)
@@ -189,62 +235,6 @@ def test_cifar10_reads_pickle_batches_exactly(tmp_path: Path, protocol: int) -> 
     assert splits.val.labels.tolist() == batches["test_batch"][b"labels"]
     assert 0 <= splits.train.labels.min() and splits.train.labels.max() <= 9
     assert splits.mean == (0.4914, 0.4822, 0.4465) and splits.std == (0.2470, 0.2435, 0.2616)
-
-
-def test_cifar10_garbage_pickle_names_the_file(tmp_path: Path) -> None:
-    make_cifar(tmp_path)
-    (tmp_path / "cifar-10-batches-py" / "data_batch_4").write_bytes(b"\x80\x02garbage that is no pickle")
-    with pytest.raises(DatasetError, match="data_batch_4: not a CIFAR-10 python batch"):
-        load_cifar10(tmp_path, download=False)
-
-
-def test_cifar10_truncated_pickle(tmp_path: Path) -> None:
-    make_cifar(tmp_path)
-    path = tmp_path / "cifar-10-batches-py" / "test_batch"
-    path.write_bytes(path.read_bytes()[:200])
-    with pytest.raises(DatasetError, match="test_batch: not a CIFAR-10 python batch, or damaged"):
-        load_cifar10(tmp_path, download=False)
-
-
-def test_cifar10_refuses_pickles_that_would_run_code(tmp_path: Path) -> None:
-    make_cifar(tmp_path)
-    (tmp_path / "cifar-10-batches-py" / "data_batch_2").write_bytes(pickle.dumps({b"data": print}))
-    with pytest.raises(DatasetError, match=r"data_batch_2: .*refusing to load builtins\.print"):
-        load_cifar10(tmp_path, download=False)
-
-
-def test_cifar10_wrong_shape_and_labels(tmp_path: Path) -> None:
-    make_cifar(tmp_path)
-    path = tmp_path / "cifar-10-batches-py" / "data_batch_1"
-    batch = cifar_batch(3, 1)
-    batch[b"data"] = np.zeros((3, 3000), np.uint8)
-    path.write_bytes(pickle.dumps(batch))
-    with pytest.raises(DatasetError, match=r"data_batch_1: b'data' is uint8 \(3, 3000\)"):
-        load_cifar10(tmp_path, download=False)
-    batch = cifar_batch(3, 1)
-    batch[b"labels"] = [0, 11, 2]
-    path.write_bytes(pickle.dumps(batch))
-    with pytest.raises(DatasetError, match=r"data_batch_1: label 11 is outside 0\.\.9"):
-        load_cifar10(tmp_path, download=False)
-
-
-def test_cifar10_damaged_meta(tmp_path: Path) -> None:
-    make_cifar(tmp_path)
-    (tmp_path / "cifar-10-batches-py" / "batches.meta").write_bytes(pickle.dumps({b"label_names": [b"a"]}))
-    with pytest.raises(DatasetError, match="batches.meta: expected b'label_names' with 10"):
-        load_cifar10(tmp_path, download=False)
-
-
-def test_cifar10_missing_batch_and_missing_root(tmp_path: Path) -> None:
-    make_cifar(tmp_path)
-    (tmp_path / "cifar-10-batches-py" / "data_batch_5").unlink()
-    with pytest.raises(DatasetError, match=r"missing .*data_batch_5.*--download"):
-        load_cifar10(tmp_path, download=False)
-    with pytest.raises(DatasetError, match=f"{tmp_path / 'absent'}.*does not exist"):
-        load_cifar10(tmp_path / "absent", download=False)
-
-
-# --- ImageFolder -----------------------------------------------------------------------------------
 
 
 def test_imagefolder_holds_out_a_seeded_split(tmp_path: Path) -> None:
@@ -295,33 +285,19 @@ def test_imagefolder_uses_train_and_val_folders(tmp_path: Path) -> None:
 
 
 def test_imagefolder_train_and_val_must_agree_on_classes(tmp_path: Path) -> None:
-    write_png(tmp_path / "train" / "ant" / "0.png", (0, 0, 0))
-    write_png(tmp_path / "val" / "bee" / "0.png", (0, 0, 0))
-    with pytest.raises(DatasetError, match="only in train: ant; only in val: bee"):
+    for split, names in (("train", ("ant", "bee")), ("val", ("ant", "cow"))):
+        for name in names:
+            write_png(tmp_path / split / name / "0.png", (0, 0, 0))
+    with pytest.raises(DatasetError, match="only in train: bee; only in val: cow"):
         load_imagefolder(tmp_path)
 
 
-def test_imagefolder_single_image_has_empty_val(tmp_path: Path) -> None:
-    write_png(tmp_path / "only" / "0.png", (9, 9, 9))
+def test_imagefolder_empty_val_class_folders_give_an_empty_val_split(tmp_path: Path) -> None:
+    for name in ("ant", "bee"):
+        write_png(tmp_path / "train" / name / "0.png", (9, 9, 9))
+        (tmp_path / "val" / name).mkdir(parents=True)
     splits = load_imagefolder(tmp_path, image_size=4)
-    assert len(splits.train) == 1 and splits.val.images.shape == (0, 3, 4, 4)
-
-
-def test_imagefolder_corrupt_image_names_the_file(tmp_path: Path) -> None:
-    write_png(tmp_path / "cat" / "good.png", (1, 1, 1))
-    (tmp_path / "cat" / "bad.png").write_bytes(b"this is not a PNG")
-    with pytest.raises(DatasetError, match=r"bad\.png: not a readable image"):
-        load_imagefolder(tmp_path)
-
-
-def test_imagefolder_empty_and_missing_folders(tmp_path: Path) -> None:
-    with pytest.raises(DatasetError, match=r"no class folders in .*expected .*<class name>/<image>"):
-        load_imagefolder(tmp_path)
-    (tmp_path / "cat").mkdir()
-    with pytest.raises(DatasetError, match=r"no images in the class folders cat"):
-        load_imagefolder(tmp_path)
-    with pytest.raises(DatasetError, match=f"{tmp_path / 'missing'} does not exist"):
-        load_imagefolder(tmp_path / "missing")
+    assert len(splits.train) == 2 and splits.val.images.shape == (0, 3, 4, 4) and splits.val.labels.shape == (0,)
 
 
 # --- downloading, offline ----------------------------------------------------------------------------
@@ -338,6 +314,21 @@ def test_download_offline_fails_fast_with_a_clear_message(tmp_path: Path, name: 
     assert message.startswith(f"could not download {name} into {tmp_path / 'data'}: ")
     assert "Check the network" in message and "expected layout" in message
     assert socket.getdefaulttimeout() == previous
+    assert list(tmp_path.iterdir()) == []  # the data folder it made for the download is gone again
+
+
+def test_failed_download_removes_only_what_it_created(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "MNIST" / "raw").mkdir(parents=True)
+    (tmp_path / "MNIST" / "raw" / "keep.txt").write_text("mine too")
+    (tmp_path / "MNIST" / "processed").mkdir()  # an empty folder of the user's stays as well
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(DatasetError, match="could not download mnist"):
+        download_dataset("mnist", tmp_path, timeout_s=0.5)
+    assert sorted(tmp_path.rglob("*")) == before
+    with pytest.raises(DatasetError, match="could not download mnist"):
+        download_dataset("mnist", tmp_path / "a" / "b", timeout_s=0.5)
+    assert sorted(tmp_path.rglob("*")) == before  # both new parent folders went too
 
 
 def test_loader_downloads_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -347,7 +338,7 @@ def test_loader_downloads_only_when_asked(tmp_path: Path, monkeypatch: pytest.Mo
         load_mnist(tmp_path / "new", fashion=True, download=True)
     with pytest.raises(DatasetError, match="could not download cifar10"):
         load_cifar10(tmp_path, download=True)
-    assert not any((tmp_path / "new").rglob("*.gz"))  # nothing half-written is left behind
+    assert list(tmp_path.iterdir()) == []  # nothing half-written is left behind, not even the new folder
 
 
 @pytest.fixture
@@ -388,4 +379,4 @@ def test_download_that_stalls_times_out_and_leaves_nothing_half_written(
     with pytest.raises(DatasetError, match=r"could not download mnist into .*timed out"):
         download_dataset("mnist", tmp_path, timeout_s=0.3)
     assert time.monotonic() - started < 5.0
-    assert [path for path in tmp_path.rglob("*") if path.is_file()] == []
+    assert list(tmp_path.rglob("*")) == []  # no half-written file, and no empty MNIST/raw folder
