@@ -12,6 +12,7 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,8 @@ import torch
 from core import nvml
 from core.batch_finder import find_batch_size
 from core.config import RunConfig
-from core.events import LogMessage, MemoryBreakdown, OutOfMemory, RunFinished, SnapshotSaved, StepsReported
+from core.events import (CacheCleared, EpochStarted, LogMessage, MemoryBreakdown, OutOfMemory, RunFinished, RunPaused,
+                         RunResumed, SnapshotSaved, StepsReported)
 from core.memory import MemoryProbe
 from core.session import TrainingSession
 
@@ -162,6 +164,63 @@ def test_a_snapshot_requested_mid_run_is_saved_and_loads(tmp_path: Path) -> None
     assert saved.size_bytes == target.stat().st_size > 0
     with target.open("rb") as f:
         assert pickle.load(f)["segments"]
+
+
+def test_a_cache_clear_while_paused_mid_run_gives_the_cache_back() -> None:
+    """What Pause then Clear cache does in the window. Deterministic however fast the steps are: the run
+    is paused at the step boundary that opens epoch 2 (not at a report, which may come only after the
+    last step), and the clear is requested only once RunPaused has arrived."""
+    settle()  # no cached segment from an earlier test for the run to share with the scratch block below
+    steps_per_epoch = 8
+    events: list[object] = []
+    paused, cleared = threading.Event(), threading.Event()
+    session = TrainingSession(RunConfig(device="cuda:0", model="tiny-cnn", synthetic_samples=32 * steps_per_epoch,
+                                        batch_size=32, epochs=2, report_interval=0.01), [events.append])
+
+    def steer(event: object) -> None:  # runs in the session's thread, before its next step boundary
+        if isinstance(event, EpochStarted) and event.epoch == 2:
+            session.pause()
+        elif isinstance(event, RunPaused):
+            paused.set()
+        elif isinstance(event, CacheCleared):
+            cleared.set()
+
+    session.observers.append(steer)
+    seen: dict[str, int] = {}
+
+    def controller() -> None:
+        try:
+            if not paused.wait(timeout=120):
+                session.request_stop()
+                return
+            seen["reserved_before"] = torch.cuda.memory_reserved(0)
+            # a cached block nothing uses (a segment of its own: tiny-cnn's segments are all smaller)
+            scratch = torch.empty(64 * MiB, dtype=torch.uint8, device="cuda:0")
+            del scratch
+            seen["cached"] = torch.cuda.memory_reserved(0) - torch.cuda.memory_allocated(0)
+            seen["reports_before"] = len(of_type(events, StepsReported))
+            session.request_cache_clear()  # applied by the paused loop, which polls while it waits
+            seen["cleared"] = int(cleared.wait(timeout=60))
+            seen["reports_while_paused"] = len(of_type(events, StepsReported)) - seen["reports_before"]
+        finally:
+            session.resume()
+
+    thread = threading.Thread(target=controller)
+    thread.start()
+    finished = session.run()
+    thread.join(timeout=60)
+
+    assert (finished.status, finished.step) == ("completed", 2 * steps_per_epoch), finished.message
+    assert seen.get("cleared") == 1, "no CacheCleared arrived while the run was paused"
+    order = [e for e in events if isinstance(e, (RunPaused, CacheCleared, RunResumed))]
+    assert [type(e).__name__ for e in order] == ["RunPaused", "CacheCleared", "RunResumed"]
+    assert [e.step for e in order] == [steps_per_epoch] * 3  # all at the boundary that opens epoch 2
+    assert seen["reports_while_paused"] == 0
+    [clear] = of_type(events, CacheCleared)
+    assert seen["cached"] >= 64 * MiB
+    assert clear.freed_bytes >= 64 * MiB  # the scratch block's segment went back to the driver
+    assert clear.memory.reserved_bytes <= seen["reserved_before"]
+    assert clear.memory.reserved_bytes >= clear.memory.allocated_bytes > 0  # the run's tensors stay
 
 
 def test_the_run_peak_survives_phase_resets() -> None:
