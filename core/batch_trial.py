@@ -16,18 +16,17 @@ from core.config import RunConfig
 def main() -> int:
     request = json.loads(sys.stdin.read())
     config = RunConfig.from_dict(request["config"])
-    from core.batch_finder import _trial_parts
+    from core import oom
+    from core.batch_finder import trial_parts
     from core.devices import resolve_device
 
     device = resolve_device(config.device)
     try:
-        trainer, images, labels = _trial_parts(config, int(request["batch_size"]), device)
+        trainer, images, labels = trial_parts(config, int(request["batch_size"]), device)
         for _ in range(int(request["steps"])):
             trainer.step(images, labels)
     except (MemoryError, RuntimeError) as exc:
-        from core.session import is_out_of_memory
-
-        if isinstance(exc, RuntimeError) and not is_out_of_memory(exc):
+        if not oom.is_out_of_memory(exc):
             raise
         print("MemoryError: the trial ran out of memory", file=sys.stderr)  # the parent's "too big" marker
         return 3

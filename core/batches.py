@@ -6,127 +6,37 @@
   batch with `.to(device, non_blocking=...)`. Batches are gathered by index in one go (a batch
   sampler), not image by image, which is what makes this path fast.
 
-Both use the same device-side steps (`DevicePreprocess`): random crop + flip for training (per batch
-when streaming, per epoch when resident), then uint8 -> float, normalise, channel expansion / resize
-for the model, channels_last.
+Both survive an error while a batch is produced (an out-of-memory error in the augmentation, the
+input conversion or the copy to the device): an epoch is an iterator object, not a generator, and it
+advances only after a batch was made, so the next call retries the same images (with the batch size
+in force then). A generator would be closed for good by the exception, and the epoch would end early.
+
+Both use the same device-side steps (`core.preprocess.DevicePreprocess`).
 """
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Iterator
 from typing import Protocol
 
-import numpy as np
 import torch
-import torch.nn.functional as F
 from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler
 
 from core.datasets.types import DatasetSplits, ImageSplit
+from core.preprocess import DevicePreprocess
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 
 
-class DevicePreprocess:
-    """uint8 batch on the device -> normalised float batch the model accepts, with optional augmentation."""
+class BatchEpoch(Protocol):
+    """One pass over the training set. `next()` raises StopIteration at the end; any other exception
+    leaves the position where it was, so the call can be repeated."""
 
-    def __init__(self, splits: DatasetSplits, device: torch.device, in_channels: int, input_size: int | None,
-                 channels_last: bool, flip: bool, generator: torch.Generator) -> None:
-        mean = torch.tensor(splits.mean, device=device).view(1, -1, 1, 1)
-        std = torch.tensor(splits.std, device=device).view(1, -1, 1, 1)
-        self.scale = 1.0 / (255.0 * std)  # x * scale + bias == (x / 255 - mean) / std
-        self.bias = -mean / std
-        self.in_channels = in_channels
-        self.input_size = input_size
-        self.channels_last = channels_last
-        self.flip = flip
-        self.pad = max(splits.image_size[0] // 8, 1)
-        self.gen = generator
-        # group sizes of the augmentation are drawn on the host: no device sync (seeded from `generator`)
-        self.host_rng = np.random.default_rng(int(generator.initial_seed()))
-
-    def __call__(self, images: torch.Tensor, augment: bool) -> torch.Tensor:
-        """A uint8 batch -> the model's input; `augment` crops and flips it first (per batch)."""
-        return self.to_model_input(self.augment(images) if augment else images)
-
-    def augment(self, images: torch.Tensor) -> torch.Tensor:
-        """Random crop (zero padding of 1/8 of the side) and, where it suits the data, a horizontal flip
-        per image, keeping the images' order: a streamed batch. Each crop is one window of an
-        `unfold` view of the padded batch, gathered for all images at once."""
-        n, c, h, w = images.shape
-        p = self.pad
-        windows = F.pad(images, (p, p, p, p)).unfold(2, h, 1).unfold(3, w, 1)  # (n, c, 2p+1, 2p+1, h, w)
-        dy = torch.randint(0, 2 * p + 1, (n,), generator=self.gen, device=images.device)
-        dx = torch.randint(0, 2 * p + 1, (n,), generator=self.gen, device=images.device)
-        out = windows.permute(0, 2, 3, 1, 4, 5)[torch.arange(n, device=images.device), dy, dx]
-        return random_flip(out, self.gen) if self.flip else out
-
-    def augment_shuffled(self, images: torch.Tensor, out: torch.Tensor | None = None
-                         ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The same augmentation for a whole set (a resident training set, once per epoch): returns
-        (augmented, order) with augmented[i] made from images[order[i]], grouped by crop; see
-        `augment_shuffled`. `out` is reused when given: no fresh whole-set allocation per epoch."""
-        return augment_shuffled(images, self.pad, self.flip, self.gen, self.host_rng, out)
-
-    def to_model_input(self, images: torch.Tensor) -> torch.Tensor:
-        # addcmul, not `x * scale + bias`: on the CPU the broadcast multiply by a (1, C, 1, 1) tensor took
-        # 60x longer here (7.2 s against 0.12 s for 50,000 CIFAR images)
-        x = torch.addcmul(self.bias, images.float(), self.scale)
-        if x.shape[1] != self.in_channels:
-            x = x.expand(-1, self.in_channels, -1, -1)
-        if self.input_size is not None and x.shape[-1] < self.input_size:
-            x = F.interpolate(x, size=(self.input_size, self.input_size), mode="bilinear", align_corners=False)
-        if self.channels_last:
-            x = x.contiguous(memory_format=torch.channels_last)
-        return x
-
-
-def augment_shuffled(images: torch.Tensor, pad: int, flip: bool, gen: torch.Generator,
-                     host_rng: np.random.Generator, out: torch.Tensor | None = None
-                     ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Random crop (shift by up to `pad` pixels, zeros shifted in) and optional flip of every image.
-
-    Each image draws one of (2 * pad + 1)^2 shifts (x2 with flip). The images are shuffled, cut into
-    contiguous groups of random sizes, one group per shift, and each group is copied with one shifted
-    slice: no per-pixel gather and no padded copy, which is what makes a whole-set pass cheap
-    (airbench's idea). The group sizes are drawn on the host (`host_rng`), so nothing here waits for
-    the device. Returns (out, order) with out[i] = aug(images[order[i]]): images sharing a crop are
-    neighbours in `out`, so take batches through a second random permutation.
-    """
-    n, _, h, w = images.shape
-    side = 2 * pad + 1
-    kinds = side * side * (2 if flip else 1)
-    first = torch.randperm(n, generator=gen, device=images.device)
-    out = torch.empty_like(images) if out is None else out
-    counts = host_rng.multinomial(n, np.full(kinds, 1.0 / kinds)).tolist()
-    start = 0
-    for kind, count in enumerate(counts):
-        if not count:
-            continue
-        flipped, shift = divmod(kind, side * side)
-        dy, dx = shift // side - pad, shift % side - pad
-        src = images.index_select(0, first[start:start + count])
-        if flipped:
-            src = src.flip(3)
-        dst = out[start:start + count]
-        # dst[y, x] = src[y + dy, x + dx] where that pixel exists; the strips shifted in are zeros
-        dst[:, :, max(0, -dy):h - max(0, dy), max(0, -dx):w - max(0, dx)] = \
-            src[:, :, max(0, dy):h - max(0, -dy), max(0, dx):w - max(0, -dx)]
-        if dy > 0:
-            dst[:, :, h - dy:, :] = 0
-        elif dy < 0:
-            dst[:, :, :-dy, :] = 0
-        if dx > 0:
-            dst[:, :, :, w - dx:] = 0
-        elif dx < 0:
-            dst[:, :, :, :-dx] = 0
-        start += count
-    return out, first
-
-
-def random_flip(images: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Mirror a random half of the images left to right."""
-    mask = torch.rand(images.shape[0], generator=gen, device=images.device) < 0.5
-    return torch.where(mask.view(-1, 1, 1, 1), images.flip(3), images)
+    def __iter__(self) -> Iterator[Batch]: ...
+    def __next__(self) -> Batch: ...
+    def remaining_samples(self) -> int: ...
 
 
 class BatchSource(Protocol):
@@ -134,10 +44,11 @@ class BatchSource(Protocol):
 
     placement: str
     batch_size: int
+    notes: tuple[str, ...]  # what the source changed from the request, said once at the start
 
     def steps_per_epoch(self) -> int: ...
-    def train_epoch(self) -> Iterator[Batch]: ...
-    def val_batches(self) -> Iterator[Batch]: ...
+    def train_epoch(self) -> BatchEpoch: ...
+    def val_batches(self, batch_size: int | None = None) -> Iterator[Batch]: ...
     def set_batch_size(self, batch_size: int) -> None: ...
 
 
@@ -145,6 +56,7 @@ class ResidentBatches:
     """The dataset lives on the device; shuffling, augmentation and normalisation run there too."""
 
     placement = "resident"
+    notes: tuple[str, ...] = ()
 
     def __init__(self, splits: DatasetSplits, device: torch.device, batch_size: int,
                  preprocess: DevicePreprocess, generator: torch.Generator) -> None:
@@ -153,7 +65,7 @@ class ResidentBatches:
         self.batch_size = batch_size
         self.preprocess = preprocess
         self.gen = generator
-        self._augmented: torch.Tensor | None = None  # this epoch's augmented training images
+        self.augmented: torch.Tensor | None = None  # the epoch's augmented training images, kept across epochs
 
     def steps_per_epoch(self) -> int:
         return len(self.train) // self.batch_size
@@ -161,23 +73,80 @@ class ResidentBatches:
     def set_batch_size(self, batch_size: int) -> None:
         self.batch_size = batch_size
 
-    def train_epoch(self) -> Iterator[Batch]:
-        # The whole set is augmented once per epoch on the device into a buffer kept across epochs
-        # (airbench); each batch is then a gather of a random slice of it, plus normalisation.
-        self._augmented, order = self.preprocess.augment_shuffled(self.train.images, self._augmented)
-        mix = torch.randperm(len(order), generator=self.gen, device=order.device)
-        labels = self.train.labels[order]
-        start = 0
-        while start + self.batch_size <= len(mix):  # re-read: the batch may shrink mid-epoch (OOM)
-            end = start + self.batch_size
-            idx = mix[start:end]
-            yield self.preprocess.to_model_input(self._augmented.index_select(0, idx)), labels.index_select(0, idx)
-            start = end
+    def train_epoch(self) -> BatchEpoch:
+        return _ResidentEpoch(self)
 
-    def val_batches(self) -> Iterator[Batch]:
-        for start in range(0, len(self.val), self.batch_size):
-            end = start + self.batch_size
+    def val_batches(self, batch_size: int | None = None) -> Iterator[Batch]:
+        size = batch_size or self.batch_size
+        for start in range(0, len(self.val), size):
+            end = start + size
             yield self.preprocess(self.val.images[start:end], augment=False), self.val.labels[start:end]
+
+
+class _ResidentEpoch:
+    """The whole set is augmented once per epoch on the device into a buffer kept across epochs
+    (airbench's approach); each batch is then a gather of a random slice of it, plus normalisation.
+    The augmentation runs at the first `next()`, so an out-of-memory error there can be retried too."""
+
+    def __init__(self, source: ResidentBatches) -> None:
+        self.source = source
+        self.mix: torch.Tensor | None = None  # a random order of the augmented images
+        self.labels: torch.Tensor | None = None  # labels of the augmented images
+        self.start = 0
+
+    def __iter__(self) -> _ResidentEpoch:
+        return self
+
+    def remaining_samples(self) -> int:
+        return len(self.source.train) - self.start
+
+    def __next__(self) -> Batch:
+        source = self.source
+        if self.mix is None:
+            augmented, order = source.preprocess.augment_shuffled(source.train.images, source.augmented)
+            source.augmented = augmented
+            labels = source.train.labels[order]
+            self.mix = torch.randperm(len(order), generator=source.gen, device=order.device)
+            self.labels = labels
+        assert self.labels is not None and source.augmented is not None
+        end = self.start + source.batch_size  # re-read: the batch may shrink mid-epoch (out of memory)
+        if end > len(self.mix):
+            raise StopIteration
+        idx = self.mix[self.start:end]
+        batch = source.preprocess.to_model_input(source.augmented.index_select(0, idx)), self.labels.index_select(0, idx)
+        self.start = end  # only once the batch exists
+        return batch
+
+
+def transfer_policy(device_type: str, pin_memory: bool, non_blocking: bool) -> tuple[bool, bool, tuple[str, ...]]:
+    """(pin, non_blocking, notes) for copying batches to `device_type`.
+
+    Pinned host memory only helps copies to a CUDA GPU. An asynchronous copy is safe only from pinned
+    memory to CUDA: on MPS, `non_blocking=True` from ordinary (pageable) memory can read the buffer after
+    it was freed and corrupt batches (pytorch#139550), so it is used nowhere else.
+    """
+    pin = pin_memory and device_type == "cuda"
+    asynchronous = non_blocking and pin
+    notes: list[str] = []
+    if pin_memory and device_type == "cpu":
+        notes.append("pin_memory has no effect on the CPU; it is ignored")
+    if non_blocking and device_type == "mps":
+        notes.append("non_blocking is ignored on MPS: asynchronous copies from pageable memory can corrupt "
+                     "batches there; batches are copied synchronously")
+    elif non_blocking and device_type == "cuda" and not pin_memory:
+        notes.append("non_blocking needs pin_memory (an asynchronous copy is only safe from pinned memory); "
+                     "batches are copied synchronously")
+    return pin, asynchronous, tuple(notes)
+
+
+def usable_workers(workers: int) -> tuple[int, tuple[str, ...]]:
+    """Loader workers, and a note when there are more than the machine's cores (each is a process
+    competing with the training for them; torch's own warning about it would repeat every epoch)."""
+    cores = os.cpu_count() or 1
+    if workers > cores:
+        return workers, (f"{workers} loader workers on {cores} CPU cores: they compete with training for the "
+                         f"cores; {cores} or fewer is usually faster",)
+    return workers, ()
 
 
 class _IndexedImages(Dataset):
@@ -206,9 +175,9 @@ class StreamBatches:
         self.device = device
         self.batch_size = batch_size
         self.preprocess = preprocess
-        self.workers = workers
-        self.pin_memory = pin_memory and device.type == "cuda"
-        self.non_blocking = non_blocking and device.type != "cpu"
+        self.workers, worker_notes = usable_workers(workers)
+        self.pin_memory, self.non_blocking, copy_notes = transfer_policy(device.type, pin_memory, non_blocking)
+        self.notes = copy_notes + worker_notes
         self.host_gen = torch.Generator().manual_seed(seed)
 
     def steps_per_epoch(self) -> int:
@@ -217,25 +186,67 @@ class StreamBatches:
     def set_batch_size(self, batch_size: int) -> None:
         self.batch_size = batch_size
 
-    def _loader(self, split: ImageSplit, shuffle: bool, drop_last: bool) -> DataLoader:
+    def loader(self, split: ImageSplit, shuffle: bool, drop_last: bool, batch_size: int | None = None) -> DataLoader:
         base = RandomSampler(split, generator=self.host_gen) if shuffle else SequentialSampler(split)
-        return DataLoader(_IndexedImages(split), sampler=BatchSampler(base, self.batch_size, drop_last=drop_last),
-                          batch_size=None, num_workers=self.workers, pin_memory=self.pin_memory,
-                          persistent_workers=False)
+        sampler = BatchSampler(base, batch_size or self.batch_size, drop_last=drop_last)
+        return DataLoader(_IndexedImages(split), sampler=sampler, batch_size=None, num_workers=self.workers,
+                          pin_memory=self.pin_memory, persistent_workers=False)
 
-    def train_epoch(self) -> Iterator[Batch]:
-        for images, labels in self._loader(self.train, shuffle=True, drop_last=True):
-            images = images.to(self.device, non_blocking=self.non_blocking)
-            labels = labels.to(self.device, non_blocking=self.non_blocking)
-            # The loader was built with the epoch's batch size; after an OOM shrink, split what it gives.
-            for part_images, part_labels in zip(images.split(self.batch_size), labels.split(self.batch_size)):
-                yield self.preprocess(part_images, augment=True), part_labels
+    def to_device(self, images: torch.Tensor, labels: torch.Tensor) -> Batch:
+        asynchronous = self.non_blocking and images.is_pinned()  # a slice of a pinned batch is pinned too
+        return images.to(self.device, non_blocking=asynchronous), labels.to(self.device, non_blocking=asynchronous)
 
-    def val_batches(self) -> Iterator[Batch]:
-        for images, labels in self._loader(self.val, shuffle=False, drop_last=False):
-            images = images.to(self.device, non_blocking=self.non_blocking)
-            labels = labels.to(self.device, non_blocking=self.non_blocking)
+    def train_epoch(self) -> BatchEpoch:
+        return _StreamEpoch(self)
+
+    def val_batches(self, batch_size: int | None = None) -> Iterator[Batch]:
+        for images, labels in _quiet_iter(self.loader(self.val, shuffle=False, drop_last=False, batch_size=batch_size)):
+            images, labels = self.to_device(images, labels)
             yield self.preprocess(images, augment=False), labels
+
+
+class _StreamEpoch:
+    """Host batches from the loader are kept until they were turned into device batches: a failure in
+    the copy or the preprocessing leaves them here for the retry. After the batch size shrank, each
+    loader batch (built with the epoch's first size) is served in smaller pieces."""
+
+    def __init__(self, source: StreamBatches) -> None:
+        self.source = source
+        loader = source.loader(source.train, shuffle=True, drop_last=True)
+        self.loader_batch = source.batch_size
+        self.loader_left = len(loader)
+        self.batches = _quiet_iter(loader)
+        self.pending: Batch | None = None  # host images and labels not yet trained on
+
+    def __iter__(self) -> _StreamEpoch:
+        return self
+
+    def remaining_samples(self) -> int:
+        pending = 0 if self.pending is None else int(self.pending[1].shape[0])
+        return pending + self.loader_left * self.loader_batch
+
+    def __next__(self) -> Batch:
+        source = self.source
+        size = source.batch_size
+        while self.pending is None or self.pending[1].shape[0] < size:
+            images, labels = next(self.batches)  # StopIteration at the end (a short remainder is dropped)
+            self.loader_left -= 1
+            if self.pending is not None and self.pending[1].shape[0]:
+                images = torch.cat([self.pending[0], images])
+                labels = torch.cat([self.pending[1], labels])
+            self.pending = images, labels
+        images, labels = source.to_device(self.pending[0][:size], self.pending[1][:size])
+        batch = source.preprocess(images, augment=True), labels
+        self.pending = self.pending[0][size:], self.pending[1][size:]  # only once the batch exists
+        return batch
+
+
+def _quiet_iter(loader: DataLoader) -> Iterator[Batch]:
+    """iter(loader) without torch's per-epoch warning about more workers than cores (said once, worded,
+    by `usable_workers`)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"This DataLoader will create", category=UserWarning)
+        return iter(loader)
 
 
 def _on(split: ImageSplit, device: torch.device) -> ImageSplit:

@@ -147,28 +147,46 @@ class MemoryProbe:
         return value
 
     def free_bytes(self) -> int:
-        """Memory a new allocation could take now: device free memory, or available system memory."""
+        """Memory a new allocation of this process could take now: the device's free memory plus the
+        allocator's unused cache, capped by a per-process limit (`set_per_process_memory_fraction`);
+        on the CPU, available system memory capped by this process's limits."""
         import torch
 
         if self.device.type == "cuda":
-            free, _ = torch.cuda.mem_get_info(self.device)
-            return int(free + torch.cuda.memory_reserved(self.device) - torch.cuda.memory_allocated(self.device))
+            return cuda_free_bytes(self.device)
         if self.device.type == "mps":
             return max(self._capacity - int(torch.mps.driver_allocated_memory()), 0)
         return host_free_bytes()
 
 
+def cuda_free_bytes(device: torch.device) -> int:
+    """Free memory on a CUDA device as this process may use it. cudaMemGetInfo reports the whole GPU;
+    a memory fraction set for this process lowers what its allocator will hand out."""
+    import torch
+
+    free, total = torch.cuda.mem_get_info(device)
+    allocated = int(torch.cuda.memory_allocated(device))
+    usable = int(free) + int(torch.cuda.memory_reserved(device)) - allocated
+    fraction = float(torch.cuda.get_per_process_memory_fraction(device))
+    if fraction < 1.0:
+        usable = min(usable, int(total * fraction) - allocated)
+    return max(usable, 0)
+
+
 def host_free_bytes() -> int:
-    """Available system memory, lowered by this process's data-size limit (RLIMIT_DATA) where one is set."""
+    """Available system memory, lowered by this process's limits where set: its data size (RLIMIT_DATA)
+    and its address space (RLIMIT_AS, `ulimit -v`), of which torch's libraries already take gigabytes."""
     available = int(psutil.virtual_memory().available)
     try:
         import resource
 
-        soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
-        if soft != resource.RLIM_INFINITY:
-            used = int(psutil.Process().memory_info().data)
-            available = min(available, max(int(soft) - used, 0))
-    except (ImportError, OSError, AttributeError):
+        info = psutil.Process().memory_info()
+        for limit, used in ((resource.RLIMIT_DATA, info.data if hasattr(info, "data") else info.vms),
+                            (resource.RLIMIT_AS, info.vms)):
+            soft, _ = resource.getrlimit(limit)
+            if soft != resource.RLIM_INFINITY:
+                available = min(available, max(int(soft) - int(used), 0))
+    except (ImportError, OSError, AttributeError, ValueError):
         pass
     return available
 

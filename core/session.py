@@ -1,11 +1,14 @@
 """One training run: build everything from a RunConfig, train, and tell observers what happens.
 
-`TrainingSession.run()` blocks (call it from a worker thread or the CLI's main thread). Other threads
-steer it only through `request_stop`, `pause`, `resume` and `request_cache_clear`, which set flags that
-the loop reads at step boundaries.
+`TrainingSession.run()` blocks (call it from a worker thread or the CLI's main thread) and reads top to
+bottom as: build (`_build`), loop (`_train`, `_train_step`), report (`_report`), finish (`_finish`).
+Other threads steer it only through `request_stop`, `pause`, `resume`, `request_cache_clear` and
+`request_snapshot`, which set flags that the loop reads at step boundaries.
 
 The loop never syncs with the device inside a step: losses stay on the device in a list and are
-fetched in one transfer per report interval (`_report`), where NaN/inf is detected.
+fetched in one transfer per report interval (`_report`), where NaN/inf is detected. A run that ends
+`completed` has trained every planned step; out-of-memory errors are events (`OutOfMemory`) that stop
+the run or halve the batch, in training and in validation alike.
 """
 
 from __future__ import annotations
@@ -13,34 +16,34 @@ from __future__ import annotations
 import contextlib
 import math
 import queue
-import re
 import statistics
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
 
+from core import oom
+from core.batches import BatchEpoch
 from core.breakdown import StepMemoryRecorder
-from core.batches import BatchSource, DevicePreprocess, ResidentBatches, StreamBatches
 from core.config import RunConfig
-from core.datasets import DatasetSplits, load_dataset, resident_bytes
-from core.datasets.synthetic import CHANNELS, SIZE, val_samples
-from core.devices import amp_dtype, check_amp, cpu_name, resolve_device
-from core.errors import ConfigError, DatasetError, UserError
-from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer, OutOfMemory,
-                         RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
+from core.devices import cpu_name, resolve_device
+from core.errors import ConfigError, UserError
+from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
+                         OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
 from core.memory import MemoryProbe, clear_cache, has_cache
+from core.models import count_parameters
+from core.readonly import ReadOnlyDict
+from core.recipe import RunParts, build_run, generator_for
 from core.snapshot import MemoryHistory
-from core.models import build_model, count_parameters, model_spec
-from core.step import Trainer, build_optimizer
 from core.summary import RunSummary
 from core.units import format_bytes
 
-RESIDENT_FIT_FRACTION = 0.8  # the resident dataset may take at most this share of free memory
 MAX_OOM_RETRIES = 8
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
+LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first one's is worth a warning
 
 
 class _Stopped(Exception):
@@ -50,7 +53,38 @@ class _Stopped(Exception):
 class _Diverged(Exception):
     def __init__(self, step: int, loss: float) -> None:
         super().__init__(f"the loss became {loss} at step {step}; lower the learning rate or use --amp off")
-        self.step = step
+
+
+class _OutOfMemoryStop(Exception):
+    """The run ends with status `oom`: the message says what was asked for and what was free."""
+
+
+@dataclass
+class _RunState:
+    """Everything one run changes as it goes, created in one place (`run()`)."""
+
+    t0: float
+    step: int = 0
+    samples: int = 0
+    epoch: int = 0
+    total_steps: int = 0  # planned; recomputed when an out-of-memory shrink changes the batch size
+    val_batch_size: int = 0
+    pending: list[torch.Tensor] = field(default_factory=list)  # losses on the device, not yet fetched
+    epoch_losses: list[float] = field(default_factory=list)
+    report_means: list[float] = field(default_factory=list)
+    rates: list[float] = field(default_factory=list)  # images/s per report, after the first (warm-up)
+    warm: bool = False
+    last_report: float = 0.0
+    last_report_samples: int = 0
+    val_accuracy: float | None = None
+    sample_next: bool = True  # measure the memory breakdown on the next step
+    last_breakdown: float = -math.inf
+    breakdown: MemoryBreakdown | None = None  # the sampled step with the largest total
+    oom_retries: int = 0
+    batch_changes: list[tuple[int, int, int]] = field(default_factory=list)  # (step, from, to)
+    skipped_samples: int = 0
+    loss_rise_warned: bool = False
+    device_name: str = ""
 
 
 class TrainingSession:
@@ -64,15 +98,19 @@ class TrainingSession:
         self.observers: list[Observer] = list(observers)
         self.record_memory_history = record_memory_history or snapshot_path is not None
         self.snapshot_path = snapshot_path
-        self._snapshot_requests: queue.SimpleQueue[str] = queue.SimpleQueue()
-        self._history: MemoryHistory | None = None
+        self.loss_fetches = 0  # device->host loss transfers; equals the number of reports
         self._stop = threading.Event()
         self._running = threading.Event()
         self._running.set()
         self._clear = threading.Event()
-        self.loss_fetches = 0  # device->host loss transfers; equals the number of reports
+        self._snapshot_requests: queue.SimpleQueue[str] = queue.SimpleQueue()
+        # per run, set by run() and _build()
         self.device: torch.device | None = None
         self.probe: MemoryProbe | None = None
+        self._state = _RunState(t0=time.perf_counter())
+        self._parts: RunParts | None = None
+        self._recorder: StepMemoryRecorder | None = None
+        self._history: MemoryHistory | None = None
 
     # ---- commands (any thread) -------------------------------------------------------------------
     def request_stop(self) -> None:
@@ -92,25 +130,22 @@ class TrainingSession:
         """Save a memory snapshot to `path` at the next step boundary (needs record_memory_history)."""
         self._snapshot_requests.put(path)
 
-    # ---- the run ---------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
         for observer in self.observers:
             observer(event)
 
+    # ---- the run ---------------------------------------------------------------------------------
     def run(self) -> RunFinished:
         """Train to the end (completed, stopped, diverged, oom or failed); returns the final event."""
-        self._t0 = time.perf_counter()
-        self._step = 0
-        self._samples = 0
-        self._rates: list[float] = []
-        self._report_losses: list[tuple[float, ...]] = []
-        self._val_accuracy: float | None = None
-        self._device_name = ""
-        status, message, user_error = "failed", "", False
+        self._state = _RunState(t0=time.perf_counter())
+        status, message, user_error, error_field = "failed", "", False, None
         try:
-            self._setup()
+            self._build()
             self._train()
             status = "completed"
+            if self._state.step != self._state.total_steps:  # never report a short run as complete
+                status, message = "failed", (f"the run ended after {self._state.step} of "
+                                             f"{self._state.total_steps} planned steps")
         except _Stopped:
             status, message = "stopped", "stopped by request"
         except _Diverged as exc:
@@ -119,166 +154,334 @@ class TrainingSession:
             status, message = "oom", str(exc)
         except UserError as exc:
             status, message, user_error = "failed", str(exc), True
+            error_field = exc.field if isinstance(exc, ConfigError) else None
         except Exception as exc:  # a bug or an environment failure: report it, never kill the caller
             status, message = "failed", f"{type(exc).__name__}: {exc}"
-        summary = self._summary(status)
-        self._finish_history()
-        self._release()
-        finished = RunFinished(status, self._step, message, user_error, summary)
+        finished = self._finish(status, message, user_error, error_field)
         self.emit(finished)
         return finished
 
-    # ---- setup -----------------------------------------------------------------------------------
-    def _setup(self) -> None:
-        cfg = self.config
+    # ---- build -----------------------------------------------------------------------------------
+    def _build(self) -> None:
+        cfg, run = self.config, self._state
         device = resolve_device(cfg.device)
         if device.type == "cuda":
             torch.cuda.set_device(device)  # the current device is per thread: set it in the worker
         self.device = device
-        check_amp(device, cfg.amp)
         if self.record_memory_history:  # before any allocation, so the snapshot shows them all
             self._history = MemoryHistory(device)
             self._history.start()
-        self._device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else (
+        run.device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else (
             "Apple GPU (MPS)" if device.type == "mps" else cpu_name())
         self.probe = MemoryProbe(device)
         torch.manual_seed(cfg.seed)
-        self.gen = torch.Generator(device=device).manual_seed(cfg.seed)
-
-        splits, placement = self._load_data(device)
-        if cfg.batch_size > len(splits.train):
-            raise ConfigError("batch_size", f"{cfg.batch_size} is larger than the training set "
-                                            f"({len(splits.train)} images); use at most {len(splits.train)}")
-        spec = model_spec(cfg.model, splits.channels)
-        model = build_model(cfg.model, splits.num_classes, spec.in_channels)
-        model = model.to(device, memory_format=torch.channels_last if cfg.channels_last else torch.preserve_format)
-        preprocess = DevicePreprocess(splits, device, spec.in_channels, spec.input_size, cfg.channels_last,
-                                      flip=splits.name not in ("mnist", "fashion-mnist"), generator=self.gen)
-        if placement == "resident":
-            self.source: BatchSource = ResidentBatches(splits, device, cfg.batch_size, preprocess, self.gen)
-        else:
-            self.source = StreamBatches(splits, device, cfg.batch_size, preprocess, cfg.workers,
-                                        cfg.pin_memory, cfg.non_blocking, cfg.seed)
-        optimizer = build_optimizer(model, cfg.optimizer, cfg.lr, cfg.momentum, cfg.weight_decay)
-        self.model, self.optimizer = model, optimizer
-        self.autocast_dtype = amp_dtype(cfg.amp)
-        self.trainer = Trainer(model, optimizer, torch.amp.GradScaler(device.type, enabled=cfg.amp == "fp16"),
-                               device.type, self.autocast_dtype)
-        self.recorder = StepMemoryRecorder(self.probe)
-        # device memory held by neither the model nor a step: the resident dataset on a GPU
-        self._other_bytes = splits.nbytes if placement == "resident" and device.type != "cpu" else 0
-        self.breakdown: MemoryBreakdown | None = None  # the sampled step with the largest total
-        limit = cfg.epoch_limit
-        self.total_steps = cfg.max_steps if limit is None else self.source.steps_per_epoch() * limit
-        if cfg.max_steps is not None:
-            self.total_steps = min(self.total_steps, cfg.max_steps)
+        generator = generator_for(device).manual_seed(cfg.seed)
+        parts = build_run(cfg, device, self.probe.free_bytes(), generator)
+        self._parts = parts
+        self._recorder = StepMemoryRecorder(self.probe)
+        run.val_batch_size = cfg.batch_size
+        run.total_steps = self._planned_steps(None)
         self.probe.reset_peak()
+        source = parts.source
         self.emit(RunStarted(
-            config={**cfg.to_dict(), "device": str(device), "placement": placement}, device=str(device),
-            device_name=self._device_name, placement=placement, steps_per_epoch=self.source.steps_per_epoch(),
-            total_steps=self.total_steps, train_samples=len(splits.train), val_samples=len(splits.val),
-            parameters=count_parameters(model), dataset_bytes=splits.nbytes, memory=self.probe.sample(),
-            epochs=cfg.epoch_limit))
-        if device.type == "cpu" and cfg.pin_memory and placement == "stream":
-            self.emit(LogMessage("info", "pin_memory has no effect on the CPU; it is ignored"))
+            config=self._config_as_run(), device=str(device), device_name=run.device_name,
+            placement=source.placement, steps_per_epoch=source.steps_per_epoch(), total_steps=run.total_steps,
+            train_samples=len(parts.splits.train), val_samples=len(parts.splits.val),
+            parameters=count_parameters(parts.trainer.model), dataset_bytes=parts.splits.nbytes,
+            memory=self.probe.sample(), epochs=cfg.epoch_limit))
+        for note in ((parts.placement.note,) if parts.placement.note else ()) + tuple(source.notes):
+            self.emit(LogMessage("info" if "ignored" in note or "synchronously" in note else "warning", note))
 
-    def _load_data(self, device: torch.device) -> tuple[DatasetSplits, str]:
-        """Load the dataset and pick the placement, checking that a resident dataset fits."""
-        cfg = self.config
-        assert self.probe is not None
-        free = self.probe.free_bytes()
-        budget = int(free * RESIDENT_FIT_FRACTION)
-        if cfg.dataset == "synthetic":  # its size is known before it exists: generate it where it will live
-            n = cfg.synthetic_samples
-            needed = resident_bytes(n + val_samples(n), n, CHANNELS * SIZE * SIZE)
-            placement = self._choose_placement(needed, budget, free, "synthetic")
-            splits = load_dataset(cfg, device if placement == "resident" else torch.device("cpu"))
-            return splits, placement
-        splits = load_dataset(cfg, torch.device("cpu"))
-        pixels = splits.channels * splits.image_size[0] * splits.image_size[1]
-        needed = resident_bytes(len(splits.train) + len(splits.val), len(splits.train), pixels)
-        return splits, self._choose_placement(needed, budget, free, cfg.dataset)
+    def _config_as_run(self) -> ReadOnlyDict:
+        """The config with what the run resolved: device, placement, and the batch size in force."""
+        values = self.config.to_dict()
+        values["device"] = str(self.device) if self.device is not None else self.config.device
+        if self._parts is not None:
+            values["placement"] = self._parts.source.placement
+            values["batch_size"] = self._parts.source.batch_size
+        return ReadOnlyDict(values)
 
-    def _choose_placement(self, needed: int, budget: int, free: int, name: str) -> str:
-        placement = self.config.placement
-        fits = needed <= budget
-        if placement == "resident" and not fits:
-            raise DatasetError(
-                f"placement: the {name} dataset needs {format_bytes(needed)} on {self.device} (with the "
-                f"augmented copy of its training images made each epoch) but only "
-                f"{format_bytes(free)} is free (at most {RESIDENT_FIT_FRACTION:.0%} may be used for data); "
-                f"use the stream placement (--placement stream)")
-        if placement == "auto":
-            placement = "resident" if fits else "stream"
-            if not fits:
-                self.emit(LogMessage("warning", f"the dataset ({format_bytes(needed)}) does not fit in free device "
-                                                f"memory ({format_bytes(free)}): streaming it from the host"))
-        return placement
+    def _planned_steps(self, epoch: BatchEpoch | None) -> int:
+        """Steps the run will make: the rest of the current epoch (when one is under way) at the batch
+        size in force, the remaining epochs, and max_steps, whichever ends first."""
+        cfg, run = self.config, self._state
+        assert self._parts is not None
+        source = self._parts.source
+        limit = cfg.epoch_limit
+        if limit is None:  # max_steps alone bounds the run
+            return int(cfg.max_steps)  # type: ignore[arg-type]
+        if epoch is None:
+            total = source.steps_per_epoch() * limit
+        else:
+            total = run.step + epoch.remaining_samples() // source.batch_size + \
+                source.steps_per_epoch() * (limit - run.epoch)
+        return total if cfg.max_steps is None else min(total, cfg.max_steps)
 
     # ---- the loop --------------------------------------------------------------------------------
     def _train(self) -> None:
-        cfg, model, trainer = self.config, self.model, self.trainer
-        self._sample_next = True
-        self._last_breakdown = -math.inf
-        self._pending: list[torch.Tensor] = []  # losses on the device, not yet fetched
-        self._epoch_losses: list[float] = []
-        self._last_report = time.perf_counter()
-        self._last_report_samples = 0
-        self._warm = False  # the first report of a run includes start-up costs: not a throughput sample
-        oom_retries = 0
-        model.train()
-        for epoch in range(1, (cfg.epoch_limit or 10**9) + 1):
-            self._epoch = epoch
-            self._epoch_losses = []
-            self.emit(EpochStarted(epoch, self._step))
-            batches = iter(self.source.train_epoch())
-            while True:
+        cfg, run = self.config, self._state
+        assert self._parts is not None
+        source = self._parts.source
+        run.last_report = time.perf_counter()
+        self._parts.trainer.model.train()
+        while (cfg.epoch_limit is None or run.epoch < cfg.epoch_limit) and not self._steps_done():
+            run.epoch += 1
+            run.epoch_losses = []
+            self.emit(EpochStarted(run.epoch, run.step))
+            batches = source.train_epoch()
+            planned_samples, before = source.steps_per_epoch() * source.batch_size, run.samples
+            exhausted = False
+            while not self._steps_done():
                 self._at_step_boundary()
-                if cfg.max_steps is not None and self._step >= cfg.max_steps:
+                if not self._train_step(batches):
+                    exhausted = True
                     break
-                sample = self._sample_next  # measure what holds memory on one step per report
-                oom: Exception | None = None
-                try:
-                    images, labels = next(batches)  # allocates too: a resident epoch's augmented copy
-                    with self.recorder.step() if sample else contextlib.nullcontext():
-                        loss = trainer.step(images, labels, self.recorder if sample else None)
-                except StopIteration:
-                    break
-                except (torch.OutOfMemoryError, RuntimeError) as exc:
-                    if not is_out_of_memory(exc):
-                        raise
-                    oom = exc
-                if oom is not None:  # recover outside the except block: the traceback pins the step's tensors
-                    message = str(oom)
-                    del oom
-                    images = labels = loss = None  # noqa: F841 - drop the step's tensors
-                    oom_retries += 1
-                    self._recover_from_oom(message, oom_retries)
-                    continue
-                self._pending.append(loss.detach())  # stays on the device: no sync here
-                self._step += 1
-                self._samples += images.shape[0]  # a host-side shape: no sync
-                if sample:
-                    self._emit_breakdown(images, labels)
-                if time.perf_counter() - self._last_report >= cfg.report_interval:
-                    self._report()  # the one host sync per report interval
-            if self._pending:
+            if run.pending:
                 self._report()
-            stop_after = cfg.max_steps is not None and self._step >= cfg.max_steps
-            self._end_epoch(epoch)
-            if stop_after:
-                break
+            if exhausted:
+                run.skipped_samples += max(planned_samples - (run.samples - before), 0)
+                if run.samples == before:
+                    raise RuntimeError(f"epoch {run.epoch} produced no batch")  # would loop for ever
+            self._end_epoch()
+
+    def _steps_done(self) -> bool:
+        return self.config.max_steps is not None and self._state.step >= self.config.max_steps
+
+    def _train_step(self, batches: BatchEpoch) -> bool:
+        """One step; False at the end of the epoch. An out-of-memory error in the step or in making its
+        batch is recovered from (the batch source retries the same images) or ends the run."""
+        run = self._state
+        assert self._parts is not None and self._recorder is not None
+        sample, recorder = run.sample_next, self._recorder  # measure what holds memory, ~once a second
+        failure: str | None = None
+        try:
+            images, labels = next(batches)  # allocates too: a resident epoch's augmented copy, the H2D copy
+            with recorder.step() if sample else contextlib.nullcontext():
+                loss = self._parts.trainer.step(images, labels, recorder if sample else None)
+        except StopIteration:
+            return False
+        except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
+            if not oom.is_out_of_memory(exc):
+                raise
+            failure = str(exc)
+        if failure is not None:  # outside the except block: its traceback pins the step's tensors
+            images = labels = loss = None  # noqa: F841 - drop the step's tensors before recovering
+            self._recover_from_oom(failure, "train", batches)
+            return True
+        run.pending.append(loss.detach())  # stays on the device: no sync here
+        run.step += 1
+        run.samples += images.shape[0]  # a host-side shape: no sync
+        if sample:
+            self._emit_breakdown(images, labels)
+        if time.perf_counter() - run.last_report >= self.config.report_interval:
+            self._report()  # the one host sync per report interval
+        return True
+
+    def _at_step_boundary(self) -> None:
+        """Apply commands from other threads: cache clear, snapshot, pause (blocking), stop."""
+        run = self._state
+        if self._clear.is_set():
+            self._apply_cache_clear()
+        while not self._snapshot_requests.empty():
+            self._save_snapshot(self._snapshot_requests.get())
+        if not self._running.is_set() and not self._stop.is_set():
+            if run.pending:
+                self._report()
+            self.emit(RunPaused(run.step))
+            while not self._running.wait(0.05):
+                if self._clear.is_set():
+                    self._apply_cache_clear()
+            if not self._stop.is_set():
+                self.emit(RunResumed(run.step))
+            self._reset_rate_clock()
+        if self._stop.is_set():
+            if run.pending:
+                self._report()
+            raise _Stopped
+
+    # ---- report ----------------------------------------------------------------------------------
+    def _report(self) -> None:
+        """Fetch buffered losses in one transfer, check them, and emit a StepsReported."""
+        run = self._state
+        assert self._parts is not None and self.probe is not None
+        losses = torch.stack(run.pending).float().cpu().tolist()  # sync point: one D2H copy per report
+        self.loss_fetches += 1
+        run.pending = []
+        first = run.step - len(losses) + 1
+        now = time.perf_counter()
+        rate = (run.samples - run.last_report_samples) / max(now - run.last_report, 1e-9)
+        if run.warm:  # the first report of a run includes start-up costs: not a throughput sample
+            run.rates.append(rate)
+        run.warm = True
+        run.last_report, run.last_report_samples = now, run.samples
+        run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S
+        run.epoch_losses.extend(losses)
+        batch = self._parts.source.batch_size
+        eta = None
+        if run.rates:
+            eta = max(run.total_steps - run.step, 0) * batch / statistics.median(run.rates)
+        self.emit(StepsReported(run.step, run.epoch, first, tuple(losses), run.samples, rate, now - run.t0, eta,
+                                batch, self.probe.sample(), run.total_steps))
+        run.report_means.append(statistics.fmean(losses))
+        for offset, value in enumerate(losses):
+            if not math.isfinite(value):
+                raise _Diverged(first + offset, value)
+        self._check_loss_rise()
+
+    def _check_loss_rise(self) -> None:
+        """Say once when the loss climbs far above where it started: the run is not diverged (the values
+        are finite), but it is not learning either, and a summary that only says `completed` would hide it."""
+        run = self._state
+        start, now = run.report_means[0], run.report_means[-1]
+        if not run.loss_rise_warned and start > 0 and now > LOSS_RISE_FACTOR * start:
+            run.loss_rise_warned = True
+            self.emit(LogMessage("warning", f"the loss rose from {start:.4g} to {now:.4g} by step {run.step}: "
+                                            "the run is not converging; try a lower learning rate"))
 
     def _emit_breakdown(self, images: torch.Tensor, labels: torch.Tensor) -> None:
         """Memory by holder for the step just sampled (host-side counters and tensor sizes: no sync)."""
-        self._sample_next = False
-        self._last_breakdown = time.perf_counter()
-        breakdown = self.recorder.breakdown(self._step, self.model, self.optimizer, images, labels,
-                                            self._other_bytes)
-        if self.breakdown is None or breakdown.total_bytes >= self.breakdown.total_bytes:
-            self.breakdown = breakdown
+        run = self._state
+        assert self._parts is not None and self._recorder is not None and self.device is not None
+        run.sample_next = False
+        run.last_breakdown = time.perf_counter()
+        trainer = self._parts.trainer
+        breakdown = self._recorder.breakdown(run.step, trainer.model, trainer.optimizer, images, labels,
+                                             self._parts.placement.device_bytes(self.device))
+        if run.breakdown is None or breakdown.total_bytes >= run.breakdown.total_bytes:
+            run.breakdown = breakdown
         self.emit(breakdown)
 
+    def _apply_cache_clear(self) -> None:
+        self._clear.clear()
+        assert self.device is not None and self.probe is not None
+        freed = clear_cache(self.device)
+        self.emit(CacheCleared(self._state.step, freed, self.probe.sample()))
+        if not has_cache(self.device):
+            self.emit(LogMessage("info", "the CPU has no caching allocator: nothing to clear"))
+
+    def _reset_rate_clock(self) -> None:
+        self._state.last_report = time.perf_counter()
+        self._state.last_report_samples = self._state.samples
+
+    # ---- validation ------------------------------------------------------------------------------
+    def _end_epoch(self) -> None:
+        """Validate (recovering from out-of-memory like a training step), then report the epoch."""
+        run = self._state
+        while True:
+            failure: str | None = None
+            try:
+                accuracy, val_loss = self._validate(run.val_batch_size)
+                break
+            except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
+                if not oom.is_out_of_memory(exc):
+                    raise
+                failure = str(exc)
+            self._recover_from_oom(failure, "validation", None)  # stops the run, or halves the batch
+        if accuracy is not None:
+            run.val_accuracy = accuracy
+        train_loss = statistics.fmean(run.epoch_losses) if run.epoch_losses else None
+        self.emit(EpochEnded(run.epoch, run.step, train_loss, val_loss, accuracy))
+        self._reset_rate_clock()
+
+    @torch.no_grad()
+    def _validate(self, batch_size: int) -> tuple[float | None, float | None]:
+        """(accuracy, mean loss) over the validation split; one fetch for both."""
+        assert self._parts is not None and self.device is not None
+        trainer = self._parts.trainer
+        trainer.model.eval()
+        try:
+            correct = torch.zeros((), device=self.device)
+            loss_sum = torch.zeros((), device=self.device)
+            count = 0
+            for images, labels in self._parts.source.val_batches(batch_size):
+                with torch.autocast(self.device.type, dtype=trainer.autocast_dtype,
+                                    enabled=trainer.autocast_dtype is not None):
+                    logits = trainer.model(images)
+                loss_sum += F.cross_entropy(logits.float(), labels, reduction="sum")
+                correct += (logits.argmax(dim=1) == labels).sum()
+                count += labels.shape[0]
+            if not count:
+                return None, None
+            correct_v, loss_v = torch.stack([correct, loss_sum]).cpu().tolist()  # sync point: once per epoch
+            return correct_v / count, loss_v / count
+        finally:
+            trainer.model.train()
+
+    # ---- out of memory ---------------------------------------------------------------------------
+    def _recover_from_oom(self, message: str, phase: str, epoch: BatchEpoch | None) -> None:
+        """Free what the failed step held, report it, then stop or continue with half the batch."""
+        cfg, run = self.config, self._state
+        assert self.device is not None and self.probe is not None and self._parts is not None
+        run.oom_retries += 1
+        at_failure = self.probe.sample()
+        unallocated = oom.reserved_unallocated_bytes(message)  # the allocator's own figure, at the failure
+        if unallocated is None:
+            unallocated = max(at_failure.reserved_bytes - at_failure.allocated_bytes, 0)
+        oom.release(self.device, self._parts.trainer.optimizer, self._parts.trainer.scaler)
+        free = self.probe.free_bytes()
+        source = self._parts.source
+        batch = source.batch_size if phase == "train" else run.val_batch_size
+        requested = oom.requested_bytes(message)
+        shrink = cfg.on_oom == "shrink" and batch > 1 and run.oom_retries <= MAX_OOM_RETRIES
+        new_batch = max(batch // 2, 1) if shrink else None
+        where = f"at step {run.step + 1}" if phase == "train" else f"during validation after epoch {run.epoch}"
+        text = (f"out of memory {where} with batch size {batch}"
+                + (f": asked for {format_bytes(requested)}" if requested else "")
+                + f", {format_bytes(free)} free, {format_bytes(unallocated)} reserved but unallocated")
+        self.emit(OutOfMemory(run.step, batch, requested, free, unallocated, "shrink" if shrink else "stop",
+                              new_batch, text, phase))
+        if new_batch is None:
+            if run.pending:  # the steps before the failure still reach the plot and the summary
+                self._report()
+            hint = "try a smaller batch size or --on-oom shrink" if cfg.on_oom == "stop" else (
+                "batch size 1 does not fit" if batch <= 1 else f"gave up after {MAX_OOM_RETRIES} halvings")
+            raise _OutOfMemoryStop(f"{text}; {hint}")
+        if phase == "validation":
+            run.val_batch_size = new_batch
+        else:
+            source.set_batch_size(new_batch)
+            run.batch_changes.append((run.step, batch, new_batch))
+            run.total_steps = self._planned_steps(epoch)  # the same images, in more steps
+        self.emit(LogMessage("warning", f"{text}; continuing with batch size {new_batch}"))
+
+    # ---- finish ----------------------------------------------------------------------------------
+    def _finish(self, status: str, message: str, user_error: bool, error_field: str | None) -> RunFinished:
+        """The summary, the snapshot at the end, and the run's memory given back."""
+        summary = self._summary(status)
+        self._finish_history()
+        self._parts = None
+        self._recorder = None
+        self._state.pending = []
+        if self.device is not None and has_cache(self.device):
+            import gc
+
+            gc.collect()
+            clear_cache(self.device)
+        return RunFinished(status, self._state.step, message, user_error, summary, error_field)
+
+    def _summary(self, status: str) -> RunSummary:
+        run = self._state
+        peak_alloc = peak_res = peak_rss = 0
+        if self.probe is not None:
+            sample = self.probe.sample()
+            peak_alloc, peak_res = sample.peak_allocated_bytes, sample.peak_reserved_bytes
+            peak_rss = self.probe.peak_rss_bytes
+        wall = time.perf_counter() - run.t0
+        rate = statistics.median(run.rates) if run.rates else (run.samples / wall if run.samples else None)
+        config = self._config_as_run()
+        return RunSummary(
+            status=status, steps=run.step, samples=run.samples, wall_s=wall, samples_per_s=rate,
+            loss_first=run.report_means[0] if run.report_means else None,
+            loss_last=run.report_means[-1] if run.report_means else None,
+            val_accuracy=run.val_accuracy, device=config["device"], device_name=run.device_name,
+            peak_allocated_bytes=peak_alloc, peak_reserved_bytes=peak_res, peak_rss_bytes=peak_rss, config=config,
+            memory_breakdown=ReadOnlyDict(run.breakdown.to_summary()) if run.breakdown else None,
+            batch_size=int(config["batch_size"]),
+            batch_size_changes=tuple(ReadOnlyDict({"step": s, "from": a, "to": b}) for s, a, b in run.batch_changes),
+            skipped_samples=run.skipped_samples,
+        )
+
+    # ---- memory snapshots ------------------------------------------------------------------------
     def _save_snapshot(self, path: str) -> None:
         if self._history is None:
             self.emit(LogMessage("warning", "no memory history is being recorded in this run: snapshot not saved"))
@@ -288,7 +491,7 @@ class TrainingSession:
         except UserError as exc:
             self.emit(LogMessage("error", str(exc)))
             return
-        self.emit(SnapshotSaved(self._step, path, size))
+        self.emit(SnapshotSaved(self._state.step, path, size))
 
     def _finish_history(self) -> None:
         if self._history is None:
@@ -297,182 +500,3 @@ class TrainingSession:
             self._save_snapshot(self.snapshot_path)
         self._history.stop()
         self._history = None
-
-    def _at_step_boundary(self) -> None:
-        """Apply commands from other threads: cache clear, snapshot, pause (blocking), stop."""
-        if self._clear.is_set():
-            self._apply_cache_clear()
-        while not self._snapshot_requests.empty():
-            self._save_snapshot(self._snapshot_requests.get())
-        if not self._running.is_set() and not self._stop.is_set():
-            if self._pending:
-                self._report()
-            self.emit(RunPaused(self._step))
-            while not self._running.wait(0.05):
-                if self._clear.is_set():
-                    self._apply_cache_clear()
-            if not self._stop.is_set():
-                self.emit(RunResumed(self._step))
-            self._reset_rate_clock()
-        if self._stop.is_set():
-            if self._pending:
-                self._report()
-            raise _Stopped
-
-    def _apply_cache_clear(self) -> None:
-        self._clear.clear()
-        assert self.device is not None and self.probe is not None
-        freed = clear_cache(self.device)
-        self.emit(CacheCleared(self._step, freed, self.probe.sample()))
-        if not has_cache(self.device):
-            self.emit(LogMessage("info", "the CPU has no caching allocator: nothing to clear"))
-
-    def _reset_rate_clock(self) -> None:
-        self._last_report = time.perf_counter()
-        self._last_report_samples = self._samples
-
-    def _report(self) -> None:
-        """Fetch buffered losses in one transfer, check them, and emit a StepsReported."""
-        losses = torch.stack(self._pending).float().cpu().tolist()  # sync point: one D2H copy per report
-        self.loss_fetches += 1
-        first = self._step - len(losses) + 1
-        self._pending = []
-        now = time.perf_counter()
-        rate = (self._samples - self._last_report_samples) / max(now - self._last_report, 1e-9)
-        if self._warm:
-            self._rates.append(rate)
-        self._warm = True
-        self._last_report, self._last_report_samples = now, self._samples
-        self._report_losses.append(tuple(losses))
-        self._sample_next = now - self._last_breakdown >= BREAKDOWN_PERIOD_S  # at most ~1/s
-        self._epoch_losses.extend(losses)
-        eta = None
-        if self._rates:
-            step_time = self.source.batch_size / statistics.median(self._rates)
-            eta = max(self.total_steps - self._step, 0) * step_time
-        assert self.probe is not None
-        self.emit(StepsReported(self._step, self._epoch, first, tuple(losses), self._samples, rate,
-                                now - self._t0, eta, self.source.batch_size, self.probe.sample(), self.total_steps))
-        for offset, value in enumerate(losses):
-            if not math.isfinite(value):
-                raise _Diverged(first + offset, value)
-
-    @torch.no_grad()
-    def _end_epoch(self, epoch: int) -> None:
-        """Validate on the device; one fetch for accuracy and loss."""
-        model = self.model
-        model.eval()
-        device_type = self.device.type  # type: ignore[union-attr]
-        correct = torch.zeros((), device=self.device)
-        loss_sum = torch.zeros((), device=self.device)
-        count = 0
-        for images, labels in self.source.val_batches():
-            with torch.autocast(device_type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
-                logits = model(images)
-            loss_sum += F.cross_entropy(logits.float(), labels, reduction="sum")
-            correct += (logits.argmax(dim=1) == labels).sum()
-            count += labels.shape[0]
-        model.train()
-        accuracy, val_loss = (None, None)
-        if count:
-            correct_v, loss_v = torch.stack([correct, loss_sum]).cpu().tolist()  # sync point: once per epoch
-            accuracy, val_loss = correct_v / count, loss_v / count
-            self._val_accuracy = accuracy
-        train_loss = statistics.fmean(self._epoch_losses) if self._epoch_losses else None
-        self.emit(EpochEnded(epoch, self._step, train_loss, val_loss, accuracy))
-        self._reset_rate_clock()
-
-    # ---- out of memory ---------------------------------------------------------------------------
-    def _recover_from_oom(self, message: str, retries: int) -> None:
-        """Free what the failed step held, report it, then stop or continue with half the batch."""
-        assert self.device is not None and self.probe is not None
-        before = self.probe.sample()
-        reserved_unallocated = max(before.reserved_bytes - before.allocated_bytes, 0)
-        self.optimizer.zero_grad(set_to_none=True)
-        import gc
-
-        gc.collect()
-        clear_cache(self.device)
-        free = self.probe.free_bytes()
-        batch = self.source.batch_size
-        requested = _requested_bytes(message)
-        shrink = self.config.on_oom == "shrink" and batch > 1 and retries <= MAX_OOM_RETRIES
-        new_batch = max(batch // 2, 1) if shrink else None
-        text = (f"out of memory at step {self._step + 1} with batch size {batch}"
-                + (f": asked for {format_bytes(requested)}" if requested else "")
-                + f", {format_bytes(free)} free, {format_bytes(reserved_unallocated)} reserved but unallocated")
-        self.emit(OutOfMemory(self._step, batch, requested, free, reserved_unallocated,
-                              "shrink" if shrink else "stop", new_batch, text))
-        if not shrink:
-            if self._pending:  # the steps before the failure still reach the plot and the summary
-                self._report()
-            hint = "try a smaller batch size or --on-oom shrink" if self.config.on_oom == "stop" else (
-                "batch size 1 does not fit" if batch <= 1 else f"gave up after {MAX_OOM_RETRIES} halvings")
-            raise _OutOfMemoryStop(f"{text}; {hint}")
-        self.source.set_batch_size(new_batch)  # type: ignore[arg-type]
-        # the images left after the failed batch (skipped this epoch), in smaller steps: progress and ETA
-        remaining_samples = max(self.total_steps - self._step - 1, 0) * batch
-        self.total_steps = self._step + math.ceil(remaining_samples / new_batch)  # type: ignore[operator]
-        if self.config.max_steps is not None:
-            self.total_steps = min(self.total_steps, self.config.max_steps)
-        self.emit(LogMessage("warning", f"{text}; continuing with batch size {new_batch}"))
-
-    # ---- the end ---------------------------------------------------------------------------------
-    def _summary(self, status: str) -> RunSummary:
-        peak_alloc = peak_res = peak_rss = 0
-        if self.probe is not None:
-            sample = self.probe.sample()
-            peak_alloc, peak_res = sample.peak_allocated_bytes, sample.peak_reserved_bytes
-            peak_rss = self.probe.peak_rss_bytes
-        wall = time.perf_counter() - self._t0
-        if self._rates:
-            rate: float | None = statistics.median(self._rates)
-        elif self._samples:
-            rate = self._samples / wall
-        else:
-            rate = None
-        mean = lambda xs: statistics.fmean(xs) if xs else None  # noqa: E731
-        return RunSummary(
-            status=status, steps=self._step, samples=self._samples, wall_s=wall, samples_per_s=rate,
-            loss_first=mean(self._report_losses[0]) if self._report_losses else None,
-            loss_last=mean(self._report_losses[-1]) if self._report_losses else None,
-            val_accuracy=self._val_accuracy, device=str(self.device) if self.device else self.config.device,
-            device_name=self._device_name, peak_allocated_bytes=peak_alloc, peak_reserved_bytes=peak_res,
-            peak_rss_bytes=peak_rss,
-            config={**self.config.to_dict(), "device": str(self.device) if self.device else self.config.device},
-            memory_breakdown=self.breakdown.to_summary() if getattr(self, "breakdown", None) else None,
-        )
-
-    def _release(self) -> None:
-        """Drop the run's tensors so device memory returns to its baseline after the run."""
-        for name in ("model", "optimizer", "source", "trainer", "recorder", "_pending"):
-            if hasattr(self, name):
-                delattr(self, name)
-        if self.device is not None and has_cache(self.device):
-            import gc
-
-            gc.collect()
-            clear_cache(self.device)
-
-
-class _OutOfMemoryStop(Exception):
-    pass
-
-
-def is_out_of_memory(exc: BaseException) -> bool:
-    """CUDA/MPS raise torch.OutOfMemoryError; the CPU allocator raises a plain RuntimeError."""
-    return isinstance(exc, torch.OutOfMemoryError) or (
-        isinstance(exc, RuntimeError) and ("can't allocate memory" in str(exc) or "out of memory" in str(exc)))
-
-
-def _requested_bytes(message: str) -> int | None:
-    """Parse 'Tried to allocate 2.00 GiB' from a CUDA out-of-memory message."""
-    cpu = re.search(r"you tried to allocate (\d+) bytes", message)  # the CPU allocator's wording
-    if cpu:
-        return int(cpu.group(1))
-    match = re.search(r"Tried to allocate ([\d.]+) (B|KiB|MiB|GiB|TiB)", message)
-    if not match:
-        return None
-    scale = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}[match.group(2)]
-    return int(float(match.group(1)) * scale)
-

@@ -1,7 +1,7 @@
 """One optimisation step, shared by the training session and the batch-size finder so both measure
-the same work. The loss comes back as a device tensor: no sync, with one exception. With fp16 AMP,
-`GradScaler.step` reads the inf/NaN check on the host (`.item()`), a sync per step; bf16 and full
-precision have none.
+the same work. The loss comes back as a device tensor: no sync. With fp16 AMP, `GradScaler.step`
+reads its inf/NaN check on the host (`.item()`, a sync per step) unless the optimizer is fused: a
+fused optimizer takes the check on the device, which is why CUDA runs use fused optimizers.
 """
 
 from __future__ import annotations
@@ -43,8 +43,10 @@ class Trainer:
         return loss
 
 
-def build_optimizer(model: nn.Module, name: str, lr: float, momentum: float, weight_decay: float
-                    ) -> torch.optim.Optimizer:
+def build_optimizer(model: nn.Module, name: str, lr: float, momentum: float, weight_decay: float,
+                    fused: bool = False) -> torch.optim.Optimizer:
+    """SGD or AdamW; `fused` (CUDA) runs the update as one kernel and keeps GradScaler's check on the device."""
     if name == "sgd":
-        return torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
-    return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+        return torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay,
+                               fused=fused or None)
+    return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, fused=fused or None)

@@ -30,9 +30,10 @@ def default_data_dir() -> Path:
 
 
 def resident_bytes(total_images: int, train_images: int, pixels_per_image: int) -> int:
-    """Device bytes of a resident dataset: every image (uint8) and label (int64), plus the augmented copy
-    of the training images that each epoch makes on the device."""
-    return total_images * (pixels_per_image + 8) + train_images * pixels_per_image
+    """Device bytes of a resident dataset: every image (uint8) and label (int64), plus what each epoch
+    keeps beside them on the device: the augmented copy of the training images, their random order and
+    their labels in that order (int64 each). The fit check and the memory breakdown both use this."""
+    return total_images * (pixels_per_image + 8) + train_images * (pixels_per_image + 16)
 
 
 def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, int, int, int | None]:
@@ -73,3 +74,15 @@ def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int =
 
         return load_imagefolder(root, image_size=image_size, seed=config.seed)
     raise AssertionError(f"unhandled dataset {config.dataset}")  # RunConfig validated the choice
+
+
+# training images of the fixed-format datasets (their standard train splits; the test split validates)
+_TRAIN_SIZES = {"cifar10": 50_000, "mnist": 60_000, "fashion-mnist": 60_000}
+
+
+def train_size_hint(config: RunConfig) -> int | None:
+    """Training images `config` will have, where that is known without reading any file (so a batch
+    larger than the training set can be refused before a run): None for an image folder."""
+    if config.dataset == "synthetic":
+        return config.synthetic_samples
+    return _TRAIN_SIZES.get(config.dataset)

@@ -63,7 +63,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
-from core.batches import DevicePreprocess, ResidentBatches, StreamBatches
+from core.batches import ResidentBatches, StreamBatches
+from core.preprocess import DevicePreprocess
 from core.config import RunConfig
 from core.datasets.synthetic import make_synthetic
 from core.datasets.types import DatasetSplits

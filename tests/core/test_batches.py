@@ -9,7 +9,8 @@ import pytest
 import numpy as np
 import torch
 
-from core.batches import DevicePreprocess, ResidentBatches, StreamBatches
+from core.batches import ResidentBatches, StreamBatches
+from core.preprocess import DevicePreprocess
 from core.datasets.synthetic import make_synthetic
 from core.datasets.types import DatasetSplits
 
@@ -206,7 +207,7 @@ def _shifted(image: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
 
 
 def test_whole_set_augmentation_is_a_shift_or_flip_of_the_image_it_names() -> None:
-    from core.batches import augment_shuffled
+    from core.preprocess import augment_shuffled
 
     images = torch.randint(1, 255, (300, 3, 8, 8), dtype=torch.uint8)  # no zeros: shifted-in strips show
     out, order = augment_shuffled(images, 1, True, torch.Generator().manual_seed(0), np.random.default_rng(1))

@@ -15,6 +15,7 @@ import pytest
 import torch
 from torch import nn
 
+import core.recipe
 import core.session
 from core.breakdown import StepMemoryRecorder, optimizer_bytes
 from core.cli import main
@@ -52,7 +53,8 @@ def expected(features: int, batch: int, optimizer: str) -> dict[str, int]:
                    + F32)  # nll_loss's total weight
     return {"params_bytes": weights * F32 + buffers, "grads_bytes": weights * F32, "optimizer_bytes": state,
             "batch_bytes": batch * features * F32 + batch * I64,  # float32 images, int64 labels
-            "activations_bytes": activations}
+            "activations_bytes": activations,
+            "dataset_bytes": 0}  # on the CPU the data is process memory, not a device-side holder
 
 
 def test_hand_count_matches_the_model_it_describes() -> None:
@@ -115,7 +117,7 @@ BATCH = 32
 @pytest.mark.parametrize("optimizer", ["sgd", "adamw"])
 def test_a_run_reports_the_hand_counted_breakdown_once_per_report(monkeypatch: pytest.MonkeyPatch,
                                                                    optimizer: str) -> None:
-    monkeypatch.setattr(core.session, "build_model", lambda name, classes, channels: known_model(FEATURES))
+    monkeypatch.setattr(core.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
     monkeypatch.setattr(core.session, "BREAKDOWN_PERIOD_S", 0.0)  # every report (by default at most 1/s)
     events: list[object] = []
 
@@ -156,7 +158,9 @@ def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path, capsys: pytes
                  "--max-steps", "3", "--optimizer", "sgd", "--summary-json", str(target)])
     assert code == 0, capsys.readouterr().err
     breakdown = json.loads(target.read_text(encoding="utf-8"))["memory_breakdown"]
-    assert set(breakdown) == {"params_bytes", "grads_bytes", "optimizer_bytes", "batch_bytes", "activations_bytes"}
+    assert set(breakdown) == {"params_bytes", "grads_bytes", "optimizer_bytes", "batch_bytes", "activations_bytes",
+                              "dataset_bytes"}
+    assert breakdown["dataset_bytes"] == 0  # the CPU keeps a resident set in process memory, not a device
     assert breakdown["params_bytes"] == TINY_CNN_WEIGHTS * F32 + TINY_CNN_BUFFERS
     assert breakdown["grads_bytes"] == TINY_CNN_WEIGHTS * F32
     assert breakdown["optimizer_bytes"] == TINY_CNN_WEIGHTS * F32  # SGD momentum: one buffer per weight
@@ -166,7 +170,7 @@ def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path, capsys: pytes
 
 
 def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.session, "build_model", lambda name, classes, channels: known_model(FEATURES))
+    monkeypatch.setattr(core.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
     events: list[object] = []
     config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, max_steps=8,
                        report_interval=0.01)

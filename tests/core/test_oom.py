@@ -17,7 +17,7 @@ import pytest
 import torch
 from torch import nn
 
-import core.session
+import core.recipe
 from core.config import RunConfig
 from core.events import LogMessage, OutOfMemory, RunFinished, StepsReported
 from core.models import build_model
@@ -73,7 +73,7 @@ def patch_model(monkeypatch: pytest.MonkeyPatch, fails: Callable[[int, int], boo
         models.refs.append(weakref.ref(model))
         return model
 
-    monkeypatch.setattr(core.session, "build_model", build)
+    monkeypatch.setattr(core.recipe, "build_model", build)
     return models
 
 
@@ -185,7 +185,7 @@ class RealCpuAllocationFailure(nn.Module):
 
 
 def test_a_real_cpu_allocation_failure_is_an_out_of_memory_event(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.session, "build_model",
+    monkeypatch.setattr(core.recipe, "build_model",
                         lambda name, classes, channels: RealCpuAllocationFailure(build_model(name, classes, channels)))
     events: list[object] = []
     config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, on_oom="stop")

@@ -14,6 +14,7 @@ import pytest
 import torch
 from torch import nn
 
+import core.recipe
 import core.session
 from core.config import RunConfig
 from core.datasets import synthetic_bytes
@@ -311,7 +312,7 @@ class OutOfMemoryOnce(nn.Module):
 
 @pytest.fixture
 def out_of_memory_at_step_3(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.session, "build_model",
+    monkeypatch.setattr(core.recipe, "build_model",
                         lambda name, classes, channels: OutOfMemoryOnce(build_model(name, classes, channels), at=3))
 
 
@@ -358,7 +359,7 @@ def test_a_crash_inside_the_loop_is_reported_not_raised(monkeypatch: pytest.Monk
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             raise RuntimeError("mat1 and mat2 shapes cannot be multiplied")
 
-    monkeypatch.setattr(core.session, "build_model", lambda name, classes, channels: Broken(3, classes))
+    monkeypatch.setattr(core.recipe, "build_model", lambda name, classes, channels: Broken(3, classes))
     session, events = make_session()
     finished = session.run()
     assert finished.status == "failed" and not finished.user_error
@@ -385,7 +386,8 @@ def test_resident_refuses_a_dataset_that_does_not_fit(monkeypatch: pytest.Monkey
     finished = session.run()
     assert finished.status == "failed" and finished.user_error
     assert finished.message.startswith("placement: ") and "--placement stream" in finished.message
-    needs = f"needs {format_bytes(synthetic_bytes(TRAIN) + TRAIN * 3 * 32 * 32)} on cpu"  # + one augmented copy
+    # + the epoch's augmented copy of the training images, their order and their labels in that order
+    needs = f"needs {format_bytes(synthetic_bytes(TRAIN) + TRAIN * (3 * 32 * 32 + 16))} on cpu"
     free = f"only {format_bytes(synthetic_bytes(TRAIN) // 2)} is free"
     assert needs in finished.message and free in finished.message
 

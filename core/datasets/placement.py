@@ -1,0 +1,67 @@
+"""Where a run's data lives: loading the dataset and deciding between the two placements.
+
+`resident` keeps the whole dataset on the device; it is chosen (placement `auto`) or allowed (placement
+`resident`) only when `resident_bytes` fits in a share of the memory this process may still use.
+Otherwise the data streams from host memory. The synthetic dataset's size is known before it exists,
+so it is generated directly where it will live.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from core.config import RunConfig
+from core.datasets import DatasetSplits, load_dataset, resident_bytes
+from core.datasets.synthetic import CHANNELS, SIZE, val_samples
+from core.errors import DatasetError
+from core.units import format_bytes
+
+RESIDENT_FIT_FRACTION = 0.8  # the resident dataset may take at most this share of free memory
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The placement in force and why: `needed_bytes` is what the resident dataset would hold on the device."""
+
+    name: str  # "resident" or "stream"
+    needed_bytes: int
+    free_bytes: int
+    note: str | None = None  # said once when `auto` had to stream
+
+    def device_bytes(self, device: torch.device) -> int:
+        """Device memory the data holds beside the model (a resident dataset on a GPU; 0 when streamed or
+        on the CPU, where the data is in the process's memory either way)."""
+        return self.needed_bytes if self.name == "resident" and device.type != "cpu" else 0
+
+
+def choose_placement(requested: str, needed: int, free: int, name: str, device: torch.device) -> Placement:
+    """`requested` is auto, stream or resident; a resident dataset that does not fit is a DatasetError."""
+    fits = needed <= int(free * RESIDENT_FIT_FRACTION)
+    if requested == "resident" and not fits:
+        raise DatasetError(
+            f"placement: the {name} dataset needs {format_bytes(needed)} on {device} (with the augmented copy "
+            f"of its training images made each epoch) but only {format_bytes(free)} is free for this process "
+            f"(at most {RESIDENT_FIT_FRACTION:.0%} may be used for data); use the stream placement "
+            f"(--placement stream)")
+    if requested == "auto":
+        if fits:
+            return Placement("resident", needed, free)
+        return Placement("stream", needed, free, f"the dataset ({format_bytes(needed)}) does not fit in free device "
+                                                 f"memory ({format_bytes(free)}): streaming it from the host")
+    return Placement(requested, needed, free)
+
+
+def load_placed(config: RunConfig, device: torch.device, free_bytes: int) -> tuple[DatasetSplits, Placement]:
+    """Load the dataset for `config` and choose its placement against `free_bytes` on `device`."""
+    if config.dataset == "synthetic":
+        n = config.synthetic_samples
+        needed = resident_bytes(n + val_samples(n), n, CHANNELS * SIZE * SIZE)
+        placement = choose_placement(config.placement, needed, free_bytes, "synthetic", device)
+        where = device if placement.name == "resident" else torch.device("cpu")
+        return load_dataset(config, where), placement
+    splits = load_dataset(config, torch.device("cpu"))
+    pixels = splits.channels * splits.image_size[0] * splits.image_size[1]
+    needed = resident_bytes(len(splits.train) + len(splits.val), len(splits.train), pixels)
+    return splits, choose_placement(config.placement, needed, free_bytes, config.dataset, device)

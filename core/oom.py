@@ -1,0 +1,89 @@
+"""Out of memory, in one place: recognising the error, reading the allocator's message, recovering.
+
+Used by the training session, the batch-size finder and its trial process, so all three agree on what
+an out-of-memory error is and recover in the same order.
+
+Recovery happens *outside* the `except` block: a live exception holds the failing frames, and those
+hold the step's tensors (PyTorch's FAQ on out-of-memory), so memory cannot be given back while it is
+being handled. Callers keep the message (`str(exc)`), leave the block, drop their references, then
+call `release()`.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
+_UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+_SIZE = r"([\d.]+) (B|bytes|KiB|MiB|GiB|TiB)"
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """CUDA and MPS raise torch.OutOfMemoryError; the CPU allocator raises a RuntimeError (or Python's
+    MemoryError) that says it could not allocate."""
+    import torch
+
+    if isinstance(exc, (torch.OutOfMemoryError, MemoryError)):
+        return True
+    text = str(exc)
+    return isinstance(exc, RuntimeError) and ("can't allocate memory" in text or "out of memory" in text)
+
+
+def _size(match: re.Match[str] | None) -> int | None:
+    if match is None:
+        return None
+    return int(float(match.group(1)) * _UNITS[match.group(2)])
+
+
+def requested_bytes(message: str) -> int | None:
+    """What the failing allocation asked for: CUDA's 'Tried to allocate 2.00 GiB', or the CPU
+    allocator's 'you tried to allocate 123 bytes'. None when the message does not say."""
+    cpu = re.search(r"you tried to allocate (\d+) bytes", message)
+    if cpu:
+        return int(cpu.group(1))
+    return _size(re.search(r"Tried to allocate " + _SIZE, message))
+
+
+def reserved_unallocated_bytes(message: str) -> int | None:
+    """CUDA's '..., and 1.25 GiB is reserved by PyTorch but unallocated.': the cache at the moment of
+    the failure. Reading it afterwards would count the failed step's freed tensors too."""
+    return _size(re.search(_SIZE + r" is reserved by PyTorch but unallocated", message))
+
+
+def allowed_bytes(message: str) -> int | None:
+    """CUDA's '2.00 GiB allowed;': the per-process limit set by set_per_process_memory_fraction."""
+    return _size(re.search(_SIZE + r" allowed;", message))
+
+
+def reset_scaler_step(scaler: torch.amp.GradScaler) -> None:
+    """Forget a failed step's per-optimizer state in the gradient scaler.
+
+    When a step fails between `unscale_` and `update` (inside `optimizer.step()`, say), GradScaler keeps
+    that optimizer marked UNSCALED; the next step then skips `unscale_` and applies gradients that are
+    still multiplied by the loss scale (a loss of 2.1 became 237,944 that way). `update()` is what
+    normally resets this state, but it cannot run for a step that never recorded its inf checks.
+    """
+    if not scaler.is_enabled():
+        return
+    from torch.amp.grad_scaler import _refresh_per_optimizer_state
+
+    scaler._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)  # what update() does
+
+
+def release(device: torch.device, optimizer: torch.optim.Optimizer | None = None,
+            scaler: torch.amp.GradScaler | None = None) -> None:
+    """Give back what a failed step held, in order: gradients, the scaler's step state, unreachable
+    tensors (the exception's frames, once the caller has left the except block), the allocator's cache."""
+    from core.memory import clear_cache
+
+    if optimizer is not None:
+        optimizer.zero_grad(set_to_none=True)
+    if scaler is not None:
+        reset_scaler_step(scaler)
+    gc.collect()
+    clear_cache(device)
