@@ -32,10 +32,12 @@ Batch = tuple[torch.Tensor, torch.Tensor]
 
 class BatchEpoch(Protocol):
     """One pass over the training set. `next()` raises StopIteration at the end; any other exception
-    leaves the position where it was, so the call can be repeated."""
+    leaves the position where it was, so the call can be repeated. `give_back()` returns the last batch's
+    images to the epoch (its training step failed): the next call serves them again."""
 
     def __iter__(self) -> Iterator[Batch]: ...
     def __next__(self) -> Batch: ...
+    def give_back(self) -> None: ...
     def remaining_samples(self) -> int: ...
 
 
@@ -93,12 +95,16 @@ class _ResidentEpoch:
         self.mix: torch.Tensor | None = None  # a random order of the augmented images
         self.labels: torch.Tensor | None = None  # labels of the augmented images
         self.start = 0
+        self.previous = 0  # where the last batch started
 
     def __iter__(self) -> _ResidentEpoch:
         return self
 
     def remaining_samples(self) -> int:
         return len(self.source.train) - self.start
+
+    def give_back(self) -> None:
+        self.start = self.previous
 
     def __next__(self) -> Batch:
         source = self.source
@@ -114,7 +120,7 @@ class _ResidentEpoch:
             raise StopIteration
         idx = self.mix[self.start:end]
         batch = source.preprocess.to_model_input(source.augmented.index_select(0, idx)), self.labels.index_select(0, idx)
-        self.start = end  # only once the batch exists
+        self.previous, self.start = self.start, end  # only once the batch exists
         return batch
 
 
@@ -217,6 +223,7 @@ class _StreamEpoch:
         self.loader_left = len(loader)
         self.batches = _quiet_iter(loader)
         self.pending: Batch | None = None  # host images and labels not yet trained on
+        self.previous: Batch | None = None  # `pending` before the last batch was cut from it
 
     def __iter__(self) -> _StreamEpoch:
         return self
@@ -224,6 +231,9 @@ class _StreamEpoch:
     def remaining_samples(self) -> int:
         pending = 0 if self.pending is None else int(self.pending[1].shape[0])
         return pending + self.loader_left * self.loader_batch
+
+    def give_back(self) -> None:
+        self.pending = self.previous
 
     def __next__(self) -> Batch:
         source = self.source
@@ -237,6 +247,7 @@ class _StreamEpoch:
             self.pending = images, labels
         images, labels = source.to_device(self.pending[0][:size], self.pending[1][:size])
         batch = source.preprocess(images, augment=True), labels
+        self.previous = self.pending
         self.pending = self.pending[0][size:], self.pending[1][size:]  # only once the batch exists
         return batch
 

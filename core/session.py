@@ -254,8 +254,10 @@ class TrainingSession:
         assert self._parts is not None and self._recorder is not None
         sample, recorder = run.sample_next, self._recorder  # measure what holds memory, ~once a second
         failure: str | None = None
+        taken = False
         try:
             images, labels = next(batches)  # allocates too: a resident epoch's augmented copy, the H2D copy
+            taken = True
             with recorder.step() if sample else contextlib.nullcontext():
                 loss = self._parts.trainer.step(images, labels, recorder if sample else None)
         except StopIteration:
@@ -266,6 +268,8 @@ class TrainingSession:
             failure = str(exc)
         if failure is not None:  # outside the except block: its traceback pins the step's tensors
             images = labels = loss = None  # noqa: F841 - drop the step's tensors before recovering
+            if taken:
+                batches.give_back()  # the step failed, not the batch: its images are trained on the retry
             self._recover_from_oom(failure, "train", batches)
             return True
         run.pending.append(loss.detach())  # stays on the device: no sync here
@@ -428,8 +432,9 @@ class TrainingSession:
         text = (f"out of memory {where} with batch size {batch}"
                 + (f": asked for {format_bytes(requested)}" if requested else "")
                 + f", {format_bytes(free)} free, {format_bytes(unallocated)} reserved but unallocated")
+        action = f"; continuing with batch size {new_batch}" if new_batch is not None else ""
         self.emit(OutOfMemory(run.step, batch, requested, free, unallocated, "shrink" if shrink else "stop",
-                              new_batch, text, phase))
+                              new_batch, text + action, phase))
         if new_batch is None:
             if run.pending:  # the steps before the failure still reach the plot and the summary
                 self._report()
@@ -442,7 +447,6 @@ class TrainingSession:
             source.set_batch_size(new_batch)
             run.batch_changes.append((run.step, batch, new_batch))
             run.total_steps = self._planned_steps(epoch)  # the same images, in more steps
-        self.emit(LogMessage("warning", f"{text}; continuing with batch size {new_batch}"))
 
     # ---- finish ----------------------------------------------------------------------------------
     def _finish(self, status: str, message: str, user_error: bool, error_field: str | None) -> RunFinished:

@@ -130,9 +130,11 @@ def test_shrink_halves_the_batch_until_it_fits_and_completes(monkeypatch: pytest
     reports = of_type(events, StepsReported)
     assert reports and all(r.batch_size == 8 for r in reports)
     assert finished.summary.samples == 6 * 8
-    logged = [e.text for e in of_type(events, LogMessage) if e.level == "warning"]
-    assert any("continuing with batch size 16" in t for t in logged)
-    assert any("continuing with batch size 8" in t for t in logged)
+    assert [e.message.endswith(f"continuing with batch size {e.new_batch_size}") for e in ooms] == [True, True]
+    # the summary and its config say what ran, not what was asked for, and how it got there
+    assert finished.summary.batch_size == 8 and finished.summary.config["batch_size"] == 8
+    assert [dict(c) for c in finished.summary.batch_size_changes] == [{"step": 0, "from": 32, "to": 16},
+                                                                      {"step": 0, "from": 16, "to": 8}]
 
 
 def test_shrink_after_some_steps_keeps_them_and_halves_later_reports(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -341,7 +341,7 @@ def test_out_of_memory_with_shrink_halves_the_batch_and_completes(placement: str
     reports = of_type(events, StepsReported)
     assert all(r.batch_size == BATCH // 2 for r in reports if r.first_step > 2)
     assert finished.summary.samples == 2 * BATCH + 6 * (BATCH // 2)
-    assert any("continuing with batch size 16" in e.text for e in of_type(events, LogMessage))
+    assert any("continuing with batch size 16" in e.message for e in of_type(events, OutOfMemory))
 
 
 def test_bad_input_found_during_setup_ends_the_run_as_a_user_error() -> None:
