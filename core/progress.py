@@ -1,16 +1,18 @@
-"""The CLI's observer: a progress bar on stderr while a run goes, log lines above it."""
+"""The CLI's observer: a progress bar on stderr while a run goes, log lines above it.
+
+The sentences come from `core.event_text`, the same ones the window's log shows.
+"""
 
 from __future__ import annotations
 
-import statistics
 import sys
 from typing import TextIO
 
 from tqdm import tqdm
 
+from core import event_text
 from core.events import (CacheCleared, EpochEnded, Event, LogMessage, OutOfMemory, RunFinished, RunStarted,
                          SnapshotSaved, StepsReported)
-from core.units import format_bytes
 
 
 class ProgressBar:
@@ -19,40 +21,30 @@ class ProgressBar:
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr  # read now: stderr may be replaced after import
         self.bar: tqdm | None = None
-        self.epochs = 1
+        self.epochs: int | None = 1  # None: as many epochs as max_steps needs
 
     def __call__(self, event: Event) -> None:
         match event:
             case RunStarted():
-                self.epochs = event.epochs or 0
-                self._write(f"training {event.config['model']} on {event.device} ({event.device_name}), "
-                            f"{event.config['dataset']} {event.train_samples} images, {event.placement} placement, "
-                            f"batch {event.config['batch_size']}")
+                self.epochs = event.epochs
+                self._write(event_text.run_started(event))
                 self.bar = tqdm(total=event.total_steps, file=self.stream, unit="step", dynamic_ncols=True,
                                 mininterval=0.25, leave=True)
             case StepsReported() if self.bar is not None:
-                finite = [x for x in event.losses if x == x and abs(x) != float("inf")]
-                loss = statistics.fmean(finite) if finite else float("nan")
-                mem = event.memory
-                used = mem.allocated_bytes if mem.has_allocator else mem.process_rss_bytes
-                self.bar.set_postfix_str(f"epoch {event.epoch}/{self.epochs} loss {loss:.4f} "
-                                         f"{event.samples_per_s:,.0f} img/s mem {format_bytes(used)}", refresh=False)
+                self.bar.set_postfix_str(event_text.steps_postfix(event, self.epochs), refresh=False)
                 if event.total_steps and event.total_steps != self.bar.total:  # an OOM shrink adds steps
                     self.bar.total = event.total_steps
                 self.bar.update(event.step - self.bar.n)
             case EpochEnded():
-                acc = "n/a" if event.val_accuracy is None else f"{event.val_accuracy:.2%}"
-                loss = "n/a" if event.val_loss is None else f"{event.val_loss:.4f}"
-                self._write(f"epoch {event.epoch}: val accuracy {acc}, val loss {loss}")
+                self._write(event_text.epoch_ended(event))
             case CacheCleared():
-                self._write(f"cache cleared: {format_bytes(event.freed_bytes)} freed")
+                self._write(event_text.cache_cleared(event))
             case SnapshotSaved():
-                self._write(f"memory snapshot saved to {event.path} ({format_bytes(event.size_bytes)}); "
-                            "open it at https://pytorch.org/memory_viz")
+                self._write(event_text.snapshot_saved(event))
             case OutOfMemory():
-                self._write(f"warning: {event.message}")
+                self._write(f"warning: {event_text.out_of_memory(event)}")
             case LogMessage():
-                self._write(event.text if event.level == "info" else f"{event.level}: {event.text}")
+                self._write(event_text.log_message(event))
             case RunFinished():
                 if self.bar is not None:
                     self.bar.close()

@@ -1,5 +1,6 @@
-"""What holds the memory: a stacked bar of parameters, gradients, optimizer state, batch and
-activations, their sizes, and the peak of each phase of the sampled step. Updated per report."""
+"""What holds the memory: a stacked bar of parameters, gradients, optimizer state, the dataset kept on
+the device, batch and activations, their sizes, and the peak of each phase of the sampled step.
+Updated per report."""
 
 from __future__ import annotations
 
@@ -14,10 +15,14 @@ PARTS = (
     ("params_bytes", "parameters", (31, 119, 180), "Weights and buffers of the model"),
     ("grads_bytes", "gradients", (255, 127, 14), "One gradient per trainable parameter, alive from backward to the next step"),
     ("optimizer_bytes", "optimizer state", (44, 160, 44), "SGD momentum buffers or AdamW's two moments per parameter"),
+    ("dataset_bytes", "dataset on device", (140, 86, 75),
+     "The resident placement's whole dataset on the device, with the augmented copy each epoch makes"),
     ("batch_bytes", "batch", (148, 103, 189), "The step's input images and labels as the model receives them"),
     ("activations_bytes", "activations + workspace", (214, 39, 40),
      "Outputs kept for backward and temporary kernel workspace: grows with the batch size"),
 )
+OPTIONAL_PARTS = {"dataset_bytes"}  # shown only when non-zero: a streamed dataset holds no device memory
+COLUMNS = 3  # parts per grid row
 
 
 class StackedBar(QWidget):
@@ -61,20 +66,21 @@ class BreakdownView(QWidget):
         layout.addWidget(self.title)
         self.bar = StackedBar()
         layout.addWidget(self.bar)
-        grid = QGridLayout()
+        self.grid = QGridLayout()
         self.value_labels: dict[str, QLabel] = {}
-        for row, (key, name, colour, tip) in enumerate(PARTS):
-            swatch = QLabel("■")
+        self._cells: dict[str, tuple[QLabel, QLabel, QLabel]] = {}  # swatch, name, value of each part
+        self._shown_optional: set[str] | None = None
+        for key, name, colour, tip in PARTS:
+            swatch = QLabel("■", self)
             swatch.setStyleSheet(f"color: rgb{colour}; font-size: 14pt;")
-            label = QLabel(name)
-            value = QLabel("–")
+            label = QLabel(name, self)
+            value = QLabel("–", self)
             for w in (swatch, label, value):
                 w.setToolTip(tip)
-            grid.addWidget(swatch, row // 3, 3 * (row % 3))
-            grid.addWidget(label, row // 3, 3 * (row % 3) + 1)
-            grid.addWidget(value, row // 3, 3 * (row % 3) + 2)
+            self._cells[key] = (swatch, label, value)
             self.value_labels[key] = value
-        layout.addLayout(grid)
+        layout.addLayout(self.grid)  # first: the cells become this view's children as they are placed
+        self._place(set())
         self.phases = QLabel("Phase peaks: –")
         self.phases.setToolTip("Highest allocated memory in each phase of the sampled step "
                                "(on the CPU and MPS: memory at the end of each phase)")
@@ -84,8 +90,28 @@ class BreakdownView(QWidget):
         layout.addWidget(self.note)
         layout.addStretch(1)
 
+    def _place(self, shown_optional: set[str]) -> None:
+        """Lay the shown parts out in order, COLUMNS to a row, so a hidden one leaves no gap."""
+        if shown_optional == self._shown_optional:
+            return  # per report: nothing to move
+        self._shown_optional = shown_optional
+        position = 0
+        for key, *_ in PARTS:
+            shown = key not in OPTIONAL_PARTS or key in shown_optional
+            for column, widget in enumerate(self._cells[key]):
+                self.grid.removeWidget(widget)  # it stays this view's child
+                if shown:
+                    self.grid.addWidget(widget, position // COLUMNS, COLUMNS * (position % COLUMNS) + column)
+                widget.setHidden(not shown)
+            position += shown
+
+    def is_shown(self, key: str) -> bool:
+        """Whether a part's row is part of the view (a hidden window counts as shown)."""
+        return not self._cells[key][2].isHidden()
+
     def clear(self) -> None:
         self.last = None
+        self._place(set())
         self.bar.set_values([])
         for label in self.value_labels.values():
             label.setText("–")
@@ -94,7 +120,9 @@ class BreakdownView(QWidget):
 
     def show_breakdown(self, b: MemoryBreakdown) -> None:
         self.last = b
-        self.bar.set_values([(name, getattr(b, key), colour) for key, name, colour, _ in PARTS])
+        self._place({key for key in OPTIONAL_PARTS if getattr(b, key)})
+        self.bar.set_values([(name, getattr(b, key), colour) for key, name, colour, _ in PARTS
+                             if self.is_shown(key)])
         total = b.total_bytes
         for key, label in self.value_labels.items():
             value = getattr(b, key)

@@ -1,8 +1,11 @@
-"""After a run stops out of memory: what happened, and the three ways on (smaller batch, finder, stop)."""
+"""After a run stops out of memory, in training or in validation: what happened, and the three ways on
+(smaller batch, finder, stop)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+import html
+
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 
@@ -20,7 +23,7 @@ class OomBanner(QFrame):
         self.retry_button = QPushButton()
         self.finder_button = QPushButton("Find a batch size that fits")
         self.dismiss_button = QPushButton("Stop here")
-        self.retry_button.clicked.connect(lambda: self.retry_smaller.emit(self._smaller))
+        self.retry_button.clicked.connect(self._on_retry)
         self.finder_button.clicked.connect(self.run_finder.emit)
         self.dismiss_button.clicked.connect(self.hide)
         layout = QHBoxLayout(self)
@@ -30,9 +33,15 @@ class OomBanner(QFrame):
         self._smaller = 1
         self.hide()
 
-    def offer(self, batch_size: int, message: str) -> None:
+    @Slot()
+    def _on_retry(self) -> None:
+        self.retry_smaller.emit(self._smaller)
+
+    def offer(self, batch_size: int, headline: str, message: str) -> None:
+        """`batch_size`: the batch that did not fit (validation runs at the training batch size, so halving
+        it helps either way); `headline`: 'Out of memory during ...'; `message`: the details."""
         self._smaller = max(batch_size // 2, 1)
-        self.message.setText(f"<b>Out of memory.</b> {message}")
+        self.message.setText(f"<b>{html.escape(headline)}.</b> {html.escape(message)}")
         self.retry_button.setText(f"Retry with batch {self._smaller}")
         self.retry_button.setEnabled(batch_size > 1)
         self.show()

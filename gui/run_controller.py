@@ -1,6 +1,7 @@
 """Owns the thread of the current run, so the window never touches thread lifecycles.
 
-One run at a time, in a `BackgroundTask` (a QThread with the lifecycle rules of FIELD-NOTES).
+One run at a time, in a `BackgroundTask`: a fresh QThread per run, its worker's exceptions caught and
+`finished` always emitted, the thread waited for (bounded) before its objects are released.
 Commands go straight to the session's thread-safe methods: a queued slot on the busy worker would
 never run. `shutdown()` is what `closeEvent` calls: request stop, then the task's bounded wait.
 """

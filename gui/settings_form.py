@@ -1,8 +1,9 @@
 """The run settings form, built from `core.config.BOUNDS` so the form and the config cannot disagree.
 
 Every widget's range, choices, default and tooltip come from the bounds table. The form turns its
-values into a `RunConfig`; anything the config rejects (or a missing data folder, an unknown model)
-shows as an inline message and `validity_changed(False, message)` disables Start.
+values into a `RunConfig`; anything the config rejects, and what only this machine can tell
+(`gui.form_checks`: a missing data folder, a device that is not here, a batch larger than the training
+set, an unknown model), shows as an inline message and `validity_changed(False, message)` disables Start.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog
                                QHBoxLayout, QLabel, QLineEdit, QSpinBox, QToolButton, QVBoxLayout,
                                QWidget)
 
-from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
-from core.errors import UserError
+from core.config import BOUNDS, BUILTIN_MODELS, RunConfig
+from core.errors import ConfigError, UserError
+from gui.form_checks import FolderCounts, check_batch_fits, check_data_folder, check_device, normalised_device
+from gui.form_text import LABELS, NONE_TEXT, field_help, field_tooltip, friendly
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
 
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -27,12 +30,6 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "Training": ("batch_size", "epochs", "max_steps", "lr", "optimizer", "momentum", "weight_decay", "seed",
                  "on_oom", "report_interval"),
 }
-LABELS = {"lr": "Learning rate", "amp": "Mixed precision", "on_oom": "On out of memory",
-          "channels_last": "channels_last", "pin_memory": "pin_memory", "non_blocking": "non_blocking",
-          "data_dir": "Data folder", "max_steps": "Max steps", "synthetic_samples": "Synthetic images",
-          "report_interval": "Report every (s)"}
-
-
 class SettingsForm(QWidget):
     """All RunConfig knobs as widgets; emits `validity_changed(valid, message)` whenever a value changes."""
 
@@ -43,6 +40,8 @@ class SettingsForm(QWidget):
         self.widgets: dict[str, QWidget] = {}
         self._device_kinds: dict[str, str] = {"auto": "cpu", "cpu": "cpu"}
         self._known_models: set[str] | None = None
+        self._devices: list[str] | None = None  # specs found on this machine, once torch has listed them
+        self._folder_counts = FolderCounts()
         self._valid, self._message = True, ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -54,7 +53,7 @@ class SettingsForm(QWidget):
                 widget = self._make_widget(field)
                 self.widgets[field] = widget
                 label = QLabel(LABELS.get(field, field.replace("_", " ").capitalize()))
-                label.setToolTip(BOUNDS[field].help)
+                label.setToolTip(field_help(field))
                 form.addRow(label, self._with_extras(field, widget))
             layout.addWidget(box)
         self.message_label = QLabel()
@@ -68,7 +67,6 @@ class SettingsForm(QWidget):
     # ---- construction ----------------------------------------------------------------------------
     def _make_widget(self, field: str) -> QWidget:
         bound = BOUNDS[field]
-        tip = f"{bound.help} ({describe_range(field)})"
         widget: QWidget
         if field == "device":
             widget = QComboBox()
@@ -90,7 +88,7 @@ class SettingsForm(QWidget):
             widget = QCheckBox()
             widget.toggled.connect(self._on_changed)
         elif bound.kind is int and bound.optional:
-            widget = OptionalSpinBox(int(bound.minimum), int(bound.maximum))
+            widget = OptionalSpinBox(int(bound.minimum), int(bound.maximum), NONE_TEXT.get(field, "no limit"))
             widget.valueChanged.connect(self._on_changed)
         elif bound.kind is int:
             widget = QSpinBox()
@@ -106,10 +104,11 @@ class SettingsForm(QWidget):
         else:  # data_dir
             widget = QLineEdit()
             widget.setPlaceholderText("default: the user data folder")
-            widget.textChanged.connect(self._on_changed)
+            widget.textChanged.connect(self._on_data_dir_typed)  # checked, but not counted, per keystroke
+            widget.editingFinished.connect(self._on_changed)
         if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
             widget.setKeyboardTracking(False)
-        widget.setToolTip(tip)
+        widget.setToolTip(field_tooltip(field))
         widget.setObjectName(field)
         return widget
 
@@ -151,23 +150,40 @@ class SettingsForm(QWidget):
     def values(self) -> dict[str, Any]:
         return {field: self.value(field) for field in BOUNDS}
 
-    def config(self) -> RunConfig:
-        """The RunConfig the form shows; raises UserError when a value is not acceptable."""
+    def config(self, scan: bool = True) -> RunConfig:
+        """The RunConfig the form shows; raises UserError when a value is not acceptable.
+
+        `scan`: count an image folder's images when that folder has not been counted yet."""
         config = RunConfig(**self.values())
-        self._check_beyond_config(config)
+        self._check_beyond_config(config, scan)
         return config
 
-    def _check_beyond_config(self, config: RunConfig) -> None:
-        from core.errors import ConfigError
-
+    def _check_beyond_config(self, config: RunConfig, scan: bool) -> None:
         if self._known_models is not None and config.model not in self._known_models:
             raise ConfigError("model", f"unknown model {config.model!r}; pick one from the list")
-        if config.dataset != "synthetic" and not config.download:
-            if config.data_dir is None:
-                return  # the default folder; the run says what is missing there
-            if not Path(config.data_dir).is_dir():
-                raise ConfigError("data_dir", f"the folder {config.data_dir} does not exist "
-                                              "(choose another, or tick download)")
+        if self._devices is not None:
+            check_device(config.device, self._devices)
+        folder = None
+        if config.dataset != "synthetic" and config.data_dir is not None and not config.download:
+            folder = check_data_folder(config.data_dir)  # None: the default folder; download creates it
+        if self._devices is None:
+            return  # torch is still loading: core.datasets imports it
+        from core.datasets import train_size_hint
+
+        train = train_size_hint(config)
+        if train is None and config.dataset == "imagefolder" and folder is not None:
+            train = self._folder_counts.lookup(config.data_dir, folder, scan)
+        check_batch_fits(config, train)
+
+    def device_problem(self) -> str | None:
+        """Why the selected device cannot run here (the status bar says it too), or None."""
+        if self._devices is None:
+            return None
+        try:
+            check_device(str(self.value("device")), self._devices)
+        except ConfigError as exc:
+            return friendly(exc).split(": ", 1)[1]
+        return None
 
     def set_config(self, config: RunConfig) -> None:
         for field, value in config.to_dict().items():
@@ -176,11 +192,7 @@ class SettingsForm(QWidget):
             if field == "model":
                 widget.setEditText(value)
             elif field == "device":
-                index = widget.findData(value)
-                if index < 0:
-                    widget.addItem(f"{value} (not found yet)", value)
-                    index = widget.count() - 1
-                widget.setCurrentIndex(index)
+                widget.setCurrentIndex(self._device_index(value))
             elif isinstance(widget, QComboBox):
                 widget.setCurrentIndex(max(widget.findData(value), 0))
             elif isinstance(widget, QCheckBox):
@@ -205,6 +217,7 @@ class SettingsForm(QWidget):
 
         combo: QComboBox = self.widgets["device"]
         current = combo.currentData()
+        self._devices = [d.spec for d in devices]
         combo.blockSignals(True)
         combo.clear()
         best = next((d for d in devices if d.kind == "cuda"), None) or next(
@@ -216,10 +229,20 @@ class SettingsForm(QWidget):
             combo.setItemData(combo.count() - 1, f"{d.name}, {format_bytes(d.capacity_bytes)}",
                               Qt.ItemDataRole.ToolTipRole)
             self._device_kinds[d.spec] = d.kind
-        index = combo.findData(current)
-        combo.setCurrentIndex(index if index >= 0 else 0)
+        combo.setCurrentIndex(self._device_index(current or "auto"))  # a device that went away stays, flagged
         combo.blockSignals(False)
         self._on_changed()
+
+    def _device_index(self, spec: str) -> int:
+        """The combo's index for `spec`; a device not listed gets an entry that says so (its check explains)."""
+        combo: QComboBox = self.widgets["device"]
+        index = combo.findData(spec)
+        if index < 0:
+            index = combo.findData(normalised_device(spec))
+        if index < 0:
+            combo.addItem(f"{spec} ({'not found yet' if self._devices is None else 'not on this machine'})", spec)
+            index = combo.count() - 1
+        return index
 
     def set_models(self, names: list[str]) -> None:
         combo: QComboBox = self.widgets["model"]
@@ -255,12 +278,21 @@ class SettingsForm(QWidget):
 
     @Slot()
     def _on_changed(self, *_: object) -> None:
+        self._validate(scan=True)
+
+    @Slot(str)
+    def _on_data_dir_typed(self, _text: str) -> None:
+        self._validate(scan=False)  # a half-typed path may name a huge folder: count it once editing ends
+
+    def _validate(self, scan: bool) -> None:
         self._update_applicability()
         try:
-            self.config()
+            self.config(scan)
             valid, message = True, ""
         except UserError as exc:
-            valid, message = False, _friendly(exc)
+            valid, message = False, friendly(exc)
+        except Exception as exc:  # a check that fails unexpectedly must not raise out of a slot (nor pass)
+            valid, message = False, f"the settings could not be checked: {type(exc).__name__}: {exc}"
         self.message_label.setText(message)
         self.message_label.setVisible(not valid)
         if (valid, message) != (self._valid, self._message):
@@ -295,8 +327,7 @@ class SettingsForm(QWidget):
         widget = self.widgets[field]
         target = widget.parentWidget() if field == "data_dir" else widget
         target.setEnabled(applies)
-        base = f"{BOUNDS[field].help} ({describe_range(field)})"
-        widget.setToolTip(base if applies else f"Not used: {reason}")
+        widget.setToolTip(field_tooltip(field) if applies else f"Not used: {reason}")
 
     @Slot()
     def _on_browse_data_dir(self) -> None:
@@ -304,14 +335,3 @@ class SettingsForm(QWidget):
         folder = QFileDialog.getExistingDirectory(self, "Dataset folder", start)
         if folder:
             self.widgets["data_dir"].setText(folder)
-
-
-def _friendly(exc: UserError) -> str:
-    """'Batch size: must be ...' from 'batch_size: must be ...'."""
-    from core.errors import ConfigError
-
-    if isinstance(exc, ConfigError):
-        label = LABELS.get(exc.field, exc.field.replace("_", " ").capitalize())
-        text = str(exc)
-        return f"{label}: {text.split(': ', 1)[1] if ': ' in text else text}"
-    return str(exc)

@@ -5,10 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
 from core.units import format_bytes
-
-STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "stopped", "diverged", "oom", "failed")
-STATE_COLOURS = {"running": "#2e7d32", "paused": "#ef6c00", "stopping": "#ef6c00", "diverged": "#c62828",
-                 "oom": "#c62828", "failed": "#c62828", "finished": "#1565c0"}
+from gui.run_state import RunState
 
 
 def format_duration(seconds: float | None) -> str:
@@ -49,21 +46,22 @@ class StatsPanel(QWidget):
         self.progress.setValue(0)
         self.progress.setFormat("%p%")
         grid.addWidget(self.progress, len(rows) + 1, 0, 1, 2)
-        self.set_state("idle")
+        self.total_steps, self.epochs = 1, None
+        self.set_state(RunState.IDLE)
 
-    def set_state(self, state: str) -> None:
+    def set_state(self, state: RunState) -> None:
         self.state = state
-        colour = STATE_COLOURS.get(state, "#444444")
-        self.state_label.setText(f"<span style='color:{colour}'>● {state}</span>")
+        self.state_label.setText(f"<span style='color:{state.colour}'>● {state.shown}</span>")
 
-    def reset(self, total_steps: int, epochs: int) -> None:
+    def reset(self, total_steps: int, epochs: int | None) -> None:
+        """A new run: `epochs` None when the run takes as many epochs as its max_steps needs."""
         self.total_steps, self.epochs = max(total_steps, 1), epochs
         self.progress.setRange(0, self.total_steps)
         self.progress.setValue(0)
         for key in self.values:
             self.values[key].setText("–")
         self.values["step"].setText(f"0 / {total_steps}")
-        self.values["epoch"].setText(f"1 / {epochs}")
+        self.values["epoch"].setText(self._epoch_text(1))
 
     def update_progress(self, step: int, epoch: int, samples_per_s: float, eta_s: float | None,
                         total_steps: int = 0) -> None:
@@ -71,10 +69,13 @@ class StatsPanel(QWidget):
             self.total_steps = total_steps
             self.progress.setRange(0, total_steps)
         self.values["step"].setText(f"{step} / {self.total_steps}")
-        self.values["epoch"].setText(f"{epoch} / {self.epochs}")
+        self.values["epoch"].setText(self._epoch_text(epoch))
         self.values["speed"].setText(f"{samples_per_s:,.0f}")
         self.values["eta"].setText(format_duration(eta_s))
         self.progress.setValue(min(step, self.total_steps))
+
+    def _epoch_text(self, epoch: int) -> str:
+        return f"{epoch} / {self.epochs}" if self.epochs else str(epoch)
 
     def update_memory(self, current: int, peak: int) -> None:
         self.values["memory"].setText(format_bytes(current))

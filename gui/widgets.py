@@ -11,8 +11,9 @@ from PySide6.QtWidgets import QDoubleSpinBox, QSpinBox
 class ScientificSpinBox(QDoubleSpinBox):
     """A float spin box that shows and accepts scientific notation and steps by factors (1, 2, 5 x 10^n).
 
-    QDoubleSpinBox rounds to `decimals`; setting many decimals before the range (FIELD-NOTES) keeps
-    3e-4 exact, and the text shows '0.0003' or '3e-04' rather than '0.00'.
+    QDoubleSpinBox rounds its value and its range to `decimals` (2 by default): with the range set first,
+    1e-8 became 0.0. Setting many decimals before the range keeps 3e-4 exact, and the text shows
+    '0.0003' or '3e-04' rather than '0.00'.
     """
 
     def __init__(self, parent=None) -> None:

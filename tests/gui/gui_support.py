@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import gc
+import threading
 
-from PySide6.QtCore import QThread
+from PySide6.QtCore import QObject, QThread, Slot
 
 from core.config import RunConfig
 
@@ -41,3 +42,25 @@ def native_threads_named(name: str) -> list[str]:
         except OSError:  # the thread ended while we looked
             continue
     return [n for n in names if n == name]
+
+
+class EventRecorder(QObject):
+    """Lives in the GUI thread: records each run event (and the thread its slot ran in) as it arrives."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[object] = []
+        self.threads: set[int] = set()
+        self.crashes: list[str] = []
+
+    @Slot(object)
+    def on_event(self, event: object) -> None:
+        self.events.append(event)
+        self.threads.add(threading.get_ident())
+
+    @Slot(str)
+    def on_crash(self, message: str) -> None:
+        self.crashes.append(message)
+
+    def of(self, kind: type) -> list:
+        return [e for e in self.events if isinstance(e, kind)]

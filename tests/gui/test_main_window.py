@@ -8,8 +8,10 @@ import math
 from PySide6.QtCore import QSettings, Qt
 
 from core.config import RunConfig
+from core.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
 from gui.main_window import MainWindow
-from gui_support import ENDLESS, FAST, native_threads_named
+from gui.run_state import RunState
+from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000
 
@@ -28,7 +30,7 @@ def start(qtbot, window: MainWindow, config: RunConfig) -> None:
     window.form.set_config(config)
     assert window.start_button.isEnabled(), window.start_button.toolTip()
     qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state == "running" and len(window.loss_plot.data) > 0, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is RunState.RUNNING and len(window.loss_plot.data) > 0, timeout=RUN_TIMEOUT_MS)
 
 
 def test_start_is_disabled_until_torch_has_loaded(qtbot, settings):
@@ -46,11 +48,11 @@ def test_start_is_disabled_until_torch_has_loaded(qtbot, settings):
 def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-        assert window.state == "starting"
+        assert window.state is RunState.STARTING
         assert not window.start_button.isEnabled()
         assert not window.form.widgets["batch_size"].isEnabled()  # the form is locked during a run
-    assert ended.args == ["finished"]
-    assert window.state == "finished"
+    assert ended.args == [RunState.FINISHED]
+    assert window.state is RunState.FINISHED
     assert window.state_status.text() == "finished"
 
     steps = window.loss_plot.data.column(0)
@@ -67,8 +69,10 @@ def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
 
     assert window.stats.values["step"].text() == f"{FAST.max_steps} / {FAST.max_steps}"
     assert window.stats.progress.value() == FAST.max_steps
+    assert window.stats.values["epoch"].text() == "1"  # no epoch total: max_steps bounds this run
     log = log_text(window)
-    assert "run started on cpu" in log and '"model": "tiny-cnn"' in log
+    assert "training tiny-cnn on cpu (" in log and '"model": "tiny-cnn"' in log
+    assert f"batch 32, {FAST.max_steps} steps over as many epochs as that takes" in log  # max_steps alone
     assert "epoch 1: train loss" in log
     assert f"finished: {FAST.max_steps} steps" in log
 
@@ -80,41 +84,50 @@ def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
 
 def test_pause_holds_the_step_then_resume_and_stop(qtbot, window):
     start(qtbot, window, ENDLESS)
-    session = window.controller.session
+    events = EventRecorder()
+    window.controller.event.connect(events.on_event)
     assert window.pause_button.isEnabled() and window.pause_button.text() == "Pause"
 
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state == "paused", timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is RunState.PAUSED, timeout=RUN_TIMEOUT_MS)
     assert window.pause_button.text() == "Resume"
     assert window.state_status.text() == "paused"
-    paused_rows, paused_step = len(window.loss_plot.data), session._step
-    qtbot.wait(600)  # many report intervals: a running session would have trained several steps
-    assert session._step == paused_step
-    assert len(window.loss_plot.data) == paused_rows == paused_step
+    paused_rows, paused_step = len(window.loss_plot.data), events.of(RunPaused)[0].step
+    assert paused_rows == paused_step  # every step trained before the pause was reported
+    # The paused session still answers cache clears: each one that comes back proves its loop is parked
+    # at the same step boundary (a running session would report the steps it trained in between).
+    for clears in (1, 2, 3):
+        window._on_clear_cache()
+        qtbot.waitUntil(lambda: len(events.of(CacheCleared)) == clears, timeout=RUN_TIMEOUT_MS)
+        assert events.of(CacheCleared)[-1].step == paused_step
+    since_pause = events.events[events.events.index(events.of(RunPaused)[0]):]
+    assert not [e for e in since_pause if isinstance(e, StepsReported)]
+    assert len(window.loss_plot.data) == paused_rows
     assert window.controller.running
 
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state == "running" and len(window.loss_plot.data) > paused_rows,
+    qtbot.waitUntil(lambda: window.state is RunState.RUNNING and len(window.loss_plot.data) > paused_rows,
                     timeout=RUN_TIMEOUT_MS)
+    assert events.of(RunResumed)[0].step == paused_step  # no step was trained while paused
     assert window.pause_button.text() == "Pause"
 
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
-        assert window.state == "stopping"
+        assert window.state is RunState.STOPPING
         assert not window.stop_button.isEnabled()
-    assert ended.args == ["stopped"]
-    assert window.state == "stopped"
-    assert f"stopped at step {session._step}" in log_text(window)
+    assert ended.args == [RunState.STOPPED]
+    assert window.state is RunState.STOPPED
+    assert f"stopped at step {events.of(RunFinished)[0].step}" in log_text(window)
     assert window.start_button.isEnabled()
 
 
 def test_stop_while_paused_ends_the_run(qtbot, window):
     start(qtbot, window, ENDLESS)
     window._on_pause_resume()
-    qtbot.waitUntil(lambda: window.state == "paused", timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is RunState.PAUSED, timeout=RUN_TIMEOUT_MS)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window._on_stop()
-    assert ended.args == ["stopped"]
+    assert ended.args == [RunState.STOPPED]
     assert not window.controller.running
 
 
@@ -126,11 +139,11 @@ def test_stop_clicked_before_the_run_started_never_shows_running_again(qtbot, wi
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # while the run is still setting up
-        assert window.state == "stopping"
-    assert ended.args == ["stopped"]
-    after_stop = shown[shown.index("stopping"):]
-    assert "running" not in after_stop, shown
-    assert after_stop[-1] == "stopped"
+        assert window.state is RunState.STOPPING
+    assert ended.args == [RunState.STOPPED]
+    after_stop = shown[shown.index(RunState.STOPPING):]
+    assert RunState.RUNNING not in after_stop, shown
+    assert after_stop[-1] is RunState.STOPPED
 
 
 def test_stop_then_start_again_runs_to_the_end(qtbot, window):
@@ -140,7 +153,7 @@ def test_stop_then_start_again_runs_to_the_end(qtbot, window):
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window.form.set_config(FAST)
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    assert ended.args == ["finished"]
+    assert ended.args == [RunState.FINISHED]
     assert len(window.loss_plot.data) == FAST.max_steps  # the plot starts afresh for the new run
 
 
@@ -174,7 +187,7 @@ def test_clear_cache_during_a_run_is_applied_by_the_session(qtbot, window, monke
     qtbot.waitUntil(lambda: len(window.memory_plot.markers) == 1, timeout=RUN_TIMEOUT_MS)
     assert window.memory_plot.markers[0].label.textItem.toPlainText() == "cleared 4.10 kB"
     assert "cache cleared at step" in log_text(window) and "4.10 kB freed" in log_text(window)
-    assert window.state == "running"  # the run goes on
+    assert window.state is RunState.RUNNING  # the run goes on
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
         window._on_stop()
 
@@ -214,8 +227,8 @@ def test_worker_exception_shows_an_error_and_returns_to_ready(qtbot, window, mon
     monkeypatch.setattr(core.session.TrainingSession, "run", broken_run)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    assert ended.args == ["failed"]
-    assert window.state == "failed"
+    assert ended.args == [RunState.FAILED]
+    assert window.state is RunState.FAILED
     assert "ERROR: the run crashed: RuntimeError: simulated failure inside the session" in log_text(window)
     assert not window.controller.running
     assert window.start_button.isEnabled()
@@ -224,13 +237,13 @@ def test_worker_exception_shows_an_error_and_returns_to_ready(qtbot, window, mon
     monkeypatch.undo()  # and the next run works
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    assert ended.args == ["finished"]
+    assert ended.args == [RunState.FINISHED]
 
 
 def test_a_failed_run_from_bad_input_logs_the_reason_without_a_traceback(qtbot, window):
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window.start_run(FAST.replace(batch_size=4096))  # larger than the 512 training images
-    assert ended.args == ["failed"]
+    assert ended.args == [RunState.FAILED]
     log = log_text(window)
     assert "failed: batch_size: 4096 is larger than the training set" in log
     assert "Traceback" not in log

@@ -18,14 +18,16 @@ from torch import nn
 
 import core.batch_finder
 import core.nvml
-import core.session
+import core.recipe
 from core.config import RunConfig
-from core.events import OutOfMemory, RunFinished
+from core.events import MemoryBreakdown, OutOfMemory, RunFinished
 from core.models import build_model
 from core.nvml import GpuProcess, GpuStatus
 from core.summary import RunSummary
+from gui.breakdown_view import BreakdownView
 from gui.main_window import MainWindow
 from gui.nvml_panel import NvmlPanel
+from gui.run_state import RunState
 from gui_support import FAST
 
 RUN_TIMEOUT_MS = 60_000
@@ -47,11 +49,15 @@ def test_breakdown_tab_shows_what_holds_the_memory_after_a_run(qtbot, window):
     assert all(label.text() == "–" for label in window.breakdown_view.value_labels.values())  # nothing yet
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         click(qtbot, window.start_button)
-    assert ended.args == ["finished"]
+    assert ended.args == [RunState.FINISHED]
 
     view = window.breakdown_view
     assert view.last is not None and view.last.step >= 1
+    # the dataset row only when the run keeps its dataset on the device
+    assert view.is_shown("dataset_bytes") == (view.last.dataset_bytes > 0)
     for key, label in view.value_labels.items():
+        if not view.is_shown(key):
+            continue
         assert getattr(view.last, key) > 0, key
         assert re.fullmatch(r"[\d.]+ (B|kB|MB|GB) \(\d+%\)", label.text()), (key, label.text())
     # tiny-cnn's weights and buffers: 94,762 float32 parameters + 1,816 bytes of BatchNorm buffers
@@ -61,6 +67,41 @@ def test_breakdown_tab_shows_what_holds_the_memory_after_a_run(qtbot, window):
     assert "parameters:" in view.bar.toolTip() and "activations + workspace:" in view.bar.toolTip()
     assert all(phase in view.phases.text() for phase in ("forward", "backward", "optimizer"))
     assert "autograd saved" in view.note.text()  # the CPU has no allocator peak: it says how it measured
+
+
+def breakdown(dataset_bytes: int) -> MemoryBreakdown:
+    return MemoryBreakdown(step=3, params_bytes=4_000_000, grads_bytes=4_000_000, optimizer_bytes=4_000_000,
+                           batch_bytes=1_000_000, activations_bytes=7_000_000, dataset_bytes=dataset_bytes,
+                           phase_peaks=(("forward", 10), ("backward", 20), ("optimizer", 30)), method="allocator")
+
+
+def grid_cell(view: BreakdownView, key: str) -> tuple[int, int]:
+    """(row, column) of a part's value label in the view's grid."""
+    row, column, _, _ = view.grid.getItemPosition(view.grid.indexOf(view.value_labels[key]))
+    return row, column
+
+
+def test_breakdown_shows_a_resident_dataset_as_its_own_row_and_hides_a_streamed_one(qtbot):
+    view = BreakdownView()
+    qtbot.addWidget(view)
+    assert not view.is_shown("dataset_bytes")  # nothing measured yet
+
+    view.show_breakdown(breakdown(dataset_bytes=20_000_000))  # resident: 20 MB of the 40 MB on the device
+    assert view.is_shown("dataset_bytes")
+    assert view.value_labels["dataset_bytes"].text() == "20.00 MB (50%)"
+    names = [name for name, _, _ in view.bar.values]
+    assert names == ["parameters", "gradients", "optimizer state", "dataset on device", "batch",
+                     "activations + workspace"]  # after the model's own memory, before the step's
+    assert "dataset on device: 20.00 MB (50%)" in view.bar.toolTip()
+    assert grid_cell(view, "dataset_bytes") == (1, 2)  # fourth part: first of the second row
+    assert grid_cell(view, "batch_bytes") == (1, 5)
+
+    view.show_breakdown(breakdown(dataset_bytes=0))  # streamed: the row goes, leaving no gap
+    assert not view.is_shown("dataset_bytes")
+    assert "dataset on device" not in [name for name, _, _ in view.bar.values]
+    assert "dataset on device" not in view.bar.toolTip()
+    assert grid_cell(view, "batch_bytes") == (1, 2)
+    assert sum(value for _, value, _ in view.bar.values) == breakdown(0).total_bytes
 
 
 # --- out of memory ----------------------------------------------------------------------------------------
@@ -81,7 +122,7 @@ class OutOfMemoryAbove(nn.Module):
 
 @pytest.fixture
 def batches_above_16_run_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.session, "build_model",
+    monkeypatch.setattr(core.recipe, "build_model",
                         lambda name, classes, channels: OutOfMemoryAbove(build_model(name, classes, channels), 16))
 
 
@@ -91,7 +132,7 @@ def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, windo
     assert not window.oom_banner.isVisible()
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         click(qtbot, window.start_button)
-    assert ended.args == ["oom"]
+    assert ended.args == [RunState.OOM]
     assert window.state_status.text() == "oom"
 
     banner = window.oom_banner
@@ -104,7 +145,7 @@ def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, windo
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         click(qtbot, banner.retry_button)
         assert not banner.isVisible()
-    assert ended.args == ["finished"]  # 16 fits
+    assert ended.args == [RunState.FINISHED]  # 16 fits
     assert window.form.value("batch_size") == 16
     assert "retrying with batch size 16" in log_text(window)
     assert "starting: tiny-cnn on cpu, synthetic, batch 16" in log_text(window)
@@ -258,8 +299,8 @@ def test_nvml_tab_says_why_there_are_no_device_wide_readings(qtbot, window, monk
     monkeypatch.setattr(core.nvml, "_handles", {})
     monkeypatch.setitem(sys.modules, "pynvml", None)  # `import pynvml` fails as without the library
     window.idle_timer.stop()  # the stand-in probe below can only name its device
-    monkeypatch.setattr(window, "probe", types.SimpleNamespace(device=torch.device("cuda", 0)))
-    window._on_nvml_poll()
+    monkeypatch.setattr(window.insight, "probe", types.SimpleNamespace(device=torch.device("cuda", 0)))
+    window.insight._on_nvml_poll()
     assert "NVML is not available" in window.nvml_panel.summary.text()
     assert "PyTorch's own counters still work" in window.nvml_panel.summary.text()
     assert window.nvml_panel.table.rowCount() == 0

@@ -10,12 +10,14 @@ import threading
 
 from PySide6.QtCore import Qt
 
+from gui.run_state import RunState
 from gui_support import ENDLESS, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000
 
 # The shape of RunController's lifecycle, without training: PySide6 6.12.0 on CPython 3.11 aborted with
-# "Fatal Python error: none_dealloc" (exit 134) after a few hundred of these cycles (FIELD-NOTES).
+# "Fatal Python error: none_dealloc" (exit 134) after a few hundred of these cycles; this guards that the
+# lifecycle used here (worker deleted with its last reference, thread with deleteLater) does not.
 CYCLES_SCRIPT = textwrap.dedent("""
     import sys, time
     from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, QThread, Signal, Slot
@@ -82,14 +84,13 @@ def test_50_start_stop_cycles_leave_no_thread_running(qtbot, window, running_qth
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
         assert window.controller.running
         if cycle % 2:  # every other cycle stops a run that is already training
-            qtbot.waitUntil(lambda: window.state == "running", timeout=RUN_TIMEOUT_MS)
+            qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
         with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
             qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
         states.append(ended.args[0])
         assert not window.controller.running
-    assert states == ["stopped"] * 50
-    assert window.state == "stopped" and window.start_button.isEnabled()
-    qtbot.wait(50)  # let deleteLater run for the last thread object
-    assert running_qthreads() == []
+    assert states == [RunState.STOPPED] * 50
+    assert window.state is RunState.STOPPED and window.start_button.isEnabled()
+    assert running_qthreads() == []  # run_ended comes after the thread's bounded wait: it has ended
     assert native_threads_named("training") == []  # Qt names each run's OS thread after the QThread
     assert threading.active_count() <= python_threads_before

@@ -5,41 +5,18 @@ from __future__ import annotations
 import threading
 
 import pytest
-from PySide6.QtCore import QObject, Slot
 
 from core.events import CacheCleared, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted, StepsReported
 from gui.run_controller import RunController
-from gui_support import ENDLESS, FAST, running_qthreads
+from gui_support import ENDLESS, FAST, EventRecorder, running_qthreads
 
 TIMEOUT_MS = 60_000
-
-
-class Recorder(QObject):
-    """Lives in the GUI thread: records each event with the thread its slot ran in."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.events: list[object] = []
-        self.threads: set[int] = set()
-        self.crashes: list[str] = []
-
-    @Slot(object)
-    def on_event(self, event: object) -> None:
-        self.events.append(event)
-        self.threads.add(threading.get_ident())
-
-    @Slot(str)
-    def on_crash(self, message: str) -> None:
-        self.crashes.append(message)
-
-    def of(self, kind: type) -> list:
-        return [e for e in self.events if isinstance(e, kind)]
 
 
 @pytest.fixture
 def controller(qtbot):
     controller = RunController()
-    recorder = Recorder()
+    recorder = EventRecorder()
     controller.event.connect(recorder.on_event)
     controller.crashed.connect(recorder.on_crash)
     controller.recorder = recorder
@@ -87,7 +64,11 @@ def test_pause_resume_and_stop_go_to_the_session(qtbot, controller):
     controller.pause()
     qtbot.waitUntil(lambda: bool(rec.of(RunPaused)), timeout=TIMEOUT_MS)
     step = rec.of(RunPaused)[0].step
-    qtbot.wait(400)
+    assert rec.of(StepsReported)[-1].step == step  # the steps before the pause were all reported
+    for clears in (1, 2):  # each clear the paused loop answers shows it still parked at the same step
+        controller.request_cache_clear()
+        qtbot.waitUntil(lambda: len(rec.of(CacheCleared)) == clears, timeout=TIMEOUT_MS)
+        assert rec.of(CacheCleared)[-1].step == step
     assert rec.of(StepsReported)[-1].step == step  # nothing trained while paused
     controller.resume()
     qtbot.waitUntil(lambda: rec.of(StepsReported)[-1].step > step, timeout=TIMEOUT_MS)

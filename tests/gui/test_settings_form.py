@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
 
 from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
 from core.devices import DeviceInfo
+from gui.form_text import NONE_TEXT, field_help
 from gui.settings_form import SettingsForm
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
 
@@ -46,7 +49,7 @@ def test_every_widget_takes_its_range_choices_and_default_from_bounds(form, fiel
         assert widget.minimum() == bound.minimum - 1  # the position below the range means "no limit"
         assert widget.maximum() == bound.maximum
         widget.setValue(widget.minimum())
-        assert form.value(field) is None and widget.text() == "no limit"
+        assert form.value(field) is None and widget.text() == NONE_TEXT[field]
         widget.setValue(int(bound.minimum))
         assert form.value(field) == bound.minimum
     elif bound.kind is int:
@@ -63,7 +66,9 @@ def test_every_widget_takes_its_range_choices_and_default_from_bounds(form, fiel
     else:
         assert isinstance(widget, QLineEdit)
     if field not in ("pin_memory", "non_blocking", "data_dir", "download", "momentum"):  # these may say "Not used"
-        assert widget.toolTip() == f"{bound.help} ({describe_range(field)})"
+        allowed = describe_range(field) + (f", or {NONE_TEXT[field]}" if bound.optional and bound.kind is int else "")
+        assert widget.toolTip() == f"{field_help(field)} ({allowed})"
+        assert field_help(field) == bound.help or "--" in bound.help  # only CLI option names are reworded
 
 
 def test_numeric_widgets_stop_at_the_bounds_a_user_types_past(qtbot, form):
@@ -206,8 +211,11 @@ def test_device_list_shows_names_and_capacity_and_keeps_the_choice(form):
     combo.setCurrentIndex(2)
     form.set_devices([CPU, FAKE_GPU])  # Refresh keeps the selected device
     assert form.value("device") == "cuda:0"
-    form.set_devices([CPU])  # the GPU went away: fall back to auto
-    assert form.value("device") == "auto" and form.device_kind() == "cpu"
+    form.set_devices([CPU])  # the GPU went away: the choice stays, flagged, until another is picked
+    assert form.value("device") == "cuda:0" and combo.currentText() == "cuda:0 (not on this machine)"
+    assert not form.valid and "Device: cuda:0 is not on this machine; it has cpu" in form.message
+    combo.setCurrentIndex(combo.findData("auto"))
+    assert form.valid and form.device_kind() == "cpu"
 
 
 def test_a_saved_device_not_present_is_kept_and_named(form):
@@ -222,3 +230,159 @@ def test_locking_the_form_during_a_run(form):
     assert not form.widgets["batch_size"].isEnabled()
     form.set_editable(True)
     assert form.widgets["batch_size"].isEnabled()
+
+
+# --- what only this machine can tell: the form says it before Start --------------------------------------
+
+
+def test_epochs_and_max_steps_are_optional_and_their_tooltips_say_how_they_bound_the_run(form):
+    epochs, max_steps = form.widgets["epochs"], form.widgets["max_steps"]
+    assert form.value("epochs") is None and epochs.text() == "auto"  # 1, or as many as max steps needs
+    assert "as many as \"Max steps\" needs" in epochs.toolTip()
+    assert "over as many epochs as that takes" in max_steps.toolTip()
+    assert "--" not in epochs.toolTip() + max_steps.toolTip()  # the form's names, not the CLI's options
+    form.set_config(RunConfig(max_steps=500))
+    assert form.config().epochs is None and form.config().epoch_limit is None
+    form.set_config(RunConfig(epochs=3))
+    assert form.config().epochs == 3 and epochs.text() == "3"
+
+
+@pytest.mark.parametrize(("config", "train_images"), [
+    (RunConfig(dataset="synthetic", synthetic_samples=512), 512),
+    (RunConfig(dataset="cifar10", download=True), 50_000),
+    (RunConfig(dataset="mnist", download=True), 60_000),
+    (RunConfig(dataset="fashion-mnist", download=True), 60_000),
+])
+def test_a_batch_larger_than_a_known_training_set_is_refused_inline(form, config, train_images):
+    form.set_devices([CPU])  # torch has loaded: the dataset sizes are known
+    form.set_config(config.replace(batch_size=train_images))
+    assert form.valid  # the whole set in one batch is allowed
+    form.set_batch_size(train_images + 1)
+    assert not form.valid and not form.message_label.isHidden()
+    assert form.message == (f"Batch size: {train_images + 1} is larger than the training set "
+                            f"({train_images:,} images); use at most {train_images}")
+
+
+def test_batch_size_is_not_checked_against_the_dataset_before_torch_has_loaded(form):
+    form.set_config(RunConfig(synthetic_samples=256, batch_size=1024))  # core.datasets would import torch
+    assert form.valid
+    form.set_devices([CPU])
+    assert not form.valid and "larger than the training set (256 images)" in form.message
+
+
+class CountingScan:
+    """Stands in for core.datasets.imagefolder.count_train_images and counts the scans."""
+
+    def __init__(self, result: int | Exception) -> None:
+        self.result, self.calls = result, []
+
+    def __call__(self, root, val_fraction: float = 0.1) -> int:
+        self.calls.append(str(root))
+        if isinstance(self.result, Exception):
+            raise self.result
+        return self.result
+
+
+@pytest.fixture
+def scan(monkeypatch):
+    import core.datasets.imagefolder
+
+    def install(result: int | Exception) -> CountingScan:
+        stand_in = CountingScan(result)
+        monkeypatch.setattr(core.datasets.imagefolder, "count_train_images", stand_in, raising=False)
+        return stand_in
+
+    return install
+
+
+def test_an_image_folder_is_counted_once_per_change_not_per_keystroke(qtbot, form, tmp_path, scan):
+    counted = scan(90)
+    folder = tmp_path / "pets"
+    folder.mkdir()
+    form.set_devices([CPU])
+    form.set_config(RunConfig(dataset="imagefolder", batch_size=128))
+    assert counted.calls == []  # the default folder is not scanned
+    line = form.widgets["data_dir"]
+    line.setFocus()
+    qtbot.keyClicks(line, str(folder))  # every prefix of the path is an existing folder: none is scanned
+    assert counted.calls == []
+    qtbot.keyClick(line, Qt.Key.Key_Return)  # editing finished: now it is read
+    assert counted.calls == [str(folder)]
+    assert not form.valid and "Batch size: 128 is larger than the training set (90 images)" in form.message
+
+    form.set_batch_size(64)  # other changes use the count already read
+    form.set_batch_size(90)
+    assert form.valid and len(counted.calls) == 1
+
+    counted.result = 40
+    (folder / "new-class").mkdir()  # the folder changed (its mtime): read again
+    os.utime(folder, ns=(folder.stat().st_atime_ns, folder.stat().st_mtime_ns + 1_000_000_000))
+    form.set_batch_size(64)
+    assert len(counted.calls) == 2
+    assert not form.valid and "(40 images)" in form.message
+
+
+def test_an_unusable_image_folder_says_why_and_a_failing_scan_never_raises(form, tmp_path, scan):
+    from core.errors import DatasetError
+
+    form.set_devices([CPU])
+    scan(DatasetError(f"no class folders in {tmp_path}: expected {tmp_path}/<class name>/<image>"))
+    form.set_config(RunConfig(dataset="imagefolder", data_dir=str(tmp_path)))
+    assert not form.valid and form.message.startswith(f"Data folder: no class folders in {tmp_path}")
+
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    scan(RuntimeError("the scan itself broke"))
+    form.widgets["data_dir"].setText(str(broken))
+    form.widgets["data_dir"].editingFinished.emit()  # raised inside the slot before: now unknown, not fatal
+    assert form.valid
+
+
+def test_the_real_folder_count_refuses_a_batch_larger_than_the_folder(form, tmp_path):
+    import core.datasets.imagefolder as imagefolder
+    from PIL import Image
+
+    if not hasattr(imagefolder, "count_train_images"):
+        pytest.skip("core.datasets.imagefolder.count_train_images is not there yet")
+    for name in ("cat", "dog"):
+        (tmp_path / name).mkdir()
+        for i in range(5):
+            Image.new("RGB", (8, 8)).save(tmp_path / name / f"{i}.png")
+    form.set_devices([CPU])
+    form.set_config(RunConfig(dataset="imagefolder", data_dir=str(tmp_path), batch_size=64))
+    train = imagefolder.count_train_images(tmp_path)
+    assert 0 < train < 10
+    assert not form.valid and f"larger than the training set ({train} images)" in form.message
+
+
+def test_a_data_folder_that_is_a_file_says_so(form, tmp_path):
+    a_file = tmp_path / "cifar.tar.gz"
+    a_file.write_bytes(b"not a folder")
+    form.set_config(RunConfig(dataset="cifar10", data_dir=str(a_file)))
+    assert not form.valid
+    assert form.message.startswith(f"Data folder: {a_file} is a file, not a folder")
+    assert "does not exist" not in form.message
+
+
+def test_a_data_folder_path_too_long_for_the_system_is_an_inline_error(form, tmp_path):
+    too_long = str(tmp_path / ("x" * 5000))
+    with_signal = []
+    form.validity_changed.connect(lambda valid, message: with_signal.append((valid, message)))
+    form.set_config(RunConfig(dataset="mnist", data_dir=too_long))  # os.stat raises ENAMETOOLONG
+    assert not form.valid
+    assert form.message.startswith("Data folder: cannot use ") and "File name too long" in form.message
+    assert len(form.message) < 300  # the path is shortened in the message
+    assert with_signal[-1] == (False, form.message)
+
+
+def test_a_device_that_is_not_on_this_machine_is_an_error_once_the_devices_are_known(form):
+    form.set_config(RunConfig(device="cuda:3"))
+    assert form.valid and form.device_problem() is None  # torch has not listed the devices yet
+    form.set_devices([CPU, FAKE_GPU])
+    combo = form.widgets["device"]
+    assert form.value("device") == "cuda:3" and combo.currentText() == "cuda:3 (not on this machine)"
+    assert not form.valid
+    assert form.message == "Device: cuda:3 is not on this machine; it has cpu, cuda:0 (or auto)"
+    assert form.device_problem() == "cuda:3 is not on this machine; it has cpu, cuda:0 (or auto)"
+    form.set_config(RunConfig(device="cuda"))  # torch's name for the first GPU
+    assert form.valid and form.value("device") == "cuda:0"

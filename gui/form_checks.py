@@ -1,0 +1,111 @@
+"""Checks the settings form makes beyond `RunConfig`'s own: what only this machine can answer.
+
+A run would fail on each of these after Start (or, worse, run on another device than the one shown),
+so the form says it inline and keeps Start disabled, like any other bad input. Every check raises
+`ConfigError` naming the field; a filesystem error becomes one too, so no check can raise anything
+else out of a Qt slot. No Qt here: the form calls these on each change.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+from core.config import RunConfig
+from core.errors import ConfigError, UserError
+
+
+def normalised_device(spec: str) -> str:
+    """'cuda' names the first GPU, as torch reads it; case and spaces do not matter."""
+    spec = spec.strip().lower()
+    return "cuda:0" if spec == "cuda" else spec
+
+
+def check_device(spec: str, present: Iterable[str]) -> None:
+    """`present`: the specs `core.devices.list_devices()` found ("cpu", "cuda:0", ...)."""
+    present = list(present)
+    if normalised_device(spec) == "auto" or normalised_device(spec) in present:
+        return
+    raise ConfigError("device", f"{spec} is not on this machine; it has {', '.join(present)} (or auto)")
+
+
+def folder_stat(path: str) -> os.stat_result | None:
+    """The folder's stat, None when nothing is there; any other OSError (a name too long, no permission,
+    a broken disk) becomes a ConfigError saying what the system said."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise ConfigError("data_dir", f"cannot use {_short(path)}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # an embedded NUL byte
+        raise ConfigError("data_dir", f"cannot use {_short(path)}: {exc}") from None
+
+
+def check_data_folder(path: str) -> os.stat_result:
+    """The data folder must exist and be a folder (not a file); returns its stat."""
+    info = folder_stat(path)
+    if info is None:
+        raise ConfigError("data_dir", f"the folder {_short(path)} does not exist (choose another, or tick download)")
+    if not stat.S_ISDIR(info.st_mode):
+        raise ConfigError("data_dir", f"{_short(path)} is a file, not a folder; choose the folder that holds "
+                                      "the dataset")
+    return info
+
+
+def check_batch_fits(config: RunConfig, train_images: int | None) -> None:
+    """The session refuses a batch larger than the training set; say so before Start, where it is known."""
+    if train_images is not None and config.batch_size > train_images:
+        raise ConfigError("batch_size", f"{config.batch_size} is larger than the training set "
+                                        f"({train_images:,} images); use at most {train_images}")
+
+
+class FolderCounts:
+    """Training images per image folder, read once per (folder, modification time).
+
+    Counting lists every file of the folder, so it is done when a path is settled (not per keystroke)
+    and remembered: a folder whose entries change gets a new mtime and is counted again."""
+
+    def __init__(self) -> None:
+        # a count, the reason the folder is unusable, or None when it could not be counted
+        self._counts: dict[tuple[str, int], int | str | None] = {}
+        self.scans = 0  # folders counted (each one lists every file)
+
+    def lookup(self, path: str, info: os.stat_result, scan: bool) -> int | None:
+        """The count; None when unknown (not counted yet and `scan` is False, or not countable).
+        Raises ConfigError for a folder the loader would refuse."""
+        key = (str(Path(path)), info.st_mtime_ns)
+        if key not in self._counts:
+            if not scan:
+                return None
+            self.scans += 1
+            self._counts[key] = _count(path)
+        found = self._counts[key]
+        if isinstance(found, str):
+            raise ConfigError("data_dir", found)
+        return found
+
+
+def _count(path: str) -> int | str | None:
+    try:
+        from core.datasets import imagefolder
+    except Exception:  # torch or torchvision not importable: the run will say so
+        return None
+    count = getattr(imagefolder, "count_train_images", None)
+    if count is None:
+        return None
+    try:
+        return int(count(Path(path)))
+    except UserError as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"cannot read {_short(path)}: {exc.strerror or exc}"
+    except Exception:  # a scan that fails some other way must not break the form: the run will tell
+        return None
+
+
+def _short(path: str, limit: int = 120) -> str:
+    """A path fit for one line of the form: a too-long one keeps its start and end."""
+    return path if len(path) <= limit else f"{path[:limit // 2]}…{path[-limit // 2:]}"

@@ -1,0 +1,113 @@
+"""What a run looks like in the window: the loss and memory plots, the live numbers, the memory
+breakdown and the log, fed by core events. It changes no state: the window decides what a run does,
+this shows what happened, in the sentences of `core.event_text`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Slot
+
+from core import event_text
+from core.config import RunConfig
+from core.events import (CacheCleared, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory, RunFinished, RunStarted,
+                         SnapshotSaved, StepsReported)
+from gui.breakdown_view import BreakdownView
+from gui.log_panel import LogPanel
+from gui.loss_plot import LossPlot
+from gui.memory_plot import MemoryPlot
+from gui.stats_panel import StatsPanel
+
+REDRAW_INTERVAL_MS = 33  # <= 30 Hz
+
+
+class RunView(QObject):
+    """Owns the run's display widgets (the window places them) and the timer that repaints the plots."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.loss_plot = LossPlot()
+        self.memory_plot = MemoryPlot()
+        self.stats = StatsPanel()
+        self.breakdown_view = BreakdownView()
+        self.log = LogPanel()
+        self.last_sample: Any = None  # the latest core.memory.MemorySample shown
+        self.redraw_timer = QTimer(self)
+        self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
+        self.redraw_timer.timeout.connect(self._on_redraw_timer)
+        self._redraw_loss_first = True
+        self.redraw_timer.start()
+
+    def reset(self, config: RunConfig) -> None:
+        """A run is starting: empty plots, numbers and breakdown; log what was asked for."""
+        self.loss_plot.clear()
+        self.memory_plot.clear()
+        self.stats.reset(0, config.epoch_limit)
+        self.log.add(event_text.run_requested(config))
+        self.breakdown_view.clear()
+
+    def show(self, event: object) -> None:
+        match event:
+            case StepsReported():
+                self.loss_plot.add_losses(event.first_step, event.losses)
+                self.stats.update_progress(event.step, event.epoch, event.samples_per_s, event.eta_s,
+                                           event.total_steps)
+                self.show_sample(event.memory)
+            case RunStarted():
+                self.stats.reset(event.total_steps, event.epochs)
+                self.memory_plot.add_sample(event.memory)
+                self.log.add(event_text.run_started(event))
+                self.log.add("config: " + json.dumps(dict(event.config)))
+            case EpochEnded():
+                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy)
+                self.log.add(event_text.epoch_ended(event))
+            case CacheCleared():
+                self.show_cache_cleared(event)
+            case MemoryBreakdown():
+                self.breakdown_view.show_breakdown(event)
+            case SnapshotSaved():
+                self.log.add(event_text.snapshot_saved(event))
+            case OutOfMemory():
+                self.memory_plot.add_marker(time.monotonic(), "out of memory", error=True)
+                self.log.add(event_text.out_of_memory(event), "error" if event.action == "stop" else "warning")
+            case LogMessage():
+                self.log.add(event.text, event.level)
+            case RunFinished():
+                failed = event.status not in ("completed", "stopped")
+                self.log.add(event_text.run_finished(event), "error" if failed else "info")
+                if failed and (event.status != "failed" or not event.user_error):  # a bad option is no event
+                    self.memory_plot.add_marker(time.monotonic(), event.status, error=True)
+
+    def show_crash(self, message: str) -> None:
+        """An exception escaped the session: its first line, then the traceback, in the log."""
+        lines = message.strip().splitlines()
+        self.log.add("the run crashed: " + lines[0], "error")
+        for line in lines[1:]:
+            self.log.add(line, "error")
+
+    def show_cache_cleared(self, event: CacheCleared) -> None:
+        self.memory_plot.add_sample(event.memory)
+        self.memory_plot.add_marker(event.memory.time_s, event_text.cache_cleared_mark(event))
+        self.log.add(event_text.cache_cleared(event))
+
+    def show_sample(self, sample: Any) -> None:
+        """A memory reading (from a report or the idle poll): plotted and shown as the live numbers."""
+        self.last_sample = sample
+        self.memory_plot.add_sample(sample)
+        self.stats.update_memory(sample.allocated_bytes, sample.peak_allocated_bytes)
+
+    def stop(self) -> None:
+        self.redraw_timer.stop()
+
+    @Slot()
+    def _on_redraw_timer(self) -> None:
+        # At most one plot per tick: each repaint costs several ms in a software raster, and two in the
+        # same event-loop pass doubled the GUI's worst-case latency (tests/benchmarks/gui_latency.py).
+        first, second = ((self.loss_plot, self.memory_plot) if self._redraw_loss_first
+                         else (self.memory_plot, self.loss_plot))
+        if not first.refresh():
+            second.refresh()
+        self._redraw_loss_first = not self._redraw_loss_first
