@@ -60,6 +60,22 @@ def allowed_bytes(message: str) -> int | None:
     return _size(re.search(_SIZE + r" allowed;", message))
 
 
+def describe(where: str, batch_size: int, requested: int | None, free: int, reserved_unallocated: int) -> str:
+    """'out of memory at step 3 with batch size 512: asked for 1.50 GiB, 200 MB free, ...' for people."""
+    from core.units import format_bytes
+
+    return (f"out of memory {where} with batch size {batch_size}"
+            + (f": asked for {format_bytes(requested)}" if requested else "")
+            + f", {format_bytes(free)} free, {format_bytes(reserved_unallocated)} reserved but unallocated")
+
+
+def stop_hint(on_oom: str, batch_size: int, max_retries: int) -> str:
+    """What to try after a run stopped for lack of memory."""
+    if on_oom == "stop":
+        return "try a smaller batch size or --on-oom shrink"
+    return "batch size 1 does not fit" if batch_size <= 1 else f"gave up after {max_retries} halvings"
+
+
 def reset_scaler_step(scaler: torch.amp.GradScaler) -> None:
     """Forget a failed step's per-optimizer state in the gradient scaler.
 

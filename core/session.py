@@ -15,20 +15,17 @@ from __future__ import annotations
 
 import contextlib
 import math
-import queue
 import statistics
-import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 import torch
-import torch.nn.functional as F
 
 from core import oom
 from core.batches import BatchEpoch
 from core.breakdown import StepMemoryRecorder
 from core.config import RunConfig
+from core.controls import RunControls
 from core.devices import cpu_name, resolve_device
 from core.errors import ConfigError, UserError
 from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
@@ -37,9 +34,9 @@ from core.memory import MemoryProbe, clear_cache, has_cache
 from core.models import count_parameters
 from core.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run, generator_for
+from core.run_state import RunState, planned_steps
 from core.snapshot import MemoryHistory
-from core.summary import RunSummary
-from core.units import format_bytes
+from core.validation import evaluate
 
 MAX_OOM_RETRIES = 8
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
@@ -59,76 +56,27 @@ class _OutOfMemoryStop(Exception):
     """The run ends with status `oom`: the message says what was asked for and what was free."""
 
 
-@dataclass
-class _RunState:
-    """Everything one run changes as it goes, created in one place (`run()`)."""
-
-    t0: float
-    step: int = 0
-    samples: int = 0
-    epoch: int = 0
-    total_steps: int = 0  # planned; recomputed when an out-of-memory shrink changes the batch size
-    val_batch_size: int = 0
-    pending: list[torch.Tensor] = field(default_factory=list)  # losses on the device, not yet fetched
-    epoch_losses: list[float] = field(default_factory=list)
-    report_means: list[float] = field(default_factory=list)
-    rates: list[float] = field(default_factory=list)  # images/s per report, after the first (warm-up)
-    warm: bool = False
-    last_report: float = 0.0
-    last_report_samples: int = 0
-    val_accuracy: float | None = None
-    sample_next: bool = True  # measure the memory breakdown on the next step
-    last_breakdown: float = -math.inf
-    breakdown: MemoryBreakdown | None = None  # the sampled step with the largest total
-    oom_retries: int = 0
-    batch_changes: list[tuple[int, int, int]] = field(default_factory=list)  # (step, from, to)
-    skipped_samples: int = 0
-    loss_rise_warned: bool = False
-    device_name: str = ""
-
-
-class TrainingSession:
-    """Runs one RunConfig to its end and emits events; thread-safe commands steer it."""
+class TrainingSession(RunControls):
+    """Runs one RunConfig to its end and emits events; thread-safe commands (`RunControls`: request_stop,
+    pause, resume, request_cache_clear, request_snapshot) steer it from other threads."""
 
     def __init__(self, config: RunConfig, observers: Iterable[Observer] = (), record_memory_history: bool = False,
                  snapshot_path: str | None = None) -> None:
         """`record_memory_history` (CUDA) records allocator events for snapshots; `snapshot_path`
         implies it and saves a snapshot there when the run ends, before its memory is released."""
+        super().__init__()
         self.config = config
         self.observers: list[Observer] = list(observers)
         self.record_memory_history = record_memory_history or snapshot_path is not None
         self.snapshot_path = snapshot_path
         self.loss_fetches = 0  # device->host loss transfers; equals the number of reports
-        self._stop = threading.Event()
-        self._running = threading.Event()
-        self._running.set()
-        self._clear = threading.Event()
-        self._snapshot_requests: queue.SimpleQueue[str] = queue.SimpleQueue()
         # per run, set by run() and _build()
         self.device: torch.device | None = None
         self.probe: MemoryProbe | None = None
-        self._state = _RunState(t0=time.perf_counter())
+        self._state = RunState(t0=time.perf_counter())
         self._parts: RunParts | None = None
         self._recorder: StepMemoryRecorder | None = None
         self._history: MemoryHistory | None = None
-
-    # ---- commands (any thread) -------------------------------------------------------------------
-    def request_stop(self) -> None:
-        self._stop.set()
-        self._running.set()  # wake a paused loop so it can stop
-
-    def pause(self) -> None:
-        self._running.clear()
-
-    def resume(self) -> None:
-        self._running.set()
-
-    def request_cache_clear(self) -> None:
-        self._clear.set()
-
-    def request_snapshot(self, path: str) -> None:
-        """Save a memory snapshot to `path` at the next step boundary (needs record_memory_history)."""
-        self._snapshot_requests.put(path)
 
     def emit(self, event: Event) -> None:
         for observer in self.observers:
@@ -137,7 +85,7 @@ class TrainingSession:
     # ---- the run ---------------------------------------------------------------------------------
     def run(self) -> RunFinished:
         """Train to the end (completed, stopped, diverged, oom or failed); returns the final event."""
-        self._state = _RunState(t0=time.perf_counter())
+        self._state = RunState(t0=time.perf_counter())
         status, message, user_error, error_field = "failed", "", False, None
         try:
             self._build()
@@ -180,7 +128,7 @@ class TrainingSession:
         self._parts = parts
         self._recorder = StepMemoryRecorder(self.probe)
         run.val_batch_size = cfg.batch_size
-        run.total_steps = self._planned_steps(None)
+        run.total_steps = planned_steps(self.config, run, parts.source, None)
         self.probe.reset_peak()
         source = parts.source
         self.emit(RunStarted(
@@ -200,22 +148,6 @@ class TrainingSession:
             values["placement"] = self._parts.source.placement
             values["batch_size"] = self._parts.source.batch_size
         return ReadOnlyDict(values)
-
-    def _planned_steps(self, epoch: BatchEpoch | None) -> int:
-        """Steps the run will make: the rest of the current epoch (when one is under way) at the batch
-        size in force, the remaining epochs, and max_steps, whichever ends first."""
-        cfg, run = self.config, self._state
-        assert self._parts is not None
-        source = self._parts.source
-        limit = cfg.epoch_limit
-        if limit is None:  # max_steps alone bounds the run
-            return int(cfg.max_steps)  # type: ignore[arg-type]
-        if epoch is None:
-            total = source.steps_per_epoch() * limit
-        else:
-            total = run.step + epoch.remaining_samples() // source.batch_size + \
-                source.steps_per_epoch() * (limit - run.epoch)
-        return total if cfg.max_steps is None else min(total, cfg.max_steps)
 
     # ---- the loop --------------------------------------------------------------------------------
     def _train(self) -> None:
@@ -284,21 +216,21 @@ class TrainingSession:
     def _at_step_boundary(self) -> None:
         """Apply commands from other threads: cache clear, snapshot, pause (blocking), stop."""
         run = self._state
-        if self._clear.is_set():
+        if self.take_cache_clear():
             self._apply_cache_clear()
-        while not self._snapshot_requests.empty():
-            self._save_snapshot(self._snapshot_requests.get())
-        if not self._running.is_set() and not self._stop.is_set():
+        for path in self.take_snapshot_paths():
+            self._save_snapshot(path)
+        if self.pause_requested:
             if run.pending:
                 self._report()
             self.emit(RunPaused(run.step))
-            while not self._running.wait(0.05):
-                if self._clear.is_set():
+            while not self.wait_for_resume(0.05):
+                if self.take_cache_clear():
                     self._apply_cache_clear()
-            if not self._stop.is_set():
+            if not self.stop_requested:
                 self.emit(RunResumed(run.step))
             self._reset_rate_clock()
-        if self._stop.is_set():
+        if self.stop_requested:
             if run.pending:
                 self._report()
             raise _Stopped
@@ -330,16 +262,9 @@ class TrainingSession:
         for offset, value in enumerate(losses):
             if not math.isfinite(value):
                 raise _Diverged(first + offset, value)
-        self._check_loss_rise()
-
-    def _check_loss_rise(self) -> None:
-        """Say once when the loss climbs far above where it started: the run is not diverged (the values
-        are finite), but it is not learning either, and a summary that only says `completed` would hide it."""
-        run = self._state
-        start, now = run.report_means[0], run.report_means[-1]
-        if not run.loss_rise_warned and start > 0 and now > LOSS_RISE_FACTOR * start:
-            run.loss_rise_warned = True
-            self.emit(LogMessage("warning", f"the loss rose from {start:.4g} to {now:.4g} by step {run.step}: "
+        rise = run.loss_rise(LOSS_RISE_FACTOR)
+        if rise is not None:  # finite values, so not diverged, but not learning: a bare `completed` would hide it
+            self.emit(LogMessage("warning", f"the loss rose from {rise[0]:.4g} to {rise[1]:.4g} by step {run.step}: "
                                             "the run is not converging; try a lower learning rate"))
 
     def _emit_breakdown(self, images: torch.Tensor, labels: torch.Tensor) -> None:
@@ -356,7 +281,6 @@ class TrainingSession:
         self.emit(breakdown)
 
     def _apply_cache_clear(self) -> None:
-        self._clear.clear()
         assert self.device is not None and self.probe is not None
         freed = clear_cache(self.device)
         self.emit(CacheCleared(self._state.step, freed, self.probe.sample()))
@@ -374,7 +298,9 @@ class TrainingSession:
         while True:
             failure: str | None = None
             try:
-                accuracy, val_loss = self._validate(run.val_batch_size)
+                assert self._parts is not None and self.device is not None
+                accuracy, val_loss = evaluate(self._parts.trainer, self._parts.source.val_batches(run.val_batch_size),
+                                              self.device)
                 break
             except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
                 if not oom.is_out_of_memory(exc):
@@ -386,30 +312,6 @@ class TrainingSession:
         train_loss = statistics.fmean(run.epoch_losses) if run.epoch_losses else None
         self.emit(EpochEnded(run.epoch, run.step, train_loss, val_loss, accuracy))
         self._reset_rate_clock()
-
-    @torch.no_grad()
-    def _validate(self, batch_size: int) -> tuple[float | None, float | None]:
-        """(accuracy, mean loss) over the validation split; one fetch for both."""
-        assert self._parts is not None and self.device is not None
-        trainer = self._parts.trainer
-        trainer.model.eval()
-        try:
-            correct = torch.zeros((), device=self.device)
-            loss_sum = torch.zeros((), device=self.device)
-            count = 0
-            for images, labels in self._parts.source.val_batches(batch_size):
-                with torch.autocast(self.device.type, dtype=trainer.autocast_dtype,
-                                    enabled=trainer.autocast_dtype is not None):
-                    logits = trainer.model(images)
-                loss_sum += F.cross_entropy(logits.float(), labels, reduction="sum")
-                correct += (logits.argmax(dim=1) == labels).sum()
-                count += labels.shape[0]
-            if not count:
-                return None, None
-            correct_v, loss_v = torch.stack([correct, loss_sum]).cpu().tolist()  # sync point: once per epoch
-            return correct_v / count, loss_v / count
-        finally:
-            trainer.model.train()
 
     # ---- out of memory ---------------------------------------------------------------------------
     def _recover_from_oom(self, message: str, phase: str, epoch: BatchEpoch | None) -> None:
@@ -429,29 +331,25 @@ class TrainingSession:
         shrink = cfg.on_oom == "shrink" and batch > 1 and run.oom_retries <= MAX_OOM_RETRIES
         new_batch = max(batch // 2, 1) if shrink else None
         where = f"at step {run.step + 1}" if phase == "train" else f"during validation after epoch {run.epoch}"
-        text = (f"out of memory {where} with batch size {batch}"
-                + (f": asked for {format_bytes(requested)}" if requested else "")
-                + f", {format_bytes(free)} free, {format_bytes(unallocated)} reserved but unallocated")
+        text = oom.describe(where, batch, requested, free, unallocated)
         action = f"; continuing with batch size {new_batch}" if new_batch is not None else ""
         self.emit(OutOfMemory(run.step, batch, requested, free, unallocated, "shrink" if shrink else "stop",
                               new_batch, text + action, phase))
         if new_batch is None:
             if run.pending:  # the steps before the failure still reach the plot and the summary
                 self._report()
-            hint = "try a smaller batch size or --on-oom shrink" if cfg.on_oom == "stop" else (
-                "batch size 1 does not fit" if batch <= 1 else f"gave up after {MAX_OOM_RETRIES} halvings")
-            raise _OutOfMemoryStop(f"{text}; {hint}")
+            raise _OutOfMemoryStop(f"{text}; {oom.stop_hint(cfg.on_oom, batch, MAX_OOM_RETRIES)}")
         if phase == "validation":
             run.val_batch_size = new_batch
         else:
             source.set_batch_size(new_batch)
             run.batch_changes.append((run.step, batch, new_batch))
-            run.total_steps = self._planned_steps(epoch)  # the same images, in more steps
+            run.total_steps = planned_steps(cfg, run, source, epoch)  # the same images, in more steps
 
     # ---- finish ----------------------------------------------------------------------------------
     def _finish(self, status: str, message: str, user_error: bool, error_field: str | None) -> RunFinished:
         """The summary, the snapshot at the end, and the run's memory given back."""
-        summary = self._summary(status)
+        summary = self._state.summary(status, self.probe, self._config_as_run())
         self._finish_history()
         self._parts = None
         self._recorder = None
@@ -462,28 +360,6 @@ class TrainingSession:
             gc.collect()
             clear_cache(self.device)
         return RunFinished(status, self._state.step, message, user_error, summary, error_field)
-
-    def _summary(self, status: str) -> RunSummary:
-        run = self._state
-        peak_alloc = peak_res = peak_rss = 0
-        if self.probe is not None:
-            sample = self.probe.sample()
-            peak_alloc, peak_res = sample.peak_allocated_bytes, sample.peak_reserved_bytes
-            peak_rss = self.probe.peak_rss_bytes
-        wall = time.perf_counter() - run.t0
-        rate = statistics.median(run.rates) if run.rates else (run.samples / wall if run.samples else None)
-        config = self._config_as_run()
-        return RunSummary(
-            status=status, steps=run.step, samples=run.samples, wall_s=wall, samples_per_s=rate,
-            loss_first=run.report_means[0] if run.report_means else None,
-            loss_last=run.report_means[-1] if run.report_means else None,
-            val_accuracy=run.val_accuracy, device=config["device"], device_name=run.device_name,
-            peak_allocated_bytes=peak_alloc, peak_reserved_bytes=peak_res, peak_rss_bytes=peak_rss, config=config,
-            memory_breakdown=ReadOnlyDict(run.breakdown.to_summary()) if run.breakdown else None,
-            batch_size=int(config["batch_size"]),
-            batch_size_changes=tuple(ReadOnlyDict({"step": s, "from": a, "to": b}) for s, a, b in run.batch_changes),
-            skipped_samples=run.skipped_samples,
-        )
 
     # ---- memory snapshots ------------------------------------------------------------------------
     def _save_snapshot(self, path: str) -> None:

@@ -203,11 +203,12 @@ def test_after_a_shrink_progress_counts_the_extra_steps(monkeypatch: pytest.Monk
     from core.events import RunStarted
 
     models = patch_model(monkeypatch, lambda call, batch: batch > 16)  # only batches of 16 or fewer fit
-    # 256 images, batch 32: 8 steps planned; the failed batch's 32 images are skipped, the other 224
-    # go in steps of 16: 14
+    # 256 images, batch 32: 8 steps planned; the failed step's batch is given back, so all 256 images
+    # go in steps of 16: 16, and no image is skipped
     finished, events, _ = run(models, on_oom="shrink")
     assert finished.status == "completed", finished.message
     planned = of_type(events, RunStarted)[0].total_steps
     reports = of_type(events, StepsReported)
-    assert planned == 256 // BATCH and finished.step == (256 - BATCH) // 16
+    assert planned == 256 // BATCH and finished.step == 256 // 16
+    assert finished.summary.samples == 256 and finished.summary.skipped_samples == 0
     assert reports[-1].total_steps == finished.step  # the progress bar ends at 100%, not 200%

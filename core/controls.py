@@ -1,0 +1,61 @@
+"""The thread-safe commands that steer a running session from other threads (the window, a Ctrl+C
+handler): flags and a queue that the training loop reads at step boundaries, never mid-step."""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+
+class RunControls:
+    """Stop, pause, resume, clear the cache, save a snapshot: safe to call from any thread."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._running = threading.Event()
+        self._running.set()
+        self._clear = threading.Event()
+        self._snapshot_requests: queue.SimpleQueue[str] = queue.SimpleQueue()
+
+    def request_stop(self) -> None:
+        self._stop.set()
+        self._running.set()  # wake a paused loop so it can stop
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    def request_cache_clear(self) -> None:
+        self._clear.set()
+
+    def request_snapshot(self, path: str) -> None:
+        """Save a memory snapshot to `path` at the next step boundary (needs record_memory_history)."""
+        self._snapshot_requests.put(path)
+
+    # ---- read by the loop ------------------------------------------------------------------------
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def pause_requested(self) -> bool:
+        return not self._running.is_set() and not self._stop.is_set()
+
+    def wait_for_resume(self, timeout_s: float) -> bool:
+        """True once resumed (or stopped); False after `timeout_s` still paused."""
+        return self._running.wait(timeout_s)
+
+    def take_cache_clear(self) -> bool:
+        """Whether a clear was requested since the last call (and forget the request)."""
+        if not self._clear.is_set():
+            return False
+        self._clear.clear()
+        return True
+
+    def take_snapshot_paths(self) -> list[str]:
+        paths = []
+        while not self._snapshot_requests.empty():
+            paths.append(self._snapshot_requests.get())
+        return paths

@@ -1,0 +1,90 @@
+"""The state one training run changes as it goes, created in one place, and its summary at the end."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from core.batches import BatchEpoch, BatchSource
+from core.config import RunConfig
+from core.events import MemoryBreakdown
+from core.memory import MemoryProbe
+from core.readonly import ReadOnlyDict
+from core.summary import RunSummary
+
+
+@dataclass
+class RunState:
+    """Everything one run changes as it goes, created in one place (`run()`)."""
+
+    t0: float
+    step: int = 0
+    samples: int = 0
+    epoch: int = 0
+    total_steps: int = 0  # planned; recomputed when an out-of-memory shrink changes the batch size
+    val_batch_size: int = 0
+    pending: list[torch.Tensor] = field(default_factory=list)  # losses on the device, not yet fetched
+    epoch_losses: list[float] = field(default_factory=list)
+    report_means: list[float] = field(default_factory=list)
+    rates: list[float] = field(default_factory=list)  # images/s per report, after the first (warm-up)
+    warm: bool = False
+    last_report: float = 0.0
+    last_report_samples: int = 0
+    val_accuracy: float | None = None
+    sample_next: bool = True  # measure the memory breakdown on the next step
+    last_breakdown: float = -math.inf
+    breakdown: MemoryBreakdown | None = None  # the sampled step with the largest total
+    oom_retries: int = 0
+    batch_changes: list[tuple[int, int, int]] = field(default_factory=list)  # (step, from, to)
+    skipped_samples: int = 0
+    loss_rise_warned: bool = False
+    device_name: str = ""
+
+    def loss_rise(self, factor: float) -> tuple[float, float] | None:
+        """(first, latest) report means, the first time the latest is `factor` times the first."""
+        start, now = self.report_means[0], self.report_means[-1]
+        if self.loss_rise_warned or not start > 0 or not now > factor * start:
+            return None
+        self.loss_rise_warned = True
+        return start, now
+
+    def summary(self, status: str, probe: MemoryProbe | None, config: ReadOnlyDict) -> RunSummary:
+        """What the run did. `config` is the config as run (the batch size in force at the end)."""
+        peak_alloc = peak_res = peak_rss = 0
+        if probe is not None:
+            sample = probe.sample()
+            peak_alloc, peak_res = sample.peak_allocated_bytes, sample.peak_reserved_bytes
+            peak_rss = probe.peak_rss_bytes
+        wall = time.perf_counter() - self.t0
+        rate = statistics.median(self.rates) if self.rates else (self.samples / wall if self.samples else None)
+        changes: Any = tuple(ReadOnlyDict({"step": s, "from": a, "to": b}) for s, a, b in self.batch_changes)
+        return RunSummary(
+            status=status, steps=self.step, samples=self.samples, wall_s=wall, samples_per_s=rate,
+            loss_first=self.report_means[0] if self.report_means else None,
+            loss_last=self.report_means[-1] if self.report_means else None,
+            val_accuracy=self.val_accuracy, device=config["device"], device_name=self.device_name,
+            peak_allocated_bytes=peak_alloc, peak_reserved_bytes=peak_res, peak_rss_bytes=peak_rss, config=config,
+            memory_breakdown=ReadOnlyDict(self.breakdown.to_summary()) if self.breakdown else None,
+            batch_size=int(config["batch_size"]), batch_size_changes=changes, skipped_samples=self.skipped_samples,
+        )
+
+
+def planned_steps(config: RunConfig, run: RunState, source: BatchSource, epoch: BatchEpoch | None) -> int:
+    """Steps the run will make: the rest of the current epoch (when one is under way) at the batch size
+    in force, the remaining epochs, and max_steps, whichever ends first. A run is `completed` only when
+    it made exactly this many."""
+    limit = config.epoch_limit
+    if limit is None:  # max_steps alone bounds the run
+        assert config.max_steps is not None
+        return config.max_steps
+    if epoch is None:
+        total = source.steps_per_epoch() * limit
+    else:
+        left_now = epoch.remaining_samples() // source.batch_size
+        total = run.step + left_now + source.steps_per_epoch() * (limit - run.epoch)
+    return total if config.max_steps is None else min(total, config.max_steps)

@@ -1,0 +1,34 @@
+"""Validation: accuracy and mean loss over the validation split, on the device, one fetch at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import torch
+import torch.nn.functional as F
+
+from core.step import Trainer
+
+
+@torch.no_grad()
+def evaluate(trainer: Trainer, batches: Iterable[tuple[torch.Tensor, torch.Tensor]], device: torch.device
+             ) -> tuple[float | None, float | None]:
+    """(accuracy, mean loss), or (None, None) for an empty split. The model is back in training mode
+    afterwards, also when a batch fails (an out-of-memory error the caller recovers from)."""
+    trainer.model.eval()
+    try:
+        correct = torch.zeros((), device=device)
+        loss_sum = torch.zeros((), device=device)
+        count = 0
+        for images, labels in batches:
+            with torch.autocast(device.type, dtype=trainer.autocast_dtype, enabled=trainer.autocast_dtype is not None):
+                logits = trainer.model(images)
+            loss_sum += F.cross_entropy(logits.float(), labels, reduction="sum")
+            correct += (logits.argmax(dim=1) == labels).sum()
+            count += labels.shape[0]
+        if not count:
+            return None, None
+        correct_v, loss_v = torch.stack([correct, loss_sum]).cpu().tolist()  # sync point: once per epoch
+        return correct_v / count, loss_v / count
+    finally:
+        trainer.model.train()
