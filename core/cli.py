@@ -1,78 +1,57 @@
-"""The headless command line: `run`, `devices` and `models`.
+"""The headless command line: `run`, `find-batch-size`, `devices` and `models`.
 
-Options come from `BOUNDS`, the same table that validates `RunConfig` and builds the GUI form. Bad input
-exits with code 2 and one line on stderr naming the option and what is allowed; never a traceback.
+Options come from the bounds tables (core.options), the same ones that validate `RunConfig` and build
+the GUI form. Bad input exits with code 2 and one line on stderr naming the option and what is allowed;
+never a traceback. Neither does Ctrl+C (exit 130), SIGTERM (143: a run stops like Stop, with its summary)
+or a closed stdout (`| head`, exit 1).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import re
+import os
 import signal
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+import threading
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from core.config import BOUNDS, RunConfig, describe_range
 from core.errors import ConfigError, UserError
+from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
+                          EXIT_USER_ERROR, PROG, OneLineParser, add_finder_options, add_run_options,
+                          config_from_args, option_message, option_name, parse_bytes,
+                          user_error_line)
+from core.outputs import check_output_path, write_json
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
     from core.events import RunFinished
 
-PROG = "gpu-train-monitor"
-EXIT_CODES = {"completed": 0, "stopped": 130, "diverged": 1, "oom": 1, "failed": 1}
-EXIT_USER_ERROR = 2
-COMMANDS = ("run", "devices", "models", "find-batch-size")
+__all__ = ["COMMANDS", "PROG", "build_parser", "config_from_args", "main", "option_name"]  # re-exported
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """argparse that reports bad input as one line (no usage block), exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message}\n")
-
-
-def option_name(field: str) -> str:
-    return "--" + field.replace("_", "-")
-
-
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """One option per RunConfig field, typed and documented from BOUNDS (ranges are checked by RunConfig)."""
-    group = parser.add_argument_group("run options")
-    for field, bound in BOUNDS.items():
-        flag = option_name(field)
-        help_text = f"{bound.help} ({describe_range(field)}; default: {bound.default})"
-        if bound.kind is bool:
-            group.add_argument(flag, dest=field, action=argparse.BooleanOptionalAction, default=None, help=help_text)
-        else:
-            group.add_argument(flag, dest=field, type=bound.kind, default=None, metavar=field.upper(), help=help_text)
-
-
-def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -> RunConfig:
-    """The RunConfig the options describe; unset options keep `base`'s values (the defaults)."""
-    changes = {field: getattr(args, field) for field in BOUNDS if getattr(args, field, None) is not None}
-    return (base or RunConfig()).replace(**changes) if changes else (base or RunConfig())
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that finally blocks run (the finder kills its trial process)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog=PROG, description="Train a PyTorch model and watch the GPU: loss, "
-                                                  "throughput and device memory.")
+                                                  "throughput and device memory.", epilog=EXIT_CODES_HELP)
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
-    run = sub.add_parser("run", help="train headless with a progress bar")
+    run = sub.add_parser("run", help="train headless with a progress bar", epilog=EXIT_CODES_HELP)
     add_run_options(run)
-    run.add_argument("--summary-json", metavar="PATH", help="write the run's summary as JSON to PATH")
+    run.add_argument("--summary-json", metavar="PATH", help="write the run's summary as JSON to PATH (non-finite "
+                                                             "numbers as null; checked before the run starts)")
     run.add_argument("--memory-snapshot", metavar="PATH",
                      help="CUDA: record memory history and save a snapshot for pytorch.org/memory_viz to PATH")
-    finder = sub.add_parser("find-batch-size", help="find the largest batch size that fits in memory")
+    finder = sub.add_parser("find-batch-size", help="find the largest batch size that fits in memory",
+                            epilog=EXIT_CODES_HELP)
     add_run_options(finder)
     finder.add_argument("--capacity", metavar="BYTES", type=parse_bytes,
                         help="memory to plan for, e.g. 80GB or 8e9 (default: the device's; on the CPU, "
                              "the memory available now)")
-    finder.add_argument("--margin", type=float, default=0.1, help="fraction of capacity kept free (default: 0.1)")
-    finder.add_argument("--start", type=int, default=1, help="first batch size tried (default: 1)")
-    finder.add_argument("--max-batch", type=int, default=65536, help="largest batch size tried (default: 65536)")
+    add_finder_options(finder)
     finder.add_argument("--json", metavar="PATH", help="write the result and every trial as JSON to PATH")
     devices = sub.add_parser("devices", help="list the devices a run can use")
     devices.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -80,16 +59,52 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def user_error_line(exc: UserError) -> str:
-    """'--batch-size: must be ...' for config errors (the option the user typed), the message otherwise."""
-    if isinstance(exc, ConfigError):
-        text = str(exc)
-        prefix = f"{exc.field}: "
-        return f"{option_name(exc.field)}: {text[len(prefix):] if text.startswith(prefix) else text}"
-    return str(exc)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command and return its exit code; Ctrl+C, SIGTERM and a closed stdout end it quietly."""
+    try:
+        with _sigterm_raises():
+            try:
+                code = _dispatch(argv)
+            except SystemExit as exc:  # argparse after -h or a bad option (its message is written already)
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USER_ERROR)
+            _flush_stdout()  # a closed stdout shows here at the latest, while it can still be handled
+            return code
+    except KeyboardInterrupt:  # Ctrl+C before a run could handle it (torch importing) or a second one
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated:
+        print(f"{PROG}: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
+    except StdoutFailed as failed:
+        return _stdout_gone(failed.error)
+    except BrokenPipeError as exc:  # as Python's documentation treats it: the reader of stdout left
+        return _stdout_gone(exc)
+
+
+class StdoutFailed(Exception):
+    """Writing to stdout failed: its reader left (| head) or its file cannot grow (> /dev/full)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def out(text: str) -> None:
+    """print() to stdout; a failure there becomes StdoutFailed, which main() reports without a traceback."""
+    try:
+        print(text)
+    except OSError as exc:
+        raise StdoutFailed(exc) from exc
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        raise StdoutFailed(exc) from exc
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -108,15 +123,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_USER_ERROR
 
 
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises Terminated in the main thread while a command runs; the old handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stdout_gone(exc: OSError) -> int:
+    """Exit 1 without a traceback, as Python's documentation advises for SIGPIPE: point stdout at devnull so
+    the interpreter's last flush succeeds. A reader that left (| head) needs no message; a full disk does."""
+    if not isinstance(exc, BrokenPipeError):
+        print(f"{PROG}: error: cannot write to stdout ({exc.strerror or exc})", file=sys.stderr)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # a stdout without a file descriptor (a test's capture)
+        pass
+    return 1
+
+
 def command_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)  # ConfigError -> exit 2 in main()
-    if args.summary_json and not Path(args.summary_json).parent.is_dir():  # fail now, not after the run
-        raise ConfigError("summary_json", f"the folder for {args.summary_json} does not exist")
+    for field in ("summary_json", "memory_snapshot"):  # a bad path fails now, not after the run
+        if getattr(args, field):
+            check_output_path(field, getattr(args, field))
     from core.progress import ProgressBar
     from core.session import TrainingSession
 
-    if args.memory_snapshot and not Path(args.memory_snapshot).resolve().parent.is_dir():
-        raise ConfigError("memory_snapshot", f"the folder for {args.memory_snapshot} does not exist")
     if args.memory_snapshot:
         from core.devices import resolve_device
         from core.snapshot import unsupported_reason
@@ -125,39 +170,50 @@ def command_run(args: argparse.Namespace) -> int:
         if reason:
             raise ConfigError("memory_snapshot", reason)
     session = TrainingSession(config, [ProgressBar()], snapshot_path=args.memory_snapshot)
+    terminated = False
 
     def on_sigint(signum: int, frame: Any) -> None:  # first Ctrl+C stops cleanly, a second one aborts
         signal.signal(signal.SIGINT, signal.default_int_handler)
         print("\nstopping at the next step (Ctrl+C again to abort)", file=sys.stderr)
         session.request_stop()
 
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    def on_sigterm(signum: int, frame: Any) -> None:  # stops like Stop: summary printed, JSON written
+        nonlocal terminated
+        terminated = True
+        signal.signal(signal.SIGTERM, previous_term)  # a second SIGTERM aborts
+        print("\nterminated: stopping at the next step", file=sys.stderr)
+        session.request_stop()
+
+    previous_int = signal.signal(signal.SIGINT, on_sigint)
+    previous_term = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         finished = session.run()
     finally:
-        signal.signal(signal.SIGINT, previous)
-    summary = finished.summary
-    if args.summary_json:
-        try:
-            summary.write_json(args.summary_json)
-        except OSError as exc:
-            print(f"{PROG}: error: --summary-json: cannot write {args.summary_json} ({exc.strerror or exc})",
-                  file=sys.stderr)
-            return EXIT_USER_ERROR
+        signal.signal(signal.SIGINT, previous_int)
+        signal.signal(signal.SIGTERM, previous_term)
+    save_error = _save_json("summary_json", args.summary_json, finished.summary.to_dict(), "summary")
     if finished.status == "failed" and finished.user_error:
-        message = _option_message(finished.message)
-        print(f"{PROG}: error: {message}", file=sys.stderr)
+        print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
         return EXIT_USER_ERROR
-    print(_summary_text(finished))
+    out(_summary_text(finished))
     if finished.message and finished.status != "completed":
         print(f"{PROG}: {finished.status}: {finished.message}", file=sys.stderr)
-    return EXIT_CODES[finished.status]
+    if save_error:
+        print(save_error, file=sys.stderr)
+        return EXIT_USER_ERROR
+    return EXIT_TERMINATED if terminated and finished.status == "stopped" else EXIT_CODES[finished.status]
 
 
-def _option_message(message: str) -> str:
-    """'device: cuda:7 is not available' (a session's ConfigError) -> '--device: ...', the option typed."""
-    field, sep, rest = message.partition(": ")
-    return f"{option_name(field)}: {rest}" if sep and field in BOUNDS else message
+def _save_json(field: str, path: str | None, value: Any, what: str) -> str | None:
+    """Write `value` to `path` (atomically); the error line to print when that failed, else None."""
+    if not path:
+        return None
+    try:
+        write_json(path, value)
+    except OSError as exc:
+        return f"{PROG}: error: {option_name(field)}: could not save to {path} ({exc.strerror or exc}); " \
+               f"the {what} is on stdout"
+    return None
 
 
 def _summary_text(finished: RunFinished) -> str:
@@ -180,28 +236,14 @@ def _summary_text(finished: RunFinished) -> str:
     ])
 
 
-def parse_bytes(text: str) -> int:
-    """'80GB', '7.5GiB', '512MB', '8e9' -> bytes (decimal units unless the i says binary)."""
-    units = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-             "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-    match = re.fullmatch(r"\s*([0-9.eE+]+)\s*([a-zA-Z]*)\s*", text)
-    try:
-        value = float(match.group(1)) * units[match.group(2).lower()] if match else -1.0
-    except (ValueError, KeyError):
-        value = -1.0
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size: use bytes or a unit, e.g. 80GB, 7.5GiB, 8e9")
-    return int(value)
-
-
 def command_find_batch_size(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    if args.json and not Path(args.json).resolve().parent.is_dir():
-        raise ConfigError("json", f"the folder for {args.json} does not exist")
-    from core.batch_finder import Trial, check_search_options, find_batch_size
-    from core.units import format_bytes
+    from core.batch_finder import Trial, check_search_options, find_batch_size  # torch loads lazily
 
     check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"
+    if args.json:
+        check_output_path("json", args.json)
+    from core.units import format_bytes
 
     def on_trial(trial: Trial) -> None:
         peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
@@ -211,14 +253,16 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
     print(f"searching on {config.device} with {config.model}, {TRIAL_NOTE}", file=sys.stderr, flush=True)
     result = find_batch_size(config, capacity=args.capacity, margin=args.margin, start=args.start,
                              max_batch=args.max_batch, on_trial=on_trial)
-    if args.json:
-        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
-    print(f"batch size      {result.batch_size}")
-    print(f"predicted peak  {format_bytes(result.predicted_peak(result.batch_size))} of "
+    save_error = _save_json("json", args.json, result.to_dict(), "result")
+    out(f"batch size      {result.batch_size}")
+    out(f"predicted peak  {format_bytes(result.predicted_peak(result.batch_size))} of "
           f"{format_bytes(result.limit_bytes)} allowed ({format_bytes(result.capacity_bytes)} capacity, "
           f"{result.margin:.0%} margin)")
-    print(f"fit             {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} "
+    out(f"fit             {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} "
           f"per sample ({len(result.trials)} trials)")
+    if save_error:
+        print(save_error, file=sys.stderr)
+        return EXIT_USER_ERROR
     return 0
 
 
@@ -231,11 +275,11 @@ def command_devices(as_json: bool) -> int:
 
     devices = list_devices()
     if as_json:
-        print(json.dumps([d.__dict__ for d in devices], indent=2))
+        out(json.dumps([d.__dict__ for d in devices], indent=2))
         return 0
-    print(f"{'device':<8} {'kind':<5} {'capacity':>10} {'free':>10} {'used':>10}  name")
+    out(f"{'device':<8} {'kind':<5} {'capacity':>10} {'free':>10} {'used':>10}  name")
     for d in devices:
-        print(f"{d.spec:<8} {d.kind:<5} {format_bytes(d.capacity_bytes):>10} {format_bytes(d.free_bytes):>10} "
+        out(f"{d.spec:<8} {d.kind:<5} {format_bytes(d.capacity_bytes):>10} {format_bytes(d.free_bytes):>10} "
               f"{format_bytes(d.used_bytes):>10}  {d.name}")
     return 0
 
@@ -243,7 +287,7 @@ def command_devices(as_json: bool) -> int:
 def command_models() -> int:
     from core.models import available_models
 
-    print("\n".join(available_models()))
+    out("\n".join(available_models()))
     return 0
 
 

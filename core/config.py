@@ -126,7 +126,7 @@ class RunConfig:
 
 def describe_range(name: str) -> str:
     """'an integer from 1 to 65536', 'one of sgd, adamw', ...: what the user may enter for `name`."""
-    bound = BOUNDS[name]
+    bound = bound_of(name)
     if bound.choices:
         return "one of " + ", ".join(bound.choices)
     if bound.kind is bool:
@@ -147,7 +147,7 @@ def _fmt(value: float | None) -> str:
 
 def validate_field(name: str, value: Any) -> Any:
     """Return `value` coerced to the field's type, or raise `ConfigError` naming the field and its range."""
-    bound = BOUNDS[name]
+    bound = bound_of(name)
     if value is None:
         if bound.optional:
             return None
@@ -168,7 +168,7 @@ def validate_field(name: str, value: Any) -> Any:
         value = float(value)
     elif bound.kind is str:
         if not isinstance(value, str) or not value.strip():
-            raise ConfigError(name, f"must be a non-empty string ({BOUNDS[name].help}), got {value!r}")
+            raise ConfigError(name, f"must be a non-empty string ({bound.help}), got {value!r}")
         value = value.strip()
     if bound.choices and value not in bound.choices:
         raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
@@ -179,3 +179,18 @@ def validate_field(name: str, value: Any) -> Any:
     if name == "data_dir":
         value = str(Path(value).expanduser())
     return value
+
+
+# The batch-size finder's own options (not RunConfig fields): the CLI's find-batch-size options, their
+# help, and the finder's checks read them here, like BOUNDS. Its batches are batch sizes a run accepts.
+FINDER_BOUNDS: dict[str, Bound] = {
+    "margin": Bound(float, 0.1, "fraction of the capacity kept free", 0.0, 0.99),
+    "start": Bound(int, 1, "first batch size tried", 1, BOUNDS["batch_size"].maximum),
+    "max_batch": Bound(int, int(BOUNDS["batch_size"].maximum), "largest batch size tried", 1,
+                       BOUNDS["batch_size"].maximum),
+}
+
+
+def bound_of(name: str) -> Bound:
+    """The bound of a RunConfig field or of a finder option (their names never collide)."""
+    return BOUNDS[name] if name in BOUNDS else FINDER_BOUNDS[name]

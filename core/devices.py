@@ -69,7 +69,9 @@ def best_device_spec() -> str:
 
 
 def resolve_device(spec: str) -> torch.device:
-    """Turn "auto", "cpu", "cuda", "cuda:N" or "mps" into a device that exists, or raise ConfigError."""
+    """Turn "auto", "cpu", "cuda", "cuda:N" or "mps" into a device that exists, or raise ConfigError.
+
+    GPUs come back indexed (cuda:N, mps:0), the way torch names the device of a tensor placed there."""
     spec = spec.strip().lower()
     if spec == "auto":
         spec = best_device_spec()
@@ -79,6 +81,8 @@ def resolve_device(spec: str) -> torch.device:
         raise ConfigError("device", f"{spec!r} is not a device name; use auto, cpu, cuda:N or mps "
                                     f"(available: {_available()})") from None
     if device.type == "cpu":
+        if device.index not in (None, 0):  # torch accepts cpu:1 and runs on the same CPU: say so instead
+            raise ConfigError("device", f"{spec} does not exist: the CPU is one device (use cpu)")
         return torch.device("cpu")
     if device.type == "cuda":
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
@@ -89,7 +93,11 @@ def resolve_device(spec: str) -> torch.device:
     if device.type == "mps":
         if not mps_available():
             raise ConfigError("device", f"mps is not available (available: {_available()})")
-        return torch.device("mps")
+        if device.index not in (None, 0):
+            raise ConfigError("device", f"{spec} does not exist: a Mac has one GPU (use mps)")
+        # indexed, as torch reports tensors ("mps:0"): a generator made for plain "mps" is refused by some
+        # ops on tensors placed there (pytorch#110820)
+        return torch.device("mps", 0)
     raise ConfigError("device", f"{spec!r} is not supported; use auto, cpu, cuda:N or mps (available: {_available()})")
 
 

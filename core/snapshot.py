@@ -52,13 +52,16 @@ class MemoryHistory:
         """Write the snapshot; returns its size in bytes."""
         import torch
 
+        from core.outputs import replace_atomically
+
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            torch.cuda.memory._dump_snapshot(str(target))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # a temporary file renamed over the target: a full disk never leaves a truncated pickle
+            replace_atomically(target, lambda temporary: torch.cuda.memory._dump_snapshot(str(temporary)))
+            return target.stat().st_size
         except OSError as exc:
-            raise UserError(f"memory snapshot: cannot write {target}: {exc}") from None
-        return target.stat().st_size
+            raise UserError(f"memory snapshot: cannot write {target}: {exc.strerror or exc}") from None
 
     def stop(self) -> None:
         if self.recording:

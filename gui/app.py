@@ -1,14 +1,18 @@
-"""`gpu-train-monitor`: opens the window; `run`, `devices` and `models` go to the headless CLI.
+"""`gpu-train-monitor`: opens the window; `run`, `find-batch-size`, `devices` and `models` go to the
+headless CLI.
 
-The window appears first and torch loads in a background thread (it takes seconds), as measured safe
-on Linux (FIELD-NOTES); on Windows torch must be imported before Qt (pytorch#166628), so it is.
+The window appears first and torch loads in a background thread (it takes seconds), which is safe on
+Linux; on Windows torch must be imported before Qt (pytorch#166628), so it is.
 `--screenshot PATH [--steps N] [run options]` runs N steps, saves a PNG of the window and exits.
+Options and error lines come from core.options, as the CLI's do; the CLI itself is imported only to run
+a headless command. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -16,25 +20,39 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.cli import COMMANDS as CLI_COMMANDS
-from core.cli import PROG, OneLineParser, add_run_options, config_from_args, user_error_line
-from core.errors import UserError
+from core.config import BOUNDS, describe_range
+from core.errors import ConfigError, UserError
+from core.options import (COMMANDS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, OneLineParser,
+                          add_run_options, config_from_args, option_message, user_error_line)
 
 SCREENSHOT_TIMEOUT_S = 600
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog=PROG, description="Open the GPU Training Monitor window. Subcommands "
-                                                  f"{', '.join(CLI_COMMANDS)} run headless (see `{PROG} run -h`).")
-    parser.add_argument("--screenshot", metavar="PATH", help="run --steps steps, save a PNG of the window, exit")
-    parser.add_argument("--steps", type=int, default=30, help="steps to run in screenshot mode (default: 30)")
+                                                  f"{', '.join(COMMANDS)} run headless (see `{PROG} run -h`).")
+    parser.add_argument("--screenshot", metavar="PATH", help="run --steps steps, save a PNG of the window, exit "
+                                                            "(exit 0 saved, 1 the run failed, 2 bad input or not saved)")
+    parser.add_argument("--steps", type=int, default=30,
+                        help=f"steps to run in screenshot mode ({describe_range('max_steps')}; default: 30)")
     add_run_options(parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The console script: the window, or a headless command; Ctrl+C at any point exits 130 quietly."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # e.g. while Qt or torch is still importing
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] in CLI_COMMANDS:
+    if args_list and args_list[0] in COMMANDS:
+        # The entry point for the headless commands: the only place the window's module loads the CLI,
+        # and only when one was asked for (a lazy import, not a dependency of the window).
         from core.cli import main as cli_main
 
         return cli_main(args_list)
@@ -42,18 +60,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = config_from_args(args)
         if args.screenshot:
-            if args.steps < 1:
-                raise UserError("--steps: must be an integer from 1")
+            if not 1 <= args.steps <= BOUNDS["max_steps"].maximum:
+                raise ConfigError("steps", f"must be {describe_range('max_steps')}, got {args.steps}")
             config = config.replace(max_steps=args.steps)
+            from core.outputs import check_output_path
+
+            check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains
     except UserError as exc:
         print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
-        return 2
+        return EXIT_USER_ERROR
     return run_window(config if _any_run_option(args) or args.screenshot else None, args.screenshot)
 
 
 def _any_run_option(args: argparse.Namespace) -> bool:
-    from core.config import BOUNDS
-
     return any(getattr(args, field, None) is not None for field in BOUNDS)
 
 
@@ -167,9 +186,21 @@ def run_window(config, screenshot: str | None = None) -> int:
     threading.Thread(target=import_torch, name="import-torch", daemon=True).start()
 
     exit_code = [0]
+    _end_on_signals(app, window, exit_code)
     if screenshot:
+        finished: list = []  # the run's RunFinished, to tell bad input (exit 2) from a failed run (1)
+
+        def remember(event: object) -> None:
+            from core.events import RunFinished  # torch has loaded by the time a run reports
+
+            if isinstance(event, RunFinished):
+                finished.append(event)
+
+        window.controller.event.connect(remember)
+
         def save(state: str) -> None:
-            QTimer.singleShot(400, lambda: _save_screenshot(window, screenshot, app, state))
+            QTimer.singleShot(400, lambda: _save_screenshot(window, screenshot, app, state,
+                                                            finished[-1] if finished else None))
 
         def give_up() -> None:
             print(f"{PROG}: error: the screenshot run did not finish within {SCREENSHOT_TIMEOUT_S} s", file=sys.stderr)
@@ -183,20 +214,63 @@ def run_window(config, screenshot: str | None = None) -> int:
     return exit_code[0] or code
 
 
-def _save_screenshot(window, path: str, app, state: str = "finished") -> None:
+def _end_on_signals(app, window, exit_code: list[int]) -> None:
+    """Ctrl+C (130) and SIGTERM (143) close the window the way its close button does (a run is stopped
+    first); a second one exits at once. Python runs signal handlers only between bytecodes, so a timer
+    gives it some while Qt's event loop waits."""
+    from PySide6.QtCore import QTimer
+
+    def on_signal(signum: int, frame) -> None:
+        code = EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_TERMINATED
+        if exit_code[0] in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # the second one: no more waiting
+            sys.stderr.flush()
+            os._exit(code)
+        exit_code[0] = code
+        print(f"\n{PROG}: {'interrupted' if code == EXIT_INTERRUPTED else 'terminated'}: closing", file=sys.stderr)
+        window.close()  # the last window closed ends the event loop; a running step may delay that
+        if not window.isVisible():
+            app.exit(code)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, on_signal)
+    ticker = QTimer(app)
+    ticker.timeout.connect(lambda: None)
+    ticker.start(200)
+
+
+def _save_screenshot(window, path: str, app, state: str = "finished", finished=None) -> None:
+    """Save the window as a PNG (atomically). Exit 0 when saved after a finished run, 1 when the run did not
+    finish, 2 for bad input or a PNG that could not be saved: the CLI's codes."""
+    from core.outputs import replace_atomically
+
     window.loss_plot.refresh()
     window.memory_plot.refresh()
     image = window.grab()
-    ok = image.save(path)
-    if ok:
+
+    def write(target: Path) -> None:
+        if not image.save(str(target), "PNG"):
+            raise OSError(f"Qt could not write a PNG to {target}")
+
+    try:
+        replace_atomically(path, write)
+        ok = True
         print(f"saved a {image.width()}x{image.height()} screenshot to {path}")
-    else:
-        print(f"{PROG}: error: could not write {path}", file=sys.stderr)
-    if state != "finished":  # the picture is kept (it shows the error), but the run did not succeed
+    except OSError as exc:
+        ok = False
+        print(f"{PROG}: error: --screenshot: could not save to {path} ({exc.strerror or exc})", file=sys.stderr)
+    code = 0
+    if finished is not None and finished.status == "failed" and finished.user_error:
+        # the picture is kept (it shows the error), but the input was bad: the CLI's line and exit code
+        print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
+        code = EXIT_USER_ERROR
+    elif state != "finished":  # the picture is kept (it shows the error), but the run did not succeed
         last = window.log.lines()[-1] if window.log.lines() else ""
         print(f"{PROG}: error: the screenshot run ended {state}: {last}", file=sys.stderr)
+        code = 1
+    if not ok:
+        code = EXIT_USER_ERROR
     window.close()
-    app.exit(0 if ok and state == "finished" else 1)
+    app.exit(code)
 
 
 def _process_start_time() -> float:

@@ -1,0 +1,97 @@
+"""Command-line options read from the bounds tables, and how errors become one line.
+
+Shared by the headless CLI (core.cli) and the window's entry point (gui.app), so the window never
+imports the CLI. Importing this module loads neither torch nor Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import NoReturn
+
+from core.config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
+from core.errors import ConfigError, UserError
+
+PROG = "gpu-train-monitor"
+COMMANDS = ("run", "devices", "models", "find-batch-size")
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl+C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+EXIT_CODES = {"completed": 0, "stopped": EXIT_INTERRUPTED, "diverged": 1, "oom": 1, "failed": 1}
+EXIT_CODES_HELP = (f"exit codes: 0 completed; 1 diverged, out of memory or failed (or stdout was closed); "
+                   f"{EXIT_USER_ERROR} bad input, or a result file that could not be saved (the result is "
+                   f"still printed); {EXIT_INTERRUPTED} stopped by Ctrl+C; {EXIT_TERMINATED} stopped by SIGTERM")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports bad input as one line (no usage block), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def option_name(field: str) -> str:
+    """The option a field is typed as: 'batch_size' -> '--batch-size'."""
+    return "--" + field.replace("_", "-")
+
+
+def _help(name: str, bound: Bound) -> str:
+    return f"{bound.help} ({describe_range(name)}; default: {bound.default})"
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """One option per RunConfig field, typed and documented from BOUNDS (ranges are checked by RunConfig)."""
+    group = parser.add_argument_group("run options")
+    for field, bound in BOUNDS.items():
+        flag = option_name(field)
+        if bound.kind is bool:
+            group.add_argument(flag, dest=field, action=argparse.BooleanOptionalAction, default=None,
+                               help=_help(field, bound))
+        else:
+            group.add_argument(flag, dest=field, type=bound.kind, default=None, metavar=field.upper(),
+                               help=_help(field, bound))
+
+
+def add_finder_options(parser: argparse.ArgumentParser) -> None:
+    """find-batch-size's --margin, --start and --max-batch from FINDER_BOUNDS (checked by the finder)."""
+    group = parser.add_argument_group("search options")
+    for name, bound in FINDER_BOUNDS.items():
+        group.add_argument(option_name(name), dest=name, type=bound.kind, default=bound.default,
+                           metavar=name.upper(), help=_help(name, bound))
+
+
+def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -> RunConfig:
+    """The RunConfig the options describe; unset options keep `base`'s values (the defaults)."""
+    changes = {field: getattr(args, field) for field in BOUNDS if getattr(args, field, None) is not None}
+    return (base or RunConfig()).replace(**changes) if changes else (base or RunConfig())
+
+
+def parse_bytes(text: str) -> int:
+    """'80GB', '7.5GiB', '512MB', '8e9' -> bytes (decimal units unless the i says binary)."""
+    units = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+             "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+    match = re.fullmatch(r"\s*([0-9.eE+]+)\s*([a-zA-Z]*)\s*", text)
+    try:
+        value = float(match.group(1)) * units[match.group(2).lower()] if match else -1.0
+    except (ValueError, KeyError):
+        value = -1.0
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size: use bytes or a unit, e.g. 80GB, 7.5GiB, 8e9")
+    return int(value)
+
+
+def option_message(field: str | None, message: str) -> str:
+    """'batch_size: must be ...' naming `field` -> '--batch-size: must be ...', the option the user typed.
+
+    `field` comes from the error itself (ConfigError.field, RunFinished.error_field), never from parsing
+    the text; without one the message is shown as it is."""
+    if not field:
+        return message
+    prefix = f"{field}: "
+    return f"{option_name(field)}: {message[len(prefix):] if message.startswith(prefix) else message}"
+
+
+def user_error_line(exc: UserError) -> str:
+    """What follows 'gpu-train-monitor: error: ' for a user error: the option for a config error."""
+    return option_message(exc.field if isinstance(exc, ConfigError) else None, str(exc))
