@@ -65,6 +65,7 @@ from torch.utils.data import DataLoader
 
 from core.batches import ResidentBatches, StreamBatches
 from core.preprocess import DevicePreprocess
+from core.step import build_optimizer
 from core.config import RunConfig
 from core.datasets.synthetic import make_synthetic
 from core.datasets.types import DatasetSplits
@@ -374,8 +375,9 @@ def run_bare(config: RunConfig, splits: DatasetSplits, device: torch.device) -> 
     preprocess = DevicePreprocess(splits, device, spec.in_channels, spec.input_size, channels_last=False,
                                   flip=True, generator=gen)
     batches = ResidentBatches(splits, device, config.batch_size, preprocess, gen).train_epoch()
-    optimizer = torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum,
-                                weight_decay=config.weight_decay)
+    # the session's optimizer as the recipe builds it (fused on CUDA), so both loops do the same work
+    optimizer = build_optimizer(model, "sgd", config.lr, config.momentum, config.weight_decay,
+                                fused=device.type == "cuda")
     clock = StepClock(device)
     clock.mark()  # step 0
     ticks = [cpu_ticks()] if device.type == "cpu" else []
