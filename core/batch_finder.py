@@ -22,7 +22,7 @@ from core.config import BOUNDS, RunConfig
 from core.errors import ConfigError, UserError
 
 TRIAL_STEPS = 2
-MAX_BATCH = int(BOUNDS["batch_size"].maximum)
+MAX_BATCH = int(BOUNDS["batch_size"].maximum)  # the default --max-batch (FINDER_BOUNDS): what a run accepts
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ def measure_trial(config: RunConfig, batch_size: int, steps: int = TRIAL_STEPS) 
 def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int | None:
     import torch
 
+    from core import oom
     from core.devices import resolve_device
     from core.memory import MemoryProbe, clear_cache
 
@@ -79,41 +80,35 @@ def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int |
     probe.reset_peak()
     failed = False
     try:
-        trainer, images, labels = _trial_parts(config, batch_size, device)
+        trainer, images, labels = trial_parts(config, batch_size, device)
         for _ in range(steps):
             trainer.step(images, labels)
         peak = probe.sample().peak_allocated_bytes
-    except (torch.OutOfMemoryError, RuntimeError) as exc:
-        from core.session import is_out_of_memory
-
-        if not is_out_of_memory(exc):
+    except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
+        if not oom.is_out_of_memory(exc):
             raise
         failed = True
     # recover outside the except block: the exception's frames hold the trial's tensors
     trainer = images = labels = None  # noqa: F841
-    gc.collect()
-    clear_cache(device)
+    oom.release(device)
     return None if failed else peak + _resident_data_bytes(config, device)
 
 
-def _trial_parts(config: RunConfig, batch_size: int, device):
-    """A model, optimizer and one batch like the real run's (random values: memory depends on shapes)."""
+def trial_parts(config: RunConfig, batch_size: int, device):
+    """The run's own trainer (`core.recipe.build_trainer`) and one batch shaped like the run's (random
+    values: memory depends on shapes)."""
     import torch
 
     from core.datasets import dataset_shape
-    from core.devices import amp_dtype
-    from core.models import build_model, model_spec
-    from core.step import Trainer, build_optimizer
+    from core.models import model_spec
+    from core.recipe import build_trainer
 
     channels, height, width, classes, _ = dataset_shape(config)
     spec = model_spec(config.model, channels)
     side = max(height, spec.input_size or 0), max(width, spec.input_size or 0)
     torch.manual_seed(config.seed)
+    trainer = build_trainer(config, device, spec.in_channels, classes)
     fmt = torch.channels_last if config.channels_last else torch.contiguous_format
-    model = build_model(config.model, classes, spec.in_channels).to(device, memory_format=fmt)
-    optimizer = build_optimizer(model, config.optimizer, config.lr, config.momentum, config.weight_decay)
-    trainer = Trainer(model, optimizer, torch.amp.GradScaler(device.type, enabled=config.amp == "fp16"),
-                      device.type, amp_dtype(config.amp))
     images = torch.randn(batch_size, spec.in_channels, *side, device=device).contiguous(memory_format=fmt)
     labels = torch.randint(0, classes, (batch_size,), device=device)
     return trainer, images, labels
@@ -133,12 +128,32 @@ def _resident_data_bytes(config: RunConfig, device) -> int:
 
 
 def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> int | None:
+    """Run one trial as `core.batch_trial` in a child process that never outlives this one.
+
+    Two guards: the finally below kills the child whenever this call unwinds (Ctrl+C, the CLI's SIGTERM,
+    an error); on Linux the child also asks the kernel for SIGKILL when its parent dies (PR_SET_PDEATHSIG),
+    which covers a SIGKILL of this process. The child sets that itself, not through preexec_fn, which is
+    unsafe in a process with threads (the window runs the finder in one)."""
+    import os
+
     request = json.dumps({"config": config.to_dict(), "batch_size": batch_size, "steps": steps})
+    bootstrap = ("import ctypes, os, runpy, sys\n"
+                 "if sys.platform.startswith('linux'):\n"
+                 "    ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG = 1, SIGKILL = 9\n"
+                 f"    if os.getppid() != {os.getpid()}:  # the parent died before the line above ran\n"
+                 "        os._exit(1)\n"
+                 "runpy.run_module('core.batch_trial', run_name='__main__', alter_sys=True)\n")
+    proc = subprocess.Popen([sys.executable, "-c", bootstrap], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
-        proc = subprocess.run([sys.executable, "-m", "core.batch_trial"], input=request, capture_output=True,
-                              text=True, timeout=3600)
+        stdout, stderr = proc.communicate(request, timeout=3600)
     except subprocess.TimeoutExpired:
         raise UserError(f"the batch-size trial at {batch_size} took over an hour; try a smaller --max-batch") from None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    proc = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     if proc.returncode != 0:
         if proc.returncode in (3, -9, 137) or "MemoryError" in proc.stderr:
             return None  # the trial process ran out of memory (or the kernel's OOM killer ended it)
@@ -159,11 +174,16 @@ def default_capacity(config: RunConfig) -> int:
 
 
 def check_search_options(margin: float, start: int, max_batch: int) -> None:
-    """ConfigError for a margin or batch bounds the search cannot use (checked before any trial runs)."""
-    if not 0.0 <= margin < 1.0:
-        raise ConfigError("margin", f"must be a number from 0 to 0.99, got {margin}")
-    if start < 1 or max_batch < start:
-        raise ConfigError("start", f"must be from 1 to the largest batch ({max_batch}), got {start}")
+    """ConfigError for a margin or batch bounds the search cannot use (checked before any trial runs).
+
+    The ranges are FINDER_BOUNDS': a --max-batch above what `run --batch-size` accepts would answer a
+    batch size that the run then refuses."""
+    from core.config import validate_field
+
+    validate_field("margin", margin)
+    validate_field("max_batch", max_batch)
+    if isinstance(start, bool) or not isinstance(start, int) or not 1 <= start <= max_batch:
+        raise ConfigError("start", f"must be an integer from 1 to the largest batch ({max_batch}), got {start!r}")
 
 
 def find_batch_size(config: RunConfig, capacity: int | None = None, margin: float = 0.1, start: int = 1,

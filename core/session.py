@@ -28,7 +28,7 @@ from core.config import RunConfig
 from core.controls import RunControls
 from core.devices import cpu_name, resolve_device
 from core.errors import ConfigError, UserError
-from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
+from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, Observer,
                          OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
 from core.memory import MemoryProbe, clear_cache, has_cache
 from core.models import count_parameters

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
+
+from core.outputs import write_json
 
 STATUSES = ("completed", "stopped", "diverged", "oom", "failed")
 
@@ -26,11 +28,21 @@ class RunSummary:
     peak_allocated_bytes: int
     peak_reserved_bytes: int  # 0 where the device has no caching allocator
     peak_rss_bytes: int
-    config: dict[str, Any]
-    memory_breakdown: dict[str, int] | None = None
+    config: Mapping[str, Any]  # as run: device and placement resolved, batch_size the one in force at the end
+    memory_breakdown: Mapping[str, int] | None = None
+    batch_size: int = 0  # in force at the end (smaller than requested after an out-of-memory shrink)
+    batch_size_changes: tuple[Mapping[str, int], ...] = ()  # {"step", "from", "to"} per out-of-memory shrink
+    skipped_samples: int = 0  # training images of the planned epochs left out after a shrink (remainders)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Plain JSON-ready values (read-only mappings become ordinary dicts and lists)."""
+        values = dataclasses.asdict(self)
+        values["config"] = dict(self.config)
+        values["memory_breakdown"] = None if self.memory_breakdown is None else dict(self.memory_breakdown)
+        values["batch_size_changes"] = [dict(change) for change in self.batch_size_changes]
+        return values
 
     def write_json(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, allow_nan=True) + "\n", encoding="utf-8")
+        """Strict JSON, written atomically: NaN/inf (a diverged run's losses) become null, which every JSON
+        reader accepts; a full disk leaves the previous file, never a truncated one (OSError then)."""
+        write_json(path, self.to_dict())
