@@ -36,8 +36,9 @@ def load_imagefolder(root: Path, image_size: int = 32, val_fraction: float = 0.1
 
     Without a train/val pair, a seeded random `val_fraction` of the images (at least one when there
     are two or more) is held out; with only `root/train`, that folder is split the same way.
-    Entries left out (FIFOs and other non-regular files, broken links, links back into the folder)
-    are reported in one `UserWarning`.
+    At least two classes are needed. Entries left out (FIFOs and other non-regular files, broken links,
+    links back into the folder) are reported in one `UserWarning`. 16-bit images keep their top 8 bits,
+    float images in 0..1 are scaled by 255 and others are stretched to 0..255 (details: `_to_rgb`).
     """
     if image_size < 1:
         raise ValueError(f"image_size must be at least 1, got {image_size}")
@@ -80,10 +81,10 @@ def _read_layout(root: Path, val_fraction: float, seed: int) -> _Layout:
         raise ValueError(f"val_fraction must be between 0 and 1, got {val_fraction}")
     info = _stat(root)
     if info is None or not stat.S_ISDIR(info.st_mode):
-        raise DatasetError(f"image folder {root} does not exist" if info is None else f"image folder {root} is not a folder")
+        raise DatasetError(f"image folder {root} {'does not exist' if info is None else 'is not a folder'}")
     train_dir, val_dir = root / "train", root / "val"
     if _is_dir(train_dir) and _is_dir(val_dir):
-        classes = _classes(train_dir)
+        sources, classes = [train_dir, val_dir], _classes(train_dir)
         val_classes = _classes(val_dir)
         if val_classes != classes:
             only_train, only_val = sorted(set(classes) - set(val_classes)), sorted(set(val_classes) - set(classes))
@@ -91,14 +92,16 @@ def _read_layout(root: Path, val_fraction: float, seed: int) -> _Layout:
                 f"{train_dir} and {val_dir} must have the same class folders "
                 f"(only in train: {', '.join(only_train) or 'none'}; only in val: {', '.join(only_val) or 'none'})"
             )
-        scan = _Scan.of(root, [train_dir / name for name in classes] + [val_dir / name for name in classes])
-        train = _samples(train_dir, classes, scan)
+    else:
+        sources = [train_dir if _is_dir(train_dir) else root]
+        classes = _classes(sources[0])
+    class_dirs = [source / name for source in sources for name in classes]
+    scan = _Scan([os.path.realpath(path) for path in (root, *class_dirs)])
+    train = _samples(sources[0], classes, scan)
+    if len(sources) == 2:
         val = _samples(val_dir, classes, scan, allow_empty=True)
     else:
-        source = train_dir if _is_dir(train_dir) else root
-        classes = _classes(source)
-        scan = _Scan.of(root, [source / name for name in classes])
-        train, val = _hold_out(_samples(source, classes, scan), val_fraction, seed)
+        train, val = _hold_out(train, val_fraction, seed)
     return _Layout(classes, train, val, scan.skipped)
 
 
@@ -168,10 +171,6 @@ class _Scan:
     tree: list[str]  # real paths of the folder and its class folders; links into them add nothing
     seen: set[tuple[int, int]] = field(default_factory=set)
     skipped: list[str] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, root: Path, class_dirs: list[Path]) -> _Scan:
-        return cls(tree=[os.path.realpath(path) for path in [root, *class_dirs]])
 
     def first_visit(self, info: os.stat_result) -> bool:
         key = (info.st_dev, info.st_ino)
@@ -255,7 +254,8 @@ def _os_error(path: Path, error: OSError) -> DatasetError:
     """A message that names the path and says what is wrong with it, for an error from the file system."""
     text = str(path) if len(str(path)) <= 300 else f"{str(path)[:150]}...{str(path)[-100:]}"
     if error.errno == errno.ELOOP:
-        return DatasetError(f"{text} is a symbolic link that loops (it leads back to itself): remove it or point it at a real folder")
+        return DatasetError(f"{text} is a symbolic link that loops (it leads back to itself): "
+                            "remove it or point it at a real folder")
     if error.errno == errno.ENAMETOOLONG:
         return DatasetError(f"path too long for the file system ({len(str(path))} characters): {text}")
     if error.errno in (errno.EACCES, errno.EPERM):
@@ -332,20 +332,15 @@ def _int_to_8bit(values: np.ndarray) -> np.ndarray:
 
 def _float_to_8bit(values: np.ndarray) -> np.ndarray:
     finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return np.zeros(values.shape, dtype=np.uint8)
-    low, high = float(finite.min()), float(finite.max())
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
     values = np.clip(np.nan_to_num(values, nan=low, posinf=high, neginf=low), low, high)
-    if low >= 0.0 and high <= 1.0:
-        return np.rint(values * 255.0).astype(np.uint8)
-    return _stretch(values)
+    return np.rint(values * 255.0).astype(np.uint8) if low >= 0.0 and high <= 1.0 else _stretch(values)
 
 
 def _stretch(values: np.ndarray) -> np.ndarray:
     low, high = float(values.min()), float(values.max())
-    if high <= low:
-        return np.zeros(values.shape, dtype=np.uint8)
-    return np.rint((values - low) * (255.0 / (high - low))).astype(np.uint8)
+    scale = 255.0 / (high - low) if high > low else 0.0  # a flat image becomes black
+    return np.rint((values - low) * scale).astype(np.uint8)
 
 
 def _channel_stats(images: torch.Tensor) -> tuple[tuple[float, ...], tuple[float, ...]]:
