@@ -108,6 +108,7 @@ def run_window(config, screenshot: str | None = None) -> int:
     if problem:
         print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2
+    pending = _deferred_signals()
     if sys.platform == "win32":
         import torch  # noqa: F401 - before Qt on Windows (c10.dll load order)
     from PySide6.QtCore import QObject, QSettings, QTimer, Signal, Slot
@@ -119,6 +120,9 @@ def run_window(config, screenshot: str | None = None) -> int:
 
     import pyqtgraph as pg
 
+    if pending:  # Ctrl+C or SIGTERM while Qt loaded: no window to open
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED if pending[0] == signal.SIGINT else EXIT_TERMINATED
     pg.setConfigOptions(background="w", foreground="k")  # plots match the light widgets around them
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("GPU Training Monitor")
@@ -186,7 +190,7 @@ def run_window(config, screenshot: str | None = None) -> int:
     threading.Thread(target=import_torch, name="import-torch", daemon=True).start()
 
     exit_code = [0]
-    _end_on_signals(app, window, exit_code)
+    _end_on_signals(app, window, exit_code, pending)
     if screenshot:
         finished: list = []  # the run's RunFinished, to tell bad input (exit 2) from a failed run (1)
 
@@ -211,14 +215,29 @@ def run_window(config, screenshot: str | None = None) -> int:
         window.run_ended.connect(save)
         QTimer.singleShot(SCREENSHOT_TIMEOUT_S * 1000, give_up)
     code = app.exec()
+    if _in_main_thread():  # the window is gone: signals act as they do before a window opens
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return exit_code[0] or code
 
 
-def _end_on_signals(app, window, exit_code: list[int]) -> None:
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()  # signal.signal works only there
+
+
+def _end_on_signals(app, window, exit_code: list[int], pending: list[int]) -> None:
     """Ctrl+C (130) and SIGTERM (143) close the window the way its close button does (a run is stopped
-    first); a second one exits at once. Python runs signal handlers only between bytecodes, so a timer
-    gives it some while Qt's event loop waits."""
+    first); a second one exits at once. `pending` holds signals that came while Qt was loading.
+
+    The close is queued, not done in the handler: a handler runs between any two bytecodes, e.g. in a
+    slot just before it starts a run, which must not start after the window closed. Python runs
+    handlers only when it runs code, so a timer gives it some while Qt's event loop waits."""
     from PySide6.QtCore import QTimer
+
+    def close() -> None:
+        window.close()  # the last window closed ends the event loop; a running step may delay that
+        if not window.isVisible():
+            app.exit(exit_code[0])
 
     def on_signal(signum: int, frame) -> None:
         code = EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_TERMINATED
@@ -227,15 +246,26 @@ def _end_on_signals(app, window, exit_code: list[int]) -> None:
             os._exit(code)
         exit_code[0] = code
         print(f"\n{PROG}: {'interrupted' if code == EXIT_INTERRUPTED else 'terminated'}: closing", file=sys.stderr)
-        window.close()  # the last window closed ends the event loop; a running step may delay that
-        if not window.isVisible():
-            app.exit(code)
+        QTimer.singleShot(0, close)
 
+    if not _in_main_thread():
+        return
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, on_signal)
     ticker = QTimer(app)
     ticker.timeout.connect(lambda: None)
     ticker.start(200)
+    for signum in pending:
+        on_signal(signum, None)
+
+
+def _deferred_signals() -> list[int]:
+    """Record Ctrl+C and SIGTERM instead of raising while Qt's modules load: interrupting a C extension
+    while it initialises can abort the interpreter. The list fills as signals come."""
+    pending: list[int] = []
+    for signum in (signal.SIGINT, signal.SIGTERM) if _in_main_thread() else ():
+        signal.signal(signum, lambda received, frame: pending.append(received))
+    return pending
 
 
 def _save_screenshot(window, path: str, app, state: str = "finished", finished=None) -> None:

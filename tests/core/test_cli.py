@@ -286,3 +286,78 @@ def test_options_become_a_config_and_unset_ones_keep_the_defaults() -> None:
     assert config == RunConfig(batch_size=16, lr=0.001, optimizer="adamw", channels_last=True, pin_memory=False,
                                max_steps=7)
     assert config_from_args(build_parser().parse_args(["run"])) == RunConfig()
+
+
+# --- find-batch-size options come from FINDER_BOUNDS --------------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--max-batch", "0"], "--max-batch: must be an integer from 1 to 65536, got 0"),
+    # a larger answer would be a batch size that `run` refuses
+    (["--max-batch", "1000000000"], "--max-batch: must be an integer from 1 to 65536, got 1000000000"),
+    (["--margin", "0.995"], "--margin: must be a number from 0 to 0.99, got 0.995"),
+    (["--start", "64", "--max-batch", "32"], "--start: must be an integer from 1 to the largest batch (32), got 64"),
+])
+def test_find_batch_size_search_options_name_themselves_before_searching(
+        capsys: pytest.CaptureFixture[str], args: list[str], expected: str) -> None:
+    code = main(["find-batch-size", *FAST, *args])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"gpu-train-monitor: error: {expected}"]  # no "searching" line before it
+
+
+def test_find_batch_size_help_shows_the_finder_ranges_and_defaults() -> None:
+    text = " ".join(cli("find-batch-size", "--help").stdout.split())
+    assert "fraction of the capacity kept free (a number from 0 to 0.99; default: 0.1)" in text
+    assert "largest batch size tried (an integer from 1 to 65536; default: 65536)" in text
+    assert "first batch size tried (an integer from 1 to 65536; default: 1)" in text
+    assert "143 stopped by SIGTERM" in text
+
+
+# --- configuration errors name the option from the error's field, not its text -------------------------
+
+
+class FailingSession:
+    """A TrainingSession stand-in whose run ends with a configuration error the session reported."""
+
+    error_field: str | None = None
+    message = ""
+
+    def __init__(self, config: RunConfig, observers: list, snapshot_path: str | None = None) -> None:
+        pass
+
+    def request_stop(self) -> None:
+        pass
+
+    def run(self) -> object:
+        summary = type("Summary", (), {"to_dict": lambda self: {}})()
+        return type("Finished", (), {"status": "failed", "user_error": True, "message": self.message,
+                                     "error_field": self.error_field, "summary": summary, "step": 0})()
+
+
+@pytest.mark.parametrize(("field", "message", "expected"), [
+    ("batch_size", "batch_size: 600 is larger than the training set", "--batch-size: 600 is larger than the training set"),
+    ("device", "no prefix here", "--device: no prefix here"),  # the field, not a guess from the text
+    (None, "data_dir: looks like a field but is not one", "data_dir: looks like a field but is not one"),
+])
+def test_a_sessions_config_error_is_shown_as_the_option_its_field_names(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], field: str | None, message: str,
+        expected: str) -> None:
+    monkeypatch.setattr(FailingSession, "error_field", field)
+    monkeypatch.setattr(FailingSession, "message", message)
+    monkeypatch.setattr("core.session.TrainingSession", FailingSession)
+    code = main(["run", *FAST])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"gpu-train-monitor: error: {expected}"]
+
+
+def test_an_indexed_cpu_is_refused_naming_the_option(capsys: pytest.CaptureFixture[str]) -> None:
+    user_error_line(run_in_process(capsys, *FAST, "--device", "cpu:1"),
+                    "--device: cpu:1 does not exist: the CPU is one device (use cpu)")
+
+
+def test_an_upper_case_device_is_the_same_device(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_in_process(capsys, *FAST, "--device", "CPU", "--batch-size", "32", "--max-steps", "1")
+    assert result.returncode == 0, result.stderr
+    assert "device      cpu (" in result.stdout

@@ -138,3 +138,26 @@ def test_describe_range_reads_the_table() -> None:
     assert describe_range("channels_last") == "true or false"
     assert describe_range("momentum") == "a number from 0 to 0.999"
 
+
+
+def test_finder_options_have_their_bounds_in_the_table_and_batches_stay_runnable() -> None:
+    from core.config import FINDER_BOUNDS
+
+    assert set(FINDER_BOUNDS) == {"margin", "start", "max_batch"}
+    assert not set(FINDER_BOUNDS) & set(BOUNDS)  # one namespace: validate_field takes either
+    # the finder may only answer a batch size that `run --batch-size` accepts
+    assert FINDER_BOUNDS["max_batch"].maximum == BOUNDS["batch_size"].maximum == FINDER_BOUNDS["max_batch"].default
+    assert FINDER_BOUNDS["start"].maximum == BOUNDS["batch_size"].maximum
+    assert describe_range("margin") == "a number from 0 to 0.99"
+    assert describe_range("max_batch") == "an integer from 1 to 65536"
+    for name, bound in FINDER_BOUNDS.items():
+        assert validate_field(name, bound.default) == bound.default
+
+
+@pytest.mark.parametrize(("name", "value"), [("margin", 1.0), ("margin", float("nan")), ("max_batch", 0),
+                                             ("max_batch", 65537), ("start", 0)])
+def test_finder_options_out_of_range_name_themselves(name: str, value: float) -> None:
+    with pytest.raises(ConfigError) as info:
+        validate_field(name, value)
+    assert info.value.field == name
+    assert describe_range(name) in str(info.value)

@@ -32,7 +32,38 @@ def test_every_cuda_device_and_mps_are_listed_when_present() -> None:
 def test_auto_picks_the_fastest_device_present() -> None:
     expected = "cuda:0" if torch.cuda.is_available() else ("mps" if mps_available() else "cpu")
     assert best_device_spec() == expected
-    assert resolve_device("auto") == torch.device(expected)
+    assert resolve_device("auto") == torch.device("mps:0" if expected == "mps" else expected)
+
+
+@pytest.mark.parametrize("spec", ["cpu:1", "CPU:3"])
+def test_an_indexed_cpu_is_refused_because_the_cpu_is_one_device(spec: str) -> None:
+    # torch accepts cpu:1 and would train on the one CPU anyway: the user meant something else
+    with pytest.raises(ConfigError) as info:
+        resolve_device(spec)
+    assert info.value.field == "device"
+    assert str(info.value) == f"device: {spec.lower()} does not exist: the CPU is one device (use cpu)"
+
+
+def test_cpu_0_is_the_cpu() -> None:
+    assert resolve_device("cpu:0") == torch.device("cpu")
+
+
+@pytest.mark.parametrize("spec", ["mps", "MPS", "mps:0", "auto"])
+def test_mps_resolves_to_an_indexed_device_so_tensors_and_generators_agree(monkeypatch: pytest.MonkeyPatch,
+                                                                            spec: str) -> None:
+    # a tensor on Apple's GPU reports "mps:0"; a Generator made for a plain "mps" is refused by some ops
+    # on it (pytorch#110820). No Mac here: the availability check is replaced.
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr("core.devices.mps_available", lambda: True)
+    device = resolve_device(spec)
+    assert device == torch.device("mps", 0)
+    assert str(device) == "mps:0" and device.index == 0
+
+
+def test_a_second_apple_gpu_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("core.devices.mps_available", lambda: True)
+    with pytest.raises(ConfigError, match=r"device: mps:1 does not exist: a Mac has one GPU \(use mps\)"):
+        resolve_device("mps:1")
 
 
 @pytest.mark.parametrize("spec", ["cpu", " CPU ", "Cpu"])
@@ -60,7 +91,7 @@ def test_cuda_without_an_index_needs_a_gpu() -> None:
 
 def test_mps_resolves_only_where_apple_gpus_exist() -> None:
     if mps_available():
-        assert resolve_device("mps") == torch.device("mps")
+        assert resolve_device("mps") == torch.device("mps", 0)
     else:
         with pytest.raises(ConfigError, match="mps is not available"):
             resolve_device("mps")

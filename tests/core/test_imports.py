@@ -7,6 +7,7 @@ process's sys.modules would prove nothing.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -40,3 +41,22 @@ def test_the_config_loads_without_torch_so_the_window_can_build_its_form_first()
         "import json, sys\nimport core.config, core.errors\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision', 'numpy'))))"))
     assert loaded == []
+
+
+def _loaded_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
+    """Modules starting with one of `prefixes` that a fresh interpreter has loaded after `imports`."""
+    code = (f"import json, sys\n{imports}\n"
+            f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180,
+                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_window_does_not_load_the_cli() -> None:
+    # gui.app shares core.options with the CLI; only a headless subcommand loads core.cli
+    assert _loaded_after("import gui.app, gui.main_window", ("core.cli",)) == []
+
+
+def test_the_batch_finder_does_not_load_the_training_session() -> None:
+    assert _loaded_after("import core.batch_finder", ("core.session",)) == []

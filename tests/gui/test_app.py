@@ -6,10 +6,13 @@ import ast
 import json
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from gui.app import main
 
@@ -55,7 +58,10 @@ def test_screenshot_mode_writes_a_png_of_the_whole_window(tmp_path):
 def test_screenshot_mode_rejects_bad_options_with_exit_code_2(capsys, tmp_path):
     path = tmp_path / "x.png"
     assert main(["--screenshot", str(path), "--steps", "0"]) == 2
-    assert "--steps" in capsys.readouterr().err
+    assert capsys.readouterr().err == ("gpu-train-monitor: error: --steps: must be an integer from 1 to "
+                                       "100000000, got 0\n")
+    assert main(["--screenshot", str(path), "--steps", "100000001"]) == 2  # --steps, the option typed
+    assert capsys.readouterr().err.startswith("gpu-train-monitor: error: --steps: must be an integer from 1")
     assert main(["--screenshot", str(path), "--batch-size", "0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gpu-train-monitor: error: --batch-size: must be an integer from 1 to 65536")
@@ -133,3 +139,69 @@ def test_no_core_module_imports_qt_even_inside_a_function():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in QT_MODULES]
     assert offenders == []
+
+
+def test_screenshot_path_is_checked_before_a_window_opens(capsys, tmp_path):
+    assert main(["--screenshot", str(tmp_path), "--steps", "1"]) == 2
+    assert capsys.readouterr().err == f"gpu-train-monitor: error: --screenshot: {tmp_path} is a folder; give a file name\n"
+    assert main(["--screenshot", str(tmp_path / "missing" / "x.png")]) == 2
+    assert "--screenshot: the folder for" in capsys.readouterr().err
+    assert main(["--screenshot", "/proc/x.png"]) == 2  # nothing can be created there, not even by root
+    assert capsys.readouterr().err.startswith("gpu-train-monitor: error: --screenshot: cannot write to /proc/x.png")
+
+
+def test_screenshot_run_refusing_its_input_exits_2_naming_the_option(tmp_path):
+    # found by the session once torch is up, as the CLI finds it: the same line and exit code
+    path = tmp_path / "shot.png"
+    result = run_python(["-m", "gui", "--screenshot", str(path), "--steps", "2", "--model", "tiny-cnn",
+                         "--device", "cpu:1", "--synthetic-samples", "256", "--batch-size", "32"])
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "gpu-train-monitor: error: --device: cpu:1 does not exist: the CPU is one device (use cpu)" in \
+        result.stderr.splitlines()
+
+
+def _start_window(*args: str, python_options: tuple[str, ...] = ()) -> subprocess.Popen:
+    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen([sys.executable, *python_options, "-m", "gui", *args], cwd=REPO, env=environment,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_line(process: subprocess.Popen, pattern: str) -> None:
+    lines = []
+    while True:
+        line = process.stderr.readline()
+        assert line, f"exited before {pattern!r}: {''.join(lines[-20:])}"
+        lines.append(line)
+        if re.search(pattern, line):
+            return
+
+
+def test_ctrl_c_while_qt_is_importing_exits_130_quietly():
+    process = _start_window(python_options=("-X", "importtime"))
+    try:
+        _wait_for_line(process, r"\|\s+PySide6\.")  # a PySide6 submodule done: still importing
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, stderr[-2000:]
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_closes_the_window_during_a_run(tmp_path, signum, code):
+    process = _start_window("--screenshot", str(tmp_path / "shot.png"), "--steps", "100000", "--model", "tiny-cnn",
+                            "--device", "cpu", "--synthetic-samples", "2560", "--batch-size", "8")
+    try:
+        _wait_for_line(process, r"PyTorch ready after")  # the run starts right after this line
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == code, stderr[-2000:]
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
