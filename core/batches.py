@@ -28,6 +28,7 @@ from core.datasets.types import DatasetSplits, ImageSplit
 from core.preprocess import DevicePreprocess
 
 Batch = tuple[torch.Tensor, torch.Tensor]
+Note = tuple[str, str]  # (level: "info" or "warning", text), for the run's log
 
 
 class BatchEpoch(Protocol):
@@ -46,7 +47,7 @@ class BatchSource(Protocol):
 
     placement: str
     batch_size: int
-    notes: tuple[str, ...]  # what the source changed from the request, said once at the start
+    notes: tuple[Note, ...]  # what the source changed from the request, said once at the start
 
     def steps_per_epoch(self) -> int: ...
     def train_epoch(self) -> BatchEpoch: ...
@@ -58,7 +59,7 @@ class ResidentBatches:
     """The dataset lives on the device; shuffling, augmentation and normalisation run there too."""
 
     placement = "resident"
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     def __init__(self, splits: DatasetSplits, device: torch.device, batch_size: int,
                  preprocess: DevicePreprocess, generator: torch.Generator) -> None:
@@ -124,7 +125,7 @@ class _ResidentEpoch:
         return batch
 
 
-def transfer_policy(device_type: str, pin_memory: bool, non_blocking: bool) -> tuple[bool, bool, tuple[str, ...]]:
+def transfer_policy(device_type: str, pin_memory: bool, non_blocking: bool) -> tuple[bool, bool, tuple[Note, ...]]:
     """(pin, non_blocking, notes) for copying batches to `device_type`.
 
     Pinned host memory only helps copies to a CUDA GPU. An asynchronous copy is safe only from pinned
@@ -133,25 +134,25 @@ def transfer_policy(device_type: str, pin_memory: bool, non_blocking: bool) -> t
     """
     pin = pin_memory and device_type == "cuda"
     asynchronous = non_blocking and pin
-    notes: list[str] = []
+    notes: list[Note] = []
     if pin_memory and device_type == "cpu":
-        notes.append("pin_memory has no effect on the CPU; it is ignored")
+        notes.append(("info", "pin_memory has no effect on the CPU; it is ignored"))
     if non_blocking and device_type == "mps":
-        notes.append("non_blocking is ignored on MPS: asynchronous copies from pageable memory can corrupt "
-                     "batches there; batches are copied synchronously")
+        notes.append(("info", "non_blocking is ignored on MPS: asynchronous copies from pageable memory can "
+                              "corrupt batches there; batches are copied synchronously"))
     elif non_blocking and device_type == "cuda" and not pin_memory:
-        notes.append("non_blocking needs pin_memory (an asynchronous copy is only safe from pinned memory); "
-                     "batches are copied synchronously")
+        notes.append(("info", "non_blocking needs pin_memory (an asynchronous copy is only safe from pinned "
+                              "memory); batches are copied synchronously"))
     return pin, asynchronous, tuple(notes)
 
 
-def usable_workers(workers: int) -> tuple[int, tuple[str, ...]]:
+def usable_workers(workers: int) -> tuple[int, tuple[Note, ...]]:
     """Loader workers, and a note when there are more than the machine's cores (each is a process
     competing with the training for them; torch's own warning about it would repeat every epoch)."""
     cores = os.cpu_count() or 1
     if workers > cores:
-        return workers, (f"{workers} loader workers on {cores} CPU cores: they compete with training for the "
-                         f"cores; {cores} or fewer is usually faster",)
+        return workers, (("warning", f"{workers} loader workers on {cores} CPU cores: they compete with training "
+                                     f"for the cores; {cores} or fewer is usually faster"),)
     return workers, ()
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from core.batches import BatchSource, ResidentBatches, StreamBatches
+from core.batches import BatchSource, Note, ResidentBatches, StreamBatches
 from core.config import RunConfig
 from core.datasets import DatasetSplits
 from core.datasets.placement import Placement, load_placed
@@ -43,13 +43,14 @@ class RunParts:
     source: BatchSource
     trainer: Trainer
     spec: ModelSpec
+    notes: tuple[Note, ...]  # (level, text) for the run's log: placement, copies, workers, dataset readers
 
 
 def build_run(config: RunConfig, device: torch.device, free_bytes: int, generator: torch.Generator) -> RunParts:
     """Load and place the data, then build the trainer and the batch source. `generator` (on `device`)
     drives shuffling and augmentation; seeding it is the caller's."""
     check_amp(device, config.amp)  # before the data loads: a bad choice is reported at once
-    splits, placement = load_placed(config, device, free_bytes)
+    splits, placement, reader_notes = load_placed(config, device, free_bytes)
     from core.errors import ConfigError
 
     if config.batch_size > len(splits.train):
@@ -65,7 +66,10 @@ def build_run(config: RunConfig, device: torch.device, free_bytes: int, generato
     else:
         source = StreamBatches(splits, device, config.batch_size, preprocess, config.workers, config.pin_memory,
                                config.non_blocking, config.seed)
-    return RunParts(splits, placement, source, trainer, spec)
+    notes = tuple(("warning", text) for text in reader_notes)
+    if placement.note:
+        notes += (("warning", placement.note),)
+    return RunParts(splits, placement, source, trainer, spec, notes + tuple(source.notes))
 
 
 def generator_for(device: torch.device) -> torch.Generator:

@@ -137,8 +137,8 @@ class TrainingSession(RunControls):
             train_samples=len(parts.splits.train), val_samples=len(parts.splits.val),
             parameters=count_parameters(parts.trainer.model), dataset_bytes=parts.splits.nbytes,
             memory=self.probe.sample(), epochs=cfg.epoch_limit))
-        for note in ((parts.placement.note,) if parts.placement.note else ()) + tuple(source.notes):
-            self.emit(LogMessage("info" if "ignored" in note or "synchronously" in note else "warning", note))
+        for level, text in parts.notes:
+            self.emit(LogMessage(level, text))
 
     def _config_as_run(self) -> ReadOnlyDict:
         """The config with what the run resolved: device, placement, and the batch size in force."""

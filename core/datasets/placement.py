@@ -8,6 +8,7 @@ so it is generated directly where it will live.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import torch
@@ -53,8 +54,17 @@ def choose_placement(requested: str, needed: int, free: int, name: str, device: 
     return Placement(requested, needed, free)
 
 
-def load_placed(config: RunConfig, device: torch.device, free_bytes: int) -> tuple[DatasetSplits, Placement]:
-    """Load the dataset for `config` and choose its placement against `free_bytes` on `device`."""
+def load_placed(config: RunConfig, device: torch.device, free_bytes: int
+                ) -> tuple[DatasetSplits, Placement, tuple[str, ...]]:
+    """Load the dataset for `config` and choose its placement against `free_bytes` on `device`. Also
+    returns what the readers warned about (entries of an image folder left out), for the run's log."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        splits, placement = _load_placed(config, device, free_bytes)
+    return splits, placement, tuple(str(w.message) for w in caught if issubclass(w.category, UserWarning))
+
+
+def _load_placed(config: RunConfig, device: torch.device, free_bytes: int) -> tuple[DatasetSplits, Placement]:
     if config.dataset == "synthetic":
         n = config.synthetic_samples
         needed = resident_bytes(n + val_samples(n), n, CHANNELS * SIZE * SIZE)

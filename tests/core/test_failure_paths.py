@@ -241,3 +241,18 @@ def test_the_runs_config_in_events_is_read_only() -> None:
 def test_a_config_error_found_by_the_run_names_its_field() -> None:
     finished, _ = run(batch_size=TRAIN + 1)
     assert finished.status == "failed" and finished.user_error and finished.error_field == "batch_size"
+
+
+def test_entries_an_image_folder_leaves_out_reach_the_runs_log(tmp_path: Path) -> None:
+    """A broken link among the images is left out, and the run's log says so (not only stderr)."""
+    from PIL import Image
+
+    for name in ("cat", "dog"):
+        (tmp_path / name).mkdir()
+        for i in range(8):
+            Image.new("RGB", (32, 32), (40 * i, 100 if name == "cat" else 200, 0)).save(tmp_path / name / f"{i}.png")
+    (tmp_path / "cat" / "gone.png").symlink_to(tmp_path / "nowhere.png")
+    finished, events = run(dataset="imagefolder", data_dir=str(tmp_path), batch_size=4, max_steps=2)
+    assert finished.status == "completed", finished.message
+    notes = [e.text for e in of_type(events, LogMessage) if e.level == "warning"]
+    assert any("left out 1 entry" in text and "gone.png" in text for text in notes), notes

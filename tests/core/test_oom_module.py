@@ -117,13 +117,13 @@ def test_asynchronous_copies_only_from_pinned_memory_to_cuda(device: str, pin: b
     if note is None:
         assert notes == ()
     else:
-        assert len(notes) == 1 and note in notes[0]
+        assert len(notes) == 1 and note in notes[0][1] and notes[0][0] == "info"
 
 
 def test_more_workers_than_cores_is_said_once_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     workers, notes = usable_workers(64)
-    assert workers == 64 and len(notes) == 1 and "64 loader workers on 2 CPU cores" in notes[0]
+    assert workers == 64 and len(notes) == 1 and "64 loader workers on 2 CPU cores" in notes[0][1]
     assert usable_workers(2) == (2, ())
 
 
