@@ -18,11 +18,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from core.config import BOUNDS, RunConfig
+from core.config import FINDER_BOUNDS, RunConfig
 from core.errors import ConfigError, UserError
 
 TRIAL_STEPS = 2
-MAX_BATCH = int(BOUNDS["batch_size"].maximum)  # the default --max-batch (FINDER_BOUNDS): what a run accepts
 
 
 @dataclass(frozen=True)
@@ -186,8 +185,9 @@ def check_search_options(margin: float, start: int, max_batch: int) -> None:
         raise ConfigError("start", f"must be an integer from 1 to the largest batch ({max_batch}), got {start!r}")
 
 
-def find_batch_size(config: RunConfig, capacity: int | None = None, margin: float = 0.1, start: int = 1,
-                    max_batch: int = MAX_BATCH, steps: int = TRIAL_STEPS,
+def find_batch_size(config: RunConfig, capacity: int | None = None,
+                    margin: float = FINDER_BOUNDS["margin"].default, start: int = FINDER_BOUNDS["start"].default,
+                    max_batch: int = FINDER_BOUNDS["max_batch"].default, steps: int = TRIAL_STEPS,
                     measure: Callable[[RunConfig, int, int], int | None] = measure_trial,
                     on_trial: Callable[[Trial], None] | None = None,
                     should_stop: Callable[[], bool] | None = None) -> BatchSizeResult:
