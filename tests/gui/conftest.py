@@ -9,7 +9,15 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from core.config import RunConfig
-from gui_support import FAST, running_qthreads as _running_qthreads
+from gui_support import FAST, fail_if_qthreads_left, running_qthreads as _running_qthreads
+
+
+@pytest.fixture(autouse=True)
+def no_qthread_left_running(qtbot):
+    """Fail a test that leaves a QThread running after it (and after its fixtures' own cleanup): the next
+    test would inherit its events, and a QThread destroyed while running aborts the whole process."""
+    yield
+    fail_if_qthreads_left(qtbot)
 
 
 @pytest.fixture

@@ -29,6 +29,27 @@ def running_qthreads() -> list[QThread]:
     return found
 
 
+THREAD_GRACE_MS = 2000  # a thread told to stop ends within a step; longer means it was left running
+
+
+def fail_if_qthreads_left(qtbot, grace_ms: int = THREAD_GRACE_MS) -> None:
+    """Fail (pytest.fail) when QThreads are still running after `grace_ms` of processing events; they are
+    stopped first, so one failure does not take the rest of the suite with it."""
+    import pytest
+
+    if not running_qthreads():
+        return
+    try:
+        qtbot.waitUntil(lambda: not running_qthreads(), timeout=grace_ms)
+    except qtbot.TimeoutError:
+        left = running_qthreads()
+        names = ", ".join(thread.objectName() or type(thread).__name__ for thread in left)
+        for thread in left:
+            thread.quit()
+            thread.wait(30_000)
+        pytest.fail(f"{len(left)} QThread(s) still running after the test: {names}", pytrace=False)
+
+
 def native_threads_named(name: str) -> list[str]:
     """OS threads of this process called `name` (QThread names its native thread after objectName)."""
     import os

@@ -309,3 +309,44 @@ def test_a_missing_data_folder_disables_start_until_fixed(qtbot, window, tmp_pat
     window.form.widgets["data_dir"].setText(str(tmp_path))  # an existing folder, typed in
     assert window.start_button.isEnabled()
     assert not window.form.message_label.isVisible()
+
+
+def test_a_batch_larger_than_the_training_set_disables_start_before_the_run(qtbot, window):
+    window.form.set_config(FAST.replace(batch_size=FAST.synthetic_samples + 1))
+    assert not window.start_button.isEnabled()
+    assert window.start_button.toolTip() == (f"Batch size: 513 is larger than the training set (512 images); "
+                                             f"use at most 512")
+    assert window.form.message_label.isVisible()
+    window.form.set_batch_size(FAST.synthetic_samples)
+    assert window.start_button.isEnabled()
+
+
+def test_a_data_folder_path_too_long_disables_start_with_the_reason(qtbot, window, tmp_path):
+    window.form.widgets["dataset"].setCurrentIndex(window.form.widgets["dataset"].findData("mnist"))
+    qtbot.keyClicks(window.form.widgets["data_dir"], str(tmp_path / ("y" * 300)))  # a name over 255 bytes, typed
+    assert not window.start_button.isEnabled()
+    assert "File name too long" in window.start_button.toolTip()
+    assert window.form.message_label.isVisible()
+
+
+def test_a_device_not_on_this_machine_disables_start_and_the_status_bar_says_so(qtbot, window):
+    expected = "cuda:3 is not on this machine; it has cpu"
+    window.form.set_config(FAST.replace(device="cuda:3"))  # as the command line prefills it, torch loaded
+    assert not window.start_button.isEnabled()
+    assert window.start_button.toolTip().startswith(f"Device: {expected}")
+    assert window.device_status.text().startswith(f"device: {expected}")
+    assert window.probe is None  # nothing measured for a device that is not there
+    window.form.widgets["device"].setCurrentIndex(window.form.widgets["device"].findData("cpu"))
+    assert window.start_button.isEnabled() and window.device_status.text() == "device: cpu"
+
+
+def test_a_saved_device_not_on_this_machine_is_flagged_once_torch_has_loaded(qtbot, settings):
+    settings.setValue("config", json.dumps(FAST.replace(device="cuda:3").to_dict()))
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    assert window.form.widgets["device"].currentText() == "cuda:3 (not found yet)"
+    window.on_torch_ready()
+    assert window.form.value("device") == "cuda:3"  # kept, not silently replaced by another device
+    assert window.form.widgets["device"].currentText() == "cuda:3 (not on this machine)"
+    assert not window.start_button.isEnabled()
+    assert "cuda:3 is not on this machine" in window.device_status.text()

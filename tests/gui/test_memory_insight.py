@@ -341,3 +341,32 @@ def test_snapshot_controls_are_disabled_on_the_cpu_with_the_reason(qtbot, window
         click(qtbot, window.start_button)
         assert not window.record_history.isEnabled() and not window.save_snapshot_button.isEnabled()
         assert not window.controller.recording_history
+
+
+def test_out_of_memory_during_validation_offers_the_same_choices(qtbot, window):
+    message = "out of memory during validation after epoch 1 with batch size 64: asked for 536.87 MB, 1.00 GB free"
+    summary = oom_stop_events(64)[1].summary
+    window._on_run_event(OutOfMemory(12, 64, 512 * 2**20, 10**9, 0, "stop", None, message, phase="validation"))
+    window._on_run_event(RunFinished("oom", 12, message, False, summary))
+    window._on_run_finished()
+    banner = window.oom_banner
+    assert banner.isVisible()
+    assert banner.message.text().startswith("<b>Out of memory during validation.</b> out of memory during "
+                                            "validation after epoch 1")
+    assert banner.retry_button.text() == "Retry with batch 32" and banner.retry_button.isEnabled()
+    assert "ERROR: out of memory during validation after epoch 1" in log_text(window)
+
+
+def test_a_training_out_of_memory_says_training_in_the_banner(qtbot, window):
+    for event in oom_stop_events(8):
+        window._on_run_event(event)
+    window._on_run_finished()
+    assert window.oom_banner.message.text().startswith("<b>Out of memory during training.</b> out of memory at step 1")
+
+
+def test_an_out_of_memory_the_run_recovered_from_offers_nothing(qtbot, window):
+    shrink = OutOfMemory(0, 64, None, 10**9, 0, "shrink", 32, "out of memory at step 1 with batch size 64")
+    window._on_run_event(shrink)
+    window._on_run_finished()
+    assert not window.oom_banner.isVisible()
+    assert "warning: out of memory at step 1 with batch size 64" in log_text(window)

@@ -1,0 +1,118 @@
+"""The sentences of a run, written once (core.event_text) for the CLI's progress bar and the window's log."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from core import event_text
+from core.events import (CacheCleared, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, SnapshotSaved,
+                         StepsReported)
+from core.memory import MemorySample
+from core.summary import RunSummary
+
+CONFIG = {"model": "resnet18", "dataset": "cifar10", "batch_size": 256}
+
+
+def sample(allocated: int = 3_000_000_000, rss: int = 900_000_000, allocator: bool = True) -> MemorySample:
+    return MemorySample(time_s=1.0, device="cuda:0", allocated_bytes=allocated, reserved_bytes=4_000_000_000,
+                        peak_allocated_bytes=allocated, peak_reserved_bytes=4_000_000_000,
+                        capacity_bytes=80_000_000_000, device_used_bytes=None, process_rss_bytes=rss,
+                        has_allocator=allocator)
+
+
+def started(epochs: int | None, total_steps: int = 1_950) -> RunStarted:
+    return RunStarted(config=CONFIG, device="cuda:0", device_name="NVIDIA H200", placement="resident",
+                      steps_per_epoch=195, total_steps=total_steps, train_samples=50_000, val_samples=10_000,
+                      parameters=11_173_962, dataset_bytes=184_320_000, memory=sample(), epochs=epochs)
+
+
+def summary(**changes) -> RunSummary:
+    values = dict(status="completed", steps=1_950, samples=499_200, wall_s=61.25, samples_per_s=8_150.4,
+                  loss_first=2.3, loss_last=0.4, val_accuracy=0.91, device="cuda:0", device_name="NVIDIA H200",
+                  peak_allocated_bytes=5_250_000_000, peak_reserved_bytes=6_000_000_000, peak_rss_bytes=10**9,
+                  config=CONFIG)
+    values.update(changes)
+    return RunSummary(**values)
+
+
+def oom(phase: str, action: str = "stop", message: str | None = None) -> OutOfMemory:
+    message = message or "out of memory at step 7 with batch size 256: asked for 2.00 GB, 1.00 GB free"
+    return OutOfMemory(step=6, batch_size=256, requested_bytes=2 * 10**9, free_bytes=10**9,
+                       reserved_unallocated_bytes=0, action=action, new_batch_size=128 if action == "shrink" else None,
+                       message=message, phase=phase)
+
+
+def test_run_started_names_the_model_device_data_and_the_plan():
+    text = event_text.run_started(started(epochs=10))
+    assert text == ("training resnet18 on cuda:0 (NVIDIA H200): 11,173,962 parameters, cifar10 (50,000 train / "
+                    "10,000 val images, 184.32 MB), resident placement, batch 256, 1,950 steps over 10 epochs")
+    assert event_text.run_started(started(epochs=1, total_steps=1)).endswith("1 step over 1 epoch")
+
+
+def test_a_run_bounded_by_max_steps_alone_has_no_epoch_total():
+    text = event_text.run_started(started(epochs=None, total_steps=5_000))
+    assert text.endswith("5,000 steps over as many epochs as that takes")
+    assert event_text.epoch_of(3, None) == "epoch 3"
+    assert event_text.epoch_of(3, 10) == "epoch 3/10"
+
+
+def test_steps_postfix_averages_the_finite_losses_of_the_report():
+    event = StepsReported(step=40, epoch=2, first_step=31, losses=(1.0, 3.0, math.nan, math.inf), samples=10_240,
+                          samples_per_s=12_345.6, elapsed_s=3.0, eta_s=9.0, batch_size=256, memory=sample())
+    assert event_text.steps_postfix(event, 10) == "epoch 2/10 loss 2.0000 12,346 img/s mem 3.00 GB"
+    assert event_text.steps_postfix(event, None).startswith("epoch 2 loss")
+    on_cpu = StepsReported(40, 2, 31, (math.nan,), 10_240, 100.0, 3.0, None, 256, sample(allocator=False))
+    assert event_text.steps_postfix(on_cpu, None) == "epoch 2 loss nan 100 img/s mem 900.00 MB"  # RSS on the CPU
+
+
+def test_epoch_ended_says_n_a_for_what_was_not_measured():
+    assert event_text.epoch_ended(EpochEnded(3, 585, 0.51234, 0.6, 0.8765)) == (
+        "epoch 3: train loss 0.5123, val loss 0.6000, val accuracy 87.65%")
+    assert event_text.epoch_ended(EpochEnded(1, 10, None, None, None)) == (
+        "epoch 1: train loss n/a, val loss n/a, val accuracy n/a")
+
+
+def test_cache_clear_snapshot_and_log_lines():
+    assert event_text.cache_cleared(CacheCleared(None, 12_345_678, sample())) == (
+        "cache cleared at rest: 12.35 MB freed, reserved now 4.00 GB")
+    assert event_text.cache_cleared(CacheCleared(8, 4096, sample())).startswith("cache cleared at step 8: 4.10 kB")
+    assert event_text.cache_cleared_mark(CacheCleared(8, 4096, sample())) == "cleared 4.10 kB"
+    assert event_text.snapshot_saved(SnapshotSaved(12, "/tmp/s.pickle", 2_500_000)) == (
+        "memory snapshot saved to /tmp/s.pickle (2.50 MB) at step 12: open it at https://pytorch.org/memory_viz")
+    assert event_text.log_message(LogMessage("info", "hello")) == "hello"
+    assert event_text.log_message(LogMessage("warning", "careful")) == "warning: careful"
+
+
+def test_out_of_memory_in_training_and_in_validation():
+    assert event_text.out_of_memory_headline(oom("train")) == "Out of memory during training"
+    assert event_text.out_of_memory_headline(oom("validation")) == "Out of memory during validation"
+    assert event_text.out_of_memory(oom("train")) == oom("train").message  # the session's words
+    # a message that does not say where it happened gets the phase; one that does is left alone
+    assert event_text.out_of_memory(oom("validation")).endswith("(during validation)")
+    said = oom("validation", message="out of memory during validation after epoch 2 with batch size 256")
+    assert event_text.out_of_memory(said) == said.message
+
+
+@pytest.mark.parametrize(("status", "expected"), [
+    ("completed", "finished: 1950 steps in 61.2 s, 8,150 images/s, peak 5.25 GB"),
+    ("stopped", "stopped at step 812"),
+    ("diverged", "diverged: loss is nan at step 812"),
+])
+def test_run_finished(status, expected):
+    message = "" if status in ("completed", "stopped") else "loss is nan at step 812"
+    event = RunFinished(status, 812, message, False, summary(status=status))
+    assert event_text.run_finished(event) == expected
+
+
+def test_run_finished_without_a_measured_speed():
+    event = RunFinished("completed", 3, "", False, summary(steps=3, samples_per_s=None))
+    assert ", n/a, " in event_text.run_finished(event)
+
+
+def test_run_requested_uses_the_config_as_entered():
+    from core.config import RunConfig
+
+    config = RunConfig(model="tiny-cnn", device="cpu", batch_size=16)
+    assert event_text.run_requested(config) == "starting: tiny-cnn on cpu, synthetic, batch 16"
