@@ -204,7 +204,8 @@ def test_16_bit_images_keep_their_range(tmp_path: Path, suffix: str) -> None:
     def write(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         Image.fromarray(values).save(path.with_suffix(suffix))
-        assert Image.open(path.with_suffix(suffix)).mode == "I;16"
+        with Image.open(path.with_suffix(suffix)) as written:  # closed: an open file is a ResourceWarning
+            assert written.mode == "I;16"
 
     red = load_one(tmp_path, write)
     assert red.tolist() == (values >> 8).tolist()  # top 8 bits: 65535 is white, 32768 mid grey; nothing saturates
@@ -239,7 +240,8 @@ def test_32_bit_integer_images_beyond_16_bits_are_stretched(tmp_path: Path) -> N
     def write(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         Image.fromarray(values).save(path)
-        assert Image.open(path).mode == "I"
+        with Image.open(path) as written:  # closed: an open file is a ResourceWarning
+            assert written.mode == "I"
 
     red = load_one(tmp_path, write)
     assert red[0, 0] == 0 and red[3, 3] == 255 and red[1, 2] == round(6 / 15 * 255)
