@@ -2,7 +2,7 @@
 
 import os
 
-# Qt needs no display in tests: the offscreen platform renders pyqtgraph widgets too (FIELD-NOTES).
+# Qt needs no display in tests: the offscreen platform renders pyqtgraph widgets too.
 # Set before anything imports Qt; a value already in the environment (xcb under Xvfb) wins.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
