@@ -225,10 +225,15 @@ def _summary_text(finished: RunFinished) -> str:
     acc = "n/a" if s.val_accuracy is None else f"{s.val_accuracy:.2%}"
     peak = format_bytes(s.peak_allocated_bytes) + ("" if not s.peak_reserved_bytes
                                                    else f" allocated, {format_bytes(s.peak_reserved_bytes)} reserved")
+    changes = s.batch_size_changes
+    batch = str(s.batch_size) + (f" (requested {changes[0]['from']}; halved {len(changes)}x after out of memory, "
+                                 f"first at step {changes[0]['step'] + 1})" if changes else "")
+    skipped = f"; {s.skipped_samples} images left out after a shrink" if s.skipped_samples else ""
     return "\n".join([
         f"status      {s.status}",
         f"device      {s.device} ({s.device_name})",
-        f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)",
+        f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s{skipped})",
+        f"batch size  {batch}",
         f"throughput  {rate}",
         f"loss        {loss}",
         f"val acc     {acc}",

@@ -114,6 +114,7 @@ def test_a_real_cpu_allocation_failure_while_making_a_batch_shrinks_and_trains_e
     assert "out of memory" in proc.stderr, proc.stderr[-2000:]
     assert "status      completed" in proc.stdout, proc.stdout + proc.stderr[-2000:]
     assert "steps       3 (" in proc.stdout
+    assert "batch size  " in proc.stdout and "(requested 16384; halved" in proc.stdout
     import json
 
     summary = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
