@@ -12,6 +12,7 @@ from typing import Any
 
 from core.events import (CacheCleared, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, SnapshotSaved,
                          StepsReported)
+from core.summary import RunSummary
 from core.units import format_bytes
 
 MEMORY_VIZ = "https://pytorch.org/memory_viz"
@@ -93,13 +94,23 @@ def log_message(event: LogMessage) -> str:
     return event.text if event.level == "info" else f"{event.level}: {event.text}"
 
 
+def batch_size_history(summary: RunSummary) -> str:
+    """', batch size 64 (requested 256; halved 2x after out of memory)' when a shrink changed it, else ''."""
+    changes = summary.batch_size_changes
+    if not changes:
+        return ""
+    skipped = f", {summary.skipped_samples} images left out" if summary.skipped_samples else ""
+    return (f", batch size {summary.batch_size} (requested {changes[0]['from']}; halved {len(changes)}x after "
+            f"out of memory{skipped})")
+
+
 def run_finished(event: RunFinished) -> str:
     """How the run ended: its totals when it completed, else where it stopped and why."""
     summary = event.summary
     if event.status == "completed":
         rate = "n/a" if summary.samples_per_s is None else f"{summary.samples_per_s:,.0f} images/s"
         return (f"finished: {summary.steps} steps in {summary.wall_s:.1f} s, {rate}, "
-                f"peak {format_bytes(summary.peak_allocated_bytes)}")
+                f"peak {format_bytes(summary.peak_allocated_bytes)}{batch_size_history(summary)}")
     if event.status == "stopped":
         return f"stopped at step {event.step}"
     return f"{event.status}: {event.message}"

@@ -135,6 +135,9 @@ def test_shrink_halves_the_batch_until_it_fits_and_completes(monkeypatch: pytest
     assert finished.summary.batch_size == 8 and finished.summary.config["batch_size"] == 8
     assert [dict(c) for c in finished.summary.batch_size_changes] == [{"step": 0, "from": 32, "to": 16},
                                                                       {"step": 0, "from": 16, "to": 8}]
+    from core.event_text import run_finished
+
+    assert "batch size 8 (requested 32; halved 2x after out of memory)" in run_finished(finished)
 
 
 def test_shrink_after_some_steps_keeps_them_and_halves_later_reports(monkeypatch: pytest.MonkeyPatch) -> None:
