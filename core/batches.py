@@ -214,7 +214,8 @@ class StreamBatches:
 
 class _StreamEpoch:
     """Host batches from the loader are kept until they were turned into device batches: a failure in
-    the copy or the preprocessing leaves them here for the retry. After the batch size shrank, each
+    the copy or the preprocessing leaves them here for the retry. (A failure inside the loader itself
+    cannot be retried: the loader has moved past that batch's indices.) After the batch size shrank, each
     loader batch (built with the epoch's first size) is served in smaller pieces."""
 
     def __init__(self, source: StreamBatches) -> None:
@@ -240,8 +241,12 @@ class _StreamEpoch:
         source = self.source
         size = source.batch_size
         while self.pending is None or self.pending[1].shape[0] < size:
-            images, labels = next(self.batches)  # StopIteration at the end (a short remainder is dropped)
-            self.loader_left -= 1
+            try:  # StopIteration at the end (a short remainder is dropped)
+                images, labels = next(self.batches)
+            finally:
+                # an error inside the loader (pinning or gathering the batch) has used up that batch's
+                # indices: its images are lost to this epoch (the session counts them as skipped)
+                self.loader_left = max(self.loader_left - 1, 0)
             if self.pending is not None and self.pending[1].shape[0]:
                 images = torch.cat([self.pending[0], images])
                 labels = torch.cat([self.pending[1], labels])

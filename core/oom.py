@@ -91,14 +91,40 @@ def reset_scaler_step(scaler: torch.amp.GradScaler) -> None:
     scaler._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)  # what update() does
 
 
+def drop_partial_state(optimizer: torch.optim.Optimizer) -> int:
+    """Forget optimizer state that a failed first step left half made; returns how many entries.
+
+    Adam and AdamW create `step`, `exp_avg` and `exp_avg_sq` for a parameter one after another at its
+    first step. An allocation failure between them leaves an entry that the next step takes as made
+    (it only checks that the entry is not empty) and then fails on with KeyError. Such a parameter
+    had no update yet, so dropping its entry loses nothing.
+    """
+    from torch.optim import Adam, AdamW
+
+    keys = [set(state) for state in optimizer.state.values() if state]
+    if not keys:
+        return 0
+    complete = set().union(*keys)
+    if isinstance(optimizer, (Adam, AdamW)):
+        complete |= {"step", "exp_avg", "exp_avg_sq"}
+        if any(group.get("amsgrad") for group in optimizer.param_groups):
+            complete.add("max_exp_avg_sq")
+    partial = [param for param, state in optimizer.state.items() if state and not complete <= set(state)]
+    for param in partial:
+        del optimizer.state[param]
+    return len(partial)
+
+
 def release(device: torch.device, optimizer: torch.optim.Optimizer | None = None,
             scaler: torch.amp.GradScaler | None = None) -> None:
-    """Give back what a failed step held, in order: gradients, the scaler's step state, unreachable
+    """Give back what a failed step held, in order: gradients, optimizer state a failed first step left
+    half made, the scaler's step state, unreachable
     tensors (the exception's frames, once the caller has left the except block), the allocator's cache."""
     from core.memory import clear_cache
 
     if optimizer is not None:
         optimizer.zero_grad(set_to_none=True)
+        drop_partial_state(optimizer)
     if scaler is not None:
         reset_scaler_step(scaler)
     gc.collect()

@@ -343,6 +343,7 @@ class TrainingSession(RunControls):
             run.val_batch_size = new_batch
         else:
             source.set_batch_size(new_batch)
+            run.val_batch_size = min(run.val_batch_size, new_batch)  # validation follows, never larger
             run.batch_changes.append((run.step, batch, new_batch))
             run.total_steps = planned_steps(cfg, run, source, epoch)  # the same images, in more steps
 

@@ -210,7 +210,10 @@ def run_window(config, screenshot: str | None = None) -> int:
             print(f"{PROG}: error: the screenshot run did not finish within {SCREENSHOT_TIMEOUT_S} s", file=sys.stderr)
             exit_code[0] = 1
             window.close()
-            app.exit(1)
+            if not window.isVisible():
+                app.exit(1)
+            # else the close waits for the run's thread (never destroy a running QThread: Qt aborts); the
+            # window closes itself once that thread has ended, and the app quits with its last window
 
         window.run_ended.connect(save)
         QTimer.singleShot(SCREENSHOT_TIMEOUT_S * 1000, give_up)

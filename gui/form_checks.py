@@ -18,9 +18,10 @@ from core.errors import ConfigError, UserError
 
 
 def normalised_device(spec: str) -> str:
-    """'cuda' names the first GPU, as torch reads it; case and spaces do not matter."""
+    """'cuda' names the first GPU, as torch reads it, and 'mps:0' the one Apple GPU the list calls 'mps';
+    case and spaces do not matter."""
     spec = spec.strip().lower()
-    return "cuda:0" if spec == "cuda" else spec
+    return {"cuda": "cuda:0", "mps:0": "mps"}.get(spec, spec)
 
 
 def check_device(spec: str, present: Iterable[str]) -> None:

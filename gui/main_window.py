@@ -177,7 +177,9 @@ class MainWindow(QMainWindow):
     # ---- run control -----------------------------------------------------------------------------
     @Slot()
     def _on_start(self) -> None:
-        if self.controller.running or not self.torch_loaded:
+        # also reached from the out-of-memory banner's Retry: a batch-size search measures memory, so a run
+        # waits for it (its trials reset the device's peak counters), and invalid input never starts
+        if self.controller.running or not self.torch_loaded or self.insight.searching or not self.form.valid:
             return
         try:
             config = self.form.config()
@@ -298,8 +300,9 @@ class MainWindow(QMainWindow):
         """Stop a run before closing; never let a running QThread be destroyed."""
         if not self.insight.shutdown(CLOSE_WAIT_MS):
             # a trial outlasts the wait: close once the search's thread has ended
+            if not self._close_pending:  # connect once, however often the user tries to close
+                self.finder_panel.task.ended.connect(self.close)
             self._close_pending = True
-            self.finder_panel.task.ended.connect(self.close)
             self.log.add("waiting for the batch-size trial to finish before closing", "warning")
             event.ignore()
             return

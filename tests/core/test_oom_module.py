@@ -140,3 +140,43 @@ def test_generators_are_named_with_their_devices_index(monkeypatch: pytest.Monke
     generator_for(torch.device("mps"))
     generator_for(torch.device("cuda", 1))
     assert created == [torch.device("mps", 0), torch.device("cuda", 1)]
+
+
+def test_adamw_state_left_half_made_by_a_failed_first_step_is_dropped() -> None:
+    """AdamW makes step, exp_avg and exp_avg_sq one after another; an allocation failure between them
+    used to leave an entry that every later step failed on with KeyError."""
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 2))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=0.01)
+    first, second = list(model.parameters())[:2]
+    optimizer.state[first].update(step=torch.tensor(0.0), exp_avg=torch.zeros_like(first),
+                                  exp_avg_sq=torch.zeros_like(first))
+    optimizer.state[second].update(step=torch.tensor(0.0), exp_avg=torch.zeros_like(second))  # then it failed
+    oom.release(torch.device("cpu"), optimizer)
+    assert second not in optimizer.state and first in optimizer.state
+    model(torch.ones(3, 4)).sum().backward()
+    optimizer.step()  # KeyError: 'exp_avg_sq' before the fix
+    assert set(optimizer.state[second]) == {"step", "exp_avg", "exp_avg_sq"}
+
+
+def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader has moved past a batch it failed to gather: the run still ends consistently, with
+    those images counted as skipped rather than reported as a short `completed` run or a failure."""
+    from core.batches import _IndexedImages
+    from core.config import RunConfig
+    from core.session import TrainingSession
+
+    original, calls = _IndexedImages.__getitem__, []
+
+    def getitem(self: _IndexedImages, indices: list[int]):  # noqa: ANN202
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError()
+        return original(self, indices)
+
+    monkeypatch.setattr(_IndexedImages, "__getitem__", getitem)
+    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=512, batch_size=64, placement="stream",
+                       on_oom="shrink", report_interval=0.01)
+    finished = TrainingSession(config).run()
+    assert finished.status == "completed", finished.message
+    assert finished.summary.samples + finished.summary.skipped_samples == 512
+    assert finished.summary.skipped_samples == 64

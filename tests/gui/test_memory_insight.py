@@ -370,3 +370,20 @@ def test_an_out_of_memory_the_run_recovered_from_offers_nothing(qtbot, window):
     window._on_run_finished()
     assert not window.oom_banner.isVisible()
     assert "warning: out of memory at step 1 with batch size 64" in log_text(window)
+
+
+def test_retry_from_the_banner_waits_while_a_batch_size_search_runs(window, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The banner's Retry goes to the same slot as Start: it must not train beside a running search (the
+    search's trials reset the device's peak counters) any more than Start may."""
+    monkeypatch.setattr(type(window.insight), "searching", property(lambda self: True))
+    window.oom_banner.offer(128, "Out of memory during training.", "out of memory at step 3 with batch size 128")
+    window._on_start()
+    assert not window.controller.running
+
+
+def test_the_form_takes_mps_0_for_the_apple_gpu_it_lists_as_mps() -> None:
+    from gui.form_checks import check_device
+
+    check_device("mps:0", ["cpu", "mps"])  # the CLI accepts mps:0: so does the form
+    with pytest.raises(Exception, match="cuda:3"):
+        check_device("cuda:3", ["cpu", "cuda:0"])
