@@ -29,13 +29,13 @@ from core.controls import RunControls
 from core.devices import cpu_name, resolve_device
 from core.errors import ConfigError, UserError
 from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, Observer,
-                         OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
+                         OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory import MemoryProbe, clear_cache, has_cache
 from core.models import count_parameters
 from core.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run, generator_for
 from core.run_state import RunState, planned_steps
-from core.snapshot import MemoryHistory
+from core.snapshot import MemoryHistory, snapshot_event
 from core.validation import evaluate
 
 MAX_OOM_RETRIES = 8
@@ -356,28 +356,16 @@ class TrainingSession(RunControls):
         self._recorder = None
         self._state.pending = []
         if self.device is not None and has_cache(self.device):
-            import gc
-
-            gc.collect()
-            clear_cache(self.device)
+            oom.release(self.device)  # unreachable tensors, then the allocator's cache: back to the baseline
         return RunFinished(status, self._state.step, message, user_error, summary, error_field)
 
     # ---- memory snapshots ------------------------------------------------------------------------
     def _save_snapshot(self, path: str) -> None:
-        if self._history is None:
-            self.emit(LogMessage("warning", "no memory history is being recorded in this run: snapshot not saved"))
-            return
-        try:
-            size = self._history.save(path)
-        except UserError as exc:
-            self.emit(LogMessage("error", str(exc)))
-            return
-        self.emit(SnapshotSaved(self._state.step, path, size))
+        self.emit(snapshot_event(self._history, path, self._state.step))
 
     def _finish_history(self) -> None:
-        if self._history is None:
-            return
-        if self.snapshot_path:
-            self._save_snapshot(self.snapshot_path)
-        self._history.stop()
-        self._history = None
+        if self._history is not None:
+            if self.snapshot_path:
+                self._save_snapshot(self.snapshot_path)
+            self._history.stop()
+            self._history = None

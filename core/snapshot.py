@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import UserError
+from core.events import LogMessage, SnapshotSaved
 
 if TYPE_CHECKING:
     import torch
@@ -69,3 +70,14 @@ class MemoryHistory:
 
             torch.cuda.memory._record_memory_history(enabled=None)
             self.recording = False
+
+
+def snapshot_event(history: MemoryHistory | None, path: str, step: int) -> SnapshotSaved | LogMessage:
+    """Save a snapshot of `history` to `path`; the event that tells the run's observers how that went."""
+    if history is None:
+        return LogMessage("warning", "no memory history is being recorded in this run: snapshot not saved")
+    try:
+        size = history.save(path)
+    except UserError as exc:
+        return LogMessage("error", str(exc))
+    return SnapshotSaved(step, path, size)
