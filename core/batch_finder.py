@@ -117,12 +117,12 @@ def _resident_data_bytes(config: RunConfig, device) -> int:
     """Device memory the real run's resident dataset will hold beside the model (0 when streamed)."""
     if config.placement == "stream" or device.type == "cpu":
         return 0
-    from core.datasets import dataset_shape, resident_bytes
+    from core.datasets import dataset_shape, resident_bytes, train_size_hint
 
     channels, height, width, _, count = dataset_shape(config)
     if count is None:
         return 0
-    train = config.synthetic_samples if config.dataset == "synthetic" else count  # else: an upper bound
+    train = train_size_hint(config) or count  # an image folder: all its images, an upper bound
     return resident_bytes(count, train, channels * height * width)
 
 

@@ -217,6 +217,7 @@ def _save_json(field: str, path: str | None, value: Any, what: str) -> str | Non
 
 
 def _summary_text(finished: RunFinished) -> str:
+    from core.event_text import batch_size_text
     from core.units import format_bytes
 
     s = finished.summary
@@ -225,15 +226,11 @@ def _summary_text(finished: RunFinished) -> str:
     acc = "n/a" if s.val_accuracy is None else f"{s.val_accuracy:.2%}"
     peak = format_bytes(s.peak_allocated_bytes) + ("" if not s.peak_reserved_bytes
                                                    else f" allocated, {format_bytes(s.peak_reserved_bytes)} reserved")
-    changes = s.batch_size_changes
-    batch = str(s.batch_size) + (f" (requested {changes[0]['from']}; halved {len(changes)}x after out of memory, "
-                                 f"first at step {changes[0]['step'] + 1})" if changes else "")
-    skipped = f"; {s.skipped_samples} images left out after a shrink" if s.skipped_samples else ""
     return "\n".join([
         f"status      {s.status}",
         f"device      {s.device} ({s.device_name})",
-        f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s{skipped})",
-        f"batch size  {batch}",
+        f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)",
+        f"batch size  {batch_size_text(s)}",
         f"throughput  {rate}",
         f"loss        {loss}",
         f"val acc     {acc}",

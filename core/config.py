@@ -124,6 +124,14 @@ class RunConfig:
         return cls(**{k: v for k, v in values.items() if k in known})
 
 
+def check_batch_fits(batch_size: int, train_images: int | None) -> None:
+    """ConfigError when a batch is larger than the training set (`None`: not known yet). The run checks it
+    once the data is loaded; the form checks it before Start wherever the size is known earlier."""
+    if train_images is not None and batch_size > train_images:
+        raise ConfigError("batch_size", f"{batch_size} is larger than the training set "
+                                        f"({train_images:,} images); use at most {train_images}")
+
+
 def describe_range(name: str) -> str:
     """'an integer from 1 to 65536', 'one of sgd, adamw', ...: what the user may enter for `name`."""
     bound = bound_of(name)

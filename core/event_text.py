@@ -94,14 +94,14 @@ def log_message(event: LogMessage) -> str:
     return event.text if event.level == "info" else f"{event.level}: {event.text}"
 
 
-def batch_size_history(summary: RunSummary) -> str:
-    """', batch size 64 (requested 256; halved 2x after out of memory)' when a shrink changed it, else ''."""
+def batch_size_text(summary: RunSummary) -> str:
+    """'64', or '64 (requested 256; halved 2x after out of memory, 32 images left out)' after shrinks."""
     changes = summary.batch_size_changes
     if not changes:
-        return ""
+        return str(summary.batch_size)
     skipped = f", {summary.skipped_samples} images left out" if summary.skipped_samples else ""
-    return (f", batch size {summary.batch_size} (requested {changes[0]['from']}; halved {len(changes)}x after "
-            f"out of memory{skipped})")
+    return (f"{summary.batch_size} (requested {changes[0]['from']}; halved {len(changes)}x after out of memory"
+            f"{skipped})")
 
 
 def run_finished(event: RunFinished) -> str:
@@ -110,7 +110,8 @@ def run_finished(event: RunFinished) -> str:
     if event.status == "completed":
         rate = "n/a" if summary.samples_per_s is None else f"{summary.samples_per_s:,.0f} images/s"
         return (f"finished: {summary.steps} steps in {summary.wall_s:.1f} s, {rate}, "
-                f"peak {format_bytes(summary.peak_allocated_bytes)}{batch_size_history(summary)}")
+                f"peak {format_bytes(summary.peak_allocated_bytes)}"
+                + (f", batch size {batch_size_text(summary)}" if summary.batch_size_changes else ""))
     if event.status == "stopped":
         return f"stopped at step {event.step}"
     return f"{event.status}: {event.message}"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from core.batches import BatchSource, Note, ResidentBatches, StreamBatches
-from core.config import RunConfig
+from core.config import RunConfig, check_batch_fits
 from core.datasets import DatasetSplits
 from core.datasets.placement import Placement, load_placed
 from core.devices import amp_dtype, check_amp
@@ -51,11 +51,7 @@ def build_run(config: RunConfig, device: torch.device, free_bytes: int, generato
     drives shuffling and augmentation; seeding it is the caller's."""
     check_amp(device, config.amp)  # before the data loads: a bad choice is reported at once
     splits, placement, reader_notes = load_placed(config, device, free_bytes)
-    from core.errors import ConfigError
-
-    if config.batch_size > len(splits.train):
-        raise ConfigError("batch_size", f"{config.batch_size} is larger than the training set "
-                                        f"({len(splits.train)} images); use at most {len(splits.train)}")
+    check_batch_fits(config.batch_size, len(splits.train))
     spec = model_spec(config.model, splits.channels)
     trainer = build_trainer(config, device, spec.in_channels, splits.num_classes)
     preprocess = DevicePreprocess(splits, device, spec.in_channels, spec.input_size, config.channels_last,

@@ -13,7 +13,6 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from core.config import RunConfig
 from core.errors import ConfigError, UserError
 
 
@@ -56,13 +55,6 @@ def check_data_folder(path: str) -> os.stat_result:
     return info
 
 
-def check_batch_fits(config: RunConfig, train_images: int | None) -> None:
-    """The session refuses a batch larger than the training set; say so before Start, where it is known."""
-    if train_images is not None and config.batch_size > train_images:
-        raise ConfigError("batch_size", f"{config.batch_size} is larger than the training set "
-                                        f"({train_images:,} images); use at most {train_images}")
-
-
 class FolderCounts:
     """Training images per image folder, read once per (folder, modification time).
 
@@ -91,14 +83,11 @@ class FolderCounts:
 
 def _count(path: str) -> int | str | None:
     try:
-        from core.datasets import imagefolder
+        from core.datasets.imagefolder import count_train_images
     except Exception:  # torch or torchvision not importable: the run will say so
         return None
-    count = getattr(imagefolder, "count_train_images", None)
-    if count is None:
-        return None
     try:
-        return int(count(Path(path)))
+        return int(count_train_images(Path(path)))
     except UserError as exc:
         return str(exc)
     except OSError as exc:

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog
                                QHBoxLayout, QLabel, QLineEdit, QSpinBox, QToolButton, QVBoxLayout,
                                QWidget)
 
-from core.config import BOUNDS, BUILTIN_MODELS, RunConfig
+from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, check_batch_fits
 from core.errors import ConfigError, UserError
-from gui.form_checks import FolderCounts, check_batch_fits, check_data_folder, check_device, normalised_device
+from gui.form_checks import FolderCounts, check_data_folder, check_device, normalised_device
 from gui.form_text import LABELS, NONE_TEXT, field_help, field_tooltip, friendly
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
 
@@ -173,7 +173,7 @@ class SettingsForm(QWidget):
         train = train_size_hint(config)
         if train is None and config.dataset == "imagefolder" and folder is not None:
             train = self._folder_counts.lookup(config.data_dir, folder, scan)
-        check_batch_fits(config, train)
+        check_batch_fits(config.batch_size, train)
 
     def device_problem(self) -> str | None:
         """Why the selected device cannot run here (the status bar says it too), or None."""

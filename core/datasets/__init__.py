@@ -17,9 +17,10 @@ from core.datasets.types import DatasetSplits, ImageSplit
 __all__ = ["DatasetSplits", "ImageSplit", "dataset_shape", "default_data_dir", "load_dataset", "resident_bytes",
            "synthetic_bytes"]
 
-# channels, height, width, classes, images (train + val) of the fixed-format datasets
-_SHAPES = {"cifar10": (3, 32, 32, 10, 60_000), "mnist": (1, 28, 28, 10, 70_000),
-           "fashion-mnist": (1, 28, 28, 10, 70_000)}
+# channels, height, width, classes, training images, validation images of the fixed-format datasets
+# (their standard train splits; the test split validates)
+_SHAPES = {"cifar10": (3, 32, 32, 10, 50_000, 10_000), "mnist": (1, 28, 28, 10, 60_000, 10_000),
+           "fashion-mnist": (1, 28, 28, 10, 60_000, 10_000)}
 
 
 def default_data_dir() -> Path:
@@ -43,7 +44,8 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
 
         return CHANNELS, SIZE, SIZE, NUM_CLASSES, config.synthetic_samples + val_samples(config.synthetic_samples)
     if config.dataset in _SHAPES:
-        return _SHAPES[config.dataset]
+        channels, height, width, classes, train, val = _SHAPES[config.dataset]
+        return channels, height, width, classes, train + val
     from torchvision.datasets.folder import find_classes
 
     root = Path(config.data_dir) if config.data_dir else default_data_dir()
@@ -76,13 +78,9 @@ def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int =
     raise AssertionError(f"unhandled dataset {config.dataset}")  # RunConfig validated the choice
 
 
-# training images of the fixed-format datasets (their standard train splits; the test split validates)
-_TRAIN_SIZES = {"cifar10": 50_000, "mnist": 60_000, "fashion-mnist": 60_000}
-
-
 def train_size_hint(config: RunConfig) -> int | None:
     """Training images `config` will have, where that is known without reading any file (so a batch
     larger than the training set can be refused before a run): None for an image folder."""
     if config.dataset == "synthetic":
         return config.synthetic_samples
-    return _TRAIN_SIZES.get(config.dataset)
+    return _SHAPES[config.dataset][4] if config.dataset in _SHAPES else None
