@@ -30,10 +30,26 @@ def main() -> int:
             raise
         print("MemoryError: the trial ran out of memory", file=sys.stderr)  # the parent's "too big" marker
         return 3
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    peak = peak_kib if sys.platform == "darwin" else peak_kib * 1024  # bytes on macOS
-    print(json.dumps({"peak_bytes": int(peak)}))
+    print(json.dumps({"peak_bytes": peak_rss_bytes()}))
     return 0
+
+
+def peak_rss_bytes() -> int:
+    """This process's own peak resident memory.
+
+    On Linux, getrusage's ru_maxrss survives fork and exec: a trial started by a large parent (the
+    window holds over 1 GB) reports at least the parent's size, whatever it trained. VmHWM in
+    /proc/self/status belongs to the process's own address space, made new at exec. Elsewhere
+    ru_maxrss is what there is (bytes on macOS, KiB on the others)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # "VmHWM:   123456 kB"
+    except (OSError, ValueError, IndexError):
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 if __name__ == "__main__":

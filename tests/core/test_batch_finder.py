@@ -212,3 +212,16 @@ def test_cli_find_batch_size_bad_input_is_one_line(capsys: pytest.CaptureFixture
     for fragment in expected:
         assert fragment in line, line
 
+
+
+def test_a_cpu_trial_measures_its_own_peak_not_its_parents(one_thread_children: None) -> None:
+    """getrusage's ru_maxrss survives fork and exec on Linux: a trial started by a 3 GB parent (the window
+    holds over 1 GB) used to report the parent's size for every batch, so all trials looked alike."""
+    import numpy as np
+    import psutil
+
+    ballast = np.ones(3 * 2**30, dtype=np.uint8)  # touched: resident in this process
+    assert psutil.Process().memory_info().rss > 3 * 2**30
+    peak = measure_trial(CONFIG.replace(synthetic_samples=512), 8)
+    del ballast
+    assert peak is not None and 100 * 2**20 < peak < 2 * 2**30  # torch and a tiny model: well under 2 GB
