@@ -195,7 +195,14 @@ def find_batch_size(config: RunConfig, capacity: int | None = None,
     check_search_options(margin, start, max_batch)
     from core.devices import resolve_device
 
+    from core.recipe import config_for_device
+
     device = resolve_device(config.device)
+    # the model `auto` stands for here; trials run eagerly: torch.compile would spend ~30 s per trial building
+    # graphs, and a compiled step's peak is rarely above the eager one's, so the answer stays on the safe side
+    config = config_for_device(config, device)
+    if config.compile:
+        config = config.replace(compile=False)
     capacity = default_capacity(config) if capacity is None else int(capacity)
     if capacity <= 0:
         raise ConfigError("capacity", f"must be a positive number of bytes, got {capacity}")

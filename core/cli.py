@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import ConfigError, UserError
 from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
                           EXIT_USER_ERROR, PROG, OneLineParser, add_finder_options, add_run_options,
-                          config_from_args, option_message, option_name, parse_bytes,
+                          comparison_from_args, config_from_args, option_message, option_name, parse_bytes,
                           user_error_line)
 from core.outputs import check_output_path, write_json
 
@@ -45,6 +45,16 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "numbers as null; checked before the run starts)")
     run.add_argument("--memory-snapshot", metavar="PATH",
                      help="CUDA: record memory history and save a snapshot for pytorch.org/memory_viz to PATH")
+    compare = sub.add_parser(
+        "compare", help="race 2 to 4 configurations over the same steps, one after another",
+        epilog="example: gpu-train-monitor compare --vs device=cpu --vs device=cuda:0 --model resnet18 "
+               "--max-steps 50. " + EXIT_CODES_HELP)
+    compare.add_argument("--vs", action="append", metavar="SETTING=VALUE[,...]",
+                         help="one configuration: comma-separated overrides of the run options below, e.g. "
+                              "placement=resident or amp=bf16,channels_last=true (give 2 to 4)")
+    add_run_options(compare)
+    compare.add_argument("--json", metavar="PATH", help="write every run's throughput, spread, last loss and "
+                                                        "status, and the speedup, as JSON to PATH")
     finder = sub.add_parser("find-batch-size", help="find the largest batch size that fits in memory",
                             epilog=EXIT_CODES_HELP)
     add_run_options(finder)
@@ -56,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     devices = sub.add_parser("devices", help="list the devices a run can use")
     devices.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub.add_parser("models", help="list the model names --model accepts")
+    sub.add_parser("presets", help="list the presets --preset accepts and what each sets")
     return parser
 
 
@@ -114,6 +125,12 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             return command_devices(args.json)
         if args.command == "models":
             return command_models()
+        if args.command == "presets":
+            return command_presets()
+        if args.command == "compare":
+            from core.compare_cli import command_compare
+
+            return command_compare(args)
         if args.command == "find-batch-size":
             return command_find_batch_size(args)
     except UserError as exc:
@@ -170,28 +187,9 @@ def command_run(args: argparse.Namespace) -> int:
         if reason:
             raise ConfigError("memory_snapshot", reason)
     session = TrainingSession(config, [ProgressBar()], snapshot_path=args.memory_snapshot)
-    terminated = False
-
-    def on_sigint(signum: int, frame: Any) -> None:  # first Ctrl+C stops cleanly, a second one aborts
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        print("\nstopping at the next step (Ctrl+C again to abort)", file=sys.stderr)
-        session.request_stop()
-
-    def on_sigterm(signum: int, frame: Any) -> None:  # stops like Stop: summary printed, JSON written
-        nonlocal terminated
-        terminated = True
-        signal.signal(signal.SIGTERM, previous_term)  # a second SIGTERM aborts
-        print("\nterminated: stopping at the next step", file=sys.stderr)
-        session.request_stop()
-
-    previous_int = signal.signal(signal.SIGINT, on_sigint)
-    previous_term = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
+    with stop_on_signals(session) as signals:
         finished = session.run()
-    finally:
-        signal.signal(signal.SIGINT, previous_int)
-        signal.signal(signal.SIGTERM, previous_term)
-    save_error = _save_json("summary_json", args.summary_json, finished.summary.to_dict(), "summary")
+    save_error = save_json("summary_json", args.summary_json, finished.summary.to_dict(), "summary")
     if finished.status == "failed" and finished.user_error:
         print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
         return EXIT_USER_ERROR
@@ -201,10 +199,40 @@ def command_run(args: argparse.Namespace) -> int:
     if save_error:
         print(save_error, file=sys.stderr)
         return EXIT_USER_ERROR
-    return EXIT_TERMINATED if terminated and finished.status == "stopped" else EXIT_CODES[finished.status]
+    return EXIT_TERMINATED if signals.terminated and finished.status == "stopped" else EXIT_CODES[finished.status]
 
 
-def _save_json(field: str, path: str | None, value: Any, what: str) -> str | None:
+class SignalsSeen:
+    terminated = False
+
+
+@contextlib.contextmanager
+def stop_on_signals(controls: Any) -> Iterator[SignalsSeen]:
+    """While a run (or a comparison) trains: the first Ctrl+C or SIGTERM stops it at the next step, as Stop
+    does (summary printed, JSON written); a second one aborts. `terminated` says SIGTERM stopped it."""
+    seen = SignalsSeen()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        print("\nstopping at the next step (Ctrl+C again to abort)", file=sys.stderr)
+        controls.request_stop()
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        seen.terminated = True
+        signal.signal(signal.SIGTERM, previous_term)  # a second SIGTERM aborts
+        print("\nterminated: stopping at the next step", file=sys.stderr)
+        controls.request_stop()
+
+    previous_int = signal.signal(signal.SIGINT, on_sigint)
+    previous_term = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous_int)
+        signal.signal(signal.SIGTERM, previous_term)
+
+
+def save_json(field: str, path: str | None, value: Any, what: str) -> str | None:
     """Write `value` to `path` (atomically); the error line to print when that failed, else None."""
     if not path:
         return None
@@ -231,7 +259,7 @@ def _summary_text(finished: RunFinished) -> str:
         f"device      {s.device} ({s.device_name})",
         f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)",
         f"batch size  {batch_size_text(s)}",
-        f"throughput  {rate}",
+        f"throughput  {rate}" + ("" if s.compile_s is None else f" (after {s.compile_s:.1f} s compiling)"),
         f"loss        {loss}",
         f"val acc     {acc}",
         f"peak memory {peak}" + ("" if s.peak_reserved_bytes else " (process RSS)"),
@@ -255,7 +283,7 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
     print(f"searching on {config.device} with {config.model}, {TRIAL_NOTE}", file=sys.stderr, flush=True)
     result = find_batch_size(config, capacity=args.capacity, margin=args.margin, start=args.start,
                              max_batch=args.max_batch, on_trial=on_trial)
-    save_error = _save_json("json", args.json, result.to_dict(), "result")
+    save_error = save_json("json", args.json, result.to_dict(), "result")
     out(f"batch size      {result.batch_size}")
     out(f"predicted peak  {format_bytes(result.predicted_peak(result.batch_size))} of "
           f"{format_bytes(result.limit_bytes)} allowed ({format_bytes(result.capacity_bytes)} capacity, "
@@ -290,6 +318,15 @@ def command_models() -> int:
     from core.models import available_models
 
     out("\n".join(available_models()))
+    return 0
+
+
+def command_presets() -> int:
+    from core.presets import PRESETS, preset_text
+
+    for value in PRESETS.values():
+        out(f"{value.name}: {value.description}")
+        out(f"  {preset_text(value)}")
     return 0
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from core.errors import ConfigError
 
 DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder")
-BUILTIN_MODELS = ("tiny-cnn", "resnet18")
+BUILTIN_MODELS = ("auto", "tiny-cnn", "resnet18", "speedrun-net")
 OPTIMIZERS = ("sgd", "adamw")
 AMP_MODES = ("off", "fp16", "bf16")
 PLACEMENTS = ("auto", "stream", "resident")
@@ -39,7 +39,8 @@ class Bound:
 
 BOUNDS: dict[str, Bound] = {
     "device": Bound(str, "auto", "device to train on: auto, cpu, cuda, cuda:N or mps"),
-    "model": Bound(str, "resnet18", "tiny-cnn, resnet18 (CIFAR stem) or any torchvision classifier name"),
+    "model": Bound(str, "auto", "auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), "
+                                "speedrun-net (a small fast CIFAR net) or any torchvision classifier name"),
     "dataset": Bound(str, "synthetic", "dataset to train on", choices=DATASETS),
     "data_dir": Bound(str, None, "folder holding the dataset files (default: the user data folder)", optional=True),
     "download": Bound(bool, False, "download the dataset into the data folder when it is missing"),
@@ -57,6 +58,12 @@ BOUNDS: dict[str, Bound] = {
     "weight_decay": Bound(float, 5e-4, "weight decay", 0.0, 1.0, log_scale=True),  # 1e-5..1e-1: decades too
     "amp": Bound(str, "off", "automatic mixed precision", choices=AMP_MODES),
     "channels_last": Bound(bool, False, "use the channels_last memory format for the model and batches"),
+    "compile": Bound(bool, False, "compile the model with torch.compile (its compile time is reported apart and "
+                                  "left out of images/s; needs a C++ compiler on the CPU, Triton on CUDA)"),
+    "cudnn_benchmark": Bound(bool, False, "let cuDNN time its convolution algorithms and keep the fastest "
+                                          "(CUDA only; pays off when batch shapes do not change)"),
+    "fused_optimizer": Bound(bool, True, "update all parameters in one fused kernel (on CUDA it also keeps fp16's "
+                                         "gradient-scaler check on the device: no host sync per step)"),
     "placement": Bound(
         str, "auto", "where the data lives: stream (DataLoader) or resident (on the device); auto picks resident when it fits",
         choices=PLACEMENTS,
@@ -89,6 +96,9 @@ class RunConfig:
     weight_decay: float = BOUNDS["weight_decay"].default
     amp: str = BOUNDS["amp"].default
     channels_last: bool = BOUNDS["channels_last"].default
+    compile: bool = BOUNDS["compile"].default
+    cudnn_benchmark: bool = BOUNDS["cudnn_benchmark"].default
+    fused_optimizer: bool = BOUNDS["fused_optimizer"].default
     placement: str = BOUNDS["placement"].default
     workers: int = BOUNDS["workers"].default
     pin_memory: bool = BOUNDS["pin_memory"].default

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
+from core.compare_plan import Contender
+from core.compare_result import ComparisonResult
 from core.memory import MemorySample
 from core.summary import RunSummary
 
@@ -145,6 +147,28 @@ class RunFinished:
     error_field: str | None = None  # the RunConfig field a configuration error names (user_error only)
 
 
+@dataclass(frozen=True)
+class ComparisonStarted:
+    """A comparison begins: its runs, in the order they will train, each for `steps` steps."""
+
+    contenders: tuple[Contender, ...]
+    steps: int
+
+
+@dataclass(frozen=True)
+class ContenderEvent:
+    """An event of run `index` of a comparison (every run's events arrive wrapped, in order)."""
+
+    index: int
+    event: "Event"
+
+
+@dataclass(frozen=True)
+class ComparisonFinished:
+    result: ComparisonResult
+
+
 Event = Union[RunStarted, EpochStarted, StepsReported, EpochEnded, CacheCleared, RunPaused, RunResumed,
-              MemoryBreakdown, SnapshotSaved, OutOfMemory, LogMessage, RunFinished]
+              MemoryBreakdown, SnapshotSaved, OutOfMemory, LogMessage, RunFinished, ComparisonStarted,
+              ContenderEvent, ComparisonFinished]
 Observer = Callable[[Event], None]

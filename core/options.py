@@ -14,7 +14,7 @@ from core.config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
 from core.errors import ConfigError, UserError
 
 PROG = "gpu-train-monitor"
-COMMANDS = ("run", "devices", "models", "find-batch-size")
+COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size")
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl+C
 EXIT_TERMINATED = 143  # 128 + SIGTERM
@@ -41,8 +41,11 @@ def _help(name: str, bound: Bound) -> str:
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """One option per RunConfig field, typed and documented from BOUNDS (ranges are checked by RunConfig)."""
+    """One option per RunConfig field, typed and documented from BOUNDS (ranges are checked by RunConfig),
+    and --preset, whose overrides apply under the options given explicitly."""
     group = parser.add_argument_group("run options")
+    group.add_argument("--preset", metavar="NAME", help="start from a named set of settings (`gpu-train-monitor "
+                                                        "presets` lists them); other options override it")
     for field, bound in BOUNDS.items():
         flag = option_name(field)
         if bound.kind is bool:
@@ -62,9 +65,14 @@ def add_finder_options(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -> RunConfig:
-    """The RunConfig the options describe; unset options keep `base`'s values (the defaults)."""
+    """The RunConfig the options describe; unset options keep the preset's values, or `base`'s (the defaults)."""
+    base = base or RunConfig()
+    if getattr(args, "preset", None):
+        from core.presets import preset
+
+        base = preset(args.preset).apply(base)
     changes = {field: getattr(args, field) for field in BOUNDS if getattr(args, field, None) is not None}
-    return (base or RunConfig()).replace(**changes) if changes else (base or RunConfig())
+    return base.replace(**changes) if changes else base
 
 
 def parse_bytes(text: str) -> int:
@@ -95,3 +103,13 @@ def option_message(field: str | None, message: str) -> str:
 def user_error_line(exc: UserError) -> str:
     """What follows 'gpu-train-monitor: error: ' for a user error: the option for a config error."""
     return option_message(exc.field if isinstance(exc, ConfigError) else None, str(exc))
+
+
+def comparison_from_args(args: argparse.Namespace) -> tuple[RunConfig, list[dict]]:
+    """compare's shared settings and its --vs overrides, each checked (ConfigError naming --vs)."""
+    from core.compare_plan import parse_overrides, plan
+
+    base = config_from_args(args)
+    overrides = [parse_overrides(text) for text in args.vs or []]
+    plan(base, overrides)  # the count, the ranges, duplicates: before torch loads
+    return base, overrides

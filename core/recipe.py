@@ -16,22 +16,32 @@ from core.batches import BatchSource, Note, ResidentBatches, StreamBatches
 from core.config import RunConfig, check_batch_fits
 from core.datasets import DatasetSplits
 from core.datasets.placement import Placement, load_placed
-from core.devices import amp_dtype, check_amp
-from core.models import ModelSpec, build_model, model_spec
+from core.devices import amp_dtype
+from core.fast_paths import check_fast_paths
+from core.models import ModelSpec, build_model, model_spec, resolve_model
 from core.preprocess import DevicePreprocess
 from core.step import Trainer, build_optimizer
 
 
+def config_for_device(config: RunConfig, device: torch.device) -> RunConfig:
+    """`config` with what depends on the device resolved: the model `auto` stands for."""
+    model = resolve_model(config.model, device)
+    return config if model == config.model else config.replace(model=model)
+
+
 def build_trainer(config: RunConfig, device: torch.device, in_channels: int, num_classes: int) -> Trainer:
-    """Model on `device` (channels_last when asked), optimizer (fused on CUDA: one kernel per update and
-    no host sync in fp16's gradient scaler), scaler (fp16 only) and autocast."""
-    check_amp(device, config.amp)
+    """Model on `device` (channels_last when asked; wrapped by torch.compile when asked, which compiles
+    lazily at the first step), optimizer (fused when asked: one kernel per update, and on CUDA no host
+    sync in fp16's gradient scaler), scaler (fp16 only) and autocast."""
+    config = config_for_device(config, device)
+    check_fast_paths(config, device)
     memory_format = torch.channels_last if config.channels_last else torch.preserve_format
     model = build_model(config.model, num_classes, in_channels).to(device, memory_format=memory_format)
     optimizer = build_optimizer(model, config.optimizer, config.lr, config.momentum, config.weight_decay,
-                                fused=device.type == "cuda")
+                                fused=config.fused_optimizer)
     scaler = torch.amp.GradScaler(device.type, enabled=config.amp == "fp16")
-    return Trainer(model, optimizer, scaler, device.type, amp_dtype(config.amp))
+    compiled = torch.compile(model) if config.compile else None
+    return Trainer(model, optimizer, scaler, device.type, amp_dtype(config.amp), compiled)
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,10 @@ class RunParts:
 def build_run(config: RunConfig, device: torch.device, free_bytes: int, generator: torch.Generator) -> RunParts:
     """Load and place the data, then build the trainer and the batch source. `generator` (on `device`)
     drives shuffling and augmentation; seeding it is the caller's."""
-    check_amp(device, config.amp)  # before the data loads: a bad choice is reported at once
+    config = config_for_device(config, device)
+    check_fast_paths(config, device)  # before the data loads: a choice the device cannot run is reported at once
+    if device.type == "cuda":  # process-wide: each run sets it, so runs in one process do not inherit it
+        torch.backends.cudnn.benchmark = config.cudnn_benchmark
     splits, placement, reader_notes = load_placed(config, device, free_bytes)
     check_batch_fits(config.batch_size, len(splits.train))
     spec = model_spec(config.model, splits.channels)

@@ -33,6 +33,8 @@ class RunState:
     report_means: list[float] = field(default_factory=list)
     rates: list[float] = field(default_factory=list)  # images/s per report, after the first (warm-up)
     warm: bool = False
+    warmup_steps: int = 0  # steps in the first report, left out of images/s (start-up, compilation)
+    compile_s: float | None = None  # the first compiled step's time (torch.compile builds its graphs there)
     last_report: float = 0.0
     last_report_samples: int = 0
     val_accuracy: float | None = None
@@ -62,6 +64,7 @@ class RunState:
             peak_rss = probe.peak_rss_bytes
         wall = time.perf_counter() - self.t0
         rate = statistics.median(self.rates) if self.rates else (self.samples / wall if self.samples else None)
+        spread = rate_spread(self.rates) or ((rate, rate) if rate is not None else None)
         changes: Any = tuple(ReadOnlyDict({"step": s, "from": a, "to": b}) for s, a, b in self.batch_changes)
         return RunSummary(
             status=status, steps=self.step, samples=self.samples, wall_s=wall, samples_per_s=rate,
@@ -71,7 +74,17 @@ class RunState:
             peak_allocated_bytes=peak_alloc, peak_reserved_bytes=peak_res, peak_rss_bytes=peak_rss, config=config,
             memory_breakdown=ReadOnlyDict(self.breakdown.to_summary()) if self.breakdown else None,
             batch_size=int(config["batch_size"]), batch_size_changes=changes, skipped_samples=self.skipped_samples,
+            samples_per_s_spread=spread, warmup_steps=self.warmup_steps, compile_s=self.compile_s,
         )
+
+
+def rate_spread(rates: list[float]) -> tuple[float, float] | None:
+    """(10th, 90th percentile) of the per-report images/s: how steady the throughput was, without letting
+    one report that a garbage collection or another process interrupted stand for the run."""
+    if len(rates) < 2:
+        return None
+    deciles = statistics.quantiles(rates, n=10, method="inclusive")
+    return deciles[0], deciles[-1]
 
 
 def planned_steps(config: RunConfig, run: RunState, source: BatchSource, epoch: BatchEpoch | None) -> int:

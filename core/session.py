@@ -33,7 +33,7 @@ from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessa
 from core.memory import MemoryProbe, clear_cache, has_cache
 from core.models import count_parameters
 from core.readonly import ReadOnlyDict
-from core.recipe import RunParts, build_run, generator_for
+from core.recipe import RunParts, build_run, config_for_device, generator_for
 from core.run_state import RunState, planned_steps
 from core.snapshot import MemoryHistory, snapshot_event
 from core.validation import evaluate
@@ -116,6 +116,7 @@ class TrainingSession(RunControls):
         if device.type == "cuda":
             torch.cuda.set_device(device)  # the current device is per thread: set it in the worker
         self.device = device
+        self.config = cfg = config_for_device(cfg, device)  # the model `auto` stands for on this device
         if self.record_memory_history:  # before any allocation, so the snapshot shows them all
             self._history = MemoryHistory(device)
             self._history.start()
@@ -187,15 +188,23 @@ class TrainingSession(RunControls):
         sample, recorder = run.sample_next, self._recorder  # measure what holds memory, ~once a second
         failure: str | None = None
         taken = False
+        compiling = run.step == 0 and self._parts.trainer.compiles
         try:
             images, labels = next(batches)  # allocates too: a resident epoch's augmented copy, the H2D copy
             taken = True
+            started = time.perf_counter()
             with recorder.step() if sample else contextlib.nullcontext():
                 loss = self._parts.trainer.step(images, labels, recorder if sample else None)
+            if compiling:
+                self._timed_compile(started, loss)
         except StopIteration:
             return False
         except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
             if not oom.is_out_of_memory(exc):
+                if compiling:
+                    raise RuntimeError(f"torch.compile could not compile {self.config.model} "
+                                       f"({type(exc).__name__}: {str(exc).strip().splitlines()[0][:300]}); "
+                                       "run without compile") from exc
                 raise
             failure = str(exc)
         if failure is not None:  # outside the except block: its traceback pins the step's tensors
@@ -212,6 +221,14 @@ class TrainingSession(RunControls):
         if time.perf_counter() - run.last_report >= self.config.report_interval:
             self._report()  # the one host sync per report interval
         return True
+
+    def _timed_compile(self, started: float, loss: torch.Tensor) -> None:
+        """The first compiled step builds torch.compile's graphs: time it (one sync, once per run) and say so.
+        Its report is the run's first, which images/s leaves out as warm-up."""
+        loss.detach().float().cpu()  # sync point: once, so the time is the compile's and the step's
+        self._state.compile_s = time.perf_counter() - started
+        self.emit(LogMessage("info", f"torch.compile compiled the model in {self._state.compile_s:.1f} s "
+                                     "(the first step; counted in the wall time, left out of images/s)"))
 
     def _at_step_boundary(self) -> None:
         """Apply commands from other threads: cache clear, snapshot, pause (blocking), stop."""
@@ -248,6 +265,8 @@ class TrainingSession(RunControls):
         rate = (run.samples - run.last_report_samples) / max(now - run.last_report, 1e-9)
         if run.warm:  # the first report of a run includes start-up costs: not a throughput sample
             run.rates.append(rate)
+        else:
+            run.warmup_steps = run.step
         run.warm = True
         run.last_report, run.last_report_samples = now, run.samples
         run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S

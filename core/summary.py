@@ -33,6 +33,9 @@ class RunSummary:
     batch_size: int = 0  # in force at the end (smaller than requested after an out-of-memory shrink)
     batch_size_changes: tuple[Mapping[str, int], ...] = ()  # {"step", "from", "to"} per out-of-memory shrink
     skipped_samples: int = 0  # training images of the planned epochs left out after a shrink (remainders)
+    samples_per_s_spread: tuple[float, float] | None = None  # 10th..90th percentile over reports after warm-up
+    warmup_steps: int = 0  # steps of the first report, left out of samples_per_s
+    compile_s: float | None = None  # torch.compile's time in the first step (in wall_s, not in samples_per_s)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values (read-only mappings become ordinary dicts and lists)."""
@@ -40,6 +43,7 @@ class RunSummary:
         values["config"] = dict(self.config)
         values["memory_breakdown"] = None if self.memory_breakdown is None else dict(self.memory_breakdown)
         values["batch_size_changes"] = [dict(change) for change in self.batch_size_changes]
+        values["samples_per_s_spread"] = None if self.samples_per_s_spread is None else list(self.samples_per_s_spread)
         return values
 
     def write_json(self, path: str | Path) -> None:

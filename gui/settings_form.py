@@ -24,7 +24,8 @@ from gui.form_text import LABELS, NONE_TEXT, field_help, field_tooltip, friendly
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "Device and model": ("device", "model", "amp", "channels_last"),
+    "Device and model": ("device", "model"),
+    "Speed": ("amp", "channels_last", "compile", "cudnn_benchmark", "fused_optimizer"),
     "Data": ("dataset", "data_dir", "download", "synthetic_samples", "placement", "workers", "pin_memory",
              "non_blocking"),
     "Training": ("batch_size", "epochs", "max_steps", "lr", "optimizer", "momentum", "weight_decay", "seed",

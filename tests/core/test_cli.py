@@ -258,7 +258,7 @@ def test_devices_table_has_one_row_per_device(capsys: pytest.CaptureFixture[str]
 def test_models_lists_ours_first_then_torchvision_names(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["models"]) == 0
     names = capsys.readouterr().out.split()
-    assert names[:2] == ["tiny-cnn", "resnet18"]
+    assert names[:4] == ["auto", "tiny-cnn", "resnet18", "speedrun-net"]
     assert "resnet50" in names and "mobilenet_v3_small" in names
     assert names.count("resnet18") == 1
 

@@ -9,7 +9,8 @@ import torch
 from torch import nn
 
 from core.errors import ConfigError
-from core.models import ModelSpec, TinyCNN, available_models, build_model, count_parameters, model_spec
+from core.models import (ModelSpec, TinyCNN, available_models, build_model, count_parameters, model_spec,
+                         resolve_model)
 
 
 @pytest.mark.parametrize("name", ["tiny-cnn", "resnet18"])
@@ -84,7 +85,21 @@ def test_unknown_name_says_how_to_list_the_models() -> None:
 
 def test_available_models_puts_ours_first_and_lists_each_once() -> None:
     names = available_models()
-    assert names[:2] == ["tiny-cnn", "resnet18"]
+    assert names[:4] == ["auto", "tiny-cnn", "resnet18", "speedrun-net"]
     assert len(names) == len(set(names))
     assert {"resnet50", "mobilenet_v3_small", "vit_b_16"} <= set(names)
     assert not any(name.startswith(("fasterrcnn", "deeplab", "raft")) for name in names)  # classifiers only
+
+
+def test_auto_is_resnet18_on_a_gpu_and_the_small_model_on_a_cpu() -> None:
+    assert resolve_model("auto", torch.device("cpu")) == "tiny-cnn"
+    assert resolve_model("auto", torch.device("cuda", 0)) == "resnet18"
+    assert resolve_model("auto", torch.device("mps", 0)) == "resnet18"
+    assert resolve_model("speedrun-net", torch.device("cpu")) == "speedrun-net"
+
+
+def test_speedrun_net_is_small_and_classifies_cifar_shaped_batches() -> None:
+    model = build_model("speedrun-net", 10, 3)
+    assert 500_000 < count_parameters(model) < 3_000_000  # far smaller than resnet18's 11M
+    assert model(torch.randn(4, 3, 32, 32)).shape == (4, 10)
+    assert build_model("speedrun-net", 10, 1)(torch.randn(2, 1, 28, 28)).shape == (2, 10)  # MNIST-shaped

@@ -1,0 +1,128 @@
+"""Compare mode: train 2 to 4 configurations one after another, each for the same number of steps.
+
+Sequential on purpose: two runs at once would steal each other's CPU cores and GPU, and the ratio would
+measure the contention. Each run is an ordinary `TrainingSession` (no second training loop); its events
+reach observers wrapped in `ContenderEvent(index, event)`, so a window can race the loss curves live.
+Commands (stop, pause, resume, clear cache) reach the run under way; a stop also skips the runs after it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from core.compare_plan import Contender, plan
+from core.compare_result import ComparisonResult, ContenderResult, conclude
+from core.config import RunConfig
+from core.controls import RunControls
+from core.errors import ConfigError
+from core.events import (ComparisonFinished, ComparisonStarted, ContenderEvent, Event, Observer, RunFinished,
+                         StepsReported)
+
+
+class Comparison(RunControls):
+    """Runs the planned configurations in turn and concludes with a `ComparisonResult`."""
+
+    record_memory_history = False  # snapshots belong to single runs
+
+    def __init__(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]], observers: Iterable[Observer] = ()
+                 ) -> None:
+        super().__init__()
+        if base.model == "auto":  # one model for every run: `auto` on each device would race different models
+            from core.devices import resolve_device
+            from core.models import resolve_model
+
+            base = base.replace(model=resolve_model("auto", resolve_device("auto")))
+        self.contenders: tuple[Contender, ...] = plan(base, overrides)  # ConfigError before anything runs
+        for contender in self.contenders:
+            _check_runnable(contender)
+        self.user_errors: dict[int, tuple[str | None, str]] = {}  # index -> (field, message) of bad input
+        self.steps = self.contenders[0].config.max_steps or 0
+        self.observers: list[Observer] = list(observers)
+        self._lock = threading.Lock()
+        self._session: Any = None  # the TrainingSession under way
+
+    def emit(self, event: Event) -> None:
+        for observer in self.observers:
+            observer(event)
+
+    def run(self) -> ComparisonResult:
+        from core.session import TrainingSession
+
+        self.emit(ComparisonStarted(self.contenders, self.steps))
+        results: list[ContenderResult] = []
+        for contender in self.contenders:
+            if self.stop_requested:
+                break
+            losses: list[float] = []
+            session = TrainingSession(contender.config, [self._relay(contender.index, losses)])
+            with self._lock:
+                self._session = session
+                if self.pause_requested:
+                    session.pause()
+            finished = session.run()
+            with self._lock:
+                self._session = None
+            if finished.user_error:  # bad input (a missing dataset): every later run would meet it too
+                self.user_errors[contender.index] = (finished.error_field, finished.message)
+                results.append(_result(contender, finished, losses))
+                break
+            results.append(_result(contender, finished, losses))
+        outcome = conclude(self.contenders, results, self.steps, self.contenders[0].config.model,
+                           self.stop_requested)
+        self.emit(ComparisonFinished(outcome))
+        return outcome
+
+    def _relay(self, index: int, losses: list[float]) -> Observer:
+        def relay(event: Event) -> None:
+            if isinstance(event, StepsReported):
+                losses.extend(event.losses)
+            self.emit(ContenderEvent(index, event))
+        return relay
+
+    # ---- commands reach the run under way --------------------------------------------------------
+    def request_stop(self) -> None:
+        super().request_stop()
+        self._forward("request_stop")
+
+    def pause(self) -> None:
+        super().pause()
+        self._forward("pause")
+
+    def resume(self) -> None:
+        super().resume()
+        self._forward("resume")
+
+    def request_cache_clear(self) -> None:
+        self._forward("request_cache_clear")
+
+    def _forward(self, command: str) -> None:
+        with self._lock:
+            if self._session is not None:
+                getattr(self._session, command)()
+
+
+def _check_runnable(contender: Contender) -> None:
+    """Refuse now a run that could not start (a device not here, a fast path the device cannot run), rather
+    than after the runs before it have trained."""
+    from core.devices import resolve_device
+    from core.fast_paths import check_fast_paths
+    from core.options import option_message
+    from core.recipe import config_for_device
+
+    try:
+        device = resolve_device(contender.config.device)
+        check_fast_paths(config_for_device(contender.config, device), device)
+    except ConfigError as exc:
+        raise ConfigError("vs", f"configuration {contender.index + 1} ({contender.label}): "
+                                f"{option_message(exc.field, str(exc))}") from None
+
+
+def _result(contender: Contender, finished: RunFinished, losses: list[float]) -> ContenderResult:
+    s = finished.summary
+    return ContenderResult(
+        index=contender.index, label=contender.label, overrides=contender.overrides, status=finished.status,
+        samples_per_s=s.samples_per_s if s.steps > s.warmup_steps else None, samples_per_s_spread=s.samples_per_s_spread,
+        loss_last=s.loss_last, warmup_steps=s.warmup_steps, compile_s=s.compile_s, wall_s=s.wall_s, steps=s.steps,
+        message=finished.message if finished.status != "completed" else "", losses=tuple(losses))

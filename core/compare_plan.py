@@ -1,0 +1,144 @@
+"""What a comparison runs: 2 to 4 configurations that differ from one base by overrides.
+
+`--vs "device=cpu,amp=off"` is parsed here into typed RunConfig overrides checked against the one bounds
+table; every run gets the same number of steps (the base's `max_steps`). The ready-made comparisons
+(CPU vs GPU, stream vs resident, ...) are plain override pairs, offered only where they apply. Imports
+no torch, so the form and the CLI can check a comparison before torch has loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.config import BOUNDS, RunConfig, validate_field
+from core.errors import ConfigError
+from core.readonly import ReadOnlyDict
+
+MIN_RUNS, MAX_RUNS = 2, 4
+DEFAULT_STEPS = 60  # when the base sets no max_steps: enough reports after warm-up for a median and a spread
+SHARED_ONLY = ("max_steps", "epochs")  # the same for every run, or the race would not be fair
+_TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One configuration of a comparison: its place, a short label, what it changes, the config it runs."""
+
+    index: int
+    label: str
+    overrides: Mapping[str, Any]
+    config: RunConfig
+
+
+def parse_overrides(text: str) -> dict[str, Any]:
+    """'device=cuda:0,amp=bf16' -> {'device': 'cuda:0', 'amp': 'bf16'}, each value typed and range-checked
+    by the bounds table. A ConfigError names the override that does not parse (field 'vs')."""
+    overrides: dict[str, Any] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        key, sep, raw = item.partition("=")
+        field = key.strip().lstrip("-").replace("-", "_")
+        if not sep or not field:
+            raise ConfigError("vs", f"{item!r} is not setting=value (e.g. device=cpu or amp=bf16)")
+        if field not in BOUNDS:
+            raise ConfigError("vs", f"{item!r}: unknown setting {field!r}; settings: {', '.join(BOUNDS)}")
+        if field in SHARED_ONLY:
+            raise ConfigError("vs", f"{item!r}: {field} is shared by every run of a comparison (so they race "
+                                    f"over the same steps); give it once, as --{field.replace('_', '-')}")
+        try:
+            overrides[field] = validate_field(field, _typed(field, raw.strip()))
+        except ConfigError as exc:
+            raise ConfigError("vs", f"{item!r}: {exc}") from None
+    if not overrides:
+        raise ConfigError("vs", f"{text!r} sets nothing; write setting=value pairs separated by commas")
+    return overrides
+
+
+def _typed(field: str, raw: str) -> Any:
+    bound = BOUNDS[field]
+    if bound.optional and raw.lower() in ("none", ""):
+        return None
+    if bound.kind is bool:
+        lowered = raw.lower()
+        return True if lowered in _TRUE else False if lowered in _FALSE else raw
+    if bound.kind in (int, float):
+        try:
+            number = float(raw)
+        except ValueError:
+            return raw  # validate_field names the field and its range
+        return int(number) if bound.kind is int and number.is_integer() else number
+    return raw
+
+
+def plan(base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> tuple[Contender, ...]:
+    """The runs of a comparison: `base` with each override set, all for the same number of steps."""
+    if not MIN_RUNS <= len(overrides) <= MAX_RUNS:
+        raise ConfigError("vs", f"a comparison needs {MIN_RUNS} to {MAX_RUNS} configurations, got {len(overrides)}")
+    shared = base.replace(max_steps=base.max_steps or DEFAULT_STEPS, epochs=None)
+    contenders: list[Contender] = []
+    for index, changes in enumerate(overrides):
+        try:
+            config = shared.replace(**changes)
+        except ConfigError as exc:
+            raise ConfigError("vs", f"configuration {index + 1}: {exc}") from None
+        for other in contenders:
+            if other.config == config:
+                raise ConfigError("vs", f"configurations {other.index + 1} and {index + 1} are the same run; "
+                                        "change at least one setting between them")
+        contenders.append(Contender(index, label(changes), ReadOnlyDict(dict(changes)), config))
+    return tuple(contenders)
+
+
+def label(overrides: Mapping[str, Any]) -> str:
+    """A short name for what a run changes: 'cuda:0', 'resident', 'amp bf16', 'channels_last', 'no compile'."""
+    parts = []
+    for field, value in overrides.items():
+        if isinstance(value, bool):
+            parts.append(field if value else f"no {field}")
+        elif field in ("device", "placement", "model"):
+            parts.append(str(value))
+        elif field == "amp":
+            parts.append(f"amp {value}")
+        else:
+            parts.append(f"{field}={value}")
+    return ", ".join(parts) or "base"
+
+
+@dataclass(frozen=True)
+class ReadyComparison:
+    """A comparison offered in the window's menu: a name and the override sets it races."""
+
+    name: str
+    description: str
+    overrides: tuple[Mapping[str, Any], ...]
+
+
+def ready_comparisons(base: RunConfig, gpu: str | None, compile_available: bool) -> list[ReadyComparison]:
+    """The ready-made comparisons that apply here. `gpu` is this machine's GPU ('cuda:0', 'mps') or None;
+    the GPU-only ones run on it, and stream vs resident runs on the GPU when there is one, else the CPU.
+    A CPU side drops what the CPU refuses (fp16, cuDNN's autotuner) and says so in its overrides."""
+    offered: list[ReadyComparison] = []
+    device = gpu or "cpu"
+    if gpu is not None:
+        cpu: dict[str, Any] = {"device": "cpu"}
+        if base.amp == "fp16":
+            cpu["amp"] = "off"
+        if base.cudnn_benchmark:
+            cpu["cudnn_benchmark"] = False
+        offered.append(ReadyComparison("CPU vs GPU", f"the same run on the CPU and on {gpu}", ({**cpu}, {"device": gpu})))
+    offered.append(ReadyComparison(
+        "stream vs resident", f"data streamed from host memory by a DataLoader against data kept on {device}",
+        ({"device": device, "placement": "stream"}, {"device": device, "placement": "resident"})))
+    if gpu is not None:
+        offered.append(ReadyComparison("AMP off vs bf16", f"full precision against bf16 autocast on {gpu}",
+                                       ({"device": gpu, "amp": "off"}, {"device": gpu, "amp": "bf16"})))
+        offered.append(ReadyComparison("channels_last", f"the default memory format against channels_last on {gpu}",
+                                       ({"device": gpu, "channels_last": False}, {"device": gpu, "channels_last": True})))
+    if compile_available:
+        offered.append(ReadyComparison(
+            "compiled vs eager", f"torch.compile against eager PyTorch on {device} (compile time shown apart)",
+            ({"device": device, "compile": False}, {"device": device, "compile": True})))
+    return offered

@@ -1,0 +1,132 @@
+"""The outcome of a comparison: each run's throughput and losses, the headline ratio, and whether runs
+that should have computed the same losses did.
+
+Pure Python (no torch): the CLI prints it, `--json` writes `to_dict()`, the window shows it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.compare_plan import Contender
+
+# Settings that change how fast a run goes but not what it computes: with the same seed, data order and
+# model, runs that differ only in these should see the same losses, up to floating-point rounding
+# (a different kernel or summation order). stream vs resident is not here: the two placements shuffle and
+# augment with different random streams; nor is amp (bf16 rounds differently by design).
+SPEED_ONLY = frozenset({"channels_last", "compile", "cudnn_benchmark", "fused_optimizer", "workers", "pin_memory",
+                        "non_blocking", "report_interval"})
+AGREEMENT_STEPS = 10  # the first steps compared: later, rounding differences compound through training
+AGREEMENT_RTOL = 0.02  # fp32 rounding over 10 steps stays far below this; a real difference (data, init) does not
+
+
+@dataclass(frozen=True)
+class ContenderResult:
+    """One run of a comparison, as `--json` writes it under "runs"."""
+
+    index: int
+    label: str
+    overrides: Mapping[str, Any]
+    status: str
+    samples_per_s: float | None  # median over reports after warm-up
+    samples_per_s_spread: tuple[float, float] | None  # 10th..90th percentile over those reports
+    loss_last: float | None
+    warmup_steps: int
+    compile_s: float | None
+    wall_s: float
+    steps: int
+    message: str  # why it did not complete; empty when it did
+    losses: tuple[float, ...]  # every step's loss, in order (not in the JSON)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "label": self.label, "overrides": dict(self.overrides), "status": self.status,
+                "samples_per_s": self.samples_per_s,
+                "samples_per_s_spread": None if self.samples_per_s_spread is None else list(self.samples_per_s_spread),
+                "loss_last": self.loss_last, "warmup_steps": self.warmup_steps, "compile_s": self.compile_s,
+                "wall_s": self.wall_s, "steps": self.steps, "message": self.message}
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    runs: tuple[ContenderResult, ...]
+    steps: int  # planned steps per run
+    model: str
+    batch_size: int | None  # shared by every run; None when the runs differ in it
+    speedup: float | None  # fastest / slowest samples_per_s among runs that measured one
+    fastest: int | None
+    slowest: int | None
+    headline: str
+    losses_agree: bool | None  # None: no two runs differ in speed settings only
+    agreement: str  # what the loss check found, in words; empty when nothing was checked
+    status: str  # completed (every run did), stopped, or failed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"runs": [run.to_dict() for run in self.runs], "speedup": self.speedup, "fastest": self.fastest,
+                "slowest": self.slowest, "headline": self.headline, "steps": self.steps, "model": self.model,
+                "batch_size": self.batch_size, "losses_agree": self.losses_agree, "agreement": self.agreement,
+                "status": self.status}
+
+
+def conclude(contenders: Sequence[Contender], runs: Sequence[ContenderResult], steps: int, model: str,
+             stopped: bool) -> ComparisonResult:
+    """The headline ratio and the loss check over the finished runs."""
+    batches = {c.config.batch_size for c in contenders}
+    batch = batches.pop() if len(batches) == 1 else None
+    measured = [r for r in runs if r.samples_per_s is not None and r.status == "completed"]
+    speedup = fastest = slowest = None
+    if len(measured) >= 2:
+        fast = max(measured, key=lambda r: r.samples_per_s or 0.0)
+        slow = min(measured, key=lambda r: r.samples_per_s or 0.0)
+        assert fast.samples_per_s is not None and slow.samples_per_s is not None
+        speedup, fastest, slowest = fast.samples_per_s / slow.samples_per_s, fast.index, slow.index
+        models = {c.config.model for c in contenders}
+        what = f" {model}" if len(models) == 1 else ""
+        at = f" at batch {batch}" if batch is not None else ""
+        headline = (f"{fast.label} trains{what} {ratio_text(speedup)} faster than {slow.label}{at}; "
+                    f"warm-up excluded")
+    else:
+        missing = [r for r in runs if r not in measured]
+        why = "; ".join(f"run {r.index + 1} ({r.label}) {r.status}" + (f": {r.message}" if r.message else "")
+                        for r in missing) or "fewer than two runs finished"
+        headline = f"no ratio: {why}"
+    agree, agreement = check_agreement(contenders, runs)
+    status = "completed" if all(r.status == "completed" for r in runs) and len(runs) == len(contenders) else (
+        "stopped" if stopped else "failed")
+    return ComparisonResult(tuple(runs), steps, model, batch, speedup, fastest, slowest, headline, agree,
+                            agreement, status)
+
+
+def ratio_text(ratio: float) -> str:
+    """38.2x, 1.07x: one decimal from 10x up, two below (small differences are what people ask about)."""
+    return f"{ratio:.1f}x" if ratio >= 10 else f"{ratio:.2f}x"
+
+
+def check_agreement(contenders: Sequence[Contender], runs: Sequence[ContenderResult]) -> tuple[bool | None, str]:
+    """Compare the first steps' losses of every two runs whose configs differ in speed settings only."""
+    by_index = {r.index: r for r in runs}
+    findings: list[str] = []
+    checked = 0
+    for i, a in enumerate(contenders):
+        for b in contenders[i + 1:]:
+            differing = {f for f, v in a.config.to_dict().items() if b.config.to_dict()[f] != v}
+            ra, rb = by_index.get(a.index), by_index.get(b.index)
+            if not differing <= SPEED_ONLY or ra is None or rb is None:
+                continue
+            n = min(len(ra.losses), len(rb.losses), AGREEMENT_STEPS)
+            if n == 0:
+                continue
+            checked += 1
+            for step, (x, y) in enumerate(zip(ra.losses[:n], rb.losses[:n]), start=1):
+                if not (math.isfinite(x) and math.isfinite(y) and abs(x - y) <= AGREEMENT_RTOL * max(abs(x), abs(y))):
+                    findings.append(f"runs {a.index + 1} ({a.label}) and {b.index + 1} ({b.label}) differ only in "
+                                    f"speed settings but computed different losses: step {step}: {x:.4f} vs {y:.4f}")
+                    break
+    if not checked:
+        return None, ""
+    if findings:
+        return False, "; ".join(findings)
+    return True, (f"runs that differ only in speed settings computed the same losses (first {AGREEMENT_STEPS} "
+                  f"steps within {AGREEMENT_RTOL:.0%})")
