@@ -68,9 +68,10 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
     """The RunConfig the options describe; unset options keep the preset's values, or `base`'s (the defaults)."""
     base = base or RunConfig()
     if getattr(args, "preset", None):
-        from core.presets import preset
+        from core.presets import device_kind, preset
 
-        base = preset(args.preset).apply(base)
+        chosen = preset(args.preset)  # an unknown name fails before torch loads
+        base = chosen.apply(base, device_kind(getattr(args, "device", None) or base.device))
     changes = {field: getattr(args, field) for field in BOUNDS if getattr(args, field, None) is not None}
     return base.replace(**changes) if changes else base
 

@@ -1,7 +1,10 @@
 """Presets: plain named sets of RunConfig overrides, listed by `gpu-train-monitor presets`.
 
 A preset is applied under whatever the user sets explicitly (`--preset speedrun --batch-size 256` keeps
-the preset's other choices and the user's batch size), in the CLI and the form alike.
+the preset's other choices and the user's batch size), in the CLI and the form alike. A preset may carry
+a second, smaller set for runs on the CPU: what makes a GPU fast can make a CPU slow (bf16 autocast runs
+~10x slower than fp32 on a CPU without native bf16, measured on a 2-core AVX2 EPYC; torch.compile spends
+30 s to minutes compiling there, more than a short run gains).
 """
 
 from __future__ import annotations
@@ -20,21 +23,27 @@ class Preset:
     name: str
     description: str
     overrides: Mapping[str, Any]
+    cpu_overrides: Mapping[str, Any]  # applied over `overrides` when the run's device is the CPU
 
-    def apply(self, config: RunConfig) -> RunConfig:
-        return config.replace(**self.overrides)
+    def apply(self, config: RunConfig, device_kind: str) -> RunConfig:
+        """`config` with this preset's settings for a `device_kind` ('cpu', 'cuda', 'mps') device."""
+        return config.replace(**self.settings(device_kind))
+
+    def settings(self, device_kind: str) -> dict[str, Any]:
+        return {**self.overrides, **(self.cpu_overrides if device_kind == "cpu" else {})}
 
 
-def _preset(name: str, description: str, **overrides: Any) -> Preset:
-    for field, value in overrides.items():  # a preset with a bad value fails at import, in every test run
+def _preset(name: str, description: str, cpu: Mapping[str, Any], **overrides: Any) -> Preset:
+    for field, value in {**overrides, **cpu}.items():  # a bad value fails at import, in every test run
         validate_field(field, value)
-    return Preset(name, description, ReadOnlyDict(overrides))
+    return Preset(name, description, ReadOnlyDict(overrides), ReadOnlyDict(cpu))
 
 
 PRESETS: dict[str, Preset] = {preset.name: preset for preset in (
     _preset("speedrun", "the fastest configuration offered: speedrun-net (a small CIFAR net in the style of "
                         "airbench) on a CIFAR-sized synthetic set kept on the device, bf16, channels_last, "
-                        "torch.compile, fused optimizer, batch 1024",
+                        "torch.compile, fused optimizer, batch 1024 (on a CPU: fp32 and no compile)",
+            cpu={"amp": "off", "compile": False},
             model="speedrun-net", synthetic_samples=50_000, placement="resident", amp="bf16", channels_last=True,
             compile=True, fused_optimizer=True, batch_size=1024, lr=0.2, optimizer="sgd", momentum=0.9,
             weight_decay=5e-4),
@@ -50,8 +59,21 @@ def preset(name: str) -> Preset:
 
 
 def preset_text(value: Preset) -> str:
-    """One line per override, for `gpu-train-monitor presets`."""
-    return ", ".join(f"{field}={_shown(v)}" for field, v in value.overrides.items())
+    """The overrides in one line, and the CPU's changes, for `gpu-train-monitor presets`."""
+    text = ", ".join(f"{field}={_shown(v)}" for field, v in value.overrides.items())
+    if value.cpu_overrides:
+        text += "; on a CPU: " + ", ".join(f"{field}={_shown(v)}" for field, v in value.cpu_overrides.items())
+    return text
+
+
+def device_kind(spec: str) -> str:
+    """'cpu', 'cuda' or 'mps' for a --device value; 'auto' asks torch which device is best (loads torch)."""
+    spec = spec.strip().lower()
+    if spec == "auto":
+        from core.devices import best_device_spec
+
+        spec = best_device_spec()
+    return spec.split(":", 1)[0]
 
 
 def _shown(value: Any) -> str:
