@@ -1,0 +1,79 @@
+"""Planning a comparison: --vs overrides parsed against the bounds table, runs labelled, the ready-made
+comparisons offered only where they apply."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.compare_plan import DEFAULT_STEPS, label, parse_overrides, plan, ready_comparisons
+from core.config import RunConfig
+from core.errors import ConfigError
+
+
+def test_overrides_are_typed_by_the_bounds_table() -> None:
+    assert parse_overrides("device=cuda:0, amp=bf16") == {"device": "cuda:0", "amp": "bf16"}
+    assert parse_overrides("batch-size=256,channels_last=true,lr=0.1") == {
+        "batch_size": 256, "channels_last": True, "lr": 0.1}
+    assert parse_overrides("compile=off,workers=2") == {"compile": False, "workers": 2}
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("devise=cpu", "unknown setting 'devise'"),
+    ("batch_size=0", "batch_size"),
+    ("batch_size=lots", "batch_size"),
+    ("amp=fp8", "amp"),
+    ("channels_last=maybe", "channels_last"),
+    ("device", "is not setting=value"),
+    ("max_steps=10", "shared by every run"),
+    (" , ", "sets nothing"),
+])
+def test_an_override_that_does_not_parse_names_itself(text: str, fragment: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_overrides(text)
+    assert info.value.field == "vs"
+    assert fragment in str(info.value)
+
+
+def test_every_run_trains_the_same_steps_with_its_own_overrides() -> None:
+    base = RunConfig(device="cpu", model="tiny-cnn", epochs=3)
+    runs = plan(base, [{"placement": "stream"}, {"placement": "resident"}])
+    assert [r.config.placement for r in runs] == ["stream", "resident"]
+    assert {r.config.max_steps for r in runs} == {DEFAULT_STEPS} and {r.config.epochs for r in runs} == {None}
+    assert [r.label for r in runs] == ["stream", "resident"]
+    assert plan(base.replace(max_steps=7), [{"amp": "off"}, {"amp": "bf16"}])[1].config.max_steps == 7
+
+
+def test_a_comparison_needs_two_to_four_different_runs() -> None:
+    base = RunConfig()
+    for overrides in ([{"amp": "bf16"}], [{"workers": n} for n in range(5)]):
+        with pytest.raises(ConfigError, match="2 to 4"):
+            plan(base, overrides)
+    with pytest.raises(ConfigError, match="same run"):
+        plan(base, [{"amp": "off"}, {"amp": "off"}])
+
+
+def test_labels_say_what_a_run_changes() -> None:
+    assert label({"device": "cuda:0"}) == "cuda:0"
+    assert label({"amp": "bf16", "channels_last": True}) == "amp bf16, channels_last"
+    assert label({"compile": False}) == "no compile"
+    assert label({"batch_size": 256}) == "batch_size=256"
+
+
+def test_without_a_gpu_only_what_applies_is_offered() -> None:
+    names = [c.name for c in ready_comparisons(RunConfig(), gpu=None, compile_available=False)]
+    assert names == ["stream vs resident"]
+    names = [c.name for c in ready_comparisons(RunConfig(), gpu=None, compile_available=True)]
+    assert names == ["stream vs resident", "compiled vs eager"]
+    for comparison in ready_comparisons(RunConfig(), gpu=None, compile_available=True):
+        assert all(o["device"] == "cpu" for o in comparison.overrides)
+        plan(RunConfig(), comparison.overrides)  # each one is a valid comparison
+
+
+def test_with_a_gpu_the_cpu_side_drops_what_the_cpu_refuses() -> None:
+    base = RunConfig(amp="fp16", cudnn_benchmark=True)
+    offered = {c.name: c for c in ready_comparisons(base, gpu="cuda:0", compile_available=True)}
+    assert list(offered) == ["CPU vs GPU", "stream vs resident", "AMP off vs bf16", "channels_last",
+                             "compiled vs eager"]
+    cpu, gpu = offered["CPU vs GPU"].overrides
+    assert cpu == {"device": "cpu", "amp": "off", "cudnn_benchmark": False} and gpu == {"device": "cuda:0"}
+    assert all(o["device"] == "cuda:0" for o in offered["stream vs resident"].overrides)
