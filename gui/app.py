@@ -3,7 +3,8 @@ headless CLI.
 
 The window appears first and torch loads in a background thread (it takes seconds), which is safe on
 Linux; on Windows torch must be imported before Qt (pytorch#166628), so it is.
-`--screenshot PATH [--steps N] [run options]` runs N steps, saves a PNG of the window and exits.
+`--screenshot PATH [--steps N] [run options]` runs N steps, saves a PNG of the window and exits;
+with `--compare NAME` it races a ready-made comparison of the Compare menu instead, N steps each run.
 Options and error lines come from core.options, as the CLI's do; the CLI itself is imported only to run
 a headless command. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point.
 """
@@ -35,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                             "(exit 0 saved, 1 the run failed, 2 bad input or not saved)")
     parser.add_argument("--steps", type=int, default=30,
                         help=f"steps to run in screenshot mode ({describe_range('max_steps')}; default: 30)")
+    parser.add_argument("--compare", metavar="NAME",
+                        help="with --screenshot: race a ready-made comparison of the Compare menu (e.g. "
+                             "'stream vs resident'), --steps steps each run, instead of one run")
     add_run_options(parser)
     return parser
 
@@ -66,10 +70,13 @@ def _main(argv: Sequence[str] | None) -> int:
             from core.outputs import check_output_path
 
             check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains
+        elif args.compare:
+            raise ConfigError("compare", "races a comparison for a screenshot: give --screenshot PATH too "
+                                         "(in the window, use the Compare menu)")
     except UserError as exc:
         print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
-    return run_window(config if _any_run_option(args) or args.screenshot else None, args.screenshot)
+    return run_window(config if _any_run_option(args) or args.screenshot else None, args.screenshot, args.compare)
 
 
 def _any_run_option(args: argparse.Namespace) -> bool:
@@ -101,7 +108,7 @@ def display_problem() -> str | None:
     return None
 
 
-def run_window(config, screenshot: str | None = None) -> int:
+def run_window(config, screenshot: str | None = None, compare: str | None = None) -> int:
     """Show the window, load torch behind it, and run the Qt event loop."""
     launched = _process_start_time()
     problem = display_problem()
@@ -176,8 +183,22 @@ def run_window(config, screenshot: str | None = None) -> int:
         if screenshot:
             print(timing, file=sys.stderr, flush=True)
         window.on_torch_ready()
-        if screenshot:
+        if screenshot and compare:
+            start_comparison()
+        elif screenshot:
             window.start_run(config)
+
+    def start_comparison() -> None:
+        """--compare NAME: the ready-made comparison of that name, as the Compare menu offers it here."""
+        ready = {r.name: r for r in window.compare_menu.ready()}
+        chosen = ready.get(compare or "")
+        error = (window.start_comparison([dict(o) for o in chosen.overrides], chosen.name, base=config)
+                 if chosen is not None else
+                 f"no ready-made comparison {compare!r} here; this machine offers: {', '.join(ready) or 'none'}")
+        if error:
+            print(f"{PROG}: error: --compare: {error}", file=sys.stderr)
+            window.close()
+            app.exit(EXIT_USER_ERROR)
 
     def on_failed(message: str) -> None:
         window.log.add(f"PyTorch could not be loaded, so nothing can train: {message}. "
@@ -278,6 +299,7 @@ def _save_screenshot(window, path: str, app, state: str = "finished", finished=N
 
     window.loss_plot.refresh()
     window.memory_plot.refresh()
+    window.compare_view.draw_now()
     image = window.grab()
 
     def write(target: Path) -> None:

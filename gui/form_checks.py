@@ -99,3 +99,55 @@ def _count(path: str) -> int | str | None:
 def _short(path: str, limit: int = 120) -> str:
     """A path fit for one line of the form: a too-long one keeps its start and end."""
     return path if len(path) <= limit else f"{path[:limit // 2]}…{path[-limit // 2:]}"
+
+
+# A fast path switched on alone, to ask `core.fast_paths` whether a device can run it (the keys name the field,
+# or field=value for one choice of a field)
+FAST_PATH_PROBES: dict[str, dict[str, object]] = {
+    "cudnn_benchmark": {"cudnn_benchmark": True}, "compile": {"compile": True},
+    "fused_optimizer": {"fused_optimizer": True}, "amp=bf16": {"amp": "bf16"}}
+
+
+def fast_path_problems(devices: Iterable[tuple[str, str]]) -> dict[str, dict[str, str]]:
+    """For each (spec, kind) of this machine's devices, the fast paths it cannot run and why, in the words
+    of `core.fast_paths` (the run's own check). Asked once per device list, after torch has loaded: the
+    form then checks each change against this table instead of asking torch again.
+
+    A fused optimizer is not asked of a CUDA device (torch fuses SGD and AdamW on every one, and asking
+    would allocate on the GPU at rest); a probe that fails unexpectedly leaves the choice to the run's check."""
+    import torch
+
+    from core.config import RunConfig
+    from core.fast_paths import check_fast_paths
+
+    found: dict[str, dict[str, str]] = {}
+    for spec, kind in devices:
+        problems: dict[str, str] = {}
+        for key, changes in FAST_PATH_PROBES.items():
+            if key == "fused_optimizer" and kind == "cuda":
+                continue
+            try:
+                check_fast_paths(RunConfig(fused_optimizer=False).replace(**changes), torch.device(spec))
+            except ConfigError as exc:
+                problems[key] = _one_line(str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc))
+            except Exception:  # noqa: BLE001 - a probe must never break the form; the run checks again
+                continue
+        found[spec] = problems
+    return found
+
+
+def _one_line(reason: str, limit: int = 200) -> str:
+    """A reason fit for a tooltip and the form's message line: torch's own errors can run to a page (a
+    dispatcher error lists every backend), so its first line, cut at `limit` characters."""
+    lines = reason.strip().splitlines()
+    first = lines[0] if lines else reason
+    return first if len(first) <= limit and len(lines) <= 1 else first[:limit].rstrip() + "…"
+
+
+def check_fast_paths_known(values: dict[str, object], problems: dict[str, str]) -> None:
+    """ConfigError for the first fast path in `values` that the device's `problems` refuse."""
+    for field in ("amp", "cudnn_benchmark", "compile", "fused_optimizer"):
+        value = values.get(field)
+        key = f"{field}={value}" if field == "amp" else field
+        if (value is True or field == "amp") and key in problems:
+            raise ConfigError(field, problems[key])

@@ -5,10 +5,14 @@ events in `_on_run_event`. The window keeps the run's `RunState` and decides wha
 `RunView` shows the events (plots, numbers, log in the words of `core.event_text`); `MemoryInsight`
 wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest a timer polls the
 selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible.
+A comparison (Compare menu, `gui.compare_menu`) runs through the same controller and states; its race
+shows in the Comparison tab over the plots (`gui.compare_mode`) while each run's own events drive the
+live views. Finished runs' speeds give the next run's time estimate (`gui.run_estimate`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
@@ -16,12 +20,17 @@ from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from core.config import RunConfig
-from core.events import CacheCleared, OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted
+from core.errors import UserError
+from core.events import (CacheCleared, ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed,
+                         RunStarted)
 from gui import window_settings
+from gui.compare_menu import CompareMenu, start_error
+from gui.compare_mode import COMPARISON_EVENTS, CompareMode
 from gui.memory_insight import MemoryInsight
 from gui.resources import ICON, asset
 from gui.run_buttons import RunButtons
 from gui.run_controller import RunController
+from gui.run_estimate import RunEstimates
 from gui.run_state import RunState
 from gui.run_view import RunView
 from gui.settings_form import SettingsForm
@@ -51,6 +60,7 @@ class MainWindow(QMainWindow):
         self.state = RunState.IDLE
         self._final_state = RunState.FINISHED
         self._close_pending = False
+        self._run_config: RunConfig | None = None  # the single run's config as started
         self._build()
         window_settings.restore(self.settings, self, self.form, self._splitters(), self._on_settings_warning)
 
@@ -84,6 +94,10 @@ class MainWindow(QMainWindow):
         self.save_snapshot_button = self.insight.save_snapshot_button
         self.nvml_panel, self.finder_panel = self.insight.nvml_panel, self.insight.finder_panel
         self.oom_banner = self.insight.oom_banner
+        self.compare = CompareMode(self.view, self.log, self)
+        self.compare_view, self.compare_button = self.compare.view, self.buttons.compare_button
+        self.compare_menu = CompareMenu(self.compare_button, self.form, self.start_comparison, self.log, self)
+        self.estimates = RunEstimates(self.settings, lambda spec: self.form.devices.identity(spec))  # a plain call
 
         form_scroll = QScrollArea()
         form_scroll.setWidgetResizable(True)
@@ -105,7 +119,10 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.nvml_panel, "GPU (NVML)")
         self.tabs.addTab(self.finder_panel, "Batch-size finder")
         self.right_splitter = QSplitter(Qt.Orientation.Vertical)
-        self.right_splitter.addWidget(self.loss_plot)
+        self.plot_tabs = QTabWidget()  # a comparison's race replaces the loss plot while it is on
+        self.plot_tabs.addTab(self.loss_plot, "Training loss")
+        self.plot_tabs.addTab(self.compare_view, "Comparison")
+        self.right_splitter.addWidget(self.plot_tabs)
         self.right_splitter.addWidget(self.memory_plot)
         self.right_splitter.addWidget(self.tabs)
         self.right_splitter.setSizes([400, 300, 180])
@@ -191,11 +208,32 @@ class MainWindow(QMainWindow):
     def start_run(self, config: RunConfig) -> None:
         """Start a run with `config` (used by Start and by the screenshot mode)."""
         self.view.reset(config)
+        self._run_config = config
+        self._starting(self.loss_plot)
+        self.controller.start(config, record_memory_history=self.insight.record_history_requested)
+        self._update_controls()
+
+    def start_comparison(self, overrides: Sequence[Mapping[str, Any]], name: str,
+                         base: RunConfig | None = None) -> str | None:
+        """Race the form's settings (or `base`) with each of `overrides`; returns why it could not start
+        (a plan the machine cannot run, the settings themselves), else None."""
+        if self.controller.running or not self.torch_loaded or self.insight.searching:
+            return "a run or a batch-size search is under way"
+        try:
+            comparison = self.controller.start_comparison(base or self.form.config(), overrides)
+        except UserError as exc:
+            return start_error(exc)
+        self._run_config = None
+        self.compare.begin(comparison, name)
+        self._starting(self.compare_view)
+        self._update_controls()
+        return None
+
+    def _starting(self, plot: QWidget) -> None:
+        self.plot_tabs.setCurrentWidget(plot)  # a single run's loss plot, or a comparison's race
         self._final_state = RunState.FINISHED
         self._set_state(RunState.STARTING)
         self.insight.run_starting()
-        self.controller.start(config, record_memory_history=self.insight.record_history_requested)
-        self._update_controls()
 
     @Slot()
     def _on_pause_resume(self) -> None:
@@ -228,7 +266,19 @@ class MainWindow(QMainWindow):
     # ---- events from the run ---------------------------------------------------------------------
     @Slot(object)
     def _on_run_event(self, event: object) -> None:
+        config, single = self._run_config, True
+        if isinstance(event, COMPARISON_EVENTS):
+            if isinstance(event, ComparisonFinished):
+                self._final_state = RunState.after(event.result.status)
+                self._set_state(RunState.FINISHING)
+            unwrapped = self.compare.take(event)
+            if unwrapped is None:
+                return
+            (event, config), single = unwrapped, False
         self.view.show(event)
+        if isinstance(event, RunFinished) and config is not None:
+            self.estimates.record(config, event)
+            self._show_estimate()
         match event:
             case RunStarted() if self.state is not RunState.STOPPING:  # Stop during setup: stay stopping
                 self._set_state(RunState.RUNNING)
@@ -236,9 +286,9 @@ class MainWindow(QMainWindow):
                 self._set_state(RunState.PAUSED)
             case RunResumed():
                 self._set_state(RunState.RUNNING)
-            case OutOfMemory():
+            case OutOfMemory() if single:  # a comparison's runs are not retried one by one
                 self.insight.out_of_memory(event)
-            case RunFinished():
+            case RunFinished() if single:
                 self._final_state = RunState.after(event.status)
                 self._set_state(RunState.FINISHING)
 
@@ -250,6 +300,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_run_finished(self) -> None:
         """The run's thread is gone: back to ready."""
+        self.compare.end()
         self._set_state(self._final_state)
         self.insight.run_ended()
         self.run_ended.emit(self._final_state.value)
@@ -273,6 +324,11 @@ class MainWindow(QMainWindow):
     def _on_validity_changed(self, valid: bool, message: str) -> None:
         self._show_device()  # set_config changes the device without the combo's own signal
         self._update_controls()
+        self._show_estimate()
+
+    def _show_estimate(self) -> None:
+        """The next run's time from a measurement of the same speed settings, or that there is none."""
+        self.buttons.show_estimate(self.estimates.text_for_form(self.form) if self.torch_loaded else "")
 
     @Slot()
     def _on_controls_changed(self) -> None:
@@ -317,5 +373,6 @@ class MainWindow(QMainWindow):
         self.idle_timer.stop()
         self.insight.stop()
         self.view.stop()
+        self.compare_view.stop()
         self.save_settings()
         event.accept()

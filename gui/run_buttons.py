@@ -1,9 +1,10 @@
-"""Start, Pause/Resume, Stop and Clear cache: the buttons, their shortcuts, and when each one applies."""
+"""Start, Compare, Pause/Resume, Stop and Clear cache: the buttons, their shortcuts, and when each one
+applies; under them, the estimate of the next run's time (`gui.run_estimate`)."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QToolButton, QSizePolicy, QWidget
 
 from gui.run_state import RunState
 
@@ -18,10 +19,24 @@ class RunButtons(QWidget):
         self.pause_button = self._button("Pause", "F6")
         self.stop_button = self._button("Stop", "Shift+F5")
         self.clear_button = self._button("Clear cache", "Ctrl+K")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        for button in (self.start_button, self.pause_button, self.stop_button, self.clear_button):
-            row.addWidget(button)
+        self.compare_button = QToolButton()  # its menu is filled by gui.compare_menu
+        self.compare_button.setText("Compare")
+        self.compare_button.setObjectName("compareButton")
+        self.compare_button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.estimate_label = QLabel()
+        self.estimate_label.setObjectName("estimateLabel")
+        self.estimate_label.setWordWrap(True)
+        self.estimate_label.setStyleSheet("color: #444444;")
+        self.estimate_label.hide()
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        # starting things on the first row, steering the run under way on the second
+        grid.addWidget(self.start_button, 0, 0, 1, 3)
+        grid.addWidget(self.compare_button, 0, 3, 1, 3)
+        grid.addWidget(self.pause_button, 1, 0, 1, 2)
+        grid.addWidget(self.stop_button, 1, 2, 1, 2)
+        grid.addWidget(self.clear_button, 1, 4, 1, 2)
+        grid.addWidget(self.estimate_label, 2, 0, 1, 6)
 
     @staticmethod
     def _button(text: str, shortcut: str) -> QPushButton:
@@ -43,6 +58,11 @@ class RunButtons(QWidget):
             self.start_button.setToolTip("A batch-size search is running: it measures memory, so training waits")
         else:
             self.start_button.setToolTip("Start training (F5)")
+        self.compare_button.setEnabled(self.start_button.isEnabled())
+        self.compare_button.setToolTip(
+            "Race 2 to 4 variations of these settings, one after another, each for the same steps"
+            if self.start_button.isEnabled() else "A run is under way" if running
+            else self.start_button.toolTip())
         self.pause_button.setText("Resume" if state is RunState.PAUSED else "Pause")
         self.pause_button.setEnabled(running and state.can_pause)  # only once the run reports "running"
         self.pause_button.setToolTip("Pause or resume at the next step boundary (F6)")
@@ -54,3 +74,8 @@ class RunButtons(QWidget):
             "Return cached, unused blocks to the driver and show what that freed (Ctrl+K)" if has_cache else
             "The CPU has no caching allocator: there is no cache to clear" if torch_loaded else
             "PyTorch is still loading")
+
+    def show_estimate(self, text: str) -> None:
+        """'Estimated time: about 1 min 20 s (...)', or nothing (hidden) when `text` is empty."""
+        self.estimate_label.setText(f"Estimated time: {text}" if text else "")
+        self.estimate_label.setVisible(bool(text))

@@ -1,6 +1,7 @@
 """Owns the thread of the current run, so the window never touches thread lifecycles.
 
-One run at a time, in a `BackgroundTask`: a fresh QThread per run, its worker's exceptions caught and
+A run is one `TrainingSession`, or a `Comparison` (its sessions one after another, in the same thread;
+its events arrive wrapped in `ContenderEvent`). One run at a time, in a `BackgroundTask`: a fresh QThread per run, its worker's exceptions caught and
 `finished` always emitted, the thread waited for (bounded) before its objects are released.
 Commands go straight to the session's thread-safe methods: a queued slot on the busy worker would
 never run. `shutdown()` is what `closeEvent` calls: request stop, then the task's bounded wait.
@@ -8,7 +9,7 @@ never run. `shutdown()` is what `closeEvent` calls: request stop, then the task'
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -42,7 +43,7 @@ class RunController(QObject):
         return self._task.thread
 
     @property
-    def session(self):  # the core TrainingSession of the current run, or None
+    def session(self):  # the core TrainingSession (or Comparison) of the current run, or None
         return self._session if self._task.running else None
 
     @property
@@ -62,6 +63,24 @@ class RunController(QObject):
 
         self._session = session
         self._task.start(train)
+
+    def start_comparison(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> Any:
+        """Race `base` with each of `overrides` (2 to 4), one session after another in one thread; returns
+        the `core.compare.Comparison`. Raises ConfigError, before any thread starts, for a plan that cannot
+        run here (overrides that collide, a device not present, a fast path the device refuses)."""
+        if self._task.running:
+            raise RuntimeError("a run is already active")
+        from core.compare import Comparison
+
+        comparison = Comparison(base, overrides)
+
+        def race(report: Callable[[object], None], _cancelled: Callable[[], bool]) -> object:
+            comparison.observers.append(report)  # ComparisonStarted, ContenderEvent..., ComparisonFinished
+            return comparison.run()
+
+        self._session = comparison
+        self._task.start(race)
+        return comparison
 
     def request_stop(self) -> None:
         if self.session is not None:

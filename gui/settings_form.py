@@ -3,7 +3,8 @@
 Every widget's range, choices, default and tooltip come from the bounds table. The form turns its
 values into a `RunConfig`; anything the config rejects, and what only this machine can tell
 (`gui.form_checks`: a missing data folder, a device that is not here, a batch larger than the training
-set, an unknown model), shows as an inline message and `validity_changed(False, message)` disables Start.
+set, an unknown model, a fast path the device cannot run), shows as an inline message and
+`validity_changed(False, message)` disables Start. A preset (`gui.preset_row`) writes its settings in.
 """
 
 from __future__ import annotations
@@ -12,15 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QSpinBox, QToolButton, QVBoxLayout,
                                QWidget)
 
 from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, check_batch_fits
 from core.errors import ConfigError, UserError
-from gui.form_checks import FolderCounts, check_data_folder, check_device, normalised_device
+from gui.device_table import DeviceTable
+from gui.form_applicability import auto_model_text, is_auto_model, update_applicability
+from gui.form_checks import FolderCounts, check_data_folder, check_device, check_fast_paths_known, normalised_device
 from gui.form_text import LABELS, NONE_TEXT, field_help, field_tooltip, friendly
+from gui.preset_row import PresetRow, overrides_for
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
 
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -31,6 +34,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "Training": ("batch_size", "epochs", "max_steps", "lr", "optimizer", "momentum", "weight_decay", "seed",
                  "on_oom", "report_interval"),
 }
+
+
 class SettingsForm(QWidget):
     """All RunConfig knobs as widgets; emits `validity_changed(valid, message)` whenever a value changes."""
 
@@ -39,13 +44,15 @@ class SettingsForm(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.widgets: dict[str, QWidget] = {}
-        self._device_kinds: dict[str, str] = {"auto": "cpu", "cpu": "cpu"}
+        self.devices = DeviceTable()  # filled once torch has listed this machine's devices
         self._known_models: set[str] | None = None
-        self._devices: list[str] | None = None  # specs found on this machine, once torch has listed them
         self._folder_counts = FolderCounts()
         self._valid, self._message = True, ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.preset_row = PresetRow()
+        self.preset_row.chosen.connect(self._on_preset_chosen)
+        layout.addWidget(self.preset_row)
         for title, fields in GROUPS.items():
             box = QGroupBox(title)
             form = QFormLayout(box)
@@ -136,7 +143,8 @@ class SettingsForm(QWidget):
     def value(self, field: str) -> Any:
         widget = self.widgets[field]
         if field == "model":
-            return widget.currentText().strip()
+            text = widget.currentText().strip()
+            return "auto" if is_auto_model(text) else text
         if isinstance(widget, QComboBox):
             return widget.currentData()
         if isinstance(widget, QCheckBox):
@@ -162,12 +170,13 @@ class SettingsForm(QWidget):
     def _check_beyond_config(self, config: RunConfig, scan: bool) -> None:
         if self._known_models is not None and config.model not in self._known_models:
             raise ConfigError("model", f"unknown model {config.model!r}; pick one from the list")
-        if self._devices is not None:
-            check_device(config.device, self._devices)
+        if self.devices.specs is not None:
+            check_device(config.device, self.devices.specs)
+            check_fast_paths_known(config.to_dict(), self.devices.problems_of(config.device))
         folder = None
         if config.dataset != "synthetic" and config.data_dir is not None and not config.download:
             folder = check_data_folder(config.data_dir)  # None: the default folder; download creates it
-        if self._devices is None:
+        if not self.devices.known:
             return  # torch is still loading: core.datasets imports it
         from core.datasets import train_size_hint
 
@@ -178,10 +187,10 @@ class SettingsForm(QWidget):
 
     def device_problem(self) -> str | None:
         """Why the selected device cannot run here (the status bar says it too), or None."""
-        if self._devices is None:
+        if self.devices.specs is None:
             return None
         try:
-            check_device(str(self.value("device")), self._devices)
+            check_device(str(self.value("device")), self.devices.specs)
         except ConfigError as exc:
             return friendly(exc).split(": ", 1)[1]
         return None
@@ -191,7 +200,7 @@ class SettingsForm(QWidget):
             widget = self.widgets[field]
             widget.blockSignals(True)
             if field == "model":
-                widget.setEditText(value)
+                widget.setEditText(auto_model_text(self) if value == "auto" else value)
             elif field == "device":
                 widget.setCurrentIndex(self._device_index(value))
             elif isinstance(widget, QComboBox):
@@ -218,18 +227,14 @@ class SettingsForm(QWidget):
 
         combo: QComboBox = self.widgets["device"]
         current = combo.currentData()
-        self._devices = [d.spec for d in devices]
+        self.devices = DeviceTable.from_devices(devices)
         combo.blockSignals(True)
         combo.clear()
-        best = next((d for d in devices if d.kind == "cuda"), None) or next(
-            (d for d in devices if d.kind == "mps"), None) or devices[0]
-        combo.addItem(f"auto ({best.spec})", "auto")
-        self._device_kinds = {"auto": best.kind}
+        combo.addItem(f"auto ({self.devices.best})", "auto")
         for d in devices:
             combo.addItem(f"{d.spec}: {d.name} ({format_bytes(d.capacity_bytes)})", d.spec)
             combo.setItemData(combo.count() - 1, f"{d.name}, {format_bytes(d.capacity_bytes)}",
                               Qt.ItemDataRole.ToolTipRole)
-            self._device_kinds[d.spec] = d.kind
         combo.setCurrentIndex(self._device_index(current or "auto"))  # a device that went away stays, flagged
         combo.blockSignals(False)
         self._on_changed()
@@ -241,7 +246,7 @@ class SettingsForm(QWidget):
         if index < 0:
             index = combo.findData(normalised_device(spec))
         if index < 0:
-            combo.addItem(f"{spec} ({'not found yet' if self._devices is None else 'not on this machine'})", spec)
+            combo.addItem(f"{spec} ({'not found yet' if not self.devices.known else 'not on this machine'})", spec)
             index = combo.count() - 1
         return index
 
@@ -251,20 +256,39 @@ class SettingsForm(QWidget):
         combo.blockSignals(True)
         combo.clear()
         combo.addItems(names)
-        combo.setEditText(current)
+        combo.setEditText(auto_model_text(self) if is_auto_model(current) else current)
         combo.blockSignals(False)
         self._known_models = set(names)
         self._on_changed()
 
+    def resolved_spec(self, spec: str | None = None) -> str:
+        """The listed device `spec` (default: the selected one) names here: auto -> the best one found."""
+        return self.devices.resolved(str(self.value("device") if spec is None else spec))
+
+    def train_images(self, config: RunConfig) -> int | None:
+        """Training images `config` will have, where known without reading files now (an image folder
+        counts once its path is settled)."""
+        if not self.devices.known:
+            return None
+        from core.datasets import train_size_hint
+
+        train = train_size_hint(config)
+        if train is None and config.dataset == "imagefolder" and config.data_dir and not config.download:
+            try:
+                train = self._folder_counts.lookup(config.data_dir, check_data_folder(config.data_dir), False)
+            except ConfigError:
+                return None
+        return train
+
     def device_kind(self) -> str:
         """'cpu', 'cuda' or 'mps' for the selected device (auto resolves to the best one found)."""
-        return self._device_kinds.get(self.value("device"), "cuda" if str(self.value("device")).startswith("cuda")
-                                      else "cpu")
+        return self.devices.kind(str(self.value("device")))
 
     def set_editable(self, editable: bool) -> None:
         """Lock the form during a run (the run's config is fixed once started)."""
         for box in self.findChildren(QGroupBox):
             box.setEnabled(editable)
+        self.preset_row.setEnabled(editable)
         if editable:
             self._update_applicability()
 
@@ -294,6 +318,7 @@ class SettingsForm(QWidget):
             valid, message = False, friendly(exc)
         except Exception as exc:  # a check that fails unexpectedly must not raise out of a slot (nor pass)
             valid, message = False, f"the settings could not be checked: {type(exc).__name__}: {exc}"
+        self.preset_row.sync(self.values(), self.device_kind())
         self.message_label.setText(message)
         self.message_label.setVisible(not valid)
         if (valid, message) != (self._valid, self._message):
@@ -301,34 +326,22 @@ class SettingsForm(QWidget):
         self.validity_changed.emit(valid, message)
 
     def _update_applicability(self) -> None:
-        kind = self.device_kind()
-        on_cpu = kind == "cpu"
-        stream = self.value("placement") != "resident"
-        synthetic = self.value("dataset") == "synthetic"
-        self._applies("pin_memory", not on_cpu and stream,
-                      "pin_memory only speeds up copies to a GPU" if on_cpu else "only the stream placement copies batches")
-        self._applies("non_blocking", not on_cpu and stream,
-                      "the CPU needs no copy to a device" if on_cpu else "only the stream placement copies batches")
-        self._applies("workers", stream, "the resident placement keeps the data on the device: no loader workers")
-        self._applies("synthetic_samples", synthetic, "only the synthetic dataset is generated")
-        self._applies("data_dir", not synthetic, "the synthetic dataset needs no files")
-        self._applies("download", self.value("dataset") in ("mnist", "fashion-mnist", "cifar10"),
-                      "only mnist, fashion-mnist and cifar10 can be downloaded")
-        self._applies("momentum", self.value("optimizer") == "sgd", "AdamW has no momentum setting")
-        amp: QComboBox = self.widgets["amp"]
-        model = amp.model()
-        if isinstance(model, QStandardItemModel):
-            item = model.item(amp.findData("fp16"))
-            item.setEnabled(not on_cpu)
-            item.setToolTip("fp16 autocast needs a CUDA or MPS device" if on_cpu else "float16 autocast + GradScaler")
-            if on_cpu and amp.currentData() == "fp16":
-                amp.setCurrentIndex(amp.findData("off"))
+        update_applicability(self)
 
-    def _applies(self, field: str, applies: bool, reason: str) -> None:
-        widget = self.widgets[field]
-        target = widget.parentWidget() if field == "data_dir" else widget
-        target.setEnabled(applies)
-        widget.setToolTip(field_tooltip(field) if applies else f"Not used: {reason}")
+    @Slot(str)
+    def _on_preset_chosen(self, name: str) -> None:
+        """Write the preset's settings into the form (or, for none, the defaults of the last preset's)."""
+        changes = overrides_for(name, self.preset_row.matched, self.device_kind())
+        if not changes:
+            return
+        try:
+            config = RunConfig(**{**self.values(), **changes})
+        except UserError as exc:  # another value cannot be used (a model typed half-way): say which
+            self.message_label.setText(f"the preset was not applied: {friendly(exc)}")
+            self.message_label.show()
+            self.preset_row.sync(self.values(), self.device_kind())
+            return
+        self.set_config(config)
 
     @Slot()
     def _on_browse_data_dir(self) -> None:

@@ -205,3 +205,24 @@ def test_a_signal_closes_the_window_during_a_run(tmp_path, signum, code):
             process.communicate()
     assert process.returncode == code, stderr[-2000:]
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+
+
+def test_compare_is_for_a_screenshot_and_says_so_otherwise(capsys):
+    assert main(["--compare", "stream vs resident"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-train-monitor: error: --compare: races a comparison for a screenshot")
+    assert "Traceback" not in err
+
+
+def test_screenshot_of_a_ready_made_comparison(tmp_path):
+    path = tmp_path / "compare.png"
+    common = ["-m", "gui", "--steps", "3", "--model", "tiny-cnn", "--device", "cpu", "--synthetic-samples",
+              "256", "--batch-size", "32"]
+    result = run_python([*common, "--screenshot", str(path), "--compare", "stream vs resident"])
+    assert result.returncode == 0, result.stderr
+    assert png_size(path) == (1280, 860)
+    unknown = run_python([*common, "--screenshot", str(tmp_path / "no.png"), "--compare", "CPU vs TPU"])
+    assert unknown.returncode == 2
+    assert "--compare: no ready-made comparison 'CPU vs TPU' here; this machine offers: " in unknown.stderr
+    assert "stream vs resident" in unknown.stderr
+    assert not (tmp_path / "no.png").exists()

@@ -350,3 +350,55 @@ def test_a_saved_device_not_on_this_machine_is_flagged_once_torch_has_loaded(qtb
     assert window.form.widgets["device"].currentText() == "cuda:3 (not on this machine)"
     assert not window.start_button.isEnabled()
     assert "cuda:3 is not on this machine" in window.device_status.text()
+
+
+def test_the_estimate_appears_after_one_run_and_matches_the_arithmetic(qtbot, window):
+    from gui.run_estimate import NO_ESTIMATE, estimate_s, estimate_text, measurement_from
+
+    label = window.buttons.estimate_label
+    assert label.isVisible() and label.text() == f"Estimated time: {NO_ESTIMATE}"
+    events = EventRecorder()
+    window.controller.event.connect(events.on_event)
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
+        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+    summary = events.of(RunFinished)[0].summary
+    measured = measurement_from(summary, "cpu")
+    assert measured is not None and measured.samples_per_s == summary.samples_per_s
+    images = FAST.max_steps * FAST.batch_size
+    assert label.text() == f"Estimated time: {estimate_text(estimate_s(measured, images), measured)}"
+    assert f"from {summary.samples_per_s:,.0f} images/s measured on cpu" in label.text()
+
+    window.form.set_config(FAST.replace(max_steps=1200))  # the same speed settings, 100 times the images
+    assert label.text() == f"Estimated time: {estimate_text(estimate_s(measured, 100 * images), measured)}"
+    window.form.set_batch_size(64)  # another batch size trains at another speed: no guess
+    assert label.text() == f"Estimated time: {NO_ESTIMATE}"
+
+
+def test_a_fast_path_the_device_cannot_run_disables_start_with_the_reason(qtbot, window):
+    window.form.set_config(FAST.replace(cudnn_benchmark=True))
+    assert not window.start_button.isEnabled() and not window.compare_button.isEnabled()
+    assert window.start_button.toolTip().startswith("cuDNN benchmark: cuDNN's autotuner runs on CUDA devices only, "
+                                                    "not on cpu")
+    assert window.form.message_label.isVisible()
+    window.form.widgets["cudnn_benchmark"].setChecked(False)
+    assert window.start_button.isEnabled()
+    assert not window.form.widgets["cudnn_benchmark"].isEnabled()  # greyed out on the CPU, saying why
+    assert "CUDA devices only" in window.form.widgets["cudnn_benchmark"].toolTip()
+
+
+def test_settings_saved_before_the_fast_paths_and_auto_still_load(make_window, settings):
+    older = {k: v for k, v in FAST.to_dict().items() if k not in ("compile", "cudnn_benchmark", "fused_optimizer")}
+    settings.setValue("config", json.dumps({**older, "model": "resnet18"}))
+    window = make_window(None)
+    assert window.form.config() == FAST.replace(model="resnet18")  # the new fields take their defaults
+    assert "saved settings could not be used" not in log_text(window)
+
+
+def test_the_default_model_says_what_auto_stands_for_here(make_window):
+    window = make_window(RunConfig())
+    from core.devices import resolve_device
+
+    kind = resolve_device("auto").type
+    expected = "tiny-cnn on this CPU" if kind == "cpu" else "resnet18 on this GPU"
+    assert window.form.widgets["model"].currentText() == f"auto ({expected})"
+    assert window.form.config().model == "auto" and window.start_button.isEnabled()

@@ -119,3 +119,31 @@ def test_an_exception_in_the_session_is_reported_and_the_thread_ends(qtbot, cont
     assert "Traceback" in message  # the details go to the log
     assert not controller.running
     assert running_qthreads() == []
+
+
+def test_a_comparison_runs_its_sessions_in_one_thread_and_wraps_their_events(qtbot, controller):
+    from core.events import ComparisonFinished, ComparisonStarted, ContenderEvent
+
+    with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
+        comparison = controller.start_comparison(FAST.replace(synthetic_samples=256, max_steps=4),
+                                                 [{"placement": "stream"}, {"placement": "resident"}])
+        assert controller.running and controller.session is comparison
+        assert not controller.recording_history  # snapshots belong to single runs
+    events = controller.recorder.events
+    assert isinstance(events[0], ComparisonStarted) and events[0].steps == 4
+    assert isinstance(events[-1], ComparisonFinished) and events[-1].result.status == "completed"
+    wrapped = events[1:-1]
+    assert all(isinstance(e, ContenderEvent) for e in wrapped)
+    assert [e.index for e in wrapped if isinstance(e.event, (RunStarted, RunFinished))] == [0, 0, 1, 1]
+    assert controller.recorder.threads == {threading.get_ident()}
+    assert not controller.running and running_qthreads() == []
+
+
+def test_a_comparison_that_cannot_run_here_is_refused_before_a_thread_starts(controller):
+    from core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="configurations 1 and 2 are the same run"):
+        controller.start_comparison(FAST, [{"placement": "stream"}, {"placement": "stream"}])
+    with pytest.raises(ConfigError, match=r"configuration 2 \(cuda:7\)"):
+        controller.start_comparison(FAST, [{"device": "cpu"}, {"device": "cuda:7"}])
+    assert not controller.running and running_qthreads() == []

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, Q
 
 from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
 from core.devices import DeviceInfo
-from gui.form_text import NONE_TEXT, field_help
+from gui.form_text import NONE_TEXT, field_help, field_tooltip
 from gui.settings_form import SettingsForm
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
 
@@ -384,3 +384,92 @@ def test_a_device_that_is_not_on_this_machine_is_an_error_once_the_devices_are_k
     assert form.device_problem() == "cuda:3 is not on this machine; it has cpu, cuda:0 (or auto)"
     form.set_config(RunConfig(device="cuda"))  # torch's name for the first GPU
     assert form.valid and form.value("device") == "cuda:0"
+
+
+# ---- presets, fast paths, auto -------------------------------------------------------------------
+def choose_preset(form: SettingsForm, name: str) -> None:
+    """Pick `name` in the preset combo as a user does (activated, not a programmatic index change)."""
+    combo = form.preset_row.combo
+    combo.setCurrentIndex(combo.findData(name))
+    combo.activated.emit(combo.currentIndex())
+
+
+def test_presets_are_listed_with_their_description(form):
+    from core.presets import PRESETS
+
+    combo = form.preset_row.combo
+    assert combo_data(combo) == ["", *PRESETS]
+    assert combo.currentText() == "none" and not form.preset_row.description.isVisible()
+    choose_preset(form, "speedrun")
+    assert PRESETS["speedrun"].description in form.preset_row.combo.toolTip()
+    assert form.preset_row.description.text().lower() == PRESETS["speedrun"].description.lower()
+
+
+def test_the_speedrun_preset_on_a_gpu_sets_its_fast_settings(form):
+    form.set_devices([CPU, FAKE_GPU])
+    form.set_config(RunConfig(device="cuda:0", seed=7))
+    choose_preset(form, "speedrun")
+    values = form.values()
+    assert (values["model"], values["placement"], values["amp"], values["channels_last"], values["compile"],
+            values["batch_size"], values["synthetic_samples"]) == ("speedrun-net", "resident", "bf16", True, True,
+                                                                  1024, 50_000)
+    assert values["seed"] == 7 and values["device"] == "cuda:0"  # what the preset does not set is kept
+    assert form.preset_row.combo.currentText() == "speedrun"
+
+
+def test_the_speedrun_preset_on_the_cpu_leaves_out_what_slows_a_cpu(form):
+    form.set_devices([CPU])
+    form.set_config(RunConfig(device="cpu"))
+    choose_preset(form, "speedrun")
+    config = form.config()
+    assert (config.model, config.placement, config.channels_last, config.amp, config.compile) == (
+        "speedrun-net", "resident", True, "off", False)
+    assert form.valid
+    form.set_batch_size(256)  # no longer the preset's settings: the combo stops claiming it
+    assert form.preset_row.combo.currentText() == "none"
+    form.set_batch_size(1024)
+    assert form.preset_row.combo.currentText() == "speedrun"
+    choose_preset(form, "")  # none after a preset: the settings it made go back to their defaults
+    assert form.config() == RunConfig(device="cpu")
+
+
+def test_cudnn_benchmark_on_the_cpu_is_refused_inline_with_the_reason(form):
+    form.set_devices([CPU, FAKE_GPU])
+    box = form.widgets["cudnn_benchmark"]
+    form.set_config(RunConfig(device="cpu"))
+    assert not box.isEnabled() and "CUDA devices only" in box.toolTip()  # unticked: greyed out, saying why
+    form.set_config(RunConfig(device="cpu", cudnn_benchmark=True))  # ticked anyway (saved, another device)
+    assert not form.valid
+    assert form.message.startswith("cuDNN benchmark: cuDNN's autotuner runs on CUDA devices only, not on cpu")
+    assert not form.message_label.isHidden()
+    assert box.isEnabled()  # so it can be unticked
+    box.setChecked(False)
+    assert form.valid and not box.isEnabled()
+    form.widgets["device"].setCurrentIndex(form.widgets["device"].findData("cuda:0"))
+    assert box.isEnabled() and box.toolTip() == field_tooltip("cudnn_benchmark")
+
+
+def test_compile_without_what_the_device_needs_is_refused_with_core_s_reason(form, monkeypatch):
+    import core.fast_paths
+
+    monkeypatch.setattr(core.fast_paths, "compile_problem", lambda device: "no compiler here (test)")
+    form.set_devices([CPU])
+    form.set_config(RunConfig(device="cpu", compile=True))
+    assert not form.valid and form.message == "torch.compile: no compiler here (test)"
+    monkeypatch.undo()
+    form.set_devices([CPU])  # Refresh asks again
+    assert form.valid == (core.fast_paths.compile_problem(__import__("torch").device("cpu")) is None)
+
+
+def test_auto_model_says_what_it_stands_for_once_devices_are_known(form):
+    combo = form.widgets["model"]
+    assert combo.currentText() == "auto" and form.value("model") == "auto"  # torch still loading
+    form.set_devices([CPU, FAKE_GPU])
+    assert combo.currentText() == "auto (resnet18 on this GPU)"  # auto picks the GPU
+    assert form.value("model") == "auto" and form.config().model == "auto"
+    form.widgets["device"].setCurrentIndex(form.widgets["device"].findData("cpu"))
+    assert combo.currentText() == "auto (tiny-cnn on this CPU)"
+    form.set_config(RunConfig(model="resnet18", device="cpu"))
+    assert combo.currentText() == "resnet18"
+    form.set_config(RunConfig(device="cpu"))
+    assert combo.currentText() == "auto (tiny-cnn on this CPU)" and form.valid

@@ -1,0 +1,74 @@
+"""A comparison as the window runs it: its events unwrapped for the usual live views, its race shown.
+
+`core.compare.Comparison` emits ComparisonStarted, then every session event wrapped as
+ContenderEvent(index, event), then ComparisonFinished(result). Here each wrapped event goes to the
+compare view, and comes back unwrapped with the config its run started from, so the window's memory
+plot, numbers and log follow the run under way exactly as they follow a single run (reset at each
+run's RunStarted). The log gets the comparison's own lines: what races, each run's turn, the headline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from core.config import RunConfig
+from core.events import ComparisonFinished, ComparisonStarted, ContenderEvent, RunStarted
+from gui.compare_view import CompareView
+from gui.log_panel import LogPanel
+from gui.run_view import RunView
+
+COMPARISON_EVENTS = (ComparisonStarted, ContenderEvent, ComparisonFinished)
+
+
+class CompareMode(QObject):
+    """Owns the compare view and the comparison under way (`core.compare.Comparison`), if any."""
+
+    def __init__(self, run_view: RunView, log: LogPanel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.run_view, self.log = run_view, log
+        self.view = CompareView()
+        self.comparison: Any = None
+        self.result: Any = None  # the last ComparisonResult
+
+    @property
+    def active(self) -> bool:
+        """A comparison was started and has not concluded."""
+        return self.comparison is not None
+
+    def begin(self, comparison: Any, name: str) -> None:
+        self.comparison, self.result = comparison, None
+        contenders = comparison.contenders
+        self.view.begin(contenders, comparison.steps, name)
+        self.log.add(f"comparing {len(contenders)} configurations ({name}), {comparison.steps} steps each, one "
+                     f"after another: " + "; ".join(f"{c.index + 1}. {c.label}" for c in contenders))
+
+    def end(self) -> None:
+        """The comparison's thread is gone (concluded, stopped or crashed)."""
+        if self.comparison is not None and self.result is None:
+            self.view.abandon()
+        self.comparison = None
+
+    def take(self, event: object) -> tuple[object, RunConfig] | None:
+        """Show a comparison event; return a run's own event with the config it started from, for the
+        window's usual views, or None for the comparison's own events."""
+        if self.comparison is None:
+            return None
+        contenders = self.comparison.contenders
+        match event:
+            case ContenderEvent(index=index, event=inner) if 0 <= index < len(contenders):
+                contender = contenders[index]
+                if isinstance(inner, RunStarted):
+                    self.log.add(f"run {index + 1} of {len(contenders)}: {contender.label}")
+                    self.run_view.reset(contender.config)  # the live views follow this run from its start
+                self.view.add(index, inner)
+                return inner, contender.config
+            case ComparisonFinished(result=result):
+                self.result = result
+                self.view.finish(result)
+                failed = result.speedup is None
+                self.log.add(f"comparison {result.status}: {result.headline}", "warning" if failed else "info")
+                if result.agreement:
+                    self.log.add(result.agreement, "info" if result.losses_agree else "warning")
+        return None

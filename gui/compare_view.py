@@ -1,0 +1,321 @@
+"""The comparison's race: loss against seconds since each run's start and against step (one colour per
+run), images/s as bars with their spread, each run's status, and the headline with the loss check.
+
+Runs train one after another, so on the time axis every run starts at 0: the faster one's curve reaches
+a given loss further left. Data goes into ring buffers as events arrive; a timer redraws at most one
+plot per tick, only what changed, and nothing while the view is hidden (it catches up when shown).
+The bars show the live median of each run's reports after its first (warm-up, as the summary does)
+with their 10th..90th percentiles, then the result's own figures once the comparison has concluded.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Slot
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from core.compare_result import ComparisonResult, ratio_text
+from core.events import RunFinished, RunStarted, StepsReported
+from gui.decimate import peak_decimate
+from gui.ring_buffer import RingBuffer
+
+REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most ~7 times a second
+CAPACITY = 250_000  # steps kept per run (a comparison's runs share max_steps; the default is 60)
+COLOURS = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40))  # one per run, up to 4
+PARTS = ("time", "step", "bars")
+
+
+def _hex(colour: tuple[int, int, int]) -> str:
+    return "#%02x%02x%02x" % colour
+
+
+@dataclass
+class Race:
+    """One run of the comparison as the view knows it."""
+
+    index: int
+    label: str
+    colour: tuple[int, int, int]
+    data: RingBuffer  # step, seconds since the run's start, loss
+    status: str = "waiting"
+    message: str = ""
+    step: int = 0
+    total: int = 0
+    elapsed: float = 0.0  # of the last report
+    rates: list[float] = field(default_factory=list)  # images/s per report after the first
+    reports: int = 0
+    result: Any = None  # core.compare_result.ContenderResult, once concluded
+
+
+def spread(rates: Sequence[float]) -> tuple[float, float, float] | None:
+    """(median, 10th, 90th percentile) of per-report images/s, as `core.run_state` figures the summary."""
+    if not rates:
+        return None
+    values = np.asarray(rates, dtype=float)
+    low, mid, high = np.percentile(values, [10, 50, 90]) if len(values) >= 2 else (values[0],) * 3
+    return float(mid), float(low), float(high)
+
+
+class CompareView(QWidget):
+    """Shows one comparison at a time; the window feeds it `begin`, `add` per run event, and `finish`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.races: list[Race] = []
+        self.result: ComparisonResult | None = None
+        self.steps = 0
+        self._dirty: set[str] = set()
+        self._text_dirty = False
+        self._next_part = 0
+
+        self.header = QLabel("No comparison yet: choose one from the Compare menu under the settings.")
+        self.header.setObjectName("compareHeader")
+        self.header.setWordWrap(True)
+        self.time_plot = self._plot("Loss against time", "time since the run's start", "s", "loss")
+        self.time_plot.getPlotItem().addLegend(offset=(-10, 10))
+        self.step_plot = self._plot("Loss against step", "step", None, "loss")
+        self.rate_plot = self._plot("Images/s", "run", None, "images/s (median, p10 to p90)")
+        self.rate_plot.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, pen=pg.mkPen((60, 60, 60), width=1))
+        self.error_bars = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.2,
+                                          pen=pg.mkPen((40, 40, 40), width=1))
+        self.rate_plot.addItem(self.bars)
+        self.rate_plot.addItem(self.error_bars)
+        self.time_curves: list[pg.PlotDataItem] = []
+        self.step_curves: list[pg.PlotDataItem] = []
+
+        self.runs_label = QLabel()
+        self.runs_label.setObjectName("compareRuns")
+        self.runs_label.setWordWrap(True)
+        self.headline = QLabel()
+        self.headline.setObjectName("compareHeadline")
+        self.headline.setWordWrap(True)
+        self.headline.setStyleSheet("font-weight: bold; font-size: 12pt;")
+        self.agreement = QLabel()
+        self.agreement.setObjectName("compareAgreement")
+        self.agreement.setWordWrap(True)
+        self.agreement.hide()
+
+        plots = QHBoxLayout()
+        plots.setContentsMargins(0, 0, 0, 0)
+        plots.addWidget(self.time_plot, 5)
+        plots.addWidget(self.step_plot, 5)
+        plots.addWidget(self.rate_plot, 3)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.header)
+        layout.addLayout(plots, 1)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.agreement)
+        layout.addWidget(self.runs_label)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(REDRAW_INTERVAL_MS)
+        self.timer.timeout.connect(self._on_redraw_timer)
+
+    @staticmethod
+    def _plot(title: str, bottom: str, units: str | None, left: str) -> pg.PlotWidget:
+        plot = pg.PlotWidget()
+        item = plot.getPlotItem()
+        item.setTitle(title)
+        item.setLabel("bottom", bottom, units=units)
+        item.setLabel("left", left)
+        plot.setMinimumSize(160, 140)
+        return plot
+
+    # ---- data in ---------------------------------------------------------------------------------
+    def begin(self, contenders: Sequence[Any], steps: int, title: str) -> None:
+        """A comparison starts: one empty race per contender (`core.compare_plan.Contender`)."""
+        self.time_plot.getPlotItem().clear()
+        self.step_plot.getPlotItem().clear()
+        self.result, self.steps = None, steps
+        capacity = max(min(steps, CAPACITY), 16)
+        self.races = [Race(c.index, c.label, COLOURS[i % len(COLOURS)], RingBuffer(capacity, 3))
+                      for i, c in enumerate(contenders)]
+        self.time_curves, self.step_curves = [], []
+        for race in self.races:
+            pen = pg.mkPen(race.colour, width=1)
+            name = f"{race.index + 1}. {race.label}"
+            self.time_curves.append(self.time_plot.plot(pen=pen, name=name, connect="finite"))
+            self.step_curves.append(self.step_plot.plot(pen=pen, connect="finite"))
+        axis = self.rate_plot.getPlotItem().getAxis("bottom")
+        axis.setTicks([[(r.index, str(r.index + 1)) for r in self.races]])
+        self.rate_plot.getPlotItem().setXRange(-0.6, len(self.races) - 0.4, padding=0)
+        models = {c.config.model for c in contenders}
+        model = f" of {models.pop()}" if len(models) == 1 else ""
+        self.header.setText(f"<b>{html.escape(title)}</b>: {len(self.races)} runs{html.escape(model)}, "
+                            f"<b>{steps} steps each</b>, one after another on the same machine "
+                            f"(images/s leaves out each run's first report: warm-up)")
+        self.headline.setText("racing: the headline comes when every run has finished")
+        self.agreement.hide()
+        self._mark(*PARTS)
+
+    def add(self, index: int, event: object) -> None:
+        """An event of run `index` (unwrapped from its ContenderEvent)."""
+        if not 0 <= index < len(self.races):
+            return
+        race = self.races[index]
+        match event:
+            case RunStarted():
+                race.status, race.total = "running", event.total_steps
+                self._mark()
+            case StepsReported():
+                count = len(event.losses)
+                steps = np.arange(event.first_step, event.first_step + count, dtype=float)
+                # each step's time, spread evenly over the report (only its end is measured)
+                times = race.elapsed + (event.elapsed_s - race.elapsed) * np.arange(1, count + 1) / max(count, 1)
+                race.data.extend(np.column_stack([steps, times, np.asarray(event.losses, dtype=float)]))
+                race.elapsed, race.step = event.elapsed_s, event.step
+                race.total = event.total_steps or race.total
+                race.reports += 1
+                if race.reports > 1:  # the first report carries start-up costs: not a throughput sample
+                    race.rates.append(event.samples_per_s)
+                self._mark("time", "step", "bars")
+            case RunFinished():
+                race.status, race.message = event.status, event.message
+                self._mark("bars")
+
+    def finish(self, result: ComparisonResult) -> None:
+        """The comparison has concluded: the result's figures replace the live ones."""
+        self.result = result
+        for run in result.runs:
+            if 0 <= run.index < len(self.races):
+                self.races[run.index].result = run
+                self.races[run.index].status = run.status
+                self.races[run.index].message = run.message
+        for race in self.races:
+            if race.result is None and race.status == "waiting":
+                race.status, race.message = "not run", f"the comparison {result.status} before its turn"
+        self.headline.setText(result.headline)
+        if result.agreement:
+            warn = result.losses_agree is False
+            self.agreement.setText(("⚠ " if warn else "") + result.agreement)
+            self.agreement.setProperty("warning", warn)
+            self.agreement.setStyleSheet("color: #b00020; font-weight: bold;" if warn else "color: #555555;")
+            self.agreement.show()
+        self._mark("bars")
+
+    def abandon(self) -> None:
+        """The comparison's thread ended without a result (a crash, in the log): no run is still racing."""
+        if self.result is not None:
+            return
+        for race in self.races:
+            if race.status in ("waiting", "running"):
+                race.status, race.message = "ended without a result", "see the log"
+        self.headline.setText("the comparison ended without a result: see the log")
+        self._mark("bars")
+
+    def _mark(self, *parts: str) -> None:
+        self._dirty.update(parts)
+        self._text_dirty = True
+        if not self.timer.isActive():
+            self.timer.start()
+
+    # ---- what is shown ---------------------------------------------------------------------------
+    def rate_of(self, race: Race) -> tuple[float, float, float] | None:
+        """(images/s, p10, p90) as the bars show it: the result's once concluded, else the live reports'."""
+        run = race.result
+        if run is not None:
+            if run.samples_per_s is None:
+                return None
+            low, high = run.samples_per_s_spread or (run.samples_per_s, run.samples_per_s)
+            return run.samples_per_s, low, high
+        return spread(race.rates)
+
+    def bar_heights(self) -> list[float]:
+        """The heights the bars show, one per run (0 for a run with no rate yet)."""
+        heights = self.bars.opts.get("height")
+        return [] if heights is None else [float(h) for h in heights]
+
+    def run_lines(self) -> list[str]:
+        """Each run's status in words (also the text under the plots)."""
+        slowest = min((r[0] for race in self.races if (r := self.rate_of(race))), default=None)
+        return [self._run_line(race, slowest) for race in self.races]
+
+    def _run_line(self, race: Race, slowest: float | None) -> str:
+        rate = self.rate_of(race)
+        figures = ""
+        if rate is not None:
+            figures = f"{rate[0]:,.0f} images/s (p10 to p90: {rate[1]:,.0f} to {rate[2]:,.0f})"
+            if slowest and len(self.races) > 1:
+                figures += f", {ratio_text(rate[0] / slowest)} the slowest"
+        run = race.result
+        if race.status == "waiting":
+            return f"{race.index + 1}. {race.label}: waits its turn"
+        if race.status == "running":
+            return f"{race.index + 1}. {race.label}: running, step {race.step} / {race.total}" + (
+                f", {figures}" if figures else "")
+        if race.status == "completed":
+            extra = ""
+            if run is not None and run.loss_last is not None:
+                extra += f", last loss {run.loss_last:.4f}"
+            if run is not None and run.compile_s is not None:
+                extra += f", compiled in {run.compile_s:.1f} s (not in images/s)"
+            return f"{race.index + 1}. {race.label}: completed, {figures or 'no steady speed measured'}{extra}"
+        return f"{race.index + 1}. {race.label}: {race.status}" + (f": {race.message}" if race.message else "")
+
+    def refresh(self) -> bool:
+        """Redraw one changed plot (and the status text). Nothing while hidden. Returns whether it drew."""
+        if not self.isVisible():
+            return False
+        if self._text_dirty:
+            self._text_dirty = False
+            lines = self.run_lines()
+            self.runs_label.setText("<br>".join(
+                f"<span style='color:{_hex(race.colour)}'>■</span> {html.escape(line)}"
+                for race, line in zip(self.races, lines)))
+        for _ in PARTS:
+            part = PARTS[self._next_part]
+            self._next_part = (self._next_part + 1) % len(PARTS)
+            if part in self._dirty:
+                self._dirty.discard(part)
+                self._draw(part)
+                return True
+        return False
+
+    def draw_now(self) -> None:
+        """Everything that changed, at once (a screenshot, a test): the timer draws one part a tick."""
+        self._text_dirty = True
+        while self._dirty or self._text_dirty:
+            if not self.refresh():
+                break
+
+    def _draw(self, part: str) -> None:
+        if part == "bars":
+            rates = [self.rate_of(race) for race in self.races]
+            x = np.array([race.index for race in self.races], dtype=float)
+            mid = np.array([r[0] if r else 0.0 for r in rates])
+            low = np.array([r[0] - r[1] if r else 0.0 for r in rates])
+            high = np.array([r[2] - r[0] if r else 0.0 for r in rates])
+            self.bars.setOpts(x=x, height=mid, width=0.6, brushes=[pg.mkBrush(*race.colour) for race in self.races])
+            self.error_bars.setData(x=x, y=mid, top=high, bottom=low, beam=0.2)
+            return
+        plot, curves, column = ((self.time_plot, self.time_curves, 1) if part == "time"
+                                else (self.step_plot, self.step_curves, 0))
+        buckets = max(plot.width(), 200)
+        for race, curve in zip(self.races, curves):
+            x, y = peak_decimate(race.data.column(column), race.data.column(2), buckets)
+            curve.setData(x, y)
+
+    @Slot()
+    def _on_redraw_timer(self) -> None:
+        if not self.isVisible():
+            self.timer.stop()  # shown again: showEvent restarts it
+            return
+        if not self.refresh() and not self._dirty and not self._text_dirty:
+            self.timer.stop()  # nothing left to draw: no ticks at rest
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._dirty or self._text_dirty:
+            self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()

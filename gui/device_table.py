@@ -1,0 +1,72 @@
+"""What the form knows about this machine's devices once torch has listed them: their specs, kinds and
+names, what `auto` stands for, and which fast paths each one cannot run (asked of `core.fast_paths`
+once per list, so a form change never asks torch again). No Qt: the form, the estimate and the compare
+menu read the same answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gui.form_checks import fast_path_problems, normalised_device
+
+
+@dataclass
+class DeviceTable:
+    specs: list[str] | None = None  # "cpu", "cuda:0", "mps"; None until torch has listed the devices
+    names: dict[str, str] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=lambda: {"auto": "cpu", "cpu": "cpu"})
+    best: str = "cpu"  # the spec auto stands for
+    problems: dict[str, dict[str, str]] = field(default_factory=dict)  # spec -> fast path -> why not
+
+    @classmethod
+    def from_devices(cls, devices: Sequence[Any]) -> "DeviceTable":
+        """From `core.devices.list_devices()`: auto is the first CUDA GPU, else MPS, else the CPU."""
+        best = next((d for d in devices if d.kind == "cuda"), None) or next(
+            (d for d in devices if d.kind == "mps"), None) or devices[0]
+        try:
+            problems = fast_path_problems((d.spec, d.kind) for d in devices)
+        except Exception:  # noqa: BLE001 - torch could not answer: the run's own check still refuses
+            problems = {}
+        return cls([d.spec for d in devices], {d.spec: d.name for d in devices},
+                   {"auto": best.kind, **{d.spec: d.kind for d in devices}}, best.spec, problems)
+
+    @property
+    def known(self) -> bool:
+        return self.specs is not None
+
+    def resolved(self, spec: str) -> str:
+        """The listed spec `spec` names: auto -> the best device, cuda -> cuda:0, mps:0 -> mps."""
+        spec = normalised_device(spec)
+        return self.best if spec == "auto" else spec
+
+    def kind(self, spec: str) -> str:
+        """'cpu', 'cuda' or 'mps' (a spec not listed is judged by its name)."""
+        return self.kinds.get(spec, self.kinds.get(self.resolved(spec), "cuda" if spec.startswith("cuda")
+                                                  else "mps" if spec.startswith("mps") else "cpu"))
+
+    def identity(self, spec: str) -> tuple[str, str] | None:
+        """(identity, label) of a listed device: the identity is its kind and name ('cuda|NVIDIA H200': another
+        GPU in the same slot is another device), the label how a sentence names it ('cuda:0 (NVIDIA H200)')."""
+        spec = self.resolved(spec)
+        if spec not in self.names:
+            return None
+        kind, name = self.kinds.get(spec, "cpu"), self.names[spec]
+        return (kind, spec) if kind == "cpu" else (f"{kind}|{name}", f"{spec} ({name})")
+
+    def gpu(self) -> str | None:
+        """The first CUDA GPU, else the Apple GPU, else None: where the ready-made comparisons run."""
+        for kind in ("cuda", "mps"):
+            spec = next((s for s in self.specs or () if self.kinds.get(s) == kind), None)
+            if spec is not None:
+                return spec
+        return None
+
+    def problems_of(self, spec: str) -> dict[str, str]:
+        return self.problems.get(self.resolved(spec), {})
+
+    def problem(self, spec: str, fast_path: str) -> str | None:
+        """Why device `spec` cannot run `fast_path` ('compile', 'cudnn_benchmark', 'amp=bf16', ...), or None."""
+        return self.problems_of(spec).get(fast_path)

@@ -1,0 +1,99 @@
+"""Which of the form's settings apply to what else is chosen, and why not: greyed out with the reason as
+the tooltip. Also what `auto` stands for in the model combo ("auto (tiny-cnn on this CPU)").
+
+Two kinds of "not here": a setting the run would ignore (pin_memory on the CPU) is greyed out and kept;
+a choice the device cannot run (fp16 on the CPU, cuDNN's autotuner off CUDA, torch.compile without a
+compiler) is greyed out too, but when it is chosen anyway (saved settings, a preset, another device
+picked after) it stays enabled so it can be undone, and the form's check refuses it inline with the
+reason from `core.fast_paths`, which keeps Start disabled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import QComboBox
+
+from gui.form_text import field_tooltip
+
+if TYPE_CHECKING:
+    from gui.settings_form import SettingsForm
+
+FAST_PATHS = ("cudnn_benchmark", "compile", "fused_optimizer")
+
+
+def is_auto_model(text: str) -> bool:
+    """'auto' as typed, or as the form shows it once devices are known: 'auto (tiny-cnn on this CPU)'."""
+    text = text.strip().lower()
+    return text == "auto" or text.startswith("auto (")
+
+
+def update_applicability(form: SettingsForm) -> None:
+    kind = form.device_kind()
+    on_cpu = kind == "cpu"
+    stream = form.value("placement") != "resident"
+    synthetic = form.value("dataset") == "synthetic"
+    _applies(form, "pin_memory", not on_cpu and stream,
+             "pin_memory only speeds up copies to a GPU" if on_cpu else "only the stream placement copies batches")
+    _applies(form, "non_blocking", not on_cpu and stream,
+             "the CPU needs no copy to a device" if on_cpu else "only the stream placement copies batches")
+    _applies(form, "workers", stream, "the resident placement keeps the data on the device: no loader workers")
+    _applies(form, "synthetic_samples", synthetic, "only the synthetic dataset is generated")
+    _applies(form, "data_dir", not synthetic, "the synthetic dataset needs no files")
+    _applies(form, "download", form.value("dataset") in ("mnist", "fashion-mnist", "cifar10"),
+             "only mnist, fashion-mnist and cifar10 can be downloaded")
+    _applies(form, "momentum", form.value("optimizer") == "sgd", "AdamW has no momentum setting")
+    problems = form.devices.problems_of(str(form.value("device")))
+    amp: QComboBox = form.widgets["amp"]
+    model = amp.model()
+    if isinstance(model, QStandardItemModel):
+        item = model.item(amp.findData("fp16"))
+        item.setEnabled(not on_cpu)
+        item.setToolTip("fp16 autocast needs a CUDA or MPS device" if on_cpu else "float16 autocast + GradScaler")
+        if on_cpu and amp.currentData() == "fp16":
+            amp.setCurrentIndex(amp.findData("off"))
+        bf16 = model.item(amp.findData("bf16"))
+        bf16.setEnabled("amp=bf16" not in problems or amp.currentData() == "bf16")
+        bf16.setToolTip(problems.get("amp=bf16", "bfloat16 autocast (no gradient scaler needed)"))
+    for field in FAST_PATHS:
+        problem = problems.get(field)
+        widget = form.widgets[field]
+        widget.setEnabled(problem is None or bool(form.value(field)))
+        widget.setToolTip(field_tooltip(field) if problem is None else f"Cannot run on this device: {problem}")
+    show_auto_model(form)
+
+
+def _applies(form: SettingsForm, field: str, applies: bool, reason: str) -> None:
+    widget = form.widgets[field]
+    target = widget.parentWidget() if field == "data_dir" else widget
+    target.setEnabled(applies)
+    widget.setToolTip(field_tooltip(field) if applies else f"Not used: {reason}")
+
+
+def auto_model_text(form: SettingsForm) -> str:
+    """'auto (tiny-cnn on this CPU)' once the devices are known: the model a run would build."""
+    if not form.devices.known:
+        return "auto"
+    from gui.run_estimate import resolved_model
+
+    kind = form.device_kind()
+    return f"auto ({resolved_model('auto', kind)} on this {'CPU' if kind == 'cpu' else 'GPU'})"
+
+
+def show_auto_model(form: SettingsForm) -> None:
+    """Keep the model combo's auto entry (and the text, when it shows auto) saying what auto stands for
+    on the selected device."""
+    combo: QComboBox = form.widgets["model"]
+    text = auto_model_text(form)
+    index = next((i for i in range(combo.count()) if is_auto_model(combo.itemText(i))), -1)
+    current = combo.currentText()
+    # auto shown by the program, or typed and left: say what it stands for; mid-typing, leave the text alone
+    show = is_auto_model(current) and current != text and not combo.lineEdit().hasFocus()
+    if (index < 0 or combo.itemText(index) == text) and not show:
+        return
+    combo.blockSignals(True)
+    if index >= 0:
+        combo.setItemText(index, text)
+    combo.setEditText(text if show else current)  # renaming the current item must not change what was typed
+    combo.blockSignals(False)
