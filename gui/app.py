@@ -175,6 +175,7 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
         except Exception as exc:  # a broken install: say so in the window rather than wait forever
             loader.failed.emit(f"{type(exc).__name__}: {exc}")
             return
+        _warm_fast_path_checks()
         loader.loaded.emit(time.time() - launched)  # queued to the GUI thread
 
     def on_loaded(after: float) -> None:
@@ -243,6 +244,21 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return exit_code[0] or code
+
+
+def _warm_fast_path_checks() -> None:
+    """Import here, off the GUI thread, what the form's torch.compile check needs (TorchDynamo; Triton's
+    probe on CUDA, cached by torch): the device list asks it in the GUI thread once torch is ready."""
+    try:
+        import torch
+        import torch._dynamo  # noqa: F401 - seconds on its own; torchvision usually brought it already
+
+        if torch.cuda.is_available():
+            from torch.utils._triton import has_triton
+
+            has_triton()
+    except Exception:  # noqa: BLE001 - the check itself runs later and reports any problem
+        pass
 
 
 def _in_main_thread() -> bool:

@@ -81,7 +81,9 @@ class CompareView(QWidget):
         self.time_plot = self._plot("Loss against time", "time since the run's start", "s", "loss")
         self.time_plot.getPlotItem().addLegend(offset=(-10, 10))
         self.step_plot = self._plot("Loss against step", "step", None, "loss")
-        self.rate_plot = self._plot("Images/s", "run", None, "images/s (median, p10 to p90)")
+        self.rate_plot = self._plot("Images/s (p10–p90)", "run", None, "images/s")
+        self.rate_plot.setToolTip("Each run's median images/s over its reports after the first (warm-up), with "
+                                  "the 10th to 90th percentile as the error bar")
         self.rate_plot.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, pen=pg.mkPen((60, 60, 60), width=1))
         self.error_bars = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.2,
