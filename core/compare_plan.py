@@ -78,6 +78,7 @@ def plan(base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> tuple[Conte
     if not MIN_RUNS <= len(overrides) <= MAX_RUNS:
         raise ConfigError("vs", f"a comparison needs {MIN_RUNS} to {MAX_RUNS} configurations, got {len(overrides)}")
     shared = base.replace(max_steps=base.max_steps or DEFAULT_STEPS, epochs=None)
+    distinct = _distinct_fields(overrides)
     contenders: list[Contender] = []
     for index, changes in enumerate(overrides):
         try:
@@ -88,8 +89,20 @@ def plan(base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> tuple[Conte
             if other.config == config:
                 raise ConfigError("vs", f"configurations {other.index + 1} and {index + 1} are the same run; "
                                         "change at least one setting between them")
-        contenders.append(Contender(index, label(changes), ReadOnlyDict(dict(changes)), config))
+        shown = {field: value for field, value in changes.items() if field in distinct}
+        contenders.append(Contender(index, label(shown or changes), ReadOnlyDict(dict(changes)), config))
     return tuple(contenders)
+
+
+def _distinct_fields(overrides: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The fields whose value is not the same in every override set: what tells the runs apart (a label
+    'stream' rather than 'cpu, stream' when every run sets device=cpu)."""
+    fields = {field for changes in overrides for field in changes}
+    return {field for field in fields
+            if len({repr(changes.get(field, _UNSET)) for changes in overrides}) > 1}
+
+
+_UNSET = object()
 
 
 def label(overrides: Mapping[str, Any]) -> str:

@@ -77,3 +77,11 @@ def test_with_a_gpu_the_cpu_side_drops_what_the_cpu_refuses() -> None:
     cpu, gpu = offered["CPU vs GPU"].overrides
     assert cpu == {"device": "cpu", "amp": "off", "cudnn_benchmark": False} and gpu == {"device": "cuda:0"}
     assert all(o["device"] == "cuda:0" for o in offered["stream vs resident"].overrides)
+
+
+def test_a_label_leaves_out_what_every_run_sets_alike() -> None:
+    runs = plan(RunConfig(), [{"device": "cpu", "placement": "stream"}, {"device": "cpu", "placement": "resident"}])
+    assert [r.label for r in runs] == ["stream", "resident"]
+    assert runs[0].overrides == {"device": "cpu", "placement": "stream"}  # the overrides stay whole
+    runs = plan(RunConfig(), [{"amp": "bf16"}, {"channels_last": True}])
+    assert [r.label for r in runs] == ["amp bf16", "channels_last"]

@@ -69,14 +69,14 @@ def test_a_ready_made_comparison_races_two_cpu_runs_to_a_headline(qtbot, window)
         curve_len(c) == COMPARE.max_steps for c in view.time_curves + view.step_curves), timeout=5000)
     assert len(view.time_curves) == 2 and len(view.step_curves) == 2  # one curve per run in each plot
     legend = [label.text for _, label in view.time_plot.getPlotItem().legend.items]
-    assert legend == ["1. cpu, stream", "2. cpu, resident"]
+    assert legend == ["1. stream", "2. resident"]
     assert view.bar_heights() == pytest.approx(rates)
     assert view.headline.text() == result.headline
     assert f"{ratio_text(max(rates) / min(rates))} faster" in result.headline  # the headline's ratio is the runs'
     assert result.speedup == pytest.approx(max(rates) / min(rates))
     assert f"{COMPARE.max_steps} steps each" in view.header.text()
     lines = view.run_lines()
-    assert lines[0].startswith("1. cpu, stream: completed") and lines[1].startswith("2. cpu, resident: completed")
+    assert lines[0].startswith("1. stream: completed") and lines[1].startswith("2. resident: completed")
     # each run's time axis starts at its own start: the second run is not drawn after the first one's time
     second_x, _ = view.time_curves[1].getData()
     assert 0 < second_x[0] < second_x[-1] <= result.runs[1].wall_s
@@ -84,7 +84,7 @@ def test_a_ready_made_comparison_races_two_cpu_runs_to_a_headline(qtbot, window)
     assert len(window.loss_plot.data) == COMPARE.max_steps
     assert window.stats.values["step"].text() == f"{COMPARE.max_steps} / {COMPARE.max_steps}"
     log = log_text(window)
-    assert "run 1 of 2: cpu, stream" in log and "run 2 of 2: cpu, resident" in log
+    assert "run 1 of 2: stream" in log and "run 2 of 2: resident" in log
     assert f"comparison completed: {result.headline}" in log
     assert window.start_button.isEnabled() and window.compare_button.isEnabled()
 
