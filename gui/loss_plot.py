@@ -1,20 +1,21 @@
 """The loss plot: per-step loss, an adjustable EMA, epoch boundaries, and validation accuracy per epoch.
 
 Data goes into ring buffers as events arrive; the curves are redrawn only by `refresh()`, which the
-window calls from a timer (<= 30 Hz), never per step. Peak downsampling keeps a long curve's shape.
+window calls from a timer (<= 30 Hz), never per step, and not while the plot is hidden. Peak
+downsampling keeps a long curve's shape; the auto-range holds still between growths of the data
+(`gui.live_plot`), so a redraw repaints the curves without rebuilding the axes.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from gui.decimate import peak_decimate, visible_slice
-from gui.ring_buffer import RingBuffer
+from gui.ema import EmaState, debiased_ema
+from gui.live_plot import decimated_for, is_shown, live_plot_widget, set_curves
+from gui.ring_buffer import PeakRingBuffer
 
 LOSS_CAPACITY = 2_000_000  # steps kept; a 1M-point redraw is benchmarked in tests/benchmarks/gui_latency.py
 
@@ -22,15 +23,13 @@ LOSS_CAPACITY = 2_000_000  # steps kept; a 1M-point redraw is benchmarked in tes
 class LossPlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.data = RingBuffer(LOSS_CAPACITY, 3)  # step, loss, ema
-        self._ema: float | None = None
-        self._ema_raw: float | None = None
-        self._ema_count = 0
+        self.data = PeakRingBuffer(LOSS_CAPACITY, 3)  # step, loss, ema; min/max blocks of loss and ema
+        self._ema = EmaState()
         self._dirty = False
         self._epoch_lines: list[pg.InfiniteLine] = []
         self._val: list[tuple[int, float]] = []
 
-        self.plot = pg.PlotWidget()
+        self.plot = live_plot_widget()
         item = self.plot.getPlotItem()
         item.setTitle("Training loss")
         item.setLabel("bottom", "step")
@@ -80,7 +79,7 @@ class LossPlot(QWidget):
     # ---- data in ---------------------------------------------------------------------------------
     def clear(self) -> None:
         self.data.clear()
-        self._ema, self._ema_raw, self._ema_count = None, None, 0
+        self._ema = EmaState()
         for line in self._epoch_lines:
             self.plot.removeItem(line)
         self._epoch_lines.clear()
@@ -89,24 +88,11 @@ class LossPlot(QWidget):
         self._dirty = True
 
     def add_losses(self, first_step: int, losses: tuple[float, ...]) -> None:
-        alpha = self.smoothing.value()
-        rows = np.empty((len(losses), 3))
-        for i, loss in enumerate(losses):
-            rows[i, 0] = first_step + i
-            rows[i, 1] = loss
-            rows[i, 2] = self._next_ema(loss, alpha)
-        self.data.extend(rows)
+        """A report's losses: stored with their steps and the bias-corrected EMA (non-finite ones skipped)."""
+        values = np.asarray(losses, dtype=np.float64)
+        ema = debiased_ema(values, self.smoothing.value(), self._ema)
+        self.data.extend(np.column_stack([first_step + np.arange(len(values)), values, ema]))
         self._dirty = True
-
-    def _next_ema(self, loss: float, alpha: float) -> float:
-        """Bias-corrected EMA (like TensorBoard's smoothing); non-finite losses are skipped."""
-        if not math.isfinite(loss):
-            return self._ema if self._ema is not None else float("nan")
-        self._ema_count += 1
-        raw = alpha * (self._ema_raw or 0.0) + (1 - alpha) * loss
-        self._ema_raw = raw
-        self._ema = raw / (1 - alpha ** self._ema_count) if alpha > 0 else raw
-        return self._ema
 
     def add_epoch_end(self, epoch: int, step: int, val_accuracy: float | None) -> None:
         line = pg.InfiniteLine(pos=step, angle=90, pen=pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine),
@@ -120,24 +106,14 @@ class LossPlot(QWidget):
 
     # ---- drawing ---------------------------------------------------------------------------------
     def refresh(self) -> bool:
-        """Redraw if new data arrived since the last call. Returns whether it drew."""
-        if not self._dirty:
-            return False
+        """Redraw if new data arrived since the last call and the plot can be seen. Returns whether it drew."""
+        if not self._dirty or not is_shown(self.plot):
+            return False  # a hidden plot stays dirty: it is drawn once shown
         self._dirty = False
-        steps = self.data.column(0)
-        view = self.plot.getPlotItem().getViewBox()
-        # while auto-ranging the whole series is visible; once zoomed, only the visible part is drawn
-        x_range = None if view.autoRangeEnabled()[0] else tuple(view.viewRange()[0])
-        part = visible_slice(steps, x_range)
-        buckets = max(self.plot.width(), 200)
-        steps_d, losses = peak_decimate(steps[part], self.data.column(1)[part], buckets)
-        _, ema = peak_decimate(steps[part], self.data.column(2)[part], buckets)
-        steps = steps_d
+        steps, series = decimated_for(self.plot, self.data, 1, 3)  # loss and EMA against steps
         if self.log_scale.isChecked():  # log of a non-positive loss is undefined: hide those points
-            losses = np.where(losses > 0, losses, np.nan)
-            ema = np.where(ema > 0, ema, np.nan)
-        self.raw_curve.setData(steps, losses)
-        self.ema_curve.setData(steps, ema)
+            series = np.where(series > 0, series, np.nan)
+        set_curves(self.plot, (self.raw_curve, self.ema_curve), steps, series)
         return True
 
     @Slot()
@@ -148,13 +124,11 @@ class LossPlot(QWidget):
     @Slot(float)
     def _on_smoothing_changed(self, alpha: float) -> None:
         """Recompute the EMA over the kept history with the new weight."""
-        losses = self.data.column(1)
-        steps = self.data.column(0)
-        self._ema = self._ema_raw = None
-        self._ema_count = 0
-        ema = np.array([self._next_ema(float(x), alpha) for x in losses])
+        steps, losses = np.array(self.data.column(0)), np.array(self.data.column(1))
+        self._ema = EmaState()
+        ema = debiased_ema(losses, alpha, self._ema)
         self.data.clear()
-        self.data.extend(np.column_stack([steps, losses, ema]) if len(ema) else np.empty((0, 3)))
+        self.data.extend(np.column_stack([steps, losses, ema]))
         self._dirty = True
 
     @Slot(bool)

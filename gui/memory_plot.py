@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.memory import MemorySample
-from gui.decimate import peak_decimate
+from gui.live_plot import draw_decimated, is_shown, live_plot_widget
 from gui.ring_buffer import RingBuffer
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
@@ -46,7 +46,7 @@ class MemoryPlot(QWidget):
         self._capacity = 0
         self.markers: list[pg.InfiniteLine] = []
 
-        self.plot = pg.PlotWidget()
+        self.plot = live_plot_widget()
         item = self.plot.getPlotItem()
         item.setTitle("Device memory")
         item.setLabel("bottom", "time", units="s")
@@ -68,6 +68,7 @@ class MemoryPlot(QWidget):
             toggles.addWidget(box)
             self.toggles[key] = box
         toggles.addStretch(1)
+        item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
@@ -127,16 +128,21 @@ class MemoryPlot(QWidget):
         return line
 
     def refresh(self) -> bool:
-        if not self._dirty:
-            return False
+        """Redraw if a sample arrived since the last call and the plot can be seen. Returns whether it drew."""
+        if not self._dirty or not is_shown(self.plot):
+            return False  # a hidden plot stays dirty: it is drawn once shown
         self._dirty = False
-        t = self.data.column(0)
-        buckets = max(self.plot.width(), 200)
-        for key, (column, *_rest) in SERIES.items():
-            self.curves[key].setData(*peak_decimate(t, self.data.column(column), buckets))
+        curves = [self.curves[key] for key in sorted(SERIES, key=lambda k: SERIES[k][0])]  # columns 1..5
+        draw_decimated(self.plot, curves, self.data)
         return True
+
+    @Slot()
+    def _on_x_range_changed(self, *_: object) -> None:
+        if not self.plot.getPlotItem().getViewBox().autoRangeEnabled()[0]:
+            self._dirty = True  # zoomed or panned: decimate the newly visible part
 
     @Slot(bool)
     def _on_toggle(self, _checked: bool) -> None:
         for key, box in self.toggles.items():
             self.curves[key].setVisible(box.isChecked() and (key != "reserved" or self._has_allocator))
+        self._dirty = True  # a curve shown again gets the samples it missed while hidden

@@ -6,6 +6,7 @@ this shows what happened, in the sentences of `core.event_text`.
 from __future__ import annotations
 
 import json
+import math
 import time
 from typing import Any
 
@@ -22,6 +23,9 @@ from gui.memory_plot import MemoryPlot
 from gui.stats_panel import StatsPanel
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
+# memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the
+# memory plot's share of the GUI thread (about 4 ms of CPU a redraw on a 2-core machine)
+MEMORY_REDRAW_INTERVAL_S = 0.2
 
 
 class RunView(QObject):
@@ -39,6 +43,8 @@ class RunView(QObject):
         self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
         self.redraw_timer.timeout.connect(self._on_redraw_timer)
         self._redraw_loss_first = True
+        self.clock = time.monotonic  # replaceable in tests
+        self._memory_drawn_at = -math.inf
         self.redraw_timer.start()
 
     def reset(self, config: RunConfig) -> None:
@@ -104,10 +110,18 @@ class RunView(QObject):
 
     @Slot()
     def _on_redraw_timer(self) -> None:
-        # At most one plot per tick: each repaint costs several ms in a software raster, and two in the
-        # same event-loop pass doubled the GUI's worst-case latency (tests/benchmarks/gui_latency.py).
-        first, second = ((self.loss_plot, self.memory_plot) if self._redraw_loss_first
-                         else (self.memory_plot, self.loss_plot))
-        if not first.refresh():
-            second.refresh()
+        # At most one plot per tick: each repaint costs a few ms of CPU, and two in the same event-loop
+        # pass doubled the GUI's worst-case latency (tests/benchmarks/gui_latency.py).
+        first, second = ((self.loss_plot.refresh, self._refresh_memory) if self._redraw_loss_first
+                         else (self._refresh_memory, self.loss_plot.refresh))
+        if not first():
+            second()
         self._redraw_loss_first = not self._redraw_loss_first
+
+    def _refresh_memory(self) -> bool:
+        """The memory plot's redraw, at most every MEMORY_REDRAW_INTERVAL_S; samples wait, none is lost."""
+        now = self.clock()
+        if now - self._memory_drawn_at < MEMORY_REDRAW_INTERVAL_S or not self.memory_plot.refresh():
+            return False
+        self._memory_drawn_at = now
+        return True

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gui.decimate import peak_decimate, visible_slice
+from gui.decimate import decimate_visible, peak_decimate, peak_decimate_many, visible_slice
 
 
 def series(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -79,3 +79,20 @@ def test_visible_slice_widens_by_one_point_each_side():
     assert visible_slice(x, (10.5, 20.5)) == slice(10, 22)  # 11..20 inside, plus 10 and 21
     assert visible_slice(x, (-5.0, 500.0)) == slice(0, 100)
     assert visible_slice(np.array([]), (0.0, 1.0)) == slice(0, 0)
+
+
+def test_several_series_on_one_x_decimate_as_each_would_alone():
+    x, y = series(100_003)
+    ys = np.vstack([y, -y, np.cos(x)])
+    out_x, out_ys = peak_decimate_many(x, ys, buckets=300)
+    for row, alone in zip(out_ys, ys):
+        ax, ay = peak_decimate(x, alone, buckets=300)
+        assert np.array_equal(out_x, ax) and np.array_equal(row, ay)
+
+
+def test_decimate_visible_cuts_to_the_range_before_decimating():
+    x, y = series(100_000)
+    out_x, out_ys = decimate_visible(x, y[np.newaxis], (1_000.0, 1_100.0), buckets=300)
+    assert list(out_x) == list(range(999, 1102))  # 101 inside, one more each side, no decimation needed
+    out_x, out_ys = decimate_visible(x, y[np.newaxis], None, buckets=300)
+    assert len(out_x) <= 2 * 300 + 100_000 // 300 + 1 and out_ys.max() == y.max()

@@ -127,3 +127,39 @@ def test_clear_starts_a_new_run_with_nothing_left_over(plot):
     assert plot.data.last(2) == pytest.approx(1.0)  # the EMA starts afresh, not from the old run
     assert plot.refresh()
     assert list(drawn(plot.raw_curve)[0]) == [1]
+
+
+def test_a_hidden_plot_is_not_redrawn_until_it_is_shown(plot):
+    plot.add_losses(1, (1.0, 0.9))
+    assert plot.refresh()
+    plot.hide()  # e.g. the window minimised to a hidden state, or the plot's pane closed
+    plot.add_losses(3, (0.8,))
+    assert plot.refresh() is False
+    assert list(drawn(plot.raw_curve)[0]) == [1, 2]  # untouched while hidden
+    plot.show()
+    assert plot.refresh() is True  # the steps that arrived meanwhile are drawn once it is back
+    assert list(drawn(plot.raw_curve)[0]) == [1, 2, 3]
+
+
+def test_reports_inside_the_shown_steps_do_not_move_the_axes(plot):
+    view = plot.plot.getPlotItem().getViewBox()
+    plot.add_losses(1, tuple(np.linspace(2.3, 1.5, 200)))
+    plot.refresh()
+    plot.plot.viewport().repaint()
+    shown = view.viewRange()
+    for first in range(201, 241, 10):  # four more reports, still inside the room the range left
+        plot.add_losses(first, tuple(np.linspace(1.6, 1.55, 10)))
+        assert plot.refresh()
+        plot.plot.viewport().repaint()
+        assert view.viewRange() == shown
+    assert drawn(plot.raw_curve)[0][-1] == 240 <= shown[0][1]  # and the newest step is on screen
+
+
+def test_a_million_steps_are_drawn_as_a_few_thousand_points_with_their_spikes(plot):
+    losses = np.full(1_000_000, 1.0)
+    losses[123_456] = 40.0  # one diverging step
+    plot.add_losses(1, tuple(losses))
+    assert plot.refresh()
+    x, y = drawn(plot.raw_curve)
+    assert len(x) <= 2 * max(plot.plot.width(), 200) + 1_000_000 // 200
+    assert y.max() == 40.0

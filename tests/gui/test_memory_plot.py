@@ -102,3 +102,23 @@ def test_markers_for_cache_clears_and_errors(plot):
     assert len(plot.data) == 0
     plot.add_sample(gpu_sample(80.0))
     assert plot.data.last(0) == 0.0  # time restarts at the next run's first sample
+
+
+def test_a_curve_shown_again_gets_the_samples_it_missed(plot):
+    plot.add_sample(gpu_sample(0.0))
+    plot.refresh()
+    plot.toggles["peak"].setChecked(False)
+    plot.add_sample(gpu_sample(1.0, allocated=5 * GB))
+    plot.refresh()
+    assert len(drawn_y(plot, "peak")) == 1  # hidden curves are not redrawn
+    plot.toggles["peak"].setChecked(True)
+    assert plot.refresh()
+    assert list(drawn_y(plot, "peak")) == [2 * GB, 5 * GB]
+
+
+def test_a_hidden_plot_is_not_redrawn_until_shown(plot):
+    plot.add_sample(gpu_sample(0.0))
+    plot.hide()
+    assert plot.refresh() is False
+    plot.show()
+    assert plot.refresh() is True

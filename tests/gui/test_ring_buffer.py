@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gui.ring_buffer import RingBuffer
+from gui.ring_buffer import PeakRingBuffer, RingBuffer
 
 
 def rows(start: int, stop: int) -> np.ndarray:
@@ -69,3 +69,66 @@ def test_nan_is_stored_as_it_is():
     buf = RingBuffer(3, 2)
     buf.append(1, float("nan"))
     assert np.isnan(buf.last(1))
+
+
+def test_each_column_is_contiguous_and_several_can_be_read_at_once():
+    buf = RingBuffer(5, 3)
+    for i in range(12):  # wrapped and compacted a few times
+        buf.append(i, i * 10, i * 100)
+    assert buf.column(1).flags["C_CONTIGUOUS"]  # a redraw reduces it without striding over rows
+    block = buf.columns(1, 3)
+    assert block.shape == (2, 5)
+    assert list(block[0]) == [70, 80, 90, 100, 110] and list(block[1]) == [700, 800, 900, 1000, 1100]
+    with pytest.raises(ValueError):
+        block[0, 0] = 1.0
+
+
+def check_buckets(x: np.ndarray, ys: np.ndarray, out_x: np.ndarray, out_y: np.ndarray) -> None:
+    """Every drawn pair is the min and max of the rows from its x up to the next pair's x."""
+    assert np.array_equal(out_x[0::2], out_x[1::2]) and np.all(np.diff(out_x[0::2]) > 0)
+    edges = list(np.searchsorted(x, out_x[0::2])) + [len(x)]
+    assert edges[0] == 0
+    for j in range(len(edges) - 1):
+        rows = ys[:, edges[j]:edges[j + 1]]
+        assert np.array_equal(out_y[:, 2 * j], rows.min(axis=1), equal_nan=True)
+        assert np.array_equal(out_y[:, 2 * j + 1], rows.max(axis=1), equal_nan=True)
+
+
+def test_peak_buffer_draws_each_buckets_min_and_max_from_its_block_summaries():
+    rng = np.random.default_rng(0)
+    buf = PeakRingBuffer(50_000, 3, block=16)
+    appended = 0
+    for size in [7, 3_000, 1, 20_000, 999, 40_000, 5] * 3:  # wraps, drops and compacts on the way
+        rows = np.column_stack([np.arange(appended, appended + size), rng.random(size), rng.normal(size=size)])
+        rows[rng.integers(0, size, max(1, size // 4000)), 1] = np.nan  # diverged steps: gaps
+        buf.extend(rows)
+        appended += size
+        x, ys = buf.column(0), buf.columns(1, 3)
+        zoomed = (x[1000] + 0.5, x[-3000] + 0.5) if len(x) > 10_000 else None
+        for x_range in (None, zoomed):
+            out_x, out_y = buf.decimate(1, 3, x_range, buckets=100)
+            shown = slice(None) if x_range is None else slice(1000, len(x) - 2998)  # one more row each side
+            if len(x[shown]) >= 100 * 4 * 16:  # buckets at least 4 blocks wide: the summaries are used
+                assert len(out_x) <= 2 * (100 + 2)
+                check_buckets(x[shown], ys[:, shown], out_x, out_y)
+    assert buf.oldest == appended - 50_000
+
+
+def test_peak_buffer_starts_afresh_after_clear():
+    buf = PeakRingBuffer(10_000, 2, block=8)
+    buf.extend(np.column_stack([np.arange(9_000.0), np.full(9_000, 5.0)]))
+    buf.clear()
+    buf.extend(np.column_stack([np.arange(9_000.0), np.full(9_000, 1.0)]))
+    out_x, out_y = buf.decimate(1, 2, None, buckets=50)
+    assert set(out_y[0]) == {1.0}  # nothing of the old run's summaries
+
+
+def test_peak_buffer_decimates_against_any_sorted_column():
+    buf = PeakRingBuffer(100_000, 3, first=2, stop=3, block=16)  # step, seconds, loss (a compare race)
+    steps = np.arange(60_000, dtype=float)
+    seconds = np.cumsum(np.random.default_rng(1).random(60_000))
+    loss = np.sin(steps / 300)
+    buf.extend(np.column_stack([steps, seconds, loss]))
+    out_x, out_y = buf.decimate(2, 3, None, buckets=200, x_column=1)
+    assert out_x[0] == seconds[0] and set(out_x) <= set(seconds)
+    check_buckets(seconds, loss[np.newaxis], out_x, out_y)
