@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Slot
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.compare_result import ComparisonResult, ratio_text
@@ -30,6 +30,11 @@ REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most 
 CAPACITY = 250_000  # steps kept per run (a comparison's runs share max_steps; the default is 60)
 COLOURS = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40))  # one per run, up to 4
 PARTS = ("time", "step", "bars")
+
+
+def is_shown(widget: QWidget) -> bool:
+    """Whether a redraw could be seen: not in a hidden tab or window, not collapsed to nothing."""
+    return widget.isVisible() and widget.width() > 0 and widget.height() > 0
 
 
 def _hex(colour: tuple[int, int, int]) -> str:
@@ -265,7 +270,7 @@ class CompareView(QWidget):
 
     def refresh(self) -> bool:
         """Redraw one changed plot (and the status text). Nothing while hidden. Returns whether it drew."""
-        if not self.isVisible():
+        if not is_shown(self):  # a hidden tab, a collapsed splitter: the data waits
             return False
         if self._text_dirty:
             self._text_dirty = False
@@ -308,7 +313,7 @@ class CompareView(QWidget):
 
     @Slot()
     def _on_redraw_timer(self) -> None:
-        if not self.isVisible():
+        if not is_shown(self):
             self.timer.stop()  # shown again: showEvent restarts it
             return
         if not self.refresh() and not self._dirty and not self._text_dirty:
@@ -316,7 +321,14 @@ class CompareView(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._dirty or self._text_dirty:
+        self._catch_up()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # a collapsed splitter opened again
+        super().resizeEvent(event)
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        if (self._dirty or self._text_dirty) and not self.timer.isActive():
             self.timer.start()
 
     def stop(self) -> None:
