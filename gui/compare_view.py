@@ -3,7 +3,9 @@ run), images/s as bars with their spread, each run's status, and the headline wi
 
 Runs train one after another, so on the time axis every run starts at 0: the faster one's curve reaches
 a given loss further left. Data goes into ring buffers as events arrive; a timer redraws at most one
-plot per tick, only what changed, and nothing while the view is hidden (it catches up when shown).
+plot per tick, only what changed, and nothing while the view is hidden (it catches up when shown). The
+plots are `gui.live_plot`'s: auto-range with headroom and axes settled in the timer's event, curves
+peak-decimated to the plot's width (to the visible part once zoomed).
 The bars show the live median of each run's reports after its first (warm-up, as the summary does)
 with their 10th..90th percentiles, then the result's own figures once the comparison has concluded.
 """
@@ -23,18 +25,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.compare_result import ComparisonResult, ratio_text
 from core.events import RunFinished, RunStarted, StepsReported
-from gui.decimate import peak_decimate
+from gui.live_plot import decimated_for, is_shown, live_plot_widget, set_curves, settle_axes
 from gui.ring_buffer import RingBuffer
 
 REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most ~7 times a second
 CAPACITY = 250_000  # steps kept per run (a comparison's runs share max_steps; the default is 60)
 COLOURS = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40))  # one per run, up to 4
 PARTS = ("time", "step", "bars")
-
-
-def is_shown(widget: QWidget) -> bool:
-    """Whether a redraw could be seen: not in a hidden tab or window, not collapsed to nothing."""
-    return widget.isVisible() and widget.width() > 0 and widget.height() > 0
 
 
 def _hex(colour: tuple[int, int, int]) -> str:
@@ -86,6 +83,9 @@ class CompareView(QWidget):
         self.time_plot = self._plot("Loss against time", "time since the run's start", "s", "loss")
         self.time_plot.getPlotItem().addLegend(offset=(-10, 10))
         self.step_plot = self._plot("Loss against step", "step", None, "loss")
+        for plot, part in ((self.time_plot, "time"), (self.step_plot, "step")):  # zoomed: decimate what shows
+            plot.getPlotItem().getViewBox().sigXRangeChanged.connect(
+                self._on_time_range_changed if part == "time" else self._on_step_range_changed)
         self.rate_plot = self._plot("Images/s (p10–p90)", "run", None, "images/s")
         self.rate_plot.setToolTip("Each run's median images/s over its reports after the first (warm-up), with "
                                   "the 10th to 90th percentile as the error bar")
@@ -129,7 +129,7 @@ class CompareView(QWidget):
 
     @staticmethod
     def _plot(title: str, bottom: str, units: str | None, left: str) -> pg.PlotWidget:
-        plot = pg.PlotWidget()
+        plot = live_plot_widget()  # auto-range with headroom: a redraw does not rebuild the axes
         item = plot.getPlotItem()
         item.setTitle(title)
         item.setLabel("bottom", bottom, units=units)
@@ -303,13 +303,24 @@ class CompareView(QWidget):
             high = np.array([r[2] - r[0] if r else 0.0 for r in rates])
             self.bars.setOpts(x=x, height=mid, width=0.6, brushes=[pg.mkBrush(*race.colour) for race in self.races])
             self.error_bars.setData(x=x, y=mid, top=high, bottom=low, beam=0.2)
+            settle_axes(self.rate_plot)
             return
         plot, curves, column = ((self.time_plot, self.time_curves, 1) if part == "time"
                                 else (self.step_plot, self.step_curves, 0))
-        buckets = max(plot.width(), 200)
         for race, curve in zip(self.races, curves):
-            x, y = peak_decimate(race.data.column(column), race.data.column(2), buckets)
-            curve.setData(x, y)
+            set_curves(plot, [curve], *decimated_for(plot, race.data, 2, 3, x_column=column))
+
+    def _zoomed(self, plot: pg.PlotWidget, part: str) -> None:
+        if not plot.getPlotItem().getViewBox().autoRangeEnabled()[0]:
+            self._mark(part)  # zoomed or panned by the user: decimate the newly visible part
+
+    @Slot()
+    def _on_time_range_changed(self, *_: object) -> None:
+        self._zoomed(self.time_plot, "time")
+
+    @Slot()
+    def _on_step_range_changed(self, *_: object) -> None:
+        self._zoomed(self.step_plot, "step")
 
     @Slot()
     def _on_redraw_timer(self) -> None:
