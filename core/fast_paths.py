@@ -78,5 +78,6 @@ def fused_problem(device: torch.device) -> str | None:
         param = torch.zeros(1, device=device, requires_grad=True)
         torch.optim.SGD([param], lr=0.1, momentum=0.9, fused=True)
     except (RuntimeError, ValueError) as exc:
-        return f"torch has no fused optimizer for {device.type} ({exc}); untick it"
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]  # some list every backend
+        return f"torch has no fused optimizer for {device.type} ({first}); untick it"
     return None
