@@ -218,6 +218,8 @@ class Job:
     reason: str = ""  # the tail of its stderr (else stdout) when it failed
     data: Any = None  # the JSON it wrote
     stdout_tail: str = ""
+    reason_from_stdout: bool = False  # pytest: what failed is on stdout
+
 
     def record(self) -> dict[str, Any]:
         return {"key": self.key, "label": self.label, "command": shlex.join(self.argv), "rc": self.rc,
@@ -255,7 +257,7 @@ def run_job(job: Job, out: Path, timeout: float, say: Callable[[str], None]) -> 
     err_text = stderr_path.read_text(encoding="utf-8", errors="replace")
     out_text = stdout_path.read_text(encoding="utf-8", errors="replace")
     job.stdout_tail = tail(out_text, lines=2)
-    reason = tail(err_text) or tail(out_text)
+    reason = (tail(out_text) or tail(err_text)) if job.reason_from_stdout else (tail(err_text) or tail(out_text))
     if job.error is None and job.rc != 0:
         job.error = f"exit {job.rc}"
     if job.error is None and job.json_path is not None:
@@ -425,7 +427,8 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
             b = Bench(name, "GPU tests", summarize=sum_gpu_tests)
             argv = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-p", "no:cacheprovider", "-rfEs",
                     "--junitxml", str(out / "gpu-tests.xml")]
-            b.jobs.append(Job("gpu-tests", "pytest -m gpu", argv, limit(300, 150, 150), None))
+            b.jobs.append(Job("gpu-tests", "pytest -m gpu", argv, limit(300, 120, 120), None,
+                              reason_from_stdout=True))
         elif name == "data":
             b = Bench(name, "data path", summarize=sum_data)
             argv = py_script("data_path.py") + ["--part", "data", "--device", dev, "--repeats", str(ctx.repeats),
@@ -434,7 +437,7 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 argv += ["--quick"]
             elif ctx.cuda:  # CIFAR scale; GPU rates are high: 1 s windows hold thousands of batches
                 argv += ["--samples", "50000", "--seconds", "1.0"]
-            b.jobs.append(Job("data", "data_path.py --part data", argv, limit(600, 40, 120), out / "data.json"))
+            b.jobs.append(Job("data", "data_path.py --part data", argv, limit(900, 40, 120), out / "data.json"))
         elif name == "session":
             b = Bench(name, "session overhead", summarize=sum_session)
             argv = py_script("data_path.py") + ["--part", "session", "--device", dev, "--repeats",
@@ -446,7 +449,7 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 if not ctx.cuda:
                     # resnet18 at 64 takes seconds a step on 2 cores: a smaller batch keeps --quick short
                     argv += ["--resnet-batch", "16", "--resnet-steps", "5", "--tiny-steps", "20"]
-            b.jobs.append(Job("session", "data_path.py --part session", argv, limit(900, 70, 120),
+            b.jobs.append(Job("session", "data_path.py --part session", argv, limit(2400, 70, 120),
                               out / "session.json"))
         elif name == "gui":
             b = Bench(name, "GUI latency", summarize=sum_gui)
@@ -458,7 +461,7 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                     argv += ["--seconds", "3", "--repeats", "1"]
             else:
                 argv += ["--repeats", str(ctx.repeats)]
-            b.jobs.append(Job("gui", "gui_latency.py", argv, limit(600, 75, 120), out / "gui.json"))
+            b.jobs.append(Job("gui", "gui_latency.py", argv, limit(900, 75, 120), out / "gui.json"))
         elif name == "compare":
             b = Bench(name, "compare", summarize=sum_compare)
             if not ctx.cuda:
@@ -478,13 +481,13 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
             elif q:  # one epoch of 20 steps at batch 64: seconds per run
                 base += ["--batch-size", "64", "--synthetic-samples", "1280", "--max-steps", "20"]
             else:
-                base += ["--max-steps", "80"]
+                base += ["--max-steps", "60"]  # the CLI's own default length of a comparison
             for i in range(ctx.run_repeats):
                 key = f"compare-placement-{i + 1}"
                 argv = cli() + ["compare", "--vs", "placement=stream", "--vs", "placement=resident", *base,
                                 "--json", str(out / f"{key}.json")]
                 b.jobs.append(Job(key, f"compare placement=stream vs resident (run {i + 1})", argv,
-                                  limit(300, 40, 90), out / f"{key}.json"))
+                                  limit(600, 40, 90), out / f"{key}.json"))
         elif name in ("resnet18", "speedrun"):
             title = ("resnet18 bf16 resident" if name == "resnet18" else "speed-run preset")
             b = Bench(name, title, summarize=sum_gpu_run)
@@ -656,7 +659,11 @@ def sum_gpu_run(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
     else:
         what = (f"--preset speedrun: {config.get('model', '?')}, b{config.get('batch_size', '?')}, "
                 f"compile={config.get('compile', '?')}")
-    what += f", {done[0].data.get('steps', '?')} steps (images/s; peak {peak / 2**30:.1f} GiB)"
+    compile_s = [j.data["compile_s"] for j in done if j.data.get("compile_s") is not None]
+    device_name = done[0].data.get("device_name")
+    what += f", {done[0].data.get('steps', '?')} steps (peak {peak / 2**30:.1f} GiB"
+    what += f"; compiled in {statistics.median(compile_s):.0f} s" if compile_s else ""
+    what += f"; {device_name})" if device_name else ")"
     if statuses != ["completed"]:
         what += f"; status: {', '.join(statuses)}"
     met = ctx.verdict(median is not None and median >= target) if ctx.h200 else "n/a (not an H200)"
@@ -664,7 +671,8 @@ def sum_gpu_run(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
                 unit="images/s")]
     return rows, {"samples_per_s_median": median, "samples_per_s_runs": rates, "statuses": statuses,
                   "target_h200": target, "met": (median or 0) >= target if ctx.h200 else None,
-                  "peak_allocated_bytes": peak, "config": config}
+                  "peak_allocated_bytes": peak, "config": config, "compile_s": compile_s,
+                  "device_name": device_name}
 
 
 def sum_gpu_tests(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
@@ -674,7 +682,7 @@ def sum_gpu_tests(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
     summary = job.stdout_tail.split("|")[-1].strip().strip("=").strip()
     if not ctx.machine.get("cuda_available"):
         summary += f" ({NO_GPU}: the gpu tests skip themselves)"
-    return [Row(b.title, "pytest -m gpu", summary, "", "", "all pass", "yes" if job.rc == 0 else "NO")], \
+    return [Row(b.title, f"pytest -m gpu: {summary}", target="all pass", met="yes" if job.rc == 0 else "NO")], \
         {"counts": counts, "summary": summary, "rc": job.rc}
 
 
