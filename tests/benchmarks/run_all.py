@@ -1,7 +1,8 @@
 """Run every benchmark and print ONE table of medians and ratios, with each target and whether it is met.
 
     python tests/benchmarks/run_all.py [--out DIR] [--device auto|cpu|cuda[:N]] [--quick] [--repeats N]
-        [--run-repeats N] [--only NAME[,NAME...]] [--markdown PATH] [--budget SECONDS] [--gpu-check]
+        [--run-repeats N] [--only NAME[,NAME...]] [--markdown PATH] [--budget SECONDS] [--omp-passive]
+        [--gpu-check]
 
 Each benchmark runs as its own process (the scripts stay runnable on their own), with `--json` into the
 output folder (default: a new folder under ./benchmark-results/), its stdout and stderr in `NAME.log` and
@@ -29,6 +30,11 @@ times and each run's samples_per_s is itself the median over its reports after w
 `--quick` uses each script's --quick and small sizes and, unless `--budget` says otherwise, a budget of
 170 s: it ends within 3 minutes on a 2-core machine, busy or not (on a busy one, what did not fit is a
 "failed" row). Every job has its own time limit too; one past it is stopped, with its process group.
+
+On a shared CPU, torch's OpenMP threads spin while they wait for each other: while another process
+holds one of 2 cores, resnet18 steps ran 5x slower here and the resident data path 100x slower.
+`--omp-passive` runs the benchmarks with OMP_WAIT_POLICY=PASSIVE, which avoids that (about 15% slower on
+an idle machine); it is on by default with --quick, and the table says when it was used.
 
 A benchmark that fails (non-zero exit, a time limit, no JSON) is a row saying "failed" with the tail of
 its stderr; the others still run, and the exit code is 1 at the end. Rows that need an NVIDIA GPU on a
@@ -191,8 +197,13 @@ def resolve_device(requested: str, m: dict[str, Any]) -> str:
 
 # ---- jobs: one process each ------------------------------------------------------------------------
 
+OMP_PASSIVE = False  # --omp-passive
+
+
 def child_env() -> dict[str, str]:
     env = dict(os.environ)
+    if OMP_PASSIVE:
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env["PYTHONUNBUFFERED"] = "1"
@@ -437,7 +448,7 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 argv += ["--quick"]
             elif ctx.cuda:  # CIFAR scale; GPU rates are high: 1 s windows hold thousands of batches
                 argv += ["--samples", "50000", "--seconds", "1.0"]
-            b.jobs.append(Job("data", "data_path.py --part data", argv, limit(900, 40, 120), out / "data.json"))
+            b.jobs.append(Job("data", "data_path.py --part data", argv, limit(900, 30, 120), out / "data.json"))
         elif name == "session":
             b = Bench(name, "session overhead", summarize=sum_session)
             argv = py_script("data_path.py") + ["--part", "session", "--device", dev, "--repeats",
@@ -448,8 +459,8 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 argv += ["--quick"]
                 if not ctx.cuda:
                     # resnet18 at 64 takes seconds a step on 2 cores: a smaller batch keeps --quick short
-                    argv += ["--resnet-batch", "16", "--resnet-steps", "5", "--tiny-steps", "20"]
-            b.jobs.append(Job("session", "data_path.py --part session", argv, limit(2400, 70, 120),
+                    argv += ["--resnet-batch", "16", "--resnet-steps", "5", "--tiny-batch", "64", "--tiny-steps", "20"]
+            b.jobs.append(Job("session", "data_path.py --part session", argv, limit(2400, 80, 120),
                               out / "session.json"))
         elif name == "gui":
             b = Bench(name, "GUI latency", summarize=sum_gui)
@@ -461,7 +472,7 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                     argv += ["--seconds", "3", "--repeats", "1"]
             else:
                 argv += ["--repeats", str(ctx.repeats)]
-            b.jobs.append(Job("gui", "gui_latency.py", argv, limit(900, 75, 120), out / "gui.json"))
+            b.jobs.append(Job("gui", "gui_latency.py", argv, limit(900, 65, 120), out / "gui.json"))
         elif name == "compare":
             b = Bench(name, "compare", summarize=sum_compare)
             if not ctx.cuda:
@@ -487,7 +498,7 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 argv = cli() + ["compare", "--vs", "placement=stream", "--vs", "placement=resident", *base,
                                 "--json", str(out / f"{key}.json")]
                 b.jobs.append(Job(key, f"compare placement=stream vs resident (run {i + 1})", argv,
-                                  limit(600, 40, 90), out / f"{key}.json"))
+                                  limit(600, 35, 90), out / f"{key}.json"))
         elif name in ("resnet18", "speedrun"):
             title = ("resnet18 bf16 resident" if name == "resnet18" else "speed-run preset")
             b = Bench(name, title, summarize=sum_gpu_run)
@@ -720,6 +731,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="stop starting benchmarks after this many seconds and cap each one's time limit "
                              "to what is left (default: none; 170 with --quick, so that it ends within 3 "
                              "minutes even on a busy machine; 480 with --gpu-check; 0: none)")
+    parser.add_argument("--omp-passive", action=argparse.BooleanOptionalAction, default=None,
+                        help="run every benchmark with OMP_WAIT_POLICY=PASSIVE: on a shared CPU, where another "
+                             "process holds a core, torch's spinning OpenMP threads can make CPU work 5-100x "
+                             "slower; passive waiting avoids that (and costs ~15%% on an idle machine). "
+                             "Default: on with --quick (a smoke run that must fit 3 minutes), off otherwise")
     parser.add_argument("--gpu-check", action="store_true",
                         help="what gpu_check.sh runs: the gpu tests, then every benchmark but the GUI at GPU "
                              "sizes within --budget; without an NVIDIA GPU: GPU rows skipped, CPU rows --quick")
@@ -740,6 +756,8 @@ def main(argv: list[str] | None = None) -> int:
                      "the script)")
         say(f"[run_all] {notes[-1]}")
         quick = True
+    global OMP_PASSIVE
+    OMP_PASSIVE = args.omp_passive if args.omp_passive is not None else quick
     if args.only:
         names = [n.strip() for n in args.only.split(",") if n.strip()]
         unknown = [n for n in names if n not in NAMES]
@@ -770,6 +788,11 @@ def main(argv: list[str] | None = None) -> int:
 
     deadline = started_wall + budget if budget else None
     interrupted = False
+
+    def terminated(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM (an outer `timeout`): stop the job, still write the table
+
+    signal.signal(signal.SIGTERM, terminated)
     try:
         for bench in benches:
             if bench.skip:
@@ -787,7 +810,7 @@ def main(argv: list[str] | None = None) -> int:
                 run_job(job, out, timeout, say)
     except KeyboardInterrupt:
         interrupted = True
-        notes.append("interrupted (Ctrl+C): the rows after it were not measured")
+        notes.append("interrupted (Ctrl+C or SIGTERM): the rows from there on were not measured")
 
     rows: list[Row] = []
     failed: list[str] = []
@@ -822,7 +845,7 @@ def main(argv: list[str] | None = None) -> int:
     scope = (f"`{command.strip()}`: {'--quick sizes (a smoke run; targets are for the full sizes), ' if quick else ''}"
              f"medians of {repeats} interleaved repeats inside each script, "
              f"{'1 run' if run_repeats == 1 else f'{run_repeats} runs'} of each CLI benchmark (each a median over "
-             f"its reports after warm-up); total {total:.0f} s.")
+             f"its reports after warm-up){'; OMP_WAIT_POLICY=PASSIVE' if OMP_PASSIVE else ''}; total {total:.0f} s.")
     load_notes = []
     for bench in benches:
         shares = bench.results.get("other_processes_cpu_share") if isinstance(bench.results, dict) else None
@@ -830,11 +853,14 @@ def main(argv: list[str] | None = None) -> int:
             if share is not None and share > 0.10:
                 load_notes.append(f"{part} {share:.0%}")
     if load_notes:
-        notes.append("other processes used the CPUs during " + ", ".join(load_notes) + ": expect noisy numbers")
+        notes.append("other processes used the CPUs during " + ", ".join(load_notes) + ": expect noisy numbers"
+                     + ("" if OMP_PASSIVE else " (torch's CPU work can be many times slower while another process "
+                                               "holds a core; --omp-passive, or a quiet machine)"))
     if failed:
         notes.append(f"failed: {', '.join(failed)} (logs: NAME.log and NAME.err in {out})")
 
     result = {"machine": machine, "device": device, "quick": quick, "repeats": repeats, "run_repeats": run_repeats,
+              "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY") if not OMP_PASSIVE else "PASSIVE",
               "budget_s": budget or None, "command": command.strip(), "total_s": total, "interrupted": interrupted,
               "failed": failed, "notes": notes,
               "benchmarks": {b.name: {"title": b.title, "status": b.status, "skip": b.skip, "results": b.results,
