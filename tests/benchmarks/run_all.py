@@ -33,8 +33,9 @@ times and each run's samples_per_s is itself the median over its reports after w
 
 On a shared CPU, torch's OpenMP threads spin while they wait for each other: while another process
 holds one of 2 cores, resnet18 steps ran 5x slower here and the resident data path 100x slower.
-`--omp-passive` runs the benchmarks with OMP_WAIT_POLICY=PASSIVE, which avoids that (about 15% slower on
-an idle machine); it is on by default with --quick, and the table says when it was used.
+`--omp-passive` runs the benchmarks with OMP_WAIT_POLICY=PASSIVE, which avoids that, at a cost on an idle
+machine (the resident data path's many small ops 20-35% slower, so its ratio to the seed path drops;
+training steps within noise); it is on by default with --quick, and the table says when it was used.
 
 A benchmark that fails (non-zero exit, a time limit, no JSON) is a row saying "failed" with the tail of
 its stderr; the others still run, and the exit code is 1 at the end. Rows that need an NVIDIA GPU on a
@@ -734,7 +735,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--omp-passive", action=argparse.BooleanOptionalAction, default=None,
                         help="run every benchmark with OMP_WAIT_POLICY=PASSIVE: on a shared CPU, where another "
                              "process holds a core, torch's spinning OpenMP threads can make CPU work 5-100x "
-                             "slower; passive waiting avoids that (and costs ~15%% on an idle machine). "
+                             "slower; passive waiting avoids that (and costs 20-35%% on the resident data path on an idle machine). "
                              "Default: on with --quick (a smoke run that must fit 3 minutes), off otherwise")
     parser.add_argument("--gpu-check", action="store_true",
                         help="what gpu_check.sh runs: the gpu tests, then every benchmark but the GUI at GPU "
