@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from gui.loss_plot import LossPlot
+from test_ema import reference as reference_ema  # the step-by-step definition, kept once
 
 
 @pytest.fixture
@@ -22,18 +23,6 @@ def plot(qtbot) -> LossPlot:
 def drawn(curve) -> tuple[np.ndarray, np.ndarray]:
     x, y = curve.getData()
     return (np.array([]), np.array([])) if x is None else (np.asarray(x), np.asarray(y))
-
-
-def reference_ema(losses: list[float], alpha: float) -> list[float]:
-    """TensorBoard-style debiased EMA, skipping non-finite values."""
-    out, raw, count, last = [], 0.0, 0, math.nan
-    for x in losses:
-        if math.isfinite(x):
-            count += 1
-            raw = alpha * raw + (1 - alpha) * x
-            last = raw / (1 - alpha ** count) if alpha > 0 else raw
-        out.append(last)
-    return out
 
 
 def test_ema_is_bias_corrected_from_the_first_step(plot):
