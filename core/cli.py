@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import ConfigError, UserError
 from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
                           EXIT_USER_ERROR, PROG, OneLineParser, add_finder_options, add_run_options,
-                          comparison_from_args, config_from_args, option_message, option_name, parse_bytes,
+                          config_from_args, option_message, option_name, parse_bytes,
                           user_error_line)
 from core.outputs import check_output_path, write_json
 
