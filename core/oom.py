@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import torch
 
+    from core.events import OutOfMemory
+    from core.memory import MemorySample
+
 _UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 _SIZE = r"([\d.]+) (B|bytes|KiB|MiB|GiB|TiB)"
 
@@ -67,6 +70,24 @@ def describe(where: str, batch_size: int, requested: int | None, free: int, rese
     return (f"out of memory {where} with batch size {batch_size}"
             + (f": asked for {format_bytes(requested)}" if requested else "")
             + f", {format_bytes(free)} free, {format_bytes(reserved_unallocated)} reserved but unallocated")
+
+
+def event(message: str, where: str, step: int, batch_size: int, shrink: bool, at_failure: MemorySample,
+          free_bytes: int, phase: str) -> OutOfMemory:
+    """The OutOfMemory event for an error `message`: what was asked for, what the allocator held unused at
+    the failure (its own figure when the message gives one, else reserved - allocated from `at_failure`),
+    what is free after recovery, and what happens next (stop, or half the batch when `shrink`)."""
+    from core.events import OutOfMemory
+
+    unallocated = reserved_unallocated_bytes(message)
+    if unallocated is None:
+        unallocated = max(at_failure.reserved_bytes - at_failure.allocated_bytes, 0)
+    requested = requested_bytes(message)
+    new_batch = max(batch_size // 2, 1) if shrink else None
+    text = describe(where, batch_size, requested, free_bytes, unallocated)
+    action = f"; continuing with batch size {new_batch}" if new_batch is not None else ""
+    return OutOfMemory(step, batch_size, requested, free_bytes, unallocated, "shrink" if shrink else "stop",
+                       new_batch, text + action, phase)
 
 
 def stop_hint(on_oom: str, batch_size: int, max_retries: int) -> str:

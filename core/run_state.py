@@ -32,8 +32,7 @@ class RunState:
     epoch_losses: list[float] = field(default_factory=list)
     report_means: list[float] = field(default_factory=list)
     rates: list[float] = field(default_factory=list)  # images/s per report, after the first (warm-up)
-    warm: bool = False
-    warmup_steps: int = 0  # steps in the first report, left out of images/s (start-up, compilation)
+    warmup_steps: int = 0  # steps in the first report, left out of images/s (start-up, compilation); 0 before it
     compile_s: float | None = None  # the first compiled step's time (torch.compile builds its graphs there)
     last_report: float = 0.0
     last_report_samples: int = 0
@@ -46,6 +45,23 @@ class RunState:
     skipped_samples: int = 0
     loss_rise_warned: bool = False
     device_name: str = ""
+
+    def record_report(self, now: float) -> float:
+        """images/s since the previous report. The first report holds start-up costs (and torch.compile's
+        first step): its steps are the warm-up, not a throughput sample."""
+        rate = (self.samples - self.last_report_samples) / max(now - self.last_report, 1e-9)
+        if self.warmup_steps:
+            self.rates.append(rate)
+        else:
+            self.warmup_steps = self.step
+        self.last_report, self.last_report_samples = now, self.samples
+        return rate
+
+    def eta_s(self, batch_size: int) -> float | None:
+        """Seconds left at the median measured rate, once there is one."""
+        if not self.rates:
+            return None
+        return max(self.total_steps - self.step, 0) * batch_size / statistics.median(self.rates)
 
     def loss_rise(self, factor: float) -> tuple[float, float] | None:
         """(first, latest) report means, the first time the latest is `factor` times the first."""
@@ -85,6 +101,16 @@ def rate_spread(rates: list[float]) -> tuple[float, float] | None:
         return None
     deciles = statistics.quantiles(rates, n=10, method="inclusive")
     return deciles[0], deciles[-1]
+
+
+def config_as_run(config: RunConfig, device: torch.device | None, source: BatchSource | None) -> ReadOnlyDict:
+    """The config with what the run resolved: device, placement, and the batch size in force."""
+    values = config.to_dict()
+    values["device"] = str(device) if device is not None else config.device
+    if source is not None:
+        values["placement"] = source.placement
+        values["batch_size"] = source.batch_size
+    return ReadOnlyDict(values)
 
 
 def planned_steps(config: RunConfig, run: RunState, source: BatchSource, epoch: BatchEpoch | None) -> int:

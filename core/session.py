@@ -28,14 +28,15 @@ from core.config import RunConfig
 from core.controls import RunControls
 from core.devices import cpu_name, resolve_device
 from core.errors import ConfigError, UserError
-from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, Observer,
-                         OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
+from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, Observer, RunFinished,
+                         RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory import MemoryProbe, clear_cache, has_cache
 from core.models import count_parameters
 from core.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run, config_for_device, generator_for
-from core.run_state import RunState, planned_steps
+from core.run_state import RunState, config_as_run, planned_steps
 from core.snapshot import MemoryHistory, snapshot_event
+from core.step import compile_failure
 from core.validation import evaluate
 
 MAX_OOM_RETRIES = 8
@@ -142,13 +143,7 @@ class TrainingSession(RunControls):
             self.emit(LogMessage(level, text))
 
     def _config_as_run(self) -> ReadOnlyDict:
-        """The config with what the run resolved: device, placement, and the batch size in force."""
-        values = self.config.to_dict()
-        values["device"] = str(self.device) if self.device is not None else self.config.device
-        if self._parts is not None:
-            values["placement"] = self._parts.source.placement
-            values["batch_size"] = self._parts.source.batch_size
-        return ReadOnlyDict(values)
+        return config_as_run(self.config, self.device, self._parts.source if self._parts is not None else None)
 
     # ---- the loop --------------------------------------------------------------------------------
     def _train(self) -> None:
@@ -202,9 +197,7 @@ class TrainingSession(RunControls):
         except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
             if not oom.is_out_of_memory(exc):
                 if compiling:
-                    raise RuntimeError(f"torch.compile could not compile {self.config.model} "
-                                       f"({type(exc).__name__}: {str(exc).strip().splitlines()[0][:300]}); "
-                                       "run without compile") from exc
+                    raise compile_failure(self.config.model, exc) from exc
                 raise
             failure = str(exc)
         if failure is not None:  # outside the except block: its traceback pins the step's tensors
@@ -262,21 +255,12 @@ class TrainingSession(RunControls):
         run.pending = []
         first = run.step - len(losses) + 1
         now = time.perf_counter()
-        rate = (run.samples - run.last_report_samples) / max(now - run.last_report, 1e-9)
-        if run.warm:  # the first report of a run includes start-up costs: not a throughput sample
-            run.rates.append(rate)
-        else:
-            run.warmup_steps = run.step
-        run.warm = True
-        run.last_report, run.last_report_samples = now, run.samples
+        rate = run.record_report(now)
         run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S
         run.epoch_losses.extend(losses)
         batch = self._parts.source.batch_size
-        eta = None
-        if run.rates:
-            eta = max(run.total_steps - run.step, 0) * batch / statistics.median(run.rates)
-        self.emit(StepsReported(run.step, run.epoch, first, tuple(losses), run.samples, rate, now - run.t0, eta,
-                                batch, self.probe.sample(), run.total_steps))
+        self.emit(StepsReported(run.step, run.epoch, first, tuple(losses), run.samples, rate, now - run.t0,
+                                run.eta_s(batch), batch, self.probe.sample(), run.total_steps))
         run.report_means.append(statistics.fmean(losses))
         for offset, value in enumerate(losses):
             if not math.isfinite(value):
@@ -338,26 +322,19 @@ class TrainingSession(RunControls):
         cfg, run = self.config, self._state
         assert self.device is not None and self.probe is not None and self._parts is not None
         run.oom_retries += 1
-        at_failure = self.probe.sample()
-        unallocated = oom.reserved_unallocated_bytes(message)  # the allocator's own figure, at the failure
-        if unallocated is None:
-            unallocated = max(at_failure.reserved_bytes - at_failure.allocated_bytes, 0)
+        at_failure = self.probe.sample()  # before the release: what the allocator held unused at the failure
         oom.release(self.device, self._parts.trainer.optimizer, self._parts.trainer.scaler)
-        free = self.probe.free_bytes()
         source = self._parts.source
         batch = source.batch_size if phase == "train" else run.val_batch_size
-        requested = oom.requested_bytes(message)
         shrink = cfg.on_oom == "shrink" and batch > 1 and run.oom_retries <= MAX_OOM_RETRIES
-        new_batch = max(batch // 2, 1) if shrink else None
         where = f"at step {run.step + 1}" if phase == "train" else f"during validation after epoch {run.epoch}"
-        text = oom.describe(where, batch, requested, free, unallocated)
-        action = f"; continuing with batch size {new_batch}" if new_batch is not None else ""
-        self.emit(OutOfMemory(run.step, batch, requested, free, unallocated, "shrink" if shrink else "stop",
-                              new_batch, text + action, phase))
+        event = oom.event(message, where, run.step, batch, shrink, at_failure, self.probe.free_bytes(), phase)
+        self.emit(event)
+        new_batch = event.new_batch_size
         if new_batch is None:
             if run.pending:  # the steps before the failure still reach the plot and the summary
                 self._report()
-            raise _OutOfMemoryStop(f"{text}; {oom.stop_hint(cfg.on_oom, batch, MAX_OOM_RETRIES)}")
+            raise _OutOfMemoryStop(f"{event.message}; {oom.stop_hint(cfg.on_oom, batch, MAX_OOM_RETRIES)}")
         if phase == "validation":
             run.val_batch_size = new_batch
         else:

@@ -56,3 +56,10 @@ def build_optimizer(model: nn.Module, name: str, lr: float, momentum: float, wei
         return torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay,
                                fused=fused or None)
     return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, fused=fused or None)
+
+
+def compile_failure(model_name: str, exc: BaseException) -> RuntimeError:
+    """What a failed first compiled step tells the user: torch.compile's first line, and the way out."""
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return RuntimeError(f"torch.compile could not compile {model_name} ({type(exc).__name__}: {first}); "
+                        "run without compile")
