@@ -194,7 +194,6 @@ def find_batch_size(config: RunConfig, capacity: int | None = None,
     """Search for the largest batch size whose peak stays under capacity * (1 - margin)."""
     check_search_options(margin, start, max_batch)
     from core.devices import resolve_device
-
     from core.recipe import config_for_device
 
     device = resolve_device(config.device)
