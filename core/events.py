@@ -31,6 +31,8 @@ class RunStarted:
     dataset_bytes: int
     memory: MemorySample
     epochs: int | None = 1  # epochs planned; None: as many as max_steps needs
+    run_uid: str = ""  # the run's identity across processes and resumes (the run store's key)
+    start_step: int = 0  # steps already trained before this start (a resumed run continues from here)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import contextlib
 import math
 import statistics
 import time
+import uuid
 from collections.abc import Iterable
 
 import torch
@@ -70,6 +71,7 @@ class TrainingSession(RunControls):
         self.observers: list[Observer] = list(observers)
         self.record_memory_history = record_memory_history or snapshot_path is not None
         self.snapshot_path = snapshot_path
+        self.run_uid = uuid.uuid4().hex  # names this run in the run store; a resumed run keeps its original one
         self.loss_fetches = 0  # device->host loss transfers; equals the number of reports
         # per run, set by run() and _build()
         self.device: torch.device | None = None
@@ -138,7 +140,8 @@ class TrainingSession(RunControls):
             placement=source.placement, steps_per_epoch=source.steps_per_epoch(), total_steps=run.total_steps,
             train_samples=len(parts.splits.train), val_samples=len(parts.splits.val),
             parameters=count_parameters(parts.trainer.model), dataset_bytes=parts.splits.nbytes,
-            memory=self.probe.sample(), epochs=cfg.epoch_limit))
+            memory=self.probe.sample(), epochs=cfg.epoch_limit, run_uid=self.run_uid,
+            start_step=run.step))
         for level, text in parts.notes:
             self.emit(LogMessage(level, text))
 
