@@ -1,4 +1,4 @@
-"""The headless command line: `run`, `find-batch-size`, `devices` and `models`.
+"""The headless command line: `run`, `find-batch-size`, `devices`, `models` and `info`.
 
 Options come from the bounds tables (core.options), the same ones that validate `RunConfig` and build
 the GUI form. Bad input exits with code 2 and one line on stderr naming the option and what is allowed;
@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, UserError
 from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
-                          EXIT_USER_ERROR, PROG, OneLineParser, add_finder_options, add_run_options,
+                          EXIT_USER_ERROR, PROG, OneLineParser, add_finder_options, add_record_options,
+                          add_run_options,
                           config_from_args, option_message, option_name, parse_bytes,
                           user_error_line)
 from core.outputs import check_output_path, write_json
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "numbers as null; checked before the run starts)")
     run.add_argument("--memory-snapshot", metavar="PATH",
                      help="CUDA: record memory history and save a snapshot for pytorch.org/memory_viz to PATH")
+    add_record_options(run)
     compare = sub.add_parser(
         "compare", help="race 2 to 4 configurations over the same steps, one after another",
         epilog="example: gpu-train-monitor compare --vs device=cpu --vs device=cuda:0 --model resnet18 "
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="one configuration: comma-separated overrides of the run options below, e.g. "
                               "placement=resident or amp=bf16,channels_last=true (give 2 to 4)")
     add_run_options(compare)
+    add_record_options(compare)
     compare.add_argument("--json", metavar="PATH", help="write every run's throughput, spread, last loss and "
                                                         "status, and the speedup, as JSON to PATH")
     finder = sub.add_parser("find-batch-size", help="find the largest batch size that fits in memory",
@@ -67,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     devices.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub.add_parser("models", help="list the model names --model accepts")
     sub.add_parser("presets", help="list the presets --preset accepts and what each sets")
+    sub.add_parser("info", help="print the versions a bug report needs (app, Python, torch, CUDA, GPUs, "
+                                "NVIDIA driver, PySide6)")
     return parser
 
 
@@ -127,6 +132,11 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             return command_models()
         if args.command == "presets":
             return command_presets()
+        if args.command == "info":
+            from core.system_info import collect
+
+            out(collect().text())
+            return 0
         if args.command == "compare":
             from core.compare_cli import command_compare
 
@@ -187,7 +197,7 @@ def command_run(args: argparse.Namespace) -> int:
         if reason:
             raise ConfigError("memory_snapshot", reason)
     session = TrainingSession(config, [ProgressBar()], snapshot_path=args.memory_snapshot)
-    with stop_on_signals(session) as signals:
+    with recording(args, session.observers), stop_on_signals(session) as signals:
         finished = session.run()
     save_error = save_json("summary_json", args.summary_json, finished.summary.to_dict(), "summary")
     if finished.status == "failed" and finished.user_error:
@@ -200,6 +210,32 @@ def command_run(args: argparse.Namespace) -> int:
         print(save_error, file=sys.stderr)
         return EXIT_USER_ERROR
     return EXIT_TERMINATED if signals.terminated and finished.status == "stopped" else EXIT_CODES[finished.status]
+
+
+@contextlib.contextmanager
+def recording(args: argparse.Namespace, observers: list[Any]) -> Iterator[Any]:
+    """Record the run(s) in the run store unless --no-record: a store that cannot be used is one warning line
+    and the run trains unrecorded. At the end, says where the run was recorded."""
+    if args.no_record:
+        yield None
+        return
+    from core.run_recorder import open_recorder
+
+    def warn(text: str) -> None:
+        print(f"{PROG}: warning: {text}", file=sys.stderr, flush=True)
+
+    recorder = open_recorder(args.runs_db, warn, on_problem=warn)
+    if recorder is not None:
+        observers.append(recorder)
+    try:
+        yield recorder
+    finally:
+        if recorder is not None:
+            recorder.close()
+            if recorder.run_ids and recorder.problem is None:
+                ids = ", ".join(str(run_id) for run_id in recorder.run_ids)
+                print(f"recorded as run {ids} in {recorder.path} (`{PROG} runs show {recorder.run_ids[-1]}`)",
+                      file=sys.stderr)
 
 
 class SignalsSeen:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from core.cli import out, save_json, stop_on_signals
+from core.cli import out, recording, save_json, stop_on_signals
 from core.compare_result import ComparisonResult, ratio_text
 from core.errors import ConfigError
 from core.events import ComparisonStarted, ContenderEvent, Event, RunFinished
@@ -28,7 +28,7 @@ def command_compare(args: argparse.Namespace) -> int:
     from core.compare import Comparison
 
     comparison = Comparison(base, overrides, [ComparisonProgress()])
-    with stop_on_signals(comparison) as signals:
+    with recording(args, comparison.observers), stop_on_signals(comparison) as signals:
         result = comparison.run()
     save_error = save_json("json", args.json, result.to_dict(), "comparison")
     failed_input = _user_error(comparison, result)

@@ -14,7 +14,7 @@ from core.config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
 from core.errors import ConfigError, UserError
 
 PROG = "gpu-train-monitor"
-COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size")
+COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size", "info")
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl+C
 EXIT_TERMINATED = 143  # 128 + SIGTERM
@@ -54,6 +54,15 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         else:
             group.add_argument(flag, dest=field, type=bound.kind, default=None, metavar=field.upper(),
                                help=_help(field, bound))
+
+
+def add_record_options(parser: argparse.ArgumentParser) -> None:
+    """--runs-db and --no-record: where the run store is, or not to record at all."""
+    group = parser.add_argument_group("recording")
+    group.add_argument("--runs-db", metavar="PATH", help="the run store (SQLite) to record into (default: "
+                                                         "$GPU_TRAIN_MONITOR_RUNS_DB, else runs.sqlite3 in the "
+                                                         "user data folder); the window shows its runs")
+    group.add_argument("--no-record", action="store_true", help="do not record this run in the run store")
 
 
 def add_finder_options(parser: argparse.ArgumentParser) -> None:

@@ -1,6 +1,11 @@
 """Test configuration shared by tests/core and tests/gui."""
 
 import os
+import tempfile
+
+# Runs the tests start (in this process and in the CLI processes they spawn) are recorded in a store of
+# the test session's own, never in the user's: tests that check recording pass --runs-db themselves.
+os.environ["GPU_TRAIN_MONITOR_RUNS_DB"] = os.path.join(tempfile.mkdtemp(prefix="gtm-tests-"), "runs.sqlite3")
 
 # Qt needs no display in tests: the offscreen platform renders pyqtgraph widgets too.
 # Set before anything imports Qt; a value already in the environment (xcb under Xvfb) wins.

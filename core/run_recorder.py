@@ -1,0 +1,215 @@
+"""Records a session's events in the run store from a thread of its own, so training never waits on disk.
+
+`RunRecorder` is an observer: called in the training thread, it only stamps the event with the time and
+puts it on a queue. Its writer thread drains the queue and writes what it found in one transaction, which
+in practice is one transaction per report (~10 a second), and touches the run's heartbeat every few
+seconds while nothing arrives (a paused run). A process killed mid-run therefore loses at most the events
+still queued: the last report interval. A comparison's runs are recorded one after another, each with its
+label. A write that fails (disk full, the file removed or locked for too long) stops recording, tells
+`on_problem` once, and never touches the training.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import queue
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from core.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
+                         StepsReported)
+from core.run_store import HEARTBEAT_S, RunStore, StoreError, store_problem
+from core.store_schema import transaction
+
+_STOP = object()
+
+
+class RunRecorder:
+    """Observer that writes every run it sees to the store at `path` (None: the default store)."""
+
+    def __init__(self, path: Path | str | None = None, on_problem: Callable[[str], None] | None = None) -> None:
+        """Opens the store now (StoreError if it cannot be used: the caller trains without recording)."""
+        self._store = RunStore(path)
+        self.path = self._store.path
+        self.on_problem = on_problem
+        self.problem: str | None = None
+        self.run_ids: list[int] = []  # every run recorded, in order
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._pid = os.getpid()
+        self._pid_started_at = psutil.Process(self._pid).create_time()
+        self._host = socket.gethostname()
+        self._run_id: int | None = None  # the run being written
+        self._started_at = 0.0
+        self._seq = 0
+        self._labels: tuple[str, ...] = ()
+        self._label = ""
+        self._thread = threading.Thread(target=self._write_loop, name="run-store", daemon=True)
+        self._thread.start()
+
+    # ---- called from the training thread ---------------------------------------------------------
+    def __call__(self, event: Event) -> None:
+        if self.problem is None:
+            self._queue.put((time.time(), event))
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Write what is queued and stop the writer (bounded: a store locked for good cannot hang a caller)."""
+        if self._thread.is_alive():
+            self._queue.put(_STOP)
+            self._thread.join(timeout_s)
+
+    @property
+    def run_id(self) -> int | None:
+        """The store's id of the newest run recorded (None before its RunStarted has been written)."""
+        return self.run_ids[-1] if self.run_ids else None
+
+    # ---- the writer thread -----------------------------------------------------------------------
+    def _write_loop(self) -> None:
+        db = self._store.connection
+        try:
+            while True:
+                try:
+                    items = [self._queue.get(timeout=HEARTBEAT_S)]
+                except queue.Empty:
+                    items = []
+                while not self._queue.empty():
+                    items.append(self._queue.get())
+                stop = _STOP in items
+                if self.problem is None and (len(items) > stop or self._run_id is not None):
+                    try:
+                        with transaction(db):
+                            for at, event in (item for item in items if item is not _STOP):
+                                self._write(db, at, event)
+                            if self._run_id is not None:
+                                db.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (time.time(), self._run_id))
+                    except (sqlite3.Error, OSError, StoreError) as exc:
+                        self._fail(exc)
+                if stop:
+                    return
+        finally:
+            self._store.close()
+
+    def _fail(self, exc: BaseException) -> None:
+        self.problem = f"recording stopped: {store_problem(self.path, exc)}; the run goes on unrecorded"
+        if self.on_problem is not None:
+            self.on_problem(self.problem)
+
+    def _write(self, db: sqlite3.Connection, at: float, event: Any) -> None:
+        match event:
+            case ComparisonStarted():
+                self._labels = tuple(contender.label for contender in event.contenders)
+            case ContenderEvent():
+                self._label = self._labels[event.index] if event.index < len(self._labels) else ""
+                self._write(db, at, event.event)
+            case RunStarted():
+                self._begin(db, at, event)
+            case StepsReported() if self._run_id is not None:
+                self._steps(db, at, event)
+            case RunFinished() if self._run_id is not None:
+                self._finish(db, at, event)
+            case EpochStarted():
+                pass  # EpochEnded says all a reader needs; the epoch of every step is in `steps`
+            case _ if self._run_id is not None and dataclasses.is_dataclass(event):
+                self._seq += 1
+                step = getattr(event, "step", None)
+                db.execute("INSERT INTO events (run_id, seq, at, step, kind, data) VALUES (?, ?, ?, ?, ?, ?)",
+                           (self._run_id, self._seq, at, step, type(event).__name__, _json(dataclasses.asdict(event))))
+
+    def _begin(self, db: sqlite3.Connection, at: float, event: RunStarted) -> None:
+        config = dict(event.config)
+        started = dataclasses.asdict(event)
+        existing = db.execute("SELECT id FROM runs WHERE uid = ?", (event.run_uid,)).fetchone() if event.run_uid else None
+        if existing is not None:  # a resume: the same run continues from its checkpoint's step
+            run_id = int(existing[0])
+            for table in ("steps", "reports", "events"):
+                db.execute(f"DELETE FROM {table} WHERE run_id = ? AND step > ?", (run_id, event.start_step))
+            db.execute("UPDATE runs SET status = 'running', finished_at = NULL, summary = NULL, message = '', "
+                       "heartbeat_at = ?, pid = ?, pid_started_at = ?, host = ?, steps = ?, total_steps = ?, "
+                       "config = ?, started = ?, resumes = resumes + 1 WHERE id = ?",
+                       (at, self._pid, self._pid_started_at, self._host, event.start_step, event.total_steps,
+                        _json(config), _json(started), run_id))
+            self._seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?", (run_id,)).fetchone()[0]
+            self._started_at = db.execute("SELECT started_at FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
+        else:
+            cursor = db.execute(
+                "INSERT INTO runs (uid, started_at, heartbeat_at, status, pid, pid_started_at, host, label, model, "
+                "dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
+                "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (event.run_uid or os.urandom(16).hex(), at, at, self._pid, self._pid_started_at, self._host,
+                 self._label, str(config.get("model", "")), str(config.get("dataset", "")), event.device,
+                 event.device_name, event.placement, int(config.get("batch_size", 0)), event.total_steps,
+                 event.start_step, _json(config), _json(started)))
+            run_id = int(cursor.lastrowid)
+            self._seq = 0
+            self._started_at = at
+        self._run_id = run_id
+        self.run_ids.append(run_id)
+
+    def _steps(self, db: sqlite3.Connection, at: float, event: StepsReported) -> None:
+        run_id, m = self._run_id, event.memory
+        db.executemany("INSERT OR REPLACE INTO steps (run_id, step, epoch, loss) VALUES (?, ?, ?, ?)",
+                       [(run_id, event.first_step + i, event.epoch, _finite_or_none(loss))
+                        for i, loss in enumerate(event.losses)])
+        db.execute("INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   (run_id, event.step, at, at - self._started_at, event.samples, event.samples_per_s,
+                    event.batch_size, event.total_steps, event.eta_s, m.allocated_bytes, m.reserved_bytes,
+                    m.peak_allocated_bytes, m.peak_reserved_bytes, m.capacity_bytes, m.device_used_bytes,
+                    m.process_rss_bytes))
+        finite = [loss for loss in event.losses if math.isfinite(loss)]
+        db.execute("UPDATE runs SET steps = ?, total_steps = ?, batch_size = ?, samples_per_s = ?, "
+                   "loss_last = coalesce(?, loss_last), peak_allocated_bytes = max(peak_allocated_bytes, ?), "
+                   "peak_reserved_bytes = max(peak_reserved_bytes, ?) WHERE id = ?",
+                   (event.step, event.total_steps, event.batch_size, event.samples_per_s,
+                    sum(finite) / len(finite) if finite else None, m.peak_allocated_bytes, m.peak_reserved_bytes,
+                    run_id))
+
+    def _finish(self, db: sqlite3.Connection, at: float, event: RunFinished) -> None:
+        s = event.summary
+        db.execute("UPDATE runs SET status = ?, message = ?, finished_at = ?, steps = ?, samples_per_s = ?, "
+                   "loss_last = coalesce(?, loss_last), val_accuracy = ?, peak_allocated_bytes = max(peak_allocated_bytes, ?), "
+                   "peak_reserved_bytes = max(peak_reserved_bytes, ?), batch_size = coalesce(?, batch_size), summary = ? "
+                   "WHERE id = ?",
+                   (event.status, event.message, at, event.step, s.samples_per_s, _finite_or_none(s.loss_last),
+                    s.val_accuracy, s.peak_allocated_bytes, s.peak_reserved_bytes, s.batch_size or None,
+                    _json(s.to_dict()), self._run_id))
+        self._run_id = None
+        self._label = ""
+
+
+def open_recorder(path: Path | str | None, warn: Callable[[str], None],
+                  on_problem: Callable[[str], None] | None = None) -> RunRecorder | None:
+    """A recorder for the store at `path`, or None after telling `warn` why the run will not be recorded
+    (the run trains either way)."""
+    try:
+        return RunRecorder(path, on_problem)
+    except StoreError as exc:
+        warn(f"this run is not recorded: {exc}")
+        return None
+
+
+def _finite_or_none(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else value
+
+
+def _json(value: Any) -> str:
+    """JSON with NaN/inf as null, so any JSON reader (an export, another tool) accepts what is stored."""
+    return json.dumps(_finite(value), separators=(",", ":"))
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value

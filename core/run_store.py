@@ -1,0 +1,336 @@
+"""The run store: every run's config, losses, memory and events in one SQLite file, kept after the app closes.
+
+One file (WAL mode, so the window reads while a training process writes) in the user's data folder unless
+`--runs-db PATH` or the GPU_TRAIN_MONITOR_RUNS_DB environment variable names another. `RunRecorder`
+(core.run_recorder) writes it; this module opens it, migrates it, reads runs back and edits what people
+may change afterwards (name, note, delete). Every SQLite failure becomes a `StoreError` whose message says
+what is wrong with which file: a locked, read-only, damaged or full store never crashes a caller.
+
+A run still marked `running` whose process is gone (killed, crashed, the machine rebooted) is marked
+`interrupted` whenever the store is opened for writing: its steps up to the last report are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from core.errors import UserError
+from core.store_schema import NewerSchema, migrate, transaction
+
+ENV_PATH = "GPU_TRAIN_MONITOR_RUNS_DB"
+BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
+STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this has stopped
+HEARTBEAT_S = 2.0  # how often a recording process touches its running run, even when paused
+FINISHED = ("completed", "stopped", "diverged", "oom", "failed", "interrupted")
+
+
+class StoreError(UserError):
+    """The run store cannot be opened, read or written; the message names the file and the cause."""
+
+
+class RunNotFound(UserError):
+    """No run with that id in the store."""
+
+
+def default_store_path() -> Path:
+    """$GPU_TRAIN_MONITOR_RUNS_DB, else runs.sqlite3 in the per-user data folder (beside the datasets)."""
+    if os.environ.get(ENV_PATH):
+        return Path(os.environ[ENV_PATH]).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("gpu-train-monitor")) / "runs.sqlite3"
+
+
+def store_problem(path: Path | str, exc: BaseException) -> str:
+    """One sentence for people: which store, what is wrong, what to do."""
+    text = str(exc).lower()
+    if isinstance(exc, NewerSchema):
+        return f"the run store {path} was written by a newer version of this app ({exc}); use that version " \
+               "or another --runs-db"
+    if "locked" in text or "busy" in text:
+        return f"the run store {path} is locked by another process (it stayed busy for " \
+               f"{BUSY_TIMEOUT_MS / 1000:.0f} s)"
+    if "readonly" in text or "read-only" in text or isinstance(exc, PermissionError):
+        return f"the run store {path} is read-only; choose a writable file with --runs-db"
+    if "full" in text or getattr(exc, "errno", None) == 28:
+        return f"the disk holding the run store {path} is full"
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return f"the run store {path} is damaged ({exc}); move it aside and a new one is started"
+    if "unable to open" in text or isinstance(exc, OSError):
+        return f"the run store {path} cannot be opened ({exc}); check the folder exists and is writable"
+    return f"the run store {path} failed: {exc}"
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One run as the history lists it."""
+
+    id: int
+    uid: str
+    name: str
+    note: str
+    label: str
+    status: str  # running | completed | stopped | diverged | oom | failed | interrupted
+    live: bool  # running, and its process is alive: the window follows it
+    started_at: float  # Unix time
+    finished_at: float | None
+    heartbeat_at: float
+    message: str
+    model: str
+    dataset: str
+    device: str
+    device_name: str
+    placement: str
+    batch_size: int
+    steps: int
+    total_steps: int
+    samples_per_s: float | None
+    loss_last: float | None
+    val_accuracy: float | None
+    peak_allocated_bytes: int
+    peak_reserved_bytes: int
+    pid: int
+    host: str
+    resumes: int
+
+    @property
+    def title(self) -> str:
+        return self.name or f"#{self.id} {self.model} on {self.device}" + (f" ({self.label})" if self.label else "")
+
+
+@dataclass(frozen=True)
+class StepSeries:
+    """A run's per-step losses in step order (NaN where the loss was not finite)."""
+
+    steps: tuple[int, ...]
+    epochs: tuple[int, ...]
+    losses: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    """One report: throughput and the memory sample taken with it."""
+
+    step: int
+    at: float
+    elapsed_s: float
+    samples: int
+    samples_per_s: float
+    batch_size: int
+    total_steps: int
+    eta_s: float | None
+    allocated_bytes: int
+    reserved_bytes: int
+    peak_allocated_bytes: int
+    peak_reserved_bytes: int
+    capacity_bytes: int
+    device_used_bytes: int | None
+    process_rss_bytes: int
+
+
+@dataclass(frozen=True)
+class EventRow:
+    seq: int
+    at: float
+    step: int | None
+    kind: str
+    data: dict[str, Any]
+
+
+_RUN_COLUMNS = [f.name for f in fields(RunRow) if f.name != "live"]
+_REPORT_COLUMNS = [f.name for f in fields(ReportRow)]
+SORTABLE = ("started_at", "status", "model", "dataset", "device", "samples_per_s", "loss_last",
+            "peak_allocated_bytes", "steps", "name")
+
+
+class RunStore:
+    """A connection to the store, for one thread (SQLite connections are not shared between threads)."""
+
+    def __init__(self, path: Path | str | None = None, *, readonly: bool = False) -> None:
+        """Open (creating and migrating unless `readonly`) and mark dead runs interrupted; StoreError on failure."""
+        self.path = Path(path).expanduser() if path is not None else default_store_path()
+        self.readonly = readonly
+        try:
+            self._db = _connect(self.path, readonly)
+        except (sqlite3.Error, OSError, NewerSchema) as exc:
+            raise StoreError(store_problem(self.path, exc)) from None
+        if not readonly:
+            with self._errors():
+                self.mark_interrupted()
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        return self._db
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(store_problem(self.path, exc)) from None
+
+    # ---- liveness --------------------------------------------------------------------------------
+    def mark_interrupted(self) -> int:
+        """Runs marked running whose process is gone become `interrupted`; returns how many."""
+        rows = self._db.execute("SELECT id, pid, pid_started_at, host, heartbeat_at FROM runs "
+                                "WHERE status = 'running'").fetchall()
+        dead = [row[0] for row in rows if not _alive(*row[1:])]
+        if dead:
+            with transaction(self._db):
+                self._db.executemany(
+                    "UPDATE runs SET status = 'interrupted', finished_at = heartbeat_at, message = "
+                    "'the process recording it ended without finishing it (killed or crashed); steps up to its "
+                    "last report are kept' WHERE id = ? AND status = 'running'", [(run_id,) for run_id in dead])
+        return len(dead)
+
+    # ---- reading ---------------------------------------------------------------------------------
+    def list_runs(self, search: str = "", order: str = "started_at", descending: bool = True) -> list[RunRow]:
+        """Every run, newest first by default; `search` matches name, note, model, dataset, device, status."""
+        if order not in SORTABLE:
+            raise ValueError(f"cannot sort by {order}")
+        where, params = "", []
+        if search.strip():
+            pattern = f"%{search.strip()}%"
+            where = ("WHERE name LIKE ? OR note LIKE ? OR model LIKE ? OR dataset LIKE ? OR device LIKE ? "
+                     "OR device_name LIKE ? OR status LIKE ? OR label LIKE ? OR CAST(id AS TEXT) = ?")
+            params = [pattern] * 8 + [search.strip().lstrip("#")]
+        direction = "DESC" if descending else "ASC"
+        with self._errors():
+            rows = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, pid_started_at FROM runs {where} "
+                                    f"ORDER BY {order} {direction}, id {direction}", params).fetchall()
+        return [_run_row(row) for row in rows]
+
+    def run(self, run_id: int) -> RunRow:
+        with self._errors():
+            row = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, pid_started_at FROM runs WHERE id = ?",
+                                   (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFound(f"no run {run_id} in {self.path}")
+        return _run_row(row)
+
+    def find_uid(self, uid: str) -> int | None:
+        with self._errors():
+            row = self._db.execute("SELECT id FROM runs WHERE uid = ?", (uid,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def config(self, run_id: int) -> dict[str, Any]:
+        return json.loads(self._column(run_id, "config"))
+
+    def started(self, run_id: int) -> dict[str, Any]:
+        return json.loads(self._column(run_id, "started"))
+
+    def summary(self, run_id: int) -> dict[str, Any] | None:
+        value = self._column(run_id, "summary")
+        return None if value is None else json.loads(value)
+
+    def steps(self, run_id: int, after_step: int = 0) -> StepSeries:
+        with self._errors():
+            rows = self._db.execute("SELECT step, epoch, loss FROM steps WHERE run_id = ? AND step > ? ORDER BY step",
+                                    (run_id, after_step)).fetchall()
+        return StepSeries(tuple(r[0] for r in rows), tuple(r[1] for r in rows),
+                          tuple(math.nan if r[2] is None else r[2] for r in rows))
+
+    def reports(self, run_id: int, after_step: int = 0) -> list[ReportRow]:
+        with self._errors():
+            rows = self._db.execute(f"SELECT {', '.join(_REPORT_COLUMNS)} FROM reports WHERE run_id = ? AND step > ? "
+                                    "ORDER BY step", (run_id, after_step)).fetchall()
+        return [ReportRow(*row) for row in rows]
+
+    def events(self, run_id: int, after_seq: int = 0, kinds: tuple[str, ...] = ()) -> list[EventRow]:
+        where = f" AND kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
+        with self._errors():
+            rows = self._db.execute(f"SELECT seq, at, step, kind, data FROM events WHERE run_id = ? AND seq > ?{where} "
+                                    "ORDER BY seq", (run_id, after_seq, *kinds)).fetchall()
+        return [EventRow(seq, at, step, kind, json.loads(data)) for seq, at, step, kind, data in rows]
+
+    def _column(self, run_id: int, column: str) -> Any:
+        with self._errors():
+            row = self._db.execute(f"SELECT {column} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFound(f"no run {run_id} in {self.path}")
+        return row[0]
+
+    # ---- what people change afterwards -----------------------------------------------------------
+    def rename(self, run_id: int, name: str) -> None:
+        self._update(run_id, "name", name.strip())
+
+    def annotate(self, run_id: int, note: str) -> None:
+        self._update(run_id, "note", note.strip())
+
+    def delete(self, run_id: int) -> None:
+        """Delete a run and everything recorded for it (its steps, reports and events cascade)."""
+        self.run(run_id)  # RunNotFound first
+        with self._errors(), transaction(self._db):
+            self._db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+    def _update(self, run_id: int, column: str, value: str) -> None:
+        self.run(run_id)
+        with self._errors(), transaction(self._db):
+            self._db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
+
+
+def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), WAL journal, foreign keys on."""
+    if readonly:
+        if not path.exists():
+            raise sqlite3.OperationalError("unable to open database file (it does not exist)")
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                             check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not readonly:
+            db.execute("PRAGMA journal_mode = WAL")  # readers never block the writer, nor it them
+            db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a killed process loses no committed report
+        db.execute("PRAGMA foreign_keys = ON")
+        if readonly:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # a damaged file fails here, not later
+        else:
+            migrate(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _alive(pid: int, pid_started_at: float, host: str, heartbeat_at: float) -> bool:
+    """Whether the process recording a run still runs: checked by pid (and its start time, so a reused pid
+    does not count) on this host; by a recent heartbeat for a run recorded on another machine."""
+    if host != socket.gethostname():
+        return time.time() - heartbeat_at < STALE_AFTER_S
+    try:
+        return abs(psutil.Process(pid).create_time() - pid_started_at) < 1.0
+    except psutil.AccessDenied:  # it exists but is another user's: do not call it dead
+        return True
+    except (psutil.NoSuchProcess, ValueError):
+        return False
+
+
+def _run_row(row: tuple[Any, ...]) -> RunRow:
+    values = dict(zip(_RUN_COLUMNS, row[:-1]))
+    live = values["status"] == "running" and _alive(values["pid"], row[-1], values["host"], values["heartbeat_at"])
+    return RunRow(live=live, **values)

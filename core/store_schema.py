@@ -1,0 +1,133 @@
+"""The run store's tables, its schema version, and the migrations that bring an older store up to date.
+
+The version lives in SQLite's `user_version` header field. Each migration is applied once, in order, in
+one transaction with the version bump, so a store is always at a version whose tables it really has. A
+store made by a newer version of the app is refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+
+# Version 1: runs, their per-step losses, per-report throughput and memory, and every other event.
+_V1 = """
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    uid TEXT NOT NULL UNIQUE,            -- the session's run_uid: a resumed run continues the same row
+    started_at REAL NOT NULL,            -- Unix time
+    heartbeat_at REAL NOT NULL,          -- the writer touches it at least every few seconds while running
+    finished_at REAL,
+    status TEXT NOT NULL,                -- running | completed | stopped | diverged | oom | failed | interrupted
+    message TEXT NOT NULL DEFAULT '',
+    pid INTEGER NOT NULL,
+    pid_started_at REAL NOT NULL,        -- the process's start time: a reused pid is not the same process
+    host TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',      -- a comparison's label for this run (e.g. "placement=resident")
+    model TEXT NOT NULL,
+    dataset TEXT NOT NULL,
+    device TEXT NOT NULL,
+    device_name TEXT NOT NULL,
+    placement TEXT NOT NULL,
+    batch_size INTEGER NOT NULL,
+    total_steps INTEGER NOT NULL,
+    steps INTEGER NOT NULL DEFAULT 0,
+    samples_per_s REAL,
+    loss_last REAL,
+    val_accuracy REAL,
+    peak_allocated_bytes INTEGER NOT NULL DEFAULT 0,
+    peak_reserved_bytes INTEGER NOT NULL DEFAULT 0,
+    config TEXT NOT NULL,                -- JSON: the config as run
+    started TEXT NOT NULL,               -- JSON: the RunStarted event
+    summary TEXT                         -- JSON: the RunSummary, once finished
+);
+CREATE TABLE steps (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    epoch INTEGER NOT NULL,
+    loss REAL,                           -- NULL for NaN (SQLite stores no NaN); inf is kept
+    PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+CREATE TABLE reports (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    at REAL NOT NULL,                    -- Unix time
+    elapsed_s REAL NOT NULL,
+    samples INTEGER NOT NULL,
+    samples_per_s REAL NOT NULL,
+    batch_size INTEGER NOT NULL,
+    total_steps INTEGER NOT NULL,
+    eta_s REAL,
+    allocated_bytes INTEGER NOT NULL,
+    reserved_bytes INTEGER NOT NULL,
+    peak_allocated_bytes INTEGER NOT NULL,
+    peak_reserved_bytes INTEGER NOT NULL,
+    capacity_bytes INTEGER NOT NULL,
+    device_used_bytes INTEGER,
+    process_rss_bytes INTEGER NOT NULL,
+    PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+CREATE TABLE events (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    at REAL NOT NULL,                    -- Unix time
+    step INTEGER,
+    kind TEXT NOT NULL,                  -- the event's class name: EpochEnded, CacheCleared, OutOfMemory, ...
+    data TEXT NOT NULL,                  -- JSON of the event's fields
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+"""
+
+# Version 2: what people add to a run afterwards (a name, a note), how often it was resumed, and an index
+# for the history's default order.
+_V2 = """
+ALTER TABLE runs ADD COLUMN name TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX runs_by_start ON runs (started_at);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)  # MIGRATIONS[i] takes a store from version i to i + 1
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class NewerSchema(Exception):
+    """The store was written by a newer version of the app."""
+
+
+def schema_version(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(connection: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
+    """Bring the store to `target` (default: the current version); returns the version it had before."""
+    found = schema_version(connection)
+    if found > SCHEMA_VERSION:
+        raise NewerSchema(f"its schema version is {found}, this app knows up to {SCHEMA_VERSION}")
+    for version in range(found, target):
+        with transaction(connection):  # the tables and the version bump land together or not at all
+            for statement in _statements(MIGRATIONS[version]):
+                connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {version + 1}")
+    return found
+
+
+@contextlib.contextmanager
+def transaction(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error (connections run in autocommit mode,
+    isolation_level=None, so that transactions are exactly these)."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield connection
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):  # a broken connection has nothing left to roll back
+            connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
+def _statements(script: str) -> list[str]:
+    """The script's statements (executescript would commit the open transaction first)."""
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    return [part.strip() for part in "\n".join(lines).split(";") if part.strip()]
