@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
+from core.user_callables import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
 
 DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder")
 BUILTIN_MODELS = ("auto", "tiny-cnn", "resnet18", "speedrun-net")
@@ -40,8 +41,12 @@ class Bound:
 BOUNDS: dict[str, Bound] = {
     "device": Bound(str, "auto", "device to train on: auto, cpu, cuda, cuda:N or mps"),
     "model": Bound(str, "auto", "auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), "
-                                "speedrun-net (a small fast CIFAR net) or any torchvision classifier name"),
-    "dataset": Bound(str, "synthetic", "dataset to train on", choices=DATASETS),
+                                "speedrun-net (a small fast CIFAR net), any torchvision classifier name, or your own: "
+                                f"{SPEC_FORM} (or path/to/file.py:factory), a callable returning an nn.Module "
+                                "(given num_classes= and in_channels= when it takes them)"),
+    "dataset": Bound(str, "synthetic", "dataset to train on, or your own: a callable (path/to/file.py:factory works "
+                                       "too) returning a map-style Dataset of (image tensor CxHxW, int label), or a "
+                                       "(train, val) tuple or a {'train', 'val'} dict of them", choices=DATASETS),
     "data_dir": Bound(str, None, "folder holding the dataset files (default: the user data folder)", optional=True),
     "download": Bound(bool, False, "download the dataset into the data folder when it is missing"),
     "synthetic_samples": Bound(int, 2560, "training images generated for the synthetic dataset", 256, 2_000_000),
@@ -146,7 +151,7 @@ def describe_range(name: str) -> str:
     """'an integer from 1 to 65536', 'one of sgd, adamw', ...: what the user may enter for `name`."""
     bound = bound_of(name)
     if bound.choices:
-        return "one of " + ", ".join(bound.choices)
+        return "one of " + ", ".join(bound.choices) + (f", or {SPEC_FORM}" if name in SPEC_FIELDS else "")
     if bound.kind is bool:
         return "true or false"
     if bound.kind in (int, float) and bound.minimum is not None:
@@ -188,6 +193,8 @@ def validate_field(name: str, value: Any) -> Any:
         if not isinstance(value, str) or not value.strip():
             raise ConfigError(name, f"must be a non-empty string ({bound.help}), got {value!r}")
         value = value.strip()
+        if name in SPEC_FIELDS and is_spec(value):  # syntax only: the run imports it (core.user_callables)
+            return check_spec(name, value)
     if bound.choices and value not in bound.choices:
         raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
     if bound.minimum is not None and value < bound.minimum or bound.maximum is not None and value > bound.maximum:

@@ -1,0 +1,223 @@
+"""Your own model or dataset: a `package.module:factory` (or `path/to/file.py:factory`) spec, imported and called.
+
+`--model` and `--dataset` accept such a spec besides the built-in names. `RunConfig` checks only its
+syntax (no import: the config must stay cheap to build, and the window builds one per keystroke); the
+run imports it when it is built, so a mistake arrives as the run's user error, like a missing dataset.
+
+Imports work as `python -m` makes them work: the current folder comes first on the path; a file spec
+also puts the file's own folder on the path, so the file can import its neighbours. A module (or file)
+that changed since it was imported here is imported again at the next run: a window can stay open
+while its user edits the model (modules *it* imports are not reloaded).
+
+Every mistake becomes a `ConfigError` for the field ("model" or "dataset") whose message starts with
+the spec and says what went wrong in one line: the user's code raised, an import failed, the name is
+missing or not callable, the factory needs arguments the run cannot give. No traceback: it is the
+user's code, and the one-line cause names the file and line where Python says them (SyntaxError).
+This module imports no torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from core.errors import ConfigError
+
+SPEC_FIELDS = ("model", "dataset")  # the RunConfig fields that take a spec besides their built-in names
+SPEC_FORM = "package.module:factory"  # how help texts and messages name the form
+_MESSAGE_LIMIT = 300  # characters of the user's exception message kept in ours
+
+_mtimes: dict[str, int] = {}  # module name -> source mtime (ns) when this module imported it
+
+
+def is_spec(value: str) -> bool:
+    """A spec rather than a built-in name: built-in names never hold a colon."""
+    return ":" in value
+
+
+def check_spec(field: str, value: str) -> str:
+    """`value` stripped, or a ConfigError when it is not `module:callable` / `file.py:callable`."""
+    value = value.strip()
+    target, _, attr = value.rpartition(":")  # rpartition: a Windows path (C:\\x.py:make) keeps its drive
+    target = target.strip()
+    problem = None
+    if not target:
+        problem = "no module before the colon"
+    elif not attr:
+        problem = "no callable's name after the colon"
+    elif not all(part.isidentifier() for part in attr.split(".")):
+        problem = f"{attr!r} after the colon is not a Python name"
+    elif not target.endswith(".py") and not all(part.isidentifier() for part in target.split(".")):
+        problem = f"{target!r} before the colon is neither a module name nor a .py file"
+    if problem:
+        name = "make_net" if field == "model" else "make_data"
+        raise ConfigError(field, f"{value!r} is not {SPEC_FORM} (e.g. mypackage.module:{name} or "
+                                 f"path/to/file.py:{name}): {problem}")
+    return f"{target}:{attr}"
+
+
+def spec_problem(spec: str) -> str | None:
+    """What makes `spec` fail to import, where that shows without running any of its code (the form asks
+    on every change): a missing file, or a top-level module found neither here nor on the path. None
+    when it may well import (its code may still fail when the run imports it)."""
+    target, _, _ = spec.rpartition(":")
+    if target.endswith(".py"):
+        path = Path(target).expanduser()
+        return None if path.is_file() else _no_file(path)
+    top = target.split(".")[0]
+    if top in sys.modules or top in sys.builtin_module_names:
+        return None
+    if importlib.machinery.PathFinder.find_spec(top, [os.getcwd(), *sys.path]) is not None:
+        return None
+    return _no_module(top)
+
+
+def load_callable(field: str, spec: str) -> Callable[..., Any]:
+    """Import the spec's module and return its callable; ConfigError (see the module docstring) otherwise."""
+    spec = check_spec(field, spec)
+    target, _, attr = spec.rpartition(":")
+    module = _import_file(field, spec, Path(target)) if target.endswith(".py") else _import_module(field, spec, target)
+    found: Any = module
+    parts = attr.split(".")
+    for depth, part in enumerate(parts):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            owner = target if depth == 0 else f"{target}:{'.'.join(parts[:depth])}"
+            raise ConfigError(field, f"{spec}: {owner} has no attribute {part!r}") from None
+    if callable(found) and not _is_instance_of_module(found):
+        return found
+    what = "a model instance (an nn.Module)" if _is_instance_of_module(found) else f"a {type(found).__name__}"
+    raise ConfigError(field, f"{spec} is {what}, not a callable: point at a function or class that returns "
+                             f"a new {'model' if field == 'model' else 'dataset'}")
+
+
+def call_factory(field: str, spec: str, factory: Callable[..., Any], **offered: Any) -> Any:
+    """Call `factory` with those of the `offered` keywords its signature accepts (all of them when it takes
+    **kwargs; none when the signature cannot be read). Anything it raises becomes a ConfigError."""
+    kwargs = accepted_keywords(field, spec, factory, offered)
+    try:
+        return factory(**kwargs)
+    except Exception as exc:  # the user's code: its error, in one line, naming the factory
+        raise ConfigError(field, f"{spec} raised {one_line(exc)}") from None
+
+
+def accepted_keywords(field: str, spec: str, factory: Callable[..., Any], offered: dict[str, Any]) -> dict[str, Any]:
+    """The part of `offered` that `factory` takes; ConfigError when it needs an argument that is not offered."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a builtin or an extension type: call it with nothing
+        return {}
+    params = signature.parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return dict(offered)
+    taken = {p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                  inspect.Parameter.KEYWORD_ONLY)}
+    needed = [p.name for p in params if p.default is inspect.Parameter.empty and p.name not in offered
+              and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    if needed:
+        can = " and ".join(f"{name}=" for name in offered) or "no arguments"
+        raise ConfigError(field, f"{spec} needs the argument{'s' if len(needed) > 1 else ''} {', '.join(needed)}, "
+                                 f"but a run calls it with {can}{' (when it takes them)' if offered else ''}; "
+                                 f"give {'them' if len(needed) > 1 else 'it'} a default")
+    return {name: value for name, value in offered.items() if name in taken}
+
+
+def one_line(exc: BaseException) -> str:
+    """'ValueError: bad shape': the exception's type and the first line of its message, cut to a line."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else ""
+    if len(text) > _MESSAGE_LIMIT or len(lines) > 1:
+        text = text[:_MESSAGE_LIMIT].rstrip() + "…"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# ---- importing -------------------------------------------------------------------------------------
+
+
+def _import_module(field: str, spec: str, name: str) -> ModuleType:
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:  # as `python -m` does: the current folder first
+        sys.path.insert(0, cwd)
+    try:
+        module = sys.modules.get(name)
+        if module is not None and _changed(module):
+            module = importlib.reload(module)
+        elif module is None:
+            module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+            raise ConfigError(field, f"{spec}: {_no_module(exc.name)}") from None
+        raise ConfigError(field, f"{spec}: importing {name} failed: {one_line(exc)}") from None
+    except (Exception, SystemExit) as exc:  # its top-level code raised (or called sys.exit)
+        raise ConfigError(field, f"{spec}: importing {name} failed: {one_line(exc)}") from None
+    _remember(module)
+    return module
+
+
+def _import_file(field: str, spec: str, path: Path) -> ModuleType:
+    path = path.expanduser()
+    if not path.is_file():
+        raise ConfigError(field, f"{spec}: {_no_file(path)}")
+    path = path.resolve()
+    name = f"_user_{path.stem}_{abs(hash(str(path))):x}"  # one module per file, apart from any importable name
+    module = sys.modules.get(name)
+    if module is not None and not _changed(module):
+        return module
+    folder = str(path.parent)
+    if folder not in sys.path:  # as `python path/to/file.py` does: its neighbours import
+        sys.path.insert(0, folder)
+    loader_spec = importlib.util.spec_from_file_location(name, path)
+    if loader_spec is None or loader_spec.loader is None:
+        raise ConfigError(field, f"{spec}: {path} cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module  # before it runs: dataclasses and pickling look their module up by name
+    try:
+        loader_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        del sys.modules[name]
+        raise ConfigError(field, f"{spec}: importing {path.name} failed: {one_line(exc)}") from None
+    _remember(module)
+    return module
+
+
+def _source_mtime(module: ModuleType) -> int | None:
+    file = getattr(module, "__file__", None)
+    try:
+        return os.stat(file).st_mtime_ns if file else None
+    except OSError:
+        return None
+
+
+def _remember(module: ModuleType) -> None:
+    mtime = _source_mtime(module)
+    if mtime is not None:
+        _mtimes[module.__name__] = mtime
+
+
+def _changed(module: ModuleType) -> bool:
+    """The module's source changed since this module imported it (one imported elsewhere counts as new)."""
+    before = _mtimes.get(module.__name__)
+    return before is not None and _source_mtime(module) not in (None, before)
+
+
+def _no_module(name: str) -> str:
+    return f"no module named {name!r} in the current folder ({os.getcwd()}) or on the Python path"
+
+
+def _no_file(path: Path) -> str:
+    return f"no file {path}" + ("" if path.is_absolute() else f" (relative to the current folder, {os.getcwd()})")
+
+
+def _is_instance_of_module(value: Any) -> bool:
+    """An nn.Module instance, recognised without importing torch (loaded already if one exists)."""
+    nn = sys.modules.get("torch.nn")
+    return nn is not None and isinstance(value, nn.Module)
