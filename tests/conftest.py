@@ -5,7 +5,10 @@ import tempfile
 
 # Runs the tests start (in this process and in the CLI processes they spawn) are recorded in a store of
 # the test session's own, never in the user's: tests that check recording pass --runs-db themselves.
-os.environ["GPU_TRAIN_MONITOR_RUNS_DB"] = os.path.join(tempfile.mkdtemp(prefix="gtm-tests-"), "runs.sqlite3")
+_TEST_DATA = tempfile.mkdtemp(prefix="gtm-tests-")
+os.environ["GPU_TRAIN_MONITOR_RUNS_DB"] = os.path.join(_TEST_DATA, "runs.sqlite3")
+# Likewise the checkpoints runs save by default (at epoch ends): never in the user's data folder.
+os.environ["GPU_TRAIN_MONITOR_CHECKPOINTS"] = os.path.join(_TEST_DATA, "checkpoints")
 
 # Qt needs no display in tests: the offscreen platform renders pyqtgraph widgets too.
 # Set before anything imports Qt; a value already in the environment (xcb under Xvfb) wins.
