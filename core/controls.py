@@ -8,7 +8,7 @@ import threading
 
 
 class RunControls:
-    """Stop, pause, resume, clear the cache, save a snapshot: safe to call from any thread."""
+    """Stop, pause, resume, clear the cache, save a snapshot or a checkpoint: safe to call from any thread."""
 
     def __init__(self) -> None:
         self._stop = threading.Event()
@@ -16,6 +16,7 @@ class RunControls:
         self._running.set()
         self._clear = threading.Event()
         self._snapshot_requests: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._checkpoint_requests: queue.SimpleQueue[str | None] = queue.SimpleQueue()
 
     def request_stop(self) -> None:
         self._stop.set()
@@ -33,6 +34,11 @@ class RunControls:
     def request_snapshot(self, path: str) -> None:
         """Save a memory snapshot to `path` at the next step boundary (needs record_memory_history)."""
         self._snapshot_requests.put(path)
+
+    def request_checkpoint(self, path: str | None = None) -> None:
+        """Save a checkpoint at the next step boundary (also while paused): to `path`, or None for the run's
+        checkpoint folder (`checkpoints/<run_uid>/step-<N>.pt`)."""
+        self._checkpoint_requests.put(path)
 
     # ---- read by the loop ------------------------------------------------------------------------
     @property
@@ -59,3 +65,9 @@ class RunControls:
         while not self._snapshot_requests.empty():
             paths.append(self._snapshot_requests.get())
         return paths
+
+    def take_checkpoint_requests(self) -> list[str | None]:
+        requests = []
+        while not self._checkpoint_requests.empty():
+            requests.append(self._checkpoint_requests.get())
+        return requests

@@ -82,6 +82,18 @@ class SnapshotSaved:
 
 
 @dataclass(frozen=True)
+class CheckpointSaved:
+    """A checkpoint a run can be resumed from (`gpu-train-monitor run --resume PATH`)."""
+
+    step: int  # steps trained when it was saved
+    epoch: int  # the epoch under way (or just ended, for reason "epoch")
+    path: str
+    size_bytes: int
+    reason: str  # "epoch" (an epoch ended), "every" (--checkpoint-every), "request" (asked for), "stop" (the
+    # run was stopped mid-epoch) or "end" (max_steps ended the run mid-epoch)
+
+
+@dataclass(frozen=True)
 class RunPaused:
     step: int
 
@@ -171,6 +183,6 @@ class ComparisonFinished:
 
 
 Event = Union[RunStarted, EpochStarted, StepsReported, EpochEnded, CacheCleared, RunPaused, RunResumed,
-              MemoryBreakdown, SnapshotSaved, OutOfMemory, LogMessage, RunFinished, ComparisonStarted,
+              MemoryBreakdown, SnapshotSaved, CheckpointSaved, OutOfMemory, LogMessage, RunFinished, ComparisonStarted,
               ContenderEvent, ComparisonFinished]
 Observer = Callable[[Event], None]
