@@ -9,7 +9,9 @@ never run. `shutdown()` is what `closeEvent` calls: request stop, then the task'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -25,8 +27,13 @@ class RunController(QObject):
     crashed = Signal(str)  # an exception escaped the session: the message and traceback
     run_finished = Signal()  # the thread has ended and been cleaned up
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, runs_db: Path | str | None = None, record: bool = True) -> None:
+        """Runs are recorded in the run store at `runs_db` (None: the default store) unless `record` is False."""
         super().__init__(parent)
+        from core.run_store import default_store_path
+
+        self.store_path = Path(runs_db).expanduser() if runs_db is not None else default_store_path()
+        self.record = record
         self._task = BackgroundTask(self, thread_name="training")
         # the task's signals already arrive in the GUI thread: chain them straight through
         self._task.progress.connect(self.event)
@@ -59,7 +66,8 @@ class RunController(QObject):
 
         def train(report: Callable[[object], None], _cancelled: Callable[[], bool]) -> object:
             session.observers.append(report)  # each event crosses to the GUI thread as it is
-            return session.run()
+            with self._recording(session.observers, report):
+                return session.run()
 
         self._session = session
         self._task.start(train)
@@ -76,11 +84,34 @@ class RunController(QObject):
 
         def race(report: Callable[[object], None], _cancelled: Callable[[], bool]) -> object:
             comparison.observers.append(report)  # ComparisonStarted, ContenderEvent..., ComparisonFinished
-            return comparison.run()
+            with self._recording(comparison.observers, report):
+                return comparison.run()
 
         self._session = comparison
         self._task.start(race)
         return comparison
+
+    @contextlib.contextmanager
+    def _recording(self, observers: list[Any], report: Callable[[object], None]) -> Iterator[None]:
+        """In the worker thread (opening a locked store may wait seconds): record the run unless recording is
+        off; a store that cannot be used, or stops working, is a warning in the log and the run trains on."""
+        if not self.record:
+            yield
+            return
+        from core.events import LogMessage
+        from core.run_recorder import open_recorder
+
+        def warn(text: str) -> None:
+            report(LogMessage("warning", text))
+
+        recorder = open_recorder(self.store_path, warn, on_problem=warn)
+        if recorder is not None:
+            observers.insert(0, recorder)  # before the window's observer: the store has a run when the window hears of it
+        try:
+            yield
+        finally:
+            if recorder is not None:
+                recorder.close()
 
     def request_stop(self) -> None:
         if self.session is not None:
