@@ -24,7 +24,7 @@ from pathlib import Path
 from core.config import BOUNDS, describe_range
 from core.errors import ConfigError, UserError
 from core.options import (COMMANDS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, OneLineParser,
-                          add_run_options, config_from_args, option_message, user_error_line)
+                          add_record_options, add_run_options, config_from_args, option_message, user_error_line)
 
 SCREENSHOT_TIMEOUT_S = 600
 
@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --screenshot: race a ready-made comparison of the Compare menu (e.g. "
                              "'stream vs resident'), --steps steps each run, instead of one run")
     add_run_options(parser)
+    add_record_options(parser)
     return parser
 
 
@@ -76,7 +77,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except UserError as exc:
         print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
-    return run_window(config if _any_run_option(args) or args.screenshot else None, args.screenshot, args.compare)
+    record = not args.no_record and (args.runs_db is not None or not args.screenshot)  # a screenshot records only
+    return run_window(config if _any_run_option(args) or args.screenshot else None, args.screenshot,  # where told
+                      args.compare, args.runs_db, record)
 
 
 def _any_run_option(args: argparse.Namespace) -> bool:
@@ -108,7 +111,8 @@ def display_problem() -> str | None:
     return None
 
 
-def run_window(config, screenshot: str | None = None, compare: str | None = None) -> int:
+def run_window(config, screenshot: str | None = None, compare: str | None = None, runs_db: str | None = None,
+               record: bool = True) -> int:
     """Show the window, load torch behind it, and run the Qt event loop."""
     launched = _process_start_time()
     problem = display_problem()
@@ -140,7 +144,7 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     settings = None
     if screenshot:  # a screenshot must not read or change the user's saved settings
         settings = QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings)
+    window = MainWindow(settings, runs_db, record)
     if config is not None:
         window.form.set_config(config)
     window.show()

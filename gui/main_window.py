@@ -44,14 +44,15 @@ class MainWindow(QMainWindow):
 
     run_ended = Signal(str)  # the final RunState's name, after the run's thread is gone
 
-    def __init__(self, settings: QSettings | None = None) -> None:
+    def __init__(self, settings: QSettings | None = None, runs_db: str | None = None, record: bool = True) -> None:
+        """Runs are recorded in the run store at `runs_db` (None: the default store) unless `record` is False."""
         super().__init__()
         self.settings = settings if settings is not None else QSettings("gpu-train-monitor", "GPU Training Monitor")
         self.setWindowTitle("GPU Training Monitor")
         icon_path = asset(ICON)
         if icon_path.is_file():
             self.setWindowIcon(QIcon(str(icon_path)))
-        self.controller = RunController(self)
+        self.controller = RunController(self, runs_db, record)
         self.controller.event.connect(self._on_run_event)
         self.controller.crashed.connect(self._on_run_crashed)
         self.controller.run_finished.connect(self._on_run_finished)
