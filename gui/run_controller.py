@@ -106,7 +106,7 @@ class RunController(QObject):
 
         recorder = open_recorder(self.store_path, warn, on_problem=warn)
         if recorder is not None:
-            observers.insert(0, recorder)  # before the window's observer: the store has a run when the window hears of it
+            observers.append(recorder)
         try:
             yield
         finally:
