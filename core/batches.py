@@ -12,14 +12,20 @@ advances only after a batch was made, so the next call retries the same images (
 in force then). A generator would be closed for good by the exception, and the epoch would end early.
 
 Both use the same device-side steps (`core.preprocess.DevicePreprocess`).
+
+A checkpoint taken mid-epoch resumes at the right batch: `BatchSource.random_state()` is read at each
+epoch's start and at the checkpoint, and `BatchEpoch.position()` says how far the epoch got. Resuming
+sets the epoch's starting state, makes a fresh epoch (the same order, the same augmentation) and
+`seek`s it to the position; the state at the checkpoint then takes over.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
 from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler
@@ -29,6 +35,8 @@ from core.preprocess import DevicePreprocess
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 Note = tuple[str, str]  # (level: "info" or "warning", text), for the run's log
+Position = dict[str, int]  # how far an epoch got (plain ints: a checkpoint stores it)
+RandomState = dict[str, Any]  # a source's random generators' states (tensors and a string)
 
 
 class BatchEpoch(Protocol):
@@ -40,6 +48,9 @@ class BatchEpoch(Protocol):
     def __next__(self) -> Batch: ...
     def give_back(self) -> None: ...
     def remaining_samples(self) -> int: ...
+    def position(self) -> Position: ...
+    def seek(self, position: Position) -> None: ...  # a fresh epoch, made under the random state of the
+    # epoch that reported `position` at its start, continues where that one was
 
 
 class BatchSource(Protocol):
@@ -53,6 +64,29 @@ class BatchSource(Protocol):
     def train_epoch(self) -> BatchEpoch: ...
     def val_batches(self, batch_size: int | None = None) -> Iterator[Batch]: ...
     def set_batch_size(self, batch_size: int) -> None: ...
+    def random_state(self) -> RandomState: ...
+    def set_random_state(self, state: RandomState, data: bool = True) -> None: ...
+
+
+def _random_state(preprocess: DevicePreprocess, sampler: torch.Generator | None) -> RandomState:
+    """The data generator (shuffling, augmentation; on the device), the host generator of the augmentation's
+    group sizes and the sampler's generator (streamed data) as a checkpoint stores them."""
+    state: RandomState = {"data": preprocess.gen.get_state(),
+                          "augment_groups": json.dumps(preprocess.host_rng.bit_generator.state)}
+    if sampler is not None:
+        state["sampler"] = sampler.get_state()
+    return state
+
+
+def _set_random_state(state: RandomState, preprocess: DevicePreprocess, sampler: torch.Generator | None,
+                      data: bool = True) -> None:
+    """The inverse of `_random_state`; `data=False` leaves the device generator alone (a state from another
+    kind of device does not fit it)."""
+    if data:
+        preprocess.gen.set_state(state["data"].clone())
+    preprocess.host_rng.bit_generator.state = json.loads(state["augment_groups"])
+    if sampler is not None and "sampler" in state:
+        sampler.set_state(state["sampler"].clone())
 
 
 class ResidentBatches:
@@ -78,6 +112,12 @@ class ResidentBatches:
 
     def train_epoch(self) -> BatchEpoch:
         return _ResidentEpoch(self)
+
+    def random_state(self) -> RandomState:
+        return _random_state(self.preprocess, None)
+
+    def set_random_state(self, state: RandomState, data: bool = True) -> None:
+        _set_random_state(state, self.preprocess, None, data)
 
     def val_batches(self, batch_size: int | None = None) -> Iterator[Batch]:
         size = batch_size or self.batch_size
@@ -107,14 +147,26 @@ class _ResidentEpoch:
     def give_back(self) -> None:
         self.start = self.previous
 
+    def position(self) -> Position:
+        return {"start": self.start, "drawn": int(self.mix is not None)}
+
+    def seek(self, position: Position) -> None:
+        if position["drawn"]:  # the epoch's order and augmentation were drawn: draw the same again
+            self._draw()
+        self.start = self.previous = position["start"]
+
+    def _draw(self) -> None:
+        source = self.source
+        augmented, order = source.preprocess.augment_shuffled(source.train.images, source.augmented)
+        source.augmented = augmented
+        labels = source.train.labels[order]
+        self.mix = torch.randperm(len(order), generator=source.gen, device=order.device)
+        self.labels = labels
+
     def __next__(self) -> Batch:
         source = self.source
         if self.mix is None:
-            augmented, order = source.preprocess.augment_shuffled(source.train.images, source.augmented)
-            source.augmented = augmented
-            labels = source.train.labels[order]
-            self.mix = torch.randperm(len(order), generator=source.gen, device=order.device)
-            self.labels = labels
+            self._draw()
         assert self.labels is not None and source.augmented is not None
         end = self.start + source.batch_size  # re-read: the batch may shrink mid-epoch (out of memory)
         if end > len(self.mix):
@@ -206,6 +258,12 @@ class StreamBatches:
     def train_epoch(self) -> BatchEpoch:
         return _StreamEpoch(self)
 
+    def random_state(self) -> RandomState:
+        return _random_state(self.preprocess, self.host_gen)
+
+    def set_random_state(self, state: RandomState, data: bool = True) -> None:
+        _set_random_state(state, self.preprocess, self.host_gen, data)
+
     def val_batches(self, batch_size: int | None = None) -> Iterator[Batch]:
         for images, labels in _quiet_iter(self.loader(self.val, shuffle=False, drop_last=False, batch_size=batch_size)):
             images, labels = self.to_device(images, labels)
@@ -220,12 +278,34 @@ class _StreamEpoch:
 
     def __init__(self, source: StreamBatches) -> None:
         self.source = source
-        loader = source.loader(source.train, shuffle=True, drop_last=True)
-        self.loader_batch = source.batch_size
-        self.loader_left = len(loader)
-        self.batches = _quiet_iter(loader)
+        self._open(source.batch_size)
         self.pending: Batch | None = None  # host images and labels not yet trained on
         self.previous: Batch | None = None  # `pending` before the last batch was cut from it
+
+    def _open(self, loader_batch: int) -> None:
+        loader = self.source.loader(self.source.train, shuffle=True, drop_last=True, batch_size=loader_batch)
+        self.loader_batch = loader_batch
+        self.loader_total = self.loader_left = len(loader)
+        self.batches = _quiet_iter(loader)
+
+    def position(self) -> Position:
+        pending = 0 if self.pending is None else int(self.pending[1].shape[0])
+        return {"loader_batch": self.loader_batch, "pulled": self.loader_total - self.loader_left, "pending": pending}
+
+    def seek(self, position: Position) -> None:
+        """Take as many loader batches as the epoch had (host gathers only: no copy, no augmentation) and keep
+        the images it had not trained on yet."""
+        if position["loader_batch"] != self.loader_batch:  # the batch size shrank earlier in that run
+            self._open(position["loader_batch"])
+        keep = position["pending"]
+        for _ in range(position["pulled"]):
+            images, labels = next(self.batches)
+            self.loader_left -= 1
+            if keep:
+                if self.pending is not None:
+                    images, labels = torch.cat([self.pending[0], images]), torch.cat([self.pending[1], labels])
+                self.pending = images[-keep:], labels[-keep:]
+        self.previous = self.pending
 
     def __iter__(self) -> _StreamEpoch:
         return self
