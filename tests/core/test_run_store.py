@@ -1,0 +1,248 @@
+"""The run store: what a recorded run keeps, what survives a killed process, and stores that cannot be used.
+
+Runs are real TrainingSessions (tiny-cnn on the CPU, a few steps) recorded by a real RunRecorder; the
+killed and read-only cases run the real CLI in a subprocess.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from core.compare import Comparison
+from core.config import RunConfig
+from core.events import Event, RunFinished, RunStarted, StepsReported
+from core.run_recorder import RunRecorder
+from core.run_store import RunNotFound, RunStore, StoreError
+from core.session import TrainingSession
+from core.store_schema import SCHEMA_VERSION, migrate, schema_version
+
+FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
+CLI_FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+
+def record(path: Path, **overrides: object) -> tuple[RunFinished, list[Event], int]:
+    """Train one recorded run; returns its final event, every event, and its id in the store."""
+    events: list[Event] = []
+    recorder = RunRecorder(path)
+    finished = TrainingSession(RunConfig(**{**FAST, **overrides}), [events.append, recorder]).run()  # type: ignore[arg-type]
+    recorder.close()
+    assert recorder.problem is None and recorder.run_id is not None
+    return finished, events, recorder.run_id
+
+
+def reported_losses(events: list[Event]) -> list[float]:
+    return [loss for event in events if isinstance(event, StepsReported) for loss in event.losses]
+
+
+def test_a_recorded_run_keeps_every_step_its_memory_epochs_and_summary(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    finished, events, run_id = record(path, max_steps=12, epochs=2)
+    with RunStore(path) as store:
+        run = store.run(run_id)
+        assert (run.status, run.steps, run.model, run.device, run.live) == ("completed", 12, "tiny-cnn", "cpu", False)
+        assert run.finished_at is not None and run.finished_at >= run.started_at
+        series = store.steps(run_id)
+        assert series.steps == tuple(range(1, 13))
+        assert series.losses == pytest.approx(reported_losses(events))
+        reports = store.reports(run_id)
+        assert [r.step for r in reports] == [e.step for e in events if isinstance(e, StepsReported)]
+        assert all(r.process_rss_bytes > 0 and r.capacity_bytes > 0 for r in reports)
+        assert run.loss_last == pytest.approx(finished.summary.loss_last)
+        assert run.samples_per_s == pytest.approx(finished.summary.samples_per_s)
+        assert store.summary(run_id)["steps"] == 12
+        assert store.config(run_id)["batch_size"] == 32
+        assert store.started(run_id)["run_uid"] == run.uid
+        epochs = store.events(run_id, kinds=("EpochEnded",))
+        assert [e.data["epoch"] for e in epochs] == [1, 2] and epochs[-1].data["val_loss"] > 0
+
+
+def test_history_is_searchable_sortable_and_editable(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    _, _, first = record(path, max_steps=4)
+    _, _, second = record(path, max_steps=8, batch_size=16)
+    with RunStore(path) as store:
+        assert [r.id for r in store.list_runs()] == [second, first]  # newest first
+        assert [r.id for r in store.list_runs(order="steps", descending=False)] == [first, second]
+        store.rename(first, "  baseline  ")
+        store.annotate(first, "before the data change")
+        assert [r.id for r in store.list_runs("baseline")] == [first]
+        assert [r.id for r in store.list_runs("data change")] == [first]
+        assert store.run(first).title == "baseline" and store.run(second).title.startswith(f"#{second} tiny-cnn")
+        store.delete(first)
+        assert [r.id for r in store.list_runs()] == [second]
+        assert store.steps(first).steps == ()  # its steps went with it
+        with pytest.raises(RunNotFound, match=f"no run {first}"):
+            store.run(first)
+
+
+def test_a_comparison_records_each_of_its_runs_with_its_label(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    recorder = RunRecorder(path)
+    Comparison(RunConfig(**FAST, max_steps=3), [{"batch_size": 16}, {"batch_size": 32}], [recorder]).run()
+    recorder.close()
+    with RunStore(path) as store:
+        runs = store.list_runs(order="started_at", descending=False)
+    assert [(r.label, r.batch_size, r.steps, r.status) for r in runs] == [
+        ("batch_size=16", 16, 3, "completed"), ("batch_size=32", 32, 3, "completed")]
+
+
+def test_a_resumed_run_continues_the_same_curve_replacing_steps_after_its_checkpoint(tmp_path: Path) -> None:
+    """What a resume from a checkpoint at step 5 emits: the same run_uid and start_step 5. The run keeps one
+    row; the steps the first process recorded after 5 are replaced by the resumed ones."""
+    path = tmp_path / "runs.sqlite3"
+    _, events, run_id = record(path, max_steps=8)
+    started = next(e for e in events if isinstance(e, RunStarted))
+    template = next(e for e in events if isinstance(e, StepsReported))
+    finished = events[-1]
+    recorder = RunRecorder(path)
+    recorder(dataclasses.replace(started, start_step=5))
+    for step in range(6, 9):  # what the resumed process reports: steps 6..8, one a report
+        recorder(dataclasses.replace(template, step=step, first_step=step, losses=(100.0 + step,)))
+    recorder(finished)
+    recorder.close()
+    with RunStore(path) as store:
+        assert [r.id for r in store.list_runs()] == [run_id]
+        run = store.run(run_id)
+        series = store.steps(run_id)
+    assert (run.resumes, run.status, run.steps) == (1, "completed", 8)
+    assert series.steps == tuple(range(1, 9))
+    assert all(loss < 100 for loss in series.losses[:5]) and all(loss > 100 for loss in series.losses[5:])
+
+
+def test_a_diverged_runs_nan_loss_is_kept_as_nan(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    finished, events, run_id = record(path, model="squeezenet1_1", optimizer="adamw", lr=10.0, batch_size=16,
+                                      max_steps=40)
+    assert finished.status == "diverged"
+    with RunStore(path) as store:
+        assert store.run(run_id).status == "diverged"
+        losses = store.steps(run_id).losses
+    assert any(math.isnan(loss) or math.isinf(loss) for loss in losses)
+    assert len(losses) == finished.step
+
+
+def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_interrupted(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    process = subprocess.Popen([sys.executable, "-m", "core", "run", *CLI_FAST, "--max-steps", "100000",
+                                "--report-interval", "0.05", "--runs-db", str(path)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    try:
+        deadline, seen = time.monotonic() + 120, 0
+        while seen < 30:  # wait until it has recorded a few reports
+            assert process.poll() is None and time.monotonic() < deadline, "the run ended or never recorded"
+            time.sleep(0.2)
+            if path.exists():
+                with RunStore(path, readonly=True) as watcher:
+                    runs = watcher.list_runs()
+                    if runs:
+                        assert runs[0].live and runs[0].status == "running"  # another process sees it live
+                        seen = runs[0].steps
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    with RunStore(path) as store:  # opening for writing marks it
+        run = store.list_runs()[0]
+        series = store.steps(run.id)
+        reports = store.reports(run.id)
+    assert run.status == "interrupted" and not run.live and "killed" in run.message
+    assert run.steps >= seen
+    assert series.steps == tuple(range(1, run.steps + 1))  # every step up to the last report, none missing
+    assert reports[-1].step == run.steps
+
+
+def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    migrate(db, target=1)
+    db.execute("INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
+               "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
+               "VALUES ('u1', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'resnet18', 'synthetic', 'cuda:0', 'GPU', "
+               "'resident', 64, 2, 2, '{}', '{}')")
+    db.execute("INSERT INTO steps VALUES (1, 1, 1, 2.5), (1, 2, 1, 2.25)")
+    db.close()
+    with RunStore(path) as store:
+        assert schema_version(store.connection) == SCHEMA_VERSION == 2
+        run = store.list_runs()[0]
+        assert (run.model, run.name, run.resumes, store.steps(run.id).losses) == ("resnet18", "", 0, (2.5, 2.25))
+        store.rename(run.id, "from the old store")
+        assert store.run(run.id).name == "from the old store"
+
+
+def test_a_store_from_a_newer_version_is_refused_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    with pytest.raises(StoreError, match="newer version of this app"):
+        RunStore(path)
+
+
+def test_a_damaged_store_is_one_warning_and_the_run_still_trains(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "runs.sqlite3"
+    path.write_bytes(b"this is not an SQLite file " * 200)
+    with pytest.raises(StoreError, match="damaged"):
+        RunStore(path)
+    code = main(["run", *CLI_FAST, "--max-steps", "3", "--runs-db", str(path)])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "warning: this run is not recorded: the run store" in err and "damaged" in err
+    assert "Traceback" not in err and "recorded as run" not in err
+    assert path.read_bytes().startswith(b"this is not an SQLite file")  # the user's file is left alone
+
+
+def test_a_store_locked_by_another_process_stops_recording_not_training(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    RunStore(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another writer that never lets go
+    problems: list[str] = []
+    try:
+        recorder = RunRecorder(path, on_problem=problems.append)
+        finished = TrainingSession(RunConfig(**FAST, max_steps=4), [recorder]).run()
+        recorder.close()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert finished.status == "completed"
+    assert len(problems) == 1 and "locked by another process" in problems[0] and "unrecorded" in problems[0]
+
+
+def test_a_read_only_store_is_one_warning_and_the_run_still_trains(tmp_path: Path) -> None:
+    """Read-only for the process that runs: root writes anything, so as root the CLI runs as `nobody`."""
+    path = tmp_path / "shared" / "runs.sqlite3"
+    path.parent.mkdir()
+    RunStore(path).close()
+    for target in (path.parent, tmp_path):
+        target.chmod(0o755)
+    path.chmod(0o444)
+    before = path.read_bytes()
+    command = [sys.executable, "-m", "core", "run", *CLI_FAST, "--max-steps", "3", "--runs-db", str(path)]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("as root a read-only file is writable, and setpriv (util-linux) is missing to run as nobody")
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+        for parent in tmp_path.parents:  # pytest's base folder is private to root
+            if parent.stat().st_mode & 0o005 != 0o005:
+                parent.chmod(parent.stat().st_mode | 0o005)
+    result = subprocess.run(command, capture_output=True, text=True, env={**ENV, "HOME": str(tmp_path)}, timeout=180)
+    assert result.returncode == 0, result.stderr
+    assert "this run is not recorded" in result.stderr and "read-only" in result.stderr
+    assert "Traceback" not in result.stderr and "status      completed" in result.stdout
+    assert path.read_bytes() == before
