@@ -34,13 +34,15 @@ def update_applicability(form: SettingsForm) -> None:
     on_cpu = kind == "cpu"
     stream = form.value("placement") != "resident"
     synthetic = form.value("dataset") == "synthetic"
+    own = ":" in str(form.value("dataset"))  # your own dataset (package.module:factory) finds its own files
     _applies(form, "pin_memory", not on_cpu and stream,
              "pin_memory only speeds up copies to a GPU" if on_cpu else "only the stream placement copies batches")
     _applies(form, "non_blocking", not on_cpu and stream,
              "the CPU needs no copy to a device" if on_cpu else "only the stream placement copies batches")
     _applies(form, "workers", stream, "the resident placement keeps the data on the device: no loader workers")
     _applies(form, "synthetic_samples", synthetic, "only the synthetic dataset is generated")
-    _applies(form, "data_dir", not synthetic, "the synthetic dataset needs no files")
+    _applies(form, "data_dir", not synthetic and not own,
+             "your own dataset's factory finds its own files" if own else "the synthetic dataset needs no files")
     _applies(form, "download", form.value("dataset") in ("mnist", "fashion-mnist", "cifar10"),
              "only mnist, fashion-mnist and cifar10 can be downloaded")
     _applies(form, "momentum", form.value("optimizer") == "sgd", "AdamW has no momentum setting")
