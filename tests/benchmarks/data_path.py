@@ -34,7 +34,8 @@ is counted in proportion.
 Part 2, samples/s of `TrainingSession` against a bare hand-written loop with the same model, batch,
 data (resident synthetic, served by the same `ResidentBatches` + `DevicePreprocess`), optimizer (SGD
 with the RunConfig defaults) and seeds, so the two compute the same losses (checked and printed): the
-difference is the loop itself (the session's Trainer, reports, memory sampling, events). Both are timed
+difference is the loop itself (the session's Trainer, reports, memory sampling, events, and recording
+every report in a run store as users run it; `--no-record` leaves the store out). Both are timed
 over the same steps: the session's reports at or after the warm-up steps cut the run into intervals
 (the session's own report clock, taken right after its one loss fetch), and the bare loop's per-step
 marks (CUDA/MPS: device events, no extra sync) are read at exactly those steps. A run's samples/s is
@@ -80,6 +81,7 @@ from core.datasets.types import DatasetSplits
 from core.devices import resolve_device
 from core.events import StepsReported
 from core.models import build_model, model_spec
+from core.run_recorder import RunRecorder
 from core.session import TrainingSession
 
 BATCH = 64  # the seed article's batch size; all three data paths use it
@@ -374,6 +376,10 @@ def session_config(device: str, model: str, batch: int, steps: int) -> RunConfig
                      batch_size=batch, epochs=1, max_steps=steps, placement="resident", seed=0)
 
 
+RECORD = True  # the session records into a run store, as the CLI and the window do by default (--no-record: off)
+STORE = Path(tempfile.mkdtemp(prefix="bench-runs-")) / "runs.sqlite3"
+
+
 def run_session(config: RunConfig, device: torch.device) -> LoopRun:
     reports: list[StepsReported] = []
     ticks: dict[int, tuple[float, float, float] | None] = {}
@@ -384,7 +390,12 @@ def run_session(config: RunConfig, device: torch.device) -> LoopRun:
             if device.type == "cpu":
                 ticks[event.step] = cpu_ticks()  # ~20 us, once per report
 
-    finished = TrainingSession(config, [observe]).run()
+    recorder = RunRecorder(STORE) if RECORD else None  # its writer thread shares the process with the loop
+    finished = TrainingSession(config, [observe] + ([recorder] if recorder else [])).run()
+    if recorder is not None:
+        recorder.close()
+        if recorder.problem:
+            raise RuntimeError(recorder.problem)
     if finished.status != "completed":
         raise RuntimeError(f"session ended {finished.status}: {finished.message}")
     times = {r.step: r.elapsed_s for r in reports}  # the session's clock, taken right after its loss fetch
@@ -451,7 +462,8 @@ def bench_session(device: torch.device, model: str, batch: int, steps: int, warm
                   repeats: int, idle_wait: float) -> SessionComparison:
     config = session_config(str(device), model, batch, steps)
     splits = make_synthetic(config.synthetic_samples, config.seed, device)  # what the session generates
-    session_m = Measurement(f"samples/s {model} b{batch} TrainingSession", "samples/s")
+    session_m = Measurement(f"samples/s {model} b{batch} TrainingSession{', recorded' if RECORD else ''}",
+                            "samples/s")
     bare_m = Measurement(f"samples/s {model} b{batch} bare loop", "samples/s")
     ratios, wall_ratios, summary_rates, diffs = [], [], [], []
     quiet_counts: list[tuple[int, int]] = []
@@ -545,7 +557,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="before each run, wait up to SECONDS for other processes to leave the CPUs "
                              "(useful on a shared machine; default 0: don't wait)")
     parser.add_argument("--part", choices=("all", "data", "session"), default="all")
+    parser.add_argument("--no-record", action="store_true",
+                        help="the session part without the run store (by default the session records, as users run it)")
     args = parser.parse_args(argv)
+    global RECORD
+    RECORD = not args.no_record
 
     quick = args.quick
     repeats = args.repeats if args.repeats is not None else (1 if quick else 3)
