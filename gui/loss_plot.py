@@ -21,9 +21,10 @@ LOSS_CAPACITY = 2_000_000  # steps kept; a 1M-point redraw is benchmarked in tes
 
 
 class LossPlot(QWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, capacity: int = LOSS_CAPACITY) -> None:
+        """`capacity`: steps kept (a recorded run's view sizes it to the run: the buffer is allocated whole)."""
         super().__init__(parent)
-        self.data = PeakRingBuffer(LOSS_CAPACITY, 3)  # step, loss, ema; min/max blocks of loss and ema
+        self.data = PeakRingBuffer(capacity, 3)  # step, loss, ema; min/max blocks of loss and ema
         self._ema = EmaState()
         self._dirty = False
         self._epoch_lines: list[pg.InfiniteLine] = []
