@@ -100,13 +100,14 @@ def trial_parts(config: RunConfig, batch_size: int, device):
 
     from core.datasets import dataset_shape
     from core.models import model_spec
-    from core.recipe import build_trainer
+    from core.recipe import build_trainer, check_model_input
 
     channels, height, width, classes, _ = dataset_shape(config)
     spec = model_spec(config.model, channels)
     side = max(height, spec.input_size or 0), max(width, spec.input_size or 0)
     torch.manual_seed(config.seed)
     trainer = build_trainer(config, device, spec.in_channels, classes)
+    check_model_input(config, trainer, spec.in_channels, *side, classes)  # your own model: as the run checks it
     fmt = torch.channels_last if config.channels_last else torch.contiguous_format
     images = torch.randn(batch_size, spec.in_channels, *side, device=device).contiguous(memory_format=fmt)
     labels = torch.randint(0, classes, (batch_size,), device=device)
@@ -158,7 +159,11 @@ def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> in
             return None  # the trial process ran out of memory (or the kernel's OOM killer ended it)
         last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
         raise UserError(f"the batch-size trial at {batch_size} failed: {last}")
-    return int(json.loads(proc.stdout.strip().splitlines()[-1])["peak_bytes"])
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    if "user_error" in answer:  # bad input the trial met (your own model or dataset): as the run reports it
+        field, message = answer.get("field"), answer["user_error"]
+        raise ConfigError(field, message.removeprefix(f"{field}: ")) if field else UserError(message)
+    return int(answer["peak_bytes"])
 
 
 def default_capacity(config: RunConfig) -> int:

@@ -2,6 +2,8 @@
 
 Reads {"config": {...}, "batch_size": n, "steps": k} on stdin, runs k real training steps on the CPU
 and prints {"peak_bytes": ...}: this process's peak resident memory, which nothing else has touched.
+Bad input it meets (your own model or dataset failing to import or to fit) is printed as
+{"user_error": message, "field": field or null}, for the finder to report as the run would.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ def main() -> int:
     from core import oom
     from core.batch_finder import trial_parts
     from core.devices import resolve_device
+    from core.errors import ConfigError, UserError
 
     device = resolve_device(config.device)
     try:
         trainer, images, labels = trial_parts(config, int(request["batch_size"]), device)
         for _ in range(int(request["steps"])):
             trainer.step(images, labels)
+    except UserError as exc:
+        print(json.dumps({"user_error": str(exc), "field": exc.field if isinstance(exc, ConfigError) else None}))
+        return 0
     except (MemoryError, RuntimeError) as exc:
         if not oom.is_out_of_memory(exc):
             raise

@@ -1,4 +1,5 @@
-"""Model construction: tiny-cnn, resnet18 with a CIFAR stem, speedrun-net, or any torchvision classifier.
+"""Model construction: tiny-cnn, resnet18 with a CIFAR stem, speedrun-net, any torchvision classifier, or
+your own (`package.module:factory`, built by `core.user_models`).
 
 All models are built with `weights=None`: no download ever happens. Pretrained weights are not offered
 here because the app's job is to watch training from scratch; a name torchvision does not know is a
@@ -13,6 +14,7 @@ import torch
 from torch import nn
 
 from core.errors import ConfigError
+from core.user_callables import is_spec
 
 # torchvision models with a fixed minimum input: batches are resized on the device to this size.
 _MIN_INPUT = {"inception_v3": 299, "googlenet": 64, "vit_": 224, "maxvit_": 224, "swin_": 224,
@@ -96,13 +98,14 @@ def resolve_model(name: str, device: torch.device) -> str:
     """The model `auto` stands for on `device`: resnet18 on a GPU, tiny-cnn on a CPU (where resnet18 trains at
     ~16 images/s on 2 cores, so a first run would take minutes). Other names are returned as they are."""
     if name != "auto":
-        return name
+        return name  # a spec too: it is the user's choice on every device
     return "resnet18" if device.type in ("cuda", "mps") else "tiny-cnn"
 
 
 def model_spec(name: str, data_channels: int) -> ModelSpec:
-    """Channels and input size the named model expects for data with `data_channels` channels."""
-    if name in ("tiny-cnn", "resnet18", "speedrun-net"):
+    """Channels and input size the named model expects for data with `data_channels` channels (your own
+    model is given the data as it is)."""
+    if name in ("tiny-cnn", "resnet18", "speedrun-net") or is_spec(name):
         return ModelSpec(in_channels=data_channels, input_size=None)
     size = next((s for prefix, s in _MIN_INPUT.items() if name.startswith(prefix)), None)
     return ModelSpec(in_channels=3, input_size=size)
@@ -110,6 +113,10 @@ def model_spec(name: str, data_channels: int) -> ModelSpec:
 
 def build_model(name: str, num_classes: int, in_channels: int) -> nn.Module:
     """Build the named model with freshly initialised weights (seed torch first for reproducibility)."""
+    if is_spec(name):
+        from core.user_models import build_user_model
+
+        return build_user_model(name, num_classes, in_channels)
     if name == "tiny-cnn":
         return TinyCNN(num_classes, in_channels)
     if name == "speedrun-net":

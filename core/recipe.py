@@ -21,6 +21,18 @@ from core.fast_paths import check_fast_paths
 from core.models import ModelSpec, build_model, model_spec, resolve_model
 from core.preprocess import DevicePreprocess
 from core.step import Trainer, build_optimizer
+from core.user_callables import is_spec
+
+
+def check_model_input(config: RunConfig, trainer: Trainer, channels: int, height: int, width: int,
+                      num_classes: int) -> None:
+    """Your own model (`package.module:factory`) gets one forward pass of two images shaped like the run's
+    before training: a ConfigError naming it when it fails on them or gives other than one logit per class.
+    The built-in models are made for any such input."""
+    if is_spec(config.model):
+        from core.user_models import check_output
+
+        check_output(trainer.model, config.model, channels, height, width, num_classes, config.channels_last)
 
 
 def config_for_device(config: RunConfig, device: torch.device) -> RunConfig:
@@ -67,6 +79,7 @@ def build_run(config: RunConfig, device: torch.device, free_bytes: int, generato
     check_batch_fits(config.batch_size, len(splits.train))
     spec = model_spec(config.model, splits.channels)
     trainer = build_trainer(config, device, spec.in_channels, splits.num_classes)
+    check_model_input(config, trainer, spec.in_channels, *splits.image_size, splits.num_classes)
     preprocess = DevicePreprocess(splits, device, spec.in_channels, spec.input_size, config.channels_last,
                                   flip=splits.name not in ("mnist", "fashion-mnist"), generator=generator)
     source: BatchSource

@@ -71,7 +71,10 @@ def spec_problem(spec: str) -> str | None:
     target, _, _ = spec.rpartition(":")
     if target.endswith(".py"):
         path = Path(target).expanduser()
-        return None if path.is_file() else _no_file(path)
+        try:
+            return None if path.is_file() else _no_file(path)
+        except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+            return f"cannot use {path}: {exc}"
     top = target.split(".")[0]
     if top in sys.modules or top in sys.builtin_module_names:
         return None
@@ -95,7 +98,7 @@ def load_callable(field: str, spec: str) -> Callable[..., Any]:
             raise ConfigError(field, f"{spec}: {owner} has no attribute {part!r}") from None
     if callable(found) and not _is_instance_of_module(found):
         return found
-    what = "a model instance (an nn.Module)" if _is_instance_of_module(found) else f"a {type(found).__name__}"
+    what = "a model instance (an nn.Module)" if _is_instance_of_module(found) else a_type(found)
     raise ConfigError(field, f"{spec} is {what}, not a callable: point at a function or class that returns "
                              f"a new {'model' if field == 'model' else 'dataset'}")
 
@@ -131,6 +134,14 @@ def accepted_keywords(field: str, spec: str, factory: Callable[..., Any], offere
     return {name: value for name, value in offered.items() if name in taken}
 
 
+def a_type(value: object) -> str:
+    """'a list', 'an int', 'None': what a value is, for a message."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
 def one_line(exc: BaseException) -> str:
     """'ValueError: bad shape': the exception's type and the first line of its message, cut to a line."""
     lines = str(exc).strip().splitlines()
@@ -152,6 +163,7 @@ def _import_module(field: str, spec: str, name: str) -> ModuleType:
         if module is not None and _changed(module):
             module = importlib.reload(module)
         elif module is None:
+            importlib.invalidate_caches()  # a module written since the path's folders were last listed
             module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name and (name == exc.name or name.startswith(exc.name + ".")):

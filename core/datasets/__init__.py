@@ -1,7 +1,8 @@
 """Dataset loading: one entry point that reads the config and returns uint8 splits.
 
 `synthetic` is generated directly where it will live (on the device for the resident placement);
-the file formats are read into host memory, from which either placement takes them.
+the file formats, and your own dataset (`package.module:factory`, `core.datasets.custom`), are read
+into host memory, from which either placement takes them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import torch
 from core.config import RunConfig
 from core.datasets.synthetic import make_synthetic, synthetic_bytes
 from core.datasets.types import DatasetSplits, ImageSplit
+from core.user_callables import is_spec
 
 __all__ = ["DatasetSplits", "ImageSplit", "dataset_shape", "default_data_dir", "load_dataset", "resident_bytes",
            "synthetic_bytes"]
@@ -38,7 +40,12 @@ def resident_bytes(total_images: int, train_images: int, pixels_per_image: int) 
 
 
 def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, int, int, int | None]:
-    """(channels, height, width, classes, images) without loading the data: enough to size a run."""
+    """(channels, height, width, classes, images) without loading the data: enough to size a run. Your own
+    dataset is the exception: its factory says its shape only by returning it, so it is loaded."""
+    if is_spec(config.dataset):
+        from core.datasets.custom import custom_shape
+
+        return custom_shape(config.dataset, config.seed)
     if config.dataset == "synthetic":
         from core.datasets.synthetic import CHANNELS, NUM_CLASSES, SIZE, val_samples
 
@@ -61,6 +68,10 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
 def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int = 32) -> DatasetSplits:
     """Load `config.dataset`. Synthetic data is generated on `generate_on`; files are read to the host."""
     root = Path(config.data_dir) if config.data_dir else default_data_dir()
+    if is_spec(config.dataset):
+        from core.datasets.custom import load_custom
+
+        return load_custom(config.dataset, config.seed)
     if config.dataset == "synthetic":
         return make_synthetic(config.synthetic_samples, config.seed, generate_on)
     if config.dataset in ("mnist", "fashion-mnist"):
@@ -80,7 +91,7 @@ def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int =
 
 def train_size_hint(config: RunConfig) -> int | None:
     """Training images `config` will have, where that is known without reading any file (so a batch
-    larger than the training set can be refused before a run): None for an image folder."""
+    larger than the training set can be refused before a run): None for an image folder or your own."""
     if config.dataset == "synthetic":
         return config.synthetic_samples
     return _SHAPES[config.dataset][4] if config.dataset in _SHAPES else None

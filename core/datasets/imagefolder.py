@@ -25,6 +25,7 @@ import torch
 from PIL import Image
 from torchvision.datasets.folder import IMG_EXTENSIONS
 
+from core.datasets.readers import channel_stats, held_out
 from core.datasets.types import DatasetSplits, ImageSplit
 from core.errors import DatasetError
 
@@ -45,7 +46,7 @@ def load_imagefolder(root: Path, image_size: int = 32, val_fraction: float = 0.1
     layout = _read_layout(Path(root), val_fraction, seed)
     _warn_skipped(Path(root), layout.skipped)
     train = _decode(layout.train, image_size)
-    mean, std = _channel_stats(train.images)
+    mean, std = channel_stats(train.images)
     return DatasetSplits(
         name="imagefolder",
         train=train,
@@ -147,15 +148,9 @@ def _samples(folder: Path, classes: list[str], scan: _Scan, allow_empty: bool = 
     return samples
 
 
-def _val_count(count: int, val_fraction: float) -> int:
-    return 0 if count < 2 else min(count - 1, max(1, round(count * val_fraction)))
-
-
 def _hold_out(samples: list[Sample], val_fraction: float, seed: int) -> tuple[list[Sample], list[Sample]]:
     """A seeded random split; both parts keep the folder order so that the result is reproducible."""
-    count = len(samples)
-    order = torch.randperm(count, generator=torch.Generator().manual_seed(seed)).tolist()
-    val_indices = set(order[: _val_count(count, val_fraction)])
+    val_indices = held_out(len(samples), seed, val_fraction)
     train = [sample for i, sample in enumerate(samples) if i not in val_indices]
     val = [sample for i, sample in enumerate(samples) if i in val_indices]
     return train, val
@@ -341,17 +336,3 @@ def _stretch(values: np.ndarray) -> np.ndarray:
     low, high = float(values.min()), float(values.max())
     scale = 255.0 / (high - low) if high > low else 0.0  # a flat image becomes black
     return np.rint((values - low) * scale).astype(np.uint8)
-
-
-def _channel_stats(images: torch.Tensor) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Per-channel mean and std in 0..1 units, in chunks so a large split needs no float copy of itself."""
-    total = torch.zeros(3, dtype=torch.float64)
-    squares = torch.zeros(3, dtype=torch.float64)
-    for chunk in images.split(1024):
-        values = chunk.to(torch.float64) / 255.0
-        total += values.sum(dim=(0, 2, 3))
-        squares += (values * values).sum(dim=(0, 2, 3))
-    count = images.shape[0] * images.shape[2] * images.shape[3]
-    mean = total / count
-    std = (squares / count - mean * mean).clamp_min(0.0).sqrt().clamp_min(1.0 / 255.0)  # a flat channel must not divide by 0
-    return tuple(round(float(v), 6) for v in mean), tuple(round(float(v), 6) for v in std)
