@@ -25,6 +25,8 @@ class RunState:
     t0: float
     step: int = 0
     samples: int = 0
+    start_step: int = 0  # steps and images trained before this process (a resumed run starts there)
+    start_samples: int = 0
     epoch: int = 0
     total_steps: int = 0  # planned; recomputed when an out-of-memory shrink changes the batch size
     val_batch_size: int = 0
@@ -53,7 +55,7 @@ class RunState:
         if self.warmup_steps:
             self.rates.append(rate)
         else:
-            self.warmup_steps = self.step
+            self.warmup_steps = self.step - self.start_step
         self.last_report, self.last_report_samples = now, self.samples
         return rate
 
@@ -79,7 +81,8 @@ class RunState:
             peak_alloc, peak_res = sample.peak_allocated_bytes, sample.peak_reserved_bytes
             peak_rss = probe.peak_rss_bytes
         wall = time.perf_counter() - self.t0
-        rate = statistics.median(self.rates) if self.rates else (self.samples / wall if self.samples else None)
+        trained = self.samples - self.start_samples
+        rate = statistics.median(self.rates) if self.rates else (trained / wall if trained else None)
         spread = rate_spread(self.rates) or ((rate, rate) if rate is not None else None)
         changes: Any = tuple(ReadOnlyDict({"step": s, "from": a, "to": b}) for s, a, b in self.batch_changes)
         return RunSummary(
@@ -121,8 +124,8 @@ def planned_steps(config: RunConfig, run: RunState, source: BatchSource, epoch: 
     if limit is None:  # max_steps alone bounds the run
         assert config.max_steps is not None
         return config.max_steps
-    if epoch is None:
-        total = source.steps_per_epoch() * limit
+    if epoch is None:  # between epochs: a fresh run, or one resumed from a checkpoint saved at an epoch's end
+        total = run.step + source.steps_per_epoch() * (limit - run.epoch)
     else:
         left_now = epoch.remaining_samples() // source.batch_size
         total = run.step + left_now + source.steps_per_epoch() * (limit - run.epoch)

@@ -2,8 +2,12 @@
 
 `TrainingSession.run()` blocks (call it from a worker thread or the CLI's main thread) and reads top to
 bottom as: build (`_build`), loop (`_train`, `_train_step`), report (`_report`), finish (`_finish`).
-Other threads steer it only through `request_stop`, `pause`, `resume`, `request_cache_clear` and
-`request_snapshot`, which set flags that the loop reads at step boundaries.
+Other threads steer it only through `request_stop`, `pause`, `resume`, `request_cache_clear`,
+`request_snapshot` and `request_checkpoint`, which set flags that the loop reads at step boundaries.
+
+Checkpoints (core.checkpointer) are saved at step boundaries: as the `CheckpointPolicy` says (epoch ends,
+every N steps, a stop mid-epoch) and when requested. `resume=PATH` continues a checkpoint's run: its
+run_uid, step count and losses go on, and the next losses equal those of a run never interrupted.
 
 The loop never syncs with the device inside a step: losses stay on the device in a list and are
 fetched in one transfer per report interval (`_report`), where NaN/inf is detected. A run that ends
@@ -22,9 +26,11 @@ from collections.abc import Iterable
 
 import torch
 
-from core import oom
+from core import checkpoint, checkpoint_state, oom
 from core.batches import BatchEpoch
 from core.breakdown import StepMemoryRecorder
+from core.checkpoint import ON_REQUEST, CheckpointPolicy
+from core.checkpointer import Checkpointer
 from core.config import RunConfig
 from core.controls import RunControls
 from core.devices import cpu_name, resolve_device
@@ -58,20 +64,40 @@ class _OutOfMemoryStop(Exception):
     """The run ends with status `oom`: the message says what was asked for and what was free."""
 
 
+def _at_end(epoch: BatchEpoch) -> bool:
+    """Whether `epoch` has no batch left, found the way a step finds it (a streamed epoch's sampler draws
+    once more at its end: a checkpoint saved after that resumes into the same next epoch)."""
+    try:
+        next(epoch)
+    except StopIteration:
+        return True
+    epoch.give_back()
+    return False
+
+
 class TrainingSession(RunControls):
     """Runs one RunConfig to its end and emits events; thread-safe commands (`RunControls`: request_stop,
-    pause, resume, request_cache_clear, request_snapshot) steer it from other threads."""
+    pause, resume, request_cache_clear, request_snapshot, request_checkpoint) steer it from other threads."""
 
     def __init__(self, config: RunConfig, observers: Iterable[Observer] = (), record_memory_history: bool = False,
-                 snapshot_path: str | None = None) -> None:
+                 snapshot_path: str | None = None, checkpoints: CheckpointPolicy = ON_REQUEST,
+                 resume: str | None = None) -> None:
         """`record_memory_history` (CUDA) records allocator events for snapshots; `snapshot_path`
-        implies it and saves a snapshot there when the run ends, before its memory is released."""
+        implies it and saves a snapshot there when the run ends, before its memory is released.
+        `checkpoints` says when to save checkpoints unasked (by default never). `resume` is a checkpoint to
+        continue: read here, so one that cannot be resumed with `config` raises UserError before any run."""
         super().__init__()
         self.config = config
         self.observers: list[Observer] = list(observers)
         self.record_memory_history = record_memory_history or snapshot_path is not None
         self.snapshot_path = snapshot_path
         self.run_uid = uuid.uuid4().hex  # names this run in the run store; a resumed run keeps its original one
+        self.resume_path = resume
+        self._resume: dict | None = None  # the checkpoint to continue, until _build has loaded it
+        if resume is not None:
+            self.config, self.run_uid, self._resume = checkpoint.prepare_resume(resume, config)
+        self._checkpointer = Checkpointer(checkpoints, self.run_uid)
+        self._resumed_epoch: BatchEpoch | None = None  # the epoch a mid-epoch checkpoint was saved in
         self.loss_fetches = 0  # device->host loss transfers; equals the number of reports
         # per run, set by run() and _build()
         self.device: torch.device | None = None
@@ -132,7 +158,15 @@ class TrainingSession(RunControls):
         self._parts = parts
         self._recorder = StepMemoryRecorder(self.probe)
         run.val_batch_size = cfg.batch_size
-        run.total_steps = planned_steps(self.config, run, parts.source, None)
+        notes = list(parts.notes)
+        if self._resume is not None and self.resume_path is not None:
+            self._resumed_epoch, resume_notes = self._checkpointer.restore(self._resume, self.resume_path, parts, run,
+                                                                           device)
+            notes += resume_notes
+            self._resume = None  # its tensors are in the model now: let the file's memory go
+        run.total_steps = planned_steps(self.config, run, parts.source, self._resumed_epoch)
+        if self.resume_path is not None:
+            checkpoint_state.check_steps_left(self.resume_path, run)
         self.probe.reset_peak()
         source = parts.source
         self.emit(RunStarted(
@@ -142,7 +176,7 @@ class TrainingSession(RunControls):
             parameters=count_parameters(parts.trainer.model), dataset_bytes=parts.splits.nbytes,
             memory=self.probe.sample(), epochs=cfg.epoch_limit, run_uid=self.run_uid,
             start_step=run.step))
-        for level, text in parts.notes:
+        for level, text in notes:
             self.emit(LogMessage(level, text))
 
     def _config_as_run(self) -> ReadOnlyDict:
@@ -155,25 +189,43 @@ class TrainingSession(RunControls):
         source = self._parts.source
         run.last_report = time.perf_counter()
         self._parts.trainer.model.train()
-        while (cfg.epoch_limit is None or run.epoch < cfg.epoch_limit) and not self._steps_done():
-            run.epoch += 1
-            run.epoch_losses = []
-            self.emit(EpochStarted(run.epoch, run.step))
-            batches = source.train_epoch()
-            planned_samples, before = source.steps_per_epoch() * source.batch_size, run.samples
+        batches, self._resumed_epoch = self._resumed_epoch, None  # a resumed run may start mid-epoch
+        while batches is not None or ((cfg.epoch_limit is None or run.epoch < cfg.epoch_limit)
+                                      and not self._steps_done()):
+            if batches is None:
+                batches = self._start_epoch()
+            planned_samples, before = batches.remaining_samples() // source.batch_size * source.batch_size, run.samples
             exhausted = False
             while not self._steps_done():
-                self._at_step_boundary()
+                self._at_step_boundary(batches)
                 if not self._train_step(batches):
                     exhausted = True
                     break
+                if self._checkpointer.every_due(run.step):
+                    self._save_checkpoint("every", batches)
             if run.pending:
                 self._report()
+            if not exhausted and batches.remaining_samples() < source.batch_size:
+                exhausted = _at_end(batches)  # max_steps at the data's end: as the next step would find it
             if exhausted:
                 run.skipped_samples += max(planned_samples - (run.samples - before), 0)
                 if run.samples == before:
                     raise RuntimeError(f"epoch {run.epoch} produced no batch")  # would loop for ever
+            if not exhausted and self._checkpointer.stop_due(run.step):  # max_steps ends the run mid-epoch
+                self._save_checkpoint("end", batches)  # before validating: as a longer run would go on
             self._end_epoch()
+            if exhausted and self._checkpointer.policy.epoch_end:
+                self._save_checkpoint("epoch", None)
+            batches = None
+
+    def _start_epoch(self) -> BatchEpoch:
+        run = self._state
+        assert self._parts is not None and self.device is not None
+        run.epoch += 1
+        run.epoch_losses = []
+        self.emit(EpochStarted(run.epoch, run.step))
+        self._checkpointer.epoch_started(self.device, self._parts.source)  # before the epoch draws anything
+        return self._parts.source.train_epoch()
 
     def _steps_done(self) -> bool:
         return self.config.max_steps is not None and self._state.step >= self.config.max_steps
@@ -186,7 +238,7 @@ class TrainingSession(RunControls):
         sample, recorder = run.sample_next, self._recorder  # measure what holds memory, ~once a second
         failure: str | None = None
         taken = False
-        compiling = run.step == 0 and self._parts.trainer.compiles
+        compiling = run.step == run.start_step and self._parts.trainer.compiles
         try:
             images, labels = next(batches)  # allocates too: a resident epoch's augmented copy, the H2D copy
             taken = True
@@ -226,11 +278,10 @@ class TrainingSession(RunControls):
         self.emit(LogMessage("info", f"torch.compile compiled the model in {self._state.compile_s:.1f} s "
                                      "(the first step; counted in the wall time, left out of images/s)"))
 
-    def _at_step_boundary(self) -> None:
-        """Apply commands from other threads: cache clear, snapshot, pause (blocking), stop."""
+    def _at_step_boundary(self, batches: BatchEpoch) -> None:
+        """Apply commands from other threads: cache clear, snapshot, checkpoint, pause (blocking), stop."""
         run = self._state
-        if self.take_cache_clear():
-            self._apply_cache_clear()
+        self._apply_requests(batches)
         for path in self.take_snapshot_paths():
             self._save_snapshot(path)
         if self.pause_requested:
@@ -238,15 +289,23 @@ class TrainingSession(RunControls):
                 self._report()
             self.emit(RunPaused(run.step))
             while not self.wait_for_resume(0.05):
-                if self.take_cache_clear():
-                    self._apply_cache_clear()
+                self._apply_requests(batches)
             if not self.stop_requested:
                 self.emit(RunResumed(run.step))
             self._reset_rate_clock()
         if self.stop_requested:
             if run.pending:
                 self._report()
+            if self._checkpointer.stop_due(run.step):
+                self._save_checkpoint("stop", batches)
             raise _Stopped
+
+    def _apply_requests(self, batches: BatchEpoch) -> None:
+        """Cache clears and checkpoints asked for: answered between steps, and while paused."""
+        if self.take_cache_clear():
+            self._apply_cache_clear()
+        for path in self.take_checkpoint_requests():
+            self._save_checkpoint("request", batches, path)
 
     # ---- report ----------------------------------------------------------------------------------
     def _report(self) -> None:
@@ -358,7 +417,16 @@ class TrainingSession(RunControls):
             oom.release(self.device)  # unreachable tensors, then the allocator's cache: back to the baseline
         return RunFinished(status, self._state.step, message, user_error, summary, error_field)
 
-    # ---- memory snapshots ------------------------------------------------------------------------
+    # ---- checkpoints and memory snapshots ---------------------------------------------------------
+    def _save_checkpoint(self, reason: str, batches: BatchEpoch | None, path: str | None = None) -> None:
+        """At a step boundary (`batches` None: after the epoch's validation). Reports the buffered losses
+        first, so the run's record holds every step the checkpoint does."""
+        assert self._parts is not None and self.device is not None
+        if self._state.pending:
+            self._report()
+        self.emit(self._checkpointer.save(reason, path, self.config, self.device, self._parts, self._state, batches))
+        self._reset_rate_clock()  # the save's time is not training time
+
     def _save_snapshot(self, path: str) -> None:
         self.emit(snapshot_event(self._history, path, self._state.step))
 

@@ -1,0 +1,211 @@
+"""Checkpoint files: where a run saves them, how they are written, and how they are read back safely.
+
+A checkpoint is one `torch.save` file of plain values and tensors only (core.checkpoint_state fills it):
+the model, optimizer and gradient-scaler states, the run's config as a dict, its step, epoch and identity
+(`run_uid`, the run store's key), the random generators' states and how far the epoch got. It is read
+with `torch.load(weights_only=True)`, which refuses any pickle that would import or call code: such a file
+is refused with a message that says so, and nothing in it runs. Writes go to a temporary file renamed
+over the target, so a full disk or a kill leaves the previous checkpoint, never a truncated one.
+
+Default place: `checkpoints/<run_uid>/step-<N>.pt` in the user data folder (beside the datasets and the
+run store), or under $GPU_TRAIN_MONITOR_CHECKPOINTS, or under `--checkpoint-dir DIR`.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.config import RunConfig
+from core.errors import ConfigError, UserError
+
+FORMAT = "gpu-train-monitor checkpoint"
+VERSION = 1
+ENV_DIR = "GPU_TRAIN_MONITOR_CHECKPOINTS"
+AUTOMATIC_REASONS = ("epoch", "every", "stop", "end")  # the policy's own checkpoints: the oldest are pruned
+LENGTH_FIELDS = ("epochs", "max_steps")  # a resumed run may be given a new length
+# Fields that make a run what it is: a resumed run keeps its checkpoint's values. The others (device,
+# placement, workers, compile, report interval, ...) change how it trains, not what, and may differ.
+IDENTITY_FIELDS = ("model", "dataset", "synthetic_samples", "seed", "batch_size", "optimizer", "lr", "momentum",
+                   "weight_decay", "amp")
+_REQUIRED = {"run_uid": str, "step": int, "epoch": int, "epoch_complete": bool, "samples": int, "config": dict,
+             "placement": str, "device_type": str, "model": dict, "optimizer": dict, "scaler": dict, "rng": dict,
+             "progress": dict, "batch_size": int, "data": dict}
+
+
+@dataclass(frozen=True)
+class CheckpointPolicy:
+    """When a run saves checkpoints by itself, and where. Requests (`request_checkpoint`) are saved whatever
+    this says, and never pruned."""
+
+    directory: str | None = None  # None: default_dir()
+    epoch_end: bool = True  # at each epoch's end, and where a stop or max_steps ends the run mid-epoch
+    every_steps: int = 0  # also every this many steps (0: never)
+    keep: int = 2  # the run's newest automatic checkpoints kept; older ones are deleted (0: keep all)
+
+    def folder(self, run_uid: str) -> Path:
+        root = Path(self.directory).expanduser() if self.directory else default_dir()
+        return root / run_uid
+
+
+ON_REQUEST = CheckpointPolicy(epoch_end=False)  # a session's default: checkpoints only when asked for
+
+
+def default_dir() -> Path:
+    """$GPU_TRAIN_MONITOR_CHECKPOINTS, else `checkpoints` in the per-user data folder."""
+    if os.environ.get(ENV_DIR):
+        return Path(os.environ[ENV_DIR]).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("gpu-train-monitor")) / "checkpoints"
+
+
+def step_path(folder: Path, step: int) -> Path:
+    return folder / f"step-{step}.pt"
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """What a checkpoint says about its run, without its tensors."""
+
+    path: str
+    run_uid: str
+    step: int
+    epoch: int  # the epoch under way, or the last one finished when `epoch_complete`
+    epoch_complete: bool
+    config: RunConfig  # the run's config (its model resolved: never `auto`)
+    placement: str  # the placement it trained with
+    device_type: str  # "cpu", "cuda" or "mps"
+
+
+# ---- writing -------------------------------------------------------------------------------------------
+def save(path: Path, payload: dict[str, Any]) -> int:
+    """Write `payload` to `path` atomically (its folder made first); returns the size in bytes. Raises
+    OSError or RuntimeError (torch's writer on a full disk) with the target left as it was."""
+    import torch
+
+    from core.outputs import replace_atomically
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    replace_atomically(path, lambda temporary: torch.save(payload, temporary))
+    return path.stat().st_size
+
+
+# ---- reading -------------------------------------------------------------------------------------------
+def load(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The checkpoint at `path`, its tensors on the CPU (memory-mapped, so reading its config is cheap).
+    UserError, with one sentence, for a file that is missing, unreadable, damaged, carries code, or is
+    not a checkpoint of this app."""
+    import torch
+
+    shown = os.fspath(path)
+    target = Path(shown).expanduser()
+    try:
+        with open(target, "rb") as file:
+            zipped = file.read(4) == b"PK\x03\x04"  # torch's own format: memory-mapped loading works
+        with warnings.catch_warnings():  # torch warns about old pickle protocols before it refuses them
+            warnings.simplefilter("ignore")
+            payload = torch.load(target, map_location="cpu", weights_only=True, mmap=zipped)
+    except OSError as exc:
+        raise UserError(f"cannot read the checkpoint {shown}: {exc.strerror or exc}") from None
+    except pickle.UnpicklingError as exc:
+        raise UserError(f"{shown} is not a checkpoint this app can load safely: {_unsafe_reason(str(exc))}; "
+                        "nothing in it was run") from None
+    except (RuntimeError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise UserError(f"{shown} is damaged or not a checkpoint (it may be incomplete: {first})") from None
+    _check_format(payload, shown)
+    return payload
+
+
+def _unsafe_reason(message: str) -> str:
+    """What torch's weights-only unpickler refused, in words: the code a pickle would call, or the detail."""
+    called = re.search(r"GLOBAL ([\w.]+)", message) or re.search(r"[Uu]nsupported class ([\w.]+)", message)
+    if called:
+        return f"it carries code (it would call {called.group(1)})"
+    detail = re.search(r"WeightsUnpickler error: \s*(.+)", message)
+    what = detail.group(1).strip() if detail else (message.strip().splitlines() or ["refused"])[0][:200]
+    return f"it holds something other than tensors and plain values ({what})"
+
+
+def _check_format(payload: Any, shown: str) -> None:
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise UserError(f"{shown} is not a gpu-train-monitor checkpoint (a PyTorch file without a run's record; "
+                        "resume from a file the app saved under checkpoints/)")
+    version = payload.get("version")
+    if not isinstance(version, int) or version > VERSION:
+        raise UserError(f"{shown} was saved by a newer gpu-train-monitor (checkpoint format {version}); update "
+                        "the app to resume it")
+    for key, kind in _REQUIRED.items():
+        if not isinstance(payload.get(key), kind):
+            raise UserError(f"{shown} is damaged: its {key!r} entry is missing or not a {kind.__name__}")
+
+
+def info_of(payload: dict[str, Any], path: str | os.PathLike[str]) -> CheckpointInfo:
+    shown = os.fspath(path)
+    try:
+        config = RunConfig.from_dict(payload["config"])
+    except UserError as exc:
+        raise UserError(f"{shown} holds a config this version cannot run ({exc})") from None
+    return CheckpointInfo(shown, payload["run_uid"], payload["step"], payload["epoch"], payload["epoch_complete"],
+                          config, payload["placement"], payload["device_type"])
+
+
+def read_info(path: str | os.PathLike[str]) -> CheckpointInfo:
+    """The run a checkpoint belongs to and where it stopped (UserError if it cannot be read)."""
+    return info_of(load(path), path)
+
+
+def read_config(path: str | os.PathLike[str]) -> RunConfig:
+    """The config to resume a checkpoint with (the window's "Resume from checkpoint"); UserError if unreadable."""
+    return read_info(path).config
+
+
+# ---- what a resumed run may change ---------------------------------------------------------------------
+def prepare_resume(path: str, config: RunConfig) -> tuple[RunConfig, str, dict[str, Any]]:
+    """Read `path` to resume it with `config`: (the config the resumed run trains with, its run_uid, the
+    checkpoint). UserError (ConfigError naming a field) when it cannot be resumed so."""
+    saved = load(path)
+    info = info_of(saved, path)
+    return check_resumable(config, info), info.run_uid, saved
+
+
+def resume_config(info: CheckpointInfo, changes: dict[str, Any]) -> RunConfig:
+    """The checkpoint's config with the options given on a command line. A new length (epochs and/or
+    max_steps, counted from the run's start) replaces both length settings: `--epochs 3` alone lifts a
+    max_steps the first run had. Everything else is checked by `check_resumable`."""
+    config = info.config
+    length = {field: changes.get(field) for field in LENGTH_FIELDS} if set(LENGTH_FIELDS) & set(changes) else {}
+    rest = {field: value for field, value in changes.items() if field not in LENGTH_FIELDS}
+    return config.replace(**length, **rest) if length or rest else config
+
+
+def check_resumable(config: RunConfig, info: CheckpointInfo) -> RunConfig:
+    """`config` as the resumed run trains it, or ConfigError naming the field it may not change. `auto`
+    stands for the checkpoint's model, and mid-epoch for its placement (the epoch's position is in its terms)."""
+    saved = info.config
+    if config.model == "auto":
+        config = config.replace(model=saved.model)
+    if (config.model, config.dataset) != (saved.model, saved.dataset):
+        field = "model" if config.model != saved.model else "dataset"
+        raise ConfigError(field, f"{info.path} is a checkpoint of {saved.model} trained on {saved.dataset}, not "
+                                 f"{config.model} on {config.dataset}; resume it with its own model and dataset, "
+                                 "or start a new run without resuming")
+    for field in IDENTITY_FIELDS:
+        if field == "synthetic_samples" and config.dataset != "synthetic":
+            continue
+        if getattr(config, field) != getattr(saved, field):
+            raise ConfigError(field, f"a resumed run keeps its checkpoint's {field} ({getattr(saved, field)}); "
+                                     f"{getattr(config, field)} would train something else: start a new run instead")
+    if not info.epoch_complete:
+        if config.placement == "auto":
+            config = config.replace(placement=info.placement)
+        elif config.placement != info.placement:
+            raise ConfigError("placement", f"{info.path} was saved mid-epoch with the {info.placement} placement; "
+                                           "resume it with that placement (one saved at an epoch's end may change it)")
+    return config
