@@ -1,4 +1,4 @@
-"""The headless command line: `run`, `find-batch-size`, `devices`, `models` and `info`.
+"""The headless command line: `run`, `compare`, `find-batch-size`, `runs`, `devices`, `models` and `info`.
 
 Options come from the bounds tables (core.options), the same ones that validate `RunConfig` and build
 the GUI form. Bad input exits with code 2 and one line on stderr naming the option and what is allowed;
@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("presets", help="list the presets --preset accepts and what each sets")
     sub.add_parser("info", help="print the versions a bug report needs (app, Python, torch, CUDA, GPUs, "
                                 "NVIDIA driver, PySide6)")
+    from core.runs_cli import add_runs_parser
+
+    add_runs_parser(sub)
     return parser
 
 
@@ -143,6 +146,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             return command_compare(args)
         if args.command == "find-batch-size":
             return command_find_batch_size(args)
+        if args.command == "runs":
+            from core.runs_cli import command_runs
+
+            return command_runs(args)
     except UserError as exc:
         print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -14,7 +14,7 @@ from core.config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
 from core.errors import ConfigError, UserError
 
 PROG = "gpu-train-monitor"
-COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size", "info")
+COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size", "info", "runs")
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl+C
 EXIT_TERMINATED = 143  # 128 + SIGTERM

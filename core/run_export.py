@@ -1,0 +1,168 @@
+"""Exports of a recorded run that other tools read: CSV (pandas, spreadsheets), JSON, TensorBoard event files.
+
+Exports read the run store, never a live session, so any recorded run can be exported (a run still training:
+what has been recorded so far). `export_run` is the one entry point, for the CLI (`runs export`) and the
+window; its errors are `UserError`s with a sentence people can act on. Where the files go:
+
+  csv          OUT is a folder (created if missing): run-<id>-steps.csv and run-<id>-memory.csv in it
+  json         OUT is a file, or a folder (existing, or written with a trailing /) to hold run-<id>.json
+  tensorboard  OUT is a log dir (created if missing): the event file goes to OUT/run-<id>/
+
+The JSON document is strict (NaN and infinities are null); its layout is `run_document`'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from core.errors import UserError
+from core.outputs import write_json
+
+if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
+    from core.run_series import StepTable
+    from core.run_store import EventRow, RunRow, RunStore
+
+FORMATS = ("csv", "json", "tensorboard")
+DEFAULT_SMOOTHING = 0.9  # the loss plot's default EMA weight
+DOCUMENT_FORMAT = "gpu-train-monitor run"
+DOCUMENT_VERSION = 1
+T = TypeVar("T")
+EVENT_GROUPS = {  # the store's event kinds -> the JSON document's lists
+    "EpochEnded": "epochs", "OutOfMemory": "out_of_memory", "CacheCleared": "cache_clears",
+    "CheckpointSaved": "checkpoints", "SnapshotSaved": "memory_snapshots", "MemoryBreakdown": "memory_breakdowns",
+    "RunPaused": "pauses", "RunResumed": "pauses", "LogMessage": "messages",
+}
+
+
+def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[str],
+               smoothing: float = DEFAULT_SMOOTHING) -> list[Path]:
+    """Export run `run_id` as `fmt` (csv, json or tensorboard) to `out`; the paths of the files written.
+
+    `smoothing` is the EMA weight of the smoothed loss (0..0.999, the loss plot's)."""
+    if fmt not in FORMATS:
+        raise UserError(f"unknown export format {fmt!r}: use csv, json or tensorboard")
+    row = store.run(run_id)  # RunNotFound before any file is touched
+    target = Path(os.fspath(out)).expanduser()
+    if fmt == "json":
+        path = json_path(target, run_id, str(out).endswith(("/", os.sep)))
+        document = run_document(store, run_id, series=True, smoothing=smoothing)
+        _guard(path, lambda: write_json(path, document))
+        return [path]
+    from core.run_series import step_table
+
+    reports = store.reports(run_id)
+    table = step_table(store, run_id, smoothing, reports)
+    if fmt == "tensorboard":
+        from core.export_tensorboard import run_text, summary_writer_class, write_run_tensorboard
+
+        summary_writer_class()  # missing tensorboard: say so before creating any folder
+        folder = _folder(target, "TensorBoard log dir")
+        epochs = store.events(run_id, kinds=("EpochEnded",))
+        text = run_text(run_facts(row), store.config(run_id))
+        return _guard(folder, lambda: write_run_tensorboard(folder, row, table, reports, epochs, text))
+    from core.export_csv import write_run_csv
+
+    folder = _folder(target, "CSV export folder")
+    return _guard(folder, lambda: write_run_csv(folder, run_id, table, reports))
+
+
+def json_path(target: Path, run_id: int, as_folder: bool = False) -> Path:
+    """The JSON file to write: `target` itself, or run-<id>.json inside it when it is (or names) a folder."""
+    if as_folder or target.is_dir():
+        return _folder(target, "JSON export folder") / f"run-{run_id}.json"
+    _folder(target.parent, "folder for the JSON export")
+    return target
+
+
+def run_document(store: RunStore, run_id: int, *, series: bool = True,
+                 smoothing: float = DEFAULT_SMOOTHING) -> dict[str, Any]:
+    """Everything recorded about a run as plain JSON-ready values.
+
+    Keys: format, format_version, run (the history's facts, with local ISO times), config (as run), start
+    (the RunStarted event), summary (None while running), then one list per kind of event, each entry the
+    event's fields with `at` (Unix time) and `step`: epochs, out_of_memory, cache_clears, checkpoints,
+    memory_snapshots, memory_breakdowns, pauses (`event`: paused or resumed), messages, other_events; with
+    `series`, also steps (columns step, epoch, loss, smoothed_loss, elapsed_s; the EMA weight in
+    smoothing) and reports (one column per report field)."""
+    row = store.run(run_id)
+    document: dict[str, Any] = {"format": DOCUMENT_FORMAT, "format_version": DOCUMENT_VERSION, "run": run_facts(row),
+                                "config": store.config(run_id), "start": store.started(run_id),
+                                "summary": store.summary(run_id)}
+    for group in dict.fromkeys([*EVENT_GROUPS.values(), "other_events"]):
+        document[group] = []
+    for event in store.events(run_id):
+        document[EVENT_GROUPS.get(event.kind, "other_events")].append(event_entry(event))
+    if series:
+        from core.run_series import step_table
+        from core.run_store import ReportRow
+
+        reports = store.reports(run_id)
+        table = step_table(store, run_id, smoothing, reports)
+        document["smoothing"] = table.smoothing
+        document["steps"] = step_columns(table)
+        document["reports"] = {field.name: [getattr(r, field.name) for r in reports]
+                               for field in dataclasses.fields(ReportRow)}
+    return document
+
+
+def run_facts(row: RunRow) -> dict[str, Any]:
+    """The run's row as a dict, with its start and end also as local ISO 8601 times."""
+    facts = dataclasses.asdict(row)
+    facts["title"] = row.title
+    facts["started"] = iso_time(row.started_at)
+    facts["finished"] = None if row.finished_at is None else iso_time(row.finished_at)
+    return facts
+
+
+def event_entry(event: EventRow) -> dict[str, Any]:
+    entry: dict[str, Any] = {"at": event.at, "step": event.step, **event.data}
+    if event.kind in ("RunPaused", "RunResumed"):
+        entry["event"] = "paused" if event.kind == "RunPaused" else "resumed"
+    elif EVENT_GROUPS.get(event.kind) is None:
+        entry["kind"] = event.kind
+    return entry
+
+
+def step_columns(table: StepTable) -> dict[str, list[Any]]:
+    return {"step": table.steps.tolist(), "epoch": table.epochs.tolist(), "loss": table.losses.tolist(),
+            "smoothed_loss": table.smoothed.tolist(), "elapsed_s": table.elapsed_s.tolist()}
+
+
+def iso_time(unix_time: float) -> str:
+    """Local time with its UTC offset, to the second: 2026-12-03T05:20:11+01:00."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(unix_time)) + _offset(unix_time)
+
+
+def local_time(unix_time: float) -> str:
+    """Local time to the minute, as the history lists runs: 2026-12-03 05:20."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(unix_time))
+
+
+def _offset(unix_time: float) -> str:
+    offset = time.strftime("%z", time.localtime(unix_time))  # +0100
+    return f"{offset[:3]}:{offset[3:]}" if len(offset) == 5 else ""
+
+
+def _folder(path: Path, what: str) -> Path:
+    """`path` as a folder, created with its parents if missing; a UserError if it cannot be."""
+    if path.exists() and not path.is_dir():
+        raise UserError(f"{path} is a file, but the {what} must be a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the {what} {path} ({exc.strerror or exc})") from None
+    return path
+
+
+def _guard(path: Path, write: Callable[[], T]) -> T:
+    """Run `write`; a failure to write (disk full, no permission) becomes one sentence naming `path`."""
+    try:
+        return write()
+    except OSError as exc:
+        where = exc.filename or path
+        raise UserError(f"could not write the export to {where} ({exc.strerror or exc})") from None

@@ -1,0 +1,190 @@
+"""`gpu-train-monitor runs`: list, show, export and delete the runs recorded in the run store.
+
+Every subcommand takes `--runs-db PATH` (default: $GPU_TRAIN_MONITOR_RUNS_DB, else the user data folder's
+store, the one `run`, `compare` and the window record into). An unknown run, a store that is missing or
+cannot be read: one line on stderr and exit code 2. None of these load torch, except a TensorBoard export.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.errors import UserError
+from core.options import PROG, OneLineParser
+from core.outputs import strict_json
+
+if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
+    from core.run_store import RunStore
+
+EXAMPLES = (f"examples: {PROG} runs list --search resnet; {PROG} runs show 12; "
+            f"{PROG} runs export 12 --format csv --out results/; {PROG} runs delete 12 --yes")
+
+
+def add_runs_parser(sub: argparse._SubParsersAction) -> None:
+    """The `runs` subcommand and its list, show, export and delete actions, on the CLI's subparsers."""
+    from core.run_export import DEFAULT_SMOOTHING, FORMATS
+
+    runs = sub.add_parser("runs", help="list, show, export or delete the runs recorded in the run store",
+                          epilog=EXAMPLES)
+    actions = runs.add_subparsers(dest="runs_command", parser_class=OneLineParser, metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="a table of the recorded runs, newest first")
+    listing.add_argument("--search", metavar="TEXT", default="",
+                         help="only runs whose name, note, model, dataset, device, status or label contains TEXT "
+                              "(or whose id is TEXT)")
+    listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    _add_store_option(listing)
+    show = actions.add_parser("show", help="everything recorded about one run: facts, configuration, epochs, "
+                                           "out-of-memory events, cache clears, checkpoints, messages")
+    _add_run_id(show)
+    show.add_argument("--json", action="store_true",
+                      help="print it as JSON (the JSON export without the per-step and per-report series)")
+    _add_store_option(show)
+    export = actions.add_parser(
+        "export", help="write a run as CSV, JSON or TensorBoard event files",
+        epilog="csv: OUT is a folder (created if missing) receiving run-ID-steps.csv (step, epoch, loss, "
+               "smoothed_loss, elapsed_s) and run-ID-memory.csv (one row per report: throughput and memory). "
+               "json: OUT is a file, or a folder to hold run-ID.json. tensorboard: OUT is a log dir; the event "
+               f"file goes to OUT/run-ID/ (needs: pip install \"{PROG}[tensorboard]\"; then: tensorboard "
+               "--logdir OUT)")
+    _add_run_id(export)
+    export.add_argument("--format", required=True, choices=FORMATS, help="what to write")
+    export.add_argument("--out", required=True, metavar="PATH", help="where to write it (see below)")
+    export.add_argument("--smoothing", type=float, default=DEFAULT_SMOOTHING, metavar="WEIGHT",
+                        help="EMA weight of the smoothed loss, 0 to 0.999, as in the window's loss plot "
+                             f"(default: {DEFAULT_SMOOTHING})")
+    _add_store_option(export)
+    delete = actions.add_parser("delete", help="delete a run and everything recorded for it")
+    _add_run_id(delete)
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation (needed when stdin is "
+                                                           "not a terminal)")
+    _add_store_option(delete)
+
+
+def _add_run_id(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", type=run_id_argument, metavar="ID", help="the run's id, as `runs list` shows it")
+
+
+def _add_store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--runs-db", metavar="PATH", help="the run store (default: $GPU_TRAIN_MONITOR_RUNS_DB, "
+                                                          "else runs.sqlite3 in the user data folder)")
+
+
+def run_id_argument(text: str) -> int:
+    """'12' or '#12' -> 12."""
+    try:
+        value = int(text.strip().lstrip("#"))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a run id: give the number `{PROG} runs list` shows")
+    return value
+
+
+def command_runs(args: argparse.Namespace) -> int:
+    """Run one `runs` action; UserErrors (unknown run, store problems) propagate to the CLI's one-line report."""
+    from core.cli import out
+
+    path = store_path(args.runs_db)
+    if args.runs_command == "list" and not path.exists():
+        out("[]" if args.json else f"no runs yet: the run store {path} does not exist (`{PROG} run` and the "
+                                   "window record runs there)")
+        return 0
+    if not path.exists():
+        raise UserError(f"no run store at {path}: no runs have been recorded there yet")
+    with open_store(path) as store:
+        if args.runs_command == "list":
+            return _list(store, args.search, args.json)
+        if args.runs_command == "show":
+            return _show(store, args.id, args.json)
+        if args.runs_command == "export":
+            return _export(store, args.id, args.format, args.out, args.smoothing)
+        return _delete(store, args.id, args.yes)
+
+
+def store_path(runs_db: str | None) -> Path:
+    from core.run_store import default_store_path
+
+    return Path(runs_db).expanduser() if runs_db else default_store_path()
+
+
+def open_store(path: Path) -> RunStore:
+    """The store opened for writing (which also marks runs whose process died as interrupted); a store this
+    user cannot write to (another user's, a read-only disk) is still read."""
+    from core.run_store import RunStore, StoreError
+
+    try:
+        return RunStore(path)
+    except StoreError as writable_error:
+        try:
+            return RunStore(path, readonly=True)
+        except StoreError:
+            raise writable_error from None
+
+
+def _list(store: RunStore, search: str, as_json: bool) -> int:
+    from core.cli import out
+    from core.run_export import run_facts
+    from core.runs_text import runs_table
+
+    rows = store.list_runs(search)
+    if as_json:
+        out(json.dumps(strict_json([run_facts(row) for row in rows]), indent=2, allow_nan=False))
+    elif not rows:
+        out(f"no runs match {search!r} in {store.path}" if search.strip() else f"no runs yet in {store.path}")
+    else:
+        out(runs_table(rows))
+    return 0
+
+
+def _show(store: RunStore, run_id: int, as_json: bool) -> int:
+    from core.cli import out
+    from core.run_export import run_document
+    from core.runs_text import run_text
+
+    document = run_document(store, run_id, series=False)
+    out(json.dumps(strict_json(document), indent=2, allow_nan=False) if as_json else run_text(document))
+    return 0
+
+
+def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: float) -> int:
+    from core.cli import out
+    from core.run_export import export_run
+
+    row = store.run(run_id)
+    paths = export_run(store, run_id, fmt, out_path, smoothing)
+    for path in paths:
+        out(str(path))
+    if row.status == "running":
+        print(f"{PROG}: note: run {run_id} was still running: exported its {row.steps:,} steps recorded so far",
+              file=sys.stderr)
+    if fmt == "tensorboard":
+        print(f"view it with: tensorboard --logdir {paths[0].parent.parent if paths else out_path}", file=sys.stderr)
+    return 0
+
+
+def _delete(store: RunStore, run_id: int, yes: bool) -> int:
+    from core.cli import out
+    from core.runs_text import status_text
+    from core.run_export import local_time
+
+    row = store.run(run_id)
+    if row.live:
+        raise UserError(f"run {run_id} is still training (process {row.pid} on {row.host}); stop it, then delete it")
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UserError(f"not deleting run {run_id} without confirmation: stdin is not a terminal; add --yes")
+        print(f"delete run {run_id} ({row.title}, {status_text(row)}, {row.steps:,} steps, started "
+              f"{local_time(row.started_at)}) and everything recorded for it? [y/N] ", end="", file=sys.stderr,
+              flush=True)
+        answer = sys.stdin.readline()
+        if answer.strip().lower() not in ("y", "yes"):
+            print("not deleted", file=sys.stderr)
+            return 1
+    store.delete(run_id)
+    out(f"deleted run {run_id} from {store.path}")
+    return 0
+
