@@ -324,7 +324,7 @@ class FailingSession:
     message = ""
 
     def __init__(self, config: RunConfig, observers: list, snapshot_path: str | None = None) -> None:
-        pass
+        self.observers = list(observers)
 
     def request_stop(self) -> None:
         pass
