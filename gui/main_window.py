@@ -26,6 +26,7 @@ from core.events import (CacheCleared, ComparisonFinished, OutOfMemory, RunFinis
 from gui import window_settings
 from gui.compare_menu import CompareMenu, start_error
 from gui.compare_mode import COMPARISON_EVENTS, CompareMode
+from gui.history_panel import HistoryPanel
 from gui.memory_insight import MemoryInsight
 from gui.resources import ICON, asset
 from gui.run_buttons import RunButtons
@@ -116,6 +117,10 @@ class MainWindow(QMainWindow):
         left_layout.addWidget(stats_box)
 
         self.tabs.addTab(self.log, "Log")
+        # recorded runs (this window's and those started elsewhere): opened in windows, overlaid on the plots
+        self.history = HistoryPanel(self.controller.store_path, self.loss_plot, self.memory_plot)
+        self.history.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.tabs.addTab(self.history, "Runs")
         self.tabs.addTab(self.breakdown_view, "Memory breakdown")
         self.tabs.addTab(self.nvml_panel, "GPU (NVML)")
         self.tabs.addTab(self.finder_panel, "Batch-size finder")
@@ -374,6 +379,7 @@ class MainWindow(QMainWindow):
         self.idle_timer.stop()
         self.insight.stop()
         self.view.stop()
+        self.history.stop()
         self.compare_view.stop()
         self.save_settings()
         event.accept()

@@ -1,0 +1,164 @@
+"""Reading recorded runs in the GUI thread: one connection to the run store shared by the history, the
+opened runs and the overlays, and a feed per run that returns only what was recorded since its last poll.
+
+The store is another process's as much as the window's (a run started in a terminal records there while
+the window reads), so nothing here assumes it is there, readable or still holding a run: `StoreLink`
+turns every problem into a `StoreError` with a sentence for people, and the callers show it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core import events as core_events
+from core.memory import MemorySample
+from core.run_store import (FINISHED, EventRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,
+                            store_problem)
+
+
+class StoreLink:
+    """The GUI thread's connection to the run store at `path`, opened when first needed.
+
+    Opened for writing, so that a run whose process died can be marked interrupted and runs can be renamed,
+    annotated and deleted; a store this user may only read is opened read-only, and those edits then say
+    why they cannot be made. A store file that does not exist is not created by looking at it: `store()`
+    returns None until a run records there."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path).expanduser()
+        self._store: RunStore | None = None
+
+    def store(self) -> RunStore | None:
+        """The open store, None while no file exists at `path`; StoreError when it cannot be used."""
+        if self._store is not None:
+            return self._store
+        if not self.path.exists():
+            return None
+        try:
+            self._store = RunStore(self.path)
+        except StoreError as writable_problem:
+            try:
+                self._store = RunStore(self.path, readonly=True)
+            except StoreError:
+                raise writable_problem from None
+        return self._store
+
+    @property
+    def writable(self) -> bool:
+        return self._store is not None and not self._store.readonly
+
+    def writable_store(self) -> RunStore:
+        """The store, for an edit; StoreError saying why when it cannot be edited."""
+        store = self.store()
+        if store is None:
+            raise StoreError(f"no run store at {self.path} yet")
+        if store.readonly:
+            raise StoreError(f"the run store {self.path} is read-only for this user: runs cannot be changed here")
+        return store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+@dataclass(frozen=True)
+class FeedUpdate:
+    """What one poll of a run found: its row as it is now, and what was recorded since the previous poll."""
+
+    row: RunRow
+    steps: StepSeries
+    reports: tuple[ReportRow, ...]
+    events: tuple[EventRow, ...]
+    restarted: bool  # the run was resumed from a checkpoint since: this update holds all of it again
+
+    @property
+    def finished(self) -> bool:
+        return self.row.status in FINISHED
+
+
+class RunFeed:
+    """Follows one run in the store: each `poll` returns the steps, reports and events after those returned
+    before. A run whose recording process is gone is marked interrupted (the store does it for every such
+    run) as soon as a poll notices, so a killed terminal run stops being live within a poll."""
+
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+        self.last_step = 0
+        self.last_report_step = 0
+        self.last_seq = 0
+        self._resumes: int | None = None
+
+    def poll(self, store: RunStore) -> FeedUpdate:
+        """RunNotFound when the run was deleted, StoreError when the store cannot be read."""
+        row = store.run(self.run_id)
+        if row.status == "running" and not row.live and not store.readonly:
+            try:
+                marked = store.mark_interrupted()
+            except (sqlite3.Error, OSError) as exc:  # a write: a store locked by its writer for seconds
+                raise StoreError(store_problem(store.path, exc)) from None
+            if marked:
+                row = store.run(self.run_id)
+        restarted = self._resumes is not None and row.resumes != self._resumes
+        if restarted:  # a resume replaced what followed its checkpoint: take the run again from the start
+            self.last_step = self.last_report_step = self.last_seq = 0
+        self._resumes = row.resumes
+        steps = store.steps(self.run_id, after_step=self.last_step)
+        reports = store.reports(self.run_id, after_step=self.last_report_step)
+        events = store.events(self.run_id, after_seq=self.last_seq)
+        if steps.steps:
+            self.last_step = steps.steps[-1]
+        if reports:
+            self.last_report_step = reports[-1].step
+        if events:
+            self.last_seq = events[-1].seq
+        return FeedUpdate(row, steps, tuple(reports), tuple(events), restarted)
+
+
+def has_allocator(device: str) -> bool:
+    """Whether a run's device has allocator counters (CUDA, MPS) rather than process RSS (the CPU)."""
+    return not device.startswith("cpu")
+
+
+def report_sample(report: ReportRow, device: str, started_at: float) -> MemorySample:
+    """A report's memory as a `MemorySample` timed in seconds since the run's start (the plots' axis)."""
+    return MemorySample(report.at - started_at, device, report.allocated_bytes, report.reserved_bytes,
+                        report.peak_allocated_bytes, report.peak_reserved_bytes, report.capacity_bytes,
+                        report.device_used_bytes, report.process_rss_bytes, has_allocator(device))
+
+
+def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> Any:
+    """The core event a stored one was (a `MemorySample` inside timed at `time_s`), so `core.event_text`
+    words it as the live log did; None for a kind or fields this version does not know."""
+    cls = getattr(core_events, kind, None)
+    if cls is None or not dataclasses.is_dataclass(cls) or not isinstance(cls, type):
+        return None
+    names = {f.name for f in dataclasses.fields(cls)}
+    values = {key: value for key, value in data.items() if key in names}
+    if isinstance(values.get("memory"), Mapping):
+        memory = dict(values["memory"], time_s=time_s)
+        try:
+            values["memory"] = MemorySample(**{f.name: memory.get(f.name) for f in dataclasses.fields(MemorySample)})
+        except TypeError:
+            return None
+    if "phase_peaks" in values:
+        values["phase_peaks"] = tuple((str(phase), int(size)) for phase, size in values["phase_peaks"] or ())
+    try:
+        return cls(**values)
+    except TypeError:
+        return None
+
+
+def contiguous_runs(steps: tuple[int, ...]) -> list[slice]:
+    """Slices of `steps` (ascending) that are consecutive numbers: each one a `LossPlot.add_losses` call."""
+    runs, start = [], 0
+    for i in range(1, len(steps) + 1):
+        if i == len(steps) or steps[i] != steps[i - 1] + 1:
+            runs.append(slice(start, i))
+            start = i
+    return runs

@@ -1,0 +1,293 @@
+"""The run history as a Qt table: one row per recorded run, refreshed from the store without losing the
+selection, sorted by any column (numbers as numbers), filtered as the user types.
+
+`RunHistoryModel` keeps its rows in id order and changes only the rows that changed (rows removed,
+inserted and updated in place, never a reset), so a refresh every second keeps what the user selected and
+where the table is scrolled. `RunHistoryFilter` sorts through `SORT_ROLE` (a number for numeric columns,
+missing values first in ascending order) and filters on every word of the search text, which must each
+appear in one of the run's fields or be its "#id".
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import os
+import time
+from collections.abc import Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from core.run_store import RunRow
+from core.units import format_bytes
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+# key, header, tooltip of the header
+COLUMNS = (
+    ("overlay", "Overlay", "Lay this run's loss and memory over the live plots"),
+    ("when", "When", "When the run started (local time)"),
+    ("run", "Run", "The run's id and name"),
+    ("model", "Model", ""),
+    ("dataset", "Dataset", ""),
+    ("device", "Device", ""),
+    ("status", "Status", "live: training now (in this window or another process); else how it ended"),
+    ("steps", "Steps", "Steps trained (of the steps planned, when it did not train them all)"),
+    ("speed", "Images/s", "Median training images per second (the latest report's while live)"),
+    ("loss", "Final loss", "Mean loss of the last report"),
+    ("peak", "Peak memory", "Highest allocated memory (on the CPU: process RSS)"),
+    ("note", "Note", ""),
+)
+KEYS = tuple(key for key, _, _ in COLUMNS)
+OVERLAY_COLUMN = KEYS.index("overlay")
+STATUS_COLOURS = {"live": "#2e7d32", "completed": "#1565c0", "stopped": "#444444", "interrupted": "#ef6c00",
+                  "diverged": "#c62828", "oom": "#c62828", "failed": "#c62828"}
+MISSING = -math.inf  # sorts a run with no figure (yet) below every figure
+
+
+def status_text(row: RunRow, own_pid: int | None = None) -> str:
+    """'live' for a run training now ('live (this window)' for the window's own), else its status."""
+    if row.live:
+        return "live (this window)" if row.pid == (os.getpid() if own_pid is None else own_pid) else "live"
+    return row.status
+
+
+def when_text(started_at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(started_at))
+
+
+def run_text(row: RunRow) -> str:
+    """'#12', '#12 baseline' once named, '#12 [placement=resident]' for a comparison's run."""
+    text = f"#{row.id}"
+    if row.name:
+        return f"{text} {row.name}"
+    return f"{text} [{row.label}]" if row.label else text
+
+
+def steps_text(row: RunRow) -> str:
+    return f"{row.steps:,}" if row.steps == row.total_steps else f"{row.steps:,} / {row.total_steps:,}"
+
+
+def duration_text(seconds: float) -> str:
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def search_fields(row: RunRow) -> tuple[str, ...]:
+    """What the search box looks in (as `RunStore.list_runs`' search does), lowercase."""
+    return tuple(text.lower() for text in (row.name, row.note, row.model, row.dataset, row.device, row.device_name,
+                                           status_text(row), row.label, f"#{row.id}"))
+
+
+def matches(row: RunRow, search: str) -> bool:
+    """Every word of `search` is in one of the run's fields ('#12' is run 12, not 120)."""
+    fields = search_fields(row)
+    for word in search.lower().split():
+        if word.startswith("#") and word[1:].isdigit():
+            if int(word[1:]) != row.id:
+                return False
+        elif not any(word in text for text in fields):
+            return False
+    return True
+
+
+class RunHistoryModel(QAbstractTableModel):
+    """Recorded runs, one row each, in id order; the overlay column's checkboxes say which are overlaid."""
+
+    overlay_toggled = Signal(int, bool)  # run id, overlaid: a click in the overlay column
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[RunRow] = []
+        self.overlaid: set[int] = set()
+        self.own_pid = os.getpid()
+
+    # ---- updates ---------------------------------------------------------------------------------
+    def set_rows(self, rows: Sequence[RunRow]) -> None:
+        """Make the table show `rows`: removes, inserts and updates only what differs."""
+        new = {row.id: row for row in rows}
+        for i in reversed(range(len(self.rows))):
+            if self.rows[i].id not in new:
+                self.beginRemoveRows(QModelIndex(), i, i)
+                del self.rows[i]
+                self.endRemoveRows()
+        ids = [row.id for row in self.rows]
+        for run_id in sorted(new.keys() - set(ids)):
+            i = bisect.bisect_left(ids, run_id)
+            self.beginInsertRows(QModelIndex(), i, i)
+            self.rows.insert(i, new[run_id])
+            ids.insert(i, run_id)
+            self.endInsertRows()
+        last = len(KEYS) - 1
+        for i, row in enumerate(self.rows):
+            if new[row.id] != row:
+                self.rows[i] = new[row.id]
+                self.dataChanged.emit(self.index(i, 0), self.index(i, last))
+        self.overlaid &= new.keys()
+
+    def row_of(self, run_id: int) -> RunRow | None:
+        return next((row for row in self.rows if row.id == run_id), None)
+
+    def set_overlaid(self, run_id: int, overlaid: bool) -> None:
+        """Tick or untick a run's overlay box (without `overlay_toggled`: the caller made the change)."""
+        if (run_id in self.overlaid) == overlaid:
+            return
+        self.overlaid.symmetric_difference_update({run_id})
+        for i, row in enumerate(self.rows):
+            if row.id == run_id:
+                index = self.index(i, OVERLAY_COLUMN)
+                self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
+
+    # ---- the model's interface -------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(KEYS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section][1]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return COLUMNS[section][2] or None
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == OVERLAY_COLUMN:
+            flags |= Qt.ItemFlag.ItemIsUserCheckable
+        return flags
+
+    def setData(self, index: QModelIndex | QPersistentModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if not index.isValid() or index.column() != OVERLAY_COLUMN or role != Qt.ItemDataRole.CheckStateRole:
+            return False
+        run_id = self.rows[index.row()].id
+        on = Qt.CheckState(value) == Qt.CheckState.Checked
+        if (run_id in self.overlaid) != on:
+            self.overlaid.symmetric_difference_update({run_id})
+            self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
+            self.overlay_toggled.emit(run_id, on)
+        return True
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, key = self.rows[index.row()], KEYS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, key)
+        if role == SORT_ROLE:
+            return self._sort_value(row, key)
+        if role == RUN_ID_ROLE:
+            return row.id
+        if role == Qt.ItemDataRole.CheckStateRole and key == "overlay":
+            return Qt.CheckState.Checked if row.id in self.overlaid else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row, key)
+        if role == Qt.ItemDataRole.ForegroundRole and key == "status":
+            return QBrush(QColor(STATUS_COLOURS.get("live" if row.live else row.status, "#444444")))
+        if role == Qt.ItemDataRole.FontRole and row.live:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("steps", "speed", "loss", "peak"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _text(self, row: RunRow, key: str) -> str | None:
+        match key:
+            case "when":
+                return when_text(row.started_at)
+            case "run":
+                return run_text(row)
+            case "model" | "dataset" | "device" | "note":
+                return getattr(row, key)
+            case "status":
+                return status_text(row, self.own_pid)
+            case "steps":
+                return steps_text(row)
+            case "speed":
+                return "–" if row.samples_per_s is None else f"{row.samples_per_s:,.0f}"
+            case "loss":
+                return "–" if row.loss_last is None else f"{row.loss_last:.4g}"
+            case "peak":
+                return format_bytes(row.peak_allocated_bytes) if row.peak_allocated_bytes else "–"
+        return None
+
+    def _sort_value(self, row: RunRow, key: str) -> float | str:
+        match key:
+            case "overlay":
+                return float(row.id in self.overlaid)
+            case "when":
+                return row.started_at
+            case "run":
+                return float(row.id)
+            case "steps":
+                return float(row.steps)
+            case "speed":
+                return MISSING if row.samples_per_s is None else row.samples_per_s
+            case "loss":  # a NaN loss (diverged) sorts with the missing ones
+                return MISSING if row.loss_last is None or math.isnan(row.loss_last) else row.loss_last
+            case "peak":
+                return float(row.peak_allocated_bytes)
+            case "status":
+                return status_text(row, self.own_pid)
+        return str(getattr(row, key, "")).lower()
+
+    def _tooltip(self, row: RunRow, key: str) -> str | None:
+        match key:
+            case "run":
+                lines = [row.title]
+                if row.note:
+                    lines.append(f"note: {row.note}")
+                lines.append(f"recorded by pid {row.pid} on {row.host}"
+                             + (f", resumed {row.resumes}x" if row.resumes else ""))
+                return "\n".join(lines)
+            case "when":
+                end = row.finished_at if row.finished_at is not None else (time.time() if row.live else None)
+                text = time.strftime("started %Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
+                return text if end is None else f"{text}, {duration_text(end - row.started_at)} long"
+            case "status":
+                return row.message or None
+            case "device":
+                return row.device_name or None
+            case "peak":
+                return f"peak allocated {format_bytes(row.peak_allocated_bytes)}, peak reserved " \
+                       f"{format_bytes(row.peak_reserved_bytes)}"
+            case "note":
+                return row.note or None
+            case "overlay":
+                return "Overlay this run on the live loss and memory plots"
+        return None
+
+
+class RunHistoryFilter(QSortFilterProxyModel):
+    """Sorts by `SORT_ROLE` and keeps the runs matching the search text (see `matches`)."""
+
+    def __init__(self, source: RunHistoryModel, parent=None) -> None:
+        super().__init__(parent)
+        self.setSourceModel(source)
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
+        self._search = ""
+
+    def set_search(self, text: str) -> None:
+        if text != self._search:
+            self._search = text
+            self.invalidateFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
+        model = self.sourceModel()
+        assert isinstance(model, RunHistoryModel)
+        return not self._search.strip() or matches(model.rows[source_row], self._search)
+
+    def run_id(self, row: int) -> int:
+        return int(self.index(row, 0).data(RUN_ID_ROLE))
+
+    def visible_ids(self) -> list[int]:
+        """The runs the table shows, top to bottom."""
+        return [self.run_id(row) for row in range(self.rowCount())]

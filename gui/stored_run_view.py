@@ -1,0 +1,369 @@
+"""A recorded run in a window of its own: its loss, memory, images/s, memory breakdown, events and config,
+read from the run store; a live run (in a terminal, under tmux, in a script) is followed as it trains.
+
+The plots are the live window's own widgets (`LossPlot`, `MemoryPlot`, `StatsPanel`, `BreakdownView`,
+`LogPanel`), fed from the store's series instead of a session's events: losses against step, memory
+against seconds since the run's start, log lines stamped with the time they were recorded. A run still
+training is polled every `POLL_INTERVAL_MS` for what was recorded since (`gui.run_feed.RunFeed`) until it
+ends: completed, stopped, or interrupted once its process is gone. It is read-only: it is controlled where
+it runs, and the header says where that is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout,
+                               QWidget)
+
+from core import event_text
+from core.events import (CacheCleared, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory, RunFinished,
+                         SnapshotSaved)
+from core.memory import MemorySample
+from core.run_store import RunNotFound, RunRow, StoreError
+from core.summary import RunSummary
+from gui.breakdown_view import BreakdownView
+from gui.live_plot import draw_decimated, is_shown, live_plot_widget
+from gui.log_panel import LogPanel
+from gui.loss_plot import LOSS_CAPACITY, LossPlot
+from gui.memory_plot import MemoryPlot
+from gui.ring_buffer import RingBuffer
+from gui.run_feed import FeedUpdate, RunFeed, StoreLink, contiguous_runs, rebuild_event, report_sample
+from gui.run_history import STATUS_COLOURS, duration_text, status_text
+from gui.stats_panel import StatsPanel
+
+POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
+REDRAW_INTERVAL_MS = 50  # one plot per tick, only when it changed
+RATE_CAPACITY = 200_000  # reports kept for the images/s plot
+FAILED = ("diverged", "oom", "failed")
+
+
+class StoredRunView(QWidget):
+    """One recorded run, opened from the history (`gui.history_panel`); `closed` says when it was closed."""
+
+    closed = Signal(int)  # the run's id
+
+    def __init__(self, link: StoreLink, run_id: int, row: RunRow | None = None, parent: QWidget | None = None) -> None:
+        """`row` (the history's copy) sizes the loss plot's buffer to the run; the rest is read by `poll`."""
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setAttribute(Qt.WidgetAttribute.WA_QuitOnClose, False)  # closing the main window quits the app
+        self.link, self.run_id = link, run_id
+        self.feed = RunFeed(run_id)
+        self.row: RunRow | None = None
+        self.started_at = 0.0
+        self._epoch = 1
+        self._ended_logged = False
+        self._breakdown: MemoryBreakdown | None = None
+        self._last_control = ""  # RunPaused or RunResumed, whichever was recorded last
+        self._rate_dirty = False
+        self._next_plot = 0
+        self.setWindowTitle(f"Run #{run_id} — GPU Training Monitor")
+        self.resize(1100, 780)
+        self._build(row)
+
+        self.poll_timer = QTimer(self)
+        self.poll_timer.setInterval(POLL_INTERVAL_MS)
+        self.poll_timer.timeout.connect(self.poll)
+        self.redraw_timer = QTimer(self)
+        self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
+        self.redraw_timer.timeout.connect(self._on_redraw_timer)
+        self.redraw_timer.start()
+        self.poll()
+        if self.following:  # a finished run is read once
+            self.poll_timer.start()
+
+    # ---- layout ----------------------------------------------------------------------------------
+    def _build(self, row: RunRow | None) -> None:
+        steps = max(row.total_steps, row.steps) if row is not None else LOSS_CAPACITY // 2
+        self.loss_plot = LossPlot(capacity=min(LOSS_CAPACITY, max(2 * steps, 4096)))  # room to grow (out-of-memory shrinks)
+        self.memory_plot = MemoryPlot()
+        self.stats = StatsPanel()
+        self.breakdown_view = BreakdownView()
+        self.log = LogPanel()
+        self.log.setPlaceholderText("The run's start, epochs, cache clears, out-of-memory events and log lines.")
+        self.rates = RingBuffer(RATE_CAPACITY, 2)  # step, images/s
+        self.rate_plot = live_plot_widget()
+        item = self.rate_plot.getPlotItem()
+        item.setTitle("Training images per second")
+        item.setLabel("bottom", "step")
+        item.setLabel("left", "images/s")
+        self.rate_curve = item.plot(pen=pg.mkPen((31, 119, 180), width=1), connect="finite")
+        self.config_text = QPlainTextEdit()
+        self.config_text.setReadOnly(True)
+
+        self.header = QLabel()
+        self.header.setObjectName("storedRunHeader")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.problem = QLabel()
+        self.problem.setObjectName("storedRunProblem")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #c62828;")
+        self.problem.hide()
+
+        stats_box = QGroupBox("Run")
+        QVBoxLayout(stats_box).addWidget(self.stats)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(stats_box)
+        left_layout.addStretch(1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.log, "Events")
+        self.tabs.addTab(self.breakdown_view, "Memory breakdown")
+        self.tabs.addTab(self.rate_plot, "Images/s")
+        self.tabs.addTab(self.config_text, "Config")
+        self.plots = QSplitter(Qt.Orientation.Vertical)
+        self.plots.addWidget(self.loss_plot)
+        self.plots.addWidget(self.memory_plot)
+        self.plots.addWidget(self.tabs)
+        self.plots.setSizes([330, 250, 170])
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.addWidget(left)
+        body.addWidget(self.plots)
+        body.setStretchFactor(1, 1)
+        body.setSizes([240, 860])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        top = QHBoxLayout()
+        top.addWidget(self.header, 1)
+        layout.addLayout(top)
+        layout.addWidget(self.problem)
+        layout.addWidget(body, 1)
+
+    # ---- reading the store -----------------------------------------------------------------------
+    @property
+    def following(self) -> bool:
+        """Whether the run may still record more (it is running): the view keeps polling it."""
+        return self.row is not None and self.row.status == "running"
+
+    @property
+    def plotted_steps(self) -> int:
+        """Steps on the loss plot (what a watcher sees grow)."""
+        return len(self.loss_plot.data)
+
+    @Slot()
+    def poll(self) -> None:
+        """Read what was recorded since the last poll and show it; a store problem is shown, never raised."""
+        try:
+            store = self.link.store()
+            if store is None:
+                raise StoreError(f"the run store {self.link.path} is not there any more")
+            update = self.feed.poll(store)
+            if update.restarted or self.row is None:
+                self._begin(update.row, store.started(self.run_id), store.config(self.run_id))
+            summary = store.summary(self.run_id) if update.finished and not self._ended_logged else None
+        except RunNotFound:
+            self._show_problem(f"run {self.run_id} is no longer in the store (it was deleted)")
+            self.poll_timer.stop()
+            return
+        except StoreError as exc:
+            self._show_problem(str(exc))  # kept polling: a store locked for a moment is readable again later
+            return
+        self.problem.hide()
+        self._apply(update, summary)
+        if not self.following:
+            self.poll_timer.stop()
+
+    def _begin(self, row: RunRow, started: Mapping[str, Any], config: Mapping[str, Any]) -> None:
+        """The run (again, after a resume): empty views, its plan and config."""
+        self.started_at = row.started_at
+        self._ended_logged = False
+        self._breakdown = None
+        self._last_control = ""
+        self.loss_plot.clear()
+        self.memory_plot.clear()
+        self.memory_plot.seconds(0.0)  # the x axis: seconds since the run's start, as the reports' elapsed_s
+        self.breakdown_view.clear()
+        self.log.clear()
+        self.rates.clear()
+        self._rate_dirty = True
+        self.stats.reset(int(started.get("total_steps", row.total_steps)), started.get("epochs"))
+        event = rebuild_event("RunStarted", started, 0.0)
+        if event is not None:
+            self.memory_plot.add_sample(event.memory)
+            self._log(row.started_at, event_text.run_started(event))
+        self._log(row.started_at, "config: " + json.dumps(dict(config)))
+        self.config_text.setPlainText(json.dumps(dict(config), indent=2, sort_keys=True))
+
+    def _apply(self, update: FeedUpdate, summary: Mapping[str, Any] | None) -> None:
+        row = update.row
+        self.row = row
+        for part in contiguous_runs(update.steps.steps):
+            self.loss_plot.add_losses(update.steps.steps[part.start], update.steps.losses[part])
+        if update.steps.epochs:
+            self._epoch = update.steps.epochs[-1]
+        samples = [report_sample(report, row.device, self.started_at) for report in update.reports]
+        for event in update.events:
+            sample = self._show_event(event.kind, event.data, event.at)
+            if sample is not None:
+                samples.append(sample)
+        for sample in sorted(samples, key=lambda s: s.time_s):  # a cache clear's reading between two reports'
+            self.memory_plot.add_sample(sample)
+        if update.reports:
+            self.rates.extend(np.array([(r.step, r.samples_per_s) for r in update.reports], dtype=np.float64))
+            self._rate_dirty = True
+            last = update.reports[-1]
+            self.stats.update_progress(last.step, self._epoch, last.samples_per_s,
+                                       last.eta_s if self.following else None, last.total_steps)
+            self.stats.update_memory(last.allocated_bytes, last.peak_allocated_bytes)
+        if self._breakdown is not None and self._breakdown is not self.breakdown_view.last:
+            self.breakdown_view.show_breakdown(self._breakdown)  # the latest only: one a second were recorded
+        if update.finished and not self._ended_logged:
+            self._show_end(row, summary)
+        self._show_row(row)
+
+    def _show_event(self, kind: str, data: Mapping[str, Any], at: float) -> MemorySample | None:
+        """Log an event and mark it on the plots; returns the memory reading it carries (a cache clear's)."""
+        seconds = at - self.started_at
+        if kind in ("RunPaused", "RunResumed"):
+            self._last_control = kind
+        event = rebuild_event(kind, data, seconds)
+        match event:
+            case EpochEnded():
+                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy)
+                self._log(at, event_text.epoch_ended(event))
+            case CacheCleared():
+                self.memory_plot.add_marker(seconds, event_text.cache_cleared_mark(event))
+                self._log(at, event_text.cache_cleared(event))
+                return event.memory
+            case MemoryBreakdown():
+                self._breakdown = event
+            case OutOfMemory():
+                self.memory_plot.add_marker(seconds, "out of memory", error=True)
+                self._log(at, event_text.out_of_memory(event), "error" if event.action == "stop" else "warning")
+            case SnapshotSaved():
+                self._log(at, event_text.snapshot_saved(event))
+            case LogMessage():
+                self._log(at, event.text, event.level)
+            case None:
+                self._log(at, f"{kind}: {json.dumps(dict(data))}")
+            case _:
+                self._log(at, _plain_event_text(kind, data))
+        return None
+
+    def _show_end(self, row: RunRow, summary: Mapping[str, Any] | None) -> None:
+        """How the run ended, once: in the log (as the live window words it) and, for a failure, on the plot."""
+        self._ended_logged = True
+        at = row.finished_at if row.finished_at is not None else row.heartbeat_at
+        run_summary = _summary(summary)
+        if run_summary is not None and row.status != "interrupted":
+            text = event_text.run_finished(RunFinished(row.status, row.steps, row.message, False, run_summary))
+        else:
+            text = f"{row.status} at step {row.steps}" + (f": {row.message}" if row.message else "")
+        self._log(at, text, "error" if row.status in FAILED else "warning" if row.status == "interrupted" else "info")
+        if row.status in FAILED or row.status == "interrupted":
+            self.memory_plot.add_marker(at - self.started_at, row.status, error=row.status in FAILED)
+        if summary is not None:
+            self.config_text.appendPlainText("\nsummary: " + json.dumps(dict(summary), indent=2, sort_keys=True))
+        self.stats.update_progress(row.steps, self._epoch, row.samples_per_s or 0.0, None, row.total_steps)
+
+    def _show_row(self, row: RunRow) -> None:
+        """The header and the state: what the run is, whether it is live, and where it is controlled."""
+        status = status_text(row)
+        shown = "paused" if row.live and self._last_control == "RunPaused" else status  # paused where it runs
+        colour = STATUS_COLOURS.get("live" if row.live else row.status, "#444444")
+        self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
+        title = html.escape(row.title)
+        lines = [f"<b>{title}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>"]
+        lines.append(html.escape(f"{row.model} on {row.dataset}, batch {row.batch_size}, {row.placement} placement, "
+                                 f"{row.device}" + (f" ({row.device_name})" if row.device_name else "")))
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
+        if row.live:
+            if row.pid == os.getpid():
+                where = "this window's own run: control it with the window's Pause and Stop"
+            else:
+                where = (f"watching run {row.id} started by pid {row.pid} on {row.host}: read-only here, pause or "
+                         "stop it where it runs (Ctrl+C in its terminal)")
+            lines.append(html.escape(f"{where}; started {started}"))
+        else:
+            end = row.finished_at if row.finished_at is not None else row.heartbeat_at
+            lines.append(html.escape(f"started {started}, ran {duration_text(end - row.started_at)}, recorded by pid "
+                                     f"{row.pid} on {row.host}"))
+            if row.message:
+                lines.append(f"<span style='color:{colour}'>{html.escape(row.message)}</span>")
+        if row.note:
+            lines.append(f"<i>{html.escape(row.note)}</i>")
+        self.header.setText("<br>".join(lines))
+        self.setWindowTitle(f"{row.title} ({shown}) — GPU Training Monitor")
+
+    def _log(self, at: float, text: str, level: str = "info") -> None:
+        """A log line stamped with the time it was recorded, not the time it was read."""
+        prefix = {"warning": "warning: ", "error": "ERROR: "}.get(level, "")
+        self.log.appendPlainText(f"{time.strftime('%H:%M:%S', time.localtime(at))}  {prefix}{text}")
+
+    def _show_problem(self, text: str) -> None:
+        self.problem.setText(text)
+        self.problem.show()
+
+    # ---- drawing and closing ---------------------------------------------------------------------
+    @Slot()
+    def _on_redraw_timer(self) -> None:
+        """At most one plot per tick, in turn, each only when it changed and can be seen."""
+        parts = (self.loss_plot.refresh, self.memory_plot.refresh, self._refresh_rates)
+        for i in range(len(parts)):
+            part = parts[(self._next_plot + i) % len(parts)]
+            if part():
+                self._next_plot = (self._next_plot + i + 1) % len(parts)
+                return
+
+    def _refresh_rates(self) -> bool:
+        if not self._rate_dirty or not is_shown(self.rate_plot):
+            return False
+        self._rate_dirty = False
+        draw_decimated(self.rate_plot, (self.rate_curve,), self.rates)
+        return True
+
+    def draw_now(self) -> None:
+        """Every plot drawn up to date (what a test or a saved image wants)."""
+        self.loss_plot.refresh()
+        self.memory_plot.refresh()
+        self._refresh_rates()
+
+    def stop(self) -> None:
+        self.poll_timer.stop()
+        self.redraw_timer.stop()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.stop()
+        self.closed.emit(self.run_id)
+        event.accept()
+
+
+def _summary(values: Mapping[str, Any] | None) -> RunSummary | None:
+    """The stored summary as a `RunSummary` (for `core.event_text`), None when absent or not understood."""
+    if values is None:
+        return None
+    names = {f.name for f in dataclasses.fields(RunSummary)}
+    fields = {key: value for key, value in values.items() if key in names}
+    fields["batch_size_changes"] = tuple(fields.get("batch_size_changes") or ())
+    if fields.get("samples_per_s_spread") is not None:
+        fields["samples_per_s_spread"] = tuple(fields["samples_per_s_spread"])
+    try:
+        return RunSummary(**fields)
+    except TypeError:
+        return None
+
+
+def _plain_event_text(kind: str, data: Mapping[str, Any]) -> str:
+    """Events the live log does not word: checkpoints, pauses and resumes."""
+    step = data.get("step")
+    match kind:
+        case "CheckpointSaved":
+            return f"checkpoint saved at step {step} ({data.get('reason')}): {data.get('path')}"
+        case "RunPaused":
+            return f"paused at step {step}"
+        case "RunResumed":
+            return f"resumed at step {step}"
+    return f"{kind}: {json.dumps(dict(data))}"
