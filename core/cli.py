@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, UserError
 from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
-                          EXIT_USER_ERROR, PROG, OneLineParser, add_finder_options, add_record_options,
-                          add_run_options,
-                          config_from_args, option_message, option_name, parse_bytes,
-                          user_error_line)
+                          EXIT_USER_ERROR, PROG, OneLineParser, add_checkpoint_options, add_finder_options,
+                          add_record_options, add_run_options, checkpoint_policy, config_from_args, option_message,
+                          option_name, parse_bytes, resumed_config_from_args, user_error_line)
 from core.outputs import check_output_path, write_json
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
@@ -46,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "numbers as null; checked before the run starts)")
     run.add_argument("--memory-snapshot", metavar="PATH",
                      help="CUDA: record memory history and save a snapshot for pytorch.org/memory_viz to PATH")
+    add_checkpoint_options(run)
     add_record_options(run)
     compare = sub.add_parser(
         "compare", help="race 2 to 4 configurations over the same steps, one after another",
@@ -189,7 +189,8 @@ def _stdout_gone(exc: OSError) -> int:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    config = config_from_args(args)  # ConfigError -> exit 2 in main()
+    config = resumed_config_from_args(args) if args.resume else config_from_args(args)  # UserError -> exit 2
+    checkpoints = checkpoint_policy(args)
     for field in ("summary_json", "memory_snapshot"):  # a bad path fails now, not after the run
         if getattr(args, field):
             check_output_path(field, getattr(args, field))
@@ -203,7 +204,8 @@ def command_run(args: argparse.Namespace) -> int:
         reason = unsupported_reason(resolve_device(config.device))
         if reason:
             raise ConfigError("memory_snapshot", reason)
-    session = TrainingSession(config, [ProgressBar()], snapshot_path=args.memory_snapshot)
+    session = TrainingSession(config, [ProgressBar()], snapshot_path=args.memory_snapshot, checkpoints=checkpoints,
+                              resume=args.resume)
     with recording(args, session.observers), stop_on_signals(session) as signals:
         finished = session.run()
     save_error = save_json("summary_json", args.summary_json, finished.summary.to_dict(), "summary")

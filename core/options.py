@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from core.config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
 from core.errors import ConfigError, UserError
+
+if TYPE_CHECKING:
+    from core.checkpoint import CheckpointPolicy
 
 PROG = "gpu-train-monitor"
 COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size", "info", "runs")
@@ -81,8 +84,59 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
 
         chosen = preset(args.preset)  # an unknown name fails before torch loads
         base = chosen.apply(base, device_kind(getattr(args, "device", None) or base.device))
-    changes = {field: getattr(args, field) for field in BOUNDS if getattr(args, field, None) is not None}
+    changes = explicit_options(args)
     return base.replace(**changes) if changes else base
+
+
+def explicit_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The RunConfig fields given on the command line (unset options are None)."""
+    return {field: getattr(args, field) for field in BOUNDS if getattr(args, field, None) is not None}
+
+
+def add_checkpoint_options(parser: argparse.ArgumentParser) -> None:
+    """`run`'s --resume and when and where it saves checkpoints."""
+    group = parser.add_argument_group("checkpoints")
+    group.add_argument("--resume", metavar="PATH",
+                       help="continue the run a checkpoint holds, with its settings, step count and loss curve; "
+                            "--epochs/--max-steps give it a new length (counted from the run's start), options "
+                            "on how it runs (--device, --placement, --workers, ...) may change, and ones that "
+                            "change what it trains (--model, --dataset, --batch-size, --lr, ...) are refused")
+    group.add_argument("--checkpoint-epochs", action=argparse.BooleanOptionalAction, default=True,
+                       help="save a checkpoint at each epoch's end, and when a stop (Ctrl+C) or --max-steps ends "
+                            "the run mid-epoch (default: on)")
+    group.add_argument("--checkpoint-every", metavar="N", type=int, default=0,
+                       help="also save a checkpoint every N steps (default: 0, never)")
+    group.add_argument("--checkpoint-dir", metavar="DIR",
+                       help="save checkpoints as DIR/<run id>/step-N.pt (default: the checkpoints folder in the "
+                            "user data folder)")
+    group.add_argument("--checkpoint-keep", metavar="N", type=int, default=2,
+                       help="keep the run's newest N automatic checkpoints and delete older ones (0: keep all; "
+                            "default: 2); requested ones are always kept")
+
+
+def checkpoint_policy(args: argparse.Namespace) -> CheckpointPolicy:
+    """The checkpoint options as a policy; ConfigError naming the option for a bad value."""
+    from pathlib import Path
+
+    from core.checkpoint import CheckpointPolicy
+
+    for field in ("checkpoint_every", "checkpoint_keep"):
+        if getattr(args, field) < 0:
+            raise ConfigError(field, f"must be 0 or more, got {getattr(args, field)}")
+    if args.checkpoint_dir and Path(args.checkpoint_dir).expanduser().exists() and \
+            not Path(args.checkpoint_dir).expanduser().is_dir():
+        raise ConfigError("checkpoint_dir", f"{args.checkpoint_dir} is a file; give a folder")
+    return CheckpointPolicy(directory=args.checkpoint_dir, epoch_end=args.checkpoint_epochs,
+                            every_steps=args.checkpoint_every, keep=args.checkpoint_keep)
+
+
+def resumed_config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The config of `--resume PATH`: the checkpoint's, with the options given (checked by the session)."""
+    from core.checkpoint import read_info, resume_config
+
+    if getattr(args, "preset", None):
+        raise ConfigError("preset", "a resumed run keeps its checkpoint's settings; leave --preset out")
+    return resume_config(read_info(args.resume), explicit_options(args))
 
 
 def parse_bytes(text: str) -> int:

@@ -24,7 +24,7 @@ from core.compare import Comparison
 from core.config import RunConfig
 from core.events import Event, RunFinished, RunStarted, StepsReported
 from core.run_recorder import RunRecorder
-from core.run_store import RunNotFound, RunStore, StoreError
+from core.run_store import RunNotFound, RunStore, StoreError, store_problem
 from core.session import TrainingSession
 from core.store_schema import SCHEMA_VERSION, migrate, schema_version
 
@@ -246,3 +246,17 @@ def test_a_read_only_store_is_one_warning_and_the_run_still_trains(tmp_path: Pat
     assert "this run is not recorded" in result.stderr and "read-only" in result.stderr
     assert "Traceback" not in result.stderr and "status      completed" in result.stdout
     assert path.read_bytes() == before
+
+
+def test_a_full_store_is_named_as_such(tmp_path: Path) -> None:
+    """SQLite's real error when its file cannot grow (a page limit stands in for a full disk)."""
+    path = tmp_path / "runs.sqlite3"
+    RunStore(path).close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA max_page_count = 8")
+    with pytest.raises(sqlite3.OperationalError) as error:
+        db.execute("CREATE TABLE filler (x)")
+        for _ in range(100):
+            db.execute("INSERT INTO filler VALUES (randomblob(4096))")
+    db.close()
+    assert store_problem(path, error.value) == f"the disk holding the run store {path} is full"
