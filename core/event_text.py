@@ -7,11 +7,12 @@ wherever it is watched, and a new event field is worded in one place.
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from core.events import (CacheCleared, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, SnapshotSaved,
-                         StepsReported)
+from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
+                         SnapshotSaved, StepsReported)
 from core.summary import RunSummary
 from core.units import format_bytes
 
@@ -43,7 +44,8 @@ def run_started(event: RunStarted) -> str:
     return (f"training {cfg['model']} on {event.device} ({event.device_name}): {event.parameters:,} parameters, "
             f"{cfg['dataset']} ({event.train_samples:,} train / {event.val_samples:,} val images, "
             f"{format_bytes(event.dataset_bytes)}), {event.placement} placement, batch {cfg['batch_size']}, "
-            f"{_plural(event.total_steps, 'step')} over {epochs}")
+            f"{_plural(event.total_steps, 'step')} over {epochs}"
+            + (f" (resumed at step {event.start_step:,})" if event.start_step else ""))
 
 
 def steps_postfix(event: StepsReported, epochs: int | None) -> str:
@@ -75,6 +77,18 @@ def cache_cleared_mark(event: CacheCleared) -> str:
 def snapshot_saved(event: SnapshotSaved) -> str:
     return (f"memory snapshot saved to {event.path} ({format_bytes(event.size_bytes)}) at step {event.step}: "
             f"open it at {MEMORY_VIZ}")
+
+
+def checkpoint_saved(event: CheckpointSaved) -> str:
+    """'checkpoint saved at step 390 (end of epoch 1): PATH (89.4 MB)'."""
+    why = {"epoch": f"end of epoch {event.epoch}", "every": "periodic", "request": "requested",
+           "stop": "the run stopped", "end": "the run ended mid-epoch"}.get(event.reason, event.reason)
+    return f"checkpoint saved at step {event.step} ({why}): {event.path} ({format_bytes(event.size_bytes)})"
+
+
+def resume_hint(path: str) -> str:
+    """How to continue from a checkpoint on the command line."""
+    return f"to continue: gpu-train-monitor run --resume {shlex.quote(path)}"
 
 
 def out_of_memory_headline(event: OutOfMemory) -> str:

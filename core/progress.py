@@ -11,8 +11,8 @@ from typing import TextIO
 from tqdm import tqdm
 
 from core import event_text
-from core.events import (CacheCleared, EpochEnded, Event, LogMessage, OutOfMemory, RunFinished, RunStarted,
-                         SnapshotSaved, StepsReported)
+from core.events import (CacheCleared, CheckpointSaved, EpochEnded, Event, LogMessage, OutOfMemory, RunFinished,
+                         RunStarted, SnapshotSaved, StepsReported)
 
 
 class ProgressBar:
@@ -22,14 +22,15 @@ class ProgressBar:
         self.stream = stream if stream is not None else sys.stderr  # read now: stderr may be replaced after import
         self.bar: tqdm | None = None
         self.epochs: int | None = 1  # None: as many epochs as max_steps needs
+        self.checkpoint: str | None = None  # the newest checkpoint saved: a stopped run says how to continue
 
     def __call__(self, event: Event) -> None:
         match event:
             case RunStarted():
                 self.epochs = event.epochs
                 self._write(event_text.run_started(event))
-                self.bar = tqdm(total=event.total_steps, file=self.stream, unit="step", dynamic_ncols=True,
-                                mininterval=0.25, leave=True)
+                self.bar = tqdm(total=event.total_steps, initial=event.start_step, file=self.stream, unit="step",
+                                dynamic_ncols=True, mininterval=0.25, leave=True)
             case StepsReported() if self.bar is not None:
                 self.bar.set_postfix_str(event_text.steps_postfix(event, self.epochs), refresh=False)
                 if event.total_steps and event.total_steps != self.bar.total:  # an OOM shrink adds steps
@@ -41,6 +42,9 @@ class ProgressBar:
                 self._write(event_text.cache_cleared(event))
             case SnapshotSaved():
                 self._write(event_text.snapshot_saved(event))
+            case CheckpointSaved():
+                self.checkpoint = event.path
+                self._write(event_text.checkpoint_saved(event))
             case OutOfMemory():
                 self._write(f"warning: {event_text.out_of_memory(event)}")
             case LogMessage():
@@ -49,6 +53,8 @@ class ProgressBar:
                 if self.bar is not None:
                     self.bar.close()
                     self.bar = None
+                if event.status == "stopped" and self.checkpoint:
+                    self._write(event_text.resume_hint(self.checkpoint))
 
     def _write(self, text: str) -> None:
         if self.bar is not None:

@@ -14,8 +14,8 @@ from PySide6.QtCore import QObject, QTimer, Slot
 
 from core import event_text
 from core.config import RunConfig
-from core.events import (CacheCleared, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory, RunFinished, RunStarted,
-                         SnapshotSaved, StepsReported)
+from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
+                         RunFinished, RunStarted, SnapshotSaved, StepsReported)
 from gui.breakdown_view import BreakdownView
 from gui.log_panel import LogPanel
 from gui.loss_plot import LossPlot
@@ -76,6 +76,8 @@ class RunView(QObject):
                 self.breakdown_view.show_breakdown(event)
             case SnapshotSaved():
                 self.log.add(event_text.snapshot_saved(event))
+            case CheckpointSaved():
+                self.log.add(event_text.checkpoint_saved(event))
             case OutOfMemory():
                 self.memory_plot.add_marker(time.monotonic(), "out of memory", error=True)
                 self.log.add(event_text.out_of_memory(event), "error" if event.action == "stop" else "warning")
