@@ -16,8 +16,11 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from core.checkpoint import CheckpointPolicy
 from core.config import RunConfig
 from gui.background import BackgroundTask
+
+WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at each epoch's end and on Stop, 2 kept
 
 
 class RunController(QObject):
@@ -57,12 +60,17 @@ class RunController(QObject):
     def recording_history(self) -> bool:
         return self.session is not None and self.session.record_memory_history
 
-    def start(self, config: RunConfig, record_memory_history: bool = False) -> None:
+    def start(self, config: RunConfig, record_memory_history: bool = False, resume: str | None = None,
+              checkpoints: CheckpointPolicy = WINDOW_CHECKPOINTS) -> None:
+        """Start a run of `config`; with `resume`, continue that checkpoint's run (`core.checkpoint.read_config`
+        gives the config to show first). Raises UserError, before any thread starts, for a checkpoint that
+        cannot be read or resumed with `config` (a ConfigError names the field)."""
         if self._task.running:
             raise RuntimeError("a run is already active")
         from core.session import TrainingSession
 
-        session = TrainingSession(config, record_memory_history=record_memory_history)
+        session = TrainingSession(config, record_memory_history=record_memory_history, checkpoints=checkpoints,
+                                  resume=resume)
 
         def train(report: Callable[[object], None], _cancelled: Callable[[], bool]) -> object:
             session.observers.append(report)  # each event crosses to the GUI thread as it is
@@ -132,6 +140,23 @@ class RunController(QObject):
     def request_snapshot(self, path: str) -> None:
         if self.session is not None:
             self.session.request_snapshot(path)
+
+    @property
+    def can_checkpoint(self) -> bool:
+        """A single run is under way (a comparison's runs save no checkpoints)."""
+        if self.session is None:  # no run: nothing to import torch for
+            return False
+        from core.session import TrainingSession
+
+        return isinstance(self.session, TrainingSession)
+
+    def request_checkpoint(self, path: str | None = None) -> bool:
+        """Save a checkpoint at the run's next step boundary (to `path`, or its checkpoint folder); its
+        CheckpointSaved event (or a warning) follows. False when no single run is under way."""
+        if not self.can_checkpoint:
+            return False
+        self.session.request_checkpoint(path)
+        return True
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         """Stop the run and wait for its thread (bounded). True when no thread is left running."""
