@@ -363,6 +363,8 @@ def command_models() -> int:
     from core.models import available_models
 
     out("\n".join(available_models()))
+    print("or your own: --model package.module:factory (or path/to/file.py:factory), a callable returning an "
+          "nn.Module", file=sys.stderr)  # beside the list, not in it: the list stays one name a line
     return 0
 
 
