@@ -95,7 +95,9 @@ def load_callable(field: str, spec: str) -> Callable[..., Any]:
             found = getattr(found, part)
         except AttributeError:
             owner = target if depth == 0 else f"{target}:{'.'.join(parts[:depth])}"
-            raise ConfigError(field, f"{spec}: {owner} has no attribute {part!r}") from None
+            source = getattr(module, "__file__", None)  # which file: a name may find another module than meant
+            where = f" (imported from {source})" if source and not target.endswith(".py") else ""
+            raise ConfigError(field, f"{spec}: {owner}{where} has no attribute {part!r}") from None
     if callable(found) and not _is_instance_of_module(found):
         return found
     what = "a model instance (an nn.Module)" if _is_instance_of_module(found) else a_type(found)

@@ -31,6 +31,16 @@ def check_device(spec: str, present: Iterable[str]) -> None:
     raise ConfigError("device", f"{spec} is not on this machine; it has {', '.join(present)} (or auto)")
 
 
+def check_findable(field: str, spec: str) -> None:
+    """Your own model or dataset (`package.module:factory`): its file, or its top-level module, must be
+    there. Nothing of it runs here (the run imports it at Start, where its own errors show)."""
+    from core.user_callables import spec_problem
+
+    problem = spec_problem(spec)
+    if problem:
+        raise ConfigError(field, f"{spec}: {problem}")
+
+
 def folder_stat(path: str) -> os.stat_result | None:
     """The folder's stat, None when nothing is there; any other OSError (a name too long, no permission,
     a broken disk) becomes a ConfigError saying what the system said."""

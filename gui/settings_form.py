@@ -3,7 +3,8 @@
 Every widget's range, choices, default and tooltip come from the bounds table. The form turns its
 values into a `RunConfig`; anything the config rejects, and what only this machine can tell
 (`gui.form_checks`: a missing data folder, a device that is not here, a batch larger than the training
-set, an unknown model, a fast path the device cannot run), shows as an inline message and
+set, an unknown model, your own model or dataset whose module or file is not there, a fast path the
+device cannot run), shows as an inline message and
 `validity_changed(False, message)` disables Start. A preset (`gui.preset_row`) writes its settings in.
 """
 
@@ -19,9 +20,11 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog
 
 from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, check_batch_fits
 from core.errors import ConfigError, UserError
+from core.user_callables import SPEC_FORM, is_spec
 from gui.device_table import DeviceTable
 from gui.form_applicability import auto_model_text, is_auto_model, update_applicability
-from gui.form_checks import FolderCounts, check_data_folder, check_device, check_fast_paths_known, normalised_device
+from gui.form_checks import (FolderCounts, check_data_folder, check_device, check_fast_paths_known, check_findable,
+                             normalised_device)
 from gui.form_text import LABELS, NONE_TEXT, field_help, field_tooltip, friendly
 from gui.preset_row import PresetRow, overrides_for
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
@@ -81,11 +84,13 @@ class SettingsForm(QWidget):
             widget.addItem("auto (best available)", "auto")
             widget.addItem("cpu", "cpu")
             widget.currentIndexChanged.connect(self._on_changed)
-        elif field == "model":
+        elif field in ("model", "dataset"):  # editable: your own is typed as package.module:factory
             widget = QComboBox()
             widget.setEditable(True)
-            widget.addItems(list(BUILTIN_MODELS))
+            for choice in (BUILTIN_MODELS if field == "model" else bound.choices or ()):
+                widget.addItem(choice, choice)
             widget.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+            widget.lineEdit().setPlaceholderText(f"a name from the list, or {SPEC_FORM}")
             widget.currentTextChanged.connect(self._on_changed)
         elif bound.choices:
             widget = QComboBox()
@@ -145,6 +150,8 @@ class SettingsForm(QWidget):
         if field == "model":
             text = widget.currentText().strip()
             return "auto" if is_auto_model(text) else text
+        if field == "dataset":
+            return widget.currentText().strip()
         if isinstance(widget, QComboBox):
             return widget.currentData()
         if isinstance(widget, QCheckBox):
@@ -168,13 +175,18 @@ class SettingsForm(QWidget):
         return config
 
     def _check_beyond_config(self, config: RunConfig, scan: bool) -> None:
-        if self._known_models is not None and config.model not in self._known_models:
-            raise ConfigError("model", f"unknown model {config.model!r}; pick one from the list")
+        for field in ("model", "dataset"):  # your own: its module or file must be there (its code runs at Start)
+            if is_spec(getattr(config, field)):
+                check_findable(field, getattr(config, field))
+        if self._known_models is not None and not is_spec(config.model) and config.model not in self._known_models:
+            raise ConfigError("model", f"unknown model {config.model!r}; pick one from the list, or give your own "
+                                       f"as {SPEC_FORM}")
         if self.devices.specs is not None:
             check_device(config.device, self.devices.specs)
             check_fast_paths_known(config.to_dict(), self.devices.problems_of(config.device))
         folder = None
-        if config.dataset != "synthetic" and config.data_dir is not None and not config.download:
+        if config.dataset != "synthetic" and not is_spec(config.dataset) and config.data_dir is not None \
+                and not config.download:
             folder = check_data_folder(config.data_dir)  # None: the default folder; download creates it
         if not self.devices.known:
             return  # torch is still loading: core.datasets imports it
@@ -201,6 +213,9 @@ class SettingsForm(QWidget):
             widget.blockSignals(True)
             if field == "model":
                 widget.setEditText(auto_model_text(self) if value == "auto" else value)
+            elif field == "dataset":
+                widget.setCurrentIndex(widget.findData(value))  # -1 for your own: its text is set next
+                widget.setEditText(value)
             elif field == "device":
                 widget.setCurrentIndex(self._device_index(value))
             elif isinstance(widget, QComboBox):

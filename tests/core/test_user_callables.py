@@ -68,8 +68,9 @@ def test_a_module_in_the_current_folder_imports_as_with_python_minus_m(folder: P
     assert load_callable("model", "mymodels:TenWay").__name__ == "TenWay"  # a class is a factory too
 
 
-def test_a_file_spec_imports_the_file_and_lets_it_import_its_neighbours(folder: Path, tmp_path_factory) -> None:
-    elsewhere = tmp_path_factory.mktemp("elsewhere")
+def test_a_file_spec_imports_the_file_and_lets_it_import_its_neighbours(folder: Path) -> None:
+    elsewhere = folder / "elsewhere"
+    elsewhere.mkdir()
     write_module(elsewhere, "helpers", "WIDTH = 6\n")
     write_module(elsewhere, "nets", "from helpers import WIDTH\n\ndef make():\n    return WIDTH\n")
     assert load_callable("model", f"{elsewhere / 'nets.py'}:make")() == 6
@@ -93,8 +94,10 @@ def test_an_edited_module_is_imported_again_at_the_next_load(folder: Path) -> No
                           "or on the Python path"),
     ("mymodels.sub:make", "mymodels.sub:make: no module named 'mymodels.sub' in the current folder ({folder}) "
                           "or on the Python path"),
-    ("mymodels:nope", "mymodels:nope: mymodels has no attribute 'nope'"),
-    ("mymodels:TenWay.nope", "mymodels:TenWay.nope: mymodels:TenWay has no attribute 'nope'"),
+    ("mymodels:nope", "mymodels:nope: mymodels (imported from {folder}/mymodels.py) has no attribute 'nope'"),
+    ("mymodels:TenWay.nope", "mymodels:TenWay.nope: mymodels:TenWay (imported from {folder}/mymodels.py) has no "
+                             "attribute 'nope'"),
+    ("mymodels.py:nope", "mymodels.py:nope: mymodels.py has no attribute 'nope'"),
     ("mymodels:NUMBER", "mymodels:NUMBER is an int, not a callable: point at a function or class that returns "
                         "a new model"),
     ("mymodels:INSTANCE", "mymodels:INSTANCE is a model instance (an nn.Module), not a callable: point at a "

@@ -1,8 +1,8 @@
 """Your own model and dataset as a user writes them: modules a test writes into its own folder, which it
 makes the current one (as a user runs the CLI from their project), so `module:factory` imports from there.
 
-`importable_folder` puts sys.path, sys.modules and the current folder back after the test, so each test
-imports its own modules even where two tests name them alike.
+`importable_folder` puts sys.path and the current folder back after the test and forgets the modules
+imported from its folder, so each test imports its own modules even where two tests name them alike.
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def importable_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     write_module(tmp_path, "mydata", DATASETS)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
-    before = set(sys.modules)
     yield tmp_path
-    for name in set(sys.modules) - before:
-        del sys.modules[name]
+    for name, module in list(sys.modules.items()):  # only the test's own: a library imported twice breaks
+        if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path)):
+            del sys.modules[name]

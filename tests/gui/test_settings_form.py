@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from PySide6.QtCore import Qt
@@ -473,3 +474,64 @@ def test_auto_model_says_what_it_stands_for_once_devices_are_known(form):
     assert combo.currentText() == "resnet18"
     form.set_config(RunConfig(device="cpu"))
     assert combo.currentText() == "auto (tiny-cnn on this CPU)" and form.valid
+
+
+# --- your own model and dataset, typed as package.module:factory ------------------------------------------
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """The folder the window was started from, holding the user's own modules (nothing of them runs here)."""
+    (tmp_path / "mynets.py").write_text("raise SystemExit('the form must not run user code')\n", encoding="utf-8")
+    (tmp_path / "mydata.py").write_text("raise SystemExit('the form must not run user code')\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_your_own_model_and_dataset_can_be_typed_beside_the_listed_ones(qtbot, form, project):
+    dataset: QComboBox = form.widgets["dataset"]
+    assert dataset.isEditable() and tuple(combo_data(dataset)) == BOUNDS["dataset"].choices
+    form.set_models(["auto", "tiny-cnn", "resnet18"])
+    form.widgets["model"].setEditText("mynets:make_net")
+    dataset.setEditText("mydata.py:load")
+    assert form.valid, form.message
+    config = form.config()
+    assert (config.model, config.dataset) == ("mynets:make_net", "mydata.py:load")
+    assert "mynets" not in sys.modules  # only looked for: its code runs when a run starts
+    assert not form.widgets["data_dir"].parentWidget().isEnabled()  # the factory finds its own files
+    assert "your own dataset's factory finds its own files" in form.widgets["data_dir"].toolTip()
+    dataset.setCurrentIndex(dataset.findData("mnist"))
+    assert form.value("dataset") == "mnist" and form.widgets["data_dir"].parentWidget().isEnabled()
+
+
+def test_your_own_model_and_dataset_round_trip_through_the_form(form, project):
+    config = RunConfig(model="mynets:Net.build", dataset="mydata:load", device="cpu")
+    form.set_config(config)
+    assert form.config() == config
+    assert form.widgets["dataset"].currentText() == "mydata:load"
+    form.set_config(RunConfig(dataset="cifar10"))
+    assert form.widgets["dataset"].currentText() == "cifar10" and form.value("dataset") == "cifar10"
+
+
+@pytest.mark.parametrize("field, typed, message", [
+    ("dataset", "mydata:", "Dataset: 'mydata:' is not package.module:factory (e.g. mypackage.module:make_data or "
+                           "path/to/file.py:make_data): no callable's name after the colon"),
+    ("dataset", "cifar11", "Dataset: must be one of synthetic, cifar10, mnist, fashion-mnist, imagefolder, or "
+                           "package.module:factory, got 'cifar11'"),
+    ("model", "nosuchmodule:make", "Model: nosuchmodule:make: no module named 'nosuchmodule' in the current folder "
+                                   "({folder}) or on the Python path"),
+    ("dataset", "elsewhere/data.py:load", "Dataset: elsewhere/data.py:load: no file elsewhere/data.py (relative to "
+                                          "the current folder, {folder})"),
+])
+def test_a_spec_that_cannot_work_is_refused_inline(qtbot, form, project, field, typed, message):
+    with qtbot.waitSignal(form.validity_changed) as changed:
+        form.widgets[field].setEditText(typed)
+    assert changed.args == [False, message.format(folder=project)]
+    assert form.message_label.text() == message.format(folder=project) and not form.message_label.isHidden()
+
+
+def test_an_unknown_model_name_says_a_spec_can_be_typed_too(form):
+    form.set_models(["auto", "tiny-cnn"])
+    form.widgets["model"].setEditText("resnet9000")
+    assert form.message == ("Model: unknown model 'resnet9000'; pick one from the list, or give your own as "
+                            "package.module:factory")

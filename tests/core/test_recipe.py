@@ -1,0 +1,83 @@
+"""Runs built by `core.recipe.build_run` from your own model and dataset (`module:factory`, modules the test
+writes): both placements, the resident fit check, the session's user error, a comparison and a finder
+trial (in its own process) all take them as they take the built-in names."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import torch
+
+from core.batch_finder import measure_trial
+from core.compare import Comparison
+from core.config import RunConfig
+from core.errors import ConfigError, DatasetError
+from core.events import Event, RunStarted
+from core.recipe import build_run, generator_for
+from core.session import TrainingSession
+from user_code import importable_folder
+
+OWN = dict(device="cpu", model="mymodels:small_net", dataset="mydata:blobs", batch_size=8, max_steps=4,
+           report_interval=0.01)
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    yield from importable_folder(tmp_path, monkeypatch)
+
+
+def run(**overrides: object) -> tuple[object, list[Event]]:
+    events: list[Event] = []
+    finished = TrainingSession(RunConfig(**{**OWN, **overrides}), [events.append]).run()
+    return finished, events
+
+
+@pytest.mark.parametrize("placement", ["resident", "stream", "auto"])
+def test_your_own_model_trains_on_your_own_data_in_either_placement(folder, placement: str) -> None:
+    finished, events = run(placement=placement)
+    assert (finished.status, finished.message) == ("completed", "")
+    started = next(event for event in events if isinstance(event, RunStarted))
+    assert started.placement == ("resident" if placement == "auto" else placement)  # auto: it fits
+    assert (started.train_samples, started.val_samples) == (86, 10)
+    assert started.parameters == 3 * 4 * 9 + 4 + 4 * 3 + 3  # small_net for 3 channels and the 3 classes
+    assert finished.summary.val_accuracy is not None
+
+
+def test_the_resident_fit_check_applies_to_your_own_dataset(folder) -> None:
+    config = RunConfig(**OWN, placement="resident")
+    with pytest.raises(DatasetError, match=r"^placement: the mydata:blobs dataset needs .* on cpu .* use the "
+                                           r"stream placement \(--placement stream\)$"):
+        build_run(config, torch.device("cpu"), 10_000, generator_for(torch.device("cpu")))
+    parts = build_run(config.replace(placement="auto"), torch.device("cpu"), 10_000, generator_for(torch.device("cpu")))
+    assert parts.placement.name == "stream" and "does not fit in free device memory" in parts.placement.note
+
+
+def test_a_mistake_in_your_own_code_ends_the_run_as_a_user_error_naming_it(folder) -> None:
+    finished, _ = run(dataset="mydata:ragged")
+    assert (finished.status, finished.user_error, finished.error_field) == ("failed", True, "dataset")
+    assert finished.message == ("dataset: mydata:ragged: item 5 has an image of 3x6x6 but item 0's is 3x8x8: every "
+                                "image must have the same size")
+    finished, _ = run(model="mymodels:TenWay")  # 10 outputs for a 3-class dataset
+    assert (finished.status, finished.user_error, finished.error_field) == ("failed", True, "model")
+    assert finished.message.startswith("model: mymodels:TenWay: the model gives 10 outputs per image but the "
+                                       "dataset has 3 classes")
+
+
+def test_a_comparison_races_your_own_model_against_a_built_in_one(folder) -> None:
+    base = RunConfig(**{**OWN, "max_steps": 3})
+    result = Comparison(base, [{}, {"model": "tiny-cnn"}]).run()
+    assert [outcome.status for outcome in result.runs] == ["completed", "completed"]
+
+
+def test_a_finder_trial_imports_your_own_code_in_its_own_process(folder, monkeypatch) -> None:
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # two trial processes on shared cores
+    good, bad = RunConfig(**OWN), RunConfig(**{**OWN, "model": "mymodels:for_28px"})
+    with ThreadPoolExecutor(2) as pool:  # two fresh processes at once: each is mostly torch's import
+        peak = pool.submit(measure_trial, good, 8)
+        failure = pool.submit(measure_trial, bad, 8)
+        assert peak.result() > 100 * 2**20  # a process with torch loaded
+        with pytest.raises(ConfigError) as raised:
+            failure.result()
+    assert raised.value.field == "model"
+    assert str(raised.value).startswith("model: mymodels:for_28px fails on the run's input, a batch shaped 2x3x8x8")
