@@ -276,9 +276,15 @@ class RunHistoryFilter(QSortFilterProxyModel):
         self._search = ""
 
     def set_search(self, text: str) -> None:
-        if text != self._search:
+        if text == self._search:
+            return
+        if hasattr(self, "beginFilterChange"):  # Qt 6.10: invalidateFilter() is deprecated
+            self.beginFilterChange()
             self._search = text
-            self.invalidateFilter()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self._search = text
+            self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
         model = self.sourceModel()

@@ -1,0 +1,198 @@
+"""The Runs tab on a store of real recorded runs: its columns, search, sorting, and the edits people make
+afterwards (rename, note, delete), each persisted in the store; store problems shown, never raised."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+from pathlib import Path
+
+import psutil
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+from core.run_store import RunStore
+from core.units import format_bytes
+from gui.run_history import KEYS
+from run_store_support import SHORT, copy_store, make_panel, record_run, table_texts
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> tuple[Path, list[int]]:
+    """Three finished runs (batch 32, 64 and 16), recorded once for the module."""
+    path = tmp_path_factory.mktemp("history") / "runs.sqlite3"
+    ids = [record_run(path, SHORT.replace(batch_size=batch)) for batch in (32, 64, 16)]
+    return path, ids
+
+
+@pytest.fixture
+def store_path(recorded, tmp_path) -> Path:
+    """A copy of the recorded store for one test to change."""
+    return copy_store(recorded[0], tmp_path / "runs.sqlite3")
+
+
+@pytest.fixture
+def panel(qtbot, store_path):
+    panel = make_panel(qtbot, store_path)
+    yield panel
+    panel.stop()
+
+
+def set_column(path: Path, run_id: int, **values: object) -> None:
+    """Change a run's row behind the panel's back (another process would)."""
+    db = sqlite3.connect(path)
+    with db:
+        for column, value in values.items():
+            db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
+    db.close()
+
+
+def make_live(path: Path, run_id: int) -> None:
+    """Mark a run as recorded by this very process, still running: it is live."""
+    me = psutil.Process(os.getpid())
+    set_column(path, run_id, status="running", finished_at=None, pid=me.pid, pid_started_at=me.create_time(),
+               host=socket.gethostname())
+
+
+def test_the_list_shows_every_recorded_run_with_its_columns(panel, recorded):
+    _, ids = recorded
+    assert sorted(panel.proxy.visible_ids()) == ids
+    assert panel.proxy.visible_ids() == sorted(ids, reverse=True)  # newest first
+    with RunStore(panel.link.path) as store:
+        row = store.run(ids[1])
+    line = {key: panel.proxy.index(panel.proxy.visible_ids().index(ids[1]), i).data() for i, key in enumerate(KEYS)}
+    assert line["run"] == f"#{ids[1]}"
+    assert (line["model"], line["dataset"], line["device"], line["status"]) == ("tiny-cnn", "synthetic", "cpu",
+                                                                                "completed")
+    assert line["steps"] == "12"
+    assert line["speed"] == f"{row.samples_per_s:,.0f}"
+    assert line["loss"] == f"{row.loss_last:.4g}"
+    assert line["peak"] == format_bytes(row.peak_allocated_bytes)
+    assert "3 runs" in panel.info.text() and str(panel.link.path) in panel.info.text()
+
+
+def test_search_filters_as_typed(panel, recorded, qtbot):
+    _, ids = recorded
+    assert panel.rename(ids[0], "baseline")
+    qtbot.keyClicks(panel.search, "base")
+    assert panel.proxy.visible_ids() == [ids[0]]
+    assert "1 of 3 runs" in panel.info.text()
+    panel.search.setText(f"#{ids[2]}")
+    assert panel.proxy.visible_ids() == [ids[2]]
+    panel.search.setText("tiny-cnn completed")  # every word, each in some field
+    assert len(panel.proxy.visible_ids()) == 3
+    panel.search.setText("resnet")
+    assert panel.proxy.visible_ids() == []
+    panel.search.clear()
+    assert len(panel.proxy.visible_ids()) == 3
+
+
+def test_sorting_by_images_per_second_is_numeric(panel, store_path, recorded, qtbot):
+    _, ids = recorded
+    for run_id, speed in zip(ids, (950.0, 10_000.0, 85.5)):  # as text: "10,000" < "85" < "950"
+        set_column(store_path, run_id, samples_per_s=speed)
+    panel.refresh()
+    header = panel.table.horizontalHeader()
+    column = KEYS.index("speed")
+    x = header.sectionViewportPosition(column) + header.sectionSize(column) // 2
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, header.height() // 2))
+    first = table_texts(panel, "speed")
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, header.height() // 2))
+    second = table_texts(panel, "speed")
+    ascending = ["86", "950", "10,000"]  # the table rounds to whole images
+    assert sorted([first, second]) == sorted([ascending, ascending[::-1]])
+
+
+def test_the_selection_and_new_runs_survive_a_refresh(panel, store_path, recorded):
+    _, ids = recorded
+    panel.select(ids[1])
+    set_column(store_path, ids[1], note="changed elsewhere")
+    set_column(store_path, ids[0], samples_per_s=1e9)
+    panel.refresh()
+    assert panel.selected_ids() == [ids[1]]
+    assert table_texts(panel, "note")[panel.proxy.visible_ids().index(ids[1])] == "changed elsewhere"
+    with RunStore(store_path) as store:
+        store.delete(ids[2])
+    panel.refresh()
+    assert sorted(panel.proxy.visible_ids()) == ids[:2] and panel.selected_ids() == [ids[1]]
+
+
+def test_rename_and_note_are_kept_in_the_store(panel, store_path, recorded, monkeypatch):
+    _, ids = recorded
+    panel.select(ids[0])
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("baseline", True))
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *args, **kwargs: ("lr 0.03, no warm-up", True))
+    panel.rename_action.trigger()
+    panel.note_action.trigger()
+    with RunStore(store_path) as store:
+        row = store.run(ids[0])
+    assert (row.name, row.note) == ("baseline", "lr 0.03, no warm-up")
+    position = panel.proxy.visible_ids().index(ids[0])
+    assert table_texts(panel, "run")[position] == f"#{ids[0]} baseline"
+    assert table_texts(panel, "note")[position] == "lr 0.03, no warm-up"
+
+
+def test_delete_asks_naming_the_run_and_removes_it(panel, store_path, recorded, monkeypatch):
+    _, ids = recorded
+    questions: list[str] = []
+    answers = iter([QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Yes])
+
+    def question(_parent, _title, text, *_args):
+        questions.append(text)
+        return next(answers)
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    panel.select(ids[2])
+    panel.delete_action.trigger()  # cancelled: nothing happens
+    assert ids[2] in panel.proxy.visible_ids()
+    panel.delete_action.trigger()
+    assert f"#{ids[2]}" in questions[0] and "tiny-cnn" in questions[0] and "cannot be undone" in questions[0]
+    assert ids[2] not in panel.proxy.visible_ids()
+    with RunStore(store_path) as store:
+        assert [row.id for row in store.list_runs()] == ids[1::-1]
+        assert store.steps(ids[2]).steps == ()
+
+
+def test_a_live_run_cannot_be_deleted(panel, store_path, recorded, monkeypatch):
+    _, ids = recorded
+    make_live(store_path, ids[0])
+    panel.refresh()
+    assert table_texts(panel, "status")[panel.proxy.visible_ids().index(ids[0])] == "live (this window)"
+    panel.select(ids[0])
+    assert not panel.delete_action.isEnabled()
+    assert "live" in panel.delete_action.toolTip()
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: pytest.fail("a live run must not be offered"))
+    assert not panel.delete(ids[0])
+    assert "is live" in panel.info.text()
+    with RunStore(store_path) as store:
+        assert store.run(ids[0]).status == "running"
+
+
+def test_store_problems_are_shown_in_the_panel(qtbot, tmp_path):
+    missing = make_panel(qtbot, tmp_path / "none" / "runs.sqlite3")
+    try:
+        assert "No runs recorded yet" in missing.info.text()
+        assert not (tmp_path / "none").exists()  # looking does not create a store
+    finally:
+        missing.stop()
+    damaged_path = tmp_path / "damaged.sqlite3"
+    damaged_path.write_bytes(b"this is not a database" * 100)
+    damaged = make_panel(qtbot, damaged_path)
+    try:
+        assert "damaged" in damaged.info.text()
+        assert damaged.proxy.rowCount() == 0
+        damaged.refresh()  # tried again every second: still a line, no exception
+        assert "damaged" in damaged.info.text()
+    finally:
+        damaged.stop()
+
+
+def test_export_writes_the_run_where_asked(panel, recorded, tmp_path):
+    _, ids = recorded
+    written = panel.export(ids[0], "json", tmp_path / "out" / "run.json")
+    assert written == [tmp_path / "out" / "run.json"] and written[0].stat().st_size > 0
+    (tmp_path / "a-file.txt").write_text("x")
+    assert panel.export(ids[0], "csv", tmp_path / "a-file.txt") == []  # a file where a folder must go
+    assert "export failed" in panel.info.text()

@@ -1,0 +1,116 @@
+"""A recorded run opened in its own window: a finished run shows what was recorded (its losses exactly), a
+run training in another process (the CLI) is followed while it trains and shows how it ended once killed."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.run_store import RunStore
+from gui.run_feed import StoreLink
+from gui.stored_run_view import StoredRunView
+from run_store_support import SHORT, cli_output, kill, make_panel, record_run, start_cli_run, table_texts
+
+LIVE_TIMEOUT_MS = 120_000  # the CLI process imports torch and builds its run: slow on a busy 2-core machine
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> tuple[Path, int]:
+    path = tmp_path_factory.mktemp("stored") / "runs.sqlite3"
+    return path, record_run(path, SHORT.replace(max_steps=40, epochs=2, synthetic_samples=640))
+
+
+@pytest.fixture
+def open_view(qtbot):
+    """Open run views on a store (closed, with their store, at the end)."""
+    made: list[tuple[StoredRunView, StoreLink]] = []
+
+    def make(path: Path, run_id: int) -> StoredRunView:
+        link = StoreLink(path)
+        view = StoredRunView(link, run_id)
+        qtbot.addWidget(view)
+        view.show()
+        made.append((view, link))
+        return view
+
+    yield make
+    for view, link in made:
+        view.close()
+        link.close()
+
+
+def test_a_finished_run_shows_what_was_recorded(finished, open_view):
+    path, run_id = finished
+    view = open_view(path, run_id)
+    with RunStore(path) as store:
+        series, reports, row = store.steps(run_id), store.reports(run_id), store.run(run_id)
+        epochs = store.events(run_id, kinds=("EpochEnded",))
+    view.draw_now()
+    assert list(view.loss_plot.data.column(0)) == list(series.steps)
+    assert np.array_equal(view.loss_plot.data.column(1), np.array(series.losses), equal_nan=True)
+    x, y = view.loss_plot.raw_curve.getData()  # short: drawn as it is, every step
+    assert list(x) == list(series.steps) and np.allclose(y, series.losses, equal_nan=True)
+    assert len(view.memory_plot.data) == len(reports) + 1  # the reading at the start, then one per report
+    assert view.memory_plot.data.column(0)[-1] == pytest.approx(reports[-1].elapsed_s)
+    assert view.memory_plot.data.column(1)[-1] == reports[-1].allocated_bytes
+    assert len(view.rates) == len(reports)
+    assert len(epochs) == 2 and len(view.loss_plot._epoch_lines) == 2
+    assert view.breakdown_view.last is not None  # the last breakdown recorded
+    assert view.stats.values["step"].text() == "40 / 40"
+    assert "completed" in view.header.text() and "recorded by pid" in view.header.text()
+    log = view.log.toPlainText()
+    assert "training tiny-cnn on cpu" in log and "epoch 2: train loss" in log and "finished: 40 steps" in log
+    assert '"max_steps": 40' in view.config_text.toPlainText()
+    assert not view.following and not view.poll_timer.isActive()  # a finished run is read once
+    assert row.status == "completed" and math.isfinite(row.loss_last)
+
+
+def test_a_deleted_run_is_a_line_in_the_view_not_an_error(finished, open_view, tmp_path):
+    import shutil
+
+    path = tmp_path / "runs.sqlite3"
+    shutil.copyfile(finished[0], path)
+    view = open_view(path, finished[1])
+    with RunStore(path) as store:
+        store.delete(finished[1])
+    view.poll()
+    assert view.problem.isVisibleTo(view) and "no longer in the store" in view.problem.text()
+
+
+def test_a_run_started_in_a_terminal_is_followed_live_then_shown_interrupted(qtbot, tmp_path):
+    path = tmp_path / "runs.sqlite3"
+    process = start_cli_run(path, max_steps=400)
+    panel = make_panel(qtbot, path)
+    try:
+        try:
+            qtbot.waitUntil(lambda: "live" in table_texts(panel, "status") or process.poll() is not None,
+                            timeout=LIVE_TIMEOUT_MS)
+        except qtbot.TimeoutError:
+            pytest.fail(f"the CLI run never showed as live: {panel.info.text()}\n{cli_output(path)}")
+        assert process.poll() is None, cli_output(path)
+        run_id = panel.proxy.visible_ids()[0]
+        view = panel.open_run(run_id)
+        assert view.following and view.poll_timer.isActive()
+        assert f"watching run {run_id} started by pid {process.pid}" in view.header.text()
+        panel.set_overlay(run_id, True)  # an overlay of a live run grows too
+        qtbot.waitUntil(lambda: view.plotted_steps > 0, timeout=30_000)
+        seen = view.plotted_steps
+        overlaid = len(panel.overlays.overlays[run_id].losses)
+        qtbot.waitUntil(lambda: view.plotted_steps >= seen + 20, timeout=30_000)  # more steps, poll after poll
+        qtbot.waitUntil(lambda: len(panel.overlays.overlays[run_id].losses) > overlaid, timeout=10_000)
+        assert view.stats.values["step"].text().endswith("/ 400")
+        kill(process)
+        qtbot.waitUntil(lambda: not view.following, timeout=10_000)
+        assert view.row.status == "interrupted" and not view.poll_timer.isActive()
+        assert "interrupted" in view.header.text() and "interrupted" in view.stats.state_label.text()
+        assert "interrupted at step" in view.log.toPlainText()
+        with RunStore(path) as store:  # what the window shows is what the store kept
+            assert view.plotted_steps == len(store.steps(run_id).steps) == store.run(run_id).steps
+        panel.refresh()
+        assert table_texts(panel, "status") == ["interrupted"]
+    finally:
+        kill(process)
+        panel.stop()
