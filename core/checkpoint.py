@@ -114,23 +114,19 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     except OSError as exc:
         raise UserError(f"cannot read the checkpoint {shown}: {exc.strerror or exc}") from None
     except pickle.UnpicklingError as exc:
-        raise UserError(f"{shown} is not a checkpoint this app can load safely: {_unsafe_reason(str(exc))}; "
-                        "nothing in it was run") from None
+        called = re.search(r"GLOBAL ([\w.]+)", str(exc)) or re.search(r"[Uu]nsupported class ([\w.]+)", str(exc))
+        if called:
+            raise UserError(f"{shown} is not a checkpoint this app can load safely: it carries code (it would call "
+                            f"{called.group(1)}); nothing in it was run") from None
+        detail = re.search(r"WeightsUnpickler error: \s*(.+)", str(exc))
+        what = detail.group(1).strip() if detail else (str(exc).strip().splitlines() or ["refused"])[0][:200]
+        raise UserError(f"{shown} is damaged or not a checkpoint (its contents are not tensors and plain values: "
+                        f"{what}; nothing in it was run)") from None
     except (RuntimeError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
         raise UserError(f"{shown} is damaged or not a checkpoint (it may be incomplete: {first})") from None
     _check_format(payload, shown)
     return payload
-
-
-def _unsafe_reason(message: str) -> str:
-    """What torch's weights-only unpickler refused, in words: the code a pickle would call, or the detail."""
-    called = re.search(r"GLOBAL ([\w.]+)", message) or re.search(r"[Uu]nsupported class ([\w.]+)", message)
-    if called:
-        return f"it carries code (it would call {called.group(1)})"
-    detail = re.search(r"WeightsUnpickler error: \s*(.+)", message)
-    what = detail.group(1).strip() if detail else (message.strip().splitlines() or ["refused"])[0][:200]
-    return f"it holds something other than tensors and plain values ({what})"
 
 
 def _check_format(payload: Any, shown: str) -> None:
