@@ -7,7 +7,8 @@ wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest 
 selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible.
 A comparison (Compare menu, `gui.compare_menu`) runs through the same controller and states; its race
 shows in the Comparison tab over the plots (`gui.compare_mode`) while each run's own events drive the
-live views. Finished runs' speeds give the next run's time estimate (`gui.run_estimate`).
+live views. Finished runs' speeds give the next run's time estimate (`gui.run_estimate`). The menu bar
+(`gui.menu_bar`) holds the run buttons' actions, Save plots, Quit and Help.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from gui.compare_menu import CompareMenu, start_error
 from gui.compare_mode import COMPARISON_EVENTS, CompareMode
 from gui.history_panel import HistoryPanel
 from gui.memory_insight import MemoryInsight
+from gui.menu_bar import MenuBar
 from gui.resources import ICON, asset
 from gui.run_buttons import RunButtons
 from gui.run_controller import RunController
@@ -80,10 +82,10 @@ class MainWindow(QMainWindow):
         self.buttons = RunButtons()
         self.start_button, self.pause_button = self.buttons.start_button, self.buttons.pause_button
         self.stop_button, self.clear_button = self.buttons.stop_button, self.buttons.clear_button
-        self.start_button.clicked.connect(self._on_start)
-        self.pause_button.clicked.connect(self._on_pause_resume)
-        self.stop_button.clicked.connect(self._on_stop)
-        self.clear_button.clicked.connect(self._on_clear_cache)
+        self.buttons.start_action.triggered.connect(self._on_start)  # the Run menu's items, the buttons' clicks
+        self.buttons.pause_action.triggered.connect(self._on_pause_resume)
+        self.buttons.stop_action.triggered.connect(self._on_stop)
+        self.buttons.clear_action.triggered.connect(self._on_clear_cache)
 
         self.view = RunView(self)
         self.loss_plot, self.memory_plot, self.stats = self.view.loss_plot, self.view.memory_plot, self.view.stats
@@ -149,6 +151,8 @@ class MainWindow(QMainWindow):
         self.state_status = QLabel(RunState.IDLE.shown)
         self.statusBar().addWidget(self.device_status, 1)
         self.statusBar().addPermanentWidget(self.state_status)
+        self.menus = MenuBar(self)
+        self.setMenuBar(self.menus)
         self.resize(1280, 860)
 
     def _latest_sample(self) -> Any:

@@ -1,24 +1,36 @@
-"""Start, Compare, Pause/Resume, Stop and Clear cache: the buttons, their shortcuts, and when each one
-applies; under them, the estimate of the next run's time (`gui.run_estimate`)."""
+"""Start, Compare, Pause/Resume, Stop and Clear cache: the actions with their shortcuts, the buttons that
+trigger them, and when each one applies; under them, the estimate of the next run's time
+(`gui.run_estimate`).
+
+The shortcuts belong to the actions, which the Run menu (`gui.menu_bar`) shows too: a button and a menu
+item with the same key would be an ambiguous shortcut that Qt ignores. The buttons' tooltips name the keys.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QToolButton, QSizePolicy, QWidget
 
 from gui.run_state import RunState
 
 
 class RunButtons(QWidget):
-    """The run's buttons in one row; the window connects their `clicked` and calls `update_for`."""
+    """The run's buttons in one row, each triggering its action; the window connects the actions'
+    `triggered` and calls `update_for`, which enables the actions and their buttons together."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.start_button = self._button("Start", "F5")
+        self.start_action = self._action("Start", "F5")
+        self.pause_action = self._action("Pause", "F6")
+        self.stop_action = self._action("Stop", "Shift+F5")
+        self.clear_action = self._action("Clear cache", "Ctrl+K")
+        self.start_button = self._button(self.start_action)
         self.start_button.setObjectName("startButton")
-        self.pause_button = self._button("Pause", "F6")
-        self.stop_button = self._button("Stop", "Shift+F5")
-        self.clear_button = self._button("Clear cache", "Ctrl+K")
+        self.pause_button = self._button(self.pause_action)
+        self.stop_button = self._button(self.stop_action)
+        self.clear_button = self._button(self.clear_action)
+        self._button_of = {self.start_action: self.start_button, self.pause_action: self.pause_button,
+                           self.stop_action: self.stop_button, self.clear_action: self.clear_button}
         self.compare_button = QToolButton()  # its menu is filled by gui.compare_menu
         self.compare_button.setText("Compare")
         self.compare_button.setObjectName("compareButton")
@@ -38,42 +50,52 @@ class RunButtons(QWidget):
         grid.addWidget(self.clear_button, 1, 4, 1, 2)
         grid.addWidget(self.estimate_label, 2, 0, 1, 6)
 
+    def _action(self, text: str, shortcut: str) -> QAction:
+        action = QAction(text, self)
+        action.setShortcut(QKeySequence(shortcut))
+        self.addAction(action)  # its shortcut works wherever the buttons are, with or without a menu bar
+        return action
+
     @staticmethod
-    def _button(text: str, shortcut: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setShortcut(QKeySequence(shortcut))
+    def _button(action: QAction) -> QPushButton:
+        button = QPushButton(action.text())
+        button.clicked.connect(action.trigger)
         return button
 
     def update_for(self, state: RunState, running: bool, torch_loaded: bool, form_problem: str | None,
                    searching: bool, device_kind: str) -> None:
-        """Enable what applies now; every disabled button's tooltip says why.
+        """Enable what applies now; every disabled button's (and menu item's) tooltip says why.
 
         `form_problem`: the form's message when its values cannot run, else None."""
-        self.start_button.setEnabled(not running and torch_loaded and form_problem is None and not searching)
-        if not torch_loaded:
-            self.start_button.setToolTip("PyTorch is still loading")
-        elif form_problem is not None:
-            self.start_button.setToolTip(form_problem)
-        elif searching:
-            self.start_button.setToolTip("A batch-size search is running: it measures memory, so training waits")
-        else:
-            self.start_button.setToolTip("Start training (F5)")
-        self.compare_button.setEnabled(self.start_button.isEnabled())
+        can_start = not running and torch_loaded and form_problem is None and not searching
+        self._apply(self.start_action, can_start,
+                    "PyTorch is still loading" if not torch_loaded else form_problem if form_problem is not None
+                    else "A batch-size search is running: it measures memory, so training waits" if searching
+                    else "Start training")
+        self.compare_button.setEnabled(can_start)
         self.compare_button.setToolTip(
             "Race 2 to 4 variations of these settings, one after another, each for the same steps"
-            if self.start_button.isEnabled() else "A run is under way" if running
-            else self.start_button.toolTip())
-        self.pause_button.setText("Resume" if state is RunState.PAUSED else "Pause")
-        self.pause_button.setEnabled(running and state.can_pause)  # only once the run reports "running"
-        self.pause_button.setToolTip("Pause or resume at the next step boundary (F6)")
-        self.stop_button.setEnabled(running and state.can_stop)
-        self.stop_button.setToolTip("Stop at the next step boundary (Shift+F5)")
+            if can_start else "A run is under way" if running else self.start_button.toolTip())
+        if self.compare_button.menu() is not None:  # the Run menu shows the same menu as a submenu
+            self.compare_button.menu().menuAction().setEnabled(can_start)
+        self.pause_action.setText("Resume" if state is RunState.PAUSED else "Pause")
+        self.pause_button.setText(self.pause_action.text())
+        self._apply(self.pause_action, running and state.can_pause,  # only once the run reports "running"
+                    "Pause or resume at the next step boundary")
+        self._apply(self.stop_action, running and state.can_stop, "Stop at the next step boundary")
         has_cache = device_kind in ("cuda", "mps") and torch_loaded
-        self.clear_button.setEnabled(has_cache)
-        self.clear_button.setToolTip(
-            "Return cached, unused blocks to the driver and show what that freed (Ctrl+K)" if has_cache else
-            "The CPU has no caching allocator: there is no cache to clear" if torch_loaded else
-            "PyTorch is still loading")
+        self._apply(self.clear_action, has_cache,
+                    "Return cached, unused blocks to the driver and show what that freed" if has_cache else
+                    "The CPU has no caching allocator: there is no cache to clear" if torch_loaded else
+                    "PyTorch is still loading")
+
+    def _apply(self, action: QAction, enabled: bool, tip: str) -> None:
+        """Enable `action` and its button; both tooltips get `tip`, with the key when it can be pressed."""
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        shown = f"{tip} ({keys})" if enabled and keys else tip
+        for target in (action, self._button_of[action]):
+            target.setEnabled(enabled)
+            target.setToolTip(shown)
 
     def show_estimate(self, text: str) -> None:
         """'Estimated time: about 1 min 20 s (...)', or nothing (hidden) when `text` is empty."""

@@ -1,0 +1,44 @@
+"""Help ▸ About and Help ▸ Copy system info: `core.system_info`'s facts plus the Qt runtime's version,
+as a small rich-text box and as plain text for a bug report."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6 import QtCore
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from core.system_info import APP_NAME, SystemInfo, app_summary, collect
+
+ISSUES_HINT = "Copy system info (Help menu) puts these lines on the clipboard for a bug report."
+
+
+def window_system_info(torch_ready: bool) -> SystemInfo:
+    """Every fact, with the Qt the window runs on (which can differ from the one PySide6 was built with).
+    `torch_ready`: torch has finished loading (before that, torch is not asked: see `collect`)."""
+    return collect(torch_ready).with_facts([("Qt", QtCore.qVersion())])
+
+
+def about_html(info: SystemInfo) -> str:
+    """The About box's text: the app's name, version and summary, then each fact in a table."""
+    rows = "".join(f"<tr><td style='padding-right: 12px'><b>{html.escape(name)}</b></td>"
+                   f"<td>{html.escape(value)}</td></tr>" for name, value in info.facts[1:])
+    summary = app_summary()
+    return (f"<h3>{APP_NAME} {html.escape(info.value(APP_NAME))}</h3>"
+            + (f"<p>{html.escape(summary)}</p>" if summary else "")
+            + f"<table>{rows}</table><p>{ISSUES_HINT}</p>")
+
+
+def open_about(parent: QWidget, info: SystemInfo) -> QMessageBox:
+    """Show the About box without blocking (window-modal, closed with OK) and return it."""
+    box = QMessageBox(parent)
+    box.setWindowTitle(f"About {APP_NAME}")
+    box.setTextFormat(QtCore.Qt.TextFormat.RichText)
+    box.setText(about_html(info))
+    icon = parent.windowIcon()
+    if not icon.isNull():
+        box.setIconPixmap(icon.pixmap(64, 64))
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+    return box

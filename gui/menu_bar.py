@@ -1,0 +1,162 @@
+"""The window's menu bar: File (Save plots…, Quit), Run (the run buttons' actions) and Help (About, Copy
+system info).
+
+The Run menu holds the very actions the buttons trigger (`gui.run_buttons`), so they are enabled,
+renamed (Pause/Resume) and keyed together, with no second shortcut to make a key ambiguous; its Compare
+submenu is the Compare button's own menu. Quit closes the window through its closeEvent, which stops a
+run under way first. More File actions (opening a run, exporting) go above Save plots through
+`add_file_actions`.
+
+Save plots saves what the window shows: the loss plot (with validation accuracy once it has points) or
+the comparison's three plots, whichever tab is in front, and the memory plot, one file per plot
+(`gui.plot_export`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyqtgraph as pg
+from PySide6.QtCore import Slot
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
+
+from gui import plot_export
+from gui.about import open_about, window_system_info
+from gui.live_plot import is_shown
+
+if TYPE_CHECKING:
+    from gui.main_window import MainWindow
+
+PLOTS_FOLDER_KEY = "plots/folder"  # where the last plots were saved: the next dialog opens there
+STATUS_MESSAGE_MS = 8000
+
+
+def quit_keys() -> QKeySequence:
+    """The platform's Quit key (Ctrl+Q on Linux desktops, Cmd+Q on macOS), or Ctrl+Q where the platform
+    names none (Windows, where Alt+F4 closes the window too; Qt's offscreen platform)."""
+    keys = QKeySequence(QKeySequence.StandardKey.Quit)
+    return QKeySequence("Ctrl+Q") if keys.isEmpty() else keys
+
+
+class MenuBar(QMenuBar):
+    """File, Run and Help for `window`; `about_box` is the About box last opened (None before)."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        self.about_box: QMessageBox | None = None
+
+        self.file_menu = self.addMenu("&File")
+        self.save_plots_action = self._add(self.file_menu, "Save plots…", self.save_plots_dialog,
+                                           "Save the plots shown as PNG or SVG images, one file per plot")
+        self.file_menu.addSeparator()
+        self.quit_action = self._add(self.file_menu, "&Quit", window.close,
+                                     "Close the window (a run under way is stopped first)")
+        self.quit_action.setShortcut(quit_keys())
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self._file_section_end: QAction | None = None  # the separator under actions added above Save plots
+
+        buttons = window.buttons
+        self.run_menu = self.addMenu("&Run")
+        self.run_menu.setToolTipsVisible(True)  # a disabled item's tooltip says why, as its button's does
+        self.run_menu.addAction(buttons.start_action)
+        self.compare_menu: QMenu = window.compare_menu.menu
+        self.compare_menu.setTitle("&Compare")
+        self.run_menu.addMenu(self.compare_menu)
+        self.run_menu.addSeparator()
+        for action in (buttons.pause_action, buttons.stop_action, buttons.clear_action):
+            self.run_menu.addAction(action)
+
+        self.help_menu = self.addMenu("&Help")
+        self.about_action = self._add(self.help_menu, "&About GPU Training Monitor", self.show_about,
+                                      "The versions of the app, PyTorch, CUDA, the driver and Qt")
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.copy_info_action = self._add(self.help_menu, "&Copy system info", self.copy_system_info,
+                                          "Put the versions on the clipboard, for a bug report")
+
+    def _add(self, menu: QMenu, text: str, slot: object, status_tip: str) -> QAction:
+        action = menu.addAction(text)
+        action.setStatusTip(status_tip)
+        action.triggered.connect(slot)
+        return action
+
+    def add_file_actions(self, *actions: QAction) -> None:
+        """Put `actions` in the File menu above Save plots, in order, as a section of their own."""
+        if self._file_section_end is None:
+            self._file_section_end = self.file_menu.insertSeparator(self.save_plots_action)
+        for action in actions:
+            self.file_menu.insertAction(self._file_section_end, action)
+
+    # ---- File ------------------------------------------------------------------------------------
+    def plots_shown(self) -> list[tuple[str, pg.PlotWidget]]:
+        """(file-name part, plot) for each plot the window shows now, drawn up to date."""
+        window = self._window
+        if window.plot_tabs.currentWidget() is window.compare_view:
+            window.compare_view.draw_now()
+            view = window.compare_view
+            plots = [("comparison-time", view.time_plot), ("comparison-step", view.step_plot),
+                     ("comparison-speed", view.rate_plot)]
+        else:
+            window.loss_plot.refresh()
+            plots = [("loss", window.loss_plot.plot)]
+            validation_x, _ = window.loss_plot.val_curve.getData()
+            if validation_x is not None and len(validation_x):
+                plots.append(("validation", window.loss_plot.val_plot))
+        window.memory_plot.refresh()
+        plots.append(("memory", window.memory_plot.plot))
+        return [(name, plot) for name, plot in plots if is_shown(plot)]  # not a splitter collapsed to nothing
+
+    @Slot()
+    def save_plots_dialog(self) -> None:
+        """Ask for a file name and a format, confirm replacing files, save (see `save_plots`)."""
+        folder = str(self._window.settings.value(PLOTS_FOLDER_KEY, "") or Path.home())
+        path, name_filter = QFileDialog.getSaveFileName(
+            self._window, "Save plots (one file per plot: NAME-loss, NAME-memory…)", str(Path(folder) / "plots"),
+            ";;".join(plot_export.FILTERS), options=QFileDialog.Option.DontConfirmOverwrite)
+        if not path:
+            return
+        fmt = plot_export.format_for(path, name_filter)
+        plots = self.plots_shown()
+        existing = [p for p in plot_export.target_paths(path, [name for name, _ in plots], fmt) if p.exists()]
+        if existing and QMessageBox.question(
+                self._window, "Replace files?",
+                f"{', '.join(p.name for p in existing)} already exist{'s' if len(existing) == 1 else ''} in "
+                f"{existing[0].parent}. Replace {'it' if len(existing) == 1 else 'them'}?"
+        ) != QMessageBox.StandardButton.Yes:
+            return
+        self.save_plots(path, fmt)
+
+    def save_plots(self, path: str, fmt: str) -> list[Path]:
+        """Save the plots shown as `fmt` ('png' or 'svg') beside `path`; say where in the status bar and the
+        log, or why not. Returns the files written."""
+        window = self._window
+        plots = self.plots_shown()
+        if not plots:
+            window.statusBar().showMessage("no plot is shown to save: open the plots' splitter", STATUS_MESSAGE_MS)
+            return []
+        try:
+            written = plot_export.save_plots(plots, path, fmt)
+        except OSError as exc:
+            text = f"could not save the plots to {path}: {exc.strerror or exc}"
+            window.log.add(text, "error")
+            window.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+            return []
+        window.settings.setValue(PLOTS_FOLDER_KEY, str(written[0].parent))
+        text = (f"saved {len(written)} plot{'s' if len(written) != 1 else ''} in {written[0].parent}: "
+                f"{', '.join(p.name for p in written)}")
+        window.log.add(text)
+        window.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+        return written
+
+    # ---- Help ------------------------------------------------------------------------------------
+    @Slot()
+    def show_about(self) -> None:
+        self.about_box = open_about(self._window, window_system_info(self._window.torch_loaded))
+
+    @Slot()
+    def copy_system_info(self) -> None:
+        QGuiApplication.clipboard().setText(window_system_info(self._window.torch_loaded).text())
+        self._window.statusBar().showMessage("System info copied to the clipboard: paste it into a bug report",
+                                             STATUS_MESSAGE_MS)
