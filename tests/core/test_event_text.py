@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 
 from core import event_text
-from core.events import (CacheCleared, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, SnapshotSaved,
+from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
+                         SnapshotSaved,
                          StepsReported)
 from core.memory import MemorySample
 from core.summary import RunSummary
@@ -116,3 +118,17 @@ def test_run_requested_uses_the_config_as_entered():
 
     config = RunConfig(model="tiny-cnn", device="cpu", batch_size=16)
     assert event_text.run_requested(config) == "starting: tiny-cnn on cpu, synthetic, batch 16"
+
+
+def test_a_resumed_run_says_where_it_resumed():
+    resumed = dataclasses.replace(started(epochs=10), start_step=585)
+    assert event_text.run_started(resumed) == event_text.run_started(started(epochs=10)) + " (resumed at step 585)"
+
+
+@pytest.mark.parametrize(("reason", "why"), [("epoch", "end of epoch 3"), ("every", "periodic"),
+                                             ("request", "requested"), ("stop", "the run stopped"),
+                                             ("end", "the run ended mid-epoch")])
+def test_a_checkpoint_line_says_when_why_where_and_how_big(reason, why):
+    saved = CheckpointSaved(step=585, epoch=3, path="/data/ck/step-585.pt", size_bytes=89_400_000, reason=reason)
+    assert event_text.checkpoint_saved(saved) == f"checkpoint saved at step 585 ({why}): /data/ck/step-585.pt (89.40 MB)"
+    assert event_text.resume_hint("/my data/step-5.pt") == "to continue: gpu-train-monitor run --resume '/my data/step-5.pt'"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 from core import event_text
-from core.events import EpochEnded, LogMessage, RunFinished, StepsReported
+from core.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
 from core.progress import ProgressBar
 from test_event_text import oom, sample, started, summary
 
@@ -64,3 +65,25 @@ def test_lines_before_the_run_starts_are_printed_plainly():
     bar(RunFinished("failed", 0, "no data", True, summary(status="failed")))  # failed in setup: no bar to close
     assert stream.getvalue() == "downloading cifar10\n"
     assert bar.bar is None
+
+
+def test_checkpoints_are_written_and_a_stopped_run_says_how_to_continue():
+    stream = io.StringIO()
+    bar = ProgressBar(stream)
+    bar(dataclasses.replace(started(epochs=2, total_steps=390), start_step=195))
+    assert bar.bar.n == 195  # a resumed run's bar starts where it resumed
+    saved = CheckpointSaved(step=200, epoch=2, path="/ck/step-200.pt", size_bytes=1000, reason="stop")
+    bar(saved)
+    bar(RunFinished("stopped", 200, "stopped by request", False, summary(status="stopped")))
+    written = stream.getvalue().splitlines()
+    assert event_text.checkpoint_saved(saved) in written
+    assert written[-1] == event_text.resume_hint("/ck/step-200.pt")
+
+
+def test_a_completed_run_does_not_print_the_resume_hint():
+    stream = io.StringIO()
+    bar = ProgressBar(stream)
+    bar(started(epochs=1, total_steps=195))
+    bar(CheckpointSaved(step=195, epoch=1, path="/ck/step-195.pt", size_bytes=1000, reason="epoch"))
+    bar(RunFinished("completed", 195, "", False, summary()))
+    assert "to continue" not in stream.getvalue()
