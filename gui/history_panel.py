@@ -14,10 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence, QShowEvent
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
-                               QLabel, QLineEdit, QMenu, QMessageBox, QPushButton, QTableView, QTabWidget, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtGui import QAction, QShowEvent
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QPushButton,
+                               QTableView, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from core.errors import UserError
 from core.run_store import RunRow, StoreError
@@ -25,13 +24,11 @@ from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.overlays import Overlays
 from gui.run_feed import RunFeed, StoreLink
-from gui.run_history import KEYS, OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, run_text, status_text, when_text
+from gui.run_edits import RunEdits
+from gui.run_history import KEYS, OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel
 from gui.stored_run_view import StoredRunView
 
 REFRESH_INTERVAL_MS = 1000
-# (format, menu text, what the dialog asks for)
-EXPORTS = (("json", "JSON document…", "file"), ("csv", "CSV files (steps, memory)…", "folder"),
-           ("tensorboard", "TensorBoard log dir…", "folder"))
 WIDTHS = {"overlay": 56, "when": 112, "run": 90, "model": 80, "dataset": 72, "device": 56, "status": 100,
           "steps": 70, "speed": 66, "loss": 70, "peak": 84}
 
@@ -89,24 +86,22 @@ class HistoryPanel(QWidget):
         self.table.customContextMenuRequested.connect(self._on_context_menu)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
 
-        self.open_action = self._action("Open run…", self.open_selected,
-                                        "Open the selected runs, each in a window of its own (a live run is followed "
-                                        "as it trains); with none selected, show the list of runs")
-        self.rename_action = self._action("Rename…", self.rename_selected, "Give the selected run a name")
-        self.note_action = self._action("Note…", self.note_selected, "Write a note on the selected run")
-        self.delete_action = self._action("Delete…", self.delete_selected,
-                                          "Delete the selected runs and everything recorded for them (asks first)")
-        self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
-        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.open_action = QAction("Open run…", self)
+        self.open_action.setStatusTip("Open the selected runs, each in a window of its own (a live run is followed "
+                                      "as it trains); with none selected, show the list of runs")
+        self.open_action.setToolTip(self.open_action.statusTip())
+        self.open_action.triggered.connect(self.open_selected)
+        self.edits = RunEdits(self.link, self.selected_rows, self.overlays.loss_plot.smoothing.value,
+                              self._before_delete, self)
+        self.edits.edited.connect(self._on_edited)
+        self.edits.problem.connect(self.show_problem)
+        self.edits.message.connect(self._on_message)
+        self.rename_action, self.note_action = self.edits.rename_action, self.edits.note_action
+        self.delete_action, self.export_action = self.edits.delete_action, self.edits.export_action
         self.table.addAction(self.delete_action)
-        self.clear_overlays_action = self._action("Clear overlays", self.clear_overlays,
-                                                  "Take every overlaid run off the live plots")
-        self.export_menu = QMenu("Export run", self)
-        for fmt, text, _ in EXPORTS:
-            action = self.export_menu.addAction(text)
-            action.triggered.connect(lambda _=False, f=fmt: self.export_selected(f))
-        self.export_action = self.export_menu.menuAction()
-        self.export_action.setStatusTip("Export the selected run as JSON, CSV or a TensorBoard log dir")
+        self.clear_overlays_action = QAction("Clear overlays", self)
+        self.clear_overlays_action.setToolTip("Take every overlaid run off the live plots")
+        self.clear_overlays_action.triggered.connect(self.clear_overlays)
 
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
@@ -114,7 +109,7 @@ class HistoryPanel(QWidget):
         self.export_button = QToolButton()
         self.export_button.setText("Export")
         self.export_button.setToolTip(self.export_action.statusTip())
-        self.export_button.setMenu(self.export_menu)
+        self.export_button.setMenu(self.edits.export_menu)
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         for action in (self.open_action, self.rename_action, self.note_action):
             buttons.addWidget(self._button(action, "Open" if action is self.open_action else None))
@@ -132,13 +127,6 @@ class HistoryPanel(QWidget):
         layout.addWidget(self.info)
         self._problem: str | None = None
         self._update_buttons()
-
-    def _action(self, text: str, slot: object, tip: str) -> QAction:
-        action = QAction(text, self)
-        action.setStatusTip(tip)
-        action.setToolTip(tip)
-        action.triggered.connect(slot)
-        return action
 
     def _button(self, action: QAction, text: str | None = None) -> QPushButton:
         """A button that triggers `action` and follows its tooltip and enabled state."""
@@ -203,19 +191,13 @@ class HistoryPanel(QWidget):
                 self.table.selectRow(row)
                 return
 
+    def selected_rows(self) -> list[RunRow]:
+        return [row for row in (self.model.row_of(run_id) for run_id in self.selected_ids()) if row is not None]
+
     @Slot()
     def _update_buttons(self, *_: object) -> None:
-        ids = self.selected_ids()
-        rows = [row for row in (self.model.row_of(run_id) for run_id in ids) if row is not None]
-        single = len(rows) == 1
-        for action in (self.rename_action, self.note_action):
-            action.setEnabled(single)
-        live = [row for row in rows if row.live]
-        self.delete_action.setEnabled(bool(rows) and not live)
-        self.delete_action.setToolTip(f"Run {run_text(live[0])} is live: stop it before deleting it" if live
-                                      else self.delete_action.statusTip())
-        self.export_action.setEnabled(single)
-        self.export_button.setEnabled(single)
+        self.edits.update_for(self.selected_rows())
+        self.export_button.setEnabled(self.export_action.isEnabled())
         self.clear_overlays_action.setEnabled(bool(self.overlays.ids()))
 
     @Slot(object)
@@ -321,125 +303,31 @@ class HistoryPanel(QWidget):
         for run_id in self.overlays.ids():
             self.set_overlay(run_id, False)
 
-    # ---- editing ---------------------------------------------------------------------------------
-    def _single(self) -> RunRow | None:
-        ids = self.selected_ids()
-        return self.model.row_of(ids[0]) if len(ids) == 1 else None
-
-    @Slot()
-    def rename_selected(self) -> None:
-        row = self._single()
-        if row is None:
-            return
-        name, ok = QInputDialog.getText(self, "Rename run", f"Name of run #{row.id} (empty: no name):", text=row.name)
-        if ok:
-            self.rename(row.id, name)
-
-    @Slot()
-    def note_selected(self) -> None:
-        row = self._single()
-        if row is None:
-            return
-        note, ok = QInputDialog.getMultiLineText(self, "Note on run", f"Note on run {run_text(row)}:", row.note)
-        if ok:
-            self.annotate(row.id, note)
-
-    def rename(self, run_id: int, name: str) -> bool:
-        return self._edit(lambda store: store.rename(run_id, name))
-
-    def annotate(self, run_id: int, note: str) -> bool:
-        return self._edit(lambda store: store.annotate(run_id, note))
-
-    def _edit(self, change) -> bool:
-        """Apply `change(store)`, then show the list as it now is; a problem is shown, not raised."""
-        try:
-            change(self.link.writable_store())
-        except UserError as exc:
-            self._problem = str(exc)
-            self._update_info()
-            return False
-        self.refresh()
-        for view in self.views.values():  # a name or note shows in an opened run's header
-            view.poll()
-        return True
-
-    @Slot()
-    def delete_selected(self) -> None:
-        """Ask, naming the runs, then delete them; a live run is refused (it is still being written)."""
-        rows = [row for row in (self.model.row_of(run_id) for run_id in self.selected_ids()) if row is not None]
-        if not rows:
-            return
-        live = [row for row in rows if row.live]
-        if live:
-            self._problem = f"run {run_text(live[0])} is live: stop it where it runs before deleting it"
-            self._update_info()
-            return
-        if len(rows) == 1:
-            row = rows[0]
-            what = (f"run {run_text(row)} ({row.model} on {row.device}, {when_text(row.started_at)}, "
-                    f"{status_text(row)}, {row.steps:,} steps)")
-        else:
-            what = f"{len(rows)} runs ({', '.join(run_text(row) for row in rows)})"
-        answer = QMessageBox.question(self, "Delete run" if len(rows) == 1 else "Delete runs",
-                                      f"Delete {what} and everything recorded for {'it' if len(rows) == 1 else 'them'}? "
-                                      "This cannot be undone.",
-                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-                                      QMessageBox.StandardButton.Cancel)
-        if answer != QMessageBox.StandardButton.Yes:
-            return
-        for row in rows:
-            if not self.delete(row.id):
-                return
-
-    def delete(self, run_id: int) -> bool:
-        """Delete run `run_id` (no question asked): its overlay and its window go with it."""
-        row = self.model.row_of(run_id)
-        if row is not None and row.live:
-            self._problem = f"run {run_text(row)} is live: stop it where it runs before deleting it"
-            self._update_info()
-            return False
+    # ---- after an edit ----------------------------------------------------------------------------
+    def _before_delete(self, run_id: int) -> None:
+        """A run is about to be deleted: its overlay and its window go first."""
         self.set_overlay(run_id, False)
         view = self.views.get(run_id)
         if view is not None:
             view.close()
-        return self._edit(lambda store: store.delete(run_id))
 
-    # ---- export ----------------------------------------------------------------------------------
-    def export_selected(self, fmt: str) -> None:
-        """Ask where (a file for JSON, a folder otherwise), then export the selected run."""
-        row = self._single()
-        if row is None:
-            return
-        kind = next(kind for f, _, kind in EXPORTS if f == fmt)
-        start = str(Path.home() / f"run-{row.id}.json") if kind == "file" else str(Path.home())
-        if kind == "file":
-            path, _ = QFileDialog.getSaveFileName(self, f"Export run #{row.id} as JSON", start, "JSON (*.json)")
-        else:
-            path = QFileDialog.getExistingDirectory(self, f"Export run #{row.id}: choose a folder", start)
-        if path:
-            self.export(row.id, fmt, path)
+    @Slot()
+    def _on_edited(self) -> None:
+        self._problem = None
+        self.refresh()
+        for view in self.views.values():  # a new name or note shows in an opened run's header
+            view.poll()
 
-    def export(self, run_id: int, fmt: str, out: Path | str) -> list[Path]:
-        """Export run `run_id` (`core.run_export`) at the live loss plot's smoothing; the files written."""
-        from core.run_export import export_run
+    @Slot(str)
+    def show_problem(self, text: str) -> None:
+        self._problem = text
+        self._update_info()
 
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            store = self.link.store()
-            if store is None:
-                raise StoreError(f"no run store at {self.link.path} yet")
-            written = export_run(store, run_id, fmt, out, smoothing=self.overlays.loss_plot.smoothing.value())
-        except UserError as exc:
-            self._problem = f"export failed: {exc}"
-            self._update_info()
-            return []
-        finally:
-            QApplication.restoreOverrideCursor()
+    @Slot(str)
+    def _on_message(self, text: str) -> None:
         self._problem = None
         self._update_info()
-        folder = written[0].parent if written else Path(out)
-        self.message.emit(f"exported run {run_id} to {folder}: {', '.join(path.name for path in written)}")
-        return written
+        self.message.emit(text)
 
     # ---- closing ---------------------------------------------------------------------------------
     def stop(self) -> None:

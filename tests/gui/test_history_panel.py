@@ -75,7 +75,7 @@ def test_the_list_shows_every_recorded_run_with_its_columns(panel, recorded):
 
 def test_search_filters_as_typed(panel, recorded, qtbot):
     _, ids = recorded
-    assert panel.rename(ids[0], "baseline")
+    assert panel.edits.rename(ids[0], "baseline")
     qtbot.keyClicks(panel.search, "base")
     assert panel.proxy.visible_ids() == [ids[0]]
     assert "1 of 3 runs" in panel.info.text()
@@ -164,7 +164,7 @@ def test_a_live_run_cannot_be_deleted(panel, store_path, recorded, monkeypatch):
     assert not panel.delete_action.isEnabled()
     assert "live" in panel.delete_action.toolTip()
     monkeypatch.setattr(QMessageBox, "question", lambda *args: pytest.fail("a live run must not be offered"))
-    assert not panel.delete(ids[0])
+    assert not panel.edits.delete(ids[0])
     assert "is live" in panel.info.text()
     with RunStore(store_path) as store:
         assert store.run(ids[0]).status == "running"
@@ -191,8 +191,8 @@ def test_store_problems_are_shown_in_the_panel(qtbot, tmp_path):
 
 def test_export_writes_the_run_where_asked(panel, recorded, tmp_path):
     _, ids = recorded
-    written = panel.export(ids[0], "json", tmp_path / "out" / "run.json")
+    written = panel.edits.export(ids[0], "json", tmp_path / "out" / "run.json")
     assert written == [tmp_path / "out" / "run.json"] and written[0].stat().st_size > 0
     (tmp_path / "a-file.txt").write_text("x")
-    assert panel.export(ids[0], "csv", tmp_path / "a-file.txt") == []  # a file where a folder must go
+    assert panel.edits.export(ids[0], "csv", tmp_path / "a-file.txt") == []  # a file where a folder must go
     assert "export failed" in panel.info.text()

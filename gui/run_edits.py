@@ -1,0 +1,186 @@
+"""What people change in the history afterwards: rename a run, write a note on it, export it, delete it.
+
+The actions (for the Runs tab's buttons, its context menu and the File menu), their dialogs, and the store
+edits behind them. A run still training is never deleted (its process is still writing it); a delete asks
+first, naming the run. Every failure (a read-only or locked store, a folder that cannot be written) is
+reported through `problem` as one sentence, never raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
+
+from core.errors import UserError
+from core.run_store import RunRow, RunStore, StoreError
+from gui.run_feed import StoreLink
+from gui.run_history import run_text, status_text, when_text
+
+# (format, menu text, what the dialog asks for)
+EXPORTS = (("json", "JSON document…", "file"), ("csv", "CSV files (steps, memory)…", "folder"),
+           ("tensorboard", "TensorBoard log dir…", "folder"))
+
+
+def live_refusal(row: RunRow) -> str:
+    return f"run {run_text(row)} is live: stop it where it runs before deleting it"
+
+
+class RunEdits(QObject):
+    """The edit actions on the runs `selected()` returns, made in the store of `link`."""
+
+    edited = Signal()  # the store changed: show it as it is now
+    problem = Signal(str)  # why an edit or an export could not be made
+    message = Signal(str)  # what an export wrote
+
+    def __init__(self, link: StoreLink, selected: Callable[[], list[RunRow]], smoothing: Callable[[], float],
+                 before_delete: Callable[[int], None], parent: QWidget) -> None:
+        """`smoothing`: the EMA weight exports use (the live loss plot's); `before_delete(run_id)` lets the
+        history take the run's overlay and window away first."""
+        super().__init__(parent)
+        self._parent = parent
+        self.link, self._selected, self._smoothing, self._before_delete = link, selected, smoothing, before_delete
+        self.rename_action = self._action("Rename…", self.rename_selected, "Give the selected run a name")
+        self.note_action = self._action("Note…", self.note_selected, "Write a note on the selected run")
+        self.delete_action = self._action("Delete…", self.delete_selected,
+                                          "Delete the selected runs and everything recorded for them (asks first)")
+        self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # in the table only
+        self.export_menu = QMenu("Export run", parent)
+        for fmt, text, _ in EXPORTS:
+            action = self.export_menu.addAction(text)
+            action.triggered.connect(lambda _=False, f=fmt: self.export_selected(f))
+        self.export_action = self.export_menu.menuAction()
+        self.export_action.setStatusTip("Export the selected run as JSON, CSV or a TensorBoard log dir")
+        self.update_for([])
+
+    def _action(self, text: str, slot: Callable[[], None], tip: str) -> QAction:
+        action = QAction(text, self._parent)
+        action.setStatusTip(tip)
+        action.setToolTip(tip)
+        action.triggered.connect(slot)
+        return action
+
+    def update_for(self, rows: list[RunRow]) -> None:
+        """Enable what applies to the selection: one run to rename, note or export; no live run to delete."""
+        for action in (self.rename_action, self.note_action, self.export_action):
+            action.setEnabled(len(rows) == 1)
+        live = [row for row in rows if row.live]
+        self.delete_action.setEnabled(bool(rows) and not live)
+        self.delete_action.setToolTip(live_refusal(live[0]) if live else self.delete_action.statusTip())
+
+    def _single(self) -> RunRow | None:
+        rows = self._selected()
+        return rows[0] if len(rows) == 1 else None
+
+    # ---- name and note ---------------------------------------------------------------------------
+    @Slot()
+    def rename_selected(self) -> None:
+        row = self._single()
+        if row is None:
+            return
+        name, ok = QInputDialog.getText(self._parent, "Rename run", f"Name of run #{row.id} (empty: no name):",
+                                        text=row.name)
+        if ok:
+            self.rename(row.id, name)
+
+    @Slot()
+    def note_selected(self) -> None:
+        row = self._single()
+        if row is None:
+            return
+        note, ok = QInputDialog.getMultiLineText(self._parent, "Note on run", f"Note on run {run_text(row)}:",
+                                                 row.note)
+        if ok:
+            self.annotate(row.id, note)
+
+    def rename(self, run_id: int, name: str) -> bool:
+        return self._edit(lambda store: store.rename(run_id, name))
+
+    def annotate(self, run_id: int, note: str) -> bool:
+        return self._edit(lambda store: store.annotate(run_id, note))
+
+    def _edit(self, change: Callable[[RunStore], None]) -> bool:
+        """Apply `change` to the store; a problem is reported, not raised."""
+        try:
+            change(self.link.writable_store())
+        except UserError as exc:
+            self.problem.emit(str(exc))
+            return False
+        self.edited.emit()
+        return True
+
+    # ---- delete ----------------------------------------------------------------------------------
+    @Slot()
+    def delete_selected(self) -> None:
+        """Ask, naming the runs, then delete them; a live run is refused (it is still being written)."""
+        rows = self._selected()
+        if not rows:
+            return
+        live = [row for row in rows if row.live]
+        if live:
+            self.problem.emit(live_refusal(live[0]))
+            return
+        if len(rows) == 1:
+            row = rows[0]
+            what = (f"run {run_text(row)} ({row.model} on {row.device}, {when_text(row.started_at)}, "
+                    f"{status_text(row)}, {row.steps:,} steps)")
+        else:
+            what = f"{len(rows)} runs ({', '.join(run_text(row) for row in rows)})"
+        answer = QMessageBox.question(self._parent, "Delete run" if len(rows) == 1 else "Delete runs",
+                                      f"Delete {what} and everything recorded for {'it' if len(rows) == 1 else 'them'}? "
+                                      "This cannot be undone.",
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                                      QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Yes:
+            for row in rows:
+                if not self.delete(row.id):
+                    return
+
+    def delete(self, run_id: int) -> bool:
+        """Delete run `run_id` without asking, unless it is live (checked in the store, now)."""
+        def change(store: RunStore) -> None:
+            row = store.run(run_id)
+            if row.live:
+                raise UserError(live_refusal(row))
+            self._before_delete(run_id)
+            store.delete(run_id)
+
+        return self._edit(change)
+
+    # ---- export ----------------------------------------------------------------------------------
+    def export_selected(self, fmt: str) -> None:
+        """Ask where (a file for JSON, a folder otherwise), then export the selected run."""
+        row = self._single()
+        if row is None:
+            return
+        if next(kind for f, _, kind in EXPORTS if f == fmt) == "file":
+            path, _ = QFileDialog.getSaveFileName(self._parent, f"Export run #{row.id} as JSON",
+                                                  str(Path.home() / f"run-{row.id}.json"), "JSON (*.json)")
+        else:
+            path = QFileDialog.getExistingDirectory(self._parent, f"Export run #{row.id}: choose a folder",
+                                                    str(Path.home()))
+        if path:
+            self.export(row.id, fmt, path)
+
+    def export(self, run_id: int, fmt: str, out: Path | str) -> list[Path]:
+        """Export run `run_id` (`core.run_export`) at the live loss plot's smoothing; the files written."""
+        from core.run_export import export_run
+
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            store = self.link.store()
+            if store is None:
+                raise StoreError(f"no run store at {self.link.path} yet")
+            written = export_run(store, run_id, fmt, out, smoothing=self._smoothing())
+        except UserError as exc:
+            self.problem.emit(f"export failed: {exc}")
+            return []
+        finally:
+            QApplication.restoreOverrideCursor()
+        folder = written[0].parent if written else Path(out)
+        self.message.emit(f"exported run {run_id} to {folder}: {', '.join(path.name for path in written)}")
+        return written
