@@ -9,6 +9,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import torch
@@ -18,8 +19,8 @@ import core.recipe
 import core.session
 from core.config import RunConfig
 from core.datasets import synthetic_bytes
-from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory, RunFinished, RunPaused,
-                         RunResumed, RunStarted, StepsReported)
+from core.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory,
+                         RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory import MemoryProbe
 from core.models import TinyCNN, build_model, count_parameters
 from core.session import TrainingSession
@@ -255,6 +256,23 @@ def test_pause_holds_the_run_and_resume_continues_to_the_end() -> None:
     before_pause = [r for r in reports if events.index(r) < events.index(pause)]
     assert before_pause[-1].step == pause.step  # the plot is up to date while paused
     assert (finished.status, finished.step) == ("completed", 6)
+
+
+def test_a_checkpoint_requested_while_paused_is_saved_at_once_at_the_paused_step(tmp_path: Path) -> None:
+    session, events = make_session(epochs=3)
+    target = tmp_path / "now.pt"
+    session.observers.append(on_first(StepsReported, lambda event: from_another_thread(session.pause)))
+    session.observers.append(on_first(RunPaused, lambda event: from_another_thread(
+        lambda: session.request_checkpoint(str(target)))))
+    session.observers.append(on_first(CheckpointSaved, lambda event: from_another_thread(session.resume)))
+    finished = session.run()
+    saved = of_type(events, CheckpointSaved)
+    paused, resumed = of_type(events, RunPaused)[0], of_type(events, RunResumed)[0]
+    assert len(saved) == 1 and saved[0].reason == "request" and saved[0].path == str(target)
+    assert saved[0].step == paused.step == resumed.step  # answered while paused, before Resume
+    assert events.index(paused) < events.index(saved[0]) < events.index(resumed)
+    assert target.is_file() and saved[0].size_bytes == target.stat().st_size
+    assert finished.status == "completed"
 
 
 def test_cache_clear_mid_run_is_reported_and_frees_nothing_on_the_cpu() -> None:
