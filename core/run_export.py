@@ -58,9 +58,9 @@ def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[st
     reports = store.reports(run_id)
     table = step_table(store, run_id, smoothing, reports)
     if fmt == "tensorboard":
-        from core.export_tensorboard import run_text, summary_writer_class, write_run_tensorboard
+        from core.export_tensorboard import check_tensorboard, run_text, write_run_tensorboard
 
-        summary_writer_class()  # missing tensorboard: say so before creating any folder
+        check_tensorboard()  # missing: say so before creating any folder
         folder = _folder(target, "TensorBoard log dir")
         epochs = store.events(run_id, kinds=("EpochEnded",))
         text = run_text(run_facts(row), store.config(run_id))

@@ -2,7 +2,7 @@
 
 Every subcommand takes `--runs-db PATH` (default: $GPU_TRAIN_MONITOR_RUNS_DB, else the user data folder's
 store, the one `run`, `compare` and the window record into). An unknown run, a store that is missing or
-cannot be read: one line on stderr and exit code 2. None of these load torch, except a TensorBoard export.
+cannot be read: one line on stderr and exit code 2. None of them loads torch.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from core.outputs import strict_json
 if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
     from core.run_store import RunStore
 
-EXAMPLES = (f"examples: {PROG} runs list --search resnet; {PROG} runs show 12; "
-            f"{PROG} runs export 12 --format csv --out results/; {PROG} runs delete 12 --yes")
+EXAMPLES = (f"examples: {PROG} runs list --search resnet; ... runs show 12; ... runs export 12 --format csv "
+            "--out results/; ... runs delete 12 --yes")
 
 
 def add_runs_parser(sub: argparse._SubParsersAction) -> None:

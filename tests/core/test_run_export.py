@@ -239,7 +239,8 @@ def test_tensorboard_shows_runs_exported_to_one_log_dir_side_by_side_and_a_re_ex
 
 def test_tensorboard_export_without_the_package_says_how_to_install_it(
         store: RunStore, recorded: Recorded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "torch.utils.tensorboard", None)  # as if tensorboard were not installed
+    for name in ["tensorboard", *(name for name in sys.modules if name.startswith("tensorboard."))]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if it were not installed: importing any of it fails
     with pytest.raises(UserError, match=r'pip install "gpu-train-monitor\[tensorboard\]"'):
         export_run(store, recorded.run_id, "tensorboard", tmp_path / "logs")
     assert not (tmp_path / "logs").exists()

@@ -241,3 +241,10 @@ def test_a_run_still_training_is_listed_live_exported_so_far_and_not_deleted(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def test_the_apps_entry_point_hands_runs_to_the_cli(store_path: Path) -> None:
+    """`gpu-train-monitor runs ...` starts at gui.app's main, which must not open the window for it."""
+    code = f"import sys\nfrom gui.app import main\nsys.exit(main(['runs', 'list', '--runs-db', {str(store_path)!r}]))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=ENV)
+    assert result.returncode == 0 and result.stdout.splitlines()[0].startswith("id  started"), result.stderr
