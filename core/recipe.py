@@ -89,6 +89,12 @@ def build_run(config: RunConfig, device: torch.device, free_bytes: int, generato
         source = StreamBatches(splits, device, config.batch_size, preprocess, config.workers, config.pin_memory,
                                config.non_blocking, config.seed)
     notes = tuple(("warning", text) for text in reader_notes)
+    if is_spec(config.dataset):  # what the run does to the user's images, said once: it is not their transform
+        notes += (("info", f"your own dataset: {len(splits.train):,} training and {len(splits.val):,} validation "
+                           f"images of {splits.channels}x{splits.image_size[0]}x{splits.image_size[1]}, "
+                           f"{splits.num_classes} classes; each epoch crops them at random (up to {preprocess.pad} "
+                           f"px){' and flips them' if preprocess.flip else ''}, and every batch is normalised per "
+                           "channel by the training images' mean and std"),)
     if placement.note:
         notes += (("warning", placement.note),)
     return RunParts(splits, placement, source, trainer, spec, notes + tuple(source.notes))

@@ -13,7 +13,7 @@ from core.batch_finder import measure_trial
 from core.compare import Comparison
 from core.config import RunConfig
 from core.errors import ConfigError, DatasetError
-from core.events import Event, RunStarted
+from core.events import Event, LogMessage, RunStarted
 from core.recipe import build_run, generator_for
 from core.session import TrainingSession
 from user_code import importable_folder
@@ -42,6 +42,10 @@ def test_your_own_model_trains_on_your_own_data_in_either_placement(folder, plac
     assert (started.train_samples, started.val_samples) == (86, 10)
     assert started.parameters == 3 * 4 * 9 + 4 + 4 * 3 + 3  # small_net for 3 channels and the 3 classes
     assert finished.summary.val_accuracy is not None
+    said = [event.text for event in events if isinstance(event, LogMessage) and event.level == "info"]
+    assert ("your own dataset: 86 training and 10 validation images of 3x8x8, 3 classes; each epoch crops them at "
+            "random (up to 1 px) and flips them, and every batch is normalised per channel by the training "
+            "images' mean and std") in said
 
 
 def test_the_resident_fit_check_applies_to_your_own_dataset(folder) -> None:
@@ -81,3 +85,13 @@ def test_a_finder_trial_imports_your_own_code_in_its_own_process(folder, monkeyp
             failure.result()
     assert raised.value.field == "model"
     assert str(raised.value).startswith("model: mymodels:for_28px fails on the run's input, a batch shaped 2x3x8x8")
+
+
+@pytest.mark.gpu
+def test_your_own_dataset_is_resident_on_the_gpu_and_your_model_checked_there(folder) -> None:
+    finished, events = run(device="cuda", placement="auto", channels_last=True)
+    assert (finished.status, finished.message) == ("completed", "")
+    started = next(event for event in events if isinstance(event, RunStarted))
+    assert started.placement == "resident" and started.device.startswith("cuda")
+    finished, _ = run(device="cuda", model="mymodels:for_28px")
+    assert finished.user_error and "fails on the run's input, a batch shaped 2x3x8x8" in finished.message
