@@ -6,7 +6,10 @@ import threading
 
 import pytest
 
-from core.events import CacheCleared, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted, StepsReported
+from core.checkpoint import CheckpointPolicy
+from core.errors import UserError
+from core.events import (CacheCleared, CheckpointSaved, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted,
+                         StepsReported)
 from gui.run_controller import RunController
 from gui_support import ENDLESS, FAST, EventRecorder, running_qthreads
 
@@ -147,3 +150,28 @@ def test_a_comparison_that_cannot_run_here_is_refused_before_a_thread_starts(con
     with pytest.raises(ConfigError, match=r"configuration 2 \(cuda:7\)"):
         controller.start_comparison(FAST, [{"device": "cpu"}, {"device": "cuda:7"}])
     assert not controller.running and running_qthreads() == []
+
+
+def test_checkpoint_now_saves_the_run_and_start_with_resume_continues_it(qtbot, controller, tmp_path):
+    assert controller.request_checkpoint() is False  # no run: nothing to save
+    rec = controller.recorder
+    controller.start(ENDLESS, checkpoints=CheckpointPolicy(directory=str(tmp_path)))
+    qtbot.waitUntil(lambda: bool(rec.of(StepsReported)), timeout=TIMEOUT_MS)
+    assert controller.can_checkpoint and controller.request_checkpoint() is True
+    qtbot.waitUntil(lambda: bool(rec.of(CheckpointSaved)), timeout=TIMEOUT_MS)
+    saved = rec.of(CheckpointSaved)[0]
+    first_uid = rec.of(RunStarted)[0].run_uid
+    assert saved.reason == "request" and saved.path.startswith(str(tmp_path / first_uid))
+    with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
+        controller.request_stop()
+    with pytest.raises(UserError, match="keeps its checkpoint's batch_size"):  # refused before any thread starts
+        controller.start(ENDLESS.replace(batch_size=16), resume=saved.path)
+    assert not controller.running
+
+    rec.events.clear()
+    with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
+        controller.start(ENDLESS.replace(epochs=None, max_steps=saved.step + 3), resume=saved.path)
+    started = rec.of(RunStarted)[0]
+    assert (started.run_uid, started.start_step) == (first_uid, saved.step)
+    assert rec.of(StepsReported)[0].first_step == saved.step + 1
+    assert rec.events[-1].status == "completed" and rec.events[-1].step == saved.step + 3
