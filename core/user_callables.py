@@ -111,7 +111,7 @@ def call_factory(field: str, spec: str, factory: Callable[..., Any], **offered: 
     kwargs = accepted_keywords(field, spec, factory, offered)
     try:
         return factory(**kwargs)
-    except Exception as exc:  # the user's code: its error, in one line, naming the factory
+    except (Exception, SystemExit) as exc:  # the user's code: its error, in one line, naming the factory
         raise ConfigError(field, f"{spec} raised {one_line(exc)}") from None
 
 

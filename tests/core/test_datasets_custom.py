@@ -66,6 +66,13 @@ def test_grey_numpy_images_in_a_plain_list_work(folder) -> None:
         list(range(0, 200, 10))
 
 
+def test_pil_images_and_numpy_labels_as_torchvision_gives_them_work(folder) -> None:
+    splits = load_custom("mydata:pil_images", seed=0)
+    assert splits.channels == 3 and splits.image_size == (4, 5) and splits.num_classes == 2  # height x width
+    images = torch.cat([splits.train.images, splits.val.images])
+    assert images[:, 2].eq(255).all() and sorted(images[:, 0, 0, 0].tolist()) == list(range(0, 200, 20))
+
+
 def test_floats_outside_0_to_1_are_mapped_to_bytes_and_the_log_says_so(folder) -> None:
     with pytest.warns(UserWarning, match=r"dataset mydata:normalised: its float images run from -[\d.]+ to "
                                          r"[\d.]+, not 0..1: they are mapped linearly to 0..255"):

@@ -135,6 +135,13 @@ def grey_numpy():
     return [(np.full((6, 6), 10 * i, dtype=np.uint8), i % 2) for i in range(20)]
 
 
+def pil_images():
+    """As a torchvision dataset gives them without a transform: PIL images, here 5 wide and 4 high."""
+    from PIL import Image
+
+    return [(Image.new("RGB", (5, 4), (20 * i, 0, 255)), np.int64(i % 2)) for i in range(10)]
+
+
 class Ragged(Blobs):
     def __getitem__(self, index):
         image, label = super().__getitem__(index)
