@@ -153,6 +153,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.state_status)
         self.menus = MenuBar(self)
         self.setMenuBar(self.menus)
+        self.menus.add_file_actions(self.history.open_action, self.history.export_action)  # above Save plots
         self.resize(1280, 860)
 
     def _latest_sample(self) -> Any:
