@@ -1,0 +1,88 @@
+"""`run`'s checkpoint options and --resume, run the way a user runs them: `python -m core run ...`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from core.cli import build_parser
+from test_cli import FAST, cli, user_error_line
+
+SMALL = [*FAST, "--batch-size", "32"]  # 256 images: 8 steps an epoch
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A run cut by --max-steps 5 mid-epoch: (its checkpoint folder, its stderr)."""
+    folder = tmp_path_factory.mktemp("checkpoints")
+    result = cli("run", *SMALL, "--max-steps", "5", "--checkpoint-dir", str(folder), "--no-record")
+    assert result.returncode == 0, result.stderr
+    return folder, result.stderr
+
+
+def saved_path(folder: Path) -> Path:
+    (path,) = folder.glob("*/step-5.pt")
+    return path
+
+
+def test_a_run_saves_a_checkpoint_where_max_steps_ends_it_and_says_so(first_run: tuple[Path, str]) -> None:
+    folder, stderr = first_run
+    path = saved_path(folder)
+    assert re.search(rf"checkpoint saved at step 5 \(the run ended mid-epoch\): {re.escape(str(path))} \(\S+ \S+\)",
+                     stderr), stderr
+
+
+def test_resume_continues_the_run_to_its_new_length(first_run: tuple[Path, str]) -> None:
+    folder, _ = first_run
+    result = cli("run", "--resume", str(saved_path(folder)), "--epochs", "2", "--no-record")
+    assert result.returncode == 0, result.stderr
+    assert "16 steps over 2 epochs (resumed at step 5)" in result.stderr
+    assert re.search(r"^steps\s+16 \(512 images", result.stdout, re.MULTILINE), result.stdout
+    assert "checkpoint saved at step 8 (end of epoch 1)" in result.stderr
+    assert "checkpoint saved at step 16 (end of epoch 2)" in result.stderr
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--model", "resnet18"], ["--model: ", "a checkpoint of tiny-cnn trained on synthetic", "not resnet18"]),
+    (["--batch-size", "64"], ["--batch-size: ", "keeps its checkpoint's batch_size (32)"]),
+    (["--preset", "speedrun"], ["--preset: ", "leave --preset out"]),
+    ([], ["nothing to train", "step 5", "--epochs or --max-steps"]),
+])
+def test_a_resume_that_cannot_be_is_one_line_naming_the_option(first_run: tuple[Path, str], args: list[str],
+                                                              expected: list[str]) -> None:
+    user_error_line(cli("run", "--resume", str(saved_path(first_run[0])), *args, "--no-record"), *expected)
+
+
+def test_a_missing_or_malformed_checkpoint_is_one_line(tmp_path: Path) -> None:
+    user_error_line(cli("run", "--resume", str(tmp_path / "nope.pt")), "cannot read the checkpoint",
+                    "No such file")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"PK\x03\x04 not really a zip")
+    user_error_line(cli("run", "--resume", str(junk)), f"{junk} is damaged or not a checkpoint")
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--checkpoint-every", "-1"], ["--checkpoint-every: must be 0 or more, got -1"]),
+    (["--checkpoint-keep", "-2"], ["--checkpoint-keep: must be 0 or more, got -2"]),
+])
+def test_bad_checkpoint_options_are_refused_before_training(args: list[str], expected: list[str]) -> None:
+    user_error_line(cli("run", *SMALL, *args), *expected)
+
+
+def test_a_checkpoint_dir_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    in_the_way = tmp_path / "file"
+    in_the_way.write_text("")
+    user_error_line(cli("run", *SMALL, "--checkpoint-dir", str(in_the_way)), "--checkpoint-dir: ", "is a file")
+
+
+def test_the_checkpoint_options_are_run_options_with_their_defaults() -> None:
+    args = build_parser().parse_args(["run"])
+    assert (args.resume, args.checkpoint_epochs, args.checkpoint_every, args.checkpoint_dir, args.checkpoint_keep) \
+        == (None, True, 0, None, 2)
+    assert build_parser().parse_args(["run", "--no-checkpoint-epochs"]).checkpoint_epochs is False
+    helptext = build_parser()._subparsers._group_actions[0].choices["run"].format_help()  # type: ignore[union-attr]
+    for option in ("--resume PATH", "--checkpoint-every N", "--checkpoint-dir DIR", "--checkpoint-keep N",
+                   "--no-checkpoint-epochs"):
+        assert option in helptext
