@@ -352,6 +352,7 @@ class MainWindow(QMainWindow):
         self.buttons.update_for(self.state, running, self.torch_loaded, None if self.form.valid else self.form.message,
                                 self.insight.searching, kind)
         self.insight.update_controls(running, self.torch_loaded, kind)
+        self.menus.update_for(self.state, self.controller.can_checkpoint)
 
     # ---- persistence and closing -----------------------------------------------------------------
     def _splitters(self) -> dict[str, QSplitter]:

@@ -1,5 +1,5 @@
-"""The window's menu bar: File (Save plots…, Quit), Run (the run buttons' actions) and Help (About, Copy
-system info).
+"""The window's menu bar: File (Save plots…, Quit), Run (the run buttons' actions, Checkpoint now) and Help
+(About, Copy system info).
 
 The Run menu holds the very actions the buttons trigger (`gui.run_buttons`), so they are enabled,
 renamed (Pause/Resume) and keyed together, with no second shortcut to make a key ambiguous; its Compare
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
 from gui import plot_export
 from gui.about import open_about, window_system_info
 from gui.live_plot import is_shown
+from gui.run_state import RunState
 
 if TYPE_CHECKING:
     from gui.main_window import MainWindow
@@ -68,6 +69,9 @@ class MenuBar(QMenuBar):
         self.run_menu.addSeparator()
         for action in (buttons.pause_action, buttons.stop_action, buttons.clear_action):
             self.run_menu.addAction(action)
+        self.run_menu.addSeparator()
+        self.checkpoint_action = self._add(self.run_menu, "Checkpoint now", self.checkpoint_now,
+                                           "Save the model, optimizer and progress at the next step boundary")
 
         self.help_menu = self.addMenu("&Help")
         self.about_action = self._add(self.help_menu, "&About GPU Training Monitor", self.show_about,
@@ -88,6 +92,15 @@ class MenuBar(QMenuBar):
             self._file_section_end = self.file_menu.insertSeparator(self.save_plots_action)
         for action in actions:
             self.file_menu.insertAction(self._file_section_end, action)
+
+    def update_for(self, state: RunState, can_checkpoint: bool) -> None:
+        """Enable what applies now (the Run menu's other items follow the buttons, `gui.run_buttons`).
+        `can_checkpoint`: a single run is under way (a comparison's runs save no checkpoints)."""
+        enabled = can_checkpoint and state.can_pause  # once it trains, paused too; not while stopping
+        self.checkpoint_action.setEnabled(enabled)
+        self.checkpoint_action.setToolTip(
+            "Save the model, optimizer and progress at the next step boundary, to resume the run from later"
+            if enabled else "Only while a single run trains (a comparison's runs save no checkpoints)")
 
     # ---- File ------------------------------------------------------------------------------------
     def plots_shown(self) -> list[tuple[str, pg.PlotWidget]]:
@@ -149,6 +162,12 @@ class MenuBar(QMenuBar):
         window.log.add(text)
         window.statusBar().showMessage(text, STATUS_MESSAGE_MS)
         return written
+
+    # ---- Run -------------------------------------------------------------------------------------
+    @Slot()
+    def checkpoint_now(self) -> None:
+        if self._window.controller.request_checkpoint():  # its CheckpointSaved (or a warning) is logged
+            self._window.log.add("checkpoint requested: saved at the next step boundary")
 
     # ---- Help ------------------------------------------------------------------------------------
     @Slot()

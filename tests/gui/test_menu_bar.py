@@ -12,11 +12,12 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
+from core.events import CheckpointSaved
 from core.system_info import APP_NAME
 from gui.main_window import MainWindow
 from gui.menu_bar import PLOTS_FOLDER_KEY
 from gui.run_state import RunState
-from gui_support import ENDLESS, FAST, native_threads_named
+from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000
 
@@ -48,7 +49,8 @@ def test_the_menus_hold_file_run_and_help_actions(window):
     assert [action.text() for action in menus.actions()] == ["&File", "&Run", "&Help"]
     assert entries(menus.file_menu) == ["Open run…", "Export run", "---", "Save plots…", "---", "&Quit"]
     assert menus.file_menu.actions()[1].menu() is window.history.edits.export_menu  # JSON, CSV, TensorBoard
-    assert entries(menus.run_menu) == ["Start", "&Compare", "---", "Pause", "Stop", "Clear cache"]
+    assert entries(menus.run_menu) == ["Start", "&Compare", "---", "Pause", "Stop", "Clear cache", "---",
+                                       "Checkpoint now"]
     assert entries(menus.help_menu) == ["&About GPU Training Monitor", "&Copy system info"]
     platform_quit = QKeySequence(QKeySequence.StandardKey.Quit)
     assert menus.quit_action.shortcut() == (platform_quit if not platform_quit.isEmpty() else QKeySequence("Ctrl+Q"))
@@ -99,6 +101,27 @@ def test_run_actions_follow_the_state_and_do_what_the_buttons_do(qtbot, window):
         buttons.stop_action.trigger()
     assert ended.args == [RunState.STOPPED]
     assert buttons.start_action.isEnabled() and not buttons.stop_action.isEnabled()
+
+
+def test_checkpoint_now_saves_one_while_a_single_run_trains(qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_CHECKPOINTS", str(tmp_path))
+    action = window.menus.checkpoint_action
+    assert not action.isEnabled() and "Only while a single run trains" in action.toolTip()
+    events = EventRecorder()
+    window.controller.event.connect(events.on_event)
+    window.form.set_config(ENDLESS)
+    window.buttons.start_action.trigger()
+    qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
+    assert action.isEnabled()
+
+    action.trigger()
+    qtbot.waitUntil(lambda: any(e.reason == "request" for e in events.of(CheckpointSaved)), timeout=RUN_TIMEOUT_MS)
+    saved = next(e for e in events.of(CheckpointSaved) if e.reason == "request")
+    assert Path(saved.path).is_file() and Path(saved.path).is_relative_to(tmp_path)
+    assert "checkpoint requested: saved at the next step boundary" in "\n".join(window.log.lines())
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
+        window.buttons.stop_action.trigger()
+    assert not action.isEnabled()
 
 
 def test_start_is_disabled_in_the_menu_until_torch_has_loaded(qtbot, settings):
