@@ -323,7 +323,8 @@ class FailingSession:
     error_field: str | None = None
     message = ""
 
-    def __init__(self, config: RunConfig, observers: list, snapshot_path: str | None = None) -> None:
+    def __init__(self, config: RunConfig, observers: list, snapshot_path: str | None = None,
+                 **checkpoint_options: object) -> None:
         self.observers = list(observers)
 
     def request_stop(self) -> None:
