@@ -27,7 +27,7 @@ from typing import Any
 import psutil
 
 from core.errors import UserError
-from core.store_schema import NewerSchema, migrate, transaction
+from core.store_schema import SCHEMA_VERSION, NewerSchema, migrate, schema_version, transaction
 
 ENV_PATH = "GPU_TRAIN_MONITOR_RUNS_DB"
 BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
@@ -309,6 +309,13 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         db.execute("PRAGMA foreign_keys = ON")
         if readonly:
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # a damaged file fails here, not later
+            found = schema_version(db)  # a reader cannot migrate: refuse a store not (yet) at this version
+            if found > SCHEMA_VERSION:
+                raise NewerSchema(f"its schema version is {found}, this app knows up to {SCHEMA_VERSION}")
+            if found < SCHEMA_VERSION:
+                raise sqlite3.OperationalError(
+                    "it is still being created, or has an older schema that opening it for writing migrates"
+                    if found else "it is still being created (no tables yet)")
         else:
             migrate(db)
     except BaseException:
