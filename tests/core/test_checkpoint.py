@@ -309,3 +309,42 @@ def test_damaged_missing_and_foreign_files_are_refused_with_one_sentence(saved_m
             read_config(path)
         assert str(caught.value).startswith(start), (path, str(caught.value))
         assert "\n" not in str(caught.value)
+
+
+def test_a_checkpoint_from_another_kind_of_device_resumes_with_a_warning(saved_mid_epoch: str,
+                                                                        tmp_path: Path) -> None:
+    """The device's random generators do not carry over (a CUDA state does not fit the CPU's): the run goes
+    on from the same weights and step, and says its data order differs from here on."""
+    payload = torch.load(saved_mid_epoch, weights_only=True)
+    payload["device_type"] = "cuda"
+    payload["rng"]["now"]["source"]["data"] = torch.zeros(16, dtype=torch.uint8)  # a CUDA generator's state
+    payload["rng"]["epoch_start"]["source"]["data"] = torch.zeros(16, dtype=torch.uint8)
+    other = tmp_path / "from-cuda.pt"
+    torch.save(payload, other)
+    _, events = train(RunConfig(**FAST), resume=str(other))
+    assert events[-1].status == "completed" and of_type(events, RunStarted)[0].start_step == 5
+    notes = [e.text for e in of_type(events, LogMessage) if e.level == "warning"]
+    assert any("was saved on cuda" in text and "differ from an uninterrupted run's" in text for text in notes)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("placement", ["stream", "resident"])
+@pytest.mark.parametrize("amp", ["off", "fp16"])
+def test_a_cuda_run_resumed_mid_epoch_trains_the_losses_of_an_uninterrupted_one(placement: str, amp: str,
+                                                                                tmp_path: Path) -> None:
+    """The CUDA generators (global and the data's), the fused optimizer and fp16's gradient scaler come back.
+    cuDNN's backward kernels may sum in another order from run to run: equal within a small tolerance."""
+    config = RunConfig(**{**FAST, "device": "cuda:0"}, placement=placement, amp=amp)
+    _, whole = train(config)
+    _, first = train(config.replace(max_steps=STEPS_PER_EPOCH + 3),
+                     checkpoints=CheckpointPolicy(directory=str(tmp_path)))
+    saved = of_type(first, CheckpointSaved)[-1]
+    assert (saved.step, saved.reason) == (STEPS_PER_EPOCH + 3, "end")
+    assert read_info(saved.path).device_type == "cuda"
+    _, events = train(config, resume=saved.path)
+    assert events[-1].status == "completed", events[-1].message
+    assert all_losses(events) == pytest.approx(all_losses(whole)[saved.step:], rel=1e-3, abs=1e-4)
+    if amp == "off":  # and on the CPU: the same weights go on, the CUDA generators stay behind (with a warning)
+        _, on_cpu = train(config.replace(device="cpu"), resume=saved.path)
+        assert on_cpu[-1].status == "completed" and of_type(on_cpu, RunStarted)[0].start_step == saved.step
+        assert any("was saved on cuda" in e.text for e in of_type(on_cpu, LogMessage))
