@@ -97,10 +97,11 @@ def save(path: Path, payload: dict[str, Any]) -> int:
 
 
 # ---- reading -------------------------------------------------------------------------------------------
-def load(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The checkpoint at `path`, its tensors on the CPU (memory-mapped, so reading its config is cheap).
-    UserError, with one sentence, for a file that is missing, unreadable, damaged, carries code, or is
-    not a checkpoint of this app."""
+def load(path: str | os.PathLike[str], mapped: bool = True) -> dict[str, Any]:
+    """The checkpoint at `path`, its tensors on the CPU: memory-mapped when `mapped` (reading its config
+    costs little), else read into memory (a resumed run trains on them: the file is left free). UserError,
+    with one sentence, for a file that is missing, unreadable, damaged, carries code, or is not a
+    checkpoint of this app."""
     import torch
 
     shown = os.fspath(path)
@@ -110,7 +111,7 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
             zipped = file.read(4) == b"PK\x03\x04"  # torch's own format: memory-mapped loading works
         with warnings.catch_warnings():  # torch warns about old pickle protocols before it refuses them
             warnings.simplefilter("ignore")
-            payload = torch.load(target, map_location="cpu", weights_only=True, mmap=zipped)
+            payload = torch.load(target, map_location="cpu", weights_only=True, mmap=zipped and mapped)
     except OSError as exc:
         raise UserError(f"cannot read the checkpoint {shown}: {exc.strerror or exc}") from None
     except pickle.UnpicklingError as exc:
@@ -166,7 +167,7 @@ def read_config(path: str | os.PathLike[str]) -> RunConfig:
 def prepare_resume(path: str, config: RunConfig) -> tuple[RunConfig, str, dict[str, Any]]:
     """Read `path` to resume it with `config`: (the config the resumed run trains with, its run_uid, the
     checkpoint). UserError (ConfigError naming a field) when it cannot be resumed so."""
-    saved = load(path)
+    saved = load(path, mapped=False)
     info = info_of(saved, path)
     return check_resumable(config, info), info.run_uid, saved
 

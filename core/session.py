@@ -209,7 +209,7 @@ class TrainingSession(RunControls):
                 exhausted = _at_end(batches)  # max_steps at the data's end: as the next step would find it
             if exhausted:
                 run.skipped_samples += max(planned_samples - (run.samples - before), 0)
-                if run.samples == before:
+                if run.samples == before and planned_samples:  # (a resumed epoch may have none left)
                     raise RuntimeError(f"epoch {run.epoch} produced no batch")  # would loop for ever
             if not exhausted and self._checkpointer.stop_due(run.step):  # max_steps ends the run mid-epoch
                 self._save_checkpoint("end", batches)  # before validating: as a longer run would go on

@@ -51,8 +51,11 @@ def uninterrupted(placement: str) -> tuple[tuple[float, ...], tuple[float | None
 
 def interrupted(placement: str, how: str, folder: Path) -> tuple[TrainingSession, CheckpointSaved]:
     """The same run cut short, with the checkpoint it saved last: at an epoch's end, where --max-steps ended it
-    mid-epoch, on a request at a step boundary mid-epoch (then stopped), or on a stop mid-epoch."""
+    mid-epoch, on a request at a step boundary mid-epoch (then stopped), or on a stop mid-epoch; or the run
+    whole, with its every-8-steps checkpoint after epoch 1's last step (before the epoch found its end)."""
     policy = CheckpointPolicy(directory=str(folder), keep=0)
+    if how == "every":
+        policy = CheckpointPolicy(directory=str(folder), keep=0, every_steps=STEPS_PER_EPOCH, epoch_end=False)
     config = RunConfig(**FAST, placement=placement)
     if how == "epoch":
         config = config.replace(max_steps=STEPS_PER_EPOCH)
@@ -73,17 +76,19 @@ def interrupted(placement: str, how: str, folder: Path) -> tuple[TrainingSession
     session.run()
     saved = of_type(events, CheckpointSaved)
     assert saved and saved[-1].reason == how
-    return session, saved[-1]
+    return session, saved[0] if how == "every" else saved[-1]
 
 
 @pytest.mark.parametrize("placement", ["stream", "resident"])
-@pytest.mark.parametrize("how", ["epoch", "end", "request", "stop"])
+@pytest.mark.parametrize("how", ["epoch", "end", "request", "stop", "every"])
 def test_a_resumed_run_continues_its_steps_and_trains_the_losses_of_an_uninterrupted_run(
         placement: str, how: str, tmp_path: Path) -> None:
     losses, epoch_losses = uninterrupted(placement)
     first, saved = interrupted(placement, how, tmp_path)
     at = saved.step
-    assert (at % STEPS_PER_EPOCH == 0) == (how == "epoch")  # the others are mid-epoch
+    complete = read_info(saved.path).epoch_complete
+    assert complete == (how == "epoch")  # the others are mid-epoch (every: at its last batch, not yet ended)
+    assert (at % STEPS_PER_EPOCH == 0) == (how in ("epoch", "every"))
 
     resumed, events = train(RunConfig(**FAST, placement=placement), resume=saved.path)
     started = of_type(events, RunStarted)[0]
@@ -94,7 +99,7 @@ def test_a_resumed_run_continues_its_steps_and_trains_the_losses_of_an_uninterru
     assert reports[-1].samples == 2 * TRAIN  # images counted from the run's start
     assert tuple(all_losses(events)) == losses[at:]  # bit-exact on the CPU: same batches, same augmentation
     ended = of_type(events, EpochEnded)
-    assert [e.epoch for e in ended] == ([2] if at >= STEPS_PER_EPOCH else [1, 2])
+    assert [e.epoch for e in ended] == ([2] if complete or at > STEPS_PER_EPOCH else [1, 2])
     assert [e.train_loss for e in ended] == list(epoch_losses[-len(ended):])  # whole-epoch means, as uninterrupted
     assert [e.epoch for e in of_type(events, EpochStarted)] == ([] if at > STEPS_PER_EPOCH else [2])
     finished = events[-1]
