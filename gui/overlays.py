@@ -11,20 +11,20 @@ and only when something changed: a finished run is drawn once, a live run's over
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Slot
 
-from core.run_store import ReportRow, RunRow, StepSeries
+from core.run_store import RunRow
 from gui.ema import EmaState, debiased_ema
 from gui.live_plot import decimated_for, is_shown, set_curves, settle_axes
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.ring_buffer import PeakRingBuffer, RingBuffer
-from gui.run_feed import has_allocator
+from gui.run_feed import SeriesArrays, has_allocator
 
 REDRAW_INTERVAL_MS = 200  # overlays change at most once per store poll: 5 redraws a second are plenty
 # colours no live line uses (the live loss is grey and blue; memory blue, orange, red, purple and grey)
@@ -122,20 +122,18 @@ class Overlays(QObject):
             self.remove(run_id)
 
     # ---- data in ---------------------------------------------------------------------------------
-    def extend(self, run_id: int, steps: StepSeries, reports: Sequence[ReportRow], started_at: float) -> None:
-        """Append a run's steps and reports (as `gui.run_feed.RunFeed` returns them) to its overlay."""
+    def extend(self, run_id: int, arrays: SeriesArrays) -> None:
+        """Append what a read of the run found (`gui.run_feed.SeriesArrays`) to its overlay."""
         overlay = self.overlays.get(run_id)
         if overlay is None:
             return
-        if steps.steps:
-            losses = np.asarray(steps.losses, dtype=np.float64)
-            ema = debiased_ema(losses, self.loss_plot.smoothing.value(), overlay.ema)
-            overlay.losses = grown(overlay.losses, len(losses), lambda n: PeakRingBuffer(n, 3))
-            overlay.losses.extend(np.column_stack([np.asarray(steps.steps, dtype=np.float64), losses, ema]))
+        if len(arrays.steps):
+            ema = debiased_ema(arrays.losses, self.loss_plot.smoothing.value(), overlay.ema)
+            overlay.losses = grown(overlay.losses, len(ema), lambda n: PeakRingBuffer(n, 3))
+            overlay.losses.extend(np.column_stack([arrays.steps.astype(np.float64), arrays.losses, ema]))
             self._dirty_loss = True
-        if reports:
-            rows = np.array([(r.at - started_at, r.allocated_bytes, r.peak_allocated_bytes) for r in reports],
-                            dtype=np.float64)
+        if len(arrays.memory):
+            rows = arrays.memory[:, [0, 1, 3]]  # seconds since the start, allocated, peak allocated
             overlay.memory = grown(overlay.memory, len(rows), lambda n: RingBuffer(n, 3))
             overlay.memory.extend(rows)
             self._dirty_memory = True

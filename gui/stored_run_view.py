@@ -38,11 +38,13 @@ from gui.log_panel import LogPanel
 from gui.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.ring_buffer import RingBuffer
-from gui.run_feed import FeedUpdate, RunFeed, StoreLink, contiguous_runs, rebuild_event, report_sample
+from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
+from gui.run_loader import LoadedRun, RunLoader
 from gui.run_history import STATUS_COLOURS, duration_text, status_text
 from gui.stats_panel import StatsPanel
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
+RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)
 REDRAW_INTERVAL_MS = 50  # one plot per tick, only when it changed
 RATE_CAPACITY = 200_000  # reports kept for the images/s plot
 FAILED = ("diverged", "oom", "failed")
@@ -71,6 +73,9 @@ class StoredRunView(QWidget):
         self.resize(1100, 780)
         self._build(row)
 
+        self.loader = RunLoader(link.path, self.feed, self)  # the first read, however long, off the GUI thread
+        self.loader.loaded.connect(self._on_loaded)
+        self.loader.failed.connect(self._on_load_failed)
         self.poll_timer = QTimer(self)
         self.poll_timer.setInterval(POLL_INTERVAL_MS)
         self.poll_timer.timeout.connect(self.poll)
@@ -78,9 +83,9 @@ class StoredRunView(QWidget):
         self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
         self.redraw_timer.timeout.connect(self._on_redraw_timer)
         self.redraw_timer.start()
+        self.header.setText(f"Reading run {run_id} from {html.escape(str(link.path))}…")
+        self.poll_timer.start()  # stopped once the run is read and has ended
         self.poll()
-        if self.following:  # a finished run is read once
-            self.poll_timer.start()
 
     # ---- layout ----------------------------------------------------------------------------------
     def _build(self, row: RunRow | None) -> None:
@@ -153,20 +158,29 @@ class StoredRunView(QWidget):
         """Steps on the loss plot (what a watcher sees grow)."""
         return len(self.loss_plot.data)
 
+    @property
+    def loading(self) -> bool:
+        """Whether the run's history is still being read (in the background)."""
+        return self.row is None and self.poll_timer.isActive()
+
     @Slot()
     def poll(self) -> None:
-        """Read what was recorded since the last poll and show it; a store problem is shown, never raised."""
+        """Read what was recorded since the last poll and show it; a store problem is shown, never raised.
+        The first read (the whole run so far) goes to the background loader; later ones are a few rows."""
+        if self.row is None:
+            if not self.loader.running:
+                self.loader.start()
+            return
         try:
             store = self.link.store()
             if store is None:
                 raise StoreError(f"the run store {self.link.path} is not there any more")
             update = self.feed.poll(store)
-            if update.restarted or self.row is None:
+            if update.restarted:  # resumed from a checkpoint: shown again from the start
                 self._begin(update.row, store.started(self.run_id), store.config(self.run_id))
             summary = store.summary(self.run_id) if update.finished and not self._ended_logged else None
         except RunNotFound:
-            self._show_problem(f"run {self.run_id} is no longer in the store (it was deleted)")
-            self.poll_timer.stop()
+            self._gone()
             return
         except StoreError as exc:
             self._show_problem(str(exc))  # kept polling: a store locked for a moment is readable again later
@@ -175,6 +189,27 @@ class StoredRunView(QWidget):
         self._apply(update, summary)
         if not self.following:
             self.poll_timer.stop()
+
+    @Slot(object)
+    def _on_loaded(self, loaded: LoadedRun | None) -> None:
+        if loaded is None:
+            self._gone()
+            return
+        self.problem.hide()
+        self.poll_timer.setInterval(POLL_INTERVAL_MS)
+        self._begin(loaded.update.row, loaded.started, loaded.config)
+        self._apply(loaded.update, loaded.summary, loaded.arrays)
+        if not self.following:  # a finished run is read once
+            self.poll_timer.stop()
+
+    @Slot(str)
+    def _on_load_failed(self, message: str) -> None:
+        self._show_problem(message)
+        self.poll_timer.setInterval(RETRY_INTERVAL_MS)  # tried again, less often
+
+    def _gone(self) -> None:
+        self._show_problem(f"run {self.run_id} is no longer in the store (it was deleted)")
+        self.poll_timer.stop()
 
     def _begin(self, row: RunRow, started: Mapping[str, Any], config: Mapping[str, Any]) -> None:
         """The run (again, after a resume): empty views, its plan and config."""
@@ -197,22 +232,24 @@ class StoredRunView(QWidget):
         self._log(row.started_at, "config: " + json.dumps(dict(config)))
         self.config_text.setPlainText(json.dumps(dict(config), indent=2, sort_keys=True))
 
-    def _apply(self, update: FeedUpdate, summary: Mapping[str, Any] | None) -> None:
+    def _apply(self, update: FeedUpdate, summary: Mapping[str, Any] | None, arrays: SeriesArrays | None = None) -> None:
+        """Show what a read found (its series as arrays, when the loader made them already)."""
         row = update.row
         self.row = row
-        for part in contiguous_runs(update.steps.steps):
-            self.loss_plot.add_losses(update.steps.steps[part.start], update.steps.losses[part])
+        arrays = arrays if arrays is not None else SeriesArrays.of(update)
+        for part in contiguous_runs(arrays.steps):
+            self.loss_plot.add_losses(int(arrays.steps[part.start]), arrays.losses[part])
         if update.steps.epochs:
             self._epoch = update.steps.epochs[-1]
-        samples = [report_sample(report, row.device, self.started_at) for report in update.reports]
-        for event in update.events:
-            sample = self._show_event(event.kind, event.data, event.at)
-            if sample is not None:
-                samples.append(sample)
-        for sample in sorted(samples, key=lambda s: s.time_s):  # a cache clear's reading between two reports'
-            self.memory_plot.add_sample(sample)
+        cleared = [sample_row(sample) for sample in
+                   (self._show_event(event.kind, event.data, event.at) for event in update.events) if sample is not None]
+        if cleared:  # a cache clear's reading goes between two reports'
+            memory = np.concatenate([arrays.memory, np.array(cleared, dtype=np.float64)])
+            self.memory_plot.add_rows(memory[np.argsort(memory[:, 0], kind="stable")])
+        elif len(arrays.memory):
+            self.memory_plot.add_rows(arrays.memory)
         if update.reports:
-            self.rates.extend(np.array([(r.step, r.samples_per_s) for r in update.reports], dtype=np.float64))
+            self.rates.extend(arrays.rates)
             self._rate_dirty = True
             last = update.reports[-1]
             self.stats.update_progress(last.step, self._epoch, last.samples_per_s,
@@ -332,8 +369,10 @@ class StoredRunView(QWidget):
         self._refresh_rates()
 
     def stop(self) -> None:
+        """Stop polling and drawing, and a read under way (interrupted)."""
         self.poll_timer.stop()
         self.redraw_timer.stop()
+        self.loader.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.stop()

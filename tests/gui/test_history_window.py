@@ -42,12 +42,14 @@ def test_the_windows_run_is_listed_live_then_reopened_and_overlaid(qtbot, window
     history.select(run_id)
     window.menus.file_menu.actions()[0].trigger()  # File > Open run… opens the selected run
     view = history.views[run_id]
+    qtbot.waitUntil(lambda: not view.loading, timeout=10_000)  # read in the background
     assert view.isVisible() and "stopped" in view.header.text()
     live = window.loss_plot.data
     assert np.array_equal(view.loss_plot.data.column(1), live.column(1), equal_nan=True)  # as it was shown live
     assert list(view.loss_plot.data.column(0)) == list(live.column(0))
 
     history.set_overlay(run_id, True)
+    qtbot.waitUntil(lambda: not history.loaders, timeout=10_000)
     legend = [label.text for _, label in window.loss_plot.plot.getPlotItem().legend.items]
     assert legend[-1] == f"#{run_id} tiny-cnn cpu"
 

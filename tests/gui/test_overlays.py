@@ -41,13 +41,14 @@ def tick(panel, run_id: int) -> None:
                         Qt.ItemDataRole.CheckStateRole)
 
 
-def test_two_overlaid_runs_get_a_curve_and_a_legend_entry_each_and_one_can_be_removed(panel, recorded):
+def test_two_overlaid_runs_get_a_curve_and_a_legend_entry_each_and_one_can_be_removed(panel, recorded, qtbot):
     _, ids = recorded
     loss_plot, memory_plot = panel.overlays.loss_plot, panel.overlays.memory_plot
     before_loss, before_memory = legend(loss_plot.plot), legend(memory_plot.plot)
     for run_id in ids:
         tick(panel, run_id)
-    assert panel.overlays.ids() == ids
+    assert panel.overlays.ids() == ids  # at once, with their data read in the background
+    qtbot.waitUntil(lambda: not panel.loaders, timeout=10_000)
     assert panel.overlays.refresh()
     names = [f"#{run_id} tiny-cnn cpu" for run_id in ids]
     assert legend(loss_plot.plot) == before_loss + names
@@ -75,9 +76,10 @@ def test_two_overlaid_runs_get_a_curve_and_a_legend_entry_each_and_one_can_be_re
     assert not panel.model.overlaid
 
 
-def test_overlays_follow_the_live_plots_smoothing_and_survive_a_new_live_run(panel, recorded):
+def test_overlays_follow_the_live_plots_smoothing_and_survive_a_new_live_run(panel, recorded, qtbot):
     _, ids = recorded
     panel.set_overlay(ids[1], True)
+    qtbot.waitUntil(lambda: not panel.loaders, timeout=10_000)
     loss_plot = panel.overlays.loss_plot
     loss_plot.smoothing.setValue(0.0)  # no smoothing: the overlay is the raw loss
     panel.overlays.refresh()

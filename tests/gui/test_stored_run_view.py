@@ -34,6 +34,7 @@ def open_view(qtbot):
         qtbot.addWidget(view)
         view.show()
         made.append((view, link))
+        qtbot.waitUntil(lambda: not view.loading, timeout=10_000)  # read in the background
         return view
 
     yield make
@@ -93,6 +94,7 @@ def test_a_run_started_in_a_terminal_is_followed_live_then_shown_interrupted(qtb
         assert process.poll() is None, cli_output(path)
         run_id = panel.proxy.visible_ids()[0]
         view = panel.open_run(run_id)
+        qtbot.waitUntil(lambda: not view.loading, timeout=10_000)
         assert view.following and view.poll_timer.isActive()
         assert f"watching run {run_id} started by pid {process.pid}" in view.header.text()
         panel.set_overlay(run_id, True)  # an overlay of a live run grows too
