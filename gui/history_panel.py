@@ -15,8 +15,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QShowEvent
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QPushButton,
-                               QTableView, QTabWidget, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton, QTabWidget, QToolButton, QVBoxLayout,
+                               QWidget)
 
 from core.errors import UserError
 from core.run_store import RunRow, StoreError
@@ -25,13 +25,11 @@ from gui.memory_plot import MemoryPlot
 from gui.overlays import Overlays
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
 from gui.run_edits import RunEdits
-from gui.run_history import KEYS, OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel
+from gui.run_history import OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
 from gui.run_loader import LoadedRun, RunLoader
 from gui.stored_run_view import StoredRunView
 
 REFRESH_INTERVAL_MS = 1000
-WIDTHS = {"overlay": 56, "when": 112, "run": 90, "model": 80, "dataset": 72, "device": 56, "status": 100,
-          "steps": 70, "speed": 66, "loss": 70, "peak": 84}
 
 
 class HistoryPanel(QWidget):
@@ -66,23 +64,7 @@ class HistoryPanel(QWidget):
         self.search.textChanged.connect(self.proxy.set_search)
         self.search.textChanged.connect(self._update_info)
 
-        self.table = QTableView()
-        self.table.setObjectName("runTable")
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(KEYS.index("when"), Qt.SortOrder.DescendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        header = self.table.horizontalHeader()
-        for key, width in WIDTHS.items():
-            self.table.setColumnWidth(KEYS.index(key), width)
-        header.setStretchLastSection(True)  # the note takes what is left
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table = history_table(self.proxy)
         self.table.doubleClicked.connect(self._on_double_clicked)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_context_menu)

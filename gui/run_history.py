@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from core.run_store import RunRow
 from core.units import format_bytes
@@ -44,6 +45,8 @@ OVERLAY_COLUMN = KEYS.index("overlay")
 STATUS_COLOURS = {"live": "#2e7d32", "completed": "#1565c0", "stopped": "#444444", "interrupted": "#ef6c00",
                   "diverged": "#c62828", "oom": "#c62828", "failed": "#c62828"}
 MISSING = -math.inf  # sorts a run with no figure (yet) below every figure
+WIDTHS = {"overlay": 56, "when": 112, "run": 90, "model": 80, "dataset": 72, "device": 56, "status": 100,
+          "steps": 70, "speed": 66, "loss": 70, "peak": 84}  # pixels; the note takes what is left
 
 
 def status_text(row: RunRow, own_pid: int | None = None) -> str:
@@ -297,3 +300,25 @@ class RunHistoryFilter(QSortFilterProxyModel):
     def visible_ids(self) -> list[int]:
         """The runs the table shows, top to bottom."""
         return [self.run_id(row) for row in range(self.rowCount())]
+
+
+def history_table(proxy: RunHistoryFilter) -> QTableView:
+    """The table of runs: newest first, whole rows selected (several at once), sorted by a header click."""
+    table = QTableView()
+    table.setObjectName("runTable")
+    table.setModel(proxy)
+    table.setSortingEnabled(True)
+    table.sortByColumn(KEYS.index("when"), Qt.SortOrder.DescendingOrder)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(True)
+    table.setWordWrap(False)
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(22)
+    for key, width in WIDTHS.items():
+        table.setColumnWidth(KEYS.index(key), width)
+    header = table.horizontalHeader()
+    header.setStretchLastSection(True)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)  # never measured per refresh
+    return table

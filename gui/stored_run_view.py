@@ -3,19 +3,17 @@ read from the run store; a live run (in a terminal, under tmux, in a script) is 
 
 The plots are the live window's own widgets (`LossPlot`, `MemoryPlot`, `StatsPanel`, `BreakdownView`,
 `LogPanel`), fed from the store's series instead of a session's events: losses against step, memory
-against seconds since the run's start, log lines stamped with the time they were recorded. A run still
-training is polled every `POLL_INTERVAL_MS` for what was recorded since (`gui.run_feed.RunFeed`) until it
-ends: completed, stopped, or interrupted once its process is gone. It is read-only: it is controlled where
-it runs, and the header says where that is.
+against seconds since the run's start, log lines stamped with the time they were recorded. The run so far
+is read in the background (`gui.run_loader`: a long run takes seconds); a run still training is then
+polled every `POLL_INTERVAL_MS` for what was recorded since (`gui.run_feed.RunFeed`) until it ends:
+completed, stopped, or interrupted once its process is gone. It is read-only: it is controlled where it
+runs, and the header says where that is.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import json
-import os
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,11 +25,9 @@ from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, Q
                                QWidget)
 
 from core import event_text
-from core.events import (CacheCleared, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory, RunFinished,
-                         SnapshotSaved)
+from core.events import CacheCleared, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory, SnapshotSaved
 from core.memory import MemorySample
 from core.run_store import RunNotFound, RunRow, StoreError
-from core.summary import RunSummary
 from gui.breakdown_view import BreakdownView
 from gui.live_plot import draw_decimated, is_shown, live_plot_widget
 from gui.log_panel import LogPanel
@@ -39,15 +35,15 @@ from gui.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.ring_buffer import RingBuffer
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
+from gui.run_history import STATUS_COLOURS, status_text
 from gui.run_loader import LoadedRun, RunLoader
-from gui.run_history import STATUS_COLOURS, duration_text, status_text
 from gui.stats_panel import StatsPanel
+from gui.stored_run_text import FAILED, end_line, header_html, log_line, plain_event_line
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
 RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)
 REDRAW_INTERVAL_MS = 50  # one plot per tick, only when it changed
 RATE_CAPACITY = 200_000  # reports kept for the images/s plot
-FAILED = ("diverged", "oom", "failed")
 
 
 class StoredRunView(QWidget):
@@ -285,21 +281,16 @@ class StoredRunView(QWidget):
             case LogMessage():
                 self._log(at, event.text, event.level)
             case None:
-                self._log(at, f"{kind}: {json.dumps(dict(data))}")
+                self._log(at, plain_event_line(kind, data))
             case _:
-                self._log(at, _plain_event_text(kind, data))
+                self._log(at, plain_event_line(kind, data))
         return None
 
     def _show_end(self, row: RunRow, summary: Mapping[str, Any] | None) -> None:
         """How the run ended, once: in the log (as the live window words it) and, for a failure, on the plot."""
         self._ended_logged = True
         at = row.finished_at if row.finished_at is not None else row.heartbeat_at
-        run_summary = _summary(summary)
-        if run_summary is not None and row.status != "interrupted":
-            text = event_text.run_finished(RunFinished(row.status, row.steps, row.message, False, run_summary))
-        else:
-            text = f"{row.status} at step {row.steps}" + (f": {row.message}" if row.message else "")
-        self._log(at, text, "error" if row.status in FAILED else "warning" if row.status == "interrupted" else "info")
+        self._log(at, *end_line(row, summary))
         if row.status in FAILED or row.status == "interrupted":
             self.memory_plot.add_marker(at - self.started_at, row.status, error=row.status in FAILED)
         if summary is not None:
@@ -308,37 +299,14 @@ class StoredRunView(QWidget):
 
     def _show_row(self, row: RunRow) -> None:
         """The header and the state: what the run is, whether it is live, and where it is controlled."""
-        status = status_text(row)
-        shown = "paused" if row.live and self._last_control == "RunPaused" else status  # paused where it runs
+        shown = "paused" if row.live and self._last_control == "RunPaused" else status_text(row)  # paused where it runs
         colour = STATUS_COLOURS.get("live" if row.live else row.status, "#444444")
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
-        title = html.escape(row.title)
-        lines = [f"<b>{title}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>"]
-        lines.append(html.escape(f"{row.model} on {row.dataset}, batch {row.batch_size}, {row.placement} placement, "
-                                 f"{row.device}" + (f" ({row.device_name})" if row.device_name else "")))
-        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
-        if row.live:
-            if row.pid == os.getpid():
-                where = "this window's own run: control it with the window's Pause and Stop"
-            else:
-                where = (f"watching run {row.id} started by pid {row.pid} on {row.host}: read-only here, pause or "
-                         "stop it where it runs (Ctrl+C in its terminal)")
-            lines.append(html.escape(f"{where}; started {started}"))
-        else:
-            end = row.finished_at if row.finished_at is not None else row.heartbeat_at
-            lines.append(html.escape(f"started {started}, ran {duration_text(end - row.started_at)}, recorded by pid "
-                                     f"{row.pid} on {row.host}"))
-            if row.message:
-                lines.append(f"<span style='color:{colour}'>{html.escape(row.message)}</span>")
-        if row.note:
-            lines.append(f"<i>{html.escape(row.note)}</i>")
-        self.header.setText("<br>".join(lines))
+        self.header.setText(header_html(row, shown, colour))
         self.setWindowTitle(f"{row.title} ({shown}) — GPU Training Monitor")
 
     def _log(self, at: float, text: str, level: str = "info") -> None:
-        """A log line stamped with the time it was recorded, not the time it was read."""
-        prefix = {"warning": "warning: ", "error": "ERROR: "}.get(level, "")
-        self.log.appendPlainText(f"{time.strftime('%H:%M:%S', time.localtime(at))}  {prefix}{text}")
+        self.log.appendPlainText(log_line(at, text, level))
 
     def _show_problem(self, text: str) -> None:
         self.problem.setText(text)
@@ -379,30 +347,3 @@ class StoredRunView(QWidget):
         self.closed.emit(self.run_id)
         event.accept()
 
-
-def _summary(values: Mapping[str, Any] | None) -> RunSummary | None:
-    """The stored summary as a `RunSummary` (for `core.event_text`), None when absent or not understood."""
-    if values is None:
-        return None
-    names = {f.name for f in dataclasses.fields(RunSummary)}
-    fields = {key: value for key, value in values.items() if key in names}
-    fields["batch_size_changes"] = tuple(fields.get("batch_size_changes") or ())
-    if fields.get("samples_per_s_spread") is not None:
-        fields["samples_per_s_spread"] = tuple(fields["samples_per_s_spread"])
-    try:
-        return RunSummary(**fields)
-    except TypeError:
-        return None
-
-
-def _plain_event_text(kind: str, data: Mapping[str, Any]) -> str:
-    """Events the live log does not word: checkpoints, pauses and resumes."""
-    step = data.get("step")
-    match kind:
-        case "CheckpointSaved":
-            return f"checkpoint saved at step {step} ({data.get('reason')}): {data.get('path')}"
-        case "RunPaused":
-            return f"paused at step {step}"
-        case "RunResumed":
-            return f"resumed at step {step}"
-    return f"{kind}: {json.dumps(dict(data))}"
