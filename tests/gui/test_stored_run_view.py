@@ -9,7 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.events import StepsReported
+from core.run_recorder import RunRecorder
 from core.run_store import RunStore
+from core.session import TrainingSession
 from gui.run_feed import StoreLink
 from gui.stored_run_view import StoredRunView
 from run_store_support import SHORT, cli_output, kill, make_panel, record_run, start_cli_run, table_texts
@@ -67,6 +70,32 @@ def test_a_finished_run_shows_what_was_recorded(finished, open_view):
     assert '"max_steps": 40' in view.config_text.toPlainText()
     assert not view.following and not view.poll_timer.isActive()  # a finished run is read once
     assert row.status == "completed" and math.isfinite(row.loss_last)
+
+
+def test_a_cache_clear_is_marked_and_its_reading_falls_between_the_reports(open_view, tmp_path):
+    path = tmp_path / "runs.sqlite3"
+    recorder = RunRecorder(path)
+    session = TrainingSession(SHORT.replace(max_steps=30), [])
+
+    def clear_once(event: object) -> None:
+        if isinstance(event, StepsReported) and event.step >= 10 and not cleared:
+            cleared.append(event.step)
+            session.request_cache_clear()  # applied at the next step boundary, as the window's button does
+
+    cleared: list[int] = []
+    session.observers.extend([clear_once, recorder])
+    session.run()
+    recorder.close()
+    view = open_view(path, recorder.run_id)
+    with RunStore(path) as store:
+        reports = store.reports(recorder.run_id)
+        clears = store.events(recorder.run_id, kinds=("CacheCleared",))
+    assert len(clears) == 1
+    seconds = view.memory_plot.data.column(0)
+    assert len(seconds) == len(reports) + 2  # the start's reading, the reports', the clear's
+    assert np.all(np.diff(seconds) >= 0)  # in time order: the plot decimates by searching its x
+    assert [marker.label.toPlainText() for marker in view.memory_plot.markers] == ["cleared 0 B"]
+    assert f"cache cleared at step {clears[0].step}" in view.log.toPlainText()
 
 
 def test_a_deleted_run_is_a_line_in_the_view_not_an_error(finished, open_view, tmp_path):
