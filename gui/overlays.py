@@ -96,11 +96,10 @@ class Overlays(QObject):
         loss_curve.setToolTip(f"{title}: loss smoothed as the live EMA line")
         self.loss_plot.plot.getPlotItem().addItem(loss_curve)
         memory = "allocated" if has_allocator(row.device) else "RSS"
-        memory_curves = (
-            pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine), name=f"{title} {memory}",
-                            connect="finite"),
-            pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DotLine), name=f"#{row.id} peak",
-                            connect="finite"))
+        memory_curves = (  # one legend entry a run: the plot's legend already lists five live lines
+            pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine),
+                            name=f"{title} {memory} (peak dotted)", connect="finite"),
+            pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DotLine), connect="finite"))
         for curve in memory_curves:
             self.memory_plot.plot.getPlotItem().addItem(curve)
         capacity = max(row.total_steps, row.steps, MIN_CAPACITY)

@@ -45,8 +45,8 @@ OVERLAY_COLUMN = KEYS.index("overlay")
 STATUS_COLOURS = {"live": "#2e7d32", "completed": "#1565c0", "stopped": "#444444", "interrupted": "#ef6c00",
                   "diverged": "#c62828", "oom": "#c62828", "failed": "#c62828"}
 MISSING = -math.inf  # sorts a run with no figure (yet) below every figure
-WIDTHS = {"overlay": 56, "when": 112, "run": 90, "model": 80, "dataset": 72, "device": 56, "status": 100,
-          "steps": 70, "speed": 66, "loss": 70, "peak": 84}  # pixels; the note takes what is left
+WIDTHS = {"overlay": 56, "when": 128, "run": 100, "model": 80, "dataset": 72, "device": 56, "status": 96,
+          "steps": 64, "speed": 70, "loss": 74, "peak": 96}  # pixels; the note takes what is left
 
 
 def status_text(row: RunRow, own_pid: int | None = None) -> str:
@@ -58,6 +58,11 @@ def status_text(row: RunRow, own_pid: int | None = None) -> str:
 
 def when_text(started_at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(started_at))
+
+
+def run_title(row: RunRow) -> str:
+    """'#12 baseline' once named, else the store's title ('#12 resnet18 on cuda:0')."""
+    return f"#{row.id} {row.name}" if row.name else row.title
 
 
 def run_text(row: RunRow) -> str:

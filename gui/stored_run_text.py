@@ -16,7 +16,7 @@ from core import event_text
 from core.events import RunFinished
 from core.run_store import RunRow
 from core.summary import RunSummary
-from gui.run_history import duration_text
+from gui.run_history import duration_text, run_title
 
 FAILED = ("diverged", "oom", "failed")
 
@@ -24,7 +24,7 @@ FAILED = ("diverged", "oom", "failed")
 def header_html(row: RunRow, shown: str, colour: str) -> str:
     """Title and status, the run's settings, and whether it is live and where it is controlled (a run
     training elsewhere is read-only here), else when it ran and by which process; its message and note."""
-    lines = [f"<b>{html.escape(row.title)}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
+    lines = [f"<b>{html.escape(run_title(row))}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
              html.escape(f"{row.model} on {row.dataset}, batch {row.batch_size}, {row.placement} placement, "
                          f"{row.device}" + (f" ({row.device_name})" if row.device_name else ""))]
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))

@@ -35,7 +35,7 @@ from gui.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.ring_buffer import RingBuffer
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
-from gui.run_history import STATUS_COLOURS, status_text
+from gui.run_history import STATUS_COLOURS, run_title, status_text
 from gui.run_loader import LoadedRun, RunLoader
 from gui.stats_panel import StatsPanel
 from gui.stored_run_text import FAILED, end_line, header_html, log_line, plain_event_line
@@ -303,7 +303,7 @@ class StoredRunView(QWidget):
         colour = STATUS_COLOURS.get("live" if row.live else row.status, "#444444")
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
         self.header.setText(header_html(row, shown, colour))
-        self.setWindowTitle(f"{row.title} ({shown}) — GPU Training Monitor")
+        self.setWindowTitle(f"{run_title(row)} ({shown}) — GPU Training Monitor")
 
     def _log(self, at: float, text: str, level: str = "info") -> None:
         self.log.appendPlainText(log_line(at, text, level))

@@ -52,8 +52,7 @@ def test_two_overlaid_runs_get_a_curve_and_a_legend_entry_each_and_one_can_be_re
     assert panel.overlays.refresh()
     names = [f"#{run_id} tiny-cnn cpu" for run_id in ids]
     assert legend(loss_plot.plot) == before_loss + names
-    assert legend(memory_plot.plot) == before_memory + [f"{names[0]} RSS", f"#{ids[0]} peak",
-                                                         f"{names[1]} RSS", f"#{ids[1]} peak"]
+    assert legend(memory_plot.plot) == before_memory + [f"{name} RSS (peak dotted)" for name in names]
     first, second = (panel.overlays.overlays[run_id] for run_id in ids)
     assert first.colour != second.colour
     with RunStore(recorded[0]) as store:
