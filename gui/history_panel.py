@@ -23,7 +23,7 @@ from core.run_store import RunRow, StoreError
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.overlays import Overlays
-from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
+from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, mark_interrupted
 from gui.run_edits import RunEdits
 from gui.run_history import OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
 from gui.run_loader import LoadedRun, RunLoader
@@ -61,6 +61,7 @@ class HistoryPanel(QWidget):
         self.search.setObjectName("runSearch")
         self.search.setClearButtonEnabled(True)
         self.search.setPlaceholderText("Search runs: name, note, model, dataset, device, status or #id")
+        self.search.setMinimumWidth(220)
         self.search.textChanged.connect(self.proxy.set_search)
         self.search.textChanged.connect(self._update_info)
 
@@ -132,7 +133,11 @@ class HistoryPanel(QWidget):
                 self._update_info()
                 return
             if self.isVisible() or not self.model.rows:
-                self.model.set_rows(store.list_runs())
+                rows = store.list_runs()
+                if any(row.status == "running" and not row.live for row in rows) and not store.readonly:
+                    mark_interrupted(store)  # its process is gone (killed, crashed): say so now, not at the next start
+                    rows = store.list_runs()
+                self.model.set_rows(rows)
             for run_id in list(self.overlay_feeds):
                 self._feed_overlay(run_id)
         except StoreError as exc:

@@ -84,6 +84,15 @@ class FeedUpdate:
         return self.row.status in FINISHED
 
 
+def mark_interrupted(store: RunStore) -> int:
+    """`RunStore.mark_interrupted` (runs whose process is gone become interrupted), its failure a StoreError
+    like a read's: it writes, and a store its writer holds for seconds is locked."""
+    try:
+        return store.mark_interrupted()
+    except (sqlite3.Error, OSError) as exc:
+        raise StoreError(store_problem(store.path, exc)) from None
+
+
 class RunFeed:
     """Follows one run in the store: each `poll` returns the steps, reports and events after those returned
     before. A run whose recording process is gone is marked interrupted (the store does it for every such
@@ -99,13 +108,8 @@ class RunFeed:
     def poll(self, store: RunStore) -> FeedUpdate:
         """RunNotFound when the run was deleted, StoreError when the store cannot be read."""
         row = store.run(self.run_id)
-        if row.status == "running" and not row.live and not store.readonly:
-            try:
-                marked = store.mark_interrupted()
-            except (sqlite3.Error, OSError) as exc:  # a write: a store locked by its writer for seconds
-                raise StoreError(store_problem(store.path, exc)) from None
-            if marked:
-                row = store.run(self.run_id)
+        if row.status == "running" and not row.live and not store.readonly and mark_interrupted(store):
+            row = store.run(self.run_id)
         restarted = self._resumes is not None and row.resumes != self._resumes
         # a resume replaced what followed its checkpoint: take the run again from the start
         last_step, last_report, last_seq = (0, 0, 0) if restarted else (self.last_step, self.last_report_step,

@@ -170,6 +170,17 @@ def test_a_live_run_cannot_be_deleted(panel, store_path, recorded, monkeypatch):
         assert store.run(ids[0]).status == "running"
 
 
+def test_a_run_whose_process_died_is_shown_interrupted_at_the_next_refresh(panel, store_path, recorded):
+    _, ids = recorded
+    make_live(store_path, ids[1])
+    set_column(store_path, ids[1], pid_started_at=0.0)  # the pid now belongs to another process: it died
+    panel.refresh()
+    assert table_texts(panel, "status")[panel.proxy.visible_ids().index(ids[1])] == "interrupted"
+    with RunStore(store_path) as store:
+        row = store.run(ids[1])
+    assert row.status == "interrupted" and "ended without finishing" in row.message
+
+
 def test_store_problems_are_shown_in_the_panel(qtbot, tmp_path):
     missing = make_panel(qtbot, tmp_path / "none" / "runs.sqlite3")
     try:
