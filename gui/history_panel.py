@@ -11,6 +11,8 @@ read-only, damaged, deleted) is a line in the panel, never an exception.
 
 from __future__ import annotations
 
+import html
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
@@ -30,6 +32,7 @@ from gui.run_loader import LoadedRun, RunLoader
 from gui.stored_run_view import StoredRunView
 
 REFRESH_INTERVAL_MS = 1000
+NOTICE_S = 10.0  # how long what an action did (or why it could not) stays in the info line
 
 
 class HistoryPanel(QWidget):
@@ -110,7 +113,8 @@ class HistoryPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.info)
-        self._problem: str | None = None
+        self._store_problem: str | None = None  # why the store cannot be read (until it can)
+        self._notice: tuple[str, bool, float] | None = None  # what an action did or why not, error, until when
         self._update_buttons()
 
     def _button(self, action: QAction, text: str | None = None) -> QPushButton:
@@ -128,7 +132,7 @@ class HistoryPanel(QWidget):
         try:
             store = self.link.store()
             if store is None:
-                self._problem = None
+                self._store_problem = None
                 self.model.set_rows([])
                 self._update_info()
                 return
@@ -141,9 +145,9 @@ class HistoryPanel(QWidget):
             for run_id in list(self.overlay_feeds):
                 self._feed_overlay(run_id)
         except StoreError as exc:
-            self._problem = str(exc)
+            self._store_problem = str(exc)
         else:
-            self._problem = None
+            self._store_problem = None
         self._update_info()
         self._update_buttons()
 
@@ -152,8 +156,12 @@ class HistoryPanel(QWidget):
         self.refresh()  # the list may be a while old: the tab was hidden
 
     def _update_info(self) -> None:
-        if self._problem:
-            self.info.setText(f"<span style='color:#c62828'>{self._problem}</span>")
+        if self._store_problem:
+            self.info.setText(f"<span style='color:#c62828'>{html.escape(self._store_problem)}</span>")
+            return
+        if self._notice is not None and time.monotonic() < self._notice[2]:
+            text, error, _ = self._notice
+            self.info.setText(f"<span style='color:{'#c62828' if error else '#2e7d32'}'>{html.escape(text)}</span>")
             return
         total, shown = len(self.model.rows), self.proxy.rowCount()
         if not self.link.path.exists():
@@ -329,19 +337,20 @@ class HistoryPanel(QWidget):
 
     @Slot()
     def _on_edited(self) -> None:
-        self._problem = None
+        self._notice = None
         self.refresh()
         for view in self.views.values():  # a new name or note shows in an opened run's header
             view.poll()
 
     @Slot(str)
     def show_problem(self, text: str) -> None:
-        self._problem = text
+        """Why an action could not be done, in the panel's info line for `NOTICE_S` (refreshes keep it)."""
+        self._notice = (text, True, time.monotonic() + NOTICE_S)
         self._update_info()
 
     @Slot(str)
     def _on_message(self, text: str) -> None:
-        self._problem = None
+        self._notice = (text, False, time.monotonic() + NOTICE_S)
         self._update_info()
         self.message.emit(text)
 

@@ -166,6 +166,8 @@ def test_a_live_run_cannot_be_deleted(panel, store_path, recorded, monkeypatch):
     monkeypatch.setattr(QMessageBox, "question", lambda *args: pytest.fail("a live run must not be offered"))
     assert not panel.edits.delete(ids[0])
     assert "is live" in panel.info.text()
+    panel.refresh()  # the refresh a second later keeps the reason on screen
+    assert "is live" in panel.info.text()
     with RunStore(store_path) as store:
         assert store.run(ids[0]).status == "running"
 
