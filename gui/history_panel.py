@@ -142,6 +142,9 @@ class HistoryPanel(QWidget):
                     mark_interrupted(store)  # its process is gone (killed, crashed): say so now, not at the next start
                     rows = store.list_runs()
                 self.model.set_rows(rows)
+                for run_id in self.overlays.ids():
+                    if self.model.row_of(run_id) is None:  # deleted elsewhere (`gpu-train-monitor runs delete`)
+                        self.set_overlay(run_id, False)
             for run_id in list(self.overlay_feeds):
                 self._feed_overlay(run_id)
         except StoreError as exc:

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from core.run_store import RunStore
 from gui.ema import EmaState, debiased_ema
 from gui.run_history import OVERLAY_COLUMN
-from run_store_support import SHORT, make_panel, record_run
+from run_store_support import SHORT, copy_store, make_panel, record_run
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +89,18 @@ def test_overlays_follow_the_live_plots_smoothing_and_survive_a_new_live_run(pan
     loss_plot.clear()  # a new live run starts: the overlay stays
     panel.overlays.memory_plot.clear()
     assert panel.overlays.ids() == [ids[1]] and legend(loss_plot.plot)[-1] == f"#{ids[1]} tiny-cnn cpu"
+
+
+def test_an_overlaid_run_deleted_elsewhere_leaves_the_plots(qtbot, recorded, tmp_path):
+    path = copy_store(recorded[0], tmp_path / "runs.sqlite3")
+    panel = make_panel(qtbot, path)
+    try:
+        run_id = recorded[1][0]
+        panel.set_overlay(run_id, True)
+        qtbot.waitUntil(lambda: not panel.loaders, timeout=10_000)
+        with RunStore(path) as store:  # as `gpu-train-monitor runs delete` in a terminal would
+            store.delete(run_id)
+        panel.refresh()
+        assert panel.overlays.ids() == [] and f"#{run_id} tiny-cnn cpu" not in legend(panel.overlays.loss_plot.plot)
+    finally:
+        panel.stop()
