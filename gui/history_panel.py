@@ -5,7 +5,7 @@ plots, rename, annotate, export or delete them.
 The table re-reads the store every `REFRESH_INTERVAL_MS` while it is shown (one small query), so a run
 started in a terminal appears as *live* within a second and becomes completed, stopped or interrupted when
 it ends; the selection and the scroll position survive the refresh. Overlays of a live run keep growing:
-their feeds are polled on the same timer whether the tab is shown or not. Every store problem (locked,
+their feeds (`gui.overlay_feeds`) are polled on the same timer whether the tab is shown or not. Every store problem (locked,
 read-only, damaged, deleted) is a line in the panel, never an exception.
 """
 
@@ -20,15 +20,14 @@ from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton, QTabWidget, QToolButton, QVBoxLayout,
                                QWidget)
 
-from core.errors import UserError
 from core.run_store import RunRow, StoreError
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
+from gui.overlay_feeds import OverlayFeeds
 from gui.overlays import Overlays
-from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, mark_interrupted
+from gui.run_feed import StoreLink, mark_interrupted
 from gui.run_edits import RunEdits
 from gui.run_history import OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
-from gui.run_loader import LoadedRun, RunLoader
 from gui.stored_run_view import StoredRunView
 
 REFRESH_INTERVAL_MS = 1000
@@ -47,8 +46,8 @@ class HistoryPanel(QWidget):
         self.model = RunHistoryModel(self)
         self.proxy = RunHistoryFilter(self.model, self)
         self.overlays = Overlays(loss_plot, memory_plot, self)
-        self.overlay_feeds: dict[int, RunFeed] = {}  # the overlaid runs still recording
-        self.loaders: dict[int, RunLoader] = {}  # overlaid runs whose first read is under way
+        self.feeds = OverlayFeeds(self.link, self.overlays, self)
+        self.feeds.dropped.connect(self._on_overlay_dropped)
         self.views: dict[int, StoredRunView] = {}
         self.model.overlay_toggled.connect(self.set_overlay)
         self._build()
@@ -145,8 +144,7 @@ class HistoryPanel(QWidget):
                 for run_id in self.overlays.ids():
                     if self.model.row_of(run_id) is None:  # deleted elsewhere (`gpu-train-monitor runs delete`)
                         self.set_overlay(run_id, False)
-            for run_id in list(self.overlay_feeds):
-                self._feed_overlay(run_id)
+            self.feeds.poll()
         except StoreError as exc:
             self._store_problem = str(exc)
         else:
@@ -262,68 +260,22 @@ class HistoryPanel(QWidget):
     @Slot(int, bool)
     def set_overlay(self, run_id: int, on: bool) -> None:
         """Lay run `run_id` over the live plots (read in the background, then as it records), or take it off."""
-        if not on:
-            self.overlays.remove(run_id)
-            self.overlay_feeds.pop(run_id, None)
-            loader = self.loaders.pop(run_id, None)
-            if loader is not None and loader.shutdown():  # its first read interrupted
-                loader.deleteLater()
-        elif run_id not in self.overlays.ids():
-            row = self.model.row_of(run_id)
-            if row is None:
-                return
-            self.overlays.add(row)
-            feed = self.overlay_feeds[run_id] = RunFeed(run_id)
-            loader = self.loaders[run_id] = RunLoader(self.link.path, feed, self)
-            loader.loaded.connect(lambda loaded, run_id=run_id: self._on_overlay_loaded(run_id, loaded))
-            loader.failed.connect(lambda message, run_id=run_id: self._on_overlay_failed(run_id, message))
-            loader.ended.connect(lambda run_id=run_id, loader=loader: self._on_loader_ended(run_id, loader))
-            loader.start()
-        self.model.set_overlaid(run_id, on and run_id in self.overlays.ids())
+        row = self.model.row_of(run_id)
+        if on and row is not None:
+            self.feeds.add(row)
+        elif not on:
+            self.feeds.remove(run_id)
+        self.model.set_overlaid(run_id, run_id in self.overlays.ids())
         self._update_info()
         self._update_buttons()
 
-    def _on_overlay_loaded(self, run_id: int, loaded: LoadedRun | None) -> None:
-        if run_id not in self.loaders:  # taken off while it was read
-            return
-        if loaded is None:  # deleted meanwhile
-            self.set_overlay(run_id, False)
-            return
-        self._extend_overlay(run_id, loaded.update, loaded.arrays)
-
-    def _on_overlay_failed(self, run_id: int, message: str) -> None:
-        if run_id in self.loaders:
-            self.set_overlay(run_id, False)
-            self.show_problem(f"run {run_id} could not be overlaid: {message}")
-
-    def _on_loader_ended(self, run_id: int, loader: RunLoader) -> None:
-        if self.loaders.get(run_id) is loader:
-            del self.loaders[run_id]
-        loader.deleteLater()
-
-    def _feed_overlay(self, run_id: int) -> None:
-        """What run `run_id` recorded since its overlay's last read (none while its first read runs)."""
-        if run_id in self.loaders:
-            return
-        store = self.link.store()
-        if store is None:
-            return
-        try:
-            update = self.overlay_feeds[run_id].poll(store)
-        except UserError as exc:  # RunNotFound: deleted elsewhere (the CLI's `runs delete`)
-            if isinstance(exc, StoreError):
-                raise
-            self.set_overlay(run_id, False)
-            return
-        self._extend_overlay(run_id, update)
-
-    def _extend_overlay(self, run_id: int, update: FeedUpdate, arrays: SeriesArrays | None = None) -> None:
-        """Add what a read found; a run that has ended needs no more reads."""
-        if update.restarted:
-            self.overlays.reset(run_id)
-        self.overlays.extend(run_id, arrays if arrays is not None else SeriesArrays.of(update))
-        if update.finished:
-            self.overlay_feeds.pop(run_id, None)
+    @Slot(int, str)
+    def _on_overlay_dropped(self, run_id: int, why: str) -> None:
+        self.model.set_overlaid(run_id, False)
+        if why:
+            self.show_problem(f"run {run_id} could not be overlaid: {why}")
+        self._update_info()
+        self._update_buttons()
 
     @Slot()
     def clear_overlays(self) -> None:
@@ -361,10 +313,7 @@ class HistoryPanel(QWidget):
     def stop(self) -> None:
         """The window closes: stop polling, close the opened runs' windows and the store."""
         self.refresh_timer.stop()
-        self.overlays.stop()
-        for loader in list(self.loaders.values()):
-            loader.shutdown()
-        self.loaders.clear()
+        self.feeds.stop()
         for view in list(self.views.values()):
             view.close()
         self.link.close()

@@ -49,7 +49,7 @@ def test_the_windows_run_is_listed_live_then_reopened_and_overlaid(qtbot, window
     assert list(view.loss_plot.data.column(0)) == list(live.column(0))
 
     history.set_overlay(run_id, True)
-    qtbot.waitUntil(lambda: not history.loaders, timeout=10_000)
+    qtbot.waitUntil(lambda: not history.feeds.loaders, timeout=10_000)
     legend = [label.text for _, label in window.loss_plot.plot.getPlotItem().legend.items]
     assert legend[-1] == f"#{run_id} tiny-cnn cpu"
 

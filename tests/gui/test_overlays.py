@@ -48,8 +48,9 @@ def test_two_overlaid_runs_get_a_curve_and_a_legend_entry_each_and_one_can_be_re
     for run_id in ids:
         tick(panel, run_id)
     assert panel.overlays.ids() == ids  # at once, with their data read in the background
-    qtbot.waitUntil(lambda: not panel.loaders, timeout=10_000)
-    assert panel.overlays.refresh()
+    qtbot.waitUntil(lambda: not panel.feeds.loaders, timeout=10_000)
+    panel.overlays.refresh()  # drawn now, if its timer has not drawn it already
+    assert not panel.overlays.refresh()  # nothing new: no redraw
     names = [f"#{run_id} tiny-cnn cpu" for run_id in ids]
     assert legend(loss_plot.plot) == before_loss + names
     assert legend(memory_plot.plot) == before_memory + [f"{name} RSS (peak dotted)" for name in names]
@@ -78,7 +79,7 @@ def test_two_overlaid_runs_get_a_curve_and_a_legend_entry_each_and_one_can_be_re
 def test_overlays_follow_the_live_plots_smoothing_and_survive_a_new_live_run(panel, recorded, qtbot):
     _, ids = recorded
     panel.set_overlay(ids[1], True)
-    qtbot.waitUntil(lambda: not panel.loaders, timeout=10_000)
+    qtbot.waitUntil(lambda: not panel.feeds.loaders, timeout=10_000)
     loss_plot = panel.overlays.loss_plot
     loss_plot.smoothing.setValue(0.0)  # no smoothing: the overlay is the raw loss
     panel.overlays.refresh()
@@ -97,7 +98,7 @@ def test_an_overlaid_run_deleted_elsewhere_leaves_the_plots(qtbot, recorded, tmp
     try:
         run_id = recorded[1][0]
         panel.set_overlay(run_id, True)
-        qtbot.waitUntil(lambda: not panel.loaders, timeout=10_000)
+        qtbot.waitUntil(lambda: not panel.feeds.loaders, timeout=10_000)
         with RunStore(path) as store:  # as `gpu-train-monitor runs delete` in a terminal would
             store.delete(run_id)
         panel.refresh()
