@@ -145,6 +145,10 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     if screenshot:  # a screenshot must not read or change the user's saved settings
         settings = QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings, runs_db, record)
+    if screenshot:  # nor write checkpoints into the user's data folder
+        from core.checkpoint import ON_REQUEST
+
+        window.controller.checkpoints = ON_REQUEST
     if config is not None:
         window.form.set_config(config)
     window.show()

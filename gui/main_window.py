@@ -27,6 +27,7 @@ from core.events import (CacheCleared, ComparisonFinished, OutOfMemory, RunFinis
 from gui import window_settings
 from gui.compare_menu import CompareMenu, start_error
 from gui.compare_mode import COMPARISON_EVENTS, CompareMode
+from gui.checkpoint_resume import CheckpointResume
 from gui.history_panel import HistoryPanel
 from gui.memory_insight import MemoryInsight
 from gui.menu_bar import MenuBar
@@ -153,7 +154,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.state_status)
         self.menus = MenuBar(self)
         self.setMenuBar(self.menus)
-        self.menus.add_file_actions(self.history.open_action, self.history.export_action)  # above Save plots
+        self.resumer = CheckpointResume(self)
+        self.menus.add_file_actions(self.history.open_action, self.history.export_action,  # above Save plots
+                                    self.resumer.action)
         self.resize(1280, 860)
 
     def _latest_sample(self) -> Any:
@@ -216,12 +219,13 @@ class MainWindow(QMainWindow):
             return
         self.start_run(config)
 
-    def start_run(self, config: RunConfig) -> None:
-        """Start a run with `config` (used by Start and by the screenshot mode)."""
+    def start_run(self, config: RunConfig, resume: str | None = None) -> None:
+        """Start a run with `config` (Start, the screenshot mode) or continue the checkpoint `resume`; a
+        checkpoint that cannot be resumed raises UserError before anything changes (events queue behind us)."""
+        self.controller.start(config, record_memory_history=self.insight.record_history_requested, resume=resume)
         self.view.reset(config)
         self._run_config = config
         self._starting(self.loss_plot)
-        self.controller.start(config, record_memory_history=self.insight.record_history_requested)
         self._update_controls()
 
     def start_comparison(self, overrides: Sequence[Mapping[str, Any]], name: str,
@@ -353,6 +357,7 @@ class MainWindow(QMainWindow):
                                 self.insight.searching, kind)
         self.insight.update_controls(running, self.torch_loaded, kind)
         self.menus.update_for(self.state, self.controller.can_checkpoint)
+        self.resumer.update_for(not running and self.torch_loaded and not self.insight.searching)
 
     # ---- persistence and closing -----------------------------------------------------------------
     def _splitters(self) -> dict[str, QSplitter]:

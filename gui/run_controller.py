@@ -37,6 +37,7 @@ class RunController(QObject):
 
         self.store_path = Path(runs_db).expanduser() if runs_db is not None else default_store_path()
         self.record = record
+        self.checkpoints = WINDOW_CHECKPOINTS  # when runs save checkpoints unasked (the screenshot mode: never)
         self._task = BackgroundTask(self, thread_name="training")
         # the task's signals already arrive in the GUI thread: chain them straight through
         self._task.progress.connect(self.event)
@@ -61,7 +62,7 @@ class RunController(QObject):
         return self.session is not None and self.session.record_memory_history
 
     def start(self, config: RunConfig, record_memory_history: bool = False, resume: str | None = None,
-              checkpoints: CheckpointPolicy = WINDOW_CHECKPOINTS) -> None:
+              checkpoints: CheckpointPolicy | None = None) -> None:
         """Start a run of `config`; with `resume`, continue that checkpoint's run (`core.checkpoint.read_config`
         gives the config to show first). Raises UserError, before any thread starts, for a checkpoint that
         cannot be read or resumed with `config` (a ConfigError names the field)."""
@@ -69,8 +70,8 @@ class RunController(QObject):
             raise RuntimeError("a run is already active")
         from core.session import TrainingSession
 
-        session = TrainingSession(config, record_memory_history=record_memory_history, checkpoints=checkpoints,
-                                  resume=resume)
+        session = TrainingSession(config, record_memory_history=record_memory_history,
+                                  checkpoints=checkpoints or self.checkpoints, resume=resume)
 
         def train(report: Callable[[object], None], _cancelled: Callable[[], bool]) -> object:
             session.observers.append(report)  # each event crosses to the GUI thread as it is

@@ -47,7 +47,7 @@ def test_the_menus_hold_file_run_and_help_actions(window):
     menus = window.menus
     assert window.menuBar() is menus
     assert [action.text() for action in menus.actions()] == ["&File", "&Run", "&Help"]
-    assert entries(menus.file_menu) == ["Open run…", "Export run", "---", "Save plots…", "---", "&Quit"]
+    assert entries(menus.file_menu) == ["Open run…", "Export run", "Resume from checkpoint…", "---", "Save plots…", "---", "&Quit"]
     assert menus.file_menu.actions()[1].menu() is window.history.edits.export_menu  # JSON, CSV, TensorBoard
     assert entries(menus.run_menu) == ["Start", "&Compare", "---", "Pause", "Stop", "Clear cache", "---",
                                        "Checkpoint now"]
@@ -71,8 +71,8 @@ def test_more_file_actions_go_above_save_plots_in_a_section_of_their_own(window)
     opening, exporting = QAction("Open run…", window), QAction("Export…", window)
     window.menus.add_file_actions(opening)
     window.menus.add_file_actions(exporting)
-    assert entries(window.menus.file_menu) == ["Open run…", "Export run", "Open run…", "Export…", "---",
-                                               "Save plots…", "---", "&Quit"]  # after the Runs tab's own two
+    assert entries(window.menus.file_menu) == ["Open run…", "Export run", "Resume from checkpoint…", "Open run…",
+                                               "Export…", "---", "Save plots…", "---", "&Quit"]  # after the window's own
 
 
 def test_run_actions_follow_the_state_and_do_what_the_buttons_do(qtbot, window):

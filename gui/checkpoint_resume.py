@@ -1,0 +1,125 @@
+"""File ▸ Resume from checkpoint…: pick a checkpoint, say how long the run goes on, and continue it.
+
+The resumed run is the same run: its settings come from the checkpoint (the form shows them), its step
+count goes on, and the loss plot first shows the steps the run store recorded before the checkpoint, so
+the curve reads as one. A checkpoint that cannot be read or resumed is a message in the log and the
+status bar; nothing starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QInputDialog
+
+from core.config import BOUNDS
+from core.errors import UserError
+
+if TYPE_CHECKING:
+    from core.checkpoint import CheckpointInfo
+    from gui.main_window import MainWindow
+
+
+class CheckpointResume(QObject):
+    """The action and what it does; `resume(path, epochs)` is the same without the dialogs."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.action = QAction("Resume from checkpoint…", window)
+        self.action.setStatusTip("Continue a run from a checkpoint it saved: the same run, its steps and curve go on")
+        self.action.triggered.connect(self._on_triggered)
+
+    def update_for(self, can_start: bool) -> None:
+        self.action.setEnabled(can_start)
+
+    @Slot()
+    def _on_triggered(self) -> None:
+        from core.checkpoint import default_dir, read_info
+
+        folder = default_dir()
+        path, _ = QFileDialog.getOpenFileName(self.window, "Resume from checkpoint", str(folder if folder.is_dir()
+                                                                                         else Path.home()),
+                                              "Checkpoints (*.pt);;All files (*)")
+        if not path:
+            return
+        try:
+            info = read_info(path)
+        except UserError as exc:
+            self._refuse(str(exc))
+            return
+        epochs = self._ask_epochs(info)
+        if epochs is not None:
+            self.resume(path, epochs)
+
+    def _ask_epochs(self, info: CheckpointInfo) -> int | None:
+        first, planned = resumable_epochs(info)
+        where = "after" if info.epoch_complete else "during"
+        text = (f"{Path(info.path).name}: {info.config.model} on {info.config.dataset}, saved at step {info.step} "
+                f"({where} epoch {info.epoch}).\nTrain up to epoch:")
+        value, ok = QInputDialog.getInt(self.window, "Resume from checkpoint", text, planned, first,
+                                        int(BOUNDS["epochs"].maximum))
+        return value if ok else None
+
+    def resume(self, path: str, epochs: int) -> str | None:
+        """Continue the checkpoint's run up to epoch `epochs`; returns why it could not start, else None."""
+        from core.checkpoint import read_info, resume_config
+
+        try:
+            info = read_info(path)
+            config = resume_config(info, {"epochs": epochs, "max_steps": None})
+            self.window.form.set_config(config)
+            self.window.start_run(config, resume=path)
+        except UserError as exc:
+            self._refuse(str(exc))
+            return str(exc)
+        self._show_earlier_steps(info)
+        return None
+
+    def _refuse(self, message: str) -> None:
+        self.window.log.add(f"cannot resume: {message}", "error")
+        self.window.statusBar().showMessage(f"cannot resume: {message}", 15_000)
+
+    def _show_earlier_steps(self, info: CheckpointInfo) -> None:
+        """The recorded steps up to the checkpoint, so the resumed curve continues the old one."""
+        from core.run_store import RunStore, StoreError
+
+        try:
+            with RunStore(self.window.controller.store_path, readonly=True) as store:
+                run_id = store.find_uid(info.run_uid)
+                if run_id is None:
+                    return
+                series = store.steps(run_id)
+                epochs = store.events(run_id, kinds=("EpochEnded",))
+        except StoreError as exc:
+            self.window.log.add(f"the run's earlier steps are not shown: {exc}", "warning")
+            return
+        plot, start, chunk = self.window.loss_plot, None, []
+        for step, loss in zip(series.steps, series.losses):
+            if step > info.step:
+                break
+            if chunk and step != start + len(chunk):  # a gap: plot what is contiguous
+                plot.add_losses(start, tuple(chunk))
+                chunk = []
+            if not chunk:
+                start = step
+            chunk.append(loss)
+        if chunk:
+            plot.add_losses(start, tuple(chunk))
+        for event in epochs:
+            if event.step is not None and event.step <= info.step:
+                plot.add_epoch_end(event.data["epoch"], event.step, event.data.get("val_accuracy"))
+        if series.steps:
+            self.window.log.add(f"the loss plot shows run {run_id}'s {min(info.step, len(series.steps))} recorded "
+                                f"steps before the checkpoint, then the resumed ones")
+
+
+def resumable_epochs(info: CheckpointInfo) -> tuple[int, int]:
+    """(the fewest epochs a resume can train up to, the default offered: the run's own plan when it has
+    steps left, else one more epoch)."""
+    first = info.epoch + 1 if info.epoch_complete else info.epoch
+    planned = info.config.epochs or first
+    return first, max(planned, first)
