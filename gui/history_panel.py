@@ -12,6 +12,7 @@ read-only, damaged, deleted) is a line in the panel, never an exception.
 from __future__ import annotations
 
 import html
+import math
 import time
 from pathlib import Path
 
@@ -83,6 +84,7 @@ class HistoryPanel(QWidget):
         self.edits.edited.connect(self._on_edited)
         self.edits.problem.connect(self.show_problem)
         self.edits.message.connect(self._on_message)
+        self.edits.exporting.connect(lambda text: self._on_message(text, math.inf))  # shown until it ends
         self.rename_action, self.note_action = self.edits.rename_action, self.edits.note_action
         self.delete_action, self.export_action = self.edits.delete_action, self.edits.export_action
         self.table.addAction(self.delete_action)
@@ -98,6 +100,7 @@ class HistoryPanel(QWidget):
         self.export_button.setToolTip(self.export_action.statusTip())
         self.export_button.setMenu(self.edits.export_menu)
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.export_action.changed.connect(self._follow_export_action)
         for action in (self.open_action, self.rename_action, self.note_action):
             buttons.addWidget(self._button(action, "Open" if action is self.open_action else None))
         buttons.addWidget(self.export_button)
@@ -195,8 +198,14 @@ class HistoryPanel(QWidget):
     @Slot()
     def _update_buttons(self, *_: object) -> None:
         self.edits.update_for(self.selected_rows())
-        self.export_button.setEnabled(self.export_action.isEnabled())
+        self._follow_export_action()
         self.clear_overlays_action.setEnabled(bool(self.overlays.ids()))
+
+    @Slot()
+    def _follow_export_action(self) -> None:
+        """The Export button follows its action: disabled without one run selected, or while exporting."""
+        self.export_button.setEnabled(self.export_action.isEnabled())
+        self.export_button.setToolTip(self.export_action.toolTip())
 
     @Slot(object)
     def _on_double_clicked(self, index) -> None:
@@ -303,17 +312,17 @@ class HistoryPanel(QWidget):
         self._notice = (text, True, time.monotonic() + NOTICE_S)
         self._update_info()
 
-    @Slot(str)
-    def _on_message(self, text: str) -> None:
-        self._notice = (text, False, time.monotonic() + NOTICE_S)
+    def _on_message(self, text: str, seconds: float = NOTICE_S) -> None:
+        self._notice = (text, False, time.monotonic() + seconds)
         self._update_info()
         self.message.emit(text)
 
     # ---- closing ---------------------------------------------------------------------------------
     def stop(self) -> None:
-        """The window closes: stop polling, close the opened runs' windows and the store."""
+        """The window closes: stop polling, cancel an export, close the opened runs' windows and the store."""
         self.refresh_timer.stop()
         self.feeds.stop()
+        self.edits.stop()
         for view in list(self.views.values()):
             view.close()
         self.link.close()

@@ -2,21 +2,25 @@
 
 The actions (for the Runs tab's buttons, its context menu and the File menu), their dialogs, and the store
 edits behind them. A run still training is never deleted (its process is still writing it); a delete asks
-first, naming the run. Every failure (a read-only or locked store, a folder that cannot be written) is
-reported through `problem` as one sentence, never raised.
+first, naming the run. An export runs in the background (`gui.run_exporter`), one at a time: while it runs
+the export actions are disabled and a second export is refused, not queued (the one under way says where
+its files go; the next is chosen once it is done). Every failure (a read-only or locked store, a folder that
+cannot be written, a run deleted meanwhile) is reported through `problem` as one sentence, never raised.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
 
 from core.errors import UserError
-from core.run_store import RunRow, RunStore, StoreError
+from core.run_store import RunRow, RunStore
+from gui.run_exporter import ExportJob, ExportResult, RunExporter
 from gui.run_feed import StoreLink
 from gui.run_history import run_text, status_text, when_text
 
@@ -35,6 +39,7 @@ class RunEdits(QObject):
     edited = Signal()  # the store changed: show it as it is now
     problem = Signal(str)  # why an edit or an export could not be made
     message = Signal(str)  # what an export wrote
+    exporting = Signal(str)  # "exporting run 12 as CSV…": an export started (`message` or `problem` ends it)
 
     def __init__(self, link: StoreLink, selected: Callable[[], list[RunRow]], smoothing: Callable[[], float],
                  before_delete: Callable[[int], None], parent: QWidget) -> None:
@@ -55,6 +60,10 @@ class RunEdits(QObject):
             action.triggered.connect(lambda _=False, f=fmt: self.export_selected(f))
         self.export_action = self.export_menu.menuAction()
         self.export_action.setStatusTip("Export the selected run as JSON, CSV or a TensorBoard log dir")
+        self.exporter = RunExporter(link.path, self)
+        self.exporter.exported.connect(self._on_exported)
+        self.exporter.failed.connect(self._on_export_failed)
+        self.exporter.ended.connect(lambda: self.update_for(self._selected()))
         self.update_for([])
 
     def _action(self, text: str, slot: Callable[[], None], tip: str) -> QAction:
@@ -65,9 +74,14 @@ class RunEdits(QObject):
         return action
 
     def update_for(self, rows: list[RunRow]) -> None:
-        """Enable what applies to the selection: one run to rename, note or export; no live run to delete."""
-        for action in (self.rename_action, self.note_action, self.export_action):
+        """Enable what applies to the selection: one run to rename, note or export (while no export runs); no
+        live run to delete."""
+        for action in (self.rename_action, self.note_action):
             action.setEnabled(len(rows) == 1)
+        under_way = self.exporter.job
+        self.export_action.setEnabled(len(rows) == 1 and under_way is None)
+        self.export_action.setToolTip(self.export_action.statusTip() if under_way is None
+                                      else f"exporting {under_way.what}…: one export at a time")
         live = [row for row in rows if row.live]
         self.delete_action.setEnabled(bool(rows) and not live)
         self.delete_action.setToolTip(live_refusal(live[0]) if live else self.delete_action.statusTip())
@@ -166,21 +180,28 @@ class RunEdits(QObject):
         if path:
             self.export(row.id, fmt, path)
 
-    def export(self, run_id: int, fmt: str, out: Path | str) -> list[Path]:
-        """Export run `run_id` (`core.run_export`) at the live loss plot's smoothing; the files written."""
-        from core.run_export import export_run
+    def export(self, run_id: int, fmt: str, out: Path | str) -> bool:
+        """Start exporting run `run_id` (`core.run_export`) in the background at the live loss plot's
+        smoothing; False (and why, through `problem`) when another export is still under way."""
+        under_way = self.exporter.job
+        if under_way is not None:
+            self.problem.emit(f"still exporting {under_way.what}: one export at a time, try again when it is done")
+            return False
+        job = ExportJob(run_id, fmt, os.fspath(out), self._smoothing())
+        self.exporter.start(job)
+        self.update_for(self._selected())
+        self.exporting.emit(f"exporting {job.what}…")
+        return True
 
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            store = self.link.store()
-            if store is None:
-                raise StoreError(f"no run store at {self.link.path} yet")
-            written = export_run(store, run_id, fmt, out, smoothing=self._smoothing())
-        except UserError as exc:
-            self.problem.emit(f"export failed: {exc}")
-            return []
-        finally:
-            QApplication.restoreOverrideCursor()
-        folder = written[0].parent if written else Path(out)
-        self.message.emit(f"exported run {run_id} to {folder}: {', '.join(path.name for path in written)}")
-        return written
+    @Slot(object)
+    def _on_exported(self, result: ExportResult) -> None:
+        self.message.emit(f"exported run {result.job.run_id} to {result.folder}: "
+                          f"{', '.join(path.name for path in result.written)}")
+
+    @Slot(str)
+    def _on_export_failed(self, why: str) -> None:
+        self.problem.emit(f"export failed: {why}")
+
+    def stop(self) -> None:
+        """The window closes: cancel an export under way and wait for its thread."""
+        self.exporter.shutdown()

@@ -202,10 +202,16 @@ def test_store_problems_are_shown_in_the_panel(qtbot, tmp_path):
         damaged.stop()
 
 
-def test_export_writes_the_run_where_asked(panel, recorded, tmp_path):
+def test_export_writes_the_run_where_asked(panel, recorded, tmp_path, qtbot):
     _, ids = recorded
-    written = panel.edits.export(ids[0], "json", tmp_path / "out" / "run.json")
-    assert written == [tmp_path / "out" / "run.json"] and written[0].stat().st_size > 0
+    exporter = panel.edits.exporter
+    with qtbot.waitSignal(exporter.exported, timeout=60_000) as exported:
+        assert panel.edits.export(ids[0], "json", tmp_path / "out" / "run.json")
+    assert exported.args[0].written == (tmp_path / "out" / "run.json",)
+    assert (tmp_path / "out" / "run.json").stat().st_size > 0
+    assert f"exported run {ids[0]} to {tmp_path / 'out'}: run.json" in panel.info.text()
+    qtbot.waitUntil(lambda: not exporter.running)
     (tmp_path / "a-file.txt").write_text("x")
-    assert panel.edits.export(ids[0], "csv", tmp_path / "a-file.txt") == []  # a file where a folder must go
-    assert "export failed" in panel.info.text()
+    with qtbot.waitSignal(exporter.failed, timeout=60_000):
+        assert panel.edits.export(ids[0], "csv", tmp_path / "a-file.txt")  # a file where a folder must go
+    assert "export failed" in panel.info.text() and "must be a folder" in panel.info.text()
