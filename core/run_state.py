@@ -59,6 +59,11 @@ class RunState:
         self.last_report, self.last_report_samples = now, self.samples
         return rate
 
+    def reset_rate_clock(self) -> None:
+        """Start the next images/s interval now: time paused, validating or saving is not training time."""
+        self.last_report = time.perf_counter()
+        self.last_report_samples = self.samples
+
     def eta_s(self, batch_size: int) -> float | None:
         """Seconds left at the median measured rate, once there is one."""
         if not self.rates:
@@ -130,3 +135,14 @@ def planned_steps(config: RunConfig, run: RunState, source: BatchSource, epoch: 
         left_now = epoch.remaining_samples() // source.batch_size
         total = run.step + left_now + source.steps_per_epoch() * (limit - run.epoch)
     return total if config.max_steps is None else min(total, config.max_steps)
+
+
+def epoch_exhausted(epoch: BatchEpoch) -> bool:
+    """Whether `epoch` has no batch left, found the way a step finds it (a streamed epoch's sampler draws
+    once more at its end: a checkpoint saved after that resumes into the same next epoch)."""
+    try:
+        next(epoch)
+    except StopIteration:
+        return True
+    epoch.give_back()
+    return False

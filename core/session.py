@@ -12,13 +12,14 @@ run_uid, step count and losses go on, and the next losses equal those of a run n
 The loop never syncs with the device inside a step: losses stay on the device in a list and are
 fetched in one transfer per report interval (`_report`), where NaN/inf is detected. A run that ends
 `completed` has trained every planned step; out-of-memory errors are events (`OutOfMemory`) that stop
-the run or halve the batch, in training and in validation alike.
+the run or halve the batch, in training and in validation alike (core.oom_recovery). Every early ending
+is an exception (core.run_outcome) that leaves through the one `try` in `run()`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
+import functools
 import statistics
 import time
 import uuid
@@ -26,7 +27,7 @@ from collections.abc import Iterable
 
 import torch
 
-from core import checkpoint, checkpoint_state, oom
+from core import checkpoint, checkpoint_state, oom, oom_recovery, run_outcome
 from core.batches import BatchEpoch
 from core.breakdown import StepMemoryRecorder
 from core.checkpoint import ON_REQUEST, CheckpointPolicy
@@ -34,45 +35,19 @@ from core.checkpointer import Checkpointer
 from core.config import RunConfig
 from core.controls import RunControls
 from core.devices import cpu_name, resolve_device
-from core.errors import ConfigError, UserError
 from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, Observer, RunFinished,
                          RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory import MemoryProbe, clear_cache, has_cache
 from core.models import count_parameters
 from core.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run, config_for_device, generator_for
-from core.run_state import RunState, config_as_run, planned_steps
+from core.run_state import RunState, config_as_run, epoch_exhausted, planned_steps
 from core.snapshot import MemoryHistory, snapshot_event
 from core.step import compile_failure
-from core.validation import evaluate
 
-MAX_OOM_RETRIES = 8
+MAX_OOM_RETRIES = oom_recovery.MAX_OOM_RETRIES  # halvings of the batch a run makes before it stops
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
 LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first one's is worth a warning
-
-
-class _Stopped(Exception):
-    """Raised inside the loop when a stop request is seen at a step boundary."""
-
-
-class _Diverged(Exception):
-    def __init__(self, step: int, loss: float) -> None:
-        super().__init__(f"the loss became {loss} at step {step}; lower the learning rate or use --amp off")
-
-
-class _OutOfMemoryStop(Exception):
-    """The run ends with status `oom`: the message says what was asked for and what was free."""
-
-
-def _at_end(epoch: BatchEpoch) -> bool:
-    """Whether `epoch` has no batch left, found the way a step finds it (a streamed epoch's sampler draws
-    once more at its end: a checkpoint saved after that resumes into the same next epoch)."""
-    try:
-        next(epoch)
-    except StopIteration:
-        return True
-    epoch.give_back()
-    return False
 
 
 class TrainingSession(RunControls):
@@ -115,26 +90,13 @@ class TrainingSession(RunControls):
     def run(self) -> RunFinished:
         """Train to the end (completed, stopped, diverged, oom or failed); returns the final event."""
         self._state = RunState(t0=time.perf_counter())
-        status, message, user_error, error_field = "failed", "", False, None
         try:
             self._build()
             self._train()
-            status = "completed"
-            if self._state.step != self._state.total_steps:  # never report a short run as complete
-                status, message = "failed", (f"the run ended after {self._state.step} of "
-                                             f"{self._state.total_steps} planned steps")
-        except _Stopped:
-            status, message = "stopped", "stopped by request"
-        except _Diverged as exc:
-            status, message = "diverged", str(exc)
-        except _OutOfMemoryStop as exc:
-            status, message = "oom", str(exc)
-        except UserError as exc:
-            status, message, user_error = "failed", str(exc), True
-            error_field = exc.field if isinstance(exc, ConfigError) else None
-        except Exception as exc:  # a bug or an environment failure: report it, never kill the caller
-            status, message = "failed", f"{type(exc).__name__}: {exc}"
-        finished = self._finish(status, message, user_error, error_field)
+            outcome = run_outcome.trained(self._state.step, self._state.total_steps)
+        except Exception as exc:  # an early ending (core.run_outcome), a user's mistake, a bug: never kill the caller
+            outcome = run_outcome.ended_by(exc)
+        finished = self._finish(outcome)  # outside the except block: its frames would pin the run's tensors
         self.emit(finished)
         return finished
 
@@ -206,7 +168,7 @@ class TrainingSession(RunControls):
             if run.pending:
                 self._report()
             if not exhausted and batches.remaining_samples() < source.batch_size:
-                exhausted = _at_end(batches)  # max_steps at the data's end: as the next step would find it
+                exhausted = epoch_exhausted(batches)  # max_steps at the data's end: as the next step would find it
             if exhausted:
                 run.skipped_samples += max(planned_samples - (run.samples - before), 0)
                 if run.samples == before and planned_samples:  # (a resumed epoch may have none left)
@@ -292,13 +254,13 @@ class TrainingSession(RunControls):
                 self._apply_requests(batches)
             if not self.stop_requested:
                 self.emit(RunResumed(run.step))
-            self._reset_rate_clock()
+            self._state.reset_rate_clock()
         if self.stop_requested:
             if run.pending:
                 self._report()
             if self._checkpointer.stop_due(run.step):
                 self._save_checkpoint("stop", batches)
-            raise _Stopped
+            raise run_outcome.Stopped
 
     def _apply_requests(self, batches: BatchEpoch) -> None:
         """Cache clears and checkpoints asked for: answered between steps, and while paused."""
@@ -324,9 +286,7 @@ class TrainingSession(RunControls):
         self.emit(StepsReported(run.step, run.epoch, first, tuple(losses), run.samples, rate, now - run.t0,
                                 run.eta_s(batch), batch, self.probe.sample(), run.total_steps))
         run.report_means.append(statistics.fmean(losses))
-        for offset, value in enumerate(losses):
-            if not math.isfinite(value):
-                raise _Diverged(first + offset, value)
+        run_outcome.check_finite(first, losses)  # raises Diverged at the first NaN/inf
         rise = run.loss_rise(LOSS_RISE_FACTOR)
         if rise is not None:  # finite values, so not diverged, but not learning: a bare `completed` would hide it
             self.emit(LogMessage("warning", f"the loss rose from {rise[0]:.4g} to {rise[1]:.4g} by step {run.step}: "
@@ -352,70 +312,44 @@ class TrainingSession(RunControls):
         if not has_cache(self.device):
             self.emit(LogMessage("info", "the CPU has no caching allocator: nothing to clear"))
 
-    def _reset_rate_clock(self) -> None:
-        self._state.last_report = time.perf_counter()
-        self._state.last_report_samples = self._state.samples
-
     # ---- validation ------------------------------------------------------------------------------
     def _end_epoch(self) -> None:
         """Validate (recovering from out-of-memory like a training step), then report the epoch."""
         run = self._state
-        while True:
-            failure: str | None = None
-            try:
-                assert self._parts is not None and self.device is not None
-                accuracy, val_loss = evaluate(self._parts.trainer, self._parts.source.val_batches(run.val_batch_size),
-                                              self.device)
-                break
-            except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
-                if not oom.is_out_of_memory(exc):
-                    raise
-                failure = str(exc)
-            self._recover_from_oom(failure, "validation", None)  # stops the run, or halves the batch
+        assert self._parts is not None and self.device is not None
+        recover = functools.partial(self._recover_from_oom, phase="validation", epoch=None)
+        accuracy, val_loss = oom_recovery.validate(self._parts, self.device, run, recover)  # OOM: stop or halve
         if accuracy is not None:
             run.val_accuracy = accuracy
         train_loss = statistics.fmean(run.epoch_losses) if run.epoch_losses else None
         self.emit(EpochEnded(run.epoch, run.step, train_loss, val_loss, accuracy))
-        self._reset_rate_clock()
+        self._state.reset_rate_clock()
 
     # ---- out of memory ---------------------------------------------------------------------------
     def _recover_from_oom(self, message: str, phase: str, epoch: BatchEpoch | None) -> None:
-        """Free what the failed step held, report it, then stop or continue with half the batch."""
-        cfg, run = self.config, self._state
+        """Free what the failed step held, report it, then stop or continue with half the batch
+        (core.oom_recovery decides)."""
         assert self.device is not None and self.probe is not None and self._parts is not None
-        run.oom_retries += 1
-        at_failure = self.probe.sample()  # before the release: what the allocator held unused at the failure
-        oom.release(self.device, self._parts.trainer.optimizer, self._parts.trainer.scaler)
-        source = self._parts.source
-        batch = source.batch_size if phase == "train" else run.val_batch_size
-        shrink = cfg.on_oom == "shrink" and batch > 1 and run.oom_retries <= MAX_OOM_RETRIES
-        where = f"at step {run.step + 1}" if phase == "train" else f"during validation after epoch {run.epoch}"
-        event = oom.event(message, where, run.step, batch, shrink, at_failure, self.probe.free_bytes(), phase)
+        event = oom_recovery.recover(message, phase, self.config, self._state, self.device, self.probe, self._parts)
         self.emit(event)
-        new_batch = event.new_batch_size
-        if new_batch is None:
-            if run.pending:  # the steps before the failure still reach the plot and the summary
+        if event.new_batch_size is None:
+            if self._state.pending:  # the steps before the failure still reach the plot and the summary
                 self._report()
-            raise _OutOfMemoryStop(f"{event.message}; {oom.stop_hint(cfg.on_oom, batch, MAX_OOM_RETRIES)}")
-        if phase == "validation":
-            run.val_batch_size = new_batch
-        else:
-            source.set_batch_size(new_batch)
-            run.val_batch_size = min(run.val_batch_size, new_batch)  # validation follows, never larger
-            run.batch_changes.append((run.step, batch, new_batch))
-            run.total_steps = planned_steps(cfg, run, source, epoch)  # the same images, in more steps
+            raise run_outcome.OutOfMemoryStop(oom_recovery.stop_message(event, self.config.on_oom))
+        oom_recovery.continue_with(event, self.config, self._state, self._parts.source, epoch)
 
     # ---- finish ----------------------------------------------------------------------------------
-    def _finish(self, status: str, message: str, user_error: bool, error_field: str | None) -> RunFinished:
+    def _finish(self, outcome: run_outcome.Outcome) -> RunFinished:
         """The summary, the snapshot at the end, and the run's memory given back."""
-        summary = self._state.summary(status, self.probe, self._config_as_run())
+        summary = self._state.summary(outcome.status, self.probe, self._config_as_run())
         self._finish_history()
         self._parts = None
         self._recorder = None
         self._state.pending = []
         if self.device is not None and has_cache(self.device):
             oom.release(self.device)  # unreachable tensors, then the allocator's cache: back to the baseline
-        return RunFinished(status, self._state.step, message, user_error, summary, error_field)
+        return RunFinished(outcome.status, self._state.step, outcome.message, outcome.user_error, summary,
+                           outcome.error_field)
 
     # ---- checkpoints and memory snapshots ---------------------------------------------------------
     def _save_checkpoint(self, reason: str, batches: BatchEpoch | None, path: str | None = None) -> None:
@@ -425,7 +359,7 @@ class TrainingSession(RunControls):
         if self._state.pending:
             self._report()
         self.emit(self._checkpointer.save(reason, path, self.config, self.device, self._parts, self._state, batches))
-        self._reset_rate_clock()  # the save's time is not training time
+        self._state.reset_rate_clock()  # the save's time is not training time
 
     def _save_snapshot(self, path: str) -> None:
         self.emit(snapshot_event(self._history, path, self._state.step))

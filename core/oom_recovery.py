@@ -1,0 +1,73 @@
+"""The training session's answer to an out-of-memory error, in training and in validation alike.
+
+Free what the failed step held, describe it in an `OutOfMemory` event, then either stop the run or go on
+with half the batch (`on_oom shrink`, at most MAX_OOM_RETRIES halvings in a run). The session emits the
+event between `recover` and `continue_with`, so observers hear of the failure before the batch changes.
+core.oom holds what the batch-size finder shares with this (recognising the error, the release order,
+the event's text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from core import oom
+from core.batches import BatchEpoch, BatchSource
+from core.config import RunConfig
+from core.events import OutOfMemory
+from core.memory import MemoryProbe
+from core.recipe import RunParts
+from core.run_state import RunState, planned_steps
+from core.validation import evaluate
+
+MAX_OOM_RETRIES = 8
+
+
+def recover(message: str, phase: str, config: RunConfig, run: RunState, device: torch.device, probe: MemoryProbe,
+            parts: RunParts) -> OutOfMemory:
+    """Count the failure, give back what the failed step held, and decide: the event's `new_batch_size`
+    is the batch to go on with, or None when the run stops. Called outside the `except` block (core.oom)."""
+    run.oom_retries += 1
+    at_failure = probe.sample()  # before the release: what the allocator held unused at the failure
+    oom.release(device, parts.trainer.optimizer, parts.trainer.scaler)
+    batch = parts.source.batch_size if phase == "train" else run.val_batch_size
+    shrink = config.on_oom == "shrink" and batch > 1 and run.oom_retries <= MAX_OOM_RETRIES
+    where = f"at step {run.step + 1}" if phase == "train" else f"during validation after epoch {run.epoch}"
+    return oom.event(message, where, run.step, batch, shrink, at_failure, probe.free_bytes(), phase)
+
+
+def stop_message(event: OutOfMemory, on_oom: str) -> str:
+    """The run's final message when `event` stops it: what failed, then what to try."""
+    return f"{event.message}; {oom.stop_hint(on_oom, event.batch_size, MAX_OOM_RETRIES)}"
+
+
+def continue_with(event: OutOfMemory, config: RunConfig, run: RunState, source: BatchSource,
+                  epoch: BatchEpoch | None) -> None:
+    """Apply the halved batch of a `shrink` event: to validation only, or to training (and validation,
+    which follows it and is never larger), replanning the run's steps for the same images."""
+    new_batch = event.new_batch_size
+    assert new_batch is not None
+    if event.phase == "validation":
+        run.val_batch_size = new_batch
+    else:
+        source.set_batch_size(new_batch)
+        run.val_batch_size = min(run.val_batch_size, new_batch)  # validation follows, never larger
+        run.batch_changes.append((run.step, event.batch_size, new_batch))
+        run.total_steps = planned_steps(config, run, source, epoch)  # the same images, in more steps
+
+
+def validate(parts: RunParts, device: torch.device, run: RunState, recover: Callable[[str], None]
+             ) -> tuple[float | None, float | None]:
+    """(accuracy, mean loss) over the validation split at the run's validation batch size. Each
+    out-of-memory error's message goes to `recover`, outside the `except` block, which stops the run (it
+    raises) or halves the validation batch for the next try."""
+    while True:
+        try:
+            return evaluate(parts.trainer, parts.source.val_batches(run.val_batch_size), device)
+        except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
+            if not oom.is_out_of_memory(exc):
+                raise
+            failure = str(exc)
+        recover(failure)

@@ -1,0 +1,66 @@
+"""How a run ended: the exceptions the loop raises to end it early, and the status each ending reports.
+
+The loop ends a run early by raising (a stop request at a step boundary, a loss that is not finite, out of
+memory with no halving left), so every ending leaves through the one `try` in `TrainingSession.run()` and
+is finished the same way, outside the `except` block that caught it (its frames would pin the run's tensors).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from core.errors import ConfigError, UserError
+
+
+class Stopped(Exception):
+    """Raised inside the loop when a stop request is seen at a step boundary."""
+
+
+class Diverged(Exception):
+    def __init__(self, step: int, loss: float) -> None:
+        super().__init__(f"the loss became {loss} at step {step}; lower the learning rate or use --amp off")
+
+
+def check_finite(first_step: int, losses: list[float]) -> None:
+    """Raise Diverged at the first loss that is not finite (`losses` are steps `first_step` onwards): NaN or
+    inf never comes back, so training on would only waste the time left."""
+    for offset, value in enumerate(losses):
+        if not math.isfinite(value):
+            raise Diverged(first_step + offset, value)
+
+
+class OutOfMemoryStop(Exception):
+    """The run ends with status `oom`: the message says what was asked for and what was free."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What `RunFinished` says about the ending: its status, message, and whether the user can fix it."""
+
+    status: str
+    message: str = ""
+    user_error: bool = False
+    error_field: str | None = None  # the config field a ConfigError names, for the window to point at
+
+
+def trained(step: int, total_steps: int) -> Outcome:
+    """The loop returned: `completed` only when every planned step was trained (never report a short run
+    as complete)."""
+    if step != total_steps:
+        return Outcome("failed", f"the run ended after {step} of {total_steps} planned steps")
+    return Outcome("completed")
+
+
+def ended_by(exc: Exception) -> Outcome:
+    """The loop raised `exc`: an early ending above, a user's mistake, or a bug or an environment failure
+    (reported as `failed` with its type, never killing the caller)."""
+    if isinstance(exc, Stopped):
+        return Outcome("stopped", "stopped by request")
+    if isinstance(exc, Diverged):
+        return Outcome("diverged", str(exc))
+    if isinstance(exc, OutOfMemoryStop):
+        return Outcome("oom", str(exc))
+    if isinstance(exc, UserError):
+        return Outcome("failed", str(exc), True, exc.field if isinstance(exc, ConfigError) else None)
+    return Outcome("failed", f"{type(exc).__name__}: {exc}")
