@@ -53,6 +53,7 @@ class RunRecorder:
         self._seq = 0
         self._labels: tuple[str, ...] = ()
         self._label = ""
+        self._written = threading.Event()  # set when the writer has stopped
         self._thread = threading.Thread(target=self._write_loop, name="run-store", daemon=True)
         self._thread.start()
 
@@ -65,7 +66,9 @@ class RunRecorder:
         """Write what is queued and stop the writer (bounded: a store locked for good cannot hang a caller)."""
         if self._thread.is_alive():
             self._queue.put(_STOP)
-            self._thread.join(timeout_s)
+            # an Event, not join(): join() calls threading.current_thread(), which in a thread Python did not
+            # start (a QThread) registers a _DummyThread that stays in threading's table for good
+            self._written.wait(timeout_s)
 
     @property
     def run_id(self) -> int | None:
@@ -97,6 +100,7 @@ class RunRecorder:
                     return
         finally:
             self._store.close()
+            self._written.set()
 
     def _fail(self, exc: BaseException) -> None:
         self.problem = f"recording stopped: {store_problem(self.path, exc)}; the run goes on unrecorded"

@@ -93,4 +93,4 @@ def test_50_start_stop_cycles_leave_no_thread_running(qtbot, window, running_qth
     assert window.state is RunState.STOPPED and window.start_button.isEnabled()
     assert running_qthreads() == []  # run_ended comes after the thread's bounded wait: it has ended
     assert native_threads_named("training") == []  # Qt names each run's OS thread after the QThread
-    assert threading.active_count() <= python_threads_before
+    assert threading.active_count() <= python_threads_before, [t.name for t in threading.enumerate()]
