@@ -28,6 +28,7 @@ import psutil
 
 from core.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
                          StepsReported)
+from core.outputs import strict_json
 from core.run_store import HEARTBEAT_S, RunStore, StoreError, store_problem
 from core.store_schema import transaction
 
@@ -206,14 +207,4 @@ def _finite_or_none(value: float | None) -> float | None:
 
 def _json(value: Any) -> str:
     """JSON with NaN/inf as null, so any JSON reader (an export, another tool) accepts what is stored."""
-    return json.dumps(_finite(value), separators=(",", ":"))
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
+    return json.dumps(strict_json(value), separators=(",", ":"))
