@@ -29,18 +29,27 @@ import psutil
 from core.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
                          StepsReported)
 from core.outputs import strict_json
-from core.run_store import HEARTBEAT_S, RunStore, StoreError, store_problem
+from core.run_store import HEARTBEAT_S, REPORT_COLUMNS, RunStore, StoreError, process_alive, store_problem
 from core.store_schema import transaction
 
 _STOP = object()
+PATIENCE_S = 120.0  # a store busy this long (beyond SQLite's own wait) stops recording: locked for good
+RETRY_S = 0.5
+
+
+def _busy(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc).lower() or "busy" in str(exc).lower())
 
 
 class RunRecorder:
     """Observer that writes every run it sees to the store at `path` (None: the default store)."""
 
-    def __init__(self, path: Path | str | None = None, on_problem: Callable[[str], None] | None = None) -> None:
-        """Opens the store now (StoreError if it cannot be used: the caller trains without recording)."""
+    def __init__(self, path: Path | str | None = None, on_problem: Callable[[str], None] | None = None,
+                 patience_s: float = PATIENCE_S) -> None:
+        """Opens the store now (StoreError if it cannot be used: the caller trains without recording).
+        A store kept busy by another process is retried for `patience_s` before recording gives up."""
         self._store = RunStore(path)
+        self.patience_s = patience_s
         self.path = self._store.path
         self.on_problem = on_problem
         self.problem: str | None = None
@@ -79,29 +88,49 @@ class RunRecorder:
     # ---- the writer thread -----------------------------------------------------------------------
     def _write_loop(self) -> None:
         db = self._store.connection
+        pending: list[Any] = []  # events not yet committed (kept across a busy store's retries)
+        busy_since: float | None = None
+        stop = False
         try:
             while True:
                 try:
-                    items = [self._queue.get(timeout=HEARTBEAT_S)]
+                    items = [self._queue.get(timeout=HEARTBEAT_S if busy_since is None else RETRY_S)]
                 except queue.Empty:
                     items = []
                 while not self._queue.empty():
                     items.append(self._queue.get())
-                stop = _STOP in items
-                if self.problem is None and (len(items) > stop or self._run_id is not None):
+                stop = stop or _STOP in items
+                pending += [item for item in items if item is not _STOP]
+                if self.problem is None and (pending or self._run_id is not None):
+                    memo = self._memo()
                     try:
                         with transaction(db):
-                            for at, event in (item for item in items if item is not _STOP):
+                            for at, event in pending:
                                 self._write(db, at, event)
                             if self._run_id is not None:
                                 db.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (time.time(), self._run_id))
-                    except (sqlite3.Error, OSError, StoreError) as exc:
-                        self._fail(exc)
-                if stop:
+                        pending, busy_since = [], None
+                    except Exception as exc:  # noqa: BLE001 - whatever it is, recording stops, training never does
+                        self._restore(memo)  # the transaction rolled back: so does what the writer remembered
+                        now = time.monotonic()
+                        if _busy(exc) and now - (busy_since or now) < self.patience_s:
+                            busy_since = busy_since or now  # another process writes (a delete): try again soon
+                        else:
+                            self._fail(exc)
+                if self.problem is not None:
+                    pending = []
+                if stop and not pending:
                     return
         finally:
             self._store.close()
             self._written.set()
+
+    def _memo(self) -> tuple[Any, ...]:
+        return self._run_id, self._started_at, self._seq, self._labels, self._label, len(self.run_ids)
+
+    def _restore(self, memo: tuple[Any, ...]) -> None:
+        self._run_id, self._started_at, self._seq, self._labels, self._label, count = memo
+        del self.run_ids[count:]
 
     def _fail(self, exc: BaseException) -> None:
         self.problem = f"recording stopped: {store_problem(self.path, exc)}; the run goes on unrecorded"
@@ -132,8 +161,13 @@ class RunRecorder:
     def _begin(self, db: sqlite3.Connection, at: float, event: RunStarted) -> None:
         config = dict(event.config)
         started = dataclasses.asdict(event)
-        existing = db.execute("SELECT id FROM runs WHERE uid = ?", (event.run_uid,)).fetchone() if event.run_uid else None
-        if existing is not None:  # a resume: the same run continues from its checkpoint's step
+        existing = db.execute("SELECT id, status, pid, pid_started_at, host, heartbeat_at FROM runs WHERE uid = ?",
+                              (event.run_uid,)).fetchone() if event.run_uid else None
+        uid, label = event.run_uid or os.urandom(16).hex(), self._label
+        if existing is not None and not _continues(db, existing, event.start_step):
+            # the run goes on elsewhere, or went on past this checkpoint: a branch of its own, never a rewrite
+            uid, label = f"{event.run_uid}-{os.urandom(4).hex()}", f"resumed from #{existing[0]} at step {event.start_step}"
+        if existing is not None and uid == event.run_uid:  # a resume: the same run continues from its checkpoint
             run_id = int(existing[0])
             for table in ("steps", "reports", "events"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ? AND step > ?", (run_id, event.start_step))
@@ -149,13 +183,16 @@ class RunRecorder:
                 "INSERT INTO runs (uid, started_at, heartbeat_at, status, pid, pid_started_at, host, label, model, "
                 "dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
                 "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (event.run_uid or os.urandom(16).hex(), at, at, self._pid, self._pid_started_at, self._host,
-                 self._label, str(config.get("model", "")), str(config.get("dataset", "")), event.device,
+                (uid, at, at, self._pid, self._pid_started_at, self._host,
+                 label, str(config.get("model", "")), str(config.get("dataset", "")), event.device,
                  event.device_name, event.placement, int(config.get("batch_size", 0)), event.total_steps,
                  event.start_step, _json(config), _json(started)))
             run_id = int(cursor.lastrowid)
             self._seq = 0
             self._started_at = at
+            if existing is not None:  # a branch starts with the steps it shares with the run it left
+                _copy_until(db, int(existing[0]), run_id, event.start_step)
+                self._seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?", (run_id,)).fetchone()[0]
         self._run_id = run_id
         self.run_ids.append(run_id)
 
@@ -188,6 +225,28 @@ class RunRecorder:
                     _json(s.to_dict()), self._run_id))
         self._run_id = None
         self._label = ""
+
+
+def _continues(db: sqlite3.Connection, existing: tuple[Any, ...], start_step: int) -> bool:
+    """Whether a resume at `start_step` continues the recorded run itself: not while another process records
+    it, and, unless it was interrupted (killed, then resumed), not when it already holds later steps."""
+    run_id, status = existing[0], existing[1]
+    if status == "running" and process_alive(*existing[2:]):
+        return False
+    if status in ("running", "interrupted"):
+        return True
+    later = db.execute("SELECT 1 FROM steps WHERE run_id = ? AND step > ? LIMIT 1", (run_id, start_step)).fetchone()
+    return later is None
+
+
+def _copy_until(db: sqlite3.Connection, source: int, target: int, step: int) -> None:
+    db.execute("INSERT INTO steps SELECT ?, step, epoch, loss FROM steps WHERE run_id = ? AND step <= ?",
+               (target, source, step))
+    columns = ", ".join(name for name in REPORT_COLUMNS)
+    db.execute(f"INSERT INTO reports (run_id, {columns}) SELECT ?, {columns} FROM reports WHERE run_id = ? AND step <= ?",
+               (target, source, step))
+    db.execute("INSERT INTO events SELECT ?, seq, at, step, kind, data FROM events WHERE run_id = ? AND "
+               "(step IS NULL OR step <= ?)", (target, source, step))
 
 
 def open_recorder(path: Path | str | None, warn: Callable[[str], None],

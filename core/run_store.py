@@ -27,12 +27,13 @@ from typing import Any
 import psutil
 
 from core.errors import UserError
-from core.store_schema import SCHEMA_VERSION, NewerSchema, migrate, schema_version, transaction
+from core.store_schema import SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, schema_version, transaction
 
 ENV_PATH = "GPU_TRAIN_MONITOR_RUNS_DB"
 BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
 STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this has stopped
 HEARTBEAT_S = 2.0  # how often a recording process touches its running run, even when paused
+STALE_ON_HOST_S = 5 * HEARTBEAT_S  # younger heartbeats are alive; older ones on this host: the pid decides
 FINISHED = ("completed", "stopped", "diverged", "oom", "failed", "interrupted")
 
 
@@ -56,6 +57,8 @@ def default_store_path() -> Path:
 def store_problem(path: Path | str, exc: BaseException) -> str:
     """One sentence for people: which store, what is wrong, what to do."""
     text = str(exc).lower()
+    if isinstance(exc, NotAStore):
+        return f"{path} is not a run store: {exc}; give --runs-db a new file name"
     if isinstance(exc, NewerSchema):
         return f"the run store {path} was written by a newer version of this app ({exc}); use that version " \
                "or another --runs-db"
@@ -67,7 +70,8 @@ def store_problem(path: Path | str, exc: BaseException) -> str:
     if "full" in text or getattr(exc, "errno", None) == 28:
         return f"the disk holding the run store {path} is full"
     if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return f"the run store {path} is damaged ({exc}); move it aside and a new one is started"
+        return (f"the run store {path} is damaged ({exc}); with the app closed, move it aside together with its "
+                "-wal and -shm files and a new one is started")
     if "unable to open" in text or isinstance(exc, OSError):
         return f"the run store {path} cannot be opened ({exc}); check the folder exists and is writable"
     return f"the run store {path} failed: {exc}"
@@ -150,7 +154,7 @@ class EventRow:
 
 
 _RUN_COLUMNS = [f.name for f in fields(RunRow) if f.name != "live"]
-_REPORT_COLUMNS = [f.name for f in fields(ReportRow)]
+REPORT_COLUMNS = [f.name for f in fields(ReportRow)]
 SORTABLE = ("started_at", "status", "model", "dataset", "device", "samples_per_s", "loss_last",
             "peak_allocated_bytes", "steps", "name")
 
@@ -164,7 +168,7 @@ class RunStore:
         self.readonly = readonly
         try:
             self._db = _connect(self.path, readonly)
-        except (sqlite3.Error, OSError, NewerSchema) as exc:
+        except (sqlite3.Error, OSError, NewerSchema, NotAStore) as exc:
             raise StoreError(store_problem(self.path, exc)) from None
         if not readonly:
             with self._errors():
@@ -193,16 +197,24 @@ class RunStore:
 
     # ---- liveness --------------------------------------------------------------------------------
     def mark_interrupted(self) -> int:
-        """Runs marked running whose process is gone become `interrupted`; returns how many."""
+        """Runs marked running whose process is gone become `interrupted`; returns how many. A store this
+        process may not write is left as it is (whether a run is live is worked out afresh on every read)."""
         rows = self._db.execute("SELECT id, pid, pid_started_at, host, heartbeat_at FROM runs "
                                 "WHERE status = 'running'").fetchall()
-        dead = [row[0] for row in rows if not _alive(*row[1:])]
-        if dead:
+        dead = [(row[0], row[1], row[2]) for row in rows if not process_alive(*row[1:])]
+        if not dead:
+            return 0
+        try:
             with transaction(self._db):
-                self._db.executemany(
+                self._db.executemany(  # the same process still: a resume may have taken the row over meanwhile
                     "UPDATE runs SET status = 'interrupted', finished_at = heartbeat_at, message = "
                     "'the process recording it ended without finishing it (killed or crashed); steps up to its "
-                    "last report are kept' WHERE id = ? AND status = 'running'", [(run_id,) for run_id in dead])
+                    "last report are kept' WHERE id = ? AND status = 'running' AND pid = ? AND pid_started_at = ?",
+                    dead)
+        except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
+                return 0
+            raise
         return len(dead)
 
     # ---- reading ---------------------------------------------------------------------------------
@@ -254,7 +266,7 @@ class RunStore:
 
     def reports(self, run_id: int, after_step: int = 0) -> list[ReportRow]:
         with self._errors():
-            rows = self._db.execute(f"SELECT {', '.join(_REPORT_COLUMNS)} FROM reports WHERE run_id = ? AND step > ? "
+            rows = self._db.execute(f"SELECT {', '.join(REPORT_COLUMNS)} FROM reports WHERE run_id = ? AND step > ? "
                                     "ORDER BY step", (run_id, after_step)).fetchall()
         return [ReportRow(*row) for row in rows]
 
@@ -304,6 +316,7 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if not readonly:
+            check_is_store(db)  # before WAL mode, which would change another program's file for good
             db.execute("PRAGMA journal_mode = WAL")  # readers never block the writer, nor it them
             db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a killed process loses no committed report
         db.execute("PRAGMA foreign_keys = ON")
@@ -324,9 +337,14 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     return db
 
 
-def _alive(pid: int, pid_started_at: float, host: str, heartbeat_at: float) -> bool:
-    """Whether the process recording a run still runs: checked by pid (and its start time, so a reused pid
-    does not count) on this host; by a recent heartbeat for a run recorded on another machine."""
+def process_alive(pid: int, pid_started_at: float, host: str, heartbeat_at: float) -> bool:
+    """Whether the process recording a run still runs. A recording process touches its heartbeat every
+    HEARTBEAT_S, so a recent heartbeat means alive, whatever else says. On this host, once the heartbeat is
+    stale, the pid must still exist with the same start time (a reused pid is another process); psutil
+    derives start times from the boot time, which moves when the wall clock is stepped, hence the
+    heartbeat first. A run recorded on another host is alive while its heartbeat is recent."""
+    if time.time() - heartbeat_at < STALE_ON_HOST_S:
+        return True
     if host != socket.gethostname():
         return time.time() - heartbeat_at < STALE_AFTER_S
     try:
@@ -339,5 +357,5 @@ def _alive(pid: int, pid_started_at: float, host: str, heartbeat_at: float) -> b
 
 def _run_row(row: tuple[Any, ...]) -> RunRow:
     values = dict(zip(_RUN_COLUMNS, row[:-1]))
-    live = values["status"] == "running" and _alive(values["pid"], row[-1], values["host"], values["heartbeat_at"])
+    live = values["status"] == "running" and process_alive(values["pid"], row[-1], values["host"], values["heartbeat_at"])
     return RunRow(live=live, **values)

@@ -101,15 +101,44 @@ def schema_version(connection: sqlite3.Connection) -> int:
 
 
 def migrate(connection: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
-    """Bring the store to `target` (default: the current version); returns the version it had before."""
+    """Bring the store to `target` (default: the current version); returns the version it had before.
+    Each step re-reads the version inside its write transaction: processes opening a new store together
+    (a sweep script) apply each migration once, whoever comes first. A file that already holds tables but
+    no version is another program's database: refused, never changed."""
     found = schema_version(connection)
     if found > SCHEMA_VERSION:
         raise NewerSchema(f"its schema version is {found}, this app knows up to {SCHEMA_VERSION}")
     for version in range(found, target):
         with transaction(connection):  # the tables and the version bump land together or not at all
+            if _checked_version(connection) > version:
+                continue  # another process applied it meanwhile
             for statement in _statements(MIGRATIONS[version]):
                 connection.execute(statement)
             connection.execute(f"PRAGMA user_version = {version + 1}")
+    return found
+
+
+class NotAStore(Exception):
+    """The file is an SQLite database of another program."""
+
+
+def check_is_store(connection: sqlite3.Connection) -> None:
+    """NotAStore for another program's database (tables but no version), read in one snapshot so that a
+    store another process is creating right now (tables and version commit together) is never mistaken."""
+    connection.execute("BEGIN")
+    try:
+        _checked_version(connection)
+    finally:
+        connection.execute("COMMIT")
+
+
+def _checked_version(connection: sqlite3.Connection) -> int:
+    """The version, read with the tables in one transaction (the caller's)."""
+    found = schema_version(connection)
+    if found > SCHEMA_VERSION:
+        raise NewerSchema(f"its schema version is {found}, this app knows up to {SCHEMA_VERSION}")
+    if found == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        raise NotAStore("it is an SQLite database of another program (it has tables but is no run store)")
     return found
 
 

@@ -12,6 +12,7 @@ import csv
 import dataclasses
 import json
 import math
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -52,7 +53,7 @@ def record_run(path: Path, **overrides: object) -> tuple[int, list[Event]]:
 
 
 def record_resumed_nan_run(path: Path, events: list[Event]) -> int:
-    """Record, from a real run's events, a run that reports steps 1..4 one by one, is resumed from step 2,
+    """Record, from a real run's events, a run that reports steps 1..4 one by one, is killed, resumed from step 2,
     then reports steps 3-4 (loss 1.5, NaN) in one report and step 5 (inf) in another."""
     started = next(e for e in events if isinstance(e, RunStarted))
     template = next(e for e in events if isinstance(e, StepsReported))
@@ -62,7 +63,13 @@ def record_resumed_nan_run(path: Path, events: list[Event]) -> int:
     recorder(started)
     for step, loss in ((1, NAN_RUN_LOSSES[0]), (2, NAN_RUN_LOSSES[1]), (3, 9.0), (4, 9.0)):
         recorder(dataclasses.replace(template, step=step, first_step=step, losses=(loss,)))
-    recorder(dataclasses.replace(finished, status="stopped", step=4))
+    recorder.close()
+    # the process dies here (what RunStore.mark_interrupted records for a dead pid), then resumes from step 2
+    db = sqlite3.connect(path)
+    db.execute("UPDATE runs SET status = 'interrupted' WHERE uid = 'resumed-with-nan'")
+    db.commit()
+    db.close()
+    recorder = RunRecorder(path)
     recorder(dataclasses.replace(started, start_step=2))  # steps 3 and 4 are trained again
     recorder(dataclasses.replace(template, step=4, first_step=3, losses=tuple(NAN_RUN_LOSSES[2:4])))
     recorder(dataclasses.replace(template, step=5, first_step=5, losses=tuple(NAN_RUN_LOSSES[4:])))

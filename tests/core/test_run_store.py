@@ -99,27 +99,29 @@ def test_a_comparison_records_each_of_its_runs_with_its_label(tmp_path: Path) ->
         ("batch_size=16", 16, 3, "completed"), ("batch_size=32", 32, 3, "completed")]
 
 
-def test_a_resumed_run_continues_the_same_curve_replacing_steps_after_its_checkpoint(tmp_path: Path) -> None:
-    """What a resume from a checkpoint at step 5 emits: the same run_uid and start_step 5. The run keeps one
-    row; the steps the first process recorded after 5 are replaced by the resumed ones."""
+def test_a_resume_of_a_run_that_went_on_past_its_checkpoint_is_a_branch_never_a_rewrite(tmp_path: Path) -> None:
+    """What a resume from a checkpoint at step 5 emits (the same run_uid, start_step 5), replayed against a
+    run that finished at step 8: the recorded run stays as it was, and the resume is a run of its own that
+    starts with the 5 steps they share."""
     path = tmp_path / "runs.sqlite3"
     _, events, run_id = record(path, max_steps=8)
     started = next(e for e in events if isinstance(e, RunStarted))
     template = next(e for e in events if isinstance(e, StepsReported))
-    finished = events[-1]
     recorder = RunRecorder(path)
     recorder(dataclasses.replace(started, start_step=5))
-    for step in range(6, 9):  # what the resumed process reports: steps 6..8, one a report
+    for step in range(6, 10):  # what the resumed process reports: steps 6..9, one a report
         recorder(dataclasses.replace(template, step=step, first_step=step, losses=(100.0 + step,)))
-    recorder(finished)
+    recorder(events[-1])
     recorder.close()
     with RunStore(path) as store:
-        assert [r.id for r in store.list_runs()] == [run_id]
-        run = store.run(run_id)
-        series = store.steps(run_id)
-    assert (run.resumes, run.status, run.steps) == (1, "completed", 8)
-    assert series.steps == tuple(range(1, 9))
-    assert all(loss < 100 for loss in series.losses[:5]) and all(loss > 100 for loss in series.losses[5:])
+        original, branch = store.run(run_id), store.run(recorder.run_id)
+        assert branch.id != run_id and branch.label == f"resumed from #{run_id} at step 5"
+        assert (original.steps, original.resumes, store.steps(run_id).steps) == (8, 0, tuple(range(1, 9)))
+        assert all(loss < 100 for loss in store.steps(run_id).losses)
+        series = store.steps(branch.id)
+        assert series.steps == tuple(range(1, 10))
+        assert series.losses[:5] == store.steps(run_id).losses[:5]  # the shared part, copied
+        assert all(loss > 100 for loss in series.losses[5:])
 
 
 def test_a_diverged_runs_nan_loss_is_kept_as_nan(tmp_path: Path) -> None:
@@ -137,7 +139,8 @@ def test_a_diverged_runs_nan_loss_is_kept_as_nan(tmp_path: Path) -> None:
 def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_interrupted(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite3"
     process = subprocess.Popen([sys.executable, "-m", "core", "run", *CLI_FAST, "--max-steps", "100000",
-                                "--report-interval", "0.05", "--runs-db", str(path)],
+                                "--report-interval", "0.05", "--runs-db", str(path), "--checkpoint-every", "10",
+                                "--checkpoint-dir", str(tmp_path / "checkpoints")],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
     try:
         deadline, seen = time.monotonic() + 120, 0
@@ -156,14 +159,30 @@ def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_inter
         if process.poll() is None:
             process.kill()
             process.wait()
-    with RunStore(path) as store:  # opening for writing marks it
-        run = store.list_runs()[0]
-        series = store.steps(run.id)
-        reports = store.reports(run.id)
+    deadline = time.monotonic() + 60
+    while True:  # opening for writing marks it, once its heartbeat (every 2 s while alive) has gone stale
+        with RunStore(path) as store:
+            run = store.list_runs()[0]
+            series = store.steps(run.id)
+            reports = store.reports(run.id)
+        if run.status != "running" or time.monotonic() > deadline:
+            break
+        time.sleep(1)
     assert run.status == "interrupted" and not run.live and "killed" in run.message
     assert run.steps >= seen
     assert series.steps == tuple(range(1, run.steps + 1))  # every step up to the last report, none missing
     assert reports[-1].step == run.steps
+    # resumed from its last checkpoint, the killed run continues as the same run, from that checkpoint's step
+    checkpoint = max((tmp_path / "checkpoints").rglob("step-*.pt"), key=lambda p: int(p.stem.split("-")[1]))
+    at = int(checkpoint.stem.split("-")[1])
+    result = subprocess.run([sys.executable, "-m", "core", "run", "--resume", str(checkpoint), "--max-steps",
+                             str(at + 10), "--runs-db", str(path)], capture_output=True, text=True, env=ENV, timeout=180)
+    assert result.returncode == 0, result.stderr
+    with RunStore(path) as store:
+        assert [r.id for r in store.list_runs()] == [run.id]
+        resumed = store.run(run.id)
+        assert (resumed.status, resumed.steps, resumed.resumes) == ("completed", at + 10, 1)
+        assert store.steps(run.id).steps == tuple(range(1, at + 11))
 
 
 def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Path) -> None:
@@ -207,14 +226,14 @@ def test_a_damaged_store_is_one_warning_and_the_run_still_trains(tmp_path: Path,
     assert path.read_bytes().startswith(b"this is not an SQLite file")  # the user's file is left alone
 
 
-def test_a_store_locked_by_another_process_stops_recording_not_training(tmp_path: Path) -> None:
+def test_a_store_locked_for_good_stops_recording_not_training(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite3"
     RunStore(path).close()
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another writer that never lets go
     problems: list[str] = []
     try:
-        recorder = RunRecorder(path, on_problem=problems.append)
+        recorder = RunRecorder(path, on_problem=problems.append, patience_s=0.0)
         finished = TrainingSession(RunConfig(**FAST, max_steps=4), [recorder]).run()
         recorder.close()
     finally:
@@ -222,6 +241,65 @@ def test_a_store_locked_by_another_process_stops_recording_not_training(tmp_path
         holder.close()
     assert finished.status == "completed"
     assert len(problems) == 1 and "locked by another process" in problems[0] and "unrecorded" in problems[0]
+
+
+def test_a_store_busy_for_a_while_loses_nothing(tmp_path: Path) -> None:
+    """Another process writing for longer than SQLite's own wait (a large delete): the writer tries again."""
+    path = tmp_path / "runs.sqlite3"
+    RunStore(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    problems: list[str] = []
+    recorder = RunRecorder(path, on_problem=problems.append)
+    events: list[Event] = []
+    finished = TrainingSession(RunConfig(**FAST, max_steps=6), [events.append, recorder]).run()
+    time.sleep(4.0)  # past the 3 s busy timeout: the first write has failed and waits to try again
+    holder.execute("ROLLBACK")
+    holder.close()
+    recorder.close(timeout_s=30)
+    assert problems == [] and finished.status == "completed"
+    with RunStore(path) as store:
+        run = store.run(recorder.run_id)
+        assert (run.status, store.steps(run.id).losses) == ("completed", pytest.approx(tuple(reported_losses(events))))
+
+
+def test_processes_creating_a_new_store_at_once_all_record(tmp_path: Path) -> None:
+    """A sweep script starting several runs on a new machine: each migration is applied once, by whoever
+    comes first (threads stand in for the processes: each opens its own connection)."""
+    import threading
+
+    for trial in range(5):
+        path = tmp_path / f"new-{trial}.sqlite3"
+        errors: list[BaseException] = []
+        barrier = threading.Barrier(4)
+
+        def open_store() -> None:
+            barrier.wait()
+            try:
+                RunStore(path).close()
+            except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_store) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert errors == []
+        with RunStore(path) as store:
+            assert schema_version(store.connection) == SCHEMA_VERSION
+
+
+def test_another_programs_database_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "measurements.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE measurements (x REAL)")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="is not a run store"):
+        RunStore(path)
+    assert path.read_bytes() == before
 
 
 def test_a_read_only_store_is_one_warning_and_the_run_still_trains(tmp_path: Path) -> None:

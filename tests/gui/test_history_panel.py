@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
+import time
 from pathlib import Path
 
 import psutil
@@ -175,7 +176,8 @@ def test_a_live_run_cannot_be_deleted(panel, store_path, recorded, monkeypatch):
 def test_a_run_whose_process_died_is_shown_interrupted_at_the_next_refresh(panel, store_path, recorded):
     _, ids = recorded
     make_live(store_path, ids[1])
-    set_column(store_path, ids[1], pid_started_at=0.0)  # the pid now belongs to another process: it died
+    # the pid now belongs to another process, and the heartbeat stopped a minute ago: it died
+    set_column(store_path, ids[1], pid_started_at=0.0, heartbeat_at=time.time() - 60)
     panel.refresh()
     assert table_texts(panel, "status")[panel.proxy.visible_ids().index(ids[1])] == "interrupted"
     with RunStore(store_path) as store:
