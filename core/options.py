@@ -136,7 +136,15 @@ def resumed_config_from_args(args: argparse.Namespace) -> RunConfig:
 
     if getattr(args, "preset", None):
         raise ConfigError("preset", "a resumed run keeps its checkpoint's settings; leave --preset out")
-    return resume_config(read_info(args.resume), explicit_options(args))
+    info, given = read_info(args.resume), explicit_options(args)
+    from core.user_callables import is_spec
+
+    for field in ("model", "dataset"):  # weights_only keeps pickled code out; a spec in the config is code too
+        spec = getattr(info.config, field)
+        if is_spec(spec) and given.get(field) != spec:
+            raise ConfigError(field, f"{args.resume} was trained with your own {field} {spec}: resuming imports and "
+                                     f"runs that code, so confirm it with --{field} {spec}")
+    return resume_config(info, given)
 
 
 def parse_bytes(text: str) -> int:

@@ -78,6 +78,7 @@ def run_text(document: dict[str, Any]) -> str:
     fact("peak memory", format_bytes(run["peak_allocated_bytes"]) +
          (f" allocated, {format_bytes(reserved)} reserved" if reserved else ""))
     fact("process", f"{run['pid']} on {run['host']}")
+    fact("uid", f"{run['uid']} (the folder of its checkpoints)")
     if run["note"]:
         fact("note", run["note"])
     lines.append("configuration")

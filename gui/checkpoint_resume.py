@@ -58,8 +58,12 @@ class CheckpointResume(QObject):
     def _ask_epochs(self, info: CheckpointInfo) -> int | None:
         first, planned = resumable_epochs(info)
         where = "after" if info.epoch_complete else "during"
+        from core.user_callables import is_spec
+
+        code = [spec for spec in (info.config.model, info.config.dataset) if is_spec(spec)]
+        warning = (f"\nResuming imports and runs your code named in it: {', '.join(code)}." if code else "")
         text = (f"{Path(info.path).name}: {info.config.model} on {info.config.dataset}, saved at step {info.step} "
-                f"({where} epoch {info.epoch}).\nTrain up to epoch:")
+                f"({where} epoch {info.epoch}).{warning}\nTrain up to epoch:")
         value, ok = QInputDialog.getInt(self.window, "Resume from checkpoint", text, planned, first,
                                         int(BOUNDS["epochs"].maximum))
         return value if ok else None

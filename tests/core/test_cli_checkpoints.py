@@ -86,3 +86,21 @@ def test_the_checkpoint_options_are_run_options_with_their_defaults() -> None:
     for option in ("--resume PATH", "--checkpoint-every N", "--checkpoint-dir DIR", "--checkpoint-keep N",
                    "--no-checkpoint-epochs"):
         assert option in helptext
+
+
+def test_resuming_a_checkpoint_of_your_own_model_asks_you_to_name_that_code(tmp_path: Path) -> None:
+    """weights_only keeps pickled code out of a checkpoint; its config can still name a module to import: a
+    resume runs that code only when the command line names it too."""
+    from user_code import MODELS
+
+    (tmp_path / "mynets.py").write_text(MODELS)
+    folder = tmp_path / "checkpoints"
+    first = cli("run", *SMALL, "--model", "mynets:small_net", "--max-steps", "3", "--checkpoint-dir", str(folder),
+                "--no-record", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (path,) = folder.glob("*/step-3.pt")
+    user_error_line(cli("run", "--resume", str(path), "--max-steps", "5", "--no-record", cwd=tmp_path),
+                    "--model: ", "trained with your own model mynets:small_net", "--model mynets:small_net")
+    resumed = cli("run", "--resume", str(path), "--max-steps", "5", "--model", "mynets:small_net", "--no-record",
+                  cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
