@@ -9,6 +9,7 @@ turns every problem into a `StoreError` with a sentence for people, and the call
 from __future__ import annotations
 
 import dataclasses
+import os
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -34,13 +35,17 @@ class StoreLink:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path).expanduser()
         self._store: RunStore | None = None
+        self._identity: tuple[int, int] | None = None  # the file the connection has open (device, inode)
 
     def store(self) -> RunStore | None:
         """The open store, None while no file exists at `path`; StoreError when it cannot be used."""
-        if self._store is not None:
+        identity = _file_identity(self.path)
+        if self._store is not None and identity == self._identity:
             return self._store
-        if not self.path.exists():
+        self.close()  # never opened, or the file was deleted or replaced: its old connection reads a ghost
+        if identity is None:
             return None
+        self._identity = identity
         try:
             self._store = RunStore(self.path)
         except StoreError as writable_problem:
@@ -67,6 +72,14 @@ class StoreLink:
         if self._store is not None:
             self._store.close()
             self._store = None
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
 
 
 @dataclass(frozen=True)

@@ -217,3 +217,19 @@ def test_export_writes_the_run_where_asked(panel, recorded, tmp_path, qtbot):
     with qtbot.waitSignal(exporter.failed, timeout=60_000):
         assert panel.edits.export(ids[0], "csv", tmp_path / "a-file.txt")  # a file where a folder must go
     assert "export failed" in panel.info.text() and "must be a folder" in panel.info.text()
+
+
+def test_a_store_replaced_behind_the_window_is_read_afresh(panel, store_path, tmp_path, recorded):
+    """A store moved aside and another put in its place (a restored backup): the panel reads the new file,
+    not the one its old connection still holds."""
+    _, ids = recorded
+    assert sorted(panel.proxy.visible_ids()) == sorted(ids)
+    other = copy_store(recorded[0], tmp_path / "other.sqlite3")
+    with RunStore(other) as store:
+        store.delete(ids[0])
+        store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for suffix in ("-wal", "-shm"):
+        Path(f"{store_path}{suffix}").unlink(missing_ok=True)
+    os.replace(other, store_path)
+    panel.refresh()
+    assert sorted(panel.proxy.visible_ids()) == sorted(ids[1:])
