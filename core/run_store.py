@@ -33,7 +33,7 @@ ENV_PATH = "GPU_TRAIN_MONITOR_RUNS_DB"
 BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
 STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this has stopped
 HEARTBEAT_S = 2.0  # how often a recording process touches its running run, even when paused
-STALE_ON_HOST_S = 5 * HEARTBEAT_S  # younger heartbeats are alive; older ones on this host: the pid decides
+STALE_ON_HOST_S = 5 * HEARTBEAT_S  # on this host, a live pid with a younger heartbeat is the recorder; older: its start time decides
 FINISHED = ("completed", "stopped", "diverged", "oom", "failed", "interrupted")
 
 
@@ -317,7 +317,7 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if not readonly:
             check_is_store(db)  # before WAL mode, which would change another program's file for good
-            db.execute("PRAGMA journal_mode = WAL")  # readers never block the writer, nor it them
+            _enable_wal(db)  # readers never block the writer, nor it them
             db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a killed process loses no committed report
         db.execute("PRAGMA foreign_keys = ON")
         if readonly:
@@ -337,18 +337,36 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     return db
 
 
+def _enable_wal(db: sqlite3.Connection) -> None:
+    """Switch to the WAL journal, waiting up to BUSY_TIMEOUT_MS for other connections: SQLite answers
+    a switch that races another connection's (processes creating a new store together) with an immediate
+    "database is locked", without calling the busy handler, so the wait is here."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def process_alive(pid: int, pid_started_at: float, host: str, heartbeat_at: float) -> bool:
-    """Whether the process recording a run still runs. A recording process touches its heartbeat every
-    HEARTBEAT_S, so a recent heartbeat means alive, whatever else says. On this host, once the heartbeat is
-    stale, the pid must still exist with the same start time (a reused pid is another process); psutil
-    derives start times from the boot time, which moves when the wall clock is stepped, hence the
-    heartbeat first. A run recorded on another host is alive while its heartbeat is recent."""
-    if time.time() - heartbeat_at < STALE_ON_HOST_S:
-        return True
+    """Whether the process recording a run still runs. On this host a pid that is gone, or a zombie (killed,
+    not yet reaped), is dead at once. A pid that exists is the recorder while its heartbeat (touched every
+    HEARTBEAT_S) is recent; once that is stale, only if the start time matches (a reused pid is another
+    process). The heartbeat comes first because psutil derives start times from the boot time, which moves
+    when the wall clock is stepped. A run recorded on another host is alive while its heartbeat is recent."""
     if host != socket.gethostname():
         return time.time() - heartbeat_at < STALE_AFTER_S
     try:
-        return abs(psutil.Process(pid).create_time() - pid_started_at) < 1.0
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return False
+        if time.time() - heartbeat_at < STALE_ON_HOST_S:
+            return True
+        return abs(process.create_time() - pid_started_at) < 1.0
     except psutil.AccessDenied:  # it exists but is another user's: do not call it dead
         return True
     except (psutil.NoSuchProcess, ValueError):

@@ -11,12 +11,14 @@ import math
 import os
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from core.cli import main
@@ -24,7 +26,7 @@ from core.compare import Comparison
 from core.config import RunConfig
 from core.events import Event, RunFinished, RunStarted, StepsReported
 from core.run_recorder import RunRecorder
-from core.run_store import RunNotFound, RunStore, StoreError, store_problem
+from core.run_store import RunNotFound, RunStore, StoreError, process_alive, store_problem
 from core.session import TrainingSession
 from core.store_schema import SCHEMA_VERSION, migrate, schema_version
 
@@ -160,7 +162,7 @@ def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_inter
             process.kill()
             process.wait()
     deadline = time.monotonic() + 60
-    while True:  # opening for writing marks it, once its heartbeat (every 2 s while alive) has gone stale
+    while True:  # opening for writing marks it (its pid is gone)
         with RunStore(path) as store:
             run = store.list_runs()[0]
             series = store.steps(run.id)
@@ -183,6 +185,24 @@ def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_inter
         resumed = store.run(run.id)
         assert (resumed.status, resumed.steps, resumed.resumes) == ("completed", at + 10, 1)
         assert store.steps(run.id).steps == tuple(range(1, at + 11))
+
+
+def test_a_killed_recorder_is_dead_at_once_and_a_live_one_survives_a_clock_step() -> None:
+    host, now = socket.gethostname(), time.time()
+    me = psutil.Process()
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    while psutil.Process(zombie.pid).status() != psutil.STATUS_ZOMBIE:  # exited, not yet waited for
+        time.sleep(0.01)
+    try:
+        assert not process_alive(zombie.pid, psutil.Process(zombie.pid).create_time(), host, now)
+    finally:
+        zombie.wait()
+    assert not process_alive(zombie.pid, 0.0, host, now)  # gone: dead even with a fresh heartbeat
+    assert process_alive(me.pid, me.create_time(), host, now - 3600)  # same pid, same start: alive
+    assert process_alive(me.pid, me.create_time() + 30, host, now)  # clock stepped, heartbeat fresh: alive
+    assert not process_alive(me.pid, me.create_time() + 30, host, now - 60)  # stale and another start: reused pid
+    assert process_alive(1, 0.0, "another-host", now - 5)  # another host: the heartbeat alone decides
+    assert not process_alive(1, 0.0, "another-host", now - 600)
 
 
 def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Path) -> None:
@@ -268,7 +288,7 @@ def test_processes_creating_a_new_store_at_once_all_record(tmp_path: Path) -> No
     comes first (threads stand in for the processes: each opens its own connection)."""
     import threading
 
-    for trial in range(5):
+    for trial in range(40):  # the race is rare: many tries
         path = tmp_path / f"new-{trial}.sqlite3"
         errors: list[BaseException] = []
         barrier = threading.Barrier(4)
