@@ -318,6 +318,7 @@ class MainWindow(QMainWindow):
         self.compare.end()
         self._set_state(self._final_state)
         self.insight.run_ended()
+        self.history.refresh()  # the recorder has written the run's end: the list says so now, not a second later
         self.run_ended.emit(self._final_state.value)
         if self._close_pending:
             self.close()

@@ -592,6 +592,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows: list[tuple[str, float, float, float, str]] = []
     result: dict = {"images_per_s": {}, "session_vs_bare": {}, "device": str(device), "device_kind": kind,
+                    "recorded": RECORD,
                     "repeats": repeats, "targets": {}}
     verdicts: list[str] = []
     loads: dict[str, float | None] = {}

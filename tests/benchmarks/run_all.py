@@ -588,7 +588,8 @@ def sum_session(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
         batch = detail["batch"]
         rows.append(Row(b.title, f"{model} b{batch}: bare loop", num(detail["bare_samples_per_s"]),
                         spread(detail.get("bare_samples_per_s_runs", [])), "1.00x", unit="samples/s"))
-        rows.append(Row(b.title, f"{model} b{batch}: TrainingSession (ratio: median of pairs, min..max)",
+        recorded = ", recording into a run store" if d.get("recorded") else ""
+        rows.append(Row(b.title, f"{model} b{batch}: TrainingSession{recorded} (ratio: median of pairs, min..max)",
                         num(detail["session_samples_per_s"]), spread(detail.get("session_samples_per_s_runs", [])),
                         f"{ratio:.3f}" + (f" ({min(pairs):.2f}..{max(pairs):.2f})" if len(pairs) > 1 else ""),
                         f">= {target:.2f}", ctx.verdict(ratio >= target), unit="samples/s"))
@@ -780,6 +781,9 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out) if args.out else Path.cwd() / "benchmark-results" / stamp
     out.mkdir(parents=True, exist_ok=True)
     out = out.resolve()
+    # the benchmarks' runs are recorded and checkpointed beside their results, not in the user's history
+    os.environ.setdefault("GPU_TRAIN_MONITOR_RUNS_DB", str(out / "runs.sqlite3"))
+    os.environ.setdefault("GPU_TRAIN_MONITOR_CHECKPOINTS", str(out / "checkpoints"))
     md_path = Path(args.markdown) if args.markdown else out / "benchmarks.md"
 
     ctx = Ctx(out, device, quick, repeats, run_repeats, machine, args.gpu_check)
