@@ -79,6 +79,10 @@ BOUNDS: dict[str, Bound] = {
     "seed": Bound(int, 0, "random seed for data, model and shuffling", 0, 2**31 - 1),
     "report_interval": Bound(float, 0.1, "seconds between progress reports (one host sync each)", 0.01, 10.0),
     "on_oom": Bound(str, "stop", "on out of memory: stop the run, or halve the batch and continue", choices=ON_OOM),
+    "nproc": Bound(int, 1, "processes training together, data-parallel (torch.distributed): one per GPU, or CPU "
+                           "processes where there is no GPU; batch_size is split evenly over them", 1, 64),
+    "sync_bn": Bound(bool, False, "synchronise BatchNorm statistics across processes (nproc > 1): each step then "
+                                  "normalises over the whole batch, as one process would"),
 }
 
 
@@ -111,10 +115,13 @@ class RunConfig:
     seed: int = BOUNDS["seed"].default
     report_interval: float = BOUNDS["report_interval"].default
     on_oom: str = BOUNDS["on_oom"].default
+    nproc: int = BOUNDS["nproc"].default
+    sync_bn: bool = BOUNDS["sync_bn"].default
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             object.__setattr__(self, field.name, validate_field(field.name, getattr(self, field.name)))
+        check_data_parallel(self)
 
     @property
     def epoch_limit(self) -> int | None:
@@ -137,6 +144,23 @@ class RunConfig:
         """Build from saved values, ignoring keys this version does not know."""
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})
+
+
+def check_data_parallel(config: RunConfig) -> None:
+    """What a data-parallel run (nproc > 1) needs of the other fields: a batch that splits evenly, one device
+    kind (each process takes its own GPU), and out-of-memory handling every process agrees on."""
+    n = config.nproc
+    if n == 1:
+        return
+    if config.batch_size % n:
+        raise ConfigError("batch_size", f"{config.batch_size} does not split evenly over {n} processes; use a "
+                                        f"multiple of {n} (each process trains batch_size / nproc images a step)")
+    if config.device not in ("auto", "cpu", "cuda"):
+        raise ConfigError("device", f"{config.device!r} names one device, but {n} processes each take their own: "
+                                    "use cuda (one GPU each), cpu or auto")
+    if config.on_oom == "shrink":
+        raise ConfigError("on_oom", "shrink is for one process: the processes of a data-parallel run would each "
+                                    "halve their batch at different steps; use stop, or fewer images per step")
 
 
 def check_batch_fits(batch_size: int, train_images: int | None) -> None:

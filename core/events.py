@@ -33,12 +33,24 @@ class RunStarted:
     epochs: int | None = 1  # epochs planned; None: as many as max_steps needs
     run_uid: str = ""  # the run's identity across processes and resumes (the run store's key)
     start_step: int = 0  # steps already trained before this start (a resumed run continues from here)
+    world_size: int = 1  # processes training together (data-parallel); 1: an ordinary run
+    rank_devices: tuple[str, ...] = ()  # a data-parallel run: each rank's device, by rank
 
 
 @dataclass(frozen=True)
 class EpochStarted:
     epoch: int  # 1-based
     step: int  # steps completed before this epoch
+
+
+@dataclass(frozen=True)
+class RankSample:
+    """One rank of a data-parallel run at a report: its own device, throughput and memory."""
+
+    rank: int  # global rank, 0..world_size-1
+    device: str  # this rank's device ("cuda:1", "cpu")
+    samples_per_s: float  # this rank's images/s over the report's steps
+    memory: MemorySample
 
 
 @dataclass(frozen=True)
@@ -56,6 +68,8 @@ class StepsReported:
     batch_size: int
     memory: MemorySample
     total_steps: int = 0  # the run's expected steps; it grows when an out-of-memory shrink halves the batch
+    ranks: tuple[RankSample, ...] = ()  # a data-parallel run: every rank's sample (losses, samples,
+    # samples_per_s and batch_size above are then the whole run's: mean loss over ranks, total images)
 
 
 @dataclass(frozen=True)
@@ -132,6 +146,7 @@ class MemoryBreakdown:
     dataset_bytes: int  # the resident dataset on the device (and its per-epoch buffers); 0 when streamed
     phase_peaks: tuple[tuple[str, int], ...]  # (phase, bytes) in PHASES order
     method: str  # "allocator" (CUDA peak counters) or "saved-tensors" (autograd's saved bytes)
+    rank: int = 0  # the rank it was measured on (a data-parallel run samples every rank at the same step)
 
     @property
     def total_bytes(self) -> int:

@@ -36,6 +36,9 @@ class RunSummary:
     samples_per_s_spread: tuple[float, float] | None = None  # 10th..90th percentile over reports after warm-up
     warmup_steps: int = 0  # steps of the first report, left out of samples_per_s
     compile_s: float | None = None  # torch.compile's time in the first step (in wall_s, not in samples_per_s)
+    world_size: int = 1  # processes that trained together (data-parallel); samples_per_s is their total
+    ranks: tuple[Mapping[str, Any], ...] = ()  # a data-parallel run: per rank {"rank", "device", "samples_per_s",
+    # "peak_allocated_bytes", "peak_reserved_bytes", "peak_rss_bytes"}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values (read-only mappings become ordinary dicts and lists)."""
@@ -43,6 +46,7 @@ class RunSummary:
         values["config"] = dict(self.config)
         values["memory_breakdown"] = None if self.memory_breakdown is None else dict(self.memory_breakdown)
         values["batch_size_changes"] = [dict(change) for change in self.batch_size_changes]
+        values["ranks"] = [dict(rank) for rank in self.ranks]
         values["samples_per_s_spread"] = None if self.samples_per_s_spread is None else list(self.samples_per_s_spread)
         return values
 
