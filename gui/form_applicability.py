@@ -6,6 +6,9 @@ a choice the device cannot run (fp16 on the CPU, cuDNN's autotuner off CUDA, tor
 compiler) is greyed out too, but when it is chosen anyway (saved settings, a preset, another device
 picked after) it stays enabled so it can be undone, and the form's check refuses it inline with the
 reason from `core.fast_paths`, which keeps Start disabled.
+
+The process count (nproc) is labelled for what it counts here: "GPUs" on a CUDA device, "CPU processes"
+elsewhere; sync_bn applies only with more than one.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QComboBox, QSpinBox
 
+from core.config import BOUNDS
 from gui.form_text import field_tooltip
 
 if TYPE_CHECKING:
@@ -46,6 +50,9 @@ def update_applicability(form: SettingsForm) -> None:
     _applies(form, "download", form.value("dataset") in ("mnist", "fashion-mnist", "cifar10"),
              "only mnist, fashion-mnist and cifar10 can be downloaded")
     _applies(form, "momentum", form.value("optimizer") == "sgd", "AdamW has no momentum setting")
+    _applies(form, "sync_bn", int(form.value("nproc")) > 1,
+             "one process already normalises over its whole batch (set more than one process)")
+    show_nproc_meaning(form)
     problems = form.devices.problems_of(str(form.value("device")))
     amp: QComboBox = form.widgets["amp"]
     model = amp.model()
@@ -64,6 +71,19 @@ def update_applicability(form: SettingsForm) -> None:
         widget.setEnabled(problem is None or bool(form.value(field)))
         widget.setToolTip(field_tooltip(field) if problem is None else f"Cannot run on this device: {problem}")
     show_auto_model(form)
+
+
+def show_nproc_meaning(form: SettingsForm) -> None:
+    """Label and bound the process count by what it counts on the selected device: "GPUs" up to this machine's
+    CUDA GPUs, else "CPU processes" up to its cores. A larger saved value stays (the form's check says why it
+    cannot run) rather than being cut down unseen."""
+    meaning = form.nproc_meaning()
+    spin: QSpinBox = form.widgets["nproc"]
+    form.labels["nproc"].setText(meaning.label)
+    limit = meaning.limit if meaning.limit is not None else int(BOUNDS["nproc"].maximum)
+    spin.setMaximum(max(limit, spin.value()))
+    spin.setToolTip(field_tooltip("nproc") if meaning.limit is None else meaning.tooltip)
+    form.labels["nproc"].setToolTip(spin.toolTip())
 
 
 def _applies(form: SettingsForm, field: str, applies: bool, reason: str) -> None:

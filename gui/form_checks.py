@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import ConfigError, UserError
@@ -29,6 +30,39 @@ def check_device(spec: str, present: Iterable[str]) -> None:
     if normalised_device(spec) == "auto" or normalised_device(spec) in present:
         return
     raise ConfigError("device", f"{spec} is not on this machine; it has {', '.join(present)} (or auto)")
+
+
+@dataclass(frozen=True)
+class NprocMeaning:
+    """What the form's "nproc" counts here: one process per GPU on a CUDA device, CPU processes elsewhere.
+    `limit` is None until torch has listed the devices (the config's own bound applies until then)."""
+
+    label: str  # "GPUs", "CPU processes", or "Processes" before the devices are known
+    unit: str  # how a sentence counts them: "GPUs", "CPU cores"
+    limit: int | None
+    tooltip: str
+
+
+def nproc_meaning(kind: str, cuda_gpus: int | None, cpus: int | None = None) -> NprocMeaning:
+    """`kind`: the selected device's ('cpu', 'cuda', 'mps'); `cuda_gpus`: how many this machine has (None: not
+    known yet); `cpus`: os.cpu_count() unless given."""
+    split = "data-parallel processes (torch.distributed): each step's batch is split evenly over them"
+    if cuda_gpus is None:  # the form shows the bound's own help until then
+        return NprocMeaning("Processes", "processes", None, "")
+    if kind == "cuda" and cuda_gpus > 0:
+        return NprocMeaning("GPUs", "GPUs", cuda_gpus,
+                            f"GPUs training together, one process each: {split} (1 to {cuda_gpus} here)")
+    cores = cpus if cpus is not None else (os.cpu_count() or 1)
+    return NprocMeaning("CPU processes", "CPU cores", cores,
+                        f"CPU processes training together: {split} (1 to {cores}, this machine's cores)")
+
+
+def check_nproc(nproc: int, meaning: NprocMeaning) -> None:
+    """More processes than this machine has GPUs (each takes one) or CPU cores (they would only slow each
+    other down) is refused; a saved value from a bigger machine shows this until it is lowered."""
+    if meaning.limit is not None and nproc > meaning.limit:
+        raise ConfigError("nproc", f"{nproc} asked, but this machine has {meaning.limit} {meaning.unit}; use 1 to "
+                                   f"{meaning.limit}")
 
 
 def check_findable(field: str, spec: str) -> None:

@@ -12,7 +12,7 @@ LABELS = {"lr": "Learning rate", "amp": "Mixed precision", "on_oom": "On out of 
           "channels_last": "channels_last", "pin_memory": "pin_memory", "non_blocking": "non_blocking",
           "data_dir": "Data folder", "max_steps": "Max steps", "synthetic_samples": "Synthetic images",
           "report_interval": "Report every (s)", "compile": "torch.compile", "cudnn_benchmark": "cuDNN benchmark",
-          "fused_optimizer": "Fused optimizer"}
+          "fused_optimizer": "Fused optimizer", "nproc": "Processes", "sync_bn": "Sync BatchNorm"}
 # what the lowest position of an optional number means (None in the config)
 NONE_TEXT = {"epochs": "auto", "max_steps": "no limit"}
 

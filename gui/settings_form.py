@@ -4,7 +4,7 @@ Every widget's range, choices, default and tooltip come from the bounds table. T
 values into a `RunConfig`; anything the config rejects, and what only this machine can tell
 (`gui.form_checks`: a missing data folder, a device that is not here, a batch larger than the training
 set, an unknown model, your own model or dataset whose module or file is not there, a fast path the
-device cannot run), shows as an inline message and
+device cannot run, more processes than this machine has GPUs or CPU cores), shows as an inline message and
 `validity_changed(False, message)` disables Start. A preset (`gui.preset_row`) writes its settings in.
 """
 
@@ -23,14 +23,14 @@ from core.errors import ConfigError, UserError
 from core.user_callables import SPEC_FORM, is_spec
 from gui.device_table import DeviceTable
 from gui.form_applicability import auto_model_text, is_auto_model, update_applicability
-from gui.form_checks import (FolderCounts, check_data_folder, check_device, check_fast_paths_known, check_findable,
-                             normalised_device)
+from gui.form_checks import (FolderCounts, NprocMeaning, check_data_folder, check_device, check_fast_paths_known,
+                             check_findable, check_nproc, normalised_device, nproc_meaning)
 from gui.form_text import LABELS, NONE_TEXT, field_help, field_tooltip, friendly
 from gui.preset_row import PresetRow, overrides_for
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "Device and model": ("device", "model"),
+    "Device and model": ("device", "nproc", "sync_bn", "model"),
     "Speed": ("amp", "channels_last", "compile", "cudnn_benchmark", "fused_optimizer"),
     "Data": ("dataset", "data_dir", "download", "synthetic_samples", "placement", "workers", "pin_memory",
              "non_blocking"),
@@ -47,6 +47,7 @@ class SettingsForm(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.widgets: dict[str, QWidget] = {}
+        self.labels: dict[str, QLabel] = {}
         self.devices = DeviceTable()  # filled once torch has listed this machine's devices
         self._known_models: set[str] | None = None
         self._folder_counts = FolderCounts()
@@ -65,6 +66,7 @@ class SettingsForm(QWidget):
                 self.widgets[field] = widget
                 label = QLabel(LABELS.get(field, field.replace("_", " ").capitalize()))
                 label.setToolTip(field_help(field))
+                self.labels[field] = label
                 form.addRow(label, self._with_extras(field, widget))
             layout.addWidget(box)
         self.message_label = QLabel()
@@ -183,6 +185,7 @@ class SettingsForm(QWidget):
                                        f"as {SPEC_FORM}")
         if self.devices.specs is not None:
             check_device(config.device, self.devices.specs)
+            check_nproc(config.nproc, self.nproc_meaning())
             check_fast_paths_known(config.to_dict(), self.devices.problems_of(config.device))
         folder = None
         if config.dataset != "synthetic" and not is_spec(config.dataset) and config.data_dir is not None \
@@ -294,6 +297,12 @@ class SettingsForm(QWidget):
             except ConfigError:
                 return None
         return train
+
+    def nproc_meaning(self) -> NprocMeaning:
+        """What "nproc" counts on the selected device of this machine: its GPUs, or CPU processes."""
+        known = self.devices.specs is not None
+        gpus = sum(kind == "cuda" for spec, kind in self.devices.kinds.items() if spec != "auto") if known else None
+        return nproc_meaning(self.device_kind(), gpus)
 
     def device_kind(self) -> str:
         """'cpu', 'cuda' or 'mps' for the selected device (auto resolves to the best one found)."""

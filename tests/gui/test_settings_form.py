@@ -66,7 +66,7 @@ def test_every_widget_takes_its_range_choices_and_default_from_bounds(form, fiel
         assert form.value(field) == bound.minimum
     else:
         assert isinstance(widget, QLineEdit)
-    if field not in ("pin_memory", "non_blocking", "data_dir", "download", "momentum"):  # these may say "Not used"
+    if field not in ("pin_memory", "non_blocking", "data_dir", "download", "momentum", "sync_bn"):  # these may say "Not used"
         allowed = describe_range(field) + (f", or {NONE_TEXT[field]}" if bound.optional and bound.kind is int else "")
         assert widget.toolTip() == f"{field_help(field)} ({allowed})"
         assert field_help(field) == bound.help or "--" in bound.help  # only CLI option names are reworded
@@ -535,3 +535,50 @@ def test_an_unknown_model_name_says_a_spec_can_be_typed_too(form):
     form.widgets["model"].setEditText("resnet9000")
     assert form.message == ("Model: unknown model 'resnet9000'; pick one from the list, or give your own as "
                             "package.module:factory")
+
+
+def test_the_process_count_says_what_it_counts_on_this_machine(form):
+    spin, label = form.widgets["nproc"], form.labels["nproc"]
+    assert label.text() == "Processes" and (spin.minimum(), spin.maximum()) == (1, BOUNDS["nproc"].maximum)
+    form.set_devices([CPU])  # no GPU (as on this machine): CPU processes, up to its cores
+    assert label.text() == "CPU processes"
+    assert (spin.minimum(), spin.maximum()) == (1, os.cpu_count())
+    assert "data-parallel" in spin.toolTip() and "batch is split evenly" in spin.toolTip()
+    form.set_devices([CPU, FAKE_GPU])  # auto picks the GPU: one process per GPU
+    assert label.text() == "GPUs" and spin.maximum() == 1
+    form.widgets["device"].setCurrentIndex(form.widgets["device"].findData("cpu"))
+    assert label.text() == "CPU processes" and spin.maximum() == os.cpu_count()
+
+
+def test_sync_bn_applies_only_with_more_than_one_process(form):
+    form.set_devices([CPU])
+    assert not form.widgets["sync_bn"].isEnabled()
+    assert form.widgets["sync_bn"].toolTip().startswith("Not used:")
+    form.set_config(RunConfig(nproc=2, batch_size=64))
+    assert form.widgets["sync_bn"].isEnabled()
+    assert form.widgets["sync_bn"].toolTip() == field_tooltip("sync_bn")
+    form.widgets["sync_bn"].setChecked(True)
+    assert form.valid and form.config().sync_bn and form.config().nproc == 2
+
+
+def test_a_batch_that_does_not_split_over_the_processes_is_refused_inline(form):
+    form.set_devices([CPU])
+    form.set_config(RunConfig(batch_size=64))
+    form.widgets["nproc"].setValue(2)
+    assert form.valid
+    form.set_batch_size(65)
+    assert not form.valid
+    assert form.message.startswith("Batch size: 65 does not split evenly over 2 processes")
+    assert form.message_label.isVisible() or not form.isVisible()
+    form.widgets["nproc"].setValue(1)
+    assert form.valid
+
+
+def test_a_saved_process_count_larger_than_this_machine_stays_and_says_why(form):
+    too_many = (os.cpu_count() or 1) * 2
+    form.set_config(RunConfig(nproc=too_many, batch_size=too_many * 8))
+    form.set_devices([CPU])
+    assert form.value("nproc") == too_many  # not cut down unseen
+    assert not form.valid
+    assert form.message == f"Processes: {too_many} asked, but this machine has {os.cpu_count()} CPU cores; " \
+                           f"use 1 to {os.cpu_count()}"
