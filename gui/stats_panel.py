@@ -41,11 +41,20 @@ class StatsPanel(QWidget):
             grid.addWidget(label, i, 0)
             grid.addWidget(value, i, 1)
             self.values[key] = value
+        # a data-parallel run: each rank's images/s under the total (hidden for an ordinary run)
+        self.rank_speed_title = QLabel("per rank")
+        self.rank_speed = QLabel("–")
+        self.rank_speed.setWordWrap(True)  # 8 ranks' numbers wrap rather than widen the panel
+        for w in (self.rank_speed_title, self.rank_speed):
+            w.setToolTip("Each rank's training images per second over the last report, by rank")
+            w.hide()
+        grid.addWidget(self.rank_speed_title, len(rows) + 1, 0)
+        grid.addWidget(self.rank_speed, len(rows) + 1, 1)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat("%p%")
-        grid.addWidget(self.progress, len(rows) + 1, 0, 1, 2)
+        grid.addWidget(self.progress, len(rows) + 2, 0, 1, 2)
         self.total_steps, self.epochs = 1, None
         self.set_state(RunState.IDLE)
 
@@ -60,6 +69,7 @@ class StatsPanel(QWidget):
         self.progress.setValue(0)
         for key in self.values:
             self.values[key].setText("–")
+        self.show_rank_speeds("")
         self.values["step"].setText(f"0 / {total_steps}")
         self.values["epoch"].setText(self._epoch_text(1))
 
@@ -73,6 +83,13 @@ class StatsPanel(QWidget):
         self.values["speed"].setText(f"{samples_per_s:,.0f}")
         self.values["eta"].setText(format_duration(eta_s))
         self.progress.setValue(min(step, self.total_steps))
+
+    def show_rank_speeds(self, text: str, tooltip: str = "") -> None:
+        """Each rank's images/s ('1,210 · 1,198 img/s'); empty: an ordinary run, the row hidden."""
+        self.rank_speed.setText(text)
+        self.rank_speed.setToolTip(tooltip)
+        self.rank_speed.setVisible(bool(text))
+        self.rank_speed_title.setVisible(bool(text))
 
     def _epoch_text(self, epoch: int) -> str:
         return f"{epoch} / {self.epochs}" if self.epochs else str(epoch)
