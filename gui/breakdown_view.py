@@ -1,12 +1,15 @@
 """What holds the memory: a stacked bar of parameters, gradients, optimizer state, the dataset kept on
 the device, batch and activations, their sizes, and the peak of each phase of the sampled step.
-Updated per report."""
+Updated per report. A data-parallel run samples every rank at the same step: a combo box picks the rank
+shown (it is there only when the run has more than one)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
+from collections.abc import Sequence
+
+from PySide6.QtCore import QRectF, Qt, Slot
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
-from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from core.events import MemoryBreakdown
 from core.units import format_bytes
@@ -23,6 +26,7 @@ PARTS = (
 )
 OPTIONAL_PARTS = {"dataset_bytes"}  # shown only when non-zero: a streamed dataset holds no device memory
 COLUMNS = 3  # parts per grid row
+TITLE = "Memory of one training step{on}, by what holds it (sampled once per report)"
 
 
 class StackedBar(QWidget):
@@ -60,10 +64,22 @@ class StackedBar(QWidget):
 class BreakdownView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.last: MemoryBreakdown | None = None
+        self.last: MemoryBreakdown | None = None  # the one shown
+        self.by_rank: dict[int, MemoryBreakdown] = {}  # each rank's latest
         layout = QVBoxLayout(self)
-        self.title = QLabel("Memory of one training step, by what holds it (sampled once per report)")
-        layout.addWidget(self.title)
+        top = QHBoxLayout()
+        self.title = QLabel(TITLE.format(on=""))
+        top.addWidget(self.title, 1)
+        self.rank_label = QLabel("Rank")
+        self.rank_box = QComboBox()
+        self.rank_box.setObjectName("breakdownRank")
+        self.rank_box.setToolTip("Every rank of a data-parallel run is sampled at the same step: the rank shown")
+        self.rank_box.currentIndexChanged.connect(self._on_rank_picked)
+        self.rank_label.setBuddy(self.rank_box)
+        for w in (self.rank_label, self.rank_box):
+            top.addWidget(w)
+            w.hide()
+        layout.addLayout(top)
         self.bar = StackedBar()
         layout.addWidget(self.bar)
         self.grid = QGridLayout()
@@ -109,7 +125,31 @@ class BreakdownView(QWidget):
         """Whether a part's row is part of the view (a hidden window counts as shown)."""
         return not self._cells[key][2].isHidden()
 
+    @property
+    def rank(self) -> int:
+        """The rank shown (0 for an ordinary run)."""
+        return max(self.rank_box.currentIndex(), 0)
+
+    def set_ranks(self, names: Sequence[str]) -> None:
+        """A data-parallel run's ranks, by rank ('GPU 1'); fewer than two: no rank choice."""
+        if list(names) == [self.rank_box.itemText(i) for i in range(self.rank_box.count())]:
+            return
+        shown = self.rank
+        self.rank_box.blockSignals(True)  # one redisplay below, not one per item
+        self.rank_box.clear()
+        self.rank_box.addItems(list(names))
+        self.rank_box.setCurrentIndex(shown if shown < len(names) else 0)
+        self.rank_box.blockSignals(False)
+        for w in (self.rank_label, self.rank_box):
+            w.setVisible(len(names) > 1)
+        self._show_rank()
+
     def clear(self) -> None:
+        self.by_rank.clear()
+        self.set_ranks(())
+        self._blank()
+
+    def _blank(self) -> None:
         self.last = None
         self._place(set())
         self.bar.set_values([])
@@ -119,6 +159,29 @@ class BreakdownView(QWidget):
         self.note.setText("")
 
     def show_breakdown(self, b: MemoryBreakdown) -> None:
+        """Rank `b.rank`'s latest: shown when that rank is the one picked."""
+        self.by_rank[b.rank] = b
+        if b.rank >= self.rank_box.count() and b.rank > 0:  # ranks not announced: named by number
+            names = [self.rank_box.itemText(i) for i in range(self.rank_box.count())]
+            self.set_ranks(names + [f"rank {r}" for r in range(len(names), b.rank + 1)])
+        if b.rank == self.rank:
+            self._display(b)
+
+    @Slot(int)
+    def _on_rank_picked(self, _index: int) -> None:
+        self._show_rank()
+
+    def _show_rank(self) -> None:
+        """The picked rank's latest breakdown (none yet: blank), titled with the rank when there are several."""
+        several = self.rank_box.count() > 1
+        self.title.setText(TITLE.format(on=f" on {self.rank_box.currentText()}" if several else ""))
+        b = self.by_rank.get(self.rank)
+        if b is None:
+            self._blank()
+        elif b is not self.last:
+            self._display(b)
+
+    def _display(self, b: MemoryBreakdown) -> None:
         self.last = b
         self._place({key for key in OPTIONAL_PARTS if getattr(b, key)})
         self.bar.set_values([(name, getattr(b, key), colour) for key, name, colour, _ in PARTS

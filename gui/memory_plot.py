@@ -3,17 +3,27 @@
 Fed by `MemorySample`s from run reports and, at rest, from the window's idle polling of the same
 `MemoryProbe`. Markers show cache clears (with the bytes freed) and errors. On the CPU the series are
 relabelled: process RSS against system memory.
+
+A data-parallel run shows every rank instead (`set_ranks`, `add_rank_samples`, `add_rank_rows`; drawn by
+`gui.rank_lines`): a colour per rank, its allocated, reserved and peak, and each device's device-wide used.
+The plot's own allocated, reserved, peak and used lines (rank 0's, which the rank lines already show) step
+aside meanwhile; capacity stays, and the check boxes show and hide each kind for every rank.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
+from core.events import RankSample
 from core.memory import MemorySample
 from gui.live_plot import draw_decimated, is_shown, live_plot_widget
+from gui.rank_lines import RankLines
+from gui.rank_series import RankLayout
 from gui.ring_buffer import RingBuffer
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
@@ -69,6 +79,7 @@ class MemoryPlot(QWidget):
             toggles.addWidget(box)
             self.toggles[key] = box
         toggles.addStretch(1)
+        self.ranks = RankLines(self.plot, self.legend)
         item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -85,14 +96,55 @@ class MemoryPlot(QWidget):
             label = gpu_label if has_allocator else cpu_label
             self.toggles[key].setText(label)
             self.toggles[key].setToolTip(gpu_tip if has_allocator else cpu_tip)
-            self.legend.removeItem(self.curves[key])
-            if key != "reserved" or has_allocator:
-                self.legend.addItem(self.curves[key], label)
         self.toggles["reserved"].setVisible(has_allocator)
-        self.curves["reserved"].setVisible(has_allocator and self.toggles["reserved"].isChecked())
+        self._relist()
+
+    def _own_line_shown(self, key: str) -> bool:
+        """Whether the plot's own line `key` is part of the plot now (its check box aside): no reserved on the
+        CPU, and only capacity while the ranks of a data-parallel run are shown."""
+        return (key != "reserved" or self._has_allocator) and (key == "capacity" or not self.ranks.active)
+
+    def _relist(self) -> None:
+        """The plot's own lines in the legend (after the ranks' lines) and shown, as the mode says."""
+        for key, (_, gpu_label, cpu_label, *_) in SERIES.items():
+            curve = self.curves[key]
+            self.legend.removeItem(curve)
+            if self._own_line_shown(key):
+                self.legend.addItem(curve, gpu_label if self._has_allocator else cpu_label)
+            curve.setVisible(self._own_line_shown(key) and self.toggles[key].isChecked())
+        self._dirty = True
+
+    def set_ranks(self, devices: Sequence[str]) -> None:
+        """A data-parallel run's ranks (their devices, by rank): a line per rank and kind from now on; one
+        device or none: the plot's own lines again. The same ranks as before keep their lines."""
+        if self.ranks.set_layout(RankLayout(tuple(devices)) if len(devices) > 1 else None):
+            self._relist()
+
+    def add_rank_samples(self, time_s: float, ranks: Sequence[RankSample]) -> None:
+        """Every rank's sample of one report, at `time_s` (rank 0's clock: the ranks' own may be other
+        machines'). Ranks other than those set before are set from these samples."""
+        devices = {sample.rank: sample.device for sample in ranks}
+        layout = self.ranks.layout
+        if layout is None or any(layout.devices[rank:rank + 1] != (device,) for rank, device in devices.items()):
+            self.set_ranks(RankLayout.of_rows(ranks).devices)
+            layout = self.ranks.layout
+        if layout is None:  # a single rank: the plot's own lines show it
+            return
+        self.ranks.extend(np.array([layout.row(self.seconds(time_s), {s.rank: s.memory for s in ranks})]))
+        self._dirty = True
+
+    def add_rank_rows(self, devices: Sequence[str], rows: np.ndarray) -> None:
+        """Many reports of ranks on `devices` at once (a recorded run's), as `RankLayout(devices).rows...`
+        made them: seconds since the first sample first."""
+        self.set_ranks(devices)
+        if self.ranks.active and len(rows):
+            self.ranks.extend(rows)
+            self._dirty = True
 
     def clear(self) -> None:
+        """A new run: no samples, no markers, no ranks (its RunStarted says whether it has any)."""
         self.data.clear()
+        self.set_ranks(())
         self._t0 = None
         for marker in self.markers:
             self.plot.removeItem(marker)
@@ -140,6 +192,10 @@ class MemoryPlot(QWidget):
         if not self._dirty or not is_shown(self.plot):
             return False  # a hidden plot stays dirty: it is drawn once shown
         self._dirty = False
+        if self.ranks.active:  # of the plot's own lines only capacity is shown
+            draw_decimated(self.plot, [self.curves["capacity"]], self.data, first=SERIES["capacity"][0])
+            self.ranks.refresh()
+            return True
         curves = [self.curves[key] for key in sorted(SERIES, key=lambda k: SERIES[k][0])]  # columns 1..5
         draw_decimated(self.plot, curves, self.data)
         return True
@@ -152,5 +208,6 @@ class MemoryPlot(QWidget):
     @Slot(bool)
     def _on_toggle(self, _checked: bool) -> None:
         for key, box in self.toggles.items():
-            self.curves[key].setVisible(box.isChecked() and (key != "reserved" or self._has_allocator))
+            self.curves[key].setVisible(box.isChecked() and self._own_line_shown(key))
+            self.ranks.set_kind_visible(key, box.isChecked())
         self._dirty = True  # a curve shown again gets the samples it missed while hidden

@@ -1,6 +1,7 @@
 """What a run looks like in the window: the loss and memory plots, the live numbers, the memory
 breakdown and the log, fed by core events. It changes no state: the window decides what a run does,
-this shows what happened, in the sentences of `core.event_text`.
+this shows what happened, in the sentences of `core.event_text`. A data-parallel run shows every rank:
+its memory lines, its images/s under the total, and its memory breakdown (picked by rank).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from gui.breakdown_view import BreakdownView
 from gui.log_panel import LogPanel
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
+from gui.rank_display import RankDisplay
 from gui.stats_panel import StatsPanel
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
@@ -45,6 +47,7 @@ class RunView(QObject):
         self._redraw_loss_first = True
         self.clock = time.monotonic  # replaceable in tests
         self._memory_drawn_at = -math.inf
+        self.ranks = RankDisplay(self.memory_plot, self.stats, self.breakdown_view)  # a data-parallel run's
         self.redraw_timer.start()
 
     def reset(self, config: RunConfig) -> None:
@@ -54,6 +57,7 @@ class RunView(QObject):
         self.stats.reset(0, config.epoch_limit)
         self.log.add(event_text.run_requested(config))
         self.breakdown_view.clear()
+        self.ranks.set_ranks(())
 
     def show(self, event: object) -> None:
         match event:
@@ -62,8 +66,11 @@ class RunView(QObject):
                 self.stats.update_progress(event.step, event.epoch, event.samples_per_s, event.eta_s,
                                            event.total_steps)
                 self.show_sample(event.memory)
+                if event.ranks:  # a data-parallel run: every rank's sample, at rank 0's time
+                    self.ranks.show_samples(event.memory.time_s, event.ranks)
             case RunStarted():
                 self.stats.reset(event.total_steps, event.epochs)
+                self.ranks.set_ranks(event.rank_devices if event.world_size > 1 else ())
                 self.memory_plot.add_sample(event.memory)
                 self.log.add(event_text.run_started(event))
                 self.log.add("config: " + json.dumps(dict(event.config)))
