@@ -5,8 +5,10 @@ puts it on a queue. Its writer thread drains the queue and writes what it found 
 in practice is one transaction per report (~10 a second), and touches the run's heartbeat every few
 seconds while nothing arrives (a paused run). A process killed mid-run therefore loses at most the events
 still queued: the last report interval. A comparison's runs are recorded one after another, each with its
-label. A write that fails (disk full, the file removed or locked for too long) stops recording, tells
-`on_problem` once, and never touches the training.
+label. A data-parallel run is one run, recorded by rank 0 alone: its reports hold the whole run's throughput
+and rank 0's memory, `rank_reports` every rank's own sample (written in the same transaction), and its peak
+memory is the fullest rank's. A write that fails (disk full, the file removed or locked for too long) stops
+recording, tells `on_problem` once, and never touches the training.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ import psutil
 from core.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
                          StepsReported)
 from core.outputs import strict_json
-from core.run_store import HEARTBEAT_S, REPORT_COLUMNS, RunStore, StoreError, process_alive, store_problem
+from core.run_store import (HEARTBEAT_S, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore, StoreError, process_alive,
+                            store_problem)
 from core.store_schema import transaction
 
 _STOP = object()
@@ -169,24 +172,24 @@ class RunRecorder:
             uid, label = f"{event.run_uid}-{os.urandom(4).hex()}", f"resumed from #{existing[0]} at step {event.start_step}"
         if existing is not None and uid == event.run_uid:  # a resume: the same run continues from its checkpoint
             run_id = int(existing[0])
-            for table in ("steps", "reports", "events"):
+            for table in ("steps", "reports", "rank_reports", "events"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ? AND step > ?", (run_id, event.start_step))
             db.execute("UPDATE runs SET status = 'running', finished_at = NULL, summary = NULL, message = '', "
                        "heartbeat_at = ?, pid = ?, pid_started_at = ?, host = ?, steps = ?, total_steps = ?, "
-                       "config = ?, started = ?, resumes = resumes + 1 WHERE id = ?",
+                       "config = ?, started = ?, world_size = ?, resumes = resumes + 1 WHERE id = ?",
                        (at, self._pid, self._pid_started_at, self._host, event.start_step, event.total_steps,
-                        _json(config), _json(started), run_id))
+                        _json(config), _json(started), event.world_size, run_id))
             self._seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?", (run_id,)).fetchone()[0]
             self._started_at = db.execute("SELECT started_at FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
         else:
             cursor = db.execute(
                 "INSERT INTO runs (uid, started_at, heartbeat_at, status, pid, pid_started_at, host, label, model, "
-                "dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
-                "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "dataset, device, device_name, placement, batch_size, total_steps, steps, config, started, world_size) "
+                "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (uid, at, at, self._pid, self._pid_started_at, self._host,
                  label, str(config.get("model", "")), str(config.get("dataset", "")), event.device,
                  event.device_name, event.placement, int(config.get("batch_size", 0)), event.total_steps,
-                 event.start_step, _json(config), _json(started)))
+                 event.start_step, _json(config), _json(started), event.world_size))
             run_id = int(cursor.lastrowid)
             self._seq = 0
             self._started_at = at
@@ -206,13 +209,21 @@ class RunRecorder:
                     event.batch_size, event.total_steps, event.eta_s, m.allocated_bytes, m.reserved_bytes,
                     m.peak_allocated_bytes, m.peak_reserved_bytes, m.capacity_bytes, m.device_used_bytes,
                     m.process_rss_bytes))
+        if event.ranks:  # a data-parallel run: every rank's own sample, in this report's transaction
+            values = ", ".join("?" * (1 + len(RANK_REPORT_COLUMNS)))
+            db.executemany(f"INSERT OR REPLACE INTO rank_reports VALUES ({values})",
+                           [(run_id, event.step, r.rank, r.device, _finite_or_none(r.samples_per_s),
+                             r.memory.allocated_bytes, r.memory.reserved_bytes, r.memory.peak_allocated_bytes,
+                             r.memory.peak_reserved_bytes, r.memory.capacity_bytes, r.memory.device_used_bytes,
+                             r.memory.process_rss_bytes) for r in event.ranks])
         finite = [loss for loss in event.losses if math.isfinite(loss)]
+        samples = [m, *(r.memory for r in event.ranks)]  # a run's peak is its fullest device's
         db.execute("UPDATE runs SET steps = ?, total_steps = ?, batch_size = ?, samples_per_s = ?, "
                    "loss_last = coalesce(?, loss_last), peak_allocated_bytes = max(peak_allocated_bytes, ?), "
                    "peak_reserved_bytes = max(peak_reserved_bytes, ?) WHERE id = ?",
                    (event.step, event.total_steps, event.batch_size, event.samples_per_s,
-                    sum(finite) / len(finite) if finite else None, m.peak_allocated_bytes, m.peak_reserved_bytes,
-                    run_id))
+                    sum(finite) / len(finite) if finite else None, max(s.peak_allocated_bytes for s in samples),
+                    max(s.peak_reserved_bytes for s in samples), run_id))
 
     def _finish(self, db: sqlite3.Connection, at: float, event: RunFinished) -> None:
         s = event.summary
@@ -245,6 +256,9 @@ def _copy_until(db: sqlite3.Connection, source: int, target: int, step: int) -> 
     columns = ", ".join(name for name in REPORT_COLUMNS)
     db.execute(f"INSERT INTO reports (run_id, {columns}) SELECT ?, {columns} FROM reports WHERE run_id = ? AND step <= ?",
                (target, source, step))
+    columns = ", ".join(RANK_REPORT_COLUMNS)
+    db.execute(f"INSERT INTO rank_reports (run_id, {columns}) SELECT ?, {columns} FROM rank_reports "
+               "WHERE run_id = ? AND step <= ?", (target, source, step))
     db.execute("INSERT INTO events SELECT ?, seq, at, step, kind, data FROM events WHERE run_id = ? AND "
                "(step IS NULL OR step <= ?)", (target, source, step))
 

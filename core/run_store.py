@@ -3,7 +3,8 @@
 One file (WAL mode, so the window reads while a training process writes) in the user's data folder unless
 `--runs-db PATH` or the GPU_TRAIN_MONITOR_RUNS_DB environment variable names another. `RunRecorder`
 (core.run_recorder) writes it; this module opens it, migrates it, reads runs back and edits what people
-may change afterwards (name, note, delete). Every SQLite failure becomes a `StoreError` whose message says
+may change afterwards (name, note, delete); what it reads back are core.run_rows' frozen rows (importable
+from here too). Every SQLite failure becomes a `StoreError` whose message says
 what is wrong with which file: a locked, read-only, damaged or full store never crashes a caller.
 
 A run still marked `running` whose process is gone (killed, crashed, the machine rebooted) is marked
@@ -20,13 +21,14 @@ import socket
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import psutil
 
 from core.errors import UserError
+from core.run_rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
 from core.store_schema import SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, schema_version, transaction
 
 ENV_PATH = "GPU_TRAIN_MONITOR_RUNS_DB"
@@ -77,84 +79,9 @@ def store_problem(path: Path | str, exc: BaseException) -> str:
     return f"the run store {path} failed: {exc}"
 
 
-@dataclass(frozen=True)
-class RunRow:
-    """One run as the history lists it."""
-
-    id: int
-    uid: str
-    name: str
-    note: str
-    label: str
-    status: str  # running | completed | stopped | diverged | oom | failed | interrupted
-    live: bool  # running, and its process is alive: the window follows it
-    started_at: float  # Unix time
-    finished_at: float | None
-    heartbeat_at: float
-    message: str
-    model: str
-    dataset: str
-    device: str
-    device_name: str
-    placement: str
-    batch_size: int
-    steps: int
-    total_steps: int
-    samples_per_s: float | None
-    loss_last: float | None
-    val_accuracy: float | None
-    peak_allocated_bytes: int
-    peak_reserved_bytes: int
-    pid: int
-    host: str
-    resumes: int
-
-    @property
-    def title(self) -> str:
-        return self.name or f"#{self.id} {self.model} on {self.device}" + (f" ({self.label})" if self.label else "")
-
-
-@dataclass(frozen=True)
-class StepSeries:
-    """A run's per-step losses in step order (NaN where the loss was not finite)."""
-
-    steps: tuple[int, ...]
-    epochs: tuple[int, ...]
-    losses: tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class ReportRow:
-    """One report: throughput and the memory sample taken with it."""
-
-    step: int
-    at: float
-    elapsed_s: float
-    samples: int
-    samples_per_s: float
-    batch_size: int
-    total_steps: int
-    eta_s: float | None
-    allocated_bytes: int
-    reserved_bytes: int
-    peak_allocated_bytes: int
-    peak_reserved_bytes: int
-    capacity_bytes: int
-    device_used_bytes: int | None
-    process_rss_bytes: int
-
-
-@dataclass(frozen=True)
-class EventRow:
-    seq: int
-    at: float
-    step: int | None
-    kind: str
-    data: dict[str, Any]
-
-
 _RUN_COLUMNS = [f.name for f in fields(RunRow) if f.name != "live"]
 REPORT_COLUMNS = [f.name for f in fields(ReportRow)]
+RANK_REPORT_COLUMNS = [f.name for f in fields(RankReportRow)]
 SORTABLE = ("started_at", "status", "model", "dataset", "device", "samples_per_s", "loss_last",
             "peak_allocated_bytes", "steps", "name")
 
@@ -270,6 +197,14 @@ class RunStore:
                                     "ORDER BY step", (run_id, after_step)).fetchall()
         return [ReportRow(*row) for row in rows]
 
+    def rank_reports(self, run_id: int, after_step: int = 0) -> list[RankReportRow]:
+        """A data-parallel run's per-rank samples after `after_step`, by step then rank ([] for an ordinary
+        run); a window following a live run polls with the last step it has."""
+        with self._errors():
+            rows = self._db.execute(f"SELECT {', '.join(RANK_REPORT_COLUMNS)} FROM rank_reports WHERE run_id = ? "
+                                    "AND step > ? ORDER BY step, rank", (run_id, after_step)).fetchall()
+        return [RankReportRow(*row) for row in rows]
+
     def events(self, run_id: int, after_seq: int = 0, kinds: tuple[str, ...] = ()) -> list[EventRow]:
         where = f" AND kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
         with self._errors():
@@ -292,7 +227,7 @@ class RunStore:
         self._update(run_id, "note", note.strip())
 
     def delete(self, run_id: int) -> None:
-        """Delete a run and everything recorded for it (its steps, reports and events cascade)."""
+        """Delete a run and everything recorded for it (its steps, reports, rank reports and events cascade)."""
         self.run(run_id)  # RunNotFound first
         with self._errors(), transaction(self._db):
             self._db.execute("DELETE FROM runs WHERE id = ?", (run_id,))

@@ -88,7 +88,29 @@ ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX runs_by_start ON runs (started_at);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)  # MIGRATIONS[i] takes a store from version i to i + 1
+# Version 3: data-parallel runs. How many processes trained together (1: an ordinary run), and every rank's
+# own throughput and memory at each report (the `reports` row of that step holds the whole run's throughput
+# and rank 0's memory). Written in the report's transaction, so a rank row never lacks its report.
+_V3 = """
+ALTER TABLE runs ADD COLUMN world_size INTEGER NOT NULL DEFAULT 1;
+CREATE TABLE rank_reports (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,               -- the report's step (reports.step)
+    rank INTEGER NOT NULL,               -- global rank, 0..world_size-1
+    device TEXT NOT NULL,                -- this rank's device ("cuda:1", "cpu")
+    samples_per_s REAL,                  -- this rank's images/s over the report's steps; NULL if not a number
+    allocated_bytes INTEGER NOT NULL,
+    reserved_bytes INTEGER NOT NULL,
+    peak_allocated_bytes INTEGER NOT NULL,
+    peak_reserved_bytes INTEGER NOT NULL,
+    capacity_bytes INTEGER NOT NULL,
+    device_used_bytes INTEGER,
+    process_rss_bytes INTEGER NOT NULL,
+    PRIMARY KEY (run_id, step, rank)
+) WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)  # MIGRATIONS[i] takes a store from version i to i + 1
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -205,10 +205,11 @@ def test_a_killed_recorder_is_dead_at_once_and_a_live_one_survives_a_clock_step(
     assert not process_alive(1, 0.0, "another-host", now - 600)
 
 
-def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Path, version: int) -> None:
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)
-    migrate(db, target=1)
+    migrate(db, target=version)
     db.execute("INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
                "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
                "VALUES ('u1', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'resnet18', 'synthetic', 'cuda:0', 'GPU', "
@@ -216,11 +217,14 @@ def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Pat
     db.execute("INSERT INTO steps VALUES (1, 1, 1, 2.5), (1, 2, 1, 2.25)")
     db.close()
     with RunStore(path) as store:
-        assert schema_version(store.connection) == SCHEMA_VERSION == 2
+        assert schema_version(store.connection) == SCHEMA_VERSION == 3
         run = store.list_runs()[0]
         assert (run.model, run.name, run.resumes, store.steps(run.id).losses) == ("resnet18", "", 0, (2.5, 2.25))
+        assert (run.world_size, run.devices, store.rank_reports(run.id)) == (1, "cuda:0", [])  # an ordinary run
         store.rename(run.id, "from the old store")
         assert store.run(run.id).name == "from the old store"
+        store.delete(run.id)  # the new table's foreign key does not stand in the way
+        assert store.list_runs() == []
 
 
 def test_a_store_from_a_newer_version_is_refused_by_name(tmp_path: Path) -> None:
