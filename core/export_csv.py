@@ -1,7 +1,10 @@
-"""A recorded run as two CSV files that pandas, a spreadsheet or the csv module read as they are.
+"""A recorded run as CSV files that pandas, a spreadsheet or the csv module read as they are.
 
 `run-<id>-steps.csv`: one row per step (step, epoch, loss, smoothed_loss, elapsed_s). `run-<id>-memory.csv`:
-one row per report, the throughput and memory sample taken with it. A header row names the columns; numbers
+one row per report, the throughput and memory sample taken with it (for a data-parallel run: the whole run's
+images/s and rank 0's memory). A data-parallel run adds `run-<id>-ranks.csv`: one row per rank per report,
+by step then rank, with that rank's device, images/s and memory (see `write_rank_csv` for why a file of its
+own rather than more columns). A header row names the columns; numbers
 are written at full precision; a loss that was not a number is `nan` (or `inf`), which pandas reads as
 such; an unknown value (a step's time across a resume, a device-wide figure the device does not give) is
 an empty cell. Each file is written to a temporary name and renamed into place.
@@ -17,16 +20,21 @@ from typing import Any
 
 from core.outputs import replace_atomically
 from core.run_series import StepTable
-from core.run_store import ReportRow
+from core.run_store import RankReportRow, ReportRow
 
 STEP_COLUMNS = ("step", "epoch", "loss", "smoothed_loss", "elapsed_s")
 MEMORY_COLUMNS = ("step", "elapsed_s", "unix_time", "samples", "samples_per_s", "batch_size", "allocated_bytes",
                   "reserved_bytes", "peak_allocated_bytes", "peak_reserved_bytes", "capacity_bytes",
                   "device_used_bytes", "process_rss_bytes")
+RANK_COLUMNS = ("step", "rank", "device", "elapsed_s", "unix_time", "samples_per_s", "allocated_bytes",
+                "reserved_bytes", "peak_allocated_bytes", "peak_reserved_bytes", "capacity_bytes", "device_used_bytes",
+                "process_rss_bytes")
 
 
-def write_run_csv(folder: Path, run_id: int, table: StepTable, reports: Sequence[ReportRow]) -> list[Path]:
-    """Write the steps and memory files for run `run_id` into `folder` (which exists); their paths."""
+def write_run_csv(folder: Path, run_id: int, table: StepTable, reports: Sequence[ReportRow],
+                  rank_reports: Sequence[RankReportRow] = ()) -> list[Path]:
+    """Write the steps and memory files for run `run_id` into `folder` (which exists), and the ranks file
+    when there are `rank_reports` (a data-parallel run); their paths."""
     steps_path = folder / f"run-{run_id}-steps.csv"
     memory_path = folder / f"run-{run_id}-memory.csv"
     step_rows = ([str(step), str(epoch), _number(loss), _number(smoothed), _known(elapsed)]
@@ -39,7 +47,29 @@ def write_run_csv(folder: Path, run_id: int, table: StepTable, reports: Sequence
         r.peak_allocated_bytes, r.peak_reserved_bytes, r.capacity_bytes, r.device_used_bytes, r.process_rss_bytes)]
         for r in reports)
     _write(memory_path, MEMORY_COLUMNS, memory_rows)
-    return [steps_path, memory_path]
+    if not rank_reports:
+        return [steps_path, memory_path]
+    return [steps_path, memory_path, write_rank_csv(folder, run_id, reports, rank_reports)]
+
+
+def write_rank_csv(folder: Path, run_id: int, reports: Sequence[ReportRow],
+                   rank_reports: Sequence[RankReportRow]) -> Path:
+    """`run-<id>-ranks.csv`: one row per rank per report ("long" layout), its time taken from the report.
+
+    A file of its own, not more columns in the memory file: the memory file keeps the columns it has for
+    every run, so a sheet or script made for one run reads a data-parallel one too; and with eight figures
+    per rank, columns per rank would run to hundreds at 64 ranks, each rank's figures scattered across the
+    sheet. One row per rank keeps the columns the memory file's people already know, plus `rank` and
+    `device`: a spreadsheet's filter (or a pivot table, or pandas' `pivot(index="step", columns="rank")`)
+    on `rank` gives each rank's series, side by side."""
+    path = folder / f"run-{run_id}-ranks.csv"
+    times = {r.step: (r.elapsed_s, r.at) for r in reports}
+    rows = ([_known(value) for value in (
+        r.step, r.rank, r.device, *times.get(r.step, (None, None)), r.samples_per_s, r.allocated_bytes,
+        r.reserved_bytes, r.peak_allocated_bytes, r.peak_reserved_bytes, r.capacity_bytes, r.device_used_bytes,
+        r.process_rss_bytes)] for r in rank_reports)
+    _write(path, RANK_COLUMNS, rows)
+    return path
 
 
 def _write(path: Path, header: Sequence[str], rows: Iterable[list[str]]) -> None:

@@ -10,6 +10,10 @@ the run's real step numbers with the time each was measured as their wall time, 
   memory/<figure>_MB                        every report, in MB (10^6 bytes, as the app shows them):
                                             allocated, reserved, peak_allocated, peak_reserved, capacity,
                                             process_rss, and device_used where the device reports it
+  throughput/images_per_s/rank<r>,          a data-parallel run, every report: each rank's own images/s and
+  memory/<figure>_MB/rank<r>                memory (the untagged series are the whole run's images/s and
+                                            rank 0's memory); under the same section as the run's own, so
+                                            TensorBoard draws a rank's curve beside the run's
 
 and a text summary `run` (the run's facts and configuration) on TensorBoard's Text tab.
 
@@ -31,7 +35,7 @@ from typing import Any
 
 from core.errors import UserError
 from core.run_series import StepTable
-from core.run_store import EventRow, ReportRow, RunRow
+from core.run_store import EventRow, RankReportRow, ReportRow, RunRow
 
 INSTALL_HINT = 'pip install "gpu-train-monitor[tensorboard]"'
 EVENT_FILE_PREFIX = "events.out.tfevents."
@@ -50,8 +54,10 @@ def check_tensorboard() -> None:
 
 
 def write_run_tensorboard(logdir: Path, row: RunRow, table: StepTable, reports: Sequence[ReportRow],
-                          epochs: Sequence[EventRow], text: str) -> list[Path]:
+                          epochs: Sequence[EventRow], text: str,
+                          rank_reports: Sequence[RankReportRow] = ()) -> list[Path]:
     """Write run `row`'s event file into `logdir`/run-<id> (created; `logdir` exists); its path.
+    `rank_reports`: a data-parallel run's per-rank samples, written with the report of their step.
 
     The records go to a hidden file that TensorBoard ignores (its name lacks "tfevents"), renamed into place
     once complete: a failure leaves the previous export as it was, and a TensorBoard watching the log dir
@@ -66,7 +72,7 @@ def write_run_tensorboard(logdir: Path, row: RunRow, table: StepTable, reports: 
     try:
         with open(partial, "wb") as handle:
             writer = RecordWriter(handle)
-            for event in _events(row, table, reports, epochs, text):
+            for event in _events(row, table, reports, epochs, text, rank_reports):
                 writer.write(event.SerializeToString())
             handle.flush()
             os.fsync(handle.fileno())
@@ -81,7 +87,7 @@ def write_run_tensorboard(logdir: Path, row: RunRow, table: StepTable, reports: 
 
 
 def _events(row: RunRow, table: StepTable, reports: Sequence[ReportRow], epochs: Sequence[EventRow],
-            text: str) -> Iterable[Any]:
+            text: str, rank_reports: Sequence[RankReportRow]) -> Iterable[Any]:
     from tensorboard.compat.proto.event_pb2 import Event
     from tensorboard.compat.proto.summary_pb2 import Summary
 
@@ -100,11 +106,22 @@ def _events(row: RunRow, table: StepTable, reports: Sequence[ReportRow], epochs:
             if epoch.data.get(key) is not None]
         if values:
             yield event(epoch.data.get("step", epoch.step), epoch.at, values)
+    ranks_at: dict[int, list[RankReportRow]] = {}
+    for rank_report in rank_reports:
+        ranks_at.setdefault(rank_report.step, []).append(rank_report)
     for r in reports:
-        memory = [(f"memory/{figure}_MB", getattr(r, f"{figure}_bytes") / MB) for figure in MEMORY_FIGURES
-                  if getattr(r, f"{figure}_bytes") is not None]
-        yield event(r.step, r.at, [("throughput/images_per_s", r.samples_per_s), ("train/batch_size", r.batch_size),
-                                   *memory])
+        values = [("throughput/images_per_s", r.samples_per_s), ("train/batch_size", r.batch_size), *_memory(r)]
+        for rank in ranks_at.get(r.step, ()):
+            if rank.samples_per_s is not None:
+                values.append((f"throughput/images_per_s/rank{rank.rank}", rank.samples_per_s))
+            values += _memory(rank, f"/rank{rank.rank}")
+        yield event(r.step, r.at, values)
+
+
+def _memory(sample: ReportRow | RankReportRow, suffix: str = "") -> list[tuple[str, float]]:
+    """The sample's memory figures in MB, tagged memory/<figure>_MB<suffix> (device_used only where known)."""
+    return [(f"memory/{figure}_MB{suffix}", getattr(sample, f"{figure}_bytes") / MB) for figure in MEMORY_FIGURES
+            if getattr(sample, f"{figure}_bytes") is not None]
 
 
 def _text_event(row: RunRow, text: str) -> Any:
@@ -128,7 +145,7 @@ def run_text(facts: dict[str, Any], config: dict[str, Any]) -> str:
     """The run's facts and configuration as Markdown tables, for TensorBoard's Text tab."""
     lines = ["| | |", "|---|---|"]
     lines += [f"| {key} | {_cell(value)} |" for key, value in facts.items()
-              if value not in (None, "") and key not in UNSHOWN_FACTS]
+              if value not in (None, "") and key not in UNSHOWN_FACTS and (key, value) != ("world_size", 1)]
     lines += ["", "**configuration**", "", "| | |", "|---|---|"]
     lines += [f"| {key} | {_cell(value)} |" for key, value in config.items()]
     return "\n".join(lines)

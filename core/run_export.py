@@ -4,7 +4,8 @@ Exports read the run store, never a live session, so any recorded run can be exp
 what has been recorded so far). `export_run` is the one entry point, for the CLI (`runs export`) and the
 window; its errors are `UserError`s with a sentence people can act on. Where the files go:
 
-  csv          OUT is a folder (created if missing): run-<id>-steps.csv and run-<id>-memory.csv in it
+  csv          OUT is a folder (created if missing): run-<id>-steps.csv and run-<id>-memory.csv in it, and
+               for a data-parallel run run-<id>-ranks.csv (one row per rank per report)
   json         OUT is a file, or a folder (existing, or written with a trailing /) to hold run-<id>.json
   tensorboard  OUT is a log dir (created if missing): the event file goes to OUT/run-<id>/
 
@@ -15,8 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,7 +27,7 @@ from core.outputs import write_json
 
 if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
     from core.run_series import StepTable
-    from core.run_store import EventRow, RunRow, RunStore
+    from core.run_store import EventRow, RankReportRow, RunRow, RunStore
 
 FORMATS = ("csv", "json", "tensorboard")
 DEFAULT_SMOOTHING = 0.9  # the loss plot's default EMA weight
@@ -57,6 +59,7 @@ def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[st
 
     reports = store.reports(run_id)
     table = step_table(store, run_id, smoothing, reports)
+    rank_reports = store.rank_reports(run_id) if row.world_size > 1 else []
     if fmt == "tensorboard":
         from core.export_tensorboard import check_tensorboard, run_text, write_run_tensorboard
 
@@ -64,11 +67,11 @@ def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[st
         folder = _folder(target, "TensorBoard log dir")
         epochs = store.events(run_id, kinds=("EpochEnded",))
         text = run_text(run_facts(row), store.config(run_id))
-        return _guard(folder, lambda: write_run_tensorboard(folder, row, table, reports, epochs, text))
+        return _guard(folder, lambda: write_run_tensorboard(folder, row, table, reports, epochs, text, rank_reports))
     from core.export_csv import write_run_csv
 
     folder = _folder(target, "CSV export folder")
-    return _guard(folder, lambda: write_run_csv(folder, run_id, table, reports))
+    return _guard(folder, lambda: write_run_csv(folder, run_id, table, reports, rank_reports))
 
 
 def json_path(target: Path, run_id: int, as_folder: bool = False) -> Path:
@@ -88,7 +91,11 @@ def run_document(store: RunStore, run_id: int, *, series: bool = True,
     event's fields with `at` (Unix time) and `step`: epochs, out_of_memory, cache_clears, checkpoints,
     memory_snapshots, memory_breakdowns, pauses (`event`: paused or resumed), messages, other_events; with
     `series`, also steps (columns step, epoch, loss, smoothed_loss, elapsed_s; the EMA weight in
-    smoothing) and reports (one column per report field)."""
+    smoothing) and reports (one column per report field).
+
+    A data-parallel run (run.world_size > 1) also has `ranks`, one entry per rank (`rank_facts`), and with
+    `series` `rank_reports`: one column per RankReportRow field, a row per rank per report, by step then
+    rank. An ordinary run's document has neither, exactly as before data-parallel runs existed."""
     row = store.run(run_id)
     document: dict[str, Any] = {"format": DOCUMENT_FORMAT, "format_version": DOCUMENT_VERSION, "run": run_facts(row),
                                 "config": store.config(run_id), "start": store.started(run_id),
@@ -97,9 +104,12 @@ def run_document(store: RunStore, run_id: int, *, series: bool = True,
         document[group] = []
     for event in store.events(run_id):
         document[EVENT_GROUPS.get(event.kind, "other_events")].append(event_entry(event))
+    rank_reports = store.rank_reports(run_id) if row.world_size > 1 else []
+    if row.world_size > 1:
+        document["ranks"] = rank_facts(rank_reports)
     if series:
         from core.run_series import step_table
-        from core.run_store import ReportRow
+        from core.run_store import RankReportRow, ReportRow
 
         reports = store.reports(run_id)
         table = step_table(store, run_id, smoothing, reports)
@@ -107,7 +117,29 @@ def run_document(store: RunStore, run_id: int, *, series: bool = True,
         document["steps"] = step_columns(table)
         document["reports"] = {field.name: [getattr(r, field.name) for r in reports]
                                for field in dataclasses.fields(ReportRow)}
+        if row.world_size > 1:
+            document["rank_reports"] = {field.name: [getattr(r, field.name) for r in rank_reports]
+                                        for field in dataclasses.fields(RankReportRow)}
     return document
+
+
+def rank_facts(rank_reports: Sequence[RankReportRow]) -> list[dict[str, Any]]:
+    """Each rank of a data-parallel run over its reports, by rank: rank, device (its latest), reports (how
+    many), median_samples_per_s (the median, which the first report's warm-up and a pause do not drag down;
+    None without a finite one), peak_allocated_bytes, peak_reserved_bytes, peak_rss_bytes (the highest
+    process RSS sampled)."""
+    by_rank: dict[int, list[RankReportRow]] = {}
+    for report in rank_reports:
+        by_rank.setdefault(report.rank, []).append(report)
+    facts = []
+    for rank, rows in sorted(by_rank.items()):
+        rates = [r.samples_per_s for r in rows if r.samples_per_s is not None]
+        facts.append({"rank": rank, "device": rows[-1].device, "reports": len(rows),
+                      "median_samples_per_s": statistics.median(rates) if rates else None,
+                      "peak_allocated_bytes": max(r.peak_allocated_bytes for r in rows),
+                      "peak_reserved_bytes": max(r.peak_reserved_bytes for r in rows),
+                      "peak_rss_bytes": max(r.process_rss_bytes for r in rows)})
+    return facts
 
 
 def run_facts(row: RunRow) -> dict[str, Any]:

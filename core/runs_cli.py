@@ -37,8 +37,9 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
                               "(or whose id is TEXT)")
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     _add_store_option(listing)
-    show = actions.add_parser("show", help="everything recorded about one run: facts, configuration, epochs, "
-                                           "out-of-memory events, cache clears, checkpoints, messages")
+    show = actions.add_parser("show", help="everything recorded about one run: facts, a data-parallel run's "
+                                           "ranks, configuration, epochs, out-of-memory events, cache clears, "
+                                           "checkpoints, messages")
     _add_run_id(show)
     show.add_argument("--json", action="store_true",
                       help="print it as JSON (the JSON export without the per-step and per-report series)")
@@ -46,7 +47,8 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     export = actions.add_parser(
         "export", help="write a run as CSV, JSON or TensorBoard event files",
         epilog="csv: OUT is a folder (created if missing) receiving run-ID-steps.csv (step, epoch, loss, "
-               "smoothed_loss, elapsed_s) and run-ID-memory.csv (one row per report: throughput and memory). "
+               "smoothed_loss, elapsed_s) and run-ID-memory.csv (one row per report: throughput and memory), and "
+               "for a data-parallel run run-ID-ranks.csv (one row per rank per report: its images/s and memory). "
                "json: OUT is a file, or a folder to hold run-ID.json. tensorboard: OUT is a log dir; the event "
                f"file goes to OUT/run-ID/ (needs: pip install \"{PROG}[tensorboard]\"; then: tensorboard "
                "--logdir OUT)")

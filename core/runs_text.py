@@ -31,8 +31,9 @@ def _number(value: float | None, spec: str) -> str:
 
 def runs_table(rows: Sequence[RunRow]) -> str:
     """One line per run under a header, columns as wide as their widest cell; the name (or comparison
-    label) last, since it is free text."""
-    cells = [[str(r.id), local_time(r.started_at), status_text(r), r.model, r.dataset, r.device,
+    label) last, since it is free text. A data-parallel run's device reads 'cuda:0 x4' (rank 0's, times the
+    world size)."""
+    cells = [[str(r.id), local_time(r.started_at), status_text(r), r.model, r.dataset, r.devices,
               f"{r.steps:,}", _number(r.samples_per_s, ",.0f"), _number(r.loss_last, ".4f"),
               format_bytes(r.peak_allocated_bytes) if r.peak_allocated_bytes else "-", r.name or r.label]
              for r in rows]
@@ -47,7 +48,8 @@ def runs_table(rows: Sequence[RunRow]) -> str:
 
 
 def run_text(document: dict[str, Any]) -> str:
-    """One run in full, from `run_export.run_document(series=False)`: its facts, configuration, epochs,
+    """One run in full, from `run_export.run_document(series=False)`: its facts, a data-parallel run's ranks
+    (`ranks_table`), configuration, epochs,
     out-of-memory events, cache clears, checkpoints, memory snapshots and log messages."""
     run, summary = document["run"], document["summary"] or {}
     lines = [f"run {run['id']}" + (f": {run['name']}" if run["name"] else "")
@@ -65,7 +67,9 @@ def run_text(document: dict[str, Any]) -> str:
     fact("model", run["model"] + (f" ({document['start'].get('parameters', 0):,} parameters)"
                                   if document["start"].get("parameters") else ""))
     fact("dataset", run["dataset"])
-    fact("device", f"{run['device']} ({run['device_name']}), {run['placement']} placement")
+    world_size = run.get("world_size", 1)
+    fact("device", f"{run['device']} ({run['device_name']}), {run['placement']} placement"
+         + (f", {world_size} processes (data-parallel)" if world_size > 1 else ""))
     fact("batch size", str(run["batch_size"]))
     fact("steps", f"{run['steps']:,} of {run['total_steps']:,}" + (f", resumed {run['resumes']} time(s)"
                                                                      if run["resumes"] else ""))
@@ -76,11 +80,15 @@ def run_text(document: dict[str, Any]) -> str:
     fact("val acc", "n/a" if run["val_accuracy"] is None else f"{run['val_accuracy']:.2%}")
     reserved = run["peak_reserved_bytes"]
     fact("peak memory", format_bytes(run["peak_allocated_bytes"]) +
-         (f" allocated, {format_bytes(reserved)} reserved" if reserved else ""))
+         (f" allocated, {format_bytes(reserved)} reserved" if reserved else "")
+         + (" (the fullest rank's)" if world_size > 1 else ""))
     fact("process", f"{run['pid']} on {run['host']}")
     fact("uid", f"{run['uid']} (the folder of its checkpoints)")
     if run["note"]:
         fact("note", run["note"])
+    if document.get("ranks"):
+        lines.append(f"ranks ({len(document['ranks'])})")
+        lines += [f"  {line}" for line in ranks_table(document["ranks"]).splitlines()]
     lines.append("configuration")
     lines += [f"  {key:<22}{json.dumps(value) if not isinstance(value, str) else value}"
               for key, value in document["config"].items()]
@@ -96,6 +104,26 @@ def run_text(document: dict[str, Any]) -> str:
     _section(lines, "messages", document["messages"],
              lambda e: f"{local_time(e['at'])}  {e.get('level', 'info'):<8}{e.get('text', '')}")
     return "\n".join(lines)
+
+
+RANK_COLUMNS = ("rank", "device", "images/s", "peak allocated", "peak reserved", "peak RSS")
+
+
+def ranks_table(ranks: Sequence[dict[str, Any]]) -> str:
+    """A data-parallel run's ranks, one line each, from `run_export.rank_facts`: its device, median images/s
+    over its reports, and the highest memory it reached (reserved '-' where the device has no caching
+    allocator: the CPU)."""
+    cells = [[str(r["rank"]), r["device"], _number(r["median_samples_per_s"], ",.0f"),
+              format_bytes(r["peak_allocated_bytes"]),
+              format_bytes(r["peak_reserved_bytes"]) if r["peak_reserved_bytes"] else "-",
+              format_bytes(r["peak_rss_bytes"])] for r in ranks]
+    widths = [max(len(column), *(len(row[i]) for row in cells)) for i, column in enumerate(RANK_COLUMNS)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(value.ljust(width) if column == "device" else value.rjust(width)
+                         for column, value, width in zip(RANK_COLUMNS, values, widths)).rstrip()
+
+    return "\n".join([line(RANK_COLUMNS), *(line(row) for row in cells)])
 
 
 def _section(lines: list[str], title: str, entries: list[dict[str, Any]],
