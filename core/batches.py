@@ -28,10 +28,11 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 import torch
-from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler
+from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler, Sampler, SequentialSampler
 
 from core.datasets.types import DatasetSplits, ImageSplit
 from core.preprocess import DevicePreprocess
+from core.rank_data import ONE, RankBatchSampler, Shard, shard_split
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 Note = tuple[str, str]  # (level: "info" or "warning", text), for the run's log
@@ -96,9 +97,10 @@ class ResidentBatches:
     notes: tuple[Note, ...] = ()
 
     def __init__(self, splits: DatasetSplits, device: torch.device, batch_size: int,
-                 preprocess: DevicePreprocess, generator: torch.Generator) -> None:
-        self.train = _on(splits.train, device)
-        self.val = _on(splits.val, device)
+                 preprocess: DevicePreprocess, generator: torch.Generator, shard: Shard = ONE) -> None:
+        """`shard`: a rank of a data-parallel run keeps only its every-`world`-th image on its device."""
+        self.train = shard_split(_on(splits.train, device), shard, equal=True)
+        self.val = shard_split(_on(splits.val, device), shard, equal=False)
         self.batch_size = batch_size
         self.preprocess = preprocess
         self.gen = generator
@@ -228,9 +230,11 @@ class StreamBatches:
     placement = "stream"
 
     def __init__(self, splits: DatasetSplits, device: torch.device, batch_size: int, preprocess: DevicePreprocess,
-                 workers: int, pin_memory: bool, non_blocking: bool, seed: int) -> None:
+                 workers: int, pin_memory: bool, non_blocking: bool, seed: int, shard: Shard = ONE) -> None:
+        """`shard`: a rank of a data-parallel run takes its part of each global batch (core.rank_data)."""
         self.train = _on(splits.train, torch.device("cpu"))
-        self.val = _on(splits.val, torch.device("cpu"))
+        self.val = shard_split(_on(splits.val, torch.device("cpu")), shard, equal=False)
+        self.shard = shard
         self.device = device
         self.batch_size = batch_size
         self.preprocess = preprocess
@@ -240,14 +244,18 @@ class StreamBatches:
         self.host_gen = torch.Generator().manual_seed(seed)
 
     def steps_per_epoch(self) -> int:
-        return len(self.train) // self.batch_size
+        return len(self.train) // (self.batch_size * self.shard.world)
 
     def set_batch_size(self, batch_size: int) -> None:
         self.batch_size = batch_size
 
     def loader(self, split: ImageSplit, shuffle: bool, drop_last: bool, batch_size: int | None = None) -> DataLoader:
-        base = RandomSampler(split, generator=self.host_gen) if shuffle else SequentialSampler(split)
-        sampler = BatchSampler(base, batch_size or self.batch_size, drop_last=drop_last)
+        sampler: Sampler[list[int]]
+        if shuffle and self.shard.world > 1:
+            sampler = RankBatchSampler(len(split), self.host_gen, batch_size or self.batch_size, self.shard)
+        else:
+            base = RandomSampler(split, generator=self.host_gen) if shuffle else SequentialSampler(split)
+            sampler = BatchSampler(base, batch_size or self.batch_size, drop_last=drop_last)
         return DataLoader(_IndexedImages(split), sampler=sampler, batch_size=None, num_workers=self.workers,
                           pin_memory=self.pin_memory, persistent_workers=False)
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, UserError
+from core.distributed_env import DEFAULT_TIMEOUT_S
 from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
                           EXIT_USER_ERROR, PROG, OneLineParser, add_checkpoint_options, add_finder_options,
                           add_record_options, add_run_options, checkpoint_policy, config_from_args, option_message,
@@ -47,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="CUDA: record memory history and save a snapshot for pytorch.org/memory_viz to PATH")
     add_checkpoint_options(run)
     add_record_options(run)
+    run.add_argument("--dist-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT_S,
+                     help="data-parallel runs (--nproc, torchrun): how long any collective may wait for the other "
+                          f"processes before the run ends naming the one that hung (default: {DEFAULT_TIMEOUT_S:g})")
     compare = sub.add_parser(
         "compare", help="race 2 to 4 configurations over the same steps, one after another",
         epilog="example: gpu-train-monitor compare --vs device=cpu --vs device=cuda:0 --model resnet18 "
@@ -126,6 +130,7 @@ def _flush_stdout() -> None:
 def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # what each rank of a data-parallel run runs again
     try:
         if args.command == "run":
             return command_run(args)
@@ -189,7 +194,14 @@ def _stdout_gone(exc: OSError) -> int:
 
 
 def command_run(args: argparse.Namespace) -> int:
+    from core.distributed import RankContext
+
+    context = RankContext.from_environment()  # a rank under torchrun or under --nproc's launcher
     config = resumed_config_from_args(args) if args.resume else config_from_args(args)  # UserError -> exit 2
+    if context is not None or config.nproc > 1:
+        from core.rank_cli import command_data_parallel
+
+        return command_data_parallel(args, config, context)
     checkpoints = checkpoint_policy(args)
     for field in ("summary_json", "memory_snapshot"):  # a bad path fails now, not after the run
         if getattr(args, field):
@@ -254,7 +266,8 @@ class SignalsSeen:
 @contextlib.contextmanager
 def stop_on_signals(controls: Any) -> Iterator[SignalsSeen]:
     """While a run (or a comparison) trains: the first Ctrl+C or SIGTERM stops it at the next step, as Stop
-    does (summary printed, JSON written); a second one aborts. `terminated` says SIGTERM stopped it."""
+    does (summary printed, JSON written); a second one aborts. `terminated` says SIGTERM stopped it. SIGUSR1
+    clears the cache and SIGUSR2 pauses or resumes: how a window watching the recorded pid steers the run."""
     seen = SignalsSeen()
 
     def on_sigint(signum: int, frame: Any) -> None:
@@ -268,13 +281,25 @@ def stop_on_signals(controls: Any) -> Iterator[SignalsSeen]:
         print("\nterminated: stopping at the next step", file=sys.stderr)
         controls.request_stop()
 
+    def on_sigusr1(signum: int, frame: Any) -> None:  # the window's Clear cache, for a run it watches
+        if hasattr(controls, "request_cache_clear"):
+            controls.request_cache_clear()
+
+    def on_sigusr2(signum: int, frame: Any) -> None:  # the window's Pause / Resume, for a run it watches
+        if hasattr(controls, "pause"):
+            controls.resume() if controls.pause_requested else controls.pause()
+
     previous_int = signal.signal(signal.SIGINT, on_sigint)
     previous_term = signal.signal(signal.SIGTERM, on_sigterm)
+    previous_usr1 = signal.signal(signal.SIGUSR1, on_sigusr1)
+    previous_usr2 = signal.signal(signal.SIGUSR2, on_sigusr2)
     try:
         yield seen
     finally:
         signal.signal(signal.SIGINT, previous_int)
         signal.signal(signal.SIGTERM, previous_term)
+        signal.signal(signal.SIGUSR1, previous_usr1)
+        signal.signal(signal.SIGUSR2, previous_usr2)
 
 
 def save_json(field: str, path: str | None, value: Any, what: str) -> str | None:

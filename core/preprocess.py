@@ -10,13 +10,16 @@ import torch
 import torch.nn.functional as F
 
 from core.datasets.types import DatasetSplits
+from core.rank_data import ONE, Shard
 
 
 class DevicePreprocess:
     """uint8 batch on the device -> normalised float batch the model accepts, with optional augmentation."""
 
     def __init__(self, splits: DatasetSplits, device: torch.device, in_channels: int, input_size: int | None,
-                 channels_last: bool, flip: bool, generator: torch.Generator) -> None:
+                 channels_last: bool, flip: bool, generator: torch.Generator, shard: Shard = ONE) -> None:
+        """`shard`: a rank of a data-parallel run draws the random crops and flips of the whole global batch
+        and keeps its own images' (every `world`-th): each image is augmented as in a one-process run."""
         mean = torch.tensor(splits.mean, device=device).view(1, -1, 1, 1)
         std = torch.tensor(splits.std, device=device).view(1, -1, 1, 1)
         self.scale = 1.0 / (255.0 * std)  # x * scale + bias == (x / 255 - mean) / std
@@ -27,6 +30,7 @@ class DevicePreprocess:
         self.flip = flip
         self.pad = max(splits.image_size[0] // 8, 1)
         self.gen = generator
+        self.shard = shard
         # group sizes of the augmentation are drawn on the host: no device sync (seeded from `generator`)
         self.host_rng = np.random.default_rng(int(generator.initial_seed()))
 
@@ -41,10 +45,11 @@ class DevicePreprocess:
         n, c, h, w = images.shape
         p = self.pad
         windows = F.pad(images, (p, p, p, p)).unfold(2, h, 1).unfold(3, w, 1)  # (n, c, 2p+1, 2p+1, h, w)
-        dy = torch.randint(0, 2 * p + 1, (n,), generator=self.gen, device=images.device)
-        dx = torch.randint(0, 2 * p + 1, (n,), generator=self.gen, device=images.device)
+        rank, world = self.shard.rank, self.shard.world
+        dy = torch.randint(0, 2 * p + 1, (n * world,), generator=self.gen, device=images.device)[rank::world]
+        dx = torch.randint(0, 2 * p + 1, (n * world,), generator=self.gen, device=images.device)[rank::world]
         out = windows.permute(0, 2, 3, 1, 4, 5)[torch.arange(n, device=images.device), dy, dx]
-        return random_flip(out, self.gen) if self.flip else out
+        return random_flip(out, self.gen, self.shard) if self.flip else out
 
     def augment_shuffled(self, images: torch.Tensor, out: torch.Tensor | None = None
                          ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -109,7 +114,8 @@ def augment_shuffled(images: torch.Tensor, pad: int, flip: bool, gen: torch.Gene
     return out, first
 
 
-def random_flip(images: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Mirror a random half of the images left to right."""
-    mask = torch.rand(images.shape[0], generator=gen, device=images.device) < 0.5
+def random_flip(images: torch.Tensor, gen: torch.Generator, shard: Shard = ONE) -> torch.Tensor:
+    """Mirror a random half of the images left to right (a rank draws for the global batch, keeps its part)."""
+    draws = torch.rand(images.shape[0] * shard.world, generator=gen, device=images.device)
+    mask = draws[shard.rank::shard.world] < 0.5
     return torch.where(mask.view(-1, 1, 1, 1), images.flip(3), images)

@@ -20,6 +20,7 @@ from core.devices import amp_dtype
 from core.fast_paths import check_fast_paths
 from core.models import ModelSpec, build_model, model_spec, resolve_model
 from core.preprocess import DevicePreprocess
+from core.rank_data import ONE, Shard
 from core.step import Trainer, build_optimizer
 from core.user_callables import is_spec
 
@@ -68,26 +69,30 @@ class RunParts:
     notes: tuple[Note, ...]  # (level, text) for the run's log: placement, copies, workers, dataset readers
 
 
-def build_run(config: RunConfig, device: torch.device, free_bytes: int, generator: torch.Generator) -> RunParts:
+def build_run(config: RunConfig, device: torch.device, free_bytes: int, generator: torch.Generator,
+              shard: Shard = ONE) -> RunParts:
     """Load and place the data, then build the trainer and the batch source. `generator` (on `device`)
-    drives shuffling and augmentation; seeding it is the caller's."""
+    drives shuffling and augmentation; seeding it is the caller's. `shard`: a rank of a data-parallel run,
+    whose batch source serves `config.batch_size / world` images a step (core.rank_data)."""
     config = config_for_device(config, device)
     check_fast_paths(config, device)  # before the data loads: a choice the device cannot run is reported at once
     if device.type == "cuda":  # process-wide: each run sets it, so runs in one process do not inherit it
         torch.backends.cudnn.benchmark = config.cudnn_benchmark
     splits, placement, reader_notes = load_placed(config, device, free_bytes)
     check_batch_fits(config.batch_size, len(splits.train))
+    batch_size = config.batch_size // shard.world
     spec = model_spec(config.model, splits.channels)
     trainer = build_trainer(config, device, spec.in_channels, splits.num_classes)
     check_model_input(config, trainer, spec.in_channels, *splits.image_size, splits.num_classes)
     preprocess = DevicePreprocess(splits, device, spec.in_channels, spec.input_size, config.channels_last,
-                                  flip=splits.name not in ("mnist", "fashion-mnist"), generator=generator)
+                                  flip=splits.name not in ("mnist", "fashion-mnist"), generator=generator,
+                                  shard=shard)
     source: BatchSource
     if placement.name == "resident":
-        source = ResidentBatches(splits, device, config.batch_size, preprocess, generator)
+        source = ResidentBatches(splits, device, batch_size, preprocess, generator, shard)
     else:
-        source = StreamBatches(splits, device, config.batch_size, preprocess, config.workers, config.pin_memory,
-                               config.non_blocking, config.seed)
+        source = StreamBatches(splits, device, batch_size, preprocess, config.workers, config.pin_memory,
+                               config.non_blocking, config.seed, shard)
     notes = tuple(("warning", text) for text in reader_notes)
     if is_spec(config.dataset):  # what the run does to the user's images, said once: it is not their transform
         notes += (("info", f"your own dataset: {len(splits.train):,} training and {len(splits.val):,} validation "

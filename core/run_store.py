@@ -232,6 +232,17 @@ class RunStore:
         with self._errors(), transaction(self._db):
             self._db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
+    def record_failure(self, uid: str, message: str) -> None:
+        """A data-parallel run's launcher saw a rank fail: the run ends `failed` with that rank named, whatever
+        rank 0 recorded (the lost connection it saw, or nothing when it was the one killed)."""
+        with self._errors(), transaction(self._db):
+            row = self._db.execute("SELECT summary FROM runs WHERE uid = ?", (uid,)).fetchone()
+            if row is None:
+                return  # rank 0 never got as far as recording it
+            summary = None if row[0] is None else json.dumps({**json.loads(row[0]), "status": "failed"})
+            self._db.execute("UPDATE runs SET status = 'failed', message = ?, summary = ?, "
+                             "finished_at = COALESCE(finished_at, ?) WHERE uid = ?", (message, summary, time.time(), uid))
+
     def _update(self, run_id: int, column: str, value: str) -> None:
         self.run(run_id)
         with self._errors(), transaction(self._db):

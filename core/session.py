@@ -103,7 +103,7 @@ class TrainingSession(RunControls):
     # ---- build -----------------------------------------------------------------------------------
     def _build(self) -> None:
         cfg, run = self.config, self._state
-        device = resolve_device(cfg.device)
+        device = self._device()
         if device.type == "cuda":
             torch.cuda.set_device(device)  # the current device is per thread: set it in the worker
         self.device = device
@@ -116,7 +116,7 @@ class TrainingSession(RunControls):
         self.probe = MemoryProbe(device)
         torch.manual_seed(cfg.seed)
         generator = generator_for(device).manual_seed(cfg.seed)
-        parts = build_run(cfg, device, self.probe.free_bytes(), generator)
+        parts = self._build_parts(cfg, device, generator)
         self._parts = parts
         self._recorder = StepMemoryRecorder(self.probe)
         run.val_batch_size = cfg.batch_size
@@ -137,9 +137,22 @@ class TrainingSession(RunControls):
             train_samples=len(parts.splits.train), val_samples=len(parts.splits.val),
             parameters=count_parameters(parts.trainer.model), dataset_bytes=parts.splits.nbytes,
             memory=self.probe.sample(), epochs=cfg.epoch_limit, run_uid=self.run_uid,
-            start_step=run.step))
+            start_step=run.step, **self._started_extras()))
         for level, text in notes:
             self.emit(LogMessage(level, text))
+
+    def _device(self) -> torch.device:
+        """The device this process trains on (a data-parallel rank: its own)."""
+        return resolve_device(self.config.device)
+
+    def _build_parts(self, config: RunConfig, device: torch.device, generator: torch.Generator) -> RunParts:
+        """The run's data, model and batch source (a data-parallel rank: its share, the model wrapped)."""
+        assert self.probe is not None
+        return build_run(config, device, self.probe.free_bytes(), generator)
+
+    def _started_extras(self) -> dict[str, object]:
+        """RunStarted fields beyond one process's (a data-parallel run: the world)."""
+        return {}
 
     def _config_as_run(self) -> ReadOnlyDict:
         return config_as_run(self.config, self.device, self._parts.source if self._parts is not None else None)
@@ -228,9 +241,12 @@ class TrainingSession(RunControls):
         run.samples += images.shape[0]  # a host-side shape: no sync
         if sample:
             self._emit_breakdown(images, labels)
-        if time.perf_counter() - run.last_report >= self.config.report_interval:
+        if self._report_due():
             self._report()  # the one host sync per report interval
         return True
+
+    def _report_due(self) -> bool:
+        return time.perf_counter() - self._state.last_report >= self.config.report_interval
 
     def _timed_compile(self, started: float, loss: torch.Tensor) -> None:
         """The first compiled step builds torch.compile's graphs: time it (one sync, once per run) and say so.

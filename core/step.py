@@ -6,6 +6,7 @@ fused optimizer takes the check on the device, which is why CUDA runs use fused 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -25,6 +26,9 @@ class Trainer:
     device_type: str
     autocast_dtype: torch.dtype | None  # None: full precision
     compiled: nn.Module | None = None  # torch.compile(model) for training steps; validation runs `model` eagerly
+    parallel: nn.Module | None = None  # a data-parallel run: DistributedDataParallel(model), for training steps
+    reduce_sum: Callable[[torch.Tensor], None] | None = None  # a data-parallel run: sums a tensor over the ranks
+    # in place (validation's totals, once per epoch)
 
     @property
     def compiles(self) -> bool:
@@ -35,7 +39,7 @@ class Trainer:
         # Free the previous step's gradients before this step's activations exist: a lower peak.
         self.optimizer.zero_grad(set_to_none=True)
         with torch.autocast(self.device_type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
-            net = self.compiled if self.compiled is not None else self.model
+            net = next(m for m in (self.compiled, self.parallel, self.model) if m is not None)
             loss = F.cross_entropy(net(images), labels)
         if recorder is not None:
             recorder.mark("forward")

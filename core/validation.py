@@ -26,9 +26,12 @@ def evaluate(trainer: Trainer, batches: Iterable[tuple[torch.Tensor, torch.Tenso
             loss_sum += F.cross_entropy(logits.float(), labels, reduction="sum")
             correct += (logits.argmax(dim=1) == labels).sum()
             count += labels.shape[0]
-        if not count:
+        totals = torch.stack([correct, loss_sum, torch.full((), float(count), device=device)])
+        if trainer.reduce_sum is not None:  # a data-parallel run: every rank evaluated its share
+            trainer.reduce_sum(totals)
+        correct_v, loss_v, count_v = totals.cpu().tolist()  # sync point: once per epoch
+        if not count_v:
             return None, None
-        correct_v, loss_v = torch.stack([correct, loss_sum]).cpu().tolist()  # sync point: once per epoch
-        return correct_v / count, loss_v / count
+        return correct_v / count_v, loss_v / count_v
     finally:
         trainer.model.train()

@@ -1,0 +1,149 @@
+"""`run --nproc N`: start N rank processes on this machine with torch.distributed's elastic launcher (the
+API behind `torchrun`), wait for them, and say how they ended.
+
+The launcher is torch's own (`elastic_launch`): it starts the workers, gives each its RANK / WORLD_SIZE /
+LOCAL_RANK and a rendezvous, watches them, and when one fails stops the others (SIGTERM, then SIGKILL after
+SHUTDOWN_TIMEOUT_S), so no process is left behind. Each rank runs this same command line (`rank_main`);
+rank 0 prints the progress and the summary and records the run. Each rank leaves a line saying how it
+ended in a folder the launcher reads afterwards, so a failure is reported with the rank that caused it
+(an out-of-memory error, an exception, a signal that killed it), not with the connection errors the
+others saw once it was gone; the run's record says the same.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+from core.config import RunConfig
+from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID
+from core.errors import ConfigError
+
+SHUTDOWN_TIMEOUT_S = 20  # after one rank failed or a stop: the others' time to end before SIGKILL
+START_TIMEOUT_S = 120  # the rendezvous: every rank must have started within this
+
+
+def check_world(config: RunConfig) -> None:
+    """ConfigError when this machine has fewer devices than `nproc` asks for: GPUs for a CUDA run, CPU cores
+    for CPU processes (each is a full training process; more than the cores only slows them all)."""
+    import torch
+
+    n = config.nproc
+    cuda = config.device == "cuda" or (config.device == "auto" and torch.cuda.is_available())
+    if cuda:
+        count = torch.cuda.device_count()
+        if count == 0:
+            raise ConfigError("device", "cuda was asked for, but this machine has no CUDA GPU; use --device cpu")
+        if n > count:
+            raise ConfigError("nproc", f"{n} processes need {n} GPUs, but this machine has {count}; use "
+                                       f"--nproc {count} or fewer (one process per GPU)")
+        return
+    cores = os.cpu_count() or 1
+    if n > cores:
+        raise ConfigError("nproc", f"{n} CPU processes on {cores} CPU cores: each process trains on its own core "
+                                   f"at least; use --nproc {cores} or fewer (or --device cuda on a GPU machine)")
+
+
+def rank_main(argv: list[str]) -> int:
+    """A worker: the same command line, run as one rank (core.cli sees RANK/WORLD_SIZE and trains its part)."""
+    from core.cli import main
+
+    return main(argv)
+
+
+def record_rank_end(rank: int, status: str, message: str) -> None:
+    """Called by each rank as it ends: the launcher reads it to name the rank that failed first."""
+    folder = os.environ.get(ENV_RANK_DIR)
+    if not folder:
+        return
+    try:
+        Path(folder, f"rank-{rank}.json").write_text(json.dumps({"rank": rank, "status": status, "message": message}))
+    except OSError:
+        pass  # the launcher then reports what the process's exit said
+
+
+def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None) -> tuple[int, str]:
+    """Run `argv` (the CLI's arguments) as `config.nproc` ranks; returns (exit code, failure text or "")."""
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+    from torch.distributed.launcher.api import LaunchConfig, elastic_launch
+
+    check_world(config)
+    uid = uuid.uuid4().hex
+    rank_dir = tempfile.mkdtemp(prefix="gpu-train-monitor-ranks-")
+    os.environ.update({ENV_RUN_UID: uid, ENV_RANK_DIR: rank_dir,
+                       "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")})
+    launch_config = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=config.nproc, run_id=uid,
+                                 rdzv_backend="c10d", rdzv_endpoint="localhost:0", max_restarts=0,
+                                 rdzv_configs={"join_timeout": START_TIMEOUT_S}, monitor_interval=0.1,
+                                 start_method="spawn", shutdown_timeout=SHUTDOWN_TIMEOUT_S)
+    try:
+        results = elastic_launch(launch_config, rank_main)(argv)
+        return int(results.get(0, 1) or 0), ""
+    except ChildFailedError as exc:
+        failure = describe_failure(exc.failures, read_rank_ends(rank_dir))
+        if record:
+            mark_failed(runs_db, uid, failure)
+        return 1, failure
+    except SignalException as exc:  # the launcher itself was told to end: the ranks were stopped
+        return 128 + int(exc.sigval), f"stopped by {signal.Signals(exc.sigval).name}"
+    finally:
+        shutil.rmtree(rank_dir, ignore_errors=True)
+
+
+def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:
+    ends: dict[int, dict[str, Any]] = {}
+    for path in Path(folder).glob("rank-*.json"):
+        try:
+            data = json.loads(path.read_text())
+            ends[int(data["rank"])] = data
+        except (OSError, ValueError, KeyError):
+            continue
+    return ends
+
+
+def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]]) -> str:
+    """The first cause, by rank: a rank that reported its own failure (out of memory, diverged, an error that
+    is not a lost connection), else a rank killed by a signal the launcher did not send, else the first exit."""
+    own = [(rank, end) for rank, end in sorted(ends.items())
+           if end["status"] not in ("completed", "stopped") and not lost_peer(end["message"])]
+    if own:
+        rank, end = own[0]
+        return f"rank {rank} ended the run ({end['status']}): {end['message']}"
+    killed = [(rank, f) for rank, f in sorted(failures.items())
+              if f.exitcode < 0 and -f.exitcode not in (signal.SIGTERM, signal.SIGINT) and rank not in ends]
+    if killed:
+        rank, failure = killed[0]
+        return f"rank {rank} (pid {failure.pid}) was killed by {signal.Signals(-failure.exitcode).name}"
+    rank = min(failures, key=lambda r: failures[r].timestamp)
+    failure = failures[rank]
+    how = (f"was killed by {signal.Signals(-failure.exitcode).name}" if failure.exitcode < 0
+           else f"exited with code {failure.exitcode}")
+    message = ends.get(rank, {}).get("message", "")
+    return f"rank {rank} (pid {failure.pid}) {how}" + (f": {message}" if message else "")
+
+
+def lost_peer(message: str) -> bool:
+    """Whether a rank's failure is only the echo of another rank's: its peer went away mid-collective."""
+    text = message.lower()
+    return any(part in text for part in ("connection closed", "connection reset", "broken pipe", "timed out",
+                                         "nccl communicator was aborted", "connection refused", "peer"))
+
+
+def mark_failed(runs_db: str | None, uid: str, message: str) -> None:
+    """The run's record ends `failed` with the rank that caused it (rank 0 may have recorded only the lost
+    connection, or nothing, when it was the one killed)."""
+    from core.run_store import RunStore, StoreError
+
+    try:
+        with RunStore(runs_db) as store:
+            store.record_failure(uid, message)
+    except StoreError as exc:
+        print(f"gpu-train-monitor: warning: the run's failure is not recorded: {exc}", file=sys.stderr)

@@ -1,0 +1,82 @@
+"""`run` for a data-parallel run: in the launching process (`--nproc N`: start the ranks and report how
+they ended) and in each rank (under `--nproc`'s launcher or `torchrun`: train its part; rank 0 prints the
+progress and the summary and records the run)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+
+from core.cli import recording, save_json, stop_on_signals, _summary_text, out
+from core.config import RunConfig
+from core.distributed_env import ENV_RUN_UID, RankContext
+from core.errors import ConfigError
+from core.options import EXIT_CODES, EXIT_TERMINATED, PROG, option_message
+from core.outputs import check_output_path
+
+
+def check_supported(args: argparse.Namespace) -> None:
+    """What one process can do and a data-parallel run cannot (yet): said before any rank starts."""
+    if args.resume:
+        raise ConfigError("resume", "resuming is for one process: a data-parallel run saves no checkpoints; "
+                                    "resume the checkpoint without --nproc")
+    if args.checkpoint_every:
+        raise ConfigError("checkpoint_every", "data-parallel runs (--nproc, torchrun) save no checkpoints; "
+                                              "train with one process to checkpoint")
+    if args.memory_snapshot:
+        raise ConfigError("memory_snapshot", "memory snapshots record one process's allocator: run without "
+                                             "--nproc to take one")
+    if not args.dist_timeout > 0:
+        raise ConfigError("dist_timeout", f"must be more than 0 seconds, got {args.dist_timeout:g}")
+
+
+def command_data_parallel(args: argparse.Namespace, config: RunConfig, context: RankContext | None) -> int:
+    check_supported(args)
+    if args.summary_json:
+        check_output_path("summary_json", args.summary_json)
+    if context is None:
+        return _launch(args, config)
+    return _rank(args, config, dataclasses.replace(context, timeout_s=args.dist_timeout))
+
+
+def _launch(args: argparse.Namespace, config: RunConfig) -> int:
+    from core.launch import launch
+
+    code, failure = launch(args.argv, config, record=not args.no_record, runs_db=args.runs_db)
+    if failure:
+        print(f"{PROG}: failed: {failure}", file=sys.stderr)
+    return code
+
+
+def _rank(args: argparse.Namespace, config: RunConfig, context: RankContext) -> int:
+    from core.distributed_session import DistributedSession
+    from core.launch import record_rank_end
+    from core.progress import ProgressBar
+
+    config = config.replace(nproc=context.world_size)  # under torchrun the world decides, not --nproc
+    observers: list = [ProgressBar()] if context.is_main else []
+    session = DistributedSession(config, context, observers, run_uid=os.environ.get(ENV_RUN_UID))
+    if context.is_main:
+        with recording(args, session.observers), stop_on_signals(session) as signals:
+            finished = session.run()
+    else:
+        with stop_on_signals(session) as signals:
+            finished = session.run()
+    record_rank_end(context.rank, finished.status, finished.message)
+    if not context.is_main:
+        if finished.status not in ("completed", "stopped"):
+            print(f"{PROG}: rank {context.rank}: {finished.status}: {finished.message}", file=sys.stderr)
+        return EXIT_CODES[finished.status]
+    save_error = save_json("summary_json", args.summary_json, finished.summary.to_dict(), "summary")
+    if finished.status == "failed" and finished.user_error:
+        print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
+        return 2
+    out(_summary_text(finished))
+    if finished.message and finished.status != "completed":
+        print(f"{PROG}: {finished.status}: {finished.message}", file=sys.stderr)
+    if save_error:
+        print(save_error, file=sys.stderr)
+        return 2
+    return EXIT_TERMINATED if signals.terminated and finished.status == "stopped" else EXIT_CODES[finished.status]
