@@ -134,13 +134,12 @@ class RankLayout:
         return np.array(out, dtype=np.float64).reshape(-1, self.columns)
 
 
-def last_speeds(rank_rows: Sequence[Any]) -> tuple[float | None, ...]:
+def last_speeds(rank_rows: Sequence[Any]) -> dict[int, float | None]:
     """Each rank's images/s at the last step of `rank_rows` (by step, then rank), by rank."""
     if not rank_rows:
-        return ()
+        return {}
     step = rank_rows[-1].step
-    last = {int(row.rank): row.samples_per_s for row in rank_rows if row.step == step}
-    return tuple(last.get(rank) for rank in range(max(last) + 1))
+    return {int(row.rank): row.samples_per_s for row in rank_rows if row.step == step}
 
 
 def speeds_text(names: Sequence[str], speeds: Sequence[float | None]) -> tuple[str, str]:

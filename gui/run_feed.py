@@ -20,8 +20,12 @@ import numpy as np
 
 from core import events as core_events
 from core.memory import MemorySample
-from core.run_store import (FINISHED, EventRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,
+from core.run_store import (FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,
                             store_problem)
+from gui import rank_series
+from gui.rank_series import RankLayout
+
+has_allocator = rank_series.has_allocator  # whether a device has allocator counters (the overlays ask here)
 
 
 class StoreLink:
@@ -91,6 +95,7 @@ class FeedUpdate:
     reports: tuple[ReportRow, ...]
     events: tuple[EventRow, ...]
     restarted: bool  # the run was resumed from a checkpoint since: this update holds all of it again
+    rank_reports: tuple[RankReportRow, ...] = ()  # a data-parallel run's per-rank samples, of these reports' steps
 
     @property
     def finished(self) -> bool:
@@ -109,13 +114,16 @@ def mark_interrupted(store: RunStore) -> int:
 class RunFeed:
     """Follows one run in the store: each `poll` returns the steps, reports and events after those returned
     before. A run whose recording process is gone is marked interrupted (the store does it for every such
-    run) as soon as a poll notices, so a killed terminal run stops being live within a poll."""
+    run) as soon as a poll notices, so a killed terminal run stops being live within a poll. A data-parallel
+    run's rank reports come with the reports of their steps (a report recorded between the two reads waits
+    for the next poll with its rank reports: they are drawn at their report's time)."""
 
     def __init__(self, run_id: int) -> None:
         self.run_id = run_id
         self.last_step = 0
         self.last_report_step = 0
         self.last_seq = 0
+        self.last_rank_step = 0
         self._resumes: int | None = None
 
     def poll(self, store: RunStore) -> FeedUpdate:
@@ -125,22 +133,22 @@ class RunFeed:
             row = store.run(self.run_id)
         restarted = self._resumes is not None and row.resumes != self._resumes
         # a resume replaced what followed its checkpoint: take the run again from the start
-        last_step, last_report, last_seq = (0, 0, 0) if restarted else (self.last_step, self.last_report_step,
-                                                                         self.last_seq)
+        last_step, last_report, last_seq, last_rank = ((0, 0, 0, 0) if restarted else
+                                                       (self.last_step, self.last_report_step, self.last_seq,
+                                                        self.last_rank_step))
         steps = store.steps(self.run_id, after_step=last_step)
         reports = store.reports(self.run_id, after_step=last_report)
         events = store.events(self.run_id, after_seq=last_seq)
+        report_step = reports[-1].step if reports else last_report
+        ranks = [rank for rank in store.rank_reports(self.run_id, after_step=last_rank) if rank.step <= report_step] \
+            if row.world_size > 1 else []
         # only now, every read done: a poll that fails half-way leaves the feed where it was
         self._resumes = row.resumes
         self.last_step = steps.steps[-1] if steps.steps else last_step
-        self.last_report_step = reports[-1].step if reports else last_report
+        self.last_report_step = report_step
         self.last_seq = events[-1].seq if events else last_seq
-        return FeedUpdate(row, steps, tuple(reports), tuple(events), restarted)
-
-
-def has_allocator(device: str) -> bool:
-    """Whether a run's device has allocator counters (CUDA, MPS) rather than process RSS (the CPU)."""
-    return not device.startswith("cpu")
+        self.last_rank_step = ranks[-1].step if ranks else last_rank
+        return FeedUpdate(row, steps, tuple(reports), tuple(events), restarted, tuple(ranks))
 
 
 @dataclass(frozen=True)
@@ -152,13 +160,18 @@ class SeriesArrays:
     losses: np.ndarray  # NaN where the loss was not finite
     memory: np.ndarray  # per report: `MemoryPlot` rows (see `memory_rows`)
     rates: np.ndarray  # per report: step, images/s
+    rank_devices: tuple[str, ...] = ()  # a data-parallel run's ranks in `rank_memory` (their devices, by rank)
+    rank_memory: np.ndarray = dataclasses.field(default_factory=lambda: np.empty((0, 1)))  # `RankLayout` rows
 
     @classmethod
     def of(cls, update: FeedUpdate) -> SeriesArrays:
         reports = update.reports
+        layout = RankLayout.of_rows(update.rank_reports)
         return cls(np.asarray(update.steps.steps, dtype=np.int64), np.asarray(update.steps.losses, dtype=np.float64),
                    memory_rows(reports, update.row.started_at),
-                   np.array([(r.step, r.samples_per_s) for r in reports], dtype=np.float64).reshape(-1, 2))
+                   np.array([(r.step, r.samples_per_s) for r in reports], dtype=np.float64).reshape(-1, 2),
+                   layout.devices,
+                   layout.rows_of_reports(update.rank_reports, {r.step: r.at - update.row.started_at for r in reports}))
 
 
 def memory_rows(reports: Sequence[ReportRow], started_at: float) -> np.ndarray:

@@ -26,7 +26,7 @@ def header_html(row: RunRow, shown: str, colour: str) -> str:
     training elsewhere is read-only here), else when it ran and by which process; its message and note."""
     lines = [f"<b>{html.escape(run_title(row))}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
              html.escape(f"{row.model} on {row.dataset}, batch {row.batch_size}, {row.placement} placement, "
-                         f"{row.device}" + (f" ({row.device_name})" if row.device_name else ""))]
+                         f"{row.devices}" + (f" ({row.device_name})" if row.device_name else ""))]
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
     if row.live:
         if row.pid == os.getpid():

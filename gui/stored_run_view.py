@@ -7,7 +7,8 @@ against seconds since the run's start, log lines stamped with the time they were
 is read in the background (`gui.run_loader`: a long run takes seconds); a run still training is then
 polled every `POLL_INTERVAL_MS` for what was recorded since (`gui.run_feed.RunFeed`) until it ends:
 completed, stopped, or interrupted once its process is gone. It is read-only: it is controlled where it
-runs, and the header says where that is.
+runs, and the header says where that is. A data-parallel run shows every rank as the live window does
+(`gui.rank_display`): from its rank reports, its memory lines and images/s, and a breakdown per rank.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout,
@@ -29,11 +29,12 @@ from core.events import CacheCleared, EpochEnded, LogMessage, MemoryBreakdown, O
 from core.memory import MemorySample
 from core.run_store import RunNotFound, RunRow, StoreError
 from gui.breakdown_view import BreakdownView
-from gui.live_plot import draw_decimated, is_shown, live_plot_widget
 from gui.log_panel import LogPanel
 from gui.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.memory_plot import MemoryPlot
-from gui.ring_buffer import RingBuffer
+from gui.rank_display import RankDisplay
+from gui.rank_series import last_speeds
+from gui.rate_plot import RatePlot
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
 from gui.run_history import STATUS_COLOURS, run_title, status_text
 from gui.run_loader import LoadedRun, RunLoader
@@ -43,7 +44,6 @@ from gui.stored_run_text import FAILED, end_line, header_html, log_line, plain_e
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
 RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)
 REDRAW_INTERVAL_MS = 50  # one plot per tick, only when it changed
-RATE_CAPACITY = 200_000  # reports kept for the images/s plot
 
 
 class StoredRunView(QWidget):
@@ -61,9 +61,8 @@ class StoredRunView(QWidget):
         self.started_at = 0.0
         self._epoch = 1
         self._ended_logged = False
-        self._breakdown: MemoryBreakdown | None = None
+        self._breakdowns: dict[int, MemoryBreakdown] = {}  # each rank's latest (rank 0 alone: an ordinary run)
         self._last_control = ""  # RunPaused or RunResumed, whichever was recorded last
-        self._rate_dirty = False
         self._next_plot = 0
         self.setWindowTitle(f"Run #{run_id} — GPU Training Monitor")
         self.resize(1100, 780)
@@ -91,14 +90,10 @@ class StoredRunView(QWidget):
         self.stats = StatsPanel()
         self.breakdown_view = BreakdownView()
         self.log = LogPanel()
+        self.ranks = RankDisplay(self.memory_plot, self.stats, self.breakdown_view)
         self.log.setPlaceholderText("The run's start, epochs, cache clears, out-of-memory events and log lines.")
-        self.rates = RingBuffer(RATE_CAPACITY, 2)  # step, images/s
-        self.rate_plot = live_plot_widget()
-        item = self.rate_plot.getPlotItem()
-        item.setTitle("Training images per second")
-        item.setLabel("bottom", "step")
-        item.setLabel("left", "images/s")
-        self.rate_curve = item.plot(pen=pg.mkPen((31, 119, 180), width=1), connect="finite")
+        self.rate_view = RatePlot()
+        self.rate_plot, self.rates = self.rate_view.plot, self.rate_view.data  # the widget; step, images/s
         self.config_text = QPlainTextEdit()
         self.config_text.setReadOnly(True)
 
@@ -211,16 +206,17 @@ class StoredRunView(QWidget):
         """The run (again, after a resume): empty views, its plan and config."""
         self.started_at = row.started_at
         self._ended_logged = False
-        self._breakdown = None
+        self._breakdowns = {}
         self._last_control = ""
         self.loss_plot.clear()
         self.memory_plot.clear()
         self.memory_plot.seconds(0.0)  # the x axis: seconds since the run's start, as the reports' elapsed_s
         self.breakdown_view.clear()
         self.log.clear()
-        self.rates.clear()
-        self._rate_dirty = True
+        self.rate_view.clear()
         self.stats.reset(int(started.get("total_steps", row.total_steps)), started.get("epochs"))
+        world_size = int(started.get("world_size") or row.world_size)
+        self.ranks.set_ranks(tuple(started.get("rank_devices") or ()) if world_size > 1 else ())
         event = rebuild_event("RunStarted", started, 0.0)
         if event is not None:
             self.memory_plot.add_sample(event.memory)
@@ -244,15 +240,19 @@ class StoredRunView(QWidget):
             self.memory_plot.add_rows(memory[np.argsort(memory[:, 0], kind="stable")])
         elif len(arrays.memory):
             self.memory_plot.add_rows(arrays.memory)
+        if len(arrays.rank_memory):
+            self.ranks.show_rows(arrays.rank_devices, arrays.rank_memory)
         if update.reports:
-            self.rates.extend(arrays.rates)
-            self._rate_dirty = True
+            self.rate_view.extend(arrays.rates)
             last = update.reports[-1]
             self.stats.update_progress(last.step, self._epoch, last.samples_per_s,
                                        last.eta_s if self.following else None, last.total_steps)
             self.stats.update_memory(last.allocated_bytes, last.peak_allocated_bytes)
-        if self._breakdown is not None and self._breakdown is not self.breakdown_view.last:
-            self.breakdown_view.show_breakdown(self._breakdown)  # the latest only: one a second were recorded
+        if update.rank_reports:
+            self.ranks.show_speeds(last_speeds(update.rank_reports))
+        for breakdown in self._breakdowns.values():  # each rank's latest only: one a second were recorded
+            if breakdown is not self.breakdown_view.by_rank.get(breakdown.rank):
+                self.breakdown_view.show_breakdown(breakdown)
         if update.finished and not self._ended_logged:
             self._show_end(row, summary)
         self._show_row(row)
@@ -272,7 +272,7 @@ class StoredRunView(QWidget):
                 self._log(at, event_text.cache_cleared(event))
                 return event.memory
             case MemoryBreakdown():
-                self._breakdown = event
+                self._breakdowns[event.rank] = event
             case OutOfMemory():
                 self.memory_plot.add_marker(seconds, "out of memory", error=True)
                 self._log(at, event_text.out_of_memory(event), "error" if event.action == "stop" else "warning")
@@ -296,6 +296,9 @@ class StoredRunView(QWidget):
         if summary is not None:
             self.config_text.appendPlainText("\nsummary: " + json.dumps(dict(summary), indent=2, sort_keys=True))
         self.stats.update_progress(row.steps, self._epoch, row.samples_per_s or 0.0, None, row.total_steps)
+        ranks = (summary or {}).get("ranks") or ()
+        if ranks:  # each rank's images/s as the summary's total is measured (median after warm-up)
+            self.ranks.show_speeds({int(rank["rank"]): rank.get("samples_per_s") for rank in ranks})
 
     def _show_row(self, row: RunRow) -> None:
         """The header and the state: what the run is, whether it is live, and where it is controlled."""
@@ -316,25 +319,18 @@ class StoredRunView(QWidget):
     @Slot()
     def _on_redraw_timer(self) -> None:
         """At most one plot per tick, in turn, each only when it changed and can be seen."""
-        parts = (self.loss_plot.refresh, self.memory_plot.refresh, self._refresh_rates)
+        parts = (self.loss_plot.refresh, self.memory_plot.refresh, self.rate_view.refresh)
         for i in range(len(parts)):
             part = parts[(self._next_plot + i) % len(parts)]
             if part():
                 self._next_plot = (self._next_plot + i + 1) % len(parts)
                 return
 
-    def _refresh_rates(self) -> bool:
-        if not self._rate_dirty or not is_shown(self.rate_plot):
-            return False
-        self._rate_dirty = False
-        draw_decimated(self.rate_plot, (self.rate_curve,), self.rates)
-        return True
-
     def draw_now(self) -> None:
         """Every plot drawn up to date (what a test or a saved image wants)."""
         self.loss_plot.refresh()
         self.memory_plot.refresh()
-        self._refresh_rates()
+        self.rate_view.refresh()
 
     def stop(self) -> None:
         """Stop polling and drawing, and a read under way (interrupted)."""

@@ -3,13 +3,15 @@ run training in another process (the CLI) is followed while it trains and shows 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from core.events import StepsReported
+from core.events import MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
+from core.memory import MemoryProbe
 from core.run_recorder import RunRecorder
 from core.run_store import RunStore
 from core.session import TrainingSession
@@ -145,3 +147,125 @@ def test_a_run_started_in_a_terminal_is_followed_live_then_shown_interrupted(qtb
     finally:
         kill(process)
         panel.stop()
+
+
+# ---- a data-parallel run: what rank 0 of a 2-process run records ------------------------------------------
+RANK1_EXTRA_BYTES = 64 * 10**6  # rank 1 holds more than rank 0: its lines can be told apart
+RANK_SHARES = (0.55, 0.45)  # each rank's part of the run's images/s
+
+
+def as_data_parallel(events: list) -> list:
+    """A real run's events as rank 0 of a 2-process CPU run emits them: world size 2, on each report rank 0's
+    own sample and a real reading of this process 64 MB higher for rank 1, each its share of the images/s; a
+    breakdown per rank (rank 1's parameters doubled); the summary's per-rank images/s."""
+    probe = MemoryProbe("cpu")
+    parallel: list = []
+    for event in events:
+        match event:
+            case RunStarted():
+                parallel.append(dataclasses.replace(event, world_size=2, rank_devices=("cpu", "cpu")))
+            case StepsReported():
+                other = probe.sample()
+                other = dataclasses.replace(other, allocated_bytes=other.allocated_bytes + RANK1_EXTRA_BYTES,
+                                            peak_allocated_bytes=other.peak_allocated_bytes + RANK1_EXTRA_BYTES)
+                ranks = (RankSample(0, "cpu", event.samples_per_s * RANK_SHARES[0], event.memory),
+                         RankSample(1, "cpu", event.samples_per_s * RANK_SHARES[1], other))
+                parallel.append(dataclasses.replace(event, ranks=ranks))
+            case MemoryBreakdown():
+                parallel += [event, dataclasses.replace(event, rank=1, params_bytes=2 * event.params_bytes)]
+            case RunFinished():
+                total = event.summary.samples_per_s or 0.0
+                summary = dataclasses.replace(event.summary, world_size=2, ranks=tuple(
+                    {"rank": rank, "device": "cpu", "samples_per_s": total * share, "peak_allocated_bytes": 0,
+                     "peak_reserved_bytes": 0, "peak_rss_bytes": 0} for rank, share in enumerate(RANK_SHARES)))
+                parallel.append(dataclasses.replace(event, summary=summary))
+            case _:
+                parallel.append(event)
+    return parallel
+
+
+@pytest.fixture(scope="module")
+def parallel_events() -> list:
+    events: list = []
+    TrainingSession(SHORT.replace(max_steps=24), [events.append]).run()
+    return as_data_parallel(events)
+
+
+def record(path: Path, events: list) -> int:
+    recorder = RunRecorder(path)
+    for event in events:
+        recorder(event)
+    recorder.close()
+    assert recorder.problem is None and recorder.run_id is not None
+    return recorder.run_id
+
+
+def legend(view: StoredRunView) -> list[str]:
+    return [label.text for _, label in view.memory_plot.legend.items]
+
+
+def rank_curve(view: StoredRunView, name: str):
+    return next(curve for curve in view.memory_plot.ranks.curves if curve.name() == name)
+
+
+def test_a_recorded_data_parallel_run_shows_every_rank(parallel_events, open_view, tmp_path):
+    path = tmp_path / "runs.sqlite3"
+    run_id = record(path, parallel_events)
+    view = open_view(path, run_id)
+    with RunStore(path) as store:
+        ranks, reports, row = store.rank_reports(run_id), store.reports(run_id), store.run(run_id)
+    view.draw_now()
+    assert row.world_size == 2 and len(ranks) == 2 * len(reports)
+    assert legend(view) == ["rank 0 (cpu) RSS", "rank 0 (cpu) peak RSS", "rank 1 (cpu) RSS", "rank 1 (cpu) peak RSS",
+                            "system used", "system memory"]
+    assert list(view.memory_plot.ranks.data.column(0)) == [r.at - row.started_at for r in reports]  # the reports' times
+    _, rss = rank_curve(view, "rank 1 (cpu) RSS").getData()
+    assert list(rss) == [r.allocated_bytes for r in ranks if r.rank == 1]
+    _, peak = rank_curve(view, "rank 1 (cpu) peak RSS").getData()
+    assert list(peak) == [r.peak_allocated_bytes for r in ranks if r.rank == 1]
+    summary = next(e for e in parallel_events if isinstance(e, RunFinished)).summary
+    expected = " · ".join(f"{rank['samples_per_s']:,.0f}" for rank in summary.ranks) + " img/s"
+    assert view.stats.rank_speed.text() == expected and not view.stats.rank_speed.isHidden()
+    assert "cpu x2" in view.header.text()
+    box = view.breakdown_view.rank_box
+    assert not box.isHidden() and [box.itemText(i) for i in range(box.count())] == ["rank 0 (cpu)", "rank 1 (cpu)"]
+    zero = view.breakdown_view.last
+    assert zero is not None and zero.rank == 0
+    box.setCurrentIndex(1)
+    assert view.breakdown_view.last.rank == 1 and view.breakdown_view.last.params_bytes == 2 * zero.params_bytes
+
+
+def test_a_data_parallel_run_is_followed_rank_by_rank(parallel_events, open_view, qtbot, tmp_path):
+    path = tmp_path / "runs.sqlite3"
+    recorder = RunRecorder(path)
+    reports = [i for i, e in enumerate(parallel_events) if isinstance(e, StepsReported)]
+    half = reports[len(reports) // 2]
+    try:
+        for event in parallel_events[:half]:
+            recorder(event)
+        qtbot.waitUntil(lambda: recorder.run_id is not None, timeout=10_000)
+        with RunStore(path) as store:
+            qtbot.waitUntil(lambda: len(store.rank_reports(recorder.run_id)) > 0, timeout=10_000)
+        view = open_view(path, recorder.run_id)
+        assert view.following
+        seen = len(view.memory_plot.ranks.data)
+        assert seen > 0 and "rank 1 (cpu) RSS" in legend(view)
+        last = [e for e in parallel_events[half:] if isinstance(e, StepsReported)][-1]
+        for event in parallel_events[half:]:
+            if isinstance(event, RunFinished):
+                break
+            recorder(event)
+        expected = " · ".join(f"{r.samples_per_s:,.0f}" for r in last.ranks) + " img/s"
+        qtbot.waitUntil(lambda: view.stats.rank_speed.text() == expected, timeout=10_000)  # polled, not reread
+        with RunStore(path) as store:
+            steps = [r.step for r in store.rank_reports(recorder.run_id) if r.rank == 0]
+        assert len(view.memory_plot.ranks.data) == len(steps) > seen  # each report once, none lost or doubled
+        assert view.breakdown_view.rank_box.count() == 2
+    finally:
+        recorder.close()
+
+
+def test_an_ordinary_recorded_run_shows_no_rank_ui(finished, open_view):
+    view = open_view(*finished)
+    assert view.memory_plot.ranks.curves == [] and "process RSS" in legend(view)
+    assert view.stats.rank_speed.isHidden() and view.breakdown_view.rank_box.isHidden()
