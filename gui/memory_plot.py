@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 from core.events import RankSample
 from core.memory import MemorySample
 from gui.live_plot import draw_decimated, is_shown, live_plot_widget
-from gui.rank_lines import RankLines
+from gui.rank_lines import RankLines, arrange_legend
 from gui.rank_series import RankLayout
 from gui.ring_buffer import RingBuffer
 
@@ -112,6 +112,7 @@ class MemoryPlot(QWidget):
             if self._own_line_shown(key):
                 self.legend.addItem(curve, gpu_label if self._has_allocator else cpu_label)
             curve.setVisible(self._own_line_shown(key) and self.toggles[key].isChecked())
+        arrange_legend(self.legend, self.ranks.legend_columns)
         self._dirty = True
 
     def set_ranks(self, devices: Sequence[str]) -> None:

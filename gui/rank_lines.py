@@ -1,6 +1,6 @@
 """Every rank of a data-parallel run on the memory plot: one colour per rank, one line style per kind
 (allocated solid, reserved dashed, peak dotted, device-wide used dash-dotted), named in the legend
-('GPU 1 allocated', 'rank 1 (cpu) RSS').
+('GPU 1 allocated', 'rank 1 (cpu) RSS'), a rank's lines on one legend row.
 
 The lines share one `PeakRingBuffer` (`gui.rank_series` says its columns) and are drawn as the plot's own
 lines are: peak-decimated to the plot's width in one numpy call, from block summaries once the run is long,
@@ -36,6 +36,21 @@ def rank_colour(rank: int) -> tuple[int, int, int]:
     return PALETTE[rank % len(PALETTE)]
 
 
+def arrange_legend(legend: pg.LegendItem, columns: int) -> None:
+    """Lay the legend's entries out `columns` to a row, in the order they were added (a rank's lines on one
+    row). pyqtgraph's own `setColumnCount` re-lays them from the grid's stale column count: a rank's lines
+    ended up in a column each."""
+    grid = legend.layout
+    for i in range(grid.count() - 1, -1, -1):
+        grid.removeAt(i)
+    for i, (sample, label) in enumerate(legend.items):
+        grid.addItem(sample, i // columns, 2 * (i % columns), alignment=Qt.AlignmentFlag.AlignVCenter)
+        grid.addItem(label, i // columns, 2 * (i % columns) + 1)
+    legend.columnCount = columns  # entries added later (an overlaid run) continue the grid
+    legend.rowCount = -(-len(legend.items) // columns)
+    legend.updateSize()
+
+
 class RankLines:
     """The ranks' lines on `plot` (listed in `legend`); the owner says when to draw (`refresh`)."""
 
@@ -67,7 +82,6 @@ class RankLines:
         self.columns = layout.columns if layout is not None else 1
         self.data = PeakRingBuffer(FIRST_CAPACITY, self.columns, block=BLOCK)
         if layout is None:
-            self.legend.setColumnCount(1)
             return True
         for line in layout.lines():
             pen = pg.mkPen(rank_colour(line.rank), width=1.5 if line.kind == "allocated" else 1,
@@ -79,8 +93,12 @@ class RankLines:
             item.addItem(curve)  # named: the plot's legend lists it
             self.curves.append(curve)
             self.kinds.append(line.kind)
-        self.legend.setColumnCount(len(layout.kinds))  # a legend row per rank
         return True
+
+    @property
+    def legend_columns(self) -> int:
+        """Legend entries a row: a rank's lines side by side while ranks are shown."""
+        return len(self.layout.kinds) if self.layout is not None else 1
 
     def set_kind_visible(self, kind: str, visible: bool) -> None:
         """Show or hide every rank's line of one kind (the plot's check box for that kind)."""

@@ -135,6 +135,8 @@ def test_gpu_ranks_are_named_by_gpu_with_each_gpus_device_wide_use(view):
     view.memory_plot.refresh()
     assert legend(view) == ["GPU 0 allocated", "GPU 0 reserved", "GPU 0 peak", "GPU 1 allocated", "GPU 1 reserved",
                             "GPU 1 peak", "GPU 0 used (all processes)", "GPU 1 used (all processes)", "capacity"]
+    grid = view.memory_plot.legend.layout  # a rank's lines on one row: name and sample in a column pair
+    assert [grid.itemAt(1, column).text for column in (1, 3, 5)] == ["GPU 1 allocated", "GPU 1 reserved", "GPU 1 peak"]
     assert list(drawn_y(curve_named(view, "GPU 1 reserved"))) == [4 * GB, 5 * GB, 6 * GB]
     assert list(drawn_y(curve_named(view, "GPU 0 used (all processes)"))) == [5 * GB] * 3
     assert all(math.isnan(y) for y in drawn_y(curve_named(view, "GPU 1 used (all processes)")))  # NVML unknown
