@@ -8,7 +8,9 @@ selected device's `MemoryProbe` so the memory plot stays live and a cache clear 
 A comparison (Compare menu, `gui.compare_menu`) runs through the same controller and states; its race
 shows in the Comparison tab over the plots (`gui.compare_mode`) while each run's own events drive the
 live views. Finished runs' speeds give the next run's time estimate (`gui.run_estimate`). The menu bar
-(`gui.menu_bar`) holds the run buttons' actions, Save plots, Quit and Help.
+(`gui.menu_bar`) holds the run buttons' actions, Save plots, Quit and Help. A data-parallel run (more than
+one process) trains in processes of its own, started and followed by the controller's launcher; the window
+shows it through `gui.launched_run` (the Runs tab, its own live window) and closes only once they are gone.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from gui.compare_menu import CompareMenu, start_error
 from gui.compare_mode import COMPARISON_EVENTS, CompareMode
 from gui.checkpoint_resume import CheckpointResume
 from gui.history_panel import HistoryPanel
+from gui.launched_run import LaunchedRun
 from gui.memory_insight import MemoryInsight
 from gui.menu_bar import MenuBar
 from gui.resources import ICON, asset
@@ -40,6 +43,7 @@ from gui.run_view import RunView
 from gui.settings_form import SettingsForm
 
 IDLE_POLL_INTERVAL_MS = 250
+COMPARE_ONE_PROCESS = "A comparison races runs of one process each: set the process count to 1"
 CLOSE_WAIT_MS = 5000
 
 
@@ -65,6 +69,7 @@ class MainWindow(QMainWindow):
         self.state = RunState.IDLE
         self._final_state = RunState.FINISHED
         self._close_pending = False
+        self._stopping_processes = False  # closing mid data-parallel run: waiting for its processes
         self._run_config: RunConfig | None = None  # the single run's config as started
         self._build()
         window_settings.restore(self.settings, self, self.form, self._splitters(), self._on_settings_warning)
@@ -124,6 +129,8 @@ class MainWindow(QMainWindow):
         self.history = HistoryPanel(self.controller.store_path, self.loss_plot, self.memory_plot)
         self.history.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.tabs.addTab(self.history, "Runs")
+        self.launched = LaunchedRun(self.controller.launcher, self.log, self.history, self.tabs, lambda: self.state,
+                                    self._set_state, self._on_launched_run_ended, self)
         self.tabs.addTab(self.breakdown_view, "Memory breakdown")
         self.tabs.addTab(self.nvml_panel, "GPU (NVML)")
         self.tabs.addTab(self.finder_panel, "Batch-size finder")
@@ -217,7 +224,10 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # the form disables Start on invalid input; this is a last guard
             self.log.add(str(exc), "error")
             return
-        self.start_run(config)
+        try:
+            self.start_run(config)
+        except UserError as exc:  # a data-parallel run's processes could not be started
+            self.log.add(str(exc), "error")
 
     def start_run(self, config: RunConfig, resume: str | None = None) -> None:
         """Start a run with `config` (Start, the screenshot mode) or continue the checkpoint `resume`; a
@@ -226,6 +236,8 @@ class MainWindow(QMainWindow):
         self.view.reset(config)
         self._run_config = config
         self._starting(self.loss_plot)
+        if self.controller.data_parallel:
+            self.launched.started(config, self.form.device_kind())
         self._update_controls()
 
     def start_comparison(self, overrides: Sequence[Mapping[str, Any]], name: str,
@@ -235,7 +247,10 @@ class MainWindow(QMainWindow):
         if self.controller.running or not self.torch_loaded or self.insight.searching:
             return "a run or a batch-size search is under way"
         try:
-            comparison = self.controller.start_comparison(base or self.form.config(), overrides)
+            base = base or self.form.config()
+            if base.nproc > 1:
+                return COMPARE_ONE_PROCESS
+            comparison = self.controller.start_comparison(base, overrides)
         except UserError as exc:
             return start_error(exc)
         self._run_config = None
@@ -254,10 +269,13 @@ class MainWindow(QMainWindow):
     def _on_pause_resume(self) -> None:
         if not self.controller.running:
             return
-        if self.state is RunState.PAUSED:
-            self.controller.resume()
-        else:
-            self.controller.pause()
+        try:
+            if self.state is RunState.PAUSED:
+                self.controller.resume()
+            else:
+                self.controller.pause()
+        except UserError as exc:  # a data-parallel run's rank 0 cannot be reached
+            self.log.add(str(exc), "error")
 
     @Slot()
     def _on_stop(self) -> None:
@@ -268,8 +286,13 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_clear_cache(self) -> None:
         if self.controller.running:
-            self.controller.request_cache_clear()  # applied by the session at the next step boundary
-            self.log.add("cache clear requested: applied at the next step boundary")
+            try:
+                self.controller.request_cache_clear()  # applied by the session at the next step boundary
+            except UserError as exc:
+                self.log.add(str(exc), "error")
+                return
+            self.log.add("cache clear requested: applied at the next step boundary"
+                         + (" on every process" if self.controller.data_parallel else ""))
             return
         if self.probe is None:
             return
@@ -323,6 +346,11 @@ class MainWindow(QMainWindow):
         if self._close_pending:
             self.close()
 
+    def _on_launched_run_ended(self, state: RunState) -> None:
+        """A data-parallel run's processes are all gone: back to ready, as after a run's thread."""
+        self._final_state = state
+        self._on_run_finished()
+
     @Slot()
     def _on_idle_poll(self) -> None:
         if self.controller.running or self.probe is None:
@@ -355,7 +383,8 @@ class MainWindow(QMainWindow):
         self.form.set_editable(not running)
         kind = self.form.device_kind()
         self.buttons.update_for(self.state, running, self.torch_loaded, None if self.form.valid else self.form.message,
-                                self.insight.searching, kind)
+                                self.insight.searching, kind,
+                                COMPARE_ONE_PROCESS if int(self.form.value("nproc")) > 1 else None)
         self.insight.update_controls(running, self.torch_loaded, kind)
         self.menus.update_for(self.state, self.controller.can_checkpoint)
         self.resumer.update_for(not running and self.torch_loaded and not self.insight.searching)
@@ -380,6 +409,16 @@ class MainWindow(QMainWindow):
             self.log.add("waiting for the batch-size trial to finish before closing", "warning")
             event.ignore()
             return
+        if self._stopping_processes:  # closed again (Ctrl+C) while the processes stop: that close goes on
+            event.ignore()
+            return
+        if self.controller.data_parallel:
+            self._set_state(RunState.STOPPING)
+            self._stopping_processes = True
+            try:
+                self.launched.stop_for_close(self, lambda: self.controller.shutdown(CLOSE_WAIT_MS))
+            finally:
+                self._stopping_processes = False
         if self.controller.running:
             self._set_state(RunState.STOPPING)
             if not self.controller.shutdown(CLOSE_WAIT_MS):

@@ -63,21 +63,24 @@ class RunButtons(QWidget):
         return button
 
     def update_for(self, state: RunState, running: bool, torch_loaded: bool, form_problem: str | None,
-                   searching: bool, device_kind: str) -> None:
+                   searching: bool, device_kind: str, compare_problem: str | None = None) -> None:
         """Enable what applies now; every disabled button's (and menu item's) tooltip says why.
 
-        `form_problem`: the form's message when its values cannot run, else None."""
+        `form_problem`: the form's message when its values cannot run, else None; `compare_problem`: why the
+        form's settings cannot be raced (a data-parallel run), else None."""
         can_start = not running and torch_loaded and form_problem is None and not searching
         self._apply(self.start_action, can_start,
                     "PyTorch is still loading" if not torch_loaded else form_problem if form_problem is not None
                     else "A batch-size search is running: it measures memory, so training waits" if searching
                     else "Start training")
-        self.compare_button.setEnabled(can_start)
+        can_compare = can_start and compare_problem is None
+        self.compare_button.setEnabled(can_compare)
         self.compare_button.setToolTip(
             "Race 2 to 4 variations of these settings, one after another, each for the same steps"
-            if can_start else "A run is under way" if running else self.start_button.toolTip())
+            if can_compare else "A run is under way" if running else compare_problem if can_start
+            else self.start_button.toolTip())
         if self.compare_button.menu() is not None:  # the Run menu shows the same menu as a submenu
-            self.compare_button.menu().menuAction().setEnabled(can_start)
+            self.compare_button.menu().menuAction().setEnabled(can_compare)
         self.pause_action.setText("Resume" if state is RunState.PAUSED else "Pause")
         self.pause_button.setText(self.pause_action.text())
         self._apply(self.pause_action, running and state.can_pause,  # only once the run reports "running"

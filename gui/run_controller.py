@@ -5,6 +5,10 @@ its events arrive wrapped in `ContenderEvent`). One run at a time, in a `Backgro
 `finished` always emitted, the thread waited for (bounded) before its objects are released.
 Commands go straight to the session's thread-safe methods: a queued slot on the busy worker would
 never run. `shutdown()` is what `closeEvent` calls: request stop, then the task's bounded wait.
+
+A data-parallel run (nproc > 1) is N processes, which a thread cannot hold: it goes to `launcher`
+(`gui.rank_launcher`), a child process followed through the run store, and the same commands reach it as
+signals to its rank 0. `running` is true for either kind; `data_parallel` says which.
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
 from core.checkpoint import CheckpointPolicy
 from core.config import RunConfig
+from core.errors import UserError
 from gui.background import BackgroundTask
+from gui.rank_launcher import STOP_WAIT_S, RankLauncher
 
 WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at each epoch's end and on Stop, 2 kept
 
@@ -44,10 +50,17 @@ class RunController(QObject):
         self._task.failed.connect(self.crashed)
         self._task.ended.connect(self.run_finished)
         self._session: Any = None
+        self.launcher = RankLauncher(self.store_path, self)  # data-parallel runs: a child process per run
 
     @property
     def running(self) -> bool:
-        return self._task.running
+        """A run (of either kind) is under way."""
+        return self._task.running or self.launcher.running
+
+    @property
+    def data_parallel(self) -> bool:
+        """The run under way is a data-parallel one, in processes of its own."""
+        return self.launcher.running
 
     @property
     def _thread(self):  # the QThread of the current run (for lifecycle checks), or None
@@ -65,9 +78,18 @@ class RunController(QObject):
               checkpoints: CheckpointPolicy | None = None) -> None:
         """Start a run of `config`; with `resume`, continue that checkpoint's run (`core.checkpoint.read_config`
         gives the config to show first). Raises UserError, before any thread starts, for a checkpoint that
-        cannot be read or resumed with `config` (a ConfigError names the field)."""
-        if self._task.running:
+        cannot be read or resumed with `config` (a ConfigError names the field).
+
+        With `config.nproc` > 1 the run's processes start as a child (`launcher`): its events do not come
+        through `event`; the launcher's own signals say when it is recorded, paused and ended."""
+        if self.running:
             raise RuntimeError("a run is already active")
+        if config.nproc > 1:
+            if not self.record:
+                raise UserError(f"a run of {config.nproc} processes is followed through the run store, and this "
+                                "window records nothing (start it with --runs-db PATH)")
+            self.launcher.start(config, resume)  # it saves no checkpoints
+            return
         from core.session import TrainingSession
 
         session = TrainingSession(config, record_memory_history=record_memory_history,
@@ -85,7 +107,7 @@ class RunController(QObject):
         """Race `base` with each of `overrides` (2 to 4), one session after another in one thread; returns
         the `core.compare.Comparison`. Raises ConfigError, before any thread starts, for a plan that cannot
         run here (overrides that collide, a device not present, a fast path the device refuses)."""
-        if self._task.running:
+        if self.running:
             raise RuntimeError("a run is already active")
         from core.compare import Comparison
 
@@ -123,19 +145,28 @@ class RunController(QObject):
                 recorder.close()
 
     def request_stop(self) -> None:
-        if self.session is not None:
+        if self.launcher.running:
+            self.launcher.request_stop()
+        elif self.session is not None:
             self.session.request_stop()
 
     def pause(self) -> None:
-        if self.session is not None:
+        """Pause at the next step; for a data-parallel run a UserError says when its rank 0 cannot be reached."""
+        if self.launcher.running:
+            self.launcher.toggle_pause()  # the run's recorded RunPaused says when it took effect
+        elif self.session is not None:
             self.session.pause()
 
     def resume(self) -> None:
-        if self.session is not None:
+        if self.launcher.running:
+            self.launcher.toggle_pause()
+        elif self.session is not None:
             self.session.resume()
 
     def request_cache_clear(self) -> None:
-        if self.session is not None:
+        if self.launcher.running:
+            self.launcher.request_cache_clear()
+        elif self.session is not None:
             self.session.request_cache_clear()
 
     def request_snapshot(self, path: str) -> None:
@@ -160,6 +191,17 @@ class RunController(QObject):
         return True
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
-        """Stop the run and wait for its thread (bounded). True when no thread is left running."""
+        """Stop the run and wait for its thread (bounded). True when no thread is left running. A data-parallel
+        run gets up to STOP_WAIT_S to stop (events are processed meanwhile), then its processes are killed."""
+        if self.launcher.running:
+            self.launcher.shutdown(STOP_WAIT_S, process_events_for)
+            return True
         self.request_stop()
         return self._task.shutdown(timeout_ms)
+
+
+def process_events_for(seconds: float) -> None:
+    """Keep the window drawing and answering while it waits on processes (a bounded wait, not a thread's)."""
+    loop = QEventLoop()
+    QTimer.singleShot(max(1, int(seconds * 1000)), loop.quit)
+    loop.exec()

@@ -1,0 +1,110 @@
+"""The window's side of a data-parallel run (`gui.rank_launcher` starts and follows its processes): what the
+log says, the recorded run opened in the Runs tab and followed live in its own window, the window's state as
+the run records a pause, a resume and its end, and closing the window mid-run behind a short modal
+"Stopping N processes…" that waits (responsive) for the processes to end and then kills what is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
+
+from core.config import RunConfig
+from gui.history_panel import HistoryPanel
+from gui.log_panel import LogPanel
+from gui.rank_launcher import LaunchEnd, RankLauncher
+from gui.run_state import RunState
+
+ENDED_WELL = ("completed", "stopped")
+
+
+def processes_text(nproc: int, kind: str) -> str:
+    """'2 CPU processes', '4 GPUs': what the run's processes are, as the form's label counts them."""
+    if kind == "cuda":
+        return f"{nproc} GPU{'s' if nproc != 1 else ''}"
+    return f"{nproc} CPU process{'es' if nproc != 1 else ''}"
+
+
+def final_state(status: str) -> RunState:
+    """The window's state after a run that ended `status` (a run killed before its end reads failed)."""
+    try:
+        return RunState.after(status)
+    except ValueError:
+        return RunState.FAILED
+
+
+class LaunchedRun(QObject):
+    """Connects a `RankLauncher` to the window: `set_state` and `state` are the window's run state, `finished`
+    is called with the final state once nothing of the run is left."""
+
+    def __init__(self, launcher: RankLauncher, log: LogPanel, history: HistoryPanel, tabs: QTabWidget,
+                 state: Callable[[], RunState], set_state: Callable[[RunState], None],
+                 finished: Callable[[RunState], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.launcher, self.log, self.history, self.tabs = launcher, log, history, tabs
+        self._state, self._set_state, self._finished = state, set_state, finished
+        self.what = ""  # '2 CPU processes'
+        self.closing_dialog: QProgressDialog | None = None  # shown while the window waits for the processes
+        launcher.run_found.connect(self._on_found)
+        launcher.paused_changed.connect(self._on_paused_changed)
+        launcher.stopping.connect(self._on_stopping)
+        launcher.ended.connect(self._on_ended)
+
+    def started(self, config: RunConfig, kind: str) -> None:
+        self.what = processes_text(config.nproc, kind)
+        self.log.add(f"starting {self.what}, data-parallel (batch {config.batch_size} split "
+                     f"{config.batch_size // config.nproc} per process); their output: {self.launcher.log_path}")
+
+    @Slot(int)
+    def _on_found(self, run_id: int) -> None:
+        after = self.launcher.found_after_s
+        self.log.add(f"recording as run {run_id}" + (f" ({after:.1f} s after Start)" if after is not None else "")
+                     + "; followed live in its own window (Runs tab). Stop, Pause and Clear cache act on it")
+        if self._state() is RunState.STARTING:
+            self._set_state(RunState.RUNNING)
+        self.history.refresh()
+        self.tabs.setCurrentWidget(self.history)
+        self.history.select(run_id)
+        self.history.open_run(run_id)
+
+    @Slot(bool)
+    def _on_paused_changed(self, paused: bool) -> None:
+        if self._state() in (RunState.RUNNING, RunState.PAUSED):
+            self._set_state(RunState.PAUSED if paused else RunState.RUNNING)
+            self.log.add(f"run {self.launcher.run_id} {'paused' if paused else 'resumed'}")
+
+    @Slot()
+    def _on_stopping(self) -> None:
+        self._set_state(RunState.FINISHING)  # recorded its end; its processes are exiting
+
+    @Slot(object)
+    def _on_ended(self, end: LaunchEnd) -> None:
+        if end.run_id is None:
+            self.log.add(f"the {self.what} could not start: {end.message}", "error")
+        else:
+            text = f"run {end.run_id} {end.status}" + (f": {end.message}" if end.message else "")
+            self.log.add(text, "info" if end.status in ENDED_WELL else "error")
+        if end.status in ENDED_WELL and end.run_id is not None:
+            self.launcher.remove_log()  # the store holds the run; the output mattered only for a failure
+        elif self.launcher.log_path is not None:
+            self.log.add(f"the processes' output is in {self.launcher.log_path}")
+        self._finished(final_state(end.status))
+
+    def stop_for_close(self, parent: QWidget, shutdown: Callable[[], object]) -> None:
+        """The window closes mid-run: a modal 'Stopping N processes…' while `shutdown` stops the run, waits for
+        its processes (bounded, responsive) and kills what is left."""
+        dialog = QProgressDialog(f"Stopping {self.what or 'the run'}…", "", 0, 0, parent)
+        dialog.setCancelButton(None)  # the wait is bounded; nothing to cancel
+        dialog.setWindowTitle("GPU Training Monitor")
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(0)
+        self.closing_dialog = dialog
+        dialog.show()
+        try:
+            shutdown()
+        finally:
+            dialog.close()
+            dialog.deleteLater()
+            self.closing_dialog = None

@@ -1,0 +1,436 @@
+"""A data-parallel run started from the window. Its N rank processes cannot train in the window's thread, so the
+window starts the CLI as a child, `python -m core run <the form's options> --nproc N --runs-db <the window's
+store>`, in a session of its own (its output in a log file in a temporary folder), and follows it through the
+run store, where rank 0 records the run: the new running row whose pid is one of the child's processes.
+
+While it trains, the controls are signals to that recorded pid (`gui.run_signals`); Stop before the run is
+recorded (the ranks still starting) is a Ctrl+C to the child's process group, as a terminal sends it. When the
+child ends, whatever it left behind is killed: its process group, and every descendant seen (the elastic
+launcher may start ranks in sessions of their own). `shutdown()` (closing the window) stops the run, waits a
+bounded time for the child, then kills the lot: no process outlives the window. An error before any run was
+recorded (an option the CLI refuses, a rank that fails to start) comes back as the child's last error line.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from core.config import BOUNDS, RunConfig
+from core.errors import UserError
+from core.options import PROG, option_name
+from core.run_store import RunNotFound, RunRow, RunStore, StoreError
+from gui.run_signals import CannotSignal, Control, send
+
+POLL_INTERVAL_MS = 150  # the store and the child, while a run is under way
+STOP_WAIT_S = 10.0  # closing the window: how long the ranks get to stop before they are killed
+SETUP_STOP_GRACE_S = 10.0  # Stop before the run was recorded: then a Ctrl+C to the whole group
+RECORDED_AS = re.compile(r"recorded as run (\d+) in ")
+CONTROL_KINDS = ("RunPaused", "RunResumed")
+
+_live: set["RankLauncher"] = set()  # launchers with a child: killed at interpreter exit, whatever ended it
+
+
+@dataclass(frozen=True)
+class LaunchEnd:
+    """How a launched run ended: the run's final status (completed, stopped, ..., or failed when it ended
+    before it was recorded or without finishing its row), a one-line message, and its id when recorded."""
+
+    status: str
+    message: str
+    run_id: int | None
+    exit_code: int
+
+
+def command_line(config: RunConfig, store_path: Path, resume: str | None = None) -> list[str]:
+    """`python -m core run` with every field of `config` spelled out (defaults too: the CLI's presets and
+    defaults must not change what the form shows), recording into `store_path`. No checkpoint options: a
+    data-parallel run saves none (and refuses `resume`, which is passed on for the CLI to say so)."""
+    args = [sys.executable, "-m", "core", "run"]
+    for field in BOUNDS:
+        value = getattr(config, field)
+        if value is None:
+            continue
+        flag = option_name(field)
+        if isinstance(value, bool):
+            args.append(flag if value else "--no-" + flag[2:])
+        else:
+            args.append(f"{flag}={value!r}" if isinstance(value, float) else f"{flag}={value}")
+    if resume:
+        args.append(f"--resume={resume}")
+    return args + [f"--runs-db={store_path}"]
+
+
+def child_environment() -> dict[str, str]:
+    """The window's environment, with this checkout importable from any folder (a run from a source tree) and
+    output unbuffered, so the log shows each line as it is written."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def last_error_line(text: str) -> str:
+    """The line to show for a child that failed before recording: the CLI's own error (without its program
+    prefix), else the last line that is not a progress bar's, a rule or a traceback's frame."""
+    lines = [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
+    for line in reversed(lines):
+        if line.startswith(f"{PROG}: error: "):
+            return line[len(f"{PROG}: error: "):]
+    for line in reversed(lines):
+        if set(line) <= set("=-_* ") or line.startswith(("File \"", "Traceback", "^")) or "it/s]" in line \
+                or "step/s]" in line:
+            continue
+        return line
+    return "it ended before recording anything, without a message"
+
+
+class RankLauncher(QObject):
+    """One data-parallel run at a time, as a child process followed through the run store."""
+
+    run_found = Signal(int)  # the run's id in the store: rank 0 has recorded its start
+    paused_changed = Signal(bool)  # the run recorded a pause (True) or a resume (False)
+    stopping = Signal()  # the run has recorded its end; its processes are exiting
+    ended = Signal(object)  # LaunchEnd, once the child has exited and nothing of it is left
+
+    def __init__(self, store_path: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.store_path = Path(store_path)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.nproc = 0
+        self.run_id: int | None = None
+        self.folder: Path | None = None  # the temporary folder holding the child's output
+        self.launched_at = 0.0
+        self.found_after_s: float | None = None  # seconds from the launch until the run was recorded
+        self._store: RunStore | None = None
+        self._family: dict[int, psutil.Process] = {}  # every descendant seen, by pid
+        self._event_seq = 0
+        self._paused = False
+        self._row: RunRow | None = None
+        self._stop_requested_at: float | None = None
+        self._group_interrupted = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_INTERVAL_MS)
+        self._timer.timeout.connect(self.poll)
+
+    # ---- starting --------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.process is not None
+
+    @property
+    def log_path(self) -> Path | None:
+        return None if self.folder is None else self.folder / "output.log"
+
+    def start(self, config: RunConfig, resume: str | None = None) -> None:
+        """Start the child; UserError when it cannot be started (nothing is left running then)."""
+        if self.process is not None:
+            raise RuntimeError("a data-parallel run is already under way")
+        self.folder = Path(tempfile.mkdtemp(prefix="gpu-train-monitor-launched-run-"))
+        args = command_line(config, self.store_path, resume)
+        (self.folder / "command.txt").write_text(" ".join(args) + "\n", encoding="utf-8")
+        try:
+            with open(self.log_path, "wb") as log:
+                self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                                env=child_environment(), start_new_session=True)
+        except OSError as exc:
+            raise UserError(f"could not start {config.nproc} processes: {exc.strerror or exc}") from None
+        self.nproc, self.run_id, self._row, self._event_seq, self._paused = config.nproc, None, None, 0, False
+        self.launched_at, self.found_after_s = time.time(), None
+        self._stop_requested_at, self._group_interrupted = None, False
+        self._family = {}
+        _live.add(self)
+        self._timer.start()
+
+    def family(self, collect: bool = True) -> set[int]:
+        """The pids of the child and its descendants (rank 0 among them once it runs), looked up now unless
+        `collect` is False (the last poll's)."""
+        if collect:
+            self._collect()
+        return {pid for pid, process in self._family.items() if _alive(process)}
+
+    def processes(self) -> list[psutil.Process]:
+        """Every process of the run seen so far (the child, its ranks and theirs), alive or not: after the
+        run, none of them may be left."""
+        self._collect()
+        return list(self._family.values())
+
+    def _collect(self) -> None:
+        if self.process is None:
+            return
+        try:
+            root = psutil.Process(self.process.pid)
+            found = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            found = []
+        for process in found:
+            self._family.setdefault(process.pid, process)
+        for process in list(self._family.values()):  # a rank in a session of its own keeps its children there
+            if _alive(process):
+                try:
+                    for child in process.children(recursive=True):
+                        self._family.setdefault(child.pid, child)
+                except psutil.Error:
+                    continue
+
+    # ---- following -------------------------------------------------------------------------------
+    @Slot()
+    def poll(self) -> None:
+        """Look for the run in the store, follow its pause state and end, and notice the child exiting."""
+        if self.process is None:
+            return
+        self._collect()
+        exited = self._child_exited()
+        self._read_store()
+        if self._stop_requested_at is not None and self.run_id is None and not self._group_interrupted \
+                and time.monotonic() - self._stop_requested_at > SETUP_STOP_GRACE_S:
+            self._interrupt_group()  # the run never got recorded: stop it the way Ctrl+C in a terminal would
+        if exited:
+            self._finish()
+
+    def _child_exited(self) -> bool:
+        """Whether the child has exited, without reaping it: its pid (its process group's id) stays ours
+        until the sweep has killed whatever it left."""
+        assert self.process is not None
+        if hasattr(os, "waitid"):
+            try:
+                return os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            except ChildProcessError:  # reaped already
+                return True
+        return self.process.poll() is not None
+
+    def _open_store(self) -> RunStore | None:
+        if self._store is None:
+            try:
+                self._store = RunStore(self.store_path, readonly=True)
+            except StoreError:  # not created yet, or being created: the next poll tries again
+                return None
+        return self._store
+
+    def _read_store(self) -> None:
+        store = self._open_store()
+        if store is None:
+            return
+        try:
+            if self.run_id is None:
+                self._find_run(store)
+            if self.run_id is not None:
+                self._follow(store)
+        except RunNotFound:  # deleted from the Runs tab while it trains: nothing more to follow
+            self._row = None
+        except StoreError:  # locked for a moment, or replaced: reopen at the next poll
+            self._close_store()
+
+    def _find_run(self, store: RunStore) -> None:
+        ours = self.family(collect=False)  # this poll's
+        for row in store.list_runs():
+            if row.started_at < self.launched_at - 1.0:
+                break  # newest first: the rest started before the launch
+            if row.pid in ours:
+                self._found(row.id)
+                return
+
+    def _found(self, run_id: int) -> None:
+        self.run_id = run_id
+        self.found_after_s = time.time() - self.launched_at
+        self.run_found.emit(run_id)
+        if self._stop_requested_at is not None and not self._group_interrupted:
+            self._signal(Control.STOP)  # Stop was pressed while the ranks were starting
+
+    def _follow(self, store: RunStore) -> None:
+        assert self.run_id is not None
+        was_running = self._row is None or self._row.status == "running"
+        self._row = store.run(self.run_id)
+        for event in store.events(self.run_id, self._event_seq, CONTROL_KINDS):
+            self._event_seq = event.seq
+            paused = event.kind == "RunPaused"
+            if paused != self._paused:
+                self._paused = paused
+                self.paused_changed.emit(paused)
+        if was_running and self._row.status != "running":
+            self.stopping.emit()
+
+    # ---- controls --------------------------------------------------------------------------------
+    def request_stop(self) -> None:
+        """Stop at the next step; before the run is recorded, once it is (or a Ctrl+C to the group if it
+        never is)."""
+        if self.process is None:
+            return
+        if self.run_id is None:
+            self._stop_requested_at = self._stop_requested_at or time.monotonic()
+            return
+        self._signal(Control.STOP)
+
+    def toggle_pause(self) -> None:
+        self._signal(Control.PAUSE)
+
+    def request_cache_clear(self) -> None:
+        self._signal(Control.CLEAR_CACHE)
+
+    def _signal(self, control: Control) -> None:
+        """Send `control` to rank 0; CannotSignal (a UserError) says why it could not be sent."""
+        if self.process is None or self.run_id is None:
+            raise CannotSignal(f"cannot {control} the run: it has not started training yet")
+        store = self._open_store()
+        try:
+            if store is None:
+                raise CannotSignal(f"cannot {control} the run: the run store cannot be read")
+            row = store.run(self.run_id)
+        except StoreError as exc:
+            raise CannotSignal(f"cannot {control} run {self.run_id}: {exc}") from None
+        send(row, control, self.family)
+
+    def _interrupt_group(self) -> None:
+        self._group_interrupted = True
+        if self.process is not None:
+            _killpg(self.process.pid, signal.SIGINT)
+
+    # ---- ending ----------------------------------------------------------------------------------
+    def shutdown(self, timeout_s: float = STOP_WAIT_S, wait: Callable[[float], None] | None = None) -> None:
+        """Stop the run and wait up to `timeout_s` for the child to exit (`wait(seconds)` is called meanwhile:
+        it keeps the window responsive), then kill whatever is left. `ended` is emitted before it returns."""
+        if self.process is None:
+            return
+        if self.run_id is None:
+            self._interrupt_group()  # still starting: Ctrl+C, as in a terminal
+        else:
+            try:
+                self._signal(Control.STOP)
+            except CannotSignal:  # rank 0 is gone already: the rest is killed below
+                pass
+        deadline = time.monotonic() + timeout_s
+        while self.process is not None and not self._child_exited() and time.monotonic() < deadline:
+            (wait or time.sleep)(0.05)
+            self._collect()
+        if self.process is not None:
+            self._read_store()
+            self._finish()
+
+    def _finish(self) -> None:
+        """The child has exited (or is given up on): kill what it left, reap it, say how the run ended."""
+        process = self.process
+        if process is None:
+            return
+        self._timer.stop()
+        killed = self._sweep()
+        code = process.wait()
+        self.process = None
+        _live.discard(self)
+        if self.run_id is None and self.log_path is not None:  # a run too short to be seen while it trained
+            found = RECORDED_AS.findall(self._log_text())
+            if found:
+                self._found_late(int(found[-1]))
+        end = self._end(code, killed)
+        self._close_store()
+        self.ended.emit(end)
+
+    def _found_late(self, run_id: int) -> None:
+        self.run_id = run_id
+        self.found_after_s = time.time() - self.launched_at
+        self.run_found.emit(run_id)
+        store = self._open_store()
+        if store is not None:
+            try:
+                self._row = store.run(run_id)
+            except StoreError:
+                pass
+
+    def _end(self, code: int, killed: int) -> LaunchEnd:
+        row = self._row
+        if self.run_id is not None and row is not None:
+            store = self._open_store()
+            try:
+                row = store.run(self.run_id) if store is not None else row
+            except StoreError:
+                pass
+        if row is None:
+            message = last_error_line(self._log_text()) if code else "it ended before its run was recorded"
+            return LaunchEnd("failed", message, self.run_id, code)
+        if row.status == "running":  # killed before it could finish its row
+            return LaunchEnd("failed", f"its processes were killed (exit code {code}) before the run finished; "
+                                       f"steps up to the last report are kept", row.id, code)
+        message = row.message or ("" if code == 0 else last_error_line(self._log_text()))
+        if killed:
+            message = (message + "; " if message else "") + f"{killed} leftover process{'es' if killed > 1 else ''} killed"
+        return LaunchEnd(row.status, message, row.id, code)
+
+    def _sweep(self) -> int:
+        """Kill the child's process group and every descendant seen still running; how many were killed
+        (beside the child itself)."""
+        assert self.process is not None
+        self._collect()
+        left = [p for pid, p in self._family.items() if pid != self.process.pid and _alive(p)]
+        _killpg(self.process.pid, signal.SIGKILL)  # the child's group: its pid is ours until it is reaped
+        for process in left:
+            try:
+                process.kill()  # psutil checks it is the same process, not a reused pid
+            except psutil.Error:
+                continue
+        psutil.wait_procs(left, timeout=5)
+        return len(left)
+
+    def _log_text(self) -> str:
+        try:
+            return self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path else ""
+        except OSError:
+            return ""
+
+    def _close_store(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def remove_log(self) -> None:
+        """Delete the temporary folder of the last run's output (none while one trains)."""
+        if self.process is None and self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+    def kill_now(self) -> None:
+        """Kill the child and everything it started at once, with no wait (the process is exiting)."""
+        if self.process is not None:
+            self._sweep()
+            self.process.wait()
+            self.process = None
+            _live.discard(self)
+
+
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _killpg(pgid: int, number: int) -> None:
+    try:
+        os.killpg(pgid, number)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_all() -> None:
+    """Kill every launched run's processes now: the interpreter is exiting (a second Ctrl+C, sys.exit)."""
+    for launcher in list(_live):
+        try:
+            launcher.kill_now()
+        except Exception:  # noqa: BLE001 - exiting: kill the others still
+            continue
+
+
+atexit.register(kill_all)
+
