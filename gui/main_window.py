@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
@@ -77,6 +77,9 @@ class MainWindow(QMainWindow):
         self.idle_timer = QTimer(self)
         self.idle_timer.setInterval(IDLE_POLL_INTERVAL_MS)
         self.idle_timer.timeout.connect(self._on_idle_poll)
+        app = QCoreApplication.instance()
+        if app is not None:  # the app quitting without closing the window (app.exit) stops a run's processes too
+            app.aboutToQuit.connect(self._on_about_to_quit)
         self._update_controls()
 
     # ---- layout ----------------------------------------------------------------------------------
@@ -398,6 +401,11 @@ class MainWindow(QMainWindow):
 
     def save_settings(self) -> None:
         window_settings.save(self.settings, self, self.form, self._splitters())
+
+    @Slot()
+    def _on_about_to_quit(self) -> None:
+        if self.controller.data_parallel:
+            self.controller.shutdown(CLOSE_WAIT_MS)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop a run before closing; never let a running QThread be destroyed."""

@@ -314,8 +314,8 @@ def test_a_missing_data_folder_disables_start_until_fixed(qtbot, window, tmp_pat
 def test_a_batch_larger_than_the_training_set_disables_start_before_the_run(qtbot, window):
     window.form.set_config(FAST.replace(batch_size=FAST.synthetic_samples + 1))
     assert not window.start_button.isEnabled()
-    assert window.start_button.toolTip() == (f"Batch size: 513 is larger than the training set (512 images); "
-                                             f"use at most 512")
+    assert window.start_button.toolTip() == ("Batch size: 513 is larger than the training set (512 images); "
+                                             "use at most 512")
     assert window.form.message_label.isVisible()
     window.form.set_batch_size(FAST.synthetic_samples)
     assert window.start_button.isEnabled()
@@ -402,3 +402,13 @@ def test_the_default_model_says_what_auto_stands_for_here(make_window):
     expected = "tiny-cnn on this CPU" if kind == "cpu" else "resnet18 on this GPU"
     assert window.form.widgets["model"].currentText() == f"auto ({expected})"
     assert window.form.config().model == "auto" and window.start_button.isEnabled()
+
+
+def test_compare_is_off_for_more_than_one_process_and_says_why(window):
+    assert window.compare_button.isEnabled()
+    window.form.set_config(FAST.replace(nproc=2))
+    assert window.start_button.isEnabled()
+    assert not window.compare_button.isEnabled()
+    assert window.compare_button.toolTip() == "A comparison races runs of one process each: set the process count to 1"
+    assert window.start_comparison([{"amp": "off"}, {"channels_last": True}], "x") == window.compare_button.toolTip()
+    assert not window.controller.running

@@ -175,3 +175,12 @@ def test_checkpoint_now_saves_the_run_and_start_with_resume_continues_it(qtbot, 
     assert (started.run_uid, started.start_step) == (first_uid, saved.step)
     assert rec.of(StepsReported)[0].first_step == saved.step + 1
     assert rec.events[-1].status == "completed" and rec.events[-1].step == saved.step + 3
+
+
+def test_a_data_parallel_run_needs_the_run_store_it_is_followed_through(qtbot, tmp_path):
+    controller = RunController(runs_db=tmp_path / "runs.sqlite3", record=False)
+    with pytest.raises(UserError, match="a run of 2 processes is followed through the run store, and this window "
+                                        r"records nothing \(start it with --runs-db PATH\)"):
+        controller.start(FAST.replace(nproc=2))
+    assert not controller.running and not controller.data_parallel
+    assert controller.launcher.store_path == tmp_path / "runs.sqlite3"  # where a recorded one would be looked for
