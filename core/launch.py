@@ -13,6 +13,7 @@ others saw once it was gone; the run's record says the same.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import signal
@@ -25,8 +26,10 @@ from typing import Any
 from core.config import RunConfig
 from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID
 from core.errors import ConfigError
+from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
-SHUTDOWN_TIMEOUT_S = 20  # after one rank failed or a stop: the others' time to end before SIGKILL
+SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 START_TIMEOUT_S = 120  # the rendezvous: every rank must have started within this
 
 
@@ -55,7 +58,26 @@ def rank_main(argv: list[str]) -> int:
     """A worker: the same command line, run as one rank (core.cli sees RANK/WORLD_SIZE and trains its part)."""
     from core.cli import main
 
-    return main(argv)
+    die_with_launcher()
+    code = main(argv)
+    if code not in (0, EXIT_INTERRUPTED, EXIT_TERMINATED):
+        # exit, not return: torch's launcher holds a returning worker until every worker has returned, and
+        # counts only an exit as a failure, which is what makes it stop the others at once
+        raise SystemExit(code)
+    return code
+
+
+def die_with_launcher() -> None:
+    """Linux: this worker gets SIGKILL when its launcher dies, even by SIGKILL (which the launcher cannot
+    pass on): no rank outlives it, training alone for nobody."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
 
 
 def record_rank_end(rank: int, status: str, message: str) -> None:
@@ -76,6 +98,9 @@ def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None
     from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 
     check_world(config)
+    # the launcher's own log (each worker failure as an ERROR with the launcher's traceback, start-up notes):
+    # the failure is said once below, in one line that names the rank
+    logging.getLogger("torch.distributed.elastic").setLevel(logging.CRITICAL)
     uid = uuid.uuid4().hex
     rank_dir = tempfile.mkdtemp(prefix="gpu-train-monitor-ranks-")
     os.environ.update({ENV_RUN_UID: uid, ENV_RANK_DIR: rank_dir,
@@ -88,10 +113,11 @@ def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None
         results = elastic_launch(launch_config, rank_main)(argv)
         return int(results.get(0, 1) or 0), ""
     except ChildFailedError as exc:
-        failure = describe_failure(exc.failures, read_rank_ends(rank_dir))
+        failure = describe_failure(exc.failures, read_rank_ends(rank_dir), config.nproc)
         if record:
             mark_failed(runs_db, uid, failure)
-        return 1, failure
+        codes = {f.exitcode for f in exc.failures.values()}
+        return (EXIT_USER_ERROR if codes == {EXIT_USER_ERROR} else 1), failure
     except SignalException as exc:  # the launcher itself was told to end: the ranks were stopped
         return 128 + int(exc.sigval), f"stopped by {signal.Signals(exc.sigval).name}"
     finally:
@@ -109,7 +135,7 @@ def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:
     return ends
 
 
-def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]]) -> str:
+def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]], world: int) -> str:
     """The first cause, by rank: a rank that reported its own failure (out of memory, diverged, an error that
     is not a lost connection), else a rank killed by a signal the launcher did not send, else the first exit."""
     own = [(rank, end) for rank, end in sorted(ends.items())
@@ -117,6 +143,10 @@ def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]]) 
     if own:
         rank, end = own[0]
         return f"rank {rank} ended the run ({end['status']}): {end['message']}"
+    silent = [rank for rank in range(world) if rank not in ends]  # ranks that never said how they ended
+    if silent and any("timed out" in end["message"].lower() for end in ends.values()):
+        return (f"rank {silent[0]} stopped responding: the other ranks timed out waiting for it in a collective "
+                "(--dist-timeout), and it was ended")
     killed = [(rank, f) for rank, f in sorted(failures.items())
               if f.exitcode < 0 and -f.exitcode not in (signal.SIGTERM, signal.SIGINT) and rank not in ends]
     if killed:

@@ -1,0 +1,204 @@
+"""Data-parallel runs on the CPU: 2 gloo processes started by `run --nproc 2` (torch.distributed's elastic
+launcher), recorded in a store of the test's own. What a user sees: the same losses as one process when
+BatchNorm is synchronised, every rank in the record and the summary, a killed or hung rank named, Stop
+reaching every rank, and no process left behind."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from core.config import RunConfig
+from core.errors import ConfigError
+from core.run_store import RunStore, StoreError
+from core.session import TrainingSession
+
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+TINY = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "512", "--batch-size", "64"]
+
+
+def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "core", "run", *args], capture_output=True, text=True, env=ENV,
+                          timeout=timeout)
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "core", "run", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
+
+
+def end(process: subprocess.Popen[str]) -> None:
+    """After a failed assertion: nothing of the run survives the test."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+
+
+def wait_for_live_ranks(path: Path, process: subprocess.Popen[str], reports: int = 3) -> int:
+    """The run's id once both ranks have reported a few times (the run is under way on both)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()[1]
+        try:
+            with RunStore(path, readonly=True) as store:
+                runs = store.list_runs()
+                if runs and len({r.step for r in store.rank_reports(runs[0].id)}) >= reports:
+                    return runs[0].id
+        except StoreError:  # not there yet, or still being created by rank 0
+            pass
+        time.sleep(0.2)
+    raise AssertionError("the data-parallel run never reported from both ranks")
+
+
+def rank_pids(launcher: psutil.Process, store: Path, run_id: int) -> dict[int, int]:
+    """rank -> pid of the 2 workers: the recorded pid is rank 0; the other worker the launcher spawned is rank 1
+    (a spawned worker's environment as /proc shows it predates the RANK the launcher sets in it)."""
+    with RunStore(store, readonly=True) as runs:
+        rank0 = runs.run(run_id).pid
+    workers = [c.pid for c in launcher.children(recursive=True) if "spawn_main" in " ".join(c.cmdline())]
+    assert rank0 in workers and len(workers) == 2, workers
+    return {0: rank0, 1: next(pid for pid in workers if pid != rank0)}
+
+
+def assert_all_gone(processes: list[psutil.Process]) -> None:
+    gone, alive = psutil.wait_procs(processes, timeout=30)
+    assert not alive, f"processes left behind: {alive}"
+
+
+def test_two_processes_with_synchronised_batchnorm_train_the_one_process_losses(tmp_path: Path) -> None:
+    steps = 12
+    one = TrainingSession(RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=512, batch_size=64,
+                                    max_steps=steps, placement="stream", report_interval=0.01))
+    losses: list[float] = []
+    one.observers.append(lambda e: losses.extend(getattr(e, "losses", ())))
+    assert one.run().status == "completed"
+    store = tmp_path / "runs.sqlite3"
+    for sync in ("--sync-bn", "--no-sync-bn"):
+        result = cli(*TINY, "--placement", "stream", "--max-steps", str(steps), "--nproc", "2", sync,
+                     "--runs-db", str(store))
+        assert result.returncode == 0, result.stderr
+    with RunStore(store) as runs:
+        synced, unsynced = (runs.steps(run.id).losses for run in sorted(runs.list_runs(), key=lambda r: r.id))
+    assert len(synced) == len(unsynced) == len(losses) == steps
+    assert max(abs(a - b) / a for a, b in zip(losses, synced)) < 1e-4  # the same batches, the same statistics
+    worst = max(abs(a - b) / a for a, b in zip(losses, unsynced))
+    assert 1e-4 < worst < 0.1  # per-rank statistics: close, not equal
+
+
+def test_every_rank_reaches_the_record_and_the_summary(tmp_path: Path) -> None:
+    store, summary = tmp_path / "runs.sqlite3", tmp_path / "summary.json"
+    result = cli(*TINY, "--max-steps", "24", "--nproc", "2", "--runs-db", str(store), "--summary-json", str(summary))
+    assert result.returncode == 0, result.stderr
+    assert "2 processes (data-parallel)" in result.stdout
+    data = json.loads(summary.read_text())
+    assert data["world_size"] == 2 and data["status"] == "completed" and data["samples"] == 24 * 64
+    assert [r["rank"] for r in data["ranks"]] == [0, 1]
+    for rank in data["ranks"]:
+        assert rank["device"] == "cpu" and rank["peak_rss_bytes"] > 0 and rank["samples_per_s"] > 0
+    total = sum(r["samples_per_s"] for r in data["ranks"])
+    assert data["samples_per_s"] == pytest.approx(total, rel=0.35)  # the run's images/s is the ranks' total
+    with RunStore(store) as runs:
+        run = runs.list_runs()[0]
+        assert (run.world_size, run.status, run.steps) == (2, "completed", 24)
+        samples = runs.rank_reports(run.id)
+        assert {s.rank for s in samples} == {0, 1}
+        assert {s.step for s in samples if s.rank == 0} == {s.step for s in samples if s.rank == 1}
+        breakdowns = runs.events(run.id, kinds=("MemoryBreakdown",))
+        assert {b.data["rank"] for b in breakdowns} == {0, 1}
+        assert runs.steps(run.id).steps == tuple(range(1, 25))
+        assert all(math.isfinite(loss) for loss in runs.steps(run.id).losses)
+
+
+def test_a_killed_rank_ends_the_run_named_and_leaves_no_process(tmp_path: Path) -> None:
+    store = tmp_path / "runs.sqlite3"
+    process = start(*TINY, "--max-steps", "100000", "--nproc", "2", "--runs-db", str(store))
+    launcher = psutil.Process(process.pid)
+    try:
+        run_id = wait_for_live_ranks(store, process)
+        pids = rank_pids(launcher, store, run_id)
+        family = launcher.children(recursive=True)
+        os.kill(pids[1], signal.SIGKILL)
+        _, err = process.communicate(timeout=60)
+    finally:
+        end(process)
+    assert process.returncode == 1
+    assert f"rank 1 (pid {pids[1]}) was killed by SIGKILL" in err and "Traceback" not in err
+    assert_all_gone(family)
+    with RunStore(store) as runs:
+        run = runs.run(run_id)
+    assert run.status == "failed" and "rank 1" in run.message and "SIGKILL" in run.message
+
+
+def test_stop_sent_to_rank_0_stops_every_rank(tmp_path: Path) -> None:
+    """The window's Stop (and a script's kill -INT of the recorded pid): every rank ends at the same step."""
+    store = tmp_path / "runs.sqlite3"
+    process = start(*TINY, "--max-steps", "100000", "--nproc", "2", "--runs-db", str(store))
+    launcher = psutil.Process(process.pid)
+    try:
+        run_id = wait_for_live_ranks(store, process)
+        rank0 = rank_pids(launcher, store, run_id)[0]
+        family = launcher.children(recursive=True)
+        os.kill(rank0, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        end(process)
+    assert process.returncode == 130, err
+    assert "status      stopped" in out
+    assert_all_gone(family)
+    with RunStore(store) as runs:
+        run = runs.run(run_id)
+        assert run.status == "stopped"
+        last = max(s.step for s in runs.rank_reports(run_id))
+        assert last == run.steps  # both ranks' last report is the step the run stopped at
+
+
+def test_a_hung_rank_ends_the_run_within_the_timeout(tmp_path: Path) -> None:
+    store = tmp_path / "runs.sqlite3"
+    process = start(*TINY, "--max-steps", "100000", "--nproc", "2", "--dist-timeout", "4", "--runs-db", str(store))
+    launcher = psutil.Process(process.pid)
+    try:
+        run_id = wait_for_live_ranks(store, process)
+        pids = rank_pids(launcher, store, run_id)
+        family = launcher.children(recursive=True)
+        os.kill(pids[1], signal.SIGSTOP)  # alive but never answers: a hung collective
+        stopped_at = time.monotonic()
+        _, err = process.communicate(timeout=90)
+        took = time.monotonic() - stopped_at
+    finally:
+        end(process)
+    assert process.returncode == 1
+    assert "rank 1 stopped responding" in err, err
+    assert took < 4 + 15 + 30  # the timeout, the launcher's grace for the others (15 s), slack for a busy machine
+    assert_all_gone(family)
+
+
+def test_more_processes_than_cores_is_a_clear_error() -> None:
+    n = (os.cpu_count() or 1) + 1
+    result = cli(*TINY, "--max-steps", "2", "--nproc", str(n), "--batch-size", str(64 * n), timeout=60)
+    assert result.returncode == 2
+    assert f"{n} CPU processes on {os.cpu_count()} CPU cores" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("changes", "field", "words"), [
+    ({"nproc": 3, "batch_size": 64}, "batch_size", "does not split evenly over 3 processes"),
+    ({"nproc": 2, "device": "cuda:1"}, "device", "each take their own"),
+    ({"nproc": 2, "on_oom": "shrink"}, "on_oom", "shrink is for one process"),
+])
+def test_settings_a_data_parallel_run_cannot_take_are_refused(changes: dict, field: str, words: str) -> None:
+    with pytest.raises(ConfigError, match=words) as caught:
+        RunConfig(**changes)
+    assert caught.value.field == field
+
+
+def test_options_for_one_process_are_refused_before_any_rank_starts(tmp_path: Path) -> None:
+    result = cli(*TINY, "--nproc", "2", "--checkpoint-every", "5", timeout=60)
+    assert result.returncode == 2 and "save no checkpoints" in result.stderr
