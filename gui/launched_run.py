@@ -81,7 +81,9 @@ class LaunchedRun(QObject):
 
     @Slot(object)
     def _on_ended(self, end: LaunchEnd) -> None:
-        if end.run_id is None:
+        if end.run_id is None and end.status == "stopped":
+            self.log.add(f"the {self.what} were {end.message}")
+        elif end.run_id is None:
             self.log.add(f"the {self.what} could not start: {end.message}", "error")
         else:
             text = f"run {end.run_id} {end.status}" + (f": {end.message}" if end.message else "")

@@ -305,6 +305,7 @@ class RankLauncher(QObject):
         it keeps the window responsive), then kill whatever is left. `ended` is emitted before it returns."""
         if self.process is None:
             return
+        self._stop_requested_at = self._stop_requested_at or time.monotonic()
         if self.run_id is None:
             self._interrupt_group()  # still starting: Ctrl+C, as in a terminal
         else:
@@ -357,6 +358,8 @@ class RankLauncher(QObject):
                 row = store.run(self.run_id) if store is not None else row
             except StoreError:
                 pass
+        if row is None and self._stop_requested_at is not None:  # Stop (or a close) while the ranks started up
+            return LaunchEnd("stopped", "stopped before training started", self.run_id, code)
         if row is None:
             message = last_error_line(self._log_text()) if code else "it ended before its run was recorded"
             return LaunchEnd("failed", message, self.run_id, code)

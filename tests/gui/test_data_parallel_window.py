@@ -132,3 +132,21 @@ def test_a_launch_that_fails_before_recording_shows_its_error_line_and_is_idle_a
     assert "Traceback" not in "\n".join(window.log.lines())
     assert window.start_button.isEnabled() and not window.controller.running
     assert left_alive(window.controller.launcher.processes()) == []
+
+
+def test_stop_while_the_processes_are_still_starting_stops_the_run_once_it_is_recorded(qtbot, dp_window, tmp_path):
+    window = dp_window
+    with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+        processes = window.controller.launcher.processes()
+        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # before any rank has recorded anything
+        assert window.state is RunState.STOPPING and not window.stop_button.isEnabled()
+    assert ended.args == [RunState.STOPPED], "\n".join(window.log.lines())
+    run_id = window.controller.launcher.run_id
+    if run_id is None:  # the ranks took longer than SETUP_STOP_GRACE_S to start: Ctrl+C to them all
+        assert "the 2 CPU processes were stopped before training started" in "\n".join(window.log.lines())
+    else:  # recorded within the grace: told to stop at once
+        with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
+            assert store.run(run_id).status == "stopped"
+    assert "ERROR" not in "\n".join(window.log.lines())
+    assert left_alive(processes + window.controller.launcher.processes()) == []
