@@ -48,6 +48,7 @@ class Comparison(RunControls):
             observer(event)
 
     def run(self) -> ComparisonResult:
+        from core.rank_relay import DataParallelRun
         from core.session import TrainingSession
 
         self.emit(ComparisonStarted(self.contenders, self.steps))
@@ -56,7 +57,9 @@ class Comparison(RunControls):
             if self.stop_requested:
                 break
             losses: list[float] = []
-            session = TrainingSession(contender.config, [self._relay(contender.index, losses)])
+            relay = self._relay(contender.index, losses)
+            session: Any = (DataParallelRun(contender.config, [relay]) if contender.config.nproc > 1
+                            else TrainingSession(contender.config, [relay]))
             with self._lock:
                 self._session = session
                 if self.pause_requested:
@@ -114,6 +117,10 @@ def _check_runnable(contender: Contender) -> None:
     try:
         device = resolve_device(contender.config.device)
         check_fast_paths(config_for_device(contender.config, device), device)
+        if contender.config.nproc > 1:
+            from core.launch import check_world
+
+            check_world(contender.config)
     except ConfigError as exc:
         raise ConfigError("vs", f"configuration {contender.index + 1} ({contender.label}): "
                                 f"{option_message(exc.field, str(exc))}") from None

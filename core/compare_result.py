@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.compare_plan import Contender
@@ -62,9 +62,12 @@ class ComparisonResult:
     losses_agree: bool | None  # None: no two runs differ in speed settings only
     agreement: str  # what the loss check found, in words; empty when nothing was checked
     status: str  # completed (every run did), stopped, or failed
+    scaling_efficiency: Mapping[int, float] = field(default_factory=dict)  # run index -> its images/s over
+    # (its processes / the fewest's) x the fewest-process run's: runs that differ only in nproc
 
     def to_dict(self) -> dict[str, Any]:
         return {"runs": [run.to_dict() for run in self.runs], "speedup": self.speedup, "fastest": self.fastest,
+                "scaling_efficiency": {str(i): e for i, e in self.scaling_efficiency.items()},
                 "slowest": self.slowest, "headline": self.headline, "steps": self.steps, "model": self.model,
                 "batch_size": self.batch_size, "losses_agree": self.losses_agree, "agreement": self.agreement,
                 "status": self.status}
@@ -92,11 +95,33 @@ def conclude(contenders: Sequence[Contender], runs: Sequence[ContenderResult], s
         why = "; ".join(f"run {r.index + 1} ({r.label}) {r.status}" + (f": {r.message}" if r.message else "")
                         for r in missing) or "fewer than two runs finished"
         headline = f"no ratio: {why}"
+    scaling = scaling_efficiency(contenders, measured)
+    if scaling:
+        by_index = {c.index: c for c in contenders}
+        headline += "; scaling efficiency " + ", ".join(
+            f"{by_index[i].label} {e:.0%}" for i, e in scaling.items()) + " (images/s per process against the fewest)"
     agree, agreement = check_agreement(contenders, runs)
     status = "completed" if all(r.status == "completed" for r in runs) and len(runs) == len(contenders) else (
         "stopped" if stopped else "failed")
     return ComparisonResult(tuple(runs), steps, model, batch, speedup, fastest, slowest, headline, agree,
-                            agreement, status)
+                            agreement, status, scaling)
+
+
+def scaling_efficiency(contenders: Sequence[Contender], measured: Sequence[ContenderResult]) -> dict[int, float]:
+    """For runs that differ only in their number of processes (and whether BatchNorm is synchronised): each
+    one's images/s / (n / n0 x the n0-process run's), n0 the fewest; 100% is perfect scaling. Empty when the
+    runs differ in anything else, or the fewest-process run did not measure."""
+    configs = {c.index: c.config.to_dict() for c in contenders}
+    first = configs[contenders[0].index]
+    if len({c.config.nproc for c in contenders}) < 2 or any(
+            {f for f, v in config.items() if first[f] != v} - {"nproc", "sync_bn"} for config in configs.values()):
+        return {}
+    rates = {r.index: r.samples_per_s for r in measured if r.samples_per_s}
+    base = min(contenders, key=lambda c: c.config.nproc)
+    if base.index not in rates:
+        return {}
+    return {c.index: rates[c.index] / (c.config.nproc / base.config.nproc * rates[base.index])
+            for c in contenders if c.index in rates and c.index != base.index}
 
 
 def ratio_text(ratio: float) -> str:

@@ -12,6 +12,7 @@ others saw once it was gone; the run's record says the same.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -20,6 +21,7 @@ import signal
 import sys
 import tempfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,37 +93,61 @@ def record_rank_end(rank: int, status: str, message: str) -> None:
         pass  # the launcher then reports what the process's exit said
 
 
+@contextlib.contextmanager
+def rank_folder(nproc: int) -> Iterator[tuple[str, str]]:
+    """(the run's uid, the folder where ranks say how they ended), both handed to the ranks in their
+    environment (the workers inherit it); the folder is removed and the environment restored afterwards.
+    Each worker also gets its share of the CPU cores as torch threads (unless OMP_NUM_THREADS is set), as one
+    process would use them all: N processes with torch's default would each fight over every core."""
+    uid = uuid.uuid4().hex
+    folder = tempfile.mkdtemp(prefix="gpu-train-monitor-ranks-")
+    changes = {ENV_RUN_UID: uid, ENV_RANK_DIR: folder,
+               "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))}
+    before = {name: os.environ.get(name) for name in changes}
+    os.environ.update(changes)
+    try:
+        yield uid, folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def launch_config(nproc: int, uid: str) -> Any:
+    """torch's LaunchConfig for `nproc` workers on this machine: no restarts (a failed run is reported, not
+    retried), a rendezvous on a free local port, the others stopped SHUTDOWN_TIMEOUT_S after one failed.
+    """
+    from torch.distributed.launcher.api import LaunchConfig
+    # the launcher's own log (each worker failure as an ERROR with the launcher's traceback, start-up notes):
+    # the failure is said once, in one line that names the rank
+    logging.getLogger("torch.distributed.elastic").setLevel(logging.CRITICAL)
+    return LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=nproc, run_id=uid, rdzv_backend="c10d",
+                        rdzv_endpoint="localhost:0", max_restarts=0, rdzv_configs={"join_timeout": START_TIMEOUT_S},
+                        monitor_interval=0.1, start_method="spawn", shutdown_timeout=SHUTDOWN_TIMEOUT_S)
+
+
 def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None) -> tuple[int, str]:
     """Run `argv` (the CLI's arguments) as `config.nproc` ranks; returns (exit code, failure text or "")."""
     from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
-    from torch.distributed.launcher.api import LaunchConfig, elastic_launch
+    from torch.distributed.launcher.api import elastic_launch
 
     check_world(config)
-    # the launcher's own log (each worker failure as an ERROR with the launcher's traceback, start-up notes):
-    # the failure is said once below, in one line that names the rank
-    logging.getLogger("torch.distributed.elastic").setLevel(logging.CRITICAL)
-    uid = uuid.uuid4().hex
-    rank_dir = tempfile.mkdtemp(prefix="gpu-train-monitor-ranks-")
-    os.environ.update({ENV_RUN_UID: uid, ENV_RANK_DIR: rank_dir,
-                       "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")})
-    launch_config = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=config.nproc, run_id=uid,
-                                 rdzv_backend="c10d", rdzv_endpoint="localhost:0", max_restarts=0,
-                                 rdzv_configs={"join_timeout": START_TIMEOUT_S}, monitor_interval=0.1,
-                                 start_method="spawn", shutdown_timeout=SHUTDOWN_TIMEOUT_S)
-    try:
-        results = elastic_launch(launch_config, rank_main)(argv)
-        return int(results.get(0, 1) or 0), ""
-    except ChildFailedError as exc:
-        failure = describe_failure(exc.failures, read_rank_ends(rank_dir), config.nproc)
-        if record:
-            mark_failed(runs_db, uid, failure)
-        codes = {f.exitcode for f in exc.failures.values()}
-        return (EXIT_USER_ERROR if codes == {EXIT_USER_ERROR} else 1), failure
-    except SignalException as exc:  # the launcher itself was told to end: the ranks were stopped
-        return 128 + int(exc.sigval), f"stopped by {signal.Signals(exc.sigval).name}"
-    finally:
-        shutil.rmtree(rank_dir, ignore_errors=True)
+    with rank_folder(config.nproc) as (uid, folder):
+        try:
+            results = elastic_launch(launch_config(config.nproc, uid), rank_main)(argv)
+            return int(results.get(0, 1) or 0), ""
+        except ChildFailedError as exc:
+            failure = describe_failure(exc.failures, read_rank_ends(folder), config.nproc)
+            if record:
+                mark_failed(runs_db, uid, failure)
+            codes = {f.exitcode for f in exc.failures.values()}
+            return (EXIT_USER_ERROR if codes == {EXIT_USER_ERROR} else 1), failure
+        except SignalException as exc:  # the launcher itself was told to end: the ranks were stopped
+            return 128 + int(exc.sigval), f"stopped by {signal.Signals(exc.sigval).name}"
 
 
 def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:

@@ -44,3 +44,19 @@ def test_runs_that_differ_only_in_speed_settings_must_agree() -> None:
     different = conclude(runs, [result(0, 1.0), result(1, 2.0, (2.3, 2.5, 2.1))], 3, "tiny-cnn", False)
     assert different.losses_agree is False
     assert "step 2: 2.2000 vs 2.5000" in different.agreement
+
+
+def test_runs_that_differ_only_in_processes_state_their_scaling_efficiency() -> None:
+    contenders = plan(RunConfig(device="cpu", batch_size=128, max_steps=10),
+                      [{"nproc": 1}, {"nproc": 2}, {"nproc": 4, "sync_bn": True}])
+    outcome = conclude(contenders, [result(0, 1000.0), result(1, 1800.0), result(2, 3000.0)], 10, "tiny-cnn", False)
+    assert outcome.scaling_efficiency == {1: pytest.approx(0.9), 2: pytest.approx(0.75)}
+    assert "scaling efficiency nproc=2 90%, nproc=4, sync_bn 75%" in outcome.headline
+    assert outcome.to_dict()["scaling_efficiency"] == {"1": pytest.approx(0.9), "2": pytest.approx(0.75)}
+
+
+def test_no_scaling_efficiency_when_the_runs_differ_in_more_than_processes() -> None:
+    contenders = plan(RunConfig(device="cpu", batch_size=128, max_steps=10),
+                      [{"nproc": 1}, {"nproc": 2, "lr": 0.1}])
+    outcome = conclude(contenders, [result(0, 1000.0), result(1, 1800.0)], 10, "tiny-cnn", False)
+    assert outcome.scaling_efficiency == {} and "scaling" not in outcome.headline

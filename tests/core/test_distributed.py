@@ -202,3 +202,17 @@ def test_settings_a_data_parallel_run_cannot_take_are_refused(changes: dict, fie
 def test_options_for_one_process_are_refused_before_any_rank_starts(tmp_path: Path) -> None:
     result = cli(*TINY, "--nproc", "2", "--checkpoint-every", "5", timeout=60)
     assert result.returncode == 2 and "save no checkpoints" in result.stderr
+
+
+def test_compare_races_one_process_against_two_and_states_the_scaling(tmp_path: Path) -> None:
+    out = tmp_path / "compare.json"
+    result = subprocess.run([sys.executable, "-m", "core", "compare", "--vs", "nproc=1", "--vs", "nproc=2", *TINY,
+                             "--max-steps", "12", "--json", str(out), "--no-record"], capture_output=True, text=True,
+                            env=ENV, timeout=240)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(out.read_text())
+    assert [r["status"] for r in data["runs"]] == ["completed", "completed"]
+    efficiency = data["scaling_efficiency"]["1"]
+    rates = [r["samples_per_s"] for r in data["runs"]]
+    assert efficiency == pytest.approx(rates[1] / (2 * rates[0]))
+    assert f"scaling efficiency nproc=2 {efficiency:.0%}" in result.stdout

@@ -1,0 +1,153 @@
+"""A data-parallel run started from inside this process (a comparison's contender): torch's elastic launcher
+runs the ranks, and rank 0 sends its events back through a queue, so the caller's observers see the run
+as they see a `TrainingSession`'s. The controls reach rank 0 as the signals a CLI run answers to (SIGINT
+stop, SIGUSR1 clear the cache, SIGUSR2 pause / resume); rank 0 shares them with every rank at its next
+report."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from core.config import RunConfig
+from core.controls import RunControls
+from core.events import Observer, RunFinished
+from core.summary import RunSummary
+
+
+def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> int:
+    """A worker: train one rank; rank 0 puts its pid, then each event, on `events` (a manager queue)."""
+    from core.cli import stop_on_signals
+    from core.distributed_env import ENV_RUN_UID, RankContext
+    from core.distributed_session import DistributedSession
+    from core.launch import die_with_launcher, record_rank_end
+
+    die_with_launcher()
+    context = RankContext.from_environment()
+    assert context is not None
+    context = RankContext(context.rank, context.world_size, context.local_rank, timeout_s)
+    observers: list[Observer] = [events.put] if context.is_main else []
+    session = DistributedSession(RunConfig.from_dict(config_values), context, observers,
+                                 run_uid=os.environ.get(ENV_RUN_UID))
+    if context.is_main:
+        events.put(("pid", os.getpid()))
+    with stop_on_signals(session):
+        finished = session.run()
+    record_rank_end(context.rank, finished.status, finished.message)
+    if finished.status not in ("completed", "stopped"):
+        raise SystemExit(1)  # an exit: torch's launcher then stops the other ranks at once
+    return 0
+
+
+class DataParallelRun(RunControls):
+    """Runs `config` (nproc > 1) as ranks of this machine and relays rank 0's events to `observers`."""
+
+    def __init__(self, config: RunConfig, observers: Iterable[Observer] = (), timeout_s: float = 120.0) -> None:
+        super().__init__()
+        self.config = config
+        self.observers: list[Observer] = list(observers)
+        self.timeout_s = timeout_s
+        self._rank0: int | None = None
+        self._lock = threading.Lock()
+
+    def run(self) -> RunFinished:
+        """Train to the end; the final event, also when the ranks failed before rank 0 could say so."""
+        from core.launch import check_world
+
+        check_world(self.config)
+        with multiprocessing.get_context("spawn").Manager() as manager:
+            events = manager.Queue()
+            outcome: dict[str, Any] = {}
+            launcher = threading.Thread(target=self._launch, args=(events, outcome), daemon=True)
+            launcher.start()
+            finished = self._relay(events, launcher)
+            launcher.join()
+        if finished is None:
+            finished = self._failed(outcome.get("failure", "the ranks ended without a result"))
+        elif outcome.get("failure") and finished.status in ("completed", "stopped"):
+            finished = self._failed(outcome["failure"])
+        elif outcome.get("failure"):  # rank 0 said how it saw the end; the launcher knows who caused it
+            finished = RunFinished(finished.status, finished.step, outcome["failure"], False, finished.summary)
+        for observer in self.observers:
+            observer(finished)
+        return finished
+
+    def _launch(self, events: Any, outcome: dict[str, Any]) -> None:
+        from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+        from torch.distributed.launcher.api import elastic_launch
+
+        from core.launch import describe_failure, launch_config, rank_folder, read_rank_ends
+
+        with rank_folder(self.config.nproc) as (uid, folder):
+            try:
+                elastic_launch(launch_config(self.config.nproc, uid), relay_rank)(
+                    self.config.to_dict(), events, self.timeout_s)
+            except ChildFailedError as exc:
+                outcome["failure"] = describe_failure(exc.failures, read_rank_ends(folder), self.config.nproc)
+            except Exception as exc:  # noqa: BLE001 - the launcher itself failed (rendezvous, spawn): say so
+                outcome["failure"] = f"the ranks could not be started: {type(exc).__name__}: {exc}"
+
+    def _relay(self, events: Any, launcher: threading.Thread) -> RunFinished | None:
+        """Pass events on until rank 0's RunFinished (kept back: `run` may name a failing rank in it)."""
+        while True:
+            try:
+                item = events.get(timeout=0.2)
+            except queue.Empty:
+                if not launcher.is_alive():
+                    return None
+                continue
+            if isinstance(item, tuple) and item[0] == "pid":
+                with self._lock:
+                    self._rank0 = int(item[1])
+                self._forward_pending()
+                continue
+            if isinstance(item, RunFinished):
+                return item
+            for observer in self.observers:
+                observer(item)
+
+    def _failed(self, message: str) -> RunFinished:
+        config = self.config.to_dict()
+        summary = RunSummary("failed", 0, 0, 0.0, None, None, None, None, str(config["device"]), "", 0, 0, 0, config,
+                             world_size=self.config.nproc)
+        return RunFinished("failed", 0, message, False, summary)
+
+    # ---- commands reach rank 0 as signals --------------------------------------------------------
+    def request_stop(self) -> None:
+        super().request_stop()
+        self._signal(signal.SIGINT)
+
+    def pause(self) -> None:
+        if not self.pause_requested:
+            super().pause()
+            self._signal(signal.SIGUSR2)
+
+    def resume(self) -> None:
+        if self.pause_requested:
+            super().resume()
+            self._signal(signal.SIGUSR2)
+
+    def request_cache_clear(self) -> None:
+        self._signal(signal.SIGUSR1)
+
+    def _forward_pending(self) -> None:
+        """Requests made before rank 0 was known."""
+        if self.stop_requested:
+            self._signal(signal.SIGINT)
+        elif self.pause_requested:
+            self._signal(signal.SIGUSR2)
+
+    def _signal(self, signum: int) -> None:
+        with self._lock:
+            pid = self._rank0
+        if pid is not None:
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass  # it has just ended
+
