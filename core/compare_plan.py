@@ -129,10 +129,12 @@ class ReadyComparison:
     overrides: tuple[Mapping[str, Any], ...]
 
 
-def ready_comparisons(base: RunConfig, gpu: str | None, compile_available: bool) -> list[ReadyComparison]:
+def ready_comparisons(base: RunConfig, gpu: str | None, compile_available: bool,
+                      processes: int = 1) -> list[ReadyComparison]:
     """The ready-made comparisons that apply here. `gpu` is this machine's GPU ('cuda:0', 'mps') or None;
     the GPU-only ones run on it, and stream vs resident runs on the GPU when there is one, else the CPU.
-    A CPU side drops what the CPU refuses (fp16, cuDNN's autotuner) and says so in its overrides."""
+    A CPU side drops what the CPU refuses (fp16, cuDNN's autotuner) and says so in its overrides.
+    `processes`: how many data-parallel processes this machine takes (its CUDA GPUs, or its CPU cores)."""
     offered: list[ReadyComparison] = []
     device = gpu or "cpu"
     if gpu is not None:
@@ -150,8 +152,25 @@ def ready_comparisons(base: RunConfig, gpu: str | None, compile_available: bool)
                                        ({"device": gpu, "amp": "off"}, {"device": gpu, "amp": "bf16"})))
         offered.append(ReadyComparison("channels_last", f"the default memory format against channels_last on {gpu}",
                                        ({"device": gpu, "channels_last": False}, {"device": gpu, "channels_last": True})))
+    scaling = _scaling_comparison(base, gpu, processes)
+    if scaling is not None:
+        offered.append(scaling)
     if compile_available:
         offered.append(ReadyComparison(
             "compiled vs eager", f"torch.compile against eager PyTorch on {device} (compile time shown apart)",
             ({"device": device, "compile": False}, {"device": device, "compile": True})))
     return offered
+
+
+def _scaling_comparison(base: RunConfig, gpu: str | None, processes: int) -> ReadyComparison | None:
+    """1 process against the most this machine takes whose share of the batch is whole: CUDA GPUs (NCCL) or
+    CPU processes (gloo); the comparison states the scaling efficiency."""
+    n = next((n for n in range(min(processes, 8), 1, -1) if base.batch_size % n == 0), None)
+    if n is None:
+        return None
+    cuda = gpu is not None and gpu.startswith("cuda")
+    device, what = ("cuda", "GPUs") if cuda else ("cpu", "CPU processes")
+    side = {"device": device, "on_oom": "stop"}
+    return ReadyComparison(f"1 vs {n} {what}", f"data-parallel: one process against {n} {what} training the same "
+                                               f"global batch of {base.batch_size} (scaling efficiency shown)",
+                           ({**side, "nproc": 1}, {**side, "nproc": n}))

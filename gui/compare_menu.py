@@ -10,6 +10,8 @@ Every run trains the form's Max steps (or `DEFAULT_STEPS` when it has none): the
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Callable
 from typing import Any
 
@@ -190,7 +192,9 @@ class CompareMenu(QObject):
         except UserError:
             return []
         gpu = devices.gpu()
-        return ready_comparisons(base, gpu, devices.problem(gpu or "cpu", "compile") is None)
+        gpus = sum(kind == "cuda" for spec, kind in devices.kinds.items() if spec != "auto")
+        processes = gpus if gpu is not None and gpu.startswith("cuda") else (os.cpu_count() or 1)
+        return ready_comparisons(base, gpu, devices.problem(gpu or "cpu", "compile") is None, processes)
 
     def rebuild(self) -> None:
         self.menu.clear()

@@ -85,3 +85,17 @@ def test_a_label_leaves_out_what_every_run_sets_alike() -> None:
     assert runs[0].overrides == {"device": "cpu", "placement": "stream"}  # the overrides stay whole
     runs = plan(RunConfig(), [{"amp": "bf16"}, {"channels_last": True}])
     assert [r.label for r in runs] == ["amp bf16", "channels_last"]
+
+
+def test_a_machine_with_several_processors_offers_one_against_n() -> None:
+    offered = {c.name: c for c in ready_comparisons(RunConfig(batch_size=96), gpu=None, compile_available=False,
+                                                    processes=8)}
+    one, many = offered["1 vs 8 CPU processes"].overrides  # 96 splits over 8
+    assert (one["nproc"], many["nproc"], many["device"]) == (1, 8, "cpu")
+    offered = {c.name: c for c in ready_comparisons(RunConfig(batch_size=100), gpu="cuda:0", compile_available=False,
+                                                    processes=8)}
+    assert "1 vs 5 GPUs" in offered  # the most GPUs whose share of the batch is whole
+    runs = plan(RunConfig(batch_size=100), offered["1 vs 5 GPUs"].overrides)
+    assert [r.label for r in runs] == ["nproc=1", "nproc=5"]
+    assert not [c for c in ready_comparisons(RunConfig(), gpu=None, compile_available=False, processes=1)
+                if "vs" in c.name and "process" in c.name]

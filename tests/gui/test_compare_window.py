@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 from core.compare_plan import DEFAULT_STEPS
 from core.compare_result import ratio_text
-from core.events import CacheCleared, ComparisonFinished, ComparisonStarted, ContenderEvent, RunFinished
+from core.events import CacheCleared, ComparisonFinished, ComparisonStarted, ContenderEvent, RunFinished, StepsReported
 from gui.main_window import MainWindow
 from gui.run_state import RunState
 from gui_support import FAST, EventRecorder, native_threads_named
@@ -178,3 +178,24 @@ def test_a_custom_comparison_this_machine_cannot_run_says_why_in_its_dialog(qtbo
     assert not window.controller.running and window.state is RunState.IDLE
     assert dialog.isVisible() and dialog.error.text().startswith("configuration 2 (cuda:7): --device:")
     assert "the comparison could not start: configuration 2 (cuda:7)" in log_text(window)
+
+
+def test_one_process_races_two_and_the_headline_states_the_scaling(qtbot, window):
+    """The data-parallel side runs as 2 gloo processes under torch's launcher; its events reach the race."""
+    import os
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one CPU core: no second process to race")
+    events = EventRecorder()
+    window.controller.event.connect(events.on_event)
+    window.form.set_config(COMPARE.replace(batch_size=64, max_steps=8))
+    assert "1 vs 2 CPU processes" in menu_entries(window)
+    action = next(a for a in window.compare_menu.menu.actions() if a.text() == "1 vs 2 CPU processes")
+    with qtbot.waitSignal(window.run_ended, timeout=240_000):
+        action.trigger()
+    result = window.compare.result
+    assert [r.status for r in result.runs] == ["completed", "completed"], result.headline
+    assert set(result.scaling_efficiency) == {1}
+    assert f"scaling efficiency nproc=2 {result.scaling_efficiency[1]:.0%}" in window.compare_view.headline.text()
+    reports = [e.event for e in events.of(ContenderEvent) if isinstance(e.event, StepsReported) and e.index == 1]
+    assert reports and all(len(r.ranks) == 2 for r in reports)  # rank 0 relays both ranks' samples
