@@ -146,8 +146,8 @@ def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None
                 mark_failed(runs_db, uid, failure)
             codes = {f.exitcode for f in exc.failures.values()}
             return (EXIT_USER_ERROR if codes == {EXIT_USER_ERROR} else 1), failure
-        except SignalException as exc:  # the launcher itself was told to end: the ranks were stopped
-            return 128 + int(exc.sigval), f"stopped by {signal.Signals(exc.sigval).name}"
+        except SignalException as exc:  # Ctrl+C, or a signal to the launcher: it passed it on to the ranks,
+            return 128 + int(exc.sigval), ""  # which stopped at a step (rank 0 has said so)
 
 
 def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:
