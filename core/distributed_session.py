@@ -69,6 +69,8 @@ class DistributedSession(TrainingSession):
     # ---- build -----------------------------------------------------------------------------------
     def _device(self) -> torch.device:
         device = distributed.rank_device(self.config.device, self.context)
+        if device.type == "cuda":  # before any collective: NCCL places their tensors on the current device
+            torch.cuda.set_device(device)
         distributed.start_group(self.context, device)
         self.rank_devices = tuple(distributed.gather_strings(str(device)))
         return device
