@@ -30,13 +30,13 @@ from core import distributed, oom_recovery, run_outcome
 from core.batches import BatchEpoch
 from core.config import RunConfig
 from core.distributed import RankContext
-from core.events import (CacheCleared, LogMessage, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
+from core.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
                          RunResumed, StepsReported)
 from core.memory import MemorySample, clear_cache
 from core.rank_data import Shard
 from core.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run
-from core.session import BREAKDOWN_PERIOD_S, LOSS_RISE_FACTOR, TrainingSession
+from core.session import BREAKDOWN_PERIOD_S, TrainingSession
 from core.sync_batchnorm import synchronise_batchnorm
 
 # one rank's row of a report's all_gather: these values, then its losses since the previous report
@@ -132,17 +132,8 @@ class DistributedSession(TrainingSession):
             if not rows[0, AT["pause"]]:
                 return False
 
-    def _emit_breakdown(self, images: torch.Tensor, labels: torch.Tensor) -> None:
-        """Measure this rank's step; rank 0 emits every rank's at the next report."""
-        run = self._state
-        assert self._parts is not None and self._recorder is not None and self.device is not None
-        run.sample_next = False
-        run.last_breakdown = time.perf_counter()
-        trainer = self._parts.trainer
-        breakdown = self._recorder.breakdown(run.step, trainer.model, trainer.optimizer, images, labels,
-                                             self._parts.placement.device_bytes(self.device))
-        if run.breakdown is None or breakdown.total_bytes >= run.breakdown.total_bytes:
-            run.breakdown = breakdown
+    def _breakdown_measured(self, breakdown: MemoryBreakdown) -> None:
+        """This rank's sampled step goes into the next report; rank 0 emits every rank's there."""
         peaks = dict(breakdown.phase_peaks)
         self._breakdown_row = [1.0, float(breakdown.step), breakdown.params_bytes, breakdown.grads_bytes,
                                breakdown.optimizer_bytes, breakdown.batch_bytes, breakdown.activations_bytes,
@@ -197,13 +188,8 @@ class DistributedSession(TrainingSession):
         self.emit(StepsReported(run.step, run.epoch, first, tuple(losses), run.samples * world, rate, now - run.t0,
                                 run.eta_s(batch), batch * world, self.probe.sample(), run.total_steps,
                                 self._rank_samples))
-        run.report_means.append(statistics.fmean(losses))
         self._agree(rows, len(losses))
-        run_outcome.check_finite(first, losses)  # every rank sees the same losses: they all end here together
-        rise = run.loss_rise(LOSS_RISE_FACTOR)
-        if rise is not None:
-            self.emit(LogMessage("warning", f"the loss rose from {rise[0]:.4g} to {rise[1]:.4g} by step {run.step}: "
-                                            "the run is not converging; try a lower learning rate"))
+        self._check_losses(first, losses)  # every rank sees the same losses: a divergence ends them all together
 
     def _rank_sample(self, rank: int, row: list[float]) -> RankSample:
         """A rank's gathered row as the sample the window plots; its peaks are kept for the summary."""

@@ -35,8 +35,8 @@ from core.checkpointer import Checkpointer
 from core.config import RunConfig
 from core.controls import RunControls
 from core.devices import cpu_name, resolve_device
-from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, Observer, RunFinished,
-                         RunPaused, RunResumed, RunStarted, StepsReported)
+from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
+                         RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory import MemoryProbe, clear_cache, has_cache
 from core.models import count_parameters
 from core.readonly import ReadOnlyDict
@@ -301,6 +301,11 @@ class TrainingSession(RunControls):
         batch = self._parts.source.batch_size
         self.emit(StepsReported(run.step, run.epoch, first, tuple(losses), run.samples, rate, now - run.t0,
                                 run.eta_s(batch), batch, self.probe.sample(), run.total_steps))
+        self._check_losses(first, losses)
+
+    def _check_losses(self, first: int, losses: list[float]) -> None:
+        """A report's losses (steps `first` onwards): Diverged at the first NaN/inf, a warning once they rise."""
+        run = self._state
         run.report_means.append(statistics.fmean(losses))
         run_outcome.check_finite(first, losses)  # raises Diverged at the first NaN/inf
         rise = run.loss_rise(LOSS_RISE_FACTOR)
@@ -319,6 +324,9 @@ class TrainingSession(RunControls):
                                              self._parts.placement.device_bytes(self.device))
         if run.breakdown is None or breakdown.total_bytes >= run.breakdown.total_bytes:
             run.breakdown = breakdown
+        self._breakdown_measured(breakdown)
+
+    def _breakdown_measured(self, breakdown: MemoryBreakdown) -> None:
         self.emit(breakdown)
 
     def _apply_cache_clear(self) -> None:
