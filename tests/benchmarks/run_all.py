@@ -21,6 +21,12 @@ output folder (default: a new folder under ./benchmark-results/), its stdout and
             resident, batch 512, 50,000 images; >= 50,000 images/s on an H200.
 - speedrun  NVIDIA GPU only: `gpu-train-monitor run --preset speedrun`, 50,000 images; >= 200,000
             images/s on an H200.
+- parallel  `data_parallel.py`: 1 process vs N, each round one `gpu-train-monitor compare --vs nproc=1 --vs
+            nproc=N` (CPU: tiny-cnn, global batch 256, 24 steps, N = 2 gloo processes of cores/N threads each
+            against one process with torch's default threads; k >= 2 CUDA GPUs: resnet18, 1 GPU vs k): each
+            side's images/s, the ratio and the scaling efficiency, reported without a target. And the DDP
+            wrapper's cost: DistributedSession in a world of 1 / TrainingSession samples/s, in one process,
+            >= 0.97 on a GPU (resnet18, batch 256); on a CPU (tiny-cnn b256, resnet18 b16) reported.
 - gpu-tests `pytest -m gpu` (only with --gpu-check or --only gpu-tests): passes, or the row says what failed.
 
 Medians of several runs and ratios, never single times: the scripts repeat each measurement `--repeats`
@@ -69,9 +75,9 @@ from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent.parent
-NAMES = ("gpu-tests", "data", "session", "gui", "compare", "resnet18", "speedrun")
-DEFAULT_NAMES = ("data", "session", "gui", "compare", "resnet18", "speedrun")
-GPU_CHECK_NAMES = ("gpu-tests", "data", "session", "resnet18", "speedrun", "compare")
+NAMES = ("gpu-tests", "data", "session", "gui", "compare", "parallel", "resnet18", "speedrun")
+DEFAULT_NAMES = ("data", "session", "gui", "compare", "resnet18", "speedrun", "parallel")
+GPU_CHECK_NAMES = ("gpu-tests", "data", "session", "resnet18", "speedrun", "compare", "parallel")
 NO_GPU = "no NVIDIA GPU"
 
 # Targets. Where a target depends on the device kind: {"cpu": ..., "gpu": ...}.
@@ -80,6 +86,7 @@ TARGET_SESSION = {"resnet18": {"cpu": 0.97, "gpu": 0.99}, "tiny-cnn": {"cpu": 0.
 TARGET_GUI_P99_MS = 20.0
 TARGET_GUI_REDRAW_MS = 10.0
 TARGET_H200 = {"resnet18": 50_000.0, "speedrun": 200_000.0}  # images/s, set for an H200
+TARGET_DDP_VS_PLAIN = {"gpu": 0.97}  # DistributedSession (world of 1) / TrainingSession, resnet18 b256; none on a CPU
 
 MIN_JOB_S = 15.0  # under this much budget left, a job is not started
 STOP_GRACE_S = 5.0  # a job past its limit gets SIGTERM (it stops like Stop), then SIGKILL after this long
@@ -500,6 +507,14 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                                 "--json", str(out / f"{key}.json")]
                 b.jobs.append(Job(key, f"compare placement=stream vs resident (run {i + 1})", argv,
                                   limit(600, 35, 90), out / f"{key}.json"))
+        elif name == "parallel":
+            b = Bench(name, "data parallel", summarize=sum_parallel)
+            argv = py_script("data_parallel.py") + ["--device", dev, "--repeats", str(ctx.repeats),
+                                                    "--json", str(out / "parallel.json")]
+            if q:
+                argv += ["--quick"]
+            # CPU: ~5 minutes at full size on 2 idle cores (3 comparisons, 12 in-process runs)
+            b.jobs.append(Job("parallel", "data_parallel.py", argv, limit(600, 150, 240), out / "parallel.json"))
         elif name in ("resnet18", "speedrun"):
             title = ("resnet18 bf16 resident" if name == "resnet18" else "speed-run preset")
             b = Bench(name, title, summarize=sum_gpu_run)
@@ -653,6 +668,63 @@ def sum_compare(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
         results[group] = {"labels": labels, "samples_per_s_median": medians, "samples_per_s_runs": rates,
                           "speedup_median": statistics.median(speedups) if speedups else None,
                           "speedups": speedups, "headlines": [j.data.get("headline") for j in done]}
+    return rows, results
+
+
+def percent_spread(values: list[float]) -> str:
+    return "1 run" if len(values) == 1 else f"{min(values):.0%}..{max(values):.0%} ({len(values)})"
+
+
+def sum_parallel(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
+    d = b.jobs[0].data
+    kind = d.get("device_kind", ctx.kind)
+    rows: list[Row] = []
+    scaling = d["scaling"]
+    if scaling.get("skipped"):
+        rows.append(Row(b.title, f"scaling, 1 vs N: skipped: {scaling['skipped']}", met="skipped"))
+    n, threads = scaling.get("nproc"), scaling.get("threads")
+    for placement, r in scaling.get("placements", {}).items():
+        shape = f"{scaling['model']} b{scaling['batch']} {placement}, {scaling['steps']} steps"
+        if threads:
+            one = f"1 process, torch's default {threads['one_process']} threads"
+            many = f"{n} {scaling['backend']} processes, {threads['per_rank']} thread(s) each"
+            target = "none (2 cores shared with the launcher)" if (ctx.machine.get("cpu_available_cores") or 0) <= 2 \
+                else "none (reported)"
+        else:
+            one, many, target = "1 GPU", f"{n} GPUs ({scaling['backend']})", "none (reported)"
+        rows.append(Row(b.title, f"scaling: {one} ({shape})", num(r["one_process_images_per_s"]),
+                        spread(r["one_process_runs"]), "1.00x", unit="images/s"))
+        rows.append(Row(b.title, f"scaling: {many} (ratio: median of rounds)", num(r["n_process_images_per_s"]),
+                        spread(r["n_process_runs"]), ratio_text(r["ratio"]), unit="images/s"))
+        rows.append(Row(b.title, f"scaling efficiency: {n}-process images/s / ({n} x 1-process)",
+                        f"{r['scaling_efficiency']:.0%}", percent_spread(r["scaling_efficiencies"]), "", target,
+                        "n/a"))
+    ddp = d["ddp"]
+    if ddp.get("skipped"):
+        rows.append(Row(b.title, f"DDP overhead: skipped: {ddp['skipped']}", met="skipped"))
+    target_ratio = TARGET_DDP_VS_PLAIN["gpu"]
+    met_all: list[bool] = []
+    for model, r in ddp.items():
+        if not isinstance(r, dict):
+            continue
+        pairs, batch = r["pair_ratios"], r["batch"]
+        rows.append(Row(b.title, f"DDP overhead, {model} b{batch}: TrainingSession", num(r["plain_samples_per_s"]),
+                        spread(r["plain_runs"]), "1.00x", unit="samples/s"))
+        applies = kind == "gpu" and model == "resnet18"
+        if applies:
+            target, met = f">= {target_ratio:.2f}", ctx.verdict(r["ratio"] >= target_ratio)
+            met_all.append(r["ratio"] >= target_ratio)
+        else:
+            target = f">= {target_ratio:.2f} on a GPU (resnet18 b256)"
+            met = "n/a (CPU)" if kind == "cpu" else "n/a (context)"
+        rows.append(Row(b.title, f"DDP overhead, {model} b{batch}: DistributedSession, world of 1 (DDP, {r['backend']}; "
+                                 "ratio: median of pairs, min..max)", num(r["ddp_samples_per_s"]),
+                        spread(r["ddp_runs"]),
+                        f"{r['ratio']:.3f}" + (f" ({min(pairs):.2f}..{max(pairs):.2f})" if len(pairs) > 1 else ""),
+                        target, met, unit="samples/s"))
+    results = {"scaling": scaling, "ddp": ddp, "target_ddp_vs_plain_gpu": target_ratio,
+               "met": all(met_all) if met_all else None,
+               "other_processes_cpu_share": d.get("other_processes_cpu_share")}
     return rows, results
 
 
@@ -875,7 +947,7 @@ def main(argv: list[str] | None = None) -> int:
               "rows": [r.__dict__ for r in rows],
               "targets": {"resident_vs_seed": TARGET_RESIDENT_VS_SEED, "session_vs_bare": TARGET_SESSION,
                           "gui_p99_ms": TARGET_GUI_P99_MS, "gui_redraw_1m_ms": TARGET_GUI_REDRAW_MS,
-                          "h200_images_per_s": TARGET_H200}}
+                          "h200_images_per_s": TARGET_H200, "ddp_vs_plain": TARGET_DDP_VS_PLAIN}}
     json_path = out / "benchmarks.json"
     json_path.write_text(json.dumps(finite(result), indent=2, allow_nan=False, default=str) + "\n",
                          encoding="utf-8")
