@@ -191,7 +191,8 @@ def scaling_sizes(device: torch.device, nproc: int | None, batch: int | None, st
     cores = os.cpu_count() or 1
     n = nproc or 2
     if n < 2 or n > cores:
-        return f"needs {n} CPU cores for {n} processes (this machine has {cores})" if n > cores else "--nproc >= 2"
+        return (f"needs {n} CPU cores for {n} processes (this machine has {cores})" if n > cores
+                else "--nproc must be 2 or more")
     global_batch = batch or 256
     steps = steps or (12 if quick else 24)
     return ScalingSizes("tiny-cnn", n, global_batch, steps, max(global_batch * steps, 256), "cpu")

@@ -27,6 +27,7 @@ output folder (default: a new folder under ./benchmark-results/), its stdout and
             side's images/s, the ratio and the scaling efficiency, reported without a target. And the DDP
             wrapper's cost: DistributedSession in a world of 1 / TrainingSession samples/s, in one process,
             >= 0.97 on a GPU (resnet18, batch 256); on a CPU (tiny-cnn b256, resnet18 b16) reported.
+            --quick: one round of each, tiny-cnn only (each comparison starts the ranks anew).
 - gpu-tests `pytest -m gpu` (only with --gpu-check or --only gpu-tests): passes, or the row says what failed.
 
 Medians of several runs and ratios, never single times: the scripts repeat each measurement `--repeats`
@@ -509,12 +510,13 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                                   limit(600, 35, 90), out / f"{key}.json"))
         elif name == "parallel":
             b = Bench(name, "data parallel", summarize=sum_parallel)
-            argv = py_script("data_parallel.py") + ["--device", dev, "--repeats", str(ctx.repeats),
+            # --quick: one round (each comparison starts the ranks: ~20 s of a 2-core budget the other
+            # smoke runs share); full size on 2 idle cores: ~5 minutes (3 comparisons, 12 in-process runs)
+            argv = py_script("data_parallel.py") + ["--device", dev, "--repeats", "1" if q else str(ctx.repeats),
                                                     "--json", str(out / "parallel.json")]
             if q:
                 argv += ["--quick"]
-            # CPU: ~5 minutes at full size on 2 idle cores (3 comparisons, 12 in-process runs)
-            b.jobs.append(Job("parallel", "data_parallel.py", argv, limit(600, 150, 240), out / "parallel.json"))
+            b.jobs.append(Job("parallel", "data_parallel.py", argv, limit(600, 90, 240), out / "parallel.json"))
         elif name in ("resnet18", "speedrun"):
             title = ("resnet18 bf16 resident" if name == "resnet18" else "speed-run preset")
             b = Bench(name, title, summarize=sum_gpu_run)
