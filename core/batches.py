@@ -99,8 +99,8 @@ class ResidentBatches:
     def __init__(self, splits: DatasetSplits, device: torch.device, batch_size: int,
                  preprocess: DevicePreprocess, generator: torch.Generator, shard: Shard = ONE) -> None:
         """`shard`: a rank of a data-parallel run keeps only its every-`world`-th image on its device."""
-        self.train = shard_split(_on(splits.train, device), shard, equal=True)
-        self.val = shard_split(_on(splits.val, device), shard, equal=False)
+        self.train = _on(shard_split(splits.train, shard, equal=True), device)  # shard first: only it goes over
+        self.val = _on(shard_split(splits.val, shard, equal=False), device)
         self.batch_size = batch_size
         self.preprocess = preprocess
         self.gen = generator

@@ -194,7 +194,7 @@ def _stdout_gone(exc: OSError) -> int:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    from core.distributed import RankContext
+    from core.distributed_env import RankContext
 
     context = RankContext.from_environment()  # a rank under torchrun or under --nproc's launcher
     config = resumed_config_from_args(args) if args.resume else config_from_args(args)  # UserError -> exit 2
@@ -264,20 +264,22 @@ class SignalsSeen:
 
 
 @contextlib.contextmanager
-def stop_on_signals(controls: Any) -> Iterator[SignalsSeen]:
+def stop_on_signals(controls: Any, abort_on_repeat: bool = True) -> Iterator[SignalsSeen]:
     """While a run (or a comparison) trains: the first Ctrl+C or SIGTERM stops it at the next step, as Stop
     does (summary printed, JSON written); a second one aborts. `terminated` says SIGTERM stopped it. SIGUSR1
     clears the cache and SIGUSR2 pauses or resumes: how a window watching the recorded pid steers the run."""
     seen = SignalsSeen()
 
     def on_sigint(signum: int, frame: Any) -> None:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if abort_on_repeat:  # a rank gets a Ctrl+C twice (the terminal's, then its launcher's): the same stop
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         print("\nstopping at the next step (Ctrl+C again to abort)", file=sys.stderr)
         controls.request_stop()
 
     def on_sigterm(signum: int, frame: Any) -> None:
         seen.terminated = True
-        signal.signal(signal.SIGTERM, previous_term)  # a second SIGTERM aborts
+        if abort_on_repeat:
+            signal.signal(signal.SIGTERM, previous_term)  # a second SIGTERM aborts
         print("\nterminated: stopping at the next step", file=sys.stderr)
         controls.request_stop()
 

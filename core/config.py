@@ -80,7 +80,7 @@ BOUNDS: dict[str, Bound] = {
     "report_interval": Bound(float, 0.1, "seconds between progress reports (one host sync each)", 0.01, 10.0),
     "on_oom": Bound(str, "stop", "on out of memory: stop the run, or halve the batch and continue", choices=ON_OOM),
     "nproc": Bound(int, 1, "processes training together, data-parallel (torch.distributed): one per GPU, or CPU "
-                           "processes where there is no GPU; batch_size is split evenly over them", 1, 64),
+                           "processes where there is no GPU; batch_size is split evenly over them", 1, 1024),
     "sync_bn": Bound(bool, False, "synchronise BatchNorm statistics across processes (nproc > 1): each step then "
                                   "normalises over the whole batch, as one process would"),
 }

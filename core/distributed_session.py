@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
@@ -88,6 +89,11 @@ class DistributedSession(TrainingSession):
         if trainer.compiled is not None:
             trainer.compiled = torch.compile(trainer.parallel)
         trainer.reduce_sum = distributed.sum_over_ranks
+        rank_seed = config.seed + self.context.rank
+        torch.manual_seed(rank_seed)  # DDP gave every rank rank 0's weights; dropout and the like now differ
+        if parts.placement.name == "resident":  # each rank shuffles and crops its own shard: its own draws (the
+            generator.manual_seed(rank_seed)     # stream placement shares them: its ranks cut one global batch)
+            parts.source.preprocess.host_rng = np.random.default_rng(rank_seed)  # type: ignore[attr-defined]
         return parts
 
     def _started_extras(self) -> dict[str, object]:

@@ -20,6 +20,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,12 +62,20 @@ def rank_main(argv: list[str]) -> int:
     from core.cli import main
 
     die_with_launcher()
+    ignore_control_signals()
     code = main(argv)
     if code not in (0, EXIT_INTERRUPTED, EXIT_TERMINATED):
         # exit, not return: torch's launcher holds a returning worker until every worker has returned, and
         # counts only an exit as a failure, which is what makes it stop the others at once
         raise SystemExit(code)
     return code
+
+
+def ignore_control_signals() -> None:
+    """SIGUSR1 / SIGUSR2 (clear the cache, pause) are the window's controls for a run; before the run's own
+    handlers are in place, and after, they must not do their default: end the process."""
+    for signum in (signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def die_with_launcher() -> None:
@@ -79,16 +88,19 @@ def die_with_launcher() -> None:
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
-        pass
+        return
+    if os.getppid() == 1:  # the launcher died before the request was made: it will never fire
+        os._exit(1)
 
 
-def record_rank_end(rank: int, status: str, message: str) -> None:
+def record_rank_end(rank: int, status: str, message: str, user_error: bool = False) -> None:
     """Called by each rank as it ends: the launcher reads it to name the rank that failed first."""
     folder = os.environ.get(ENV_RANK_DIR)
     if not folder:
         return
     try:
-        Path(folder, f"rank-{rank}.json").write_text(json.dumps({"rank": rank, "status": status, "message": message}))
+        Path(folder, f"rank-{rank}.json").write_text(json.dumps({"rank": rank, "status": status, "message": message,
+                                                                  "user_error": user_error, "at": time.time()}))
     except OSError:
         pass  # the launcher then reports what the process's exit said
 
@@ -136,16 +148,19 @@ def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None
     from torch.distributed.launcher.api import elastic_launch
 
     check_world(config)
+    ignore_control_signals()  # a stray kill -USR1 of the launcher must not end the run
     with rank_folder(config.nproc) as (uid, folder):
         try:
             results = elastic_launch(launch_config(config.nproc, uid), rank_main)(argv)
             return int(results.get(0, 1) or 0), ""
         except ChildFailedError as exc:
-            failure = describe_failure(exc.failures, read_rank_ends(folder), config.nproc)
+            ends = read_rank_ends(folder)
+            if any(end.get("user_error") for end in ends.values()):  # bad input: rank 0 has said it in one line
+                return EXIT_USER_ERROR, ""
+            failure = describe_failure(exc.failures, ends, config.nproc)
             if record:
                 mark_failed(runs_db, uid, failure)
-            codes = {f.exitcode for f in exc.failures.values()}
-            return (EXIT_USER_ERROR if codes == {EXIT_USER_ERROR} else 1), failure
+            return 1, failure
         except SignalException as exc:  # Ctrl+C, or a signal to the launcher: it passed it on to the ranks,
             return 128 + int(exc.sigval), ""  # which stopped at a step (rank 0 has said so)
 
@@ -164,13 +179,18 @@ def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:
 def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]], world: int) -> str:
     """The first cause, by rank: a rank that reported its own failure (out of memory, diverged, an error that
     is not a lost connection), else a rank killed by a signal the launcher did not send, else the first exit."""
-    own = [(rank, end) for rank, end in sorted(ends.items())
-           if end["status"] not in ("completed", "stopped") and not lost_peer(end["message"])]
+    own = sorted(((rank, end) for rank, end in ends.items()
+                  if end["status"] not in ("completed", "stopped") and not lost_peer(end["message"])),
+                 key=lambda item: item[1].get("at", 0.0))  # the first to fail, not the lowest rank
     if own:
         rank, end = own[0]
         return f"rank {rank} ended the run ({end['status']}): {end['message']}"
     silent = [rank for rank in range(world) if rank not in ends]  # ranks that never said how they ended
-    if silent and any("timed out" in end["message"].lower() for end in ends.values()):
+    timed_out = any("timed out" in end["message"].lower() or "timeout" in end["message"].lower()
+                    for end in ends.values()) or any(  # NCCL's watchdog aborts a rank whose collective timed out
+        f.exitcode == -signal.SIGABRT for f in failures.values())
+    silent = [rank for rank in silent if not (rank in failures and failures[rank].exitcode == -signal.SIGABRT)]
+    if silent and timed_out:
         return (f"rank {silent[0]} stopped responding: the other ranks timed out waiting for it in a collective "
                 "(--dist-timeout), and it was ended")
     killed = [(rank, f) for rank, f in sorted(failures.items())
@@ -190,7 +210,8 @@ def lost_peer(message: str) -> bool:
     """Whether a rank's failure is only the echo of another rank's: its peer went away mid-collective."""
     text = message.lower()
     return any(part in text for part in ("connection closed", "connection reset", "broken pipe", "timed out",
-                                         "nccl communicator was aborted", "connection refused", "peer"))
+                                         "timeout", "nccl communicator was aborted", "connection refused", "peer",
+                                         "remote process exited", "distbackenderror", "pair closure"))
 
 
 def mark_failed(runs_db: str | None, uid: str, message: str) -> None:

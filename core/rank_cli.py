@@ -13,7 +13,7 @@ from core.cli import recording, save_json, stop_on_signals, _summary_text, out
 from core.config import RunConfig
 from core.distributed_env import ENV_RUN_UID, RankContext
 from core.errors import ConfigError
-from core.options import EXIT_CODES, EXIT_TERMINATED, PROG, option_message
+from core.options import EXIT_CODES, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, option_message
 from core.outputs import check_output_path
 
 
@@ -44,6 +44,12 @@ def command_data_parallel(args: argparse.Namespace, config: RunConfig, context: 
 def _launch(args: argparse.Namespace, config: RunConfig) -> int:
     from core.launch import launch
 
+    if config.download:  # once, here: N ranks downloading into one folder at once would trip over each other
+        import torch
+
+        from core.datasets import load_dataset
+
+        load_dataset(config, torch.device("cpu"))
     code, failure = launch(args.argv, config, record=not args.no_record, runs_db=args.runs_db)
     if failure:
         print(f"{PROG}: failed: {failure}", file=sys.stderr)
@@ -58,25 +64,29 @@ def _rank(args: argparse.Namespace, config: RunConfig, context: RankContext) -> 
     config = config.replace(nproc=context.world_size)  # under torchrun the world decides, not --nproc
     observers: list = [ProgressBar()] if context.is_main else []
     session = DistributedSession(config, context, observers, run_uid=os.environ.get(ENV_RUN_UID))
+    # the launcher (or torchrun) passes a Ctrl+C on to ranks that got the terminal's too: a repeat is the same
+    # stop here; the launcher's SIGKILL after its grace period is the hard abort
     if context.is_main:
-        with recording(args, session.observers), stop_on_signals(session) as signals:
+        with recording(args, session.observers), stop_on_signals(session, abort_on_repeat=False) as signals:
             finished = session.run()
     else:
-        with stop_on_signals(session) as signals:
+        with stop_on_signals(session, abort_on_repeat=False) as signals:
             finished = session.run()
-    record_rank_end(context.rank, finished.status, finished.message)
+    record_rank_end(context.rank, finished.status, finished.message, finished.user_error)
     if not context.is_main:
+        if finished.user_error:  # every rank meets it (a missing dataset): rank 0 says it once
+            return EXIT_USER_ERROR
         if finished.status not in ("completed", "stopped"):
             print(f"{PROG}: rank {context.rank}: {finished.status}: {finished.message}", file=sys.stderr)
         return EXIT_CODES[finished.status]
     save_error = save_json("summary_json", args.summary_json, finished.summary.to_dict(), "summary")
     if finished.status == "failed" and finished.user_error:
         print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
-        return 2
+        return EXIT_USER_ERROR
     out(_summary_text(finished))
     if finished.message and finished.status != "completed":
         print(f"{PROG}: {finished.status}: {finished.message}", file=sys.stderr)
     if save_error:
         print(save_error, file=sys.stderr)
-        return 2
+        return EXIT_USER_ERROR
     return EXIT_TERMINATED if signals.terminated and finished.status == "stopped" else EXIT_CODES[finished.status]

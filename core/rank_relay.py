@@ -25,20 +25,21 @@ def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> 
     from core.cli import stop_on_signals
     from core.distributed_env import ENV_RUN_UID, RankContext
     from core.distributed_session import DistributedSession
-    from core.launch import die_with_launcher, record_rank_end
+    from core.launch import die_with_launcher, ignore_control_signals, record_rank_end
 
     die_with_launcher()
+    ignore_control_signals()
     context = RankContext.from_environment()
     assert context is not None
     context = RankContext(context.rank, context.world_size, context.local_rank, timeout_s)
     observers: list[Observer] = [events.put] if context.is_main else []
     session = DistributedSession(RunConfig.from_dict(config_values), context, observers,
                                  run_uid=os.environ.get(ENV_RUN_UID))
-    if context.is_main:
-        events.put(("pid", os.getpid()))
-    with stop_on_signals(session):
+    with stop_on_signals(session, abort_on_repeat=False):
+        if context.is_main:  # only once its handlers are in place: the controls are signals
+            events.put(("pid", os.getpid()))
         finished = session.run()
-    record_rank_end(context.rank, finished.status, finished.message)
+    record_rank_end(context.rank, finished.status, finished.message, finished.user_error)
     if finished.status not in ("completed", "stopped"):
         raise SystemExit(1)  # an exit: torch's launcher then stops the other ranks at once
     return 0
@@ -119,8 +120,9 @@ class DataParallelRun(RunControls):
 
     # ---- commands reach rank 0 as signals --------------------------------------------------------
     def request_stop(self) -> None:
-        super().request_stop()
-        self._signal(signal.SIGINT)
+        if not self.stop_requested:  # once: the rank stops at its next report either way
+            super().request_stop()
+            self._signal(signal.SIGINT)
 
     def pause(self) -> None:
         if not self.pause_requested:

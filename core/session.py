@@ -119,7 +119,7 @@ class TrainingSession(RunControls):
         parts = self._build_parts(cfg, device, generator)
         self._parts = parts
         self._recorder = StepMemoryRecorder(self.probe)
-        run.val_batch_size = cfg.batch_size
+        run.val_batch_size = parts.source.batch_size  # a data-parallel rank's share, like its training batch
         notes = list(parts.notes)
         if self._resume is not None and self.resume_path is not None:
             self._resumed_epoch, resume_notes = self._checkpointer.restore(self._resume, self.resume_path, parts, run,

@@ -21,12 +21,13 @@ class CpuSyncBatchNorm(nn.BatchNorm2d):
         if not self.training or not dist.is_initialized() or dist.get_world_size() == 1:
             return super().forward(x)
         channels = x.shape[1]
-        local = torch.cat([x.sum((0, 2, 3)), (x * x).sum((0, 2, 3)),
-                           x.new_full((1,), x.numel() / channels)])
+        xf = x.float()  # statistics in float32 whatever autocast gives (bf16 sums of squares lose the variance)
+        local = torch.cat([xf.sum((0, 2, 3)), (xf * xf).sum((0, 2, 3)),
+                           xf.new_full((1,), x.numel() / channels)])
         total = dist_fn.all_reduce(local)
         count = total[-1]
         mean = total[:channels] / count
-        var = total[channels:2 * channels] / count - mean * mean  # biased: what normalisation uses
+        var = (total[channels:2 * channels] / count - mean * mean).clamp(min=0)  # biased, as normalisation uses
         if self.track_running_stats and self.running_mean is not None and self.running_var is not None:
             assert self.num_batches_tracked is not None
             self.num_batches_tracked.add_(1)
@@ -36,10 +37,10 @@ class CpuSyncBatchNorm(nn.BatchNorm2d):
                 self.running_mean.lerp_(mean.detach(), momentum)
                 self.running_var.lerp_(unbiased.detach(), momentum)
         shape = (1, channels, 1, 1)
-        y = (x - mean.view(shape)) * torch.rsqrt(var.view(shape) + self.eps)
+        y = (xf - mean.view(shape)) * torch.rsqrt(var.view(shape) + self.eps)
         if self.affine:
             y = y * self.weight.view(shape) + self.bias.view(shape)
-        return y
+        return y.to(x.dtype)
 
 
 def synchronise_batchnorm(model: nn.Module, device: torch.device) -> nn.Module:

@@ -216,3 +216,31 @@ def test_compare_races_one_process_against_two_and_states_the_scaling(tmp_path: 
     rates = [r["samples_per_s"] for r in data["runs"]]
     assert efficiency == pytest.approx(rates[1] / (2 * rates[0]))
     assert f"scaling efficiency nproc=2 {efficiency:.0%}" in result.stdout
+
+
+def test_ctrl_c_in_the_terminal_stops_every_rank_once(tmp_path: Path) -> None:
+    """The terminal's SIGINT reaches the launcher and every rank, and the launcher passes it on again: a
+    rank takes the repeat as the same stop, not as an abort."""
+    store = tmp_path / "runs.sqlite3"
+    process = start(*TINY, "--max-steps", "100000", "--nproc", "2", "--runs-db", str(store))
+    launcher = psutil.Process(process.pid)
+    try:
+        run_id = wait_for_live_ranks(store, process)
+        family = launcher.children(recursive=True)
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl+C does: the whole foreground process group
+        out, err = process.communicate(timeout=60)
+    finally:
+        end(process)
+    assert process.returncode == 130, err
+    assert "status      stopped" in out and "Traceback" not in err and "failed" not in err
+    assert_all_gone(family)
+    with RunStore(store) as runs:
+        assert runs.run(run_id).status == "stopped"
+
+
+def test_a_missing_dataset_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = cli("--device", "cpu", "--model", "tiny-cnn", "--dataset", "cifar10", "--data-dir", str(tmp_path),
+                 "--batch-size", "64", "--max-steps", "2", "--nproc", "2", "--no-record", timeout=120)
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if "error" in line or "failed" in line]
+    assert len(errors) == 1 and "cifar" in errors[0].lower() and "Traceback" not in result.stderr
