@@ -20,7 +20,7 @@ from core.errors import ConfigError
 
 def rank_device(requested: str, context: RankContext) -> torch.device:
     """The local rank's GPU (cuda:LOCAL_RANK) when the run asks for CUDA (or auto finds GPUs), else the CPU."""
-    kind = resolve_device(requested).type if requested == "auto" else requested
+    kind = resolve_device(requested).type if requested == "auto" else torch.device(requested).type
     if kind == "cpu":
         return torch.device("cpu")
     if kind != "cuda":
