@@ -33,6 +33,7 @@ from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+ENV_STOP_WITH_PID = "GPU_TRAIN_MONITOR_STOP_WITH_PID"  # the window that started this launcher
 START_TIMEOUT_S = 120  # the rendezvous: every rank must have started within this
 
 
@@ -81,16 +82,28 @@ def ignore_control_signals() -> None:
 def die_with_launcher() -> None:
     """Linux: this worker gets SIGKILL when its launcher dies, even by SIGKILL (which the launcher cannot
     pass on): no rank outlives it, training alone for nobody."""
+    if _on_parent_death(signal.SIGKILL) and os.getppid() == 1:  # the launcher died before the request was made
+        os._exit(1)
+
+
+def stop_with_window() -> None:
+    """A launcher the window started (it names itself in ENV_STOP_WITH_PID) gets SIGTERM when the window dies,
+    even by SIGKILL: it then stops its ranks as it does for any SIGTERM."""
+    parent = os.environ.pop(ENV_STOP_WITH_PID, "")
+    if parent.isdigit() and _on_parent_death(signal.SIGTERM) and os.getppid() != int(parent):
+        os.kill(os.getpid(), signal.SIGTERM)  # the window is already gone
+
+
+def _on_parent_death(signum: int) -> bool:
+    """Ask Linux to send `signum` to this process when its parent (the thread that started it) ends."""
     if not sys.platform.startswith("linux"):
-        return
+        return False
     import ctypes
 
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signum)) == 0
     except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the launcher died before the request was made: it will never fire
-        os._exit(1)
+        return False
 
 
 def record_rank_end(rank: int, status: str, message: str, user_error: bool = False) -> None:
@@ -149,6 +162,7 @@ def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None
 
     check_world(config)
     ignore_control_signals()  # a stray kill -USR1 of the launcher must not end the run
+    stop_with_window()
     with rank_folder(config.nproc) as (uid, folder):
         try:
             results = elastic_launch(launch_config(config.nproc, uid), rank_main)(argv)

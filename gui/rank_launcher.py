@@ -31,6 +31,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from core.config import BOUNDS, RunConfig
 from core.errors import UserError
+from core.launch import ENV_STOP_WITH_PID
 from core.options import PROG, option_name
 from core.run_store import RunNotFound, RunRow, RunStore, StoreError
 from gui.run_signals import CannotSignal, Control, send
@@ -81,6 +82,7 @@ def child_environment() -> dict[str, str]:
     root = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
     env["PYTHONUNBUFFERED"] = "1"
+    env[ENV_STOP_WITH_PID] = str(os.getpid())  # the launcher stops its ranks if this window dies, even by kill -9
     return env
 
 

@@ -244,3 +244,45 @@ def test_a_missing_dataset_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     errors = [line for line in result.stderr.splitlines() if "error" in line or "failed" in line]
     assert len(errors) == 1 and "cifar" in errors[0].lower() and "Traceback" not in result.stderr
+
+
+def test_a_launcher_started_by_a_window_stops_its_ranks_when_the_window_is_killed(tmp_path: Path) -> None:
+    """kill -9 of the window gives it no chance to stop anything: the launcher notices (Linux's parent-death
+    signal) and stops its ranks as for any SIGTERM."""
+    store = tmp_path / "runs.sqlite3"
+    args = [sys.executable, "-m", "core", "run", *TINY, "--max-steps", "100000", "--nproc", "2", "--runs-db", str(store)]
+    window = subprocess.Popen([sys.executable, "-c", (
+        "import os, subprocess, sys, time\n"
+        "env = dict(os.environ, GPU_TRAIN_MONITOR_STOP_WITH_PID=str(os.getpid()))\n"
+        f"launcher = subprocess.Popen({args!r}, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "print(launcher.pid, flush=True)\n"
+        "time.sleep(600)\n")], stdout=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
+    try:
+        assert window.stdout is not None
+        launcher = psutil.Process(int(window.stdout.readline()))
+        run_id = wait_for_live_ranks(store, window)  # type: ignore[arg-type]
+        family = [launcher, *launcher.children(recursive=True)]
+        window.kill()
+        window.wait()
+        assert_all_gone(family)
+    finally:
+        end(window)  # type: ignore[arg-type]
+        if window.stdout is not None:
+            window.stdout.close()
+    with RunStore(store) as runs:
+        assert runs.run(run_id).status == "stopped"
+
+
+def test_torchrun_starts_the_same_run_and_rank_0_records_it(tmp_path: Path) -> None:
+    """A cluster user's command on one machine: the ranks read torchrun's environment; rank 0 alone records."""
+    store, summary = tmp_path / "runs.sqlite3", tmp_path / "summary.json"
+    result = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+                             "-m", "core", "run", *TINY, "--max-steps", "10", "--runs-db", str(store),
+                             "--summary-json", str(summary)], capture_output=True, text=True, env=ENV, timeout=240)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(summary.read_text())["world_size"] == 2
+    assert result.stdout.count("status      completed") == 1  # rank 0 prints; rank 1 is quiet
+    with RunStore(store) as runs:
+        (run,) = runs.list_runs()
+        assert (run.world_size, run.status, run.steps) == (2, "completed", 10)
+        assert {s.rank for s in runs.rank_reports(run.id)} == {0, 1}
