@@ -220,6 +220,11 @@ def command_run(args: argparse.Namespace) -> int:
                               resume=args.resume)
     with recording(args, session.observers), stop_on_signals(session) as signals:
         finished = session.run()
+    return report_finished(args, finished, signals)
+
+
+def report_finished(args: argparse.Namespace, finished: RunFinished, signals: SignalsSeen) -> int:
+    """The end of `run` (or of a data-parallel run's rank 0): the summary JSON, the summary, the exit code."""
     save_error = save_json("summary_json", args.summary_json, finished.summary.to_dict(), "summary")
     if finished.status == "failed" and finished.user_error:
         print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)

@@ -9,11 +9,11 @@ import dataclasses
 import os
 import sys
 
-from core.cli import recording, save_json, stop_on_signals, _summary_text, out
+from core.cli import recording, report_finished, stop_on_signals
 from core.config import RunConfig
 from core.distributed_env import ENV_RUN_UID, RankContext
 from core.errors import ConfigError
-from core.options import EXIT_CODES, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, option_message
+from core.options import EXIT_CODES, EXIT_USER_ERROR, PROG
 from core.outputs import check_output_path
 
 
@@ -79,14 +79,4 @@ def _rank(args: argparse.Namespace, config: RunConfig, context: RankContext) -> 
         if finished.status not in ("completed", "stopped"):
             print(f"{PROG}: rank {context.rank}: {finished.status}: {finished.message}", file=sys.stderr)
         return EXIT_CODES[finished.status]
-    save_error = save_json("summary_json", args.summary_json, finished.summary.to_dict(), "summary")
-    if finished.status == "failed" and finished.user_error:
-        print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
-        return EXIT_USER_ERROR
-    out(_summary_text(finished))
-    if finished.message and finished.status != "completed":
-        print(f"{PROG}: {finished.status}: {finished.message}", file=sys.stderr)
-    if save_error:
-        print(save_error, file=sys.stderr)
-        return EXIT_USER_ERROR
-    return EXIT_TERMINATED if signals.terminated and finished.status == "stopped" else EXIT_CODES[finished.status]
+    return report_finished(args, finished, signals)
