@@ -17,6 +17,7 @@ class ConfigError(UserError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
+        self.detail = message  # without the field's name: a `Message` when raised with one (the window translates it)
 
 
 class DatasetError(UserError):

@@ -1,0 +1,42 @@
+"""Core's texts in the user's language, translated at the window's edge from their structure.
+
+`core` never imports Qt; its texts for people are `core.message.Message`s: English strings that keep their
+template and values. Here the template goes through Qt's translator (context "", where `pyside6-lupdate`
+puts every `Message("...")` template) and is filled with the same values, themselves translated when they
+are `Message`s. A plain `str` (an exception from torch, a message stored by an older version) is shown as
+it is: there is no structure to translate from, and parsing English sentences is what this avoids.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+
+from core.errors import ConfigError
+from core.message import Message, message_of
+
+
+def core_text(text: Any) -> str:
+    """`text` in the user's language when it is a `Message`; otherwise as it is."""
+    if isinstance(text, Message):
+        params = {name: core_text(value) if isinstance(value, Message) else value
+                  for name, value in text.params.items()}
+        translated = QCoreApplication.translate("", text.template)
+        try:
+            return translated.format(**params) if params else translated
+        except (KeyError, IndexError, ValueError):
+            return str(text)  # a translation that names a field the template lacks: English beats a crash
+    return "" if text is None else str(text)
+
+
+def error_text(error: BaseException, with_field: bool = True) -> str:
+    """A core error for people, translated. A `ConfigError` starts with the option it names ("batch_size:
+    ..."), an identifier the user also sees in the CLI, unless `with_field` is False (the form's own
+    inline message, beside the field)."""
+    if isinstance(error, ConfigError):
+        detail = core_text(error.detail)
+        if not with_field:
+            return detail
+        return QCoreApplication.translate("core_text", "{field}: {detail}").format(field=error.field, detail=detail)
+    return core_text(message_of(error))
