@@ -33,11 +33,12 @@ from core.config import RunConfig
 from core.distributed import RankContext
 from core.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
                          RunResumed, StepsReported)
+from core.loss_report import BREAKDOWN_PERIOD_S
 from core.memory import MemorySample, clear_cache
 from core.rank_data import Shard
 from core.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run
-from core.session import BREAKDOWN_PERIOD_S, TrainingSession
+from core.session import TrainingSession
 from core.sync_batchnorm import synchronise_batchnorm
 
 # one rank's row of a report's all_gather: these values, then its losses since the previous report

@@ -23,11 +23,11 @@ import functools
 import statistics
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import torch
 
-from core import checkpoint, checkpoint_state, oom, oom_recovery, run_outcome
+from core import checkpoint, checkpoint_state, loss_report, oom, oom_recovery, run_outcome
 from core.batches import BatchEpoch
 from core.breakdown import StepMemoryRecorder
 from core.checkpoint import ON_REQUEST, CheckpointPolicy
@@ -36,7 +36,7 @@ from core.config import RunConfig
 from core.controls import RunControls
 from core.devices import cpu_name, resolve_device
 from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
-                         RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
+                         RunFinished, RunPaused, RunResumed, RunStarted)
 from core.memory import MemoryProbe, clear_cache, has_cache
 from core.models import count_parameters
 from core.readonly import ReadOnlyDict
@@ -46,8 +46,6 @@ from core.snapshot import MemoryHistory, snapshot_event
 from core.step import compile_failure
 
 MAX_OOM_RETRIES = oom_recovery.MAX_OOM_RETRIES  # halvings of the batch a run makes before it stops
-BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
-LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first one's is worth a warning
 
 
 class TrainingSession(RunControls):
@@ -287,31 +285,18 @@ class TrainingSession(RunControls):
 
     # ---- report ----------------------------------------------------------------------------------
     def _report(self) -> None:
-        """Fetch buffered losses in one transfer, check them, and emit a StepsReported."""
-        run = self._state
+        """Fetch buffered losses in one transfer, emit a StepsReported, and check them (core.loss_report)."""
         assert self._parts is not None and self.probe is not None
-        losses = torch.stack(run.pending).float().cpu().tolist()  # sync point: one D2H copy per report
+        report = loss_report.report(self._state, self._parts.source.batch_size, self.probe)  # the one sync
         self.loss_fetches += 1
-        run.pending = []
-        first = run.step - len(losses) + 1
-        now = time.perf_counter()
-        rate = run.record_report(now)
-        run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S
-        run.epoch_losses.extend(losses)
-        batch = self._parts.source.batch_size
-        self.emit(StepsReported(run.step, run.epoch, first, tuple(losses), run.samples, rate, now - run.t0,
-                                run.eta_s(batch), batch, self.probe.sample(), run.total_steps))
-        self._check_losses(first, losses)
+        self.emit(report)
+        self._check_losses(report.first_step, report.losses)
 
-    def _check_losses(self, first: int, losses: list[float]) -> None:
+    def _check_losses(self, first: int, losses: Sequence[float]) -> None:
         """A report's losses (steps `first` onwards): Diverged at the first NaN/inf, a warning once they rise."""
-        run = self._state
-        run.report_means.append(statistics.fmean(losses))
-        run_outcome.check_finite(first, losses)  # raises Diverged at the first NaN/inf
-        rise = run.loss_rise(LOSS_RISE_FACTOR)
-        if rise is not None:  # finite values, so not diverged, but not learning: a bare `completed` would hide it
-            self.emit(LogMessage("warning", f"the loss rose from {rise[0]:.4g} to {rise[1]:.4g} by step {run.step}: "
-                                            "the run is not converging; try a lower learning rate"))
+        warning = loss_report.check_losses(self._state, first, losses)
+        if warning is not None:
+            self.emit(warning)
 
     def _emit_breakdown(self, images: torch.Tensor, labels: torch.Tensor) -> None:
         """Memory by holder for the step just sampled (host-side counters and tensor sizes: no sync)."""

@@ -15,8 +15,8 @@ import pytest
 import torch
 from torch import nn
 
+import core.loss_report
 import core.recipe
-import core.session
 from core.breakdown import StepMemoryRecorder, optimizer_bytes
 from core.cli import main
 from core.config import RunConfig
@@ -118,7 +118,7 @@ BATCH = 32
 def test_a_run_reports_the_hand_counted_breakdown_once_per_report(monkeypatch: pytest.MonkeyPatch,
                                                                    optimizer: str) -> None:
     monkeypatch.setattr(core.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
-    monkeypatch.setattr(core.session, "BREAKDOWN_PERIOD_S", 0.0)  # every report (by default at most 1/s)
+    monkeypatch.setattr(core.loss_report, "BREAKDOWN_PERIOD_S", 0.0)  # every report (by default at most 1/s)
     events: list[object] = []
 
     def observe(event: object) -> None:
@@ -181,7 +181,7 @@ def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.Monkey
     breakdowns = [e for e in events if isinstance(e, MemoryBreakdown)]
     assert breakdowns and breakdowns[0].step == 1
     # the first step is sampled, then at most one more per period: (n - 1) periods fit in the run
-    assert len(breakdowns) <= 1 + elapsed / core.session.BREAKDOWN_PERIOD_S
+    assert len(breakdowns) <= 1 + elapsed / core.loss_report.BREAKDOWN_PERIOD_S
     assert len(reports) >= 2  # there were reports that were not all sampled when the run was short
-    if elapsed < core.session.BREAKDOWN_PERIOD_S:
+    if elapsed < core.loss_report.BREAKDOWN_PERIOD_S:
         assert len(breakdowns) == 1

@@ -1,0 +1,46 @@
+"""A run's report: the losses buffered on the device fetched in one transfer (the one host sync per report
+interval), the `StepsReported` event made from them, and the checks they go through: a NaN/inf ends the run
+(`Diverged`), a mean that rises to LOSS_RISE_FACTOR times the first report's is worth a warning, once.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Sequence
+
+import torch
+
+from core import run_outcome
+from core.events import LogMessage, StepsReported
+from core.memory import MemoryProbe
+from core.run_state import RunState
+
+BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
+LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first one's is worth a warning
+
+
+def report(run: RunState, batch_size: int, probe: MemoryProbe) -> StepsReported:
+    """Fetch the buffered losses (the sync point: one D2H copy) and report the steps since the previous report;
+    decides whether the next step samples the memory breakdown."""
+    losses = torch.stack(run.pending).float().cpu().tolist()
+    run.pending = []
+    first = run.step - len(losses) + 1
+    now = time.perf_counter()
+    rate = run.record_report(now)
+    run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S
+    run.epoch_losses.extend(losses)
+    return StepsReported(run.step, run.epoch, first, tuple(losses), run.samples, rate, now - run.t0,
+                         run.eta_s(batch_size), batch_size, probe.sample(), run.total_steps)
+
+
+def check_losses(run: RunState, first: int, losses: Sequence[float]) -> LogMessage | None:
+    """A report's losses (steps `first` onwards): raises Diverged at the first NaN/inf; the warning to log the
+    first time they have risen."""
+    run.report_means.append(statistics.fmean(losses))
+    run_outcome.check_finite(first, list(losses))  # raises Diverged at the first NaN/inf
+    rise = run.loss_rise(LOSS_RISE_FACTOR)
+    if rise is None:  # finite values, so not diverged, but not learning: a bare `completed` would hide it
+        return None
+    return LogMessage("warning", f"the loss rose from {rise[0]:.4g} to {rise[1]:.4g} by step {run.step}: "
+                                 "the run is not converging; try a lower learning rate")

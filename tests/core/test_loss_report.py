@@ -1,0 +1,38 @@
+"""A report: the buffered losses in one fetch, the event made from them, and the checks they go through."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from core.loss_report import LOSS_RISE_FACTOR, check_losses, report
+from core.memory import MemoryProbe
+from core.run_outcome import Diverged
+from core.run_state import RunState
+
+
+def test_a_report_fetches_every_buffered_loss_and_numbers_them_from_the_first_unreported_step() -> None:
+    run = RunState(t0=0.0, step=5, samples=160, epoch=2, total_steps=20)
+    run.pending = [torch.tensor(2.5), torch.tensor(2.0)]
+    event = report(run, 32, MemoryProbe(torch.device("cpu")))
+    assert (event.first_step, event.step, event.losses, event.epoch) == (4, 5, (2.5, 2.0), 2)
+    assert (event.batch_size, event.samples, event.total_steps) == (32, 160, 20)
+    assert run.pending == [] and run.epoch_losses == [2.5, 2.0]
+
+
+def test_a_loss_that_is_not_finite_ends_the_run_at_its_step() -> None:
+    run = RunState(t0=0.0, step=3)
+    with pytest.raises(Diverged, match="the loss became nan at step 2"):
+        check_losses(run, 1, [1.0, math.nan, 1.0])
+
+
+def test_a_rising_loss_is_a_warning_once() -> None:
+    run = RunState(t0=0.0, step=10)
+    assert check_losses(run, 1, [1.0, 1.0]) is None
+    warning = check_losses(run, 3, [LOSS_RISE_FACTOR * 1.5])
+    assert warning is not None and warning.level == "warning"
+    assert warning.text == ("the loss rose from 1 to 4.5 by step 10: the run is not converging; "
+                            "try a lower learning rate")
+    assert check_losses(run, 4, [LOSS_RISE_FACTOR * 2]) is None
