@@ -3,8 +3,9 @@
 It owns no training logic: runs go through `RunController` (a QThread per run) and arrive back as core
 events in `_on_run_event`. The window keeps the run's `RunState` and decides what each control may do;
 `RunView` shows the events (plots, numbers, log in the words of `core.event_text`); `MemoryInsight`
-wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest a timer polls the
-selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible.
+wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest `gui.device_watch` polls the
+selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible, and names the
+device in the status bar. `gui.window_layout` places the parts.
 A comparison (Compare menu, `gui.compare_menu`) runs through the same controller and states; its race
 shows in the Comparison tab over the plots (`gui.compare_mode`) while each run's own events drive the
 live views. Finished runs' speeds give the next run's time estimate (`gui.run_estimate`). The menu bar
@@ -18,18 +19,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QSettings, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QIcon
-from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
 
 from core.config import RunConfig
 from core.errors import UserError
-from core.events import (CacheCleared, ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed,
-                         RunStarted)
-from gui import window_settings
+from core.events import ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted
+from gui import window_layout, window_settings
 from gui.compare_menu import CompareMenu, start_error
 from gui.compare_mode import COMPARISON_EVENTS, CompareMode
 from gui.checkpoint_resume import CheckpointResume
+from gui.device_watch import DeviceWatch
 from gui.history_panel import HistoryPanel
 from gui.launched_run import LaunchedRun
 from gui.memory_insight import MemoryInsight
@@ -42,7 +43,6 @@ from gui.run_state import RunState
 from gui.run_view import RunView
 from gui.settings_form import SettingsForm
 
-IDLE_POLL_INTERVAL_MS = 250
 COMPARE_ONE_PROCESS = "A comparison races runs of one process each: set the process count to 1"
 CLOSE_WAIT_MS = 5000
 
@@ -64,7 +64,6 @@ class MainWindow(QMainWindow):
         self.controller.event.connect(self._on_run_event)
         self.controller.crashed.connect(self._on_run_crashed)
         self.controller.run_finished.connect(self._on_run_finished)
-        self.probe: Any = None  # core.memory.MemoryProbe for the selected device, once torch has loaded
         self.torch_loaded = False
         self.state = RunState.IDLE
         self._final_state = RunState.FINISHED
@@ -74,9 +73,6 @@ class MainWindow(QMainWindow):
         self._build()
         window_settings.restore(self.settings, self, self.form, self._splitters(), self._on_settings_warning)
 
-        self.idle_timer = QTimer(self)
-        self.idle_timer.setInterval(IDLE_POLL_INTERVAL_MS)
-        self.idle_timer.timeout.connect(self._on_idle_poll)
         app = QCoreApplication.instance()
         if app is not None:  # the app quitting without closing the window (app.exit) stops a run's processes too
             app.aboutToQuit.connect(self._on_about_to_quit)
@@ -86,7 +82,6 @@ class MainWindow(QMainWindow):
     def _build(self) -> None:
         self.form = SettingsForm()
         self.form.validity_changed.connect(self._on_validity_changed)  # also when the device changed
-        self.form.refresh_devices_button.clicked.connect(self._on_refresh_devices)
 
         self.buttons = RunButtons()
         self.start_button, self.pause_button = self.buttons.start_button, self.buttons.pause_button
@@ -99,6 +94,9 @@ class MainWindow(QMainWindow):
         self.view = RunView(self)
         self.loss_plot, self.memory_plot, self.stats = self.view.loss_plot, self.view.memory_plot, self.view.stats
         self.log, self.breakdown_view = self.view.log, self.view.breakdown_view
+        self.device_watch = DeviceWatch(self.form, self.view, self.controller, self._on_probe, self)
+        self.form.refresh_devices_button.clicked.connect(self.device_watch.refresh_devices)
+        self.device_status, self.idle_timer = self.device_watch.label, self.device_watch.timer
         self.tabs = QTabWidget()
         self.insight = MemoryInsight(self.form, self.log, self.controller, self.tabs, self._latest_sample, self)
         self.insight.controls_changed.connect(self._on_controls_changed)
@@ -112,53 +110,20 @@ class MainWindow(QMainWindow):
         self.compare_menu = CompareMenu(self.compare_button, self.form, self.start_comparison, self.log, self)
         self.estimates = RunEstimates(self.settings, lambda spec: self.form.devices.identity(spec))  # a plain call
 
-        form_scroll = QScrollArea()
-        form_scroll.setWidgetResizable(True)
-        form_scroll.setWidget(self.form)
-        form_scroll.setMinimumWidth(340)
-        form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        stats_box = QGroupBox("Run")
-        QVBoxLayout(stats_box).addWidget(self.stats)
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(4, 4, 4, 4)
-        left_layout.addWidget(form_scroll, 1)
-        left_layout.addWidget(self.buttons)
-        left_layout.addWidget(self.insight.snapshot_controls)
-        left_layout.addWidget(stats_box)
-
-        self.tabs.addTab(self.log, "Log")
         # recorded runs (this window's and those started elsewhere): opened in windows, overlaid on the plots
         self.history = HistoryPanel(self.controller.store_path, self.loss_plot, self.memory_plot)
         self.history.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.tabs.addTab(self.history, "Runs")
         self.launched = LaunchedRun(self.controller.launcher, self.log, self.history, self.tabs, lambda: self.state,
                                     self._set_state, self._on_launched_run_ended, self)
-        self.tabs.addTab(self.breakdown_view, "Memory breakdown")
-        self.tabs.addTab(self.nvml_panel, "GPU (NVML)")
-        self.tabs.addTab(self.finder_panel, "Batch-size finder")
-        self.right_splitter = QSplitter(Qt.Orientation.Vertical)
+        window_layout.add_tabs(self.tabs, [(self.log, "Log"), (self.history, "Runs"), (self.breakdown_view, "Memory breakdown"),
+                                           (self.nvml_panel, "GPU (NVML)"), (self.finder_panel, "Batch-size finder")])
         self.plot_tabs = QTabWidget()  # a comparison's race replaces the loss plot while it is on
-        self.plot_tabs.addTab(self.loss_plot, "Training loss")
-        self.plot_tabs.addTab(self.compare_view, "Comparison")
-        self.right_splitter.addWidget(self.plot_tabs)
-        self.right_splitter.addWidget(self.memory_plot)
-        self.right_splitter.addWidget(self.tabs)
-        self.right_splitter.setSizes([400, 300, 180])
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.oom_banner)
-        right_layout.addWidget(self.right_splitter, 1)
-
-        self.main_splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.main_splitter.addWidget(left)
-        self.main_splitter.addWidget(right)
-        self.main_splitter.setStretchFactor(1, 1)
-        self.main_splitter.setSizes([360, 900])
+        window_layout.add_tabs(self.plot_tabs, [(self.loss_plot, "Training loss"), (self.compare_view, "Comparison")])
+        self.right_splitter = window_layout.plot_splitter(self.plot_tabs, self.memory_plot, self.tabs)
+        left = window_layout.settings_column(self.form, self.buttons, self.insight.snapshot_controls, self.stats)
+        self.main_splitter = window_layout.main_splitter(left, self.oom_banner, self.right_splitter)
         self.setCentralWidget(self.main_splitter)
 
-        self.device_status = QLabel("device: loading PyTorch…")
         self.state_status = QLabel(RunState.IDLE.shown)
         self.statusBar().addWidget(self.device_status, 1)
         self.statusBar().addPermanentWidget(self.state_status)
@@ -180,40 +145,17 @@ class MainWindow(QMainWindow):
         from core.models import available_models
 
         self.form.set_models(available_models())
-        self._on_refresh_devices()
-        self.idle_timer.start()
+        self.device_watch.start()
         self.insight.start()
         self._update_controls()
 
-    @Slot()
-    def _on_refresh_devices(self) -> None:
-        if not self.torch_loaded:
-            return
-        from core.devices import list_devices
+    @property
+    def probe(self) -> Any:
+        """The selected device's `core.memory.MemoryProbe` (None before torch loads, or for no usable device)."""
+        return self.device_watch.probe
 
-        self.form.set_devices(list_devices(query_free=False))  # the form's validity_changed shows the device
-
-    def _show_device(self) -> None:
-        """The status bar names the device a run would use, or says why there is none (as the form does)."""
-        if not self.torch_loaded:
-            return
-        from core.devices import resolve_device
-        from core.errors import UserError
-        from core.memory import MemoryProbe
-
-        problem = self.form.device_problem()
-        try:
-            if problem is not None:
-                raise UserError(problem)
-            device = resolve_device(self.form.value("device"))
-        except UserError as exc:
-            self.device_status.setText(f"device: {exc}")
-            self.probe = self.insight.probe = None
-            return
-        if self.probe is None or self.probe.device != device:
-            self.probe = self.insight.probe = MemoryProbe(device)
-            self.memory_plot.clear()
-        self.device_status.setText(f"device: {device}")
+    def _on_probe(self, probe: Any) -> None:
+        self.insight.probe = probe
 
     # ---- run control -----------------------------------------------------------------------------
     @Slot()
@@ -297,12 +239,7 @@ class MainWindow(QMainWindow):
             self.log.add("cache clear requested: applied at the next step boundary"
                          + (" on every process" if self.controller.data_parallel else ""))
             return
-        if self.probe is None:
-            return
-        from core.memory import clear_cache
-
-        freed = clear_cache(self.probe.device)
-        self.view.show_cache_cleared(CacheCleared(None, freed, self.probe.sample()))
+        self.device_watch.clear_cache()
 
     # ---- events from the run ---------------------------------------------------------------------
     @Slot(object)
@@ -354,12 +291,6 @@ class MainWindow(QMainWindow):
         self._final_state = state
         self._on_run_finished()
 
-    @Slot()
-    def _on_idle_poll(self) -> None:
-        if self.controller.running or self.probe is None:
-            return
-        self.view.show_sample(self.probe.sample())
-
     # ---- state -----------------------------------------------------------------------------------
     def _set_state(self, state: RunState) -> None:
         self.state = state
@@ -369,7 +300,7 @@ class MainWindow(QMainWindow):
 
     @Slot(bool, str)
     def _on_validity_changed(self, valid: bool, message: str) -> None:
-        self._show_device()  # set_config changes the device without the combo's own signal
+        self.device_watch.show_device()  # set_config changes the device without the combo's own signal
         self._update_controls()
         self._show_estimate()
 
@@ -435,7 +366,7 @@ class MainWindow(QMainWindow):
                 self.log.add("waiting for the current step to finish before closing", "warning")
                 event.ignore()
                 return
-        self.idle_timer.stop()
+        self.device_watch.stop()
         self.insight.stop()
         self.view.stop()
         self.history.stop()

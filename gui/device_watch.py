@@ -1,0 +1,93 @@
+"""The selected device between runs: the status bar's device label, the device's `MemoryProbe`, the poll
+that keeps the memory plot live at rest (so a cache clear, or another program's memory, shows), and Clear
+cache at rest. During a run the run's own reports feed the plot and the poll stays quiet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtWidgets import QLabel
+
+from core.events import CacheCleared
+from gui.run_controller import RunController
+from gui.run_view import RunView
+from gui.settings_form import SettingsForm
+
+IDLE_POLL_INTERVAL_MS = 250
+
+
+class DeviceWatch(QObject):
+    """Watches the form's device once torch has loaded (`start`); `on_probe` hears of each new probe (None
+    when the form names no usable device), for the other views that measure the same device."""
+
+    def __init__(self, form: SettingsForm, view: RunView, controller: RunController,
+                 on_probe: Callable[[Any], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.form, self.view, self.controller, self._on_probe = form, view, controller, on_probe
+        self.probe: Any = None  # core.memory.MemoryProbe for the selected device, once torch has loaded
+        self.ready = False  # torch has loaded: devices can be listed and measured
+        self.label = QLabel("device: loading PyTorch…")
+        self.timer = QTimer(self)
+        self.timer.setInterval(IDLE_POLL_INTERVAL_MS)
+        self.timer.timeout.connect(self._on_poll)
+
+    def start(self) -> None:
+        """Torch has loaded: list the devices (the form then reports its device) and start polling."""
+        self.ready = True
+        self.refresh_devices()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    @Slot()
+    def refresh_devices(self) -> None:
+        if not self.ready:
+            return
+        from core.devices import list_devices
+
+        self.form.set_devices(list_devices(query_free=False))  # the form's validity_changed shows the device
+
+    def show_device(self) -> None:
+        """The status bar names the device a run would use, or says why there is none (as the form does)."""
+        if not self.ready:
+            return
+        from core.devices import resolve_device
+        from core.errors import UserError
+        from core.memory import MemoryProbe
+
+        problem = self.form.device_problem()
+        try:
+            if problem is not None:
+                raise UserError(problem)
+            device = resolve_device(self.form.value("device"))
+        except UserError as exc:
+            self.label.setText(f"device: {exc}")
+            self._set_probe(None)
+            return
+        if self.probe is None or self.probe.device != device:
+            self._set_probe(MemoryProbe(device))
+            self.view.memory_plot.clear()
+        self.label.setText(f"device: {device}")
+
+    def _set_probe(self, probe: Any) -> None:
+        self.probe = probe
+        self._on_probe(probe)
+
+    def clear_cache(self) -> None:
+        """Clear cache with no run under way: return the device's cached blocks now and show what that freed."""
+        if self.probe is None:
+            return
+        from core.memory import clear_cache
+
+        freed = clear_cache(self.probe.device)
+        self.view.show_cache_cleared(CacheCleared(None, freed, self.probe.sample()))
+
+    @Slot()
+    def _on_poll(self) -> None:
+        if self.controller.running or self.probe is None:
+            return
+        self.view.show_sample(self.probe.sample())
