@@ -1,7 +1,8 @@
 """The run settings form, built from `core.config.BOUNDS` so the form and the config cannot disagree.
 
-Every widget's range, choices, default and tooltip come from the bounds table. The form turns its
-values into a `RunConfig`; anything the config rejects, and what only this machine can tell
+Every widget's range, choices, default and tooltip come from the bounds table (`gui.form_widgets` builds
+one per field, reads and writes it). The form turns its values into a `RunConfig`; anything the config
+rejects, and what only this machine can tell
 (`gui.form_checks`: a missing data folder, a device that is not here, a batch larger than the training
 set, an unknown model, your own model or dataset whose module or file is not there, a fast path the
 device cannot run, more processes than this machine has GPUs or CPU cores), shows as an inline message and
@@ -14,20 +15,19 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
-                               QHBoxLayout, QLabel, QLineEdit, QSpinBox, QToolButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QToolButton,
+                               QVBoxLayout, QWidget)
 
-from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, check_batch_fits
+from core.config import BOUNDS, RunConfig, check_batch_fits
 from core.errors import ConfigError, UserError
 from core.user_callables import SPEC_FORM, is_spec
 from gui.device_table import DeviceTable
 from gui.form_applicability import auto_model_text, is_auto_model, update_applicability
 from gui.form_checks import (FolderCounts, NprocMeaning, check_data_folder, check_device, check_fast_paths_known,
                              check_findable, check_nproc, normalised_device, nproc_meaning)
-from gui.form_text import LABELS, NONE_TEXT, field_help, field_tooltip, friendly
+from gui.form_text import LABELS, field_help, friendly
+from gui.form_widgets import make_field_widget, set_widget_value, widget_value
 from gui.preset_row import PresetRow, overrides_for
-from gui.widgets import OptionalSpinBox, ScientificSpinBox
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "Device and model": ("device", "nproc", "sync_bn", "model"),
@@ -62,7 +62,7 @@ class SettingsForm(QWidget):
             form = QFormLayout(box)
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
             for field in fields:
-                widget = self._make_widget(field)
+                widget = make_field_widget(field, self._on_changed, self._on_data_dir_typed)
                 self.widgets[field] = widget
                 label = QLabel(LABELS.get(field, field.replace("_", " ").capitalize()))
                 label.setToolTip(field_help(field))
@@ -78,55 +78,6 @@ class SettingsForm(QWidget):
         self.set_config(RunConfig())
 
     # ---- construction ----------------------------------------------------------------------------
-    def _make_widget(self, field: str) -> QWidget:
-        bound = BOUNDS[field]
-        widget: QWidget
-        if field == "device":
-            widget = QComboBox()
-            widget.addItem("auto (best available)", "auto")
-            widget.addItem("cpu", "cpu")
-            widget.currentIndexChanged.connect(self._on_changed)
-        elif field in ("model", "dataset"):  # editable: your own is typed as package.module:factory
-            widget = QComboBox()
-            widget.setEditable(True)
-            for choice in (BUILTIN_MODELS if field == "model" else bound.choices or ()):
-                widget.addItem(choice, choice)
-            widget.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-            widget.lineEdit().setPlaceholderText(f"a name from the list, or {SPEC_FORM}")
-            widget.currentTextChanged.connect(self._on_changed)
-        elif bound.choices:
-            widget = QComboBox()
-            for choice in bound.choices:
-                widget.addItem(choice, choice)
-            widget.currentIndexChanged.connect(self._on_changed)
-        elif bound.kind is bool:
-            widget = QCheckBox()
-            widget.toggled.connect(self._on_changed)
-        elif bound.kind is int and bound.optional:
-            widget = OptionalSpinBox(int(bound.minimum), int(bound.maximum), NONE_TEXT.get(field, "no limit"))
-            widget.valueChanged.connect(self._on_changed)
-        elif bound.kind is int:
-            widget = QSpinBox()
-            widget.setRange(int(bound.minimum), int(bound.maximum))
-            widget.valueChanged.connect(self._on_changed)
-        elif bound.kind is float:
-            widget = ScientificSpinBox() if bound.log_scale else QDoubleSpinBox()
-            if not bound.log_scale:
-                widget.setDecimals(4)  # decimals before the range: the range is rounded to them
-                widget.setSingleStep(0.01 if (bound.maximum or 1) <= 10 else 1.0)
-            widget.setRange(float(bound.minimum), float(bound.maximum))
-            widget.valueChanged.connect(self._on_changed)
-        else:  # data_dir
-            widget = QLineEdit()
-            widget.setPlaceholderText("default: the user data folder")
-            widget.textChanged.connect(self._on_data_dir_typed)  # checked, but not counted, per keystroke
-            widget.editingFinished.connect(self._on_changed)
-        if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
-            widget.setKeyboardTracking(False)
-        widget.setToolTip(field_tooltip(field))
-        widget.setObjectName(field)
-        return widget
-
     def _with_extras(self, field: str, widget: QWidget) -> QWidget:
         if field not in ("device", "data_dir"):
             return widget
@@ -154,16 +105,7 @@ class SettingsForm(QWidget):
             return "auto" if is_auto_model(text) else text
         if field == "dataset":
             return widget.currentText().strip()
-        if isinstance(widget, QComboBox):
-            return widget.currentData()
-        if isinstance(widget, QCheckBox):
-            return widget.isChecked()
-        if isinstance(widget, OptionalSpinBox):
-            return widget.optional_value()
-        if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
-            return widget.value()
-        text = widget.text().strip()
-        return text or None
+        return widget_value(widget)
 
     def values(self) -> dict[str, Any]:
         return {field: self.value(field) for field in BOUNDS}
@@ -221,16 +163,8 @@ class SettingsForm(QWidget):
                 widget.setEditText(value)
             elif field == "device":
                 widget.setCurrentIndex(self._device_index(value))
-            elif isinstance(widget, QComboBox):
-                widget.setCurrentIndex(max(widget.findData(value), 0))
-            elif isinstance(widget, QCheckBox):
-                widget.setChecked(bool(value))
-            elif isinstance(widget, OptionalSpinBox):
-                widget.set_optional_value(value)
-            elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
-                widget.setValue(value)
             else:
-                widget.setText(value or "")
+                set_widget_value(widget, value)
             widget.blockSignals(False)
         self._on_changed()
 
