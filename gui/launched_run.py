@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 from core.config import RunConfig
 from gui.history_panel import HistoryPanel
 from gui.log_panel import LogPanel
-from gui.rank_launcher import LaunchEnd, RankLauncher
+from gui.launch_end import LaunchEnd
+from gui.rank_launcher import RankLauncher
 from gui.run_state import RunState
 
 ENDED_WELL = ("completed", "stopped")

@@ -9,96 +9,40 @@ child ends, whatever it left behind is killed: its process group, and every desc
 launcher may start ranks in sessions of their own). `shutdown()` (closing the window) stops the run, waits a
 bounded time for the child, then kills the lot: no process outlives the window. An error before any run was
 recorded (an option the CLI refuses, a rank that fails to start) comes back as the child's last error line.
+
+The child's command line and output are `gui.launch_child`'s, the processes it leaves `gui.process_family`'s,
+and how the run ended `gui.launch_end`'s; here is the following, in the window's thread.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
-import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from core.config import BOUNDS, RunConfig
+from core.config import RunConfig
 from core.errors import UserError
-from core.launch import ENV_STOP_WITH_PID
-from core.options import PROG, option_name
 from core.run_store import RunNotFound, RunRow, RunStore, StoreError
+from gui.launch_child import child_environment, command_line, recorded_run_id
+from gui.launch_end import LaunchEnd, launch_end
+from gui.process_family import ProcessFamily, signal_group
 from gui.run_signals import CannotSignal, Control, send
 
 POLL_INTERVAL_MS = 150  # the store and the child, while a run is under way
 STOP_WAIT_S = 10.0  # closing the window: how long the ranks get to stop before they are killed
 SETUP_STOP_GRACE_S = 10.0  # Stop before the run was recorded: then a Ctrl+C to the whole group
-RECORDED_AS = re.compile(r"recorded as run (\d+) in ")
 CONTROL_KINDS = ("RunPaused", "RunResumed")
 
 _live: set["RankLauncher"] = set()  # launchers with a child: killed at interpreter exit, whatever ended it
-
-
-@dataclass(frozen=True)
-class LaunchEnd:
-    """How a launched run ended: the run's final status (completed, stopped, ..., or failed when it ended
-    before it was recorded or without finishing its row), a one-line message, and its id when recorded."""
-
-    status: str
-    message: str
-    run_id: int | None
-    exit_code: int
-
-
-def command_line(config: RunConfig, store_path: Path, resume: str | None = None) -> list[str]:
-    """`python -m core run` with every field of `config` spelled out (defaults too: the CLI's presets and
-    defaults must not change what the form shows), recording into `store_path`. No checkpoint options: a
-    data-parallel run saves none (and refuses `resume`, which is passed on for the CLI to say so)."""
-    args = [sys.executable, "-m", "core", "run"]
-    for field in BOUNDS:
-        value = getattr(config, field)
-        if value is None:
-            continue
-        flag = option_name(field)
-        if isinstance(value, bool):
-            args.append(flag if value else "--no-" + flag[2:])
-        else:
-            args.append(f"{flag}={value!r}" if isinstance(value, float) else f"{flag}={value}")
-    if resume:
-        args.append(f"--resume={resume}")
-    return args + [f"--runs-db={store_path}"]
-
-
-def child_environment() -> dict[str, str]:
-    """The window's environment, with this checkout importable from any folder (a run from a source tree) and
-    output unbuffered, so the log shows each line as it is written."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
-    env["PYTHONUNBUFFERED"] = "1"
-    env[ENV_STOP_WITH_PID] = str(os.getpid())  # the launcher stops its ranks if this window dies, even by kill -9
-    return env
-
-
-def last_error_line(text: str) -> str:
-    """The line to show for a child that failed before recording: the CLI's own error (without its program
-    prefix), else the last line that is not a progress bar's, a rule or a traceback's frame."""
-    lines = [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
-    for line in reversed(lines):
-        if line.startswith(f"{PROG}: error: "):
-            return line[len(f"{PROG}: error: "):]
-    for line in reversed(lines):
-        if set(line) <= set("=-_* ") or line.startswith(("File \"", "Traceback", "^")) or "it/s]" in line \
-                or "step/s]" in line:
-            continue
-        return line
-    return "it ended before recording anything, without a message"
 
 
 class RankLauncher(QObject):
@@ -119,7 +63,7 @@ class RankLauncher(QObject):
         self.launched_at = 0.0
         self.found_after_s: float | None = None  # seconds from the launch until the run was recorded
         self._store: RunStore | None = None
-        self._family: dict[int, psutil.Process] = {}  # every descendant seen, by pid
+        self._family = ProcessFamily()  # the child and every descendant seen
         self._event_seq = 0
         self._paused = False
         self._row: RunRow | None = None
@@ -154,7 +98,7 @@ class RankLauncher(QObject):
         self.nproc, self.run_id, self._row, self._event_seq, self._paused = config.nproc, None, None, 0, False
         self.launched_at, self.found_after_s = time.time(), None
         self._stop_requested_at, self._group_interrupted = None, False
-        self._family = {}
+        self._family = ProcessFamily()
         _live.add(self)
         self._timer.start()
 
@@ -163,31 +107,17 @@ class RankLauncher(QObject):
         `collect` is False (the last poll's)."""
         if collect:
             self._collect()
-        return {pid for pid, process in self._family.items() if _alive(process)}
+        return self._family.alive_pids()
 
     def processes(self) -> list[psutil.Process]:
         """Every process of the run seen so far (the child, its ranks and theirs), alive or not: after the
         run, none of them may be left."""
         self._collect()
-        return list(self._family.values())
+        return self._family.processes()
 
     def _collect(self) -> None:
-        if self.process is None:
-            return
-        try:
-            root = psutil.Process(self.process.pid)
-            found = [root, *root.children(recursive=True)]
-        except psutil.Error:
-            found = []
-        for process in found:
-            self._family.setdefault(process.pid, process)
-        for process in list(self._family.values()):  # a rank in a session of its own keeps its children there
-            if _alive(process):
-                try:
-                    for child in process.children(recursive=True):
-                        self._family.setdefault(child.pid, child)
-                except psutil.Error:
-                    continue
+        if self.process is not None:
+            self._family.collect(self.process.pid)
 
     # ---- following -------------------------------------------------------------------------------
     @Slot()
@@ -299,7 +229,7 @@ class RankLauncher(QObject):
     def _interrupt_group(self) -> None:
         self._group_interrupted = True
         if self.process is not None:
-            _killpg(self.process.pid, signal.SIGINT)
+            signal_group(self.process.pid, signal.SIGINT)
 
     # ---- ending ----------------------------------------------------------------------------------
     def shutdown(self, timeout_s: float = STOP_WAIT_S, wait: Callable[[float], None] | None = None) -> None:
@@ -334,9 +264,9 @@ class RankLauncher(QObject):
         self.process = None
         _live.discard(self)
         if self.run_id is None and self.log_path is not None:  # a run too short to be seen while it trained
-            found = RECORDED_AS.findall(self._log_text())
-            if found:
-                self._found_late(int(found[-1]))
+            found = recorded_run_id(self._log_text())
+            if found is not None:
+                self._found_late(found)
         end = self._end(code, killed)
         self._close_store()
         self.ended.emit(end)
@@ -360,33 +290,13 @@ class RankLauncher(QObject):
                 row = store.run(self.run_id) if store is not None else row
             except StoreError:
                 pass
-        if row is None and self._stop_requested_at is not None:  # Stop (or a close) while the ranks started up
-            return LaunchEnd("stopped", "stopped before training started", self.run_id, code)
-        if row is None:
-            message = last_error_line(self._log_text()) if code else "it ended before its run was recorded"
-            return LaunchEnd("failed", message, self.run_id, code)
-        if row.status == "running":  # killed before it could finish its row
-            return LaunchEnd("failed", f"its processes were killed (exit code {code}) before the run finished; "
-                                       f"steps up to the last report are kept", row.id, code)
-        message = row.message or ("" if code == 0 else last_error_line(self._log_text()))
-        if killed:
-            message = (message + "; " if message else "") + f"{killed} leftover process{'es' if killed > 1 else ''} killed"
-        return LaunchEnd(row.status, message, row.id, code)
+        return launch_end(row, self.run_id, code, killed, self._stop_requested_at is not None, self._log_text)
 
     def _sweep(self) -> int:
         """Kill the child's process group and every descendant seen still running; how many were killed
         (beside the child itself)."""
         assert self.process is not None
-        self._collect()
-        left = [p for pid, p in self._family.items() if pid != self.process.pid and _alive(p)]
-        _killpg(self.process.pid, signal.SIGKILL)  # the child's group: its pid is ours until it is reaped
-        for process in left:
-            try:
-                process.kill()  # psutil checks it is the same process, not a reused pid
-            except psutil.Error:
-                continue
-        psutil.wait_procs(left, timeout=5)
-        return len(left)
+        return self._family.kill(self.process.pid)
 
     def _log_text(self) -> str:
         try:
@@ -412,20 +322,6 @@ class RankLauncher(QObject):
             self.process.wait()
             self.process = None
             _live.discard(self)
-
-
-def _alive(process: psutil.Process) -> bool:
-    try:
-        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
-def _killpg(pgid: int, number: int) -> None:
-    try:
-        os.killpg(pgid, number)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def kill_all() -> None:

@@ -1,5 +1,5 @@
-"""The data-parallel launcher's command line says exactly the form's config to the CLI, and a failed launch is
-one readable line."""
+"""The data-parallel launcher's command line says exactly the form's config to the CLI, and its output says
+the run it recorded or, for a failed launch, one readable line."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from core.cli import build_parser
 from core.config import RunConfig
 from core.options import config_from_args
-from gui.rank_launcher import command_line, last_error_line
+from gui.launch_child import command_line, last_error_line, recorded_run_id
 
 
 @pytest.mark.parametrize("config", [
@@ -46,3 +46,10 @@ def test_a_resume_is_passed_on_for_the_cli_to_judge(tmp_path):
 ])
 def test_the_error_line_shown_for_a_failed_launch(output, line):
     assert last_error_line(output) == line
+
+
+def test_the_run_the_cli_recorded_is_read_from_its_output():
+    output = ("recorded as run 3 in /tmp/a.sqlite3 (`gpu-train-monitor runs show 3`)\n"
+              "recorded as run 12 in /tmp/runs dir/r.sqlite3 (`gpu-train-monitor runs show 12`)\n")
+    assert recorded_run_id(output) == 12
+    assert recorded_run_id("step 3\nrun 4 completed\n") is None

@@ -1,0 +1,68 @@
+"""The child process a data-parallel run from the window is: `python -m core run <the form's options> --nproc N
+--runs-db <the window's store>`, its environment, and what its output says once it has ended (the run it
+recorded, or the error that stopped it before it recorded anything). No Qt here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+from core.config import BOUNDS, RunConfig
+from core.launch import ENV_STOP_WITH_PID
+from core.options import PROG, option_name
+
+RECORDED_AS = re.compile(r"recorded as run (\d+) in ")
+
+
+def command_line(config: RunConfig, store_path: Path, resume: str | None = None) -> list[str]:
+    """`python -m core run` with every field of `config` spelled out (defaults too: the CLI's presets and
+    defaults must not change what the form shows), recording into `store_path`. No checkpoint options: a
+    data-parallel run saves none (and refuses `resume`, which is passed on for the CLI to say so)."""
+    args = [sys.executable, "-m", "core", "run"]
+    for field in BOUNDS:
+        value = getattr(config, field)
+        if value is None:
+            continue
+        flag = option_name(field)
+        if isinstance(value, bool):
+            args.append(flag if value else "--no-" + flag[2:])
+        else:
+            args.append(f"{flag}={value!r}" if isinstance(value, float) else f"{flag}={value}")
+    if resume:
+        args.append(f"--resume={resume}")
+    return args + [f"--runs-db={store_path}"]
+
+
+def child_environment() -> dict[str, str]:
+    """The window's environment, with this checkout importable from any folder (a run from a source tree) and
+    output unbuffered, so the log shows each line as it is written."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    env["PYTHONUNBUFFERED"] = "1"
+    env[ENV_STOP_WITH_PID] = str(os.getpid())  # the launcher stops its ranks if this window dies, even by kill -9
+    return env
+
+
+def recorded_run_id(text: str) -> int | None:
+    """The run the CLI said it recorded (its last 'recorded as run N in ...' line), or None."""
+    found = RECORDED_AS.findall(text)
+    return int(found[-1]) if found else None
+
+
+def last_error_line(text: str) -> str:
+    """The line to show for a child that failed before recording: the CLI's own error (without its program
+    prefix), else the last line that is not a progress bar's, a rule or a traceback's frame."""
+    lines = [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
+    for line in reversed(lines):
+        if line.startswith(f"{PROG}: error: "):
+            return line[len(f"{PROG}: error: "):]
+    for line in reversed(lines):
+        if set(line) <= set("=-_* ") or line.startswith(("File \"", "Traceback", "^")) or "it/s]" in line \
+                or "step/s]" in line:
+            continue
+        return line
+    return "it ended before recording anything, without a message"
