@@ -46,6 +46,6 @@ def _rebuild(template: str, params: Mapping[str, Any]) -> Message:
 
 def message_of(error: BaseException) -> str:
     """The error's text for people: its `Message` when it was raised with one (keeps the structure)."""
-    if error.args and isinstance(error.args[0], str) and len(error.args) == 1:
+    if len(error.args) == 1 and isinstance(error.args[0], Message):
         return error.args[0]
-    return str(error)
+    return str(error)  # not args[0]: a KeyError's text is its key's repr
