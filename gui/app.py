@@ -6,12 +6,14 @@ Linux; on Windows torch must be imported before Qt (pytorch#166628), so it is.
 `--screenshot PATH [--steps N] [run options]` runs N steps, saves a PNG of the window and exits;
 with `--compare NAME` it races a ready-made comparison of the Compare menu instead, N steps each run.
 Options and error lines come from core.options, as the CLI's do; the CLI itself is imported only to run
-a headless command. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point.
+a headless command. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point (`gui.exit_signals`); the
+screenshot is taken and the exit code chosen by `gui.screenshot`.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
@@ -24,9 +26,9 @@ from pathlib import Path
 from core.config import BOUNDS, describe_range
 from core.errors import ConfigError, UserError
 from core.options import (COMMANDS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, OneLineParser,
-                          add_record_options, add_run_options, config_from_args, option_message, user_error_line)
-
-SCREENSHOT_TIMEOUT_S = 600
+                          add_record_options, add_run_options, config_from_args, user_error_line)
+from gui.exit_signals import deferred_signals, end_on_signals, restore_default_signals
+from gui.screenshot import follow_run
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -119,10 +121,10 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     if problem:
         print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2
-    pending = _deferred_signals()
+    pending = deferred_signals()
     if sys.platform == "win32":
-        import torch  # noqa: F401 - before Qt on Windows (c10.dll load order)
-    from PySide6.QtCore import QObject, QSettings, QTimer, Signal, Slot
+        importlib.import_module("torch")  # before Qt on Windows (c10.dll load order)
+    from PySide6.QtCore import QObject, QSettings, Signal, Slot
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -178,8 +180,8 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
 
     def import_torch() -> None:
         try:
-            import torch  # noqa: F401
-            import torchvision  # noqa: F401
+            importlib.import_module("torch")
+            importlib.import_module("torchvision")
         except Exception as exc:  # a broken install: say so in the window rather than wait forever
             loader.failed.emit(f"{type(exc).__name__}: {exc}")
             return
@@ -220,37 +222,11 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     threading.Thread(target=import_torch, name="import-torch", daemon=True).start()
 
     exit_code = [0]
-    _end_on_signals(app, window, exit_code, pending)
+    end_on_signals(app, window, exit_code, pending)
     if screenshot:
-        finished: list = []  # the run's RunFinished, to tell bad input (exit 2) from a failed run (1)
-
-        def remember(event: object) -> None:
-            from core.events import RunFinished  # torch has loaded by the time a run reports
-
-            if isinstance(event, RunFinished):
-                finished.append(event)
-
-        window.controller.event.connect(remember)
-
-        def save(state: str) -> None:
-            QTimer.singleShot(400, lambda: _save_screenshot(window, screenshot, app, state,
-                                                            finished[-1] if finished else None))
-
-        def give_up() -> None:
-            print(f"{PROG}: error: the screenshot run did not finish within {SCREENSHOT_TIMEOUT_S} s", file=sys.stderr)
-            exit_code[0] = 1
-            window.close()
-            if not window.isVisible():
-                app.exit(1)
-            # else the close waits for the run's thread (never destroy a running QThread: Qt aborts); the
-            # window closes itself once that thread has ended, and the app quits with its last window
-
-        window.run_ended.connect(save)
-        QTimer.singleShot(SCREENSHOT_TIMEOUT_S * 1000, give_up)
+        follow_run(window, app, screenshot, exit_code)
     code = app.exec()
-    if _in_main_thread():  # the window is gone: signals act as they do before a window opens
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    restore_default_signals()  # the window is gone: signals act as they do before a window opens
     return exit_code[0] or code
 
 
@@ -267,92 +243,6 @@ def _warm_fast_path_checks() -> None:
             has_triton()
     except Exception:  # noqa: BLE001 - the check itself runs later and reports any problem
         pass
-
-
-def _in_main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()  # signal.signal works only there
-
-
-def _end_on_signals(app, window, exit_code: list[int], pending: list[int]) -> None:
-    """Ctrl+C (130) and SIGTERM (143) close the window the way its close button does (a run is stopped
-    first); a second one exits at once. `pending` holds signals that came while Qt was loading.
-
-    The close is queued, not done in the handler: a handler runs between any two bytecodes, e.g. in a
-    slot just before it starts a run, which must not start after the window closed. Python runs
-    handlers only when it runs code, so a timer gives it some while Qt's event loop waits."""
-    from PySide6.QtCore import QTimer
-
-    def close() -> None:
-        window.close()  # the last window closed ends the event loop; a running step may delay that
-        if not window.isVisible():
-            app.exit(exit_code[0])
-
-    def on_signal(signum: int, frame) -> None:
-        code = EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_TERMINATED
-        if exit_code[0] in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # the second one: no more waiting
-            from gui.rank_launcher import kill_all
-
-            kill_all()  # a data-parallel run's processes must not outlive the window (os._exit skips atexit)
-            sys.stderr.flush()
-            os._exit(code)
-        exit_code[0] = code
-        print(f"\n{PROG}: {'interrupted' if code == EXIT_INTERRUPTED else 'terminated'}: closing", file=sys.stderr)
-        QTimer.singleShot(0, close)
-
-    if not _in_main_thread():
-        return
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, on_signal)
-    ticker = QTimer(app)
-    ticker.timeout.connect(lambda: None)
-    ticker.start(200)
-    for signum in pending:
-        on_signal(signum, None)
-
-
-def _deferred_signals() -> list[int]:
-    """Record Ctrl+C and SIGTERM instead of raising while Qt's modules load: interrupting a C extension
-    while it initialises can abort the interpreter. The list fills as signals come."""
-    pending: list[int] = []
-    for signum in (signal.SIGINT, signal.SIGTERM) if _in_main_thread() else ():
-        signal.signal(signum, lambda received, frame: pending.append(received))
-    return pending
-
-
-def _save_screenshot(window, path: str, app, state: str = "finished", finished=None) -> None:
-    """Save the window as a PNG (atomically). Exit 0 when saved after a finished run, 1 when the run did not
-    finish, 2 for bad input or a PNG that could not be saved: the CLI's codes."""
-    from core.outputs import replace_atomically
-
-    window.loss_plot.refresh()
-    window.memory_plot.refresh()
-    window.compare_view.draw_now()
-    image = window.grab()
-
-    def write(target: Path) -> None:
-        if not image.save(str(target), "PNG"):
-            raise OSError(f"Qt could not write a PNG to {target}")
-
-    try:
-        replace_atomically(path, write)
-        ok = True
-        print(f"saved a {image.width()}x{image.height()} screenshot to {path}")
-    except OSError as exc:
-        ok = False
-        print(f"{PROG}: error: --screenshot: could not save to {path} ({exc.strerror or exc})", file=sys.stderr)
-    code = 0
-    if finished is not None and finished.status == "failed" and finished.user_error:
-        # the picture is kept (it shows the error), but the input was bad: the CLI's line and exit code
-        print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
-        code = EXIT_USER_ERROR
-    elif state != "finished":  # the picture is kept (it shows the error), but the run did not succeed
-        last = window.log.lines()[-1] if window.log.lines() else ""
-        print(f"{PROG}: error: the screenshot run ended {state}: {last}", file=sys.stderr)
-        code = 1
-    if not ok:
-        code = EXIT_USER_ERROR
-    window.close()
-    app.exit(code)
 
 
 def _process_start_time() -> float:

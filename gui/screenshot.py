@@ -1,0 +1,82 @@
+"""`--screenshot PATH`: once the window's run has ended, save a PNG of the whole window and exit with the
+CLI's codes (0 saved after a finished run, 1 the run did not finish, 2 bad input or a PNG not saved). A
+run that does not end within SCREENSHOT_TIMEOUT_S gives up with 1. The messages are the CLI's, in English.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from core.options import EXIT_USER_ERROR, PROG, option_message
+
+SCREENSHOT_TIMEOUT_S = 600
+SAVE_DELAY_MS = 400  # the plots' last redraw lands before the picture is taken
+
+
+def follow_run(window, app, path: str, exit_code: list[int]) -> None:
+    """Save the window to `path` once its run has ended (`window.run_ended`); give up after the timeout.
+    `exit_code[0]` is set to 1 when it gives up."""
+    from PySide6.QtCore import QTimer
+
+    finished: list = []  # the run's RunFinished, to tell bad input (exit 2) from a failed run (1)
+
+    def remember(event: object) -> None:
+        from core.events import RunFinished  # torch has loaded by the time a run reports
+
+        if isinstance(event, RunFinished):
+            finished.append(event)
+
+    window.controller.event.connect(remember)
+
+    def save(state: str) -> None:
+        QTimer.singleShot(SAVE_DELAY_MS, lambda: save_screenshot(window, path, app, state,
+                                                                 finished[-1] if finished else None))
+
+    def give_up() -> None:
+        print(f"{PROG}: error: the screenshot run did not finish within {SCREENSHOT_TIMEOUT_S} s", file=sys.stderr)
+        exit_code[0] = 1
+        window.close()
+        if not window.isVisible():
+            app.exit(1)
+        # else the close waits for the run's thread (never destroy a running QThread: Qt aborts); the
+        # window closes itself once that thread has ended, and the app quits with its last window
+
+    window.run_ended.connect(save)
+    QTimer.singleShot(SCREENSHOT_TIMEOUT_S * 1000, give_up)
+
+
+def save_screenshot(window, path: str, app, state: str = "finished", finished=None) -> None:
+    """Save the window as a PNG (atomically). Exit 0 when saved after a finished run, 1 when the run did not
+    finish, 2 for bad input or a PNG that could not be saved: the CLI's codes."""
+    from core.outputs import replace_atomically
+
+    window.loss_plot.refresh()
+    window.memory_plot.refresh()
+    window.compare_view.draw_now()
+    image = window.grab()
+
+    def write(target: Path) -> None:
+        if not image.save(str(target), "PNG"):
+            raise OSError(f"Qt could not write a PNG to {target}")
+
+    try:
+        replace_atomically(path, write)
+        ok = True
+        print(f"saved a {image.width()}x{image.height()} screenshot to {path}")
+    except OSError as exc:
+        ok = False
+        print(f"{PROG}: error: --screenshot: could not save to {path} ({exc.strerror or exc})", file=sys.stderr)
+    code = 0
+    if finished is not None and finished.status == "failed" and finished.user_error:
+        # the picture is kept (it shows the error), but the input was bad: the CLI's line and exit code
+        print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
+        code = EXIT_USER_ERROR
+    elif state != "finished":  # the picture is kept (it shows the error), but the run did not succeed
+        last = window.log.lines()[-1] if window.log.lines() else ""
+        print(f"{PROG}: error: the screenshot run ended {state}: {last}", file=sys.stderr)
+        code = 1
+    if not ok:
+        code = EXIT_USER_ERROR
+    window.close()
+    app.exit(code)
