@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
-import os
-import signal
 import sys
-import threading
+
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,16 +21,17 @@ from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTE
                           EXIT_USER_ERROR, PROG, OneLineParser, add_checkpoint_options, add_finder_options,
                           add_record_options, add_run_options, checkpoint_policy, config_from_args, option_message,
                           option_name, parse_bytes, resumed_config_from_args, user_error_line)
-from core.outputs import check_output_path, write_json
+from core.cli_io import StdoutFailed, flush_stdout, out, save_json, stdout_gone
+from core.cli_signals import SignalsSeen, Terminated, sigterm_raises, stop_on_signals
+from core.info_commands import command_devices, command_find_batch_size, command_models, command_presets
+from core.outputs import check_output_path
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
     from core.events import RunFinished
 
-__all__ = ["COMMANDS", "PROG", "build_parser", "config_from_args", "main", "option_name"]  # re-exported
+__all__ = ["COMMANDS", "PROG", "build_parser", "config_from_args", "main", "option_name", "out", "recording",
+           "report_finished", "stop_on_signals"]  # re-exported
 
-
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that finally blocks run (the finder kills its trial process)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,12 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code; Ctrl+C, SIGTERM and a closed stdout end it quietly."""
     try:
-        with _sigterm_raises():
+        with sigterm_raises():
             try:
                 code = _dispatch(argv)
             except SystemExit as exc:  # argparse after -h or a bad option (its message is written already)
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USER_ERROR)
-            _flush_stdout()  # a closed stdout shows here at the latest, while it can still be handled
+            flush_stdout()  # a closed stdout shows here at the latest, while it can still be handled
             return code
     except KeyboardInterrupt:  # Ctrl+C before a run could handle it (torch importing) or a second one
         print(f"\n{PROG}: interrupted", file=sys.stderr)
@@ -99,32 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: terminated", file=sys.stderr)
         return EXIT_TERMINATED
     except StdoutFailed as failed:
-        return _stdout_gone(failed.error)
+        return stdout_gone(failed.error)
     except BrokenPipeError as exc:  # as Python's documentation treats it: the reader of stdout left
-        return _stdout_gone(exc)
+        return stdout_gone(exc)
 
-
-class StdoutFailed(Exception):
-    """Writing to stdout failed: its reader left (| head) or its file cannot grow (> /dev/full)."""
-
-    def __init__(self, error: OSError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-def out(text: str) -> None:
-    """print() to stdout; a failure there becomes StdoutFailed, which main() reports without a traceback."""
-    try:
-        print(text)
-    except OSError as exc:
-        raise StdoutFailed(exc) from exc
-
-
-def _flush_stdout() -> None:
-    try:
-        sys.stdout.flush()
-    except OSError as exc:
-        raise StdoutFailed(exc) from exc
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
@@ -161,36 +137,6 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     parser.print_help()
     return EXIT_USER_ERROR
 
-
-@contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """SIGTERM raises Terminated in the main thread while a command runs; the old handler comes back after."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_sigterm(signum: int, frame: Any) -> None:
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _stdout_gone(exc: OSError) -> int:
-    """Exit 1 without a traceback, as Python's documentation advises for SIGPIPE: point stdout at devnull so
-    the interpreter's last flush succeeds. A reader that left (| head) needs no message; a full disk does."""
-    if not isinstance(exc, BrokenPipeError):
-        print(f"{PROG}: error: cannot write to stdout ({exc.strerror or exc})", file=sys.stderr)
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):  # a stdout without a file descriptor (a test's capture)
-        pass
-    return 1
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -264,61 +210,6 @@ def recording(args: argparse.Namespace, observers: list[Any]) -> Iterator[Any]:
                       file=sys.stderr)
 
 
-class SignalsSeen:
-    terminated = False
-
-
-@contextlib.contextmanager
-def stop_on_signals(controls: Any, abort_on_repeat: bool = True) -> Iterator[SignalsSeen]:
-    """While a run (or a comparison) trains: the first Ctrl+C or SIGTERM stops it at the next step, as Stop
-    does (summary printed, JSON written); a second one aborts. `terminated` says SIGTERM stopped it. SIGUSR1
-    clears the cache and SIGUSR2 pauses or resumes: how a window watching the recorded pid steers the run."""
-    seen = SignalsSeen()
-
-    def on_sigint(signum: int, frame: Any) -> None:
-        if abort_on_repeat:  # a rank gets a Ctrl+C twice (the terminal's, then its launcher's): the same stop
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-        print("\nstopping at the next step (Ctrl+C again to abort)", file=sys.stderr)
-        controls.request_stop()
-
-    def on_sigterm(signum: int, frame: Any) -> None:
-        seen.terminated = True
-        if abort_on_repeat:
-            signal.signal(signal.SIGTERM, previous_term)  # a second SIGTERM aborts
-        print("\nterminated: stopping at the next step", file=sys.stderr)
-        controls.request_stop()
-
-    def on_sigusr1(signum: int, frame: Any) -> None:  # the window's Clear cache, for a run it watches
-        if hasattr(controls, "request_cache_clear"):
-            controls.request_cache_clear()
-
-    def on_sigusr2(signum: int, frame: Any) -> None:  # the window's Pause / Resume, for a run it watches
-        if hasattr(controls, "pause"):
-            controls.resume() if controls.pause_requested else controls.pause()
-
-    previous_int = signal.signal(signal.SIGINT, on_sigint)
-    previous_term = signal.signal(signal.SIGTERM, on_sigterm)
-    previous_usr1 = signal.signal(signal.SIGUSR1, on_sigusr1)
-    previous_usr2 = signal.signal(signal.SIGUSR2, on_sigusr2)
-    try:
-        yield seen
-    finally:
-        signal.signal(signal.SIGINT, previous_int)
-        signal.signal(signal.SIGTERM, previous_term)
-        signal.signal(signal.SIGUSR1, previous_usr1)
-        signal.signal(signal.SIGUSR2, previous_usr2)
-
-
-def save_json(field: str, path: str | None, value: Any, what: str) -> str | None:
-    """Write `value` to `path` (atomically); the error line to print when that failed, else None."""
-    if not path:
-        return None
-    try:
-        write_json(path, value)
-    except OSError as exc:
-        return f"{PROG}: error: {option_name(field)}: could not save to {path} ({exc.strerror or exc}); " \
-               f"the {what} is on stdout"
-    return None
 
 
 def _summary_text(finished: RunFinished) -> str:
@@ -342,71 +233,6 @@ def _summary_text(finished: RunFinished) -> str:
         f"peak memory {peak}" + ("" if s.peak_reserved_bytes else " (process RSS)"),
     ])
 
-
-def command_find_batch_size(args: argparse.Namespace) -> int:
-    config = config_from_args(args)
-    from core.batch_finder import Trial, check_search_options, find_batch_size  # torch loads lazily
-
-    check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"
-    if args.json:
-        check_output_path("json", args.json)
-    from core.units import format_bytes
-
-    def on_trial(trial: Trial) -> None:
-        peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
-        print(f"  batch {trial.batch_size:>6}: peak {peak:>12}  {'fits' if trial.fits else 'too big'}",
-              file=sys.stderr, flush=True)
-
-    print(f"searching on {config.device} with {config.model}, {TRIAL_NOTE}", file=sys.stderr, flush=True)
-    result = find_batch_size(config, capacity=args.capacity, margin=args.margin, start=args.start,
-                             max_batch=args.max_batch, on_trial=on_trial)
-    save_error = save_json("json", args.json, result.to_dict(), "result")
-    out(f"batch size      {result.batch_size}")
-    out(f"predicted peak  {format_bytes(result.predicted_peak(result.batch_size))} of "
-          f"{format_bytes(result.limit_bytes)} allowed ({format_bytes(result.capacity_bytes)} capacity, "
-          f"{result.margin:.0%} margin)")
-    out(f"fit             {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} "
-          f"per sample ({len(result.trials)} trials)")
-    if save_error:
-        print(save_error, file=sys.stderr)
-        return EXIT_USER_ERROR
-    return 0
-
-
-TRIAL_NOTE = "a few real training steps per candidate"
-
-
-def command_devices(as_json: bool) -> int:
-    from core.devices import list_devices
-    from core.units import format_bytes
-
-    devices = list_devices()
-    if as_json:
-        out(json.dumps([d.__dict__ for d in devices], indent=2))
-        return 0
-    out(f"{'device':<8} {'kind':<5} {'capacity':>10} {'free':>10} {'used':>10}  name")
-    for d in devices:
-        out(f"{d.spec:<8} {d.kind:<5} {format_bytes(d.capacity_bytes):>10} {format_bytes(d.free_bytes):>10} "
-              f"{format_bytes(d.used_bytes):>10}  {d.name}")
-    return 0
-
-
-def command_models() -> int:
-    from core.models import available_models
-
-    out("\n".join(available_models()))
-    print("or your own: --model package.module:factory (or path/to/file.py:factory), a callable returning an "
-          "nn.Module", file=sys.stderr)  # beside the list, not in it: the list stays one name a line
-    return 0
-
-
-def command_presets() -> int:
-    from core.presets import PRESETS, preset_text
-
-    for value in PRESETS.values():
-        out(f"{value.name}: {value.description}")
-        out(f"  {preset_text(value)}")
-    return 0
 
 
 if __name__ == "__main__":

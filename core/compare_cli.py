@@ -11,7 +11,9 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from core.cli import out, recording, save_json, stop_on_signals
+from core.cli import recording
+from core.cli_io import out, save_json
+from core.cli_signals import stop_on_signals
 from core.compare_result import ComparisonResult, ratio_text
 from core.errors import ConfigError
 from core.events import ComparisonStarted, ContenderEvent, Event, RunFinished

@@ -9,7 +9,8 @@ import dataclasses
 import os
 import sys
 
-from core.cli import recording, report_finished, stop_on_signals
+from core.cli import recording, report_finished
+from core.cli_signals import stop_on_signals
 from core.config import RunConfig
 from core.distributed_env import ENV_RUN_UID, RankContext
 from core.errors import ConfigError

@@ -88,7 +88,7 @@ def run_id_argument(text: str) -> int:
 
 def command_runs(args: argparse.Namespace) -> int:
     """Run one `runs` action; UserErrors (unknown run, store problems) propagate to the CLI's one-line report."""
-    from core.cli import out
+    from core.cli_io import out
 
     path = store_path(args.runs_db)
     if args.runs_command == "list" and not path.exists():
@@ -128,7 +128,7 @@ def open_store(path: Path) -> RunStore:
 
 
 def _list(store: RunStore, search: str, as_json: bool) -> int:
-    from core.cli import out
+    from core.cli_io import out
     from core.run_export import run_facts
     from core.runs_text import runs_table
 
@@ -143,7 +143,7 @@ def _list(store: RunStore, search: str, as_json: bool) -> int:
 
 
 def _show(store: RunStore, run_id: int, as_json: bool) -> int:
-    from core.cli import out
+    from core.cli_io import out
     from core.run_export import run_document
     from core.runs_text import run_text
 
@@ -153,7 +153,7 @@ def _show(store: RunStore, run_id: int, as_json: bool) -> int:
 
 
 def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: float) -> int:
-    from core.cli import out
+    from core.cli_io import out
     from core.run_export import export_run
 
     row = store.run(run_id)
@@ -169,7 +169,7 @@ def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: fl
 
 
 def _delete(store: RunStore, run_id: int, yes: bool) -> int:
-    from core.cli import out
+    from core.cli_io import out
     from core.runs_text import status_text
     from core.run_export import local_time
 

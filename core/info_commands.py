@@ -1,0 +1,78 @@
+"""The command line's quick answers: `find-batch-size`, `devices`, `models` and `presets`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from core.cli_io import out, save_json
+from core.options import EXIT_USER_ERROR, config_from_args
+from core.outputs import check_output_path
+
+
+def command_find_batch_size(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    from core.batch_finder import Trial, check_search_options, find_batch_size  # torch loads lazily
+
+    check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"
+    if args.json:
+        check_output_path("json", args.json)
+    from core.units import format_bytes
+
+    def on_trial(trial: Trial) -> None:
+        peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
+        print(f"  batch {trial.batch_size:>6}: peak {peak:>12}  {'fits' if trial.fits else 'too big'}",
+              file=sys.stderr, flush=True)
+
+    print(f"searching on {config.device} with {config.model}, {TRIAL_NOTE}", file=sys.stderr, flush=True)
+    result = find_batch_size(config, capacity=args.capacity, margin=args.margin, start=args.start,
+                             max_batch=args.max_batch, on_trial=on_trial)
+    save_error = save_json("json", args.json, result.to_dict(), "result")
+    out(f"batch size      {result.batch_size}")
+    out(f"predicted peak  {format_bytes(result.predicted_peak(result.batch_size))} of "
+          f"{format_bytes(result.limit_bytes)} allowed ({format_bytes(result.capacity_bytes)} capacity, "
+          f"{result.margin:.0%} margin)")
+    out(f"fit             {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} "
+          f"per sample ({len(result.trials)} trials)")
+    if save_error:
+        print(save_error, file=sys.stderr)
+        return EXIT_USER_ERROR
+    return 0
+
+
+TRIAL_NOTE = "a few real training steps per candidate"
+
+
+def command_devices(as_json: bool) -> int:
+    from core.devices import list_devices
+    from core.units import format_bytes
+
+    devices = list_devices()
+    if as_json:
+        out(json.dumps([d.__dict__ for d in devices], indent=2))
+        return 0
+    out(f"{'device':<8} {'kind':<5} {'capacity':>10} {'free':>10} {'used':>10}  name")
+    for d in devices:
+        out(f"{d.spec:<8} {d.kind:<5} {format_bytes(d.capacity_bytes):>10} {format_bytes(d.free_bytes):>10} "
+              f"{format_bytes(d.used_bytes):>10}  {d.name}")
+    return 0
+
+
+def command_models() -> int:
+    from core.models import available_models
+
+    out("\n".join(available_models()))
+    print("or your own: --model package.module:factory (or path/to/file.py:factory), a callable returning an "
+          "nn.Module", file=sys.stderr)  # beside the list, not in it: the list stays one name a line
+    return 0
+
+
+def command_presets() -> int:
+    from core.presets import PRESETS, preset_text
+
+    for value in PRESETS.values():
+        out(f"{value.name}: {value.description}")
+        out(f"  {preset_text(value)}")
+    return 0
+
