@@ -22,9 +22,12 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
 
+from core.message import message_of
 from gui import plot_export
 from gui.about import open_about, window_system_info
+from gui.core_text import core_text
 from gui.live_plot import is_shown
+from gui.locale_format import integer
 from gui.run_state import RunState
 
 if TYPE_CHECKING:
@@ -49,36 +52,36 @@ class MenuBar(QMenuBar):
         self._window = window
         self.about_box: QMessageBox | None = None
 
-        self.file_menu = self.addMenu("&File")
-        self.save_plots_action = self._add(self.file_menu, "Save plots…", self.save_plots_dialog,
-                                           "Save the plots shown as PNG or SVG images, one file per plot")
+        self.file_menu = self.addMenu(self.tr("&File"))
+        self.save_plots_action = self._add(self.file_menu, self.tr("Save plots…"), self.save_plots_dialog,
+                                           self.tr("Save the plots shown as PNG or SVG images, one file per plot"))
         self.file_menu.addSeparator()
-        self.quit_action = self._add(self.file_menu, "&Quit", window.close,
-                                     "Close the window (a run under way is stopped first)")
+        self.quit_action = self._add(self.file_menu, self.tr("&Quit"), window.close,
+                                     self.tr("Close the window (a run under way is stopped first)"))
         self.quit_action.setShortcut(quit_keys())
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self._file_section_end: QAction | None = None  # the separator under actions added above Save plots
 
         buttons = window.buttons
-        self.run_menu = self.addMenu("&Run")
+        self.run_menu = self.addMenu(self.tr("&Run"))
         self.run_menu.setToolTipsVisible(True)  # a disabled item's tooltip says why, as its button's does
         self.run_menu.addAction(buttons.start_action)
         self.compare_menu: QMenu = window.compare_menu.menu
-        self.compare_menu.setTitle("&Compare")
+        self.compare_menu.setTitle(self.tr("&Compare"))
         self.run_menu.addMenu(self.compare_menu)
         self.run_menu.addSeparator()
         for action in (buttons.pause_action, buttons.stop_action, buttons.clear_action):
             self.run_menu.addAction(action)
         self.run_menu.addSeparator()
-        self.checkpoint_action = self._add(self.run_menu, "Checkpoint now", self.checkpoint_now,
-                                           "Save the model, optimizer and progress at the next step boundary")
+        self.checkpoint_action = self._add(self.run_menu, self.tr("Checkpoint now"), self.checkpoint_now,
+                                           self.tr("Save the model, optimizer and progress at the next step boundary"))
 
-        self.help_menu = self.addMenu("&Help")
-        self.about_action = self._add(self.help_menu, "&About GPU Training Monitor", self.show_about,
-                                      "The versions of the app, PyTorch, CUDA, the driver and Qt")
+        self.help_menu = self.addMenu(self.tr("&Help"))
+        self.about_action = self._add(self.help_menu, self.tr("&About GPU Training Monitor"), self.show_about,
+                                      self.tr("The versions of the app, PyTorch, CUDA, the driver and Qt"))
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
-        self.copy_info_action = self._add(self.help_menu, "&Copy system info", self.copy_system_info,
-                                          "Put the versions on the clipboard, for a bug report")
+        self.copy_info_action = self._add(self.help_menu, self.tr("&Copy system info"), self.copy_system_info,
+                                          self.tr("Put the versions on the clipboard, for a bug report"))
 
     def _add(self, menu: QMenu, text: str, slot: object, status_tip: str) -> QAction:
         action = menu.addAction(text)
@@ -99,8 +102,8 @@ class MenuBar(QMenuBar):
         enabled = can_checkpoint and state.can_pause  # once it trains, paused too; not while stopping
         self.checkpoint_action.setEnabled(enabled)
         self.checkpoint_action.setToolTip(
-            "Save the model, optimizer and progress at the next step boundary, to resume the run from later"
-            if enabled else "Only while a single run trains (a comparison's runs save no checkpoints)")
+            self.tr("Save the model, optimizer and progress at the next step boundary, to resume the run from later")
+            if enabled else self.tr("Only while a single run trains (a comparison's runs save no checkpoints)"))
 
     # ---- File ------------------------------------------------------------------------------------
     def plots_shown(self) -> list[tuple[str, pg.PlotWidget]]:
@@ -125,21 +128,26 @@ class MenuBar(QMenuBar):
     def save_plots_dialog(self) -> None:
         """Ask for a file name and a format, confirm replacing files, save (see `save_plots`)."""
         folder = str(self._window.settings.value(PLOTS_FOLDER_KEY, "") or Path.home())
+        filters = plot_export.file_filters()
         path, name_filter = QFileDialog.getSaveFileName(
-            self._window, "Save plots (one file per plot: NAME-loss, NAME-memory…)", str(Path(folder) / "plots"),
-            ";;".join(plot_export.FILTERS), options=QFileDialog.Option.DontConfirmOverwrite)
+            self._window, self.tr("Save plots (one file per plot: NAME-loss, NAME-memory…)"),
+            str(Path(folder) / "plots"), ";;".join(filters), options=QFileDialog.Option.DontConfirmOverwrite)
         if not path:
             return
-        fmt = plot_export.format_for(path, name_filter)
+        fmt = plot_export.format_for(path, filters.get(name_filter, "png"))
         plots = self.plots_shown()
         existing = [p for p in plot_export.target_paths(path, [name for name, _ in plots], fmt) if p.exists()]
         if existing and QMessageBox.question(
-                self._window, "Replace files?",
-                f"{', '.join(p.name for p in existing)} already exist{'s' if len(existing) == 1 else ''} in "
-                f"{existing[0].parent}. Replace {'it' if len(existing) == 1 else 'them'}?"
+                self._window, self.tr("Replace files?"), self._replace_question(existing)
         ) != QMessageBox.StandardButton.Yes:
             return
         self.save_plots(path, fmt)
+
+    def _replace_question(self, existing: list[Path]) -> str:
+        names, folder = ", ".join(p.name for p in existing), str(existing[0].parent)
+        if len(existing) == 1:
+            return self.tr("{name} already exists in {folder}. Replace it?").format(name=names, folder=folder)
+        return self.tr("{names} already exist in {folder}. Replace them?").format(names=names, folder=folder)
 
     def save_plots(self, path: str, fmt: str) -> list[Path]:
         """Save the plots shown as `fmt` ('png' or 'svg') beside `path`; say where in the status bar and the
@@ -147,18 +155,22 @@ class MenuBar(QMenuBar):
         window = self._window
         plots = self.plots_shown()
         if not plots:
-            window.statusBar().showMessage("no plot is shown to save: open the plots' splitter", STATUS_MESSAGE_MS)
+            window.statusBar().showMessage(self.tr("no plot is shown to save: open the plots' splitter"),
+                                           STATUS_MESSAGE_MS)
             return []
         try:
             written = plot_export.save_plots(plots, path, fmt)
         except OSError as exc:
-            text = f"could not save the plots to {path}: {exc.strerror or exc}"
+            reason = core_text(exc.strerror) if exc.strerror else core_text(message_of(exc))
+            text = self.tr("could not save the plots to {path}: {reason}").format(path=path, reason=reason)
             window.log.add(text, "error")
             window.statusBar().showMessage(text, STATUS_MESSAGE_MS)
             return []
         window.settings.setValue(PLOTS_FOLDER_KEY, str(written[0].parent))
-        text = (f"saved {len(written)} plot{'s' if len(written) != 1 else ''} in {written[0].parent}: "
-                f"{', '.join(p.name for p in written)}")
+        folder, names = str(written[0].parent), ", ".join(p.name for p in written)
+        text = (self.tr("saved 1 plot in {folder}: {names}").format(folder=folder, names=names) if len(written) == 1
+                else self.tr("saved {count} plots in {folder}: {names}").format(count=integer(len(written)),
+                                                                                 folder=folder, names=names))
         window.log.add(text)
         window.statusBar().showMessage(text, STATUS_MESSAGE_MS)
         return written
@@ -167,7 +179,7 @@ class MenuBar(QMenuBar):
     @Slot()
     def checkpoint_now(self) -> None:
         if self._window.controller.request_checkpoint():  # its CheckpointSaved (or a warning) is logged
-            self._window.log.add("checkpoint requested: saved at the next step boundary")
+            self._window.log.add(self.tr("checkpoint requested: saved at the next step boundary"))
 
     # ---- Help ------------------------------------------------------------------------------------
     @Slot()
@@ -177,5 +189,5 @@ class MenuBar(QMenuBar):
     @Slot()
     def copy_system_info(self) -> None:
         QGuiApplication.clipboard().setText(window_system_info(self._window.torch_loaded).text())
-        self._window.statusBar().showMessage("System info copied to the clipboard: paste it into a bug report",
+        self._window.statusBar().showMessage(self.tr("System info copied to the clipboard: paste it into a bug report"),
                                              STATUS_MESSAGE_MS)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QIODevice, QRectF
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QBuffer, QCoreApplication, QIODevice, QRectF
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from pyqtgraph.exporters import ImageExporter
@@ -23,16 +23,22 @@ from pyqtgraph.exporters import ImageExporter
 from core.errors import ConfigError
 from core.outputs import check_output_path, replace_atomically
 
-# the save dialog's filters, each naming the format it writes
-FILTERS = {"PNG image (*.png)": "png", "SVG image (*.svg)": "svg"}
+FORMATS = ("png", "svg")
+# the save dialog's filters, each naming the format it writes (shown translated: `file_filters`)
+_FILTERS = ((QT_TRANSLATE_NOOP("plot_export", "PNG image (*.png)"), "png"),
+            (QT_TRANSLATE_NOOP("plot_export", "SVG image (*.svg)"), "svg"))
 
 
-def format_for(path: str, name_filter: str) -> str:
-    """'png' or 'svg': the suffix typed in `path` when it names one, else the dialog's chosen filter."""
+def file_filters() -> dict[str, str]:
+    """The save dialog's filters in the user's language, each mapped to the format it writes."""
+    return {QCoreApplication.translate("plot_export", text): fmt for text, fmt in _FILTERS}
+
+
+def format_for(path: str, filter_format: str) -> str:
+    """'png' or 'svg': the suffix typed in `path` when it names one, else the format of the dialog's chosen
+    filter (`filter_format`)."""
     suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix in FILTERS.values():
-        return suffix
-    return FILTERS.get(name_filter, "png")
+    return suffix if suffix in FORMATS else filter_format
 
 
 def target_paths(path: str, names: Sequence[str], fmt: str) -> list[Path]:
@@ -51,7 +57,7 @@ def save_plots(plots: Sequence[tuple[str, pg.PlotWidget]], path: str, fmt: str) 
         try:
             check_output_path("plots", target)
         except ConfigError as exc:
-            raise OSError(str(exc).removeprefix("plots: ")) from None
+            raise OSError(exc.detail) from None  # the reason alone (a `Message`: the window translates it)
     written = []
     for (_, plot), target in zip(plots, targets):
         if fmt == "svg":
@@ -89,4 +95,4 @@ def svg_bytes(plot: pg.PlotWidget) -> bytes:
 
 def _write_png(image: object, path: Path) -> None:
     if not image.save(str(path), "PNG"):  # type: ignore[attr-defined] - a QImage
-        raise OSError("Qt could not write the PNG")
+        raise OSError(QCoreApplication.translate("plot_export", "Qt could not write the PNG"))
