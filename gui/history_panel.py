@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButto
                                QWidget)
 
 from core.run_store import RunRow, StoreError
+from gui.core_text import error_text
+from gui.locale_format import integer
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.overlay_feeds import OverlayFeeds
@@ -63,7 +65,7 @@ class HistoryPanel(QWidget):
         self.search = QLineEdit()
         self.search.setObjectName("runSearch")
         self.search.setClearButtonEnabled(True)
-        self.search.setPlaceholderText("Search runs: name, note, model, dataset, device, status or #id")
+        self.search.setPlaceholderText(self.tr("Search runs: name, note, model, dataset, device, status or #id"))
         self.search.setMinimumWidth(220)
         self.search.textChanged.connect(self.proxy.set_search)
         self.search.textChanged.connect(self._update_info)
@@ -74,9 +76,9 @@ class HistoryPanel(QWidget):
         self.table.customContextMenuRequested.connect(self._on_context_menu)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
 
-        self.open_action = QAction("Open run…", self)
-        self.open_action.setStatusTip("Open the selected runs, each in a window of its own (a live run is followed "
-                                      "as it trains); with none selected, show the list of runs")
+        self.open_action = QAction(self.tr("Open run…"), self)
+        self.open_action.setStatusTip(self.tr("Open the selected runs, each in a window of its own (a live run is "
+                                              "followed as it trains); with none selected, show the list of runs"))
         self.open_action.setToolTip(self.open_action.statusTip())
         self.open_action.triggered.connect(self.open_selected)
         self.edits = RunEdits(self.link, self.selected_rows, self.overlays.loss_plot.smoothing.value,
@@ -88,21 +90,21 @@ class HistoryPanel(QWidget):
         self.rename_action, self.note_action = self.edits.rename_action, self.edits.note_action
         self.delete_action, self.export_action = self.edits.delete_action, self.edits.export_action
         self.table.addAction(self.delete_action)
-        self.clear_overlays_action = QAction("Clear overlays", self)
-        self.clear_overlays_action.setToolTip("Take every overlaid run off the live plots")
+        self.clear_overlays_action = QAction(self.tr("Clear overlays"), self)
+        self.clear_overlays_action.setToolTip(self.tr("Take every overlaid run off the live plots"))
         self.clear_overlays_action.triggered.connect(self.clear_overlays)
 
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.search, 1)
         self.export_button = QToolButton()
-        self.export_button.setText("Export")
+        self.export_button.setText(self.tr("Export"))
         self.export_button.setToolTip(self.export_action.statusTip())
         self.export_button.setMenu(self.edits.export_menu)
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.export_action.changed.connect(self._follow_export_action)
         for action in (self.open_action, self.rename_action, self.note_action):
-            buttons.addWidget(self._button(action, "Open" if action is self.open_action else None))
+            buttons.addWidget(self._button(action, self.tr("Open") if action is self.open_action else None))
         buttons.addWidget(self.export_button)
         for action in (self.delete_action, self.clear_overlays_action):
             buttons.addWidget(self._button(action))
@@ -149,7 +151,7 @@ class HistoryPanel(QWidget):
                         self.set_overlay(run_id, False)
             self.feeds.poll()
         except StoreError as exc:
-            self._store_problem = str(exc)
+            self._store_problem = error_text(exc)
         else:
             self._store_problem = None
         self._update_info()
@@ -169,15 +171,30 @@ class HistoryPanel(QWidget):
             return
         total, shown = len(self.model.rows), self.proxy.rowCount()
         if not self.link.path.exists():
-            self.info.setText(f"No runs recorded yet in {self.link.path}: runs started here or with "
-                              "`gpu-train-monitor run` appear as they start.")
+            self.info.setText(self.tr("No runs recorded yet in {path}: runs started here or with "
+                                      "`gpu-train-monitor run` appear as they start.").format(path=self.link.path))
             return
+        self.info.setText(self._summary_line(total, shown))
+
+    def _summary_line(self, total: int, shown: int) -> str:
+        """'3 runs, 1 live, 2 overlaid on the plots — PATH': independent counts, each a text of its own."""
+        if shown != total:
+            facts = [self.tr("{shown} of {total} runs").format(shown=integer(shown), total=integer(total))]
+        elif total == 1:
+            facts = [self.tr("1 run")]
+        else:
+            facts = [self.tr("{total} runs").format(total=integer(total))]
         live = sum(row.live for row in self.model.rows)
-        counted = f"{shown} of {total} runs" if shown != total else f"{total} run{'s' if total != 1 else ''}"
+        if live:
+            facts.append(self.tr("{live} live").format(live=integer(live)))
         overlaid = len(self.overlays.ids())
-        self.info.setText(f"{counted}" + (f", {live} live" if live else "")
-                          + (f", {overlaid} overlaid on the plots" if overlaid else "")
-                          + f" — {self.link.path}" + ("" if self.link.writable else " (read-only)"))
+        if overlaid:
+            facts.append(self.tr("{overlaid} overlaid on the plots").format(overlaid=integer(overlaid)))
+        # the separator between two counts of the list (a comma in English)
+        listed = self.tr(", ").join(facts)
+        if self.link.writable:
+            return self.tr("{counts} — {path}").format(counts=listed, path=self.link.path)
+        return self.tr("{counts} — {path} (read-only)").format(counts=listed, path=self.link.path)
 
     # ---- selection -------------------------------------------------------------------------------
     def selected_ids(self) -> list[int]:
@@ -220,7 +237,7 @@ class HistoryPanel(QWidget):
         menu.addAction(self.open_action)
         ids = self.selected_ids()
         overlaid = all(run_id in self.model.overlaid for run_id in ids)
-        toggle = menu.addAction("Remove overlay" if overlaid else "Overlay on the live plots")
+        toggle = menu.addAction(self.tr("Remove overlay") if overlaid else self.tr("Overlay on the live plots"))
         toggle.triggered.connect(lambda: [self.set_overlay(run_id, not overlaid) for run_id in ids])
         menu.addSeparator()
         for action in (self.rename_action, self.note_action, self.export_action):
@@ -282,7 +299,7 @@ class HistoryPanel(QWidget):
     def _on_overlay_dropped(self, run_id: int, why: str) -> None:
         self.model.set_overlaid(run_id, False)
         if why:
-            self.show_problem(f"run {run_id} could not be overlaid: {why}")
+            self.show_problem(self.tr("run {run_id} could not be overlaid: {why}").format(run_id=run_id, why=why))
         self._update_info()
         self._update_buttons()
 

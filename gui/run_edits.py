@@ -14,23 +14,27 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
 
 from core.errors import UserError
 from core.run_store import RunRow, RunStore
+from gui.core_text import error_text
+from gui.locale_format import integer
 from gui.run_exporter import ExportJob, ExportResult, RunExporter
 from gui.run_feed import StoreLink
-from gui.run_history import run_text, status_text, when_text
+from gui.run_row_text import run_text, state_text, when_text
 
-# (format, menu text, what the dialog asks for)
-EXPORTS = (("json", "JSON document…", "file"), ("csv", "CSV files (steps, memory)…", "folder"),
-           ("tensorboard", "TensorBoard log dir…", "folder"))
+# (format, menu text (English: shown through the translator, context "run_edits"), what the dialog asks for)
+EXPORTS = (("json", QT_TRANSLATE_NOOP("run_edits", "JSON document…"), "file"),
+           ("csv", QT_TRANSLATE_NOOP("run_edits", "CSV files (steps, memory)…"), "folder"),
+           ("tensorboard", QT_TRANSLATE_NOOP("run_edits", "TensorBoard log dir…"), "folder"))
 
 
 def live_refusal(row: RunRow) -> str:
-    return f"run {run_text(row)} is live: stop it where it runs before deleting it"
+    return QCoreApplication.translate("run_edits", "run {run} is live: stop it where it runs before deleting it"
+                                      ).format(run=run_text(row))
 
 
 class RunEdits(QObject):
@@ -48,18 +52,21 @@ class RunEdits(QObject):
         super().__init__(parent)
         self._parent = parent
         self.link, self._selected, self._smoothing, self._before_delete = link, selected, smoothing, before_delete
-        self.rename_action = self._action("Rename…", self.rename_selected, "Give the selected run a name")
-        self.note_action = self._action("Note…", self.note_selected, "Write a note on the selected run")
-        self.delete_action = self._action("Delete…", self.delete_selected,
-                                          "Delete the selected runs and everything recorded for them (asks first)")
+        self.rename_action = self._action(self.tr("Rename…"), self.rename_selected,
+                                          self.tr("Give the selected run a name"))
+        self.note_action = self._action(self.tr("Note…"), self.note_selected,
+                                        self.tr("Write a note on the selected run"))
+        self.delete_action = self._action(self.tr("Delete…"), self.delete_selected,
+                                          self.tr("Delete the selected runs and everything recorded for them "
+                                                  "(asks first)"))
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # in the table only
-        self.export_menu = QMenu("Export run", parent)
+        self.export_menu = QMenu(self.tr("Export run"), parent)
         for fmt, text, _ in EXPORTS:
-            action = self.export_menu.addAction(text)
+            action = self.export_menu.addAction(QCoreApplication.translate("run_edits", text))
             action.triggered.connect(lambda _=False, f=fmt: self.export_selected(f))
         self.export_action = self.export_menu.menuAction()
-        self.export_action.setStatusTip("Export the selected run as JSON, CSV or a TensorBoard log dir")
+        self.export_action.setStatusTip(self.tr("Export the selected run as JSON, CSV or a TensorBoard log dir"))
         self.exporter = RunExporter(link.path, self)
         self.exporter.exported.connect(self._on_exported)
         self.exporter.failed.connect(self._on_export_failed)
@@ -81,7 +88,8 @@ class RunEdits(QObject):
         under_way = self.exporter.job
         self.export_action.setEnabled(len(rows) == 1 and under_way is None)
         self.export_action.setToolTip(self.export_action.statusTip() if under_way is None
-                                      else f"exporting {under_way.what}…: one export at a time")
+                                      else self.tr("exporting {what}…: one export at a time").format(
+                                          what=under_way.what))
         live = [row for row in rows if row.live]
         self.delete_action.setEnabled(bool(rows) and not live)
         self.delete_action.setToolTip(live_refusal(live[0]) if live else self.delete_action.statusTip())
@@ -96,7 +104,8 @@ class RunEdits(QObject):
         row = self._single()
         if row is None:
             return
-        name, ok = QInputDialog.getText(self._parent, "Rename run", f"Name of run #{row.id} (empty: no name):",
+        name, ok = QInputDialog.getText(self._parent, self.tr("Rename run"),
+                                        self.tr("Name of run #{id} (empty: no name):").format(id=row.id),
                                         text=row.name)
         if ok:
             self.rename(row.id, name)
@@ -106,8 +115,8 @@ class RunEdits(QObject):
         row = self._single()
         if row is None:
             return
-        note, ok = QInputDialog.getMultiLineText(self._parent, "Note on run", f"Note on run {run_text(row)}:",
-                                                 row.note)
+        note, ok = QInputDialog.getMultiLineText(self._parent, self.tr("Note on run"),
+                                                 self.tr("Note on run {run}:").format(run=run_text(row)), row.note)
         if ok:
             self.annotate(row.id, note)
 
@@ -122,7 +131,7 @@ class RunEdits(QObject):
         try:
             change(self.link.writable_store())
         except UserError as exc:
-            self.problem.emit(str(exc))
+            self.problem.emit(error_text(exc))
             return False
         self.edited.emit()
         return True
@@ -138,21 +147,25 @@ class RunEdits(QObject):
         if live:
             self.problem.emit(live_refusal(live[0]))
             return
-        if len(rows) == 1:
-            row = rows[0]
-            what = (f"run {run_text(row)} ({row.model} on {row.device}, {when_text(row.started_at)}, "
-                    f"{status_text(row)}, {row.steps:,} steps)")
-        else:
-            what = f"{len(rows)} runs ({', '.join(run_text(row) for row in rows)})"
-        answer = QMessageBox.question(self._parent, "Delete run" if len(rows) == 1 else "Delete runs",
-                                      f"Delete {what} and everything recorded for {'it' if len(rows) == 1 else 'them'}? "
-                                      "This cannot be undone.",
+        answer = QMessageBox.question(self._parent, self.tr("Delete run") if len(rows) == 1 else self.tr("Delete runs"),
+                                      self._delete_question(rows),
                                       QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
                                       QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Yes:
             for row in rows:
                 if not self.delete(row.id):
                     return
+
+    def _delete_question(self, rows: list[RunRow]) -> str:
+        """The question before a delete, naming the run (what, where, when, how it ended) or the runs."""
+        if len(rows) == 1:
+            row = rows[0]
+            return self.tr("Delete run {run} ({model} on {device}, {when}, {status}, {steps} steps) and everything "
+                           "recorded for it? This cannot be undone.").format(
+                run=run_text(row), model=row.model, device=row.device, when=when_text(row.started_at),
+                status=state_text(row), steps=integer(row.steps))
+        return self.tr("Delete {count} runs ({runs}) and everything recorded for them? This cannot be undone.").format(
+            count=integer(len(rows)), runs=", ".join(run_text(row) for row in rows))
 
     def delete(self, run_id: int) -> bool:
         """Delete run `run_id` without asking, unless it is live (checked in the store, now)."""
@@ -172,10 +185,11 @@ class RunEdits(QObject):
         if row is None:
             return
         if next(kind for f, _, kind in EXPORTS if f == fmt) == "file":
-            path, _ = QFileDialog.getSaveFileName(self._parent, f"Export run #{row.id} as JSON",
+            path, _ = QFileDialog.getSaveFileName(self._parent, self.tr("Export run #{id} as JSON").format(id=row.id),
                                                   str(Path.home() / f"run-{row.id}.json"), "JSON (*.json)")
         else:
-            path = QFileDialog.getExistingDirectory(self._parent, f"Export run #{row.id}: choose a folder",
+            path = QFileDialog.getExistingDirectory(self._parent,
+                                                    self.tr("Export run #{id}: choose a folder").format(id=row.id),
                                                     str(Path.home()))
         if path:
             self.export(row.id, fmt, path)
@@ -185,22 +199,23 @@ class RunEdits(QObject):
         smoothing; False (and why, through `problem`) when another export is still under way."""
         under_way = self.exporter.job
         if under_way is not None:
-            self.problem.emit(f"still exporting {under_way.what}: one export at a time, try again when it is done")
+            self.problem.emit(self.tr("still exporting {what}: one export at a time, try again when it is done").format(
+                what=under_way.what))
             return False
         job = ExportJob(run_id, fmt, os.fspath(out), self._smoothing())
         self.exporter.start(job)
         self.update_for(self._selected())
-        self.exporting.emit(f"exporting {job.what}…")
+        self.exporting.emit(self.tr("exporting {what}…").format(what=job.what))
         return True
 
     @Slot(object)
     def _on_exported(self, result: ExportResult) -> None:
-        self.message.emit(f"exported run {result.job.run_id} to {result.folder}: "
-                          f"{', '.join(path.name for path in result.written)}")
+        self.message.emit(self.tr("exported run {run_id} to {folder}: {files}").format(
+            run_id=result.job.run_id, folder=result.folder, files=", ".join(path.name for path in result.written)))
 
     @Slot(str)
     def _on_export_failed(self, why: str) -> None:
-        self.problem.emit(f"export failed: {why}")
+        self.problem.emit(self.tr("export failed: {why}").format(why=why))
 
     def stop(self) -> None:
         """The window closes: cancel an export under way and wait for its thread."""

@@ -15,12 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
+from core.errors import UserError
 from core.run_store import RunStore
 from gui.background import BackgroundTask
+from gui.core_text import error_text
 
-FORMAT_NAMES = {"json": "JSON", "csv": "CSV", "tensorboard": "TensorBoard"}
+FORMAT_NAMES = {"json": "JSON", "csv": "CSV", "tensorboard": "TensorBoard"}  # the same in every language
 SHUTDOWN_WAIT_MS = 120_000  # reading stops at once; this bounds writing a very long run, or a disk that hangs
 CANCEL_CHECK_STEPS = 1_000  # SQLite virtual-machine steps between two looks at the cancel flag (microseconds)
 
@@ -36,7 +38,9 @@ class ExportJob:
 
     @property
     def what(self) -> str:
-        return f"run {self.run_id} as {FORMAT_NAMES.get(self.fmt, self.fmt)}"
+        """'run 12 as CSV', in the user's language."""
+        return QCoreApplication.translate("ExportJob", "run {run_id} as {format}").format(
+            run_id=self.run_id, format=FORMAT_NAMES.get(self.fmt, self.fmt))
 
 
 @dataclass(frozen=True)
@@ -76,24 +80,33 @@ class RunExporter(QObject):
         self.job = job
         self._task.start(lambda _report, cancelled: self._export(job, cancelled))
 
-    def _export(self, job: ExportJob, cancelled: Callable[[], bool]) -> ExportResult:
-        """In the worker thread: the export, on a connection of its own that a cancel aborts."""
+    def _export(self, job: ExportJob, cancelled: Callable[[], bool]) -> ExportResult | UserError:
+        """In the worker thread: the export, on a connection of its own that a cancel aborts. A user's
+        mistake (a folder where a file must go) comes back as the error itself: its message keeps its
+        structure (`core.message.Message`) to be translated in the GUI thread, not flattened to a string."""
         from core.run_export import export_run
 
-        with RunStore(self.path, readonly=True) as store:
-            store.connection.set_progress_handler(lambda: int(cancelled()), CANCEL_CHECK_STEPS)
-            written = export_run(store, job.run_id, job.fmt, job.out, smoothing=job.smoothing)
+        try:
+            with RunStore(self.path, readonly=True) as store:
+                store.connection.set_progress_handler(lambda: int(cancelled()), CANCEL_CHECK_STEPS)
+                written = export_run(store, job.run_id, job.fmt, job.out, smoothing=job.smoothing)
+        except UserError as exc:
+            return exc
         return ExportResult(job, tuple(written))
 
     @Slot(object)
-    def _on_done(self, result: ExportResult) -> None:
-        if self.job is not None:  # None: shut down meanwhile, nobody is told any more
+    def _on_done(self, result: ExportResult | UserError) -> None:
+        if self.job is None:  # shut down meanwhile, nobody is told any more
+            return
+        if isinstance(result, UserError):
+            self.failed.emit(error_text(result))
+        else:
             self.exported.emit(result)
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        if self.job is not None:  # a UserError's sentence; anything else: its first line, not the traceback
-            self.failed.emit(message.splitlines()[0] if message else "the export failed")
+        if self.job is not None:  # an unexpected error: its first line, not the traceback
+            self.failed.emit(message.splitlines()[0] if message else self.tr("the export failed"))
 
     @Slot()
     def _on_ended(self) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from PySide6.QtCore import QCoreApplication
 
 from core import events as core_events
 from core.memory import MemorySample
@@ -67,9 +68,12 @@ class StoreLink:
         """The store, for an edit; StoreError saying why when it cannot be edited."""
         store = self.store()
         if store is None:
-            raise StoreError(f"no run store at {self.path} yet")
+            raise StoreError(QCoreApplication.translate("StoreLink", "no run store at {path} yet").format(
+                path=self.path))
         if store.readonly:
-            raise StoreError(f"the run store {self.path} is read-only for this user: runs cannot be changed here")
+            raise StoreError(QCoreApplication.translate(
+                "StoreLink", "the run store {path} is read-only for this user: runs cannot be changed here").format(
+                path=self.path))
         return store
 
     def close(self) -> None:

@@ -16,29 +16,40 @@ import os
 import time
 from collections.abc import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QModelIndex,
+                            QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal)
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from core.run_store import RunRow
 from core.units import format_bytes
+from gui.core_text import core_text
+from gui.locale_format import date_time, number
+from gui.run_row_text import described_title, duration_text, loss_text, run_text, state_text, steps_text, when_text
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
-# key, header, tooltip of the header
+# key, header, tooltip of the header (English: shown through the translator, context "run_history")
 COLUMNS = (
-    ("overlay", "Overlay", "Lay this run's loss and memory over the live plots"),
-    ("when", "When", "When the run started (local time)"),
-    ("run", "Run", "The run's id and name"),
-    ("model", "Model", ""),
-    ("dataset", "Dataset", ""),
-    ("device", "Device", ""),
-    ("status", "Status", "live: training now (in this window or another process); else how it ended"),
-    ("steps", "Steps", "Steps trained (of the steps planned, when it did not train them all)"),
-    ("speed", "Images/s", "Median training images per second (the latest report's while live)"),
-    ("loss", "Final loss", "Mean loss of the last report"),
-    ("peak", "Peak memory", "Highest allocated memory (on the CPU: process RSS)"),
-    ("note", "Note", ""),
+    ("overlay", QT_TRANSLATE_NOOP("run_history", "Overlay"),
+     QT_TRANSLATE_NOOP("run_history", "Lay this run's loss and memory over the live plots")),
+    ("when", QT_TRANSLATE_NOOP("run_history", "When"),
+     QT_TRANSLATE_NOOP("run_history", "When the run started (local time)")),
+    ("run", QT_TRANSLATE_NOOP("run_history", "Run"), QT_TRANSLATE_NOOP("run_history", "The run's id and name")),
+    ("model", QT_TRANSLATE_NOOP("run_history", "Model"), ""),
+    ("dataset", QT_TRANSLATE_NOOP("run_history", "Dataset"), ""),
+    ("device", QT_TRANSLATE_NOOP("run_history", "Device"), ""),
+    ("status", QT_TRANSLATE_NOOP("run_history", "Status"),
+     QT_TRANSLATE_NOOP("run_history", "live: training now (in this window or another process); else how it ended")),
+    ("steps", QT_TRANSLATE_NOOP("run_history", "Steps"),
+     QT_TRANSLATE_NOOP("run_history", "Steps trained (of the steps planned, when it did not train them all)")),
+    ("speed", QT_TRANSLATE_NOOP("run_history", "Images/s"),
+     QT_TRANSLATE_NOOP("run_history", "Median training images per second (the latest report's while live)")),
+    ("loss", QT_TRANSLATE_NOOP("run_history", "Final loss"),
+     QT_TRANSLATE_NOOP("run_history", "Mean loss of the last report")),
+    ("peak", QT_TRANSLATE_NOOP("run_history", "Peak memory"),
+     QT_TRANSLATE_NOOP("run_history", "Highest allocated memory (on the CPU: process RSS)")),
+    ("note", QT_TRANSLATE_NOOP("run_history", "Note"), ""),
 )
 KEYS = tuple(key for key, _, _ in COLUMNS)
 OVERLAY_COLUMN = KEYS.index("overlay")
@@ -49,45 +60,12 @@ WIDTHS = {"overlay": 56, "when": 128, "run": 100, "model": 80, "dataset": 72, "d
           "steps": 64, "speed": 70, "loss": 74, "peak": 96}  # pixels; the note takes what is left
 
 
-def status_text(row: RunRow, own_pid: int | None = None) -> str:
-    """'live' for a run training now ('live (this window)' for the window's own), else its status."""
-    if row.live:
-        return "live (this window)" if row.pid == (os.getpid() if own_pid is None else own_pid) else "live"
-    return row.status
-
-
-def when_text(started_at: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(started_at))
-
-
-def run_title(row: RunRow) -> str:
-    """'#12 baseline' once named, else the store's title ('#12 resnet18 on cuda:0')."""
-    return f"#{row.id} {row.name}" if row.name else row.title
-
-
-def run_text(row: RunRow) -> str:
-    """'#12', '#12 baseline' once named, '#12 [placement=resident]' for a comparison's run."""
-    text = f"#{row.id}"
-    if row.name:
-        return f"{text} {row.name}"
-    return f"{text} [{row.label}]" if row.label else text
-
-
-def steps_text(row: RunRow) -> str:
-    return f"{row.steps:,}" if row.steps == row.total_steps else f"{row.steps:,} / {row.total_steps:,}"
-
-
-def duration_text(seconds: float) -> str:
-    seconds = int(round(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
 def search_fields(row: RunRow) -> tuple[str, ...]:
-    """What the search box looks in (as `RunStore.list_runs`' search does), lowercase."""
+    """What the search box looks in (as `RunStore.list_runs`' search does), lowercase: the status as shown
+    (in the user's language) and as the store and the CLI spell it ('oom', 'live')."""
     return tuple(text.lower() for text in (row.name, row.note, row.model, row.dataset, row.device, row.device_name,
-                                           status_text(row), row.label, f"#{row.id}"))
+                                           state_text(row), row.status, "live" if row.live else "", row.label,
+                                           f"#{row.id}"))
 
 
 def matches(row: RunRow, search: str) -> bool:
@@ -160,9 +138,10 @@ class RunHistoryModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][1]
+            return QCoreApplication.translate("run_history", COLUMNS[section][1])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section][2] or None
+            tip = COLUMNS[section][2]
+            return QCoreApplication.translate("run_history", tip) if tip else None
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -215,13 +194,13 @@ class RunHistoryModel(QAbstractTableModel):
             case "model" | "dataset" | "device" | "note":
                 return getattr(row, key)
             case "status":
-                return status_text(row, self.own_pid)
+                return state_text(row, self.own_pid)
             case "steps":
                 return steps_text(row)
             case "speed":
-                return "–" if row.samples_per_s is None else f"{row.samples_per_s:,.0f}"
+                return "–" if row.samples_per_s is None else number(row.samples_per_s, 0)
             case "loss":
-                return "–" if row.loss_last is None else f"{row.loss_last:.4g}"
+                return "–" if row.loss_last is None else loss_text(row.loss_last)
             case "peak":
                 return format_bytes(row.peak_allocated_bytes) if row.peak_allocated_bytes else "–"
         return None
@@ -243,33 +222,39 @@ class RunHistoryModel(QAbstractTableModel):
             case "peak":
                 return float(row.peak_allocated_bytes)
             case "status":
-                return status_text(row, self.own_pid)
+                return state_text(row, self.own_pid)
         return str(getattr(row, key, "")).lower()
 
     def _tooltip(self, row: RunRow, key: str) -> str | None:
         match key:
             case "run":
-                lines = [row.title]
+                lines = [described_title(row)]
                 if row.note:
-                    lines.append(f"note: {row.note}")
-                lines.append(f"recorded by pid {row.pid} on {row.host}"
-                             + (f", resumed {row.resumes}x" if row.resumes else ""))
+                    lines.append(self.tr("note: {note}").format(note=row.note))
+                if row.resumes:
+                    lines.append(self.tr("recorded by pid {pid} on {host}, resumed {resumes}x").format(
+                        pid=row.pid, host=row.host, resumes=row.resumes))
+                else:
+                    lines.append(self.tr("recorded by pid {pid} on {host}").format(pid=row.pid, host=row.host))
                 return "\n".join(lines)
             case "when":
                 end = row.finished_at if row.finished_at is not None else (time.time() if row.live else None)
-                text = time.strftime("started %Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
-                return text if end is None else f"{text}, {duration_text(end - row.started_at)} long"
+                started = date_time(row.started_at, seconds=True)
+                if end is None:
+                    return self.tr("started {time}").format(time=started)
+                return self.tr("started {time}, {duration} long").format(
+                    time=started, duration=duration_text(end - row.started_at))
             case "status":
-                return row.message or None
+                return core_text(row.message) or None  # the store keeps text: shown as it was written
             case "device":
                 return row.device_name or None
             case "peak":
-                return f"peak allocated {format_bytes(row.peak_allocated_bytes)}, peak reserved " \
-                       f"{format_bytes(row.peak_reserved_bytes)}"
+                return self.tr("peak allocated {allocated}, peak reserved {reserved}").format(
+                    allocated=format_bytes(row.peak_allocated_bytes), reserved=format_bytes(row.peak_reserved_bytes))
             case "note":
                 return row.note or None
             case "overlay":
-                return "Overlay this run on the live loss and memory plots"
+                return self.tr("Overlay this run on the live loss and memory plots")
         return None
 
 

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
+from core.errors import UserError
 from core.run_store import RunNotFound, StoreError
 from gui.background import BackgroundTask
+from gui.core_text import error_text
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
 
 SHUTDOWN_WAIT_MS = 30_000  # an interrupted query returns at once; this bounds a disk that hangs
@@ -40,14 +42,14 @@ class RunLoader(QObject):
     """Reads run `feed.run_id` from the store at `path` once, in the background; `loaded` or `failed` follows."""
 
     loaded = Signal(object)  # LoadedRun, or None when the run is not in the store (deleted meanwhile)
-    failed = Signal(str)  # why it could not be read (a sentence from the store)
+    failed = Signal(str)  # why it could not be read (a sentence from the store, in the user's language)
     ended = Signal()  # the thread is gone, whichever way it went
 
     def __init__(self, path: Path, feed: RunFeed, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.path, self.feed = path, feed
         self._task = BackgroundTask(self, thread_name="run-loader")
-        self._task.done.connect(self.loaded)
+        self._task.done.connect(self._on_done)
         self._task.failed.connect(self._on_failed)
         self._task.ended.connect(self.ended)
         self._connection: Any = None  # the worker's sqlite3 connection while it reads
@@ -59,16 +61,19 @@ class RunLoader(QObject):
     def start(self) -> None:
         self._task.start(self._read)
 
-    def _read(self, _report: Callable[[object], None], cancelled: Callable[[], bool]) -> LoadedRun | None:
-        """In the worker thread: the feed's poll (all of the run, the first time) and the run's documents."""
+    def _read(self, _report: Callable[[object], None], cancelled: Callable[[], bool]) -> LoadedRun | UserError | None:
+        """In the worker thread: the feed's poll (all of the run, the first time) and the run's documents. A
+        store problem comes back as the error itself: its message keeps its structure
+        (`core.message.Message`) to be translated in the GUI thread, not flattened to a string."""
         link = StoreLink(self.path)
         try:
             store = link.store()
             if store is None:
-                raise StoreError(f"the run store {self.path} is not there any more")
+                raise StoreError(QCoreApplication.translate(
+                    "RunLoader", "the run store {path} is not there any more").format(path=self.path))
             self._connection = store.connection
             if cancelled():
-                raise StoreError("reading the run was cancelled")
+                raise StoreError(QCoreApplication.translate("RunLoader", "reading the run was cancelled"))
             run_id = self.feed.run_id
             try:
                 update = self.feed.poll(store)
@@ -76,13 +81,22 @@ class RunLoader(QObject):
                                  store.summary(run_id))
             except RunNotFound:
                 return None
+        except UserError as exc:
+            return exc
         finally:
             self._connection = None
             link.close()
 
+    @Slot(object)
+    def _on_done(self, result: LoadedRun | UserError | None) -> None:
+        if isinstance(result, UserError):
+            self.failed.emit(error_text(result))
+        else:
+            self.loaded.emit(result)
+
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self.failed.emit(message.splitlines()[0] if message else "the run could not be read")
+        self.failed.emit(message.splitlines()[0] if message else self.tr("the run could not be read"))
 
     def shutdown(self, timeout_ms: int = SHUTDOWN_WAIT_MS) -> bool:
         """Stop reading (a query under way is interrupted) and wait for the thread; True when it is gone."""

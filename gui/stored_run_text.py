@@ -1,6 +1,8 @@
 """What a recorded run's window says: its header, how it ended and the events the live log does not word,
 in the sentences of `core.event_text` where the live window has them, so a run reads the same watched live
-or opened later."""
+or opened later. Everything is in the user's language: core's sentences through `gui.core_text`, the
+window's own through Qt's translator (context "stored_run_text"); what the store kept as plain text (a run's
+message, its note) is shown as it was written."""
 
 from __future__ import annotations
 
@@ -8,39 +10,61 @@ import dataclasses
 import html
 import json
 import os
-import time
 from collections.abc import Mapping
 from typing import Any
+
+from PySide6.QtCore import QCoreApplication
 
 from core import event_text
 from core.events import RunFinished
 from core.run_store import RunRow
 from core.summary import RunSummary
-from gui.run_history import duration_text, run_title
+from gui.core_text import core_text
+from gui.locale_format import clock, date_time, integer
+from gui.run_row_text import duration_text, run_title
+from gui.status_text import status_text
 
 FAILED = ("diverged", "oom", "failed")
 
 
-def header_html(row: RunRow, shown: str, colour: str) -> str:
-    """Title and status, the run's settings, and whether it is live and where it is controlled (a run
-    training elsewhere is read-only here), else when it ran and by which process; its message and note."""
-    lines = [f"<b>{html.escape(run_title(row))}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
-             html.escape(f"{row.model} on {row.dataset}, batch {row.batch_size}, {row.placement} placement, "
-                         f"{row.devices}" + (f" ({row.device_name})" if row.device_name else ""))]
-    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
+def settings_text(row: RunRow) -> str:
+    """'tiny-cnn on synthetic, batch 32, stream placement, cpu (the device's name)'."""
+    if row.device_name:
+        return QCoreApplication.translate(
+            "stored_run_text", "{model} on {dataset}, batch {batch_size}, {placement} placement, {devices} "
+            "({device_name})").format(model=row.model, dataset=row.dataset, batch_size=row.batch_size,
+                                      placement=row.placement, devices=row.devices, device_name=row.device_name)
+    return QCoreApplication.translate(
+        "stored_run_text", "{model} on {dataset}, batch {batch_size}, {placement} placement, {devices}").format(
+        model=row.model, dataset=row.dataset, batch_size=row.batch_size, placement=row.placement, devices=row.devices)
+
+
+def where_text(row: RunRow) -> str:
+    """Whether the run is live and where it is controlled (a run training elsewhere is read-only here), else
+    when it ran and by which process."""
+    started = date_time(row.started_at, seconds=True)
+    if row.live and row.pid == os.getpid():
+        return QCoreApplication.translate(
+            "stored_run_text", "this window's own run: control it with the window's Pause and Stop; started "
+            "{started}").format(started=started)
     if row.live:
-        if row.pid == os.getpid():
-            where = "this window's own run: control it with the window's Pause and Stop"
-        else:
-            where = (f"watching run {row.id} started by pid {row.pid} on {row.host}: read-only here, pause or "
-                     "stop it where it runs (Ctrl+C in its terminal)")
-        lines.append(html.escape(f"{where}; started {started}"))
-    else:
-        end = row.finished_at if row.finished_at is not None else row.heartbeat_at
-        lines.append(html.escape(f"started {started}, ran {duration_text(end - row.started_at)}, recorded by pid "
-                                 f"{row.pid} on {row.host}"))
-        if row.message:
-            lines.append(f"<span style='color:{colour}'>{html.escape(row.message)}</span>")
+        return QCoreApplication.translate(
+            "stored_run_text", "watching run {run_id} started by pid {pid} on {host}: read-only here, pause or stop "
+            "it where it runs (Ctrl+C in its terminal); started {started}").format(
+            run_id=row.id, pid=row.pid, host=row.host, started=started)
+    end = row.finished_at if row.finished_at is not None else row.heartbeat_at
+    return QCoreApplication.translate(
+        "stored_run_text", "started {started}, ran {duration}, recorded by pid {pid} on {host}").format(
+        started=started, duration=duration_text(end - row.started_at), pid=row.pid, host=row.host)
+
+
+def header_html(row: RunRow, shown: str, colour: str) -> str:
+    """Title and status, the run's settings, and whether it is live and where it is controlled, else when it
+    ran and by which process; its message and note."""
+    lines = [f"<b>{html.escape(run_title(row))}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
+             html.escape(settings_text(row)), html.escape(where_text(row))]
+    if not row.live and row.message:
+        lines.append(f"<span style='color:{colour}'>{html.escape(core_text(row.message))}</span>")
     if row.note:
         lines.append(f"<i>{html.escape(row.note)}</i>")
     return "<br>".join(lines)
@@ -51,9 +75,13 @@ def end_line(row: RunRow, summary: Mapping[str, Any] | None) -> tuple[str, str]:
     summary; where it stopped and why when it was interrupted."""
     run_summary = summary_of(summary)
     if run_summary is not None and row.status != "interrupted":
-        text = event_text.run_finished(RunFinished(row.status, row.steps, row.message, False, run_summary))
+        text = core_text(event_text.run_finished(RunFinished(row.status, row.steps, row.message, False, run_summary)))
+    elif row.message:
+        text = QCoreApplication.translate("stored_run_text", "{status} at step {step}: {message}").format(
+            status=status_text(row.status), step=integer(row.steps), message=core_text(row.message))
     else:
-        text = f"{row.status} at step {row.steps}" + (f": {row.message}" if row.message else "")
+        text = QCoreApplication.translate("stored_run_text", "{status} at step {step}").format(
+            status=status_text(row.status), step=integer(row.steps))
     return text, "error" if row.status in FAILED else "warning" if row.status == "interrupted" else "info"
 
 
@@ -73,19 +101,24 @@ def summary_of(values: Mapping[str, Any] | None) -> RunSummary | None:
 
 
 def plain_event_line(kind: str, data: Mapping[str, Any]) -> str:
-    """Events the live log does not word: checkpoints, pauses and resumes; any other as its fields."""
+    """Events the live log does not word (pauses and resumes), a checkpoint this version cannot rebuild as
+    `core.event_text` words it; any other as its fields."""
     step = data.get("step")
     match kind:
         case "CheckpointSaved":
-            return f"checkpoint saved at step {step} ({data.get('reason')}): {data.get('path')}"
+            return QCoreApplication.translate("stored_run_text", "checkpoint saved at step {step} ({reason}): {path}"
+                                              ).format(step=step, reason=data.get("reason"), path=data.get("path"))
         case "RunPaused":
-            return f"paused at step {step}"
+            return QCoreApplication.translate("stored_run_text", "paused at step {step}").format(step=step)
         case "RunResumed":
-            return f"resumed at step {step}"
-    return f"{kind}: {json.dumps(dict(data))}"
+            return QCoreApplication.translate("stored_run_text", "resumed at step {step}").format(step=step)
+    return f"{kind}: {json.dumps(dict(data))}"  # an event this version does not know: its name and fields
 
 
 def log_line(at: float, text: str, level: str = "info") -> str:
     """A log line stamped with the time it was recorded (as `LogPanel.add` stamps the time it is shown)."""
-    prefix = {"warning": "warning: ", "error": "ERROR: "}.get(level, "")
-    return f"{time.strftime('%H:%M:%S', time.localtime(at))}  {prefix}{text}"
+    if level == "warning":
+        text = QCoreApplication.translate("stored_run_text", "warning: {text}").format(text=text)
+    elif level == "error":
+        text = QCoreApplication.translate("stored_run_text", "ERROR: {text}").format(text=text)
+    return f"{clock(at)}  {text}"

@@ -25,10 +25,12 @@ from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, Q
                                QWidget)
 
 from core import event_text
-from core.events import CacheCleared, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory, SnapshotSaved
+from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
+                         SnapshotSaved)
 from core.memory import MemorySample
 from core.run_store import RunNotFound, RunRow, StoreError
 from gui.breakdown_view import BreakdownView
+from gui.core_text import core_text, error_text
 from gui.log_panel import LogPanel
 from gui.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.memory_plot import MemoryPlot
@@ -36,9 +38,11 @@ from gui.rank_display import RankDisplay
 from gui.rank_series import last_speeds
 from gui.rate_plot import RatePlot
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
-from gui.run_history import STATUS_COLOURS, run_title, status_text
+from gui.run_history import STATUS_COLOURS
 from gui.run_loader import LoadedRun, RunLoader
+from gui.run_row_text import run_title, state_text
 from gui.stats_panel import StatsPanel
+from gui.status_text import status_text
 from gui.stored_run_text import FAILED, end_line, header_html, log_line, plain_event_line
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
@@ -64,7 +68,7 @@ class StoredRunView(QWidget):
         self._breakdowns: dict[int, MemoryBreakdown] = {}  # each rank's latest (rank 0 alone: an ordinary run)
         self._last_control = ""  # RunPaused or RunResumed, whichever was recorded last
         self._next_plot = 0
-        self.setWindowTitle(f"Run #{run_id} — GPU Training Monitor")
+        self.setWindowTitle(self.tr("Run #{run_id} — GPU Training Monitor").format(run_id=run_id))
         self.resize(1100, 780)
         self._build(row)
 
@@ -78,7 +82,8 @@ class StoredRunView(QWidget):
         self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
         self.redraw_timer.timeout.connect(self._on_redraw_timer)
         self.redraw_timer.start()
-        self.header.setText(f"Reading run {run_id} from {html.escape(str(link.path))}…")
+        self.header.setText(self.tr("Reading run {run_id} from {path}…").format(run_id=run_id,
+                                                                                 path=html.escape(str(link.path))))
         self.poll_timer.start()  # stopped once the run is read and has ended
         self.poll()
 
@@ -91,7 +96,8 @@ class StoredRunView(QWidget):
         self.breakdown_view = BreakdownView()
         self.log = LogPanel()
         self.ranks = RankDisplay(self.memory_plot, self.stats, self.breakdown_view)
-        self.log.setPlaceholderText("The run's start, epochs, cache clears, out-of-memory events and log lines.")
+        self.log.setPlaceholderText(self.tr("The run's start, epochs, cache clears, out-of-memory events and log "
+                                            "lines."))
         self.rate_view = RatePlot()
         self.rate_plot, self.rates = self.rate_view.plot, self.rate_view.data  # the widget; step, images/s
         self.config_text = QPlainTextEdit()
@@ -108,7 +114,7 @@ class StoredRunView(QWidget):
         self.problem.setStyleSheet("color: #c62828;")
         self.problem.hide()
 
-        stats_box = QGroupBox("Run")
+        stats_box = QGroupBox(self.tr("Run"))
         QVBoxLayout(stats_box).addWidget(self.stats)
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -116,10 +122,10 @@ class StoredRunView(QWidget):
         left_layout.addWidget(stats_box)
         left_layout.addStretch(1)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.log, "Events")
-        self.tabs.addTab(self.breakdown_view, "Memory breakdown")
-        self.tabs.addTab(self.rate_plot, "Images/s")
-        self.tabs.addTab(self.config_text, "Config")
+        self.tabs.addTab(self.log, self.tr("Events"))
+        self.tabs.addTab(self.breakdown_view, self.tr("Memory breakdown"))
+        self.tabs.addTab(self.rate_plot, self.tr("Images/s"))
+        self.tabs.addTab(self.config_text, self.tr("Config"))
         self.plots = QSplitter(Qt.Orientation.Vertical)
         self.plots.addWidget(self.loss_plot)
         self.plots.addWidget(self.memory_plot)
@@ -165,7 +171,7 @@ class StoredRunView(QWidget):
         try:
             store = self.link.store()
             if store is None:
-                raise StoreError(f"the run store {self.link.path} is not there any more")
+                raise StoreError(self.tr("the run store {path} is not there any more").format(path=self.link.path))
             update = self.feed.poll(store)
             if update.restarted:  # resumed from a checkpoint: shown again from the start
                 self._begin(update.row, store.started(self.run_id), store.config(self.run_id))
@@ -174,7 +180,7 @@ class StoredRunView(QWidget):
             self._gone()
             return
         except StoreError as exc:
-            self._show_problem(str(exc))  # kept polling: a store locked for a moment is readable again later
+            self._show_problem(error_text(exc))  # kept polling: a store locked for a moment is readable again later
             return
         self.problem.hide()
         self._apply(update, summary)
@@ -199,7 +205,8 @@ class StoredRunView(QWidget):
         self.poll_timer.setInterval(RETRY_INTERVAL_MS)  # tried again, less often
 
     def _gone(self) -> None:
-        self._show_problem(f"run {self.run_id} is no longer in the store (it was deleted)")
+        self._show_problem(self.tr("run {run_id} is no longer in the store (it was deleted)").format(
+            run_id=self.run_id))
         self.poll_timer.stop()
 
     def _begin(self, row: RunRow, started: Mapping[str, Any], config: Mapping[str, Any]) -> None:
@@ -220,8 +227,8 @@ class StoredRunView(QWidget):
         event = rebuild_event("RunStarted", started, 0.0)
         if event is not None:
             self.memory_plot.add_sample(event.memory)
-            self._log(row.started_at, event_text.run_started(event))
-        self._log(row.started_at, "config: " + json.dumps(dict(config)))
+            self._log(row.started_at, core_text(event_text.run_started(event)))
+        self._log(row.started_at, self.tr("config: {config}").format(config=json.dumps(dict(config))))
         self.config_text.setPlainText(json.dumps(dict(config), indent=2, sort_keys=True))
 
     def _apply(self, update: FeedUpdate, summary: Mapping[str, Any] | None, arrays: SeriesArrays | None = None) -> None:
@@ -266,20 +273,23 @@ class StoredRunView(QWidget):
         match event:
             case EpochEnded():
                 self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy)
-                self._log(at, event_text.epoch_ended(event))
+                self._log(at, core_text(event_text.epoch_ended(event)))
             case CacheCleared():
-                self.memory_plot.add_marker(seconds, event_text.cache_cleared_mark(event))
-                self._log(at, event_text.cache_cleared(event))
+                self.memory_plot.add_marker(seconds, core_text(event_text.cache_cleared_mark(event)))
+                self._log(at, core_text(event_text.cache_cleared(event)))
                 return event.memory
             case MemoryBreakdown():
                 self._breakdowns[event.rank] = event
             case OutOfMemory():
-                self.memory_plot.add_marker(seconds, "out of memory", error=True)
-                self._log(at, event_text.out_of_memory(event), "error" if event.action == "stop" else "warning")
+                self.memory_plot.add_marker(seconds, self.tr("out of memory"), error=True)
+                self._log(at, core_text(event_text.out_of_memory(event)),
+                          "error" if event.action == "stop" else "warning")
             case SnapshotSaved():
-                self._log(at, event_text.snapshot_saved(event))
+                self._log(at, core_text(event_text.snapshot_saved(event)))
+            case CheckpointSaved():  # as the live log words it
+                self._log(at, core_text(event_text.checkpoint_saved(event)))
             case LogMessage():
-                self._log(at, event.text, event.level)
+                self._log(at, core_text(event.text), event.level)  # as recorded: plain text
             case None:
                 self._log(at, plain_event_line(kind, data))
             case _:
@@ -292,9 +302,10 @@ class StoredRunView(QWidget):
         at = row.finished_at if row.finished_at is not None else row.heartbeat_at
         self._log(at, *end_line(row, summary))
         if row.status in FAILED or row.status == "interrupted":
-            self.memory_plot.add_marker(at - self.started_at, row.status, error=row.status in FAILED)
+            self.memory_plot.add_marker(at - self.started_at, status_text(row.status), error=row.status in FAILED)
         if summary is not None:
-            self.config_text.appendPlainText("\nsummary: " + json.dumps(dict(summary), indent=2, sort_keys=True))
+            self.config_text.appendPlainText("\n" + self.tr("summary: {summary}").format(
+                summary=json.dumps(dict(summary), indent=2, sort_keys=True)))
         self.stats.update_progress(row.steps, self._epoch, row.samples_per_s or 0.0, None, row.total_steps)
         ranks = (summary or {}).get("ranks") or ()
         if ranks:  # each rank's images/s as the summary's total is measured (median after warm-up)
@@ -302,11 +313,13 @@ class StoredRunView(QWidget):
 
     def _show_row(self, row: RunRow) -> None:
         """The header and the state: what the run is, whether it is live, and where it is controlled."""
-        shown = "paused" if row.live and self._last_control == "RunPaused" else status_text(row)  # paused where it runs
+        paused = row.live and self._last_control == "RunPaused"  # paused where it runs
+        shown = self.tr("paused") if paused else state_text(row)
         colour = STATUS_COLOURS.get("live" if row.live else row.status, "#444444")
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
         self.header.setText(header_html(row, shown, colour))
-        self.setWindowTitle(f"{run_title(row)} ({shown}) — GPU Training Monitor")
+        self.setWindowTitle(self.tr("{title} ({state}) — GPU Training Monitor").format(title=run_title(row),
+                                                                                      state=shown))
 
     def _log(self, at: float, text: str, level: str = "info") -> None:
         self.log.appendPlainText(log_line(at, text, level))

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import psutil
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QCoreApplication, QPoint, Qt, QTranslator
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from core.run_store import RunStore
 from core.units import format_bytes
+from gui.locale_format import date_time, number
 from gui.run_history import KEYS
 from run_store_support import SHORT, copy_store, make_panel, record_run, table_texts
 
@@ -68,9 +69,10 @@ def test_the_list_shows_every_recorded_run_with_its_columns(panel, recorded):
     assert (line["model"], line["dataset"], line["device"], line["status"]) == ("tiny-cnn", "synthetic", "cpu",
                                                                                 "completed")
     assert line["steps"] == "12"
-    assert line["speed"] == f"{row.samples_per_s:,.0f}"
+    assert line["speed"] == number(row.samples_per_s, 0)  # the locale's digits
     assert line["loss"] == f"{row.loss_last:.4g}"
     assert line["peak"] == format_bytes(row.peak_allocated_bytes)
+    assert line["when"] == date_time(row.started_at)  # the locale's short date and time
     assert "3 runs" in panel.info.text() and str(panel.link.path) in panel.info.text()
 
 
@@ -92,7 +94,7 @@ def test_search_filters_as_typed(panel, recorded, qtbot):
 
 def test_sorting_by_images_per_second_is_numeric(panel, store_path, recorded, qtbot):
     _, ids = recorded
-    for run_id, speed in zip(ids, (950.0, 10_000.0, 85.5)):  # as text: "10,000" < "85" < "950"
+    for run_id, speed in zip(ids, (950.0, 10_000.0, 85.5)):  # as text: "10000" < "85" < "950"
         set_column(store_path, run_id, samples_per_s=speed)
     panel.refresh()
     header = panel.table.horizontalHeader()
@@ -102,7 +104,7 @@ def test_sorting_by_images_per_second_is_numeric(panel, store_path, recorded, qt
     first = table_texts(panel, "speed")
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, header.height() // 2))
     second = table_texts(panel, "speed")
-    ascending = ["86", "950", "10,000"]  # the table rounds to whole images
+    ascending = [number(85.5, 0), number(950.0, 0), number(10_000.0, 0)]  # the table rounds to whole images
     assert sorted([first, second]) == sorted([ascending, ascending[::-1]])
 
 
@@ -233,3 +235,81 @@ def test_a_store_replaced_behind_the_window_is_read_afresh(panel, store_path, tm
     os.replace(other, store_path)
     panel.refresh()
     assert sorted(panel.proxy.visible_ids()) == sorted(ids[1:])
+
+
+def test_an_out_of_memory_run_says_so_and_is_found_by_either_word(panel, store_path, recorded):
+    _, ids = recorded
+    set_column(store_path, ids[1], status="oom", message="out of memory at step 3 with batch 64")
+    panel.refresh()
+    position = panel.proxy.visible_ids().index(ids[1])
+    assert table_texts(panel, "status")[position] == "out of memory"
+    status = panel.proxy.index(position, KEYS.index("status"))
+    assert status.data(Qt.ItemDataRole.ToolTipRole) == "out of memory at step 3 with batch 64"  # as the store has it
+    for search in ("oom", "out of memory"):  # the store's and the CLI's word, and the window's
+        panel.search.setText(search)
+        assert panel.proxy.visible_ids() == [ids[1]]
+
+
+class TableTranslator(QTranslator):
+    """Qt's translator reading from a table of (context, English) -> translation, as a compiled catalogue
+    does: a text missing from the table stays English."""
+
+    def __init__(self, table: dict[tuple[str, str], str]) -> None:
+        super().__init__()
+        self.table = table
+
+    def translate(self, context, source, disambiguation=None, n=-1):  # noqa: ARG002
+        return self.table.get((context, source))
+
+    def isEmpty(self) -> bool:  # noqa: N802
+        return False
+
+
+@pytest.fixture
+def in_chinese(qapp):
+    """A few of the tab's texts in Chinese (in the contexts the code translates them in)."""
+    translator = TableTranslator({
+        ("run_history", "Status"): "状态", ("run_history", "Steps"): "步数",
+        ("run_history", "Highest allocated memory (on the CPU: process RSS)"): "已分配显存的最高值（在 CPU 上：进程 RSS）",
+        ("status_text", "completed"): "已完成", ("run_row_text", "live (this window)"): "训练中（本窗口）",
+        ("HistoryPanel", "Search runs: name, note, model, dataset, device, status or #id"): "搜索运行",
+        ("HistoryPanel", "{total} runs"): "{total} 个运行", ("HistoryPanel", "{live} live"): "{live} 个训练中",
+        ("HistoryPanel", ", "): "，", ("HistoryPanel", "{counts} — {path}"): "{counts} — {path}",
+        ("RunEdits", "Delete…"): "删除…", ("run_edits", "JSON document…"): "JSON 文档…",
+        ("run_edits", "run {run} is live: stop it where it runs before deleting it"): "运行 {run} 正在训练：请先停止它",
+        ("RunHistoryModel", "started {time}, {duration} long"): "开始于 {time}，历时 {duration}",
+    })
+    QCoreApplication.installTranslator(translator)
+    yield
+    QCoreApplication.removeTranslator(translator)
+
+
+def test_the_tab_speaks_the_users_language(in_chinese, qtbot, store_path, recorded):
+    _, ids = recorded
+    make_live(store_path, ids[0])
+    panel = make_panel(qtbot, store_path)  # built with the translator installed, as the window is
+    try:
+        header = panel.table.horizontalHeader().model()
+        assert header.headerData(KEYS.index("status"), Qt.Orientation.Horizontal) == "状态"
+        assert header.headerData(KEYS.index("steps"), Qt.Orientation.Horizontal) == "步数"
+        assert header.headerData(KEYS.index("peak"), Qt.Orientation.Horizontal,
+                                 Qt.ItemDataRole.ToolTipRole) == "已分配显存的最高值（在 CPU 上：进程 RSS）"
+        assert header.headerData(KEYS.index("note"), Qt.Orientation.Horizontal) == "Note"  # not in the table
+        assert panel.search.placeholderText() == "搜索运行"
+        assert panel.delete_action.text() == "删除…"
+        assert [action.text() for action in panel.edits.export_menu.actions()][0] == "JSON 文档…"
+        statuses = dict(zip(panel.proxy.visible_ids(), table_texts(panel, "status")))
+        assert statuses == {ids[0]: "训练中（本窗口）", ids[1]: "已完成", ids[2]: "已完成"}
+        assert panel.info.text() == f"3 个运行，1 个训练中 — {store_path}"
+        panel.search.setText("已完成")  # the words people see find the runs, and so do the store's
+        assert sorted(panel.proxy.visible_ids()) == ids[1:]
+        panel.search.setText("completed")
+        assert sorted(panel.proxy.visible_ids()) == ids[1:]
+        panel.search.clear()
+        panel.select(ids[0])
+        assert panel.delete_action.toolTip() == f"运行 #{ids[0]} 正在训练：请先停止它"
+        when = panel.proxy.index(panel.proxy.visible_ids().index(ids[1]), KEYS.index("when"))
+        assert when.data(Qt.ItemDataRole.ToolTipRole).startswith("开始于 ") and "，历时 " in when.data(
+            Qt.ItemDataRole.ToolTipRole)
+    finally:
+        panel.stop()

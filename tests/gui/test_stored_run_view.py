@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.events import MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
+from core import event_text
+from core.events import CheckpointSaved, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
 from core.memory import MemoryProbe
 from core.run_recorder import RunRecorder
 from core.run_store import RunStore
@@ -269,3 +270,14 @@ def test_an_ordinary_recorded_run_shows_no_rank_ui(finished, open_view):
     view = open_view(*finished)
     assert view.memory_plot.ranks.curves == [] and "process RSS" in legend(view)
     assert view.stats.rank_speed.isHidden() and view.breakdown_view.rank_box.isHidden()
+
+
+def test_a_recorded_checkpoint_reads_as_the_live_log_words_it(open_view, tmp_path):
+    events: list = []
+    TrainingSession(SHORT, [events.append]).run()
+    end = next(i for i, event in enumerate(events) if isinstance(event, RunFinished))
+    saved = CheckpointSaved(step=12, epoch=1, path=str(tmp_path / "step-12.pt"), size_bytes=2_000_000, reason="end")
+    path = tmp_path / "runs.sqlite3"
+    view = open_view(path, record(path, [*events[:end], saved, *events[end:]]))
+    assert "checkpoint saved at step 12 (the run ended mid-epoch)" in event_text.checkpoint_saved(saved)
+    assert event_text.checkpoint_saved(saved) in view.log.toPlainText()
