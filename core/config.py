@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
+from core.message import Message
 from core.user_callables import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
 
 DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder")
@@ -30,7 +31,7 @@ class Bound:
 
     kind: type  # int, float, bool, str
     default: Any
-    help: str
+    help: str  # a `Message`: the window shows it (translated) as the field's tooltip
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] | None = None
@@ -39,50 +40,59 @@ class Bound:
 
 
 BOUNDS: dict[str, Bound] = {
-    "device": Bound(str, "auto", "device to train on: auto, cpu, cuda, cuda:N or mps"),
-    "model": Bound(str, "auto", "auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), "
-                                "speedrun-net (a small fast CIFAR net), any torchvision classifier name, or your own: "
-                                f"{SPEC_FORM} (or path/to/file.py:factory), a callable returning an nn.Module "
-                                "(given num_classes= and in_channels= when it takes them)"),
-    "dataset": Bound(str, "synthetic", "dataset to train on, or your own: a callable (path/to/file.py:factory works "
-                                       "too) returning a map-style Dataset of (image tensor CxHxW, int label), or a "
-                                       "(train, val) tuple or a {'train', 'val'} dict of them", choices=DATASETS),
-    "data_dir": Bound(str, None, "folder holding the dataset files (default: the user data folder)", optional=True),
-    "download": Bound(bool, False, "download the dataset into the data folder when it is missing"),
-    "synthetic_samples": Bound(int, 2560, "training images generated for the synthetic dataset", 256, 2_000_000),
-    "batch_size": Bound(int, 128, "images per training step", 1, 65536),
-    "epochs": Bound(int, None, "passes over the training set (default: 1, or as many as --max-steps needs when "
-                               "that is given; with both, the run stops at whichever comes first)", 1, 10_000,
-                    optional=True),
-    "max_steps": Bound(int, None, "train for this many steps, over as many epochs as that takes (default: one "
-                                  "epoch; with --epochs too, the run stops at whichever comes first)",
+    "device": Bound(str, "auto", Message("device to train on: auto, cpu, cuda, cuda:N or mps")),
+    "model": Bound(str, "auto", Message("auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), "
+                                        "speedrun-net (a small fast CIFAR net), any torchvision classifier name, or "
+                                        "your own: {spec_form} (or path/to/file.py:factory), a callable returning an "
+                                        "nn.Module (given num_classes= and in_channels= when it takes them)",
+                                        spec_form=SPEC_FORM)),
+    # no values to fill in: the braces below are literal (a Message formats only when given values)
+    "dataset": Bound(str, "synthetic", Message("dataset to train on, or your own: a callable (path/to/file.py:factory "
+                                               "works too) returning a map-style Dataset of (image tensor CxHxW, int "
+                                               "label), or a (train, val) tuple or a {'train', 'val'} dict of them"),
+                     choices=DATASETS),
+    "data_dir": Bound(str, None, Message("folder holding the dataset files (default: the user data folder)"),
+                      optional=True),
+    "download": Bound(bool, False, Message("download the dataset into the data folder when it is missing")),
+    "synthetic_samples": Bound(int, 2560, Message("training images generated for the synthetic dataset"),
+                               256, 2_000_000),
+    "batch_size": Bound(int, 128, Message("images per training step"), 1, 65536),
+    "epochs": Bound(int, None, Message("passes over the training set (default: 1, or as many as --max-steps needs "
+                                       "when that is given; with both, the run stops at whichever comes first)"),
+                    1, 10_000, optional=True),
+    "max_steps": Bound(int, None, Message("train for this many steps, over as many epochs as that takes (default: "
+                                          "one epoch; with --epochs too, the run stops at whichever comes first)"),
                        1, 100_000_000, optional=True),
-    "lr": Bound(float, 0.03, "learning rate", 1e-8, 10.0, log_scale=True),
-    "optimizer": Bound(str, "sgd", "optimizer", choices=OPTIMIZERS),
-    "momentum": Bound(float, 0.9, "SGD momentum", 0.0, 0.999),
-    "weight_decay": Bound(float, 5e-4, "weight decay", 0.0, 1.0, log_scale=True),  # 1e-5..1e-1: decades too
-    "amp": Bound(str, "off", "automatic mixed precision", choices=AMP_MODES),
-    "channels_last": Bound(bool, False, "use the channels_last memory format for the model and batches"),
-    "compile": Bound(bool, False, "compile the model with torch.compile (its compile time is reported apart and "
-                                  "left out of images/s; needs a C++ compiler on the CPU, Triton on CUDA)"),
-    "cudnn_benchmark": Bound(bool, False, "let cuDNN time its convolution algorithms and keep the fastest "
-                                          "(CUDA only; pays off when batch shapes do not change)"),
-    "fused_optimizer": Bound(bool, True, "update all parameters in one fused kernel (on CUDA it also keeps fp16's "
-                                         "gradient-scaler check on the device: no host sync per step)"),
+    "lr": Bound(float, 0.03, Message("learning rate"), 1e-8, 10.0, log_scale=True),
+    "optimizer": Bound(str, "sgd", Message("optimizer"), choices=OPTIMIZERS),
+    "momentum": Bound(float, 0.9, Message("SGD momentum"), 0.0, 0.999),
+    "weight_decay": Bound(float, 5e-4, Message("weight decay"), 0.0, 1.0, log_scale=True),  # 1e-5..1e-1: decades too
+    "amp": Bound(str, "off", Message("automatic mixed precision"), choices=AMP_MODES),
+    "channels_last": Bound(bool, False, Message("use the channels_last memory format for the model and batches")),
+    "compile": Bound(bool, False, Message("compile the model with torch.compile (its compile time is reported apart "
+                                          "and left out of images/s; needs a C++ compiler on the CPU, Triton on "
+                                          "CUDA)")),
+    "cudnn_benchmark": Bound(bool, False, Message("let cuDNN time its convolution algorithms and keep the fastest "
+                                                  "(CUDA only; pays off when batch shapes do not change)")),
+    "fused_optimizer": Bound(bool, True, Message("update all parameters in one fused kernel (on CUDA it also keeps "
+                                                 "fp16's gradient-scaler check on the device: no host sync per step)")),
     "placement": Bound(
-        str, "auto", "where the data lives: stream (DataLoader) or resident (on the device); auto picks resident when it fits",
+        str, "auto", Message("where the data lives: stream (DataLoader) or resident (on the device); auto picks "
+                             "resident when it fits"),
         choices=PLACEMENTS,
     ),
-    "workers": Bound(int, 0, "DataLoader worker processes (stream placement)", 0, 64),
-    "pin_memory": Bound(bool, True, "pin host batches for faster copies to a GPU (stream placement)"),
-    "non_blocking": Bound(bool, True, "copy batches to the GPU asynchronously (stream placement)"),
-    "seed": Bound(int, 0, "random seed for data, model and shuffling", 0, 2**31 - 1),
-    "report_interval": Bound(float, 0.1, "seconds between progress reports (one host sync each)", 0.01, 10.0),
-    "on_oom": Bound(str, "stop", "on out of memory: stop the run, or halve the batch and continue", choices=ON_OOM),
-    "nproc": Bound(int, 1, "processes training together, data-parallel (torch.distributed): one per GPU, or CPU "
-                           "processes where there is no GPU; batch_size is split evenly over them", 1, 1024),
-    "sync_bn": Bound(bool, False, "synchronise BatchNorm statistics across processes (nproc > 1): each step then "
-                                  "normalises over the whole batch, as one process would"),
+    "workers": Bound(int, 0, Message("DataLoader worker processes (stream placement)"), 0, 64),
+    "pin_memory": Bound(bool, True, Message("pin host batches for faster copies to a GPU (stream placement)")),
+    "non_blocking": Bound(bool, True, Message("copy batches to the GPU asynchronously (stream placement)")),
+    "seed": Bound(int, 0, Message("random seed for data, model and shuffling"), 0, 2**31 - 1),
+    "report_interval": Bound(float, 0.1, Message("seconds between progress reports (one host sync each)"), 0.01, 10.0),
+    "on_oom": Bound(str, "stop", Message("on out of memory: stop the run, or halve the batch and continue"),
+                    choices=ON_OOM),
+    "nproc": Bound(int, 1, Message("processes training together, data-parallel (torch.distributed): one per GPU, or "
+                                   "CPU processes where there is no GPU; batch_size is split evenly over them"),
+                   1, 1024),
+    "sync_bn": Bound(bool, False, Message("synchronise BatchNorm statistics across processes (nproc > 1): each step "
+                                          "then normalises over the whole batch, as one process would")),
 }
 
 
@@ -153,40 +163,50 @@ def check_data_parallel(config: RunConfig) -> None:
     if n == 1:
         return
     if config.batch_size % n:
-        raise ConfigError("batch_size", f"{config.batch_size} does not split evenly over {n} processes; use a "
-                                        f"multiple of {n} (each process trains batch_size / nproc images a step)")
+        raise ConfigError("batch_size", Message("{batch_size} does not split evenly over {processes} processes; use a "
+                                                "multiple of {multiple} (each process trains batch_size / nproc "
+                                                "images a step)", batch_size=config.batch_size, processes=n,
+                                                multiple=n))
     if config.device not in ("auto", "cpu", "cuda"):
-        raise ConfigError("device", f"{config.device!r} names one device, but {n} processes each take their own: "
-                                    "use cuda (one GPU each), cpu or auto")
+        raise ConfigError("device", Message("{device} names one device, but {processes} processes each take their "
+                                            "own: use cuda (one GPU each), cpu or auto",
+                                            device=repr(config.device), processes=n))
     if config.on_oom == "shrink":
-        raise ConfigError("on_oom", "shrink is for one process: the processes of a data-parallel run would each "
-                                    "halve their batch at different steps; use stop, or fewer images per step")
+        raise ConfigError("on_oom", Message("shrink is for one process: the processes of a data-parallel run would "
+                                            "each halve their batch at different steps; use stop, or fewer images "
+                                            "per step"))
 
 
 def check_batch_fits(batch_size: int, train_images: int | None) -> None:
     """ConfigError when a batch is larger than the training set (`None`: not known yet). The run checks it
     once the data is loaded; the form checks it before Start wherever the size is known earlier."""
     if train_images is not None and batch_size > train_images:
-        raise ConfigError("batch_size", f"{batch_size} is larger than the training set "
-                                        f"({train_images:,} images); use at most {train_images}")
+        raise ConfigError("batch_size", Message("{batch_size} is larger than the training set ({images:,} images); "
+                                                "use at most {limit}", batch_size=batch_size, images=train_images,
+                                                limit=train_images))
 
 
-def describe_range(name: str) -> str:
+def describe_range(name: str) -> Message:
     """'an integer from 1 to 65536', 'one of sgd, adamw', ...: what the user may enter for `name`."""
     bound = bound_of(name)
     if bound.choices:
-        return "one of " + ", ".join(bound.choices) + (f", or {SPEC_FORM}" if name in SPEC_FIELDS else "")
+        if name in SPEC_FIELDS:
+            return Message("one of {choices}, or {spec_form}", choices=", ".join(bound.choices), spec_form=SPEC_FORM)
+        return Message("one of {choices}", choices=", ".join(bound.choices))
     if bound.kind is bool:
-        return "true or false"
-    if bound.kind in (int, float) and bound.minimum is not None:
-        what = "an integer" if bound.kind is int else "a number"
-        return f"{what} from {_fmt(bound.minimum)} to {_fmt(bound.maximum)}"
-    return "a string"
+        return Message("true or false")
+    if bound.kind is int and bound.minimum is not None:
+        return Message("an integer from {minimum} to {maximum}", minimum=_fmt(bound.minimum),
+                       maximum=_fmt(bound.maximum))
+    if bound.kind is float and bound.minimum is not None:
+        return Message("a number from {minimum} to {maximum}", minimum=_fmt(bound.minimum),
+                       maximum=_fmt(bound.maximum))
+    return Message("a string")
 
 
 def _fmt(value: float | None) -> str:
     if value is None:
-        return "any"
+        return Message("any")
     if isinstance(value, float) and (abs(value) < 1e-3 and value != 0):
         return f"{value:g}"
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -198,31 +218,32 @@ def validate_field(name: str, value: Any) -> Any:
     if value is None:
         if bound.optional:
             return None
-        raise ConfigError(name, f"a value is required ({describe_range(name)})")
+        raise ConfigError(name, Message("a value is required ({allowed})", allowed=describe_range(name)))
     if bound.kind is bool:
         if isinstance(value, bool):
             return value
-        raise ConfigError(name, f"must be true or false, got {value!r}")
+        raise ConfigError(name, Message("must be true or false, got {value}", value=repr(value)))
     if bound.kind is int:
         # is_integer() is False for nan/inf (which int() would raise on); big ints never go through float()
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (
                 isinstance(value, float) and not value.is_integer()):
-            raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
+            raise _out_of_range(name, value)
         value = int(value)
     elif bound.kind is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
+            raise _out_of_range(name, value)
         value = float(value)
     elif bound.kind is str:
         if not isinstance(value, str) or not value.strip():
-            raise ConfigError(name, f"must be a non-empty string ({bound.help}), got {value!r}")
+            raise ConfigError(name, Message("must be a non-empty string ({help}), got {value}", help=bound.help,
+                                            value=repr(value)))
         value = value.strip()
         if name in SPEC_FIELDS and is_spec(value):  # syntax only: the run imports it (core.user_callables)
             return check_spec(name, value)
     if bound.choices and value not in bound.choices:
-        raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
+        raise _out_of_range(name, value)
     if bound.minimum is not None and value < bound.minimum or bound.maximum is not None and value > bound.maximum:
-        raise ConfigError(name, f"must be {describe_range(name)}, got {value!r}")
+        raise _out_of_range(name, value)
     if name == "model":
         value = value.lower()
     if name == "data_dir":
@@ -230,12 +251,16 @@ def validate_field(name: str, value: Any) -> Any:
     return value
 
 
+def _out_of_range(name: str, value: Any) -> ConfigError:
+    return ConfigError(name, Message("must be {allowed}, got {value}", allowed=describe_range(name), value=repr(value)))
+
+
 # The batch-size finder's own options (not RunConfig fields): the CLI's find-batch-size options, their
 # help, and the finder's checks read them here, like BOUNDS. Its batches are batch sizes a run accepts.
 FINDER_BOUNDS: dict[str, Bound] = {
-    "margin": Bound(float, 0.1, "fraction of the capacity kept free", 0.0, 0.99),
-    "start": Bound(int, 1, "first batch size tried", 1, BOUNDS["batch_size"].maximum),
-    "max_batch": Bound(int, int(BOUNDS["batch_size"].maximum), "largest batch size tried", 1,
+    "margin": Bound(float, 0.1, Message("fraction of the capacity kept free"), 0.0, 0.99),
+    "start": Bound(int, 1, Message("first batch size tried"), 1, BOUNDS["batch_size"].maximum),
+    "max_batch": Bound(int, int(BOUNDS["batch_size"].maximum), Message("largest batch size tried"), 1,
                        BOUNDS["batch_size"].maximum),
 }
 

@@ -9,6 +9,7 @@ import psutil
 import torch
 
 from core.errors import ConfigError
+from core.message import Message
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,7 @@ class DeviceInfo:
 
     spec: str  # what to pass as --device: "cpu", "cuda:0", "mps"
     kind: str  # "cpu", "cuda" or "mps"
-    name: str
+    name: str  # the CPU's and the Apple GPU's are `Message`s (words around the name); a CUDA GPU's is its own
     capacity_bytes: int
     free_bytes: int | None = None
     used_bytes: int | None = None
@@ -42,8 +43,8 @@ def mps_available() -> bool:
 def list_devices(query_free: bool = True) -> list[DeviceInfo]:
     """cpu, then every CUDA device, then mps when present. `query_free` reads free memory (starts CUDA)."""
     vm = psutil.virtual_memory()
-    devices = [DeviceInfo("cpu", "cpu", f"{cpu_name()} ({psutil.cpu_count()} threads)", vm.total,
-                          vm.available, vm.total - vm.available)]
+    cpu = Message("{cpu} ({threads} threads)", cpu=cpu_name(), threads=psutil.cpu_count())
+    devices = [DeviceInfo("cpu", "cpu", cpu, vm.total, vm.available, vm.total - vm.available)]
     if torch.cuda.is_available():
         for index in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(index)
@@ -55,7 +56,7 @@ def list_devices(query_free: bool = True) -> list[DeviceInfo]:
     if mps_available():
         capacity = int(torch.mps.recommended_max_memory())
         used = int(torch.mps.driver_allocated_memory())
-        devices.append(DeviceInfo("mps", "mps", "Apple GPU (MPS)", capacity, max(capacity - used, 0), used))
+        devices.append(DeviceInfo("mps", "mps", Message("Apple GPU (MPS)"), capacity, max(capacity - used, 0), used))
     return devices
 
 
@@ -78,30 +79,35 @@ def resolve_device(spec: str) -> torch.device:
     try:
         device = torch.device(spec)
     except RuntimeError:
-        raise ConfigError("device", f"{spec!r} is not a device name; use auto, cpu, cuda:N or mps "
-                                    f"(available: {_available()})") from None
+        raise ConfigError("device", Message("{spec} is not a device name; use auto, cpu, cuda:N or mps "
+                                            "(available: {available})", spec=repr(spec),
+                                            available=_available())) from None
     if device.type == "cpu":
         if device.index not in (None, 0):  # torch accepts cpu:1 and runs on the same CPU: say so instead
-            raise ConfigError("device", f"{spec} does not exist: the CPU is one device (use cpu)")
+            raise ConfigError("device", Message("{spec} does not exist: the CPU is one device (use cpu)", spec=spec))
         return torch.device("cpu")
     if device.type == "cuda":
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         index = 0 if device.index is None else device.index
         if index >= count:
-            raise ConfigError("device", f"{spec} is not available (available: {_available()})")
+            raise ConfigError("device", Message("{spec} is not available (available: {available})", spec=spec,
+                                                available=_available()))
         return torch.device("cuda", index)
     if device.type == "mps":
         if not mps_available():
-            raise ConfigError("device", f"mps is not available (available: {_available()})")
+            raise ConfigError("device", Message("mps is not available (available: {available})",
+                                                available=_available()))
         if device.index not in (None, 0):
-            raise ConfigError("device", f"{spec} does not exist: a Mac has one GPU (use mps)")
+            raise ConfigError("device", Message("{spec} does not exist: a Mac has one GPU (use mps)", spec=spec))
         # indexed, as torch reports tensors ("mps:0"): a generator made for plain "mps" is refused by some
         # ops on tensors placed there (pytorch#110820)
         return torch.device("mps", 0)
-    raise ConfigError("device", f"{spec!r} is not supported; use auto, cpu, cuda:N or mps (available: {_available()})")
+    raise ConfigError("device", Message("{spec} is not supported; use auto, cpu, cuda:N or mps (available: "
+                                        "{available})", spec=repr(spec), available=_available()))
 
 
 def _available() -> str:
+    """The device ids present, joined: identifiers, the same in every language."""
     return ", ".join(d.spec for d in list_devices(query_free=False))
 
 
@@ -110,11 +116,12 @@ def check_amp(device: torch.device, mode: str) -> None:
     if mode == "off":
         return
     if device.type == "cpu" and mode == "fp16":
-        raise ConfigError("amp", "fp16 needs a CUDA or MPS device; on the CPU use bf16 or off")
+        raise ConfigError("amp", Message("fp16 needs a CUDA or MPS device; on the CPU use bf16 or off"))
     if device.type == "cuda" and mode == "bf16" and not torch.cuda.is_bf16_supported():
-        raise ConfigError("amp", f"{torch.cuda.get_device_name(device)} does not support bf16; use fp16 or off")
+        raise ConfigError("amp", Message("{gpu} does not support bf16; use fp16 or off",
+                                         gpu=torch.cuda.get_device_name(device)))
     if device.type == "mps" and mode == "bf16" and not _mps_bf16():
-        raise ConfigError("amp", "this macOS/MPS build does not support bf16; use fp16 or off")
+        raise ConfigError("amp", Message("this macOS/MPS build does not support bf16; use fp16 or off"))
 
 
 def _mps_bf16() -> bool:

@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from core.errors import ConfigError
+from core.message import Message
 from core.user_callables import is_spec
 
 # torchvision models with a fixed minimum input: batches are resized on the device to this size.
@@ -132,14 +133,16 @@ def build_model(name: str, num_classes: int, in_channels: int) -> nn.Module:
         model.maxpool = nn.Identity()
         return model
     if name not in tvm.list_models(module=tvm):
-        raise ConfigError("model", f"unknown model {name!r}; `gpu-train-monitor models` lists the available ones")
+        raise ConfigError("model", Message("unknown model {name}; `gpu-train-monitor models` lists the available ones",
+                                           name=repr(name)))
     kwargs: dict[str, object] = {"weights": None, "num_classes": num_classes}
     if name in ("googlenet", "inception_v3"):
         kwargs.update(aux_logits=False, init_weights=True)
     try:
         return _LogitsOnly(tvm.get_model(name, **kwargs))
     except (TypeError, ValueError) as exc:
-        raise ConfigError("model", f"{name} cannot be built as a {num_classes}-class classifier: {exc}") from None
+        raise ConfigError("model", Message("{name} cannot be built as a {classes}-class classifier: {error}",
+                                           name=name, classes=num_classes, error=str(exc))) from None
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -15,13 +15,14 @@ from typing import Any
 
 from core.config import RunConfig, validate_field
 from core.errors import ConfigError
+from core.message import Message
 from core.readonly import ReadOnlyDict
 
 
 @dataclass(frozen=True)
 class Preset:
     name: str
-    description: str
+    description: str  # a `Message`: the window shows it translated
     overrides: Mapping[str, Any]
     cpu_overrides: Mapping[str, Any]  # applied over `overrides` when the run's device is the CPU
 
@@ -40,9 +41,10 @@ def _preset(name: str, description: str, cpu: Mapping[str, Any], **overrides: An
 
 
 PRESETS: dict[str, Preset] = {preset.name: preset for preset in (
-    _preset("speedrun", "the fastest configuration offered: speedrun-net (a small CIFAR net in the style of "
-                        "airbench) on a CIFAR-sized synthetic set kept on the device, bf16, channels_last, "
-                        "torch.compile, fused optimizer, batch 1024 (on a CPU: fp32 and no compile)",
+    _preset("speedrun", Message("the fastest configuration offered: speedrun-net (a small CIFAR net in the style "
+                                "of airbench) on a CIFAR-sized synthetic set kept on the device, bf16, "
+                                "channels_last, torch.compile, fused optimizer, batch 1024 (on a CPU: fp32 and no "
+                                "compile)"),
             cpu={"amp": "off", "compile": False},
             model="speedrun-net", synthetic_samples=50_000, placement="resident", amp="bf16", channels_last=True,
             compile=True, fused_optimizer=True, batch_size=1024, lr=0.2, optimizer="sgd", momentum=0.9,
@@ -55,7 +57,8 @@ def preset(name: str) -> Preset:
     try:
         return PRESETS[name]
     except KeyError:
-        raise ConfigError("preset", f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None
+        raise ConfigError("preset", Message("unknown preset {name}; known: {known}", name=repr(name),
+                                            known=", ".join(PRESETS))) from None
 
 
 def preset_text(value: Preset) -> str:

@@ -18,6 +18,7 @@ from core.datasets import DatasetSplits
 from core.datasets.placement import Placement, load_placed
 from core.devices import amp_dtype
 from core.fast_paths import check_fast_paths
+from core.message import Message
 from core.models import ModelSpec, build_model, model_spec, resolve_model
 from core.preprocess import DevicePreprocess
 from core.rank_data import ONE, Shard
@@ -95,14 +96,23 @@ def build_run(config: RunConfig, device: torch.device, free_bytes: int, generato
                                config.non_blocking, config.seed, shard)
     notes = tuple(("warning", text) for text in reader_notes)
     if is_spec(config.dataset):  # what the run does to the user's images, said once: it is not their transform
-        notes += (("info", f"your own dataset: {len(splits.train):,} training and {len(splits.val):,} validation "
-                           f"images of {splits.channels}x{splits.image_size[0]}x{splits.image_size[1]}, "
-                           f"{splits.num_classes} classes; each epoch crops them at random (up to {preprocess.pad} "
-                           f"px){' and flips them' if preprocess.flip else ''}, and every batch is normalised per "
-                           "channel by the training images' mean and std"),)
+        notes += (("info", _own_dataset_note(splits, preprocess)),)
     if placement.note:
         notes += (("warning", placement.note),)
     return RunParts(splits, placement, source, trainer, spec, notes + tuple(source.notes))
+
+
+def _own_dataset_note(splits: DatasetSplits, preprocess: DevicePreprocess) -> Message:
+    """What a run does to your own dataset's images (one sentence with the flip, one without)."""
+    values = {"train": len(splits.train), "val": len(splits.val), "classes": splits.num_classes,
+              "shape": f"{splits.channels}x{splits.image_size[0]}x{splits.image_size[1]}", "pad": preprocess.pad}
+    if preprocess.flip:
+        return Message("your own dataset: {train:,} training and {val:,} validation images of {shape}, {classes} "
+                       "classes; each epoch crops them at random (up to {pad} px) and flips them, and every batch is "
+                       "normalised per channel by the training images' mean and std", **values)
+    return Message("your own dataset: {train:,} training and {val:,} validation images of {shape}, {classes} classes; "
+                   "each epoch crops them at random (up to {pad} px), and every batch is normalised per channel by "
+                   "the training images' mean and std", **values)
 
 
 def generator_for(device: torch.device) -> torch.Generator:

@@ -14,16 +14,23 @@ import platform
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from core.message import Message
+
 DISTRIBUTION = "gpu-train-monitor"
 APP_NAME = "GPU Training Monitor"
-NOT_LOADED = "not loaded yet"  # torch still importing (the window loads it in the background)
+NOT_LOADED = Message("not loaded yet")  # torch still importing (the window loads it in the background)
+NONE = Message("none")
+GPUS = Message("GPUs")  # fact names that are words (the others are names of software)
+NVIDIA_DRIVER = Message("NVIDIA driver")
 # PySide6 is installed as the full distribution or as its Essentials subset; either names the version
 PYSIDE_DISTRIBUTIONS = ("PySide6", "PySide6-Essentials", "PySide6_Essentials")
 
 
 @dataclass(frozen=True)
 class SystemInfo:
-    """Named facts in the order they are shown, e.g. ("torch", "2.5.1")."""
+    """Named facts in the order they are shown, e.g. ("torch", "2.5.1"). Names and values that are words
+    rather than names and versions are `Message`s: the About box shows them translated, the copied text
+    (for a bug report) stays English."""
 
     facts: tuple[tuple[str, str], ...]
 
@@ -56,11 +63,11 @@ def collect(torch_ready: bool = True) -> SystemInfo:
         facts += [("torch", _read(lambda: _torch().__version__)),
                   ("torchvision", _read(_torchvision_version)),
                   ("CUDA", _read(cuda_text)),
-                  ("GPUs", _read(gpus_text)),
+                  (GPUS, _read(gpus_text)),
                   ("cuDNN", _read(cudnn_text))]
     else:
-        facts += [(name, NOT_LOADED) for name in ("torch", "torchvision", "CUDA", "GPUs", "cuDNN")]
-    facts += [("NVIDIA driver", _read(driver_text)),
+        facts += [(name, NOT_LOADED) for name in ("torch", "torchvision", "CUDA", GPUS, "cuDNN")]
+    facts += [(NVIDIA_DRIVER, _read(driver_text)),
               ("PySide6", _read(lambda: _installed_version(*PYSIDE_DISTRIBUTIONS))),
               ("pyqtgraph", _read(lambda: _installed_version("pyqtgraph")))]
     return SystemInfo(tuple(facts))
@@ -85,11 +92,13 @@ def cuda_text() -> str:
     hip = getattr(torch.version, "hip", None)
     built = f"ROCm {hip}" if hip else torch.version.cuda
     if not built:
-        return "none (a CPU-only build of torch)"
+        return Message("none (a CPU-only build of torch)")
     if not torch.cuda.is_available():
-        return f"{built} (no GPU available)"
+        return Message("{version} (no GPU available)", version=built)
     count = torch.cuda.device_count()
-    return f"{built} (GPU available: {count} device{'s' if count != 1 else ''})"
+    if count == 1:
+        return Message("{version} (GPU available: 1 device)", version=built)
+    return Message("{version} (GPU available: {count} devices)", version=built, count=count)
 
 
 def gpus_text() -> str:
@@ -101,16 +110,16 @@ def gpus_text() -> str:
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():
         names.append("mps (Apple GPU)")
-    return "; ".join(names) or "none"
+    return "; ".join(names) or NONE  # the devices' ids and names: the same in every language
 
 
 def cudnn_text() -> str:
     """cuDNN's version as torch loads it ('9.1.0'), or 'none'."""
     torch = _torch()
     if not torch.backends.cudnn.is_available():
-        return "none"
+        return NONE
     version = torch.backends.cudnn.version()
-    return "none" if version is None else cudnn_version_text(int(version))
+    return NONE if version is None else cudnn_version_text(int(version))
 
 
 def cudnn_version_text(version: int) -> str:
@@ -125,7 +134,7 @@ def driver_text() -> str:
     from core import nvml
 
     if not nvml.available():
-        return "none (no NVIDIA driver found)"
+        return Message("none (no NVIDIA driver found)")
     import pynvml
 
     driver = pynvml.nvmlSystemGetDriverVersion()
@@ -134,7 +143,7 @@ def driver_text() -> str:
         cuda = int(pynvml.nvmlSystemGetCudaDriverVersion())  # e.g. 12040
     except Exception:  # noqa: BLE001 - drivers before CUDA 10 do not say: the version alone is enough
         return driver
-    return f"{driver} (supports CUDA {cuda // 1000}.{cuda % 1000 // 10})"
+    return Message("{driver} (supports CUDA {cuda})", driver=driver, cuda=f"{cuda // 1000}.{cuda % 1000 // 10}")
 
 
 def _torch():
@@ -155,12 +164,14 @@ def _installed_version(*distributions: str) -> str:
             return importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             continue
-    return "not installed"
+    return Message("not installed")
 
 
 def _read(fact: Callable[[], object]) -> str:
-    """The fact as text, or what went wrong reading it: one broken library must not hide the rest."""
+    """The fact as text (a `Message` kept as it is), or what went wrong reading it: one broken library must not
+    hide the rest."""
     try:
-        return str(fact())
+        value = fact()
+        return value if isinstance(value, Message) else str(value)
     except Exception as exc:  # noqa: BLE001 - a report of the environment reports its failures too
-        return f"unknown ({type(exc).__name__}: {exc})"
+        return Message("unknown ({error})", error=f"{type(exc).__name__}: {exc}")

@@ -30,6 +30,8 @@ from types import ModuleType
 from typing import Any
 
 from core.errors import ConfigError
+from core.message import Message
+from core.word_lists import and_list
 
 SPEC_FIELDS = ("model", "dataset")  # the RunConfig fields that take a spec besides their built-in names
 SPEC_FORM = "package.module:factory"  # how help texts and messages name the form
@@ -50,17 +52,19 @@ def check_spec(field: str, value: str) -> str:
     target = target.strip()
     problem = None
     if not target:
-        problem = "no module before the colon"
+        problem = Message("no module before the colon")
     elif not attr:
-        problem = "no callable's name after the colon"
+        problem = Message("no callable's name after the colon")
     elif not all(part.isidentifier() for part in attr.split(".")):
-        problem = f"{attr!r} after the colon is not a Python name"
+        problem = Message("{name} after the colon is not a Python name", name=repr(attr))
     elif not target.endswith(".py") and not all(part.isidentifier() for part in target.split(".")):
-        problem = f"{target!r} before the colon is neither a module name nor a .py file"
+        problem = Message("{name} before the colon is neither a module name nor a .py file", name=repr(target))
     if problem:
         name = "make_net" if field == "model" else "make_data"
-        raise ConfigError(field, f"{value!r} is not {SPEC_FORM} (e.g. mypackage.module:{name} or "
-                                 f"path/to/file.py:{name}): {problem}")
+        raise ConfigError(field, Message("{value} is not {spec_form} (e.g. {module_example} or {file_example}): "
+                                         "{problem}", value=repr(value), spec_form=SPEC_FORM,
+                                         module_example=f"mypackage.module:{name}",
+                                         file_example=f"path/to/file.py:{name}", problem=problem))
     return f"{target}:{attr}"
 
 
@@ -74,7 +78,7 @@ def spec_problem(spec: str) -> str | None:
         try:
             return None if path.is_file() else _no_file(path)
         except (OSError, ValueError) as exc:  # a name too long, a NUL byte
-            return f"cannot use {path}: {exc}"
+            return Message("cannot use {path}: {error}", path=str(path), error=str(exc))
     top = target.split(".")[0]
     if top in sys.modules or top in sys.builtin_module_names:
         return None
@@ -96,13 +100,20 @@ def load_callable(field: str, spec: str) -> Callable[..., Any]:
         except AttributeError:
             owner = target if depth == 0 else f"{target}:{'.'.join(parts[:depth])}"
             source = getattr(module, "__file__", None)  # which file: a name may find another module than meant
-            where = f" (imported from {source})" if source and not target.endswith(".py") else ""
-            raise ConfigError(field, f"{spec}: {owner}{where} has no attribute {part!r}") from None
+            if source and not target.endswith(".py"):
+                raise ConfigError(field, Message("{spec}: {owner} (imported from {source}) has no attribute "
+                                                 "{attribute}", spec=spec, owner=owner, source=source,
+                                                 attribute=repr(part))) from None
+            raise ConfigError(field, Message("{spec}: {owner} has no attribute {attribute}", spec=spec, owner=owner,
+                                             attribute=repr(part))) from None
     if callable(found) and not _is_instance_of_module(found):
         return found
-    what = "a model instance (an nn.Module)" if _is_instance_of_module(found) else a_type(found)
-    raise ConfigError(field, f"{spec} is {what}, not a callable: point at a function or class that returns "
-                             f"a new {'model' if field == 'model' else 'dataset'}")
+    what = Message("a model instance (an nn.Module)") if _is_instance_of_module(found) else a_type(found)
+    if field == "model":
+        raise ConfigError(field, Message("{spec} is {what}, not a callable: point at a function or class that "
+                                         "returns a new model", spec=spec, what=what))
+    raise ConfigError(field, Message("{spec} is {what}, not a callable: point at a function or class that returns "
+                                     "a new dataset", spec=spec, what=what))
 
 
 def call_factory(field: str, spec: str, factory: Callable[..., Any], **offered: Any) -> Any:
@@ -112,7 +123,7 @@ def call_factory(field: str, spec: str, factory: Callable[..., Any], **offered: 
     try:
         return factory(**kwargs)
     except (Exception, SystemExit) as exc:  # the user's code: its error, in one line, naming the factory
-        raise ConfigError(field, f"{spec} raised {one_line(exc)}") from None
+        raise ConfigError(field, Message("{spec} raised {error}", spec=spec, error=one_line(exc))) from None
 
 
 def accepted_keywords(field: str, spec: str, factory: Callable[..., Any], offered: dict[str, Any]) -> dict[str, Any]:
@@ -129,11 +140,24 @@ def accepted_keywords(field: str, spec: str, factory: Callable[..., Any], offere
     needed = [p.name for p in params if p.default is inspect.Parameter.empty and p.name not in offered
               and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
     if needed:
-        can = " and ".join(f"{name}=" for name in offered) or "no arguments"
-        raise ConfigError(field, f"{spec} needs the argument{'s' if len(needed) > 1 else ''} {', '.join(needed)}, "
-                                 f"but a run calls it with {can}{' (when it takes them)' if offered else ''}; "
-                                 f"give {'them' if len(needed) > 1 else 'it'} a default")
+        raise ConfigError(field, _needs_arguments(spec, needed, [f"{name}=" for name in offered]))
     return {name: value for name, value in offered.items() if name in taken}
+
+
+def _needs_arguments(spec: str, needed: list[str], offered: list[str]) -> Message:
+    """One sentence per case (one argument or several, a run that offers some or none): no glued plurals."""
+    names = ", ".join(needed)
+    if not offered:
+        if len(needed) == 1:
+            return Message("{spec} needs the argument {names}, but a run calls it with no arguments; give it a "
+                           "default", spec=spec, names=names)
+        return Message("{spec} needs the arguments {names}, but a run calls it with no arguments; give them a "
+                       "default", spec=spec, names=names)
+    if len(needed) == 1:
+        return Message("{spec} needs the argument {names}, but a run calls it with {offered} (when it takes them); "
+                       "give it a default", spec=spec, names=names, offered=and_list(offered))
+    return Message("{spec} needs the arguments {names}, but a run calls it with {offered} (when it takes them); "
+                   "give them a default", spec=spec, names=names, offered=and_list(offered))
 
 
 def a_type(value: object) -> str:
@@ -141,7 +165,9 @@ def a_type(value: object) -> str:
     if value is None:
         return "None"
     name = type(value).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    if name[:1].lower() in "aeiou":
+        return Message("an {type}", type=name)
+    return Message("a {type}", type=name)
 
 
 def one_line(exc: BaseException) -> str:
@@ -169,10 +195,10 @@ def _import_module(field: str, spec: str, name: str) -> ModuleType:
             module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
-            raise ConfigError(field, f"{spec}: {_no_module(exc.name)}") from None
-        raise ConfigError(field, f"{spec}: importing {name} failed: {one_line(exc)}") from None
+            raise ConfigError(field, Message("{spec}: {problem}", spec=spec, problem=_no_module(exc.name))) from None
+        raise ConfigError(field, _import_failed(spec, name, exc)) from None
     except (Exception, SystemExit) as exc:  # its top-level code raised (or called sys.exit)
-        raise ConfigError(field, f"{spec}: importing {name} failed: {one_line(exc)}") from None
+        raise ConfigError(field, _import_failed(spec, name, exc)) from None
     _remember(module)
     return module
 
@@ -180,7 +206,7 @@ def _import_module(field: str, spec: str, name: str) -> ModuleType:
 def _import_file(field: str, spec: str, path: Path) -> ModuleType:
     path = path.expanduser()
     if not path.is_file():
-        raise ConfigError(field, f"{spec}: {_no_file(path)}")
+        raise ConfigError(field, Message("{spec}: {problem}", spec=spec, problem=_no_file(path)))
     path = path.resolve()
     name = f"_user_{path.stem}_{abs(hash(str(path))):x}"  # one module per file, apart from any importable name
     module = sys.modules.get(name)
@@ -191,14 +217,15 @@ def _import_file(field: str, spec: str, path: Path) -> ModuleType:
         sys.path.insert(0, folder)
     loader_spec = importlib.util.spec_from_file_location(name, path)
     if loader_spec is None or loader_spec.loader is None:
-        raise ConfigError(field, f"{spec}: {path} cannot be imported as a Python module")
+        raise ConfigError(field, Message("{spec}: {path} cannot be imported as a Python module", spec=spec,
+                                         path=str(path)))
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[name] = module  # before it runs: dataclasses and pickling look their module up by name
     try:
         loader_spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:
         del sys.modules[name]
-        raise ConfigError(field, f"{spec}: importing {path.name} failed: {one_line(exc)}") from None
+        raise ConfigError(field, _import_failed(spec, path.name, exc)) from None
     _remember(module)
     return module
 
@@ -223,12 +250,19 @@ def _changed(module: ModuleType) -> bool:
     return before is not None and _source_mtime(module) not in (None, before)
 
 
-def _no_module(name: str) -> str:
-    return f"no module named {name!r} in the current folder ({os.getcwd()}) or on the Python path"
+def _import_failed(spec: str, name: str, exc: BaseException) -> Message:
+    return Message("{spec}: importing {name} failed: {error}", spec=spec, name=name, error=one_line(exc))
 
 
-def _no_file(path: Path) -> str:
-    return f"no file {path}" + ("" if path.is_absolute() else f" (relative to the current folder, {os.getcwd()})")
+def _no_module(name: str) -> Message:
+    return Message("no module named {name} in the current folder ({folder}) or on the Python path", name=repr(name),
+                   folder=os.getcwd())
+
+
+def _no_file(path: Path) -> Message:
+    if path.is_absolute():
+        return Message("no file {path}", path=str(path))
+    return Message("no file {path} (relative to the current folder, {folder})", path=str(path), folder=os.getcwd())
 
 
 def _is_instance_of_module(value: Any) -> bool:

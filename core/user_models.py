@@ -14,6 +14,7 @@ from torch import nn
 
 from core import oom
 from core.errors import ConfigError
+from core.message import Message
 from core.user_callables import a_type, call_factory, load_callable, one_line
 
 PROBE_BATCH = 2  # images in the checking forward pass (2, not 1: some layers refuse a batch of one)
@@ -24,9 +25,11 @@ def build_user_model(spec: str, num_classes: int, in_channels: int) -> nn.Module
     factory = load_callable("model", spec)
     model = call_factory("model", spec, factory, num_classes=num_classes, in_channels=in_channels)
     if not isinstance(model, nn.Module):
-        raise ConfigError("model", f"{spec} returned {a_type(model)}, not a torch.nn.Module")
+        raise ConfigError("model", Message("{spec} returned {what}, not a torch.nn.Module", spec=spec,
+                                           what=a_type(model)))
     if not any(p.requires_grad for p in model.parameters()):
-        raise ConfigError("model", f"{spec} returned a model without trainable parameters: there is nothing to train")
+        raise ConfigError("model", Message("{spec} returned a model without trainable parameters: there is nothing "
+                                           "to train", spec=spec))
     return model
 
 
@@ -54,17 +57,20 @@ def check_output(model: nn.Module, spec: str, channels: int, height: int, width:
         model.train(was_training)
     shown = "x".join(map(str, shape))
     if failure is not None:  # outside the except block: its traceback would hold the probe's tensors
-        raise ConfigError("model", f"{spec} fails on the run's input, a batch shaped {shown} (batch x channels x "
-                                   f"height x width, from the dataset): {failure}")
+        raise ConfigError("model", Message("{spec} fails on the run's input, a batch shaped {shape} (batch x "
+                                           "channels x height x width, from the dataset): {error}", spec=spec,
+                                           shape=shown, error=failure))
     if not isinstance(output, torch.Tensor):
-        raise ConfigError("model", f"{spec}: the model returned {a_type(output)}, expected a tensor of logits "
-                                   f"shaped (batch, {num_classes})")
+        raise ConfigError("model", Message("{spec}: the model returned {what}, expected a tensor of logits shaped "
+                                           "(batch, {classes})", spec=spec, what=a_type(output), classes=num_classes))
     if output.dim() == 2 and output.shape[0] == PROBE_BATCH and output.shape[1] != num_classes:
-        raise ConfigError("model", f"{spec}: the model gives {output.shape[1]} outputs per image but the dataset "
-                                   f"has {num_classes} classes; give it {num_classes} outputs (the factory is "
-                                   f"called with num_classes= when it takes that argument)")
+        raise ConfigError("model", Message("{spec}: the model gives {outputs} outputs per image but the dataset has "
+                                           "{classes} classes; give it {wanted} outputs (the factory is called with "
+                                           "num_classes= when it takes that argument)", spec=spec,
+                                           outputs=output.shape[1], classes=num_classes, wanted=num_classes))
     if tuple(output.shape) != (PROBE_BATCH, num_classes):
-        found = "x".join(map(str, output.shape)) or "a scalar"
-        raise ConfigError("model", f"{spec}: the model's output for a batch shaped {shown} is {found}, expected "
-                                   f"{PROBE_BATCH}x{num_classes} (one logit per class for each image)")
+        found = "x".join(map(str, output.shape)) or Message("a scalar")
+        raise ConfigError("model", Message("{spec}: the model's output for a batch shaped {shape} is {found}, "
+                                           "expected {expected} (one logit per class for each image)", spec=spec,
+                                           shape=shown, found=found, expected=f"{PROBE_BATCH}x{num_classes}"))
 

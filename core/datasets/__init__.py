@@ -60,8 +60,10 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
         classes, _ = find_classes(str(root / "train") if (root / "train").is_dir() else str(root))
     except (FileNotFoundError, OSError) as exc:
         from core.errors import DatasetError
+        from core.message import Message
 
-        raise DatasetError(f"data_dir: cannot read image folder {root}: {exc}") from None
+        raise DatasetError(Message("data_dir: cannot read image folder {root}: {error}", root=str(root),
+                                   error=str(exc))) from None
     return 3, image_size, image_size, len(classes), None
 
 

@@ -14,7 +14,8 @@ data's own minimum..maximum to 0..255 (said in the run's log). Normalisation the
 split's per-channel mean and std, and the training images get the random crop and flip every
 built-in dataset but MNIST gets.
 
-Each mistake is a ConfigError for `dataset` that names the spec, the split and the item's index.
+Each mistake is a ConfigError for `dataset` that names the spec, the split and the item's index (its
+message a `core.message.Message`, which the window translates).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from torch.utils.data import IterableDataset, Subset, TensorDataset
 from core.datasets.readers import channel_stats, held_out
 from core.datasets.types import DatasetSplits, ImageSplit
 from core.errors import ConfigError
+from core.message import Message
 from core.units import format_bytes
 from core.user_callables import a_type, call_factory, load_callable, one_line
 
@@ -47,8 +49,9 @@ def load_custom(spec: str, seed: int) -> DatasetSplits:
     train = reader.read(train_set, "train" if val_set is not None else None)
     val = reader.read(val_set, "val") if val_set is not None else None
     if val is not None and val[0].shape[1:] != train[0].shape[1:]:
-        raise _error(spec, f"the val split's images are {_dims(val[0].shape[1:])} but the train split's are "
-                           f"{_dims(train[0].shape[1:])}: both splits need one image size")
+        raise _error(spec, Message("the val split's images are {val_dims} but the train split's are {train_dims}: "
+                                   "both splits need one image size", val_dims=_dims(val[0].shape[1:]),
+                                   train_dims=_dims(train[0].shape[1:])))
     labels = {"train": train[1], "val": val[1]} if val is not None else {None: train[1]}
     num_classes = _num_classes(spec, train_set, labels)
     images = _to_uint8(spec, [train[0]] + ([val[0]] if val is not None else []))
@@ -82,8 +85,9 @@ def _split_sets(spec: str, result: Any) -> tuple[Any, Any | None]:
     """(train, val or None) from a dataset, a (train, val) tuple or a dict of splits."""
     if isinstance(result, Mapping):
         if "train" not in result:
-            keys = ", ".join(repr(k) for k in result) or "none"
-            raise _error(spec, f"returned a dict without a 'train' entry (its keys: {keys}); give 'train' and 'val'")
+            keys = ", ".join(repr(k) for k in result) or Message("none")
+            raise _error(spec, Message("returned a dict without a 'train' entry (its keys: {keys}); give 'train' and "
+                                       "'val'", keys=keys))
         val = result.get("val", result.get("test"))
         return _checked_set(spec, result["train"], "train"), (None if val is None else _checked_set(spec, val, "val"))
     if isinstance(result, tuple) and len(result) == 2 and all(_is_split(part) for part in result):
@@ -101,14 +105,19 @@ def _map_style(value: Any) -> bool:
 
 
 def _checked_set(spec: str, value: Any, part: str | None) -> Any:
-    what = "returned" if part is None else f"returned a {part} split that is"
     if isinstance(value, IterableDataset):
-        raise _error(spec, f"{what} an IterableDataset, which has no length: give a map-style Dataset "
-                           "(with __len__ and __getitem__)")
+        if part is None:
+            raise _error(spec, Message("returned an IterableDataset, which has no length: give a map-style Dataset "
+                                       "(with __len__ and __getitem__)"))
+        raise _error(spec, Message("returned a {part} split that is an IterableDataset, which has no length: give a "
+                                   "map-style Dataset (with __len__ and __getitem__)", part=part))
     if not _map_style(value):
-        expected = ("a map-style Dataset (with __len__ and __getitem__), a (train, val) tuple of them or a dict "
-                    "with 'train' and 'val'") if part is None else "a map-style Dataset (with __len__ and __getitem__)"
-        raise _error(spec, f"{what} {a_type(value)}; expected {expected}")
+        if part is None:
+            raise _error(spec, Message("returned {found}; expected a map-style Dataset (with __len__ and "
+                                       "__getitem__), a (train, val) tuple of them or a dict with 'train' and 'val'",
+                                       found=a_type(value)))
+        raise _error(spec, Message("returned a {part} split that is {found}; expected a map-style Dataset (with "
+                                   "__len__ and __getitem__)", part=part, found=a_type(value)))
     return value
 
 
@@ -123,13 +132,14 @@ class _Reader:
         self.spec = spec
 
     def read(self, dataset: Any, part: str | None) -> tuple[torch.Tensor, torch.Tensor]:
-        where = "" if part is None else f" of the {part} split"
+        where = _of_split(part)
         try:
             count = len(dataset)
         except Exception as exc:
-            raise _error(self.spec, f"len() of the dataset{where} raised {one_line(exc)}") from None
+            raise _error(self.spec, Message("len() of the dataset{where} raised {error}", where=where,
+                                            error=one_line(exc))) from None
         if count == 0:
-            raise _error(self.spec, f"the dataset{where} is empty")
+            raise _error(self.spec, Message("the dataset{where} is empty", where=where))
         if isinstance(dataset, TensorDataset) and len(dataset.tensors) == 2:
             return self._from_tensors(dataset.tensors, where)
         first, first_label = self._item(dataset, 0, where)
@@ -140,13 +150,15 @@ class _Reader:
         for index in range(count):
             image, label = (first, first_label) if index == 0 else self._item(dataset, index, where)
             if image.shape != first.shape:
-                raise _error(self.spec, f"item {index}{where} has an image of {_dims(image.shape)} but item 0's is "
-                                        f"{_dims(first.shape)}: every image must have the same size")
+                raise _error(self.spec, Message("{item} has an image of {dims} but item 0's is {first_dims}: every "
+                                                "image must have the same size", item=_item_name(index, where),
+                                                dims=_dims(image.shape), first_dims=_dims(first.shape)))
             if image.is_floating_point() != floats:
-                raise _error(self.spec, f"item {index}{where} has a {_dtype(image)} image but item 0's is "
-                                        f"{_dtype(first)}: give every image the same kind of values")
+                raise _error(self.spec, Message("{item} has a {dtype} image but item 0's is {first_dtype}: give every "
+                                                "image the same kind of values", item=_item_name(index, where),
+                                                dtype=_dtype(image), first_dtype=_dtype(first)))
             if not floats:
-                self._check_bytes(image, f"item {index}{where}")
+                self._check_bytes(image, _item_name(index, where))
             images[index] = image
             labels[index] = label
         return images, labels
@@ -155,52 +167,58 @@ class _Reader:
         try:
             item = dataset[index]
         except Exception as exc:
-            raise _error(self.spec, f"reading item {index}{where} raised {one_line(exc)}") from None
+            raise _error(self.spec, Message("reading {item} raised {error}", item=_item_name(index, where),
+                                            error=one_line(exc))) from None
         if not isinstance(item, (tuple, list)) or len(item) != 2:
-            shown = f"a {type(item).__name__} of {len(item)}" if isinstance(item, (tuple, list)) else a_type(item)
-            raise _error(self.spec, f"item {index}{where} is {shown}; expected a pair (image tensor, int label)")
-        return self._image(item[0], f"item {index}{where}"), self._label(item[1], f"item {index}{where}")
+            shown = (Message("a {type} of {count}", type=type(item).__name__, count=len(item))
+                     if isinstance(item, (tuple, list)) else a_type(item))
+            raise _error(self.spec, Message("{item} is {found}; expected a pair (image tensor, int label)",
+                                            item=_item_name(index, where), found=shown))
+        return self._image(item[0], _item_name(index, where)), self._label(item[1], _item_name(index, where))
 
-    def _image(self, image: Any, what: str) -> torch.Tensor:
+    def _image(self, image: Any, what: Message) -> torch.Tensor:
         if type(image).__module__.startswith("PIL."):
             image = _pil_to_chw(image)
         elif isinstance(image, np.ndarray):
             image = torch.from_numpy(np.ascontiguousarray(image))
         if not isinstance(image, torch.Tensor):
-            raise _error(self.spec, f"{what} has {a_type(image)} for its image; expected a tensor (channels x height x "
-                                    "width)")
+            raise _error(self.spec, Message("{what} has {found} for its image; expected a tensor (channels x height x "
+                                            "width)", what=what, found=a_type(image)))
         image = image.detach().cpu()
         if image.dtype == torch.bool:
             image = image.to(torch.uint8) * 255
         if image.is_complex():
-            raise _error(self.spec, f"{what} has a complex-valued image; expected real pixel values")
+            raise _error(self.spec, Message("{what} has a complex-valued image; expected real pixel values", what=what))
         if image.dim() == 2:
             image = image.unsqueeze(0)
         if image.dim() != 3 or image.numel() == 0:
-            raise _error(self.spec, f"{what} has an image of {image.dim()} dimensions ({_dims(image.shape)}); "
-                                    "expected channels x height x width (or height x width)")
+            raise _error(self.spec, Message("{what} has an image of {count} dimensions ({dims}); expected channels x "
+                                            "height x width (or height x width)", what=what, count=image.dim(),
+                                            dims=_dims(image.shape)))
         if image.shape[0] > 4 and image.shape[2] in (1, 3, 4):
-            raise _error(self.spec, f"{what} has an image of {_dims(image.shape)}, which looks channels-last; "
-                                    "give channels x height x width (e.g. image.permute(2, 0, 1))")
+            raise _error(self.spec, Message("{what} has an image of {dims}, which looks channels-last; give channels x "
+                                            "height x width (e.g. image.permute(2, 0, 1))", what=what,
+                                            dims=_dims(image.shape)))
         return image
 
-    def _label(self, label: Any, what: str) -> int:
+    def _label(self, label: Any, what: Message) -> int:
         if isinstance(label, torch.Tensor) and label.numel() == 1:
             label = label.item()
         elif isinstance(label, (np.ndarray, np.generic)) and label.size == 1:
             label = label.item()
         if isinstance(label, bool) or not isinstance(label, int):
-            raise _error(self.spec, f"{what} has the label {label!r} ({type(label).__name__}); expected an int "
-                                    "class index")
+            raise _error(self.spec, Message("{what} has the label {label} ({type}); expected an int class index",
+                                            what=what, label=repr(label), type=type(label).__name__))
         if label < 0:
-            raise _error(self.spec, f"{what} has the label {label}; labels are class indices from 0")
+            raise _error(self.spec, _negative_label(what, label))
         return label
 
-    def _check_bytes(self, image: torch.Tensor, what: str) -> None:
+    def _check_bytes(self, image: torch.Tensor, what: Message) -> None:
         """An integer image goes into uint8 as it is: its values must already be 0..255."""
         if image.dtype != torch.uint8 and (int(image.min()) < 0 or int(image.max()) > 255):
-            raise _error(self.spec, f"{what} has {_dtype(image)} pixel values from {int(image.min())} to "
-                                    f"{int(image.max())}; integer images must hold 0..255 (or give floats)")
+            raise _error(self.spec, Message("{what} has {dtype} pixel values from {low} to {high}; integer images "
+                                            "must hold 0..255 (or give floats)", what=what, dtype=_dtype(image),
+                                            low=int(image.min()), high=int(image.max())))
 
     def _check_room(self, count: int, first: torch.Tensor, floats: bool) -> None:
         """Refuse up front a dataset that cannot be held in host memory (before reading it for minutes)."""
@@ -209,8 +227,9 @@ class _Reader:
         needed = count * first.numel() * (4 if floats else 1)
         free = host_free_bytes()
         if needed > free:
-            raise _error(self.spec, f"its {count:,} images of {_dims(first.shape)} need {format_bytes(needed)} of "
-                                    f"host memory to load but {format_bytes(free)} is available")
+            raise _error(self.spec, Message("its {count:,} images of {dims} need {needed} of host memory to load but "
+                                            "{free} is available", count=count, dims=_dims(first.shape),
+                                            needed=format_bytes(needed), free=format_bytes(free)))
 
     def _from_tensors(self, tensors: tuple[torch.Tensor, ...], where: str) -> tuple[torch.Tensor, torch.Tensor]:
         """A TensorDataset(images, labels) is taken whole: no item-by-item reading."""
@@ -218,21 +237,21 @@ class _Reader:
         if images.dim() == 3:
             images = images.unsqueeze(1)
         if images.dim() != 4 or labels.dim() != 1 or images.shape[0] != labels.shape[0]:
-            raise _error(self.spec, f"its TensorDataset{where} holds images of {_dims(images.shape)} and labels of "
-                                    f"{_dims(labels.shape)}; expected N x channels x height x width (or N x height x "
-                                    "width) images and N labels")
-        self._image(images[0], f"item 0{where}")  # the checks an image read item by item gets
+            raise _error(self.spec, Message("its TensorDataset{where} holds images of {image_dims} and labels of "
+                                            "{label_dims}; expected N x channels x height x width (or N x height x "
+                                            "width) images and N labels", where=where, image_dims=_dims(images.shape),
+                                            label_dims=_dims(labels.shape)))
+        self._image(images[0], _item_name(0, where))  # the checks an image read item by item gets
         if images.dtype == torch.bool:
             images = images.to(torch.uint8) * 255
         if labels.is_floating_point() or labels.is_complex() or labels.dtype == torch.bool:
-            raise _error(self.spec, f"its TensorDataset{where} holds {_dtype(labels)} labels; expected int class "
-                                    "indices")
+            raise _error(self.spec, Message("its TensorDataset{where} holds {dtype} labels; expected int class indices",
+                                            where=where, dtype=_dtype(labels)))
         if int(labels.min()) < 0:
             index = int((labels < 0).nonzero()[0])
-            raise _error(self.spec, f"item {index}{where} has the label {int(labels[index])}; labels are class "
-                                    "indices from 0")
+            raise _error(self.spec, _negative_label(_item_name(index, where), int(labels[index])))
         if not images.is_floating_point():
-            self._check_bytes(images, f"its TensorDataset{where}")
+            self._check_bytes(images, Message("its TensorDataset{where}", where=where))
             images = images.to(torch.uint8)
         else:
             images = images.to(torch.float32)
@@ -251,17 +270,18 @@ def _to_uint8(spec: str, parts: list[torch.Tensor]) -> list[torch.Tensor]:
         bad = ~torch.isfinite(images).flatten(1).all(dim=1)
         if bool(bad.any()):
             index = int(bad.nonzero()[0])
-            where = f" of the {split} split" if len(parts) > 1 else ""
-            raise _error(spec, f"item {index}{where} has NaN or infinite pixel values")
+            where = _of_split(split if len(parts) > 1 else None)
+            raise _error(spec, Message("{what} has NaN or infinite pixel values", what=_item_name(index, where)))
     low = min(float(images.min()) for images in parts)
     high = max(float(images.max()) for images in parts)
     if 0.0 <= low and high <= 1.0:
         low, scale = 0.0, 255.0
     else:
         scale = 255.0 / (high - low) if high > low else 0.0
-        warnings.warn(f"dataset {spec}: its float images run from {low:.4g} to {high:.4g}, not 0..1: they are "
-                      "mapped linearly to 0..255 for the 8-bit copy every run trains from (the run normalises "
-                      "them per channel)", UserWarning, stacklevel=2)
+        warnings.warn(Message("dataset {spec}: its float images run from {low:.4g} to {high:.4g}, not 0..1: they are "
+                              "mapped linearly to 0..255 for the 8-bit copy every run trains from (the run "
+                              "normalises them per channel)", spec=spec, low=low, high=high),
+                      UserWarning, stacklevel=2)
     converted = []
     for images in parts:
         out = torch.empty(images.shape, dtype=torch.uint8)
@@ -274,7 +294,7 @@ def _to_uint8(spec: str, parts: list[torch.Tensor]) -> list[torch.Tensor]:
 def _hold_out(spec: str, data: ImageSplit, seed: int) -> tuple[ImageSplit, ImageSplit]:
     """A seeded tenth of the items for validation (at least one), both parts in the dataset's order."""
     if len(data) < 2:
-        raise _error(spec, "holds a single item; a run needs at least two (one is held out for validation)")
+        raise _error(spec, Message("holds a single item; a run needs at least two (one is held out for validation)"))
     val_indices = held_out(len(data), seed)
     is_val = torch.zeros(len(data), dtype=torch.bool)
     is_val[sorted(val_indices)] = True
@@ -292,14 +312,14 @@ def _num_classes(spec: str, train_set: Any, labels: dict[str | None, torch.Tenso
         if largest >= declared:
             part, found = next((part, split) for part, split in labels.items() if int(split.max()) == largest)
             index = int((found == largest).nonzero()[0])
-            where = "" if part is None else f" of the {part} split"
-            raise _error(spec, f"item {index}{where} has the label {largest}, but the dataset's `classes` "
-                               f"attribute lists {declared} classes (labels 0..{declared - 1})")
+            raise _error(spec, Message("{what} has the label {label}, but the dataset's `classes` attribute lists "
+                                       "{declared} classes (labels 0..{last})", what=_item_name(index, _of_split(part)),
+                                       label=largest, declared=declared, last=declared - 1))
         count = declared
     else:
         count = largest + 1
     if count < 2:
-        raise _error(spec, "every label is 0; a classifier needs at least two classes")
+        raise _error(spec, Message("every label is 0; a classifier needs at least two classes"))
     return count
 
 
@@ -328,12 +348,26 @@ def _pil_to_chw(image: Any) -> torch.Tensor:
     return torch.from_numpy(array).unsqueeze(0) if array.ndim == 2 else torch.from_numpy(array).permute(2, 0, 1)
 
 
-def _error(spec: str, problem: str) -> ConfigError:
-    return ConfigError("dataset", f"{spec}: {problem}")
+def _error(spec: str, problem: Message) -> ConfigError:
+    return ConfigError("dataset", Message("{spec}: {problem}", spec=spec, problem=problem))
+
+
+def _of_split(part: str | None) -> str:
+    """' of the train split' after 'item 3', 'the dataset'...; empty for a dataset without splits."""
+    return "" if part is None else Message(" of the {part} split", part=part)
+
+
+def _item_name(index: int, where: str) -> Message:
+    """'item 3' or 'item 3 of the val split': what an item message names."""
+    return Message("item {index}{where}", index=index, where=where)
+
+
+def _negative_label(what: Message, label: int) -> Message:
+    return Message("{what} has the label {label}; labels are class indices from 0", what=what, label=label)
 
 
 def _dims(shape: torch.Size | tuple[int, ...]) -> str:
-    return "x".join(map(str, shape)) or "a scalar"
+    return "x".join(map(str, shape)) or Message("a scalar")
 
 
 def _dtype(tensor: torch.Tensor) -> str:

@@ -15,12 +15,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from core.errors import DatasetError
+from core.message import Message
+from core.word_lists import semicolon_list
 
 MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 CIFAR10_FOLDER = "cifar-10-batches-py"
 CIFAR10_FILES = ("data_batch_1", "data_batch_2", "data_batch_3", "data_batch_4", "data_batch_5", "test_batch", "batches.meta")
 
-_HOW_TO_GET_FILES = "Put the files there, or let the app download them (--download on the command line)."
+_HOW_TO_GET_FILES = Message("Put the files there, or let the app download them (--download on the command "
+                            "line).")
 
 # Where torchvision keeps each dataset under the data folder.
 DATASET_FOLDERS = {"mnist": "MNIST/raw", "fashion-mnist": "FashionMNIST/raw", "cifar10": CIFAR10_FOLDER}
@@ -31,27 +34,25 @@ def expected_layout(name: str, root: Path) -> str:
     folder = root / DATASET_FOLDERS[name]
     if name == "cifar10":
         return f"{folder}/{{{', '.join(CIFAR10_FILES)}}}"
-    return f"{folder}/{{{', '.join(MNIST_FILES)}}} (each may also end in .gz)"
+    return Message("{files} (each may also end in .gz)", files=f"{folder}/{{{', '.join(MNIST_FILES)}}}")
 
 
 def require_root(root: Path, name: str) -> None:
     """Fail with the folder's name when the data folder itself is missing or not a folder."""
     if not root.exists():
-        raise DatasetError(
-            f"data folder {root} does not exist. Expected layout for {name}: {expected_layout(name, root)}. "
-            f"{_HOW_TO_GET_FILES}"
-        )
+        raise DatasetError(Message("data folder {root} does not exist. Expected layout for {name}: {layout}. "
+                                   "{advice}", root=str(root), name=name, layout=expected_layout(name, root),
+                                   advice=_HOW_TO_GET_FILES))
     if not root.is_dir():
-        raise DatasetError(f"data folder {root} is not a folder")
+        raise DatasetError(Message("data folder {root} is not a folder", root=str(root)))
 
 
 def missing_files_error(name: str, root: Path, missing: list[Path]) -> DatasetError:
     """The error for files that are not there and were not to be downloaded."""
     listed = ", ".join(str(path) for path in missing)
-    return DatasetError(
-        f"{name} files not found: missing {listed}. Expected layout: {expected_layout(name, root)}. "
-        f"{_HOW_TO_GET_FILES}"
-    )
+    return DatasetError(Message("{name} files not found: missing {missing}. Expected layout: {layout}. {advice}",
+                                name=name, missing=listed, layout=expected_layout(name, root),
+                                advice=_HOW_TO_GET_FILES))
 
 
 def download_dataset(name: str, root: Path, timeout_s: float = 30.0) -> None:
@@ -64,22 +65,22 @@ def download_dataset(name: str, root: Path, timeout_s: float = 30.0) -> None:
 
     classes = {"mnist": datasets.MNIST, "fashion-mnist": datasets.FashionMNIST, "cifar10": datasets.CIFAR10}
     if name not in classes:
-        raise DatasetError(f"cannot download {name!r}: only {', '.join(classes)} can be downloaded")
+        raise DatasetError(Message("cannot download {name}: only {names} can be downloaded", name=repr(name),
+                                   names=", ".join(classes)))
     dataset_class = classes[name]
     urls = list(dataset_class.mirrors) if hasattr(dataset_class, "mirrors") else [dataset_class.url]
 
     def fail(reason: str) -> DatasetError:
-        return DatasetError(
-            f"could not download {name} into {root}: {reason}. Check the network, or put the files there "
-            f"yourself (expected layout: {expected_layout(name, root)})"
-        )
+        return DatasetError(Message("could not download {name} into {root}: {reason}. Check the network, or put the "
+                                    "files there yourself (expected layout: {layout})", name=name, root=str(root),
+                                    reason=reason, layout=expected_layout(name, root)))
 
     created = _missing_folders(root)
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         _remove_empty_folders(created)
-        raise fail(f"cannot create the folder ({error.strerror or error})") from error
+        raise fail(Message("cannot create the folder ({error})", error=str(error.strerror or error))) from error
     before = _download_paths(name, root)
     previous = socket.getdefaulttimeout()
     try:
@@ -137,7 +138,7 @@ def _remove_empty_folders(folders: list[Path]) -> None:
 
 def _first_reachable_failure(urls: list[str], timeout_s: float) -> str | None:
     """None when one of the hosts of `urls` accepts a TCP connection within `timeout_s`, else why not."""
-    reasons: list[str] = []
+    reasons: list[str] = []  # "host: why", one per mirror
     for url in urls:
         parts = urlsplit(url)
         host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
@@ -155,8 +156,9 @@ def _first_reachable_failure(urls: list[str], timeout_s: float) -> str | None:
         worker.join(timeout_s)
         if outcome and outcome[0] is None:
             return None
-        reasons.append(f"{host}: {outcome[0] if outcome else f'no answer within {timeout_s:g} s'}")
-    return "; ".join(reasons)
+        why = outcome[0] if outcome else Message("no answer within {seconds:g} s", seconds=timeout_s)
+        reasons.append(Message("{host}: {reason}", host=host, reason=why))
+    return semicolon_list(reasons)
 
 
 def _one_line(error: BaseException) -> str:

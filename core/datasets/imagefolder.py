@@ -28,6 +28,8 @@ from torchvision.datasets.folder import IMG_EXTENSIONS
 from core.datasets.readers import channel_stats, held_out
 from core.datasets.types import DatasetSplits, ImageSplit
 from core.errors import DatasetError
+from core.message import Message
+from core.word_lists import semicolon_list
 
 Sample = tuple[str, int]  # (path, class index), as torchvision's make_dataset returns them
 
@@ -81,18 +83,20 @@ def _read_layout(root: Path, val_fraction: float, seed: int) -> _Layout:
     if not 0.0 < val_fraction < 1.0:
         raise ValueError(f"val_fraction must be between 0 and 1, got {val_fraction}")
     info = _stat(root)
-    if info is None or not stat.S_ISDIR(info.st_mode):
-        raise DatasetError(f"image folder {root} {'does not exist' if info is None else 'is not a folder'}")
+    if info is None:
+        raise DatasetError(Message("image folder {root} does not exist", root=str(root)))
+    if not stat.S_ISDIR(info.st_mode):
+        raise DatasetError(Message("image folder {root} is not a folder", root=str(root)))
     train_dir, val_dir = root / "train", root / "val"
     if _is_dir(train_dir) and _is_dir(val_dir):
         sources, classes = [train_dir, val_dir], _classes(train_dir)
         val_classes = _classes(val_dir)
         if val_classes != classes:
             only_train, only_val = sorted(set(classes) - set(val_classes)), sorted(set(val_classes) - set(classes))
-            raise DatasetError(
-                f"{train_dir} and {val_dir} must have the same class folders "
-                f"(only in train: {', '.join(only_train) or 'none'}; only in val: {', '.join(only_val) or 'none'})"
-            )
+            raise DatasetError(Message("{train_dir} and {val_dir} must have the same class folders (only in train: "
+                                       "{only_train}; only in val: {only_val})", train_dir=str(train_dir),
+                                       val_dir=str(val_dir), only_train=", ".join(only_train) or Message("none"),
+                                       only_val=", ".join(only_val) or Message("none")))
     else:
         sources = [train_dir if _is_dir(train_dir) else root]
         classes = _classes(sources[0])
@@ -106,12 +110,11 @@ def _read_layout(root: Path, val_fraction: float, seed: int) -> _Layout:
     return _Layout(classes, train, val, scan.skipped)
 
 
-def _layout_hint(folder: Path) -> str:
-    return (
-        f"expected {folder}/<class name>/<image> (for example {folder}/cat/001.png), "
-        f"or {folder}/train/<class name>/... and {folder}/val/<class name>/...; "
-        f"image types: {', '.join(IMG_EXTENSIONS)}"
-    )
+def _layout_hint(folder: Path) -> Message:
+    return Message("expected {folder}/<class name>/<image> (for example {example}), or {train_folder}/<class name>/... "
+                   "and {val_folder}/<class name>/...; image types: {types}", folder=str(folder),
+                   example=f"{folder}/cat/001.png", train_folder=f"{folder}/train", val_folder=f"{folder}/val",
+                   types=", ".join(IMG_EXTENSIONS))
 
 
 def _classes(folder: Path) -> list[str]:
@@ -124,12 +127,12 @@ def _classes(folder: Path) -> list[str]:
         except OSError as error:
             raise _os_error(Path(entry.path), error) from error
     if not names:
-        raise DatasetError(f"no class folders in {folder}: {_layout_hint(folder)}")
+        raise DatasetError(Message("no class folders in {folder}: {hint}", folder=str(folder),
+                                   hint=_layout_hint(folder)))
     if len(names) < 2:  # one class trains to loss 0 and learns nothing
-        raise DatasetError(
-            f"only one class folder in {folder} ({names[0]}): classification needs at least two classes, "
-            f"one folder each: {_layout_hint(folder)}"
-        )
+        raise DatasetError(Message("only one class folder in {folder} ({name}): classification needs at least two "
+                                   "classes, one folder each: {hint}", folder=str(folder), name=names[0],
+                                   hint=_layout_hint(folder)))
     return sorted(names)
 
 
@@ -144,7 +147,8 @@ def _samples(folder: Path, classes: list[str], scan: _Scan, allow_empty: bool = 
         if not files:
             empty.append(name)
     if empty and not allow_empty:
-        raise DatasetError(f"no images in the class folders {', '.join(empty)} of {folder}: {_layout_hint(folder)}")
+        raise DatasetError(Message("no images in the class folders {names} of {folder}: {hint}", names=", ".join(empty),
+                                   folder=str(folder), hint=_layout_hint(folder)))
     return samples
 
 
@@ -165,7 +169,7 @@ class _Scan:
 
     tree: list[str]  # real paths of the folder and its class folders; links into them add nothing
     seen: set[tuple[int, int]] = field(default_factory=set)
-    skipped: list[str] = field(default_factory=list)
+    skipped: list[Message] = field(default_factory=list)
 
     def first_visit(self, info: os.stat_result) -> bool:
         key = (info.st_dev, info.st_ino)
@@ -178,8 +182,8 @@ class _Scan:
         real = os.path.realpath(path)
         return any(os.path.commonpath([real, top]) == top for top in self.tree)
 
-    def skip(self, path: str, reason: str) -> None:
-        self.skipped.append(f"{path} ({reason})")
+    def skip(self, path: str, reason: Message) -> None:
+        self.skipped.append(Message("{path} ({reason})", path=path, reason=reason))
 
 
 def _class_files(class_dir: Path, scan: _Scan) -> list[str]:
@@ -196,12 +200,12 @@ def _class_files(class_dir: Path, scan: _Scan) -> list[str]:
                 if scan.first_visit(info):
                     pending.append(entry.path)
                 else:
-                    scan.skip(entry.path, "a folder already scanned")
+                    scan.skip(entry.path, Message("a folder already scanned"))
             elif entry.name.lower().endswith(IMG_EXTENSIONS):
                 if stat.S_ISREG(info.st_mode):
                     found.append((directory, entry.name))
                 else:
-                    scan.skip(entry.path, "not a regular file")
+                    scan.skip(entry.path, Message("not a regular file"))
     return [os.path.join(directory, name) for directory, name in sorted(found)]
 
 
@@ -213,11 +217,11 @@ def _entry_stat(entry: os.DirEntry[str], scan: _Scan) -> os.stat_result | None:
         info = os.stat(entry.path)
     except OSError as error:
         if error.errno in (errno.ENOENT, errno.ENOTDIR):
-            scan.skip(entry.path, "a broken link")
+            scan.skip(entry.path, Message("a broken link"))
             return None
         raise _os_error(Path(entry.path), error) from error
     if scan.inside_tree(entry.path):
-        scan.skip(entry.path, "a link back into the image folder")
+        scan.skip(entry.path, Message("a link back into the image folder"))
         return None
     return info
 
@@ -249,20 +253,28 @@ def _os_error(path: Path, error: OSError) -> DatasetError:
     """A message that names the path and says what is wrong with it, for an error from the file system."""
     text = str(path) if len(str(path)) <= 300 else f"{str(path)[:150]}...{str(path)[-100:]}"
     if error.errno == errno.ELOOP:
-        return DatasetError(f"{text} is a symbolic link that loops (it leads back to itself): "
-                            "remove it or point it at a real folder")
+        return DatasetError(Message("{path} is a symbolic link that loops (it leads back to itself): remove it or "
+                                    "point it at a real folder", path=text))
     if error.errno == errno.ENAMETOOLONG:
-        return DatasetError(f"path too long for the file system ({len(str(path))} characters): {text}")
+        return DatasetError(Message("path too long for the file system ({length} characters): {path}",
+                                    length=len(str(path)), path=text))
     if error.errno in (errno.EACCES, errno.EPERM):
-        return DatasetError(f"cannot read {text}: permission denied")
-    return DatasetError(f"cannot read {text}: {error.strerror or error}")
+        return DatasetError(Message("cannot read {path}: permission denied", path=text))
+    return DatasetError(Message("cannot read {path}: {error}", path=text, error=str(error.strerror or error)))
 
 
-def _warn_skipped(root: Path, skipped: list[str]) -> None:
-    if skipped:
-        shown = "; ".join(skipped[:3]) + (f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
-        noun = "entry" if len(skipped) == 1 else "entries"
-        warnings.warn(f"image folder {root}: left out {len(skipped)} {noun}: {shown}", UserWarning, stacklevel=3)
+def _warn_skipped(root: Path, skipped: list[Message]) -> None:
+    """One warning (a `Message`: the run's log shows it) naming the first three entries left out."""
+    if not skipped:
+        return
+    shown = semicolon_list([*skipped[:3], *([Message("and {count} more", count=len(skipped) - 3)]
+                                            if len(skipped) > 3 else [])])
+    if len(skipped) == 1:
+        text = Message("image folder {root}: left out 1 entry: {shown}", root=str(root), shown=shown)
+    else:
+        text = Message("image folder {root}: left out {count} entries: {shown}", root=str(root), count=len(skipped),
+                       shown=shown)
+    warnings.warn(text, UserWarning, stacklevel=3)
 
 
 # --- decoding --------------------------------------------------------------------------------------
@@ -289,7 +301,8 @@ def _read_image(path: Path, image_size: int) -> np.ndarray:
             image = image.resize((image_size, image_size), Image.Resampling.BILINEAR)
         return np.array(image, dtype=np.uint8)  # a writable copy: torch warns on read-only arrays
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as error:  # UnidentifiedImageError is an OSError
-        raise DatasetError(f"{path}: not a readable image ({error})") from error
+        raise DatasetError(Message("{path}: not a readable image ({error})", path=str(path),
+                                   error=str(error))) from error
 
 
 def _open_regular(path: Path) -> BinaryIO:
@@ -300,7 +313,7 @@ def _open_regular(path: Path) -> BinaryIO:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise DatasetError(f"{path}: not a regular file")
+        raise DatasetError(Message("{path}: not a regular file", path=str(path)))
     return os.fdopen(fd, "rb")
 
 

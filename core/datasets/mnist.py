@@ -19,6 +19,7 @@ import torch
 from core.datasets.download import DATASET_FOLDERS, MNIST_FILES, download_dataset, missing_files_error, require_root
 from core.datasets.types import DatasetSplits, ImageSplit
 from core.errors import DatasetError
+from core.message import Message
 
 IMAGE_MAGIC = 0x00000803  # unsigned bytes, 3 dimensions (count, rows, columns)
 LABEL_MAGIC = 0x00000801  # unsigned bytes, 1 dimension (count)
@@ -67,15 +68,17 @@ def _read_split(images_path: Path, labels_path: Path) -> ImageSplit:
     images = read_idx(images_path, IMAGE_MAGIC)
     labels = read_idx(labels_path, LABEL_MAGIC)
     if images.shape[1:] != (SIDE, SIDE):
-        raise DatasetError(f"{images_path}: images are {images.shape[1]}x{images.shape[2]}, expected {SIDE}x{SIDE}")
+        raise DatasetError(Message("{path}: images are {found}, expected {expected}", path=str(images_path),
+                                   found=f"{images.shape[1]}x{images.shape[2]}", expected=f"{SIDE}x{SIDE}"))
     if images.shape[0] == 0:
-        raise DatasetError(f"{images_path}: holds no images")
+        raise DatasetError(Message("{path}: holds no images", path=str(images_path)))
     if images.shape[0] != labels.shape[0]:
-        raise DatasetError(
-            f"{images_path} holds {images.shape[0]} images but {labels_path} holds {labels.shape[0]} labels"
-        )
+        raise DatasetError(Message("{images_path} holds {images} images but {labels_path} holds {labels} labels",
+                                   images_path=str(images_path), images=images.shape[0],
+                                   labels_path=str(labels_path), labels=labels.shape[0]))
     if int(labels.max()) >= NUM_CLASSES:
-        raise DatasetError(f"{labels_path}: label {int(labels.max())} is outside 0..{NUM_CLASSES - 1}")
+        raise DatasetError(Message("{path}: label {label} is outside 0..{last}", path=str(labels_path),
+                                   label=int(labels.max()), last=NUM_CLASSES - 1))
     return ImageSplit(
         images=torch.from_numpy(images).unsqueeze(1).contiguous(),
         labels=torch.from_numpy(labels.astype(np.int64)),
@@ -86,19 +89,26 @@ def read_idx(path: Path, magic: int) -> np.ndarray:
     """The uint8 array of an IDX file (optionally gzipped), checked against `magic` and its own header."""
     data = _read_bytes(path)
     if len(data) < 4:
-        raise DatasetError(f"{path}: too short to be an IDX file ({len(data)} bytes)")
+        raise DatasetError(Message("{path}: too short to be an IDX file ({size} bytes)", path=str(path),
+                                   size=len(data)))
     (found,) = struct.unpack(">I", data[:4])
     if found != magic:
-        raise DatasetError(f"{path}: bad magic number 0x{found:08x}, expected 0x{magic:08x} (not an MNIST IDX file of this kind)")
+        raise DatasetError(Message("{path}: bad magic number 0x{found:08x}, expected 0x{magic:08x} (not an MNIST IDX "
+                                   "file of this kind)", path=str(path), found=found, magic=magic))
     ndim = magic & 0xFF
     header = 4 + 4 * ndim
     if len(data) < header:
-        raise DatasetError(f"{path}: truncated header ({len(data)} bytes, expected at least {header})")
+        raise DatasetError(Message("{path}: truncated header ({size} bytes, expected at least {header})",
+                                   path=str(path), size=len(data), header=header))
     dims = struct.unpack(f">{ndim}I", data[4:header])
     expected, actual = math.prod(dims), len(data) - header
     if actual != expected:
-        problem = "truncated" if actual < expected else "has extra bytes"
-        raise DatasetError(f"{path}: {problem}: the header says {'x'.join(map(str, dims))} = {expected} bytes of data, found {actual}")
+        shape = "x".join(map(str, dims))
+        if actual < expected:
+            raise DatasetError(Message("{path}: truncated: the header says {shape} = {expected} bytes of data, found "
+                                       "{actual}", path=str(path), shape=shape, expected=expected, actual=actual))
+        raise DatasetError(Message("{path}: has extra bytes: the header says {shape} = {expected} bytes of data, "
+                                   "found {actual}", path=str(path), shape=shape, expected=expected, actual=actual))
     return np.frombuffer(data, dtype=np.uint8, offset=header).reshape(dims).copy()  # copy: writable, owns memory
 
 
@@ -109,4 +119,4 @@ def _read_bytes(path: Path) -> bytes:
                 return stream.read()
         return path.read_bytes()
     except (OSError, EOFError, zlib.error) as error:  # gzip.BadGzipFile is an OSError
-        raise DatasetError(f"{path}: cannot be read ({error})") from error
+        raise DatasetError(Message("{path}: cannot be read ({error})", path=str(path), error=str(error))) from error

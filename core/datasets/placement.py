@@ -17,6 +17,7 @@ from core.config import RunConfig
 from core.datasets import DatasetSplits, load_dataset, resident_bytes
 from core.datasets.synthetic import CHANNELS, SIZE, val_samples
 from core.errors import DatasetError
+from core.message import Message, message_of
 from core.units import format_bytes
 
 RESIDENT_FIT_FRACTION = 0.8  # the resident dataset may take at most this share of free memory
@@ -41,27 +42,29 @@ def choose_placement(requested: str, needed: int, free: int, name: str, device: 
     """`requested` is auto, stream or resident; a resident dataset that does not fit is a DatasetError."""
     fits = needed <= int(free * RESIDENT_FIT_FRACTION)
     if requested == "resident" and not fits:
-        raise DatasetError(
-            f"placement: the {name} dataset needs {format_bytes(needed)} on {device} (with the augmented copy "
-            f"of its training images made each epoch) but only {format_bytes(free)} is free for this process "
-            f"(at most {RESIDENT_FIT_FRACTION:.0%} may be used for data); use the stream placement "
-            f"(--placement stream)")
+        raise DatasetError(Message("placement: the {name} dataset needs {needed} on {device} (with the augmented "
+                                   "copy of its training images made each epoch) but only {free} is free for this "
+                                   "process (at most {fraction:.0%} may be used for data); use the stream placement "
+                                   "(--placement stream)", name=name, needed=format_bytes(needed), device=str(device),
+                                   free=format_bytes(free), fraction=RESIDENT_FIT_FRACTION))
     if requested == "auto":
         if fits:
             return Placement("resident", needed, free)
-        return Placement("stream", needed, free, f"the dataset ({format_bytes(needed)}) does not fit in free device "
-                                                 f"memory ({format_bytes(free)}): streaming it from the host")
+        return Placement("stream", needed, free, Message("the dataset ({needed}) does not fit in free device memory "
+                                                         "({free}): streaming it from the host",
+                                                         needed=format_bytes(needed), free=format_bytes(free)))
     return Placement(requested, needed, free)
 
 
 def load_placed(config: RunConfig, device: torch.device, free_bytes: int
                 ) -> tuple[DatasetSplits, Placement, tuple[str, ...]]:
     """Load the dataset for `config` and choose its placement against `free_bytes` on `device`. Also
-    returns what the readers warned about (entries of an image folder left out), for the run's log."""
+    returns what the readers warned about (entries of an image folder left out), for the run's log: the
+    warning's own text, a `Message` when the reader gave one."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         splits, placement = _load_placed(config, device, free_bytes)
-    return splits, placement, tuple(str(w.message) for w in caught if issubclass(w.category, UserWarning))
+    return splits, placement, tuple(message_of(w.message) for w in caught if issubclass(w.category, UserWarning))
 
 
 def _load_placed(config: RunConfig, device: torch.device, free_bytes: int) -> tuple[DatasetSplits, Placement]:
