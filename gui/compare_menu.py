@@ -4,7 +4,8 @@ The ready-made ones come from `core.compare_plan.ready_comparisons` for the form
 machine's GPU (the first CUDA device, else the Apple GPU, else none) and whether torch.compile can
 compile for the device they run on; the menu is rebuilt each time it opens, so it follows the form.
 A custom comparison is 2 to 4 lines of `setting=value,...`, each parsed by
-`core.compare_plan.parse_overrides`; what does not parse is named inline and nothing starts.
+`core.compare_plan.parse_overrides`; what does not parse is named inline (core's reason, translated from its
+structure by `gui.core_text`) and nothing starts.
 Every run trains the form's Max steps (or `DEFAULT_STEPS` when it has none): the menu says how many.
 """
 
@@ -15,7 +16,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QPushButton, QToolButton,
                                QVBoxLayout, QWidget)
@@ -23,29 +24,25 @@ from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEd
 from core.compare_plan import DEFAULT_STEPS, MAX_RUNS, MIN_RUNS, ReadyComparison, parse_overrides, plan, ready_comparisons
 from core.config import RunConfig
 from core.errors import ConfigError, UserError
+from gui.core_text import core_text, error_text
 from gui.device_table import DeviceTable
 
-CUSTOM_NAME = "custom comparison"
-EXAMPLE = "placement=stream\nplacement=resident"
-
-
-def _text(exc: ConfigError) -> str:
-    """The message without its 'vs: ' field prefix (the comparison's own option name)."""
-    text = str(exc)
-    return text.split(": ", 1)[1] if text.startswith(f"{exc.field}: ") else text
+CUSTOM_NAME = "custom comparison"  # the custom entry's data in the menu (its text is translated)
+EXAMPLE = "placement=stream\nplacement=resident"  # settings and values: the same in every language
 
 
 def start_error(exc: UserError) -> str:
-    """Why a comparison could not start, in a sentence: a plan's error without its 'vs: ' prefix, any other
-    as the form says it ('Device: cuda:3 is not on this machine; ...')."""
+    """Why a comparison could not start, in a sentence: a plan's error without its 'vs: ' field (the
+    comparison's own option name), any other as the form says it ('Device: cuda:3 is not on this machine')."""
     from gui.form_text import friendly
 
-    return _text(exc) if isinstance(exc, ConfigError) and exc.field == "vs" else friendly(exc)
+    return error_text(exc, with_field=False) if isinstance(exc, ConfigError) and exc.field == "vs" else friendly(exc)
 
 
 def parse_lines(text: str, base: RunConfig | None = None) -> list[dict[str, Any]]:
-    """One override set per non-empty line; a ConfigError names the line and the override that does not
-    parse, a count outside 2..4, or (with `base`) two lines that make the same run."""
+    """One override set per non-empty line; a ConfigError (field 'vs') names the line and the override that
+    does not parse, a count outside 2..4, or (with `base`) two lines that make the same run. Its detail is in
+    the user's language, or core's own `Message` for `gui.core_text` to translate."""
     overrides: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -53,14 +50,17 @@ def parse_lines(text: str, base: RunConfig | None = None) -> list[dict[str, Any]
         try:
             overrides.append(parse_overrides(line))
         except ConfigError as exc:
-            raise ConfigError("vs", f"line {number}: {_text(exc)}") from None
+            raise ConfigError("vs", QCoreApplication.translate("compare_menu", "line {number}: {problem}").format(
+                number=number, problem=error_text(exc, with_field=False))) from None
     if not MIN_RUNS <= len(overrides) <= MAX_RUNS:
-        raise ConfigError("vs", f"write {MIN_RUNS} to {MAX_RUNS} lines, one run each (this has {len(overrides)})")
+        raise ConfigError("vs", QCoreApplication.translate(
+            "compare_menu", "write {least} to {most} lines, one run each (this has {count})").format(
+            least=MIN_RUNS, most=MAX_RUNS, count=len(overrides)))
     if base is not None:
         try:
             plan(base, overrides)
         except ConfigError as exc:
-            raise ConfigError("vs", _text(exc)) from None
+            raise ConfigError("vs", exc.detail) from None
     return overrides
 
 
@@ -76,7 +76,7 @@ class CustomCompareDialog(QDialog):
 
     def __init__(self, base: Callable[[], RunConfig], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Custom comparison")
+        self.setWindowTitle(self.tr("Custom comparison"))
         self._base = base
         self.intro = QLabel()
         self.intro.setWordWrap(True)
@@ -88,11 +88,11 @@ class CustomCompareDialog(QDialog):
         self.error.setObjectName("formMessage")  # the form's inline error style
         self.error.setWordWrap(True)
         self.error.hide()
-        self.run_button = QPushButton("Run comparison")
+        self.run_button = QPushButton(self.tr("Run comparison"))
         self.run_button.setObjectName("runCustomComparison")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self._on_run)
-        cancel = QPushButton("Cancel")
+        cancel = QPushButton(self.tr("Cancel"))
         cancel.clicked.connect(self.reject)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -106,11 +106,17 @@ class CustomCompareDialog(QDialog):
         self.resize(520, 320)
 
     def open_for(self, steps: int) -> None:
-        self.intro.setText(
-            f"One run per line, {MIN_RUNS} to {MAX_RUNS} lines: <code>setting=value</code> pairs separated by "
-            f"commas, applied on the form's settings (e.g. <code>amp=bf16,channels_last=true</code>). "
-            f"The runs train one after another, <b>{steps} steps each</b> (the form's Max steps"
-            f"{'' if steps != DEFAULT_STEPS else f', or {DEFAULT_STEPS} when it has none'}).")
+        if steps == DEFAULT_STEPS:
+            intro = self.tr(
+                "One run per line, {least} to {most} lines: <code>setting=value</code> pairs separated by commas, "
+                "applied on the form's settings (e.g. <code>amp=bf16,channels_last=true</code>). The runs train one "
+                "after another, <b>{steps} steps each</b> (the form's Max steps, or {steps} when it has none).")
+        else:
+            intro = self.tr(
+                "One run per line, {least} to {most} lines: <code>setting=value</code> pairs separated by commas, "
+                "applied on the form's settings (e.g. <code>amp=bf16,channels_last=true</code>). The runs train one "
+                "after another, <b>{steps} steps each</b> (the form's Max steps).")
+        self.intro.setText(intro.format(least=MIN_RUNS, most=MAX_RUNS, steps=steps))
         self._check()
         self.show()
         self.raise_()
@@ -129,7 +135,7 @@ class CustomCompareDialog(QDialog):
         try:
             found = self.overrides()
         except ConfigError as exc:
-            self.show_error(_text(exc) if self.editor.toPlainText().strip() else "")
+            self.show_error(error_text(exc, with_field=False) if self.editor.toPlainText().strip() else "")
             return None
         self.show_error("")
         return found
@@ -203,23 +209,26 @@ class CompareMenu(QObject):
             steps: int | None = steps_each(self._base())
         except UserError:
             steps = None
-        heading = self.menu.addAction(f"Each run trains {steps} steps, one run after another" if steps else
-                                      "Fix the settings first: a comparison starts from them")
+        heading = self.menu.addAction(self.tr("Each run trains {steps} steps, one run after another").format(
+            steps=steps) if steps else self.tr("Fix the settings first: a comparison starts from them"))
         heading.setEnabled(False)
         for name, ready in self._ready.items():
-            action = self.menu.addAction(name)
+            action = self.menu.addAction(core_text(name))
             action.setData(name)
-            action.setToolTip(f"{ready.description[:1].upper()}{ready.description[1:]}; {steps} steps each")
+            described = core_text(ready.description)
+            action.setToolTip(self.tr("{description}; {steps} steps each").format(
+                description=described[:1].upper() + described[1:], steps=steps))
         self.menu.addSeparator()
-        custom = self.menu.addAction("Custom comparison…")
+        custom = self.menu.addAction(self.tr("Custom comparison…"))
         custom.setData(CUSTOM_NAME)
-        custom.setToolTip("Type 2 to 4 runs as setting=value lines")
+        custom.setToolTip(self.tr("Type {least} to {most} runs as setting=value lines").format(
+            least=MIN_RUNS, most=MAX_RUNS))
         custom.setEnabled(steps is not None)
 
     def start(self, overrides: list[dict[str, Any]], name: str, from_dialog: bool = False) -> None:
         error = self._start(overrides, name)
         if error:
-            self._log.add(f"the comparison could not start: {error}", "error")
+            self._log.add(self.tr("the comparison could not start: {reason}").format(reason=error), "error")
         if from_dialog and error:  # the custom dialog shows the reason inline
             self.dialog.show_error(error)
         elif from_dialog:
@@ -237,9 +246,9 @@ class CompareMenu(QObject):
         name = action.data()
         if name == CUSTOM_NAME:
             self.open_custom()
-        elif name in self._ready:
-            self.start([dict(o) for o in self._ready[name].overrides], name)
+        elif name in self._ready:  # its name as core wrote it: the comparison's title translates it
+            self.start([dict(o) for o in self._ready[name].overrides], self._ready[name].name)
 
     @Slot(object)
     def _on_custom_requested(self, overrides: list[dict[str, Any]]) -> None:
-        self.start(overrides, CUSTOM_NAME, from_dialog=True)
+        self.start(overrides, self.tr("custom comparison"), from_dialog=True)

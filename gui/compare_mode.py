@@ -16,8 +16,10 @@ from PySide6.QtCore import QObject
 from core.config import RunConfig
 from core.events import ComparisonFinished, ComparisonStarted, ContenderEvent, RunStarted
 from gui.compare_view import CompareView
+from gui.core_text import core_text
 from gui.log_panel import LogPanel
 from gui.run_view import RunView
+from gui.status_text import status_text
 
 COMPARISON_EVENTS = (ComparisonStarted, ContenderEvent, ComparisonFinished)
 
@@ -41,8 +43,20 @@ class CompareMode(QObject):
         self.comparison, self.result = comparison, None
         contenders = comparison.contenders
         self.view.begin(contenders, comparison.steps, name)
-        self.log.add(f"comparing {len(contenders)} configurations ({name}), {comparison.steps} steps each, one "
-                     f"after another: " + "; ".join(f"{c.index + 1}. {c.label}" for c in contenders))
+        runs = "; ".join(self.tr("{number}. {label}").format(number=c.index + 1, label=c.label) for c in contenders)
+        self.log.add(self.tr("comparing {count} configurations ({name}), {steps} steps each, one after another: "
+                             "{runs}").format(count=len(contenders), name=core_text(name), steps=comparison.steps,
+                                              runs=runs))
+
+    def ended_text(self, status: str, headline: str) -> str:
+        """The log's line for a concluded comparison: how it ended (completed, stopped or failed), its headline."""
+        if status == "completed":
+            return self.tr("comparison completed: {headline}").format(headline=headline)
+        if status == "stopped":
+            return self.tr("comparison stopped: {headline}").format(headline=headline)
+        if status == "failed":
+            return self.tr("comparison failed: {headline}").format(headline=headline)
+        return self.tr("comparison ended ({status}): {headline}").format(status=status_text(status), headline=headline)
 
     def end(self) -> None:
         """The comparison's thread is gone (concluded, stopped or crashed)."""
@@ -60,7 +74,8 @@ class CompareMode(QObject):
             case ContenderEvent(index=index, event=inner) if 0 <= index < len(contenders):
                 contender = contenders[index]
                 if isinstance(inner, RunStarted):
-                    self.log.add(f"run {index + 1} of {len(contenders)}: {contender.label}")
+                    self.log.add(self.tr("run {number} of {count}: {label}").format(
+                        number=index + 1, count=len(contenders), label=contender.label))
                     self.run_view.reset(contender.config)  # the live views follow this run from its start
                 self.view.add(index, inner)
                 return inner, contender.config
@@ -68,7 +83,8 @@ class CompareMode(QObject):
                 self.result = result
                 self.view.finish(result)
                 failed = result.speedup is None
-                self.log.add(f"comparison {result.status}: {result.headline}", "warning" if failed else "info")
+                self.log.add(self.ended_text(result.status, core_text(result.headline)),
+                             "warning" if failed else "info")
                 if result.agreement:
-                    self.log.add(result.agreement, "info" if result.losses_agree else "warning")
+                    self.log.add(core_text(result.agreement), "info" if result.losses_agree else "warning")
         return None

@@ -8,13 +8,13 @@ plots are `gui.live_plot`'s: auto-range with headroom and axes settled in the ti
 peak-decimated to the plot's width (to the visible part once zoomed).
 The bars show the live median of each run's reports after its first (warm-up, as the summary does)
 with their 10th..90th percentiles, then the result's own figures once the comparison has concluded.
+Each run's line of text is `gui.compare_race`'s; everything is in the user's language.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,8 +23,10 @@ from PySide6.QtCore import QTimer, Slot
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from core.compare_result import ComparisonResult, ratio_text
+from core.compare_result import ComparisonResult
 from core.events import RunFinished, RunStarted, StepsReported
+from gui.compare_race import Race, not_run_reason, race_line, race_rate
+from gui.core_text import core_text
 from gui.live_plot import decimated_for, is_shown, live_plot_widget, set_curves, settle_axes
 from gui.ring_buffer import RingBuffer
 
@@ -36,33 +38,6 @@ PARTS = ("time", "step", "bars")
 
 def _hex(colour: tuple[int, int, int]) -> str:
     return "#%02x%02x%02x" % colour
-
-
-@dataclass
-class Race:
-    """One run of the comparison as the view knows it."""
-
-    index: int
-    label: str
-    colour: tuple[int, int, int]
-    data: RingBuffer  # step, seconds since the run's start, loss
-    status: str = "waiting"
-    message: str = ""
-    step: int = 0
-    total: int = 0
-    elapsed: float = 0.0  # of the last report
-    rates: list[float] = field(default_factory=list)  # images/s per report after the first
-    reports: int = 0
-    result: Any = None  # core.compare_result.ContenderResult, once concluded
-
-
-def spread(rates: Sequence[float]) -> tuple[float, float, float] | None:
-    """(median, 10th, 90th percentile) of per-report images/s, as `core.run_state` figures the summary."""
-    if not rates:
-        return None
-    values = np.asarray(rates, dtype=float)
-    low, mid, high = np.percentile(values, [10, 50, 90]) if len(values) >= 2 else (values[0],) * 3
-    return float(mid), float(low), float(high)
 
 
 class CompareView(QWidget):
@@ -77,18 +52,19 @@ class CompareView(QWidget):
         self._text_dirty = False
         self._next_part = 0
 
-        self.header = QLabel("No comparison yet: choose one from the Compare menu under the settings.")
+        self.header = QLabel(self.tr("No comparison yet: choose one from the Compare menu under the settings."))
         self.header.setObjectName("compareHeader")
         self.header.setWordWrap(True)
-        self.time_plot = self._plot("Loss against time", "time since the run's start", "s", "loss")
+        self.time_plot = self._plot(self.tr("Loss against time"), self.tr("time since the run's start"), "s",
+                                    self.tr("loss"))
         self.time_plot.getPlotItem().addLegend(offset=(-10, 10))
-        self.step_plot = self._plot("Loss against step", "step", None, "loss")
+        self.step_plot = self._plot(self.tr("Loss against step"), self.tr("step"), None, self.tr("loss"))
         for plot, part in ((self.time_plot, "time"), (self.step_plot, "step")):  # zoomed: decimate what shows
             plot.getPlotItem().getViewBox().sigXRangeChanged.connect(
                 self._on_time_range_changed if part == "time" else self._on_step_range_changed)
-        self.rate_plot = self._plot("Images/s (p10–p90)", "run", None, "images/s")
-        self.rate_plot.setToolTip("Each run's median images/s over its reports after the first (warm-up), with "
-                                  "the 10th to 90th percentile as the error bar")
+        self.rate_plot = self._plot(self.tr("Images/s (p10–p90)"), self.tr("run"), None, self.tr("images/s"))
+        self.rate_plot.setToolTip(self.tr("Each run's median images/s over its reports after the first (warm-up), "
+                                          "with the 10th to 90th percentile as the error bar"))
         self.rate_plot.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, pen=pg.mkPen((60, 60, 60), width=1))
         self.error_bars = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.2,
@@ -129,6 +105,7 @@ class CompareView(QWidget):
 
     @staticmethod
     def _plot(title: str, bottom: str, units: str | None, left: str) -> pg.PlotWidget:
+        """A race plot with these (translated) texts."""
         plot = live_plot_widget()  # auto-range with headroom: a redraw does not rebuild the axes
         item = plot.getPlotItem()
         item.setTitle(title)
@@ -139,7 +116,8 @@ class CompareView(QWidget):
 
     # ---- data in ---------------------------------------------------------------------------------
     def begin(self, contenders: Sequence[Any], steps: int, title: str) -> None:
-        """A comparison starts: one empty race per contender (`core.compare_plan.Contender`)."""
+        """A comparison starts: one empty race per contender (`core.compare_plan.Contender`). `title`: the
+        comparison's name (a ready-made one's from core, translated here)."""
         self.time_plot.getPlotItem().clear()
         self.step_plot.getPlotItem().clear()
         self.result, self.steps = None, steps
@@ -149,18 +127,24 @@ class CompareView(QWidget):
         self.time_curves, self.step_curves = [], []
         for race in self.races:
             pen = pg.mkPen(race.colour, width=1)
-            name = f"{race.index + 1}. {race.label}"
+            name = self.tr("{number}. {label}").format(number=race.index + 1, label=race.label)
             self.time_curves.append(self.time_plot.plot(pen=pen, name=name, connect="finite"))
             self.step_curves.append(self.step_plot.plot(pen=pen, connect="finite"))
         axis = self.rate_plot.getPlotItem().getAxis("bottom")
         axis.setTicks([[(r.index, str(r.index + 1)) for r in self.races]])
         self.rate_plot.getPlotItem().setXRange(-0.6, len(self.races) - 0.4, padding=0)
         models = {c.config.model for c in contenders}
-        model = f" of {models.pop()}" if len(models) == 1 else ""
-        self.header.setText(f"<b>{html.escape(title)}</b>: {len(self.races)} runs{html.escape(model)}, "
-                            f"<b>{steps} steps each</b>, one after another on the same machine "
-                            f"(images/s leaves out each run's first report: warm-up)")
-        self.headline.setText("racing: the headline comes when every run has finished")
+        values = dict(title=html.escape(core_text(title)), count=len(self.races), steps=steps)
+        if len(models) == 1:
+            self.header.setText(self.tr(
+                "<b>{title}</b>: {count} runs of {model}, <b>{steps} steps each</b>, one after another on the same "
+                "machine (images/s leaves out each run's first report: warm-up)").format(
+                model=html.escape(models.pop()), **values))
+        else:
+            self.header.setText(self.tr(
+                "<b>{title}</b>: {count} runs, <b>{steps} steps each</b>, one after another on the same machine "
+                "(images/s leaves out each run's first report: warm-up)").format(**values))
+        self.headline.setText(self.tr("racing: the headline comes when every run has finished"))
         self.agreement.hide()
         self._mark(*PARTS)
 
@@ -199,11 +183,12 @@ class CompareView(QWidget):
                 self.races[run.index].message = run.message
         for race in self.races:
             if race.result is None and race.status == "waiting":
-                race.status, race.message = "not run", f"the comparison {result.status} before its turn"
-        self.headline.setText(result.headline)
+                race.status, race.message = "not run", not_run_reason(result.status)
+        self.headline.setText(core_text(result.headline))
         if result.agreement:
             warn = result.losses_agree is False
-            self.agreement.setText(("⚠ " if warn else "") + result.agreement)
+            agreement = core_text(result.agreement)
+            self.agreement.setText(self.tr("⚠ {agreement}").format(agreement=agreement) if warn else agreement)
             self.agreement.setProperty("warning", warn)
             self.agreement.setStyleSheet("color: #b00020; font-weight: bold;" if warn else "color: #555555;")
             self.agreement.show()
@@ -215,8 +200,8 @@ class CompareView(QWidget):
             return
         for race in self.races:
             if race.status in ("waiting", "running"):
-                race.status, race.message = "ended without a result", "see the log"
-        self.headline.setText("the comparison ended without a result: see the log")
+                race.status, race.message = "ended without a result", self.tr("see the log")
+        self.headline.setText(self.tr("the comparison ended without a result: see the log"))
         self._mark("bars")
 
     def _mark(self, *parts: str) -> None:
@@ -228,13 +213,7 @@ class CompareView(QWidget):
     # ---- what is shown ---------------------------------------------------------------------------
     def rate_of(self, race: Race) -> tuple[float, float, float] | None:
         """(images/s, p10, p90) as the bars show it: the result's once concluded, else the live reports'."""
-        run = race.result
-        if run is not None:
-            if run.samples_per_s is None:
-                return None
-            low, high = run.samples_per_s_spread or (run.samples_per_s, run.samples_per_s)
-            return run.samples_per_s, low, high
-        return spread(race.rates)
+        return race_rate(race)
 
     def bar_heights(self) -> list[float]:
         """The heights the bars show, one per run (0 for a run with no rate yet)."""
@@ -243,30 +222,8 @@ class CompareView(QWidget):
 
     def run_lines(self) -> list[str]:
         """Each run's status in words (also the text under the plots)."""
-        slowest = min((r[0] for race in self.races if (r := self.rate_of(race))), default=None)
-        return [self._run_line(race, slowest) for race in self.races]
-
-    def _run_line(self, race: Race, slowest: float | None) -> str:
-        rate = self.rate_of(race)
-        figures = ""
-        if rate is not None:
-            figures = f"{rate[0]:,.0f} images/s (p10 to p90: {rate[1]:,.0f} to {rate[2]:,.0f})"
-            if slowest and len(self.races) > 1:
-                figures += f", {ratio_text(rate[0] / slowest)} the slowest"
-        run = race.result
-        if race.status == "waiting":
-            return f"{race.index + 1}. {race.label}: waits its turn"
-        if race.status == "running":
-            return f"{race.index + 1}. {race.label}: running, step {race.step} / {race.total}" + (
-                f", {figures}" if figures else "")
-        if race.status == "completed":
-            extra = ""
-            if run is not None and run.loss_last is not None:
-                extra += f", last loss {run.loss_last:.4f}"
-            if run is not None and run.compile_s is not None:
-                extra += f", compiled in {run.compile_s:.1f} s (not in images/s)"
-            return f"{race.index + 1}. {race.label}: completed, {figures or 'no steady speed measured'}{extra}"
-        return f"{race.index + 1}. {race.label}: {race.status}" + (f": {race.message}" if race.message else "")
+        slowest = min((r[0] for race in self.races if (r := race_rate(race))), default=None)
+        return [race_line(race, slowest, len(self.races) > 1) for race in self.races]
 
     def refresh(self) -> bool:
         """Redraw one changed plot (and the status text). Nothing while hidden. Returns whether it drew."""

@@ -55,7 +55,8 @@ def recorded_run_id(text: str) -> int | None:
 
 def last_error_line(text: str) -> str:
     """The line to show for a child that failed before recording: the CLI's own error (without its program
-    prefix), else the last line that is not a progress bar's, a rule or a traceback's frame."""
+    prefix), else the last line that is not a progress bar's, a rule or a traceback's frame; "" when there is
+    none. The child's own words, as it wrote them (English: the CLI's output is)."""
     lines = [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
     for line in reversed(lines):
         if line.startswith(f"{PROG}: error: "):
@@ -65,4 +66,4 @@ def last_error_line(text: str) -> str:
                 or "step/s]" in line:
             continue
         return line
-    return "it ended before recording anything, without a message"
+    return ""

@@ -2,6 +2,7 @@
 log says, the recorded run opened in the Runs tab and followed live in its own window, the window's state as
 the run records a pause, a resume and its end, and closing the window mid-run behind a short modal
 "Stopping N processes…" that waits (responsive) for the processes to end and then kills what is left.
+Its log lines are `gui.launch_text`'s.
 """
 
 from __future__ import annotations
@@ -13,19 +14,13 @@ from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
 from core.config import RunConfig
 from gui.history_panel import HistoryPanel
-from gui.log_panel import LogPanel
 from gui.launch_end import LaunchEnd
+from gui.launch_text import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
+from gui.log_panel import LogPanel
 from gui.rank_launcher import RankLauncher
 from gui.run_state import RunState
 
 ENDED_WELL = ("completed", "stopped")
-
-
-def processes_text(nproc: int, kind: str) -> str:
-    """'2 CPU processes', '4 GPUs': what the run's processes are, as the form's label counts them."""
-    if kind == "cuda":
-        return f"{nproc} GPU{'s' if nproc != 1 else ''}"
-    return f"{nproc} CPU process{'es' if nproc != 1 else ''}"
 
 
 def final_state(status: str) -> RunState:
@@ -46,7 +41,7 @@ class LaunchedRun(QObject):
         super().__init__(parent)
         self.launcher, self.log, self.history, self.tabs = launcher, log, history, tabs
         self._state, self._set_state, self._finished = state, set_state, finished
-        self.what = ""  # '2 CPU processes'
+        self.nproc, self.gpus = 0, False  # how many processes the run has, and whether they are GPUs
         self.closing_dialog: QProgressDialog | None = None  # shown while the window waits for the processes
         launcher.run_found.connect(self._on_found)
         launcher.paused_changed.connect(self._on_paused_changed)
@@ -54,15 +49,12 @@ class LaunchedRun(QObject):
         launcher.ended.connect(self._on_ended)
 
     def started(self, config: RunConfig, kind: str) -> None:
-        self.what = processes_text(config.nproc, kind)
-        self.log.add(f"starting {self.what}, data-parallel (batch {config.batch_size} split "
-                     f"{config.batch_size // config.nproc} per process); their output: {self.launcher.log_path}")
+        self.nproc, self.gpus = config.nproc, kind == "cuda"
+        self.log.add(starting_text(config.nproc, self.gpus, config.batch_size, self.launcher.log_path))
 
     @Slot(int)
     def _on_found(self, run_id: int) -> None:
-        after = self.launcher.found_after_s
-        self.log.add(f"recording as run {run_id}" + (f" ({after:.1f} s after Start)" if after is not None else "")
-                     + "; followed live in its own window (Runs tab). Stop, Pause and Clear cache act on it")
+        self.log.add(recording_text(run_id, self.launcher.found_after_s))
         if self._state() is RunState.STARTING:
             self._set_state(RunState.RUNNING)
         self.history.refresh()
@@ -74,7 +66,7 @@ class LaunchedRun(QObject):
     def _on_paused_changed(self, paused: bool) -> None:
         if self._state() in (RunState.RUNNING, RunState.PAUSED):
             self._set_state(RunState.PAUSED if paused else RunState.RUNNING)
-            self.log.add(f"run {self.launcher.run_id} {'paused' if paused else 'resumed'}")
+            self.log.add(paused_text(self.launcher.run_id, paused))
 
     @Slot()
     def _on_stopping(self) -> None:
@@ -82,25 +74,19 @@ class LaunchedRun(QObject):
 
     @Slot(object)
     def _on_ended(self, end: LaunchEnd) -> None:
-        if end.run_id is None and end.status == "stopped":
-            self.log.add(f"the {self.what} were {end.message}")
-        elif end.run_id is None:
-            self.log.add(f"the {self.what} could not start: {end.message}", "error")
-        else:
-            text = f"run {end.run_id} {end.status}" + (f": {end.message}" if end.message else "")
-            self.log.add(text, "info" if end.status in ENDED_WELL else "error")
+        self.log.add(end_text(end, self.nproc, self.gpus), "info" if end.status in ENDED_WELL else "error")
         if end.status in ENDED_WELL and end.run_id is not None:
             self.launcher.remove_log()  # the store holds the run; the output mattered only for a failure
         elif self.launcher.log_path is not None:
-            self.log.add(f"the processes' output is in {self.launcher.log_path}")
+            self.log.add(output_text(self.launcher.log_path))
         self._finished(final_state(end.status))
 
     def stop_for_close(self, parent: QWidget, shutdown: Callable[[], object]) -> None:
         """The window closes mid-run: a modal 'Stopping N processes…' while `shutdown` stops the run, waits for
         its processes (bounded, responsive) and kills what is left."""
-        dialog = QProgressDialog(f"Stopping {self.what or 'the run'}…", "", 0, 0, parent)
+        dialog = QProgressDialog(stopping_text(self.nproc, self.gpus), "", 0, 0, parent)
         dialog.setCancelButton(None)  # the wait is bounded; nothing to cancel
-        dialog.setWindowTitle("GPU Training Monitor")
+        dialog.setWindowTitle(parent.window().windowTitle())  # the window's own title, as it names itself
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(0)
         self.closing_dialog = dialog

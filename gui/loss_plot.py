@@ -32,22 +32,22 @@ class LossPlot(QWidget):
 
         self.plot = live_plot_widget()
         item = self.plot.getPlotItem()
-        item.setTitle("Training loss")
-        item.setLabel("bottom", "step")
-        item.setLabel("left", "loss")
+        item.setTitle(self.tr("Training loss"))
+        item.setLabel("bottom", self.tr("step"))
+        item.setLabel("left", self.tr("loss"))
         item.addLegend(offset=(-10, 10))
-        self.raw_curve = item.plot(pen=pg.mkPen((150, 150, 150), width=1), name="loss per step",
+        self.raw_curve = item.plot(pen=pg.mkPen((150, 150, 150), width=1), name=self.tr("loss per step"),
                                    connect="finite")
-        self.ema_curve = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name="smoothed (EMA)",
+        self.ema_curve = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name=self.tr("smoothed (EMA)"),
                                    connect="finite")
 
         item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
 
         self.val_plot = pg.PlotWidget()
         vitem = self.val_plot.getPlotItem()
-        vitem.setTitle("Validation accuracy")
-        vitem.setLabel("bottom", "epoch")
-        vitem.setLabel("left", "accuracy", units="%")
+        vitem.setTitle(self.tr("Validation accuracy"))
+        vitem.setLabel("bottom", self.tr("epoch"))
+        vitem.setLabel("left", self.tr("accuracy"), units="%")
         vitem.setYRange(0, 100)
         self.val_curve = vitem.plot(pen=pg.mkPen((44, 160, 44), width=1), symbol="o", symbolSize=6,
                                     symbolBrush=(44, 160, 44))
@@ -60,14 +60,15 @@ class LossPlot(QWidget):
         self.smoothing.setSingleStep(0.01)
         self.smoothing.setValue(0.9)
         self.smoothing.setKeyboardTracking(False)
-        self.smoothing.setToolTip("EMA weight of the past: 0 shows raw losses, 0.99 smooths heavily")
+        self.smoothing.setToolTip(self.tr("EMA weight of the past: 0 shows raw losses, 0.99 smooths "
+                                          "heavily"))
         self.smoothing.valueChanged.connect(self._on_smoothing_changed)
-        self.log_scale = QCheckBox("log scale")
-        self.log_scale.setToolTip("Show the loss on a logarithmic axis")
+        self.log_scale = QCheckBox(self.tr("log scale"))
+        self.log_scale.setToolTip(self.tr("Show the loss on a logarithmic axis"))
         self.log_scale.toggled.connect(self._on_log_scale_toggled)
 
         controls = QHBoxLayout()
-        controls.addWidget(QLabel("Smoothing"))
+        controls.addWidget(QLabel(self.tr("Smoothing")))
         controls.addWidget(self.smoothing)
         controls.addWidget(self.log_scale)
         controls.addStretch(1)
@@ -97,7 +98,8 @@ class LossPlot(QWidget):
 
     def add_epoch_end(self, epoch: int, step: int, val_accuracy: float | None) -> None:
         line = pg.InfiniteLine(pos=step, angle=90, pen=pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine),
-                               label=f"epoch {epoch}", labelOpts={"position": 0.95, "color": (90, 90, 90)})
+                               label=self.tr("epoch {epoch}").format(epoch=epoch),
+                               labelOpts={"position": 0.95, "color": (90, 90, 90)})
         self.plot.addItem(line)
         self._epoch_lines.append(line)
         if val_accuracy is not None:

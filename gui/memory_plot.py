@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.events import RankSample
@@ -28,23 +28,36 @@ from gui.ring_buffer import RingBuffer
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
 
-# key: (column, GPU label, CPU label, colour, dashed, GPU tooltip, CPU tooltip)
+# key: (column, GPU label, CPU label, colour, dashed, GPU tooltip, CPU tooltip); the texts are translated where shown
 SERIES = {
-    "allocated": (1, "allocated", "process RSS", (31, 119, 180), False,
-                  "Bytes held by live tensors (torch.cuda.memory_allocated)",
-                  "Resident memory of this process (RSS): tensors, code, caches"),
-    "reserved": (2, "reserved", "reserved", (255, 127, 14), False,
-                 "Bytes the caching allocator holds from the driver: allocated plus cached free blocks",
-                 "The CPU has no caching allocator"),
-    "peak": (3, "peak allocated", "peak RSS", (214, 39, 40), False,
-             "Highest allocated since the run started (torch.cuda.max_memory_allocated)",
-             "Highest process RSS since the run started"),
-    "device_used": (4, "device used (all processes)", "system used", (148, 103, 189), False,
-                    "Used on the whole GPU per NVML: includes the CUDA context and other processes",
-                    "Memory used by every process on this machine"),
-    "capacity": (5, "capacity", "system memory", (90, 90, 90), True,
-                 "Total memory of the device", "Total memory of this machine"),
+    "allocated": (1, QT_TRANSLATE_NOOP("memory_plot", "allocated"), QT_TRANSLATE_NOOP("memory_plot", "process RSS"),
+                  (31, 119, 180), False,
+                  QT_TRANSLATE_NOOP("memory_plot", "Bytes held by live tensors (torch.cuda.memory_allocated)"),
+                  QT_TRANSLATE_NOOP("memory_plot", "Resident memory of this process (RSS): tensors, code, caches")),
+    "reserved": (2, QT_TRANSLATE_NOOP("memory_plot", "reserved"), QT_TRANSLATE_NOOP("memory_plot", "reserved"),
+                 (255, 127, 14), False,
+                 QT_TRANSLATE_NOOP("memory_plot", "Bytes the caching allocator holds from the driver: allocated plus "
+                                                  "cached free blocks"),
+                 QT_TRANSLATE_NOOP("memory_plot", "The CPU has no caching allocator")),
+    "peak": (3, QT_TRANSLATE_NOOP("memory_plot", "peak allocated"), QT_TRANSLATE_NOOP("memory_plot", "peak RSS"),
+             (214, 39, 40), False,
+             QT_TRANSLATE_NOOP("memory_plot", "Highest allocated since the run started "
+                                              "(torch.cuda.max_memory_allocated)"),
+             QT_TRANSLATE_NOOP("memory_plot", "Highest process RSS since the run started")),
+    "device_used": (4, QT_TRANSLATE_NOOP("memory_plot", "device used (all processes)"),
+                    QT_TRANSLATE_NOOP("memory_plot", "system used"), (148, 103, 189), False,
+                    QT_TRANSLATE_NOOP("memory_plot", "Used on the whole GPU per NVML: includes the CUDA context and "
+                                                     "other processes"),
+                    QT_TRANSLATE_NOOP("memory_plot", "Memory used by every process on this machine")),
+    "capacity": (5, QT_TRANSLATE_NOOP("memory_plot", "capacity"), QT_TRANSLATE_NOOP("memory_plot", "system memory"),
+                 (90, 90, 90), True, QT_TRANSLATE_NOOP("memory_plot", "Total memory of the device"),
+                 QT_TRANSLATE_NOOP("memory_plot", "Total memory of this machine")),
 }
+
+
+def shown(text: str) -> str:
+    """A text of `SERIES` in the user's language."""
+    return QCoreApplication.translate("memory_plot", text)
 
 
 class MemoryPlot(QWidget):
@@ -59,22 +72,22 @@ class MemoryPlot(QWidget):
 
         self.plot = live_plot_widget()
         item = self.plot.getPlotItem()
-        item.setTitle("Device memory")
-        item.setLabel("bottom", "time", units="s")
-        item.setLabel("left", "memory", units="B")  # SI prefixes: kB, MB, GB on the axis
+        item.setTitle(self.tr("Device memory"))
+        item.setLabel("bottom", self.tr("time"), units="s")
+        item.setLabel("left", self.tr("memory"), units="B")  # SI prefixes: kB, MB, GB on the axis
         self.legend = item.addLegend(offset=(10, 10))
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.toggles: dict[str, QCheckBox] = {}
         toggles = QHBoxLayout()
         for key, (_, label, _, colour, dashed, tip, _) in SERIES.items():
             pen = pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
-            curve = pg.PlotDataItem(pen=pen, name=label, connect="finite")
+            curve = pg.PlotDataItem(pen=pen, name=shown(label), connect="finite")
             # capacity is drawn but does not stretch the auto-range: the live curves stay readable
             item.addItem(curve, ignoreBounds=key == "capacity")
             self.curves[key] = curve
-            box = QCheckBox(label)
+            box = QCheckBox(shown(label))
             box.setChecked(True)
-            box.setToolTip(tip)
+            box.setToolTip(shown(tip))
             box.toggled.connect(self._on_toggle)
             toggles.addWidget(box)
             self.toggles[key] = box
@@ -94,8 +107,8 @@ class MemoryPlot(QWidget):
         self._capacity = 0  # the title is set again with the capacity by the next sample
         for key, (_, gpu_label, cpu_label, _, _, gpu_tip, cpu_tip) in SERIES.items():
             label = gpu_label if has_allocator else cpu_label
-            self.toggles[key].setText(label)
-            self.toggles[key].setToolTip(gpu_tip if has_allocator else cpu_tip)
+            self.toggles[key].setText(shown(label))
+            self.toggles[key].setToolTip(shown(gpu_tip if has_allocator else cpu_tip))
         self.toggles["reserved"].setVisible(has_allocator)
         self._relist()
 
@@ -110,7 +123,7 @@ class MemoryPlot(QWidget):
             curve = self.curves[key]
             self.legend.removeItem(curve)
             if self._own_line_shown(key):
-                self.legend.addItem(curve, gpu_label if self._has_allocator else cpu_label)
+                self.legend.addItem(curve, shown(gpu_label if self._has_allocator else cpu_label))
             curve.setVisible(self._own_line_shown(key) and self.toggles[key].isChecked())
         arrange_legend(self.legend, self.ranks.legend_columns)
         self._dirty = True
@@ -164,8 +177,10 @@ class MemoryPlot(QWidget):
             self._capacity = s.capacity_bytes
             from core.units import format_bytes
 
-            what = "Device memory" if s.has_allocator else "Process memory (CPU)"
-            self.plot.getPlotItem().setTitle(f"{what}, capacity {format_bytes(s.capacity_bytes)}")
+            capacity = format_bytes(s.capacity_bytes)
+            self.plot.getPlotItem().setTitle(
+                self.tr("Device memory, capacity {capacity}").format(capacity=capacity) if s.has_allocator
+                else self.tr("Process memory (CPU), capacity {capacity}").format(capacity=capacity))
         used = float("nan") if s.device_used_bytes is None else s.device_used_bytes
         self.data.append(self.seconds(s.time_s), s.allocated_bytes, s.reserved_bytes, s.peak_allocated_bytes,
                          used, s.capacity_bytes)

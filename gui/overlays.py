@@ -93,12 +93,13 @@ class Overlays(QObject):
         title = overlay_title(row)
         loss_curve = pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine), name=title,
                                      connect="finite")
-        loss_curve.setToolTip(f"{title}: loss smoothed as the live EMA line")
+        loss_curve.setToolTip(self.tr("{title}: loss smoothed as the live EMA line").format(title=title))
         self.loss_plot.plot.getPlotItem().addItem(loss_curve)
-        memory = "allocated" if has_allocator(row.device) else "RSS"
+        memory_name = (self.tr("{title} allocated (peak dotted)") if has_allocator(row.device)
+                       else self.tr("{title} RSS (peak dotted)")).format(title=title)
         memory_curves = (  # one legend entry a run: the plot's legend already lists five live lines
             pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine),
-                            name=f"{title} {memory} (peak dotted)", connect="finite"),
+                            name=memory_name, connect="finite"),
             pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DotLine), connect="finite"))
         for curve in memory_curves:
             self.memory_plot.plot.getPlotItem().addItem(curve)

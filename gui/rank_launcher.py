@@ -35,7 +35,8 @@ from core.run_store import RunNotFound, RunRow, RunStore, StoreError
 from gui.launch_child import child_environment, command_line, recorded_run_id
 from gui.launch_end import LaunchEnd, launch_end
 from gui.process_family import ProcessFamily, signal_group
-from gui.run_signals import CannotSignal, Control, send
+from gui.core_text import error_text
+from gui.run_signals import CannotSignal, Control, cannot_signal, send
 
 POLL_INTERVAL_MS = 150  # the store and the child, while a run is under way
 STOP_WAIT_S = 10.0  # closing the window: how long the ranks get to stop before they are killed
@@ -94,7 +95,8 @@ class RankLauncher(QObject):
                 self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                                 env=child_environment(), start_new_session=True)
         except OSError as exc:
-            raise UserError(f"could not start {config.nproc} processes: {exc.strerror or exc}") from None
+            raise UserError(self.tr("could not start {count} processes: {reason}").format(
+                count=config.nproc, reason=exc.strerror or exc)) from None
         self.nproc, self.run_id, self._row, self._event_seq, self._paused = config.nproc, None, None, 0, False
         self.launched_at, self.found_after_s = time.time(), None
         self._stop_requested_at, self._group_interrupted = None, False
@@ -216,14 +218,14 @@ class RankLauncher(QObject):
     def _signal(self, control: Control) -> None:
         """Send `control` to rank 0; CannotSignal (a UserError) says why it could not be sent."""
         if self.process is None or self.run_id is None:
-            raise CannotSignal(f"cannot {control} the run: it has not started training yet")
+            raise cannot_signal(control, self.tr("it has not started training yet"))
         store = self._open_store()
         try:
             if store is None:
-                raise CannotSignal(f"cannot {control} the run: the run store cannot be read")
+                raise cannot_signal(control, self.tr("the run store cannot be read"))
             row = store.run(self.run_id)
         except StoreError as exc:
-            raise CannotSignal(f"cannot {control} run {self.run_id}: {exc}") from None
+            raise cannot_signal(control, error_text(exc), self.run_id) from None
         send(row, control, self.family)
 
     def _interrupt_group(self) -> None:

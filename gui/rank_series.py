@@ -3,8 +3,8 @@ readings (live `RankSample`s or the store's rank reports) as rows of one buffer.
 
 All ranks are read at the same report, so their lines share one time column: a report is one row
 (seconds, then each rank's allocated, reserved and peak, then each device's device-wide used) and the
-plot decimates every line in one numpy call. No Qt here: the background reader of a recorded run builds
-these rows off the GUI thread.
+plot decimates every line in one numpy call. No widgets here: the background reader of a recorded run builds
+these rows off the GUI thread. The names are in the user's language (Qt's translator, which any thread may use).
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from gui.locale_format import number
 
 
 class Reading(Protocol):
@@ -27,8 +30,13 @@ class Reading(Protocol):
 
 # (key, the reading's field); the keys are `gui.memory_plot.SERIES`'s, so its check boxes show and hide them
 RANK_KINDS = (("allocated", "allocated_bytes"), ("reserved", "reserved_bytes"), ("peak", "peak_allocated_bytes"))
-# the words after a rank's name in the legend: on a GPU the allocator's counters, on the CPU the process RSS
-KIND_WORDS = {"allocated": ("allocated", "RSS"), "reserved": ("reserved", "reserved"), "peak": ("peak", "peak RSS")}
+# a rank's line in the legend, by kind: on a GPU the allocator's counters, on the CPU the process RSS
+KIND_NAMES = {"allocated": (QT_TRANSLATE_NOOP("rank_series", "{rank} allocated"),
+                            QT_TRANSLATE_NOOP("rank_series", "{rank} RSS")),
+              "reserved": (QT_TRANSLATE_NOOP("rank_series", "{rank} reserved"),
+                           QT_TRANSLATE_NOOP("rank_series", "{rank} reserved")),
+              "peak": (QT_TRANSLATE_NOOP("rank_series", "{rank} peak"),
+                       QT_TRANSLATE_NOOP("rank_series", "{rank} peak RSS"))}
 
 
 def has_allocator(device: str) -> bool:
@@ -39,14 +47,24 @@ def has_allocator(device: str) -> bool:
 def rank_names(devices: Sequence[str]) -> tuple[str, ...]:
     """What each rank is called (by rank): 'GPU 1' for a GPU no other rank uses (a rank per GPU, the usual
     case), else 'rank 1 (cpu)': CPU ranks share a machine, and ranks of several machines share GPU numbers."""
-    return tuple(f"GPU {device.split(':', 1)[1]}"
-                 if device.startswith("cuda:") and devices.count(device) == 1 else f"rank {rank} ({device})"
+    translate = QCoreApplication.translate
+    return tuple(_gpu_name(device) if device.startswith("cuda:") and devices.count(device) == 1
+                 else translate("rank_series", "rank {rank} ({device})").format(rank=rank, device=device)
                  for rank, device in enumerate(devices))
+
+
+def rank_name(rank: int) -> str:
+    """'rank 1': a rank known by its number only."""
+    return QCoreApplication.translate("rank_series", "rank {rank}").format(rank=rank)
+
+
+def _gpu_name(device: str) -> str:
+    return QCoreApplication.translate("rank_series", "GPU {index}").format(index=device.split(":", 1)[1])
 
 
 def device_name(device: str) -> str:
     """A device in a legend: 'GPU 1' for 'cuda:1', else the device itself."""
-    return f"GPU {device.split(':', 1)[1]}" if device.startswith("cuda:") else device
+    return _gpu_name(device) if device.startswith("cuda:") else device
 
 
 @dataclass(frozen=True)
@@ -98,10 +116,12 @@ class RankLayout:
     def lines(self) -> list[RankLine]:
         """The lines in column order (column i + 1 is line i's)."""
         gpu = bool(self.devices) and has_allocator(self.devices[0])
-        lines = [RankLine(f"{name} {KIND_WORDS[key][0 if gpu else 1]}", rank, key)
+        translate = QCoreApplication.translate
+        lines = [RankLine(translate("rank_series", KIND_NAMES[key][0 if gpu else 1]).format(rank=name), rank, key)
                  for rank, name in enumerate(self.names) for key, _ in self.kinds]
         for device in self.used_devices:
-            name = f"{device_name(device)} used (all processes)" if has_allocator(device) else "system used"
+            name = (translate("rank_series", "{device} used (all processes)").format(device=device_name(device))
+                    if has_allocator(device) else translate("rank_series", "system used"))
             lines.append(RankLine(name, self.devices.index(device), "device_used"))
         return lines
 
@@ -144,8 +164,10 @@ def last_speeds(rank_rows: Sequence[Any]) -> dict[int, float | None]:
 
 def speeds_text(names: Sequence[str], speeds: Sequence[float | None]) -> tuple[str, str]:
     """Each rank's images/s for the stats panel, '1,210 · 1,198 img/s', and a tooltip naming each rank (a
-    rank whose rate is unknown or not a number: '–')."""
-    shown = ["–" if s is None or s != s else f"{s:,.0f}" for s in speeds]
-    labels = [*names, *(f"rank {rank}" for rank in range(len(names), len(shown)))]
-    return (" · ".join(shown) + " img/s" if shown else "",
-            "\n".join(f"{label}: {value} images/s" for label, value in zip(labels, shown)))
+    rank whose rate is unknown or not a number: '–'), with the locale's digit grouping."""
+    shown = ["–" if s is None or s != s else number(s, 0) for s in speeds]
+    labels = [*names, *(rank_name(rank) for rank in range(len(names), len(shown)))]
+    translate = QCoreApplication.translate
+    return (translate("rank_series", "{speeds} img/s").format(speeds=" · ".join(shown)) if shown else "",
+            "\n".join(translate("rank_series", "{rank}: {speed} images/s").format(rank=label, speed=value)
+                      for label, value in zip(labels, shown)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication
 
 from gui.live_plot import draw_decimated, is_shown, live_plot_widget
 from gui.ring_buffer import RingBuffer
@@ -19,9 +20,9 @@ class RatePlot:
         self.data = RingBuffer(RATE_CAPACITY, 2)
         self.plot = live_plot_widget()
         item = self.plot.getPlotItem()
-        item.setTitle("Training images per second")
-        item.setLabel("bottom", "step")
-        item.setLabel("left", "images/s")
+        item.setTitle(QCoreApplication.translate("RatePlot", "Training images per second"))
+        item.setLabel("bottom", QCoreApplication.translate("RatePlot", "step"))
+        item.setLabel("left", QCoreApplication.translate("RatePlot", "images/s"))
         self.curve = item.plot(pen=pg.mkPen((31, 119, 180), width=1), connect="finite")
         self._dirty = False
 

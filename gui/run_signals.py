@@ -7,7 +7,8 @@ SIGUSR1 clears the CUDA cache on every rank.
 
 A pid is signalled only when it can be that run's process: the row was recorded on this host, the run is
 still live (its process alive and the same one, `RunRow.live`), and, where the caller knows which processes
-it started, the pid is one of them. No Qt here.
+it started, the pid is one of them. No widgets here; why a signal cannot be sent is said in the user's
+language (Qt's translator, context "run_signals"), one whole sentence per control.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ import socket
 from collections.abc import Callable, Collection
 from enum import StrEnum
 
+from PySide6.QtCore import QCoreApplication
+
 from core.errors import UserError
 from core.run_store import RunRow
+from gui.status_text import status_text
 
 
 class Control(StrEnum):
@@ -35,27 +39,56 @@ class CannotSignal(UserError):
     """The run's process cannot be reached from here; the message says why, in one sentence."""
 
 
+def cannot_signal(control: Control, problem: str, run_id: int | None = None) -> CannotSignal:
+    """'cannot stop run 7: <problem>' ('the run' while it has no id yet), `problem` a clause in the user's
+    language."""
+    translate = QCoreApplication.translate
+    if run_id is None:
+        template = {Control.STOP: translate("run_signals", "cannot stop the run: {problem}"),
+                    Control.PAUSE: translate("run_signals", "cannot pause or resume the run: {problem}"),
+                    Control.CLEAR_CACHE: translate("run_signals", "cannot clear the cache of the run: {problem}")}
+    else:
+        template = {Control.STOP: translate("run_signals", "cannot stop run {run_id}: {problem}"),
+                    Control.PAUSE: translate("run_signals", "cannot pause or resume run {run_id}: {problem}"),
+                    Control.CLEAR_CACHE: translate("run_signals", "cannot clear the cache of run {run_id}: {problem}")}
+    return CannotSignal(template[control].format(run_id=run_id, problem=problem))
+
+
 def control_signal(control: Control) -> int:
     """The signal number for `control`; CannotSignal where this system has no such signal (Windows has no
     SIGUSR1 or SIGUSR2)."""
-    number = getattr(signal, SIGNAL_NAMES[control], None)
+    name = SIGNAL_NAMES[control]
+    number = getattr(signal, name, None)
     if number is None:
-        raise CannotSignal(f"cannot {control} a run in another process here: this system has no "
-                           f"{SIGNAL_NAMES[control]}")
+        translate = QCoreApplication.translate
+        template = {
+            Control.STOP: translate("run_signals", "cannot stop a run in another process here: this system has no "
+                                                   "{signal}"),
+            Control.PAUSE: translate("run_signals", "cannot pause or resume a run in another process here: this "
+                                                    "system has no {signal}"),
+            Control.CLEAR_CACHE: translate("run_signals", "cannot clear the cache of a run in another process "
+                                                          "here: this system has no {signal}")}
+        raise CannotSignal(template[control].format(signal=name))
     return int(number)
 
 
 def signal_problem(row: RunRow, ours: Callable[[], Collection[int]] | None = None) -> str | None:
-    """Why run `row`'s process cannot be signalled from here, or None. `ours`: the pids the caller started
-    (a launcher and its descendants), asked only when the other checks pass."""
+    """Why run `row`'s process cannot be signalled from here (a clause in the user's language), or None.
+    `ours`: the pids the caller started (a launcher and its descendants), asked only when the other checks
+    pass."""
     if row.host != socket.gethostname():
-        return f"run {row.id} trains on {row.host}, not on this machine"
+        return QCoreApplication.translate("run_signals", "run {run_id} trains on {host}, not on this machine").format(
+            run_id=row.id, host=row.host)
     if row.status != "running":
-        return f"run {row.id} has ended ({row.status})"
+        return QCoreApplication.translate("run_signals", "run {run_id} has ended ({status})").format(
+            run_id=row.id, status=status_text(row.status))
     if not row.live:
-        return f"run {row.id}'s process {row.pid} is gone"
+        return QCoreApplication.translate("run_signals", "run {run_id}'s process {pid} is gone").format(
+            run_id=row.id, pid=row.pid)
     if ours is not None and row.pid not in ours():
-        return f"run {row.id}'s process {row.pid} was not started by this window"
+        return QCoreApplication.translate(
+            "run_signals", "run {run_id}'s process {pid} was not started by this window").format(
+            run_id=row.id, pid=row.pid)
     return None
 
 
@@ -64,10 +97,12 @@ def send(row: RunRow, control: Control, ours: Callable[[], Collection[int]] | No
     number = control_signal(control)
     problem = signal_problem(row, ours)
     if problem is not None:
-        raise CannotSignal(f"cannot {control} run {row.id}: {problem}")
+        raise cannot_signal(control, problem, row.id)
     try:
         os.kill(row.pid, number)
     except ProcessLookupError:  # it ended between the check and the signal
-        raise CannotSignal(f"cannot {control} run {row.id}: its process {row.pid} has just ended") from None
+        problem = QCoreApplication.translate("run_signals", "its process {pid} has just ended")
+        raise cannot_signal(control, problem.format(pid=row.pid), row.id) from None
     except PermissionError:
-        raise CannotSignal(f"cannot {control} run {row.id}: its process {row.pid} belongs to another user") from None
+        problem = QCoreApplication.translate("run_signals", "its process {pid} belongs to another user")
+        raise cannot_signal(control, problem.format(pid=row.pid), row.id) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -110,3 +111,35 @@ def test_nothing_is_drawn_while_hidden_and_it_catches_up_when_shown(qtbot, view)
     qtbot.waitUntil(lambda: len(points(view.time_curves[0])) == 2 and len(points(view.step_curves[0])) == 2,
                     timeout=2000)
     qtbot.waitUntil(lambda: not view.timer.isActive(), timeout=2000)  # drawn: no ticks at rest
+
+
+def test_every_text_goes_through_the_translator_whole(qtbot):
+    from context_marks import marking_translator
+
+    from core.message import Message
+
+    with marking_translator():
+        view = CompareView()
+        qtbot.addWidget(view)
+        view.resize(900, 400)
+        view.show()
+        view.begin(CONTENDERS, 6, Message("stream vs resident"))  # a ready-made comparison's name, from core
+        view.add(0, started())
+        view.add(0, report(1, (2.0,), 1.0, 50.0))
+        view.add(0, report(2, (1.9,), 2.0, 150.0))
+        running = view.run_lines()
+        stopped = result(None, (run_result(0, None, None, "stopped", "stopped by request"),))
+        stopped = dataclasses.replace(stopped, headline=Message("no ratio: {why}", why="fewer than two runs finished"),
+                                      status="stopped")
+        view.finish(stopped)
+        lines = view.run_lines()
+    assert view.time_plot.getPlotItem().titleLabel.text == "[CompareView]Loss against time"
+    assert view.header.text().startswith("[CompareView]<b>[]stream vs resident</b>: 2 runs of tiny-cnn")
+    assert running == ["[compare_race]1. stream: [status_text]running, [compare_race]step 2 / 6[compare_race], "
+                       "[compare_race]150 images/s (p10 to p90: 150 to 150)[compare_race], [compare_race]1.00x the "
+                       "slowest",
+                       "[compare_race]2. resident: waits its turn"]
+    assert lines == ["[compare_race]1. stream: [status_text]stopped: stopped by request",
+                     "[compare_race]2. resident: [compare_race]not run: [compare_race]the comparison stopped before "
+                     "its turn"]
+    assert view.headline.text() == "[]no ratio: fewer than two runs finished"  # core's, from its template

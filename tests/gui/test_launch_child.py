@@ -42,7 +42,8 @@ def test_a_resume_is_passed_on_for_the_cli_to_judge(tmp_path):
      "SIGKILL\n", "gpu-train-monitor: failed: rank 1 (pid 12) was killed by SIGKILL"),
     ("Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad\n"
      "==========\n", "ValueError: bad"),
-    ("", "it ended before recording anything, without a message"),
+    ("", ""),  # nothing to show: the launcher says so in its own words
+    ("==========\n 10%|#  | 3/30 [00:01<00:09, 2.9it/s]\n", ""),
 ])
 def test_the_error_line_shown_for_a_failed_launch(output, line):
     assert last_error_line(output) == line

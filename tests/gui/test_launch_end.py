@@ -51,3 +51,14 @@ def test_a_recorded_end_keeps_its_status_and_message_and_counts_leftovers():
     assert stopped == LaunchEnd("stopped", "stopped at step 5; 1 leftover process killed", 7, 130)
     failed = launch_end(row(status="failed"), 7, 1, 2, False, lambda: "Traceback\nRuntimeError: boom\n")
     assert failed == LaunchEnd("failed", "RuntimeError: boom; 2 leftover processes killed", 7, 1)
+
+
+def test_the_launcher_s_own_words_go_through_the_translator(qapp):
+    from context_marks import marking_translator
+
+    with marking_translator():
+        assert launch_end(None, None, 1, 0, False, lambda: "").message == \
+            "[launch_end]it ended before recording anything, without a message"  # the child said nothing
+        end = launch_end(row(status="stopped", message="stopped at step 5"), 7, 130, 2, True, never)
+        assert end.message == "[launch_end]stopped at step 5; 2 leftover processes killed"  # the store's as stored
+        assert launch_end(row(), 7, 0, 1, False, never).message == "[launch_end]1 leftover process killed"

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from core.config import RunConfig
@@ -46,6 +47,15 @@ def breakdown(rank: int, params: int) -> MemoryBreakdown:
                            activations_bytes=3_000_000, dataset_bytes=0,
                            phase_peaks=(("forward", 5_000_000), ("backward", 6_000_000), ("optimizer", 7_000_000)),
                            method="saved-tensors", rank=rank)
+
+
+@pytest.fixture(autouse=True)
+def english_numbers():
+    """Numbers as the window writes them for an English user (`gui.i18n` sets the locale; a test machine's C
+    locale groups no digits)."""
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    yield
+    QLocale.setDefault(QLocale.system())
 
 
 @pytest.fixture

@@ -77,3 +77,14 @@ def test_a_pid_the_caller_did_not_start_is_not_signalled(listener):
     assert str(caught.value) == f"cannot pause or resume run 7: run 7's process {listener.pid} was not started " \
                                 "by this window"
     assert listener.poll() is None
+
+
+def test_why_a_signal_was_not_sent_is_a_whole_sentence_through_the_translator(listener, qapp):
+    from context_marks import marking_translator
+
+    with marking_translator():
+        with pytest.raises(CannotSignal) as caught:
+            send(row_for(listener.pid, status="stopped"), Control.CLEAR_CACHE)
+    assert str(caught.value) == ("[run_signals]cannot clear the cache of run 7: [run_signals]run 7 has ended "
+                                 "([status_text]stopped)")  # the status word: the window's one mapping
+    assert listener.poll() is None

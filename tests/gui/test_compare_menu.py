@@ -1,0 +1,35 @@
+"""The custom comparison's lines and why a comparison could not start, in the user's language: the menu's own
+words through Qt's translator, core's reason from its structure (`exc.detail`), never cut out of its English.
+(The menu and the dialog in a window: tests/gui/test_compare_window.py.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from context_marks import marking_translator
+from core.errors import ConfigError
+from core.message import Message
+from gui.compare_menu import parse_lines, start_error
+
+
+def test_lines_parse_into_one_override_set_each():
+    assert parse_lines("placement=stream\n\namp=bf16,channels_last=true\n") == [
+        {"placement": "stream"}, {"amp": "bf16", "channels_last": True}]
+
+
+def test_a_line_that_does_not_parse_is_named_with_core_s_reason(qapp):
+    with marking_translator(), pytest.raises(ConfigError) as caught:
+        parse_lines("placement=stream\nbatch=64")
+    assert caught.value.field == "vs"
+    assert caught.value.detail.startswith("[compare_menu]line 2: ") and "unknown setting 'batch'" in caught.value.detail
+    assert "vs: " not in caught.value.detail
+    with marking_translator(), pytest.raises(ConfigError) as caught:
+        parse_lines("placement=stream")
+    assert caught.value.detail == "[compare_menu]write 2 to 4 lines, one run each (this has 1)"
+
+
+def test_a_plan_s_error_is_core_s_detail_translated_without_its_field(qapp):
+    error = ConfigError("vs", Message("configurations {first} and {second} are the same run", first=1, second=2))
+    assert start_error(error) == "configurations 1 and 2 are the same run"
+    with marking_translator():
+        assert start_error(error) == "[]configurations 1 and 2 are the same run"  # core's template, translated
