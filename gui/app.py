@@ -124,10 +124,11 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     pending = deferred_signals()
     if sys.platform == "win32":
         importlib.import_module("torch")  # before Qt on Windows (c10.dll load order)
-    from PySide6.QtCore import QObject, QSettings, Signal, Slot
+    from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal, Slot
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
+    from gui.locale_format import number
     from gui.main_window import MainWindow
     from gui.resources import ICON, asset, style_sheet
 
@@ -189,10 +190,12 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
         loader.loaded.emit(time.time() - launched)  # queued to the GUI thread
 
     def on_loaded(after: float) -> None:
-        timing = f"window shown {shown_after:.2f} s after launch; PyTorch ready after {after:.1f} s"
-        window.log.add(timing)
-        if screenshot:
-            print(timing, file=sys.stderr, flush=True)
+        window.log.add(QCoreApplication.translate(
+            "app", "window shown {shown} s after launch; PyTorch ready after {ready} s").format(
+            shown=number(shown_after, 2), ready=number(after, 1)))
+        if screenshot:  # the command line's line stays English
+            print(f"window shown {shown_after:.2f} s after launch; PyTorch ready after {after:.1f} s",
+                  file=sys.stderr, flush=True)
         window.on_torch_ready()
         if screenshot and compare:
             start_comparison()
@@ -212,9 +215,10 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
             app.exit(EXIT_USER_ERROR)
 
     def on_failed(message: str) -> None:
-        window.log.add(f"PyTorch could not be loaded, so nothing can train: {message}. "
-                       "Reinstall with `pip install -e .`", "error")
-        window.device_status.setText("device: PyTorch could not be loaded")
+        window.log.add(QCoreApplication.translate(
+            "app", "PyTorch could not be loaded, so nothing can train: {error}. Reinstall with `pip install -e .`"
+        ).format(error=message), "error")
+        window.device_watch.show_torch_failed()
         if screenshot:
             print(f"{PROG}: error: PyTorch could not be loaded: {message}", file=sys.stderr)
             app.exit(1)

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.errors import UserError
+from gui.core_text import error_text
 
 
 class _Worker(QObject):
@@ -32,8 +33,8 @@ class _Worker(QObject):
     def run(self) -> None:
         try:
             self.done.emit(self.task(self.progress.emit, self.cancel.is_set))
-        except UserError as exc:
-            self.failed.emit(str(exc))
+        except UserError as exc:  # a signal carries a plain str: translated here (Qt's translator is thread-safe)
+            self.failed.emit(error_text(exc))
         except BaseException as exc:
             self.failed.emit(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
         finally:

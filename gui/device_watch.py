@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QLabel
 
 from core.events import CacheCleared
+from gui.core_text import core_text, error_text
 from gui.run_controller import RunController
 from gui.run_view import RunView
 from gui.settings_form import SettingsForm
@@ -29,7 +30,7 @@ class DeviceWatch(QObject):
         self.form, self.view, self.controller, self._on_probe = form, view, controller, on_probe
         self.probe: Any = None  # core.memory.MemoryProbe for the selected device, once torch has loaded
         self.ready = False  # torch has loaded: devices can be listed and measured
-        self.label = QLabel("device: loading PyTorch…")
+        self.label = QLabel(self.tr("device: loading PyTorch…"))
         self.timer = QTimer(self)
         self.timer.setInterval(IDLE_POLL_INTERVAL_MS)
         self.timer.timeout.connect(self._on_poll)
@@ -60,18 +61,23 @@ class DeviceWatch(QObject):
         from core.memory import MemoryProbe
 
         problem = self.form.device_problem()
-        try:
-            if problem is not None:
-                raise UserError(problem)
-            device = resolve_device(self.form.value("device"))
-        except UserError as exc:
-            self.label.setText(f"device: {exc}")
+        if problem is None:
+            try:
+                device = resolve_device(self.form.value("device"))
+            except UserError as exc:
+                problem = error_text(exc)
+        if problem is not None:
+            self.label.setText(self.tr("device: {problem}").format(problem=core_text(problem)))
             self._set_probe(None)
             return
         if self.probe is None or self.probe.device != device:
             self._set_probe(MemoryProbe(device))
             self.view.memory_plot.clear()
-        self.label.setText(f"device: {device}")
+        self.label.setText(self.tr("device: {device}").format(device=str(device)))
+
+    def show_torch_failed(self) -> None:
+        """PyTorch could not be imported: no device can be named or measured."""
+        self.label.setText(self.tr("device: PyTorch could not be loaded"))
 
     def _set_probe(self, probe: Any) -> None:
         self.probe = probe

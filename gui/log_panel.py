@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from gui.core_text import core_text
+from gui.locale_format import clock
 
 MAX_LINES = 5000
 
@@ -16,11 +17,16 @@ class LogPanel(QPlainTextEdit):
         self.setObjectName("logPanel")
         self.setReadOnly(True)
         self.setMaximumBlockCount(MAX_LINES)
-        self.setPlaceholderText("Run start, epoch results, cache clears, warnings and errors appear here.")
+        self.setPlaceholderText(self.tr("Run start, epoch results, cache clears, warnings and errors appear here."))
 
     def add(self, text: str, level: str = "info") -> None:
-        prefix = {"warning": "warning: ", "error": "ERROR: "}.get(level, "")
-        self.appendPlainText(f"{time.strftime('%H:%M:%S')}  {prefix}{text}")
+        """A line with the time; `text` is shown in the user's language when it is a core `Message`."""
+        text = core_text(text)
+        if level == "warning":
+            text = self.tr("warning: {text}").format(text=text)
+        elif level == "error":
+            text = self.tr("ERROR: {text}").format(text=text)
+        self.appendPlainText(f"{clock()}  {text}")
         self.moveCursor(QTextCursor.MoveOperation.End)
 
     def lines(self) -> list[str]:

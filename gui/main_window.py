@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QSettings, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSettings, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
 
@@ -29,6 +29,7 @@ from core.events import ComparisonFinished, OutOfMemory, RunFinished, RunPaused,
 from gui import window_layout, window_settings
 from gui.compare_menu import CompareMenu, start_error
 from gui.compare_mode import COMPARISON_EVENTS, CompareMode
+from gui.core_text import core_text, error_text
 from gui.checkpoint_resume import CheckpointResume
 from gui.device_watch import DeviceWatch
 from gui.history_panel import HistoryPanel
@@ -43,7 +44,8 @@ from gui.run_state import RunState
 from gui.run_view import RunView
 from gui.settings_form import SettingsForm
 
-COMPARE_ONE_PROCESS = "A comparison races runs of one process each: set the process count to 1"
+COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP("MainWindow", "A comparison races runs of one process each: set the process "
+                                                      "count to 1")
 CLOSE_WAIT_MS = 5000
 
 
@@ -56,7 +58,7 @@ class MainWindow(QMainWindow):
         """Runs are recorded in the run store at `runs_db` (None: the default store) unless `record` is False."""
         super().__init__()
         self.settings = settings if settings is not None else QSettings("gpu-train-monitor", "GPU Training Monitor")
-        self.setWindowTitle("GPU Training Monitor")
+        self.setWindowTitle(self.tr("GPU Training Monitor"))
         icon_path = asset(ICON)
         if icon_path.is_file():
             self.setWindowIcon(QIcon(str(icon_path)))
@@ -115,10 +117,13 @@ class MainWindow(QMainWindow):
         self.history.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.launched = LaunchedRun(self.controller.launcher, self.log, self.history, self.tabs, lambda: self.state,
                                     self._set_state, self._on_launched_run_ended, self)
-        window_layout.add_tabs(self.tabs, [(self.log, "Log"), (self.history, "Runs"), (self.breakdown_view, "Memory breakdown"),
-                                           (self.nvml_panel, "GPU (NVML)"), (self.finder_panel, "Batch-size finder")])
+        window_layout.add_tabs(self.tabs, [(self.log, self.tr("Log")), (self.history, self.tr("Runs")),
+                                           (self.breakdown_view, self.tr("Memory breakdown")),
+                                           (self.nvml_panel, self.tr("GPU (NVML)")),
+                                           (self.finder_panel, self.tr("Batch-size finder"))])
         self.plot_tabs = QTabWidget()  # a comparison's race replaces the loss plot while it is on
-        window_layout.add_tabs(self.plot_tabs, [(self.loss_plot, "Training loss"), (self.compare_view, "Comparison")])
+        window_layout.add_tabs(self.plot_tabs, [(self.loss_plot, self.tr("Training loss")),
+                                                (self.compare_view, self.tr("Comparison"))])
         self.right_splitter = window_layout.plot_splitter(self.plot_tabs, self.memory_plot, self.tabs)
         left = window_layout.settings_column(self.form, self.buttons, self.insight.snapshot_controls, self.stats)
         self.main_splitter = window_layout.main_splitter(left, self.oom_banner, self.right_splitter)
@@ -167,12 +172,12 @@ class MainWindow(QMainWindow):
         try:
             config = self.form.config()
         except Exception as exc:  # the form disables Start on invalid input; this is a last guard
-            self.log.add(str(exc), "error")
+            self.log.add(error_text(exc), "error")
             return
         try:
             self.start_run(config)
         except UserError as exc:  # a data-parallel run's processes could not be started
-            self.log.add(str(exc), "error")
+            self.log.add(error_text(exc), "error")
 
     def start_run(self, config: RunConfig, resume: str | None = None) -> None:
         """Start a run with `config` (Start, the screenshot mode) or continue the checkpoint `resume`; a
@@ -190,11 +195,11 @@ class MainWindow(QMainWindow):
         """Race the form's settings (or `base`) with each of `overrides`; returns why it could not start
         (a plan the machine cannot run, the settings themselves), else None."""
         if self.controller.running or not self.torch_loaded or self.insight.searching:
-            return "a run or a batch-size search is under way"
+            return self.tr("a run or a batch-size search is under way")
         try:
             base = base or self.form.config()
             if base.nproc > 1:
-                return COMPARE_ONE_PROCESS
+                return QCoreApplication.translate("MainWindow", COMPARE_ONE_PROCESS)
             comparison = self.controller.start_comparison(base, overrides)
         except UserError as exc:
             return start_error(exc)
@@ -220,7 +225,7 @@ class MainWindow(QMainWindow):
             else:
                 self.controller.pause()
         except UserError as exc:  # a data-parallel run's rank 0 cannot be reached
-            self.log.add(str(exc), "error")
+            self.log.add(error_text(exc), "error")
 
     @Slot()
     def _on_stop(self) -> None:
@@ -234,10 +239,11 @@ class MainWindow(QMainWindow):
             try:
                 self.controller.request_cache_clear()  # applied by the session at the next step boundary
             except UserError as exc:
-                self.log.add(str(exc), "error")
+                self.log.add(error_text(exc), "error")
                 return
-            self.log.add("cache clear requested: applied at the next step boundary"
-                         + (" on every process" if self.controller.data_parallel else ""))
+            self.log.add(self.tr("cache clear requested: applied at the next step boundary on every process")
+                         if self.controller.data_parallel
+                         else self.tr("cache clear requested: applied at the next step boundary"))
             return
         self.device_watch.clear_cache()
 
@@ -316,9 +322,11 @@ class MainWindow(QMainWindow):
         running = self.controller.running
         self.form.set_editable(not running)
         kind = self.form.device_kind()
-        self.buttons.update_for(self.state, running, self.torch_loaded, None if self.form.valid else self.form.message,
-                                self.insight.searching, kind,
-                                COMPARE_ONE_PROCESS if int(self.form.value("nproc")) > 1 else None)
+        compare_problem = (QCoreApplication.translate("MainWindow", COMPARE_ONE_PROCESS)
+                           if int(self.form.value("nproc")) > 1 else None)
+        form_problem = None if self.form.valid else core_text(self.form.message)
+        self.buttons.update_for(self.state, running, self.torch_loaded, form_problem, self.insight.searching, kind,
+                                compare_problem)
         self.insight.update_controls(running, self.torch_loaded, kind)
         self.menus.update_for(self.state, self.controller.can_checkpoint)
         self.resumer.update_for(not running and self.torch_loaded and not self.insight.searching)
@@ -345,7 +353,7 @@ class MainWindow(QMainWindow):
             if not self._close_pending:  # connect once, however often the user tries to close
                 self.finder_panel.task.ended.connect(self.close)
             self._close_pending = True
-            self.log.add("waiting for the batch-size trial to finish before closing", "warning")
+            self.log.add(self.tr("waiting for the batch-size trial to finish before closing"), "warning")
             event.ignore()
             return
         if self._stopping_processes:  # closed again (Ctrl+C) while the processes stop: that close goes on
@@ -363,7 +371,7 @@ class MainWindow(QMainWindow):
             if not self.controller.shutdown(CLOSE_WAIT_MS):
                 # the current step outlasts the wait: close as soon as the run's thread has ended
                 self._close_pending = True
-                self.log.add("waiting for the current step to finish before closing", "warning")
+                self.log.add(self.tr("waiting for the current step to finish before closing"), "warning")
                 event.ignore()
                 return
         self.device_watch.stop()

@@ -8,6 +8,8 @@ import html
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from gui.locale_format import integer
+
 
 class OomBanner(QFrame):
     retry_smaller = Signal(int)  # the batch size to retry with
@@ -21,8 +23,8 @@ class OomBanner(QFrame):
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.retry_button = QPushButton()
-        self.finder_button = QPushButton("Find a batch size that fits")
-        self.dismiss_button = QPushButton("Stop here")
+        self.finder_button = QPushButton(self.tr("Find a batch size that fits"))
+        self.dismiss_button = QPushButton(self.tr("Stop here"))
         self.retry_button.clicked.connect(self._on_retry)
         self.finder_button.clicked.connect(self.run_finder.emit)
         self.dismiss_button.clicked.connect(self.hide)
@@ -39,9 +41,11 @@ class OomBanner(QFrame):
 
     def offer(self, batch_size: int, headline: str, message: str) -> None:
         """`batch_size`: the batch that did not fit (validation runs at the training batch size, so halving
-        it helps either way); `headline`: 'Out of memory during ...'; `message`: the details."""
+        it helps either way); `headline`: 'Out of memory during ...'; `message`: the details (both already in
+        the user's language)."""
         self._smaller = max(batch_size // 2, 1)
-        self.message.setText(f"<b>{html.escape(headline)}.</b> {html.escape(message)}")
-        self.retry_button.setText(f"Retry with batch {self._smaller}")
+        self.message.setText(self.tr("<b>{headline}.</b> {message}").format(headline=html.escape(headline),
+                                                                             message=html.escape(message)))
+        self.retry_button.setText(self.tr("Retry with batch {size}").format(size=integer(self._smaller)))
         self.retry_button.setEnabled(batch_size > 1)
         self.show()

@@ -20,10 +20,10 @@ class RunButtons(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.start_action = self._action("Start", "F5")
-        self.pause_action = self._action("Pause", "F6")
-        self.stop_action = self._action("Stop", "Shift+F5")
-        self.clear_action = self._action("Clear cache", "Ctrl+K")
+        self.start_action = self._action(self.tr("Start"), "F5")
+        self.pause_action = self._action(self.tr("Pause"), "F6")
+        self.stop_action = self._action(self.tr("Stop"), "Shift+F5")
+        self.clear_action = self._action(self.tr("Clear cache"), "Ctrl+K")
         self.start_button = self._button(self.start_action)
         self.start_button.setObjectName("startButton")
         self.pause_button = self._button(self.pause_action)
@@ -32,7 +32,7 @@ class RunButtons(QWidget):
         self._button_of = {self.start_action: self.start_button, self.pause_action: self.pause_button,
                            self.stop_action: self.stop_button, self.clear_action: self.clear_button}
         self.compare_button = QToolButton()  # its menu is filled by gui.compare_menu
-        self.compare_button.setText("Compare")
+        self.compare_button.setText(self.tr("Compare"))
         self.compare_button.setObjectName("compareButton")
         self.compare_button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.estimate_label = QLabel()
@@ -69,38 +69,39 @@ class RunButtons(QWidget):
         `form_problem`: the form's message when its values cannot run, else None; `compare_problem`: why the
         form's settings cannot be raced (a data-parallel run), else None."""
         can_start = not running and torch_loaded and form_problem is None and not searching
+        loading = self.tr("PyTorch is still loading")
         self._apply(self.start_action, can_start,
-                    "PyTorch is still loading" if not torch_loaded else form_problem if form_problem is not None
-                    else "A batch-size search is running: it measures memory, so training waits" if searching
-                    else "Start training")
+                    loading if not torch_loaded else form_problem if form_problem is not None
+                    else self.tr("A batch-size search is running: it measures memory, so training waits") if searching
+                    else self.tr("Start training"))
         can_compare = can_start and compare_problem is None
         self.compare_button.setEnabled(can_compare)
         self.compare_button.setToolTip(
-            "Race 2 to 4 variations of these settings, one after another, each for the same steps"
-            if can_compare else "A run is under way" if running else compare_problem if can_start
+            self.tr("Race 2 to 4 variations of these settings, one after another, each for the same steps")
+            if can_compare else self.tr("A run is under way") if running else compare_problem if can_start
             else self.start_button.toolTip())
         if self.compare_button.menu() is not None:  # the Run menu shows the same menu as a submenu
             self.compare_button.menu().menuAction().setEnabled(can_compare)
-        self.pause_action.setText("Resume" if state is RunState.PAUSED else "Pause")
+        self.pause_action.setText(self.tr("Resume") if state is RunState.PAUSED else self.tr("Pause"))
         self.pause_button.setText(self.pause_action.text())
         self._apply(self.pause_action, running and state.can_pause,  # only once the run reports "running"
-                    "Pause or resume at the next step boundary")
-        self._apply(self.stop_action, running and state.can_stop, "Stop at the next step boundary")
+                    self.tr("Pause or resume at the next step boundary"))
+        self._apply(self.stop_action, running and state.can_stop, self.tr("Stop at the next step boundary"))
         has_cache = device_kind in ("cuda", "mps") and torch_loaded
         self._apply(self.clear_action, has_cache,
-                    "Return cached, unused blocks to the driver and show what that freed" if has_cache else
-                    "The CPU has no caching allocator: there is no cache to clear" if torch_loaded else
-                    "PyTorch is still loading")
+                    self.tr("Return cached, unused blocks to the driver and show what that freed") if has_cache else
+                    self.tr("The CPU has no caching allocator: there is no cache to clear") if torch_loaded else
+                    loading)
 
     def _apply(self, action: QAction, enabled: bool, tip: str) -> None:
         """Enable `action` and its button; both tooltips get `tip`, with the key when it can be pressed."""
         keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        shown = f"{tip} ({keys})" if enabled and keys else tip
+        shown = self.tr("{tip} ({keys})").format(tip=tip, keys=keys) if enabled and keys else tip
         for target in (action, self._button_of[action]):
             target.setEnabled(enabled)
             target.setToolTip(shown)
 
     def show_estimate(self, text: str) -> None:
         """'Estimated time: about 1 min 20 s (...)', or nothing (hidden) when `text` is empty."""
-        self.estimate_label.setText(f"Estimated time: {text}" if text else "")
+        self.estimate_label.setText(self.tr("Estimated time: {estimate}").format(estimate=text) if text else "")
         self.estimate_label.setVisible(bool(text))

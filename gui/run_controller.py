@@ -25,6 +25,7 @@ from core.checkpoint import CheckpointPolicy
 from core.config import RunConfig
 from core.errors import UserError
 from gui.background import BackgroundTask
+from gui.locale_format import integer
 from gui.rank_launcher import STOP_WAIT_S, RankLauncher
 
 WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at each epoch's end and on Stop, 2 kept
@@ -88,8 +89,9 @@ class RunController(QObject):
         collect_qt_garbage()
         if config.nproc > 1:
             if not self.record:
-                raise UserError(f"a run of {config.nproc} processes is followed through the run store, and this "
-                                "window records nothing (start it with --runs-db PATH)")
+                raise UserError(self.tr("a run of {count} processes is followed through the run store, and this "
+                                        "window records nothing (start it with --runs-db PATH)").format(
+                    count=integer(config.nproc)))
             self.launcher.start(config, resume)  # it saves no checkpoints
             return
         from core.session import TrainingSession

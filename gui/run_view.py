@@ -1,6 +1,6 @@
 """What a run looks like in the window: the loss and memory plots, the live numbers, the memory
 breakdown and the log, fed by core events. It changes no state: the window decides what a run does,
-this shows what happened, in the sentences of `core.event_text`. A data-parallel run shows every rank:
+this shows what happened, in the sentences of `core.event_text` (in the user's language: `gui.core_text`). A data-parallel run shows every rank:
 its memory lines, its images/s under the total, and its memory breakdown (picked by rank).
 """
 
@@ -18,11 +18,13 @@ from core.config import RunConfig
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
                          RunFinished, RunStarted, SnapshotSaved, StepsReported)
 from gui.breakdown_view import BreakdownView
+from gui.core_text import core_text
 from gui.log_panel import LogPanel
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.rank_display import RankDisplay
 from gui.stats_panel import StatsPanel
+from gui.status_text import status_text
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 # memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the
@@ -55,7 +57,7 @@ class RunView(QObject):
         self.loss_plot.clear()
         self.memory_plot.clear()
         self.stats.reset(0, config.epoch_limit)
-        self.log.add(event_text.run_requested(config))
+        self.log.add(core_text(event_text.run_requested(config)))
         self.breakdown_view.clear()
         self.ranks.set_ranks(())
 
@@ -72,41 +74,42 @@ class RunView(QObject):
                 self.stats.reset(event.total_steps, event.epochs)
                 self.ranks.set_ranks(event.rank_devices if event.world_size > 1 else ())
                 self.memory_plot.add_sample(event.memory)
-                self.log.add(event_text.run_started(event))
-                self.log.add("config: " + json.dumps(dict(event.config)))
+                self.log.add(core_text(event_text.run_started(event)))
+                self.log.add(self.tr("config: {config}").format(config=json.dumps(dict(event.config))))
             case EpochEnded():
                 self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy)
-                self.log.add(event_text.epoch_ended(event))
+                self.log.add(core_text(event_text.epoch_ended(event)))
             case CacheCleared():
                 self.show_cache_cleared(event)
             case MemoryBreakdown():
                 self.breakdown_view.show_breakdown(event)
             case SnapshotSaved():
-                self.log.add(event_text.snapshot_saved(event))
+                self.log.add(core_text(event_text.snapshot_saved(event)))
             case CheckpointSaved():
-                self.log.add(event_text.checkpoint_saved(event))
+                self.log.add(core_text(event_text.checkpoint_saved(event)))
             case OutOfMemory():
-                self.memory_plot.add_marker(time.monotonic(), "out of memory", error=True)
-                self.log.add(event_text.out_of_memory(event), "error" if event.action == "stop" else "warning")
+                self.memory_plot.add_marker(time.monotonic(), status_text("oom"), error=True)
+                self.log.add(core_text(event_text.out_of_memory(event)),
+                             "error" if event.action == "stop" else "warning")
             case LogMessage():
-                self.log.add(event.text, event.level)
+                self.log.add(core_text(event.text), event.level)
             case RunFinished():
                 failed = event.status not in ("completed", "stopped")
-                self.log.add(event_text.run_finished(event), "error" if failed else "info")
+                self.log.add(core_text(event_text.run_finished(event)), "error" if failed else "info")
                 if failed and (event.status != "failed" or not event.user_error):  # a bad option is no event
-                    self.memory_plot.add_marker(time.monotonic(), event.status, error=True)
+                    self.memory_plot.add_marker(time.monotonic(), status_text(event.status), error=True)
 
     def show_crash(self, message: str) -> None:
         """An exception escaped the session: its first line, then the traceback, in the log."""
         lines = message.strip().splitlines()
-        self.log.add("the run crashed: " + lines[0], "error")
+        self.log.add(self.tr("the run crashed: {error}").format(error=lines[0] if lines else ""), "error")
         for line in lines[1:]:
             self.log.add(line, "error")
 
     def show_cache_cleared(self, event: CacheCleared) -> None:
         self.memory_plot.add_sample(event.memory)
-        self.memory_plot.add_marker(event.memory.time_s, event_text.cache_cleared_mark(event))
-        self.log.add(event_text.cache_cleared(event))
+        self.memory_plot.add_marker(event.memory.time_s, core_text(event_text.cache_cleared_mark(event)))
+        self.log.add(core_text(event_text.cache_cleared(event)))
 
     def show_sample(self, sample: Any) -> None:
         """A memory reading (from a report or the idle poll): plotted and shown as the live numbers."""

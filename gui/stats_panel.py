@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
 from core.units import format_bytes
+from gui.locale_format import integer, number
 from gui.run_state import RunState
 
 
@@ -26,11 +27,12 @@ class StatsPanel(QWidget):
         self.state_label.setObjectName("stateLabel")
         grid.addWidget(self.state_label, 0, 0, 1, 2)
         self.values: dict[str, QLabel] = {}
-        rows = [("step", "Step"), ("epoch", "Epoch"), ("speed", "Images/s"), ("eta", "ETA"),
-                ("memory", "Memory now"), ("peak", "Peak")]
-        tips = {"memory": "Allocated by tensors now (on the CPU: process RSS)",
-                "peak": "Highest allocated since the run started (on the CPU: peak RSS)",
-                "speed": "Training images per second over the last report", "eta": "Time left at the median speed"}
+        rows = [("step", self.tr("Step")), ("epoch", self.tr("Epoch")), ("speed", self.tr("Images/s")),
+                ("eta", self.tr("ETA")), ("memory", self.tr("Memory now")), ("peak", self.tr("Peak"))]
+        tips = {"memory": self.tr("Allocated by tensors now (on the CPU: process RSS)"),
+                "peak": self.tr("Highest allocated since the run started (on the CPU: peak RSS)"),
+                "speed": self.tr("Training images per second over the last report"),
+                "eta": self.tr("Time left at the median speed")}
         for i, (key, title) in enumerate(rows, start=1):
             label = QLabel(title)
             value = QLabel("–")
@@ -42,11 +44,11 @@ class StatsPanel(QWidget):
             grid.addWidget(value, i, 1)
             self.values[key] = value
         # a data-parallel run: each rank's images/s under the total (hidden for an ordinary run)
-        self.rank_speed_title = QLabel("per rank")
+        self.rank_speed_title = QLabel(self.tr("per rank"))
         self.rank_speed = QLabel("–")
         self.rank_speed.setWordWrap(True)  # 8 ranks' numbers wrap rather than widen the panel
         for w in (self.rank_speed_title, self.rank_speed):
-            w.setToolTip("Each rank's training images per second over the last report, by rank")
+            w.setToolTip(self.tr("Each rank's training images per second over the last report, by rank"))
             w.hide()
         grid.addWidget(self.rank_speed_title, len(rows) + 1, 0)
         grid.addWidget(self.rank_speed, len(rows) + 1, 1)
@@ -70,7 +72,7 @@ class StatsPanel(QWidget):
         for key in self.values:
             self.values[key].setText("–")
         self.show_rank_speeds("")
-        self.values["step"].setText(f"0 / {total_steps}")
+        self.values["step"].setText(f"0 / {integer(total_steps)}")
         self.values["epoch"].setText(self._epoch_text(1))
 
     def update_progress(self, step: int, epoch: int, samples_per_s: float, eta_s: float | None,
@@ -78,9 +80,9 @@ class StatsPanel(QWidget):
         if total_steps and total_steps != self.total_steps:  # an out-of-memory shrink adds steps
             self.total_steps = total_steps
             self.progress.setRange(0, total_steps)
-        self.values["step"].setText(f"{step} / {self.total_steps}")
+        self.values["step"].setText(f"{integer(step)} / {integer(self.total_steps)}")
         self.values["epoch"].setText(self._epoch_text(epoch))
-        self.values["speed"].setText(f"{samples_per_s:,.0f}")
+        self.values["speed"].setText(number(samples_per_s, 0))
         self.values["eta"].setText(format_duration(eta_s))
         self.progress.setValue(min(step, self.total_steps))
 
@@ -92,7 +94,7 @@ class StatsPanel(QWidget):
         self.rank_speed_title.setVisible(bool(text))
 
     def _epoch_text(self, epoch: int) -> str:
-        return f"{epoch} / {self.epochs}" if self.epochs else str(epoch)
+        return f"{integer(epoch)} / {integer(self.epochs)}" if self.epochs else integer(epoch)
 
     def update_memory(self, current: int, peak: int) -> None:
         self.values["memory"].setText(format_bytes(current))

@@ -72,10 +72,11 @@ def _next_nice(value: float, up: bool) -> float:
 class OptionalSpinBox(QSpinBox):
     """An integer spin box whose lowest position means 'no limit' (None)."""
 
-    def __init__(self, minimum: int, maximum: int, none_text: str = "no limit", parent=None) -> None:
+    def __init__(self, minimum: int, maximum: int, none_text: str | None = None, parent=None) -> None:
+        """`none_text`: what the lowest position reads (default: 'no limit', translated)."""
         super().__init__(parent)
         self.setRange(minimum - 1, maximum)
-        self.setSpecialValueText(none_text)
+        self.setSpecialValueText(none_text if none_text is not None else self.tr("no limit"))
 
     def optional_value(self) -> int | None:
         return None if self.value() == self.minimum() else self.value()

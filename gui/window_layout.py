@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QGroupBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 FORM_MIN_WIDTH = 340
@@ -22,7 +22,7 @@ def settings_column(form: QWidget, buttons: QWidget, snapshot_controls: QWidget,
     form_scroll.setWidget(form)
     form_scroll.setMinimumWidth(FORM_MIN_WIDTH)
     form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    stats_box = QGroupBox("Run")
+    stats_box = QGroupBox(QCoreApplication.translate("window_layout", "Run"))
     QVBoxLayout(stats_box).addWidget(stats)
     column = QWidget()
     layout = QVBoxLayout(column)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QCoreApplication, QSettings
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from core.config import RunConfig
@@ -20,7 +20,7 @@ def restore(settings: QSettings, window: QMainWindow, form: SettingsForm, splitt
         try:
             form.set_config(RunConfig.from_dict(json.loads(str(raw))))
         except Exception:  # settings from another version, or edited by hand: keep the defaults
-            warn("saved settings could not be used; defaults restored")
+            warn(QCoreApplication.translate("window_settings", "saved settings could not be used; defaults restored"))
     geometry = settings.value("geometry")
     if isinstance(geometry, QByteArray):
         window.restoreGeometry(geometry)

@@ -316,3 +316,18 @@ def test_about_before_torch_has_loaded_does_not_wait_for_it(qtbot, settings):
     window.menus.about_action.trigger()
     assert "<b>torch</b></td><td>not loaded yet" in window.menus.about_box.text()
     window.menus.about_box.close()
+
+
+def test_the_save_dialogs_filters_name_the_format_each_writes():
+    from gui import plot_export
+
+    assert plot_export.file_filters() == {"PNG image (*.png)": "png", "SVG image (*.svg)": "svg"}
+    assert plot_export.format_for("/plots/run.svg", "png") == "svg"  # a suffix typed in the name wins
+    assert plot_export.format_for("/plots/run", "svg") == "svg"  # else the filter chosen
+
+
+def test_the_replace_question_names_one_file_or_several(window, tmp_path):
+    one = window.menus._replace_question([tmp_path / "run-loss.png"])
+    assert one == f"run-loss.png already exists in {tmp_path}. Replace it?"
+    two = window.menus._replace_question([tmp_path / "run-loss.png", tmp_path / "run-memory.png"])
+    assert two == f"run-loss.png, run-memory.png already exist in {tmp_path}. Replace them?"
