@@ -7,26 +7,49 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QRectF, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt, Slot
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from core.events import MemoryBreakdown
 from core.units import format_bytes
+from gui.locale_format import integer, number
 
+# (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown
 PARTS = (
-    ("params_bytes", "parameters", (31, 119, 180), "Weights and buffers of the model"),
-    ("grads_bytes", "gradients", (255, 127, 14), "One gradient per trainable parameter, alive from backward to the next step"),
-    ("optimizer_bytes", "optimizer state", (44, 160, 44), "SGD momentum buffers or AdamW's two moments per parameter"),
-    ("dataset_bytes", "dataset on device", (140, 86, 75),
-     "The resident placement's whole dataset on the device, with the augmented copy each epoch makes"),
-    ("batch_bytes", "batch", (148, 103, 189), "The step's input images and labels as the model receives them"),
-    ("activations_bytes", "activations + workspace", (214, 39, 40),
-     "Outputs kept for backward and temporary kernel workspace: grows with the batch size"),
+    ("params_bytes", QT_TRANSLATE_NOOP("breakdown_view", "parameters"), (31, 119, 180),
+     QT_TRANSLATE_NOOP("breakdown_view", "Weights and buffers of the model")),
+    ("grads_bytes", QT_TRANSLATE_NOOP("breakdown_view", "gradients"), (255, 127, 14),
+     QT_TRANSLATE_NOOP("breakdown_view", "One gradient per trainable parameter, alive from backward to the next step")),
+    ("optimizer_bytes", QT_TRANSLATE_NOOP("breakdown_view", "optimizer state"), (44, 160, 44),
+     QT_TRANSLATE_NOOP("breakdown_view", "SGD momentum buffers or AdamW's two moments per parameter")),
+    ("dataset_bytes", QT_TRANSLATE_NOOP("breakdown_view", "dataset on device"), (140, 86, 75),
+     QT_TRANSLATE_NOOP("breakdown_view", "The resident placement's whole dataset on the device, with the augmented "
+                                         "copy each epoch makes")),
+    ("batch_bytes", QT_TRANSLATE_NOOP("breakdown_view", "batch"), (148, 103, 189),
+     QT_TRANSLATE_NOOP("breakdown_view", "The step's input images and labels as the model receives them")),
+    ("activations_bytes", QT_TRANSLATE_NOOP("breakdown_view", "activations + workspace"), (214, 39, 40),
+     QT_TRANSLATE_NOOP("breakdown_view", "Outputs kept for backward and temporary kernel workspace: grows with the "
+                                         "batch size")),
 )
 OPTIONAL_PARTS = {"dataset_bytes"}  # shown only when non-zero: a streamed dataset holds no device memory
 COLUMNS = 3  # parts per grid row
-TITLE = "Memory of one training step{on}, by what holds it (sampled once per report)"
+# core.events.PHASES, as the phase peaks name them
+PHASE_NAMES = {"forward": QT_TRANSLATE_NOOP("breakdown_view", "forward"),
+               "backward": QT_TRANSLATE_NOOP("breakdown_view", "backward"),
+               "optimizer": QT_TRANSLATE_NOOP("breakdown_view", "optimizer")}
+
+
+def part_name(key: str) -> str:
+    """The translated name of the part held in MemoryBreakdown field `key`."""
+    name = next(name for k, name, _, _ in PARTS if k == key)
+    return QCoreApplication.translate("breakdown_view", name)
+
+
+def phase_name(phase: str) -> str:
+    """A phase of the step in the user's language (one a newer core adds shows as it is)."""
+    name = PHASE_NAMES.get(phase)
+    return phase if name is None else QCoreApplication.translate("breakdown_view", name)
 
 
 class StackedBar(QWidget):
@@ -41,8 +64,9 @@ class StackedBar(QWidget):
     def set_values(self, values: list[tuple[str, int, tuple[int, int, int]]]) -> None:
         self.values = values
         total = sum(v for _, v, _ in values)
-        self.setToolTip("\n".join(f"{name}: {format_bytes(v)} ({v / total:.0%})" for name, v, _ in values)
-                        if total else "")
+        line = self.tr("{name}: {size} ({share}%)")
+        self.setToolTip("\n".join(line.format(name=name, size=format_bytes(v), share=number(100 * v / total, 0))
+                                  for name, v, _ in values) if total else "")
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -52,7 +76,7 @@ class StackedBar(QWidget):
         painter.drawRect(rect)
         total = sum(v for _, v, _ in self.values)
         if not total:
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "no step measured yet")
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.tr("no step measured yet"))
             return
         x = float(rect.left())
         for _, value, colour in self.values:
@@ -68,12 +92,13 @@ class BreakdownView(QWidget):
         self.by_rank: dict[int, MemoryBreakdown] = {}  # each rank's latest
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
-        self.title = QLabel(TITLE.format(on=""))
+        self.title = QLabel(self._title(None))
         top.addWidget(self.title, 1)
-        self.rank_label = QLabel("Rank")
+        self.rank_label = QLabel(self.tr("Rank"))
         self.rank_box = QComboBox()
         self.rank_box.setObjectName("breakdownRank")
-        self.rank_box.setToolTip("Every rank of a data-parallel run is sampled at the same step: the rank shown")
+        self.rank_box.setToolTip(self.tr("Every rank of a data-parallel run is sampled at the same step: the rank "
+                                         "shown"))
         self.rank_box.currentIndexChanged.connect(self._on_rank_picked)
         self.rank_label.setBuddy(self.rank_box)
         for w in (self.rank_label, self.rank_box):
@@ -89,17 +114,17 @@ class BreakdownView(QWidget):
         for key, name, colour, tip in PARTS:
             swatch = QLabel("■", self)
             swatch.setStyleSheet(f"color: rgb{colour}; font-size: 14pt;")
-            label = QLabel(name, self)
+            label = QLabel(QCoreApplication.translate("breakdown_view", name), self)
             value = QLabel("–", self)
             for w in (swatch, label, value):
-                w.setToolTip(tip)
+                w.setToolTip(QCoreApplication.translate("breakdown_view", tip))
             self._cells[key] = (swatch, label, value)
             self.value_labels[key] = value
         layout.addLayout(self.grid)  # first: the cells become this view's children as they are placed
         self._place(set())
-        self.phases = QLabel("Phase peaks: –")
-        self.phases.setToolTip("Highest allocated memory in each phase of the sampled step "
-                               "(on the CPU and MPS: memory at the end of each phase)")
+        self.phases = QLabel(self.tr("Phase peaks: –"))
+        self.phases.setToolTip(self.tr("Highest allocated memory in each phase of the sampled step "
+                                       "(on the CPU and MPS: memory at the end of each phase)"))
         layout.addWidget(self.phases)
         self.note = QLabel()
         self.note.setWordWrap(True)
@@ -155,7 +180,7 @@ class BreakdownView(QWidget):
         self.bar.set_values([])
         for label in self.value_labels.values():
             label.setText("–")
-        self.phases.setText("Phase peaks: –")
+        self.phases.setText(self.tr("Phase peaks: –"))
         self.note.setText("")
 
     def show_breakdown(self, b: MemoryBreakdown) -> None:
@@ -163,7 +188,7 @@ class BreakdownView(QWidget):
         self.by_rank[b.rank] = b
         if b.rank >= self.rank_box.count() and b.rank > 0:  # ranks not announced: named by number
             names = [self.rank_box.itemText(i) for i in range(self.rank_box.count())]
-            self.set_ranks(names + [f"rank {r}" for r in range(len(names), b.rank + 1)])
+            self.set_ranks(names + [self.tr("rank {rank}").format(rank=r) for r in range(len(names), b.rank + 1)])
         if b.rank == self.rank:
             self._display(b)
 
@@ -174,7 +199,7 @@ class BreakdownView(QWidget):
     def _show_rank(self) -> None:
         """The picked rank's latest breakdown (none yet: blank), titled with the rank when there are several."""
         several = self.rank_box.count() > 1
-        self.title.setText(TITLE.format(on=f" on {self.rank_box.currentText()}" if several else ""))
+        self.title.setText(self._title(self.rank_box.currentText() if several else None))
         b = self.by_rank.get(self.rank)
         if b is None:
             self._blank()
@@ -184,15 +209,27 @@ class BreakdownView(QWidget):
     def _display(self, b: MemoryBreakdown) -> None:
         self.last = b
         self._place({key for key in OPTIONAL_PARTS if getattr(b, key)})
-        self.bar.set_values([(name, getattr(b, key), colour) for key, name, colour, _ in PARTS
+        self.bar.set_values([(part_name(key), getattr(b, key), colour) for key, _, colour, _ in PARTS
                              if self.is_shown(key)])
         total = b.total_bytes
         for key, label in self.value_labels.items():
             value = getattr(b, key)
-            label.setText(f"{format_bytes(value)} ({value / total:.0%})" if total else format_bytes(value))
-        self.phases.setText(f"Phase peaks at step {b.step}: " +
-                            ", ".join(f"{phase} {format_bytes(v)}" for phase, v in b.phase_peaks))
-        self.note.setText(
-            "Activations + workspace = the step's allocator peak minus everything else." if b.method == "allocator"
-            else "No allocator peak counters on this device: activations are the bytes autograd saved for "
-                 "backward; phase values are the process's memory at each phase's end.")
+            if total:
+                label.setText(self.tr("{size} ({share}%)").format(size=format_bytes(value),
+                                                                  share=number(100 * value / total, 0)))
+            else:
+                label.setText(format_bytes(value))
+        peaks = self.tr(", ").join(f"{phase_name(phase)} {format_bytes(v)}" for phase, v in b.phase_peaks)
+        self.phases.setText(self.tr("Phase peaks at step {step}: {peaks}").format(step=integer(b.step), peaks=peaks))
+        if b.method == "allocator":
+            self.note.setText(self.tr("Activations + workspace = the step's allocator peak minus everything else."))
+        else:
+            self.note.setText(self.tr("No allocator peak counters on this device: activations are the bytes autograd "
+                                      "saved for backward; phase values are the process's memory at each phase's end."))
+
+    def _title(self, rank: str | None) -> str:
+        """The view's title; `rank`: the rank shown, named, when the run has several."""
+        if rank is None:
+            return self.tr("Memory of one training step, by what holds it (sampled once per report)")
+        return self.tr("Memory of one training step on {rank}, by what holds it (sampled once per report)").format(
+            rank=rank)

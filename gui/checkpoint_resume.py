@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from core.config import BOUNDS
 from core.errors import UserError
+from gui.core_text import error_text
+from gui.locale_format import integer
 
 if TYPE_CHECKING:
     from core.checkpoint import CheckpointInfo
@@ -29,8 +31,9 @@ class CheckpointResume(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
-        self.action = QAction("Resume from checkpoint…", window)
-        self.action.setStatusTip("Continue a run from a checkpoint it saved: the same run, its steps and curve go on")
+        self.action = QAction(self.tr("Resume from checkpoint…"), window)
+        self.action.setStatusTip(self.tr("Continue a run from a checkpoint it saved: the same run, its steps and "
+                                         "curve go on"))
         self.action.triggered.connect(self._on_triggered)
 
     def update_for(self, can_start: bool) -> None:
@@ -41,31 +44,38 @@ class CheckpointResume(QObject):
         from core.checkpoint import default_dir, read_info
 
         folder = default_dir()
-        path, _ = QFileDialog.getOpenFileName(self.window, "Resume from checkpoint", str(folder if folder.is_dir()
-                                                                                         else Path.home()),
-                                              "Checkpoints (*.pt);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self.window, self.tr("Resume from checkpoint"),
+                                              str(folder if folder.is_dir() else Path.home()),
+                                              self.tr("Checkpoints (*.pt);;All files (*)"))
         if not path:
             return
         try:
             info = read_info(path)
         except UserError as exc:
-            self._refuse(str(exc))
+            self._refuse(error_text(exc))
             return
         epochs = self._ask_epochs(info)
         if epochs is not None:
             self.resume(path, epochs)
 
     def _ask_epochs(self, info: CheckpointInfo) -> int | None:
-        first, planned = resumable_epochs(info)
-        where = "after" if info.epoch_complete else "during"
         from core.user_callables import is_spec
 
+        first, planned = resumable_epochs(info)
+        values = dict(file=Path(info.path).name, model=info.config.model, dataset=info.config.dataset,
+                      step=integer(info.step), epoch=info.epoch)
+        if info.epoch_complete:
+            saved = self.tr("{file}: {model} on {dataset}, saved at step {step} (after epoch {epoch}).")
+        else:
+            saved = self.tr("{file}: {model} on {dataset}, saved at step {step} (during epoch {epoch}).")
+        lines = [saved.format(**values)]
         code = [spec for spec in (info.config.model, info.config.dataset) if is_spec(spec)]
-        warning = (f"\nResuming imports and runs your code named in it: {', '.join(code)}." if code else "")
-        text = (f"{Path(info.path).name}: {info.config.model} on {info.config.dataset}, saved at step {info.step} "
-                f"({where} epoch {info.epoch}).{warning}\nTrain up to epoch:")
-        value, ok = QInputDialog.getInt(self.window, "Resume from checkpoint", text, planned, first,
-                                        int(BOUNDS["epochs"].maximum))
+        if code:
+            warning = self.tr("Resuming imports and runs your code named in it: {code}.")
+            lines.append(warning.format(code=", ".join(code)))
+        lines.append(self.tr("Train up to epoch:"))
+        value, ok = QInputDialog.getInt(self.window, self.tr("Resume from checkpoint"), "\n".join(lines), planned,
+                                        first, int(BOUNDS["epochs"].maximum))
         return value if ok else None
 
     def resume(self, path: str, epochs: int) -> str | None:
@@ -78,14 +88,16 @@ class CheckpointResume(QObject):
             self.window.form.set_config(config)
             self.window.start_run(config, resume=path)
         except UserError as exc:
-            self._refuse(str(exc))
-            return str(exc)
+            self._refuse(error_text(exc))
+            return error_text(exc)
         self._show_earlier_steps(info)
         return None
 
     def _refuse(self, message: str) -> None:
-        self.window.log.add(f"cannot resume: {message}", "error")
-        self.window.statusBar().showMessage(f"cannot resume: {message}", 15_000)
+        """`message`: why, translated."""
+        text = self.tr("cannot resume: {reason}").format(reason=message)
+        self.window.log.add(text, "error")
+        self.window.statusBar().showMessage(text, 15_000)
 
     def _show_earlier_steps(self, info: CheckpointInfo) -> None:
         """The recorded steps up to the checkpoint, so the resumed curve continues the old one."""
@@ -99,7 +111,8 @@ class CheckpointResume(QObject):
                 series = store.steps(run_id)
                 epochs = store.events(run_id, kinds=("EpochEnded",))
         except StoreError as exc:
-            self.window.log.add(f"the run's earlier steps are not shown: {exc}", "warning")
+            self.window.log.add(self.tr("the run's earlier steps are not shown: {error}").format(error=error_text(exc)),
+                                "warning")
             return
         plot, start, chunk = self.window.loss_plot, None, []
         for step, loss in zip(series.steps, series.losses):
@@ -117,8 +130,9 @@ class CheckpointResume(QObject):
             if event.step is not None and event.step <= info.step:
                 plot.add_epoch_end(event.data["epoch"], event.step, event.data.get("val_accuracy"))
         if series.steps:
-            self.window.log.add(f"the loss plot shows run {run_id}'s {min(info.step, len(series.steps))} recorded "
-                                f"steps before the checkpoint, then the resumed ones")
+            self.window.log.add(self.tr("the loss plot shows run {run}'s {steps} recorded steps before the checkpoint, "
+                                        "then the resumed ones").format(
+                run=run_id, steps=integer(min(info.step, len(series.steps)))))
 
 
 def resumable_epochs(info: CheckpointInfo) -> tuple[int, int]:

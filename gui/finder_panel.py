@@ -13,6 +13,8 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton,
 from core.config import RunConfig
 from core.units import format_bytes
 from gui.background import BackgroundTask
+from gui.core_text import error_text
+from gui.locale_format import integer
 
 
 class FinderPanel(QWidget):
@@ -31,58 +33,61 @@ class FinderPanel(QWidget):
         self.task.ended.connect(self._on_ended)
         self.trials: list[Any] = []
         self.result: Any = None
+        self._failure: list[BaseException] = []  # the search's UserError, kept whole (its text translates)
 
         self.capacity = QDoubleSpinBox()
         self.capacity.setDecimals(2)
         self.capacity.setRange(0.0, 100_000.0)
-        self.capacity.setSpecialValueText("device's")
+        self.capacity.setSpecialValueText(self.tr("device's"))
         self.capacity.setSuffix(" GB")
-        self.capacity.setToolTip("Memory to plan for. Leave at \"device's\" to use the selected device's; "
-                                 "set it to plan for a GPU you do not have (e.g. 24 GB). On the CPU the "
-                                 "default is the memory available now.")
+        self.capacity.setToolTip(self.tr("Memory to plan for. Leave at \"device's\" to use the selected device's; "
+                                         "set it to plan for a GPU you do not have (e.g. 24 GB). On the CPU the "
+                                         "default is the memory available now."))
         self.margin = QDoubleSpinBox()
         self.margin.setDecimals(2)
         self.margin.setRange(0.0, 0.9)
         self.margin.setSingleStep(0.05)
         self.margin.setValue(0.1)
-        self.margin.setToolTip("Fraction of the capacity kept free for fragmentation and other processes")
+        self.margin.setToolTip(self.tr("Fraction of the capacity kept free for fragmentation and other processes"))
         self.start_batch = QSpinBox()
         self.start_batch.setRange(1, 65536)
         self.start_batch.setValue(1)
-        self.start_batch.setToolTip("First batch size tried; the search doubles from here")
-        self.find_button = QPushButton("Find batch size")
-        self.find_button.setToolTip("Run a few real training steps per candidate batch size (doubling, then "
-                                    "binary search) with the settings on the left")
+        self.start_batch.setToolTip(self.tr("First batch size tried; the search doubles from here"))
+        self.find_button = QPushButton(self.tr("Find batch size"))
+        self.find_button.setToolTip(self.tr("Run a few real training steps per candidate batch size (doubling, then "
+                                            "binary search) with the settings on the left"))
         self.find_button.clicked.connect(self._on_find)
-        self.stop_button = QPushButton("Stop search")
+        self.stop_button = QPushButton(self.tr("Stop search"))
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.task.cancel)
-        self.use_button = QPushButton("Use this batch size")
+        self.use_button = QPushButton(self.tr("Use this batch size"))
         self.use_button.setEnabled(False)
         self.use_button.clicked.connect(self._on_use)
 
         controls = QHBoxLayout()
-        for label, widget in (("Capacity", self.capacity), ("Margin", self.margin), ("Start at", self.start_batch)):
+        for label, widget in ((self.tr("Capacity"), self.capacity), (self.tr("Margin"), self.margin),
+                              (self.tr("Start at"), self.start_batch)):
             controls.addWidget(QLabel(label))
             controls.addWidget(widget)
         controls.addWidget(self.find_button)
         controls.addWidget(self.stop_button)
         controls.addStretch(1)
-        self.result_label = QLabel("Finds the largest batch whose training peak stays under capacity × (1 − margin).")
+        self.result_label = QLabel(self.tr("Finds the largest batch whose training peak stays under "
+                                           "capacity × (1 − margin)."))
         self.result_label.setWordWrap(True)
 
         self.plot = pg.PlotWidget()
         item = self.plot.getPlotItem()
-        item.setLabel("bottom", "batch size")
-        item.setLabel("left", "peak memory", units="B")
+        item.setLabel("bottom", self.tr("batch size"))
+        item.setLabel("left", self.tr("peak memory"), units="B")
         item.showGrid(x=True, y=True, alpha=0.2)
         item.addLegend(offset=(10, 10))
-        self.fit_scatter = item.plot(pen=None, symbol="o", symbolBrush=(44, 160, 44), name="fits")
+        self.fit_scatter = item.plot(pen=None, symbol="o", symbolBrush=(44, 160, 44), name=self.tr("fits"))
         self.fail_scatter = item.plot(pen=None, symbol="x", symbolBrush=(214, 39, 40), symbolPen=(214, 39, 40),
-                                      name="too big")
-        self.fit_line = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name="fit")
+                                      name=self.tr("too big"))
+        self.fit_line = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name=self.tr("fit"))
         self.limit_line = pg.InfiniteLine(angle=0, pen=pg.mkPen((200, 0, 0), width=1, style=Qt.PenStyle.DashLine),
-                                          label="limit", labelOpts={"position": 0.05})
+                                          label=self.tr("limit"), labelOpts={"position": 0.05})
         self.limit_line.hide()
         item.addItem(self.limit_line)
 
@@ -105,50 +110,82 @@ class FinderPanel(QWidget):
         try:
             config: RunConfig = self.config_source()
         except UserError as exc:
-            self.result_label.setText(f"Fix the settings first: {exc}")
+            self.result_label.setText(self.tr("Fix the settings first: {error}").format(error=error_text(exc)))
             return
         self.start_search(config)
 
     def start_search(self, config: RunConfig) -> None:
         from core.batch_finder import find_batch_size
+        from core.errors import UserError
 
         capacity = int(self.capacity.value() * 1e9) or None
         margin, start = self.margin.value(), self.start_batch.value()
         self.trials, self.result = [], None
+        failure: list[BaseException] = []
+        self._failure = failure
+
+        def search(progress: Any, cancelled: Any) -> Any:
+            try:
+                return find_batch_size(config, capacity=capacity, margin=margin, start=start, on_trial=progress,
+                                       should_stop=cancelled)
+            except UserError as exc:  # the task passes on its English text; the panel shows it translated
+                failure.append(exc)
+                raise
+
         self._redraw()
         self.find_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.use_button.setEnabled(False)
-        self.result_label.setText(f"Searching with {config.model} on {config.device}…")
-        self.task.start(lambda progress, cancelled: find_batch_size(
-            config, capacity=capacity, margin=margin, start=start, on_trial=progress, should_stop=cancelled))
+        self.result_label.setText(self.tr("Searching with {model} on {device}…").format(model=config.model,
+                                                                                      device=config.device))
+        self.task.start(search)
         # after start: the window re-enables Find on this signal unless a search is running
-        self.log.emit(f"batch-size search started: {config.model} on {config.device}", "info")
+        self.log.emit(self.tr("batch-size search started: {model} on {device}").format(model=config.model,
+                                                                                       device=config.device), "info")
 
     @Slot(object)
     def _on_trial(self, trial: Any) -> None:
         self.trials.append(trial)
-        peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
-        self.result_label.setText(f"batch {trial.batch_size}: peak {peak}, {'fits' if trial.fits else 'too big'}")
+        self.result_label.setText(self._trial_text(trial))
         self._redraw()
+
+    def _trial_text(self, trial: Any) -> str:
+        """'batch 64: peak 1.20 GB, fits', or why it did not."""
+        batch = integer(trial.batch_size)
+        if trial.peak_bytes is None:
+            return self.tr("batch {batch}: out of memory, too big").format(batch=batch)
+        peak = format_bytes(trial.peak_bytes)
+        if trial.fits:
+            return self.tr("batch {batch}: peak {peak}, fits").format(batch=batch, peak=peak)
+        return self.tr("batch {batch}: peak {peak}, too big").format(batch=batch, peak=peak)
 
     @Slot(object)
     def _on_done(self, result: Any) -> None:
         self.result = result
         self.trials = list(result.trials)
-        self.result_label.setText(
-            f"Largest batch that fits: {result.batch_size} (predicted peak "
-            f"{format_bytes(result.predicted_peak(result.batch_size))} of {format_bytes(result.limit_bytes)} "
-            f"allowed; {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} per sample)")
-        self.use_button.setText(f"Use batch size {result.batch_size}")
+        batch = integer(result.batch_size)
+        self.result_label.setText(self.tr(
+            "Largest batch that fits: {batch} (predicted peak {peak} of {limit} allowed; {fixed} fixed + "
+            "{per_sample} per sample)").format(
+            batch=batch, peak=format_bytes(result.predicted_peak(result.batch_size)),
+            limit=format_bytes(result.limit_bytes), fixed=format_bytes(result.fixed_bytes),
+            per_sample=format_bytes(result.bytes_per_sample)))
+        self.use_button.setText(self.tr("Use batch size {batch}").format(batch=batch))
         self.use_button.setEnabled(True)
-        self.log.emit(f"batch-size search: {result.batch_size} fits ({len(result.trials)} trials)", "info")
+        if len(result.trials) == 1:
+            logged = self.tr("batch-size search: {batch} fits (1 trial)").format(batch=batch)
+        else:
+            logged = self.tr("batch-size search: {batch} fits ({trials} trials)").format(
+                batch=batch, trials=integer(len(result.trials)))
+        self.log.emit(logged, "info")
         self._redraw()
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self.result_label.setText(message.splitlines()[0])
-        self.log.emit("batch-size search: " + message.splitlines()[0], "error")
+        """`message`: the task's English text; a UserError the search raised is shown from the error itself."""
+        text = error_text(self._failure[0]) if self._failure else message.splitlines()[0]
+        self.result_label.setText(text)
+        self.log.emit(self.tr("batch-size search: {error}").format(error=text), "error")
 
     @Slot()
     def _on_ended(self) -> None:
@@ -170,7 +207,7 @@ class FinderPanel(QWidget):
             xs = np.array([0, max(t.batch_size for t in self.trials)], dtype=float)
             self.fit_line.setData(xs, self.result.fixed_bytes + self.result.bytes_per_sample * xs)
             self.limit_line.setPos(self.result.limit_bytes)
-            self.limit_line.label.setFormat(f"limit {format_bytes(self.result.limit_bytes)}")
+            self.limit_line.label.setFormat(self.tr("limit {size}").format(size=format_bytes(self.result.limit_bytes)))
             self.limit_line.show()
         else:
             self.fit_line.setData([], [])

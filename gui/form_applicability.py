@@ -15,22 +15,41 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QSpinBox
 
 from core.config import BOUNDS
+from gui.core_text import core_text
 from gui.form_text import field_tooltip
 
 if TYPE_CHECKING:
     from gui.settings_form import SettingsForm
 
 FAST_PATHS = ("cudnn_benchmark", "compile", "fused_optimizer")
+# why a setting is not used with what else is chosen: the tooltip of a greyed-out setting
+NOT_USED = {
+    "gpu_copies_only": QT_TRANSLATE_NOOP("form_applicability", "pin_memory only speeds up copies to a GPU"),
+    "no_copy_on_cpu": QT_TRANSLATE_NOOP("form_applicability", "the CPU needs no copy to a device"),
+    "stream_copies": QT_TRANSLATE_NOOP("form_applicability", "only the stream placement copies batches"),
+    "resident_no_workers": QT_TRANSLATE_NOOP(
+        "form_applicability", "the resident placement keeps the data on the device: no loader workers"),
+    "synthetic_only": QT_TRANSLATE_NOOP("form_applicability", "only the synthetic dataset is generated"),
+    "own_dataset_files": QT_TRANSLATE_NOOP("form_applicability", "your own dataset's factory finds its own files"),
+    "synthetic_no_files": QT_TRANSLATE_NOOP("form_applicability", "the synthetic dataset needs no files"),
+    "not_downloadable": QT_TRANSLATE_NOOP("form_applicability",
+                                          "only mnist, fashion-mnist and cifar10 can be downloaded"),
+    "adamw_no_momentum": QT_TRANSLATE_NOOP("form_applicability", "AdamW has no momentum setting"),
+    "one_process": QT_TRANSLATE_NOOP(
+        "form_applicability", "one process already normalises over its whole batch (set more than one process)"),
+}
 
 
 def is_auto_model(text: str) -> bool:
-    """'auto' as typed, or as the form shows it once devices are known: 'auto (tiny-cnn on this CPU)'."""
+    """'auto' as typed, or as the form shows it once devices are known: 'auto (tiny-cnn on this CPU)' (in
+    Chinese the parenthesis is the full-width one). No model name holds a parenthesis."""
     text = text.strip().lower()
-    return text == "auto" or text.startswith("auto (")
+    return text == "auto" or text.startswith(("auto (", "auto（"))
 
 
 def update_applicability(form: SettingsForm) -> None:
@@ -39,19 +58,14 @@ def update_applicability(form: SettingsForm) -> None:
     stream = form.value("placement") != "resident"
     synthetic = form.value("dataset") == "synthetic"
     own = ":" in str(form.value("dataset"))  # your own dataset (package.module:factory) finds its own files
-    _applies(form, "pin_memory", not on_cpu and stream,
-             "pin_memory only speeds up copies to a GPU" if on_cpu else "only the stream placement copies batches")
-    _applies(form, "non_blocking", not on_cpu and stream,
-             "the CPU needs no copy to a device" if on_cpu else "only the stream placement copies batches")
-    _applies(form, "workers", stream, "the resident placement keeps the data on the device: no loader workers")
-    _applies(form, "synthetic_samples", synthetic, "only the synthetic dataset is generated")
-    _applies(form, "data_dir", not synthetic and not own,
-             "your own dataset's factory finds its own files" if own else "the synthetic dataset needs no files")
-    _applies(form, "download", form.value("dataset") in ("mnist", "fashion-mnist", "cifar10"),
-             "only mnist, fashion-mnist and cifar10 can be downloaded")
-    _applies(form, "momentum", form.value("optimizer") == "sgd", "AdamW has no momentum setting")
-    _applies(form, "sync_bn", int(form.value("nproc")) > 1,
-             "one process already normalises over its whole batch (set more than one process)")
+    _applies(form, "pin_memory", not on_cpu and stream, "gpu_copies_only" if on_cpu else "stream_copies")
+    _applies(form, "non_blocking", not on_cpu and stream, "no_copy_on_cpu" if on_cpu else "stream_copies")
+    _applies(form, "workers", stream, "resident_no_workers")
+    _applies(form, "synthetic_samples", synthetic, "synthetic_only")
+    _applies(form, "data_dir", not synthetic and not own, "own_dataset_files" if own else "synthetic_no_files")
+    _applies(form, "download", form.value("dataset") in ("mnist", "fashion-mnist", "cifar10"), "not_downloadable")
+    _applies(form, "momentum", form.value("optimizer") == "sgd", "adamw_no_momentum")
+    _applies(form, "sync_bn", int(form.value("nproc")) > 1, "one_process")
     show_nproc_meaning(form)
     problems = form.devices.problems_of(str(form.value("device")))
     amp: QComboBox = form.widgets["amp"]
@@ -59,17 +73,29 @@ def update_applicability(form: SettingsForm) -> None:
     if isinstance(model, QStandardItemModel):
         item = model.item(amp.findData("fp16"))
         item.setEnabled(not on_cpu)
-        item.setToolTip("fp16 autocast needs a CUDA or MPS device" if on_cpu else "float16 autocast + GradScaler")
+        if on_cpu:
+            item.setToolTip(QCoreApplication.translate("form_applicability",
+                                                       "fp16 autocast needs a CUDA or MPS device"))
+        else:
+            item.setToolTip(QCoreApplication.translate("form_applicability", "float16 autocast + GradScaler"))
         if on_cpu and amp.currentData() == "fp16":
             amp.setCurrentIndex(amp.findData("off"))
         bf16 = model.item(amp.findData("bf16"))
         bf16.setEnabled("amp=bf16" not in problems or amp.currentData() == "bf16")
-        bf16.setToolTip(problems.get("amp=bf16", "bfloat16 autocast (no gradient scaler needed)"))
+        if "amp=bf16" in problems:
+            bf16.setToolTip(core_text(problems["amp=bf16"]))
+        else:
+            bf16.setToolTip(QCoreApplication.translate("form_applicability",
+                                                       "bfloat16 autocast (no gradient scaler needed)"))
     for field in FAST_PATHS:
         problem = problems.get(field)
         widget = form.widgets[field]
         widget.setEnabled(problem is None or bool(form.value(field)))
-        widget.setToolTip(field_tooltip(field) if problem is None else f"Cannot run on this device: {problem}")
+        if problem is None:
+            widget.setToolTip(field_tooltip(field))
+        else:
+            widget.setToolTip(QCoreApplication.translate("form_applicability", "Cannot run on this device: {problem}")
+                              .format(problem=core_text(problem)))
     show_auto_model(form)
 
 
@@ -79,18 +105,23 @@ def show_nproc_meaning(form: SettingsForm) -> None:
     cannot run) rather than being cut down unseen."""
     meaning = form.nproc_meaning()
     spin: QSpinBox = form.widgets["nproc"]
-    form.labels["nproc"].setText(meaning.label)
+    form.labels["nproc"].setText(core_text(meaning.label))
     limit = meaning.limit if meaning.limit is not None else int(BOUNDS["nproc"].maximum)
     spin.setMaximum(max(limit, spin.value()))
-    spin.setToolTip(field_tooltip("nproc") if meaning.limit is None else meaning.tooltip)
+    spin.setToolTip(field_tooltip("nproc") if meaning.limit is None else core_text(meaning.tooltip))
     form.labels["nproc"].setToolTip(spin.toolTip())
 
 
 def _applies(form: SettingsForm, field: str, applies: bool, reason: str) -> None:
+    """`reason`: the NOT_USED key of why the setting is not used."""
     widget = form.widgets[field]
     target = widget.parentWidget() if field == "data_dir" else widget
     target.setEnabled(applies)
-    widget.setToolTip(field_tooltip(field) if applies else f"Not used: {reason}")
+    if applies:
+        widget.setToolTip(field_tooltip(field))
+        return
+    why = QCoreApplication.translate("form_applicability", NOT_USED[reason])
+    widget.setToolTip(QCoreApplication.translate("form_applicability", "Not used: {reason}").format(reason=why))
 
 
 def auto_model_text(form: SettingsForm) -> str:
@@ -99,8 +130,10 @@ def auto_model_text(form: SettingsForm) -> str:
         return "auto"
     from gui.run_estimate import resolved_model
 
-    kind = form.device_kind()
-    return f"auto ({resolved_model('auto', kind)} on this {'CPU' if kind == 'cpu' else 'GPU'})"
+    model = resolved_model("auto", form.device_kind())
+    if form.device_kind() == "cpu":
+        return QCoreApplication.translate("form_applicability", "auto ({model} on this CPU)").format(model=model)
+    return QCoreApplication.translate("form_applicability", "auto ({model} on this GPU)").format(model=model)
 
 
 def show_auto_model(form: SettingsForm) -> None:

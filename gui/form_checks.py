@@ -3,7 +3,8 @@
 A run would fail on each of these after Start (or, worse, run on another device than the one shown),
 so the form says it inline and keeps Start disabled, like any other bad input. Every check raises
 `ConfigError` naming the field; a filesystem error becomes one too, so no check can raise anything
-else out of a Qt slot. No Qt here: the form calls these on each change.
+else out of a Qt slot. No Qt here: the form calls these on each change. Their texts are
+`core.message.Message`s, as core's are: the form shows them in the user's language (`gui.core_text`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import ConfigError, UserError
+from core.message import Message, message_of
 
 
 def normalised_device(spec: str) -> str:
@@ -29,7 +31,8 @@ def check_device(spec: str, present: Iterable[str]) -> None:
     present = list(present)
     if normalised_device(spec) == "auto" or normalised_device(spec) in present:
         return
-    raise ConfigError("device", f"{spec} is not on this machine; it has {', '.join(present)} (or auto)")
+    raise ConfigError("device", Message("{spec} is not on this machine; it has {present} (or auto)", spec=spec,
+                                        present=", ".join(present)))
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class NprocMeaning:
     `limit` is None until torch has listed the devices (the config's own bound applies until then)."""
 
     label: str  # "GPUs", "CPU processes", or "Processes" before the devices are known
-    unit: str  # how a sentence counts them: "GPUs", "CPU cores"
+    counts: str  # what the limit counts: "gpu" (this machine's CUDA GPUs), "cpu" (its cores), "" (not known)
     limit: int | None
     tooltip: str
 
@@ -46,23 +49,28 @@ class NprocMeaning:
 def nproc_meaning(kind: str, cuda_gpus: int | None, cpus: int | None = None) -> NprocMeaning:
     """`kind`: the selected device's ('cpu', 'cuda', 'mps'); `cuda_gpus`: how many this machine has (None: not
     known yet); `cpus`: os.cpu_count() unless given."""
-    split = "data-parallel processes (torch.distributed): each step's batch is split evenly over them"
     if cuda_gpus is None:  # the form shows the bound's own help until then
-        return NprocMeaning("Processes", "processes", None, "")
+        return NprocMeaning(Message("Processes"), "", None, "")
     if kind == "cuda" and cuda_gpus > 0:
-        return NprocMeaning("GPUs", "GPUs", cuda_gpus,
-                            f"GPUs training together, one process each: {split} (1 to {cuda_gpus} here)")
+        return NprocMeaning(Message("GPUs"), "gpu", cuda_gpus, Message(
+            "GPUs training together, one process each: data-parallel processes (torch.distributed): each step's "
+            "batch is split evenly over them (1 to {gpus} here)", gpus=cuda_gpus))
     cores = cpus if cpus is not None else (os.cpu_count() or 1)
-    return NprocMeaning("CPU processes", "CPU cores", cores,
-                        f"CPU processes training together: {split} (1 to {cores}, this machine's cores)")
+    return NprocMeaning(Message("CPU processes"), "cpu", cores, Message(
+        "CPU processes training together: data-parallel processes (torch.distributed): each step's batch is split "
+        "evenly over them (1 to {cores}, this machine's cores)", cores=cores))
 
 
 def check_nproc(nproc: int, meaning: NprocMeaning) -> None:
     """More processes than this machine has GPUs (each takes one) or CPU cores (they would only slow each
     other down) is refused; a saved value from a bigger machine shows this until it is lowered."""
-    if meaning.limit is not None and nproc > meaning.limit:
-        raise ConfigError("nproc", f"{nproc} asked, but this machine has {meaning.limit} {meaning.unit}; use 1 to "
-                                   f"{meaning.limit}")
+    if meaning.limit is None or nproc <= meaning.limit:
+        return
+    if meaning.counts == "gpu":
+        raise ConfigError("nproc", Message("{nproc} asked, but this machine has {limit} GPUs; use 1 to {limit}",
+                                           nproc=nproc, limit=meaning.limit))
+    raise ConfigError("nproc", Message("{nproc} asked, but this machine has {limit} CPU cores; use 1 to {limit}",
+                                       nproc=nproc, limit=meaning.limit))
 
 
 def check_findable(field: str, spec: str) -> None:
@@ -72,7 +80,7 @@ def check_findable(field: str, spec: str) -> None:
 
     problem = spec_problem(spec)
     if problem:
-        raise ConfigError(field, f"{spec}: {problem}")
+        raise ConfigError(field, Message("{spec}: {problem}", spec=spec, problem=problem))
 
 
 def folder_stat(path: str) -> os.stat_result | None:
@@ -83,19 +91,22 @@ def folder_stat(path: str) -> os.stat_result | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        raise ConfigError("data_dir", f"cannot use {_short(path)}: {exc.strerror or exc}") from None
+        raise ConfigError("data_dir", Message("cannot use {path}: {reason}", path=_short(path),
+                                              reason=exc.strerror or str(exc))) from None
     except ValueError as exc:  # an embedded NUL byte
-        raise ConfigError("data_dir", f"cannot use {_short(path)}: {exc}") from None
+        raise ConfigError("data_dir", Message("cannot use {path}: {reason}", path=_short(path),
+                                              reason=str(exc))) from None
 
 
 def check_data_folder(path: str) -> os.stat_result:
     """The data folder must exist and be a folder (not a file); returns its stat."""
     info = folder_stat(path)
     if info is None:
-        raise ConfigError("data_dir", f"the folder {_short(path)} does not exist (choose another, or tick download)")
+        raise ConfigError("data_dir", Message("the folder {path} does not exist (choose another, or tick download)",
+                                              path=_short(path)))
     if not stat.S_ISDIR(info.st_mode):
-        raise ConfigError("data_dir", f"{_short(path)} is a file, not a folder; choose the folder that holds "
-                                      "the dataset")
+        raise ConfigError("data_dir", Message("{path} is a file, not a folder; choose the folder that holds the "
+                                              "dataset", path=_short(path)))
     return info
 
 
@@ -133,9 +144,9 @@ def _count(path: str) -> int | str | None:
     try:
         return int(count_train_images(Path(path)))
     except UserError as exc:
-        return str(exc)
+        return message_of(exc)  # a Message when the loader raised one: it stays translatable
     except OSError as exc:
-        return f"cannot read {_short(path)}: {exc.strerror or exc}"
+        return Message("cannot read {path}: {reason}", path=_short(path), reason=exc.strerror or str(exc))
     except Exception:  # a scan that fails some other way must not break the form: the run will tell
         return None
 
@@ -173,7 +184,7 @@ def fast_path_problems(devices: Iterable[tuple[str, str]]) -> dict[str, dict[str
             try:
                 check_fast_paths(RunConfig(fused_optimizer=False).replace(**changes), torch.device(spec))
             except ConfigError as exc:
-                problems[key] = _one_line(str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc))
+                problems[key] = _one_line(exc.detail)
             except Exception:  # noqa: BLE001 - a probe must never break the form; the run checks again
                 continue
         found[spec] = problems
@@ -182,7 +193,10 @@ def fast_path_problems(devices: Iterable[tuple[str, str]]) -> dict[str, dict[str
 
 def _one_line(reason: str, limit: int = 200) -> str:
     """A reason fit for a tooltip and the form's message line: torch's own errors can run to a page (a
-    dispatcher error lists every backend), so its first line, cut at `limit` characters."""
+    dispatcher error lists every backend), so its first line, cut at `limit` characters. A reason that fits
+    is returned as it is (a `Message` stays translatable)."""
+    if len(reason) <= limit and "\n" not in reason and reason == reason.strip():
+        return reason
     lines = reason.strip().splitlines()
     first = lines[0] if lines else reason
     return first if len(first) <= limit and len(lines) <= 1 else first[:limit].rstrip() + "…"

@@ -1,43 +1,161 @@
-"""What the settings form says: field labels, help and tooltips from `core.config.BOUNDS`, and errors
-turned into one readable line. No Qt: the form and its tests read the same text from here."""
+"""What the settings form says, in the user's language: field labels, help and tooltips, and errors
+turned into one readable line.
+
+The help is what `core.config.BOUNDS` says (the CLI's help, which stays English), in the form's words:
+CLI options are named by their form labels. It is written here again as literals because Qt's
+translation tools read literals only; a test keeps each English text equal to its bound's help.
+"""
 
 from __future__ import annotations
 
-import re
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 
-from core.config import BOUNDS, describe_range
+from core.config import BOUNDS
 from core.errors import ConfigError, UserError
+from core.user_callables import SPEC_FIELDS, SPEC_FORM
+from gui.core_text import error_text
+from gui.locale_format import integer
 
-LABELS = {"lr": "Learning rate", "amp": "Mixed precision", "on_oom": "On out of memory",
-          "channels_last": "channels_last", "pin_memory": "pin_memory", "non_blocking": "non_blocking",
-          "data_dir": "Data folder", "max_steps": "Max steps", "synthetic_samples": "Synthetic images",
-          "report_interval": "Report every (s)", "compile": "torch.compile", "cudnn_benchmark": "cuDNN benchmark",
-          "fused_optimizer": "Fused optimizer", "nproc": "Processes", "sync_bn": "Sync BatchNorm"}
+LABELS = {
+    "device": QT_TRANSLATE_NOOP("form_text", "Device"),
+    "nproc": QT_TRANSLATE_NOOP("form_text", "Processes"),
+    "sync_bn": QT_TRANSLATE_NOOP("form_text", "Sync BatchNorm"),
+    "model": QT_TRANSLATE_NOOP("form_text", "Model"),
+    "amp": QT_TRANSLATE_NOOP("form_text", "Mixed precision"),
+    "channels_last": QT_TRANSLATE_NOOP("form_text", "channels_last"),
+    "compile": QT_TRANSLATE_NOOP("form_text", "torch.compile"),
+    "cudnn_benchmark": QT_TRANSLATE_NOOP("form_text", "cuDNN benchmark"),
+    "fused_optimizer": QT_TRANSLATE_NOOP("form_text", "Fused optimizer"),
+    "dataset": QT_TRANSLATE_NOOP("form_text", "Dataset"),
+    "data_dir": QT_TRANSLATE_NOOP("form_text", "Data folder"),
+    "download": QT_TRANSLATE_NOOP("form_text", "Download"),
+    "synthetic_samples": QT_TRANSLATE_NOOP("form_text", "Synthetic images"),
+    "placement": QT_TRANSLATE_NOOP("form_text", "Placement"),
+    "workers": QT_TRANSLATE_NOOP("form_text", "Workers"),
+    "pin_memory": QT_TRANSLATE_NOOP("form_text", "pin_memory"),
+    "non_blocking": QT_TRANSLATE_NOOP("form_text", "non_blocking"),
+    "batch_size": QT_TRANSLATE_NOOP("form_text", "Batch size"),
+    "epochs": QT_TRANSLATE_NOOP("form_text", "Epochs"),
+    "max_steps": QT_TRANSLATE_NOOP("form_text", "Max steps"),
+    "lr": QT_TRANSLATE_NOOP("form_text", "Learning rate"),
+    "optimizer": QT_TRANSLATE_NOOP("form_text", "Optimizer"),
+    "momentum": QT_TRANSLATE_NOOP("form_text", "Momentum"),
+    "weight_decay": QT_TRANSLATE_NOOP("form_text", "Weight decay"),
+    "seed": QT_TRANSLATE_NOOP("form_text", "Seed"),
+    "on_oom": QT_TRANSLATE_NOOP("form_text", "On out of memory"),
+    "report_interval": QT_TRANSLATE_NOOP("form_text", "Report every (s)"),
+}
 # what the lowest position of an optional number means (None in the config)
-NONE_TEXT = {"epochs": "auto", "max_steps": "no limit"}
+NONE_TEXT = {"epochs": QT_TRANSLATE_NOOP("form_text", "auto"), "max_steps": QT_TRANSLATE_NOOP("form_text", "no limit")}
+
+# BOUNDS[field].help in the form's words: {max_steps} and {epochs} are those fields' labels, {spec_form} is
+# core.user_callables.SPEC_FORM
+HELP = {
+    "device": QT_TRANSLATE_NOOP("form_text", "device to train on: auto, cpu, cuda, cuda:N or mps"),
+    "model": QT_TRANSLATE_NOOP(
+        "form_text", "auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a "
+                     "small fast CIFAR net), any torchvision classifier name, or your own: {spec_form} (or "
+                     "path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and "
+                     "in_channels= when it takes them)"),
+    "dataset": QT_TRANSLATE_NOOP(
+        "form_text", "dataset to train on, or your own: a callable (path/to/file.py:factory works too) returning a "
+                     "map-style Dataset of (image tensor CxHxW, int label), or a (train, val) tuple or a "
+                     "{{'train', 'val'}} dict of them"),
+    "data_dir": QT_TRANSLATE_NOOP("form_text", "folder holding the dataset files (default: the user data folder)"),
+    "download": QT_TRANSLATE_NOOP("form_text", "download the dataset into the data folder when it is missing"),
+    "synthetic_samples": QT_TRANSLATE_NOOP("form_text", "training images generated for the synthetic dataset"),
+    "batch_size": QT_TRANSLATE_NOOP("form_text", "images per training step"),
+    "epochs": QT_TRANSLATE_NOOP(
+        "form_text", "passes over the training set (default: 1, or as many as \"{max_steps}\" needs when that is "
+                     "given; with both, the run stops at whichever comes first)"),
+    "max_steps": QT_TRANSLATE_NOOP(
+        "form_text", "train for this many steps, over as many epochs as that takes (default: one epoch; with "
+                     "\"{epochs}\" too, the run stops at whichever comes first)"),
+    "lr": QT_TRANSLATE_NOOP("form_text", "learning rate"),
+    "optimizer": QT_TRANSLATE_NOOP("form_text", "optimizer"),
+    "momentum": QT_TRANSLATE_NOOP("form_text", "SGD momentum"),
+    "weight_decay": QT_TRANSLATE_NOOP("form_text", "weight decay"),
+    "amp": QT_TRANSLATE_NOOP("form_text", "automatic mixed precision"),
+    "channels_last": QT_TRANSLATE_NOOP("form_text", "use the channels_last memory format for the model and batches"),
+    "compile": QT_TRANSLATE_NOOP(
+        "form_text", "compile the model with torch.compile (its compile time is reported apart and left out of "
+                     "images/s; needs a C++ compiler on the CPU, Triton on CUDA)"),
+    "cudnn_benchmark": QT_TRANSLATE_NOOP(
+        "form_text", "let cuDNN time its convolution algorithms and keep the fastest (CUDA only; pays off when "
+                     "batch shapes do not change)"),
+    "fused_optimizer": QT_TRANSLATE_NOOP(
+        "form_text", "update all parameters in one fused kernel (on CUDA it also keeps fp16's gradient-scaler "
+                     "check on the device: no host sync per step)"),
+    "placement": QT_TRANSLATE_NOOP(
+        "form_text", "where the data lives: stream (DataLoader) or resident (on the device); auto picks resident "
+                     "when it fits"),
+    "workers": QT_TRANSLATE_NOOP("form_text", "DataLoader worker processes (stream placement)"),
+    "pin_memory": QT_TRANSLATE_NOOP("form_text", "pin host batches for faster copies to a GPU (stream placement)"),
+    "non_blocking": QT_TRANSLATE_NOOP("form_text", "copy batches to the GPU asynchronously (stream placement)"),
+    "seed": QT_TRANSLATE_NOOP("form_text", "random seed for data, model and shuffling"),
+    "report_interval": QT_TRANSLATE_NOOP("form_text", "seconds between progress reports (one host sync each)"),
+    "on_oom": QT_TRANSLATE_NOOP("form_text", "on out of memory: stop the run, or halve the batch and continue"),
+    "nproc": QT_TRANSLATE_NOOP(
+        "form_text", "processes training together, data-parallel (torch.distributed): one per GPU, or CPU "
+                     "processes where there is no GPU; batch_size is split evenly over them"),
+    "sync_bn": QT_TRANSLATE_NOOP(
+        "form_text", "synchronise BatchNorm statistics across processes (nproc > 1): each step then normalises "
+                     "over the whole batch, as one process would"),
+}
+
+
+def label(field: str) -> str:
+    """The field's label in the form ("Batch size"); a name the form has no label for, as it reads."""
+    if field in LABELS:
+        return QCoreApplication.translate("form_text", LABELS[field])
+    return field.replace("_", " ").capitalize()
+
+
+def none_text(field: str) -> str:
+    """What an optional number's lowest position shows ("auto", "no limit")."""
+    text = NONE_TEXT.get(field, NONE_TEXT["max_steps"])
+    return QCoreApplication.translate("form_text", text)
 
 
 def field_help(field: str) -> str:
     """The bound's help as the form says it: CLI options ('--max-steps') named by their form labels."""
-    def label(match: re.Match[str]) -> str:
-        name = match.group(1).replace("-", "_")
-        return f'"{LABELS.get(name, name.replace("_", " ").capitalize())}"' if name in BOUNDS else match.group(0)
+    return QCoreApplication.translate("form_text", HELP[field]).format(
+        spec_form=SPEC_FORM, max_steps=label("max_steps"), epochs=label("epochs"))
 
-    return re.sub(r"--([a-z][a-z-]*)", label, BOUNDS[field].help)
+
+def allowed_text(field: str) -> str:
+    """What may be entered, as `core.config.describe_range` says it, in the user's language and locale:
+    'an integer from 1 to 65536', 'one of sgd, adamw', and what an optional number's lowest position means."""
+    bound = BOUNDS[field]
+    if bound.choices:
+        choices = ", ".join(bound.choices)
+        if field in SPEC_FIELDS:
+            return QCoreApplication.translate("form_text", "one of {choices}, or {spec_form}").format(
+                choices=choices, spec_form=SPEC_FORM)
+        return QCoreApplication.translate("form_text", "one of {choices}").format(choices=choices)
+    if bound.kind is bool:
+        return QCoreApplication.translate("form_text", "true or false")
+    if bound.kind is int and bound.minimum is not None:
+        low, high = integer(int(bound.minimum)), integer(int(bound.maximum))
+        if field in NONE_TEXT:
+            return QCoreApplication.translate("form_text", "an integer from {low} to {high}, or {none}").format(
+                low=low, high=high, none=none_text(field))
+        return QCoreApplication.translate("form_text", "an integer from {low} to {high}").format(low=low, high=high)
+    if bound.kind is float and bound.minimum is not None:
+        low, high = (QLocale().toString(float(v), "g", 6) for v in (bound.minimum, bound.maximum))
+        return QCoreApplication.translate("form_text", "a number from {low} to {high}").format(low=low, high=high)
+    return QCoreApplication.translate("form_text", "a string")
 
 
 def field_tooltip(field: str) -> str:
     """Help and what may be entered: 'passes over the training set (...) (an integer from 1 to 10000, or auto)'."""
-    allowed = describe_range(field)
-    if field in NONE_TEXT:
-        allowed += f", or {NONE_TEXT[field]}"
-    return f"{field_help(field)} ({allowed})"
+    return QCoreApplication.translate("form_text", "{help} ({allowed})").format(
+        help=field_help(field), allowed=allowed_text(field))
 
 
 def friendly(exc: UserError) -> str:
-    """'Batch size: must be ...' from 'batch_size: must be ...'."""
+    """'Batch size: must be ...' for a ConfigError of field batch_size: the form's label, then core's detail."""
     if isinstance(exc, ConfigError):
-        label = LABELS.get(exc.field, exc.field.replace("_", " ").capitalize())
-        text = str(exc)
-        return f"{label}: {text.split(': ', 1)[1] if ': ' in text else text}"
-    return str(exc)
+        return QCoreApplication.translate("form_text", "{label}: {detail}").format(
+            label=label(exc.field), detail=error_text(exc, with_field=False))
+    return error_text(exc)

@@ -11,12 +11,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
 from core.config import BOUNDS, BUILTIN_MODELS
 from core.user_callables import SPEC_FORM
-from gui.form_text import NONE_TEXT, field_tooltip
+from gui.form_text import field_tooltip, none_text
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
+
+# what a choice's item shows where a word needs saying in the user's language (the item's data, which the
+# form reads, stays the identifier; identifiers that are names, like sgd or bf16, show as they are)
+CHOICE_TEXTS: dict[str, dict[str, str]] = {
+    "amp": {"off": QT_TRANSLATE_NOOP("form_widgets", "off")},
+    "placement": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto"),
+                  "stream": QT_TRANSLATE_NOOP("form_widgets", "stream"),
+                  "resident": QT_TRANSLATE_NOOP("form_widgets", "resident")},
+    "on_oom": {"stop": QT_TRANSLATE_NOOP("form_widgets", "stop"),
+               "shrink": QT_TRANSLATE_NOOP("form_widgets", "shrink")},
+}
+
+
+def choice_text(field: str, choice: str) -> str:
+    """The text of `choice`'s item in `field`'s combo box."""
+    text = CHOICE_TEXTS.get(field, {}).get(choice)
+    return choice if text is None else QCoreApplication.translate("form_widgets", text)
 
 
 def make_field_widget(field: str, on_changed: Callable[..., None],
@@ -27,7 +45,7 @@ def make_field_widget(field: str, on_changed: Callable[..., None],
     widget: QWidget
     if field == "device":
         widget = QComboBox()
-        widget.addItem("auto (best available)", "auto")
+        widget.addItem(QCoreApplication.translate("form_widgets", "auto (best available)"), "auto")
         widget.addItem("cpu", "cpu")
         widget.currentIndexChanged.connect(on_changed)
     elif field in ("model", "dataset"):  # editable: your own is typed as package.module:factory
@@ -36,18 +54,19 @@ def make_field_widget(field: str, on_changed: Callable[..., None],
         for choice in (BUILTIN_MODELS if field == "model" else bound.choices or ()):
             widget.addItem(choice, choice)
         widget.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        widget.lineEdit().setPlaceholderText(f"a name from the list, or {SPEC_FORM}")
+        placeholder = QCoreApplication.translate("form_widgets", "a name from the list, or {spec_form}")
+        widget.lineEdit().setPlaceholderText(placeholder.format(spec_form=SPEC_FORM))
         widget.currentTextChanged.connect(on_changed)
     elif bound.choices:
         widget = QComboBox()
         for choice in bound.choices:
-            widget.addItem(choice, choice)
+            widget.addItem(choice_text(field, choice), choice)
         widget.currentIndexChanged.connect(on_changed)
     elif bound.kind is bool:
         widget = QCheckBox()
         widget.toggled.connect(on_changed)
     elif bound.kind is int and bound.optional:
-        widget = OptionalSpinBox(int(bound.minimum), int(bound.maximum), NONE_TEXT.get(field, "no limit"))
+        widget = OptionalSpinBox(int(bound.minimum), int(bound.maximum), none_text(field))
         widget.valueChanged.connect(on_changed)
     elif bound.kind is int:
         widget = QSpinBox()
@@ -62,7 +81,7 @@ def make_field_widget(field: str, on_changed: Callable[..., None],
         widget.valueChanged.connect(on_changed)
     else:  # data_dir
         widget = QLineEdit()
-        widget.setPlaceholderText("default: the user data folder")
+        widget.setPlaceholderText(QCoreApplication.translate("form_widgets", "default: the user data folder"))
         widget.textChanged.connect(on_data_dir_typed)  # checked, but not counted, per keystroke
         widget.editingFinished.connect(on_changed)
     if isinstance(widget, (QSpinBox, QDoubleSpinBox)):

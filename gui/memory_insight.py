@@ -16,7 +16,9 @@ from PySide6.QtWidgets import QCheckBox, QFileDialog, QHBoxLayout, QPushButton, 
 
 from core import event_text
 from core.events import OutOfMemory
+from gui.core_text import core_text
 from gui.finder_panel import FinderPanel
+from gui.locale_format import integer
 from gui.log_panel import LogPanel
 from gui.nvml_panel import NvmlPanel
 from gui.oom_banner import OomBanner
@@ -49,8 +51,8 @@ class MemoryInsight(QObject):
         self.oom_banner = OomBanner()
         self.oom_banner.retry_smaller.connect(self._on_retry_smaller)
         self.oom_banner.run_finder.connect(self._on_oom_run_finder)
-        self.record_history = QCheckBox("Record memory history")
-        self.save_snapshot_button = QPushButton("Save snapshot…")
+        self.record_history = QCheckBox(self.tr("Record memory history"))
+        self.save_snapshot_button = QPushButton(self.tr("Save snapshot…"))
         self.save_snapshot_button.clicked.connect(self._on_save_snapshot)
         self.snapshot_controls = QWidget()  # the two above in a row, for the window to place
         row = QHBoxLayout(self.snapshot_controls)
@@ -86,13 +88,14 @@ class MemoryInsight(QObject):
         cuda = device_kind == "cuda" and torch_loaded
         self.record_history.setEnabled(cuda and not running)
         self.record_history.setToolTip(
-            "Record every allocation (bounded history) so a snapshot can be saved for pytorch.org/memory_viz"
-            if cuda else "Memory history is recorded by the CUDA caching allocator: pick a CUDA device")
+            self.tr("Record every allocation (bounded history) so a snapshot can be saved for pytorch.org/memory_viz")
+            if cuda else self.tr("Memory history is recorded by the CUDA caching allocator: pick a CUDA device"))
         recording = running and self.controller.recording_history
         self.save_snapshot_button.setEnabled(recording)
         self.save_snapshot_button.setToolTip(
-            "Save the memory history of this run as a snapshot (opens in pytorch.org/memory_viz)" if recording else
-            "Start a run with \"Record memory history\" ticked (CUDA only) to save a snapshot")
+            self.tr("Save the memory history of this run as a snapshot (opens in pytorch.org/memory_viz)")
+            if recording else
+            self.tr("Start a run with \"Record memory history\" ticked (CUDA only) to save a snapshot"))
         self.finder_panel.find_button.setEnabled(torch_loaded and not running and not self.searching)
 
     # ---- out of memory -----------------------------------------------------------------------------
@@ -108,14 +111,14 @@ class MemoryInsight(QObject):
         """The run's thread is gone, so Retry can start another: show the choices now."""
         if self._offer is not None:
             offer, self._offer = self._offer, None
-            self.oom_banner.offer(offer.batch_size, event_text.out_of_memory_headline(offer),
-                                  event_text.out_of_memory(offer))
+            self.oom_banner.offer(offer.batch_size, core_text(event_text.out_of_memory_headline(offer)),
+                                  core_text(event_text.out_of_memory(offer)))
 
     @Slot(int)
     def _on_retry_smaller(self, batch_size: int) -> None:
         self.oom_banner.hide()
         self.form.set_batch_size(batch_size)
-        self.log.add(f"retrying with batch size {batch_size}")
+        self.log.add(self.tr("retrying with batch size {batch}").format(batch=integer(batch_size)))
         self.start_requested.emit()
 
     @Slot()
@@ -130,7 +133,7 @@ class MemoryInsight(QObject):
     @Slot(int)
     def _on_use_batch_size(self, batch_size: int) -> None:
         self.form.set_batch_size(batch_size)
-        self.log.add(f"batch size set to {batch_size} from the finder")
+        self.log.add(self.tr("batch size set to {batch} from the finder").format(batch=integer(batch_size)))
 
     @Slot(str, str)
     def _on_panel_log(self, text: str, level: str) -> None:
@@ -146,14 +149,14 @@ class MemoryInsight(QObject):
     def _on_save_snapshot(self) -> None:
         parent = self.parent()
         path, _ = QFileDialog.getSaveFileName(parent if isinstance(parent, QWidget) else None,
-                                              "Save memory snapshot", "memory_snapshot.pickle",
-                                              "PyTorch memory snapshot (*.pickle)")
+                                              self.tr("Save memory snapshot"), "memory_snapshot.pickle",
+                                              self.tr("PyTorch memory snapshot (*.pickle)"))
         if path:
             self.request_snapshot(path)
 
     def request_snapshot(self, path: str) -> None:
         self.controller.request_snapshot(path)
-        self.log.add(f"memory snapshot requested: saved at the next step boundary to {path}")
+        self.log.add(self.tr("memory snapshot requested: saved at the next step boundary to {path}").format(path=path))
 
     @Slot()
     def _on_nvml_poll(self) -> None:
@@ -161,14 +164,16 @@ class MemoryInsight(QObject):
             return
         device = self.probe.device
         if device.type != "cuda":
-            self.nvml_panel.show_unavailable(f"The selected device is {device.type}: NVML reports on NVIDIA GPUs only.")
+            self.nvml_panel.show_unavailable(
+                self.tr("The selected device is {kind}: NVML reports on NVIDIA GPUs only.").format(kind=device.type))
             return
         from core import nvml
 
         status = nvml.status(device.index or 0)
         if status is None:
-            self.nvml_panel.show_unavailable("NVML is not available (no NVIDIA driver or library found): "
-                                             "device-wide readings cannot be shown. PyTorch's own counters still work.")
+            self.nvml_panel.show_unavailable(self.tr("NVML is not available (no NVIDIA driver or library found): "
+                                                     "device-wide readings cannot be shown. PyTorch's own counters "
+                                                     "still work."))
             return
         sample = self.latest_sample()
         reserved = sample.reserved_bytes if sample is not None else None

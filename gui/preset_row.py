@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
 
 from core.config import BOUNDS
 from core.presets import PRESETS
+from gui.core_text import core_text
 
-NONE_DESCRIPTION = ("no preset: every setting as you set it. Choosing none after a preset puts the settings "
-                    "presets change back to their defaults")
+NONE_DESCRIPTION = QT_TRANSLATE_NOOP("PresetRow", "no preset: every setting as you set it. Choosing none after a "
+                                                  "preset puts the settings presets change back to their defaults")
 
 
 class PresetRow(QWidget):
@@ -33,11 +34,12 @@ class PresetRow(QWidget):
         self.matched = ""  # the preset the form held at the last `sync` ("" for none)
         self.combo = QComboBox()
         self.combo.setObjectName("preset")
-        self.combo.addItem("none", "")
-        self.combo.setItemData(0, NONE_DESCRIPTION, Qt.ItemDataRole.ToolTipRole)
-        for name, preset in PRESETS.items():
+        self.combo.addItem(self.tr("none"), "")
+        none_tip = QCoreApplication.translate("PresetRow", NONE_DESCRIPTION)
+        self.combo.setItemData(0, none_tip, Qt.ItemDataRole.ToolTipRole)
+        for name, preset in PRESETS.items():  # a preset's name is an identifier (the CLI's --preset takes it)
             self.combo.addItem(name, name)
-            self.combo.setItemData(self.combo.count() - 1, preset.description, Qt.ItemDataRole.ToolTipRole)
+            self.combo.setItemData(self.combo.count() - 1, core_text(preset.description), Qt.ItemDataRole.ToolTipRole)
         self.combo.activated.connect(self._on_activated)  # the user's choice only, not `sync`
         self.description = QLabel()
         self.description.setObjectName("presetDescription")
@@ -45,9 +47,9 @@ class PresetRow(QWidget):
         self.description.setStyleSheet("color: #555555;")
         layout = QFormLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        label = QLabel("Preset")
-        label.setToolTip("A named set of settings (gpu-train-monitor presets lists them); any setting can be "
-                         "changed after choosing one")
+        label = QLabel(self.tr("Preset"))
+        label.setToolTip(self.tr("A named set of settings (gpu-train-monitor presets lists them); any setting can be "
+                                 "changed after choosing one"))
         layout.addRow(label, self.combo)
         layout.addRow(self.description)
         self._show(None)
@@ -69,10 +71,10 @@ class PresetRow(QWidget):
         self._show(name or None)
 
     def _show(self, name: str | None) -> None:
-        text = PRESETS[name].description if name else ""
-        self.description.setText(text[:1].upper() + text[1:])
+        text = core_text(PRESETS[name].description) if name else ""
+        self.description.setText(text[:1].upper() + text[1:])  # core's is a clause: here it starts a line
         self.description.setVisible(bool(text))
-        self.combo.setToolTip(PRESETS[name].description if name else NONE_DESCRIPTION)
+        self.combo.setToolTip(text if name else QCoreApplication.translate("PresetRow", NONE_DESCRIPTION))
 
     @Slot(int)
     def _on_activated(self, _index: int) -> None:

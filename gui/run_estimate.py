@@ -4,8 +4,9 @@ After each completed run the window remembers its images/s and the start-up time
 what decides speed (the device, the model as resolved, batch size, amp, channels_last, compile, placement,
 dataset). Before Start, a form whose settings match a measurement says "about 1 min 20 s (from 3,200
 images/s measured on cpu, plus 2 s start-up)"; with no match it says so rather than guess from another
-configuration (a batch size or a model changes images/s by factors). No Qt here: the store takes anything
-with QSettings' `value`/`setValue`, so the arithmetic is tested as plain functions.
+configuration (a batch size or a model changes images/s by factors). No widgets here: the store takes
+anything with QSettings' `value`/`setValue`, so the arithmetic is tested as plain functions; the texts go
+through Qt's translator and the locale's number format.
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
 from core.config import RunConfig
+from gui.locale_format import integer
 
 SPEED_FIELDS = ("batch_size", "amp", "channels_last", "compile", "placement", "dataset")
 STORE_KEY = "speed_measurements"
 MAX_KEPT = 64  # measurements remembered (the most recent): enough for every configuration a user returns to
-NO_ESTIMATE = "no measurement yet for these settings: a finished run gives one"
+NO_ESTIMATE = QT_TRANSLATE_NOOP("run_estimate", "no measurement yet for these settings: a finished run gives one")
 
 
 @dataclass(frozen=True)
@@ -73,25 +77,41 @@ def estimate_s(measurement: Measurement, images: int) -> float:
     return measurement.startup_s + images / measurement.samples_per_s
 
 
-def duration_text(seconds: float) -> str:
-    """'about 45 s', 'about 1 min 20 s', 'about 2 h 5 min': a person's reading of an estimate."""
+def duration(seconds: float) -> str:
+    """'45 s', '1 min 20 s', '2 h 5 min': a duration as a person reads it (at least a second)."""
     whole = max(int(round(seconds)), 1)
     if whole < 60:
-        return f"about {whole} s"
+        return QCoreApplication.translate("run_estimate", "{seconds} s").format(seconds=whole)
     if whole < 3600:
         minutes, secs = divmod(whole, 60)
-        return f"about {minutes} min {secs} s" if secs else f"about {minutes} min"
+        if secs:
+            return QCoreApplication.translate("run_estimate", "{minutes} min {seconds} s").format(
+                minutes=minutes, seconds=secs)
+        return QCoreApplication.translate("run_estimate", "{minutes} min").format(minutes=minutes)
     hours, rest = divmod(whole, 3600)
     minutes = int(round(rest / 60))
     if minutes == 60:
         hours, minutes = hours + 1, 0
-    return f"about {hours} h {minutes} min" if minutes else f"about {hours} h"
+    if minutes:
+        return QCoreApplication.translate("run_estimate", "{hours} h {minutes} min").format(hours=integer(hours),
+                                                                                             minutes=minutes)
+    return QCoreApplication.translate("run_estimate", "{hours} h").format(hours=integer(hours))
+
+
+def duration_text(seconds: float) -> str:
+    """'about 45 s', 'about 1 min 20 s', 'about 2 h 5 min': a person's reading of an estimate."""
+    return QCoreApplication.translate("run_estimate", "about {duration}").format(duration=duration(seconds))
 
 
 def estimate_text(seconds: float, measurement: Measurement) -> str:
-    startup = f", plus {duration_text(measurement.startup_s)[6:]} start-up" if measurement.startup_s >= 0.5 else ""
-    return (f"{duration_text(seconds)} (from {measurement.samples_per_s:,.0f} images/s measured on "
-            f"{measurement.device}{startup})")
+    rate = integer(round(measurement.samples_per_s))
+    if measurement.startup_s >= 0.5:
+        return QCoreApplication.translate(
+            "run_estimate", "{duration} (from {rate} images/s measured on {device}, plus {startup} start-up)").format(
+            duration=duration_text(seconds), rate=rate, device=measurement.device,
+            startup=duration(measurement.startup_s))
+    return QCoreApplication.translate("run_estimate", "{duration} (from {rate} images/s measured on {device})").format(
+        duration=duration_text(seconds), rate=rate, device=measurement.device)
 
 
 def resolved_model(name: str, device_kind: str) -> str:
@@ -173,10 +193,12 @@ class RunEstimates:
         """What the window says before Start: the estimate, or why there is none."""
         measurement = self.lookup(config, device_spec, device_kind)
         if measurement is None:
-            return NO_ESTIMATE
+            return QCoreApplication.translate("run_estimate", NO_ESTIMATE)
         images = planned_images(config, train_images)
         if images is None:
-            return "no estimate: the training set's size is not known yet (set Max steps, or count the folder)"
+            return QCoreApplication.translate(
+                "run_estimate", "no estimate: the training set's size is not known yet (set Max steps, or count the "
+                                "folder)")
         return estimate_text(estimate_s(measurement, images), measurement)
 
     def text_for_form(self, form: Any) -> str:

@@ -14,28 +14,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QToolButton,
                                QVBoxLayout, QWidget)
 
 from core.config import BOUNDS, RunConfig, check_batch_fits
 from core.errors import ConfigError, UserError
+from core.message import Message
 from core.user_callables import SPEC_FORM, is_spec
 from gui.device_table import DeviceTable
 from gui.form_applicability import auto_model_text, is_auto_model, update_applicability
 from gui.form_checks import (FolderCounts, NprocMeaning, check_data_folder, check_device, check_fast_paths_known,
                              check_findable, check_nproc, normalised_device, nproc_meaning)
-from gui.form_text import LABELS, field_help, friendly
+from gui.core_text import error_text
+from gui.form_text import field_help, friendly, label
 from gui.form_widgets import make_field_widget, set_widget_value, widget_value
 from gui.preset_row import PresetRow, overrides_for
 
-GROUPS: dict[str, tuple[str, ...]] = {
-    "Device and model": ("device", "nproc", "sync_bn", "model"),
-    "Speed": ("amp", "channels_last", "compile", "cudnn_benchmark", "fused_optimizer"),
-    "Data": ("dataset", "data_dir", "download", "synthetic_samples", "placement", "workers", "pin_memory",
-             "non_blocking"),
-    "Training": ("batch_size", "epochs", "max_steps", "lr", "optimizer", "momentum", "weight_decay", "seed",
-                 "on_oom", "report_interval"),
+GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): fields
+    QT_TRANSLATE_NOOP("SettingsForm", "Device and model"): ("device", "nproc", "sync_bn", "model"),
+    QT_TRANSLATE_NOOP("SettingsForm", "Speed"): ("amp", "channels_last", "compile", "cudnn_benchmark",
+                                                 "fused_optimizer"),
+    QT_TRANSLATE_NOOP("SettingsForm", "Data"): ("dataset", "data_dir", "download", "synthetic_samples", "placement",
+                                                "workers", "pin_memory", "non_blocking"),
+    QT_TRANSLATE_NOOP("SettingsForm", "Training"): ("batch_size", "epochs", "max_steps", "lr", "optimizer",
+                                                    "momentum", "weight_decay", "seed", "on_oom",
+                                                    "report_interval"),
 }
 
 
@@ -58,16 +62,16 @@ class SettingsForm(QWidget):
         self.preset_row.chosen.connect(self._on_preset_chosen)
         layout.addWidget(self.preset_row)
         for title, fields in GROUPS.items():
-            box = QGroupBox(title)
+            box = QGroupBox(QCoreApplication.translate("SettingsForm", title))
             form = QFormLayout(box)
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
             for field in fields:
                 widget = make_field_widget(field, self._on_changed, self._on_data_dir_typed)
                 self.widgets[field] = widget
-                label = QLabel(LABELS.get(field, field.replace("_", " ").capitalize()))
-                label.setToolTip(field_help(field))
-                self.labels[field] = label
-                form.addRow(label, self._with_extras(field, widget))
+                field_label = QLabel(label(field))
+                field_label.setToolTip(field_help(field))
+                self.labels[field] = field_label
+                form.addRow(field_label, self._with_extras(field, widget))
             layout.addWidget(box)
         self.message_label = QLabel()
         self.message_label.setObjectName("formMessage")
@@ -87,12 +91,12 @@ class SettingsForm(QWidget):
         h.addWidget(widget, 1)
         button = QToolButton()
         if field == "device":
-            button.setText("Refresh")
-            button.setToolTip("Look for devices again")
+            button.setText(self.tr("Refresh"))
+            button.setToolTip(self.tr("Look for devices again"))
             self.refresh_devices_button = button
         else:
-            button.setText("Browse…")
-            button.setToolTip("Choose the folder that holds the dataset")
+            button.setText(self.tr("Browse…"))
+            button.setToolTip(self.tr("Choose the folder that holds the dataset"))
             button.clicked.connect(self._on_browse_data_dir)
         h.addWidget(button)
         return row
@@ -123,8 +127,8 @@ class SettingsForm(QWidget):
             if is_spec(getattr(config, field)):
                 check_findable(field, getattr(config, field))
         if self._known_models is not None and not is_spec(config.model) and config.model not in self._known_models:
-            raise ConfigError("model", f"unknown model {config.model!r}; pick one from the list, or give your own "
-                                       f"as {SPEC_FORM}")
+            raise ConfigError("model", Message("unknown model {model!r}; pick one from the list, or give your own as "
+                                               "{spec_form}", model=config.model, spec_form=SPEC_FORM))
         if self.devices.specs is not None:
             check_device(config.device, self.devices.specs)
             check_nproc(config.nproc, self.nproc_meaning())
@@ -149,7 +153,7 @@ class SettingsForm(QWidget):
         try:
             check_device(str(self.value("device")), self.devices.specs)
         except ConfigError as exc:
-            return friendly(exc).split(": ", 1)[1]
+            return error_text(exc, with_field=False)
         return None
 
     def set_config(self, config: RunConfig) -> None:
@@ -182,7 +186,7 @@ class SettingsForm(QWidget):
         self.devices = DeviceTable.from_devices(devices)
         combo.blockSignals(True)
         combo.clear()
-        combo.addItem(f"auto ({self.devices.best})", "auto")
+        combo.addItem(self.tr("auto ({device})").format(device=self.devices.best), "auto")
         for d in devices:
             combo.addItem(f"{d.spec}: {d.name} ({format_bytes(d.capacity_bytes)})", d.spec)
             combo.setItemData(combo.count() - 1, f"{d.name}, {format_bytes(d.capacity_bytes)}",
@@ -198,7 +202,8 @@ class SettingsForm(QWidget):
         if index < 0:
             index = combo.findData(normalised_device(spec))
         if index < 0:
-            combo.addItem(f"{spec} ({'not found yet' if not self.devices.known else 'not on this machine'})", spec)
+            text = self.tr("{spec} (not on this machine)") if self.devices.known else self.tr("{spec} (not found yet)")
+            combo.addItem(text.format(spec=spec), spec)
             index = combo.count() - 1
         return index
 
@@ -275,7 +280,8 @@ class SettingsForm(QWidget):
         except UserError as exc:
             valid, message = False, friendly(exc)
         except Exception as exc:  # a check that fails unexpectedly must not raise out of a slot (nor pass)
-            valid, message = False, f"the settings could not be checked: {type(exc).__name__}: {exc}"
+            valid, message = False, self.tr("the settings could not be checked: {error}").format(
+                error=f"{type(exc).__name__}: {exc}")
         self.preset_row.sync(self.values(), self.device_kind())
         self.message_label.setText(message)
         self.message_label.setVisible(not valid)
@@ -295,7 +301,7 @@ class SettingsForm(QWidget):
         try:
             config = RunConfig(**{**self.values(), **changes})
         except UserError as exc:  # another value cannot be used (a model typed half-way): say which
-            self.message_label.setText(f"the preset was not applied: {friendly(exc)}")
+            self.message_label.setText(self.tr("the preset was not applied: {reason}").format(reason=friendly(exc)))
             self.message_label.show()
             self.preset_row.sync(self.values(), self.device_kind())
             return
@@ -304,6 +310,6 @@ class SettingsForm(QWidget):
     @Slot()
     def _on_browse_data_dir(self) -> None:
         start = self.value("data_dir") or str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, "Dataset folder", start)
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Dataset folder"), start)
         if folder:
             self.widgets["data_dir"].setText(folder)

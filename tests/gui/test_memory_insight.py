@@ -20,15 +20,19 @@ import core.batch_finder
 import core.nvml
 import core.recipe
 from core.config import RunConfig
+from core.errors import UserError
 from core.events import MemoryBreakdown, OutOfMemory, RunFinished
+from core.message import Message
 from core.models import build_model
 from core.nvml import GpuProcess, GpuStatus
 from core.summary import RunSummary
 from gui.breakdown_view import BreakdownView
+from gui.finder_panel import FinderPanel
 from gui.main_window import MainWindow
 from gui.nvml_panel import NvmlPanel
 from gui.run_state import RunState
 from gui_support import FAST
+from translator_support import translated
 
 RUN_TIMEOUT_MS = 60_000
 
@@ -102,6 +106,17 @@ def test_breakdown_shows_a_resident_dataset_as_its_own_row_and_hides_a_streamed_
     assert "dataset on device" not in view.bar.toolTip()
     assert grid_cell(view, "batch_bytes") == (1, 2)
     assert sum(value for _, value, _ in view.bar.values) == breakdown(0).total_bytes
+
+
+def test_breakdown_names_its_parts_and_phases_in_the_users_language(qtbot):
+    with translated({("breakdown_view", "parameters"): "参数", ("breakdown_view", "forward"): "前向",
+                     ("BreakdownView", ", "): "，",
+                     ("BreakdownView", "Phase peaks at step {step}: {peaks}"): "第 {step} 步各阶段峰值：{peaks}"}):
+        view = BreakdownView()
+        qtbot.addWidget(view)
+        view.show_breakdown(breakdown(dataset_bytes=0))
+        assert view.bar.values[0][0] == "参数" and "参数: 4.00 MB (20%)" in view.bar.toolTip()
+        assert view.phases.text() == "第 3 步各阶段峰值：前向 10 B，backward 20 B，optimizer 30 B"
 
 
 # --- out of memory ----------------------------------------------------------------------------------------
@@ -286,6 +301,25 @@ def test_stop_search_ends_the_search_after_the_current_trial(qtbot, window, monk
     assert tried == [1]  # no trial started after Stop
     assert panel.result_label.text() == "the batch-size search was stopped"
     assert panel.find_button.isEnabled() and not panel.stop_button.isEnabled() and not panel.use_button.isEnabled()
+
+
+def test_a_failed_search_is_told_from_the_error_itself_in_the_users_language(qtbot, monkeypatch):
+    """The search's thread passes on English text; the panel shows the error's own structure, translated."""
+    def refuse(config, **_):
+        raise UserError(Message("even batch size {batch} needs more than {limit}", batch=1, limit="0.90 GB"))
+
+    monkeypatch.setattr(core.batch_finder, "find_batch_size", refuse)
+    panel = FinderPanel(lambda: FAST)
+    qtbot.addWidget(panel)
+    logged: list[tuple[str, str]] = []
+    panel.log.connect(lambda text, level: logged.append((text, level)))
+    with translated({("", "even batch size {batch} needs more than {limit}"): "批大小为 {batch} 也需要超过 {limit}",
+                     ("FinderPanel", "batch-size search: {error}"): "批大小探测：{error}"}):
+        with qtbot.waitSignal(panel.task.ended, timeout=RUN_TIMEOUT_MS):
+            panel.start_search(FAST)
+    assert panel.result_label.text() == "批大小为 1 也需要超过 0.90 GB"
+    assert logged[-1] == ("批大小探测：批大小为 1 也需要超过 0.90 GB", "error")
+    assert not panel.use_button.isEnabled() and panel.find_button.isEnabled()
 
 
 # --- NVML and snapshots ------------------------------------------------------------------------------------

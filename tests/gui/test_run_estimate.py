@@ -6,6 +6,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from PySide6.QtCore import QLocale
 
 from core.config import RunConfig
 from gui.run_estimate import (MAX_KEPT, NO_ESTIMATE, STORE_KEY, Measurement, MeasurementStore, RunEstimates,
@@ -24,6 +25,15 @@ class FakeSettings:
 
     def setValue(self, key: str, value) -> None:  # noqa: N802 - QSettings' name
         self.values[key] = value
+
+
+@pytest.fixture
+def english_numbers():
+    """The locale the window takes for English (gui.i18n): digits grouped, 3,200."""
+    before = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    yield
+    QLocale.setDefault(before)
 
 
 def summary(**changes):
@@ -53,7 +63,7 @@ def test_durations_read_as_a_person_says_them(seconds, text):
     assert duration_text(seconds) == text
 
 
-def test_a_measurement_is_the_runs_steady_speed_and_the_time_it_does_not_explain():
+def test_a_measurement_is_the_runs_steady_speed_and_the_time_it_does_not_explain(english_numbers):
     measured = measurement_from(summary(), "cpu")
     assert measured == Measurement(128.0, 4.0 - 384 / 128.0, "cpu")
     # the same settings again: the estimate is the measured run's own wall time

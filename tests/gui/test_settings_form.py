@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QLineEdit, QSpinBox
 
 from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
 from core.devices import DeviceInfo
-from gui.form_text import NONE_TEXT, field_help, field_tooltip
+from gui.form_text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
 from gui.settings_form import SettingsForm
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
+from translator_support import translated
 
 FAKE_GPU = DeviceInfo("cuda:0", "cuda", "Test GPU", 8_000_000_000)
 CPU = DeviceInfo("cpu", "cpu", "Test CPU", 16_000_000_000)
@@ -30,8 +32,37 @@ def combo_data(combo: QComboBox) -> list:
     return [combo.itemData(i) for i in range(combo.count())]
 
 
+@pytest.fixture
+def locale():
+    """Sets the locale numbers are written in (as the language choice does) for the test, then restores it."""
+    before = QLocale()
+    yield QLocale.setDefault
+    QLocale.setDefault(before)
+
+
+@pytest.fixture
+def plain_numbers(locale):
+    """Numbers without digit grouping, as core.config.describe_range writes them (65536)."""
+    locale(QLocale.c())
+
+
+def form_words(cli_help: str) -> str:
+    """A bound's help with its CLI options ('--max-steps') named by their form labels ('"Max steps"')."""
+    def label(match: re.Match[str]) -> str:
+        name = match.group(1).replace("-", "_")
+        return f'"{LABELS[name]}"' if name in BOUNDS else match.group(0)
+
+    return re.sub(r"--([a-z][a-z-]*)", label, cli_help)
+
+
+def test_every_field_has_a_label_and_its_bounds_help_in_the_forms_words():
+    assert set(LABELS) == set(HELP) == set(BOUNDS)
+    for field, bound in BOUNDS.items():
+        assert field_help(field) == form_words(bound.help), field  # the form's text follows core's
+
+
 @pytest.mark.parametrize("field", list(BOUNDS))
-def test_every_widget_takes_its_range_choices_and_default_from_bounds(form, field):
+def test_every_widget_takes_its_range_choices_and_default_from_bounds(plain_numbers, form, field):
     bound = BOUNDS[field]
     widget = form.widgets[field]
     assert form.value(field) == RunConfig().to_dict()[field] == bound.default
@@ -69,7 +100,6 @@ def test_every_widget_takes_its_range_choices_and_default_from_bounds(form, fiel
     if field not in ("pin_memory", "non_blocking", "data_dir", "download", "momentum", "sync_bn"):  # these may say "Not used"
         allowed = describe_range(field) + (f", or {NONE_TEXT[field]}" if bound.optional and bound.kind is int else "")
         assert widget.toolTip() == f"{field_help(field)} ({allowed})"
-        assert field_help(field) == bound.help or "--" in bound.help  # only CLI option names are reworded
 
 
 def test_numeric_widgets_stop_at_the_bounds_a_user_types_past(qtbot, form):
@@ -582,3 +612,43 @@ def test_a_saved_process_count_larger_than_this_machine_stays_and_says_why(form)
     assert not form.valid
     assert form.message == f"Processes: {too_many} asked, but this machine has {os.cpu_count()} CPU cores; " \
                            f"use 1 to {os.cpu_count()}"
+
+
+# --- in the user's language -------------------------------------------------------------------------------
+CHINESE = {
+    ("SettingsForm", "Training"): "训练",
+    ("form_text", "Batch size"): "批大小",
+    ("form_text", "Processes"): "进程数",
+    ("form_text", "{label}: {detail}"): "{label}：{detail}",
+    ("form_text", "an integer from {low} to {high}"): "{low} 到 {high} 之间的整数",
+    ("form_widgets", "stream"): "stream（流式加载）",
+    ("form_applicability", "auto ({model} on this CPU)"): "auto（此 CPU 上为 {model}）",
+    ("", "CPU processes"): "CPU 进程数",
+    ("", "{nproc} asked, but this machine has {limit} CPU cores; use 1 to {limit}"):
+        "要求 {nproc} 个，但本机只有 {limit} 个 CPU 核心；请使用 1 到 {limit}",
+}
+
+
+def test_in_chinese_the_form_shows_translated_texts_and_still_reads_the_identifiers(qtbot, locale):
+    locale(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
+    too_many = (os.cpu_count() or 1) * 2
+    with translated(CHINESE):
+        form = SettingsForm()
+        qtbot.addWidget(form)
+        form.set_config(RunConfig(device="cpu", placement="stream", nproc=too_many, batch_size=too_many * 8))
+        form.set_devices([CPU])
+        assert "训练" in [box.title() for box in form.findChildren(QGroupBox)]
+        assert form.labels["batch_size"].text() == "批大小"
+        assert "(1 到 65,536 之间的整数)" in form.widgets["batch_size"].toolTip()  # the locale's digits
+        placement = form.widgets["placement"]
+        assert placement.currentText() == "stream（流式加载）" and form.value("placement") == "stream"
+        assert form.labels["nproc"].text() == "CPU 进程数"
+        assert not form.valid  # a message from the form's own checks, in Chinese, beside the form's label
+        cores = os.cpu_count()
+        assert form.message == f"进程数：要求 {too_many} 个，但本机只有 {cores} 个 CPU 核心；请使用 1 到 {cores}"
+
+        form.widgets["nproc"].setValue(1)
+        model = form.widgets["model"]
+        assert model.currentText() == "auto（此 CPU 上为 tiny-cnn）"
+        assert form.valid and form.value("model") == "auto"  # the text shown is not the value
+        assert form.config() == RunConfig(device="cpu", placement="stream", batch_size=too_many * 8)
