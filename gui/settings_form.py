@@ -26,7 +26,7 @@ from gui.device_table import DeviceTable
 from gui.form_applicability import auto_model_text, is_auto_model, update_applicability
 from gui.form_checks import (FolderCounts, NprocMeaning, check_data_folder, check_device, check_fast_paths_known,
                              check_findable, check_nproc, normalised_device, nproc_meaning)
-from gui.core_text import error_text
+from gui.core_text import core_text, error_text
 from gui.form_text import field_help, friendly, label
 from gui.form_widgets import make_field_widget, set_widget_value, widget_value
 from gui.preset_row import PresetRow, overrides_for
@@ -188,8 +188,11 @@ class SettingsForm(QWidget):
         combo.clear()
         combo.addItem(self.tr("auto ({device})").format(device=self.devices.best), "auto")
         for d in devices:
-            combo.addItem(f"{d.spec}: {d.name} ({format_bytes(d.capacity_bytes)})", d.spec)
-            combo.setItemData(combo.count() - 1, f"{d.name}, {format_bytes(d.capacity_bytes)}",
+            name = core_text(d.name)  # the CPU's "(N threads)" is a Message
+            combo.addItem(self.tr("{spec}: {name} ({capacity})").format(spec=d.spec, name=name,
+                                                                         capacity=format_bytes(d.capacity_bytes)), d.spec)
+            combo.setItemData(combo.count() - 1, self.tr("{name}, {capacity}").format(
+                name=name, capacity=format_bytes(d.capacity_bytes)),
                               Qt.ItemDataRole.ToolTipRole)
         combo.setCurrentIndex(self._device_index(current or "auto"))  # a device that went away stays, flagged
         combo.blockSignals(False)

@@ -1,0 +1,162 @@
+"""With the system set to Simplified Chinese, every text of the window is Chinese.
+
+The window is built with the Chinese catalogue installed, a short run trains, and every text a user can
+read is collected: labels, buttons, tooltips, tabs, combo items, placeholders, table headers, menus and
+their actions, the log, plot titles, axis labels and legends. An English word left in any of them fails
+the test with the text named: a string added to the code without `tr()` is caught here, even when
+lupdate could not see it. Identifiers stay English in both languages (model and dataset names, option
+values, device ids, units, product names), so they are allowed.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QComboBox, QGroupBox,
+                               QLabel, QLineEdit, QMenu, QPlainTextEdit, QTabWidget, QTextEdit, QWidget)
+
+from core.config import BOUNDS
+from core.devices import cpu_name
+from core.presets import PRESETS
+from core.models import available_models
+from gui import i18n
+from gui.run_state import RunState
+from gui_support import FAST
+
+RUN_TIMEOUT_MS = 60_000
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-/:]*")
+PRODUCT_WORDS = {
+    "GPU", "GPUs", "CPU", "CUDA", "MPS", "NVML", "NVIDIA", "AMP", "PyTorch", "torch", "torchvision", "cuDNN",
+    "SQLite", "TensorBoard", "CSV", "JSON", "PNG", "SVG", "Qt", "PySide6", "pyqtgraph", "Python", "ID", "RSS",
+    "MB", "GB", "TB", "kB", "B", "MiB", "GiB", "ms", "s", "x", "English", "DDP", "NCCL", "gloo", "OOM", "BatchNorm",
+    "SyncBatchNorm", "EMA", "ETA", "pytorch.org", "memory_viz", "empty_cache", "pin_memory", "non_blocking",
+    "channels_last", "torch.compile", "cuda", "cpu", "mps", "auto", "ImageNet", "CIFAR-10", "MNIST", "Fashion-MNIST",
+    "ResNet", "nvidia-smi", "Ctrl", "Esc", "bf16", "fp16", "fp32", "tf32", "lr", "Adam", "AdamW", "SGD",
+    "Triton", "DataLoader", "CIFAR", "cuBLAS", "airbench", "Linux", "macOS", "Windows", "Xvfb",
+}
+
+
+def _allowed_words() -> set[str]:
+    words = set(PRODUCT_WORDS) | set(available_models())
+    for bound in BOUNDS.values():
+        words.update(bound.choices or ())
+    words.update(option for name in BOUNDS for option in (name, name.replace("_", "-")))
+    words.update(PRESETS)
+    words.update(cpu_name().split())  # the CPU's model name, in the device combo and the log
+    return {w.lower() for w in words}
+
+
+def english_words(text: str, allowed: set[str]) -> list[str]:
+    """The English words of `text` a Chinese reader would trip over (identifiers and units are fine)."""
+    text = re.sub(r"<[^>]+>", " ", text)  # HTML tags
+    text = text.replace("GPU Training Monitor", " ")  # the product's name
+    text = re.sub(r"`[^`]*`|'[^'\s]*'|gpu-train-monitor(?: [a-z-]+)*", " ", text)  # commands and quoted values
+    text = re.sub(r"&[a-z]+;|&(?=[A-Za-z])", "", text)  # entities and accelerators
+    text = re.sub(r"\b\w+:\d+\b", " ", text)  # cuda:0
+    found = []
+    for word in WORD.findall(text):
+        bare = word.strip(".-+_:/")
+        if (len(bare) < 2 or bare.lower() in allowed or any(c.isdigit() for c in bare)
+                or any(c in bare for c in "_.:/")):  # identifiers: nn.Module, package.module:factory
+            continue
+        found.append(bare)
+    return found
+
+
+def _plot_texts(plot: pg.PlotItem) -> list[tuple[str, str]]:
+    texts = [("plot title", plot.titleLabel.text or "")]
+    for name in ("left", "bottom", "right"):
+        axis = plot.getAxis(name) if name in plot.axes else None
+        if axis is not None and axis.isVisible():
+            texts.append((f"{name} axis", f"{axis.labelText} {axis.labelUnits}"))
+    legend = plot.legend
+    if legend is not None:
+        texts += [("legend", label.text) for _, label in legend.items]
+    return texts
+
+
+def visible_texts(root: QWidget) -> list[tuple[str, str]]:
+    """(where, text) for every text the user can read in `root`, its children and its menus."""
+    texts: list[tuple[str, str]] = [("window title", root.windowTitle())]
+    widgets = [root, *root.findChildren(QWidget)]
+    for widget in widgets:
+        where = type(widget).__name__ + (f"#{widget.objectName()}" if widget.objectName() else "")
+        texts += [(f"{where} tooltip", widget.toolTip()), (f"{where} status tip", widget.statusTip())]
+        if isinstance(widget, QLabel):
+            texts.append((where, widget.text()))
+        elif isinstance(widget, QAbstractButton):
+            texts.append((where, widget.text()))
+        elif isinstance(widget, QGroupBox):
+            texts.append((where, widget.title()))
+        elif isinstance(widget, QLineEdit):
+            texts.append((f"{where} placeholder", widget.placeholderText()))
+        elif isinstance(widget, QComboBox):
+            texts += [(f"{where} item", widget.itemText(i)) for i in range(widget.count())]
+            texts += [(f"{where} item tooltip", str(widget.itemData(i, Qt.ItemDataRole.ToolTipRole) or ""))
+                      for i in range(widget.count())]
+        elif isinstance(widget, QAbstractSpinBox):
+            texts += [(f"{where} suffix", getattr(widget, "suffix", lambda: "")()),
+                      (f"{where} special value", widget.specialValueText())]
+        elif isinstance(widget, QTabWidget):
+            texts += [(f"{where} tab", widget.tabText(i)) for i in range(widget.count())]
+            texts += [(f"{where} tab tooltip", widget.tabToolTip(i)) for i in range(widget.count())]
+        elif isinstance(widget, QPlainTextEdit | QTextEdit):
+            texts += [(f"{where} line", line) for line in widget.toPlainText().splitlines()]
+            texts.append((f"{where} placeholder", widget.placeholderText()))
+        elif isinstance(widget, QAbstractItemView) and widget.model() is not None:
+            model = widget.model()
+            texts += [(f"{where} header", str(model.headerData(c, Qt.Orientation.Horizontal) or ""))
+                      for c in range(model.columnCount())]
+        elif isinstance(widget, pg.PlotWidget):
+            texts += [(f"{where} {what}", text) for what, text in _plot_texts(widget.getPlotItem())]
+        elif isinstance(widget, pg.GraphicsLayoutWidget):
+            for item in widget.ci.items:
+                if isinstance(item, pg.PlotItem):
+                    texts += [(f"{where} {what}", text) for what, text in _plot_texts(item)]
+    menus = [action.menu() for action in root.menuBar().actions()] if hasattr(root, "menuBar") else []
+    while menus:
+        menu = menus.pop()
+        texts.append(("menu", menu.title()))
+        for action in menu.actions():
+            texts += [("menu action", action.text()), ("menu action tooltip", action.toolTip()
+                      if action.toolTip() != action.text().replace("&", "") else "")]
+            if action.menu() is not None:
+                menus.append(action.menu())
+    for menu in root.findChildren(QMenu):
+        texts += [("context menu action", action.text()) for action in menu.actions()]
+    return [(where, text) for where, text in texts if text and text.strip()]
+
+
+@pytest.fixture
+def chinese(tmp_path, qapp):
+    installed = i18n.install(i18n.CHINESE, cache=tmp_path / "qm", system=QLocale("zh_CN"))
+    assert installed.language == i18n.CHINESE, installed.problem
+    yield installed
+    installed.remove()
+    QLocale.setDefault(QLocale.system())
+
+
+def _english_in(root: QWidget) -> list[str]:
+    allowed = _allowed_words()
+    return sorted({f"{where}: {text!r} ({', '.join(words)})" for where, text in visible_texts(root)
+                   if (words := english_words(text, allowed))})
+
+
+def test_every_text_of_the_window_is_chinese(chinese, make_window, qtbot):
+    window = make_window()
+    window.start_run(FAST)
+    qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
+    english = _english_in(window)
+    assert not english, f"{len(english)} English texts in the Chinese window:\n" + "\n".join(english)
+
+
+def test_the_checker_finds_english():
+    allowed = _allowed_words()
+    assert english_words("Clear cache", allowed) == ["Clear", "cache"]
+    assert english_words("清空缓存（释放 1.2 MB，cuda:0，resnet18，/tmp/a b）", allowed) == []
+    assert english_words("用 `gpu-train-monitor run` 开始的运行，nn.Module，'train'", allowed) == []
+    assert english_words("窗口 GPU Training Monitor 已停止 training", allowed) == ["training"]
+    assert english_words("Clear: cpu, path/to/file.py:factory", allowed) == ["Clear"]
