@@ -6,12 +6,12 @@ its memory lines, its images/s under the total, and its memory breakdown (picked
 
 from __future__ import annotations
 
-import json
 import math
 import time
+from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Slot
 
 from core import event_text
 from core.config import RunConfig
@@ -30,6 +30,21 @@ REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 # memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the
 # memory plot's share of the GUI thread (about 4 ms of CPU a redraw on a 2-core machine)
 MEMORY_REDRAW_INTERVAL_S = 0.2
+
+
+def config_text(config: Mapping[str, Any]) -> str:
+    """Every field of a run's config as `name=value` (the names and values the CLI's options take), for the
+    log; yes, no and 'not set' in the user's language (JSON's true, false and null would be English)."""
+    def shown(value: Any) -> str:
+        if value is None:
+            return QCoreApplication.translate("run_view", "not set")
+        if isinstance(value, bool):
+            return QCoreApplication.translate("run_view", "yes") if value else QCoreApplication.translate(
+                "run_view", "no")
+        return str(value)
+
+    return QCoreApplication.translate("run_view", ", ", "between the fields of the logged config").join(
+        f"{name}={shown(value)}" for name, value in config.items())
 
 
 class RunView(QObject):
@@ -75,7 +90,7 @@ class RunView(QObject):
                 self.ranks.set_ranks(event.rank_devices if event.world_size > 1 else ())
                 self.memory_plot.add_sample(event.memory)
                 self.log.add(core_text(event_text.run_started(event)))
-                self.log.add(self.tr("config: {config}").format(config=json.dumps(dict(event.config))))
+                self.log.add(self.tr("config: {config}").format(config=config_text(event.config)))
             case EpochEnded():
                 self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy)
                 self.log.add(core_text(event_text.epoch_ended(event)))

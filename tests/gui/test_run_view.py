@@ -1,4 +1,5 @@
-"""The run view's redraw timer: one plot per tick, the memory plot at most 5 times a second, nothing lost."""
+"""The run view's redraw timer: one plot per tick, the memory plot at most 5 times a second, nothing lost; the
+config as the log shows it."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import pytest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from core.memory import MemorySample
-from gui.run_view import MEMORY_REDRAW_INTERVAL_S, RunView
+from core.config import RunConfig
+from gui.run_view import MEMORY_REDRAW_INTERVAL_S, RunView, config_text
 
 GB = 1_000_000_000
 
@@ -61,3 +63,12 @@ def test_the_memory_plot_waits_its_interval_then_draws_every_sample(view):
     view._on_redraw_timer()
     view._on_redraw_timer()
     assert drawn(view.memory_plot.curves["allocated"]) == 4  # all the samples that waited
+
+
+def test_the_logged_config_names_every_field_with_the_values_the_options_take():
+    config = RunConfig(model="tiny-cnn", device="cpu", lr=3e-4, download=True, epochs=None).to_dict()
+    text = config_text(config)
+    fields = text.split(", ")
+    assert [field.split("=", 1)[0] for field in fields] == list(config)  # every field, in order
+    assert "model=tiny-cnn" in fields and "lr=0.0003" in fields
+    assert "download=yes" in fields and "channels_last=no" in fields and "epochs=not set" in fields
