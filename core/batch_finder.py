@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass, field
 
 from core.config import FINDER_BOUNDS, RunConfig
 from core.errors import ConfigError, UserError
+from core.message import Message
+from core.message_json import message_from_json
 
 TRIAL_STEPS = 2
 
@@ -148,7 +150,8 @@ def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> in
     try:
         stdout, stderr = proc.communicate(request, timeout=3600)
     except subprocess.TimeoutExpired:
-        raise UserError(f"the batch-size trial at {batch_size} took over an hour; try a smaller --max-batch") from None
+        raise UserError(Message("the batch-size trial at {batch_size} took over an hour; try a smaller --max-batch",
+                                batch_size=batch_size)) from None
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -158,12 +161,22 @@ def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> in
         if proc.returncode in (3, -9, 137) or "MemoryError" in proc.stderr:
             return None  # the trial process ran out of memory (or the kernel's OOM killer ended it)
         last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-        raise UserError(f"the batch-size trial at {batch_size} failed: {last}")
+        raise UserError(Message("the batch-size trial at {batch_size} failed: {error}", batch_size=batch_size,
+                                error=last))
     answer = json.loads(proc.stdout.strip().splitlines()[-1])
     if "user_error" in answer:  # bad input the trial met (your own model or dataset): as the run reports it
-        field, message = answer.get("field"), answer["user_error"]
-        raise ConfigError(field, message.removeprefix(f"{field}: ")) if field else UserError(message)
+        raise trial_error(answer)
     return int(answer["peak_bytes"])
+
+
+def trial_error(answer: dict) -> UserError:
+    """The bad input a trial process met (core.batch_trial's answer), as the run would have raised it: a
+    ConfigError naming its field, else a UserError, with the message's template and values when it sent them."""
+    field, text = answer.get("field"), answer["user_error"]
+    said = message_from_json(answer.get("message"))
+    if not isinstance(said, str):  # not sent, or not rebuilt: the English text, without the field's name
+        said = text.removeprefix(f"{field}: ") if field else text
+    return ConfigError(field, said) if field else UserError(said)
 
 
 def default_capacity(config: RunConfig) -> int:
@@ -187,7 +200,8 @@ def check_search_options(margin: float, start: int, max_batch: int) -> None:
     validate_field("margin", margin)
     validate_field("max_batch", max_batch)
     if isinstance(start, bool) or not isinstance(start, int) or not 1 <= start <= max_batch:
-        raise ConfigError("start", f"must be an integer from 1 to the largest batch ({max_batch}), got {start!r}")
+        raise ConfigError("start", Message("must be an integer from 1 to the largest batch ({max_batch}), got "
+                                           "{start!r}", max_batch=max_batch, start=start))
 
 
 def find_batch_size(config: RunConfig, capacity: int | None = None,
@@ -209,13 +223,14 @@ def find_batch_size(config: RunConfig, capacity: int | None = None,
         config = config.replace(compile=False)
     capacity = default_capacity(config) if capacity is None else int(capacity)
     if capacity <= 0:
-        raise ConfigError("capacity", f"must be a positive number of bytes, got {capacity}")
+        raise ConfigError("capacity", Message("must be a positive number of bytes, got {capacity}",
+                                              capacity=capacity))
     limit = int(capacity * (1.0 - margin))
     trials: dict[int, Trial] = {}
 
     def run(batch: int) -> bool:
         if should_stop is not None and should_stop():
-            raise UserError("the batch-size search was stopped")
+            raise UserError(Message("the batch-size search was stopped"))
         peak = measure(config, batch, steps)
         trial = Trial(batch, peak, peak is not None and peak <= limit)
         trials[batch] = trial
@@ -233,8 +248,9 @@ def find_batch_size(config: RunConfig, capacity: int | None = None,
             hi = batch
             break
     if lo == 0:
-        raise UserError(f"even batch size {start} needs more than {limit / 1e9:.2f} GB "
-                        f"(capacity {capacity / 1e9:.2f} GB with a {margin:.0%} margin) on {device}")
+        raise UserError(Message("even batch size {start} needs more than {limit_gb:.2f} GB (capacity {capacity_gb:.2f} "
+                                "GB with a {margin:.0%} margin) on {device}", start=start, limit_gb=limit / 1e9,
+                                capacity_gb=capacity / 1e9, margin=margin, device=str(device)))
     # Binary search between them, to within an eighth of the answer: the fit resolves the rest.
     if hi is not None:
         while hi - lo > max(1, lo // 8):

@@ -3,7 +3,8 @@
 Reads {"config": {...}, "batch_size": n, "steps": k} on stdin, runs k real training steps on the CPU
 and prints {"peak_bytes": ...}: this process's peak resident memory, which nothing else has touched.
 Bad input it meets (your own model or dataset failing to import or to fit) is printed as
-{"user_error": message, "field": field or null}, for the finder to report as the run would.
+{"user_error": message, "field": field or null, "message": the message (without the field) as
+core.message_json writes it}, for the finder to report as the run would.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ def main() -> int:
     from core.batch_finder import trial_parts
     from core.devices import resolve_device
     from core.errors import ConfigError, UserError
+    from core.message import message_of
+    from core.message_json import message_to_json
 
     device = resolve_device(config.device)
     try:
@@ -29,7 +32,9 @@ def main() -> int:
         for _ in range(int(request["steps"])):
             trainer.step(images, labels)
     except UserError as exc:
-        print(json.dumps({"user_error": str(exc), "field": exc.field if isinstance(exc, ConfigError) else None}))
+        field = exc.field if isinstance(exc, ConfigError) else None
+        said = exc.detail if isinstance(exc, ConfigError) else message_of(exc)
+        print(json.dumps({"user_error": str(exc), "field": field, "message": message_to_json(said)}))
         return 0
     except (MemoryError, RuntimeError) as exc:
         if not oom.is_out_of_memory(exc):

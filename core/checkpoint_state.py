@@ -19,6 +19,7 @@ from core.batches import BatchEpoch, BatchSource, Note, Position
 from core.checkpoint import FORMAT, VERSION
 from core.config import RunConfig
 from core.errors import UserError
+from core.message import Message
 from core.recipe import RunParts
 from core.run_state import RunState
 from core.step import Trainer
@@ -90,8 +91,9 @@ def restore(saved: dict[str, Any], path: str, parts: RunParts, run: RunState, de
     same_kind = saved["device_type"] == device.type
     notes: list[Note] = []
     if not same_kind:
-        notes.append(("warning", f"{path} was saved on {saved['device_type']}: random draws on {device.type} differ, "
-                                 "so the data order and augmentation from here on differ from an uninterrupted run's"))
+        notes.append(("warning", Message("{path} was saved on {saved_on}: random draws on {device_type} differ, so "
+                                         "the data order and augmentation from here on differ from an uninterrupted "
+                                         "run's", path=path, saved_on=saved["device_type"], device_type=device.type)))
     epoch: BatchEpoch | None = None
     epoch_start = saved["rng"]["epoch_start"]
     if not saved["epoch_complete"]:
@@ -106,9 +108,10 @@ def restore(saved: dict[str, Any], path: str, parts: RunParts, run: RunState, de
 def check_steps_left(path: str, run: RunState) -> None:
     """UserError when the resumed run would end where its checkpoint was saved (or before)."""
     if run.total_steps <= run.step:
-        raise UserError(f"nothing to train: {path} was saved at step {run.step} (epoch {run.epoch}) and this run "
-                        f"ends at step {run.total_steps}; give it a longer length (--epochs or --max-steps, counted "
-                        "from the run's start)")
+        raise UserError(Message("nothing to train: {path} was saved at step {step} (epoch {epoch}) and this run ends "
+                                "at step {total_steps}; give it a longer length (--epochs or --max-steps, counted "
+                                "from the run's start)", path=path, step=run.step, epoch=run.epoch,
+                                total_steps=run.total_steps))
 
 
 def _check_data(saved: dict[str, Any], path: str, parts: RunParts) -> None:
@@ -117,9 +120,12 @@ def _check_data(saved: dict[str, Any], path: str, parts: RunParts) -> None:
     now = {"dataset": splits.name, "classes": splits.num_classes, "channels": splits.channels}
     then = {key: data.get(key) for key in now}
     if now != then:
-        raise UserError(f"{path} was trained on {then['dataset']} ({then['classes']} classes, {then['channels']} "
-                        f"channels); this run's data is {now['dataset']} ({now['classes']} classes, "
-                        f"{now['channels']} channels): resume it with the data it was trained on")
+        raise UserError(Message("{path} was trained on {saved_dataset} ({saved_classes} classes, {saved_channels} "
+                                "channels); this run's data is {dataset} ({classes} classes, {channels} channels): "
+                                "resume it with the data it was trained on", path=path,
+                                saved_dataset=then["dataset"], saved_classes=then["classes"],
+                                saved_channels=then["channels"], dataset=now["dataset"], classes=now["classes"],
+                                channels=now["channels"]))
 
 
 def _load_trainer(saved: dict[str, Any], path: str, trainer: Trainer) -> None:
@@ -133,6 +139,7 @@ def _load_trainer(saved: dict[str, Any], path: str, trainer: Trainer) -> None:
         trainer.optimizer.load_state_dict(state)
     except (RuntimeError, ValueError, KeyError, TypeError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-        raise UserError(f"{path} does not fit the model and optimizer built for this run ({first})") from None
+        raise UserError(Message("{path} does not fit the model and optimizer built for this run ({error})", path=path,
+                                error=first)) from None
     if saved["scaler"] and trainer.scaler.is_enabled():
         trainer.scaler.load_state_dict(saved["scaler"])

@@ -18,6 +18,7 @@ from core.checkpoint import AUTOMATIC_REASONS, CheckpointPolicy
 from core.checkpoint_state import RandomStates, capture, random_states, restore
 from core.config import RunConfig
 from core.events import CheckpointSaved, LogMessage
+from core.message import Message
 from core.recipe import RunParts
 from core.run_state import RunState
 
@@ -41,8 +42,13 @@ class Checkpointer:
         in, sought to its position, or None when that epoch had ended; notes for the run's log)."""
         epoch, self.epoch_start, notes = restore(saved, path, parts, run, device)
         self.saved_step = run.step
-        where = f"the end of epoch {run.epoch}" if epoch is None else f"epoch {run.epoch}"
-        return epoch, [("info", f"resumed from {path}: step {run.step}, at {where}"), *notes]
+        if epoch is None:
+            resumed = Message("resumed from {path}: step {step}, at the end of epoch {epoch}", path=path, step=run.step,
+                              epoch=run.epoch)
+        else:
+            resumed = Message("resumed from {path}: step {step}, at epoch {epoch}", path=path, step=run.step,
+                              epoch=run.epoch)
+        return epoch, [("info", resumed), *notes]
 
     def every_due(self, step: int) -> bool:
         every = self.policy.every_steps
@@ -63,8 +69,8 @@ class Checkpointer:
             size = checkpoint.save(target, payload)
         except (OSError, RuntimeError) as exc:
             why = getattr(exc, "strerror", None) or (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-            return LogMessage("warning", f"checkpoint not saved at step {run.step}: cannot write {target} ({why}); "
-                                         "training goes on")
+            return LogMessage("warning", Message("checkpoint not saved at step {step}: cannot write {path} ({why}); "
+                                                 "training goes on", step=run.step, path=str(target), why=why))
         self.saved_step = run.step
         self._prune(target, reason)
         return CheckpointSaved(run.step, run.epoch, str(target), size, reason)

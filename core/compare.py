@@ -19,6 +19,7 @@ from core.controls import RunControls
 from core.errors import ConfigError
 from core.events import (ComparisonFinished, ComparisonStarted, ContenderEvent, Event, Observer, RunFinished,
                          StepsReported)
+from core.message import Message
 
 
 class Comparison(RunControls):
@@ -111,7 +112,7 @@ def _check_runnable(contender: Contender) -> None:
     than after the runs before it have trained."""
     from core.devices import resolve_device
     from core.fast_paths import check_fast_paths
-    from core.options import option_message
+    from core.options import option_name
     from core.recipe import config_for_device
 
     try:
@@ -122,8 +123,9 @@ def _check_runnable(contender: Contender) -> None:
 
             check_world(contender.config)
     except ConfigError as exc:
-        raise ConfigError("vs", f"configuration {contender.index + 1} ({contender.label}): "
-                                f"{option_message(exc.field, str(exc))}") from None
+        raise ConfigError("vs", Message("configuration {index} ({label}): {option}: {detail}", index=contender.index + 1,
+                                        label=contender.label, option=option_name(exc.field),
+                                        detail=exc.detail)) from None
 
 
 def _result(contender: Contender, finished: RunFinished, losses: list[float]) -> ContenderResult:

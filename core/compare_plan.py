@@ -14,6 +14,7 @@ from typing import Any
 
 from core.config import BOUNDS, RunConfig, validate_field
 from core.errors import ConfigError
+from core.message import Message, message_of
 from core.readonly import ReadOnlyDict
 
 MIN_RUNS, MAX_RUNS = 2, 4
@@ -42,18 +43,21 @@ def parse_overrides(text: str) -> dict[str, Any]:
         key, sep, raw = item.partition("=")
         field = key.strip().lstrip("-").replace("-", "_")
         if not sep or not field:
-            raise ConfigError("vs", f"{item!r} is not setting=value (e.g. device=cpu or amp=bf16)")
+            raise ConfigError("vs", Message("{item!r} is not setting=value (e.g. device=cpu or amp=bf16)", item=item))
         if field not in BOUNDS:
-            raise ConfigError("vs", f"{item!r}: unknown setting {field!r}; settings: {', '.join(BOUNDS)}")
+            raise ConfigError("vs", Message("{item!r}: unknown setting {field!r}; settings: {settings}", item=item,
+                                            field=field, settings=", ".join(BOUNDS)))
         if field in SHARED_ONLY:
-            raise ConfigError("vs", f"{item!r}: {field} is shared by every run of a comparison (so they race "
-                                    f"over the same steps); give it once, as --{field.replace('_', '-')}")
+            raise ConfigError("vs", Message("{item!r}: {field} is shared by every run of a comparison (so they race "
+                                            "over the same steps); give it once, as {option}", item=item, field=field,
+                                            option="--" + field.replace("_", "-")))
         try:
             overrides[field] = validate_field(field, _typed(field, raw.strip()))
         except ConfigError as exc:
-            raise ConfigError("vs", f"{item!r}: {exc}") from None
+            raise ConfigError("vs", Message("{item!r}: {error}", item=item, error=message_of(exc))) from None
     if not overrides:
-        raise ConfigError("vs", f"{text!r} sets nothing; write setting=value pairs separated by commas")
+        raise ConfigError("vs", Message("{text!r} sets nothing; write setting=value pairs separated by commas",
+                                        text=text))
     return overrides
 
 
@@ -76,7 +80,8 @@ def _typed(field: str, raw: str) -> Any:
 def plan(base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> tuple[Contender, ...]:
     """The runs of a comparison: `base` with each override set, all for the same number of steps."""
     if not MIN_RUNS <= len(overrides) <= MAX_RUNS:
-        raise ConfigError("vs", f"a comparison needs {MIN_RUNS} to {MAX_RUNS} configurations, got {len(overrides)}")
+        raise ConfigError("vs", Message("a comparison needs {min_runs} to {max_runs} configurations, got {count}",
+                                        min_runs=MIN_RUNS, max_runs=MAX_RUNS, count=len(overrides)))
     shared = base.replace(max_steps=base.max_steps or DEFAULT_STEPS, epochs=None)
     distinct = _distinct_fields(overrides)
     contenders: list[Contender] = []
@@ -84,11 +89,13 @@ def plan(base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> tuple[Conte
         try:
             config = shared.replace(**changes)
         except ConfigError as exc:
-            raise ConfigError("vs", f"configuration {index + 1}: {exc}") from None
+            raise ConfigError("vs", Message("configuration {index}: {error}", index=index + 1,
+                                            error=message_of(exc))) from None
         for other in contenders:
             if other.config == config:
-                raise ConfigError("vs", f"configurations {other.index + 1} and {index + 1} are the same run; "
-                                        "change at least one setting between them")
+                raise ConfigError("vs", Message("configurations {first} and {second} are the same run; change at "
+                                                "least one setting between them", first=other.index + 1,
+                                                second=index + 1))
         shown = {field: value for field, value in changes.items() if field in distinct}
         contenders.append(Contender(index, label(shown or changes), ReadOnlyDict(dict(changes)), config))
     return tuple(contenders)
@@ -122,7 +129,8 @@ def label(overrides: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class ReadyComparison:
-    """A comparison offered in the window's menu: a name and the override sets it races."""
+    """A comparison offered in the window's menu: a name (also what the window's --compare takes), a description
+    (Messages, for the window to translate) and the override sets it races."""
 
     name: str
     description: str
@@ -143,21 +151,26 @@ def ready_comparisons(base: RunConfig, gpu: str | None, compile_available: bool,
             cpu["amp"] = "off"
         if base.cudnn_benchmark:
             cpu["cudnn_benchmark"] = False
-        offered.append(ReadyComparison("CPU vs GPU", f"the same run on the CPU and on {gpu}", ({**cpu}, {"device": gpu})))
+        offered.append(ReadyComparison(Message("CPU vs GPU"), Message("the same run on the CPU and on {gpu}", gpu=gpu),
+                                       ({**cpu}, {"device": gpu})))
     offered.append(ReadyComparison(
-        "stream vs resident", f"data streamed from host memory by a DataLoader against data kept on {device}",
+        Message("stream vs resident"),
+        Message("data streamed from host memory by a DataLoader against data kept on {device}", device=device),
         ({"device": device, "placement": "stream"}, {"device": device, "placement": "resident"})))
     if gpu is not None:
-        offered.append(ReadyComparison("AMP off vs bf16", f"full precision against bf16 autocast on {gpu}",
+        offered.append(ReadyComparison(Message("AMP off vs bf16"),
+                                       Message("full precision against bf16 autocast on {gpu}", gpu=gpu),
                                        ({"device": gpu, "amp": "off"}, {"device": gpu, "amp": "bf16"})))
-        offered.append(ReadyComparison("channels_last", f"the default memory format against channels_last on {gpu}",
+        offered.append(ReadyComparison("channels_last",  # the option's name: nothing to translate
+                                       Message("the default memory format against channels_last on {gpu}", gpu=gpu),
                                        ({"device": gpu, "channels_last": False}, {"device": gpu, "channels_last": True})))
     scaling = _scaling_comparison(base, gpu, processes)
     if scaling is not None:
         offered.append(scaling)
     if compile_available:
         offered.append(ReadyComparison(
-            "compiled vs eager", f"torch.compile against eager PyTorch on {device} (compile time shown apart)",
+            Message("compiled vs eager"),
+            Message("torch.compile against eager PyTorch on {device} (compile time shown apart)", device=device),
             ({"device": device, "compile": False}, {"device": device, "compile": True})))
     return offered
 
@@ -169,8 +182,13 @@ def _scaling_comparison(base: RunConfig, gpu: str | None, processes: int) -> Rea
     if n is None:
         return None
     cuda = gpu is not None and gpu.startswith("cuda")
-    device, what = ("cuda", "GPUs") if cuda else ("cpu", "CPU processes")
-    side = {"device": device, "on_oom": "stop"}
-    return ReadyComparison(f"1 vs {n} {what}", f"data-parallel: one process against {n} {what} training the same "
-                                               f"global batch of {base.batch_size} (scaling efficiency shown)",
-                           ({**side, "nproc": 1}, {**side, "nproc": n}))
+    side = {"device": "cuda" if cuda else "cpu", "on_oom": "stop"}
+    races = ({**side, "nproc": 1}, {**side, "nproc": n})
+    if cuda:
+        return ReadyComparison(Message("1 vs {n} GPUs", n=n),
+                               Message("data-parallel: one process against {n} GPUs training the same global batch of "
+                                       "{batch_size} (scaling efficiency shown)", n=n, batch_size=base.batch_size), races)
+    return ReadyComparison(Message("1 vs {n} CPU processes", n=n),
+                           Message("data-parallel: one process against {n} CPU processes training the same global "
+                                   "batch of {batch_size} (scaling efficiency shown)", n=n, batch_size=base.batch_size),
+                           races)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.compare_plan import Contender
+from core.message import Message
+from core.run_outcome import status_word
 
 # Settings that change how fast a run goes but not what it computes: with the same seed, data order and
 # model, runs that differ only in these should see the same losses, up to floating-point rounding
@@ -85,26 +87,51 @@ def conclude(contenders: Sequence[Contender], runs: Sequence[ContenderResult], s
         slow = min(measured, key=lambda r: r.samples_per_s or 0.0)
         assert fast.samples_per_s is not None and slow.samples_per_s is not None
         speedup, fastest, slowest = fast.samples_per_s / slow.samples_per_s, fast.index, slow.index
-        models = {c.config.model for c in contenders}
-        what = f" {model}" if len(models) == 1 else ""
-        at = f" at batch {batch}" if batch is not None else ""
-        headline = (f"{fast.label} trains{what} {ratio_text(speedup)} faster than {slow.label}{at}; "
-                    f"warm-up excluded")
+        one_model = len({c.config.model for c in contenders}) == 1
+        headline = _ratio_headline(fast.label, slow.label, ratio_text(speedup), model if one_model else None, batch)
     else:
-        missing = [r for r in runs if r not in measured]
-        why = "; ".join(f"run {r.index + 1} ({r.label}) {r.status}" + (f": {r.message}" if r.message else "")
-                        for r in missing) or "fewer than two runs finished"
-        headline = f"no ratio: {why}"
+        missing = [_unmeasured(r) for r in runs if r not in measured]
+        headline = Message("no ratio: {why}", why=joined(missing) if missing else Message("fewer than two runs finished"))
     scaling = scaling_efficiency(contenders, measured)
     if scaling:
         by_index = {c.index: c for c in contenders}
-        headline += "; scaling efficiency " + ", ".join(
-            f"{by_index[i].label} {e:.0%}" for i, e in scaling.items()) + " (images/s per process against the fewest)"
+        efficiencies = ", ".join(f"{by_index[i].label} {e:.0%}" for i, e in scaling.items())  # labels and numbers
+        headline = Message("{headline}; scaling efficiency {efficiencies} (images/s per process against the fewest)",
+                           headline=headline, efficiencies=efficiencies)
     agree, agreement = check_agreement(contenders, runs)
     status = "completed" if all(r.status == "completed" for r in runs) and len(runs) == len(contenders) else (
         "stopped" if stopped else "failed")
     return ComparisonResult(tuple(runs), steps, model, batch, speedup, fastest, slowest, headline, agree,
                             agreement, status, scaling)
+
+
+def _ratio_headline(fast: str, slow: str, ratio: str, model: str | None, batch: int | None) -> str:
+    """'resident trains resnet18 2.41x faster than stream at batch 256; warm-up excluded' (the model when every
+    run trains the same one, the batch when every run shares it)."""
+    values = dict(fast=fast, slow=slow, ratio=ratio, model=model, batch=batch)
+    if model is not None and batch is not None:
+        return Message("{fast} trains {model} {ratio} faster than {slow} at batch {batch}; warm-up excluded", **values)
+    if model is not None:
+        return Message("{fast} trains {model} {ratio} faster than {slow}; warm-up excluded", **values)
+    if batch is not None:
+        return Message("{fast} trains {ratio} faster than {slow} at batch {batch}; warm-up excluded", **values)
+    return Message("{fast} trains {ratio} faster than {slow}; warm-up excluded", **values)
+
+
+def _unmeasured(run: ContenderResult) -> str:
+    """'run 2 (cpu) failed: ...': a run that has no rate for the ratio, and why."""
+    if run.message:
+        return Message("run {run} ({label}) {status}: {message}", run=run.index + 1, label=run.label,
+                       status=status_word(run.status), message=run.message)
+    return Message("run {run} ({label}) {status}", run=run.index + 1, label=run.label, status=status_word(run.status))
+
+
+def joined(texts: Sequence[str]) -> str:
+    """Texts joined by '; ', each one kept whole (a Message stays one, so the window translates every part)."""
+    text = texts[0]
+    for following in texts[1:]:
+        text = Message("{earlier}; {following}", earlier=text, following=following)
+    return text
 
 
 def scaling_efficiency(contenders: Sequence[Contender], measured: Sequence[ContenderResult]) -> dict[int, float]:
@@ -146,12 +173,14 @@ def check_agreement(contenders: Sequence[Contender], runs: Sequence[ContenderRes
             checked += 1
             for step, (x, y) in enumerate(zip(ra.losses[:n], rb.losses[:n]), start=1):
                 if not (math.isfinite(x) and math.isfinite(y) and abs(x - y) <= AGREEMENT_RTOL * max(abs(x), abs(y))):
-                    findings.append(f"runs {a.index + 1} ({a.label}) and {b.index + 1} ({b.label}) differ only in "
-                                    f"speed settings but computed different losses: step {step}: {x:.4f} vs {y:.4f}")
+                    findings.append(Message("runs {first} ({first_label}) and {second} ({second_label}) differ only "
+                                            "in speed settings but computed different losses: step {step}: {x:.4f} "
+                                            "vs {y:.4f}", first=a.index + 1, first_label=a.label, second=b.index + 1,
+                                            second_label=b.label, step=step, x=x, y=y))
                     break
     if not checked:
         return None, ""
     if findings:
-        return False, "; ".join(findings)
-    return True, (f"runs that differ only in speed settings computed the same losses (first {AGREEMENT_STEPS} "
-                  f"steps within {AGREEMENT_RTOL:.0%})")
+        return False, joined(findings)
+    return True, Message("runs that differ only in speed settings computed the same losses (first {steps} steps "
+                         "within {tolerance:.0%})", steps=AGREEMENT_STEPS, tolerance=AGREEMENT_RTOL)

@@ -17,6 +17,7 @@ import torch.distributed as dist
 from core.devices import resolve_device
 from core.distributed_env import RankContext
 from core.errors import ConfigError
+from core.message import Message
 
 def rank_device(requested: str, context: RankContext) -> torch.device:
     """The local rank's GPU (cuda:LOCAL_RANK) when the run asks for CUDA (or auto finds GPUs), else the CPU."""
@@ -24,11 +25,16 @@ def rank_device(requested: str, context: RankContext) -> torch.device:
     if kind == "cpu":
         return torch.device("cpu")
     if kind != "cuda":
-        raise ConfigError("device", f"data-parallel runs train on CUDA GPUs or CPU processes, not {kind}")
+        raise ConfigError("device", Message("data-parallel runs train on CUDA GPUs or CPU processes, not {kind}",
+                                            kind=kind))
     count = torch.cuda.device_count()
     if context.local_rank >= count:
-        raise ConfigError("nproc", f"rank {context.rank} needs GPU cuda:{context.local_rank}, but this machine has "
-                                   f"{count} GPU{'s' if count != 1 else ''}; start at most {count} processes per machine")
+        values = dict(rank=context.rank, local_rank=context.local_rank, count=count)
+        if count == 1:
+            raise ConfigError("nproc", Message("rank {rank} needs GPU cuda:{local_rank}, but this machine has {count} "
+                                               "GPU; start at most {count} processes per machine", **values))
+        raise ConfigError("nproc", Message("rank {rank} needs GPU cuda:{local_rank}, but this machine has {count} GPUs; "
+                                           "start at most {count} processes per machine", **values))
     return torch.device("cuda", context.local_rank)
 
 

@@ -35,6 +35,7 @@ from core.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, Ru
                          RunResumed, StepsReported)
 from core.loss_report import BREAKDOWN_PERIOD_S
 from core.memory import MemorySample, clear_cache
+from core.message import Message
 from core.rank_data import Shard
 from core.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run
@@ -246,8 +247,10 @@ class DistributedSession(TrainingSession):
         assert self.device is not None and self.probe is not None and self._parts is not None
         event = oom_recovery.recover(message, phase, self.config, self._state, self.device, self.probe, self._parts)
         self.emit(event)
-        raise run_outcome.OutOfMemoryStop(f"rank {self.context.rank} ({self.device}) ran out of memory at step "
-                                          f"{self._state.step + 1}: {oom_recovery.stop_message(event, 'stop')}")
+        raise run_outcome.OutOfMemoryStop(Message("rank {rank} ({device}) ran out of memory at step {step}: {problem}",
+                                                  rank=self.context.rank, device=str(self.device),
+                                                  step=self._state.step + 1,
+                                                  problem=oom_recovery.stop_message(event, "stop")))
 
     def _finish(self, outcome: run_outcome.Outcome) -> RunFinished:
         finished = super()._finish(outcome)

@@ -13,43 +13,55 @@ from typing import Any
 
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
                          SnapshotSaved, StepsReported)
+from core.message import Message
+from core.run_outcome import status_word
 from core.summary import RunSummary
 from core.units import format_bytes
 
 MEMORY_VIZ = "https://pytorch.org/memory_viz"
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
-
-
 def _number(value: float | None, spec: str) -> str:
-    return "n/a" if value is None else format(value, spec)
+    return Message("n/a") if value is None else format(value, spec)
 
 
 def epoch_of(epoch: int, epochs: int | None) -> str:
-    """'epoch 3/10', or 'epoch 3' when the run takes as many epochs as its max_steps needs."""
+    """'epoch 3/10', or 'epoch 3' when the run takes as many epochs as its max_steps needs (the CLI's bar)."""
     return f"epoch {epoch}/{epochs}" if epochs else f"epoch {epoch}"
 
 
 def run_requested(config: Any) -> str:
     """What the window logs when Start is clicked, before the session has loaded anything."""
-    return f"starting: {config.model} on {config.device}, {config.dataset}, batch {config.batch_size}"
+    return Message("starting: {model} on {device}, {dataset}, batch {batch_size}", model=config.model,
+                   device=config.device, dataset=config.dataset, batch_size=config.batch_size)
+
+
+def _plan(total_steps: int, epochs: int | None) -> str:
+    """'1,950 steps over 10 epochs': the run's length, one template per plural case."""
+    steps = Message("1 step") if total_steps == 1 else Message("{steps:,} steps", steps=total_steps)
+    if epochs is None:
+        return Message("{steps} over as many epochs as that takes", steps=steps)
+    if epochs == 1:
+        return Message("{steps} over 1 epoch", steps=steps)
+    return Message("{steps} over {epochs:,} epochs", steps=steps, epochs=epochs)
 
 
 def run_started(event: RunStarted) -> str:
     """'training resnet18 on cuda:0 (NVIDIA H100): ...': the model, data, placement and the plan."""
     cfg: Mapping[str, Any] = event.config
-    epochs = "as many epochs as that takes" if event.epochs is None else _plural(event.epochs, "epoch")
-    return (f"training {cfg['model']} on {event.device} ({event.device_name}): {event.parameters:,} parameters, "
-            f"{cfg['dataset']} ({event.train_samples:,} train / {event.val_samples:,} val images, "
-            f"{format_bytes(event.dataset_bytes)}), {event.placement} placement, batch {cfg['batch_size']}, "
-            f"{_plural(event.total_steps, 'step')} over {epochs}"
-            + (f" (resumed at step {event.start_step:,})" if event.start_step else ""))
+    text = Message("training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} "
+                   "({train:,} train / {val:,} val images, {size}), {placement} placement, batch {batch_size}, "
+                   "{plan}", model=cfg["model"], device=event.device, device_name=event.device_name,
+                   parameters=event.parameters, dataset=cfg["dataset"], train=event.train_samples,
+                   val=event.val_samples, size=format_bytes(event.dataset_bytes), placement=event.placement,
+                   batch_size=cfg["batch_size"], plan=_plan(event.total_steps, event.epochs))
+    if event.start_step:
+        return Message("{started} (resumed at step {step:,})", started=text, step=event.start_step)
+    return text
 
 
 def steps_postfix(event: StepsReported, epochs: int | None) -> str:
-    """The live part of the progress bar: epoch, mean loss of the report, speed, memory in use."""
+    """The live part of the progress bar (the CLI's): epoch, mean loss of the report, speed, memory in use."""
     finite = [x for x in event.losses if math.isfinite(x)]
     loss = sum(finite) / len(finite) if finite else float("nan")
     mem = event.memory
@@ -59,52 +71,64 @@ def steps_postfix(event: StepsReported, epochs: int | None) -> str:
 
 
 def epoch_ended(event: EpochEnded) -> str:
-    return (f"epoch {event.epoch}: train loss {_number(event.train_loss, '.4f')}, "
-            f"val loss {_number(event.val_loss, '.4f')}, val accuracy {_number(event.val_accuracy, '.2%')}")
+    return Message("epoch {epoch}: train loss {train_loss}, val loss {val_loss}, val accuracy {val_accuracy}",
+                   epoch=event.epoch, train_loss=_number(event.train_loss, ".4f"),
+                   val_loss=_number(event.val_loss, ".4f"), val_accuracy=_number(event.val_accuracy, ".2%"))
 
 
 def cache_cleared(event: CacheCleared) -> str:
-    when = "at rest" if event.step is None else f"at step {event.step}"
-    return (f"cache cleared {when}: {format_bytes(event.freed_bytes)} freed, "
-            f"reserved now {format_bytes(event.memory.reserved_bytes)}")
+    freed, reserved = format_bytes(event.freed_bytes), format_bytes(event.memory.reserved_bytes)
+    if event.step is None:
+        return Message("cache cleared at rest: {freed} freed, reserved now {reserved}", freed=freed, reserved=reserved)
+    return Message("cache cleared at step {step}: {freed} freed, reserved now {reserved}", step=event.step,
+                   freed=freed, reserved=reserved)
 
 
 def cache_cleared_mark(event: CacheCleared) -> str:
     """The short label of the cache clear on the memory plot."""
-    return f"cleared {format_bytes(event.freed_bytes)}"
+    return Message("cleared {freed}", freed=format_bytes(event.freed_bytes))
 
 
 def snapshot_saved(event: SnapshotSaved) -> str:
-    return (f"memory snapshot saved to {event.path} ({format_bytes(event.size_bytes)}) at step {event.step}: "
-            f"open it at {MEMORY_VIZ}")
+    return Message("memory snapshot saved to {path} ({size}) at step {step}: open it at {url}", path=event.path,
+                   size=format_bytes(event.size_bytes), step=event.step, url=MEMORY_VIZ)
+
+
+def _checkpoint_reason(event: CheckpointSaved) -> str:
+    if event.reason == "epoch":
+        return Message("end of epoch {epoch}", epoch=event.epoch)
+    reasons = {"every": Message("periodic"), "request": Message("requested"), "stop": Message("the run stopped"),
+               "end": Message("the run ended mid-epoch")}
+    return reasons.get(event.reason, event.reason)
 
 
 def checkpoint_saved(event: CheckpointSaved) -> str:
     """'checkpoint saved at step 390 (end of epoch 1): PATH (89.4 MB)'."""
-    why = {"epoch": f"end of epoch {event.epoch}", "every": "periodic", "request": "requested",
-           "stop": "the run stopped", "end": "the run ended mid-epoch"}.get(event.reason, event.reason)
-    return f"checkpoint saved at step {event.step} ({why}): {event.path} ({format_bytes(event.size_bytes)})"
+    return Message("checkpoint saved at step {step} ({why}): {path} ({size})", step=event.step,
+                   why=_checkpoint_reason(event), path=event.path, size=format_bytes(event.size_bytes))
 
 
 def resume_hint(path: str) -> str:
-    """How to continue from a checkpoint on the command line."""
+    """How to continue from a checkpoint on the command line (the CLI's)."""
     return f"to continue: gpu-train-monitor run --resume {shlex.quote(path)}"
 
 
 def out_of_memory_headline(event: OutOfMemory) -> str:
     """'Out of memory during validation' or '... during training': where the batch did not fit."""
-    return f"Out of memory during {'validation' if event.phase == 'validation' else 'training'}"
+    if event.phase == "validation":
+        return Message("Out of memory during validation")
+    return Message("Out of memory during training")
 
 
 def out_of_memory(event: OutOfMemory) -> str:
     """The session's own message (it names the step, batch and bytes), with the phase when it is validation."""
     if event.phase == "validation" and "validation" not in event.message:
-        return f"{event.message} (during validation)"
+        return Message("{problem} (during validation)", problem=event.message)
     return event.message
 
 
 def log_message(event: LogMessage) -> str:
-    """A session's log line as a plain-text stream shows it (the window shows the level its own way)."""
+    """A session's log line as a plain-text stream (the CLI) shows it (the window shows the level its own way)."""
     return event.text if event.level == "info" else f"{event.level}: {event.text}"
 
 
@@ -113,19 +137,26 @@ def batch_size_text(summary: RunSummary) -> str:
     changes = summary.batch_size_changes
     if not changes:
         return str(summary.batch_size)
-    skipped = f", {summary.skipped_samples} images left out" if summary.skipped_samples else ""
-    return (f"{summary.batch_size} (requested {changes[0]['from']}; halved {len(changes)}x after out of memory"
-            f"{skipped})")
+    if summary.skipped_samples:
+        return Message("{batch_size} (requested {requested}; halved {halvings}x after out of memory, {skipped} images "
+                       "left out)", batch_size=summary.batch_size, requested=changes[0]["from"],
+                       halvings=len(changes), skipped=summary.skipped_samples)
+    return Message("{batch_size} (requested {requested}; halved {halvings}x after out of memory)",
+                   batch_size=summary.batch_size, requested=changes[0]["from"], halvings=len(changes))
 
 
 def run_finished(event: RunFinished) -> str:
     """How the run ended: its totals when it completed, else where it stopped and why."""
     summary = event.summary
     if event.status == "completed":
-        rate = "n/a" if summary.samples_per_s is None else f"{summary.samples_per_s:,.0f} images/s"
-        return (f"finished: {summary.steps} steps in {summary.wall_s:.1f} s, {rate}, "
-                f"peak {format_bytes(summary.peak_allocated_bytes)}"
-                + (f", batch size {batch_size_text(summary)}" if summary.batch_size_changes else ""))
+        rate = (Message("n/a") if summary.samples_per_s is None
+                else Message("{rate:,.0f} images/s", rate=summary.samples_per_s))
+        values = dict(steps=summary.steps, wall_s=summary.wall_s, rate=rate,
+                      peak=format_bytes(summary.peak_allocated_bytes))
+        if summary.batch_size_changes:
+            return Message("finished: {steps} steps in {wall_s:.1f} s, {rate}, peak {peak}, batch size {batch_size}",
+                           batch_size=batch_size_text(summary), **values)
+        return Message("finished: {steps} steps in {wall_s:.1f} s, {rate}, peak {peak}", **values)
     if event.status == "stopped":
-        return f"stopped at step {event.step}"
-    return f"{event.status}: {event.message}"
+        return Message("stopped at step {step}", step=event.step)
+    return Message("{status}: {message}", status=status_word(event.status), message=event.message)

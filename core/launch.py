@@ -29,7 +29,10 @@ from typing import Any
 from core.config import RunConfig
 from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID
 from core.errors import ConfigError
+from core.message import Message
+from core.message_json import message_from_json, message_to_json
 from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from core.run_outcome import status_word
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -47,15 +50,17 @@ def check_world(config: RunConfig) -> None:
     if cuda:
         count = torch.cuda.device_count()
         if count == 0:
-            raise ConfigError("device", "cuda was asked for, but this machine has no CUDA GPU; use --device cpu")
+            raise ConfigError("device", Message("cuda was asked for, but this machine has no CUDA GPU; use --device "
+                                                "cpu"))
         if n > count:
-            raise ConfigError("nproc", f"{n} processes need {n} GPUs, but this machine has {count}; use "
-                                       f"--nproc {count} or fewer (one process per GPU)")
+            raise ConfigError("nproc", Message("{n} processes need {n} GPUs, but this machine has {count}; use --nproc "
+                                               "{count} or fewer (one process per GPU)", n=n, count=count))
         return
     cores = os.cpu_count() or 1
     if n > cores:
-        raise ConfigError("nproc", f"{n} CPU processes on {cores} CPU cores: each process trains on its own core "
-                                   f"at least; use --nproc {cores} or fewer (or --device cuda on a GPU machine)")
+        raise ConfigError("nproc", Message("{n} CPU processes on {cores} CPU cores: each process trains on its own "
+                                           "core at least; use --nproc {cores} or fewer (or --device cuda on a GPU "
+                                           "machine)", n=n, cores=cores))
 
 
 def rank_main(argv: list[str]) -> int:
@@ -112,8 +117,9 @@ def record_rank_end(rank: int, status: str, message: str, user_error: bool = Fal
     if not folder:
         return
     try:
-        Path(folder, f"rank-{rank}.json").write_text(json.dumps({"rank": rank, "status": status, "message": message,
-                                                                  "user_error": user_error, "at": time.time()}))
+        Path(folder, f"rank-{rank}.json").write_text(json.dumps({
+            "rank": rank, "status": status, "message": str(message), "said": message_to_json(message),
+            "user_error": user_error, "at": time.time()}))
     except OSError:
         pass  # the launcher then reports what the process's exit said
 
@@ -180,6 +186,7 @@ def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None
 
 
 def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:
+    """What each rank said about how it ended, by rank; its "message" a Message again when it was one."""
     ends: dict[int, dict[str, Any]] = {}
     for path in Path(folder).glob("rank-*.json"):
         try:
@@ -187,6 +194,9 @@ def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:
             ends[int(data["rank"])] = data
         except (OSError, ValueError, KeyError):
             continue
+        said = message_from_json(data.pop("said", None))
+        if isinstance(said, str) and said == data.get("message"):
+            data["message"] = said
     return ends
 
 
@@ -198,26 +208,35 @@ def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]], 
                  key=lambda item: item[1].get("at", 0.0))  # the first to fail, not the lowest rank
     if own:
         rank, end = own[0]
-        return f"rank {rank} ended the run ({end['status']}): {end['message']}"
+        return Message("rank {rank} ended the run ({status}): {message}", rank=rank, status=status_word(end["status"]),
+                       message=end["message"])
     silent = [rank for rank in range(world) if rank not in ends]  # ranks that never said how they ended
     timed_out = any("timed out" in end["message"].lower() or "timeout" in end["message"].lower()
                     for end in ends.values()) or any(  # NCCL's watchdog aborts a rank whose collective timed out
         f.exitcode == -signal.SIGABRT for f in failures.values())
     silent = [rank for rank in silent if not (rank in failures and failures[rank].exitcode == -signal.SIGABRT)]
     if silent and timed_out:
-        return (f"rank {silent[0]} stopped responding: the other ranks timed out waiting for it in a collective "
-                "(--dist-timeout), and it was ended")
+        return Message("rank {rank} stopped responding: the other ranks timed out waiting for it in a collective "
+                       "(--dist-timeout), and it was ended", rank=silent[0])
     killed = [(rank, f) for rank, f in sorted(failures.items())
               if f.exitcode < 0 and -f.exitcode not in (signal.SIGTERM, signal.SIGINT) and rank not in ends]
     if killed:
         rank, failure = killed[0]
-        return f"rank {rank} (pid {failure.pid}) was killed by {signal.Signals(-failure.exitcode).name}"
+        return Message("rank {rank} (pid {pid}) {how}", rank=rank, pid=failure.pid, how=_how_it_ended(failure.exitcode))
     rank = min(failures, key=lambda r: failures[r].timestamp)
     failure = failures[rank]
-    how = (f"was killed by {signal.Signals(-failure.exitcode).name}" if failure.exitcode < 0
-           else f"exited with code {failure.exitcode}")
     message = ends.get(rank, {}).get("message", "")
-    return f"rank {rank} (pid {failure.pid}) {how}" + (f": {message}" if message else "")
+    if message:
+        return Message("rank {rank} (pid {pid}) {how}: {message}", rank=rank, pid=failure.pid,
+                       how=_how_it_ended(failure.exitcode), message=message)
+    return Message("rank {rank} (pid {pid}) {how}", rank=rank, pid=failure.pid, how=_how_it_ended(failure.exitcode))
+
+
+def _how_it_ended(exitcode: int) -> str:
+    """'was killed by SIGKILL' or 'exited with code 1'."""
+    if exitcode < 0:
+        return Message("was killed by {signal}", signal=signal.Signals(-exitcode).name)
+    return Message("exited with code {code}", code=exitcode)
 
 
 def lost_peer(message: str) -> bool:

@@ -14,6 +14,7 @@ import torch
 from core import run_outcome
 from core.events import LogMessage, StepsReported
 from core.memory import MemoryProbe
+from core.message import Message
 from core.run_state import RunState
 
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
@@ -42,5 +43,6 @@ def check_losses(run: RunState, first: int, losses: Sequence[float]) -> LogMessa
     rise = run.loss_rise(LOSS_RISE_FACTOR)
     if rise is None:  # finite values, so not diverged, but not learning: a bare `completed` would hide it
         return None
-    return LogMessage("warning", f"the loss rose from {rise[0]:.4g} to {rise[1]:.4g} by step {run.step}: "
-                                 "the run is not converging; try a lower learning rate")
+    return LogMessage("warning", Message("the loss rose from {first:.4g} to {latest:.4g} by step {step}: the run is "
+                                         "not converging; try a lower learning rate", first=rise[0], latest=rise[1],
+                                         step=run.step))

@@ -16,6 +16,8 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from core.message import Message
+
 if TYPE_CHECKING:
     import torch
 
@@ -63,13 +65,29 @@ def allowed_bytes(message: str) -> int | None:
     return _size(re.search(_SIZE + r" allowed;", message))
 
 
+def where_in_training(step: int) -> str:
+    """Where a training step's batch did not fit: 'at step 3' (`step` is 1-based)."""
+    return Message("at step {step}", step=step)
+
+
+def where_in_validation(epoch: int) -> str:
+    """Where a validation batch did not fit: 'during validation after epoch 2'."""
+    return Message("during validation after epoch {epoch}", epoch=epoch)
+
+
 def describe(where: str, batch_size: int, requested: int | None, free: int, reserved_unallocated: int) -> str:
-    """'out of memory at step 3 with batch size 512: asked for 1.50 GiB, 200 MB free, ...' for people."""
+    """'out of memory at step 3 with batch size 512: asked for 1.50 GiB, 200 MB free, ...' for people;
+    `where` from `where_in_training` or `where_in_validation`."""
     from core.units import format_bytes
 
-    return (f"out of memory {where} with batch size {batch_size}"
-            + (f": asked for {format_bytes(requested)}" if requested else "")
-            + f", {format_bytes(free)} free, {format_bytes(reserved_unallocated)} reserved but unallocated")
+    if requested:
+        return Message("out of memory {where} with batch size {batch_size}: asked for {requested}, {free} free, "
+                       "{unallocated} reserved but unallocated", where=where, batch_size=batch_size,
+                       requested=format_bytes(requested), free=format_bytes(free),
+                       unallocated=format_bytes(reserved_unallocated))
+    return Message("out of memory {where} with batch size {batch_size}, {free} free, {unallocated} reserved but "
+                   "unallocated", where=where, batch_size=batch_size, free=format_bytes(free),
+                   unallocated=format_bytes(reserved_unallocated))
 
 
 def event(message: str, where: str, step: int, batch_size: int, shrink: bool, at_failure: MemorySample,
@@ -85,16 +103,19 @@ def event(message: str, where: str, step: int, batch_size: int, shrink: bool, at
     requested = requested_bytes(message)
     new_batch = max(batch_size // 2, 1) if shrink else None
     text = describe(where, batch_size, requested, free_bytes, unallocated)
-    action = f"; continuing with batch size {new_batch}" if new_batch is not None else ""
+    if new_batch is not None:
+        text = Message("{problem}; continuing with batch size {batch_size}", problem=text, batch_size=new_batch)
     return OutOfMemory(step, batch_size, requested, free_bytes, unallocated, "shrink" if shrink else "stop",
-                       new_batch, text + action, phase)
+                       new_batch, text, phase)
 
 
 def stop_hint(on_oom: str, batch_size: int, max_retries: int) -> str:
     """What to try after a run stopped for lack of memory."""
     if on_oom == "stop":
-        return "try a smaller batch size or --on-oom shrink"
-    return "batch size 1 does not fit" if batch_size <= 1 else f"gave up after {max_retries} halvings"
+        return Message("try a smaller batch size or --on-oom shrink")
+    if batch_size <= 1:
+        return Message("batch size 1 does not fit")
+    return Message("gave up after {retries} halvings", retries=max_retries)
 
 
 def reset_scaler_step(scaler: torch.amp.GradScaler) -> None:

@@ -18,6 +18,7 @@ from core.batches import BatchEpoch, BatchSource
 from core.config import RunConfig
 from core.events import OutOfMemory
 from core.memory import MemoryProbe
+from core.message import Message
 from core.recipe import RunParts
 from core.run_state import RunState, planned_steps
 from core.validation import evaluate
@@ -34,13 +35,14 @@ def recover(message: str, phase: str, config: RunConfig, run: RunState, device: 
     oom.release(device, parts.trainer.optimizer, parts.trainer.scaler)
     batch = parts.source.batch_size if phase == "train" else run.val_batch_size
     shrink = config.on_oom == "shrink" and batch > 1 and run.oom_retries <= MAX_OOM_RETRIES
-    where = f"at step {run.step + 1}" if phase == "train" else f"during validation after epoch {run.epoch}"
+    where = oom.where_in_training(run.step + 1) if phase == "train" else oom.where_in_validation(run.epoch)
     return oom.event(message, where, run.step, batch, shrink, at_failure, probe.free_bytes(), phase)
 
 
 def stop_message(event: OutOfMemory, on_oom: str) -> str:
     """The run's final message when `event` stops it: what failed, then what to try."""
-    return f"{event.message}; {oom.stop_hint(on_oom, event.batch_size, MAX_OOM_RETRIES)}"
+    return Message("{problem}; {hint}", problem=event.message, hint=oom.stop_hint(on_oom, event.batch_size,
+                                                                                  MAX_OOM_RETRIES))
 
 
 def continue_with(event: OutOfMemory, config: RunConfig, run: RunState, source: BatchSource,

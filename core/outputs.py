@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
+from core.message import Message
 
 
 def check_output_path(field: str, path: str | os.PathLike[str]) -> None:
@@ -28,21 +29,23 @@ def check_output_path(field: str, path: str | os.PathLike[str]) -> None:
     shown = os.fspath(path)
     target = Path(shown).expanduser()
     if target.is_dir():
-        raise ConfigError(field, f"{shown} is a folder; give a file name")
+        raise ConfigError(field, Message("{path} is a folder; give a file name", path=shown))
     if target.exists() and not target.is_file():  # a device or a pipe: written in place
         try:
             os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
         except OSError as exc:
-            raise ConfigError(field, f"cannot write to {shown} ({exc.strerror or exc})") from None
+            raise ConfigError(field, Message("cannot write to {path} ({why})", path=shown,
+                                             why=exc.strerror or str(exc))) from None
         return
     real = Path(os.path.realpath(target))  # a link to a file: that file is replaced, the link kept
     if not real.parent.is_dir():
-        raise ConfigError(field, f"the folder for {shown} does not exist")
+        raise ConfigError(field, Message("the folder for {path} does not exist", path=shown))
     probe = _temporary_name(real)
     try:
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as exc:
-        raise ConfigError(field, f"cannot write to {shown} ({exc.strerror or exc})") from None
+        raise ConfigError(field, Message("cannot write to {path} ({why})", path=shown,
+                                         why=exc.strerror or str(exc))) from None
     _remove(probe)
 
 

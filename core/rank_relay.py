@@ -17,6 +17,7 @@ from typing import Any
 from core.config import RunConfig
 from core.controls import RunControls
 from core.events import Observer, RunFinished
+from core.message import Message, message_of
 from core.summary import RunSummary
 
 
@@ -69,7 +70,7 @@ class DataParallelRun(RunControls):
             finished = self._relay(events, launcher)
             launcher.join()
         if finished is None:
-            finished = self._failed(outcome.get("failure", "the ranks ended without a result"))
+            finished = self._failed(outcome.get("failure", Message("the ranks ended without a result")))
         elif outcome.get("failure") and finished.status in ("completed", "stopped"):
             finished = self._failed(outcome["failure"])
         elif outcome.get("failure"):  # rank 0 said how it saw the end; the launcher knows who caused it
@@ -91,7 +92,8 @@ class DataParallelRun(RunControls):
             except ChildFailedError as exc:
                 outcome["failure"] = describe_failure(exc.failures, read_rank_ends(folder), self.config.nproc)
             except Exception as exc:  # noqa: BLE001 - the launcher itself failed (rendezvous, spawn): say so
-                outcome["failure"] = f"the ranks could not be started: {type(exc).__name__}: {exc}"
+                outcome["failure"] = Message("the ranks could not be started: {kind}: {error}",
+                                             kind=type(exc).__name__, error=message_of(exc))
 
     def _relay(self, events: Any, launcher: threading.Thread) -> RunFinished | None:
         """Pass events on until rank 0's RunFinished (kept back: `run` may name a failing rank in it)."""

@@ -11,6 +11,17 @@ import math
 from dataclasses import dataclass
 
 from core.errors import ConfigError, UserError
+from core.message import Message, message_of
+
+# the status words the English texts use ("diverged: the loss became nan ..."), each a template of its own
+STATUS_WORDS = {"completed": Message("completed"), "stopped": Message("stopped"), "diverged": Message("diverged"),
+                "oom": Message("oom"), "failed": Message("failed"), "interrupted": Message("interrupted"),
+                "running": Message("running")}
+
+
+def status_word(status: str) -> str:
+    """A run's status as the texts for people name it: the status itself, translatable when it is known."""
+    return STATUS_WORDS.get(status, status)
 
 
 class Stopped(Exception):
@@ -19,7 +30,8 @@ class Stopped(Exception):
 
 class Diverged(Exception):
     def __init__(self, step: int, loss: float) -> None:
-        super().__init__(f"the loss became {loss} at step {step}; lower the learning rate or use --amp off")
+        super().__init__(Message("the loss became {loss} at step {step}; lower the learning rate or use --amp off",
+                                 loss=loss, step=step))
 
 
 def check_finite(first_step: int, losses: list[float]) -> None:
@@ -48,7 +60,8 @@ def trained(step: int, total_steps: int) -> Outcome:
     """The loop returned: `completed` only when every planned step was trained (never report a short run
     as complete)."""
     if step != total_steps:
-        return Outcome("failed", f"the run ended after {step} of {total_steps} planned steps")
+        return Outcome("failed", Message("the run ended after {step} of {total_steps} planned steps", step=step,
+                                         total_steps=total_steps))
     return Outcome("completed")
 
 
@@ -56,11 +69,11 @@ def ended_by(exc: Exception) -> Outcome:
     """The loop raised `exc`: an early ending above, a user's mistake, or a bug or an environment failure
     (reported as `failed` with its type, never killing the caller)."""
     if isinstance(exc, Stopped):
-        return Outcome("stopped", "stopped by request")
+        return Outcome("stopped", Message("stopped by request"))
     if isinstance(exc, Diverged):
-        return Outcome("diverged", str(exc))
+        return Outcome("diverged", message_of(exc))
     if isinstance(exc, OutOfMemoryStop):
-        return Outcome("oom", str(exc))
+        return Outcome("oom", message_of(exc))
     if isinstance(exc, UserError):
-        return Outcome("failed", str(exc), True, exc.field if isinstance(exc, ConfigError) else None)
-    return Outcome("failed", f"{type(exc).__name__}: {exc}")
+        return Outcome("failed", message_of(exc), True, exc.field if isinstance(exc, ConfigError) else None)
+    return Outcome("failed", Message("{kind}: {error}", kind=type(exc).__name__, error=message_of(exc)))

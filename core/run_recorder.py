@@ -30,6 +30,7 @@ import psutil
 
 from core.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
                          StepsReported)
+from core.message import Message, message_of
 from core.outputs import strict_json
 from core.run_store import (HEARTBEAT_S, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore, StoreError, process_alive,
                             store_problem)
@@ -136,7 +137,8 @@ class RunRecorder:
         del self.run_ids[count:]
 
     def _fail(self, exc: BaseException) -> None:
-        self.problem = f"recording stopped: {store_problem(self.path, exc)}; the run goes on unrecorded"
+        self.problem = Message("recording stopped: {problem}; the run goes on unrecorded",
+                               problem=store_problem(self.path, exc))
         if self.on_problem is not None:
             self.on_problem(self.problem)
 
@@ -270,7 +272,7 @@ def open_recorder(path: Path | str | None, warn: Callable[[str], None],
     try:
         return RunRecorder(path, on_problem)
     except StoreError as exc:
-        warn(f"this run is not recorded: {exc}")
+        warn(Message("this run is not recorded: {problem}", problem=message_of(exc)))
         return None
 
 

@@ -28,8 +28,10 @@ from typing import Any
 import psutil
 
 from core.errors import UserError
+from core.message import Message, message_of
 from core.run_rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
-from core.store_schema import SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, schema_version, transaction
+from core.store_schema import (SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, newer_schema,
+                                schema_version, transaction)
 
 ENV_PATH = "GPU_TRAIN_MONITOR_RUNS_DB"
 BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
@@ -59,24 +61,26 @@ def default_store_path() -> Path:
 def store_problem(path: Path | str, exc: BaseException) -> str:
     """One sentence for people: which store, what is wrong, what to do."""
     text = str(exc).lower()
+    path, error = str(path), message_of(exc)
     if isinstance(exc, NotAStore):
-        return f"{path} is not a run store: {exc}; give --runs-db a new file name"
+        return Message("{path} is not a run store: {error}; give --runs-db a new file name", path=path, error=error)
     if isinstance(exc, NewerSchema):
-        return f"the run store {path} was written by a newer version of this app ({exc}); use that version " \
-               "or another --runs-db"
+        return Message("the run store {path} was written by a newer version of this app ({error}); use that version "
+                       "or another --runs-db", path=path, error=error)
     if "locked" in text or "busy" in text:
-        return f"the run store {path} is locked by another process (it stayed busy for " \
-               f"{BUSY_TIMEOUT_MS / 1000:.0f} s)"
+        return Message("the run store {path} is locked by another process (it stayed busy for {seconds:.0f} s)",
+                       path=path, seconds=BUSY_TIMEOUT_MS / 1000)
     if "readonly" in text or "read-only" in text or isinstance(exc, PermissionError):
-        return f"the run store {path} is read-only; choose a writable file with --runs-db"
+        return Message("the run store {path} is read-only; choose a writable file with --runs-db", path=path)
     if "full" in text or getattr(exc, "errno", None) == 28:
-        return f"the disk holding the run store {path} is full"
+        return Message("the disk holding the run store {path} is full", path=path)
     if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return (f"the run store {path} is damaged ({exc}); with the app closed, move it aside together with its "
-                "-wal and -shm files and a new one is started")
+        return Message("the run store {path} is damaged ({error}); with the app closed, move it aside together with "
+                       "its -wal and -shm files and a new one is started", path=path, error=error)
     if "unable to open" in text or isinstance(exc, OSError):
-        return f"the run store {path} cannot be opened ({exc}); check the folder exists and is writable"
-    return f"the run store {path} failed: {exc}"
+        return Message("the run store {path} cannot be opened ({error}); check the folder exists and is writable",
+                       path=path, error=error)
+    return Message("the run store {path} failed: {error}", path=path, error=error)
 
 
 _RUN_COLUMNS = [f.name for f in fields(RunRow) if f.name != "live"]
@@ -166,7 +170,7 @@ class RunStore:
             row = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, pid_started_at FROM runs WHERE id = ?",
                                    (run_id,)).fetchone()
         if row is None:
-            raise RunNotFound(f"no run {run_id} in {self.path}")
+            raise RunNotFound(Message("no run {run_id} in {path}", run_id=run_id, path=str(self.path)))
         return _run_row(row)
 
     def find_uid(self, uid: str) -> int | None:
@@ -216,7 +220,7 @@ class RunStore:
         with self._errors():
             row = self._db.execute(f"SELECT {column} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
-            raise RunNotFound(f"no run {run_id} in {self.path}")
+            raise RunNotFound(Message("no run {run_id} in {path}", run_id=run_id, path=str(self.path)))
         return row[0]
 
     # ---- what people change afterwards -----------------------------------------------------------
@@ -253,7 +257,7 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), WAL journal, foreign keys on."""
     if readonly:
         if not path.exists():
-            raise sqlite3.OperationalError("unable to open database file (it does not exist)")
+            raise sqlite3.OperationalError(Message("unable to open database file (it does not exist)"))
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
                              check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
     else:
@@ -270,11 +274,11 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # a damaged file fails here, not later
             found = schema_version(db)  # a reader cannot migrate: refuse a store not (yet) at this version
             if found > SCHEMA_VERSION:
-                raise NewerSchema(f"its schema version is {found}, this app knows up to {SCHEMA_VERSION}")
+                raise newer_schema(found)
             if found < SCHEMA_VERSION:
                 raise sqlite3.OperationalError(
-                    "it is still being created, or has an older schema that opening it for writing migrates"
-                    if found else "it is still being created (no tables yet)")
+                    Message("it is still being created, or has an older schema that opening it for writing migrates")
+                    if found else Message("it is still being created (no tables yet)"))
         else:
             migrate(db)
     except BaseException:

@@ -38,6 +38,7 @@ from core.devices import cpu_name, resolve_device
 from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
                          RunFinished, RunPaused, RunResumed, RunStarted)
 from core.memory import MemoryProbe, clear_cache, has_cache
+from core.message import Message
 from core.models import count_parameters
 from core.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run, config_for_device, generator_for
@@ -183,7 +184,8 @@ class TrainingSession(RunControls):
             if exhausted:
                 run.skipped_samples += max(planned_samples - (run.samples - before), 0)
                 if run.samples == before and planned_samples:  # (a resumed epoch may have none left)
-                    raise RuntimeError(f"epoch {run.epoch} produced no batch")  # would loop for ever
+                    # would loop for ever
+                    raise RuntimeError(Message("epoch {epoch} produced no batch", epoch=run.epoch))
             if not exhausted and self._checkpointer.stop_due(run.step):  # max_steps ends the run mid-epoch
                 self._save_checkpoint("end", batches)  # before validating: as a longer run would go on
             self._end_epoch()
@@ -251,8 +253,9 @@ class TrainingSession(RunControls):
         Its report is the run's first, which images/s leaves out as warm-up."""
         loss.detach().float().cpu()  # sync point: once, so the time is the compile's and the step's
         self._state.compile_s = time.perf_counter() - started
-        self.emit(LogMessage("info", f"torch.compile compiled the model in {self._state.compile_s:.1f} s "
-                                     "(the first step; counted in the wall time, left out of images/s)"))
+        self.emit(LogMessage("info", Message("torch.compile compiled the model in {seconds:.1f} s (the first step; "
+                                             "counted in the wall time, left out of images/s)",
+                                             seconds=self._state.compile_s)))
 
     def _at_step_boundary(self, batches: BatchEpoch) -> None:
         """Apply commands from other threads: cache clear, snapshot, checkpoint, pause (blocking), stop."""
@@ -319,7 +322,7 @@ class TrainingSession(RunControls):
         freed = clear_cache(self.device)
         self.emit(CacheCleared(self._state.step, freed, self.probe.sample()))
         if not has_cache(self.device):
-            self.emit(LogMessage("info", "the CPU has no caching allocator: nothing to clear"))
+            self.emit(LogMessage("info", Message("the CPU has no caching allocator: nothing to clear")))
 
     # ---- validation ------------------------------------------------------------------------------
     def _end_epoch(self) -> None:

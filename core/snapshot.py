@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import UserError
 from core.events import LogMessage, SnapshotSaved
+from core.message import Message, message_of
 
 if TYPE_CHECKING:
     import torch
@@ -26,10 +27,11 @@ def unsupported_reason(device: torch.device | str) -> str | None:
 
     device = torch.device(device)
     if device.type != "cuda":
-        return f"memory history is recorded by the CUDA caching allocator; {device.type} has none"
+        return Message("memory history is recorded by the CUDA caching allocator; {device_type} has none",
+                       device_type=device.type)
     memory = getattr(torch.cuda, "memory", None)
     if memory is None or not hasattr(memory, "_record_memory_history") or not hasattr(memory, "_dump_snapshot"):
-        return "this PyTorch build cannot record memory history (needs torch >= 2.1)"
+        return Message("this PyTorch build cannot record memory history (needs torch >= 2.1)")
     return None
 
 
@@ -39,7 +41,7 @@ class MemoryHistory:
     def __init__(self, device: torch.device | str, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
         reason = unsupported_reason(device)
         if reason is not None:
-            raise UserError(f"memory snapshot: {reason}")
+            raise UserError(Message("memory snapshot: {reason}", reason=reason))
         self.max_entries = max_entries
         self.recording = False
 
@@ -62,7 +64,8 @@ class MemoryHistory:
             replace_atomically(target, lambda temporary: torch.cuda.memory._dump_snapshot(str(temporary)))
             return target.stat().st_size
         except OSError as exc:
-            raise UserError(f"memory snapshot: cannot write {target}: {exc.strerror or exc}") from None
+            raise UserError(Message("memory snapshot: cannot write {path}: {why}", path=str(target),
+                                    why=exc.strerror or str(exc))) from None
 
     def stop(self) -> None:
         if self.recording:
@@ -75,9 +78,9 @@ class MemoryHistory:
 def snapshot_event(history: MemoryHistory | None, path: str, step: int) -> SnapshotSaved | LogMessage:
     """Save a snapshot of `history` to `path`; the event that tells the run's observers how that went."""
     if history is None:
-        return LogMessage("warning", "no memory history is being recorded in this run: snapshot not saved")
+        return LogMessage("warning", Message("no memory history is being recorded in this run: snapshot not saved"))
     try:
         size = history.save(path)
     except UserError as exc:
-        return LogMessage("error", str(exc))
+        return LogMessage("error", message_of(exc))
     return SnapshotSaved(step, path, size)

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from core.breakdown import StepMemoryRecorder
+from core.message import Message
 
 
 @dataclass
@@ -65,5 +66,5 @@ def build_optimizer(model: nn.Module, name: str, lr: float, momentum: float, wei
 def compile_failure(model_name: str, exc: BaseException) -> RuntimeError:
     """What a failed first compiled step tells the user: torch.compile's first line, and the way out."""
     first = (str(exc).strip().splitlines() or [""])[0][:300]
-    return RuntimeError(f"torch.compile could not compile {model_name} ({type(exc).__name__}: {first}); "
-                        "run without compile")
+    return RuntimeError(Message("torch.compile could not compile {model} ({kind}: {error}); run without compile",
+                                model=model_name, kind=type(exc).__name__, error=first))

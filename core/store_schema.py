@@ -11,6 +11,8 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 
+from core.message import Message
+
 # Version 1: runs, their per-step losses, per-report throughput and memory, and every other event.
 _V1 = """
 CREATE TABLE runs (
@@ -129,7 +131,7 @@ def migrate(connection: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int
     no version is another program's database: refused, never changed."""
     found = schema_version(connection)
     if found > SCHEMA_VERSION:
-        raise NewerSchema(f"its schema version is {found}, this app knows up to {SCHEMA_VERSION}")
+        raise newer_schema(found)
     for version in range(found, target):
         with transaction(connection):  # the tables and the version bump land together or not at all
             if _checked_version(connection) > version:
@@ -138,6 +140,12 @@ def migrate(connection: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int
                 connection.execute(statement)
             connection.execute(f"PRAGMA user_version = {version + 1}")
     return found
+
+
+def newer_schema(found: int) -> NewerSchema:
+    """A store at schema version `found`, above this app's."""
+    return NewerSchema(Message("its schema version is {found}, this app knows up to {known}", found=found,
+                               known=SCHEMA_VERSION))
 
 
 class NotAStore(Exception):
@@ -158,9 +166,9 @@ def _checked_version(connection: sqlite3.Connection) -> int:
     """The version, read with the tables in one transaction (the caller's)."""
     found = schema_version(connection)
     if found > SCHEMA_VERSION:
-        raise NewerSchema(f"its schema version is {found}, this app knows up to {SCHEMA_VERSION}")
+        raise newer_schema(found)
     if found == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-        raise NotAStore("it is an SQLite database of another program (it has tables but is no run store)")
+        raise NotAStore(Message("it is an SQLite database of another program (it has tables but is no run store)"))
     return found
 
 

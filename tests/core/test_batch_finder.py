@@ -7,6 +7,7 @@ each on the CPU), so only two tests run them.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from concurrent.futures import ThreadPoolExecutor
@@ -14,10 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from core.batch_finder import BatchSizeResult, Trial, find_batch_size, measure_trial
+import core.batch_finder
+import core.batch_trial
+from core.batch_finder import BatchSizeResult, Trial, find_batch_size, measure_trial, trial_error
 from core.cli import main
 from core.config import RunConfig
 from core.errors import ConfigError, UserError
+from core.message import Message
 
 CONFIG = RunConfig(device="cpu", model="tiny-cnn")
 
@@ -225,3 +229,32 @@ def test_a_cpu_trial_measures_its_own_peak_not_its_parents(one_thread_children: 
     peak = measure_trial(CONFIG.replace(synthetic_samples=512), 8)
     del ballast
     assert peak is not None and 100 * 2**20 < peak < 2 * 2**30  # torch and a tiny model: well under 2 GB
+
+
+# --- bad input a trial process met ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raised", [ConfigError("model", Message("{spec} returned {what}, not a torch.nn.Module",
+                                                                 spec="nets:make", what="None")),
+                                    UserError(Message("cannot read {path}", path="/data/x"))])
+def test_a_trial_s_bad_input_reaches_the_finder_with_its_field_and_template(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], raised: UserError) -> None:
+    """The trial process prints it as JSON (core.batch_trial); the finder raises it again as the run would,
+    the message still a Message (the window translates it)."""
+    def refuse(config: RunConfig, batch_size: int, device: object) -> None:
+        raise raised
+
+    monkeypatch.setattr(core.batch_finder, "trial_parts", refuse)
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"config": CONFIG.to_dict(), "batch_size": 4, "steps": 1})))
+    assert core.batch_trial.main() == 0
+    again = trial_error(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
+    assert type(again) is type(raised) and str(again) == str(raised)
+    said = again.detail if isinstance(again, ConfigError) else again.args[0]
+    expected = raised.detail if isinstance(raised, ConfigError) else raised.args[0]
+    assert isinstance(said, Message) and said.template == expected.template and said.params == expected.params
+
+
+def test_an_answer_without_the_structure_keeps_its_english() -> None:
+    error = trial_error({"user_error": "model: nets:make returned None", "field": "model"})
+    assert isinstance(error, ConfigError) and error.field == "model" and error.detail == "nets:make returned None"
+    assert str(trial_error({"user_error": "no such file", "field": None})) == "no such file"

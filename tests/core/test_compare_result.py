@@ -60,3 +60,22 @@ def test_no_scaling_efficiency_when_the_runs_differ_in_more_than_processes() -> 
                       [{"nproc": 1}, {"nproc": 2, "lr": 0.1}])
     outcome = conclude(contenders, [result(0, 1000.0), result(1, 1800.0)], 10, "tiny-cnn", False)
     assert outcome.scaling_efficiency == {} and "scaling" not in outcome.headline
+
+
+def test_the_window_s_texts_keep_each_part_as_a_template() -> None:
+    """Headline and verdict are Messages down to each run's reason and status word, so the window translates
+    every part (a '; '-joined list stays nested, never one English string)."""
+    runs = plan(BASE, [{"amp": "off"}, {"amp": "bf16"}, {"device": "cuda:0"}])
+    outcome = conclude(runs, [result(0, 100.0), result(1, None, status="oom"), result(2, None, status="stopped")], 3,
+                       "tiny-cnn", True)
+    assert outcome.headline == "no ratio: run 2 (run1) oom: it broke; run 3 (run2) stopped: it broke"
+    why = outcome.headline.params["why"]
+    assert why.template == "{earlier}; {following}"
+    assert why.params["earlier"].template == "run {run} ({label}) {status}: {message}"
+    assert why.params["earlier"].params["status"].template == "oom"
+    fast = conclude(plan(BASE, [{"device": "cpu"}, {"device": "cuda:0"}]),
+                    [result(0, 100.0, label="cpu"), result(1, 250.0, label="cuda:0")], 3, "tiny-cnn", False)
+    assert fast.headline.template == "{fast} trains {model} {ratio} faster than {slow} at batch {batch}; warm-up excluded"
+    same = conclude(plan(BASE, [{"channels_last": False}, {"channels_last": True}]), [result(0, 1.0), result(1, 2.0)],
+                    3, "tiny-cnn", False)
+    assert same.agreement.params == {"steps": 10, "tolerance": 0.02}

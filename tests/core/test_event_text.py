@@ -11,7 +11,9 @@ from core import event_text
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
                          SnapshotSaved,
                          StepsReported)
+from core.config import RunConfig
 from core.memory import MemorySample
+from core.message import Message
 from core.summary import RunSummary
 
 CONFIG = {"model": "resnet18", "dataset": "cifar10", "batch_size": 256}
@@ -132,3 +134,25 @@ def test_a_checkpoint_line_says_when_why_where_and_how_big(reason, why):
     saved = CheckpointSaved(step=585, epoch=3, path="/data/ck/step-585.pt", size_bytes=89_400_000, reason=reason)
     assert event_text.checkpoint_saved(saved) == f"checkpoint saved at step 585 ({why}): /data/ck/step-585.pt (89.40 MB)"
     assert event_text.resume_hint("/my data/step-5.pt") == "to continue: gpu-train-monitor run --resume '/my data/step-5.pt'"
+
+
+def test_the_window_s_lines_keep_their_templates_and_values():
+    """The window translates these from their structure (core.message): every line, and each varying part of
+    one (the plan, a reason, a status word), is a Message of its own."""
+    text = event_text.run_started(dataclasses.replace(started(epochs=None, total_steps=1), start_step=1))
+    assert isinstance(text, Message) and text.template == "{started} (resumed at step {step:,})"
+    plan = text.params["started"].params["plan"]
+    assert plan.template == "{steps} over as many epochs as that takes" and plan.params["steps"].template == "1 step"
+    ended = event_text.epoch_ended(EpochEnded(1, 10, 0.5, None, None))
+    assert ended.params["train_loss"] == "0.5000" and ended.params["val_loss"].template == "n/a"
+    saved = CheckpointSaved(step=5, epoch=2, path="/ck/step-5.pt", size_bytes=10, reason="epoch")
+    assert event_text.checkpoint_saved(saved).params["why"].template == "end of epoch {epoch}"
+    finished = event_text.run_finished(RunFinished("oom", 7, "out of memory at step 8", False, summary(status="oom")))
+    assert finished.template == "{status}: {message}" and finished.params["status"].template == "oom"
+    for line in (event_text.run_requested(RunConfig()),
+                 event_text.cache_cleared(CacheCleared(None, 1, sample())), event_text.cache_cleared_mark(
+                     CacheCleared(3, 1, sample())), event_text.snapshot_saved(SnapshotSaved(1, "/s", 1)),
+                 event_text.out_of_memory_headline(oom("train")), event_text.out_of_memory(oom("validation")),
+                 event_text.run_finished(RunFinished("completed", 3, "", False, summary(batch_size_changes=(
+                     {"step": 1, "from": 64, "to": 32},), batch_size=32)))):
+        assert isinstance(line, Message), line

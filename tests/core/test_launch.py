@@ -1,0 +1,38 @@
+"""How the launcher names a data-parallel run's failure from what its ranks left behind (core.launch)."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from core.distributed_env import ENV_RANK_DIR
+from core.launch import describe_failure, read_rank_ends, record_rank_end
+from core.message import Message
+
+
+def test_a_rank_s_end_comes_back_with_its_template_and_names_the_rank(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_RANK_DIR, str(tmp_path))
+    said = Message("the loss became {loss} at step {step}; lower the learning rate or use --amp off", loss=float("nan"),
+                   step=4)
+    record_rank_end(1, "diverged", said)
+    record_rank_end(0, "failed", "RuntimeError: Connection closed by peer")  # the echo of rank 1's end
+    ends = read_rank_ends(str(tmp_path))
+    assert isinstance(ends[1]["message"], Message) and ends[1]["message"] == said
+    assert ends[0]["message"] == "RuntimeError: Connection closed by peer"
+    failure = describe_failure({1: SimpleNamespace(exitcode=1, pid=11, timestamp=1.0)}, ends, 2)
+    assert failure == ("rank 1 ended the run (diverged): the loss became nan at step 4; lower the learning rate or "
+                       "use --amp off")
+    assert isinstance(failure, Message) and failure.params["message"].template == said.template
+
+
+def test_a_rank_that_said_nothing_is_named_by_its_exit() -> None:
+    killed = {0: SimpleNamespace(exitcode=-signal.SIGKILL, pid=42, timestamp=2.0)}
+    text = describe_failure(killed, {}, 2)
+    assert text == "rank 0 (pid 42) was killed by SIGKILL" and text.params["how"].template == "was killed by {signal}"
+    exited = {1: SimpleNamespace(exitcode=3, pid=7, timestamp=1.0)}
+    assert describe_failure(exited, {1: {"rank": 1, "status": "stopped", "message": "stopped by request"}}, 2) == (
+        "rank 1 (pid 7) exited with code 3: stopped by request")
