@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--compare", metavar="NAME",
                         help="with --screenshot: race a ready-made comparison of the Compare menu (e.g. "
                              "'stream vs resident'), --steps steps each run, instead of one run")
+    parser.add_argument("--language", choices=("system", "en", "zh_CN"),
+                        help="the window's language for this start (default: the one chosen in Settings ▸ Language, "
+                             "else the system's); the command line's own messages stay English")
     add_run_options(parser)
     add_record_options(parser)
     return parser
@@ -81,7 +84,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USER_ERROR
     record = not args.no_record and (args.runs_db is not None or not args.screenshot)  # a screenshot records only
     return run_window(config if _any_run_option(args) or args.screenshot else None, args.screenshot,  # where told
-                      args.compare, args.runs_db, record)
+                      args.compare, args.runs_db, record, args.language)
 
 
 def _any_run_option(args: argparse.Namespace) -> bool:
@@ -114,7 +117,7 @@ def display_problem() -> str | None:
 
 
 def run_window(config, screenshot: str | None = None, compare: str | None = None, runs_db: str | None = None,
-               record: bool = True) -> int:
+               record: bool = True, language: str | None = None) -> int:
     """Show the window, load torch behind it, and run the Qt event loop."""
     launched = _process_start_time()
     problem = display_problem()
@@ -147,7 +150,15 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     settings = None
     if screenshot:  # a screenshot must not read or change the user's saved settings
         settings = QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
+    from gui import i18n
+    from gui.window_settings import user_settings
+
+    choice = language or i18n.saved_choice(settings if settings is not None else user_settings())
+    installed = i18n.install(i18n.resolve(choice))  # before any widget: texts are set as widgets are built
+    if installed.problem:
+        print(f"{PROG}: warning: the window stays English: {installed.problem}", file=sys.stderr)
     window = MainWindow(settings, runs_db, record)
+    window.language = installed  # its translators live as long as the window
     if screenshot:  # nor write checkpoints into the user's data folder
         from core.checkpoint import ON_REQUEST
 

@@ -79,14 +79,26 @@ class InstalledLanguage:
     problem: str = ""  # why the translation could not be loaded (the window then stays English)
 
     def remove(self) -> None:
+        global _active
         for translator in self.translators:
             QCoreApplication.removeTranslator(translator)
         self.translators = ()
+        _active = ENGLISH
+
+
+_active = ENGLISH  # the language the app's texts are in (the catalogue installed last)
+
+
+def active() -> str:
+    """The language the window speaks in this process."""
+    return _active
 
 
 def install(language: str, cache: Path | None = None, system: QLocale | None = None) -> InstalledLanguage:
     """Translate the application into `language` ("en" or "zh_CN") from now on."""
+    global _active
     QLocale.setDefault(locale_for(language, system))
+    _active = ENGLISH
     if language == ENGLISH:
         return InstalledLanguage(language)
     translators: list[QTranslator] = []
@@ -103,6 +115,7 @@ def install(language: str, cache: Path | None = None, system: QLocale | None = N
         translators.append(qt_translator)
     for translator in translators:
         QCoreApplication.installTranslator(translator)
+    _active = language
     return InstalledLanguage(language, tuple(translators))
 
 

@@ -57,7 +57,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None, runs_db: str | None = None, record: bool = True) -> None:
         """Runs are recorded in the run store at `runs_db` (None: the default store) unless `record` is False."""
         super().__init__()
-        self.settings = settings if settings is not None else QSettings("gpu-train-monitor", "GPU Training Monitor")
+        self.settings = settings if settings is not None else window_settings.user_settings()
         self.setWindowTitle(self.tr("GPU Training Monitor"))
         icon_path = asset(ICON)
         if icon_path.is_file():

@@ -23,9 +23,10 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
 
 from core.message import message_of
-from gui import plot_export
+from gui import i18n, plot_export
 from gui.about import open_about, window_system_info
 from gui.core_text import core_text
+from gui.language_menu import LanguageMenu
 from gui.live_plot import is_shown
 from gui.locale_format import integer
 from gui.run_state import RunState
@@ -75,6 +76,10 @@ class MenuBar(QMenuBar):
         self.run_menu.addSeparator()
         self.checkpoint_action = self._add(self.run_menu, self.tr("Checkpoint now"), self.checkpoint_now,
                                            self.tr("Save the model, optimizer and progress at the next step boundary"))
+
+        self.settings_menu = self.addMenu(self.tr("&Settings"))
+        self.language_menu = LanguageMenu(window.settings, i18n.active(), self)
+        self.settings_menu.addMenu(self.language_menu)
 
         self.help_menu = self.addMenu(self.tr("&Help"))
         self.about_action = self._add(self.help_menu, self.tr("&About GPU Training Monitor"), self.show_about,

@@ -36,3 +36,8 @@ def save(settings: QSettings, window: QMainWindow, form: SettingsForm, splitters
     for name, splitter in splitters.items():
         settings.setValue(name, splitter.saveState())
     settings.sync()
+
+
+def user_settings() -> QSettings:
+    """The user's own settings (the window's layout, the form, the language), where Qt keeps them."""
+    return QSettings("gpu-train-monitor", "GPU Training Monitor")

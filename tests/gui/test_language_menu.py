@@ -9,9 +9,13 @@ from gui import i18n
 from gui.language_menu import LanguageMenu
 
 
+PARENTS: list[QWidget] = []  # a menu lives as long as its parent widget
+
+
 def _menu(qtbot, settings: QSettings, current: str = i18n.ENGLISH) -> LanguageMenu:
     parent = QWidget()
     qtbot.addWidget(parent)
+    PARENTS[:] = [parent]
     return LanguageMenu(settings, current, parent)
 
 

@@ -46,7 +46,7 @@ def run_to_the_end(qtbot, window: MainWindow) -> None:
 def test_the_menus_hold_file_run_and_help_actions(window):
     menus = window.menus
     assert window.menuBar() is menus
-    assert [action.text() for action in menus.actions()] == ["&File", "&Run", "&Help"]
+    assert [action.text() for action in menus.actions()] == ["&File", "&Run", "&Settings", "&Help"]
     assert entries(menus.file_menu) == ["Open run…", "Export run", "Resume from checkpoint…", "---", "Save plots…", "---", "&Quit"]
     assert menus.file_menu.actions()[1].menu() is window.history.edits.export_menu  # JSON, CSV, TensorBoard
     assert entries(menus.run_menu) == ["Start", "&Compare", "---", "Pause", "Stop", "Clear cache", "---",

@@ -21,7 +21,8 @@ from gui.translation_files import LANGUAGES, compiled, lupdate, source_files, ts
 from gui.resources import asset
 
 FIELD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:![rsa])?(?::[^{}]*)?\}")
-TAG = re.compile(r"</?[A-Za-z][^>]*>")
+TAG = re.compile(r"</?(?:b|i|u|s|p|a|br|hr|tt|em|li|ul|ol|td|tr|th|pre|div|sub|sup|code|span|font|nobr|small|table|"
+                 r"strong|big|h[1-6])\b[^>]*>")  # HTML; "<class name>" in a path pattern is text
 
 
 def _messages(ts: Path) -> list[tuple[str, str, ET.Element]]:
