@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import UserError
+from core.message import Message
 from core.run_series import StepTable
 from core.run_store import EventRow, RankReportRow, ReportRow, RunRow
 
@@ -50,7 +51,7 @@ def check_tensorboard() -> None:
     try:
         importlib.import_module("tensorboard.summary.writer.record_writer")
     except ImportError:
-        raise UserError(f"the TensorBoard export needs the tensorboard package: {INSTALL_HINT}") from None
+        raise UserError(Message("the TensorBoard export needs the tensorboard package: {hint}", hint=INSTALL_HINT)) from None
 
 
 def write_run_tensorboard(logdir: Path, row: RunRow, table: StepTable, reports: Sequence[ReportRow],

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.errors import UserError
+from core.message import Message
 from core.outputs import write_json
 
 if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
@@ -47,7 +48,7 @@ def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[st
 
     `smoothing` is the EMA weight of the smoothed loss (0..0.999, the loss plot's)."""
     if fmt not in FORMATS:
-        raise UserError(f"unknown export format {fmt!r}: use csv, json or tensorboard")
+        raise UserError(Message("unknown export format {fmt}: use csv, json or tensorboard", fmt=repr(fmt)))
     row = store.run(run_id)  # RunNotFound before any file is touched
     target = Path(os.fspath(out)).expanduser()
     if fmt == "json":
@@ -64,21 +65,21 @@ def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[st
         from core.export_tensorboard import check_tensorboard, run_text, write_run_tensorboard
 
         check_tensorboard()  # missing: say so before creating any folder
-        folder = _folder(target, "TensorBoard log dir")
+        folder = _folder(target, Message("TensorBoard log dir"))
         epochs = store.events(run_id, kinds=("EpochEnded",))
         text = run_text(run_facts(row), store.config(run_id))
         return _guard(folder, lambda: write_run_tensorboard(folder, row, table, reports, epochs, text, rank_reports))
     from core.export_csv import write_run_csv
 
-    folder = _folder(target, "CSV export folder")
+    folder = _folder(target, Message("CSV export folder"))
     return _guard(folder, lambda: write_run_csv(folder, run_id, table, reports, rank_reports))
 
 
 def json_path(target: Path, run_id: int, as_folder: bool = False) -> Path:
     """The JSON file to write: `target` itself, or run-<id>.json inside it when it is (or names) a folder."""
     if as_folder or target.is_dir():
-        return _folder(target, "JSON export folder") / f"run-{run_id}.json"
-    _folder(target.parent, "folder for the JSON export")
+        return _folder(target, Message("JSON export folder")) / f"run-{run_id}.json"
+    _folder(target.parent, Message("folder for the JSON export"))
     return target
 
 
@@ -183,11 +184,12 @@ def _offset(unix_time: float) -> str:
 def _folder(path: Path, what: str) -> Path:
     """`path` as a folder, created with its parents if missing; a UserError if it cannot be."""
     if path.exists() and not path.is_dir():
-        raise UserError(f"{path} is a file, but the {what} must be a folder")
+        raise UserError(Message("{path} is a file, but the {what} must be a folder", path=str(path), what=what))
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create the {what} {path} ({exc.strerror or exc})") from None
+        raise UserError(Message("cannot create the {what} {path} ({error})", what=what, path=str(path),
+                                error=exc.strerror or str(exc))) from None
     return path
 
 
@@ -197,4 +199,5 @@ def _guard(path: Path, write: Callable[[], T]) -> T:
         return write()
     except OSError as exc:
         where = exc.filename or path
-        raise UserError(f"could not write the export to {where} ({exc.strerror or exc})") from None
+        raise UserError(Message("could not write the export to {where} ({error})", where=str(where),
+                                error=exc.strerror or str(exc))) from None

@@ -14,6 +14,7 @@ import numpy as np
 
 from core.ema import EmaState, debiased_ema
 from core.errors import UserError
+from core.message import Message
 from core.run_export import DEFAULT_SMOOTHING
 from core.run_store import ReportRow, RunStore
 
@@ -34,7 +35,8 @@ class StepTable:
 def check_smoothing(smoothing: float) -> float:
     """The EMA weight, checked: 0 (no smoothing) up to 0.999, as the loss plot allows."""
     if not 0.0 <= smoothing <= 0.999:
-        raise UserError(f"smoothing must be between 0 and 0.999 (the loss plot's range), not {smoothing:g}")
+        raise UserError(Message("smoothing must be between 0 and 0.999 (the loss plot's range), not {smoothing:g}",
+                                smoothing=smoothing))
     return float(smoothing)
 
 

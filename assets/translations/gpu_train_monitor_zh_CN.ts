@@ -1439,6 +1439,46 @@
         <source>unknown model {model!r}; pick one from the list, or give your own as {spec_form}</source>
         <translation>未知模型 {model!r}；请从列表中选择，或以 {spec_form} 的形式给出你自己的模型</translation>
     </message>
+    <message>
+        <source>the TensorBoard export needs the tensorboard package: {hint}</source>
+        <translation>导出为 TensorBoard 需要 tensorboard 包：{hint}</translation>
+    </message>
+    <message>
+        <source>unknown export format {fmt}: use csv, json or tensorboard</source>
+        <translation>未知的导出格式 {fmt}：请使用 csv、json 或 tensorboard</translation>
+    </message>
+    <message>
+        <source>TensorBoard log dir</source>
+        <translation>TensorBoard 日志目录</translation>
+    </message>
+    <message>
+        <source>CSV export folder</source>
+        <translation>CSV 导出文件夹</translation>
+    </message>
+    <message>
+        <source>JSON export folder</source>
+        <translation>JSON 导出文件夹</translation>
+    </message>
+    <message>
+        <source>folder for the JSON export</source>
+        <translation>JSON 导出所在的文件夹</translation>
+    </message>
+    <message>
+        <source>{path} is a file, but the {what} must be a folder</source>
+        <translation>{path} 是一个文件，但{what}必须是文件夹</translation>
+    </message>
+    <message>
+        <source>cannot create the {what} {path} ({error})</source>
+        <translation>无法创建{what} {path}（{error}）</translation>
+    </message>
+    <message>
+        <source>could not write the export to {where} ({error})</source>
+        <translation>无法将导出写入 {where}（{error}）</translation>
+    </message>
+    <message>
+        <source>smoothing must be between 0 and 0.999 (the loss plot&apos;s range), not {smoothing:g}</source>
+        <translation>平滑系数必须在 0 到 0.999 之间（即损失曲线的范围），而不是 {smoothing:g}</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
