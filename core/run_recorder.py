@@ -31,6 +31,7 @@ import psutil
 from core.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
                          StepsReported)
 from core.message import Message, message_of
+from core.message_json import message_to_json
 from core.outputs import strict_json
 from core.run_store import (HEARTBEAT_S, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore, StoreError, process_alive,
                             store_problem)
@@ -161,7 +162,7 @@ class RunRecorder:
                 self._seq += 1
                 step = getattr(event, "step", None)
                 db.execute("INSERT INTO events (run_id, seq, at, step, kind, data) VALUES (?, ?, ?, ?, ?, ?)",
-                           (self._run_id, self._seq, at, step, type(event).__name__, _json(dataclasses.asdict(event))))
+                           (self._run_id, self._seq, at, step, type(event).__name__, _json(event_data(event))))
 
     def _begin(self, db: sqlite3.Connection, at: float, event: RunStarted) -> None:
         config = dict(event.config)
@@ -274,6 +275,18 @@ def open_recorder(path: Path | str | None, warn: Callable[[str], None],
     except StoreError as exc:
         warn(Message("this run is not recorded: {problem}", problem=message_of(exc)))
         return None
+
+
+def event_data(event: Any) -> dict[str, Any]:
+    """An event's fields as stored: each text for people (a `Message`) also as `<field>_message`, its
+    template and values, so a window reading the run later shows it in its own language. The field itself
+    stays the English text, which exports and `runs show` print."""
+    data = dataclasses.asdict(event)
+    for field in dataclasses.fields(event):
+        value = getattr(event, field.name)
+        if isinstance(value, Message):
+            data[f"{field.name}_message"] = message_to_json(value)
+    return data
 
 
 def _finite_or_none(value: float | None) -> float | None:

@@ -21,6 +21,8 @@ from PySide6.QtCore import QCoreApplication
 
 from core import events as core_events
 from core.memory import MemorySample
+from core.message import Message
+from core.message_json import message_from_json
 from core.run_store import (FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,
                             store_problem)
 from gui import rank_series
@@ -201,6 +203,10 @@ def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> An
         return None
     names = {f.name for f in dataclasses.fields(cls)}
     values = {key: value for key, value in data.items() if key in names}
+    for name in names:  # a text recorded with its template comes back translatable (core.run_recorder.event_data)
+        rebuilt = message_from_json(data.get(f"{name}_message"))
+        if isinstance(rebuilt, Message) and rebuilt == data.get(name):  # renders the English it was stored with
+            values[name] = rebuilt
     if isinstance(values.get("memory"), Mapping):
         memory = dict(values["memory"], time_s=time_s)
         try:

@@ -33,3 +33,17 @@ def test_other_values_become_the_text_they_rendered_as() -> None:
 
 def test_a_template_its_values_do_not_fill_is_refused() -> None:
     assert message_from_json({"template": "rank {rank} failed", "params": {"pid": 1}}) is None
+
+
+def test_a_recorded_event_keeps_its_texts_template_beside_the_english():
+    import json
+
+    from core.events import LogMessage
+    from core.run_recorder import event_data
+
+    text = Message("epoch {epoch}: {what}", epoch=2, what=Message("validation skipped"))
+    data = json.loads(json.dumps(event_data(LogMessage("info", text))))
+    assert data["text"] == "epoch 2: validation skipped"  # exports and `runs show` read the English
+    again = message_from_json(data["text_message"])
+    assert isinstance(again, Message) and again == text and again.params["what"].template == "validation skipped"
+    assert "level_message" not in event_data(LogMessage("info", "plain"))
