@@ -57,7 +57,7 @@ def collect(torch_ready: bool = True) -> SystemInfo:
     facts: list[tuple[str, str]] = [
         (APP_NAME, _read(app_version)),
         ("Python", f"{platform.python_version()} ({platform.python_implementation()})"),
-        ("OS", _read(platform.platform)),
+        (Message("OS"), _read(platform.platform)),
     ]
     if torch_ready:
         facts += [("torch", _read(lambda: _torch().__version__)),

@@ -32,19 +32,31 @@ REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 MEMORY_REDRAW_INTERVAL_S = 0.2
 
 
+def shown_value(value: Any) -> str:
+    """A recorded value for people: yes, no and 'not set' in the user's language (JSON's true, false and
+    null would be English); nested values as compact JSON with the same words."""
+    if value is None:
+        return QCoreApplication.translate("run_view", "not set")
+    if isinstance(value, bool):
+        return QCoreApplication.translate("run_view", "yes") if value else QCoreApplication.translate(
+            "run_view", "no")
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{name}: {shown_value(item)}" for name, item in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(shown_value(item) for item in value) + "]"
+    return str(value)
+
+
 def config_text(config: Mapping[str, Any]) -> str:
     """Every field of a run's config as `name=value` (the names and values the CLI's options take), for the
-    log; yes, no and 'not set' in the user's language (JSON's true, false and null would be English)."""
-    def shown(value: Any) -> str:
-        if value is None:
-            return QCoreApplication.translate("run_view", "not set")
-        if isinstance(value, bool):
-            return QCoreApplication.translate("run_view", "yes") if value else QCoreApplication.translate(
-                "run_view", "no")
-        return str(value)
-
+    log."""
     return QCoreApplication.translate("run_view", ", ", "between the fields of the logged config").join(
-        f"{name}={shown(value)}" for name, value in config.items())
+        f"{name}={shown_value(value)}" for name, value in config.items())
+
+
+def fields_lines(values: Mapping[str, Any]) -> str:
+    """One `name = value` line per field, sorted by name (a recorded config or summary, to read whole)."""
+    return "\n".join(f"{name} = {shown_value(values[name])}" for name in sorted(values))
 
 
 class RunView(QObject):

@@ -14,7 +14,6 @@ runs, and the header says where that is. A data-parallel run shows every rank as
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,6 +38,7 @@ from gui.rank_series import last_speeds
 from gui.rate_plot import RatePlot
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
 from gui.run_history import STATUS_COLOURS
+from gui.run_view import config_text, fields_lines
 from gui.run_loader import LoadedRun, RunLoader
 from gui.run_row_text import run_title, state_text
 from gui.stats_panel import StatsPanel
@@ -228,8 +228,8 @@ class StoredRunView(QWidget):
         if event is not None:
             self.memory_plot.add_sample(event.memory)
             self._log(row.started_at, core_text(event_text.run_started(event)))
-        self._log(row.started_at, self.tr("config: {config}").format(config=json.dumps(dict(config))))
-        self.config_text.setPlainText(json.dumps(dict(config), indent=2, sort_keys=True))
+        self._log(row.started_at, self.tr("config: {config}").format(config=config_text(config)))
+        self.config_text.setPlainText(fields_lines(config))
 
     def _apply(self, update: FeedUpdate, summary: Mapping[str, Any] | None, arrays: SeriesArrays | None = None) -> None:
         """Show what a read found (its series as arrays, when the loader made them already)."""
@@ -304,8 +304,8 @@ class StoredRunView(QWidget):
         if row.status in FAILED or row.status == "interrupted":
             self.memory_plot.add_marker(at - self.started_at, status_text(row.status), error=row.status in FAILED)
         if summary is not None:
-            self.config_text.appendPlainText("\n" + self.tr("summary: {summary}").format(
-                summary=json.dumps(dict(summary), indent=2, sort_keys=True)))
+            shown = dict(summary, status=status_text(str(summary.get("status", row.status))))
+            self.config_text.appendPlainText("\n" + self.tr("summary:") + "\n" + fields_lines(shown))
         self.stats.update_progress(row.steps, self._epoch, row.samples_per_s or 0.0, None, row.total_steps)
         ranks = (summary or {}).get("ranks") or ()
         if ranks:  # each rank's images/s as the summary's total is measured (median after warm-up)

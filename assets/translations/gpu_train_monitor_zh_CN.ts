@@ -1236,6 +1236,10 @@
         <translation>NVIDIA 驱动</translation>
     </message>
     <message>
+        <source>OS</source>
+        <translation>操作系统</translation>
+    </message>
+    <message>
         <source>none (a CPU-only build of torch)</source>
         <translation>无（仅支持 CPU 的 torch 版本）</translation>
     </message>
@@ -1974,7 +1978,7 @@
     </message>
     <message>
         <source>The window will be in {language} the next time GPU Training Monitor starts.</source>
-        <translation>下次启动 GPU Training Monitor 时，界面语言将切换为{language}。</translation>
+        <translation>下次启动 GPU 训练监视器时，界面语言将切换为{language}。</translation>
     </message>
     <message>
         <source>The window already speaks {language}.</source>
@@ -2873,7 +2877,7 @@
     <name>StoredRunView</name>
     <message>
         <source>Run #{run_id} — GPU Training Monitor</source>
-        <translation>运行 #{run_id} — GPU 训练监控</translation>
+        <translation>运行 #{run_id} — GPU 训练监视器</translation>
     </message>
     <message>
         <source>Reading run {run_id} from {path}…</source>
@@ -2920,8 +2924,8 @@
         <translation>显存不足</translation>
     </message>
     <message>
-        <source>summary: {summary}</source>
-        <translation>摘要：{summary}</translation>
+        <source>summary:</source>
+        <translation>摘要：</translation>
     </message>
     <message>
         <source>paused</source>
@@ -2929,7 +2933,7 @@
     </message>
     <message>
         <source>{title} ({state}) — GPU Training Monitor</source>
-        <translation>{title}（{state}）— GPU 训练监控</translation>
+        <translation>{title}（{state}）— GPU 训练监视器</translation>
     </message>
 </context>
 <context>

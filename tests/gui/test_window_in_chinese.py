@@ -10,7 +10,9 @@ values, device ids, units, product names), so they are allowed.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import socket
 
 import pyqtgraph as pg
 import pytest
@@ -19,10 +21,13 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpin
                                QLabel, QLineEdit, QMenu, QPlainTextEdit, QTabWidget, QTextEdit, QWidget)
 
 from core.config import BOUNDS
+from core.message import Message
 from core.devices import cpu_name
 from core.presets import PRESETS
+from core.summary import RunSummary
 from core.models import available_models
 from gui import i18n
+from gui.about import window_system_info
 from gui.run_state import RunState
 from gui_support import FAST
 
@@ -46,6 +51,8 @@ def _allowed_words() -> set[str]:
     words.update(option for name in BOUNDS for option in (name, name.replace("_", "-")))
     words.update(PRESETS)
     words.update(cpu_name().split())  # the CPU's model name, in the device combo and the log
+    words.add(socket.gethostname())  # where a stored run was recorded
+    words.update(f.name for f in dataclasses.fields(RunSummary))  # a stored run's summary, by its JSON keys
     return {w.lower() for w in words}
 
 
@@ -151,6 +158,28 @@ def test_every_text_of_the_window_is_chinese(chinese, make_window, qtbot):
     qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
     english = _english_in(window)
     assert not english, f"{len(english)} English texts in the Chinese window:\n" + "\n".join(english)
+
+
+def test_the_about_box_and_a_stored_run_are_chinese(chinese, make_window, qtbot):
+    window = make_window()
+    window.start_run(FAST)
+    qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
+    window.menuBar().show_about()
+    about = window.menuBar().about_box
+    facts = window_system_info(window.torch_loaded).facts
+    # versions and the names of software and hardware stay as they are; words (yes, none) are Messages
+    allowed = _allowed_words() | {word.lower() for _, value in facts if not isinstance(value, Message)
+                                  for word in WORD.findall(str(value))}
+    english = [f"about: {text!r} ({words})" for text in (about.windowTitle(), about.text())
+               if (words := english_words(text, allowed))]
+    about.close()
+    window.history.refresh()
+    qtbot.waitUntil(lambda: window.history.model.rowCount() > 0, timeout=RUN_TIMEOUT_MS)
+    view = window.history.open_run(window.history.model.rows[-1].id)
+    qtbot.addWidget(view)
+    qtbot.waitUntil(lambda: "\n" in view.findChild(QPlainTextEdit).toPlainText(), timeout=RUN_TIMEOUT_MS)
+    english += _english_in(view)
+    assert not english, f"{len(english)} English texts:\n" + "\n".join(english)
 
 
 def test_the_checker_finds_english():
