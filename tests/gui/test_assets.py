@@ -83,7 +83,7 @@ def test_the_built_wheel_carries_the_assets_and_finds_them(tmp_path):
         assert WHEEL_ASSETS <= names
         assert not any(n.startswith("assets/") for n in names)  # mapped into the package, not top-level
         for name in WHEEL_ASSETS:
-            assert wheel.read(name) == (REPO / "assets" / Path(name).name).read_bytes()
+            assert wheel.read(name) == (REPO / "assets" / Path(name).relative_to("gui/assets")).read_bytes()
         site = tmp_path / "site"
         wheel.extractall(site)
 
