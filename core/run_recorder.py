@@ -33,7 +33,7 @@ from core.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event,
 from core.message import Message, message_of
 from core.message_json import message_to_json
 from core.outputs import strict_json
-from core.run_store import (HEARTBEAT_S, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore, StoreError, process_alive,
+from core.run_store import (HEARTBEAT_S, message_json, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore, StoreError, process_alive,
                             store_problem)
 from core.store_schema import transaction
 
@@ -177,7 +177,7 @@ class RunRecorder:
             run_id = int(existing[0])
             for table in ("steps", "reports", "rank_reports", "events"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ? AND step > ?", (run_id, event.start_step))
-            db.execute("UPDATE runs SET status = 'running', finished_at = NULL, summary = NULL, message = '', "
+            db.execute("UPDATE runs SET status = 'running', finished_at = NULL, summary = NULL, message = '', message_json = NULL, "
                        "heartbeat_at = ?, pid = ?, pid_started_at = ?, host = ?, steps = ?, total_steps = ?, "
                        "config = ?, started = ?, world_size = ?, resumes = resumes + 1 WHERE id = ?",
                        (at, self._pid, self._pid_started_at, self._host, event.start_step, event.total_steps,
@@ -230,11 +230,12 @@ class RunRecorder:
 
     def _finish(self, db: sqlite3.Connection, at: float, event: RunFinished) -> None:
         s = event.summary
-        db.execute("UPDATE runs SET status = ?, message = ?, finished_at = ?, steps = ?, samples_per_s = ?, "
+        db.execute("UPDATE runs SET status = ?, message = ?, message_json = ?, finished_at = ?, steps = ?, samples_per_s = ?, "
                    "loss_last = coalesce(?, loss_last), val_accuracy = ?, peak_allocated_bytes = max(peak_allocated_bytes, ?), "
                    "peak_reserved_bytes = max(peak_reserved_bytes, ?), batch_size = coalesce(?, batch_size), summary = ? "
                    "WHERE id = ?",
-                   (event.status, event.message, at, event.step, s.samples_per_s, _finite_or_none(s.loss_last),
+                   (event.status, event.message, message_json(event.message), at, event.step, s.samples_per_s,
+                    _finite_or_none(s.loss_last),
                     s.val_accuracy, s.peak_allocated_bytes, s.peak_reserved_bytes, s.batch_size or None,
                     _json(s.to_dict()), self._run_id))
         self._run_id = None

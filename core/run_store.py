@@ -29,6 +29,7 @@ import psutil
 
 from core.errors import UserError
 from core.message import Message, message_of
+from core.message_json import message_from_json, message_to_json
 from core.run_rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
 from core.store_schema import (SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, newer_schema,
                                 schema_version, transaction)
@@ -39,6 +40,8 @@ STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this
 HEARTBEAT_S = 2.0  # how often a recording process touches its running run, even when paused
 STALE_ON_HOST_S = 5 * HEARTBEAT_S  # on this host, a live pid with a younger heartbeat is the recorder; older: its start time decides
 FINISHED = ("completed", "stopped", "diverged", "oom", "failed", "interrupted")
+INTERRUPTED = Message("the process recording it ended without finishing it (killed or crashed); steps up to its last "
+                      "report are kept")  # the message of a run found `interrupted`
 
 
 class StoreError(UserError):
@@ -138,10 +141,9 @@ class RunStore:
         try:
             with transaction(self._db):
                 self._db.executemany(  # the same process still: a resume may have taken the row over meanwhile
-                    "UPDATE runs SET status = 'interrupted', finished_at = heartbeat_at, message = "
-                    "'the process recording it ended without finishing it (killed or crashed); steps up to its "
-                    "last report are kept' WHERE id = ? AND status = 'running' AND pid = ? AND pid_started_at = ?",
-                    dead)
+                    "UPDATE runs SET status = 'interrupted', finished_at = heartbeat_at, message = ?, message_json = ? "
+                    "WHERE id = ? AND status = 'running' AND pid = ? AND pid_started_at = ?",
+                    [(INTERRUPTED, message_json(INTERRUPTED), *row) for row in dead])
         except sqlite3.OperationalError as exc:
             if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
                 return 0
@@ -161,13 +163,13 @@ class RunStore:
             params = [pattern] * 8 + [search.strip().lstrip("#")]
         direction = "DESC" if descending else "ASC"
         with self._errors():
-            rows = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, pid_started_at FROM runs {where} "
+            rows = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs {where} "
                                     f"ORDER BY {order} {direction}, id {direction}", params).fetchall()
         return [_run_row(row) for row in rows]
 
     def run(self, run_id: int) -> RunRow:
         with self._errors():
-            row = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, pid_started_at FROM runs WHERE id = ?",
+            row = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs WHERE id = ?",
                                    (run_id,)).fetchone()
         if row is None:
             raise RunNotFound(Message("no run {run_id} in {path}", run_id=run_id, path=str(self.path)))
@@ -244,8 +246,9 @@ class RunStore:
             if row is None:
                 return  # rank 0 never got as far as recording it
             summary = None if row[0] is None else json.dumps({**json.loads(row[0]), "status": "failed"})
-            self._db.execute("UPDATE runs SET status = 'failed', message = ?, summary = ?, "
-                             "finished_at = COALESCE(finished_at, ?) WHERE uid = ?", (message, summary, time.time(), uid))
+            self._db.execute("UPDATE runs SET status = 'failed', message = ?, message_json = ?, summary = ?, "
+                             "finished_at = COALESCE(finished_at, ?) WHERE uid = ?",
+                             (message, message_json(message), summary, time.time(), uid))
 
     def _update(self, run_id: int, column: str, value: str) -> None:
         self.run(run_id)
@@ -323,7 +326,24 @@ def process_alive(pid: int, pid_started_at: float, host: str, heartbeat_at: floa
         return False
 
 
+def message_json(message: str) -> str | None:
+    """The `runs.message_json` of `message`: its template and values, or NULL for plain text."""
+    return json.dumps(message_to_json(message)) if isinstance(message, Message) else None
+
+
+def _message(english: str, stored: str | None) -> str:
+    """The run's message as a `Message` again when its template was stored and still renders the English."""
+    if not stored:
+        return english
+    try:
+        rebuilt = message_from_json(json.loads(stored))
+    except ValueError:  # damaged by hand
+        return english
+    return rebuilt if isinstance(rebuilt, Message) and rebuilt == english else english
+
+
 def _run_row(row: tuple[Any, ...]) -> RunRow:
-    values = dict(zip(_RUN_COLUMNS, row[:-1]))
+    values = dict(zip(_RUN_COLUMNS, row[:-2]))
+    values["message"] = _message(values["message"], row[-2])
     live = values["status"] == "running" and process_alive(values["pid"], row[-1], values["host"], values["heartbeat_at"])
     return RunRow(live=live, **values)

@@ -112,7 +112,13 @@ CREATE TABLE rank_reports (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)  # MIGRATIONS[i] takes a store from version i to i + 1
+# Version 4: the run's message (why it ended) also as its template and values (core.message_json), so a
+# window reads it in its own language; NULL when the message was plain text.
+_V4 = """
+ALTER TABLE runs ADD COLUMN message_json TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)  # MIGRATIONS[i] takes a store from version i to i + 1
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1132,6 +1132,10 @@
         <translation>本次运行不会被记录：{problem}</translation>
     </message>
     <message>
+        <source>the process recording it ended without finishing it (killed or crashed); steps up to its last report are kept</source>
+        <translation>记录它的进程在运行结束前就退出了（被终止或崩溃）；截至最后一次报告的步骤已保留</translation>
+    </message>
+    <message>
         <source>{path} is not a run store: {error}; give --runs-db a new file name</source>
         <translation>{path} 不是运行记录库：{error}；请为 --runs-db 指定一个新文件名</translation>
     </message>

@@ -47,3 +47,28 @@ def test_a_recorded_event_keeps_its_texts_template_beside_the_english():
     again = message_from_json(data["text_message"])
     assert isinstance(again, Message) and again == text and again.params["what"].template == "validation skipped"
     assert "level_message" not in event_data(LogMessage("info", "plain"))
+
+
+def test_a_run_s_stored_message_comes_back_translatable(tmp_path):
+    import sqlite3
+
+    from core.run_store import RunStore
+    from core.store_schema import migrate
+
+    path = tmp_path / "runs.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    migrate(db)
+    for uid in ("u1", "u2"):
+        db.execute("INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
+                   "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
+                   f"VALUES ('{uid}', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'tiny-cnn', 'synthetic', 'cpu', 'CPU', "
+                   "'resident', 64, 2, 2, '{}', '{}')")
+    db.close()
+    reason = Message("rank {rank} {how}", rank=1, how=Message("was killed by {signal}", signal="SIGKILL"))
+    with RunStore(path) as store:
+        store.record_failure("u1", reason)
+        store.record_failure("u2", "plain English from an older launcher")
+        first, second = sorted(store.list_runs(), key=lambda run: run.id)
+    assert isinstance(first.message, Message) and first.message == reason and first.message.params["how"].params == {
+        "signal": "SIGKILL"}
+    assert second.message == "plain English from an older launcher" and not isinstance(second.message, Message)

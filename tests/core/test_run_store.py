@@ -26,8 +26,9 @@ from core.compare import Comparison
 from core.config import RunConfig
 from core.events import Event, RunFinished, RunStarted, StepsReported
 from core.run_recorder import RunRecorder
-from core.run_store import RunNotFound, RunStore, StoreError, process_alive, store_problem
+from core.run_store import INTERRUPTED, RunNotFound, RunStore, StoreError, process_alive, store_problem
 from core.session import TrainingSession
+from core.message import Message
 from core.store_schema import SCHEMA_VERSION, migrate, schema_version
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
@@ -171,6 +172,7 @@ def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_inter
             break
         time.sleep(1)
     assert run.status == "interrupted" and not run.live and "killed" in run.message
+    assert isinstance(run.message, Message) and run.message == INTERRUPTED  # translatable by the window
     assert run.steps >= seen
     assert series.steps == tuple(range(1, run.steps + 1))  # every step up to the last report, none missing
     assert reports[-1].step == run.steps
@@ -217,7 +219,7 @@ def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Pat
     db.execute("INSERT INTO steps VALUES (1, 1, 1, 2.5), (1, 2, 1, 2.25)")
     db.close()
     with RunStore(path) as store:
-        assert schema_version(store.connection) == SCHEMA_VERSION == 3
+        assert schema_version(store.connection) == SCHEMA_VERSION == 4
         run = store.list_runs()[0]
         assert (run.model, run.name, run.resumes, store.steps(run.id).losses) == ("resnet18", "", 0, (2.5, 2.25))
         assert (run.world_size, run.devices, store.rank_reports(run.id)) == (1, "cuda:0", [])  # an ordinary run
