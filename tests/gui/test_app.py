@@ -226,3 +226,23 @@ def test_screenshot_of_a_ready_made_comparison(tmp_path):
     assert "--compare: no ready-made comparison 'CPU vs TPU' here; this machine offers: " in unknown.stderr
     assert "stream vs resident" in unknown.stderr
     assert not (tmp_path / "no.png").exists()
+
+
+def test_a_chinese_system_opens_the_window_in_chinese_and_the_language_option_overrides_it(tmp_path):
+    """LANG=zh_CN.UTF-8 is all a user sets: the Chinese catalogue is compiled into the user's cache and
+    installed (the translated window itself is checked in test_window_in_chinese); --language en on the
+    same system leaves it alone. The stderr lines of screenshot mode stay English, as the CLI's do."""
+    def start(cache: Path, *language: str) -> subprocess.CompletedProcess:
+        cache.mkdir()
+        return run_python(["-m", "gui", *language, "--screenshot", str(cache / "shot.png"), "--steps", "2",
+                           "--model", "tiny-cnn", "--device", "cpu", "--synthetic-samples", "256", "--batch-size",
+                           "64"], LANG="zh_CN.UTF-8", LC_ALL="", LC_MESSAGES="", LANGUAGE="",
+                          XDG_CACHE_HOME=str(cache))
+
+    chinese = start(tmp_path / "zh")
+    assert chinese.returncode == 0, chinese.stderr
+    assert "PyTorch ready after" in chinese.stderr
+    assert len(list((tmp_path / "zh").rglob("gpu_train_monitor_zh_CN-*.qm"))) == 1
+    english = start(tmp_path / "en", "--language", "en")
+    assert english.returncode == 0, english.stderr
+    assert not list((tmp_path / "en").rglob("*.qm"))
