@@ -105,7 +105,7 @@
     </message>
     <message>
         <source>{item!r} is not setting=value (e.g. device=cpu or amp=bf16)</source>
-        <translation>{item!r} 不是 setting=value 形式（例如 device=cpu 或 amp=bf16）</translation>
+        <translation>{item!r} 不是 设置=值 形式（例如 device=cpu 或 amp=bf16）</translation>
     </message>
     <message>
         <source>{item!r}: unknown setting {field!r}; settings: {settings}</source>
@@ -121,7 +121,7 @@
     </message>
     <message>
         <source>{text!r} sets nothing; write setting=value pairs separated by commas</source>
-        <translation>{text!r} 没有设置任何内容；请写出以逗号分隔的 setting=value 对</translation>
+        <translation>{text!r} 没有设置任何内容；请写出以逗号分隔的 设置=值 对</translation>
     </message>
     <message>
         <source>a comparison needs {min_runs} to {max_runs} configurations, got {count}</source>
@@ -1606,7 +1606,7 @@
     </message>
     <message>
         <source>Type {least} to {most} runs as setting=value lines</source>
-        <translation>以 setting=value 行的形式输入 {least} 到 {most} 个运行</translation>
+        <translation>以 设置=值 行的形式输入 {least} 到 {most} 个运行</translation>
     </message>
     <message>
         <source>the comparison could not start: {reason}</source>
@@ -1735,11 +1735,11 @@
     </message>
     <message>
         <source>One run per line, {least} to {most} lines: &lt;code&gt;setting=value&lt;/code&gt; pairs separated by commas, applied on the form&apos;s settings (e.g. &lt;code&gt;amp=bf16,channels_last=true&lt;/code&gt;). The runs train one after another, &lt;b&gt;{steps} steps each&lt;/b&gt; (the form&apos;s Max steps, or {steps} when it has none).</source>
-        <translation>每行一个运行，共 {least} 到 {most} 行：以逗号分隔的 &lt;code&gt;setting=value&lt;/code&gt; 键值对，应用在表单的设置之上（例如 &lt;code&gt;amp=bf16,channels_last=true&lt;/code&gt;）。各运行依次训练，&lt;b&gt;每个 {steps} 步&lt;/b&gt;（即表单的最大步数，未设置时为 {steps}）。</translation>
+        <translation>每行一个运行，共 {least} 到 {most} 行：以逗号分隔的 &lt;code&gt;设置=值&lt;/code&gt; 键值对，应用在表单的设置之上（例如 &lt;code&gt;amp=bf16,channels_last=true&lt;/code&gt;）。各运行依次训练，&lt;b&gt;每个 {steps} 步&lt;/b&gt;（即表单的最大步数，未设置时为 {steps}）。</translation>
     </message>
     <message>
         <source>One run per line, {least} to {most} lines: &lt;code&gt;setting=value&lt;/code&gt; pairs separated by commas, applied on the form&apos;s settings (e.g. &lt;code&gt;amp=bf16,channels_last=true&lt;/code&gt;). The runs train one after another, &lt;b&gt;{steps} steps each&lt;/b&gt; (the form&apos;s Max steps).</source>
-        <translation>每行一个运行，共 {least} 到 {most} 行：以逗号分隔的 &lt;code&gt;setting=value&lt;/code&gt; 键值对，应用在表单的设置之上（例如 &lt;code&gt;amp=bf16,channels_last=true&lt;/code&gt;）。各运行依次训练，&lt;b&gt;每个 {steps} 步&lt;/b&gt;（即表单的最大步数）。</translation>
+        <translation>每行一个运行，共 {least} 到 {most} 行：以逗号分隔的 &lt;code&gt;设置=值&lt;/code&gt; 键值对，应用在表单的设置之上（例如 &lt;code&gt;amp=bf16,channels_last=true&lt;/code&gt;）。各运行依次训练，&lt;b&gt;每个 {steps} 步&lt;/b&gt;（即表单的最大步数）。</translation>
     </message>
 </context>
 <context>
@@ -2272,7 +2272,7 @@
     </message>
     <message>
         <source>Save plots (one file per plot: NAME-loss, NAME-memory…)</source>
-        <translation>保存图表（每张图一个文件：NAME-loss、NAME-memory…）</translation>
+        <translation>保存图表（每张图一个文件：名称-loss、名称-memory…）</translation>
     </message>
     <message>
         <source>Replace files?</source>
