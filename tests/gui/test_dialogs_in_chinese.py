@@ -128,6 +128,8 @@ def _action_texts(actions) -> list[tuple[str, str]]:
 def test_the_dialogs_a_user_opens_are_chinese(chinese, make_window, qtbot, monkeypatch, tmp_path,
                                               batches_above_16_run_out_of_memory, fast_trials):
     static = StaticDialogs(monkeypatch)
+    # a store of this test's own: the suite's shared one holds every earlier test's runs
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
     window = make_window(ONE_EPOCH)
     recorder = EventRecorder()
     window.controller.event.connect(recorder.on_event)
