@@ -58,7 +58,8 @@ class Comparison(RunControls):
             if self.stop_requested:
                 break
             losses: list[float] = []
-            relay = self._relay(contender.index, losses)
+            reports: list[int] = [0]  # StepsReported seen: the first is the warm-up, the rest images/s readings
+            relay = self._relay(contender.index, losses, reports)
             session: Any = (DataParallelRun(contender.config, [relay]) if contender.config.nproc > 1
                             else TrainingSession(contender.config, [relay]))
             with self._lock:
@@ -70,18 +71,19 @@ class Comparison(RunControls):
                 self._session = None
             if finished.user_error:  # bad input (a missing dataset): every later run would meet it too
                 self.user_errors[contender.index] = (finished.error_field, finished.message)
-                results.append(_result(contender, finished, losses))
+                results.append(_result(contender, finished, losses, reports[0]))
                 break
-            results.append(_result(contender, finished, losses))
+            results.append(_result(contender, finished, losses, reports[0]))
         outcome = conclude(self.contenders, results, self.steps, self.contenders[0].config.model,
                            self.stop_requested)
         self.emit(ComparisonFinished(outcome))
         return outcome
 
-    def _relay(self, index: int, losses: list[float]) -> Observer:
+    def _relay(self, index: int, losses: list[float], reports: list[int]) -> Observer:
         def relay(event: Event) -> None:
             if isinstance(event, StepsReported):
                 losses.extend(event.losses)
+                reports[0] += 1
             self.emit(ContenderEvent(index, event))
         return relay
 
@@ -128,10 +130,14 @@ def _check_runnable(contender: Contender) -> None:
                                         detail=exc.detail)) from None
 
 
-def _result(contender: Contender, finished: RunFinished, losses: list[float]) -> ContenderResult:
+def _result(contender: Contender, finished: RunFinished, losses: list[float], reports: int) -> ContenderResult:
+    """The run's figures; no rate and no spread when every step was in the warm-up (one figure or none)."""
     s = finished.summary
+    measured = s.steps > s.warmup_steps
     return ContenderResult(
         index=contender.index, label=contender.label, overrides=contender.overrides, status=finished.status,
-        samples_per_s=s.samples_per_s if s.steps > s.warmup_steps else None, samples_per_s_spread=s.samples_per_s_spread,
+        samples_per_s=s.samples_per_s if measured else None,
+        samples_per_s_spread=s.samples_per_s_spread if measured else None,
         loss_last=s.loss_last, warmup_steps=s.warmup_steps, compile_s=s.compile_s, wall_s=s.wall_s, steps=s.steps,
-        message=finished.message if finished.status != "completed" else "", losses=tuple(losses))
+        message=finished.message if finished.status != "completed" else "", losses=tuple(losses),
+        readings=max(reports - 1, 0) if measured else 0)

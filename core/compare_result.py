@@ -42,13 +42,14 @@ class ContenderResult:
     steps: int
     message: str  # why it did not complete; empty when it did
     losses: tuple[float, ...]  # every step's loss, in order (not in the JSON)
+    readings: int = 0  # reports after the warm-up, the images/s readings behind the median and spread; 0: unknown
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "label": self.label, "overrides": dict(self.overrides), "status": self.status,
                 "samples_per_s": self.samples_per_s,
                 "samples_per_s_spread": None if self.samples_per_s_spread is None else list(self.samples_per_s_spread),
                 "loss_last": self.loss_last, "warmup_steps": self.warmup_steps, "compile_s": self.compile_s,
-                "wall_s": self.wall_s, "steps": self.steps, "message": self.message}
+                "wall_s": self.wall_s, "steps": self.steps, "message": self.message, "readings": self.readings}
 
 
 @dataclass(frozen=True)
@@ -66,13 +67,15 @@ class ComparisonResult:
     status: str  # completed (every run did), stopped, or failed
     scaling_efficiency: Mapping[int, float] = field(default_factory=dict)  # run index -> its images/s over
     # (its processes / the fewest's) x the fewest-process run's: runs that differ only in nproc
+    clear_difference: bool | None = None  # whether fastest and slowest differ beyond the noise; None: no ratio
+    steps_to_tell: int | None = None  # steps per run that would tell them apart, when the difference is unclear
 
     def to_dict(self) -> dict[str, Any]:
         return {"runs": [run.to_dict() for run in self.runs], "speedup": self.speedup, "fastest": self.fastest,
                 "scaling_efficiency": {str(i): e for i, e in self.scaling_efficiency.items()},
                 "slowest": self.slowest, "headline": self.headline, "steps": self.steps, "model": self.model,
                 "batch_size": self.batch_size, "losses_agree": self.losses_agree, "agreement": self.agreement,
-                "status": self.status}
+                "status": self.status, "clear_difference": self.clear_difference, "steps_to_tell": self.steps_to_tell}
 
 
 def conclude(contenders: Sequence[Contender], runs: Sequence[ContenderResult], steps: int, model: str,
@@ -81,14 +84,16 @@ def conclude(contenders: Sequence[Contender], runs: Sequence[ContenderResult], s
     batches = {c.config.batch_size for c in contenders}
     batch = batches.pop() if len(batches) == 1 else None
     measured = [r for r in runs if r.samples_per_s is not None and r.status == "completed"]
-    speedup = fastest = slowest = None
+    speedup = fastest = slowest = clear = steps_to_tell = None
     if len(measured) >= 2:
         fast = max(measured, key=lambda r: r.samples_per_s or 0.0)
         slow = min(measured, key=lambda r: r.samples_per_s or 0.0)
         assert fast.samples_per_s is not None and slow.samples_per_s is not None
         speedup, fastest, slowest = fast.samples_per_s / slow.samples_per_s, fast.index, slow.index
+        clear, steps_to_tell = tell_apart(fast, slow)
         one_model = len({c.config.model for c in contenders}) == 1
-        headline = _ratio_headline(fast.label, slow.label, ratio_text(speedup), model if one_model else None, batch)
+        headline = (_ratio_headline(fast.label, slow.label, ratio_text(speedup), model if one_model else None, batch)
+                    if clear else _unclear_headline(fast, slow, steps_to_tell))
     else:
         missing = [_unmeasured(r) for r in runs if r not in measured]
         headline = Message("no ratio: {why}", why=joined(missing) if missing else Message("fewer than two runs finished"))
@@ -102,7 +107,7 @@ def conclude(contenders: Sequence[Contender], runs: Sequence[ContenderResult], s
     status = "completed" if all(r.status == "completed" for r in runs) and len(runs) == len(contenders) else (
         "stopped" if stopped else "failed")
     return ComparisonResult(tuple(runs), steps, model, batch, speedup, fastest, slowest, headline, agree,
-                            agreement, status, scaling)
+                            agreement, status, scaling, clear, steps_to_tell)
 
 
 def _ratio_headline(fast: str, slow: str, ratio: str, model: str | None, batch: int | None) -> str:
@@ -123,7 +128,66 @@ def _unmeasured(run: ContenderResult) -> str:
     if run.message:
         return Message("run {run} ({label}) {status}: {message}", run=run.index + 1, label=run.label,
                        status=status_word(run.status), message=run.message)
+    if run.status == "completed" and run.samples_per_s is None:  # every step it trained was in the warm-up
+        return Message("run {run} ({label}) completed only {steps} steps, all in its first report (the warm-up, "
+                       "left out of images/s): too few for a rate; train more steps", run=run.index + 1,
+                       label=run.label, steps=run.steps)
     return Message("run {run} ({label}) {status}", run=run.index + 1, label=run.label, status=status_word(run.status))
+
+
+# Telling two throughputs apart. Each report gives one images/s reading; a run's figure is the median of its
+# readings after the warm-up, its spread their 10th..90th percentiles.
+SPREAD_SIGMAS = 2.563  # p10..p90 of a normal distribution spans 2 x 1.2816 standard deviations
+MEDIAN_SE_FACTOR = 1.2533  # a median's standard error is sqrt(pi/2) times a mean's
+DETECT_Z = 2.8  # 1.96 (95% two-sided) + 0.84 (80% power): the usual sample-size rule
+MAX_STEPS_TO_TELL = 10_000_000  # beyond this, "too small to tell" says more than a number
+
+
+def tell_apart(fast: ContenderResult, slow: ContenderResult) -> tuple[bool, int | None]:
+    """(whether the difference is clear, steps per run that would tell it when it is not).
+
+    Clear when the two spreads do not overlap, or when the runs already took as many readings as telling
+    them apart needs. The readings needed per run: each run's per-reading standard deviation is estimated
+    from its spread, sigma = (p90 - p10) / 2.563; the difference of two medians over n readings each has a
+    standard error of 1.2533 x sqrt((sigma_fast^2 + sigma_slow^2) / n); it stands out (95% confidence, 80%
+    power) when the medians' difference d is 2.8 of those, so n = (2.8 x 1.2533)^2 (sigma_fast^2 +
+    sigma_slow^2) / d^2. Steps: n readings at each run's steps per reading, plus its warm-up; the larger of
+    the two runs. None when unknown (no readings counted) or hopeless (equal medians, or beyond 10 million).
+    """
+    assert fast.samples_per_s is not None and slow.samples_per_s is not None
+    fast_low, fast_high = fast.samples_per_s_spread or (fast.samples_per_s,) * 2
+    slow_low, slow_high = slow.samples_per_s_spread or (slow.samples_per_s,) * 2
+    if fast_low > slow_high:
+        return True, None
+    variance = ((fast_high - fast_low) / SPREAD_SIGMAS) ** 2 + ((slow_high - slow_low) / SPREAD_SIGMAS) ** 2
+    difference = fast.samples_per_s - slow.samples_per_s
+    if difference <= 0:
+        return False, None
+    needed = math.ceil((DETECT_Z * MEDIAN_SE_FACTOR) ** 2 * variance / difference ** 2)
+    if fast.readings and slow.readings and min(fast.readings, slow.readings) >= needed:
+        return True, None  # overlapping spreads, but enough readings to tell the medians apart
+    steps = [run.warmup_steps + math.ceil(needed * (run.steps - run.warmup_steps) / run.readings)
+             for run in (fast, slow) if run.readings]
+    if len(steps) < 2 or max(steps) > MAX_STEPS_TO_TELL:
+        return False, None
+    return False, max(steps)
+
+
+def _unclear_headline(fast: ContenderResult, slow: ContenderResult, steps_to_tell: int | None) -> str:
+    """'no clear difference between stream and resident: ...': a ratio inside the noise names no winner."""
+    assert fast.samples_per_s is not None and slow.samples_per_s is not None
+    fast_low, fast_high = fast.samples_per_s_spread or (fast.samples_per_s,) * 2
+    slow_low, slow_high = slow.samples_per_s_spread or (slow.samples_per_s,) * 2
+    values = dict(fast=fast.label, slow=slow.label, ratio=ratio_text(fast.samples_per_s / slow.samples_per_s),
+                  fast_low=fast_low, fast_high=fast_high, slow_low=slow_low, slow_high=slow_high)
+    if steps_to_tell is not None:
+        return Message("no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} "
+                       "{fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within "
+                       "the noise; about {steps} steps per run would tell a difference this size",
+                       steps=steps_to_tell, **values)
+    return Message("no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} "
+                   "{fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within "
+                   "the noise; more steps per run would tell", **values)
 
 
 def joined(texts: Sequence[str]) -> str:

@@ -3,6 +3,8 @@ settings computed the same losses."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from core.compare_plan import plan
@@ -79,3 +81,53 @@ def test_the_window_s_texts_keep_each_part_as_a_template() -> None:
     same = conclude(plan(BASE, [{"channels_last": False}, {"channels_last": True}]), [result(0, 1.0), result(1, 2.0)],
                     3, "tiny-cnn", False)
     assert same.agreement.params == {"steps": 10, "tolerance": 0.02}
+
+
+def spread_result(index: int, label: str, rate: float, low: float, high: float, readings: int = 10,
+                  steps: int = 60, warmup: int = 5) -> ContenderResult:
+    return ContenderResult(index, label, {}, "completed", rate, (low, high), 2.0, warmup, None, 1.0, steps, "",
+                           (2.3, 2.0), readings)
+
+
+def test_overlapping_spreads_name_no_winner_and_say_how_many_steps_would_tell() -> None:
+    runs = plan(BASE, [{"placement": "stream"}, {"placement": "resident"}])
+    outcome = conclude(runs, [spread_result(0, "stream", 128.0, 74.0, 182.0),
+                              spread_result(1, "resident", 112.0, 80.0, 155.0)], 60, "resnet18", False)
+    assert "faster" not in outcome.headline and outcome.clear_difference is False
+    assert outcome.headline.startswith("no clear difference between stream and resident")
+    assert "stream 74-182, resident 80-155" in outcome.headline and "1.14x is within the noise" in outcome.headline
+    # sigma 42.1 and 29.3 images/s, medians 16 apart: n = (2.8 x 1.2533)^2 (42.1^2 + 29.3^2) / 16^2 = 127
+    # readings of 5.5 steps each (55 steps over 10 readings), plus the 5 warm-up steps
+    assert outcome.steps_to_tell == 5 + math.ceil(127 * 5.5)
+    assert f"about {outcome.steps_to_tell} steps per run would tell" in outcome.headline
+    assert outcome.to_dict()["clear_difference"] is False and outcome.to_dict()["steps_to_tell"] == outcome.steps_to_tell
+
+
+def test_separate_spreads_or_enough_readings_name_the_winner() -> None:
+    runs = plan(BASE, [{"placement": "stream"}, {"placement": "resident"}])
+    apart = conclude(runs, [spread_result(0, "stream", 100.0, 95.0, 105.0),
+                            spread_result(1, "resident", 240.0, 230.0, 250.0)], 60, "resnet18", False)
+    assert apart.headline.startswith("resident trains resnet18 2.40x faster than stream") and apart.clear_difference
+    plenty = conclude(runs, [spread_result(0, "stream", 128.0, 74.0, 182.0, readings=500),
+                             spread_result(1, "resident", 112.0, 80.0, 155.0, readings=500)], 60, "resnet18", False)
+    assert "1.14x faster" in plenty.headline and plenty.steps_to_tell is None
+
+
+def test_a_completed_run_without_a_rate_says_why() -> None:
+    runs = plan(BASE, [{"placement": "stream"}, {"placement": "resident"}])
+    warm_only = ContenderResult(1, "facts.py:good", {}, "completed", None, None, 2.0, 3, None, 0.5, 3, "", (2.0,) * 3)
+    outcome = conclude(runs, [spread_result(0, "stream", 100.0, 95.0, 105.0), warm_only], 3, "m", False)
+    assert outcome.headline == ("no ratio: run 2 (facts.py:good) completed only 3 steps, all in its first report (the "
+                                "warm-up, left out of images/s): too few for a rate; train more steps")
+
+
+def test_a_run_with_no_rate_has_no_spread_either() -> None:
+    from core.compare import _result
+    from core.events import RunFinished
+    from core.summary import RunSummary
+
+    summary = RunSummary("completed", 3, 96, 0.5, 190.0, 2.3, 2.2, None, "cpu", "", 0, 0, 0, {},
+                         samples_per_s_spread=(190.0, 190.0), warmup_steps=3)
+    run = _result(plan(BASE, [{"placement": "stream"}, {"placement": "resident"}])[0],
+                  RunFinished("completed", 3, "", False, summary), [2.3, 2.2, 2.2], 1)
+    assert run.samples_per_s is None and run.samples_per_s_spread is None and run.readings == 0
