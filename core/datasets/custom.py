@@ -36,6 +36,7 @@ from core.message import Message
 from core.units import format_bytes
 from core.user_callables import a_type, call_factory, load_callable, one_line
 
+MAX_CLASSES = 100_000  # labels beyond this are a mistake (ImageNet-21k has 21,841), not a layer to allocate
 Shape = tuple[int, int, int, int, int]  # channels, height, width, classes, images (as dataset_shape gives it)
 _shapes: dict[tuple[Any, ...], Shape] = {}  # what dataset_shape asked for, per spec, seed and factory version
 
@@ -307,17 +308,21 @@ def _num_classes(spec: str, train_set: Any, labels: dict[str | None, torch.Tenso
     label + 1; a label beyond the declared classes is an error, and a classifier needs two classes.
     `labels`: per split name (None: the one dataset, before its validation part is held out)."""
     declared = _declared_classes(train_set)
+    if declared is not None and declared > MAX_CLASSES:  # the model's last layer would be that wide
+        raise _error(spec, Message("its `classes` attribute lists {declared} classes; at most {limit} are supported",
+                                   declared=declared, limit=MAX_CLASSES))
     largest = max(int(split.max()) for split in labels.values())
-    if declared is not None:
-        if largest >= declared:
-            part, found = next((part, split) for part, split in labels.items() if int(split.max()) == largest)
-            index = int((found == largest).nonzero()[0])
-            raise _error(spec, Message("{what} has the label {label}, but the dataset's `classes` attribute lists "
-                                       "{declared} classes (labels 0..{last})", what=_item_name(index, _of_split(part)),
-                                       label=largest, declared=declared, last=declared - 1))
-        count = declared
-    else:
-        count = largest + 1
+    if largest >= (MAX_CLASSES if declared is None else declared):  # refused before a layer is allocated for it
+        part, found = next((part, split) for part, split in labels.items() if int(split.max()) == largest)
+        what = _item_name(int((found == largest).nonzero()[0]), _of_split(part))
+        if declared is None:
+            raise _error(spec, Message("{what} has the label {label}; labels are class indices 0..{last} (at most "
+                                       "{limit} classes)", what=what, label=largest, last=MAX_CLASSES - 1,
+                                       limit=MAX_CLASSES))
+        raise _error(spec, Message("{what} has the label {label}, but the dataset's `classes` attribute lists "
+                                   "{declared} classes (labels 0..{last})", what=what,
+                                   label=largest, declared=declared, last=declared - 1))
+    count = largest + 1 if declared is None else declared
     if count < 2:
         raise _error(spec, Message("every label is 0; a classifier needs at least two classes"))
     return count

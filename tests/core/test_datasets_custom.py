@@ -115,3 +115,24 @@ def test_a_mistake_in_the_val_split_names_that_split(folder) -> None:
     with pytest.raises(ConfigError, match=r"^dataset: splitdata:other_size: the val split's images are 3x10x10 but "
                                           r"the train split's are 3x8x8: both splits need one image size$"):
         load_custom("splitdata:other_size", seed=0)
+
+
+def test_a_huge_label_is_named_before_a_layer_that_wide_is_allocated(folder) -> None:
+    """A label of 10**9 used to become 10**9 + 1 classes: "can't allocate 512000000512 bytes", exit 1."""
+    (folder / "hugelabels.py").write_text(
+        "import torch\nfrom torch.utils.data import TensorDataset\nfrom mydata import Blobs\n\n"
+        "def tensors():\n    labels = torch.arange(40) % 2\n    labels[5] = 10**9\n"
+        "    return TensorDataset(torch.rand(40, 3, 8, 8), labels)\n\n"
+        "class Items(Blobs):\n    def __getitem__(self, index):\n"
+        "        image, label = super().__getitem__(index)\n        return image, 10**9 if index == 3 else label\n\n"
+        "def items():\n    return Items(count=10, classes=False)\n\n"
+        "def declared():\n    data = Blobs(count=10)\n    data.classes = 10**9\n    return data\n", encoding="utf-8")
+    for spec, message in [("hugelabels:tensors", "item 5 has the label 1000000000; labels are class indices "
+                                                 "0..99999 (at most 100000 classes)"),
+                          ("hugelabels:items", "item 3 has the label 1000000000; labels are class indices 0..99999 "
+                                               "(at most 100000 classes)"),
+                          ("hugelabels:declared", "its `classes` attribute lists 1000000000 classes; at most 100000 "
+                                                  "are supported")]:
+        with pytest.raises(ConfigError) as raised:
+            load_custom(spec, seed=0)
+        assert raised.value.field == "dataset" and str(raised.value) == f"dataset: {spec}: {message}"
