@@ -79,6 +79,7 @@ class EpochEnded:
     train_loss: float | None  # mean of this epoch's step losses
     val_loss: float | None
     val_accuracy: float | None  # 0..1
+    complete: bool = True  # False: the run's steps ended mid-epoch (--max-steps); a resume finishes the epoch
 
 
 @dataclass(frozen=True)

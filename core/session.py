@@ -188,7 +188,7 @@ class TrainingSession(RunControls):
                     raise RuntimeError(Message("epoch {epoch} produced no batch", epoch=run.epoch))
             if not exhausted and self._checkpointer.stop_due(run.step):  # max_steps ends the run mid-epoch
                 self._save_checkpoint("end", batches)  # before validating: as a longer run would go on
-            self._end_epoch()
+            self._end_epoch(complete=exhausted)
             if exhausted and self._checkpointer.policy.epoch_end:
                 self._save_checkpoint("epoch", None)
             batches = None
@@ -325,8 +325,9 @@ class TrainingSession(RunControls):
             self.emit(LogMessage("info", Message("the CPU has no caching allocator: nothing to clear")))
 
     # ---- validation ------------------------------------------------------------------------------
-    def _end_epoch(self) -> None:
-        """Validate (recovering from out-of-memory like a training step), then report the epoch."""
+    def _end_epoch(self, complete: bool = True) -> None:
+        """Validate (recovering from out-of-memory like a training step), then report the epoch (`complete`:
+        its data ran out, rather than the run's steps)."""
         run = self._state
         assert self._parts is not None and self.device is not None
         recover = functools.partial(self._recover_from_oom, phase="validation", epoch=None)
@@ -334,7 +335,7 @@ class TrainingSession(RunControls):
         if accuracy is not None:
             run.val_accuracy = accuracy
         train_loss = statistics.fmean(run.epoch_losses) if run.epoch_losses else None
-        self.emit(EpochEnded(run.epoch, run.step, train_loss, val_loss, accuracy))
+        self.emit(EpochEnded(run.epoch, run.step, train_loss, val_loss, accuracy, complete))
         self._state.reset_rate_clock()
 
     # ---- out of memory ---------------------------------------------------------------------------

@@ -19,15 +19,15 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Slot
-from PySide6.QtGui import QResizeEvent, QShowEvent
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QFontMetrics, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.compare_result import ComparisonResult
 from core.events import RunFinished, RunStarted, StepsReported
 from gui.compare_race import Race, not_run_reason, race_line, race_rate
 from gui.core_text import core_text
-from gui.live_plot import decimated_for, is_shown, live_plot_widget, set_curves, settle_axes
+from gui.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves, settle_axes
 from gui.ring_buffer import RingBuffer
 
 REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most ~7 times a second
@@ -57,7 +57,7 @@ class CompareView(QWidget):
         self.header.setWordWrap(True)
         self.time_plot = self._plot(self.tr("Loss against time"), self.tr("time since the run's start"), "s",
                                     self.tr("loss"))
-        self.time_plot.getPlotItem().addLegend(offset=(-10, 10))
+        self.time_legend = legend_above(self.time_plot.getPlotItem(), len(COLOURS))  # over no curve
         self.step_plot = self._plot(self.tr("Loss against step"), self.tr("step"), None, self.tr("loss"))
         for plot, part in ((self.time_plot, "time"), (self.step_plot, "step")):  # zoomed: decimate what shows
             plot.getPlotItem().getViewBox().sigXRangeChanged.connect(
@@ -66,6 +66,13 @@ class CompareView(QWidget):
         self.rate_plot.setToolTip(self.tr("Each run's median images/s over its reports after the first (warm-up), "
                                           "with the 10th to 90th percentile as the error bar"))
         self.rate_plot.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
+        self.rate_plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)  # never "(x0.001)" on images/s
+        self.no_rate_text = pg.TextItem(self.tr("no images/s yet:\nbars come after\neach run's warm-up"),
+                                        color=(110, 110, 110), anchor=(0.5, 0.5))
+        self.no_rate_text.setZValue(10)
+        self.rate_plot.addItem(self.no_rate_text, ignoreBounds=True)
+        self.rate_plot.getPlotItem().setXRange(-0.6, 0.6, padding=0)
+        self._show_no_rate(True)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, pen=pg.mkPen((60, 60, 60), width=1))
         self.error_bars = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.2,
                                           pen=pg.mkPen((40, 40, 40), width=1))
@@ -130,8 +137,7 @@ class CompareView(QWidget):
             name = self.tr("{number}. {label}").format(number=race.index + 1, label=race.label)
             self.time_curves.append(self.time_plot.plot(pen=pen, name=name, connect="finite"))
             self.step_curves.append(self.step_plot.plot(pen=pen, connect="finite"))
-        axis = self.rate_plot.getPlotItem().getAxis("bottom")
-        axis.setTicks([[(r.index, str(r.index + 1)) for r in self.races]])
+        self._label_bars()
         self.rate_plot.getPlotItem().setXRange(-0.6, len(self.races) - 0.4, padding=0)
         models = {c.config.model for c in contenders}
         values = dict(title=html.escape(core_text(title)), count=len(self.races), steps=steps)
@@ -251,9 +257,38 @@ class CompareView(QWidget):
             if not self.refresh():
                 break
 
+    def _label_bars(self) -> None:
+        """Each bar named by its run's label, cut with "…" to the bar's share of the plot's width."""
+        axis = self.rate_plot.getPlotItem().getAxis("bottom")
+        width = self.rate_plot.getPlotItem().getViewBox().width() or self.rate_plot.width()
+        room = max(int(width / max(len(self.races), 1)) - 6, 24)
+        metrics = QFontMetrics(axis.style["tickFont"] or self.rate_plot.font())
+        axis.setTicks([[(race.index, metrics.elidedText(race.label, Qt.TextElideMode.ElideRight, room))
+                        for race in self.races]])
+
+    def bar_labels(self) -> list[str]:
+        """The bars' names as the axis shows them."""
+        ticks = self.rate_plot.getPlotItem().getAxis("bottom")._tickLevels
+        return [] if not ticks else [text for _, text in ticks[0]]
+
+    def _show_no_rate(self, empty: bool) -> None:
+        """Before the first images/s reading: no value axis (it had nothing to scale: "x0.001", -400..400),
+        a line that says what will come instead."""
+        item = self.rate_plot.getPlotItem()
+        self.no_rate_text.setVisible(empty)
+        item.getAxis("left").setStyle(showValues=not empty)
+        item.getAxis("left").setLabel("" if empty else self.tr("images/s"))
+        if empty:
+            item.setYRange(0, 1, padding=0)
+            self.no_rate_text.setPos((len(self.races) - 1) / 2, 0.5)
+        else:
+            item.enableAutoRange(y=True)
+
     def _draw(self, part: str) -> None:
         if part == "bars":
             rates = [self.rate_of(race) for race in self.races]
+            self._show_no_rate(not any(rates))
+            self._label_bars()
             x = np.array([race.index for race in self.races], dtype=float)
             mid = np.array([r[0] if r else 0.0 for r in rates])
             low = np.array([r[0] - r[1] if r else 0.0 for r in rates])
@@ -293,6 +328,7 @@ class CompareView(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # a collapsed splitter opened again
         super().resizeEvent(event)
+        self._label_bars()  # the names' room changed
         self._catch_up()
 
     def _catch_up(self) -> None:

@@ -12,6 +12,7 @@ rebuilt their ticks and tick text; with the range holding still the same redraw 
 - `settle_axes` (called by `set_curves`): when the range does move, rebuild the axes in the redraw
   timer's event, so the paint after it is no longer the one long stretch of GUI work.
 - `is_shown`: a plot in a hidden tab or a collapsed splitter is not redrawn; it stays dirty until shown.
+- `legend_above`: the legend in a row of its own above the data area, where no curve can pass under it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPainter, QPicture
 from PySide6.QtWidgets import QWidget
 
@@ -86,6 +88,44 @@ class LiveViewBox(pg.ViewBox):
 def live_plot_widget(**view_box_options: object) -> pg.PlotWidget:
     """A PlotWidget on a `LiveViewBox` (options: x_headroom, y_headroom)."""
     return pg.PlotWidget(viewBox=LiveViewBox(**view_box_options))
+
+
+class LegendAbove(pg.LegendItem):
+    """A legend laid out by its plot (not floating over the view box as pyqtgraph's is): it takes the size its
+    entries need, in the plot's top-axis row, so it never covers a curve, a marker or a marker's text."""
+
+    def __init__(self, columns: int) -> None:
+        super().__init__(offset=None, colCount=columns, frame=False)
+
+    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph's name)
+        self.updateGeometry()  # the plot's layout gives it its place; pyqtgraph's own moved it to (0, 0)
+
+    def mouseDragEvent(self, ev: object) -> None:  # noqa: N802
+        ev.ignore()  # it has a place of its own: dragging it over the data is not offered
+
+    def set_columns(self, columns: int) -> None:
+        """Lay the entries out `columns` to a row, in the order they were added."""
+        grid = self.layout
+        for i in range(grid.count() - 1, -1, -1):
+            grid.removeAt(i)
+        for i, (sample, label) in enumerate(self.items):
+            grid.addItem(sample, i // columns, 2 * (i % columns), alignment=Qt.AlignmentFlag.AlignVCenter)
+            grid.addItem(label, i // columns, 2 * (i % columns) + 1)
+        self.columnCount = columns  # entries added later continue the grid
+        self.rowCount = -(-len(self.items) // columns)
+        self.updateSize()
+
+
+def legend_above(item: pg.PlotItem, columns: int = 4) -> LegendAbove:
+    """Give `item` a legend between its title and its data area (`columns` entries a row); curves added with
+    a name are listed in it, as with `addLegend`."""
+    top = item.getAxis("top")
+    item.layout.removeItem(top)  # the row of the top axis, which these plots never show
+    top.hide()
+    legend = LegendAbove(columns)
+    item.layout.addItem(legend, 1, 1, alignment=Qt.AlignmentFlag.AlignHCenter)
+    item.legend = legend
+    return legend
 
 
 def is_shown(widget: QWidget) -> bool:

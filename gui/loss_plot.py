@@ -4,9 +4,14 @@ Data goes into ring buffers as events arrive; the curves are redrawn only by `re
 window calls from a timer (<= 30 Hz), never per step, and not while the plot is hidden. Peak
 downsampling keeps a long curve's shape; the auto-range holds still between growths of the data
 (`gui.live_plot`), so a redraw repaints the curves without rebuilding the axes.
+Epoch markers: one per epoch at its real end (an epoch cut short by the run's step limit gets none; a resume
+that finishes it moves its marker), labelled inside the plot's top edge, every k-th label only when the
+labels would overlap at the plot's width (k from their pixel spacing).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pyqtgraph as pg
@@ -14,10 +19,12 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.ema import EmaState, debiased_ema
-from gui.live_plot import decimated_for, is_shown, live_plot_widget, set_curves
+from gui.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
 from gui.ring_buffer import PeakRingBuffer
 
 LOSS_CAPACITY = 2_000_000  # steps kept; a 1M-point redraw is benchmarked in tests/benchmarks/gui_latency.py
+LABEL_GAP_PX = 10  # free pixels between two epoch labels
+NICE_STRIDES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)  # every k-th epoch labelled: epochs 5, 10, 15 read well
 
 
 class LossPlot(QWidget):
@@ -27,7 +34,8 @@ class LossPlot(QWidget):
         self.data = PeakRingBuffer(capacity, 3)  # step, loss, ema; min/max blocks of loss and ema
         self._ema = EmaState()
         self._dirty = False
-        self._epoch_lines: list[pg.InfiniteLine] = []
+        self._epoch_lines: list[pg.InfiniteLine] = []  # in epoch order
+        self._epoch_of_line: dict[int, pg.InfiniteLine] = {}  # epoch -> its marker
         self._val: list[tuple[int, float]] = []
 
         self.plot = live_plot_widget()
@@ -35,13 +43,14 @@ class LossPlot(QWidget):
         item.setTitle(self.tr("Training loss"))
         item.setLabel("bottom", self.tr("step"))
         item.setLabel("left", self.tr("loss"))
-        item.addLegend(offset=(-10, 10))
+        self.legend = legend_above(item, 4)  # a row above the data: no curve or epoch label passes under it
         self.raw_curve = item.plot(pen=pg.mkPen((150, 150, 150), width=1), name=self.tr("loss per step"),
                                    connect="finite")
         self.ema_curve = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name=self.tr("smoothed (EMA)"),
                                    connect="finite")
 
         item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
+        item.getViewBox().sigResized.connect(self.thin_epoch_labels)
 
         self.val_plot = pg.PlotWidget()
         vitem = self.val_plot.getPlotItem()
@@ -85,6 +94,7 @@ class LossPlot(QWidget):
         for line in self._epoch_lines:
             self.plot.removeItem(line)
         self._epoch_lines.clear()
+        self._epoch_of_line.clear()
         self._val.clear()
         self.val_curve.setData([], [])
         self._dirty = True
@@ -96,16 +106,47 @@ class LossPlot(QWidget):
         self.data.extend(np.column_stack([first_step + np.arange(len(values)), values, ema]))
         self._dirty = True
 
-    def add_epoch_end(self, epoch: int, step: int, val_accuracy: float | None) -> None:
-        line = pg.InfiniteLine(pos=step, angle=90, pen=pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine),
-                               label=self.tr("epoch {epoch}").format(epoch=epoch),
-                               labelOpts={"position": 0.95, "color": (90, 90, 90)})
-        self.plot.addItem(line)
-        self._epoch_lines.append(line)
+    def add_epoch_end(self, epoch: int, step: int, val_accuracy: float | None, complete: bool = True) -> None:
+        """An epoch's end (`complete`: its data ran out; False: the run's steps ended inside it, no marker).
+        An epoch seen again (a resume that finishes it) moves its marker and replaces its accuracy."""
+        if complete:
+            line = self._epoch_of_line.get(epoch)
+            if line is None:
+                line = pg.InfiniteLine(pos=step, angle=90,
+                                       pen=pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine),
+                                       label=self.tr("epoch {epoch}").format(epoch=epoch),
+                                       labelOpts={"position": 1.0, "anchors": [(0, 0), (0, 0)], "color": (90, 90, 90)})
+                self.plot.addItem(line)  # text hangs from the top edge, right of its line: never cut off
+                self._epoch_of_line[epoch] = line
+                self._epoch_lines = [self._epoch_of_line[e] for e in sorted(self._epoch_of_line)]
+            else:
+                line.setPos(step)
+            self.thin_epoch_labels()
         if val_accuracy is not None:
-            self._val.append((epoch, 100.0 * val_accuracy))
+            self._val = sorted([v for v in self._val if v[0] != epoch] + [(epoch, 100.0 * val_accuracy)])
             xs, ys = zip(*self._val)
             self.val_curve.setData(list(xs), list(ys))
+
+    def epoch_label_stride(self) -> int:
+        """k: every k-th epoch's label shows (epochs k, 2k, ...), the smallest nice k whose labels do not
+        overlap at the markers' closest pixel spacing."""
+        if len(self._epoch_lines) < 2:
+            return 1
+        steps_per_px = self.plot.getPlotItem().getViewBox().viewPixelSize()[0]
+        positions = np.array([line.value() for line in self._epoch_lines], dtype=float)
+        closest = float(np.min(np.diff(positions))) / steps_per_px if steps_per_px > 0 else math.inf
+        widest = max(line.label.textItem.boundingRect().width() for line in self._epoch_lines) + LABEL_GAP_PX
+        needed = math.ceil(widest / closest) if closest > 0 else NICE_STRIDES[-1]
+        return next((k for k in NICE_STRIDES if k >= needed), NICE_STRIDES[-1])
+
+    @Slot()
+    def thin_epoch_labels(self, *_: object) -> None:
+        """Show every k-th epoch's label (`epoch_label_stride`); the dashed lines all stay."""
+        stride = self.epoch_label_stride()
+        for epoch, line in self._epoch_of_line.items():
+            shown = stride == 1 or epoch % stride == 0
+            if line.label.isVisible() != shown:
+                line.label.setVisible(shown)
 
     # ---- drawing ---------------------------------------------------------------------------------
     def refresh(self) -> bool:
@@ -121,6 +162,7 @@ class LossPlot(QWidget):
 
     @Slot()
     def _on_x_range_changed(self, *_: object) -> None:
+        self.thin_epoch_labels()  # zoomed in, the labels have room again
         if not self.plot.getPlotItem().getViewBox().autoRangeEnabled()[0]:
             self._dirty = True  # zoomed or panned: decimate the newly visible part
 

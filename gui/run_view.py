@@ -104,7 +104,7 @@ class RunView(QObject):
                 self.log.add(core_text(event_text.run_started(event)))
                 self.log.add(self.tr("config: {config}").format(config=config_text(event.config)))
             case EpochEnded():
-                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy)
+                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy, event.complete)
                 self.log.add(core_text(event_text.epoch_ended(event)))
             case CacheCleared():
                 self.show_cache_cleared(event)

@@ -123,6 +123,13 @@ def test_max_steps_ends_the_run_mid_epoch_and_still_validates() -> None:
     assert of_type(events, RunStarted)[0].total_steps == 5
     assert [(e.epoch, e.step) for e in of_type(events, EpochEnded)] == [(1, 5)]
     assert of_type(events, EpochEnded)[0].val_accuracy is not None
+    assert not of_type(events, EpochEnded)[0].complete  # the steps ran out, not the data: no epoch-end marker
+
+
+def test_an_epoch_whose_data_ran_out_is_complete() -> None:
+    session, events = make_session(epochs=1)
+    session.run()
+    assert [e.complete for e in of_type(events, EpochEnded)] == [True]
 
 
 def test_the_same_seed_trains_the_same_losses_and_another_seed_does_not() -> None:

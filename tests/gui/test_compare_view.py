@@ -143,3 +143,16 @@ def test_every_text_goes_through_the_translator_whole(qtbot):
                      "[compare_race]2. resident: [compare_race]not run: [compare_race]the comparison stopped before "
                      "its turn"]
     assert view.headline.text() == "[]no ratio: fewer than two runs finished"  # core's, from its template
+
+
+def test_bars_are_named_by_their_runs_and_say_no_result_yet_before_the_first(view):
+    view.draw_now()
+    assert view.bar_labels() == ["stream", "resident"]  # not 1 and 2
+    left = view.rate_plot.getPlotItem().getAxis("left")
+    assert view.no_rate_text.isVisible() and not left.style["showValues"]  # no empty "-400..400" scale
+    assert "no images/s yet" in view.no_rate_text.textItem.toPlainText()
+    view.add(0, started())
+    view.add(0, report(1, (2.0, 1.9), 1.0, 50.0))
+    view.add(0, report(3, (1.8, 1.7), 2.0, 100.0))
+    view.draw_now()
+    assert not view.no_rate_text.isVisible() and left.style["showValues"] and not left.autoSIPrefix

@@ -152,3 +152,56 @@ def test_a_million_steps_are_drawn_as_a_few_thousand_points_with_their_spikes(pl
     x, y = drawn(plot.raw_curve)
     assert len(x) <= 2 * max(plot.plot.width(), 200) + 1_000_000 // 200
     assert y.max() == 40.0
+
+
+def test_one_marker_per_epoch_at_its_real_end(plot):
+    plot.add_epoch_end(1, 30, 0.20, complete=False)  # --max-steps 30 ended the run inside epoch 1
+    assert plot._epoch_lines == []  # no marker where the steps, not the data, ran out
+    plot.add_epoch_end(1, 50, 0.30)  # a resume from step 30 finished epoch 1
+    plot.add_epoch_end(1, 50, 0.30)  # and the same end read again (the recorded run, then the live one)
+    plot.add_epoch_end(2, 100, 0.40)
+    assert [(line.value(), line.label.textItem.toPlainText()) for line in plot._epoch_lines] == [
+        (50, "epoch 1"), (100, "epoch 2")]
+    assert sum(isinstance(i, type(plot._epoch_lines[0])) for i in plot.plot.getPlotItem().items) == 2
+    x, y = drawn(plot.val_curve)
+    assert list(x) == [1, 2] and list(y) == pytest.approx([30.0, 40.0])  # epoch 1's accuracy once, the latest
+
+
+def visible_label_rects(plot):
+    from PySide6.QtCore import QRectF
+
+    rects = []
+    for line in plot._epoch_lines:
+        if line.label.isVisible():
+            text = line.label.textItem
+            rects.append(text.mapRectToScene(QRectF(text.boundingRect())))
+    return rects
+
+
+def test_epoch_labels_never_overlap_and_stay_inside_the_plot(plot, qtbot):
+    plot.add_losses(1, tuple(1.0 / (1 + i) for i in range(2000)))
+    for epoch in range(1, 21):  # 20 epochs of 100 steps on an 800-pixel plot
+        plot.add_epoch_end(epoch, 100 * epoch, None)
+    plot.refresh()
+    qtbot.wait(50)
+    plot.thin_epoch_labels()
+    rects = visible_label_rects(plot)
+    assert 2 <= len(rects) < 20  # thinned, not all gone
+    assert all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    view = plot.plot.getPlotItem().getViewBox()
+    inside = view.mapRectToScene(view.boundingRect())
+    assert all(inside.contains(rect) for rect in rects)  # not cut at the top ("epocn 1")
+    plot.plot.getPlotItem().getViewBox().setXRange(0, 400, padding=0)  # zoomed in: room for every label
+    plot.thin_epoch_labels()
+    assert plot.epoch_label_stride() == 1
+
+
+def test_the_legend_is_above_the_data_not_over_it(plot):
+    plot.add_losses(1, tuple(3.0 - i * 0.001 for i in range(2000)))  # a curve along the top right
+    plot.refresh()
+    item = plot.plot.getPlotItem()
+    view = item.getViewBox()
+    legend = item.legend
+    data_area = view.mapRectToScene(view.boundingRect())
+    assert legend.isVisible() and len(legend.items) == 2
+    assert not legend.mapRectToScene(legend.boundingRect()).intersects(data_area)
