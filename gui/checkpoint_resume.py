@@ -128,7 +128,8 @@ class CheckpointResume(QObject):
             plot.add_losses(start, tuple(chunk))
         for event in epochs:
             if event.step is not None and event.step <= info.step:
-                plot.add_epoch_end(event.data["epoch"], event.step, event.data.get("val_accuracy"))
+                plot.add_epoch_end(event.data["epoch"], event.step, event.data.get("val_accuracy"),
+                                   event.data.get("complete", True))
         if series.steps:
             self.window.log.add(self.tr("the loss plot shows run {run}'s {steps} recorded steps before the checkpoint, "
                                         "then the resumed ones").format(

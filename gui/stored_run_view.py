@@ -272,7 +272,7 @@ class StoredRunView(QWidget):
         event = rebuild_event(kind, data, seconds)
         match event:
             case EpochEnded():
-                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy)
+                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy, event.complete)
                 self._log(at, core_text(event_text.epoch_ended(event)))
             case CacheCleared():
                 self.memory_plot.add_marker(seconds, core_text(event_text.cache_cleared_mark(event)))
