@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QInputDialog
+from PySide6.QtWidgets import QInputDialog
 
 from core.config import BOUNDS
 from core.errors import UserError
+from gui import file_dialogs
 from gui.core_text import error_text
 from gui.locale_format import integer
 
@@ -44,7 +45,7 @@ class CheckpointResume(QObject):
         from core.checkpoint import default_dir, read_info
 
         folder = default_dir()
-        path, _ = QFileDialog.getOpenFileName(self.window, self.tr("Resume from checkpoint"),
+        path, _ = file_dialogs.get_open_file_name(self.window, self.tr("Resume from checkpoint"),
                                               str(folder if folder.is_dir() else Path.home()),
                                               self.tr("Checkpoints (*.pt);;All files (*)"))
         if not path:

@@ -12,10 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
-from PySide6.QtWidgets import QCheckBox, QFileDialog, QHBoxLayout, QPushButton, QTabWidget, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTabWidget, QWidget
 
 from core import event_text
 from core.events import OutOfMemory
+from gui import file_dialogs
 from gui.core_text import core_text
 from gui.finder_panel import FinderPanel
 from gui.locale_format import integer
@@ -148,7 +149,7 @@ class MemoryInsight(QObject):
     @Slot()
     def _on_save_snapshot(self) -> None:
         parent = self.parent()
-        path, _ = QFileDialog.getSaveFileName(parent if isinstance(parent, QWidget) else None,
+        path, _ = file_dialogs.get_save_file_name(parent if isinstance(parent, QWidget) else None,
                                               self.tr("Save memory snapshot"), "memory_snapshot.pickle",
                                               self.tr("PyTorch memory snapshot (*.pickle)"))
         if path:

@@ -23,7 +23,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
 
 from core.message import message_of
-from gui import i18n, plot_export
+from gui import file_dialogs, i18n, plot_export
 from gui.about import open_about, window_system_info
 from gui.core_text import core_text
 from gui.language_menu import LanguageMenu
@@ -134,7 +134,7 @@ class MenuBar(QMenuBar):
         """Ask for a file name and a format, confirm replacing files, save (see `save_plots`)."""
         folder = str(self._window.settings.value(PLOTS_FOLDER_KEY, "") or Path.home())
         filters = plot_export.file_filters()
-        path, name_filter = QFileDialog.getSaveFileName(
+        path, name_filter = file_dialogs.get_save_file_name(
             self._window, self.tr("Save plots (one file per plot: NAME-loss, NAME-memory…)"),
             str(Path(folder) / "plots"), ";;".join(filters), options=QFileDialog.Option.DontConfirmOverwrite)
         if not path:

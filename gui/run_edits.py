@@ -16,10 +16,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QInputDialog, QMenu, QMessageBox, QWidget
 
 from core.errors import UserError
 from core.run_store import RunRow, RunStore
+from gui import file_dialogs
 from gui.core_text import error_text
 from gui.locale_format import integer
 from gui.run_exporter import ExportJob, ExportResult, RunExporter
@@ -185,10 +186,10 @@ class RunEdits(QObject):
         if row is None:
             return
         if next(kind for f, _, kind in EXPORTS if f == fmt) == "file":
-            path, _ = QFileDialog.getSaveFileName(self._parent, self.tr("Export run #{id} as JSON").format(id=row.id),
+            path, _ = file_dialogs.get_save_file_name(self._parent, self.tr("Export run #{id} as JSON").format(id=row.id),
                                                   str(Path.home() / f"run-{row.id}.json"), "JSON (*.json)")
         else:
-            path = QFileDialog.getExistingDirectory(self._parent,
+            path = file_dialogs.get_existing_directory(self._parent,
                                                     self.tr("Export run #{id}: choose a folder").format(id=row.id),
                                                     str(Path.home()))
         if path:

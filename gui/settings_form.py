@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QToolButton,
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QToolButton,
                                QVBoxLayout, QWidget)
 
 from core.config import BOUNDS, RunConfig, check_batch_fits
 from core.errors import ConfigError, UserError
 from core.message import Message
 from core.user_callables import SPEC_FORM, is_spec
+from gui import file_dialogs
 from gui.device_table import DeviceTable
 from gui.form_applicability import auto_model_text, is_auto_model, update_applicability
 from gui.form_checks import (FolderCounts, NprocMeaning, check_data_folder, check_device, check_fast_paths_known,
@@ -30,6 +31,9 @@ from gui.core_text import core_text, error_text
 from gui.form_text import field_help, friendly, label
 from gui.form_widgets import make_field_widget, set_widget_value, widget_value
 from gui.preset_row import PresetRow, overrides_for
+from gui.widgets import wheel_only_when_focused
+
+COMBO_MIN_CHARACTERS = 8  # a combo box asks for this much width, not its longest item's (a device's full name)
 
 GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): fields
     QT_TRANSLATE_NOOP("SettingsForm", "Device and model"): ("device", "nproc", "sync_bn", "model"),
@@ -41,6 +45,14 @@ GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): 
                                                     "momentum", "weight_decay", "seed", "on_oom",
                                                     "report_interval"),
 }
+
+
+def fit_combos_to_column(form: QWidget) -> None:
+    """Combo boxes take the column's width instead of widening the form to their longest item, which pushed
+    the form under its scroll area's scroll bar (the Preset arrow hidden, labels cut once Tab scrolled)."""
+    for combo in form.findChildren(QComboBox):
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(COMBO_MIN_CHARACTERS)
 
 
 class SettingsForm(QWidget):
@@ -79,6 +91,8 @@ class SettingsForm(QWidget):
         self.message_label.hide()
         layout.addWidget(self.message_label)
         layout.addStretch(1)
+        fit_combos_to_column(self)
+        wheel_only_when_focused(self)  # the wheel scrolls the form; it changes a field only once focused
         self.set_config(RunConfig())
 
     # ---- construction ----------------------------------------------------------------------------
@@ -313,6 +327,6 @@ class SettingsForm(QWidget):
     @Slot()
     def _on_browse_data_dir(self) -> None:
         start = self.value("data_dir") or str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Dataset folder"), start)
+        folder = file_dialogs.get_existing_directory(self, self.tr("Dataset folder"), start)
         if folder:
             self.widgets["data_dir"].setText(folder)

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox, QWidget
 
 from core.events import CheckpointSaved
+from gui import file_dialogs
 from gui.run_state import RunState
 from gui_support import FAST, EventRecorder
 import test_memory_insight
@@ -46,8 +47,8 @@ class StaticDialogs:
         monkeypatch.setattr(QInputDialog, "getMultiLineText", staticmethod(self._get_multi_line_text))
         monkeypatch.setattr(QInputDialog, "getInt", staticmethod(self._get_int))
         monkeypatch.setattr(QMessageBox, "question", staticmethod(self._question))
-        monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(self._get_open_file_name))
-        monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(self._get_save_file_name))
+        monkeypatch.setattr(file_dialogs, "get_open_file_name", self._get_open_file_name)
+        monkeypatch.setattr(file_dialogs, "get_save_file_name", self._get_save_file_name)
 
     def _shown(self, dialog: QDialog) -> None:
         dialog.show()
