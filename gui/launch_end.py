@@ -23,6 +23,7 @@ class LaunchEnd:
     message: str
     run_id: int | None
     exit_code: int
+    missing: bool = False  # recorded as `run_id`, then not found in the store (deleted, or the store replaced)
 
 
 def launch_end(row: RunRow | None, run_id: int | None, code: int, killed: int, stop_requested: bool,

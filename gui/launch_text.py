@@ -59,6 +59,11 @@ def end_text(end: LaunchEnd, nproc: int, gpus: bool) -> str:
                 count=count, reason=end.message)
         return QCoreApplication.translate("launch_text", "the {count} CPU processes could not start: {reason}").format(
             count=count, reason=end.message)
+    if end.missing:
+        return QCoreApplication.translate(
+            "launch_text", "run {run_id} is no longer in the run store (deleted while it trained, or the store was "
+                           "replaced); its processes have ended (exit code {code})").format(
+            run_id=end.run_id, code=end.exit_code)
     status = status_text(end.status)
     if end.message:
         return QCoreApplication.translate("launch_text", "run {run_id} {status}: {message}").format(

@@ -70,6 +70,7 @@ class RankLauncher(QObject):
         self._row: RunRow | None = None
         self._stop_requested_at: float | None = None
         self._group_interrupted = False
+        self._missing = False  # the run was recorded, then not found in the store (deleted, or the store replaced)
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_INTERVAL_MS)
         self._timer.timeout.connect(self.poll)
@@ -99,7 +100,7 @@ class RankLauncher(QObject):
                 count=config.nproc, reason=exc.strerror or exc)) from None
         self.nproc, self.run_id, self._row, self._event_seq, self._paused = config.nproc, None, None, 0, False
         self.launched_at, self.found_after_s = time.time(), None
-        self._stop_requested_at, self._group_interrupted = None, False
+        self._stop_requested_at, self._group_interrupted, self._missing = None, False, False
         self._family = ProcessFamily()
         _live.add(self)
         self._timer.start()
@@ -165,7 +166,7 @@ class RankLauncher(QObject):
             if self.run_id is not None:
                 self._follow(store)
         except RunNotFound:  # deleted from the Runs tab while it trains: nothing more to follow
-            self._row = None
+            self._row, self._missing = None, True
         except StoreError:  # locked for a moment, or replaced: reopen at the next poll
             self._close_store()
 
@@ -224,7 +225,7 @@ class RankLauncher(QObject):
             if store is None:
                 raise cannot_signal(control, self.tr("the run store cannot be read"))
             row = store.run(self.run_id)
-        except StoreError as exc:
+        except (StoreError, RunNotFound) as exc:
             raise cannot_signal(control, error_text(exc), self.run_id) from None
         send(row, control, self.family)
 
@@ -271,6 +272,8 @@ class RankLauncher(QObject):
                 self._found_late(found)
         end = self._end(code, killed)
         self._close_store()
+        if end.missing:  # its output names a run that is not there: nothing left to read it for
+            self.remove_log()
         self.ended.emit(end)
 
     def _found_late(self, run_id: int) -> None:
@@ -283,6 +286,8 @@ class RankLauncher(QObject):
                 self._row = store.run(run_id)
             except StoreError:
                 pass
+            except RunNotFound:
+                self._missing = True
 
     def _end(self, code: int, killed: int) -> LaunchEnd:
         row = self._row
@@ -292,6 +297,10 @@ class RankLauncher(QObject):
                 row = store.run(self.run_id) if store is not None else row
             except StoreError:
                 pass
+            except RunNotFound:
+                self._missing = True
+        if self._missing and self.run_id is not None:
+            return LaunchEnd("failed", "", self.run_id, code, missing=True)
         return launch_end(row, self.run_id, code, killed, self._stop_requested_at is not None, self._log_text)
 
     def _sweep(self) -> int:

@@ -150,3 +150,27 @@ def test_stop_while_the_processes_are_still_starting_stops_the_run_once_it_is_re
             assert store.run(run_id).status == "stopped"
     assert "ERROR" not in "\n".join(window.log.lines())
     assert left_alive(processes + window.controller.launcher.processes()) == []
+
+
+def test_a_launched_run_missing_from_the_store_ends_the_launch_idle_with_no_temporary_folder(
+        qtbot, dp_window, tmp_path, monkeypatch):
+    """The child says it recorded run 7, but the store has no run 7 (deleted, or the store replaced): the launch
+    ends with one line saying so, the window is ready again, and the launcher's temporary folder is gone."""
+    import sys
+
+    import gui.rank_launcher as rank_launcher
+
+    window = dp_window
+    RunStore(tmp_path / "runs.sqlite3").close()  # the store exists; run 7 is not in it
+    child = [sys.executable, "-c", f"import sys; print('recorded as run 7 in {tmp_path}', file=sys.stderr)"]
+    monkeypatch.setattr(rank_launcher, "command_line", lambda config, store, resume=None: child)
+    with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
+        window.start_run(ENDLESS_DP)
+        folder = window.controller.launcher.folder
+        assert folder is not None and folder.is_dir()
+    assert ended.args == [RunState.FAILED]
+    errors = [line for line in window.log.lines() if "ERROR: " in line]
+    assert len(errors) == 1 and "run 7 is no longer in the run store" in errors[0], window.log.lines()
+    assert window.start_button.isEnabled() and not window.controller.running
+    assert not window.stop_button.isEnabled()
+    assert not folder.exists()
