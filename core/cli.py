@@ -24,7 +24,7 @@ from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTE
 from core.cli_io import StdoutFailed, flush_stdout, out, save_json, stdout_gone
 from core.cli_signals import SignalsSeen, Terminated, sigterm_raises, stop_on_signals
 from core.info_commands import command_devices, command_find_batch_size, command_models, command_presets
-from core.outputs import check_output_path
+from core.outputs import check_distinct_outputs, check_output_path, command_protection
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
     from core.events import RunFinished
@@ -144,6 +144,8 @@ def command_run(args: argparse.Namespace) -> int:
 
     context = RankContext.from_environment()  # a rank under torchrun or under --nproc's launcher
     config = resumed_config_from_args(args) if args.resume else config_from_args(args)  # UserError -> exit 2
+    check_distinct_outputs({"summary_json": args.summary_json, "memory_snapshot": args.memory_snapshot},
+                           command_protection(args, [config]))  # never the store, the checkpoint or the data
     if context is not None or config.nproc > 1:
         from core.rank_cli import command_data_parallel
 

@@ -18,7 +18,7 @@ from core.compare_result import ComparisonResult, ratio_text
 from core.errors import ConfigError
 from core.events import ComparisonStarted, ContenderEvent, Event, RunFinished
 from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, comparison_from_args, option_message
-from core.outputs import check_output_path
+from core.outputs import check_distinct_outputs, check_output_path, command_protection
 
 
 def command_compare(args: argparse.Namespace) -> int:
@@ -26,6 +26,7 @@ def command_compare(args: argparse.Namespace) -> int:
         raise ConfigError("vs", "give 2 to 4 configurations, e.g. --vs device=cpu --vs device=cuda:0")
     base, overrides = comparison_from_args(args)  # ConfigError -> exit 2, before torch loads
     if args.json:
+        check_distinct_outputs({"json": args.json}, command_protection(args, [base, *overrides]))
         check_output_path("json", args.json)
     from core.compare import Comparison
 

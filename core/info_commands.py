@@ -8,7 +8,7 @@ import sys
 
 from core.cli_io import out, save_json
 from core.options import EXIT_USER_ERROR, config_from_args
-from core.outputs import check_output_path
+from core.outputs import check_distinct_outputs, check_output_path, command_protection
 
 
 def command_find_batch_size(args: argparse.Namespace) -> int:
@@ -17,6 +17,7 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
 
     check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"
     if args.json:
+        check_distinct_outputs({"json": args.json}, command_protection(args, [config]))
         check_output_path("json", args.json)
     from core.units import format_bytes
 

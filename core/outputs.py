@@ -1,6 +1,10 @@
-"""Files a command writes for the user (summary JSON, finder JSON, memory snapshot, screenshot).
+"""Files a command writes for the user (summary JSON, finder JSON, memory snapshot, screenshot, exports).
 
-Paths are checked before any work, so a typo fails in a second rather than after a long run. Writes go
+Paths are checked before any work, so a typo fails in a second rather than after a long run. An output
+may never be a file the command reads or keeps (the run store and its -wal/-shm/-journal, a checkpoint
+being resumed, a dataset's file, your model's code) nor another output: `check_distinct_outputs` is the
+one rule, with "the same file" meaning the same file however it is spelled (relative, absolute, through
+a symbolic or a hard link). Writes go
 to a temporary file in the same folder that then replaces the target in one step (os.replace): a full
 disk or a crash leaves the old file or none, never a truncated one. JSON is strict: NaN and infinity
 (a diverged run's losses) become null, which every JSON reader accepts.
@@ -12,7 +16,8 @@ import json
 import math
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +52,115 @@ def check_output_path(field: str, path: str | os.PathLike[str]) -> None:
         raise ConfigError(field, Message("cannot write to {path} ({why})", path=shown,
                                          why=exc.strerror or str(exc))) from None
     _remove(probe)
+
+
+STORE_COMPANIONS = ("-wal", "-shm", "-journal")  # the files SQLite keeps beside a store
+
+
+@dataclass(frozen=True)
+class Protected:
+    """Files no output may replace: what they are (for people) and the option that named them ('' when none
+    did: the default store, the window's). A folder among `paths` protects every file already in it."""
+
+    what: Message
+    option: str
+    paths: tuple[Path, ...]
+    part: bool = False  # the paths belong to what the option names (a store's companions, a dataset's files)
+
+
+def same_file(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> bool:
+    """Whether two paths name one file: os.path.samefile where both exist (hard links too), else the same
+    resolved path (symbolic links, `..`, relative against absolute) for a file still to be created."""
+    a, b = Path(os.fspath(first)).expanduser(), Path(os.fspath(second)).expanduser()
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def store_protection(path: str | os.PathLike[str], option: str = "") -> list[Protected]:
+    """The run store at `path` and the files SQLite keeps beside it."""
+    base = os.fspath(Path(os.fspath(path)).expanduser())
+    return [Protected(Message("the run store"), option, (Path(base),)),
+            Protected(Message("the run store"), option, tuple(Path(base + suffix) for suffix in STORE_COMPANIONS),
+                      part=True)]
+
+
+def check_distinct_outputs(outputs: Mapping[str, str | os.PathLike[str] | None],
+                           protected: Iterable[Protected] = ()) -> None:
+    """ConfigError naming the output's field (and the other option) when an output would replace a protected
+    file or is another output's file. Devices and pipes (/dev/null, /dev/stdout) are written in place, never
+    replaced: they may be given more than once."""
+    guards = list(protected)
+    given = [(field, os.fspath(path)) for field, path in outputs.items() if path]
+    for index, (field, shown) in enumerate(given):
+        target = Path(shown).expanduser()
+        if target.exists() and not target.is_file() and not target.is_dir():
+            continue
+        for other_field, other in given[:index]:
+            if same_file(target, other):
+                raise ConfigError(field, Message("{path} is also given to {option}; give each output a file of its "
+                                                 "own", path=shown, option=_option(other_field)))
+        for guard in guards:
+            if any(_replaces(target, kept) for kept in guard.paths):
+                raise ConfigError(field, _clash(shown, guard))
+
+
+def command_protection(args: object, configs: Iterable[object] = ()) -> list[Protected]:
+    """What a command's outputs must not replace: the run store it records into (unless --no-record), the
+    checkpoint it resumes, and each config's (a RunConfig, or a compare --vs's overrides) --data-dir files
+    and model or dataset code files."""
+    guards: list[Protected] = []
+    if hasattr(args, "runs_db") and not getattr(args, "no_record", False):
+        from core.run_store import default_store_path
+
+        runs_db = getattr(args, "runs_db", None)
+        guards += store_protection(runs_db or default_store_path(), "--runs-db" if runs_db else "")
+    resume = getattr(args, "resume", None)
+    if resume:
+        guards.append(Protected(Message("the checkpoint being resumed"), "--resume", (Path(resume).expanduser(),)))
+    for config in configs:
+        data_dir = _text(config, "data_dir")
+        if data_dir:
+            guards.append(Protected(Message("the dataset's folder"), "--data-dir", (Path(data_dir).expanduser(),),
+                                    part=True))
+        for name, what in (("model", Message("your model's code")), ("dataset", Message("your dataset's code"))):
+            source = _text(config, name).rpartition(":")[0].strip()
+            if source.endswith(".py"):
+                guards.append(Protected(what, _option(name), (Path(source).expanduser(),)))
+    return guards
+
+
+def _text(config: object, name: str) -> str:
+    """A config's (a RunConfig's, or a mapping of overrides') text setting `name`; '' when it has none."""
+    found = config.get(name) if isinstance(config, Mapping) else getattr(config, name, None)
+    return found.strip() if isinstance(found, str) else ""
+
+
+def _option(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def _replaces(target: Path, kept: Path) -> bool:
+    """Whether writing `target` replaces `kept`, or a file already inside `kept` when that is a folder."""
+    if kept.is_dir():
+        if not target.is_file():
+            return False
+        real, folder = Path(os.path.realpath(target)), Path(os.path.realpath(kept))
+        return real == folder or folder in real.parents
+    return same_file(target, kept)
+
+
+def _clash(shown: str, guard: Protected) -> Message:
+    if guard.option and guard.part:
+        return Message("{path} is a file of {option} ({what}); give another path", path=shown, option=guard.option,
+                       what=guard.what)
+    if guard.option:
+        return Message("{path} is the same file as {option} ({what}); give another path", path=shown,
+                       option=guard.option, what=guard.what)
+    if guard.part:
+        return Message("{path} is a file of {what}; give another path", path=shown, what=guard.what)
+    return Message("{path} is {what}; give another path", path=shown, what=guard.what)
 
 
 def replace_atomically(path: str | os.PathLike[str], write: Callable[[Path], None]) -> None:

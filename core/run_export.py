@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.errors import UserError
 from core.message import Message
-from core.outputs import write_json
+from core.outputs import check_distinct_outputs, store_protection, write_json
 
 if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
     from core.run_series import StepTable
@@ -43,16 +43,20 @@ EVENT_GROUPS = {  # the store's event kinds -> the JSON document's lists
 
 
 def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[str],
-               smoothing: float = DEFAULT_SMOOTHING) -> list[Path]:
+               smoothing: float = DEFAULT_SMOOTHING, store_option: str = "") -> list[Path]:
     """Export run `run_id` as `fmt` (csv, json or tensorboard) to `out`; the paths of the files written.
 
-    `smoothing` is the EMA weight of the smoothed loss (0..0.999, the loss plot's)."""
+    `smoothing` is the EMA weight of the smoothed loss (0..0.999, the loss plot's). An `out` that is the
+    store's own file is a ConfigError("out") naming `store_option` (the CLI's --runs-db; '': the store)."""
     if fmt not in FORMATS:
         raise UserError(Message("unknown export format {fmt}: use csv, json or tensorboard", fmt=repr(fmt)))
     row = store.run(run_id)  # RunNotFound before any file is touched
     target = Path(os.fspath(out)).expanduser()
+    kept = store_protection(store.path, store_option)  # never written over (a folder OUT is refused anyway)
     if fmt == "json":
+        check_distinct_outputs({"out": out}, kept)  # before a folder is made
         path = json_path(target, run_id, str(out).endswith(("/", os.sep)))
+        check_distinct_outputs({"out": path}, kept)
         document = run_document(store, run_id, series=True, smoothing=smoothing)
         _guard(path, lambda: write_json(path, document))
         return [path]
@@ -71,6 +75,8 @@ def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[st
         return _guard(folder, lambda: write_run_tensorboard(folder, row, table, reports, epochs, text, rank_reports))
     from core.export_csv import write_run_csv
 
+    for name in ("steps", "memory", "ranks"):  # the files export_csv writes
+        check_distinct_outputs({"out": target / f"run-{run_id}-{name}.csv"}, kept)
     folder = _folder(target, Message("CSV export folder"))
     return _guard(folder, lambda: write_run_csv(folder, run_id, table, reports, rank_reports))
 

@@ -103,7 +103,7 @@ def command_runs(args: argparse.Namespace) -> int:
         if args.runs_command == "show":
             return _show(store, args.id, args.json)
         if args.runs_command == "export":
-            return _export(store, args.id, args.format, args.out, args.smoothing)
+            return _export(store, args.id, args.format, args.out, args.smoothing, "--runs-db" if args.runs_db else "")
         return _delete(store, args.id, args.yes)
 
 
@@ -152,12 +152,12 @@ def _show(store: RunStore, run_id: int, as_json: bool) -> int:
     return 0
 
 
-def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: float) -> int:
+def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: float, store_option: str) -> int:
     from core.cli_io import out
     from core.run_export import export_run
 
     row = store.run(run_id)
-    paths = export_run(store, run_id, fmt, out_path, smoothing)
+    paths = export_run(store, run_id, fmt, out_path, smoothing, store_option)
     for path in paths:
         out(str(path))
     if row.status == "running":

@@ -73,8 +73,9 @@ def _main(argv: Sequence[str] | None) -> int:
             if not 1 <= args.steps <= BOUNDS["max_steps"].maximum:
                 raise ConfigError("steps", f"must be {describe_range('max_steps')}, got {args.steps}")
             config = config.replace(max_steps=args.steps)
-            from core.outputs import check_output_path
+            from core.outputs import check_distinct_outputs, check_output_path, command_protection
 
+            check_distinct_outputs({"screenshot": args.screenshot}, command_protection(args, [config]))  # not the store
             check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains
         elif args.compare:
             raise ConfigError("compare", "races a comparison for a screenshot: give --screenshot PATH too "

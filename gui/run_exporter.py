@@ -99,7 +99,7 @@ class RunExporter(QObject):
         if self.job is None:  # shut down meanwhile, nobody is told any more
             return
         if isinstance(result, UserError):
-            self.failed.emit(error_text(result))
+            self.failed.emit(error_text(result, with_field=False))  # "out: ..." names no field of the window
         else:
             self.exported.emit(result)
 

@@ -21,7 +21,7 @@ import pytest
 import core.batch_finder
 from core.cli import main
 from core.errors import ConfigError
-from core.outputs import check_output_path, strict_json, write_json, write_text
+from core.outputs import check_output_path, same_file, strict_json, write_json, write_text
 from core.summary import RunSummary
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
@@ -202,3 +202,178 @@ def test_find_batch_size_result_survives_a_json_path_that_fails(tmp_path: Path, 
     assert err.strip().splitlines()[-1] == (f"gpu-train-monitor: error: --json: could not save to {target} "
                                             f"({reason}); the result is on stdout")
     assert not target.is_file()
+
+
+# --- an output never replaces the store, the checkpoint being resumed, a data or code file, another output ---
+
+
+@pytest.fixture(scope="module")
+def recorded_with_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(a run store holding one run, that run's checkpoint), made once by a 2-step run in this process."""
+    folder = tmp_path_factory.mktemp("recorded")
+    store = folder / "v.db"
+    assert main(["run", *FAST, "--max-steps", "2", "--runs-db", str(store), "--checkpoint-dir",
+                 str(folder / "ck")]) == 0
+    (checkpoint,) = (folder / "ck").glob("*/step-2.pt")
+    return store, checkpoint
+
+
+@pytest.fixture
+def store_copy(recorded_with_checkpoint: tuple[Path, Path], tmp_path: Path) -> Path:
+    """A copy of the recorded store in a folder of the test's own (its -wal too when SQLite left one)."""
+    for suffix in ("", "-wal", "-shm"):
+        source = Path(f"{recorded_with_checkpoint[0]}{suffix}")
+        if source.exists():
+            Path(f"{tmp_path / 'v.db'}{suffix}").write_bytes(source.read_bytes())
+    return tmp_path / "v.db"
+
+
+def refused_untouched(capsys: pytest.CaptureFixture[str], argv: list[str], kept: Path, *expected: str) -> str:
+    """main(argv) exits 2 with one line naming every `expected` fragment, and `kept` is byte for byte as it was."""
+    before = kept.read_bytes()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    assert code == 2, (code, err)
+    assert err.splitlines() == [err.strip()] and err.startswith("gpu-train-monitor: error: "), err
+    for fragment in expected:
+        assert fragment in err, (fragment, err)
+    assert "status" not in out and "training" not in err  # no run trained
+    assert kept.read_bytes() == before
+    return err
+
+
+def spelling(kind: str, target: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Another way to name `target`: relative, through `..`, a symbolic link, a hard link."""
+    if kind == "relative":
+        monkeypatch.chdir(target.parent)
+        return target.name
+    if kind == "dotdot":
+        (tmp_path / "sub").mkdir()
+        return str(tmp_path / "sub" / ".." / target.name)
+    other = tmp_path / f"other-{kind}"
+    if kind == "symlink":
+        other.symlink_to(target)
+    else:
+        os.link(target, other)
+    return str(other)
+
+
+SPELLINGS = ["same", "relative", "dotdot", "symlink", "hardlink"]
+
+
+@pytest.mark.parametrize("kind", [*SPELLINGS, "missing"])
+def test_same_file_sees_through_every_spelling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    target = tmp_path / "v.db"
+    if kind != "missing":
+        target.write_bytes(b"x")
+    shown = str(target) if kind in ("same", "missing") else spelling(kind, target, tmp_path, monkeypatch)
+    assert same_file(shown, target)
+    (tmp_path / "else.db").write_bytes(b"x")
+    assert not same_file(shown, tmp_path / "else.db")
+
+
+@pytest.mark.parametrize("kind", SPELLINGS)
+def test_run_refuses_a_summary_json_that_is_the_store(capsys: pytest.CaptureFixture[str], store_copy: Path,
+                                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       kind: str) -> None:
+    shown = str(store_copy) if kind == "same" else spelling(kind, store_copy, tmp_path, monkeypatch)
+    refused_untouched(capsys, ["run", *FAST, "--max-steps", "2", "--runs-db", str(store_copy), "--summary-json",
+                               shown], store_copy, f"--summary-json: {shown} is the same file as --runs-db")
+
+
+def test_run_refuses_an_output_that_is_a_file_of_the_store(capsys: pytest.CaptureFixture[str], store_copy: Path
+                                                            ) -> None:
+    wal = Path(f"{store_copy}-wal")
+    wal.write_bytes(wal.read_bytes() if wal.exists() else b"")
+    refused_untouched(capsys, ["run", *FAST, "--max-steps", "2", "--runs-db", str(store_copy), "--memory-snapshot",
+                               str(wal)], store_copy, f"--memory-snapshot: {wal} is a file of --runs-db (the run store)")
+
+
+def test_a_new_store_is_protected_before_it_exists(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = tmp_path / "new.db"
+    code = main(["run", *FAST, "--max-steps", "2", "--runs-db", str(store), "--summary-json", str(store)])
+    assert code == 2 and "is the same file as --runs-db" in capsys.readouterr().err
+    assert not store.exists()
+
+
+def test_the_default_store_is_protected_too(capsys: pytest.CaptureFixture[str], store_copy: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(store_copy))
+    refused_untouched(capsys, ["run", *FAST, "--max-steps", "2", "--summary-json", str(store_copy)], store_copy,
+                      f"--summary-json: {store_copy} is the run store; give another path")
+
+
+def test_without_recording_the_store_is_not_an_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "v.db"
+    assert main(["run", *FAST, "--max-steps", "1", "--no-record", "--runs-db", str(target), "--summary-json",
+                 str(target), "--checkpoint-dir", str(tmp_path / "ck")]) == 0
+    assert json.loads(target.read_text())["steps"] == 1
+
+
+def test_resume_refuses_a_summary_json_that_is_the_checkpoint(capsys: pytest.CaptureFixture[str],
+                                                              recorded_with_checkpoint: tuple[Path, Path],
+                                                              tmp_path: Path) -> None:
+    checkpoint = tmp_path / "ck.pt"
+    checkpoint.write_bytes(recorded_with_checkpoint[1].read_bytes())
+    refused_untouched(capsys, ["run", "--resume", str(checkpoint), "--max-steps", "4", "--no-record",
+                               "--summary-json", str(checkpoint)], checkpoint,
+                      f"--summary-json: {checkpoint} is the same file as --resume (the checkpoint being resumed)")
+
+
+def test_two_outputs_may_not_share_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    code = main(["run", *FAST, "--max-steps", "1", "--no-record", "--summary-json", str(target),
+                 "--memory-snapshot", str(target)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.strip() == (f"gpu-train-monitor: error: --memory-snapshot: {target} is also given to "
+                                         "--summary-json; give each output a file of its own")
+    assert not target.exists()
+
+
+def test_an_output_may_not_replace_your_code_or_a_dataset_file(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    code_file = tmp_path / "mynet.py"
+    code_file.write_text("def make(num_classes): ...\n")
+    refused_untouched(capsys, ["run", *FAST, "--model", f"{code_file}:make", "--no-record", "--summary-json",
+                               str(code_file)], code_file, "--summary-json: ", "--model (your model's code)")
+    images = tmp_path / "images"
+    (images / "cat").mkdir(parents=True)
+    picture = images / "cat" / "1.png"
+    picture.write_bytes(b"\x89PNG not really")
+    refused_untouched(capsys, ["find-batch-size", *FAST, "--dataset", "imagefolder", "--data-dir", str(images),
+                               "--json", str(picture)], picture, "--json: ", "is a file of --data-dir")
+
+
+def test_compare_refuses_a_json_that_is_the_store(capsys: pytest.CaptureFixture[str], store_copy: Path) -> None:
+    refused_untouched(capsys, ["compare", *FAST, "--max-steps", "2", "--vs", "lr=0.1", "--vs", "lr=0.01",
+                               "--runs-db", str(store_copy), "--json", str(store_copy)], store_copy,
+                      f"--json: {store_copy} is the same file as --runs-db (the run store)")
+    assert "comparing" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("fmt", "out"), [("json", "{store}"), ("json", "{store}-shm"), ("csv", "{folder}")])
+def test_runs_export_refuses_to_write_over_the_store(capsys: pytest.CaptureFixture[str], store_copy: Path,
+                                                     tmp_path: Path, fmt: str, out: str) -> None:
+    shm = Path(f"{store_copy}-shm")
+    shm.exists() or shm.write_bytes(b"")
+    if fmt == "csv":  # a store whose name is one the CSV export writes in that folder
+        store_copy.rename(tmp_path / "run-1-steps.csv")
+        store_copy = tmp_path / "run-1-steps.csv"
+    target = out.format(store=store_copy, folder=tmp_path)
+    line = refused_untouched(capsys, ["runs", "export", "1", "--format", fmt, "--out", target, "--runs-db",
+                                      str(store_copy)], store_copy, "--out: ", "--runs-db (the run store)")
+    assert str(store_copy) in line or target in line
+    assert main(["runs", "show", "1", "--runs-db", str(store_copy)]) == 0  # every run is still there
+    assert "status" in capsys.readouterr().out
+
+
+def test_export_run_names_the_store_without_an_option_for_the_window(store_copy: Path) -> None:
+    from core.run_export import export_run
+    from core.run_store import RunStore
+
+    before = store_copy.read_bytes()
+    with RunStore(store_copy, readonly=True) as store, pytest.raises(ConfigError) as info:
+        export_run(store, 1, "json", str(store_copy))
+    assert info.value.detail == f"{store_copy} is the run store; give another path"
+    assert store_copy.read_bytes() == before

@@ -150,6 +150,15 @@ def test_screenshot_path_is_checked_before_a_window_opens(capsys, tmp_path):
     assert capsys.readouterr().err.startswith("gpu-train-monitor: error: --screenshot: cannot write to /proc/x.png")
 
 
+def test_a_screenshot_over_the_run_store_is_refused_and_the_store_kept(capsys, tmp_path):
+    store = tmp_path / "v.db"
+    store.write_bytes(b"the runs")
+    assert main(["--runs-db", str(store), "--screenshot", str(store), "--steps", "1"]) == 2
+    assert capsys.readouterr().err == (f"gpu-train-monitor: error: --screenshot: {store} is the same file as "
+                                       "--runs-db (the run store); give another path\n")
+    assert store.read_bytes() == b"the runs"
+
+
 def test_screenshot_run_refusing_its_input_exits_2_naming_the_option(tmp_path):
     # found by the session once torch is up, as the CLI finds it: the same line and exit code
     path = tmp_path / "shot.png"

@@ -110,3 +110,12 @@ def test_closing_mid_export_cancels_it_and_leaves_no_thread(qtbot, store_path, r
     assert not list(out.glob("*.csv"))  # cancelled while it read the steps: nothing written
     qtbot.wait(100)  # what the cancelled thread left queued is not reported to a closed panel
     assert reported == [f"exporting run {run_id} as CSV…"]
+
+
+def test_an_export_over_the_store_itself_is_refused_in_the_window(qtbot, panel, store_path, recorded):
+    _, run_id = recorded
+    before = store_path.read_bytes()
+    with qtbot.waitSignal(panel.edits.exporter.ended, timeout=EXPORT_TIMEOUT_MS):
+        assert panel.edits.export(run_id, "json", store_path)
+    assert f"export failed: {store_path} is the run store; give another path" in panel.info.text()
+    assert store_path.read_bytes() == before
