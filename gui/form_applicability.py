@@ -1,7 +1,9 @@
 """Which of the form's settings apply to what else is chosen, and why not: greyed out with the reason as
 the tooltip. Also what `auto` stands for in the model combo ("auto (tiny-cnn on this CPU)").
 
-Two kinds of "not here": a setting the run would ignore (pin_memory on the CPU) is greyed out and kept;
+Two kinds of "not here": a setting the run would ignore (pin_memory on the CPU) is greyed out and kept
+(a greyed-out tick box shows unticked and is off in the config and the log, and its tick comes back when
+it applies again);
 a choice the device cannot run (fp16 on the CPU, cuDNN's autotuner off CUDA, torch.compile without a
 compiler) is greyed out too, but when it is chosen anyway (saved settings, a preset, another device
 picked after) it stays enabled so it can be undone, and the form's check refuses it inline with the
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QSpinBox
 
 from core.config import BOUNDS
 from gui.core_text import core_text
@@ -26,6 +28,7 @@ from gui.form_text import field_tooltip
 if TYPE_CHECKING:
     from gui.settings_form import SettingsForm
 
+KEPT_TICK = "tickKeptWhileNotUsed"  # a tick box's property: it was ticked when its setting stopped applying
 FAST_PATHS = ("cudnn_benchmark", "compile", "fused_optimizer")
 # why a setting is not used with what else is chosen: the tooltip of a greyed-out setting
 NOT_USED = {
@@ -117,11 +120,24 @@ def _applies(form: SettingsForm, field: str, applies: bool, reason: str) -> None
     widget = form.widgets[field]
     target = widget.parentWidget() if field == "data_dir" else widget
     target.setEnabled(applies)
+    if isinstance(widget, QCheckBox):
+        _keep_tick(widget, applies)
     if applies:
         widget.setToolTip(field_tooltip(field))
         return
     why = QCoreApplication.translate("form_applicability", NOT_USED[reason])
     widget.setToolTip(QCoreApplication.translate("form_applicability", "Not used: {reason}").format(reason=why))
+
+
+def _keep_tick(box: QCheckBox, applies: bool) -> None:
+    """A tick on a setting that does not apply is not in effect: show it off (the config reads it off) and
+    give it back once the setting applies again."""
+    if not (bool(box.property(KEPT_TICK)) if applies else box.isChecked()):
+        return  # nothing kept to give back, or nothing ticked to take off
+    box.blockSignals(True)  # the form is validating already: no second round from the toggle
+    box.setChecked(applies)
+    box.blockSignals(False)
+    box.setProperty(KEPT_TICK, not applies)
 
 
 def auto_model_text(form: SettingsForm) -> str:

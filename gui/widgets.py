@@ -1,11 +1,13 @@
-"""Input widgets the stock ones lack: a spin box that keeps values like 3e-4, an optional integer."""
+"""Input widgets the stock ones lack: a spin box that keeps values like 3e-4, an optional integer, and a
+guard that lets the mouse wheel change a field only while it has the keyboard focus."""
 
 from __future__ import annotations
 
 import math
 
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QDoubleSpinBox, QSpinBox
+from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QComboBox, QDoubleSpinBox, QSpinBox, QWidget
 
 
 class ScientificSpinBox(QDoubleSpinBox):
@@ -83,3 +85,32 @@ class OptionalSpinBox(QSpinBox):
 
     def set_optional_value(self, value: int | None) -> None:
         self.setValue(self.minimum() if value is None else value)
+
+
+class FocusedWheelOnly(QObject):
+    """An event filter: the wheel over a spin box or combo box that does not have the focus scrolls what holds
+    it (the form's scroll area) instead of changing its value unseen (2560 became 2554 while scrolling)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget) or watched.hasFocus():
+            return False
+        area = watched.parentWidget()
+        while area is not None and not isinstance(area, QAbstractScrollArea):
+            area = area.parentWidget()
+        if area is not None:  # handed on directly: Qt passes an ignored wheel up only when it came from the system
+            QCoreApplication.sendEvent(area.viewport(), event)
+        else:
+            event.ignore()
+        return True
+
+
+def wheel_only_when_focused(root: QWidget) -> None:
+    """Every spin box and combo box in `root` takes the wheel only once clicked or tabbed into."""
+    guard = root.findChild(FocusedWheelOnly, "focusedWheelOnly")
+    if guard is None:
+        guard = FocusedWheelOnly(root)
+        guard.setObjectName("focusedWheelOnly")
+    for widget in root.findChildren(QAbstractSpinBox) + root.findChildren(QComboBox):
+        widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # not WheelFocus: the wheel must not focus it either
+        widget.removeEventFilter(guard)
+        widget.installEventFilter(guard)

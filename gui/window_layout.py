@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QGroupBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QScrollArea, QSplitter, QStyle, QTabWidget, QVBoxLayout, QWidget
 
 FORM_MIN_WIDTH = 340
 
@@ -20,8 +20,8 @@ def settings_column(form: QWidget, buttons: QWidget, snapshot_controls: QWidget,
     form_scroll = QScrollArea()
     form_scroll.setWidgetResizable(True)
     form_scroll.setWidget(form)
-    form_scroll.setMinimumWidth(FORM_MIN_WIDTH)
     form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    fit_form_width(form_scroll)
     stats_box = QGroupBox(QCoreApplication.translate("window_layout", "Run"))
     QVBoxLayout(stats_box).addWidget(stats)
     column = QWidget()
@@ -32,6 +32,15 @@ def settings_column(form: QWidget, buttons: QWidget, snapshot_controls: QWidget,
     layout.addWidget(snapshot_controls)
     layout.addWidget(stats_box)
     return column
+
+
+def fit_form_width(form_scroll: QScrollArea) -> None:
+    """The scroll area is as wide as the form needs beside its vertical scroll bar: never narrower, or the
+    form runs under the scroll bar and Tab scrolls it sideways (labels cut)."""
+    form = form_scroll.widget()
+    scroll_bar = form_scroll.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, form_scroll)
+    frame = 2 * form_scroll.frameWidth()
+    form_scroll.setMinimumWidth(max(FORM_MIN_WIDTH, form.minimumSizeHint().width() + scroll_bar + frame))
 
 
 def add_tabs(tabs: QTabWidget, pages: Sequence[tuple[QWidget, str]]) -> None:

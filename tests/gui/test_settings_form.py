@@ -19,6 +19,7 @@ from translator_support import translated
 
 FAKE_GPU = DeviceInfo("cuda:0", "cuda", "Test GPU", 8_000_000_000)
 CPU = DeviceInfo("cpu", "cpu", "Test CPU", 16_000_000_000)
+OFF_ON_CPU = {"pin_memory": False, "non_blocking": False}  # greyed out on the CPU: not in effect
 
 
 @pytest.fixture
@@ -65,7 +66,9 @@ def test_every_field_has_a_label_and_its_bounds_help_in_the_forms_words():
 def test_every_widget_takes_its_range_choices_and_default_from_bounds(plain_numbers, form, field):
     bound = BOUNDS[field]
     widget = form.widgets[field]
-    assert form.value(field) == RunConfig().to_dict()[field] == bound.default
+    assert RunConfig().to_dict()[field] == bound.default
+    # a tick box greyed out (pin_memory before a GPU is known) shows off: it is not in effect
+    assert form.value(field) == (bound.default and widget.isEnabled() if bound.kind is bool else bound.default)
     if field == "device":
         assert isinstance(widget, QComboBox) and "auto" in combo_data(widget)
     elif field == "model":
@@ -461,7 +464,7 @@ def test_the_speedrun_preset_on_the_cpu_leaves_out_what_slows_a_cpu(form):
     form.set_batch_size(1024)
     assert form.preset_row.combo.currentText() == "speedrun"
     choose_preset(form, "")  # none after a preset: the settings it made go back to their defaults
-    assert form.config() == RunConfig(device="cpu")
+    assert form.config() == RunConfig(device="cpu", **OFF_ON_CPU)
 
 
 def test_cudnn_benchmark_on_the_cpu_is_refused_inline_with_the_reason(form):
@@ -537,7 +540,7 @@ def test_your_own_model_and_dataset_can_be_typed_beside_the_listed_ones(qtbot, f
 def test_your_own_model_and_dataset_round_trip_through_the_form(form, project):
     config = RunConfig(model="mynets:Net.build", dataset="mydata:load", device="cpu")
     form.set_config(config)
-    assert form.config() == config
+    assert form.config() == config.replace(**OFF_ON_CPU)
     assert form.widgets["dataset"].currentText() == "mydata:load"
     form.set_config(RunConfig(dataset="cifar10"))
     assert form.widgets["dataset"].currentText() == "cifar10" and form.value("dataset") == "cifar10"
@@ -651,4 +654,60 @@ def test_in_chinese_the_form_shows_translated_texts_and_still_reads_the_identifi
         model = form.widgets["model"]
         assert model.currentText() == "auto（此 CPU 上为 tiny-cnn）"
         assert form.valid and form.value("model") == "auto"  # the text shown is not the value
-        assert form.config() == RunConfig(device="cpu", placement="stream", batch_size=too_many * 8)
+        assert form.config() == RunConfig(device="cpu", placement="stream", batch_size=too_many * 8, **OFF_ON_CPU)
+
+
+def test_greyed_out_ticks_are_not_in_effect_and_come_back_when_they_apply(form):
+    """On the CPU pin_memory and non_blocking are greyed out: shown off, off in the config (the log's config
+    line says no), and ticked again once a GPU is chosen."""
+    form.set_devices([CPU, FAKE_GPU])
+    form.set_config(RunConfig(device="cuda:0", placement="stream", pin_memory=True, non_blocking=True))
+    assert form.config().pin_memory and form.config().non_blocking
+    form.widgets["device"].setCurrentIndex(form.widgets["device"].findData("cpu"))
+    for field in ("pin_memory", "non_blocking"):
+        assert not form.widgets[field].isEnabled() and not form.widgets[field].isChecked()
+    config = form.config()
+    assert not config.pin_memory and not config.non_blocking
+    from gui.run_view import config_text
+
+    assert "pin_memory=no" in config_text(config.to_dict()) and "non_blocking=no" in config_text(config.to_dict())
+    form.widgets["device"].setCurrentIndex(form.widgets["device"].findData("cuda:0"))
+    assert form.config().pin_memory and form.config().non_blocking
+
+
+def _wheel(widget, qtbot) -> None:
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    centre = QPointF(widget.rect().center())
+    event = QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, -120),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_scrolls_the_form_and_changes_a_field_only_once_it_has_the_focus(qtbot):
+    """Scrolling the form with the wheel over a spin box or a combo box left the batch size 2554 instead of
+    2560 unnoticed: an unfocused field passes the wheel to the scroll area."""
+    from PySide6.QtWidgets import QScrollArea
+
+    form = SettingsForm()
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setWidget(form)
+    scroll.resize(400, 300)
+    qtbot.addWidget(scroll)
+    scroll.show()
+    qtbot.waitExposed(scroll)
+    form.set_config(RunConfig(batch_size=2560))
+    spin, combo = form.widgets["batch_size"], form.widgets["optimizer"]
+    scroll.verticalScrollBar().setValue(0)
+    _wheel(spin, qtbot)
+    _wheel(combo, qtbot)
+    assert form.value("batch_size") == 2560 and form.value("optimizer") == "sgd"
+    assert spin.focusPolicy() == Qt.FocusPolicy.StrongFocus
+    assert scroll.verticalScrollBar().value() > 0  # the form scrolled instead
+    spin.setFocus()
+    qtbot.waitUntil(spin.hasFocus)
+    _wheel(spin, qtbot)
+    assert form.value("batch_size") != 2560  # focused: the wheel is the user's choice
