@@ -14,6 +14,7 @@ from core.config import RunConfig
 from core.units import format_bytes
 from gui.background import BackgroundTask
 from gui.core_text import error_text
+from gui.live_plot import legend_above
 from gui.locale_format import integer
 
 
@@ -81,13 +82,15 @@ class FinderPanel(QWidget):
         item.setLabel("bottom", self.tr("batch size"))
         item.setLabel("left", self.tr("peak memory"), units="B")
         item.showGrid(x=True, y=True, alpha=0.2)
-        item.addLegend(offset=(10, 10))
+        legend_above(item, 3)  # a row above the trials, never cut off by the plot's edge nor over a point
+        self.plot.setMinimumHeight(220)  # room for the axis title "peak memory" whole
         self.fit_scatter = item.plot(pen=None, symbol="o", symbolBrush=(44, 160, 44), name=self.tr("fits"))
         self.fail_scatter = item.plot(pen=None, symbol="x", symbolBrush=(214, 39, 40), symbolPen=(214, 39, 40),
                                       name=self.tr("too big"))
         self.fit_line = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name=self.tr("fit"))
         self.limit_line = pg.InfiniteLine(angle=0, pen=pg.mkPen((200, 0, 0), width=1, style=Qt.PenStyle.DashLine),
-                                          label=self.tr("limit"), labelOpts={"position": 0.05})
+                                          label=self.tr("limit"),
+                                          labelOpts={"position": 0.01, "anchors": [(0, 1), (0, 1)]})  # text inside
         self.limit_line.hide()
         item.addItem(self.limit_line)
 
@@ -206,9 +209,10 @@ class FinderPanel(QWidget):
         if self.result is not None and self.trials:
             xs = np.array([0, max(t.batch_size for t in self.trials)], dtype=float)
             self.fit_line.setData(xs, self.result.fixed_bytes + self.result.bytes_per_sample * xs)
-            self.limit_line.setPos(self.result.limit_bytes)
+            self.limit_line.show()  # first: a hidden line's label keeps its old text
             self.limit_line.label.setFormat(self.tr("limit {size}").format(size=format_bytes(self.result.limit_bytes)))
-            self.limit_line.show()
+            self.limit_line.setPos(self.result.limit_bytes)
+            self.limit_line.label.valueChanged()  # the text is rebuilt on a move only: not when the limit stays
         else:
             self.fit_line.setData([], [])
             self.limit_line.hide()

@@ -21,12 +21,13 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.events import RankSample
 from core.memory import MemorySample
-from gui.live_plot import draw_decimated, is_shown, live_plot_widget
+from gui.live_plot import draw_decimated, is_shown, legend_above, live_plot_widget
 from gui.rank_lines import RankLines, arrange_legend
 from gui.rank_series import RankLayout
 from gui.ring_buffer import RingBuffer
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
+OWN_LEGEND_COLUMNS = 3  # the plot's own five lines in two rows above the data
 
 # key: (column, GPU label, CPU label, colour, dashed, GPU tooltip, CPU tooltip); the texts are translated where shown
 SERIES = {
@@ -75,7 +76,7 @@ class MemoryPlot(QWidget):
         item.setTitle(self.tr("Device memory"))
         item.setLabel("bottom", self.tr("time"), units="s")
         item.setLabel("left", self.tr("memory"), units="B")  # SI prefixes: kB, MB, GB on the axis
-        self.legend = item.addLegend(offset=(10, 10))
+        self.legend = legend_above(item, OWN_LEGEND_COLUMNS)  # a row above the data: no curve or marker under it
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.toggles: dict[str, QCheckBox] = {}
         toggles = QHBoxLayout()
@@ -125,7 +126,7 @@ class MemoryPlot(QWidget):
             if self._own_line_shown(key):
                 self.legend.addItem(curve, shown(gpu_label if self._has_allocator else cpu_label))
             curve.setVisible(self._own_line_shown(key) and self.toggles[key].isChecked())
-        arrange_legend(self.legend, self.ranks.legend_columns)
+        arrange_legend(self.legend, self.ranks.legend_columns if self.ranks.active else OWN_LEGEND_COLUMNS)
         self._dirty = True
 
     def set_ranks(self, devices: Sequence[str]) -> None:
@@ -197,7 +198,8 @@ class MemoryPlot(QWidget):
         """A labelled vertical line: a cache clear (with bytes freed) or an error such as out of memory."""
         colour = (200, 0, 0) if error else (0, 140, 70)
         line = pg.InfiniteLine(pos=self.seconds(time_s), angle=90, pen=pg.mkPen(colour, width=1),
-                               label=text, labelOpts={"position": 0.85, "color": colour, "rotateAxis": (1, 0)})
+                               label=text, labelOpts={"position": 0.02, "color": colour, "rotateAxis": (1, 0),
+                                                      "anchors": [(0, 1), (0, 1)]})  # reads up from the bottom edge
         line.setToolTip(text)
         self.plot.addItem(line)
         self.markers.append(line)

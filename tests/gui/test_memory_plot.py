@@ -122,3 +122,20 @@ def test_a_hidden_plot_is_not_redrawn_until_shown(plot):
     assert plot.refresh() is False
     plot.show()
     assert plot.refresh() is True
+
+
+def test_the_legend_is_above_the_data_and_a_marker_reads_whole(plot, qtbot):
+    from PySide6.QtCore import QRectF
+
+    for i in range(30):
+        plot.add_sample(gpu_sample(50.0 + i, allocated=2 * GB + i * GB // 4))
+    oom = plot.add_marker(52.0, "out of memory", error=True)  # near the left, where the legend sat
+    plot.refresh()
+    qtbot.wait(20)
+    item = plot.plot.getPlotItem()
+    view = item.getViewBox()
+    data_area = view.mapRectToScene(view.boundingRect())
+    legend = item.legend
+    assert len(legend.items) == 5 and not legend.mapRectToScene(legend.boundingRect()).intersects(data_area)
+    text = oom.label.textItem
+    assert data_area.contains(text.mapRectToScene(QRectF(text.boundingRect())))  # not "out of merr"

@@ -1,0 +1,54 @@
+"""The batch-size finder's plot: every text whole and inside the plot, the legend over no trial."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from PySide6.QtCore import QRectF
+
+from gui.finder_panel import FinderPanel
+
+
+@pytest.fixture
+def panel(qtbot) -> FinderPanel:
+    panel = FinderPanel(lambda: None)
+    qtbot.addWidget(panel)
+    panel.resize(460, 260)  # a short window: the plot keeps room for its texts
+    panel.show()
+    panel.trials = [SimpleNamespace(batch_size=b, peak_bytes=None if b > 512 else int(3e8 + b * 2e6), fits=b <= 512)
+                    for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)]
+    panel.result = SimpleNamespace(limit_bytes=int(1.3e9), fixed_bytes=int(3e8), bytes_per_sample=int(2e6),
+                                   batch_size=512)
+    panel._redraw()
+    qtbot.wait(20)
+    return panel
+
+
+def scene_rect(item) -> QRectF:
+    return item.mapRectToScene(item.boundingRect())
+
+
+def glyphs_rect(text) -> QRectF:
+    """A QGraphicsTextItem's text in scene coordinates, without its document's blank margin."""
+    margin = text.document().documentMargin()
+    return text.mapRectToScene(text.boundingRect().adjusted(margin, margin, -margin, -margin))
+
+
+def test_the_legend_and_axis_title_are_whole_and_cover_no_trial(panel):
+    item = panel.plot.getPlotItem()
+    view = item.getViewBox()
+    shown = QRectF(panel.plot.viewport().rect())  # the scene as the widget shows it
+    legend = item.legend
+    assert [label.text for _, label in legend.items] == ["fits", "too big", "fit"]
+    assert not scene_rect(legend).intersects(scene_rect(view))  # above the data, not over the "too big" cross
+    assert shown.contains(scene_rect(legend))
+    title = item.getAxis("left").label
+    assert title.toPlainText().startswith("peak memory") and shown.contains(glyphs_rect(title))  # not "peak memor"
+
+
+def test_the_limit_says_its_size_inside_the_plot(panel):
+    label = panel.limit_line.label
+    assert label.textItem.toPlainText() == "limit 1.30 GB"
+    view = panel.plot.getPlotItem().getViewBox()
+    assert scene_rect(view).contains(label.textItem.mapRectToScene(QRectF(label.textItem.boundingRect())))
