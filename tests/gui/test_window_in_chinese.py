@@ -5,7 +5,9 @@ read is collected: labels, buttons, tooltips, tabs, combo items, placeholders, t
 their actions, the log, plot titles, axis labels and legends. An English word left in any of them fails
 the test with the text named: a string added to the code without `tr()` is caught here, even when
 lupdate could not see it. Identifiers stay English in both languages (model and dataset names, option
-values, device ids, units, product names), so they are allowed.
+values, device ids, units, product names), so they are allowed. A device's own name (the CPU's "Intel(R)
+Xeon(R) Processor @ 2.60GHz", a GPU's) and the host's are the machine's, not the window's text: they are read
+from core's device listing at test time and taken out of every text, whatever machine runs the test.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpin
 
 from core.config import BOUNDS
 from core.message import Message
-from core.devices import cpu_name
+import core.devices
+import core.session
+from core.devices import list_devices
 from core.presets import PRESETS
 from core.summary import RunSummary
 from core.models import available_models
@@ -32,6 +36,7 @@ from gui.run_state import RunState
 from gui_support import FAST
 
 RUN_TIMEOUT_MS = 60_000
+PRETEND_CPU = "Intel(R) Xeon(R) Processor @ 2.60GHz"  # another machine's CPU, as its /proc/cpuinfo names it
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-/:]*")
 PRODUCT_WORDS = {
     "GPU", "GPUs", "CPU", "CUDA", "MPS", "NVML", "NVIDIA", "AMP", "PyTorch", "torch", "torchvision", "cuDNN",
@@ -50,14 +55,28 @@ def _allowed_words() -> set[str]:
         words.update(bound.choices or ())
     words.update(option for name in BOUNDS for option in (name, name.replace("_", "-")))
     words.update(PRESETS)
-    words.update(cpu_name().split())  # the CPU's model name, in the device combo and the log
-    words.add(socket.gethostname())  # where a stored run was recorded
     words.update(f.name for f in dataclasses.fields(RunSummary))  # a stored run's summary, by its JSON keys
     return {w.lower() for w in words}
 
 
-def english_words(text: str, allowed: set[str]) -> list[str]:
-    """The English words of `text` a Chinese reader would trip over (identifiers and units are fine)."""
+def machine_names() -> list[str]:
+    """The names this machine gives its devices and itself, longest first: the CPU's product name (inside the
+    listing's "{cpu} ({threads} threads)" Message), each GPU's, the host's. They appear in the device combo,
+    the log and a stored run as the machine reports them, in any language."""
+    names = {socket.gethostname()}
+    for device in list_devices(query_free=False):
+        if isinstance(device.name, Message):  # words around the name are the window's: only the name goes
+            names.update(value for value in device.name.params.values() if isinstance(value, str))
+        else:
+            names.add(device.name)
+    return sorted((name for name in names if name.strip()), key=len, reverse=True)
+
+
+def english_words(text: str, allowed: set[str], machine: list[str] | None = None) -> list[str]:
+    """The English words of `text` a Chinese reader would trip over (identifiers and units are fine), the
+    `machine`'s names (default: this machine's, `machine_names()`) left out."""
+    for name in machine_names() if machine is None else machine:
+        text = text.replace(name, " ")
     text = re.sub(r"<[^>]+>", " ", text)  # HTML tags
     text = text.replace("GPU Training Monitor", " ")  # the product's name
     text = re.sub(r"`[^`]*`|'[^'\s]*'|gpu-train-monitor(?: [a-z-]+)*", " ", text)  # commands and quoted values
@@ -147,9 +166,9 @@ def chinese(tmp_path, qapp):
 
 
 def _english_in(root: QWidget) -> list[str]:
-    allowed = _allowed_words()
+    allowed, machine = _allowed_words(), machine_names()
     return sorted({f"{where}: {text!r} ({', '.join(words)})" for where, text in visible_texts(root)
-                   if (words := english_words(text, allowed))})
+                   if (words := english_words(text, allowed, machine))})
 
 
 def test_every_text_of_the_window_is_chinese(chinese, make_window, qtbot):
@@ -160,7 +179,27 @@ def test_every_text_of_the_window_is_chinese(chinese, make_window, qtbot):
     assert not english, f"{len(english)} English texts in the Chinese window:\n" + "\n".join(english)
 
 
-def test_the_about_box_and_a_stored_run_are_chinese(chinese, make_window, qtbot):
+def test_a_machine_whose_cpu_is_named_in_english_words_passes_too(chinese, make_window, qtbot, monkeypatch,
+                                                                  tmp_path):
+    """The CPU of another test machine calls itself "Intel(R) Xeon(R) Processor @ 2.60GHz": the device combo
+    and the log name it so, and its words are the machine's, not English the window forgot to translate."""
+    monkeypatch.setattr(core.devices, "cpu_name", lambda: PRETEND_CPU)  # the listing's (the device combo)
+    monkeypatch.setattr(core.session, "cpu_name", lambda: PRETEND_CPU)  # a run's device name (the log)
+    # a store of this test's own: the pretend name must not reach a later test's stored runs
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
+    window = make_window()
+    window.start_run(FAST)
+    qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
+    texts = visible_texts(window)
+    assert any(PRETEND_CPU in text for where, text in texts if where.startswith("QComboBox#device item"))
+    assert any(PRETEND_CPU in text for where, text in texts if where.endswith(" line"))
+    english = _english_in(window)
+    assert not english, f"{len(english)} English texts in the Chinese window:\n" + "\n".join(english)
+
+
+def test_the_about_box_and_a_stored_run_are_chinese(chinese, make_window, qtbot, monkeypatch, tmp_path):
+    # a store of this test's own: the stored run opened is this test's, not whichever the suite recorded first
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
     window = make_window()
     window.start_run(FAST)
     qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
@@ -189,3 +228,6 @@ def test_the_checker_finds_english():
     assert english_words("用 `gpu-train-monitor run` 开始的运行，nn.Module，'train'", allowed) == []
     assert english_words("窗口 GPU Training Monitor 已停止 training", allowed) == ["training"]
     assert english_words("Clear: cpu, path/to/file.py:factory", allowed) == ["Clear"]
+    machine = [PRETEND_CPU]
+    assert english_words(f"cpu：{PRETEND_CPU}（2 线程）", allowed, machine) == []
+    assert english_words(f"开始：cpu 上的 tiny-cnn（{PRETEND_CPU}）Processor", allowed, machine) == ["Processor"]
