@@ -145,6 +145,16 @@ def batch_size_text(summary: RunSummary) -> str:
                    batch_size=summary.batch_size, requested=changes[0]["from"], halvings=len(changes))
 
 
+def trained_steps(summary: RunSummary) -> str:
+    """'trained 40 steps (steps 21-60)' for a run resumed at step 20: what this run trained, which the time,
+    images/s and peak beside it measure, and where that lies in the whole run."""
+    trained = summary.steps - summary.start_step
+    if trained == 1:
+        return Message("trained 1 step (step {last:,})", last=summary.steps)
+    return Message("trained {steps:,} steps (steps {first:,}-{last:,})", steps=trained, first=summary.start_step + 1,
+                   last=summary.steps)
+
+
 def run_finished(event: RunFinished) -> str:
     """How the run ended: its totals when it completed, else where it stopped and why."""
     summary = event.summary
@@ -153,6 +163,12 @@ def run_finished(event: RunFinished) -> str:
                 else Message("{rate:,.0f} images/s", rate=summary.samples_per_s))
         values = dict(steps=summary.steps, wall_s=summary.wall_s, rate=rate,
                       peak=format_bytes(summary.peak_allocated_bytes))
+        if summary.start_step:  # resumed: the time, rate and peak are this run's, not the steps before it
+            values["steps"] = trained_steps(summary)
+            if summary.batch_size_changes:
+                return Message("finished: {steps} in {wall_s:.1f} s, {rate}, peak {peak}, batch size {batch_size}",
+                               batch_size=batch_size_text(summary), **values)
+            return Message("finished: {steps} in {wall_s:.1f} s, {rate}, peak {peak}", **values)
         if summary.batch_size_changes:
             return Message("finished: {steps} steps in {wall_s:.1f} s, {rate}, peak {peak}, batch size {batch_size}",
                            batch_size=batch_size_text(summary), **values)

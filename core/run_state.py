@@ -99,6 +99,7 @@ class RunState:
             memory_breakdown=ReadOnlyDict(self.breakdown.to_summary()) if self.breakdown else None,
             batch_size=int(config["batch_size"]), batch_size_changes=changes, skipped_samples=self.skipped_samples,
             samples_per_s_spread=spread, warmup_steps=self.warmup_steps, compile_s=self.compile_s,
+            start_step=self.start_step,
         )
 
 

@@ -39,6 +39,7 @@ class RunSummary:
     world_size: int = 1  # processes that trained together (data-parallel); samples_per_s is their total
     ranks: tuple[Mapping[str, Any], ...] = ()  # a data-parallel run: per rank {"rank", "device", "samples_per_s",
     # "peak_allocated_bytes", "peak_reserved_bytes", "peak_rss_bytes"}
+    start_step: int = 0  # steps trained before this run resumed from a checkpoint: it trained steps - start_step
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values (read-only mappings become ordinary dicts and lists)."""

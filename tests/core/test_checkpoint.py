@@ -104,6 +104,7 @@ def test_a_resumed_run_continues_its_steps_and_trains_the_losses_of_an_uninterru
     assert [e.epoch for e in of_type(events, EpochStarted)] == ([] if at > STEPS_PER_EPOCH else [2])
     finished = events[-1]
     assert (finished.status, finished.step) == ("completed", 2 * STEPS_PER_EPOCH)
+    assert (finished.summary.steps, finished.summary.start_step) == (2 * STEPS_PER_EPOCH, at)  # trained the rest
     assert any(f"resumed from {saved.path}: step {at}" in e.text for e in of_type(events, LogMessage))
 
 

@@ -127,6 +127,15 @@ def test_a_resumed_run_says_where_it_resumed():
     assert event_text.run_started(resumed) == event_text.run_started(started(epochs=10)) + " (resumed at step 585)"
 
 
+def test_a_resumed_run_s_end_says_the_steps_it_trained_and_where_they_lie():
+    """Resumed at step 20 and finished at 60: the time, images/s and peak beside it are those 40 steps'."""
+    event = RunFinished("completed", 60, "", False, summary(steps=60, start_step=20))
+    assert event_text.run_finished(event) == ("finished: trained 40 steps (steps 21-60) in 61.2 s, 8,150 images/s, "
+                                              "peak 5.25 GB")
+    one = RunFinished("completed", 21, "", False, summary(steps=21, start_step=20))
+    assert event_text.run_finished(one).startswith("finished: trained 1 step (step 21) in ")
+
+
 @pytest.mark.parametrize(("reason", "why"), [("epoch", "end of epoch 3"), ("every", "periodic"),
                                              ("request", "requested"), ("stop", "the run stopped"),
                                              ("end", "the run ended mid-epoch")])
