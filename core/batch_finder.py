@@ -180,13 +180,19 @@ def trial_error(answer: dict) -> UserError:
 
 
 def default_capacity(config: RunConfig) -> int:
-    """The device's memory; on the CPU, the memory available now (the process's peak must fit there)."""
+    """The device's memory; on the CPU, the memory available now (the process's peak must fit there), or the
+    process's limit when it has one (`ulimit -v`, a cgroup): the capacity the memory plot shows. The trials
+    run under the same limit, so a batch the limit refuses fails its trial."""
+    import psutil
+
     from core.devices import resolve_device
-    from core.memory import MemoryProbe, host_free_bytes
+    from core.memory import MemoryProbe, process_limit
 
     device = resolve_device(config.device)
     if device.type == "cpu":
-        return host_free_bytes()
+        limit = process_limit()
+        available = int(psutil.virtual_memory().available)
+        return available if limit is None else min(available, limit.limit_bytes)
     return MemoryProbe(device).sample().capacity_bytes
 
 

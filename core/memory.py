@@ -3,7 +3,7 @@
 `MemoryProbe.sample()` reads host-side allocator counters only (no device sync), so it is cheap and
 safe from any thread: the training loop, the GUI's idle timer and the CLI all use the same probe.
 On the CPU there is no caching allocator: allocated is the process's resident memory (RSS) and
-capacity is system memory.
+capacity is system memory, or the process's own limit where one is lower (`process_limit`).
 """
 
 from __future__ import annotations
@@ -39,6 +39,26 @@ class MemorySample:
     device_used_bytes: int | None
     process_rss_bytes: int
     has_allocator: bool  # True on CUDA/MPS: allocated/reserved are the allocator's own counters
+    capacity_limit: str | None = None  # on the CPU: the limit capacity is (a ProcessLimit's kind), None: system memory
+
+
+LIMIT_KINDS = ("RLIMIT_AS", "RLIMIT_DATA", "cgroup")
+
+
+@dataclass(frozen=True)
+class ProcessLimit:
+    """A limit on this process's memory below system memory. Each counts something else, none counts RSS:
+    RLIMIT_AS (`ulimit -v`) the address space (VMS: mapped libraries and reservations too, so RSS stays well
+    under it), RLIMIT_DATA (`ulimit -d`) the data segment and private mappings, a cgroup's memory.max the
+    resident memory and page cache of every process in the control group."""
+
+    kind: str  # one of LIMIT_KINDS
+    limit_bytes: int
+    used_bytes: int  # what the limit counts now
+
+    @property
+    def left_bytes(self) -> int:
+        return max(self.limit_bytes - self.used_bytes, 0)
 
 
 class MemoryProbe:
@@ -56,6 +76,7 @@ class MemoryProbe:
         self._peak_mps = (0, 0)
         self._peak_floor = (0, 0)  # CUDA peaks from before a phase reset (see reset_phase_peak)
         self._mem_info_cache: tuple[float, int | None] = (-1e9, None)
+        self._capacity_limit: str | None = None  # set by _read_capacity on a CPU under a process limit
         self._capacity = self._read_capacity()
 
     def _read_capacity(self) -> int:
@@ -65,7 +86,9 @@ class MemoryProbe:
             return int(torch.cuda.get_device_properties(self.device).total_memory)
         if self.device.type == "mps":
             return int(torch.mps.recommended_max_memory())
-        return int(psutil.virtual_memory().total)
+        limit = process_limit()
+        self._capacity_limit = limit.kind if limit is not None else None
+        return int(limit.limit_bytes) if limit is not None else int(psutil.virtual_memory().total)
 
     def reset_peak(self) -> None:
         """Start peak tracking afresh (at the start of a run, after a cache clear if wanted)."""
@@ -130,7 +153,7 @@ class MemoryProbe:
                 peak_alloc, peak_res = self._peak_rss, 0
                 used, has_allocator = int(vm.total - vm.available), False
             return MemorySample(now, str(self.device), allocated, reserved, peak_alloc, peak_res,
-                                self._capacity, used, rss, has_allocator)
+                                self._capacity, used, rss, has_allocator, self._capacity_limit)
 
     def _cuda_device_used(self, now: float) -> int | None:
         import torch
@@ -174,21 +197,51 @@ def cuda_free_bytes(device: torch.device) -> int:
 
 
 def host_free_bytes() -> int:
-    """Available system memory, lowered by this process's limits where set: its data size (RLIMIT_DATA)
-    and its address space (RLIMIT_AS, `ulimit -v`), of which torch's libraries already take gigabytes."""
+    """Available system memory, lowered by what this process's tightest limit leaves (`process_limit`)."""
     available = int(psutil.virtual_memory().available)
+    limit = process_limit()
+    return available if limit is None else min(available, limit.left_bytes)
+
+
+def process_limit() -> ProcessLimit | None:
+    """The limit that leaves this process the least memory, read now: its address space (RLIMIT_AS,
+    `ulimit -v`, of which torch's libraries already take gigabytes), its data size (RLIMIT_DATA) or its
+    cgroup's memory.max; None when none is below system memory."""
+    total = int(psutil.virtual_memory().total)
+    limits = [limit for limit in (*_rlimits(), _cgroup_limit()) if limit is not None and limit.limit_bytes < total]
+    return min(limits, key=lambda limit: limit.left_bytes, default=None)
+
+
+def _rlimits() -> list[ProcessLimit]:
     try:
         import resource
 
         info = psutil.Process().memory_info()
-        for limit, used in ((resource.RLIMIT_DATA, info.data if hasattr(info, "data") else info.vms),
-                            (resource.RLIMIT_AS, info.vms)):
-            soft, _ = resource.getrlimit(limit)
+        found = []
+        for kind, used in (("RLIMIT_AS", info.vms), ("RLIMIT_DATA", getattr(info, "data", info.vms))):
+            soft, _ = resource.getrlimit(getattr(resource, kind))
             if soft != resource.RLIM_INFINITY:
-                available = min(available, max(int(soft) - int(used), 0))
+                found.append(ProcessLimit(kind, int(soft), int(used)))
+        return found
     except (ImportError, OSError, AttributeError, ValueError):
-        pass
-    return available
+        return []
+
+
+def _cgroup_limit() -> ProcessLimit | None:
+    """cgroup v2's memory.max / memory.current, else v1's memory.limit_in_bytes / memory.usage_in_bytes, of
+    the control group as this process sees it mounted (a container's own); None when unlimited or unreadable."""
+    for folder, limit_name, used_name in (("/sys/fs/cgroup", "memory.max", "memory.current"),
+                                          ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes")):
+        try:
+            with open(f"{folder}/{limit_name}", encoding="ascii") as limit_file:
+                limit = limit_file.read().strip()
+            if limit == "max":
+                return None
+            with open(f"{folder}/{used_name}", encoding="ascii") as used_file:
+                return ProcessLimit("cgroup", int(limit), int(used_file.read().strip()))
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def clear_cache(device: torch.device | str) -> int:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import torch
 
     from core.events import OutOfMemory
-    from core.memory import MemorySample
+    from core.memory import MemorySample, ProcessLimit
 
 _UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 _SIZE = r"([\d.]+) (B|bytes|KiB|MiB|GiB|TiB)"
@@ -77,7 +77,7 @@ def where_in_validation(epoch: int) -> str:
 
 def describe(where: str, batch_size: int, requested: int | None, free: int, reserved_unallocated: int) -> str:
     """'out of memory at step 3 with batch size 512: asked for 1.50 GiB, 200 MB free, ...' for people;
-    `where` from `where_in_training` or `where_in_validation`."""
+    `where` from `where_in_training` or `where_in_validation`. CUDA's and MPS's wording: a caching allocator's."""
     from core.units import format_bytes
 
     if requested:
@@ -90,11 +90,43 @@ def describe(where: str, batch_size: int, requested: int | None, free: int, rese
                    unallocated=format_bytes(reserved_unallocated))
 
 
+def limit_text(limit: ProcessLimit) -> str:
+    """What a process limit is and counts: 'the process is limited to 5.00 GB of address space by ulimit -v
+    (RLIMIT_AS), which counts mapped libraries too, not only resident memory'."""
+    from core.units import format_bytes
+
+    size = format_bytes(limit.limit_bytes)
+    if limit.kind == "RLIMIT_AS":
+        return Message("the process is limited to {limit} of address space by ulimit -v (RLIMIT_AS), which counts "
+                       "mapped libraries too, not only resident memory", limit=size)
+    if limit.kind == "RLIMIT_DATA":
+        return Message("the process is limited to {limit} of data by ulimit -d (RLIMIT_DATA)", limit=size)
+    return Message("the process's control group is limited to {limit} (cgroup memory.max, shared by the group's "
+                   "processes)", limit=size)
+
+
+def describe_host(where: str, batch_size: int, requested: int | None, free: int, limit: ProcessLimit | None) -> str:
+    """The CPU's 'out of memory at step 3 with batch size 512: asked for 671 MB; the process is limited to ...,
+    1.29 GB of it left once the failed step's memory was given back': no allocator cache to speak of, the
+    limit that ran out when there is one, and what is free now (read after the release, at each failure)."""
+    from core.units import format_bytes
+
+    asked = (Message("out of memory {where} with batch size {batch_size}: asked for {requested}", where=where,
+                     batch_size=batch_size, requested=format_bytes(requested)) if requested else
+             Message("out of memory {where} with batch size {batch_size}", where=where, batch_size=batch_size))
+    if limit is None:
+        return Message("{asked}; {free} of system memory available once the failed step's memory was given back",
+                       asked=asked, free=format_bytes(free))
+    return Message("{asked}; {limit}, {free} of it left once the failed step's memory was given back", asked=asked,
+                   limit=limit_text(limit), free=format_bytes(free))
+
+
 def event(message: str, where: str, step: int, batch_size: int, shrink: bool, at_failure: MemorySample,
-          free_bytes: int, phase: str) -> OutOfMemory:
+          free_bytes: int, phase: str, limit: ProcessLimit | None = None) -> OutOfMemory:
     """The OutOfMemory event for an error `message`: what was asked for, what the allocator held unused at
     the failure (its own figure when the message gives one, else reserved - allocated from `at_failure`),
-    what is free after recovery, and what happens next (stop, or half the batch when `shrink`)."""
+    what is free after recovery, and what happens next (stop, or half the batch when `shrink`). A device
+    without an allocator (the CPU) is worded with its process `limit` instead."""
     from core.events import OutOfMemory
 
     unallocated = reserved_unallocated_bytes(message)
@@ -102,7 +134,8 @@ def event(message: str, where: str, step: int, batch_size: int, shrink: bool, at
         unallocated = max(at_failure.reserved_bytes - at_failure.allocated_bytes, 0)
     requested = requested_bytes(message)
     new_batch = max(batch_size // 2, 1) if shrink else None
-    text = describe(where, batch_size, requested, free_bytes, unallocated)
+    text = (describe(where, batch_size, requested, free_bytes, unallocated) if at_failure.has_allocator
+            else describe_host(where, batch_size, requested, free_bytes, limit))
     if new_batch is not None:
         text = Message("{problem}; continuing with batch size {batch_size}", problem=text, batch_size=new_batch)
     return OutOfMemory(step, batch_size, requested, free_bytes, unallocated, "shrink" if shrink else "stop",

@@ -17,7 +17,7 @@ from core import oom
 from core.batches import BatchEpoch, BatchSource
 from core.config import RunConfig
 from core.events import OutOfMemory
-from core.memory import MemoryProbe
+from core.memory import MemoryProbe, process_limit
 from core.message import Message
 from core.recipe import RunParts
 from core.run_state import RunState, planned_steps
@@ -36,7 +36,8 @@ def recover(message: str, phase: str, config: RunConfig, run: RunState, device: 
     batch = parts.source.batch_size if phase == "train" else run.val_batch_size
     shrink = config.on_oom == "shrink" and batch > 1 and run.oom_retries <= MAX_OOM_RETRIES
     where = oom.where_in_training(run.step + 1) if phase == "train" else oom.where_in_validation(run.epoch)
-    return oom.event(message, where, run.step, batch, shrink, at_failure, probe.free_bytes(), phase)
+    limit = process_limit() if device.type == "cpu" else None  # read now: what the release left under it
+    return oom.event(message, where, run.step, batch, shrink, at_failure, probe.free_bytes(), phase, limit)
 
 
 def stop_message(event: OutOfMemory, on_oom: str) -> str:

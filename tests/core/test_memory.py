@@ -119,3 +119,21 @@ def test_cuda_allocations_show_up_and_clearing_the_cache_gives_them_back() -> No
     freed = clear_cache(device)
     assert freed >= 256 * MB
     assert probe.sample().reserved_bytes <= cached.reserved_bytes - 256 * MB
+
+
+def test_cpu_capacity_is_the_process_limit_when_lower_than_system_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under `ulimit -v` the plot's capacity and the finder's are the limit, not the machine's memory."""
+    from core.batch_finder import default_capacity
+    from core.config import RunConfig
+
+    limit = psutil.Process().memory_info().vms + 2 * 2**30
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY)
+                        if which == resource.RLIMIT_AS else (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    sample = MemoryProbe("cpu").sample()
+    assert (sample.capacity_bytes, sample.capacity_limit) == (limit, "RLIMIT_AS")
+    assert default_capacity(RunConfig(device="cpu")) == min(limit, psutil.virtual_memory().available)
+    free = host_free_bytes()
+    assert free <= 2 * 2**30 and free < sample.capacity_bytes  # what the address space has left, read now
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    unlimited = MemoryProbe("cpu").sample()
+    assert (unlimited.capacity_bytes, unlimited.capacity_limit) == (psutil.virtual_memory().total, None)

@@ -180,3 +180,24 @@ def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: py
     assert finished.status == "completed", finished.message
     assert finished.summary.samples + finished.summary.skipped_samples == 512
     assert finished.summary.skipped_samples == 64
+
+
+def test_a_cpu_failure_under_a_process_limit_names_the_limit_not_an_allocators_cache() -> None:
+    from core.memory import MemorySample, ProcessLimit
+
+    GB, MB = 10**9, 10**6  # as the message writes them
+    cpu = MemorySample(0.0, "cpu", 2 * GB, 0, 2 * GB, 0, 5 * GB, 9 * GB, 2 * GB, False, "RLIMIT_AS")
+    message = ("DefaultCPUAllocator: can't allocate memory: you tried to allocate 1073741824 bytes. "
+               "Error code 12 (Cannot allocate memory)")
+    limited = oom.event(message, oom.where_in_training(3), 2, 512, True, cpu, 1430 * MB, "train",
+                        ProcessLimit("RLIMIT_AS", 5 * GB, 3570 * MB))
+    assert "reserved but unallocated" not in limited.message
+    assert limited.message == ("out of memory at step 3 with batch size 512: asked for 1.07 GB; the process is "
+                               "limited to 5.00 GB of address space by ulimit -v (RLIMIT_AS), which counts mapped "
+                               "libraries too, not only resident memory, 1.43 GB of it left once the failed step's "
+                               "memory was given back; continuing with batch size 256")
+    plain = oom.event(message, oom.where_in_training(3), 2, 512, False, cpu, 1430 * MB, "train")
+    assert plain.message == ("out of memory at step 3 with batch size 512: asked for 1.07 GB; 1.43 GB of system "
+                             "memory available once the failed step's memory was given back")
+    group = oom.limit_text(ProcessLimit("cgroup", 4 * GB, GB))
+    assert group.startswith("the process's control group is limited to 4.00 GB")
