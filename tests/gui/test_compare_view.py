@@ -156,3 +156,17 @@ def test_bars_are_named_by_their_runs_and_say_no_result_yet_before_the_first(vie
     view.add(0, report(3, (1.8, 1.7), 2.0, 100.0))
     view.draw_now()
     assert not view.no_rate_text.isVisible() and left.style["showValues"] and not left.autoSIPrefix
+
+
+def test_the_race_legend_is_above_the_data_not_over_it(view, qtbot):
+    for index in (0, 1):
+        view.add(index, started())
+        view.add(index, report(1, (2.0, 1.9), 1.0, 50.0))
+        view.add(index, report(3, (1.8, 1.7), 2.0, 100.0))
+    view.draw_now()
+    qtbot.wait(20)
+    item = view.time_plot.getPlotItem()
+    box = item.getViewBox()
+    legend = item.legend
+    assert [label.text for _, label in legend.items] == ["1. stream", "2. resident"]
+    assert not legend.mapRectToScene(legend.boundingRect()).intersects(box.mapRectToScene(box.boundingRect()))
