@@ -42,14 +42,21 @@ class CheckpointResume(QObject):
 
     @Slot()
     def _on_triggered(self) -> None:
-        from core.checkpoint import default_dir, read_info
+        from core.checkpoint import default_dir
 
         folder = default_dir()
         path, _ = file_dialogs.get_open_file_name(self.window, self.tr("Resume from checkpoint"),
                                               str(folder if folder.is_dir() else Path.home()),
                                               self.tr("Checkpoints (*.pt);;All files (*)"))
-        if not path:
-            return
+        if path:
+            self.resume_file(path)
+
+    @Slot(str)
+    def resume_file(self, path: str) -> None:
+        """Ask how long the checkpoint at `path` goes on, then resume it (the File menu's file, or one the Runs
+        tab lists for a run)."""
+        from core.checkpoint import read_info
+
         try:
             info = read_info(path)
         except UserError as exc:

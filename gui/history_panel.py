@@ -28,6 +28,7 @@ from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.overlay_feeds import OverlayFeeds
 from gui.overlays import Overlays
+from gui.run_checkpoints import RunResume
 from gui.run_feed import StoreLink, mark_interrupted
 from gui.run_edits import RunEdits
 from gui.run_history import OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
@@ -41,6 +42,7 @@ class HistoryPanel(QWidget):
     """Recorded runs in the store at `store_path`; overlays go on `loss_plot` and `memory_plot`."""
 
     message = Signal(str)  # what an action did ("exported run 12 to ..."), for the window's status bar
+    resume_requested = Signal(str)  # a checkpoint a run recorded, picked to resume from (`gui.run_checkpoints`)
 
     def __init__(self, store_path: Path | str, loss_plot: LossPlot, memory_plot: MemoryPlot,
                  parent: QWidget | None = None) -> None:
@@ -90,6 +92,10 @@ class HistoryPanel(QWidget):
         self.rename_action, self.note_action = self.edits.rename_action, self.edits.note_action
         self.delete_action, self.export_action = self.edits.delete_action, self.edits.export_action
         self.table.addAction(self.delete_action)
+        self.resumer = RunResume(self.link.store, self.selected_rows, self)
+        self.resumer.chosen.connect(self.resume_requested)
+        self.resumer.problem.connect(self.show_problem)
+        self.resume_action = self.resumer.action
         self.clear_overlays_action = QAction(self.tr("Clear overlays"), self)
         self.clear_overlays_action.setToolTip(self.tr("Take every overlaid run off the live plots"))
         self.clear_overlays_action.triggered.connect(self.clear_overlays)
@@ -106,7 +112,7 @@ class HistoryPanel(QWidget):
         for action in (self.open_action, self.rename_action, self.note_action):
             buttons.addWidget(self._button(action, self.tr("Open") if action is self.open_action else None))
         buttons.addWidget(self.export_button)
-        for action in (self.delete_action, self.clear_overlays_action):
+        for action in (self.resume_action, self.delete_action, self.clear_overlays_action):
             buttons.addWidget(self._button(action))
         self.info = QLabel()
         self.info.setObjectName("runHistoryInfo")
@@ -215,8 +221,14 @@ class HistoryPanel(QWidget):
     @Slot()
     def _update_buttons(self, *_: object) -> None:
         self.edits.update_for(self.selected_rows())
+        self.resumer.update_for(self.selected_rows())
         self._follow_export_action()
         self.clear_overlays_action.setEnabled(bool(self.overlays.ids()))
+
+    def set_can_start(self, can_start: bool) -> None:
+        """Whether the window can start a run now: Resume from checkpoint… follows it."""
+        self.resumer.can_start = can_start
+        self.resumer.update_for(self.selected_rows())
 
     @Slot()
     def _follow_export_action(self) -> None:
@@ -240,7 +252,7 @@ class HistoryPanel(QWidget):
         toggle = menu.addAction(self.tr("Remove overlay") if overlaid else self.tr("Overlay on the live plots"))
         toggle.triggered.connect(lambda: [self.set_overlay(run_id, not overlaid) for run_id in ids])
         menu.addSeparator()
-        for action in (self.rename_action, self.note_action, self.export_action):
+        for action in (self.resume_action, self.rename_action, self.note_action, self.export_action):
             menu.addAction(action)
         menu.addSeparator()
         menu.addAction(self.delete_action)

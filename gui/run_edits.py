@@ -211,8 +211,14 @@ class RunEdits(QObject):
 
     @Slot(object)
     def _on_exported(self, result: ExportResult) -> None:
+        files = ", ".join(path.name for path in result.written)
+        if result.partial_step is not None:  # a live run goes on training after its export
+            self.message.emit(self.tr("exported run {run_id} to {folder}: {files} (partial: the run is live, "
+                                      "exported up to step {step})").format(
+                run_id=result.job.run_id, folder=result.folder, files=files, step=integer(result.partial_step)))
+            return
         self.message.emit(self.tr("exported run {run_id} to {folder}: {files}").format(
-            run_id=result.job.run_id, folder=result.folder, files=", ".join(path.name for path in result.written)))
+            run_id=result.job.run_id, folder=result.folder, files=files))
 
     @Slot(str)
     def _on_export_failed(self, why: str) -> None:

@@ -47,6 +47,7 @@ class ExportJob:
 class ExportResult:
     job: ExportJob
     written: tuple[Path, ...]
+    partial_step: int | None = None  # a live run: exported up to this step (it trains on); None: the whole run
 
     @property
     def folder(self) -> Path:
@@ -88,11 +89,19 @@ class RunExporter(QObject):
 
         try:
             with RunStore(self.path, readonly=True) as store:
-                store.connection.set_progress_handler(lambda: int(cancelled()), CANCEL_CHECK_STEPS)
-                written = export_run(store, job.run_id, job.fmt, job.out, smoothing=job.smoothing)
+                db = store.connection
+                db.set_progress_handler(lambda: int(cancelled()), CANCEL_CHECK_STEPS)
+                db.execute("BEGIN")  # one snapshot: a live run's rows stop at the step its row names
+                try:
+                    row = store.run(job.run_id)
+                    live_steps = row.steps if row.live else None
+                    written = export_run(store, job.run_id, job.fmt, job.out, smoothing=job.smoothing)
+                finally:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")  # nothing was written: only the read snapshot ends
         except UserError as exc:
             return exc
-        return ExportResult(job, tuple(written))
+        return ExportResult(job, tuple(written), live_steps)
 
     @Slot(object)
     def _on_done(self, result: ExportResult | UserError) -> None:

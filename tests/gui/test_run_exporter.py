@@ -119,3 +119,30 @@ def test_an_export_over_the_store_itself_is_refused_in_the_window(qtbot, panel, 
         assert panel.edits.export(run_id, "json", store_path)
     assert f"export failed: {store_path} is the run store; give another path" in panel.info.text()
     assert store_path.read_bytes() == before
+
+
+def make_live(path: Path, run_id: int) -> int:
+    """Mark the run as still training in this process (its heartbeat fresh), as a run under way is; returns
+    its last recorded step."""
+    import socket
+    import time
+
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE runs SET status = 'running', pid = ?, host = ?, heartbeat_at = ?, finished_at = NULL "
+                   "WHERE id = ?", (os.getpid(), socket.gethostname(), time.time(), run_id))
+        steps = db.execute("SELECT steps FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
+    db.close()
+    return steps
+
+
+def test_exporting_a_live_run_says_it_is_partial_and_up_to_which_step(qtbot, panel, recorded, store_path, tmp_path):
+    _, run_id = recorded
+    steps = make_live(store_path, run_id)
+    panel.refresh()
+    messages: list[str] = []
+    panel.message.connect(messages.append)
+    assert panel.edits.export(run_id, "json", tmp_path / "live.json")
+    qtbot.waitUntil(lambda: any(text.startswith("exported") for text in messages), timeout=EXPORT_TIMEOUT_MS)
+    assert f"(partial: the run is live, exported up to step {steps})" in messages[-1]
+    assert json.loads((tmp_path / "live.json").read_text())["steps"]["step"][-1] == steps
