@@ -25,7 +25,8 @@ from core.run_store import RunRow
 from core.units import format_bytes
 from gui.core_text import core_text
 from gui.locale_format import date_time, number
-from gui.run_row_text import described_title, duration_text, loss_text, run_text, state_text, steps_text, when_text
+from gui.run_row_text import (described_title, devices_text, duration_text, loss_text, run_text, state_text,
+                              steps_text, when_text)
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -191,7 +192,9 @@ class RunHistoryModel(QAbstractTableModel):
                 return when_text(row.started_at)
             case "run":
                 return run_text(row)
-            case "model" | "dataset" | "device" | "note":
+            case "device":
+                return devices_text(row)
+            case "model" | "dataset" | "note":
                 return getattr(row, key)
             case "status":
                 return state_text(row, self.own_pid)

@@ -22,6 +22,12 @@ def state_text(row: RunRow, own_pid: int | None = None) -> str:
     return status_text(row.status)
 
 
+def devices_text(row: RunRow) -> str:
+    """The device, with a data-parallel run's process count: 'cuda:0', 'cpu ×2' (the Runs tab and the run's own
+    window word it alike)."""
+    return row.device if row.world_size <= 1 else f"{row.device} ×{row.world_size}"
+
+
 def when_text(started_at: float) -> str:
     """When a run started, the locale's short date and time."""
     return date_time(started_at)

@@ -227,7 +227,7 @@ def test_a_recorded_data_parallel_run_shows_every_rank(parallel_events, open_vie
     summary = next(e for e in parallel_events if isinstance(e, RunFinished)).summary
     expected = " · ".join(f"{rank['samples_per_s']:,.0f}" for rank in summary.ranks) + " img/s"
     assert view.stats.rank_speed.text() == expected and not view.stats.rank_speed.isHidden()
-    assert "cpu x2" in view.header.text()
+    assert "cpu ×2" in view.header.text()
     box = view.breakdown_view.rank_box
     assert not box.isHidden() and [box.itemText(i) for i in range(box.count())] == ["rank 0 (cpu)", "rank 1 (cpu)"]
     zero = view.breakdown_view.last
@@ -281,3 +281,20 @@ def test_a_recorded_checkpoint_reads_as_the_live_log_words_it(open_view, tmp_pat
     view = open_view(path, record(path, [*events[:end], saved, *events[end:]]))
     assert "checkpoint saved at step 12 (the run ended mid-epoch)" in event_text.checkpoint_saved(saved)
     assert event_text.checkpoint_saved(saved) in view.log.toPlainText()
+
+def test_the_runs_tab_and_the_run_s_window_word_a_data_parallel_device_alike(parallel_events, open_view, tmp_path,
+                                                                               qtbot):
+    """The Runs tab said 'cpu' where the run's own window said 'cpu x2': one wording in both."""
+    from gui.run_history import KEYS
+
+    path = tmp_path / "runs.sqlite3"
+    run_id = record(path, parallel_events)
+    view = open_view(path, run_id)
+    panel = make_panel(qtbot, path)
+    try:
+        row = panel.proxy.visible_ids().index(run_id)
+        shown = panel.proxy.index(row, KEYS.index("device")).data()
+    finally:
+        panel.stop()
+    assert shown == "cpu ×2"
+    assert shown in view.header.text()
