@@ -57,6 +57,9 @@ class CheckpointResume(QObject):
         tab lists for a run)."""
         from core.checkpoint import read_info
 
+        if self._is_store_file(path):  # reading it would open and close the store's file: SQLite's locks gone
+            self._refuse(self.tr("{path} is a file of the run store, not a checkpoint").format(path=path))
+            return
         try:
             info = read_info(path)
         except UserError as exc:
@@ -100,6 +103,12 @@ class CheckpointResume(QObject):
             return error_text(exc)
         self._show_earlier_steps(info)
         return None
+
+    def _is_store_file(self, path: str) -> bool:
+        from core.outputs import STORE_COMPANIONS, same_file
+
+        store = str(self.window.controller.store_path)
+        return any(same_file(path, store + suffix) for suffix in ("", *STORE_COMPANIONS))
 
     def _refuse(self, message: str) -> None:
         """`message`: why, translated."""

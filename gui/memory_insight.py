@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTabWidget, Q
 from core import event_text
 from core.events import OutOfMemory
 from gui import file_dialogs
-from gui.core_text import core_text
+from gui.core_text import core_text, error_text
 from gui.finder_panel import FinderPanel
 from gui.locale_format import integer
 from gui.log_panel import LogPanel
@@ -152,8 +152,17 @@ class MemoryInsight(QObject):
         path, _ = file_dialogs.get_save_file_name(parent if isinstance(parent, QWidget) else None,
                                               self.tr("Save memory snapshot"), "memory_snapshot.pickle",
                                               self.tr("PyTorch memory snapshot (*.pickle)"))
-        if path:
-            self.request_snapshot(path)
+        if not path:
+            return
+        from core.errors import UserError
+        from core.outputs import check_distinct_outputs, store_protection
+
+        try:  # the dialog's Save would replace the run store just as well as any other file
+            check_distinct_outputs({"memory_snapshot": path}, store_protection(self.controller.store_path))
+        except UserError as exc:
+            self.log.add(error_text(exc), "error")
+            return
+        self.request_snapshot(path)
 
     def request_snapshot(self, path: str) -> None:
         self.controller.request_snapshot(path)

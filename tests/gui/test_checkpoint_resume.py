@@ -61,3 +61,17 @@ def test_a_checkpoint_that_carries_code_is_refused_in_the_log_and_nothing_starts
     assert any("cannot resume:" in line and "carries code" in line for line in window.log.lines())
     assert "cannot resume" in window.statusBar().currentMessage()
     assert window.resumer.action.isEnabled()
+
+
+def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qtbot, make_window, monkeypatch):
+    import core.checkpoint
+
+    window = make_window(ONE_EPOCH)
+    opened: list[str] = []
+    monkeypatch.setattr(core.checkpoint, "read_info", lambda path: opened.append(path))
+    store = str(window.controller.store_path)
+    for path in (store, store + "-wal"):  # opening and closing either would drop SQLite's locks on it
+        window.resumer.resume_file(path)
+    assert opened == []
+    assert sum("is a file of the run store, not a checkpoint" in line for line in window.log.lines()) == 2
+    assert window.state is RunState.IDLE and not window.controller.running

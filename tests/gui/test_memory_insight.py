@@ -377,6 +377,18 @@ def test_snapshot_controls_are_disabled_on_the_cpu_with_the_reason(qtbot, window
         assert not window.controller.recording_history
 
 
+def test_a_memory_snapshot_is_never_saved_over_the_run_store(qtbot, window, monkeypatch):
+    from gui import file_dialogs
+
+    store = str(window.controller.store_path)
+    requested: list[str] = []
+    monkeypatch.setattr(file_dialogs, "get_save_file_name", lambda *args, **kwargs: (store, ""))
+    monkeypatch.setattr(window.controller, "request_snapshot", requested.append)
+    window.insight._on_save_snapshot()
+    assert requested == []
+    assert window.log.lines()[-1].endswith("is the run store; give another path")
+
+
 def test_out_of_memory_during_validation_offers_the_same_choices(qtbot, window):
     message = "out of memory during validation after epoch 1 with batch size 64: asked for 536.87 MB, 1.00 GB free"
     summary = oom_stop_events(64)[1].summary
