@@ -235,7 +235,9 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
             print(f"{PROG}: error: PyTorch could not be loaded: {message}", file=sys.stderr)
             app.exit(1)
 
-    threading.Thread(target=import_torch, name="import-torch", daemon=True).start()
+    # torch's import holds the GIL for seconds at a time (loading its libraries): started before the window's
+    # first paint, it left the window black that long. The window paints first, then torch loads behind it.
+    after_first_paint(window, lambda: threading.Thread(target=import_torch, name="import-torch", daemon=True).start())
 
     exit_code = [0]
     end_on_signals(app, window, exit_code, pending)
@@ -244,6 +246,33 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     code = app.exec()
     restore_default_signals()  # the window is gone: signals act as they do before a window opens
     return exit_code[0] or code
+
+
+FIRST_PAINT_WAIT_MS = 2000  # a window that is not painted (minimised, no compositor) loads torch anyway
+
+
+def after_first_paint(window, then) -> None:
+    """Call `then()` once `window` has painted for the first time (its menu bar has: it always paints), or
+    after FIRST_PAINT_WAIT_MS, whichever comes first; once only."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    class FirstPaint(QObject):
+        def eventFilter(self, watched, event) -> bool:  # noqa: N802
+            if event.type() == QEvent.Type.Paint:
+                QTimer.singleShot(0, go)  # after this paint pass has reached the screen
+            return False
+
+    done: list[bool] = []
+
+    def go() -> None:
+        if not done:
+            done.append(True)
+            window.menuBar().removeEventFilter(watcher)
+            then()
+
+    watcher = FirstPaint(window)
+    window.menuBar().installEventFilter(watcher)
+    QTimer.singleShot(FIRST_PAINT_WAIT_MS, go)
 
 
 def _warm_fast_path_checks() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QPushButton, QToolButton,
                                QVBoxLayout, QWidget)
 
@@ -92,6 +92,8 @@ class CustomCompareDialog(QDialog):
         self.run_button.setObjectName("runCustomComparison")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self._on_run)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):  # Enter is a new line in the box: Ctrl+Enter runs, as in chats
+            QShortcut(QKeySequence(keys), self).activated.connect(self.run_button.click)  # not when disabled
         cancel = QPushButton(self.tr("Cancel"))
         cancel.clicked.connect(self.reject)
         buttons = QHBoxLayout()

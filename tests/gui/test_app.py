@@ -255,3 +255,32 @@ def test_a_chinese_system_opens_the_window_in_chinese_and_the_language_option_ov
     english = start(tmp_path / "en", "--language", "en")
     assert english.returncode == 0, english.stderr
     assert not list((tmp_path / "en").rglob("*.qm"))
+
+
+def test_torch_loads_only_once_the_window_has_painted(qtbot, settings):
+    """torch's import holds the GIL for seconds: started before the first paint it left the window black
+    that long. The loading starts after the window's first paint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from gui.app import after_first_paint
+    from gui.main_window import MainWindow
+
+    window = MainWindow(settings, record=False)
+    qtbot.addWidget(window)
+    painted: list[bool] = []
+
+    class Painted(QObject):
+        def eventFilter(self, watched, event) -> bool:  # noqa: N802
+            if event.type() == QEvent.Type.Paint:
+                painted.append(True)
+            return False
+
+    watcher = Painted()
+    window.menuBar().installEventFilter(watcher)
+    started: list[bool] = []
+    after_first_paint(window, lambda: started.append(bool(painted)))
+    qtbot.wait(100)
+    assert started == []  # not shown, not painted: nothing loads yet
+    window.show()
+    qtbot.waitUntil(lambda: bool(started), timeout=1500)  # well before the fallback's 2 s
+    assert started == [True]

@@ -200,3 +200,17 @@ def test_one_process_races_two_and_the_headline_states_the_scaling(qtbot, window
     assert f"scaling efficiency nproc=2 {result.scaling_efficiency[1]:.0%}" in window.compare_view.headline.text()
     reports = [e.event for e in events.of(ContenderEvent) if isinstance(e.event, StepsReported) and e.index == 1]
     assert reports and all(len(r.ranks) == 2 for r in reports)  # rank 0 relays both ranks' samples
+
+
+def test_ctrl_enter_runs_the_custom_comparison_and_enter_is_a_new_line(qtbot, window):
+    window.compare_menu.open_custom()
+    dialog = window.compare_menu.dialog
+    qtbot.waitUntil(dialog.isActiveWindow)
+    qtbot.keyClicks(dialog.editor, "device=cpu")
+    qtbot.keyClick(dialog.editor, Qt.Key.Key_Return)  # a new line, nothing sent
+    assert dialog.editor.toPlainText() == "device=cpu\n"
+    qtbot.keyClicks(dialog.editor, "device=cuda:7")
+    with qtbot.waitSignal(dialog.requested, timeout=2000) as sent:
+        qtbot.keyClick(dialog.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert sent.args[0] == [{"device": "cpu"}, {"device": "cuda:7"}]
+    assert dialog.error.text().startswith("configuration 2 (cuda:7): --device:")  # this machine's answer, inline
