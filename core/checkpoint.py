@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import secrets
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,26 @@ def default_dir() -> Path:
 
 def step_path(folder: Path, step: int) -> Path:
     return folder / f"step-{step}.pt"
+
+
+def saved_steps(folder: Path) -> list[int]:
+    """The steps of the checkpoints in `folder` (step-<N>.pt), in order; none when it cannot be read."""
+    try:
+        names = [entry.name for entry in os.scandir(folder)]
+    except OSError:
+        return []
+    return sorted(int(match.group(1)) for name in names if (match := re.fullmatch(r"step-(\d+)\.pt", name)))
+
+
+def branch_identity(policy: CheckpointPolicy, run_uid: str, step: int) -> tuple[str, str]:
+    """(the uid a run resumed at `step` of run `run_uid` goes on as, the uid it branches from or '').
+
+    When the run's checkpoint folder holds checkpoints past `step`, the run went on from there: the resumed
+    one is a branch, a run of its own, with a uid (its checkpoints' folder, its row in the run store) of its
+    own, so its checkpoints never replace the ones the run it left saved and lists."""
+    if any(saved > step for saved in saved_steps(policy.folder(run_uid))):
+        return f"{run_uid}-{secrets.token_hex(4)}", run_uid
+    return run_uid, ""
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,16 @@
 
 A save that fails (a full disk, a folder that cannot be written) is a warning in the run's log, never the
 end of the run. Only the policy's own checkpoints are pruned (the newest `keep` stay, per run); requested
-ones stay where the user asked for them.
+ones stay where the user asked for them. A run never replaces a checkpoint file in its folder that it did
+not write itself (another run's, saved meanwhile by one still going on elsewhere): its checkpoints move to
+a folder of their own instead.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
 from pathlib import Path
 
 import torch
@@ -31,7 +35,9 @@ class Checkpointer:
         self.run_uid = run_uid
         self.epoch_start: RandomStates | None = None  # the generators when the current epoch began
         self.saved_step = 0  # the last step a checkpoint holds (a resumed run: the one it started from)
+        self.folder = policy.folder(run_uid)  # where the run's own checkpoints go
         self._automatic: list[Path] = []  # this run's automatic checkpoints, oldest first
+        self._written: set[Path] = set()  # every file this run saved in its folder
 
     def epoch_started(self, device: torch.device, source: BatchSource) -> None:
         self.epoch_start = random_states(device, source)
@@ -62,7 +68,7 @@ class Checkpointer:
              run: RunState, epoch: BatchEpoch | None) -> CheckpointSaved | LogMessage:
         """Save the run at a step boundary (`epoch` None: the epoch has ended and been validated) to `path`,
         or to the run's folder; the event that tells the run's observers how that went."""
-        target = Path(path).expanduser() if path else checkpoint.step_path(self.policy.folder(self.run_uid), run.step)
+        target = Path(path).expanduser() if path else self._own_path(run.step)
         position = None if epoch is None else epoch.position()
         payload = capture(self.run_uid, config, device, parts, run, self.epoch_start, position)
         try:
@@ -72,8 +78,18 @@ class Checkpointer:
             return LogMessage("warning", Message("checkpoint not saved at step {step}: cannot write {path} ({why}); "
                                                  "training goes on", step=run.step, path=str(target), why=why))
         self.saved_step = run.step
+        if not path:
+            self._written.add(target)
         self._prune(target, reason)
         return CheckpointSaved(run.step, run.epoch, str(target), size, reason)
+
+    def _own_path(self, step: int) -> Path:
+        """The run's file for `step`; when a file this run did not write is there, one in a new folder."""
+        target = checkpoint.step_path(self.folder, step)
+        if target not in self._written and os.path.lexists(target):
+            self.folder = self.policy.folder(f"{self.run_uid}-{secrets.token_hex(4)}")
+            target = checkpoint.step_path(self.folder, step)
+        return target
 
     def _prune(self, target: Path, reason: str) -> None:
         if target in self._automatic:  # saved again (a request at the same step): the newest version counts

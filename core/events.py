@@ -35,6 +35,7 @@ class RunStarted:
     start_step: int = 0  # steps already trained before this start (a resumed run continues from here)
     world_size: int = 1  # processes training together (data-parallel); 1: an ordinary run
     rank_devices: tuple[str, ...] = ()  # a data-parallel run: each rank's device, by rank
+    branch_of: str = ""  # a resume from a checkpoint its run went on past: that run's uid (this one is a branch)
 
 
 @dataclass(frozen=True)

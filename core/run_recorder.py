@@ -167,13 +167,16 @@ class RunRecorder:
     def _begin(self, db: sqlite3.Connection, at: float, event: RunStarted) -> None:
         config = dict(event.config)
         started = dataclasses.asdict(event)
-        existing = db.execute("SELECT id, status, pid, pid_started_at, host, heartbeat_at FROM runs WHERE uid = ?",
-                              (event.run_uid,)).fetchone() if event.run_uid else None
-        uid, label = event.run_uid or os.urandom(16).hex(), self._label
+        existing = _run_of(db, event.run_uid)
+        uid, label, parent = event.run_uid or os.urandom(16).hex(), self._label, None
         if existing is not None and not _continues(db, existing, event.start_step):
             # the run goes on elsewhere, or went on past this checkpoint: a branch of its own, never a rewrite
-            uid, label = f"{event.run_uid}-{os.urandom(4).hex()}", f"resumed from #{existing[0]} at step {event.start_step}"
-        if existing is not None and uid == event.run_uid:  # a resume: the same run continues from its checkpoint
+            parent, uid = existing, f"{event.run_uid}-{os.urandom(4).hex()}"
+        elif existing is None and event.branch_of:  # the session made it a branch already (its own checkpoints)
+            parent = _run_of(db, event.branch_of)
+        if parent is not None:
+            label = f"resumed from #{parent[0]} at step {event.start_step}"
+        if existing is not None and parent is None:  # a resume: the same run continues from its checkpoint
             run_id = int(existing[0])
             for table in ("steps", "reports", "rank_reports", "events"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ? AND step > ?", (run_id, event.start_step))
@@ -196,8 +199,8 @@ class RunRecorder:
             run_id = int(cursor.lastrowid)
             self._seq = 0
             self._started_at = at
-            if existing is not None:  # a branch starts with the steps it shares with the run it left
-                _copy_until(db, int(existing[0]), run_id, event.start_step)
+            if parent is not None:  # a branch starts with the steps it shares with the run it left
+                _copy_until(db, int(parent[0]), run_id, event.start_step)
                 self._seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?", (run_id,)).fetchone()[0]
         self._run_id = run_id
         self.run_ids.append(run_id)
@@ -240,6 +243,14 @@ class RunRecorder:
                     _json(s.to_dict()), self._run_id))
         self._run_id = None
         self._label = ""
+
+
+def _run_of(db: sqlite3.Connection, uid: str) -> tuple[Any, ...] | None:
+    """The recorded run `uid` (id, status, pid, pid_started_at, host, heartbeat_at), or None."""
+    if not uid:
+        return None
+    return db.execute("SELECT id, status, pid, pid_started_at, host, heartbeat_at FROM runs WHERE uid = ?",
+                      (uid,)).fetchone()
 
 
 def _continues(db: sqlite3.Connection, existing: tuple[Any, ...], start_step: int) -> bool:

@@ -68,8 +68,10 @@ class TrainingSession(RunControls):
         self.run_uid = uuid.uuid4().hex  # names this run in the run store; a resumed run keeps its original one
         self.resume_path = resume
         self._resume: dict | None = None  # the checkpoint to continue, until _build has loaded it
+        self.branch_of = ""  # a resume of a run that went on past its checkpoint: that run's uid (a branch)
         if resume is not None:
             self.config, self.run_uid, self._resume = checkpoint.prepare_resume(resume, config)
+            self.run_uid, self.branch_of = checkpoint.branch_identity(checkpoints, self.run_uid, self._resume["step"])
         self._checkpointer = Checkpointer(checkpoints, self.run_uid)
         self._resumed_epoch: BatchEpoch | None = None  # the epoch a mid-epoch checkpoint was saved in
         self.loss_fetches = 0  # device->host loss transfers; equals the number of reports
@@ -136,7 +138,7 @@ class TrainingSession(RunControls):
             train_samples=len(parts.splits.train), val_samples=len(parts.splits.val),
             parameters=count_parameters(parts.trainer.model), dataset_bytes=parts.splits.nbytes,
             memory=self.probe.sample(), epochs=cfg.epoch_limit, run_uid=self.run_uid,
-            start_step=run.step, **self._started_extras()))
+            start_step=run.step, branch_of=self.branch_of, **self._started_extras()))
         for level, text in notes:
             self.emit(LogMessage(level, text))
 

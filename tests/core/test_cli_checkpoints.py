@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from core.cli import build_parser
+from core.checkpoint import read_info
+from core.cli import build_parser, main
 from test_cli import FAST, cli, user_error_line
 
 SMALL = [*FAST, "--batch-size", "32"]  # 256 images: 8 steps an epoch
@@ -104,3 +106,53 @@ def test_resuming_a_checkpoint_of_your_own_model_asks_you_to_name_that_code(tmp_
     resumed = cli("run", "--resume", str(path), "--max-steps", "5", "--model", "mynets:small_net", "--no-record",
                   cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
+
+
+def run_here(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """`main(["run", ...])` in this process (torch is loaded already): its stdout, once it exited 0."""
+    code = main(["run", *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def recorded(capsys: pytest.CaptureFixture[str], store: Path, run_id: int) -> dict:
+    assert main(["runs", "show", str(run_id), "--json", "--runs-db", str(store)]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_branch_saves_its_own_checkpoints_and_leaves_the_original_runs_alone(capsys: pytest.CaptureFixture[str],
+                                                                               tmp_path: Path) -> None:
+    folder, store = tmp_path / "D", tmp_path / "runs.db"
+    run_here(capsys, *SMALL, "--max-steps", "24", "--checkpoint-keep", "0", "--checkpoint-dir", str(folder),
+             "--runs-db", str(store))
+    first = recorded(capsys, store, 1)
+    original = {path: path.read_bytes() for path in (folder / first["run"]["uid"]).iterdir()}
+    assert sorted(path.name for path in original) == ["step-16.pt", "step-24.pt", "step-8.pt"]
+
+    run_here(capsys, "--resume", str(folder / first["run"]["uid"] / "step-8.pt"), "--max-steps", "24",
+             "--placement", "stream", "--checkpoint-dir", str(folder), "--runs-db", str(store))
+    assert {path: path.read_bytes() for path in (folder / first["run"]["uid"]).iterdir()} == original
+    assert recorded(capsys, store, 1)["checkpoints"] == first["checkpoints"]  # run 1 still lists only its own
+
+    branch = recorded(capsys, store, 2)
+    assert branch["run"]["label"] == "resumed from #1 at step 8"
+    own = [entry for entry in branch["checkpoints"] if entry["step"] > 8]
+    assert [entry["step"] for entry in own] == [16, 24]
+    for entry in own:  # in the folder named by the branch's uid, each a checkpoint of the branch
+        assert Path(entry["path"]).parent == folder / branch["run"]["uid"] != folder / first["run"]["uid"]
+        assert read_info(entry["path"]).run_uid == branch["run"]["uid"]
+
+
+def test_a_run_never_replaces_a_checkpoint_it_did_not_write(tmp_path: Path) -> None:
+    """A checkpoint saved meanwhile by a run still going on elsewhere is kept: this run's go elsewhere."""
+    from core.checkpoint import CheckpointPolicy
+    from core.checkpointer import Checkpointer
+
+    checkpointer = Checkpointer(CheckpointPolicy(directory=str(tmp_path)), "abc")
+    theirs = tmp_path / "abc" / "step-8.pt"
+    theirs.parent.mkdir()
+    theirs.write_bytes(b"another run's")
+    mine = checkpointer._own_path(8)
+    assert mine != theirs and mine.parent.name.startswith("abc-") and checkpointer.folder == mine.parent
+    assert checkpointer._own_path(16).parent == mine.parent  # the run's later ones follow
