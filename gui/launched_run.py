@@ -60,7 +60,7 @@ class LaunchedRun(QObject):
         self.history.refresh()
         self.tabs.setCurrentWidget(self.history)
         self.history.select(run_id)
-        self.history.open_run(run_id)
+        self.history.open_run(run_id).controlled_by(self.launcher)  # its window steers it: not 'read-only here'
 
     @Slot(bool)
     def _on_paused_changed(self, paused: bool) -> None:

@@ -41,10 +41,14 @@ def settings_text(row: RunRow) -> str:
         devices=devices_text(row))
 
 
-def where_text(row: RunRow) -> str:
-    """Whether the run is live and where it is controlled (a run training elsewhere is read-only here), else
-    when it ran and by which process."""
+def where_text(row: RunRow, launched: bool = False) -> str:
+    """Whether the run is live and where it is controlled (a run training elsewhere is read-only here; one this
+    window `launched` is controlled from it), else when it ran and by which process."""
     started = date_time(row.started_at, seconds=True)
+    if row.live and launched:
+        return QCoreApplication.translate(
+            "stored_run_text", "started by this window as {count} processes: stop, pause or clear its cache here or "
+            "with the window's buttons; started {started}").format(count=row.world_size, started=started)
     if row.live and row.pid == os.getpid():
         return QCoreApplication.translate(
             "stored_run_text", "this window's own run: control it with the window's Pause and Stop; started "
@@ -60,11 +64,11 @@ def where_text(row: RunRow) -> str:
         started=started, duration=duration_text(end - row.started_at), pid=row.pid, host=row.host)
 
 
-def header_html(row: RunRow, shown: str, colour: str) -> str:
+def header_html(row: RunRow, shown: str, colour: str, launched: bool = False) -> str:
     """Title and status, the run's settings, and whether it is live and where it is controlled, else when it
     ran and by which process; its message and note."""
     lines = [f"<b>{html.escape(run_title(row))}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
-             html.escape(settings_text(row)), html.escape(where_text(row))]
+             html.escape(settings_text(row)), html.escape(where_text(row, launched))]
     if not row.live and row.message:
         lines.append(f"<span style='color:{colour}'>{html.escape(core_text(row.message))}</span>")
     if row.note:

@@ -298,3 +298,53 @@ def test_the_runs_tab_and_the_run_s_window_word_a_data_parallel_device_alike(par
         panel.stop()
     assert shown == "cpu ×2"
     assert shown in view.header.text()
+
+def test_a_run_this_window_launched_is_controlled_from_its_own_window(parallel_events, open_view, tmp_path, qtbot):
+    """A data-parallel run the window started (rank 0 is a process of its child): its window offers Stop, Pause
+    and Clear cache, which reach the launched processes, not 'read-only here ... Ctrl+C in its terminal'."""
+    import socket
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+    from PySide6.QtCore import Qt
+
+    path = tmp_path / "runs.sqlite3"
+    run_id = record(path, parallel_events[:-1])  # still running: no RunFinished yet
+    rank0 = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        db = sqlite3.connect(path)
+        with db:
+            db.execute("UPDATE runs SET status = 'running', finished_at = NULL, pid = ?, pid_started_at = ?, host = ?, "
+                       "heartbeat_at = ? WHERE id = ?", (rank0.pid, psutil.Process(rank0.pid).create_time(),
+                                                         socket.gethostname(), time.time(), run_id))
+        db.close()
+        view = open_view(path, run_id)
+        assert view.row is not None and view.row.live
+        assert "read-only here" in view.header.text() and view.control_buttons["stop"].isHidden()
+
+        asked: list[str] = []
+
+        class Launcher:  # what the window's launcher offers
+            def request_stop(self) -> None:
+                asked.append("stop")
+
+            def toggle_pause(self) -> None:
+                asked.append("pause")
+
+            def request_cache_clear(self) -> None:
+                asked.append("clear")
+
+        view.controlled_by(Launcher())
+        assert "read-only here" not in view.header.text() and "Ctrl+C" not in view.header.text()
+        assert "started by this window as 2 processes" in view.header.text()
+        for name in ("pause", "clear", "stop"):
+            button = view.control_buttons[name]
+            assert button.isVisible() and button.isEnabled()
+            qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        assert asked == ["pause", "clear", "stop"]
+    finally:
+        rank0.kill()
+        rank0.wait()
