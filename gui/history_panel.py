@@ -31,7 +31,8 @@ from gui.overlays import Overlays
 from gui.run_checkpoints import RunResume
 from gui.run_feed import StoreLink, mark_interrupted
 from gui.run_edits import RunEdits
-from gui.run_history import OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
+from gui.run_columns import ColumnFitter
+from gui.run_history import KEYS, OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
 from gui.stored_run_view import StoredRunView
 
 REFRESH_INTERVAL_MS = 1000
@@ -73,6 +74,7 @@ class HistoryPanel(QWidget):
         self.search.textChanged.connect(self._update_info)
 
         self.table = history_table(self.proxy)
+        self.columns = ColumnFitter(self.table, KEYS.index("run"), KEYS.index("note"))
         self.table.doubleClicked.connect(self._on_double_clicked)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_context_menu)

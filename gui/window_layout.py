@@ -55,7 +55,7 @@ def plot_splitter(plot_tabs: QTabWidget, memory_plot: QWidget, tabs: QTabWidget)
     splitter.addWidget(plot_tabs)
     splitter.addWidget(memory_plot)
     splitter.addWidget(tabs)
-    splitter.setSizes([400, 300, 180])
+    splitter.setSizes([360, 240, 280])  # the tabs below show about ten runs of the Runs tab
     return splitter
 
 
