@@ -95,7 +95,8 @@ class LegendAbove(pg.LegendItem):
     entries need, in the plot's top-axis row, so it never covers a curve, a marker or a marker's text."""
 
     def __init__(self, columns: int) -> None:
-        super().__init__(offset=None, colCount=columns, frame=False)
+        super().__init__(offset=None, colCount=columns, frame=False, labelTextSize="8pt", verSpacing=-6)
+        self.layout.setContentsMargins(0, 0, 0, 0)  # every pixel of height it takes is the data's
 
     def updateSize(self) -> None:  # noqa: N802 (pyqtgraph's name)
         self.updateGeometry()  # the plot's layout gives it its place; pyqtgraph's own moved it to (0, 0)

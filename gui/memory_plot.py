@@ -27,7 +27,7 @@ from gui.rank_series import RankLayout
 from gui.ring_buffer import RingBuffer
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
-OWN_LEGEND_COLUMNS = 3  # the plot's own five lines in two rows above the data
+OWN_LEGEND_COLUMNS = 5  # the plot's own five lines in one row above the data
 
 # key: (column, GPU label, CPU label, colour, dashed, GPU tooltip, CPU tooltip); the texts are translated where shown
 SERIES = {
@@ -54,6 +54,20 @@ SERIES = {
                  (90, 90, 90), True, QT_TRANSLATE_NOOP("memory_plot", "Total memory of the device"),
                  QT_TRANSLATE_NOOP("memory_plot", "Total memory of this machine")),
 }
+# the CPU's capacity when the process has a limit below system memory (core.memory.ProcessLimit's kinds):
+# (label, how it is set, tooltip); the label and tooltip are translated where shown
+CAPACITY_LIMITS = {
+    "RLIMIT_AS": (QT_TRANSLATE_NOOP("memory_plot", "process limit"), "ulimit -v",
+                  QT_TRANSLATE_NOOP("memory_plot", "This process's address-space limit (ulimit -v, RLIMIT_AS). It "
+                                                   "counts mapped libraries and reservations too, so allocations fail "
+                                                   "while the RSS is still well below it")),
+    "RLIMIT_DATA": (QT_TRANSLATE_NOOP("memory_plot", "process limit"), "ulimit -d",
+                    QT_TRANSLATE_NOOP("memory_plot", "This process's data-size limit (ulimit -d, RLIMIT_DATA): its heap "
+                                                     "and private mappings")),
+    "cgroup": (QT_TRANSLATE_NOOP("memory_plot", "cgroup limit"), "cgroup memory.max",
+               QT_TRANSLATE_NOOP("memory_plot", "The memory limit of this process's control group (cgroup), shared "
+                                                "by every process in it")),
+}
 
 
 def shown(text: str) -> str:
@@ -69,6 +83,8 @@ class MemoryPlot(QWidget):
         self._dirty = False
         self._has_allocator = True
         self._capacity = 0
+        self._capacity_limit: str | None = None  # the CPU's capacity is this process limit (CAPACITY_LIMITS' key)
+        self._held_peak = 0  # a finished run's peak, kept by the peak line at rest (`hold_peak`)
         self.markers: list[pg.InfiniteLine] = []
 
         self.plot = live_plot_widget()
@@ -126,8 +142,34 @@ class MemoryPlot(QWidget):
             if self._own_line_shown(key):
                 self.legend.addItem(curve, shown(gpu_label if self._has_allocator else cpu_label))
             curve.setVisible(self._own_line_shown(key) and self.toggles[key].isChecked())
+        self._label_capacity()
         arrange_legend(self.legend, self.ranks.legend_columns if self.ranks.active else OWN_LEGEND_COLUMNS)
         self._dirty = True
+
+    def _label_capacity(self) -> None:
+        """The capacity line under a process limit on the CPU is that limit, and says which (label, tooltip,
+        legend); otherwise SERIES' own words."""
+        limit = None if self._has_allocator else CAPACITY_LIMITS.get(self._capacity_limit or "")
+        if limit is None:
+            _, gpu_label, cpu_label, _, _, gpu_tip, cpu_tip = SERIES["capacity"]
+            label, tip = (gpu_label, gpu_tip) if self._has_allocator else (cpu_label, cpu_tip)
+        else:
+            label, _, tip = limit
+        self.toggles["capacity"].setText(shown(label))
+        self.toggles["capacity"].setToolTip(shown(tip))
+        legend_label = self.legend.getLabel(self.curves["capacity"])
+        if legend_label is not None:
+            legend_label.setText(shown(label))
+
+    def hold_peak(self, peak_bytes: int) -> None:
+        """A run ended with this peak (its summary's, as the log and the Runs table give it): the peak line
+        keeps it at rest, where the idle poll reads the window's own probe, which did not watch the run and
+        would draw the line lower. The next run (or another device) clears it."""
+        self._held_peak = max(self._held_peak, int(peak_bytes))
+
+    def peak_of(self, sample: MemorySample) -> int:
+        """The peak drawn for `sample`: its own, or a finished run's held peak when that is higher."""
+        return max(sample.peak_allocated_bytes, self._held_peak)
 
     def set_ranks(self, devices: Sequence[str]) -> None:
         """A data-parallel run's ranks (their devices, by rank): a line per rank and kind from now on; one
@@ -161,6 +203,7 @@ class MemoryPlot(QWidget):
         self.data.clear()
         self.set_ranks(())
         self._t0 = None
+        self._held_peak = 0
         for marker in self.markers:
             self.plot.removeItem(marker)
         self.markers.clear()
@@ -174,16 +217,23 @@ class MemoryPlot(QWidget):
 
     def add_sample(self, s: MemorySample) -> None:
         self.set_device_kind(s.has_allocator)
-        if s.capacity_bytes != self._capacity:
+        limit = None if s.has_allocator else s.capacity_limit
+        if s.capacity_bytes != self._capacity or limit != self._capacity_limit:
             self._capacity = s.capacity_bytes
             from core.units import format_bytes
 
             capacity = format_bytes(s.capacity_bytes)
-            self.plot.getPlotItem().setTitle(
-                self.tr("Device memory, capacity {capacity}").format(capacity=capacity) if s.has_allocator
-                else self.tr("Process memory (CPU), capacity {capacity}").format(capacity=capacity))
+            title = (self.tr("Device memory, capacity {capacity}").format(capacity=capacity) if s.has_allocator
+                     else self.tr("Process memory (CPU), capacity {capacity}").format(capacity=capacity))
+            if limit in CAPACITY_LIMITS:
+                title = self.tr("Process memory (CPU), capacity {capacity}: this process's limit ({limit})").format(
+                    capacity=capacity, limit=CAPACITY_LIMITS[limit][1])
+            self.plot.getPlotItem().setTitle(title)
+            if limit != self._capacity_limit:
+                self._capacity_limit = limit
+                self._label_capacity()
         used = float("nan") if s.device_used_bytes is None else s.device_used_bytes
-        self.data.append(self.seconds(s.time_s), s.allocated_bytes, s.reserved_bytes, s.peak_allocated_bytes,
+        self.data.append(self.seconds(s.time_s), s.allocated_bytes, s.reserved_bytes, self.peak_of(s),
                          used, s.capacity_bytes)
         self._dirty = True
 

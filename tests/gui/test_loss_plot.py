@@ -174,7 +174,8 @@ def visible_label_rects(plot):
     for line in plot._epoch_lines:
         if line.label.isVisible():
             text = line.label.textItem
-            rects.append(text.mapRectToScene(QRectF(text.boundingRect())))
+            margin = text.document().documentMargin()  # blank: the glyphs are what must show whole
+            rects.append(text.mapRectToScene(QRectF(text.boundingRect()).adjusted(margin, margin, -margin, -margin)))
     return rects
 
 
