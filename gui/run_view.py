@@ -23,7 +23,7 @@ from gui.log_panel import LogPanel
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.rank_display import RankDisplay
-from gui.stats_panel import StatsPanel
+from gui.stats_panel import RateMedian, StatsPanel
 from gui.status_text import status_text
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
@@ -67,6 +67,7 @@ class RunView(QObject):
         self.loss_plot = LossPlot()
         self.memory_plot = MemoryPlot()
         self.stats = StatsPanel()
+        self.rates = RateMedian()  # the live run's images/s, as its summary will give it
         self.breakdown_view = BreakdownView()
         self.log = LogPanel()
         self.last_sample: Any = None  # the latest core.memory.MemorySample shown
@@ -92,12 +93,14 @@ class RunView(QObject):
         match event:
             case StepsReported():
                 self.loss_plot.add_losses(event.first_step, event.losses)
-                self.stats.update_progress(event.step, event.epoch, event.samples_per_s, event.eta_s,
+                self.rates.add(event.samples_per_s)
+                self.stats.update_progress(event.step, event.epoch, self.rates.median, event.eta_s,
                                            event.total_steps)
                 self.show_sample(event.memory)
                 if event.ranks:  # a data-parallel run: every rank's sample, at rank 0's time
                     self.ranks.show_samples(event.memory.time_s, event.ranks)
             case RunStarted():
+                self.rates.clear()
                 self.stats.reset(event.total_steps, event.epochs)
                 self.ranks.set_ranks(event.rank_devices if event.world_size > 1 else ())
                 self.memory_plot.add_sample(event.memory)
@@ -122,6 +125,9 @@ class RunView(QObject):
                 self.log.add(core_text(event.text), event.level)
             case RunFinished():
                 failed = event.status not in ("completed", "stopped")
+                if event.summary is not None:  # its own figures: the same as its log line and its Runs row
+                    self.memory_plot.hold_peak(event.summary.peak_allocated_bytes)  # held at rest too
+                    self.stats.show_end(event.summary.samples_per_s, event.summary.peak_allocated_bytes)
                 self.log.add(core_text(event_text.run_finished(event)), "error" if failed else "info")
                 if failed and (event.status != "failed" or not event.user_error):  # a bad option is no event
                     self.memory_plot.add_marker(time.monotonic(), status_text(event.status), error=True)
@@ -142,7 +148,7 @@ class RunView(QObject):
         """A memory reading (from a report or the idle poll): plotted and shown as the live numbers."""
         self.last_sample = sample
         self.memory_plot.add_sample(sample)
-        self.stats.update_memory(sample.allocated_bytes, sample.peak_allocated_bytes)
+        self.stats.update_memory(sample.allocated_bytes, self.memory_plot.peak_of(sample))
 
     def stop(self) -> None:
         self.redraw_timer.stop()

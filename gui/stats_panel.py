@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
+import math
+
+import numpy as np
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
 from core.units import format_bytes
@@ -18,6 +22,39 @@ def format_duration(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+class RateMedian:
+    """A live run's images/s as its summary measures it (core.run_state): the median of the reports' rates
+    after the first, which holds start-up and torch.compile (the warm-up). Kept sorted: a report costs a
+    bisect, not a sort of every rate so far."""
+
+    def __init__(self) -> None:
+        self._sorted: list[float] = []
+        self._reports = 0
+
+    def clear(self) -> None:
+        self._sorted, self._reports = [], 0
+
+    def add(self, samples_per_s: float) -> None:
+        self._reports += 1
+        if self._reports > 1 and math.isfinite(samples_per_s):
+            bisect.insort(self._sorted, samples_per_s)
+
+    @property
+    def median(self) -> float | None:
+        """None until a report after the warm-up."""
+        rates, middle = self._sorted, len(self._sorted) // 2
+        if not rates:
+            return None
+        return rates[middle] if len(rates) % 2 else (rates[middle - 1] + rates[middle]) / 2
+
+
+def median_rate(rates: np.ndarray) -> float | None:
+    """The median images/s of recorded reports' rates (oldest first), the first left out as the warm-up."""
+    after = np.asarray(rates, dtype=np.float64)[1:]
+    after = after[np.isfinite(after)]
+    return float(np.median(after)) if len(after) else None
+
+
 class StatsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -27,11 +64,12 @@ class StatsPanel(QWidget):
         self.state_label.setObjectName("stateLabel")
         grid.addWidget(self.state_label, 0, 0, 1, 2)
         self.values: dict[str, QLabel] = {}
-        rows = [("step", self.tr("Step")), ("epoch", self.tr("Epoch")), ("speed", self.tr("Images/s")),
+        rows = [("step", self.tr("Step")), ("epoch", self.tr("Epoch")), ("speed", self.tr("Images/s (median)")),
                 ("eta", self.tr("ETA")), ("memory", self.tr("Memory now")), ("peak", self.tr("Peak"))]
         tips = {"memory": self.tr("Allocated by tensors now (on the CPU: process RSS)"),
                 "peak": self.tr("Highest allocated since the run started (on the CPU: peak RSS)"),
-                "speed": self.tr("Training images per second over the last report"),
+                "speed": self.tr("Median training images per second over the reports after the first (the "
+                                 "warm-up): the figure of the run's end in the log and in the Runs table"),
                 "eta": self.tr("Time left at the median speed")}
         for i, (key, title) in enumerate(rows, start=1):
             label = QLabel(title)
@@ -75,14 +113,15 @@ class StatsPanel(QWidget):
         self.values["step"].setText(f"0 / {integer(total_steps)}")
         self.values["epoch"].setText(self._epoch_text(1))
 
-    def update_progress(self, step: int, epoch: int, samples_per_s: float, eta_s: float | None,
+    def update_progress(self, step: int, epoch: int, samples_per_s: float | None, eta_s: float | None,
                         total_steps: int = 0) -> None:
+        """`samples_per_s`: the run's median so far (`RateMedian`, `median_rate`), None during the warm-up."""
         if total_steps and total_steps != self.total_steps:  # an out-of-memory shrink adds steps
             self.total_steps = total_steps
             self.progress.setRange(0, total_steps)
         self.values["step"].setText(f"{integer(step)} / {integer(self.total_steps)}")
         self.values["epoch"].setText(self._epoch_text(epoch))
-        self.values["speed"].setText(number(samples_per_s, 0))
+        self.values["speed"].setText("–" if samples_per_s is None else number(samples_per_s, 0))
         self.values["eta"].setText(format_duration(eta_s))
         self.progress.setValue(min(step, self.total_steps))
 
@@ -99,3 +138,11 @@ class StatsPanel(QWidget):
     def update_memory(self, current: int, peak: int) -> None:
         self.values["memory"].setText(format_bytes(current))
         self.values["peak"].setText(format_bytes(peak))
+
+    def show_end(self, samples_per_s: float | None, peak_bytes: int) -> None:
+        """The run's own figures once it has ended (its summary's, as the log line and the Runs table give
+        them): the median images/s and the peak, which readings after the last report may have raised."""
+        if samples_per_s is not None:
+            self.values["speed"].setText(number(samples_per_s, 0))
+        if peak_bytes:
+            self.values["peak"].setText(format_bytes(peak_bytes))

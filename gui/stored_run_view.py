@@ -42,7 +42,7 @@ from gui.run_history import STATUS_COLOURS
 from gui.run_view import config_text, fields_lines
 from gui.run_loader import LoadedRun, RunLoader
 from gui.run_row_text import run_title, state_text
-from gui.stats_panel import StatsPanel
+from gui.stats_panel import StatsPanel, median_rate
 from gui.status_text import status_text
 from gui.stored_run_text import FAILED, end_line, header_html, log_line, plain_event_line
 
@@ -288,7 +288,7 @@ class StoredRunView(QWidget):
         if update.reports:
             self.rate_view.extend(arrays.rates)
             last = update.reports[-1]
-            self.stats.update_progress(last.step, self._epoch, last.samples_per_s,
+            self.stats.update_progress(last.step, self._epoch, median_rate(self.rate_view.data.column(1)),
                                        last.eta_s if self.following else None, last.total_steps)
             self.stats.update_memory(last.allocated_bytes, last.peak_allocated_bytes)
         if update.rank_reports:
@@ -342,7 +342,8 @@ class StoredRunView(QWidget):
         if summary is not None:
             shown = dict(summary, status=status_text(str(summary.get("status", row.status))))
             self.config_text.appendPlainText("\n" + self.tr("summary:") + "\n" + fields_lines(shown))
-        self.stats.update_progress(row.steps, self._epoch, row.samples_per_s or 0.0, None, row.total_steps)
+        self.stats.update_progress(row.steps, self._epoch, row.samples_per_s, None, row.total_steps)
+        self.stats.show_end(None, row.peak_allocated_bytes)  # the Runs table's peak (readings after the last report)
         ranks = (summary or {}).get("ranks") or ()
         if ranks:  # each rank's images/s as the summary's total is measured (median after warm-up)
             self.ranks.show_speeds({int(rank["rank"]): rank.get("samples_per_s") for rank in ranks})

@@ -139,3 +139,32 @@ def test_the_legend_is_above_the_data_and_a_marker_reads_whole(plot, qtbot):
     assert len(legend.items) == 5 and not legend.mapRectToScene(legend.boundingRect()).intersects(data_area)
     text = oom.label.textItem
     assert data_area.contains(text.mapRectToScene(QRectF(text.boundingRect())))  # not "out of merr"
+
+
+def test_under_a_process_limit_the_cpu_capacity_is_that_limit_and_says_so(plot):
+    """`ulimit -v 5000000`: the capacity line is the process's limit (as the finder's capacity), not the
+    machine's memory, and its label, tooltip and the title say which limit it is."""
+    limited = MemorySample(0.0, "cpu", GB, 0, GB, 0, 5_120_000_000, 20 * GB, GB, False, "RLIMIT_AS")
+    plot.add_sample(limited)
+    assert plot.plot.getPlotItem().titleLabel.text == ("Process memory (CPU), capacity 5.12 GB: this process's "
+                                                       "limit (ulimit -v)")
+    assert plot.toggles["capacity"].text() == "process limit" and "RLIMIT_AS" in plot.toggles["capacity"].toolTip()
+    assert "process limit" in legend_labels(plot) and "system memory" not in legend_labels(plot)
+    assert plot.refresh() and list(drawn_y(plot, "capacity")) == [5_120_000_000]
+    plot.clear()
+    plot.add_sample(cpu_sample(1.0))  # no limit (another run, another process): system memory again
+    assert plot.toggles["capacity"].text() == "system memory" and "system memory" in legend_labels(plot)
+
+
+def test_the_peak_line_holds_a_finished_run_s_peak_at_rest_until_the_next_run(plot):
+    """The idle poll's probe did not watch the run: its readings must not pull the peak line below the
+    run's peak (the log's and the Runs table's figure) once the run has ended."""
+    plot.add_sample(cpu_sample(0.0, rss=3 * GB))  # the run's last report
+    plot.hold_peak(int(3.5 * GB))  # its summary: validation after the last report went higher
+    plot.add_sample(cpu_sample(1.0, rss=GB))  # the idle poll: the window's probe saw 1 GB at most
+    assert plot.refresh()
+    assert list(drawn_y(plot, "peak")) == [3 * GB, 3.5 * GB]
+    assert plot.peak_of(cpu_sample(2.0, rss=4 * GB)) == 4 * GB  # a higher reading still shows
+    plot.clear()  # the next run
+    plot.add_sample(cpu_sample(3.0, rss=GB))
+    assert plot.refresh() and list(drawn_y(plot, "peak")) == [GB]

@@ -72,3 +72,30 @@ def test_the_logged_config_names_every_field_with_the_values_the_options_take():
     assert [field.split("=", 1)[0] for field in fields] == list(config)  # every field, in order
     assert "model=tiny-cnn" in fields and "lr=0.0003" in fields
     assert "download=yes" in fields and "channels_last=no" in fields and "epochs=not set" in fields
+
+
+def test_the_panel_shows_the_run_s_median_speed_and_peak_as_its_log_line_does_and_keeps_them_at_rest(view):
+    """The panel showed the last report's images/s, unlabelled, and the last report's peak (1.33 GB) where the
+    log and the Runs table said 1.45 GB; at rest the idle poll then pulled the peak line down."""
+    import dataclasses
+
+    from core.events import RunFinished, StepsReported
+    from core.summary import RunSummary
+
+    def report(step: int, rate: float, peak: int) -> StepsReported:
+        memory = dataclasses.replace(sample(float(step), GB), peak_allocated_bytes=peak)
+        return StepsReported(step, 1, step, (2.0,), step * 32, rate, float(step), None, 32, memory, 10)
+
+    for step, rate in enumerate((40.0, 100.0, 130.0, 80.0), start=1):  # the first report is the warm-up
+        view.show(report(step, rate, 1_330_000_000))
+    assert view.stats.values["speed"].text() == "100"  # the median after the warm-up, not the last report's 80
+    from PySide6.QtWidgets import QLabel
+    assert "Images/s (median)" in [label.text() for label in view.stats.findChildren(QLabel)]  # named as it is
+    summary = RunSummary("completed", 4, 128, 2.0, 100.0, 2.0, 2.0, None, "cpu", "", 1_450_000_000, 0, 1_450_000_000,
+                         {})
+    view.show(RunFinished("completed", 4, "", False, summary))
+    assert "100 images/s, peak 1.45 GB" in view.log.lines()[-1]
+    assert (view.stats.values["speed"].text(), view.stats.values["peak"].text()) == ("100", "1.45 GB")
+    view.show_sample(sample(9.0, GB))  # the idle poll: the window's own probe, which did not watch the run
+    assert view.stats.values["peak"].text() == "1.45 GB"
+    assert view.memory_plot.data.column(3)[-1] == 1_450_000_000  # the peak line does not fall at the run's end

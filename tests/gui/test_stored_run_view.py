@@ -16,6 +16,7 @@ from core.memory import MemoryProbe
 from core.run_recorder import RunRecorder
 from core.run_store import RunStore
 from core.session import TrainingSession
+from core.units import format_bytes
 from gui.run_feed import StoreLink
 from gui.stored_run_view import StoredRunView
 from run_store_support import SHORT, cli_output, kill, make_panel, record_run, start_cli_run, table_texts
@@ -67,6 +68,9 @@ def test_a_finished_run_shows_what_was_recorded(finished, open_view):
     assert len(epochs) == 2 and len(view.loss_plot._epoch_lines) == 2
     assert view.breakdown_view.last is not None  # the last breakdown recorded
     assert view.stats.values["step"].text() == "40 / 40"
+    # the run's own figures, as its Runs row and its log line give them (not the last report's)
+    assert view.stats.values["peak"].text() == format_bytes(row.peak_allocated_bytes)
+    assert view.stats.values["speed"].text() == f"{row.samples_per_s:,.0f}"
     assert "completed" in view.header.text() and "recorded by pid" in view.header.text()
     log = view.log.toPlainText()
     assert "training tiny-cnn on cpu" in log and "epoch 2: train loss" in log and "finished: 40 steps" in log
