@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEd
 from core.compare_plan import DEFAULT_STEPS, MAX_RUNS, MIN_RUNS, ReadyComparison, parse_overrides, plan, ready_comparisons
 from core.config import RunConfig
 from core.errors import ConfigError, UserError
+from core.message import Message
 from gui.core_text import core_text, error_text
 from gui.device_table import DeviceTable
 
@@ -51,7 +52,7 @@ def parse_lines(text: str, base: RunConfig | None = None) -> list[dict[str, Any]
             overrides.append(parse_overrides(line))
         except ConfigError as exc:
             raise ConfigError("vs", QCoreApplication.translate("compare_menu", "line {number}: {problem}").format(
-                number=number, problem=error_text(exc, with_field=False))) from None
+                number=number, problem=line_problem(exc))) from None
     if not MIN_RUNS <= len(overrides) <= MAX_RUNS:
         raise ConfigError("vs", QCoreApplication.translate(
             "compare_menu", "write {least} to {most} lines, one run each (this has {count})").format(
@@ -62,6 +63,20 @@ def parse_lines(text: str, base: RunConfig | None = None) -> list[dict[str, Any]
         except ConfigError as exc:
             raise ConfigError("vs", exc.detail) from None
     return overrides
+
+
+def line_problem(exc: ConfigError) -> str:
+    """Why a line does not parse, in the window's words: a setting every run shares is set once in the form
+    (core's text names the CLI's option, --max-steps, which the window has not)."""
+    from gui.form_text import label
+
+    detail = exc.detail
+    if isinstance(detail, Message) and detail.template.endswith("give it once, as {option}"):
+        return QCoreApplication.translate(
+            "compare_menu", "{item}: every run of a comparison has the same {setting} (they race over the same "
+                            "steps); set it once, in the form").format(item=repr(detail.params.get("item")),
+                                                                       setting=label(str(detail.params.get("field"))))
+    return error_text(exc, with_field=False)
 
 
 def steps_each(base: RunConfig) -> int:

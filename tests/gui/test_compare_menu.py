@@ -33,3 +33,13 @@ def test_a_plan_s_error_is_core_s_detail_translated_without_its_field(qapp):
     assert start_error(error) == "configurations 1 and 2 are the same run"
     with marking_translator():
         assert start_error(error) == "[]configurations 1 and 2 are the same run"  # core's template, translated
+
+
+def test_a_shared_setting_is_set_once_in_the_form_not_as_a_cli_option(qapp):
+    """The dialog said "give it once, as --max-steps": the window has no such option, it has a field."""
+    with pytest.raises(ConfigError) as caught:
+        parse_lines("placement=stream,max_steps=50\nplacement=resident")
+    detail = str(caught.value.detail)
+    assert "--max-steps" not in detail and "--" not in detail
+    assert detail == ("line 1: 'max_steps=50': every run of a comparison has the same Max steps (they race over "
+                      "the same steps); set it once, in the form")
