@@ -227,7 +227,8 @@ def _summary_text(finished: RunFinished) -> str:
     return "\n".join([
         f"status      {s.status}",
         f"device      {s.device} ({s.device_name})" + (f", {s.world_size} processes (data-parallel)" if s.world_size > 1 else ""),
-        f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)",
+        f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)" if not s.start_step else
+        f"steps       {s.steps} (resumed at step {s.start_step}: trained {s.steps - s.start_step} in {s.wall_s:.1f} s)",
         f"batch size  {batch_size_text(s)}",
         f"throughput  {rate}" + ("" if s.compile_s is None else f" (after {s.compile_s:.1f} s compiling)"),
         f"loss        {loss}",
