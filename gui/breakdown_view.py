@@ -90,6 +90,7 @@ class BreakdownView(QWidget):
         super().__init__(parent)
         self.last: MemoryBreakdown | None = None  # the one shown
         self.by_rank: dict[int, MemoryBreakdown] = {}  # each rank's latest
+        self.device_kind = "cuda"  # "cpu": the memory is the process's (set_device_kind)
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         self.title = QLabel(self._title(None))
@@ -227,8 +228,27 @@ class BreakdownView(QWidget):
             self.note.setText(self.tr("No allocator peak counters on this device: activations are the bytes autograd "
                                       "saved for backward; phase values are the process's memory at each phase's end."))
 
+    def tab_title(self) -> str:
+        """The title of the tab that shows this view. On the CPU the memory is the process's: Chinese says 内存
+        there and 显存 (a GPU's memory) on a GPU, so the CPU's texts are translated apart."""
+        if self.device_kind == "cpu":
+            return self.tr("Memory breakdown", "on the CPU: the process's memory")
+        return self.tr("Memory breakdown")
+
+    def set_device_kind(self, kind: str) -> None:
+        """Say the memory the way `kind`'s ("cpu", "cuda", "mps") is called."""
+        self.device_kind = kind
+        several = self.rank_box.count() > 1
+        self.title.setText(self._title(self.rank_box.currentText() if several else None))
+
     def _title(self, rank: str | None) -> str:
         """The view's title; `rank`: the rank shown, named, when the run has several."""
+        if self.device_kind == "cpu":
+            if rank is None:
+                return self.tr("Memory of one training step, by what holds it (sampled once per report)",
+                               "on the CPU: the process's memory")
+            return self.tr("Memory of one training step on {rank}, by what holds it (sampled once per report)",
+                           "on the CPU: the process's memory").format(rank=rank)
         if rank is None:
             return self.tr("Memory of one training step, by what holds it (sampled once per report)")
         return self.tr("Memory of one training step on {rank}, by what holds it (sampled once per report)").format(

@@ -17,10 +17,15 @@ from core.errors import ConfigError
 from core.message import Message, message_of
 
 
+# values that are words, not names, where a message fills in a config field of that name ("synthetic", "resident"):
+# said as the form's combo says them (gui.form_text.choice_text)
+WORD_VALUED_FIELDS = ("dataset", "placement", "amp", "on_oom")
+
+
 def core_text(text: Any) -> str:
     """`text` in the user's language when it is a `Message`; otherwise as it is."""
     if isinstance(text, Message):
-        params = {name: core_text(value) if isinstance(value, Message) else value
+        params = {name: core_text(value) if isinstance(value, Message) else _field_value(name, value)
                   for name, value in text.params.items()}
         translated = QCoreApplication.translate("", text.template)
         try:
@@ -28,6 +33,14 @@ def core_text(text: Any) -> str:
         except (KeyError, IndexError, ValueError):
             return str(text)  # a translation that names a field the template lacks: English beats a crash
     return "" if text is None else str(text)
+
+
+def _field_value(name: str, value: Any) -> Any:
+    if name not in WORD_VALUED_FIELDS or not isinstance(value, str):
+        return value
+    from gui.form_text import choice_text  # the form's words; gui.form_text imports this module
+
+    return choice_text(name, value)
 
 
 def error_text(error: BaseException, with_field: bool = True) -> str:

@@ -49,10 +49,12 @@ NOT_USED = {
 
 
 def is_auto_model(text: str) -> bool:
-    """'auto' as typed, or as the form shows it once devices are known: 'auto (tiny-cnn on this CPU)' (in
-    Chinese the parenthesis is the full-width one). No model name holds a parenthesis."""
+    """'auto' as typed, or as the form shows it (in the user's language, '自动' in Chinese), once devices are
+    known with what it stands for: 'auto (tiny-cnn on this CPU)' (in Chinese the parenthesis is the
+    full-width one). No model name holds a parenthesis."""
     text = text.strip().lower()
-    return text == "auto" or text.startswith(("auto (", "auto（"))
+    words = {"auto", QCoreApplication.translate("form_widgets", "auto").strip().lower()}
+    return any(text == word or text.startswith((f"{word} (", f"{word}（")) for word in words)
 
 
 def update_applicability(form: SettingsForm) -> None:
@@ -143,7 +145,7 @@ def _keep_tick(box: QCheckBox, applies: bool) -> None:
 def auto_model_text(form: SettingsForm) -> str:
     """'auto (tiny-cnn on this CPU)' once the devices are known: the model a run would build."""
     if not form.devices.known:
-        return "auto"
+        return QCoreApplication.translate("form_widgets", "auto")
     from gui.run_estimate import resolved_model
 
     model = resolved_model("auto", form.device_kind())

@@ -104,6 +104,29 @@ HELP = {
 }
 
 
+# what a choice's item shows where a word needs saying in the user's language (the item's data, which the
+# form reads, stays the identifier; identifiers that are names, like sgd, bf16, resnet18 or cifar10, show as
+# they are; words like auto, off and synthetic are words, shown in the user's language)
+CHOICE_TEXTS: dict[str, dict[str, str]] = {
+    "device": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto")},  # its combo item says which: settings_form
+    "model": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto")},
+    "dataset": {"synthetic": QT_TRANSLATE_NOOP("form_widgets", "synthetic")},
+    "amp": {"off": QT_TRANSLATE_NOOP("form_widgets", "off")},
+    "placement": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto"),
+                  "stream": QT_TRANSLATE_NOOP("form_widgets", "stream"),
+                  "resident": QT_TRANSLATE_NOOP("form_widgets", "resident")},
+    "on_oom": {"stop": QT_TRANSLATE_NOOP("form_widgets", "stop"),
+               "shrink": QT_TRANSLATE_NOOP("form_widgets", "shrink")},
+}
+
+
+def choice_text(field: str, choice: str) -> str:
+    """The text of `choice`'s item in `field`'s combo box, and how the window says that value elsewhere (the
+    log's config line, the tooltip's list of choices)."""
+    text = CHOICE_TEXTS.get(field, {}).get(choice)
+    return choice if text is None else QCoreApplication.translate("form_widgets", text)
+
+
 def label(field: str) -> str:
     """The field's label in the form ("Batch size"); a name the form has no label for, as it reads."""
     if field in LABELS:
@@ -128,7 +151,7 @@ def allowed_text(field: str) -> str:
     'an integer from 1 to 65536', 'one of sgd, adamw', and what an optional number's lowest position means."""
     bound = BOUNDS[field]
     if bound.choices:
-        choices = ", ".join(bound.choices)
+        choices = ", ".join(choice_text(field, choice) for choice in bound.choices)
         if field in SPEC_FIELDS:
             return QCoreApplication.translate("form_text", "one of {choices}, or {spec_form}").format(
                 choices=choices, spec_form=SPEC_FORM)

@@ -11,31 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
 from core.config import BOUNDS, BUILTIN_MODELS
 from core.user_callables import SPEC_FORM
-from gui.form_text import field_tooltip, none_text
+from gui.form_text import choice_text, field_tooltip, none_text
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
-
-# what a choice's item shows where a word needs saying in the user's language (the item's data, which the
-# form reads, stays the identifier; identifiers that are names, like sgd or bf16, show as they are)
-CHOICE_TEXTS: dict[str, dict[str, str]] = {
-    "amp": {"off": QT_TRANSLATE_NOOP("form_widgets", "off")},
-    "placement": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto"),
-                  "stream": QT_TRANSLATE_NOOP("form_widgets", "stream"),
-                  "resident": QT_TRANSLATE_NOOP("form_widgets", "resident")},
-    "on_oom": {"stop": QT_TRANSLATE_NOOP("form_widgets", "stop"),
-               "shrink": QT_TRANSLATE_NOOP("form_widgets", "shrink")},
-}
-
-
-def choice_text(field: str, choice: str) -> str:
-    """The text of `choice`'s item in `field`'s combo box."""
-    text = CHOICE_TEXTS.get(field, {}).get(choice)
-    return choice if text is None else QCoreApplication.translate("form_widgets", text)
-
 
 def make_field_widget(field: str, on_changed: Callable[..., None],
                       on_data_dir_typed: Callable[[str], None]) -> QWidget:
@@ -52,7 +34,7 @@ def make_field_widget(field: str, on_changed: Callable[..., None],
         widget = QComboBox()
         widget.setEditable(True)
         for choice in (BUILTIN_MODELS if field == "model" else bound.choices or ()):
-            widget.addItem(choice, choice)
+            widget.addItem(choice_text(field, choice), choice)  # read back by its data (SettingsForm.value)
         widget.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         placeholder = QCoreApplication.translate("form_widgets", "a name from the list, or {spec_form}")
         widget.lineEdit().setPlaceholderText(placeholder.format(spec_form=SPEC_FORM))

@@ -121,8 +121,10 @@ class SettingsForm(QWidget):
         if field == "model":
             text = widget.currentText().strip()
             return "auto" if is_auto_model(text) else text
-        if field == "dataset":
-            return widget.currentText().strip()
+        if field == "dataset":  # a listed item's text is said in the user's language: its data is the name
+            text = widget.currentText().strip()
+            index = widget.findText(text)
+            return widget.itemData(index) if index >= 0 and widget.itemData(index) else text
         return widget_value(widget)
 
     def values(self) -> dict[str, Any]:
@@ -177,8 +179,9 @@ class SettingsForm(QWidget):
             if field == "model":
                 widget.setEditText(auto_model_text(self) if value == "auto" else value)
             elif field == "dataset":
-                widget.setCurrentIndex(widget.findData(value))  # -1 for your own: its text is set next
-                widget.setEditText(value)
+                index = widget.findData(value)
+                widget.setCurrentIndex(index)  # -1 for your own: its text is set next
+                widget.setEditText(widget.itemText(index) if index >= 0 else value)
             elif field == "device":
                 widget.setCurrentIndex(self._device_index(value))
             else:

@@ -20,6 +20,7 @@ from core.events import RunFinished
 from core.run_store import RunRow
 from core.summary import RunSummary
 from gui.core_text import core_text
+from gui.form_text import choice_text
 from gui.locale_format import clock, date_time, integer
 from gui.run_row_text import devices_text, duration_text, run_title
 from gui.status_text import status_text
@@ -32,13 +33,13 @@ def settings_text(row: RunRow) -> str:
     if row.device_name:
         return QCoreApplication.translate(
             "stored_run_text", "{model} on {dataset}, batch {batch_size}, {placement} placement, {devices} "
-            "({device_name})").format(model=row.model, dataset=row.dataset, batch_size=row.batch_size,
-                                      placement=row.placement, devices=devices_text(row),
-                                      device_name=row.device_name)
+            "({device_name})").format(model=row.model, dataset=choice_text("dataset", row.dataset),
+                                      batch_size=row.batch_size, placement=choice_text("placement", row.placement),
+                                      devices=devices_text(row), device_name=row.device_name)
     return QCoreApplication.translate(
         "stored_run_text", "{model} on {dataset}, batch {batch_size}, {placement} placement, {devices}").format(
-        model=row.model, dataset=row.dataset, batch_size=row.batch_size, placement=row.placement,
-        devices=devices_text(row))
+        model=row.model, dataset=choice_text("dataset", row.dataset), batch_size=row.batch_size,
+        placement=choice_text("placement", row.placement), devices=devices_text(row))
 
 
 def where_text(row: RunRow, launched: bool = False) -> str:

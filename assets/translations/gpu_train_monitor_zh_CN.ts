@@ -2773,7 +2773,7 @@
     </message>
     <message>
         <source>auto ({device})</source>
-        <translation>auto（{device}）</translation>
+        <translation>自动（{device}）</translation>
     </message>
     <message>
         <source>{spec}: {name} ({capacity})</source>
@@ -3138,15 +3138,15 @@
     </message>
     <message>
         <source>only the stream placement copies batches</source>
-        <translation>只有 stream（流式加载）放置方式才会拷贝批次</translation>
+        <translation>只有流式加载放置方式才会拷贝批次</translation>
     </message>
     <message>
         <source>the resident placement keeps the data on the device: no loader workers</source>
-        <translation>resident（常驻设备）放置方式把数据留在设备上：不需要数据加载进程</translation>
+        <translation>常驻设备放置方式把数据留在设备上：不需要数据加载进程</translation>
     </message>
     <message>
         <source>only the synthetic dataset is generated</source>
-        <translation>只有 synthetic 数据集是生成出来的</translation>
+        <translation>只有合成数据集是生成出来的</translation>
     </message>
     <message>
         <source>your own dataset&apos;s factory finds its own files</source>
@@ -3154,7 +3154,7 @@
     </message>
     <message>
         <source>the synthetic dataset needs no files</source>
-        <translation>synthetic 数据集不需要文件</translation>
+        <translation>合成数据集不需要文件</translation>
     </message>
     <message>
         <source>only mnist, fashion-mnist and cifar10 can be downloaded</source>
@@ -3190,11 +3190,11 @@
     </message>
     <message>
         <source>auto ({model} on this CPU)</source>
-        <translation>auto（此 CPU 上为 {model}）</translation>
+        <translation>自动（此 CPU 上为 {model}）</translation>
     </message>
     <message>
         <source>auto ({model} on this GPU)</source>
-        <translation>auto（此 GPU 上为 {model}）</translation>
+        <translation>自动（此 GPU 上为 {model}）</translation>
     </message>
 </context>
 <context>
@@ -3317,11 +3317,11 @@
     </message>
     <message>
         <source>device to train on: auto, cpu, cuda, cuda:N or mps</source>
-        <translation>用于训练的设备：auto、cpu、cuda、cuda:N 或 mps</translation>
+        <translation>用于训练的设备：自动、cpu、cuda、cuda:N 或 mps</translation>
     </message>
     <message>
         <source>auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a small fast CIFAR net), any torchvision classifier name, or your own: {spec_form} (or path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and in_channels= when it takes them)</source>
-        <translation>auto（GPU 上为 resnet18，CPU 上为 tiny-cnn）、tiny-cnn、resnet18（CIFAR 输入层）、speedrun-net（小而快的 CIFAR 网络）、任意 torchvision 分类模型名，或你自己的模型：{spec_form}（或 path/to/file.py:factory），即一个返回 nn.Module 的可调用对象（它接受 num_classes= 和 in_channels= 时会传入这两个参数）</translation>
+        <translation>自动（GPU 上为 resnet18，CPU 上为 tiny-cnn）、tiny-cnn、resnet18（CIFAR 输入层）、speedrun-net（小而快的 CIFAR 网络）、任意 torchvision 分类模型名，或你自己的模型：{spec_form}（或 path/to/file.py:factory），即一个返回 nn.Module 的可调用对象（它接受 num_classes= 和 in_channels= 时会传入这两个参数）</translation>
     </message>
     <message>
         <source>dataset to train on, or your own: a callable (path/to/file.py:factory works too) returning a map-style Dataset of (image tensor CxHxW, int label), or a (train, val) tuple or a {{&apos;train&apos;, &apos;val&apos;}} dict of them</source>
@@ -3337,7 +3337,7 @@
     </message>
     <message>
         <source>training images generated for the synthetic dataset</source>
-        <translation>为 synthetic 数据集生成的训练图像数</translation>
+        <translation>为合成数据集生成的训练图像数</translation>
     </message>
     <message>
         <source>images per training step</source>
@@ -3389,19 +3389,19 @@
     </message>
     <message>
         <source>where the data lives: stream (DataLoader) or resident (on the device); auto picks resident when it fits</source>
-        <translation>数据放在哪里：stream（用 DataLoader 流式加载）或 resident（常驻设备）；auto 在放得下时选择 resident</translation>
+        <translation>数据放在哪里：流式加载（用 DataLoader）或常驻设备（放在设备上）；自动：放得下时选择常驻设备</translation>
     </message>
     <message>
         <source>DataLoader worker processes (stream placement)</source>
-        <translation>DataLoader 数据加载进程数（stream 放置方式）</translation>
+        <translation>DataLoader 数据加载进程数（流式加载放置方式）</translation>
     </message>
     <message>
         <source>pin host batches for faster copies to a GPU (stream placement)</source>
-        <translation>把主机上的批次放入锁页内存，加快向 GPU 的拷贝（stream 放置方式）</translation>
+        <translation>把主机上的批次放入锁页内存，加快向 GPU 的拷贝（流式加载放置方式）</translation>
     </message>
     <message>
         <source>copy batches to the GPU asynchronously (stream placement)</source>
-        <translation>以非阻塞方式把批次拷贝到 GPU（stream 放置方式）</translation>
+        <translation>以非阻塞方式把批次拷贝到 GPU（流式加载放置方式）</translation>
     </message>
     <message>
         <source>random seed for data, model and shuffling</source>
@@ -3464,31 +3464,31 @@
     <name>form_widgets</name>
     <message>
         <source>off</source>
-        <translation>off（关闭）</translation>
+        <translation>关闭</translation>
     </message>
     <message>
         <source>auto</source>
-        <translation>auto（自动选择）</translation>
+        <translation>自动</translation>
     </message>
     <message>
         <source>stream</source>
-        <translation>stream（流式加载）</translation>
+        <translation>流式加载</translation>
     </message>
     <message>
         <source>resident</source>
-        <translation>resident（常驻设备）</translation>
+        <translation>常驻设备</translation>
     </message>
     <message>
         <source>stop</source>
-        <translation>stop（停止运行）</translation>
+        <translation>停止运行</translation>
     </message>
     <message>
         <source>shrink</source>
-        <translation>shrink（批大小减半后继续）</translation>
+        <translation>批大小减半后继续</translation>
     </message>
     <message>
         <source>auto (best available)</source>
-        <translation>auto（最佳可用设备）</translation>
+        <translation>自动（最佳可用设备）</translation>
     </message>
     <message>
         <source>a name from the list, or {spec_form}</source>

@@ -632,6 +632,30 @@ CHINESE = {
 }
 
 
+def test_in_chinese_words_among_the_choices_are_chinese_and_the_form_still_reads_the_identifiers(qtbot):
+    """'auto', 'synthetic' and 'off' are words, not names: shown in Chinese, read back as the identifiers the
+    config takes; names (tiny-cnn, cifar10, bf16) stay as they are."""
+    table = {("form_widgets", "auto"): "自动", ("form_widgets", "synthetic"): "合成数据",
+             ("form_widgets", "off"): "关闭", ("form_applicability", "auto ({model} on this CPU)"): "自动（此 CPU 上为 {model}）"}
+    with translated(table):
+        form = SettingsForm()
+        qtbot.addWidget(form)
+        form.set_devices([CPU])
+        form.set_config(RunConfig(device="cpu", dataset="synthetic", amp="off", placement="auto"))
+        dataset, model = form.widgets["dataset"], form.widgets["model"]
+        assert dataset.currentText() == "合成数据" and "cifar10" in [dataset.itemText(i) for i in range(dataset.count())]
+        assert form.widgets["amp"].currentText() == "关闭" and form.widgets["placement"].currentText() == "自动"
+        assert model.currentText() == "自动（此 CPU 上为 tiny-cnn）"
+        assert "（合成数据, cifar10" in dataset.toolTip() or "合成数据, cifar10" in dataset.toolTip()
+        assert form.valid, form.message
+        config = form.config()
+        assert (config.dataset, config.amp, config.placement, config.model) == ("synthetic", "off", "auto", "auto")
+        dataset.setCurrentIndex(dataset.findData("cifar10"))
+        assert form.value("dataset") == "cifar10"
+        dataset.setEditText("synthetic")  # typed as the CLI takes it: read as typed
+        assert form.value("dataset") == "synthetic"
+
+
 def test_in_chinese_the_form_shows_translated_texts_and_still_reads_the_identifiers(qtbot, locale):
     locale(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
     too_many = (os.cpu_count() or 1) * 2

@@ -43,16 +43,21 @@ PRODUCT_WORDS = {
     "SQLite", "TensorBoard", "CSV", "JSON", "PNG", "SVG", "Qt", "PySide6", "pyqtgraph", "Python", "ID", "RSS",
     "MB", "GB", "TB", "kB", "B", "MiB", "GiB", "ms", "s", "x", "English", "DDP", "NCCL", "gloo", "OOM", "BatchNorm",
     "SyncBatchNorm", "EMA", "ETA", "pytorch.org", "memory_viz", "empty_cache", "pin_memory", "non_blocking",
-    "channels_last", "torch.compile", "cuda", "cpu", "mps", "auto", "ImageNet", "CIFAR-10", "MNIST", "Fashion-MNIST",
+    "channels_last", "torch.compile", "cuda", "cpu", "mps", "ImageNet", "CIFAR-10", "MNIST", "Fashion-MNIST",
     "ResNet", "nvidia-smi", "Ctrl", "Esc", "bf16", "fp16", "fp32", "tf32", "lr", "Adam", "AdamW", "SGD",
     "Triton", "DataLoader", "CIFAR", "cuBLAS", "airbench", "Linux", "macOS", "Windows", "Xvfb",
 }
+
+
+# choices that are words, not names: the window says them in the user's language (the config keeps them)
+WORD_CHOICES = {"auto", "off", "synthetic", "stream", "resident", "stop", "shrink"}
 
 
 def _allowed_words() -> set[str]:
     words = set(PRODUCT_WORDS) | set(available_models())
     for bound in BOUNDS.values():
         words.update(bound.choices or ())
+    words -= WORD_CHOICES
     words.update(option for name in BOUNDS for option in (name, name.replace("_", "-")))
     words.update(PRESETS)
     words.update(f.name for f in dataclasses.fields(RunSummary))  # a stored run's summary, by its JSON keys
@@ -82,6 +87,7 @@ def english_words(text: str, allowed: set[str], machine: list[str] | None = None
     text = re.sub(r"`[^`]*`|'[^'\s]*'|gpu-train-monitor(?: [a-z-]+)*", " ", text)  # commands and quoted values
     text = re.sub(r"&[a-z]+;|&(?=[A-Za-z])", "", text)  # entities and accelerators
     text = re.sub(r"\b\w+:\d+\b", " ", text)  # cuda:0
+    text = re.sub(r"\b[a-z_]+=[\w.-]+", " ", text)  # setting=value, as a comparison is typed (placement=stream)
     found = []
     for word in WORD.findall(text):
         bare = word.strip(".-+_:/")
