@@ -38,23 +38,28 @@ class SignalsSeen:
 
 
 @contextlib.contextmanager
-def stop_on_signals(controls: Any, abort_on_repeat: bool = True) -> Iterator[SignalsSeen]:
+def stop_on_signals(controls: Any, abort_on_repeat: bool = True,
+                    announce: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[SignalsSeen]:
     """While a run (or a comparison) trains: the first Ctrl+C or SIGTERM stops it at the next step, as Stop
     does (summary printed, JSON written); a second one aborts. `terminated` says SIGTERM stopped it. SIGUSR1
-    clears the cache and SIGUSR2 pauses or resumes: how a window watching the recorded pid steers the run."""
+    clears the cache and SIGUSR2 pauses or resumes: how a window watching the recorded pid steers the run.
+    Only the signals in `announce` say on stderr that the run stops (a data-parallel run's ranks but rank 0
+    stay quiet)."""
     seen = SignalsSeen()
 
     def on_sigint(signum: int, frame: Any) -> None:
         if abort_on_repeat:  # a rank gets a Ctrl+C twice (the terminal's, then its launcher's): the same stop
             signal.signal(signal.SIGINT, signal.default_int_handler)
-        print("\nstopping at the next step (Ctrl+C again to abort)", file=sys.stderr)
+        if signal.SIGINT in announce:
+            print("\nstopping at the next step (Ctrl+C again to abort)", file=sys.stderr)
         controls.request_stop()
 
     def on_sigterm(signum: int, frame: Any) -> None:
         seen.terminated = True
         if abort_on_repeat:
             signal.signal(signal.SIGTERM, previous_term)  # a second SIGTERM aborts
-        print("\nterminated: stopping at the next step", file=sys.stderr)
+        if signal.SIGTERM in announce:
+            print("\nterminated: stopping at the next step", file=sys.stderr)
         controls.request_stop()
 
     def on_sigusr1(signum: int, frame: Any) -> None:  # the window's Clear cache, for a run it watches

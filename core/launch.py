@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import shutil
 import signal
 import sys
-import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -32,12 +31,14 @@ from core.errors import ConfigError
 from core.message import Message
 from core.message_json import message_from_json, message_to_json
 from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from core.rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
 from core.run_outcome import status_word
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 ENV_STOP_WITH_PID = "GPU_TRAIN_MONITOR_STOP_WITH_PID"  # the window that started this launcher
 START_TIMEOUT_S = 120  # the rendezvous: every rank must have started within this
+RESULT_WAIT_S = 1.0  # a rank that has returned waits this long for the launcher to take its result, then exits
 
 
 def check_world(config: RunConfig) -> None:
@@ -69,12 +70,35 @@ def rank_main(argv: list[str]) -> int:
 
     die_with_launcher()
     ignore_control_signals()
+    _thread_lock_for_progress_bars()
     code = main(argv)
     if code not in (0, EXIT_INTERRUPTED, EXIT_TERMINATED):
         # exit, not return: torch's launcher holds a returning worker until every worker has returned, and
-        # counts only an exit as a failure, which is what makes it stop the others at once
-        raise SystemExit(code)
+        # counts only an exit as a failure, which is what makes it stop the others at once. At once: its
+        # process group's teardown can wait for peers that are gone; everything it had to say is written
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    exit_after_result()
     return code
+
+
+def _thread_lock_for_progress_bars() -> None:
+    """tqdm's default lock is a multiprocessing semaphore, registered with the launcher's resource tracker: a
+    rank that exits at once (or is killed) leaves it registered, and the tracker prints a 'leaked semaphore'
+    warning. A rank's bar is drawn by one process: a thread lock does."""
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
+
+
+def exit_after_result() -> None:
+    """torch's launcher holds a returned worker until it has collected every result, which it never does once
+    it is itself stopping (a SIGTERM or Ctrl+C to it): the worker would sit stopped until SIGKILL. Its result is
+    in the launcher's queue as it returns, so a moment later it exits, 0: the end it returned stands."""
+    timer = threading.Timer(RESULT_WAIT_S, os._exit, args=(0,))
+    timer.daemon = True
+    timer.start()
 
 
 def ignore_control_signals() -> None:
@@ -131,7 +155,7 @@ def rank_folder(nproc: int) -> Iterator[tuple[str, str]]:
     Each worker also gets its share of the CPU cores as torch threads (unless OMP_NUM_THREADS is set), as one
     process would use them all: N processes with torch's default would each fight over every core."""
     uid = uuid.uuid4().hex
-    folder = tempfile.mkdtemp(prefix="gpu-train-monitor-ranks-")
+    folder = make_rank_folder()
     changes = {ENV_RUN_UID: uid, ENV_RANK_DIR: folder,
                "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))}
     before = {name: os.environ.get(name) for name in changes}
@@ -147,21 +171,24 @@ def rank_folder(nproc: int) -> Iterator[tuple[str, str]]:
                 os.environ[name] = value
 
 
-def launch_config(nproc: int, uid: str) -> Any:
+def launch_config(nproc: int, uid: str, folder: str) -> Any:
     """torch's LaunchConfig for `nproc` workers on this machine: no restarts (a failed run is reported, not
-    retried), a rendezvous on a free local port, the others stopped SHUTDOWN_TIMEOUT_S after one failed.
+    retried), a rendezvous on a free local port, the others stopped SHUTDOWN_TIMEOUT_S after one failed, its
+    files in `folder` (the launch's `rank_folder`, removed after it).
     """
+    from torch.distributed.elastic.multiprocessing import DefaultLogsSpecs
     from torch.distributed.launcher.api import LaunchConfig
-    # the launcher's own log (each worker failure as an ERROR with the launcher's traceback, start-up notes):
-    # the failure is said once, in one line that names the rank
-    logging.getLogger("torch.distributed.elastic").setLevel(logging.CRITICAL)
+
+    quiet_launcher_logs()  # the failure is said once, in one line that names the rank
     return LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=nproc, run_id=uid, rdzv_backend="c10d",
                         rdzv_endpoint="localhost:0", max_restarts=0, rdzv_configs={"join_timeout": START_TIMEOUT_S},
-                        monitor_interval=0.1, start_method="spawn", shutdown_timeout=SHUTDOWN_TIMEOUT_S)
+                        monitor_interval=0.1, start_method="spawn", shutdown_timeout=SHUTDOWN_TIMEOUT_S,
+                        logs_specs=DefaultLogsSpecs(log_dir=torch_log_folder(folder)))
 
 
 def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None) -> tuple[int, str]:
-    """Run `argv` (the CLI's arguments) as `config.nproc` ranks; returns (exit code, failure text or "")."""
+    """Run `argv` (the CLI's arguments) as `config.nproc` ranks; returns (exit code, the one line that says how
+    the run ended unless it completed, or ""): "failed: <the rank that caused it>", "stopped: <why>"."""
     from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
     from torch.distributed.launcher.api import elastic_launch
@@ -169,10 +196,10 @@ def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None
     check_world(config)
     ignore_control_signals()  # a stray kill -USR1 of the launcher must not end the run
     stop_with_window()
-    with rank_folder(config.nproc) as (uid, folder):
+    with rank_folder(config.nproc) as (uid, folder), RankWatch(uid, SHUTDOWN_TIMEOUT_S):
         try:
-            results = elastic_launch(launch_config(config.nproc, uid), rank_main)(argv)
-            return int(results.get(0, 1) or 0), ""
+            results = elastic_launch(launch_config(config.nproc, uid, folder), rank_main)(argv)
+            code = int(results.get(0, 1) or 0)
         except ChildFailedError as exc:
             ends = read_rank_ends(folder)
             if any(end.get("user_error") for end in ends.values()):  # bad input: rank 0 has said it in one line
@@ -180,9 +207,13 @@ def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None
             failure = describe_failure(exc.failures, ends, config.nproc)
             if record:
                 mark_failed(runs_db, uid, failure)
-            return 1, failure
+            return 1, f"failed: {failure}"
         except SignalException as exc:  # Ctrl+C, or a signal to the launcher: it passed it on to the ranks,
-            return 128 + int(exc.sigval), ""  # which stopped at a step (rank 0 has said so)
+            code = 128 + int(exc.sigval)  # which stopped at a step
+        rank0 = read_rank_ends(folder).get(0)  # rank 0 leaves its end line to the launcher: said once, here
+        if rank0 is None or rank0["status"] == "completed" or not rank0["message"]:
+            return code, ""
+        return code, f"{rank0['status']}: {rank0['message']}"
 
 
 def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:

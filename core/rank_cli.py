@@ -5,14 +5,16 @@ progress and the summary and records the run)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
+import signal
 import sys
 
 from core.cli import recording, report_finished
 from core.cli_signals import stop_on_signals
 from core.config import RunConfig
-from core.distributed_env import ENV_RUN_UID, RankContext
+from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
 from core.errors import ConfigError
 from core.options import EXIT_CODES, EXIT_USER_ERROR, PROG
 from core.outputs import check_output_path
@@ -51,9 +53,9 @@ def _launch(args: argparse.Namespace, config: RunConfig) -> int:
         from core.datasets import load_dataset
 
         load_dataset(config, torch.device("cpu"))
-    code, failure = launch(args.argv, config, record=not args.no_record, runs_db=args.runs_db)
-    if failure:
-        print(f"{PROG}: failed: {failure}", file=sys.stderr)
+    code, end_line = launch(args.argv, config, record=not args.no_record, runs_db=args.runs_db)
+    if end_line:
+        print(f"{PROG}: {end_line}", file=sys.stderr)
     return code
 
 
@@ -66,18 +68,22 @@ def _rank(args: argparse.Namespace, config: RunConfig, context: RankContext) -> 
     observers: list = [ProgressBar()] if context.is_main else []
     session = DistributedSession(config, context, observers, run_uid=os.environ.get(ENV_RUN_UID))
     # the launcher (or torchrun) passes a Ctrl+C on to ranks that got the terminal's too: a repeat is the same
-    # stop here; the launcher's SIGKILL after its grace period is the hard abort
-    if context.is_main:
-        with recording(args, session.observers), stop_on_signals(session, abort_on_repeat=False) as signals:
+    # stop here; the launcher's SIGKILL after its grace period is the hard abort. Only rank 0 says it stops,
+    # and only for a Ctrl+C: a SIGTERM comes from the launcher, also when another rank has failed
+    launched = bool(os.environ.get(ENV_RANK_DIR))  # by `--nproc`'s launcher, which says how the run ended
+    announce = (signal.SIGINT,) if context.is_main else ()
+    with recording(args, session.observers) if context.is_main else contextlib.nullcontext():
+        with stop_on_signals(session, abort_on_repeat=False, announce=announce) as signals:
             finished = session.run()
-    else:
-        with stop_on_signals(session, abort_on_repeat=False) as signals:
-            finished = session.run()
+        if launched:  # the run is over: the launcher's SIGTERM (another rank failed) must not cut the ending short
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
     record_rank_end(context.rank, finished.status, finished.message, finished.user_error)
+    if launched and not finished.user_error:
+        finished = dataclasses.replace(finished, message="")  # the launcher says it, naming the rank that caused it
     if not context.is_main:
         if finished.user_error:  # every rank meets it (a missing dataset): rank 0 says it once
             return EXIT_USER_ERROR
-        if finished.status not in ("completed", "stopped"):
+        if finished.status not in ("completed", "stopped") and finished.message:  # torchrun's: no launcher of ours
             print(f"{PROG}: rank {context.rank}: {finished.status}: {finished.message}", file=sys.stderr)
         return EXIT_CODES[finished.status]
     return report_finished(args, finished, signals)

@@ -83,11 +83,12 @@ class DataParallelRun(RunControls):
         from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
         from torch.distributed.launcher.api import elastic_launch
 
-        from core.launch import describe_failure, launch_config, rank_folder, read_rank_ends
+        from core.launch import SHUTDOWN_TIMEOUT_S, describe_failure, launch_config, rank_folder, read_rank_ends
+        from core.rank_watch import RankWatch
 
-        with rank_folder(self.config.nproc) as (uid, folder):
+        with rank_folder(self.config.nproc) as (uid, folder), RankWatch(uid, SHUTDOWN_TIMEOUT_S):
             try:
-                elastic_launch(launch_config(self.config.nproc, uid), relay_rank)(
+                elastic_launch(launch_config(self.config.nproc, uid, folder), relay_rank)(
                     self.config.to_dict(), events, self.timeout_s)
             except ChildFailedError as exc:
                 outcome["failure"] = describe_failure(exc.failures, read_rank_ends(folder), self.config.nproc)
