@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSettings, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QIcon
+from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
 
 from core.config import RunConfig
@@ -118,7 +118,7 @@ class MainWindow(QMainWindow):
         self.launched = LaunchedRun(self.controller.launcher, self.log, self.history, self.tabs, lambda: self.state,
                                     self._set_state, self._on_launched_run_ended, self)
         window_layout.add_tabs(self.tabs, [(self.log, self.tr("Log")), (self.history, self.tr("Runs")),
-                                           (self.breakdown_view, self.breakdown_view.tab_title()),
+                                           (self.breakdown_view, self.tr("Memory breakdown")),
                                            (self.nvml_panel, self.tr("GPU (NVML)")),
                                            (self.finder_panel, self.tr("Batch-size finder"))])
         self.plot_tabs = QTabWidget()  # a comparison's race replaces the loss plot while it is on
@@ -137,6 +137,8 @@ class MainWindow(QMainWindow):
         self.resumer = CheckpointResume(self)
         self.menus.add_file_actions(self.history.open_action, self.history.export_action,  # above Save plots
                                     self.resumer.action)
+        self.history.open_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Open))  # Ctrl+O
+        self.history.resume_requested.connect(self.resumer.resume_file)  # a run's checkpoint, from the Runs tab
         self.resize(1280, 860)
 
     def _latest_sample(self) -> Any:
@@ -183,12 +185,25 @@ class MainWindow(QMainWindow):
         """Start a run with `config` (Start, the screenshot mode) or continue the checkpoint `resume`; a
         checkpoint that cannot be resumed raises UserError before anything changes (events queue behind us)."""
         self.controller.start(config, record_memory_history=self.insight.record_history_requested, resume=resume)
-        self.view.reset(config)
+        self.view.reset(self._resolved(config))
         self._run_config = config
         self._starting(self.loss_plot)
         if self.controller.data_parallel:
             self.launched.started(config, self.form.device_kind())
         self._update_controls()
+
+    def _resolved(self, config: RunConfig) -> RunConfig:
+        """`config` with auto's model and device named as this machine resolves them ("starting: tiny-cnn on
+        cpu", not "auto on auto"), for the log; as it is where they cannot be told yet."""
+        from gui.run_estimate import resolved_model
+
+        if not self.form.devices.known:
+            return config
+        device = self.form.resolved_spec(config.device)
+        try:
+            return config.replace(device=device, model=resolved_model(config.model, self.form.devices.kind(device)))
+        except Exception:  # noqa: BLE001 - a name the run itself will refuse, in its own words
+            return config.replace(device=device)
 
     def start_comparison(self, overrides: Sequence[Mapping[str, Any]], name: str,
                          base: RunConfig | None = None) -> str | None:
@@ -307,14 +322,8 @@ class MainWindow(QMainWindow):
     @Slot(bool, str)
     def _on_validity_changed(self, valid: bool, message: str) -> None:
         self.device_watch.show_device()  # set_config changes the device without the combo's own signal
-        self._name_the_memory()
         self._update_controls()
         self._show_estimate()
-
-    def _name_the_memory(self) -> None:
-        """The breakdown tab calls the memory what the selected device's is (the process's on the CPU)."""
-        self.breakdown_view.set_device_kind(self.form.device_kind())
-        self.tabs.setTabText(self.tabs.indexOf(self.breakdown_view), self.breakdown_view.tab_title())
 
     def _show_estimate(self) -> None:
         """The next run's time from a measurement of the same speed settings, or that there is none."""
@@ -335,7 +344,9 @@ class MainWindow(QMainWindow):
                                 compare_problem)
         self.insight.update_controls(running, self.torch_loaded, kind)
         self.menus.update_for(self.state, self.controller.can_checkpoint)
-        self.resumer.update_for(not running and self.torch_loaded and not self.insight.searching)
+        can_start = not running and self.torch_loaded and not self.insight.searching
+        self.resumer.update_for(can_start)
+        self.history.set_can_start(can_start)
 
     # ---- persistence and closing -----------------------------------------------------------------
     def _splitters(self) -> dict[str, QSplitter]:
@@ -352,6 +363,14 @@ class MainWindow(QMainWindow):
         if self.controller.data_parallel:
             self.controller.shutdown(CLOSE_WAIT_MS)
 
+    def _show_closing(self) -> None:
+        """Quit waits seconds for the run to stop: say so now (painted before the wait blocks the window) and
+        grey Quit out meanwhile."""
+        self.menus.quit_action.setEnabled(False)
+        self.state_status.setText(RunState.STOPPING.shown)
+        self.statusBar().showMessage(self.tr("stopping the run before closing…"))
+        self.statusBar().repaint()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop a run before closing; never let a running QThread be destroyed."""
         if not self.insight.shutdown(CLOSE_WAIT_MS):
@@ -365,6 +384,8 @@ class MainWindow(QMainWindow):
         if self._stopping_processes:  # closed again (Ctrl+C) while the processes stop: that close goes on
             event.ignore()
             return
+        if self.controller.data_parallel or self.controller.running:
+            self._show_closing()
         if self.controller.data_parallel:
             self._set_state(RunState.STOPPING)
             self._stopping_processes = True
@@ -380,6 +401,7 @@ class MainWindow(QMainWindow):
                 self.log.add(self.tr("waiting for the current step to finish before closing"), "warning")
                 event.ignore()
                 return
+        self.menus.quit_action.setEnabled(True)
         self.device_watch.stop()
         self.insight.stop()
         self.view.stop()

@@ -6,6 +6,7 @@ its memory lines, its images/s under the total, and its memory breakdown (picked
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Mapping
@@ -16,16 +17,20 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer, Slot
 from core import event_text
 from core.config import RunConfig
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
-                         RunFinished, RunStarted, SnapshotSaved, StepsReported)
+                         RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
+from core.message import Message
 from gui.breakdown_view import BreakdownView
 from gui.core_text import core_text
-from gui.form_text import LABELS, choice_text, label
+from gui.form_text import label
+from gui.form_widgets import choice_text
+from gui.locale_format import integer
 from gui.log_panel import LogPanel
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.rank_display import RankDisplay
 from gui.stats_panel import RateMedian, StatsPanel
 from gui.status_text import status_text
+from gui.stored_run_text import plain_event_line
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 # memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the
@@ -42,28 +47,22 @@ def shown_value(value: Any) -> str:
         return QCoreApplication.translate("run_view", "yes") if value else QCoreApplication.translate(
             "run_view", "no")
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{name}: {_config_value(name, item)}" for name, item in value.items()) + "}"
+        return "{" + ", ".join(f"{name}: {shown_value(item)}" for name, item in value.items()) + "}"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(shown_value(item) for item in value) + "]"
     return str(value)
 
 
 def config_text(config: Mapping[str, Any]) -> str:
-    """Every field of a run's config as `label=value`, for the log: in the form's words, names and values
-    alike (batch size, off, yes in the user's language); values that are names (resnet18, cuda:0) as they are."""
+    """Every field of a run's config as `name=value` (the names and values the CLI's options take), for the
+    log."""
     return QCoreApplication.translate("run_view", ", ", "between the fields of the logged config").join(
-        f"{label(name) if name in LABELS else name}={_config_value(name, value)}" for name, value in config.items())
-
-
-def _config_value(field: str, value: Any) -> str:
-    """A config value as the form shows it: a word choice in the user's language (off, synthetic), a name as
-    it is, yes/no/not set translated."""
-    return choice_text(field, value) if isinstance(value, str) else shown_value(value)
+        f"{name}={shown_value(value)}" for name, value in config.items())
 
 
 def fields_lines(values: Mapping[str, Any]) -> str:
     """One `name = value` line per field, sorted by name (a recorded config or summary, to read whole)."""
-    return "\n".join(f"{name} = {_config_value(name, values[name])}" for name in sorted(values))
+    return "\n".join(f"{name} = {shown_value(values[name])}" for name in sorted(values))
 
 
 class RunView(QObject):
@@ -78,6 +77,7 @@ class RunView(QObject):
         self.breakdown_view = BreakdownView()
         self.log = LogPanel()
         self.last_sample: Any = None  # the latest core.memory.MemorySample shown
+        self._oom_logged: str | None = None
         self.redraw_timer = QTimer(self)
         self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
         self.redraw_timer.timeout.connect(self._on_redraw_timer)
@@ -88,7 +88,9 @@ class RunView(QObject):
         self.redraw_timer.start()
 
     def reset(self, config: RunConfig) -> None:
-        """A run is starting: empty plots, numbers and breakdown; log what was asked for."""
+        """A run is starting: empty plots, numbers and breakdown; log what was asked for (`config` with its
+        auto model and device resolved where the window knows them)."""
+        self._oom_logged = None  # the out of memory logged last: the run's end does not repeat it
         self.loss_plot.clear()
         self.memory_plot.clear()
         self.stats.reset(0, config.epoch_limit)
@@ -106,9 +108,10 @@ class RunView(QObject):
                 self.show_sample(event.memory)
                 if event.ranks:  # a data-parallel run: every rank's sample, at rank 0's time
                     self.ranks.show_samples(event.memory.time_s, event.ranks)
-            case RunStarted():
+            case RunStarted():  # a run of max_steps: its epochs counted from the steps ("Epoch 3 / 10")
                 self.rates.clear()
-                self.stats.reset(event.total_steps, event.epochs)
+                self.stats.reset(event.total_steps, event.epochs or math.ceil(event.total_steps /
+                                                                              max(event.steps_per_epoch, 1)))
                 self.ranks.set_ranks(event.rank_devices if event.world_size > 1 else ())
                 self.memory_plot.add_sample(event.memory)
                 self.log.add(core_text(event_text.run_started(event)))
@@ -116,6 +119,10 @@ class RunView(QObject):
             case EpochEnded():
                 self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy, event.complete)
                 self.log.add(core_text(event_text.epoch_ended(event)))
+            case RunPaused() | RunResumed():
+                self.log.add(plain_event_line(type(event).__name__, {"step": integer(event.step)}))
+                if isinstance(event, RunPaused):  # no time left counts down while paused
+                    self.stats.values["eta"].setText(self.tr("paused"))
             case CacheCleared():
                 self.show_cache_cleared(event)
             case MemoryBreakdown():
@@ -125,6 +132,7 @@ class RunView(QObject):
             case CheckpointSaved():
                 self.log.add(core_text(event_text.checkpoint_saved(event)))
             case OutOfMemory():
+                self._oom_logged = event.message
                 self.memory_plot.add_marker(time.monotonic(), status_text("oom"), error=True)
                 self.log.add(core_text(event_text.out_of_memory(event)),
                              "error" if event.action == "stop" else "warning")
@@ -135,9 +143,22 @@ class RunView(QObject):
                 if event.summary is not None:  # its own figures: the same as its log line and its Runs row
                     self.memory_plot.hold_peak(event.summary.peak_allocated_bytes)  # held at rest too
                     self.stats.show_end(event.summary.samples_per_s, event.summary.peak_allocated_bytes)
-                self.log.add(core_text(event_text.run_finished(event)), "error" if failed else "info")
+                self.log.add(core_text(event_text.run_finished(self._said_once(event))), "error" if failed else "info")
                 if failed and (event.status != "failed" or not event.user_error):  # a bad option is no event
                     self.memory_plot.add_marker(time.monotonic(), status_text(event.status), error=True)
+
+    def _said_once(self, event: RunFinished) -> RunFinished:
+        """A run stopped by an out of memory already logged: its end says only what to try (the failure was
+        logged twice), and in the window's words (its field, not the CLI's --on-oom)."""
+        message = event.message
+        if (event.status != "oom" or not isinstance(message, Message) or message.template != "{problem}; {hint}"
+                or str(message.params.get("problem")) != str(self._oom_logged)):
+            return event
+        hint = message.params.get("hint")
+        if isinstance(hint, Message) and hint.template == "try a smaller batch size or --on-oom shrink":
+            hint = self.tr("try a smaller batch size, or set {setting} to {shrink}").format(
+                setting=label("on_oom"), shrink=choice_text("on_oom", "shrink"))
+        return dataclasses.replace(event, message=hint)
 
     def show_crash(self, message: str) -> None:
         """An exception escaped the session: its first line, then the traceback, in the log."""

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTabWidget,
                                QVBoxLayout, QWidget)
 
@@ -73,6 +73,8 @@ class StoredRunView(QWidget):
         self.setWindowTitle(self.tr("Run #{run_id} — GPU Training Monitor").format(run_id=run_id))
         self.resize(1100, 780)
         self._build(row)
+        for keys in ("Esc", "Ctrl+W"):  # a window of its own among many: closed as a dialog or a tab is
+            QShortcut(QKeySequence(keys), self).activated.connect(self.close)
 
         self.loader = RunLoader(link.path, self.feed, self)  # the first read, however long, off the GUI thread
         self.loader.loaded.connect(self._on_loaded)

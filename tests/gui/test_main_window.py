@@ -13,6 +13,8 @@ from gui.main_window import MainWindow
 from gui.run_state import RunState
 from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
+OFF_ON_CPU = {"pin_memory": False, "non_blocking": False}  # greyed out on the CPU: not in effect
+
 RUN_TIMEOUT_MS = 60_000
 
 
@@ -71,7 +73,7 @@ def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
     assert window.stats.progress.value() == FAST.max_steps
     assert window.stats.values["epoch"].text() == "1"  # no epoch total: max_steps bounds this run
     log = log_text(window)
-    assert "training tiny-cnn on cpu (" in log and "config: Device=cpu, Model=tiny-cnn, Dataset=synthetic" in log
+    assert "training tiny-cnn on cpu (" in log and "config: device=cpu, model=tiny-cnn, dataset=synthetic" in log
     assert f"batch 32, {FAST.max_steps} steps over as many epochs as that takes" in log  # max_steps alone
     assert "epoch 1: train loss" in log
     assert f"finished: {FAST.max_steps} steps" in log
@@ -262,8 +264,8 @@ def test_settings_and_geometry_survive_a_restart(qtbot, make_window, tmp_path):
     assert first.close()
 
     second = make_window(None, QSettings(path, QSettings.Format.IniFormat))
-    assert second.form.config() == chosen
-    assert second.form.values() == chosen.to_dict()
+    assert second.form.config() == chosen.replace(**OFF_ON_CPU)
+    assert second.form.values() == chosen.replace(**OFF_ON_CPU).to_dict()
     # the offscreen screen is 800 px wide, narrower than the window's minimum: Qt fits the width to the
     # screen on restore, so the height and the splitters are what can be compared here
     assert second.height() == 700
@@ -279,7 +281,7 @@ def test_settings_and_geometry_survive_a_restart(qtbot, make_window, tmp_path):
 def test_unusable_saved_settings_fall_back_to_defaults(make_window, settings):
     settings.setValue("config", json.dumps({"batch_size": -5, "model": "tiny-cnn"}))
     window = make_window(None)
-    assert window.form.config() == RunConfig()
+    assert window.form.config() == RunConfig(**OFF_ON_CPU)  # auto is the CPU here
     assert "saved settings could not be used" in log_text(window)
 
 
@@ -390,7 +392,7 @@ def test_settings_saved_before_the_fast_paths_and_auto_still_load(make_window, s
     older = {k: v for k, v in FAST.to_dict().items() if k not in ("compile", "cudnn_benchmark", "fused_optimizer")}
     settings.setValue("config", json.dumps({**older, "model": "resnet18"}))
     window = make_window(None)
-    assert window.form.config() == FAST.replace(model="resnet18")  # the new fields take their defaults
+    assert window.form.config() == FAST.replace(model="resnet18", **OFF_ON_CPU)  # new fields: their defaults
     assert "saved settings could not be used" not in log_text(window)
 
 
@@ -412,3 +414,45 @@ def test_compare_is_off_for_more_than_one_process_and_says_why(window):
     assert window.compare_button.toolTip() == "A comparison races runs of one process each: set the process count to 1"
     assert window.start_comparison([{"amp": "off"}, {"channels_last": True}], "x") == window.compare_button.toolTip()
     assert not window.controller.running
+
+
+def test_the_first_log_line_names_the_model_and_device_auto_stands_for(qtbot, window):
+    """It read "starting: auto on auto": the window knows what auto resolves to on this machine."""
+    config = FAST.replace(model="auto", device="auto")
+    window.form.set_config(config)
+    with qtbot.waitSignal(window.run_ended, timeout=60_000):
+        window.start_run(config)
+    assert "starting: tiny-cnn on cpu, synthetic" in log_text(window)
+    assert "auto on auto" not in log_text(window)
+
+
+def test_ctrl_o_opens_the_selected_run(qtbot, window):
+    from PySide6.QtGui import QKeySequence
+
+    with qtbot.waitSignal(window.run_ended, timeout=60_000):
+        window.start_run(FAST)
+    window.history.reveal()
+    window.history.refresh()
+    window.history.select(window.history.proxy.run_id(0))
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    assert window.history.open_action.shortcut() == QKeySequence(QKeySequence.StandardKey.Open)
+    qtbot.keyClick(window.history.table, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: bool(window.history.views), timeout=5000)
+    for view in list(window.history.views.values()):
+        view.close()
+
+
+def test_quit_says_the_run_is_stopping_and_is_greyed_out_meanwhile(qtbot, window):
+    """Quit took seconds with nothing on screen: the status bar says why before the wait."""
+    start(qtbot, window, ENDLESS)
+    seen: list[tuple[str, bool]] = []
+    shutdown = window.controller.shutdown
+
+    def watched_shutdown(*args):
+        seen.append((window.statusBar().currentMessage(), window.menus.quit_action.isEnabled()))
+        return shutdown(*args)
+
+    window.controller.shutdown = watched_shutdown
+    assert window.close()
+    assert seen and seen[0] == ("stopping the run before closing…", False)

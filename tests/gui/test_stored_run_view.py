@@ -286,6 +286,20 @@ def test_a_recorded_checkpoint_reads_as_the_live_log_words_it(open_view, tmp_pat
     assert "checkpoint saved at step 12 (the run ended mid-epoch)" in event_text.checkpoint_saved(saved)
     assert event_text.checkpoint_saved(saved) in view.log.toPlainText()
 
+
+@pytest.mark.parametrize("keys", ["Esc", "Ctrl+W"])
+def test_a_run_window_closes_on_esc_and_ctrl_w(finished, open_view, qtbot, keys):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QKeySequence
+
+    view = open_view(*finished)
+    view.activateWindow()
+    qtbot.waitUntil(view.isActiveWindow)
+    combination = QKeySequence(keys)[0]
+    qtbot.keyClick(view, combination.key(), combination.keyboardModifiers())
+    qtbot.waitUntil(lambda: not view.isVisible())
+
+
 def test_the_runs_tab_and_the_run_s_window_word_a_data_parallel_device_alike(parallel_events, open_view, tmp_path,
                                                                                qtbot):
     """The Runs tab said 'cpu' where the run's own window said 'cpu x2': one wording in both."""
@@ -302,6 +316,7 @@ def test_the_runs_tab_and_the_run_s_window_word_a_data_parallel_device_alike(par
         panel.stop()
     assert shown == "cpu ×2"
     assert shown in view.header.text()
+
 
 def test_a_run_this_window_launched_is_controlled_from_its_own_window(parallel_events, open_view, tmp_path, qtbot):
     """A data-parallel run the window started (rank 0 is a process of its child): its window offers Stop, Pause
