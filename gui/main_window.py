@@ -118,7 +118,7 @@ class MainWindow(QMainWindow):
         self.launched = LaunchedRun(self.controller.launcher, self.log, self.history, self.tabs, lambda: self.state,
                                     self._set_state, self._on_launched_run_ended, self)
         window_layout.add_tabs(self.tabs, [(self.log, self.tr("Log")), (self.history, self.tr("Runs")),
-                                           (self.breakdown_view, self.tr("Memory breakdown")),
+                                           (self.breakdown_view, self.breakdown_view.tab_title()),
                                            (self.nvml_panel, self.tr("GPU (NVML)")),
                                            (self.finder_panel, self.tr("Batch-size finder"))])
         self.plot_tabs = QTabWidget()  # a comparison's race replaces the loss plot while it is on
@@ -322,8 +322,14 @@ class MainWindow(QMainWindow):
     @Slot(bool, str)
     def _on_validity_changed(self, valid: bool, message: str) -> None:
         self.device_watch.show_device()  # set_config changes the device without the combo's own signal
+        self._name_the_memory()
         self._update_controls()
         self._show_estimate()
+
+    def _name_the_memory(self) -> None:
+        """The breakdown tab calls the memory what the selected device's is (the process's on the CPU)."""
+        self.breakdown_view.set_device_kind(self.form.device_kind())
+        self.tabs.setTabText(self.tabs.indexOf(self.breakdown_view), self.breakdown_view.tab_title())
 
     def _show_estimate(self) -> None:
         """The next run's time from a measurement of the same speed settings, or that there is none."""

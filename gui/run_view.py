@@ -21,8 +21,7 @@ from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, 
 from core.message import Message
 from gui.breakdown_view import BreakdownView
 from gui.core_text import core_text
-from gui.form_text import label
-from gui.form_widgets import choice_text
+from gui.form_text import LABELS, choice_text, label
 from gui.locale_format import integer
 from gui.log_panel import LogPanel
 from gui.loss_plot import LossPlot
@@ -47,22 +46,28 @@ def shown_value(value: Any) -> str:
         return QCoreApplication.translate("run_view", "yes") if value else QCoreApplication.translate(
             "run_view", "no")
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{name}: {shown_value(item)}" for name, item in value.items()) + "}"
+        return "{" + ", ".join(f"{name}: {_config_value(name, item)}" for name, item in value.items()) + "}"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(shown_value(item) for item in value) + "]"
     return str(value)
 
 
 def config_text(config: Mapping[str, Any]) -> str:
-    """Every field of a run's config as `name=value` (the names and values the CLI's options take), for the
-    log."""
+    """Every field of a run's config as `label=value`, for the log: in the form's words, names and values
+    alike (batch size, off, yes in the user's language); values that are names (resnet18, cuda:0) as they are."""
     return QCoreApplication.translate("run_view", ", ", "between the fields of the logged config").join(
-        f"{name}={shown_value(value)}" for name, value in config.items())
+        f"{label(name) if name in LABELS else name}={_config_value(name, value)}" for name, value in config.items())
+
+
+def _config_value(field: str, value: Any) -> str:
+    """A config value as the form shows it: a word choice in the user's language (off, synthetic), a name as
+    it is, yes/no/not set translated."""
+    return choice_text(field, value) if isinstance(value, str) else shown_value(value)
 
 
 def fields_lines(values: Mapping[str, Any]) -> str:
     """One `name = value` line per field, sorted by name (a recorded config or summary, to read whole)."""
-    return "\n".join(f"{name} = {shown_value(values[name])}" for name in sorted(values))
+    return "\n".join(f"{name} = {_config_value(name, values[name])}" for name in sorted(values))
 
 
 class RunView(QObject):

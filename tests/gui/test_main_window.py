@@ -73,7 +73,7 @@ def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
     assert window.stats.progress.value() == FAST.max_steps
     assert window.stats.values["epoch"].text() == "1"  # no epoch total: max_steps bounds this run
     log = log_text(window)
-    assert "training tiny-cnn on cpu (" in log and "config: device=cpu, model=tiny-cnn, dataset=synthetic" in log
+    assert "training tiny-cnn on cpu (" in log and "config: Device=cpu, Model=tiny-cnn, Dataset=synthetic" in log
     assert f"batch 32, {FAST.max_steps} steps over as many epochs as that takes" in log  # max_steps alone
     assert "epoch 1: train loss" in log
     assert f"finished: {FAST.max_steps} steps" in log

@@ -8,7 +8,9 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from core.memory import MemorySample
 from core.config import RunConfig
+from gui.form_text import label
 from gui.run_view import MEMORY_REDRAW_INTERVAL_S, RunView, config_text
+from translator_support import translated
 
 GB = 1_000_000_000
 FAST_CONFIG = RunConfig(model="tiny-cnn", device="cpu", max_steps=76).to_dict()
@@ -66,40 +68,24 @@ def test_the_memory_plot_waits_its_interval_then_draws_every_sample(view):
     assert drawn(view.memory_plot.curves["allocated"]) == 4  # all the samples that waited
 
 
-def test_the_logged_config_names_every_field_with_the_values_the_options_take():
+def test_the_logged_config_names_every_field_as_the_form_does():
     config = RunConfig(model="tiny-cnn", device="cpu", lr=3e-4, download=True, epochs=None).to_dict()
     text = config_text(config)
     fields = text.split(", ")
-    assert [field.split("=", 1)[0] for field in fields] == list(config)  # every field, in order
-    assert "model=tiny-cnn" in fields and "lr=0.0003" in fields
-    assert "download=yes" in fields and "channels_last=no" in fields and "epochs=not set" in fields
+    assert [field.split("=", 1)[0] for field in fields] == [label(name) for name in config]  # every field, in order
+    assert "Model=tiny-cnn" in fields and "Learning rate=0.0003" in fields
+    assert "Download=yes" in fields and "channels_last=no" in fields and "Epochs=not set" in fields
 
 
-def test_the_panel_shows_the_run_s_median_speed_and_peak_as_its_log_line_does_and_keeps_them_at_rest(view):
-    """The panel showed the last report's images/s, unlabelled, and the last report's peak (1.33 GB) where the
-    log and the Runs table said 1.45 GB; at rest the idle poll then pulled the peak line down."""
-    import dataclasses
-
-    from core.events import RunFinished, StepsReported
-    from core.summary import RunSummary
-
-    def report(step: int, rate: float, peak: int) -> StepsReported:
-        memory = dataclasses.replace(sample(float(step), GB), peak_allocated_bytes=peak)
-        return StepsReported(step, 1, step, (2.0,), step * 32, rate, float(step), None, 32, memory, 10)
-
-    for step, rate in enumerate((40.0, 100.0, 130.0, 80.0), start=1):  # the first report is the warm-up
-        view.show(report(step, rate, 1_330_000_000))
-    assert view.stats.values["speed"].text() == "100"  # the median after the warm-up, not the last report's 80
-    from PySide6.QtWidgets import QLabel
-    assert "Images/s (median)" in [label.text() for label in view.stats.findChildren(QLabel)]  # named as it is
-    summary = RunSummary("completed", 4, 128, 2.0, 100.0, 2.0, 2.0, None, "cpu", "", 1_450_000_000, 0, 1_450_000_000,
-                         {})
-    view.show(RunFinished("completed", 4, "", False, summary))
-    assert "100 images/s, peak 1.45 GB" in view.log.lines()[-1]
-    assert (view.stats.values["speed"].text(), view.stats.values["peak"].text()) == ("100", "1.45 GB")
-    view.show_sample(sample(9.0, GB))  # the idle poll: the window's own probe, which did not watch the run
-    assert view.stats.values["peak"].text() == "1.45 GB"
-    assert view.memory_plot.data.column(3)[-1] == 1_450_000_000  # the peak line does not fall at the run's end
+def test_in_chinese_the_logged_config_has_chinese_names_and_words_and_keeps_names(qapp):
+    """The config line said 'amp=off' beside '是': names and words in one language, names (tiny-cnn) as they are."""
+    config = RunConfig(model="tiny-cnn", device="cpu", amp="off", dataset="synthetic", download=True).to_dict()
+    with translated({("form_text", "Mixed precision"): "混合精度", ("form_widgets", "off"): "关闭",
+                     ("form_text", "Dataset"): "数据集", ("form_widgets", "synthetic"): "合成数据",
+                     ("form_text", "Model"): "模型", ("form_text", "Download"): "下载", ("run_view", "yes"): "是"}):
+        fields = config_text(config).split(", ")
+    assert "混合精度=关闭" in fields and "数据集=合成数据" in fields and "下载=是" in fields
+    assert "模型=tiny-cnn" in fields and "device=cpu" not in fields
 
 
 def test_an_out_of_memory_that_stops_the_run_is_logged_once_in_the_window_s_words(view):
