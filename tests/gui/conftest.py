@@ -6,7 +6,7 @@ Runs use tiny-cnn on the CPU with a few hundred synthetic images, so a real run 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QLocale, QSettings
 
 from core.config import RunConfig
 from gui_support import FAST, fail_if_qthreads_left, running_qthreads as _running_qthreads
@@ -18,6 +18,15 @@ def no_qthread_left_running(qtbot):
     test would inherit its events, and a QThread destroyed while running aborts the whole process."""
     yield
     fail_if_qthreads_left(qtbot)
+
+
+@pytest.fixture(autouse=True)
+def numbers_as_on_any_machine():
+    """Each test starts with Qt's C locale, whatever the machine's (a German one wrote a loss of 1.376 as
+    '1,376'): the same digits on every machine. A test about another locale sets it itself, and some restore
+    `QLocale.system()` after them, so this is set before every test, not once."""
+    QLocale.setDefault(QLocale.c())
+    yield
 
 
 @pytest.fixture
