@@ -106,14 +106,17 @@ def limit_text(limit: ProcessLimit) -> str:
 
 
 def describe_host(where: str, batch_size: int, requested: int | None, free: int, limit: ProcessLimit | None) -> str:
-    """The CPU's 'out of memory at step 3 with batch size 512: asked for 671 MB; the process is limited to ...,
-    1.29 GB of it left once the failed step's memory was given back': no allocator cache to speak of, the
-    limit that ran out when there is one, and what is free now (read after the release, at each failure)."""
+    """The CPU's 'out of memory at step 3 with batch size 512: asked for 671 MB, more than the process's limit
+    had left at that moment; the process is limited to ..., 1.29 GB of it left once the failed step's memory was
+    given back': no allocator cache to speak of, the limit that ran out when there is one, and what is free
+    now (read after the release, at each failure: the failed step's tensors are gone by then)."""
     from core.units import format_bytes
 
     asked = (Message("out of memory {where} with batch size {batch_size}: asked for {requested}", where=where,
                      batch_size=batch_size, requested=format_bytes(requested)) if requested else
              Message("out of memory {where} with batch size {batch_size}", where=where, batch_size=batch_size))
+    if requested and limit is not None and limit.kind != "cgroup":  # an rlimit refuses exactly what does not fit
+        asked = Message("{asked}, more than the process's limit had left at that moment", asked=asked)
     if limit is None:
         return Message("{asked}; {free} of system memory available once the failed step's memory was given back",
                        asked=asked, free=format_bytes(free))

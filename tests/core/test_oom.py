@@ -268,6 +268,7 @@ def test_a_real_cpu_failure_under_ulimit_v_names_the_limit_and_reads_free_memory
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["status"] == "completed" and result["capacity"] == limit
     first, second = result["messages"]
-    assert "asked for 8.59 GB; the process is limited to 5.12 GB of address space by ulimit -v (RLIMIT_AS)" in first
+    assert ("asked for 8.59 GB, more than the process's limit had left at that moment; the process is limited to "
+            "5.12 GB of address space by ulimit -v (RLIMIT_AS)") in first
     assert "reserved but unallocated" not in first + second
     assert result["free"][0] - result["free"][1] >= 80_000_000  # the 100 MB kept since the first failure

@@ -192,7 +192,8 @@ def test_a_cpu_failure_under_a_process_limit_names_the_limit_not_an_allocators_c
     limited = oom.event(message, oom.where_in_training(3), 2, 512, True, cpu, 1430 * MB, "train",
                         ProcessLimit("RLIMIT_AS", 5 * GB, 3570 * MB))
     assert "reserved but unallocated" not in limited.message
-    assert limited.message == ("out of memory at step 3 with batch size 512: asked for 1.07 GB; the process is "
+    assert limited.message == ("out of memory at step 3 with batch size 512: asked for 1.07 GB, more than the "
+                               "process's limit had left at that moment; the process is "
                                "limited to 5.00 GB of address space by ulimit -v (RLIMIT_AS), which counts mapped "
                                "libraries too, not only resident memory, 1.43 GB of it left once the failed step's "
                                "memory was given back; continuing with batch size 256")
