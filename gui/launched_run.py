@@ -14,11 +14,13 @@ from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
 from core.config import RunConfig
 from gui.history_panel import HistoryPanel
+from gui.launched_feed import LaunchedFeed
 from gui.launch_end import LaunchEnd
 from gui.launch_text import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
 from gui.log_panel import LogPanel
 from gui.rank_launcher import RankLauncher
 from gui.run_state import RunState
+from gui.run_view import RunView
 
 ENDED_WELL = ("completed", "stopped")
 
@@ -37,9 +39,12 @@ class LaunchedRun(QObject):
 
     def __init__(self, launcher: RankLauncher, log: LogPanel, history: HistoryPanel, tabs: QTabWidget,
                  state: Callable[[], RunState], set_state: Callable[[RunState], None],
-                 finished: Callable[[RunState], None], parent: QObject | None = None) -> None:
+                 finished: Callable[[RunState], None], parent: QObject | None = None,
+                 view: RunView | None = None) -> None:
         super().__init__(parent)
         self.launcher, self.log, self.history, self.tabs = launcher, log, history, tabs
+        # the window's own plots and numbers, read back from the store as the run records
+        self.feed = LaunchedFeed(view, history.link, self) if view is not None else None
         self._state, self._set_state, self._finished = state, set_state, finished
         self.nproc, self.gpus = 0, False  # how many processes the run has, and whether they are GPUs
         self.closing_dialog: QProgressDialog | None = None  # shown while the window waits for the processes
@@ -55,6 +60,8 @@ class LaunchedRun(QObject):
     @Slot(int)
     def _on_found(self, run_id: int) -> None:
         self.log.add(recording_text(run_id, self.launcher.found_after_s))
+        if self.feed is not None:
+            self.feed.follow(run_id)
         if self._state() is RunState.STARTING:
             self._set_state(RunState.RUNNING)
         self.history.refresh()
@@ -74,6 +81,8 @@ class LaunchedRun(QObject):
 
     @Slot(object)
     def _on_ended(self, end: LaunchEnd) -> None:
+        if self.feed is not None:
+            self.feed.finish()
         self.log.add(end_text(end, self.nproc, self.gpus), "info" if end.status in ENDED_WELL else "error")
         if end.status in ENDED_WELL and end.run_id is not None:
             self.launcher.remove_log()  # the store holds the run; the output mattered only for a failure

@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
         self.history = HistoryPanel(self.controller.store_path, self.loss_plot, self.memory_plot)
         self.history.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.launched = LaunchedRun(self.controller.launcher, self.log, self.history, self.tabs, lambda: self.state,
-                                    self._set_state, self._on_launched_run_ended, self)
+                                    self._set_state, self._on_launched_run_ended, self, view=self.view)
         window_layout.add_tabs(self.tabs, [(self.log, self.tr("Log")), (self.history, self.tr("Runs")),
                                            (self.breakdown_view, self.breakdown_view.tab_title()),
                                            (self.nvml_panel, self.tr("GPU (NVML)")),

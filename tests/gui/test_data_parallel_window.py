@@ -77,6 +77,11 @@ def test_pause_clear_and_stop_reach_a_two_process_run_which_ends_stopped_with_no
     assert row.status == "running" and row.pid in {p.pid for p in processes} and row.pid != launcher.process.pid
     assert row.world_size == 2
     assert "recording as run" in "\n".join(window.log.lines())
+    # the main window shows the run as it trains, read back from the store (it said Step 0 / 0, empty plots)
+    qtbot.waitUntil(lambda: len(window.loss_plot.data) > 0, timeout=START_TIMEOUT_MS)
+    step, total = window.stats.values["step"].text().replace(",", "").split(" / ")
+    assert int(step) > 0 and int(total) > 0 and window.stats.values["speed"].text() != ""
+    assert len(window.memory_plot.data) > 0
 
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)  # SIGUSR2 to rank 0
     qtbot.waitUntil(lambda: window.state is RunState.PAUSED, timeout=10_000)  # once the run recorded it
