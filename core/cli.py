@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, UserError
+from core.message import Message
 from core.distributed_env import DEFAULT_TIMEOUT_S
 from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
                           EXIT_USER_ERROR, PROG, OneLineParser, add_checkpoint_options, add_finder_options,
@@ -146,6 +147,10 @@ def command_run(args: argparse.Namespace) -> int:
     config = resumed_config_from_args(args) if args.resume else config_from_args(args)  # UserError -> exit 2
     check_distinct_outputs({"summary_json": args.summary_json, "memory_snapshot": args.memory_snapshot},
                            command_protection(args, [config]))  # never the store, the checkpoint or the data
+    if args.sync_bn and context is None and config.nproc == 1:  # an option that would do nothing is refused
+        raise ConfigError("sync_bn", Message("synchronises BatchNorm over the processes of a data-parallel run, and "
+                                             "this run is one process; add --nproc N (2 or more) or leave --sync-bn "
+                                             "out"))
     if context is not None or config.nproc > 1:
         from core.rank_cli import command_data_parallel
 

@@ -1,11 +1,12 @@
 """The command line's output: stdout that fails without a traceback, and JSON files beside it.
 
-A closed stdout (`| head`) or a full disk (`> /dev/full`) ends a command with exit 1 and at most one line,
-as Python's documentation advises for SIGPIPE.
+A reader that left (`| head`), a closed stdout (`>&-`) or a full disk (`> /dev/full`) ends a command with
+exit 1 and at most one line, as Python's documentation advises for SIGPIPE.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from typing import Any
@@ -24,6 +25,8 @@ class StdoutFailed(Exception):
 
 def out(text: str) -> None:
     """print() to stdout; a failure there becomes StdoutFailed, which main() reports without a traceback."""
+    if sys.stdout is None:  # started with stdout closed (`>&-`): print() would drop the text without a word
+        raise StdoutFailed(OSError(errno.EBADF, os.strerror(errno.EBADF)))
     try:
         print(text)
     except OSError as exc:
@@ -31,6 +34,8 @@ def out(text: str) -> None:
 
 
 def flush_stdout() -> None:
+    if sys.stdout is None:  # closed from the start, and nothing was written to it (out() raises first)
+        return
     try:
         sys.stdout.flush()
     except OSError as exc:

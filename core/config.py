@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -248,7 +249,23 @@ def validate_field(name: str, value: Any) -> Any:
         value = value.lower()
     if name == "data_dir":
         value = str(Path(value).expanduser())
+        _check_name_lengths(name, value)
     return value
+
+
+NAME_MAX = 255  # bytes in one file or folder name on Linux and macOS file systems (Windows counts characters)
+
+
+def _check_name_lengths(name: str, path: str) -> None:
+    """A name longer than any file system allows is bad input named at once, not an OSError mid-run."""
+    if os.name == "nt":
+        return
+    for part in Path(path).parts:
+        length = len(os.fsencode(part))
+        if length > NAME_MAX:
+            raise ConfigError(name, Message("the folder name {start}... in it is {length} bytes long; file "
+                                            "systems allow at most {limit}", start=part[:16], length=length,
+                                            limit=NAME_MAX))
 
 
 def _out_of_range(name: str, value: Any) -> ConfigError:

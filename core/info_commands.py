@@ -7,12 +7,21 @@ import json
 import sys
 
 from core.cli_io import out, save_json
+from core.errors import ConfigError
+from core.message import Message
 from core.options import EXIT_USER_ERROR, config_from_args
 from core.outputs import check_distinct_outputs, check_output_path, command_protection
 
 
 def command_find_batch_size(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    if config.nproc > 1:  # the search is one process: options that would do nothing are refused
+        raise ConfigError("nproc", Message("find-batch-size measures one process on one device; leave --nproc out "
+                                           "(each process of a data-parallel run trains batch_size / nproc images, "
+                                           "so it can take nproc times the batch size found)"))
+    if args.sync_bn:
+        raise ConfigError("sync_bn", Message("find-batch-size measures one process on one device; leave --sync-bn "
+                                             "out"))
     from core.batch_finder import Trial, check_search_options, find_batch_size  # torch loads lazily
 
     check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"

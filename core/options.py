@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from core.config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
 from core.errors import ConfigError, UserError
+from core.message import Message
 
 if TYPE_CHECKING:
     from core.checkpoint import CheckpointPolicy
@@ -183,5 +184,9 @@ def comparison_from_args(args: argparse.Namespace) -> tuple[RunConfig, list[dict
 
     base = config_from_args(args)
     overrides = [parse_overrides(text) for text in args.vs or []]
-    plan(base, overrides)  # the count, the ranges, duplicates: before torch loads
+    contenders = plan(base, overrides)  # the count, the ranges, duplicates: before torch loads
+    if args.sync_bn and all(contender.config.nproc == 1 for contender in contenders):  # it would do nothing
+        raise ConfigError("sync_bn", Message("synchronises BatchNorm over the processes of a data-parallel run, and "
+                                             "every configuration here is one process; give a --vs nproc=N (2 or "
+                                             "more) or leave --sync-bn out"))
     return base, overrides

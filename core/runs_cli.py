@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import UserError
+from core.message import Message
 from core.options import PROG, OneLineParser
 from core.outputs import strict_json
 
 if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
     from core.run_store import RunStore
 
+MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
 EXAMPLES = (f"examples: {PROG} runs list --search resnet; ... runs show 12; ... runs export 12 --format csv "
             "--out results/; ... runs delete 12 --yes")
 
@@ -97,6 +99,8 @@ def command_runs(args: argparse.Namespace) -> int:
         return 0
     if not path.exists():
         raise UserError(f"no run store at {path}: no runs have been recorded there yet")
+    if args.runs_command != "list" and args.id > MAX_RUN_ID:  # SQLite could not even look for it (OverflowError)
+        raise UserError(Message("no run {run_id} in {path}", run_id=args.id, path=str(path)))
     with open_store(path) as store:
         if args.runs_command == "list":
             return _list(store, args.search, args.json)

@@ -362,3 +362,44 @@ def test_an_upper_case_device_is_the_same_device(capsys: pytest.CaptureFixture[s
     result = run_in_process(capsys, *FAST, "--device", "CPU", "--batch-size", "32", "--max-steps", "1")
     assert result.returncode == 0, result.stderr
     assert "device      cpu (" in result.stdout
+
+
+# --- options that would do nothing are refused, not ignored --------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["run", *FAST, "--sync-bn"], "--sync-bn: synchronises BatchNorm over the processes of a data-parallel run, "
+                                  "and this run is one process; add --nproc N (2 or more) or leave --sync-bn out"),
+    (["run", *FAST, "--sync-bn", "--nproc", "1"], "--sync-bn: synchronises BatchNorm"),
+    (["compare", *FAST, "--sync-bn", "--vs", "placement=stream", "--vs", "placement=resident"],
+     "--sync-bn: synchronises BatchNorm over the processes of a data-parallel run, and every configuration here is "
+     "one process; give a --vs nproc=N (2 or more) or leave --sync-bn out"),
+    (["find-batch-size", *FAST, "--nproc", "2"], "--nproc: find-batch-size measures one process on one device; leave "
+                                                 "--nproc out"),
+    (["find-batch-size", *FAST, "--sync-bn"], "--sync-bn: find-batch-size measures one process on one device; leave "
+                                              "--sync-bn out"),
+])
+def test_an_option_that_would_do_nothing_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str],
+                                                                expected: str) -> None:
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert err.startswith(f"gpu-train-monitor: error: {expected}"), err
+
+
+def test_a_data_dir_name_longer_than_a_file_system_allows_names_the_option(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """It was exit 1 "File name too long" from the dataset reader, after the run had started."""
+    long_dir = tmp_path / ("d" * 300) / "cifar"
+    result = run_in_process(capsys, *FAST, "--dataset", "cifar10", "--data-dir", str(long_dir))
+    user_error_line(result, f"--data-dir: the folder name {'d' * 16}... in it is 300 bytes long; file systems allow "
+                            "at most 255")
+
+
+def test_a_run_with_stdout_closed_from_the_start_is_one_line_and_exit_1(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run ... >&-` (sys.stdout is None) ended in an AttributeError traceback after the run."""
+    monkeypatch.setattr(sys, "stdout", None)
+    result = run_in_process(capsys, *FAST, "--batch-size", "32", "--max-steps", "1", "--no-record")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.splitlines()[-1] == "gpu-train-monitor: error: cannot write to stdout (Bad file descriptor)"

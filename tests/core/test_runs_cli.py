@@ -248,3 +248,20 @@ def test_the_apps_entry_point_hands_runs_to_the_cli(store_path: Path) -> None:
     code = f"import sys\nfrom gui.app import main\nsys.exit(main(['runs', 'list', '--runs-db', {str(store_path)!r}]))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=ENV)
     assert result.returncode == 0 and result.stdout.splitlines()[0].startswith("id  started"), result.stderr
+
+
+@pytest.mark.parametrize("args", [["show"], ["delete", "--yes"], ["export", "--format", "json", "--out", "x.json"]])
+def test_a_run_id_beyond_sqlites_integers_is_no_such_run(capsys: pytest.CaptureFixture[str], store_path: Path,
+                                                         args: list[str]) -> None:
+    """It was an OverflowError traceback: SQLite's integers end at 2**63 - 1."""
+    huge = "99999999999999999999999"
+    code, out, err = runs(capsys, args[0], huge, *args[1:], "--runs-db", str(store_path))
+    assert one_error_line(code, err) == f"no run {huge} in {store_path}" and out == ""
+
+
+def test_stdout_closed_from_the_start_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str], store_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`runs list >&-`: Python starts with sys.stdout None, where print() drops the text without a word."""
+    monkeypatch.setattr(sys, "stdout", None)
+    code, _, err = runs(capsys, "list", "--runs-db", str(store_path))
+    assert (code, err) == (1, f"{PREFIX}cannot write to stdout (Bad file descriptor)\n")
