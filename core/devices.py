@@ -42,9 +42,15 @@ def mps_available() -> bool:
 
 def list_devices(query_free: bool = True) -> list[DeviceInfo]:
     """cpu, then every CUDA device, then mps when present. `query_free` reads free memory (starts CUDA)."""
-    vm = psutil.virtual_memory()
+    from core.memory import host_free_bytes, process_limit
+
+    vm, limit = psutil.virtual_memory(), process_limit()
     cpu = Message("{cpu} ({threads} threads)", cpu=cpu_name(), threads=psutil.cpu_count())
-    devices = [DeviceInfo("cpu", "cpu", cpu, vm.total, vm.available, vm.total - vm.available)]
+    if limit is None:
+        devices = [DeviceInfo("cpu", "cpu", cpu, vm.total, vm.available, vm.total - vm.available)]
+    else:  # under ulimit -v or a cgroup: the process's limit is its capacity, as the memory plot's and the finder's
+        free = host_free_bytes()
+        devices = [DeviceInfo("cpu", "cpu", cpu, limit.limit_bytes, free, max(limit.limit_bytes - free, 0))]
     if torch.cuda.is_available():
         for index in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(index)

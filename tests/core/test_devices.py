@@ -131,3 +131,15 @@ def test_every_gpu_resolves_and_reports_its_free_memory() -> None:
         assert info.free_bytes is not None and 0 < info.free_bytes <= info.capacity_bytes
         assert info.name == torch.cuda.get_device_name(torch.device(info.spec))
     check_amp(torch.device("cuda:0"), "fp16")
+
+
+def test_under_a_process_limit_the_cpu_s_capacity_is_that_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ulimit -v`: the form's device list and `devices` give the limit, as the memory plot and the finder do."""
+    import resource
+
+    limit = psutil.Process().memory_info().vms + 2 * 2**30
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY)
+                        if which == resource.RLIMIT_AS else (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    cpu = list_devices(query_free=False)[0]
+    assert cpu.capacity_bytes == limit
+    assert cpu.free_bytes is not None and 0 < cpu.free_bytes <= 2 * 2**30
