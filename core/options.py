@@ -64,7 +64,7 @@ def add_record_options(parser: argparse.ArgumentParser) -> None:
     """--runs-db and --no-record: where the run store is, or not to record at all."""
     group = parser.add_argument_group("recording")
     group.add_argument("--runs-db", metavar="PATH", help="the run store (SQLite) to record into (default: "
-                                                         "$GPU_TRAIN_MONITOR_RUNS_DB, else runs.sqlite3 in the "
+                                                         "$GPU_TRAIN_MONITOR_RUNS_DB, else runs/runs.sqlite3 in the "
                                                          "user data folder); the window shows its runs")
     group.add_argument("--no-record", action="store_true", help="do not record this run in the run store")
 

@@ -1,11 +1,12 @@
 """The run store: every run's config, losses, memory and events in one SQLite file, kept after the app closes.
 
-One file (WAL mode, so the window reads while a training process writes) in the user's data folder unless
-`--runs-db PATH` or the GPU_TRAIN_MONITOR_RUNS_DB environment variable names another. `RunRecorder`
-(core.run_recorder) writes it; this module opens it, migrates it, reads runs back and edits what people
-may change afterwards (name, note, delete); what it reads back are core.run_rows' frozen rows (importable
-from here too). Every SQLite failure becomes a `StoreError` whose message says
-what is wrong with which file: a locked, read-only, damaged or full store never crashes a caller.
+One file (WAL mode, so the window reads while a training process writes) in a folder of its own in the
+user's data folder unless `--runs-db PATH` or the GPU_TRAIN_MONITOR_RUNS_DB environment variable names
+another (core.store_files: where it lives, which paths can be one). `RunRecorder` (core.run_recorder)
+writes it; this module opens it, migrates it, reads runs back and edits what people may change afterwards
+(name, note, delete); what it reads back are core.run_rows' frozen rows (importable from here too). Every
+SQLite failure becomes a `StoreError` whose message says what is wrong with which file: a locked,
+read-only, damaged or full store never crashes a caller.
 
 A run still marked `running` whose process is gone (killed, crashed, the machine rebooted) is marked
 `interrupted` whenever the store is opened for writing: its steps up to the last report are kept.
@@ -31,10 +32,12 @@ from core.errors import UserError
 from core.message import Message, message_of
 from core.message_json import message_from_json, message_to_json
 from core.run_rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
+from core.run_search import run_matches
+from core.store_files import (ENV_PATH, NotAFile, default_store_path,  # noqa: F401 - importable from here
+                               refuse_special_file, writable_sidecars)
 from core.store_schema import (SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, newer_schema,
                                 schema_version, transaction)
 
-ENV_PATH = "GPU_TRAIN_MONITOR_RUNS_DB"
 BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
 STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this has stopped
 HEARTBEAT_S = 2.0  # how often a recording process touches its running run, even when paused
@@ -52,19 +55,12 @@ class RunNotFound(UserError):
     """No run with that id in the store."""
 
 
-def default_store_path() -> Path:
-    """$GPU_TRAIN_MONITOR_RUNS_DB, else runs.sqlite3 in the per-user data folder (beside the datasets)."""
-    if os.environ.get(ENV_PATH):
-        return Path(os.environ[ENV_PATH]).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("gpu-train-monitor")) / "runs.sqlite3"
-
-
 def store_problem(path: Path | str, exc: BaseException) -> str:
     """One sentence for people: which store, what is wrong, what to do."""
     text = str(exc).lower()
     path, error = str(path), message_of(exc)
+    if isinstance(exc, NotAFile):
+        return error
     if isinstance(exc, NotAStore):
         return Message("{path} is not a run store: {error}; give --runs-db a new file name", path=path, error=error)
     if isinstance(exc, NewerSchema):
@@ -74,6 +70,10 @@ def store_problem(path: Path | str, exc: BaseException) -> str:
         return Message("the run store {path} is locked by another process (it stayed busy for {seconds:.0f} s)",
                        path=path, seconds=BUSY_TIMEOUT_MS / 1000)
     if "readonly" in text or "read-only" in text or isinstance(exc, PermissionError):
+        for sidecar in (f"{path}-shm", f"{path}-wal"):  # left read-only by an older version of the app
+            if os.access(path, os.W_OK) and os.path.exists(sidecar) and not os.access(sidecar, os.W_OK):
+                return Message("the run store {path} is writable but its {sidecar} file is read-only; with the app "
+                               "and every run closed, delete {sidecar}", path=path, sidecar=sidecar)
         return Message("the run store {path} is read-only; choose a writable file with --runs-db", path=path)
     if "full" in text or getattr(exc, "errno", None) == 28:
         return Message("the disk holding the run store {path} is full", path=path)
@@ -102,7 +102,7 @@ class RunStore:
         self.readonly = readonly
         try:
             self._db = _connect(self.path, readonly)
-        except (sqlite3.Error, OSError, NewerSchema, NotAStore) as exc:
+        except (sqlite3.Error, OSError, NewerSchema, NotAStore, NotAFile) as exc:
             raise StoreError(store_problem(self.path, exc)) from None
         if not readonly:
             with self._errors():
@@ -152,20 +152,15 @@ class RunStore:
 
     # ---- reading ---------------------------------------------------------------------------------
     def list_runs(self, search: str = "", order: str = "started_at", descending: bool = True) -> list[RunRow]:
-        """Every run, newest first by default; `search` matches name, note, model, dataset, device, status."""
+        """Every run, newest first by default; only those matching `search` (core.run_search's rule, the
+        window's too: every word in one of name, note, model, dataset, device, status, label or '#id')."""
         if order not in SORTABLE:
             raise ValueError(f"cannot sort by {order}")
-        where, params = "", []
-        if search.strip():
-            pattern = f"%{search.strip()}%"
-            where = ("WHERE name LIKE ? OR note LIKE ? OR model LIKE ? OR dataset LIKE ? OR device LIKE ? "
-                     "OR device_name LIKE ? OR status LIKE ? OR label LIKE ? OR CAST(id AS TEXT) = ?")
-            params = [pattern] * 8 + [search.strip().lstrip("#")]
         direction = "DESC" if descending else "ASC"
         with self._errors():
-            rows = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs {where} "
-                                    f"ORDER BY {order} {direction}, id {direction}", params).fetchall()
-        return [_run_row(row) for row in rows]
+            rows = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs "
+                                    f"ORDER BY {order} {direction}, id {direction}").fetchall()
+        return [run for run in map(_run_row, rows) if run_matches(run, search)]
 
     def run(self, run_id: int) -> RunRow:
         with self._errors():
@@ -258,12 +253,16 @@ class RunStore:
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), WAL journal, foreign keys on."""
+    refuse_special_file(path)
+    writable_sidecars(path)  # left read-only by an earlier version: SQLite would open its -shm read-only
     if readonly:
         if not path.exists():
             raise sqlite3.OperationalError(Message("unable to open database file (it does not exist)"))
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
                              check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
     else:
+        if path.exists() and not os.access(path, os.W_OK):  # SQLite would open it read-only, fail at a write,
+            raise PermissionError(Message("the file is read-only"))  # and leave a -shm as read-only as the file
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
@@ -275,6 +274,7 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         db.execute("PRAGMA foreign_keys = ON")
         if readonly:
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # a damaged file fails here, not later
+            check_is_store(db)
             found = schema_version(db)  # a reader cannot migrate: refuse a store not (yet) at this version
             if found > SCHEMA_VERSION:
                 raise newer_schema(found)
@@ -287,6 +287,7 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     except BaseException:
         db.close()
         raise
+    writable_sidecars(path)
     return db
 
 

@@ -35,8 +35,8 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     actions = runs.add_subparsers(dest="runs_command", parser_class=OneLineParser, metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="a table of the recorded runs, newest first")
     listing.add_argument("--search", metavar="TEXT", default="",
-                         help="only runs whose name, note, model, dataset, device, status or label contains TEXT "
-                              "(or whose id is TEXT)")
+                         help="only runs where every word of TEXT appears (any case, as typed) in the name, note, "
+                              "model, dataset, device, status or label; #ID is that run (as the window's search)")
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     _add_store_option(listing)
     show = actions.add_parser("show", help="everything recorded about one run: facts, a data-parallel run's "
@@ -74,7 +74,7 @@ def _add_run_id(parser: argparse.ArgumentParser) -> None:
 
 def _add_store_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runs-db", metavar="PATH", help="the run store (default: $GPU_TRAIN_MONITOR_RUNS_DB, "
-                                                          "else runs.sqlite3 in the user data folder)")
+                                                          "else runs/runs.sqlite3 in the user data folder)")
 
 
 def run_id_argument(text: str) -> int:

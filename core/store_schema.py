@@ -3,11 +3,18 @@
 The version lives in SQLite's `user_version` header field. Each migration is applied once, in order, in
 one transaction with the version bump, so a store is always at a version whose tables it really has. A
 store made by a newer version of the app is refused rather than guessed at.
+
+A store is marked as ours by `APPLICATION_ID` in the header's `application_id` field, written with its
+first tables. Any other SQLite file is refused before anything is written to it (no tables, no version, no
+WAL switch): only a new or empty file becomes a store. Stores made before the mark existed (versions 1-4)
+are recognised by having exactly the tables, columns and indexes that our migrations give that version,
+and are marked when next opened for writing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import sqlite3
 from collections.abc import Iterator
 
@@ -120,6 +127,7 @@ ALTER TABLE runs ADD COLUMN message_json TEXT;
 
 MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)  # MIGRATIONS[i] takes a store from version i to i + 1
 SCHEMA_VERSION = len(MIGRATIONS)
+APPLICATION_ID = 0x47544D52  # "GTMR" in SQLite's header: this file is a GPU Training Monitor run store
 
 
 class NewerSchema(Exception):
@@ -130,21 +138,30 @@ def schema_version(connection: sqlite3.Connection) -> int:
     return int(connection.execute("PRAGMA user_version").fetchone()[0])
 
 
+def application_id(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("PRAGMA application_id").fetchone()[0])
+
+
 def migrate(connection: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     """Bring the store to `target` (default: the current version); returns the version it had before.
     Each step re-reads the version inside its write transaction: processes opening a new store together
-    (a sweep script) apply each migration once, whoever comes first. A file that already holds tables but
-    no version is another program's database: refused, never changed."""
+    (a sweep script) apply each migration once, whoever comes first. A file that is not our store is
+    refused, never changed (`check_is_store`); a store made before `APPLICATION_ID` existed is marked."""
     found = schema_version(connection)
     if found > SCHEMA_VERSION:
         raise newer_schema(found)
     for version in range(found, target):
-        with transaction(connection):  # the tables and the version bump land together or not at all
+        with transaction(connection):  # the tables, the version bump and the mark land together or not at all
             if _checked_version(connection) > version:
                 continue  # another process applied it meanwhile
             for statement in _statements(MIGRATIONS[version]):
                 connection.execute(statement)
             connection.execute(f"PRAGMA user_version = {version + 1}")
+            connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    if application_id(connection) != APPLICATION_ID and schema_version(connection):
+        with transaction(connection):  # a store made before the mark existed, still recognised inside this write
+            _checked_version(connection)
+            connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     return found
 
 
@@ -159,8 +176,9 @@ class NotAStore(Exception):
 
 
 def check_is_store(connection: sqlite3.Connection) -> None:
-    """NotAStore for another program's database (tables but no version), read in one snapshot so that a
-    store another process is creating right now (tables and version commit together) is never mistaken."""
+    """NotAStore for any database that is neither our store nor empty, read in one snapshot so that a store
+    another process is creating right now (tables, version and mark commit together) is never mistaken.
+    Reads only: call it before anything that writes (WAL mode changes another program's file for good)."""
     connection.execute("BEGIN")
     try:
         _checked_version(connection)
@@ -169,13 +187,48 @@ def check_is_store(connection: sqlite3.Connection) -> None:
 
 
 def _checked_version(connection: sqlite3.Connection) -> int:
-    """The version, read with the tables in one transaction (the caller's)."""
-    found = schema_version(connection)
-    if found > SCHEMA_VERSION:
-        raise newer_schema(found)
-    if found == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-        raise NotAStore(Message("it is an SQLite database of another program (it has tables but is no run store)"))
-    return found
+    """The version of our store, read with its mark and tables in one transaction (the caller's); NotAStore
+    for another program's file. Unmarked, a file is ours only when empty (a new store) or when it has
+    exactly the tables, columns and indexes our migrations give its version (a store older than the mark):
+    a version number and a table named `runs` alone are common in other programs' databases."""
+    found, mark = schema_version(connection), application_id(connection)
+    if mark == APPLICATION_ID:
+        if found > SCHEMA_VERSION:
+            raise newer_schema(found)
+        return found
+    if mark == 0:
+        objects = _objects(connection)
+        if found == 0 and not objects:
+            return 0
+        if 1 <= found <= SCHEMA_VERSION and objects == _objects_at(found):
+            return found
+    raise NotAStore(Message("it is an SQLite database of another program (it is neither empty nor marked as a "
+                            "run store)"))
+
+
+def _objects(connection: sqlite3.Connection) -> frozenset[tuple[str, str, str, tuple[str, ...]]]:
+    """The database's tables, indexes, views and triggers with their columns (SQLite's own left out)."""
+    rows = connection.execute("SELECT type, name, tbl_name FROM sqlite_master "
+                              "WHERE name NOT LIKE 'sqlite!_%' ESCAPE '!'").fetchall()
+    found = set()
+    for kind, name, table in rows:
+        columns = [] if kind != "table" else connection.execute("SELECT name FROM pragma_table_info(?)",
+                                                                 (name,)).fetchall()
+        found.add((kind, name, table, tuple(column for (column,) in columns)))
+    return frozenset(found)
+
+
+@functools.cache
+def _objects_at(version: int) -> frozenset[tuple[str, str, str, tuple[str, ...]]]:
+    """What our migrations create up to `version`, built in memory."""
+    connection = sqlite3.connect(":memory:")
+    try:
+        for script in MIGRATIONS[:version]:
+            for statement in _statements(script):
+                connection.execute(statement)
+        return _objects(connection)
+    finally:
+        connection.close()
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplica
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
+from core.run_search import run_matches
 from core.run_store import RunRow
 from core.units import format_bytes
 from gui.core_text import core_text
@@ -59,26 +60,6 @@ STATUS_COLOURS = {"live": "#2e7d32", "completed": "#1565c0", "stopped": "#444444
 MISSING = -math.inf  # sorts a run with no figure (yet) below every figure
 WIDTHS = {"overlay": 56, "when": 128, "run": 100, "model": 80, "dataset": 72, "device": 56, "status": 96,
           "steps": 64, "speed": 70, "loss": 74, "peak": 96}  # pixels; the note takes what is left
-
-
-def search_fields(row: RunRow) -> tuple[str, ...]:
-    """What the search box looks in (as `RunStore.list_runs`' search does), lowercase: the status as shown
-    (in the user's language) and as the store and the CLI spell it ('oom', 'live')."""
-    return tuple(text.lower() for text in (row.name, row.note, row.model, row.dataset, row.device, row.device_name,
-                                           state_text(row), row.status, "live" if row.live else "", row.label,
-                                           f"#{row.id}"))
-
-
-def matches(row: RunRow, search: str) -> bool:
-    """Every word of `search` is in one of the run's fields ('#12' is run 12, not 120)."""
-    fields = search_fields(row)
-    for word in search.lower().split():
-        if word.startswith("#") and word[1:].isdigit():
-            if int(word[1:]) != row.id:
-                return False
-        elif not any(word in text for text in fields):
-            return False
-    return True
 
 
 class RunHistoryModel(QAbstractTableModel):
@@ -262,7 +243,7 @@ class RunHistoryModel(QAbstractTableModel):
 
 
 class RunHistoryFilter(QSortFilterProxyModel):
-    """Sorts by `SORT_ROLE` and keeps the runs matching the search text (see `matches`)."""
+    """Sorts by `SORT_ROLE` and keeps the runs matching the search text (core.run_search's rule, as the CLI's)."""
 
     def __init__(self, source: RunHistoryModel, parent=None) -> None:
         super().__init__(parent)
@@ -285,7 +266,8 @@ class RunHistoryFilter(QSortFilterProxyModel):
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
         model = self.sourceModel()
         assert isinstance(model, RunHistoryModel)
-        return not self._search.strip() or matches(model.rows[source_row], self._search)
+        row = model.rows[source_row]  # the status also as shown, in the user's language
+        return run_matches(row, self._search, state_text(row))
 
     def run_id(self, row: int) -> int:
         return int(self.index(row, 0).data(RUN_ID_ROLE))

@@ -6,7 +6,9 @@ killed and read-only cases run the real CLI in a subprocess.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import hashlib
 import math
 import os
 import shutil
@@ -15,7 +17,10 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -25,11 +30,12 @@ from core.cli import main
 from core.compare import Comparison
 from core.config import RunConfig
 from core.events import Event, RunFinished, RunStarted, StepsReported
-from core.run_recorder import RunRecorder
-from core.run_store import INTERRUPTED, RunNotFound, RunStore, StoreError, process_alive, store_problem
+from core.run_recorder import RunRecorder, open_recorder
+from core.run_store import (INTERRUPTED, RunNotFound, RunStore, StoreError, default_store_path, process_alive,
+                            store_problem)
 from core.session import TrainingSession
 from core.message import Message
-from core.store_schema import SCHEMA_VERSION, migrate, schema_version
+from core.store_schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 CLI_FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
@@ -207,11 +213,13 @@ def test_a_killed_recorder_is_dead_at_once_and_a_live_one_survives_a_clock_step(
     assert not process_alive(1, 0.0, "another-host", now - 600)
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Path, version: int) -> None:
+    """Made before stores were marked with the application id: recognised by its tables, then marked."""
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)
     migrate(db, target=version)
+    db.execute("PRAGMA application_id = 0")  # as every store made before the mark
     db.execute("INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
                "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
                "VALUES ('u1', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'resnet18', 'synthetic', 'cuda:0', 'GPU', "
@@ -220,6 +228,7 @@ def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Pat
     db.close()
     with RunStore(path) as store:
         assert schema_version(store.connection) == SCHEMA_VERSION == 4
+        assert application_id(store.connection) == APPLICATION_ID
         run = store.list_runs()[0]
         assert (run.model, run.name, run.resumes, store.steps(run.id).losses) == ("resnet18", "", 0, (2.5, 2.25))
         assert (run.world_size, run.devices, store.rank_reports(run.id)) == (1, "cuda:0", [])  # an ordinary run
@@ -232,6 +241,7 @@ def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Pat
 def test_a_store_from_a_newer_version_is_refused_by_name(tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite3"
     db = sqlite3.connect(path)
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # a newer version marks its stores too
     db.execute("PRAGMA user_version = 99")
     db.close()
     with pytest.raises(StoreError, match="newer version of this app"):
@@ -328,21 +338,37 @@ def test_another_programs_database_is_refused_and_left_unchanged(tmp_path: Path)
     assert path.read_bytes() == before
 
 
-def test_a_read_only_store_is_one_warning_and_the_run_still_trains(tmp_path: Path) -> None:
-    """Read-only for the process that runs: root writes anything, so as root the CLI runs as `nobody`."""
+@pytest.fixture()
+def open_tmp_path() -> Iterator[Path]:
+    """A new folder that other users may enter: pytest's base folder is private to its user, and a pytest
+    session starting meanwhile makes it private again."""
+    folder = Path(tempfile.mkdtemp(prefix="gpu-train-monitor-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_read_only_store_is_one_warning_and_the_run_still_trains(open_tmp_path: Path) -> None:
+    """Read-only for the process that runs: root writes anything, so as root the CLI runs as `nobody`, who
+    then owns the folder and the store as a user owns theirs. Made writable again, it takes writes: the
+    -wal and -shm SQLite made beside the read-only file are not left read-only."""
+    tmp_path = open_tmp_path
     path = tmp_path / "shared" / "runs.sqlite3"
     path.parent.mkdir()
-    RunStore(path).close()
+    record(path, max_steps=2)
     for target in (path.parent, tmp_path):
         target.chmod(0o755)
     path.chmod(0o444)
     before = path.read_bytes()
     command = [sys.executable, "-m", "core", "run", *CLI_FAST, "--max-steps", "3", "--runs-db", str(path)]
+    as_nobody: list[str] = []
     if os.geteuid() == 0:
         if shutil.which("setpriv") is None:
             pytest.skip("as root a read-only file is writable, and setpriv (util-linux) is missing to run as nobody")
         as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
         command = [*as_nobody, *command]
+        for owned in (path.parent, path):
+            os.chown(owned, 65534, 65534)
         # pytest's base folder and a CI's virtual environment (made under mktemp -d) are private to root
         for parent in [*tmp_path.parents, *Path(sys.prefix).parents]:
             if parent.stat().st_mode & 0o005 != 0o005:
@@ -353,9 +379,24 @@ def test_a_read_only_store_is_one_warning_and_the_run_still_trains(tmp_path: Pat
             pytest.skip(f"`nobody` cannot import this environment's packages: {probe.stderr.strip()[-200:]}")
     result = subprocess.run(command, capture_output=True, text=True, env={**ENV, "HOME": str(tmp_path)}, timeout=180)
     assert result.returncode == 0, result.stderr
-    assert "this run is not recorded" in result.stderr and "read-only" in result.stderr
+    assert "this run is not recorded" in result.stderr and f"the run store {path} is read-only" in result.stderr
     assert "Traceback" not in result.stderr and "status      completed" in result.stdout
     assert path.read_bytes() == before
+    listed = subprocess.run([*as_nobody, sys.executable, "-m", "core", "runs", "list", "--runs-db", str(path)],
+                            capture_output=True, text=True, env=ENV, cwd=Path(__file__).parents[2], timeout=60)
+    assert listed.returncode == 0 and listed.stdout.splitlines()[1].split()[0] == "1", listed.stderr  # read as it is
+    path.chmod(0o644)
+    rename = [*as_nobody, sys.executable, "-c", "import sys; from core.run_store import RunStore; "
+              "store = RunStore(sys.argv[1]); store.rename(1, 'writable again'); print(store.run(1).name)", str(path)]
+    renamed = subprocess.run(rename, capture_output=True, text=True, env=ENV, cwd=Path(__file__).parents[2], timeout=60)
+    assert (renamed.returncode, renamed.stdout.strip()) == (0, "writable again"), renamed.stderr
+    if as_nobody:  # a -shm left read-only by an earlier version, not this user's to change: named, not the store
+        shm = Path(f"{path}-shm")
+        shm.write_bytes(b"")
+        shm.chmod(0o444)
+        renamed = subprocess.run(rename, capture_output=True, text=True, env=ENV, cwd=Path(__file__).parents[2],
+                                 timeout=60)
+        assert f"the run store {path} is writable but its {shm} file is read-only" in renamed.stderr
 
 
 def test_a_full_store_is_named_as_such(tmp_path: Path) -> None:
@@ -370,3 +411,115 @@ def test_a_full_store_is_named_as_such(tmp_path: Path) -> None:
             db.execute("INSERT INTO filler VALUES (randomblob(4096))")
     db.close()
     assert store_problem(path, error.value) == f"the disk holding the run store {path} is full"
+
+
+def another_programs_database(path: Path) -> str:
+    """Another program's SQLite file that looks like an old store of ours (user_version 1, a table `runs`);
+    returns its sha256."""
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 1")
+    db.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, title TEXT)")
+    db.execute("INSERT INTO runs (title) VALUES ('theirs')")
+    db.commit()
+    db.close()
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_another_programs_versioned_database_is_one_warning_left_untouched_and_the_run_trains(tmp_path: Path) -> None:
+    """The window's and the CLI's path (open_recorder): one warning, training goes on, the file unchanged."""
+    path = tmp_path / "theirs.db"
+    digest = another_programs_database(path)
+    warnings: list[str] = []
+    recorder = open_recorder(path, warnings.append)
+    finished = TrainingSession(RunConfig(**FAST, max_steps=3), [] if recorder is None else [recorder]).run()
+    assert recorder is None and finished.status == "completed"
+    assert warnings == [f"this run is not recorded: {path} is not a run store: it is an SQLite database of another "
+                        "program (it is neither empty nor marked as a run store); give --runs-db a new file name"]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert [p.name for p in tmp_path.iterdir()] == ["theirs.db"]  # no -wal, -shm or -journal beside it either
+    with pytest.raises(StoreError, match="is not a run store"):
+        RunStore(path, readonly=True)
+
+
+def test_only_a_new_or_empty_file_becomes_a_store(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    with RunStore(empty) as store:
+        assert application_id(store.connection) == APPLICATION_ID
+    marked = tmp_path / "marked.db"  # another program's mark, no tables yet
+    db = sqlite3.connect(marked)
+    db.execute("PRAGMA application_id = 1234")
+    db.close()
+    near = tmp_path / "near.db"  # our version 3 tables and one more: not a store of ours
+    db = sqlite3.connect(near, isolation_level=None)
+    migrate(db, target=3)
+    db.execute("PRAGMA application_id = 0")
+    db.execute("CREATE TABLE extra (x)")
+    db.close()
+    for path in (marked, near):
+        before = path.read_bytes()
+        with pytest.raises(StoreError, match="is not a run store"):
+            RunStore(path)
+        assert path.read_bytes() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_as_the_store_is_refused_at_once_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """SQLite would block for good reading the pipe (deaf to Ctrl+C): the CLI runs in a thread with a
+    deadline, and a regression feeds the pipe so that the thread ends."""
+    fifo = tmp_path / "pipe.db"
+    os.mkfifo(fifo)
+    codes: list[int] = []
+    thread = threading.Thread(target=lambda: codes.append(main(["runs", "list", "--runs-db", str(fifo)])), daemon=True)
+    thread.start()
+    thread.join(30)
+    if thread.is_alive():
+        with contextlib.suppress(OSError):
+            writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            os.write(writer, b"not a database" * 400)
+            os.close(writer)
+    assert not thread.is_alive(), "a FIFO as the store hangs"
+    err = capsys.readouterr().err
+    assert codes == [2] and err == (f"gpu-train-monitor: error: the run store {fifo} is a named pipe (FIFO), not a "
+                                    "file; give --runs-db a file name\n")
+
+
+def test_a_device_or_a_folder_as_the_store_is_named_for_what_it_is(tmp_path: Path) -> None:
+    journal = Path("/dev/null-journal")
+    existed = journal.exists()
+    with pytest.raises(StoreError) as error:
+        RunStore("/dev/null")
+    assert str(error.value) == "the run store /dev/null is a device, not a file; give --runs-db a file name"
+    assert journal.exists() == existed  # as root, SQLite wrote /dev/null-journal
+    for readonly in (False, True):
+        with pytest.raises(StoreError) as error:
+            RunStore(tmp_path, readonly=readonly)
+        assert str(error.value) == (f"the run store {tmp_path} is a folder; give --runs-db a file name, such as "
+                                    f"{tmp_path / 'runs.sqlite3'}")
+
+
+def test_the_default_store_moves_once_into_a_folder_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store at the data folder's top (where earlier versions kept it, the parent of checkpoints/ that
+    Resume's dialog opens) moves into runs/ with its -wal and -shm, keeping its runs; once moved, or when the
+    new one exists, nothing moves."""
+    import platformdirs
+
+    monkeypatch.delenv("GPU_TRAIN_MONITOR_RUNS_DB", raising=False)
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda name: str(tmp_path / name))
+    data = tmp_path / "gpu-train-monitor"
+    data.mkdir()
+    old = data / "runs.sqlite3"
+    _, _, run_id = record(old, max_steps=2)
+    holder = sqlite3.connect(old, isolation_level=None)  # kept open: its -wal and -shm exist
+    holder.execute("SELECT count(*) FROM runs").fetchone()
+    assert Path(f"{old}-wal").exists() and Path(f"{old}-shm").exists()
+    new = default_store_path()
+    holder.close()
+    assert new == data / "runs" / "runs.sqlite3"
+    assert sorted(p.name for p in data.iterdir()) == ["runs"]
+    with RunStore(new) as store:
+        assert store.run(run_id).steps == 2
+    old.write_bytes(b"")  # a file at the old place again: the new store stays as it is
+    assert default_store_path() == new and old.exists()
+    with RunStore(new) as store:
+        assert [run.id for run in store.list_runs()] == [run_id]

@@ -7,6 +7,7 @@ prompt, a closed stdout and a run still training use the real CLI in a subproces
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -25,6 +26,7 @@ from core.run_export import local_time
 from core.run_store import RunStore, StoreError
 from core.units import format_bytes
 from test_run_export import record_resumed_nan_run, record_run
+from test_run_store import another_programs_database
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 PREFIX = "gpu-train-monitor: error: "
@@ -85,6 +87,31 @@ def test_list_as_json_and_searched(capsys: pytest.CaptureFixture[str], store_pat
     assert code == 0 and [line.split()[0] for line in out.splitlines()[1:]] == ["2"]
     code, out, _ = runs(capsys, "list", "--search", "resnet", "--runs-db", str(store_path))
     assert (code, out.strip()) == (0, f"no runs match 'resnet' in {store_path}")
+
+
+def test_search_words_are_literal_and_every_word_must_match_as_in_the_window(capsys: pytest.CaptureFixture[str],
+                                                                            store_path: Path) -> None:
+    """One rule with the Runs tab (core.run_search): `%` and `_` are characters, not SQL LIKE wildcards."""
+    def listed(search: str) -> list[str]:
+        code, out, _ = runs(capsys, "list", "--search", search, "--runs-db", str(store_path))
+        assert code == 0
+        return [] if out.startswith("no runs match") else [line.split()[0] for line in out.splitlines()[1:]]
+
+    assert listed("%") == listed("_") == listed("tiny%cnn") == []
+    assert listed("TINY-cnn diverged") == ["2"]  # every word, any case, each in some field
+    assert listed("tiny-cnn") == ["2", "1"] and listed("tiny-cnn resnet") == []
+    assert listed("#1") == ["1"]
+
+
+def test_another_programs_database_is_refused_and_left_byte_for_byte(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    path = tmp_path / "f.db"
+    digest = another_programs_database(path)  # user_version 1 and a table named runs
+    code, _, err = runs(capsys, "list", "--runs-db", str(path))
+    assert one_error_line(code, err) == (f"{path} is not a run store: it is an SQLite database of another program (it "
+                                         "is neither empty nor marked as a run store); give --runs-db a new file name")
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert [p.name for p in tmp_path.iterdir()] == ["f.db"]
 
 
 def test_without_a_store_list_says_there_are_no_runs_yet_and_where_and_the_others_refuse(

@@ -92,6 +92,21 @@ def test_search_filters_as_typed(panel, recorded, qtbot):
     assert len(panel.proxy.visible_ids()) == 3
 
 
+def test_the_search_box_and_runs_list_search_find_the_same_runs(panel, recorded):
+    """One rule (core.run_search) for the window and `runs list --search`: every word, literal characters."""
+    _, ids = recorded
+    assert panel.edits.rename(ids[1], "lr_0.1 100%")
+    with RunStore(panel.link.path) as store:
+        for search in ("%", "_", "lr_0.1", "100%", "LR_0.1 completed", "tiny-cnn lr_0.1", "lr 0.1", f"#{ids[2]}",
+                       "cpu COMPLETED"):
+            panel.search.setText(search)
+            assert sorted(panel.proxy.visible_ids()) == sorted(row.id for row in store.list_runs(search)), search
+    panel.search.setText("%")
+    assert panel.proxy.visible_ids() == [ids[1]]  # the one run whose name holds a %
+    panel.search.setText("tiny-cnn lr_0.1")
+    assert panel.proxy.visible_ids() == [ids[1]]
+
+
 def test_sorting_by_images_per_second_is_numeric(panel, store_path, recorded, qtbot):
     _, ids = recorded
     for run_id, speed in zip(ids, (950.0, 10_000.0, 85.5)):  # as text: "10000" < "85" < "950"
