@@ -145,7 +145,7 @@
     </message>
     <message>
         <source>stream vs resident</source>
-        <translation>stream 对比 resident</translation>
+        <translation>流式加载 对比 常驻设备</translation>
     </message>
     <message>
         <source>data streamed from host memory by a DataLoader against data kept on {device}</source>
@@ -153,7 +153,7 @@
     </message>
     <message>
         <source>AMP off vs bf16</source>
-        <translation>AMP off 对比 bf16</translation>
+        <translation>AMP 关闭 对比 bf16</translation>
     </message>
     <message>
         <source>full precision against bf16 autocast on {gpu}</source>
@@ -1057,7 +1057,7 @@
     </message>
     <message>
         <source>the fastest configuration offered: speedrun-net (a small CIFAR net in the style of airbench) on a CIFAR-sized synthetic set kept on the device, bf16, channels_last, torch.compile, fused optimizer, batch 1024 (on a CPU: fp32 and no compile)</source>
-        <translation>所提供的最快配置：speedrun-net（airbench 风格的小型 CIFAR 网络），在常驻设备、CIFAR 大小的 synthetic 数据集上训练，bf16、channels_last、torch.compile、融合优化器、批大小 1024（在 CPU 上：fp32，不编译）</translation>
+        <translation>所提供的最快配置：speedrun-net（airbench 风格的小型 CIFAR 网络），在常驻设备、CIFAR 大小的合成数据集上训练，bf16、channels_last、torch.compile、融合优化器、批大小 1024（在 CPU 上：fp32，不编译）</translation>
     </message>
     <message>
         <source>unknown preset {name}; known: {known}</source>

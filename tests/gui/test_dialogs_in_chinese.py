@@ -111,6 +111,8 @@ DIALOG_WORDS = {"eager", "loss", "memory", "validation", "rate"}
 
 def _english(where: str, texts: list[tuple[str, str]]) -> list[str]:
     allowed = _allowed_words() | DIALOG_WORDS | {"ctrl+k"}  # the Clear cache key, in its tooltip
+    if where == "Custom comparison":  # typed as setting=value: its values are the identifiers (stream, auto)
+        allowed |= test_window_in_chinese.WORD_CHOICES
     found = set()
     for what, text in texts:
         # what the user types stays as typed: examples in <code>, file patterns (*.pt)
