@@ -25,6 +25,8 @@ from gui.ring_buffer import PeakRingBuffer
 LOSS_CAPACITY = 2_000_000  # steps kept; a 1M-point redraw is benchmarked in tests/benchmarks/gui_latency.py
 LABEL_GAP_PX = 10  # free pixels between two epoch labels
 NICE_STRIDES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)  # every k-th epoch labelled: epochs 5, 10, 15 read well
+RIGHT_OF_LINE = [(0, 0), (0, 0)]  # an epoch label's text anchors: hanging from the top edge, right of its line
+LEFT_OF_LINE = [(1, 0), (1, 0)]  # ... left of it: the last epoch at the right edge
 
 
 class LossPlot(QWidget):
@@ -51,6 +53,7 @@ class LossPlot(QWidget):
 
         item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
         item.getViewBox().sigResized.connect(self.thin_epoch_labels)
+        self.plot.setMinimumHeight(150)  # title, legend, axis and an epoch label over a readable curve
 
         self.val_plot = pg.PlotWidget()
         vitem = self.val_plot.getPlotItem()
@@ -60,7 +63,7 @@ class LossPlot(QWidget):
         vitem.setYRange(0, 100)
         self.val_curve = vitem.plot(pen=pg.mkPen((44, 160, 44), width=1), symbol="o", symbolSize=6,
                                     symbolBrush=(44, 160, 44))
-        self.val_plot.setMinimumHeight(130)
+        self.val_plot.setMinimumHeight(110)
         self.val_plot.setMaximumHeight(180)
 
         self.smoothing = QDoubleSpinBox()
@@ -115,7 +118,7 @@ class LossPlot(QWidget):
                 line = pg.InfiniteLine(pos=step, angle=90,
                                        pen=pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine),
                                        label=self.tr("epoch {epoch}").format(epoch=epoch),
-                                       labelOpts={"position": 1.0, "anchors": [(0, 0), (0, 0)], "color": (90, 90, 90)})
+                                       labelOpts={"position": 1.0, "anchors": RIGHT_OF_LINE, "color": (90, 90, 90)})
                 self.plot.addItem(line)  # text hangs from the top edge, right of its line: never cut off
                 self._epoch_of_line[epoch] = line
                 self._epoch_lines = [self._epoch_of_line[e] for e in sorted(self._epoch_of_line)]
@@ -141,12 +144,25 @@ class LossPlot(QWidget):
 
     @Slot()
     def thin_epoch_labels(self, *_: object) -> None:
-        """Show every k-th epoch's label (`epoch_label_stride`); the dashed lines all stay."""
+        """Show every k-th epoch's label (`epoch_label_stride`); the dashed lines all stay. A label that would
+        run past the right edge goes left of its line, and the label before it steps aside if they would meet."""
         stride = self.epoch_label_stride()
-        for epoch, line in self._epoch_of_line.items():
+        view = self.plot.getPlotItem().getViewBox()
+        right_edge, steps_per_px = view.viewRange()[0][1], view.viewPixelSize()[0]
+        previous: pg.InfiniteLine | None = None
+        for epoch, line in sorted(self._epoch_of_line.items()):
+            label = line.label
             shown = stride == 1 or epoch % stride == 0
-            if line.label.isVisible() != shown:
-                line.label.setVisible(shown)
+            width = (label.textItem.boundingRect().width() + LABEL_GAP_PX) * steps_per_px
+            anchors = LEFT_OF_LINE if shown and line.value() + width > right_edge else RIGHT_OF_LINE
+            if anchors is LEFT_OF_LINE and previous is not None and previous.value() + 2 * width > line.value():
+                previous.label.setVisible(False)
+            if label.anchors != anchors:
+                label.anchors = anchors
+                label.updatePosition()
+            if label.isVisible() != shown:
+                label.setVisible(shown)
+            previous = line if shown else previous
 
     # ---- drawing ---------------------------------------------------------------------------------
     def refresh(self) -> bool:
@@ -158,6 +174,7 @@ class LossPlot(QWidget):
         if self.log_scale.isChecked():  # log of a non-positive loss is undefined: hide those points
             series = np.where(series > 0, series, np.nan)
         set_curves(self.plot, (self.raw_curve, self.ema_curve), steps, series)
+        self.thin_epoch_labels()  # the range may have grown: labels closer together
         return True
 
     @Slot()

@@ -192,7 +192,13 @@ def test_epoch_labels_never_overlap_and_stay_inside_the_plot(plot, qtbot):
     view = plot.plot.getPlotItem().getViewBox()
     inside = view.mapRectToScene(view.boundingRect())
     assert all(inside.contains(rect) for rect in rects)  # not cut at the top ("epocn 1")
-    plot.plot.getPlotItem().getViewBox().setXRange(0, 400, padding=0)  # zoomed in: room for every label
+    view.setXRange(0, 2010, padding=0)  # the last epoch at the right edge: its label goes left of its line
+    plot.thin_epoch_labels()
+    inside = view.mapRectToScene(view.boundingRect())
+    rects = visible_label_rects(plot)
+    assert plot._epoch_lines[-1].label.isVisible() and all(inside.contains(rect) for rect in rects)
+    assert all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    view.setXRange(0, 400, padding=0)  # zoomed in: room for every label
     plot.thin_epoch_labels()
     assert plot.epoch_label_stride() == 1
 
