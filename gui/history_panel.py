@@ -114,7 +114,8 @@ class HistoryPanel(QWidget):
         for action in (self.open_action, self.rename_action, self.note_action):
             buttons.addWidget(self._button(action, self.tr("Open") if action is self.open_action else None))
         buttons.addWidget(self.export_button)
-        for action in (self.resume_action, self.delete_action, self.clear_overlays_action):
+        buttons.addWidget(self._button(self.resume_action, self.tr("Resume…")))  # short: the row sets the tab's width
+        for action in (self.delete_action, self.clear_overlays_action):
             buttons.addWidget(self._button(action))
         self.info = QLabel()
         self.info.setObjectName("runHistoryInfo")
