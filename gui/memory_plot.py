@@ -227,7 +227,7 @@ class MemoryPlot(QWidget):
             title = (self.tr("Device memory, capacity {capacity}").format(capacity=capacity) if s.has_allocator
                      else self.tr("Process memory (CPU), capacity {capacity}").format(capacity=capacity))
             if limit in CAPACITY_LIMITS:
-                title = self.tr("Process memory (CPU), capacity {capacity}: this process's limit ({limit})").format(
+                title = self.tr("Process memory (CPU), capacity {capacity} ({limit})").format(  # the process's limit
                     capacity=capacity, limit=CAPACITY_LIMITS[limit][1])
             self.plot.getPlotItem().setTitle(title)
             if limit != self._capacity_limit:

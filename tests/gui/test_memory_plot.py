@@ -146,8 +146,7 @@ def test_under_a_process_limit_the_cpu_capacity_is_that_limit_and_says_so(plot):
     machine's memory, and its label, tooltip and the title say which limit it is."""
     limited = MemorySample(0.0, "cpu", GB, 0, GB, 0, 5_120_000_000, 20 * GB, GB, False, "RLIMIT_AS")
     plot.add_sample(limited)
-    assert plot.plot.getPlotItem().titleLabel.text == ("Process memory (CPU), capacity 5.12 GB: this process's "
-                                                       "limit (ulimit -v)")
+    assert plot.plot.getPlotItem().titleLabel.text == "Process memory (CPU), capacity 5.12 GB (ulimit -v)"
     assert plot.toggles["capacity"].text() == "process limit" and "RLIMIT_AS" in plot.toggles["capacity"].toolTip()
     assert "process limit" in legend_labels(plot) and "system memory" not in legend_labels(plot)
     assert plot.refresh() and list(drawn_y(plot, "capacity")) == [5_120_000_000]
