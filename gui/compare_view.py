@@ -229,7 +229,9 @@ class CompareView(QWidget):
     def run_lines(self) -> list[str]:
         """Each run's status in words (also the text under the plots)."""
         slowest = min((r[0] for race in self.races if (r := race_rate(race))), default=None)
-        return [race_line(race, slowest, len(self.races) > 1) for race in self.races]
+        # no "1.14x the slowest" once the result found the difference within the noise
+        ratios = len(self.races) > 1 and (self.result is None or self.result.clear_difference is not False)
+        return [race_line(race, slowest, ratios) for race in self.races]
 
     def refresh(self) -> bool:
         """Redraw one changed plot (and the status text). Nothing while hidden. Returns whether it drew."""

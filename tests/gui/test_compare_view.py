@@ -170,3 +170,15 @@ def test_the_race_legend_is_above_the_data_not_over_it(view, qtbot):
     legend = item.legend
     assert [label.text for _, label in legend.items] == ["1. stream", "2. resident"]
     assert not legend.mapRectToScene(legend.boundingRect()).intersects(box.mapRectToScene(box.boundingRect()))
+
+
+def test_a_difference_within_the_noise_gives_no_run_a_ratio(view):
+    runs = (run_result(0, 128.0, (74.0, 182.0)), run_result(1, 112.0, (80.0, 155.0)))
+    unclear = dataclasses.replace(result(None, runs), headline="no clear difference between stream and resident",
+                                  clear_difference=False)
+    view.finish(unclear)
+    view.draw_now()
+    assert view.headline.text() == "no clear difference between stream and resident"
+    assert not any("the slowest" in line for line in view.run_lines())
+    view.finish(dataclasses.replace(unclear, clear_difference=True))
+    assert "1.14x the slowest" in view.run_lines()[0]
