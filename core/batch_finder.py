@@ -102,14 +102,13 @@ def trial_parts(config: RunConfig, batch_size: int, device):
 
     from core.datasets import dataset_shape
     from core.models import model_spec
-    from core.recipe import build_trainer, check_model_input
+    from core.recipe import build_trainer
 
     channels, height, width, classes, _ = dataset_shape(config)
     spec = model_spec(config.model, channels)
     side = max(height, spec.input_size or 0), max(width, spec.input_size or 0)
     torch.manual_seed(config.seed)
-    trainer = build_trainer(config, device, spec.in_channels, classes)
-    check_model_input(config, trainer, spec.in_channels, *side, classes)  # your own model: as the run checks it
+    trainer = build_trainer(config, device, spec.in_channels, classes, side)  # your own model: checked as a run's
     fmt = torch.channels_last if config.channels_last else torch.contiguous_format
     images = torch.randn(batch_size, spec.in_channels, *side, device=device).contiguous(memory_format=fmt)
     labels = torch.randint(0, classes, (batch_size,), device=device)

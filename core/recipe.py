@@ -26,15 +26,15 @@ from core.step import Trainer, build_optimizer
 from core.user_callables import is_spec
 
 
-def check_model_input(config: RunConfig, trainer: Trainer, channels: int, height: int, width: int,
+def check_model_input(config: RunConfig, model: torch.nn.Module, channels: int, height: int, width: int,
                       num_classes: int) -> None:
     """Your own model (`package.module:factory`) gets one forward pass of two images shaped like the run's
     before training: a ConfigError naming it when it fails on them or gives other than one logit per class.
-    The built-in models are made for any such input."""
+    The pass also builds its lazy modules (nn.LazyLinear, ...). The built-in models are made for any input."""
     if is_spec(config.model):
         from core.user_models import check_output
 
-        check_output(trainer.model, config.model, channels, height, width, num_classes, config.channels_last)
+        check_output(model, config.model, channels, height, width, num_classes, config.channels_last)
 
 
 def config_for_device(config: RunConfig, device: torch.device) -> RunConfig:
@@ -43,14 +43,19 @@ def config_for_device(config: RunConfig, device: torch.device) -> RunConfig:
     return config if model == config.model else config.replace(model=model)
 
 
-def build_trainer(config: RunConfig, device: torch.device, in_channels: int, num_classes: int) -> Trainer:
-    """Model on `device` (channels_last when asked; wrapped by torch.compile when asked, which compiles
-    lazily at the first step), optimizer (fused when asked: one kernel per update, and on CUDA no host
-    sync in fp16's gradient scaler), scaler (fp16 only) and autocast."""
+def build_trainer(config: RunConfig, device: torch.device, in_channels: int, num_classes: int,
+                  image_size: tuple[int, int] | None = None) -> Trainer:
+    """Model on `device` (your own checked on images of `image_size`, height x width, by `check_model_input`;
+    then channels_last when asked; wrapped by torch.compile when asked, which compiles lazily at the first
+    step), optimizer (fused when asked: one kernel per update, and on CUDA no host sync in fp16's gradient
+    scaler), scaler (fp16 only) and autocast."""
     config = config_for_device(config, device)
     check_fast_paths(config, device)
-    memory_format = torch.channels_last if config.channels_last else torch.preserve_format
-    model = build_model(config.model, num_classes, in_channels).to(device, memory_format=memory_format)
+    model = build_model(config.model, num_classes, in_channels).to(device)
+    if image_size is not None:  # before the memory format and the optimizer: lazy modules get their parameters
+        check_model_input(config, model, in_channels, *image_size, num_classes)
+    if config.channels_last:  # only now: an uninitialised (lazy) parameter has no memory format to change
+        model = model.to(memory_format=torch.channels_last)
     optimizer = build_optimizer(model, config.optimizer, config.lr, config.momentum, config.weight_decay,
                                 fused=config.fused_optimizer)
     scaler = torch.amp.GradScaler(device.type, enabled=config.amp == "fp16")
@@ -83,8 +88,7 @@ def build_run(config: RunConfig, device: torch.device, free_bytes: int, generato
     check_batch_fits(config.batch_size, len(splits.train))
     batch_size = config.batch_size // shard.world
     spec = model_spec(config.model, splits.channels)
-    trainer = build_trainer(config, device, spec.in_channels, splits.num_classes)
-    check_model_input(config, trainer, spec.in_channels, *splits.image_size, splits.num_classes)
+    trainer = build_trainer(config, device, spec.in_channels, splits.num_classes, splits.image_size)
     preprocess = DevicePreprocess(splits, device, spec.in_channels, spec.input_size, config.channels_last,
                                   flip=splits.name not in ("mnist", "fashion-mnist"), generator=generator,
                                   shard=shard)

@@ -65,9 +65,15 @@ def trained(step: int, total_steps: int) -> Outcome:
     return Outcome("completed")
 
 
-def ended_by(exc: Exception) -> Outcome:
+def ended_by(exc: Exception | SystemExit) -> Outcome:
     """The loop raised `exc`: an early ending above, a user's mistake, or a bug or an environment failure
-    (reported as `failed` with its type, never killing the caller)."""
+    (reported as `failed` with its type, never killing the caller). A sys.exit() in the user's model (its
+    forward, at a step) would end the process with the run unfinished: it fails the run instead."""
+    if isinstance(exc, SystemExit):
+        from core.user_callables import exit_call
+
+        return Outcome("failed", Message("your code called {call}; to end a run with an error, raise an exception",
+                                         call=exit_call(exc)))
     if isinstance(exc, Stopped):
         return Outcome("stopped", Message("stopped by request"))
     if isinstance(exc, Diverged):

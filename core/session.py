@@ -95,7 +95,8 @@ class TrainingSession(RunControls):
             self._build()
             self._train()
             outcome = run_outcome.trained(self._state.step, self._state.total_steps)
-        except Exception as exc:  # an early ending (core.run_outcome), a user's mistake, a bug: never kill the caller
+        except (Exception, SystemExit) as exc:  # an early ending (core.run_outcome), a user's mistake (sys.exit()
+            # in a model's forward too), a bug: never kill the caller
             outcome = run_outcome.ended_by(exc)
         finished = self._finish(outcome)  # outside the except block: its frames would pin the run's tensors
         self.emit(finished)

@@ -179,6 +179,19 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def exit_call(exc: SystemExit) -> str:
+    """'sys.exit(5) in forward (mymodels.py, line 12)': the traceback's last frame is the code that called it."""
+    code = "" if exc.code is None else repr(exc.code)
+    last = exc.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if last is None:
+        return Message("sys.exit({code})", code=code)
+    return Message("sys.exit({code}) in {function} ({file}, line {line})", code=code,
+                   function=last.tb_frame.f_code.co_name, file=Path(last.tb_frame.f_code.co_filename).name,
+                   line=last.tb_lineno)
+
+
 # ---- importing -------------------------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ from torch import nn
 from core import oom
 from core.errors import ConfigError
 from core.message import Message
-from core.user_callables import a_type, call_factory, load_callable, one_line
+from core.user_callables import a_type, call_factory, exit_call, load_callable, one_line
 
 PROBE_BATCH = 2  # images in the checking forward pass (2, not 1: some layers refuse a batch of one)
 
@@ -49,6 +49,8 @@ def check_output(model: nn.Module, spec: str, channels: int, height: int, width:
     try:
         with torch.no_grad():
             output = model(images)
+    except SystemExit as exc:  # the process is not its to end: said as the mistake it is
+        failure = Message("it called {call}", call=exit_call(exc))
     except Exception as exc:
         if oom.is_out_of_memory(exc):
             raise

@@ -131,8 +131,9 @@ def test_a_failed_optimizer_step_does_not_leave_the_scaler_half_way(monkeypatch:
     gradients multiplied by the loss scale (65536): the loss went from 2.1 to 237,944."""
     build = core.recipe.build_trainer
 
-    def build_trainer(config: RunConfig, device: torch.device, in_channels: int, classes: int) -> Trainer:
-        trainer = build(config, device, in_channels, classes)
+    def build_trainer(config: RunConfig, device: torch.device, in_channels: int, classes: int,
+                      *image_size: tuple[int, int]) -> Trainer:
+        trainer = build(config, device, in_channels, classes, *image_size)
         trainer.scaler = torch.amp.GradScaler("cpu", init_scale=2.0**16, enabled=True)
         step, calls = trainer.optimizer.step, []
 

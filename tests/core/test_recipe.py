@@ -95,3 +95,66 @@ def test_your_own_dataset_is_resident_on_the_gpu_and_your_model_checked_there(fo
     assert started.placement == "resident" and started.device.startswith("cuda")
     finished, _ = run(device="cuda", model="mymodels:for_28px")
     assert finished.user_error and "fails on the run's input, a batch shaped 2x3x8x8" in finished.message
+
+
+EXITS_AND_LAZY = '''
+import sys
+from torch import nn
+
+
+def lazy(num_classes):
+    """nn.LazyLinear learns its input width at the first forward."""
+    return nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.LazyLinear(num_classes))
+
+
+class ExitsInTraining(nn.Module):
+    def __init__(self, num_classes):
+        super().__init__()
+        self.inner = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                   nn.Linear(4, num_classes))
+
+    def forward(self, x):
+        if self.training:  # the check before training passes; the first step exits
+            sys.exit(5)
+        return self.inner(x)
+
+
+class ExitsAlways(ExitsInTraining):
+    def forward(self, x):
+        sys.exit(5)
+'''
+
+
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_a_model_with_lazy_modules_trains(folder, channels_last: bool) -> None:
+    """The memory format was applied before the first forward: "uninitialized parameter", run failed."""
+    (folder / "exits.py").write_text(EXITS_AND_LAZY, encoding="utf-8")
+    finished, events = run(model="exits:lazy", channels_last=channels_last)
+    assert (finished.status, finished.message) == ("completed", "")
+    started = next(event for event in events if isinstance(event, RunStarted))
+    assert started.parameters == 3 * 4 * 9 + 4 + 4 * 8 * 8 * 3 + 3  # the lazy layer's 256 inputs counted
+
+
+def test_sys_exit_in_a_models_forward_fails_the_run_and_says_where(folder, tmp_path, capsys) -> None:
+    """It ended the process with exit code 5 and no message, and the store kept the run as interrupted."""
+    from core.cli import main
+    from core.run_store import RunStore
+
+    (folder / "exits.py").write_text(EXITS_AND_LAZY, encoding="utf-8")
+    store = tmp_path / "runs.sqlite3"
+    code = main(["run", "--device", "cpu", "--model", "exits:ExitsInTraining", "--dataset", "mydata:blobs",
+                 "--batch-size", "8", "--max-steps", "2", "--runs-db", str(store)])
+    err = capsys.readouterr().err
+    in_training, always = (number for number, text in enumerate(EXITS_AND_LAZY.splitlines(), 1) if "exit(5)" in text)
+    line = (f"your code called sys.exit(5) in forward (exits.py, line {in_training}); to end a run with an error, "
+            "raise an exception")
+    assert code == 1 and f"gpu-train-monitor: failed: {line}\n" in err, err
+    with RunStore(store) as runs:
+        (recorded,) = runs.list_runs()
+    assert (recorded.status, recorded.steps) == ("failed", 0)
+    # where the check before training meets it, it is that check's one line about your model
+    finished, _ = run(model="exits:ExitsAlways")
+    assert finished.status == "failed" and finished.user_error
+    assert finished.message.endswith("fails on the run's input, a batch shaped 2x3x8x8 (batch x channels x height x "
+                                     "width, from the dataset): it called sys.exit(5) in forward (exits.py, line "
+                                     f"{always})")
