@@ -20,14 +20,13 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from core import event_text
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
                          SnapshotSaved)
 from core.memory import MemorySample
-from core.errors import UserError
 from core.run_store import RunNotFound, RunRow, StoreError
 from gui.breakdown_view import BreakdownView
 from gui.core_text import core_text, error_text
@@ -38,6 +37,7 @@ from gui.rank_display import RankDisplay
 from gui.rank_series import last_speeds
 from gui.rate_plot import RatePlot
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
+from gui.run_control_row import RunControlRow
 from gui.run_history import STATUS_COLOURS
 from gui.run_view import config_text, fields_lines
 from gui.run_loader import LoadedRun, RunLoader
@@ -144,43 +144,21 @@ class StoredRunView(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         top = QHBoxLayout()
         top.addWidget(self.header, 1)
-        self.control_buttons = self._control_buttons(top)
+        self.control_row = RunControlRow()  # shown only for a run this window launched (`controlled_by`)
+        self.control_row.failed.connect(self._show_problem)
+        self.control_buttons = self.control_row.buttons
+        top.addWidget(self.control_row, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(top)
         layout.addWidget(self.problem)
         layout.addWidget(body, 1)
-
-    def _control_buttons(self, row: QHBoxLayout) -> dict[str, QPushButton]:
-        """Stop, Pause / Resume and Clear cache: shown only for a run this window launched (`controlled_by`)."""
-        buttons = {"stop": QPushButton(self.tr("Stop")), "pause": QPushButton(self.tr("Pause")),
-                   "clear": QPushButton(self.tr("Clear cache"))}
-        for name, button in buttons.items():
-            button.hide()
-            button.clicked.connect(lambda _checked=False, name=name: self._control(name))
-            row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
-        return buttons
 
     def controlled_by(self, controls: Any) -> None:
         """This window launched the run (a data-parallel run's processes): its Stop, Pause and Clear cache reach
         it through `controls` (`request_stop()`, `toggle_pause()`, `request_cache_clear()`) instead of
         'read-only here'."""
-        self.controls = controls
+        self.controls = self.control_row.controls = controls
         if self.row is not None:
             self._show_row(self.row)
-
-    def _control(self, name: str) -> None:
-        if self.controls is None:
-            return
-        try:
-            {"stop": self.controls.request_stop, "pause": self.controls.toggle_pause,
-             "clear": self.controls.request_cache_clear}[name]()
-        except UserError as exc:  # rank 0 is gone, or the store cannot be read: said, not raised
-            self._show_problem(error_text(exc))
-
-    def _show_controls(self, row: RunRow, paused: bool) -> None:
-        shown = self.controls is not None and row.live
-        for button in self.control_buttons.values():
-            button.setVisible(shown)
-        self.control_buttons["pause"].setText(self.tr("Resume") if paused else self.tr("Pause"))
 
     # ---- reading the store -----------------------------------------------------------------------
     @property
@@ -357,7 +335,7 @@ class StoredRunView(QWidget):
         colour = STATUS_COLOURS.get("live" if row.live else row.status, "#444444")
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
         self.header.setText(header_html(row, shown, colour, launched=self.controls is not None))
-        self._show_controls(row, paused)
+        self.control_row.show_for(row.live, paused)
         self.setWindowTitle(self.tr("{title} ({state}) — GPU Training Monitor").format(title=run_title(row),
                                                                                       state=shown))
 
