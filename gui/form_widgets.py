@@ -19,6 +19,7 @@ from core.user_callables import SPEC_FORM
 from gui.form_text import choice_text, field_tooltip, none_text
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
 
+
 def make_field_widget(field: str, on_changed: Callable[..., None],
                       on_data_dir_typed: Callable[[str], None]) -> QWidget:
     """The widget for `field`, ranged, filled and tooltipped from its bound; a change calls `on_changed`

@@ -37,6 +37,7 @@ from gui.launched_run import LaunchedRun
 from gui.memory_insight import MemoryInsight
 from gui.menu_bar import MenuBar
 from gui.resources import ICON, asset
+from gui.retranslate import keep_window_texts
 from gui.run_buttons import RunButtons
 from gui.run_controller import RunController
 from gui.run_estimate import RunEstimates
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
         self.history.open_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Open))  # Ctrl+O
         self.history.resume_requested.connect(self.resumer.resume_file)  # a run's checkpoint, from the Runs tab
         self.resize(1280, 860)
+        self.texts = keep_window_texts(self)  # menus, tabs and the form follow a language change
 
     def _latest_sample(self) -> Any:
         return self.view.last_sample

@@ -1,0 +1,147 @@
+"""Texts that follow the language while the window is open.
+
+Installing or removing a `QTranslator` makes Qt send `QEvent.LanguageChange` to every window. A
+`Retranslator` keeps, for each text given to it, the setter that shows it and a function that says it in
+the language installed now, and on `LanguageChange` says them all again. Texts derived from state (the
+process count's label, why a setting is greyed out, what auto stands for) are derived again by the
+refreshers it is given, after the kept texts.
+
+`keep_window_texts` applies it to the main window's menus, tabs and settings form (labels, group titles,
+tooltips, the word choices of its combos). What a window has already written (log lines, plot titles and
+legends, the status bar, dialogs) stays in the language it was written in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject
+from PySide6.QtWidgets import QComboBox, QGroupBox, QTabWidget, QWidget
+
+from gui.form_applicability import update_applicability
+from gui.form_text import CHOICE_TEXTS, choice_text, field_tooltip, label
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QMenu
+
+    from gui.main_window import MainWindow
+
+Setter = Callable[[str], None]
+Say = Callable[[], str]
+
+
+def translated(context: str, source: str, disambiguation: str | None = None) -> Say:
+    """`source` as the translator installed when called says it (lupdate sees the literal at the caller's
+    QT_TRANSLATE_NOOP)."""
+    return lambda: QCoreApplication.translate(context, source, disambiguation)
+
+
+class Retranslator(QObject):
+    """Says its texts again when `window` gets `LanguageChange`."""
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
+        self._window = window
+        self._texts: list[tuple[Setter, Say]] = []
+        self._refreshers: list[Callable[[], None]] = []
+        window.installEventFilter(self)
+
+    def keep(self, setter: Setter, say: Say) -> None:
+        """Show `say()` with `setter` now and after every language change."""
+        setter(say())
+        self._texts.append((setter, say))
+
+    def refresh_with(self, refresher: Callable[[], None]) -> None:
+        """Call `refresher` after the kept texts on every language change (texts derived from state)."""
+        self._refreshers.append(refresher)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self._window and event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        return False
+
+    def retranslate(self) -> None:
+        for setter, say in list(self._texts):
+            try:
+                setter(say())
+            except RuntimeError:  # its widget was deleted (a closed dialog's): nothing left to say it in
+                self._texts.remove((setter, say))
+        for refresher in self._refreshers:
+            refresher()
+
+
+def _keep_action(texts: Retranslator, action: QAction, context: str, text: str, status_tip: str | None = None) -> None:
+    texts.keep(action.setText, translated(context, text))
+    if status_tip is not None:
+        texts.keep(action.setStatusTip, translated(context, status_tip))
+
+
+def _keep_tab(texts: Retranslator, tabs: QTabWidget, page: QWidget, say: Say) -> None:
+    texts.keep(lambda text: tabs.setTabText(tabs.indexOf(page), text), say)
+
+
+def _keep_item(texts: Retranslator, combo: QComboBox, index: int, field: str) -> None:
+    """A combo item that shows a word choice (off, stream): said again; its data, the identifier, stays."""
+    choice = combo.itemData(index)
+    texts.keep(lambda text: combo.setItemText(index, text), lambda: choice_text(field, choice))
+
+
+def _keep_menus(texts: Retranslator, window: MainWindow) -> None:
+    menus = window.menus
+    titles: list[tuple[QMenu, str, str]] = [
+        (menus.file_menu, "MenuBar", "&File"), (menus.run_menu, "MenuBar", "&Run"),
+        (menus.compare_menu, "MenuBar", "&Compare"), (menus.settings_menu, "MenuBar", "&Settings"),
+        (menus.help_menu, "MenuBar", "&Help"), (menus.language_menu, "LanguageMenu", "&Language")]
+    for menu, context, title in titles:
+        texts.keep(menu.setTitle, translated(context, title))
+    _keep_action(texts, menus.save_plots_action, "MenuBar", "Save plots…",
+                 "Save the plots shown as PNG or SVG images, one file per plot")
+    _keep_action(texts, menus.quit_action, "MenuBar", "&Quit", "Close the window (a run under way is stopped first)")
+    _keep_action(texts, menus.checkpoint_action, "MenuBar", "Checkpoint now")  # its tip follows the run's state
+    _keep_action(texts, menus.about_action, "MenuBar", "&About GPU Training Monitor",
+                 "The versions of the app, PyTorch, CUDA, the driver and Qt")
+    _keep_action(texts, menus.copy_info_action, "MenuBar", "&Copy system info",
+                 "Put the versions on the clipboard, for a bug report")
+
+
+def _keep_tabs(texts: Retranslator, window: MainWindow) -> None:
+    for page, title in ((window.log, "Log"), (window.history, "Runs"), (window.nvml_panel, "GPU (NVML)"),
+                        (window.finder_panel, "Batch-size finder")):
+        _keep_tab(texts, window.tabs, page, translated("MainWindow", title))
+    _keep_tab(texts, window.tabs, window.breakdown_view, window.breakdown_view.tab_title)
+    for page, title in ((window.loss_plot, "Training loss"), (window.compare_view, "Comparison")):
+        _keep_tab(texts, window.plot_tabs, page, translated("MainWindow", title))
+
+
+def _keep_form(texts: Retranslator, window: MainWindow) -> None:
+    from gui.settings_form import GROUPS
+
+    form = window.form
+    boxes = {box.title(): box for box in form.findChildren(QGroupBox)}
+    for title in GROUPS:
+        box = boxes.get(QCoreApplication.translate("SettingsForm", title))
+        if box is not None:
+            texts.keep(box.setTitle, translated("SettingsForm", title))
+    for field, field_label in form.labels.items():
+        texts.keep(field_label.setText, lambda field=field: label(field))
+        texts.keep(form.widgets[field].setToolTip, lambda field=field: field_tooltip(field))
+    for field in CHOICE_TEXTS:
+        combo = form.widgets.get(field)
+        if not isinstance(combo, QComboBox) or field in ("device", "model"):  # theirs say more: refreshed below
+            continue
+        for index in range(combo.count()):
+            _keep_item(texts, combo, index, field)
+    # the process count's label, greyed-out settings' tooltips and what auto stands for, derived again
+    texts.refresh_with(lambda: update_applicability(form))
+    update_applicability(form)  # now too: the plain tooltips and labels kept above replaced them
+
+
+def keep_window_texts(window: MainWindow) -> Retranslator:
+    """The main window's menus, tabs and settings form, said again in the language installed next."""
+    texts = Retranslator(window)
+    _keep_menus(texts, window)
+    _keep_tabs(texts, window)
+    _keep_form(texts, window)
+    return texts
