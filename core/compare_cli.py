@@ -68,7 +68,8 @@ def comparison_table(result: ComparisonResult) -> str:
         rate = "n/a" if run.samples_per_s is None else f"{run.samples_per_s:,.0f}"
         spread = "n/a" if run.samples_per_s_spread is None else \
             f"{run.samples_per_s_spread[0]:,.0f}-{run.samples_per_s_spread[1]:,.0f}"
-        ratio = "" if slowest is None or run.samples_per_s is None else ratio_text(run.samples_per_s / slowest)
+        ratio = ("" if slowest is None or run.samples_per_s is None or result.clear_difference is False  # in the noise
+                 else ratio_text(run.samples_per_s / slowest))
         loss = "n/a" if run.loss_last is None else f"{run.loss_last:.4f}"
         status = run.status + (f" (compiled in {run.compile_s:.1f} s)" if run.compile_s is not None else "")
         rows.append(f"{run.index + 1:<2} {run.label[:28]:<28} {rate:>10} {spread:>19} {ratio:>10} {loss:>9}  {status}")

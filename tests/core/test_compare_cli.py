@@ -87,3 +87,21 @@ def test_ctrl_c_stops_the_comparison_and_skips_the_rest(tmp_path: Path,
     data = json.loads(out.read_text())
     assert data["status"] == "stopped" and [r["status"] for r in data["runs"]] == ["stopped"]
     assert data["speedup"] is None and "no ratio" in data["headline"]
+
+
+def test_the_table_gives_no_ratio_column_for_a_difference_within_the_noise() -> None:
+    from core.compare_cli import comparison_table
+    from core.compare_plan import plan
+    from core.compare_result import ContenderResult, conclude
+    from core.config import RunConfig
+
+    def run(index: int, label: str, rate: float, spread: tuple[float, float]) -> ContenderResult:
+        return ContenderResult(index, label, {}, "completed", rate, spread, 2.0, 5, None, 1.0, 60, "", (2.0,), 10)
+
+    contenders = plan(RunConfig(device="cpu", batch_size=32, max_steps=60), [{"placement": "stream"},
+                                                                            {"placement": "resident"}])
+    result = conclude(contenders, [run(0, "stream", 128.0, (74.0, 182.0)), run(1, "resident", 112.0, (80.0, 155.0))],
+                      60, "tiny-cnn", False)
+    table = comparison_table(result)
+    assert "1.14x" not in table.replace("1.14x is within the noise", "")  # no winner's ratio in the column
+    assert table.splitlines()[-1].startswith("no clear difference between stream and resident")
