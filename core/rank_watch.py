@@ -20,7 +20,6 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -62,8 +61,8 @@ def quiet_launcher_logs() -> None:
     """torch's launcher logs each stop and failure as warnings with its own tracebacks ("Terminating process",
     "Received 15 death signal"): the run's end is said once, in one line that names the rank. Its modules set
     their loggers' levels themselves, so each is quietened, not only the parent."""
-    import torch.distributed.elastic.agent.server.local_elastic_agent  # noqa: F401 - their loggers exist now
-    import torch.distributed.elastic.multiprocessing.api  # noqa: F401
+    import torch.distributed.elastic.agent.server.local_elastic_agent  # imported: their loggers exist now
+    import torch.distributed.elastic.multiprocessing.api
     import torch.multiprocessing.spawn  # noqa: F401
 
     for name in list(logging.root.manager.loggerDict):

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
 from core.config import RunConfig
 from gui.history_panel import HistoryPanel
-from gui.launched_feed import LaunchedFeed
 from gui.launch_end import LaunchEnd
 from gui.launch_text import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
+from gui.launched_feed import LaunchedFeed
 from gui.log_panel import LogPanel
 from gui.rank_launcher import RankLauncher
 from gui.run_state import RunState
