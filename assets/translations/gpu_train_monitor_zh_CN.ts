@@ -220,8 +220,20 @@
         <translation>运行 {run}（{label}）{status}：{message}</translation>
     </message>
     <message>
+        <source>run {run} ({label}) completed only {steps} steps, all in its first report (the warm-up, left out of images/s): too few for a rate; train more steps</source>
+        <translation>运行 {run}（{label}）只完成了 {steps} 步，全部在第一次报告内（预热，不计入 images/s）：太少，无法得出速度；请多训练一些步</translation>
+    </message>
+    <message>
         <source>run {run} ({label}) {status}</source>
         <translation>运行 {run}（{label}）{status}</translation>
+    </message>
+    <message>
+        <source>no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} {fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within the noise; about {steps} steps per run would tell a difference this size</source>
+        <translation>{fast} 与 {slow} 之间没有明显差别：两者的 images/s 区间重叠（{fast} {fast_low:.0f}-{fast_high:.0f}，{slow} {slow_low:.0f}-{slow_high:.0f}），因此 {ratio} 在噪声范围内；每个运行约 {steps} 步才能分辨这么大的差别</translation>
+    </message>
+    <message>
+        <source>no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} {fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within the noise; more steps per run would tell</source>
+        <translation>{fast} 与 {slow} 之间没有明显差别：两者的 images/s 区间重叠（{fast} {fast_low:.0f}-{fast_high:.0f}，{slow} {slow_low:.0f}-{slow_high:.0f}），因此 {ratio} 在噪声范围内；每个运行多训练一些步才能分辨</translation>
     </message>
     <message>
         <source>{earlier}; {following}</source>
@@ -400,6 +412,10 @@
         <translation>必须是非空字符串（{help}），实际为 {value}</translation>
     </message>
     <message>
+        <source>the folder name {start}... in it is {length} bytes long; file systems allow at most {limit}</source>
+        <translation>其中的文件夹名 {start}... 长 {length} 字节；文件系统最多允许 {limit} 字节</translation>
+    </message>
+    <message>
         <source>must be {allowed}, got {value}</source>
         <translation>必须是 {allowed}，实际为 {value}</translation>
     </message>
@@ -562,6 +578,14 @@
     <message>
         <source>holds a single item; a run needs at least two (one is held out for validation)</source>
         <translation>只有一项；运行至少需要两项（其中一项留作验证）</translation>
+    </message>
+    <message>
+        <source>its `classes` attribute lists {declared} classes; at most {limit} are supported</source>
+        <translation>它的 `classes` 属性列出了 {declared} 个类别；最多支持 {limit} 个</translation>
+    </message>
+    <message>
+        <source>{what} has the label {label}; labels are class indices 0..{last} (at most {limit} classes)</source>
+        <translation>{what} 的标签为 {label}；标签是类别序号 0..{last}（最多 {limit} 个类别）</translation>
     </message>
     <message>
         <source>{what} has the label {label}, but the dataset&apos;s `classes` attribute lists {declared} classes (labels 0..{last})</source>
@@ -920,8 +944,24 @@
         <translation>{batch_size}（请求的是 {requested}；因显存不足减半 {halvings} 次）</translation>
     </message>
     <message>
+        <source>trained 1 step (step {last:,})</source>
+        <translation>训练了 1 步（第 {last:,} 步）</translation>
+    </message>
+    <message>
+        <source>trained {steps:,} steps (steps {first:,}-{last:,})</source>
+        <translation>训练了 {steps:,} 步（第 {first:,}-{last:,} 步）</translation>
+    </message>
+    <message>
         <source>{rate:,.0f} images/s</source>
         <translation>{rate:,.0f} 图像/秒</translation>
+    </message>
+    <message>
+        <source>finished: {steps} in {wall_s:.1f} s, {rate}, peak {peak}, batch size {batch_size}</source>
+        <translation>完成：{steps}，用时 {wall_s:.1f} 秒，{rate}，峰值 {peak}，批大小 {batch_size}</translation>
+    </message>
+    <message>
+        <source>finished: {steps} in {wall_s:.1f} s, {rate}, peak {peak}</source>
+        <translation>完成：{steps}，用时 {wall_s:.1f} 秒，{rate}，峰值 {peak}</translation>
     </message>
     <message>
         <source>finished: {steps} steps in {wall_s:.1f} s, {rate}, peak {peak}, batch size {batch_size}</source>
@@ -1024,6 +1064,38 @@
         <translation>{where}显存不足，批大小 {batch_size}，空闲 {free}，已保留但未分配 {unallocated}</translation>
     </message>
     <message>
+        <source>the process is limited to {limit} of address space by ulimit -v (RLIMIT_AS), which counts mapped libraries too, not only resident memory</source>
+        <translation>本进程的地址空间被 ulimit -v（RLIMIT_AS）限制为 {limit}，其中也计入映射的库，而不只是常驻内存</translation>
+    </message>
+    <message>
+        <source>the process is limited to {limit} of data by ulimit -d (RLIMIT_DATA)</source>
+        <translation>本进程的数据段被 ulimit -d（RLIMIT_DATA）限制为 {limit}</translation>
+    </message>
+    <message>
+        <source>the process&apos;s control group is limited to {limit} (cgroup memory.max, shared by the group&apos;s processes)</source>
+        <translation>本进程所在的控制组被限制为 {limit}（cgroup memory.max，组内所有进程共用）</translation>
+    </message>
+    <message>
+        <source>out of memory {where} with batch size {batch_size}: asked for {requested}</source>
+        <translation>{where}内存不足，批大小 {batch_size}：请求了 {requested}</translation>
+    </message>
+    <message>
+        <source>out of memory {where} with batch size {batch_size}</source>
+        <translation>{where}内存不足，批大小 {batch_size}</translation>
+    </message>
+    <message>
+        <source>{asked}, more than the process&apos;s limit had left at that moment</source>
+        <translation>{asked}，超过了进程限制当时剩余的量</translation>
+    </message>
+    <message>
+        <source>{asked}; {free} of system memory available once the failed step&apos;s memory was given back</source>
+        <translation>{asked}；释放失败步骤的内存后，系统内存可用 {free}</translation>
+    </message>
+    <message>
+        <source>{asked}; {limit}, {free} of it left once the failed step&apos;s memory was given back</source>
+        <translation>{asked}；{limit}，释放失败步骤的内存后还剩 {free}</translation>
+    </message>
+    <message>
         <source>{problem}; continuing with batch size {batch_size}</source>
         <translation>{problem}；以批大小 {batch_size} 继续</translation>
     </message>
@@ -1054,6 +1126,46 @@
     <message>
         <source>the folder for {path} does not exist</source>
         <translation>{path} 所在的文件夹不存在</translation>
+    </message>
+    <message>
+        <source>the run store</source>
+        <translation>运行记录库</translation>
+    </message>
+    <message>
+        <source>{path} is also given to {option}; give each output a file of its own</source>
+        <translation>{path} 也被用于 {option}；请为每个输出指定各自的文件</translation>
+    </message>
+    <message>
+        <source>the checkpoint being resumed</source>
+        <translation>正在恢复的检查点</translation>
+    </message>
+    <message>
+        <source>the dataset&apos;s folder</source>
+        <translation>数据集文件夹</translation>
+    </message>
+    <message>
+        <source>your model&apos;s code</source>
+        <translation>你的模型代码</translation>
+    </message>
+    <message>
+        <source>your dataset&apos;s code</source>
+        <translation>你的数据集代码</translation>
+    </message>
+    <message>
+        <source>{path} is a file of {option} ({what}); give another path</source>
+        <translation>{path} 是 {option}（{what}）的一个文件；请给出另一个路径</translation>
+    </message>
+    <message>
+        <source>{path} is the same file as {option} ({what}); give another path</source>
+        <translation>{path} 与 {option}（{what}）是同一个文件；请给出另一个路径</translation>
+    </message>
+    <message>
+        <source>{path} is a file of {what}; give another path</source>
+        <translation>{path} 是{what}的一个文件；请给出另一个路径</translation>
+    </message>
+    <message>
+        <source>{path} is {what}; give another path</source>
+        <translation>{path} 是{what}；请给出另一个路径</translation>
     </message>
     <message>
         <source>the fastest configuration offered: speedrun-net (a small CIFAR net in the style of airbench) on a CIFAR-sized synthetic set kept on the device, bf16, channels_last, torch.compile, fused optimizer, batch 1024 (on a CPU: fp32 and no compile)</source>
@@ -1116,6 +1228,10 @@
         <translation>运行在计划的 {total_steps} 步中只完成了 {step} 步就结束了</translation>
     </message>
     <message>
+        <source>your code called {call}; to end a run with an error, raise an exception</source>
+        <translation>你的代码调用了 {call}；若要以错误结束运行，请抛出异常</translation>
+    </message>
+    <message>
         <source>stopped by request</source>
         <translation>按请求停止</translation>
     </message>
@@ -1148,6 +1264,10 @@
         <translation>运行记录库 {path} 被另一个进程锁定（持续忙碌了 {seconds:.0f} s）</translation>
     </message>
     <message>
+        <source>the run store {path} is writable but its {sidecar} file is read-only; with the app and every run closed, delete {sidecar}</source>
+        <translation>运行记录库 {path} 可写，但它的 {sidecar} 文件是只读的；请在关闭本应用和所有运行后删除 {sidecar}</translation>
+    </message>
+    <message>
         <source>the run store {path} is read-only; choose a writable file with --runs-db</source>
         <translation>运行记录库 {path} 是只读的；请用 --runs-db 选择一个可写的文件</translation>
     </message>
@@ -1174,6 +1294,10 @@
     <message>
         <source>unable to open database file (it does not exist)</source>
         <translation>无法打开数据库文件（文件不存在）</translation>
+    </message>
+    <message>
+        <source>the file is read-only</source>
+        <translation>该文件是只读的</translation>
     </message>
     <message>
         <source>it is still being created, or has an older schema that opening it for writing migrates</source>
@@ -1224,8 +1348,8 @@
         <translation>其结构版本为 {found}，本应用最高只支持 {known}</translation>
     </message>
     <message>
-        <source>it is an SQLite database of another program (it has tables but is no run store)</source>
-        <translation>它是其他程序的 SQLite 数据库（其中有表，但不是运行记录库）</translation>
+        <source>it is an SQLite database of another program (it is neither empty nor marked as a run store)</source>
+        <translation>它是另一个程序的 SQLite 数据库（既不是空文件，也没有运行记录库的标记）</translation>
     </message>
     <message>
         <source>not loaded yet</source>
@@ -1348,6 +1472,14 @@
         <translation>{type} 对象</translation>
     </message>
     <message>
+        <source>sys.exit({code})</source>
+        <translation>sys.exit({code})</translation>
+    </message>
+    <message>
+        <source>sys.exit({code}) in {function} ({file}, line {line})</source>
+        <translation>sys.exit({code})，位于 {function}（{file}，第 {line} 行）</translation>
+    </message>
+    <message>
         <source>{spec}: {path} cannot be imported as a Python module</source>
         <translation>{spec}：{path} 无法作为 Python 模块导入</translation>
     </message>
@@ -1374,6 +1506,10 @@
     <message>
         <source>{spec} returned a model without trainable parameters: there is nothing to train</source>
         <translation>{spec} 返回的模型没有可训练的参数：没有东西可训练</translation>
+    </message>
+    <message>
+        <source>it called {call}</source>
+        <translation>它调用了 {call}</translation>
     </message>
     <message>
         <source>{spec} fails on the run&apos;s input, a batch shaped {shape} (batch x channels x height x width, from the dataset): {error}</source>
@@ -1487,6 +1623,42 @@
         <source>smoothing must be between 0 and 0.999 (the loss plot&apos;s range), not {smoothing:g}</source>
         <translation>平滑系数必须在 0 到 0.999 之间（即损失曲线的范围），而不是 {smoothing:g}</translation>
     </message>
+    <message>
+        <source>synchronises BatchNorm over the processes of a data-parallel run, and this run is one process; add --nproc N (2 or more) or leave --sync-bn out</source>
+        <translation>--sync-bn 在数据并行运行的各进程之间同步 BatchNorm，而此运行只有一个进程；请加上 --nproc N（2 或以上），或去掉 --sync-bn</translation>
+    </message>
+    <message>
+        <source>find-batch-size measures one process on one device; leave --nproc out (each process of a data-parallel run trains batch_size / nproc images, so it can take nproc times the batch size found)</source>
+        <translation>find-batch-size 只测量一个设备上的一个进程；请去掉 --nproc（数据并行运行的每个进程训练 batch_size / nproc 张图像，因此可用找到的批大小的 nproc 倍）</translation>
+    </message>
+    <message>
+        <source>find-batch-size measures one process on one device; leave --sync-bn out</source>
+        <translation>find-batch-size 只测量一个设备上的一个进程；请去掉 --sync-bn</translation>
+    </message>
+    <message>
+        <source>synchronises BatchNorm over the processes of a data-parallel run, and every configuration here is one process; give a --vs nproc=N (2 or more) or leave --sync-bn out</source>
+        <translation>--sync-bn 在数据并行运行的各进程之间同步 BatchNorm，而这里每个配置都只有一个进程；请给出 --vs nproc=N（2 或以上），或去掉 --sync-bn</translation>
+    </message>
+    <message>
+        <source>the run store {path} is a folder; give --runs-db a file name, such as {example}</source>
+        <translation>运行记录库 {path} 是一个文件夹；请给 --runs-db 一个文件名，例如 {example}</translation>
+    </message>
+    <message>
+        <source>a named pipe (FIFO)</source>
+        <translation>命名管道（FIFO）</translation>
+    </message>
+    <message>
+        <source>a socket</source>
+        <translation>套接字</translation>
+    </message>
+    <message>
+        <source>a device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>the run store {path} is {kind}, not a file; give --runs-db a file name</source>
+        <translation>运行记录库 {path} 是{kind}，不是文件；请给 --runs-db 一个文件名</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -1531,6 +1703,25 @@
         <translation>此设备没有分配器峰值计数：激活值是自动求导为反向传播保存的字节数；各阶段的值是进程在该阶段结束时的内存。</translation>
     </message>
     <message>
+        <source>Memory breakdown</source>
+        <comment>on the CPU: the process&apos;s memory</comment>
+        <translation>内存构成</translation>
+    </message>
+    <message>
+        <source>Memory breakdown</source>
+        <translation>显存构成</translation>
+    </message>
+    <message>
+        <source>Memory of one training step, by what holds it (sampled once per report)</source>
+        <comment>on the CPU: the process&apos;s memory</comment>
+        <translation>一个训练步的内存构成（每次报告采样一次）</translation>
+    </message>
+    <message>
+        <source>Memory of one training step on {rank}, by what holds it (sampled once per report)</source>
+        <comment>on the CPU: the process&apos;s memory</comment>
+        <translation>{rank} 上一个训练步的内存构成（每次报告采样一次）</translation>
+    </message>
+    <message>
         <source>Memory of one training step, by what holds it (sampled once per report)</source>
         <translation>一个训练步的显存构成（每次报告采样一次）</translation>
     </message>
@@ -1556,6 +1747,10 @@
     <message>
         <source>Checkpoints (*.pt);;All files (*)</source>
         <translation>检查点 (*.pt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>{path} is a file of the run store, not a checkpoint</source>
+        <translation>{path} 是运行记录库的文件，不是检查点</translation>
     </message>
     <message>
         <source>{file}: {model} on {dataset}, saved at step {step} (after epoch {epoch}).</source>
@@ -1691,6 +1886,14 @@
         <translation>每个运行在首次报告（预热）之后各次报告的图像/秒中位数，误差线为第 10 至第 90 百分位</translation>
     </message>
     <message>
+        <source>no images/s yet:
+bars come after
+each run&apos;s warm-up</source>
+        <translation>还没有 images/s：
+每个运行预热之后
+才显示柱状图</translation>
+    </message>
+    <message>
         <source>{number}. {label}</source>
         <translation>{number}. {label}</translation>
     </message>
@@ -1766,6 +1969,21 @@
     <message>
         <source>run {run_id} as {format}</source>
         <translation>运行 {run_id}（{format}）</translation>
+    </message>
+</context>
+<context>
+    <name>FileDialogs</name>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>{suffix} file</source>
+        <translation>{suffix} 文件</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
     </message>
 </context>
 <context>
@@ -1920,6 +2138,10 @@
     <message>
         <source>Open</source>
         <translation>打开</translation>
+    </message>
+    <message>
+        <source>Resume…</source>
+        <translation>恢复…</translation>
     </message>
     <message>
         <source>No runs recorded yet in {path}: runs started here or with `gpu-train-monitor run` appear as they start.</source>
@@ -2082,10 +2304,6 @@
         <translation>运行记录</translation>
     </message>
     <message>
-        <source>Memory breakdown</source>
-        <translation>显存构成</translation>
-    </message>
-    <message>
         <source>GPU (NVML)</source>
         <translation>GPU (NVML)</translation>
     </message>
@@ -2112,6 +2330,10 @@
     <message>
         <source>cache clear requested: applied at the next step boundary</source>
         <translation>已请求清空缓存：将在下一步结束时执行</translation>
+    </message>
+    <message>
+        <source>stopping the run before closing…</source>
+        <translation>正在停止运行，随后关闭…</translation>
     </message>
     <message>
         <source>waiting for the batch-size trial to finish before closing</source>
@@ -2198,6 +2420,10 @@
     <message>
         <source>Process memory (CPU), capacity {capacity}</source>
         <translation>进程内存（CPU），总容量 {capacity}</translation>
+    </message>
+    <message>
+        <source>Process memory (CPU), capacity {capacity} ({limit})</source>
+        <translation>进程内存（CPU），容量 {capacity}（{limit}）</translation>
     </message>
 </context>
 <context>
@@ -2529,6 +2755,25 @@
     </message>
 </context>
 <context>
+    <name>RunControlRow</name>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Clear cache</source>
+        <translation>清空缓存</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+</context>
+<context>
     <name>RunController</name>
     <message>
         <source>a run of {count} processes is followed through the run store, and this window records nothing (start it with --runs-db PATH)</source>
@@ -2622,6 +2867,10 @@
         <translation>正在导出{what}…</translation>
     </message>
     <message>
+        <source>exported run {run_id} to {folder}: {files} (partial: the run is live, exported up to step {step})</source>
+        <translation>已将运行 {run_id} 导出到 {folder}：{files}（不完整：该运行仍在进行，导出到第 {step} 步为止）</translation>
+    </message>
+    <message>
         <source>exported run {run_id} to {folder}: {files}</source>
         <translation>已将运行 {run_id} 导出到 {folder}：{files}</translation>
     </message>
@@ -2684,6 +2933,45 @@
     </message>
 </context>
 <context>
+    <name>RunResume</name>
+    <message>
+        <source>Resume from checkpoint…</source>
+        <translation>从检查点恢复…</translation>
+    </message>
+    <message>
+        <source>Continue the selected run from one of the checkpoints it saved, listed by step</source>
+        <translation>从所选运行保存的某个检查点继续该运行，按步数列出</translation>
+    </message>
+    <message>
+        <source>Not while a run or a batch-size search is under way</source>
+        <translation>运行或批大小探测进行期间不可用</translation>
+    </message>
+    <message>
+        <source>run {run} is still training</source>
+        <translation>运行 {run} 仍在训练</translation>
+    </message>
+    <message>
+        <source>cannot list run {run}&apos;s checkpoints: {error}</source>
+        <translation>无法列出运行 {run} 的检查点：{error}</translation>
+    </message>
+    <message>
+        <source>run {run} saved no checkpoint to resume from</source>
+        <translation>运行 {run} 没有保存可供恢复的检查点</translation>
+    </message>
+    <message>
+        <source>run {run}&apos;s {count} checkpoints are gone (deleted or moved)</source>
+        <translation>运行 {run} 的 {count} 个检查点已不存在（被删除或移动）</translation>
+    </message>
+    <message>
+        <source>Resume run {run}</source>
+        <translation>恢复运行 {run}</translation>
+    </message>
+    <message>
+        <source>Resume from the checkpoint saved at:</source>
+        <translation>从以下步数保存的检查点恢复：</translation>
+    </message>
+</context>
+<context>
     <name>RunState</name>
     <message>
         <source>idle</source>
@@ -2731,6 +3019,14 @@
     <message>
         <source>config: {config}</source>
         <translation>配置：{config}</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>try a smaller batch size, or set {setting} to {shrink}</source>
+        <translation>请尝试更小的批大小，或将 {setting} 设为 {shrink}</translation>
     </message>
     <message>
         <source>the run crashed: {error}</source>
@@ -2826,8 +3122,8 @@
         <translation>轮次</translation>
     </message>
     <message>
-        <source>Images/s</source>
-        <translation>图像/秒</translation>
+        <source>Images/s (median)</source>
+        <translation>Images/s（中位数）</translation>
     </message>
     <message>
         <source>ETA</source>
@@ -2850,8 +3146,8 @@
         <translation>本次运行开始以来的已分配峰值（在 CPU 上：RSS 峰值）</translation>
     </message>
     <message>
-        <source>Training images per second over the last report</source>
-        <translation>最近一次报告期间每秒训练的图像数</translation>
+        <source>Median training images per second over the reports after the first (the warm-up): the figure of the run&apos;s end in the log and in the Runs table</source>
+        <translation>第一次报告（预热）之后各次报告的训练图像每秒数的中位数：即日志中和“运行”表中该运行结束时的数字</translation>
     </message>
     <message>
         <source>Time left at the median speed</source>
@@ -3042,6 +3338,10 @@
     <message>
         <source>write {least} to {most} lines, one run each (this has {count})</source>
         <translation>请写 {least} 到 {most} 行，每行一个运行（当前为 {count} 行）</translation>
+    </message>
+    <message>
+        <source>{item}: every run of a comparison has the same {setting} (they race over the same steps); set it once, in the form</source>
+        <translation>{item}：比较中的每个运行都使用相同的 {setting}（它们在相同的步数上比赛）；请在表单中设置一次</translation>
     </message>
 </context>
 <context>
@@ -3471,6 +3771,10 @@
         <translation>自动</translation>
     </message>
     <message>
+        <source>synthetic</source>
+        <translation>合成数据集</translation>
+    </message>
+    <message>
         <source>stream</source>
         <translation>流式加载</translation>
     </message>
@@ -3577,6 +3881,10 @@
         <translation>{count} 个 CPU 进程无法启动：{reason}</translation>
     </message>
     <message>
+        <source>run {run_id} is no longer in the run store (deleted while it trained, or the store was replaced); its processes have ended (exit code {code})</source>
+        <translation>运行 {run_id} 已不在运行记录库中（训练期间被删除，或记录库被替换）；它的进程已结束（退出码 {code}）</translation>
+    </message>
+    <message>
         <source>run {run_id} {status}: {message}</source>
         <translation>运行 {run_id} {status}：{message}</translation>
     </message>
@@ -3679,6 +3987,26 @@
         <source>Total memory of this machine</source>
         <translation>本机的总内存</translation>
     </message>
+    <message>
+        <source>process limit</source>
+        <translation>进程限制</translation>
+    </message>
+    <message>
+        <source>This process&apos;s address-space limit (ulimit -v, RLIMIT_AS). It counts mapped libraries and reservations too, so allocations fail while the RSS is still well below it</source>
+        <translation>本进程的地址空间限制（ulimit -v，RLIMIT_AS）。它也计入映射的库和预留空间，因此常驻内存（RSS）还远低于它时分配就可能失败</translation>
+    </message>
+    <message>
+        <source>This process&apos;s data-size limit (ulimit -d, RLIMIT_DATA): its heap and private mappings</source>
+        <translation>本进程的数据段大小限制（ulimit -d，RLIMIT_DATA）：它的堆和私有映射</translation>
+    </message>
+    <message>
+        <source>cgroup limit</source>
+        <translation>cgroup 限制</translation>
+    </message>
+    <message>
+        <source>The memory limit of this process&apos;s control group (cgroup), shared by every process in it</source>
+        <translation>本进程所在控制组（cgroup）的内存限制，组内所有进程共用</translation>
+    </message>
 </context>
 <context>
     <name>plot_export</name>
@@ -3744,6 +4072,33 @@
     <message>
         <source>{rank}: {speed} images/s</source>
         <translation>{rank}：{speed} 图像/秒</translation>
+    </message>
+</context>
+<context>
+    <name>run_checkpoints</name>
+    <message>
+        <source>end of epoch {epoch}</source>
+        <translation>第 {epoch} 轮结束</translation>
+    </message>
+    <message>
+        <source>during epoch {epoch}</source>
+        <translation>第 {epoch} 轮期间</translation>
+    </message>
+    <message>
+        <source>asked for, during epoch {epoch}</source>
+        <translation>按请求保存，第 {epoch} 轮期间</translation>
+    </message>
+    <message>
+        <source>stopped during epoch {epoch}</source>
+        <translation>停止时保存，第 {epoch} 轮期间</translation>
+    </message>
+    <message>
+        <source>last step, during epoch {epoch}</source>
+        <translation>最后一步，第 {epoch} 轮期间</translation>
+    </message>
+    <message>
+        <source>step {step} ({why}): {file}</source>
+        <translation>第 {step} 步（{why}）：{file}</translation>
     </message>
 </context>
 <context>
@@ -4033,6 +4388,10 @@
     <message>
         <source>{model} on {dataset}, batch {batch_size}, {placement} placement, {devices}</source>
         <translation>{model}，数据集 {dataset}，批大小 {batch_size}，数据放置 {placement}，{devices}</translation>
+    </message>
+    <message>
+        <source>started by this window as {count} processes: stop, pause or clear its cache here or with the window&apos;s buttons; started {started}</source>
+        <translation>由本窗口以 {count} 个进程启动：可在此处或用窗口的按钮停止、暂停或清空其缓存；启动于 {started}</translation>
     </message>
     <message>
         <source>this window&apos;s own run: control it with the window&apos;s Pause and Stop; started {started}</source>
