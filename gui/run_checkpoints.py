@@ -39,8 +39,8 @@ class RecordedCheckpoint:
     @property
     def text(self) -> str:
         """'step 120 (end of epoch 3): step-120.pt', in the user's language."""
-        why = QCoreApplication.translate("run_checkpoints", REASONS.get(self.reason, "{epoch}")).format(
-            epoch=integer(self.epoch))
+        reason = REASONS.get(self.reason, "{epoch}")
+        why = QCoreApplication.translate("run_checkpoints", reason).format(epoch=integer(self.epoch))
         return QCoreApplication.translate("run_checkpoints", "step {step} ({why}): {file}").format(
             step=integer(self.step), why=why, file=Path(self.path).name)
 
