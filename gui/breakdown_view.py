@@ -228,6 +228,12 @@ class BreakdownView(QWidget):
             self.note.setText(self.tr("No allocator peak counters on this device: activations are the bytes autograd "
                                       "saved for backward; phase values are the process's memory at each phase's end."))
 
+    def show_again(self) -> None:
+        """The breakdown shown, its title and texts said again (after a language change: new words and locale)."""
+        self.set_device_kind(self.device_kind)
+        if self.last is not None:
+            self._display(self.last)
+
     def tab_title(self) -> str:
         """The title of the tab that shows this view. On the CPU the memory is the process's: Chinese says 内存
         there and 显存 (a GPU's memory) on a GPU, so the CPU's texts are translated apart."""

@@ -159,10 +159,13 @@ def show_auto_model(form: SettingsForm) -> None:
     on the selected device."""
     combo: QComboBox = form.widgets["model"]
     text = auto_model_text(form)
-    index = next((i for i in range(combo.count()) if is_auto_model(combo.itemText(i))), -1)
+    index = combo.findData("auto")  # by its data: its text may be another language's (a language change)
+    if index < 0:
+        index = next((i for i in range(combo.count()) if is_auto_model(combo.itemText(i))), -1)
     current = combo.currentText()
+    shows_auto = is_auto_model(current) or (index >= 0 and current == combo.itemText(index))
     # auto shown by the program, or typed and left: say what it stands for; mid-typing, leave the text alone
-    show = is_auto_model(current) and current != text and not combo.lineEdit().hasFocus()
+    show = shows_auto and current != text and not combo.lineEdit().hasFocus()
     if (index < 0 or combo.itemText(index) == text) and not show:
         return
     combo.blockSignals(True)

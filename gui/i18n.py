@@ -1,7 +1,8 @@
 """The window's language: the user's choice (English, 简体中文, or the system's), remembered in QSettings.
 
-The choice applies from the next start: texts are set when widgets are built, and rebuilding a window
-mid-run would lose its plots. Qt's own dialogs (file pickers, message box buttons) are translated by the
+A choice applies at once (`switch`): installing or removing a translator makes Qt send `LanguageChange` to
+every window, and the windows say their texts again (`gui.retranslate`); the log's lines keep the language
+they were written in. Qt's own dialogs (file pickers, message box buttons) are translated by the
 `qtbase` catalogue that ships with PySide6. Numbers and dates follow the locale that goes with the
 language (`QLocale.setDefault`), which `gui.locale_format` reads.
 """
@@ -79,14 +80,16 @@ class InstalledLanguage:
     problem: str = ""  # why the translation could not be loaded (the window then stays English)
 
     def remove(self) -> None:
-        global _active
+        global _active, _installed
         for translator in self.translators:
             QCoreApplication.removeTranslator(translator)
         self.translators = ()
-        _active = ENGLISH
+        if _installed is self:  # an older one removed late leaves the language installed since alone
+            _active, _installed = ENGLISH, None
 
 
 _active = ENGLISH  # the language the app's texts are in (the catalogue installed last)
+_installed: InstalledLanguage | None = None  # what `install` put in place last, for `switch` to remove
 
 
 def active() -> str:
@@ -96,11 +99,12 @@ def active() -> str:
 
 def install(language: str, cache: Path | None = None, system: QLocale | None = None) -> InstalledLanguage:
     """Translate the application into `language` ("en" or "zh_CN") from now on."""
-    global _active
+    global _active, _installed
     QLocale.setDefault(locale_for(language, system))
     _active = ENGLISH
     if language == ENGLISH:
-        return InstalledLanguage(language)
+        _installed = InstalledLanguage(language)
+        return _installed
     translators: list[QTranslator] = []
     try:
         qm = compiled(translation_source(language), cache or cache_dir())
@@ -116,7 +120,18 @@ def install(language: str, cache: Path | None = None, system: QLocale | None = N
     for translator in translators:
         QCoreApplication.installTranslator(translator)
     _active = language
-    return InstalledLanguage(language, tuple(translators))
+    _installed = InstalledLanguage(language, tuple(translators))
+    return _installed
+
+
+def switch(language: str, cache: Path | None = None, system: QLocale | None = None) -> InstalledLanguage:
+    """The app in `language` from now on, while it runs: the catalogue installed before is removed (both
+    post `LanguageChange`, which the windows answer by saying their texts again) and numbers follow the new
+    language's locale at their next update. A catalogue that cannot load leaves the app in English."""
+    previous = _installed
+    if previous is not None:
+        previous.remove()
+    return install(language, cache, system)
 
 
 def translate_in(language: str, context: str, text: str, cache: Path | None = None) -> str:

@@ -1,31 +1,37 @@
-"""Settings ▸ Language: English, 简体中文, or the system's language; remembered, applied at the next start.
+"""Settings ▸ Language: English, 简体中文, or the system's language; remembered, and applied at once.
 
 Each language is named in itself (a reader finds their own whatever the window speaks). Choosing one
-says, in the chosen language too, that it applies when the app starts again: texts are set when the
-window is built, and rebuilding it would lose a run's plots.
+installs its catalogue now (`i18n.switch`): every window says its texts again (`gui.retranslate`), and
+numbers follow the new locale at their next update. The log's lines already written keep their language
+(they are its history); new ones come in the new language, as the choices' status tip says.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Slot
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from gui import i18n
 
 
+SYSTEM_CHOICE = QT_TRANSLATE_NOOP("LanguageMenu", "System language ({language})")
+CHOICE_TIP = QT_TRANSLATE_NOOP("LanguageMenu", "Switch the window to this language now: lines already in the log "
+                                               "stay as they were written, new lines come in this language")
+
+
 class LanguageMenu(QMenu):
-    """The language choices as radio items; `notice` is the last "applies after a restart" box shown."""
+    """The language choices as radio items; `notice` is the last box shown (a catalogue that failed to load)."""
 
     def __init__(self, settings: QSettings, current: str, parent: QWidget) -> None:
         super().__init__(self.tr("&Language"), parent)
         self._settings = settings
-        self._current = current  # the language the window speaks now
+        self._current = current  # the language the window spoke when built (i18n.active() is the one now)
         self.notice: QMessageBox | None = None
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         system_name = i18n.NATIVE_NAMES[i18n.resolve(i18n.SYSTEM)]
-        labels = {i18n.SYSTEM: self.tr("System language ({language})").format(language=system_name),
+        labels = {i18n.SYSTEM: self.tr(SYSTEM_CHOICE).format(language=system_name),
                   i18n.ENGLISH: i18n.NATIVE_NAMES[i18n.ENGLISH], i18n.CHINESE: i18n.NATIVE_NAMES[i18n.CHINESE]}
         self.choice_actions: dict[str, QAction] = {}
         saved = i18n.saved_choice(settings)
@@ -34,6 +40,7 @@ class LanguageMenu(QMenu):
             action.setCheckable(True)
             action.setChecked(choice == saved)
             action.setData(choice)
+            action.setStatusTip(self.tr(CHOICE_TIP))
             self.group.addAction(action)
             self.addAction(action)
             self.choice_actions[choice] = action
@@ -45,15 +52,11 @@ class LanguageMenu(QMenu):
         i18n.save_choice(self._settings, choice)
         self._settings.sync()
         language = i18n.resolve(choice)
-        context, text = "LanguageMenu", "The window will be in {language} the next time GPU Training Monitor starts."
-        lines = [self.tr("The window will be in {language} the next time GPU Training Monitor starts.")
-                 .format(language=i18n.NATIVE_NAMES[language])]
-        if language == self._current:
-            lines = [self.tr("The window already speaks {language}.").format(language=i18n.NATIVE_NAMES[language])]
-        elif language != i18n.ENGLISH or self._current != i18n.ENGLISH:
-            in_new = i18n.translate_in(language, context, text).format(language=i18n.NATIVE_NAMES[language])
-            if in_new != lines[0]:
-                lines.append(in_new)  # said in the chosen language too: its reader may not read this one
-        self.notice = QMessageBox(QMessageBox.Icon.Information, self.tr("Language"), "\n\n".join(lines),
-                                  QMessageBox.StandardButton.Ok, self.parentWidget())
-        self.notice.open()
+        if language == i18n.active():
+            return
+        installed = i18n.switch(language)
+        if installed.problem:  # the catalogue did not load: the window stays English, and says why
+            self.notice = QMessageBox(QMessageBox.Icon.Warning, self.tr("Language"),
+                                      self.tr("The window stays in English: {problem}").format(problem=installed.problem),
+                                      QMessageBox.StandardButton.Ok, self.parentWidget())
+            self.notice.open()

@@ -2,13 +2,15 @@
 
 Installing or removing a `QTranslator` makes Qt send `QEvent.LanguageChange` to every window. A
 `Retranslator` keeps, for each text given to it, the setter that shows it and a function that says it in
-the language installed now, and on `LanguageChange` says them all again. Texts derived from state (the
-process count's label, why a setting is greyed out, what auto stands for) are derived again by the
-refreshers it is given, after the kept texts.
+the language installed now, and on `LanguageChange` says them all again. Before them, every other text the
+window shows (set as a run went: plot titles, legends, a panel's message) is found in the catalogue and
+said again (`gui.shown_texts`). Texts derived from state (the process count's label, why a setting is
+greyed out, what auto stands for, the run's numbers and state, the Runs tab's line) are derived again by the
+refreshers it is given, last, so numbers follow the new locale too.
 
-`keep_window_texts` applies it to the main window's menus, tabs and settings form (labels, group titles,
-tooltips, the word choices of its combos). What a window has already written (log lines, plot titles and
-legends, the status bar, dialogs) stays in the language it was written in.
+`keep_window_texts` applies it to the main window: its menus, tabs and settings form are kept, its panels'
+own update methods are the refreshers. The log's lines already written stay in the language they were
+written in (its history); new ones come in the new language.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QComboBox, QGroupBox, QTabWidget, QWidget
 
+from core.user_callables import SPEC_FORM
+from gui import i18n
 from gui.form_applicability import update_applicability
-from gui.form_text import CHOICE_TEXTS, choice_text, field_tooltip, label
+from gui.form_text import CHOICE_TEXTS, choice_text, field_help, field_tooltip, label
+from gui.shown_texts import say_shown_texts_again
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction
@@ -46,6 +51,7 @@ class Retranslator(QObject):
         self._window = window
         self._texts: list[tuple[Setter, Say]] = []
         self._refreshers: list[Callable[[], None]] = []
+        self._language = i18n.active()  # the language the window's texts are in now
         window.installEventFilter(self)
 
     def keep(self, setter: Setter, say: Say) -> None:
@@ -63,6 +69,8 @@ class Retranslator(QObject):
         return False
 
     def retranslate(self) -> None:
+        say_shown_texts_again(self._window, self._language)
+        self._language = i18n.active()
         for setter, say in list(self._texts):
             try:
                 setter(say())
@@ -126,22 +134,39 @@ def _keep_form(texts: Retranslator, window: MainWindow) -> None:
             texts.keep(box.setTitle, translated("SettingsForm", title))
     for field, field_label in form.labels.items():
         texts.keep(field_label.setText, lambda field=field: label(field))
+        texts.keep(field_label.setToolTip, lambda field=field: field_help(field))
         texts.keep(form.widgets[field].setToolTip, lambda field=field: field_tooltip(field))
+    model_edit = form.widgets["model"].lineEdit()
+    texts.keep(model_edit.setPlaceholderText, lambda: QCoreApplication.translate(
+        "form_widgets", "a name from the list, or {spec_form}").format(spec_form=SPEC_FORM))
     for field in CHOICE_TEXTS:
         combo = form.widgets.get(field)
         if not isinstance(combo, QComboBox) or field in ("device", "model"):  # theirs say more: refreshed below
             continue
         for index in range(combo.count()):
             _keep_item(texts, combo, index, field)
-    # the process count's label, greyed-out settings' tooltips and what auto stands for, derived again
+    # the devices' names (the CPU's "(N threads)"), listed again; then the process count's label,
+    # greyed-out settings' tooltips and what auto stands for, derived again
+    texts.refresh_with(lambda: form.set_devices(form.listed_devices) if hasattr(form, "listed_devices") else None)
     texts.refresh_with(lambda: update_applicability(form))
     update_applicability(form)  # now too: the plain tooltips and labels kept above replaced them
 
 
+def _refresh_panels(texts: Retranslator, window: MainWindow) -> None:
+    """Texts the window derives from the run's state, derived again by their own update methods."""
+    stats = window.view.stats
+    texts.refresh_with(lambda: stats.set_state(stats.state))
+    texts.refresh_with(lambda: window.state_status.setText(window.state.shown))
+    texts.refresh_with(window.breakdown_view.show_again)
+    texts.refresh_with(window.device_watch.show_device)
+    texts.refresh_with(window.history.refresh)  # its line: the counts and the store's place
+
+
 def keep_window_texts(window: MainWindow) -> Retranslator:
-    """The main window's menus, tabs and settings form, said again in the language installed next."""
+    """The main window's menus, tabs, settings form and panels, said again in the language installed next."""
     texts = Retranslator(window)
     _keep_menus(texts, window)
     _keep_tabs(texts, window)
     _keep_form(texts, window)
+    _refresh_panels(texts, window)
     return texts

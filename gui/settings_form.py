@@ -200,6 +200,7 @@ class SettingsForm(QWidget):
 
         combo: QComboBox = self.widgets["device"]
         current = combo.currentData()
+        self.listed_devices = list(devices)  # listed again in another language after a language change
         self.devices = DeviceTable.from_devices(devices)
         combo.blockSignals(True)
         combo.clear()
@@ -232,7 +233,8 @@ class SettingsForm(QWidget):
         current = combo.currentText()
         combo.blockSignals(True)
         combo.clear()
-        combo.addItems(names)
+        for name in names:
+            combo.addItem(name, name)  # auto found by its data whatever language its text is in
         combo.setEditText(auto_model_text(self) if is_auto_model(current) else current)
         combo.blockSignals(False)
         self._known_models = set(names)

@@ -1,13 +1,12 @@
-"""Settings ▸ Language: the choice is remembered and the user is told, in both languages, when it applies."""
+"""Settings ▸ Language: the choice is remembered and applies at once (the catalogue is installed now)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtWidgets import QWidget
 
 from gui import i18n
 from gui.language_menu import LanguageMenu
-
 
 PARENTS: list[QWidget] = []  # a menu lives as long as its parent widget
 
@@ -26,18 +25,27 @@ def test_the_system_language_is_checked_until_the_user_chooses(qtbot, settings):
     assert menu.actions()[0].text().startswith("System language (")
 
 
-def test_choosing_chinese_is_remembered_and_said_in_both_languages(qtbot, settings, tmp_path):
+def test_choosing_chinese_is_remembered_and_applies_at_once(qtbot, settings, tmp_path, monkeypatch):
+    monkeypatch.setattr(i18n, "cache_dir", lambda: tmp_path / "qm")
     menu = _menu(qtbot, settings)
-    menu.choice_actions[i18n.CHINESE].trigger()
-    assert i18n.saved_choice(QSettings(settings.fileName(), QSettings.Format.IniFormat)) == i18n.CHINESE
-    assert menu.choice_actions[i18n.CHINESE].isChecked() and not menu.choice_actions[i18n.SYSTEM].isChecked()
-    text = menu.notice.text()
-    assert "next time GPU Training Monitor starts" in text
-    assert "简体中文" in text and "下次" in text  # the same sentence in Chinese, for a reader of Chinese only
+    try:
+        menu.choice_actions[i18n.CHINESE].trigger()
+        assert i18n.saved_choice(QSettings(settings.fileName(), QSettings.Format.IniFormat)) == i18n.CHINESE
+        assert menu.choice_actions[i18n.CHINESE].isChecked() and not menu.choice_actions[i18n.SYSTEM].isChecked()
+        assert i18n.active() == i18n.CHINESE and menu.notice is None  # no "applies at the next start" box
+        assert QLocale().language() == QLocale.Language.Chinese  # numbers follow at their next update
+        assert QCoreApplication.translate("MenuBar", "&File") != "&File"
+        assert "log" in menu.choice_actions[i18n.ENGLISH].statusTip()  # written lines keep their language
+        menu.choice_actions[i18n.ENGLISH].trigger()
+        assert i18n.active() == i18n.ENGLISH and QCoreApplication.translate("MenuBar", "&File") == "&File"
+        assert QLocale().language() == QLocale.Language.English
+    finally:
+        i18n.install(i18n.ENGLISH)
+        QLocale.setDefault(QLocale.c())
 
 
-def test_choosing_the_language_already_shown_says_so(qtbot, settings):
+def test_choosing_the_language_already_shown_changes_nothing(qtbot, settings):
     menu = _menu(qtbot, settings, current=i18n.ENGLISH)
     menu.choice_actions[i18n.ENGLISH].trigger()
-    assert menu.notice.text() == "The window already speaks English."
+    assert menu.notice is None and i18n.active() == i18n.ENGLISH
     assert i18n.saved_choice(settings) == i18n.ENGLISH
