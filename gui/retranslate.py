@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
-from PySide6.QtWidgets import QComboBox, QGroupBox, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QTabWidget, QWidget
 
 from core.user_callables import SPEC_FORM
 from gui import i18n
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu
 
     from gui.main_window import MainWindow
+    from gui.stored_run_view import StoredRunView
 
 Setter = Callable[[str], None]
 Say = Callable[[], str]
@@ -70,6 +71,9 @@ class Retranslator(QObject):
 
     def retranslate(self) -> None:
         say_shown_texts_again(self._window, self._language)
+        for other in QApplication.topLevelWidgets():  # a run's own window, a stored run's: what they show
+            if other is not self._window and other.isVisible() and other.findChild(Retranslator) is None:
+                say_shown_texts_again(other, self._language)
         self._language = i18n.active()
         for setter, say in list(self._texts):
             try:
@@ -160,6 +164,14 @@ def _refresh_panels(texts: Retranslator, window: MainWindow) -> None:
     texts.refresh_with(window.breakdown_view.show_again)
     texts.refresh_with(window.device_watch.show_device)
     texts.refresh_with(window.history.refresh)  # its line: the counts and the store's place
+
+
+def keep_run_window_texts(view: StoredRunView) -> Retranslator:
+    """A stored or followed run's window: what it shows said again, its header, state and breakdown derived
+    again by its own update method."""
+    texts = Retranslator(view)
+    texts.refresh_with(view.show_again)
+    return texts
 
 
 def keep_window_texts(window: MainWindow) -> Retranslator:

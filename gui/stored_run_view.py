@@ -29,6 +29,7 @@ from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, 
 from core.memory import MemorySample
 from core.run_store import RunNotFound, RunRow, StoreError
 from gui.breakdown_view import BreakdownView
+from gui.retranslate import keep_run_window_texts
 from gui.core_text import core_text, error_text
 from gui.log_panel import LogPanel
 from gui.loss_plot import LOSS_CAPACITY, LossPlot
@@ -75,6 +76,7 @@ class StoredRunView(QWidget):
         self._build(row)
         for keys in ("Esc", "Ctrl+W"):  # a window of its own among many: closed as a dialog or a tab is
             QShortcut(QKeySequence(keys), self).activated.connect(self.close)
+        self.texts = keep_run_window_texts(self)  # said again when the language changes
 
         self.loader = RunLoader(link.path, self.feed, self)  # the first read, however long, off the GUI thread
         self.loader.loaded.connect(self._on_loaded)
@@ -338,6 +340,12 @@ class StoredRunView(QWidget):
         self.control_row.show_for(row.live, paused)
         self.setWindowTitle(self.tr("{title} ({state}) — GPU Training Monitor").format(title=run_title(row),
                                                                                       state=shown))
+
+    def show_again(self) -> None:
+        """The header, state, title and breakdown said again (after a language change)."""
+        if self.row is not None:
+            self._show_row(self.row)
+        self.breakdown_view.show_again()
 
     def _log(self, at: float, text: str, level: str = "info") -> None:
         self.log.appendPlainText(log_line(at, text, level))

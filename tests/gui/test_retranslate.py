@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from gui_support import FAST
 from PySide6.QtCore import QLocale
-from PySide6.QtWidgets import QGroupBox
+from PySide6.QtWidgets import QGroupBox, QPlainTextEdit
 
 from gui import i18n
 from gui.run_state import RunState
@@ -56,7 +56,7 @@ def test_menus_tabs_and_the_form_follow_a_language_change_while_open(make_window
 
 
 def _log_lines(window) -> set[str]:
-    return set(window.log.toPlainText().splitlines())
+    return {line for log in window.findChildren(QPlainTextEdit) for line in log.toPlainText().splitlines()}
 
 
 def _cjk(text: str) -> bool:
@@ -82,7 +82,10 @@ def test_the_whole_window_follows_the_language_menu_after_a_run(make_window, qtb
     qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
     window.history.refresh()
     qtbot.waitUntil(lambda: window.history.model.rowCount() > 0, timeout=RUN_TIMEOUT_MS)
-    written, log = _log_lines(window), window.log.lines()
+    stored = window.history.open_run(window.history.model.rows[-1].id)  # a stored run's own window, open
+    qtbot.addWidget(stored)
+    qtbot.waitUntil(lambda: "\n" in stored.findChild(QPlainTextEdit).toPlainText(), timeout=RUN_TIMEOUT_MS)
+    written, log = _log_lines(window) | _log_lines(stored), window.log.lines()
     config = window.form.config()
     allowed, machine = _allowed_words(), machine_names()
     menu = window.menus.language_menu
@@ -91,14 +94,15 @@ def test_the_whole_window_follows_the_language_menu_after_a_run(make_window, qtb
         qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "批大小")
         assert window.log.lines()[:len(log)] == log  # the log's history stays as it was written
         assert window.form.config() == config
-        english = sorted({f"{where}: {text!r} ({', '.join(words)})" for where, text in visible_texts(window)
+        english = sorted({f"{where}: {text!r} ({', '.join(words)})"
+                          for where, text in visible_texts(window) + visible_texts(stored)
                           if text not in written and (words := english_words(text, allowed, machine))})
         assert not english, f"{len(english)} English texts after switching to Chinese:\n" + "\n".join(english)
         assert i18n.active() == i18n.CHINESE and QLocale().language() == QLocale.Language.Chinese
-        written = _log_lines(window)
+        written = _log_lines(window) | _log_lines(stored)
         menu.choice_actions[i18n.ENGLISH].trigger()
         qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "Batch size")
-        chinese = sorted({f"{where}: {text!r}" for where, text in visible_texts(window)
+        chinese = sorted({f"{where}: {text!r}" for where, text in visible_texts(window) + visible_texts(stored)
                           if text not in written and _cjk(text) and "简体中文" not in text})
         assert not chinese, f"{len(chinese)} Chinese texts after switching back to English:\n" + "\n".join(chinese)
         assert i18n.active() == i18n.ENGLISH and window.form.config() == config
