@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from gui import i18n
 
-
 SYSTEM_CHOICE = QT_TRANSLATE_NOOP("LanguageMenu", "System language ({language})")
 CHOICE_TIP = QT_TRANSLATE_NOOP("LanguageMenu", "Switch the window to this language now: lines already in the log "
                                                "stay as they were written, new lines come in this language")
