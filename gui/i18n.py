@@ -133,14 +133,3 @@ def switch(language: str, cache: Path | None = None, system: QLocale | None = No
         previous.remove()
     return install(language, cache, system)
 
-
-def translate_in(language: str, context: str, text: str, cache: Path | None = None) -> str:
-    """`text` in `language` without switching the app to it (to say "restart to apply" in the new language)."""
-    if language == ENGLISH:
-        return text
-    translator = QTranslator()
-    try:
-        loaded = translator.load(str(compiled(translation_source(language), cache or cache_dir())))
-    except (OSError, RuntimeError, ValueError):
-        return text
-    return (translator.translate(context, text) or text) if loaded else text

@@ -8,15 +8,11 @@ numbers follow the new locale at their next update. The log's lines already writ
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Slot
+from PySide6.QtCore import QSettings, Slot
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from gui import i18n
-
-SYSTEM_CHOICE = QT_TRANSLATE_NOOP("LanguageMenu", "System language ({language})")
-CHOICE_TIP = QT_TRANSLATE_NOOP("LanguageMenu", "Switch the window to this language now: lines already in the log "
-                                               "stay as they were written, new lines come in this language")
 
 
 class LanguageMenu(QMenu):
@@ -30,7 +26,7 @@ class LanguageMenu(QMenu):
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         system_name = i18n.NATIVE_NAMES[i18n.resolve(i18n.SYSTEM)]
-        labels = {i18n.SYSTEM: self.tr(SYSTEM_CHOICE).format(language=system_name),
+        labels = {i18n.SYSTEM: self.tr("System language ({language})").format(language=system_name),
                   i18n.ENGLISH: i18n.NATIVE_NAMES[i18n.ENGLISH], i18n.CHINESE: i18n.NATIVE_NAMES[i18n.CHINESE]}
         self.choice_actions: dict[str, QAction] = {}
         saved = i18n.saved_choice(settings)
@@ -39,7 +35,8 @@ class LanguageMenu(QMenu):
             action.setCheckable(True)
             action.setChecked(choice == saved)
             action.setData(choice)
-            action.setStatusTip(self.tr(CHOICE_TIP))
+            action.setStatusTip(self.tr("Switch the window to this language now: lines already in the log stay "
+                                        "as they were written, new lines come in this language"))
             self.group.addAction(action)
             self.addAction(action)
             self.choice_actions[choice] = action
