@@ -211,8 +211,8 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
         window.on_torch_ready()
         if screenshot and compare:
             start_comparison()
-        elif screenshot:
-            window.start_run(config)
+        elif screenshot:  # as Start would: the form's reading, without the options greyed out on this device
+            window.start_run(window.form.config() if window.form.valid else config)
 
     def start_comparison() -> None:
         """--compare NAME: the ready-made comparison of that name, as the Compare menu offers it here."""

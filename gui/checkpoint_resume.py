@@ -19,6 +19,7 @@ from core.config import BOUNDS
 from core.errors import UserError
 from gui import file_dialogs
 from gui.core_text import error_text
+from gui.form_text import choice_text
 from gui.locale_format import integer
 
 if TYPE_CHECKING:
@@ -73,7 +74,8 @@ class CheckpointResume(QObject):
         from core.user_callables import is_spec
 
         first, planned = resumable_epochs(info)
-        values = dict(file=Path(info.path).name, model=info.config.model, dataset=info.config.dataset,
+        values = dict(file=Path(info.path).name, model=choice_text("model", info.config.model),
+                      dataset=choice_text("dataset", info.config.dataset),
                       step=integer(info.step), epoch=info.epoch)
         if info.epoch_complete:
             saved = self.tr("{file}: {model} on {dataset}, saved at step {step} (after epoch {epoch}).")

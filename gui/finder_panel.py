@@ -83,7 +83,7 @@ class FinderPanel(QWidget):
         item.setLabel("left", self.tr("peak memory"), units="B")
         item.showGrid(x=True, y=True, alpha=0.2)
         legend_above(item, 3)  # a row above the trials, never cut off by the plot's edge nor over a point
-        self.plot.setMinimumHeight(220)  # room for the axis title "peak memory" whole
+        self.plot.setMinimumHeight(125)  # room for the axis title "peak memory" whole (the window fits a 768 px screen)
         self.fit_scatter = item.plot(pen=None, symbol="o", symbolBrush=(44, 160, 44), name=self.tr("fits"))
         self.fail_scatter = item.plot(pen=None, symbol="x", symbolBrush=(214, 39, 40), symbolPen=(214, 39, 40),
                                       name=self.tr("too big"))

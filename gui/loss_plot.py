@@ -53,7 +53,7 @@ class LossPlot(QWidget):
 
         item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
         item.getViewBox().sigResized.connect(self.thin_epoch_labels)
-        self.plot.setMinimumHeight(150)  # title, legend, axis and an epoch label over a readable curve
+        self.plot.setMinimumHeight(120)  # title, legend, axis and an epoch label over a readable curve
 
         self.val_plot = pg.PlotWidget()
         vitem = self.val_plot.getPlotItem()
@@ -61,9 +61,10 @@ class LossPlot(QWidget):
         vitem.setLabel("bottom", self.tr("epoch"))
         vitem.setLabel("left", self.tr("accuracy"), units="%")
         vitem.setYRange(0, 100)
+        vitem.getAxis("left").setTicks([[(0, "0"), (50, "50"), (100, "100")], []])  # readable however short
         self.val_curve = vitem.plot(pen=pg.mkPen((44, 160, 44), width=1), symbol="o", symbolSize=6,
                                     symbolBrush=(44, 160, 44))
-        self.val_plot.setMinimumHeight(110)
+        self.val_plot.setMinimumHeight(100)
         self.val_plot.setMaximumHeight(180)
 
         self.smoothing = QDoubleSpinBox()

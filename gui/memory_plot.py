@@ -93,7 +93,7 @@ class MemoryPlot(QWidget):
         item.setLabel("bottom", self.tr("time"), units="s")
         item.setLabel("left", self.tr("memory"), units="B")  # SI prefixes: kB, MB, GB on the axis
         self.legend = legend_above(item, OWN_LEGEND_COLUMNS)  # a row above the data: no curve or marker under it
-        self.plot.setMinimumHeight(130)  # title, legend and axis leave a readable band of data
+        self.plot.setMinimumHeight(110)  # title, legend and axis leave a readable band of data
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.toggles: dict[str, QCheckBox] = {}
         toggles = QHBoxLayout()

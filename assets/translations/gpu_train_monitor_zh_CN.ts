@@ -2203,12 +2203,12 @@ each run&apos;s warm-up</source>
         <translation>系统语言（{language}）</translation>
     </message>
     <message>
-        <source>The window will be in {language} the next time GPU Training Monitor starts.</source>
-        <translation>下次启动 GPU 训练监视器时，界面语言将切换为{language}。</translation>
+        <source>Switch the window to this language now: lines already in the log stay as they were written, new lines come in this language</source>
+        <translation>立即将窗口切换到此语言：日志中已有的行保持原样，新的行使用此语言</translation>
     </message>
     <message>
-        <source>The window already speaks {language}.</source>
-        <translation>界面当前已经是{language}。</translation>
+        <source>The window stays in English: {problem}</source>
+        <translation>窗口保持英文：{problem}</translation>
     </message>
     <message>
         <source>Language</source>

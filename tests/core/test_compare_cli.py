@@ -52,7 +52,11 @@ def test_two_cpu_configurations_race_and_the_ratio_is_their_throughputs(tmp_path
     assert data["fastest"] == rates.index(max(rates))
     # same seed, same data order, only the memory format differs: the losses must agree, and it says so
     assert data["losses_agree"] is True
-    assert data["headline"] in result.stdout and "warm-up excluded" in data["headline"]
+    assert data["headline"] in result.stdout
+    if data["clear_difference"]:  # a busy machine often gives overlapping spreads: then no winner is named
+        assert "warm-up excluded" in data["headline"]
+    else:
+        assert data["headline"].startswith("no clear difference between ")
     assert "channels_last" in result.stdout and "no channels_last" in result.stdout
 
 

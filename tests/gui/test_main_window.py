@@ -71,7 +71,7 @@ def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
 
     assert window.stats.values["step"].text() == f"{FAST.max_steps} / {FAST.max_steps}"
     assert window.stats.progress.value() == FAST.max_steps
-    assert window.stats.values["epoch"].text() == "1"  # no epoch total: max_steps bounds this run
+    assert window.stats.values["epoch"].text() == "1 / 1"  # max_steps bounds this run: 12 steps, in 1 epoch
     log = log_text(window)
     assert "training tiny-cnn on cpu (" in log and "config: Device=cpu, Model=tiny-cnn, Dataset=synthetic" in log
     assert f"batch 32, {FAST.max_steps} steps over as many epochs as that takes" in log  # max_steps alone
@@ -327,7 +327,7 @@ def test_a_data_folder_path_too_long_disables_start_with_the_reason(qtbot, windo
     window.form.widgets["dataset"].setCurrentIndex(window.form.widgets["dataset"].findData("mnist"))
     qtbot.keyClicks(window.form.widgets["data_dir"], str(tmp_path / ("y" * 300)))  # a name over 255 bytes, typed
     assert not window.start_button.isEnabled()
-    assert "File name too long" in window.start_button.toolTip()
+    assert "is 300 bytes long; file systems allow at most 255" in window.start_button.toolTip()
     assert window.form.message_label.isVisible()
 
 
