@@ -3123,7 +3123,7 @@ each run&apos;s warm-up</source>
     </message>
     <message>
         <source>Images/s (median)</source>
-        <translation>Images/s（中位数）</translation>
+        <translation>图像/秒（中位数）</translation>
     </message>
     <message>
         <source>ETA</source>
@@ -4235,7 +4235,7 @@ each run&apos;s warm-up</source>
     </message>
     <message>
         <source>Peak memory</source>
-        <translation>显存峰值</translation>
+        <translation>峰值占用</translation>
     </message>
     <message>
         <source>Highest allocated memory (on the CPU: process RSS)</source>
