@@ -106,15 +106,7 @@ class LegendAbove(pg.LegendItem):
 
     def set_columns(self, columns: int) -> None:
         """Lay the entries out `columns` to a row, in the order they were added."""
-        grid = self.layout
-        for i in range(grid.count() - 1, -1, -1):
-            grid.removeAt(i)
-        for i, (sample, label) in enumerate(self.items):
-            grid.addItem(sample, i // columns, 2 * (i % columns), alignment=Qt.AlignmentFlag.AlignVCenter)
-            grid.addItem(label, i // columns, 2 * (i % columns) + 1)
-        self.columnCount = columns  # entries added later continue the grid
-        self.rowCount = -(-len(self.items) // columns)
-        self.updateSize()
+        arrange_legend(self, columns)
 
 
 def legend_above(item: pg.PlotItem, columns: int = 4) -> LegendAbove:
@@ -178,3 +170,18 @@ def settle_axes(plot: pg.PlotWidget) -> None:
                 axis.paint(painter, None, None)
             finally:
                 painter.end()
+
+
+def arrange_legend(legend: pg.LegendItem, columns: int) -> None:
+    """Lay the legend's entries out `columns` to a row, in the order they were added (a rank's lines on one
+    row). pyqtgraph's own `setColumnCount` re-lays them from the grid's stale column count: a rank's lines
+    ended up in a column each."""
+    grid = legend.layout
+    for i in range(grid.count() - 1, -1, -1):
+        grid.removeAt(i)
+    for i, (sample, label) in enumerate(legend.items):
+        grid.addItem(sample, i // columns, 2 * (i % columns), alignment=Qt.AlignmentFlag.AlignVCenter)
+        grid.addItem(label, i // columns, 2 * (i % columns) + 1)
+    legend.columnCount = columns  # entries added later (an overlaid run) continue the grid
+    legend.rowCount = -(-len(legend.items) // columns)
+    legend.updateSize()

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.events import RankSample
 from core.memory import MemorySample
-from gui.live_plot import draw_decimated, is_shown, legend_above, live_plot_widget
-from gui.rank_lines import RankLines, arrange_legend
+from gui.live_plot import arrange_legend, draw_decimated, is_shown, legend_above, live_plot_widget
+from gui.rank_lines import RankLines
 from gui.rank_series import RankLayout
 from gui.ring_buffer import RingBuffer
 

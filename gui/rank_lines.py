@@ -36,19 +36,6 @@ def rank_colour(rank: int) -> tuple[int, int, int]:
     return PALETTE[rank % len(PALETTE)]
 
 
-def arrange_legend(legend: pg.LegendItem, columns: int) -> None:
-    """Lay the legend's entries out `columns` to a row, in the order they were added (a rank's lines on one
-    row). pyqtgraph's own `setColumnCount` re-lays them from the grid's stale column count: a rank's lines
-    ended up in a column each."""
-    grid = legend.layout
-    for i in range(grid.count() - 1, -1, -1):
-        grid.removeAt(i)
-    for i, (sample, label) in enumerate(legend.items):
-        grid.addItem(sample, i // columns, 2 * (i % columns), alignment=Qt.AlignmentFlag.AlignVCenter)
-        grid.addItem(label, i // columns, 2 * (i % columns) + 1)
-    legend.columnCount = columns  # entries added later (an overlaid run) continue the grid
-    legend.rowCount = -(-len(legend.items) // columns)
-    legend.updateSize()
 
 
 class RankLines:

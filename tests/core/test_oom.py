@@ -19,7 +19,7 @@ from torch import nn
 
 import core.recipe
 from core.config import RunConfig
-from core.events import LogMessage, OutOfMemory, RunFinished, StepsReported
+from core.events import OutOfMemory, RunFinished, StepsReported
 from core.models import build_model
 from core.session import MAX_OOM_RETRIES, TrainingSession
 

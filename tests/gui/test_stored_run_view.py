@@ -289,7 +289,6 @@ def test_a_recorded_checkpoint_reads_as_the_live_log_words_it(open_view, tmp_pat
 
 @pytest.mark.parametrize("keys", ["Esc", "Ctrl+W"])
 def test_a_run_window_closes_on_esc_and_ctrl_w(finished, open_view, qtbot, keys):
-    from PySide6.QtCore import Qt
     from PySide6.QtGui import QKeySequence
 
     view = open_view(*finished)
