@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from core.config import FINDER_BOUNDS, RunConfig
-from core.errors import ConfigError, UserError
-from core.message import Message
-from core.message_json import message_from_json
+from core.base.errors import ConfigError, UserError
+from core.base.text import Message
+from core.base.text import message_from_json
 
 TRIAL_STEPS = 2
 

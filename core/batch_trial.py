@@ -4,7 +4,7 @@ Reads {"config": {...}, "batch_size": n, "steps": k} on stdin, runs k real train
 and prints {"peak_bytes": ...}: this process's peak resident memory, which nothing else has touched.
 Bad input it meets (your own model or dataset failing to import or to fit) is printed as
 {"user_error": message, "field": field or null, "message": the message (without the field) as
-core.message_json writes it}, for the finder to report as the run would.
+core.base.text writes it}, for the finder to report as the run would.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ def main() -> int:
     from core import oom
     from core.batch_finder import trial_parts
     from core.devices import resolve_device
-    from core.errors import ConfigError, UserError
-    from core.message import message_of
-    from core.message_json import message_to_json
+    from core.base.errors import ConfigError, UserError
+    from core.base.text import message_of
+    from core.base.text import message_to_json
 
     device = resolve_device(config.device)
     try:

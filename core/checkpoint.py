@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from core.config import RunConfig
-from core.errors import ConfigError, UserError
-from core.message import Message, message_of
+from core.base.errors import ConfigError, UserError
+from core.base.text import Message, message_of
 
 FORMAT = "gpu-train-monitor checkpoint"
 VERSION = 1
@@ -111,7 +111,7 @@ def save(path: Path, payload: dict[str, Any]) -> int:
     OSError or RuntimeError (torch's writer on a full disk) with the target left as it was."""
     import torch
 
-    from core.outputs import replace_atomically
+    from core.base.outputs import replace_atomically
 
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_atomically(path, lambda temporary: torch.save(payload, temporary))

@@ -18,8 +18,8 @@ import torch
 from core.batches import BatchEpoch, BatchSource, Note, Position
 from core.checkpoint import FORMAT, VERSION
 from core.config import RunConfig
-from core.errors import UserError
-from core.message import Message
+from core.base.errors import UserError
+from core.base.text import Message
 from core.recipe import RunParts
 from core.run_state import RunState
 from core.step import Trainer

@@ -22,7 +22,7 @@ from core.checkpoint import AUTOMATIC_REASONS, CheckpointPolicy
 from core.checkpoint_state import RandomStates, capture, random_states, restore
 from core.config import RunConfig
 from core.events import CheckpointSaved, LogMessage
-from core.message import Message
+from core.base.text import Message
 from core.recipe import RunParts
 from core.run_state import RunState
 

@@ -15,8 +15,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.errors import ConfigError, UserError
-from core.message import Message
+from core.base.errors import ConfigError, UserError
+from core.base.text import Message
 from core.distributed_env import DEFAULT_TIMEOUT_S
 from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
                           EXIT_USER_ERROR, PROG, OneLineParser, add_checkpoint_options, add_finder_options,
@@ -25,7 +25,7 @@ from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTE
 from core.cli_io import StdoutFailed, flush_stdout, out, save_json, stdout_gone
 from core.cli_signals import SignalsSeen, Terminated, sigterm_raises, stop_on_signals
 from core.info_commands import command_devices, command_find_batch_size, command_models, command_presets
-from core.outputs import check_distinct_outputs, check_output_path, command_protection
+from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
     from core.events import RunFinished
@@ -221,7 +221,7 @@ def recording(args: argparse.Namespace, observers: list[Any]) -> Iterator[Any]:
 
 def _summary_text(finished: RunFinished) -> str:
     from core.event_text import batch_size_text
-    from core.units import format_bytes
+    from core.base.text import format_bytes
 
     s = finished.summary
     rate = "n/a" if s.samples_per_s is None else f"{s.samples_per_s:,.0f} images/s"

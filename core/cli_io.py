@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from core.options import PROG, option_name
-from core.outputs import write_json
+from core.base.outputs import write_json
 
 
 class StdoutFailed(Exception):

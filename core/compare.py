@@ -16,10 +16,10 @@ from core.compare_plan import Contender, plan
 from core.compare_result import ComparisonResult, ContenderResult, conclude
 from core.config import RunConfig
 from core.controls import RunControls
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.events import (ComparisonFinished, ComparisonStarted, ContenderEvent, Event, Observer, RunFinished,
                          StepsReported)
-from core.message import Message
+from core.base.text import Message
 
 
 class Comparison(RunControls):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.compare_plan import Contender
-from core.message import Message
+from core.base.text import Message
 from core.run_outcome import status_word
 
 # Settings that change how fast a run goes but not what it computes: with the same seed, data order and

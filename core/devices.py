@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import psutil
 import torch
 
-from core.errors import ConfigError
-from core.message import Message
+from core.base.errors import ConfigError
+from core.base.text import Message
 
 
 @dataclass(frozen=True)

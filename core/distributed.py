@@ -16,8 +16,8 @@ import torch.distributed as dist
 
 from core.devices import resolve_device
 from core.distributed_env import RankContext
-from core.errors import ConfigError
-from core.message import Message
+from core.base.errors import ConfigError
+from core.base.text import Message
 
 def rank_device(requested: str, context: RankContext) -> torch.device:
     """The local rank's GPU (cuda:LOCAL_RANK) when the run asks for CUDA (or auto finds GPUs), else the CPU."""

@@ -35,9 +35,9 @@ from core.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, Ru
                          RunResumed, StepsReported)
 from core.loss_report import BREAKDOWN_PERIOD_S
 from core.memory import MemorySample, clear_cache
-from core.message import Message
+from core.base.text import Message
 from core.rank_data import Shard
-from core.readonly import ReadOnlyDict
+from core.base.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run
 from core.session import TrainingSession
 from core.sync_batchnorm import synchronise_batchnorm

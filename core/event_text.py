@@ -13,10 +13,10 @@ from typing import Any
 
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
                          SnapshotSaved, StepsReported)
-from core.message import Message
+from core.base.text import Message
 from core.run_outcome import status_word
 from core.summary import RunSummary
-from core.units import format_bytes
+from core.base.text import format_bytes
 
 MEMORY_VIZ = "https://pytorch.org/memory_viz"
 

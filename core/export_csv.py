@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.outputs import replace_atomically
+from core.base.outputs import replace_atomically
 from core.run_series import StepTable
 from core.run_store import RankReportRow, ReportRow
 

@@ -33,8 +33,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.errors import UserError
-from core.message import Message
+from core.base.errors import UserError
+from core.base.text import Message
 from core.run_series import StepTable
 from core.run_store import EventRow, RankReportRow, ReportRow, RunRow
 

@@ -17,8 +17,8 @@ import torch
 
 from core.config import RunConfig
 from core.devices import check_amp
-from core.errors import ConfigError
-from core.message import Message
+from core.base.errors import ConfigError
+from core.base.text import Message
 
 
 def check_fast_paths(config: RunConfig, device: torch.device) -> None:

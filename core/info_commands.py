@@ -7,10 +7,10 @@ import json
 import sys
 
 from core.cli_io import out, save_json
-from core.errors import ConfigError
-from core.message import Message
+from core.base.errors import ConfigError
+from core.base.text import Message
 from core.options import EXIT_USER_ERROR, config_from_args
-from core.outputs import check_distinct_outputs, check_output_path, command_protection
+from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
 
 
 def command_find_batch_size(args: argparse.Namespace) -> int:
@@ -28,7 +28,7 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
     if args.json:
         check_distinct_outputs({"json": args.json}, command_protection(args, [config]))
         check_output_path("json", args.json)
-    from core.units import format_bytes
+    from core.base.text import format_bytes
 
     def on_trial(trial: Trial) -> None:
         peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
@@ -56,7 +56,7 @@ TRIAL_NOTE = "a few real training steps per candidate"
 
 def command_devices(as_json: bool) -> int:
     from core.devices import list_devices
-    from core.units import format_bytes
+    from core.base.text import format_bytes
 
     devices = list_devices()
     if as_json:

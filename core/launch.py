@@ -27,9 +27,9 @@ from typing import Any
 
 from core.config import RunConfig
 from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID
-from core.errors import ConfigError
-from core.message import Message
-from core.message_json import message_from_json, message_to_json
+from core.base.errors import ConfigError
+from core.base.text import Message
+from core.base.text import message_from_json, message_to_json
 from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from core.rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
 from core.run_outcome import status_word

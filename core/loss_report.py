@@ -14,7 +14,7 @@ import torch
 from core import run_outcome
 from core.events import LogMessage, StepsReported
 from core.memory import MemoryProbe
-from core.message import Message
+from core.base.text import Message
 from core.run_state import RunState
 
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import psutil
 
 from core import nvml
-
 if TYPE_CHECKING:
     import torch
 

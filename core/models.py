@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from core.errors import ConfigError
-from core.message import Message
+from core.base.errors import ConfigError
+from core.base.text import Message
 from core.user_callables import is_spec
 
 # torchvision models with a fixed minimum input: batches are resized on the device to this size.

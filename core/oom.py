@@ -16,7 +16,7 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from core.message import Message
+from core.base.text import Message
 
 if TYPE_CHECKING:
     import torch
@@ -78,7 +78,7 @@ def where_in_validation(epoch: int) -> str:
 def describe(where: str, batch_size: int, requested: int | None, free: int, reserved_unallocated: int) -> str:
     """'out of memory at step 3 with batch size 512: asked for 1.50 GiB, 200 MB free, ...' for people;
     `where` from `where_in_training` or `where_in_validation`. CUDA's and MPS's wording: a caching allocator's."""
-    from core.units import format_bytes
+    from core.base.text import format_bytes
 
     if requested:
         return Message("out of memory {where} with batch size {batch_size}: asked for {requested}, {free} free, "
@@ -93,7 +93,7 @@ def describe(where: str, batch_size: int, requested: int | None, free: int, rese
 def limit_text(limit: ProcessLimit) -> str:
     """What a process limit is and counts: 'the process is limited to 5.00 GB of address space by ulimit -v
     (RLIMIT_AS), which counts mapped libraries too, not only resident memory'."""
-    from core.units import format_bytes
+    from core.base.text import format_bytes
 
     size = format_bytes(limit.limit_bytes)
     if limit.kind == "RLIMIT_AS":
@@ -110,7 +110,7 @@ def describe_host(where: str, batch_size: int, requested: int | None, free: int,
     had left at that moment; the process is limited to ..., 1.29 GB of it left once the failed step's memory was
     given back': no allocator cache to speak of, the limit that ran out when there is one, and what is free
     now (read after the release, at each failure: the failed step's tensors are gone by then)."""
-    from core.units import format_bytes
+    from core.base.text import format_bytes
 
     asked = (Message("out of memory {where} with batch size {batch_size}: asked for {requested}", where=where,
                      batch_size=batch_size, requested=format_bytes(requested)) if requested else

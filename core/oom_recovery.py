@@ -18,7 +18,7 @@ from core.batches import BatchEpoch, BatchSource
 from core.config import RunConfig
 from core.events import OutOfMemory
 from core.memory import MemoryProbe, process_limit
-from core.message import Message
+from core.base.text import Message
 from core.recipe import RunParts
 from core.run_state import RunState, planned_steps
 from core.validation import evaluate

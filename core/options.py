@@ -11,8 +11,8 @@ import re
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from core.config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
-from core.errors import ConfigError, UserError
-from core.message import Message
+from core.base.errors import ConfigError, UserError
+from core.base.text import Message
 
 if TYPE_CHECKING:
     from core.checkpoint import CheckpointPolicy

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.config import RunConfig, validate_field
-from core.errors import ConfigError
-from core.message import Message
-from core.readonly import ReadOnlyDict
+from core.base.errors import ConfigError
+from core.base.text import Message
+from core.base.readonly import ReadOnlyDict
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from core.cli import recording, report_finished
 from core.cli_signals import stop_on_signals
 from core.config import RunConfig
 from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.options import EXIT_CODES, EXIT_USER_ERROR, PROG
-from core.outputs import check_output_path
+from core.base.outputs import check_output_path
 
 
 def check_supported(args: argparse.Namespace) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from core.config import RunConfig
 from core.controls import RunControls
 from core.events import Observer, RunFinished
-from core.message import Message, message_of
+from core.base.text import Message, message_of
 from core.summary import RunSummary
 
 

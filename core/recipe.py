@@ -18,7 +18,7 @@ from core.datasets import DatasetSplits
 from core.datasets.placement import Placement, load_placed
 from core.devices import amp_dtype
 from core.fast_paths import check_fast_paths
-from core.message import Message
+from core.base.text import Message
 from core.models import ModelSpec, build_model, model_spec, resolve_model
 from core.preprocess import DevicePreprocess
 from core.rank_data import ONE, Shard

@@ -22,9 +22,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.errors import UserError
-from core.message import Message
-from core.outputs import check_distinct_outputs, store_protection, write_json
+from core.base.errors import UserError
+from core.base.text import Message
+from core.base.outputs import check_distinct_outputs, store_protection, write_json
 
 if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
     from core.run_series import StepTable

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.errors import ConfigError, UserError
-from core.message import Message, message_of
+from core.base.errors import ConfigError, UserError
+from core.base.text import Message, message_of
 
 # the status words the English texts use ("diverged: the loss became nan ..."), each a template of its own
 STATUS_WORDS = {"completed": Message("completed"), "stopped": Message("stopped"), "diverged": Message("diverged"),

@@ -30,9 +30,9 @@ import psutil
 
 from core.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
                          StepsReported)
-from core.message import Message, message_of
-from core.message_json import message_to_json
-from core.outputs import strict_json
+from core.base.text import Message, message_of
+from core.base.text import message_to_json
+from core.base.outputs import strict_json
 from core.run_store import (HEARTBEAT_S, message_json, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore, StoreError, process_alive,
                             store_problem)
 from core.store_schema import transaction

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.ema import EmaState, debiased_ema
-from core.errors import UserError
-from core.message import Message
+from core.base.errors import UserError
+from core.base.text import Message
 from core.run_export import DEFAULT_SMOOTHING
 from core.run_store import ReportRow, RunStore
 

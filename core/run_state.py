@@ -14,7 +14,7 @@ from core.batches import BatchEpoch, BatchSource
 from core.config import RunConfig
 from core.events import MemoryBreakdown
 from core.memory import MemoryProbe
-from core.readonly import ReadOnlyDict
+from core.base.readonly import ReadOnlyDict
 from core.summary import RunSummary
 
 

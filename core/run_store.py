@@ -28,9 +28,9 @@ from typing import Any
 
 import psutil
 
-from core.errors import UserError
-from core.message import Message, message_of
-from core.message_json import message_from_json, message_to_json
+from core.base.errors import UserError
+from core.base.text import Message, message_of
+from core.base.text import message_from_json, message_to_json
 from core.run_rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
 from core.run_search import run_matches
 from core.store_files import (ENV_PATH, NotAFile, default_store_path,  # noqa: F401 - importable from here

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.errors import UserError
-from core.message import Message
+from core.base.errors import UserError
+from core.base.text import Message
 from core.options import PROG, OneLineParser
-from core.outputs import strict_json
+from core.base.outputs import strict_json
 
 if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
     from core.run_store import RunStore

@@ -13,7 +13,7 @@ from typing import Any
 
 from core.run_export import local_time
 from core.run_store import RunRow
-from core.units import format_bytes
+from core.base.text import format_bytes
 
 LIST_COLUMNS = ("id", "started", "status", "model", "dataset", "device", "steps", "images/s", "final loss",
                 "peak memory", "name")

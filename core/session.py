@@ -38,9 +38,9 @@ from core.devices import cpu_name, resolve_device
 from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
                          RunFinished, RunPaused, RunResumed, RunStarted)
 from core.memory import MemoryProbe, clear_cache, has_cache
-from core.message import Message
+from core.base.text import Message
 from core.models import count_parameters
-from core.readonly import ReadOnlyDict
+from core.base.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run, config_for_device, generator_for
 from core.run_state import RunState, config_as_run, epoch_exhausted, planned_steps
 from core.snapshot import MemoryHistory, snapshot_event

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.errors import UserError
+from core.base.errors import UserError
 from core.events import LogMessage, SnapshotSaved
-from core.message import Message, message_of
+from core.base.text import Message, message_of
 
 if TYPE_CHECKING:
     import torch
@@ -55,7 +55,7 @@ class MemoryHistory:
         """Write the snapshot; returns its size in bytes."""
         import torch
 
-        from core.outputs import replace_atomically
+        from core.base.outputs import replace_atomically
 
         target = Path(path)
         try:

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from core.breakdown import StepMemoryRecorder
-from core.message import Message
+from core.base.text import Message
 
 
 @dataclass

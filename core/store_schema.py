@@ -18,7 +18,7 @@ import functools
 import sqlite3
 from collections.abc import Iterator
 
-from core.message import Message
+from core.base.text import Message
 
 # Version 1: runs, their per-step losses, per-report throughput and memory, and every other event.
 _V1 = """
@@ -119,7 +119,7 @@ CREATE TABLE rank_reports (
 ) WITHOUT ROWID;
 """
 
-# Version 4: the run's message (why it ended) also as its template and values (core.message_json), so a
+# Version 4: the run's message (why it ended) also as its template and values (core.base.text), so a
 # window reads it in its own language; NULL when the message was plain text.
 _V4 = """
 ALTER TABLE runs ADD COLUMN message_json TEXT;

@@ -8,7 +8,7 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from core.outputs import write_json
+from core.base.outputs import write_json
 
 STATUSES = ("completed", "stopped", "diverged", "oom", "failed")
 

@@ -29,9 +29,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from core.errors import ConfigError
-from core.message import Message
-from core.word_lists import and_list
+from core.base.errors import ConfigError
+from core.base.text import Message
+from core.base.text import and_list
 
 SPEC_FIELDS = ("model", "dataset")  # the RunConfig fields that take a spec besides their built-in names
 SPEC_FORM = "package.module:factory"  # how help texts and messages name the form

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.config import BOUNDS, describe_range
-from core.errors import ConfigError, UserError
+from core.base.errors import ConfigError, UserError
 from core.options import (COMMANDS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, OneLineParser,
                           add_record_options, add_run_options, config_from_args, user_error_line)
 from gui.exit_signals import deferred_signals, end_on_signals, restore_default_signals
@@ -73,7 +73,7 @@ def _main(argv: Sequence[str] | None) -> int:
             if not 1 <= args.steps <= BOUNDS["max_steps"].maximum:
                 raise ConfigError("steps", f"must be {describe_range('max_steps')}, got {args.steps}")
             config = config.replace(max_steps=args.steps)
-            from core.outputs import check_distinct_outputs, check_output_path, command_protection
+            from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
 
             check_distinct_outputs({"screenshot": args.screenshot}, command_protection(args, [config]))  # not the store
             check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.errors import UserError
+from core.base.errors import UserError
 from gui.core_text import error_text
 
 

@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from core.events import MemoryBreakdown
-from core.units import format_bytes
+from core.base.text import format_bytes
 from gui.locale_format import integer, number
 
 # (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown

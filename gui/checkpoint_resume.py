@@ -16,7 +16,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog
 
 from core.config import BOUNDS
-from core.errors import UserError
+from core.base.errors import UserError
 from gui import file_dialogs
 from gui.core_text import error_text
 from gui.form_text import choice_text
@@ -107,7 +107,7 @@ class CheckpointResume(QObject):
         return None
 
     def _is_store_file(self, path: str) -> bool:
-        from core.outputs import STORE_COMPANIONS, same_file
+        from core.base.outputs import STORE_COMPANIONS, same_file
 
         store = str(self.window.controller.store_path)
         return any(same_file(path, store + suffix) for suffix in ("", *STORE_COMPANIONS))

@@ -29,7 +29,7 @@ class Race:
     colour: tuple[int, int, int]
     data: RingBuffer  # step, seconds since the run's start, loss
     status: str = "waiting"  # a run's status (`gui.status_text`), or one of the view's own: `race_status_text`
-    message: str = ""  # core's (a `core.message.Message` or plain text), or the view's own, translated
+    message: str = ""  # core's (a `core.base.text.Message` or plain text), or the view's own, translated
     step: int = 0
     total: int = 0
     elapsed: float = 0.0  # of the last report

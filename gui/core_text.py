@@ -1,6 +1,6 @@
 """Core's texts in the user's language, translated at the window's edge from their structure.
 
-`core` never imports Qt; its texts for people are `core.message.Message`s: English strings that keep their
+`core` never imports Qt; its texts for people are `core.base.text.Message`s: English strings that keep their
 template and values. Here the template goes through Qt's translator (context "", where `pyside6-lupdate`
 puts every `Message("...")` template) and is filled with the same values, themselves translated when they
 are `Message`s. A plain `str` (an exception from torch, a message stored by an older version) is shown as
@@ -13,8 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from core.errors import ConfigError
-from core.message import Message, message_of
+from core.base.errors import ConfigError
+from core.base.text import Message, message_of
 
 
 # values that are words, not names, where a message fills in a config field of that name ("synthetic", "resident"):

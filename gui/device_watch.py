@@ -57,7 +57,7 @@ class DeviceWatch(QObject):
         if not self.ready:
             return
         from core.devices import resolve_device
-        from core.errors import UserError
+        from core.base.errors import UserError
         from core.memory import MemoryProbe
 
         problem = self.form.device_problem()

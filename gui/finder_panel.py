@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from core.config import RunConfig
-from core.units import format_bytes
+from core.base.text import format_bytes
 from gui.background import BackgroundTask
 from gui.core_text import error_text
 from gui.live_plot import legend_above
@@ -108,7 +108,7 @@ class FinderPanel(QWidget):
 
     @Slot()
     def _on_find(self) -> None:
-        from core.errors import UserError
+        from core.base.errors import UserError
 
         try:
             config: RunConfig = self.config_source()
@@ -119,7 +119,7 @@ class FinderPanel(QWidget):
 
     def start_search(self, config: RunConfig) -> None:
         from core.batch_finder import find_batch_size
-        from core.errors import UserError
+        from core.base.errors import UserError
 
         capacity = int(self.capacity.value() * 1e9) or None
         margin, start = self.margin.value(), self.start_batch.value()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 
 from core.config import BOUNDS
-from core.errors import ConfigError, UserError
+from core.base.errors import ConfigError, UserError
 from core.user_callables import SPEC_FIELDS, SPEC_FORM
 from gui.core_text import error_text
 from gui.locale_format import integer

@@ -24,7 +24,7 @@ from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
 
 from core.config import RunConfig
-from core.errors import UserError
+from core.base.errors import UserError
 from core.events import ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted
 from gui import window_layout, window_settings
 from gui.compare_menu import CompareMenu, start_error

@@ -154,8 +154,8 @@ class MemoryInsight(QObject):
                                               self.tr("PyTorch memory snapshot (*.pickle)"))
         if not path:
             return
-        from core.errors import UserError
-        from core.outputs import check_distinct_outputs, store_protection
+        from core.base.errors import UserError
+        from core.base.outputs import check_distinct_outputs, store_protection
 
         try:  # the dialog's Save would replace the run store just as well as any other file
             check_distinct_outputs({"memory_snapshot": path}, store_protection(self.controller.store_path))
@@ -178,7 +178,6 @@ class MemoryInsight(QObject):
                 self.tr("The selected device is {kind}: NVML reports on NVIDIA GPUs only.").format(kind=device.type))
             return
         from core import nvml
-
         status = nvml.status(device.index or 0)
         if status is None:
             self.nvml_panel.show_unavailable(self.tr("NVML is not available (no NVIDIA driver or library found): "

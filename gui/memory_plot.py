@@ -221,7 +221,7 @@ class MemoryPlot(QWidget):
         limit = None if s.has_allocator else s.capacity_limit
         if s.capacity_bytes != self._capacity or limit != self._capacity_limit:
             self._capacity = s.capacity_bytes
-            from core.units import format_bytes
+            from core.base.text import format_bytes
 
             capacity = format_bytes(s.capacity_bytes)
             title = (self.tr("Device memory, capacity {capacity}").format(capacity=capacity) if s.has_allocator

@@ -22,7 +22,7 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
 
-from core.message import message_of
+from core.base.text import message_of
 from gui import file_dialogs, i18n, plot_export
 from gui.about import open_about, window_system_info
 from gui.core_text import core_text

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from core.units import format_bytes
+from core.base.text import format_bytes
 from gui.locale_format import integer, number
 
 

@@ -30,7 +30,7 @@ import psutil
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from core.config import RunConfig
-from core.errors import UserError
+from core.base.errors import UserError
 from core.run_store import RunNotFound, RunRow, RunStore, StoreError
 from gui.launch_child import child_environment, command_line, recorded_run_id
 from gui.launch_end import LaunchEnd, launch_end

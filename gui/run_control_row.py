@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
-from core.errors import UserError
+from core.base.errors import UserError
 from gui.core_text import error_text
 
 

@@ -23,7 +23,7 @@ from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
 from core.checkpoint import CheckpointPolicy
 from core.config import RunConfig
-from core.errors import UserError
+from core.base.errors import UserError
 from gui.background import BackgroundTask
 from gui.locale_format import integer
 from gui.rank_launcher import STOP_WAIT_S, RankLauncher

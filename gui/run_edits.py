@@ -18,7 +18,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Sig
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QMessageBox, QWidget
 
-from core.errors import UserError
+from core.base.errors import UserError
 from core.run_store import RunRow, RunStore
 from gui import file_dialogs
 from gui.core_text import error_text

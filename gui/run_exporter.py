@@ -17,7 +17,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
-from core.errors import UserError
+from core.base.errors import UserError
 from core.run_store import RunStore
 from gui.background import BackgroundTask
 from gui.core_text import error_text
@@ -84,7 +84,7 @@ class RunExporter(QObject):
     def _export(self, job: ExportJob, cancelled: Callable[[], bool]) -> ExportResult | UserError:
         """In the worker thread: the export, on a connection of its own that a cancel aborts. A user's
         mistake (a folder where a file must go) comes back as the error itself: its message keeps its
-        structure (`core.message.Message`) to be translated in the GUI thread, not flattened to a string."""
+        structure (`core.base.text.Message`) to be translated in the GUI thread, not flattened to a string."""
         from core.run_export import export_run
 
         try:

@@ -21,8 +21,8 @@ from PySide6.QtCore import QCoreApplication
 
 from core import events as core_events
 from core.memory import MemorySample
-from core.message import Message
-from core.message_json import message_from_json
+from core.base.text import Message
+from core.base.text import message_from_json
 from core.run_store import (FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,
                             store_problem)
 from gui import rank_series

@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
-from core.errors import UserError
+from core.base.errors import UserError
 from core.run_store import RunNotFound, StoreError
 from gui.background import BackgroundTask
 from gui.core_text import error_text
@@ -64,7 +64,7 @@ class RunLoader(QObject):
     def _read(self, _report: Callable[[object], None], cancelled: Callable[[], bool]) -> LoadedRun | UserError | None:
         """In the worker thread: the feed's poll (all of the run, the first time) and the run's documents. A
         store problem comes back as the error itself: its message keeps its structure
-        (`core.message.Message`) to be translated in the GUI thread, not flattened to a string."""
+        (`core.base.text.Message`) to be translated in the GUI thread, not flattened to a string."""
         link = StoreLink(self.path)
         try:
             store = link.store()

@@ -18,7 +18,7 @@ from core import event_text
 from core.config import RunConfig
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
-from core.message import Message
+from core.base.text import Message
 from gui.breakdown_view import BreakdownView
 from gui.core_text import core_text
 from gui.form_text import LABELS, choice_text, label

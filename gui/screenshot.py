@@ -49,7 +49,7 @@ def follow_run(window, app, path: str, exit_code: list[int]) -> None:
 def save_screenshot(window, path: str, app, state: str = "finished", finished=None) -> None:
     """Save the window as a PNG (atomically). Exit 0 when saved after a finished run, 1 when the run did not
     finish, 2 for bad input or a PNG that could not be saved: the CLI's codes."""
-    from core.outputs import replace_atomically
+    from core.base.outputs import replace_atomically
 
     window.loss_plot.refresh()
     window.memory_plot.refresh()

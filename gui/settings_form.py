@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
                                QVBoxLayout, QWidget)
 
 from core.config import BOUNDS, RunConfig, check_batch_fits
-from core.errors import ConfigError, UserError
-from core.message import Message
+from core.base.errors import ConfigError, UserError
+from core.base.text import Message
 from core.user_callables import SPEC_FORM, is_spec
 from gui import file_dialogs
 from gui.device_table import DeviceTable
@@ -196,7 +196,7 @@ class SettingsForm(QWidget):
     # ---- environment -----------------------------------------------------------------------------
     def set_devices(self, devices: list[Any]) -> None:
         """Fill the device combo from `core.devices.list_devices()`, keeping the current choice."""
-        from core.units import format_bytes
+        from core.base.text import format_bytes
 
         combo: QComboBox = self.widgets["device"]
         current = combo.currentData()

@@ -40,7 +40,6 @@ from PySide6.QtWidgets import (
 )
 
 from gui import i18n
-
 FIELD = re.compile(r"\{(\w*)(![rsa])?(:[^{}]*)?\}")
 LETTER = re.compile(r"[^\W\d_]")
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
-from core.units import format_bytes
+from core.base.text import format_bytes
 from gui.locale_format import integer, number
 from gui.run_state import RunState
 

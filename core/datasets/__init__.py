@@ -59,8 +59,8 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
     try:
         classes, _ = find_classes(str(root / "train") if (root / "train").is_dir() else str(root))
     except (FileNotFoundError, OSError) as exc:
-        from core.errors import DatasetError
-        from core.message import Message
+        from core.base.errors import DatasetError
+        from core.base.text import Message
 
         raise DatasetError(Message("data_dir: cannot read image folder {root}: {error}", root=str(root),
                                    error=str(exc))) from None

@@ -16,8 +16,8 @@ import torch
 
 from core.datasets.download import CIFAR10_FOLDER, download_dataset, missing_files_error, require_root
 from core.datasets.types import DatasetSplits, ImageSplit
-from core.errors import DatasetError
-from core.message import Message
+from core.base.errors import DatasetError
+from core.base.text import Message
 
 NUM_CLASSES = 10
 SHAPE = (3, 32, 32)  # each row of b"data" is the red plane, then green, then blue, row-major

@@ -15,7 +15,7 @@ split's per-channel mean and std, and the training images get the random crop an
 built-in dataset but MNIST gets.
 
 Each mistake is a ConfigError for `dataset` that names the spec, the split and the item's index (its
-message a `core.message.Message`, which the window translates).
+message a `core.base.text.Message`, which the window translates).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from torch.utils.data import IterableDataset, Subset, TensorDataset
 
 from core.datasets.readers import channel_stats, held_out
 from core.datasets.types import DatasetSplits, ImageSplit
-from core.errors import ConfigError
-from core.message import Message
-from core.units import format_bytes
+from core.base.errors import ConfigError
+from core.base.text import Message
+from core.base.text import format_bytes
 from core.user_callables import a_type, call_factory, load_callable, one_line
 
 MAX_CLASSES = 100_000  # labels beyond this are a mistake (ImageNet-21k has 21,841), not a layer to allocate

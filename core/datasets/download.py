@@ -14,9 +14,9 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from core.errors import DatasetError
-from core.message import Message
-from core.word_lists import semicolon_list
+from core.base.errors import DatasetError
+from core.base.text import Message
+from core.base.text import semicolon_list
 
 MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 CIFAR10_FOLDER = "cifar-10-batches-py"

@@ -27,9 +27,9 @@ from torchvision.datasets.folder import IMG_EXTENSIONS
 
 from core.datasets.readers import channel_stats, held_out
 from core.datasets.types import DatasetSplits, ImageSplit
-from core.errors import DatasetError
-from core.message import Message
-from core.word_lists import semicolon_list
+from core.base.errors import DatasetError
+from core.base.text import Message
+from core.base.text import semicolon_list
 
 Sample = tuple[str, int]  # (path, class index), as torchvision's make_dataset returns them
 

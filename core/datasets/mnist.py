@@ -18,8 +18,8 @@ import torch
 
 from core.datasets.download import DATASET_FOLDERS, MNIST_FILES, download_dataset, missing_files_error, require_root
 from core.datasets.types import DatasetSplits, ImageSplit
-from core.errors import DatasetError
-from core.message import Message
+from core.base.errors import DatasetError
+from core.base.text import Message
 
 IMAGE_MAGIC = 0x00000803  # unsigned bytes, 3 dimensions (count, rows, columns)
 LABEL_MAGIC = 0x00000801  # unsigned bytes, 1 dimension (count)

@@ -16,9 +16,9 @@ import torch
 from core.config import RunConfig
 from core.datasets import DatasetSplits, load_dataset, resident_bytes
 from core.datasets.synthetic import CHANNELS, SIZE, val_samples
-from core.errors import DatasetError
-from core.message import Message, message_of
-from core.units import format_bytes
+from core.base.errors import DatasetError
+from core.base.text import Message, message_of
+from core.base.text import format_bytes
 
 RESIDENT_FIT_FRACTION = 0.8  # the resident dataset may take at most this share of free memory
 

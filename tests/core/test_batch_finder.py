@@ -20,8 +20,8 @@ import core.batch_trial
 from core.batch_finder import BatchSizeResult, Trial, find_batch_size, measure_trial, trial_error
 from core.cli import main
 from core.config import RunConfig
-from core.errors import ConfigError, UserError
-from core.message import Message
+from core.base.errors import ConfigError, UserError
+from core.base.text import Message
 
 CONFIG = RunConfig(device="cpu", model="tiny-cnn")
 

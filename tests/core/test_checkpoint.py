@@ -15,7 +15,7 @@ import torch
 from core import checkpoint
 from core.checkpoint import CheckpointInfo, CheckpointPolicy, check_resumable, read_config, read_info, resume_config
 from core.config import RunConfig
-from core.errors import ConfigError, UserError
+from core.base.errors import ConfigError, UserError
 from core.events import (CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, RunFinished, RunStarted,
                          StepsReported)
 from core.session import TrainingSession

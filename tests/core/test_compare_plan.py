@@ -7,7 +7,7 @@ import pytest
 
 from core.compare_plan import DEFAULT_STEPS, label, parse_overrides, plan, ready_comparisons
 from core.config import RunConfig
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 
 
 def test_overrides_are_typed_by_the_bounds_table() -> None:

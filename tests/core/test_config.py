@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.config import BOUNDS, RunConfig, describe_range, validate_field
-from core.errors import ConfigError, UserError
+from core.base.errors import ConfigError, UserError
 
 NUMERIC = [name for name, bound in BOUNDS.items() if bound.kind in (int, float)]
 CHOICES = [name for name, bound in BOUNDS.items() if bound.choices]

@@ -10,7 +10,7 @@ from core.config import RunConfig
 from core.datasets import dataset_shape, load_dataset, train_size_hint
 from core.datasets.custom import load_custom
 from core.datasets.readers import held_out
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from user_code import importable_folder
 
 

@@ -23,7 +23,7 @@ from core.datasets.cifar import load_cifar10
 from core.datasets.download import download_dataset
 from core.datasets.imagefolder import load_imagefolder
 from core.datasets.mnist import load_mnist
-from core.errors import DatasetError
+from core.base.errors import DatasetError
 
 # --- writers for the real formats -------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from core.devices import amp_dtype, best_device_spec, check_amp, list_devices, mps_available, resolve_device
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 
 
 def test_cpu_is_listed_first_with_its_name_and_system_memory() -> None:

@@ -18,7 +18,7 @@ import psutil
 import pytest
 
 from core.config import RunConfig
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.run_store import RunStore, StoreError
 from core.session import TrainingSession
 

@@ -13,7 +13,7 @@ from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, 
                          StepsReported)
 from core.config import RunConfig
 from core.memory import MemorySample
-from core.message import Message
+from core.base.text import Message
 from core.summary import RunSummary
 
 CONFIG = {"model": "resnet18", "dataset": "cifar10", "batch_size": 256}
@@ -149,7 +149,7 @@ def test_a_checkpoint_line_says_when_why_where_and_how_big(reason, why):
 
 
 def test_the_window_s_lines_keep_their_templates_and_values():
-    """The window translates these from their structure (core.message): every line, and each varying part of
+    """The window translates these from their structure (core.base.text): every line, and each varying part of
     one (the plan, a reason, a status word), is a Message of its own."""
     text = event_text.run_started(dataclasses.replace(started(epochs=None, total_steps=1), start_step=1))
     assert isinstance(text, Message) and text.template == "{started} (resumed at step {step:,})"

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from core.datasets.imagefolder import _read_image, count_train_images, load_imagefolder
-from core.errors import DatasetError, UserError
+from core.base.errors import DatasetError, UserError
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="needs POSIX symbolic links")
 needs_fifos = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes (FIFOs)")

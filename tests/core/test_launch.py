@@ -10,7 +10,7 @@ import pytest
 
 from core.distributed_env import ENV_RANK_DIR
 from core.launch import describe_failure, read_rank_ends, record_rank_end
-from core.message import Message
+from core.base.text import Message
 
 
 def test_a_rank_s_end_comes_back_with_its_template_and_names_the_rank(tmp_path: Path,

@@ -1,4 +1,4 @@
-"""Core's texts for people are `core.message.Message`s: English that keeps its template and values.
+"""Core's texts for people are `core.base.text.Message`s: English that keeps its template and values.
 
 The window translates them from that structure (gui.core_text), so these tests check the structure
 itself: errors keep their field apart from a `Message` detail that re-renders to the same English, a
@@ -20,10 +20,10 @@ import pytest
 import torch
 
 from core.config import RunConfig, describe_range
-from core.errors import ConfigError, DatasetError, UserError
-from core.message import Message, message_of
+from core.base.errors import ConfigError, DatasetError, UserError
+from core.base.text import Message, message_of
 from core.user_callables import check_spec
-from core.word_lists import and_list, semicolon_list
+from core.base.text import and_list, semicolon_list
 
 CORE = Path(__file__).resolve().parents[2] / "core"
 
@@ -211,7 +211,7 @@ def test_no_user_error_in_core_is_raised_with_text_the_window_cannot_translate()
                 (keyword.value for keyword in node.keywords if keyword.arg in ("message", "detail")), None)
             if text is not None and _plain_text(text):
                 flagged.append(f"{path.relative_to(CORE.parent)}:{node.lineno} {_called(node)}")
-    assert not flagged, "user errors with plain text (make the message a core.message.Message):\n" + "\n".join(flagged)
+    assert not flagged, "user errors with plain text (make the message a core.base.text.Message):\n" + "\n".join(flagged)
 
 
 def test_every_message_template_in_core_is_a_literal_whose_fields_are_the_values_given() -> None:

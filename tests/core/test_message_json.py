@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from core.message import Message
-from core.message_json import message_from_json, message_to_json
+from core.base.text import Message
+from core.base.text import message_from_json, message_to_json
 
 
 def test_a_nested_message_survives_json_with_its_structure() -> None:

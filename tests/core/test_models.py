@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.models import (ModelSpec, TinyCNN, available_models, build_model, count_parameters, model_spec,
                          resolve_model)
 from core.user_models import check_output

@@ -12,7 +12,7 @@ from core import oom
 from core.batches import transfer_policy, usable_workers
 from core.datasets import resident_bytes
 from core.datasets.placement import Placement, choose_placement
-from core.errors import DatasetError
+from core.base.errors import DatasetError
 from core.recipe import generator_for
 
 GiB, MiB = 2**30, 2**20

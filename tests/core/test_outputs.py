@@ -20,8 +20,8 @@ import pytest
 
 import core.batch_finder
 from core.cli import main
-from core.errors import ConfigError
-from core.outputs import check_output_path, same_file, strict_json, write_json, write_text
+from core.base.errors import ConfigError
+from core.base.outputs import check_output_path, same_file, strict_json, write_json, write_text
 from core.summary import RunSummary
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]

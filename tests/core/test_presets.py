@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.config import RunConfig
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.presets import PRESETS, preset
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}

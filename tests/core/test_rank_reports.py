@@ -28,7 +28,7 @@ from core.run_export import export_run
 from core.run_recorder import RunRecorder
 from core.run_store import RankReportRow, RunStore
 from core.session import TrainingSession
-from core.units import format_bytes
+from core.base.text import format_bytes
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 RANK1_EXTRA_BYTES = 64 * 10**6

@@ -12,7 +12,7 @@ import torch
 from core.batch_finder import measure_trial
 from core.compare import Comparison
 from core.config import RunConfig
-from core.errors import ConfigError, DatasetError
+from core.base.errors import ConfigError, DatasetError
 from core.events import Event, LogMessage, RunStarted
 from core.recipe import build_run, generator_for
 from core.session import TrainingSession

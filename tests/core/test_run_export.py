@@ -22,7 +22,7 @@ import pytest
 
 from core.config import RunConfig
 from core.ema import EmaState, debiased_ema
-from core.errors import UserError
+from core.base.errors import UserError
 from core.events import Event, RunFinished, RunStarted, StepsReported
 from core.export_csv import MEMORY_COLUMNS, STEP_COLUMNS
 from core.run_export import export_run, run_document

@@ -34,7 +34,7 @@ from core.run_recorder import RunRecorder, open_recorder
 from core.run_store import (INTERRUPTED, RunNotFound, RunStore, StoreError, default_store_path, process_alive,
                             store_problem)
 from core.session import TrainingSession
-from core.message import Message
+from core.base.text import Message
 from core.store_schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)

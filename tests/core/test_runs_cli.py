@@ -24,7 +24,7 @@ import pytest
 from core.cli import main
 from core.run_export import local_time
 from core.run_store import RunStore, StoreError
-from core.units import format_bytes
+from core.base.text import format_bytes
 from test_run_export import record_resumed_nan_run, record_run
 from test_run_store import another_programs_database
 

@@ -24,7 +24,7 @@ from core.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted
 from core.memory import MemoryProbe
 from core.models import TinyCNN, build_model, count_parameters
 from core.session import TrainingSession
-from core.units import format_bytes
+from core.base.text import format_bytes
 
 TRAIN, BATCH = 256, 32
 STEPS_PER_EPOCH = TRAIN // BATCH

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.config import RunConfig, describe_range
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.user_callables import accepted_keywords, call_factory, check_spec, load_callable, spec_problem
 from user_code import importable_folder, write_module
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from context_marks import marking_translator
-from core.errors import ConfigError
-from core.message import Message
+from core.base.errors import ConfigError
+from core.base.text import Message
 from gui.compare_menu import parse_lines, start_error
 
 

@@ -164,7 +164,6 @@ def test_a_launched_run_missing_from_the_store_ends_the_launch_idle_with_no_temp
     import sys
 
     from gui import rank_launcher
-
     window = dp_window
     RunStore(tmp_path / "runs.sqlite3").close()  # the store exists; run 7 is not in it
     child = [sys.executable, "-c", f"import sys; print('recorded as run 7 in {tmp_path}', file=sys.stderr)"]

@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, QPoint, Qt, QTranslator
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from core.run_store import RunStore
-from core.units import format_bytes
+from core.base.text import format_bytes
 from gui.locale_format import date_time, number
 from gui.run_history import KEYS
 from run_store_support import SHORT, copy_store, make_panel, record_run, table_texts

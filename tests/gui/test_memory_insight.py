@@ -20,9 +20,9 @@ import core.batch_finder
 import core.nvml
 import core.recipe
 from core.config import RunConfig
-from core.errors import UserError
+from core.base.errors import UserError
 from core.events import MemoryBreakdown, OutOfMemory, RunFinished
-from core.message import Message
+from core.base.text import Message
 from core.models import build_model
 from core.nvml import GpuProcess, GpuStatus
 from core.summary import RunSummary
@@ -379,7 +379,6 @@ def test_snapshot_controls_are_disabled_on_the_cpu_with_the_reason(qtbot, window
 
 def test_a_memory_snapshot_is_never_saved_over_the_run_store(qtbot, window, monkeypatch):
     from gui import file_dialogs
-
     store = str(window.controller.store_path)
     requested: list[str] = []
     monkeypatch.setattr(file_dialogs, "get_save_file_name", lambda *args, **kwargs: (store, ""))

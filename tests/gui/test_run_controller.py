@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from core.checkpoint import CheckpointPolicy
-from core.errors import UserError
+from core.base.errors import UserError
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted,
                          StepsReported)
 from gui.run_controller import RunController
@@ -143,7 +143,7 @@ def test_a_comparison_runs_its_sessions_in_one_thread_and_wraps_their_events(qtb
 
 
 def test_a_comparison_that_cannot_run_here_is_refused_before_a_thread_starts(controller):
-    from core.errors import ConfigError
+    from core.base.errors import ConfigError
 
     with pytest.raises(ConfigError, match="configurations 1 and 2 are the same run"):
         controller.start_comparison(FAST, [{"placement": "stream"}, {"placement": "stream"}])

@@ -92,7 +92,7 @@ def test_an_out_of_memory_that_stops_the_run_is_logged_once_in_the_window_s_word
     """The failure was logged twice (its event, then the run's end repeating it) and the end spoke of the
     CLI's --on-oom shrink: the end now says only what to try, naming the form's setting."""
     from core.events import OutOfMemory, RunFinished
-    from core.message import Message
+    from core.base.text import Message
     from core.oom_recovery import stop_message
 
     oom = OutOfMemory(0, 64, 2**29, 10**9, 0, "stop", None,

@@ -357,7 +357,7 @@ def test_an_image_folder_is_counted_once_per_change_not_per_keystroke(qtbot, for
 
 
 def test_an_unusable_image_folder_says_why_and_a_failing_scan_never_raises(form, tmp_path, scan):
-    from core.errors import DatasetError
+    from core.base.errors import DatasetError
 
     form.set_devices([CPU])
     scan(DatasetError(f"no class folders in {tmp_path}: expected {tmp_path}/<class name>/<image>"))

@@ -16,7 +16,7 @@ from core.memory import MemoryProbe
 from core.run_recorder import RunRecorder
 from core.run_store import RunStore
 from core.session import TrainingSession
-from core.units import format_bytes
+from core.base.text import format_bytes
 from gui.run_feed import StoreLink
 from gui.stored_run_view import StoredRunView
 from run_store_support import SHORT, cli_output, kill, make_panel, record_run, start_cli_run, table_texts

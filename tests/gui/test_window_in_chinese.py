@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpin
                                QLabel, QLineEdit, QMenu, QPlainTextEdit, QTabWidget, QTextEdit, QWidget)
 
 from core.config import BOUNDS
-from core.message import Message
+from core.base.text import Message
 import core.devices
 import core.session
 from core.devices import list_devices
