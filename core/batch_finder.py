@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from core.config import FINDER_BOUNDS, RunConfig
+from core.config.run_config import FINDER_BOUNDS, RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 from core.base.text import message_from_json
@@ -200,7 +200,7 @@ def check_search_options(margin: float, start: int, max_batch: int) -> None:
 
     The ranges are FINDER_BOUNDS': a --max-batch above what `run --batch-size` accepts would answer a
     batch size that the run then refuses."""
-    from core.config import validate_field
+    from core.config.run_config import validate_field
 
     validate_field("margin", margin)
     validate_field("max_batch", max_batch)

@@ -13,7 +13,7 @@ import json
 import resource
 import sys
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 
 
 def main() -> int:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message, message_of
 

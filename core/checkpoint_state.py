@@ -17,7 +17,7 @@ import torch
 
 from core.batches import BatchEpoch, BatchSource, Note, Position
 from core.checkpoint import FORMAT, VERSION
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.base.text import Message
 from core.recipe import RunParts

@@ -14,7 +14,7 @@ from typing import Any
 
 from core.compare_plan import Contender, plan
 from core.compare_result import ComparisonResult, ContenderResult, conclude
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.controls import RunControls
 from core.base.errors import ConfigError
 from core.events import (ComparisonFinished, ComparisonStarted, ContenderEvent, Event, Observer, RunFinished,

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.config import BOUNDS, RunConfig, validate_field
+from core.config.run_config import BOUNDS, RunConfig, validate_field
 from core.base.errors import ConfigError
 from core.base.text import Message, message_of
 from core.base.readonly import ReadOnlyDict

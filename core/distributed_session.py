@@ -29,7 +29,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from core import distributed, oom_recovery, run_outcome
 from core.batches import BatchEpoch
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.distributed import RankContext
 from core.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
                          RunResumed, StepsReported)

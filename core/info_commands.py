@@ -79,7 +79,7 @@ def command_models() -> int:
 
 
 def command_presets() -> int:
-    from core.presets import PRESETS, preset_text
+    from core.config.presets import PRESETS, preset_text
 
     for value in PRESETS.values():
         out(f"{value.name}: {value.description}")

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID
 from core.base.errors import ConfigError
 from core.base.text import Message

@@ -15,7 +15,7 @@ from torch import nn
 
 from core.base.errors import ConfigError
 from core.base.text import Message
-from core.user_callables import is_spec
+from core.config.user_callables import is_spec
 
 # torchvision models with a fixed minimum input: batches are resized on the device to this size.
 _MIN_INPUT = {"inception_v3": 299, "googlenet": 64, "vit_": 224, "maxvit_": 224, "swin_": 224,

@@ -10,7 +10,7 @@ import argparse
 import re
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from core.config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
+from core.config.run_config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 
@@ -81,7 +81,7 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
     """The RunConfig the options describe; unset options keep the preset's values, or `base`'s (the defaults)."""
     base = base or RunConfig()
     if getattr(args, "preset", None):
-        from core.presets import device_kind, preset
+        from core.config.presets import device_kind, preset
 
         chosen = preset(args.preset)  # an unknown name fails before torch loads
         base = chosen.apply(base, device_kind(getattr(args, "device", None) or base.device))
@@ -138,7 +138,7 @@ def resumed_config_from_args(args: argparse.Namespace) -> RunConfig:
     if getattr(args, "preset", None):
         raise ConfigError("preset", "a resumed run keeps its checkpoint's settings; leave --preset out")
     info, given = read_info(args.resume), explicit_options(args)
-    from core.user_callables import is_spec
+    from core.config.user_callables import is_spec
 
     for field in ("model", "dataset"):  # weights_only keeps pickled code out; a spec in the config is code too
         spec = getattr(info.config, field)

@@ -13,7 +13,7 @@ import sys
 
 from core.cli import recording, report_finished
 from core.cli_signals import stop_on_signals
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
 from core.base.errors import ConfigError
 from core.options import EXIT_CODES, EXIT_USER_ERROR, PROG

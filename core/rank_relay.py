@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.controls import RunControls
 from core.events import Observer, RunFinished
 from core.base.text import Message, message_of

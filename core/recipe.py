@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from core.batches import BatchSource, Note, ResidentBatches, StreamBatches
-from core.config import RunConfig, check_batch_fits
+from core.config.run_config import RunConfig, check_batch_fits
 from core.datasets import DatasetSplits
 from core.datasets.placement import Placement, load_placed
 from core.devices import amp_dtype
@@ -23,7 +23,7 @@ from core.models import ModelSpec, build_model, model_spec, resolve_model
 from core.preprocess import DevicePreprocess
 from core.rank_data import ONE, Shard
 from core.step import Trainer, build_optimizer
-from core.user_callables import is_spec
+from core.config.user_callables import is_spec
 
 
 def check_model_input(config: RunConfig, model: torch.nn.Module, channels: int, height: int, width: int,

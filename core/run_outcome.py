@@ -70,7 +70,7 @@ def ended_by(exc: Exception | SystemExit) -> Outcome:
     (reported as `failed` with its type, never killing the caller). A sys.exit() in the user's model (its
     forward, at a step) would end the process with the run unfinished: it fails the run instead."""
     if isinstance(exc, SystemExit):
-        from core.user_callables import exit_call
+        from core.config.user_callables import exit_call
 
         return Outcome("failed", Message("your code called {call}; to end a run with an error, raise an exception",
                                          call=exit_call(exc)))

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from core.batches import BatchEpoch, BatchSource
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import MemoryBreakdown
 from core.memory import MemoryProbe
 from core.base.readonly import ReadOnlyDict

@@ -32,7 +32,7 @@ from core.batches import BatchEpoch
 from core.breakdown import StepMemoryRecorder
 from core.checkpoint import ON_REQUEST, CheckpointPolicy
 from core.checkpointer import Checkpointer
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.controls import RunControls
 from core.devices import cpu_name, resolve_device
 from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,

@@ -15,7 +15,7 @@ from torch import nn
 from core import oom
 from core.base.errors import ConfigError
 from core.base.text import Message
-from core.user_callables import a_type, call_factory, exit_call, load_callable, one_line
+from core.config.user_callables import a_type, call_factory, exit_call, load_callable, one_line
 
 PROBE_BATCH = 2  # images in the checking forward pass (2, not 1: some layers refuse a batch of one)
 

@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.config import BOUNDS, describe_range
+from core.config.run_config import BOUNDS, describe_range
 from core.base.errors import ConfigError, UserError
 from core.options import (COMMANDS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, OneLineParser,
                           add_record_options, add_run_options, config_from_args, user_error_line)

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog
 
-from core.config import BOUNDS
+from core.config.run_config import BOUNDS
 from core.base.errors import UserError
 from gui import file_dialogs
 from gui.core_text import error_text
@@ -71,7 +71,7 @@ class CheckpointResume(QObject):
             self.resume(path, epochs)
 
     def _ask_epochs(self, info: CheckpointInfo) -> int | None:
-        from core.user_callables import is_spec
+        from core.config.user_callables import is_spec
 
         first, planned = resumable_epochs(info)
         values = dict(file=Path(info.path).name, model=choice_text("model", info.config.model),

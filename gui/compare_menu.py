@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEd
                                QVBoxLayout, QWidget)
 
 from core.compare_plan import DEFAULT_STEPS, MAX_RUNS, MIN_RUNS, ReadyComparison, parse_overrides, plan, ready_comparisons
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 from gui.core_text import core_text, error_text

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import ComparisonFinished, ComparisonStarted, ContenderEvent, RunStarted
 from gui.compare_view import CompareView
 from gui.core_text import core_text

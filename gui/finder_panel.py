@@ -10,7 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.text import format_bytes
 from gui.background import BackgroundTask
 from gui.core_text import error_text

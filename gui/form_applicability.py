@@ -21,7 +21,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QComboBox, QSpinBox
 
-from core.config import BOUNDS
+from core.config.run_config import BOUNDS
 from gui.core_text import core_text
 from gui.form_text import field_tooltip
 

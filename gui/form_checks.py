@@ -76,7 +76,7 @@ def check_nproc(nproc: int, meaning: NprocMeaning) -> None:
 def check_findable(field: str, spec: str) -> None:
     """Your own model or dataset (`package.module:factory`): its file, or its top-level module, must be
     there. Nothing of it runs here (the run imports it at Start, where its own errors show)."""
-    from core.user_callables import spec_problem
+    from core.config.user_callables import spec_problem
 
     problem = spec_problem(spec)
     if problem:
@@ -172,7 +172,7 @@ def fast_path_problems(devices: Iterable[tuple[str, str]]) -> dict[str, dict[str
     would allocate on the GPU at rest); a probe that fails unexpectedly leaves the choice to the run's check."""
     import torch
 
-    from core.config import RunConfig
+    from core.config.run_config import RunConfig
     from core.fast_paths import check_fast_paths
 
     found: dict[str, dict[str, str]] = {}

@@ -1,7 +1,7 @@
 """What the settings form says, in the user's language: field labels, help and tooltips, and errors
 turned into one readable line.
 
-The help is what `core.config.BOUNDS` says (the CLI's help, which stays English), in the form's words:
+The help is what `core.config.run_config.BOUNDS` says (the CLI's help, which stays English), in the form's words:
 CLI options are named by their form labels. It is written here again as literals because Qt's
 translation tools read literals only; a test keeps each English text equal to its bound's help.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 
-from core.config import BOUNDS
+from core.config.run_config import BOUNDS
 from core.base.errors import ConfigError, UserError
-from core.user_callables import SPEC_FIELDS, SPEC_FORM
+from core.config.user_callables import SPEC_FIELDS, SPEC_FORM
 from gui.core_text import error_text
 from gui.locale_format import integer
 
@@ -49,7 +49,7 @@ LABELS = {
 NONE_TEXT = {"epochs": QT_TRANSLATE_NOOP("form_text", "auto"), "max_steps": QT_TRANSLATE_NOOP("form_text", "no limit")}
 
 # BOUNDS[field].help in the form's words: {max_steps} and {epochs} are those fields' labels, {spec_form} is
-# core.user_callables.SPEC_FORM
+# core.config.user_callables.SPEC_FORM
 HELP = {
     "device": QT_TRANSLATE_NOOP("form_text", "device to train on: auto, cpu, cuda, cuda:N or mps"),
     "model": QT_TRANSLATE_NOOP(
@@ -147,7 +147,7 @@ def field_help(field: str) -> str:
 
 
 def allowed_text(field: str) -> str:
-    """What may be entered, as `core.config.describe_range` says it, in the user's language and locale:
+    """What may be entered, as `core.config.run_config.describe_range` says it, in the user's language and locale:
     'an integer from 1 to 65536', 'one of sgd, adamw', and what an optional number's lowest position means."""
     bound = BOUNDS[field]
     if bound.choices:

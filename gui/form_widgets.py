@@ -1,4 +1,4 @@
-"""One widget per `core.config.BOUNDS` field, and its value read and written by the widget's kind.
+"""One widget per `core.config.run_config.BOUNDS` field, and its value read and written by the widget's kind.
 
 The widget follows the bound: a combo box for choices, a check box for a flag, a spin box over the range
 (a lowest position meaning "not set" for an optional number, steps by factors for a log-scale float), a
@@ -14,8 +14,8 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
-from core.config import BOUNDS, BUILTIN_MODELS
-from core.user_callables import SPEC_FORM
+from core.config.run_config import BOUNDS, BUILTIN_MODELS
+from core.config.user_callables import SPEC_FORM
 from gui.form_text import choice_text, field_tooltip, none_text
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
 

@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-from core.config import BOUNDS, RunConfig
+from core.config.run_config import BOUNDS, RunConfig
 from core.launch import ENV_STOP_WITH_PID
 from core.options import PROG, option_name
 

@@ -23,7 +23,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSettings, Signa
 from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.events import ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted
 from gui import window_layout, window_settings

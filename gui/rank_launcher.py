@@ -29,7 +29,7 @@ from pathlib import Path
 import psutil
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.run_store import RunNotFound, RunRow, RunStore, StoreError
 from gui.launch_child import child_environment, command_line, recorded_run_id

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QTabWidget, QWidget
 
-from core.user_callables import SPEC_FORM
+from core.config.user_callables import SPEC_FORM
 from gui import i18n
 from gui.form_applicability import update_applicability
 from gui.form_text import CHOICE_TEXTS, choice_text, field_help, field_tooltip, label

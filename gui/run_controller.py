@@ -22,7 +22,7 @@ from typing import Any
 from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
 from core.checkpoint import CheckpointPolicy
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from gui.background import BackgroundTask
 from gui.locale_format import integer

@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from gui.locale_format import integer
 
 SPEED_FIELDS = ("batch_size", "amp", "channels_last", "compile", "placement", "dataset")

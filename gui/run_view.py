@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Slot
 
 from core import event_text
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
 from core.base.text import Message

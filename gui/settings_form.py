@@ -1,4 +1,4 @@
-"""The run settings form, built from `core.config.BOUNDS` so the form and the config cannot disagree.
+"""The run settings form, built from `core.config.run_config.BOUNDS` so the form and the config cannot disagree.
 
 Every widget's range, choices, default and tooltip come from the bounds table (`gui.form_widgets` builds
 one per field, reads and writes it). The form turns its values into a `RunConfig`; anything the config
@@ -18,10 +18,10 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QToolButton,
                                QVBoxLayout, QWidget)
 
-from core.config import BOUNDS, RunConfig, check_batch_fits
+from core.config.run_config import BOUNDS, RunConfig, check_batch_fits
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
-from core.user_callables import SPEC_FORM, is_spec
+from core.config.user_callables import SPEC_FORM, is_spec
 from gui import file_dialogs
 from gui.device_table import DeviceTable
 from gui.form_applicability import auto_model_text, is_auto_model, update_applicability

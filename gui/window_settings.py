@@ -8,7 +8,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QByteArray, QCoreApplication, QSettings
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from gui.settings_form import SettingsForm
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import torch
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.datasets.synthetic import make_synthetic, synthetic_bytes
 from core.datasets.types import DatasetSplits, ImageSplit
-from core.user_callables import is_spec
+from core.config.user_callables import is_spec
 
 __all__ = ["DatasetSplits", "ImageSplit", "dataset_shape", "default_data_dir", "load_dataset", "resident_bytes",
            "synthetic_bytes"]

@@ -34,7 +34,7 @@ from core.datasets.types import DatasetSplits, ImageSplit
 from core.base.errors import ConfigError
 from core.base.text import Message
 from core.base.text import format_bytes
-from core.user_callables import a_type, call_factory, load_callable, one_line
+from core.config.user_callables import a_type, call_factory, load_callable, one_line
 
 MAX_CLASSES = 100_000  # labels beyond this are a mistake (ImageNet-21k has 21,841), not a layer to allocate
 Shape = tuple[int, int, int, int, int]  # channels, height, width, classes, images (as dataset_shape gives it)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.datasets import DatasetSplits, load_dataset, resident_bytes
 from core.datasets.synthetic import CHANNELS, SIZE, val_samples
 from core.base.errors import DatasetError

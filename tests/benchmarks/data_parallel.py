@@ -53,7 +53,7 @@ from typing import Any
 
 import torch
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.devices import resolve_device
 from core.events import RunStarted, StepsReported
 

@@ -75,7 +75,7 @@ from torch.utils.data import DataLoader
 from core.batches import ResidentBatches, StreamBatches
 from core.preprocess import DevicePreprocess
 from core.step import build_optimizer
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.datasets.synthetic import make_synthetic
 from core.datasets.types import DatasetSplits
 from core.devices import resolve_device

@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 from PySide6.QtCore import QEventLoop, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from core.config import RunConfig  # noqa: E402
+from core.config.run_config import RunConfig  # noqa: E402
 
 TICK_MS = 10
 

@@ -19,7 +19,7 @@ import core.batch_finder
 import core.batch_trial
 from core.batch_finder import BatchSizeResult, Trial, find_batch_size, measure_trial, trial_error
 from core.cli import main
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 

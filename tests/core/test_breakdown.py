@@ -19,7 +19,7 @@ import core.loss_report
 import core.recipe
 from core.breakdown import StepMemoryRecorder, optimizer_bytes
 from core.cli import main
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 from core.memory import MemoryProbe
 from core.session import TrainingSession

@@ -14,7 +14,7 @@ import torch
 
 from core import checkpoint
 from core.checkpoint import CheckpointInfo, CheckpointPolicy, check_resumable, read_config, read_info, resume_config
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.events import (CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, RunFinished, RunStarted,
                          StepsReported)

@@ -22,7 +22,7 @@ import pytest
 import torch
 
 from core.cli import build_parser, config_from_args, main, option_name
-from core.config import BOUNDS, RunConfig
+from core.config.run_config import BOUNDS, RunConfig
 from core.devices import list_devices
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256"]

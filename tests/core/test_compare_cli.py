@@ -97,7 +97,7 @@ def test_the_table_gives_no_ratio_column_for_a_difference_within_the_noise() -> 
     from core.compare_cli import comparison_table
     from core.compare_plan import plan
     from core.compare_result import ContenderResult, conclude
-    from core.config import RunConfig
+    from core.config.run_config import RunConfig
 
     def run(index: int, label: str, rate: float, spread: tuple[float, float]) -> ContenderResult:
         return ContenderResult(index, label, {}, "completed", rate, spread, 2.0, 5, None, 1.0, 60, "", (2.0,), 10)

@@ -9,7 +9,7 @@ import pytest
 
 from core.compare_plan import plan
 from core.compare_result import ContenderResult, conclude
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 
 
 def result(index: int, rate: float | None, losses: tuple[float, ...] = (2.3, 2.2, 2.1), status: str = "completed",

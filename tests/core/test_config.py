@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config import BOUNDS, RunConfig, describe_range, validate_field
+from core.config.run_config import BOUNDS, RunConfig, describe_range, validate_field
 from core.base.errors import ConfigError, UserError
 
 NUMERIC = [name for name, bound in BOUNDS.items() if bound.kind in (int, float)]
@@ -142,7 +142,7 @@ def test_describe_range_reads_the_table() -> None:
 
 
 def test_finder_options_have_their_bounds_in_the_table_and_batches_stay_runnable() -> None:
-    from core.config import FINDER_BOUNDS
+    from core.config.run_config import FINDER_BOUNDS
 
     assert set(FINDER_BOUNDS) == {"margin", "start", "max_batch"}
     assert not set(FINDER_BOUNDS) & set(BOUNDS)  # one namespace: validate_field takes either

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.datasets import dataset_shape, load_dataset, train_size_hint
 from core.datasets.custom import load_custom
 from core.datasets.readers import held_out

@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import ConfigError
 from core.run_store import RunStore, StoreError
 from core.session import TrainingSession

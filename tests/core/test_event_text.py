@@ -11,7 +11,7 @@ from core import event_text
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
                          SnapshotSaved,
                          StepsReported)
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.memory import MemorySample
 from core.base.text import Message
 from core.summary import RunSummary
@@ -116,7 +116,7 @@ def test_run_finished_without_a_measured_speed():
 
 
 def test_run_requested_uses_the_config_as_entered():
-    from core.config import RunConfig
+    from core.config.run_config import RunConfig
 
     config = RunConfig(model="tiny-cnn", device="cpu", batch_size=16)
     assert event_text.run_requested(config) == "starting: tiny-cnn on cpu, synthetic, batch 16"

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import core.recipe
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
 from core.preprocess import DevicePreprocess
 from core.session import TrainingSession

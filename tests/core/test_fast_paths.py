@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.fast_paths import check_fast_paths, compile_problem
 from core.recipe import build_trainer
 

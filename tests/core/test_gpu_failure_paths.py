@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import torch
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.datasets import resident_bytes
 from core.datasets.synthetic import val_samples
 from core.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from core.compare import Comparison
-from core.config import RunConfig
-from core.presets import preset
+from core.config.run_config import RunConfig
+from core.config.presets import preset
 from core.session import TrainingSession
 
 pytestmark = pytest.mark.gpu

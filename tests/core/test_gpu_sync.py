@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import EpochEnded, EpochStarted, MemoryBreakdown, RunFinished, RunStarted, StepsReported
 from core.session import TrainingSession
 

@@ -38,7 +38,7 @@ def test_every_core_module_imports_without_qt_pyqtgraph_or_gui() -> None:
 
 def test_the_config_loads_without_torch_so_the_window_can_build_its_form_first() -> None:
     loaded = json.loads(run_python(
-        "import json, sys\nimport core.config, core.base.errors\n"
+        "import json, sys\nimport core.config.run_config, core.base.errors\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision', 'numpy'))))"))
     assert loaded == []
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.config import RunConfig, describe_range
+from core.config.run_config import RunConfig, describe_range
 from core.base.errors import ConfigError, DatasetError, UserError
 from core.base.text import Message, message_of
-from core.user_callables import check_spec
+from core.config.user_callables import check_spec
 from core.base.text import and_list, semicolon_list
 
 CORE = Path(__file__).resolve().parents[2] / "core"
@@ -115,7 +115,7 @@ def test_a_warning_of_a_reader_reaches_the_run_log_as_a_message(tmp_path: Path) 
 
     from PIL import Image
 
-    from core.config import RunConfig
+    from core.config.run_config import RunConfig
     from core.datasets.placement import load_placed
 
     for name in ("cat", "dog"):

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 import core.recipe
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import OutOfMemory, RunFinished, StepsReported
 from core.models import build_model
 from core.session import MAX_OOM_RETRIES, TrainingSession
@@ -221,7 +221,7 @@ LIMITED_RUN = r'''
 import json, torch
 from torch import nn
 import core.recipe
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import OutOfMemory
 from core.memory import MemoryProbe
 from core.models import build_model

@@ -162,7 +162,7 @@ def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: py
     """The loader has moved past a batch it failed to gather: the run still ends consistently, with
     those images counted as skipped rather than reported as a short `completed` run or a failure."""
     from core.batches import _IndexedImages
-    from core.config import RunConfig
+    from core.config.run_config import RunConfig
     from core.session import TrainingSession
 
     original, calls = _IndexedImages.__getitem__, []

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import Event, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
 from core.export_csv import MEMORY_COLUMNS, RANK_COLUMNS
 from core.memory import MemoryProbe, MemorySample

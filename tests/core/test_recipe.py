@@ -11,7 +11,7 @@ import torch
 
 from core.batch_finder import measure_trial
 from core.compare import Comparison
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, DatasetError
 from core.events import Event, LogMessage, RunStarted
 from core.recipe import build_run, generator_for

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.ema import EmaState, debiased_ema
 from core.base.errors import UserError
 from core.events import Event, RunFinished, RunStarted, StepsReported

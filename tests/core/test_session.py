@@ -17,7 +17,7 @@ from torch import nn
 
 import core.recipe
 import core.session
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.datasets import synthetic_bytes
 from core.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from core.cli import main
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.events import LogMessage, MemoryBreakdown, RunFinished, RunStarted, SnapshotSaved, StepsReported
 from core.session import TrainingSession

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.config import RunConfig, describe_range
+from core.config.run_config import RunConfig, describe_range
 from core.base.errors import ConfigError
-from core.user_callables import accepted_keywords, call_factory, check_spec, load_callable, spec_problem
+from core.config.user_callables import accepted_keywords, call_factory, check_spec, load_callable, spec_problem
 from user_code import importable_folder, write_module
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QLocale, QSettings
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from gui_support import FAST, fail_if_qthreads_left, running_qthreads as _running_qthreads
 
 

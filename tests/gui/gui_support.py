@@ -7,7 +7,7 @@ import threading
 
 from PySide6.QtCore import QObject, QThread, Slot
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 
 # a run that ends by itself after a few steps (tiny-cnn on the CPU: about a second)
 FAST = RunConfig(model="tiny-cnn", device="cpu", synthetic_samples=512, batch_size=32, max_steps=12,

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.run_recorder import RunRecorder
 from core.session import TrainingSession
 

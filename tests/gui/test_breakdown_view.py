@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QTranslator
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from gui.breakdown_view import BreakdownView
 
 ON_CPU = "on the CPU: the process's memory"

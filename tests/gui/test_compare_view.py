@@ -9,7 +9,7 @@ import pytest
 
 from core.compare_plan import plan
 from core.compare_result import ComparisonResult, ContenderResult
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import RunStarted, StepsReported
 from gui.compare_view import CompareView
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import build_parser
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.options import config_from_args
 from gui.launch_child import command_line, last_error_line, recorded_run_id
 

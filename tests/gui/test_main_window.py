@@ -7,7 +7,7 @@ import math
 
 from PySide6.QtCore import QSettings, Qt
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
 from gui.main_window import MainWindow
 from gui.run_state import RunState

@@ -19,7 +19,7 @@ from torch import nn
 import core.batch_finder
 import core.nvml
 import core.recipe
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.events import MemoryBreakdown, OutOfMemory, RunFinished
 from core.base.text import Message

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from core.config import RunConfig
+from core.config.run_config import RunConfig
 from core.events import MemoryBreakdown, RankSample, RunStarted, StepsReported
 from core.memory import MemoryProbe, MemorySample
 from gui.memory_plot import SERIES

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QLineEdit, QSpinBox
 
-from core.config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
+from core.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
 from core.devices import DeviceInfo
 from gui.form_text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
 from gui.settings_form import SettingsForm
@@ -43,7 +43,7 @@ def locale():
 
 @pytest.fixture
 def plain_numbers(locale):
-    """Numbers without digit grouping, as core.config.describe_range writes them (65536)."""
+    """Numbers without digit grouping, as core.config.run_config.describe_range writes them (65536)."""
     locale(QLocale.c())
 
 
@@ -430,7 +430,7 @@ def choose_preset(form: SettingsForm, name: str) -> None:
 
 
 def test_presets_are_listed_with_their_description(form):
-    from core.presets import PRESETS
+    from core.config.presets import PRESETS
 
     combo = form.preset_row.combo
     assert combo_data(combo) == ["", *PRESETS]

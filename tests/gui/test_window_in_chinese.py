@@ -22,12 +22,12 @@ from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QComboBox, QGroupBox,
                                QLabel, QLineEdit, QMenu, QPlainTextEdit, QTabWidget, QTextEdit, QWidget)
 
-from core.config import BOUNDS
+from core.config.run_config import BOUNDS
 from core.base.text import Message
 import core.devices
 import core.session
 from core.devices import list_devices
-from core.presets import PRESETS
+from core.config.presets import PRESETS
 from core.summary import RunSummary
 from core.models import available_models
 from gui import i18n

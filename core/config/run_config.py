@@ -16,7 +16,7 @@ from typing import Any
 
 from core.base.errors import ConfigError
 from core.base.text import Message
-from core.user_callables import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
+from core.config.user_callables import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
 
 DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder")
 BUILTIN_MODELS = ("auto", "tiny-cnn", "resnet18", "speedrun-net")
@@ -239,7 +239,7 @@ def validate_field(name: str, value: Any) -> Any:
             raise ConfigError(name, Message("must be a non-empty string ({help}), got {value}", help=bound.help,
                                             value=repr(value)))
         value = value.strip()
-        if name in SPEC_FIELDS and is_spec(value):  # syntax only: the run imports it (core.user_callables)
+        if name in SPEC_FIELDS and is_spec(value):  # syntax only: the run imports it (core.config.user_callables)
             return check_spec(name, value)
     if bound.choices and value not in bound.choices:
         raise _out_of_range(name, value)

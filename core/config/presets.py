@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.config import RunConfig, validate_field
+from core.config.run_config import RunConfig, validate_field
 from core.base.errors import ConfigError
 from core.base.text import Message
 from core.base.readonly import ReadOnlyDict
