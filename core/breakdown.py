@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 import torch
 from torch import nn
 
-from core.events import PHASES, MemoryBreakdown
+from core.run.events import PHASES, MemoryBreakdown
 from core.memory import MemoryProbe
 
 

@@ -21,7 +21,7 @@ from core.batches import BatchEpoch, BatchSource, Note
 from core.checkpoint import AUTOMATIC_REASONS, CheckpointPolicy
 from core.checkpoint_state import RandomStates, capture, random_states, restore
 from core.config.run_config import RunConfig
-from core.events import CheckpointSaved, LogMessage
+from core.run.events import CheckpointSaved, LogMessage
 from core.base.text import Message
 from core.recipe import RunParts
 from core.run_state import RunState

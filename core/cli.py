@@ -23,12 +23,12 @@ from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTE
                           add_record_options, add_run_options, checkpoint_policy, config_from_args, option_message,
                           option_name, parse_bytes, resumed_config_from_args, user_error_line)
 from core.cli_io import StdoutFailed, flush_stdout, out, save_json, stdout_gone
-from core.cli_signals import SignalsSeen, Terminated, sigterm_raises, stop_on_signals
+from core.run.signals import SignalsSeen, Terminated, sigterm_raises, stop_on_signals
 from core.info_commands import command_devices, command_find_batch_size, command_models, command_presets
 from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
-    from core.events import RunFinished
+    from core.run.events import RunFinished
 
 __all__ = ["COMMANDS", "PROG", "build_parser", "config_from_args", "main", "option_name", "out", "recording",
            "report_finished", "stop_on_signals"]  # re-exported
@@ -220,7 +220,7 @@ def recording(args: argparse.Namespace, observers: list[Any]) -> Iterator[Any]:
 
 
 def _summary_text(finished: RunFinished) -> str:
-    from core.event_text import batch_size_text
+    from core.run.event_text import batch_size_text
     from core.base.text import format_bytes
 
     s = finished.summary

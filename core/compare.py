@@ -15,9 +15,9 @@ from typing import Any
 from core.compare_plan import Contender, plan
 from core.compare_result import ComparisonResult, ContenderResult, conclude
 from core.config.run_config import RunConfig
-from core.controls import RunControls
+from core.run.controls import RunControls
 from core.base.errors import ConfigError
-from core.events import (ComparisonFinished, ComparisonStarted, ContenderEvent, Event, Observer, RunFinished,
+from core.run.events import (ComparisonFinished, ComparisonStarted, ContenderEvent, Event, Observer, RunFinished,
                          StepsReported)
 from core.base.text import Message
 

@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 from core.cli import recording
 from core.cli_io import out, save_json
-from core.cli_signals import stop_on_signals
+from core.run.signals import stop_on_signals
 from core.compare_result import ComparisonResult, ratio_text
 from core.base.errors import ConfigError
-from core.events import ComparisonStarted, ContenderEvent, Event, RunFinished
+from core.run.events import ComparisonStarted, ContenderEvent, Event, RunFinished
 from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, comparison_from_args, option_message
 from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
 

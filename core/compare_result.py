@@ -13,7 +13,7 @@ from typing import Any
 
 from core.compare_plan import Contender
 from core.base.text import Message
-from core.run_outcome import status_word
+from core.run.outcome import status_word
 
 # Settings that change how fast a run goes but not what it computes: with the same seed, data order and
 # model, runs that differ only in these should see the same losses, up to floating-point rounding

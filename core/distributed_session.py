@@ -27,11 +27,13 @@ import numpy as np
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from core import distributed, oom_recovery, run_outcome
+from core import distributed, oom_recovery
+
+from core.run import outcome as run_outcome
 from core.batches import BatchEpoch
 from core.config.run_config import RunConfig
 from core.distributed import RankContext
-from core.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
+from core.run.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
                          RunResumed, StepsReported)
 from core.loss_report import BREAKDOWN_PERIOD_S
 from core.memory import MemorySample, clear_cache

@@ -32,7 +32,7 @@ from core.base.text import Message
 from core.base.text import message_from_json, message_to_json
 from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from core.rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
-from core.run_outcome import status_word
+from core.run.outcome import status_word
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL
 PR_SET_PDEATHSIG = 1  # linux/prctl.h

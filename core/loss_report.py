@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import torch
 
-from core import run_outcome
-from core.events import LogMessage, StepsReported
+from core.run import outcome as run_outcome
+from core.run.events import LogMessage, StepsReported
 from core.memory import MemoryProbe
 from core.base.text import Message
 from core.run_state import RunState

@@ -21,7 +21,7 @@ from core.base.text import Message
 if TYPE_CHECKING:
     import torch
 
-    from core.events import OutOfMemory
+    from core.run.events import OutOfMemory
     from core.memory import MemorySample, ProcessLimit
 
 _UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
@@ -130,7 +130,7 @@ def event(message: str, where: str, step: int, batch_size: int, shrink: bool, at
     the failure (its own figure when the message gives one, else reserved - allocated from `at_failure`),
     what is free after recovery, and what happens next (stop, or half the batch when `shrink`). A device
     without an allocator (the CPU) is worded with its process `limit` instead."""
-    from core.events import OutOfMemory
+    from core.run.events import OutOfMemory
 
     unallocated = reserved_unallocated_bytes(message)
     if unallocated is None:

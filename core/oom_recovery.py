@@ -16,7 +16,7 @@ import torch
 from core import oom
 from core.batches import BatchEpoch, BatchSource
 from core.config.run_config import RunConfig
-from core.events import OutOfMemory
+from core.run.events import OutOfMemory
 from core.memory import MemoryProbe, process_limit
 from core.base.text import Message
 from core.recipe import RunParts

@@ -1,6 +1,6 @@
 """The CLI's observer: a progress bar on stderr while a run goes, log lines above it.
 
-The sentences come from `core.event_text`, the same ones the window's log shows.
+The sentences come from `core.run.event_text`, the same ones the window's log shows.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import TextIO
 
 from tqdm import tqdm
 
-from core import event_text
-from core.events import (CacheCleared, CheckpointSaved, EpochEnded, Event, LogMessage, OutOfMemory, RunFinished,
+from core.run import event_text
+from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, Event, LogMessage, OutOfMemory, RunFinished,
                          RunStarted, SnapshotSaved, StepsReported)
 
 

@@ -12,7 +12,7 @@ import signal
 import sys
 
 from core.cli import recording, report_finished
-from core.cli_signals import stop_on_signals
+from core.run.signals import stop_on_signals
 from core.config.run_config import RunConfig
 from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
 from core.base.errors import ConfigError

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.config.run_config import RunConfig
-from core.controls import RunControls
-from core.events import Observer, RunFinished
+from core.run.controls import RunControls
+from core.run.events import Observer, RunFinished
 from core.base.text import Message, message_of
-from core.summary import RunSummary
+from core.run.summary import RunSummary
 
 
 def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> int:

@@ -28,7 +28,7 @@ from typing import Any
 
 import psutil
 
-from core.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
+from core.run.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
                          StepsReported)
 from core.base.text import Message, message_of
 from core.base.text import message_to_json

@@ -12,10 +12,10 @@ import torch
 
 from core.batches import BatchEpoch, BatchSource
 from core.config.run_config import RunConfig
-from core.events import MemoryBreakdown
+from core.run.events import MemoryBreakdown
 from core.memory import MemoryProbe
 from core.base.readonly import ReadOnlyDict
-from core.summary import RunSummary
+from core.run.summary import RunSummary
 
 
 @dataclass

@@ -13,7 +13,7 @@ The loop never syncs with the device inside a step: losses stay on the device in
 fetched in one transfer per report interval (`_report`), where NaN/inf is detected. A run that ends
 `completed` has trained every planned step; out-of-memory errors are events (`OutOfMemory`) that stop
 the run or halve the batch, in training and in validation alike (core.oom_recovery). Every early ending
-is an exception (core.run_outcome) that leaves through the one `try` in `run()`.
+is an exception (core.run.outcome) that leaves through the one `try` in `run()`.
 """
 
 from __future__ import annotations
@@ -27,15 +27,17 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
-from core import checkpoint, checkpoint_state, loss_report, oom, oom_recovery, run_outcome
+from core import checkpoint, checkpoint_state, loss_report, oom, oom_recovery
+
+from core.run import outcome as run_outcome
 from core.batches import BatchEpoch
 from core.breakdown import StepMemoryRecorder
 from core.checkpoint import ON_REQUEST, CheckpointPolicy
 from core.checkpointer import Checkpointer
 from core.config.run_config import RunConfig
-from core.controls import RunControls
+from core.run.controls import RunControls
 from core.devices import cpu_name, resolve_device
-from core.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
+from core.run.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
                          RunFinished, RunPaused, RunResumed, RunStarted)
 from core.memory import MemoryProbe, clear_cache, has_cache
 from core.base.text import Message
@@ -95,7 +97,7 @@ class TrainingSession(RunControls):
             self._build()
             self._train()
             outcome = run_outcome.trained(self._state.step, self._state.total_steps)
-        except (Exception, SystemExit) as exc:  # an early ending (core.run_outcome), a user's mistake (sys.exit()
+        except (Exception, SystemExit) as exc:  # an early ending (core.run.outcome), a user's mistake (sys.exit()
             # in a model's forward too), a bug: never kill the caller
             outcome = run_outcome.ended_by(exc)
         finished = self._finish(outcome)  # outside the except block: its frames would pin the run's tensors

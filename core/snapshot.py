@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.base.errors import UserError
-from core.events import LogMessage, SnapshotSaved
+from core.run.events import LogMessage, SnapshotSaved
 from core.base.text import Message, message_of
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt, Slot
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from core.events import MemoryBreakdown
+from core.run.events import MemoryBreakdown
 from core.base.text import format_bytes
 from gui.locale_format import integer, number
 
@@ -34,7 +34,7 @@ PARTS = (
 )
 OPTIONAL_PARTS = {"dataset_bytes"}  # shown only when non-zero: a streamed dataset holds no device memory
 COLUMNS = 3  # parts per grid row
-# core.events.PHASES, as the phase peaks name them
+# core.run.events.PHASES, as the phase peaks name them
 PHASE_NAMES = {"forward": QT_TRANSLATE_NOOP("breakdown_view", "forward"),
                "backward": QT_TRANSLATE_NOOP("breakdown_view", "backward"),
                "optimizer": QT_TRANSLATE_NOOP("breakdown_view", "optimizer")}

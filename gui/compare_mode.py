@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from core.config.run_config import RunConfig
-from core.events import ComparisonFinished, ComparisonStarted, ContenderEvent, RunStarted
+from core.run.events import ComparisonFinished, ComparisonStarted, ContenderEvent, RunStarted
 from gui.compare_view import CompareView
 from gui.core_text import core_text
 from gui.log_panel import LogPanel

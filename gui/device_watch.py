@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QLabel
 
-from core.events import CacheCleared
+from core.run.events import CacheCleared
 from gui.core_text import core_text, error_text
 from gui.run_controller import RunController
 from gui.run_view import RunView

@@ -2,7 +2,7 @@
 
 It owns no training logic: runs go through `RunController` (a QThread per run) and arrive back as core
 events in `_on_run_event`. The window keeps the run's `RunState` and decides what each control may do;
-`RunView` shows the events (plots, numbers, log in the words of `core.event_text`); `MemoryInsight`
+`RunView` shows the events (plots, numbers, log in the words of `core.run.event_text`); `MemoryInsight`
 wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest `gui.device_watch` polls the
 selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible, and names the
 device in the status bar. `gui.window_layout` places the parts.
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidge
 
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
-from core.events import ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted
+from core.run.events import ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted
 from gui import window_layout, window_settings
 from gui.compare_menu import CompareMenu, start_error
 from gui.compare_mode import COMPARISON_EVENTS, CompareMode

@@ -14,8 +14,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTabWidget, QWidget
 
-from core import event_text
-from core.events import OutOfMemory
+from core.run import event_text
+from core.run.events import OutOfMemory
 from gui import file_dialogs
 from gui.core_text import core_text, error_text
 from gui.finder_panel import FinderPanel

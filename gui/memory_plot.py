@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
-from core.events import RankSample
+from core.run.events import RankSample
 from core.memory import MemorySample
 from gui.live_plot import arrange_legend, draw_decimated, is_shown, legend_above, live_plot_widget
 from gui.rank_lines import RankLines

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from core.events import RankSample
+from core.run.events import RankSample
 from gui.breakdown_view import BreakdownView
 from gui.memory_plot import MemoryPlot
 from gui.rank_series import rank_names, speeds_text

@@ -34,7 +34,7 @@ WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at ea
 class RunController(QObject):
     """Starts runs in a fresh QThread and forwards their events to the GUI thread."""
 
-    event = Signal(object)  # a core.events event (frozen dataclass), delivered in the GUI thread
+    event = Signal(object)  # a core.run.events event (frozen dataclass), delivered in the GUI thread
     crashed = Signal(str)  # an exception escaped the session: the message and traceback
     run_finished = Signal()  # the thread has ended and been cleaned up
 
@@ -134,7 +134,7 @@ class RunController(QObject):
         if not self.record:
             yield
             return
-        from core.events import LogMessage
+        from core.run.events import LogMessage
         from core.run_recorder import open_recorder
 
         def warn(text: str) -> None:

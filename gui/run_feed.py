@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from core import events as core_events
+from core.run import events as core_events
 from core.memory import MemorySample
 from core.base.text import Message
 from core.base.text import message_from_json
@@ -196,7 +196,7 @@ def sample_row(sample: MemorySample) -> tuple[float, ...]:
 
 
 def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> Any:
-    """The core event a stored one was (a `MemorySample` inside timed at `time_s`), so `core.event_text`
+    """The core event a stored one was (a `MemorySample` inside timed at `time_s`), so `core.run.event_text`
     words it as the live log did; None for a kind or fields this version does not know."""
     cls = getattr(core_events, kind, None)
     if cls is None or not dataclasses.is_dataclass(cls) or not isinstance(cls, type):

@@ -1,6 +1,6 @@
 """What a run looks like in the window: the loss and memory plots, the live numbers, the memory
 breakdown and the log, fed by core events. It changes no state: the window decides what a run does,
-this shows what happened, in the sentences of `core.event_text` (in the user's language: `gui.core_text`). A data-parallel run shows every rank:
+this shows what happened, in the sentences of `core.run.event_text` (in the user's language: `gui.core_text`). A data-parallel run shows every rank:
 its memory lines, its images/s under the total, and its memory breakdown (picked by rank).
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Slot
 
-from core import event_text
+from core.run import event_text
 from core.config.run_config import RunConfig
-from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
+from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
 from core.base.text import Message
 from gui.breakdown_view import BreakdownView

@@ -1,5 +1,5 @@
 """What a recorded run's window says: its header, how it ended and the events the live log does not word,
-in the sentences of `core.event_text` where the live window has them, so a run reads the same watched live
+in the sentences of `core.run.event_text` where the live window has them, so a run reads the same watched live
 or opened later. Everything is in the user's language: core's sentences through `gui.core_text`, the
 window's own through Qt's translator (context "stored_run_text"); what the store kept as plain text (a run's
 message, its note) is shown as it was written."""
@@ -15,10 +15,10 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from core import event_text
-from core.events import RunFinished
+from core.run import event_text
+from core.run.events import RunFinished
 from core.run_store import RunRow
-from core.summary import RunSummary
+from core.run.summary import RunSummary
 from gui.core_text import core_text
 from gui.form_text import choice_text
 from gui.locale_format import clock, date_time, integer
@@ -93,7 +93,7 @@ def end_line(row: RunRow, summary: Mapping[str, Any] | None) -> tuple[str, str]:
 
 
 def summary_of(values: Mapping[str, Any] | None) -> RunSummary | None:
-    """The stored summary as a `RunSummary` (for `core.event_text`), None when absent or not understood."""
+    """The stored summary as a `RunSummary` (for `core.run.event_text`), None when absent or not understood."""
     if values is None:
         return None
     names = {f.name for f in dataclasses.fields(RunSummary)}
@@ -109,7 +109,7 @@ def summary_of(values: Mapping[str, Any] | None) -> RunSummary | None:
 
 def plain_event_line(kind: str, data: Mapping[str, Any]) -> str:
     """Events the live log does not word (pauses and resumes), a checkpoint this version cannot rebuild as
-    `core.event_text` words it; any other as its fields."""
+    `core.run.event_text` words it; any other as its fields."""
     step = data.get("step")
     match kind:
         case "CheckpointSaved":

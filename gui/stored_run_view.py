@@ -23,8 +23,8 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout,
                                QWidget)
 
-from core import event_text
-from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
+from core.run import event_text
+from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
                          SnapshotSaved)
 from core.memory import MemorySample
 from core.run_store import RunNotFound, RunRow, StoreError

@@ -55,7 +55,7 @@ import torch
 
 from core.config.run_config import RunConfig
 from core.devices import resolve_device
-from core.events import RunStarted, StepsReported
+from core.run.events import RunStarted, StepsReported
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TARGET_DDP_VS_PLAIN_GPU = 0.97  # DistributedSession (world of 1) / TrainingSession samples/s, on a GPU

@@ -79,7 +79,7 @@ from core.config.run_config import RunConfig
 from core.datasets.synthetic import make_synthetic
 from core.datasets.types import DatasetSplits
 from core.devices import resolve_device
-from core.events import StepsReported
+from core.run.events import StepsReported
 from core.models import build_model, model_spec
 from core.run_recorder import RunRecorder
 from core.session import TrainingSession

@@ -16,7 +16,7 @@ from core import checkpoint
 from core.checkpoint import CheckpointInfo, CheckpointPolicy, check_resumable, read_config, read_info, resume_config
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
-from core.events import (CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, RunFinished, RunStarted,
+from core.run.events import (CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, RunFinished, RunStarted,
                          StepsReported)
 from core.session import TrainingSession
 

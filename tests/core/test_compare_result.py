@@ -123,8 +123,8 @@ def test_a_completed_run_without_a_rate_says_why() -> None:
 
 def test_a_run_with_no_rate_has_no_spread_either() -> None:
     from core.compare import _result
-    from core.events import RunFinished
-    from core.summary import RunSummary
+    from core.run.events import RunFinished
+    from core.run.summary import RunSummary
 
     summary = RunSummary("completed", 3, 96, 0.5, 190.0, 2.3, 2.2, None, "cpu", "", 0, 0, 0, {},
                          samples_per_s_spread=(190.0, 190.0), warmup_steps=3)

@@ -1,4 +1,4 @@
-"""The sentences of a run, written once (core.event_text) for the CLI's progress bar and the window's log."""
+"""The sentences of a run, written once (core.run.event_text) for the CLI's progress bar and the window's log."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import math
 
 import pytest
 
-from core import event_text
-from core.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
+from core.run import event_text
+from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
                          SnapshotSaved,
                          StepsReported)
 from core.config.run_config import RunConfig
 from core.memory import MemorySample
 from core.base.text import Message
-from core.summary import RunSummary
+from core.run.summary import RunSummary
 
 CONFIG = {"model": "resnet18", "dataset": "cifar10", "batch_size": 256}
 

@@ -13,7 +13,7 @@ import torch
 from core.config.run_config import RunConfig
 from core.datasets import resident_bytes
 from core.datasets.synthetic import val_samples
-from core.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
+from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
 from core.memory import MemoryProbe
 from core.session import TrainingSession
 

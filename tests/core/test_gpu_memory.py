@@ -23,7 +23,7 @@ import torch
 from core import nvml
 from core.batch_finder import find_batch_size
 from core.config.run_config import RunConfig
-from core.events import (CacheCleared, EpochStarted, MemoryBreakdown, OutOfMemory, RunFinished, RunPaused,
+from core.run.events import (CacheCleared, EpochStarted, MemoryBreakdown, OutOfMemory, RunFinished, RunPaused,
                          RunResumed, SnapshotSaved, StepsReported)
 from core.memory import MemoryProbe
 from core.session import TrainingSession

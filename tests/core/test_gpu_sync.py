@@ -24,7 +24,7 @@ import pytest
 import torch
 
 from core.config.run_config import RunConfig
-from core.events import EpochEnded, EpochStarted, MemoryBreakdown, RunFinished, RunStarted, StepsReported
+from core.run.events import EpochEnded, EpochStarted, MemoryBreakdown, RunFinished, RunStarted, StepsReported
 from core.session import TrainingSession
 
 SYNC_WARNING = "called a synchronizing CUDA operation"

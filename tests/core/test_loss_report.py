@@ -9,7 +9,7 @@ import torch
 
 from core.loss_report import LOSS_RISE_FACTOR, check_losses, report
 from core.memory import MemoryProbe
-from core.run_outcome import Diverged
+from core.run.outcome import Diverged
 from core.run_state import RunState
 
 

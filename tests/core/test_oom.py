@@ -19,7 +19,7 @@ from torch import nn
 
 import core.recipe
 from core.config.run_config import RunConfig
-from core.events import OutOfMemory, RunFinished, StepsReported
+from core.run.events import OutOfMemory, RunFinished, StepsReported
 from core.models import build_model
 from core.session import MAX_OOM_RETRIES, TrainingSession
 
@@ -135,7 +135,7 @@ def test_shrink_halves_the_batch_until_it_fits_and_completes(monkeypatch: pytest
     assert finished.summary.batch_size == 8 and finished.summary.config["batch_size"] == 8
     assert [dict(c) for c in finished.summary.batch_size_changes] == [{"step": 0, "from": 32, "to": 16},
                                                                       {"step": 0, "from": 16, "to": 8}]
-    from core.event_text import run_finished
+    from core.run.event_text import run_finished
 
     assert "batch size 8 (requested 32; halved 2x after out of memory)" in run_finished(finished)
 
@@ -203,7 +203,7 @@ def test_a_real_cpu_allocation_failure_is_an_out_of_memory_event(monkeypatch: py
 
 
 def test_after_a_shrink_progress_counts_the_extra_steps(monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.events import RunStarted
+    from core.run.events import RunStarted
 
     models = patch_model(monkeypatch, lambda call, batch: batch > 16)  # only batches of 16 or fewer fit
     # 256 images, batch 32: 8 steps planned; the failed step's batch is given back, so all 256 images
@@ -222,7 +222,7 @@ import json, torch
 from torch import nn
 import core.recipe
 from core.config.run_config import RunConfig
-from core.events import OutOfMemory
+from core.run.events import OutOfMemory
 from core.memory import MemoryProbe
 from core.models import build_model
 from core.session import TrainingSession

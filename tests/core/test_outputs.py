@@ -22,7 +22,7 @@ import core.batch_finder
 from core.cli import main
 from core.base.errors import ConfigError
 from core.base.outputs import check_output_path, same_file, strict_json, write_json, write_text
-from core.summary import RunSummary
+from core.run.summary import RunSummary
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}

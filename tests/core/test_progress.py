@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import io
 
-from core import event_text
-from core.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
+from core.run import event_text
+from core.run.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
 from core.progress import ProgressBar
 from test_event_text import oom, sample, started, summary
 

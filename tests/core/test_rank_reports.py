@@ -21,7 +21,7 @@ import pytest
 
 from core.cli import main
 from core.config.run_config import RunConfig
-from core.events import Event, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
+from core.run.events import Event, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
 from core.export_csv import MEMORY_COLUMNS, RANK_COLUMNS
 from core.memory import MemoryProbe, MemorySample
 from core.run_export import export_run

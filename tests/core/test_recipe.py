@@ -13,7 +13,7 @@ from core.batch_finder import measure_trial
 from core.compare import Comparison
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, DatasetError
-from core.events import Event, LogMessage, RunStarted
+from core.run.events import Event, LogMessage, RunStarted
 from core.recipe import build_run, generator_for
 from core.session import TrainingSession
 from user_code import importable_folder

@@ -23,7 +23,7 @@ import pytest
 from core.config.run_config import RunConfig
 from core.ema import EmaState, debiased_ema
 from core.base.errors import UserError
-from core.events import Event, RunFinished, RunStarted, StepsReported
+from core.run.events import Event, RunFinished, RunStarted, StepsReported
 from core.export_csv import MEMORY_COLUMNS, STEP_COLUMNS
 from core.run_export import export_run, run_document
 from core.run_recorder import RunRecorder

@@ -29,7 +29,7 @@ import pytest
 from core.cli import main
 from core.compare import Comparison
 from core.config.run_config import RunConfig
-from core.events import Event, RunFinished, RunStarted, StepsReported
+from core.run.events import Event, RunFinished, RunStarted, StepsReported
 from core.run_recorder import RunRecorder, open_recorder
 from core.run_store import (INTERRUPTED, RunNotFound, RunStore, StoreError, default_store_path, process_alive,
                             store_problem)

@@ -19,7 +19,7 @@ import core.recipe
 import core.session
 from core.config.run_config import RunConfig
 from core.datasets import synthetic_bytes
-from core.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory,
+from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory import MemoryProbe
 from core.models import TinyCNN, build_model, count_parameters

@@ -14,7 +14,7 @@ import torch
 from core.cli import main
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
-from core.events import LogMessage, MemoryBreakdown, RunFinished, RunStarted, SnapshotSaved, StepsReported
+from core.run.events import LogMessage, MemoryBreakdown, RunFinished, RunStarted, SnapshotSaved, StepsReported
 from core.session import TrainingSession
 from core.snapshot import MemoryHistory, unsupported_reason
 

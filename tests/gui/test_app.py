@@ -124,7 +124,7 @@ def test_core_never_imports_qt_pyqtgraph_or_gui():
 
 
 def test_gui_imports_core():
-    code = "import sys, gui.main_window; print('core.config.run_config' in sys.modules, 'core.events' in sys.modules)"
+    code = "import sys, gui.main_window; print('core.config.run_config' in sys.modules, 'core.run.events' in sys.modules)"
     result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True"]

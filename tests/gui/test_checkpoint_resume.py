@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from core.events import CheckpointSaved, StepsReported
+from core.run.events import CheckpointSaved, StepsReported
 from core.run_store import RunStore
 from gui.checkpoint_resume import resumable_epochs
 from gui.run_state import RunState

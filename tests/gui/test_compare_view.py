@@ -10,7 +10,7 @@ import pytest
 from core.compare_plan import plan
 from core.compare_result import ComparisonResult, ContenderResult
 from core.config.run_config import RunConfig
-from core.events import RunStarted, StepsReported
+from core.run.events import RunStarted, StepsReported
 from gui.compare_view import CompareView
 
 CONTENDERS = plan(RunConfig(device="cpu", model="tiny-cnn", max_steps=6), [{"placement": "stream"},

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 from core.compare_plan import DEFAULT_STEPS
 from core.compare_result import ratio_text
-from core.events import CacheCleared, ComparisonFinished, ComparisonStarted, ContenderEvent, RunFinished, StepsReported
+from core.run.events import CacheCleared, ComparisonFinished, ComparisonStarted, ContenderEvent, RunFinished, StepsReported
 from gui.main_window import MainWindow
 from gui.run_state import RunState
 from gui_support import FAST, EventRecorder, native_threads_named

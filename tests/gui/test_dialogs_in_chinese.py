@@ -17,7 +17,7 @@ import re
 import pytest
 from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox, QWidget
 
-from core.events import CheckpointSaved
+from core.run.events import CheckpointSaved
 from gui import file_dialogs
 from gui.run_state import RunState
 from gui_support import FAST, EventRecorder

@@ -8,7 +8,7 @@ import math
 from PySide6.QtCore import QSettings, Qt
 
 from core.config.run_config import RunConfig
-from core.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
+from core.run.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
 from gui.main_window import MainWindow
 from gui.run_state import RunState
 from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named

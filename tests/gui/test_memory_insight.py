@@ -21,11 +21,11 @@ import core.nvml
 import core.recipe
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
-from core.events import MemoryBreakdown, OutOfMemory, RunFinished
+from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished
 from core.base.text import Message
 from core.models import build_model
 from core.nvml import GpuProcess, GpuStatus
-from core.summary import RunSummary
+from core.run.summary import RunSummary
 from gui.breakdown_view import BreakdownView
 from gui.finder_panel import FinderPanel
 from gui.main_window import MainWindow

@@ -12,7 +12,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
-from core.events import CheckpointSaved
+from core.run.events import CheckpointSaved
 from core.system_info import APP_NAME
 from gui.main_window import MainWindow
 from gui.menu_bar import PLOTS_FOLDER_KEY

@@ -8,7 +8,7 @@ import pytest
 
 from core.checkpoint import CheckpointPolicy
 from core.base.errors import UserError
-from core.events import (CacheCleared, CheckpointSaved, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted,
+from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted,
                          StepsReported)
 from gui.run_controller import RunController
 from gui_support import ENDLESS, FAST, EventRecorder, running_qthreads
@@ -125,7 +125,7 @@ def test_an_exception_in_the_session_is_reported_and_the_thread_ends(qtbot, cont
 
 
 def test_a_comparison_runs_its_sessions_in_one_thread_and_wraps_their_events(qtbot, controller):
-    from core.events import ComparisonFinished, ComparisonStarted, ContenderEvent
+    from core.run.events import ComparisonFinished, ComparisonStarted, ContenderEvent
 
     with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
         comparison = controller.start_comparison(FAST.replace(synthetic_samples=256, max_steps=4),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.events import LogMessage
+from core.run.events import LogMessage
 from core.base.text import Message
 from core.run_recorder import event_data
 from gui.run_feed import rebuild_event

@@ -91,7 +91,7 @@ def test_in_chinese_the_logged_config_has_chinese_names_and_words_and_keeps_name
 def test_an_out_of_memory_that_stops_the_run_is_logged_once_in_the_window_s_words(view):
     """The failure was logged twice (its event, then the run's end repeating it) and the end spoke of the
     CLI's --on-oom shrink: the end now says only what to try, naming the form's setting."""
-    from core.events import OutOfMemory, RunFinished
+    from core.run.events import OutOfMemory, RunFinished
     from core.base.text import Message
     from core.oom_recovery import stop_message
 
@@ -106,7 +106,7 @@ def test_an_out_of_memory_that_stops_the_run_is_logged_once_in_the_window_s_word
 
 
 def test_pause_and_resume_are_logged_and_the_eta_says_paused(view):
-    from core.events import RunPaused, RunResumed
+    from core.run.events import RunPaused, RunResumed
 
     view.stats.values["eta"].setText("0:42")
     view.show(RunPaused(120))
@@ -118,7 +118,7 @@ def test_pause_and_resume_are_logged_and_the_eta_says_paused(view):
 
 def test_a_run_of_max_steps_shows_its_epoch_of_how_many(view):
     """'Epoch 3' had no total when the run's length was given in steps: it is counted from them."""
-    from core.events import RunStarted
+    from core.run.events import RunStarted
 
     started = RunStarted(config=FAST_CONFIG, device="cpu", device_name="test", placement="stream", steps_per_epoch=8,
                          total_steps=76, train_samples=256, val_samples=64, parameters=1000, dataset_bytes=0,
@@ -132,8 +132,8 @@ def test_the_panel_shows_the_run_s_median_speed_and_peak_as_its_log_line_does_an
     log and the Runs table said 1.45 GB; at rest the idle poll then pulled the peak line down."""
     import dataclasses
 
-    from core.events import RunFinished, StepsReported
-    from core.summary import RunSummary
+    from core.run.events import RunFinished, StepsReported
+    from core.run.summary import RunSummary
 
     def report(step: int, rate: float, peak: int) -> StepsReported:
         memory = dataclasses.replace(sample(float(step), GB), peak_allocated_bytes=peak)

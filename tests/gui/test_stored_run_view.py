@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import event_text
-from core.events import CheckpointSaved, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
+from core.run import event_text
+from core.run.events import CheckpointSaved, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
 from core.memory import MemoryProbe
 from core.run_recorder import RunRecorder
 from core.run_store import RunStore

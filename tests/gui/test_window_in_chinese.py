@@ -28,7 +28,7 @@ import core.devices
 import core.session
 from core.devices import list_devices
 from core.config.presets import PRESETS
-from core.summary import RunSummary
+from core.run.summary import RunSummary
 from core.models import available_models
 from gui import i18n
 from gui.about import window_system_info

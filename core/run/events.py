@@ -14,7 +14,7 @@ from typing import Any, Union
 from core.compare_plan import Contender
 from core.compare_result import ComparisonResult
 from core.memory import MemorySample
-from core.summary import RunSummary
+from core.run.summary import RunSummary
 
 
 @dataclass(frozen=True)
