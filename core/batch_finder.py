@@ -57,7 +57,7 @@ class BatchSizeResult:
 
 def measure_trial(config: RunConfig, batch_size: int, steps: int = TRIAL_STEPS) -> int | None:
     """Peak bytes of `steps` real training steps at `batch_size`; None when it ran out of memory."""
-    from core.devices import resolve_device
+    from core.device.devices import resolve_device
 
     device = resolve_device(config.device)
     if device.type == "cpu":
@@ -69,7 +69,7 @@ def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int |
     import torch
 
     from core import oom
-    from core.devices import resolve_device
+    from core.device.devices import resolve_device
     from core.memory import MemoryProbe, clear_cache
 
     device = resolve_device(config.device)
@@ -184,7 +184,7 @@ def default_capacity(config: RunConfig) -> int:
     run under the same limit, so a batch the limit refuses fails its trial."""
     import psutil
 
-    from core.devices import resolve_device
+    from core.device.devices import resolve_device
     from core.memory import MemoryProbe, process_limit
 
     device = resolve_device(config.device)
@@ -217,7 +217,7 @@ def find_batch_size(config: RunConfig, capacity: int | None = None,
                     should_stop: Callable[[], bool] | None = None) -> BatchSizeResult:
     """Search for the largest batch size whose peak stays under capacity * (1 - margin)."""
     check_search_options(margin, start, max_batch)
-    from core.devices import resolve_device
+    from core.device.devices import resolve_device
     from core.recipe import config_for_device
 
     device = resolve_device(config.device)

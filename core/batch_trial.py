@@ -21,7 +21,7 @@ def main() -> int:
     config = RunConfig.from_dict(request["config"])
     from core import oom
     from core.batch_finder import trial_parts
-    from core.devices import resolve_device
+    from core.device.devices import resolve_device
     from core.base.errors import ConfigError, UserError
     from core.base.text import message_of
     from core.base.text import message_to_json

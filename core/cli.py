@@ -118,7 +118,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         if args.command == "presets":
             return command_presets()
         if args.command == "info":
-            from core.system_info import collect
+            from core.device.system_info import collect
 
             out(collect().text())
             return 0
@@ -163,7 +163,7 @@ def command_run(args: argparse.Namespace) -> int:
     from core.session import TrainingSession
 
     if args.memory_snapshot:
-        from core.devices import resolve_device
+        from core.device.devices import resolve_device
         from core.snapshot import unsupported_reason
 
         reason = unsupported_reason(resolve_device(config.device))

@@ -31,7 +31,7 @@ class Comparison(RunControls):
                  ) -> None:
         super().__init__()
         if base.model == "auto":  # one model for every run: `auto` on each device would race different models
-            from core.devices import resolve_device
+            from core.device.devices import resolve_device
             from core.models import resolve_model
 
             base = base.replace(model=resolve_model("auto", resolve_device("auto")))
@@ -112,8 +112,8 @@ class Comparison(RunControls):
 def _check_runnable(contender: Contender) -> None:
     """Refuse now a run that could not start (a device not here, a fast path the device cannot run), rather
     than after the runs before it have trained."""
-    from core.devices import resolve_device
-    from core.fast_paths import check_fast_paths
+    from core.device.devices import resolve_device
+    from core.device.fast_paths import check_fast_paths
     from core.options import option_name
     from core.recipe import config_for_device
 

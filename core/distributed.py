@@ -14,7 +14,7 @@ import datetime
 import torch
 import torch.distributed as dist
 
-from core.devices import resolve_device
+from core.device.devices import resolve_device
 from core.distributed_env import RankContext
 from core.base.errors import ConfigError
 from core.base.text import Message

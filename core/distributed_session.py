@@ -28,7 +28,6 @@ import torch
 from torch.nn.parallel import DistributedDataParallel
 
 from core import distributed, oom_recovery
-
 from core.run import outcome as run_outcome
 from core.batches import BatchEpoch
 from core.config.run_config import RunConfig

@@ -55,7 +55,7 @@ TRIAL_NOTE = "a few real training steps per candidate"
 
 
 def command_devices(as_json: bool) -> int:
-    from core.devices import list_devices
+    from core.device.devices import list_devices
     from core.base.text import format_bytes
 
     devices = list_devices()

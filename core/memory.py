@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import psutil
 
-from core import nvml
+from core.device import nvml
 if TYPE_CHECKING:
     import torch
 

@@ -16,8 +16,8 @@ from core.batches import BatchSource, Note, ResidentBatches, StreamBatches
 from core.config.run_config import RunConfig, check_batch_fits
 from core.datasets import DatasetSplits
 from core.datasets.placement import Placement, load_placed
-from core.devices import amp_dtype
-from core.fast_paths import check_fast_paths
+from core.device.devices import amp_dtype
+from core.device.fast_paths import check_fast_paths
 from core.base.text import Message
 from core.models import ModelSpec, build_model, model_spec, resolve_model
 from core.preprocess import DevicePreprocess

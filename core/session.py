@@ -28,7 +28,6 @@ from collections.abc import Iterable, Sequence
 import torch
 
 from core import checkpoint, checkpoint_state, loss_report, oom, oom_recovery
-
 from core.run import outcome as run_outcome
 from core.batches import BatchEpoch
 from core.breakdown import StepMemoryRecorder
@@ -36,7 +35,7 @@ from core.checkpoint import ON_REQUEST, CheckpointPolicy
 from core.checkpointer import Checkpointer
 from core.config.run_config import RunConfig
 from core.run.controls import RunControls
-from core.devices import cpu_name, resolve_device
+from core.device.devices import cpu_name, resolve_device
 from core.run.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
                          RunFinished, RunPaused, RunResumed, RunStarted)
 from core.memory import MemoryProbe, clear_cache, has_cache

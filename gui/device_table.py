@@ -1,5 +1,5 @@
 """What the form knows about this machine's devices once torch has listed them: their specs, kinds and
-names, what `auto` stands for, and which fast paths each one cannot run (asked of `core.fast_paths`
+names, what `auto` stands for, and which fast paths each one cannot run (asked of `core.device.fast_paths`
 once per list, so a form change never asks torch again). No Qt: the form, the estimate and the compare
 menu read the same answers.
 """
@@ -23,7 +23,7 @@ class DeviceTable:
 
     @classmethod
     def from_devices(cls, devices: Sequence[Any]) -> "DeviceTable":
-        """From `core.devices.list_devices()`: auto is the first CUDA GPU, else MPS, else the CPU."""
+        """From `core.device.devices.list_devices()`: auto is the first CUDA GPU, else MPS, else the CPU."""
         best = next((d for d in devices if d.kind == "cuda"), None) or next(
             (d for d in devices if d.kind == "mps"), None) or devices[0]
         try:

@@ -48,7 +48,7 @@ class DeviceWatch(QObject):
     def refresh_devices(self) -> None:
         if not self.ready:
             return
-        from core.devices import list_devices
+        from core.device.devices import list_devices
 
         self.form.set_devices(list_devices(query_free=False))  # the form's validity_changed shows the device
 
@@ -56,7 +56,7 @@ class DeviceWatch(QObject):
         """The status bar names the device a run would use, or says why there is none (as the form does)."""
         if not self.ready:
             return
-        from core.devices import resolve_device
+        from core.device.devices import resolve_device
         from core.base.errors import UserError
         from core.memory import MemoryProbe
 

@@ -7,7 +7,7 @@ it applies again);
 a choice the device cannot run (fp16 on the CPU, cuDNN's autotuner off CUDA, torch.compile without a
 compiler) is greyed out too, but when it is chosen anyway (saved settings, a preset, another device
 picked after) it stays enabled so it can be undone, and the form's check refuses it inline with the
-reason from `core.fast_paths`, which keeps Start disabled.
+reason from `core.device.fast_paths`, which keeps Start disabled.
 
 The process count (nproc) is labelled for what it counts here: "GPUs" on a CUDA device, "CPU processes"
 elsewhere; sync_bn applies only with more than one.

@@ -27,7 +27,7 @@ def normalised_device(spec: str) -> str:
 
 
 def check_device(spec: str, present: Iterable[str]) -> None:
-    """`present`: the specs `core.devices.list_devices()` found ("cpu", "cuda:0", ...)."""
+    """`present`: the specs `core.device.devices.list_devices()` found ("cpu", "cuda:0", ...)."""
     present = list(present)
     if normalised_device(spec) == "auto" or normalised_device(spec) in present:
         return
@@ -156,7 +156,7 @@ def _short(path: str, limit: int = 120) -> str:
     return path if len(path) <= limit else f"{path[:limit // 2]}…{path[-limit // 2:]}"
 
 
-# A fast path switched on alone, to ask `core.fast_paths` whether a device can run it (the keys name the field,
+# A fast path switched on alone, to ask `core.device.fast_paths` whether a device can run it (the keys name the field,
 # or field=value for one choice of a field)
 FAST_PATH_PROBES: dict[str, dict[str, object]] = {
     "cudnn_benchmark": {"cudnn_benchmark": True}, "compile": {"compile": True},
@@ -165,7 +165,7 @@ FAST_PATH_PROBES: dict[str, dict[str, object]] = {
 
 def fast_path_problems(devices: Iterable[tuple[str, str]]) -> dict[str, dict[str, str]]:
     """For each (spec, kind) of this machine's devices, the fast paths it cannot run and why, in the words
-    of `core.fast_paths` (the run's own check). Asked once per device list, after torch has loaded: the
+    of `core.device.fast_paths` (the run's own check). Asked once per device list, after torch has loaded: the
     form then checks each change against this table instead of asking torch again.
 
     A fused optimizer is not asked of a CUDA device (torch fuses SGD and AdamW on every one, and asking
@@ -173,7 +173,7 @@ def fast_path_problems(devices: Iterable[tuple[str, str]]) -> dict[str, dict[str
     import torch
 
     from core.config.run_config import RunConfig
-    from core.fast_paths import check_fast_paths
+    from core.device.fast_paths import check_fast_paths
 
     found: dict[str, dict[str, str]] = {}
     for spec, kind in devices:

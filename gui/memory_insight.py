@@ -177,7 +177,7 @@ class MemoryInsight(QObject):
             self.nvml_panel.show_unavailable(
                 self.tr("The selected device is {kind}: NVML reports on NVIDIA GPUs only.").format(kind=device.type))
             return
-        from core import nvml
+        from core.device import nvml
         status = nvml.status(device.index or 0)
         if status is None:
             self.nvml_panel.show_unavailable(self.tr("NVML is not available (no NVIDIA driver or library found): "

@@ -37,7 +37,7 @@ class NvmlPanel(QWidget):
         self.table.setRowCount(0)
 
     def show_status(self, status: Any, reserved_bytes: int | None) -> None:
-        """`status`: core.nvml.GpuStatus; `reserved_bytes`: PyTorch's reserved on that device, if known."""
+        """`status`: core.device.nvml.GpuStatus; `reserved_bytes`: PyTorch's reserved on that device, if known."""
         # readings listed one after another (each its own text), not a sentence glued from pieces
         parts = [self.tr("Device used {used} of {total}").format(used=format_bytes(status.used_bytes),
                                                                  total=format_bytes(status.total_bytes))]

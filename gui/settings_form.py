@@ -195,7 +195,7 @@ class SettingsForm(QWidget):
 
     # ---- environment -----------------------------------------------------------------------------
     def set_devices(self, devices: list[Any]) -> None:
-        """Fill the device combo from `core.devices.list_devices()`, keeping the current choice."""
+        """Fill the device combo from `core.device.devices.list_devices()`, keeping the current choice."""
         from core.base.text import format_bytes
 
         combo: QComboBox = self.widgets["device"]

@@ -73,7 +73,7 @@ def device_kind(spec: str) -> str:
     """'cpu', 'cuda' or 'mps' for a --device value; 'auto' asks torch which device is best (loads torch)."""
     spec = spec.strip().lower()
     if spec == "auto":
-        from core.devices import best_device_spec
+        from core.device.devices import best_device_spec
 
         spec = best_device_spec()
     return spec.split(":", 1)[0]

@@ -54,7 +54,7 @@ from typing import Any
 import torch
 
 from core.config.run_config import RunConfig
-from core.devices import resolve_device
+from core.device.devices import resolve_device
 from core.run.events import RunStarted, StepsReported
 
 REPO = Path(__file__).resolve().parent.parent.parent

@@ -78,7 +78,7 @@ from core.step import build_optimizer
 from core.config.run_config import RunConfig
 from core.datasets.synthetic import make_synthetic
 from core.datasets.types import DatasetSplits
-from core.devices import resolve_device
+from core.device.devices import resolve_device
 from core.run.events import StepsReported
 from core.models import build_model, model_spec
 from core.run_recorder import RunRecorder

@@ -23,7 +23,7 @@ import torch
 
 from core.cli import build_parser, config_from_args, main, option_name
 from core.config.run_config import BOUNDS, RunConfig
-from core.devices import list_devices
+from core.device.devices import list_devices
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256"]
 SUMMARY_KEYS = {"status", "steps", "samples", "wall_s", "samples_per_s", "loss_first", "loss_last", "val_accuracy",

@@ -6,7 +6,7 @@ import psutil
 import pytest
 import torch
 
-from core.devices import amp_dtype, best_device_spec, check_amp, list_devices, mps_available, resolve_device
+from core.device.devices import amp_dtype, best_device_spec, check_amp, list_devices, mps_available, resolve_device
 from core.base.errors import ConfigError
 
 
@@ -54,14 +54,14 @@ def test_mps_resolves_to_an_indexed_device_so_tensors_and_generators_agree(monke
     # a tensor on Apple's GPU reports "mps:0"; a Generator made for a plain "mps" is refused by some ops
     # on it (pytorch#110820). No Mac here: the availability check is replaced.
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr("core.devices.mps_available", lambda: True)
+    monkeypatch.setattr("core.device.devices.mps_available", lambda: True)
     device = resolve_device(spec)
     assert device == torch.device("mps", 0)
     assert str(device) == "mps:0" and device.index == 0
 
 
 def test_a_second_apple_gpu_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("core.devices.mps_available", lambda: True)
+    monkeypatch.setattr("core.device.devices.mps_available", lambda: True)
     with pytest.raises(ConfigError, match=r"device: mps:1 does not exist: a Mac has one GPU \(use mps\)"):
         resolve_device("mps:1")
 

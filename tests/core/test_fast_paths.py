@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from core.config.run_config import RunConfig
-from core.fast_paths import check_fast_paths, compile_problem
+from core.device.fast_paths import check_fast_paths, compile_problem
 from core.recipe import build_trainer
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from core import nvml
+from core.device import nvml
 from core.batch_finder import find_batch_size
 from core.config.run_config import RunConfig
 from core.run.events import (CacheCleared, EpochStarted, MemoryBreakdown, OutOfMemory, RunFinished, RunPaused,

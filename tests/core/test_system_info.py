@@ -11,9 +11,9 @@ import pytest
 import torch
 import torchvision
 
-from core import nvml
+from core.device import nvml
 from core.cli import main
-from core.system_info import APP_NAME, NOT_LOADED, SystemInfo, collect, cudnn_version_text, driver_text
+from core.device.system_info import APP_NAME, NOT_LOADED, SystemInfo, collect, cudnn_version_text, driver_text
 
 NAMES = [APP_NAME, "Python", "OS", "torch", "torchvision", "CUDA", "GPUs", "cuDNN", "NVIDIA driver", "PySide6",
          "pyqtgraph"]
@@ -77,7 +77,7 @@ def test_text_aligns_one_fact_a_line_and_extra_facts_follow() -> None:
 
 def test_without_torch_ready_nothing_imports_it() -> None:
     # the window asks before its background import of torch has finished: importing here would block it
-    code = ("import sys\nfrom core.system_info import collect\ninfo = collect(torch_ready=False)\n"
+    code = ("import sys\nfrom core.device.system_info import collect\ninfo = collect(torch_ready=False)\n"
             "print(info.value('torch'), '|', 'torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

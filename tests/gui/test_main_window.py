@@ -42,7 +42,7 @@ def test_start_is_disabled_until_torch_has_loaded(qtbot, settings):
     assert "still loading" in window.start_button.toolTip()
     window.on_torch_ready()
     assert window.start_button.isEnabled()
-    from core.devices import resolve_device
+    from core.device.devices import resolve_device
 
     assert window.device_status.text() == f"device: {resolve_device('auto')}"  # the form's default device
 
@@ -398,7 +398,7 @@ def test_settings_saved_before_the_fast_paths_and_auto_still_load(make_window, s
 
 def test_the_default_model_says_what_auto_stands_for_here(make_window):
     window = make_window(RunConfig())
-    from core.devices import resolve_device
+    from core.device.devices import resolve_device
 
     kind = resolve_device("auto").type
     expected = "tiny-cnn on this CPU" if kind == "cpu" else "resnet18 on this GPU"

@@ -17,14 +17,14 @@ from PySide6.QtCore import Qt
 from torch import nn
 
 import core.batch_finder
-import core.nvml
+import core.device.nvml
 import core.recipe
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished
 from core.base.text import Message
 from core.models import build_model
-from core.nvml import GpuProcess, GpuStatus
+from core.device.nvml import GpuProcess, GpuStatus
 from core.run.summary import RunSummary
 from gui.breakdown_view import BreakdownView
 from gui.finder_panel import FinderPanel
@@ -329,8 +329,8 @@ def test_nvml_tab_says_why_there_are_no_device_wide_readings(qtbot, window, monk
     assert "cpu: NVML reports on NVIDIA GPUs only" in window.nvml_panel.summary.text()
 
     # a CUDA device selected, but no NVIDIA driver: NVML cannot start
-    monkeypatch.setattr(core.nvml, "_state", {"initialised": None})
-    monkeypatch.setattr(core.nvml, "_handles", {})
+    monkeypatch.setattr(core.device.nvml, "_state", {"initialised": None})
+    monkeypatch.setattr(core.device.nvml, "_handles", {})
     monkeypatch.setitem(sys.modules, "pynvml", None)  # `import pynvml` fails as without the library
     window.idle_timer.stop()  # the stand-in probe below can only name its device
     monkeypatch.setattr(window.insight, "probe", types.SimpleNamespace(device=torch.device("cuda", 0)))

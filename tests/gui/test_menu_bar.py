@@ -13,7 +13,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
 from core.run.events import CheckpointSaved
-from core.system_info import APP_NAME
+from core.device.system_info import APP_NAME
 from gui.main_window import MainWindow
 from gui.menu_bar import PLOTS_FOLDER_KEY
 from gui.run_state import RunState

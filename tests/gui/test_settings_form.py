@@ -11,7 +11,7 @@ from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QLineEdit, QSpinBox
 
 from core.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
-from core.devices import DeviceInfo
+from core.device.devices import DeviceInfo
 from gui.form_text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
 from gui.settings_form import SettingsForm
 from gui.widgets import OptionalSpinBox, ScientificSpinBox
@@ -485,15 +485,15 @@ def test_cudnn_benchmark_on_the_cpu_is_refused_inline_with_the_reason(form):
 
 
 def test_compile_without_what_the_device_needs_is_refused_with_core_s_reason(form, monkeypatch):
-    import core.fast_paths
+    import core.device.fast_paths
 
-    monkeypatch.setattr(core.fast_paths, "compile_problem", lambda device: "no compiler here (test)")
+    monkeypatch.setattr(core.device.fast_paths, "compile_problem", lambda device: "no compiler here (test)")
     form.set_devices([CPU])
     form.set_config(RunConfig(device="cpu", compile=True))
     assert not form.valid and form.message == "torch.compile: no compiler here (test)"
     monkeypatch.undo()
     form.set_devices([CPU])  # Refresh asks again
-    assert form.valid == (core.fast_paths.compile_problem(__import__("torch").device("cpu")) is None)
+    assert form.valid == (core.device.fast_paths.compile_problem(__import__("torch").device("cpu")) is None)
 
 
 def test_auto_model_says_what_it_stands_for_once_devices_are_known(form):

@@ -131,7 +131,7 @@ def cudnn_version_text(version: int) -> str:
 
 def driver_text() -> str:
     """The NVIDIA driver's version and the newest CUDA it supports, through NVML; 'none' without one."""
-    from core import nvml
+    from core.device import nvml
     if not nvml.available():
         return Message("none (no NVIDIA driver found)")
     import pynvml

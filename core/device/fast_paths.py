@@ -16,7 +16,7 @@ import sys
 import torch
 
 from core.config.run_config import RunConfig
-from core.devices import check_amp
+from core.device.devices import check_amp
 from core.base.errors import ConfigError
 from core.base.text import Message
 
