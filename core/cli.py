@@ -198,7 +198,7 @@ def recording(args: argparse.Namespace, observers: list[Any]) -> Iterator[Any]:
     if args.no_record:
         yield None
         return
-    from core.run_recorder import open_recorder
+    from core.store.recorder import open_recorder
 
     def warn(text: str) -> None:
         print(f"{PROG}: warning: {text}", file=sys.stderr, flush=True)

@@ -20,7 +20,7 @@ from typing import Any
 
 from core.base.outputs import replace_atomically
 from core.run_series import StepTable
-from core.run_store import RankReportRow, ReportRow
+from core.store.run_store import RankReportRow, ReportRow
 
 STEP_COLUMNS = ("step", "epoch", "loss", "smoothed_loss", "elapsed_s")
 MEMORY_COLUMNS = ("step", "elapsed_s", "unix_time", "samples", "samples_per_s", "batch_size", "allocated_bytes",

@@ -281,7 +281,7 @@ def lost_peer(message: str) -> bool:
 def mark_failed(runs_db: str | None, uid: str, message: str) -> None:
     """The run's record ends `failed` with the rank that caused it (rank 0 may have recorded only the lost
     connection, or nothing, when it was the one killed)."""
-    from core.run_store import RunStore, StoreError
+    from core.store.run_store import RunStore, StoreError
 
     try:
         with RunStore(runs_db) as store:

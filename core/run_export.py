@@ -28,7 +28,7 @@ from core.base.outputs import check_distinct_outputs, store_protection, write_js
 
 if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
     from core.run_series import StepTable
-    from core.run_store import EventRow, RankReportRow, RunRow, RunStore
+    from core.store.run_store import EventRow, RankReportRow, RunRow, RunStore
 
 FORMATS = ("csv", "json", "tensorboard")
 DEFAULT_SMOOTHING = 0.9  # the loss plot's default EMA weight
@@ -116,7 +116,7 @@ def run_document(store: RunStore, run_id: int, *, series: bool = True,
         document["ranks"] = rank_facts(rank_reports)
     if series:
         from core.run_series import step_table
-        from core.run_store import RankReportRow, ReportRow
+        from core.store.run_store import RankReportRow, ReportRow
 
         reports = store.reports(run_id)
         table = step_table(store, run_id, smoothing, reports)

@@ -16,7 +16,7 @@ from core.ema import EmaState, debiased_ema
 from core.base.errors import UserError
 from core.base.text import Message
 from core.run_export import DEFAULT_SMOOTHING
-from core.run_store import ReportRow, RunStore
+from core.store.run_store import ReportRow, RunStore
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from core.options import PROG, OneLineParser
 from core.base.outputs import strict_json
 
 if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
-    from core.run_store import RunStore
+    from core.store.run_store import RunStore
 
 MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
 EXAMPLES = (f"examples: {PROG} runs list --search resnet; ... runs show 12; ... runs export 12 --format csv "
@@ -112,7 +112,7 @@ def command_runs(args: argparse.Namespace) -> int:
 
 
 def store_path(runs_db: str | None) -> Path:
-    from core.run_store import default_store_path
+    from core.store.run_store import default_store_path
 
     return Path(runs_db).expanduser() if runs_db else default_store_path()
 
@@ -120,7 +120,7 @@ def store_path(runs_db: str | None) -> Path:
 def open_store(path: Path) -> RunStore:
     """The store opened for writing (which also marks runs whose process died as interrupted); a store this
     user cannot write to (another user's, a read-only disk) is still read."""
-    from core.run_store import RunStore, StoreError
+    from core.store.run_store import RunStore, StoreError
 
     try:
         return RunStore(path)

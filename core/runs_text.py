@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.run_export import local_time
-from core.run_store import RunRow
+from core.store.run_store import RunRow
 from core.base.text import format_bytes
 
 LIST_COLUMNS = ("id", "started", "status", "model", "dataset", "device", "steps", "images/s", "final loss",

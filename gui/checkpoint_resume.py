@@ -120,7 +120,7 @@ class CheckpointResume(QObject):
 
     def _show_earlier_steps(self, info: CheckpointInfo) -> None:
         """The recorded steps up to the checkpoint, so the resumed curve continues the old one."""
-        from core.run_store import RunStore, StoreError
+        from core.store.run_store import RunStore, StoreError
 
         try:
             with RunStore(self.window.controller.store_path, readonly=True) as store:

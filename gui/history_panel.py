@@ -21,7 +21,7 @@ from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton, QTabWidget, QToolButton, QVBoxLayout,
                                QWidget)
 
-from core.run_store import RunRow, StoreError
+from core.store.run_store import RunRow, StoreError
 from gui.core_text import error_text
 from gui.locale_format import integer
 from gui.loss_plot import LossPlot

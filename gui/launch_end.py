@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 
-from core.run_store import RunRow
+from core.store.run_store import RunRow
 from gui.launch_child import last_error_line
 
 

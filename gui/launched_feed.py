@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Slot
 
-from core.run_store import RunNotFound, StoreError
+from core.store.run_store import RunNotFound, StoreError
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event
 from gui.run_view import RunView
 

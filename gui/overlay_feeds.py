@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from core.base.errors import UserError
-from core.run_store import RunRow, StoreError
+from core.store.run_store import RunRow, StoreError
 from gui.overlays import Overlays
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
 from gui.run_loader import LoadedRun, RunLoader

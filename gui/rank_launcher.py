@@ -31,7 +31,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
-from core.run_store import RunNotFound, RunRow, RunStore, StoreError
+from core.store.run_store import RunNotFound, RunRow, RunStore, StoreError
 from gui.launch_child import child_environment, command_line, recorded_run_id
 from gui.launch_end import LaunchEnd, launch_end
 from gui.process_family import ProcessFamily, signal_group

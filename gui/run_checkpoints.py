@@ -16,7 +16,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal,
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QWidget
 
-from core.run_store import RunRow, RunStore, StoreError
+from core.store.run_store import RunRow, RunStore, StoreError
 from gui.core_text import error_text
 from gui.locale_format import integer
 from gui.run_row_text import run_text

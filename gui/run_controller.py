@@ -41,7 +41,7 @@ class RunController(QObject):
     def __init__(self, parent: QObject | None = None, runs_db: Path | str | None = None, record: bool = True) -> None:
         """Runs are recorded in the run store at `runs_db` (None: the default store) unless `record` is False."""
         super().__init__(parent)
-        from core.run_store import default_store_path
+        from core.store.run_store import default_store_path
 
         self.store_path = Path(runs_db).expanduser() if runs_db is not None else default_store_path()
         self.record = record
@@ -135,7 +135,7 @@ class RunController(QObject):
             yield
             return
         from core.run.events import LogMessage
-        from core.run_recorder import open_recorder
+        from core.store.recorder import open_recorder
 
         def warn(text: str) -> None:
             report(LogMessage("warning", text))

@@ -19,7 +19,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QMessageBox, QWidget
 
 from core.base.errors import UserError
-from core.run_store import RunRow, RunStore
+from core.store.run_store import RunRow, RunStore
 from gui import file_dialogs
 from gui.core_text import error_text
 from gui.locale_format import integer

@@ -18,7 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from core.base.errors import UserError
-from core.run_store import RunStore
+from core.store.run_store import RunStore
 from gui.background import BackgroundTask
 from gui.core_text import error_text
 

@@ -23,7 +23,7 @@ from core.run import events as core_events
 from core.memory import MemorySample
 from core.base.text import Message
 from core.base.text import message_from_json
-from core.run_store import (FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,
+from core.store.run_store import (FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,
                             store_problem)
 from gui import rank_series
 from gui.rank_series import RankLayout
@@ -203,7 +203,7 @@ def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> An
         return None
     names = {f.name for f in dataclasses.fields(cls)}
     values = {key: value for key, value in data.items() if key in names}
-    for name in names:  # a text recorded with its template comes back translatable (core.run_recorder.event_data)
+    for name in names:  # a text recorded with its template comes back translatable (core.store.recorder.event_data)
         rebuilt = message_from_json(data.get(f"{name}_message"))
         if isinstance(rebuilt, Message) and rebuilt == data.get(name):  # renders the English it was stored with
             values[name] = rebuilt

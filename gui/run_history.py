@@ -21,8 +21,8 @@ from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplica
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from core.run_search import run_matches
-from core.run_store import RunRow
+from core.store.search import run_matches
+from core.store.run_store import RunRow
 from core.base.text import format_bytes
 from gui.core_text import core_text
 from gui.locale_format import date_time, number
@@ -243,7 +243,7 @@ class RunHistoryModel(QAbstractTableModel):
 
 
 class RunHistoryFilter(QSortFilterProxyModel):
-    """Sorts by `SORT_ROLE` and keeps the runs matching the search text (core.run_search's rule, as the CLI's)."""
+    """Sorts by `SORT_ROLE` and keeps the runs matching the search text (core.store.search's rule, as the CLI's)."""
 
     def __init__(self, source: RunHistoryModel, parent=None) -> None:
         super().__init__(parent)

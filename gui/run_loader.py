@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from core.base.errors import UserError
-from core.run_store import RunNotFound, StoreError
+from core.store.run_store import RunNotFound, StoreError
 from gui.background import BackgroundTask
 from gui.core_text import error_text
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink

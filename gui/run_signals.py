@@ -22,7 +22,7 @@ from enum import StrEnum
 from PySide6.QtCore import QCoreApplication
 
 from core.base.errors import UserError
-from core.run_store import RunRow
+from core.store.run_store import RunRow
 from gui.status_text import status_text
 
 

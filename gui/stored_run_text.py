@@ -17,7 +17,7 @@ from PySide6.QtCore import QCoreApplication
 
 from core.run import event_text
 from core.run.events import RunFinished
-from core.run_store import RunRow
+from core.store.run_store import RunRow
 from core.run.summary import RunSummary
 from gui.core_text import core_text
 from gui.form_text import choice_text

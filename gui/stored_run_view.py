@@ -27,7 +27,7 @@ from core.run import event_text
 from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
                          SnapshotSaved)
 from core.memory import MemorySample
-from core.run_store import RunNotFound, RunRow, StoreError
+from core.store.run_store import RunNotFound, RunRow, StoreError
 from gui.breakdown_view import BreakdownView
 from gui.retranslate import keep_run_window_texts
 from gui.core_text import core_text, error_text

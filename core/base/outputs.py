@@ -112,7 +112,7 @@ def command_protection(args: object, configs: Iterable[object] = ()) -> list[Pro
     and model or dataset code files."""
     guards: list[Protected] = []
     if hasattr(args, "runs_db") and not getattr(args, "no_record", False):
-        from core.run_store import default_store_path
+        from core.store.run_store import default_store_path
 
         runs_db = getattr(args, "runs_db", None)
         guards += store_protection(runs_db or default_store_path(), "--runs-db" if runs_db else "")

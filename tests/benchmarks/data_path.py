@@ -81,7 +81,7 @@ from core.datasets.types import DatasetSplits
 from core.device.devices import resolve_device
 from core.run.events import StepsReported
 from core.models import build_model, model_spec
-from core.run_recorder import RunRecorder
+from core.store.recorder import RunRecorder
 from core.session import TrainingSession
 
 BATCH = 64  # the seed article's batch size; all three data paths use it

@@ -19,7 +19,7 @@ import pytest
 
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError
-from core.run_store import RunStore, StoreError
+from core.store.run_store import RunStore, StoreError
 from core.session import TrainingSession
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}

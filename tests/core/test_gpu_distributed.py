@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.run_store import RunStore
+from core.store.run_store import RunStore
 
 pytestmark = pytest.mark.gpu
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}

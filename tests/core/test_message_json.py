@@ -39,7 +39,7 @@ def test_a_recorded_event_keeps_its_texts_template_beside_the_english():
     import json
 
     from core.run.events import LogMessage
-    from core.run_recorder import event_data
+    from core.store.recorder import event_data
 
     text = Message("epoch {epoch}: {what}", epoch=2, what=Message("validation skipped"))
     data = json.loads(json.dumps(event_data(LogMessage("info", text))))
@@ -52,8 +52,8 @@ def test_a_recorded_event_keeps_its_texts_template_beside_the_english():
 def test_a_run_s_stored_message_comes_back_translatable(tmp_path):
     import sqlite3
 
-    from core.run_store import RunStore
-    from core.store_schema import migrate
+    from core.store.run_store import RunStore
+    from core.store.schema import migrate
 
     path = tmp_path / "runs.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)

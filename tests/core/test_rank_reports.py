@@ -25,8 +25,8 @@ from core.run.events import Event, MemoryBreakdown, RankSample, RunFinished, Run
 from core.export_csv import MEMORY_COLUMNS, RANK_COLUMNS
 from core.memory import MemoryProbe, MemorySample
 from core.run_export import export_run
-from core.run_recorder import RunRecorder
-from core.run_store import RankReportRow, RunStore
+from core.store.recorder import RunRecorder
+from core.store.run_store import RankReportRow, RunStore
 from core.session import TrainingSession
 from core.base.text import format_bytes
 

@@ -26,9 +26,9 @@ from core.base.errors import UserError
 from core.run.events import Event, RunFinished, RunStarted, StepsReported
 from core.export_csv import MEMORY_COLUMNS, STEP_COLUMNS
 from core.run_export import export_run, run_document
-from core.run_recorder import RunRecorder
+from core.store.recorder import RunRecorder
 from core.run_series import step_elapsed, step_table
-from core.run_store import ReportRow, RunNotFound, RunStore
+from core.store.run_store import ReportRow, RunNotFound, RunStore
 from core.session import TrainingSession
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)

@@ -30,12 +30,12 @@ from core.cli import main
 from core.compare import Comparison
 from core.config.run_config import RunConfig
 from core.run.events import Event, RunFinished, RunStarted, StepsReported
-from core.run_recorder import RunRecorder, open_recorder
-from core.run_store import (INTERRUPTED, RunNotFound, RunStore, StoreError, default_store_path, process_alive,
+from core.store.recorder import RunRecorder, open_recorder
+from core.store.run_store import (INTERRUPTED, RunNotFound, RunStore, StoreError, default_store_path, process_alive,
                             store_problem)
 from core.session import TrainingSession
 from core.base.text import Message
-from core.store_schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
+from core.store.schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 CLI_FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
@@ -386,7 +386,7 @@ def test_a_read_only_store_is_one_warning_and_the_run_still_trains(open_tmp_path
                             capture_output=True, text=True, env=ENV, cwd=Path(__file__).parents[2], timeout=60)
     assert listed.returncode == 0 and listed.stdout.splitlines()[1].split()[0] == "1", listed.stderr  # read as it is
     path.chmod(0o644)
-    rename = [*as_nobody, sys.executable, "-c", "import sys; from core.run_store import RunStore; "
+    rename = [*as_nobody, sys.executable, "-c", "import sys; from core.store.run_store import RunStore; "
               "store = RunStore(sys.argv[1]); store.rename(1, 'writable again'); print(store.run(1).name)", str(path)]
     renamed = subprocess.run(rename, capture_output=True, text=True, env=ENV, cwd=Path(__file__).parents[2], timeout=60)
     assert (renamed.returncode, renamed.stdout.strip()) == (0, "writable again"), renamed.stderr

@@ -23,7 +23,7 @@ import pytest
 
 from core.cli import main
 from core.run_export import local_time
-from core.run_store import RunStore, StoreError
+from core.store.run_store import RunStore, StoreError
 from core.base.text import format_bytes
 from test_run_export import record_resumed_nan_run, record_run
 from test_run_store import another_programs_database
@@ -91,7 +91,7 @@ def test_list_as_json_and_searched(capsys: pytest.CaptureFixture[str], store_pat
 
 def test_search_words_are_literal_and_every_word_must_match_as_in_the_window(capsys: pytest.CaptureFixture[str],
                                                                             store_path: Path) -> None:
-    """One rule with the Runs tab (core.run_search): `%` and `_` are characters, not SQL LIKE wildcards."""
+    """One rule with the Runs tab (core.store.search): `%` and `_` are characters, not SQL LIKE wildcards."""
     def listed(search: str) -> list[str]:
         code, out, _ = runs(capsys, "list", "--search", search, "--runs-db", str(store_path))
         assert code == 0

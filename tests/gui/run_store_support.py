@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from core.config.run_config import RunConfig
-from core.run_recorder import RunRecorder
+from core.store.recorder import RunRecorder
 from core.session import TrainingSession
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from core.run.events import CheckpointSaved, StepsReported
-from core.run_store import RunStore
+from core.store.run_store import RunStore
 from gui.checkpoint_resume import resumable_epochs
 from gui.run_state import RunState
 from gui_support import FAST, EventRecorder

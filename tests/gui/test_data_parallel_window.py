@@ -10,7 +10,7 @@ import psutil
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from core.run_store import RunStore
+from core.store.run_store import RunStore
 from gui.main_window import MainWindow
 from gui.run_state import RunState
 from gui_support import FAST

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QPoint, Qt, QTranslator
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
-from core.run_store import RunStore
+from core.store.run_store import RunStore
 from core.base.text import format_bytes
 from gui.locale_format import date_time, number
 from gui.run_history import KEYS
@@ -93,7 +93,7 @@ def test_search_filters_as_typed(panel, recorded, qtbot):
 
 
 def test_the_search_box_and_runs_list_search_find_the_same_runs(panel, recorded):
-    """One rule (core.run_search) for the window and `runs list --search`: every word, literal characters."""
+    """One rule (core.store.search) for the window and `runs list --search`: every word, literal characters."""
     _, ids = recorded
     assert panel.edits.rename(ids[1], "lr_0.1 100%")
     with RunStore(panel.link.path) as store:

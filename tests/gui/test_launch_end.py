@@ -7,7 +7,7 @@ import dataclasses
 import socket
 import time
 
-from core.run_store import RunRow
+from core.store.run_store import RunRow
 from gui.launch_end import LaunchEnd, launch_end
 
 CLI_ERROR = "gpu-train-monitor: error: --resume: a data-parallel run saves no checkpoints\n"

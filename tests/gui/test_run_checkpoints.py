@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QInputDialog
 
-from core.run_store import RunStore
+from core.store.run_store import RunStore
 from gui.run_state import RunState
 from gui_support import FAST
 

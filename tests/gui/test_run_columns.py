@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.run_store import RunStore
+from core.store.run_store import RunStore
 from gui.run_columns import MAX_COLUMN_WIDTH
 from gui.run_history import KEYS
 from run_store_support import make_panel, record_run

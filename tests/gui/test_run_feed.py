@@ -6,7 +6,7 @@ import json
 
 from core.run.events import LogMessage
 from core.base.text import Message
-from core.run_recorder import event_data
+from core.store.recorder import event_data
 from gui.run_feed import rebuild_event
 
 

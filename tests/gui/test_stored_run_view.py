@@ -13,8 +13,8 @@ import pytest
 from core.run import event_text
 from core.run.events import CheckpointSaved, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
 from core.memory import MemoryProbe
-from core.run_recorder import RunRecorder
-from core.run_store import RunStore
+from core.store.recorder import RunRecorder
+from core.store.run_store import RunStore
 from core.session import TrainingSession
 from core.base.text import format_bytes
 from gui.run_feed import StoreLink

@@ -2,9 +2,9 @@
 
 One file (WAL mode, so the window reads while a training process writes) in a folder of its own in the
 user's data folder unless `--runs-db PATH` or the GPU_TRAIN_MONITOR_RUNS_DB environment variable names
-another (core.store_files: where it lives, which paths can be one). `RunRecorder` (core.run_recorder)
+another (core.store.files: where it lives, which paths can be one). `RunRecorder` (core.store.recorder)
 writes it; this module opens it, migrates it, reads runs back and edits what people may change afterwards
-(name, note, delete); what it reads back are core.run_rows' frozen rows (importable from here too). Every
+(name, note, delete); what it reads back are core.store.rows' frozen rows (importable from here too). Every
 SQLite failure becomes a `StoreError` whose message says what is wrong with which file: a locked,
 read-only, damaged or full store never crashes a caller.
 
@@ -31,11 +31,11 @@ import psutil
 from core.base.errors import UserError
 from core.base.text import Message, message_of
 from core.base.text import message_from_json, message_to_json
-from core.run_rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
-from core.run_search import run_matches
-from core.store_files import (ENV_PATH, NotAFile, default_store_path,  # noqa: F401 - importable from here
+from core.store.rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
+from core.store.search import run_matches
+from core.store.files import (ENV_PATH, NotAFile, default_store_path,  # noqa: F401 - importable from here
                                refuse_special_file, writable_sidecars)
-from core.store_schema import (SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, newer_schema,
+from core.store.schema import (SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, newer_schema,
                                 schema_version, transaction)
 
 BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
@@ -152,7 +152,7 @@ class RunStore:
 
     # ---- reading ---------------------------------------------------------------------------------
     def list_runs(self, search: str = "", order: str = "started_at", descending: bool = True) -> list[RunRow]:
-        """Every run, newest first by default; only those matching `search` (core.run_search's rule, the
+        """Every run, newest first by default; only those matching `search` (core.store.search's rule, the
         window's too: every word in one of name, note, model, dataset, device, status, label or '#id')."""
         if order not in SORTABLE:
             raise ValueError(f"cannot sort by {order}")

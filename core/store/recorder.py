@@ -33,9 +33,9 @@ from core.run.events import (ComparisonStarted, ContenderEvent, EpochStarted, Ev
 from core.base.text import Message, message_of
 from core.base.text import message_to_json
 from core.base.outputs import strict_json
-from core.run_store import (HEARTBEAT_S, message_json, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore, StoreError, process_alive,
+from core.store.run_store import (HEARTBEAT_S, message_json, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore, StoreError, process_alive,
                             store_problem)
-from core.store_schema import transaction
+from core.store.schema import transaction
 
 _STOP = object()
 PATIENCE_S = 120.0  # a store busy this long (beyond SQLite's own wait) stops recording: locked for good
