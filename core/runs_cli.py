@@ -28,7 +28,7 @@ EXAMPLES = (f"examples: {PROG} runs list --search resnet; ... runs show 12; ... 
 
 def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     """The `runs` subcommand and its list, show, export and delete actions, on the CLI's subparsers."""
-    from core.run_export import DEFAULT_SMOOTHING, FORMATS
+    from core.export.run_export import DEFAULT_SMOOTHING, FORMATS
 
     runs = sub.add_parser("runs", help="list, show, export or delete the runs recorded in the run store",
                           epilog=EXAMPLES)
@@ -133,7 +133,7 @@ def open_store(path: Path) -> RunStore:
 
 def _list(store: RunStore, search: str, as_json: bool) -> int:
     from core.cli_io import out
-    from core.run_export import run_facts
+    from core.export.run_export import run_facts
     from core.runs_text import runs_table
 
     rows = store.list_runs(search)
@@ -148,7 +148,7 @@ def _list(store: RunStore, search: str, as_json: bool) -> int:
 
 def _show(store: RunStore, run_id: int, as_json: bool) -> int:
     from core.cli_io import out
-    from core.run_export import run_document
+    from core.export.run_export import run_document
     from core.runs_text import run_text
 
     document = run_document(store, run_id, series=False)
@@ -158,7 +158,7 @@ def _show(store: RunStore, run_id: int, as_json: bool) -> int:
 
 def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: float, store_option: str) -> int:
     from core.cli_io import out
-    from core.run_export import export_run
+    from core.export.run_export import export_run
 
     row = store.run(run_id)
     paths = export_run(store, run_id, fmt, out_path, smoothing, store_option)
@@ -175,7 +175,7 @@ def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: fl
 def _delete(store: RunStore, run_id: int, yes: bool) -> int:
     from core.cli_io import out
     from core.runs_text import status_text
-    from core.run_export import local_time
+    from core.export.run_export import local_time
 
     row = store.run(run_id)
     if row.live:

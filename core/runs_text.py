@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.run_export import local_time
+from core.export.run_export import local_time
 from core.store.run_store import RunRow
 from core.base.text import format_bytes
 

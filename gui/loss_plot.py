@@ -18,7 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from gui.ema import EmaState, debiased_ema
+from core.export.smoothing import EmaState, debiased_ema
 from gui.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
 from gui.ring_buffer import PeakRingBuffer
 

@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Slot
 
 from core.store.run_store import RunRow
-from gui.ema import EmaState, debiased_ema
+from core.export.smoothing import EmaState, debiased_ema
 from gui.live_plot import decimated_for, is_shown, set_curves, settle_axes
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot

@@ -196,7 +196,7 @@ class RunEdits(QObject):
             self.export(row.id, fmt, path)
 
     def export(self, run_id: int, fmt: str, out: Path | str) -> bool:
-        """Start exporting run `run_id` (`core.run_export`) in the background at the live loss plot's
+        """Start exporting run `run_id` (`core.export.run_export`) in the background at the live loss plot's
         smoothing; False (and why, through `problem`) when another export is still under way."""
         under_way = self.exporter.job
         if under_way is not None:

@@ -1,4 +1,4 @@
-"""A recorded run exported (`core.run_export`) in a thread of its own, so the window stays usable meanwhile:
+"""A recorded run exported (`core.export.run_export`) in a thread of its own, so the window stays usable meanwhile:
 a long run takes seconds to export (measured, 200,000 steps: JSON 5.5 s, TensorBoard 20 s).
 
 One export at a time. The thread opens a read-only connection of its own (SQLite connections belong to one
@@ -85,7 +85,7 @@ class RunExporter(QObject):
         """In the worker thread: the export, on a connection of its own that a cancel aborts. A user's
         mistake (a folder where a file must go) comes back as the error itself: its message keeps its
         structure (`core.base.text.Message`) to be translated in the GUI thread, not flattened to a string."""
-        from core.run_export import export_run
+        from core.export.run_export import export_run
 
         try:
             with RunStore(self.path, readonly=True) as store:

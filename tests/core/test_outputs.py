@@ -369,7 +369,7 @@ def test_runs_export_refuses_to_write_over_the_store(capsys: pytest.CaptureFixtu
 
 
 def test_export_run_names_the_store_without_an_option_for_the_window(store_copy: Path) -> None:
-    from core.run_export import export_run
+    from core.export.run_export import export_run
     from core.store.run_store import RunStore
 
     before = store_copy.read_bytes()

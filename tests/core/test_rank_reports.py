@@ -22,9 +22,9 @@ import pytest
 from core.cli import main
 from core.config.run_config import RunConfig
 from core.run.events import Event, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
-from core.export_csv import MEMORY_COLUMNS, RANK_COLUMNS
+from core.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS
 from core.memory import MemoryProbe, MemorySample
-from core.run_export import export_run
+from core.export.run_export import export_run
 from core.store.recorder import RunRecorder
 from core.store.run_store import RankReportRow, RunStore
 from core.session import TrainingSession

@@ -21,13 +21,13 @@ import numpy as np
 import pytest
 
 from core.config.run_config import RunConfig
-from core.ema import EmaState, debiased_ema
+from core.export.smoothing import EmaState, debiased_ema
 from core.base.errors import UserError
 from core.run.events import Event, RunFinished, RunStarted, StepsReported
-from core.export_csv import MEMORY_COLUMNS, STEP_COLUMNS
-from core.run_export import export_run, run_document
+from core.export.csv_files import MEMORY_COLUMNS, STEP_COLUMNS
+from core.export.run_export import export_run, run_document
 from core.store.recorder import RunRecorder
-from core.run_series import step_elapsed, step_table
+from core.export.step_table import step_elapsed, step_table
 from core.store.run_store import ReportRow, RunNotFound, RunStore
 from core.session import TrainingSession
 

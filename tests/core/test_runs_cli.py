@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.run_export import local_time
+from core.export.run_export import local_time
 from core.store.run_store import RunStore, StoreError
 from core.base.text import format_bytes
 from test_run_export import record_resumed_nan_run, record_run

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gui.ema import EmaState, debiased_ema
+from core.export.smoothing import EmaState, debiased_ema
 
 
 def reference(losses: list[float], alpha: float) -> list[float]:

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from core.store.run_store import RunStore
-from gui.ema import EmaState, debiased_ema
+from core.export.smoothing import EmaState, debiased_ema
 from gui.run_history import OVERLAY_COLUMN
 from run_store_support import SHORT, copy_store, make_panel, record_run
 

@@ -27,7 +27,7 @@ from core.base.text import Message
 from core.base.outputs import check_distinct_outputs, store_protection, write_json
 
 if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
-    from core.run_series import StepTable
+    from core.export.step_table import StepTable
     from core.store.run_store import EventRow, RankReportRow, RunRow, RunStore
 
 FORMATS = ("csv", "json", "tensorboard")
@@ -60,20 +60,20 @@ def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[st
         document = run_document(store, run_id, series=True, smoothing=smoothing)
         _guard(path, lambda: write_json(path, document))
         return [path]
-    from core.run_series import step_table
+    from core.export.step_table import step_table
 
     reports = store.reports(run_id)
     table = step_table(store, run_id, smoothing, reports)
     rank_reports = store.rank_reports(run_id) if row.world_size > 1 else []
     if fmt == "tensorboard":
-        from core.export_tensorboard import check_tensorboard, run_text, write_run_tensorboard
+        from core.export.tensorboard_events import check_tensorboard, run_text, write_run_tensorboard
 
         check_tensorboard()  # missing: say so before creating any folder
         folder = _folder(target, Message("TensorBoard log dir"))
         epochs = store.events(run_id, kinds=("EpochEnded",))
         text = run_text(run_facts(row), store.config(run_id))
         return _guard(folder, lambda: write_run_tensorboard(folder, row, table, reports, epochs, text, rank_reports))
-    from core.export_csv import write_run_csv
+    from core.export.csv_files import write_run_csv
 
     for name in ("steps", "memory", "ranks"):  # the files export_csv writes
         check_distinct_outputs({"out": target / f"run-{run_id}-{name}.csv"}, kept)
@@ -115,7 +115,7 @@ def run_document(store: RunStore, run_id: int, *, series: bool = True,
     if row.world_size > 1:
         document["ranks"] = rank_facts(rank_reports)
     if series:
-        from core.run_series import step_table
+        from core.export.step_table import step_table
         from core.store.run_store import RankReportRow, ReportRow
 
         reports = store.reports(run_id)

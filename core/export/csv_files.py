@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.base.outputs import replace_atomically
-from core.run_series import StepTable
+from core.export.step_table import StepTable
 from core.store.run_store import RankReportRow, ReportRow
 
 STEP_COLUMNS = ("step", "epoch", "loss", "smoothed_loss", "elapsed_s")

@@ -35,7 +35,7 @@ from typing import Any
 
 from core.base.errors import UserError
 from core.base.text import Message
-from core.run_series import StepTable
+from core.export.step_table import StepTable
 from core.store.run_store import EventRow, RankReportRow, ReportRow, RunRow
 
 INSTALL_HINT = 'pip install "gpu-train-monitor[tensorboard]"'
