@@ -68,9 +68,9 @@ def measure_trial(config: RunConfig, batch_size: int, steps: int = TRIAL_STEPS) 
 def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int | None:
     import torch
 
-    from core import oom
+    from core.memory import oom
     from core.device.devices import resolve_device
-    from core.memory import MemoryProbe, clear_cache
+    from core.memory.probe import MemoryProbe, clear_cache
 
     device = resolve_device(config.device)
     if device.type == "cuda":
@@ -185,7 +185,7 @@ def default_capacity(config: RunConfig) -> int:
     import psutil
 
     from core.device.devices import resolve_device
-    from core.memory import MemoryProbe, process_limit
+    from core.memory.probe import MemoryProbe, process_limit
 
     device = resolve_device(config.device)
     if device.type == "cpu":

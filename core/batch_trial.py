@@ -19,7 +19,7 @@ from core.config.run_config import RunConfig
 def main() -> int:
     request = json.loads(sys.stdin.read())
     config = RunConfig.from_dict(request["config"])
-    from core import oom
+    from core.memory import oom
     from core.batch_finder import trial_parts
     from core.device.devices import resolve_device
     from core.base.errors import ConfigError, UserError

@@ -164,7 +164,7 @@ def command_run(args: argparse.Namespace) -> int:
 
     if args.memory_snapshot:
         from core.device.devices import resolve_device
-        from core.snapshot import unsupported_reason
+        from core.memory.snapshot import unsupported_reason
 
         reason = unsupported_reason(resolve_device(config.device))
         if reason:

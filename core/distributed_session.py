@@ -35,7 +35,7 @@ from core.distributed import RankContext
 from core.run.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
                          RunResumed, StepsReported)
 from core.loss_report import BREAKDOWN_PERIOD_S
-from core.memory import MemorySample, clear_cache
+from core.memory.probe import MemorySample, clear_cache
 from core.base.text import Message
 from core.rank_data import Shard
 from core.base.readonly import ReadOnlyDict

@@ -13,7 +13,7 @@ import torch
 
 from core.run import outcome as run_outcome
 from core.run.events import LogMessage, StepsReported
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 from core.base.text import Message
 from core.run_state import RunState
 

@@ -3,7 +3,7 @@
 Free what the failed step held, describe it in an `OutOfMemory` event, then either stop the run or go on
 with half the batch (`on_oom shrink`, at most MAX_OOM_RETRIES halvings in a run). The session emits the
 event between `recover` and `continue_with`, so observers hear of the failure before the batch changes.
-core.oom holds what the batch-size finder shares with this (recognising the error, the release order,
+core.memory.oom holds what the batch-size finder shares with this (recognising the error, the release order,
 the event's text).
 """
 
@@ -13,11 +13,11 @@ from collections.abc import Callable
 
 import torch
 
-from core import oom
+from core.memory import oom
 from core.batches import BatchEpoch, BatchSource
 from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory
-from core.memory import MemoryProbe, process_limit
+from core.memory.probe import MemoryProbe, process_limit
 from core.base.text import Message
 from core.recipe import RunParts
 from core.run_state import RunState, planned_steps
@@ -29,7 +29,7 @@ MAX_OOM_RETRIES = 8
 def recover(message: str, phase: str, config: RunConfig, run: RunState, device: torch.device, probe: MemoryProbe,
             parts: RunParts) -> OutOfMemory:
     """Count the failure, give back what the failed step held, and decide: the event's `new_batch_size`
-    is the batch to go on with, or None when the run stops. Called outside the `except` block (core.oom)."""
+    is the batch to go on with, or None when the run stops. Called outside the `except` block (core.memory.oom)."""
     run.oom_retries += 1
     at_failure = probe.sample()  # before the release: what the allocator held unused at the failure
     oom.release(device, parts.trainer.optimizer, parts.trainer.scaler)

@@ -13,7 +13,7 @@ import torch
 from core.batches import BatchEpoch, BatchSource
 from core.config.run_config import RunConfig
 from core.run.events import MemoryBreakdown
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 from core.base.readonly import ReadOnlyDict
 from core.run.summary import RunSummary
 

@@ -27,10 +27,12 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
-from core import checkpoint, checkpoint_state, loss_report, oom, oom_recovery
+from core import checkpoint, checkpoint_state, loss_report, oom_recovery
+
+from core.memory import oom
 from core.run import outcome as run_outcome
 from core.batches import BatchEpoch
-from core.breakdown import StepMemoryRecorder
+from core.memory.breakdown import StepMemoryRecorder
 from core.checkpoint import ON_REQUEST, CheckpointPolicy
 from core.checkpointer import Checkpointer
 from core.config.run_config import RunConfig
@@ -38,13 +40,13 @@ from core.run.controls import RunControls
 from core.device.devices import cpu_name, resolve_device
 from core.run.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
                          RunFinished, RunPaused, RunResumed, RunStarted)
-from core.memory import MemoryProbe, clear_cache, has_cache
+from core.memory.probe import MemoryProbe, clear_cache, has_cache
 from core.base.text import Message
 from core.models import count_parameters
 from core.base.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run, config_for_device, generator_for
 from core.run_state import RunState, config_as_run, epoch_exhausted, planned_steps
-from core.snapshot import MemoryHistory, snapshot_event
+from core.memory.snapshot import MemoryHistory, snapshot_event
 from core.step import compile_failure
 
 MAX_OOM_RETRIES = oom_recovery.MAX_OOM_RETRIES  # halvings of the batch a run makes before it stops

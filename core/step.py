@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from core.breakdown import StepMemoryRecorder
+from core.memory.breakdown import StepMemoryRecorder
 from core.base.text import Message
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from core import oom
+from core.memory import oom
 from core.base.errors import ConfigError
 from core.base.text import Message
 from core.config.user_callables import a_type, call_factory, exit_call, load_callable, one_line

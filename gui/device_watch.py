@@ -28,7 +28,7 @@ class DeviceWatch(QObject):
                  on_probe: Callable[[Any], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.form, self.view, self.controller, self._on_probe = form, view, controller, on_probe
-        self.probe: Any = None  # core.memory.MemoryProbe for the selected device, once torch has loaded
+        self.probe: Any = None  # core.memory.probe.MemoryProbe for the selected device, once torch has loaded
         self.ready = False  # torch has loaded: devices can be listed and measured
         self.label = QLabel(self.tr("device: loading PyTorch…"))
         self.timer = QTimer(self)
@@ -58,7 +58,7 @@ class DeviceWatch(QObject):
             return
         from core.device.devices import resolve_device
         from core.base.errors import UserError
-        from core.memory import MemoryProbe
+        from core.memory.probe import MemoryProbe
 
         problem = self.form.device_problem()
         if problem is None:
@@ -87,7 +87,7 @@ class DeviceWatch(QObject):
         """Clear cache with no run under way: return the device's cached blocks now and show what that freed."""
         if self.probe is None:
             return
-        from core.memory import clear_cache
+        from core.memory.probe import clear_cache
 
         freed = clear_cache(self.probe.device)
         self.view.show_cache_cleared(CacheCleared(None, freed, self.probe.sample()))

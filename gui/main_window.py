@@ -160,7 +160,7 @@ class MainWindow(QMainWindow):
 
     @property
     def probe(self) -> Any:
-        """The selected device's `core.memory.MemoryProbe` (None before torch loads, or for no usable device)."""
+        """The selected device's `core.memory.probe.MemoryProbe` (None before torch loads, or for no usable device)."""
         return self.device_watch.probe
 
     def _on_probe(self, probe: Any) -> None:

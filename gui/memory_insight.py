@@ -41,7 +41,7 @@ class MemoryInsight(QObject):
         super().__init__(parent)
         self.form, self.log, self.controller, self.tabs = form, log, controller, tabs
         self.latest_sample = latest_sample
-        self.probe: Any = None  # core.memory.MemoryProbe of the selected device, set by the window
+        self.probe: Any = None  # core.memory.probe.MemoryProbe of the selected device, set by the window
         self._offer: OutOfMemory | None = None  # shown once the run that ran out of memory has ended
 
         self.nvml_panel = NvmlPanel()

@@ -20,7 +20,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.run.events import RankSample
-from core.memory import MemorySample
+from core.memory.probe import MemorySample
 from gui.live_plot import arrange_legend, draw_decimated, is_shown, legend_above, live_plot_widget
 from gui.rank_lines import RankLines
 from gui.rank_series import RankLayout
@@ -54,7 +54,7 @@ SERIES = {
                  (90, 90, 90), True, QT_TRANSLATE_NOOP("memory_plot", "Total memory of the device"),
                  QT_TRANSLATE_NOOP("memory_plot", "Total memory of this machine")),
 }
-# the CPU's capacity when the process has a limit below system memory (core.memory.ProcessLimit's kinds):
+# the CPU's capacity when the process has a limit below system memory (core.memory.probe.ProcessLimit's kinds):
 # (label, how it is set, tooltip); the label and tooltip are translated where shown
 CAPACITY_LIMITS = {
     "RLIMIT_AS": (QT_TRANSLATE_NOOP("memory_plot", "process limit"), "ulimit -v",

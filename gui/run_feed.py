@@ -20,7 +20,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from core.run import events as core_events
-from core.memory import MemorySample
+from core.memory.probe import MemorySample
 from core.base.text import Message
 from core.base.text import message_from_json
 from core.store.run_store import (FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,

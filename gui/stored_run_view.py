@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, Q
 from core.run import event_text
 from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
                          SnapshotSaved)
-from core.memory import MemorySample
+from core.memory.probe import MemorySample
 from core.store.run_store import RunNotFound, RunRow, StoreError
 from gui.breakdown_view import BreakdownView
 from gui.retranslate import keep_run_window_texts

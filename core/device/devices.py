@@ -42,7 +42,7 @@ def mps_available() -> bool:
 
 def list_devices(query_free: bool = True) -> list[DeviceInfo]:
     """cpu, then every CUDA device, then mps when present. `query_free` reads free memory (starts CUDA)."""
-    from core.memory import host_free_bytes, process_limit
+    from core.memory.probe import host_free_bytes, process_limit
 
     vm, limit = psutil.virtual_memory(), process_limit()
     cpu = Message("{cpu} ({threads} threads)", cpu=cpu_name(), threads=psutil.cpu_count())

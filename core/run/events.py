@@ -13,7 +13,7 @@ from typing import Any, Union
 
 from core.compare_plan import Contender
 from core.compare_result import ComparisonResult
-from core.memory import MemorySample
+from core.memory.probe import MemorySample
 from core.run.summary import RunSummary
 
 

@@ -17,11 +17,11 @@ from torch import nn
 
 import core.loss_report
 import core.recipe
-from core.breakdown import StepMemoryRecorder, optimizer_bytes
+from core.memory.breakdown import StepMemoryRecorder, optimizer_bytes
 from core.cli import main
 from core.config.run_config import RunConfig
 from core.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 from core.session import TrainingSession
 from core.step import Trainer, build_optimizer
 

@@ -12,7 +12,7 @@ from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessa
                          SnapshotSaved,
                          StepsReported)
 from core.config.run_config import RunConfig
-from core.memory import MemorySample
+from core.memory.probe import MemorySample
 from core.base.text import Message
 from core.run.summary import RunSummary
 

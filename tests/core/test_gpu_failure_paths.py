@@ -14,7 +14,7 @@ from core.config.run_config import RunConfig
 from core.datasets import resident_bytes
 from core.datasets.synthetic import val_samples
 from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 from core.session import TrainingSession
 
 pytestmark = pytest.mark.gpu

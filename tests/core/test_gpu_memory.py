@@ -25,7 +25,7 @@ from core.batch_finder import find_batch_size
 from core.config.run_config import RunConfig
 from core.run.events import (CacheCleared, EpochStarted, MemoryBreakdown, OutOfMemory, RunFinished, RunPaused,
                          RunResumed, SnapshotSaved, StepsReported)
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 from core.session import TrainingSession
 
 pytestmark = pytest.mark.gpu

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from core.loss_report import LOSS_RISE_FACTOR, check_losses, report
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 from core.run.outcome import Diverged
 from core.run_state import RunState
 

@@ -10,7 +10,7 @@ import psutil
 import pytest
 import torch
 
-from core.memory import MemoryProbe, clear_cache, has_cache, host_free_bytes
+from core.memory.probe import MemoryProbe, clear_cache, has_cache, host_free_bytes
 
 MB = 2**20
 

@@ -223,7 +223,7 @@ from torch import nn
 import core.recipe
 from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 from core.models import build_model
 from core.session import TrainingSession
 

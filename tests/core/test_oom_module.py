@@ -1,4 +1,4 @@
-"""core.oom on real allocator messages, and the policies that keep a GPU run honest without a GPU here:
+"""core.memory.oom on real allocator messages, and the policies that keep a GPU run honest without a GPU here:
 free memory under a per-process memory fraction, asynchronous copies only from pinned memory to CUDA,
 generators named like their tensors, the resident dataset's share of device memory."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-import core.memory
-from core import oom
+import core.memory.probe
+from core.memory import oom
 from core.batches import transfer_policy, usable_workers
 from core.datasets import resident_bytes
 from core.datasets.placement import Placement, choose_placement
@@ -80,9 +80,9 @@ def test_free_memory_honours_a_per_process_memory_fraction(monkeypatch: pytest.M
     monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device=None: 12 * GiB)
     monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device=None: 13 * GiB)
     monkeypatch.setattr(torch.cuda, "get_per_process_memory_fraction", lambda device=None: 0.25)
-    assert core.memory.cuda_free_bytes(torch.device("cuda", 0)) == 8 * GiB
+    assert core.memory.probe.cuda_free_bytes(torch.device("cuda", 0)) == 8 * GiB
     monkeypatch.setattr(torch.cuda, "get_per_process_memory_fraction", lambda device=None: 1.0)
-    assert core.memory.cuda_free_bytes(torch.device("cuda", 0)) == 70 * GiB + 1 * GiB  # free + unused cache
+    assert core.memory.probe.cuda_free_bytes(torch.device("cuda", 0)) == 70 * GiB + 1 * GiB  # free + unused cache
 
 
 def test_a_resident_fit_check_uses_the_free_memory_it_is_given() -> None:
@@ -183,7 +183,7 @@ def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: py
 
 
 def test_a_cpu_failure_under_a_process_limit_names_the_limit_not_an_allocators_cache() -> None:
-    from core.memory import MemorySample, ProcessLimit
+    from core.memory.probe import MemorySample, ProcessLimit
 
     GB, MB = 10**9, 10**6  # as the message writes them
     cpu = MemorySample(0.0, "cpu", 2 * GB, 0, 2 * GB, 0, 5 * GB, 9 * GB, 2 * GB, False, "RLIMIT_AS")

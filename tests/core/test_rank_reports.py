@@ -23,7 +23,7 @@ from core.cli import main
 from core.config.run_config import RunConfig
 from core.run.events import Event, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
 from core.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS
-from core.memory import MemoryProbe, MemorySample
+from core.memory.probe import MemoryProbe, MemorySample
 from core.export.run_export import export_run
 from core.store.recorder import RunRecorder
 from core.store.run_store import RankReportRow, RunStore

@@ -21,7 +21,7 @@ from core.config.run_config import RunConfig
 from core.datasets import synthetic_bytes
 from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 from core.models import TinyCNN, build_model, count_parameters
 from core.session import TrainingSession
 from core.base.text import format_bytes

@@ -16,7 +16,7 @@ from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.run.events import LogMessage, MemoryBreakdown, RunFinished, RunStarted, SnapshotSaved, StepsReported
 from core.session import TrainingSession
-from core.snapshot import MemoryHistory, unsupported_reason
+from core.memory.snapshot import MemoryHistory, unsupported_reason
 
 FAST = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=3,
                  report_interval=0.01)

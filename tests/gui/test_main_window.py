@@ -166,10 +166,10 @@ def test_clear_cache_is_disabled_with_a_reason_on_the_cpu(window):
 
 
 def test_clear_cache_at_rest_marks_the_plot_and_logs_bytes_freed(window, monkeypatch):
-    import core.memory
+    import core.memory.probe
 
     assert window.probe is not None  # the idle probe for the selected device (the CPU here)
-    monkeypatch.setattr(core.memory, "clear_cache", lambda device: 12_345_678)
+    monkeypatch.setattr(core.memory.probe, "clear_cache", lambda device: 12_345_678)
     rows = len(window.memory_plot.data)
     window._on_clear_cache()
     assert len(window.memory_plot.markers) == 1

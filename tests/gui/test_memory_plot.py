@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from core.memory import MemorySample
+from core.memory.probe import MemorySample
 from gui.memory_plot import SERIES, MemoryPlot
 
 GB = 1_000_000_000

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from core.config.run_config import RunConfig
 from core.run.events import MemoryBreakdown, RankSample, RunStarted, StepsReported
-from core.memory import MemoryProbe, MemorySample
+from core.memory.probe import MemoryProbe, MemorySample
 from gui.memory_plot import SERIES
 from gui.rank_series import RankLayout
 from gui.run_view import RunView

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from core.memory import MemorySample
+from core.memory.probe import MemorySample
 from core.config.run_config import RunConfig
 from gui.form_text import label
 from gui.run_view import MEMORY_REDRAW_INTERVAL_S, RunView, config_text

@@ -12,7 +12,7 @@ import pytest
 
 from core.run import event_text
 from core.run.events import CheckpointSaved, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 from core.store.recorder import RunRecorder
 from core.store.run_store import RunStore
 from core.session import TrainingSession

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from core.run.events import PHASES, MemoryBreakdown
-from core.memory import MemoryProbe
+from core.memory.probe import MemoryProbe
 
 
 

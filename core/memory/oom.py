@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import torch
 
     from core.run.events import OutOfMemory
-    from core.memory import MemorySample, ProcessLimit
+    from core.memory.probe import MemorySample, ProcessLimit
 
 _UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 _SIZE = r"([\d.]+) (B|bytes|KiB|MiB|GiB|TiB)"
@@ -198,7 +198,7 @@ def release(device: torch.device, optimizer: torch.optim.Optimizer | None = None
     """Give back what a failed step held, in order: gradients, optimizer state a failed first step left
     half made, the scaler's step state, unreachable
     tensors (the exception's frames, once the caller has left the except block), the allocator's cache."""
-    from core.memory import clear_cache
+    from core.memory.probe import clear_cache
 
     if optimizer is not None:
         optimizer.zero_grad(set_to_none=True)
