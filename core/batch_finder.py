@@ -100,7 +100,7 @@ def trial_parts(config: RunConfig, batch_size: int, device):
     values: memory depends on shapes)."""
     import torch
 
-    from core.datasets import dataset_shape
+    from core.data.datasets import dataset_shape
     from core.models import model_spec
     from core.recipe import build_trainer
 
@@ -119,7 +119,7 @@ def _resident_data_bytes(config: RunConfig, device) -> int:
     """Device memory the real run's resident dataset will hold beside the model (0 when streamed)."""
     if config.placement == "stream" or device.type == "cpu":
         return 0
-    from core.datasets import dataset_shape, resident_bytes, train_size_hint
+    from core.data.datasets import dataset_shape, resident_bytes, train_size_hint
 
     channels, height, width, _, count = dataset_shape(config)
     if count is None:

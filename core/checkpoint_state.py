@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from core.batches import BatchEpoch, BatchSource, Note, Position
+from core.data.batches import BatchEpoch, BatchSource, Note, Position
 from core.checkpoint import FORMAT, VERSION
 from core.config.run_config import RunConfig
 from core.base.errors import UserError

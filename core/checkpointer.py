@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from core import checkpoint
-from core.batches import BatchEpoch, BatchSource, Note
+from core.data.batches import BatchEpoch, BatchSource, Note
 from core.checkpoint import AUTOMATIC_REASONS, CheckpointPolicy
 from core.checkpoint_state import RandomStates, capture, random_states, restore
 from core.config.run_config import RunConfig

@@ -1,5 +1,5 @@
 """One rank of a data-parallel run: the ordinary `TrainingSession` loop, with the model in
-DistributedDataParallel, the data split over the ranks (core.rank_data) and the reports agreed between them.
+DistributedDataParallel, the data split over the ranks (core.data.sharding) and the reports agreed between them.
 
 What a rank must never do is wait in a collective the others are not in. So the ranks act only on what they
 agreed at a report: reports come every `every` steps on every rank (no clock decides), and one all_gather
@@ -29,7 +29,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from core import distributed, oom_recovery
 from core.run import outcome as run_outcome
-from core.batches import BatchEpoch
+from core.data.batches import BatchEpoch
 from core.config.run_config import RunConfig
 from core.distributed import RankContext
 from core.run.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
@@ -37,7 +37,7 @@ from core.run.events import (CacheCleared, MemoryBreakdown, Observer, RankSample
 from core.loss_report import BREAKDOWN_PERIOD_S
 from core.memory.probe import MemorySample, clear_cache
 from core.base.text import Message
-from core.rank_data import Shard
+from core.data.sharding import Shard
 from core.base.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run
 from core.session import TrainingSession

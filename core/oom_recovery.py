@@ -14,7 +14,7 @@ from collections.abc import Callable
 import torch
 
 from core.memory import oom
-from core.batches import BatchEpoch, BatchSource
+from core.data.batches import BatchEpoch, BatchSource
 from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory
 from core.memory.probe import MemoryProbe, process_limit

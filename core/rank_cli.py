@@ -50,7 +50,7 @@ def _launch(args: argparse.Namespace, config: RunConfig) -> int:
     if config.download:  # once, here: N ranks downloading into one folder at once would trip over each other
         import torch
 
-        from core.datasets import load_dataset
+        from core.data.datasets import load_dataset
 
         load_dataset(config, torch.device("cpu"))
     code, end_line = launch(args.argv, config, record=not args.no_record, runs_db=args.runs_db)

@@ -12,16 +12,16 @@ from dataclasses import dataclass
 
 import torch
 
-from core.batches import BatchSource, Note, ResidentBatches, StreamBatches
+from core.data.batches import BatchSource, Note, ResidentBatches, StreamBatches
 from core.config.run_config import RunConfig, check_batch_fits
-from core.datasets import DatasetSplits
-from core.datasets.placement import Placement, load_placed
+from core.data.datasets import DatasetSplits
+from core.data.placement import Placement, load_placed
 from core.device.devices import amp_dtype
 from core.device.fast_paths import check_fast_paths
 from core.base.text import Message
 from core.models import ModelSpec, build_model, model_spec, resolve_model
-from core.preprocess import DevicePreprocess
-from core.rank_data import ONE, Shard
+from core.data.preprocess import DevicePreprocess
+from core.data.sharding import ONE, Shard
 from core.step import Trainer, build_optimizer
 from core.config.user_callables import is_spec
 
@@ -79,7 +79,7 @@ def build_run(config: RunConfig, device: torch.device, free_bytes: int, generato
               shard: Shard = ONE) -> RunParts:
     """Load and place the data, then build the trainer and the batch source. `generator` (on `device`)
     drives shuffling and augmentation; seeding it is the caller's. `shard`: a rank of a data-parallel run,
-    whose batch source serves `config.batch_size / world` images a step (core.rank_data)."""
+    whose batch source serves `config.batch_size / world` images a step (core.data.sharding)."""
     config = config_for_device(config, device)
     check_fast_paths(config, device)  # before the data loads: a choice the device cannot run is reported at once
     if device.type == "cuda":  # process-wide: each run sets it, so runs in one process do not inherit it

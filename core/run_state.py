@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from core.batches import BatchEpoch, BatchSource
+from core.data.batches import BatchEpoch, BatchSource
 from core.config.run_config import RunConfig
 from core.run.events import MemoryBreakdown
 from core.memory.probe import MemoryProbe

@@ -28,10 +28,9 @@ from collections.abc import Iterable, Sequence
 import torch
 
 from core import checkpoint, checkpoint_state, loss_report, oom_recovery
-
 from core.memory import oom
 from core.run import outcome as run_outcome
-from core.batches import BatchEpoch
+from core.data.batches import BatchEpoch
 from core.memory.breakdown import StepMemoryRecorder
 from core.checkpoint import ON_REQUEST, CheckpointPolicy
 from core.checkpointer import Checkpointer

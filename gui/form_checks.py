@@ -138,7 +138,7 @@ class FolderCounts:
 
 def _count(path: str) -> int | str | None:
     try:
-        from core.datasets.imagefolder import count_train_images
+        from core.data.datasets.imagefolder import count_train_images
     except Exception:  # torch or torchvision not importable: the run will say so
         return None
     try:

@@ -154,8 +154,8 @@ class SettingsForm(QWidget):
                 and not config.download:
             folder = check_data_folder(config.data_dir)  # None: the default folder; download creates it
         if not self.devices.known:
-            return  # torch is still loading: core.datasets imports it
-        from core.datasets import train_size_hint
+            return  # torch is still loading: core.data.datasets imports it
+        from core.data.datasets import train_size_hint
 
         train = train_size_hint(config)
         if train is None and config.dataset == "imagefolder" and folder is not None:
@@ -249,7 +249,7 @@ class SettingsForm(QWidget):
         counts once its path is settled)."""
         if not self.devices.known:
             return None
-        from core.datasets import train_size_hint
+        from core.data.datasets import train_size_hint
 
         train = train_size_hint(config)
         if train is None and config.dataset == "imagefolder" and config.data_dir and not config.download:

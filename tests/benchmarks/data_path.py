@@ -21,9 +21,9 @@ size of CIFAR-10's training set):
   because CIFAR10 keeps decoded arrays in memory: a PNG decode per item is not part of the article's
   per-item cost, and adding one would flatter our placements. `ImageFolder` over PNGs is measured too,
   as a context row (the cost of a decode-per-item dataset), but the target uses the CIFAR10 path.
-- stream: `core.batches.StreamBatches` at its best settings (workers 0/1/2, and pin_memory +
+- stream: `core.data.batches.StreamBatches` at its best settings (workers 0/1/2, and pin_memory +
   non_blocking where they apply, i.e. on CUDA; the best median is reported, the others as context).
-- resident: `core.batches.ResidentBatches`.
+- resident: `core.data.batches.ResidentBatches`.
 Both of ours yield ready batches (random crop + flip + normalise run on the device), so their rows
 include that work; the seed path does no augmentation. Batch 64 everywhere. Each run counts the images
 of the batches delivered in about `--seconds`, after a few warm-up batches, and synchronises the
@@ -72,12 +72,12 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
-from core.batches import ResidentBatches, StreamBatches
-from core.preprocess import DevicePreprocess
+from core.data.batches import ResidentBatches, StreamBatches
+from core.data.preprocess import DevicePreprocess
 from core.step import build_optimizer
 from core.config.run_config import RunConfig
-from core.datasets.synthetic import make_synthetic
-from core.datasets.types import DatasetSplits
+from core.data.datasets.synthetic import make_synthetic
+from core.data.datasets.types import DatasetSplits
 from core.device.devices import resolve_device
 from core.run.events import StepsReported
 from core.models import build_model, model_spec

@@ -9,10 +9,10 @@ import pytest
 import numpy as np
 import torch
 
-from core.batches import ResidentBatches, StreamBatches
-from core.preprocess import DevicePreprocess
-from core.datasets.synthetic import make_synthetic
-from core.datasets.types import DatasetSplits
+from core.data.batches import ResidentBatches, StreamBatches
+from core.data.preprocess import DevicePreprocess
+from core.data.datasets.synthetic import make_synthetic
+from core.data.datasets.types import DatasetSplits
 
 CPU = torch.device("cpu")
 TRAIN = 512
@@ -207,7 +207,7 @@ def _shifted(image: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
 
 
 def test_whole_set_augmentation_is_a_shift_or_flip_of_the_image_it_names() -> None:
-    from core.preprocess import augment_shuffled
+    from core.data.preprocess import augment_shuffled
 
     images = torch.randint(1, 255, (300, 3, 8, 8), dtype=torch.uint8)  # no zeros: shifted-in strips show
     out, order = augment_shuffled(images, 1, True, torch.Generator().manual_seed(0), np.random.default_rng(1))

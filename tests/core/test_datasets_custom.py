@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from core.config.run_config import RunConfig
-from core.datasets import dataset_shape, load_dataset, train_size_hint
-from core.datasets.custom import load_custom
-from core.datasets.readers import held_out
+from core.data.datasets import dataset_shape, load_dataset, train_size_hint
+from core.data.datasets.custom import load_custom
+from core.data.datasets.readers import held_out
 from core.base.errors import ConfigError
 from user_code import importable_folder
 

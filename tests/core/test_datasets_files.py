@@ -19,10 +19,10 @@ import pytest
 import torch
 from PIL import Image
 
-from core.datasets.cifar import load_cifar10
-from core.datasets.download import download_dataset
-from core.datasets.imagefolder import load_imagefolder
-from core.datasets.mnist import load_mnist
+from core.data.datasets.cifar import load_cifar10
+from core.data.datasets.download import download_dataset
+from core.data.datasets.imagefolder import load_imagefolder
+from core.data.datasets.mnist import load_mnist
 from core.base.errors import DatasetError
 
 # --- writers for the real formats -------------------------------------------------------------------
@@ -349,7 +349,7 @@ def test_failed_download_removes_only_what_it_created(tmp_path: Path) -> None:
 
 
 def test_loader_downloads_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for module in ("core.datasets.mnist", "core.datasets.cifar"):  # keep the test fast where DNS hangs
+    for module in ("core.data.datasets.mnist", "core.data.datasets.cifar"):  # keep the test fast where DNS hangs
         monkeypatch.setattr(f"{module}.download_dataset", functools.partial(download_dataset, timeout_s=0.5))
     with pytest.raises(DatasetError, match="could not download fashion-mnist"):
         load_mnist(tmp_path / "new", fashion=True, download=True)

@@ -19,7 +19,7 @@ import torch
 import core.recipe
 from core.config.run_config import RunConfig
 from core.run.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
-from core.preprocess import DevicePreprocess
+from core.data.preprocess import DevicePreprocess
 from core.session import TrainingSession
 from core.step import Trainer
 

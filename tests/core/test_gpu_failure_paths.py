@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from core.config.run_config import RunConfig
-from core.datasets import resident_bytes
-from core.datasets.synthetic import val_samples
+from core.data.datasets import resident_bytes
+from core.data.datasets.synthetic import val_samples
 from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
 from core.memory.probe import MemoryProbe
 from core.session import TrainingSession

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.datasets.imagefolder import _read_image, count_train_images, load_imagefolder
+from core.data.datasets.imagefolder import _read_image, count_train_images, load_imagefolder
 from core.base.errors import DatasetError, UserError
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="needs POSIX symbolic links")

@@ -32,7 +32,7 @@ def run_python(code: str) -> str:
 
 def test_every_core_module_imports_without_qt_pyqtgraph_or_gui() -> None:
     report = json.loads(run_python(IMPORT_ALL_OF_CORE))
-    assert {"core.session", "core.cli", "core.batches", "core.memory.probe", "core.datasets.mnist"} <= set(report["imported"])
+    assert {"core.session", "core.cli", "core.data.batches", "core.memory.probe", "core.data.datasets.mnist"} <= set(report["imported"])
     assert report["gui"] == []
 
 

@@ -100,7 +100,7 @@ def test_the_range_of_every_field_is_a_message() -> None:
 
 
 def test_a_dataset_error_from_a_reader_is_a_message(tmp_path: Path) -> None:
-    from core.datasets.imagefolder import load_imagefolder
+    from core.data.datasets.imagefolder import load_imagefolder
 
     with pytest.raises(DatasetError) as caught:
         load_imagefolder(tmp_path / "missing")
@@ -116,7 +116,7 @@ def test_a_warning_of_a_reader_reaches_the_run_log_as_a_message(tmp_path: Path) 
     from PIL import Image
 
     from core.config.run_config import RunConfig
-    from core.datasets.placement import load_placed
+    from core.data.placement import load_placed
 
     for name in ("cat", "dog"):
         (tmp_path / name).mkdir()

@@ -18,7 +18,7 @@ from torch import nn
 import core.recipe
 import core.session
 from core.config.run_config import RunConfig
-from core.datasets import synthetic_bytes
+from core.data.datasets import synthetic_bytes
 from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory.probe import MemoryProbe

@@ -298,14 +298,14 @@ def test_a_batch_larger_than_a_known_training_set_is_refused_inline(form, config
 
 
 def test_batch_size_is_not_checked_against_the_dataset_before_torch_has_loaded(form):
-    form.set_config(RunConfig(synthetic_samples=256, batch_size=1024))  # core.datasets would import torch
+    form.set_config(RunConfig(synthetic_samples=256, batch_size=1024))  # core.data.datasets would import torch
     assert form.valid
     form.set_devices([CPU])
     assert not form.valid and "larger than the training set (256 images)" in form.message
 
 
 class CountingScan:
-    """Stands in for core.datasets.imagefolder.count_train_images and counts the scans."""
+    """Stands in for core.data.datasets.imagefolder.count_train_images and counts the scans."""
 
     def __init__(self, result: int | Exception) -> None:
         self.result, self.calls = result, []
@@ -319,11 +319,11 @@ class CountingScan:
 
 @pytest.fixture
 def scan(monkeypatch):
-    import core.datasets.imagefolder
+    import core.data.datasets.imagefolder
 
     def install(result: int | Exception) -> CountingScan:
         stand_in = CountingScan(result)
-        monkeypatch.setattr(core.datasets.imagefolder, "count_train_images", stand_in)
+        monkeypatch.setattr(core.data.datasets.imagefolder, "count_train_images", stand_in)
         return stand_in
 
     return install
@@ -373,7 +373,7 @@ def test_an_unusable_image_folder_says_why_and_a_failing_scan_never_raises(form,
 
 
 def test_the_real_folder_count_refuses_a_batch_larger_than_the_folder(form, tmp_path):
-    import core.datasets.imagefolder as imagefolder
+    import core.data.datasets.imagefolder as imagefolder
     from PIL import Image
 
     for name in ("cat", "dog"):

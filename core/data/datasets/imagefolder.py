@@ -25,8 +25,8 @@ import torch
 from PIL import Image
 from torchvision.datasets.folder import IMG_EXTENSIONS
 
-from core.datasets.readers import channel_stats, held_out
-from core.datasets.types import DatasetSplits, ImageSplit
+from core.data.datasets.readers import channel_stats, held_out
+from core.data.datasets.types import DatasetSplits, ImageSplit
 from core.base.errors import DatasetError
 from core.base.text import Message
 from core.base.text import semicolon_list

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from core.datasets.download import DATASET_FOLDERS, MNIST_FILES, download_dataset, missing_files_error, require_root
-from core.datasets.types import DatasetSplits, ImageSplit
+from core.data.datasets.download import DATASET_FOLDERS, MNIST_FILES, download_dataset, missing_files_error, require_root
+from core.data.datasets.types import DatasetSplits, ImageSplit
 from core.base.errors import DatasetError
 from core.base.text import Message
 

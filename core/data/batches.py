@@ -11,7 +11,7 @@ input conversion or the copy to the device): an epoch is an iterator object, not
 advances only after a batch was made, so the next call retries the same images (with the batch size
 in force then). A generator would be closed for good by the exception, and the epoch would end early.
 
-Both use the same device-side steps (`core.preprocess.DevicePreprocess`).
+Both use the same device-side steps (`core.data.preprocess.DevicePreprocess`).
 
 A checkpoint taken mid-epoch resumes at the right batch: `BatchSource.random_state()` is read at each
 epoch's start and at the checkpoint, and `BatchEpoch.position()` says how far the epoch got. Resuming
@@ -30,9 +30,9 @@ from typing import Any, Protocol
 import torch
 from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler, Sampler, SequentialSampler
 
-from core.datasets.types import DatasetSplits, ImageSplit
-from core.preprocess import DevicePreprocess
-from core.rank_data import ONE, RankBatchSampler, Shard, shard_split
+from core.data.datasets.types import DatasetSplits, ImageSplit
+from core.data.preprocess import DevicePreprocess
+from core.data.sharding import ONE, RankBatchSampler, Shard, shard_split
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 Note = tuple[str, str]  # (level: "info" or "warning", text), for the run's log
@@ -231,7 +231,7 @@ class StreamBatches:
 
     def __init__(self, splits: DatasetSplits, device: torch.device, batch_size: int, preprocess: DevicePreprocess,
                  workers: int, pin_memory: bool, non_blocking: bool, seed: int, shard: Shard = ONE) -> None:
-        """`shard`: a rank of a data-parallel run takes its part of each global batch (core.rank_data)."""
+        """`shard`: a rank of a data-parallel run takes its part of each global batch (core.data.sharding)."""
         self.train = _on(splits.train, torch.device("cpu"))
         self.val = shard_split(_on(splits.val, torch.device("cpu")), shard, equal=False)
         self.shard = shard

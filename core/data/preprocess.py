@@ -9,8 +9,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from core.datasets.types import DatasetSplits
-from core.rank_data import ONE, Shard
+from core.data.datasets.types import DatasetSplits
+from core.data.sharding import ONE, Shard
 
 
 class DevicePreprocess:

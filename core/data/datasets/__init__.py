@@ -1,7 +1,7 @@
 """Dataset loading: one entry point that reads the config and returns uint8 splits.
 
 `synthetic` is generated directly where it will live (on the device for the resident placement);
-the file formats, and your own dataset (`package.module:factory`, `core.datasets.custom`), are read
+the file formats, and your own dataset (`package.module:factory`, `core.data.datasets.custom`), are read
 into host memory, from which either placement takes them.
 """
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import torch
 
 from core.config.run_config import RunConfig
-from core.datasets.synthetic import make_synthetic, synthetic_bytes
-from core.datasets.types import DatasetSplits, ImageSplit
+from core.data.datasets.synthetic import make_synthetic, synthetic_bytes
+from core.data.datasets.types import DatasetSplits, ImageSplit
 from core.config.user_callables import is_spec
 
 __all__ = ["DatasetSplits", "ImageSplit", "dataset_shape", "default_data_dir", "load_dataset", "resident_bytes",
@@ -43,11 +43,11 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
     """(channels, height, width, classes, images) without loading the data: enough to size a run. Your own
     dataset is the exception: its factory says its shape only by returning it, so it is loaded."""
     if is_spec(config.dataset):
-        from core.datasets.custom import custom_shape
+        from core.data.datasets.custom import custom_shape
 
         return custom_shape(config.dataset, config.seed)
     if config.dataset == "synthetic":
-        from core.datasets.synthetic import CHANNELS, NUM_CLASSES, SIZE, val_samples
+        from core.data.datasets.synthetic import CHANNELS, NUM_CLASSES, SIZE, val_samples
 
         return CHANNELS, SIZE, SIZE, NUM_CLASSES, config.synthetic_samples + val_samples(config.synthetic_samples)
     if config.dataset in _SHAPES:
@@ -71,21 +71,21 @@ def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int =
     """Load `config.dataset`. Synthetic data is generated on `generate_on`; files are read to the host."""
     root = Path(config.data_dir) if config.data_dir else default_data_dir()
     if is_spec(config.dataset):
-        from core.datasets.custom import load_custom
+        from core.data.datasets.custom import load_custom
 
         return load_custom(config.dataset, config.seed)
     if config.dataset == "synthetic":
         return make_synthetic(config.synthetic_samples, config.seed, generate_on)
     if config.dataset in ("mnist", "fashion-mnist"):
-        from core.datasets.mnist import load_mnist
+        from core.data.datasets.mnist import load_mnist
 
         return load_mnist(root, fashion=config.dataset == "fashion-mnist", download=config.download)
     if config.dataset == "cifar10":
-        from core.datasets.cifar import load_cifar10
+        from core.data.datasets.cifar import load_cifar10
 
         return load_cifar10(root, download=config.download)
     if config.dataset == "imagefolder":
-        from core.datasets.imagefolder import load_imagefolder
+        from core.data.datasets.imagefolder import load_imagefolder
 
         return load_imagefolder(root, image_size=image_size, seed=config.seed)
     raise AssertionError(f"unhandled dataset {config.dataset}")  # RunConfig validated the choice

@@ -29,8 +29,8 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, Subset, TensorDataset
 
-from core.datasets.readers import channel_stats, held_out
-from core.datasets.types import DatasetSplits, ImageSplit
+from core.data.datasets.readers import channel_stats, held_out
+from core.data.datasets.types import DatasetSplits, ImageSplit
 from core.base.errors import ConfigError
 from core.base.text import Message
 from core.base.text import format_bytes
@@ -345,7 +345,7 @@ def _declared_classes(dataset: Any) -> int | None:
 
 def _pil_to_chw(image: Any) -> torch.Tensor:
     """A PIL image as a C x H x W tensor: 8-bit modes as they are, others as 8-bit RGB (as an image folder)."""
-    from core.datasets.imagefolder import _to_rgb
+    from core.data.datasets.imagefolder import _to_rgb
 
     if image.mode not in ("L", "RGB", "RGBA"):
         image = _to_rgb(image)

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from core.datasets.download import CIFAR10_FOLDER, download_dataset, missing_files_error, require_root
-from core.datasets.types import DatasetSplits, ImageSplit
+from core.data.datasets.download import CIFAR10_FOLDER, download_dataset, missing_files_error, require_root
+from core.data.datasets.types import DatasetSplits, ImageSplit
 from core.base.errors import DatasetError
 from core.base.text import Message
 

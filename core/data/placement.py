@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import torch
 
 from core.config.run_config import RunConfig
-from core.datasets import DatasetSplits, load_dataset, resident_bytes
-from core.datasets.synthetic import CHANNELS, SIZE, val_samples
+from core.data.datasets import DatasetSplits, load_dataset, resident_bytes
+from core.data.datasets.synthetic import CHANNELS, SIZE, val_samples
 from core.base.errors import DatasetError
 from core.base.text import Message, message_of
 from core.base.text import format_bytes
