@@ -101,7 +101,7 @@ def trial_parts(config: RunConfig, batch_size: int, device):
     import torch
 
     from core.data.datasets import dataset_shape
-    from core.models import model_spec
+    from core.model.models import model_spec
     from core.recipe import build_trainer
 
     channels, height, width, classes, _ = dataset_shape(config)

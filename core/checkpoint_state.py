@@ -22,7 +22,7 @@ from core.base.errors import UserError
 from core.base.text import Message
 from core.recipe import RunParts
 from core.run_state import RunState
-from core.step import Trainer
+from core.model.step import Trainer
 
 RandomStates = dict[str, Any]
 _OPTIMIZER_RUNTIME = ("fused", "foreach", "capturable", "differentiable")  # how this run's optimizer steps

@@ -32,7 +32,7 @@ class Comparison(RunControls):
         super().__init__()
         if base.model == "auto":  # one model for every run: `auto` on each device would race different models
             from core.device.devices import resolve_device
-            from core.models import resolve_model
+            from core.model.models import resolve_model
 
             base = base.replace(model=resolve_model("auto", resolve_device("auto")))
         self.contenders: tuple[Contender, ...] = plan(base, overrides)  # ConfigError before anything runs

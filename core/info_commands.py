@@ -70,7 +70,7 @@ def command_devices(as_json: bool) -> int:
 
 
 def command_models() -> int:
-    from core.models import available_models
+    from core.model.models import available_models
 
     out("\n".join(available_models()))
     print("or your own: --model package.module:factory (or path/to/file.py:factory), a callable returning an "

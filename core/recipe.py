@@ -19,10 +19,10 @@ from core.data.placement import Placement, load_placed
 from core.device.devices import amp_dtype
 from core.device.fast_paths import check_fast_paths
 from core.base.text import Message
-from core.models import ModelSpec, build_model, model_spec, resolve_model
+from core.model.models import ModelSpec, build_model, model_spec, resolve_model
 from core.data.preprocess import DevicePreprocess
 from core.data.sharding import ONE, Shard
-from core.step import Trainer, build_optimizer
+from core.model.step import Trainer, build_optimizer
 from core.config.user_callables import is_spec
 
 
@@ -32,7 +32,7 @@ def check_model_input(config: RunConfig, model: torch.nn.Module, channels: int, 
     before training: a ConfigError naming it when it fails on them or gives other than one logit per class.
     The pass also builds its lazy modules (nn.LazyLinear, ...). The built-in models are made for any input."""
     if is_spec(config.model):
-        from core.user_models import check_output
+        from core.model.user_models import check_output
 
         check_output(model, config.model, channels, height, width, num_classes, config.channels_last)
 

@@ -41,12 +41,12 @@ from core.run.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogM
                          RunFinished, RunPaused, RunResumed, RunStarted)
 from core.memory.probe import MemoryProbe, clear_cache, has_cache
 from core.base.text import Message
-from core.models import count_parameters
+from core.model.models import count_parameters
 from core.base.readonly import ReadOnlyDict
 from core.recipe import RunParts, build_run, config_for_device, generator_for
 from core.run_state import RunState, config_as_run, epoch_exhausted, planned_steps
 from core.memory.snapshot import MemoryHistory, snapshot_event
-from core.step import compile_failure
+from core.model.step import compile_failure
 
 MAX_OOM_RETRIES = oom_recovery.MAX_OOM_RETRIES  # halvings of the batch a run makes before it stops
 

@@ -151,7 +151,7 @@ class MainWindow(QMainWindow):
     def on_torch_ready(self) -> None:
         """Called once torch has been imported (in the background at launch): fill devices and models."""
         self.torch_loaded = True
-        from core.models import available_models
+        from core.model.models import available_models
 
         self.form.set_models(available_models())
         self.device_watch.start()

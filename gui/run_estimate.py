@@ -115,10 +115,10 @@ def estimate_text(seconds: float, measurement: Measurement) -> str:
 
 
 def resolved_model(name: str, device_kind: str) -> str:
-    """The model `name` stands for on a device of `device_kind` (core.models.resolve_model; torch loaded)."""
+    """The model `name` stands for on a device of `device_kind` (core.model.models.resolve_model; torch loaded)."""
     import torch
 
-    from core.models import resolve_model
+    from core.model.models import resolve_model
 
     return resolve_model(name, torch.device(device_kind))
 

@@ -74,13 +74,13 @@ from torch.utils.data import DataLoader
 
 from core.data.batches import ResidentBatches, StreamBatches
 from core.data.preprocess import DevicePreprocess
-from core.step import build_optimizer
+from core.model.step import build_optimizer
 from core.config.run_config import RunConfig
 from core.data.datasets.synthetic import make_synthetic
 from core.data.datasets.types import DatasetSplits
 from core.device.devices import resolve_device
 from core.run.events import StepsReported
-from core.models import build_model, model_spec
+from core.model.models import build_model, model_spec
 from core.store.recorder import RunRecorder
 from core.session import TrainingSession
 

@@ -91,7 +91,7 @@ def latency_bare_thread(app: QApplication, seconds: float) -> list[float]:
     import torch
     import torch.nn.functional as F
 
-    from core.models import build_model
+    from core.model.models import build_model
 
     stop = threading.Event()
 

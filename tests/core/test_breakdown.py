@@ -23,7 +23,7 @@ from core.config.run_config import RunConfig
 from core.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 from core.memory.probe import MemoryProbe
 from core.session import TrainingSession
-from core.step import Trainer, build_optimizer
+from core.model.step import Trainer, build_optimizer
 
 F32, I64 = 4, 8
 HIDDEN, CLASSES = 16, 10

@@ -21,7 +21,7 @@ from core.config.run_config import RunConfig
 from core.run.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
 from core.data.preprocess import DevicePreprocess
 from core.session import TrainingSession
-from core.step import Trainer
+from core.model.step import Trainer
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = 512

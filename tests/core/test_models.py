@@ -10,9 +10,9 @@ import torch
 from torch import nn
 
 from core.base.errors import ConfigError
-from core.models import (ModelSpec, TinyCNN, available_models, build_model, count_parameters, model_spec,
+from core.model.models import (ModelSpec, TinyCNN, available_models, build_model, count_parameters, model_spec,
                          resolve_model)
-from core.user_models import check_output
+from core.model.user_models import check_output
 from user_code import importable_folder
 
 

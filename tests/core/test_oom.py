@@ -20,7 +20,7 @@ from torch import nn
 import core.recipe
 from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory, RunFinished, StepsReported
-from core.models import build_model
+from core.model.models import build_model
 from core.session import MAX_OOM_RETRIES, TrainingSession
 
 BATCH = 32
@@ -224,7 +224,7 @@ import core.recipe
 from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory
 from core.memory.probe import MemoryProbe
-from core.models import build_model
+from core.model.models import build_model
 from core.session import TrainingSession
 
 held = []

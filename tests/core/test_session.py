@@ -22,7 +22,7 @@ from core.data.datasets import synthetic_bytes
 from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory.probe import MemoryProbe
-from core.models import TinyCNN, build_model, count_parameters
+from core.model.models import TinyCNN, build_model, count_parameters
 from core.session import TrainingSession
 from core.base.text import format_bytes
 

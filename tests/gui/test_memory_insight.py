@@ -23,7 +23,7 @@ from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished
 from core.base.text import Message
-from core.models import build_model
+from core.model.models import build_model
 from core.device.nvml import GpuProcess, GpuStatus
 from core.run.summary import RunSummary
 from gui.breakdown_view import BreakdownView

@@ -29,7 +29,7 @@ import core.session
 from core.device.devices import list_devices
 from core.config.presets import PRESETS
 from core.run.summary import RunSummary
-from core.models import available_models
+from core.model.models import available_models
 from gui import i18n
 from gui.about import window_system_info
 from gui.run_state import RunState

@@ -1,5 +1,5 @@
 """Model construction: tiny-cnn, resnet18 with a CIFAR stem, speedrun-net, any torchvision classifier, or
-your own (`package.module:factory`, built by `core.user_models`).
+your own (`package.module:factory`, built by `core.model.user_models`).
 
 All models are built with `weights=None`: no download ever happens. Pretrained weights are not offered
 here because the app's job is to watch training from scratch; a name torchvision does not know is a
@@ -115,7 +115,7 @@ def model_spec(name: str, data_channels: int) -> ModelSpec:
 def build_model(name: str, num_classes: int, in_channels: int) -> nn.Module:
     """Build the named model with freshly initialised weights (seed torch first for reproducibility)."""
     if is_spec(name):
-        from core.user_models import build_user_model
+        from core.model.user_models import build_user_model
 
         return build_user_model(name, num_classes, in_channels)
     if name == "tiny-cnn":
