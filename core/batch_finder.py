@@ -96,13 +96,13 @@ def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int |
 
 
 def trial_parts(config: RunConfig, batch_size: int, device):
-    """The run's own trainer (`core.recipe.build_trainer`) and one batch shaped like the run's (random
+    """The run's own trainer (`core.engine.recipe.build_trainer`) and one batch shaped like the run's (random
     values: memory depends on shapes)."""
     import torch
 
     from core.data.datasets import dataset_shape
     from core.model.models import model_spec
-    from core.recipe import build_trainer
+    from core.engine.recipe import build_trainer
 
     channels, height, width, classes, _ = dataset_shape(config)
     spec = model_spec(config.model, channels)
@@ -218,7 +218,7 @@ def find_batch_size(config: RunConfig, capacity: int | None = None,
     """Search for the largest batch size whose peak stays under capacity * (1 - margin)."""
     check_search_options(margin, start, max_batch)
     from core.device.devices import resolve_device
-    from core.recipe import config_for_device
+    from core.engine.recipe import config_for_device
 
     device = resolve_device(config.device)
     # the model `auto` stands for here; trials run eagerly: torch.compile would spend ~30 s per trial building

@@ -160,7 +160,7 @@ def command_run(args: argparse.Namespace) -> int:
         if getattr(args, field):
             check_output_path(field, getattr(args, field))
     from core.progress import ProgressBar
-    from core.session import TrainingSession
+    from core.engine.session import TrainingSession
 
     if args.memory_snapshot:
         from core.device.devices import resolve_device

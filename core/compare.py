@@ -50,7 +50,7 @@ class Comparison(RunControls):
 
     def run(self) -> ComparisonResult:
         from core.rank_relay import DataParallelRun
-        from core.session import TrainingSession
+        from core.engine.session import TrainingSession
 
         self.emit(ComparisonStarted(self.contenders, self.steps))
         results: list[ContenderResult] = []
@@ -115,7 +115,7 @@ def _check_runnable(contender: Contender) -> None:
     from core.device.devices import resolve_device
     from core.device.fast_paths import check_fast_paths
     from core.options import option_name
-    from core.recipe import config_for_device
+    from core.engine.recipe import config_for_device
 
     try:
         device = resolve_device(contender.config.device)

@@ -15,7 +15,7 @@ from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 
 if TYPE_CHECKING:
-    from core.checkpoint import CheckpointPolicy
+    from core.engine.checkpoint import CheckpointPolicy
 
 PROG = "gpu-train-monitor"
 COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size", "info", "runs")
@@ -119,7 +119,7 @@ def checkpoint_policy(args: argparse.Namespace) -> CheckpointPolicy:
     """The checkpoint options as a policy; ConfigError naming the option for a bad value."""
     from pathlib import Path
 
-    from core.checkpoint import CheckpointPolicy
+    from core.engine.checkpoint import CheckpointPolicy
 
     for field in ("checkpoint_every", "checkpoint_keep"):
         if getattr(args, field) < 0:
@@ -133,7 +133,7 @@ def checkpoint_policy(args: argparse.Namespace) -> CheckpointPolicy:
 
 def resumed_config_from_args(args: argparse.Namespace) -> RunConfig:
     """The config of `--resume PATH`: the checkpoint's, with the options given (checked by the session)."""
-    from core.checkpoint import read_info, resume_config
+    from core.engine.checkpoint import read_info, resume_config
 
     if getattr(args, "preset", None):
         raise ConfigError("preset", "a resumed run keeps its checkpoint's settings; leave --preset out")

@@ -161,7 +161,7 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     window = MainWindow(settings, runs_db, record)
     window.language = installed  # its translators live as long as the window
     if screenshot:  # nor write checkpoints into the user's data folder
-        from core.checkpoint import ON_REQUEST
+        from core.engine.checkpoint import ON_REQUEST
 
         window.controller.checkpoints = ON_REQUEST
     if config is not None:

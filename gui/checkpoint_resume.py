@@ -23,7 +23,7 @@ from gui.form_text import choice_text
 from gui.locale_format import integer
 
 if TYPE_CHECKING:
-    from core.checkpoint import CheckpointInfo
+    from core.engine.checkpoint import CheckpointInfo
     from gui.main_window import MainWindow
 
 
@@ -43,7 +43,7 @@ class CheckpointResume(QObject):
 
     @Slot()
     def _on_triggered(self) -> None:
-        from core.checkpoint import default_dir
+        from core.engine.checkpoint import default_dir
 
         folder = default_dir()
         path, _ = file_dialogs.get_open_file_name(self.window, self.tr("Resume from checkpoint"),
@@ -56,7 +56,7 @@ class CheckpointResume(QObject):
     def resume_file(self, path: str) -> None:
         """Ask how long the checkpoint at `path` goes on, then resume it (the File menu's file, or one the Runs
         tab lists for a run)."""
-        from core.checkpoint import read_info
+        from core.engine.checkpoint import read_info
 
         if self._is_store_file(path):  # reading it would open and close the store's file: SQLite's locks gone
             self._refuse(self.tr("{path} is a file of the run store, not a checkpoint").format(path=path))
@@ -93,7 +93,7 @@ class CheckpointResume(QObject):
 
     def resume(self, path: str, epochs: int) -> str | None:
         """Continue the checkpoint's run up to epoch `epochs`; returns why it could not start, else None."""
-        from core.checkpoint import read_info, resume_config
+        from core.engine.checkpoint import read_info, resume_config
 
         try:
             info = read_info(path)

@@ -39,7 +39,7 @@ class Race:
 
 
 def spread(rates: Sequence[float]) -> tuple[float, float, float] | None:
-    """(median, 10th, 90th percentile) of per-report images/s, as `core.run_state` figures the summary."""
+    """(median, 10th, 90th percentile) of per-report images/s, as `core.engine.loop_state` figures the summary."""
     if not rates:
         return None
     values = np.asarray(rates, dtype=float)

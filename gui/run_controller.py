@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
-from core.checkpoint import CheckpointPolicy
+from core.engine.checkpoint import CheckpointPolicy
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from gui.background import BackgroundTask
@@ -78,7 +78,7 @@ class RunController(QObject):
 
     def start(self, config: RunConfig, record_memory_history: bool = False, resume: str | None = None,
               checkpoints: CheckpointPolicy | None = None) -> None:
-        """Start a run of `config`; with `resume`, continue that checkpoint's run (`core.checkpoint.read_config`
+        """Start a run of `config`; with `resume`, continue that checkpoint's run (`core.engine.checkpoint.read_config`
         gives the config to show first). Raises UserError, before any thread starts, for a checkpoint that
         cannot be read or resumed with `config` (a ConfigError names the field).
 
@@ -94,7 +94,7 @@ class RunController(QObject):
                     count=integer(config.nproc)))
             self.launcher.start(config, resume)  # it saves no checkpoints
             return
-        from core.session import TrainingSession
+        from core.engine.session import TrainingSession
 
         session = TrainingSession(config, record_memory_history=record_memory_history,
                                   checkpoints=checkpoints or self.checkpoints, resume=resume)
@@ -183,7 +183,7 @@ class RunController(QObject):
         """A single run is under way (a comparison's runs save no checkpoints)."""
         if self.session is None:  # no run: nothing to import torch for
             return False
-        from core.session import TrainingSession
+        from core.engine.session import TrainingSession
 
         return isinstance(self.session, TrainingSession)
 

@@ -23,7 +23,7 @@ def format_duration(seconds: float | None) -> str:
 
 
 class RateMedian:
-    """A live run's images/s as its summary measures it (core.run_state): the median of the reports' rates
+    """A live run's images/s as its summary measures it (core.engine.loop_state): the median of the reports' rates
     after the first, which holds start-up and torch.compile (the warm-up). Kept sorted: a report costs a
     bisect, not a sort of every rate so far."""
 

@@ -82,7 +82,7 @@ from core.device.devices import resolve_device
 from core.run.events import StepsReported
 from core.model.models import build_model, model_spec
 from core.store.recorder import RunRecorder
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 
 BATCH = 64  # the seed article's batch size; all three data paths use it
 # Targets differ by device kind: a GPU makes the resident path's on-device work nearly free and a

@@ -15,14 +15,14 @@ import pytest
 import torch
 from torch import nn
 
-import core.loss_report
-import core.recipe
+import core.engine.report
+import core.engine.recipe
 from core.memory.breakdown import StepMemoryRecorder, optimizer_bytes
 from core.cli import main
 from core.config.run_config import RunConfig
 from core.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 from core.memory.probe import MemoryProbe
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 from core.model.step import Trainer, build_optimizer
 
 F32, I64 = 4, 8
@@ -117,8 +117,8 @@ BATCH = 32
 @pytest.mark.parametrize("optimizer", ["sgd", "adamw"])
 def test_a_run_reports_the_hand_counted_breakdown_once_per_report(monkeypatch: pytest.MonkeyPatch,
                                                                    optimizer: str) -> None:
-    monkeypatch.setattr(core.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
-    monkeypatch.setattr(core.loss_report, "BREAKDOWN_PERIOD_S", 0.0)  # every report (by default at most 1/s)
+    monkeypatch.setattr(core.engine.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
+    monkeypatch.setattr(core.engine.report, "BREAKDOWN_PERIOD_S", 0.0)  # every report (by default at most 1/s)
     events: list[object] = []
 
     def observe(event: object) -> None:
@@ -170,7 +170,7 @@ def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path, capsys: pytes
 
 
 def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
+    monkeypatch.setattr(core.engine.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
     events: list[object] = []
     config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, max_steps=8,
                        report_interval=0.01)
@@ -181,7 +181,7 @@ def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.Monkey
     breakdowns = [e for e in events if isinstance(e, MemoryBreakdown)]
     assert breakdowns and breakdowns[0].step == 1
     # the first step is sampled, then at most one more per period: (n - 1) periods fit in the run
-    assert len(breakdowns) <= 1 + elapsed / core.loss_report.BREAKDOWN_PERIOD_S
+    assert len(breakdowns) <= 1 + elapsed / core.engine.report.BREAKDOWN_PERIOD_S
     assert len(reports) >= 2  # there were reports that were not all sampled when the run was short
-    if elapsed < core.loss_report.BREAKDOWN_PERIOD_S:
+    if elapsed < core.engine.report.BREAKDOWN_PERIOD_S:
         assert len(breakdowns) == 1

@@ -346,7 +346,7 @@ def test_a_sessions_config_error_is_shown_as_the_option_its_field_names(
         expected: str) -> None:
     monkeypatch.setattr(FailingSession, "error_field", field)
     monkeypatch.setattr(FailingSession, "message", message)
-    monkeypatch.setattr("core.session.TrainingSession", FailingSession)
+    monkeypatch.setattr("core.engine.session.TrainingSession", FailingSession)
     code = main(["run", *FAST])
     out, err = capsys.readouterr()
     assert code == 2 and out == ""

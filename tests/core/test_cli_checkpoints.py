@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.checkpoint import read_info
+from core.engine.checkpoint import read_info
 from core.cli import build_parser, main
 from test_cli import FAST, cli, user_error_line
 
@@ -146,8 +146,8 @@ def test_a_branch_saves_its_own_checkpoints_and_leaves_the_original_runs_alone(c
 
 def test_a_run_never_replaces_a_checkpoint_it_did_not_write(tmp_path: Path) -> None:
     """A checkpoint saved meanwhile by a run still going on elsewhere is kept: this run's go elsewhere."""
-    from core.checkpoint import CheckpointPolicy
-    from core.checkpointer import Checkpointer
+    from core.engine.checkpoint import CheckpointPolicy
+    from core.engine.checkpointing import Checkpointer
 
     checkpointer = Checkpointer(CheckpointPolicy(directory=str(tmp_path)), "abc")
     theirs = tmp_path / "abc" / "step-8.pt"

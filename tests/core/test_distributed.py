@@ -20,7 +20,7 @@ import pytest
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError
 from core.store.run_store import RunStore, StoreError
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 TINY = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "512", "--batch-size", "64"]

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 import torch
 
-import core.recipe
+import core.engine.recipe
 from core.config.run_config import RunConfig
 from core.run.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
 from core.data.preprocess import DevicePreprocess
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 from core.model.step import Trainer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,7 +129,7 @@ def test_a_failed_optimizer_step_does_not_leave_the_scaler_half_way(monkeypatch:
     """An enabled GradScaler (as fp16 uses) and an out-of-memory error inside optimizer.step() at step 5:
     the scaler kept that optimizer marked as unscaled, the next step skipped unscale_ and applied
     gradients multiplied by the loss scale (65536): the loss went from 2.1 to 237,944."""
-    build = core.recipe.build_trainer
+    build = core.engine.recipe.build_trainer
 
     def build_trainer(config: RunConfig, device: torch.device, in_channels: int, classes: int,
                       *image_size: tuple[int, int]) -> Trainer:
@@ -146,7 +146,7 @@ def test_a_failed_optimizer_step_does_not_leave_the_scaler_half_way(monkeypatch:
         trainer.optimizer.step = failing_step  # type: ignore[method-assign]
         return trainer
 
-    monkeypatch.setattr(core.recipe, "build_trainer", build_trainer)
+    monkeypatch.setattr(core.engine.recipe, "build_trainer", build_trainer)
     finished, events = run(on_oom="shrink", max_steps=12, lr=0.05)
     assert finished.status == "completed", finished.message
     losses = [loss for report in of_type(events, StepsReported) for loss in report.losses]

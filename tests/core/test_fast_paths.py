@@ -13,7 +13,7 @@ import torch
 
 from core.config.run_config import RunConfig
 from core.device.fast_paths import check_fast_paths, compile_problem
-from core.recipe import build_trainer
+from core.engine.recipe import build_trainer
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}

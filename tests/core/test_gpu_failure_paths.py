@@ -15,7 +15,7 @@ from core.data.datasets import resident_bytes
 from core.data.datasets.synthetic import val_samples
 from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
 from core.memory.probe import MemoryProbe
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 
 pytestmark = pytest.mark.gpu
 

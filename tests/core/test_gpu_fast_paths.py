@@ -9,7 +9,7 @@ import torch
 from core.compare import Comparison
 from core.config.run_config import RunConfig
 from core.config.presets import preset
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 
 pytestmark = pytest.mark.gpu
 

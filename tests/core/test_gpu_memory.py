@@ -26,7 +26,7 @@ from core.config.run_config import RunConfig
 from core.run.events import (CacheCleared, EpochStarted, MemoryBreakdown, OutOfMemory, RunFinished, RunPaused,
                          RunResumed, SnapshotSaved, StepsReported)
 from core.memory.probe import MemoryProbe
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 
 pytestmark = pytest.mark.gpu
 

@@ -32,7 +32,7 @@ def run_python(code: str) -> str:
 
 def test_every_core_module_imports_without_qt_pyqtgraph_or_gui() -> None:
     report = json.loads(run_python(IMPORT_ALL_OF_CORE))
-    assert {"core.session", "core.cli", "core.data.batches", "core.memory.probe", "core.data.datasets.mnist"} <= set(report["imported"])
+    assert {"core.engine.session", "core.cli", "core.data.batches", "core.memory.probe", "core.data.datasets.mnist"} <= set(report["imported"])
     assert report["gui"] == []
 
 
@@ -59,4 +59,4 @@ def test_the_window_does_not_load_the_cli() -> None:
 
 
 def test_the_batch_finder_does_not_load_the_training_session() -> None:
-    assert _loaded_after("import core.batch_finder", ("core.session",)) == []
+    assert _loaded_after("import core.batch_finder", ("core.engine.session",)) == []

@@ -17,11 +17,11 @@ import pytest
 import torch
 from torch import nn
 
-import core.recipe
+import core.engine.recipe
 from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory, RunFinished, StepsReported
 from core.model.models import build_model
-from core.session import MAX_OOM_RETRIES, TrainingSession
+from core.engine.session import MAX_OOM_RETRIES, TrainingSession
 
 BATCH = 32
 MESSAGE = ("CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.55 GiB of which "
@@ -73,7 +73,7 @@ def patch_model(monkeypatch: pytest.MonkeyPatch, fails: Callable[[int, int], boo
         models.refs.append(weakref.ref(model))
         return model
 
-    monkeypatch.setattr(core.recipe, "build_model", build)
+    monkeypatch.setattr(core.engine.recipe, "build_model", build)
     return models
 
 
@@ -190,7 +190,7 @@ class RealCpuAllocationFailure(nn.Module):
 
 
 def test_a_real_cpu_allocation_failure_is_an_out_of_memory_event(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.recipe, "build_model",
+    monkeypatch.setattr(core.engine.recipe, "build_model",
                         lambda name, classes, channels: RealCpuAllocationFailure(build_model(name, classes, channels)))
     events: list[object] = []
     config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, on_oom="stop")
@@ -220,12 +220,12 @@ def test_after_a_shrink_progress_counts_the_extra_steps(monkeypatch: pytest.Monk
 LIMITED_RUN = r'''
 import json, torch
 from torch import nn
-import core.recipe
+import core.engine.recipe
 from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory
 from core.memory.probe import MemoryProbe
 from core.model.models import build_model
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 
 held = []
 class Greedy(nn.Module):
@@ -239,7 +239,7 @@ class Greedy(nn.Module):
             torch.empty(8 * 2**30, dtype=torch.uint8)
         return self.inner(x)
 
-core.recipe.build_model = lambda name, classes, channels: Greedy(build_model(name, classes, channels))
+core.engine.recipe.build_model = lambda name, classes, channels: Greedy(build_model(name, classes, channels))
 events = []
 config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=4, on_oom="shrink",
                    report_interval=0.01)

@@ -13,7 +13,7 @@ from core.data.batches import transfer_policy, usable_workers
 from core.data.datasets import resident_bytes
 from core.data.placement import Placement, choose_placement
 from core.base.errors import DatasetError
-from core.recipe import generator_for
+from core.engine.recipe import generator_for
 
 GiB, MiB = 2**30, 2**20
 
@@ -163,7 +163,7 @@ def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: py
     those images counted as skipped rather than reported as a short `completed` run or a failure."""
     from core.data.batches import _IndexedImages
     from core.config.run_config import RunConfig
-    from core.session import TrainingSession
+    from core.engine.session import TrainingSession
 
     original, calls = _IndexedImages.__getitem__, []
 

@@ -27,7 +27,7 @@ from core.memory.probe import MemoryProbe, MemorySample
 from core.export.run_export import export_run
 from core.store.recorder import RunRecorder
 from core.store.run_store import RankReportRow, RunStore
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 from core.base.text import format_bytes
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)

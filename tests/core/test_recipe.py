@@ -1,4 +1,4 @@
-"""Runs built by `core.recipe.build_run` from your own model and dataset (`module:factory`, modules the test
+"""Runs built by `core.engine.recipe.build_run` from your own model and dataset (`module:factory`, modules the test
 writes): both placements, the resident fit check, the session's user error, a comparison and a finder
 trial (in its own process) all take them as they take the built-in names."""
 
@@ -14,8 +14,8 @@ from core.compare import Comparison
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, DatasetError
 from core.run.events import Event, LogMessage, RunStarted
-from core.recipe import build_run, generator_for
-from core.session import TrainingSession
+from core.engine.recipe import build_run, generator_for
+from core.engine.session import TrainingSession
 from user_code import importable_folder
 
 OWN = dict(device="cpu", model="mymodels:small_net", dataset="mydata:blobs", batch_size=8, max_steps=4,

@@ -29,7 +29,7 @@ from core.export.run_export import export_run, run_document
 from core.store.recorder import RunRecorder
 from core.export.step_table import step_elapsed, step_table
 from core.store.run_store import ReportRow, RunNotFound, RunStore
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 NAN_RUN_LOSSES = [2.0, 1.8, 1.5, math.nan, math.inf]  # steps 1..5 after the resume

@@ -33,7 +33,7 @@ from core.run.events import Event, RunFinished, RunStarted, StepsReported
 from core.store.recorder import RunRecorder, open_recorder
 from core.store.run_store import (INTERRUPTED, RunNotFound, RunStore, StoreError, default_store_path, process_alive,
                             store_problem)
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 from core.base.text import Message
 from core.store.schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
 

@@ -15,15 +15,15 @@ import pytest
 import torch
 from torch import nn
 
-import core.recipe
-import core.session
+import core.engine.recipe
+import core.engine.session
 from core.config.run_config import RunConfig
 from core.data.datasets import synthetic_bytes
 from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
 from core.memory.probe import MemoryProbe
 from core.model.models import TinyCNN, build_model, count_parameters
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 from core.base.text import format_bytes
 
 TRAIN, BATCH = 256, 32
@@ -337,7 +337,7 @@ class OutOfMemoryOnce(nn.Module):
 
 @pytest.fixture
 def out_of_memory_at_step_3(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.recipe, "build_model",
+    monkeypatch.setattr(core.engine.recipe, "build_model",
                         lambda name, classes, channels: OutOfMemoryOnce(build_model(name, classes, channels), at=3))
 
 
@@ -384,7 +384,7 @@ def test_a_crash_inside_the_loop_is_reported_not_raised(monkeypatch: pytest.Monk
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             raise RuntimeError("mat1 and mat2 shapes cannot be multiplied")
 
-    monkeypatch.setattr(core.recipe, "build_model", lambda name, classes, channels: Broken(3, classes))
+    monkeypatch.setattr(core.engine.recipe, "build_model", lambda name, classes, channels: Broken(3, classes))
     session, events = make_session()
     finished = session.run()
     assert finished.status == "failed" and not finished.user_error

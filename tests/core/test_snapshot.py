@@ -15,7 +15,7 @@ from core.cli import main
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.run.events import LogMessage, MemoryBreakdown, RunFinished, RunStarted, SnapshotSaved, StepsReported
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 from core.memory.snapshot import MemoryHistory, unsupported_reason
 
 FAST = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=3,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from core.config.run_config import RunConfig
 from core.store.recorder import RunRecorder
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 
 ROOT = Path(__file__).resolve().parents[2]
 # a run of a second on the CPU: tiny-cnn, a few hundred synthetic images

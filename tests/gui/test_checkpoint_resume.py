@@ -30,7 +30,7 @@ def test_a_window_run_resumed_from_its_epoch_checkpoint_continues_the_same_run_a
     assert [(c.step, c.reason) for c in saved] == [(8, "epoch")]  # the window checkpoints each epoch's end
     first_losses = [loss for e in first.of(StepsReported) for loss in e.losses]
 
-    from core.checkpoint import read_info
+    from core.engine.checkpoint import read_info
 
     assert resumable_epochs(read_info(saved[0].path)) == (2, 2)  # after epoch 1 of 1: one more is offered
     second = run_to_end(qtbot, window, lambda: window.resumer.resume(saved[0].path, epochs=3))
@@ -64,11 +64,11 @@ def test_a_checkpoint_that_carries_code_is_refused_in_the_log_and_nothing_starts
 
 
 def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qtbot, make_window, monkeypatch):
-    import core.checkpoint
+    import core.engine.checkpoint
 
     window = make_window(ONE_EPOCH)
     opened: list[str] = []
-    monkeypatch.setattr(core.checkpoint, "read_info", lambda path: opened.append(path))
+    monkeypatch.setattr(core.engine.checkpoint, "read_info", lambda path: opened.append(path))
     store = str(window.controller.store_path)
     for path in (store, store + "-wal"):  # opening and closing either would drop SQLite's locks on it
         window.resumer.resume_file(path)

@@ -91,9 +91,9 @@ def test_a_ready_made_comparison_races_two_cpu_runs_to_a_headline(qtbot, window)
 
 
 def test_stop_pause_and_clear_cache_reach_the_run_under_way(qtbot, window, monkeypatch):
-    import core.session
+    import core.engine.session
 
-    monkeypatch.setattr(core.session, "clear_cache", lambda device: 4096)
+    monkeypatch.setattr(core.engine.session, "clear_cache", lambda device: 4096)
     events = EventRecorder()
     window.controller.event.connect(events.on_event)
     start_long(qtbot, window)

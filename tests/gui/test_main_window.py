@@ -180,9 +180,9 @@ def test_clear_cache_at_rest_marks_the_plot_and_logs_bytes_freed(window, monkeyp
 
 
 def test_clear_cache_during_a_run_is_applied_by_the_session(qtbot, window, monkeypatch):
-    import core.session
+    import core.engine.session
 
-    monkeypatch.setattr(core.session, "clear_cache", lambda device: 4096)
+    monkeypatch.setattr(core.engine.session, "clear_cache", lambda device: 4096)
     start(qtbot, window, ENDLESS)
     window._on_clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
     assert "cache clear requested" in log_text(window)
@@ -221,12 +221,12 @@ def test_close_waits_for_a_step_that_outlasts_the_bound(qtbot, window, monkeypat
 
 
 def test_worker_exception_shows_an_error_and_returns_to_ready(qtbot, window, monkeypatch):
-    import core.session
+    import core.engine.session
 
     def broken_run(self):
         raise RuntimeError("simulated failure inside the session")
 
-    monkeypatch.setattr(core.session.TrainingSession, "run", broken_run)
+    monkeypatch.setattr(core.engine.session.TrainingSession, "run", broken_run)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
     assert ended.args == [RunState.FAILED]

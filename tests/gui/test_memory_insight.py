@@ -18,7 +18,7 @@ from torch import nn
 
 import core.batch_finder
 import core.device.nvml
-import core.recipe
+import core.engine.recipe
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished
@@ -137,7 +137,7 @@ class OutOfMemoryAbove(nn.Module):
 
 @pytest.fixture
 def batches_above_16_run_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.recipe, "build_model",
+    monkeypatch.setattr(core.engine.recipe, "build_model",
                         lambda name, classes, channels: OutOfMemoryAbove(build_model(name, classes, channels), 16))
 
 

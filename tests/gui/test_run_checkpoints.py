@@ -46,7 +46,7 @@ def test_a_run_is_resumed_from_the_runs_tab_by_picking_one_of_its_checkpoints(qt
 
 def test_a_run_without_checkpoints_says_so_in_the_panel(qtbot, make_window, monkeypatch):
     window = make_window(FAST)
-    from core.checkpoint import ON_REQUEST
+    from core.engine.checkpoint import ON_REQUEST
 
     window.controller.checkpoints = ON_REQUEST  # saves none unless asked
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from core.checkpoint import CheckpointPolicy
+from core.engine.checkpoint import CheckpointPolicy
 from core.base.errors import UserError
 from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted,
                          StepsReported)
@@ -82,9 +82,9 @@ def test_pause_resume_and_stop_go_to_the_session(qtbot, controller):
 
 
 def test_cache_clear_requested_mid_run_comes_back_as_an_event(qtbot, controller, monkeypatch):
-    import core.session
+    import core.engine.session
 
-    monkeypatch.setattr(core.session, "clear_cache", lambda device: 2_000_000)
+    monkeypatch.setattr(core.engine.session, "clear_cache", lambda device: 2_000_000)
     controller.start(ENDLESS)
     rec = controller.recorder
     qtbot.waitUntil(lambda: bool(rec.of(StepsReported)), timeout=TIMEOUT_MS)
@@ -108,12 +108,12 @@ def test_shutdown_mid_run_ends_the_thread(qtbot, controller):
 
 
 def test_an_exception_in_the_session_is_reported_and_the_thread_ends(qtbot, controller, monkeypatch):
-    import core.session
+    import core.engine.session
 
     def broken_run(self):
         raise ValueError("bad things")
 
-    monkeypatch.setattr(core.session.TrainingSession, "run", broken_run)
+    monkeypatch.setattr(core.engine.session.TrainingSession, "run", broken_run)
     with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
         controller.start(FAST)
     assert len(controller.recorder.crashes) == 1

@@ -93,7 +93,7 @@ def test_an_out_of_memory_that_stops_the_run_is_logged_once_in_the_window_s_word
     CLI's --on-oom shrink: the end now says only what to try, naming the form's setting."""
     from core.run.events import OutOfMemory, RunFinished
     from core.base.text import Message
-    from core.oom_recovery import stop_message
+    from core.engine.oom_recovery import stop_message
 
     oom = OutOfMemory(0, 64, 2**29, 10**9, 0, "stop", None,
                       Message("out of memory at step {step} with batch size {batch}", step=1, batch=64))

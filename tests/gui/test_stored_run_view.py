@@ -15,7 +15,7 @@ from core.run.events import CheckpointSaved, MemoryBreakdown, RankSample, RunFin
 from core.memory.probe import MemoryProbe
 from core.store.recorder import RunRecorder
 from core.store.run_store import RunStore
-from core.session import TrainingSession
+from core.engine.session import TrainingSession
 from core.base.text import format_bytes
 from gui.run_feed import StoreLink
 from gui.stored_run_view import StoredRunView

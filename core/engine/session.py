@@ -5,14 +5,14 @@ bottom as: build (`_build`), loop (`_train`, `_train_step`), report (`_report`),
 Other threads steer it only through `request_stop`, `pause`, `resume`, `request_cache_clear`,
 `request_snapshot` and `request_checkpoint`, which set flags that the loop reads at step boundaries.
 
-Checkpoints (core.checkpointer) are saved at step boundaries: as the `CheckpointPolicy` says (epoch ends,
+Checkpoints (core.engine.checkpointing) are saved at step boundaries: as the `CheckpointPolicy` says (epoch ends,
 every N steps, a stop mid-epoch) and when requested. `resume=PATH` continues a checkpoint's run: its
 run_uid, step count and losses go on, and the next losses equal those of a run never interrupted.
 
 The loop never syncs with the device inside a step: losses stay on the device in a list and are
 fetched in one transfer per report interval (`_report`), where NaN/inf is detected. A run that ends
 `completed` has trained every planned step; out-of-memory errors are events (`OutOfMemory`) that stop
-the run or halve the batch, in training and in validation alike (core.oom_recovery). Every early ending
+the run or halve the batch, in training and in validation alike (core.engine.oom_recovery). Every early ending
 is an exception (core.run.outcome) that leaves through the one `try` in `run()`.
 """
 
@@ -27,13 +27,19 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
-from core import checkpoint, checkpoint_state, loss_report, oom_recovery
+from core.engine import checkpoint
+
+from core.engine import checkpointing as checkpoint_state
+
+from core.engine import report as loss_report
+
+from core.engine import oom_recovery
 from core.memory import oom
 from core.run import outcome as run_outcome
 from core.data.batches import BatchEpoch
 from core.memory.breakdown import StepMemoryRecorder
-from core.checkpoint import ON_REQUEST, CheckpointPolicy
-from core.checkpointer import Checkpointer
+from core.engine.checkpoint import ON_REQUEST, CheckpointPolicy
+from core.engine.checkpointing import Checkpointer
 from core.config.run_config import RunConfig
 from core.run.controls import RunControls
 from core.device.devices import cpu_name, resolve_device
@@ -43,8 +49,8 @@ from core.memory.probe import MemoryProbe, clear_cache, has_cache
 from core.base.text import Message
 from core.model.models import count_parameters
 from core.base.readonly import ReadOnlyDict
-from core.recipe import RunParts, build_run, config_for_device, generator_for
-from core.run_state import RunState, config_as_run, epoch_exhausted, planned_steps
+from core.engine.recipe import RunParts, build_run, config_for_device, generator_for
+from core.engine.loop_state import RunState, config_as_run, epoch_exhausted, planned_steps
 from core.memory.snapshot import MemoryHistory, snapshot_event
 from core.model.step import compile_failure
 
@@ -293,7 +299,7 @@ class TrainingSession(RunControls):
 
     # ---- report ----------------------------------------------------------------------------------
     def _report(self) -> None:
-        """Fetch buffered losses in one transfer, emit a StepsReported, and check them (core.loss_report)."""
+        """Fetch buffered losses in one transfer, emit a StepsReported, and check them (core.engine.report)."""
         assert self._parts is not None and self.probe is not None
         report = loss_report.report(self._state, self._parts.source.batch_size, self.probe)  # the one sync
         self.loss_fetches += 1
@@ -346,7 +352,7 @@ class TrainingSession(RunControls):
     # ---- out of memory ---------------------------------------------------------------------------
     def _recover_from_oom(self, message: str, phase: str, epoch: BatchEpoch | None) -> None:
         """Free what the failed step held, report it, then stop or continue with half the batch
-        (core.oom_recovery decides)."""
+        (core.engine.oom_recovery decides)."""
         assert self.device is not None and self.probe is not None and self._parts is not None
         event = oom_recovery.recover(message, phase, self.config, self._state, self.device, self.probe, self._parts)
         self.emit(event)

@@ -19,9 +19,9 @@ from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory
 from core.memory.probe import MemoryProbe, process_limit
 from core.base.text import Message
-from core.recipe import RunParts
-from core.run_state import RunState, planned_steps
-from core.validation import evaluate
+from core.engine.recipe import RunParts
+from core.engine.loop_state import RunState, planned_steps
+from core.engine.validation import evaluate
 
 MAX_OOM_RETRIES = 8
 
