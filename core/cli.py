@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
-from core.distributed_env import DEFAULT_TIMEOUT_S
+from core.distributed.env import DEFAULT_TIMEOUT_S
 from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
                           EXIT_USER_ERROR, PROG, OneLineParser, add_checkpoint_options, add_finder_options,
                           add_record_options, add_run_options, checkpoint_policy, config_from_args, option_message,
@@ -141,7 +141,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    from core.distributed_env import RankContext
+    from core.distributed.env import RankContext
 
     context = RankContext.from_environment()  # a rank under torchrun or under --nproc's launcher
     config = resumed_config_from_args(args) if args.resume else config_from_args(args)  # UserError -> exit 2

@@ -49,7 +49,7 @@ class Comparison(RunControls):
             observer(event)
 
     def run(self) -> ComparisonResult:
-        from core.rank_relay import DataParallelRun
+        from core.distributed.relay import DataParallelRun
         from core.engine.session import TrainingSession
 
         self.emit(ComparisonStarted(self.contenders, self.steps))
@@ -121,7 +121,7 @@ def _check_runnable(contender: Contender) -> None:
         device = resolve_device(contender.config.device)
         check_fast_paths(config_for_device(contender.config, device), device)
         if contender.config.nproc > 1:
-            from core.launch import check_world
+            from core.distributed.launcher import check_world
 
             check_world(contender.config)
     except ConfigError as exc:

@@ -14,7 +14,7 @@ import sys
 from core.cli import recording, report_finished
 from core.run.signals import stop_on_signals
 from core.config.run_config import RunConfig
-from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
+from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
 from core.base.errors import ConfigError
 from core.options import EXIT_CODES, EXIT_USER_ERROR, PROG
 from core.base.outputs import check_output_path
@@ -45,7 +45,7 @@ def command_data_parallel(args: argparse.Namespace, config: RunConfig, context: 
 
 
 def _launch(args: argparse.Namespace, config: RunConfig) -> int:
-    from core.launch import launch
+    from core.distributed.launcher import launch
 
     if config.download:  # once, here: N ranks downloading into one folder at once would trip over each other
         import torch
@@ -60,8 +60,8 @@ def _launch(args: argparse.Namespace, config: RunConfig) -> int:
 
 
 def _rank(args: argparse.Namespace, config: RunConfig, context: RankContext) -> int:
-    from core.distributed_session import DistributedSession
-    from core.launch import record_rank_end
+    from core.distributed.session import DistributedSession
+    from core.distributed.launcher import record_rank_end
     from core.progress import ProgressBar
 
     config = config.replace(nproc=context.world_size)  # under torchrun the world decides, not --nproc

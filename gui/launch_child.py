@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from core.config.run_config import BOUNDS, RunConfig
-from core.launch import ENV_STOP_WITH_PID
+from core.distributed.launcher import ENV_STOP_WITH_PID
 from core.options import PROG, option_name
 
 RECORDED_AS = re.compile(r"recorded as run (\d+) in ")

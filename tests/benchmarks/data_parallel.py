@@ -22,7 +22,7 @@ median, the median of the per-round ratios N-proc / 1-proc, and of the compariso
 (N-proc images/s / (N x 1-proc images/s)).
 
 Part 2, the DDP wrapper's overhead: one process trains the same config as an ordinary
-`core.engine.session.TrainingSession` and as a `core.distributed_session.DistributedSession` in a world of 1
+`core.engine.session.TrainingSession` and as a `core.distributed.session.DistributedSession` in a world of 1
 (this process is rank 0 of 1: the model in DistributedDataParallel, a gloo group on the CPU, NCCL on
 CUDA, every report an all_gather), in this process, alternating (D P, P D, ...). Each run's samples/s is
 its summary's (the median over its reports after warm-up); the ratio is the median of the per-pair ratios
@@ -217,8 +217,8 @@ def run_one(config: RunConfig, device: torch.device, ddp: bool) -> SessionRun:
     """One run in this process: ordinary, or as rank 0 of a world of 1 (a fresh rendezvous port each time)."""
     import torch.distributed as dist
 
-    from core.distributed_env import RankContext
-    from core.distributed_session import DistributedSession
+    from core.distributed.env import RankContext
+    from core.distributed.session import DistributedSession
     from core.engine.session import TrainingSession
 
     losses: list[float] = []

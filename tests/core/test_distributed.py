@@ -205,7 +205,7 @@ def test_a_hung_rank_ends_the_run_within_the_timeout(tmp_path: Path) -> None:
 
 def test_sigterm_to_the_launcher_returns_once_the_ranks_have_stopped(tmp_path: Path) -> None:
     """The ranks stop at a step within a moment; the launcher must not hold them until its grace (15 s) ends."""
-    from core.launch import SHUTDOWN_TIMEOUT_S
+    from core.distributed.launcher import SHUTDOWN_TIMEOUT_S
 
     store, tmp = tmp_path / "runs.sqlite3", private_tmp(tmp_path)
     process = start(*TINY, "--max-steps", "100000", "--nproc", "2", "--runs-db", str(store), tmp=tmp)

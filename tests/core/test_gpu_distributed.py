@@ -53,8 +53,8 @@ def test_ddp_in_a_world_of_one_trains_on_the_gpu(tmp_path: Path) -> None:
         "import os, json, sys\n"
         "os.environ.update(MASTER_ADDR='127.0.0.1', MASTER_PORT='29561', RANK='0', WORLD_SIZE='1', LOCAL_RANK='0')\n"
         "from core.config.run_config import RunConfig\n"
-        "from core.distributed_env import RankContext\n"
-        "from core.distributed_session import DistributedSession\n"
+        "from core.distributed.env import RankContext\n"
+        "from core.distributed.session import DistributedSession\n"
         "f = DistributedSession(RunConfig(device='cuda', model='resnet18', batch_size=128, max_steps=20),\n"
         "                       RankContext(0, 1, 0)).run()\n"
         "print(json.dumps([f.status, f.summary.world_size, f.summary.ranks[0]['device']]))\n")

@@ -1,4 +1,4 @@
-"""How the launcher names a data-parallel run's failure from what its ranks left behind (core.launch)."""
+"""How the launcher names a data-parallel run's failure from what its ranks left behind (core.distributed.launcher)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.distributed_env import ENV_RANK_DIR
-from core.launch import describe_failure, read_rank_ends, record_rank_end
+from core.distributed.env import ENV_RANK_DIR
+from core.distributed.launcher import describe_failure, read_rank_ends, record_rank_end
 from core.base.text import Message
 
 

@@ -1,4 +1,4 @@
-"""The launcher's watch over its ranks (core.rank_watch): the others are killed within the promised grace once
+"""The launcher's watch over its ranks (core.distributed.rank_watch): the others are killed within the promised grace once
 one rank has ended, and a launcher killed before it could tidy up has its folder removed by the next one."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from core.distributed_env import ENV_RUN_UID
-from core.rank_watch import FOLDER_PREFIX, RankWatch, make_rank_folder
+from core.distributed.env import ENV_RUN_UID
+from core.distributed.rank_watch import FOLDER_PREFIX, RankWatch, make_rank_folder
 
 
 def fake_rank(code: str, uid: str) -> subprocess.Popen[bytes]:

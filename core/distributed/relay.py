@@ -24,9 +24,9 @@ from core.run.summary import RunSummary
 def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> int:
     """A worker: train one rank; rank 0 puts its pid, then each event, on `events` (a manager queue)."""
     from core.cli import stop_on_signals
-    from core.distributed_env import ENV_RUN_UID, RankContext
-    from core.distributed_session import DistributedSession
-    from core.launch import die_with_launcher, ignore_control_signals, record_rank_end
+    from core.distributed.env import ENV_RUN_UID, RankContext
+    from core.distributed.session import DistributedSession
+    from core.distributed.launcher import die_with_launcher, ignore_control_signals, record_rank_end
 
     die_with_launcher()
     ignore_control_signals()
@@ -59,7 +59,7 @@ class DataParallelRun(RunControls):
 
     def run(self) -> RunFinished:
         """Train to the end; the final event, also when the ranks failed before rank 0 could say so."""
-        from core.launch import check_world
+        from core.distributed.launcher import check_world
 
         check_world(self.config)
         with multiprocessing.get_context("spawn").Manager() as manager:
@@ -83,8 +83,8 @@ class DataParallelRun(RunControls):
         from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
         from torch.distributed.launcher.api import elastic_launch
 
-        from core.launch import SHUTDOWN_TIMEOUT_S, describe_failure, launch_config, rank_folder, read_rank_ends
-        from core.rank_watch import RankWatch
+        from core.distributed.launcher import SHUTDOWN_TIMEOUT_S, describe_failure, launch_config, rank_folder, read_rank_ends
+        from core.distributed.rank_watch import RankWatch
 
         with rank_folder(self.config.nproc) as (uid, folder), RankWatch(uid, SHUTDOWN_TIMEOUT_S):
             try:

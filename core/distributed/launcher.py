@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from core.config.run_config import RunConfig
-from core.distributed_env import ENV_RANK_DIR, ENV_RUN_UID
+from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID
 from core.base.errors import ConfigError
 from core.base.text import Message
 from core.base.text import message_from_json, message_to_json
 from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
-from core.rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
+from core.distributed.rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
 from core.run.outcome import status_word
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL

@@ -12,7 +12,7 @@ step there: the loss of the whole global batch. Validation is summed over the ra
 
 Rank 0 alone has observers (the progress bar, the run store): its events describe the whole run, with
 every rank's sample in `StepsReported.ranks`. A rank that fails (out of memory, an error) ends its own
-process with the reason; the launcher names it (core.launch).
+process with the reason; the launcher names it (core.distributed.launcher).
 """
 
 from __future__ import annotations
@@ -27,13 +27,12 @@ import numpy as np
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from core import distributed
-
+from core.distributed import group as distributed
 from core.engine import oom_recovery
 from core.run import outcome as run_outcome
 from core.data.batches import BatchEpoch
 from core.config.run_config import RunConfig
-from core.distributed import RankContext
+from core.distributed.group import RankContext
 from core.run.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
                          RunResumed, StepsReported)
 from core.engine.report import BREAKDOWN_PERIOD_S
@@ -43,7 +42,7 @@ from core.data.sharding import Shard
 from core.base.readonly import ReadOnlyDict
 from core.engine.recipe import RunParts, build_run
 from core.engine.session import TrainingSession
-from core.sync_batchnorm import synchronise_batchnorm
+from core.distributed.sync_batchnorm import synchronise_batchnorm
 
 # one rank's row of a report's all_gather: these values, then its losses since the previous report
 FIELDS = ("seconds", "samples", "allocated", "reserved", "peak_allocated", "peak_reserved", "capacity",

@@ -15,7 +15,7 @@ import torch
 import torch.distributed as dist
 
 from core.device.devices import resolve_device
-from core.distributed_env import RankContext
+from core.distributed.env import RankContext
 from core.base.errors import ConfigError
 from core.base.text import Message
 

@@ -1,0 +1,6 @@
+"""Data-parallel training with torch.distributed: the rank environment, the process group, the per-rank
+session, SyncBatchNorm, the one launcher, the launcher's watch over its ranks and the in-process relay the
+window uses.
+
+May import: core.engine and everything below it; never core.cli (the launcher takes its entry point).
+"""
