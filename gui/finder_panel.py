@@ -19,7 +19,7 @@ from gui.locale_format import integer
 
 
 class FinderPanel(QWidget):
-    """Runs core.batch_finder.find_batch_size in a background thread for the form's current config."""
+    """Runs core.finder.search.find_batch_size in a background thread for the form's current config."""
 
     use_batch_size = Signal(int)
     log = Signal(str, str)  # text, level
@@ -118,7 +118,7 @@ class FinderPanel(QWidget):
         self.start_search(config)
 
     def start_search(self, config: RunConfig) -> None:
-        from core.batch_finder import find_batch_size
+        from core.finder.search import find_batch_size
         from core.base.errors import UserError
 
         capacity = int(self.capacity.value() * 1e9) or None

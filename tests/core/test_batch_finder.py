@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-import core.batch_finder
-import core.batch_trial
-from core.batch_finder import BatchSizeResult, Trial, find_batch_size, measure_trial, trial_error
+import core.finder.search
+import core.finder.trial
+from core.finder.search import BatchSizeResult, Trial, find_batch_size, measure_trial, trial_error
 from core.cli import main
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
@@ -239,14 +239,14 @@ def test_a_cpu_trial_measures_its_own_peak_not_its_parents(one_thread_children: 
                                     UserError(Message("cannot read {path}", path="/data/x"))])
 def test_a_trial_s_bad_input_reaches_the_finder_with_its_field_and_template(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], raised: UserError) -> None:
-    """The trial process prints it as JSON (core.batch_trial); the finder raises it again as the run would,
+    """The trial process prints it as JSON (core.finder.trial); the finder raises it again as the run would,
     the message still a Message (the window translates it)."""
     def refuse(config: RunConfig, batch_size: int, device: object) -> None:
         raise raised
 
-    monkeypatch.setattr(core.batch_finder, "trial_parts", refuse)
+    monkeypatch.setattr(core.finder.search, "trial_parts", refuse)
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"config": CONFIG.to_dict(), "batch_size": 4, "steps": 1})))
-    assert core.batch_trial.main() == 0
+    assert core.finder.trial.main() == 0
     again = trial_error(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
     assert type(again) is type(raised) and str(again) == str(raised)
     said = again.detail if isinstance(again, ConfigError) else again.args[0]

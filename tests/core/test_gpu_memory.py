@@ -21,7 +21,7 @@ import pytest
 import torch
 
 from core.device import nvml
-from core.batch_finder import find_batch_size
+from core.finder.search import find_batch_size
 from core.config.run_config import RunConfig
 from core.run.events import (CacheCleared, EpochStarted, MemoryBreakdown, OutOfMemory, RunFinished, RunPaused,
                          RunResumed, SnapshotSaved, StepsReported)

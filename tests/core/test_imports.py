@@ -59,4 +59,4 @@ def test_the_window_does_not_load_the_cli() -> None:
 
 
 def test_the_batch_finder_does_not_load_the_training_session() -> None:
-    assert _loaded_after("import core.batch_finder", ("core.engine.session",)) == []
+    assert _loaded_after("import core.finder.search", ("core.engine.session",)) == []

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-import core.batch_finder
+import core.finder.search
 from core.cli import main
 from core.base.errors import ConfigError
 from core.base.outputs import check_output_path, same_file, strict_json, write_json, write_text
@@ -178,7 +178,7 @@ def _quick_finder(real: Any) -> Any:
 @pytest.mark.parametrize("where", ["full disk", "replaced by a folder"])
 def test_find_batch_size_result_survives_a_json_path_that_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                 monkeypatch: pytest.MonkeyPatch, where: str) -> None:
-    monkeypatch.setattr(core.batch_finder, "find_batch_size", _quick_finder(core.batch_finder.find_batch_size))
+    monkeypatch.setattr(core.finder.search, "find_batch_size", _quick_finder(core.finder.search.find_batch_size))
     target = tmp_path / "result.json"
     if where == "full disk":
         def full(*args: object, **kwargs: object) -> None:
@@ -186,13 +186,13 @@ def test_find_batch_size_result_survives_a_json_path_that_fails(tmp_path: Path, 
         monkeypatch.setattr(os, "fsync", full)
         reason = "No space left on device"
     else:  # the path was fine when checked and became a folder during the search
-        real_find = core.batch_finder.find_batch_size
+        real_find = core.finder.search.find_batch_size
 
         def then_a_folder(*args: Any, **kwargs: Any) -> Any:
             result = real_find(*args, **kwargs)
             target.mkdir()
             return result
-        monkeypatch.setattr(core.batch_finder, "find_batch_size", then_a_folder)
+        monkeypatch.setattr(core.finder.search, "find_batch_size", then_a_folder)
         reason = "Is a directory"
     code = main(["find-batch-size", "--device", "cpu", "--model", "tiny-cnn", "--json", str(target)])
     out, err = capsys.readouterr()

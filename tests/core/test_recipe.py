@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import torch
 
-from core.batch_finder import measure_trial
+from core.finder.search import measure_trial
 from core.compare import Comparison
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, DatasetError

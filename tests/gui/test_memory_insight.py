@@ -16,7 +16,7 @@ import torch
 from PySide6.QtCore import Qt
 from torch import nn
 
-import core.batch_finder
+import core.finder.search
 import core.device.nvml
 import core.engine.recipe
 from core.config.run_config import RunConfig
@@ -194,8 +194,8 @@ def fast_trials(monkeypatch: pytest.MonkeyPatch) -> Callable[[int, int], LinearM
     """The finder tab searches with an injected measure instead of real trials (seconds each)."""
     def install(fixed: int, per_sample: int) -> LinearMemory:
         memory = LinearMemory(fixed, per_sample)
-        monkeypatch.setattr(core.batch_finder, "find_batch_size",
-                            functools.partial(core.batch_finder.find_batch_size, measure=memory))
+        monkeypatch.setattr(core.finder.search, "find_batch_size",
+                            functools.partial(core.finder.search.find_batch_size, measure=memory))
         return memory
 
     return install
@@ -286,8 +286,8 @@ def test_stop_search_ends_the_search_after_the_current_trial(qtbot, window, monk
         release.wait(30)  # a real trial takes seconds
         return 10**6 * batch
 
-    monkeypatch.setattr(core.batch_finder, "find_batch_size",
-                        functools.partial(core.batch_finder.find_batch_size, measure=slow_trial))
+    monkeypatch.setattr(core.finder.search, "find_batch_size",
+                        functools.partial(core.finder.search.find_batch_size, measure=slow_trial))
     panel = window.finder_panel
     panel.capacity.setValue(100.0)
     try:
@@ -308,7 +308,7 @@ def test_a_failed_search_is_told_from_the_error_itself_in_the_users_language(qtb
     def refuse(config, **_):
         raise UserError(Message("even batch size {batch} needs more than {limit}", batch=1, limit="0.90 GB"))
 
-    monkeypatch.setattr(core.batch_finder, "find_batch_size", refuse)
+    monkeypatch.setattr(core.finder.search, "find_batch_size", refuse)
     panel = FinderPanel(lambda: FAST)
     qtbot.addWidget(panel)
     logged: list[tuple[str, str]] = []

@@ -1,4 +1,4 @@
-"""`python -m core.batch_trial`: one batch-size trial in a fresh process (the CPU path of the finder).
+"""`python -m core.finder.trial`: one batch-size trial in a fresh process (the CPU path of the finder).
 
 Reads {"config": {...}, "batch_size": n, "steps": k} on stdin, runs k real training steps on the CPU
 and prints {"peak_bytes": ...}: this process's peak resident memory, which nothing else has touched.
@@ -20,7 +20,7 @@ def main() -> int:
     request = json.loads(sys.stdin.read())
     config = RunConfig.from_dict(request["config"])
     from core.memory import oom
-    from core.batch_finder import trial_parts
+    from core.finder.search import trial_parts
     from core.device.devices import resolve_device
     from core.base.errors import ConfigError, UserError
     from core.base.text import message_of

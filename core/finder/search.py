@@ -129,7 +129,7 @@ def _resident_data_bytes(config: RunConfig, device) -> int:
 
 
 def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> int | None:
-    """Run one trial as `core.batch_trial` in a child process that never outlives this one.
+    """Run one trial as `core.finder.trial` in a child process that never outlives this one.
 
     Two guards: the finally below kills the child whenever this call unwinds (Ctrl+C, the CLI's SIGTERM,
     an error); on Linux the child also asks the kernel for SIGKILL when its parent dies (PR_SET_PDEATHSIG),
@@ -143,7 +143,7 @@ def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> in
                  "    ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG = 1, SIGKILL = 9\n"
                  f"    if os.getppid() != {os.getpid()}:  # the parent died before the line above ran\n"
                  "        os._exit(1)\n"
-                 "runpy.run_module('core.batch_trial', run_name='__main__', alter_sys=True)\n")
+                 "runpy.run_module('core.finder.trial', run_name='__main__', alter_sys=True)\n")
     proc = subprocess.Popen([sys.executable, "-c", bootstrap], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
@@ -169,7 +169,7 @@ def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> in
 
 
 def trial_error(answer: dict) -> UserError:
-    """The bad input a trial process met (core.batch_trial's answer), as the run would have raised it: a
+    """The bad input a trial process met (core.finder.trial's answer), as the run would have raised it: a
     ConfigError naming its field, else a UserError, with the message's template and values when it sent them."""
     field, text = answer.get("field"), answer["user_error"]
     said = message_from_json(answer.get("message"))
