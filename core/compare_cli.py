@@ -14,7 +14,7 @@ from collections.abc import Callable
 from core.cli import recording
 from core.cli_io import out, save_json
 from core.run.signals import stop_on_signals
-from core.compare_result import ComparisonResult, ratio_text
+from core.compare.result import ComparisonResult, ratio_text
 from core.base.errors import ConfigError
 from core.run.events import ComparisonStarted, ContenderEvent, Event, RunFinished
 from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, comparison_from_args, option_message
@@ -28,7 +28,7 @@ def command_compare(args: argparse.Namespace) -> int:
     if args.json:
         check_distinct_outputs({"json": args.json}, command_protection(args, [base, *overrides]))
         check_output_path("json", args.json)
-    from core.compare import Comparison
+    from core.compare.comparison import Comparison
 
     comparison = Comparison(base, overrides, [ComparisonProgress()])
     with recording(args, comparison.observers), stop_on_signals(comparison) as signals:

@@ -180,7 +180,7 @@ def user_error_line(exc: UserError) -> str:
 
 def comparison_from_args(args: argparse.Namespace) -> tuple[RunConfig, list[dict]]:
     """compare's shared settings and its --vs overrides, each checked (ConfigError naming --vs)."""
-    from core.compare_plan import parse_overrides, plan
+    from core.compare.plan import parse_overrides, plan
 
     base = config_from_args(args)
     overrides = [parse_overrides(text) for text in args.vs or []]

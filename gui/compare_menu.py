@@ -1,10 +1,10 @@
 """The Compare button's menu: the ready-made comparisons that apply on this machine, and a custom one.
 
-The ready-made ones come from `core.compare_plan.ready_comparisons` for the form's settings, this
+The ready-made ones come from `core.compare.plan.ready_comparisons` for the form's settings, this
 machine's GPU (the first CUDA device, else the Apple GPU, else none) and whether torch.compile can
 compile for the device they run on; the menu is rebuilt each time it opens, so it follows the form.
 A custom comparison is 2 to 4 lines of `setting=value,...`, each parsed by
-`core.compare_plan.parse_overrides`; what does not parse is named inline (core's reason, translated from its
+`core.compare.plan.parse_overrides`; what does not parse is named inline (core's reason, translated from its
 structure by `gui.core_text`) and nothing starts.
 Every run trains the form's Max steps (or `DEFAULT_STEPS` when it has none): the menu says how many.
 """
@@ -21,7 +21,7 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QPushButton, QToolButton,
                                QVBoxLayout, QWidget)
 
-from core.compare_plan import DEFAULT_STEPS, MAX_RUNS, MIN_RUNS, ReadyComparison, parse_overrides, plan, ready_comparisons
+from core.compare.plan import DEFAULT_STEPS, MAX_RUNS, MIN_RUNS, ReadyComparison, parse_overrides, plan, ready_comparisons
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
@@ -80,7 +80,7 @@ def line_problem(exc: ConfigError) -> str:
 
 
 def steps_each(base: RunConfig) -> int:
-    """Steps every run of a comparison of `base` trains (as `core.compare_plan.plan` shares them)."""
+    """Steps every run of a comparison of `base` trains (as `core.compare.plan.plan` shares them)."""
     return base.max_steps or DEFAULT_STEPS
 
 

@@ -1,6 +1,6 @@
 """A comparison as the window runs it: its events unwrapped for the usual live views, its race shown.
 
-`core.compare.Comparison` emits ComparisonStarted, then every session event wrapped as
+`core.compare.comparison.Comparison` emits ComparisonStarted, then every session event wrapped as
 ContenderEvent(index, event), then ComparisonFinished(result). Here each wrapped event goes to the
 compare view, and comes back unwrapped with the config its run started from, so the window's memory
 plot, numbers and log follow the run under way exactly as they follow a single run (reset at each
@@ -25,7 +25,7 @@ COMPARISON_EVENTS = (ComparisonStarted, ContenderEvent, ComparisonFinished)
 
 
 class CompareMode(QObject):
-    """Owns the compare view and the comparison under way (`core.compare.Comparison`), if any."""
+    """Owns the compare view and the comparison under way (`core.compare.comparison.Comparison`), if any."""
 
     def __init__(self, run_view: RunView, log: LogPanel, parent: QObject | None = None) -> None:
         super().__init__(parent)

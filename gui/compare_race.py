@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from core.compare_result import ratio_text
+from core.compare.result import ratio_text
 from gui.core_text import core_text
 from gui.locale_format import number
 from gui.ring_buffer import RingBuffer
@@ -35,7 +35,7 @@ class Race:
     elapsed: float = 0.0  # of the last report
     rates: list[float] = field(default_factory=list)  # images/s per report after the first
     reports: int = 0
-    result: Any = None  # core.compare_result.ContenderResult, once concluded
+    result: Any = None  # core.compare.result.ContenderResult, once concluded
 
 
 def spread(rates: Sequence[float]) -> tuple[float, float, float] | None:

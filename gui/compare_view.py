@@ -23,7 +23,7 @@ from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QFontMetrics, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from core.compare_result import ComparisonResult
+from core.compare.result import ComparisonResult
 from core.run.events import RunFinished, RunStarted, StepsReported
 from gui.compare_race import Race, not_run_reason, race_line, race_rate
 from gui.core_text import core_text
@@ -123,7 +123,7 @@ class CompareView(QWidget):
 
     # ---- data in ---------------------------------------------------------------------------------
     def begin(self, contenders: Sequence[Any], steps: int, title: str) -> None:
-        """A comparison starts: one empty race per contender (`core.compare_plan.Contender`). `title`: the
+        """A comparison starts: one empty race per contender (`core.compare.plan.Contender`). `title`: the
         comparison's name (a ready-made one's from core, translated here)."""
         self.time_plot.getPlotItem().clear()
         self.step_plot.getPlotItem().clear()

@@ -109,12 +109,12 @@ class RunController(QObject):
 
     def start_comparison(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> Any:
         """Race `base` with each of `overrides` (2 to 4), one session after another in one thread; returns
-        the `core.compare.Comparison`. Raises ConfigError, before any thread starts, for a plan that cannot
+        the `core.compare.comparison.Comparison`. Raises ConfigError, before any thread starts, for a plan that cannot
         run here (overrides that collide, a device not present, a fast path the device refuses)."""
         if self.running:
             raise RuntimeError("a run is already active")
         collect_qt_garbage()
-        from core.compare import Comparison
+        from core.compare.comparison import Comparison
 
         comparison = Comparison(base, overrides)
 

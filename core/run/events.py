@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
-from core.compare_plan import Contender
-from core.compare_result import ComparisonResult
+from core.compare.plan import Contender
+from core.compare.result import ComparisonResult
 from core.memory.probe import MemorySample
 from core.run.summary import RunSummary
 

@@ -95,8 +95,8 @@ def test_ctrl_c_stops_the_comparison_and_skips_the_rest(tmp_path: Path,
 
 def test_the_table_gives_no_ratio_column_for_a_difference_within_the_noise() -> None:
     from core.compare_cli import comparison_table
-    from core.compare_plan import plan
-    from core.compare_result import ContenderResult, conclude
+    from core.compare.plan import plan
+    from core.compare.result import ContenderResult, conclude
     from core.config.run_config import RunConfig
 
     def run(index: int, label: str, rate: float, spread: tuple[float, float]) -> ContenderResult:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.compare_plan import DEFAULT_STEPS, label, parse_overrides, plan, ready_comparisons
+from core.compare.plan import DEFAULT_STEPS, label, parse_overrides, plan, ready_comparisons
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError
 

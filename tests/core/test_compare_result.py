@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from core.compare_plan import plan
-from core.compare_result import ContenderResult, conclude
+from core.compare.plan import plan
+from core.compare.result import ContenderResult, conclude
 from core.config.run_config import RunConfig
 
 
@@ -122,7 +122,7 @@ def test_a_completed_run_without_a_rate_says_why() -> None:
 
 
 def test_a_run_with_no_rate_has_no_spread_either() -> None:
-    from core.compare import _result
+    from core.compare.comparison import _result
     from core.run.events import RunFinished
     from core.run.summary import RunSummary
 

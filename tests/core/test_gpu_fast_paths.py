@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from core.compare import Comparison
+from core.compare.comparison import Comparison
 from core.config.run_config import RunConfig
 from core.config.presets import preset
 from core.engine.session import TrainingSession

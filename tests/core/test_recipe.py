@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from core.finder.search import measure_trial
-from core.compare import Comparison
+from core.compare.comparison import Comparison
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, DatasetError
 from core.run.events import Event, LogMessage, RunStarted

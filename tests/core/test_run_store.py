@@ -27,7 +27,7 @@ import psutil
 import pytest
 
 from core.cli import main
-from core.compare import Comparison
+from core.compare.comparison import Comparison
 from core.config.run_config import RunConfig
 from core.run.events import Event, RunFinished, RunStarted, StepsReported
 from core.store.recorder import RunRecorder, open_recorder

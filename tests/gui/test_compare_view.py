@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from core.compare_plan import plan
-from core.compare_result import ComparisonResult, ContenderResult
+from core.compare.plan import plan
+from core.compare.result import ComparisonResult, ContenderResult
 from core.config.run_config import RunConfig
 from core.run.events import RunStarted, StepsReported
 from gui.compare_view import CompareView

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from core.compare_plan import DEFAULT_STEPS
-from core.compare_result import ratio_text
+from core.compare.plan import DEFAULT_STEPS
+from core.compare.result import ratio_text
 from core.run.events import CacheCleared, ComparisonFinished, ComparisonStarted, ContenderEvent, RunFinished, StepsReported
 from gui.main_window import MainWindow
 from gui.run_state import RunState

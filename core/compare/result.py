@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.compare_plan import Contender
+from core.compare.plan import Contender
 from core.base.text import Message
 from core.run.outcome import status_word
 

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core.compare_plan import Contender, plan
-from core.compare_result import ComparisonResult, ContenderResult, conclude
+from core.compare.plan import Contender, plan
+from core.compare.result import ComparisonResult, ContenderResult, conclude
 from core.config.run_config import RunConfig
 from core.run.controls import RunControls
 from core.base.errors import ConfigError
