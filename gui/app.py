@@ -5,7 +5,7 @@ The window appears first and torch loads in a background thread (it takes second
 Linux; on Windows torch must be imported before Qt (pytorch#166628), so it is.
 `--screenshot PATH [--steps N] [run options]` runs N steps, saves a PNG of the window and exits;
 with `--compare NAME` it races a ready-made comparison of the Compare menu instead, N steps each run.
-Options and error lines come from core.options, as the CLI's do; the CLI itself is imported only to run
+Options and error lines come from core.cli.options, as the CLI's do; the CLI itself is imported only to run
 a headless command. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point (`gui.exit_signals`); the
 screenshot is taken and the exit code chosen by `gui.screenshot`.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from core.config.run_config import BOUNDS, describe_range
 from core.base.errors import ConfigError, UserError
-from core.options import (COMMANDS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, OneLineParser,
+from core.cli.options import (COMMANDS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, OneLineParser,
                           add_record_options, add_run_options, config_from_args, user_error_line)
 from gui.exit_signals import deferred_signals, end_on_signals, restore_default_signals
 from gui.screenshot import follow_run
@@ -63,7 +63,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args_list and args_list[0] in COMMANDS:
         # The entry point for the headless commands: the only place the window's module loads the CLI,
         # and only when one was asked for (a lazy import, not a dependency of the window).
-        from core.cli import main as cli_main
+        from core.cli.main import main as cli_main
 
         return cli_main(args_list)
     args = build_parser().parse_args(args_list)

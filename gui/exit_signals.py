@@ -10,7 +10,7 @@ import signal
 import sys
 import threading
 
-from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, PROG
+from core.cli.options import EXIT_INTERRUPTED, EXIT_TERMINATED, PROG
 
 
 def in_main_thread() -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from core.options import EXIT_USER_ERROR, PROG, option_message
+from core.cli.options import EXIT_USER_ERROR, PROG, option_message
 
 SCREENSHOT_TIMEOUT_S = 600
 SAVE_DELAY_MS = 400  # the plots' last redraw lands before the picture is taken

@@ -114,7 +114,7 @@ def _check_runnable(contender: Contender) -> None:
     than after the runs before it have trained."""
     from core.device.devices import resolve_device
     from core.device.fast_paths import check_fast_paths
-    from core.options import option_name
+    from core.cli.options import option_name
     from core.engine.recipe import config_for_device
 
     try:

@@ -2,5 +2,5 @@
 session, SyncBatchNorm, the one launcher, the launcher's watch over its ranks and the in-process relay the
 window uses.
 
-May import: core.engine and everything below it; never core.cli (the launcher takes its entry point).
+May import: core.engine and everything below it; never core.cli.main (the launcher takes its entry point).
 """

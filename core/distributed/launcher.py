@@ -30,7 +30,7 @@ from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID
 from core.base.errors import ConfigError
 from core.base.text import Message
 from core.base.text import message_from_json, message_to_json
-from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from core.cli.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from core.distributed.rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
 from core.run.outcome import status_word
 
@@ -65,8 +65,8 @@ def check_world(config: RunConfig) -> None:
 
 
 def rank_main(argv: list[str]) -> int:
-    """A worker: the same command line, run as one rank (core.cli sees RANK/WORLD_SIZE and trains its part)."""
-    from core.cli import main
+    """A worker: the same command line, run as one rank (core.cli.main sees RANK/WORLD_SIZE and trains its part)."""
+    from core.cli.main import main
 
     die_with_launcher()
     ignore_control_signals()

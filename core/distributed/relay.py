@@ -23,7 +23,7 @@ from core.run.summary import RunSummary
 
 def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> int:
     """A worker: train one rank; rank 0 puts its pid, then each event, on `events` (a manager queue)."""
-    from core.cli import stop_on_signals
+    from core.cli.main import stop_on_signals
     from core.distributed.env import ENV_RUN_UID, RankContext
     from core.distributed.session import DistributedSession
     from core.distributed.launcher import die_with_launcher, ignore_control_signals, record_rank_end

@@ -18,7 +18,7 @@ from torch import nn
 import core.engine.report
 import core.engine.recipe
 from core.memory.breakdown import StepMemoryRecorder, optimizer_bytes
-from core.cli import main
+from core.cli.main import main
 from core.config.run_config import RunConfig
 from core.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 from core.memory.probe import MemoryProbe

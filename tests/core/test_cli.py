@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import torch
 
-from core.cli import build_parser, config_from_args, main, option_name
+from core.cli.main import build_parser, config_from_args, main, option_name
 from core.config.run_config import BOUNDS, RunConfig
 from core.device.devices import list_devices
 

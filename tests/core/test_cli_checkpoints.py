@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.engine.checkpoint import read_info
-from core.cli import build_parser, main
+from core.cli.main import build_parser, main
 from test_cli import FAST, cli, user_error_line
 
 SMALL = [*FAST, "--batch-size", "32"]  # 256 images: 8 steps an epoch

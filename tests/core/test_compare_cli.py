@@ -94,7 +94,7 @@ def test_ctrl_c_stops_the_comparison_and_skips_the_rest(tmp_path: Path,
 
 
 def test_the_table_gives_no_ratio_column_for_a_difference_within_the_noise() -> None:
-    from core.compare_cli import comparison_table
+    from core.cli.compare_command import comparison_table
     from core.compare.plan import plan
     from core.compare.result import ContenderResult, conclude
     from core.config.run_config import RunConfig

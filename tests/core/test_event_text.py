@@ -134,7 +134,7 @@ def test_a_resumed_run_s_end_says_the_steps_it_trained_and_where_they_lie():
                                               "peak 5.25 GB")
     one = RunFinished("completed", 21, "", False, summary(steps=21, start_step=20))
     assert event_text.run_finished(one).startswith("finished: trained 1 step (step 21) in ")
-    from core.cli import _summary_text  # the CLI's closing table says it the same way
+    from core.cli.main import _summary_text  # the CLI's closing table says it the same way
 
     assert "steps       60 (resumed at step 20: trained 40 in 61.2 s)" in _summary_text(event).splitlines()
 

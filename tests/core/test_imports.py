@@ -32,7 +32,7 @@ def run_python(code: str) -> str:
 
 def test_every_core_module_imports_without_qt_pyqtgraph_or_gui() -> None:
     report = json.loads(run_python(IMPORT_ALL_OF_CORE))
-    assert {"core.engine.session", "core.cli", "core.data.batches", "core.memory.probe", "core.data.datasets.mnist"} <= set(report["imported"])
+    assert {"core.engine.session", "core.cli.main", "core.data.batches", "core.memory.probe", "core.data.datasets.mnist"} <= set(report["imported"])
     assert report["gui"] == []
 
 
@@ -54,8 +54,8 @@ def _loaded_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
 
 
 def test_the_window_does_not_load_the_cli() -> None:
-    # gui.app shares core.options with the CLI; only a headless subcommand loads core.cli
-    assert _loaded_after("import gui.app, gui.main_window", ("core.cli",)) == []
+    # gui.app shares core.cli.options with the CLI; only a headless subcommand loads core.cli.main
+    assert _loaded_after("import gui.app, gui.main_window", ("core.cli.main",)) == []
 
 
 def test_the_batch_finder_does_not_load_the_training_session() -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import core.finder.search
-from core.cli import main
+from core.cli.main import main
 from core.base.errors import ConfigError
 from core.base.outputs import check_output_path, same_file, strict_json, write_json, write_text
 from core.run.summary import RunSummary

@@ -1,4 +1,4 @@
-"""The CLI's progress bar (core.progress) on a StringIO stream: the lines it writes and the bar it closes."""
+"""The CLI's progress bar (core.cli.progress) on a StringIO stream: the lines it writes and the bar it closes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import io
 
 from core.run import event_text
 from core.run.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
-from core.progress import ProgressBar
+from core.cli.progress import ProgressBar
 from test_event_text import oom, sample, started, summary
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
+from core.cli.main import main
 from core.config.run_config import RunConfig
 from core.run.events import Event, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
 from core.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS

@@ -137,7 +137,7 @@ def test_a_model_with_lazy_modules_trains(folder, channels_last: bool) -> None:
 
 def test_sys_exit_in_a_models_forward_fails_the_run_and_says_where(folder, tmp_path, capsys) -> None:
     """It ended the process with exit code 5 and no message, and the store kept the run as interrupted."""
-    from core.cli import main
+    from core.cli.main import main
     from core.store.run_store import RunStore
 
     (folder / "exits.py").write_text(EXITS_AND_LAZY, encoding="utf-8")

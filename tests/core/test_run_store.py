@@ -26,7 +26,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core.cli import main
+from core.cli.main import main
 from core.compare.comparison import Comparison
 from core.config.run_config import RunConfig
 from core.run.events import Event, RunFinished, RunStarted, StepsReported

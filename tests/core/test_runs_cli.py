@@ -1,6 +1,6 @@
 """`gpu-train-monitor runs list|show|export|delete` on a store holding real recorded runs.
 
-Most commands run in this process through core.cli.main (the runs actions load no torch); the confirmation
+Most commands run in this process through core.cli.main.main (the runs actions load no torch); the confirmation
 prompt, a closed stdout and a run still training use the real CLI in a subprocess.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
+from core.cli.main import main
 from core.export.run_export import local_time
 from core.store.run_store import RunStore, StoreError
 from core.base.text import format_bytes

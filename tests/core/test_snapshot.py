@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.cli import main
+from core.cli.main import main
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.run.events import LogMessage, MemoryBreakdown, RunFinished, RunStarted, SnapshotSaved, StepsReported

@@ -113,7 +113,7 @@ def test_core_never_imports_qt_pyqtgraph_or_gui():
             "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
             "    if m.name not in ('core.__main__',):\n"
             "        importlib.import_module(m.name)\n"
-            "import core.engine.session, core.cli\n"
+            "import core.engine.session, core.cli.main\n"
             f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r})\n"
             "print(len([n for n in sys.modules if n.startswith('core.')]), bad)\n")
     result = run_python(["-c", code])

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import build_parser
+from core.cli.main import build_parser
 from core.config.run_config import RunConfig
-from core.options import config_from_args
+from core.cli.options import config_from_args
 from gui.launch_child import command_line, last_error_line, recorded_run_id
 
 

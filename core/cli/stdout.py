@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any
 
-from core.options import PROG, option_name
+from core.cli.options import PROG, option_name
 from core.base.outputs import write_json
 
 

@@ -1,6 +1,6 @@
 """The headless command line: `run`, `compare`, `find-batch-size`, `runs`, `devices`, `models` and `info`.
 
-Options come from the bounds tables (core.options), the same ones that validate `RunConfig` and build
+Options come from the bounds tables (core.cli.options), the same ones that validate `RunConfig` and build
 the GUI form. Bad input exits with code 2 and one line on stderr naming the option and what is allowed;
 never a traceback. Neither does Ctrl+C (exit 130), SIGTERM (143: a run stops like Stop, with its summary)
 or a closed stdout (`| head`, exit 1).
@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 from core.distributed.env import DEFAULT_TIMEOUT_S
-from core.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
+from core.cli.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
                           EXIT_USER_ERROR, PROG, OneLineParser, add_checkpoint_options, add_finder_options,
                           add_record_options, add_run_options, checkpoint_policy, config_from_args, option_message,
                           option_name, parse_bytes, resumed_config_from_args, user_error_line)
-from core.cli_io import StdoutFailed, flush_stdout, out, save_json, stdout_gone
+from core.cli.stdout import StdoutFailed, flush_stdout, out, save_json, stdout_gone
 from core.run.signals import SignalsSeen, Terminated, sigterm_raises, stop_on_signals
-from core.info_commands import command_devices, command_find_batch_size, command_models, command_presets
+from core.cli.info_commands import command_devices, command_find_batch_size, command_models, command_presets
 from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("presets", help="list the presets --preset accepts and what each sets")
     sub.add_parser("info", help="print the versions a bug report needs (app, Python, torch, CUDA, GPUs, "
                                 "NVIDIA driver, PySide6)")
-    from core.runs_cli import add_runs_parser
+    from core.cli.runs_command import add_runs_parser
 
     add_runs_parser(sub)
     return parser
@@ -123,13 +123,13 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             out(collect().text())
             return 0
         if args.command == "compare":
-            from core.compare_cli import command_compare
+            from core.cli.compare_command import command_compare
 
             return command_compare(args)
         if args.command == "find-batch-size":
             return command_find_batch_size(args)
         if args.command == "runs":
-            from core.runs_cli import command_runs
+            from core.cli.runs_command import command_runs
 
             return command_runs(args)
     except UserError as exc:
@@ -152,14 +152,14 @@ def command_run(args: argparse.Namespace) -> int:
                                              "this run is one process; add --nproc N (2 or more) or leave --sync-bn "
                                              "out"))
     if context is not None or config.nproc > 1:
-        from core.rank_cli import command_data_parallel
+        from core.cli.run_command import command_data_parallel
 
         return command_data_parallel(args, config, context)
     checkpoints = checkpoint_policy(args)
     for field in ("summary_json", "memory_snapshot"):  # a bad path fails now, not after the run
         if getattr(args, field):
             check_output_path(field, getattr(args, field))
-    from core.progress import ProgressBar
+    from core.cli.progress import ProgressBar
     from core.engine.session import TrainingSession
 
     if args.memory_snapshot:

@@ -1,6 +1,6 @@
 """Command-line options read from the bounds tables, and how errors become one line.
 
-Shared by the headless CLI (core.cli) and the window's entry point (gui.app), so the window never
+Shared by the headless CLI (core.cli.main) and the window's entry point (gui.app), so the window never
 imports the CLI. Importing this module loads neither torch nor Qt.
 """
 

@@ -11,13 +11,13 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from core.cli import recording
-from core.cli_io import out, save_json
+from core.cli.main import recording
+from core.cli.stdout import out, save_json
 from core.run.signals import stop_on_signals
 from core.compare.result import ComparisonResult, ratio_text
 from core.base.errors import ConfigError
 from core.run.events import ComparisonStarted, ContenderEvent, Event, RunFinished
-from core.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, comparison_from_args, option_message
+from core.cli.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, comparison_from_args, option_message
 from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
 
 
@@ -81,7 +81,7 @@ class ComparisonProgress:
     """A progress bar per run on stderr, each introduced by its place and label."""
 
     def __init__(self) -> None:
-        from core.progress import ProgressBar
+        from core.cli.progress import ProgressBar
 
         self._bar_factory: Callable[[], Callable[[Event], None]] = ProgressBar
         self._bar: Callable[[Event], None] | None = None

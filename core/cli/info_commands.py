@@ -6,10 +6,10 @@ import argparse
 import json
 import sys
 
-from core.cli_io import out, save_json
+from core.cli.stdout import out, save_json
 from core.base.errors import ConfigError
 from core.base.text import Message
-from core.options import EXIT_USER_ERROR, config_from_args
+from core.cli.options import EXIT_USER_ERROR, config_from_args
 from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
 
 

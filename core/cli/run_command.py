@@ -11,12 +11,12 @@ import os
 import signal
 import sys
 
-from core.cli import recording, report_finished
+from core.cli.main import recording, report_finished
 from core.run.signals import stop_on_signals
 from core.config.run_config import RunConfig
 from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
 from core.base.errors import ConfigError
-from core.options import EXIT_CODES, EXIT_USER_ERROR, PROG
+from core.cli.options import EXIT_CODES, EXIT_USER_ERROR, PROG
 from core.base.outputs import check_output_path
 
 
@@ -62,7 +62,7 @@ def _launch(args: argparse.Namespace, config: RunConfig) -> int:
 def _rank(args: argparse.Namespace, config: RunConfig, context: RankContext) -> int:
     from core.distributed.session import DistributedSession
     from core.distributed.launcher import record_rank_end
-    from core.progress import ProgressBar
+    from core.cli.progress import ProgressBar
 
     config = config.replace(nproc=context.world_size)  # under torchrun the world decides, not --nproc
     observers: list = [ProgressBar()] if context.is_main else []
