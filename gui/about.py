@@ -10,7 +10,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.device.system_info import APP_NAME, SystemInfo, app_summary, collect
-from gui.core_text import core_text
+from gui.qt.core_text import core_text
 
 ISSUES_HINT = QT_TRANSLATE_NOOP("about", "Copy system info (Help menu) puts these lines on the clipboard for a "
                                          "bug report.")

@@ -132,9 +132,9 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from gui.locale_format import number
+    from gui.qt.locale_format import number
     from gui.main_window import MainWindow
-    from gui.resources import ICON, asset, style_sheet
+    from gui.qt.resources import ICON, asset, style_sheet
 
     import pyqtgraph as pg
 

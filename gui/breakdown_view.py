@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSize
 
 from core.run.events import MemoryBreakdown
 from core.base.text import format_bytes
-from gui.locale_format import integer, number
+from gui.qt.locale_format import integer, number
 
 # (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown
 PARTS = (

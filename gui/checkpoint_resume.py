@@ -17,10 +17,10 @@ from PySide6.QtWidgets import QInputDialog
 
 from core.config.run_config import BOUNDS
 from core.base.errors import UserError
-from gui import file_dialogs
-from gui.core_text import error_text
+from gui.qt import file_dialogs
+from gui.qt.core_text import error_text
 from gui.form_text import choice_text
-from gui.locale_format import integer
+from gui.qt.locale_format import integer
 
 if TYPE_CHECKING:
     from core.engine.checkpoint import CheckpointInfo

@@ -5,7 +5,7 @@ machine's GPU (the first CUDA device, else the Apple GPU, else none) and whether
 compile for the device they run on; the menu is rebuilt each time it opens, so it follows the form.
 A custom comparison is 2 to 4 lines of `setting=value,...`, each parsed by
 `core.compare.plan.parse_overrides`; what does not parse is named inline (core's reason, translated from its
-structure by `gui.core_text`) and nothing starts.
+structure by `gui.qt.core_text`) and nothing starts.
 Every run trains the form's Max steps (or `DEFAULT_STEPS` when it has none): the menu says how many.
 """
 
@@ -25,7 +25,7 @@ from core.compare.plan import DEFAULT_STEPS, MAX_RUNS, MIN_RUNS, ReadyComparison
 from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
-from gui.core_text import core_text, error_text
+from gui.qt.core_text import core_text, error_text
 from gui.device_table import DeviceTable
 
 CUSTOM_NAME = "custom comparison"  # the custom entry's data in the menu (its text is translated)
@@ -43,7 +43,7 @@ def start_error(exc: UserError) -> str:
 def parse_lines(text: str, base: RunConfig | None = None) -> list[dict[str, Any]]:
     """One override set per non-empty line; a ConfigError (field 'vs') names the line and the override that
     does not parse, a count outside 2..4, or (with `base`) two lines that make the same run. Its detail is in
-    the user's language, or core's own `Message` for `gui.core_text` to translate."""
+    the user's language, or core's own `Message` for `gui.qt.core_text` to translate."""
     overrides: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

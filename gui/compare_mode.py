@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject
 from core.config.run_config import RunConfig
 from core.run.events import ComparisonFinished, ComparisonStarted, ContenderEvent, RunStarted
 from gui.compare_view import CompareView
-from gui.core_text import core_text
+from gui.qt.core_text import core_text
 from gui.log_panel import LogPanel
 from gui.run_view import RunView
 from gui.status_text import status_text

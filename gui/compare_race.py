@@ -14,8 +14,8 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from core.compare.result import ratio_text
-from gui.core_text import core_text
-from gui.locale_format import number
+from gui.qt.core_text import core_text
+from gui.qt.locale_format import number
 from gui.ring_buffer import RingBuffer
 from gui.status_text import status_text
 

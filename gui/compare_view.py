@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from core.compare.result import ComparisonResult
 from core.run.events import RunFinished, RunStarted, StepsReported
 from gui.compare_race import Race, not_run_reason, race_line, race_rate
-from gui.core_text import core_text
+from gui.qt.core_text import core_text
 from gui.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves, settle_axes
 from gui.ring_buffer import RingBuffer
 

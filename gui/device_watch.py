@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QLabel
 
 from core.run.events import CacheCleared
-from gui.core_text import core_text, error_text
+from gui.qt.core_text import core_text, error_text
 from gui.run_controller import RunController
 from gui.run_view import RunView
 from gui.settings_form import SettingsForm

@@ -12,10 +12,10 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton,
 
 from core.config.run_config import RunConfig
 from core.base.text import format_bytes
-from gui.background import BackgroundTask
-from gui.core_text import error_text
+from gui.qt.background import BackgroundTask
+from gui.qt.core_text import error_text
 from gui.live_plot import legend_above
-from gui.locale_format import integer
+from gui.qt.locale_format import integer
 
 
 class FinderPanel(QWidget):

@@ -22,7 +22,7 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QComboBox, QSpinBox
 
 from core.config.run_config import BOUNDS
-from gui.core_text import core_text
+from gui.qt.core_text import core_text
 from gui.form_text import field_tooltip
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ A run would fail on each of these after Start (or, worse, run on another device 
 so the form says it inline and keeps Start disabled, like any other bad input. Every check raises
 `ConfigError` naming the field; a filesystem error becomes one too, so no check can raise anything
 else out of a Qt slot. No Qt here: the form calls these on each change. Their texts are
-`core.base.text.Message`s, as core's are: the form shows them in the user's language (`gui.core_text`).
+`core.base.text.Message`s, as core's are: the form shows them in the user's language (`gui.qt.core_text`).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 from core.config.run_config import BOUNDS
 from core.base.errors import ConfigError, UserError
 from core.config.user_callables import SPEC_FIELDS, SPEC_FORM
-from gui.core_text import error_text
-from gui.locale_format import integer
+from gui.qt.core_text import error_text
+from gui.qt.locale_format import integer
 
 LABELS = {
     "device": QT_TRANSLATE_NOOP("form_text", "Device"),

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, Q
 from core.config.run_config import BOUNDS, BUILTIN_MODELS
 from core.config.user_callables import SPEC_FORM
 from gui.form_text import choice_text, field_tooltip, none_text
-from gui.widgets import OptionalSpinBox, ScientificSpinBox
+from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 
 
 def make_field_widget(field: str, on_changed: Callable[..., None],

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButto
                                QWidget)
 
 from core.store.run_store import RunRow, StoreError
-from gui.core_text import error_text
-from gui.locale_format import integer
+from gui.qt.core_text import error_text
+from gui.qt.locale_format import integer
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.overlay_feeds import OverlayFeeds

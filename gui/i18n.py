@@ -4,7 +4,7 @@ A choice applies at once (`switch`): installing or removing a translator makes Q
 every window, and the windows say their texts again (`gui.retranslate`); the log's lines keep the language
 they were written in. Qt's own dialogs (file pickers, message box buttons) are translated by the
 `qtbase` catalogue that ships with PySide6. Numbers and dates follow the locale that goes with the
-language (`QLocale.setDefault`), which `gui.locale_format` reads.
+language (`QLocale.setDefault`), which `gui.qt.locale_format` reads.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from platformdirs import user_cache_dir
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
 
-from gui.resources import asset
+from gui.qt.resources import asset
 from gui.translation_files import APP_NAME, compiled, ts_name
 
 SETTING = "language"

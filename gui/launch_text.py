@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 
 from gui.launch_end import LaunchEnd
-from gui.locale_format import number
+from gui.qt.locale_format import number
 from gui.status_text import status_text
 
 

@@ -29,14 +29,14 @@ from core.run.events import ComparisonFinished, OutOfMemory, RunFinished, RunPau
 from gui import window_layout, window_settings
 from gui.compare_menu import CompareMenu, start_error
 from gui.compare_mode import COMPARISON_EVENTS, CompareMode
-from gui.core_text import core_text, error_text
+from gui.qt.core_text import core_text, error_text
 from gui.checkpoint_resume import CheckpointResume
 from gui.device_watch import DeviceWatch
 from gui.history_panel import HistoryPanel
 from gui.launched_run import LaunchedRun
 from gui.memory_insight import MemoryInsight
 from gui.menu_bar import MenuBar
-from gui.resources import ICON, asset
+from gui.qt.resources import ICON, asset
 from gui.retranslate import keep_window_texts
 from gui.run_buttons import RunButtons
 from gui.run_controller import RunController

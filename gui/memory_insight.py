@@ -16,10 +16,10 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTabWidget, Q
 
 from core.run import event_text
 from core.run.events import OutOfMemory
-from gui import file_dialogs
-from gui.core_text import core_text, error_text
+from gui.qt import file_dialogs
+from gui.qt.core_text import core_text, error_text
 from gui.finder_panel import FinderPanel
-from gui.locale_format import integer
+from gui.qt.locale_format import integer
 from gui.log_panel import LogPanel
 from gui.nvml_panel import NvmlPanel
 from gui.oom_banner import OomBanner

@@ -23,12 +23,13 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
 
 from core.base.text import message_of
-from gui import file_dialogs, i18n, plot_export
+from gui import i18n, plot_export
+from gui.qt import file_dialogs
 from gui.about import open_about, window_system_info
-from gui.core_text import core_text
+from gui.qt.core_text import core_text
 from gui.language_menu import LanguageMenu
 from gui.live_plot import is_shown
-from gui.locale_format import integer
+from gui.qt.locale_format import integer
 from gui.run_state import RunState
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from core.base.text import format_bytes
-from gui.locale_format import integer, number
+from gui.qt.locale_format import integer, number
 
 
 class NvmlPanel(QWidget):

@@ -8,7 +8,7 @@ import html
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from gui.locale_format import integer
+from gui.qt.locale_format import integer
 
 
 class OomBanner(QFrame):

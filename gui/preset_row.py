@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
 
 from core.config.run_config import BOUNDS
 from core.config.presets import PRESETS
-from gui.core_text import core_text
+from gui.qt.core_text import core_text
 
 NONE_DESCRIPTION = QT_TRANSLATE_NOOP("PresetRow", "no preset: every setting as you set it. Choosing none after a "
                                                   "preset puts the settings presets change back to their defaults")

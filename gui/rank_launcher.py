@@ -35,7 +35,7 @@ from core.store.run_store import RunNotFound, RunRow, RunStore, StoreError
 from gui.launch_child import child_environment, command_line, recorded_run_id
 from gui.launch_end import LaunchEnd, launch_end
 from gui.process_family import ProcessFamily, signal_group
-from gui.core_text import error_text
+from gui.qt.core_text import error_text
 from gui.run_signals import CannotSignal, Control, cannot_signal, send
 
 POLL_INTERVAL_MS = 150  # the store and the child, while a run is under way

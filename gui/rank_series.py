@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from gui.locale_format import number
+from gui.qt.locale_format import number
 
 
 class Reading(Protocol):

@@ -17,8 +17,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from core.store.run_store import RunRow, RunStore, StoreError
-from gui.core_text import error_text
-from gui.locale_format import integer
+from gui.qt.core_text import error_text
+from gui.qt.locale_format import integer
 from gui.run_row_text import run_text
 
 # why each checkpoint was saved (CheckpointSaved.reason), as the list says it

@@ -10,7 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from core.base.errors import UserError
-from gui.core_text import error_text
+from gui.qt.core_text import error_text
 
 
 class RunControlRow(QWidget):

@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QInputDialog, QMenu, QMessageBox, QWidget
 
 from core.base.errors import UserError
 from core.store.run_store import RunRow, RunStore
-from gui import file_dialogs
-from gui.core_text import error_text
-from gui.locale_format import integer
+from gui.qt import file_dialogs
+from gui.qt.core_text import error_text
+from gui.qt.locale_format import integer
 from gui.run_exporter import ExportJob, ExportResult, RunExporter
 from gui.run_feed import StoreLink
 from gui.run_row_text import run_text, state_text, when_text

@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from core.config.run_config import RunConfig
-from gui.locale_format import integer
+from gui.qt.locale_format import integer
 
 SPEED_FIELDS = ("batch_size", "amp", "channels_last", "compile", "placement", "dataset")
 STORE_KEY = "speed_measurements"

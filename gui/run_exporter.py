@@ -19,8 +19,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from core.base.errors import UserError
 from core.store.run_store import RunStore
-from gui.background import BackgroundTask
-from gui.core_text import error_text
+from gui.qt.background import BackgroundTask
+from gui.qt.core_text import error_text
 
 FORMAT_NAMES = {"json": "JSON", "csv": "CSV", "tensorboard": "TensorBoard"}  # the same in every language
 SHUTDOWN_WAIT_MS = 120_000  # reading stops at once; this bounds writing a very long run, or a disk that hangs

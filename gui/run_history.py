@@ -24,8 +24,8 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 from core.store.search import run_matches
 from core.store.run_store import RunRow
 from core.base.text import format_bytes
-from gui.core_text import core_text
-from gui.locale_format import date_time, number
+from gui.qt.core_text import core_text
+from gui.qt.locale_format import date_time, number
 from gui.run_row_text import (described_title, devices_text, duration_text, loss_text, run_text, state_text,
                               steps_text, when_text)
 

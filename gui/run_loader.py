@@ -20,8 +20,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from core.base.errors import UserError
 from core.store.run_store import RunNotFound, StoreError
-from gui.background import BackgroundTask
-from gui.core_text import error_text
+from gui.qt.background import BackgroundTask
+from gui.qt.core_text import error_text
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
 
 SHUTDOWN_WAIT_MS = 30_000  # an interrupted query returns at once; this bounds a disk that hangs

@@ -8,7 +8,7 @@ import os
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from core.store.run_store import RunRow
-from gui.locale_format import date_time, integer
+from gui.qt.locale_format import date_time, integer
 from gui.status_text import status_text
 
 

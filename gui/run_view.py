@@ -1,6 +1,6 @@
 """What a run looks like in the window: the loss and memory plots, the live numbers, the memory
 breakdown and the log, fed by core events. It changes no state: the window decides what a run does,
-this shows what happened, in the sentences of `core.run.event_text` (in the user's language: `gui.core_text`). A data-parallel run shows every rank:
+this shows what happened, in the sentences of `core.run.event_text` (in the user's language: `gui.qt.core_text`). A data-parallel run shows every rank:
 its memory lines, its images/s under the total, and its memory breakdown (picked by rank).
 """
 
@@ -20,9 +20,9 @@ from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessa
                          RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
 from core.base.text import Message
 from gui.breakdown_view import BreakdownView
-from gui.core_text import core_text
+from gui.qt.core_text import core_text
 from gui.form_text import LABELS, choice_text, label
-from gui.locale_format import integer
+from gui.qt.locale_format import integer
 from gui.log_panel import LogPanel
 from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot

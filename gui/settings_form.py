@@ -22,16 +22,16 @@ from core.config.run_config import BOUNDS, RunConfig, check_batch_fits
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 from core.config.user_callables import SPEC_FORM, is_spec
-from gui import file_dialogs
+from gui.qt import file_dialogs
 from gui.device_table import DeviceTable
 from gui.form_applicability import auto_model_text, is_auto_model, update_applicability
 from gui.form_checks import (FolderCounts, NprocMeaning, check_data_folder, check_device, check_fast_paths_known,
                              check_findable, check_nproc, normalised_device, nproc_meaning)
-from gui.core_text import core_text, error_text
+from gui.qt.core_text import core_text, error_text
 from gui.form_text import field_help, friendly, label
 from gui.form_widgets import make_field_widget, set_widget_value, widget_value
 from gui.preset_row import PresetRow, overrides_for
-from gui.widgets import wheel_only_when_focused
+from gui.qt.widgets import wheel_only_when_focused
 
 COMBO_MIN_CHARACTERS = 8  # a combo box asks for this much width, not its longest item's (a device's full name)
 

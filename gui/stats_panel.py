@@ -9,7 +9,7 @@ import numpy as np
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
 from core.base.text import format_bytes
-from gui.locale_format import integer, number
+from gui.qt.locale_format import integer, number
 from gui.run_state import RunState
 
 

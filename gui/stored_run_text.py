@@ -1,6 +1,6 @@
 """What a recorded run's window says: its header, how it ended and the events the live log does not word,
 in the sentences of `core.run.event_text` where the live window has them, so a run reads the same watched live
-or opened later. Everything is in the user's language: core's sentences through `gui.core_text`, the
+or opened later. Everything is in the user's language: core's sentences through `gui.qt.core_text`, the
 window's own through Qt's translator (context "stored_run_text"); what the store kept as plain text (a run's
 message, its note) is shown as it was written."""
 
@@ -19,9 +19,9 @@ from core.run import event_text
 from core.run.events import RunFinished
 from core.store.run_store import RunRow
 from core.run.summary import RunSummary
-from gui.core_text import core_text
+from gui.qt.core_text import core_text
 from gui.form_text import choice_text
-from gui.locale_format import clock, date_time, integer
+from gui.qt.locale_format import clock, date_time, integer
 from gui.run_row_text import devices_text, duration_text, run_title
 from gui.status_text import status_text
 

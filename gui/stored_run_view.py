@@ -30,7 +30,7 @@ from core.memory.probe import MemorySample
 from core.store.run_store import RunNotFound, RunRow, StoreError
 from gui.breakdown_view import BreakdownView
 from gui.retranslate import keep_run_window_texts
-from gui.core_text import core_text, error_text
+from gui.qt.core_text import core_text, error_text
 from gui.log_panel import LogPanel
 from gui.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.memory_plot import MemoryPlot

@@ -104,7 +104,7 @@ def compiled(ts_path: Path, cache_dir: Path) -> Path:
 
 
 def main() -> int:
-    from gui.resources import asset
+    from gui.qt.resources import asset
 
     for language in LANGUAGES:
         ts_path = asset("translations") / ts_name(language)

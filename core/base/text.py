@@ -8,7 +8,7 @@ parsing English sentences.
 
 Qt's `pyside6-lupdate` finds the templates: it is run with `-tr-function-alias QT_TR_NOOP+=Message`, so
 every `Message("literal template", ...)` call lands in the translation source (in the context "" that
-`gui.core_text` translates from). A template must therefore be a string literal at the call site.
+`gui.qt.core_text` translates from). A template must therefore be a string literal at the call site.
 
 A `Message` as JSON, for texts that cross a process boundary as JSON (a batch-size trial's answer, the line
 a data-parallel rank leaves on how it ended): the receiving side gets the template and values back, so the

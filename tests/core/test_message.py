@@ -1,6 +1,6 @@
 """Core's texts for people are `core.base.text.Message`s: English that keeps its template and values.
 
-The window translates them from that structure (gui.core_text), so these tests check the structure
+The window translates them from that structure (gui.qt.core_text), so these tests check the structure
 itself: errors keep their field apart from a `Message` detail that re-renders to the same English, a
 `Message` crosses processes intact, and, walking the source of `core/`, no user error is raised with a
 text the translator cannot see (an f-string or a plain literal) and every template is a literal whose

@@ -18,7 +18,7 @@ import pytest
 from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox, QWidget
 
 from core.run.events import CheckpointSaved
-from gui import file_dialogs
+from gui.qt import file_dialogs
 from gui.run_state import RunState
 from gui_support import FAST, EventRecorder
 import test_memory_insight

@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
 
-from gui import file_dialogs
+from gui.qt import file_dialogs
 from gui_support import FAST
 from run_store_support import ROOT, cli_output, start_cli_run
 

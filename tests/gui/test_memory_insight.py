@@ -378,7 +378,7 @@ def test_snapshot_controls_are_disabled_on_the_cpu_with_the_reason(qtbot, window
 
 
 def test_a_memory_snapshot_is_never_saved_over_the_run_store(qtbot, window, monkeypatch):
-    from gui import file_dialogs
+    from gui.qt import file_dialogs
     store = str(window.controller.store_path)
     requested: list[str] = []
     monkeypatch.setattr(file_dialogs, "get_save_file_name", lambda *args, **kwargs: (store, ""))

@@ -14,7 +14,7 @@ from core.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_r
 from core.device.devices import DeviceInfo
 from gui.form_text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
 from gui.settings_form import SettingsForm
-from gui.widgets import OptionalSpinBox, ScientificSpinBox
+from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 from translator_support import translated
 
 FAKE_GPU = DeviceInfo("cuda:0", "cuda", "Test GPU", 8_000_000_000)

@@ -18,7 +18,7 @@ from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 
 from gui import i18n
 from gui.translation_files import LANGUAGES, compiled, lupdate, source_files, ts_name
-from gui.resources import asset
+from gui.qt.resources import asset
 
 FIELD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:![rsa])?(?::[^{}]*)?\}")
 TAG = re.compile(r"</?(?:b|i|u|s|p|a|br|hr|tt|em|li|ul|ol|td|tr|th|pre|div|sub|sup|code|span|font|nobr|small|table|"

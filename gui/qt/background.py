@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.base.errors import UserError
-from gui.core_text import error_text
+from gui.qt.core_text import error_text
 
 
 class _Worker(QObject):

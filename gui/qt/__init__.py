@@ -1,0 +1,6 @@
+"""Qt building blocks this app adds: the one background-thread task, spin boxes the stock ones lack, asset
+paths, file dialogs that never open a file, core's messages through Qt's translator, and numbers in the
+user's locale.
+
+May import: core (any package). The lowest gui layer.
+"""
