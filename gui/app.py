@@ -151,7 +151,7 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     settings = None
     if screenshot:  # a screenshot must not read or change the user's saved settings
         settings = QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
-    from gui import i18n
+    from gui.i18n import language as i18n
     from gui.window_settings import user_settings
 
     choice = language or i18n.saved_choice(settings if settings is not None else user_settings())

@@ -19,7 +19,7 @@ from gui.compare_view import CompareView
 from gui.qt.core_text import core_text
 from gui.log_panel import LogPanel
 from gui.run_view import RunView
-from gui.status_text import status_text
+from gui.i18n.status_text import status_text
 
 COMPARISON_EVENTS = (ComparisonStarted, ContenderEvent, ComparisonFinished)
 

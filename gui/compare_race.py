@@ -1,6 +1,6 @@
 """One run of a comparison as the compare view races it (`Race`), its images/s as the bars show it, and its line
 of text under the plots, in the user's language (Qt's translator, context "compare_race"): its status (a run's
-through `gui.status_text`, or the view's own: waiting, not run, ended without a result), then what it measured,
+through `gui.i18n.status_text`, or the view's own: waiting, not run, ended without a result), then what it measured,
 each fact a clause of its own, numbers in the locale's digits.
 """
 
@@ -17,7 +17,7 @@ from core.compare.result import ratio_text
 from gui.qt.core_text import core_text
 from gui.qt.locale_format import number
 from gui.ring_buffer import RingBuffer
-from gui.status_text import status_text
+from gui.i18n.status_text import status_text
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Race:
     label: str
     colour: tuple[int, int, int]
     data: RingBuffer  # step, seconds since the run's start, loss
-    status: str = "waiting"  # a run's status (`gui.status_text`), or one of the view's own: `race_status_text`
+    status: str = "waiting"  # a run's status (`gui.i18n.status_text`), or one of the view's own: `race_status_text`
     message: str = ""  # core's (a `core.base.text.Message` or plain text), or the view's own, translated
     step: int = 0
     total: int = 0

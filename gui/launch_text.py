@@ -11,7 +11,7 @@ from PySide6.QtCore import QCoreApplication
 
 from gui.launch_end import LaunchEnd
 from gui.qt.locale_format import number
-from gui.status_text import status_text
+from gui.i18n.status_text import status_text
 
 
 def starting_text(nproc: int, gpus: bool, batch_size: int, output: Path | None) -> str:

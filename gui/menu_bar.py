@@ -23,11 +23,12 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
 
 from core.base.text import message_of
-from gui import i18n, plot_export
+from gui import plot_export
+from gui.i18n import language as i18n
 from gui.qt import file_dialogs
 from gui.about import open_about, window_system_info
 from gui.qt.core_text import core_text
-from gui.language_menu import LanguageMenu
+from gui.i18n.language_menu import LanguageMenu
 from gui.live_plot import is_shown
 from gui.qt.locale_format import integer
 from gui.run_state import RunState

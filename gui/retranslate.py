@@ -4,7 +4,7 @@ Installing or removing a `QTranslator` makes Qt send `QEvent.LanguageChange` to 
 `Retranslator` keeps, for each text given to it, the setter that shows it and a function that says it in
 the language installed now, and on `LanguageChange` says them all again. Before them, every other text the
 window shows (set as a run went: plot titles, legends, a panel's message) is found in the catalogue and
-said again (`gui.shown_texts`). Texts derived from state (the process count's label, why a setting is
+said again (`gui.i18n.shown_texts`). Texts derived from state (the process count's label, why a setting is
 greyed out, what auto stands for, the run's numbers and state, the Runs tab's line) are derived again by the
 refreshers it is given, last, so numbers follow the new locale too.
 
@@ -22,10 +22,10 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QTabWidget, QWidget
 
 from core.config.user_callables import SPEC_FORM
-from gui import i18n
+from gui.i18n import language as i18n
 from gui.form_applicability import update_applicability
 from gui.form_text import CHOICE_TEXTS, choice_text, field_help, field_tooltip, label
-from gui.shown_texts import say_shown_texts_again
+from gui.i18n.shown_texts import say_shown_texts_again
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction

@@ -9,7 +9,7 @@ from PySide6.QtCore import QCoreApplication, QLocale
 
 from core.store.run_store import RunRow
 from gui.qt.locale_format import date_time, integer
-from gui.status_text import status_text
+from gui.i18n.status_text import status_text
 
 
 def state_text(row: RunRow, own_pid: int | None = None) -> str:

@@ -23,7 +23,7 @@ from PySide6.QtCore import QCoreApplication
 
 from core.base.errors import UserError
 from core.store.run_store import RunRow
-from gui.status_text import status_text
+from gui.i18n.status_text import status_text
 
 
 class Control(StrEnum):

@@ -28,7 +28,7 @@ from gui.loss_plot import LossPlot
 from gui.memory_plot import MemoryPlot
 from gui.rank_display import RankDisplay
 from gui.stats_panel import RateMedian, StatsPanel
-from gui.status_text import status_text
+from gui.i18n.status_text import status_text
 from gui.stored_run_text import plain_event_line
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz

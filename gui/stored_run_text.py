@@ -23,7 +23,7 @@ from gui.qt.core_text import core_text
 from gui.form_text import choice_text
 from gui.qt.locale_format import clock, date_time, integer
 from gui.run_row_text import devices_text, duration_text, run_title
-from gui.status_text import status_text
+from gui.i18n.status_text import status_text
 
 FAILED = ("diverged", "oom", "failed")
 

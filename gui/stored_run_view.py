@@ -44,7 +44,7 @@ from gui.run_view import config_text, fields_lines
 from gui.run_loader import LoadedRun, RunLoader
 from gui.run_row_text import run_title, state_text
 from gui.stats_panel import StatsPanel, median_rate
-from gui.status_text import status_text
+from gui.i18n.status_text import status_text
 from gui.stored_run_text import FAILED, end_line, header_html, log_line, plain_event_line
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second

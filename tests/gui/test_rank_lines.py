@@ -51,7 +51,7 @@ def breakdown(rank: int, params: int) -> MemoryBreakdown:
 
 @pytest.fixture(autouse=True)
 def english_numbers():
-    """Numbers as the window writes them for an English user (`gui.i18n` sets the locale; a test machine's C
+    """Numbers as the window writes them for an English user (`gui.i18n.language` sets the locale; a test machine's C
     locale groups no digits)."""
     QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
     yield

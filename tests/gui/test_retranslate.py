@@ -11,7 +11,7 @@ from gui_support import FAST
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QGroupBox, QPlainTextEdit
 
-from gui import i18n
+from gui.i18n import language as i18n
 from gui.run_state import RunState
 
 

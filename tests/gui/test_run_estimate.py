@@ -29,7 +29,7 @@ class FakeSettings:
 
 @pytest.fixture
 def english_numbers():
-    """The locale the window takes for English (gui.i18n): digits grouped, 3,200."""
+    """The locale the window takes for English (gui.i18n.language): digits grouped, 3,200."""
     before = QLocale()
     QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
     yield

@@ -30,7 +30,7 @@ from core.device.devices import list_devices
 from core.config.presets import PRESETS
 from core.run.summary import RunSummary
 from core.model.models import available_models
-from gui import i18n
+from gui.i18n import language as i18n
 from gui.about import window_system_info
 from gui.run_state import RunState
 from gui_support import FAST

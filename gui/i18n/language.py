@@ -16,7 +16,7 @@ from platformdirs import user_cache_dir
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
 
 from gui.qt.resources import asset
-from gui.translation_files import APP_NAME, compiled, ts_name
+from gui.i18n.translation_files import APP_NAME, compiled, ts_name
 
 SETTING = "language"
 SYSTEM = "system"

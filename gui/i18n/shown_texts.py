@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import i18n
+from gui.i18n import language as i18n
 FIELD = re.compile(r"\{(\w*)(![rsa])?(:[^{}]*)?\}")
 LETTER = re.compile(r"[^\W\d_]")
 

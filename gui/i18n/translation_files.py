@@ -7,7 +7,7 @@ lupdate reads as `QT_TR_NOOP` (an alias given on its command line); they land in
 
 Regenerate the sources after changing texts in the code (this is what the README documents):
 
-    python -m gui.translation_files            # update assets/translations/*.ts from the code
+    python -m gui.i18n.translation_files            # update assets/translations/*.ts from the code
 """
 
 from __future__ import annotations
