@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication
 from core.compare.result import ratio_text
 from gui.qt.core_text import core_text
 from gui.qt.locale_format import number
-from gui.ring_buffer import RingBuffer
+from gui.plots.ring_buffer import RingBuffer
 from gui.i18n.status_text import status_text
 
 

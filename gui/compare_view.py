@@ -4,7 +4,7 @@ run), images/s as bars with their spread, each run's status, and the headline wi
 Runs train one after another, so on the time axis every run starts at 0: the faster one's curve reaches
 a given loss further left. Data goes into ring buffers as events arrive; a timer redraws at most one
 plot per tick, only what changed, and nothing while the view is hidden (it catches up when shown). The
-plots are `gui.live_plot`'s: auto-range with headroom and axes settled in the timer's event, curves
+plots are `gui.plots.live_plot`'s: auto-range with headroom and axes settled in the timer's event, curves
 peak-decimated to the plot's width (to the visible part once zoomed).
 The bars show the live median of each run's reports after its first (warm-up, as the summary does)
 with their 10th..90th percentiles, then the result's own figures once the comparison has concluded.
@@ -27,8 +27,8 @@ from core.compare.result import ComparisonResult
 from core.run.events import RunFinished, RunStarted, StepsReported
 from gui.compare_race import Race, not_run_reason, race_line, race_rate
 from gui.qt.core_text import core_text
-from gui.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves, settle_axes
-from gui.ring_buffer import RingBuffer
+from gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves, settle_axes
+from gui.plots.ring_buffer import RingBuffer
 
 REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most ~7 times a second
 CAPACITY = 250_000  # steps kept per run (a comparison's runs share max_steps; the default is 60)

@@ -14,7 +14,7 @@ from core.config.run_config import RunConfig
 from core.base.text import format_bytes
 from gui.qt.background import BackgroundTask
 from gui.qt.core_text import error_text
-from gui.live_plot import legend_above
+from gui.plots.live_plot import legend_above
 from gui.qt.locale_format import integer
 
 

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButto
 from core.store.run_store import RunRow, StoreError
 from gui.qt.core_text import error_text
 from gui.qt.locale_format import integer
-from gui.loss_plot import LossPlot
-from gui.memory_plot import MemoryPlot
+from gui.plots.loss_plot import LossPlot
+from gui.plots.memory_plot import MemoryPlot
 from gui.overlay_feeds import OverlayFeeds
 from gui.overlays import Overlays
 from gui.run_checkpoints import RunResume

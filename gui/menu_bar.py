@@ -9,7 +9,7 @@ run under way first. More File actions (opening a run, exporting) go above Save 
 
 Save plots saves what the window shows: the loss plot (with validation accuracy once it has points) or
 the comparison's three plots, whichever tab is in front, and the memory plot, one file per plot
-(`gui.plot_export`).
+(`gui.plots.plot_export`).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
 
 from core.base.text import message_of
-from gui import plot_export
+from gui.plots import plot_export
 from gui.i18n import language as i18n
 from gui.qt import file_dialogs
 from gui.about import open_about, window_system_info
 from gui.qt.core_text import core_text
 from gui.i18n.language_menu import LanguageMenu
-from gui.live_plot import is_shown
+from gui.plots.live_plot import is_shown
 from gui.qt.locale_format import integer
 from gui.run_state import RunState
 

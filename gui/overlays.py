@@ -20,10 +20,10 @@ from PySide6.QtCore import QObject, Qt, QTimer, Slot
 
 from core.store.run_store import RunRow
 from core.export.smoothing import EmaState, debiased_ema
-from gui.live_plot import decimated_for, is_shown, set_curves, settle_axes
-from gui.loss_plot import LossPlot
-from gui.memory_plot import MemoryPlot
-from gui.ring_buffer import PeakRingBuffer, RingBuffer
+from gui.plots.live_plot import decimated_for, is_shown, set_curves, settle_axes
+from gui.plots.loss_plot import LossPlot
+from gui.plots.memory_plot import MemoryPlot
+from gui.plots.ring_buffer import PeakRingBuffer, RingBuffer
 from gui.run_feed import SeriesArrays, has_allocator
 
 REDRAW_INTERVAL_MS = 200  # overlays change at most once per store poll: 5 redraws a second are plenty

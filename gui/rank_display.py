@@ -11,8 +11,8 @@ import numpy as np
 
 from core.run.events import RankSample
 from gui.breakdown_view import BreakdownView
-from gui.memory_plot import MemoryPlot
-from gui.rank_series import rank_names, speeds_text
+from gui.plots.memory_plot import MemoryPlot
+from gui.plots.rank_series import rank_names, speeds_text
 from gui.stats_panel import StatsPanel
 
 
@@ -46,7 +46,7 @@ class RankDisplay:
         self.show_speeds({rank: sample.samples_per_s for rank, sample in by_rank.items()})
 
     def show_rows(self, devices: Sequence[str], rows: np.ndarray) -> None:
-        """Many reports at once (a recorded run's), as `gui.rank_series.RankLayout(devices)` rows."""
+        """Many reports at once (a recorded run's), as `gui.plots.rank_series.RankLayout(devices)` rows."""
         self._ensure(devices)
         self.memory_plot.add_rank_rows(self.devices, rows)
 

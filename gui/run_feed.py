@@ -25,8 +25,8 @@ from core.base.text import Message
 from core.base.text import message_from_json
 from core.store.run_store import (FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,
                             store_problem)
-from gui import rank_series
-from gui.rank_series import RankLayout
+from gui.plots import rank_series
+from gui.plots.rank_series import RankLayout
 
 has_allocator = rank_series.has_allocator  # whether a device has allocator counters (the overlays ask here)
 

@@ -24,8 +24,8 @@ from gui.qt.core_text import core_text
 from gui.form_text import LABELS, choice_text, label
 from gui.qt.locale_format import integer
 from gui.log_panel import LogPanel
-from gui.loss_plot import LossPlot
-from gui.memory_plot import MemoryPlot
+from gui.plots.loss_plot import LossPlot
+from gui.plots.memory_plot import MemoryPlot
 from gui.rank_display import RankDisplay
 from gui.stats_panel import RateMedian, StatsPanel
 from gui.i18n.status_text import status_text

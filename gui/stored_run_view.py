@@ -32,11 +32,11 @@ from gui.breakdown_view import BreakdownView
 from gui.retranslate import keep_run_window_texts
 from gui.qt.core_text import core_text, error_text
 from gui.log_panel import LogPanel
-from gui.loss_plot import LOSS_CAPACITY, LossPlot
-from gui.memory_plot import MemoryPlot
+from gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
+from gui.plots.memory_plot import MemoryPlot
 from gui.rank_display import RankDisplay
-from gui.rank_series import last_speeds
-from gui.rate_plot import RatePlot
+from gui.plots.rank_series import last_speeds
+from gui.plots.rate_plot import RatePlot
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
 from gui.run_control_row import RunControlRow
 from gui.run_history import STATUS_COLOURS

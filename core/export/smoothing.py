@@ -1,6 +1,6 @@
 """The loss smoothing: a bias-corrected EMA (TensorBoard's), computed with numpy.
 
-The window's loss plot (gui.loss_plot) and the run exports (core.export.run_export) both use it, so an exported
+The window's loss plot (gui.plots.loss_plot) and the run exports (core.export.run_export) both use it, so an exported
 "smoothed loss" is the curve the window showed at the same smoothing.
 
 A Python loop costs ~7 µs a step in the GUI thread: changing the smoothing recomputed a 2M-step

@@ -5,7 +5,7 @@ measures how late each of its ticks fires (the event loop's latency as a user fe
 reference, the same timer runs beside a bare training thread with no window. Redraw: a LossPlot holding
 1,000,000 steps, dirtied and redrawn (decimation of both curves + setData + a synchronous repaint),
 median of many redraws. The loss plot keeps min/max summaries of each 128 steps as losses arrive
-(gui.ring_buffer.PeakRingBuffer), so a redraw reduces those, not 2M values; keeping them is part of
+(gui.plots.ring_buffer.PeakRingBuffer), so a redraw reduces those, not 2M values; keeping them is part of
 `add_losses` (about 0.2 s for the 1M steps here, outside the redraw's timing, as in a live run).
 
     python tests/benchmarks/gui_latency.py [--seconds 8] [--repeats 3] [--quick] [--json PATH]
@@ -115,7 +115,7 @@ def latency_bare_thread(app: QApplication, seconds: float) -> list[float]:
 
 
 def redraw_times(app: QApplication, points: int, redraws: int) -> list[float]:
-    from gui.loss_plot import LossPlot
+    from gui.plots.loss_plot import LossPlot
 
     plot = LossPlot()
     plot.resize(1000, 600)

@@ -70,8 +70,8 @@ def make_panel(qtbot, path: Path):
     from PySide6.QtWidgets import QVBoxLayout, QWidget
 
     from gui.history_panel import HistoryPanel
-    from gui.loss_plot import LossPlot
-    from gui.memory_plot import MemoryPlot
+    from gui.plots.loss_plot import LossPlot
+    from gui.plots.memory_plot import MemoryPlot
 
     host = QWidget()
     qtbot.addWidget(host)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gui.loss_plot import LossPlot
+from gui.plots.loss_plot import LossPlot
 from test_ema import reference as reference_ema  # the step-by-step definition, kept once
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core.memory.probe import MemorySample
-from gui.memory_plot import SERIES, MemoryPlot
+from gui.plots.memory_plot import SERIES, MemoryPlot
 
 GB = 1_000_000_000
 

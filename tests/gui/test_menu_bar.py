@@ -319,7 +319,7 @@ def test_about_before_torch_has_loaded_does_not_wait_for_it(qtbot, settings):
 
 
 def test_the_save_dialogs_filters_name_the_format_each_writes():
-    from gui import plot_export
+    from gui.plots import plot_export
     assert plot_export.file_filters() == {"PNG image (*.png)": "png", "SVG image (*.svg)": "svg"}
     assert plot_export.format_for("/plots/run.svg", "png") == "svg"  # a suffix typed in the name wins
     assert plot_export.format_for("/plots/run", "svg") == "svg"  # else the filter chosen

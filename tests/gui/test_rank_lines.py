@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from core.config.run_config import RunConfig
 from core.run.events import MemoryBreakdown, RankSample, RunStarted, StepsReported
 from core.memory.probe import MemoryProbe, MemorySample
-from gui.memory_plot import SERIES
-from gui.rank_series import RankLayout
+from gui.plots.memory_plot import SERIES
+from gui.plots.rank_series import RankLayout
 from gui.run_view import RunView
 
 GB = 1_000_000_000

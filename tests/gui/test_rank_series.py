@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QLocale
 
 from context_marks import marking_translator
-from gui.rank_series import RankLayout, rank_names, speeds_text
+from gui.plots.rank_series import RankLayout, rank_names, speeds_text
 
 
 def test_names_of_gpu_and_cpu_ranks():

@@ -28,7 +28,7 @@ class Reading(Protocol):
     device_used_bytes: int | None
 
 
-# (key, the reading's field); the keys are `gui.memory_plot.SERIES`'s, so its check boxes show and hide them
+# (key, the reading's field); the keys are `gui.plots.memory_plot.SERIES`'s, so its check boxes show and hide them
 RANK_KINDS = (("allocated", "allocated_bytes"), ("reserved", "reserved_bytes"), ("peak", "peak_allocated_bytes"))
 # a rank's line in the legend, by kind: on a GPU the allocator's counters, on the CPU the process RSS
 KIND_NAMES = {"allocated": (QT_TRANSLATE_NOOP("rank_series", "{rank} allocated"),
@@ -70,7 +70,7 @@ def device_name(device: str) -> str:
 @dataclass(frozen=True)
 class RankLine:
     """One line of the ranks' plot: its legend name, the rank whose colour it takes, and its kind (a key of
-    `gui.memory_plot.SERIES`: allocated, reserved, peak or device_used)."""
+    `gui.plots.memory_plot.SERIES`: allocated, reserved, peak or device_used)."""
 
     name: str
     rank: int

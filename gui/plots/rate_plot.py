@@ -7,8 +7,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 
-from gui.live_plot import draw_decimated, is_shown, live_plot_widget
-from gui.ring_buffer import RingBuffer
+from gui.plots.live_plot import draw_decimated, is_shown, live_plot_widget
+from gui.plots.ring_buffer import RingBuffer
 
 RATE_CAPACITY = 200_000  # reports kept
 

@@ -5,7 +5,7 @@ Fed by `MemorySample`s from run reports and, at rest, from the window's idle pol
 relabelled: process RSS against system memory.
 
 A data-parallel run shows every rank instead (`set_ranks`, `add_rank_samples`, `add_rank_rows`; drawn by
-`gui.rank_lines`): a colour per rank, its allocated, reserved and peak, and each device's device-wide used.
+`gui.plots.rank_lines`): a colour per rank, its allocated, reserved and peak, and each device's device-wide used.
 The plot's own allocated, reserved, peak and used lines (rank 0's, which the rank lines already show) step
 aside meanwhile; capacity stays, and the check boxes show and hide each kind for every rank.
 """
@@ -21,10 +21,10 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.run.events import RankSample
 from core.memory.probe import MemorySample
-from gui.live_plot import arrange_legend, draw_decimated, is_shown, legend_above, live_plot_widget
-from gui.rank_lines import RankLines
-from gui.rank_series import RankLayout
-from gui.ring_buffer import RingBuffer
+from gui.plots.live_plot import arrange_legend, draw_decimated, is_shown, legend_above, live_plot_widget
+from gui.plots.rank_lines import RankLines
+from gui.plots.rank_series import RankLayout
+from gui.plots.ring_buffer import RingBuffer
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
 OWN_LEGEND_COLUMNS = 5  # the plot's own five lines in one row above the data
