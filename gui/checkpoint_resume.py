@@ -19,7 +19,7 @@ from core.config.run_config import BOUNDS
 from core.base.errors import UserError
 from gui.qt import file_dialogs
 from gui.qt.core_text import error_text
-from gui.form_text import choice_text
+from gui.form.text import choice_text
 from gui.qt.locale_format import integer
 
 if TYPE_CHECKING:

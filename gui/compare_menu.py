@@ -26,7 +26,7 @@ from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 from gui.qt.core_text import core_text, error_text
-from gui.device_table import DeviceTable
+from gui.form.device_table import DeviceTable
 
 CUSTOM_NAME = "custom comparison"  # the custom entry's data in the menu (its text is translated)
 EXAMPLE = "placement=stream\nplacement=resident"  # settings and values: the same in every language
@@ -35,7 +35,7 @@ EXAMPLE = "placement=stream\nplacement=resident"  # settings and values: the sam
 def start_error(exc: UserError) -> str:
     """Why a comparison could not start, in a sentence: a plan's error without its 'vs: ' field (the
     comparison's own option name), any other as the form says it ('Device: cuda:3 is not on this machine')."""
-    from gui.form_text import friendly
+    from gui.form.text import friendly
 
     return error_text(exc, with_field=False) if isinstance(exc, ConfigError) and exc.field == "vs" else friendly(exc)
 
@@ -68,7 +68,7 @@ def parse_lines(text: str, base: RunConfig | None = None) -> list[dict[str, Any]
 def line_problem(exc: ConfigError) -> str:
     """Why a line does not parse, in the window's words: a setting every run shares is set once in the form
     (core's text names the CLI's option, --max-steps, which the window has not)."""
-    from gui.form_text import label
+    from gui.form.text import label
 
     detail = exc.detail
     if isinstance(detail, Message) and detail.template.endswith("give it once, as {option}"):

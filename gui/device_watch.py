@@ -15,7 +15,7 @@ from core.run.events import CacheCleared
 from gui.qt.core_text import core_text, error_text
 from gui.run_controller import RunController
 from gui.run_view import RunView
-from gui.settings_form import SettingsForm
+from gui.form.settings_form import SettingsForm
 
 IDLE_POLL_INTERVAL_MS = 250
 

@@ -8,7 +8,7 @@ selected device's `MemoryProbe` so the memory plot stays live and a cache clear 
 device in the status bar. `gui.window_layout` places the parts.
 A comparison (Compare menu, `gui.compare_menu`) runs through the same controller and states; its race
 shows in the Comparison tab over the plots (`gui.compare_mode`) while each run's own events drive the
-live views. Finished runs' speeds give the next run's time estimate (`gui.run_estimate`). The menu bar
+live views. Finished runs' speeds give the next run's time estimate (`gui.form.estimate`). The menu bar
 (`gui.menu_bar`) holds the run buttons' actions, Save plots, Quit and Help. A data-parallel run (more than
 one process) trains in processes of its own, started and followed by the controller's launcher; the window
 shows it through `gui.launched_run` (the Runs tab, its own live window) and closes only once they are gone.
@@ -40,10 +40,10 @@ from gui.qt.resources import ICON, asset
 from gui.retranslate import keep_window_texts
 from gui.run_buttons import RunButtons
 from gui.run_controller import RunController
-from gui.run_estimate import RunEstimates
+from gui.form.estimate import RunEstimates
 from gui.run_state import RunState
 from gui.run_view import RunView
-from gui.settings_form import SettingsForm
+from gui.form.settings_form import SettingsForm
 
 COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP("MainWindow", "A comparison races runs of one process each: set the process "
                                                       "count to 1")
@@ -197,7 +197,7 @@ class MainWindow(QMainWindow):
     def _resolved(self, config: RunConfig) -> RunConfig:
         """`config` with auto's model and device named as this machine resolves them ("starting: tiny-cnn on
         cpu", not "auto on auto"), for the log; as it is where they cannot be told yet."""
-        from gui.run_estimate import resolved_model
+        from gui.form.estimate import resolved_model
 
         if not self.form.devices.known:
             return config

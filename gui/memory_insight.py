@@ -24,7 +24,7 @@ from gui.log_panel import LogPanel
 from gui.nvml_panel import NvmlPanel
 from gui.oom_banner import OomBanner
 from gui.run_controller import RunController
-from gui.settings_form import SettingsForm
+from gui.form.settings_form import SettingsForm
 
 NVML_POLL_INTERVAL_MS = 1000
 

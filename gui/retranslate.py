@@ -23,8 +23,8 @@ from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QTabWidget, QW
 
 from core.config.user_callables import SPEC_FORM
 from gui.i18n import language as i18n
-from gui.form_applicability import update_applicability
-from gui.form_text import CHOICE_TEXTS, choice_text, field_help, field_tooltip, label
+from gui.form.applicability import update_applicability
+from gui.form.text import CHOICE_TEXTS, choice_text, field_help, field_tooltip, label
 from gui.i18n.shown_texts import say_shown_texts_again
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ def _keep_tabs(texts: Retranslator, window: MainWindow) -> None:
 
 
 def _keep_form(texts: Retranslator, window: MainWindow) -> None:
-    from gui.settings_form import GROUPS
+    from gui.form.settings_form import GROUPS
 
     form = window.form
     boxes = {box.title(): box for box in form.findChildren(QGroupBox)}

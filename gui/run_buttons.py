@@ -1,6 +1,6 @@
 """Start, Compare, Pause/Resume, Stop and Clear cache: the actions with their shortcuts, the buttons that
 trigger them, and when each one applies; under them, the estimate of the next run's time
-(`gui.run_estimate`).
+(`gui.form.estimate`).
 
 The shortcuts belong to the actions, which the Run menu (`gui.menu_bar`) shows too: a button and a menu
 item with the same key would be an ambiguous shortcut that Qt ignores. The buttons' tooltips name the keys.

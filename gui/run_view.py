@@ -21,7 +21,7 @@ from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessa
 from core.base.text import Message
 from gui.breakdown_view import BreakdownView
 from gui.qt.core_text import core_text
-from gui.form_text import LABELS, choice_text, label
+from gui.form.text import LABELS, choice_text, label
 from gui.qt.locale_format import integer
 from gui.log_panel import LogPanel
 from gui.plots.loss_plot import LossPlot

@@ -9,7 +9,7 @@ from PySide6.QtCore import QByteArray, QCoreApplication, QSettings
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from core.config.run_config import RunConfig
-from gui.settings_form import SettingsForm
+from gui.form.settings_form import SettingsForm
 
 
 def restore(settings: QSettings, window: QMainWindow, form: SettingsForm, splitters: dict[str, QSplitter],

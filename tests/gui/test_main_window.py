@@ -355,7 +355,7 @@ def test_a_saved_device_not_on_this_machine_is_flagged_once_torch_has_loaded(qtb
 
 
 def test_the_estimate_appears_after_one_run_and_matches_the_arithmetic(qtbot, window):
-    from gui.run_estimate import NO_ESTIMATE, estimate_s, estimate_text, measurement_from
+    from gui.form.estimate import NO_ESTIMATE, estimate_s, estimate_text, measurement_from
 
     label = window.buttons.estimate_label
     assert label.isVisible() and label.text() == f"Estimated time: {NO_ESTIMATE}"

@@ -427,7 +427,7 @@ def test_retry_from_the_banner_waits_while_a_batch_size_search_runs(window, monk
 
 
 def test_the_form_takes_mps_0_for_the_apple_gpu_it_lists_as_mps() -> None:
-    from gui.form_checks import check_device
+    from gui.form.checks import check_device
 
     check_device("mps:0", ["cpu", "mps"])  # the CLI accepts mps:0: so does the form
     with pytest.raises(Exception, match="cuda:3"):

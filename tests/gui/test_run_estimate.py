@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QLocale
 
 from core.config.run_config import RunConfig
-from gui.run_estimate import (MAX_KEPT, NO_ESTIMATE, STORE_KEY, Measurement, MeasurementStore, RunEstimates,
+from gui.form.estimate import (MAX_KEPT, NO_ESTIMATE, STORE_KEY, Measurement, MeasurementStore, RunEstimates,
                               duration_text, estimate_s, estimate_text, measurement_from, planned_images,
                               planned_steps, speed_key)
 

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, Q
 
 from core.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
 from core.device.devices import DeviceInfo
-from gui.form_text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
-from gui.settings_form import SettingsForm
+from gui.form.text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
+from gui.form.settings_form import SettingsForm
 from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 from translator_support import translated
 

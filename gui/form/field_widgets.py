@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, Q
 
 from core.config.run_config import BOUNDS, BUILTIN_MODELS
 from core.config.user_callables import SPEC_FORM
-from gui.form_text import choice_text, field_tooltip, none_text
+from gui.form.text import choice_text, field_tooltip, none_text
 from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.form_checks import fast_path_problems, normalised_device
+from gui.form.checks import fast_path_problems, normalised_device
 
 
 @dataclass

@@ -1,12 +1,12 @@
 """The run settings form, built from `core.config.run_config.BOUNDS` so the form and the config cannot disagree.
 
-Every widget's range, choices, default and tooltip come from the bounds table (`gui.form_widgets` builds
+Every widget's range, choices, default and tooltip come from the bounds table (`gui.form.field_widgets` builds
 one per field, reads and writes it). The form turns its values into a `RunConfig`; anything the config
 rejects, and what only this machine can tell
-(`gui.form_checks`: a missing data folder, a device that is not here, a batch larger than the training
+(`gui.form.checks`: a missing data folder, a device that is not here, a batch larger than the training
 set, an unknown model, your own model or dataset whose module or file is not there, a fast path the
 device cannot run, more processes than this machine has GPUs or CPU cores), shows as an inline message and
-`validity_changed(False, message)` disables Start. A preset (`gui.preset_row`) writes its settings in.
+`validity_changed(False, message)` disables Start. A preset (`gui.form.preset_row`) writes its settings in.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 from core.config.user_callables import SPEC_FORM, is_spec
 from gui.qt import file_dialogs
-from gui.device_table import DeviceTable
-from gui.form_applicability import auto_model_text, is_auto_model, update_applicability
-from gui.form_checks import (FolderCounts, NprocMeaning, check_data_folder, check_device, check_fast_paths_known,
+from gui.form.device_table import DeviceTable
+from gui.form.applicability import auto_model_text, is_auto_model, update_applicability
+from gui.form.checks import (FolderCounts, NprocMeaning, check_data_folder, check_device, check_fast_paths_known,
                              check_findable, check_nproc, normalised_device, nproc_meaning)
 from gui.qt.core_text import core_text, error_text
-from gui.form_text import field_help, friendly, label
-from gui.form_widgets import make_field_widget, set_widget_value, widget_value
-from gui.preset_row import PresetRow, overrides_for
+from gui.form.text import field_help, friendly, label
+from gui.form.field_widgets import make_field_widget, set_widget_value, widget_value
+from gui.form.preset_row import PresetRow, overrides_for
 from gui.qt.widgets import wheel_only_when_focused
 
 COMBO_MIN_CHARACTERS = 8  # a combo box asks for this much width, not its longest item's (a device's full name)

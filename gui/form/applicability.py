@@ -23,10 +23,10 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QSpinBox
 
 from core.config.run_config import BOUNDS
 from gui.qt.core_text import core_text
-from gui.form_text import field_tooltip
+from gui.form.text import field_tooltip
 
 if TYPE_CHECKING:
-    from gui.settings_form import SettingsForm
+    from gui.form.settings_form import SettingsForm
 
 KEPT_TICK = "tickKeptWhileNotUsed"  # a tick box's property: it was ticked when its setting stopped applying
 FAST_PATHS = ("cudnn_benchmark", "compile", "fused_optimizer")
@@ -146,7 +146,7 @@ def auto_model_text(form: SettingsForm) -> str:
     """'auto (tiny-cnn on this CPU)' once the devices are known: the model a run would build."""
     if not form.devices.known:
         return QCoreApplication.translate("form_widgets", "auto")
-    from gui.run_estimate import resolved_model
+    from gui.form.estimate import resolved_model
 
     model = resolved_model("auto", form.device_kind())
     if form.device_kind() == "cpu":
