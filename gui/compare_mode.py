@@ -17,8 +17,8 @@ from core.config.run_config import RunConfig
 from core.run.events import ComparisonFinished, ComparisonStarted, ContenderEvent, RunStarted
 from gui.compare_view import CompareView
 from gui.qt.core_text import core_text
-from gui.log_panel import LogPanel
-from gui.run_view import RunView
+from gui.views.log_panel import LogPanel
+from gui.views.run_view import RunView
 from gui.i18n.status_text import status_text
 
 COMPARISON_EVENTS = (ComparisonStarted, ContenderEvent, ComparisonFinished)

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Slot
 
 from core.store.run_store import RunNotFound, StoreError
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event
-from gui.run_view import RunView
+from gui.views.run_view import RunView
 
 POLL_INTERVAL_MS = 400  # as a followed run's window
 SHOWN_EVENTS = ("EpochEnded", "CacheCleared", "MemoryBreakdown", "OutOfMemory", "LogMessage")

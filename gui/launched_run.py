@@ -17,10 +17,10 @@ from gui.history_panel import HistoryPanel
 from gui.launch_end import LaunchEnd
 from gui.launch_text import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
 from gui.launched_feed import LaunchedFeed
-from gui.log_panel import LogPanel
+from gui.views.log_panel import LogPanel
 from gui.rank_launcher import RankLauncher
-from gui.run_state import RunState
-from gui.run_view import RunView
+from gui.views.window_state import RunState
+from gui.views.run_view import RunView
 
 ENDED_WELL = ("completed", "stopped")
 

@@ -41,8 +41,8 @@ from gui.retranslate import keep_window_texts
 from gui.run_buttons import RunButtons
 from gui.run_controller import RunController
 from gui.form.estimate import RunEstimates
-from gui.run_state import RunState
-from gui.run_view import RunView
+from gui.views.window_state import RunState
+from gui.views.run_view import RunView
 from gui.form.settings_form import SettingsForm
 
 COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP("MainWindow", "A comparison races runs of one process each: set the process "

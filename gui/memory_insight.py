@@ -20,7 +20,7 @@ from gui.qt import file_dialogs
 from gui.qt.core_text import core_text, error_text
 from gui.finder_panel import FinderPanel
 from gui.qt.locale_format import integer
-from gui.log_panel import LogPanel
+from gui.views.log_panel import LogPanel
 from gui.nvml_panel import NvmlPanel
 from gui.oom_banner import OomBanner
 from gui.run_controller import RunController

@@ -31,7 +31,7 @@ from gui.qt.core_text import core_text
 from gui.i18n.language_menu import LanguageMenu
 from gui.plots.live_plot import is_shown
 from gui.qt.locale_format import integer
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 
 if TYPE_CHECKING:
     from gui.main_window import MainWindow

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QToolButton, QSizePolicy, QWidget
 
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 
 
 class RunButtons(QWidget):

@@ -8,7 +8,7 @@ is read in the background (`gui.run_loader`: a long run takes seconds); a run st
 polled every `POLL_INTERVAL_MS` for what was recorded since (`gui.run_feed.RunFeed`) until it ends:
 completed, stopped, or interrupted once its process is gone. It is read-only: it is controlled where it
 runs, and the header says where that is. A data-parallel run shows every rank as the live window does
-(`gui.rank_display`): from its rank reports, its memory lines and images/s, and a breakdown per rank.
+(`gui.views.rank_display`): from its rank reports, its memory lines and images/s, and a breakdown per rank.
 """
 
 from __future__ import annotations
@@ -28,22 +28,22 @@ from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessa
                          SnapshotSaved)
 from core.memory.probe import MemorySample
 from core.store.run_store import RunNotFound, RunRow, StoreError
-from gui.breakdown_view import BreakdownView
+from gui.views.breakdown_view import BreakdownView
 from gui.retranslate import keep_run_window_texts
 from gui.qt.core_text import core_text, error_text
-from gui.log_panel import LogPanel
+from gui.views.log_panel import LogPanel
 from gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.plots.memory_plot import MemoryPlot
-from gui.rank_display import RankDisplay
+from gui.views.rank_display import RankDisplay
 from gui.plots.rank_series import last_speeds
 from gui.plots.rate_plot import RatePlot
 from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
 from gui.run_control_row import RunControlRow
 from gui.run_history import STATUS_COLOURS
-from gui.run_view import config_text, fields_lines
+from gui.views.run_view import config_text, fields_lines
 from gui.run_loader import LoadedRun, RunLoader
 from gui.run_row_text import run_title, state_text
-from gui.stats_panel import StatsPanel, median_rate
+from gui.views.stats_panel import StatsPanel, median_rate
 from gui.i18n.status_text import status_text
 from gui.stored_run_text import FAILED, end_line, header_html, log_line, plain_event_line
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QTranslator
 
 from core.config.run_config import RunConfig
-from gui.breakdown_view import BreakdownView
+from gui.views.breakdown_view import BreakdownView
 
 ON_CPU = "on the CPU: the process's memory"
 TITLE = "Memory of one training step, by what holds it (sampled once per report)"

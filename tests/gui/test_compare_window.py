@@ -9,7 +9,7 @@ from core.compare.plan import DEFAULT_STEPS
 from core.compare.result import ratio_text
 from core.run.events import CacheCleared, ComparisonFinished, ComparisonStarted, ContenderEvent, RunFinished, StepsReported
 from gui.main_window import MainWindow
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 from gui_support import FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 120_000

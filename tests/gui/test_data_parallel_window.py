@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, QTimer
 
 from core.store.run_store import RunStore
 from gui.main_window import MainWindow
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 from gui_support import FAST
 
 # 2 processes of 16 images a step, until stopped (tiny-cnn on the CPU: a step takes milliseconds)

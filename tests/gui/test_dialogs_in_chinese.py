@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox, QWidget
 
 from core.run.events import CheckpointSaved
 from gui.qt import file_dialogs
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 from gui_support import FAST, EventRecorder
 import test_memory_insight
 import test_window_in_chinese

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings, Qt
 from core.config.run_config import RunConfig
 from core.run.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
 from gui.main_window import MainWindow
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 OFF_ON_CPU = {"pin_memory": False, "non_blocking": False}  # greyed out on the CPU: not in effect

@@ -26,11 +26,11 @@ from core.base.text import Message
 from core.model.models import build_model
 from core.device.nvml import GpuProcess, GpuStatus
 from core.run.summary import RunSummary
-from gui.breakdown_view import BreakdownView
+from gui.views.breakdown_view import BreakdownView
 from gui.finder_panel import FinderPanel
 from gui.main_window import MainWindow
 from gui.nvml_panel import NvmlPanel
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 from gui_support import FAST
 from translator_support import translated
 

@@ -16,7 +16,7 @@ from core.run.events import CheckpointSaved
 from core.device.system_info import APP_NAME
 from gui.main_window import MainWindow
 from gui.menu_bar import PLOTS_FOLDER_KEY
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000

@@ -18,7 +18,7 @@ from core.run.events import MemoryBreakdown, RankSample, RunStarted, StepsReport
 from core.memory.probe import MemoryProbe, MemorySample
 from gui.plots.memory_plot import SERIES
 from gui.plots.rank_series import RankLayout
-from gui.run_view import RunView
+from gui.views.run_view import RunView
 
 GB = 1_000_000_000
 CONFIG = RunConfig(model="tiny-cnn", device="cpu", synthetic_samples=512, batch_size=64, max_steps=20)

@@ -12,7 +12,7 @@ from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QGroupBox, QPlainTextEdit
 
 from gui.i18n import language as i18n
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 
 
 def _texts(window) -> dict[str, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QInputDialog
 
 from core.store.run_store import RunStore
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 from gui_support import FAST
 
 RUN_TIMEOUT_MS = 60_000

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from core.memory.probe import MemorySample
 from core.config.run_config import RunConfig
 from gui.form.text import label
-from gui.run_view import MEMORY_REDRAW_INTERVAL_S, RunView, config_text
+from gui.views.run_view import MEMORY_REDRAW_INTERVAL_S, RunView, config_text
 from translator_support import translated
 
 GB = 1_000_000_000

@@ -32,7 +32,7 @@ from core.run.summary import RunSummary
 from core.model.models import available_models
 from gui.i18n import language as i18n
 from gui.about import window_system_info
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 from gui_support import FAST
 
 RUN_TIMEOUT_MS = 60_000

@@ -1,4 +1,4 @@
-"""A data-parallel run's ranks on a run's widgets, the same for a run trained by the window (`gui.run_view`,
+"""A data-parallel run's ranks on a run's widgets, the same for a run trained by the window (`gui.views.run_view`,
 fed by events) and a recorded one (`gui.stored_run_view`, fed by the store): memory lines per rank on the
 memory plot, each rank's images/s in the stats panel, and a rank choice on the memory breakdown.
 An ordinary run (one rank) shows none of it."""
@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from core.run.events import RankSample
-from gui.breakdown_view import BreakdownView
+from gui.views.breakdown_view import BreakdownView
 from gui.plots.memory_plot import MemoryPlot
 from gui.plots.rank_series import rank_names, speeds_text
-from gui.stats_panel import StatsPanel
+from gui.views.stats_panel import StatsPanel
 
 
 class RankDisplay:

@@ -19,15 +19,15 @@ from core.config.run_config import RunConfig
 from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
                          RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
 from core.base.text import Message
-from gui.breakdown_view import BreakdownView
+from gui.views.breakdown_view import BreakdownView
 from gui.qt.core_text import core_text
 from gui.form.text import LABELS, choice_text, label
 from gui.qt.locale_format import integer
-from gui.log_panel import LogPanel
+from gui.views.log_panel import LogPanel
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
-from gui.rank_display import RankDisplay
-from gui.stats_panel import RateMedian, StatsPanel
+from gui.views.rank_display import RankDisplay
+from gui.views.stats_panel import RateMedian, StatsPanel
 from gui.i18n.status_text import status_text
 from gui.stored_run_text import plain_event_line
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
 from core.base.text import format_bytes
 from gui.qt.locale_format import integer, number
-from gui.run_state import RunState
+from gui.views.window_state import RunState
 
 
 def format_duration(seconds: float | None) -> str:
