@@ -1,6 +1,6 @@
 """The main window's plots and numbers for a data-parallel run it launched. Its ranks train in other processes,
 so no session's events reach the window: what rank 0 records in the run store is read back (as a followed
-run's window reads it, `gui.run_feed`) and shown in the window's own `RunView`, as the events of a run in
+run's window reads it, `gui.history.feed`) and shown in the window's own `RunView`, as the events of a run in
 the window's thread would be: the steps and losses, images/s, time left, memory, epochs and cache clears.
 How the launch starts and ends (its log lines, the window's state) stays `gui.launched_run`'s."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Slot
 
 from core.store.run_store import RunNotFound, StoreError
-from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event
+from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event
 from gui.views.run_view import RunView
 
 POLL_INTERVAL_MS = 400  # as a followed run's window

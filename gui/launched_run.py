@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
 from core.config.run_config import RunConfig
-from gui.history_panel import HistoryPanel
+from gui.history.panel import HistoryPanel
 from gui.launch_end import LaunchEnd
 from gui.launch_text import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
 from gui.launched_feed import LaunchedFeed

@@ -32,7 +32,7 @@ from gui.compare_mode import COMPARISON_EVENTS, CompareMode
 from gui.qt.core_text import core_text, error_text
 from gui.checkpoint_resume import CheckpointResume
 from gui.device_watch import DeviceWatch
-from gui.history_panel import HistoryPanel
+from gui.history.panel import HistoryPanel
 from gui.launched_run import LaunchedRun
 from gui.memory_insight import MemoryInsight
 from gui.menu_bar import MenuBar

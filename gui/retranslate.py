@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu
 
     from gui.main_window import MainWindow
-    from gui.stored_run_view import StoredRunView
+    from gui.history.run_window import StoredRunView
 
 Setter = Callable[[str], None]
 Say = Callable[[], str]

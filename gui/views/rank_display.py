@@ -1,5 +1,5 @@
 """A data-parallel run's ranks on a run's widgets, the same for a run trained by the window (`gui.views.run_view`,
-fed by events) and a recorded one (`gui.stored_run_view`, fed by the store): memory lines per rank on the
+fed by events) and a recorded one (`gui.history.run_window`, fed by the store): memory lines per rank on the
 memory plot, each rank's images/s in the stats panel, and a rank choice on the memory breakdown.
 An ordinary run (one rank) shows none of it."""
 

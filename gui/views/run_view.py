@@ -29,7 +29,7 @@ from gui.plots.memory_plot import MemoryPlot
 from gui.views.rank_display import RankDisplay
 from gui.views.stats_panel import RateMedian, StatsPanel
 from gui.i18n.status_text import status_text
-from gui.stored_run_text import plain_event_line
+from gui.history.run_window_text import plain_event_line
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 # memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the

@@ -69,7 +69,7 @@ def make_panel(qtbot, path: Path):
     as the panel's Python object (qtbot holds widgets weakly)."""
     from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-    from gui.history_panel import HistoryPanel
+    from gui.history.panel import HistoryPanel
     from gui.plots.loss_plot import LossPlot
     from gui.plots.memory_plot import MemoryPlot
 
@@ -88,7 +88,7 @@ def make_panel(qtbot, path: Path):
 
 def table_texts(panel, column: str) -> list[str]:
     """The texts of one column of the panel's table, top to bottom, as shown."""
-    from gui.run_history import KEYS
+    from gui.history.table_model import KEYS
 
     proxy = panel.proxy
     return [proxy.index(row, KEYS.index(column)).data() for row in range(proxy.rowCount())]

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 from core.store.run_store import RunStore
 from core.base.text import format_bytes
 from gui.qt.locale_format import date_time, number
-from gui.run_history import KEYS
+from gui.history.table_model import KEYS
 from run_store_support import SHORT, copy_store, make_panel, record_run, table_texts
 
 

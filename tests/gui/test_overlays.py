@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from core.store.run_store import RunStore
 from core.export.smoothing import EmaState, debiased_ema
-from gui.run_history import OVERLAY_COLUMN
+from gui.history.table_model import OVERLAY_COLUMN
 from run_store_support import SHORT, copy_store, make_panel, record_run
 
 

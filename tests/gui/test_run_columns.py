@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from core.store.run_store import RunStore
-from gui.run_columns import MAX_COLUMN_WIDTH
-from gui.run_history import KEYS
+from gui.history.columns import MAX_COLUMN_WIDTH
+from gui.history.table_model import KEYS
 from run_store_support import make_panel, record_run
 
 NAME = "[optimizer=adamw]"  # "#6 [optimize…" was cut at the fixed width

@@ -7,7 +7,7 @@ import json
 from core.run.events import LogMessage
 from core.base.text import Message
 from core.store.recorder import event_data
-from gui.run_feed import rebuild_event
+from gui.history.feed import rebuild_event
 
 
 def test_a_stored_log_message_is_rebuilt_with_its_template():

@@ -10,7 +10,7 @@ import pytest
 
 from core.store.run_store import RunStore
 from gui.qt.locale_format import clock
-from gui.stored_run_text import end_line, header_html, log_line, plain_event_line
+from gui.history.run_window_text import end_line, header_html, log_line, plain_event_line
 from run_store_support import SHORT, record_run
 
 

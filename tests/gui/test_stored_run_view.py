@@ -17,8 +17,8 @@ from core.store.recorder import RunRecorder
 from core.store.run_store import RunStore
 from core.engine.session import TrainingSession
 from core.base.text import format_bytes
-from gui.run_feed import StoreLink
-from gui.stored_run_view import StoredRunView
+from gui.history.feed import StoreLink
+from gui.history.run_window import StoredRunView
 from run_store_support import SHORT, cli_output, kill, make_panel, record_run, start_cli_run, table_texts
 
 LIVE_TIMEOUT_MS = 120_000  # the CLI process imports torch and builds its run: slow on a busy 2-core machine
@@ -302,7 +302,7 @@ def test_a_run_window_closes_on_esc_and_ctrl_w(finished, open_view, qtbot, keys)
 def test_the_runs_tab_and_the_run_s_window_word_a_data_parallel_device_alike(parallel_events, open_view, tmp_path,
                                                                                qtbot):
     """The Runs tab said 'cpu' where the run's own window said 'cpu x2': one wording in both."""
-    from gui.run_history import KEYS
+    from gui.history.table_model import KEYS
 
     path = tmp_path / "runs.sqlite3"
     run_id = record(path, parallel_events)

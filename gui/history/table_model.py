@@ -26,7 +26,7 @@ from core.store.run_store import RunRow
 from core.base.text import format_bytes
 from gui.qt.core_text import core_text
 from gui.qt.locale_format import date_time, number
-from gui.run_row_text import (described_title, devices_text, duration_text, loss_text, run_text, state_text,
+from gui.history.row_text import (described_title, devices_text, duration_text, loss_text, run_text, state_text,
                               steps_text, when_text)
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -5,7 +5,7 @@ plots, rename, annotate, export or delete them.
 The table re-reads the store every `REFRESH_INTERVAL_MS` while it is shown (one small query), so a run
 started in a terminal appears as *live* within a second and becomes completed, stopped or interrupted when
 it ends; the selection and the scroll position survive the refresh. Overlays of a live run keep growing:
-their feeds (`gui.overlay_feeds`) are polled on the same timer whether the tab is shown or not. Every store problem (locked,
+their feeds (`gui.history.overlay_feeds`) are polled on the same timer whether the tab is shown or not. Every store problem (locked,
 read-only, damaged, deleted) is a line in the panel, never an exception.
 """
 
@@ -26,14 +26,14 @@ from gui.qt.core_text import error_text
 from gui.qt.locale_format import integer
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
-from gui.overlay_feeds import OverlayFeeds
-from gui.overlays import Overlays
-from gui.run_checkpoints import RunResume
-from gui.run_feed import StoreLink, mark_interrupted
-from gui.run_edits import RunEdits
-from gui.run_columns import ColumnFitter
-from gui.run_history import KEYS, OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
-from gui.stored_run_view import StoredRunView
+from gui.history.overlay_feeds import OverlayFeeds
+from gui.history.overlays import Overlays
+from gui.history.checkpoints import RunResume
+from gui.history.feed import StoreLink, mark_interrupted
+from gui.history.edits import RunEdits
+from gui.history.columns import ColumnFitter
+from gui.history.table_model import KEYS, OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
+from gui.history.run_window import StoredRunView
 
 REFRESH_INTERVAL_MS = 1000
 NOTICE_S = 10.0  # how long what an action did (or why it could not) stays in the info line
@@ -43,7 +43,7 @@ class HistoryPanel(QWidget):
     """Recorded runs in the store at `store_path`; overlays go on `loss_plot` and `memory_plot`."""
 
     message = Signal(str)  # what an action did ("exported run 12 to ..."), for the window's status bar
-    resume_requested = Signal(str)  # a checkpoint a run recorded, picked to resume from (`gui.run_checkpoints`)
+    resume_requested = Signal(str)  # a checkpoint a run recorded, picked to resume from (`gui.history.checkpoints`)
 
     def __init__(self, store_path: Path | str, loss_plot: LossPlot, memory_plot: MemoryPlot,
                  parent: QWidget | None = None) -> None:

@@ -2,7 +2,7 @@
 
 The actions (for the Runs tab's buttons, its context menu and the File menu), their dialogs, and the store
 edits behind them. A run still training is never deleted (its process is still writing it); a delete asks
-first, naming the run. An export runs in the background (`gui.run_exporter`), one at a time: while it runs
+first, naming the run. An export runs in the background (`gui.history.exporter`), one at a time: while it runs
 the export actions are disabled and a second export is refused, not queued (the one under way says where
 its files go; the next is chosen once it is done). Every failure (a read-only or locked store, a folder that
 cannot be written, a run deleted meanwhile) is reported through `problem` as one sentence, never raised.
@@ -23,9 +23,9 @@ from core.store.run_store import RunRow, RunStore
 from gui.qt import file_dialogs
 from gui.qt.core_text import error_text
 from gui.qt.locale_format import integer
-from gui.run_exporter import ExportJob, ExportResult, RunExporter
-from gui.run_feed import StoreLink
-from gui.run_row_text import run_text, state_text, when_text
+from gui.history.exporter import ExportJob, ExportResult, RunExporter
+from gui.history.feed import StoreLink
+from gui.history.row_text import run_text, state_text, when_text
 
 # (format, menu text (English: shown through the translator, context "run_edits"), what the dialog asks for)
 EXPORTS = (("json", QT_TRANSLATE_NOOP("run_edits", "JSON document…"), "file"),

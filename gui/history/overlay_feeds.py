@@ -1,6 +1,6 @@
 """Where the overlays' data come from: each overlaid run read from the store in the background the first
-time (`gui.run_loader`), then, while it is still recording, polled for what it recorded since, so the
-overlay of a live run grows. `gui.overlays` draws what this reads.
+time (`gui.history.loader`), then, while it is still recording, polled for what it recorded since, so the
+overlay of a live run grows. `gui.history.overlays` draws what this reads.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from PySide6.QtCore import QObject, Signal
 
 from core.base.errors import UserError
 from core.store.run_store import RunRow, StoreError
-from gui.overlays import Overlays
-from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
-from gui.run_loader import LoadedRun, RunLoader
+from gui.history.overlays import Overlays
+from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
+from gui.history.loader import LoadedRun, RunLoader
 
 
 class OverlayFeeds(QObject):

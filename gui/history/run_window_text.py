@@ -22,7 +22,7 @@ from core.run.summary import RunSummary
 from gui.qt.core_text import core_text
 from gui.form.text import choice_text
 from gui.qt.locale_format import clock, date_time, integer
-from gui.run_row_text import devices_text, duration_text, run_title
+from gui.history.row_text import devices_text, duration_text, run_title
 from gui.i18n.status_text import status_text
 
 FAILED = ("diverged", "oom", "failed")

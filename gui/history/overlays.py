@@ -24,7 +24,7 @@ from gui.plots.live_plot import decimated_for, is_shown, set_curves, settle_axes
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.plots.ring_buffer import PeakRingBuffer, RingBuffer
-from gui.run_feed import SeriesArrays, has_allocator
+from gui.history.feed import SeriesArrays, has_allocator
 
 REDRAW_INTERVAL_MS = 200  # overlays change at most once per store poll: 5 redraws a second are plenty
 # colours no live line uses (the live loss is grey and blue; memory blue, orange, red, purple and grey)
@@ -123,7 +123,7 @@ class Overlays(QObject):
 
     # ---- data in ---------------------------------------------------------------------------------
     def extend(self, run_id: int, arrays: SeriesArrays) -> None:
-        """Append what a read of the run found (`gui.run_feed.SeriesArrays`) to its overlay."""
+        """Append what a read of the run found (`gui.history.feed.SeriesArrays`) to its overlay."""
         overlay = self.overlays.get(run_id)
         if overlay is None:
             return

@@ -4,8 +4,8 @@ read from the run store; a live run (in a terminal, under tmux, in a script) is 
 The plots are the live window's own widgets (`LossPlot`, `MemoryPlot`, `StatsPanel`, `BreakdownView`,
 `LogPanel`), fed from the store's series instead of a session's events: losses against step, memory
 against seconds since the run's start, log lines stamped with the time they were recorded. The run so far
-is read in the background (`gui.run_loader`: a long run takes seconds); a run still training is then
-polled every `POLL_INTERVAL_MS` for what was recorded since (`gui.run_feed.RunFeed`) until it ends:
+is read in the background (`gui.history.loader`: a long run takes seconds); a run still training is then
+polled every `POLL_INTERVAL_MS` for what was recorded since (`gui.history.feed.RunFeed`) until it ends:
 completed, stopped, or interrupted once its process is gone. It is read-only: it is controlled where it
 runs, and the header says where that is. A data-parallel run shows every rank as the live window does
 (`gui.views.rank_display`): from its rank reports, its memory lines and images/s, and a breakdown per rank.
@@ -37,15 +37,15 @@ from gui.plots.memory_plot import MemoryPlot
 from gui.views.rank_display import RankDisplay
 from gui.plots.rank_series import last_speeds
 from gui.plots.rate_plot import RatePlot
-from gui.run_feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
-from gui.run_control_row import RunControlRow
-from gui.run_history import STATUS_COLOURS
+from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
+from gui.history.control_row import RunControlRow
+from gui.history.table_model import STATUS_COLOURS
 from gui.views.run_view import config_text, fields_lines
-from gui.run_loader import LoadedRun, RunLoader
-from gui.run_row_text import run_title, state_text
+from gui.history.loader import LoadedRun, RunLoader
+from gui.history.row_text import run_title, state_text
 from gui.views.stats_panel import StatsPanel, median_rate
 from gui.i18n.status_text import status_text
-from gui.stored_run_text import FAILED, end_line, header_html, log_line, plain_event_line
+from gui.history.run_window_text import FAILED, end_line, header_html, log_line, plain_event_line
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
 RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)
@@ -53,7 +53,7 @@ REDRAW_INTERVAL_MS = 50  # one plot per tick, only when it changed
 
 
 class StoredRunView(QWidget):
-    """One recorded run, opened from the history (`gui.history_panel`); `closed` says when it was closed."""
+    """One recorded run, opened from the history (`gui.history.panel`); `closed` says when it was closed."""
 
     closed = Signal(int)  # the run's id
 
