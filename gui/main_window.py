@@ -6,8 +6,8 @@ events in `_on_run_event`. The window keeps the run's `RunState` and decides wha
 wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest `gui.device_watch` polls the
 selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible, and names the
 device in the status bar. `gui.window_layout` places the parts.
-A comparison (Compare menu, `gui.compare_menu`) runs through the same controller and states; its race
-shows in the Comparison tab over the plots (`gui.compare_mode`) while each run's own events drive the
+A comparison (Compare menu, `gui.compare.menu`) runs through the same controller and states; its race
+shows in the Comparison tab over the plots (`gui.compare.mode`) while each run's own events drive the
 live views. Finished runs' speeds give the next run's time estimate (`gui.form.estimate`). The menu bar
 (`gui.menu_bar`) holds the run buttons' actions, Save plots, Quit and Help. A data-parallel run (more than
 one process) trains in processes of its own, started and followed by the controller's launcher; the window
@@ -27,8 +27,8 @@ from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.run.events import ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted
 from gui import window_layout, window_settings
-from gui.compare_menu import CompareMenu, start_error
-from gui.compare_mode import COMPARISON_EVENTS, CompareMode
+from gui.compare.menu import CompareMenu, start_error
+from gui.compare.mode import COMPARISON_EVENTS, CompareMode
 from gui.qt.core_text import core_text, error_text
 from gui.checkpoint_resume import CheckpointResume
 from gui.device_watch import DeviceWatch

@@ -31,7 +31,7 @@ class RunButtons(QWidget):
         self.clear_button = self._button(self.clear_action)
         self._button_of = {self.start_action: self.start_button, self.pause_action: self.pause_button,
                            self.stop_action: self.stop_button, self.clear_action: self.clear_button}
-        self.compare_button = QToolButton()  # its menu is filled by gui.compare_menu
+        self.compare_button = QToolButton()  # its menu is filled by gui.compare.menu
         self.compare_button.setText(self.tr("Compare"))
         self.compare_button.setObjectName("compareButton")
         self.compare_button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)

@@ -9,7 +9,7 @@ import pytest
 from context_marks import marking_translator
 from core.base.errors import ConfigError
 from core.base.text import Message
-from gui.compare_menu import parse_lines, start_error
+from gui.compare.menu import parse_lines, start_error
 
 
 def test_lines_parse_into_one_override_set_each():

@@ -11,7 +11,7 @@ from core.compare.plan import plan
 from core.compare.result import ComparisonResult, ContenderResult
 from core.config.run_config import RunConfig
 from core.run.events import RunStarted, StepsReported
-from gui.compare_view import CompareView
+from gui.compare.view import CompareView
 
 CONTENDERS = plan(RunConfig(device="cpu", model="tiny-cnn", max_steps=6), [{"placement": "stream"},
                                                                             {"placement": "resident"}])

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject
 
 from core.config.run_config import RunConfig
 from core.run.events import ComparisonFinished, ComparisonStarted, ContenderEvent, RunStarted
-from gui.compare_view import CompareView
+from gui.compare.view import CompareView
 from gui.qt.core_text import core_text
 from gui.views.log_panel import LogPanel
 from gui.views.run_view import RunView

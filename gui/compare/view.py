@@ -8,7 +8,7 @@ plots are `gui.plots.live_plot`'s: auto-range with headroom and axes settled in 
 peak-decimated to the plot's width (to the visible part once zoomed).
 The bars show the live median of each run's reports after its first (warm-up, as the summary does)
 with their 10th..90th percentiles, then the result's own figures once the comparison has concluded.
-Each run's line of text is `gui.compare_race`'s; everything is in the user's language.
+Each run's line of text is `gui.compare.race`'s; everything is in the user's language.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.compare.result import ComparisonResult
 from core.run.events import RunFinished, RunStarted, StepsReported
-from gui.compare_race import Race, not_run_reason, race_line, race_rate
+from gui.compare.race import Race, not_run_reason, race_line, race_rate
 from gui.qt.core_text import core_text
 from gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves, settle_axes
 from gui.plots.ring_buffer import RingBuffer
