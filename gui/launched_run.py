@@ -1,8 +1,8 @@
-"""The window's side of a data-parallel run (`gui.rank_launcher` starts and follows its processes): what the
+"""The window's side of a data-parallel run (`gui.launch.launcher` starts and follows its processes): what the
 log says, the recorded run opened in the Runs tab and followed live in its own window, the window's state as
 the run records a pause, a resume and its end, and closing the window mid-run behind a short modal
 "Stopping N processes…" that waits (responsive) for the processes to end and then kills what is left.
-Its log lines are `gui.launch_text`'s.
+Its log lines are `gui.launch.texts`'s.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
 from core.config.run_config import RunConfig
 from gui.history.panel import HistoryPanel
-from gui.launch_end import LaunchEnd
-from gui.launch_text import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
+from gui.launch.texts import LaunchEnd
+from gui.launch.texts import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
 from gui.launched_feed import LaunchedFeed
 from gui.views.log_panel import LogPanel
-from gui.rank_launcher import RankLauncher
+from gui.launch.launcher import RankLauncher
 from gui.views.window_state import RunState
 from gui.views.run_view import RunView
 

@@ -7,7 +7,7 @@ Commands go straight to the session's thread-safe methods: a queued slot on the 
 never run. `shutdown()` is what `closeEvent` calls: request stop, then the task's bounded wait.
 
 A data-parallel run (nproc > 1) is N processes, which a thread cannot hold: it goes to `launcher`
-(`gui.rank_launcher`), a child process followed through the run store, and the same commands reach it as
+(`gui.launch.launcher`), a child process followed through the run store, and the same commands reach it as
 signals to its rank 0. `running` is true for either kind; `data_parallel` says which.
 """
 
@@ -26,7 +26,7 @@ from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from gui.qt.background import BackgroundTask
 from gui.qt.locale_format import integer
-from gui.rank_launcher import STOP_WAIT_S, RankLauncher
+from gui.launch.launcher import STOP_WAIT_S, RankLauncher
 
 WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at each epoch's end and on Stop, 2 kept
 

@@ -163,7 +163,7 @@ def test_a_launched_run_missing_from_the_store_ends_the_launch_idle_with_no_temp
     ends with one line saying so, the window is ready again, and the launcher's temporary folder is gone."""
     import sys
 
-    from gui import rank_launcher
+    from gui.launch import launcher as rank_launcher
     window = dp_window
     RunStore(tmp_path / "runs.sqlite3").close()  # the store exists; run 7 is not in it
     child = [sys.executable, "-c", f"import sys; print('recorded as run 7 in {tmp_path}', file=sys.stderr)"]

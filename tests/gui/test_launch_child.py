@@ -11,7 +11,7 @@ import pytest
 from core.cli.main import build_parser
 from core.config.run_config import RunConfig
 from core.cli.options import config_from_args
-from gui.launch_child import command_line, last_error_line, recorded_run_id
+from gui.launch.child import command_line, last_error_line, recorded_run_id
 
 
 @pytest.mark.parametrize("config", [

@@ -8,7 +8,7 @@ import socket
 import time
 
 from core.store.run_store import RunRow
-from gui.launch_end import LaunchEnd, launch_end
+from gui.launch.texts import LaunchEnd, launch_end
 
 CLI_ERROR = "gpu-train-monitor: error: --resume: a data-parallel run saves no checkpoints\n"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QLocale
 
-from gui.launch_end import LaunchEnd
-from gui.launch_text import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
+from gui.launch.texts import LaunchEnd
+from gui.launch.texts import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
 from context_marks import marking_translator
 
 STOPPED_EARLY = LaunchEnd("stopped", "stopped before training started", None, 130)

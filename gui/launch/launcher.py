@@ -3,15 +3,15 @@ window starts the CLI as a child, `python -m core run <the form's options> --npr
 store>`, in a session of its own (its output in a log file in a temporary folder), and follows it through the
 run store, where rank 0 records the run: the new running row whose pid is one of the child's processes.
 
-While it trains, the controls are signals to that recorded pid (`gui.run_signals`); Stop before the run is
+While it trains, the controls are signals to that recorded pid (`gui.launch.signals`); Stop before the run is
 recorded (the ranks still starting) is a Ctrl+C to the child's process group, as a terminal sends it. When the
 child ends, whatever it left behind is killed: its process group, and every descendant seen (the elastic
 launcher may start ranks in sessions of their own). `shutdown()` (closing the window) stops the run, waits a
 bounded time for the child, then kills the lot: no process outlives the window. An error before any run was
 recorded (an option the CLI refuses, a rank that fails to start) comes back as the child's last error line.
 
-The child's command line and output are `gui.launch_child`'s, the processes it leaves `gui.process_family`'s,
-and how the run ended `gui.launch_end`'s; here is the following, in the window's thread.
+The child's command line and output are `gui.launch.child`'s, the processes it leaves `gui.launch.process_family`'s,
+and how the run ended `gui.launch.texts`'s; here is the following, in the window's thread.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.store.run_store import RunNotFound, RunRow, RunStore, StoreError
-from gui.launch_child import child_environment, command_line, recorded_run_id
-from gui.launch_end import LaunchEnd, launch_end
-from gui.process_family import ProcessFamily, signal_group
+from gui.launch.child import child_environment, command_line, recorded_run_id
+from gui.launch.texts import LaunchEnd, launch_end
+from gui.launch.process_family import ProcessFamily, signal_group
 from gui.qt.core_text import error_text
-from gui.run_signals import CannotSignal, Control, cannot_signal, send
+from gui.launch.signals import CannotSignal, Control, cannot_signal, send
 
 POLL_INTERVAL_MS = 150  # the store and the child, while a run is under way
 STOP_WAIT_S = 10.0  # closing the window: how long the ranks get to stop before they are killed

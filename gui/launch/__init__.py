@@ -1,0 +1,5 @@
+"""A data-parallel run started as a child process: the launcher, its command line, the process family,
+the signals sent to it and the texts that say how it ended.
+
+May import: core, gui.history and every gui package below it.
+"""
