@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from core.run.events import CacheCleared
 from gui.qt.core_text import core_text, error_text
-from gui.run_controller import RunController
+from gui.run.controller import RunController
 from gui.views.run_view import RunView
 from gui.form.settings_form import SettingsForm
 

@@ -11,7 +11,7 @@ shows in the Comparison tab over the plots (`gui.compare.mode`) while each run's
 live views. Finished runs' speeds give the next run's time estimate (`gui.form.estimate`). The menu bar
 (`gui.menu_bar`) holds the run buttons' actions, Save plots, Quit and Help. A data-parallel run (more than
 one process) trains in processes of its own, started and followed by the controller's launcher; the window
-shows it through `gui.launched_run` (the Runs tab, its own live window) and closes only once they are gone.
+shows it through `gui.run.launched_run` (the Runs tab, its own live window) and closes only once they are gone.
 """
 
 from __future__ import annotations
@@ -30,16 +30,16 @@ from gui import window_layout, window_settings
 from gui.compare.menu import CompareMenu, start_error
 from gui.compare.mode import COMPARISON_EVENTS, CompareMode
 from gui.qt.core_text import core_text, error_text
-from gui.checkpoint_resume import CheckpointResume
+from gui.run.checkpoint_resume import CheckpointResume
 from gui.device_watch import DeviceWatch
 from gui.history.panel import HistoryPanel
-from gui.launched_run import LaunchedRun
+from gui.run.launched_run import LaunchedRun
 from gui.memory_insight import MemoryInsight
 from gui.menu_bar import MenuBar
 from gui.qt.resources import ICON, asset
 from gui.retranslate import keep_window_texts
-from gui.run_buttons import RunButtons
-from gui.run_controller import RunController
+from gui.run.buttons import RunButtons
+from gui.run.controller import RunController
 from gui.form.estimate import RunEstimates
 from gui.views.window_state import RunState
 from gui.views.run_view import RunView

@@ -23,7 +23,7 @@ from gui.qt.locale_format import integer
 from gui.views.log_panel import LogPanel
 from gui.nvml_panel import NvmlPanel
 from gui.oom_banner import OomBanner
-from gui.run_controller import RunController
+from gui.run.controller import RunController
 from gui.form.settings_form import SettingsForm
 
 NVML_POLL_INTERVAL_MS = 1000

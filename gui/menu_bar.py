@@ -1,7 +1,7 @@
 """The window's menu bar: File (Save plots…, Quit), Run (the run buttons' actions, Checkpoint now) and Help
 (About, Copy system info).
 
-The Run menu holds the very actions the buttons trigger (`gui.run_buttons`), so they are enabled,
+The Run menu holds the very actions the buttons trigger (`gui.run.buttons`), so they are enabled,
 renamed (Pause/Resume) and keyed together, with no second shortcut to make a key ambiguous; its Compare
 submenu is the Compare button's own menu. Quit closes the window through its closeEvent, which stops a
 run under way first. More File actions (opening a run, exporting) go above Save plots through
@@ -104,7 +104,7 @@ class MenuBar(QMenuBar):
             self.file_menu.insertAction(self._file_section_end, action)
 
     def update_for(self, state: RunState, can_checkpoint: bool) -> None:
-        """Enable what applies now (the Run menu's other items follow the buttons, `gui.run_buttons`).
+        """Enable what applies now (the Run menu's other items follow the buttons, `gui.run.buttons`).
         `can_checkpoint`: a single run is under way (a comparison's runs save no checkpoints)."""
         enabled = can_checkpoint and state.can_pause  # once it trains, paused too; not while stopping
         self.checkpoint_action.setEnabled(enabled)

@@ -6,7 +6,7 @@ import torch
 
 from core.run.events import CheckpointSaved, StepsReported
 from core.store.run_store import RunStore
-from gui.checkpoint_resume import resumable_epochs
+from gui.run.checkpoint_resume import resumable_epochs
 from gui.views.window_state import RunState
 from gui_support import FAST, EventRecorder
 

@@ -10,7 +10,7 @@ from core.engine.checkpoint import CheckpointPolicy
 from core.base.errors import UserError
 from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted,
                          StepsReported)
-from gui.run_controller import RunController
+from gui.run.controller import RunController
 from gui_support import ENDLESS, FAST, EventRecorder, running_qthreads
 
 TIMEOUT_MS = 60_000

@@ -16,7 +16,7 @@ from core.config.run_config import RunConfig
 from gui.history.panel import HistoryPanel
 from gui.launch.texts import LaunchEnd
 from gui.launch.texts import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
-from gui.launched_feed import LaunchedFeed
+from gui.run.launched_feed import LaunchedFeed
 from gui.views.log_panel import LogPanel
 from gui.launch.launcher import RankLauncher
 from gui.views.window_state import RunState

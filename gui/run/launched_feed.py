@@ -2,7 +2,7 @@
 so no session's events reach the window: what rank 0 records in the run store is read back (as a followed
 run's window reads it, `gui.history.feed`) and shown in the window's own `RunView`, as the events of a run in
 the window's thread would be: the steps and losses, images/s, time left, memory, epochs and cache clears.
-How the launch starts and ends (its log lines, the window's state) stays `gui.launched_run`'s."""
+How the launch starts and ends (its log lines, the window's state) stays `gui.run.launched_run`'s."""
 
 from __future__ import annotations
 
