@@ -3,7 +3,7 @@
 It owns no training logic: runs go through `RunController` (a QThread per run) and arrive back as core
 events in `_on_run_event`. The window keeps the run's `RunState` and decides what each control may do;
 `RunView` shows the events (plots, numbers, log in the words of `core.run.event_text`); `MemoryInsight`
-wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest `gui.device_watch` polls the
+wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest `gui.memory.device_watch` polls the
 selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible, and names the
 device in the status bar. `gui.window_layout` places the parts.
 A comparison (Compare menu, `gui.compare.menu`) runs through the same controller and states; its race
@@ -31,10 +31,10 @@ from gui.compare.menu import CompareMenu, start_error
 from gui.compare.mode import COMPARISON_EVENTS, CompareMode
 from gui.qt.core_text import core_text, error_text
 from gui.run.checkpoint_resume import CheckpointResume
-from gui.device_watch import DeviceWatch
+from gui.memory.device_watch import DeviceWatch
 from gui.history.panel import HistoryPanel
 from gui.run.launched_run import LaunchedRun
-from gui.memory_insight import MemoryInsight
+from gui.memory.insight import MemoryInsight
 from gui.menu_bar import MenuBar
 from gui.qt.resources import ICON, asset
 from gui.retranslate import keep_window_texts

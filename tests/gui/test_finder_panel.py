@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from PySide6.QtCore import QRectF
 
-from gui.finder_panel import FinderPanel
+from gui.memory.finder_panel import FinderPanel
 
 
 @pytest.fixture

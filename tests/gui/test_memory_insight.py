@@ -27,9 +27,9 @@ from core.model.models import build_model
 from core.device.nvml import GpuProcess, GpuStatus
 from core.run.summary import RunSummary
 from gui.views.breakdown_view import BreakdownView
-from gui.finder_panel import FinderPanel
+from gui.memory.finder_panel import FinderPanel
 from gui.main_window import MainWindow
-from gui.nvml_panel import NvmlPanel
+from gui.memory.nvml_panel import NvmlPanel
 from gui.views.window_state import RunState
 from gui_support import FAST
 from translator_support import translated
