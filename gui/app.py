@@ -6,8 +6,8 @@ Linux; on Windows torch must be imported before Qt (pytorch#166628), so it is.
 `--screenshot PATH [--steps N] [run options]` runs N steps, saves a PNG of the window and exits;
 with `--compare NAME` it races a ready-made comparison of the Compare menu instead, N steps each run.
 Options and error lines come from core.cli.options, as the CLI's do; the CLI itself is imported only to run
-a headless command. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point (`gui.exit_signals`); the
-screenshot is taken and the exit code chosen by `gui.screenshot`.
+a headless command. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point (`gui.window.exit_signals`); the
+screenshot is taken and the exit code chosen by `gui.window.screenshot`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from core.config.run_config import BOUNDS, describe_range
 from core.base.errors import ConfigError, UserError
 from core.cli.options import (COMMANDS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, OneLineParser,
                           add_record_options, add_run_options, config_from_args, user_error_line)
-from gui.exit_signals import deferred_signals, end_on_signals, restore_default_signals
-from gui.screenshot import follow_run
+from gui.window.exit_signals import deferred_signals, end_on_signals, restore_default_signals
+from gui.window.screenshot import follow_run
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,7 +133,7 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     from PySide6.QtWidgets import QApplication
 
     from gui.qt.locale_format import number
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
     from gui.qt.resources import ICON, asset, style_sheet
 
     import pyqtgraph as pg
@@ -152,7 +152,7 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     if screenshot:  # a screenshot must not read or change the user's saved settings
         settings = QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
     from gui.i18n import language as i18n
-    from gui.window_settings import user_settings
+    from gui.window.settings import user_settings
 
     choice = language or i18n.saved_choice(settings if settings is not None else user_settings())
     installed = i18n.install(i18n.resolve(choice))  # before any widget: texts are set as widgets are built

@@ -29,7 +29,7 @@ from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessa
 from core.memory.probe import MemorySample
 from core.store.run_store import RunNotFound, RunRow, StoreError
 from gui.views.breakdown_view import BreakdownView
-from gui.retranslate import keep_run_window_texts
+from gui.window.retranslate import keep_run_window_texts
 from gui.qt.core_text import core_text, error_text
 from gui.views.log_panel import LogPanel
 from gui.plots.loss_plot import LOSS_CAPACITY, LossPlot

@@ -1,7 +1,7 @@
 """The window's language: the user's choice (English, 简体中文, or the system's), remembered in QSettings.
 
 A choice applies at once (`switch`): installing or removing a translator makes Qt send `LanguageChange` to
-every window, and the windows say their texts again (`gui.retranslate`); the log's lines keep the language
+every window, and the windows say their texts again (`gui.window.retranslate`); the log's lines keep the language
 they were written in. Qt's own dialogs (file pickers, message box buttons) are translated by the
 `qtbase` catalogue that ships with PySide6. Numbers and dates follow the locale that goes with the
 language (`QLocale.setDefault`), which `gui.qt.locale_format` reads.

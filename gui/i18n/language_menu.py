@@ -1,7 +1,7 @@
 """Settings ▸ Language: English, 简体中文, or the system's language; remembered, and applied at once.
 
 Each language is named in itself (a reader finds their own whatever the window speaks). Choosing one
-installs its catalogue now (`i18n.switch`): every window says its texts again (`gui.retranslate`), and
+installs its catalogue now (`i18n.switch`): every window says its texts again (`gui.window.retranslate`), and
 numbers follow the new locale at their next update. The log's lines already written keep their language
 (they are its history); new ones come in the new language, as the choices' status tip says.
 """

@@ -1,6 +1,6 @@
 """The texts a window shows now, said again in the language installed since.
 
-`gui.retranslate` keeps the texts a window sets once, when it is built. Texts set later, as a run goes
+`gui.window.retranslate` keeps the texts a window sets once, when it is built. Texts set later, as a run goes
 (plot titles and legends, a panel's message, a tooltip that names the device), are found here instead:
 each one shown is looked up among the catalogue's messages as the previous language says them (English:
 the source; another: its translation), and the message is said again with `QCoreApplication.translate`.

@@ -2,7 +2,7 @@
 trigger them, and when each one applies; under them, the estimate of the next run's time
 (`gui.form.estimate`).
 
-The shortcuts belong to the actions, which the Run menu (`gui.menu_bar`) shows too: a button and a menu
+The shortcuts belong to the actions, which the Run menu (`gui.window.menu_bar`) shows too: a button and a menu
 item with the same key would be an ambiguous shortcut that Qt ignores. The buttons' tooltips name the keys.
 """
 

@@ -24,7 +24,7 @@ from gui.qt.locale_format import integer
 
 if TYPE_CHECKING:
     from core.engine.checkpoint import CheckpointInfo
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
 
 class CheckpointResume(QObject):

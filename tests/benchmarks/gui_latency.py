@@ -67,7 +67,7 @@ def latency_in_window(app: QApplication, seconds: float) -> tuple[list[float], i
     """Lateness with a run going in the window, and how many steps the run made while it was measured."""
     import tempfile
 
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     settings = QSettings(os.path.join(tempfile.mkdtemp(), "bench.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings)

@@ -55,7 +55,7 @@ def _loaded_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
 
 def test_the_window_does_not_load_the_cli() -> None:
     # gui.app shares core.cli.options with the CLI; only a headless subcommand loads core.cli.main
-    assert _loaded_after("import gui.app, gui.main_window", ("core.cli.main",)) == []
+    assert _loaded_after("import gui.app, gui.window.main_window", ("core.cli.main",)) == []
 
 
 def test_the_batch_finder_does_not_load_the_training_session() -> None:

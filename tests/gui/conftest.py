@@ -38,7 +38,7 @@ def settings(tmp_path) -> QSettings:
 @pytest.fixture
 def make_window(qtbot, settings):
     """Build MainWindows (torch ready, shown offscreen); each is closed at teardown like a user would."""
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     windows = []
 

@@ -124,7 +124,7 @@ def test_core_never_imports_qt_pyqtgraph_or_gui():
 
 
 def test_gui_imports_core():
-    code = "import sys, gui.main_window; print('core.config.run_config' in sys.modules, 'core.run.events' in sys.modules)"
+    code = "import sys, gui.window.main_window; print('core.config.run_config' in sys.modules, 'core.run.events' in sys.modules)"
     result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True"]
@@ -263,7 +263,7 @@ def test_torch_loads_only_once_the_window_has_painted(qtbot, settings):
     from PySide6.QtCore import QEvent, QObject
 
     from gui.app import after_first_paint
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     window = MainWindow(settings, record=False)
     qtbot.addWidget(window)

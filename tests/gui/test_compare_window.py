@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from core.compare.plan import DEFAULT_STEPS
 from core.compare.result import ratio_text
 from core.run.events import CacheCleared, ComparisonFinished, ComparisonStarted, ContenderEvent, RunFinished, StepsReported
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 from gui.views.window_state import RunState
 from gui_support import FAST, EventRecorder, native_threads_named
 

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from core.store.run_store import RunStore
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 from gui.views.window_state import RunState
 from gui_support import FAST
 

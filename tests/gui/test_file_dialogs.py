@@ -64,7 +64,7 @@ def test_name_only_icons_answer_from_the_name(qtbot, tmp_path):
 
 
 def test_browsing_the_store_folder_in_every_dialog_keeps_the_store_shared(qtbot, settings, tmp_path):
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     folder = tmp_path / "store"
     folder.mkdir()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 from gui_support import ENDLESS
 from run_store_support import table_texts
 

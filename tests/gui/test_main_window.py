@@ -9,7 +9,7 @@ from PySide6.QtCore import QSettings, Qt
 
 from core.config.run_config import RunConfig
 from core.run.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 from gui.views.window_state import RunState
 from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
@@ -208,9 +208,9 @@ def test_close_mid_run_stops_the_thread_and_saves_settings(qtbot, window, settin
 
 
 def test_close_waits_for_a_step_that_outlasts_the_bound(qtbot, window, monkeypatch, running_qthreads):
-    import gui.main_window
+    import gui.window.main_window
 
-    monkeypatch.setattr(gui.main_window, "CLOSE_WAIT_MS", 0)  # as if the current step took longer than 5 s
+    monkeypatch.setattr(gui.window.main_window, "CLOSE_WAIT_MS", 0)  # as if the current step took longer than 5 s
     start(qtbot, window, ENDLESS)
     assert not window.close()  # not yet: the run's thread is still running
     assert window.isVisible()

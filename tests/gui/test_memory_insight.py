@@ -28,7 +28,7 @@ from core.device.nvml import GpuProcess, GpuStatus
 from core.run.summary import RunSummary
 from gui.views.breakdown_view import BreakdownView
 from gui.memory.finder_panel import FinderPanel
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 from gui.memory.nvml_panel import NvmlPanel
 from gui.views.window_state import RunState
 from gui_support import FAST

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
 from core.run.events import CheckpointSaved
 from core.device.system_info import APP_NAME
-from gui.main_window import MainWindow
-from gui.menu_bar import PLOTS_FOLDER_KEY
+from gui.window.main_window import MainWindow
+from gui.window.menu_bar import PLOTS_FOLDER_KEY
 from gui.views.window_state import RunState
 from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 

@@ -31,7 +31,7 @@ from core.config.presets import PRESETS
 from core.run.summary import RunSummary
 from core.model.models import available_models
 from gui.i18n import language as i18n
-from gui.about import window_system_info
+from gui.window.about import window_system_info
 from gui.views.window_state import RunState
 from gui_support import FAST
 

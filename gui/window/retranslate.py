@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QMenu
 
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
     from gui.history.run_window import StoredRunView
 
 Setter = Callable[[str], None]

@@ -5,11 +5,11 @@ events in `_on_run_event`. The window keeps the run's `RunState` and decides wha
 `RunView` shows the events (plots, numbers, log in the words of `core.run.event_text`); `MemoryInsight`
 wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest `gui.memory.device_watch` polls the
 selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible, and names the
-device in the status bar. `gui.window_layout` places the parts.
+device in the status bar. `gui.window.layout` places the parts.
 A comparison (Compare menu, `gui.compare.menu`) runs through the same controller and states; its race
 shows in the Comparison tab over the plots (`gui.compare.mode`) while each run's own events drive the
 live views. Finished runs' speeds give the next run's time estimate (`gui.form.estimate`). The menu bar
-(`gui.menu_bar`) holds the run buttons' actions, Save plots, Quit and Help. A data-parallel run (more than
+(`gui.window.menu_bar`) holds the run buttons' actions, Save plots, Quit and Help. A data-parallel run (more than
 one process) trains in processes of its own, started and followed by the controller's launcher; the window
 shows it through `gui.run.launched_run` (the Runs tab, its own live window) and closes only once they are gone.
 """
@@ -26,7 +26,8 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidge
 from core.config.run_config import RunConfig
 from core.base.errors import UserError
 from core.run.events import ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted
-from gui import window_layout, window_settings
+from gui.window import layout as window_layout
+from gui.window import settings as window_settings
 from gui.compare.menu import CompareMenu, start_error
 from gui.compare.mode import COMPARISON_EVENTS, CompareMode
 from gui.qt.core_text import core_text, error_text
@@ -35,9 +36,9 @@ from gui.memory.device_watch import DeviceWatch
 from gui.history.panel import HistoryPanel
 from gui.run.launched_run import LaunchedRun
 from gui.memory.insight import MemoryInsight
-from gui.menu_bar import MenuBar
+from gui.window.menu_bar import MenuBar
 from gui.qt.resources import ICON, asset
-from gui.retranslate import keep_window_texts
+from gui.window.retranslate import keep_window_texts
 from gui.run.buttons import RunButtons
 from gui.run.controller import RunController
 from gui.form.estimate import RunEstimates

@@ -26,7 +26,7 @@ from core.base.text import message_of
 from gui.plots import plot_export
 from gui.i18n import language as i18n
 from gui.qt import file_dialogs
-from gui.about import open_about, window_system_info
+from gui.window.about import open_about, window_system_info
 from gui.qt.core_text import core_text
 from gui.i18n.language_menu import LanguageMenu
 from gui.plots.live_plot import is_shown
@@ -34,7 +34,7 @@ from gui.qt.locale_format import integer
 from gui.views.window_state import RunState
 
 if TYPE_CHECKING:
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
 PLOTS_FOLDER_KEY = "plots/folder"  # where the last plots were saved: the next dialog opens there
 STATUS_MESSAGE_MS = 8000

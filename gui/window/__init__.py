@@ -1,0 +1,5 @@
+"""The main window's shell: the window, its layout, its saved settings, the menu bar, the About box, the texts
+that follow a language switch, the exit signals and the screenshot mode.
+
+May import: core and every gui package; only gui.app imports it.
+"""
