@@ -23,11 +23,25 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.config.run_config import BOUNDS, describe_range
 from core.base.errors import ConfigError, UserError
-from core.cli.options import (COMMANDS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, OneLineParser,
-                          add_record_options, add_run_options, config_from_args, user_error_line)
-from gui.window.exit_signals import deferred_signals, end_on_signals, restore_default_signals
+from core.cli.options import (
+    COMMANDS,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USER_ERROR,
+    PROG,
+    OneLineParser,
+    add_record_options,
+    add_run_options,
+    config_from_args,
+    user_error_line,
+)
+from core.config.run_config import BOUNDS, describe_range
+from gui.window.exit_signals import (
+    deferred_signals,
+    end_on_signals,
+    restore_default_signals,
+)
 from gui.window.screenshot import follow_run
 
 
@@ -73,7 +87,11 @@ def _main(argv: Sequence[str] | None) -> int:
             if not 1 <= args.steps <= BOUNDS["max_steps"].maximum:
                 raise ConfigError("steps", f"must be {describe_range('max_steps')}, got {args.steps}")
             config = config.replace(max_steps=args.steps)
-            from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
+            from core.base.outputs import (
+                check_distinct_outputs,
+                check_output_path,
+                command_protection,
+            )
 
             check_distinct_outputs({"screenshot": args.screenshot}, command_protection(args, [config]))  # not the store
             check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains
@@ -128,15 +146,14 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     pending = deferred_signals()
     if sys.platform == "win32":
         importlib.import_module("torch")  # before Qt on Windows (c10.dll load order)
+    import pyqtgraph as pg
     from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal, Slot
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     from gui.qt.locale_format import number
-    from gui.window.main_window import MainWindow
     from gui.qt.resources import ICON, asset, style_sheet
-
-    import pyqtgraph as pg
+    from gui.window.main_window import MainWindow
 
     if pending:  # Ctrl+C or SIGTERM while Qt loaded: no window to open
         print(f"\n{PROG}: interrupted", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Text for people that keeps its template and values, so the window can show it in the user's language.
+"""Text for people: it keeps its template and values, so the window can show it in the user's language.
 
 `core` never imports Qt, and the CLI's output stays English (scripts parse it). A `Message` is therefore an
 ordinary English `str` (everything that prints, logs, stores or compares it keeps working) that also
@@ -10,24 +10,20 @@ Qt's `pyside6-lupdate` finds the templates: it is run with `-tr-function-alias Q
 every `Message("literal template", ...)` call lands in the translation source (in the context "" that
 `gui.qt.core_text` translates from). A template must therefore be a string literal at the call site.
 
-A `Message` as JSON, for texts that cross a process boundary as JSON (a batch-size trial's answer, the line
-a data-parallel rank leaves on how it ended): the receiving side gets the template and values back, so the
-window can still translate the text. A plain `str` travels as itself.
-
-Human-readable byte counts, shared by the CLI, the log and the GUI's axes.
-
-Lists inside sentences for people ('a; b; c', 'x= and y='), as nested `core.base.text.Message`s.
-
-A list glued with English separators would reach the window as one untranslatable string; nesting keeps
-each part that is a `Message` translatable, and the separators become the user's language's own (Chinese
-punctuation, 和). The English they render is the same as a plain join.
+Also here, because they are the same concern:
+- a `Message` as JSON, for texts that cross a process boundary (a batch-size trial's answer, the line a
+  data-parallel rank leaves on how it ended): the receiving side gets the template and values back, so the
+  window can still translate the text; a plain `str` travels as itself;
+- lists inside sentences ('a; b; c', 'x= and y=') as nested Messages: a list glued with English separators
+  would reach the window as one untranslatable string, while nesting keeps each part translatable and lets
+  the separators become the user's language's own (Chinese punctuation, 和);
+- human-readable byte counts, shared by the CLI, the log and the window's axes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
-from collections.abc import Sequence
 
 
 class Message(str):

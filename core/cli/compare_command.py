@@ -11,14 +11,25 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from core.cli.main import recording
-from core.cli.stdout import out, save_json
-from core.run.signals import stop_on_signals
-from core.compare.result import ComparisonResult, ratio_text
 from core.base.errors import ConfigError
+from core.base.outputs import (
+    check_distinct_outputs,
+    check_output_path,
+    command_protection,
+)
+from core.cli.main import recording
+from core.cli.options import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USER_ERROR,
+    PROG,
+    comparison_from_args,
+    option_message,
+)
+from core.cli.stdout import out, save_json
+from core.compare.result import ComparisonResult, ratio_text
 from core.run.events import ComparisonStarted, ContenderEvent, Event, RunFinished
-from core.cli.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, PROG, comparison_from_args, option_message
-from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
+from core.run.signals import stop_on_signals
 
 
 def command_compare(args: argparse.Namespace) -> int:

@@ -6,11 +6,15 @@ import argparse
 import json
 import sys
 
-from core.cli.stdout import out, save_json
 from core.base.errors import ConfigError
+from core.base.outputs import (
+    check_distinct_outputs,
+    check_output_path,
+    command_protection,
+)
 from core.base.text import Message
 from core.cli.options import EXIT_USER_ERROR, config_from_args
-from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
+from core.cli.stdout import out, save_json
 
 
 def command_find_batch_size(args: argparse.Namespace) -> int:
@@ -22,7 +26,11 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
     if args.sync_bn:
         raise ConfigError("sync_bn", Message("find-batch-size measures one process on one device; leave --sync-bn "
                                              "out"))
-    from core.finder.search import Trial, check_search_options, find_batch_size  # torch loads lazily
+    from core.finder.search import (  # torch loads lazily
+        Trial,
+        check_search_options,
+        find_batch_size,
+    )
 
     check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"
     if args.json:
@@ -55,8 +63,8 @@ TRIAL_NOTE = "a few real training steps per candidate"
 
 
 def command_devices(as_json: bool) -> int:
-    from core.device.devices import list_devices
     from core.base.text import format_bytes
+    from core.device.devices import list_devices
 
     devices = list_devices()
     if as_json:

@@ -11,21 +11,46 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.base.errors import ConfigError, UserError
+from core.base.outputs import (
+    check_distinct_outputs,
+    check_output_path,
+    command_protection,
+)
 from core.base.text import Message
-from core.distributed.env import DEFAULT_TIMEOUT_S
-from core.cli.options import (COMMANDS, EXIT_CODES, EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_TERMINATED,
-                          EXIT_USER_ERROR, PROG, OneLineParser, add_checkpoint_options, add_finder_options,
-                          add_record_options, add_run_options, checkpoint_policy, config_from_args, option_message,
-                          option_name, parse_bytes, resumed_config_from_args, user_error_line)
+from core.cli.info_commands import (
+    command_devices,
+    command_find_batch_size,
+    command_models,
+    command_presets,
+)
+from core.cli.options import (
+    COMMANDS,
+    EXIT_CODES,
+    EXIT_CODES_HELP,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USER_ERROR,
+    PROG,
+    OneLineParser,
+    add_checkpoint_options,
+    add_finder_options,
+    add_record_options,
+    add_run_options,
+    checkpoint_policy,
+    config_from_args,
+    option_message,
+    option_name,
+    parse_bytes,
+    resumed_config_from_args,
+    user_error_line,
+)
 from core.cli.stdout import StdoutFailed, flush_stdout, out, save_json, stdout_gone
+from core.distributed.env import DEFAULT_TIMEOUT_S
 from core.run.signals import SignalsSeen, Terminated, sigterm_raises, stop_on_signals
-from core.cli.info_commands import command_devices, command_find_batch_size, command_models, command_presets
-from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
     from core.run.events import RunFinished
@@ -220,8 +245,8 @@ def recording(args: argparse.Namespace, observers: list[Any]) -> Iterator[Any]:
 
 
 def _summary_text(finished: RunFinished) -> str:
-    from core.run.event_text import batch_size_text
     from core.base.text import format_bytes
+    from core.run.event_text import batch_size_text
 
     s = finished.summary
     rate = "n/a" if s.samples_per_s is None else f"{s.samples_per_s:,.0f} images/s"

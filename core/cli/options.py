@@ -10,9 +10,15 @@ import argparse
 import re
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from core.config.run_config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
+from core.config.run_config import (
+    BOUNDS,
+    FINDER_BOUNDS,
+    Bound,
+    RunConfig,
+    describe_range,
+)
 
 if TYPE_CHECKING:
     from core.engine.checkpoint import CheckpointPolicy

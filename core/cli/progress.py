@@ -11,8 +11,18 @@ from typing import TextIO
 from tqdm import tqdm
 
 from core.run import event_text
-from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, Event, LogMessage, OutOfMemory, RunFinished,
-                         RunStarted, SnapshotSaved, StepsReported)
+from core.run.events import (
+    CacheCleared,
+    CheckpointSaved,
+    EpochEnded,
+    Event,
+    LogMessage,
+    OutOfMemory,
+    RunFinished,
+    RunStarted,
+    SnapshotSaved,
+    StepsReported,
+)
 
 
 class ProgressBar:

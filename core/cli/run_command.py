@@ -11,13 +11,13 @@ import os
 import signal
 import sys
 
+from core.base.errors import ConfigError
+from core.base.outputs import check_output_path
 from core.cli.main import recording, report_finished
-from core.run.signals import stop_on_signals
+from core.cli.options import EXIT_CODES, EXIT_USER_ERROR, PROG
 from core.config.run_config import RunConfig
 from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
-from core.base.errors import ConfigError
-from core.cli.options import EXIT_CODES, EXIT_USER_ERROR, PROG
-from core.base.outputs import check_output_path
+from core.run.signals import stop_on_signals
 
 
 def check_supported(args: argparse.Namespace) -> None:
@@ -60,9 +60,9 @@ def _launch(args: argparse.Namespace, config: RunConfig) -> int:
 
 
 def _rank(args: argparse.Namespace, config: RunConfig, context: RankContext) -> int:
-    from core.distributed.session import DistributedSession
-    from core.distributed.launcher import record_rank_end
     from core.cli.progress import ProgressBar
+    from core.distributed.launcher import record_rank_end
+    from core.distributed.session import DistributedSession
 
     config = config.replace(nproc=context.world_size)  # under torchrun the world decides, not --nproc
     observers: list = [ProgressBar()] if context.is_main else []

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.base.errors import UserError
+from core.base.outputs import strict_json
 from core.base.text import Message
 from core.cli.options import PROG, OneLineParser
-from core.base.outputs import strict_json
 
 if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
     from core.store.run_store import RunStore
@@ -132,9 +132,9 @@ def open_store(path: Path) -> RunStore:
 
 
 def _list(store: RunStore, search: str, as_json: bool) -> int:
+    from core.cli.runs_text import runs_table
     from core.cli.stdout import out
     from core.export.run_export import run_facts
-    from core.cli.runs_text import runs_table
 
     rows = store.list_runs(search)
     if as_json:
@@ -147,9 +147,9 @@ def _list(store: RunStore, search: str, as_json: bool) -> int:
 
 
 def _show(store: RunStore, run_id: int, as_json: bool) -> int:
+    from core.cli.runs_text import run_text
     from core.cli.stdout import out
     from core.export.run_export import run_document
-    from core.cli.runs_text import run_text
 
     document = run_document(store, run_id, series=False)
     out(json.dumps(strict_json(document), indent=2, allow_nan=False) if as_json else run_text(document))
@@ -173,8 +173,8 @@ def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: fl
 
 
 def _delete(store: RunStore, run_id: int, yes: bool) -> int:
-    from core.cli.stdout import out
     from core.cli.runs_text import status_text
+    from core.cli.stdout import out
     from core.export.run_export import local_time
 
     row = store.run(run_id)

@@ -11,9 +11,9 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from core.base.text import format_bytes
 from core.export.run_export import local_time
 from core.store.run_store import RunRow
-from core.base.text import format_bytes
 
 LIST_COLUMNS = ("id", "started", "status", "model", "dataset", "device", "steps", "images/s", "final loss",
                 "peak memory", "name")

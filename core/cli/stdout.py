@@ -11,8 +11,8 @@ import os
 import sys
 from typing import Any
 
-from core.cli.options import PROG, option_name
 from core.base.outputs import write_json
+from core.cli.options import PROG, option_name
 
 
 class StdoutFailed(Exception):

@@ -12,14 +12,21 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from core.base.errors import ConfigError
+from core.base.text import Message
 from core.compare.plan import Contender, plan
 from core.compare.result import ComparisonResult, ContenderResult, conclude
 from core.config.run_config import RunConfig
 from core.run.controls import RunControls
-from core.base.errors import ConfigError
-from core.run.events import (ComparisonFinished, ComparisonStarted, ContenderEvent, Event, Observer, RunFinished,
-                         StepsReported)
-from core.base.text import Message
+from core.run.events import (
+    ComparisonFinished,
+    ComparisonStarted,
+    ContenderEvent,
+    Event,
+    Observer,
+    RunFinished,
+    StepsReported,
+)
 
 
 class Comparison(RunControls):
@@ -112,9 +119,9 @@ class Comparison(RunControls):
 def _check_runnable(contender: Contender) -> None:
     """Refuse now a run that could not start (a device not here, a fast path the device cannot run), rather
     than after the runs before it have trained."""
+    from core.cli.options import option_name
     from core.device.devices import resolve_device
     from core.device.fast_paths import check_fast_paths
-    from core.cli.options import option_name
     from core.engine.recipe import config_for_device
 
     try:

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.compare.plan import Contender
 from core.base.text import Message
+from core.compare.plan import Contender
 from core.run.outcome import status_word
 
 # Settings that change how fast a run goes but not what it computes: with the same seed, data order and

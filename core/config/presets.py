@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.config.run_config import RunConfig, validate_field
 from core.base.errors import ConfigError
-from core.base.text import Message
 from core.base.readonly import ReadOnlyDict
+from core.base.text import Message
+from core.config.run_config import RunConfig, validate_field
 
 
 @dataclass(frozen=True)

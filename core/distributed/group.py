@@ -14,10 +14,11 @@ import datetime
 import torch
 import torch.distributed as dist
 
-from core.device.devices import resolve_device
-from core.distributed.env import RankContext
 from core.base.errors import ConfigError
 from core.base.text import Message
+from core.device.devices import resolve_device
+from core.distributed.env import RankContext
+
 
 def rank_device(requested: str, context: RankContext) -> torch.device:
     """The local rank's GPU (cuda:LOCAL_RANK) when the run asks for CUDA (or auto finds GPUs), else the CPU."""

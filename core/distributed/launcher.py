@@ -25,13 +25,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from core.base.errors import ConfigError
+from core.base.text import Message, message_from_json, message_to_json
+from core.cli.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from core.config.run_config import RunConfig
 from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.base.text import message_from_json, message_to_json
-from core.cli.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
-from core.distributed.rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
+from core.distributed.rank_watch import (
+    RankWatch,
+    make_rank_folder,
+    quiet_launcher_logs,
+    torch_log_folder,
+)
 from core.run.outcome import status_word
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL

@@ -14,10 +14,10 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from core.base.text import Message, message_of
 from core.config.run_config import RunConfig
 from core.run.controls import RunControls
 from core.run.events import Observer, RunFinished
-from core.base.text import Message, message_of
 from core.run.summary import RunSummary
 
 
@@ -25,8 +25,12 @@ def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> 
     """A worker: train one rank; rank 0 puts its pid, then each event, on `events` (a manager queue)."""
     from core.cli.main import stop_on_signals
     from core.distributed.env import ENV_RUN_UID, RankContext
+    from core.distributed.launcher import (
+        die_with_launcher,
+        ignore_control_signals,
+        record_rank_end,
+    )
     from core.distributed.session import DistributedSession
-    from core.distributed.launcher import die_with_launcher, ignore_control_signals, record_rank_end
 
     die_with_launcher()
     ignore_control_signals()
@@ -83,7 +87,13 @@ class DataParallelRun(RunControls):
         from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
         from torch.distributed.launcher.api import elastic_launch
 
-        from core.distributed.launcher import SHUTDOWN_TIMEOUT_S, describe_failure, launch_config, rank_folder, read_rank_ends
+        from core.distributed.launcher import (
+            SHUTDOWN_TIMEOUT_S,
+            describe_failure,
+            launch_config,
+            rank_folder,
+            read_rank_ends,
+        )
         from core.distributed.rank_watch import RankWatch
 
         with rank_folder(self.config.nproc) as (uid, folder), RankWatch(uid, SHUTDOWN_TIMEOUT_S):

@@ -27,22 +27,30 @@ import numpy as np
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from core.distributed import group as distributed
-from core.engine import oom_recovery
-from core.run import outcome as run_outcome
-from core.data.batches import BatchEpoch
-from core.config.run_config import RunConfig
-from core.distributed.group import RankContext
-from core.run.events import (CacheCleared, MemoryBreakdown, Observer, RankSample, RunFinished, RunPaused,
-                         RunResumed, StepsReported)
-from core.engine.report import BREAKDOWN_PERIOD_S
-from core.memory.probe import MemorySample, clear_cache
-from core.base.text import Message
-from core.data.sharding import Shard
 from core.base.readonly import ReadOnlyDict
-from core.engine.recipe import RunParts, build_run
-from core.engine.session import TrainingSession
+from core.base.text import Message
+from core.config.run_config import RunConfig
+from core.data.batches import BatchEpoch
+from core.data.sharding import Shard
+from core.distributed import group as distributed
+from core.distributed.group import RankContext
 from core.distributed.sync_batchnorm import synchronise_batchnorm
+from core.engine import oom_recovery
+from core.engine.recipe import RunParts, build_run
+from core.engine.report import BREAKDOWN_PERIOD_S
+from core.engine.session import TrainingSession
+from core.memory.probe import MemorySample, clear_cache
+from core.run import outcome as run_outcome
+from core.run.events import (
+    CacheCleared,
+    MemoryBreakdown,
+    Observer,
+    RankSample,
+    RunFinished,
+    RunPaused,
+    RunResumed,
+    StepsReported,
+)
 
 # one rank's row of a report's all_gather: these values, then its losses since the previous report
 FIELDS = ("seconds", "samples", "allocated", "reserved", "peak_allocated", "peak_reserved", "capacity",

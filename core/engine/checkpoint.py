@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message, message_of
+from core.config.run_config import RunConfig
 
 FORMAT = "gpu-train-monitor checkpoint"
 VERSION = 1

@@ -1,13 +1,12 @@
-"""A running session's state as a checkpoint holds it, and back: what makes a resumed run train the very
-losses an uninterrupted one would have.
+"""A session's checkpoints: the state a checkpoint holds and how it is set back, when the policy says to
+save, the save itself, and pruning old checkpoints.
 
-Saved: the model, optimizer and gradient-scaler states; the step, epoch and images so far; the random
-generators (torch's on the CPU, the device's, the data source's) both now and at the epoch's start; and
-how far the epoch got. Resuming mid-epoch sets the epoch-start generators, makes the epoch afresh (the
-same order and augmentation), seeks it to the saved position, then sets the generators saved at the
-checkpoint. Everything is tensors and plain values, so `torch.load(weights_only=True)` reads it.
-
-A session's checkpointing: when its policy says to save, the save itself, and pruning old checkpoints.
+The state is what makes a resumed run train the very losses an uninterrupted one would have. Saved: the
+model, optimizer and gradient-scaler states; the step, epoch and images so far; the random generators
+(torch's on the CPU, the device's, the data source's) both now and at the epoch's start; and how far the
+epoch got. Resuming mid-epoch sets the epoch-start generators, makes the epoch afresh (the same order and
+augmentation), seeks it to the saved position, then sets the generators saved at the checkpoint.
+Everything is tensors and plain values, so `torch.load(weights_only=True)` reads it.
 
 A save that fails (a full disk, a folder that cannot be written) is a warning in the run's log, never the
 end of the run. Only the policy's own checkpoints are pruned (the newest `keep` stay, per run); requested
@@ -18,26 +17,25 @@ a folder of their own instead.
 
 from __future__ import annotations
 
-import time
-from typing import Any
-import torch
-from core.data.batches import BatchEpoch, BatchSource, Note, Position
-from core.engine.checkpoint import FORMAT, VERSION
-from core.config.run_config import RunConfig
-from core.base.errors import UserError
-from core.base.text import Message
-from core.engine.recipe import RunParts
-from core.engine.loop_state import RunState
-from core.model.step import Trainer
 import contextlib
 import os
 import secrets
+import time
 from pathlib import Path
-from core.engine import checkpoint
-from core.data.batches import BatchEpoch, BatchSource, Note
-from core.engine.checkpoint import AUTOMATIC_REASONS, CheckpointPolicy
-from core.run.events import CheckpointSaved, LogMessage
+from typing import Any
 
+import torch
+
+from core.base.errors import UserError
+from core.base.text import Message
+from core.config.run_config import RunConfig
+from core.data.batches import BatchEpoch, BatchSource, Note, Position
+from core.engine import checkpoint
+from core.engine.checkpoint import AUTOMATIC_REASONS, FORMAT, VERSION, CheckpointPolicy
+from core.engine.loop_state import RunState
+from core.engine.recipe import RunParts
+from core.model.step import Trainer
+from core.run.events import CheckpointSaved, LogMessage
 
 RandomStates = dict[str, Any]
 _OPTIMIZER_RUNTIME = ("fused", "foreach", "capturable", "differentiable")  # how this run's optimizer steps

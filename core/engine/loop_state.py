@@ -10,11 +10,11 @@ from typing import Any
 
 import torch
 
-from core.data.batches import BatchEpoch, BatchSource
-from core.config.run_config import RunConfig
-from core.run.events import MemoryBreakdown
-from core.memory.probe import MemoryProbe
 from core.base.readonly import ReadOnlyDict
+from core.config.run_config import RunConfig
+from core.data.batches import BatchEpoch, BatchSource
+from core.memory.probe import MemoryProbe
+from core.run.events import MemoryBreakdown
 from core.run.summary import RunSummary
 
 

@@ -13,15 +13,15 @@ from collections.abc import Callable
 
 import torch
 
-from core.memory import oom
-from core.data.batches import BatchEpoch, BatchSource
-from core.config.run_config import RunConfig
-from core.run.events import OutOfMemory
-from core.memory.probe import MemoryProbe, process_limit
 from core.base.text import Message
-from core.engine.recipe import RunParts
+from core.config.run_config import RunConfig
+from core.data.batches import BatchEpoch, BatchSource
 from core.engine.loop_state import RunState, planned_steps
+from core.engine.recipe import RunParts
 from core.engine.validation import evaluate
+from core.memory import oom
+from core.memory.probe import MemoryProbe, process_limit
+from core.run.events import OutOfMemory
 
 MAX_OOM_RETRIES = 8
 

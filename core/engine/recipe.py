@@ -12,18 +12,18 @@ from dataclasses import dataclass
 
 import torch
 
-from core.data.batches import BatchSource, Note, ResidentBatches, StreamBatches
+from core.base.text import Message
 from core.config.run_config import RunConfig, check_batch_fits
+from core.config.user_callables import is_spec
+from core.data.batches import BatchSource, Note, ResidentBatches, StreamBatches
 from core.data.datasets import DatasetSplits
 from core.data.placement import Placement, load_placed
-from core.device.devices import amp_dtype
-from core.device.fast_paths import check_fast_paths
-from core.base.text import Message
-from core.model.models import ModelSpec, build_model, model_spec, resolve_model
 from core.data.preprocess import DevicePreprocess
 from core.data.sharding import ONE, Shard
+from core.device.devices import amp_dtype
+from core.device.fast_paths import check_fast_paths
+from core.model.models import ModelSpec, build_model, model_spec, resolve_model
 from core.model.step import Trainer, build_optimizer
-from core.config.user_callables import is_spec
 
 
 def check_model_input(config: RunConfig, model: torch.nn.Module, channels: int, height: int, width: int,

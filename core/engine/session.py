@@ -27,32 +27,44 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
-from core.engine import checkpoint
-
-from core.engine import checkpointing as checkpoint_state
-
-from core.engine import report as loss_report
-
-from core.engine import oom_recovery
-from core.memory import oom
-from core.run import outcome as run_outcome
+from core.base.readonly import ReadOnlyDict
+from core.base.text import Message
+from core.config.run_config import RunConfig
 from core.data.batches import BatchEpoch
-from core.memory.breakdown import StepMemoryRecorder
+from core.device.devices import cpu_name, resolve_device
+from core.engine import checkpoint, oom_recovery
+from core.engine import checkpointing as checkpoint_state
+from core.engine import report as loss_report
 from core.engine.checkpoint import ON_REQUEST, CheckpointPolicy
 from core.engine.checkpointing import Checkpointer
-from core.config.run_config import RunConfig
-from core.run.controls import RunControls
-from core.device.devices import cpu_name, resolve_device
-from core.run.events import (CacheCleared, EpochEnded, EpochStarted, Event, LogMessage, MemoryBreakdown, Observer,
-                         RunFinished, RunPaused, RunResumed, RunStarted)
-from core.memory.probe import MemoryProbe, clear_cache, has_cache
-from core.base.text import Message
-from core.model.models import count_parameters
-from core.base.readonly import ReadOnlyDict
+from core.engine.loop_state import (
+    RunState,
+    config_as_run,
+    epoch_exhausted,
+    planned_steps,
+)
 from core.engine.recipe import RunParts, build_run, config_for_device, generator_for
-from core.engine.loop_state import RunState, config_as_run, epoch_exhausted, planned_steps
+from core.memory import oom
+from core.memory.breakdown import StepMemoryRecorder
+from core.memory.probe import MemoryProbe, clear_cache, has_cache
 from core.memory.snapshot import MemoryHistory, snapshot_event
+from core.model.models import count_parameters
 from core.model.step import compile_failure
+from core.run import outcome as run_outcome
+from core.run.controls import RunControls
+from core.run.events import (
+    CacheCleared,
+    EpochEnded,
+    EpochStarted,
+    Event,
+    LogMessage,
+    MemoryBreakdown,
+    Observer,
+    RunFinished,
+    RunPaused,
+    RunResumed,
+    RunStarted,
+)
 
 MAX_OOM_RETRIES = oom_recovery.MAX_OOM_RETRIES  # halvings of the batch a run makes before it stops
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.base.errors import UserError
-from core.base.text import Message
 from core.base.outputs import check_distinct_outputs, store_protection, write_json
+from core.base.text import Message
 
 if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
     from core.export.step_table import StepTable
@@ -66,7 +66,11 @@ def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[st
     table = step_table(store, run_id, smoothing, reports)
     rank_reports = store.rank_reports(run_id) if row.world_size > 1 else []
     if fmt == "tensorboard":
-        from core.export.tensorboard_events import check_tensorboard, run_text, write_run_tensorboard
+        from core.export.tensorboard_events import (
+            check_tensorboard,
+            run_text,
+            write_run_tensorboard,
+        )
 
         check_tensorboard()  # missing: say so before creating any folder
         folder = _folder(target, Message("TensorBoard log dir"))

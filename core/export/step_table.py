@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.export.smoothing import EmaState, debiased_ema
 from core.base.errors import UserError
 from core.base.text import Message
 from core.export.run_export import DEFAULT_SMOOTHING
+from core.export.smoothing import EmaState, debiased_ema
 from core.store.run_store import ReportRow, RunStore
 
 

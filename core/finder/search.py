@@ -18,10 +18,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from core.config.run_config import FINDER_BOUNDS, RunConfig
 from core.base.errors import ConfigError, UserError
-from core.base.text import Message
-from core.base.text import message_from_json
+from core.base.text import Message, message_from_json
+from core.config.run_config import FINDER_BOUNDS, RunConfig
 
 TRIAL_STEPS = 2
 
@@ -68,8 +67,8 @@ def measure_trial(config: RunConfig, batch_size: int, steps: int = TRIAL_STEPS) 
 def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int | None:
     import torch
 
-    from core.memory import oom
     from core.device.devices import resolve_device
+    from core.memory import oom
     from core.memory.probe import MemoryProbe, clear_cache
 
     device = resolve_device(config.device)
@@ -101,8 +100,8 @@ def trial_parts(config: RunConfig, batch_size: int, device):
     import torch
 
     from core.data.datasets import dataset_shape
-    from core.model.models import model_spec
     from core.engine.recipe import build_trainer
+    from core.model.models import model_spec
 
     channels, height, width, classes, _ = dataset_shape(config)
     spec = model_spec(config.model, channels)

@@ -19,12 +19,11 @@ from core.config.run_config import RunConfig
 def main() -> int:
     request = json.loads(sys.stdin.read())
     config = RunConfig.from_dict(request["config"])
-    from core.memory import oom
-    from core.finder.search import trial_parts
-    from core.device.devices import resolve_device
     from core.base.errors import ConfigError, UserError
-    from core.base.text import message_of
-    from core.base.text import message_to_json
+    from core.base.text import message_of, message_to_json
+    from core.device.devices import resolve_device
+    from core.finder.search import trial_parts
+    from core.memory import oom
 
     device = resolve_device(config.device)
     try:

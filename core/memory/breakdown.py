@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator
+
 import torch
 from torch import nn
 
-from core.run.events import PHASES, MemoryBreakdown
 from core.memory.probe import MemoryProbe
-
+from core.run.events import PHASES, MemoryBreakdown
 
 
 def _unique_bytes(tensors: Iterable[torch.Tensor], device: torch.device | None = None) -> int:

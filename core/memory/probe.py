@@ -11,12 +11,12 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 import psutil
 
 from core.device import nvml
+
 if TYPE_CHECKING:
     import torch
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.base.errors import UserError
-from core.run.events import LogMessage, SnapshotSaved
 from core.base.text import Message, message_of
+from core.run.events import LogMessage, SnapshotSaved
 
 if TYPE_CHECKING:
     import torch

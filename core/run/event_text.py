@@ -11,12 +11,20 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
-                         SnapshotSaved, StepsReported)
-from core.base.text import Message
+from core.base.text import Message, format_bytes
+from core.run.events import (
+    CacheCleared,
+    CheckpointSaved,
+    EpochEnded,
+    LogMessage,
+    OutOfMemory,
+    RunFinished,
+    RunStarted,
+    SnapshotSaved,
+    StepsReported,
+)
 from core.run.outcome import status_word
 from core.run.summary import RunSummary
-from core.base.text import format_bytes
 
 MEMORY_VIZ = "https://pytorch.org/memory_viz"
 

@@ -28,13 +28,27 @@ from typing import Any
 
 import psutil
 
-from core.run.events import (ComparisonStarted, ContenderEvent, EpochStarted, Event, RunFinished, RunStarted,
-                         StepsReported)
-from core.base.text import Message, message_of
-from core.base.text import message_to_json
 from core.base.outputs import strict_json
-from core.store.run_store import (HEARTBEAT_S, message_json, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore, StoreError, process_alive,
-                            store_problem)
+from core.base.text import Message, message_of, message_to_json
+from core.run.events import (
+    ComparisonStarted,
+    ContenderEvent,
+    EpochStarted,
+    Event,
+    RunFinished,
+    RunStarted,
+    StepsReported,
+)
+from core.store.run_store import (
+    HEARTBEAT_S,
+    RANK_REPORT_COLUMNS,
+    REPORT_COLUMNS,
+    RunStore,
+    StoreError,
+    message_json,
+    process_alive,
+    store_problem,
+)
 from core.store.schema import transaction
 
 _STOP = object()

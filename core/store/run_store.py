@@ -29,14 +29,26 @@ from typing import Any
 import psutil
 
 from core.base.errors import UserError
-from core.base.text import Message, message_of
-from core.base.text import message_from_json, message_to_json
+from core.base.text import Message, message_from_json, message_of, message_to_json
+from core.store.files import (  # noqa: F401 - importable from here
+    ENV_PATH,
+    NotAFile,
+    default_store_path,
+    refuse_special_file,
+    writable_sidecars,
+)
 from core.store.rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
+from core.store.schema import (
+    SCHEMA_VERSION,
+    NewerSchema,
+    NotAStore,
+    check_is_store,
+    migrate,
+    newer_schema,
+    schema_version,
+    transaction,
+)
 from core.store.search import run_matches
-from core.store.files import (ENV_PATH, NotAFile, default_store_path,  # noqa: F401 - importable from here
-                               refuse_special_file, writable_sidecars)
-from core.store.schema import (SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, newer_schema,
-                                schema_version, transaction)
 
 BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
 STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this has stopped

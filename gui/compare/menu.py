@@ -12,21 +12,37 @@ Every run trains the form's Max steps (or `DEFAULT_STEPS` when it has none): the
 from __future__ import annotations
 
 import os
-
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QPushButton, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from core.compare.plan import DEFAULT_STEPS, MAX_RUNS, MIN_RUNS, ReadyComparison, parse_overrides, plan, ready_comparisons
-from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
-from gui.qt.core_text import core_text, error_text
+from core.compare.plan import (
+    DEFAULT_STEPS,
+    MAX_RUNS,
+    MIN_RUNS,
+    ReadyComparison,
+    parse_overrides,
+    plan,
+    ready_comparisons,
+)
+from core.config.run_config import RunConfig
 from gui.form.device_table import DeviceTable
+from gui.qt.core_text import core_text, error_text
 
 CUSTOM_NAME = "custom comparison"  # the custom entry's data in the menu (its text is translated)
 EXAMPLE = "placement=stream\nplacement=resident"  # settings and values: the same in every language

@@ -14,12 +14,17 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from core.config.run_config import RunConfig
-from core.run.events import ComparisonFinished, ComparisonStarted, ContenderEvent, RunStarted
+from core.run.events import (
+    ComparisonFinished,
+    ComparisonStarted,
+    ContenderEvent,
+    RunStarted,
+)
 from gui.compare.view import CompareView
+from gui.i18n.status_text import status_text
 from gui.qt.core_text import core_text
 from gui.views.log_panel import LogPanel
 from gui.views.run_view import RunView
-from gui.i18n.status_text import status_text
 
 COMPARISON_EVENTS = (ComparisonStarted, ContenderEvent, ComparisonFinished)
 

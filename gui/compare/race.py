@@ -14,10 +14,10 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from core.compare.result import ratio_text
+from gui.i18n.status_text import status_text
+from gui.plots.ring_buffer import RingBuffer
 from gui.qt.core_text import core_text
 from gui.qt.locale_format import number
-from gui.plots.ring_buffer import RingBuffer
-from gui.i18n.status_text import status_text
 
 
 @dataclass

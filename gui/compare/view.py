@@ -26,9 +26,16 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from core.compare.result import ComparisonResult
 from core.run.events import RunFinished, RunStarted, StepsReported
 from gui.compare.race import Race, not_run_reason, race_line, race_rate
-from gui.qt.core_text import core_text
-from gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves, settle_axes
+from gui.plots.live_plot import (
+    decimated_for,
+    is_shown,
+    legend_above,
+    live_plot_widget,
+    set_curves,
+    settle_axes,
+)
 from gui.plots.ring_buffer import RingBuffer
+from gui.qt.core_text import core_text
 
 REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most ~7 times a second
 CAPACITY = 250_000  # steps kept per run (a comparison's runs share max_steps; the default is 60)

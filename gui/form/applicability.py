@@ -22,8 +22,8 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QComboBox, QSpinBox
 
 from core.config.run_config import BOUNDS
-from gui.qt.core_text import core_text
 from gui.form.text import field_tooltip
+from gui.qt.core_text import core_text
 
 if TYPE_CHECKING:
     from gui.form.settings_form import SettingsForm

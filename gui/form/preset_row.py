@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
 
-from core.config.run_config import BOUNDS
 from core.config.presets import PRESETS
+from core.config.run_config import BOUNDS
 from gui.qt.core_text import core_text
 
 NONE_DESCRIPTION = QT_TRANSLATE_NOOP("PresetRow", "no preset: every setting as you set it. Choosing none after a "

@@ -15,22 +15,39 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from core.config.run_config import BOUNDS, RunConfig, check_batch_fits
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
+from core.config.run_config import BOUNDS, RunConfig, check_batch_fits
 from core.config.user_callables import SPEC_FORM, is_spec
-from gui.qt import file_dialogs
-from gui.form.device_table import DeviceTable
 from gui.form.applicability import auto_model_text, is_auto_model, update_applicability
-from gui.form.checks import (FolderCounts, NprocMeaning, check_data_folder, check_device, check_fast_paths_known,
-                             check_findable, check_nproc, normalised_device, nproc_meaning)
-from gui.qt.core_text import core_text, error_text
-from gui.form.text import field_help, friendly, label
+from gui.form.checks import (
+    FolderCounts,
+    NprocMeaning,
+    check_data_folder,
+    check_device,
+    check_fast_paths_known,
+    check_findable,
+    check_nproc,
+    normalised_device,
+    nproc_meaning,
+)
+from gui.form.device_table import DeviceTable
 from gui.form.field_widgets import make_field_widget, set_widget_value, widget_value
 from gui.form.preset_row import PresetRow, overrides_for
+from gui.form.text import field_help, friendly, label
+from gui.qt import file_dialogs
+from gui.qt.core_text import core_text, error_text
 from gui.qt.widgets import wheel_only_when_focused
 
 COMBO_MIN_CHARACTERS = 8  # a combo box asks for this much width, not its longest item's (a device's full name)

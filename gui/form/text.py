@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 
-from core.config.run_config import BOUNDS
 from core.base.errors import ConfigError, UserError
+from core.config.run_config import BOUNDS
 from core.config.user_callables import SPEC_FIELDS, SPEC_FORM
 from gui.qt.core_text import error_text
 from gui.qt.locale_format import integer

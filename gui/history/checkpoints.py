@@ -17,9 +17,9 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from core.store.run_store import RunRow, RunStore, StoreError
+from gui.history.row_text import run_text
 from gui.qt.core_text import error_text
 from gui.qt.locale_format import integer
-from gui.history.row_text import run_text
 
 # why each checkpoint was saved (CheckpointSaved.reason), as the list says it
 REASONS = {"epoch": QT_TRANSLATE_NOOP("run_checkpoints", "end of epoch {epoch}"),

@@ -14,18 +14,25 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Signal, Slot
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QObject,
+    Qt,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QMessageBox, QWidget
 
 from core.base.errors import UserError
 from core.store.run_store import RunRow, RunStore
-from gui.qt import file_dialogs
-from gui.qt.core_text import error_text
-from gui.qt.locale_format import integer
 from gui.history.exporter import ExportJob, ExportResult, RunExporter
 from gui.history.feed import StoreLink
 from gui.history.row_text import run_text, state_text, when_text
+from gui.qt import file_dialogs
+from gui.qt.core_text import error_text
+from gui.qt.locale_format import integer
 
 # (format, menu text (English: shown through the translator, context "run_edits"), what the dialog asks for)
 EXPORTS = (("json", QT_TRANSLATE_NOOP("run_edits", "JSON document…"), "file"),

@@ -19,12 +19,20 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from core.run import events as core_events
+from core.base.text import Message, message_from_json
 from core.memory.probe import MemorySample
-from core.base.text import Message
-from core.base.text import message_from_json
-from core.store.run_store import (FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError,
-                            store_problem)
+from core.run import events as core_events
+from core.store.run_store import (
+    FINISHED,
+    EventRow,
+    RankReportRow,
+    ReportRow,
+    RunRow,
+    RunStore,
+    StepSeries,
+    StoreError,
+    store_problem,
+)
 from gui.plots import rank_series
 from gui.plots.rank_series import RankLayout
 

@@ -20,9 +20,9 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from core.base.errors import UserError
 from core.store.run_store import RunNotFound, StoreError
+from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
 from gui.qt.background import BackgroundTask
 from gui.qt.core_text import error_text
-from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
 
 SHUTDOWN_WAIT_MS = 30_000  # an interrupted query returns at once; this bounds a disk that hangs
 

@@ -9,9 +9,9 @@ from PySide6.QtCore import QObject, Signal
 
 from core.base.errors import UserError
 from core.store.run_store import RunRow, StoreError
-from gui.history.overlays import Overlays
 from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
 from gui.history.loader import LoadedRun, RunLoader
+from gui.history.overlays import Overlays
 
 
 class OverlayFeeds(QObject):

@@ -18,13 +18,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Slot
 
-from core.store.run_store import RunRow
 from core.export.smoothing import EmaState, debiased_ema
+from core.store.run_store import RunRow
+from gui.history.feed import SeriesArrays, has_allocator
 from gui.plots.live_plot import decimated_for, is_shown, set_curves, settle_axes
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.plots.ring_buffer import PeakRingBuffer, RingBuffer
-from gui.history.feed import SeriesArrays, has_allocator
 
 REDRAW_INTERVAL_MS = 200  # overlays change at most once per store poll: 5 redraws a second are plenty
 # colours no live line uses (the live loss is grey and blue; memory blue, orange, red, purple and grey)

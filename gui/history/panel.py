@@ -18,22 +18,37 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QShowEvent
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton, QTabWidget, QToolButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.store.run_store import RunRow, StoreError
-from gui.qt.core_text import error_text
-from gui.qt.locale_format import integer
-from gui.plots.loss_plot import LossPlot
-from gui.plots.memory_plot import MemoryPlot
+from gui.history.checkpoints import RunResume
+from gui.history.columns import ColumnFitter
+from gui.history.edits import RunEdits
+from gui.history.feed import StoreLink, mark_interrupted
 from gui.history.overlay_feeds import OverlayFeeds
 from gui.history.overlays import Overlays
-from gui.history.checkpoints import RunResume
-from gui.history.feed import StoreLink, mark_interrupted
-from gui.history.edits import RunEdits
-from gui.history.columns import ColumnFitter
-from gui.history.table_model import KEYS, OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
 from gui.history.run_window import StoredRunView
+from gui.history.table_model import (
+    KEYS,
+    OVERLAY_COLUMN,
+    RunHistoryFilter,
+    RunHistoryModel,
+    history_table,
+)
+from gui.plots.loss_plot import LossPlot
+from gui.plots.memory_plot import MemoryPlot
+from gui.qt.core_text import error_text
+from gui.qt.locale_format import integer
 
 REFRESH_INTERVAL_MS = 1000
 NOTICE_S = 10.0  # how long what an action did (or why it could not) stays in the info line

@@ -8,8 +8,8 @@ import os
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from core.store.run_store import RunRow
-from gui.qt.locale_format import date_time, integer
 from gui.i18n.status_text import status_text
+from gui.qt.locale_format import date_time, integer
 
 
 def state_text(row: RunRow, own_pid: int | None = None) -> str:

@@ -20,32 +20,61 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from core.run import event_text
-from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
-                         SnapshotSaved)
 from core.memory.probe import MemorySample
+from core.run import event_text
+from core.run.events import (
+    CacheCleared,
+    CheckpointSaved,
+    EpochEnded,
+    LogMessage,
+    MemoryBreakdown,
+    OutOfMemory,
+    SnapshotSaved,
+)
 from core.store.run_store import RunNotFound, RunRow, StoreError
-from gui.views.breakdown_view import BreakdownView
-from gui.window.retranslate import keep_run_window_texts
-from gui.qt.core_text import core_text, error_text
-from gui.views.log_panel import LogPanel
-from gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
-from gui.plots.memory_plot import MemoryPlot
-from gui.views.rank_display import RankDisplay
-from gui.plots.rank_series import last_speeds
-from gui.plots.rate_plot import RatePlot
-from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
 from gui.history.control_row import RunControlRow
-from gui.history.table_model import STATUS_COLOURS
-from gui.views.run_view import config_text, fields_lines
+from gui.history.feed import (
+    FeedUpdate,
+    RunFeed,
+    SeriesArrays,
+    StoreLink,
+    contiguous_runs,
+    rebuild_event,
+    sample_row,
+)
 from gui.history.loader import LoadedRun, RunLoader
 from gui.history.row_text import run_title, state_text
-from gui.views.stats_panel import StatsPanel, median_rate
+from gui.history.run_window_text import (
+    FAILED,
+    end_line,
+    header_html,
+    log_line,
+    plain_event_line,
+)
+from gui.history.table_model import STATUS_COLOURS
 from gui.i18n.status_text import status_text
-from gui.history.run_window_text import FAILED, end_line, header_html, log_line, plain_event_line
+from gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
+from gui.plots.memory_plot import MemoryPlot
+from gui.plots.rank_series import last_speeds
+from gui.plots.rate_plot import RatePlot
+from gui.qt.core_text import core_text, error_text
+from gui.views.breakdown_view import BreakdownView
+from gui.views.log_panel import LogPanel
+from gui.views.rank_display import RankDisplay
+from gui.views.run_view import config_text, fields_lines
+from gui.views.stats_panel import StatsPanel, median_rate
+from gui.window.retranslate import keep_run_window_texts
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
 RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)

@@ -17,13 +17,13 @@ from PySide6.QtCore import QCoreApplication
 
 from core.run import event_text
 from core.run.events import RunFinished
-from core.store.run_store import RunRow
 from core.run.summary import RunSummary
-from gui.qt.core_text import core_text
+from core.store.run_store import RunRow
 from gui.form.text import choice_text
-from gui.qt.locale_format import clock, date_time, integer
 from gui.history.row_text import devices_text, duration_text, run_title
 from gui.i18n.status_text import status_text
+from gui.qt.core_text import core_text
+from gui.qt.locale_format import clock, date_time, integer
 
 FAILED = ("diverged", "oom", "failed")
 

@@ -16,18 +16,34 @@ import os
 import time
 from collections.abc import Sequence
 
-from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QModelIndex,
-                            QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal)
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from core.store.search import run_matches
-from core.store.run_store import RunRow
 from core.base.text import format_bytes
+from core.store.run_store import RunRow
+from core.store.search import run_matches
+from gui.history.row_text import (
+    described_title,
+    devices_text,
+    duration_text,
+    loss_text,
+    run_text,
+    state_text,
+    steps_text,
+    when_text,
+)
 from gui.qt.core_text import core_text
 from gui.qt.locale_format import date_time, number
-from gui.history.row_text import (described_title, devices_text, duration_text, loss_text, run_text, state_text,
-                              steps_text, when_text)
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2

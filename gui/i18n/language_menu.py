@@ -13,6 +13,8 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from gui.i18n import language as i18n
+
+
 class LanguageMenu(QMenu):
     """The language choices as radio items; `notice` is the last box shown (a catalogue that failed to load)."""
 

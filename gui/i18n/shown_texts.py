@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.i18n import language as i18n
+
 FIELD = re.compile(r"\{(\w*)(![rsa])?(:[^{}]*)?\}")
 LETTER = re.compile(r"[^\W\d_]")
 

@@ -10,9 +10,9 @@ import re
 import sys
 from pathlib import Path
 
+from core.cli.options import PROG, option_name
 from core.config.run_config import BOUNDS, RunConfig
 from core.distributed.launcher import ENV_STOP_WITH_PID
-from core.cli.options import PROG, option_name
 
 RECORDED_AS = re.compile(r"recorded as run (\d+) in ")
 

@@ -29,14 +29,14 @@ from pathlib import Path
 import psutil
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from core.config.run_config import RunConfig
 from core.base.errors import UserError
+from core.config.run_config import RunConfig
 from core.store.run_store import RunNotFound, RunRow, RunStore, StoreError
 from gui.launch.child import child_environment, command_line, recorded_run_id
-from gui.launch.texts import LaunchEnd, launch_end
 from gui.launch.process_family import ProcessFamily, signal_group
-from gui.qt.core_text import error_text
 from gui.launch.signals import CannotSignal, Control, cannot_signal, send
+from gui.launch.texts import LaunchEnd, launch_end
+from gui.qt.core_text import error_text
 
 POLL_INTERVAL_MS = 150  # the store and the child, while a run is under way
 STOP_WAIT_S = 10.0  # closing the window: how long the ranks get to stop before they are killed

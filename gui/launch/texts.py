@@ -1,22 +1,21 @@
-"""How a data-parallel run the window started ended, from what the run store and the child's output say, in
-the user's language (Qt's translator, context "launch_end"): the child's own error line and the run's stored
-message are shown as they were written.
-
-What the window's log says about a data-parallel run it launched, in the user's language (Qt's translator,
-context "launch_text"): one whole sentence per case, GPUs or CPU processes, with the locale's numbers. The
-child's error line and the run's stored message are shown as they were written.
+"""What the window says about a data-parallel run it launched, in the user's language: how it ended, from
+what the run store and the child's output say (`launch_end`, Qt context "launch_end"), and the log's
+sentences about it (Qt context "launch_text"), one whole sentence per case, GPUs or CPU processes, with the
+locale's numbers. The child's own error line and the run's stored message are shown as they were written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from PySide6.QtCore import QCoreApplication
-from core.store.run_store import RunRow
-from gui.launch.child import last_error_line
 from pathlib import Path
-from gui.qt.locale_format import number
+
+from PySide6.QtCore import QCoreApplication
+
+from core.store.run_store import RunRow
 from gui.i18n.status_text import status_text
+from gui.launch.child import last_error_line
+from gui.qt.locale_format import number
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QLabel
 
 from core.run.events import CacheCleared
+from gui.form.settings_form import SettingsForm
 from gui.qt.core_text import core_text, error_text
 from gui.run.controller import RunController
 from gui.views.run_view import RunView
-from gui.form.settings_form import SettingsForm
 
 IDLE_POLL_INTERVAL_MS = 250
 
@@ -56,8 +56,8 @@ class DeviceWatch(QObject):
         """The status bar names the device a run would use, or says why there is none (as the form does)."""
         if not self.ready:
             return
-        from core.device.devices import resolve_device
         from core.base.errors import UserError
+        from core.device.devices import resolve_device
         from core.memory.probe import MemoryProbe
 
         problem = self.form.device_problem()

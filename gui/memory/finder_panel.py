@@ -8,13 +8,21 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
-from core.config.run_config import RunConfig
 from core.base.text import format_bytes
+from core.config.run_config import RunConfig
+from gui.plots.live_plot import legend_above
 from gui.qt.background import BackgroundTask
 from gui.qt.core_text import error_text
-from gui.plots.live_plot import legend_above
 from gui.qt.locale_format import integer
 
 
@@ -118,8 +126,8 @@ class FinderPanel(QWidget):
         self.start_search(config)
 
     def start_search(self, config: RunConfig) -> None:
-        from core.finder.search import find_batch_size
         from core.base.errors import UserError
+        from core.finder.search import find_batch_size
 
         capacity = int(self.capacity.value() * 1e9) or None
         margin, start = self.margin.value(), self.start_batch.value()

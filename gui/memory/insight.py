@@ -16,15 +16,15 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTabWidget, Q
 
 from core.run import event_text
 from core.run.events import OutOfMemory
-from gui.qt import file_dialogs
-from gui.qt.core_text import core_text, error_text
+from gui.form.settings_form import SettingsForm
 from gui.memory.finder_panel import FinderPanel
-from gui.qt.locale_format import integer
-from gui.views.log_panel import LogPanel
 from gui.memory.nvml_panel import NvmlPanel
 from gui.memory.oom_banner import OomBanner
+from gui.qt import file_dialogs
+from gui.qt.core_text import core_text, error_text
+from gui.qt.locale_format import integer
 from gui.run.controller import RunController
-from gui.form.settings_form import SettingsForm
+from gui.views.log_panel import LogPanel
 
 NVML_POLL_INTERVAL_MS = 1000
 

@@ -15,10 +15,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QBuffer, QCoreApplication, QIODevice, QRectF
+from pyqtgraph.exporters import ImageExporter
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QBuffer,
+    QCoreApplication,
+    QIODevice,
+    QRectF,
+)
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
-from pyqtgraph.exporters import ImageExporter
 
 from core.base.errors import ConfigError
 from core.base.outputs import check_output_path, replace_atomically

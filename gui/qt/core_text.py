@@ -16,7 +16,6 @@ from PySide6.QtCore import QCoreApplication
 from core.base.errors import ConfigError
 from core.base.text import Message, message_of
 
-
 # values that are words, not names, where a message fills in a config field of that name ("synthetic", "resident"):
 # said as the form's combo says them (gui.form.text.choice_text)
 WORD_VALUED_FIELDS = ("dataset", "placement", "amp", "on_oom")
@@ -38,7 +37,9 @@ def core_text(text: Any) -> str:
 def _field_value(name: str, value: Any) -> Any:
     if name not in WORD_VALUED_FIELDS or not isinstance(value, str):
         return value
-    from gui.form.text import choice_text  # the form's words; gui.form.text imports this module
+    from gui.form.text import (
+        choice_text,  # the form's words; gui.form.text imports this module
+    )
 
     return choice_text(name, value)
 

@@ -15,11 +15,11 @@ from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog
 
-from core.config.run_config import BOUNDS
 from core.base.errors import UserError
+from core.config.run_config import BOUNDS
+from gui.form.text import choice_text
 from gui.qt import file_dialogs
 from gui.qt.core_text import error_text
-from gui.form.text import choice_text
 from gui.qt.locale_format import integer
 
 if TYPE_CHECKING:

@@ -21,12 +21,12 @@ from typing import Any
 
 from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
-from core.engine.checkpoint import CheckpointPolicy
-from core.config.run_config import RunConfig
 from core.base.errors import UserError
+from core.config.run_config import RunConfig
+from core.engine.checkpoint import CheckpointPolicy
+from gui.launch.launcher import STOP_WAIT_S, RankLauncher
 from gui.qt.background import BackgroundTask
 from gui.qt.locale_format import integer
-from gui.launch.launcher import STOP_WAIT_S, RankLauncher
 
 WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at each epoch's end and on Stop, 2 kept
 

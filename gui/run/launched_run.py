@@ -14,13 +14,20 @@ from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
 from core.config.run_config import RunConfig
 from gui.history.panel import HistoryPanel
-from gui.launch.texts import LaunchEnd
-from gui.launch.texts import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
+from gui.launch.launcher import RankLauncher
+from gui.launch.texts import (
+    LaunchEnd,
+    end_text,
+    output_text,
+    paused_text,
+    recording_text,
+    starting_text,
+    stopping_text,
+)
 from gui.run.launched_feed import LaunchedFeed
 from gui.views.log_panel import LogPanel
-from gui.launch.launcher import RankLauncher
-from gui.views.window_state import RunState
 from gui.views.run_view import RunView
+from gui.views.window_state import RunState
 
 ENDED_WELL = ("completed", "stopped")
 

@@ -9,10 +9,18 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt, Slot
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
-from core.run.events import MemoryBreakdown
 from core.base.text import format_bytes
+from core.run.events import MemoryBreakdown
 from gui.qt.locale_format import integer, number
 
 # (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown

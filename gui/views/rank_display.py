@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from core.run.events import RankSample
-from gui.views.breakdown_view import BreakdownView
 from gui.plots.memory_plot import MemoryPlot
 from gui.plots.rank_series import rank_names, speeds_text
+from gui.views.breakdown_view import BreakdownView
 from gui.views.stats_panel import StatsPanel
 
 

@@ -14,22 +14,34 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Slot
 
-from core.run import event_text
-from core.config.run_config import RunConfig
-from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, MemoryBreakdown, OutOfMemory,
-                         RunFinished, RunPaused, RunResumed, RunStarted, SnapshotSaved, StepsReported)
 from core.base.text import Message
-from gui.views.breakdown_view import BreakdownView
-from gui.qt.core_text import core_text
+from core.config.run_config import RunConfig
+from core.run import event_text
+from core.run.events import (
+    CacheCleared,
+    CheckpointSaved,
+    EpochEnded,
+    LogMessage,
+    MemoryBreakdown,
+    OutOfMemory,
+    RunFinished,
+    RunPaused,
+    RunResumed,
+    RunStarted,
+    SnapshotSaved,
+    StepsReported,
+)
 from gui.form.text import LABELS, choice_text, label
-from gui.qt.locale_format import integer
-from gui.views.log_panel import LogPanel
+from gui.history.run_window_text import plain_event_line
+from gui.i18n.status_text import status_text
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
+from gui.qt.core_text import core_text
+from gui.qt.locale_format import integer
+from gui.views.breakdown_view import BreakdownView
+from gui.views.log_panel import LogPanel
 from gui.views.rank_display import RankDisplay
 from gui.views.stats_panel import RateMedian, StatsPanel
-from gui.i18n.status_text import status_text
-from gui.history.run_window_text import plain_event_line
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 # memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the

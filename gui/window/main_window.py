@@ -23,28 +23,35 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSettings, Signa
 from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
 
-from core.config.run_config import RunConfig
 from core.base.errors import UserError
-from core.run.events import ComparisonFinished, OutOfMemory, RunFinished, RunPaused, RunResumed, RunStarted
-from gui.window import layout as window_layout
-from gui.window import settings as window_settings
+from core.config.run_config import RunConfig
+from core.run.events import (
+    ComparisonFinished,
+    OutOfMemory,
+    RunFinished,
+    RunPaused,
+    RunResumed,
+    RunStarted,
+)
 from gui.compare.menu import CompareMenu, start_error
 from gui.compare.mode import COMPARISON_EVENTS, CompareMode
-from gui.qt.core_text import core_text, error_text
-from gui.run.checkpoint_resume import CheckpointResume
-from gui.memory.device_watch import DeviceWatch
-from gui.history.panel import HistoryPanel
-from gui.run.launched_run import LaunchedRun
-from gui.memory.insight import MemoryInsight
-from gui.window.menu_bar import MenuBar
-from gui.qt.resources import ICON, asset
-from gui.window.retranslate import keep_window_texts
-from gui.run.buttons import RunButtons
-from gui.run.controller import RunController
 from gui.form.estimate import RunEstimates
-from gui.views.window_state import RunState
-from gui.views.run_view import RunView
 from gui.form.settings_form import SettingsForm
+from gui.history.panel import HistoryPanel
+from gui.memory.device_watch import DeviceWatch
+from gui.memory.insight import MemoryInsight
+from gui.qt.core_text import core_text, error_text
+from gui.qt.resources import ICON, asset
+from gui.run.buttons import RunButtons
+from gui.run.checkpoint_resume import CheckpointResume
+from gui.run.controller import RunController
+from gui.run.launched_run import LaunchedRun
+from gui.views.run_view import RunView
+from gui.views.window_state import RunState
+from gui.window import layout as window_layout
+from gui.window import settings as window_settings
+from gui.window.menu_bar import MenuBar
+from gui.window.retranslate import keep_window_texts
 
 COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP("MainWindow", "A comparison races runs of one process each: set the process "
                                                       "count to 1")

@@ -23,15 +23,15 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
 
 from core.base.text import message_of
-from gui.plots import plot_export
 from gui.i18n import language as i18n
-from gui.qt import file_dialogs
-from gui.window.about import open_about, window_system_info
-from gui.qt.core_text import core_text
 from gui.i18n.language_menu import LanguageMenu
+from gui.plots import plot_export
 from gui.plots.live_plot import is_shown
+from gui.qt import file_dialogs
+from gui.qt.core_text import core_text
 from gui.qt.locale_format import integer
 from gui.views.window_state import RunState
+from gui.window.about import open_about, window_system_info
 
 if TYPE_CHECKING:
     from gui.window.main_window import MainWindow

@@ -22,17 +22,17 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QTabWidget, QWidget
 
 from core.config.user_callables import SPEC_FORM
-from gui.i18n import language as i18n
 from gui.form.applicability import update_applicability
 from gui.form.text import CHOICE_TEXTS, choice_text, field_help, field_tooltip, label
+from gui.i18n import language as i18n
 from gui.i18n.shown_texts import say_shown_texts_again
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QMenu
 
-    from gui.window.main_window import MainWindow
     from gui.history.run_window import StoredRunView
+    from gui.window.main_window import MainWindow
 
 Setter = Callable[[str], None]
 Say = Callable[[], str]

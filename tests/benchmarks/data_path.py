@@ -72,17 +72,17 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
-from core.data.batches import ResidentBatches, StreamBatches
-from core.data.preprocess import DevicePreprocess
-from core.model.step import build_optimizer
 from core.config.run_config import RunConfig
+from core.data.batches import ResidentBatches, StreamBatches
 from core.data.datasets.synthetic import make_synthetic
 from core.data.datasets.types import DatasetSplits
+from core.data.preprocess import DevicePreprocess
 from core.device.devices import resolve_device
-from core.run.events import StepsReported
-from core.model.models import build_model, model_spec
-from core.store.recorder import RunRecorder
 from core.engine.session import TrainingSession
+from core.model.models import build_model, model_spec
+from core.model.step import build_optimizer
+from core.run.events import StepsReported
+from core.store.recorder import RunRecorder
 
 BATCH = 64  # the seed article's batch size; all three data paths use it
 # Targets differ by device kind: a GPU makes the resident path's on-device work nearly free and a

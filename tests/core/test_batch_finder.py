@@ -17,11 +17,17 @@ import pytest
 
 import core.finder.search
 import core.finder.trial
-from core.finder.search import BatchSizeResult, Trial, find_batch_size, measure_trial, trial_error
-from core.cli.main import main
-from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
+from core.cli.main import main
+from core.config.run_config import RunConfig
+from core.finder.search import (
+    BatchSizeResult,
+    Trial,
+    find_batch_size,
+    measure_trial,
+    trial_error,
+)
 
 CONFIG = RunConfig(device="cpu", model="tiny-cnn")
 

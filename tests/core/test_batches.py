@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 
-import pytest
 import numpy as np
+import pytest
 import torch
 
 from core.data.batches import ResidentBatches, StreamBatches
-from core.data.preprocess import DevicePreprocess
 from core.data.datasets.synthetic import make_synthetic
 from core.data.datasets.types import DatasetSplits
+from core.data.preprocess import DevicePreprocess
 
 CPU = torch.device("cpu")
 TRAIN = 512

@@ -15,15 +15,15 @@ import pytest
 import torch
 from torch import nn
 
-import core.engine.report
 import core.engine.recipe
-from core.memory.breakdown import StepMemoryRecorder, optimizer_bytes
+import core.engine.report
 from core.cli.main import main
 from core.config.run_config import RunConfig
-from core.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
-from core.memory.probe import MemoryProbe
 from core.engine.session import TrainingSession
+from core.memory.breakdown import StepMemoryRecorder, optimizer_bytes
+from core.memory.probe import MemoryProbe
 from core.model.step import Trainer, build_optimizer
+from core.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 
 F32, I64 = 4, 8
 HIDDEN, CLASSES = 16, 10

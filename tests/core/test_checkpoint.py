@@ -12,13 +12,28 @@ from typing import Any
 import pytest
 import torch
 
-from core.engine import checkpoint
-from core.engine.checkpoint import CheckpointInfo, CheckpointPolicy, check_resumable, read_config, read_info, resume_config
-from core.config.run_config import RunConfig
 from core.base.errors import ConfigError, UserError
-from core.run.events import (CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, RunFinished, RunStarted,
-                         StepsReported)
+from core.config.run_config import RunConfig
+from core.engine import checkpoint
+from core.engine.checkpoint import (
+    CheckpointInfo,
+    CheckpointPolicy,
+    check_resumable,
+    read_config,
+    read_info,
+    resume_config,
+)
 from core.engine.session import TrainingSession
+from core.run.events import (
+    CheckpointSaved,
+    EpochEnded,
+    EpochStarted,
+    Event,
+    LogMessage,
+    RunFinished,
+    RunStarted,
+    StepsReported,
+)
 
 TRAIN, BATCH = 256, 32
 STEPS_PER_EPOCH = TRAIN // BATCH  # 8

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.config.run_config import BOUNDS, RunConfig, describe_range, validate_field
 from core.base.errors import ConfigError, UserError
+from core.config.run_config import BOUNDS, RunConfig, describe_range, validate_field
 
 NUMERIC = [name for name, bound in BOUNDS.items() if bound.kind in (int, float)]
 CHOICES = [name for name, bound in BOUNDS.items() if bound.choices]

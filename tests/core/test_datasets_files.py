@@ -19,11 +19,11 @@ import pytest
 import torch
 from PIL import Image
 
+from core.base.errors import DatasetError
 from core.data.datasets.cifar import load_cifar10
 from core.data.datasets.download import download_dataset
 from core.data.datasets.imagefolder import load_imagefolder
 from core.data.datasets.mnist import load_mnist
-from core.base.errors import DatasetError
 
 # --- writers for the real formats -------------------------------------------------------------------
 

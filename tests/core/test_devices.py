@@ -6,8 +6,15 @@ import psutil
 import pytest
 import torch
 
-from core.device.devices import amp_dtype, best_device_spec, check_amp, list_devices, mps_available, resolve_device
 from core.base.errors import ConfigError
+from core.device.devices import (
+    amp_dtype,
+    best_device_spec,
+    check_amp,
+    list_devices,
+    mps_available,
+    resolve_device,
+)
 
 
 def test_cpu_is_listed_first_with_its_name_and_system_memory() -> None:

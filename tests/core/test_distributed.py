@@ -17,10 +17,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core.config.run_config import RunConfig
 from core.base.errors import ConfigError
-from core.store.run_store import RunStore, StoreError
+from core.config.run_config import RunConfig
 from core.engine.session import TrainingSession
+from core.store.run_store import RunStore, StoreError
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 TINY = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "512", "--batch-size", "64"]

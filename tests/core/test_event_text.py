@@ -7,13 +7,21 @@ import math
 
 import pytest
 
-from core.run import event_text
-from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted,
-                         SnapshotSaved,
-                         StepsReported)
+from core.base.text import Message
 from core.config.run_config import RunConfig
 from core.memory.probe import MemorySample
-from core.base.text import Message
+from core.run import event_text
+from core.run.events import (
+    CacheCleared,
+    CheckpointSaved,
+    EpochEnded,
+    LogMessage,
+    OutOfMemory,
+    RunFinished,
+    RunStarted,
+    SnapshotSaved,
+    StepsReported,
+)
 from core.run.summary import RunSummary
 
 CONFIG = {"model": "resnet18", "dataset": "cifar10", "batch_size": 256}
@@ -134,7 +142,9 @@ def test_a_resumed_run_s_end_says_the_steps_it_trained_and_where_they_lie():
                                               "peak 5.25 GB")
     one = RunFinished("completed", 21, "", False, summary(steps=21, start_step=20))
     assert event_text.run_finished(one).startswith("finished: trained 1 step (step 21) in ")
-    from core.cli.main import _summary_text  # the CLI's closing table says it the same way
+    from core.cli.main import (
+        _summary_text,  # the CLI's closing table says it the same way
+    )
 
     assert "steps       60 (resumed at step 20: trained 40 in 61.2 s)" in _summary_text(event).splitlines()
 

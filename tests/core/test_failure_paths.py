@@ -18,10 +18,17 @@ import torch
 
 import core.engine.recipe
 from core.config.run_config import RunConfig
-from core.run.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
 from core.data.preprocess import DevicePreprocess
 from core.engine.session import TrainingSession
 from core.model.step import Trainer
+from core.run.events import (
+    EpochEnded,
+    LogMessage,
+    OutOfMemory,
+    RunFinished,
+    RunStarted,
+    StepsReported,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = 512

@@ -13,9 +13,9 @@ import torch
 from core.config.run_config import RunConfig
 from core.data.datasets import resident_bytes
 from core.data.datasets.synthetic import val_samples
-from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
-from core.memory.probe import MemoryProbe
 from core.engine.session import TrainingSession
+from core.memory.probe import MemoryProbe
+from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
 
 pytestmark = pytest.mark.gpu
 

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from core.compare.comparison import Comparison
-from core.config.run_config import RunConfig
 from core.config.presets import preset
+from core.config.run_config import RunConfig
 from core.engine.session import TrainingSession
 
 pytestmark = pytest.mark.gpu

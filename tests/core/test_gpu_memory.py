@@ -20,13 +20,22 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.device import nvml
-from core.finder.search import find_batch_size
 from core.config.run_config import RunConfig
-from core.run.events import (CacheCleared, EpochStarted, MemoryBreakdown, OutOfMemory, RunFinished, RunPaused,
-                         RunResumed, SnapshotSaved, StepsReported)
-from core.memory.probe import MemoryProbe
+from core.device import nvml
 from core.engine.session import TrainingSession
+from core.finder.search import find_batch_size
+from core.memory.probe import MemoryProbe
+from core.run.events import (
+    CacheCleared,
+    EpochStarted,
+    MemoryBreakdown,
+    OutOfMemory,
+    RunFinished,
+    RunPaused,
+    RunResumed,
+    SnapshotSaved,
+    StepsReported,
+)
 
 pytestmark = pytest.mark.gpu
 

@@ -24,8 +24,15 @@ import pytest
 import torch
 
 from core.config.run_config import RunConfig
-from core.run.events import EpochEnded, EpochStarted, MemoryBreakdown, RunFinished, RunStarted, StepsReported
 from core.engine.session import TrainingSession
+from core.run.events import (
+    EpochEnded,
+    EpochStarted,
+    MemoryBreakdown,
+    RunFinished,
+    RunStarted,
+    StepsReported,
+)
 
 SYNC_WARNING = "called a synchronizing CUDA operation"
 # syncs a window may hold, by the event that closes it: the loss fetch of a report, the validation fetch

@@ -11,8 +11,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.data.datasets.imagefolder import _read_image, count_train_images, load_imagefolder
 from core.base.errors import DatasetError, UserError
+from core.data.datasets.imagefolder import (
+    _read_image,
+    count_train_images,
+    load_imagefolder,
+)
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="needs POSIX symbolic links")
 needs_fifos = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes (FIFOs)")

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from core.base.text import Message
 from core.distributed.env import ENV_RANK_DIR
 from core.distributed.launcher import describe_failure, read_rank_ends, record_rank_end
-from core.base.text import Message
 
 
 def test_a_rank_s_end_comes_back_with_its_template_and_names_the_rank(tmp_path: Path,

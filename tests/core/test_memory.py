@@ -123,8 +123,8 @@ def test_cuda_allocations_show_up_and_clearing_the_cache_gives_them_back() -> No
 
 def test_cpu_capacity_is_the_process_limit_when_lower_than_system_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     """Under `ulimit -v` the plot's capacity and the finder's are the limit, not the machine's memory."""
-    from core.finder.search import default_capacity
     from core.config.run_config import RunConfig
+    from core.finder.search import default_capacity
 
     limit = psutil.Process().memory_info().vms + 2 * 2**30
     monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY)

@@ -19,11 +19,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.config.run_config import RunConfig, describe_range
 from core.base.errors import ConfigError, DatasetError, UserError
-from core.base.text import Message, message_of
+from core.base.text import Message, and_list, message_of, semicolon_list
+from core.config.run_config import RunConfig, describe_range
 from core.config.user_callables import check_spec
-from core.base.text import and_list, semicolon_list
 
 CORE = Path(__file__).resolve().parents[2] / "core"
 

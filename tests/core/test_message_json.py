@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.base.text import Message
-from core.base.text import message_from_json, message_to_json
+from core.base.text import Message, message_from_json, message_to_json
 
 
 def test_a_nested_message_survives_json_with_its_structure() -> None:

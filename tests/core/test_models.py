@@ -8,12 +8,19 @@ import socket
 import pytest
 import torch
 from torch import nn
+from user_code import importable_folder
 
 from core.base.errors import ConfigError
-from core.model.models import (ModelSpec, TinyCNN, available_models, build_model, count_parameters, model_spec,
-                         resolve_model)
+from core.model.models import (
+    ModelSpec,
+    TinyCNN,
+    available_models,
+    build_model,
+    count_parameters,
+    model_spec,
+    resolve_model,
+)
 from core.model.user_models import check_output
-from user_code import importable_folder
 
 
 @pytest.fixture

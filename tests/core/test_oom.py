@@ -19,9 +19,9 @@ from torch import nn
 
 import core.engine.recipe
 from core.config.run_config import RunConfig
-from core.run.events import OutOfMemory, RunFinished, StepsReported
-from core.model.models import build_model
 from core.engine.session import MAX_OOM_RETRIES, TrainingSession
+from core.model.models import build_model
+from core.run.events import OutOfMemory, RunFinished, StepsReported
 
 BATCH = 32
 MESSAGE = ("CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.55 GiB of which "

@@ -8,12 +8,12 @@ import pytest
 import torch
 
 import core.memory.probe
-from core.memory import oom
+from core.base.errors import DatasetError
 from core.data.batches import transfer_policy, usable_workers
 from core.data.datasets import resident_bytes
 from core.data.placement import Placement, choose_placement
-from core.base.errors import DatasetError
 from core.engine.recipe import generator_for
+from core.memory import oom
 
 GiB, MiB = 2**30, 2**20
 
@@ -161,8 +161,8 @@ def test_adamw_state_left_half_made_by_a_failed_first_step_is_dropped() -> None:
 def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     """The loader has moved past a batch it failed to gather: the run still ends consistently, with
     those images counted as skipped rather than reported as a short `completed` run or a failure."""
-    from core.data.batches import _IndexedImages
     from core.config.run_config import RunConfig
+    from core.data.batches import _IndexedImages
     from core.engine.session import TrainingSession
 
     original, calls = _IndexedImages.__getitem__, []

@@ -19,9 +19,15 @@ from typing import Any
 import pytest
 
 import core.finder.search
-from core.cli.main import main
 from core.base.errors import ConfigError
-from core.base.outputs import check_output_path, same_file, strict_json, write_json, write_text
+from core.base.outputs import (
+    check_output_path,
+    same_file,
+    strict_json,
+    write_json,
+    write_text,
+)
+from core.cli.main import main
 from core.run.summary import RunSummary
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]

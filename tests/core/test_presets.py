@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.config.run_config import RunConfig
 from core.base.errors import ConfigError
 from core.config.presets import PRESETS, preset
+from core.config.run_config import RunConfig
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 

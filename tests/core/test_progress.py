@@ -5,10 +5,17 @@ from __future__ import annotations
 import dataclasses
 import io
 
-from core.run import event_text
-from core.run.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
-from core.cli.progress import ProgressBar
 from test_event_text import oom, sample, started, summary
+
+from core.cli.progress import ProgressBar
+from core.run import event_text
+from core.run.events import (
+    CheckpointSaved,
+    EpochEnded,
+    LogMessage,
+    RunFinished,
+    StepsReported,
+)
 
 
 def steps(step: int, epoch: int, total_steps: int = 0) -> StepsReported:

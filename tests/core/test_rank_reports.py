@@ -19,16 +19,23 @@ from pathlib import Path
 
 import pytest
 
+from core.base.text import format_bytes
 from core.cli.main import main
 from core.config.run_config import RunConfig
-from core.run.events import Event, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
+from core.engine.session import TrainingSession
 from core.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS
-from core.memory.probe import MemoryProbe, MemorySample
 from core.export.run_export import export_run
+from core.memory.probe import MemoryProbe, MemorySample
+from core.run.events import (
+    Event,
+    MemoryBreakdown,
+    RankSample,
+    RunFinished,
+    RunStarted,
+    StepsReported,
+)
 from core.store.recorder import RunRecorder
 from core.store.run_store import RankReportRow, RunStore
-from core.engine.session import TrainingSession
-from core.base.text import format_bytes
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 RANK1_EXTRA_BYTES = 64 * 10**6

@@ -8,15 +8,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
+from user_code import importable_folder
 
-from core.finder.search import measure_trial
+from core.base.errors import ConfigError, DatasetError
 from core.compare.comparison import Comparison
 from core.config.run_config import RunConfig
-from core.base.errors import ConfigError, DatasetError
-from core.run.events import Event, LogMessage, RunStarted
 from core.engine.recipe import build_run, generator_for
 from core.engine.session import TrainingSession
-from user_code import importable_folder
+from core.finder.search import measure_trial
+from core.run.events import Event, LogMessage, RunStarted
 
 OWN = dict(device="cpu", model="mymodels:small_net", dataset="mydata:blobs", batch_size=8, max_steps=4,
            report_interval=0.01)

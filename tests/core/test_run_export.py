@@ -20,16 +20,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.config.run_config import RunConfig
-from core.export.smoothing import EmaState, debiased_ema
 from core.base.errors import UserError
-from core.run.events import Event, RunFinished, RunStarted, StepsReported
+from core.config.run_config import RunConfig
+from core.engine.session import TrainingSession
 from core.export.csv_files import MEMORY_COLUMNS, STEP_COLUMNS
 from core.export.run_export import export_run, run_document
-from core.store.recorder import RunRecorder
+from core.export.smoothing import EmaState, debiased_ema
 from core.export.step_table import step_elapsed, step_table
+from core.run.events import Event, RunFinished, RunStarted, StepsReported
+from core.store.recorder import RunRecorder
 from core.store.run_store import ReportRow, RunNotFound, RunStore
-from core.engine.session import TrainingSession
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 NAN_RUN_LOSSES = [2.0, 1.8, 1.5, math.nan, math.inf]  # steps 1..5 after the resume
@@ -226,7 +226,9 @@ def test_tensorboard_reads_the_losses_throughput_and_memory_at_the_real_steps_an
 
 def test_tensorboard_shows_runs_exported_to_one_log_dir_side_by_side_and_a_re_export_replaces_its_file(
         store: RunStore, recorded: Recorded, tmp_path: Path) -> None:
-    from tensorboard.backend.event_processing.plugin_event_multiplexer import EventMultiplexer
+    from tensorboard.backend.event_processing.plugin_event_multiplexer import (
+        EventMultiplexer,
+    )
     from tensorboard.util import tensor_util
 
     logs = tmp_path / "logs"

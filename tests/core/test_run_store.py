@@ -26,16 +26,29 @@ from pathlib import Path
 import psutil
 import pytest
 
+from core.base.text import Message
 from core.cli.main import main
 from core.compare.comparison import Comparison
 from core.config.run_config import RunConfig
+from core.engine.session import TrainingSession
 from core.run.events import Event, RunFinished, RunStarted, StepsReported
 from core.store.recorder import RunRecorder, open_recorder
-from core.store.run_store import (INTERRUPTED, RunNotFound, RunStore, StoreError, default_store_path, process_alive,
-                            store_problem)
-from core.engine.session import TrainingSession
-from core.base.text import Message
-from core.store.schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
+from core.store.run_store import (
+    INTERRUPTED,
+    RunNotFound,
+    RunStore,
+    StoreError,
+    default_store_path,
+    process_alive,
+    store_problem,
+)
+from core.store.schema import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    application_id,
+    migrate,
+    schema_version,
+)
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 CLI_FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]

@@ -20,13 +20,13 @@ import time
 from pathlib import Path
 
 import pytest
+from test_run_export import record_resumed_nan_run, record_run
+from test_run_store import another_programs_database
 
+from core.base.text import format_bytes
 from core.cli.main import main
 from core.export.run_export import local_time
 from core.store.run_store import RunStore, StoreError
-from core.base.text import format_bytes
-from test_run_export import record_resumed_nan_run, record_run
-from test_run_store import another_programs_database
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 PREFIX = "gpu-train-monitor: error: "

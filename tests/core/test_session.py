@@ -17,14 +17,26 @@ from torch import nn
 
 import core.engine.recipe
 import core.engine.session
+from core.base.text import format_bytes
 from core.config.run_config import RunConfig
 from core.data.datasets import synthetic_bytes
-from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, EpochStarted, Event, LogMessage, OutOfMemory,
-                         RunFinished, RunPaused, RunResumed, RunStarted, StepsReported)
+from core.engine.session import TrainingSession
 from core.memory.probe import MemoryProbe
 from core.model.models import TinyCNN, build_model, count_parameters
-from core.engine.session import TrainingSession
-from core.base.text import format_bytes
+from core.run.events import (
+    CacheCleared,
+    CheckpointSaved,
+    EpochEnded,
+    EpochStarted,
+    Event,
+    LogMessage,
+    OutOfMemory,
+    RunFinished,
+    RunPaused,
+    RunResumed,
+    RunStarted,
+    StepsReported,
+)
 
 TRAIN, BATCH = 256, 32
 STEPS_PER_EPOCH = TRAIN // BATCH

@@ -11,9 +11,16 @@ import pytest
 import torch
 import torchvision
 
-from core.device import nvml
 from core.cli.main import main
-from core.device.system_info import APP_NAME, NOT_LOADED, SystemInfo, collect, cudnn_version_text, driver_text
+from core.device import nvml
+from core.device.system_info import (
+    APP_NAME,
+    NOT_LOADED,
+    SystemInfo,
+    collect,
+    cudnn_version_text,
+    driver_text,
+)
 
 NAMES = [APP_NAME, "Python", "OS", "torch", "torchvision", "CUDA", "GPUs", "cuDNN", "NVIDIA driver", "PySide6",
          "pyqtgraph"]

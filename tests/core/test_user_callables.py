@@ -9,11 +9,17 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from core.config.run_config import RunConfig, describe_range
-from core.base.errors import ConfigError
-from core.config.user_callables import accepted_keywords, call_factory, check_spec, load_callable, spec_problem
 from user_code import importable_folder, write_module
+
+from core.base.errors import ConfigError
+from core.config.run_config import RunConfig, describe_range
+from core.config.user_callables import (
+    accepted_keywords,
+    call_factory,
+    check_spec,
+    load_callable,
+    spec_problem,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from core.config.run_config import RunConfig
-from core.store.recorder import RunRecorder
 from core.engine.session import TrainingSession
+from core.store.recorder import RunRecorder
 
 ROOT = Path(__file__).resolve().parents[2]
 # a run of a second on the CPU: tiny-cnn, a few hundred synthetic images

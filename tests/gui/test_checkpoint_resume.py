@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import torch
+from gui_support import FAST, EventRecorder
 
 from core.run.events import CheckpointSaved, StepsReported
 from core.store.run_store import RunStore
 from gui.run.checkpoint_resume import resumable_epochs
 from gui.views.window_state import RunState
-from gui_support import FAST, EventRecorder
 
 RUN_TIMEOUT_MS = 60_000
 ONE_EPOCH = FAST.replace(synthetic_samples=256, batch_size=32, max_steps=None, epochs=1)  # 8 steps a epoch

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from gui_support import FAST, EventRecorder, native_threads_named
 from PySide6.QtCore import Qt
 
 from core.compare.plan import DEFAULT_STEPS
 from core.compare.result import ratio_text
-from core.run.events import CacheCleared, ComparisonFinished, ComparisonStarted, ContenderEvent, RunFinished, StepsReported
-from gui.window.main_window import MainWindow
+from core.run.events import (
+    CacheCleared,
+    ComparisonFinished,
+    ComparisonStarted,
+    ContenderEvent,
+    RunFinished,
+    StepsReported,
+)
 from gui.views.window_state import RunState
-from gui_support import FAST, EventRecorder, native_threads_named
+from gui.window.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 120_000
 COMPARE = FAST.replace(synthetic_samples=256)  # tiny-cnn on the CPU, batch 32, 12 steps a run

@@ -8,12 +8,12 @@ import time
 
 import psutil
 import pytest
+from gui_support import FAST
 from PySide6.QtCore import Qt, QTimer
 
 from core.store.run_store import RunStore
-from gui.window.main_window import MainWindow
 from gui.views.window_state import RunState
-from gui_support import FAST
+from gui.window.main_window import MainWindow
 
 # 2 processes of 16 images a step, until stopped (tiny-cnn on the CPU: a step takes milliseconds)
 ENDLESS_DP = FAST.replace(nproc=2, max_steps=None, epochs=10_000)

@@ -15,15 +15,20 @@ from __future__ import annotations
 import re
 
 import pytest
+import test_memory_insight
+import test_window_in_chinese
+from gui_support import FAST, EventRecorder
 from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox, QWidget
+from test_window_in_chinese import (
+    RUN_TIMEOUT_MS,
+    _allowed_words,
+    english_words,
+    visible_texts,
+)
 
 from core.run.events import CheckpointSaved
 from gui.qt import file_dialogs
 from gui.views.window_state import RunState
-from gui_support import FAST, EventRecorder
-import test_memory_insight
-import test_window_in_chinese
-from test_window_in_chinese import RUN_TIMEOUT_MS, _allowed_words, english_words, visible_texts
 
 # their fixtures, found by pytest under these names: the Chinese catalogue installed, a real out of memory on
 # the CPU (batches above 16 raise torch's OutOfMemoryError), the finder measuring without real trials

@@ -12,12 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gui_support import FAST
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
+from run_store_support import ROOT, cli_output, start_cli_run
 
 from gui.qt import file_dialogs
-from gui_support import FAST
-from run_store_support import ROOT, cli_output, start_cli_run
 
 RUN_TIMEOUT_MS = 120_000
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from gui.window.main_window import MainWindow
 from gui_support import ENDLESS
 from run_store_support import table_texts
+
+from gui.window.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 60_000
 

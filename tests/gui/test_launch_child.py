@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from core.cli.main import build_parser
-from core.config.run_config import RunConfig
 from core.cli.options import config_from_args
+from core.config.run_config import RunConfig
 from gui.launch.child import command_line, last_error_line, recorded_run_id
 
 

@@ -6,11 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from context_marks import marking_translator
 from PySide6.QtCore import QLocale
 
-from gui.launch.texts import LaunchEnd
-from gui.launch.texts import end_text, output_text, paused_text, recording_text, starting_text, stopping_text
-from context_marks import marking_translator
+from gui.launch.texts import (
+    LaunchEnd,
+    end_text,
+    output_text,
+    paused_text,
+    recording_text,
+    starting_text,
+    stopping_text,
+)
 
 STOPPED_EARLY = LaunchEnd("stopped", "stopped before training started", None, 130)
 FAILED_EARLY = LaunchEnd("failed", "--resume: a data-parallel run saves no checkpoints", None, 2)

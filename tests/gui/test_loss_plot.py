@@ -6,9 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from test_ema import (
+    reference as reference_ema,  # the step-by-step definition, kept once
+)
 
 from gui.plots.loss_plot import LossPlot
-from test_ema import reference as reference_ema  # the step-by-step definition, kept once
 
 
 @pytest.fixture

@@ -5,13 +5,19 @@ from __future__ import annotations
 import json
 import math
 
+from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 from PySide6.QtCore import QSettings, Qt
 
 from core.config.run_config import RunConfig
-from core.run.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
-from gui.window.main_window import MainWindow
+from core.run.events import (
+    CacheCleared,
+    RunFinished,
+    RunPaused,
+    RunResumed,
+    StepsReported,
+)
 from gui.views.window_state import RunState
-from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
+from gui.window.main_window import MainWindow
 
 OFF_ON_CPU = {"pin_memory": False, "non_blocking": False}  # greyed out on the CPU: not in effect
 
@@ -355,7 +361,12 @@ def test_a_saved_device_not_on_this_machine_is_flagged_once_torch_has_loaded(qtb
 
 
 def test_the_estimate_appears_after_one_run_and_matches_the_arithmetic(qtbot, window):
-    from gui.form.estimate import NO_ESTIMATE, estimate_s, estimate_text, measurement_from
+    from gui.form.estimate import (
+        NO_ESTIMATE,
+        estimate_s,
+        estimate_text,
+        measurement_from,
+    )
 
     label = window.buttons.estimate_label
     assert label.isVisible() and label.text() == f"Estimated time: {NO_ESTIMATE}"

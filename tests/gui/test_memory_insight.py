@@ -13,26 +13,26 @@ from collections.abc import Callable
 
 import pytest
 import torch
+from gui_support import FAST
 from PySide6.QtCore import Qt
 from torch import nn
+from translator_support import translated
 
-import core.finder.search
 import core.device.nvml
 import core.engine.recipe
-from core.config.run_config import RunConfig
+import core.finder.search
 from core.base.errors import UserError
-from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished
 from core.base.text import Message
-from core.model.models import build_model
+from core.config.run_config import RunConfig
 from core.device.nvml import GpuProcess, GpuStatus
+from core.model.models import build_model
+from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished
 from core.run.summary import RunSummary
-from gui.views.breakdown_view import BreakdownView
 from gui.memory.finder_panel import FinderPanel
-from gui.window.main_window import MainWindow
 from gui.memory.nvml_panel import NvmlPanel
+from gui.views.breakdown_view import BreakdownView
 from gui.views.window_state import RunState
-from gui_support import FAST
-from translator_support import translated
+from gui.window.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 60_000
 

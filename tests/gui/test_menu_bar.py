@@ -7,17 +7,17 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import torch
+from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 from PySide6 import QtCore
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
-from core.run.events import CheckpointSaved
 from core.device.system_info import APP_NAME
+from core.run.events import CheckpointSaved
+from gui.views.window_state import RunState
 from gui.window.main_window import MainWindow
 from gui.window.menu_bar import PLOTS_FOLDER_KEY
-from gui.views.window_state import RunState
-from gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000
 
@@ -292,8 +292,8 @@ def test_copy_system_info_puts_the_versions_on_the_clipboard(window):
 
 
 def test_about_shows_the_versions_without_blocking(qtbot, window):
-    import PySide6
     import pyqtgraph
+    import PySide6
 
     window.menus.about_action.trigger()
     box = window.menus.about_box

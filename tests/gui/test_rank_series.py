@@ -4,9 +4,9 @@ digits. (The ranks' lines drawn in the window: tests/gui/test_rank_lines.py.)"""
 
 from __future__ import annotations
 
+from context_marks import marking_translator
 from PySide6.QtCore import QLocale
 
-from context_marks import marking_translator
 from gui.plots.rank_series import RankLayout, rank_names, speeds_text
 
 

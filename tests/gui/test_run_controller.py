@@ -5,13 +5,21 @@ from __future__ import annotations
 import threading
 
 import pytest
-
-from core.engine.checkpoint import CheckpointPolicy
-from core.base.errors import UserError
-from core.run.events import (CacheCleared, CheckpointSaved, EpochEnded, RunFinished, RunPaused, RunResumed, RunStarted,
-                         StepsReported)
-from gui.run.controller import RunController
 from gui_support import ENDLESS, FAST, EventRecorder, running_qthreads
+
+from core.base.errors import UserError
+from core.engine.checkpoint import CheckpointPolicy
+from core.run.events import (
+    CacheCleared,
+    CheckpointSaved,
+    EpochEnded,
+    RunFinished,
+    RunPaused,
+    RunResumed,
+    RunStarted,
+    StepsReported,
+)
+from gui.run.controller import RunController
 
 TIMEOUT_MS = 60_000
 

@@ -9,9 +9,21 @@ import pytest
 from PySide6.QtCore import QLocale
 
 from core.config.run_config import RunConfig
-from gui.form.estimate import (MAX_KEPT, NO_ESTIMATE, STORE_KEY, Measurement, MeasurementStore, RunEstimates,
-                              duration_text, estimate_s, estimate_text, measurement_from, planned_images,
-                              planned_steps, speed_key)
+from gui.form.estimate import (
+    MAX_KEPT,
+    NO_ESTIMATE,
+    STORE_KEY,
+    Measurement,
+    MeasurementStore,
+    RunEstimates,
+    duration_text,
+    estimate_s,
+    estimate_text,
+    measurement_from,
+    planned_images,
+    planned_steps,
+    speed_key,
+)
 
 
 class FakeSettings:

@@ -11,7 +11,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from gui_support import running_qthreads
 from run_store_support import SHORT, copy_store, make_panel, record_run
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from core.run.events import LogMessage
 from core.base.text import Message
+from core.run.events import LogMessage
 from core.store.recorder import event_data
 from gui.history.feed import rebuild_event
 

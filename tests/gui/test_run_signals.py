@@ -13,7 +13,13 @@ import time
 import pytest
 
 from core.store.run_store import RunRow
-from gui.launch.signals import CannotSignal, Control, control_signal, send, signal_problem
+from gui.launch.signals import (
+    CannotSignal,
+    Control,
+    control_signal,
+    send,
+    signal_problem,
+)
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="POSIX signals")
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
+from translator_support import translated
 
-from core.memory.probe import MemorySample
 from core.config.run_config import RunConfig
+from core.memory.probe import MemorySample
 from gui.form.text import label
 from gui.views.run_view import MEMORY_REDRAW_INTERVAL_S, RunView, config_text
-from translator_support import translated
 
 GB = 1_000_000_000
 FAST_CONFIG = RunConfig(model="tiny-cnn", device="cpu", max_steps=76).to_dict()
@@ -91,9 +91,9 @@ def test_in_chinese_the_logged_config_has_chinese_names_and_words_and_keeps_name
 def test_an_out_of_memory_that_stops_the_run_is_logged_once_in_the_window_s_words(view):
     """The failure was logged twice (its event, then the run's end repeating it) and the end spoke of the
     CLI's --on-oom shrink: the end now says only what to try, naming the form's setting."""
-    from core.run.events import OutOfMemory, RunFinished
     from core.base.text import Message
     from core.engine.oom_recovery import stop_message
+    from core.run.events import OutOfMemory, RunFinished
 
     oom = OutOfMemory(0, 64, 2**29, 10**9, 0, "stop", None,
                       Message("out of memory at step {step} with batch size {batch}", step=1, batch=64))

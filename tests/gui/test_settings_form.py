@@ -8,14 +8,21 @@ import sys
 
 import pytest
 from PySide6.QtCore import QLocale, Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QLineEdit, QSpinBox
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QGroupBox,
+    QLineEdit,
+    QSpinBox,
+)
+from translator_support import translated
 
 from core.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
 from core.device.devices import DeviceInfo
-from gui.form.text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
 from gui.form.settings_form import SettingsForm
+from gui.form.text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
 from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
-from translator_support import translated
 
 FAKE_GPU = DeviceInfo("cuda:0", "cuda", "Test GPU", 8_000_000_000)
 CPU = DeviceInfo("cpu", "cpu", "Test CPU", 16_000_000_000)
@@ -373,8 +380,9 @@ def test_an_unusable_image_folder_says_why_and_a_failing_scan_never_raises(form,
 
 
 def test_the_real_folder_count_refuses_a_batch_larger_than_the_folder(form, tmp_path):
-    import core.data.datasets.imagefolder as imagefolder
     from PIL import Image
+
+    import core.data.datasets.imagefolder as imagefolder
 
     for name in ("cat", "dog"):
         (tmp_path / name).mkdir()

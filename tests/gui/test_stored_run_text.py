@@ -7,11 +7,16 @@ import dataclasses
 import time
 
 import pytest
+from run_store_support import SHORT, record_run
 
 from core.store.run_store import RunStore
+from gui.history.run_window_text import (
+    end_line,
+    header_html,
+    log_line,
+    plain_event_line,
+)
 from gui.qt.locale_format import clock
-from gui.history.run_window_text import end_line, header_html, log_line, plain_event_line
-from run_store_support import SHORT, record_run
 
 
 @pytest.fixture(scope="module")

@@ -9,17 +9,32 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from run_store_support import (
+    SHORT,
+    cli_output,
+    kill,
+    make_panel,
+    record_run,
+    start_cli_run,
+    table_texts,
+)
 
-from core.run import event_text
-from core.run.events import CheckpointSaved, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
+from core.base.text import format_bytes
+from core.engine.session import TrainingSession
 from core.memory.probe import MemoryProbe
+from core.run import event_text
+from core.run.events import (
+    CheckpointSaved,
+    MemoryBreakdown,
+    RankSample,
+    RunFinished,
+    RunStarted,
+    StepsReported,
+)
 from core.store.recorder import RunRecorder
 from core.store.run_store import RunStore
-from core.engine.session import TrainingSession
-from core.base.text import format_bytes
 from gui.history.feed import StoreLink
 from gui.history.run_window import StoredRunView
-from run_store_support import SHORT, cli_output, kill, make_panel, record_run, start_cli_run, table_texts
 
 LIVE_TIMEOUT_MS = 120_000  # the CLI process imports torch and builds its run: slow on a busy 2-core machine
 

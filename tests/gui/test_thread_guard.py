@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QThread, QTimer
-
 from gui_support import fail_if_qthreads_left, running_qthreads
+from PySide6.QtCore import QThread, QTimer
 
 
 def test_a_thread_left_running_fails_the_check_and_is_stopped(qtbot):

@@ -17,7 +17,13 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 
 from gui.i18n import language as i18n
-from gui.i18n.translation_files import LANGUAGES, compiled, lupdate, source_files, ts_name
+from gui.i18n.translation_files import (
+    LANGUAGES,
+    compiled,
+    lupdate,
+    source_files,
+    ts_name,
+)
 from gui.qt.resources import asset
 
 FIELD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:![rsa])?(?::[^{}]*)?\}")

@@ -18,22 +18,34 @@ import socket
 
 import pyqtgraph as pg
 import pytest
+from gui_support import FAST
 from PySide6.QtCore import QLocale, Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QComboBox, QGroupBox,
-                               QLabel, QLineEdit, QMenu, QPlainTextEdit, QTabWidget, QTextEdit, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QComboBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPlainTextEdit,
+    QTabWidget,
+    QTextEdit,
+    QWidget,
+)
 
-from core.config.run_config import BOUNDS
-from core.base.text import Message
 import core.device.devices
 import core.engine.session
-from core.device.devices import list_devices
+from core.base.text import Message
 from core.config.presets import PRESETS
-from core.run.summary import RunSummary
+from core.config.run_config import BOUNDS
+from core.device.devices import list_devices
 from core.model.models import available_models
+from core.run.summary import RunSummary
 from gui.i18n import language as i18n
-from gui.window.about import window_system_info
 from gui.views.window_state import RunState
-from gui_support import FAST
+from gui.window.about import window_system_info
 
 RUN_TIMEOUT_MS = 60_000
 PRETEND_CPU = "Intel(R) Xeon(R) Processor @ 2.60GHz"  # another machine's CPU, as its /proc/cpuinfo names it

@@ -12,9 +12,9 @@ from pathlib import Path
 import torch
 
 from core.config.run_config import RunConfig
+from core.config.user_callables import is_spec
 from core.data.datasets.synthetic import make_synthetic, synthetic_bytes
 from core.data.datasets.types import DatasetSplits, ImageSplit
-from core.config.user_callables import is_spec
 
 __all__ = ["DatasetSplits", "ImageSplit", "dataset_shape", "default_data_dir", "load_dataset", "resident_bytes",
            "synthetic_bytes"]
@@ -47,7 +47,12 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
 
         return custom_shape(config.dataset, config.seed)
     if config.dataset == "synthetic":
-        from core.data.datasets.synthetic import CHANNELS, NUM_CLASSES, SIZE, val_samples
+        from core.data.datasets.synthetic import (
+            CHANNELS,
+            NUM_CLASSES,
+            SIZE,
+            val_samples,
+        )
 
         return CHANNELS, SIZE, SIZE, NUM_CLASSES, config.synthetic_samples + val_samples(config.synthetic_samples)
     if config.dataset in _SHAPES:

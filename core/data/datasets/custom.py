@@ -29,12 +29,11 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, Subset, TensorDataset
 
+from core.base.errors import ConfigError
+from core.base.text import Message, format_bytes
+from core.config.user_callables import a_type, call_factory, load_callable, one_line
 from core.data.datasets.readers import channel_stats, held_out
 from core.data.datasets.types import DatasetSplits, ImageSplit
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.base.text import format_bytes
-from core.config.user_callables import a_type, call_factory, load_callable, one_line
 
 MAX_CLASSES = 100_000  # labels beyond this are a mistake (ImageNet-21k has 21,841), not a layer to allocate
 Shape = tuple[int, int, int, int, int]  # channels, height, width, classes, images (as dataset_shape gives it)

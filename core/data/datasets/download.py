@@ -15,8 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from core.base.errors import DatasetError
-from core.base.text import Message
-from core.base.text import semicolon_list
+from core.base.text import Message, semicolon_list
 
 MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 CIFAR10_FOLDER = "cifar-10-batches-py"
@@ -61,7 +60,9 @@ def download_dataset(name: str, root: Path, timeout_s: float = 30.0) -> None:
     `timeout_s` bounds the reachability check and each socket operation; a slow but live download of
     many chunks may take longer in total, a dead network never does.
     """
-    from torchvision import datasets  # torchvision is slow to import; only a download needs this part
+    from torchvision import (
+        datasets,  # torchvision is slow to import; only a download needs this part
+    )
 
     classes = {"mnist": datasets.MNIST, "fashion-mnist": datasets.FashionMNIST, "cifar10": datasets.CIFAR10}
     if name not in classes:

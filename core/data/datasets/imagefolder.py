@@ -25,11 +25,10 @@ import torch
 from PIL import Image
 from torchvision.datasets.folder import IMG_EXTENSIONS
 
+from core.base.errors import DatasetError
+from core.base.text import Message, semicolon_list
 from core.data.datasets.readers import channel_stats, held_out
 from core.data.datasets.types import DatasetSplits, ImageSplit
-from core.base.errors import DatasetError
-from core.base.text import Message
-from core.base.text import semicolon_list
 
 Sample = tuple[str, int]  # (path, class index), as torchvision's make_dataset returns them
 
