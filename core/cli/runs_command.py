@@ -173,7 +173,7 @@ def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: fl
 
 
 def _delete(store: RunStore, run_id: int, yes: bool) -> int:
-    from core.cli.runs_text import status_text
+    from core.cli.runs_text import live_status
     from core.cli.stdout import out
     from core.export.run_export import local_time
 
@@ -183,7 +183,7 @@ def _delete(store: RunStore, run_id: int, yes: bool) -> int:
     if not yes:
         if not sys.stdin.isatty():
             raise UserError(f"not deleting run {run_id} without confirmation: stdin is not a terminal; add --yes")
-        print(f"delete run {run_id} ({row.title}, {status_text(row)}, {row.steps:,} steps, started "
+        print(f"delete run {run_id} ({row.title}, {live_status(row)}, {row.steps:,} steps, started "
               f"{local_time(row.started_at)}) and everything recorded for it? [y/N] ", end="", file=sys.stderr,
               flush=True)
         answer = sys.stdin.readline()

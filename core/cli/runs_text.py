@@ -20,7 +20,7 @@ LIST_COLUMNS = ("id", "started", "status", "model", "dataset", "device", "steps"
 NUMERIC = {"id", "steps", "images/s", "final loss", "peak memory"}  # right-aligned
 
 
-def status_text(row: RunRow) -> str:
+def live_status(row: RunRow) -> str:
     """'running (live)' for a run whose process still trains it, else its status."""
     return "running (live)" if row.live else row.status
 
@@ -33,7 +33,7 @@ def runs_table(rows: Sequence[RunRow]) -> str:
     """One line per run under a header, columns as wide as their widest cell; the name (or comparison
     label) last, since it is free text. A data-parallel run's device reads 'cuda:0 x4' (rank 0's, times the
     world size)."""
-    cells = [[str(r.id), local_time(r.started_at), status_text(r), r.model, r.dataset, r.devices,
+    cells = [[str(r.id), local_time(r.started_at), live_status(r), r.model, r.dataset, r.devices,
               f"{r.steps:,}", _number(r.samples_per_s, ",.0f"), _number(r.loss_last, ".4f"),
               format_bytes(r.peak_allocated_bytes) if r.peak_allocated_bytes else "-", r.name or r.label]
              for r in rows]

@@ -32,7 +32,7 @@ from core.config.run_config import RunConfig
 from core.data.batches import BatchEpoch, BatchSource, Note, Position
 from core.engine import checkpoint
 from core.engine.checkpoint import AUTOMATIC_REASONS, FORMAT, VERSION, CheckpointPolicy
-from core.engine.loop_state import RunState
+from core.engine.loop_state import LoopState
 from core.engine.recipe import RunParts
 from core.model.step import Trainer
 from core.run.events import CheckpointSaved, LogMessage
@@ -64,7 +64,7 @@ def set_random_states(states: RandomStates, device: torch.device, source: BatchS
     source.set_random_state(states["source"], data=same_kind)
 
 
-def capture(run_uid: str, config: RunConfig, device: torch.device, parts: RunParts, run: RunState,
+def capture(run_uid: str, config: RunConfig, device: torch.device, parts: RunParts, run: LoopState,
             epoch_start: RandomStates | None, position: Position | None) -> dict[str, Any]:
     """The checkpoint of a run at a step boundary. `position` None: the epoch `run.epoch` has ended
     (validated); otherwise it is how far that epoch got, and `epoch_start` its generators at its start."""
@@ -86,7 +86,7 @@ def capture(run_uid: str, config: RunConfig, device: torch.device, parts: RunPar
     }
 
 
-def restore(saved: dict[str, Any], path: str, parts: RunParts, run: RunState, device: torch.device
+def restore(saved: dict[str, Any], path: str, parts: RunParts, run: LoopState, device: torch.device
             ) -> tuple[BatchEpoch | None, RandomStates | None, list[Note]]:
     """Load `saved` into a freshly built run: (the epoch under way, sought to its position, or None when
     the saved epoch had ended; that epoch's starting generators; notes for the run's log)."""
@@ -118,7 +118,7 @@ def restore(saved: dict[str, Any], path: str, parts: RunParts, run: RunState, de
     return epoch, epoch_start, notes
 
 
-def check_steps_left(path: str, run: RunState) -> None:
+def check_steps_left(path: str, run: LoopState) -> None:
     """UserError when the resumed run would end where its checkpoint was saved (or before)."""
     if run.total_steps <= run.step:
         raise UserError(Message("nothing to train: {path} was saved at step {step} (epoch {epoch}) and this run ends "
@@ -173,7 +173,7 @@ class Checkpointer:
     def epoch_started(self, device: torch.device, source: BatchSource) -> None:
         self.epoch_start = random_states(device, source)
 
-    def restore(self, saved: dict, path: str, parts: RunParts, run: RunState, device: torch.device
+    def restore(self, saved: dict, path: str, parts: RunParts, run: LoopState, device: torch.device
                 ) -> tuple[BatchEpoch | None, list[Note]]:
         """Load the checkpoint `saved` (read from `path`) into a freshly built run: (the epoch it was saved
         in, sought to its position, or None when that epoch had ended; notes for the run's log)."""
@@ -196,7 +196,7 @@ class Checkpointer:
         return self.policy.epoch_end and step != self.saved_step
 
     def save(self, reason: str, path: str | None, config: RunConfig, device: torch.device, parts: RunParts,
-             run: RunState, epoch: BatchEpoch | None) -> CheckpointSaved | LogMessage:
+             run: LoopState, epoch: BatchEpoch | None) -> CheckpointSaved | LogMessage:
         """Save the run at a step boundary (`epoch` None: the epoch has ended and been validated) to `path`,
         or to the run's folder; the event that tells the run's observers how that went."""
         target = Path(path).expanduser() if path else self._own_path(run.step)

@@ -19,7 +19,7 @@ from core.run.summary import RunSummary
 
 
 @dataclass
-class RunState:
+class LoopState:
     """Everything one run changes as it goes, created in one place (`run()`)."""
 
     t0: float
@@ -122,7 +122,7 @@ def config_as_run(config: RunConfig, device: torch.device | None, source: BatchS
     return ReadOnlyDict(values)
 
 
-def planned_steps(config: RunConfig, run: RunState, source: BatchSource, epoch: BatchEpoch | None) -> int:
+def planned_steps(config: RunConfig, run: LoopState, source: BatchSource, epoch: BatchEpoch | None) -> int:
     """Steps the run will make: the rest of the current epoch (when one is under way) at the batch size
     in force, the remaining epochs, and max_steps, whichever ends first. A run is `completed` only when
     it made exactly this many."""

@@ -16,7 +16,7 @@ import torch
 from core.base.text import Message
 from core.config.run_config import RunConfig
 from core.data.batches import BatchEpoch, BatchSource
-from core.engine.loop_state import RunState, planned_steps
+from core.engine.loop_state import LoopState, planned_steps
 from core.engine.recipe import RunParts
 from core.engine.validation import evaluate
 from core.memory import oom
@@ -26,7 +26,7 @@ from core.run.events import OutOfMemory
 MAX_OOM_RETRIES = 8
 
 
-def recover(message: str, phase: str, config: RunConfig, run: RunState, device: torch.device, probe: MemoryProbe,
+def recover(message: str, phase: str, config: RunConfig, run: LoopState, device: torch.device, probe: MemoryProbe,
             parts: RunParts) -> OutOfMemory:
     """Count the failure, give back what the failed step held, and decide: the event's `new_batch_size`
     is the batch to go on with, or None when the run stops. Called outside the `except` block (core.memory.oom)."""
@@ -46,7 +46,7 @@ def stop_message(event: OutOfMemory, on_oom: str) -> str:
                                                                                   MAX_OOM_RETRIES))
 
 
-def continue_with(event: OutOfMemory, config: RunConfig, run: RunState, source: BatchSource,
+def continue_with(event: OutOfMemory, config: RunConfig, run: LoopState, source: BatchSource,
                   epoch: BatchEpoch | None) -> None:
     """Apply the halved batch of a `shrink` event: to validation only, or to training (and validation,
     which follows it and is never larger), replanning the run's steps for the same images."""
@@ -61,7 +61,7 @@ def continue_with(event: OutOfMemory, config: RunConfig, run: RunState, source: 
         run.total_steps = planned_steps(config, run, source, epoch)  # the same images, in more steps
 
 
-def validate(parts: RunParts, device: torch.device, run: RunState, recover: Callable[[str], None]
+def validate(parts: RunParts, device: torch.device, run: LoopState, recover: Callable[[str], None]
              ) -> tuple[float | None, float | None]:
     """(accuracy, mean loss) over the validation split at the run's validation batch size. Each
     out-of-memory error's message goes to `recover`, outside the `except` block, which stops the run (it

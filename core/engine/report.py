@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import torch
 
 from core.base.text import Message
-from core.engine.loop_state import RunState
+from core.engine.loop_state import LoopState
 from core.memory.probe import MemoryProbe
 from core.run import outcome as run_outcome
 from core.run.events import LogMessage, StepsReported
@@ -21,7 +21,7 @@ BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counte
 LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first one's is worth a warning
 
 
-def report(run: RunState, batch_size: int, probe: MemoryProbe) -> StepsReported:
+def report(run: LoopState, batch_size: int, probe: MemoryProbe) -> StepsReported:
     """Fetch the buffered losses (the sync point: one D2H copy) and report the steps since the previous report;
     decides whether the next step samples the memory breakdown."""
     losses = torch.stack(run.pending).float().cpu().tolist()
@@ -35,7 +35,7 @@ def report(run: RunState, batch_size: int, probe: MemoryProbe) -> StepsReported:
                          run.eta_s(batch_size), batch_size, probe.sample(), run.total_steps)
 
 
-def check_losses(run: RunState, first: int, losses: Sequence[float]) -> LogMessage | None:
+def check_losses(run: LoopState, first: int, losses: Sequence[float]) -> LogMessage | None:
     """A report's losses (steps `first` onwards): raises Diverged at the first NaN/inf; the warning to log the
     first time they have risen."""
     run.report_means.append(statistics.fmean(losses))

@@ -33,12 +33,12 @@ from core.config.run_config import RunConfig
 from core.data.batches import BatchEpoch
 from core.device.devices import cpu_name, resolve_device
 from core.engine import checkpoint, oom_recovery
-from core.engine import checkpointing as checkpoint_state
+from core.engine import checkpointing
 from core.engine import report as loss_report
 from core.engine.checkpoint import ON_REQUEST, CheckpointPolicy
 from core.engine.checkpointing import Checkpointer
 from core.engine.loop_state import (
-    RunState,
+    LoopState,
     config_as_run,
     epoch_exhausted,
     planned_steps,
@@ -98,7 +98,7 @@ class TrainingSession(RunControls):
         # per run, set by run() and _build()
         self.device: torch.device | None = None
         self.probe: MemoryProbe | None = None
-        self._state = RunState(t0=time.perf_counter())
+        self._state = LoopState(t0=time.perf_counter())
         self._parts: RunParts | None = None
         self._recorder: StepMemoryRecorder | None = None
         self._history: MemoryHistory | None = None
@@ -110,7 +110,7 @@ class TrainingSession(RunControls):
     # ---- the run ---------------------------------------------------------------------------------
     def run(self) -> RunFinished:
         """Train to the end (completed, stopped, diverged, oom or failed); returns the final event."""
-        self._state = RunState(t0=time.perf_counter())
+        self._state = LoopState(t0=time.perf_counter())
         try:
             self._build()
             self._train()
@@ -150,7 +150,7 @@ class TrainingSession(RunControls):
             self._resume = None  # its tensors are in the model now: let the file's memory go
         run.total_steps = planned_steps(self.config, run, parts.source, self._resumed_epoch)
         if self.resume_path is not None:
-            checkpoint_state.check_steps_left(self.resume_path, run)
+            checkpointing.check_steps_left(self.resume_path, run)
         self.probe.reset_peak()
         source = parts.source
         self.emit(RunStarted(

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 
 
 class RunButtons(QWidget):
@@ -69,7 +69,7 @@ class RunButtons(QWidget):
         button.clicked.connect(action.trigger)
         return button
 
-    def update_for(self, state: RunState, running: bool, torch_loaded: bool, form_problem: str | None,
+    def update_for(self, state: WindowState, running: bool, torch_loaded: bool, form_problem: str | None,
                    searching: bool, device_kind: str, compare_problem: str | None = None) -> None:
         """Enable what applies now; every disabled button's (and menu item's) tooltip says why.
 
@@ -89,7 +89,7 @@ class RunButtons(QWidget):
             else self.start_button.toolTip())
         if self.compare_button.menu() is not None:  # the Run menu shows the same menu as a submenu
             self.compare_button.menu().menuAction().setEnabled(can_compare)
-        self.pause_action.setText(self.tr("Resume") if state is RunState.PAUSED else self.tr("Pause"))
+        self.pause_action.setText(self.tr("Resume") if state is WindowState.PAUSED else self.tr("Pause"))
         self.pause_button.setText(self.pause_action.text())
         self._apply(self.pause_action, running and state.can_pause,  # only once the run reports "running"
                     self.tr("Pause or resume at the next step boundary"))

@@ -27,17 +27,17 @@ from gui.launch.texts import (
 from gui.run.launched_feed import LaunchedFeed
 from gui.views.log_panel import LogPanel
 from gui.views.run_view import RunView
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 
 ENDED_WELL = ("completed", "stopped")
 
 
-def final_state(status: str) -> RunState:
+def final_state(status: str) -> WindowState:
     """The window's state after a run that ended `status` (a run killed before its end reads failed)."""
     try:
-        return RunState.after(status)
+        return WindowState.after(status)
     except ValueError:
-        return RunState.FAILED
+        return WindowState.FAILED
 
 
 class LaunchedRun(QObject):
@@ -45,8 +45,8 @@ class LaunchedRun(QObject):
     is called with the final state once nothing of the run is left."""
 
     def __init__(self, launcher: RankLauncher, log: LogPanel, history: HistoryPanel, tabs: QTabWidget,
-                 state: Callable[[], RunState], set_state: Callable[[RunState], None],
-                 finished: Callable[[RunState], None], parent: QObject | None = None,
+                 state: Callable[[], WindowState], set_state: Callable[[WindowState], None],
+                 finished: Callable[[WindowState], None], parent: QObject | None = None,
                  view: RunView | None = None) -> None:
         super().__init__(parent)
         self.launcher, self.log, self.history, self.tabs = launcher, log, history, tabs
@@ -69,8 +69,8 @@ class LaunchedRun(QObject):
         self.log.add(recording_text(run_id, self.launcher.found_after_s))
         if self.feed is not None:
             self.feed.follow(run_id)
-        if self._state() is RunState.STARTING:
-            self._set_state(RunState.RUNNING)
+        if self._state() is WindowState.STARTING:
+            self._set_state(WindowState.RUNNING)
         self.history.refresh()
         self.tabs.setCurrentWidget(self.history)
         self.history.select(run_id)
@@ -78,13 +78,13 @@ class LaunchedRun(QObject):
 
     @Slot(bool)
     def _on_paused_changed(self, paused: bool) -> None:
-        if self._state() in (RunState.RUNNING, RunState.PAUSED):
-            self._set_state(RunState.PAUSED if paused else RunState.RUNNING)
+        if self._state() in (WindowState.RUNNING, WindowState.PAUSED):
+            self._set_state(WindowState.PAUSED if paused else WindowState.RUNNING)
             self.log.add(paused_text(self.launcher.run_id, paused))
 
     @Slot()
     def _on_stopping(self) -> None:
-        self._set_state(RunState.FINISHING)  # recorded its end; its processes are exiting
+        self._set_state(WindowState.FINISHING)  # recorded its end; its processes are exiting
 
     @Slot(object)
     def _on_ended(self, end: LaunchEnd) -> None:

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
 from core.base.text import format_bytes
 from gui.qt.locale_format import integer, number
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 
 
 def format_duration(seconds: float | None) -> str:
@@ -96,9 +96,9 @@ class StatsPanel(QWidget):
         self.progress.setFormat("%p%")
         grid.addWidget(self.progress, len(rows) + 2, 0, 1, 2)
         self.total_steps, self.epochs = 1, None
-        self.set_state(RunState.IDLE)
+        self.set_state(WindowState.IDLE)
 
-    def set_state(self, state: RunState) -> None:
+    def set_state(self, state: WindowState) -> None:
         self.state = state
         self.state_label.setText(f"<span style='color:{state.colour}'>● {state.shown}</span>")
 

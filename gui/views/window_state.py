@@ -11,7 +11,7 @@ from enum import StrEnum
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 
-class RunState(StrEnum):
+class WindowState(StrEnum):
     IDLE = "idle"
     STARTING = "starting"  # Start clicked: the session loads data and builds the model
     RUNNING = "running"
@@ -25,15 +25,15 @@ class RunState(StrEnum):
     FAILED = "failed"
 
     @classmethod
-    def after(cls, status: str) -> "RunState":
+    def after(cls, status: str) -> "WindowState":
         """The final state for a `RunFinished.status` (completed, stopped, diverged, oom, failed)."""
         return cls.FINISHED if status == "completed" else cls(status)
 
     @property
     def shown(self) -> str:
         """What the status bar says, translated: cleaning up after the session is still 'stopping' to a user."""
-        state = RunState.STOPPING if self is RunState.FINISHING else self
-        return QCoreApplication.translate("RunState", _SHOWN[state])
+        state = WindowState.STOPPING if self is WindowState.FINISHING else self
+        return QCoreApplication.translate("WindowState", _SHOWN[state])
 
     @property
     def colour(self) -> str:
@@ -42,23 +42,23 @@ class RunState(StrEnum):
     @property
     def can_pause(self) -> bool:
         """Pause and Resume act at step boundaries: only once the run reports it is training."""
-        return self in (RunState.RUNNING, RunState.PAUSED)
+        return self in (WindowState.RUNNING, WindowState.PAUSED)
 
     @property
     def can_stop(self) -> bool:
-        return self not in (RunState.STOPPING, RunState.FINISHING)
+        return self not in (WindowState.STOPPING, WindowState.FINISHING)
 
 
-_SHOWN = {RunState.IDLE: QT_TRANSLATE_NOOP("RunState", "idle"),
-          RunState.STARTING: QT_TRANSLATE_NOOP("RunState", "starting"),
-          RunState.RUNNING: QT_TRANSLATE_NOOP("RunState", "running"),
-          RunState.PAUSED: QT_TRANSLATE_NOOP("RunState", "paused"),
-          RunState.STOPPING: QT_TRANSLATE_NOOP("RunState", "stopping"),
-          RunState.FINISHED: QT_TRANSLATE_NOOP("RunState", "finished"),
-          RunState.STOPPED: QT_TRANSLATE_NOOP("RunState", "stopped"),
-          RunState.DIVERGED: QT_TRANSLATE_NOOP("RunState", "diverged"),
-          RunState.OOM: QT_TRANSLATE_NOOP("RunState", "oom"),
-          RunState.FAILED: QT_TRANSLATE_NOOP("RunState", "failed")}
-_COLOURS = {RunState.RUNNING: "#2e7d32", RunState.PAUSED: "#ef6c00", RunState.STOPPING: "#ef6c00",
-            RunState.FINISHING: "#ef6c00", RunState.DIVERGED: "#c62828", RunState.OOM: "#c62828",
-            RunState.FAILED: "#c62828", RunState.FINISHED: "#1565c0"}
+_SHOWN = {WindowState.IDLE: QT_TRANSLATE_NOOP("WindowState", "idle"),
+          WindowState.STARTING: QT_TRANSLATE_NOOP("WindowState", "starting"),
+          WindowState.RUNNING: QT_TRANSLATE_NOOP("WindowState", "running"),
+          WindowState.PAUSED: QT_TRANSLATE_NOOP("WindowState", "paused"),
+          WindowState.STOPPING: QT_TRANSLATE_NOOP("WindowState", "stopping"),
+          WindowState.FINISHED: QT_TRANSLATE_NOOP("WindowState", "finished"),
+          WindowState.STOPPED: QT_TRANSLATE_NOOP("WindowState", "stopped"),
+          WindowState.DIVERGED: QT_TRANSLATE_NOOP("WindowState", "diverged"),
+          WindowState.OOM: QT_TRANSLATE_NOOP("WindowState", "oom"),
+          WindowState.FAILED: QT_TRANSLATE_NOOP("WindowState", "failed")}
+_COLOURS = {WindowState.RUNNING: "#2e7d32", WindowState.PAUSED: "#ef6c00", WindowState.STOPPING: "#ef6c00",
+            WindowState.FINISHING: "#ef6c00", WindowState.DIVERGED: "#c62828", WindowState.OOM: "#c62828",
+            WindowState.FAILED: "#c62828", WindowState.FINISHED: "#1565c0"}

@@ -1,7 +1,7 @@
 """The main window: settings on the left, live loss and memory plots on the right, run control, log.
 
 It owns no training logic: runs go through `RunController` (a QThread per run) and arrive back as core
-events in `_on_run_event`. The window keeps the run's `RunState` and decides what each control may do;
+events in `_on_run_event`. The window keeps the run's `WindowState` and decides what each control may do;
 `RunView` shows the events (plots, numbers, log in the words of `core.run.event_text`); `MemoryInsight`
 wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest `gui.memory.device_watch` polls the
 selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible, and names the
@@ -47,7 +47,7 @@ from gui.run.checkpoint_resume import CheckpointResume
 from gui.run.controller import RunController
 from gui.run.launched_run import LaunchedRun
 from gui.views.run_view import RunView
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 from gui.window import layout as window_layout
 from gui.window import settings as window_settings
 from gui.window.menu_bar import MenuBar
@@ -61,7 +61,7 @@ CLOSE_WAIT_MS = 5000
 class MainWindow(QMainWindow):
     """GPU Training Monitor's window."""
 
-    run_ended = Signal(str)  # the final RunState's name, after the run's thread is gone
+    run_ended = Signal(str)  # the final WindowState's name, after the run's thread is gone
 
     def __init__(self, settings: QSettings | None = None, runs_db: str | None = None, record: bool = True) -> None:
         """Runs are recorded in the run store at `runs_db` (None: the default store) unless `record` is False."""
@@ -76,8 +76,8 @@ class MainWindow(QMainWindow):
         self.controller.crashed.connect(self._on_run_crashed)
         self.controller.run_finished.connect(self._on_run_finished)
         self.torch_loaded = False
-        self.state = RunState.IDLE
-        self._final_state = RunState.FINISHED
+        self.state = WindowState.IDLE
+        self._final_state = WindowState.FINISHED
         self._close_pending = False
         self._stopping_processes = False  # closing mid data-parallel run: waiting for its processes
         self._run_config: RunConfig | None = None  # the single run's config as started
@@ -138,7 +138,7 @@ class MainWindow(QMainWindow):
         self.main_splitter = window_layout.main_splitter(left, self.oom_banner, self.right_splitter)
         self.setCentralWidget(self.main_splitter)
 
-        self.state_status = QLabel(RunState.IDLE.shown)
+        self.state_status = QLabel(WindowState.IDLE.shown)
         self.statusBar().addWidget(self.device_status, 1)
         self.statusBar().addPermanentWidget(self.state_status)
         self.menus = MenuBar(self)
@@ -236,8 +236,8 @@ class MainWindow(QMainWindow):
 
     def _starting(self, plot: QWidget) -> None:
         self.plot_tabs.setCurrentWidget(plot)  # a single run's loss plot, or a comparison's race
-        self._final_state = RunState.FINISHED
-        self._set_state(RunState.STARTING)
+        self._final_state = WindowState.FINISHED
+        self._set_state(WindowState.STARTING)
         self.insight.run_starting()
 
     @Slot()
@@ -245,7 +245,7 @@ class MainWindow(QMainWindow):
         if not self.controller.running:
             return
         try:
-            if self.state is RunState.PAUSED:
+            if self.state is WindowState.PAUSED:
                 self.controller.resume()
             else:
                 self.controller.pause()
@@ -256,7 +256,7 @@ class MainWindow(QMainWindow):
     def _on_stop(self) -> None:
         if self.controller.running:
             self.controller.request_stop()
-            self._set_state(RunState.STOPPING)
+            self._set_state(WindowState.STOPPING)
 
     @Slot()
     def _on_clear_cache(self) -> None:
@@ -278,8 +278,8 @@ class MainWindow(QMainWindow):
         config, single = self._run_config, True
         if isinstance(event, COMPARISON_EVENTS):
             if isinstance(event, ComparisonFinished):
-                self._final_state = RunState.after(event.result.status)
-                self._set_state(RunState.FINISHING)
+                self._final_state = WindowState.after(event.result.status)
+                self._set_state(WindowState.FINISHING)
             unwrapped = self.compare.take(event)
             if unwrapped is None:
                 return
@@ -289,21 +289,21 @@ class MainWindow(QMainWindow):
             self.estimates.record(config, event)
             self._show_estimate()
         match event:
-            case RunStarted() if self.state is not RunState.STOPPING:  # Stop during setup: stay stopping
-                self._set_state(RunState.RUNNING)
+            case RunStarted() if self.state is not WindowState.STOPPING:  # Stop during setup: stay stopping
+                self._set_state(WindowState.RUNNING)
             case RunPaused():
-                self._set_state(RunState.PAUSED)
+                self._set_state(WindowState.PAUSED)
             case RunResumed():
-                self._set_state(RunState.RUNNING)
+                self._set_state(WindowState.RUNNING)
             case OutOfMemory() if single:  # a comparison's runs are not retried one by one
                 self.insight.out_of_memory(event)
             case RunFinished() if single:
-                self._final_state = RunState.after(event.status)
-                self._set_state(RunState.FINISHING)
+                self._final_state = WindowState.after(event.status)
+                self._set_state(WindowState.FINISHING)
 
     @Slot(str)
     def _on_run_crashed(self, message: str) -> None:
-        self._final_state = RunState.FAILED
+        self._final_state = WindowState.FAILED
         self.view.show_crash(message)
 
     @Slot()
@@ -317,13 +317,13 @@ class MainWindow(QMainWindow):
         if self._close_pending:
             self.close()
 
-    def _on_launched_run_ended(self, state: RunState) -> None:
+    def _on_launched_run_ended(self, state: WindowState) -> None:
         """A data-parallel run's processes are all gone: back to ready, as after a run's thread."""
         self._final_state = state
         self._on_run_finished()
 
     # ---- state -----------------------------------------------------------------------------------
-    def _set_state(self, state: RunState) -> None:
+    def _set_state(self, state: WindowState) -> None:
         self.state = state
         self.stats.set_state(state)
         self.state_status.setText(state.shown)
@@ -383,7 +383,7 @@ class MainWindow(QMainWindow):
         """Quit waits seconds for the run to stop: say so now (painted before the wait blocks the window) and
         grey Quit out meanwhile."""
         self.menus.quit_action.setEnabled(False)
-        self.state_status.setText(RunState.STOPPING.shown)
+        self.state_status.setText(WindowState.STOPPING.shown)
         self.statusBar().showMessage(self.tr("stopping the run before closing…"))
         self.statusBar().repaint()
 
@@ -403,14 +403,14 @@ class MainWindow(QMainWindow):
         if self.controller.data_parallel or self.controller.running:
             self._show_closing()
         if self.controller.data_parallel:
-            self._set_state(RunState.STOPPING)
+            self._set_state(WindowState.STOPPING)
             self._stopping_processes = True
             try:
                 self.launched.stop_for_close(self, lambda: self.controller.shutdown(CLOSE_WAIT_MS))
             finally:
                 self._stopping_processes = False
         if self.controller.running:
-            self._set_state(RunState.STOPPING)
+            self._set_state(WindowState.STOPPING)
             if not self.controller.shutdown(CLOSE_WAIT_MS):
                 # the current step outlasts the wait: close as soon as the run's thread has ended
                 self._close_pending = True

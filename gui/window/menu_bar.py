@@ -30,7 +30,7 @@ from gui.plots.live_plot import is_shown
 from gui.qt import file_dialogs
 from gui.qt.core_text import core_text
 from gui.qt.locale_format import integer
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 from gui.window.about import open_about, window_system_info
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class MenuBar(QMenuBar):
         for action in actions:
             self.file_menu.insertAction(self._file_section_end, action)
 
-    def update_for(self, state: RunState, can_checkpoint: bool) -> None:
+    def update_for(self, state: WindowState, can_checkpoint: bool) -> None:
         """Enable what applies now (the Run menu's other items follow the buttons, `gui.run.buttons`).
         `can_checkpoint`: a single run is under way (a comparison's runs save no checkpoints)."""
         enabled = can_checkpoint and state.can_pause  # once it trains, paused too; not while stopping

@@ -7,14 +7,14 @@ import math
 import pytest
 import torch
 
-from core.engine.loop_state import RunState
+from core.engine.loop_state import LoopState
 from core.engine.report import LOSS_RISE_FACTOR, check_losses, report
 from core.memory.probe import MemoryProbe
 from core.run.outcome import Diverged
 
 
 def test_a_report_fetches_every_buffered_loss_and_numbers_them_from_the_first_unreported_step() -> None:
-    run = RunState(t0=0.0, step=5, samples=160, epoch=2, total_steps=20)
+    run = LoopState(t0=0.0, step=5, samples=160, epoch=2, total_steps=20)
     run.pending = [torch.tensor(2.5), torch.tensor(2.0)]
     event = report(run, 32, MemoryProbe(torch.device("cpu")))
     assert (event.first_step, event.step, event.losses, event.epoch) == (4, 5, (2.5, 2.0), 2)
@@ -23,13 +23,13 @@ def test_a_report_fetches_every_buffered_loss_and_numbers_them_from_the_first_un
 
 
 def test_a_loss_that_is_not_finite_ends_the_run_at_its_step() -> None:
-    run = RunState(t0=0.0, step=3)
+    run = LoopState(t0=0.0, step=3)
     with pytest.raises(Diverged, match="the loss became nan at step 2"):
         check_losses(run, 1, [1.0, math.nan, 1.0])
 
 
 def test_a_rising_loss_is_a_warning_once() -> None:
-    run = RunState(t0=0.0, step=10)
+    run = LoopState(t0=0.0, step=10)
     assert check_losses(run, 1, [1.0, 1.0]) is None
     warning = check_losses(run, 3, [LOSS_RISE_FACTOR * 1.5])
     assert warning is not None and warning.level == "warning"

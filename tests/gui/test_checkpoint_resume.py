@@ -8,7 +8,7 @@ from gui_support import FAST, EventRecorder
 from core.run.events import CheckpointSaved, StepsReported
 from core.store.run_store import RunStore
 from gui.run.checkpoint_resume import resumable_epochs
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 
 RUN_TIMEOUT_MS = 60_000
 ONE_EPOCH = FAST.replace(synthetic_samples=256, batch_size=32, max_steps=None, epochs=1)  # 8 steps a epoch
@@ -19,7 +19,7 @@ def run_to_end(qtbot, window, start) -> EventRecorder:
     window.controller.event.connect(recorder.on_event)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         start()
-    assert ended.args == [RunState.FINISHED]
+    assert ended.args == [WindowState.FINISHED]
     return recorder
 
 
@@ -57,7 +57,7 @@ def test_a_checkpoint_that_carries_code_is_refused_in_the_log_and_nothing_starts
     window = make_window(ONE_EPOCH)
     message = window.resumer.resume(str(path), epochs=2)
     assert message is not None and "carries code" in message
-    assert window.state is RunState.IDLE and not window.controller.running
+    assert window.state is WindowState.IDLE and not window.controller.running
     assert any("cannot resume:" in line and "carries code" in line for line in window.log.lines())
     assert "cannot resume" in window.statusBar().currentMessage()
     assert window.resumer.action.isEnabled()
@@ -74,4 +74,4 @@ def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qt
         window.resumer.resume_file(path)
     assert opened == []
     assert sum("is a file of the run store, not a checkpoint" in line for line in window.log.lines()) == 2
-    assert window.state is RunState.IDLE and not window.controller.running
+    assert window.state is WindowState.IDLE and not window.controller.running

@@ -16,7 +16,7 @@ from core.run.events import (
     RunFinished,
     StepsReported,
 )
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 120_000
@@ -43,7 +43,7 @@ def start_long(qtbot, window: MainWindow) -> None:
     """Start a comparison that runs until stopped; wait until its first run trains."""
     window.form.set_config(LONG)
     assert window.start_comparison(TWO_PLACEMENTS, "placements") is None
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING and len(window.loss_plot.data) > 0,
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > 0,
                     timeout=RUN_TIMEOUT_MS)
 
 
@@ -58,11 +58,11 @@ def test_a_ready_made_comparison_races_two_cpu_runs_to_a_headline(qtbot, window)
 
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         action.trigger()  # one click
-        assert window.state is RunState.STARTING
+        assert window.state is WindowState.STARTING
         assert window.plot_tabs.currentWidget() is window.compare_view  # the race shows without a click
         assert not window.start_button.isEnabled() and not window.compare_button.isEnabled()
         assert not window.form.widgets["batch_size"].isEnabled()
-    assert ended.args == [RunState.FINISHED]
+    assert ended.args == [WindowState.FINISHED]
 
     assert isinstance(events.events[0], ComparisonStarted) and isinstance(events.events[-1], ComparisonFinished)
     result = events.events[-1].result
@@ -107,17 +107,17 @@ def test_stop_pause_and_clear_cache_reach_the_run_under_way(qtbot, window, monke
     assert window.pause_button.isEnabled() and window.stop_button.isEnabled()
 
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state is RunState.PAUSED, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
     window._on_clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
     qtbot.waitUntil(lambda: any(isinstance(e.event, CacheCleared) for e in events.of(ContenderEvent)),
                     timeout=RUN_TIMEOUT_MS)
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
 
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
-        assert window.state is RunState.STOPPING
-    assert ended.args == [RunState.STOPPED]
+        assert window.state is WindowState.STOPPING
+    assert ended.args == [WindowState.STOPPED]
     result = window.compare.result
     assert result.status == "stopped" and [r.status for r in result.runs] == ["stopped"]  # the 2nd never ran
     window.compare_view.draw_now()
@@ -133,7 +133,7 @@ def test_stop_pause_and_clear_cache_reach_the_run_under_way(qtbot, window, monke
         window.form.set_config(FAST)
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
         assert window.plot_tabs.currentWidget() is window.loss_plot
-    assert ended.args == [RunState.FINISHED]
+    assert ended.args == [WindowState.FINISHED]
 
 
 def test_closing_mid_comparison_stops_it(qtbot, window, running_qthreads):
@@ -169,7 +169,7 @@ def test_a_custom_override_that_does_not_parse_is_named_inline_and_starts_nothin
     assert dialog.error.text().startswith("line 2: 'batch=64': unknown setting 'batch'")
     assert not dialog.run_button.isEnabled()
     dialog._on_run()  # even a click that got through starts nothing
-    assert not window.controller.running and window.state is RunState.IDLE
+    assert not window.controller.running and window.state is WindowState.IDLE
 
     dialog.editor.setPlainText("placement=stream")
     assert dialog.error.text() == "write 2 to 4 lines, one run each (this has 1)"
@@ -183,7 +183,7 @@ def test_a_custom_comparison_this_machine_cannot_run_says_why_in_its_dialog(qtbo
     dialog.editor.setPlainText("device=cpu\ndevice=cuda:7")
     assert dialog.run_button.isEnabled()  # it parses; only this machine can tell
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
-    assert not window.controller.running and window.state is RunState.IDLE
+    assert not window.controller.running and window.state is WindowState.IDLE
     assert dialog.isVisible() and dialog.error.text().startswith("configuration 2 (cuda:7): --device:")
     assert "the comparison could not start: configuration 2 (cuda:7)" in log_text(window)
 

@@ -12,7 +12,7 @@ from gui_support import FAST
 from PySide6.QtCore import Qt, QTimer
 
 from core.store.run_store import RunStore
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
 
 # 2 processes of 16 images a step, until stopped (tiny-cnn on the CPU: a step takes milliseconds)
@@ -48,12 +48,12 @@ def start_and_follow(qtbot, window: MainWindow) -> tuple[int, float]:
     assert window.start_button.isEnabled(), window.start_button.toolTip()
     clicked = time.monotonic()
     qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    assert window.state is RunState.STARTING and window.controller.data_parallel
+    assert window.state is WindowState.STARTING and window.controller.data_parallel
     assert not window.start_button.isEnabled() and window.stop_button.isEnabled()
     launcher = window.controller.launcher
     qtbot.waitUntil(lambda: launcher.run_id is not None, timeout=START_TIMEOUT_MS)
     run_id = launcher.run_id
-    assert window.state is RunState.RUNNING
+    assert window.state is WindowState.RUNNING
     assert window.tabs.currentWidget() is window.history  # the Runs tab, with the run opened in its own window
     view = window.history.views[run_id]
     qtbot.waitUntil(lambda: len(view.loss_plot.data) > 0, timeout=START_TIMEOUT_MS)
@@ -84,10 +84,10 @@ def test_pause_clear_and_stop_reach_a_two_process_run_which_ends_stopped_with_no
     assert len(window.memory_plot.data) > 0
 
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)  # SIGUSR2 to rank 0
-    qtbot.waitUntil(lambda: window.state is RunState.PAUSED, timeout=10_000)  # once the run recorded it
+    qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=10_000)  # once the run recorded it
     assert window.pause_button.text() == "Resume"
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=10_000)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=10_000)
     assert recorded(tmp_path, run_id, ("RunPaused", "RunResumed")) == ["RunPaused", "RunResumed"]
     assert not window.clear_button.isEnabled()  # the CPU has no cache; the signal reaches the run all the same:
     window.controller.request_cache_clear()  # SIGUSR1 to rank 0
@@ -95,7 +95,7 @@ def test_pause_clear_and_stop_reach_a_two_process_run_which_ends_stopped_with_no
 
     with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # SIGINT to rank 0
-    assert ended.args == [RunState.STOPPED]
+    assert ended.args == [WindowState.STOPPED]
     assert window.state_status.text() == "stopped"
     with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
         assert store.run(run_id).status == "stopped"
@@ -130,7 +130,7 @@ def test_a_launch_that_fails_before_recording_shows_its_error_line_and_is_idle_a
     with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
         window.start_run(ENDLESS_DP, resume=str(missing))  # the CLI refuses it: one error line, exit 2
         assert window.controller.data_parallel and not window.start_button.isEnabled()
-    assert ended.args == [RunState.FAILED]
+    assert ended.args == [WindowState.FAILED]
     errors = [line for line in window.log.lines() if "ERROR: " in line]
     assert len(errors) == 1 and "ERROR: the 2 CPU processes could not start: " in errors[0]
     assert str(missing) in errors[0] and "gpu-train-monitor: error" not in errors[0]
@@ -145,8 +145,8 @@ def test_stop_while_the_processes_are_still_starting_stops_the_run_once_it_is_re
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
         processes = window.controller.launcher.processes()
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # before any rank has recorded anything
-        assert window.state is RunState.STOPPING and not window.stop_button.isEnabled()
-    assert ended.args == [RunState.STOPPED], "\n".join(window.log.lines())
+        assert window.state is WindowState.STOPPING and not window.stop_button.isEnabled()
+    assert ended.args == [WindowState.STOPPED], "\n".join(window.log.lines())
     run_id = window.controller.launcher.run_id
     if run_id is None:  # the ranks took longer than SETUP_STOP_GRACE_S to start: Ctrl+C to them all
         assert "the 2 CPU processes were stopped before training started" in "\n".join(window.log.lines())
@@ -172,7 +172,7 @@ def test_a_launched_run_missing_from_the_store_ends_the_launch_idle_with_no_temp
         window.start_run(ENDLESS_DP)
         folder = window.controller.launcher.folder
         assert folder is not None and folder.is_dir()
-    assert ended.args == [RunState.FAILED]
+    assert ended.args == [WindowState.FAILED]
     errors = [line for line in window.log.lines() if "ERROR: " in line]
     assert len(errors) == 1 and "run 7 is no longer in the run store" in errors[0], window.log.lines()
     assert window.start_button.isEnabled() and not window.controller.running

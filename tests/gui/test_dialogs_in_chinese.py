@@ -28,7 +28,7 @@ from test_window_in_chinese import (
 
 from core.run.events import CheckpointSaved
 from gui.qt import file_dialogs
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 
 # their fixtures, found by pytest under these names: the Chinese catalogue installed, a real out of memory on
 # the CPU (batches above 16 raise torch's OutOfMemoryError), the finder measuring without real trials
@@ -143,7 +143,7 @@ def test_the_dialogs_a_user_opens_are_chinese(chinese, make_window, qtbot, monke
     window.controller.event.connect(recorder.on_event)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window.start_run(ONE_EPOCH)
-    assert ended.args == [RunState.FINISHED]
+    assert ended.args == [WindowState.FINISHED]
     english: list[str] = []
 
     # the OOM banner, after a real out of memory (batches above 16 raise torch's OutOfMemoryError)
@@ -151,7 +151,7 @@ def test_the_dialogs_a_user_opens_are_chinese(chinese, make_window, qtbot, monke
     window.form.set_config(oom)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window.start_run(oom)
-    assert ended.args == [RunState.OOM] and window.oom_banner.isVisible()
+    assert ended.args == [WindowState.OOM] and window.oom_banner.isVisible()
     english += _english("OOM banner", visible_texts(window.oom_banner))
 
     # the Runs tab: rename, note, delete one run and delete both
@@ -210,10 +210,10 @@ def test_the_dialogs_a_user_opens_are_chinese(chinese, make_window, qtbot, monke
 
     # the run buttons' tooltips in each state a run goes through (the window calls update_for)
     buttons = window.buttons
-    for state, running, searching, kind in ((RunState.RUNNING, True, False, "cpu"),
-                                            (RunState.PAUSED, True, False, "cuda"),
-                                            (RunState.IDLE, False, True, "mps"),
-                                            (RunState.IDLE, False, False, "cpu")):
+    for state, running, searching, kind in ((WindowState.RUNNING, True, False, "cpu"),
+                                            (WindowState.PAUSED, True, False, "cuda"),
+                                            (WindowState.IDLE, False, True, "mps"),
+                                            (WindowState.IDLE, False, False, "cpu")):
         buttons.update_for(state, running, True, None, searching, kind)
         english += _english(f"run buttons ({state.value})", visible_texts(buttons) + _action_texts(buttons.actions()))
 

@@ -16,7 +16,7 @@ from core.run.events import (
     RunResumed,
     StepsReported,
 )
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
 
 OFF_ON_CPU = {"pin_memory": False, "non_blocking": False}  # greyed out on the CPU: not in effect
@@ -38,7 +38,7 @@ def start(qtbot, window: MainWindow, config: RunConfig) -> None:
     window.form.set_config(config)
     assert window.start_button.isEnabled(), window.start_button.toolTip()
     qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING and len(window.loss_plot.data) > 0, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > 0, timeout=RUN_TIMEOUT_MS)
 
 
 def test_start_is_disabled_until_torch_has_loaded(qtbot, settings):
@@ -56,11 +56,11 @@ def test_start_is_disabled_until_torch_has_loaded(qtbot, settings):
 def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-        assert window.state is RunState.STARTING
+        assert window.state is WindowState.STARTING
         assert not window.start_button.isEnabled()
         assert not window.form.widgets["batch_size"].isEnabled()  # the form is locked during a run
-    assert ended.args == [RunState.FINISHED]
-    assert window.state is RunState.FINISHED
+    assert ended.args == [WindowState.FINISHED]
+    assert window.state is WindowState.FINISHED
     assert window.state_status.text() == "finished"
 
     steps = window.loss_plot.data.column(0)
@@ -97,7 +97,7 @@ def test_pause_holds_the_step_then_resume_and_stop(qtbot, window):
     assert window.pause_button.isEnabled() and window.pause_button.text() == "Pause"
 
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state is RunState.PAUSED, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
     assert window.pause_button.text() == "Resume"
     assert window.state_status.text() == "paused"
     paused_rows, paused_step = len(window.loss_plot.data), events.of(RunPaused)[0].step
@@ -114,17 +114,17 @@ def test_pause_holds_the_step_then_resume_and_stop(qtbot, window):
     assert window.controller.running
 
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING and len(window.loss_plot.data) > paused_rows,
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > paused_rows,
                     timeout=RUN_TIMEOUT_MS)
     assert events.of(RunResumed)[0].step == paused_step  # no step was trained while paused
     assert window.pause_button.text() == "Pause"
 
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
-        assert window.state is RunState.STOPPING
+        assert window.state is WindowState.STOPPING
         assert not window.stop_button.isEnabled()
-    assert ended.args == [RunState.STOPPED]
-    assert window.state is RunState.STOPPED
+    assert ended.args == [WindowState.STOPPED]
+    assert window.state is WindowState.STOPPED
     assert f"stopped at step {events.of(RunFinished)[0].step}" in log_text(window)
     assert window.start_button.isEnabled()
 
@@ -132,10 +132,10 @@ def test_pause_holds_the_step_then_resume_and_stop(qtbot, window):
 def test_stop_while_paused_ends_the_run(qtbot, window):
     start(qtbot, window, ENDLESS)
     window._on_pause_resume()
-    qtbot.waitUntil(lambda: window.state is RunState.PAUSED, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window._on_stop()
-    assert ended.args == [RunState.STOPPED]
+    assert ended.args == [WindowState.STOPPED]
     assert not window.controller.running
 
 
@@ -147,11 +147,11 @@ def test_stop_clicked_before_the_run_started_never_shows_running_again(qtbot, wi
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # while the run is still setting up
-        assert window.state is RunState.STOPPING
-    assert ended.args == [RunState.STOPPED]
-    after_stop = shown[shown.index(RunState.STOPPING):]
-    assert RunState.RUNNING not in after_stop, shown
-    assert after_stop[-1] is RunState.STOPPED
+        assert window.state is WindowState.STOPPING
+    assert ended.args == [WindowState.STOPPED]
+    after_stop = shown[shown.index(WindowState.STOPPING):]
+    assert WindowState.RUNNING not in after_stop, shown
+    assert after_stop[-1] is WindowState.STOPPED
 
 
 def test_stop_then_start_again_runs_to_the_end(qtbot, window):
@@ -161,7 +161,7 @@ def test_stop_then_start_again_runs_to_the_end(qtbot, window):
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window.form.set_config(FAST)
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    assert ended.args == [RunState.FINISHED]
+    assert ended.args == [WindowState.FINISHED]
     assert len(window.loss_plot.data) == FAST.max_steps  # the plot starts afresh for the new run
 
 
@@ -195,7 +195,7 @@ def test_clear_cache_during_a_run_is_applied_by_the_session(qtbot, window, monke
     qtbot.waitUntil(lambda: len(window.memory_plot.markers) == 1, timeout=RUN_TIMEOUT_MS)
     assert window.memory_plot.markers[0].label.textItem.toPlainText() == "cleared 4.10 kB"
     assert "cache cleared at step" in log_text(window) and "4.10 kB freed" in log_text(window)
-    assert window.state is RunState.RUNNING  # the run goes on
+    assert window.state is WindowState.RUNNING  # the run goes on
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
         window._on_stop()
 
@@ -235,8 +235,8 @@ def test_worker_exception_shows_an_error_and_returns_to_ready(qtbot, window, mon
     monkeypatch.setattr(core.engine.session.TrainingSession, "run", broken_run)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    assert ended.args == [RunState.FAILED]
-    assert window.state is RunState.FAILED
+    assert ended.args == [WindowState.FAILED]
+    assert window.state is WindowState.FAILED
     assert "ERROR: the run crashed: RuntimeError: simulated failure inside the session" in log_text(window)
     assert not window.controller.running
     assert window.start_button.isEnabled()
@@ -245,13 +245,13 @@ def test_worker_exception_shows_an_error_and_returns_to_ready(qtbot, window, mon
     monkeypatch.undo()  # and the next run works
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    assert ended.args == [RunState.FINISHED]
+    assert ended.args == [WindowState.FINISHED]
 
 
 def test_a_failed_run_from_bad_input_logs_the_reason_without_a_traceback(qtbot, window):
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window.start_run(FAST.replace(batch_size=4096))  # larger than the 512 training images
-    assert ended.args == [RunState.FAILED]
+    assert ended.args == [WindowState.FAILED]
     log = log_text(window)
     assert "failed: batch_size: 4096 is larger than the training set" in log
     assert "Traceback" not in log

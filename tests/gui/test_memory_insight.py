@@ -31,7 +31,7 @@ from core.run.summary import RunSummary
 from gui.memory.finder_panel import FinderPanel
 from gui.memory.nvml_panel import NvmlPanel
 from gui.views.breakdown_view import BreakdownView
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 60_000
@@ -53,7 +53,7 @@ def test_breakdown_tab_shows_what_holds_the_memory_after_a_run(qtbot, window):
     assert all(label.text() == "–" for label in window.breakdown_view.value_labels.values())  # nothing yet
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         click(qtbot, window.start_button)
-    assert ended.args == [RunState.FINISHED]
+    assert ended.args == [WindowState.FINISHED]
 
     view = window.breakdown_view
     assert view.last is not None and view.last.step >= 1
@@ -147,7 +147,7 @@ def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, windo
     assert not window.oom_banner.isVisible()
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         click(qtbot, window.start_button)
-    assert ended.args == [RunState.OOM]
+    assert ended.args == [WindowState.OOM]
     assert window.state_status.text() == "oom"
 
     banner = window.oom_banner
@@ -160,7 +160,7 @@ def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, windo
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         click(qtbot, banner.retry_button)
         assert not banner.isVisible()
-    assert ended.args == [RunState.FINISHED]  # 16 fits
+    assert ended.args == [WindowState.FINISHED]  # 16 fits
     assert window.form.value("batch_size") == 16
     assert "retrying with batch size 16" in log_text(window)
     assert "starting: tiny-cnn on cpu, synthetic, batch 16" in log_text(window)

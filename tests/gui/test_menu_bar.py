@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
 from core.device.system_info import APP_NAME
 from core.run.events import CheckpointSaved
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
 from gui.window.menu_bar import PLOTS_FOLDER_KEY
 
@@ -40,7 +40,7 @@ def press(qtbot, window: MainWindow, sequence: QKeySequence) -> None:
 def run_to_the_end(qtbot, window: MainWindow) -> None:
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window.buttons.start_action.trigger()
-    assert ended.args == [RunState.FINISHED]
+    assert ended.args == [WindowState.FINISHED]
 
 
 def test_the_menus_hold_file_run_and_help_actions(window):
@@ -84,7 +84,7 @@ def test_run_actions_follow_the_state_and_do_what_the_buttons_do(qtbot, window):
 
     window.form.set_config(ENDLESS)
     buttons.start_action.trigger()
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     for action, button in ((buttons.start_action, window.start_button), (buttons.pause_action, window.pause_button),
                            (buttons.stop_action, window.stop_button)):
         assert action.isEnabled() == button.isEnabled()
@@ -92,14 +92,14 @@ def test_run_actions_follow_the_state_and_do_what_the_buttons_do(qtbot, window):
     assert buttons.pause_action.isEnabled() and buttons.stop_action.isEnabled()
 
     buttons.pause_action.trigger()
-    qtbot.waitUntil(lambda: window.state is RunState.PAUSED, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
     assert buttons.pause_action.text() == "Resume" == window.pause_button.text()
     buttons.pause_action.trigger()
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     assert buttons.pause_action.text() == "Pause"
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         buttons.stop_action.trigger()
-    assert ended.args == [RunState.STOPPED]
+    assert ended.args == [WindowState.STOPPED]
     assert buttons.start_action.isEnabled() and not buttons.stop_action.isEnabled()
 
 
@@ -111,7 +111,7 @@ def test_checkpoint_now_saves_one_while_a_single_run_trains(qtbot, window, tmp_p
     window.controller.event.connect(events.on_event)
     window.form.set_config(ENDLESS)
     window.buttons.start_action.trigger()
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     assert action.isEnabled()
 
     action.trigger()
@@ -137,21 +137,21 @@ def test_f5_starts_f6_pauses_and_resumes_shift_f5_stops(qtbot, window):
     window.form.set_config(ENDLESS)
     activate(qtbot, window)
     press(qtbot, window, QKeySequence("F5"))
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     press(qtbot, window, QKeySequence("F6"))
-    qtbot.waitUntil(lambda: window.state is RunState.PAUSED, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
     press(qtbot, window, QKeySequence("F6"))
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         press(qtbot, window, QKeySequence("Shift+F5"))
-    assert ended.args == [RunState.STOPPED]
+    assert ended.args == [WindowState.STOPPED]
 
 
 def test_f5_runs_a_short_run_to_the_end(qtbot, window):
     activate(qtbot, window)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         press(qtbot, window, QKeySequence("F5"))
-    assert ended.args == [RunState.FINISHED]
+    assert ended.args == [WindowState.FINISHED]
     assert len(window.loss_plot.data) == FAST.max_steps
 
 
@@ -164,7 +164,7 @@ def test_the_quit_key_closes_the_window(qtbot, window):
 def test_the_quit_key_mid_run_stops_the_run_and_leaves_no_thread(qtbot, window, running_qthreads):
     window.form.set_config(ENDLESS)
     window.buttons.start_action.trigger()
-    qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     thread = window.controller._thread
     activate(qtbot, window)
     press(qtbot, window, window.menus.quit_action.shortcut())

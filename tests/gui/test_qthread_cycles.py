@@ -11,7 +11,7 @@ import threading
 from gui_support import ENDLESS, native_threads_named
 from PySide6.QtCore import Qt
 
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 
 RUN_TIMEOUT_MS = 60_000
 
@@ -84,13 +84,13 @@ def test_50_start_stop_cycles_leave_no_thread_running(qtbot, window, running_qth
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
         assert window.controller.running
         if cycle % 2:  # every other cycle stops a run that is already training
-            qtbot.waitUntil(lambda: window.state is RunState.RUNNING, timeout=RUN_TIMEOUT_MS)
+            qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
         with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
             qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
         states.append(ended.args[0])
         assert not window.controller.running
-    assert states == [RunState.STOPPED] * 50
-    assert window.state is RunState.STOPPED and window.start_button.isEnabled()
+    assert states == [WindowState.STOPPED] * 50
+    assert window.state is WindowState.STOPPED and window.start_button.isEnabled()
     assert running_qthreads() == []  # run_ended comes after the thread's bounded wait: it has ended
     assert native_threads_named("training") == []  # Qt names each run's OS thread after the QThread
     assert threading.active_count() <= python_threads_before, [t.name for t in threading.enumerate()]

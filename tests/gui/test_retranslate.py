@@ -12,7 +12,7 @@ from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QGroupBox, QPlainTextEdit
 
 from gui.i18n import language as i18n
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 
 
 def _texts(window) -> dict[str, str]:
@@ -79,7 +79,7 @@ def test_the_whole_window_follows_the_language_menu_after_a_run(make_window, qtb
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
     window = make_window()
     window.start_run(FAST)
-    qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.FINISHED, timeout=RUN_TIMEOUT_MS)
     window.history.refresh()
     qtbot.waitUntil(lambda: window.history.model.rowCount() > 0, timeout=RUN_TIMEOUT_MS)
     stored = window.history.open_run(window.history.model.rows[-1].id)  # a stored run's own window, open

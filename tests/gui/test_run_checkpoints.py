@@ -9,7 +9,7 @@ from gui_support import FAST
 from PySide6.QtWidgets import QInputDialog
 
 from core.store.run_store import RunStore
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 
 RUN_TIMEOUT_MS = 60_000
 ONE_EPOCH = FAST.replace(synthetic_samples=256, batch_size=32, max_steps=None, epochs=1)  # 8 steps an epoch
@@ -38,7 +38,7 @@ def test_a_run_is_resumed_from_the_runs_tab_by_picking_one_of_its_checkpoints(qt
     monkeypatch.setattr(QInputDialog, "getInt", lambda *args: (2, True))  # train up to epoch 2
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         history.resume_action.trigger()
-    assert ended.args == [RunState.FINISHED] and offered == [[found[0].text]]
+    assert ended.args == [WindowState.FINISHED] and offered == [[found[0].text]]
     with RunStore(window.controller.store_path, readonly=True) as store:
         run = store.run(run_id)
         assert (run.steps, run.resumes, run.status) == (16, 1, "completed")  # the same run went on

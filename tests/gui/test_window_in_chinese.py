@@ -44,7 +44,7 @@ from core.device.devices import list_devices
 from core.model.models import available_models
 from core.run.summary import RunSummary
 from gui.i18n import language as i18n
-from gui.views.window_state import RunState
+from gui.views.window_state import WindowState
 from gui.window.about import window_system_info
 
 RUN_TIMEOUT_MS = 60_000
@@ -192,7 +192,7 @@ def _english_in(root: QWidget) -> list[str]:
 def test_every_text_of_the_window_is_chinese(chinese, make_window, qtbot):
     window = make_window()
     window.start_run(FAST)
-    qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.FINISHED, timeout=RUN_TIMEOUT_MS)
     english = _english_in(window)
     assert not english, f"{len(english)} English texts in the Chinese window:\n" + "\n".join(english)
 
@@ -207,7 +207,7 @@ def test_a_machine_whose_cpu_is_named_in_english_words_passes_too(chinese, make_
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
     window = make_window()
     window.start_run(FAST)
-    qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.FINISHED, timeout=RUN_TIMEOUT_MS)
     texts = visible_texts(window)
     assert any(PRETEND_CPU in text for where, text in texts if where.startswith("QComboBox#device item"))
     assert any(PRETEND_CPU in text for where, text in texts if where.endswith(" line"))
@@ -220,7 +220,7 @@ def test_the_about_box_and_a_stored_run_are_chinese(chinese, make_window, qtbot,
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
     window = make_window()
     window.start_run(FAST)
-    qtbot.waitUntil(lambda: window.state is RunState.FINISHED, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.state is WindowState.FINISHED, timeout=RUN_TIMEOUT_MS)
     window.menuBar().show_about()
     about = window.menuBar().about_box
     facts = window_system_info(window.torch_loaded).facts
