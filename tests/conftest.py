@@ -1,7 +1,15 @@
-"""Test configuration shared by tests/core and tests/gui."""
+"""Test configuration shared by every test: a store and checkpoint folder of the session's own, Qt without a
+display, one torch thread, `gpu` tests skipped without CUDA, and every test under tests/e2e marked `slow`.
+
+The layout: tests/core/<package>/ and tests/gui/<package>/ mirror the code's packages (unit and in-process
+tests); tests/e2e/ holds the scenarios that start fresh interpreters (the CLI as a process, data-parallel
+runs, real signals, the window next to a terminal run); tests/gpu/ needs CUDA; tests/support/ holds the
+helpers that tests share (no test file imports another).
+"""
 
 import os
 import tempfile
+from pathlib import Path
 
 # Runs the tests start (in this process and in the CLI processes they spawn) are recorded in a store of
 # the test session's own, never in the user's: tests that check recording pass --runs-db themselves.
@@ -29,8 +37,15 @@ def _one_torch_thread():
     torch.set_num_threads(threads)
 
 
+E2E = Path(__file__).parent / "e2e"
+
+
 def pytest_collection_modifyitems(config, items):  # noqa: ANN001 - pytest hook
-    """Skip `@pytest.mark.gpu` tests where no CUDA device exists (CI without a GPU, laptops)."""
+    """Mark the tests under tests/e2e `slow` (`pytest -m "not slow"` is the quick inner loop), and skip
+    `@pytest.mark.gpu` tests where no CUDA device exists (CI without a GPU, laptops)."""
+    for item in items:
+        if item.path.is_relative_to(E2E):
+            item.add_marker(pytest.mark.slow)
     gpu_tests = [item for item in items if item.get_closest_marker("gpu") is not None]
     if not gpu_tests:
         return

@@ -6,8 +6,8 @@ Runs use tiny-cnn on the CPU with a few hundred synthetic images, so a real run 
 from __future__ import annotations
 
 import pytest
-from gui_support import FAST, fail_if_qthreads_left
-from gui_support import running_qthreads as _running_qthreads
+from tests.support.gui_support import FAST, fail_if_qthreads_left
+from tests.support.gui_support import running_qthreads as _running_qthreads
 from PySide6.QtCore import QLocale, QSettings
 
 from core.config.run_config import RunConfig

@@ -1,0 +1,110 @@
+"""`gpu-train-monitor compare`, run the way a user runs it (`python -m core compare ...` in a subprocess):
+two CPU configurations end to end, the JSON's ratio, bad overrides, and Ctrl+C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.e2e.test_cli_signals import finish, processes, start, wait_for_line  # noqa: F401 - a fixture
+
+FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32",
+        "--report-interval", "0.01"]
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+
+def compare(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "core", "compare", *args], capture_output=True, text=True,
+                          timeout=timeout, env=ENV)
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def test_two_cpu_configurations_race_and_the_ratio_is_their_throughputs(tmp_path: Path) -> None:
+    out = tmp_path / "compare.json"
+    result = compare("--vs", "channels_last=false", "--vs", "channels_last=true", *FAST, "--max-steps", "16",
+                     "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    data = json.loads(out.read_text())
+    runs = data["runs"]
+    assert [r["overrides"] for r in runs] == [{"channels_last": False}, {"channels_last": True}]
+    assert [r["status"] for r in runs] == ["completed", "completed"]
+    rates = [r["samples_per_s"] for r in runs]
+    assert all(rate > 0 for rate in rates)
+    for run in runs:
+        lo, hi = run["samples_per_s_spread"]
+        assert 0 < lo <= hi and run["warmup_steps"] >= 1 and run["steps"] == 16
+        assert run["loss_last"] > 0 and run["compile_s"] is None
+    assert data["speedup"] == pytest.approx(max(rates) / min(rates))
+    assert data["fastest"] == rates.index(max(rates))
+    # same seed, same data order, only the memory format differs: the losses must agree, and it says so
+    assert data["losses_agree"] is True
+    assert data["headline"] in result.stdout
+    if data["clear_difference"]:  # a busy machine often gives overlapping spreads: then no winner is named
+        assert "warm-up excluded" in data["headline"]
+    else:
+        assert data["headline"].startswith("no clear difference between ")
+    assert "channels_last" in result.stdout and "no channels_last" in result.stdout
+
+
+def test_an_override_that_does_not_parse_is_one_line_naming_it() -> None:
+    line = one_error_line(compare("--vs", "device=cpu", "--vs", "batchsize=64", *FAST))
+    assert line.startswith("gpu-train-monitor: error: --vs:") and "'batchsize=64'" in line and "unknown setting" in line
+    line = one_error_line(compare("--vs", "workers=1", "--vs", "workers=99", *FAST))
+    assert "'workers=99'" in line and "0 to 64" in line
+    line = one_error_line(compare("--vs", "amp=off", *FAST))
+    assert "2 to 4" in line
+
+
+def test_a_configuration_the_machine_cannot_run_is_refused_before_any_run(tmp_path: Path) -> None:
+    line = one_error_line(compare("--vs", "amp=off", "--vs", "amp=fp16", *FAST))
+    assert "configuration 2 (amp fp16)" in line and "--amp" in line and "fp16" in line
+    line = one_error_line(compare("--vs", "device=cpu", "--vs", "device=cuda:7", *FAST))
+    assert "configuration 2 (cuda:7)" in line and "--device" in line and "not available" in line
+
+
+def test_ctrl_c_stops_the_comparison_and_skips_the_rest(tmp_path: Path,
+                                                         processes: list) -> None:  # noqa: F811 - the fixture
+    out = tmp_path / "stopped.json"
+    process = start("compare", "--vs", "placement=stream", "--vs", "placement=resident", "--device", "cpu",
+                    "--model", "tiny-cnn", "--synthetic-samples", "2560", "--batch-size", "8", "--max-steps", "100000",
+                    "--json", str(out))
+    processes.append(process)
+    wait_for_line(process, r"^training tiny-cnn on cpu")
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = finish(process)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    data = json.loads(out.read_text())
+    assert data["status"] == "stopped" and [r["status"] for r in data["runs"]] == ["stopped"]
+    assert data["speedup"] is None and "no ratio" in data["headline"]
+
+
+def test_the_table_gives_no_ratio_column_for_a_difference_within_the_noise() -> None:
+    from core.cli.compare_command import comparison_table
+    from core.compare.plan import plan
+    from core.compare.result import ContenderResult, conclude
+    from core.config.run_config import RunConfig
+
+    def run(index: int, label: str, rate: float, spread: tuple[float, float]) -> ContenderResult:
+        return ContenderResult(index, label, {}, "completed", rate, spread, 2.0, 5, None, 1.0, 60, "", (2.0,), 10)
+
+    contenders = plan(RunConfig(device="cpu", batch_size=32, max_steps=60), [{"placement": "stream"},
+                                                                            {"placement": "resident"}])
+    result = conclude(contenders, [run(0, "stream", 128.0, (74.0, 182.0)), run(1, "resident", 112.0, (80.0, 155.0))],
+                      60, "tiny-cnn", False)
+    table = comparison_table(result)
+    assert "1.14x" not in table.replace("1.14x is within the noise", "")  # no winner's ratio in the column
+    assert table.splitlines()[-1].startswith("no clear difference between stream and resident")

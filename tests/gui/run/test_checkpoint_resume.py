@@ -1,0 +1,77 @@
+"""File ▸ Resume from checkpoint: the window continues a run it checkpointed, as one run and one curve."""
+
+from __future__ import annotations
+
+import torch
+from tests.support.gui_support import FAST, EventRecorder
+
+from core.run.events import CheckpointSaved, StepsReported
+from core.store.run_store import RunStore
+from gui.run.checkpoint_resume import resumable_epochs
+from gui.views.window_state import WindowState
+
+RUN_TIMEOUT_MS = 60_000
+ONE_EPOCH = FAST.replace(synthetic_samples=256, batch_size=32, max_steps=None, epochs=1)  # 8 steps a epoch
+
+
+def run_to_end(qtbot, window, start) -> EventRecorder:
+    recorder = EventRecorder()
+    window.controller.event.connect(recorder.on_event)
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        start()
+    assert ended.args == [WindowState.FINISHED]
+    return recorder
+
+
+def test_a_window_run_resumed_from_its_epoch_checkpoint_continues_the_same_run_and_curve(qtbot, make_window):
+    window = make_window(ONE_EPOCH)
+    first = run_to_end(qtbot, window, lambda: window.start_run(ONE_EPOCH))
+    saved = first.of(CheckpointSaved)
+    assert [(c.step, c.reason) for c in saved] == [(8, "epoch")]  # the window checkpoints each epoch's end
+    first_losses = [loss for e in first.of(StepsReported) for loss in e.losses]
+
+    from core.engine.checkpoint import read_info
+
+    assert resumable_epochs(read_info(saved[0].path)) == (2, 2)  # after epoch 1 of 1: one more is offered
+    second = run_to_end(qtbot, window, lambda: window.resumer.resume(saved[0].path, epochs=3))
+    reports = second.of(StepsReported)
+    assert reports[0].first_step == 9 and reports[-1].step == 24  # the step count goes on
+    assert window.form.config().epochs == 3 and window.form.config().max_steps is None
+    steps = list(window.loss_plot.data.column(0))
+    assert steps == list(range(1, 25))  # the recorded curve up to the checkpoint, then the resumed steps
+    assert list(window.loss_plot.data.column(1))[:8] == first_losses
+    assert "recorded steps before the checkpoint" in "\n".join(window.log.lines())
+    with RunStore(window.controller.store_path) as store:
+        run = store.run(store.find_uid(read_info(saved[0].path).run_uid))
+        assert (run.steps, run.resumes, run.status) == (24, 1, "completed")
+        assert store.steps(run.id).steps == tuple(range(1, 25))
+
+
+def test_a_checkpoint_that_carries_code_is_refused_in_the_log_and_nothing_starts(qtbot, make_window, tmp_path):
+    class Payload:
+        def __reduce__(self):
+            return (print, ("this must never run",))
+
+    path = tmp_path / "evil.pt"
+    torch.save({"model": Payload()}, path)  # a real checkpoint file whose pickle would call print on load
+    window = make_window(ONE_EPOCH)
+    message = window.resumer.resume(str(path), epochs=2)
+    assert message is not None and "carries code" in message
+    assert window.state is WindowState.IDLE and not window.controller.running
+    assert any("cannot resume:" in line and "carries code" in line for line in window.log.lines())
+    assert "cannot resume" in window.statusBar().currentMessage()
+    assert window.resumer.action.isEnabled()
+
+
+def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qtbot, make_window, monkeypatch):
+    import core.engine.checkpoint
+
+    window = make_window(ONE_EPOCH)
+    opened: list[str] = []
+    monkeypatch.setattr(core.engine.checkpoint, "read_info", lambda path: opened.append(path))
+    store = str(window.controller.store_path)
+    for path in (store, store + "-wal"):  # opening and closing either would drop SQLite's locks on it
+        window.resumer.resume_file(path)
+    assert opened == []
+    assert sum("is a file of the run store, not a checkpoint" in line for line in window.log.lines()) == 2
+    assert window.state is WindowState.IDLE and not window.controller.running
