@@ -8,7 +8,9 @@ helpers that tests share (no test file imports another).
 """
 
 import os
+import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 # Runs the tests start (in this process and in the CLI processes they spawn) are recorded in a store of
@@ -56,3 +58,15 @@ def pytest_collection_modifyitems(config, items):  # noqa: ANN001 - pytest hook
     skip = pytest.mark.skip(reason="needs a CUDA GPU")
     for item in gpu_tests:
         item.add_marker(skip)
+
+
+
+
+@pytest.fixture
+def processes() -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()

@@ -8,54 +8,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
 
+from tests.support.processes import ENV, WAIT_S, finish, start, wait_for_line
+
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
 LONG = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "2560", "--batch-size", "8"]
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
-WAIT_S = 180
-
-
-def start(*args: str, python_options: tuple[str, ...] = (), **kwargs: object) -> subprocess.Popen[str]:
-    kwargs = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kwargs}
-    return subprocess.Popen([sys.executable, *python_options, "-m", "core", *args], text=True, env=ENV,
-                            **kwargs)  # type: ignore[call-overload]
-
-
-def wait_for_line(process: subprocess.Popen[str], pattern: str) -> list[str]:
-    """stderr lines up to and including the first that matches `pattern` (fails at EOF)."""
-    assert process.stderr is not None
-    lines: list[str] = []
-    while True:
-        line = process.stderr.readline()
-        assert line, f"exited before {pattern!r}: {''.join(lines[-20:])}"
-        lines.append(line)
-        if re.search(pattern, line):
-            return lines
-
-
-@pytest.fixture
-def processes() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-        process.communicate()
-
-
-def finish(process: subprocess.Popen[str]) -> tuple[str, str]:
-    stdout, stderr = process.communicate(timeout=WAIT_S)
-    return stdout or "", stderr
 
 
 # --- SIGTERM --------------------------------------------------------------------------------------------

@@ -5,12 +5,24 @@ Runs use tiny-cnn on the CPU with a few hundred synthetic images, so a real run 
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import pytest
-from tests.support.gui_support import FAST, fail_if_qthreads_left
-from tests.support.gui_support import running_qthreads as _running_qthreads
 from PySide6.QtCore import QLocale, QSettings
 
+import core.device.devices
+import core.device.nvml
+import core.engine.recipe
+import core.engine.session
+import core.finder.search
 from core.config.run_config import RunConfig
+from core.model.models import build_model
+from gui.i18n import language as i18n
+from gui.window.main_window import MainWindow
+from tests.support.gui_support import FAST, fail_if_qthreads_left
+from tests.support.gui_support import running_qthreads as _running_qthreads
+from tests.support.out_of_memory import LinearMemory, OutOfMemoryAbove
 
 
 @pytest.fixture(autouse=True)
@@ -68,3 +80,33 @@ def window(make_window):
 def running_qthreads():
     """A function listing the QThreads still running (the lifecycle tests want none after a run)."""
     return _running_qthreads
+
+
+
+
+@pytest.fixture
+def chinese(tmp_path, qapp):
+    installed = i18n.install(i18n.CHINESE, cache=tmp_path / "qm", system=QLocale("zh_CN"))
+    assert installed.language == i18n.CHINESE, installed.problem
+    yield installed
+    installed.remove()
+    QLocale.setDefault(QLocale.system())
+
+
+
+
+@pytest.fixture
+def batches_above_16_run_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(core.engine.recipe, "build_model",
+                        lambda name, classes, channels: OutOfMemoryAbove(build_model(name, classes, channels), 16))
+
+@pytest.fixture
+def fast_trials(monkeypatch: pytest.MonkeyPatch) -> Callable[[int, int], LinearMemory]:
+    """The finder tab searches with an injected measure instead of real trials (seconds each)."""
+    def install(fixed: int, per_sample: int) -> LinearMemory:
+        memory = LinearMemory(fixed, per_sample)
+        monkeypatch.setattr(core.finder.search, "find_batch_size",
+                            functools.partial(core.finder.search.find_batch_size, measure=memory))
+        return memory
+
+    return install

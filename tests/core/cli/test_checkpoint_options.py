@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.core.cli.test_main import FAST, cli, user_error_line
 
 from core.cli.main import build_parser, main
 from core.engine.checkpoint import read_info
+from tests.support.cli import FAST, cli, user_error_line
 
 SMALL = [*FAST, "--batch-size", "32"]  # 256 images: 8 steps an epoch
 

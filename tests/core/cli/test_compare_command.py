@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.e2e.test_cli_signals import finish, processes, start, wait_for_line  # noqa: F401 - a fixture
+
+from tests.support.processes import finish, start, wait_for_line
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32",
         "--report-interval", "0.01"]

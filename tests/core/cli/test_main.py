@@ -7,7 +7,6 @@ what is allowed; a traceback is a bug.
 from __future__ import annotations
 
 import json
-import os
 import re
 import resource
 import signal
@@ -24,38 +23,10 @@ import torch
 from core.cli.main import build_parser, config_from_args, main, option_name
 from core.config.run_config import BOUNDS, RunConfig
 from core.device.devices import list_devices
+from tests.support.cli import ENV, FAST, cli, command, user_error_line
 
-FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256"]
 SUMMARY_KEYS = {"status", "steps", "samples", "wall_s", "samples_per_s", "loss_first", "loss_last", "val_accuracy",
                 "device", "device_name", "peak_allocated_bytes", "peak_reserved_bytes", "peak_rss_bytes", "config"}
-
-
-# One compute thread per child: the suite runs on small shared machines, where torch's threads would fight.
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
-
-
-def command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "core", *args]
-
-
-def cli(*args: str, timeout: float = 120, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command(*args), capture_output=True, text=True, timeout=timeout, env=ENV,
-                          **kwargs)  # type: ignore[call-overload]
-
-
-def user_error_line(result: subprocess.CompletedProcess[str], *expected: str) -> str:
-    """The one stderr line of a bad-input exit, checked to contain every `expected` fragment."""
-    assert "Traceback" not in result.stderr, result.stderr
-    assert result.returncode == 2, (result.returncode, result.stderr)
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    line = lines[0]
-    assert line.startswith("gpu-train-monitor"), line
-    assert "error" in line
-    for fragment in expected:
-        assert fragment in line, (fragment, line)
-    assert "status" not in result.stdout  # no run summary for a run that never started
-    return line
 
 
 # --- bad input, one line each -------------------------------------------------------------------------

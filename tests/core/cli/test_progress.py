@@ -5,8 +5,6 @@ from __future__ import annotations
 import dataclasses
 import io
 
-from tests.core.run.test_event_text import oom, sample, started, summary
-
 from core.cli.progress import ProgressBar
 from core.run import event_text
 from core.run.events import (
@@ -16,6 +14,7 @@ from core.run.events import (
     RunFinished,
     StepsReported,
 )
+from tests.support.events import oom, sample, started, summary
 
 
 def steps(step: int, epoch: int, total_steps: int = 0) -> StepsReported:

@@ -20,13 +20,16 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.core.export.test_run_export import record_resumed_nan_run, record_run
-from tests.core.store.test_run_store import another_programs_database
 
 from core.base.text import format_bytes
 from core.cli.main import main
 from core.export.run_export import local_time
 from core.store.run_store import RunStore, StoreError
+from tests.support.recorded_runs import (
+    another_programs_database,
+    record_resumed_nan_run,
+    record_run,
+)
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 PREFIX = "gpu-train-monitor: error: "

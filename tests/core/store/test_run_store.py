@@ -49,6 +49,7 @@ from core.store.schema import (
     migrate,
     schema_version,
 )
+from tests.support.recorded_runs import another_programs_database
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 CLI_FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
@@ -424,18 +425,6 @@ def test_a_full_store_is_named_as_such(tmp_path: Path) -> None:
             db.execute("INSERT INTO filler VALUES (randomblob(4096))")
     db.close()
     assert store_problem(path, error.value) == f"the disk holding the run store {path} is full"
-
-
-def another_programs_database(path: Path) -> str:
-    """Another program's SQLite file that looks like an old store of ours (user_version 1, a table `runs`);
-    returns its sha256."""
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 1")
-    db.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, title TEXT)")
-    db.execute("INSERT INTO runs (title) VALUES ('theirs')")
-    db.commit()
-    db.close()
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_another_programs_versioned_database_is_one_warning_left_untouched_and_the_run_trains(tmp_path: Path) -> None:

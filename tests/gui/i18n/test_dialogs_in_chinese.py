@@ -15,26 +15,22 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.gui.memory import test_insight as test_memory_insight
-from tests.gui.i18n import test_window_in_chinese
-from tests.support.gui_support import FAST, EventRecorder
 from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox, QWidget
-from tests.gui.i18n.test_window_in_chinese import (
-    RUN_TIMEOUT_MS,
-    _allowed_words,
-    english_words,
-    visible_texts,
-)
 
 from core.run.events import CheckpointSaved
 from gui.qt import file_dialogs
 from gui.views.window_state import WindowState
+from tests.support.chinese_texts import (
+    RUN_TIMEOUT_MS,
+    WORD_CHOICES,
+    allowed_words,
+    english_words,
+    visible_texts,
+)
+from tests.support.gui_support import FAST, EventRecorder
 
 # their fixtures, found by pytest under these names: the Chinese catalogue installed, a real out of memory on
 # the CPU (batches above 16 raise torch's OutOfMemoryError), the finder measuring without real trials
-chinese = test_window_in_chinese.chinese
-batches_above_16_run_out_of_memory = test_memory_insight.batches_above_16_run_out_of_memory
-fast_trials = test_memory_insight.fast_trials
 
 ONE_EPOCH = FAST.replace(synthetic_samples=256, batch_size=16, max_steps=None, epochs=1)  # 16 steps, a checkpoint
 
@@ -115,9 +111,9 @@ DIALOG_WORDS = {"eager", "loss", "memory", "validation", "rate"}
 
 
 def _english(where: str, texts: list[tuple[str, str]]) -> list[str]:
-    allowed = _allowed_words() | DIALOG_WORDS | {"ctrl+k"}  # the Clear cache key, in its tooltip
+    allowed = allowed_words() | DIALOG_WORDS | {"ctrl+k"}  # the Clear cache key, in its tooltip
     if where == "Custom comparison":  # typed as setting=value: its values are the identifiers (stream, auto)
-        allowed |= test_window_in_chinese.WORD_CHOICES
+        allowed |= WORD_CHOICES
     found = set()
     for what, text in texts:
         # what the user types stays as typed: examples in <code>, file patterns (*.pt)

@@ -9,14 +9,10 @@ import re
 import sys
 import threading
 import types
-from collections.abc import Callable
 
 import pytest
 import torch
-from tests.support.gui_support import FAST
 from PySide6.QtCore import Qt
-from torch import nn
-from tests.support.translator_support import translated
 
 import core.device.nvml
 import core.engine.recipe
@@ -25,7 +21,6 @@ from core.base.errors import UserError
 from core.base.text import Message
 from core.config.run_config import RunConfig
 from core.device.nvml import GpuProcess, GpuStatus
-from core.model.models import build_model
 from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished
 from core.run.summary import RunSummary
 from gui.memory.finder_panel import FinderPanel
@@ -33,6 +28,8 @@ from gui.memory.nvml_panel import NvmlPanel
 from gui.views.breakdown_view import BreakdownView
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
+from tests.support.gui_support import FAST
+from tests.support.translator_support import translated
 
 RUN_TIMEOUT_MS = 60_000
 
@@ -122,25 +119,6 @@ def test_breakdown_names_its_parts_and_phases_in_the_users_language(qtbot):
 # --- out of memory ----------------------------------------------------------------------------------------
 
 
-class OutOfMemoryAbove(nn.Module):
-    """The real model, except that a training batch larger than `limit` raises CUDA's out-of-memory error."""
-
-    def __init__(self, inner: nn.Module, limit: int) -> None:
-        super().__init__()
-        self.inner, self.limit = inner, limit
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.training and x.shape[0] > self.limit:
-            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 512.00 MiB.")
-        return self.inner(x)
-
-
-@pytest.fixture
-def batches_above_16_run_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.engine.recipe, "build_model",
-                        lambda name, classes, channels: OutOfMemoryAbove(build_model(name, classes, channels), 16))
-
-
 def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, window,
                                                                     batches_above_16_run_out_of_memory):
     window.form.set_config(FAST.replace(batch_size=32, on_oom="stop"))
@@ -175,30 +153,6 @@ def oom_stop_events(batch_size: int) -> list[object]:
                          peak_reserved_bytes=0, peak_rss_bytes=0, config={})
     return [OutOfMemory(0, batch_size, 512 * 2**20, 10**9, 0, "stop", None, message),
             RunFinished("oom", 0, message + "; try a smaller batch size or --on-oom shrink", False, summary)]
-
-
-class LinearMemory:
-    """A fast stand-in for real trials: peak = fixed + per_sample * batch."""
-
-    def __init__(self, fixed: int, per_sample: int) -> None:
-        self.fixed, self.per_sample = fixed, per_sample
-        self.tried: list[int] = []
-
-    def __call__(self, config: RunConfig, batch: int, steps: int) -> int:
-        self.tried.append(batch)
-        return self.fixed + self.per_sample * batch
-
-
-@pytest.fixture
-def fast_trials(monkeypatch: pytest.MonkeyPatch) -> Callable[[int, int], LinearMemory]:
-    """The finder tab searches with an injected measure instead of real trials (seconds each)."""
-    def install(fixed: int, per_sample: int) -> LinearMemory:
-        memory = LinearMemory(fixed, per_sample)
-        monkeypatch.setattr(core.finder.search, "find_batch_size",
-                            functools.partial(core.finder.search.find_batch_size, measure=memory))
-        return memory
-
-    return install
 
 
 def test_find_a_batch_size_from_the_banner_opens_the_finder_and_searches(qtbot, window, fast_trials):

@@ -8,18 +8,7 @@ import numpy as np
 import pytest
 
 from core.export.smoothing import EmaState, debiased_ema
-
-
-def reference(losses: list[float], alpha: float) -> list[float]:
-    """TensorBoard-style debiased EMA, skipping non-finite values, one step at a time."""
-    out, raw, count, last = [], 0.0, 0, math.nan
-    for x in losses:
-        if math.isfinite(x):
-            count += 1
-            raw = alpha * raw + (1 - alpha) * x
-            last = raw / (1 - alpha ** count) if alpha > 0 else raw
-        out.append(last)
-    return out
+from tests.support.ema_reference import reference
 
 
 def noisy_losses(n: int, seed: int = 0) -> np.ndarray:

@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
-from tests.gui.plots.test_ema import (
-    reference as reference_ema,  # the step-by-step definition, kept once
-)
 
 from gui.plots.loss_plot import LossPlot
+from tests.support.ema_reference import (
+    reference as reference_ema,  # the step-by-step definition, kept once
+)
 
 
 @pytest.fixture

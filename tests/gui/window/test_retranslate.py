@@ -7,12 +7,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from tests.support.gui_support import FAST
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QGroupBox, QPlainTextEdit
 
 from gui.i18n import language as i18n
 from gui.views.window_state import WindowState
+from tests.support.gui_support import FAST
 
 
 def _texts(window) -> dict[str, str]:
@@ -67,9 +67,9 @@ def test_the_whole_window_follows_the_language_menu_after_a_run(make_window, qtb
                                                                  system_locale):
     """Settings ▸ Language switches every text a user sees at once, after a run filled the plots, the Runs
     tab and the numbers; the log's lines written before stay as they were written (its history)."""
-    from tests.gui.i18n.test_window_in_chinese import (
+    from tests.support.chinese_texts import (
         RUN_TIMEOUT_MS,
-        _allowed_words,
+        allowed_words,
         english_words,
         machine_names,
         visible_texts,
@@ -87,7 +87,7 @@ def test_the_whole_window_follows_the_language_menu_after_a_run(make_window, qtb
     qtbot.waitUntil(lambda: "\n" in stored.findChild(QPlainTextEdit).toPlainText(), timeout=RUN_TIMEOUT_MS)
     written, log = _log_lines(window) | _log_lines(stored), window.log.lines()
     config = window.form.config()
-    allowed, machine = _allowed_words(), machine_names()
+    allowed, machine = allowed_words(), machine_names()
     menu = window.menus.language_menu
     try:
         menu.choice_actions[i18n.CHINESE].trigger()

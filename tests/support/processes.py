@@ -1,0 +1,38 @@
+"""The CLI as a process of its own session, waited on by the lines it prints, and finished without leaving
+anything running."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+
+
+def start(*args: str, python_options: tuple[str, ...] = (), **kwargs: object) -> subprocess.Popen[str]:
+    kwargs = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kwargs}
+    return subprocess.Popen([sys.executable, *python_options, "-m", "core", *args], text=True, env=ENV,
+                            **kwargs)  # type: ignore[call-overload]
+
+def wait_for_line(process: subprocess.Popen[str], pattern: str) -> list[str]:
+    """stderr lines up to and including the first that matches `pattern` (fails at EOF)."""
+    assert process.stderr is not None
+    lines: list[str] = []
+    while True:
+        line = process.stderr.readline()
+        assert line, f"exited before {pattern!r}: {''.join(lines[-20:])}"
+        lines.append(line)
+        if re.search(pattern, line):
+            return lines
+
+def finish(process: subprocess.Popen[str]) -> tuple[str, str]:
+    stdout, stderr = process.communicate(timeout=WAIT_S)
+    return stdout or "", stderr
+
+
+
+
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+WAIT_S = 180
