@@ -12,11 +12,12 @@ from dataclasses import dataclass
 
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message, message_of
+from core.run.status import Status
 
 # the status words the English texts use ("diverged: the loss became nan ..."), each a template of its own
-STATUS_WORDS = {"completed": Message("completed"), "stopped": Message("stopped"), "diverged": Message("diverged"),
-                "oom": Message("oom"), "failed": Message("failed"), "interrupted": Message("interrupted"),
-                "running": Message("running")}
+STATUS_WORDS = {Status.COMPLETED: Message("completed"), Status.STOPPED: Message("stopped"),
+                Status.DIVERGED: Message("diverged"), Status.OOM: Message("oom"), Status.FAILED: Message("failed"),
+                Status.INTERRUPTED: Message("interrupted"), Status.RUNNING: Message("running")}
 
 
 def status_word(status: str) -> str:
@@ -50,7 +51,7 @@ class OutOfMemoryStop(Exception):
 class Outcome:
     """What `RunFinished` says about the ending: its status, message, and whether the user can fix it."""
 
-    status: str
+    status: Status
     message: str = ""
     user_error: bool = False
     error_field: str | None = None  # the config field a ConfigError names, for the window to point at
@@ -60,9 +61,9 @@ def trained(step: int, total_steps: int) -> Outcome:
     """The loop returned: `completed` only when every planned step was trained (never report a short run
     as complete)."""
     if step != total_steps:
-        return Outcome("failed", Message("the run ended after {step} of {total_steps} planned steps", step=step,
-                                         total_steps=total_steps))
-    return Outcome("completed")
+        return Outcome(Status.FAILED, Message("the run ended after {step} of {total_steps} planned steps",
+                                              step=step, total_steps=total_steps))
+    return Outcome(Status.COMPLETED)
 
 
 def ended_by(exc: Exception | SystemExit) -> Outcome:
@@ -72,14 +73,14 @@ def ended_by(exc: Exception | SystemExit) -> Outcome:
     if isinstance(exc, SystemExit):
         from core.config.user_callables import exit_call
 
-        return Outcome("failed", Message("your code called {call}; to end a run with an error, raise an exception",
-                                         call=exit_call(exc)))
+        return Outcome(Status.FAILED, Message("your code called {call}; to end a run with an error, raise an "
+                                              "exception", call=exit_call(exc)))
     if isinstance(exc, Stopped):
-        return Outcome("stopped", Message("stopped by request"))
+        return Outcome(Status.STOPPED, Message("stopped by request"))
     if isinstance(exc, Diverged):
-        return Outcome("diverged", message_of(exc))
+        return Outcome(Status.DIVERGED, message_of(exc))
     if isinstance(exc, OutOfMemoryStop):
-        return Outcome("oom", message_of(exc))
+        return Outcome(Status.OOM, message_of(exc))
     if isinstance(exc, UserError):
-        return Outcome("failed", message_of(exc), True, exc.field if isinstance(exc, ConfigError) else None)
-    return Outcome("failed", Message("{kind}: {error}", kind=type(exc).__name__, error=message_of(exc)))
+        return Outcome(Status.FAILED, message_of(exc), True, exc.field if isinstance(exc, ConfigError) else None)
+    return Outcome(Status.FAILED, Message("{kind}: {error}", kind=type(exc).__name__, error=message_of(exc)))

@@ -30,6 +30,7 @@ import psutil
 
 from core.base.errors import UserError
 from core.base.text import Message, message_from_json, message_of, message_to_json
+from core.run.status import Status
 from core.store.files import (  # noqa: F401 - importable from here
     ENV_PATH,
     NotAFile,
@@ -54,7 +55,7 @@ BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before call
 STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this has stopped
 HEARTBEAT_S = 2.0  # how often a recording process touches its running run, even when paused
 STALE_ON_HOST_S = 5 * HEARTBEAT_S  # on this host, a live pid with a younger heartbeat is the recorder; older: its start time decides
-FINISHED = ("completed", "stopped", "diverged", "oom", "failed", "interrupted")
+FINISHED = tuple(status for status in Status if status.finished)  # every status but running
 INTERRUPTED = Message("the process recording it ended without finishing it (killed or crashed); steps up to its last "
                       "report are kept")  # the message of a run found `interrupted`
 
