@@ -18,6 +18,7 @@ from core.cli.options import EXIT_CODES, EXIT_USER_ERROR, PROG
 from core.config.run_config import RunConfig
 from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
 from core.run.signals import stop_on_signals
+from core.run.status import Status
 
 
 def check_supported(args: argparse.Namespace) -> None:
@@ -83,7 +84,7 @@ def _rank(args: argparse.Namespace, config: RunConfig, context: RankContext) -> 
     if not context.is_main:
         if finished.user_error:  # every rank meets it (a missing dataset): rank 0 says it once
             return EXIT_USER_ERROR
-        if finished.status not in ("completed", "stopped") and finished.message:  # torchrun's: no launcher of ours
+        if not Status(finished.status).ended_well and finished.message:  # torchrun's: no launcher of ours
             print(f"{PROG}: rank {context.rank}: {finished.status}: {finished.message}", file=sys.stderr)
         return EXIT_CODES[finished.status]
     return report_finished(args, finished, signals)

@@ -37,6 +37,7 @@ from core.distributed.rank_watch import (
     torch_log_folder,
 )
 from core.run.outcome import status_word
+from core.run.status import Status
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -239,7 +240,7 @@ def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]], 
     """The first cause, by rank: a rank that reported its own failure (out of memory, diverged, an error that
     is not a lost connection), else a rank killed by a signal the launcher did not send, else the first exit."""
     own = sorted(((rank, end) for rank, end in ends.items()
-                  if end["status"] not in ("completed", "stopped") and not lost_peer(end["message"])),
+                  if not Status(end["status"]).ended_well and not lost_peer(end["message"])),
                  key=lambda item: item[1].get("at", 0.0))  # the first to fail, not the lowest rank
     if own:
         rank, end = own[0]

@@ -127,9 +127,9 @@ class DataParallelRun(RunControls):
 
     def _failed(self, message: str) -> RunFinished:
         config = self.config.to_dict()
-        summary = RunSummary("failed", 0, 0, 0.0, None, None, None, None, str(config["device"]), "", 0, 0, 0, config,
+        summary = RunSummary(Status.FAILED, 0, 0, 0.0, None, None, None, None, str(config["device"]), "", 0, 0, 0, config,
                              world_size=self.config.nproc)
-        return RunFinished("failed", 0, message, False, summary)
+        return RunFinished(Status.FAILED, 0, message, False, summary)
 
     # ---- commands reach rank 0 as signals --------------------------------------------------------
     def request_stop(self) -> None:
