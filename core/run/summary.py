@@ -5,12 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-from core.base.outputs import write_json
-
-STATUSES = ("completed", "stopped", "diverged", "oom", "failed")
 
 
 @dataclass(frozen=True)
@@ -50,8 +45,3 @@ class RunSummary:
         values["ranks"] = [dict(rank) for rank in self.ranks]
         values["samples_per_s_spread"] = None if self.samples_per_s_spread is None else list(self.samples_per_s_spread)
         return values
-
-    def write_json(self, path: str | Path) -> None:
-        """Strict JSON, written atomically: NaN/inf (a diverged run's losses) become null, which every JSON
-        reader accepts; a full disk leaves the previous file, never a truncated one (OSError then)."""
-        write_json(path, self.to_dict())

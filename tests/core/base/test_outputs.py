@@ -28,6 +28,7 @@ from core.base.outputs import (
     write_text,
 )
 from core.cli.main import main
+from core.cli.stdout import save_json
 from core.run.summary import RunSummary
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
@@ -112,7 +113,7 @@ def test_a_diverged_runs_summary_is_strict_json_with_nulls(tmp_path: Path) -> No
                          peak_allocated_bytes=1, peak_reserved_bytes=0, peak_rss_bytes=1, config={"lr": 10.0},
                          memory_breakdown=None)
     target = tmp_path / "summary.json"
-    summary.write_json(target)
+    assert save_json("summary_json", str(target), summary.to_dict(), "summary") is None  # --summary-json's path
     text = target.read_text(encoding="utf-8")
     loaded = json.loads(text, parse_constant=_reject_constants)  # NaN/Infinity would raise here
     assert loaded["loss_last"] is None and loaded["samples_per_s"] is None
