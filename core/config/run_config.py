@@ -208,8 +208,6 @@ def describe_range(name: str) -> Message:
 def _fmt(value: float | None) -> str:
     if value is None:
         return Message("any")
-    if isinstance(value, float) and (abs(value) < 1e-3 and value != 0):
-        return f"{value:g}"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 

@@ -222,7 +222,7 @@ class RunRecorder:
     def _steps(self, db: sqlite3.Connection, at: float, event: StepsReported) -> None:
         run_id, m = self._run_id, event.memory
         db.executemany("INSERT OR REPLACE INTO steps (run_id, step, epoch, loss) VALUES (?, ?, ?, ?)",
-                       [(run_id, event.first_step + i, event.epoch, _finite_or_none(loss))
+                       [(run_id, event.first_step + i, event.epoch, _nan_as_null(loss))
                         for i, loss in enumerate(event.losses)])
         db.execute("INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    (run_id, event.step, at, at - self._started_at, event.samples, event.samples_per_s,
@@ -232,7 +232,7 @@ class RunRecorder:
         if event.ranks:  # a data-parallel run: every rank's own sample, in this report's transaction
             values = ", ".join("?" * (1 + len(RANK_REPORT_COLUMNS)))
             db.executemany(f"INSERT OR REPLACE INTO rank_reports VALUES ({values})",
-                           [(run_id, event.step, r.rank, r.device, _finite_or_none(r.samples_per_s),
+                           [(run_id, event.step, r.rank, r.device, _nan_as_null(r.samples_per_s),
                              r.memory.allocated_bytes, r.memory.reserved_bytes, r.memory.peak_allocated_bytes,
                              r.memory.peak_reserved_bytes, r.memory.capacity_bytes, r.memory.device_used_bytes,
                              r.memory.process_rss_bytes) for r in event.ranks])
@@ -252,7 +252,7 @@ class RunRecorder:
                    "peak_reserved_bytes = max(peak_reserved_bytes, ?), batch_size = coalesce(?, batch_size), summary = ? "
                    "WHERE id = ?",
                    (event.status, event.message, message_json(event.message), at, event.step, s.samples_per_s,
-                    _finite_or_none(s.loss_last),
+                    _nan_as_null(s.loss_last),
                     s.val_accuracy, s.peak_allocated_bytes, s.peak_reserved_bytes, s.batch_size or None,
                     _json(s.to_dict()), self._run_id))
         self._run_id = None
@@ -315,7 +315,9 @@ def event_data(event: Any) -> dict[str, Any]:
     return data
 
 
-def _finite_or_none(value: float | None) -> float | None:
+def _nan_as_null(value: float | None) -> float | None:
+    """NaN as None (SQL NULL, read back as NaN), so `coalesce` keeps the earlier value; inf is stored as it is
+    (SQLite keeps it): a loss that became inf reads back as inf, not as a missing value."""
     return None if value is None or math.isnan(value) else value
 
 
