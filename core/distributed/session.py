@@ -39,11 +39,12 @@ from core.engine import oom_recovery
 from core.engine.recipe import RunParts, build_run
 from core.engine.report import BREAKDOWN_PERIOD_S
 from core.engine.session import TrainingSession
-from core.memory.probe import MemorySample, clear_cache
+from core.memory.probe import clear_cache
 from core.run import outcome as run_outcome
 from core.run.events import (
     CacheCleared,
     MemoryBreakdown,
+    MemorySample,
     Observer,
     RankSample,
     RunFinished,

@@ -16,29 +16,13 @@ from typing import TYPE_CHECKING
 import psutil
 
 from core.device import nvml
+from core.run.events import MemorySample
 
 if TYPE_CHECKING:
     import torch
 
-# torch is imported inside the functions that need it: the window imports this module (for
-# MemorySample) before torch has loaded in the background, and must not wait for it.
-
-
-@dataclass(frozen=True)
-class MemorySample:
-    """One reading, in bytes. `device_used_bytes` is device-wide (all processes), None where unknown."""
-
-    time_s: float  # time.monotonic() when read
-    device: str
-    allocated_bytes: int
-    reserved_bytes: int  # 0 where the device has no caching allocator (CPU)
-    peak_allocated_bytes: int
-    peak_reserved_bytes: int
-    capacity_bytes: int
-    device_used_bytes: int | None
-    process_rss_bytes: int
-    has_allocator: bool  # True on CUDA/MPS: allocated/reserved are the allocator's own counters
-    capacity_limit: str | None = None  # on the CPU: the limit capacity is (a ProcessLimit's kind), None: system memory
+# torch is imported inside the functions that need it: the window may import this module before torch has
+# loaded in the background, and must not wait for it.
 
 
 LIMIT_KINDS = ("RLIMIT_AS", "RLIMIT_DATA", "cgroup")

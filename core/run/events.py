@@ -8,13 +8,38 @@ dispatches with `match`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Union
+from dataclasses import dataclass, fields
+from typing import Any, Union, get_args, get_type_hints
 
 from core.compare.plan import Contender
 from core.compare.result import ComparisonResult
-from core.memory.probe import MemorySample
 from core.run.summary import RunSummary
+
+
+@dataclass(frozen=True)
+class MemorySample:
+    """One memory reading (core.memory.probe takes them), in bytes. `device_used_bytes` is device-wide (all
+    processes), None where unknown. Its byte counts are `SAMPLE_COLUMNS`."""
+
+    time_s: float  # time.monotonic() when read
+    device: str
+    allocated_bytes: int
+    reserved_bytes: int  # 0 where the device has no caching allocator (CPU)
+    peak_allocated_bytes: int
+    peak_reserved_bytes: int
+    capacity_bytes: int
+    device_used_bytes: int | None
+    process_rss_bytes: int
+    has_allocator: bool  # True on CUDA/MPS: allocated/reserved are the allocator's own counters
+    capacity_limit: str | None = None  # on the CPU: the limit capacity is (a ProcessLimit's kind), None: system memory
+
+
+# The byte counts of a sample, in field order: what the run store's `reports` and `rank_reports` rows, the CSV
+# and TensorBoard exports and a data-parallel report's gather row keep of it (time, device and flags aside).
+SAMPLE_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(MemorySample) if f.name.endswith("_bytes"))
+# those a sample may not know (None): `int | None` in MemorySample
+UNKNOWN_SAMPLE_COLUMNS = frozenset(name for name, hint in get_type_hints(MemorySample).items()
+                                   if name in SAMPLE_COLUMNS and type(None) in get_args(hint))
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from core.base.text import Message, message_from_json
-from core.memory.probe import MemorySample
 from core.run import events as core_events
+from core.run.events import MemorySample
 from core.store.run_store import (
     FINISHED,
     EventRow,

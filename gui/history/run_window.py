@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.memory.probe import MemorySample
 from core.run import event_text
 from core.run.events import (
     CacheCleared,
@@ -39,6 +38,7 @@ from core.run.events import (
     EpochEnded,
     LogMessage,
     MemoryBreakdown,
+    MemorySample,
     OutOfMemory,
     SnapshotSaved,
 )

@@ -19,8 +19,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
-from core.memory.probe import MemorySample
-from core.run.events import RankSample
+from core.run.events import MemorySample, RankSample
 from gui.plots.live_plot import (
     arrange_legend,
     draw_decimated,

@@ -20,7 +20,7 @@ from gui.qt.locale_format import number
 
 
 class Reading(Protocol):
-    """What a rank's reading has: a `core.memory.probe.MemorySample` or a `core.store.run_store.RankReportRow`."""
+    """What a rank's reading has: a `core.run.events.MemorySample` or a `core.store.run_store.RankReportRow`."""
 
     allocated_bytes: int
     reserved_bytes: int

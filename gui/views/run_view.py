@@ -93,7 +93,7 @@ class RunView(QObject):
         self.rates = RateMedian()  # the live run's images/s, as its summary will give it
         self.breakdown_view = BreakdownView()
         self.log = LogPanel()
-        self.last_sample: Any = None  # the latest core.memory.probe.MemorySample shown
+        self.last_sample: Any = None  # the latest core.run.events.MemorySample shown
         self._oom_logged: str | None = None
         self.redraw_timer = QTimer(self)
         self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.memory.probe import MemorySample
 from core.run.events import (
+    MemorySample,
     OutOfMemory,
     RunStarted,
 )

@@ -25,10 +25,11 @@ from core.config.run_config import RunConfig
 from core.engine.session import TrainingSession
 from core.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS
 from core.export.run_export import export_run
-from core.memory.probe import MemoryProbe, MemorySample
+from core.memory.probe import MemoryProbe
 from core.run.events import (
     Event,
     MemoryBreakdown,
+    MemorySample,
     RankSample,
     RunFinished,
     RunStarted,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from core.memory.probe import MemorySample
+from core.run.events import MemorySample
 from gui.plots.memory_plot import SERIES, MemoryPlot
 
 GB = 1_000_000_000

@@ -14,8 +14,8 @@ from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from core.config.run_config import RunConfig
-from core.memory.probe import MemoryProbe, MemorySample
-from core.run.events import MemoryBreakdown, RankSample, RunStarted, StepsReported
+from core.memory.probe import MemoryProbe
+from core.run.events import MemoryBreakdown, MemorySample, RankSample, RunStarted, StepsReported
 from gui.plots.memory_plot import SERIES
 from gui.plots.rank_series import RankLayout
 from gui.views.run_view import RunView

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from tests.support.translator_support import translated
 
 from core.config.run_config import RunConfig
-from core.memory.probe import MemorySample
+from core.run.events import MemorySample
 from gui.form.text import label
 from gui.views.run_view import MEMORY_REDRAW_INTERVAL_S, RunView, config_text
 
