@@ -18,6 +18,7 @@ from core.base.text import Message, message_of
 from core.config.run_config import RunConfig
 from core.run.controls import RunControls
 from core.run.events import Observer, RunFinished
+from core.run.status import Status
 from core.run.summary import RunSummary
 
 
@@ -45,7 +46,7 @@ def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> 
             events.put(("pid", os.getpid()))
         finished = session.run()
     record_rank_end(context.rank, finished.status, finished.message, finished.user_error)
-    if finished.status not in ("completed", "stopped"):
+    if not Status(finished.status).ended_well:
         raise SystemExit(1)  # an exit: torch's launcher then stops the other ranks at once
     return 0
 
@@ -75,7 +76,7 @@ class DataParallelRun(RunControls):
             launcher.join()
         if finished is None:
             finished = self._failed(outcome.get("failure", Message("the ranks ended without a result")))
-        elif outcome.get("failure") and finished.status in ("completed", "stopped"):
+        elif outcome.get("failure") and Status(finished.status).ended_well:
             finished = self._failed(outcome["failure"])
         elif outcome.get("failure"):  # rank 0 said how it saw the end; the launcher knows who caused it
             finished = RunFinished(finished.status, finished.step, outcome["failure"], False, finished.summary)
