@@ -3,37 +3,50 @@
 The resumed run is the same run: its settings come from the checkpoint (the form shows them), its step
 count goes on, and the loss plot first shows the steps the run store recorded before the checkpoint, so
 the curve reads as one. A checkpoint that cannot be read or resumed is a message in the log and the
-status bar; nothing starts.
+status bar; nothing starts. It is given the parts it acts on and asks the window to start the run through
+`resume_requested`; it never reaches into the window.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QInputDialog
+from PySide6.QtWidgets import QInputDialog, QWidget
 
 from core.base.errors import UserError
 from core.config.run_config import BOUNDS
+from gui.form.settings_form import SettingsForm
 from gui.form.text import choice_text
+from gui.plots.loss_plot import LossPlot
 from gui.qt import file_dialogs
 from gui.qt.core_text import error_text
 from gui.qt.locale_format import integer
+from gui.views.log_panel import LogPanel
 
 if TYPE_CHECKING:
     from core.engine.checkpoint import CheckpointInfo
-    from gui.window.main_window import MainWindow
 
 
 class CheckpointResume(QObject):
-    """The action and what it does; `resume(path, epochs)` is the same without the dialogs."""
+    """The action and what it does; `resume(path, epochs)` is the same without the dialogs.
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.action = QAction(self.tr("Resume from checkpoint…"), window)
+    `form` shows the resumed run's settings, `log` and `notify(text, ms)` (the status bar) say what happened,
+    `store_path` is the run store (never taken for a checkpoint; its steps before the checkpoint go on
+    `loss_plot`). `parent` is the dialogs' parent."""
+
+    resume_requested = Signal(object, str)  # (RunConfig, checkpoint path): start it, or call `refuse` saying why not
+
+    def __init__(self, form: SettingsForm, log: LogPanel, store_path: str | Path, loss_plot: LossPlot,
+                 notify: Callable[[str, int], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.form, self.log, self.store_path, self.loss_plot = form, log, store_path, loss_plot
+        self._notify, self._dialog_parent = notify, parent
+        self._refusal: str | None = None  # why the last resume_requested could not start, said through `refuse`
+        self.action = QAction(self.tr("Resume from checkpoint…"), parent)
         self.action.setStatusTip(self.tr("Continue a run from a checkpoint it saved: the same run, its steps and "
                                          "curve go on"))
         self.action.triggered.connect(self._on_triggered)
@@ -46,7 +59,7 @@ class CheckpointResume(QObject):
         from core.engine.checkpoint import default_dir
 
         folder = default_dir()
-        path, _ = file_dialogs.get_open_file_name(self.window, self.tr("Resume from checkpoint"),
+        path, _ = file_dialogs.get_open_file_name(self._dialog_parent, self.tr("Resume from checkpoint"),
                                               str(folder if folder.is_dir() else Path.home()),
                                               self.tr("Checkpoints (*.pt);;All files (*)"))
         if path:
@@ -59,12 +72,12 @@ class CheckpointResume(QObject):
         from core.engine.checkpoint import read_info
 
         if self._is_store_file(path):  # reading it would open and close the store's file: SQLite's locks gone
-            self._refuse(self.tr("{path} is a file of the run store, not a checkpoint").format(path=path))
+            self.refuse(self.tr("{path} is a file of the run store, not a checkpoint").format(path=path))
             return
         try:
             info = read_info(path)
         except UserError as exc:
-            self._refuse(error_text(exc))
+            self.refuse(error_text(exc))
             return
         epochs = self._ask_epochs(info)
         if epochs is not None:
@@ -87,8 +100,8 @@ class CheckpointResume(QObject):
             warning = self.tr("Resuming imports and runs your code named in it: {code}.")
             lines.append(warning.format(code=", ".join(code)))
         lines.append(self.tr("Train up to epoch:"))
-        value, ok = QInputDialog.getInt(self.window, self.tr("Resume from checkpoint"), "\n".join(lines), planned,
-                                        first, int(BOUNDS["epochs"].maximum))
+        value, ok = QInputDialog.getInt(self._dialog_parent, self.tr("Resume from checkpoint"), "\n".join(lines),
+                                        planned, first, int(BOUNDS["epochs"].maximum))
         return value if ok else None
 
     def resume(self, path: str, epochs: int) -> str | None:
@@ -98,42 +111,46 @@ class CheckpointResume(QObject):
         try:
             info = read_info(path)
             config = resume_config(info, {"epochs": epochs, "max_steps": None})
-            self.window.form.set_config(config)
-            self.window.start_run(config, resume=path)
+            self.form.set_config(config)
         except UserError as exc:
-            self._refuse(error_text(exc))
-            return error_text(exc)
-        self._show_earlier_steps(info)
+            return self.refuse(error_text(exc))
+        self._refusal = None
+        self.resume_requested.emit(config, path)  # started at once (a direct connection), or refused through `refuse`
+        if self._refusal is not None:
+            return self._refusal
+        self._show_earlier_steps(info)  # after the start, which clears the plot
         return None
 
     def _is_store_file(self, path: str) -> bool:
         from core.base.outputs import STORE_COMPANIONS, same_file
 
-        store = str(self.window.controller.store_path)
+        store = str(self.store_path)
         return any(same_file(path, store + suffix) for suffix in ("", *STORE_COMPANIONS))
 
-    def _refuse(self, message: str) -> None:
-        """`message`: why, translated."""
+    def refuse(self, message: str) -> str:
+        """Say that the checkpoint cannot be resumed and why (`message`, translated); returns `message`."""
+        self._refusal = message
         text = self.tr("cannot resume: {reason}").format(reason=message)
-        self.window.log.add(text, "error")
-        self.window.statusBar().showMessage(text, 15_000)
+        self.log.add(text, "error")
+        self._notify(text, 15_000)
+        return message
 
     def _show_earlier_steps(self, info: CheckpointInfo) -> None:
         """The recorded steps up to the checkpoint, so the resumed curve continues the old one."""
         from core.store.run_store import RunStore, StoreError
 
         try:
-            with RunStore(self.window.controller.store_path, readonly=True) as store:
+            with RunStore(self.store_path, readonly=True) as store:
                 run_id = store.find_uid(info.run_uid)
                 if run_id is None:
                     return
                 series = store.steps(run_id)
                 epochs = store.events(run_id, kinds=("EpochEnded",))
         except StoreError as exc:
-            self.window.log.add(self.tr("the run's earlier steps are not shown: {error}").format(error=error_text(exc)),
+            self.log.add(self.tr("the run's earlier steps are not shown: {error}").format(error=error_text(exc)),
                                 "warning")
             return
-        plot, start, chunk = self.window.loss_plot, None, []
+        plot, start, chunk = self.loss_plot, None, []
         for step, loss in zip(series.steps, series.losses):
             if step > info.step:
                 break
@@ -150,7 +167,7 @@ class CheckpointResume(QObject):
                 plot.add_epoch_end(event.data["epoch"], event.step, event.data.get("val_accuracy"),
                                    event.data.get("complete", True))
         if series.steps:
-            self.window.log.add(self.tr("the loss plot shows run {run}'s {steps} recorded steps before the checkpoint, "
+            self.log.add(self.tr("the loss plot shows run {run}'s {steps} recorded steps before the checkpoint, "
                                         "then the resumed ones").format(
                 run=run_id, steps=integer(min(info.step, len(series.steps)))))
 

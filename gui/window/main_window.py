@@ -19,14 +19,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSettings, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
 
 from core.base.errors import UserError
+from core.compare.events import ComparisonFinished
 from core.config.run_config import RunConfig
 from core.run.events import (
-    ComparisonFinished,
     OutOfMemory,
     RunFinished,
     RunPaused,
@@ -40,6 +41,7 @@ from gui.form.settings_form import SettingsForm
 from gui.history.panel import HistoryPanel
 from gui.memory.device_watch import DeviceWatch
 from gui.memory.insight import MemoryInsight
+from gui.plots.live_plot import is_shown
 from gui.qt.core_text import core_text, error_text
 from gui.qt.resources import ICON, asset
 from gui.run.buttons import RunButtons
@@ -141,9 +143,15 @@ class MainWindow(QMainWindow):
         self.state_status = QLabel(WindowState.IDLE.shown)
         self.statusBar().addWidget(self.device_status, 1)
         self.statusBar().addPermanentWidget(self.state_status)
-        self.menus = MenuBar(self)
+        notify, buttons = self.statusBar().showMessage, self.buttons
+        run_actions = (buttons.start_action, buttons.pause_action, buttons.stop_action, buttons.clear_action)
+        self.menus = MenuBar(run_actions=run_actions, compare_menu=self.compare_menu.menu,
+                             settings=self.settings, log=self.log, shown_plots=self.shown_plots,
+                             request_checkpoint=self.controller.request_checkpoint,
+                             torch_loaded=lambda: self.torch_loaded, notify=notify, parent=self)
         self.setMenuBar(self.menus)
-        self.resumer = CheckpointResume(self)
+        self.resumer = CheckpointResume(self.form, self.log, self.controller.store_path, self.loss_plot, notify, self)
+        self.resumer.resume_requested.connect(self._on_resume_requested)
         self.menus.add_file_actions(self.history.open_action, self.history.export_action,  # above Save plots
                                     self.resumer.action)
         self.history.open_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Open))  # Ctrl+O
@@ -153,6 +161,25 @@ class MainWindow(QMainWindow):
 
     def _latest_sample(self) -> Any:
         return self.view.last_sample
+
+    def shown_plots(self) -> list[tuple[str, pg.PlotWidget]]:
+        """(file-name part, plot) for each plot shown now, drawn up to date: the loss plot (with validation
+        accuracy once it has points) or the comparison's three plots, whichever tab is in front, and the memory
+        plot; none that a collapsed splitter hides."""
+        if self.plot_tabs.currentWidget() is self.compare_view:
+            self.compare_view.draw_now()
+            view = self.compare_view
+            plots = [("comparison-time", view.time_plot), ("comparison-step", view.step_plot),
+                     ("comparison-speed", view.rate_plot)]
+        else:
+            self.loss_plot.refresh()
+            plots = [("loss", self.loss_plot.plot)]
+            validation_x, _ = self.loss_plot.val_curve.getData()
+            if validation_x is not None and len(validation_x):
+                plots.append(("validation", self.loss_plot.val_plot))
+        self.memory_plot.refresh()
+        plots.append(("memory", self.memory_plot.plot))
+        return [(name, plot) for name, plot in plots if is_shown(plot)]
 
     # ---- torch arrives ---------------------------------------------------------------------------
     @Slot()
@@ -202,16 +229,23 @@ class MainWindow(QMainWindow):
             self.launched.started(config, self.form.device_kind())
         self._update_controls()
 
+    @Slot(object, str)
+    def _on_resume_requested(self, config: RunConfig, path: str) -> None:
+        try:
+            self.start_run(config, resume=path)
+        except UserError as exc:  # a checkpoint that cannot be resumed: nothing has started
+            self.resumer.refuse(error_text(exc))
+
     def _resolved(self, config: RunConfig) -> RunConfig:
         """`config` with auto's model and device named as this machine resolves them ("starting: tiny-cnn on
         cpu", not "auto on auto"), for the log; as it is where they cannot be told yet."""
-        from gui.form.estimate import resolved_model
-
         if not self.form.devices.known:
             return config
+        from core.model.models import resolve_model  # imports torch: loaded once the devices are known
+
         device = self.form.resolved_spec(config.device)
         try:
-            return config.replace(device=device, model=resolved_model(config.model, self.form.devices.kind(device)))
+            return config.replace(device=device, model=resolve_model(config.model, self.form.devices.kind(device)))
         except Exception:  # noqa: BLE001 - a name the run itself will refuse, in its own words
             return config.replace(device=device)
 

@@ -1,5 +1,5 @@
-"""The window's menu bar: File (Save plots…, Quit), Run (the run buttons' actions, Checkpoint now) and Help
-(About, Copy system info).
+"""The window's menu bar: File (Save plots…, Quit), Run (the run buttons' actions, Checkpoint now), Settings
+(Language) and Help (About, Copy system info).
 
 The Run menu holds the very actions the buttons trigger (`gui.run.buttons`), so they are enabled,
 renamed (Pause/Resume) and keyed together, with no second shortcut to make a key ambiguous; its Compare
@@ -7,34 +7,30 @@ submenu is the Compare button's own menu. Quit closes the window through its clo
 run under way first. More File actions (opening a run, exporting) go above Save plots through
 `add_file_actions`.
 
-Save plots saves what the window shows: the loss plot (with validation accuracy once it has points) or
-the comparison's three plots, whichever tab is in front, and the memory plot, one file per plot
-(`gui.plots.plot_export`).
+Save plots saves the plots the window shows (its `shown_plots`), one file per plot (`gui.plots.plot_export`).
+The menu bar is given the parts it acts on, not the window: it reaches nothing else.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QSettings, Slot
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox, QWidget
 
 from core.base.text import message_of
 from gui.i18n import language as i18n
 from gui.i18n.language_menu import LanguageMenu
 from gui.plots import plot_export
-from gui.plots.live_plot import is_shown
 from gui.qt import file_dialogs
 from gui.qt.core_text import core_text
 from gui.qt.locale_format import integer
+from gui.views.log_panel import LogPanel
 from gui.views.window_state import WindowState
 from gui.window.about import open_about, window_system_info
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
 
 PLOTS_FOLDER_KEY = "plots/folder"  # where the last plots were saved: the next dialog opens there
 STATUS_MESSAGE_MS = 8000
@@ -48,39 +44,50 @@ def quit_keys() -> QKeySequence:
 
 
 class MenuBar(QMenuBar):
-    """File, Run and Help for `window`; `about_box` is the About box last opened (None before)."""
+    """File, Run, Settings and Help of the window it is put in; `about_box` is the About box last opened (None
+    before).
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
+    `run_actions`: Start, then the actions after the Compare submenu (Pause, Stop, Clear cache). `compare_menu`:
+    the Compare button's menu. `settings`: where the language and the plots' folder are kept. `log`: where
+    saving and checkpoint requests are told. `shown_plots()`: (file-name part, plot) for each plot shown now.
+    `request_checkpoint()`: True when a checkpoint was requested. `torch_loaded()`: whether About may ask torch.
+    `notify(text, ms)`: a message in the status bar."""
+
+    def __init__(self, *, run_actions: Sequence[QAction], compare_menu: QMenu, settings: QSettings, log: LogPanel,
+                 shown_plots: Callable[[], list[tuple[str, pg.PlotWidget]]], request_checkpoint: Callable[[], bool],
+                 torch_loaded: Callable[[], bool], notify: Callable[[str, int], None],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._settings, self._log, self._notify = settings, log, notify
+        self._shown_plots, self._request_checkpoint, self._torch_loaded = shown_plots, request_checkpoint, torch_loaded
         self.about_box: QMessageBox | None = None
 
         self.file_menu = self.addMenu(self.tr("&File"))
         self.save_plots_action = self._add(self.file_menu, self.tr("Save plots…"), self.save_plots_dialog,
                                            self.tr("Save the plots shown as PNG or SVG images, one file per plot"))
         self.file_menu.addSeparator()
-        self.quit_action = self._add(self.file_menu, self.tr("&Quit"), window.close,
+        self.quit_action = self._add(self.file_menu, self.tr("&Quit"), self._close_window,
                                      self.tr("Close the window (a run under way is stopped first)"))
         self.quit_action.setShortcut(quit_keys())
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self._file_section_end: QAction | None = None  # the separator under actions added above Save plots
 
-        buttons = window.buttons
+        start_action, *control_actions = run_actions
         self.run_menu = self.addMenu(self.tr("&Run"))
         self.run_menu.setToolTipsVisible(True)  # a disabled item's tooltip says why, as its button's does
-        self.run_menu.addAction(buttons.start_action)
-        self.compare_menu: QMenu = window.compare_menu.menu
+        self.run_menu.addAction(start_action)
+        self.compare_menu = compare_menu
         self.compare_menu.setTitle(self.tr("&Compare"))
         self.run_menu.addMenu(self.compare_menu)
         self.run_menu.addSeparator()
-        for action in (buttons.pause_action, buttons.stop_action, buttons.clear_action):
+        for action in control_actions:
             self.run_menu.addAction(action)
         self.run_menu.addSeparator()
         self.checkpoint_action = self._add(self.run_menu, self.tr("Checkpoint now"), self.checkpoint_now,
                                            self.tr("Save the model, optimizer and progress at the next step boundary"))
 
         self.settings_menu = self.addMenu(self.tr("&Settings"))
-        self.language_menu = LanguageMenu(window.settings, i18n.active(), self)
+        self.language_menu = LanguageMenu(settings, i18n.active(), self)
         self.settings_menu.addMenu(self.language_menu)
 
         self.help_menu = self.addMenu(self.tr("&Help"))
@@ -95,6 +102,10 @@ class MenuBar(QMenuBar):
         action.setStatusTip(status_tip)
         action.triggered.connect(slot)
         return action
+
+    @Slot()
+    def _close_window(self) -> None:
+        self.window().close()  # through its closeEvent, which stops a run first
 
     def add_file_actions(self, *actions: QAction) -> None:
         """Put `actions` in the File menu above Save plots, in order, as a section of their own."""
@@ -113,39 +124,21 @@ class MenuBar(QMenuBar):
             if enabled else self.tr("Only while a single run trains (a comparison's runs save no checkpoints)"))
 
     # ---- File ------------------------------------------------------------------------------------
-    def plots_shown(self) -> list[tuple[str, pg.PlotWidget]]:
-        """(file-name part, plot) for each plot the window shows now, drawn up to date."""
-        window = self._window
-        if window.plot_tabs.currentWidget() is window.compare_view:
-            window.compare_view.draw_now()
-            view = window.compare_view
-            plots = [("comparison-time", view.time_plot), ("comparison-step", view.step_plot),
-                     ("comparison-speed", view.rate_plot)]
-        else:
-            window.loss_plot.refresh()
-            plots = [("loss", window.loss_plot.plot)]
-            validation_x, _ = window.loss_plot.val_curve.getData()
-            if validation_x is not None and len(validation_x):
-                plots.append(("validation", window.loss_plot.val_plot))
-        window.memory_plot.refresh()
-        plots.append(("memory", window.memory_plot.plot))
-        return [(name, plot) for name, plot in plots if is_shown(plot)]  # not a splitter collapsed to nothing
-
     @Slot()
     def save_plots_dialog(self) -> None:
         """Ask for a file name and a format, confirm replacing files, save (see `save_plots`)."""
-        folder = str(self._window.settings.value(PLOTS_FOLDER_KEY, "") or Path.home())
+        folder = str(self._settings.value(PLOTS_FOLDER_KEY, "") or Path.home())
         filters = plot_export.file_filters()
         path, name_filter = file_dialogs.get_save_file_name(
-            self._window, self.tr("Save plots (one file per plot: NAME-loss, NAME-memory…)"),
+            self.window(), self.tr("Save plots (one file per plot: NAME-loss, NAME-memory…)"),
             str(Path(folder) / "plots"), ";;".join(filters), options=QFileDialog.Option.DontConfirmOverwrite)
         if not path:
             return
         fmt = plot_export.format_for(path, filters.get(name_filter, "png"))
-        plots = self.plots_shown()
+        plots = self._shown_plots()
         existing = [p for p in plot_export.target_paths(path, [name for name, _ in plots], fmt) if p.exists()]
         if existing and QMessageBox.question(
-                self._window, self.tr("Replace files?"), self._replace_question(existing)
+                self.window(), self.tr("Replace files?"), self._replace_question(existing)
         ) != QMessageBox.StandardButton.Yes:
             return
         self.save_plots(path, fmt)
@@ -159,42 +152,39 @@ class MenuBar(QMenuBar):
     def save_plots(self, path: str, fmt: str) -> list[Path]:
         """Save the plots shown as `fmt` ('png' or 'svg') beside `path`; say where in the status bar and the
         log, or why not. Returns the files written."""
-        window = self._window
-        plots = self.plots_shown()
+        plots = self._shown_plots()
         if not plots:
-            window.statusBar().showMessage(self.tr("no plot is shown to save: open the plots' splitter"),
-                                           STATUS_MESSAGE_MS)
+            self._notify(self.tr("no plot is shown to save: open the plots' splitter"), STATUS_MESSAGE_MS)
             return []
         try:
             written = plot_export.save_plots(plots, path, fmt)
         except OSError as exc:
             reason = core_text(exc.strerror) if exc.strerror else core_text(message_of(exc))
             text = self.tr("could not save the plots to {path}: {reason}").format(path=path, reason=reason)
-            window.log.add(text, "error")
-            window.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+            self._log.add(text, "error")
+            self._notify(text, STATUS_MESSAGE_MS)
             return []
-        window.settings.setValue(PLOTS_FOLDER_KEY, str(written[0].parent))
+        self._settings.setValue(PLOTS_FOLDER_KEY, str(written[0].parent))
         folder, names = str(written[0].parent), ", ".join(p.name for p in written)
         text = (self.tr("saved 1 plot in {folder}: {names}").format(folder=folder, names=names) if len(written) == 1
                 else self.tr("saved {count} plots in {folder}: {names}").format(count=integer(len(written)),
                                                                                  folder=folder, names=names))
-        window.log.add(text)
-        window.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+        self._log.add(text)
+        self._notify(text, STATUS_MESSAGE_MS)
         return written
 
     # ---- Run -------------------------------------------------------------------------------------
     @Slot()
     def checkpoint_now(self) -> None:
-        if self._window.controller.request_checkpoint():  # its CheckpointSaved (or a warning) is logged
-            self._window.log.add(self.tr("checkpoint requested: saved at the next step boundary"))
+        if self._request_checkpoint():  # its CheckpointSaved (or a warning) is logged
+            self._log.add(self.tr("checkpoint requested: saved at the next step boundary"))
 
     # ---- Help ------------------------------------------------------------------------------------
     @Slot()
     def show_about(self) -> None:
-        self.about_box = open_about(self._window, window_system_info(self._window.torch_loaded))
+        self.about_box = open_about(self.window(), window_system_info(self._torch_loaded()))
 
     @Slot()
     def copy_system_info(self) -> None:
-        QGuiApplication.clipboard().setText(window_system_info(self._window.torch_loaded).text())
-        self._window.statusBar().showMessage(self.tr("System info copied to the clipboard: paste it into a bug report"),
-                                             STATUS_MESSAGE_MS)
+        QGuiApplication.clipboard().setText(window_system_info(self._torch_loaded()).text())
+        self._notify(self.tr("System info copied to the clipboard: paste it into a bug report"), STATUS_MESSAGE_MS)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import torch
-from tests.support.gui_support import FAST, EventRecorder
 
 from core.run.events import CheckpointSaved, StepsReported
 from core.store.run_store import RunStore
 from gui.run.checkpoint_resume import resumable_epochs
 from gui.views.window_state import WindowState
+from tests.support.gui_support import FAST, EventRecorder
 
 RUN_TIMEOUT_MS = 60_000
 ONE_EPOCH = FAST.replace(synthetic_samples=256, batch_size=32, max_steps=None, epochs=1)  # 8 steps a epoch
@@ -75,3 +75,40 @@ def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qt
     assert opened == []
     assert sum("is a file of the run store, not a checkpoint" in line for line in window.log.lines()) == 2
     assert window.state is WindowState.IDLE and not window.controller.running
+
+
+
+def _header_only_checkpoint(path, config) -> None:
+    """A file read_info accepts (the record a checkpoint starts with), without tensors: enough to resume from."""
+    from core.engine.checkpoint import FORMAT, VERSION
+
+    torch.save({"format": FORMAT, "version": VERSION, "run_uid": "uid-1", "step": 8, "epoch": 1,
+                "epoch_complete": True, "samples": 256, "config": config.to_dict(), "placement": "stream",
+                "device_type": "cpu", "model": {}, "optimizer": {}, "scaler": {}, "rng": {}, "progress": {},
+                "batch_size": 32, "data": {}}, path)
+
+
+def test_checkpoint_resume_is_built_from_its_parts_and_asks_for_the_start_by_signal(qtbot, tmp_path):
+    from gui.form.settings_form import SettingsForm
+    from gui.plots.loss_plot import LossPlot
+    from gui.run.checkpoint_resume import CheckpointResume
+    from gui.views.log_panel import LogPanel
+
+    form, log, plot, told = SettingsForm(), LogPanel(), LossPlot(), []
+    for widget in (form, log, plot):
+        qtbot.addWidget(widget)
+    store = tmp_path / "runs.sqlite"
+    resumer = CheckpointResume(form, log, store, plot, lambda text, ms: told.append(text))
+    requested: list = []
+    resumer.resume_requested.connect(lambda config, where: requested.append((config.epochs, where)))
+    path = tmp_path / "step-8.pt"
+    _header_only_checkpoint(path, ONE_EPOCH.replace(model="tiny-cnn"))
+    assert resumer.resume(str(path), epochs=3) is None
+    assert requested == [(3, str(path))] and form.config().epochs == 3  # the form shows the resumed run
+
+    resumer.resume_requested.disconnect()
+    resumer.resume_requested.connect(lambda config, where: resumer.refuse("the device is busy"))
+    assert resumer.resume(str(path), epochs=3) == "the device is busy"  # the receiver could not start it
+    assert told[-1] == "cannot resume: the device is busy" and log.lines()[-1].endswith(told[-1])
+    resumer.resume_file(str(store) + "-wal")  # the store's own file: never read
+    assert told[-1] == f"cannot resume: {store}-wal is a file of the run store, not a checkpoint"

@@ -7,7 +7,6 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import torch
-from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 from PySide6 import QtCore
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
@@ -18,6 +17,7 @@ from core.run.events import CheckpointSaved
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
 from gui.window.menu_bar import PLOTS_FOLDER_KEY
+from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000
 
@@ -330,3 +330,28 @@ def test_the_replace_question_names_one_file_or_several(window, tmp_path):
     assert one == f"run-loss.png already exists in {tmp_path}. Replace it?"
     two = window.menus._replace_question([tmp_path / "run-loss.png", tmp_path / "run-memory.png"])
     assert two == f"run-loss.png, run-memory.png already exist in {tmp_path}. Replace them?"
+
+
+def test_the_menu_bar_is_built_from_its_parts_without_a_window(qtbot, settings, tmp_path):
+    from PySide6.QtWidgets import QMenu
+
+    from gui.plots.loss_plot import LossPlot
+    from gui.views.log_panel import LogPanel
+    from gui.window.menu_bar import MenuBar
+
+    log, plot, told, requests = LogPanel(), LossPlot(), [], []
+    qtbot.addWidget(log)
+    qtbot.addWidget(plot)
+    run_actions = [QAction(text) for text in ("Start", "Pause", "Stop", "Clear cache")]
+    menus = MenuBar(run_actions=run_actions, compare_menu=QMenu(), settings=settings, log=log,
+                    shown_plots=lambda: [("loss", plot.plot)], request_checkpoint=lambda: requests.append(1) or True,
+                    torch_loaded=lambda: False, notify=lambda text, ms: told.append(text))
+    qtbot.addWidget(menus)
+    assert entries(menus.run_menu) == ["Start", "&Compare", "---", "Pause", "Stop", "Clear cache", "---",
+                                       "Checkpoint now"]
+    menus.checkpoint_action.trigger()
+    assert requests == [1] and log.lines()[-1].endswith("checkpoint requested: saved at the next step boundary")
+    written = menus.save_plots(str(tmp_path / "run.png"), "png")
+    assert [p.name for p in written] == ["run-loss.png"]  # what shown_plots names, nothing else
+    assert settings.value(PLOTS_FOLDER_KEY) == str(tmp_path)
+    assert told == [f"saved 1 plot in {tmp_path}: run-loss.png"]
