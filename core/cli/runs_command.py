@@ -28,7 +28,8 @@ EXAMPLES = (f"examples: {PROG} runs list --search resnet; ... runs show 12; ... 
 
 def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     """The `runs` subcommand and its list, show, export and delete actions, on the CLI's subparsers."""
-    from core.export.run_export import DEFAULT_SMOOTHING, FORMATS
+    from core.export.run_export import FORMATS
+    from core.export.smoothing import DEFAULT_SMOOTHING
 
     runs = sub.add_parser("runs", help="list, show, export or delete the runs recorded in the run store",
                           epilog=EXAMPLES)

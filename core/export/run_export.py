@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from core.base.errors import UserError
 from core.base.outputs import check_distinct_outputs, store_protection, write_json
 from core.base.text import Message
+from core.export.smoothing import DEFAULT_SMOOTHING
 
 if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
     from core.export.step_table import StepTable
     from core.store.run_store import EventRow, RankReportRow, RunRow, RunStore
 
 FORMATS = ("csv", "json", "tensorboard")
-DEFAULT_SMOOTHING = 0.9  # the loss plot's default EMA weight
 DOCUMENT_FORMAT = "gpu-train-monitor run"
 DOCUMENT_VERSION = 1
 T = TypeVar("T")

@@ -1,7 +1,8 @@
 """The loss smoothing: a bias-corrected EMA (TensorBoard's), computed with numpy.
 
-The window's loss plot (gui.plots.loss_plot) and the run exports (core.export.run_export) both use it, so an exported
-"smoothed loss" is the curve the window showed at the same smoothing.
+The window's loss plot (gui.plots.loss_plot) and the run exports (core.export.run_export) both use it, with the
+same default weight (DEFAULT_SMOOTHING), so an exported "smoothed loss" is the curve the window showed at the same
+smoothing. numpy loads when the EMA is first computed: the CLI's parser reads the default from here.
 
 A Python loop costs ~7 µs a step in the GUI thread: changing the smoothing recomputed a 2M-step
 history for ~14 s with the window frozen, and filling a 1M-step plot took ~8 s. Here the recurrence
@@ -14,9 +15,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
+DEFAULT_SMOOTHING = 0.9  # the EMA weight the loss plot starts with and the exports use unless told otherwise
 SMALLEST_POWER = 1e-60  # a^(block length) >= this: x / a^(i+1) cannot overflow for |x| <= LARGEST_LOSS
 LARGEST_LOSS = 1e200  # beyond this the blocked form could overflow: such a history goes step by step
 
@@ -34,6 +38,8 @@ def debiased_ema(losses: np.ndarray, alpha: float, state: EmaState) -> np.ndarra
     """The EMA at each of `losses`, continuing from `state` (updated in place).
 
     A non-finite loss is skipped: the EMA stays where it was (NaN before any finite loss)."""
+    import numpy as np  # here, not at the top: the CLI's parser imports this module for DEFAULT_SMOOTHING
+
     x = np.asarray(losses, dtype=np.float64)
     finite = np.isfinite(x)
     values = x[finite]
@@ -50,6 +56,8 @@ def debiased_ema(losses: np.ndarray, alpha: float, state: EmaState) -> np.ndarra
 
 def _recurrence(values: np.ndarray, alpha: float, raw: float) -> np.ndarray:
     """raw[j] = alpha * raw[j-1] + (1 - alpha) * values[j], starting from `raw`."""
+    import numpy as np  # loaded by debiased_ema already
+
     if alpha == 0:
         return values.copy()
     out = np.empty(len(values))

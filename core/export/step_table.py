@@ -14,8 +14,7 @@ import numpy as np
 
 from core.base.errors import UserError
 from core.base.text import Message
-from core.export.run_export import DEFAULT_SMOOTHING
-from core.export.smoothing import EmaState, debiased_ema
+from core.export.smoothing import DEFAULT_SMOOTHING, EmaState, debiased_ema
 from core.store.run_store import ReportRow, RunStore
 
 

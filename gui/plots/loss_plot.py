@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.export.smoothing import EmaState, debiased_ema
+from core.export.smoothing import DEFAULT_SMOOTHING, EmaState, debiased_ema
 from gui.plots.live_plot import (
     decimated_for,
     is_shown,
@@ -84,7 +84,7 @@ class LossPlot(QWidget):
         self.smoothing.setDecimals(3)
         self.smoothing.setRange(0.0, 0.999)
         self.smoothing.setSingleStep(0.01)
-        self.smoothing.setValue(0.9)
+        self.smoothing.setValue(DEFAULT_SMOOTHING)
         self.smoothing.setKeyboardTracking(False)
         self.smoothing.setToolTip(self.tr("EMA weight of the past: 0 shows raw losses, 0.99 smooths "
                                           "heavily"))

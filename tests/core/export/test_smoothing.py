@@ -1,0 +1,23 @@
+"""The smoothing default lives with the EMA: readable without numpy, and the step table needs no export module."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+LOADED = """
+import json, sys
+from core.export.smoothing import DEFAULT_SMOOTHING
+without_numpy = "numpy" not in sys.modules
+import core.export.step_table
+print(json.dumps({"default": DEFAULT_SMOOTHING, "without_numpy": without_numpy,
+                  "run_export": "core.export.run_export" in sys.modules}))
+"""
+
+
+def test_the_default_is_read_without_numpy_and_the_step_table_does_not_load_the_exports() -> None:
+    # a fresh interpreter: this process has loaded numpy and the exports already
+    result = subprocess.run([sys.executable, "-c", LOADED], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"default": 0.9, "without_numpy": True, "run_export": False}
