@@ -36,7 +36,7 @@ class Comparison(RunControls):
 
     def __init__(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]], observers: Iterable[Observer] = ()
                  ) -> None:
-        super().__init__()
+        super().__init__(observers)
         if base.model == "auto":  # one model for every run: `auto` on each device would race different models
             from core.device.devices import resolve_device
             from core.model.models import resolve_model
@@ -47,13 +47,8 @@ class Comparison(RunControls):
             _check_runnable(contender)
         self.user_errors: dict[int, tuple[str | None, str]] = {}  # index -> (field, message) of bad input
         self.steps = self.contenders[0].config.max_steps or 0
-        self.observers: list[Observer] = list(observers)
         self._lock = threading.Lock()
         self._session: Any = None  # the TrainingSession under way
-
-    def emit(self, event: Event) -> None:
-        for observer in self.observers:
-            observer(event)
 
     def run(self) -> ComparisonResult:
         from core.distributed.relay import DataParallelRun

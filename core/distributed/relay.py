@@ -55,9 +55,8 @@ class DataParallelRun(RunControls):
     """Runs `config` (nproc > 1) as ranks of this machine and relays rank 0's events to `observers`."""
 
     def __init__(self, config: RunConfig, observers: Iterable[Observer] = (), timeout_s: float = 120.0) -> None:
-        super().__init__()
+        super().__init__(observers)
         self.config = config
-        self.observers: list[Observer] = list(observers)
         self.timeout_s = timeout_s
         self._rank0: int | None = None
         self._lock = threading.Lock()
@@ -80,8 +79,7 @@ class DataParallelRun(RunControls):
             finished = self._failed(outcome["failure"])
         elif outcome.get("failure"):  # rank 0 said how it saw the end; the launcher knows who caused it
             finished = RunFinished(finished.status, finished.step, outcome["failure"], False, finished.summary)
-        for observer in self.observers:
-            observer(finished)
+        self.emit(finished)
         return finished
 
     def _launch(self, events: Any, outcome: dict[str, Any]) -> None:
@@ -123,8 +121,7 @@ class DataParallelRun(RunControls):
                 continue
             if isinstance(item, RunFinished):
                 return item
-            for observer in self.observers:
-                observer(item)
+            self.emit(item)
 
     def _failed(self, message: str) -> RunFinished:
         config = self.config.to_dict()

@@ -56,7 +56,6 @@ from core.run.events import (
     CacheCleared,
     EpochEnded,
     EpochStarted,
-    Event,
     LogMessage,
     MemoryBreakdown,
     Observer,
@@ -80,9 +79,8 @@ class TrainingSession(RunControls):
         implies it and saves a snapshot there when the run ends, before its memory is released.
         `checkpoints` says when to save checkpoints unasked (by default never). `resume` is a checkpoint to
         continue: read here, so one that cannot be resumed with `config` raises UserError before any run."""
-        super().__init__()
+        super().__init__(observers)
         self.config = config
-        self.observers: list[Observer] = list(observers)
         self.record_memory_history = record_memory_history or snapshot_path is not None
         self.snapshot_path = snapshot_path
         self.run_uid = uuid.uuid4().hex  # names this run in the run store; a resumed run keeps its original one
@@ -102,10 +100,6 @@ class TrainingSession(RunControls):
         self._parts: RunParts | None = None
         self._recorder: StepMemoryRecorder | None = None
         self._history: MemoryHistory | None = None
-
-    def emit(self, event: Event) -> None:
-        for observer in self.observers:
-            observer(event)
 
     # ---- the run ---------------------------------------------------------------------------------
     def run(self) -> RunFinished:

@@ -1,22 +1,34 @@
 """The thread-safe commands that steer a running session from other threads (the window, a Ctrl+C
-handler): flags and a queue that the training loop reads at step boundaries, never mid-step."""
+handler): flags and a queue that the training loop reads at step boundaries, never mid-step; and the one
+fan-out of a run's events to its observers."""
 
 from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable, Iterable
+from typing import Any
 
 
 class RunControls:
-    """Stop, pause, resume, clear the cache, save a snapshot or a checkpoint: safe to call from any thread."""
+    """Stop, pause, resume, clear the cache, save a snapshot or a checkpoint: safe to call from any thread.
+    `observers` hear what the run does through `emit` (append to it before the run starts)."""
 
-    def __init__(self) -> None:
+    def __init__(self, observers: Iterable[Callable[[Any], None]] = ()) -> None:
+        self.observers: list[Callable[[Any], None]] = list(observers)
         self._stop = threading.Event()
         self._running = threading.Event()
         self._running.set()
         self._clear = threading.Event()
         self._snapshot_requests: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._checkpoint_requests: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+
+    def emit(self, event: Any) -> None:
+        """Tell every observer, in order, on the caller's thread. An observer that raises is not caught here:
+        the raise goes to whoever emitted (inside the training loop the run then ends `failed`), and the
+        observers after it miss that event."""
+        for observer in self.observers:
+            observer(event)
 
     def request_stop(self) -> None:
         self._stop.set()
