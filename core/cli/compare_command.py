@@ -27,8 +27,9 @@ from core.cli.options import (
     option_message,
 )
 from core.cli.stdout import out, save_json
+from core.compare.events import ComparisonStarted
 from core.compare.result import ComparisonResult, ratio_text
-from core.run.events import ComparisonStarted, ContenderEvent, Event, RunFinished
+from core.run.events import ContenderEvent, Event, RunFinished
 from core.run.signals import stop_on_signals
 
 

@@ -87,9 +87,11 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
     """The RunConfig the options describe; unset options keep the preset's values, or `base`'s (the defaults)."""
     base = base or RunConfig()
     if getattr(args, "preset", None):
-        from core.config.presets import device_kind, preset
+        from core.config.presets import preset
 
         chosen = preset(args.preset)  # an unknown name fails before torch loads
+        from core.device.devices import device_kind  # loads torch, so only when a preset needs it
+
         base = chosen.apply(base, device_kind(getattr(args, "device", None) or base.device))
     changes = explicit_options(args)
     return base.replace(**changes) if changes else base

@@ -14,19 +14,12 @@ from typing import Any
 
 from core.base.errors import ConfigError
 from core.base.text import Message
+from core.compare.events import ComparisonFinished, ComparisonObserver, ComparisonStarted
 from core.compare.plan import Contender, plan
 from core.compare.result import ComparisonResult, ContenderResult, conclude
 from core.config.run_config import RunConfig
 from core.run.controls import RunControls
-from core.run.events import (
-    ComparisonFinished,
-    ComparisonStarted,
-    ContenderEvent,
-    Event,
-    Observer,
-    RunFinished,
-    StepsReported,
-)
+from core.run.events import ContenderEvent, Event, Observer, RunFinished, StepsReported
 
 
 class Comparison(RunControls):
@@ -34,8 +27,8 @@ class Comparison(RunControls):
 
     record_memory_history = False  # snapshots belong to single runs
 
-    def __init__(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]], observers: Iterable[Observer] = ()
-                 ) -> None:
+    def __init__(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]],
+                 observers: Iterable[ComparisonObserver] = ()) -> None:
         super().__init__(observers)
         if base.model == "auto":  # one model for every run: `auto` on each device would race different models
             from core.device.devices import resolve_device
@@ -61,7 +54,7 @@ class Comparison(RunControls):
                 break
             losses: list[float] = []
             reports: list[int] = [0]  # StepsReported seen: the first is the warm-up, the rest images/s readings
-            relay = self._relay(contender.index, losses, reports)
+            relay = self._relay(contender, losses, reports)
             session: Any = (DataParallelRun(contender.config, [relay]) if contender.config.nproc > 1
                             else TrainingSession(contender.config, [relay]))
             with self._lock:
@@ -81,12 +74,12 @@ class Comparison(RunControls):
         self.emit(ComparisonFinished(outcome))
         return outcome
 
-    def _relay(self, index: int, losses: list[float], reports: list[int]) -> Observer:
+    def _relay(self, contender: Contender, losses: list[float], reports: list[int]) -> Observer:
         def relay(event: Event) -> None:
             if isinstance(event, StepsReported):
                 losses.extend(event.losses)
                 reports[0] += 1
-            self.emit(ContenderEvent(index, event))
+            self.emit(ContenderEvent(contender.index, event, contender.label))
         return relay
 
     # ---- commands reach the run under way --------------------------------------------------------

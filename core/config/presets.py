@@ -69,15 +69,5 @@ def preset_text(value: Preset) -> str:
     return text
 
 
-def device_kind(spec: str) -> str:
-    """'cpu', 'cuda' or 'mps' for a --device value; 'auto' asks torch which device is best (loads torch)."""
-    spec = spec.strip().lower()
-    if spec == "auto":
-        from core.device.devices import best_device_spec
-
-        spec = best_device_spec()
-    return spec.split(":", 1)[0]
-
-
 def _shown(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)

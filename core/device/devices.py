@@ -75,6 +75,14 @@ def best_device_spec() -> str:
     return "cpu"
 
 
+def device_kind(spec: str) -> str:
+    """'cpu', 'cuda' or 'mps' for a --device value (what a preset's CPU settings depend on); 'auto': the best."""
+    spec = spec.strip().lower()
+    if spec == "auto":
+        spec = best_device_spec()
+    return spec.split(":", 1)[0]
+
+
 def resolve_device(spec: str) -> torch.device:
     """Turn "auto", "cpu", "cuda", "cuda:N" or "mps" into a device that exists, or raise ConfigError.
 

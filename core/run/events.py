@@ -11,8 +11,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Union, get_args, get_type_hints
 
-from core.compare.plan import Contender
-from core.compare.result import ComparisonResult
 from core.run.summary import RunSummary
 
 
@@ -204,27 +202,17 @@ class RunFinished:
 
 
 @dataclass(frozen=True)
-class ComparisonStarted:
-    """A comparison begins: its runs, in the order they will train, each for `steps` steps."""
-
-    contenders: tuple[Contender, ...]
-    steps: int
-
-
-@dataclass(frozen=True)
 class ContenderEvent:
-    """An event of run `index` of a comparison (every run's events arrive wrapped, in order)."""
+    """An event of run `index` of a comparison (every run's events arrive wrapped, in order).
+
+    `label` is that run's label ("batch_size=256"), so whoever records or shows the run needs nothing else
+    from the comparison (its start and end are `core.compare.events`)."""
 
     index: int
     event: "Event"
-
-
-@dataclass(frozen=True)
-class ComparisonFinished:
-    result: ComparisonResult
+    label: str
 
 
 Event = Union[RunStarted, EpochStarted, StepsReported, EpochEnded, CacheCleared, RunPaused, RunResumed,
-              MemoryBreakdown, SnapshotSaved, CheckpointSaved, OutOfMemory, LogMessage, RunFinished, ComparisonStarted,
-              ContenderEvent, ComparisonFinished]
+              MemoryBreakdown, SnapshotSaved, CheckpointSaved, OutOfMemory, LogMessage, RunFinished, ContenderEvent]
 Observer = Callable[[Event], None]

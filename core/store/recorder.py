@@ -31,7 +31,6 @@ import psutil
 from core.base.outputs import strict_json
 from core.base.text import Message, message_of, message_to_json
 from core.run.events import (
-    ComparisonStarted,
     ContenderEvent,
     EpochStarted,
     Event,
@@ -80,7 +79,6 @@ class RunRecorder:
         self._run_id: int | None = None  # the run being written
         self._started_at = 0.0
         self._seq = 0
-        self._labels: tuple[str, ...] = ()
         self._label = ""
         self._written = threading.Event()  # set when the writer has stopped
         self._thread = threading.Thread(target=self._write_loop, name="run-store", daemon=True)
@@ -145,10 +143,10 @@ class RunRecorder:
             self._written.set()
 
     def _memo(self) -> tuple[Any, ...]:
-        return self._run_id, self._started_at, self._seq, self._labels, self._label, len(self.run_ids)
+        return self._run_id, self._started_at, self._seq, self._label, len(self.run_ids)
 
     def _restore(self, memo: tuple[Any, ...]) -> None:
-        self._run_id, self._started_at, self._seq, self._labels, self._label, count = memo
+        self._run_id, self._started_at, self._seq, self._label, count = memo
         del self.run_ids[count:]
 
     def _fail(self, exc: BaseException) -> None:
@@ -159,10 +157,8 @@ class RunRecorder:
 
     def _write(self, db: sqlite3.Connection, at: float, event: Any) -> None:
         match event:
-            case ComparisonStarted():
-                self._labels = tuple(contender.label for contender in event.contenders)
             case ContenderEvent():
-                self._label = self._labels[event.index] if event.index < len(self._labels) else ""
+                self._label = event.label
                 self._write(db, at, event.event)
             case RunStarted():
                 self._begin(db, at, event)

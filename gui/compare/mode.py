@@ -13,13 +13,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject
 
+from core.compare.events import ComparisonFinished, ComparisonStarted
 from core.config.run_config import RunConfig
-from core.run.events import (
-    ComparisonFinished,
-    ComparisonStarted,
-    ContenderEvent,
-    RunStarted,
-)
+from core.run.events import ContenderEvent, RunStarted
 from gui.compare.view import CompareView
 from gui.i18n.status_text import status_text
 from gui.qt.core_text import core_text

@@ -6,16 +6,10 @@ import pytest
 from tests.support.gui_support import FAST, EventRecorder, native_threads_named
 from PySide6.QtCore import Qt
 
+from core.compare.events import ComparisonFinished, ComparisonStarted
 from core.compare.plan import DEFAULT_STEPS
 from core.compare.result import ratio_text
-from core.run.events import (
-    CacheCleared,
-    ComparisonFinished,
-    ComparisonStarted,
-    ContenderEvent,
-    RunFinished,
-    StepsReported,
-)
+from core.run.events import CacheCleared, ContenderEvent, RunFinished, StepsReported
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
 

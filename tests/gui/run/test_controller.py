@@ -133,7 +133,8 @@ def test_an_exception_in_the_session_is_reported_and_the_thread_ends(qtbot, cont
 
 
 def test_a_comparison_runs_its_sessions_in_one_thread_and_wraps_their_events(qtbot, controller):
-    from core.run.events import ComparisonFinished, ComparisonStarted, ContenderEvent
+    from core.compare.events import ComparisonFinished, ComparisonStarted
+    from core.run.events import ContenderEvent
 
     with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
         comparison = controller.start_comparison(FAST.replace(synthetic_samples=256, max_steps=4),

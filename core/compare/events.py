@@ -1,0 +1,33 @@
+"""The events only a comparison emits, around its runs' own events (`core.run.events.ContenderEvent`).
+
+`Comparison` emits `ComparisonStarted`, then every event of its runs wrapped in a `ContenderEvent`, then
+`ComparisonFinished`. They live here, not with the run's events, so that `core.run` (and the store that
+records runs) need nothing from compare mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Union
+
+from core.compare.plan import Contender
+from core.compare.result import ComparisonResult
+from core.run.events import Event
+
+
+@dataclass(frozen=True)
+class ComparisonStarted:
+    """A comparison begins: its runs, in the order they will train, each for `steps` steps."""
+
+    contenders: tuple[Contender, ...]
+    steps: int
+
+
+@dataclass(frozen=True)
+class ComparisonFinished:
+    result: ComparisonResult
+
+
+ComparisonEvent = Union[ComparisonStarted, Event, ComparisonFinished]  # Event holds the wrapped ContenderEvent
+ComparisonObserver = Callable[[ComparisonEvent], None]
