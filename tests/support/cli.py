@@ -1,8 +1,12 @@
-"""The command line as a fresh process (`python -m core ...`), the small run its tests use, and the one error
-line a user error must print."""
+"""The command line as a user runs it: as a fresh process (`python -m core ...`) where the process itself is
+what a test is about (its exit, its signals, what it leaves behind), and in this process (`main([...])`, torch
+already loaded: seconds faster) where only what it prints and its exit code matter; the small run its tests
+use; and the one error line a user error must print."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -13,6 +17,20 @@ FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256"]
 def cli(*args: str, timeout: float = 120, **kwargs: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command(*args), capture_output=True, text=True, timeout=timeout, env=ENV,
                           **kwargs)  # type: ignore[call-overload]
+
+def cli_in_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """`gpu-train-monitor ARGS` run by `main()` in this process: its exit code and what it printed, as `cli` gives
+    them (argparse's own errors exit through SystemExit, as they do in a process)."""
+    from core.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 2
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+
 
 def user_error_line(result: subprocess.CompletedProcess[str], *expected: str) -> str:
     """The one stderr line of a bad-input exit, checked to contain every `expected` fragment."""

@@ -10,7 +10,7 @@ import pytest
 
 from core.cli.main import build_parser, main
 from core.engine.checkpoint import read_info
-from tests.support.cli import FAST, cli, user_error_line
+from tests.support.cli import FAST, cli, cli_in_process, user_error_line
 
 SMALL = [*FAST, "--batch-size", "32"]  # 256 images: 8 steps an epoch
 
@@ -54,15 +54,16 @@ def test_resume_continues_the_run_to_its_new_length(first_run: tuple[Path, str])
 ])
 def test_a_resume_that_cannot_be_is_one_line_naming_the_option(first_run: tuple[Path, str], args: list[str],
                                                               expected: list[str]) -> None:
-    user_error_line(cli("run", "--resume", str(saved_path(first_run[0])), *args, "--no-record"), *expected)
+    user_error_line(cli_in_process("run", "--resume", str(saved_path(first_run[0])), *args, "--no-record"),
+                    *expected)
 
 
 def test_a_missing_or_malformed_checkpoint_is_one_line(tmp_path: Path) -> None:
-    user_error_line(cli("run", "--resume", str(tmp_path / "nope.pt")), "cannot read the checkpoint",
+    user_error_line(cli_in_process("run", "--resume", str(tmp_path / "nope.pt")), "cannot read the checkpoint",
                     "No such file")
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"PK\x03\x04 not really a zip")
-    user_error_line(cli("run", "--resume", str(junk)), f"{junk} is damaged or not a checkpoint")
+    user_error_line(cli_in_process("run", "--resume", str(junk)), f"{junk} is damaged or not a checkpoint")
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -70,13 +71,13 @@ def test_a_missing_or_malformed_checkpoint_is_one_line(tmp_path: Path) -> None:
     (["--checkpoint-keep", "-2"], ["--checkpoint-keep: must be 0 or more, got -2"]),
 ])
 def test_bad_checkpoint_options_are_refused_before_training(args: list[str], expected: list[str]) -> None:
-    user_error_line(cli("run", *SMALL, *args), *expected)
+    user_error_line(cli_in_process("run", *SMALL, *args), *expected)
 
 
 def test_a_checkpoint_dir_that_is_a_file_is_refused(tmp_path: Path) -> None:
     in_the_way = tmp_path / "file"
     in_the_way.write_text("")
-    user_error_line(cli("run", *SMALL, "--checkpoint-dir", str(in_the_way)), "--checkpoint-dir: ", "is a file")
+    user_error_line(cli_in_process("run", *SMALL, "--checkpoint-dir", str(in_the_way)), "--checkpoint-dir: ", "is a file")
 
 
 def test_the_checkpoint_options_are_run_options_with_their_defaults() -> None:

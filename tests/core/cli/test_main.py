@@ -20,10 +20,11 @@ import numpy as np
 import pytest
 import torch
 
-from core.cli.main import build_parser, config_from_args, main, option_name
-from core.config.run_config import BOUNDS, RunConfig
+from core.cli.main import build_parser, main
+from core.cli.options import config_from_args
+from core.config.run_config import BOUNDS, RunConfig, option_name
 from core.device.devices import list_devices
-from tests.support.cli import ENV, FAST, cli, command, user_error_line
+from tests.support.cli import ENV, FAST, cli, cli_in_process, command, user_error_line
 
 SUMMARY_KEYS = {"status", "steps", "samples", "wall_s", "samples_per_s", "loss_first", "loss_last", "val_accuracy",
                 "device", "device_name", "peak_allocated_bytes", "peak_reserved_bytes", "peak_rss_bytes", "config"}
@@ -43,7 +44,12 @@ SUMMARY_KEYS = {"status", "steps", "samples", "wall_s", "samples_per_s", "loss_f
     (["--no-such-option"], ["unrecognized arguments", "--no-such-option"]),
 ])
 def test_out_of_range_and_malformed_options_exit_2_with_one_line(args: list[str], expected: list[str]) -> None:
-    user_error_line(cli("run", *args), *expected)
+    user_error_line(cli_in_process("run", *args), *expected)
+
+
+def test_bad_input_ends_the_process_with_exit_2_and_one_line_not_a_traceback() -> None:
+    """The same as a real process (the exit code and stderr a script or shell sees), once."""
+    user_error_line(cli("run", "--batch-size", "0"), "--batch-size", "an integer from 1 to 65536", "got 0")
 
 
 MISSING_GPU = torch.cuda.device_count() + 7 if torch.cuda.is_available() else 7
@@ -116,24 +122,17 @@ def test_corrupt_dataset_file_is_named(late_errors: Launched) -> None:
     user_error_line(late_errors.result("corrupt"), str(late_errors.corrupt_file), "bad magic number")
 
 
-def run_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
-    """`main(["run", ...])` in this process (torch is loaded already): for the cases beyond the required ones."""
-    code = main(["run", *args])
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(args, code, out, err)
+def test_amp_mode_the_device_cannot_run_is_refused() -> None:
+    user_error_line(cli_in_process("run", *FAST, "--amp", "fp16"), "--amp", "fp16", "bf16 or off")
 
 
-def test_amp_mode_the_device_cannot_run_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    user_error_line(run_in_process(capsys, *FAST, "--amp", "fp16"), "--amp", "fp16", "bf16 or off")
-
-
-def test_batch_larger_than_the_dataset_is_refused_with_the_largest_allowed(capsys: pytest.CaptureFixture[str]) -> None:
-    user_error_line(run_in_process(capsys, *FAST, "--batch-size", "600"), "--batch-size", "use at most 256")
+def test_batch_larger_than_the_dataset_is_refused_with_the_largest_allowed() -> None:
+    user_error_line(cli_in_process("run", *FAST, "--batch-size", "600"), "--batch-size", "use at most 256")
 
 
 def test_summary_json_into_a_missing_folder_fails_before_training(tmp_path: Path) -> None:
     target = tmp_path / "no" / "such" / "folder" / "summary.json"
-    user_error_line(cli("run", *FAST, "--summary-json", str(target)), "--summary-json", str(target))
+    user_error_line(cli_in_process("run", *FAST, "--summary-json", str(target)), "--summary-json", str(target))
 
 
 DATA_LIMIT = 3 * 2**30
@@ -324,13 +323,13 @@ def test_a_sessions_config_error_is_shown_as_the_option_its_field_names(
     assert err.splitlines() == [f"gpu-train-monitor: error: {expected}"]
 
 
-def test_an_indexed_cpu_is_refused_naming_the_option(capsys: pytest.CaptureFixture[str]) -> None:
-    user_error_line(run_in_process(capsys, *FAST, "--device", "cpu:1"),
+def test_an_indexed_cpu_is_refused_naming_the_option() -> None:
+    user_error_line(cli_in_process("run", *FAST, "--device", "cpu:1"),
                     "--device: cpu:1 does not exist: the CPU is one device (use cpu)")
 
 
-def test_an_upper_case_device_is_the_same_device(capsys: pytest.CaptureFixture[str]) -> None:
-    result = run_in_process(capsys, *FAST, "--device", "CPU", "--batch-size", "32", "--max-steps", "1")
+def test_an_upper_case_device_is_the_same_device() -> None:
+    result = cli_in_process("run", *FAST, "--device", "CPU", "--batch-size", "32", "--max-steps", "1")
     assert result.returncode == 0, result.stderr
     assert "device      cpu (" in result.stdout
 
@@ -362,7 +361,7 @@ def test_a_data_dir_name_longer_than_a_file_system_allows_names_the_option(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """It was exit 1 "File name too long" from the dataset reader, after the run had started."""
     long_dir = tmp_path / ("d" * 300) / "cifar"
-    result = run_in_process(capsys, *FAST, "--dataset", "cifar10", "--data-dir", str(long_dir))
+    result = cli_in_process("run", *FAST, "--dataset", "cifar10", "--data-dir", str(long_dir))
     user_error_line(result, f"--data-dir: the folder name {'d' * 16}... in it is 300 bytes long; file systems allow "
                             "at most 255")
 
@@ -371,6 +370,6 @@ def test_a_run_with_stdout_closed_from_the_start_is_one_line_and_exit_1(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """`run ... >&-` (sys.stdout is None) ended in an AttributeError traceback after the run."""
     monkeypatch.setattr(sys, "stdout", None)
-    result = run_in_process(capsys, *FAST, "--batch-size", "32", "--max-steps", "1", "--no-record")
+    result = cli_in_process("run", *FAST, "--batch-size", "32", "--max-steps", "1", "--no-record")
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.splitlines()[-1] == "gpu-train-monitor: error: cannot write to stdout (Bad file descriptor)"
