@@ -1,9 +1,8 @@
 """Controls for a recorded run that trains in another process: a data-parallel run the window started, whose
 ranks cannot live in the window's thread. They reach it the way the CLI's contract says, as signals to the
-process the run store names (the run row's pid: rank 0 of a data-parallel run):
-
-SIGINT stops it at the next step (every rank at the same step), SIGUSR2 pauses or resumes it (a toggle),
-SIGUSR1 clears the CUDA cache on every rank.
+process the run store names (the run row's pid: rank 0 of a data-parallel run), each control's signal
+as core.run.signals' table says (stop at the next step, every rank at the same step; pause or resume, a
+toggle; clear the CUDA cache on every rank).
 
 A pid is signalled only when it can be that run's process: the row was recorded on this host, the run is
 still live (its process alive and the same one, `RunRow.live`), and, where the caller knows which processes
@@ -14,25 +13,15 @@ language (Qt's translator, context "run_signals"), one whole sentence per contro
 from __future__ import annotations
 
 import os
-import signal
 import socket
 from collections.abc import Callable, Collection
-from enum import StrEnum
 
 from PySide6.QtCore import QCoreApplication
 
 from core.base.errors import UserError
+from core.run.signals import CONTROL_SIGNALS, Control, signal_number
 from core.store.run_store import RunRow
 from gui.i18n.status_text import status_text
-
-
-class Control(StrEnum):
-    STOP = "stop"
-    PAUSE = "pause or resume"
-    CLEAR_CACHE = "clear the cache of"
-
-
-SIGNAL_NAMES = {Control.STOP: "SIGINT", Control.PAUSE: "SIGUSR2", Control.CLEAR_CACHE: "SIGUSR1"}
 
 
 class CannotSignal(UserError):
@@ -57,8 +46,7 @@ def cannot_signal(control: Control, problem: str, run_id: int | None = None) -> 
 def control_signal(control: Control) -> int:
     """The signal number for `control`; CannotSignal where this system has no such signal (Windows has no
     SIGUSR1 or SIGUSR2)."""
-    name = SIGNAL_NAMES[control]
-    number = getattr(signal, name, None)
+    number = signal_number(control)
     if number is None:
         translate = QCoreApplication.translate
         template = {
@@ -68,8 +56,8 @@ def control_signal(control: Control) -> int:
                                                     "system has no {signal}"),
             Control.CLEAR_CACHE: translate("run_signals", "cannot clear the cache of a run in another process "
                                                           "here: this system has no {signal}")}
-        raise CannotSignal(template[control].format(signal=name))
-    return int(number)
+        raise CannotSignal(template[control].format(signal=CONTROL_SIGNALS[control]))
+    return number
 
 
 def signal_problem(row: RunRow, ours: Callable[[], Collection[int]] | None = None) -> str | None:

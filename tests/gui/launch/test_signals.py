@@ -12,10 +12,10 @@ import time
 
 import pytest
 
+from core.run.signals import Control
 from core.store.run_store import RunRow
 from gui.launch.signals import (
     CannotSignal,
-    Control,
     control_signal,
     send,
     signal_problem,
