@@ -20,15 +20,12 @@ from typing import Any
 
 from core.base.outputs import replace_atomically
 from core.export.step_table import StepTable
+from core.run.events import SAMPLE_COLUMNS
 from core.store.run_store import RankReportRow, ReportRow
 
 STEP_COLUMNS = ("step", "epoch", "loss", "smoothed_loss", "elapsed_s")
-MEMORY_COLUMNS = ("step", "elapsed_s", "unix_time", "samples", "samples_per_s", "batch_size", "allocated_bytes",
-                  "reserved_bytes", "peak_allocated_bytes", "peak_reserved_bytes", "capacity_bytes",
-                  "device_used_bytes", "process_rss_bytes")
-RANK_COLUMNS = ("step", "rank", "device", "elapsed_s", "unix_time", "samples_per_s", "allocated_bytes",
-                "reserved_bytes", "peak_allocated_bytes", "peak_reserved_bytes", "capacity_bytes", "device_used_bytes",
-                "process_rss_bytes")
+MEMORY_COLUMNS = ("step", "elapsed_s", "unix_time", "samples", "samples_per_s", "batch_size", *SAMPLE_COLUMNS)
+RANK_COLUMNS = ("step", "rank", "device", "elapsed_s", "unix_time", "samples_per_s", *SAMPLE_COLUMNS)
 
 
 def write_run_csv(folder: Path, run_id: int, table: StepTable, reports: Sequence[ReportRow],
@@ -43,9 +40,7 @@ def write_run_csv(folder: Path, run_id: int, table: StepTable, reports: Sequence
                                                                  table.elapsed_s.tolist()))
     _write(steps_path, STEP_COLUMNS, step_rows)
     memory_rows = ([_known(value) for value in (
-        r.step, r.elapsed_s, r.at, r.samples, r.samples_per_s, r.batch_size, r.allocated_bytes, r.reserved_bytes,
-        r.peak_allocated_bytes, r.peak_reserved_bytes, r.capacity_bytes, r.device_used_bytes, r.process_rss_bytes)]
-        for r in reports)
+        r.step, r.elapsed_s, r.at, r.samples, r.samples_per_s, r.batch_size, *_sample(r))] for r in reports)
     _write(memory_path, MEMORY_COLUMNS, memory_rows)
     if not rank_reports:
         return [steps_path, memory_path]
@@ -65,11 +60,15 @@ def write_rank_csv(folder: Path, run_id: int, reports: Sequence[ReportRow],
     path = folder / f"run-{run_id}-ranks.csv"
     times = {r.step: (r.elapsed_s, r.at) for r in reports}
     rows = ([_known(value) for value in (
-        r.step, r.rank, r.device, *times.get(r.step, (None, None)), r.samples_per_s, r.allocated_bytes,
-        r.reserved_bytes, r.peak_allocated_bytes, r.peak_reserved_bytes, r.capacity_bytes, r.device_used_bytes,
-        r.process_rss_bytes)] for r in rank_reports)
+        r.step, r.rank, r.device, *times.get(r.step, (None, None)), r.samples_per_s, *_sample(r))]
+        for r in rank_reports)
     _write(path, RANK_COLUMNS, rows)
     return path
+
+
+def _sample(row: ReportRow | RankReportRow) -> list[int | None]:
+    """The row's memory sample, in `SAMPLE_COLUMNS` order."""
+    return [getattr(row, name) for name in SAMPLE_COLUMNS]
 
 
 def _write(path: Path, header: Sequence[str], rows: Iterable[list[str]]) -> None:

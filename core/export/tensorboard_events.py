@@ -36,12 +36,11 @@ from typing import Any
 from core.base.errors import UserError
 from core.base.text import Message
 from core.export.step_table import StepTable
+from core.run.events import SAMPLE_COLUMNS
 from core.store.run_store import EventRow, RankReportRow, ReportRow, RunRow
 
 INSTALL_HINT = 'pip install "gpu-train-monitor[tensorboard]"'
 EVENT_FILE_PREFIX = "events.out.tfevents."
-MEMORY_FIGURES = ("allocated", "reserved", "peak_allocated", "peak_reserved", "capacity", "process_rss",
-                  "device_used")
 MB = 1e6
 UNSHOWN_FACTS = ("uid", "live", "started_at", "finished_at", "heartbeat_at")  # ids and Unix times: `started` says it
 
@@ -120,9 +119,10 @@ def _events(row: RunRow, table: StepTable, reports: Sequence[ReportRow], epochs:
 
 
 def _memory(sample: ReportRow | RankReportRow, suffix: str = "") -> list[tuple[str, float]]:
-    """The sample's memory figures in MB, tagged memory/<figure>_MB<suffix> (device_used only where known)."""
-    return [(f"memory/{figure}_MB{suffix}", getattr(sample, f"{figure}_bytes") / MB) for figure in MEMORY_FIGURES
-            if getattr(sample, f"{figure}_bytes") is not None]
+    """The sample's memory figures (`SAMPLE_COLUMNS`) in MB, tagged memory/<figure>_MB<suffix> (device_used only
+    where known)."""
+    return [(f"memory/{name.removesuffix('_bytes')}_MB{suffix}", value / MB) for name in SAMPLE_COLUMNS
+            if (value := getattr(sample, name)) is not None]
 
 
 def _text_event(row: RunRow, text: str) -> Any:

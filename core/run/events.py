@@ -31,6 +31,10 @@ class MemorySample:
     has_allocator: bool  # True on CUDA/MPS: allocated/reserved are the allocator's own counters
     capacity_limit: str | None = None  # on the CPU: the limit capacity is (a ProcessLimit's kind), None: system memory
 
+    def byte_counts(self) -> dict[str, int | None]:
+        """`SAMPLE_COLUMNS` with their values: what a stored row or a gather row keeps of the sample."""
+        return {name: getattr(self, name) for name in SAMPLE_COLUMNS}
+
 
 # The byte counts of a sample, in field order: what the run store's `reports` and `rank_reports` rows, the CSV
 # and TensorBoard exports and a data-parallel report's gather row keep of it (time, device and flags aside).

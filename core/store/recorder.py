@@ -59,6 +59,17 @@ def _busy(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc).lower() or "busy" in str(exc).lower())
 
 
+@dataclasses.dataclass(frozen=True)
+class _WriterMemo:
+    """What the writer remembers of the store before a transaction: restored when the transaction rolls back."""
+
+    run_id: int | None
+    started_at: float
+    seq: int
+    label: str
+    runs: int  # len(run_ids)
+
+
 class RunRecorder:
     """Observer that writes every run it sees to the store at `path` (None: the default store)."""
 
@@ -142,12 +153,12 @@ class RunRecorder:
             self._store.close()
             self._written.set()
 
-    def _memo(self) -> tuple[Any, ...]:
-        return self._run_id, self._started_at, self._seq, self._label, len(self.run_ids)
+    def _memo(self) -> _WriterMemo:
+        return _WriterMemo(self._run_id, self._started_at, self._seq, self._label, len(self.run_ids))
 
-    def _restore(self, memo: tuple[Any, ...]) -> None:
-        self._run_id, self._started_at, self._seq, self._label, count = memo
-        del self.run_ids[count:]
+    def _restore(self, memo: _WriterMemo) -> None:
+        self._run_id, self._started_at, self._seq, self._label = memo.run_id, memo.started_at, memo.seq, memo.label
+        del self.run_ids[memo.runs:]
 
     def _fail(self, exc: BaseException) -> None:
         self.problem = Message("recording stopped: {problem}; the run goes on unrecorded",
@@ -220,18 +231,14 @@ class RunRecorder:
         db.executemany("INSERT OR REPLACE INTO steps (run_id, step, epoch, loss) VALUES (?, ?, ?, ?)",
                        [(run_id, event.first_step + i, event.epoch, _nan_as_null(loss))
                         for i, loss in enumerate(event.losses)])
-        db.execute("INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (run_id, event.step, at, at - self._started_at, event.samples, event.samples_per_s,
-                    event.batch_size, event.total_steps, event.eta_s, m.allocated_bytes, m.reserved_bytes,
-                    m.peak_allocated_bytes, m.peak_reserved_bytes, m.capacity_bytes, m.device_used_bytes,
-                    m.process_rss_bytes))
+        _insert(db, "reports", [{"run_id": run_id, "step": event.step, "at": at, "elapsed_s": at - self._started_at,
+                                 "samples": event.samples, "samples_per_s": event.samples_per_s,
+                                 "batch_size": event.batch_size, "total_steps": event.total_steps,
+                                 "eta_s": event.eta_s, **m.byte_counts()}])
         if event.ranks:  # a data-parallel run: every rank's own sample, in this report's transaction
-            values = ", ".join("?" * (1 + len(RANK_REPORT_COLUMNS)))
-            db.executemany(f"INSERT OR REPLACE INTO rank_reports VALUES ({values})",
-                           [(run_id, event.step, r.rank, r.device, _nan_as_null(r.samples_per_s),
-                             r.memory.allocated_bytes, r.memory.reserved_bytes, r.memory.peak_allocated_bytes,
-                             r.memory.peak_reserved_bytes, r.memory.capacity_bytes, r.memory.device_used_bytes,
-                             r.memory.process_rss_bytes) for r in event.ranks])
+            _insert(db, "rank_reports", [{"run_id": run_id, "step": event.step, "rank": r.rank, "device": r.device,
+                                          "samples_per_s": _nan_as_null(r.samples_per_s), **r.memory.byte_counts()}
+                                         for r in event.ranks])
         finite = [loss for loss in event.losses if math.isfinite(loss)]
         samples = [m, *(r.memory for r in event.ranks)]  # a run's peak is its fullest device's
         db.execute("UPDATE runs SET steps = ?, total_steps = ?, batch_size = ?, samples_per_s = ?, "
@@ -273,6 +280,13 @@ def _continues(db: sqlite3.Connection, existing: tuple[Any, ...], start_step: in
         return True
     later = db.execute("SELECT 1 FROM steps WHERE run_id = ? AND step > ? LIMIT 1", (run_id, start_step)).fetchone()
     return later is None
+
+
+def _insert(db: sqlite3.Connection, table: str, rows: list[dict[str, Any]]) -> None:
+    """INSERT OR REPLACE `rows` (dicts with the same keys, in the same order) into `table`, by column name."""
+    names = list(rows[0])
+    db.executemany(f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                   [tuple(row.values()) for row in rows])
 
 
 def _copy_until(db: sqlite3.Connection, source: int, target: int, step: int) -> None:

@@ -19,9 +19,16 @@ import sqlite3
 from collections.abc import Iterator
 
 from core.base.text import Message
+from core.run.events import SAMPLE_COLUMNS, UNKNOWN_SAMPLE_COLUMNS
+
+# A memory sample's byte counts as `reports` and `rank_reports` declare them (NULL only where a sample may not
+# know the value). Migrations are history: a field added to MemorySample needs a migration of its own that adds
+# its column, and the scripts below must keep creating the columns they always did (tests/core/store pins them).
+_SAMPLE_COLUMNS_DDL = ",\n".join(f"    {name} INTEGER{'' if name in UNKNOWN_SAMPLE_COLUMNS else ' NOT NULL'}"
+                                 for name in SAMPLE_COLUMNS)
 
 # Version 1: runs, their per-step losses, per-report throughput and memory, and every other event.
-_V1 = """
+_V1 = f"""
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     uid TEXT NOT NULL UNIQUE,            -- the session's run_uid: a resumed run continues the same row
@@ -68,13 +75,7 @@ CREATE TABLE reports (
     batch_size INTEGER NOT NULL,
     total_steps INTEGER NOT NULL,
     eta_s REAL,
-    allocated_bytes INTEGER NOT NULL,
-    reserved_bytes INTEGER NOT NULL,
-    peak_allocated_bytes INTEGER NOT NULL,
-    peak_reserved_bytes INTEGER NOT NULL,
-    capacity_bytes INTEGER NOT NULL,
-    device_used_bytes INTEGER,
-    process_rss_bytes INTEGER NOT NULL,
+{_SAMPLE_COLUMNS_DDL},
     PRIMARY KEY (run_id, step)
 ) WITHOUT ROWID;
 CREATE TABLE events (
@@ -100,7 +101,7 @@ CREATE INDEX runs_by_start ON runs (started_at);
 # Version 3: data-parallel runs. How many processes trained together (1: an ordinary run), and every rank's
 # own throughput and memory at each report (the `reports` row of that step holds the whole run's throughput
 # and rank 0's memory). Written in the report's transaction, so a rank row never lacks its report.
-_V3 = """
+_V3 = f"""
 ALTER TABLE runs ADD COLUMN world_size INTEGER NOT NULL DEFAULT 1;
 CREATE TABLE rank_reports (
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -108,13 +109,7 @@ CREATE TABLE rank_reports (
     rank INTEGER NOT NULL,               -- global rank, 0..world_size-1
     device TEXT NOT NULL,                -- this rank's device ("cuda:1", "cpu")
     samples_per_s REAL,                  -- this rank's images/s over the report's steps; NULL if not a number
-    allocated_bytes INTEGER NOT NULL,
-    reserved_bytes INTEGER NOT NULL,
-    peak_allocated_bytes INTEGER NOT NULL,
-    peak_reserved_bytes INTEGER NOT NULL,
-    capacity_bytes INTEGER NOT NULL,
-    device_used_bytes INTEGER,
-    process_rss_bytes INTEGER NOT NULL,
+{_SAMPLE_COLUMNS_DDL},
     PRIMARY KEY (run_id, step, rank)
 ) WITHOUT ROWID;
 """

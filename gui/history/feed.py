@@ -34,7 +34,7 @@ from core.store.run_store import (
     store_problem,
 )
 from gui.plots import rank_series
-from gui.plots.rank_series import RankLayout
+from gui.plots.rank_series import SERIES_COLUMNS, RankLayout
 
 has_allocator = rank_series.has_allocator  # whether a device has allocator counters (the overlays ask here)
 
@@ -189,18 +189,20 @@ class SeriesArrays:
 
 
 def memory_rows(reports: Sequence[ReportRow], started_at: float) -> np.ndarray:
-    """Reports' memory as `MemoryPlot` rows: seconds since the run's start, allocated, reserved, peak, device
-    used (NaN where unknown), capacity."""
-    return np.array([(r.at - started_at, r.allocated_bytes, r.reserved_bytes, r.peak_allocated_bytes,
-                      np.nan if r.device_used_bytes is None else r.device_used_bytes, r.capacity_bytes)
-                     for r in reports], dtype=np.float64).reshape(-1, 6)
+    """Reports' memory as `MemoryPlot` rows: seconds since the run's start, then its lines' columns
+    (`SERIES_COLUMNS`: allocated, reserved, peak, device used (NaN where unknown), capacity)."""
+    return np.array([_plot_row(r.at - started_at, r) for r in reports],
+                    dtype=np.float64).reshape(-1, 1 + len(SERIES_COLUMNS))
 
 
 def sample_row(sample: MemorySample) -> tuple[float, ...]:
     """A reading timed in seconds since the run's start (a cache clear's) as a `MemoryPlot` row."""
-    used = np.nan if sample.device_used_bytes is None else sample.device_used_bytes
-    return (sample.time_s, sample.allocated_bytes, sample.reserved_bytes, sample.peak_allocated_bytes, used,
-            sample.capacity_bytes)
+    return _plot_row(sample.time_s, sample)
+
+
+def _plot_row(seconds: float, reading: ReportRow | MemorySample) -> tuple[float, ...]:
+    values = (getattr(reading, name) for name in SERIES_COLUMNS.values())
+    return (seconds, *(np.nan if value is None else value for value in values))
 
 
 def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> Any:

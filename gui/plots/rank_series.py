@@ -11,25 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from core.run.events import MemorySample
+from core.store.rows import RankReportRow
 from gui.qt.locale_format import number
 
 
-class Reading(Protocol):
-    """What a rank's reading has: a `core.run.events.MemorySample` or a `core.store.run_store.RankReportRow`."""
+Reading = MemorySample | RankReportRow  # a rank's reading: live, or the store's
 
-    allocated_bytes: int
-    reserved_bytes: int
-    peak_allocated_bytes: int
-    device_used_bytes: int | None
-
-
-# (key, the reading's field); the keys are `gui.plots.memory_plot.SERIES`'s, so its check boxes show and hide them
-RANK_KINDS = (("allocated", "allocated_bytes"), ("reserved", "reserved_bytes"), ("peak", "peak_allocated_bytes"))
+# The memory plot's lines (`gui.plots.memory_plot.SERIES`'s keys, in its column order) and the memory sample's
+# column (core.run.events.SAMPLE_COLUMNS) each one draws
+SERIES_COLUMNS = {"allocated": "allocated_bytes", "reserved": "reserved_bytes", "peak": "peak_allocated_bytes",
+                  "device_used": "device_used_bytes", "capacity": "capacity_bytes"}
+# (key, the reading's field) of each rank's own lines; its check boxes show and hide them as the plot's own
+RANK_KINDS = tuple((key, SERIES_COLUMNS[key]) for key in ("allocated", "reserved", "peak"))
 # a rank's line in the legend, by kind: on a GPU the allocator's counters, on the CPU the process RSS
 KIND_NAMES = {"allocated": (QT_TRANSLATE_NOOP("rank_series", "{rank} allocated"),
                             QT_TRANSLATE_NOOP("rank_series", "{rank} RSS")),
