@@ -34,7 +34,7 @@ class Comparison(RunControls):
             from core.device.devices import resolve_device
             from core.model.models import resolve_model
 
-            base = base.replace(model=resolve_model("auto", resolve_device("auto")))
+            base = base.replace(model=resolve_model("auto", resolve_device("auto").type))
         self.contenders: tuple[Contender, ...] = plan(base, overrides)  # ConfigError before anything runs
         for contender in self.contenders:
             _check_runnable(contender)

@@ -39,7 +39,7 @@ def check_model_input(config: RunConfig, model: torch.nn.Module, channels: int, 
 
 def config_for_device(config: RunConfig, device: torch.device) -> RunConfig:
     """`config` with what depends on the device resolved: the model `auto` stands for."""
-    model = resolve_model(config.model, device)
+    model = resolve_model(config.model, device.type)
     return config if model == config.model else config.replace(model=model)
 
 

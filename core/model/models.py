@@ -95,12 +95,13 @@ def available_models() -> list[str]:
     return ["auto", "tiny-cnn", "resnet18", "speedrun-net"] + sorted(set(tvm.list_models(module=tvm)) - {"resnet18"})
 
 
-def resolve_model(name: str, device: torch.device) -> str:
-    """The model `auto` stands for on `device`: resnet18 on a GPU, tiny-cnn on a CPU (where resnet18 trains at
-    ~16 images/s on 2 cores, so a first run would take minutes). Other names are returned as they are."""
+def resolve_model(name: str, device_kind: str) -> str:
+    """The model `auto` stands for on a device of `device_kind` ('cpu', 'cuda', 'mps': `torch.device.type`):
+    resnet18 on a GPU, tiny-cnn on a CPU (where resnet18 trains at ~16 images/s on 2 cores, so a first run would
+    take minutes). Other names are returned as they are."""
     if name != "auto":
         return name  # a spec too: it is the user's choice on every device
-    return "resnet18" if device.type in ("cuda", "mps") else "tiny-cnn"
+    return "resnet18" if device_kind in ("cuda", "mps") else "tiny-cnn"
 
 
 def model_spec(name: str, data_channels: int) -> ModelSpec:
@@ -123,7 +124,7 @@ def build_model(name: str, num_classes: int, in_channels: int) -> nn.Module:
     if name == "speedrun-net":
         return SpeedrunNet(num_classes, in_channels)
     if name == "auto":
-        raise ValueError("resolve 'auto' with resolve_model(name, device) first")
+        raise ValueError("resolve 'auto' with resolve_model(name, device_kind) first")
     import torchvision.models as tvm
 
     if name == "resnet18":

@@ -1,5 +1,6 @@
-"""Which of the form's settings apply to what else is chosen, and why not: greyed out with the reason as
-the tooltip. Also what `auto` stands for in the model combo ("auto (tiny-cnn on this CPU)").
+"""Which of the form's settings apply to what else is chosen, and why not; also what `auto` stands for in the
+model combo ("auto (tiny-cnn on this CPU)"). Plain functions of the values: the settings form shows the
+answer on its widgets (greyed out, the reason as the tooltip), so the rules are tested without widgets.
 
 Two kinds of "not here": a setting the run would ignore (pin_memory on the CPU) is greyed out and kept
 (a greyed-out tick box shows unticked and is off in the config and the log, and its tick comes back when
@@ -7,7 +8,8 @@ it applies again);
 a choice the device cannot run (fp16 on the CPU, cuDNN's autotuner off CUDA, torch.compile without a
 compiler) is greyed out too, but when it is chosen anyway (saved settings, a preset, another device
 picked after) it stays enabled so it can be undone, and the form's check refuses it inline with the
-reason from `core.device.fast_paths`, which keeps Start disabled.
+reason from `core.device.fast_paths`, which keeps Start disabled. fp16 on the CPU is the exception: the
+form switches it off (autocast has no float16 there).
 
 The process count (nproc) is labelled for what it counts here: "GPUs" on a CUDA device, "CPU processes"
 elsewhere; sync_bn applies only with more than one.
@@ -15,21 +17,22 @@ elsewhere; sync_bn applies only with more than one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
-from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QCheckBox, QComboBox, QSpinBox
 
-from core.config.run_config import BOUNDS
 from gui.form.text import field_tooltip
 from gui.qt.core_text import core_text
 
-if TYPE_CHECKING:
-    from gui.form.settings_form import SettingsForm
-
-KEPT_TICK = "tickKeptWhileNotUsed"  # a tick box's property: it was ticked when its setting stopped applying
 FAST_PATHS = ("cudnn_benchmark", "compile", "fused_optimizer")
+# a choice of a field, keyed as `core.device.fast_paths` keys its problems: "field=choice"
+CHOICE_TOOLTIPS = {
+    "amp=fp16": QT_TRANSLATE_NOOP("form_applicability", "float16 autocast + GradScaler"),
+    "amp=bf16": QT_TRANSLATE_NOOP("form_applicability", "bfloat16 autocast (no gradient scaler needed)"),
+}
+# what the device cannot run: chosen anyway, it stays enabled so it can be undone (fp16 is switched off instead)
+KEPT_WHILE_CHOSEN = (*FAST_PATHS, "amp=bf16")
 # why a setting is not used with what else is chosen: the tooltip of a greyed-out setting
 NOT_USED = {
     "gpu_copies_only": QT_TRANSLATE_NOOP("form_applicability", "pin_memory only speeds up copies to a GPU"),
@@ -48,6 +51,53 @@ NOT_USED = {
 }
 
 
+def applicability(values: Mapping[str, Any], device_kind: str, problems: Mapping[str, Any]) -> dict[str, str | None]:
+    """For each setting whose use depends on the others (and each "field=choice" the device may not run): why
+    it does not apply, as its tooltip says it, or None where it applies.
+
+    `values`: the form's values by field; `device_kind`: 'cpu', 'cuda' or 'mps' of the selected device;
+    `problems`: the fast paths that device cannot run and why (`DeviceTable.problems_of`)."""
+    on_cpu = device_kind == "cpu"
+    stream = values["placement"] != "resident"
+    synthetic = values["dataset"] == "synthetic"
+    own = ":" in str(values["dataset"])  # your own dataset (package.module:factory) finds its own files
+    reasons = {
+        "pin_memory": _not_used(not on_cpu and stream, "gpu_copies_only" if on_cpu else "stream_copies"),
+        "non_blocking": _not_used(not on_cpu and stream, "no_copy_on_cpu" if on_cpu else "stream_copies"),
+        "workers": _not_used(stream, "resident_no_workers"),
+        "synthetic_samples": _not_used(synthetic, "synthetic_only"),
+        "data_dir": _not_used(not synthetic and not own, "own_dataset_files" if own else "synthetic_no_files"),
+        "download": _not_used(values["dataset"] in ("mnist", "fashion-mnist", "cifar10"), "not_downloadable"),
+        "momentum": _not_used(values["optimizer"] == "sgd", "adamw_no_momentum"),
+        "sync_bn": _not_used(int(values["nproc"]) > 1, "one_process"),
+        "amp=fp16": QCoreApplication.translate("form_applicability", "fp16 autocast needs a CUDA or MPS device")
+        if on_cpu else None,
+        "amp=bf16": core_text(problems["amp=bf16"]) if "amp=bf16" in problems else None,
+    }
+    for field in FAST_PATHS:
+        problem = problems.get(field)
+        reasons[field] = None if problem is None else QCoreApplication.translate(
+            "form_applicability", "Cannot run on this device: {problem}").format(problem=core_text(problem))
+    return reasons
+
+
+def shown_enabled(key: str, reason: str | None, values: Mapping[str, Any]) -> bool:
+    """Whether the setting (or "field=choice") `key` stays enabled: it applies, or it is a choice the device
+    cannot run that is chosen anyway (enabled so it can be undone)."""
+    field, _, choice = key.partition("=")
+    chosen = values[field] == choice if choice else bool(values[field])
+    return reason is None or (key in KEPT_WHILE_CHOSEN and chosen)
+
+
+def shown_tooltip(key: str, reason: str | None) -> str:
+    """The tooltip of setting (or "field=choice") `key`: why it does not apply, else what it is."""
+    if reason is not None:
+        return reason
+    if key in CHOICE_TOOLTIPS:
+        return QCoreApplication.translate("form_applicability", CHOICE_TOOLTIPS[key])
+    return field_tooltip(key)
+
+
 def is_auto_model(text: str) -> bool:
     """'auto' as typed, or as the form shows it (in the user's language, '自动' in Chinese), once devices are
     known with what it stands for: 'auto (tiny-cnn on this CPU)' (in Chinese the parenthesis is the
@@ -57,119 +107,22 @@ def is_auto_model(text: str) -> bool:
     return any(text == word or text.startswith((f"{word} (", f"{word}（")) for word in words)
 
 
-def update_applicability(form: SettingsForm) -> None:
-    kind = form.device_kind()
-    on_cpu = kind == "cpu"
-    stream = form.value("placement") != "resident"
-    synthetic = form.value("dataset") == "synthetic"
-    own = ":" in str(form.value("dataset"))  # your own dataset (package.module:factory) finds its own files
-    _applies(form, "pin_memory", not on_cpu and stream, "gpu_copies_only" if on_cpu else "stream_copies")
-    _applies(form, "non_blocking", not on_cpu and stream, "no_copy_on_cpu" if on_cpu else "stream_copies")
-    _applies(form, "workers", stream, "resident_no_workers")
-    _applies(form, "synthetic_samples", synthetic, "synthetic_only")
-    _applies(form, "data_dir", not synthetic and not own, "own_dataset_files" if own else "synthetic_no_files")
-    _applies(form, "download", form.value("dataset") in ("mnist", "fashion-mnist", "cifar10"), "not_downloadable")
-    _applies(form, "momentum", form.value("optimizer") == "sgd", "adamw_no_momentum")
-    _applies(form, "sync_bn", int(form.value("nproc")) > 1, "one_process")
-    show_nproc_meaning(form)
-    problems = form.devices.problems_of(str(form.value("device")))
-    amp: QComboBox = form.widgets["amp"]
-    model = amp.model()
-    if isinstance(model, QStandardItemModel):
-        item = model.item(amp.findData("fp16"))
-        item.setEnabled(not on_cpu)
-        if on_cpu:
-            item.setToolTip(QCoreApplication.translate("form_applicability",
-                                                       "fp16 autocast needs a CUDA or MPS device"))
-        else:
-            item.setToolTip(QCoreApplication.translate("form_applicability", "float16 autocast + GradScaler"))
-        if on_cpu and amp.currentData() == "fp16":
-            amp.setCurrentIndex(amp.findData("off"))
-        bf16 = model.item(amp.findData("bf16"))
-        bf16.setEnabled("amp=bf16" not in problems or amp.currentData() == "bf16")
-        if "amp=bf16" in problems:
-            bf16.setToolTip(core_text(problems["amp=bf16"]))
-        else:
-            bf16.setToolTip(QCoreApplication.translate("form_applicability",
-                                                       "bfloat16 autocast (no gradient scaler needed)"))
-    for field in FAST_PATHS:
-        problem = problems.get(field)
-        widget = form.widgets[field]
-        widget.setEnabled(problem is None or bool(form.value(field)))
-        if problem is None:
-            widget.setToolTip(field_tooltip(field))
-        else:
-            widget.setToolTip(QCoreApplication.translate("form_applicability", "Cannot run on this device: {problem}")
-                              .format(problem=core_text(problem)))
-    show_auto_model(form)
-
-
-def show_nproc_meaning(form: SettingsForm) -> None:
-    """Label and bound the process count by what it counts on the selected device: "GPUs" up to this machine's
-    CUDA GPUs, else "CPU processes" up to its cores. A larger saved value stays (the form's check says why it
-    cannot run) rather than being cut down unseen."""
-    meaning = form.nproc_meaning()
-    spin: QSpinBox = form.widgets["nproc"]
-    form.labels["nproc"].setText(core_text(meaning.label))
-    limit = meaning.limit if meaning.limit is not None else int(BOUNDS["nproc"].maximum)
-    spin.setMaximum(max(limit, spin.value()))
-    spin.setToolTip(field_tooltip("nproc") if meaning.limit is None else core_text(meaning.tooltip))
-    form.labels["nproc"].setToolTip(spin.toolTip())
-
-
-def _applies(form: SettingsForm, field: str, applies: bool, reason: str) -> None:
-    """`reason`: the NOT_USED key of why the setting is not used."""
-    widget = form.widgets[field]
-    target = widget.parentWidget() if field == "data_dir" else widget
-    target.setEnabled(applies)
-    if isinstance(widget, QCheckBox):
-        _keep_tick(widget, applies)
-    if applies:
-        widget.setToolTip(field_tooltip(field))
-        return
-    why = QCoreApplication.translate("form_applicability", NOT_USED[reason])
-    widget.setToolTip(QCoreApplication.translate("form_applicability", "Not used: {reason}").format(reason=why))
-
-
-def _keep_tick(box: QCheckBox, applies: bool) -> None:
-    """A tick on a setting that does not apply is not in effect: show it off (the config reads it off) and
-    give it back once the setting applies again."""
-    if not (bool(box.property(KEPT_TICK)) if applies else box.isChecked()):
-        return  # nothing kept to give back, or nothing ticked to take off
-    box.blockSignals(True)  # the form is validating already: no second round from the toggle
-    box.setChecked(applies)
-    box.blockSignals(False)
-    box.setProperty(KEPT_TICK, not applies)
-
-
-def auto_model_text(form: SettingsForm) -> str:
-    """'auto (tiny-cnn on this CPU)' once the devices are known: the model a run would build."""
-    if not form.devices.known:
+def auto_model_text(device_kind: str | None) -> str:
+    """'auto (tiny-cnn on this CPU)': the model a run would build on a device of `device_kind`; plain 'auto'
+    while the devices are not known (None)."""
+    if device_kind is None:
         return QCoreApplication.translate("form_widgets", "auto")
-    from gui.form.estimate import resolved_model
+    from core.model.models import resolve_model  # imports torch: called once the devices are known
 
-    model = resolved_model("auto", form.device_kind())
-    if form.device_kind() == "cpu":
+    model = resolve_model("auto", device_kind)
+    if device_kind == "cpu":
         return QCoreApplication.translate("form_applicability", "auto ({model} on this CPU)").format(model=model)
     return QCoreApplication.translate("form_applicability", "auto ({model} on this GPU)").format(model=model)
 
 
-def show_auto_model(form: SettingsForm) -> None:
-    """Keep the model combo's auto entry (and the text, when it shows auto) saying what auto stands for
-    on the selected device."""
-    combo: QComboBox = form.widgets["model"]
-    text = auto_model_text(form)
-    index = combo.findData("auto")  # by its data: its text may be another language's (a language change)
-    if index < 0:
-        index = next((i for i in range(combo.count()) if is_auto_model(combo.itemText(i))), -1)
-    current = combo.currentText()
-    shows_auto = is_auto_model(current) or (index >= 0 and current == combo.itemText(index))
-    # auto shown by the program, or typed and left: say what it stands for; mid-typing, leave the text alone
-    show = shows_auto and current != text and not combo.lineEdit().hasFocus()
-    if (index < 0 or combo.itemText(index) == text) and not show:
-        return
-    combo.blockSignals(True)
-    if index >= 0:
-        combo.setItemText(index, text)
-    combo.setEditText(text if show else current)  # renaming the current item must not change what was typed
-    combo.blockSignals(False)
+def _not_used(applies: bool, reason: str) -> str | None:
+    """None where the setting applies; else "Not used: " and the NOT_USED text of key `reason`."""
+    if applies:
+        return None
+    why = QCoreApplication.translate("form_applicability", NOT_USED[reason])
+    return QCoreApplication.translate("form_applicability", "Not used: {reason}").format(reason=why)

@@ -114,15 +114,6 @@ def estimate_text(seconds: float, measurement: Measurement) -> str:
         duration=duration_text(seconds), rate=rate, device=measurement.device)
 
 
-def resolved_model(name: str, device_kind: str) -> str:
-    """The model `name` stands for on a device of `device_kind` (core.model.models.resolve_model; torch loaded)."""
-    import torch
-
-    from core.model.models import resolve_model
-
-    return resolve_model(name, torch.device(device_kind))
-
-
 class MeasurementStore:
     """The measurements, as one JSON value in the settings (most recent last, at most MAX_KEPT)."""
 
@@ -187,7 +178,9 @@ class RunEstimates:
         device = self._device(device_spec)
         if device is None:
             return None
-        return self.store.get(speed_key(config, device[0], resolved_model(config.model, device_kind)))
+        from core.model.models import resolve_model  # imports torch: the devices are known (listed by torch)
+
+        return self.store.get(speed_key(config, device[0], resolve_model(config.model, device_kind)))
 
     def text_for(self, config: RunConfig, device_spec: str, device_kind: str, train_images: int | None) -> str:
         """What the window says before Start: the estimate, or why there is none."""

@@ -3,7 +3,8 @@
 The widget follows the bound: a combo box for choices, a check box for a flag, a spin box over the range
 (a lowest position meaning "not set" for an optional number, steps by factors for a log-scale float), a
 line edit for the data folder. The settings form places them, and reads and writes the fields whose
-widgets need more than their kind says (the model, the dataset, the device).
+widgets need more than their kind says (the model, the dataset, the device). It also shows on them whether a
+setting applies (`show_applies`, `show_choice_applies`) and what auto stands for (`show_auto_model`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -23,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.config.run_config import BOUNDS, BUILTIN_MODELS
 from core.config.user_callables import SPEC_FORM
+from gui.form.applicability import is_auto_model
 from gui.form.text import choice_text, field_tooltip, none_text
 from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 
@@ -107,3 +110,54 @@ def set_widget_value(widget: QWidget, value: Any) -> None:
         widget.setValue(value)
     else:
         widget.setText(value or "")
+
+
+KEPT_TICK = "tickKeptWhileNotUsed"  # a tick box's property: it was ticked when its setting stopped applying
+
+
+def show_applies(widget: QWidget, enabled: bool, tooltip: str, target: QWidget | None = None) -> None:
+    """Enable `target` (default: `widget`, the data folder's whole row with Browse…) or grey it out, with
+    `tooltip` saying why. A tick box that does not apply shows unticked and gets its tick back later."""
+    (target or widget).setEnabled(enabled)
+    if isinstance(widget, QCheckBox):
+        _keep_tick(widget, enabled)
+    widget.setToolTip(tooltip)
+
+
+def show_choice_applies(combo: QComboBox, choice: str, enabled: bool, tooltip: str) -> None:
+    """Enable the item of `combo` whose data is `choice` or grey it out, with `tooltip` saying why."""
+    model = combo.model()
+    if isinstance(model, QStandardItemModel):
+        item = model.item(combo.findData(choice))
+        item.setEnabled(enabled)
+        item.setToolTip(tooltip)
+
+
+def _keep_tick(box: QCheckBox, applies: bool) -> None:
+    """A tick on a setting that does not apply is not in effect: show it off (the config reads it off) and
+    give it back once the setting applies again."""
+    if not (bool(box.property(KEPT_TICK)) if applies else box.isChecked()):
+        return  # nothing kept to give back, or nothing ticked to take off
+    box.blockSignals(True)  # the form is validating already: no second round from the toggle
+    box.setChecked(applies)
+    box.blockSignals(False)
+    box.setProperty(KEPT_TICK, not applies)
+
+
+def show_auto_model(combo: QComboBox, text: str) -> None:
+    """Keep the model combo's auto entry (and the text, when it shows auto) saying what auto stands for:
+    `text` (`gui.form.applicability.auto_model_text`)."""
+    index = combo.findData("auto")  # by its data: its text may be another language's (a language change)
+    if index < 0:
+        index = next((i for i in range(combo.count()) if is_auto_model(combo.itemText(i))), -1)
+    current = combo.currentText()
+    shows_auto = is_auto_model(current) or (index >= 0 and current == combo.itemText(index))
+    # auto shown by the program, or typed and left: say what it stands for; mid-typing, leave the text alone
+    show = shows_auto and current != text and not combo.lineEdit().hasFocus()
+    if (index < 0 or combo.itemText(index) == text) and not show:
+        return
+    combo.blockSignals(True)
+    if index >= 0:
+        combo.setItemText(index, text)
+    combo.setEditText(text if show else current)  # renaming the current item must not change what was typed
+    combo.blockSignals(False)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -30,7 +30,7 @@ from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 from core.config.run_config import BOUNDS, RunConfig, check_batch_fits
 from core.config.user_callables import SPEC_FORM, is_spec
-from gui.form.applicability import auto_model_text, is_auto_model, update_applicability
+from gui.form.applicability import applicability, auto_model_text, is_auto_model, shown_enabled, shown_tooltip
 from gui.form.checks import (
     FolderCounts,
     NprocMeaning,
@@ -39,15 +39,22 @@ from gui.form.checks import (
     check_fast_paths_known,
     check_findable,
     check_nproc,
-    normalised_device,
     nproc_meaning,
 )
+from gui.form.device_fields import device_index, fill_device_combo, show_nproc_meaning
 from gui.form.device_table import DeviceTable
-from gui.form.field_widgets import make_field_widget, set_widget_value, widget_value
+from gui.form.field_widgets import (
+    make_field_widget,
+    set_widget_value,
+    show_applies,
+    show_auto_model,
+    show_choice_applies,
+    widget_value,
+)
 from gui.form.preset_row import PresetRow, overrides_for
 from gui.form.text import field_help, friendly, label
 from gui.qt import file_dialogs
-from gui.qt.core_text import core_text, error_text
+from gui.qt.core_text import error_text
 from gui.qt.widgets import wheel_only_when_focused
 
 COMBO_MIN_CHARACTERS = 8  # a combo box asks for this much width, not its longest item's (a device's full name)
@@ -194,13 +201,13 @@ class SettingsForm(QWidget):
             widget = self.widgets[field]
             widget.blockSignals(True)
             if field == "model":
-                widget.setEditText(auto_model_text(self) if value == "auto" else value)
+                widget.setEditText(self._auto_model_text() if value == "auto" else value)
             elif field == "dataset":
                 index = widget.findData(value)
                 widget.setCurrentIndex(index)  # -1 for your own: its text is set next
                 widget.setEditText(widget.itemText(index) if index >= 0 else value)
             elif field == "device":
-                widget.setCurrentIndex(self._device_index(value))
+                widget.setCurrentIndex(device_index(widget, value, self.devices.known))
             else:
                 set_widget_value(widget, value)
             widget.blockSignals(False)
@@ -213,37 +220,15 @@ class SettingsForm(QWidget):
     # ---- environment -----------------------------------------------------------------------------
     def set_devices(self, devices: list[Any]) -> None:
         """Fill the device combo from `core.device.devices.list_devices()`, keeping the current choice."""
-        from core.base.text import format_bytes
-
         combo: QComboBox = self.widgets["device"]
         current = combo.currentData()
         self.listed_devices = list(devices)  # listed again in another language after a language change
         self.devices = DeviceTable.from_devices(devices)
         combo.blockSignals(True)
-        combo.clear()
-        combo.addItem(self.tr("auto ({device})").format(device=self.devices.best), "auto")
-        for d in devices:
-            name = core_text(d.name)  # the CPU's "(N threads)" is a Message
-            combo.addItem(self.tr("{spec}: {name} ({capacity})").format(spec=d.spec, name=name,
-                                                                         capacity=format_bytes(d.capacity_bytes)), d.spec)
-            combo.setItemData(combo.count() - 1, self.tr("{name}, {capacity}").format(
-                name=name, capacity=format_bytes(d.capacity_bytes)),
-                              Qt.ItemDataRole.ToolTipRole)
-        combo.setCurrentIndex(self._device_index(current or "auto"))  # a device that went away stays, flagged
+        fill_device_combo(combo, devices, self.devices.best)
+        combo.setCurrentIndex(device_index(combo, current or "auto", self.devices.known))  # one gone stays, flagged
         combo.blockSignals(False)
         self._on_changed()
-
-    def _device_index(self, spec: str) -> int:
-        """The combo's index for `spec`; a device not listed gets an entry that says so (its check explains)."""
-        combo: QComboBox = self.widgets["device"]
-        index = combo.findData(spec)
-        if index < 0:
-            index = combo.findData(normalised_device(spec))
-        if index < 0:
-            text = self.tr("{spec} (not on this machine)") if self.devices.known else self.tr("{spec} (not found yet)")
-            combo.addItem(text.format(spec=spec), spec)
-            index = combo.count() - 1
-        return index
 
     def set_models(self, names: list[str]) -> None:
         combo: QComboBox = self.widgets["model"]
@@ -252,7 +237,7 @@ class SettingsForm(QWidget):
         combo.clear()
         for name in names:
             combo.addItem(name, name)  # auto found by its data whatever language its text is in
-        combo.setEditText(auto_model_text(self) if is_auto_model(current) else current)
+        combo.setEditText(self._auto_model_text() if is_auto_model(current) else current)
         combo.blockSignals(False)
         self._known_models = set(names)
         self._on_changed()
@@ -292,7 +277,7 @@ class SettingsForm(QWidget):
             box.setEnabled(editable)
         self.preset_row.setEnabled(editable)
         if editable:
-            self._update_applicability()
+            self.update_applicability()
 
     # ---- validation and applicability -------------------------------------------------------------
     @property
@@ -312,7 +297,7 @@ class SettingsForm(QWidget):
         self._validate(scan=False)  # a half-typed path may name a huge folder: count it once editing ends
 
     def _validate(self, scan: bool) -> None:
-        self._update_applicability()
+        self.update_applicability()
         try:
             self.config(scan)
             valid, message = True, ""
@@ -328,8 +313,27 @@ class SettingsForm(QWidget):
             self._valid, self._message = valid, message
         self.validity_changed.emit(valid, message)
 
-    def _update_applicability(self) -> None:
-        update_applicability(self)
+    def update_applicability(self) -> None:
+        """Grey out what does not apply with the device and the other values, why as the tooltip
+        (`gui.form.applicability` decides), label the process count and say what auto stands for."""
+        values = self.values()
+        reasons = applicability(values, self.device_kind(), self.devices.problems_of(str(values["device"])))
+        for key, reason in reasons.items():
+            field, _, choice = key.partition("=")
+            enabled, tooltip = shown_enabled(key, reason, values), shown_tooltip(key, reason)
+            if choice:
+                show_choice_applies(self.widgets[field], choice, enabled, tooltip)
+            else:
+                row = self.widgets[field].parentWidget() if field == "data_dir" else None  # with Browse…
+                show_applies(self.widgets[field], enabled, tooltip, row)
+        amp: QComboBox = self.widgets["amp"]
+        if reasons["amp=fp16"] is not None and amp.currentData() == "fp16":
+            amp.setCurrentIndex(amp.findData("off"))
+        show_nproc_meaning(self.widgets["nproc"], self.labels["nproc"], self.nproc_meaning())
+        show_auto_model(self.widgets["model"], self._auto_model_text())
+
+    def _auto_model_text(self) -> str:
+        return auto_model_text(self.device_kind() if self.devices.known else None)
 
     @Slot(str)
     def _on_preset_chosen(self, name: str) -> None:

@@ -22,7 +22,6 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QTabWidget, QWidget
 
 from core.config.user_callables import SPEC_FORM
-from gui.form.applicability import update_applicability
 from gui.form.text import CHOICE_TEXTS, choice_text, field_help, field_tooltip, label
 from gui.i18n import language as i18n
 from gui.i18n.shown_texts import say_shown_texts_again
@@ -152,8 +151,8 @@ def _keep_form(texts: Retranslator, window: MainWindow) -> None:
     # the devices' names (the CPU's "(N threads)"), listed again; then the process count's label,
     # greyed-out settings' tooltips and what auto stands for, derived again
     texts.refresh_with(lambda: form.set_devices(form.listed_devices) if hasattr(form, "listed_devices") else None)
-    texts.refresh_with(lambda: update_applicability(form))
-    update_applicability(form)  # now too: the plain tooltips and labels kept above replaced them
+    texts.refresh_with(form.update_applicability)
+    form.update_applicability()  # now too: the plain tooltips and labels kept above replaced them
 
 
 def _refresh_panels(texts: Retranslator, window: MainWindow) -> None:

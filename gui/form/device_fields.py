@@ -1,0 +1,57 @@
+"""The settings form's widgets that show this machine's devices: the device combo, filled from the devices
+torch listed (a device that went away stays, flagged, so its check can say why), and the process count,
+labelled and bounded by what it counts on the selected device. The texts keep the form's translation context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox
+
+from core.base.text import format_bytes
+from core.config.run_config import BOUNDS
+from gui.form.checks import NprocMeaning, normalised_device
+from gui.form.text import field_tooltip
+from gui.qt.core_text import core_text
+
+
+def fill_device_combo(combo: QComboBox, devices: Sequence[Any], best: str) -> None:
+    """List `devices` (`core.device.devices.list_devices()`) after auto, which names `best`, the spec it
+    stands for; the caller keeps the current choice."""
+    combo.clear()
+    combo.addItem(QCoreApplication.translate("SettingsForm", "auto ({device})").format(device=best), "auto")
+    for d in devices:
+        name = core_text(d.name)  # the CPU's "(N threads)" is a Message
+        capacity = format_bytes(d.capacity_bytes)
+        combo.addItem(QCoreApplication.translate("SettingsForm", "{spec}: {name} ({capacity})").format(
+            spec=d.spec, name=name, capacity=capacity), d.spec)
+        combo.setItemData(combo.count() - 1, QCoreApplication.translate("SettingsForm", "{name}, {capacity}").format(
+            name=name, capacity=capacity), Qt.ItemDataRole.ToolTipRole)
+
+
+def device_index(combo: QComboBox, spec: str, known: bool) -> int:
+    """The combo's index for `spec`; a device not listed gets an entry that says so (its check explains).
+    `known`: whether torch has listed the devices yet."""
+    index = combo.findData(spec)
+    if index < 0:
+        index = combo.findData(normalised_device(spec))
+    if index < 0:
+        text = QCoreApplication.translate("SettingsForm", "{spec} (not on this machine)") if known else \
+            QCoreApplication.translate("SettingsForm", "{spec} (not found yet)")
+        combo.addItem(text.format(spec=spec), spec)
+        index = combo.count() - 1
+    return index
+
+
+def show_nproc_meaning(spin: QSpinBox, label: QLabel, meaning: NprocMeaning) -> None:
+    """Label and bound the process count by what it counts on the selected device: "GPUs" up to this machine's
+    CUDA GPUs, else "CPU processes" up to its cores. A larger saved value stays (the form's check says why it
+    cannot run) rather than being cut down unseen."""
+    label.setText(core_text(meaning.label))
+    limit = meaning.limit if meaning.limit is not None else int(BOUNDS["nproc"].maximum)
+    spin.setMaximum(max(limit, spin.value()))
+    spin.setToolTip(field_tooltip("nproc") if meaning.limit is None else core_text(meaning.tooltip))
+    label.setToolTip(spin.toolTip())
