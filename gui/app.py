@@ -1,13 +1,10 @@
-"""`gpu-train-monitor`: opens the window; `run`, `find-batch-size`, `devices` and `models` go to the
-headless CLI.
+"""`gpu-train-monitor`: with no subcommand it opens the window; a subcommand (core.cli.options.COMMANDS) goes
+to the headless CLI, which is imported only then.
 
-The window appears first and torch loads in a background thread (it takes seconds), which is safe on
-Linux; on Windows torch must be imported before Qt (pytorch#166628), so it is.
-`--screenshot PATH [--steps N] [run options]` runs N steps, saves a PNG of the window and exits;
-with `--compare NAME` it races a ready-made comparison of the Compare menu instead, N steps each run.
-Options and error lines come from core.cli.options, as the CLI's do; the CLI itself is imported only to run
-a headless command. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point (`gui.window.exit_signals`); the
-screenshot is taken and the exit code chosen by `gui.window.screenshot`.
+The window appears first and torch loads behind it (`gui.qt.torch_loader`), which is safe on Linux; on Windows
+torch must be imported before Qt (pytorch#166628), so it is. `--screenshot PATH` runs the window unattended and
+saves a picture of it (`gui.window.screenshot`). Options and error lines come from core.cli.options, as the CLI's
+do. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point (`gui.window.exit_signals`).
 """
 
 from __future__ import annotations
@@ -17,18 +14,12 @@ import importlib
 import os
 import signal
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from core.base.errors import ConfigError, UserError
 from core.cli.options import (
     COMMANDS,
-    EXIT_INTERRUPTED,
-    EXIT_TERMINATED,
-    EXIT_USER_ERROR,
     PROG,
     OneLineParser,
     add_record_options,
@@ -37,12 +28,12 @@ from core.cli.options import (
     user_error_line,
 )
 from core.config.run_config import BOUNDS, describe_range
+from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from gui.window.exit_signals import (
     deferred_signals,
     end_on_signals,
     restore_default_signals,
 )
-from gui.window.screenshot import follow_run
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -137,7 +128,7 @@ def display_problem() -> str | None:
 
 def run_window(config, screenshot: str | None = None, compare: str | None = None, runs_db: str | None = None,
                record: bool = True, language: str | None = None) -> int:
-    """Show the window, load torch behind it, and run the Qt event loop."""
+    """Show the window, load torch behind it, and run the Qt event loop; returns the exit code."""
     launched = _process_start_time()
     problem = display_problem()
     if problem:
@@ -146,123 +137,96 @@ def run_window(config, screenshot: str | None = None, compare: str | None = None
     pending = deferred_signals()
     if sys.platform == "win32":
         importlib.import_module("torch")  # before Qt on Windows (c10.dll load order)
-    import pyqtgraph as pg
-    from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal, Slot
-    from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication
-
-    from gui.qt.locale_format import number
-    from gui.qt.resources import ICON, asset, style_sheet
-    from gui.window.main_window import MainWindow
+    from gui.qt.torch_loader import TorchLoader
+    from gui.window.main_window import MainWindow  # Qt and pyqtgraph load here
+    from gui.window.screenshot import ScreenshotDriver, screenshot_settings
 
     if pending:  # Ctrl+C or SIGTERM while Qt loaded: no window to open
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED if pending[0] == signal.SIGINT else EXIT_TERMINATED
-    pg.setConfigOptions(background="w", foreground="k")  # plots match the light widgets around them
+    app = make_application()
+    settings = screenshot_settings() if screenshot else None
+    installed = install_language(language, settings)  # before any widget: texts are set as widgets are built
+    window = MainWindow(settings, runs_db, record)
+    window.language = installed  # its translators live as long as the window
+    exit_code = [0]
+    driver = ScreenshotDriver(window, app, screenshot, config, compare, exit_code) if screenshot else None
+    if config is not None:
+        window.form.set_config(config)
+    window.show()
+    shown_after = time.time() - launched
+
+    loader = TorchLoader(launched, window)
+    loader.loaded.connect(lambda ready_after: show_torch_ready(window, driver, shown_after, ready_after))
+    loader.failed.connect(lambda message: show_torch_failed(window, driver, message))
+    # torch's import holds the GIL for seconds at a time (loading its libraries): started before the window's
+    # first paint, it left the window black that long. The window paints first, then torch loads behind it.
+    after_first_paint(window, loader.start)
+
+    end_on_signals(app, window, exit_code, pending)
+    code = app.exec()
+    restore_default_signals()  # the window is gone: signals act as they do before a window opens
+    return exit_code[0] or code
+
+
+def make_application():
+    """The QApplication (the one there is already, under tests), named for the desktop, with the app's icon and
+    style sheet; plots drawn light, to match the widgets around them."""
+    import pyqtgraph as pg
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from gui.qt.resources import ICON, asset, style_sheet
+
+    pg.setConfigOptions(background="w", foreground="k")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("GPU Training Monitor")
     app.setOrganizationName("gpu-train-monitor")
     app.setDesktopFileName("gpu-train-monitor")
     app.setWindowIcon(QIcon(str(asset(ICON))))
     app.setStyleSheet(style_sheet())
-    settings = None
-    if screenshot:  # a screenshot must not read or change the user's saved settings
-        settings = QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
+    return app
+
+
+def install_language(language: str | None, settings=None):
+    """Install the translators for `language` (None: the one saved in `settings`, or the user's settings, else
+    the system's) and return what was installed; a problem is a warning on stderr, and the window stays English."""
     from gui.i18n import language as i18n
     from gui.window.settings import user_settings
 
     choice = language or i18n.saved_choice(settings if settings is not None else user_settings())
-    installed = i18n.install(i18n.resolve(choice))  # before any widget: texts are set as widgets are built
+    installed = i18n.install(i18n.resolve(choice))
     if installed.problem:
         print(f"{PROG}: warning: the window stays English: {installed.problem}", file=sys.stderr)
-    window = MainWindow(settings, runs_db, record)
-    window.language = installed  # its translators live as long as the window
-    if screenshot:  # nor write checkpoints into the user's data folder
-        from core.engine.checkpoint import ON_REQUEST
+    return installed
 
-        window.controller.checkpoints = ON_REQUEST
-    if config is not None:
-        window.form.set_config(config)
-    window.show()
-    shown_after = time.time() - launched
 
-    class TorchLoader(QObject):
-        """Imports torch in a plain thread; results come back through its own slots, so they run in
-        the GUI thread (a plain function connected to a signal emitted elsewhere runs in the emitter's)."""
+def show_torch_ready(window, driver, shown_after: float, ready_after: float) -> None:
+    """Torch has loaded: the times in the log, the window's devices and models filled, a screenshot's run started."""
+    from PySide6.QtCore import QCoreApplication
 
-        loaded = Signal(float)  # seconds since launch
-        failed = Signal(str)
+    from gui.qt.locale_format import number
 
-        def __init__(self) -> None:
-            super().__init__()
-            self.loaded.connect(self._on_loaded)
-            self.failed.connect(self._on_failed)
+    window.log.add(QCoreApplication.translate(
+        "app", "window shown {shown} s after launch; PyTorch ready after {ready} s").format(
+        shown=number(shown_after, 2), ready=number(ready_after, 1)))
+    if driver is not None:  # the command line's line stays English
+        driver.report_times(shown_after, ready_after)
+    window.on_torch_ready()
+    if driver is not None:
+        driver.start()
 
-        @Slot(float)
-        def _on_loaded(self, after: float) -> None:
-            on_loaded(after)
 
-        @Slot(str)
-        def _on_failed(self, message: str) -> None:
-            on_failed(message)
+def show_torch_failed(window, driver, message: str) -> None:
+    """Torch could not be imported: say so in the window (and end a screenshot run with 1)."""
+    from PySide6.QtCore import QCoreApplication
 
-    loader = TorchLoader()
-
-    def import_torch() -> None:
-        try:
-            importlib.import_module("torch")
-            importlib.import_module("torchvision")
-        except Exception as exc:  # a broken install: say so in the window rather than wait forever
-            loader.failed.emit(f"{type(exc).__name__}: {exc}")
-            return
-        _warm_fast_path_checks()
-        loader.loaded.emit(time.time() - launched)  # queued to the GUI thread
-
-    def on_loaded(after: float) -> None:
-        window.log.add(QCoreApplication.translate(
-            "app", "window shown {shown} s after launch; PyTorch ready after {ready} s").format(
-            shown=number(shown_after, 2), ready=number(after, 1)))
-        if screenshot:  # the command line's line stays English
-            print(f"window shown {shown_after:.2f} s after launch; PyTorch ready after {after:.1f} s",
-                  file=sys.stderr, flush=True)
-        window.on_torch_ready()
-        if screenshot and compare:
-            start_comparison()
-        elif screenshot:  # as Start would: the form's reading, without the options greyed out on this device
-            window.start_run(window.form.config() if window.form.valid else config)
-
-    def start_comparison() -> None:
-        """--compare NAME: the ready-made comparison of that name, as the Compare menu offers it here."""
-        ready = {r.name: r for r in window.compare_menu.ready()}
-        chosen = ready.get(compare or "")
-        error = (window.start_comparison([dict(o) for o in chosen.overrides], chosen.name, base=config)
-                 if chosen is not None else
-                 f"no ready-made comparison {compare!r} here; this machine offers: {', '.join(ready) or 'none'}")
-        if error:
-            print(f"{PROG}: error: --compare: {error}", file=sys.stderr)
-            window.close()
-            app.exit(EXIT_USER_ERROR)
-
-    def on_failed(message: str) -> None:
-        window.log.add(QCoreApplication.translate(
-            "app", "PyTorch could not be loaded, so nothing can train: {error}. Reinstall with `pip install -e .`"
-        ).format(error=message), "error")
-        window.device_watch.show_torch_failed()
-        if screenshot:
-            print(f"{PROG}: error: PyTorch could not be loaded: {message}", file=sys.stderr)
-            app.exit(1)
-
-    # torch's import holds the GIL for seconds at a time (loading its libraries): started before the window's
-    # first paint, it left the window black that long. The window paints first, then torch loads behind it.
-    after_first_paint(window, lambda: threading.Thread(target=import_torch, name="import-torch", daemon=True).start())
-
-    exit_code = [0]
-    end_on_signals(app, window, exit_code, pending)
-    if screenshot:
-        follow_run(window, app, screenshot, exit_code)
-    code = app.exec()
-    restore_default_signals()  # the window is gone: signals act as they do before a window opens
-    return exit_code[0] or code
+    window.log.add(QCoreApplication.translate(
+        "app", "PyTorch could not be loaded, so nothing can train: {error}. Reinstall with `pip install -e .`"
+    ).format(error=message), "error")
+    window.device_watch.show_torch_failed()
+    if driver is not None:
+        driver.torch_failed(message)
 
 
 FIRST_PAINT_WAIT_MS = 2000  # a window that is not painted (minimised, no compositor) loads torch anyway
@@ -290,21 +254,6 @@ def after_first_paint(window, then) -> None:
     watcher = FirstPaint(window)
     window.menuBar().installEventFilter(watcher)
     QTimer.singleShot(FIRST_PAINT_WAIT_MS, go)
-
-
-def _warm_fast_path_checks() -> None:
-    """Import here, off the GUI thread, what the form's torch.compile check needs (TorchDynamo; Triton's
-    probe on CUDA, cached by torch): the device list asks it in the GUI thread once torch is ready."""
-    try:
-        import torch
-        import torch._dynamo  # noqa: F401 - seconds on its own; torchvision usually brought it already
-
-        if torch.cuda.is_available():
-            from torch.utils._triton import has_triton
-
-            has_triton()
-    except Exception:  # noqa: BLE001 - the check itself runs later and reports any problem
-        pass
 
 
 def _process_start_time() -> float:

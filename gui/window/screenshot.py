@@ -1,17 +1,71 @@
-"""`--screenshot PATH`: once the window's run has ended, save a PNG of the whole window and exit with the
-CLI's codes (0 saved after a finished run, 1 the run did not finish, 2 bad input or a PNG not saved). A
-run that does not end within SCREENSHOT_TIMEOUT_S gives up with 1. The messages are the CLI's, in English.
+"""`--screenshot PATH [--compare NAME]`: once torch is ready, run what the form shows (or race the ready-made
+comparison NAME); once the window's run has ended, save a PNG of the whole window and exit with the CLI's codes
+(0 saved after a finished run, 1 the run did not finish, 2 bad input or a PNG not saved). A run that does not
+end within SCREENSHOT_TIMEOUT_S gives up with 1. The messages are the CLI's, in English.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
-from core.cli.options import EXIT_USER_ERROR, PROG, option_message
+from core.cli.options import PROG, option_message
+from core.run.status import EXIT_USER_ERROR
 
 SCREENSHOT_TIMEOUT_S = 600
 SAVE_DELAY_MS = 400  # the plots' last redraw lands before the picture is taken
+
+
+def screenshot_settings():
+    """Settings in a fresh file of their own: a screenshot must not read or change the user's saved settings."""
+    from PySide6.QtCore import QSettings
+
+    return QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
+
+
+class ScreenshotDriver:
+    """Drives the window for `--screenshot`: no checkpoints in the user's data folder, the run (or the ready-made
+    comparison `compare`) started once torch is ready, the window saved to `path` when it ends (`follow_run`).
+    `config`: the command line's settings, for what the form cannot show on this device."""
+
+    def __init__(self, window, app, path: str, config, compare: str | None, exit_code: list[int]) -> None:
+        from core.engine.checkpoint import ON_REQUEST
+
+        self.window, self.app, self.config, self.compare = window, app, config, compare
+        window.controller.checkpoints = ON_REQUEST  # nor write checkpoints into the user's data folder
+        follow_run(window, app, path, exit_code)
+
+    def report_times(self, shown_after: float, ready_after: float) -> None:
+        """The launch's times on stderr (the window logs them in its own language)."""
+        print(f"window shown {shown_after:.2f} s after launch; PyTorch ready after {ready_after:.1f} s",
+              file=sys.stderr, flush=True)
+
+    def start(self) -> None:
+        """Torch is ready: race the comparison, or start the run as Start would (the form's reading, without the
+        options greyed out on this device)."""
+        if self.compare:
+            self._start_comparison()
+        else:
+            form = self.window.form
+            self.window.start_run(form.config() if form.valid else self.config)
+
+    def _start_comparison(self) -> None:
+        """--compare NAME: the ready-made comparison of that name, as the Compare menu offers it here."""
+        ready = {r.name: r for r in self.window.compare_menu.ready()}
+        chosen = ready.get(self.compare or "")
+        error = (self.window.start_comparison([dict(o) for o in chosen.overrides], chosen.name, base=self.config)
+                 if chosen is not None else
+                 f"no ready-made comparison {self.compare!r} here; this machine offers: {', '.join(ready) or 'none'}")
+        if error:
+            print(f"{PROG}: error: --compare: {error}", file=sys.stderr)
+            self.window.close()
+            self.app.exit(EXIT_USER_ERROR)
+
+    def torch_failed(self, message: str) -> None:
+        """Nothing can run: say so and exit 1."""
+        print(f"{PROG}: error: PyTorch could not be loaded: {message}", file=sys.stderr)
+        self.app.exit(1)
 
 
 def follow_run(window, app, path: str, exit_code: list[int]) -> None:
