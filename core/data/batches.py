@@ -3,8 +3,8 @@
 - `ResidentBatches`: the whole dataset lives on the device as uint8; each epoch augments and shuffles
   the whole training set there at once, and each batch is a slice of it. No host-to-device copy per step.
 - `StreamBatches`: the ordinary DataLoader path from host memory (workers, pin_memory), one copy per
-  batch with `.to(device, non_blocking=...)`. Batches are gathered by index in one go (a batch
-  sampler), not image by image, which is what makes this path fast.
+  batch with `.to(device, non_blocking=...)` where `core.data.transfer` says it is safe. Batches are
+  gathered by index in one go (a batch sampler), not image by image, which is what makes this path fast.
 
 Both survive an error while a batch is produced (an out-of-memory error in the augmentation, the
 input conversion or the copy to the device): an epoch is an iterator object, not a generator, and it
@@ -22,7 +22,6 @@ sets the epoch's starting state, makes a fresh epoch (the same order, the same a
 from __future__ import annotations
 
 import json
-import os
 import warnings
 from collections.abc import Iterator
 from typing import Any, Protocol
@@ -40,6 +39,7 @@ from torch.utils.data import (
 from core.data.datasets.types import DatasetSplits, ImageSplit
 from core.data.preprocess import DevicePreprocess
 from core.data.sharding import ONE, RankBatchSampler, Shard, shard_split
+from core.data.transfer import transfer_policy, usable_workers
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 Note = tuple[str, str]  # (level: "info" or "warning", text), for the run's log
@@ -186,37 +186,6 @@ class _ResidentEpoch:
         return batch
 
 
-def transfer_policy(device_type: str, pin_memory: bool, non_blocking: bool) -> tuple[bool, bool, tuple[Note, ...]]:
-    """(pin, non_blocking, notes) for copying batches to `device_type`.
-
-    Pinned host memory only helps copies to a CUDA GPU. An asynchronous copy is safe only from pinned
-    memory to CUDA: on MPS, `non_blocking=True` from ordinary (pageable) memory can read the buffer after
-    it was freed and corrupt batches (pytorch#139550), so it is used nowhere else.
-    """
-    pin = pin_memory and device_type == "cuda"
-    asynchronous = non_blocking and pin
-    notes: list[Note] = []
-    if pin_memory and device_type == "cpu":
-        notes.append(("info", "pin_memory has no effect on the CPU; it is ignored"))
-    if non_blocking and device_type == "mps":
-        notes.append(("info", "non_blocking is ignored on MPS: asynchronous copies from pageable memory can "
-                              "corrupt batches there; batches are copied synchronously"))
-    elif non_blocking and device_type == "cuda" and not pin_memory:
-        notes.append(("info", "non_blocking needs pin_memory (an asynchronous copy is only safe from pinned "
-                              "memory); batches are copied synchronously"))
-    return pin, asynchronous, tuple(notes)
-
-
-def usable_workers(workers: int) -> tuple[int, tuple[Note, ...]]:
-    """Loader workers, and a note when there are more than the machine's cores (each is a process
-    competing with the training for them; torch's own warning about it would repeat every epoch)."""
-    cores = os.cpu_count() or 1
-    if workers > cores:
-        return workers, (("warning", f"{workers} loader workers on {cores} CPU cores: they compete with training "
-                                     f"for the cores; {cores} or fewer is usually faster"),)
-    return workers, ()
-
-
 class _IndexedImages(Dataset):
     """Returns a whole batch per item: the sampler hands over a list of indices, gathered in one go."""
 
@@ -355,7 +324,7 @@ class _StreamEpoch:
 
 def _quiet_iter(loader: DataLoader) -> Iterator[Batch]:
     """iter(loader) without torch's per-epoch warning about more workers than cores (said once, worded,
-    by `usable_workers`)."""
+    by `core.data.transfer.usable_workers`)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"This DataLoader will create", category=UserWarning)
         return iter(loader)

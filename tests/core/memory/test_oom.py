@@ -9,9 +9,9 @@ import torch
 
 import core.memory.probe
 from core.base.errors import DatasetError
-from core.data.batches import transfer_policy, usable_workers
 from core.data.datasets import resident_bytes
 from core.data.placement import Placement, choose_placement
+from core.data.transfer import transfer_policy, usable_workers
 from core.engine.recipe import generator_for
 from core.memory import oom
 
