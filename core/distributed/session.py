@@ -33,6 +33,7 @@ from core.config.run_config import RunConfig
 from core.data.batches import BatchEpoch
 from core.data.sharding import Shard
 from core.distributed import group as distributed
+from core.distributed.gather_row import GatherRow
 from core.distributed.group import RankContext
 from core.distributed.sync_batchnorm import synchronise_batchnorm
 from core.engine import oom_recovery
@@ -53,11 +54,6 @@ from core.run.events import (
     StepsReported,
 )
 
-# one rank's row of a report's all_gather: these values, then its losses since the previous report
-FIELDS = ("seconds", "samples", "allocated", "reserved", "peak_allocated", "peak_reserved", "capacity",
-          "device_used", "rss", "stop", "pause", "clear", "since_breakdown", "breakdown", "b_params", "b_grads",
-          "b_optimizer", "b_batch", "b_activations", "b_dataset", "b_forward", "b_backward", "b_step_optimizer")
-AT = {name: i for i, name in enumerate(FIELDS)}
 PAUSED_POLL_S = 0.2  # paused ranks agree this often on whether to go on (a collective, not a busy wait)
 MAX_STEPS_PER_REPORT = 10_000
 
@@ -75,7 +71,9 @@ class DistributedSession(TrainingSession):
         self.rank_devices: tuple[str, ...] = ()
         self._since_report = 0  # steps since the previous report
         self._agreed: dict[str, bool] = {}  # what the last report decided for the next step boundary
-        self._breakdown_row: list[float] = [0.0] * 11  # this rank's breakdown since the last report
+        self._measured: MemoryBreakdown | None = None  # this rank's breakdown since the last report
+        self._memory_template: MemorySample | None = None  # this rank's sample at the last report: every rank's
+        # sample there takes its time and allocator flag
         self._rank_rates: dict[int, list[float]] = {}
         self._rank_peaks: dict[int, list[int]] = {}  # rank -> [peak allocated, peak reserved, peak rss]
         self._rank_samples: tuple[RankSample, ...] = ()
@@ -142,46 +140,38 @@ class DistributedSession(TrainingSession):
         """Wait, paused, agreeing with the others every PAUSED_POLL_S; True when a stop ended the pause."""
         while True:
             time.sleep(PAUSED_POLL_S)
-            rows = self._exchange([])
-            if rows[:, AT["stop"]].max() > 0:
+            rows, _ = self._exchange([])
+            if any(row.stop for row in rows):
                 self._agreed["stop"] = True
                 return True
-            if rows[:, AT["clear"]].max() > 0:
+            if any(row.clear for row in rows):
                 self._apply_cache_clear()
-            if not rows[0, AT["pause"]]:
+            if not rows[0].pause:
                 return False
 
     def _breakdown_measured(self, breakdown: MemoryBreakdown) -> None:
         """This rank's sampled step goes into the next report; rank 0 emits every rank's there."""
-        peaks = dict(breakdown.phase_peaks)
-        self._breakdown_row = [1.0, float(breakdown.step), breakdown.params_bytes, breakdown.grads_bytes,
-                               breakdown.optimizer_bytes, breakdown.batch_bytes, breakdown.activations_bytes,
-                               breakdown.dataset_bytes, peaks.get("forward", 0), peaks.get("backward", 0),
-                               peaks.get("optimizer", 0)]
-        self._breakdown_method = breakdown.method
+        self._measured = breakdown
 
     # ---- report ----------------------------------------------------------------------------------
-    def _exchange(self, losses: list[torch.Tensor], seconds: float = 0.0, samples: int = 0) -> torch.Tensor:
-        """The report's all_gather: this rank's row in, every rank's row out (world, len(FIELDS) + k)."""
+    def _exchange(self, losses: list[torch.Tensor], seconds: float = 0.0,
+                  samples: int = 0) -> tuple[list[GatherRow], torch.Tensor]:
+        """The report's all_gather: this rank's row and losses in; every rank's row, by rank, and their losses
+        (world, k) out."""
         assert self.probe is not None and self.device is not None
         memory = self.probe.sample()
-        breakdown = self._breakdown_row if self._breakdown_row[0] else [0.0] * 11
-        self._breakdown_row = [0.0] * 11
-        row = [seconds, float(samples), memory.allocated_bytes, memory.reserved_bytes, memory.peak_allocated_bytes,
-               memory.peak_reserved_bytes, memory.capacity_bytes,
-               -1.0 if memory.device_used_bytes is None else memory.device_used_bytes, memory.process_rss_bytes,
-               float(self.stop_requested), float(self.pause_requested), float(self.take_cache_clear()),
-               time.perf_counter() - self._state.last_breakdown if self._state.last_breakdown > 0 else 1e9,
-               *breakdown[:1], *breakdown[2:]]
+        breakdown, self._measured = self._measured, None
+        since = time.perf_counter() - self._state.last_breakdown if self._state.last_breakdown > 0 else 1e9
+        row = GatherRow(seconds, samples, memory.byte_counts(), self.stop_requested, self.pause_requested,
+                        self.take_cache_clear(), since, breakdown)
         where = distributed.collective_device(self.device)
-        values = torch.tensor(row, dtype=torch.float64, device=where)
+        values = torch.tensor(row.pack(), dtype=torch.float64, device=where)
         if losses:
             values = torch.cat([values, torch.stack(losses).to(where, torch.float64)])
-        rows = distributed.gather_rows(values)
+        gathered = distributed.gather_rows(values)
         self._memory_template = memory
-        if breakdown[0]:
-            self._breakdown_step = int(breakdown[1])
-        return rows
+        rows = [GatherRow.unpack(numbers, rank) for rank, numbers in enumerate(gathered[:, :GatherRow.SIZE].tolist())]
+        return rows, gathered[:, GatherRow.SIZE:]
 
     def _report(self) -> None:
         """Gather every rank's report, emit the whole run's, and agree on what happens next."""
@@ -190,19 +180,21 @@ class DistributedSession(TrainingSession):
         now = time.perf_counter()
         seconds, samples = now - run.last_report, run.samples - run.last_report_samples
         pending, run.pending = run.pending, []
-        rows = self._exchange(pending, seconds, samples)
+        rows, rank_losses = self._exchange(pending, seconds, samples)
         self.loss_fetches += 1
         self._since_report = 0
         world = self.context.world_size
-        losses = rows[:, len(FIELDS):].mean(dim=0).tolist()  # each step's loss over the whole global batch
+        losses = rank_losses.mean(dim=0).tolist()  # each step's loss over the whole global batch
         first = run.step - len(losses) + 1
         rate = run.record_report(now) * world  # ranks step together: the total is this rank's times the world
         run.epoch_losses.extend(losses)
-        self._rank_samples = tuple(self._rank_sample(r, rows[r].tolist()) for r in range(world))
+        self._rank_samples = tuple(self._rank_sample(rank, row) for rank, row in enumerate(rows))
         if run.warmup_steps and len(run.rates) > 0:  # after the warm-up report, as the run's own rate
             for sample in self._rank_samples:
                 self._rank_rates.setdefault(sample.rank, []).append(sample.samples_per_s)
-        self._emit_breakdowns(rows)
+        for row in rows:  # every rank's breakdown measured since the last report (all sample the same step)
+            if row.breakdown is not None:
+                self.emit(row.breakdown)
         batch = self._parts.source.batch_size
         self.emit(StepsReported(run.step, run.epoch, first, tuple(losses), run.samples * world, rate, now - run.t0,
                                 run.eta_s(batch), batch * world, self.probe.sample(), run.total_steps,
@@ -210,38 +202,24 @@ class DistributedSession(TrainingSession):
         self._agree(rows, len(losses))
         self._check_losses(first, losses)  # every rank sees the same losses: a divergence ends them all together
 
-    def _rank_sample(self, rank: int, row: list[float]) -> RankSample:
+    def _rank_sample(self, rank: int, row: GatherRow) -> RankSample:
         """A rank's gathered row as the sample the window plots; its peaks are kept for the summary."""
         template = self._memory_template
-        used = None if row[AT["device_used"]] < 0 else int(row[AT["device_used"]])
-        memory = MemorySample(template.time_s, self.rank_devices[rank], int(row[AT["allocated"]]),
-                              int(row[AT["reserved"]]), int(row[AT["peak_allocated"]]), int(row[AT["peak_reserved"]]),
-                              int(row[AT["capacity"]]), used, int(row[AT["rss"]]), template.has_allocator)
+        assert template is not None  # the exchange that gathered `row` sampled it
+        memory = MemorySample(time_s=template.time_s, device=self.rank_devices[rank],
+                              has_allocator=template.has_allocator, **row.memory)
         peaks = self._rank_peaks.setdefault(rank, [0, 0, 0])
         peaks[:] = [max(peaks[0], memory.peak_allocated_bytes), max(peaks[1], memory.peak_reserved_bytes),
                     max(peaks[2], memory.process_rss_bytes)]
-        seconds = row[AT["seconds"]]
-        return RankSample(rank, self.rank_devices[rank], row[AT["samples"]] / seconds if seconds > 0 else 0.0, memory)
+        speed = row.samples / row.seconds if row.seconds > 0 else 0.0
+        return RankSample(rank, self.rank_devices[rank], speed, memory)
 
-    def _emit_breakdowns(self, rows: torch.Tensor) -> None:
-        """Every rank's breakdown measured since the last report (all ranks sample the same step)."""
-        method = getattr(self, "_breakdown_method", "allocator" if self.device and self.device.type == "cuda"
-                         else "saved-tensors")
-        for rank in range(self.context.world_size):
-            b = rows[rank, AT["breakdown"]:AT["breakdown"] + 10].tolist()
-            if not b[0]:
-                continue
-            step = getattr(self, "_breakdown_step", self._state.step)
-            self.emit(MemoryBreakdown(step, *(int(v) for v in b[1:7]),
-                                      (("forward", int(b[7])), ("backward", int(b[8])), ("optimizer", int(b[9]))),
-                                      method, rank))
-
-    def _agree(self, rows: torch.Tensor, steps: int) -> None:
+    def _agree(self, rows: list[GatherRow], steps: int) -> None:
         """The decisions every rank takes from the same gathered rows, so they all take them alike."""
-        self._agreed = {"stop": bool(rows[:, AT["stop"]].max() > 0), "pause": bool(rows[0, AT["pause"]] > 0),
-                        "clear": bool(rows[:, AT["clear"]].max() > 0)}
-        self._state.sample_next = bool(rows[:, AT["since_breakdown"]].max() >= BREAKDOWN_PERIOD_S)
-        slowest = float((rows[:, AT["seconds"]] / max(steps, 1)).max())  # seconds per step
+        self._agreed = {"stop": any(row.stop for row in rows), "pause": rows[0].pause,
+                        "clear": any(row.clear for row in rows)}
+        self._state.sample_next = max(row.since_breakdown for row in rows) >= BREAKDOWN_PERIOD_S
+        slowest = max(row.seconds / max(steps, 1) for row in rows)  # seconds per step
         steps = self.config.report_interval / slowest if slowest > 0 else 1.0
         self.every = int(min(max(round(steps), 1), MAX_STEPS_PER_REPORT))
 
