@@ -32,7 +32,7 @@ def ts_name(language: str) -> str:
 
 def source_root() -> Path:
     """The folder holding `gui/` and `core/` (a source checkout or site-packages)."""
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]  # gui/i18n/translation_files.py -> the checkout
 
 
 def source_files(root: Path | None = None) -> list[Path]:

@@ -1,6 +1,6 @@
 """The child process a data-parallel run from the window is: `python -m core run <the form's options> --nproc N
---runs-db <the window's store>`, its environment, and what its output says once it has ended (the run it
-recorded, or the error that stopped it before it recorded anything). No Qt here.
+--runs-db <the window's store>`, its environment (which hands it the uid its run is recorded under), and what
+its output says once it has ended without recording a run (the error that stopped it). No Qt here.
 """
 
 from __future__ import annotations
@@ -10,11 +10,9 @@ import re
 import sys
 from pathlib import Path
 
-from core.cli.options import PROG, option_name
-from core.config.run_config import BOUNDS, RunConfig
-from core.distributed.launcher import ENV_STOP_WITH_PID
-
-RECORDED_AS = re.compile(r"recorded as run (\d+) in ")
+from core.cli.options import PROG
+from core.config.run_config import BOUNDS, RunConfig, option_name
+from core.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
 
 
 def command_line(config: RunConfig, store_path: Path, resume: str | None = None) -> list[str]:
@@ -36,21 +34,17 @@ def command_line(config: RunConfig, store_path: Path, resume: str | None = None)
     return args + [f"--runs-db={store_path}"]
 
 
-def child_environment() -> dict[str, str]:
+def child_environment(run_uid: str) -> dict[str, str]:
     """The window's environment, with this checkout importable from any folder (a run from a source tree) and
-    output unbuffered, so the log shows each line as it is written."""
+    output unbuffered, so the log shows each line as it is written; the child's launcher names its run
+    `run_uid`, which is how the window finds it in the store."""
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])  # gui/launch/child.py -> the checkout
     env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
     env["PYTHONUNBUFFERED"] = "1"
     env[ENV_STOP_WITH_PID] = str(os.getpid())  # the launcher stops its ranks if this window dies, even by kill -9
+    env[ENV_RUN_UID] = run_uid
     return env
-
-
-def recorded_run_id(text: str) -> int | None:
-    """The run the CLI said it recorded (its last 'recorded as run N in ...' line), or None."""
-    found = RECORDED_AS.findall(text)
-    return int(found[-1]) if found else None
 
 
 def last_error_line(text: str) -> str:

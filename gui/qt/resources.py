@@ -23,7 +23,7 @@ def assets_dir() -> Path:
             return Path(str(icon)).parent
     except (ModuleNotFoundError, TypeError):
         pass
-    return Path(__file__).resolve().parent.parent / "assets"
+    return Path(__file__).resolve().parents[2] / "assets"  # gui/qt/resources.py -> the checkout
 
 
 def asset(name: str) -> Path:
