@@ -35,6 +35,7 @@ from gui.plots.live_plot import (
     settle_axes,
 )
 from gui.plots.ring_buffer import RingBuffer
+from gui.qt import palette
 from gui.qt.core_text import core_text
 
 REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most ~7 times a second
@@ -203,7 +204,8 @@ class CompareView(QWidget):
             agreement = core_text(result.agreement)
             self.agreement.setText(self.tr("⚠ {agreement}").format(agreement=agreement) if warn else agreement)
             self.agreement.setProperty("warning", warn)
-            self.agreement.setStyleSheet("color: #b00020; font-weight: bold;" if warn else "color: #555555;")
+            self.agreement.setStyleSheet(f"color: {palette.ALERT}; font-weight: bold;" if warn
+                                         else f"color: {palette.QUIET};")
             self.agreement.show()
         self._mark("bars")
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
 
 from core.config.presets import PRESETS
 from core.config.run_config import BOUNDS
+from gui.qt import palette
 from gui.qt.core_text import core_text
 
 NONE_DESCRIPTION = QT_TRANSLATE_NOOP("PresetRow", "no preset: every setting as you set it. Choosing none after a "
@@ -44,7 +45,7 @@ class PresetRow(QWidget):
         self.description = QLabel()
         self.description.setObjectName("presetDescription")
         self.description.setWordWrap(True)
-        self.description.setStyleSheet("color: #555555;")
+        self.description.setStyleSheet(f"color: {palette.QUIET};")
         layout = QFormLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         label = QLabel(self.tr("Preset"))

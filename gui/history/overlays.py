@@ -25,11 +25,12 @@ from gui.plots.live_plot import decimated_for, is_shown, set_curves, settle_axes
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.plots.ring_buffer import PeakRingBuffer, RingBuffer
+from gui.qt import palette
 
 REDRAW_INTERVAL_MS = 200  # overlays change at most once per store poll: 5 redraws a second are plenty
 # colours no live line uses (the live loss is grey and blue; memory blue, orange, red, purple and grey)
-PALETTE = ((23, 190, 207), (188, 189, 34), (227, 119, 194), (140, 86, 75), (44, 160, 44), (230, 171, 2),
-           (0, 128, 128), (120, 60, 20))
+PALETTE = (palette.TAB_CYAN, palette.TAB_OLIVE, palette.TAB_PINK, palette.TAB_BROWN, palette.TAB_GREEN,
+           (230, 171, 2), (0, 128, 128), (120, 60, 20))
 MIN_CAPACITY = 1024  # rows a new buffer holds before it first grows
 
 

@@ -47,6 +47,7 @@ from gui.history.table_model import (
 )
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
+from gui.qt import palette
 from gui.qt.core_text import error_text
 from gui.qt.locale_format import integer
 
@@ -187,11 +188,12 @@ class HistoryPanel(QWidget):
 
     def _update_info(self) -> None:
         if self._store_problem:
-            self.info.setText(f"<span style='color:#c62828'>{html.escape(self._store_problem)}</span>")
+            self.info.setText(f"<span style='color:{palette.ERROR}'>{html.escape(self._store_problem)}</span>")
             return
         if self._notice is not None and time.monotonic() < self._notice[2]:
             text, error, _ = self._notice
-            self.info.setText(f"<span style='color:{'#c62828' if error else '#2e7d32'}'>{html.escape(text)}</span>")
+            colour = palette.ERROR if error else palette.GOOD
+            self.info.setText(f"<span style='color:{colour}'>{html.escape(text)}</span>")
             return
         total, shown = len(self.model.rows), self.proxy.rowCount()
         if not self.link.path.exists():

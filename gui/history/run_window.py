@@ -42,6 +42,7 @@ from core.run.events import (
     OutOfMemory,
     SnapshotSaved,
 )
+from core.run.status import Status
 from core.store.run_store import RunNotFound, RunRow, StoreError
 from gui.history.control_row import RunControlRow
 from gui.history.feed import (
@@ -56,18 +57,17 @@ from gui.history.feed import (
 from gui.history.loader import LoadedRun, RunLoader
 from gui.history.row_text import run_title, state_text
 from gui.history.run_window_text import (
-    FAILED,
     end_line,
     header_html,
     log_line,
     plain_event_line,
 )
-from gui.history.table_model import STATUS_COLOURS
-from gui.i18n.status_text import status_text
+from gui.i18n.status_text import status_colour, status_text
 from gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.plots.rank_series import last_speeds
 from gui.plots.rate_plot import RatePlot
+from gui.qt import palette
 from gui.qt.core_text import core_text, error_text
 from gui.views.breakdown_view import BreakdownView
 from gui.views.log_panel import LogPanel
@@ -146,7 +146,7 @@ class StoredRunView(QWidget):
         self.problem = QLabel()
         self.problem.setObjectName("storedRunProblem")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #c62828;")
+        self.problem.setStyleSheet(f"color: {palette.ERROR};")
         self.problem.hide()
 
         stats_box = QGroupBox(self.tr("Run"))
@@ -348,8 +348,9 @@ class StoredRunView(QWidget):
         self._ended_logged = True
         at = row.finished_at if row.finished_at is not None else row.heartbeat_at
         self._log(at, *end_line(row, summary))
-        if row.status in FAILED or row.status == "interrupted":
-            self.memory_plot.add_marker(at - self.started_at, status_text(row.status), error=row.status in FAILED)
+        status = Status.of(row.status)
+        if status is not None and (status.failed or status is Status.INTERRUPTED):
+            self.memory_plot.add_marker(at - self.started_at, status_text(row.status), error=status.failed)
         if summary is not None:
             shown = dict(summary, status=status_text(str(summary.get("status", row.status))))
             self.config_text.appendPlainText("\n" + self.tr("summary:") + "\n" + fields_lines(shown))
@@ -363,7 +364,7 @@ class StoredRunView(QWidget):
         """The header and the state: what the run is, whether it is live, and where it is controlled."""
         paused = row.live and self._last_control == "RunPaused"  # paused where it runs
         shown = self.tr("paused") if paused else state_text(row)
-        colour = STATUS_COLOURS.get("live" if row.live else row.status, "#444444")
+        colour = status_colour(row.status, row.live)
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
         self.header.setText(header_html(row, shown, colour, launched=self.controls is not None))
         self.control_row.show_for(row.live, paused)

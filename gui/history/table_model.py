@@ -42,6 +42,7 @@ from gui.history.row_text import (
     steps_text,
     when_text,
 )
+from gui.i18n.status_text import status_colour
 from gui.qt.core_text import core_text
 from gui.qt.locale_format import date_time, number
 
@@ -71,8 +72,6 @@ COLUMNS = (
 )
 KEYS = tuple(key for key, _, _ in COLUMNS)
 OVERLAY_COLUMN = KEYS.index("overlay")
-STATUS_COLOURS = {"live": "#2e7d32", "completed": "#1565c0", "stopped": "#444444", "interrupted": "#ef6c00",
-                  "diverged": "#c62828", "oom": "#c62828", "failed": "#c62828"}
 MISSING = -math.inf  # sorts a run with no figure (yet) below every figure
 WIDTHS = {"overlay": 56, "when": 128, "run": 100, "model": 80, "dataset": 72, "device": 56, "status": 96,
           "steps": 64, "speed": 70, "loss": 74, "peak": 96}  # pixels; the note takes what is left
@@ -174,7 +173,7 @@ class RunHistoryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row, key)
         if role == Qt.ItemDataRole.ForegroundRole and key == "status":
-            return QBrush(QColor(STATUS_COLOURS.get("live" if row.live else row.status, "#444444")))
+            return QBrush(QColor(status_colour(row.status, row.live)))
         if role == Qt.ItemDataRole.FontRole and row.live:
             font = QFont()
             font.setBold(True)

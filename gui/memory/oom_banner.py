@@ -8,6 +8,7 @@ import html
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from gui.qt import palette
 from gui.qt.locale_format import integer
 
 
@@ -19,7 +20,8 @@ class OomBanner(QFrame):
         super().__init__(parent)
         self.setObjectName("oomBanner")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("#oomBanner { background: #fdecea; border: 1px solid #c62828; }")
+        self.setStyleSheet(f"#oomBanner {{ background: {palette.ERROR_BACKGROUND}; "
+                           f"border: 1px solid {palette.ERROR}; }}")
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.retry_button = QPushButton()

@@ -34,6 +34,7 @@ from gui.plots.live_plot import (
     set_curves,
 )
 from gui.plots.ring_buffer import PeakRingBuffer
+from gui.qt import palette
 
 LOSS_CAPACITY = 2_000_000  # steps kept; a 1M-point redraw is benchmarked in tests/benchmarks/gui_latency.py
 LABEL_GAP_PX = 10  # free pixels between two epoch labels
@@ -61,7 +62,7 @@ class LossPlot(QWidget):
         self.legend = legend_above(item, 4)  # a row above the data: no curve or epoch label passes under it
         self.raw_curve = item.plot(pen=pg.mkPen((150, 150, 150), width=1), name=self.tr("loss per step"),
                                    connect="finite")
-        self.ema_curve = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name=self.tr("smoothed (EMA)"),
+        self.ema_curve = item.plot(pen=pg.mkPen(palette.TAB_BLUE, width=1), name=self.tr("smoothed (EMA)"),
                                    connect="finite")
 
         item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
@@ -75,8 +76,8 @@ class LossPlot(QWidget):
         vitem.setLabel("left", self.tr("accuracy"), units="%")
         vitem.setYRange(0, 100)
         vitem.getAxis("left").setTicks([[(0, "0"), (50, "50"), (100, "100")], []])  # readable however short
-        self.val_curve = vitem.plot(pen=pg.mkPen((44, 160, 44), width=1), symbol="o", symbolSize=6,
-                                    symbolBrush=(44, 160, 44))
+        self.val_curve = vitem.plot(pen=pg.mkPen(palette.TAB_GREEN, width=1), symbol="o", symbolSize=6,
+                                    symbolBrush=palette.TAB_GREEN)
         self.val_plot.setMinimumHeight(100)
         self.val_plot.setMaximumHeight(180)
 
@@ -132,7 +133,8 @@ class LossPlot(QWidget):
                 line = pg.InfiniteLine(pos=step, angle=90,
                                        pen=pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine),
                                        label=self.tr("epoch {epoch}").format(epoch=epoch),
-                                       labelOpts={"position": 1.0, "anchors": RIGHT_OF_LINE, "color": (90, 90, 90)})
+                                       labelOpts={"position": 1.0, "anchors": RIGHT_OF_LINE,
+                                                  "color": palette.AXIS_GREY})
                 self.plot.addItem(line)  # text hangs from the top edge, right of its line: never cut off
                 self._epoch_of_line[epoch] = line
                 self._epoch_lines = [self._epoch_of_line[e] for e in sorted(self._epoch_of_line)]

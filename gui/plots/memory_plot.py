@@ -30,6 +30,7 @@ from gui.plots.live_plot import (
 from gui.plots.rank_lines import RankLines
 from gui.plots.rank_series import RankLayout
 from gui.plots.ring_buffer import RingBuffer
+from gui.qt import palette
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
 OWN_LEGEND_COLUMNS = 5  # the plot's own five lines in one row above the data
@@ -37,26 +38,26 @@ OWN_LEGEND_COLUMNS = 5  # the plot's own five lines in one row above the data
 # key: (column, GPU label, CPU label, colour, dashed, GPU tooltip, CPU tooltip); the texts are translated where shown
 SERIES = {
     "allocated": (1, QT_TRANSLATE_NOOP("memory_plot", "allocated"), QT_TRANSLATE_NOOP("memory_plot", "process RSS"),
-                  (31, 119, 180), False,
+                  palette.TAB_BLUE, False,
                   QT_TRANSLATE_NOOP("memory_plot", "Bytes held by live tensors (torch.cuda.memory_allocated)"),
                   QT_TRANSLATE_NOOP("memory_plot", "Resident memory of this process (RSS): tensors, code, caches")),
     "reserved": (2, QT_TRANSLATE_NOOP("memory_plot", "reserved"), QT_TRANSLATE_NOOP("memory_plot", "reserved"),
-                 (255, 127, 14), False,
+                 palette.TAB_ORANGE, False,
                  QT_TRANSLATE_NOOP("memory_plot", "Bytes the caching allocator holds from the driver: allocated plus "
                                                   "cached free blocks"),
                  QT_TRANSLATE_NOOP("memory_plot", "The CPU has no caching allocator")),
     "peak": (3, QT_TRANSLATE_NOOP("memory_plot", "peak allocated"), QT_TRANSLATE_NOOP("memory_plot", "peak RSS"),
-             (214, 39, 40), False,
+             palette.TAB_RED, False,
              QT_TRANSLATE_NOOP("memory_plot", "Highest allocated since the run started "
                                               "(torch.cuda.max_memory_allocated)"),
              QT_TRANSLATE_NOOP("memory_plot", "Highest process RSS since the run started")),
     "device_used": (4, QT_TRANSLATE_NOOP("memory_plot", "device used (all processes)"),
-                    QT_TRANSLATE_NOOP("memory_plot", "system used"), (148, 103, 189), False,
+                    QT_TRANSLATE_NOOP("memory_plot", "system used"), palette.TAB_PURPLE, False,
                     QT_TRANSLATE_NOOP("memory_plot", "Used on the whole GPU per NVML: includes the CUDA context and "
                                                      "other processes"),
                     QT_TRANSLATE_NOOP("memory_plot", "Memory used by every process on this machine")),
     "capacity": (5, QT_TRANSLATE_NOOP("memory_plot", "capacity"), QT_TRANSLATE_NOOP("memory_plot", "system memory"),
-                 (90, 90, 90), True, QT_TRANSLATE_NOOP("memory_plot", "Total memory of the device"),
+                 palette.AXIS_GREY, True, QT_TRANSLATE_NOOP("memory_plot", "Total memory of the device"),
                  QT_TRANSLATE_NOOP("memory_plot", "Total memory of this machine")),
 }
 # the CPU's capacity when the process has a limit below system memory (core.memory.probe.ProcessLimit's kinds):

@@ -18,10 +18,11 @@ from PySide6.QtCore import Qt
 from gui.plots.live_plot import draw_decimated
 from gui.plots.rank_series import RankLayout
 from gui.plots.ring_buffer import PeakRingBuffer
+from gui.qt import palette
 
 # one colour per rank (cycled past 8 ranks; the names still tell them apart)
-PALETTE = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189), (140, 86, 75),
-           (227, 119, 194), (23, 190, 207))
+PALETTE = (palette.TAB_BLUE, palette.TAB_ORANGE, palette.TAB_GREEN, palette.TAB_RED, palette.TAB_PURPLE,
+           palette.TAB_BROWN, palette.TAB_PINK, palette.TAB_CYAN)
 STYLES = {"allocated": Qt.PenStyle.SolidLine, "reserved": Qt.PenStyle.DashLine, "peak": Qt.PenStyle.DotLine,
           "device_used": Qt.PenStyle.DashDotLine}
 FIRST_CAPACITY = 1024  # rows before the buffer first grows

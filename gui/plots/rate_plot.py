@@ -9,6 +9,7 @@ from PySide6.QtCore import QCoreApplication
 
 from gui.plots.live_plot import draw_decimated, is_shown, live_plot_widget
 from gui.plots.ring_buffer import RingBuffer
+from gui.qt import palette
 
 RATE_CAPACITY = 200_000  # reports kept
 
@@ -23,7 +24,7 @@ class RatePlot:
         item.setTitle(QCoreApplication.translate("RatePlot", "Training images per second"))
         item.setLabel("bottom", QCoreApplication.translate("RatePlot", "step"))
         item.setLabel("left", QCoreApplication.translate("RatePlot", "images/s"))
-        self.curve = item.plot(pen=pg.mkPen((31, 119, 180), width=1), connect="finite")
+        self.curve = item.plot(pen=pg.mkPen(palette.TAB_BLUE, width=1), connect="finite")
         self._dirty = False
 
     def clear(self) -> None:

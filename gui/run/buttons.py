@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.qt import palette
 from gui.views.window_state import WindowState
 
 
@@ -45,7 +46,7 @@ class RunButtons(QWidget):
         self.estimate_label = QLabel()
         self.estimate_label.setObjectName("estimateLabel")
         self.estimate_label.setWordWrap(True)
-        self.estimate_label.setStyleSheet("color: #444444;")
+        self.estimate_label.setStyleSheet(f"color: {palette.NEUTRAL};")
         self.estimate_label.hide()
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)

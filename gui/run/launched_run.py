@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
 from core.config.run_config import RunConfig
+from core.run.status import Status
 from gui.history.panel import HistoryPanel
 from gui.launch.launcher import RankLauncher
 from gui.launch.texts import (
@@ -28,8 +29,6 @@ from gui.run.launched_feed import LaunchedFeed
 from gui.views.log_panel import LogPanel
 from gui.views.run_view import RunView
 from gui.views.window_state import WindowState
-
-ENDED_WELL = ("completed", "stopped")
 
 
 def final_state(status: str) -> WindowState:
@@ -90,8 +89,10 @@ class LaunchedRun(QObject):
     def _on_ended(self, end: LaunchEnd) -> None:
         if self.feed is not None:
             self.feed.finish()
-        self.log.add(end_text(end, self.nproc, self.gpus), "info" if end.status in ENDED_WELL else "error")
-        if end.status in ENDED_WELL and end.run_id is not None:
+        status = Status.of(end.status)
+        ended_well = status is not None and status.ended_well
+        self.log.add(end_text(end, self.nproc, self.gpus), "info" if ended_well else "error")
+        if ended_well and end.run_id is not None:
             self.launcher.remove_log()  # the store holds the run; the output mattered only for a failure
         elif self.launcher.log_path is not None:
             self.log.add(output_text(self.launcher.log_path))

@@ -21,22 +21,23 @@ from PySide6.QtWidgets import (
 
 from core.base.text import format_bytes
 from core.run.events import MemoryBreakdown
+from gui.qt import palette
 from gui.qt.locale_format import integer, number
 
 # (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown
 PARTS = (
-    ("params_bytes", QT_TRANSLATE_NOOP("breakdown_view", "parameters"), (31, 119, 180),
+    ("params_bytes", QT_TRANSLATE_NOOP("breakdown_view", "parameters"), palette.TAB_BLUE,
      QT_TRANSLATE_NOOP("breakdown_view", "Weights and buffers of the model")),
-    ("grads_bytes", QT_TRANSLATE_NOOP("breakdown_view", "gradients"), (255, 127, 14),
+    ("grads_bytes", QT_TRANSLATE_NOOP("breakdown_view", "gradients"), palette.TAB_ORANGE,
      QT_TRANSLATE_NOOP("breakdown_view", "One gradient per trainable parameter, alive from backward to the next step")),
-    ("optimizer_bytes", QT_TRANSLATE_NOOP("breakdown_view", "optimizer state"), (44, 160, 44),
+    ("optimizer_bytes", QT_TRANSLATE_NOOP("breakdown_view", "optimizer state"), palette.TAB_GREEN,
      QT_TRANSLATE_NOOP("breakdown_view", "SGD momentum buffers or AdamW's two moments per parameter")),
-    ("dataset_bytes", QT_TRANSLATE_NOOP("breakdown_view", "dataset on device"), (140, 86, 75),
+    ("dataset_bytes", QT_TRANSLATE_NOOP("breakdown_view", "dataset on device"), palette.TAB_BROWN,
      QT_TRANSLATE_NOOP("breakdown_view", "The resident placement's whole dataset on the device, with the augmented "
                                          "copy each epoch makes")),
-    ("batch_bytes", QT_TRANSLATE_NOOP("breakdown_view", "batch"), (148, 103, 189),
+    ("batch_bytes", QT_TRANSLATE_NOOP("breakdown_view", "batch"), palette.TAB_PURPLE,
      QT_TRANSLATE_NOOP("breakdown_view", "The step's input images and labels as the model receives them")),
-    ("activations_bytes", QT_TRANSLATE_NOOP("breakdown_view", "activations + workspace"), (214, 39, 40),
+    ("activations_bytes", QT_TRANSLATE_NOOP("breakdown_view", "activations + workspace"), palette.TAB_RED,
      QT_TRANSLATE_NOOP("breakdown_view", "Outputs kept for backward and temporary kernel workspace: grows with the "
                                          "batch size")),
 )

@@ -31,6 +31,7 @@ from core.run.events import (
     SnapshotSaved,
     StepsReported,
 )
+from core.run.status import Status
 from gui.form.text import LABELS, choice_text, label
 from gui.history.run_window_text import plain_event_line
 from gui.i18n.status_text import status_text
@@ -156,7 +157,7 @@ class RunView(QObject):
             case LogMessage():
                 self.log.add(core_text(event.text), event.level)
             case RunFinished():
-                failed = event.status not in ("completed", "stopped")
+                failed = not Status(event.status).ended_well
                 if event.summary is not None:  # its own figures: the same as its log line and its Runs row
                     self.memory_plot.hold_peak(event.summary.peak_allocated_bytes)  # held at rest too
                     self.stats.show_end(event.summary.samples_per_s, event.summary.peak_allocated_bytes)

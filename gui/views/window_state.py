@@ -1,7 +1,8 @@
 """The window's run states in one place: their names, what the status bar shows, and their colours.
 
 A `StrEnum`, so a state compares equal to its name and travels through `Signal(str)` as that name; what
-people read (`shown`) is the name in the user's language.
+people read (`shown`) is the name in the user's language. A state after the run ended takes the colour of
+its run status (`gui.i18n.status_text`).
 """
 
 from __future__ import annotations
@@ -9,6 +10,10 @@ from __future__ import annotations
 from enum import StrEnum
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from core.run.status import Status
+from gui.i18n.status_text import status_colour
+from gui.qt import palette
 
 
 class WindowState(StrEnum):
@@ -26,8 +31,9 @@ class WindowState(StrEnum):
 
     @classmethod
     def after(cls, status: str) -> "WindowState":
-        """The final state for a `RunFinished.status` (completed, stopped, diverged, oom, failed)."""
-        return cls.FINISHED if status == "completed" else cls(status)
+        """The final state for a `RunFinished.status` (completed, stopped, diverged, oom, failed); ValueError
+        for a status no run of this window ends with."""
+        return cls.FINISHED if status == Status.COMPLETED else cls(status)
 
     @property
     def shown(self) -> str:
@@ -37,7 +43,7 @@ class WindowState(StrEnum):
 
     @property
     def colour(self) -> str:
-        return _COLOURS.get(self, "#444444")
+        return _COLOURS.get(self, palette.NEUTRAL)
 
     @property
     def can_pause(self) -> bool:
@@ -59,6 +65,7 @@ _SHOWN = {WindowState.IDLE: QT_TRANSLATE_NOOP("WindowState", "idle"),
           WindowState.DIVERGED: QT_TRANSLATE_NOOP("WindowState", "diverged"),
           WindowState.OOM: QT_TRANSLATE_NOOP("WindowState", "oom"),
           WindowState.FAILED: QT_TRANSLATE_NOOP("WindowState", "failed")}
-_COLOURS = {WindowState.RUNNING: "#2e7d32", WindowState.PAUSED: "#ef6c00", WindowState.STOPPING: "#ef6c00",
-            WindowState.FINISHING: "#ef6c00", WindowState.DIVERGED: "#c62828", WindowState.OOM: "#c62828",
-            WindowState.FAILED: "#c62828", WindowState.FINISHED: "#1565c0"}
+_COLOURS = {WindowState.RUNNING: palette.GOOD, WindowState.PAUSED: palette.WARNING,
+            WindowState.STOPPING: palette.WARNING, WindowState.FINISHING: palette.WARNING,
+            **{WindowState.after(status): status_colour(status) for status in Status if status.finished
+               and status is not Status.INTERRUPTED}}  # an ending: its status's colour
