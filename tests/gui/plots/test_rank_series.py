@@ -7,7 +7,9 @@ from __future__ import annotations
 from tests.support.context_marks import marking_translator
 from PySide6.QtCore import QLocale
 
-from gui.plots.rank_series import RankLayout, rank_names, speeds_text
+from core.run.events import SAMPLE_COLUMNS
+from gui.plots.memory_plot import SERIES
+from gui.plots.rank_series import SERIES_COLUMNS, RankLayout, rank_names, speeds_text
 
 
 def test_names_of_gpu_and_cpu_ranks():
@@ -17,6 +19,12 @@ def test_names_of_gpu_and_cpu_ranks():
         "GPU 0 allocated", "GPU 0 reserved", "GPU 0 peak"]
     assert [line.name for line in RankLayout(("cpu", "cpu")).lines()] == [
         "rank 0 (cpu) RSS", "rank 0 (cpu) peak RSS", "rank 1 (cpu) RSS", "rank 1 (cpu) peak RSS", "system used"]
+
+
+
+def test_each_plot_line_draws_a_sample_column_in_the_memory_plot_s_column_order():
+    assert [SERIES[key][0] for key in SERIES_COLUMNS] == list(range(1, len(SERIES) + 1))
+    assert set(SERIES_COLUMNS.values()) <= set(SAMPLE_COLUMNS)
 
 
 def test_each_line_name_is_translated_whole(qapp):
