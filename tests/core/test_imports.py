@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 GUI_ROOTS = ("PySide6", "PySide2", "PyQt5", "PyQt6", "shiboken6", "shiboken2", "pyqtgraph", "gui", "qtpy", "pytestqt")
 
 IMPORT_ALL_OF_CORE = f"""
@@ -41,6 +43,34 @@ def test_the_config_loads_without_torch_so_the_window_can_build_its_form_first()
         "import json, sys\nimport core.config.run_config, core.base.errors\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision', 'numpy'))))"))
     assert loaded == []
+
+
+# The packages the window imports before torch has loaded (in a background thread): none of their modules may
+# import torch at module level. The others (device, memory, data, model, engine, distributed, finder) may.
+TORCH_FREE = ("core.base", "core.config", "core.run", "core.store", "core.export", "core.cli.options",
+              "core.compare.plan", "core.compare.result")
+
+IMPORT_ONE_PACKAGE = f"""
+import importlib, json, pkgutil, sys
+target = importlib.import_module(sys.argv[1])
+names = [target.__name__] + sorted(m.name for m in pkgutil.walk_packages(getattr(target, "__path__", []),
+                                                                         target.__name__ + "."))
+for name in names:
+    importlib.import_module(name)
+roots = ("torch", "torchvision") + {GUI_ROOTS!r}
+print(json.dumps({{"imported": names, "loaded": sorted({{m.split(".")[0] for m in sys.modules}} & set(roots))}}))
+"""
+
+
+@pytest.mark.parametrize("package", TORCH_FREE)
+def test_a_torch_free_package_imports_neither_torch_nor_qt(package: str) -> None:
+    result = subprocess.run([sys.executable, "-c", IMPORT_ONE_PACKAGE, package], capture_output=True, text=True,
+                            timeout=180)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    a_package = package.count(".") == 1  # core.<package>, not one module of one
+    assert report["imported"][0] == package and (len(report["imported"]) > 1 or not a_package)  # all its modules
+    assert report["loaded"] == [], f"importing {package} loads {report['loaded']}"
 
 
 def _loaded_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
