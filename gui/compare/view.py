@@ -2,10 +2,10 @@
 run), images/s as bars with their spread, each run's status, and the headline with the loss check.
 
 Runs train one after another, so on the time axis every run starts at 0: the faster one's curve reaches
-a given loss further left. Data goes into ring buffers as events arrive; a timer redraws at most one
-plot per tick, only what changed, and nothing while the view is hidden (it catches up when shown). The
-plots are `gui.plots.live_plot`'s: auto-range with headroom and axes settled in the timer's event, curves
-peak-decimated to the plot's width (to the visible part once zoomed).
+a given loss further left. Data goes into ring buffers as events arrive; a `gui.qt.redraw.RedrawThrottle`
+redraws at most one plot per tick, only what changed, and nothing while the view is hidden (it catches up
+when shown). The plots are `gui.plots.live_plot`'s: auto-range with headroom and axes settled in the timer's
+event, curves peak-decimated to the plot's width (to the visible part once zoomed).
 The bars show the live median of each run's reports after its first (warm-up, as the summary does)
 with their 10th..90th percentiles, then the result's own figures once the comparison has concluded.
 Each run's line of text is `gui.compare.race`'s; everything is in the user's language.
@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QFontMetrics, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -37,6 +38,7 @@ from gui.plots.live_plot import (
 from gui.plots.ring_buffer import RingBuffer
 from gui.qt import palette
 from gui.qt.core_text import core_text
+from gui.qt.redraw import RedrawThrottle
 
 REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most ~7 times a second
 CAPACITY = 250_000  # steps kept per run (a comparison's runs share max_steps; the default is 60)
@@ -58,7 +60,9 @@ class CompareView(QWidget):
         self.steps = 0
         self._dirty: set[str] = set()
         self._text_dirty = False
-        self._next_part = 0
+        # stopped while hidden (showEvent wakes it) and once nothing is left to draw: no ticks at rest
+        self.redraw = RedrawThrottle(REDRAW_INTERVAL_MS, [partial(self._draw_part, part) for part in PARTS],
+                                     self, idle=lambda: not is_shown(self) or not (self._dirty or self._text_dirty))
 
         self.header = QLabel(self.tr("No comparison yet: choose one from the Compare menu under the settings."))
         self.header.setObjectName("compareHeader")
@@ -113,10 +117,6 @@ class CompareView(QWidget):
         layout.addWidget(self.headline)
         layout.addWidget(self.agreement)
         layout.addWidget(self.runs_label)
-
-        self.timer = QTimer(self)
-        self.timer.setInterval(REDRAW_INTERVAL_MS)
-        self.timer.timeout.connect(self._on_redraw_timer)
 
     @staticmethod
     def _plot(title: str, bottom: str, units: str | None, left: str) -> pg.PlotWidget:
@@ -222,8 +222,7 @@ class CompareView(QWidget):
     def _mark(self, *parts: str) -> None:
         self._dirty.update(parts)
         self._text_dirty = True
-        if not self.timer.isActive():
-            self.timer.start()
+        self.redraw.wake()
 
     # ---- what is shown ---------------------------------------------------------------------------
     def rate_of(self, race: Race) -> tuple[float, float, float] | None:
@@ -244,6 +243,10 @@ class CompareView(QWidget):
 
     def refresh(self) -> bool:
         """Redraw one changed plot (and the status text). Nothing while hidden. Returns whether it drew."""
+        return self.redraw.draw_one()
+
+    def _draw_part(self, part: str) -> bool:
+        """The throttle's part `part`: drawn if it changed; the status text first, whenever a part is tried."""
         if not is_shown(self):  # a hidden tab, a collapsed splitter: the data waits
             return False
         if self._text_dirty:
@@ -252,14 +255,11 @@ class CompareView(QWidget):
             self.runs_label.setText("<br>".join(
                 f"<span style='color:{_hex(race.colour)}'>■</span> {html.escape(line)}"
                 for race, line in zip(self.races, lines)))
-        for _ in PARTS:
-            part = PARTS[self._next_part]
-            self._next_part = (self._next_part + 1) % len(PARTS)
-            if part in self._dirty:
-                self._dirty.discard(part)
-                self._draw(part)
-                return True
-        return False
+        if part not in self._dirty:
+            return False
+        self._dirty.discard(part)
+        self._draw(part)
+        return True
 
     def draw_now(self) -> None:
         """Everything that changed, at once (a screenshot, a test): the timer draws one part a tick."""
@@ -325,14 +325,6 @@ class CompareView(QWidget):
     def _on_step_range_changed(self, *_: object) -> None:
         self._zoomed(self.step_plot, "step")
 
-    @Slot()
-    def _on_redraw_timer(self) -> None:
-        if not is_shown(self):
-            self.timer.stop()  # shown again: showEvent restarts it
-            return
-        if not self.refresh() and not self._dirty and not self._text_dirty:
-            self.timer.stop()  # nothing left to draw: no ticks at rest
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._catch_up()
@@ -343,8 +335,8 @@ class CompareView(QWidget):
         self._catch_up()
 
     def _catch_up(self) -> None:
-        if (self._dirty or self._text_dirty) and not self.timer.isActive():
-            self.timer.start()
+        if self._dirty or self._text_dirty:
+            self.redraw.wake()
 
     def stop(self) -> None:
-        self.timer.stop()
+        self.redraw.stop()

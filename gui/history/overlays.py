@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from PySide6.QtCore import QObject, Qt, Slot
 
 from core.export.smoothing import EmaState, debiased_ema
 from core.store.run_store import RunRow
@@ -26,6 +26,7 @@ from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.plots.ring_buffer import PeakRingBuffer, RingBuffer
 from gui.qt import palette
+from gui.qt.redraw import RedrawThrottle
 
 REDRAW_INTERVAL_MS = 200  # overlays change at most once per store poll: 5 redraws a second are plenty
 # colours no live line uses (the live loss is grey and blue; memory blue, orange, red, purple and grey)
@@ -76,10 +77,7 @@ class Overlays(QObject):
         loss_plot.log_scale.toggled.connect(self._on_loss_view_changed)
         loss_plot.plot.getPlotItem().getViewBox().sigXRangeChanged.connect(self._on_loss_range_changed)
         memory_plot.plot.getPlotItem().getViewBox().sigXRangeChanged.connect(self._on_memory_range_changed)
-        self.timer = QTimer(self)
-        self.timer.setInterval(REDRAW_INTERVAL_MS)
-        self.timer.timeout.connect(self.refresh)
-        self.timer.start()
+        self.redraw = RedrawThrottle(REDRAW_INTERVAL_MS, [self.refresh], self)  # both plots' overlays at once
 
     # ---- which runs ------------------------------------------------------------------------------
     def ids(self) -> list[int]:
@@ -197,4 +195,4 @@ class Overlays(QObject):
             self._dirty_memory = True
 
     def stop(self) -> None:
-        self.timer.stop()
+        self.redraw.stop()

@@ -20,29 +20,13 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
-    QSplitter,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
-from core.run import event_text
 from core.run.events import (
     CacheCleared,
-    CheckpointSaved,
-    EpochEnded,
-    LogMessage,
     MemoryBreakdown,
     MemorySample,
-    OutOfMemory,
-    SnapshotSaved,
 )
-from core.run.status import Status
 from core.store.run_store import RunNotFound, RunRow, StoreError
 from gui.history.control_row import RunControlRow
 from gui.history.feed import (
@@ -56,29 +40,26 @@ from gui.history.feed import (
 )
 from gui.history.loader import LoadedRun, RunLoader
 from gui.history.row_text import run_title, state_text
-from gui.history.run_window_text import (
-    end_line,
-    header_html,
-    log_line,
-    plain_event_line,
-)
-from gui.i18n.status_text import status_colour, status_text
+from gui.history.run_window_layout import lay_out
+from gui.history.run_window_text import FAILED, end_line, header_html
+from gui.history.table_model import STATUS_COLOURS
+from gui.i18n.status_text import status_text
 from gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.plots.rank_series import last_speeds
 from gui.plots.rate_plot import RatePlot
-from gui.qt import palette
-from gui.qt.core_text import core_text, error_text
+from gui.qt.core_text import error_text
+from gui.qt.redraw import RedrawThrottle
 from gui.views.breakdown_view import BreakdownView
+from gui.views.event_display import EventDisplay, config_line, fields_lines, plain_event_line
 from gui.views.log_panel import LogPanel
 from gui.views.rank_display import RankDisplay
-from gui.views.run_view import config_text, fields_lines
 from gui.views.stats_panel import StatsPanel, median_rate
 from gui.window.retranslate import keep_run_window_texts
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
 RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)
-REDRAW_INTERVAL_MS = 50  # one plot per tick, only when it changed
+REDRAW_INTERVAL_MS = 50  # one plot per tick, each only when it changed and can be seen
 
 
 class StoredRunView(QWidget):
@@ -93,12 +74,10 @@ class StoredRunView(QWidget):
         self.link, self.run_id = link, run_id
         self.feed = RunFeed(run_id)
         self.row: RunRow | None = None
-        self.started_at = 0.0
         self._epoch = 1
         self._ended_logged = False
         self._breakdowns: dict[int, MemoryBreakdown] = {}  # each rank's latest (rank 0 alone: an ordinary run)
         self._last_control = ""  # RunPaused or RunResumed, whichever was recorded last
-        self._next_plot = 0
         self.controls: Any = None  # what steers a run this window launched (`controlled_by`); None: read-only
         self.setWindowTitle(self.tr("Run #{run_id} — GPU Training Monitor").format(run_id=run_id))
         self.resize(1100, 780)
@@ -113,10 +92,8 @@ class StoredRunView(QWidget):
         self.poll_timer = QTimer(self)
         self.poll_timer.setInterval(POLL_INTERVAL_MS)
         self.poll_timer.timeout.connect(self.poll)
-        self.redraw_timer = QTimer(self)
-        self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
-        self.redraw_timer.timeout.connect(self._on_redraw_timer)
-        self.redraw_timer.start()
+        self.redraw = RedrawThrottle(REDRAW_INTERVAL_MS, (self.loss_plot.refresh, self.memory_plot.refresh,
+                                                          self.rate_view.refresh), self)
         self.header.setText(self.tr("Reading run {run_id} from {path}…").format(run_id=run_id,
                                                                                  path=html.escape(str(link.path))))
         self.poll_timer.start()  # stopped once the run is read and has ended
@@ -125,12 +102,14 @@ class StoredRunView(QWidget):
     # ---- layout ----------------------------------------------------------------------------------
     def _build(self, row: RunRow | None) -> None:
         steps = max(row.total_steps, row.steps) if row is not None else LOSS_CAPACITY // 2
-        self.loss_plot = LossPlot(capacity=min(LOSS_CAPACITY, max(2 * steps, 4096)))  # room to grow (out-of-memory shrinks)
+        # room to grow (an out-of-memory shrink adds steps)
+        self.loss_plot = LossPlot(capacity=min(LOSS_CAPACITY, max(2 * steps, 4096)))
         self.memory_plot = MemoryPlot()
         self.stats = StatsPanel()
         self.breakdown_view = BreakdownView()
         self.log = LogPanel()
         self.ranks = RankDisplay(self.memory_plot, self.stats, self.breakdown_view)
+        self.events = EventDisplay(self.loss_plot, self.memory_plot, self.breakdown_view, self.log)  # as live
         self.log.setPlaceholderText(self.tr("The run's start, epochs, cache clears, out-of-memory events and log "
                                             "lines."))
         self.rate_view = RatePlot()
@@ -146,42 +125,12 @@ class StoredRunView(QWidget):
         self.problem = QLabel()
         self.problem.setObjectName("storedRunProblem")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet(f"color: {palette.ERROR};")
+        self.problem.setStyleSheet("color: #c62828;")
         self.problem.hide()
-
-        stats_box = QGroupBox(self.tr("Run"))
-        QVBoxLayout(stats_box).addWidget(self.stats)
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(stats_box)
-        left_layout.addStretch(1)
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.log, self.tr("Events"))
-        self.tabs.addTab(self.breakdown_view, self.tr("Memory breakdown"))
-        self.tabs.addTab(self.rate_plot, self.tr("Images/s"))
-        self.tabs.addTab(self.config_text, self.tr("Config"))
-        self.plots = QSplitter(Qt.Orientation.Vertical)
-        self.plots.addWidget(self.loss_plot)
-        self.plots.addWidget(self.memory_plot)
-        self.plots.addWidget(self.tabs)
-        self.plots.setSizes([330, 250, 170])
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(left)
-        body.addWidget(self.plots)
-        body.setStretchFactor(1, 1)
-        body.setSizes([240, 860])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        top = QHBoxLayout()
-        top.addWidget(self.header, 1)
         self.control_row = RunControlRow()  # shown only for a run this window launched (`controlled_by`)
         self.control_row.failed.connect(self._show_problem)
         self.control_buttons = self.control_row.buttons
-        top.addWidget(self.control_row, 0, Qt.AlignmentFlag.AlignTop)
-        layout.addLayout(top)
-        layout.addWidget(self.problem)
-        layout.addWidget(body, 1)
+        self.tabs = lay_out(self)
 
     def controlled_by(self, controls: Any) -> None:
         """This window launched the run (a data-parallel run's processes): its Stop, Pause and Clear cache reach
@@ -196,11 +145,6 @@ class StoredRunView(QWidget):
     def following(self) -> bool:
         """Whether the run may still record more (it is running): the view keeps polling it."""
         return self.row is not None and self.row.status == "running"
-
-    @property
-    def plotted_steps(self) -> int:
-        """Steps on the loss plot (what a watcher sees grow)."""
-        return len(self.loss_plot.data)
 
     @property
     def loading(self) -> bool:
@@ -258,7 +202,7 @@ class StoredRunView(QWidget):
 
     def _begin(self, row: RunRow, started: Mapping[str, Any], config: Mapping[str, Any]) -> None:
         """The run (again, after a resume): empty views, its plan and config."""
-        self.started_at = row.started_at
+        self.events.started_at = row.started_at
         self._ended_logged = False
         self._breakdowns = {}
         self._last_control = ""
@@ -272,10 +216,10 @@ class StoredRunView(QWidget):
         world_size = int(started.get("world_size") or row.world_size)
         self.ranks.set_ranks(tuple(started.get("rank_devices") or ()) if world_size > 1 else ())
         event = rebuild_event("RunStarted", started, 0.0)
-        if event is not None:
-            self.memory_plot.add_sample(event.memory)
-            self._log(row.started_at, core_text(event_text.run_started(event)))
-        self._log(row.started_at, self.tr("config: {config}").format(config=config_text(config)))
+        if event is not None:  # its reading, its start and its config, as the live log has them
+            self.events.show_event(event, row.started_at)
+        else:  # a start this version cannot read: its config still
+            self.log.add(config_line(config), at=row.started_at)
         self.config_text.setPlainText(fields_lines(config))
 
     def _apply(self, update: FeedUpdate, summary: Mapping[str, Any] | None, arrays: SeriesArrays | None = None) -> None:
@@ -287,8 +231,8 @@ class StoredRunView(QWidget):
             self.loss_plot.add_losses(int(arrays.steps[part.start]), arrays.losses[part])
         if update.steps.epochs:
             self._epoch = update.steps.epochs[-1]
-        cleared = [sample_row(sample) for sample in
-                   (self._show_event(event.kind, event.data, event.at) for event in update.events) if sample is not None]
+        samples = (self._show_event(event.kind, event.data, event.at) for event in update.events)
+        cleared = [sample_row(sample) for sample in samples if sample is not None]
         if cleared:  # a cache clear's reading goes between two reports'
             memory = np.concatenate([arrays.memory, np.array(cleared, dtype=np.float64)])
             self.memory_plot.add_rows(memory[np.argsort(memory[:, 0], kind="stable")])
@@ -312,45 +256,25 @@ class StoredRunView(QWidget):
         self._show_row(row)
 
     def _show_event(self, kind: str, data: Mapping[str, Any], at: float) -> MemorySample | None:
-        """Log an event and mark it on the plots; returns the memory reading it carries (a cache clear's)."""
-        seconds = at - self.started_at
+        """Log an event and mark it on the plots as the live window does; returns the memory reading it carries
+        (a cache clear's, plotted among the reports')."""
         if kind in ("RunPaused", "RunResumed"):
             self._last_control = kind
-        event = rebuild_event(kind, data, seconds)
-        match event:
-            case EpochEnded():
-                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy, event.complete)
-                self._log(at, core_text(event_text.epoch_ended(event)))
-            case CacheCleared():
-                self.memory_plot.add_marker(seconds, core_text(event_text.cache_cleared_mark(event)))
-                self._log(at, core_text(event_text.cache_cleared(event)))
-                return event.memory
-            case MemoryBreakdown():
-                self._breakdowns[event.rank] = event
-            case OutOfMemory():
-                self.memory_plot.add_marker(seconds, self.tr("out of memory"), error=True)
-                self._log(at, core_text(event_text.out_of_memory(event)),
-                          "error" if event.action == "stop" else "warning")
-            case SnapshotSaved():
-                self._log(at, core_text(event_text.snapshot_saved(event)))
-            case CheckpointSaved():  # as the live log words it
-                self._log(at, core_text(event_text.checkpoint_saved(event)))
-            case LogMessage():
-                self._log(at, core_text(event.text), event.level)  # as recorded: plain text
-            case None:
-                self._log(at, plain_event_line(kind, data))
-            case _:
-                self._log(at, plain_event_line(kind, data))
-        return None
+        event = rebuild_event(kind, data, at - self.events.started_at)
+        if isinstance(event, MemoryBreakdown):  # shown once the read is: each rank's latest only
+            self._breakdowns[event.rank] = event
+        elif not self.events.show_event(event, at):  # a kind or fields this version does not know
+            self.log.add(plain_event_line(kind, data), at=at)
+        return event.memory if isinstance(event, CacheCleared) else None
 
     def _show_end(self, row: RunRow, summary: Mapping[str, Any] | None) -> None:
         """How the run ended, once: in the log (as the live window words it) and, for a failure, on the plot."""
         self._ended_logged = True
         at = row.finished_at if row.finished_at is not None else row.heartbeat_at
-        self._log(at, *end_line(row, summary))
-        status = Status.of(row.status)
-        if status is not None and (status.failed or status is Status.INTERRUPTED):
-            self.memory_plot.add_marker(at - self.started_at, status_text(row.status), error=status.failed)
+        text, level = end_line(row, summary)
+        self.log.add(text, level, at)
+        if row.status in FAILED or row.status == "interrupted":
+            self.events.mark_status(row.status, at, error=row.status in FAILED)
         if summary is not None:
             shown = dict(summary, status=status_text(str(summary.get("status", row.status))))
             self.config_text.appendPlainText("\n" + self.tr("summary:") + "\n" + fields_lines(shown))
@@ -364,7 +288,7 @@ class StoredRunView(QWidget):
         """The header and the state: what the run is, whether it is live, and where it is controlled."""
         paused = row.live and self._last_control == "RunPaused"  # paused where it runs
         shown = self.tr("paused") if paused else state_text(row)
-        colour = status_colour(row.status, row.live)
+        colour = STATUS_COLOURS.get("live" if row.live else row.status, "#444444")
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
         self.header.setText(header_html(row, shown, colour, launched=self.controls is not None))
         self.control_row.show_for(row.live, paused)
@@ -377,24 +301,11 @@ class StoredRunView(QWidget):
             self._show_row(self.row)
         self.breakdown_view.show_again()
 
-    def _log(self, at: float, text: str, level: str = "info") -> None:
-        self.log.appendPlainText(log_line(at, text, level))
-
     def _show_problem(self, text: str) -> None:
         self.problem.setText(text)
         self.problem.show()
 
     # ---- drawing and closing ---------------------------------------------------------------------
-    @Slot()
-    def _on_redraw_timer(self) -> None:
-        """At most one plot per tick, in turn, each only when it changed and can be seen."""
-        parts = (self.loss_plot.refresh, self.memory_plot.refresh, self.rate_view.refresh)
-        for i in range(len(parts)):
-            part = parts[(self._next_plot + i) % len(parts)]
-            if part():
-                self._next_plot = (self._next_plot + i + 1) % len(parts)
-                return
-
     def draw_now(self) -> None:
         """Every plot drawn up to date (what a test or a saved image wants)."""
         self.loss_plot.refresh()
@@ -404,7 +315,7 @@ class StoredRunView(QWidget):
     def stop(self) -> None:
         """Stop polling and drawing, and a read under way (interrupted)."""
         self.poll_timer.stop()
-        self.redraw_timer.stop()
+        self.redraw.stop()
         self.loader.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:

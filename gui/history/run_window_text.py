@@ -1,6 +1,6 @@
-"""What a recorded run's window says: its header, how it ended and the events the live log does not word,
-in the sentences of `core.run.event_text` where the live window has them, so a run reads the same watched live
-or opened later. Everything is in the user's language: core's sentences through `gui.qt.core_text`, the
+"""What a recorded run's window says: its header and how it ended, in the sentences of `core.run.event_text`
+where the live window has them, so a run reads the same watched live or opened later (its events:
+`gui.views.event_display`). Everything is in the user's language: core's sentences through `gui.qt.core_text`, the
 window's own through Qt's translator (context "stored_run_text"); what the store kept as plain text (a run's
 message, its note) is shown as it was written."""
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -17,14 +16,15 @@ from PySide6.QtCore import QCoreApplication
 
 from core.run import event_text
 from core.run.events import RunFinished
-from core.run.status import Status
 from core.run.summary import RunSummary
 from core.store.run_store import RunRow
 from gui.form.text import choice_text
 from gui.history.row_text import devices_text, duration_text, run_title
 from gui.i18n.status_text import status_text
 from gui.qt.core_text import core_text
-from gui.qt.locale_format import clock, date_time, integer
+from gui.qt.locale_format import date_time, integer
+
+FAILED = ("diverged", "oom", "failed")
 
 
 def settings_text(row: RunRow) -> str:
@@ -80,7 +80,7 @@ def end_line(row: RunRow, summary: Mapping[str, Any] | None) -> tuple[str, str]:
     """How the run ended and the log level to show it at: the live log's words when it finished with a
     summary; where it stopped and why when it was interrupted."""
     run_summary = summary_of(summary)
-    if run_summary is not None and row.status != Status.INTERRUPTED:
+    if run_summary is not None and row.status != "interrupted":
         text = core_text(event_text.run_finished(RunFinished(row.status, row.steps, row.message, False, run_summary)))
     elif row.message:
         text = QCoreApplication.translate("stored_run_text", "{status} at step {step}: {message}").format(
@@ -88,10 +88,7 @@ def end_line(row: RunRow, summary: Mapping[str, Any] | None) -> tuple[str, str]:
     else:
         text = QCoreApplication.translate("stored_run_text", "{status} at step {step}").format(
             status=status_text(row.status), step=integer(row.steps))
-    status = Status.of(row.status)
-    if status is not None and status.failed:
-        return text, "error"
-    return text, "warning" if status is Status.INTERRUPTED else "info"
+    return text, "error" if row.status in FAILED else "warning" if row.status == "interrupted" else "info"
 
 
 def summary_of(values: Mapping[str, Any] | None) -> RunSummary | None:
@@ -107,27 +104,3 @@ def summary_of(values: Mapping[str, Any] | None) -> RunSummary | None:
         return RunSummary(**fields)
     except TypeError:
         return None
-
-
-def plain_event_line(kind: str, data: Mapping[str, Any]) -> str:
-    """Events the live log does not word (pauses and resumes), a checkpoint this version cannot rebuild as
-    `core.run.event_text` words it; any other as its fields."""
-    step = data.get("step")
-    match kind:
-        case "CheckpointSaved":
-            return QCoreApplication.translate("stored_run_text", "checkpoint saved at step {step} ({reason}): {path}"
-                                              ).format(step=step, reason=data.get("reason"), path=data.get("path"))
-        case "RunPaused":
-            return QCoreApplication.translate("stored_run_text", "paused at step {step}").format(step=step)
-        case "RunResumed":
-            return QCoreApplication.translate("stored_run_text", "resumed at step {step}").format(step=step)
-    return f"{kind}: {json.dumps(dict(data))}"  # an event this version does not know: its name and fields
-
-
-def log_line(at: float, text: str, level: str = "info") -> str:
-    """A log line stamped with the time it was recorded (as `LogPanel.add` stamps the time it is shown)."""
-    if level == "warning":
-        text = QCoreApplication.translate("stored_run_text", "warning: {text}").format(text=text)
-    elif level == "error":
-        text = QCoreApplication.translate("stored_run_text", "ERROR: {text}").format(text=text)
-    return f"{clock(at)}  {text}"

@@ -19,14 +19,15 @@ class LogPanel(QPlainTextEdit):
         self.setMaximumBlockCount(MAX_LINES)
         self.setPlaceholderText(self.tr("Run start, epoch results, cache clears, warnings and errors appear here."))
 
-    def add(self, text: str, level: str = "info") -> None:
-        """A line with the time; `text` is shown in the user's language when it is a core `Message`."""
+    def add(self, text: str, level: str = "info", at: float | None = None) -> None:
+        """A line with the time now, or `at` (seconds since the epoch: a recorded run's line, stamped with when it
+        was recorded); `text` is shown in the user's language when it is a core `Message`."""
         text = core_text(text)
         if level == "warning":
             text = self.tr("warning: {text}").format(text=text)
         elif level == "error":
             text = self.tr("ERROR: {text}").format(text=text)
-        self.appendPlainText(f"{clock()}  {text}")
+        self.appendPlainText(f"{clock(at)}  {text}")
         self.moveCursor(QTextCursor.MoveOperation.End)
 
     def lines(self) -> list[str]:

@@ -1,7 +1,9 @@
 """What a run looks like in the window: the loss and memory plots, the live numbers, the memory
 breakdown and the log, fed by core events. It changes no state: the window decides what a run does,
-this shows what happened, in the sentences of `core.run.event_text` (in the user's language: `gui.qt.core_text`). A data-parallel run shows every rank:
-its memory lines, its images/s under the total, and its memory breakdown (picked by rank).
+this shows what happened, in the sentences of `core.run.event_text` (in the user's language:
+`gui.qt.core_text`), the events as a recorded run's window shows them (`gui.views.event_display`). A
+data-parallel run shows every rank: its memory lines, its images/s under the total, and its memory breakdown
+(picked by rank).
 """
 
 from __future__ import annotations
@@ -9,37 +11,21 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, QTimer, Slot
+from PySide6.QtCore import QObject
 
 from core.base.text import Message
 from core.config.run_config import RunConfig
 from core.run import event_text
-from core.run.events import (
-    CacheCleared,
-    CheckpointSaved,
-    EpochEnded,
-    LogMessage,
-    MemoryBreakdown,
-    OutOfMemory,
-    RunFinished,
-    RunPaused,
-    RunResumed,
-    RunStarted,
-    SnapshotSaved,
-    StepsReported,
-)
-from core.run.status import Status
-from gui.form.text import LABELS, choice_text, label
-from gui.history.run_window_text import plain_event_line
-from gui.i18n.status_text import status_text
+from core.run.events import CacheCleared, OutOfMemory, RunFinished, RunPaused, RunStarted, StepsReported
+from gui.form.text import choice_text, label
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.qt.core_text import core_text
-from gui.qt.locale_format import integer
+from gui.qt.redraw import RedrawThrottle
 from gui.views.breakdown_view import BreakdownView
+from gui.views.event_display import EventDisplay
 from gui.views.log_panel import LogPanel
 from gui.views.rank_display import RankDisplay
 from gui.views.stats_panel import RateMedian, StatsPanel
@@ -50,41 +36,8 @@ REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 MEMORY_REDRAW_INTERVAL_S = 0.2
 
 
-def shown_value(value: Any) -> str:
-    """A recorded value for people: yes, no and 'not set' in the user's language (JSON's true, false and
-    null would be English); nested values as compact JSON with the same words."""
-    if value is None:
-        return QCoreApplication.translate("run_view", "not set")
-    if isinstance(value, bool):
-        return QCoreApplication.translate("run_view", "yes") if value else QCoreApplication.translate(
-            "run_view", "no")
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{name}: {_config_value(name, item)}" for name, item in value.items()) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(shown_value(item) for item in value) + "]"
-    return str(value)
-
-
-def config_text(config: Mapping[str, Any]) -> str:
-    """Every field of a run's config as `label=value`, for the log: in the form's words, names and values
-    alike (batch size, off, yes in the user's language); values that are names (resnet18, cuda:0) as they are."""
-    return QCoreApplication.translate("run_view", ", ", "between the fields of the logged config").join(
-        f"{label(name) if name in LABELS else name}={_config_value(name, value)}" for name, value in config.items())
-
-
-def _config_value(field: str, value: Any) -> str:
-    """A config value as the form shows it: a word choice in the user's language (off, synthetic), a name as
-    it is, yes/no/not set translated."""
-    return choice_text(field, value) if isinstance(value, str) else shown_value(value)
-
-
-def fields_lines(values: Mapping[str, Any]) -> str:
-    """One `name = value` line per field, sorted by name (a recorded config or summary, to read whole)."""
-    return "\n".join(f"{name} = {_config_value(name, values[name])}" for name in sorted(values))
-
-
 class RunView(QObject):
-    """Owns the run's display widgets (the window places them) and the timer that repaints the plots."""
+    """Owns the run's display widgets (the window places them) and the throttle that repaints the plots."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -96,14 +49,11 @@ class RunView(QObject):
         self.log = LogPanel()
         self.last_sample: Any = None  # the latest core.run.events.MemorySample shown
         self._oom_logged: str | None = None
-        self.redraw_timer = QTimer(self)
-        self.redraw_timer.setInterval(REDRAW_INTERVAL_MS)
-        self.redraw_timer.timeout.connect(self._on_redraw_timer)
-        self._redraw_loss_first = True
+        self.events = EventDisplay(self.loss_plot, self.memory_plot, self.breakdown_view, self.log)
         self.clock = time.monotonic  # replaceable in tests
         self._memory_drawn_at = -math.inf
         self.ranks = RankDisplay(self.memory_plot, self.stats, self.breakdown_view)  # a data-parallel run's
-        self.redraw_timer.start()
+        self.redraw = RedrawThrottle(REDRAW_INTERVAL_MS, (self.loss_plot.refresh, self._refresh_memory), self)
 
     def reset(self, config: RunConfig) -> None:
         """A run is starting: empty plots, numbers and breakdown; log what was asked for (`config` with its
@@ -117,6 +67,8 @@ class RunView(QObject):
         self.ranks.set_ranks(())
 
     def show(self, event: object) -> None:
+        """A live event: what only a live run shows (its progress, numbers and end) here, the rest as a recorded
+        run's window shows it (`gui.views.event_display`)."""
         match event:
             case StepsReported():
                 self.loss_plot.add_losses(event.first_step, event.losses)
@@ -131,39 +83,25 @@ class RunView(QObject):
                 self.stats.reset(event.total_steps, event.epochs or math.ceil(event.total_steps /
                                                                               max(event.steps_per_epoch, 1)))
                 self.ranks.set_ranks(event.rank_devices if event.world_size > 1 else ())
-                self.memory_plot.add_sample(event.memory)
-                self.log.add(core_text(event_text.run_started(event)))
-                self.log.add(self.tr("config: {config}").format(config=config_text(event.config)))
-            case EpochEnded():
-                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy, event.complete)
-                self.log.add(core_text(event_text.epoch_ended(event)))
-            case RunPaused() | RunResumed():
-                self.log.add(plain_event_line(type(event).__name__, {"step": integer(event.step)}))
-                if isinstance(event, RunPaused):  # no time left counts down while paused
-                    self.stats.values["eta"].setText(self.tr("paused"))
+                self.events.show_event(event)
+            case RunPaused():  # no time left counts down while paused
+                self.events.show_event(event)
+                self.stats.values["eta"].setText(self.tr("paused"))
             case CacheCleared():
                 self.show_cache_cleared(event)
-            case MemoryBreakdown():
-                self.breakdown_view.show_breakdown(event)
-            case SnapshotSaved():
-                self.log.add(core_text(event_text.snapshot_saved(event)))
-            case CheckpointSaved():
-                self.log.add(core_text(event_text.checkpoint_saved(event)))
-            case OutOfMemory():
-                self._oom_logged = event.message
-                self.memory_plot.add_marker(time.monotonic(), status_text("oom"), error=True)
-                self.log.add(core_text(event_text.out_of_memory(event)),
-                             "error" if event.action == "stop" else "warning")
-            case LogMessage():
-                self.log.add(core_text(event.text), event.level)
             case RunFinished():
-                failed = not Status(event.status).ended_well
+                failed = event.status not in ("completed", "stopped")
                 if event.summary is not None:  # its own figures: the same as its log line and its Runs row
                     self.memory_plot.hold_peak(event.summary.peak_allocated_bytes)  # held at rest too
                     self.stats.show_end(event.summary.samples_per_s, event.summary.peak_allocated_bytes)
                 self.log.add(core_text(event_text.run_finished(self._said_once(event))), "error" if failed else "info")
                 if failed and (event.status != "failed" or not event.user_error):  # a bad option is no event
-                    self.memory_plot.add_marker(time.monotonic(), status_text(event.status), error=True)
+                    self.events.mark_status(event.status)
+            case OutOfMemory():
+                self._oom_logged = event.message  # the run's end does not say it again
+                self.events.show_event(event)
+            case _:
+                self.events.show_event(event)
 
     def _said_once(self, event: RunFinished) -> RunFinished:
         """A run stopped by an out of memory already logged: its end says only what to try (the failure was
@@ -187,8 +125,7 @@ class RunView(QObject):
 
     def show_cache_cleared(self, event: CacheCleared) -> None:
         self.memory_plot.add_sample(event.memory)
-        self.memory_plot.add_marker(event.memory.time_s, core_text(event_text.cache_cleared_mark(event)))
-        self.log.add(core_text(event_text.cache_cleared(event)))
+        self.events.show_event(event)
 
     def show_sample(self, sample: Any) -> None:
         """A memory reading (from a report or the idle poll): plotted and shown as the live numbers."""
@@ -197,17 +134,7 @@ class RunView(QObject):
         self.stats.update_memory(sample.allocated_bytes, self.memory_plot.peak_of(sample))
 
     def stop(self) -> None:
-        self.redraw_timer.stop()
-
-    @Slot()
-    def _on_redraw_timer(self) -> None:
-        # At most one plot per tick: each repaint costs a few ms of CPU, and two in the same event-loop
-        # pass doubled the GUI's worst-case latency (tests/benchmarks/gui_latency.py).
-        first, second = ((self.loss_plot.refresh, self._refresh_memory) if self._redraw_loss_first
-                         else (self._refresh_memory, self.loss_plot.refresh))
-        if not first():
-            second()
-        self._redraw_loss_first = not self._redraw_loss_first
+        self.redraw.stop()
 
     def _refresh_memory(self) -> bool:
         """The memory plot's redraw, at most every MEMORY_REDRAW_INTERVAL_S; samples wait, none is lost."""

@@ -105,12 +105,12 @@ def test_nothing_is_drawn_while_hidden_and_it_catches_up_when_shown(qtbot, view)
     view.hide()
     view.add(0, report(1, (2.0, 1.9), 1.0, 50.0))
     assert not view.refresh()  # hidden: no redraw, the data waits
-    qtbot.waitUntil(lambda: not view.timer.isActive(), timeout=2000)  # its tick found the view hidden
+    qtbot.waitUntil(lambda: not view.redraw.active, timeout=2000)  # its tick found the view hidden
     assert points(view.time_curves[0]) == []
     view.show()
     qtbot.waitUntil(lambda: len(points(view.time_curves[0])) == 2 and len(points(view.step_curves[0])) == 2,
                     timeout=2000)
-    qtbot.waitUntil(lambda: not view.timer.isActive(), timeout=2000)  # drawn: no ticks at rest
+    qtbot.waitUntil(lambda: not view.redraw.active, timeout=2000)  # drawn: no ticks at rest
 
 
 def test_every_text_goes_through_the_translator_whole(qtbot):

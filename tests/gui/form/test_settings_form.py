@@ -701,7 +701,7 @@ def test_greyed_out_ticks_are_not_in_effect_and_come_back_when_they_apply(form):
         assert not form.widgets[field].isEnabled() and not form.widgets[field].isChecked()
     config = form.config()
     assert not config.pin_memory and not config.non_blocking
-    from gui.views.run_view import config_text
+    from gui.views.event_display import config_text
 
     assert "pin_memory=no" in config_text(config.to_dict()) and "non_blocking=no" in config_text(config.to_dict())
     form.widgets["device"].setCurrentIndex(form.widgets["device"].findData("cuda:0"))

@@ -149,10 +149,10 @@ def test_a_run_started_in_a_terminal_is_followed_live_then_shown_interrupted(qtb
         assert view.following and view.poll_timer.isActive()
         assert f"watching run {run_id} started by pid {process.pid}" in view.header.text()
         panel.set_overlay(run_id, True)  # an overlay of a live run grows too
-        qtbot.waitUntil(lambda: view.plotted_steps > 0, timeout=30_000)
-        seen = view.plotted_steps
+        qtbot.waitUntil(lambda: len(view.loss_plot.data) > 0, timeout=30_000)
+        seen = len(view.loss_plot.data)
         overlaid = len(panel.overlays.overlays[run_id].losses)
-        qtbot.waitUntil(lambda: view.plotted_steps >= seen + 20, timeout=30_000)  # more steps, poll after poll
+        qtbot.waitUntil(lambda: len(view.loss_plot.data) >= seen + 20, timeout=30_000)  # more steps, poll after poll
         qtbot.waitUntil(lambda: len(panel.overlays.overlays[run_id].losses) > overlaid, timeout=10_000)
         assert view.stats.values["step"].text().endswith("/ 400")
         kill(process)
@@ -161,7 +161,7 @@ def test_a_run_started_in_a_terminal_is_followed_live_then_shown_interrupted(qtb
         assert "interrupted" in view.header.text() and "interrupted" in view.stats.state_label.text()
         assert "interrupted at step" in view.log.toPlainText()
         with RunStore(path) as store:  # what the window shows is what the store kept
-            assert view.plotted_steps == len(store.steps(run_id).steps) == store.run(run_id).steps
+            assert len(view.loss_plot.data) == len(store.steps(run_id).steps) == store.run(run_id).steps
         panel.refresh()
         assert table_texts(panel, "status") == ["interrupted"]
     finally:

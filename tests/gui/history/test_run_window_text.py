@@ -4,19 +4,12 @@ the status in the window's words ('out of memory', not the store's 'oom'), the s
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import pytest
 from tests.support.run_store_support import SHORT, record_run
 
 from core.store.run_store import RunStore
-from gui.history.run_window_text import (
-    end_line,
-    header_html,
-    log_line,
-    plain_event_line,
-)
-from gui.qt.locale_format import clock
+from gui.history.run_window_text import end_line, header_html
 
 
 @pytest.fixture(scope="module")
@@ -40,16 +33,3 @@ def test_the_header_says_what_the_run_was_and_where_it_ran(row):
     assert f"tiny-cnn on synthetic, batch 32, {row.placement} placement, cpu" in text
     assert f"recorded by pid {row.pid} on {row.host}" in text
     assert "a message &lt;as stored&gt;" in text  # plain text from the store, escaped, not parsed
-
-
-def test_log_lines_carry_their_time_and_level():
-    at = time.time()
-    assert log_line(at, "text") == f"{clock(at)}  text"
-    assert log_line(at, "text", "warning") == f"{clock(at)}  warning: text"
-    assert log_line(at, "text", "error") == f"{clock(at)}  ERROR: text"
-
-
-def test_events_the_live_log_does_not_word():
-    assert plain_event_line("RunPaused", {"step": 7}) == "paused at step 7"
-    assert plain_event_line("RunResumed", {"step": 7}) == "resumed at step 7"
-    assert plain_event_line("Unknown", {"a": 1}) == 'Unknown: {"a": 1}'

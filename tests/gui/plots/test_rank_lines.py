@@ -61,7 +61,7 @@ def english_numbers():
 @pytest.fixture
 def view(qtbot) -> RunView:
     view = RunView()
-    view.redraw_timer.stop()  # drawn by hand below
+    view.redraw.stop()  # drawn by hand below
     host = QWidget()
     qtbot.addWidget(host)
     layout = QVBoxLayout(host)

@@ -10,7 +10,8 @@ from tests.support.translator_support import translated
 from core.config.run_config import RunConfig
 from core.run.events import MemorySample
 from gui.form.text import label
-from gui.views.run_view import MEMORY_REDRAW_INTERVAL_S, RunView, config_text
+from gui.views.event_display import config_text
+from gui.views.run_view import MEMORY_REDRAW_INTERVAL_S, RunView
 
 GB = 1_000_000_000
 FAST_CONFIG = RunConfig(model="tiny-cnn", device="cpu", max_steps=76).to_dict()
@@ -23,7 +24,7 @@ def sample(t: float, allocated: int = GB) -> MemorySample:
 @pytest.fixture
 def view(qtbot) -> RunView:
     view = RunView()
-    view.redraw_timer.stop()  # the test ticks by hand, on a clock of its own
+    view.redraw.stop()  # the test ticks by hand, on a clock of its own
     now = [100.0]
     view.clock = lambda: now[0]
     view.now = now  # type: ignore[attr-defined]
@@ -45,26 +46,26 @@ def drawn(curve) -> int:
 def test_one_plot_per_tick_and_the_other_on_the_next(view):
     view.loss_plot.add_losses(1, (2.0, 1.9))
     view.memory_plot.add_sample(sample(0.0))
-    view._on_redraw_timer()
+    view.redraw.tick()
     assert (drawn(view.loss_plot.raw_curve), drawn(view.memory_plot.curves["allocated"])) == (2, 0)
-    view._on_redraw_timer()
+    view.redraw.tick()
     assert drawn(view.memory_plot.curves["allocated"]) == 1
 
 
 def test_the_memory_plot_waits_its_interval_then_draws_every_sample(view):
     view.memory_plot.add_sample(sample(0.0))
-    view._on_redraw_timer()
-    view._on_redraw_timer()
+    view.redraw.tick()
+    view.redraw.tick()
     assert drawn(view.memory_plot.curves["allocated"]) == 1
     for i in range(1, 4):  # three reports within the interval
         view.memory_plot.add_sample(sample(i * 0.05, allocated=(1 + i) * GB))
         view.now[0] += 0.05
-        view._on_redraw_timer()
-        view._on_redraw_timer()
+        view.redraw.tick()
+        view.redraw.tick()
     assert drawn(view.memory_plot.curves["allocated"]) == 1  # not redrawn yet
     view.now[0] += MEMORY_REDRAW_INTERVAL_S
-    view._on_redraw_timer()
-    view._on_redraw_timer()
+    view.redraw.tick()
+    view.redraw.tick()
     assert drawn(view.memory_plot.curves["allocated"]) == 4  # all the samples that waited
 
 

@@ -1,0 +1,49 @@
+"""Where a recorded run's window (`gui.history.run_window`) puts what it shows: the header with the run's
+controls on top and a problem line under them, the run's numbers at the left, and at the right its loss and
+memory plots over the tabs of its events, memory breakdown, images/s and config. The texts keep the window's
+translation context (its class name)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+if TYPE_CHECKING:  # the window imports this module
+    from gui.history.run_window import StoredRunView
+
+
+def lay_out(view: StoredRunView) -> QTabWidget:
+    """Place the widgets `view` made in it (sized for its 1100 x 780 pixels); returns the tabs."""
+    stats_box = QGroupBox(QCoreApplication.translate("StoredRunView", "Run"))
+    QVBoxLayout(stats_box).addWidget(view.stats)
+    left = QWidget()
+    left_layout = QVBoxLayout(left)
+    left_layout.setContentsMargins(0, 0, 0, 0)
+    left_layout.addWidget(stats_box)
+    left_layout.addStretch(1)
+    tabs = QTabWidget()
+    tabs.addTab(view.log, QCoreApplication.translate("StoredRunView", "Events"))
+    tabs.addTab(view.breakdown_view, QCoreApplication.translate("StoredRunView", "Memory breakdown"))
+    tabs.addTab(view.rate_plot, QCoreApplication.translate("StoredRunView", "Images/s"))
+    tabs.addTab(view.config_text, QCoreApplication.translate("StoredRunView", "Config"))
+    plots = QSplitter(Qt.Orientation.Vertical)
+    plots.addWidget(view.loss_plot)
+    plots.addWidget(view.memory_plot)
+    plots.addWidget(tabs)
+    plots.setSizes([330, 250, 170])
+    body = QSplitter(Qt.Orientation.Horizontal)
+    body.addWidget(left)
+    body.addWidget(plots)
+    body.setStretchFactor(1, 1)
+    body.setSizes([240, 860])
+    layout = QVBoxLayout(view)
+    layout.setContentsMargins(6, 6, 6, 6)
+    top = QHBoxLayout()
+    top.addWidget(view.header, 1)
+    top.addWidget(view.control_row, 0, Qt.AlignmentFlag.AlignTop)
+    layout.addLayout(top)
+    layout.addWidget(view.problem)
+    layout.addWidget(body, 1)
+    return tabs

@@ -1,0 +1,142 @@
+"""One way to show a run's events, whether it is watched live (`gui.views.run_view`) or opened later from the
+run store (`gui.history.run_window`): the same log lines, in the sentences of `core.run.event_text`, and the same
+marks on the plots, so a run reads the same either way. Also the words of a run's config, for its log and its
+Config tab. Everything is in the user's language.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+
+from core.run import event_text
+from core.run.events import (
+    CacheCleared,
+    CheckpointSaved,
+    EpochEnded,
+    LogMessage,
+    MemoryBreakdown,
+    OutOfMemory,
+    RunPaused,
+    RunResumed,
+    RunStarted,
+    SnapshotSaved,
+)
+from gui.form.text import LABELS, label
+from gui.i18n.status_text import status_text
+from gui.plots.loss_plot import LossPlot
+from gui.plots.memory_plot import MemoryPlot
+from gui.qt.core_text import choice_text, core_text
+from gui.qt.locale_format import integer
+from gui.views.breakdown_view import BreakdownView
+from gui.views.log_panel import LogPanel
+
+
+def shown_value(value: Any) -> str:
+    """A recorded value for people: yes, no and 'not set' in the user's language (JSON's true, false and
+    null would be English); nested values as compact JSON with the same words."""
+    if value is None:
+        return QCoreApplication.translate("run_view", "not set")
+    if isinstance(value, bool):
+        return QCoreApplication.translate("run_view", "yes") if value else QCoreApplication.translate(
+            "run_view", "no")
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{name}: {_config_value(name, item)}" for name, item in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(shown_value(item) for item in value) + "]"
+    return str(value)
+
+
+def config_text(config: Mapping[str, Any]) -> str:
+    """Every field of a run's config as `label=value`, for the log: in the form's words, names and values
+    alike (batch size, off, yes in the user's language); values that are names (resnet18, cuda:0) as they are."""
+    return QCoreApplication.translate("run_view", ", ", "between the fields of the logged config").join(
+        f"{label(name) if name in LABELS else name}={_config_value(name, value)}" for name, value in config.items())
+
+
+def _config_value(field: str, value: Any) -> str:
+    """A config value as the form shows it: a word choice in the user's language (off, synthetic), a name as
+    it is, yes/no/not set translated."""
+    return choice_text(field, value) if isinstance(value, str) else shown_value(value)
+
+
+def fields_lines(values: Mapping[str, Any]) -> str:
+    """One `name = value` line per field, sorted by name (a recorded config or summary, to read whole)."""
+    return "\n".join(f"{name} = {_config_value(name, values[name])}" for name in sorted(values))
+
+
+def config_line(config: Mapping[str, Any]) -> str:
+    """The log's line of a run's config, after its start."""
+    return QCoreApplication.translate("EventDisplay", "config: {config}").format(config=config_text(config))
+
+
+def plain_event_line(kind: str, data: Mapping[str, Any]) -> str:
+    """Events `core.run.event_text` does not word (pauses and resumes), a checkpoint this version cannot rebuild
+    as it words it; any other as its fields."""
+    step = data.get("step")
+    match kind:
+        case "CheckpointSaved":
+            return QCoreApplication.translate("stored_run_text", "checkpoint saved at step {step} ({reason}): {path}"
+                                              ).format(step=step, reason=data.get("reason"), path=data.get("path"))
+        case "RunPaused":
+            return QCoreApplication.translate("stored_run_text", "paused at step {step}").format(step=step)
+        case "RunResumed":
+            return QCoreApplication.translate("stored_run_text", "resumed at step {step}").format(step=step)
+    return f"{kind}: {json.dumps(dict(data))}"  # an event this version does not know: its name and fields
+
+
+class EventDisplay:
+    """Shows a run's events on its loss and memory plots, its memory breakdown and its log.
+
+    A live event is shown as it arrives (`at` None): its log line carries the time now and its marks go on the
+    live memory plot's clock (`time.monotonic`, as its readings). A recorded one is shown with `at`, the time
+    it was recorded (seconds since the epoch): its log line carries that time and its marks go at seconds since
+    `started_at`, the recorded memory plot's clock."""
+
+    def __init__(self, loss_plot: LossPlot, memory_plot: MemoryPlot, breakdown_view: BreakdownView,
+                 log: LogPanel) -> None:
+        self.loss_plot, self.memory_plot, self.breakdown_view, self.log = loss_plot, memory_plot, breakdown_view, log
+        self.started_at = 0.0  # a recorded run's start (seconds since the epoch)
+
+    def show_event(self, event: object, at: float | None = None) -> bool:
+        """Log `event` and mark it on the plots; returns whether it is one shown here (False: the caller's to
+        show or word). A cache clear's memory reading is the caller's to plot (a live one at once, a recorded
+        one in order among the reports')."""
+        match event:
+            case RunStarted():
+                self.memory_plot.add_sample(event.memory)
+                self.log.add(core_text(event_text.run_started(event)), at=at)
+                self.log.add(config_line(event.config), at=at)
+            case EpochEnded():
+                self.loss_plot.add_epoch_end(event.epoch, event.step, event.val_accuracy, event.complete)
+                self.log.add(core_text(event_text.epoch_ended(event)), at=at)
+            case RunPaused() | RunResumed():
+                self.log.add(plain_event_line(type(event).__name__, {"step": integer(event.step)}), at=at)
+            case CacheCleared():
+                self.memory_plot.add_marker(event.memory.time_s, core_text(event_text.cache_cleared_mark(event)))
+                self.log.add(core_text(event_text.cache_cleared(event)), at=at)
+            case MemoryBreakdown():
+                self.breakdown_view.show_breakdown(event)
+            case SnapshotSaved():
+                self.log.add(core_text(event_text.snapshot_saved(event)), at=at)
+            case CheckpointSaved():
+                self.log.add(core_text(event_text.checkpoint_saved(event)), at=at)
+            case OutOfMemory():
+                self.mark_status("oom", at)
+                self.log.add(core_text(event_text.out_of_memory(event)), "error" if event.action == "stop" else
+                             "warning", at)
+            case LogMessage():
+                self.log.add(core_text(event.text), event.level, at)
+            case _:
+                return False
+        return True
+
+    def mark_status(self, status: str, at: float | None = None, error: bool = True) -> None:
+        """A status on the memory plot where it happened (an out of memory, a run's failed end), in the status's
+        words: the same mark for an out of memory the run survived and one that ended it."""
+        self.memory_plot.add_marker(time.monotonic() if at is None else at - self.started_at, status_text(status),
+                                    error=error)
