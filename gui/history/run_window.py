@@ -27,6 +27,7 @@ from core.run.events import (
     MemoryBreakdown,
     MemorySample,
 )
+from core.run.status import Status
 from core.store.run_store import RunNotFound, RunRow, StoreError
 from gui.history.control_row import RunControlRow
 from gui.history.feed import (
@@ -41,13 +42,13 @@ from gui.history.feed import (
 from gui.history.loader import LoadedRun, RunLoader
 from gui.history.row_text import run_title, state_text
 from gui.history.run_window_layout import lay_out
-from gui.history.run_window_text import FAILED, end_line, header_html
-from gui.history.table_model import STATUS_COLOURS
-from gui.i18n.status_text import status_text
+from gui.history.run_window_text import end_line, header_html
+from gui.i18n.status_text import status_colour, status_text
 from gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.plots.rank_series import last_speeds
 from gui.plots.rate_plot import RatePlot
+from gui.qt import palette
 from gui.qt.core_text import error_text
 from gui.qt.redraw import RedrawThrottle
 from gui.views.breakdown_view import BreakdownView
@@ -125,7 +126,7 @@ class StoredRunView(QWidget):
         self.problem = QLabel()
         self.problem.setObjectName("storedRunProblem")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #c62828;")
+        self.problem.setStyleSheet(f"color: {palette.ERROR};")
         self.problem.hide()
         self.control_row = RunControlRow()  # shown only for a run this window launched (`controlled_by`)
         self.control_row.failed.connect(self._show_problem)
@@ -273,8 +274,9 @@ class StoredRunView(QWidget):
         at = row.finished_at if row.finished_at is not None else row.heartbeat_at
         text, level = end_line(row, summary)
         self.log.add(text, level, at)
-        if row.status in FAILED or row.status == "interrupted":
-            self.events.mark_status(row.status, at, error=row.status in FAILED)
+        status = Status.of(row.status)
+        if status is not None and (status.failed or status is Status.INTERRUPTED):
+            self.events.mark_status(row.status, at, error=status.failed)
         if summary is not None:
             shown = dict(summary, status=status_text(str(summary.get("status", row.status))))
             self.config_text.appendPlainText("\n" + self.tr("summary:") + "\n" + fields_lines(shown))
@@ -288,7 +290,7 @@ class StoredRunView(QWidget):
         """The header and the state: what the run is, whether it is live, and where it is controlled."""
         paused = row.live and self._last_control == "RunPaused"  # paused where it runs
         shown = self.tr("paused") if paused else state_text(row)
-        colour = STATUS_COLOURS.get("live" if row.live else row.status, "#444444")
+        colour = status_colour(row.status, row.live)
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
         self.header.setText(header_html(row, shown, colour, launched=self.controls is not None))
         self.control_row.show_for(row.live, paused)

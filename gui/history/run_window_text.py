@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication
 
 from core.run import event_text
 from core.run.events import RunFinished
+from core.run.status import Status
 from core.run.summary import RunSummary
 from core.store.run_store import RunRow
 from gui.form.text import choice_text
@@ -23,8 +24,6 @@ from gui.history.row_text import devices_text, duration_text, run_title
 from gui.i18n.status_text import status_text
 from gui.qt.core_text import core_text
 from gui.qt.locale_format import date_time, integer
-
-FAILED = ("diverged", "oom", "failed")
 
 
 def settings_text(row: RunRow) -> str:
@@ -80,7 +79,7 @@ def end_line(row: RunRow, summary: Mapping[str, Any] | None) -> tuple[str, str]:
     """How the run ended and the log level to show it at: the live log's words when it finished with a
     summary; where it stopped and why when it was interrupted."""
     run_summary = summary_of(summary)
-    if run_summary is not None and row.status != "interrupted":
+    if run_summary is not None and row.status != Status.INTERRUPTED:
         text = core_text(event_text.run_finished(RunFinished(row.status, row.steps, row.message, False, run_summary)))
     elif row.message:
         text = QCoreApplication.translate("stored_run_text", "{status} at step {step}: {message}").format(
@@ -88,7 +87,10 @@ def end_line(row: RunRow, summary: Mapping[str, Any] | None) -> tuple[str, str]:
     else:
         text = QCoreApplication.translate("stored_run_text", "{status} at step {step}").format(
             status=status_text(row.status), step=integer(row.steps))
-    return text, "error" if row.status in FAILED else "warning" if row.status == "interrupted" else "info"
+    status = Status.of(row.status)
+    if status is not None and status.failed:
+        return text, "error"
+    return text, "warning" if status is Status.INTERRUPTED else "info"
 
 
 def summary_of(values: Mapping[str, Any] | None) -> RunSummary | None:

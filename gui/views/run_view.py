@@ -19,6 +19,7 @@ from core.base.text import Message
 from core.config.run_config import RunConfig
 from core.run import event_text
 from core.run.events import CacheCleared, OutOfMemory, RunFinished, RunPaused, RunStarted, StepsReported
+from core.run.status import Status
 from gui.form.text import choice_text, label
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
@@ -90,7 +91,7 @@ class RunView(QObject):
             case CacheCleared():
                 self.show_cache_cleared(event)
             case RunFinished():
-                failed = event.status not in ("completed", "stopped")
+                failed = not Status(event.status).ended_well
                 if event.summary is not None:  # its own figures: the same as its log line and its Runs row
                     self.memory_plot.hold_peak(event.summary.peak_allocated_bytes)  # held at rest too
                     self.stats.show_end(event.summary.samples_per_s, event.summary.peak_allocated_bytes)
