@@ -17,20 +17,14 @@ from core.base.outputs import (
     check_output_path,
     command_protection,
 )
-from core.cli.main import recording
-from core.cli.options import (
-    EXIT_INTERRUPTED,
-    EXIT_TERMINATED,
-    EXIT_USER_ERROR,
-    PROG,
-    comparison_from_args,
-    option_message,
-)
+from core.cli.options import PROG, comparison_from_args, option_message
+from core.cli.run_command import recording_as_asked
 from core.cli.stdout import out, save_json
 from core.compare.events import ComparisonStarted
 from core.compare.result import ComparisonResult, ratio_text
 from core.run.events import ContenderEvent, Event, RunFinished
 from core.run.signals import stop_on_signals
+from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 
 def command_compare(args: argparse.Namespace) -> int:
@@ -43,7 +37,7 @@ def command_compare(args: argparse.Namespace) -> int:
     from core.compare.comparison import Comparison
 
     comparison = Comparison(base, overrides, [ComparisonProgress()])
-    with recording(args, comparison.observers), stop_on_signals(comparison) as signals:
+    with recording_as_asked(args, comparison.observers), stop_on_signals(comparison) as signals:
         result = comparison.run()
     save_error = save_json("json", args.json, result.to_dict(), "comparison")
     failed_input = _user_error(comparison, result)

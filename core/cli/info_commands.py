@@ -13,8 +13,9 @@ from core.base.outputs import (
     command_protection,
 )
 from core.base.text import Message
-from core.cli.options import EXIT_USER_ERROR, config_from_args
+from core.cli.options import config_from_args
 from core.cli.stdout import out, save_json
+from core.run.status import EXIT_USER_ERROR
 
 
 def command_find_batch_size(args: argparse.Namespace) -> int:

@@ -18,17 +18,15 @@ from core.config.run_config import (
     Bound,
     RunConfig,
     describe_range,
+    option_name,
 )
+from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 if TYPE_CHECKING:
     from core.engine.checkpoint import CheckpointPolicy
 
 PROG = "gpu-train-monitor"
 COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size", "info", "runs")
-EXIT_USER_ERROR = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl+C
-EXIT_TERMINATED = 143  # 128 + SIGTERM
-EXIT_CODES = {"completed": 0, "stopped": EXIT_INTERRUPTED, "diverged": 1, "oom": 1, "failed": 1}
 EXIT_CODES_HELP = (f"exit codes: 0 completed; 1 diverged, out of memory or failed (or stdout was closed); "
                    f"{EXIT_USER_ERROR} bad input, or a result file that could not be saved (the result is "
                    f"still printed); {EXIT_INTERRUPTED} stopped by Ctrl+C; {EXIT_TERMINATED} stopped by SIGTERM")
@@ -39,11 +37,6 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message}\n")
-
-
-def option_name(field: str) -> str:
-    """The option a field is typed as: 'batch_size' -> '--batch-size'."""
-    return "--" + field.replace("_", "-")
 
 
 def _help(name: str, bound: Bound) -> str:

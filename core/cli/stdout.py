@@ -12,7 +12,8 @@ import sys
 from typing import Any
 
 from core.base.outputs import write_json
-from core.cli.options import PROG, option_name
+from core.cli.options import PROG
+from core.config.run_config import option_name
 
 
 class StdoutFailed(Exception):

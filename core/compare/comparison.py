@@ -17,7 +17,7 @@ from core.base.text import Message
 from core.compare.events import ComparisonFinished, ComparisonObserver, ComparisonStarted
 from core.compare.plan import Contender, plan
 from core.compare.result import ComparisonResult, ContenderResult, conclude
-from core.config.run_config import RunConfig
+from core.config.run_config import RunConfig, option_name
 from core.run.controls import RunControls
 from core.run.events import ContenderEvent, Event, Observer, RunFinished, StepsReported
 
@@ -107,8 +107,7 @@ class Comparison(RunControls):
 def _check_runnable(contender: Contender) -> None:
     """Refuse now a run that could not start (a device not here, a fast path the device cannot run), rather
     than after the runs before it have trained."""
-    from core.cli.options import option_name
-    from core.device.devices import resolve_device
+    from core.device.devices import check_process_count, resolve_device
     from core.device.fast_paths import check_fast_paths
     from core.engine.recipe import config_for_device
 
@@ -116,9 +115,7 @@ def _check_runnable(contender: Contender) -> None:
         device = resolve_device(contender.config.device)
         check_fast_paths(config_for_device(contender.config, device), device)
         if contender.config.nproc > 1:
-            from core.distributed.launcher import check_world
-
-            check_world(contender.config)
+            check_process_count(contender.config)
     except ConfigError as exc:
         raise ConfigError("vs", Message("configuration {index} ({label}): {option}: {detail}", index=contender.index + 1,
                                         label=contender.label, option=option_name(exc.field),

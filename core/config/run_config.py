@@ -187,6 +187,12 @@ def check_batch_fits(batch_size: int, train_images: int | None) -> None:
                                                 limit=train_images))
 
 
+def option_name(field: str) -> str:
+    """The command-line option a field is typed as: 'batch_size' -> '--batch-size' (the CLI, the window's child
+    process and comparison errors all name a field so)."""
+    return "--" + field.replace("_", "-")
+
+
 def describe_range(name: str) -> Message:
     """'an integer from 1 to 65536', 'one of sgd, adamw', ...: what the user may enter for `name`."""
     bound = bound_of(name)

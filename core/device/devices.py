@@ -1,7 +1,9 @@
-"""Which devices exist, what they are called, and turning a user's device string into a torch.device."""
+"""Which devices exist, what they are called, turning a user's device string into a torch.device, and
+whether this machine has enough of them for a data-parallel run's processes."""
 
 from __future__ import annotations
 
+import os
 import platform
 from dataclasses import dataclass
 
@@ -10,6 +12,7 @@ import torch
 
 from core.base.errors import ConfigError
 from core.base.text import Message
+from core.config.run_config import RunConfig
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,27 @@ def resolve_device(spec: str) -> torch.device:
 def _available() -> str:
     """The device ids present, joined: identifiers, the same in every language."""
     return ", ".join(d.spec for d in list_devices(query_free=False))
+
+
+def check_process_count(config: RunConfig) -> None:
+    """ConfigError when this machine has fewer devices than `nproc` asks for: GPUs for a CUDA run, CPU cores
+    for CPU processes (each is a full training process; more than the cores only slows them all)."""
+    n = config.nproc
+    cuda = config.device == "cuda" or (config.device == "auto" and torch.cuda.is_available())
+    if cuda:
+        count = torch.cuda.device_count()
+        if count == 0:
+            raise ConfigError("device", Message("cuda was asked for, but this machine has no CUDA GPU; use --device "
+                                                "cpu"))
+        if n > count:
+            raise ConfigError("nproc", Message("{n} processes need {n} GPUs, but this machine has {count}; use --nproc "
+                                               "{count} or fewer (one process per GPU)", n=n, count=count))
+        return
+    cores = os.cpu_count() or 1
+    if n > cores:
+        raise ConfigError("nproc", Message("{n} CPU processes on {cores} CPU cores: each process trains on its own "
+                                           "core at least; use --nproc {cores} or fewer (or --device cuda on a GPU "
+                                           "machine)", n=n, cores=cores))
 
 
 def check_amp(device: torch.device, mode: str) -> None:

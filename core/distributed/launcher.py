@@ -21,13 +21,11 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from core.base.errors import ConfigError
 from core.base.text import Message, message_from_json, message_to_json
-from core.cli.options import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from core.config.run_config import RunConfig
 from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID
 from core.distributed.rank_watch import (
@@ -37,36 +35,13 @@ from core.distributed.rank_watch import (
     torch_log_folder,
 )
 from core.run.outcome import status_word
-from core.run.status import Status
+from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, Status
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 ENV_STOP_WITH_PID = "GPU_TRAIN_MONITOR_STOP_WITH_PID"  # the window that started this launcher
 START_TIMEOUT_S = 120  # the rendezvous: every rank must have started within this
 RESULT_WAIT_S = 1.0  # a rank that has returned waits this long for the launcher to take its result, then exits
-
-
-def check_world(config: RunConfig) -> None:
-    """ConfigError when this machine has fewer devices than `nproc` asks for: GPUs for a CUDA run, CPU cores
-    for CPU processes (each is a full training process; more than the cores only slows them all)."""
-    import torch
-
-    n = config.nproc
-    cuda = config.device == "cuda" or (config.device == "auto" and torch.cuda.is_available())
-    if cuda:
-        count = torch.cuda.device_count()
-        if count == 0:
-            raise ConfigError("device", Message("cuda was asked for, but this machine has no CUDA GPU; use --device "
-                                                "cpu"))
-        if n > count:
-            raise ConfigError("nproc", Message("{n} processes need {n} GPUs, but this machine has {count}; use --nproc "
-                                               "{count} or fewer (one process per GPU)", n=n, count=count))
-        return
-    cores = os.cpu_count() or 1
-    if n > cores:
-        raise ConfigError("nproc", Message("{n} CPU processes on {cores} CPU cores: each process trains on its own "
-                                           "core at least; use --nproc {cores} or fewer (or --device cuda on a GPU "
-                                           "machine)", n=n, cores=cores))
 
 
 def rank_main(argv: list[str]) -> int:
@@ -191,14 +166,18 @@ def launch_config(nproc: int, uid: str, folder: str) -> Any:
                         logs_specs=DefaultLogsSpecs(log_dir=torch_log_folder(folder)))
 
 
-def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None) -> tuple[int, str]:
+def launch(argv: list[str], config: RunConfig,
+           on_failure: Callable[[str, str], None] | None = None) -> tuple[int, str]:
     """Run `argv` (the CLI's arguments) as `config.nproc` ranks; returns (exit code, the one line that says how
-    the run ended unless it completed, or ""): "failed: <the rank that caused it>", "stopped: <why>"."""
+    the run ended unless it completed, or ""): "failed: <the rank that caused it>", "stopped: <why>".
+    `on_failure(run uid, the rank that caused it)` hears a failure first (the CLI marks the run's record)."""
     from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
     from torch.distributed.launcher.api import elastic_launch
 
-    check_world(config)
+    from core.device.devices import check_process_count  # torch: this module is read by the window before it loads
+
+    check_process_count(config)
     ignore_control_signals()  # a stray kill -USR1 of the launcher must not end the run
     stop_with_window()
     with rank_folder(config.nproc) as (uid, folder), RankWatch(uid, SHUTDOWN_TIMEOUT_S):
@@ -210,8 +189,8 @@ def launch(argv: list[str], config: RunConfig, record: bool, runs_db: str | None
             if any(end.get("user_error") for end in ends.values()):  # bad input: rank 0 has said it in one line
                 return EXIT_USER_ERROR, ""
             failure = describe_failure(exc.failures, ends, config.nproc)
-            if record:
-                mark_failed(runs_db, uid, failure)
+            if on_failure is not None:
+                on_failure(uid, failure)
             return 1, f"failed: {failure}"
         except SignalException as exc:  # Ctrl+C, or a signal to the launcher: it passed it on to the ranks,
             code = 128 + int(exc.sigval)  # which stopped at a step
@@ -282,14 +261,3 @@ def lost_peer(message: str) -> bool:
                                          "timeout", "nccl communicator was aborted", "connection refused", "peer",
                                          "remote process exited", "distbackenderror", "pair closure"))
 
-
-def mark_failed(runs_db: str | None, uid: str, message: str) -> None:
-    """The run's record ends `failed` with the rank that caused it (rank 0 may have recorded only the lost
-    connection, or nothing, when it was the one killed)."""
-    from core.store.run_store import RunStore, StoreError
-
-    try:
-        with RunStore(runs_db) as store:
-            store.record_failure(uid, message)
-    except StoreError as exc:
-        print(f"gpu-train-monitor: warning: the run's failure is not recorded: {exc}", file=sys.stderr)

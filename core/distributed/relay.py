@@ -24,7 +24,6 @@ from core.run.summary import RunSummary
 
 def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> int:
     """A worker: train one rank; rank 0 puts its pid, then each event, on `events` (a manager queue)."""
-    from core.cli.main import stop_on_signals
     from core.distributed.env import ENV_RUN_UID, RankContext
     from core.distributed.launcher import (
         die_with_launcher,
@@ -32,6 +31,7 @@ def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> 
         record_rank_end,
     )
     from core.distributed.session import DistributedSession
+    from core.run.signals import stop_on_signals
 
     die_with_launcher()
     ignore_control_signals()
@@ -63,9 +63,9 @@ class DataParallelRun(RunControls):
 
     def run(self) -> RunFinished:
         """Train to the end; the final event, also when the ranks failed before rank 0 could say so."""
-        from core.distributed.launcher import check_world
+        from core.device.devices import check_process_count
 
-        check_world(self.config)
+        check_process_count(self.config)
         with multiprocessing.get_context("spawn").Manager() as manager:
             events = manager.Queue()
             outcome: dict[str, Any] = {}

@@ -13,6 +13,7 @@ recording, tells `on_problem` once, and never touches the training.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -22,7 +23,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -311,6 +312,22 @@ def open_recorder(path: Path | str | None, warn: Callable[[str], None],
     except StoreError as exc:
         warn(Message("this run is not recorded: {problem}", problem=message_of(exc)))
         return None
+
+
+@contextlib.contextmanager
+def recording(observers: list[Any], path: Path | str | None,
+              warn: Callable[[str], None]) -> Iterator[RunRecorder | None]:
+    """Record what `observers` hear into the store at `path` while the block runs, then close the recorder (its
+    queue written out). The CLI and the window both record so: a store that cannot be used, or that stops
+    working, is one `warn` and the run trains unrecorded. Yields the recorder, or None."""
+    recorder = open_recorder(path, warn, on_problem=warn)
+    if recorder is not None:
+        observers.append(recorder)
+    try:
+        yield recorder
+    finally:
+        if recorder is not None:
+            recorder.close()
 
 
 def event_data(event: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -127,27 +127,18 @@ class RunController(QObject):
         self._task.start(race)
         return comparison
 
-    @contextlib.contextmanager
-    def _recording(self, observers: list[Any], report: Callable[[object], None]) -> Iterator[None]:
+    def _recording(self, observers: list[Any], report: Callable[[object], None]) -> contextlib.AbstractContextManager:
         """In the worker thread (opening a locked store may wait seconds): record the run unless recording is
         off; a store that cannot be used, or stops working, is a warning in the log and the run trains on."""
         if not self.record:
-            yield
-            return
+            return contextlib.nullcontext()
         from core.run.events import LogMessage
-        from core.store.recorder import open_recorder
+        from core.store.recorder import recording
 
         def warn(text: str) -> None:
             report(LogMessage("warning", text))
 
-        recorder = open_recorder(self.store_path, warn, on_problem=warn)
-        if recorder is not None:
-            observers.append(recorder)
-        try:
-            yield
-        finally:
-            if recorder is not None:
-                recorder.close()
+        return recording(observers, self.store_path, warn)
 
     def request_stop(self) -> None:
         if self.launcher.running:

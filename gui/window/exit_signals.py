@@ -10,7 +10,8 @@ import signal
 import sys
 import threading
 
-from core.cli.options import EXIT_INTERRUPTED, EXIT_TERMINATED, PROG
+from core.cli.options import PROG
+from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 
 def in_main_thread() -> bool:

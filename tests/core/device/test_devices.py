@@ -7,10 +7,12 @@ import pytest
 import torch
 
 from core.base.errors import ConfigError
+from core.config.run_config import RunConfig
 from core.device.devices import (
     amp_dtype,
     best_device_spec,
     check_amp,
+    check_process_count,
     list_devices,
     mps_available,
     resolve_device,
@@ -150,3 +152,20 @@ def test_under_a_process_limit_the_cpu_s_capacity_is_that_limit(monkeypatch: pyt
     cpu = list_devices(query_free=False)[0]
     assert cpu.capacity_bytes == limit
     assert cpu.free_bytes is not None and 0 < cpu.free_bytes <= 2 * 2**30
+
+
+def test_a_data_parallel_run_needs_a_core_or_a_gpu_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    check_process_count(RunConfig(device="cpu", nproc=4))
+    check_process_count(RunConfig(device="auto", nproc=4))  # no GPU: auto means CPU processes
+    with pytest.raises(ConfigError, match="5 CPU processes on 4 CPU cores") as cpu:
+        check_process_count(RunConfig(device="cpu", nproc=5, batch_size=125))
+    with pytest.raises(ConfigError, match="this machine has no CUDA GPU") as no_gpu:
+        check_process_count(RunConfig(device="cuda", nproc=2))
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    check_process_count(RunConfig(device="cuda", nproc=2))
+    with pytest.raises(ConfigError, match="3 processes need 3 GPUs, but this machine has 2") as gpus:
+        check_process_count(RunConfig(device="cuda", nproc=3, batch_size=129))
+    assert (cpu.value.field, no_gpu.value.field, gpus.value.field) == ("nproc", "device", "nproc")

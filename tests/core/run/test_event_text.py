@@ -108,7 +108,7 @@ def test_a_resumed_run_s_end_says_the_steps_it_trained_and_where_they_lie():
                                               "peak 5.25 GB")
     one = RunFinished("completed", 21, "", False, summary(steps=21, start_step=20))
     assert event_text.run_finished(one).startswith("finished: trained 1 step (step 21) in ")
-    from core.cli.main import (
+    from core.cli.run_command import (
         _summary_text,  # the CLI's closing table says it the same way
     )
 
