@@ -5,22 +5,20 @@ plots, rename, annotate, export or delete them.
 The table re-reads the store every `REFRESH_INTERVAL_MS` while it is shown (one small query), so a run
 started in a terminal appears as *live* within a second and becomes completed, stopped or interrupted when
 it ends; the selection and the scroll position survive the refresh. Overlays of a live run keep growing:
-their feeds (`gui.history.overlay_feeds`) are polled on the same timer whether the tab is shown or not. Every store problem (locked,
-read-only, damaged, deleted) is a line in the panel, never an exception.
+their feeds (`gui.history.overlay_feeds`) are polled on the same timer whether the tab is shown or not. Every
+store problem (locked, read-only, damaged, deleted) is a line in the panel (`gui.history.info_line`), never an
+exception.
 """
 
 from __future__ import annotations
 
-import html
 import math
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QMenu,
     QPushButton,
@@ -35,6 +33,7 @@ from gui.history.checkpoints import RunResume
 from gui.history.columns import ColumnFitter
 from gui.history.edits import RunEdits
 from gui.history.feed import StoreLink, mark_interrupted
+from gui.history.info_line import NOTICE_S, HistoryInfo
 from gui.history.overlay_feeds import OverlayFeeds
 from gui.history.overlays import Overlays
 from gui.history.run_window import StoredRunView
@@ -47,12 +46,9 @@ from gui.history.table_model import (
 )
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
-from gui.qt import palette
 from gui.qt.core_text import error_text
-from gui.qt.locale_format import integer
 
 REFRESH_INTERVAL_MS = 1000
-NOTICE_S = 10.0  # how long what an action did (or why it could not) stays in the info line
 
 
 class HistoryPanel(QWidget):
@@ -133,17 +129,12 @@ class HistoryPanel(QWidget):
         buttons.addWidget(self._button(self.resume_action, self.tr("Resume…")))  # short: the row sets the tab's width
         for action in (self.delete_action, self.clear_overlays_action):
             buttons.addWidget(self._button(action))
-        self.info = QLabel()
-        self.info.setObjectName("runHistoryInfo")
-        self.info.setWordWrap(True)
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.info = HistoryInfo(self.link)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(buttons)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.info)
-        self._store_problem: str | None = None  # why the store cannot be read (until it can)
-        self._notice: tuple[str, bool, float] | None = None  # what an action did or why not, error, until when
         self._update_buttons()
 
     def _button(self, action: QAction, text: str | None = None) -> QPushButton:
@@ -161,7 +152,7 @@ class HistoryPanel(QWidget):
         try:
             store = self.link.store()
             if store is None:
-                self._store_problem = None
+                self.info.store_problem = None
                 self.model.set_rows([])
                 self._update_info()
                 return
@@ -176,9 +167,9 @@ class HistoryPanel(QWidget):
                         self.set_overlay(run_id, False)
             self.feeds.poll()
         except StoreError as exc:
-            self._store_problem = error_text(exc)
+            self.info.store_problem = error_text(exc)
         else:
-            self._store_problem = None
+            self.info.store_problem = None
         self._update_info()
         self._update_buttons()
 
@@ -187,40 +178,8 @@ class HistoryPanel(QWidget):
         self.refresh()  # the list may be a while old: the tab was hidden
 
     def _update_info(self) -> None:
-        if self._store_problem:
-            self.info.setText(f"<span style='color:{palette.ERROR}'>{html.escape(self._store_problem)}</span>")
-            return
-        if self._notice is not None and time.monotonic() < self._notice[2]:
-            text, error, _ = self._notice
-            colour = palette.ERROR if error else palette.GOOD
-            self.info.setText(f"<span style='color:{colour}'>{html.escape(text)}</span>")
-            return
-        total, shown = len(self.model.rows), self.proxy.rowCount()
-        if not self.link.path.exists():
-            self.info.setText(self.tr("No runs recorded yet in {path}: runs started here or with "
-                                      "`gpu-train-monitor run` appear as they start.").format(path=self.link.path))
-            return
-        self.info.setText(self._summary_line(total, shown))
-
-    def _summary_line(self, total: int, shown: int) -> str:
-        """'3 runs, 1 live, 2 overlaid on the plots — PATH': independent counts, each a text of its own."""
-        if shown != total:
-            facts = [self.tr("{shown} of {total} runs").format(shown=integer(shown), total=integer(total))]
-        elif total == 1:
-            facts = [self.tr("1 run")]
-        else:
-            facts = [self.tr("{total} runs").format(total=integer(total))]
-        live = sum(row.live for row in self.model.rows)
-        if live:
-            facts.append(self.tr("{live} live").format(live=integer(live)))
-        overlaid = len(self.overlays.ids())
-        if overlaid:
-            facts.append(self.tr("{overlaid} overlaid on the plots").format(overlaid=integer(overlaid)))
-        # the separator between two counts of the list (a comma in English)
-        listed = self.tr(", ").join(facts)
-        if self.link.writable:
-            return self.tr("{counts} — {path}").format(counts=listed, path=self.link.path)
-        return self.tr("{counts} — {path} (read-only)").format(counts=listed, path=self.link.path)
+        self.info.show_counts(len(self.model.rows), self.proxy.rowCount(), sum(row.live for row in self.model.rows),
+                              len(self.overlays.ids()))
 
     # ---- selection -------------------------------------------------------------------------------
     def selected_ids(self) -> list[int]:
@@ -350,7 +309,7 @@ class HistoryPanel(QWidget):
 
     @Slot()
     def _on_edited(self) -> None:
-        self._notice = None
+        self.info.forget_notice()
         self.refresh()
         for view in self.views.values():  # a new name or note shows in an opened run's header
             view.poll()
@@ -358,11 +317,11 @@ class HistoryPanel(QWidget):
     @Slot(str)
     def show_problem(self, text: str) -> None:
         """Why an action could not be done, in the panel's info line for `NOTICE_S` (refreshes keep it)."""
-        self._notice = (text, True, time.monotonic() + NOTICE_S)
+        self.info.notice(text, error=True)
         self._update_info()
 
     def _on_message(self, text: str, seconds: float = NOTICE_S) -> None:
-        self._notice = (text, False, time.monotonic() + seconds)
+        self.info.notice(text, error=False, seconds=seconds)
         self._update_info()
         self.message.emit(text)
 
