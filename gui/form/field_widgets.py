@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 from core.config.run_config import BOUNDS, BUILTIN_MODELS
 from core.config.user_callables import SPEC_FORM
 from gui.form.applicability import is_auto_model
-from gui.form.text import choice_text, field_tooltip, none_text
+from gui.form.text import field_tooltip, none_text
+from gui.qt.core_text import choice_text
 from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 
 

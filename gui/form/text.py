@@ -13,7 +13,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 from core.base.errors import ConfigError, UserError
 from core.config.run_config import BOUNDS
 from core.config.user_callables import SPEC_FIELDS, SPEC_FORM
-from gui.qt.core_text import error_text
+from gui.qt.core_text import choice_text, error_text
 from gui.qt.locale_format import integer
 
 LABELS = {
@@ -102,29 +102,6 @@ HELP = {
         "form_text", "synchronise BatchNorm statistics across processes (nproc > 1): each step then normalises "
                      "over the whole batch, as one process would"),
 }
-
-
-# what a choice's item shows where a word needs saying in the user's language (the item's data, which the
-# form reads, stays the identifier; identifiers that are names, like sgd, bf16, resnet18 or cifar10, show as
-# they are; words like auto, off and synthetic are words, shown in the user's language)
-CHOICE_TEXTS: dict[str, dict[str, str]] = {
-    "device": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto")},  # its combo item says which: settings_form
-    "model": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto")},
-    "dataset": {"synthetic": QT_TRANSLATE_NOOP("form_widgets", "synthetic")},
-    "amp": {"off": QT_TRANSLATE_NOOP("form_widgets", "off")},
-    "placement": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto"),
-                  "stream": QT_TRANSLATE_NOOP("form_widgets", "stream"),
-                  "resident": QT_TRANSLATE_NOOP("form_widgets", "resident")},
-    "on_oom": {"stop": QT_TRANSLATE_NOOP("form_widgets", "stop"),
-               "shrink": QT_TRANSLATE_NOOP("form_widgets", "shrink")},
-}
-
-
-def choice_text(field: str, choice: str) -> str:
-    """The text of `choice`'s item in `field`'s combo box, and how the window says that value elsewhere (the
-    log's config line, the tooltip's list of choices)."""
-    text = CHOICE_TEXTS.get(field, {}).get(choice)
-    return choice if text is None else QCoreApplication.translate("form_widgets", text)
 
 
 def label(field: str) -> str:

@@ -19,10 +19,9 @@ from core.run.events import RunFinished
 from core.run.status import Status
 from core.run.summary import RunSummary
 from core.store.run_store import RunRow
-from gui.form.text import choice_text
 from gui.history.row_text import devices_text, duration_text, run_title
 from gui.i18n.status_text import status_text
-from gui.qt.core_text import core_text
+from gui.qt.core_text import choice_text, core_text
 from gui.qt.locale_format import date_time, integer
 
 

@@ -11,13 +11,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from core.base.errors import ConfigError
 from core.base.text import Message, message_of
 
+# what a choice's item shows where a word needs saying in the user's language (the item's data, which the
+# form reads, stays the identifier; identifiers that are names, like sgd, bf16, resnet18 or cifar10, show as
+# they are; words like auto, off and synthetic are words, shown in the user's language)
+CHOICE_TEXTS: dict[str, dict[str, str]] = {
+    "device": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto")},  # its combo item says which: settings_form
+    "model": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto")},
+    "dataset": {"synthetic": QT_TRANSLATE_NOOP("form_widgets", "synthetic")},
+    "amp": {"off": QT_TRANSLATE_NOOP("form_widgets", "off")},
+    "placement": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto"),
+                  "stream": QT_TRANSLATE_NOOP("form_widgets", "stream"),
+                  "resident": QT_TRANSLATE_NOOP("form_widgets", "resident")},
+    "on_oom": {"stop": QT_TRANSLATE_NOOP("form_widgets", "stop"),
+               "shrink": QT_TRANSLATE_NOOP("form_widgets", "shrink")},
+}
+
+
+def choice_text(field: str, choice: str) -> str:
+    """The text of `choice`'s item in `field`'s combo box, and how the window says that value elsewhere (the
+    log's config line, the tooltip's list of choices)."""
+    text = CHOICE_TEXTS.get(field, {}).get(choice)
+    return choice if text is None else QCoreApplication.translate("form_widgets", text)
+
+
 # values that are words, not names, where a message fills in a config field of that name ("synthetic", "resident"):
-# said as the form's combo says them (gui.form.text.choice_text)
+# said as the form's combo says them (choice_text)
 WORD_VALUED_FIELDS = ("dataset", "placement", "amp", "on_oom")
 
 
@@ -37,10 +60,6 @@ def core_text(text: Any) -> str:
 def _field_value(name: str, value: Any) -> Any:
     if name not in WORD_VALUED_FIELDS or not isinstance(value, str):
         return value
-    from gui.form.text import (
-        choice_text,  # the form's words; gui.form.text imports this module
-    )
-
     return choice_text(name, value)
 
 

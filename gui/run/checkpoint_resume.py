@@ -20,10 +20,9 @@ from PySide6.QtWidgets import QInputDialog, QWidget
 from core.base.errors import UserError
 from core.config.run_config import BOUNDS
 from gui.form.settings_form import SettingsForm
-from gui.form.text import choice_text
 from gui.plots.loss_plot import LossPlot
 from gui.qt import file_dialogs
-from gui.qt.core_text import error_text
+from gui.qt.core_text import choice_text, error_text
 from gui.qt.locale_format import integer
 from gui.views.log_panel import LogPanel
 

@@ -20,10 +20,10 @@ from core.config.run_config import RunConfig
 from core.run import event_text
 from core.run.events import CacheCleared, OutOfMemory, RunFinished, RunPaused, RunStarted, StepsReported
 from core.run.status import Status
-from gui.form.text import choice_text, label
+from gui.form.text import label
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
-from gui.qt.core_text import core_text
+from gui.qt.core_text import choice_text, core_text
 from gui.qt.redraw import RedrawThrottle
 from gui.views.breakdown_view import BreakdownView
 from gui.views.event_display import EventDisplay

@@ -22,9 +22,10 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QTabWidget, QWidget
 
 from core.config.user_callables import SPEC_FORM
-from gui.form.text import CHOICE_TEXTS, choice_text, field_help, field_tooltip, label
+from gui.form.text import field_help, field_tooltip, label
 from gui.i18n import language as i18n
 from gui.i18n.shown_texts import say_shown_texts_again
+from gui.qt.core_text import CHOICE_TEXTS, choice_text
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction
