@@ -20,7 +20,8 @@ from core.run.summary import RunSummary
 
 @dataclass
 class LoopState:
-    """Everything one run changes as it goes, created in one place (`run()`)."""
+    """Everything one run changes as it goes, created in one place (its session's `__init__`, core.engine.
+    session_build); `run()` starts its clock `t0`."""
 
     t0: float
     step: int = 0

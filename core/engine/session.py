@@ -1,7 +1,8 @@
 """One training run: build everything from a RunConfig, train, and tell observers what happens.
 
 `TrainingSession.run()` blocks (call it from a worker thread or the CLI's main thread) and reads top to
-bottom as: build (`_build`), loop (`_train`, `_train_step`), report (`_report`), finish (`_finish`).
+bottom as: build (`_build`, core.engine.session_build), loop (`_train`, `_train_step`), report (`_report`),
+finish (`_finish`).
 Other threads steer it only through `request_stop`, `pause`, `resume`, `request_cache_clear`,
 `request_snapshot` and `request_checkpoint`, which set flags that the loop reads at step boundaries.
 
@@ -22,89 +23,44 @@ import contextlib
 import functools
 import statistics
 import time
-import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import torch
 
-from core.base.readonly import ReadOnlyDict
 from core.base.text import Message
-from core.config.run_config import RunConfig
 from core.data.batches import BatchEpoch
-from core.device.devices import cpu_name, resolve_device
-from core.engine import checkpoint, oom_recovery
-from core.engine import checkpointing
+from core.engine import oom_recovery
 from core.engine import report as loss_report
-from core.engine.checkpoint import ON_REQUEST, CheckpointPolicy
-from core.engine.checkpointing import Checkpointer
-from core.engine.loop_state import (
-    LoopState,
-    config_as_run,
-    epoch_exhausted,
-    planned_steps,
-)
-from core.engine.recipe import RunParts, build_run, config_for_device, generator_for
+from core.engine.loop_state import epoch_exhausted
+from core.engine.session_build import SessionBuild
 from core.memory import oom
-from core.memory.breakdown import StepMemoryRecorder
-from core.memory.probe import MemoryProbe, clear_cache, has_cache
-from core.memory.snapshot import MemoryHistory, snapshot_event
-from core.model.models import count_parameters
+from core.memory.probe import clear_cache, has_cache
+from core.memory.snapshot import snapshot_event
 from core.model.step import compile_failure
 from core.run import outcome as run_outcome
-from core.run.controls import RunControls
 from core.run.events import (
     CacheCleared,
     EpochEnded,
     EpochStarted,
     LogMessage,
     MemoryBreakdown,
-    Observer,
     RunFinished,
     RunPaused,
     RunResumed,
-    RunStarted,
 )
 
 MAX_OOM_RETRIES = oom_recovery.MAX_OOM_RETRIES  # halvings of the batch a run makes before it stops
 
 
-class TrainingSession(RunControls):
+class TrainingSession(SessionBuild):
     """Runs one RunConfig to its end and emits events; thread-safe commands (`RunControls`: request_stop,
-    pause, resume, request_cache_clear, request_snapshot, request_checkpoint) steer it from other threads."""
-
-    def __init__(self, config: RunConfig, observers: Iterable[Observer] = (), record_memory_history: bool = False,
-                 snapshot_path: str | None = None, checkpoints: CheckpointPolicy = ON_REQUEST,
-                 resume: str | None = None) -> None:
-        """`record_memory_history` (CUDA) records allocator events for snapshots; `snapshot_path`
-        implies it and saves a snapshot there when the run ends, before its memory is released.
-        `checkpoints` says when to save checkpoints unasked (by default never). `resume` is a checkpoint to
-        continue: read here, so one that cannot be resumed with `config` raises UserError before any run."""
-        super().__init__(observers)
-        self.config = config
-        self.record_memory_history = record_memory_history or snapshot_path is not None
-        self.snapshot_path = snapshot_path
-        self.run_uid = uuid.uuid4().hex  # names this run in the run store; a resumed run keeps its original one
-        self.resume_path = resume
-        self._resume: dict | None = None  # the checkpoint to continue, until _build has loaded it
-        self.branch_of = ""  # a resume of a run that went on past its checkpoint: that run's uid (a branch)
-        if resume is not None:
-            self.config, self.run_uid, self._resume = checkpoint.prepare_resume(resume, config)
-            self.run_uid, self.branch_of = checkpoint.branch_identity(checkpoints, self.run_uid, self._resume["step"])
-        self._checkpointer = Checkpointer(checkpoints, self.run_uid)
-        self._resumed_epoch: BatchEpoch | None = None  # the epoch a mid-epoch checkpoint was saved in
-        self.loss_fetches = 0  # device->host loss transfers; equals the number of reports
-        # per run, set by run() and _build()
-        self.device: torch.device | None = None
-        self.probe: MemoryProbe | None = None
-        self._state = LoopState(t0=time.perf_counter())
-        self._parts: RunParts | None = None
-        self._recorder: StepMemoryRecorder | None = None
-        self._history: MemoryHistory | None = None
+    pause, resume, request_cache_clear, request_snapshot, request_checkpoint) steer it from other threads.
+    What it holds and how it builds the run: `core.engine.session_build.SessionBuild`."""
 
     # ---- the run ---------------------------------------------------------------------------------
     def run(self) -> RunFinished:
         """Train to the end (completed, stopped, diverged, oom or failed); returns the final event."""
-        self._state = LoopState(t0=time.perf_counter())
+        self._state.t0 = time.perf_counter()  # the run's clock starts now, not when the session was made
         try:
             self._build()
             self._train()
@@ -115,63 +71,6 @@ class TrainingSession(RunControls):
         finished = self._finish(outcome)  # outside the except block: its frames would pin the run's tensors
         self.emit(finished)
         return finished
-
-    # ---- build -----------------------------------------------------------------------------------
-    def _build(self) -> None:
-        cfg, run = self.config, self._state
-        device = self._device()
-        if device.type == "cuda":
-            torch.cuda.set_device(device)  # the current device is per thread: set it in the worker
-        self.device = device
-        self.config = cfg = config_for_device(cfg, device)  # the model `auto` stands for on this device
-        if self.record_memory_history:  # before any allocation, so the snapshot shows them all
-            self._history = MemoryHistory(device)
-            self._history.start()
-        run.device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else (
-            "Apple GPU (MPS)" if device.type == "mps" else cpu_name())
-        self.probe = MemoryProbe(device)
-        torch.manual_seed(cfg.seed)
-        generator = generator_for(device).manual_seed(cfg.seed)
-        parts = self._build_parts(cfg, device, generator)
-        self._parts = parts
-        self._recorder = StepMemoryRecorder(self.probe)
-        run.val_batch_size = parts.source.batch_size  # a data-parallel rank's share, like its training batch
-        notes = list(parts.notes)
-        if self._resume is not None and self.resume_path is not None:
-            self._resumed_epoch, resume_notes = self._checkpointer.restore(self._resume, self.resume_path, parts, run,
-                                                                           device)
-            notes += resume_notes
-            self._resume = None  # its tensors are in the model now: let the file's memory go
-        run.total_steps = planned_steps(self.config, run, parts.source, self._resumed_epoch)
-        if self.resume_path is not None:
-            checkpointing.check_steps_left(self.resume_path, run)
-        self.probe.reset_peak()
-        source = parts.source
-        self.emit(RunStarted(
-            config=self._config_as_run(), device=str(device), device_name=run.device_name,
-            placement=source.placement, steps_per_epoch=source.steps_per_epoch(), total_steps=run.total_steps,
-            train_samples=len(parts.splits.train), val_samples=len(parts.splits.val),
-            parameters=count_parameters(parts.trainer.model), dataset_bytes=parts.splits.nbytes,
-            memory=self.probe.sample(), epochs=cfg.epoch_limit, run_uid=self.run_uid,
-            start_step=run.step, branch_of=self.branch_of, **self._started_extras()))
-        for level, text in notes:
-            self.emit(LogMessage(level, text))
-
-    def _device(self) -> torch.device:
-        """The device this process trains on (a data-parallel rank: its own)."""
-        return resolve_device(self.config.device)
-
-    def _build_parts(self, config: RunConfig, device: torch.device, generator: torch.Generator) -> RunParts:
-        """The run's data, model and batch source (a data-parallel rank: its share, the model wrapped)."""
-        assert self.probe is not None
-        return build_run(config, device, self.probe.free_bytes(), generator)
-
-    def _started_extras(self) -> dict[str, object]:
-        """RunStarted fields beyond one process's (a data-parallel run: the world)."""
-        return {}
-
-    def _config_as_run(self) -> ReadOnlyDict:
-        return config_as_run(self.config, self.device, self._parts.source if self._parts is not None else None)
 
     # ---- the loop --------------------------------------------------------------------------------
     def _train(self) -> None:

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 import core.device.devices
-import core.engine.session
+import core.engine.session_build
 from core.base.text import Message
 from gui.views.window_state import WindowState
 from gui.window.about import window_system_info
@@ -47,7 +47,7 @@ def test_a_machine_whose_cpu_is_named_in_english_words_passes_too(chinese, make_
     """The CPU of another test machine calls itself "Intel(R) Xeon(R) Processor @ 2.60GHz": the device combo
     and the log name it so, and its words are the machine's, not English the window forgot to translate."""
     monkeypatch.setattr(core.device.devices, "cpu_name", lambda: PRETEND_CPU)  # the listing's (the device combo)
-    monkeypatch.setattr(core.engine.session, "cpu_name", lambda: PRETEND_CPU)  # a run's device name (the log)
+    monkeypatch.setattr(core.engine.session_build, "cpu_name", lambda: PRETEND_CPU)  # a run's device name (the log)
     # a store of this test's own: the pretend name must not reach a later test's stored runs
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
     window = make_window()
