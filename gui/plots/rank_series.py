@@ -20,7 +20,6 @@ from core.run.events import MemorySample
 from core.store.rows import RankReportRow
 from gui.qt.locale_format import number
 
-
 Reading = MemorySample | RankReportRow  # a rank's reading: live, or the store's
 
 # The memory plot's lines (`gui.plots.memory_plot.SERIES`'s keys, in its column order) and the memory sample's
