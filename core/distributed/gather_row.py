@@ -1,9 +1,9 @@
 """One rank's row of a data-parallel report's all_gather (core.distributed.session): what every rank must know
 of every other to take the same decisions at the same step.
 
-`pack()` turns it into `GatherRow.SIZE` float64s (the rank's losses since the previous report follow them in the gathered
-row) and `unpack()` reads it back on every rank, so the layout is written once. A value the sample does not know
-(None) travels as -1.
+`pack()` turns it into `GatherRow.SIZE` float64s (the rank's losses since the previous report follow them in the
+gathered row) and `unpack()` reads it back on every rank, so the layout is written once. A value the sample does
+not know (None) travels as -1.
 """
 
 from __future__ import annotations
