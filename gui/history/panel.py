@@ -56,6 +56,7 @@ class HistoryPanel(QWidget):
 
     message = Signal(str)  # what an action did ("exported run 12 to ..."), for the window's status bar
     resume_requested = Signal(str)  # a checkpoint a run recorded, picked to resume from (`gui.history.checkpoints`)
+    run_window_opened = Signal(object)  # a run's window just made (the main window keeps its texts in the language)
 
     def __init__(self, store_path: Path | str, loss_plot: LossPlot, memory_plot: MemoryPlot,
                  parent: QWidget | None = None) -> None:
@@ -263,6 +264,7 @@ class HistoryPanel(QWidget):
             view = StoredRunView(self.link, run_id, self.model.row_of(run_id), self)
             view.closed.connect(self._on_view_closed)
             self.views[run_id] = view
+            self.run_window_opened.emit(view)
         view.show()
         view.raise_()
         view.activateWindow()

@@ -56,7 +56,6 @@ from gui.views.event_display import EventDisplay, config_line, fields_lines, pla
 from gui.views.log_panel import LogPanel
 from gui.views.rank_display import RankDisplay
 from gui.views.stats_panel import StatsPanel, median_rate
-from gui.window.retranslate import keep_run_window_texts
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
 RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)
@@ -85,7 +84,6 @@ class StoredRunView(QWidget):
         self._build(row)
         for keys in ("Esc", "Ctrl+W"):  # a window of its own among many: closed as a dialog or a tab is
             QShortcut(QKeySequence(keys), self).activated.connect(self.close)
-        self.texts = keep_run_window_texts(self)  # said again when the language changes
 
         self.loader = RunLoader(link.path, self.feed, self)  # the first read, however long, off the GUI thread
         self.loader.loaded.connect(self._on_loaded)

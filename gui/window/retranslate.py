@@ -164,6 +164,7 @@ def _refresh_panels(texts: Retranslator, window: MainWindow) -> None:
     texts.refresh_with(window.breakdown_view.show_again)
     texts.refresh_with(window.device_watch.show_device)
     texts.refresh_with(window.history.refresh)  # its line: the counts and the store's place
+    window.history.run_window_opened.connect(keep_run_window_texts)  # a recorded run's window keeps its own
 
 
 def keep_run_window_texts(view: StoredRunView) -> Retranslator:
