@@ -1,17 +1,9 @@
 """The main window: settings on the left, live loss and memory plots on the right, run control, log.
 
-It owns no training logic: runs go through `RunController` (a QThread per run) and arrive back as core
-events in `_on_run_event`. The window keeps the run's `WindowState` and decides what each control may do;
-`RunView` shows the events (plots, numbers, log in the words of `core.run.event_text`); `MemoryInsight`
-wires the NVML and finder tabs, snapshots and the out-of-memory banner. At rest `gui.memory.device_watch` polls the
-selected device's `MemoryProbe` so the memory plot stays live and a cache clear is visible, and names the
-device in the status bar. `gui.window.layout` places the parts.
-A comparison (Compare menu, `gui.compare.menu`) runs through the same controller and states; its race
-shows in the Comparison tab over the plots (`gui.compare.mode`) while each run's own events drive the
-live views. Finished runs' speeds give the next run's time estimate (`gui.form.estimate`). The menu bar
-(`gui.window.menu_bar`) holds the run buttons' actions, Save plots, Quit and Help. A data-parallel run (more than
-one process) trains in processes of its own, started and followed by the controller's launcher; the window
-shows it through `gui.run.launched_run` (the Runs tab, its own live window) and closes only once they are gone.
+It owns no training logic: runs go through `RunController` (a QThread per run, or a data-parallel run's own
+processes) and arrive back as core events in `_on_run_event`, which hands them to the parts that show them.
+The window builds its parts, wires them to each other and decides what each control may do, by the run's
+`WindowState` (`gui.window.run_control`) and the form's input. `gui.window.layout` places the parts.
 """
 
 from __future__ import annotations
@@ -22,18 +14,11 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSettings, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QWidget
 
 from core.base.errors import UserError
-from core.compare.events import ComparisonFinished
 from core.config.run_config import RunConfig
-from core.run.events import (
-    OutOfMemory,
-    RunFinished,
-    RunPaused,
-    RunResumed,
-    RunStarted,
-)
+from core.run.events import OutOfMemory, RunFinished
 from gui.compare.menu import CompareMenu, start_error
 from gui.compare.mode import COMPARISON_EVENTS, CompareMode
 from gui.form.estimate import RunEstimates
@@ -41,7 +26,6 @@ from gui.form.settings_form import SettingsForm
 from gui.history.panel import HistoryPanel
 from gui.memory.device_watch import DeviceWatch
 from gui.memory.insight import MemoryInsight
-from gui.plots.live_plot import is_shown
 from gui.qt.core_text import core_text, error_text
 from gui.qt.resources import ICON, asset
 from gui.run.buttons import RunButtons
@@ -53,7 +37,9 @@ from gui.views.window_state import WindowState
 from gui.window import layout as window_layout
 from gui.window import settings as window_settings
 from gui.window.menu_bar import MenuBar
+from gui.window.plot_tabs import PlotTabs
 from gui.window.retranslate import keep_window_texts
+from gui.window.run_control import RunControl, resolved_for_log
 
 COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP("MainWindow", "A comparison races runs of one process each: set the process "
                                                       "count to 1")
@@ -78,13 +64,11 @@ class MainWindow(QMainWindow):
         self.controller.crashed.connect(self._on_run_crashed)
         self.controller.run_finished.connect(self._on_run_finished)
         self.torch_loaded = False
-        self.state = WindowState.IDLE
-        self._final_state = WindowState.FINISHED
         self._close_pending = False
-        self._stopping_processes = False  # closing mid data-parallel run: waiting for its processes
         self._run_config: RunConfig | None = None  # the single run's config as started
         self._build()
-        window_settings.restore(self.settings, self, self.form, self._splitters(), self._on_settings_warning)
+        window_settings.restore(self.settings, self, self.form, self._splitters(),
+                                lambda text: self.log.add(text, "warning"))
 
         app = QCoreApplication.instance()
         if app is not None:  # the app quitting without closing the window (app.exit) stops a run's processes too
@@ -100,9 +84,6 @@ class MainWindow(QMainWindow):
         self.start_button, self.pause_button = self.buttons.start_button, self.buttons.pause_button
         self.stop_button, self.clear_button = self.buttons.stop_button, self.buttons.clear_button
         self.buttons.start_action.triggered.connect(self._on_start)  # the Run menu's items, the buttons' clicks
-        self.buttons.pause_action.triggered.connect(self._on_pause_resume)
-        self.buttons.stop_action.triggered.connect(self._on_stop)
-        self.buttons.clear_action.triggered.connect(self._on_clear_cache)
 
         self.view = RunView(self)
         self.loss_plot, self.memory_plot, self.stats = self.view.loss_plot, self.view.memory_plot, self.view.stats
@@ -110,8 +91,15 @@ class MainWindow(QMainWindow):
         self.device_watch = DeviceWatch(self.form, self.view, self.controller, self._on_probe, self)
         self.form.refresh_devices_button.clicked.connect(self.device_watch.refresh_devices)
         self.device_status, self.idle_timer = self.device_watch.label, self.device_watch.timer
+        self.run_control = RunControl(self.controller, self.stats, self.log, self.device_watch, self)
+        self.run_control.changed.connect(self._update_controls)
+        self.state_status = self.run_control.label
+        self.buttons.pause_action.triggered.connect(self.run_control.pause_or_resume)
+        self.buttons.stop_action.triggered.connect(self.run_control.stop)
+        self.buttons.clear_action.triggered.connect(self.run_control.clear_cache)
         self.tabs = QTabWidget()
-        self.insight = MemoryInsight(self.form, self.log, self.controller, self.tabs, self._latest_sample, self)
+        self.insight = MemoryInsight(self.form, self.log, self.controller, self.tabs,
+                                     lambda: self.view.last_sample, self)
         self.insight.controls_changed.connect(self._on_controls_changed)
         self.insight.start_requested.connect(self._on_start)
         self.record_history = self.insight.record_history
@@ -127,20 +115,17 @@ class MainWindow(QMainWindow):
         self.history = HistoryPanel(self.controller.store_path, self.loss_plot, self.memory_plot)
         self.history.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.launched = LaunchedRun(self.controller.launcher, self.log, self.history, self.tabs, lambda: self.state,
-                                    self._set_state, self._on_launched_run_ended, self, view=self.view)
+                                    self.run_control.set, self._on_launched_run_ended, self, view=self.view)
         window_layout.add_tabs(self.tabs, [(self.log, self.tr("Log")), (self.history, self.tr("Runs")),
                                            (self.breakdown_view, self.breakdown_view.tab_title()),
                                            (self.nvml_panel, self.tr("GPU (NVML)")),
                                            (self.finder_panel, self.tr("Batch-size finder"))])
-        self.plot_tabs = QTabWidget()  # a comparison's race replaces the loss plot while it is on
-        window_layout.add_tabs(self.plot_tabs, [(self.loss_plot, self.tr("Training loss")),
-                                                (self.compare_view, self.tr("Comparison"))])
+        self.plot_tabs = PlotTabs(self.loss_plot, self.compare_view)
         self.right_splitter = window_layout.plot_splitter(self.plot_tabs, self.memory_plot, self.tabs)
         left = window_layout.settings_column(self.form, self.buttons, self.insight.snapshot_controls, self.stats)
         self.main_splitter = window_layout.main_splitter(left, self.oom_banner, self.right_splitter)
         self.setCentralWidget(self.main_splitter)
 
-        self.state_status = QLabel(WindowState.IDLE.shown)
         self.statusBar().addWidget(self.device_status, 1)
         self.statusBar().addPermanentWidget(self.state_status)
         notify, buttons = self.statusBar().showMessage, self.buttons
@@ -159,27 +144,14 @@ class MainWindow(QMainWindow):
         self.resize(1280, 860)
         self.texts = keep_window_texts(self)  # menus, tabs and the form follow a language change
 
-    def _latest_sample(self) -> Any:
-        return self.view.last_sample
-
     def shown_plots(self) -> list[tuple[str, pg.PlotWidget]]:
-        """(file-name part, plot) for each plot shown now, drawn up to date: the loss plot (with validation
-        accuracy once it has points) or the comparison's three plots, whichever tab is in front, and the memory
-        plot; none that a collapsed splitter hides."""
-        if self.plot_tabs.currentWidget() is self.compare_view:
-            self.compare_view.draw_now()
-            view = self.compare_view
-            plots = [("comparison-time", view.time_plot), ("comparison-step", view.step_plot),
-                     ("comparison-speed", view.rate_plot)]
-        else:
-            self.loss_plot.refresh()
-            plots = [("loss", self.loss_plot.plot)]
-            validation_x, _ = self.loss_plot.val_curve.getData()
-            if validation_x is not None and len(validation_x):
-                plots.append(("validation", self.loss_plot.val_plot))
-        self.memory_plot.refresh()
-        plots.append(("memory", self.memory_plot.plot))
-        return [(name, plot) for name, plot in plots if is_shown(plot)]
+        """(file-name part, plot) for each plot the window shows now (`PlotTabs.shown_plots`)."""
+        return self.plot_tabs.shown_plots(self.memory_plot)
+
+    @property
+    def state(self) -> WindowState:
+        """Where the run is now (`RunControl`)."""
+        return self.run_control.state
 
     # ---- torch arrives ---------------------------------------------------------------------------
     @Slot()
@@ -222,7 +194,7 @@ class MainWindow(QMainWindow):
         """Start a run with `config` (Start, the screenshot mode) or continue the checkpoint `resume`; a
         checkpoint that cannot be resumed raises UserError before anything changes (events queue behind us)."""
         self.controller.start(config, record_memory_history=self.insight.record_history_requested, resume=resume)
-        self.view.reset(self._resolved(config))
+        self.view.reset(resolved_for_log(self.form, config))
         self._run_config = config
         self._starting(self.loss_plot)
         if self.controller.data_parallel:
@@ -235,19 +207,6 @@ class MainWindow(QMainWindow):
             self.start_run(config, resume=path)
         except UserError as exc:  # a checkpoint that cannot be resumed: nothing has started
             self.resumer.refuse(error_text(exc))
-
-    def _resolved(self, config: RunConfig) -> RunConfig:
-        """`config` with auto's model and device named as this machine resolves them ("starting: tiny-cnn on
-        cpu", not "auto on auto"), for the log; as it is where they cannot be told yet."""
-        if not self.form.devices.known:
-            return config
-        from core.model.models import resolve_model  # imports torch: loaded once the devices are known
-
-        device = self.form.resolved_spec(config.device)
-        try:
-            return config.replace(device=device, model=resolve_model(config.model, self.form.devices.kind(device)))
-        except Exception:  # noqa: BLE001 - a name the run itself will refuse, in its own words
-            return config.replace(device=device)
 
     def start_comparison(self, overrides: Sequence[Mapping[str, Any]], name: str,
                          base: RunConfig | None = None) -> str | None:
@@ -270,50 +229,15 @@ class MainWindow(QMainWindow):
 
     def _starting(self, plot: QWidget) -> None:
         self.plot_tabs.setCurrentWidget(plot)  # a single run's loss plot, or a comparison's race
-        self._final_state = WindowState.FINISHED
-        self._set_state(WindowState.STARTING)
+        self.run_control.starting()
         self.insight.run_starting()
-
-    @Slot()
-    def _on_pause_resume(self) -> None:
-        if not self.controller.running:
-            return
-        try:
-            if self.state is WindowState.PAUSED:
-                self.controller.resume()
-            else:
-                self.controller.pause()
-        except UserError as exc:  # a data-parallel run's rank 0 cannot be reached
-            self.log.add(error_text(exc), "error")
-
-    @Slot()
-    def _on_stop(self) -> None:
-        if self.controller.running:
-            self.controller.request_stop()
-            self._set_state(WindowState.STOPPING)
-
-    @Slot()
-    def _on_clear_cache(self) -> None:
-        if self.controller.running:
-            try:
-                self.controller.request_cache_clear()  # applied by the session at the next step boundary
-            except UserError as exc:
-                self.log.add(error_text(exc), "error")
-                return
-            self.log.add(self.tr("cache clear requested: applied at the next step boundary on every process")
-                         if self.controller.data_parallel
-                         else self.tr("cache clear requested: applied at the next step boundary"))
-            return
-        self.device_watch.clear_cache()
 
     # ---- events from the run ---------------------------------------------------------------------
     @Slot(object)
     def _on_run_event(self, event: object) -> None:
         config, single = self._run_config, True
         if isinstance(event, COMPARISON_EVENTS):
-            if isinstance(event, ComparisonFinished):
-                self._final_state = WindowState.after(event.result.status)
-                self._set_state(WindowState.FINISHING)
+            self.run_control.follow(event, single=False)  # a comparison's end
             unwrapped = self.compare.take(event)
             if unwrapped is None:
                 return
@@ -322,47 +246,32 @@ class MainWindow(QMainWindow):
         if isinstance(event, RunFinished) and config is not None:
             self.estimates.record(config, event)
             self._show_estimate()
-        match event:
-            case RunStarted() if self.state is not WindowState.STOPPING:  # Stop during setup: stay stopping
-                self._set_state(WindowState.RUNNING)
-            case RunPaused():
-                self._set_state(WindowState.PAUSED)
-            case RunResumed():
-                self._set_state(WindowState.RUNNING)
-            case OutOfMemory() if single:  # a comparison's runs are not retried one by one
-                self.insight.out_of_memory(event)
-            case RunFinished() if single:
-                self._final_state = WindowState.after(event.status)
-                self._set_state(WindowState.FINISHING)
+        if isinstance(event, OutOfMemory) and single:  # a comparison's runs are not retried one by one
+            self.insight.out_of_memory(event)
+        self.run_control.follow(event, single)
 
     @Slot(str)
     def _on_run_crashed(self, message: str) -> None:
-        self._final_state = WindowState.FAILED
+        self.run_control.final = WindowState.FAILED
         self.view.show_crash(message)
 
     @Slot()
     def _on_run_finished(self) -> None:
         """The run's thread is gone: back to ready."""
         self.compare.end()
-        self._set_state(self._final_state)
+        final = self.run_control.settle()
         self.insight.run_ended()
         self.history.refresh()  # the recorder has written the run's end: the list says so now, not a second later
-        self.run_ended.emit(self._final_state.value)
+        self.run_ended.emit(final.value)
         if self._close_pending:
             self.close()
 
     def _on_launched_run_ended(self, state: WindowState) -> None:
         """A data-parallel run's processes are all gone: back to ready, as after a run's thread."""
-        self._final_state = state
+        self.run_control.final = state
         self._on_run_finished()
 
-    # ---- state -----------------------------------------------------------------------------------
-    def _set_state(self, state: WindowState) -> None:
-        self.state = state
-        self.stats.set_state(state)
-        self.state_status.setText(state.shown)
-        self._update_controls()
-
+    # ---- controls --------------------------------------------------------------------------------
     @Slot(bool, str)
     def _on_validity_changed(self, valid: bool, message: str) -> None:
         self.device_watch.show_device()  # set_config changes the device without the combo's own signal
@@ -402,9 +311,6 @@ class MainWindow(QMainWindow):
     def _splitters(self) -> dict[str, QSplitter]:
         return {"main_splitter": self.main_splitter, "right_splitter": self.right_splitter}
 
-    def _on_settings_warning(self, text: str) -> None:
-        self.log.add(text, "warning")
-
     def save_settings(self) -> None:
         window_settings.save(self.settings, self, self.form, self._splitters())
 
@@ -431,26 +337,15 @@ class MainWindow(QMainWindow):
             self.log.add(self.tr("waiting for the batch-size trial to finish before closing"), "warning")
             event.ignore()
             return
-        if self._stopping_processes:  # closed again (Ctrl+C) while the processes stop: that close goes on
+        if self.run_control.stopping_processes:  # closed again (Ctrl+C) while the processes stop: that close goes on
             event.ignore()
             return
         if self.controller.data_parallel or self.controller.running:
             self._show_closing()
-        if self.controller.data_parallel:
-            self._set_state(WindowState.STOPPING)
-            self._stopping_processes = True
-            try:
-                self.launched.stop_for_close(self, lambda: self.controller.shutdown(CLOSE_WAIT_MS))
-            finally:
-                self._stopping_processes = False
-        if self.controller.running:
-            self._set_state(WindowState.STOPPING)
-            if not self.controller.shutdown(CLOSE_WAIT_MS):
-                # the current step outlasts the wait: close as soon as the run's thread has ended
-                self._close_pending = True
-                self.log.add(self.tr("waiting for the current step to finish before closing"), "warning")
-                event.ignore()
-                return
+        if not self.run_control.stop_for_close(self.launched, self, CLOSE_WAIT_MS):
+            self._close_pending = True  # the current step outlasts the wait: close once the run's thread has ended
+            event.ignore()
+            return
         self.menus.quit_action.setEnabled(True)
         self.device_watch.stop()
         self.insight.stop()

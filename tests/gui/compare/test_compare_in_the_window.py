@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tests.support.gui_support import FAST, EventRecorder, native_threads_named
 from PySide6.QtCore import Qt
 
 from core.compare.events import ComparisonFinished, ComparisonStarted
@@ -12,6 +11,7 @@ from core.compare.result import ratio_text
 from core.run.events import CacheCleared, ContenderEvent, RunFinished, StepsReported
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
+from tests.support.gui_support import FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 120_000
 COMPARE = FAST.replace(synthetic_samples=256)  # tiny-cnn on the CPU, batch 32, 12 steps a run
@@ -102,7 +102,7 @@ def test_stop_pause_and_clear_cache_reach_the_run_under_way(qtbot, window, monke
 
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
-    window._on_clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
+    window.run_control.clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
     qtbot.waitUntil(lambda: any(isinstance(e.event, CacheCleared) for e in events.of(ContenderEvent)),
                     timeout=RUN_TIMEOUT_MS)
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)

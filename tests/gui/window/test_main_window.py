@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 
-from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 from PySide6.QtCore import QSettings, Qt
 
 from core.config.run_config import RunConfig
@@ -18,6 +17,7 @@ from core.run.events import (
 )
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
+from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 OFF_ON_CPU = {"pin_memory": False, "non_blocking": False}  # greyed out on the CPU: not in effect
 
@@ -105,7 +105,7 @@ def test_pause_holds_the_step_then_resume_and_stop(qtbot, window):
     # The paused session still answers cache clears: each one that comes back proves its loop is parked
     # at the same step boundary (a running session would report the steps it trained in between).
     for clears in (1, 2, 3):
-        window._on_clear_cache()
+        window.run_control.clear_cache()
         qtbot.waitUntil(lambda: len(events.of(CacheCleared)) == clears, timeout=RUN_TIMEOUT_MS)
         assert events.of(CacheCleared)[-1].step == paused_step
     since_pause = events.events[events.events.index(events.of(RunPaused)[0]):]
@@ -131,10 +131,10 @@ def test_pause_holds_the_step_then_resume_and_stop(qtbot, window):
 
 def test_stop_while_paused_ends_the_run(qtbot, window):
     start(qtbot, window, ENDLESS)
-    window._on_pause_resume()
+    window.run_control.pause_or_resume()
     qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
-        window._on_stop()
+        window.run_control.stop()
     assert ended.args == [WindowState.STOPPED]
     assert not window.controller.running
 
@@ -157,7 +157,7 @@ def test_stop_clicked_before_the_run_started_never_shows_running_again(qtbot, wi
 def test_stop_then_start_again_runs_to_the_end(qtbot, window):
     start(qtbot, window, ENDLESS)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
-        window._on_stop()
+        window.run_control.stop()
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window.form.set_config(FAST)
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
@@ -177,7 +177,7 @@ def test_clear_cache_at_rest_marks_the_plot_and_logs_bytes_freed(window, monkeyp
     assert window.probe is not None  # the idle probe for the selected device (the CPU here)
     monkeypatch.setattr(core.memory.probe, "clear_cache", lambda device: 12_345_678)
     rows = len(window.memory_plot.data)
-    window._on_clear_cache()
+    window.run_control.clear_cache()
     assert len(window.memory_plot.markers) == 1
     marker = window.memory_plot.markers[0]
     assert marker.label.textItem.toPlainText() == "cleared 12.35 MB"
@@ -190,14 +190,14 @@ def test_clear_cache_during_a_run_is_applied_by_the_session(qtbot, window, monke
 
     monkeypatch.setattr(core.engine.session, "clear_cache", lambda device: 4096)
     start(qtbot, window, ENDLESS)
-    window._on_clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
+    window.run_control.clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
     assert "cache clear requested" in log_text(window)
     qtbot.waitUntil(lambda: len(window.memory_plot.markers) == 1, timeout=RUN_TIMEOUT_MS)
     assert window.memory_plot.markers[0].label.textItem.toPlainText() == "cleared 4.10 kB"
     assert "cache cleared at step" in log_text(window) and "4.10 kB freed" in log_text(window)
     assert window.state is WindowState.RUNNING  # the run goes on
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
-        window._on_stop()
+        window.run_control.stop()
 
 
 def test_close_mid_run_stops_the_thread_and_saves_settings(qtbot, window, settings, running_qthreads):
