@@ -13,6 +13,7 @@ import torch
 from core.base.errors import ConfigError
 from core.base.text import Message
 from core.config.run_config import RunConfig
+from core.device.host_memory import host_free_bytes, process_limit
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,6 @@ def mps_available() -> bool:
 
 def list_devices(query_free: bool = True) -> list[DeviceInfo]:
     """cpu, then every CUDA device, then mps when present. `query_free` reads free memory (starts CUDA)."""
-    from core.memory.probe import host_free_bytes, process_limit
-
     vm, limit = psutil.virtual_memory(), process_limit()
     cpu = Message("{cpu} ({threads} threads)", cpu=cpu_name(), threads=psutil.cpu_count())
     if limit is None:

@@ -16,11 +16,12 @@ import torch
 from core.base.text import Message
 from core.config.run_config import RunConfig
 from core.data.batches import BatchEpoch, BatchSource
+from core.device.host_memory import process_limit
 from core.engine.loop_state import LoopState, planned_steps
 from core.engine.recipe import RunParts
 from core.engine.validation import evaluate
 from core.memory import oom
-from core.memory.probe import MemoryProbe, process_limit
+from core.memory.probe import MemoryProbe
 from core.run.events import OutOfMemory
 
 MAX_OOM_RETRIES = 8

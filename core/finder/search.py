@@ -184,7 +184,8 @@ def default_capacity(config: RunConfig) -> int:
     import psutil
 
     from core.device.devices import resolve_device
-    from core.memory.probe import MemoryProbe, process_limit
+    from core.device.host_memory import process_limit
+    from core.memory.probe import MemoryProbe
 
     device = resolve_device(config.device)
     if device.type == "cpu":

@@ -21,7 +21,7 @@ from core.base.text import Message
 if TYPE_CHECKING:
     import torch
 
-    from core.memory.probe import ProcessLimit
+    from core.device.host_memory import ProcessLimit
     from core.run.events import MemorySample, OutOfMemory
 
 _UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}

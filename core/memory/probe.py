@@ -3,19 +3,19 @@
 `MemoryProbe.sample()` reads host-side allocator counters only (no device sync), so it is cheap and
 safe from any thread: the training loop, the GUI's idle timer and the CLI all use the same probe.
 On the CPU there is no caching allocator: allocated is the process's resident memory (RSS) and
-capacity is system memory, or the process's own limit where one is lower (`process_limit`).
+capacity is system memory, or the process's own limit where one is lower (`core.device.host_memory`).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import psutil
 
 from core.device import nvml
+from core.device.host_memory import host_free_bytes, process_limit
 from core.run.events import MemorySample
 
 if TYPE_CHECKING:
@@ -23,25 +23,6 @@ if TYPE_CHECKING:
 
 # torch is imported inside the functions that need it: the window may import this module before torch has
 # loaded in the background, and must not wait for it.
-
-
-LIMIT_KINDS = ("RLIMIT_AS", "RLIMIT_DATA", "cgroup")
-
-
-@dataclass(frozen=True)
-class ProcessLimit:
-    """A limit on this process's memory below system memory. Each counts something else, none counts RSS:
-    RLIMIT_AS (`ulimit -v`) the address space (VMS: mapped libraries and reservations too, so RSS stays well
-    under it), RLIMIT_DATA (`ulimit -d`) the data segment and private mappings, a cgroup's memory.max the
-    resident memory and page cache of every process in the control group."""
-
-    kind: str  # one of LIMIT_KINDS
-    limit_bytes: int
-    used_bytes: int  # what the limit counts now
-
-    @property
-    def left_bytes(self) -> int:
-        return max(self.limit_bytes - self.used_bytes, 0)
 
 
 class MemoryProbe:
@@ -177,54 +158,6 @@ def cuda_free_bytes(device: torch.device) -> int:
     if fraction < 1.0:
         usable = min(usable, int(total * fraction) - allocated)
     return max(usable, 0)
-
-
-def host_free_bytes() -> int:
-    """Available system memory, lowered by what this process's tightest limit leaves (`process_limit`)."""
-    available = int(psutil.virtual_memory().available)
-    limit = process_limit()
-    return available if limit is None else min(available, limit.left_bytes)
-
-
-def process_limit() -> ProcessLimit | None:
-    """The limit that leaves this process the least memory, read now: its address space (RLIMIT_AS,
-    `ulimit -v`, of which torch's libraries already take gigabytes), its data size (RLIMIT_DATA) or its
-    cgroup's memory.max; None when none is below system memory."""
-    total = int(psutil.virtual_memory().total)
-    limits = [limit for limit in (*_rlimits(), _cgroup_limit()) if limit is not None and limit.limit_bytes < total]
-    return min(limits, key=lambda limit: limit.left_bytes, default=None)
-
-
-def _rlimits() -> list[ProcessLimit]:
-    try:
-        import resource
-
-        info = psutil.Process().memory_info()
-        found = []
-        for kind, used in (("RLIMIT_AS", info.vms), ("RLIMIT_DATA", getattr(info, "data", info.vms))):
-            soft, _ = resource.getrlimit(getattr(resource, kind))
-            if soft != resource.RLIM_INFINITY:
-                found.append(ProcessLimit(kind, int(soft), int(used)))
-        return found
-    except (ImportError, OSError, AttributeError, ValueError):
-        return []
-
-
-def _cgroup_limit() -> ProcessLimit | None:
-    """cgroup v2's memory.max / memory.current, else v1's memory.limit_in_bytes / memory.usage_in_bytes, of
-    the control group as this process sees it mounted (a container's own); None when unlimited or unreadable."""
-    for folder, limit_name, used_name in (("/sys/fs/cgroup", "memory.max", "memory.current"),
-                                          ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes")):
-        try:
-            with open(f"{folder}/{limit_name}", encoding="ascii") as limit_file:
-                limit = limit_file.read().strip()
-            if limit == "max":
-                return None
-            with open(f"{folder}/{used_name}", encoding="ascii") as used_file:
-                return ProcessLimit("cgroup", int(limit), int(used_file.read().strip()))
-        except (OSError, ValueError):
-            continue
-    return None
 
 
 def clear_cache(device: torch.device | str) -> int:

@@ -222,7 +222,7 @@ class _Reader:
 
     def _check_room(self, count: int, first: torch.Tensor, floats: bool) -> None:
         """Refuse up front a dataset that cannot be held in host memory (before reading it for minutes)."""
-        from core.memory.probe import host_free_bytes
+        from core.device.host_memory import host_free_bytes
 
         needed = count * first.numel() * (4 if floats else 1)
         free = host_free_bytes()

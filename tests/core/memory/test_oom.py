@@ -183,7 +183,7 @@ def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: py
 
 
 def test_a_cpu_failure_under_a_process_limit_names_the_limit_not_an_allocators_cache() -> None:
-    from core.memory.probe import ProcessLimit
+    from core.device.host_memory import ProcessLimit
     from core.run.events import MemorySample
 
     GB, MB = 10**9, 10**6  # as the message writes them

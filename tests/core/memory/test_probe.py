@@ -10,7 +10,8 @@ import psutil
 import pytest
 import torch
 
-from core.memory.probe import MemoryProbe, clear_cache, has_cache, host_free_bytes
+from core.device.host_memory import host_free_bytes
+from core.memory.probe import MemoryProbe, clear_cache, has_cache
 
 MB = 2**20
 
@@ -85,19 +86,6 @@ def test_cpu_free_memory_is_what_the_system_has_available() -> None:
     free = MemoryProbe("cpu").free_bytes()
     assert 0 < free <= psutil.virtual_memory().total
     assert abs(free - host_free_bytes()) < 512 * MB  # two readings a moment apart
-
-
-def test_host_free_memory_honours_the_data_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    data_used = psutil.Process().memory_info().data
-    limit = data_used + 300 * MB
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY))
-    free = host_free_bytes()
-    assert free <= 300 * MB + 64 * MB  # what is left under the limit, not the machine's free memory
-    assert free < psutil.virtual_memory().available
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (data_used // 2, resource.RLIM_INFINITY))
-    assert host_free_bytes() == 0  # already past the limit: nothing fits
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    assert abs(host_free_bytes() - psutil.virtual_memory().available) < 512 * MB  # no limit: what the system has
 
 
 @pytest.mark.gpu
