@@ -24,6 +24,7 @@ from core.cli.options import (
     OneLineParser,
     add_record_options,
     add_run_options,
+    command_protection,
     config_from_args,
     user_error_line,
 )
@@ -78,11 +79,7 @@ def _main(argv: Sequence[str] | None) -> int:
             if not 1 <= args.steps <= BOUNDS["max_steps"].maximum:
                 raise ConfigError("steps", f"must be {describe_range('max_steps')}, got {args.steps}")
             config = config.replace(max_steps=args.steps)
-            from core.base.outputs import (
-                check_distinct_outputs,
-                check_output_path,
-                command_protection,
-            )
+            from core.base.outputs import check_distinct_outputs, check_output_path
 
             check_distinct_outputs({"screenshot": args.screenshot}, command_protection(args, [config]))  # not the store
             check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains

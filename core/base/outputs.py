@@ -106,37 +106,6 @@ def check_distinct_outputs(outputs: Mapping[str, str | os.PathLike[str] | None],
                 raise ConfigError(field, _clash(shown, guard))
 
 
-def command_protection(args: object, configs: Iterable[object] = ()) -> list[Protected]:
-    """What a command's outputs must not replace: the run store it records into (unless --no-record), the
-    checkpoint it resumes, and each config's (a RunConfig, or a compare --vs's overrides) --data-dir files
-    and model or dataset code files."""
-    guards: list[Protected] = []
-    if hasattr(args, "runs_db") and not getattr(args, "no_record", False):
-        from core.store.run_store import default_store_path
-
-        runs_db = getattr(args, "runs_db", None)
-        guards += store_protection(runs_db or default_store_path(), "--runs-db" if runs_db else "")
-    resume = getattr(args, "resume", None)
-    if resume:
-        guards.append(Protected(Message("the checkpoint being resumed"), "--resume", (Path(resume).expanduser(),)))
-    for config in configs:
-        data_dir = _text(config, "data_dir")
-        if data_dir:
-            guards.append(Protected(Message("the dataset's folder"), "--data-dir", (Path(data_dir).expanduser(),),
-                                    part=True))
-        for name, what in (("model", Message("your model's code")), ("dataset", Message("your dataset's code"))):
-            source = _text(config, name).rpartition(":")[0].strip()
-            if source.endswith(".py"):
-                guards.append(Protected(what, _option(name), (Path(source).expanduser(),)))
-    return guards
-
-
-def _text(config: object, name: str) -> str:
-    """A config's (a RunConfig's, or a mapping of overrides') text setting `name`; '' when it has none."""
-    found = config.get(name) if isinstance(config, Mapping) else getattr(config, name, None)
-    return found.strip() if isinstance(found, str) else ""
-
-
 def _option(field: str) -> str:
     return "--" + field.replace("_", "-")
 

@@ -12,12 +12,8 @@ import sys
 from collections.abc import Callable
 
 from core.base.errors import ConfigError
-from core.base.outputs import (
-    check_distinct_outputs,
-    check_output_path,
-    command_protection,
-)
-from core.cli.options import PROG, comparison_from_args, option_message
+from core.base.outputs import check_distinct_outputs, check_output_path
+from core.cli.options import PROG, command_protection, comparison_from_args, option_message
 from core.cli.run_command import recording_as_asked
 from core.cli.stdout import out, save_json
 from core.compare.events import ComparisonStarted

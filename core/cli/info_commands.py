@@ -7,13 +7,9 @@ import json
 import sys
 
 from core.base.errors import ConfigError
-from core.base.outputs import (
-    check_distinct_outputs,
-    check_output_path,
-    command_protection,
-)
+from core.base.outputs import check_distinct_outputs, check_output_path
 from core.base.text import Message
-from core.cli.options import config_from_args
+from core.cli.options import command_protection, config_from_args
 from core.cli.stdout import out, save_json
 from core.run.status import EXIT_USER_ERROR
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from core.base.errors import ConfigError, UserError
+from core.base.outputs import Protected, store_protection
 from core.base.text import Message
 from core.config.run_config import (
     BOUNDS,
@@ -88,6 +91,37 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         base = chosen.apply(base, device_kind(getattr(args, "device", None) or base.device))
     changes = explicit_options(args)
     return base.replace(**changes) if changes else base
+
+
+def command_protection(args: object, configs: Iterable[object] = ()) -> list[Protected]:
+    """What a command's outputs must not replace: the run store it records into (unless --no-record), the
+    checkpoint it resumes, and each config's (a RunConfig, or a compare --vs's overrides) --data-dir files
+    and model or dataset code files."""
+    guards: list[Protected] = []
+    if hasattr(args, "runs_db") and not getattr(args, "no_record", False):
+        from core.store.run_store import default_store_path  # the store loads only for a command that records
+
+        runs_db = getattr(args, "runs_db", None)
+        guards += store_protection(runs_db or default_store_path(), "--runs-db" if runs_db else "")
+    resume = getattr(args, "resume", None)
+    if resume:
+        guards.append(Protected(Message("the checkpoint being resumed"), "--resume", (Path(resume).expanduser(),)))
+    for config in configs:
+        data_dir = _text(config, "data_dir")
+        if data_dir:
+            guards.append(Protected(Message("the dataset's folder"), "--data-dir", (Path(data_dir).expanduser(),),
+                                    part=True))
+        for name, what in (("model", Message("your model's code")), ("dataset", Message("your dataset's code"))):
+            source = _text(config, name).rpartition(":")[0].strip()
+            if source.endswith(".py"):
+                guards.append(Protected(what, option_name(name), (Path(source).expanduser(),)))
+    return guards
+
+
+def _text(config: object, name: str) -> str:
+    """A config's (a RunConfig's, or a mapping of overrides') text setting `name`; '' when it has none."""
+    found = config.get(name) if isinstance(config, Mapping) else getattr(config, name, None)
+    return found.strip() if isinstance(found, str) else ""
 
 
 def explicit_options(args: argparse.Namespace) -> dict[str, Any]:

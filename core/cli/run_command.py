@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from core.base.errors import ConfigError
-from core.base.outputs import check_distinct_outputs, check_output_path, command_protection
+from core.base.outputs import check_distinct_outputs, check_output_path
 from core.base.text import Message
 from core.cli.options import (
     PROG,
     checkpoint_policy,
+    command_protection,
     config_from_args,
     option_message,
     resumed_config_from_args,
