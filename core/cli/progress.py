@@ -6,6 +6,7 @@ The sentences come from `core.run.event_text`, the same ones the window's log sh
 from __future__ import annotations
 
 import sys
+import threading
 from typing import TextIO
 
 from tqdm import tqdm
@@ -23,6 +24,13 @@ from core.run.events import (
     SnapshotSaved,
     StepsReported,
 )
+
+
+def thread_lock_for_progress_bars() -> None:
+    """tqdm's default lock is a multiprocessing semaphore, registered with the launcher's resource tracker: a
+    rank that exits at once (or is killed) leaves it registered, and the tracker prints a 'leaked semaphore'
+    warning. A rank's bar is drawn by one process: a thread lock does."""
+    tqdm.set_lock(threading.RLock())
 
 
 class ProgressBar:

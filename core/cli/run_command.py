@@ -7,10 +7,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
-import functools
-import os
-import signal
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -28,9 +24,9 @@ from core.cli.options import (
 )
 from core.cli.stdout import out, save_json
 from core.config.run_config import RunConfig
-from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID, RankContext
-from core.run.signals import SignalsSeen, stop_on_signals
-from core.run.status import EXIT_CODES, EXIT_TERMINATED, EXIT_USER_ERROR, Status
+from core.distributed.env import RankContext, handed_run_uid
+from core.run.signals import SignalsSeen, ignore_control_signals, stop_on_signals
+from core.run.status import EXIT_CODES, EXIT_TERMINATED, EXIT_USER_ERROR
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
     from core.run.events import RunFinished
@@ -150,11 +146,13 @@ def command_data_parallel(args: argparse.Namespace, config: RunConfig, context: 
         check_output_path("summary_json", args.summary_json)
     if context is None:
         return _launch(args, config)
-    return _rank(args, config, dataclasses.replace(context, timeout_s=args.dist_timeout))
+    return _rank(args, config)
 
 
 def _launch(args: argparse.Namespace, config: RunConfig) -> int:
-    from core.distributed.launcher import launch
+    """Start the ranks (each runs this command line again: `rank_main`), wait for them, say how the run ended."""
+    from core.device.devices import check_process_count
+    from core.distributed.launcher import run_ranks, stop_with_window
 
     if config.download:  # once, here: N ranks downloading into one folder at once would trip over each other
         import torch
@@ -162,11 +160,25 @@ def _launch(args: argparse.Namespace, config: RunConfig) -> int:
         from core.data.datasets import load_dataset
 
         load_dataset(config, torch.device("cpu"))
-    code, end_line = launch(args.argv, config, on_failure=None if args.no_record else functools.partial(
-        mark_failed, args.runs_db))
-    if end_line:
-        print(f"{PROG}: {end_line}", file=sys.stderr)
-    return code
+    check_process_count(config)
+    ignore_control_signals()  # a stray kill -USR1 of the launcher must not end the run
+    stop_with_window()
+    ended = run_ranks(rank_main, (args.argv,), config.nproc, uid=handed_run_uid())
+    if ended.failure and not ended.user_error and not args.no_record:
+        mark_failed(args.runs_db, ended.uid, ended.failure)
+    if ended.end_line:
+        print(f"{PROG}: {ended.end_line}", file=sys.stderr)
+    return ended.code
+
+
+def rank_main(argv: list[str]) -> int:
+    """A rank's entry point under `--nproc`'s launcher: the same command line, run as one rank (`main` sees
+    RANK / WORLD_SIZE and trains its part)."""
+    from core.cli.main import main  # main imports this module: here, not at its top
+    from core.cli.progress import thread_lock_for_progress_bars
+
+    thread_lock_for_progress_bars()
+    return main(argv)
 
 
 def mark_failed(runs_db: str | None, uid: str, message: str) -> None:
@@ -181,31 +193,13 @@ def mark_failed(runs_db: str | None, uid: str, message: str) -> None:
         print(f"{PROG}: warning: the run's failure is not recorded: {exc}", file=sys.stderr)
 
 
-def _rank(args: argparse.Namespace, config: RunConfig, context: RankContext) -> int:
+def _rank(args: argparse.Namespace, config: RunConfig) -> int:
+    """This process is a rank (under `--nproc`'s launcher or torchrun): rank 0 shows the progress, records the
+    run and prints the summary."""
     from core.cli.progress import ProgressBar
-    from core.distributed.launcher import record_rank_end
-    from core.distributed.session import DistributedSession
+    from core.distributed.session import train_rank
 
-    config = config.replace(nproc=context.world_size)  # under torchrun the world decides, not --nproc
-    observers: list = [ProgressBar()] if context.is_main else []
-    session = DistributedSession(config, context, observers, run_uid=os.environ.get(ENV_RUN_UID))
-    # the launcher (or torchrun) passes a Ctrl+C on to ranks that got the terminal's too: a repeat is the same
-    # stop here; the launcher's SIGKILL after its grace period is the hard abort. Only rank 0 says it stops,
-    # and only for a Ctrl+C: a SIGTERM comes from the launcher, also when another rank has failed
-    launched = bool(os.environ.get(ENV_RANK_DIR))  # by `--nproc`'s launcher, which says how the run ended
-    announce = (signal.SIGINT,) if context.is_main else ()
-    with recording_as_asked(args, session.observers) if context.is_main else contextlib.nullcontext():
-        with stop_on_signals(session, abort_on_repeat=False, announce=announce) as signals:
-            finished = session.run()
-        if launched:  # the run is over: the launcher's SIGTERM (another rank failed) must not cut the ending short
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    record_rank_end(context.rank, finished.status, finished.message, finished.user_error)
-    if launched and not finished.user_error:
-        finished = dataclasses.replace(finished, message="")  # the launcher says it, naming the rank that caused it
-    if not context.is_main:
-        if finished.user_error:  # every rank meets it (a missing dataset): rank 0 says it once
-            return EXIT_USER_ERROR
-        if not Status(finished.status).ended_well and finished.message:  # torchrun's: no launcher of ours
-            print(f"{PROG}: rank {context.rank}: {finished.status}: {finished.message}", file=sys.stderr)
-        return EXIT_CODES[finished.status]
-    return report_finished(args, finished, signals)
+    return train_rank(config, args.dist_timeout, [ProgressBar()],
+                      recording=lambda observers: recording_as_asked(args, observers),
+                      report=lambda finished, signals: report_finished(args, finished, signals),
+                      line_prefix=f"{PROG}: ")

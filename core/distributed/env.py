@@ -2,7 +2,8 @@
 
 torch.distributed's launchers (`torchrun`, and the elastic launch API behind it that `--nproc` uses) give
 each worker RANK, WORLD_SIZE, LOCAL_RANK and the rendezvous address in its environment; `--nproc`'s launcher
-adds the run's name and a folder where each rank says how it ended.
+adds the run's name (the window hands a launcher it starts the name to use) and a folder where each rank says
+how it ended.
 """
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ from dataclasses import dataclass
 
 ENV_RUN_UID = "GPU_TRAIN_MONITOR_RUN_UID"  # the launcher names the run: every rank (and the launcher) knows it
 ENV_RANK_DIR = "GPU_TRAIN_MONITOR_RANK_DIR"  # where each rank writes how it ended
+ENV_STOP_WITH_PID = "GPU_TRAIN_MONITOR_STOP_WITH_PID"  # the window that started a launcher: it stops with it
 DEFAULT_TIMEOUT_S = 120.0
+
+
+def handed_run_uid() -> str | None:
+    """The name a launching process was handed for its run (ENV_RUN_UID: the window's, which finds the run in
+    its store by it), or None; taken out of the environment, as it names one run only."""
+    return os.environ.pop(ENV_RUN_UID, None) or None
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,14 @@
-"""`run --nproc N`: start N rank processes on this machine with torch.distributed's elastic launcher (the
-API behind `torchrun`), wait for them, and say how they ended.
+"""Start N rank processes on this machine with torch.distributed's elastic launcher (the API behind
+`torchrun`), wait for them, and say how they ended: `run_ranks(entry, args, nproc)`, the one launcher behind
+`run --nproc N` (whose entry runs the same command line as a rank) and a comparison's data-parallel contender
+(core.distributed.relay). The caller passes the rank's entry point, so this module never imports its callers.
 
 The launcher is torch's own (`elastic_launch`): it starts the workers, gives each its RANK / WORLD_SIZE /
 LOCAL_RANK and a rendezvous, watches them, and when one fails stops the others (SIGTERM, then SIGKILL after
-SHUTDOWN_TIMEOUT_S), so no process is left behind. Each rank runs this same command line (`rank_main`);
-rank 0 prints the progress and the summary and records the run. Each rank leaves a line saying how it
-ended in a folder the launcher reads afterwards, so a failure is reported with the rank that caused it
-(an out-of-memory error, an exception, a signal that killed it), not with the connection errors the
-others saw once it was gone; the run's record says the same.
+SHUTDOWN_TIMEOUT_S), so no process is left behind. Each rank leaves a line saying how it ended in a folder
+the launcher reads afterwards, so a failure is reported with the rank that caused it (an out-of-memory
+error, an exception, a signal that killed it), not with the connection errors the others saw once it was
+gone.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.base.text import Message, message_from_json, message_to_json
-from core.config.run_config import RunConfig
-from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID
+from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID, ENV_STOP_WITH_PID
 from core.distributed.rank_watch import (
     RankWatch,
     make_rank_folder,
@@ -35,23 +36,20 @@ from core.distributed.rank_watch import (
     torch_log_folder,
 )
 from core.run.outcome import status_word
-from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, Status
+from core.run.signals import ignore_control_signals
+from core.run.status import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, Status
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
-ENV_STOP_WITH_PID = "GPU_TRAIN_MONITOR_STOP_WITH_PID"  # the window that started this launcher
 START_TIMEOUT_S = 120  # the rendezvous: every rank must have started within this
 RESULT_WAIT_S = 1.0  # a rank that has returned waits this long for the launcher to take its result, then exits
 
 
-def rank_main(argv: list[str]) -> int:
-    """A worker: the same command line, run as one rank (core.cli.main sees RANK/WORLD_SIZE and trains its part)."""
-    from core.cli.main import main
-
+def _rank_process(entry: Callable[..., int], *args: Any) -> int:
+    """A worker: `entry(*args)` as one rank (it reads RANK / WORLD_SIZE from its environment); its exit code."""
     die_with_launcher()
-    ignore_control_signals()
-    _thread_lock_for_progress_bars()
-    code = main(argv)
+    ignore_control_signals()  # until the run's own handlers are in place, and after
+    code = entry(*args)
     if code not in (0, EXIT_INTERRUPTED, EXIT_TERMINATED):
         # exit, not return: torch's launcher holds a returning worker until every worker has returned, and
         # counts only an exit as a failure, which is what makes it stop the others at once. At once: its
@@ -63,15 +61,6 @@ def rank_main(argv: list[str]) -> int:
     return code
 
 
-def _thread_lock_for_progress_bars() -> None:
-    """tqdm's default lock is a multiprocessing semaphore, registered with the launcher's resource tracker: a
-    rank that exits at once (or is killed) leaves it registered, and the tracker prints a 'leaked semaphore'
-    warning. A rank's bar is drawn by one process: a thread lock does."""
-    from tqdm import tqdm
-
-    tqdm.set_lock(threading.RLock())
-
-
 def exit_after_result() -> None:
     """torch's launcher holds a returned worker until it has collected every result, which it never does once
     it is itself stopping (a SIGTERM or Ctrl+C to it): the worker would sit stopped until SIGKILL. Its result is
@@ -79,13 +68,6 @@ def exit_after_result() -> None:
     timer = threading.Timer(RESULT_WAIT_S, os._exit, args=(0,))
     timer.daemon = True
     timer.start()
-
-
-def ignore_control_signals() -> None:
-    """SIGUSR1 / SIGUSR2 (clear the cache, pause) are the window's controls for a run; before the run's own
-    handlers are in place, and after, they must not do their default: end the process."""
-    for signum in (signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(signum, signal.SIG_IGN)
 
 
 def die_with_launcher() -> None:
@@ -129,12 +111,13 @@ def record_rank_end(rank: int, status: str, message: str, user_error: bool = Fal
 
 
 @contextlib.contextmanager
-def rank_folder(nproc: int) -> Iterator[tuple[str, str]]:
+def rank_folder(nproc: int, uid: str | None = None) -> Iterator[tuple[str, str]]:
     """(the run's uid, the folder where ranks say how they ended), both handed to the ranks in their
     environment (the workers inherit it); the folder is removed and the environment restored afterwards.
+    `uid`: the caller's name for the run (the window's, to find it in the store), else a new one.
     Each worker also gets its share of the CPU cores as torch threads (unless OMP_NUM_THREADS is set), as one
     process would use them all: N processes with torch's default would each fight over every core."""
-    uid = uuid.uuid4().hex
+    uid = uid or uuid.uuid4().hex
     folder = make_rank_folder()
     changes = {ENV_RUN_UID: uid, ENV_RANK_DIR: folder,
                "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))}
@@ -166,38 +149,52 @@ def launch_config(nproc: int, uid: str, folder: str) -> Any:
                         logs_specs=DefaultLogsSpecs(log_dir=torch_log_folder(folder)))
 
 
-def launch(argv: list[str], config: RunConfig,
-           on_failure: Callable[[str, str], None] | None = None) -> tuple[int, str]:
-    """Run `argv` (the CLI's arguments) as `config.nproc` ranks; returns (exit code, the one line that says how
-    the run ended unless it completed, or ""): "failed: <the rank that caused it>", "stopped: <why>".
-    `on_failure(run uid, the rank that caused it)` hears a failure first (the CLI marks the run's record)."""
+@dataclass(frozen=True)
+class RanksEnded:
+    """How a launch of ranks ended, for its caller to report and record."""
+
+    uid: str  # the run's name, the same on every rank
+    code: int  # rank 0's exit code; EXIT_FAILED (EXIT_USER_ERROR) when a rank failed (on bad input); 128 + the
+    # signal that stopped the launcher
+    failure: str = ""  # when a rank failed: which one caused it, in one line (a Message)
+    user_error: bool = False  # a rank met bad input (rank 0 has said it in one line)
+    rank0: dict[str, Any] | None = None  # what rank 0 said about how it ended, when no rank failed
+
+    @property
+    def end_line(self) -> str:
+        """The one line that says how the run ended unless it completed, or "": "failed: <the rank that caused
+        it>", "stopped: <why>" (rank 0 leaves its end line to the launcher: said once, here)."""
+        if self.user_error:  # rank 0 has said it
+            return ""
+        if self.failure:
+            return f"failed: {self.failure}"
+        rank0 = self.rank0
+        if rank0 is None or rank0["status"] == Status.COMPLETED or not rank0["message"]:
+            return ""
+        return f"{rank0['status']}: {rank0['message']}"
+
+
+def run_ranks(entry: Callable[..., int], args: tuple[Any, ...], nproc: int, uid: str | None = None) -> RanksEnded:
+    """Run `entry(*args)` in `nproc` rank processes of this machine and wait for them. `entry` is a module-level
+    function (it is pickled by name: the workers are spawned) that returns the rank's exit code. `uid` names
+    the run (ENV_RUN_UID in the ranks' environment), else a new one does. A launcher that fails to start
+    (the rendezvous, a spawn) raises."""
     from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
     from torch.distributed.launcher.api import elastic_launch
 
-    from core.device.devices import check_process_count  # torch: this module is read by the window before it loads
-
-    check_process_count(config)
-    ignore_control_signals()  # a stray kill -USR1 of the launcher must not end the run
-    stop_with_window()
-    with rank_folder(config.nproc) as (uid, folder), RankWatch(uid, SHUTDOWN_TIMEOUT_S):
+    with rank_folder(nproc, uid) as (uid, folder), RankWatch(uid, SHUTDOWN_TIMEOUT_S):
         try:
-            results = elastic_launch(launch_config(config.nproc, uid, folder), rank_main)(argv)
+            results = elastic_launch(launch_config(nproc, uid, folder), _rank_process)(entry, *args)
             code = int(results.get(0, 1) or 0)
         except ChildFailedError as exc:
             ends = read_rank_ends(folder)
-            if any(end.get("user_error") for end in ends.values()):  # bad input: rank 0 has said it in one line
-                return EXIT_USER_ERROR, ""
-            failure = describe_failure(exc.failures, ends, config.nproc)
-            if on_failure is not None:
-                on_failure(uid, failure)
-            return 1, f"failed: {failure}"
+            user_error = any(end.get("user_error") for end in ends.values())
+            return RanksEnded(uid, EXIT_USER_ERROR if user_error else EXIT_FAILED,
+                              describe_failure(exc.failures, ends, nproc), user_error)
         except SignalException as exc:  # Ctrl+C, or a signal to the launcher: it passed it on to the ranks,
             code = 128 + int(exc.sigval)  # which stopped at a step
-        rank0 = read_rank_ends(folder).get(0)  # rank 0 leaves its end line to the launcher: said once, here
-        if rank0 is None or rank0["status"] == "completed" or not rank0["message"]:
-            return code, ""
-        return code, f"{rank0['status']}: {rank0['message']}"
+        return RanksEnded(uid, code, rank0=read_rank_ends(folder).get(0))
 
 
 def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:

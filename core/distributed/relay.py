@@ -1,15 +1,14 @@
 """A data-parallel run started from inside this process (a comparison's contender): torch's elastic launcher
 runs the ranks, and rank 0 sends its events back through a queue, so the caller's observers see the run
-as they see a `TrainingSession`'s. The controls reach rank 0 as the signals a CLI run answers to (SIGINT
-stop, SIGUSR1 clear the cache, SIGUSR2 pause / resume); rank 0 shares them with every rank at its next
-report."""
+as they see a `TrainingSession`'s. The launcher and the ranks' body are the CLI's (`run_ranks`, `train_rank`).
+The controls reach rank 0 as the signals a CLI run answers to (core.run.signals' table: stop, clear the
+cache, pause / resume); rank 0 shares them with every rank at its next report."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
 import queue
-import signal
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -18,37 +17,18 @@ from core.base.text import Message, message_of
 from core.config.run_config import RunConfig
 from core.run.controls import RunControls
 from core.run.events import Observer, RunFinished
+from core.run.signals import Control, signal_number
 from core.run.status import Status
 from core.run.summary import RunSummary
 
 
 def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> int:
-    """A worker: train one rank; rank 0 puts its pid, then each event, on `events` (a manager queue)."""
-    from core.distributed.env import ENV_RUN_UID, RankContext
-    from core.distributed.launcher import (
-        die_with_launcher,
-        ignore_control_signals,
-        record_rank_end,
-    )
-    from core.distributed.session import DistributedSession
-    from core.run.signals import stop_on_signals
+    """A rank's entry point: train one rank; rank 0 puts its pid (once the controls can reach it), then each
+    event, on `events` (a manager queue)."""
+    from core.distributed.session import train_rank  # torch: in the ranks only
 
-    die_with_launcher()
-    ignore_control_signals()
-    context = RankContext.from_environment()
-    assert context is not None
-    context = RankContext(context.rank, context.world_size, context.local_rank, timeout_s)
-    observers: list[Observer] = [events.put] if context.is_main else []
-    session = DistributedSession(RunConfig.from_dict(config_values), context, observers,
-                                 run_uid=os.environ.get(ENV_RUN_UID))
-    with stop_on_signals(session, abort_on_repeat=False):
-        if context.is_main:  # only once its handlers are in place: the controls are signals
-            events.put(("pid", os.getpid()))
-        finished = session.run()
-    record_rank_end(context.rank, finished.status, finished.message, finished.user_error)
-    if not Status(finished.status).ended_well:
-        raise SystemExit(1)  # an exit: torch's launcher then stops the other ranks at once
-    return 0
+    return train_rank(RunConfig.from_dict(config_values), timeout_s, [events.put],
+                      controls_ready=lambda: events.put(("pid", os.getpid())))
 
 
 class DataParallelRun(RunControls):
@@ -83,27 +63,16 @@ class DataParallelRun(RunControls):
         return finished
 
     def _launch(self, events: Any, outcome: dict[str, Any]) -> None:
-        from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
-        from torch.distributed.launcher.api import elastic_launch
+        from core.distributed.launcher import run_ranks
 
-        from core.distributed.launcher import (
-            SHUTDOWN_TIMEOUT_S,
-            describe_failure,
-            launch_config,
-            rank_folder,
-            read_rank_ends,
-        )
-        from core.distributed.rank_watch import RankWatch
-
-        with rank_folder(self.config.nproc) as (uid, folder), RankWatch(uid, SHUTDOWN_TIMEOUT_S):
-            try:
-                elastic_launch(launch_config(self.config.nproc, uid, folder), relay_rank)(
-                    self.config.to_dict(), events, self.timeout_s)
-            except ChildFailedError as exc:
-                outcome["failure"] = describe_failure(exc.failures, read_rank_ends(folder), self.config.nproc)
-            except Exception as exc:  # noqa: BLE001 - the launcher itself failed (rendezvous, spawn): say so
-                outcome["failure"] = Message("the ranks could not be started: {kind}: {error}",
-                                             kind=type(exc).__name__, error=message_of(exc))
+        try:
+            ended = run_ranks(relay_rank, (self.config.to_dict(), events, self.timeout_s), self.config.nproc)
+        except Exception as exc:  # noqa: BLE001 - the launcher itself failed (rendezvous, spawn): say so
+            outcome["failure"] = Message("the ranks could not be started: {kind}: {error}",
+                                         kind=type(exc).__name__, error=message_of(exc))
+            return
+        if ended.failure:
+            outcome["failure"] = ended.failure
 
     def _relay(self, events: Any, launcher: threading.Thread) -> RunFinished | None:
         """Pass events on until rank 0's RunFinished (kept back: `run` may name a failing rank in it)."""
@@ -133,32 +102,33 @@ class DataParallelRun(RunControls):
     def request_stop(self) -> None:
         if not self.stop_requested:  # once: the rank stops at its next report either way
             super().request_stop()
-            self._signal(signal.SIGINT)
+            self._signal(Control.STOP)
 
     def pause(self) -> None:
         if not self.pause_requested:
             super().pause()
-            self._signal(signal.SIGUSR2)
+            self._signal(Control.PAUSE)
 
     def resume(self) -> None:
         if self.pause_requested:
             super().resume()
-            self._signal(signal.SIGUSR2)
+            self._signal(Control.PAUSE)
 
     def request_cache_clear(self) -> None:
-        self._signal(signal.SIGUSR1)
+        self._signal(Control.CLEAR_CACHE)
 
     def _forward_pending(self) -> None:
         """Requests made before rank 0 was known."""
         if self.stop_requested:
-            self._signal(signal.SIGINT)
+            self._signal(Control.STOP)
         elif self.pause_requested:
-            self._signal(signal.SIGUSR2)
+            self._signal(Control.PAUSE)
 
-    def _signal(self, signum: int) -> None:
+    def _signal(self, control: Control) -> None:
         with self._lock:
             pid = self._rank0
-        if pid is not None:
+        signum = signal_number(control)
+        if pid is not None and signum is not None:
             try:
                 os.kill(pid, signum)
             except ProcessLookupError:

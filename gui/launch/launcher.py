@@ -1,7 +1,7 @@
 """A data-parallel run started from the window. Its N rank processes cannot train in the window's thread, so the
 window starts the CLI as a child, `python -m core run <the form's options> --nproc N --runs-db <the window's
 store>`, in a session of its own (its output in a log file in a temporary folder), and follows it through the
-run store, where rank 0 records the run: the new running row whose pid is one of the child's processes.
+run store, where rank 0 records the run under the uid the window handed the child (`RunStore.find_uid`).
 
 While it trains, the controls are signals to that recorded pid (`gui.launch.signals`); Stop before the run is
 recorded (the ranks still starting) is a Ctrl+C to the child's process group, as a terminal sends it. When the
@@ -23,6 +23,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,10 +32,11 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from core.base.errors import UserError
 from core.config.run_config import RunConfig
+from core.run.signals import Control
 from core.store.run_store import RunNotFound, RunRow, RunStore, StoreError
-from gui.launch.child import child_environment, command_line, recorded_run_id
+from gui.launch.child import child_environment, command_line
 from gui.launch.process_family import ProcessFamily, signal_group
-from gui.launch.signals import CannotSignal, Control, cannot_signal, send
+from gui.launch.signals import CannotSignal, cannot_signal, send
 from gui.launch.texts import LaunchEnd, launch_end
 from gui.qt.core_text import error_text
 
@@ -60,6 +62,7 @@ class RankLauncher(QObject):
         self.process: subprocess.Popen[bytes] | None = None
         self.nproc = 0
         self.run_id: int | None = None
+        self.run_uid = ""  # handed to the child: its run is recorded under it
         self.folder: Path | None = None  # the temporary folder holding the child's output
         self.launched_at = 0.0
         self.found_after_s: float | None = None  # seconds from the launch until the run was recorded
@@ -89,16 +92,18 @@ class RankLauncher(QObject):
         if self.process is not None:
             raise RuntimeError("a data-parallel run is already under way")
         self.folder = Path(tempfile.mkdtemp(prefix="gpu-train-monitor-launched-run-"))
+        run_uid = uuid.uuid4().hex
         args = command_line(config, self.store_path, resume)
         (self.folder / "command.txt").write_text(" ".join(args) + "\n", encoding="utf-8")
         try:
             with open(self.log_path, "wb") as log:
                 self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                                env=child_environment(), start_new_session=True)
+                                                env=child_environment(run_uid), start_new_session=True)
         except OSError as exc:
             raise UserError(self.tr("could not start {count} processes: {reason}").format(
                 count=config.nproc, reason=exc.strerror or exc)) from None
         self.nproc, self.run_id, self._row, self._event_seq, self._paused = config.nproc, None, None, 0, False
+        self.run_uid = run_uid
         self.launched_at, self.found_after_s = time.time(), None
         self._stop_requested_at, self._group_interrupted, self._missing = None, False, False
         self._family = ProcessFamily()
@@ -171,13 +176,9 @@ class RankLauncher(QObject):
             self._close_store()
 
     def _find_run(self, store: RunStore) -> None:
-        ours = self.family(collect=False)  # this poll's
-        for row in store.list_runs():
-            if row.started_at < self.launched_at - 1.0:
-                break  # newest first: the rest started before the launch
-            if row.pid in ours:
-                self._found(row.id)
-                return
+        run_id = store.find_uid(self.run_uid)
+        if run_id is not None:
+            self._found(run_id)
 
     def _found(self, run_id: int) -> None:
         self.run_id = run_id
@@ -266,28 +267,30 @@ class RankLauncher(QObject):
         code = process.wait()
         self.process = None
         _live.discard(self)
-        if self.run_id is None and self.log_path is not None:  # a run too short to be seen while it trained
-            found = recorded_run_id(self._log_text())
-            if found is not None:
-                self._found_late(found)
+        if self.run_id is None:  # a run too short to be seen while it trained
+            self._find_late()
         end = self._end(code, killed)
         self._close_store()
-        if end.missing:  # its output names a run that is not there: nothing left to read it for
+        if end.missing:  # its run was recorded, then went from the store: nothing left to read it for
             self.remove_log()
         self.ended.emit(end)
 
-    def _found_late(self, run_id: int) -> None:
-        self.run_id = run_id
-        self.found_after_s = time.time() - self.launched_at
-        self.run_found.emit(run_id)
+    def _find_late(self) -> None:
         store = self._open_store()
-        if store is not None:
-            try:
-                self._row = store.run(run_id)
-            except StoreError:
-                pass
-            except RunNotFound:
-                self._missing = True
+        if store is None:
+            return
+        try:
+            run_id = store.find_uid(self.run_uid)
+            if run_id is None:
+                return
+            self.run_id = run_id
+            self.found_after_s = time.time() - self.launched_at
+            self.run_found.emit(run_id)
+            self._row = store.run(run_id)
+        except StoreError:
+            pass
+        except RunNotFound:
+            self._missing = True
 
     def _end(self, code: int, killed: int) -> LaunchEnd:
         row = self._row

@@ -8,12 +8,12 @@ import time
 
 import psutil
 import pytest
-from tests.support.gui_support import FAST
 from PySide6.QtCore import Qt, QTimer
 
 from core.store.run_store import RunStore
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
+from tests.support.gui_support import FAST
 
 # 2 processes of 16 images a step, until stopped (tiny-cnn on the CPU: a step takes milliseconds)
 ENDLESS_DP = FAST.replace(nproc=2, max_steps=None, epochs=10_000)
@@ -159,22 +159,46 @@ def test_stop_while_the_processes_are_still_starting_stops_the_run_once_it_is_re
 
 def test_a_launched_run_missing_from_the_store_ends_the_launch_idle_with_no_temporary_folder(
         qtbot, dp_window, tmp_path, monkeypatch):
-    """The child says it recorded run 7, but the store has no run 7 (deleted, or the store replaced): the launch
-    ends with one line saying so, the window is ready again, and the launcher's temporary folder is gone."""
+    """The child records its run under the uid the window handed it, then the run goes from the store (deleted,
+    or the store replaced) while the child still runs: the launch ends with one line saying so, the window is
+    ready again, and the launcher's temporary folder is gone."""
     import sys
 
     from gui.launch import launcher as rank_launcher
     window = dp_window
-    RunStore(tmp_path / "runs.sqlite3").close()  # the store exists; run 7 is not in it
-    child = [sys.executable, "-c", f"import sys; print('recorded as run 7 in {tmp_path}', file=sys.stderr)"]
+    store_path = tmp_path / "runs.sqlite3"
+    RunStore(store_path).close()
+    child = [sys.executable, "-c", RECORDS_A_RUN_UNTIL_DELETED, str(store_path)]
     monkeypatch.setattr(rank_launcher, "command_line", lambda config, store, resume=None: child)
     with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
         window.start_run(ENDLESS_DP)
-        folder = window.controller.launcher.folder
+        launcher = window.controller.launcher
+        folder = launcher.folder
         assert folder is not None and folder.is_dir()
+        qtbot.waitUntil(lambda: launcher.run_id is not None, timeout=START_TIMEOUT_MS)  # found by its uid
+        run_id = launcher.run_id
+        with RunStore(store_path) as store:
+            assert store.run(run_id).uid == launcher.run_uid
+            store.delete(run_id)
     assert ended.args == [WindowState.FAILED]
     errors = [line for line in window.log.lines() if "ERROR: " in line]
-    assert len(errors) == 1 and "run 7 is no longer in the run store" in errors[0], window.log.lines()
+    assert len(errors) == 1 and f"run {run_id} is no longer in the run store" in errors[0], window.log.lines()
     assert window.start_button.isEnabled() and not window.controller.running
     assert not window.stop_button.isEnabled()
     assert not folder.exists()
+
+
+# a stand-in for the CLI: records a running run under the uid it was handed, then waits until it is gone
+RECORDS_A_RUN_UNTIL_DELETED = """
+import dataclasses, os, sqlite3, sys, time
+from core.distributed.env import ENV_RUN_UID
+from core.store.recorder import RunRecorder
+from tests.support.events import started
+uid, path = os.environ[ENV_RUN_UID], sys.argv[1]
+recorder = RunRecorder(path)
+recorder(dataclasses.replace(started(None), run_uid=uid))
+recorder.close()
+db, deadline = sqlite3.connect(path), time.monotonic() + 60
+while db.execute("SELECT 1 FROM runs WHERE uid = ?", (uid,)).fetchone() and time.monotonic() < deadline:
+    time.sleep(0.05)
+"""

@@ -10,7 +10,7 @@ import pytest
 
 from core.base.text import Message
 from core.distributed.env import ENV_RANK_DIR
-from core.distributed.launcher import describe_failure, read_rank_ends, record_rank_end
+from core.distributed.launcher import RanksEnded, describe_failure, read_rank_ends, record_rank_end
 
 
 def test_a_rank_s_end_comes_back_with_its_template_and_names_the_rank(tmp_path: Path,
@@ -36,3 +36,13 @@ def test_a_rank_that_said_nothing_is_named_by_its_exit() -> None:
     exited = {1: SimpleNamespace(exitcode=3, pid=7, timestamp=1.0)}
     assert describe_failure(exited, {1: {"rank": 1, "status": "stopped", "message": "stopped by request"}}, 2) == (
         "rank 1 (pid 7) exited with code 3: stopped by request")
+
+
+def test_the_end_line_says_who_failed_or_how_rank_0_ended_unless_the_run_completed() -> None:
+    assert RanksEnded("u", 0, rank0={"status": "completed", "message": "all steps trained"}).end_line == ""
+    assert RanksEnded("u", 130, rank0={"status": "stopped", "message": "stopped by request"}).end_line == (
+        "stopped: stopped by request")
+    assert RanksEnded("u", 1, "rank 1 (pid 7) was killed by SIGKILL").end_line == (
+        "failed: rank 1 (pid 7) was killed by SIGKILL")
+    assert RanksEnded("u", 2, "rank 0 ended the run (failed): no such dataset", user_error=True).end_line == ""
+    assert RanksEnded("u", 143).end_line == ""  # rank 0 said nothing: nothing to add
