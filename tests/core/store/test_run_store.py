@@ -31,7 +31,7 @@ from core.cli.main import main
 from core.compare.comparison import Comparison
 from core.config.run_config import RunConfig
 from core.engine.session import TrainingSession
-from core.run.events import Event, RunFinished, RunStarted, StepsReported
+from core.run.events import ContenderEvent, Event, RunFinished, RunStarted, StepsReported
 from core.store.recorder import RunRecorder, open_recorder
 from core.store.run_store import (
     INTERRUPTED,
@@ -120,6 +120,18 @@ def test_a_comparison_records_each_of_its_runs_with_its_label(tmp_path: Path) ->
         runs = store.list_runs(order="started_at", descending=False)
     assert [(r.label, r.batch_size, r.steps, r.status) for r in runs] == [
         ("batch_size=16", 16, 3, "completed"), ("batch_size=32", 32, 3, "completed")]
+
+
+def test_a_wrapped_runs_label_comes_with_its_events_alone(tmp_path: Path) -> None:
+    """The recorder needs nothing but the ContenderEvents (no ComparisonStarted) to label a comparison's run."""
+    _, events, _ = record(tmp_path / "first.sqlite3", max_steps=2)
+    path = tmp_path / "runs.sqlite3"
+    recorder = RunRecorder(path)
+    for event in events:
+        recorder(ContenderEvent(1, event, "resident"))
+    recorder.close()
+    with RunStore(path) as store:
+        assert [(r.label, r.status) for r in store.list_runs()] == [("resident", "completed")]
 
 
 def test_a_resume_of_a_run_that_went_on_past_its_checkpoint_is_a_branch_never_a_rewrite(tmp_path: Path) -> None:
