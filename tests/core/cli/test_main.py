@@ -370,6 +370,7 @@ def test_a_run_with_stdout_closed_from_the_start_is_one_line_and_exit_1(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """`run ... >&-` (sys.stdout is None) ended in an AttributeError traceback after the run."""
     monkeypatch.setattr(sys, "stdout", None)
-    result = cli_in_process("run", *FAST, "--batch-size", "32", "--max-steps", "1", "--no-record")
+    code = main(["run", *FAST, "--batch-size", "32", "--max-steps", "1", "--no-record"])
+    result = subprocess.CompletedProcess([], code, "", capsys.readouterr().err)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.splitlines()[-1] == "gpu-train-monitor: error: cannot write to stdout (Bad file descriptor)"

@@ -12,12 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.gui_support import FAST
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
-from tests.support.run_store_support import ROOT, cli_output, start_cli_run
 
 from gui.qt import file_dialogs
+from tests.support.gui_support import FAST
+from tests.support.run_store_support import ROOT, cli_output, start_cli_run
 
 RUN_TIMEOUT_MS = 120_000
 

@@ -8,10 +8,10 @@ import sys
 import textwrap
 import threading
 
-from tests.support.gui_support import ENDLESS, native_threads_named
 from PySide6.QtCore import Qt
 
 from gui.views.window_state import WindowState
+from tests.support.gui_support import ENDLESS, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000
 
