@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.support.user_code import importable_folder, write_module
 
 from core.base.errors import ConfigError
 from core.config.run_config import RunConfig, describe_range
@@ -20,6 +19,7 @@ from core.config.user_callables import (
     load_callable,
     spec_problem,
 )
+from tests.support.user_code import importable_folder, write_module
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
-from tests.support.user_code import importable_folder
 
 from core.base.errors import ConfigError, DatasetError
 from core.compare.comparison import Comparison
@@ -17,6 +16,7 @@ from core.engine.recipe import build_run, generator_for
 from core.engine.session import TrainingSession
 from core.finder.search import measure_trial
 from core.run.events import Event, LogMessage, RunStarted
+from tests.support.user_code import importable_folder
 
 OWN = dict(device="cpu", model="mymodels:small_net", dataset="mydata:blobs", batch_size=8, max_steps=4,
            report_interval=0.01)

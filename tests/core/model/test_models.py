@@ -8,7 +8,6 @@ import socket
 import pytest
 import torch
 from torch import nn
-from tests.support.user_code import importable_folder
 
 from core.base.errors import ConfigError
 from core.model.models import (
@@ -21,6 +20,7 @@ from core.model.models import (
     resolve_model,
 )
 from core.model.user_models import check_output
+from tests.support.user_code import importable_folder
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ words through Qt's translator, core's reason from its structure (`exc.detail`), 
 from __future__ import annotations
 
 import pytest
-from tests.support.context_marks import marking_translator
 
 from core.base.errors import ConfigError
 from core.base.text import Message
 from gui.compare.menu import parse_lines, start_error
+from tests.support.context_marks import marking_translator
 
 
 def test_lines_parse_into_one_override_set_each():

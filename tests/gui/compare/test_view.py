@@ -114,9 +114,8 @@ def test_nothing_is_drawn_while_hidden_and_it_catches_up_when_shown(qtbot, view)
 
 
 def test_every_text_goes_through_the_translator_whole(qtbot):
-    from tests.support.context_marks import marking_translator
-
     from core.base.text import Message
+    from tests.support.context_marks import marking_translator
 
     with marking_translator():
         view = CompareView()

@@ -16,13 +16,13 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QSpinBox,
 )
-from tests.support.translator_support import translated
 
 from core.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
 from core.device.devices import DeviceInfo
 from gui.form.settings_form import SettingsForm
 from gui.form.text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
 from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
+from tests.support.translator_support import translated
 
 FAKE_GPU = DeviceInfo("cuda:0", "cuda", "Test GPU", 8_000_000_000)
 CPU = DeviceInfo("cpu", "cpu", "Test CPU", 16_000_000_000)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.gui_support import FAST
 from PySide6.QtWidgets import QInputDialog
 
 from core.store.run_store import RunStore
 from gui.views.window_state import WindowState
+from tests.support.gui_support import FAST
 
 RUN_TIMEOUT_MS = 60_000
 ONE_EPOCH = FAST.replace(synthetic_samples=256, batch_size=32, max_steps=None, epochs=1)  # 8 steps an epoch

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from tests.support.run_store_support import make_panel, record_run
-
 from core.store.run_store import RunStore
 from gui.history.columns import MAX_COLUMN_WIDTH
 from gui.history.table_model import KEYS
+from tests.support.run_store_support import make_panel, record_run
 
 NAME = "[optimizer=adamw]"  # "#6 [optimize…" was cut at the fixed width
 

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+
 from tests.support.gui_support import running_qthreads
 from tests.support.run_store_support import SHORT, copy_store, make_panel, record_run
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from tests.support.run_store_support import SHORT, copy_store, make_panel, record_run
 
 from core.export.smoothing import EmaState, debiased_ema
 from core.store.run_store import RunStore
 from gui.history.table_model import OVERLAY_COLUMN
+from tests.support.run_store_support import SHORT, copy_store, make_panel, record_run
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,18 @@ import psutil
 import pytest
 from PySide6.QtCore import QCoreApplication, QPoint, Qt, QTranslator
 from PySide6.QtWidgets import QInputDialog, QMessageBox
-from tests.support.run_store_support import SHORT, copy_store, make_panel, record_run, table_texts
 
 from core.base.text import format_bytes
 from core.store.run_store import RunStore
 from gui.history.table_model import KEYS
 from gui.qt.locale_format import date_time, number
+from tests.support.run_store_support import (
+    SHORT,
+    copy_store,
+    make_panel,
+    record_run,
+    table_texts,
+)
 
 
 @pytest.fixture(scope="module")

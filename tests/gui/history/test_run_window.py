@@ -9,15 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.support.run_store_support import (
-    SHORT,
-    cli_output,
-    kill,
-    make_panel,
-    record_run,
-    start_cli_run,
-    table_texts,
-)
 
 from core.base.text import format_bytes
 from core.engine.session import TrainingSession
@@ -35,6 +26,15 @@ from core.store.recorder import RunRecorder
 from core.store.run_store import RunStore
 from gui.history.feed import StoreLink
 from gui.history.run_window import StoredRunView
+from tests.support.run_store_support import (
+    SHORT,
+    cli_output,
+    kill,
+    make_panel,
+    record_run,
+    start_cli_run,
+    table_texts,
+)
 
 LIVE_TIMEOUT_MS = 120_000  # the CLI process imports torch and builds its run: slow on a busy 2-core machine
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from tests.support.run_store_support import SHORT, record_run
 
 from core.store.run_store import RunStore
 from gui.history.run_window_text import end_line, header_html
+from tests.support.run_store_support import SHORT, record_run
 
 
 @pytest.fixture(scope="module")

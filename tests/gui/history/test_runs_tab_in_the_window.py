@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.support.gui_support import ENDLESS
-from tests.support.run_store_support import table_texts
 
 from gui.window.main_window import MainWindow
+from tests.support.gui_support import ENDLESS
+from tests.support.run_store_support import table_texts
 
 RUN_TIMEOUT_MS = 60_000
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.support.context_marks import marking_translator
 from PySide6.QtCore import QLocale
 
 from gui.launch.texts import (
@@ -18,6 +17,7 @@ from gui.launch.texts import (
     starting_text,
     stopping_text,
 )
+from tests.support.context_marks import marking_translator
 
 STOPPED_EARLY = LaunchEnd("stopped", "stopped before training started", None, 130)
 FAILED_EARLY = LaunchEnd("failed", "--resume: a data-parallel run saves no checkpoints", None, 2)

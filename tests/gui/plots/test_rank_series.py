@@ -4,12 +4,12 @@ digits. (The ranks' lines drawn in the window: tests/gui/plots/test_rank_lines.p
 
 from __future__ import annotations
 
-from tests.support.context_marks import marking_translator
 from PySide6.QtCore import QLocale
 
 from core.run.events import SAMPLE_COLUMNS
 from gui.plots.memory_plot import SERIES
 from gui.plots.rank_series import SERIES_COLUMNS, RankLayout, rank_names, speeds_text
+from tests.support.context_marks import marking_translator
 
 
 def test_names_of_gpu_and_cpu_ranks():

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from tests.support.gui_support import fail_if_qthreads_left, running_qthreads
 from PySide6.QtCore import QThread, QTimer
+
+from tests.support.gui_support import fail_if_qthreads_left, running_qthreads
 
 
 def test_a_thread_left_running_fails_the_check_and_is_stopped(qtbot):

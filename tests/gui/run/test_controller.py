@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 
 import pytest
-from tests.support.gui_support import ENDLESS, FAST, EventRecorder, running_qthreads
 
 from core.base.errors import UserError
 from core.engine.checkpoint import CheckpointPolicy
@@ -20,6 +19,7 @@ from core.run.events import (
     StepsReported,
 )
 from gui.run.controller import RunController
+from tests.support.gui_support import ENDLESS, FAST, EventRecorder, running_qthreads
 
 TIMEOUT_MS = 60_000
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
-from tests.support.translator_support import translated
 
 from core.config.run_config import RunConfig
 from core.run.events import MemorySample
 from gui.form.text import label
 from gui.views.event_display import config_text
 from gui.views.run_view import MEMORY_REDRAW_INTERVAL_S, RunView
+from tests.support.translator_support import translated
 
 GB = 1_000_000_000
 FAST_CONFIG = RunConfig(model="tiny-cnn", device="cpu", max_steps=76).to_dict()

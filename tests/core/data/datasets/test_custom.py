@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-from tests.support.user_code import importable_folder
 
 from core.base.errors import ConfigError
 from core.config.run_config import RunConfig
 from core.data.datasets import dataset_shape, load_dataset, train_size_hint
 from core.data.datasets.custom import load_custom
 from core.data.datasets.readers import held_out
+from tests.support.user_code import importable_folder
 
 
 @pytest.fixture
