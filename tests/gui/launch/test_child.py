@@ -1,8 +1,9 @@
-"""The data-parallel launcher's command line says exactly the form's config to the CLI, and its output says
-the run it recorded or, for a failed launch, one readable line."""
+"""The data-parallel launcher's command line says exactly the form's config to the CLI, its environment hands
+it the uid to record the run under, and the output of a failed launch gives one readable line."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 from core.cli.main import build_parser
 from core.cli.options import config_from_args
 from core.config.run_config import RunConfig
-from gui.launch.child import command_line, last_error_line, recorded_run_id
+from core.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
+from gui.launch.child import child_environment, command_line, last_error_line
 
 
 @pytest.mark.parametrize("config", [
@@ -49,8 +51,7 @@ def test_the_error_line_shown_for_a_failed_launch(output, line):
     assert last_error_line(output) == line
 
 
-def test_the_run_the_cli_recorded_is_read_from_its_output():
-    output = ("recorded as run 3 in /tmp/a.sqlite3 (`gpu-train-monitor runs show 3`)\n"
-              "recorded as run 12 in /tmp/runs dir/r.sqlite3 (`gpu-train-monitor runs show 12`)\n")
-    assert recorded_run_id(output) == 12
-    assert recorded_run_id("step 3\nrun 4 completed\n") is None
+def test_the_child_is_handed_the_uid_its_run_is_recorded_under():
+    env = child_environment("0123abcd")
+    assert env[ENV_RUN_UID] == "0123abcd" and env[ENV_STOP_WITH_PID] == str(os.getpid())
+    assert ENV_RUN_UID not in os.environ  # the window's own environment is left alone
