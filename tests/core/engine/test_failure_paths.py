@@ -8,9 +8,6 @@ out-of-memory error in validation ended the run as `failed`; --max-steps stopped
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -30,7 +27,6 @@ from core.run.events import (
     StepsReported,
 )
 
-ROOT = Path(__file__).resolve().parents[3]
 TRAIN = 512
 BATCH = 32  # 16 steps per epoch
 OOM_TEXT = ("CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which "
@@ -108,25 +104,6 @@ def test_the_resident_epochs_augmentation_failing_is_retried(monkeypatch: pytest
     assert len(calls) == 3 and len(of_type(events, EpochEnded)) == 2
     assert finished.step == 16 + 32  # epoch 2 at half the batch
     assert finished.summary.samples == 2 * TRAIN
-
-
-def test_a_real_cpu_allocation_failure_while_making_a_batch_shrinks_and_trains_every_step(tmp_path: Path) -> None:
-    """Under a 5 GB address-space limit the 16,384-image batch cannot be made or trained; the run used
-    to say `completed` with 0 steps and no out-of-memory message."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    command = (f"ulimit -v 5000000 && exec {sys.executable} -m core run --device cpu --model tiny-cnn "
-               "--synthetic-samples 20000 --batch-size 16384 --max-steps 3 --on-oom shrink "
-               f"--summary-json {tmp_path / 's.json'}")
-    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
-    assert "out of memory" in proc.stderr, proc.stderr[-2000:]
-    assert "status      completed" in proc.stdout, proc.stdout + proc.stderr[-2000:]
-    assert "steps       3 (" in proc.stdout
-    assert "batch size  " in proc.stdout and "(requested 16384; halved" in proc.stdout
-    import json
-
-    summary = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
-    assert summary["batch_size"] < 16384 and summary["batch_size_changes"][0]["from"] == 16384
-    assert summary["steps"] == 3 and summary["samples"] == 3 * summary["batch_size"]
 
 
 # --- fp16's gradient scaler after a failed optimizer step --------------------------------------------
@@ -217,8 +194,12 @@ def test_out_of_memory_in_validation_shrinks_the_validation_batch(monkeypatch: p
 # --- max_steps bounds the run on its own ---------------------------------------------------------------
 
 
+# The same 16 steps per epoch as TRAIN / BATCH, with half the images (256 is the least): these tests count steps.
+HALF = dict(synthetic_samples=TRAIN // 2, batch_size=BATCH // 2)
+
+
 def test_max_steps_alone_trains_over_as_many_epochs_as_it_takes() -> None:
-    finished, events = run(max_steps=40)  # 16 steps per epoch
+    finished, events = run(max_steps=40, **HALF)  # 16 steps per epoch
     assert (finished.status, finished.step) == ("completed", 40)
     assert [e.epoch for e in of_type(events, EpochEnded)] == [1, 2, 3]
     started = of_type(events, RunStarted)[0]
@@ -226,14 +207,14 @@ def test_max_steps_alone_trains_over_as_many_epochs_as_it_takes() -> None:
 
 
 def test_with_epochs_and_max_steps_the_first_limit_wins() -> None:
-    finished, _ = run(max_steps=40, epochs=2)
+    finished, _ = run(max_steps=40, epochs=2, **HALF)
     assert finished.step == 32
-    finished, _ = run(max_steps=20, epochs=2)
+    finished, _ = run(max_steps=20, epochs=2, **HALF)
     assert finished.step == 20
 
 
 def test_without_either_one_epoch_is_trained() -> None:
-    finished, events = run()
+    finished, events = run(**HALF)
     assert finished.step == 16 and len(of_type(events, EpochEnded)) == 1
 
 
