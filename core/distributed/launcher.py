@@ -213,8 +213,15 @@ def read_rank_ends(folder: str) -> dict[int, dict[str, Any]]:
 
 
 def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]], world: int) -> str:
-    """The first cause, by rank: a rank that reported its own failure (out of memory, diverged, an error that
-    is not a lost connection), else a rank killed by a signal the launcher did not send, else the first exit."""
+    """The first cause, by rank: a rank killed by a signal that neither the launcher nor a timeout sent (SIGKILL,
+    SIGSEGV: it could say nothing, and what the others said is the echo of its going, whatever words their
+    backend found for it), else a rank that reported its own failure (out of memory, diverged, an error that is
+    not a lost connection), else a rank that stopped responding, else the first exit."""
+    hard = [(rank, f) for rank, f in sorted(failures.items()) if rank not in ends and f.exitcode < 0
+            and -f.exitcode not in (signal.SIGTERM, signal.SIGINT, signal.SIGABRT)]
+    if hard:
+        rank, failure = hard[0]
+        return Message("rank {rank} (pid {pid}) {how}", rank=rank, pid=failure.pid, how=_how_it_ended(failure.exitcode))
     own = sorted(((rank, end) for rank, end in ends.items()
                   if not Status(end["status"]).ended_well and not lost_peer(end["message"])),
                  key=lambda item: item[1].get("at", 0.0))  # the first to fail, not the lowest rank

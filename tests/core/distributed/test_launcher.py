@@ -38,6 +38,17 @@ def test_a_rank_that_said_nothing_is_named_by_its_exit() -> None:
         "rank 1 (pid 7) exited with code 3: stopped by request")
 
 
+def test_a_killed_rank_is_the_cause_whatever_words_the_others_found_for_losing_it() -> None:
+    """Under load the surviving rank may fail first, with a message no list of "lost peer" words knows: the rank
+    killed by SIGKILL is still the one named."""
+    failures = {0: SimpleNamespace(exitcode=1, pid=40, timestamp=1.0),
+                1: SimpleNamespace(exitcode=-signal.SIGKILL, pid=41, timestamp=2.0)}
+    ends = {0: {"rank": 0, "status": "failed", "message": "RuntimeError: failed to recv, got 0 bytes", "at": 1.0}}
+    assert describe_failure(failures, ends, 2) == "rank 1 (pid 41) was killed by SIGKILL"
+    aborted = {1: SimpleNamespace(exitcode=-signal.SIGABRT, pid=41, timestamp=2.0)}  # a watchdog's echo: not the cause
+    assert describe_failure(aborted, ends, 2).startswith("rank 0 ended the run (failed)")
+
+
 def test_the_end_line_says_who_failed_or_how_rank_0_ended_unless_the_run_completed() -> None:
     assert RanksEnded("u", 0, rank0={"status": "completed", "message": "all steps trained"}).end_line == ""
     assert RanksEnded("u", 130, rank0={"status": "stopped", "message": "stopped by request"}).end_line == (
