@@ -1,20 +1,17 @@
 """Runs built by `core.engine.recipe.build_run` from your own model and dataset (`module:factory`, modules the test
-writes): both placements, the resident fit check, the session's user error, a comparison and a finder
-trial (in its own process) all take them as they take the built-in names."""
+writes): both placements, the resident fit check, the session's user error and a comparison take them as
+they take the built-in names (a finder trial, in its own process: tests/e2e/test_finder_trials.py)."""
 
 from __future__ import annotations
-
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
 
-from core.base.errors import ConfigError, DatasetError
+from core.base.errors import DatasetError
 from core.compare.comparison import Comparison
 from core.config.run_config import RunConfig
 from core.engine.recipe import build_run, generator_for
 from core.engine.session import TrainingSession
-from core.finder.search import measure_trial
 from core.run.events import Event, LogMessage, RunStarted
 from tests.support.user_code import importable_folder
 
@@ -72,19 +69,6 @@ def test_a_comparison_races_your_own_model_against_a_built_in_one(folder) -> Non
     base = RunConfig(**{**OWN, "max_steps": 3})
     result = Comparison(base, [{}, {"model": "tiny-cnn"}]).run()
     assert [outcome.status for outcome in result.runs] == ["completed", "completed"]
-
-
-def test_a_finder_trial_imports_your_own_code_in_its_own_process(folder, monkeypatch) -> None:
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # two trial processes on shared cores
-    good, bad = RunConfig(**OWN), RunConfig(**{**OWN, "model": "mymodels:for_28px"})
-    with ThreadPoolExecutor(2) as pool:  # two fresh processes at once: each is mostly torch's import
-        peak = pool.submit(measure_trial, good, 8)
-        failure = pool.submit(measure_trial, bad, 8)
-        assert peak.result() > 100 * 2**20  # a process with torch loaded
-        with pytest.raises(ConfigError) as raised:
-            failure.result()
-    assert raised.value.field == "model"
-    assert str(raised.value).startswith("model: mymodels:for_28px fails on the run's input, a batch shaped 2x3x8x8")
 
 
 @pytest.mark.gpu

@@ -1,8 +1,8 @@
 """The batch-size finder: `gpu-train-monitor find-batch-size` and the window's finder tab.
 
 The search is tested against a memory model with a known answer (peak = fixed + per_sample * batch, an
-out-of-memory error above the capacity), injected as `measure`; real trials are slow (a fresh process
-each on the CPU), so only two tests run them.
+out-of-memory error above the capacity), injected as `measure`; real trials are fresh processes (on the CPU
+mostly torch's import): tests/e2e/test_finder_trials.py runs them.
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ from __future__ import annotations
 import io
 import json
 import math
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -25,7 +23,6 @@ from core.finder.search import (
     BatchSizeResult,
     Trial,
     find_batch_size,
-    measure_trial,
     trial_error,
 )
 
@@ -154,47 +151,6 @@ def test_stopping_the_search_ends_it_between_trials() -> None:
     assert memory.tried == [1, 2, 4]
 
 
-# --- real trials on the CPU ---------------------------------------------------------------------------
-
-
-@pytest.fixture
-def one_thread_children(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Trial processes share two busy cores: one compute thread each is faster there."""
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")
-
-
-def test_a_real_trial_of_a_larger_batch_peaks_higher(one_thread_children: None) -> None:
-    config = CONFIG.replace(synthetic_samples=512)
-    with ThreadPoolExecutor(2) as pool:  # two fresh processes at once: each trial is mostly torch's import
-        small, large = pool.map(lambda batch: measure_trial(config, batch), (8, 512))
-    assert small is not None and large is not None
-    assert small > 100 * 2**20  # a process with torch loaded
-    # 504 more images each keep at least the first conv's output (32 x 32 x 32 floats) for backward
-    assert large - small >= 504 * 32 * 32 * 32 * 4
-
-
-def test_cli_find_batch_size_writes_the_result_and_every_trial(tmp_path: Path, one_thread_children: None,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    target = tmp_path / "finder.json"
-    code = main(["find-batch-size", "--device", "cpu", "--model", "tiny-cnn", "--capacity", "100GB",
-                 "--start", "128", "--max-batch", "256", "--json", str(target)])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    result = json.loads(target.read_text(encoding="utf-8"))
-    assert {"batch_size", "fixed_bytes", "bytes_per_sample", "trials"} <= set(result)
-    trials = result["trials"]
-    assert [t["batch_size"] for t in trials] == [128, 256]  # 512 is beyond --max-batch
-    assert all(set(t) == {"batch_size", "peak_bytes", "fits"} and t["fits"] for t in trials)
-    assert trials[1]["peak_bytes"] > trials[0]["peak_bytes"] > 100 * 2**20
-    assert result["batch_size"] == 256
-    assert result["capacity_bytes"] == 100 * 10**9 and result["limit_bytes"] == 90 * 10**9
-    # two points: the line goes through both (to rounding)
-    for t in trials:
-        assert abs(result["fixed_bytes"] + result["bytes_per_sample"] * t["batch_size"] - t["peak_bytes"]) <= 512
-    assert "batch size      256" in out
-    assert "batch    128" in err and "batch    256" in err and "fits" in err  # progress, one line per trial
-
-
 def cli_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     """Run the CLI in this process; it must exit 2 with exactly one line on stderr, which is returned."""
     try:
@@ -222,19 +178,6 @@ def test_cli_find_batch_size_bad_input_is_one_line(capsys: pytest.CaptureFixture
     for fragment in expected:
         assert fragment in line, line
 
-
-
-def test_a_cpu_trial_measures_its_own_peak_not_its_parents(one_thread_children: None) -> None:
-    """getrusage's ru_maxrss survives fork and exec on Linux: a trial started by a 3 GB parent (the window
-    holds over 1 GB) used to report the parent's size for every batch, so all trials looked alike."""
-    import numpy as np
-    import psutil
-
-    ballast = np.ones(3 * 2**30, dtype=np.uint8)  # touched: resident in this process
-    assert psutil.Process().memory_info().rss > 3 * 2**30
-    peak = measure_trial(CONFIG.replace(synthetic_samples=512), 8)
-    del ballast
-    assert peak is not None and 100 * 2**20 < peak < 2 * 2**30  # torch and a tiny model: well under 2 GB
 
 
 # --- bad input a trial process met ----------------------------------------------------------------------
