@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,13 +10,7 @@ import pytest
 from core.base.errors import ConfigError
 from core.config.presets import PRESETS, preset
 from core.config.run_config import RunConfig
-
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
-
-
-def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "core", *args], capture_output=True, text=True, timeout=timeout,
-                          env=ENV)
+from tests.support.cli import cli_in_process as cli  # what it prints and returns: no fresh interpreter needed
 
 
 def test_the_speedrun_preset_is_every_fast_path_on_a_gpu_and_fp32_eager_on_a_cpu() -> None:
