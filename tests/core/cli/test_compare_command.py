@@ -1,27 +1,23 @@
-"""`gpu-train-monitor compare`, run the way a user runs it (`python -m core compare ...` in a subprocess):
-two CPU configurations end to end, the JSON's ratio, bad overrides, and Ctrl+C."""
+"""`gpu-train-monitor compare` as a user runs it, in this process (`main`, as `python -m core compare ...` would
+print and exit): two CPU configurations end to end, the JSON's ratio and bad overrides. Ctrl+C, a signal to
+the process, is in tests/e2e/test_compare_processes.py."""
 
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.processes import finish, start, wait_for_line
+from tests.support.cli import cli_in_process
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32",
         "--report-interval", "0.01"]
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 
-def compare(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "core", "compare", *args], capture_output=True, text=True,
-                          timeout=timeout, env=ENV)
+def compare(*args: str) -> subprocess.CompletedProcess[str]:
+    return cli_in_process("compare", *args)
 
 
 def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
@@ -74,23 +70,6 @@ def test_a_configuration_the_machine_cannot_run_is_refused_before_any_run(tmp_pa
     assert "configuration 2 (amp fp16)" in line and "--amp" in line and "fp16" in line
     line = one_error_line(compare("--vs", "device=cpu", "--vs", "device=cuda:7", *FAST))
     assert "configuration 2 (cuda:7)" in line and "--device" in line and "not available" in line
-
-
-def test_ctrl_c_stops_the_comparison_and_skips_the_rest(tmp_path: Path,
-                                                         processes: list) -> None:  # noqa: F811 - the fixture
-    out = tmp_path / "stopped.json"
-    process = start("compare", "--vs", "placement=stream", "--vs", "placement=resident", "--device", "cpu",
-                    "--model", "tiny-cnn", "--synthetic-samples", "2560", "--batch-size", "8", "--max-steps", "100000",
-                    "--json", str(out))
-    processes.append(process)
-    wait_for_line(process, r"^training tiny-cnn on cpu")
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = finish(process)
-    assert process.returncode == 130, stderr
-    assert "Traceback" not in stderr
-    data = json.loads(out.read_text())
-    assert data["status"] == "stopped" and [r["status"] for r in data["runs"]] == ["stopped"]
-    assert data["speedup"] is None and "no ratio" in data["headline"]
 
 
 def test_the_table_gives_no_ratio_column_for_a_difference_within_the_noise() -> None:
