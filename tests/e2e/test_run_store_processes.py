@@ -1,9 +1,11 @@
-"""The run store as separate processes see it: a run killed mid-way (SIGKILL) and resumed, and a store that is
-read-only for the user the CLI runs as. Both start the real CLI: what survives a kill, and whose file it is,
-belong to the process."""
+"""The run store as separate processes see it: a run killed mid-way (SIGKILL) and resumed, a run still training
+in another process (listed live, not deleted), and a store that is read-only for the user the CLI runs as.
+Each starts the real CLI: what survives a kill, which process is alive, and whose file it is belong to the
+process."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -17,12 +19,27 @@ from pathlib import Path
 import pytest
 
 from core.base.text import Message
-from core.store.run_store import INTERRUPTED, RunStore
+from core.cli.main import main
+from core.store.run_store import INTERRUPTED, RunStore, StoreError
 from tests.support.recorded_runs import record_run
 
 CLI_FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 ROOT = Path(__file__).resolve().parents[2]
+PREFIX = "gpu-train-monitor: error: "
+
+
+def runs(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """`gpu-train-monitor runs ARGS` in this process (the other process is the run)."""
+    code = main(["runs", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def one_error_line(code: int, err: str) -> str:
+    """The message of a one-line error with exit code 2 (no traceback, no usage block)."""
+    assert code == 2 and err.count("\n") == 1 and err.startswith(PREFIX) and "Traceback" not in err, err
+    return err[len(PREFIX):].strip()
 
 
 def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_interrupted(tmp_path: Path) -> None:
@@ -73,6 +90,38 @@ def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_inter
         resumed = store.run(run.id)
         assert (resumed.status, resumed.steps, resumed.resumes) == ("completed", at + 10, 1)
         assert store.steps(run.id).steps == tuple(range(1, at + 11))
+
+
+def test_a_run_still_training_is_listed_live_exported_so_far_and_not_deleted(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    process = subprocess.Popen([sys.executable, "-m", "core", "run", "--device", "cpu", "--model", "tiny-cnn",
+                                "--synthetic-samples", "256", "--batch-size", "32", "--max-steps", "100000",
+                                "--report-interval", "0.05", "--runs-db", str(path)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    try:
+        deadline, steps = time.monotonic() + 120, 0
+        while steps < 3:
+            assert process.poll() is None and time.monotonic() < deadline, "the run ended or never recorded"
+            time.sleep(0.2)
+            with contextlib.suppress(StoreError):  # not created yet, or still being migrated to the schema
+                with RunStore(path, readonly=True) as watcher:
+                    steps = watcher.list_runs()[0].steps if watcher.list_runs() else 0
+        code, out, _ = runs(capsys, "list", "--runs-db", str(path))
+        assert code == 0 and "running (live)" in out.splitlines()[1]
+        code, _, err = runs(capsys, "delete", "1", "--yes", "--runs-db", str(path))
+        assert one_error_line(code, err).startswith(f"run 1 is still training (process {process.pid} on ")
+        code, out, err = runs(capsys, "export", "1", "--format", "csv", "--out", str(tmp_path), "--runs-db", str(path))
+        assert code == 0 and "run 1 was still running: exported its" in err
+        with open(tmp_path / "run-1-steps.csv", encoding="utf-8") as handle:
+            assert len(handle.readlines()) - 1 >= steps
+    finally:
+        process.send_signal(signal.SIGTERM)  # stops like Stop does
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 @pytest.fixture()

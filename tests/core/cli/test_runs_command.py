@@ -1,22 +1,20 @@
 """`gpu-train-monitor runs list|show|export|delete` on a store holding real recorded runs.
 
 Most commands run in this process through core.cli.main.main (the runs actions load no torch); the confirmation
-prompt, a closed stdout and a run still training use the real CLI in a subprocess.
+prompt and a closed stdout use the real CLI in a subprocess (without torch: quick); a run still training in
+another process is in tests/e2e/test_run_store_processes.py.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
 import os
 import pty
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -24,7 +22,7 @@ import pytest
 from core.base.text import format_bytes
 from core.cli.main import main
 from core.export.run_export import local_time
-from core.store.run_store import RunStore, StoreError
+from core.store.run_store import RunStore
 from tests.support.recorded_runs import (
     another_programs_database,
     record_resumed_nan_run,
@@ -239,38 +237,6 @@ def test_a_closed_stdout_ends_quietly(store_path: Path) -> None:
     err = process.stderr.read()
     process.stderr.close()
     assert process.wait(120) == 1 and err == ""
-
-
-def test_a_run_still_training_is_listed_live_exported_so_far_and_not_deleted(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    path = tmp_path / "runs.sqlite3"
-    process = subprocess.Popen([sys.executable, "-m", "core", "run", "--device", "cpu", "--model", "tiny-cnn",
-                                "--synthetic-samples", "256", "--batch-size", "32", "--max-steps", "100000",
-                                "--report-interval", "0.05", "--runs-db", str(path)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-    try:
-        deadline, steps = time.monotonic() + 120, 0
-        while steps < 3:
-            assert process.poll() is None and time.monotonic() < deadline, "the run ended or never recorded"
-            time.sleep(0.2)
-            with contextlib.suppress(StoreError):  # not created yet, or still being migrated to the schema
-                with RunStore(path, readonly=True) as watcher:
-                    steps = watcher.list_runs()[0].steps if watcher.list_runs() else 0
-        code, out, _ = runs(capsys, "list", "--runs-db", str(path))
-        assert code == 0 and "running (live)" in out.splitlines()[1]
-        code, _, err = runs(capsys, "delete", "1", "--yes", "--runs-db", str(path))
-        assert one_error_line(code, err).startswith(f"run 1 is still training (process {process.pid} on ")
-        code, out, err = runs(capsys, "export", "1", "--format", "csv", "--out", str(tmp_path), "--runs-db", str(path))
-        assert code == 0 and "run 1 was still running: exported its" in err
-        with open(tmp_path / "run-1-steps.csv", encoding="utf-8") as handle:
-            assert len(handle.readlines()) - 1 >= steps
-    finally:
-        process.send_signal(signal.SIGTERM)  # stops like Stop does
-        try:
-            process.wait(60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def test_the_apps_entry_point_hands_runs_to_the_cli(store_path: Path) -> None:
