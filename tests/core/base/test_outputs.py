@@ -12,7 +12,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +29,12 @@ from core.base.outputs import (
 from core.cli.main import main
 from core.cli.stdout import save_json
 from core.run.summary import RunSummary
+from tests.support.cli import cli_in_process
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 UNWRITABLE = "/proc/gpu-train-monitor-summary.json"
 FULL_DISK = "/dev/full"
 needs_dev_full = pytest.mark.skipif(not os.path.exists(FULL_DISK), reason="needs Linux's /dev/full")
-
-
-def cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "core", *args], capture_output=True, text=True, timeout=timeout,
-                          env=ENV)
 
 
 def one_error_line(result: subprocess.CompletedProcess[str], *expected: str) -> str:
@@ -162,7 +156,7 @@ def test_a_full_disk_raises_instead_of_writing_nothing() -> None:
 
 @needs_dev_full
 def test_run_summary_on_a_full_disk_is_printed_and_the_failure_named() -> None:
-    result = cli("run", *FAST, "--max-steps", "2", "--summary-json", FULL_DISK)
+    result = cli_in_process("run", *FAST, "--max-steps", "2", "--summary-json", FULL_DISK)
     assert "Traceback" not in result.stderr
     assert result.returncode == 2, result.stderr  # documented: a result file that could not be saved
     assert "status      completed" in result.stdout
