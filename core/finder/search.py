@@ -10,7 +10,6 @@ trial's memory cannot hide in the next. With `capacity` set, a CPU can plan for 
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 import subprocess
@@ -75,7 +74,7 @@ def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int |
     if device.type == "cuda":
         torch.cuda.set_device(device)  # the current device is per thread, and this runs in a worker
     probe = MemoryProbe(device)
-    gc.collect()
+    oom.collect_garbage()
     clear_cache(device)
     probe.reset_peak()
     failed = False

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from core.base.text import Message
@@ -193,6 +194,22 @@ def drop_partial_state(optimizer: torch.optim.Optimizer) -> int:
     return len(partial)
 
 
+_collect_garbage: Callable[[], object] = gc.collect
+
+
+def collect_garbage_with(collect: Callable[[], object]) -> None:
+    """Who collects unreachable objects when a failed step is released: `gc.collect` in the calling thread by
+    default. A process whose objects must be destroyed on one thread of its own (a Qt window's: PySide6 deadlocks
+    destroying a widget off the GUI thread) installs a collector that runs there."""
+    global _collect_garbage
+    _collect_garbage = collect
+
+
+def collect_garbage() -> None:
+    """Collect unreachable objects (tensors a failed step's frames held in cycles) with the installed collector."""
+    _collect_garbage()
+
+
 def release(device: torch.device, optimizer: torch.optim.Optimizer | None = None,
             scaler: torch.amp.GradScaler | None = None) -> None:
     """Give back what a failed step held, in order: gradients, optimizer state a failed first step left
@@ -205,5 +222,5 @@ def release(device: torch.device, optimizer: torch.optim.Optimizer | None = None
         drop_partial_state(optimizer)
     if scaler is not None:
         reset_scaler_step(scaler)
-    gc.collect()
+    collect_garbage()
     clear_cache(device)

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.base.errors import UserError
 from gui.qt.core_text import error_text
+from gui.qt.gui_thread_gc import collect_on_the_gui_thread
 
 
 class _Worker(QObject):
@@ -52,6 +53,7 @@ class BackgroundTask(QObject):
     def __init__(self, parent: QObject | None = None, thread_name: str = "background") -> None:
         super().__init__(parent)
         self.thread_name = thread_name  # also the OS thread's name, handy in a debugger or `top -H`
+        collect_on_the_gui_thread()  # the work's garbage collection (out-of-memory release) runs on this thread
         self._thread: QThread | None = None
         self._worker: _Worker | None = None
         self._cancel = threading.Event()
