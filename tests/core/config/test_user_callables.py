@@ -4,7 +4,6 @@ from the current folder or a file, and calling it, with a message naming the spe
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,9 +18,8 @@ from core.config.user_callables import (
     load_callable,
     spec_problem,
 )
+from tests.support.cli import cli_in_process
 from tests.support.user_code import importable_folder, write_module
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -183,17 +181,11 @@ def test_a_factory_that_needs_more_than_the_run_gives_or_raises_is_named() -> No
 # --- the command line, from the user's project folder ------------------------------------------------------
 
 
-def run_cli(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "core", "run", "--device", "cpu", *args], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=120)
-
-
 def test_the_cli_reports_a_mistake_in_your_own_code_as_one_line_naming_it(folder: Path) -> None:
-    """In a fresh process started in the user's folder: both modules import from there (as `python -m`
-    would), and the model's mismatch with the data is one line, exit code 2."""
-    done = run_cli(folder, "--model", "mymodels:for_28px", "--dataset", "mydata:blobs", "--batch-size", "8",
-                   "--max-steps", "2")
+    """Run from the user's folder (the current one, not on sys.path): both modules import from there, and the
+    model's mismatch with the data is one line, exit code 2. In this process: only what it prints matters."""
+    done = cli_in_process("run", "--device", "cpu", "--model", "mymodels:for_28px", "--dataset", "mydata:blobs",
+                          "--batch-size", "8", "--max-steps", "2")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "gpu-train-monitor: error: --model: mymodels:for_28px fails on the run's input, a batch shaped 2x3x8x8 "
