@@ -1965,6 +1965,13 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
+    <name>EventDisplay</name>
+    <message>
+        <source>config: {config}</source>
+        <translation>配置：{config}</translation>
+    </message>
+</context>
+<context>
     <name>ExportJob</name>
     <message>
         <source>run {run_id} as {format}</source>
@@ -2972,54 +2979,7 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
-    <name>RunState</name>
-    <message>
-        <source>idle</source>
-        <translation>空闲</translation>
-    </message>
-    <message>
-        <source>starting</source>
-        <translation>正在启动</translation>
-    </message>
-    <message>
-        <source>running</source>
-        <translation>运行中</translation>
-    </message>
-    <message>
-        <source>paused</source>
-        <translation>已暂停</translation>
-    </message>
-    <message>
-        <source>stopping</source>
-        <translation>正在停止</translation>
-    </message>
-    <message>
-        <source>finished</source>
-        <translation>已完成</translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>diverged</source>
-        <translation>已发散</translation>
-    </message>
-    <message>
-        <source>oom</source>
-        <translation>显存不足</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-</context>
-<context>
     <name>RunView</name>
-    <message>
-        <source>config: {config}</source>
-        <translation>配置：{config}</translation>
-    </message>
     <message>
         <source>paused</source>
         <translation>已暂停</translation>
@@ -3216,14 +3176,6 @@ each run&apos;s warm-up</source>
         <translation>运行 {run_id} 已不在运行记录库中（已被删除）</translation>
     </message>
     <message>
-        <source>config: {config}</source>
-        <translation>配置：{config}</translation>
-    </message>
-    <message>
-        <source>out of memory</source>
-        <translation>显存不足</translation>
-    </message>
-    <message>
         <source>summary:</source>
         <translation>摘要：</translation>
     </message>
@@ -3234,6 +3186,49 @@ each run&apos;s warm-up</source>
     <message>
         <source>{title} ({state}) — GPU Training Monitor</source>
         <translation>{title}（{state}）— GPU 训练监视器</translation>
+    </message>
+</context>
+<context>
+    <name>WindowState</name>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <translation>正在启动</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>stopping</source>
+        <translation>正在停止</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>diverged</source>
+        <translation>已发散</translation>
+    </message>
+    <message>
+        <source>oom</source>
+        <translation>显存不足</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
     </message>
 </context>
 <context>
@@ -4424,14 +4419,6 @@ each run&apos;s warm-up</source>
     <message>
         <source>resumed at step {step}</source>
         <translation>在第 {step} 步继续</translation>
-    </message>
-    <message>
-        <source>warning: {text}</source>
-        <translation>警告：{text}</translation>
-    </message>
-    <message>
-        <source>ERROR: {text}</source>
-        <translation>错误：{text}</translation>
     </message>
 </context>
 <context>
