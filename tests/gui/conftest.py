@@ -25,6 +25,23 @@ from tests.support.gui_support import running_qthreads as _running_qthreads
 from tests.support.out_of_memory import LinearMemory, OutOfMemoryAbove
 
 
+@pytest.fixture(scope="session", autouse=True)
+def long_lived_objects_frozen():
+    """Every run the window starts collects garbage first (gui.run.controller.collect_qt_garbage), and so does
+    the QThread-leak check after each test: with torch, Qt and the collected tests in the heap each collection
+    took a quarter of a second. What exists once the tests are collected lives to the end of the session, so it
+    is moved out of the collector's sight (gc.freeze); what tests create is collected as before."""
+    import gc
+
+    import torch  # noqa: F401 - both loaded before the freeze: the window's TorchLoader imports them
+    import torchvision  # noqa: F401
+
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
+
+
 @pytest.fixture(autouse=True)
 def no_qthread_left_running(qtbot):
     """Fail a test that leaves a QThread running after it (and after its fixtures' own cleanup): the next
