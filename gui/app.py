@@ -38,18 +38,35 @@ from gui.window.exit_signals import (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=PROG, description="Open the GPU Training Monitor window. Subcommands "
-                                                  f"{', '.join(COMMANDS)} run headless (see `{PROG} run -h`).")
-    parser.add_argument("--screenshot", metavar="PATH", help="run --steps steps, save a PNG of the window, exit "
-                                                            "(exit 0 saved, 1 the run failed, 2 bad input or not saved)")
-    parser.add_argument("--steps", type=int, default=30,
-                        help=f"steps to run in screenshot mode ({describe_range('max_steps')}; default: 30)")
-    parser.add_argument("--compare", metavar="NAME",
-                        help="with --screenshot: race a ready-made comparison of the Compare menu (e.g. "
-                             "'stream vs resident'), --steps steps each run, instead of one run")
-    parser.add_argument("--language", choices=("system", "en", "zh_CN"),
-                        help="the window's language for this start (default: the one chosen in Settings ▸ Language, "
-                             "else the system's); the command line's own messages stay English")
+    parser = OneLineParser(
+        prog=PROG,
+        description="Open the GPU Training Monitor window. Subcommands "
+        f"{', '.join(COMMANDS)} run headless (see `{PROG} run -h`).",
+    )
+    parser.add_argument(
+        "--screenshot",
+        metavar="PATH",
+        help="run --steps steps, save a PNG of the window, exit "
+        "(exit 0 saved, 1 the run failed, 2 bad input or not saved)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=30,
+        help=f"steps to run in screenshot mode ({describe_range('max_steps')}; default: 30)",
+    )
+    parser.add_argument(
+        "--compare",
+        metavar="NAME",
+        help="with --screenshot: race a ready-made comparison of the Compare menu (e.g. "
+        "'stream vs resident'), --steps steps each run, instead of one run",
+    )
+    parser.add_argument(
+        "--language",
+        choices=("system", "en", "zh_CN"),
+        help="the window's language for this start (default: the one chosen in Settings ▸ Language, "
+        "else the system's); the command line's own messages stay English",
+    )
     add_run_options(parser)
     add_record_options(parser)
     return parser
@@ -84,14 +101,22 @@ def _main(argv: Sequence[str] | None) -> int:
             check_distinct_outputs({"screenshot": args.screenshot}, command_protection(args, [config]))  # not the store
             check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains
         elif args.compare:
-            raise ConfigError("compare", "races a comparison for a screenshot: give --screenshot PATH too "
-                                         "(in the window, use the Compare menu)")
+            raise ConfigError(
+                "compare",
+                "races a comparison for a screenshot: give --screenshot PATH too (in the window, use the Compare menu)",
+            )
     except UserError as exc:
         print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
     record = not args.no_record and (args.runs_db is not None or not args.screenshot)  # a screenshot records only
-    return run_window(config if _any_run_option(args) or args.screenshot else None, args.screenshot,  # where told
-                      args.compare, args.runs_db, record, args.language)
+    return run_window(
+        config if _any_run_option(args) or args.screenshot else None,
+        args.screenshot,  # where told
+        args.compare,
+        args.runs_db,
+        record,
+        args.language,
+    )
 
 
 def _any_run_option(args: argparse.Namespace) -> bool:
@@ -112,19 +137,29 @@ def display_problem() -> str | None:
     if not platform and os.environ.get("WAYLAND_DISPLAY"):
         return None
     if not os.environ.get("DISPLAY"):
-        return ("no display to open a window on (DISPLAY is not set); use `gpu-train-monitor run` headless, "
-                "or QT_QPA_PLATFORM=offscreen with --screenshot")
+        return (
+            "no display to open a window on (DISPLAY is not set); use `gpu-train-monitor run` headless, "
+            "or QT_QPA_PLATFORM=offscreen with --screenshot"
+        )
     import ctypes.util
 
     missing = [package for lib, package in XCB_LIBRARIES if ctypes.util.find_library(lib) is None]
     if missing:
-        return f"Qt's xcb plugin needs system libraries that are missing: install {' '.join(missing)} " \
-               f"(e.g. sudo apt install {' '.join(missing)})"
+        return (
+            f"Qt's xcb plugin needs system libraries that are missing: install {' '.join(missing)} "
+            f"(e.g. sudo apt install {' '.join(missing)})"
+        )
     return None
 
 
-def run_window(config, screenshot: str | None = None, compare: str | None = None, runs_db: str | None = None,
-               record: bool = True, language: str | None = None) -> int:
+def run_window(
+    config,
+    screenshot: str | None = None,
+    compare: str | None = None,
+    runs_db: str | None = None,
+    record: bool = True,
+    language: str | None = None,
+) -> int:
     """Show the window, load torch behind it, and run the Qt event loop; returns the exit code."""
     launched = _process_start_time()
     problem = display_problem()
@@ -204,9 +239,11 @@ def show_torch_ready(window, driver, shown_after: float, ready_after: float) -> 
 
     from gui.qt.locale_format import number
 
-    window.log.add(QCoreApplication.translate(
-        "app", "window shown {shown} s after launch; PyTorch ready after {ready} s").format(
-        shown=number(shown_after, 2), ready=number(ready_after, 1)))
+    window.log.add(
+        QCoreApplication.translate("app", "window shown {shown} s after launch; PyTorch ready after {ready} s").format(
+            shown=number(shown_after, 2), ready=number(ready_after, 1)
+        )
+    )
     if driver is not None:  # the command line's line stays English
         driver.report_times(shown_after, ready_after)
     window.on_torch_ready()
@@ -218,9 +255,12 @@ def show_torch_failed(window, driver, message: str) -> None:
     """Torch could not be imported: say so in the window (and end a screenshot run with 1)."""
     from PySide6.QtCore import QCoreApplication
 
-    window.log.add(QCoreApplication.translate(
-        "app", "PyTorch could not be loaded, so nothing can train: {error}. Reinstall with `pip install -e .`"
-    ).format(error=message), "error")
+    window.log.add(
+        QCoreApplication.translate(
+            "app", "PyTorch could not be loaded, so nothing can train: {error}. Reinstall with `pip install -e .`"
+        ).format(error=message),
+        "error",
+    )
     window.device_watch.show_torch_failed()
     if driver is not None:
         driver.torch_failed(message)

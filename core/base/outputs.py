@@ -39,8 +39,9 @@ def check_output_path(field: str, path: str | os.PathLike[str]) -> None:
         try:
             os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
         except OSError as exc:
-            raise ConfigError(field, Message("cannot write to {path} ({why})", path=shown,
-                                             why=exc.strerror or str(exc))) from None
+            raise ConfigError(
+                field, Message("cannot write to {path} ({why})", path=shown, why=exc.strerror or str(exc))
+            ) from None
         return
     real = Path(os.path.realpath(target))  # a link to a file: that file is replaced, the link kept
     if not real.parent.is_dir():
@@ -49,8 +50,9 @@ def check_output_path(field: str, path: str | os.PathLike[str]) -> None:
     try:
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as exc:
-        raise ConfigError(field, Message("cannot write to {path} ({why})", path=shown,
-                                         why=exc.strerror or str(exc))) from None
+        raise ConfigError(
+            field, Message("cannot write to {path} ({why})", path=shown, why=exc.strerror or str(exc))
+        ) from None
     _remove(probe)
 
 
@@ -81,13 +83,17 @@ def same_file(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> 
 def store_protection(path: str | os.PathLike[str], option: str = "") -> list[Protected]:
     """The run store at `path` and the files SQLite keeps beside it."""
     base = os.fspath(Path(os.fspath(path)).expanduser())
-    return [Protected(Message("the run store"), option, (Path(base),)),
-            Protected(Message("the run store"), option, tuple(Path(base + suffix) for suffix in STORE_COMPANIONS),
-                      part=True)]
+    return [
+        Protected(Message("the run store"), option, (Path(base),)),
+        Protected(
+            Message("the run store"), option, tuple(Path(base + suffix) for suffix in STORE_COMPANIONS), part=True
+        ),
+    ]
 
 
-def check_distinct_outputs(outputs: Mapping[str, str | os.PathLike[str] | None],
-                           protected: Iterable[Protected] = ()) -> None:
+def check_distinct_outputs(
+    outputs: Mapping[str, str | os.PathLike[str] | None], protected: Iterable[Protected] = ()
+) -> None:
     """ConfigError naming the output's field (and the other option) when an output would replace a protected
     file or is another output's file. Devices and pipes (/dev/null, /dev/stdout) are written in place, never
     replaced: they may be given more than once."""
@@ -99,8 +105,14 @@ def check_distinct_outputs(outputs: Mapping[str, str | os.PathLike[str] | None],
             continue
         for other_field, other in given[:index]:
             if same_file(target, other):
-                raise ConfigError(field, Message("{path} is also given to {option}; give each output a file of its "
-                                                 "own", path=shown, option=_option(other_field)))
+                raise ConfigError(
+                    field,
+                    Message(
+                        "{path} is also given to {option}; give each output a file of its own",
+                        path=shown,
+                        option=_option(other_field),
+                    ),
+                )
         for guard in guards:
             if any(_replaces(target, kept) for kept in guard.paths):
                 raise ConfigError(field, _clash(shown, guard))
@@ -122,11 +134,16 @@ def _replaces(target: Path, kept: Path) -> bool:
 
 def _clash(shown: str, guard: Protected) -> Message:
     if guard.option and guard.part:
-        return Message("{path} is a file of {option} ({what}); give another path", path=shown, option=guard.option,
-                       what=guard.what)
+        return Message(
+            "{path} is a file of {option} ({what}); give another path", path=shown, option=guard.option, what=guard.what
+        )
     if guard.option:
-        return Message("{path} is the same file as {option} ({what}); give another path", path=shown,
-                       option=guard.option, what=guard.what)
+        return Message(
+            "{path} is the same file as {option} ({what}); give another path",
+            path=shown,
+            option=guard.option,
+            what=guard.what,
+        )
     if guard.part:
         return Message("{path} is a file of {what}; give another path", path=shown, what=guard.what)
     return Message("{path} is {what}; give another path", path=shown, what=guard.what)

@@ -66,7 +66,10 @@ _rebuilt = Message  # a template read back is no new text: the translation sourc
 def message_to_json(text: Any) -> Any:
     """{"template": ..., "params": {...}} for a `Message` (its params alike); any other text as it is."""
     if isinstance(text, Message):
-        return {"template": text.template, "params": {name: _param_to_json(value) for name, value in text.params.items()}}
+        return {
+            "template": text.template,
+            "params": {name: _param_to_json(value) for name, value in text.params.items()},
+        }
     return text
 
 
@@ -81,7 +84,9 @@ def _param_to_json(value: Any) -> Any:
 def message_from_json(value: Any) -> Any:
     """The `Message` that `message_to_json` wrote, or `value` as it is (a str, or something not written so).
     A template whose fields the params do not fill (a file edited by hand) comes back as None."""
-    if not (isinstance(value, dict) and isinstance(value.get("template"), str) and isinstance(value.get("params"), dict)):
+    if not (
+        isinstance(value, dict) and isinstance(value.get("template"), str) and isinstance(value.get("params"), dict)
+    ):
         return value
     params = {str(name): message_from_json(param) for name, param in value["params"].items()}
     try:

@@ -63,15 +63,23 @@ def _user_error(comparison: object, result: ComparisonResult) -> str | None:
 
 def comparison_table(result: ComparisonResult) -> str:
     """One row per run (images/s with its spread, last loss, status), then the headline."""
-    rows = [f"{'#':<2} {'configuration':<28} {'images/s':>10} {'spread (p10-p90)':>19} {'vs slowest':>10} "
-            f"{'last loss':>9}  status"]
+    rows = [
+        f"{'#':<2} {'configuration':<28} {'images/s':>10} {'spread (p10-p90)':>19} {'vs slowest':>10} "
+        f"{'last loss':>9}  status"
+    ]
     slowest = None if result.slowest is None else result.runs[result.slowest].samples_per_s
     for run in result.runs:
         rate = "n/a" if run.samples_per_s is None else f"{run.samples_per_s:,.0f}"
-        spread = "n/a" if run.samples_per_s_spread is None else \
-            f"{run.samples_per_s_spread[0]:,.0f}-{run.samples_per_s_spread[1]:,.0f}"
-        ratio = ("" if slowest is None or run.samples_per_s is None or result.clear_difference is False  # in the noise
-                 else ratio_text(run.samples_per_s / slowest))
+        spread = (
+            "n/a"
+            if run.samples_per_s_spread is None
+            else f"{run.samples_per_s_spread[0]:,.0f}-{run.samples_per_s_spread[1]:,.0f}"
+        )
+        ratio = (
+            ""
+            if slowest is None or run.samples_per_s is None or result.clear_difference is False  # in the noise
+            else ratio_text(run.samples_per_s / slowest)
+        )
         loss = "n/a" if run.loss_last is None else f"{run.loss_last:.4f}"
         status = run.status + (f" (compiled in {run.compile_s:.1f} s)" if run.compile_s is not None else "")
         rows.append(f"{run.index + 1:<2} {run.label[:28]:<28} {rate:>10} {spread:>19} {ratio:>10} {loss:>9}  {status}")
@@ -94,12 +102,18 @@ class ComparisonProgress:
         if isinstance(event, ComparisonStarted):
             self._labels = {c.index: c.label for c in event.contenders}
             self._count = len(event.contenders)
-            print(f"comparing {self._count} configurations, {event.steps} steps each, one after another",
-                  file=sys.stderr, flush=True)
+            print(
+                f"comparing {self._count} configurations, {event.steps} steps each, one after another",
+                file=sys.stderr,
+                flush=True,
+            )
         elif isinstance(event, ContenderEvent):
             if self._bar is None:
-                print(f"run {event.index + 1}/{self._count}: {self._labels.get(event.index, '')}", file=sys.stderr,
-                      flush=True)
+                print(
+                    f"run {event.index + 1}/{self._count}: {self._labels.get(event.index, '')}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 self._bar = self._bar_factory()
             self._bar(event.event)
             if isinstance(event.event, RunFinished):

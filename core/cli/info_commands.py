@@ -17,12 +17,16 @@ from core.run.status import EXIT_USER_ERROR
 def command_find_batch_size(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if config.nproc > 1:  # the search is one process: options that would do nothing are refused
-        raise ConfigError("nproc", Message("find-batch-size measures one process on one device; leave --nproc out "
-                                           "(each process of a data-parallel run trains batch_size / nproc images, "
-                                           "so it can take nproc times the batch size found)"))
+        raise ConfigError(
+            "nproc",
+            Message(
+                "find-batch-size measures one process on one device; leave --nproc out "
+                "(each process of a data-parallel run trains batch_size / nproc images, "
+                "so it can take nproc times the batch size found)"
+            ),
+        )
     if args.sync_bn:
-        raise ConfigError("sync_bn", Message("find-batch-size measures one process on one device; leave --sync-bn "
-                                             "out"))
+        raise ConfigError("sync_bn", Message("find-batch-size measures one process on one device; leave --sync-bn out"))
     from core.finder.search import (  # torch loads lazily
         Trial,
         check_search_options,
@@ -37,19 +41,32 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
 
     def on_trial(trial: Trial) -> None:
         peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
-        print(f"  batch {trial.batch_size:>6}: peak {peak:>12}  {'fits' if trial.fits else 'too big'}",
-              file=sys.stderr, flush=True)
+        print(
+            f"  batch {trial.batch_size:>6}: peak {peak:>12}  {'fits' if trial.fits else 'too big'}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     print(f"searching on {config.device} with {config.model}, {TRIAL_NOTE}", file=sys.stderr, flush=True)
-    result = find_batch_size(config, capacity=args.capacity, margin=args.margin, start=args.start,
-                             max_batch=args.max_batch, on_trial=on_trial)
+    result = find_batch_size(
+        config,
+        capacity=args.capacity,
+        margin=args.margin,
+        start=args.start,
+        max_batch=args.max_batch,
+        on_trial=on_trial,
+    )
     save_error = save_json("json", args.json, result.to_dict(), "result")
     out(f"batch size      {result.batch_size}")
-    out(f"predicted peak  {format_bytes(result.predicted_peak(result.batch_size))} of "
-          f"{format_bytes(result.limit_bytes)} allowed ({format_bytes(result.capacity_bytes)} capacity, "
-          f"{result.margin:.0%} margin)")
-    out(f"fit             {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} "
-          f"per sample ({len(result.trials)} trials)")
+    out(
+        f"predicted peak  {format_bytes(result.predicted_peak(result.batch_size))} of "
+        f"{format_bytes(result.limit_bytes)} allowed ({format_bytes(result.capacity_bytes)} capacity, "
+        f"{result.margin:.0%} margin)"
+    )
+    out(
+        f"fit             {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} "
+        f"per sample ({len(result.trials)} trials)"
+    )
     if save_error:
         print(save_error, file=sys.stderr)
         return EXIT_USER_ERROR
@@ -69,8 +86,10 @@ def command_devices(as_json: bool) -> int:
         return 0
     out(f"{'device':<8} {'kind':<5} {'capacity':>10} {'free':>10} {'used':>10}  name")
     for d in devices:
-        out(f"{d.spec:<8} {d.kind:<5} {format_bytes(d.capacity_bytes):>10} {format_bytes(d.free_bytes):>10} "
-              f"{format_bytes(d.used_bytes):>10}  {d.name}")
+        out(
+            f"{d.spec:<8} {d.kind:<5} {format_bytes(d.capacity_bytes):>10} {format_bytes(d.free_bytes):>10} "
+            f"{format_bytes(d.used_bytes):>10}  {d.name}"
+        )
     return 0
 
 
@@ -78,8 +97,10 @@ def command_models() -> int:
     from core.model.models import available_models
 
     out("\n".join(available_models()))
-    print("or your own: --model package.module:factory (or path/to/file.py:factory), a callable returning an "
-          "nn.Module", file=sys.stderr)  # beside the list, not in it: the list stays one name a line
+    print(
+        "or your own: --model package.module:factory (or path/to/file.py:factory), a callable returning an nn.Module",
+        file=sys.stderr,
+    )  # beside the list, not in it: the list stays one name a line
     return 0
 
 
@@ -90,4 +111,3 @@ def command_presets() -> int:
         out(f"{value.name}: {value.description}")
         out(f"  {preset_text(value)}")
     return 0
-

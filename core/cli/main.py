@@ -38,45 +38,73 @@ from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=PROG, description="Train a PyTorch model and watch the GPU: loss, "
-                                                  "throughput and device memory.", epilog=EXIT_CODES_HELP)
+    parser = OneLineParser(
+        prog=PROG,
+        description="Train a PyTorch model and watch the GPU: loss, throughput and device memory.",
+        epilog=EXIT_CODES_HELP,
+    )
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
     run = sub.add_parser("run", help="train headless with a progress bar", epilog=EXIT_CODES_HELP)
     add_run_options(run)
-    run.add_argument("--summary-json", metavar="PATH", help="write the run's summary as JSON to PATH (non-finite "
-                                                             "numbers as null; checked before the run starts)")
-    run.add_argument("--memory-snapshot", metavar="PATH",
-                     help="CUDA: record memory history and save a snapshot for pytorch.org/memory_viz to PATH")
+    run.add_argument(
+        "--summary-json",
+        metavar="PATH",
+        help="write the run's summary as JSON to PATH (non-finite numbers as null; checked before the run starts)",
+    )
+    run.add_argument(
+        "--memory-snapshot",
+        metavar="PATH",
+        help="CUDA: record memory history and save a snapshot for pytorch.org/memory_viz to PATH",
+    )
     add_checkpoint_options(run)
     add_record_options(run)
-    run.add_argument("--dist-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT_S,
-                     help="data-parallel runs (--nproc, torchrun): how long any collective may wait for the other "
-                          f"processes before the run ends naming the one that hung (default: {DEFAULT_TIMEOUT_S:g})")
+    run.add_argument(
+        "--dist-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help="data-parallel runs (--nproc, torchrun): how long any collective may wait for the other "
+        f"processes before the run ends naming the one that hung (default: {DEFAULT_TIMEOUT_S:g})",
+    )
     compare = sub.add_parser(
-        "compare", help="race 2 to 4 configurations over the same steps, one after another",
+        "compare",
+        help="race 2 to 4 configurations over the same steps, one after another",
         epilog="example: gpu-train-monitor compare --vs device=cpu --vs device=cuda:0 --model resnet18 "
-               "--max-steps 50. " + EXIT_CODES_HELP)
-    compare.add_argument("--vs", action="append", metavar="SETTING=VALUE[,...]",
-                         help="one configuration: comma-separated overrides of the run options below, e.g. "
-                              "placement=resident or amp=bf16,channels_last=true (give 2 to 4)")
+        "--max-steps 50. " + EXIT_CODES_HELP,
+    )
+    compare.add_argument(
+        "--vs",
+        action="append",
+        metavar="SETTING=VALUE[,...]",
+        help="one configuration: comma-separated overrides of the run options below, e.g. "
+        "placement=resident or amp=bf16,channels_last=true (give 2 to 4)",
+    )
     add_run_options(compare)
     add_record_options(compare)
-    compare.add_argument("--json", metavar="PATH", help="write every run's throughput, spread, last loss and "
-                                                        "status, and the speedup, as JSON to PATH")
-    finder = sub.add_parser("find-batch-size", help="find the largest batch size that fits in memory",
-                            epilog=EXIT_CODES_HELP)
+    compare.add_argument(
+        "--json",
+        metavar="PATH",
+        help="write every run's throughput, spread, last loss and status, and the speedup, as JSON to PATH",
+    )
+    finder = sub.add_parser(
+        "find-batch-size", help="find the largest batch size that fits in memory", epilog=EXIT_CODES_HELP
+    )
     add_run_options(finder)
-    finder.add_argument("--capacity", metavar="BYTES", type=parse_bytes,
-                        help="memory to plan for, e.g. 80GB or 8e9 (default: the device's; on the CPU, "
-                             "the memory available now)")
+    finder.add_argument(
+        "--capacity",
+        metavar="BYTES",
+        type=parse_bytes,
+        help="memory to plan for, e.g. 80GB or 8e9 (default: the device's; on the CPU, the memory available now)",
+    )
     add_finder_options(finder)
     finder.add_argument("--json", metavar="PATH", help="write the result and every trial as JSON to PATH")
     devices = sub.add_parser("devices", help="list the devices a run can use")
     devices.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub.add_parser("models", help="list the model names --model accepts")
     sub.add_parser("presets", help="list the presets --preset accepts and what each sets")
-    sub.add_parser("info", help="print the versions a bug report needs (app, Python, torch, CUDA, GPUs, "
-                                "NVIDIA driver, PySide6)")
+    sub.add_parser(
+        "info", help="print the versions a bug report needs (app, Python, torch, CUDA, GPUs, NVIDIA driver, PySide6)"
+    )
     from core.cli.runs_command import add_runs_parser
 
     add_runs_parser(sub)
@@ -138,4 +166,3 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         return EXIT_USER_ERROR
     parser.print_help()
     return EXIT_USER_ERROR
-

@@ -30,9 +30,11 @@ if TYPE_CHECKING:
 
 PROG = "gpu-train-monitor"
 COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size", "info", "runs")
-EXIT_CODES_HELP = (f"exit codes: 0 completed; 1 diverged, out of memory or failed (or stdout was closed); "
-                   f"{EXIT_USER_ERROR} bad input, or a result file that could not be saved (the result is "
-                   f"still printed); {EXIT_INTERRUPTED} stopped by Ctrl+C; {EXIT_TERMINATED} stopped by SIGTERM")
+EXIT_CODES_HELP = (
+    f"exit codes: 0 completed; 1 diverged, out of memory or failed (or stdout was closed); "
+    f"{EXIT_USER_ERROR} bad input, or a result file that could not be saved (the result is "
+    f"still printed); {EXIT_INTERRUPTED} stopped by Ctrl+C; {EXIT_TERMINATED} stopped by SIGTERM"
+)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -50,24 +52,33 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     """One option per RunConfig field, typed and documented from BOUNDS (ranges are checked by RunConfig),
     and --preset, whose overrides apply under the options given explicitly."""
     group = parser.add_argument_group("run options")
-    group.add_argument("--preset", metavar="NAME", help="start from a named set of settings (`gpu-train-monitor "
-                                                        "presets` lists them); other options override it")
+    group.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="start from a named set of settings (`gpu-train-monitor presets` lists them); other options override it",
+    )
     for field, bound in BOUNDS.items():
         flag = option_name(field)
         if bound.kind is bool:
-            group.add_argument(flag, dest=field, action=argparse.BooleanOptionalAction, default=None,
-                               help=_help(field, bound))
+            group.add_argument(
+                flag, dest=field, action=argparse.BooleanOptionalAction, default=None, help=_help(field, bound)
+            )
         else:
-            group.add_argument(flag, dest=field, type=bound.kind, default=None, metavar=field.upper(),
-                               help=_help(field, bound))
+            group.add_argument(
+                flag, dest=field, type=bound.kind, default=None, metavar=field.upper(), help=_help(field, bound)
+            )
 
 
 def add_record_options(parser: argparse.ArgumentParser) -> None:
     """--runs-db and --no-record: where the run store is, or not to record at all."""
     group = parser.add_argument_group("recording")
-    group.add_argument("--runs-db", metavar="PATH", help="the run store (SQLite) to record into (default: "
-                                                         "$GPU_TRAIN_MONITOR_RUNS_DB, else runs/runs.sqlite3 in the "
-                                                         "user data folder); the window shows its runs")
+    group.add_argument(
+        "--runs-db",
+        metavar="PATH",
+        help="the run store (SQLite) to record into (default: "
+        "$GPU_TRAIN_MONITOR_RUNS_DB, else runs/runs.sqlite3 in the "
+        "user data folder); the window shows its runs",
+    )
     group.add_argument("--no-record", action="store_true", help="do not record this run in the run store")
 
 
@@ -75,8 +86,14 @@ def add_finder_options(parser: argparse.ArgumentParser) -> None:
     """find-batch-size's --margin, --start and --max-batch from FINDER_BOUNDS (checked by the finder)."""
     group = parser.add_argument_group("search options")
     for name, bound in FINDER_BOUNDS.items():
-        group.add_argument(option_name(name), dest=name, type=bound.kind, default=bound.default,
-                           metavar=name.upper(), help=_help(name, bound))
+        group.add_argument(
+            option_name(name),
+            dest=name,
+            type=bound.kind,
+            default=bound.default,
+            metavar=name.upper(),
+            help=_help(name, bound),
+        )
 
 
 def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -> RunConfig:
@@ -109,8 +126,9 @@ def command_protection(args: object, configs: Iterable[object] = ()) -> list[Pro
     for config in configs:
         data_dir = _text(config, "data_dir")
         if data_dir:
-            guards.append(Protected(Message("the dataset's folder"), "--data-dir", (Path(data_dir).expanduser(),),
-                                    part=True))
+            guards.append(
+                Protected(Message("the dataset's folder"), "--data-dir", (Path(data_dir).expanduser(),), part=True)
+            )
         for name, what in (("model", Message("your model's code")), ("dataset", Message("your dataset's code"))):
             source = _text(config, name).rpartition(":")[0].strip()
             if source.endswith(".py"):
@@ -132,22 +150,41 @@ def explicit_options(args: argparse.Namespace) -> dict[str, Any]:
 def add_checkpoint_options(parser: argparse.ArgumentParser) -> None:
     """`run`'s --resume and when and where it saves checkpoints."""
     group = parser.add_argument_group("checkpoints")
-    group.add_argument("--resume", metavar="PATH",
-                       help="continue the run a checkpoint holds, with its settings, step count and loss curve; "
-                            "--epochs/--max-steps give it a new length (counted from the run's start), options "
-                            "on how it runs (--device, --placement, --workers, ...) may change, and ones that "
-                            "change what it trains (--model, --dataset, --batch-size, --lr, ...) are refused")
-    group.add_argument("--checkpoint-epochs", action=argparse.BooleanOptionalAction, default=True,
-                       help="save a checkpoint at each epoch's end, and when a stop (Ctrl+C) or --max-steps ends "
-                            "the run mid-epoch (default: on)")
-    group.add_argument("--checkpoint-every", metavar="N", type=int, default=0,
-                       help="also save a checkpoint every N steps (default: 0, never)")
-    group.add_argument("--checkpoint-dir", metavar="DIR",
-                       help="save checkpoints as DIR/<run id>/step-N.pt (default: the checkpoints folder in the "
-                            "user data folder)")
-    group.add_argument("--checkpoint-keep", metavar="N", type=int, default=2,
-                       help="keep the run's newest N automatic checkpoints and delete older ones (0: keep all; "
-                            "default: 2); requested ones are always kept")
+    group.add_argument(
+        "--resume",
+        metavar="PATH",
+        help="continue the run a checkpoint holds, with its settings, step count and loss curve; "
+        "--epochs/--max-steps give it a new length (counted from the run's start), options "
+        "on how it runs (--device, --placement, --workers, ...) may change, and ones that "
+        "change what it trains (--model, --dataset, --batch-size, --lr, ...) are refused",
+    )
+    group.add_argument(
+        "--checkpoint-epochs",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="save a checkpoint at each epoch's end, and when a stop (Ctrl+C) or --max-steps ends "
+        "the run mid-epoch (default: on)",
+    )
+    group.add_argument(
+        "--checkpoint-every",
+        metavar="N",
+        type=int,
+        default=0,
+        help="also save a checkpoint every N steps (default: 0, never)",
+    )
+    group.add_argument(
+        "--checkpoint-dir",
+        metavar="DIR",
+        help="save checkpoints as DIR/<run id>/step-N.pt (default: the checkpoints folder in the user data folder)",
+    )
+    group.add_argument(
+        "--checkpoint-keep",
+        metavar="N",
+        type=int,
+        default=2,
+        help="keep the run's newest N automatic checkpoints and delete older ones (0: keep all; "
+        "default: 2); requested ones are always kept",
+    )
 
 
 def checkpoint_policy(args: argparse.Namespace) -> CheckpointPolicy:
@@ -159,11 +196,18 @@ def checkpoint_policy(args: argparse.Namespace) -> CheckpointPolicy:
     for field in ("checkpoint_every", "checkpoint_keep"):
         if getattr(args, field) < 0:
             raise ConfigError(field, f"must be 0 or more, got {getattr(args, field)}")
-    if args.checkpoint_dir and Path(args.checkpoint_dir).expanduser().exists() and \
-            not Path(args.checkpoint_dir).expanduser().is_dir():
+    if (
+        args.checkpoint_dir
+        and Path(args.checkpoint_dir).expanduser().exists()
+        and not Path(args.checkpoint_dir).expanduser().is_dir()
+    ):
         raise ConfigError("checkpoint_dir", f"{args.checkpoint_dir} is a file; give a folder")
-    return CheckpointPolicy(directory=args.checkpoint_dir, epoch_end=args.checkpoint_epochs,
-                            every_steps=args.checkpoint_every, keep=args.checkpoint_keep)
+    return CheckpointPolicy(
+        directory=args.checkpoint_dir,
+        epoch_end=args.checkpoint_epochs,
+        every_steps=args.checkpoint_every,
+        keep=args.checkpoint_keep,
+    )
 
 
 def resumed_config_from_args(args: argparse.Namespace) -> RunConfig:
@@ -178,15 +222,28 @@ def resumed_config_from_args(args: argparse.Namespace) -> RunConfig:
     for field in ("model", "dataset"):  # weights_only keeps pickled code out; a spec in the config is code too
         spec = getattr(info.config, field)
         if is_spec(spec) and given.get(field) != spec:
-            raise ConfigError(field, f"{args.resume} was trained with your own {field} {spec}: resuming imports and "
-                                     f"runs that code, so confirm it with --{field} {spec}")
+            raise ConfigError(
+                field,
+                f"{args.resume} was trained with your own {field} {spec}: resuming imports and "
+                f"runs that code, so confirm it with --{field} {spec}",
+            )
     return resume_config(info, given)
 
 
 def parse_bytes(text: str) -> int:
     """'80GB', '7.5GiB', '512MB', '8e9' -> bytes (decimal units unless the i says binary)."""
-    units = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-             "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+    units = {
+        "": 1,
+        "b": 1,
+        "kb": 10**3,
+        "mb": 10**6,
+        "gb": 10**9,
+        "tb": 10**12,
+        "kib": 2**10,
+        "mib": 2**20,
+        "gib": 2**30,
+        "tib": 2**40,
+    }
     match = re.fullmatch(r"\s*([0-9.eE+]+)\s*([a-zA-Z]*)\s*", text)
     try:
         value = float(match.group(1)) * units[match.group(2).lower()] if match else -1.0
@@ -205,7 +262,7 @@ def option_message(field: str | None, message: str) -> str:
     if not field:
         return message
     prefix = f"{field}: "
-    return f"{option_name(field)}: {message[len(prefix):] if message.startswith(prefix) else message}"
+    return f"{option_name(field)}: {message[len(prefix) :] if message.startswith(prefix) else message}"
 
 
 def user_error_line(exc: UserError) -> str:
@@ -221,7 +278,12 @@ def comparison_from_args(args: argparse.Namespace) -> tuple[RunConfig, list[dict
     overrides = [parse_overrides(text) for text in args.vs or []]
     contenders = plan(base, overrides)  # the count, the ranges, duplicates: before torch loads
     if args.sync_bn and all(contender.config.nproc == 1 for contender in contenders):  # it would do nothing
-        raise ConfigError("sync_bn", Message("synchronises BatchNorm over the processes of a data-parallel run, and "
-                                             "every configuration here is one process; give a --vs nproc=N (2 or "
-                                             "more) or leave --sync-bn out"))
+        raise ConfigError(
+            "sync_bn",
+            Message(
+                "synchronises BatchNorm over the processes of a data-parallel run, and "
+                "every configuration here is one process; give a --vs nproc=N (2 or "
+                "more) or leave --sync-bn out"
+            ),
+        )
     return base, overrides

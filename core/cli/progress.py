@@ -47,8 +47,15 @@ class ProgressBar:
             case RunStarted():
                 self.epochs = event.epochs
                 self._write(event_text.run_started(event))
-                self.bar = tqdm(total=event.total_steps, initial=event.start_step, file=self.stream, unit="step",
-                                dynamic_ncols=True, mininterval=0.25, leave=True)
+                self.bar = tqdm(
+                    total=event.total_steps,
+                    initial=event.start_step,
+                    file=self.stream,
+                    unit="step",
+                    dynamic_ncols=True,
+                    mininterval=0.25,
+                    leave=True,
+                )
             case StepsReported() if self.bar is not None:
                 self.bar.set_postfix_str(event_text.steps_postfix(event, self.epochs), refresh=False)
                 if event.total_steps and event.total_steps != self.bar.total:  # an OOM shrink adds steps

@@ -35,12 +35,18 @@ if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reporte
 def command_run(args: argparse.Namespace) -> int:
     context = RankContext.from_environment()  # a rank under torchrun or under --nproc's launcher
     config = resumed_config_from_args(args) if args.resume else config_from_args(args)  # UserError -> exit 2
-    check_distinct_outputs({"summary_json": args.summary_json, "memory_snapshot": args.memory_snapshot},
-                           command_protection(args, [config]))  # never the store, the checkpoint or the data
+    check_distinct_outputs(
+        {"summary_json": args.summary_json, "memory_snapshot": args.memory_snapshot}, command_protection(args, [config])
+    )  # never the store, the checkpoint or the data
     if args.sync_bn and context is None and config.nproc == 1:  # an option that would do nothing is refused
-        raise ConfigError("sync_bn", Message("synchronises BatchNorm over the processes of a data-parallel run, and "
-                                             "this run is one process; add --nproc N (2 or more) or leave --sync-bn "
-                                             "out"))
+        raise ConfigError(
+            "sync_bn",
+            Message(
+                "synchronises BatchNorm over the processes of a data-parallel run, and "
+                "this run is one process; add --nproc N (2 or more) or leave --sync-bn "
+                "out"
+            ),
+        )
     if context is not None or config.nproc > 1:
         return command_data_parallel(args, config, context)
     checkpoints = checkpoint_policy(args)
@@ -57,8 +63,9 @@ def command_run(args: argparse.Namespace) -> int:
         reason = unsupported_reason(resolve_device(config.device))
         if reason:
             raise ConfigError("memory_snapshot", reason)
-    session = TrainingSession(config, [ProgressBar()], snapshot_path=args.memory_snapshot, checkpoints=checkpoints,
-                              resume=args.resume)
+    session = TrainingSession(
+        config, [ProgressBar()], snapshot_path=args.memory_snapshot, checkpoints=checkpoints, resume=args.resume
+    )
     with recording_as_asked(args, session.observers), stop_on_signals(session) as signals:
         finished = session.run()
     return report_finished(args, finished, signals)
@@ -98,8 +105,9 @@ def recording_as_asked(args: argparse.Namespace, observers: list[Any]) -> Iterat
     finally:  # the recorder is closed (its queue written out): the run ids are final
         if recorder is not None and recorder.run_ids and recorder.problem is None:
             ids = ", ".join(str(run_id) for run_id in recorder.run_ids)
-            print(f"recorded as run {ids} in {recorder.path} (`{PROG} runs show {recorder.run_ids[-1]}`)",
-                  file=sys.stderr)
+            print(
+                f"recorded as run {ids} in {recorder.path} (`{PROG} runs show {recorder.run_ids[-1]}`)", file=sys.stderr
+            )
 
 
 def _summary_text(finished: RunFinished) -> str:
@@ -108,34 +116,46 @@ def _summary_text(finished: RunFinished) -> str:
 
     s = finished.summary
     rate = "n/a" if s.samples_per_s is None else f"{s.samples_per_s:,.0f} images/s"
-    loss = ("n/a" if s.loss_first is None else f"{s.loss_first:.4f} -> {s.loss_last:.4f}")
+    loss = "n/a" if s.loss_first is None else f"{s.loss_first:.4f} -> {s.loss_last:.4f}"
     acc = "n/a" if s.val_accuracy is None else f"{s.val_accuracy:.2%}"
-    peak = format_bytes(s.peak_allocated_bytes) + ("" if not s.peak_reserved_bytes
-                                                   else f" allocated, {format_bytes(s.peak_reserved_bytes)} reserved")
-    return "\n".join([
-        f"status      {s.status}",
-        f"device      {s.device} ({s.device_name})" + (f", {s.world_size} processes (data-parallel)" if s.world_size > 1 else ""),
-        f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)" if not s.start_step else
-        f"steps       {s.steps} (resumed at step {s.start_step}: trained {s.steps - s.start_step} in {s.wall_s:.1f} s)",
-        f"batch size  {batch_size_text(s)}",
-        f"throughput  {rate}" + ("" if s.compile_s is None else f" (after {s.compile_s:.1f} s compiling)"),
-        f"loss        {loss}",
-        f"val acc     {acc}",
-        f"peak memory {peak}" + ("" if s.peak_reserved_bytes else " (process RSS)"),
-    ])
+    peak = format_bytes(s.peak_allocated_bytes) + (
+        "" if not s.peak_reserved_bytes else f" allocated, {format_bytes(s.peak_reserved_bytes)} reserved"
+    )
+    return "\n".join(
+        [
+            f"status      {s.status}",
+            f"device      {s.device} ({s.device_name})"
+            + (f", {s.world_size} processes (data-parallel)" if s.world_size > 1 else ""),
+            f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)"
+            if not s.start_step
+            else f"steps       {s.steps} (resumed at step {s.start_step}: "
+            f"trained {s.steps - s.start_step} in {s.wall_s:.1f} s)",
+            f"batch size  {batch_size_text(s)}",
+            f"throughput  {rate}" + ("" if s.compile_s is None else f" (after {s.compile_s:.1f} s compiling)"),
+            f"loss        {loss}",
+            f"val acc     {acc}",
+            f"peak memory {peak}" + ("" if s.peak_reserved_bytes else " (process RSS)"),
+        ]
+    )
 
 
 def check_supported(args: argparse.Namespace) -> None:
     """What one process can do and a data-parallel run cannot (yet): said before any rank starts."""
     if args.resume:
-        raise ConfigError("resume", "resuming is for one process: a data-parallel run saves no checkpoints; "
-                                    "resume the checkpoint without --nproc")
+        raise ConfigError(
+            "resume",
+            "resuming is for one process: a data-parallel run saves no checkpoints; "
+            "resume the checkpoint without --nproc",
+        )
     if args.checkpoint_every:
-        raise ConfigError("checkpoint_every", "data-parallel runs (--nproc, torchrun) save no checkpoints; "
-                                              "train with one process to checkpoint")
+        raise ConfigError(
+            "checkpoint_every",
+            "data-parallel runs (--nproc, torchrun) save no checkpoints; train with one process to checkpoint",
+        )
     if args.memory_snapshot:
-        raise ConfigError("memory_snapshot", "memory snapshots record one process's allocator: run without "
-                                             "--nproc to take one")
+        raise ConfigError(
+            "memory_snapshot", "memory snapshots record one process's allocator: run without --nproc to take one"
+        )
     if not args.dist_timeout > 0:
         raise ConfigError("dist_timeout", f"must be more than 0 seconds, got {args.dist_timeout:g}")
 
@@ -199,7 +219,11 @@ def _rank(args: argparse.Namespace, config: RunConfig) -> int:
     from core.cli.progress import ProgressBar
     from core.distributed.session import train_rank
 
-    return train_rank(config, args.dist_timeout, [ProgressBar()],
-                      recording=lambda observers: recording_as_asked(args, observers),
-                      report=lambda finished, signals: report_finished(args, finished, signals),
-                      line_prefix=f"{PROG}: ")
+    return train_rank(
+        config,
+        args.dist_timeout,
+        [ProgressBar()],
+        recording=lambda observers: recording_as_asked(args, observers),
+        report=lambda finished, signals: report_finished(args, finished, signals),
+        line_prefix=f"{PROG}: ",
+    )

@@ -22,8 +22,10 @@ if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad op
     from core.store.run_store import RunStore
 
 MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
-EXAMPLES = (f"examples: {PROG} runs list --search resnet; ... runs show 12; ... runs export 12 --format csv "
-            "--out results/; ... runs delete 12 --yes")
+EXAMPLES = (
+    f"examples: {PROG} runs list --search resnet; ... runs show 12; ... runs export 12 --format csv "
+    "--out results/; ... runs delete 12 --yes"
+)
 
 
 def add_runs_parser(sub: argparse._SubParsersAction) -> None:
@@ -31,41 +33,60 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     from core.export.run_export import FORMATS
     from core.export.smoothing import DEFAULT_SMOOTHING
 
-    runs = sub.add_parser("runs", help="list, show, export or delete the runs recorded in the run store",
-                          epilog=EXAMPLES)
+    runs = sub.add_parser(
+        "runs", help="list, show, export or delete the runs recorded in the run store", epilog=EXAMPLES
+    )
     actions = runs.add_subparsers(dest="runs_command", parser_class=OneLineParser, metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="a table of the recorded runs, newest first")
-    listing.add_argument("--search", metavar="TEXT", default="",
-                         help="only runs where every word of TEXT appears (any case, as typed) in the name, note, "
-                              "model, dataset, device, status or label; #ID is that run (as the window's search)")
+    listing.add_argument(
+        "--search",
+        metavar="TEXT",
+        default="",
+        help="only runs where every word of TEXT appears (any case, as typed) in the name, note, "
+        "model, dataset, device, status or label; #ID is that run (as the window's search)",
+    )
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     _add_store_option(listing)
-    show = actions.add_parser("show", help="everything recorded about one run: facts, a data-parallel run's "
-                                           "ranks, configuration, epochs, out-of-memory events, cache clears, "
-                                           "checkpoints, messages")
+    show = actions.add_parser(
+        "show",
+        help="everything recorded about one run: facts, a data-parallel run's "
+        "ranks, configuration, epochs, out-of-memory events, cache clears, "
+        "checkpoints, messages",
+    )
     _add_run_id(show)
-    show.add_argument("--json", action="store_true",
-                      help="print it as JSON (the JSON export without the per-step and per-report series)")
+    show.add_argument(
+        "--json",
+        action="store_true",
+        help="print it as JSON (the JSON export without the per-step and per-report series)",
+    )
     _add_store_option(show)
     export = actions.add_parser(
-        "export", help="write a run as CSV, JSON or TensorBoard event files",
+        "export",
+        help="write a run as CSV, JSON or TensorBoard event files",
         epilog="csv: OUT is a folder (created if missing) receiving run-ID-steps.csv (step, epoch, loss, "
-               "smoothed_loss, elapsed_s) and run-ID-memory.csv (one row per report: throughput and memory), and "
-               "for a data-parallel run run-ID-ranks.csv (one row per rank per report: its images/s and memory). "
-               "json: OUT is a file, or a folder to hold run-ID.json. tensorboard: OUT is a log dir; the event "
-               f"file goes to OUT/run-ID/ (needs: pip install \"{PROG}[tensorboard]\"; then: tensorboard "
-               "--logdir OUT)")
+        "smoothed_loss, elapsed_s) and run-ID-memory.csv (one row per report: throughput and memory), and "
+        "for a data-parallel run run-ID-ranks.csv (one row per rank per report: its images/s and memory). "
+        "json: OUT is a file, or a folder to hold run-ID.json. tensorboard: OUT is a log dir; the event "
+        f'file goes to OUT/run-ID/ (needs: pip install "{PROG}[tensorboard]"; then: tensorboard '
+        "--logdir OUT)",
+    )
     _add_run_id(export)
     export.add_argument("--format", required=True, choices=FORMATS, help="what to write")
     export.add_argument("--out", required=True, metavar="PATH", help="where to write it (see below)")
-    export.add_argument("--smoothing", type=float, default=DEFAULT_SMOOTHING, metavar="WEIGHT",
-                        help="EMA weight of the smoothed loss, 0 to 0.999, as in the window's loss plot "
-                             f"(default: {DEFAULT_SMOOTHING})")
+    export.add_argument(
+        "--smoothing",
+        type=float,
+        default=DEFAULT_SMOOTHING,
+        metavar="WEIGHT",
+        help="EMA weight of the smoothed loss, 0 to 0.999, as in the window's loss plot "
+        f"(default: {DEFAULT_SMOOTHING})",
+    )
     _add_store_option(export)
     delete = actions.add_parser("delete", help="delete a run and everything recorded for it")
     _add_run_id(delete)
-    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation (needed when stdin is "
-                                                           "not a terminal)")
+    delete.add_argument(
+        "--yes", action="store_true", help="do not ask for confirmation (needed when stdin is not a terminal)"
+    )
     _add_store_option(delete)
 
 
@@ -74,8 +95,11 @@ def _add_run_id(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_store_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runs-db", metavar="PATH", help="the run store (default: $GPU_TRAIN_MONITOR_RUNS_DB, "
-                                                          "else runs/runs.sqlite3 in the user data folder)")
+    parser.add_argument(
+        "--runs-db",
+        metavar="PATH",
+        help="the run store (default: $GPU_TRAIN_MONITOR_RUNS_DB, else runs/runs.sqlite3 in the user data folder)",
+    )
 
 
 def run_id_argument(text: str) -> int:
@@ -95,8 +119,11 @@ def command_runs(args: argparse.Namespace) -> int:
 
     path = store_path(args.runs_db)
     if args.runs_command == "list" and not path.exists():
-        out("[]" if args.json else f"no runs yet: the run store {path} does not exist (`{PROG} run` and the "
-                                   "window record runs there)")
+        out(
+            "[]"
+            if args.json
+            else f"no runs yet: the run store {path} does not exist (`{PROG} run` and the window record runs there)"
+        )
         return 0
     if not path.exists():
         raise UserError(f"no run store at {path}: no runs have been recorded there yet")
@@ -166,8 +193,10 @@ def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: fl
     for path in paths:
         out(str(path))
     if row.status == "running":
-        print(f"{PROG}: note: run {run_id} was still running: exported its {row.steps:,} steps recorded so far",
-              file=sys.stderr)
+        print(
+            f"{PROG}: note: run {run_id} was still running: exported its {row.steps:,} steps recorded so far",
+            file=sys.stderr,
+        )
     if fmt == "tensorboard":
         print(f"view it with: tensorboard --logdir {paths[0].parent.parent if paths else out_path}", file=sys.stderr)
     return 0
@@ -184,9 +213,13 @@ def _delete(store: RunStore, run_id: int, yes: bool) -> int:
     if not yes:
         if not sys.stdin.isatty():
             raise UserError(f"not deleting run {run_id} without confirmation: stdin is not a terminal; add --yes")
-        print(f"delete run {run_id} ({row.title}, {live_status(row)}, {row.steps:,} steps, started "
-              f"{local_time(row.started_at)}) and everything recorded for it? [y/N] ", end="", file=sys.stderr,
-              flush=True)
+        print(
+            f"delete run {run_id} ({row.title}, {live_status(row)}, {row.steps:,} steps, started "
+            f"{local_time(row.started_at)}) and everything recorded for it? [y/N] ",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
         answer = sys.stdin.readline()
         if answer.strip().lower() not in ("y", "yes"):
             print("not deleted", file=sys.stderr)
@@ -194,4 +227,3 @@ def _delete(store: RunStore, run_id: int, yes: bool) -> int:
     store.delete(run_id)
     out(f"deleted run {run_id} from {store.path}")
     return 0
-

@@ -15,8 +15,19 @@ from core.base.text import format_bytes
 from core.export.run_export import local_time
 from core.store.run_store import RunRow
 
-LIST_COLUMNS = ("id", "started", "status", "model", "dataset", "device", "steps", "images/s", "final loss",
-                "peak memory", "name")
+LIST_COLUMNS = (
+    "id",
+    "started",
+    "status",
+    "model",
+    "dataset",
+    "device",
+    "steps",
+    "images/s",
+    "final loss",
+    "peak memory",
+    "name",
+)
 NUMERIC = {"id", "steps", "images/s", "final loss", "peak memory"}  # right-aligned
 
 
@@ -33,15 +44,29 @@ def runs_table(rows: Sequence[RunRow]) -> str:
     """One line per run under a header, columns as wide as their widest cell; the name (or comparison
     label) last, since it is free text. A data-parallel run's device reads 'cuda:0 x4' (rank 0's, times the
     world size)."""
-    cells = [[str(r.id), local_time(r.started_at), live_status(r), r.model, r.dataset, r.devices,
-              f"{r.steps:,}", _number(r.samples_per_s, ",.0f"), _number(r.loss_last, ".4f"),
-              format_bytes(r.peak_allocated_bytes) if r.peak_allocated_bytes else "-", r.name or r.label]
-             for r in rows]
+    cells = [
+        [
+            str(r.id),
+            local_time(r.started_at),
+            live_status(r),
+            r.model,
+            r.dataset,
+            r.devices,
+            f"{r.steps:,}",
+            _number(r.samples_per_s, ",.0f"),
+            _number(r.loss_last, ".4f"),
+            format_bytes(r.peak_allocated_bytes) if r.peak_allocated_bytes else "-",
+            r.name or r.label,
+        ]
+        for r in rows
+    ]
     widths = [max(len(column), *(len(row[i]) for row in cells)) for i, column in enumerate(LIST_COLUMNS)]
 
     def line(values: Sequence[str]) -> str:
-        parts = [value.rjust(width) if column in NUMERIC else value.ljust(width)
-                 for column, value, width in zip(LIST_COLUMNS[:-1], values, widths)]
+        parts = [
+            value.rjust(width) if column in NUMERIC else value.ljust(width)
+            for column, value, width in zip(LIST_COLUMNS[:-1], values, widths)
+        ]
         return "  ".join([*parts, values[-1]]).rstrip()
 
     return "\n".join([line(LIST_COLUMNS), *(line(row) for row in cells)])
@@ -52,8 +77,11 @@ def run_text(document: dict[str, Any]) -> str:
     (`ranks_table`), configuration, epochs,
     out-of-memory events, cache clears, checkpoints, memory snapshots and log messages."""
     run, summary = document["run"], document["summary"] or {}
-    lines = [f"run {run['id']}" + (f": {run['name']}" if run["name"] else "")
-             + (f"  [{run['label']}]" if run["label"] else "")]
+    lines = [
+        f"run {run['id']}"
+        + (f": {run['name']}" if run["name"] else "")
+        + (f"  [{run['label']}]" if run["label"] else "")
+    ]
 
     def fact(name: str, value: str) -> None:
         lines.append(f"  {name:<12}{value}")
@@ -61,27 +89,45 @@ def run_text(document: dict[str, Any]) -> str:
     status = "running (live)" if run["live"] else run["status"]
     fact("status", status + (f": {run['message']}" if run["message"] else ""))
     finished = run["finished_at"]
-    fact("started", local_time(run["started_at"]) + ("" if finished is None else
-                                                     f", finished {local_time(finished)} "
-                                                     f"({finished - run['started_at']:.1f} s)"))
-    fact("model", run["model"] + (f" ({document['start'].get('parameters', 0):,} parameters)"
-                                  if document["start"].get("parameters") else ""))
+    fact(
+        "started",
+        local_time(run["started_at"])
+        + ("" if finished is None else f", finished {local_time(finished)} ({finished - run['started_at']:.1f} s)"),
+    )
+    fact(
+        "model",
+        run["model"]
+        + (f" ({document['start'].get('parameters', 0):,} parameters)" if document["start"].get("parameters") else ""),
+    )
     fact("dataset", run["dataset"])
     world_size = run.get("world_size", 1)
-    fact("device", f"{run['device']} ({run['device_name']}), {run['placement']} placement"
-         + (f", {world_size} processes (data-parallel)" if world_size > 1 else ""))
+    fact(
+        "device",
+        f"{run['device']} ({run['device_name']}), {run['placement']} placement"
+        + (f", {world_size} processes (data-parallel)" if world_size > 1 else ""),
+    )
     fact("batch size", str(run["batch_size"]))
-    fact("steps", f"{run['steps']:,} of {run['total_steps']:,}" + (f", resumed {run['resumes']} time(s)"
-                                                                     if run["resumes"] else ""))
+    fact(
+        "steps",
+        f"{run['steps']:,} of {run['total_steps']:,}"
+        + (f", resumed {run['resumes']} time(s)" if run["resumes"] else ""),
+    )
     fact("throughput", "n/a" if run["samples_per_s"] is None else f"{run['samples_per_s']:,.0f} images/s")
     first = summary.get("loss_first")
-    fact("loss", _number(first, ".4f") + " -> " + _number(run["loss_last"], ".4f") if first is not None
-         else _number(run["loss_last"], ".4f"))
+    fact(
+        "loss",
+        _number(first, ".4f") + " -> " + _number(run["loss_last"], ".4f")
+        if first is not None
+        else _number(run["loss_last"], ".4f"),
+    )
     fact("val acc", "n/a" if run["val_accuracy"] is None else f"{run['val_accuracy']:.2%}")
     reserved = run["peak_reserved_bytes"]
-    fact("peak memory", format_bytes(run["peak_allocated_bytes"]) +
-         (f" allocated, {format_bytes(reserved)} reserved" if reserved else "")
-         + (" (the fullest rank's)" if world_size > 1 else ""))
+    fact(
+        "peak memory",
+        format_bytes(run["peak_allocated_bytes"])
+        + (f" allocated, {format_bytes(reserved)} reserved" if reserved else "")
+        + (" (the fullest rank's)" if world_size > 1 else ""),
+    )
     fact("process", f"{run['pid']} on {run['host']}")
     fact("uid", f"{run['uid']} (the folder of its checkpoints)")
     if run["note"]:
@@ -90,19 +136,39 @@ def run_text(document: dict[str, Any]) -> str:
         lines.append(f"ranks ({len(document['ranks'])})")
         lines += [f"  {line}" for line in ranks_table(document["ranks"]).splitlines()]
     lines.append("configuration")
-    lines += [f"  {key:<22}{json.dumps(value) if not isinstance(value, str) else value}"
-              for key, value in document["config"].items()]
+    lines += [
+        f"  {key:<22}{json.dumps(value) if not isinstance(value, str) else value}"
+        for key, value in document["config"].items()
+    ]
     _section(lines, "epochs", document["epochs"], _epoch_line)
     _section(lines, "out of memory", document["out_of_memory"], _oom_line)
-    _section(lines, "cache clears", document["cache_clears"],
-             lambda e: f"step {_step(e)}: freed {format_bytes(e.get('freed_bytes'))}")
-    _section(lines, "checkpoints", document["checkpoints"],
-             lambda e: f"step {_step(e)} (epoch {e.get('epoch')}, {e.get('reason')}): {e.get('path')} "
-                       f"({format_bytes(e.get('size_bytes'))})")
-    _section(lines, "memory snapshots", document["memory_snapshots"],
-             lambda e: f"step {_step(e)}: {e.get('path')} ({format_bytes(e.get('size_bytes'))})")
-    _section(lines, "messages", document["messages"],
-             lambda e: f"{local_time(e['at'])}  {e.get('level', 'info'):<8}{e.get('text', '')}")
+    _section(
+        lines,
+        "cache clears",
+        document["cache_clears"],
+        lambda e: f"step {_step(e)}: freed {format_bytes(e.get('freed_bytes'))}",
+    )
+    _section(
+        lines,
+        "checkpoints",
+        document["checkpoints"],
+        lambda e: (
+            f"step {_step(e)} (epoch {e.get('epoch')}, {e.get('reason')}): {e.get('path')} "
+            f"({format_bytes(e.get('size_bytes'))})"
+        ),
+    )
+    _section(
+        lines,
+        "memory snapshots",
+        document["memory_snapshots"],
+        lambda e: f"step {_step(e)}: {e.get('path')} ({format_bytes(e.get('size_bytes'))})",
+    )
+    _section(
+        lines,
+        "messages",
+        document["messages"],
+        lambda e: f"{local_time(e['at'])}  {e.get('level', 'info'):<8}{e.get('text', '')}",
+    )
     return "\n".join(lines)
 
 
@@ -113,21 +179,31 @@ def ranks_table(ranks: Sequence[dict[str, Any]]) -> str:
     """A data-parallel run's ranks, one line each, from `run_export.rank_facts`: its device, median images/s
     over its reports, and the highest memory it reached (reserved '-' where the device has no caching
     allocator: the CPU)."""
-    cells = [[str(r["rank"]), r["device"], _number(r["median_samples_per_s"], ",.0f"),
-              format_bytes(r["peak_allocated_bytes"]),
-              format_bytes(r["peak_reserved_bytes"]) if r["peak_reserved_bytes"] else "-",
-              format_bytes(r["peak_rss_bytes"])] for r in ranks]
+    cells = [
+        [
+            str(r["rank"]),
+            r["device"],
+            _number(r["median_samples_per_s"], ",.0f"),
+            format_bytes(r["peak_allocated_bytes"]),
+            format_bytes(r["peak_reserved_bytes"]) if r["peak_reserved_bytes"] else "-",
+            format_bytes(r["peak_rss_bytes"]),
+        ]
+        for r in ranks
+    ]
     widths = [max(len(column), *(len(row[i]) for row in cells)) for i, column in enumerate(RANK_COLUMNS)]
 
     def line(values: Sequence[str]) -> str:
-        return "  ".join(value.ljust(width) if column == "device" else value.rjust(width)
-                         for column, value, width in zip(RANK_COLUMNS, values, widths)).rstrip()
+        return "  ".join(
+            value.ljust(width) if column == "device" else value.rjust(width)
+            for column, value, width in zip(RANK_COLUMNS, values, widths)
+        ).rstrip()
 
     return "\n".join([line(RANK_COLUMNS), *(line(row) for row in cells)])
 
 
-def _section(lines: list[str], title: str, entries: list[dict[str, Any]],
-             text: Callable[[dict[str, Any]], str]) -> None:
+def _section(
+    lines: list[str], title: str, entries: list[dict[str, Any]], text: Callable[[dict[str, Any]], str]
+) -> None:
     if entries:
         lines.append(f"{title} ({len(entries)})")
         lines += [f"  {text(entry)}" for entry in entries]
@@ -139,12 +215,17 @@ def _step(entry: dict[str, Any]) -> str:
 
 def _epoch_line(e: dict[str, Any]) -> str:
     accuracy = e.get("val_accuracy")
-    return (f"epoch {e.get('epoch')} at step {_step(e)}: train loss {_number(e.get('train_loss'), '.4f')}, "
-            f"val loss {_number(e.get('val_loss'), '.4f')}, "
-            f"val acc {'-' if accuracy is None else format(accuracy, '.2%')}")
+    return (
+        f"epoch {e.get('epoch')} at step {_step(e)}: train loss {_number(e.get('train_loss'), '.4f')}, "
+        f"val loss {_number(e.get('val_loss'), '.4f')}, "
+        f"val acc {'-' if accuracy is None else format(accuracy, '.2%')}"
+    )
 
 
 def _oom_line(e: dict[str, Any]) -> str:
-    action = (f"batch {e.get('batch_size')} -> {e.get('new_batch_size')}" if e.get("action") == "shrink"
-              else f"batch {e.get('batch_size')}, stopped")
+    action = (
+        f"batch {e.get('batch_size')} -> {e.get('new_batch_size')}"
+        if e.get("action") == "shrink"
+        else f"batch {e.get('batch_size')}, stopped"
+    )
     return f"step {_step(e)} ({e.get('phase', 'train')}): {action}: {e.get('message', '')}"

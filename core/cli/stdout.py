@@ -43,7 +43,6 @@ def flush_stdout() -> None:
         raise StdoutFailed(exc) from exc
 
 
-
 def stdout_gone(exc: OSError) -> int:
     """Exit 1 without a traceback, as Python's documentation advises for SIGPIPE: point stdout at devnull so
     the interpreter's last flush succeeds. A reader that left (| head) needs no message; a full disk does."""
@@ -58,7 +57,6 @@ def stdout_gone(exc: OSError) -> int:
     return 1
 
 
-
 def save_json(field: str, path: str | None, value: Any, what: str) -> str | None:
     """Write `value` to `path` (atomically); the error line to print when that failed, else None."""
     if not path:
@@ -66,6 +64,8 @@ def save_json(field: str, path: str | None, value: Any, what: str) -> str | None
     try:
         write_json(path, value)
     except OSError as exc:
-        return f"{PROG}: error: {option_name(field)}: could not save to {path} ({exc.strerror or exc}); " \
-               f"the {what} is on stdout"
+        return (
+            f"{PROG}: error: {option_name(field)}: could not save to {path} ({exc.strerror or exc}); "
+            f"the {what} is on stdout"
+        )
     return None

@@ -27,8 +27,9 @@ class Comparison(RunControls):
 
     record_memory_history = False  # snapshots belong to single runs
 
-    def __init__(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]],
-                 observers: Iterable[ComparisonObserver] = ()) -> None:
+    def __init__(
+        self, base: RunConfig, overrides: Sequence[Mapping[str, Any]], observers: Iterable[ComparisonObserver] = ()
+    ) -> None:
         super().__init__(observers)
         if base.model == "auto":  # one model for every run: `auto` on each device would race different models
             from core.device.devices import resolve_device
@@ -55,8 +56,11 @@ class Comparison(RunControls):
             losses: list[float] = []
             reports: list[int] = [0]  # StepsReported seen: the first is the warm-up, the rest images/s readings
             relay = self._relay(contender, losses, reports)
-            session: Any = (DataParallelRun(contender.config, [relay]) if contender.config.nproc > 1
-                            else TrainingSession(contender.config, [relay]))
+            session: Any = (
+                DataParallelRun(contender.config, [relay])
+                if contender.config.nproc > 1
+                else TrainingSession(contender.config, [relay])
+            )
             with self._lock:
                 self._session = session
                 if self.pause_requested:
@@ -69,8 +73,7 @@ class Comparison(RunControls):
                 results.append(_result(contender, finished, losses, reports[0]))
                 break
             results.append(_result(contender, finished, losses, reports[0]))
-        outcome = conclude(self.contenders, results, self.steps, self.contenders[0].config.model,
-                           self.stop_requested)
+        outcome = conclude(self.contenders, results, self.steps, self.contenders[0].config.model, self.stop_requested)
         self.emit(ComparisonFinished(outcome))
         return outcome
 
@@ -80,6 +83,7 @@ class Comparison(RunControls):
                 losses.extend(event.losses)
                 reports[0] += 1
             self.emit(ContenderEvent(contender.index, event, contender.label))
+
         return relay
 
     # ---- commands reach the run under way --------------------------------------------------------
@@ -117,9 +121,16 @@ def _check_runnable(contender: Contender) -> None:
         if contender.config.nproc > 1:
             check_process_count(contender.config)
     except ConfigError as exc:
-        raise ConfigError("vs", Message("configuration {index} ({label}): {option}: {detail}", index=contender.index + 1,
-                                        label=contender.label, option=option_name(exc.field),
-                                        detail=exc.detail)) from None
+        raise ConfigError(
+            "vs",
+            Message(
+                "configuration {index} ({label}): {option}: {detail}",
+                index=contender.index + 1,
+                label=contender.label,
+                option=option_name(exc.field),
+                detail=exc.detail,
+            ),
+        ) from None
 
 
 def _result(contender: Contender, finished: RunFinished, losses: list[float], reports: int) -> ContenderResult:
@@ -127,9 +138,18 @@ def _result(contender: Contender, finished: RunFinished, losses: list[float], re
     s = finished.summary
     measured = s.steps > s.warmup_steps
     return ContenderResult(
-        index=contender.index, label=contender.label, overrides=contender.overrides, status=finished.status,
+        index=contender.index,
+        label=contender.label,
+        overrides=contender.overrides,
+        status=finished.status,
         samples_per_s=s.samples_per_s if measured else None,
         samples_per_s_spread=s.samples_per_s_spread if measured else None,
-        loss_last=s.loss_last, warmup_steps=s.warmup_steps, compile_s=s.compile_s, wall_s=s.wall_s, steps=s.steps,
-        message=finished.message if finished.status != "completed" else "", losses=tuple(losses),
-        readings=max(reports - 1, 0) if measured else 0)
+        loss_last=s.loss_last,
+        warmup_steps=s.warmup_steps,
+        compile_s=s.compile_s,
+        wall_s=s.wall_s,
+        steps=s.steps,
+        message=finished.message if finished.status != "completed" else "",
+        losses=tuple(losses),
+        readings=max(reports - 1, 0) if measured else 0,
+    )

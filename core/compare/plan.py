@@ -45,19 +45,34 @@ def parse_overrides(text: str) -> dict[str, Any]:
         if not sep or not field:
             raise ConfigError("vs", Message("{item!r} is not setting=value (e.g. device=cpu or amp=bf16)", item=item))
         if field not in BOUNDS:
-            raise ConfigError("vs", Message("{item!r}: unknown setting {field!r}; settings: {settings}", item=item,
-                                            field=field, settings=", ".join(BOUNDS)))
+            raise ConfigError(
+                "vs",
+                Message(
+                    "{item!r}: unknown setting {field!r}; settings: {settings}",
+                    item=item,
+                    field=field,
+                    settings=", ".join(BOUNDS),
+                ),
+            )
         if field in SHARED_ONLY:
-            raise ConfigError("vs", Message("{item!r}: {field} is shared by every run of a comparison (so they race "
-                                            "over the same steps); give it once, as {option}", item=item, field=field,
-                                            option="--" + field.replace("_", "-")))
+            raise ConfigError(
+                "vs",
+                Message(
+                    "{item!r}: {field} is shared by every run of a comparison (so they race "
+                    "over the same steps); give it once, as {option}",
+                    item=item,
+                    field=field,
+                    option="--" + field.replace("_", "-"),
+                ),
+            )
         try:
             overrides[field] = validate_field(field, _typed(field, raw.strip()))
         except ConfigError as exc:
             raise ConfigError("vs", Message("{item!r}: {error}", item=item, error=message_of(exc))) from None
     if not overrides:
-        raise ConfigError("vs", Message("{text!r} sets nothing; write setting=value pairs separated by commas",
-                                        text=text))
+        raise ConfigError(
+            "vs", Message("{text!r} sets nothing; write setting=value pairs separated by commas", text=text)
+        )
     return overrides
 
 
@@ -80,8 +95,15 @@ def _typed(field: str, raw: str) -> Any:
 def plan(base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> tuple[Contender, ...]:
     """The runs of a comparison: `base` with each override set, all for the same number of steps."""
     if not MIN_RUNS <= len(overrides) <= MAX_RUNS:
-        raise ConfigError("vs", Message("a comparison needs {min_runs} to {max_runs} configurations, got {count}",
-                                        min_runs=MIN_RUNS, max_runs=MAX_RUNS, count=len(overrides)))
+        raise ConfigError(
+            "vs",
+            Message(
+                "a comparison needs {min_runs} to {max_runs} configurations, got {count}",
+                min_runs=MIN_RUNS,
+                max_runs=MAX_RUNS,
+                count=len(overrides),
+            ),
+        )
     shared = base.replace(max_steps=base.max_steps or DEFAULT_STEPS, epochs=None)
     distinct = _distinct_fields(overrides)
     contenders: list[Contender] = []
@@ -89,13 +111,20 @@ def plan(base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> tuple[Conte
         try:
             config = shared.replace(**changes)
         except ConfigError as exc:
-            raise ConfigError("vs", Message("configuration {index}: {error}", index=index + 1,
-                                            error=message_of(exc))) from None
+            raise ConfigError(
+                "vs", Message("configuration {index}: {error}", index=index + 1, error=message_of(exc))
+            ) from None
         for other in contenders:
             if other.config == config:
-                raise ConfigError("vs", Message("configurations {first} and {second} are the same run; change at "
-                                                "least one setting between them", first=other.index + 1,
-                                                second=index + 1))
+                raise ConfigError(
+                    "vs",
+                    Message(
+                        "configurations {first} and {second} are the same run; change at "
+                        "least one setting between them",
+                        first=other.index + 1,
+                        second=index + 1,
+                    ),
+                )
         shown = {field: value for field, value in changes.items() if field in distinct}
         contenders.append(Contender(index, label(shown or changes), ReadOnlyDict(dict(changes)), config))
     return tuple(contenders)
@@ -105,8 +134,7 @@ def _distinct_fields(overrides: Sequence[Mapping[str, Any]]) -> set[str]:
     """The fields whose value is not the same in every override set: what tells the runs apart (a label
     'stream' rather than 'cpu, stream' when every run sets device=cpu)."""
     fields = {field for changes in overrides for field in changes}
-    return {field for field in fields
-            if len({repr(changes.get(field, _UNSET)) for changes in overrides}) > 1}
+    return {field for field in fields if len({repr(changes.get(field, _UNSET)) for changes in overrides}) > 1}
 
 
 _UNSET = object()
@@ -137,8 +165,9 @@ class ReadyComparison:
     overrides: tuple[Mapping[str, Any], ...]
 
 
-def ready_comparisons(base: RunConfig, gpu: str | None, compile_available: bool,
-                      processes: int = 1) -> list[ReadyComparison]:
+def ready_comparisons(
+    base: RunConfig, gpu: str | None, compile_available: bool, processes: int = 1
+) -> list[ReadyComparison]:
     """The ready-made comparisons that apply here. `gpu` is this machine's GPU ('cuda:0', 'mps') or None;
     the GPU-only ones run on it, and stream vs resident runs on the GPU when there is one, else the CPU.
     A CPU side drops what the CPU refuses (fp16, cuDNN's autotuner) and says so in its overrides.
@@ -151,27 +180,46 @@ def ready_comparisons(base: RunConfig, gpu: str | None, compile_available: bool,
             cpu["amp"] = "off"
         if base.cudnn_benchmark:
             cpu["cudnn_benchmark"] = False
-        offered.append(ReadyComparison(Message("CPU vs GPU"), Message("the same run on the CPU and on {gpu}", gpu=gpu),
-                                       ({**cpu}, {"device": gpu})))
-    offered.append(ReadyComparison(
-        Message("stream vs resident"),
-        Message("data streamed from host memory by a DataLoader against data kept on {device}", device=device),
-        ({"device": device, "placement": "stream"}, {"device": device, "placement": "resident"})))
+        offered.append(
+            ReadyComparison(
+                Message("CPU vs GPU"),
+                Message("the same run on the CPU and on {gpu}", gpu=gpu),
+                ({**cpu}, {"device": gpu}),
+            )
+        )
+    offered.append(
+        ReadyComparison(
+            Message("stream vs resident"),
+            Message("data streamed from host memory by a DataLoader against data kept on {device}", device=device),
+            ({"device": device, "placement": "stream"}, {"device": device, "placement": "resident"}),
+        )
+    )
     if gpu is not None:
-        offered.append(ReadyComparison(Message("AMP off vs bf16"),
-                                       Message("full precision against bf16 autocast on {gpu}", gpu=gpu),
-                                       ({"device": gpu, "amp": "off"}, {"device": gpu, "amp": "bf16"})))
-        offered.append(ReadyComparison("channels_last",  # the option's name: nothing to translate
-                                       Message("the default memory format against channels_last on {gpu}", gpu=gpu),
-                                       ({"device": gpu, "channels_last": False}, {"device": gpu, "channels_last": True})))
+        offered.append(
+            ReadyComparison(
+                Message("AMP off vs bf16"),
+                Message("full precision against bf16 autocast on {gpu}", gpu=gpu),
+                ({"device": gpu, "amp": "off"}, {"device": gpu, "amp": "bf16"}),
+            )
+        )
+        offered.append(
+            ReadyComparison(
+                "channels_last",  # the option's name: nothing to translate
+                Message("the default memory format against channels_last on {gpu}", gpu=gpu),
+                ({"device": gpu, "channels_last": False}, {"device": gpu, "channels_last": True}),
+            )
+        )
     scaling = _scaling_comparison(base, gpu, processes)
     if scaling is not None:
         offered.append(scaling)
     if compile_available:
-        offered.append(ReadyComparison(
-            Message("compiled vs eager"),
-            Message("torch.compile against eager PyTorch on {device} (compile time shown apart)", device=device),
-            ({"device": device, "compile": False}, {"device": device, "compile": True})))
+        offered.append(
+            ReadyComparison(
+                Message("compiled vs eager"),
+                Message("torch.compile against eager PyTorch on {device} (compile time shown apart)", device=device),
+                ({"device": device, "compile": False}, {"device": device, "compile": True}),
+            )
+        )
     return offered
 
 
@@ -185,10 +233,23 @@ def _scaling_comparison(base: RunConfig, gpu: str | None, processes: int) -> Rea
     side = {"device": "cuda" if cuda else "cpu", "on_oom": "stop"}
     races = ({**side, "nproc": 1}, {**side, "nproc": n})
     if cuda:
-        return ReadyComparison(Message("1 vs {n} GPUs", n=n),
-                               Message("data-parallel: one process against {n} GPUs training the same global batch of "
-                                       "{batch_size} (scaling efficiency shown)", n=n, batch_size=base.batch_size), races)
-    return ReadyComparison(Message("1 vs {n} CPU processes", n=n),
-                           Message("data-parallel: one process against {n} CPU processes training the same global "
-                                   "batch of {batch_size} (scaling efficiency shown)", n=n, batch_size=base.batch_size),
-                           races)
+        return ReadyComparison(
+            Message("1 vs {n} GPUs", n=n),
+            Message(
+                "data-parallel: one process against {n} GPUs training the same global batch of "
+                "{batch_size} (scaling efficiency shown)",
+                n=n,
+                batch_size=base.batch_size,
+            ),
+            races,
+        )
+    return ReadyComparison(
+        Message("1 vs {n} CPU processes", n=n),
+        Message(
+            "data-parallel: one process against {n} CPU processes training the same global "
+            "batch of {batch_size} (scaling efficiency shown)",
+            n=n,
+            batch_size=base.batch_size,
+        ),
+        races,
+    )

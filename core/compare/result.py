@@ -19,8 +19,18 @@ from core.run.outcome import status_word
 # model, runs that differ only in these should see the same losses, up to floating-point rounding
 # (a different kernel or summation order). stream vs resident is not here: the two placements shuffle and
 # augment with different random streams; nor is amp (bf16 rounds differently by design).
-SPEED_ONLY = frozenset({"channels_last", "compile", "cudnn_benchmark", "fused_optimizer", "workers", "pin_memory",
-                        "non_blocking", "report_interval"})
+SPEED_ONLY = frozenset(
+    {
+        "channels_last",
+        "compile",
+        "cudnn_benchmark",
+        "fused_optimizer",
+        "workers",
+        "pin_memory",
+        "non_blocking",
+        "report_interval",
+    }
+)
 AGREEMENT_STEPS = 10  # the first steps compared: later, rounding differences compound through training
 AGREEMENT_RTOL = 0.02  # fp32 rounding over 10 steps stays far below this; a real difference (data, init) does not
 
@@ -45,11 +55,21 @@ class ContenderResult:
     readings: int = 0  # reports after the warm-up, the images/s readings behind the median and spread; 0: unknown
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "label": self.label, "overrides": dict(self.overrides), "status": self.status,
-                "samples_per_s": self.samples_per_s,
-                "samples_per_s_spread": None if self.samples_per_s_spread is None else list(self.samples_per_s_spread),
-                "loss_last": self.loss_last, "warmup_steps": self.warmup_steps, "compile_s": self.compile_s,
-                "wall_s": self.wall_s, "steps": self.steps, "message": self.message, "readings": self.readings}
+        return {
+            "index": self.index,
+            "label": self.label,
+            "overrides": dict(self.overrides),
+            "status": self.status,
+            "samples_per_s": self.samples_per_s,
+            "samples_per_s_spread": None if self.samples_per_s_spread is None else list(self.samples_per_s_spread),
+            "loss_last": self.loss_last,
+            "warmup_steps": self.warmup_steps,
+            "compile_s": self.compile_s,
+            "wall_s": self.wall_s,
+            "steps": self.steps,
+            "message": self.message,
+            "readings": self.readings,
+        }
 
 
 @dataclass(frozen=True)
@@ -71,15 +91,27 @@ class ComparisonResult:
     steps_to_tell: int | None = None  # steps per run that would tell them apart, when the difference is unclear
 
     def to_dict(self) -> dict[str, Any]:
-        return {"runs": [run.to_dict() for run in self.runs], "speedup": self.speedup, "fastest": self.fastest,
-                "scaling_efficiency": {str(i): e for i, e in self.scaling_efficiency.items()},
-                "slowest": self.slowest, "headline": self.headline, "steps": self.steps, "model": self.model,
-                "batch_size": self.batch_size, "losses_agree": self.losses_agree, "agreement": self.agreement,
-                "status": self.status, "clear_difference": self.clear_difference, "steps_to_tell": self.steps_to_tell}
+        return {
+            "runs": [run.to_dict() for run in self.runs],
+            "speedup": self.speedup,
+            "fastest": self.fastest,
+            "scaling_efficiency": {str(i): e for i, e in self.scaling_efficiency.items()},
+            "slowest": self.slowest,
+            "headline": self.headline,
+            "steps": self.steps,
+            "model": self.model,
+            "batch_size": self.batch_size,
+            "losses_agree": self.losses_agree,
+            "agreement": self.agreement,
+            "status": self.status,
+            "clear_difference": self.clear_difference,
+            "steps_to_tell": self.steps_to_tell,
+        }
 
 
-def conclude(contenders: Sequence[Contender], runs: Sequence[ContenderResult], steps: int, model: str,
-             stopped: bool) -> ComparisonResult:
+def conclude(
+    contenders: Sequence[Contender], runs: Sequence[ContenderResult], steps: int, model: str, stopped: bool
+) -> ComparisonResult:
     """The headline ratio and the loss check over the finished runs."""
     batches = {c.config.batch_size for c in contenders}
     batch = batches.pop() if len(batches) == 1 else None
@@ -92,22 +124,47 @@ def conclude(contenders: Sequence[Contender], runs: Sequence[ContenderResult], s
         speedup, fastest, slowest = fast.samples_per_s / slow.samples_per_s, fast.index, slow.index
         clear, steps_to_tell = tell_apart(fast, slow)
         one_model = len({c.config.model for c in contenders}) == 1
-        headline = (_ratio_headline(fast.label, slow.label, ratio_text(speedup), model if one_model else None, batch)
-                    if clear else _unclear_headline(fast, slow, steps_to_tell))
+        headline = (
+            _ratio_headline(fast.label, slow.label, ratio_text(speedup), model if one_model else None, batch)
+            if clear
+            else _unclear_headline(fast, slow, steps_to_tell)
+        )
     else:
         missing = [_unmeasured(r) for r in runs if r not in measured]
-        headline = Message("no ratio: {why}", why=joined(missing) if missing else Message("fewer than two runs finished"))
+        headline = Message(
+            "no ratio: {why}", why=joined(missing) if missing else Message("fewer than two runs finished")
+        )
     scaling = scaling_efficiency(contenders, measured)
     if scaling:
         by_index = {c.index: c for c in contenders}
         efficiencies = ", ".join(f"{by_index[i].label} {e:.0%}" for i, e in scaling.items())  # labels and numbers
-        headline = Message("{headline}; scaling efficiency {efficiencies} (images/s per process against the fewest)",
-                           headline=headline, efficiencies=efficiencies)
+        headline = Message(
+            "{headline}; scaling efficiency {efficiencies} (images/s per process against the fewest)",
+            headline=headline,
+            efficiencies=efficiencies,
+        )
     agree, agreement = check_agreement(contenders, runs)
-    status = "completed" if all(r.status == "completed" for r in runs) and len(runs) == len(contenders) else (
-        "stopped" if stopped else "failed")
-    return ComparisonResult(tuple(runs), steps, model, batch, speedup, fastest, slowest, headline, agree,
-                            agreement, status, scaling, clear, steps_to_tell)
+    status = (
+        "completed"
+        if all(r.status == "completed" for r in runs) and len(runs) == len(contenders)
+        else ("stopped" if stopped else "failed")
+    )
+    return ComparisonResult(
+        tuple(runs),
+        steps,
+        model,
+        batch,
+        speedup,
+        fastest,
+        slowest,
+        headline,
+        agree,
+        agreement,
+        status,
+        scaling,
+        clear,
+        steps_to_tell,
+    )
 
 
 def _ratio_headline(fast: str, slow: str, ratio: str, model: str | None, batch: int | None) -> str:
@@ -126,12 +183,21 @@ def _ratio_headline(fast: str, slow: str, ratio: str, model: str | None, batch: 
 def _unmeasured(run: ContenderResult) -> str:
     """'run 2 (cpu) failed: ...': a run that has no rate for the ratio, and why."""
     if run.message:
-        return Message("run {run} ({label}) {status}: {message}", run=run.index + 1, label=run.label,
-                       status=status_word(run.status), message=run.message)
+        return Message(
+            "run {run} ({label}) {status}: {message}",
+            run=run.index + 1,
+            label=run.label,
+            status=status_word(run.status),
+            message=run.message,
+        )
     if run.status == "completed" and run.samples_per_s is None:  # every step it trained was in the warm-up
-        return Message("run {run} ({label}) completed only {steps} steps, all in its first report (the warm-up, "
-                       "left out of images/s): too few for a rate; train more steps", run=run.index + 1,
-                       label=run.label, steps=run.steps)
+        return Message(
+            "run {run} ({label}) completed only {steps} steps, all in its first report (the warm-up, "
+            "left out of images/s): too few for a rate; train more steps",
+            run=run.index + 1,
+            label=run.label,
+            steps=run.steps,
+        )
     return Message("run {run} ({label}) {status}", run=run.index + 1, label=run.label, status=status_word(run.status))
 
 
@@ -163,11 +229,14 @@ def tell_apart(fast: ContenderResult, slow: ContenderResult) -> tuple[bool, int 
     difference = fast.samples_per_s - slow.samples_per_s
     if difference <= 0:
         return False, None
-    needed = math.ceil((DETECT_Z * MEDIAN_SE_FACTOR) ** 2 * variance / difference ** 2)
+    needed = math.ceil((DETECT_Z * MEDIAN_SE_FACTOR) ** 2 * variance / difference**2)
     if fast.readings and slow.readings and min(fast.readings, slow.readings) >= needed:
         return True, None  # overlapping spreads, but enough readings to tell the medians apart
-    steps = [run.warmup_steps + math.ceil(needed * (run.steps - run.warmup_steps) / run.readings)
-             for run in (fast, slow) if run.readings]
+    steps = [
+        run.warmup_steps + math.ceil(needed * (run.steps - run.warmup_steps) / run.readings)
+        for run in (fast, slow)
+        if run.readings
+    ]
     if len(steps) < 2 or max(steps) > MAX_STEPS_TO_TELL:
         return False, None
     return False, max(steps)
@@ -178,16 +247,29 @@ def _unclear_headline(fast: ContenderResult, slow: ContenderResult, steps_to_tel
     assert fast.samples_per_s is not None and slow.samples_per_s is not None
     fast_low, fast_high = fast.samples_per_s_spread or (fast.samples_per_s,) * 2
     slow_low, slow_high = slow.samples_per_s_spread or (slow.samples_per_s,) * 2
-    values = dict(fast=fast.label, slow=slow.label, ratio=ratio_text(fast.samples_per_s / slow.samples_per_s),
-                  fast_low=fast_low, fast_high=fast_high, slow_low=slow_low, slow_high=slow_high)
+    values = dict(
+        fast=fast.label,
+        slow=slow.label,
+        ratio=ratio_text(fast.samples_per_s / slow.samples_per_s),
+        fast_low=fast_low,
+        fast_high=fast_high,
+        slow_low=slow_low,
+        slow_high=slow_high,
+    )
     if steps_to_tell is not None:
-        return Message("no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} "
-                       "{fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within "
-                       "the noise; about {steps} steps per run would tell a difference this size",
-                       steps=steps_to_tell, **values)
-    return Message("no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} "
-                   "{fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within "
-                   "the noise; more steps per run would tell", **values)
+        return Message(
+            "no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} "
+            "{fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within "
+            "the noise; about {steps} steps per run would tell a difference this size",
+            steps=steps_to_tell,
+            **values,
+        )
+    return Message(
+        "no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} "
+        "{fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within "
+        "the noise; more steps per run would tell",
+        **values,
+    )
 
 
 def joined(texts: Sequence[str]) -> str:
@@ -205,14 +287,18 @@ def scaling_efficiency(contenders: Sequence[Contender], measured: Sequence[Conte
     configs = {c.index: c.config.to_dict() for c in contenders}
     first = configs[contenders[0].index]
     if len({c.config.nproc for c in contenders}) < 2 or any(
-            {f for f, v in config.items() if first[f] != v} - {"nproc", "sync_bn"} for config in configs.values()):
+        {f for f, v in config.items() if first[f] != v} - {"nproc", "sync_bn"} for config in configs.values()
+    ):
         return {}
     rates = {r.index: r.samples_per_s for r in measured if r.samples_per_s}
     base = min(contenders, key=lambda c: c.config.nproc)
     if base.index not in rates:
         return {}
-    return {c.index: rates[c.index] / (c.config.nproc / base.config.nproc * rates[base.index])
-            for c in contenders if c.index in rates and c.index != base.index}
+    return {
+        c.index: rates[c.index] / (c.config.nproc / base.config.nproc * rates[base.index])
+        for c in contenders
+        if c.index in rates and c.index != base.index
+    }
 
 
 def ratio_text(ratio: float) -> str:
@@ -226,7 +312,7 @@ def check_agreement(contenders: Sequence[Contender], runs: Sequence[ContenderRes
     findings: list[str] = []
     checked = 0
     for i, a in enumerate(contenders):
-        for b in contenders[i + 1:]:
+        for b in contenders[i + 1 :]:
             differing = {f for f, v in a.config.to_dict().items() if b.config.to_dict()[f] != v}
             ra, rb = by_index.get(a.index), by_index.get(b.index)
             if not differing <= SPEED_ONLY or ra is None or rb is None:
@@ -237,14 +323,27 @@ def check_agreement(contenders: Sequence[Contender], runs: Sequence[ContenderRes
             checked += 1
             for step, (x, y) in enumerate(zip(ra.losses[:n], rb.losses[:n]), start=1):
                 if not (math.isfinite(x) and math.isfinite(y) and abs(x - y) <= AGREEMENT_RTOL * max(abs(x), abs(y))):
-                    findings.append(Message("runs {first} ({first_label}) and {second} ({second_label}) differ only "
-                                            "in speed settings but computed different losses: step {step}: {x:.4f} "
-                                            "vs {y:.4f}", first=a.index + 1, first_label=a.label, second=b.index + 1,
-                                            second_label=b.label, step=step, x=x, y=y))
+                    findings.append(
+                        Message(
+                            "runs {first} ({first_label}) and {second} ({second_label}) differ only "
+                            "in speed settings but computed different losses: step {step}: {x:.4f} "
+                            "vs {y:.4f}",
+                            first=a.index + 1,
+                            first_label=a.label,
+                            second=b.index + 1,
+                            second_label=b.label,
+                            step=step,
+                            x=x,
+                            y=y,
+                        )
+                    )
                     break
     if not checked:
         return None, ""
     if findings:
         return False, joined(findings)
-    return True, Message("runs that differ only in speed settings computed the same losses (first {steps} steps "
-                         "within {tolerance:.0%})", steps=AGREEMENT_STEPS, tolerance=AGREEMENT_RTOL)
+    return True, Message(
+        "runs that differ only in speed settings computed the same losses (first {steps} steps within {tolerance:.0%})",
+        steps=AGREEMENT_STEPS,
+        tolerance=AGREEMENT_RTOL,
+    )

@@ -40,16 +40,33 @@ def _preset(name: str, description: str, cpu: Mapping[str, Any], **overrides: An
     return Preset(name, description, ReadOnlyDict(overrides), ReadOnlyDict(cpu))
 
 
-PRESETS: dict[str, Preset] = {preset.name: preset for preset in (
-    _preset("speedrun", Message("the fastest configuration offered: speedrun-net (a small CIFAR net in the style "
-                                "of airbench) on a CIFAR-sized synthetic set kept on the device, bf16, "
-                                "channels_last, torch.compile, fused optimizer, batch 1024 (on a CPU: fp32 and no "
-                                "compile)"),
+PRESETS: dict[str, Preset] = {
+    preset.name: preset
+    for preset in (
+        _preset(
+            "speedrun",
+            Message(
+                "the fastest configuration offered: speedrun-net (a small CIFAR net in the style "
+                "of airbench) on a CIFAR-sized synthetic set kept on the device, bf16, "
+                "channels_last, torch.compile, fused optimizer, batch 1024 (on a CPU: fp32 and no "
+                "compile)"
+            ),
             cpu={"amp": "off", "compile": False},
-            model="speedrun-net", synthetic_samples=50_000, placement="resident", amp="bf16", channels_last=True,
-            compile=True, fused_optimizer=True, batch_size=1024, lr=0.2, optimizer="sgd", momentum=0.9,
-            weight_decay=5e-4),
-)}
+            model="speedrun-net",
+            synthetic_samples=50_000,
+            placement="resident",
+            amp="bf16",
+            channels_last=True,
+            compile=True,
+            fused_optimizer=True,
+            batch_size=1024,
+            lr=0.2,
+            optimizer="sgd",
+            momentum=0.9,
+            weight_decay=5e-4,
+        ),
+    )
+}
 
 
 def preset(name: str) -> Preset:
@@ -57,8 +74,9 @@ def preset(name: str) -> Preset:
     try:
         return PRESETS[name]
     except KeyError:
-        raise ConfigError("preset", Message("unknown preset {name}; known: {known}", name=repr(name),
-                                            known=", ".join(PRESETS))) from None
+        raise ConfigError(
+            "preset", Message("unknown preset {name}; known: {known}", name=repr(name), known=", ".join(PRESETS))
+        ) from None
 
 
 def preset_text(value: Preset) -> str:

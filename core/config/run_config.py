@@ -42,44 +42,95 @@ class Bound:
 
 BOUNDS: dict[str, Bound] = {
     "device": Bound(str, "auto", Message("device to train on: auto, cpu, cuda, cuda:N or mps")),
-    "model": Bound(str, "auto", Message("auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), "
-                                        "speedrun-net (a small fast CIFAR net), any torchvision classifier name, or "
-                                        "your own: {spec_form} (or path/to/file.py:factory), a callable returning an "
-                                        "nn.Module (given num_classes= and in_channels= when it takes them)",
-                                        spec_form=SPEC_FORM)),
+    "model": Bound(
+        str,
+        "auto",
+        Message(
+            "auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), "
+            "speedrun-net (a small fast CIFAR net), any torchvision classifier name, or "
+            "your own: {spec_form} (or path/to/file.py:factory), a callable returning an "
+            "nn.Module (given num_classes= and in_channels= when it takes them)",
+            spec_form=SPEC_FORM,
+        ),
+    ),
     # no values to fill in: the braces below are literal (a Message formats only when given values)
-    "dataset": Bound(str, "synthetic", Message("dataset to train on, or your own: a callable (path/to/file.py:factory "
-                                               "works too) returning a map-style Dataset of (image tensor CxHxW, int "
-                                               "label), or a (train, val) tuple or a {'train', 'val'} dict of them"),
-                     choices=DATASETS),
-    "data_dir": Bound(str, None, Message("folder holding the dataset files (default: the user data folder)"),
-                      optional=True),
+    "dataset": Bound(
+        str,
+        "synthetic",
+        Message(
+            "dataset to train on, or your own: a callable (path/to/file.py:factory "
+            "works too) returning a map-style Dataset of (image tensor CxHxW, int "
+            "label), or a (train, val) tuple or a {'train', 'val'} dict of them"
+        ),
+        choices=DATASETS,
+    ),
+    "data_dir": Bound(
+        str, None, Message("folder holding the dataset files (default: the user data folder)"), optional=True
+    ),
     "download": Bound(bool, False, Message("download the dataset into the data folder when it is missing")),
-    "synthetic_samples": Bound(int, 2560, Message("training images generated for the synthetic dataset"),
-                               256, 2_000_000),
+    "synthetic_samples": Bound(
+        int, 2560, Message("training images generated for the synthetic dataset"), 256, 2_000_000
+    ),
     "batch_size": Bound(int, 128, Message("images per training step"), 1, 65536),
-    "epochs": Bound(int, None, Message("passes over the training set (default: 1, or as many as --max-steps needs "
-                                       "when that is given; with both, the run stops at whichever comes first)"),
-                    1, 10_000, optional=True),
-    "max_steps": Bound(int, None, Message("train for this many steps, over as many epochs as that takes (default: "
-                                          "one epoch; with --epochs too, the run stops at whichever comes first)"),
-                       1, 100_000_000, optional=True),
+    "epochs": Bound(
+        int,
+        None,
+        Message(
+            "passes over the training set (default: 1, or as many as --max-steps needs "
+            "when that is given; with both, the run stops at whichever comes first)"
+        ),
+        1,
+        10_000,
+        optional=True,
+    ),
+    "max_steps": Bound(
+        int,
+        None,
+        Message(
+            "train for this many steps, over as many epochs as that takes (default: "
+            "one epoch; with --epochs too, the run stops at whichever comes first)"
+        ),
+        1,
+        100_000_000,
+        optional=True,
+    ),
     "lr": Bound(float, 0.03, Message("learning rate"), 1e-8, 10.0, log_scale=True),
     "optimizer": Bound(str, "sgd", Message("optimizer"), choices=OPTIMIZERS),
     "momentum": Bound(float, 0.9, Message("SGD momentum"), 0.0, 0.999),
     "weight_decay": Bound(float, 5e-4, Message("weight decay"), 0.0, 1.0, log_scale=True),  # 1e-5..1e-1: decades too
     "amp": Bound(str, "off", Message("automatic mixed precision"), choices=AMP_MODES),
     "channels_last": Bound(bool, False, Message("use the channels_last memory format for the model and batches")),
-    "compile": Bound(bool, False, Message("compile the model with torch.compile (its compile time is reported apart "
-                                          "and left out of images/s; needs a C++ compiler on the CPU, Triton on "
-                                          "CUDA)")),
-    "cudnn_benchmark": Bound(bool, False, Message("let cuDNN time its convolution algorithms and keep the fastest "
-                                                  "(CUDA only; pays off when batch shapes do not change)")),
-    "fused_optimizer": Bound(bool, True, Message("update all parameters in one fused kernel (on CUDA it also keeps "
-                                                 "fp16's gradient-scaler check on the device: no host sync per step)")),
+    "compile": Bound(
+        bool,
+        False,
+        Message(
+            "compile the model with torch.compile (its compile time is reported apart "
+            "and left out of images/s; needs a C++ compiler on the CPU, Triton on "
+            "CUDA)"
+        ),
+    ),
+    "cudnn_benchmark": Bound(
+        bool,
+        False,
+        Message(
+            "let cuDNN time its convolution algorithms and keep the fastest "
+            "(CUDA only; pays off when batch shapes do not change)"
+        ),
+    ),
+    "fused_optimizer": Bound(
+        bool,
+        True,
+        Message(
+            "update all parameters in one fused kernel (on CUDA it also keeps "
+            "fp16's gradient-scaler check on the device: no host sync per step)"
+        ),
+    ),
     "placement": Bound(
-        str, "auto", Message("where the data lives: stream (DataLoader) or resident (on the device); auto picks "
-                             "resident when it fits"),
+        str,
+        "auto",
+        Message(
+            "where the data lives: stream (DataLoader) or resident (on the device); auto picks resident when it fits"
+        ),
         choices=PLACEMENTS,
     ),
     "workers": Bound(int, 0, Message("DataLoader worker processes (stream placement)"), 0, 64),
@@ -87,13 +138,27 @@ BOUNDS: dict[str, Bound] = {
     "non_blocking": Bound(bool, True, Message("copy batches to the GPU asynchronously (stream placement)")),
     "seed": Bound(int, 0, Message("random seed for data, model and shuffling"), 0, 2**31 - 1),
     "report_interval": Bound(float, 0.1, Message("seconds between progress reports (one host sync each)"), 0.01, 10.0),
-    "on_oom": Bound(str, "stop", Message("on out of memory: stop the run, or halve the batch and continue"),
-                    choices=ON_OOM),
-    "nproc": Bound(int, 1, Message("processes training together, data-parallel (torch.distributed): one per GPU, or "
-                                   "CPU processes where there is no GPU; batch_size is split evenly over them"),
-                   1, 1024),
-    "sync_bn": Bound(bool, False, Message("synchronise BatchNorm statistics across processes (nproc > 1): each step "
-                                          "then normalises over the whole batch, as one process would")),
+    "on_oom": Bound(
+        str, "stop", Message("on out of memory: stop the run, or halve the batch and continue"), choices=ON_OOM
+    ),
+    "nproc": Bound(
+        int,
+        1,
+        Message(
+            "processes training together, data-parallel (torch.distributed): one per GPU, or "
+            "CPU processes where there is no GPU; batch_size is split evenly over them"
+        ),
+        1,
+        1024,
+    ),
+    "sync_bn": Bound(
+        bool,
+        False,
+        Message(
+            "synchronise BatchNorm statistics across processes (nproc > 1): each step "
+            "then normalises over the whole batch, as one process would"
+        ),
+    ),
 }
 
 
@@ -164,27 +229,51 @@ def check_data_parallel(config: RunConfig) -> None:
     if n == 1:
         return
     if config.batch_size % n:
-        raise ConfigError("batch_size", Message("{batch_size} does not split evenly over {processes} processes; use a "
-                                                "multiple of {multiple} (each process trains batch_size / nproc "
-                                                "images a step)", batch_size=config.batch_size, processes=n,
-                                                multiple=n))
+        raise ConfigError(
+            "batch_size",
+            Message(
+                "{batch_size} does not split evenly over {processes} processes; use a "
+                "multiple of {multiple} (each process trains batch_size / nproc "
+                "images a step)",
+                batch_size=config.batch_size,
+                processes=n,
+                multiple=n,
+            ),
+        )
     if config.device not in ("auto", "cpu", "cuda"):
-        raise ConfigError("device", Message("{device} names one device, but {processes} processes each take their "
-                                            "own: use cuda (one GPU each), cpu or auto",
-                                            device=repr(config.device), processes=n))
+        raise ConfigError(
+            "device",
+            Message(
+                "{device} names one device, but {processes} processes each take their "
+                "own: use cuda (one GPU each), cpu or auto",
+                device=repr(config.device),
+                processes=n,
+            ),
+        )
     if config.on_oom == "shrink":
-        raise ConfigError("on_oom", Message("shrink is for one process: the processes of a data-parallel run would "
-                                            "each halve their batch at different steps; use stop, or fewer images "
-                                            "per step"))
+        raise ConfigError(
+            "on_oom",
+            Message(
+                "shrink is for one process: the processes of a data-parallel run would "
+                "each halve their batch at different steps; use stop, or fewer images "
+                "per step"
+            ),
+        )
 
 
 def check_batch_fits(batch_size: int, train_images: int | None) -> None:
     """ConfigError when a batch is larger than the training set (`None`: not known yet). The run checks it
     once the data is loaded; the form checks it before Start wherever the size is known earlier."""
     if train_images is not None and batch_size > train_images:
-        raise ConfigError("batch_size", Message("{batch_size} is larger than the training set ({images:,} images); "
-                                                "use at most {limit}", batch_size=batch_size, images=train_images,
-                                                limit=train_images))
+        raise ConfigError(
+            "batch_size",
+            Message(
+                "{batch_size} is larger than the training set ({images:,} images); use at most {limit}",
+                batch_size=batch_size,
+                images=train_images,
+                limit=train_images,
+            ),
+        )
 
 
 def option_name(field: str) -> str:
@@ -203,11 +292,11 @@ def describe_range(name: str) -> Message:
     if bound.kind is bool:
         return Message("true or false")
     if bound.kind is int and bound.minimum is not None:
-        return Message("an integer from {minimum} to {maximum}", minimum=_fmt(bound.minimum),
-                       maximum=_fmt(bound.maximum))
+        return Message(
+            "an integer from {minimum} to {maximum}", minimum=_fmt(bound.minimum), maximum=_fmt(bound.maximum)
+        )
     if bound.kind is float and bound.minimum is not None:
-        return Message("a number from {minimum} to {maximum}", minimum=_fmt(bound.minimum),
-                       maximum=_fmt(bound.maximum))
+        return Message("a number from {minimum} to {maximum}", minimum=_fmt(bound.minimum), maximum=_fmt(bound.maximum))
     return Message("a string")
 
 
@@ -230,8 +319,11 @@ def validate_field(name: str, value: Any) -> Any:
         raise ConfigError(name, Message("must be true or false, got {value}", value=repr(value)))
     if bound.kind is int:
         # is_integer() is False for nan/inf (which int() would raise on); big ints never go through float()
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                isinstance(value, float) and not value.is_integer()):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not value.is_integer())
+        ):
             raise _out_of_range(name, value)
         value = int(value)
     elif bound.kind is float:
@@ -240,8 +332,9 @@ def validate_field(name: str, value: Any) -> Any:
         value = float(value)
     elif bound.kind is str:
         if not isinstance(value, str) or not value.strip():
-            raise ConfigError(name, Message("must be a non-empty string ({help}), got {value}", help=bound.help,
-                                            value=repr(value)))
+            raise ConfigError(
+                name, Message("must be a non-empty string ({help}), got {value}", help=bound.help, value=repr(value))
+            )
         value = value.strip()
         if name in SPEC_FIELDS and is_spec(value):  # syntax only: the run imports it (core.config.user_callables)
             return check_spec(name, value)
@@ -267,9 +360,15 @@ def _check_name_lengths(name: str, path: str) -> None:
     for part in Path(path).parts:
         length = len(os.fsencode(part))
         if length > NAME_MAX:
-            raise ConfigError(name, Message("the folder name {start}... in it is {length} bytes long; file "
-                                            "systems allow at most {limit}", start=part[:16], length=length,
-                                            limit=NAME_MAX))
+            raise ConfigError(
+                name,
+                Message(
+                    "the folder name {start}... in it is {length} bytes long; file systems allow at most {limit}",
+                    start=part[:16],
+                    length=length,
+                    limit=NAME_MAX,
+                ),
+            )
 
 
 def _out_of_range(name: str, value: Any) -> ConfigError:
@@ -281,8 +380,9 @@ def _out_of_range(name: str, value: Any) -> ConfigError:
 FINDER_BOUNDS: dict[str, Bound] = {
     "margin": Bound(float, 0.1, Message("fraction of the capacity kept free"), 0.0, 0.99),
     "start": Bound(int, 1, Message("first batch size tried"), 1, BOUNDS["batch_size"].maximum),
-    "max_batch": Bound(int, int(BOUNDS["batch_size"].maximum), Message("largest batch size tried"), 1,
-                       BOUNDS["batch_size"].maximum),
+    "max_batch": Bound(
+        int, int(BOUNDS["batch_size"].maximum), Message("largest batch size tried"), 1, BOUNDS["batch_size"].maximum
+    ),
 }
 
 

@@ -60,10 +60,17 @@ def check_spec(field: str, value: str) -> str:
         problem = Message("{name} before the colon is neither a module name nor a .py file", name=repr(target))
     if problem:
         name = "make_net" if field == "model" else "make_data"
-        raise ConfigError(field, Message("{value} is not {spec_form} (e.g. {module_example} or {file_example}): "
-                                         "{problem}", value=repr(value), spec_form=SPEC_FORM,
-                                         module_example=f"mypackage.module:{name}",
-                                         file_example=f"path/to/file.py:{name}", problem=problem))
+        raise ConfigError(
+            field,
+            Message(
+                "{value} is not {spec_form} (e.g. {module_example} or {file_example}): {problem}",
+                value=repr(value),
+                spec_form=SPEC_FORM,
+                module_example=f"mypackage.module:{name}",
+                file_example=f"path/to/file.py:{name}",
+                problem=problem,
+            ),
+        )
     return f"{target}:{attr}"
 
 
@@ -100,19 +107,40 @@ def load_callable(field: str, spec: str) -> Callable[..., Any]:
             owner = target if depth == 0 else f"{target}:{'.'.join(parts[:depth])}"
             source = getattr(module, "__file__", None)  # which file: a name may find another module than meant
             if source and not target.endswith(".py"):
-                raise ConfigError(field, Message("{spec}: {owner} (imported from {source}) has no attribute "
-                                                 "{attribute}", spec=spec, owner=owner, source=source,
-                                                 attribute=repr(part))) from None
-            raise ConfigError(field, Message("{spec}: {owner} has no attribute {attribute}", spec=spec, owner=owner,
-                                             attribute=repr(part))) from None
+                raise ConfigError(
+                    field,
+                    Message(
+                        "{spec}: {owner} (imported from {source}) has no attribute {attribute}",
+                        spec=spec,
+                        owner=owner,
+                        source=source,
+                        attribute=repr(part),
+                    ),
+                ) from None
+            raise ConfigError(
+                field,
+                Message("{spec}: {owner} has no attribute {attribute}", spec=spec, owner=owner, attribute=repr(part)),
+            ) from None
     if callable(found) and not _is_instance_of_module(found):
         return found
     what = Message("a model instance (an nn.Module)") if _is_instance_of_module(found) else a_type(found)
     if field == "model":
-        raise ConfigError(field, Message("{spec} is {what}, not a callable: point at a function or class that "
-                                         "returns a new model", spec=spec, what=what))
-    raise ConfigError(field, Message("{spec} is {what}, not a callable: point at a function or class that returns "
-                                     "a new dataset", spec=spec, what=what))
+        raise ConfigError(
+            field,
+            Message(
+                "{spec} is {what}, not a callable: point at a function or class that returns a new model",
+                spec=spec,
+                what=what,
+            ),
+        )
+    raise ConfigError(
+        field,
+        Message(
+            "{spec} is {what}, not a callable: point at a function or class that returns a new dataset",
+            spec=spec,
+            what=what,
+        ),
+    )
 
 
 def call_factory(field: str, spec: str, factory: Callable[..., Any], **offered: Any) -> Any:
@@ -134,10 +162,16 @@ def accepted_keywords(field: str, spec: str, factory: Callable[..., Any], offere
     params = signature.parameters.values()
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
         return dict(offered)
-    taken = {p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                                  inspect.Parameter.KEYWORD_ONLY)}
-    needed = [p.name for p in params if p.default is inspect.Parameter.empty and p.name not in offered
-              and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    taken = {
+        p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    }
+    needed = [
+        p.name
+        for p in params
+        if p.default is inspect.Parameter.empty
+        and p.name not in offered
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
     if needed:
         raise ConfigError(field, _needs_arguments(spec, needed, [f"{name}=" for name in offered]))
     return {name: value for name, value in offered.items() if name in taken}
@@ -148,15 +182,31 @@ def _needs_arguments(spec: str, needed: list[str], offered: list[str]) -> Messag
     names = ", ".join(needed)
     if not offered:
         if len(needed) == 1:
-            return Message("{spec} needs the argument {names}, but a run calls it with no arguments; give it a "
-                           "default", spec=spec, names=names)
-        return Message("{spec} needs the arguments {names}, but a run calls it with no arguments; give them a "
-                       "default", spec=spec, names=names)
+            return Message(
+                "{spec} needs the argument {names}, but a run calls it with no arguments; give it a default",
+                spec=spec,
+                names=names,
+            )
+        return Message(
+            "{spec} needs the arguments {names}, but a run calls it with no arguments; give them a default",
+            spec=spec,
+            names=names,
+        )
     if len(needed) == 1:
-        return Message("{spec} needs the argument {names}, but a run calls it with {offered} (when it takes them); "
-                       "give it a default", spec=spec, names=names, offered=and_list(offered))
-    return Message("{spec} needs the arguments {names}, but a run calls it with {offered} (when it takes them); "
-                   "give them a default", spec=spec, names=names, offered=and_list(offered))
+        return Message(
+            "{spec} needs the argument {names}, but a run calls it with {offered} (when it takes them); "
+            "give it a default",
+            spec=spec,
+            names=names,
+            offered=and_list(offered),
+        )
+    return Message(
+        "{spec} needs the arguments {names}, but a run calls it with {offered} (when it takes them); "
+        "give them a default",
+        spec=spec,
+        names=names,
+        offered=and_list(offered),
+    )
 
 
 def a_type(value: object) -> str:
@@ -186,9 +236,13 @@ def exit_call(exc: SystemExit) -> str:
         last = last.tb_next
     if last is None:
         return Message("sys.exit({code})", code=code)
-    return Message("sys.exit({code}) in {function} ({file}, line {line})", code=code,
-                   function=last.tb_frame.f_code.co_name, file=Path(last.tb_frame.f_code.co_filename).name,
-                   line=last.tb_lineno)
+    return Message(
+        "sys.exit({code}) in {function} ({file}, line {line})",
+        code=code,
+        function=last.tb_frame.f_code.co_name,
+        file=Path(last.tb_frame.f_code.co_filename).name,
+        line=last.tb_lineno,
+    )
 
 
 # ---- importing -------------------------------------------------------------------------------------
@@ -229,8 +283,9 @@ def _import_file(field: str, spec: str, path: Path) -> ModuleType:
         sys.path.insert(0, folder)
     loader_spec = importlib.util.spec_from_file_location(name, path)
     if loader_spec is None or loader_spec.loader is None:
-        raise ConfigError(field, Message("{spec}: {path} cannot be imported as a Python module", spec=spec,
-                                         path=str(path)))
+        raise ConfigError(
+            field, Message("{spec}: {path} cannot be imported as a Python module", spec=spec, path=str(path))
+        )
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[name] = module  # before it runs: dataclasses and pickling look their module up by name
     try:
@@ -267,8 +322,11 @@ def _import_failed(spec: str, name: str, exc: BaseException) -> Message:
 
 
 def _no_module(name: str) -> Message:
-    return Message("no module named {name} in the current folder ({folder}) or on the Python path", name=repr(name),
-                   folder=os.getcwd())
+    return Message(
+        "no module named {name} in the current folder ({folder}) or on the Python path",
+        name=repr(name),
+        folder=os.getcwd(),
+    )
 
 
 def _no_file(path: Path) -> Message:

@@ -58,6 +58,7 @@ class BatchEpoch(Protocol):
     def remaining_samples(self) -> int: ...
     def position(self) -> Position: ...
     def seek(self, position: Position) -> None: ...  # a fresh epoch, made under the random state of the
+
     # epoch that reported `position` at its start, continues where that one was
 
 
@@ -79,15 +80,18 @@ class BatchSource(Protocol):
 def _random_state(preprocess: DevicePreprocess, sampler: torch.Generator | None) -> RandomState:
     """The data generator (shuffling, augmentation; on the device), the host generator of the augmentation's
     group sizes and the sampler's generator (streamed data) as a checkpoint stores them."""
-    state: RandomState = {"data": preprocess.gen.get_state(),
-                          "augment_groups": json.dumps(preprocess.host_rng.bit_generator.state)}
+    state: RandomState = {
+        "data": preprocess.gen.get_state(),
+        "augment_groups": json.dumps(preprocess.host_rng.bit_generator.state),
+    }
     if sampler is not None:
         state["sampler"] = sampler.get_state()
     return state
 
 
-def _set_random_state(state: RandomState, preprocess: DevicePreprocess, sampler: torch.Generator | None,
-                      data: bool = True) -> None:
+def _set_random_state(
+    state: RandomState, preprocess: DevicePreprocess, sampler: torch.Generator | None, data: bool = True
+) -> None:
     """The inverse of `_random_state`; `data=False` leaves the device generator alone (a state from another
     kind of device does not fit it)."""
     if data:
@@ -103,8 +107,15 @@ class ResidentBatches:
     placement = "resident"
     notes: tuple[Note, ...] = ()
 
-    def __init__(self, splits: DatasetSplits, device: torch.device, batch_size: int,
-                 preprocess: DevicePreprocess, generator: torch.Generator, shard: Shard = ONE) -> None:
+    def __init__(
+        self,
+        splits: DatasetSplits,
+        device: torch.device,
+        batch_size: int,
+        preprocess: DevicePreprocess,
+        generator: torch.Generator,
+        shard: Shard = ONE,
+    ) -> None:
         """`shard`: a rank of a data-parallel run keeps only its every-`world`-th image on its device."""
         self.train = _on(shard_split(splits.train, shard, equal=True), device)  # shard first: only it goes over
         self.val = _on(shard_split(splits.val, shard, equal=False), device)
@@ -180,8 +191,11 @@ class _ResidentEpoch:
         end = self.start + source.batch_size  # re-read: the batch may shrink mid-epoch (out of memory)
         if end > len(self.mix):
             raise StopIteration
-        idx = self.mix[self.start:end]
-        batch = source.preprocess.to_model_input(source.augmented.index_select(0, idx)), self.labels.index_select(0, idx)
+        idx = self.mix[self.start : end]
+        batch = (
+            source.preprocess.to_model_input(source.augmented.index_select(0, idx)),
+            self.labels.index_select(0, idx),
+        )
         self.previous, self.start = self.start, end  # only once the batch exists
         return batch
 
@@ -205,8 +219,18 @@ class StreamBatches:
 
     placement = "stream"
 
-    def __init__(self, splits: DatasetSplits, device: torch.device, batch_size: int, preprocess: DevicePreprocess,
-                 workers: int, pin_memory: bool, non_blocking: bool, seed: int, shard: Shard = ONE) -> None:
+    def __init__(
+        self,
+        splits: DatasetSplits,
+        device: torch.device,
+        batch_size: int,
+        preprocess: DevicePreprocess,
+        workers: int,
+        pin_memory: bool,
+        non_blocking: bool,
+        seed: int,
+        shard: Shard = ONE,
+    ) -> None:
         """`shard`: a rank of a data-parallel run takes its part of each global batch (core.data.sharding)."""
         self.train = _on(splits.train, torch.device("cpu"))
         self.val = shard_split(_on(splits.val, torch.device("cpu")), shard, equal=False)
@@ -232,8 +256,14 @@ class StreamBatches:
         else:
             base = RandomSampler(split, generator=self.host_gen) if shuffle else SequentialSampler(split)
             sampler = BatchSampler(base, batch_size or self.batch_size, drop_last=drop_last)
-        return DataLoader(_IndexedImages(split), sampler=sampler, batch_size=None, num_workers=self.workers,
-                          pin_memory=self.pin_memory, persistent_workers=False)
+        return DataLoader(
+            _IndexedImages(split),
+            sampler=sampler,
+            batch_size=None,
+            num_workers=self.workers,
+            pin_memory=self.pin_memory,
+            persistent_workers=False,
+        )
 
     def to_device(self, images: torch.Tensor, labels: torch.Tensor) -> Batch:
         asynchronous = self.non_blocking and images.is_pinned()  # a slice of a pinned batch is pinned too

@@ -41,22 +41,38 @@ def choose_placement(requested: str, needed: int, free: int, name: str, device: 
     """`requested` is auto, stream or resident; a resident dataset that does not fit is a DatasetError."""
     fits = needed <= int(free * RESIDENT_FIT_FRACTION)
     if requested == "resident" and not fits:
-        raise DatasetError(Message("placement: the {name} dataset needs {needed} on {device} (with the augmented "
-                                   "copy of its training images made each epoch) but only {free} is free for this "
-                                   "process (at most {fraction:.0%} may be used for data); use the stream placement "
-                                   "(--placement stream)", name=name, needed=format_bytes(needed), device=str(device),
-                                   free=format_bytes(free), fraction=RESIDENT_FIT_FRACTION))
+        raise DatasetError(
+            Message(
+                "placement: the {name} dataset needs {needed} on {device} (with the augmented "
+                "copy of its training images made each epoch) but only {free} is free for this "
+                "process (at most {fraction:.0%} may be used for data); use the stream placement "
+                "(--placement stream)",
+                name=name,
+                needed=format_bytes(needed),
+                device=str(device),
+                free=format_bytes(free),
+                fraction=RESIDENT_FIT_FRACTION,
+            )
+        )
     if requested == "auto":
         if fits:
             return Placement("resident", needed, free)
-        return Placement("stream", needed, free, Message("the dataset ({needed}) does not fit in free device memory "
-                                                         "({free}): streaming it from the host",
-                                                         needed=format_bytes(needed), free=format_bytes(free)))
+        return Placement(
+            "stream",
+            needed,
+            free,
+            Message(
+                "the dataset ({needed}) does not fit in free device memory ({free}): streaming it from the host",
+                needed=format_bytes(needed),
+                free=format_bytes(free),
+            ),
+        )
     return Placement(requested, needed, free)
 
 
-def load_placed(config: RunConfig, device: torch.device, free_bytes: int
-                ) -> tuple[DatasetSplits, Placement, tuple[str, ...]]:
+def load_placed(
+    config: RunConfig, device: torch.device, free_bytes: int
+) -> tuple[DatasetSplits, Placement, tuple[str, ...]]:
     """Load the dataset for `config` and choose its placement against `free_bytes` on `device`. Also
     returns what the readers warned about (entries of an image folder left out), for the run's log: the
     warning's own text, a `Message` when the reader gave one."""

@@ -16,8 +16,17 @@ from core.data.sharding import ONE, Shard
 class DevicePreprocess:
     """uint8 batch on the device -> normalised float batch the model accepts, with optional augmentation."""
 
-    def __init__(self, splits: DatasetSplits, device: torch.device, in_channels: int, input_size: int | None,
-                 channels_last: bool, flip: bool, generator: torch.Generator, shard: Shard = ONE) -> None:
+    def __init__(
+        self,
+        splits: DatasetSplits,
+        device: torch.device,
+        in_channels: int,
+        input_size: int | None,
+        channels_last: bool,
+        flip: bool,
+        generator: torch.Generator,
+        shard: Shard = ONE,
+    ) -> None:
         """`shard`: a rank of a data-parallel run draws the random crops and flips of the whole global batch
         and keeps its own images' (every `world`-th): each image is augmented as in a one-process run."""
         mean = torch.tensor(splits.mean, device=device).view(1, -1, 1, 1)
@@ -51,8 +60,9 @@ class DevicePreprocess:
         out = windows.permute(0, 2, 3, 1, 4, 5)[torch.arange(n, device=images.device), dy, dx]
         return random_flip(out, self.gen, self.shard) if self.flip else out
 
-    def augment_shuffled(self, images: torch.Tensor, out: torch.Tensor | None = None
-                         ) -> tuple[torch.Tensor, torch.Tensor]:
+    def augment_shuffled(
+        self, images: torch.Tensor, out: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """The same augmentation for a whole set (a resident training set, once per epoch): returns
         (augmented, order) with augmented[i] made from images[order[i]], grouped by crop; see
         `augment_shuffled`. `out` is reused when given: no fresh whole-set allocation per epoch."""
@@ -71,9 +81,14 @@ class DevicePreprocess:
         return x
 
 
-def augment_shuffled(images: torch.Tensor, pad: int, flip: bool, gen: torch.Generator,
-                     host_rng: np.random.Generator, out: torch.Tensor | None = None
-                     ) -> tuple[torch.Tensor, torch.Tensor]:
+def augment_shuffled(
+    images: torch.Tensor,
+    pad: int,
+    flip: bool,
+    gen: torch.Generator,
+    host_rng: np.random.Generator,
+    out: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Random crop (shift by up to `pad` pixels, zeros shifted in) and optional flip of every image.
 
     Each image draws one of (2 * pad + 1)^2 shifts (x2 with flip). The images are shuffled, cut into
@@ -95,19 +110,20 @@ def augment_shuffled(images: torch.Tensor, pad: int, flip: bool, gen: torch.Gene
             continue
         flipped, shift = divmod(kind, side * side)
         dy, dx = shift // side - pad, shift % side - pad
-        src = images.index_select(0, first[start:start + count])
+        src = images.index_select(0, first[start : start + count])
         if flipped:
             src = src.flip(3)
-        dst = out[start:start + count]
+        dst = out[start : start + count]
         # dst[y, x] = src[y + dy, x + dx] where that pixel exists; the strips shifted in are zeros
-        dst[:, :, max(0, -dy):h - max(0, dy), max(0, -dx):w - max(0, dx)] = \
-            src[:, :, max(0, dy):h - max(0, -dy), max(0, dx):w - max(0, -dx)]
+        dst[:, :, max(0, -dy) : h - max(0, dy), max(0, -dx) : w - max(0, dx)] = src[
+            :, :, max(0, dy) : h - max(0, -dy), max(0, dx) : w - max(0, -dx)
+        ]
         if dy > 0:
-            dst[:, :, h - dy:, :] = 0
+            dst[:, :, h - dy :, :] = 0
         elif dy < 0:
             dst[:, :, :-dy, :] = 0
         if dx > 0:
-            dst[:, :, :, w - dx:] = 0
+            dst[:, :, :, w - dx :] = 0
         elif dx < 0:
             dst[:, :, :, :-dx] = 0
         start += count
@@ -117,5 +133,5 @@ def augment_shuffled(images: torch.Tensor, pad: int, flip: bool, gen: torch.Gene
 def random_flip(images: torch.Tensor, gen: torch.Generator, shard: Shard = ONE) -> torch.Tensor:
     """Mirror a random half of the images left to right (a rank draws for the global batch, keeps its part)."""
     draws = torch.rand(images.shape[0] * shard.world, generator=gen, device=images.device)
-    mask = draws[shard.rank::shard.world] < 0.5
+    mask = draws[shard.rank :: shard.world] < 0.5
     return torch.where(mask.view(-1, 1, 1, 1), images.flip(3), images)

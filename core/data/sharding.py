@@ -64,4 +64,4 @@ class RankBatchSampler(Sampler[list[int]]):
         order = list(RandomSampler(range(self.size), generator=self.generator))
         step = self.batch_size * self.shard.world
         for start in range(0, len(self) * step, step):
-            yield order[start + self.shard.rank:start + step:self.shard.world]
+            yield order[start + self.shard.rank : start + step : self.shard.world]

@@ -24,11 +24,21 @@ def transfer_policy(device_type: str, pin_memory: bool, non_blocking: bool) -> t
     if pin_memory and device_type == "cpu":
         notes.append(("info", "pin_memory has no effect on the CPU; it is ignored"))
     if non_blocking and device_type == "mps":
-        notes.append(("info", "non_blocking is ignored on MPS: asynchronous copies from pageable memory can "
-                              "corrupt batches there; batches are copied synchronously"))
+        notes.append(
+            (
+                "info",
+                "non_blocking is ignored on MPS: asynchronous copies from pageable memory can "
+                "corrupt batches there; batches are copied synchronously",
+            )
+        )
     elif non_blocking and device_type == "cuda" and not pin_memory:
-        notes.append(("info", "non_blocking needs pin_memory (an asynchronous copy is only safe from pinned "
-                              "memory); batches are copied synchronously"))
+        notes.append(
+            (
+                "info",
+                "non_blocking needs pin_memory (an asynchronous copy is only safe from pinned "
+                "memory); batches are copied synchronously",
+            )
+        )
     return pin, asynchronous, tuple(notes)
 
 
@@ -37,6 +47,11 @@ def usable_workers(workers: int) -> tuple[int, Notes]:
     competing with the training for them; torch's own warning about it would repeat every epoch)."""
     cores = os.cpu_count() or 1
     if workers > cores:
-        return workers, (("warning", f"{workers} loader workers on {cores} CPU cores: they compete with training "
-                                     f"for the cores; {cores} or fewer is usually faster"),)
+        return workers, (
+            (
+                "warning",
+                f"{workers} loader workers on {cores} CPU cores: they compete with training "
+                f"for the cores; {cores} or fewer is usually faster",
+            ),
+        )
     return workers, ()

@@ -95,9 +95,14 @@ def resolve_device(spec: str) -> torch.device:
     try:
         device = torch.device(spec)
     except RuntimeError:
-        raise ConfigError("device", Message("{spec} is not a device name; use auto, cpu, cuda:N or mps "
-                                            "(available: {available})", spec=repr(spec),
-                                            available=_available())) from None
+        raise ConfigError(
+            "device",
+            Message(
+                "{spec} is not a device name; use auto, cpu, cuda:N or mps (available: {available})",
+                spec=repr(spec),
+                available=_available(),
+            ),
+        ) from None
     if device.type == "cpu":
         if device.index not in (None, 0):  # torch accepts cpu:1 and runs on the same CPU: say so instead
             raise ConfigError("device", Message("{spec} does not exist: the CPU is one device (use cpu)", spec=spec))
@@ -106,20 +111,28 @@ def resolve_device(spec: str) -> torch.device:
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         index = 0 if device.index is None else device.index
         if index >= count:
-            raise ConfigError("device", Message("{spec} is not available (available: {available})", spec=spec,
-                                                available=_available()))
+            raise ConfigError(
+                "device", Message("{spec} is not available (available: {available})", spec=spec, available=_available())
+            )
         return torch.device("cuda", index)
     if device.type == "mps":
         if not mps_available():
-            raise ConfigError("device", Message("mps is not available (available: {available})",
-                                                available=_available()))
+            raise ConfigError(
+                "device", Message("mps is not available (available: {available})", available=_available())
+            )
         if device.index not in (None, 0):
             raise ConfigError("device", Message("{spec} does not exist: a Mac has one GPU (use mps)", spec=spec))
         # indexed, as torch reports tensors ("mps:0"): a generator made for plain "mps" is refused by some
         # ops on tensors placed there (pytorch#110820)
         return torch.device("mps", 0)
-    raise ConfigError("device", Message("{spec} is not supported; use auto, cpu, cuda:N or mps (available: "
-                                        "{available})", spec=repr(spec), available=_available()))
+    raise ConfigError(
+        "device",
+        Message(
+            "{spec} is not supported; use auto, cpu, cuda:N or mps (available: {available})",
+            spec=repr(spec),
+            available=_available(),
+        ),
+    )
 
 
 def _available() -> str:
@@ -135,17 +148,32 @@ def check_process_count(config: RunConfig) -> None:
     if cuda:
         count = torch.cuda.device_count()
         if count == 0:
-            raise ConfigError("device", Message("cuda was asked for, but this machine has no CUDA GPU; use --device "
-                                                "cpu"))
+            raise ConfigError(
+                "device", Message("cuda was asked for, but this machine has no CUDA GPU; use --device cpu")
+            )
         if n > count:
-            raise ConfigError("nproc", Message("{n} processes need {n} GPUs, but this machine has {count}; use --nproc "
-                                               "{count} or fewer (one process per GPU)", n=n, count=count))
+            raise ConfigError(
+                "nproc",
+                Message(
+                    "{n} processes need {n} GPUs, but this machine has {count}; use --nproc "
+                    "{count} or fewer (one process per GPU)",
+                    n=n,
+                    count=count,
+                ),
+            )
         return
     cores = os.cpu_count() or 1
     if n > cores:
-        raise ConfigError("nproc", Message("{n} CPU processes on {cores} CPU cores: each process trains on its own "
-                                           "core at least; use --nproc {cores} or fewer (or --device cuda on a GPU "
-                                           "machine)", n=n, cores=cores))
+        raise ConfigError(
+            "nproc",
+            Message(
+                "{n} CPU processes on {cores} CPU cores: each process trains on its own "
+                "core at least; use --nproc {cores} or fewer (or --device cuda on a GPU "
+                "machine)",
+                n=n,
+                cores=cores,
+            ),
+        )
 
 
 def check_amp(device: torch.device, mode: str) -> None:
@@ -155,8 +183,9 @@ def check_amp(device: torch.device, mode: str) -> None:
     if device.type == "cpu" and mode == "fp16":
         raise ConfigError("amp", Message("fp16 needs a CUDA or MPS device; on the CPU use bf16 or off"))
     if device.type == "cuda" and mode == "bf16" and not torch.cuda.is_bf16_supported():
-        raise ConfigError("amp", Message("{gpu} does not support bf16; use fp16 or off",
-                                         gpu=torch.cuda.get_device_name(device)))
+        raise ConfigError(
+            "amp", Message("{gpu} does not support bf16; use fp16 or off", gpu=torch.cuda.get_device_name(device))
+        )
     if device.type == "mps" and mode == "bf16" and not _mps_bf16():
         raise ConfigError("amp", Message("this macOS/MPS build does not support bf16; use fp16 or off"))
 

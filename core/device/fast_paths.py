@@ -25,8 +25,14 @@ def check_fast_paths(config: RunConfig, device: torch.device) -> None:
     """ConfigError for the first fast path of `config` that `device` cannot run."""
     check_amp(device, config.amp)
     if config.cudnn_benchmark and device.type != "cuda":
-        raise ConfigError("cudnn_benchmark", Message("cuDNN's autotuner runs on CUDA devices only, not on {device}; "
-                                                     "untick it (it would change nothing here)", device=device.type))
+        raise ConfigError(
+            "cudnn_benchmark",
+            Message(
+                "cuDNN's autotuner runs on CUDA devices only, not on {device}; "
+                "untick it (it would change nothing here)",
+                device=device.type,
+            ),
+        )
     if config.compile:
         reason = compile_problem(device)
         if reason:
@@ -43,14 +49,19 @@ def compile_problem(device: torch.device) -> str | None:
     import torch._dynamo
 
     if not torch._dynamo.is_dynamo_supported():
-        return Message("torch.compile does not support Python {python} on {platform} with torch {torch}; run "
-                       "without compile", python=f"{sys.version_info.major}.{sys.version_info.minor}",
-                       platform=sys.platform, torch=str(torch.__version__))
+        return Message(
+            "torch.compile does not support Python {python} on {platform} with torch {torch}; run without compile",
+            python=f"{sys.version_info.major}.{sys.version_info.minor}",
+            platform=sys.platform,
+            torch=str(torch.__version__),
+        )
     if device.type == "cpu":
         compiler = _cpp_compiler()
         if compiler is None:
-            return Message("torch.compile needs a C++ compiler for the CPU (g++ or clang++; none found on PATH or "
-                           "in $CXX); install one (e.g. apt install g++) or run without compile")
+            return Message(
+                "torch.compile needs a C++ compiler for the CPU (g++ or clang++; none found on PATH or "
+                "in $CXX); install one (e.g. apt install g++) or run without compile"
+            )
     elif device.type == "cuda":
         try:
             from torch.utils._triton import has_triton
@@ -61,8 +72,10 @@ def compile_problem(device: torch.device) -> str | None:
         else:
             available = has_triton()
         if not available:
-            return Message("torch.compile needs Triton for CUDA and it is missing or does not support this GPU; "
-                           "pip install triton, or run without compile")
+            return Message(
+                "torch.compile needs Triton for CUDA and it is missing or does not support this GPU; "
+                "pip install triton, or run without compile"
+            )
     return None
 
 
@@ -81,6 +94,7 @@ def fused_problem(device: torch.device) -> str | None:
         torch.optim.SGD([param], lr=0.1, momentum=0.9, fused=True)
     except (RuntimeError, ValueError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]  # some list every backend
-        return Message("torch has no fused optimizer for {device} ({error}); untick it", device=device.type,
-                       error=first)
+        return Message(
+            "torch has no fused optimizer for {device} ({error}); untick it", device=device.type, error=first
+        )
     return None

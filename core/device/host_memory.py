@@ -62,8 +62,10 @@ def _rlimits() -> list[ProcessLimit]:
 def _cgroup_limit() -> ProcessLimit | None:
     """cgroup v2's memory.max / memory.current, else v1's memory.limit_in_bytes / memory.usage_in_bytes, of
     the control group as this process sees it mounted (a container's own); None when unlimited or unreadable."""
-    for folder, limit_name, used_name in (("/sys/fs/cgroup", "memory.max", "memory.current"),
-                                          ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes")):
+    for folder, limit_name, used_name in (
+        ("/sys/fs/cgroup", "memory.max", "memory.current"),
+        ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"),
+    ):
         try:
             with open(f"{folder}/{limit_name}", encoding="ascii") as limit_file:
                 limit = limit_file.read().strip()

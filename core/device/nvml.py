@@ -167,14 +167,23 @@ def status(cuda_index: int) -> GpuStatus | None:
     power = read(pynvml.nvmlDeviceGetPowerUsage, device=whole)
     limit = read(pynvml.nvmlDeviceGetEnforcedPowerLimit, device=whole)
     procs = (read(pynvml.nvmlDeviceGetComputeRunningProcesses) or []) + (
-        read(pynvml.nvmlDeviceGetGraphicsRunningProcesses) or [])
+        read(pynvml.nvmlDeviceGetGraphicsRunningProcesses) or []
+    )
     seen: dict[int, GpuProcess] = {}
     for p in procs:
         used = getattr(p, "usedGpuMemory", None)
         seen[int(p.pid)] = GpuProcess(int(p.pid), _process_name(int(p.pid)), int(used) if used else None)
-    return GpuStatus(int(mem.used), int(mem.total), getattr(util, "gpu", None), getattr(util, "memory", None),
-                     temp, power / 1000.0 if power is not None else None,
-                     limit / 1000.0 if limit is not None else None, tuple(seen.values()), mig=whole is not h)
+    return GpuStatus(
+        int(mem.used),
+        int(mem.total),
+        getattr(util, "gpu", None),
+        getattr(util, "memory", None),
+        temp,
+        power / 1000.0 if power is not None else None,
+        limit / 1000.0 if limit is not None else None,
+        tuple(seen.values()),
+        mig=whole is not h,
+    )
 
 
 def _process_name(pid: int) -> str:

@@ -60,16 +60,20 @@ def collect(torch_ready: bool = True) -> SystemInfo:
         (Message("OS"), _read(platform.platform)),
     ]
     if torch_ready:
-        facts += [("torch", _read(lambda: _torch().__version__)),
-                  ("torchvision", _read(_torchvision_version)),
-                  ("CUDA", _read(cuda_text)),
-                  (GPUS, _read(gpus_text)),
-                  ("cuDNN", _read(cudnn_text))]
+        facts += [
+            ("torch", _read(lambda: _torch().__version__)),
+            ("torchvision", _read(_torchvision_version)),
+            ("CUDA", _read(cuda_text)),
+            (GPUS, _read(gpus_text)),
+            ("cuDNN", _read(cudnn_text)),
+        ]
     else:
         facts += [(name, NOT_LOADED) for name in ("torch", "torchvision", "CUDA", GPUS, "cuDNN")]
-    facts += [(NVIDIA_DRIVER, _read(driver_text)),
-              ("PySide6", _read(lambda: _installed_version(*PYSIDE_DISTRIBUTIONS))),
-              ("pyqtgraph", _read(lambda: _installed_version("pyqtgraph")))]
+    facts += [
+        (NVIDIA_DRIVER, _read(driver_text)),
+        ("PySide6", _read(lambda: _installed_version(*PYSIDE_DISTRIBUTIONS))),
+        ("pyqtgraph", _read(lambda: _installed_version("pyqtgraph"))),
+    ]
     return SystemInfo(tuple(facts))
 
 
@@ -132,6 +136,7 @@ def cudnn_version_text(version: int) -> str:
 def driver_text() -> str:
     """The NVIDIA driver's version and the newest CUDA it supports, through NVML; 'none' without one."""
     from core.device import nvml
+
     if not nvml.available():
         return Message("none (no NVIDIA driver found)")
     import pynvml

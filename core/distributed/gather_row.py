@@ -37,10 +37,16 @@ class GatherRow:
 
     def pack(self) -> list[float]:
         """The row as `SIZE` floats."""
-        return [self.seconds, float(self.samples),
-                *(-1.0 if self.memory[name] is None else float(self.memory[name]) for name in SAMPLE_COLUMNS),
-                float(self.stop), float(self.pause), float(self.clear), self.since_breakdown,
-                *_pack_breakdown(self.breakdown)]
+        return [
+            self.seconds,
+            float(self.samples),
+            *(-1.0 if self.memory[name] is None else float(self.memory[name]) for name in SAMPLE_COLUMNS),
+            float(self.stop),
+            float(self.pause),
+            float(self.clear),
+            self.since_breakdown,
+            *_pack_breakdown(self.breakdown),
+        ]
 
     @classmethod
     def unpack(cls, values: Sequence[float], rank: int) -> GatherRow:
@@ -54,8 +60,9 @@ class GatherRow:
         sizes = {name: int(value) for name, value in zip(BREAKDOWN_BYTES, read)}
         peaks = tuple((phase, int(value)) for phase, value in zip(PHASES, read))
         method = METHODS[int(next(read))]
-        breakdown = (MemoryBreakdown(step=step, **sizes, phase_peaks=peaks, method=method, rank=rank) if measured
-                     else None)
+        breakdown = (
+            MemoryBreakdown(step=step, **sizes, phase_peaks=peaks, method=method, rank=rank) if measured else None
+        )
         return cls(seconds, samples, memory, stop, pause, clear, since_breakdown, breakdown)
 
 
@@ -63,6 +70,10 @@ def _pack_breakdown(breakdown: MemoryBreakdown | None) -> list[float]:
     if breakdown is None:
         return [0.0] * _BREAKDOWN_SIZE
     peaks = dict(breakdown.phase_peaks)
-    return [1.0, float(breakdown.step), *(float(getattr(breakdown, name)) for name in BREAKDOWN_BYTES),
-            *(float(peaks.get(phase, 0)) for phase in PHASES), float(METHODS.index(breakdown.method))]
-
+    return [
+        1.0,
+        float(breakdown.step),
+        *(float(getattr(breakdown, name)) for name in BREAKDOWN_BYTES),
+        *(float(peaks.get(phase, 0)) for phase in PHASES),
+        float(METHODS.index(breakdown.method)),
+    ]

@@ -26,16 +26,29 @@ def rank_device(requested: str, context: RankContext) -> torch.device:
     if kind == "cpu":
         return torch.device("cpu")
     if kind != "cuda":
-        raise ConfigError("device", Message("data-parallel runs train on CUDA GPUs or CPU processes, not {kind}",
-                                            kind=kind))
+        raise ConfigError(
+            "device", Message("data-parallel runs train on CUDA GPUs or CPU processes, not {kind}", kind=kind)
+        )
     count = torch.cuda.device_count()
     if context.local_rank >= count:
         values = dict(rank=context.rank, local_rank=context.local_rank, count=count)
         if count == 1:
-            raise ConfigError("nproc", Message("rank {rank} needs GPU cuda:{local_rank}, but this machine has {count} "
-                                               "GPU; start at most {count} processes per machine", **values))
-        raise ConfigError("nproc", Message("rank {rank} needs GPU cuda:{local_rank}, but this machine has {count} GPUs; "
-                                           "start at most {count} processes per machine", **values))
+            raise ConfigError(
+                "nproc",
+                Message(
+                    "rank {rank} needs GPU cuda:{local_rank}, but this machine has {count} "
+                    "GPU; start at most {count} processes per machine",
+                    **values,
+                ),
+            )
+        raise ConfigError(
+            "nproc",
+            Message(
+                "rank {rank} needs GPU cuda:{local_rank}, but this machine has {count} GPUs; "
+                "start at most {count} processes per machine",
+                **values,
+            ),
+        )
     return torch.device("cuda", context.local_rank)
 
 

@@ -103,9 +103,18 @@ def record_rank_end(rank: int, status: str, message: str, user_error: bool = Fal
     if not folder:
         return
     try:
-        Path(folder, f"rank-{rank}.json").write_text(json.dumps({
-            "rank": rank, "status": status, "message": str(message), "said": message_to_json(message),
-            "user_error": user_error, "at": time.time()}))
+        Path(folder, f"rank-{rank}.json").write_text(
+            json.dumps(
+                {
+                    "rank": rank,
+                    "status": status,
+                    "message": str(message),
+                    "said": message_to_json(message),
+                    "user_error": user_error,
+                    "at": time.time(),
+                }
+            )
+        )
     except OSError:
         pass  # the launcher then reports what the process's exit said
 
@@ -119,8 +128,11 @@ def rank_folder(nproc: int, uid: str | None = None) -> Iterator[tuple[str, str]]
     process would use them all: N processes with torch's default would each fight over every core."""
     uid = uid or uuid.uuid4().hex
     folder = make_rank_folder()
-    changes = {ENV_RUN_UID: uid, ENV_RANK_DIR: folder,
-               "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))}
+    changes = {
+        ENV_RUN_UID: uid,
+        ENV_RANK_DIR: folder,
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc))),
+    }
     before = {name: os.environ.get(name) for name in changes}
     os.environ.update(changes)
     try:
@@ -143,10 +155,20 @@ def launch_config(nproc: int, uid: str, folder: str) -> Any:
     from torch.distributed.launcher.api import LaunchConfig
 
     quiet_launcher_logs()  # the failure is said once, in one line that names the rank
-    return LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=nproc, run_id=uid, rdzv_backend="c10d",
-                        rdzv_endpoint="localhost:0", max_restarts=0, rdzv_configs={"join_timeout": START_TIMEOUT_S},
-                        monitor_interval=0.1, start_method="spawn", shutdown_timeout=SHUTDOWN_TIMEOUT_S,
-                        logs_specs=DefaultLogsSpecs(log_dir=torch_log_folder(folder)))
+    return LaunchConfig(
+        min_nodes=1,
+        max_nodes=1,
+        nproc_per_node=nproc,
+        run_id=uid,
+        rdzv_backend="c10d",
+        rdzv_endpoint="localhost:0",
+        max_restarts=0,
+        rdzv_configs={"join_timeout": START_TIMEOUT_S},
+        monitor_interval=0.1,
+        start_method="spawn",
+        shutdown_timeout=SHUTDOWN_TIMEOUT_S,
+        logs_specs=DefaultLogsSpecs(log_dir=torch_log_folder(folder)),
+    )
 
 
 @dataclass(frozen=True)
@@ -190,8 +212,12 @@ def run_ranks(entry: Callable[..., int], args: tuple[Any, ...], nproc: int, uid:
         except ChildFailedError as exc:
             ends = read_rank_ends(folder)
             user_error = any(end.get("user_error") for end in ends.values())
-            return RanksEnded(uid, EXIT_USER_ERROR if user_error else EXIT_FAILED,
-                              describe_failure(exc.failures, ends, nproc), user_error)
+            return RanksEnded(
+                uid,
+                EXIT_USER_ERROR if user_error else EXIT_FAILED,
+                describe_failure(exc.failures, ends, nproc),
+                user_error,
+            )
         except SignalException as exc:  # Ctrl+C, or a signal to the launcher: it passed it on to the ranks,
             code = 128 + int(exc.sigval)  # which stopped at a step
         return RanksEnded(uid, code, rank0=read_rank_ends(folder).get(0))
@@ -217,28 +243,48 @@ def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]], 
     SIGSEGV: it could say nothing, and what the others said is the echo of its going, whatever words their
     backend found for it), else a rank that reported its own failure (out of memory, diverged, an error that is
     not a lost connection), else a rank that stopped responding, else the first exit."""
-    hard = [(rank, f) for rank, f in sorted(failures.items()) if rank not in ends and f.exitcode < 0
-            and -f.exitcode not in (signal.SIGTERM, signal.SIGINT, signal.SIGABRT)]
+    hard = [
+        (rank, f)
+        for rank, f in sorted(failures.items())
+        if rank not in ends and f.exitcode < 0 and -f.exitcode not in (signal.SIGTERM, signal.SIGINT, signal.SIGABRT)
+    ]
     if hard:
         rank, failure = hard[0]
         return Message("rank {rank} (pid {pid}) {how}", rank=rank, pid=failure.pid, how=_how_it_ended(failure.exitcode))
-    own = sorted(((rank, end) for rank, end in ends.items()
-                  if not Status(end["status"]).ended_well and not lost_peer(end["message"])),
-                 key=lambda item: item[1].get("at", 0.0))  # the first to fail, not the lowest rank
+    own = sorted(
+        (
+            (rank, end)
+            for rank, end in ends.items()
+            if not Status(end["status"]).ended_well and not lost_peer(end["message"])
+        ),
+        key=lambda item: item[1].get("at", 0.0),
+    )  # the first to fail, not the lowest rank
     if own:
         rank, end = own[0]
-        return Message("rank {rank} ended the run ({status}): {message}", rank=rank, status=status_word(end["status"]),
-                       message=end["message"])
+        return Message(
+            "rank {rank} ended the run ({status}): {message}",
+            rank=rank,
+            status=status_word(end["status"]),
+            message=end["message"],
+        )
     silent = [rank for rank in range(world) if rank not in ends]  # ranks that never said how they ended
-    timed_out = any("timed out" in end["message"].lower() or "timeout" in end["message"].lower()
-                    for end in ends.values()) or any(  # NCCL's watchdog aborts a rank whose collective timed out
-        f.exitcode == -signal.SIGABRT for f in failures.values())
+    timed_out = any(
+        "timed out" in end["message"].lower() or "timeout" in end["message"].lower() for end in ends.values()
+    ) or any(  # NCCL's watchdog aborts a rank whose collective timed out
+        f.exitcode == -signal.SIGABRT for f in failures.values()
+    )
     silent = [rank for rank in silent if not (rank in failures and failures[rank].exitcode == -signal.SIGABRT)]
     if silent and timed_out:
-        return Message("rank {rank} stopped responding: the other ranks timed out waiting for it in a collective "
-                       "(--dist-timeout), and it was ended", rank=silent[0])
-    killed = [(rank, f) for rank, f in sorted(failures.items())
-              if f.exitcode < 0 and -f.exitcode not in (signal.SIGTERM, signal.SIGINT) and rank not in ends]
+        return Message(
+            "rank {rank} stopped responding: the other ranks timed out waiting for it in a collective "
+            "(--dist-timeout), and it was ended",
+            rank=silent[0],
+        )
+    killed = [
+        (rank, f)
+        for rank, f in sorted(failures.items())
+        if f.exitcode < 0 and -f.exitcode not in (signal.SIGTERM, signal.SIGINT) and rank not in ends
+    ]
     if killed:
         rank, failure = killed[0]
         return Message("rank {rank} (pid {pid}) {how}", rank=rank, pid=failure.pid, how=_how_it_ended(failure.exitcode))
@@ -246,8 +292,13 @@ def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]], 
     failure = failures[rank]
     message = ends.get(rank, {}).get("message", "")
     if message:
-        return Message("rank {rank} (pid {pid}) {how}: {message}", rank=rank, pid=failure.pid,
-                       how=_how_it_ended(failure.exitcode), message=message)
+        return Message(
+            "rank {rank} (pid {pid}) {how}: {message}",
+            rank=rank,
+            pid=failure.pid,
+            how=_how_it_ended(failure.exitcode),
+            message=message,
+        )
     return Message("rank {rank} (pid {pid}) {how}", rank=rank, pid=failure.pid, how=_how_it_ended(failure.exitcode))
 
 
@@ -261,7 +312,19 @@ def _how_it_ended(exitcode: int) -> str:
 def lost_peer(message: str) -> bool:
     """Whether a rank's failure is only the echo of another rank's: its peer went away mid-collective."""
     text = message.lower()
-    return any(part in text for part in ("connection closed", "connection reset", "broken pipe", "timed out",
-                                         "timeout", "nccl communicator was aborted", "connection refused", "peer",
-                                         "remote process exited", "distbackenderror", "pair closure"))
-
+    return any(
+        part in text
+        for part in (
+            "connection closed",
+            "connection reset",
+            "broken pipe",
+            "timed out",
+            "timeout",
+            "nccl communicator was aborted",
+            "connection refused",
+            "peer",
+            "remote process exited",
+            "distbackenderror",
+            "pair closure",
+        )
+    )

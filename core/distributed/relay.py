@@ -27,8 +27,12 @@ def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> 
     event, on `events` (a manager queue)."""
     from core.distributed.session import train_rank  # torch: in the ranks only
 
-    return train_rank(RunConfig.from_dict(config_values), timeout_s, [events.put],
-                      controls_ready=lambda: events.put(("pid", os.getpid())))
+    return train_rank(
+        RunConfig.from_dict(config_values),
+        timeout_s,
+        [events.put],
+        controls_ready=lambda: events.put(("pid", os.getpid())),
+    )
 
 
 class DataParallelRun(RunControls):
@@ -68,8 +72,9 @@ class DataParallelRun(RunControls):
         try:
             ended = run_ranks(relay_rank, (self.config.to_dict(), events, self.timeout_s), self.config.nproc)
         except Exception as exc:  # noqa: BLE001 - the launcher itself failed (rendezvous, spawn): say so
-            outcome["failure"] = Message("the ranks could not be started: {kind}: {error}",
-                                         kind=type(exc).__name__, error=message_of(exc))
+            outcome["failure"] = Message(
+                "the ranks could not be started: {kind}: {error}", kind=type(exc).__name__, error=message_of(exc)
+            )
             return
         if ended.failure:
             outcome["failure"] = ended.failure
@@ -94,8 +99,23 @@ class DataParallelRun(RunControls):
 
     def _failed(self, message: str) -> RunFinished:
         config = self.config.to_dict()
-        summary = RunSummary(Status.FAILED, 0, 0, 0.0, None, None, None, None, str(config["device"]), "", 0, 0, 0, config,
-                             world_size=self.config.nproc)
+        summary = RunSummary(
+            Status.FAILED,
+            0,
+            0,
+            0.0,
+            None,
+            None,
+            None,
+            None,
+            str(config["device"]),
+            "",
+            0,
+            0,
+            0,
+            config,
+            world_size=self.config.nproc,
+        )
         return RunFinished(Status.FAILED, 0, message, False, summary)
 
     # ---- commands reach rank 0 as signals --------------------------------------------------------
@@ -133,4 +153,3 @@ class DataParallelRun(RunControls):
                 os.kill(pid, signum)
             except ProcessLookupError:
                 pass  # it has just ended
-

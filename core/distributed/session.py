@@ -69,8 +69,9 @@ MAX_STEPS_PER_REPORT = 10_000
 class DistributedSession(TrainingSession):
     """A rank's session. Same controls as `TrainingSession`; only rank 0 gets observers."""
 
-    def __init__(self, config: RunConfig, context: RankContext, observers: Iterable[Observer] = (),
-                 run_uid: str | None = None) -> None:
+    def __init__(
+        self, config: RunConfig, context: RankContext, observers: Iterable[Observer] = (), run_uid: str | None = None
+    ) -> None:
         super().__init__(config, observers)
         self.context = context
         if run_uid:
@@ -97,21 +98,23 @@ class DistributedSession(TrainingSession):
 
     def _build_parts(self, config: RunConfig, device: torch.device, generator: torch.Generator) -> RunParts:
         assert self.probe is not None
-        parts = build_run(config, device, self.probe.free_bytes(), generator,
-                          Shard(self.context.rank, self.context.world_size))
+        parts = build_run(
+            config, device, self.probe.free_bytes(), generator, Shard(self.context.rank, self.context.world_size)
+        )
         trainer = parts.trainer
         if config.sync_bn:
             trainer.model = synchronise_batchnorm(trainer.model, device)
         # gradient_as_bucket_view: DDP's buckets are the gradients, not a second copy of them
-        trainer.parallel = DistributedDataParallel(trainer.model, device_ids=[device.index] if device.type == "cuda"
-                                                   else None, gradient_as_bucket_view=True)
+        trainer.parallel = DistributedDataParallel(
+            trainer.model, device_ids=[device.index] if device.type == "cuda" else None, gradient_as_bucket_view=True
+        )
         if trainer.compiled is not None:
             trainer.compiled = torch.compile(trainer.parallel)
         trainer.reduce_sum = distributed.sum_over_ranks
         rank_seed = config.seed + self.context.rank
         torch.manual_seed(rank_seed)  # DDP gave every rank rank 0's weights; dropout and the like now differ
         if parts.placement.name == "resident":  # each rank shuffles and crops its own shard: its own draws (the
-            generator.manual_seed(rank_seed)     # stream placement shares them: its ranks cut one global batch)
+            generator.manual_seed(rank_seed)  # stream placement shares them: its ranks cut one global batch)
             parts.source.preprocess.host_rng = np.random.default_rng(rank_seed)  # type: ignore[attr-defined]
         return parts
 
@@ -162,24 +165,33 @@ class DistributedSession(TrainingSession):
         self._measured = breakdown
 
     # ---- report ----------------------------------------------------------------------------------
-    def _exchange(self, losses: list[torch.Tensor], seconds: float = 0.0,
-                  samples: int = 0) -> tuple[list[GatherRow], torch.Tensor]:
+    def _exchange(
+        self, losses: list[torch.Tensor], seconds: float = 0.0, samples: int = 0
+    ) -> tuple[list[GatherRow], torch.Tensor]:
         """The report's all_gather: this rank's row and losses in; every rank's row, by rank, and their losses
         (world, k) out."""
         assert self.probe is not None and self.device is not None
         memory = self.probe.sample()
         breakdown, self._measured = self._measured, None
         since = time.perf_counter() - self._state.last_breakdown if self._state.last_breakdown > 0 else 1e9
-        row = GatherRow(seconds, samples, memory.byte_counts(), self.stop_requested, self.pause_requested,
-                        self.take_cache_clear(), since, breakdown)
+        row = GatherRow(
+            seconds,
+            samples,
+            memory.byte_counts(),
+            self.stop_requested,
+            self.pause_requested,
+            self.take_cache_clear(),
+            since,
+            breakdown,
+        )
         where = distributed.collective_device(self.device)
         values = torch.tensor(row.pack(), dtype=torch.float64, device=where)
         if losses:
             values = torch.cat([values, torch.stack(losses).to(where, torch.float64)])
         gathered = distributed.gather_rows(values)
         self._memory_template = memory
-        rows = [GatherRow.unpack(numbers, rank) for rank, numbers in enumerate(gathered[:, :GatherRow.SIZE].tolist())]
-        return rows, gathered[:, GatherRow.SIZE:]
+        rows = [GatherRow.unpack(numbers, rank) for rank, numbers in enumerate(gathered[:, : GatherRow.SIZE].tolist())]
+        return rows, gathered[:, GatherRow.SIZE :]
 
     def _report(self) -> None:
         """Gather every rank's report, emit the whole run's, and agree on what happens next."""
@@ -204,9 +216,22 @@ class DistributedSession(TrainingSession):
             if row.breakdown is not None:
                 self.emit(row.breakdown)
         batch = self._parts.source.batch_size
-        self.emit(StepsReported(run.step, run.epoch, first, tuple(losses), run.samples * world, rate, now - run.t0,
-                                run.eta_s(batch), batch * world, self.probe.sample(), run.total_steps,
-                                self._rank_samples))
+        self.emit(
+            StepsReported(
+                run.step,
+                run.epoch,
+                first,
+                tuple(losses),
+                run.samples * world,
+                rate,
+                now - run.t0,
+                run.eta_s(batch),
+                batch * world,
+                self.probe.sample(),
+                run.total_steps,
+                self._rank_samples,
+            )
+        )
         self._agree(rows, len(losses))
         self._check_losses(first, losses)  # every rank sees the same losses: a divergence ends them all together
 
@@ -214,18 +239,25 @@ class DistributedSession(TrainingSession):
         """A rank's gathered row as the sample the window plots; its peaks are kept for the summary."""
         template = self._memory_template
         assert template is not None  # the exchange that gathered `row` sampled it
-        memory = MemorySample(time_s=template.time_s, device=self.rank_devices[rank],
-                              has_allocator=template.has_allocator, **row.memory)
+        memory = MemorySample(
+            time_s=template.time_s, device=self.rank_devices[rank], has_allocator=template.has_allocator, **row.memory
+        )
         peaks = self._rank_peaks.setdefault(rank, [0, 0, 0])
-        peaks[:] = [max(peaks[0], memory.peak_allocated_bytes), max(peaks[1], memory.peak_reserved_bytes),
-                    max(peaks[2], memory.process_rss_bytes)]
+        peaks[:] = [
+            max(peaks[0], memory.peak_allocated_bytes),
+            max(peaks[1], memory.peak_reserved_bytes),
+            max(peaks[2], memory.process_rss_bytes),
+        ]
         speed = row.samples / row.seconds if row.seconds > 0 else 0.0
         return RankSample(rank, self.rank_devices[rank], speed, memory)
 
     def _agree(self, rows: list[GatherRow], steps: int) -> None:
         """The decisions every rank takes from the same gathered rows, so they all take them alike."""
-        self._agreed = {"stop": any(row.stop for row in rows), "pause": rows[0].pause,
-                        "clear": any(row.clear for row in rows)}
+        self._agreed = {
+            "stop": any(row.stop for row in rows),
+            "pause": rows[0].pause,
+            "clear": any(row.clear for row in rows),
+        }
         self._state.sample_next = max(row.since_breakdown for row in rows) >= BREAKDOWN_PERIOD_S
         slowest = max(row.seconds / max(steps, 1) for row in rows)  # seconds per step
         steps = self.config.report_interval / slowest if slowest > 0 else 1.0
@@ -244,33 +276,55 @@ class DistributedSession(TrainingSession):
         assert self.device is not None and self.probe is not None and self._parts is not None
         event = oom_recovery.recover(message, phase, self.config, self._state, self.device, self.probe, self._parts)
         self.emit(event)
-        raise run_outcome.OutOfMemoryStop(Message("rank {rank} ({device}) ran out of memory at step {step}: {problem}",
-                                                  rank=self.context.rank, device=str(self.device),
-                                                  step=self._state.step + 1,
-                                                  problem=oom_recovery.stop_message(event, "stop")))
+        raise run_outcome.OutOfMemoryStop(
+            Message(
+                "rank {rank} ({device}) ran out of memory at step {step}: {problem}",
+                rank=self.context.rank,
+                device=str(self.device),
+                step=self._state.step + 1,
+                problem=oom_recovery.stop_message(event, "stop"),
+            )
+        )
 
     def _finish(self, outcome: run_outcome.Outcome) -> RunFinished:
         finished = super()._finish(outcome)
         summary = finished.summary
         world = self.context.world_size
-        ranks = tuple(ReadOnlyDict({
-            "rank": rank, "device": self.rank_devices[rank] if rank < len(self.rank_devices) else "",
-            "samples_per_s": statistics.median(self._rank_rates[rank]) if self._rank_rates.get(rank) else None,
-            "peak_allocated_bytes": peaks[0], "peak_reserved_bytes": peaks[1], "peak_rss_bytes": peaks[2]})
-            for rank, peaks in sorted(self._rank_peaks.items()))
+        ranks = tuple(
+            ReadOnlyDict(
+                {
+                    "rank": rank,
+                    "device": self.rank_devices[rank] if rank < len(self.rank_devices) else "",
+                    "samples_per_s": statistics.median(self._rank_rates[rank]) if self._rank_rates.get(rank) else None,
+                    "peak_allocated_bytes": peaks[0],
+                    "peak_reserved_bytes": peaks[1],
+                    "peak_rss_bytes": peaks[2],
+                }
+            )
+            for rank, peaks in sorted(self._rank_peaks.items())
+        )
         spread = summary.samples_per_s_spread
         changes: dict[str, Any] = {
-            "samples": summary.samples * world, "world_size": world, "ranks": ranks,
+            "samples": summary.samples * world,
+            "world_size": world,
+            "ranks": ranks,
             "samples_per_s": None if summary.samples_per_s is None else summary.samples_per_s * world,
-            "samples_per_s_spread": None if spread is None else (spread[0] * world, spread[1] * world)}
+            "samples_per_s_spread": None if spread is None else (spread[0] * world, spread[1] * world),
+        }
         distributed.end_group()
         return dataclasses.replace(finished, summary=dataclasses.replace(summary, **changes))
 
 
-def train_rank(config: RunConfig, timeout_s: float, main_observers: Iterable[Observer] = (), *,
-               recording: Callable[[list[Observer]], contextlib.AbstractContextManager[Any]] | None = None,
-               controls_ready: Callable[[], None] | None = None,
-               report: Callable[[RunFinished, SignalsSeen], int] | None = None, line_prefix: str = "") -> int:
+def train_rank(
+    config: RunConfig,
+    timeout_s: float,
+    main_observers: Iterable[Observer] = (),
+    *,
+    recording: Callable[[list[Observer]], contextlib.AbstractContextManager[Any]] | None = None,
+    controls_ready: Callable[[], None] | None = None,
+    report: Callable[[RunFinished, SignalsSeen], int] | None = None,
+    line_prefix: str = "",
+) -> int:
     """Train this process's rank of a data-parallel run, the one rank body behind `--nproc`'s launcher,
     torchrun and a comparison's relay (the rank's place is in its environment); its exit code. Rank 0 alone
     gets `main_observers`, `recording(observers)` around the run (the run store), `controls_ready()` once its
@@ -281,8 +335,9 @@ def train_rank(config: RunConfig, timeout_s: float, main_observers: Iterable[Obs
         raise RuntimeError("train_rank runs in a rank of a data-parallel run (RANK / WORLD_SIZE)")
     context = dataclasses.replace(context, timeout_s=timeout_s)
     config = config.replace(nproc=context.world_size)  # under torchrun the world decides, not --nproc
-    session = DistributedSession(config, context, list(main_observers) if context.is_main else [],
-                                 run_uid=os.environ.get(ENV_RUN_UID))
+    session = DistributedSession(
+        config, context, list(main_observers) if context.is_main else [], run_uid=os.environ.get(ENV_RUN_UID)
+    )
     # the launcher (or torchrun) passes a Ctrl+C on to ranks that got the terminal's too: a repeat is the same
     # stop here; the launcher's SIGKILL after its grace period is the hard abort. Only rank 0 says it stops,
     # and only for a Ctrl+C: a SIGTERM comes from the launcher, also when another rank has failed

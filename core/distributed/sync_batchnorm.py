@@ -22,12 +22,11 @@ class CpuSyncBatchNorm(nn.BatchNorm2d):
             return super().forward(x)
         channels = x.shape[1]
         xf = x.float()  # statistics in float32 whatever autocast gives (bf16 sums of squares lose the variance)
-        local = torch.cat([xf.sum((0, 2, 3)), (xf * xf).sum((0, 2, 3)),
-                           xf.new_full((1,), x.numel() / channels)])
+        local = torch.cat([xf.sum((0, 2, 3)), (xf * xf).sum((0, 2, 3)), xf.new_full((1,), x.numel() / channels)])
         total = dist_fn.all_reduce(local)
         count = total[-1]
         mean = total[:channels] / count
-        var = (total[channels:2 * channels] / count - mean * mean).clamp(min=0)  # biased, as normalisation uses
+        var = (total[channels : 2 * channels] / count - mean * mean).clamp(min=0)  # biased, as normalisation uses
         if self.track_running_stats and self.running_mean is not None and self.running_var is not None:
             assert self.num_batches_tracked is not None
             self.num_batches_tracked.add_(1)
@@ -53,8 +52,9 @@ def synchronise_batchnorm(model: nn.Module, device: torch.device) -> nn.Module:
 
 def _convert_cpu(module: nn.Module) -> nn.Module:
     if isinstance(module, nn.BatchNorm2d) and not isinstance(module, CpuSyncBatchNorm):
-        synced = CpuSyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
-                                  module.track_running_stats)
+        synced = CpuSyncBatchNorm(
+            module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats
+        )
         if module.affine:
             synced.weight, synced.bias = module.weight, module.bias
         synced.running_mean, synced.running_var = module.running_mean, module.running_var
@@ -64,6 +64,3 @@ def _convert_cpu(module: nn.Module) -> nn.Module:
     for name, child in module.named_children():
         module.add_module(name, _convert_cpu(child))
     return module
-
-
-

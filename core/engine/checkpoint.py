@@ -33,11 +33,35 @@ AUTOMATIC_REASONS = ("epoch", "every", "stop", "end")  # the policy's own checkp
 LENGTH_FIELDS = ("epochs", "max_steps")  # a resumed run may be given a new length
 # Fields that make a run what it is: a resumed run keeps its checkpoint's values. The others (device,
 # placement, workers, compile, report interval, ...) change how it trains, not what, and may differ.
-IDENTITY_FIELDS = ("model", "dataset", "synthetic_samples", "seed", "batch_size", "optimizer", "lr", "momentum",
-                   "weight_decay", "amp")
-_REQUIRED = {"run_uid": str, "step": int, "epoch": int, "epoch_complete": bool, "samples": int, "config": dict,
-             "placement": str, "device_type": str, "model": dict, "optimizer": dict, "scaler": dict, "rng": dict,
-             "progress": dict, "batch_size": int, "data": dict}
+IDENTITY_FIELDS = (
+    "model",
+    "dataset",
+    "synthetic_samples",
+    "seed",
+    "batch_size",
+    "optimizer",
+    "lr",
+    "momentum",
+    "weight_decay",
+    "amp",
+)
+_REQUIRED = {
+    "run_uid": str,
+    "step": int,
+    "epoch": int,
+    "epoch_complete": bool,
+    "samples": int,
+    "config": dict,
+    "placement": str,
+    "device_type": str,
+    "model": dict,
+    "optimizer": dict,
+    "scaler": dict,
+    "rng": dict,
+    "progress": dict,
+    "batch_size": int,
+    "data": dict,
+}
 
 
 @dataclass(frozen=True)
@@ -135,38 +159,68 @@ def load(path: str | os.PathLike[str], mapped: bool = True) -> dict[str, Any]:
             warnings.simplefilter("ignore")
             payload = torch.load(target, map_location="cpu", weights_only=True, mmap=zipped and mapped)
     except OSError as exc:
-        raise UserError(Message("cannot read the checkpoint {path}: {why}", path=shown,
-                                why=exc.strerror or str(exc))) from None
+        raise UserError(
+            Message("cannot read the checkpoint {path}: {why}", path=shown, why=exc.strerror or str(exc))
+        ) from None
     except pickle.UnpicklingError as exc:
         called = re.search(r"GLOBAL ([\w.]+)", str(exc)) or re.search(r"[Uu]nsupported class ([\w.]+)", str(exc))
         if called:
-            raise UserError(Message("{path} is not a checkpoint this app can load safely: it carries code (it would "
-                                    "call {callable}); nothing in it was run", path=shown,
-                                    callable=called.group(1))) from None
+            raise UserError(
+                Message(
+                    "{path} is not a checkpoint this app can load safely: it carries code (it would "
+                    "call {callable}); nothing in it was run",
+                    path=shown,
+                    callable=called.group(1),
+                )
+            ) from None
         detail = re.search(r"WeightsUnpickler error: \s*(.+)", str(exc))
         what = detail.group(1).strip() if detail else (str(exc).strip().splitlines() or ["refused"])[0][:200]
-        raise UserError(Message("{path} is damaged or not a checkpoint (its contents are not tensors and plain "
-                                "values: {what}; nothing in it was run)", path=shown, what=what)) from None
+        raise UserError(
+            Message(
+                "{path} is damaged or not a checkpoint (its contents are not tensors and plain "
+                "values: {what}; nothing in it was run)",
+                path=shown,
+                what=what,
+            )
+        ) from None
     except (RuntimeError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-        raise UserError(Message("{path} is damaged or not a checkpoint (it may be incomplete: {error})", path=shown,
-                                error=first)) from None
+        raise UserError(
+            Message("{path} is damaged or not a checkpoint (it may be incomplete: {error})", path=shown, error=first)
+        ) from None
     _check_format(payload, shown)
     return payload
 
 
 def _check_format(payload: Any, shown: str) -> None:
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise UserError(Message("{path} is not a gpu-train-monitor checkpoint (a PyTorch file without a run's "
-                                "record; resume from a file the app saved under checkpoints/)", path=shown))
+        raise UserError(
+            Message(
+                "{path} is not a gpu-train-monitor checkpoint (a PyTorch file without a run's "
+                "record; resume from a file the app saved under checkpoints/)",
+                path=shown,
+            )
+        )
     version = payload.get("version")
     if not isinstance(version, int) or version > VERSION:
-        raise UserError(Message("{path} was saved by a newer gpu-train-monitor (checkpoint format {version}); "
-                                "update the app to resume it", path=shown, version=version))
+        raise UserError(
+            Message(
+                "{path} was saved by a newer gpu-train-monitor (checkpoint format {version}); "
+                "update the app to resume it",
+                path=shown,
+                version=version,
+            )
+        )
     for key, kind in _REQUIRED.items():
         if not isinstance(payload.get(key), kind):
-            raise UserError(Message("{path} is damaged: its {key!r} entry is missing or not a {kind}", path=shown,
-                                    key=key, kind=kind.__name__))
+            raise UserError(
+                Message(
+                    "{path} is damaged: its {key!r} entry is missing or not a {kind}",
+                    path=shown,
+                    key=key,
+                    kind=kind.__name__,
+                )
+            )
 
 
 def info_of(payload: dict[str, Any], path: str | os.PathLike[str]) -> CheckpointInfo:
@@ -174,10 +228,19 @@ def info_of(payload: dict[str, Any], path: str | os.PathLike[str]) -> Checkpoint
     try:
         config = RunConfig.from_dict(payload["config"])
     except UserError as exc:
-        raise UserError(Message("{path} holds a config this version cannot run ({error})", path=shown,
-                                error=message_of(exc))) from None
-    return CheckpointInfo(shown, payload["run_uid"], payload["step"], payload["epoch"], payload["epoch_complete"],
-                          config, payload["placement"], payload["device_type"])
+        raise UserError(
+            Message("{path} holds a config this version cannot run ({error})", path=shown, error=message_of(exc))
+        ) from None
+    return CheckpointInfo(
+        shown,
+        payload["run_uid"],
+        payload["step"],
+        payload["epoch"],
+        payload["epoch_complete"],
+        config,
+        payload["placement"],
+        payload["device_type"],
+    )
 
 
 def read_info(path: str | os.PathLike[str]) -> CheckpointInfo:
@@ -217,22 +280,45 @@ def check_resumable(config: RunConfig, info: CheckpointInfo) -> RunConfig:
         config = config.replace(model=saved.model)
     if (config.model, config.dataset) != (saved.model, saved.dataset):
         field = "model" if config.model != saved.model else "dataset"
-        raise ConfigError(field, Message("{path} is a checkpoint of {saved_model} trained on {saved_dataset}, not "
-                                         "{model} on {dataset}; resume it with its own model and dataset, or start "
-                                         "a new run without resuming", path=info.path, saved_model=saved.model,
-                                         saved_dataset=saved.dataset, model=config.model, dataset=config.dataset))
+        raise ConfigError(
+            field,
+            Message(
+                "{path} is a checkpoint of {saved_model} trained on {saved_dataset}, not "
+                "{model} on {dataset}; resume it with its own model and dataset, or start "
+                "a new run without resuming",
+                path=info.path,
+                saved_model=saved.model,
+                saved_dataset=saved.dataset,
+                model=config.model,
+                dataset=config.dataset,
+            ),
+        )
     for field in IDENTITY_FIELDS:
         if field == "synthetic_samples" and config.dataset != "synthetic":
             continue
         if getattr(config, field) != getattr(saved, field):
-            raise ConfigError(field, Message("a resumed run keeps its checkpoint's {field} ({saved}); {value} would "
-                                             "train something else: start a new run instead", field=field,
-                                             saved=getattr(saved, field), value=getattr(config, field)))
+            raise ConfigError(
+                field,
+                Message(
+                    "a resumed run keeps its checkpoint's {field} ({saved}); {value} would "
+                    "train something else: start a new run instead",
+                    field=field,
+                    saved=getattr(saved, field),
+                    value=getattr(config, field),
+                ),
+            )
     if not info.epoch_complete:
         if config.placement == "auto":
             config = config.replace(placement=info.placement)
         elif config.placement != info.placement:
-            raise ConfigError("placement", Message("{path} was saved mid-epoch with the {placement} placement; resume "
-                                                   "it with that placement (one saved at an epoch's end may change "
-                                                   "it)", path=info.path, placement=info.placement))
+            raise ConfigError(
+                "placement",
+                Message(
+                    "{path} was saved mid-epoch with the {placement} placement; resume "
+                    "it with that placement (one saved at an epoch's end may change "
+                    "it)",
+                    path=info.path,
+                    placement=info.placement,
+                ),
+            )
     return config

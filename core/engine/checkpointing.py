@@ -64,30 +64,56 @@ def set_random_states(states: RandomStates, device: torch.device, source: BatchS
     source.set_random_state(states["source"], data=same_kind)
 
 
-def capture(run_uid: str, config: RunConfig, device: torch.device, parts: RunParts, run: LoopState,
-            epoch_start: RandomStates | None, position: Position | None) -> dict[str, Any]:
+def capture(
+    run_uid: str,
+    config: RunConfig,
+    device: torch.device,
+    parts: RunParts,
+    run: LoopState,
+    epoch_start: RandomStates | None,
+    position: Position | None,
+) -> dict[str, Any]:
     """The checkpoint of a run at a step boundary. `position` None: the epoch `run.epoch` has ended
     (validated); otherwise it is how far that epoch got, and `epoch_start` its generators at its start."""
     trainer, source, splits = parts.trainer, parts.source, parts.splits
     return {
-        "format": FORMAT, "version": VERSION, "saved_at": time.time(), "torch_version": str(torch.__version__),
-        "run_uid": run_uid, "step": run.step, "epoch": run.epoch, "epoch_complete": position is None,
-        "samples": run.samples, "config": config.to_dict(), "placement": source.placement,
-        "device_type": device.type, "batch_size": source.batch_size,
-        "data": {"dataset": splits.name, "classes": splits.num_classes, "channels": splits.channels,
-                 "train_images": len(splits.train)},
-        "model": trainer.model.state_dict(), "optimizer": trainer.optimizer.state_dict(),
+        "format": FORMAT,
+        "version": VERSION,
+        "saved_at": time.time(),
+        "torch_version": str(torch.__version__),
+        "run_uid": run_uid,
+        "step": run.step,
+        "epoch": run.epoch,
+        "epoch_complete": position is None,
+        "samples": run.samples,
+        "config": config.to_dict(),
+        "placement": source.placement,
+        "device_type": device.type,
+        "batch_size": source.batch_size,
+        "data": {
+            "dataset": splits.name,
+            "classes": splits.num_classes,
+            "channels": splits.channels,
+            "train_images": len(splits.train),
+        },
+        "model": trainer.model.state_dict(),
+        "optimizer": trainer.optimizer.state_dict(),
         "scaler": trainer.scaler.state_dict(),
         "rng": {"now": random_states(device, source), "epoch_start": None if position is None else epoch_start},
         "position": position,
-        "progress": {"epoch_losses": list(run.epoch_losses) if position is not None else [],
-                     "val_accuracy": run.val_accuracy, "val_batch_size": run.val_batch_size,
-                     "skipped_samples": run.skipped_samples, "batch_changes": [list(c) for c in run.batch_changes]},
+        "progress": {
+            "epoch_losses": list(run.epoch_losses) if position is not None else [],
+            "val_accuracy": run.val_accuracy,
+            "val_batch_size": run.val_batch_size,
+            "skipped_samples": run.skipped_samples,
+            "batch_changes": [list(c) for c in run.batch_changes],
+        },
     }
 
 
-def restore(saved: dict[str, Any], path: str, parts: RunParts, run: LoopState, device: torch.device
-            ) -> tuple[BatchEpoch | None, RandomStates | None, list[Note]]:
+def restore(
+    saved: dict[str, Any], path: str, parts: RunParts, run: LoopState, device: torch.device
+) -> tuple[BatchEpoch | None, RandomStates | None, list[Note]]:
     """Load `saved` into a freshly built run: (the epoch under way, sought to its position, or None when
     the saved epoch had ended; that epoch's starting generators; notes for the run's log)."""
     _check_data(saved, path, parts)
@@ -104,9 +130,19 @@ def restore(saved: dict[str, Any], path: str, parts: RunParts, run: LoopState, d
     same_kind = saved["device_type"] == device.type
     notes: list[Note] = []
     if not same_kind:
-        notes.append(("warning", Message("{path} was saved on {saved_on}: random draws on {device_type} differ, so "
-                                         "the data order and augmentation from here on differ from an uninterrupted "
-                                         "run's", path=path, saved_on=saved["device_type"], device_type=device.type)))
+        notes.append(
+            (
+                "warning",
+                Message(
+                    "{path} was saved on {saved_on}: random draws on {device_type} differ, so "
+                    "the data order and augmentation from here on differ from an uninterrupted "
+                    "run's",
+                    path=path,
+                    saved_on=saved["device_type"],
+                    device_type=device.type,
+                ),
+            )
+        )
     epoch: BatchEpoch | None = None
     epoch_start = saved["rng"]["epoch_start"]
     if not saved["epoch_complete"]:
@@ -121,10 +157,17 @@ def restore(saved: dict[str, Any], path: str, parts: RunParts, run: LoopState, d
 def check_steps_left(path: str, run: LoopState) -> None:
     """UserError when the resumed run would end where its checkpoint was saved (or before)."""
     if run.total_steps <= run.step:
-        raise UserError(Message("nothing to train: {path} was saved at step {step} (epoch {epoch}) and this run ends "
-                                "at step {total_steps}; give it a longer length (--epochs or --max-steps, counted "
-                                "from the run's start)", path=path, step=run.step, epoch=run.epoch,
-                                total_steps=run.total_steps))
+        raise UserError(
+            Message(
+                "nothing to train: {path} was saved at step {step} (epoch {epoch}) and this run ends "
+                "at step {total_steps}; give it a longer length (--epochs or --max-steps, counted "
+                "from the run's start)",
+                path=path,
+                step=run.step,
+                epoch=run.epoch,
+                total_steps=run.total_steps,
+            )
+        )
 
 
 def _check_data(saved: dict[str, Any], path: str, parts: RunParts) -> None:
@@ -133,12 +176,20 @@ def _check_data(saved: dict[str, Any], path: str, parts: RunParts) -> None:
     now = {"dataset": splits.name, "classes": splits.num_classes, "channels": splits.channels}
     then = {key: data.get(key) for key in now}
     if now != then:
-        raise UserError(Message("{path} was trained on {saved_dataset} ({saved_classes} classes, {saved_channels} "
-                                "channels); this run's data is {dataset} ({classes} classes, {channels} channels): "
-                                "resume it with the data it was trained on", path=path,
-                                saved_dataset=then["dataset"], saved_classes=then["classes"],
-                                saved_channels=then["channels"], dataset=now["dataset"], classes=now["classes"],
-                                channels=now["channels"]))
+        raise UserError(
+            Message(
+                "{path} was trained on {saved_dataset} ({saved_classes} classes, {saved_channels} "
+                "channels); this run's data is {dataset} ({classes} classes, {channels} channels): "
+                "resume it with the data it was trained on",
+                path=path,
+                saved_dataset=then["dataset"],
+                saved_classes=then["classes"],
+                saved_channels=then["channels"],
+                dataset=now["dataset"],
+                classes=now["classes"],
+                channels=now["channels"],
+            )
+        )
 
 
 def _load_trainer(saved: dict[str, Any], path: str, trainer: Trainer) -> None:
@@ -147,13 +198,16 @@ def _load_trainer(saved: dict[str, Any], path: str, trainer: Trainer) -> None:
     try:
         trainer.model.load_state_dict(saved["model"])
         state = dict(saved["optimizer"])
-        state["param_groups"] = [{**group, **{key: now[key] for key in _OPTIMIZER_RUNTIME if key in now}}
-                                 for group, now in zip(state["param_groups"], trainer.optimizer.param_groups)]
+        state["param_groups"] = [
+            {**group, **{key: now[key] for key in _OPTIMIZER_RUNTIME if key in now}}
+            for group, now in zip(state["param_groups"], trainer.optimizer.param_groups)
+        ]
         trainer.optimizer.load_state_dict(state)
     except (RuntimeError, ValueError, KeyError, TypeError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-        raise UserError(Message("{path} does not fit the model and optimizer built for this run ({error})", path=path,
-                                error=first)) from None
+        raise UserError(
+            Message("{path} does not fit the model and optimizer built for this run ({error})", path=path, error=first)
+        ) from None
     if saved["scaler"] and trainer.scaler.is_enabled():
         trainer.scaler.load_state_dict(saved["scaler"])
 
@@ -173,18 +227,24 @@ class Checkpointer:
     def epoch_started(self, device: torch.device, source: BatchSource) -> None:
         self.epoch_start = random_states(device, source)
 
-    def restore(self, saved: dict, path: str, parts: RunParts, run: LoopState, device: torch.device
-                ) -> tuple[BatchEpoch | None, list[Note]]:
+    def restore(
+        self, saved: dict, path: str, parts: RunParts, run: LoopState, device: torch.device
+    ) -> tuple[BatchEpoch | None, list[Note]]:
         """Load the checkpoint `saved` (read from `path`) into a freshly built run: (the epoch it was saved
         in, sought to its position, or None when that epoch had ended; notes for the run's log)."""
         epoch, self.epoch_start, notes = restore(saved, path, parts, run, device)
         self.saved_step = run.step
         if epoch is None:
-            resumed = Message("resumed from {path}: step {step}, at the end of epoch {epoch}", path=path, step=run.step,
-                              epoch=run.epoch)
+            resumed = Message(
+                "resumed from {path}: step {step}, at the end of epoch {epoch}",
+                path=path,
+                step=run.step,
+                epoch=run.epoch,
+            )
         else:
-            resumed = Message("resumed from {path}: step {step}, at epoch {epoch}", path=path, step=run.step,
-                              epoch=run.epoch)
+            resumed = Message(
+                "resumed from {path}: step {step}, at epoch {epoch}", path=path, step=run.step, epoch=run.epoch
+            )
         return epoch, [("info", resumed), *notes]
 
     def every_due(self, step: int) -> bool:
@@ -195,8 +255,16 @@ class Checkpointer:
         """A stop (or max_steps) mid-epoch keeps what was trained since the last checkpoint."""
         return self.policy.epoch_end and step != self.saved_step
 
-    def save(self, reason: str, path: str | None, config: RunConfig, device: torch.device, parts: RunParts,
-             run: LoopState, epoch: BatchEpoch | None) -> CheckpointSaved | LogMessage:
+    def save(
+        self,
+        reason: str,
+        path: str | None,
+        config: RunConfig,
+        device: torch.device,
+        parts: RunParts,
+        run: LoopState,
+        epoch: BatchEpoch | None,
+    ) -> CheckpointSaved | LogMessage:
         """Save the run at a step boundary (`epoch` None: the epoch has ended and been validated) to `path`,
         or to the run's folder; the event that tells the run's observers how that went."""
         target = Path(path).expanduser() if path else self._own_path(run.step)
@@ -206,8 +274,15 @@ class Checkpointer:
             size = checkpoint.save(target, payload)
         except (OSError, RuntimeError) as exc:
             why = getattr(exc, "strerror", None) or (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-            return LogMessage("warning", Message("checkpoint not saved at step {step}: cannot write {path} ({why}); "
-                                                 "training goes on", step=run.step, path=str(target), why=why))
+            return LogMessage(
+                "warning",
+                Message(
+                    "checkpoint not saved at step {step}: cannot write {path} ({why}); training goes on",
+                    step=run.step,
+                    path=str(target),
+                    why=why,
+                ),
+            )
         self.saved_step = run.step
         if not path:
             self._written.add(target)
@@ -231,4 +306,3 @@ class Checkpointer:
         while self.policy.keep and len(self._automatic) > self.policy.keep:
             with contextlib.suppress(OSError):
                 self._automatic.pop(0).unlink()
-

@@ -92,14 +92,27 @@ class LoopState:
         spread = rate_spread(self.rates) or ((rate, rate) if rate is not None else None)
         changes: Any = tuple(ReadOnlyDict({"step": s, "from": a, "to": b}) for s, a, b in self.batch_changes)
         return RunSummary(
-            status=status, steps=self.step, samples=self.samples, wall_s=wall, samples_per_s=rate,
+            status=status,
+            steps=self.step,
+            samples=self.samples,
+            wall_s=wall,
+            samples_per_s=rate,
             loss_first=self.report_means[0] if self.report_means else None,
             loss_last=self.report_means[-1] if self.report_means else None,
-            val_accuracy=self.val_accuracy, device=config["device"], device_name=self.device_name,
-            peak_allocated_bytes=peak_alloc, peak_reserved_bytes=peak_res, peak_rss_bytes=peak_rss, config=config,
+            val_accuracy=self.val_accuracy,
+            device=config["device"],
+            device_name=self.device_name,
+            peak_allocated_bytes=peak_alloc,
+            peak_reserved_bytes=peak_res,
+            peak_rss_bytes=peak_rss,
+            config=config,
             memory_breakdown=ReadOnlyDict(self.breakdown.to_summary()) if self.breakdown else None,
-            batch_size=int(config["batch_size"]), batch_size_changes=changes, skipped_samples=self.skipped_samples,
-            samples_per_s_spread=spread, warmup_steps=self.warmup_steps, compile_s=self.compile_s,
+            batch_size=int(config["batch_size"]),
+            batch_size_changes=changes,
+            skipped_samples=self.skipped_samples,
+            samples_per_s_spread=spread,
+            warmup_steps=self.warmup_steps,
+            compile_s=self.compile_s,
             start_step=self.start_step,
         )
 

@@ -27,8 +27,15 @@ from core.run.events import OutOfMemory
 MAX_OOM_RETRIES = 8
 
 
-def recover(message: str, phase: str, config: RunConfig, run: LoopState, device: torch.device, probe: MemoryProbe,
-            parts: RunParts) -> OutOfMemory:
+def recover(
+    message: str,
+    phase: str,
+    config: RunConfig,
+    run: LoopState,
+    device: torch.device,
+    probe: MemoryProbe,
+    parts: RunParts,
+) -> OutOfMemory:
     """Count the failure, give back what the failed step held, and decide: the event's `new_batch_size`
     is the batch to go on with, or None when the run stops. Called outside the `except` block (core.memory.oom)."""
     run.oom_retries += 1
@@ -43,12 +50,14 @@ def recover(message: str, phase: str, config: RunConfig, run: LoopState, device:
 
 def stop_message(event: OutOfMemory, on_oom: str) -> str:
     """The run's final message when `event` stops it: what failed, then what to try."""
-    return Message("{problem}; {hint}", problem=event.message, hint=oom.stop_hint(on_oom, event.batch_size,
-                                                                                  MAX_OOM_RETRIES))
+    return Message(
+        "{problem}; {hint}", problem=event.message, hint=oom.stop_hint(on_oom, event.batch_size, MAX_OOM_RETRIES)
+    )
 
 
-def continue_with(event: OutOfMemory, config: RunConfig, run: LoopState, source: BatchSource,
-                  epoch: BatchEpoch | None) -> None:
+def continue_with(
+    event: OutOfMemory, config: RunConfig, run: LoopState, source: BatchSource, epoch: BatchEpoch | None
+) -> None:
     """Apply the halved batch of a `shrink` event: to validation only, or to training (and validation,
     which follows it and is never larger), replanning the run's steps for the same images."""
     new_batch = event.new_batch_size
@@ -62,8 +71,9 @@ def continue_with(event: OutOfMemory, config: RunConfig, run: LoopState, source:
         run.total_steps = planned_steps(config, run, source, epoch)  # the same images, in more steps
 
 
-def validate(parts: RunParts, device: torch.device, run: LoopState, recover: Callable[[str], None]
-             ) -> tuple[float | None, float | None]:
+def validate(
+    parts: RunParts, device: torch.device, run: LoopState, recover: Callable[[str], None]
+) -> tuple[float | None, float | None]:
     """(accuracy, mean loss) over the validation split at the run's validation batch size. Each
     out-of-memory error's message goes to `recover`, outside the `except` block, which stops the run (it
     raises) or halves the validation batch for the next try."""

@@ -26,8 +26,9 @@ from core.model.models import ModelSpec, build_model, model_spec, resolve_model
 from core.model.step import Trainer, build_optimizer
 
 
-def check_model_input(config: RunConfig, model: torch.nn.Module, channels: int, height: int, width: int,
-                      num_classes: int) -> None:
+def check_model_input(
+    config: RunConfig, model: torch.nn.Module, channels: int, height: int, width: int, num_classes: int
+) -> None:
     """Your own model (`package.module:factory`) gets one forward pass of two images shaped like the run's
     before training: a ConfigError naming it when it fails on them or gives other than one logit per class.
     The pass also builds its lazy modules (nn.LazyLinear, ...). The built-in models are made for any input."""
@@ -43,8 +44,13 @@ def config_for_device(config: RunConfig, device: torch.device) -> RunConfig:
     return config if model == config.model else config.replace(model=model)
 
 
-def build_trainer(config: RunConfig, device: torch.device, in_channels: int, num_classes: int,
-                  image_size: tuple[int, int] | None = None) -> Trainer:
+def build_trainer(
+    config: RunConfig,
+    device: torch.device,
+    in_channels: int,
+    num_classes: int,
+    image_size: tuple[int, int] | None = None,
+) -> Trainer:
     """Model on `device` (your own checked on images of `image_size`, height x width, by `check_model_input`;
     then channels_last when asked; wrapped by torch.compile when asked, which compiles lazily at the first
     step), optimizer (fused when asked: one kernel per update, and on CUDA no host sync in fp16's gradient
@@ -56,8 +62,9 @@ def build_trainer(config: RunConfig, device: torch.device, in_channels: int, num
         check_model_input(config, model, in_channels, *image_size, num_classes)
     if config.channels_last:  # only now: an uninitialised (lazy) parameter has no memory format to change
         model = model.to(memory_format=torch.channels_last)
-    optimizer = build_optimizer(model, config.optimizer, config.lr, config.momentum, config.weight_decay,
-                                fused=config.fused_optimizer)
+    optimizer = build_optimizer(
+        model, config.optimizer, config.lr, config.momentum, config.weight_decay, fused=config.fused_optimizer
+    )
     scaler = torch.amp.GradScaler(device.type, enabled=config.amp == "fp16")
     compiled = torch.compile(model) if config.compile else None
     return Trainer(model, optimizer, scaler, device.type, amp_dtype(config.amp), compiled)
@@ -75,8 +82,9 @@ class RunParts:
     notes: tuple[Note, ...]  # (level, text) for the run's log: placement, copies, workers, dataset readers
 
 
-def build_run(config: RunConfig, device: torch.device, free_bytes: int, generator: torch.Generator,
-              shard: Shard = ONE) -> RunParts:
+def build_run(
+    config: RunConfig, device: torch.device, free_bytes: int, generator: torch.Generator, shard: Shard = ONE
+) -> RunParts:
     """Load and place the data, then build the trainer and the batch source. `generator` (on `device`)
     drives shuffling and augmentation; seeding it is the caller's. `shard`: a rank of a data-parallel run,
     whose batch source serves `config.batch_size / world` images a step (core.data.sharding)."""
@@ -89,15 +97,31 @@ def build_run(config: RunConfig, device: torch.device, free_bytes: int, generato
     batch_size = config.batch_size // shard.world
     spec = model_spec(config.model, splits.channels)
     trainer = build_trainer(config, device, spec.in_channels, splits.num_classes, splits.image_size)
-    preprocess = DevicePreprocess(splits, device, spec.in_channels, spec.input_size, config.channels_last,
-                                  flip=splits.name not in ("mnist", "fashion-mnist"), generator=generator,
-                                  shard=shard)
+    preprocess = DevicePreprocess(
+        splits,
+        device,
+        spec.in_channels,
+        spec.input_size,
+        config.channels_last,
+        flip=splits.name not in ("mnist", "fashion-mnist"),
+        generator=generator,
+        shard=shard,
+    )
     source: BatchSource
     if placement.name == "resident":
         source = ResidentBatches(splits, device, batch_size, preprocess, generator, shard)
     else:
-        source = StreamBatches(splits, device, batch_size, preprocess, config.workers, config.pin_memory,
-                               config.non_blocking, config.seed, shard)
+        source = StreamBatches(
+            splits,
+            device,
+            batch_size,
+            preprocess,
+            config.workers,
+            config.pin_memory,
+            config.non_blocking,
+            config.seed,
+            shard,
+        )
     notes = tuple(("warning", text) for text in reader_notes)
     if is_spec(config.dataset):  # what the run does to the user's images, said once: it is not their transform
         notes += (("info", _own_dataset_note(splits, preprocess)),)
@@ -108,15 +132,26 @@ def build_run(config: RunConfig, device: torch.device, free_bytes: int, generato
 
 def _own_dataset_note(splits: DatasetSplits, preprocess: DevicePreprocess) -> Message:
     """What a run does to your own dataset's images (one sentence with the flip, one without)."""
-    values = {"train": len(splits.train), "val": len(splits.val), "classes": splits.num_classes,
-              "shape": f"{splits.channels}x{splits.image_size[0]}x{splits.image_size[1]}", "pad": preprocess.pad}
+    values = {
+        "train": len(splits.train),
+        "val": len(splits.val),
+        "classes": splits.num_classes,
+        "shape": f"{splits.channels}x{splits.image_size[0]}x{splits.image_size[1]}",
+        "pad": preprocess.pad,
+    }
     if preprocess.flip:
-        return Message("your own dataset: {train:,} training and {val:,} validation images of {shape}, {classes} "
-                       "classes; each epoch crops them at random (up to {pad} px) and flips them, and every batch is "
-                       "normalised per channel by the training images' mean and std", **values)
-    return Message("your own dataset: {train:,} training and {val:,} validation images of {shape}, {classes} classes; "
-                   "each epoch crops them at random (up to {pad} px), and every batch is normalised per channel by "
-                   "the training images' mean and std", **values)
+        return Message(
+            "your own dataset: {train:,} training and {val:,} validation images of {shape}, {classes} "
+            "classes; each epoch crops them at random (up to {pad} px) and flips them, and every batch is "
+            "normalised per channel by the training images' mean and std",
+            **values,
+        )
+    return Message(
+        "your own dataset: {train:,} training and {val:,} validation images of {shape}, {classes} classes; "
+        "each epoch crops them at random (up to {pad} px), and every batch is normalised per channel by "
+        "the training images' mean and std",
+        **values,
+    )
 
 
 def generator_for(device: torch.device) -> torch.Generator:

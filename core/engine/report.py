@@ -31,8 +31,19 @@ def report(run: LoopState, batch_size: int, probe: MemoryProbe) -> StepsReported
     rate = run.record_report(now)
     run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S
     run.epoch_losses.extend(losses)
-    return StepsReported(run.step, run.epoch, first, tuple(losses), run.samples, rate, now - run.t0,
-                         run.eta_s(batch_size), batch_size, probe.sample(), run.total_steps)
+    return StepsReported(
+        run.step,
+        run.epoch,
+        first,
+        tuple(losses),
+        run.samples,
+        rate,
+        now - run.t0,
+        run.eta_s(batch_size),
+        batch_size,
+        probe.sample(),
+        run.total_steps,
+    )
 
 
 def check_losses(run: LoopState, first: int, losses: Sequence[float]) -> LogMessage | None:
@@ -43,6 +54,13 @@ def check_losses(run: LoopState, first: int, losses: Sequence[float]) -> LogMess
     rise = run.loss_rise(LOSS_RISE_FACTOR)
     if rise is None:  # finite values, so not diverged, but not learning: a bare `completed` would hide it
         return None
-    return LogMessage("warning", Message("the loss rose from {first:.4g} to {latest:.4g} by step {step}: the run is "
-                                         "not converging; try a lower learning rate", first=rise[0], latest=rise[1],
-                                         step=run.step))
+    return LogMessage(
+        "warning",
+        Message(
+            "the loss rose from {first:.4g} to {latest:.4g} by step {step}: the run is "
+            "not converging; try a lower learning rate",
+            first=rise[0],
+            latest=rise[1],
+            step=run.step,
+        ),
+    )

@@ -80,8 +80,9 @@ class TrainingSession(SessionBuild):
         run.last_report = time.perf_counter()
         self._parts.trainer.model.train()
         batches, self._resumed_epoch = self._resumed_epoch, None  # a resumed run may start mid-epoch
-        while batches is not None or ((cfg.epoch_limit is None or run.epoch < cfg.epoch_limit)
-                                      and not self._steps_done()):
+        while batches is not None or (
+            (cfg.epoch_limit is None or run.epoch < cfg.epoch_limit) and not self._steps_done()
+        ):
             if batches is None:
                 batches = self._start_epoch()
             planned_samples, before = batches.remaining_samples() // source.batch_size * source.batch_size, run.samples
@@ -169,9 +170,16 @@ class TrainingSession(SessionBuild):
         Its report is the run's first, which images/s leaves out as warm-up."""
         loss.detach().float().cpu()  # sync point: once, so the time is the compile's and the step's
         self._state.compile_s = time.perf_counter() - started
-        self.emit(LogMessage("info", Message("torch.compile compiled the model in {seconds:.1f} s (the first step; "
-                                             "counted in the wall time, left out of images/s)",
-                                             seconds=self._state.compile_s)))
+        self.emit(
+            LogMessage(
+                "info",
+                Message(
+                    "torch.compile compiled the model in {seconds:.1f} s (the first step; "
+                    "counted in the wall time, left out of images/s)",
+                    seconds=self._state.compile_s,
+                ),
+            )
+        )
 
     def _at_step_boundary(self, batches: BatchEpoch) -> None:
         """Apply commands from other threads: cache clear, snapshot, checkpoint, pause (blocking), stop."""
@@ -224,8 +232,9 @@ class TrainingSession(SessionBuild):
         run.sample_next = False
         run.last_breakdown = time.perf_counter()
         trainer = self._parts.trainer
-        breakdown = self._recorder.breakdown(run.step, trainer.model, trainer.optimizer, images, labels,
-                                             self._parts.placement.device_bytes(self.device))
+        breakdown = self._recorder.breakdown(
+            run.step, trainer.model, trainer.optimizer, images, labels, self._parts.placement.device_bytes(self.device)
+        )
         if run.breakdown is None or breakdown.total_bytes >= run.breakdown.total_bytes:
             run.breakdown = breakdown
         self._breakdown_measured(breakdown)
@@ -277,8 +286,9 @@ class TrainingSession(SessionBuild):
         self._state.pending = []
         if self.device is not None and has_cache(self.device):
             oom.release(self.device)  # unreachable tensors, then the allocator's cache: back to the baseline
-        return RunFinished(outcome.status, self._state.step, outcome.message, outcome.user_error, summary,
-                           outcome.error_field)
+        return RunFinished(
+            outcome.status, self._state.step, outcome.message, outcome.user_error, summary, outcome.error_field
+        )
 
     # ---- checkpoints and memory snapshots ---------------------------------------------------------
     def _save_checkpoint(self, reason: str, batches: BatchEpoch | None, path: str | None = None) -> None:

@@ -35,9 +35,15 @@ class SessionBuild(RunControls):
     """Builds one run from a RunConfig (`_build`); `core.engine.session.TrainingSession` trains it. Thread-safe
     commands (`RunControls`) steer it from other threads."""
 
-    def __init__(self, config: RunConfig, observers: Iterable[Observer] = (), record_memory_history: bool = False,
-                 snapshot_path: str | None = None, checkpoints: CheckpointPolicy = ON_REQUEST,
-                 resume: str | None = None) -> None:
+    def __init__(
+        self,
+        config: RunConfig,
+        observers: Iterable[Observer] = (),
+        record_memory_history: bool = False,
+        snapshot_path: str | None = None,
+        checkpoints: CheckpointPolicy = ON_REQUEST,
+        resume: str | None = None,
+    ) -> None:
         """`record_memory_history` (CUDA) records allocator events for snapshots; `snapshot_path`
         implies it and saves a snapshot there when the run ends, before its memory is released.
         `checkpoints` says when to save checkpoints unasked (by default never). `resume` is a checkpoint to
@@ -74,8 +80,11 @@ class SessionBuild(RunControls):
         if self.record_memory_history:  # before any allocation, so the snapshot shows them all
             self._history = MemoryHistory(device)
             self._history.start()
-        run.device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else (
-            "Apple GPU (MPS)" if device.type == "mps" else cpu_name())
+        run.device_name = (
+            torch.cuda.get_device_name(device)
+            if device.type == "cuda"
+            else ("Apple GPU (MPS)" if device.type == "mps" else cpu_name())
+        )
         self.probe = MemoryProbe(device)
         torch.manual_seed(cfg.seed)
         generator = generator_for(device).manual_seed(cfg.seed)
@@ -85,8 +94,9 @@ class SessionBuild(RunControls):
         run.val_batch_size = parts.source.batch_size  # a data-parallel rank's share, like its training batch
         notes = list(parts.notes)
         if self._resume is not None and self.resume_path is not None:
-            self._resumed_epoch, resume_notes = self._checkpointer.restore(self._resume, self.resume_path, parts, run,
-                                                                           device)
+            self._resumed_epoch, resume_notes = self._checkpointer.restore(
+                self._resume, self.resume_path, parts, run, device
+            )
             notes += resume_notes
             self._resume = None  # its tensors are in the model now: let the file's memory go
         run.total_steps = planned_steps(self.config, run, parts.source, self._resumed_epoch)
@@ -94,13 +104,26 @@ class SessionBuild(RunControls):
             checkpointing.check_steps_left(self.resume_path, run)
         self.probe.reset_peak()
         source = parts.source
-        self.emit(RunStarted(
-            config=self._config_as_run(), device=str(device), device_name=run.device_name,
-            placement=source.placement, steps_per_epoch=source.steps_per_epoch(), total_steps=run.total_steps,
-            train_samples=len(parts.splits.train), val_samples=len(parts.splits.val),
-            parameters=count_parameters(parts.trainer.model), dataset_bytes=parts.splits.nbytes,
-            memory=self.probe.sample(), epochs=cfg.epoch_limit, run_uid=self.run_uid,
-            start_step=run.step, branch_of=self.branch_of, **self._started_extras()))
+        self.emit(
+            RunStarted(
+                config=self._config_as_run(),
+                device=str(device),
+                device_name=run.device_name,
+                placement=source.placement,
+                steps_per_epoch=source.steps_per_epoch(),
+                total_steps=run.total_steps,
+                train_samples=len(parts.splits.train),
+                val_samples=len(parts.splits.val),
+                parameters=count_parameters(parts.trainer.model),
+                dataset_bytes=parts.splits.nbytes,
+                memory=self.probe.sample(),
+                epochs=cfg.epoch_limit,
+                run_uid=self.run_uid,
+                start_step=run.step,
+                branch_of=self.branch_of,
+                **self._started_extras(),
+            )
+        )
         for level, text in notes:
             self.emit(LogMessage(level, text))
 

@@ -11,8 +11,9 @@ from core.model.step import Trainer
 
 
 @torch.no_grad()
-def evaluate(trainer: Trainer, batches: Iterable[tuple[torch.Tensor, torch.Tensor]], device: torch.device
-             ) -> tuple[float | None, float | None]:
+def evaluate(
+    trainer: Trainer, batches: Iterable[tuple[torch.Tensor, torch.Tensor]], device: torch.device
+) -> tuple[float | None, float | None]:
     """(accuracy, mean loss), or (None, None) for an empty split. The model is back in training mode
     afterwards, also when a batch fails (an out-of-memory error the caller recovers from)."""
     trainer.model.eval()

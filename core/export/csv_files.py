@@ -28,27 +28,41 @@ MEMORY_COLUMNS = ("step", "elapsed_s", "unix_time", "samples", "samples_per_s", 
 RANK_COLUMNS = ("step", "rank", "device", "elapsed_s", "unix_time", "samples_per_s", *SAMPLE_COLUMNS)
 
 
-def write_run_csv(folder: Path, run_id: int, table: StepTable, reports: Sequence[ReportRow],
-                  rank_reports: Sequence[RankReportRow] = ()) -> list[Path]:
+def write_run_csv(
+    folder: Path,
+    run_id: int,
+    table: StepTable,
+    reports: Sequence[ReportRow],
+    rank_reports: Sequence[RankReportRow] = (),
+) -> list[Path]:
     """Write the steps and memory files for run `run_id` into `folder` (which exists), and the ranks file
     when there are `rank_reports` (a data-parallel run); their paths."""
     steps_path = folder / f"run-{run_id}-steps.csv"
     memory_path = folder / f"run-{run_id}-memory.csv"
-    step_rows = ([str(step), str(epoch), _number(loss), _number(smoothed), _known(elapsed)]
-                 for step, epoch, loss, smoothed, elapsed in zip(table.steps.tolist(), table.epochs.tolist(),
-                                                                 table.losses.tolist(), table.smoothed.tolist(),
-                                                                 table.elapsed_s.tolist()))
+    step_rows = (
+        [str(step), str(epoch), _number(loss), _number(smoothed), _known(elapsed)]
+        for step, epoch, loss, smoothed, elapsed in zip(
+            table.steps.tolist(),
+            table.epochs.tolist(),
+            table.losses.tolist(),
+            table.smoothed.tolist(),
+            table.elapsed_s.tolist(),
+        )
+    )
     _write(steps_path, STEP_COLUMNS, step_rows)
-    memory_rows = ([_known(value) for value in (
-        r.step, r.elapsed_s, r.at, r.samples, r.samples_per_s, r.batch_size, *_sample(r))] for r in reports)
+    memory_rows = (
+        [_known(value) for value in (r.step, r.elapsed_s, r.at, r.samples, r.samples_per_s, r.batch_size, *_sample(r))]
+        for r in reports
+    )
     _write(memory_path, MEMORY_COLUMNS, memory_rows)
     if not rank_reports:
         return [steps_path, memory_path]
     return [steps_path, memory_path, write_rank_csv(folder, run_id, reports, rank_reports)]
 
 
-def write_rank_csv(folder: Path, run_id: int, reports: Sequence[ReportRow],
-                   rank_reports: Sequence[RankReportRow]) -> Path:
+def write_rank_csv(
+    folder: Path, run_id: int, reports: Sequence[ReportRow], rank_reports: Sequence[RankReportRow]
+) -> Path:
     """`run-<id>-ranks.csv`: one row per rank per report ("long" layout), its time taken from the report.
 
     A file of its own, not more columns in the memory file: the memory file keeps the columns it has for
@@ -59,9 +73,13 @@ def write_rank_csv(folder: Path, run_id: int, reports: Sequence[ReportRow],
     on `rank` gives each rank's series, side by side."""
     path = folder / f"run-{run_id}-ranks.csv"
     times = {r.step: (r.elapsed_s, r.at) for r in reports}
-    rows = ([_known(value) for value in (
-        r.step, r.rank, r.device, *times.get(r.step, (None, None)), r.samples_per_s, *_sample(r))]
-        for r in rank_reports)
+    rows = (
+        [
+            _known(value)
+            for value in (r.step, r.rank, r.device, *times.get(r.step, (None, None)), r.samples_per_s, *_sample(r))
+        ]
+        for r in rank_reports
+    )
     _write(path, RANK_COLUMNS, rows)
     return path
 

@@ -36,14 +36,26 @@ DOCUMENT_FORMAT = "gpu-train-monitor run"
 DOCUMENT_VERSION = 1
 T = TypeVar("T")
 EVENT_GROUPS = {  # the store's event kinds -> the JSON document's lists
-    "EpochEnded": "epochs", "OutOfMemory": "out_of_memory", "CacheCleared": "cache_clears",
-    "CheckpointSaved": "checkpoints", "SnapshotSaved": "memory_snapshots", "MemoryBreakdown": "memory_breakdowns",
-    "RunPaused": "pauses", "RunResumed": "pauses", "LogMessage": "messages",
+    "EpochEnded": "epochs",
+    "OutOfMemory": "out_of_memory",
+    "CacheCleared": "cache_clears",
+    "CheckpointSaved": "checkpoints",
+    "SnapshotSaved": "memory_snapshots",
+    "MemoryBreakdown": "memory_breakdowns",
+    "RunPaused": "pauses",
+    "RunResumed": "pauses",
+    "LogMessage": "messages",
 }
 
 
-def export_run(store: RunStore, run_id: int, fmt: str, out: str | os.PathLike[str],
-               smoothing: float = DEFAULT_SMOOTHING, store_option: str = "") -> list[Path]:
+def export_run(
+    store: RunStore,
+    run_id: int,
+    fmt: str,
+    out: str | os.PathLike[str],
+    smoothing: float = DEFAULT_SMOOTHING,
+    store_option: str = "",
+) -> list[Path]:
     """Export run `run_id` as `fmt` (csv, json or tensorboard) to `out`; the paths of the files written.
 
     `smoothing` is the EMA weight of the smoothed loss (0..0.999, the loss plot's). An `out` that is the
@@ -93,8 +105,9 @@ def json_path(target: Path, run_id: int, as_folder: bool = False) -> Path:
     return target
 
 
-def run_document(store: RunStore, run_id: int, *, series: bool = True,
-                 smoothing: float = DEFAULT_SMOOTHING) -> dict[str, Any]:
+def run_document(
+    store: RunStore, run_id: int, *, series: bool = True, smoothing: float = DEFAULT_SMOOTHING
+) -> dict[str, Any]:
     """Everything recorded about a run as plain JSON-ready values.
 
     Keys: format, format_version, run (the history's facts, with local ISO times), config (as run), start
@@ -108,9 +121,14 @@ def run_document(store: RunStore, run_id: int, *, series: bool = True,
     `series` `rank_reports`: one column per RankReportRow field, a row per rank per report, by step then
     rank. An ordinary run's document has neither, exactly as before data-parallel runs existed."""
     row = store.run(run_id)
-    document: dict[str, Any] = {"format": DOCUMENT_FORMAT, "format_version": DOCUMENT_VERSION, "run": run_facts(row),
-                                "config": store.config(run_id), "start": store.started(run_id),
-                                "summary": store.summary(run_id)}
+    document: dict[str, Any] = {
+        "format": DOCUMENT_FORMAT,
+        "format_version": DOCUMENT_VERSION,
+        "run": run_facts(row),
+        "config": store.config(run_id),
+        "start": store.started(run_id),
+        "summary": store.summary(run_id),
+    }
     for group in dict.fromkeys([*EVENT_GROUPS.values(), "other_events"]):
         document[group] = []
     for event in store.events(run_id):
@@ -126,11 +144,14 @@ def run_document(store: RunStore, run_id: int, *, series: bool = True,
         table = step_table(store, run_id, smoothing, reports)
         document["smoothing"] = table.smoothing
         document["steps"] = step_columns(table)
-        document["reports"] = {field.name: [getattr(r, field.name) for r in reports]
-                               for field in dataclasses.fields(ReportRow)}
+        document["reports"] = {
+            field.name: [getattr(r, field.name) for r in reports] for field in dataclasses.fields(ReportRow)
+        }
         if row.world_size > 1:
-            document["rank_reports"] = {field.name: [getattr(r, field.name) for r in rank_reports]
-                                        for field in dataclasses.fields(RankReportRow)}
+            document["rank_reports"] = {
+                field.name: [getattr(r, field.name) for r in rank_reports]
+                for field in dataclasses.fields(RankReportRow)
+            }
     return document
 
 
@@ -145,11 +166,17 @@ def rank_facts(rank_reports: Sequence[RankReportRow]) -> list[dict[str, Any]]:
     facts = []
     for rank, rows in sorted(by_rank.items()):
         rates = [r.samples_per_s for r in rows if r.samples_per_s is not None]
-        facts.append({"rank": rank, "device": rows[-1].device, "reports": len(rows),
-                      "median_samples_per_s": statistics.median(rates) if rates else None,
-                      "peak_allocated_bytes": max(r.peak_allocated_bytes for r in rows),
-                      "peak_reserved_bytes": max(r.peak_reserved_bytes for r in rows),
-                      "peak_rss_bytes": max(r.process_rss_bytes for r in rows)})
+        facts.append(
+            {
+                "rank": rank,
+                "device": rows[-1].device,
+                "reports": len(rows),
+                "median_samples_per_s": statistics.median(rates) if rates else None,
+                "peak_allocated_bytes": max(r.peak_allocated_bytes for r in rows),
+                "peak_reserved_bytes": max(r.peak_reserved_bytes for r in rows),
+                "peak_rss_bytes": max(r.process_rss_bytes for r in rows),
+            }
+        )
     return facts
 
 
@@ -172,8 +199,13 @@ def event_entry(event: EventRow) -> dict[str, Any]:
 
 
 def step_columns(table: StepTable) -> dict[str, list[Any]]:
-    return {"step": table.steps.tolist(), "epoch": table.epochs.tolist(), "loss": table.losses.tolist(),
-            "smoothed_loss": table.smoothed.tolist(), "elapsed_s": table.elapsed_s.tolist()}
+    return {
+        "step": table.steps.tolist(),
+        "epoch": table.epochs.tolist(),
+        "loss": table.losses.tolist(),
+        "smoothed_loss": table.smoothed.tolist(),
+        "elapsed_s": table.elapsed_s.tolist(),
+    }
 
 
 def iso_time(unix_time: float) -> str:
@@ -198,8 +230,11 @@ def _folder(path: Path, what: str) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(Message("cannot create the {what} {path} ({error})", what=what, path=str(path),
-                                error=exc.strerror or str(exc))) from None
+        raise UserError(
+            Message(
+                "cannot create the {what} {path} ({error})", what=what, path=str(path), error=exc.strerror or str(exc)
+            )
+        ) from None
     return path
 
 
@@ -209,5 +244,6 @@ def _guard(path: Path, write: Callable[[], T]) -> T:
         return write()
     except OSError as exc:
         where = exc.filename or path
-        raise UserError(Message("could not write the export to {where} ({error})", where=str(where),
-                                error=exc.strerror or str(exc))) from None
+        raise UserError(
+            Message("could not write the export to {where} ({error})", where=str(where), error=exc.strerror or str(exc))
+        ) from None

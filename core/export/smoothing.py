@@ -47,7 +47,7 @@ def debiased_ema(losses: np.ndarray, alpha: float, state: EmaState) -> np.ndarra
         return np.full(len(x), state.last)
     raws = _recurrence(values, alpha, state.raw)
     counts = state.count + np.arange(1, len(values) + 1)
-    emas = raws / (1.0 - alpha ** counts) if alpha > 0 else raws
+    emas = raws / (1.0 - alpha**counts) if alpha > 0 else raws
     seen = np.cumsum(finite) - 1  # index into `emas` of the last finite loss at or before each step
     out = np.where(seen >= 0, emas[np.maximum(seen, 0)], state.last)
     state.raw, state.count, state.last = float(raws[-1]), int(counts[-1]), float(emas[-1])
@@ -69,8 +69,8 @@ def _recurrence(values: np.ndarray, alpha: float, raw: float) -> np.ndarray:
     block = max(1, int(math.log(SMALLEST_POWER) / math.log(alpha)))
     powers = alpha ** np.arange(1, min(block, len(values)) + 1)  # a^1 .. a^block
     for start in range(0, len(values), block):
-        chunk = values[start:start + block]
+        chunk = values[start : start + block]
         p = powers[: len(chunk)]
-        out[start:start + len(chunk)] = p * (raw + (1 - alpha) * np.cumsum(chunk / p))
+        out[start : start + len(chunk)] = p * (raw + (1 - alpha) * np.cumsum(chunk / p))
         raw = float(out[start + len(chunk) - 1])
     return out

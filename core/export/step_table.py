@@ -34,13 +34,17 @@ class StepTable:
 def check_smoothing(smoothing: float) -> float:
     """The EMA weight, checked: 0 (no smoothing) up to 0.999, as the loss plot allows."""
     if not 0.0 <= smoothing <= 0.999:
-        raise UserError(Message("smoothing must be between 0 and 0.999 (the loss plot's range), not {smoothing:g}",
-                                smoothing=smoothing))
+        raise UserError(
+            Message(
+                "smoothing must be between 0 and 0.999 (the loss plot's range), not {smoothing:g}", smoothing=smoothing
+            )
+        )
     return float(smoothing)
 
 
-def step_table(store: RunStore, run_id: int, smoothing: float = DEFAULT_SMOOTHING,
-               reports: list[ReportRow] | None = None) -> StepTable:
+def step_table(
+    store: RunStore, run_id: int, smoothing: float = DEFAULT_SMOOTHING, reports: list[ReportRow] | None = None
+) -> StepTable:
     """The run's steps with their smoothed loss and time (`reports`: the run's, when the caller has read them)."""
     smoothing = check_smoothing(smoothing)
     row = store.run(run_id)
@@ -58,9 +62,15 @@ def step_table(store: RunStore, run_id: int, smoothing: float = DEFAULT_SMOOTHIN
         delivered = np.minimum(np.searchsorted(report_steps, steps[unknown]), len(reports) - 1)
         unix_time[unknown] = report_times[delivered]
     unix_time[np.isnan(unix_time)] = row.started_at
-    return StepTable(steps=steps, epochs=np.asarray(series.epochs, dtype=np.int64), losses=losses,
-                     smoothed=debiased_ema(losses, smoothing, EmaState()), elapsed_s=elapsed,
-                     unix_time=unix_time, smoothing=smoothing)
+    return StepTable(
+        steps=steps,
+        epochs=np.asarray(series.epochs, dtype=np.int64),
+        losses=losses,
+        smoothed=debiased_ema(losses, smoothing, EmaState()),
+        elapsed_s=elapsed,
+        unix_time=unix_time,
+        smoothing=smoothing,
+    )
 
 
 def step_elapsed(steps: np.ndarray, reports: list[ReportRow], resumed_at: int | None = None) -> np.ndarray:

@@ -50,12 +50,20 @@ def check_tensorboard() -> None:
     try:
         importlib.import_module("tensorboard.summary.writer.record_writer")
     except ImportError:
-        raise UserError(Message("the TensorBoard export needs the tensorboard package: {hint}", hint=INSTALL_HINT)) from None
+        raise UserError(
+            Message("the TensorBoard export needs the tensorboard package: {hint}", hint=INSTALL_HINT)
+        ) from None
 
 
-def write_run_tensorboard(logdir: Path, row: RunRow, table: StepTable, reports: Sequence[ReportRow],
-                          epochs: Sequence[EventRow], text: str,
-                          rank_reports: Sequence[RankReportRow] = ()) -> list[Path]:
+def write_run_tensorboard(
+    logdir: Path,
+    row: RunRow,
+    table: StepTable,
+    reports: Sequence[ReportRow],
+    epochs: Sequence[EventRow],
+    text: str,
+    rank_reports: Sequence[RankReportRow] = (),
+) -> list[Path]:
     """Write run `row`'s event file into `logdir`/run-<id> (created; `logdir` exists); its path.
     `rank_reports`: a data-parallel run's per-rank samples, written with the report of their step.
 
@@ -86,24 +94,40 @@ def write_run_tensorboard(logdir: Path, row: RunRow, table: StepTable, reports: 
     return [final]
 
 
-def _events(row: RunRow, table: StepTable, reports: Sequence[ReportRow], epochs: Sequence[EventRow],
-            text: str, rank_reports: Sequence[RankReportRow]) -> Iterable[Any]:
+def _events(
+    row: RunRow,
+    table: StepTable,
+    reports: Sequence[ReportRow],
+    epochs: Sequence[EventRow],
+    text: str,
+    rank_reports: Sequence[RankReportRow],
+) -> Iterable[Any]:
     from tensorboard.compat.proto.event_pb2 import Event
     from tensorboard.compat.proto.summary_pb2 import Summary
 
     def event(step: int, at: float, values: Iterable[tuple[str, float]]) -> Event:
-        return Event(step=step, wall_time=at, summary=Summary(
-            value=[Summary.Value(tag=tag, simple_value=value) for tag, value in values]))
+        return Event(
+            step=step,
+            wall_time=at,
+            summary=Summary(value=[Summary.Value(tag=tag, simple_value=value) for tag, value in values]),
+        )
 
     yield Event(wall_time=row.started_at, file_version="brain.Event:2")  # what every event file starts with
     yield _text_event(row, text)
-    for step, loss, smoothed, at in zip(table.steps.tolist(), table.losses.tolist(), table.smoothed.tolist(),
-                                        table.unix_time.tolist()):
+    for step, loss, smoothed, at in zip(
+        table.steps.tolist(), table.losses.tolist(), table.smoothed.tolist(), table.unix_time.tolist()
+    ):
         yield event(step, at, (("loss/train", loss), ("loss/smoothed", smoothed)))
     for epoch in epochs:
-        values = [(tag, float(epoch.data[key])) for tag, key in (
-            ("loss/train_epoch", "train_loss"), ("loss/val", "val_loss"), ("accuracy/val", "val_accuracy"))
-            if epoch.data.get(key) is not None]
+        values = [
+            (tag, float(epoch.data[key]))
+            for tag, key in (
+                ("loss/train_epoch", "train_loss"),
+                ("loss/val", "val_loss"),
+                ("accuracy/val", "val_accuracy"),
+            )
+            if epoch.data.get(key) is not None
+        ]
         if values:
             yield event(epoch.data.get("step", epoch.step), epoch.at, values)
     ranks_at: dict[int, list[RankReportRow]] = {}
@@ -121,8 +145,11 @@ def _events(row: RunRow, table: StepTable, reports: Sequence[ReportRow], epochs:
 def _memory(sample: ReportRow | RankReportRow, suffix: str = "") -> list[tuple[str, float]]:
     """The sample's memory figures (`SAMPLE_COLUMNS`) in MB, tagged memory/<figure>_MB<suffix> (device_used only
     where known)."""
-    return [(f"memory/{name.removesuffix('_bytes')}_MB{suffix}", value / MB) for name in SAMPLE_COLUMNS
-            if (value := getattr(sample, name)) is not None]
+    return [
+        (f"memory/{name.removesuffix('_bytes')}_MB{suffix}", value / MB)
+        for name in SAMPLE_COLUMNS
+        if (value := getattr(sample, name)) is not None
+    ]
 
 
 def _text_event(row: RunRow, text: str) -> Any:
@@ -134,19 +161,31 @@ def _text_event(row: RunRow, text: str) -> Any:
     from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
     from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 
-    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(
-        plugin_name="text", content=TextPluginData(version=0).SerializeToString()))
-    tensor = TensorProto(dtype="DT_STRING", string_val=[text.encode("utf-8")],
-                         tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
-    return Event(step=0, wall_time=row.started_at, summary=Summary(
-        value=[Summary.Value(tag="run/text_summary", metadata=metadata, tensor=tensor)]))
+    metadata = SummaryMetadata(
+        plugin_data=SummaryMetadata.PluginData(
+            plugin_name="text", content=TextPluginData(version=0).SerializeToString()
+        )
+    )
+    tensor = TensorProto(
+        dtype="DT_STRING",
+        string_val=[text.encode("utf-8")],
+        tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]),
+    )
+    return Event(
+        step=0,
+        wall_time=row.started_at,
+        summary=Summary(value=[Summary.Value(tag="run/text_summary", metadata=metadata, tensor=tensor)]),
+    )
 
 
 def run_text(facts: dict[str, Any], config: dict[str, Any]) -> str:
     """The run's facts and configuration as Markdown tables, for TensorBoard's Text tab."""
     lines = ["| | |", "|---|---|"]
-    lines += [f"| {key} | {_cell(value)} |" for key, value in facts.items()
-              if value not in (None, "") and key not in UNSHOWN_FACTS and (key, value) != ("world_size", 1)]
+    lines += [
+        f"| {key} | {_cell(value)} |"
+        for key, value in facts.items()
+        if value not in (None, "") and key not in UNSHOWN_FACTS and (key, value) != ("world_size", 1)
+    ]
     lines += ["", "**configuration**", "", "| | |", "|---|---|"]
     lines += [f"| {key} | {_cell(value)} |" for key, value in config.items()]
     return "\n".join(lines)

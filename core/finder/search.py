@@ -44,10 +44,16 @@ class BatchSizeResult:
 
     def to_dict(self) -> dict:
         """The JSON the CLI writes: batch_size, fixed_bytes, bytes_per_sample, trials (+ context)."""
-        return {"batch_size": self.batch_size, "fixed_bytes": self.fixed_bytes,
-                "bytes_per_sample": self.bytes_per_sample, "capacity_bytes": self.capacity_bytes,
-                "limit_bytes": self.limit_bytes, "margin": self.margin, "device": self.device,
-                "trials": [asdict(t) for t in self.trials]}
+        return {
+            "batch_size": self.batch_size,
+            "fixed_bytes": self.fixed_bytes,
+            "bytes_per_sample": self.bytes_per_sample,
+            "capacity_bytes": self.capacity_bytes,
+            "limit_bytes": self.limit_bytes,
+            "margin": self.margin,
+            "device": self.device,
+            "trials": [asdict(t) for t in self.trials],
+        }
 
     def predicted_peak(self, batch_size: int) -> int:
         return self.fixed_bytes + self.bytes_per_sample * batch_size
@@ -136,19 +142,30 @@ def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> in
     import os
 
     request = json.dumps({"config": config.to_dict(), "batch_size": batch_size, "steps": steps})
-    bootstrap = ("import ctypes, os, runpy, sys\n"
-                 "if sys.platform.startswith('linux'):\n"
-                 "    ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG = 1, SIGKILL = 9\n"
-                 f"    if os.getppid() != {os.getpid()}:  # the parent died before the line above ran\n"
-                 "        os._exit(1)\n"
-                 "runpy.run_module('core.finder.trial', run_name='__main__', alter_sys=True)\n")
-    proc = subprocess.Popen([sys.executable, "-c", bootstrap], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    bootstrap = (
+        "import ctypes, os, runpy, sys\n"
+        "if sys.platform.startswith('linux'):\n"
+        "    ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG = 1, SIGKILL = 9\n"
+        f"    if os.getppid() != {os.getpid()}:  # the parent died before the line above ran\n"
+        "        os._exit(1)\n"
+        "runpy.run_module('core.finder.trial', run_name='__main__', alter_sys=True)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", bootstrap],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         stdout, stderr = proc.communicate(request, timeout=3600)
     except subprocess.TimeoutExpired:
-        raise UserError(Message("the batch-size trial at {batch_size} took over an hour; try a smaller --max-batch",
-                                batch_size=batch_size)) from None
+        raise UserError(
+            Message(
+                "the batch-size trial at {batch_size} took over an hour; try a smaller --max-batch",
+                batch_size=batch_size,
+            )
+        ) from None
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -158,8 +175,9 @@ def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> in
         if proc.returncode in (3, -9, 137) or "MemoryError" in proc.stderr:
             return None  # the trial process ran out of memory (or the kernel's OOM killer ended it)
         last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-        raise UserError(Message("the batch-size trial at {batch_size} failed: {error}", batch_size=batch_size,
-                                error=last))
+        raise UserError(
+            Message("the batch-size trial at {batch_size} failed: {error}", batch_size=batch_size, error=last)
+        )
     answer = json.loads(proc.stdout.strip().splitlines()[-1])
     if "user_error" in answer:  # bad input the trial met (your own model or dataset): as the run reports it
         raise trial_error(answer)
@@ -204,16 +222,27 @@ def check_search_options(margin: float, start: int, max_batch: int) -> None:
     validate_field("margin", margin)
     validate_field("max_batch", max_batch)
     if isinstance(start, bool) or not isinstance(start, int) or not 1 <= start <= max_batch:
-        raise ConfigError("start", Message("must be an integer from 1 to the largest batch ({max_batch}), got "
-                                           "{start!r}", max_batch=max_batch, start=start))
+        raise ConfigError(
+            "start",
+            Message(
+                "must be an integer from 1 to the largest batch ({max_batch}), got {start!r}",
+                max_batch=max_batch,
+                start=start,
+            ),
+        )
 
 
-def find_batch_size(config: RunConfig, capacity: int | None = None,
-                    margin: float = FINDER_BOUNDS["margin"].default, start: int = FINDER_BOUNDS["start"].default,
-                    max_batch: int = FINDER_BOUNDS["max_batch"].default, steps: int = TRIAL_STEPS,
-                    measure: Callable[[RunConfig, int, int], int | None] = measure_trial,
-                    on_trial: Callable[[Trial], None] | None = None,
-                    should_stop: Callable[[], bool] | None = None) -> BatchSizeResult:
+def find_batch_size(
+    config: RunConfig,
+    capacity: int | None = None,
+    margin: float = FINDER_BOUNDS["margin"].default,
+    start: int = FINDER_BOUNDS["start"].default,
+    max_batch: int = FINDER_BOUNDS["max_batch"].default,
+    steps: int = TRIAL_STEPS,
+    measure: Callable[[RunConfig, int, int], int | None] = measure_trial,
+    on_trial: Callable[[Trial], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> BatchSizeResult:
     """Search for the largest batch size whose peak stays under capacity * (1 - margin)."""
     check_search_options(margin, start, max_batch)
     from core.device.devices import resolve_device
@@ -227,8 +256,7 @@ def find_batch_size(config: RunConfig, capacity: int | None = None,
         config = config.replace(compile=False)
     capacity = default_capacity(config) if capacity is None else int(capacity)
     if capacity <= 0:
-        raise ConfigError("capacity", Message("must be a positive number of bytes, got {capacity}",
-                                              capacity=capacity))
+        raise ConfigError("capacity", Message("must be a positive number of bytes, got {capacity}", capacity=capacity))
     limit = int(capacity * (1.0 - margin))
     trials: dict[int, Trial] = {}
 
@@ -252,9 +280,17 @@ def find_batch_size(config: RunConfig, capacity: int | None = None,
             hi = batch
             break
     if lo == 0:
-        raise UserError(Message("even batch size {start} needs more than {limit_gb:.2f} GB (capacity {capacity_gb:.2f} "
-                                "GB with a {margin:.0%} margin) on {device}", start=start, limit_gb=limit / 1e9,
-                                capacity_gb=capacity / 1e9, margin=margin, device=str(device)))
+        raise UserError(
+            Message(
+                "even batch size {start} needs more than {limit_gb:.2f} GB (capacity {capacity_gb:.2f} "
+                "GB with a {margin:.0%} margin) on {device}",
+                start=start,
+                limit_gb=limit / 1e9,
+                capacity_gb=capacity / 1e9,
+                margin=margin,
+                device=str(device),
+            )
+        )
     # Binary search between them, to within an eighth of the answer: the fit resolves the rest.
     if hi is not None:
         while hi - lo > max(1, lo // 8):

@@ -85,8 +85,15 @@ class StepMemoryRecorder:
         else:  # the process's resident memory: one cheap read, not a whole MemorySample
             self._peaks[phase] = self.probe.rss_bytes()
 
-    def breakdown(self, step: int, model: nn.Module, optimizer: torch.optim.Optimizer, images: torch.Tensor,
-                  labels: torch.Tensor, other_bytes: int = 0) -> MemoryBreakdown:
+    def breakdown(
+        self,
+        step: int,
+        model: nn.Module,
+        optimizer: torch.optim.Optimizer,
+        images: torch.Tensor,
+        labels: torch.Tensor,
+        other_bytes: int = 0,
+    ) -> MemoryBreakdown:
         """`other_bytes`: device memory held by neither the model nor the step (a resident dataset and
         its per-epoch buffers), shown as its own row instead of being counted as activations."""
         p, g = params_bytes(model), grads_bytes(model)

@@ -82,13 +82,22 @@ def describe(where: str, batch_size: int, requested: int | None, free: int, rese
     from core.base.text import format_bytes
 
     if requested:
-        return Message("out of memory {where} with batch size {batch_size}: asked for {requested}, {free} free, "
-                       "{unallocated} reserved but unallocated", where=where, batch_size=batch_size,
-                       requested=format_bytes(requested), free=format_bytes(free),
-                       unallocated=format_bytes(reserved_unallocated))
-    return Message("out of memory {where} with batch size {batch_size}, {free} free, {unallocated} reserved but "
-                   "unallocated", where=where, batch_size=batch_size, free=format_bytes(free),
-                   unallocated=format_bytes(reserved_unallocated))
+        return Message(
+            "out of memory {where} with batch size {batch_size}: asked for {requested}, {free} free, "
+            "{unallocated} reserved but unallocated",
+            where=where,
+            batch_size=batch_size,
+            requested=format_bytes(requested),
+            free=format_bytes(free),
+            unallocated=format_bytes(reserved_unallocated),
+        )
+    return Message(
+        "out of memory {where} with batch size {batch_size}, {free} free, {unallocated} reserved but unallocated",
+        where=where,
+        batch_size=batch_size,
+        free=format_bytes(free),
+        unallocated=format_bytes(reserved_unallocated),
+    )
 
 
 def limit_text(limit: ProcessLimit) -> str:
@@ -98,12 +107,17 @@ def limit_text(limit: ProcessLimit) -> str:
 
     size = format_bytes(limit.limit_bytes)
     if limit.kind == "RLIMIT_AS":
-        return Message("the process is limited to {limit} of address space by ulimit -v (RLIMIT_AS), which counts "
-                       "mapped libraries too, not only resident memory", limit=size)
+        return Message(
+            "the process is limited to {limit} of address space by ulimit -v (RLIMIT_AS), which counts "
+            "mapped libraries too, not only resident memory",
+            limit=size,
+        )
     if limit.kind == "RLIMIT_DATA":
         return Message("the process is limited to {limit} of data by ulimit -d (RLIMIT_DATA)", limit=size)
-    return Message("the process's control group is limited to {limit} (cgroup memory.max, shared by the group's "
-                   "processes)", limit=size)
+    return Message(
+        "the process's control group is limited to {limit} (cgroup memory.max, shared by the group's processes)",
+        limit=size,
+    )
 
 
 def describe_host(where: str, batch_size: int, requested: int | None, free: int, limit: ProcessLimit | None) -> str:
@@ -113,20 +127,43 @@ def describe_host(where: str, batch_size: int, requested: int | None, free: int,
     now (read after the release, at each failure: the failed step's tensors are gone by then)."""
     from core.base.text import format_bytes
 
-    asked = (Message("out of memory {where} with batch size {batch_size}: asked for {requested}", where=where,
-                     batch_size=batch_size, requested=format_bytes(requested)) if requested else
-             Message("out of memory {where} with batch size {batch_size}", where=where, batch_size=batch_size))
+    asked = (
+        Message(
+            "out of memory {where} with batch size {batch_size}: asked for {requested}",
+            where=where,
+            batch_size=batch_size,
+            requested=format_bytes(requested),
+        )
+        if requested
+        else Message("out of memory {where} with batch size {batch_size}", where=where, batch_size=batch_size)
+    )
     if requested and limit is not None and limit.kind != "cgroup":  # an rlimit refuses exactly what does not fit
         asked = Message("{asked}, more than the process's limit had left at that moment", asked=asked)
     if limit is None:
-        return Message("{asked}; {free} of system memory available once the failed step's memory was given back",
-                       asked=asked, free=format_bytes(free))
-    return Message("{asked}; {limit}, {free} of it left once the failed step's memory was given back", asked=asked,
-                   limit=limit_text(limit), free=format_bytes(free))
+        return Message(
+            "{asked}; {free} of system memory available once the failed step's memory was given back",
+            asked=asked,
+            free=format_bytes(free),
+        )
+    return Message(
+        "{asked}; {limit}, {free} of it left once the failed step's memory was given back",
+        asked=asked,
+        limit=limit_text(limit),
+        free=format_bytes(free),
+    )
 
 
-def event(message: str, where: str, step: int, batch_size: int, shrink: bool, at_failure: MemorySample,
-          free_bytes: int, phase: str, limit: ProcessLimit | None = None) -> OutOfMemory:
+def event(
+    message: str,
+    where: str,
+    step: int,
+    batch_size: int,
+    shrink: bool,
+    at_failure: MemorySample,
+    free_bytes: int,
+    phase: str,
+    limit: ProcessLimit | None = None,
+) -> OutOfMemory:
     """The OutOfMemory event for an error `message`: what was asked for, what the allocator held unused at
     the failure (its own figure when the message gives one, else reserved - allocated from `at_failure`),
     what is free after recovery, and what happens next (stop, or half the batch when `shrink`). A device
@@ -138,12 +175,16 @@ def event(message: str, where: str, step: int, batch_size: int, shrink: bool, at
         unallocated = max(at_failure.reserved_bytes - at_failure.allocated_bytes, 0)
     requested = requested_bytes(message)
     new_batch = max(batch_size // 2, 1) if shrink else None
-    text = (describe(where, batch_size, requested, free_bytes, unallocated) if at_failure.has_allocator
-            else describe_host(where, batch_size, requested, free_bytes, limit))
+    text = (
+        describe(where, batch_size, requested, free_bytes, unallocated)
+        if at_failure.has_allocator
+        else describe_host(where, batch_size, requested, free_bytes, limit)
+    )
     if new_batch is not None:
         text = Message("{problem}; continuing with batch size {batch_size}", problem=text, batch_size=new_batch)
-    return OutOfMemory(step, batch_size, requested, free_bytes, unallocated, "shrink" if shrink else "stop",
-                       new_batch, text, phase)
+    return OutOfMemory(
+        step, batch_size, requested, free_bytes, unallocated, "shrink" if shrink else "stop", new_batch, text, phase
+    )
 
 
 def stop_hint(on_oom: str, batch_size: int, max_retries: int) -> str:
@@ -210,8 +251,9 @@ def collect_garbage() -> None:
     _collect_garbage()
 
 
-def release(device: torch.device, optimizer: torch.optim.Optimizer | None = None,
-            scaler: torch.amp.GradScaler | None = None) -> None:
+def release(
+    device: torch.device, optimizer: torch.optim.Optimizer | None = None, scaler: torch.amp.GradScaler | None = None
+) -> None:
     """Give back what a failed step held, in order: gradients, optimizer state a failed first step left
     half made, the scaler's step state, unreachable
     tensors (the exception's frames, once the caller has left the except block), the allocator's cache."""

@@ -116,8 +116,19 @@ class MemoryProbe:
                 allocated, reserved = rss, 0
                 peak_alloc, peak_res = self._peak_rss, 0
                 used, has_allocator = int(vm.total - vm.available), False
-            return MemorySample(now, str(self.device), allocated, reserved, peak_alloc, peak_res,
-                                self._capacity, used, rss, has_allocator, self._capacity_limit)
+            return MemorySample(
+                now,
+                str(self.device),
+                allocated,
+                reserved,
+                peak_alloc,
+                peak_res,
+                self._capacity,
+                used,
+                rss,
+                has_allocator,
+                self._capacity_limit,
+            )
 
     def _cuda_device_used(self, now: float) -> int | None:
         import torch

@@ -27,8 +27,9 @@ def unsupported_reason(device: torch.device | str) -> str | None:
 
     device = torch.device(device)
     if device.type != "cuda":
-        return Message("memory history is recorded by the CUDA caching allocator; {device_type} has none",
-                       device_type=device.type)
+        return Message(
+            "memory history is recorded by the CUDA caching allocator; {device_type} has none", device_type=device.type
+        )
     memory = getattr(torch.cuda, "memory", None)
     if memory is None or not hasattr(memory, "_record_memory_history") or not hasattr(memory, "_dump_snapshot"):
         return Message("this PyTorch build cannot record memory history (needs torch >= 2.1)")
@@ -64,8 +65,9 @@ class MemoryHistory:
             replace_atomically(target, lambda temporary: torch.cuda.memory._dump_snapshot(str(temporary)))
             return target.stat().st_size
         except OSError as exc:
-            raise UserError(Message("memory snapshot: cannot write {path}: {why}", path=str(target),
-                                    why=exc.strerror or str(exc))) from None
+            raise UserError(
+                Message("memory snapshot: cannot write {path}: {why}", path=str(target), why=exc.strerror or str(exc))
+            ) from None
 
     def stop(self) -> None:
         if self.recording:

@@ -18,8 +18,15 @@ from core.base.text import Message
 from core.config.user_callables import is_spec
 
 # torchvision models with a fixed minimum input: batches are resized on the device to this size.
-_MIN_INPUT = {"inception_v3": 299, "googlenet": 64, "vit_": 224, "maxvit_": 224, "swin_": 224,
-              "alexnet": 64, "squeezenet": 64}
+_MIN_INPUT = {
+    "inception_v3": 299,
+    "googlenet": 64,
+    "vit_": 224,
+    "maxvit_": 224,
+    "swin_": 224,
+    "alexnet": 64,
+    "squeezenet": 64,
+}
 
 
 @dataclass(frozen=True)
@@ -37,8 +44,12 @@ class TinyCNN(nn.Module):
         super().__init__()
 
         def block(cin: int, cout: int) -> nn.Sequential:
-            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
-                                 nn.ReLU(inplace=True), nn.MaxPool2d(2))
+            return nn.Sequential(
+                nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True),
+                nn.MaxPool2d(2),
+            )
 
         self.features = nn.Sequential(block(in_channels, width), block(width, 2 * width), block(2 * width, 4 * width))
         self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4 * width, num_classes))
@@ -65,8 +76,13 @@ class SpeedrunNet(nn.Module):
         layers: list[nn.Module] = conv_bn(in_channels, 32)
         cin = 32
         for width in widths:
-            layers += [nn.Conv2d(cin, width, 3, padding=1, bias=False), nn.MaxPool2d(2), nn.BatchNorm2d(width),
-                       nn.GELU(), *conv_bn(width, width)]
+            layers += [
+                nn.Conv2d(cin, width, 3, padding=1, bias=False),
+                nn.MaxPool2d(2),
+                nn.BatchNorm2d(width),
+                nn.GELU(),
+                *conv_bn(width, width),
+            ]
             cin = width
         self.features = nn.Sequential(*layers)
         self.pool = nn.AdaptiveMaxPool2d(1)
@@ -134,16 +150,25 @@ def build_model(name: str, num_classes: int, in_channels: int) -> nn.Module:
         model.maxpool = nn.Identity()
         return model
     if name not in tvm.list_models(module=tvm):
-        raise ConfigError("model", Message("unknown model {name}; `gpu-train-monitor models` lists the available ones",
-                                           name=repr(name)))
+        raise ConfigError(
+            "model",
+            Message("unknown model {name}; `gpu-train-monitor models` lists the available ones", name=repr(name)),
+        )
     kwargs: dict[str, object] = {"weights": None, "num_classes": num_classes}
     if name in ("googlenet", "inception_v3"):
         kwargs.update(aux_logits=False, init_weights=True)
     try:
         return _LogitsOnly(tvm.get_model(name, **kwargs))
     except (TypeError, ValueError) as exc:
-        raise ConfigError("model", Message("{name} cannot be built as a {classes}-class classifier: {error}",
-                                           name=name, classes=num_classes, error=str(exc))) from None
+        raise ConfigError(
+            "model",
+            Message(
+                "{name} cannot be built as a {classes}-class classifier: {error}",
+                name=name,
+                classes=num_classes,
+                error=str(exc),
+            ),
+        ) from None
 
 
 def count_parameters(model: nn.Module) -> int:

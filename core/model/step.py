@@ -35,8 +35,9 @@ class Trainer:
     def compiles(self) -> bool:
         return self.compiled is not None
 
-    def step(self, images: torch.Tensor, labels: torch.Tensor,
-             recorder: StepMemoryRecorder | None = None) -> torch.Tensor:
+    def step(
+        self, images: torch.Tensor, labels: torch.Tensor, recorder: StepMemoryRecorder | None = None
+    ) -> torch.Tensor:
         # Free the previous step's gradients before this step's activations exist: a lower peak.
         self.optimizer.zero_grad(set_to_none=True)
         with torch.autocast(self.device_type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
@@ -54,17 +55,25 @@ class Trainer:
         return loss
 
 
-def build_optimizer(model: nn.Module, name: str, lr: float, momentum: float, weight_decay: float,
-                    fused: bool = False) -> torch.optim.Optimizer:
+def build_optimizer(
+    model: nn.Module, name: str, lr: float, momentum: float, weight_decay: float, fused: bool = False
+) -> torch.optim.Optimizer:
     """SGD or AdamW; `fused` (CUDA) runs the update as one kernel and keeps GradScaler's check on the device."""
     if name == "sgd":
-        return torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay,
-                               fused=fused or None)
+        return torch.optim.SGD(
+            model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay, fused=fused or None
+        )
     return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, fused=fused or None)
 
 
 def compile_failure(model_name: str, exc: BaseException) -> RuntimeError:
     """What a failed first compiled step tells the user: torch.compile's first line, and the way out."""
     first = (str(exc).strip().splitlines() or [""])[0][:300]
-    return RuntimeError(Message("torch.compile could not compile {model} ({kind}: {error}); run without compile",
-                                model=model_name, kind=type(exc).__name__, error=first))
+    return RuntimeError(
+        Message(
+            "torch.compile could not compile {model} ({kind}: {error}); run without compile",
+            model=model_name,
+            kind=type(exc).__name__,
+            error=first,
+        )
+    )

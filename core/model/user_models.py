@@ -31,16 +31,20 @@ def build_user_model(spec: str, num_classes: int, in_channels: int) -> nn.Module
     factory = load_callable("model", spec)
     model = call_factory("model", spec, factory, num_classes=num_classes, in_channels=in_channels)
     if not isinstance(model, nn.Module):
-        raise ConfigError("model", Message("{spec} returned {what}, not a torch.nn.Module", spec=spec,
-                                           what=a_type(model)))
+        raise ConfigError(
+            "model", Message("{spec} returned {what}, not a torch.nn.Module", spec=spec, what=a_type(model))
+        )
     if not any(p.requires_grad for p in model.parameters()):
-        raise ConfigError("model", Message("{spec} returned a model without trainable parameters: there is nothing "
-                                           "to train", spec=spec))
+        raise ConfigError(
+            "model",
+            Message("{spec} returned a model without trainable parameters: there is nothing to train", spec=spec),
+        )
     return model
 
 
-def check_output(model: nn.Module, spec: str, channels: int, height: int, width: int, num_classes: int,
-                 channels_last: bool = False) -> None:
+def check_output(
+    model: nn.Module, spec: str, channels: int, height: int, width: int, num_classes: int, channels_last: bool = False
+) -> None:
     """One forward pass of PROBE_BATCH zero images (C, H, W) on the model's device, in eval mode and without
     gradients (no BatchNorm statistics change, no random numbers drawn): ConfigError naming the spec
     when it raises or when its output is not (batch, num_classes). An out-of-memory error stays one."""
@@ -65,20 +69,49 @@ def check_output(model: nn.Module, spec: str, channels: int, height: int, width:
         model.train(was_training)
     shown = "x".join(map(str, shape))
     if failure is not None:  # outside the except block: its traceback would hold the probe's tensors
-        raise ConfigError("model", Message("{spec} fails on the run's input, a batch shaped {shape} (batch x "
-                                           "channels x height x width, from the dataset): {error}", spec=spec,
-                                           shape=shown, error=failure))
+        raise ConfigError(
+            "model",
+            Message(
+                "{spec} fails on the run's input, a batch shaped {shape} (batch x "
+                "channels x height x width, from the dataset): {error}",
+                spec=spec,
+                shape=shown,
+                error=failure,
+            ),
+        )
     if not isinstance(output, torch.Tensor):
-        raise ConfigError("model", Message("{spec}: the model returned {what}, expected a tensor of logits shaped "
-                                           "(batch, {classes})", spec=spec, what=a_type(output), classes=num_classes))
+        raise ConfigError(
+            "model",
+            Message(
+                "{spec}: the model returned {what}, expected a tensor of logits shaped (batch, {classes})",
+                spec=spec,
+                what=a_type(output),
+                classes=num_classes,
+            ),
+        )
     if output.dim() == 2 and output.shape[0] == PROBE_BATCH and output.shape[1] != num_classes:
-        raise ConfigError("model", Message("{spec}: the model gives {outputs} outputs per image but the dataset has "
-                                           "{classes} classes; give it {wanted} outputs (the factory is called with "
-                                           "num_classes= when it takes that argument)", spec=spec,
-                                           outputs=output.shape[1], classes=num_classes, wanted=num_classes))
+        raise ConfigError(
+            "model",
+            Message(
+                "{spec}: the model gives {outputs} outputs per image but the dataset has "
+                "{classes} classes; give it {wanted} outputs (the factory is called with "
+                "num_classes= when it takes that argument)",
+                spec=spec,
+                outputs=output.shape[1],
+                classes=num_classes,
+                wanted=num_classes,
+            ),
+        )
     if tuple(output.shape) != (PROBE_BATCH, num_classes):
         found = "x".join(map(str, output.shape)) or Message("a scalar")
-        raise ConfigError("model", Message("{spec}: the model's output for a batch shaped {shape} is {found}, "
-                                           "expected {expected} (one logit per class for each image)", spec=spec,
-                                           shape=shown, found=found, expected=f"{PROBE_BATCH}x{num_classes}"))
-
+        raise ConfigError(
+            "model",
+            Message(
+                "{spec}: the model's output for a batch shaped {shape} is {found}, "
+                "expected {expected} (one logit per class for each image)",
+                spec=spec,
+                shape=shown,
+                found=found,
+                expected=f"{PROBE_BATCH}x{num_classes}",
+            ),
+        )

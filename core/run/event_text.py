@@ -40,8 +40,13 @@ def epoch_of(epoch: int, epochs: int | None) -> str:
 
 def run_requested(config: Any) -> str:
     """What the window logs when Start is clicked, before the session has loaded anything."""
-    return Message("starting: {model} on {device}, {dataset}, batch {batch_size}", model=config.model,
-                   device=config.device, dataset=config.dataset, batch_size=config.batch_size)
+    return Message(
+        "starting: {model} on {device}, {dataset}, batch {batch_size}",
+        model=config.model,
+        device=config.device,
+        dataset=config.dataset,
+        batch_size=config.batch_size,
+    )
 
 
 def _plan(total_steps: int, epochs: int | None) -> str:
@@ -57,12 +62,22 @@ def _plan(total_steps: int, epochs: int | None) -> str:
 def run_started(event: RunStarted) -> str:
     """'training resnet18 on cuda:0 (NVIDIA H100): ...': the model, data, placement and the plan."""
     cfg: Mapping[str, Any] = event.config
-    text = Message("training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} "
-                   "({train:,} train / {val:,} val images, {size}), {placement} placement, batch {batch_size}, "
-                   "{plan}", model=cfg["model"], device=event.device, device_name=event.device_name,
-                   parameters=event.parameters, dataset=cfg["dataset"], train=event.train_samples,
-                   val=event.val_samples, size=format_bytes(event.dataset_bytes), placement=event.placement,
-                   batch_size=cfg["batch_size"], plan=_plan(event.total_steps, event.epochs))
+    text = Message(
+        "training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} "
+        "({train:,} train / {val:,} val images, {size}), {placement} placement, batch {batch_size}, "
+        "{plan}",
+        model=cfg["model"],
+        device=event.device,
+        device_name=event.device_name,
+        parameters=event.parameters,
+        dataset=cfg["dataset"],
+        train=event.train_samples,
+        val=event.val_samples,
+        size=format_bytes(event.dataset_bytes),
+        placement=event.placement,
+        batch_size=cfg["batch_size"],
+        plan=_plan(event.total_steps, event.epochs),
+    )
     if event.start_step:
         return Message("{started} (resumed at step {step:,})", started=text, step=event.start_step)
     return text
@@ -74,22 +89,29 @@ def steps_postfix(event: StepsReported, epochs: int | None) -> str:
     loss = sum(finite) / len(finite) if finite else float("nan")
     mem = event.memory
     used = mem.allocated_bytes if mem.has_allocator else mem.process_rss_bytes
-    return (f"{epoch_of(event.epoch, epochs)} loss {loss:.4f} {event.samples_per_s:,.0f} img/s "
-            f"mem {format_bytes(used)}")
+    return f"{epoch_of(event.epoch, epochs)} loss {loss:.4f} {event.samples_per_s:,.0f} img/s mem {format_bytes(used)}"
 
 
 def epoch_ended(event: EpochEnded) -> str:
-    return Message("epoch {epoch}: train loss {train_loss}, val loss {val_loss}, val accuracy {val_accuracy}",
-                   epoch=event.epoch, train_loss=_number(event.train_loss, ".4f"),
-                   val_loss=_number(event.val_loss, ".4f"), val_accuracy=_number(event.val_accuracy, ".2%"))
+    return Message(
+        "epoch {epoch}: train loss {train_loss}, val loss {val_loss}, val accuracy {val_accuracy}",
+        epoch=event.epoch,
+        train_loss=_number(event.train_loss, ".4f"),
+        val_loss=_number(event.val_loss, ".4f"),
+        val_accuracy=_number(event.val_accuracy, ".2%"),
+    )
 
 
 def cache_cleared(event: CacheCleared) -> str:
     freed, reserved = format_bytes(event.freed_bytes), format_bytes(event.memory.reserved_bytes)
     if event.step is None:
         return Message("cache cleared at rest: {freed} freed, reserved now {reserved}", freed=freed, reserved=reserved)
-    return Message("cache cleared at step {step}: {freed} freed, reserved now {reserved}", step=event.step,
-                   freed=freed, reserved=reserved)
+    return Message(
+        "cache cleared at step {step}: {freed} freed, reserved now {reserved}",
+        step=event.step,
+        freed=freed,
+        reserved=reserved,
+    )
 
 
 def cache_cleared_mark(event: CacheCleared) -> str:
@@ -98,22 +120,36 @@ def cache_cleared_mark(event: CacheCleared) -> str:
 
 
 def snapshot_saved(event: SnapshotSaved) -> str:
-    return Message("memory snapshot saved to {path} ({size}) at step {step}: open it at {url}", path=event.path,
-                   size=format_bytes(event.size_bytes), step=event.step, url=MEMORY_VIZ)
+    return Message(
+        "memory snapshot saved to {path} ({size}) at step {step}: open it at {url}",
+        path=event.path,
+        size=format_bytes(event.size_bytes),
+        step=event.step,
+        url=MEMORY_VIZ,
+    )
 
 
 def _checkpoint_reason(event: CheckpointSaved) -> str:
     if event.reason == "epoch":
         return Message("end of epoch {epoch}", epoch=event.epoch)
-    reasons = {"every": Message("periodic"), "request": Message("requested"), "stop": Message("the run stopped"),
-               "end": Message("the run ended mid-epoch")}
+    reasons = {
+        "every": Message("periodic"),
+        "request": Message("requested"),
+        "stop": Message("the run stopped"),
+        "end": Message("the run ended mid-epoch"),
+    }
     return reasons.get(event.reason, event.reason)
 
 
 def checkpoint_saved(event: CheckpointSaved) -> str:
     """'checkpoint saved at step 390 (end of epoch 1): PATH (89.4 MB)'."""
-    return Message("checkpoint saved at step {step} ({why}): {path} ({size})", step=event.step,
-                   why=_checkpoint_reason(event), path=event.path, size=format_bytes(event.size_bytes))
+    return Message(
+        "checkpoint saved at step {step} ({why}): {path} ({size})",
+        step=event.step,
+        why=_checkpoint_reason(event),
+        path=event.path,
+        size=format_bytes(event.size_bytes),
+    )
 
 
 def resume_hint(path: str) -> str:
@@ -146,11 +182,19 @@ def batch_size_text(summary: RunSummary) -> str:
     if not changes:
         return str(summary.batch_size)
     if summary.skipped_samples:
-        return Message("{batch_size} (requested {requested}; halved {halvings}x after out of memory, {skipped} images "
-                       "left out)", batch_size=summary.batch_size, requested=changes[0]["from"],
-                       halvings=len(changes), skipped=summary.skipped_samples)
-    return Message("{batch_size} (requested {requested}; halved {halvings}x after out of memory)",
-                   batch_size=summary.batch_size, requested=changes[0]["from"], halvings=len(changes))
+        return Message(
+            "{batch_size} (requested {requested}; halved {halvings}x after out of memory, {skipped} images left out)",
+            batch_size=summary.batch_size,
+            requested=changes[0]["from"],
+            halvings=len(changes),
+            skipped=summary.skipped_samples,
+        )
+    return Message(
+        "{batch_size} (requested {requested}; halved {halvings}x after out of memory)",
+        batch_size=summary.batch_size,
+        requested=changes[0]["from"],
+        halvings=len(changes),
+    )
 
 
 def trained_steps(summary: RunSummary) -> str:
@@ -159,27 +203,41 @@ def trained_steps(summary: RunSummary) -> str:
     trained = summary.steps - summary.start_step
     if trained == 1:
         return Message("trained 1 step (step {last:,})", last=summary.steps)
-    return Message("trained {steps:,} steps (steps {first:,}-{last:,})", steps=trained, first=summary.start_step + 1,
-                   last=summary.steps)
+    return Message(
+        "trained {steps:,} steps (steps {first:,}-{last:,})",
+        steps=trained,
+        first=summary.start_step + 1,
+        last=summary.steps,
+    )
 
 
 def run_finished(event: RunFinished) -> str:
     """How the run ended: its totals when it completed, else where it stopped and why."""
     summary = event.summary
     if event.status == "completed":
-        rate = (Message("n/a") if summary.samples_per_s is None
-                else Message("{rate:,.0f} images/s", rate=summary.samples_per_s))
-        values = dict(steps=summary.steps, wall_s=summary.wall_s, rate=rate,
-                      peak=format_bytes(summary.peak_allocated_bytes))
+        rate = (
+            Message("n/a")
+            if summary.samples_per_s is None
+            else Message("{rate:,.0f} images/s", rate=summary.samples_per_s)
+        )
+        values = dict(
+            steps=summary.steps, wall_s=summary.wall_s, rate=rate, peak=format_bytes(summary.peak_allocated_bytes)
+        )
         if summary.start_step:  # resumed: the time, rate and peak are this run's, not the steps before it
             values["steps"] = trained_steps(summary)
             if summary.batch_size_changes:
-                return Message("finished: {steps} in {wall_s:.1f} s, {rate}, peak {peak}, batch size {batch_size}",
-                               batch_size=batch_size_text(summary), **values)
+                return Message(
+                    "finished: {steps} in {wall_s:.1f} s, {rate}, peak {peak}, batch size {batch_size}",
+                    batch_size=batch_size_text(summary),
+                    **values,
+                )
             return Message("finished: {steps} in {wall_s:.1f} s, {rate}, peak {peak}", **values)
         if summary.batch_size_changes:
-            return Message("finished: {steps} steps in {wall_s:.1f} s, {rate}, peak {peak}, batch size {batch_size}",
-                           batch_size=batch_size_text(summary), **values)
+            return Message(
+                "finished: {steps} steps in {wall_s:.1f} s, {rate}, peak {peak}, batch size {batch_size}",
+                batch_size=batch_size_text(summary),
+                **values,
+            )
         return Message("finished: {steps} steps in {wall_s:.1f} s, {rate}, peak {peak}", **values)
     if event.status == "stopped":
         return Message("stopped at step {step}", step=event.step)

@@ -40,8 +40,11 @@ class MemorySample:
 # and TensorBoard exports and a data-parallel report's gather row keep of it (time, device and flags aside).
 SAMPLE_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(MemorySample) if f.name.endswith("_bytes"))
 # those a sample may not know (None): `int | None` in MemorySample
-UNKNOWN_SAMPLE_COLUMNS = frozenset(name for name, hint in get_type_hints(MemorySample).items()
-                                   if name in SAMPLE_COLUMNS and type(None) in get_args(hint))
+UNKNOWN_SAMPLE_COLUMNS = frozenset(
+    name
+    for name, hint in get_type_hints(MemorySample).items()
+    if name in SAMPLE_COLUMNS and type(None) in get_args(hint)
+)
 
 
 @dataclass(frozen=True)
@@ -179,14 +182,25 @@ class MemoryBreakdown:
 
     @property
     def total_bytes(self) -> int:
-        return (self.params_bytes + self.grads_bytes + self.optimizer_bytes + self.batch_bytes
-                + self.activations_bytes + self.dataset_bytes)
+        return (
+            self.params_bytes
+            + self.grads_bytes
+            + self.optimizer_bytes
+            + self.batch_bytes
+            + self.activations_bytes
+            + self.dataset_bytes
+        )
 
     def to_summary(self) -> dict[str, int]:
         """The `memory_breakdown` object of the summary JSON."""
-        return {"params_bytes": self.params_bytes, "grads_bytes": self.grads_bytes,
-                "optimizer_bytes": self.optimizer_bytes, "batch_bytes": self.batch_bytes,
-                "activations_bytes": self.activations_bytes, "dataset_bytes": self.dataset_bytes}
+        return {
+            "params_bytes": self.params_bytes,
+            "grads_bytes": self.grads_bytes,
+            "optimizer_bytes": self.optimizer_bytes,
+            "batch_bytes": self.batch_bytes,
+            "activations_bytes": self.activations_bytes,
+            "dataset_bytes": self.dataset_bytes,
+        }
 
 
 @dataclass(frozen=True)
@@ -217,6 +231,20 @@ class ContenderEvent:
     label: str
 
 
-Event = Union[RunStarted, EpochStarted, StepsReported, EpochEnded, CacheCleared, RunPaused, RunResumed,
-              MemoryBreakdown, SnapshotSaved, CheckpointSaved, OutOfMemory, LogMessage, RunFinished, ContenderEvent]
+Event = Union[
+    RunStarted,
+    EpochStarted,
+    StepsReported,
+    EpochEnded,
+    CacheCleared,
+    RunPaused,
+    RunResumed,
+    MemoryBreakdown,
+    SnapshotSaved,
+    CheckpointSaved,
+    OutOfMemory,
+    LogMessage,
+    RunFinished,
+    ContenderEvent,
+]
 Observer = Callable[[Event], None]

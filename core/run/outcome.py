@@ -15,9 +15,15 @@ from core.base.text import Message, message_of
 from core.run.status import Status
 
 # the status words the English texts use ("diverged: the loss became nan ..."), each a template of its own
-STATUS_WORDS = {Status.COMPLETED: Message("completed"), Status.STOPPED: Message("stopped"),
-                Status.DIVERGED: Message("diverged"), Status.OOM: Message("oom"), Status.FAILED: Message("failed"),
-                Status.INTERRUPTED: Message("interrupted"), Status.RUNNING: Message("running")}
+STATUS_WORDS = {
+    Status.COMPLETED: Message("completed"),
+    Status.STOPPED: Message("stopped"),
+    Status.DIVERGED: Message("diverged"),
+    Status.OOM: Message("oom"),
+    Status.FAILED: Message("failed"),
+    Status.INTERRUPTED: Message("interrupted"),
+    Status.RUNNING: Message("running"),
+}
 
 
 def status_word(status: str) -> str:
@@ -31,8 +37,11 @@ class Stopped(Exception):
 
 class Diverged(Exception):
     def __init__(self, step: int, loss: float) -> None:
-        super().__init__(Message("the loss became {loss} at step {step}; lower the learning rate or use --amp off",
-                                 loss=loss, step=step))
+        super().__init__(
+            Message(
+                "the loss became {loss} at step {step}; lower the learning rate or use --amp off", loss=loss, step=step
+            )
+        )
 
 
 def check_finite(first_step: int, losses: list[float]) -> None:
@@ -61,8 +70,10 @@ def trained(step: int, total_steps: int) -> Outcome:
     """The loop returned: `completed` only when every planned step was trained (never report a short run
     as complete)."""
     if step != total_steps:
-        return Outcome(Status.FAILED, Message("the run ended after {step} of {total_steps} planned steps",
-                                              step=step, total_steps=total_steps))
+        return Outcome(
+            Status.FAILED,
+            Message("the run ended after {step} of {total_steps} planned steps", step=step, total_steps=total_steps),
+        )
     return Outcome(Status.COMPLETED)
 
 
@@ -73,8 +84,10 @@ def ended_by(exc: Exception | SystemExit) -> Outcome:
     if isinstance(exc, SystemExit):
         from core.config.user_callables import exit_call
 
-        return Outcome(Status.FAILED, Message("your code called {call}; to end a run with an error, raise an "
-                                              "exception", call=exit_call(exc)))
+        return Outcome(
+            Status.FAILED,
+            Message("your code called {call}; to end a run with an error, raise an exception", call=exit_call(exc)),
+        )
     if isinstance(exc, Stopped):
         return Outcome(Status.STOPPED, Message("stopped by request"))
     if isinstance(exc, Diverged):

@@ -27,8 +27,7 @@ class Control(StrEnum):
 
 
 # by name: Windows has no SIGUSR1 / SIGUSR2 (signal_number says None there)
-CONTROL_SIGNALS: dict[Control, str] = {Control.STOP: "SIGINT", Control.PAUSE: "SIGUSR2",
-                                       Control.CLEAR_CACHE: "SIGUSR1"}
+CONTROL_SIGNALS: dict[Control, str] = {Control.STOP: "SIGINT", Control.PAUSE: "SIGUSR2", Control.CLEAR_CACHE: "SIGUSR1"}
 STEERING = (Control.PAUSE, Control.CLEAR_CACHE)  # the controls that must never end a process (their default)
 
 
@@ -85,8 +84,9 @@ class SignalsSeen:
 
 
 @contextlib.contextmanager
-def stop_on_signals(controls: RunControls, abort_on_repeat: bool = True,
-                    announce: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[SignalsSeen]:
+def stop_on_signals(
+    controls: RunControls, abort_on_repeat: bool = True, announce: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)
+) -> Iterator[SignalsSeen]:
     """While a run (or a comparison) trains: the first Ctrl+C or SIGTERM stops it at the next step, as Stop
     does (summary printed, JSON written); a second one aborts. `terminated` says SIGTERM stopped it. The
     steering controls' signals (CONTROL_SIGNALS: clear the cache, pause or resume) are how a window watching
@@ -114,6 +114,7 @@ def stop_on_signals(controls: RunControls, abort_on_repeat: bool = True,
     def steer(control: Control) -> Any:
         def on_signal(signum: int, frame: Any) -> None:  # the window's Pause / Resume or Clear cache
             apply_control(controls, control)
+
         return on_signal
 
     handlers = {stop: on_stop, signal.SIGTERM: on_sigterm}

@@ -51,5 +51,11 @@ EXIT_FAILED = 1  # the run diverged, ran out of memory or failed (or stdout was 
 EXIT_USER_ERROR = 2  # bad input, or a result file that could not be saved
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl+C
 EXIT_TERMINATED = 143  # 128 + SIGTERM
-EXIT_CODES = {Status.COMPLETED: 0, Status.STOPPED: EXIT_INTERRUPTED, Status.DIVERGED: EXIT_FAILED,
-              Status.OOM: EXIT_FAILED, Status.FAILED: EXIT_FAILED, Status.INTERRUPTED: EXIT_FAILED}  # by status
+EXIT_CODES = {
+    Status.COMPLETED: 0,
+    Status.STOPPED: EXIT_INTERRUPTED,
+    Status.DIVERGED: EXIT_FAILED,
+    Status.OOM: EXIT_FAILED,
+    Status.FAILED: EXIT_FAILED,
+    Status.INTERRUPTED: EXIT_FAILED,
+}  # by status

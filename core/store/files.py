@@ -65,13 +65,24 @@ def refuse_special_file(path: Path) -> None:
     except OSError:
         return  # a new file, or one SQLite reports on
     if stat.S_ISDIR(mode):
-        raise NotAFile(Message("the run store {path} is a folder; give --runs-db a file name, such as {example}",
-                               path=str(path), example=str(path / "runs.sqlite3")))
+        raise NotAFile(
+            Message(
+                "the run store {path} is a folder; give --runs-db a file name, such as {example}",
+                path=str(path),
+                example=str(path / "runs.sqlite3"),
+            )
+        )
     if not stat.S_ISREG(mode):
-        kind = (Message("a named pipe (FIFO)") if stat.S_ISFIFO(mode) else Message("a socket")
-                if stat.S_ISSOCK(mode) else Message("a device"))
-        raise NotAFile(Message("the run store {path} is {kind}, not a file; give --runs-db a file name",
-                               path=str(path), kind=kind))
+        kind = (
+            Message("a named pipe (FIFO)")
+            if stat.S_ISFIFO(mode)
+            else Message("a socket")
+            if stat.S_ISSOCK(mode)
+            else Message("a device")
+        )
+        raise NotAFile(
+            Message("the run store {path} is {kind}, not a file; give --runs-db a file name", path=str(path), kind=kind)
+        )
 
 
 def writable_sidecars(path: Path) -> None:
@@ -83,4 +94,3 @@ def writable_sidecars(path: Path) -> None:
             mode = sidecar.stat().st_mode
             if not mode & stat.S_IWUSR:
                 sidecar.chmod(stat.S_IMODE(mode) | stat.S_IWUSR)
-

@@ -74,8 +74,12 @@ class _WriterMemo:
 class RunRecorder:
     """Observer that writes every run it sees to the store at `path` (None: the default store)."""
 
-    def __init__(self, path: Path | str | None = None, on_problem: Callable[[str], None] | None = None,
-                 patience_s: float = PATIENCE_S) -> None:
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        on_problem: Callable[[str], None] | None = None,
+        patience_s: float = PATIENCE_S,
+    ) -> None:
         """Opens the store now (StoreError if it cannot be used: the caller trains without recording).
         A store kept busy by another process is retried for `patience_s` before recording gives up."""
         self._store = RunStore(path)
@@ -159,11 +163,12 @@ class RunRecorder:
 
     def _restore(self, memo: _WriterMemo) -> None:
         self._run_id, self._started_at, self._seq, self._label = memo.run_id, memo.started_at, memo.seq, memo.label
-        del self.run_ids[memo.runs:]
+        del self.run_ids[memo.runs :]
 
     def _fail(self, exc: BaseException) -> None:
-        self.problem = Message("recording stopped: {problem}; the run goes on unrecorded",
-                               problem=store_problem(self.path, exc))
+        self.problem = Message(
+            "recording stopped: {problem}; the run goes on unrecorded", problem=store_problem(self.path, exc)
+        )
         if self.on_problem is not None:
             self.on_problem(self.problem)
 
@@ -183,8 +188,10 @@ class RunRecorder:
             case _ if self._run_id is not None and dataclasses.is_dataclass(event):
                 self._seq += 1
                 step = getattr(event, "step", None)
-                db.execute("INSERT INTO events (run_id, seq, at, step, kind, data) VALUES (?, ?, ?, ?, ?, ?)",
-                           (self._run_id, self._seq, at, step, type(event).__name__, _json(event_data(event))))
+                db.execute(
+                    "INSERT INTO events (run_id, seq, at, step, kind, data) VALUES (?, ?, ?, ?, ?, ?)",
+                    (self._run_id, self._seq, at, step, type(event).__name__, _json(event_data(event))),
+                )
 
     def _begin(self, db: sqlite3.Connection, at: float, event: RunStarted) -> None:
         config = dict(event.config)
@@ -202,11 +209,24 @@ class RunRecorder:
             run_id = int(existing[0])
             for table in ("steps", "reports", "rank_reports", "events"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ? AND step > ?", (run_id, event.start_step))
-            db.execute("UPDATE runs SET status = 'running', finished_at = NULL, summary = NULL, message = '', message_json = NULL, "
-                       "heartbeat_at = ?, pid = ?, pid_started_at = ?, host = ?, steps = ?, total_steps = ?, "
-                       "config = ?, started = ?, world_size = ?, resumes = resumes + 1 WHERE id = ?",
-                       (at, self._pid, self._pid_started_at, self._host, event.start_step, event.total_steps,
-                        _json(config), _json(started), event.world_size, run_id))
+            db.execute(
+                "UPDATE runs SET status = 'running', finished_at = NULL, summary = NULL, message = '', "
+                "message_json = NULL, "
+                "heartbeat_at = ?, pid = ?, pid_started_at = ?, host = ?, steps = ?, total_steps = ?, "
+                "config = ?, started = ?, world_size = ?, resumes = resumes + 1 WHERE id = ?",
+                (
+                    at,
+                    self._pid,
+                    self._pid_started_at,
+                    self._host,
+                    event.start_step,
+                    event.total_steps,
+                    _json(config),
+                    _json(started),
+                    event.world_size,
+                    run_id,
+                ),
+            )
             self._seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?", (run_id,)).fetchone()[0]
             self._started_at = db.execute("SELECT started_at FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
         else:
@@ -214,51 +234,120 @@ class RunRecorder:
                 "INSERT INTO runs (uid, started_at, heartbeat_at, status, pid, pid_started_at, host, label, model, "
                 "dataset, device, device_name, placement, batch_size, total_steps, steps, config, started, world_size) "
                 "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (uid, at, at, self._pid, self._pid_started_at, self._host,
-                 label, str(config.get("model", "")), str(config.get("dataset", "")), event.device,
-                 event.device_name, event.placement, int(config.get("batch_size", 0)), event.total_steps,
-                 event.start_step, _json(config), _json(started), event.world_size))
+                (
+                    uid,
+                    at,
+                    at,
+                    self._pid,
+                    self._pid_started_at,
+                    self._host,
+                    label,
+                    str(config.get("model", "")),
+                    str(config.get("dataset", "")),
+                    event.device,
+                    event.device_name,
+                    event.placement,
+                    int(config.get("batch_size", 0)),
+                    event.total_steps,
+                    event.start_step,
+                    _json(config),
+                    _json(started),
+                    event.world_size,
+                ),
+            )
             run_id = int(cursor.lastrowid)
             self._seq = 0
             self._started_at = at
             if parent is not None:  # a branch starts with the steps it shares with the run it left
                 _copy_until(db, int(parent[0]), run_id, event.start_step)
-                self._seq = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?", (run_id,)).fetchone()[0]
+                self._seq = db.execute(
+                    "SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?", (run_id,)
+                ).fetchone()[0]
         self._run_id = run_id
         self.run_ids.append(run_id)
 
     def _steps(self, db: sqlite3.Connection, at: float, event: StepsReported) -> None:
         run_id, m = self._run_id, event.memory
-        db.executemany("INSERT OR REPLACE INTO steps (run_id, step, epoch, loss) VALUES (?, ?, ?, ?)",
-                       [(run_id, event.first_step + i, event.epoch, _nan_as_null(loss))
-                        for i, loss in enumerate(event.losses)])
-        _insert(db, "reports", [{"run_id": run_id, "step": event.step, "at": at, "elapsed_s": at - self._started_at,
-                                 "samples": event.samples, "samples_per_s": event.samples_per_s,
-                                 "batch_size": event.batch_size, "total_steps": event.total_steps,
-                                 "eta_s": event.eta_s, **m.byte_counts()}])
+        db.executemany(
+            "INSERT OR REPLACE INTO steps (run_id, step, epoch, loss) VALUES (?, ?, ?, ?)",
+            [(run_id, event.first_step + i, event.epoch, _nan_as_null(loss)) for i, loss in enumerate(event.losses)],
+        )
+        _insert(
+            db,
+            "reports",
+            [
+                {
+                    "run_id": run_id,
+                    "step": event.step,
+                    "at": at,
+                    "elapsed_s": at - self._started_at,
+                    "samples": event.samples,
+                    "samples_per_s": event.samples_per_s,
+                    "batch_size": event.batch_size,
+                    "total_steps": event.total_steps,
+                    "eta_s": event.eta_s,
+                    **m.byte_counts(),
+                }
+            ],
+        )
         if event.ranks:  # a data-parallel run: every rank's own sample, in this report's transaction
-            _insert(db, "rank_reports", [{"run_id": run_id, "step": event.step, "rank": r.rank, "device": r.device,
-                                          "samples_per_s": _nan_as_null(r.samples_per_s), **r.memory.byte_counts()}
-                                         for r in event.ranks])
+            _insert(
+                db,
+                "rank_reports",
+                [
+                    {
+                        "run_id": run_id,
+                        "step": event.step,
+                        "rank": r.rank,
+                        "device": r.device,
+                        "samples_per_s": _nan_as_null(r.samples_per_s),
+                        **r.memory.byte_counts(),
+                    }
+                    for r in event.ranks
+                ],
+            )
         finite = [loss for loss in event.losses if math.isfinite(loss)]
         samples = [m, *(r.memory for r in event.ranks)]  # a run's peak is its fullest device's
-        db.execute("UPDATE runs SET steps = ?, total_steps = ?, batch_size = ?, samples_per_s = ?, "
-                   "loss_last = coalesce(?, loss_last), peak_allocated_bytes = max(peak_allocated_bytes, ?), "
-                   "peak_reserved_bytes = max(peak_reserved_bytes, ?) WHERE id = ?",
-                   (event.step, event.total_steps, event.batch_size, event.samples_per_s,
-                    sum(finite) / len(finite) if finite else None, max(s.peak_allocated_bytes for s in samples),
-                    max(s.peak_reserved_bytes for s in samples), run_id))
+        db.execute(
+            "UPDATE runs SET steps = ?, total_steps = ?, batch_size = ?, samples_per_s = ?, "
+            "loss_last = coalesce(?, loss_last), peak_allocated_bytes = max(peak_allocated_bytes, ?), "
+            "peak_reserved_bytes = max(peak_reserved_bytes, ?) WHERE id = ?",
+            (
+                event.step,
+                event.total_steps,
+                event.batch_size,
+                event.samples_per_s,
+                sum(finite) / len(finite) if finite else None,
+                max(s.peak_allocated_bytes for s in samples),
+                max(s.peak_reserved_bytes for s in samples),
+                run_id,
+            ),
+        )
 
     def _finish(self, db: sqlite3.Connection, at: float, event: RunFinished) -> None:
         s = event.summary
-        db.execute("UPDATE runs SET status = ?, message = ?, message_json = ?, finished_at = ?, steps = ?, samples_per_s = ?, "
-                   "loss_last = coalesce(?, loss_last), val_accuracy = ?, peak_allocated_bytes = max(peak_allocated_bytes, ?), "
-                   "peak_reserved_bytes = max(peak_reserved_bytes, ?), batch_size = coalesce(?, batch_size), summary = ? "
-                   "WHERE id = ?",
-                   (event.status, event.message, message_json(event.message), at, event.step, s.samples_per_s,
-                    _nan_as_null(s.loss_last),
-                    s.val_accuracy, s.peak_allocated_bytes, s.peak_reserved_bytes, s.batch_size or None,
-                    _json(s.to_dict()), self._run_id))
+        db.execute(
+            "UPDATE runs SET status = ?, message = ?, message_json = ?, finished_at = ?, steps = ?, "
+            "samples_per_s = ?, loss_last = coalesce(?, loss_last), val_accuracy = ?, "
+            "peak_allocated_bytes = max(peak_allocated_bytes, ?), "
+            "peak_reserved_bytes = max(peak_reserved_bytes, ?), batch_size = coalesce(?, batch_size), summary = ? "
+            "WHERE id = ?",
+            (
+                event.status,
+                event.message,
+                message_json(event.message),
+                at,
+                event.step,
+                s.samples_per_s,
+                _nan_as_null(s.loss_last),
+                s.val_accuracy,
+                s.peak_allocated_bytes,
+                s.peak_reserved_bytes,
+                s.batch_size or None,
+                _json(s.to_dict()),
+                self._run_id,
+            ),
+        )
         self._run_id = None
         self._label = ""
 
@@ -267,8 +356,9 @@ def _run_of(db: sqlite3.Connection, uid: str) -> tuple[Any, ...] | None:
     """The recorded run `uid` (id, status, pid, pid_started_at, host, heartbeat_at), or None."""
     if not uid:
         return None
-    return db.execute("SELECT id, status, pid, pid_started_at, host, heartbeat_at FROM runs WHERE uid = ?",
-                      (uid,)).fetchone()
+    return db.execute(
+        "SELECT id, status, pid, pid_started_at, host, heartbeat_at FROM runs WHERE uid = ?", (uid,)
+    ).fetchone()
 
 
 def _continues(db: sqlite3.Connection, existing: tuple[Any, ...], start_step: int) -> bool:
@@ -286,25 +376,38 @@ def _continues(db: sqlite3.Connection, existing: tuple[Any, ...], start_step: in
 def _insert(db: sqlite3.Connection, table: str, rows: list[dict[str, Any]]) -> None:
     """INSERT OR REPLACE `rows` (dicts with the same keys, in the same order) into `table`, by column name."""
     names = list(rows[0])
-    db.executemany(f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                   [tuple(row.values()) for row in rows])
+    db.executemany(
+        f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+        [tuple(row.values()) for row in rows],
+    )
 
 
 def _copy_until(db: sqlite3.Connection, source: int, target: int, step: int) -> None:
-    db.execute("INSERT INTO steps SELECT ?, step, epoch, loss FROM steps WHERE run_id = ? AND step <= ?",
-               (target, source, step))
+    db.execute(
+        "INSERT INTO steps SELECT ?, step, epoch, loss FROM steps WHERE run_id = ? AND step <= ?",
+        (target, source, step),
+    )
     columns = ", ".join(name for name in REPORT_COLUMNS)
-    db.execute(f"INSERT INTO reports (run_id, {columns}) SELECT ?, {columns} FROM reports WHERE run_id = ? AND step <= ?",
-               (target, source, step))
+    db.execute(
+        f"INSERT INTO reports (run_id, {columns}) SELECT ?, {columns} FROM reports WHERE run_id = ? AND step <= ?",
+        (target, source, step),
+    )
     columns = ", ".join(RANK_REPORT_COLUMNS)
-    db.execute(f"INSERT INTO rank_reports (run_id, {columns}) SELECT ?, {columns} FROM rank_reports "
-               "WHERE run_id = ? AND step <= ?", (target, source, step))
-    db.execute("INSERT INTO events SELECT ?, seq, at, step, kind, data FROM events WHERE run_id = ? AND "
-               "(step IS NULL OR step <= ?)", (target, source, step))
+    db.execute(
+        f"INSERT INTO rank_reports (run_id, {columns}) SELECT ?, {columns} FROM rank_reports "
+        "WHERE run_id = ? AND step <= ?",
+        (target, source, step),
+    )
+    db.execute(
+        "INSERT INTO events SELECT ?, seq, at, step, kind, data FROM events WHERE run_id = ? AND "
+        "(step IS NULL OR step <= ?)",
+        (target, source, step),
+    )
 
 
-def open_recorder(path: Path | str | None, warn: Callable[[str], None],
-                  on_problem: Callable[[str], None] | None = None) -> RunRecorder | None:
+def open_recorder(
+    path: Path | str | None, warn: Callable[[str], None], on_problem: Callable[[str], None] | None = None
+) -> RunRecorder | None:
     """A recorder for the store at `path`, or None after telling `warn` why the run will not be recorded
     (the run trains either way)."""
     try:
@@ -315,8 +418,9 @@ def open_recorder(path: Path | str | None, warn: Callable[[str], None],
 
 
 @contextlib.contextmanager
-def recording(observers: list[Any], path: Path | str | None,
-              warn: Callable[[str], None]) -> Iterator[RunRecorder | None]:
+def recording(
+    observers: list[Any], path: Path | str | None, warn: Callable[[str], None]
+) -> Iterator[RunRecorder | None]:
     """Record what `observers` hear into the store at `path` while the block runs, then close the recorder (its
     queue written out). The CLI and the window both record so: a store that cannot be used, or that stops
     working, is one `warn` and the run trains unrecorded. Yields the recorder, or None."""

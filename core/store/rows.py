@@ -90,8 +90,6 @@ class EventRow:
     data: dict[str, Any]
 
 
-
-
 @dataclass(frozen=True)
 class RankReportRow:
     """One rank of a data-parallel run at one report: its own throughput and memory sample."""

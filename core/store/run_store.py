@@ -54,10 +54,13 @@ from core.store.search import run_matches
 BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
 STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this has stopped
 HEARTBEAT_S = 2.0  # how often a recording process touches its running run, even when paused
-STALE_ON_HOST_S = 5 * HEARTBEAT_S  # on this host, a live pid with a younger heartbeat is the recorder; older: its start time decides
+STALE_ON_HOST_S = (
+    5 * HEARTBEAT_S
+)  # on this host, a live pid with a younger heartbeat is the recorder; older: its start time decides
 FINISHED = tuple(status for status in Status if status.finished)  # every status but running
-INTERRUPTED = Message("the process recording it ended without finishing it (killed or crashed); steps up to its last "
-                      "report are kept")  # the message of a run found `interrupted`
+INTERRUPTED = Message(
+    "the process recording it ended without finishing it (killed or crashed); steps up to its last report are kept"
+)  # the message of a run found `interrupted`
 
 
 class StoreError(UserError):
@@ -77,33 +80,61 @@ def store_problem(path: Path | str, exc: BaseException) -> str:
     if isinstance(exc, NotAStore):
         return Message("{path} is not a run store: {error}; give --runs-db a new file name", path=path, error=error)
     if isinstance(exc, NewerSchema):
-        return Message("the run store {path} was written by a newer version of this app ({error}); use that version "
-                       "or another --runs-db", path=path, error=error)
+        return Message(
+            "the run store {path} was written by a newer version of this app ({error}); use that version "
+            "or another --runs-db",
+            path=path,
+            error=error,
+        )
     if "locked" in text or "busy" in text:
-        return Message("the run store {path} is locked by another process (it stayed busy for {seconds:.0f} s)",
-                       path=path, seconds=BUSY_TIMEOUT_MS / 1000)
+        return Message(
+            "the run store {path} is locked by another process (it stayed busy for {seconds:.0f} s)",
+            path=path,
+            seconds=BUSY_TIMEOUT_MS / 1000,
+        )
     if "readonly" in text or "read-only" in text or isinstance(exc, PermissionError):
         for sidecar in (f"{path}-shm", f"{path}-wal"):  # left read-only by an older version of the app
             if os.access(path, os.W_OK) and os.path.exists(sidecar) and not os.access(sidecar, os.W_OK):
-                return Message("the run store {path} is writable but its {sidecar} file is read-only; with the app "
-                               "and every run closed, delete {sidecar}", path=path, sidecar=sidecar)
+                return Message(
+                    "the run store {path} is writable but its {sidecar} file is read-only; with the app "
+                    "and every run closed, delete {sidecar}",
+                    path=path,
+                    sidecar=sidecar,
+                )
         return Message("the run store {path} is read-only; choose a writable file with --runs-db", path=path)
     if "full" in text or getattr(exc, "errno", None) == 28:
         return Message("the disk holding the run store {path} is full", path=path)
     if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return Message("the run store {path} is damaged ({error}); with the app closed, move it aside together with "
-                       "its -wal and -shm files and a new one is started", path=path, error=error)
+        return Message(
+            "the run store {path} is damaged ({error}); with the app closed, move it aside together with "
+            "its -wal and -shm files and a new one is started",
+            path=path,
+            error=error,
+        )
     if "unable to open" in text or isinstance(exc, OSError):
-        return Message("the run store {path} cannot be opened ({error}); check the folder exists and is writable",
-                       path=path, error=error)
+        return Message(
+            "the run store {path} cannot be opened ({error}); check the folder exists and is writable",
+            path=path,
+            error=error,
+        )
     return Message("the run store {path} failed: {error}", path=path, error=error)
 
 
 _RUN_COLUMNS = [f.name for f in fields(RunRow) if f.name != "live"]
 REPORT_COLUMNS = [f.name for f in fields(ReportRow)]
 RANK_REPORT_COLUMNS = [f.name for f in fields(RankReportRow)]
-SORTABLE = ("started_at", "status", "model", "dataset", "device", "samples_per_s", "loss_last",
-            "peak_allocated_bytes", "steps", "name")
+SORTABLE = (
+    "started_at",
+    "status",
+    "model",
+    "dataset",
+    "device",
+    "samples_per_s",
+    "loss_last",
+    "peak_allocated_bytes",
+    "steps",
+    "name",
+)
 
 
 class RunStore:
@@ -146,8 +177,9 @@ class RunStore:
     def mark_interrupted(self) -> int:
         """Runs marked running whose process is gone become `interrupted`; returns how many. A store this
         process may not write is left as it is (whether a run is live is worked out afresh on every read)."""
-        rows = self._db.execute("SELECT id, pid, pid_started_at, host, heartbeat_at FROM runs "
-                                "WHERE status = 'running'").fetchall()
+        rows = self._db.execute(
+            "SELECT id, pid, pid_started_at, host, heartbeat_at FROM runs WHERE status = 'running'"
+        ).fetchall()
         dead = [(row[0], row[1], row[2]) for row in rows if not process_alive(*row[1:])]
         if not dead:
             return 0
@@ -156,7 +188,8 @@ class RunStore:
                 self._db.executemany(  # the same process still: a resume may have taken the row over meanwhile
                     "UPDATE runs SET status = 'interrupted', finished_at = heartbeat_at, message = ?, message_json = ? "
                     "WHERE id = ? AND status = 'running' AND pid = ? AND pid_started_at = ?",
-                    [(INTERRUPTED, message_json(INTERRUPTED), *row) for row in dead])
+                    [(INTERRUPTED, message_json(INTERRUPTED), *row) for row in dead],
+                )
         except sqlite3.OperationalError as exc:
             if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
                 return 0
@@ -171,14 +204,17 @@ class RunStore:
             raise ValueError(f"cannot sort by {order}")
         direction = "DESC" if descending else "ASC"
         with self._errors():
-            rows = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs "
-                                    f"ORDER BY {order} {direction}, id {direction}").fetchall()
+            rows = self._db.execute(
+                f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs "
+                f"ORDER BY {order} {direction}, id {direction}"
+            ).fetchall()
         return [run for run in map(_run_row, rows) if run_matches(run, search)]
 
     def run(self, run_id: int) -> RunRow:
         with self._errors():
-            row = self._db.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs WHERE id = ?",
-                                   (run_id,)).fetchone()
+            row = self._db.execute(
+                f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
         if row is None:
             raise RunNotFound(Message("no run {run_id} in {path}", run_id=run_id, path=str(self.path)))
         return _run_row(row)
@@ -200,30 +236,41 @@ class RunStore:
 
     def steps(self, run_id: int, after_step: int = 0) -> StepSeries:
         with self._errors():
-            rows = self._db.execute("SELECT step, epoch, loss FROM steps WHERE run_id = ? AND step > ? ORDER BY step",
-                                    (run_id, after_step)).fetchall()
-        return StepSeries(tuple(r[0] for r in rows), tuple(r[1] for r in rows),
-                          tuple(math.nan if r[2] is None else r[2] for r in rows))
+            rows = self._db.execute(
+                "SELECT step, epoch, loss FROM steps WHERE run_id = ? AND step > ? ORDER BY step", (run_id, after_step)
+            ).fetchall()
+        return StepSeries(
+            tuple(r[0] for r in rows),
+            tuple(r[1] for r in rows),
+            tuple(math.nan if r[2] is None else r[2] for r in rows),
+        )
 
     def reports(self, run_id: int, after_step: int = 0) -> list[ReportRow]:
         with self._errors():
-            rows = self._db.execute(f"SELECT {', '.join(REPORT_COLUMNS)} FROM reports WHERE run_id = ? AND step > ? "
-                                    "ORDER BY step", (run_id, after_step)).fetchall()
+            rows = self._db.execute(
+                f"SELECT {', '.join(REPORT_COLUMNS)} FROM reports WHERE run_id = ? AND step > ? ORDER BY step",
+                (run_id, after_step),
+            ).fetchall()
         return [ReportRow(*row) for row in rows]
 
     def rank_reports(self, run_id: int, after_step: int = 0) -> list[RankReportRow]:
         """A data-parallel run's per-rank samples after `after_step`, by step then rank ([] for an ordinary
         run); a window following a live run polls with the last step it has."""
         with self._errors():
-            rows = self._db.execute(f"SELECT {', '.join(RANK_REPORT_COLUMNS)} FROM rank_reports WHERE run_id = ? "
-                                    "AND step > ? ORDER BY step, rank", (run_id, after_step)).fetchall()
+            rows = self._db.execute(
+                f"SELECT {', '.join(RANK_REPORT_COLUMNS)} FROM rank_reports WHERE run_id = ? "
+                "AND step > ? ORDER BY step, rank",
+                (run_id, after_step),
+            ).fetchall()
         return [RankReportRow(*row) for row in rows]
 
     def events(self, run_id: int, after_seq: int = 0, kinds: tuple[str, ...] = ()) -> list[EventRow]:
         where = f" AND kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
         with self._errors():
-            rows = self._db.execute(f"SELECT seq, at, step, kind, data FROM events WHERE run_id = ? AND seq > ?{where} "
-                                    "ORDER BY seq", (run_id, after_seq, *kinds)).fetchall()
+            rows = self._db.execute(
+                f"SELECT seq, at, step, kind, data FROM events WHERE run_id = ? AND seq > ?{where} ORDER BY seq",
+                (run_id, after_seq, *kinds),
+            ).fetchall()
         return [EventRow(seq, at, step, kind, json.loads(data)) for seq, at, step, kind, data in rows]
 
     def _column(self, run_id: int, column: str) -> Any:
@@ -254,9 +301,11 @@ class RunStore:
             if row is None:
                 return  # rank 0 never got as far as recording it
             summary = None if row[0] is None else json.dumps({**json.loads(row[0]), "status": "failed"})
-            self._db.execute("UPDATE runs SET status = 'failed', message = ?, message_json = ?, summary = ?, "
-                             "finished_at = COALESCE(finished_at, ?) WHERE uid = ?",
-                             (message, message_json(message), summary, time.time(), uid))
+            self._db.execute(
+                "UPDATE runs SET status = 'failed', message = ?, message_json = ?, summary = ?, "
+                "finished_at = COALESCE(finished_at, ?) WHERE uid = ?",
+                (message, message_json(message), summary, time.time(), uid),
+            )
 
     def _update(self, run_id: int, column: str, value: str) -> None:
         self.run(run_id)
@@ -271,8 +320,13 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     if readonly:
         if not path.exists():
             raise sqlite3.OperationalError(Message("unable to open database file (it does not exist)"))
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
-                             check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+        db = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro",
+            uri=True,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+        )
     else:
         if path.exists() and not os.access(path, os.W_OK):  # SQLite would open it read-only, fail at a write,
             raise PermissionError(Message("the file is read-only"))  # and leave a -shm as read-only as the file
@@ -294,7 +348,9 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
             if found < SCHEMA_VERSION:
                 raise sqlite3.OperationalError(
                     Message("it is still being created, or has an older schema that opening it for writing migrates")
-                    if found else Message("it is still being created (no tables yet)"))
+                    if found
+                    else Message("it is still being created (no tables yet)")
+                )
         else:
             migrate(db)
     except BaseException:
@@ -359,5 +415,7 @@ def _message(english: str, stored: str | None) -> str:
 def _run_row(row: tuple[Any, ...]) -> RunRow:
     values = dict(zip(_RUN_COLUMNS, row[:-2]))
     values["message"] = _message(values["message"], row[-2])
-    live = values["status"] == "running" and process_alive(values["pid"], row[-1], values["host"], values["heartbeat_at"])
+    live = values["status"] == "running" and process_alive(
+        values["pid"], row[-1], values["host"], values["heartbeat_at"]
+    )
     return RunRow(live=live, **values)

@@ -24,8 +24,9 @@ from core.run.events import SAMPLE_COLUMNS, UNKNOWN_SAMPLE_COLUMNS
 # A memory sample's byte counts as `reports` and `rank_reports` declare them (NULL only where a sample may not
 # know the value). Migrations are history: a field added to MemorySample needs a migration of its own that adds
 # its column, and the scripts below must keep creating the columns they always did (tests/core/store pins them).
-_SAMPLE_COLUMNS_DDL = ",\n".join(f"    {name} INTEGER{'' if name in UNKNOWN_SAMPLE_COLUMNS else ' NOT NULL'}"
-                                 for name in SAMPLE_COLUMNS)
+_SAMPLE_COLUMNS_DDL = ",\n".join(
+    f"    {name} INTEGER{'' if name in UNKNOWN_SAMPLE_COLUMNS else ' NOT NULL'}" for name in SAMPLE_COLUMNS
+)
 
 # Version 1: runs, their per-step losses, per-report throughput and memory, and every other event.
 _V1 = f"""
@@ -162,8 +163,9 @@ def migrate(connection: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int
 
 def newer_schema(found: int) -> NewerSchema:
     """A store at schema version `found`, above this app's."""
-    return NewerSchema(Message("its schema version is {found}, this app knows up to {known}", found=found,
-                               known=SCHEMA_VERSION))
+    return NewerSchema(
+        Message("its schema version is {found}, this app knows up to {known}", found=found, known=SCHEMA_VERSION)
+    )
 
 
 class NotAStore(Exception):
@@ -197,18 +199,21 @@ def _checked_version(connection: sqlite3.Connection) -> int:
             return 0
         if 1 <= found <= SCHEMA_VERSION and objects == _objects_at(found):
             return found
-    raise NotAStore(Message("it is an SQLite database of another program (it is neither empty nor marked as a "
-                            "run store)"))
+    raise NotAStore(
+        Message("it is an SQLite database of another program (it is neither empty nor marked as a run store)")
+    )
 
 
 def _objects(connection: sqlite3.Connection) -> frozenset[tuple[str, str, str, tuple[str, ...]]]:
     """The database's tables, indexes, views and triggers with their columns (SQLite's own left out)."""
-    rows = connection.execute("SELECT type, name, tbl_name FROM sqlite_master "
-                              "WHERE name NOT LIKE 'sqlite!_%' ESCAPE '!'").fetchall()
+    rows = connection.execute(
+        "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite!_%' ESCAPE '!'"
+    ).fetchall()
     found = set()
     for kind, name, table in rows:
-        columns = [] if kind != "table" else connection.execute("SELECT name FROM pragma_table_info(?)",
-                                                                 (name,)).fetchall()
+        columns = (
+            [] if kind != "table" else connection.execute("SELECT name FROM pragma_table_info(?)", (name,)).fetchall()
+        )
         found.add((kind, name, table, tuple(column for (column,) in columns)))
     return frozenset(found)
 

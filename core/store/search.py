@@ -12,9 +12,22 @@ from core.store.rows import RunRow
 def search_fields(row: RunRow, *more: str) -> tuple[str, ...]:
     """What a search looks in, case-folded: name, note, model, dataset, device, device name, status ('live'
     while it trains), label, '#id', and `more` (the window adds the status in the user's language)."""
-    return tuple(text.casefold() for text in (row.name, row.note, row.model, row.dataset, row.device,
-                                              row.device_name, row.status, "live" if row.live else "", row.label,
-                                              f"#{row.id}", *more))
+    return tuple(
+        text.casefold()
+        for text in (
+            row.name,
+            row.note,
+            row.model,
+            row.dataset,
+            row.device,
+            row.device_name,
+            row.status,
+            "live" if row.live else "",
+            row.label,
+            f"#{row.id}",
+            *more,
+        )
+    )
 
 
 def run_matches(row: RunRow, search: str, *more: str) -> bool:

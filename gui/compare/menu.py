@@ -67,12 +67,19 @@ def parse_lines(text: str, base: RunConfig | None = None) -> list[dict[str, Any]
         try:
             overrides.append(parse_overrides(line))
         except ConfigError as exc:
-            raise ConfigError("vs", QCoreApplication.translate("compare_menu", "line {number}: {problem}").format(
-                number=number, problem=line_problem(exc))) from None
+            raise ConfigError(
+                "vs",
+                QCoreApplication.translate("compare_menu", "line {number}: {problem}").format(
+                    number=number, problem=line_problem(exc)
+                ),
+            ) from None
     if not MIN_RUNS <= len(overrides) <= MAX_RUNS:
-        raise ConfigError("vs", QCoreApplication.translate(
-            "compare_menu", "write {least} to {most} lines, one run each (this has {count})").format(
-            least=MIN_RUNS, most=MAX_RUNS, count=len(overrides)))
+        raise ConfigError(
+            "vs",
+            QCoreApplication.translate(
+                "compare_menu", "write {least} to {most} lines, one run each (this has {count})"
+            ).format(least=MIN_RUNS, most=MAX_RUNS, count=len(overrides)),
+        )
     if base is not None:
         try:
             plan(base, overrides)
@@ -89,9 +96,10 @@ def line_problem(exc: ConfigError) -> str:
     detail = exc.detail
     if isinstance(detail, Message) and detail.template.endswith("give it once, as {option}"):
         return QCoreApplication.translate(
-            "compare_menu", "{item}: every run of a comparison has the same {setting} (they race over the same "
-                            "steps); set it once, in the form").format(item=repr(detail.params.get("item")),
-                                                                       setting=label(str(detail.params.get("field"))))
+            "compare_menu",
+            "{item}: every run of a comparison has the same {setting} (they race over the same "
+            "steps); set it once, in the form",
+        ).format(item=repr(detail.params.get("item")), setting=label(str(detail.params.get("field"))))
     return error_text(exc, with_field=False)
 
 
@@ -143,12 +151,14 @@ class CustomCompareDialog(QDialog):
             intro = self.tr(
                 "One run per line, {least} to {most} lines: <code>setting=value</code> pairs separated by commas, "
                 "applied on the form's settings (e.g. <code>amp=bf16,channels_last=true</code>). The runs train one "
-                "after another, <b>{steps} steps each</b> (the form's Max steps, or {steps} when it has none).")
+                "after another, <b>{steps} steps each</b> (the form's Max steps, or {steps} when it has none)."
+            )
         else:
             intro = self.tr(
                 "One run per line, {least} to {most} lines: <code>setting=value</code> pairs separated by commas, "
                 "applied on the form's settings (e.g. <code>amp=bf16,channels_last=true</code>). The runs train one "
-                "after another, <b>{steps} steps each</b> (the form's Max steps).")
+                "after another, <b>{steps} steps each</b> (the form's Max steps)."
+            )
         self.intro.setText(intro.format(least=MIN_RUNS, most=MAX_RUNS, steps=steps))
         self._check()
         self.show()
@@ -198,8 +208,7 @@ class CompareMenu(QObject):
     """Fills `button`'s menu from `form` and starts what is chosen with `start`. A custom comparison that
     could not start keeps its dialog open with the reason inline; every refusal is logged too."""
 
-    def __init__(self, button: QToolButton, form: Any, start: Starter, log: Any, parent: QWidget | None = None
-                 ) -> None:
+    def __init__(self, button: QToolButton, form: Any, start: Starter, log: Any, parent: QWidget | None = None) -> None:
         """`form`: the SettingsForm (its config is the base, its device table says what applies here);
         `log`: the window's LogPanel."""
         super().__init__(parent)
@@ -242,20 +251,27 @@ class CompareMenu(QObject):
             steps: int | None = steps_each(self._base())
         except UserError:
             steps = None
-        heading = self.menu.addAction(self.tr("Each run trains {steps} steps, one run after another").format(
-            steps=steps) if steps else self.tr("Fix the settings first: a comparison starts from them"))
+        heading = self.menu.addAction(
+            self.tr("Each run trains {steps} steps, one run after another").format(steps=steps)
+            if steps
+            else self.tr("Fix the settings first: a comparison starts from them")
+        )
         heading.setEnabled(False)
         for name, ready in self._ready.items():
             action = self.menu.addAction(core_text(name))
             action.setData(name)
             described = core_text(ready.description)
-            action.setToolTip(self.tr("{description}; {steps} steps each").format(
-                description=described[:1].upper() + described[1:], steps=steps))
+            action.setToolTip(
+                self.tr("{description}; {steps} steps each").format(
+                    description=described[:1].upper() + described[1:], steps=steps
+                )
+            )
         self.menu.addSeparator()
         custom = self.menu.addAction(self.tr("Custom comparison…"))
         custom.setData(CUSTOM_NAME)
-        custom.setToolTip(self.tr("Type {least} to {most} runs as setting=value lines").format(
-            least=MIN_RUNS, most=MAX_RUNS))
+        custom.setToolTip(
+            self.tr("Type {least} to {most} runs as setting=value lines").format(least=MIN_RUNS, most=MAX_RUNS)
+        )
         custom.setEnabled(steps is not None)
 
     def start(self, overrides: list[dict[str, Any]], name: str, from_dialog: bool = False) -> None:

@@ -45,9 +45,11 @@ class CompareMode(QObject):
         contenders = comparison.contenders
         self.view.begin(contenders, comparison.steps, name)
         runs = "; ".join(self.tr("{number}. {label}").format(number=c.index + 1, label=c.label) for c in contenders)
-        self.log.add(self.tr("comparing {count} configurations ({name}), {steps} steps each, one after another: "
-                             "{runs}").format(count=len(contenders), name=core_text(name), steps=comparison.steps,
-                                              runs=runs))
+        self.log.add(
+            self.tr("comparing {count} configurations ({name}), {steps} steps each, one after another: {runs}").format(
+                count=len(contenders), name=core_text(name), steps=comparison.steps, runs=runs
+            )
+        )
 
     def ended_text(self, status: str, headline: str) -> str:
         """The log's line for a concluded comparison: how it ended (completed, stopped or failed), its headline."""
@@ -75,8 +77,11 @@ class CompareMode(QObject):
             case ContenderEvent(index=index, event=inner) if 0 <= index < len(contenders):
                 contender = contenders[index]
                 if isinstance(inner, RunStarted):
-                    self.log.add(self.tr("run {number} of {count}: {label}").format(
-                        number=index + 1, count=len(contenders), label=contender.label))
+                    self.log.add(
+                        self.tr("run {number} of {count}: {label}").format(
+                            number=index + 1, count=len(contenders), label=contender.label
+                        )
+                    )
                     self.run_view.reset(contender.config)  # the live views follow this run from its start
                 self.view.add(index, inner)
                 return inner, contender.config
@@ -84,8 +89,9 @@ class CompareMode(QObject):
                 self.result = result
                 self.view.finish(result)
                 failed = result.speedup is None
-                self.log.add(self.ended_text(result.status, core_text(result.headline)),
-                             "warning" if failed else "info")
+                self.log.add(
+                    self.ended_text(result.status, core_text(result.headline)), "warning" if failed else "info"
+                )
                 if result.agreement:
                     self.log.add(core_text(result.agreement), "info" if result.losses_agree else "warning")
         return None

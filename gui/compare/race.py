@@ -95,14 +95,18 @@ def race_line(race: Race, slowest: float | None, several: bool) -> str:
         if run.loss_last is not None:
             facts.append(translate("compare_race", "last loss {loss}").format(loss=number(run.loss_last, 4)))
         if run.compile_s is not None:
-            facts.append(translate("compare_race", "compiled in {seconds} s (not in images/s)").format(
-                seconds=number(run.compile_s, 1)))
+            facts.append(
+                translate("compare_race", "compiled in {seconds} s (not in images/s)").format(
+                    seconds=number(run.compile_s, 1)
+                )
+            )
     values = dict(number=race.index + 1, label=race.label, status=race_status_text(race.status))
     if race.status == "waiting":
         return translate("compare_race", "{number}. {label}: waits its turn").format(**values)
     if facts:
         return translate("compare_race", "{number}. {label}: {status}, {facts}").format(
-            facts=translate("compare_race", ", ").join(facts), **values)
+            facts=translate("compare_race", ", ").join(facts), **values
+        )
     message = core_text(race.message)
     if message:
         return translate("compare_race", "{number}. {label}: {status}: {message}").format(message=message, **values)
@@ -116,8 +120,11 @@ def _figures(race: Race, slowest: float | None) -> list[str]:
     rate = race_rate(race)
     if rate is None:
         return [translate("compare_race", "no steady speed measured")] if race.status == "completed" else []
-    figures = [translate("compare_race", "{rate} images/s (p10 to p90: {low} to {high})").format(
-        rate=number(rate[0], 0), low=number(rate[1], 0), high=number(rate[2], 0))]
+    figures = [
+        translate("compare_race", "{rate} images/s (p10 to p90: {low} to {high})").format(
+            rate=number(rate[0], 0), low=number(rate[1], 0), high=number(rate[2], 0)
+        )
+    ]
     if slowest:
         figures.append(translate("compare_race", "{ratio} the slowest").format(ratio=ratio_text(rate[0] / slowest)))
     return figures

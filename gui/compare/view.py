@@ -61,33 +61,43 @@ class CompareView(QWidget):
         self._dirty: set[str] = set()
         self._text_dirty = False
         # stopped while hidden (showEvent wakes it) and once nothing is left to draw: no ticks at rest
-        self.redraw = RedrawThrottle(REDRAW_INTERVAL_MS, [partial(self._draw_part, part) for part in PARTS],
-                                     self, idle=lambda: not is_shown(self) or not (self._dirty or self._text_dirty))
+        self.redraw = RedrawThrottle(
+            REDRAW_INTERVAL_MS,
+            [partial(self._draw_part, part) for part in PARTS],
+            self,
+            idle=lambda: not is_shown(self) or not (self._dirty or self._text_dirty),
+        )
 
         self.header = QLabel(self.tr("No comparison yet: choose one from the Compare menu under the settings."))
         self.header.setObjectName("compareHeader")
         self.header.setWordWrap(True)
-        self.time_plot = self._plot(self.tr("Loss against time"), self.tr("time since the run's start"), "s",
-                                    self.tr("loss"))
+        self.time_plot = self._plot(
+            self.tr("Loss against time"), self.tr("time since the run's start"), "s", self.tr("loss")
+        )
         self.time_legend = legend_above(self.time_plot.getPlotItem(), len(COLOURS))  # over no curve
         self.step_plot = self._plot(self.tr("Loss against step"), self.tr("step"), None, self.tr("loss"))
         for plot, part in ((self.time_plot, "time"), (self.step_plot, "step")):  # zoomed: decimate what shows
             plot.getPlotItem().getViewBox().sigXRangeChanged.connect(
-                self._on_time_range_changed if part == "time" else self._on_step_range_changed)
+                self._on_time_range_changed if part == "time" else self._on_step_range_changed
+            )
         self.rate_plot = self._plot(self.tr("Images/s (p10–p90)"), self.tr("run"), None, self.tr("images/s"))
-        self.rate_plot.setToolTip(self.tr("Each run's median images/s over its reports after the first (warm-up), "
-                                          "with the 10th to 90th percentile as the error bar"))
+        self.rate_plot.setToolTip(
+            self.tr(
+                "Each run's median images/s over its reports after the first (warm-up), "
+                "with the 10th to 90th percentile as the error bar"
+            )
+        )
         self.rate_plot.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
         self.rate_plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)  # never "(x0.001)" on images/s
-        self.no_rate_text = pg.TextItem(self.tr("no images/s yet:\nbars come after\neach run's warm-up"),
-                                        color=(110, 110, 110), anchor=(0.5, 0.5))
+        self.no_rate_text = pg.TextItem(
+            self.tr("no images/s yet:\nbars come after\neach run's warm-up"), color=(110, 110, 110), anchor=(0.5, 0.5)
+        )
         self.no_rate_text.setZValue(10)
         self.rate_plot.addItem(self.no_rate_text, ignoreBounds=True)
         self.rate_plot.getPlotItem().setXRange(-0.6, 0.6, padding=0)
         self._show_no_rate(True)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, pen=pg.mkPen((60, 60, 60), width=1))
-        self.error_bars = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.2,
-                                          pen=pg.mkPen((40, 40, 40), width=1))
+        self.error_bars = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.2, pen=pg.mkPen((40, 40, 40), width=1))
         self.rate_plot.addItem(self.bars)
         self.rate_plot.addItem(self.error_bars)
         self.time_curves: list[pg.PlotDataItem] = []
@@ -137,8 +147,9 @@ class CompareView(QWidget):
         self.step_plot.getPlotItem().clear()
         self.result, self.steps = None, steps
         capacity = max(min(steps, CAPACITY), 16)
-        self.races = [Race(c.index, c.label, COLOURS[i % len(COLOURS)], RingBuffer(capacity, 3))
-                      for i, c in enumerate(contenders)]
+        self.races = [
+            Race(c.index, c.label, COLOURS[i % len(COLOURS)], RingBuffer(capacity, 3)) for i, c in enumerate(contenders)
+        ]
         self.time_curves, self.step_curves = [], []
         for race in self.races:
             pen = pg.mkPen(race.colour, width=1)
@@ -150,14 +161,19 @@ class CompareView(QWidget):
         models = {c.config.model for c in contenders}
         values = dict(title=html.escape(core_text(title)), count=len(self.races), steps=steps)
         if len(models) == 1:
-            self.header.setText(self.tr(
-                "<b>{title}</b>: {count} runs of {model}, <b>{steps} steps each</b>, one after another on the same "
-                "machine (images/s leaves out each run's first report: warm-up)").format(
-                model=html.escape(models.pop()), **values))
+            self.header.setText(
+                self.tr(
+                    "<b>{title}</b>: {count} runs of {model}, <b>{steps} steps each</b>, one after another on the same "
+                    "machine (images/s leaves out each run's first report: warm-up)"
+                ).format(model=html.escape(models.pop()), **values)
+            )
         else:
-            self.header.setText(self.tr(
-                "<b>{title}</b>: {count} runs, <b>{steps} steps each</b>, one after another on the same machine "
-                "(images/s leaves out each run's first report: warm-up)").format(**values))
+            self.header.setText(
+                self.tr(
+                    "<b>{title}</b>: {count} runs, <b>{steps} steps each</b>, one after another on the same machine "
+                    "(images/s leaves out each run's first report: warm-up)"
+                ).format(**values)
+            )
         self.headline.setText(self.tr("racing: the headline comes when every run has finished"))
         self.agreement.hide()
         self._mark(*PARTS)
@@ -204,8 +220,9 @@ class CompareView(QWidget):
             agreement = core_text(result.agreement)
             self.agreement.setText(self.tr("⚠ {agreement}").format(agreement=agreement) if warn else agreement)
             self.agreement.setProperty("warning", warn)
-            self.agreement.setStyleSheet(f"color: {palette.ALERT}; font-weight: bold;" if warn
-                                         else f"color: {palette.QUIET};")
+            self.agreement.setStyleSheet(
+                f"color: {palette.ALERT}; font-weight: bold;" if warn else f"color: {palette.QUIET};"
+            )
             self.agreement.show()
         self._mark("bars")
 
@@ -252,9 +269,12 @@ class CompareView(QWidget):
         if self._text_dirty:
             self._text_dirty = False
             lines = self.run_lines()
-            self.runs_label.setText("<br>".join(
-                f"<span style='color:{_hex(race.colour)}'>■</span> {html.escape(line)}"
-                for race, line in zip(self.races, lines)))
+            self.runs_label.setText(
+                "<br>".join(
+                    f"<span style='color:{_hex(race.colour)}'>■</span> {html.escape(line)}"
+                    for race, line in zip(self.races, lines)
+                )
+            )
         if part not in self._dirty:
             return False
         self._dirty.discard(part)
@@ -274,8 +294,9 @@ class CompareView(QWidget):
         width = self.rate_plot.getPlotItem().getViewBox().width() or self.rate_plot.width()
         room = max(int(width / max(len(self.races), 1)) - 6, 24)
         metrics = QFontMetrics(axis.style["tickFont"] or self.rate_plot.font())
-        axis.setTicks([[(race.index, metrics.elidedText(race.label, Qt.TextElideMode.ElideRight, room))
-                        for race in self.races]])
+        axis.setTicks(
+            [[(race.index, metrics.elidedText(race.label, Qt.TextElideMode.ElideRight, room)) for race in self.races]]
+        )
 
     def bar_labels(self) -> list[str]:
         """The bars' names as the axis shows them."""
@@ -308,8 +329,9 @@ class CompareView(QWidget):
             self.error_bars.setData(x=x, y=mid, top=high, bottom=low, beam=0.2)
             settle_axes(self.rate_plot)
             return
-        plot, curves, column = ((self.time_plot, self.time_curves, 1) if part == "time"
-                                else (self.step_plot, self.step_curves, 0))
+        plot, curves, column = (
+            (self.time_plot, self.time_curves, 1) if part == "time" else (self.step_plot, self.step_curves, 0)
+        )
         for race, curve in zip(self.races, curves):
             set_curves(plot, [curve], *decimated_for(plot, race.data, 2, 3, x_column=column))
 

@@ -39,15 +39,18 @@ NOT_USED = {
     "no_copy_on_cpu": QT_TRANSLATE_NOOP("form_applicability", "the CPU needs no copy to a device"),
     "stream_copies": QT_TRANSLATE_NOOP("form_applicability", "only the stream placement copies batches"),
     "resident_no_workers": QT_TRANSLATE_NOOP(
-        "form_applicability", "the resident placement keeps the data on the device: no loader workers"),
+        "form_applicability", "the resident placement keeps the data on the device: no loader workers"
+    ),
     "synthetic_only": QT_TRANSLATE_NOOP("form_applicability", "only the synthetic dataset is generated"),
     "own_dataset_files": QT_TRANSLATE_NOOP("form_applicability", "your own dataset's factory finds its own files"),
     "synthetic_no_files": QT_TRANSLATE_NOOP("form_applicability", "the synthetic dataset needs no files"),
-    "not_downloadable": QT_TRANSLATE_NOOP("form_applicability",
-                                          "only mnist, fashion-mnist and cifar10 can be downloaded"),
+    "not_downloadable": QT_TRANSLATE_NOOP(
+        "form_applicability", "only mnist, fashion-mnist and cifar10 can be downloaded"
+    ),
     "adamw_no_momentum": QT_TRANSLATE_NOOP("form_applicability", "AdamW has no momentum setting"),
     "one_process": QT_TRANSLATE_NOOP(
-        "form_applicability", "one process already normalises over its whole batch (set more than one process)"),
+        "form_applicability", "one process already normalises over its whole batch (set more than one process)"
+    ),
 }
 
 
@@ -71,13 +74,19 @@ def applicability(values: Mapping[str, Any], device_kind: str, problems: Mapping
         "momentum": _not_used(values["optimizer"] == "sgd", "adamw_no_momentum"),
         "sync_bn": _not_used(int(values["nproc"]) > 1, "one_process"),
         "amp=fp16": QCoreApplication.translate("form_applicability", "fp16 autocast needs a CUDA or MPS device")
-        if on_cpu else None,
+        if on_cpu
+        else None,
         "amp=bf16": core_text(problems["amp=bf16"]) if "amp=bf16" in problems else None,
     }
     for field in FAST_PATHS:
         problem = problems.get(field)
-        reasons[field] = None if problem is None else QCoreApplication.translate(
-            "form_applicability", "Cannot run on this device: {problem}").format(problem=core_text(problem))
+        reasons[field] = (
+            None
+            if problem is None
+            else QCoreApplication.translate("form_applicability", "Cannot run on this device: {problem}").format(
+                problem=core_text(problem)
+            )
+        )
     return reasons
 
 

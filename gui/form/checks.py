@@ -31,8 +31,10 @@ def check_device(spec: str, present: Iterable[str]) -> None:
     present = list(present)
     if normalised_device(spec) == "auto" or normalised_device(spec) in present:
         return
-    raise ConfigError("device", Message("{spec} is not on this machine; it has {present} (or auto)", spec=spec,
-                                        present=", ".join(present)))
+    raise ConfigError(
+        "device",
+        Message("{spec} is not on this machine; it has {present} (or auto)", spec=spec, present=", ".join(present)),
+    )
 
 
 @dataclass(frozen=True)
@@ -52,13 +54,27 @@ def nproc_meaning(kind: str, cuda_gpus: int | None, cpus: int | None = None) -> 
     if cuda_gpus is None:  # the form shows the bound's own help until then
         return NprocMeaning(Message("Processes"), "", None, "")
     if kind == "cuda" and cuda_gpus > 0:
-        return NprocMeaning(Message("GPUs"), "gpu", cuda_gpus, Message(
-            "GPUs training together, one process each: data-parallel processes (torch.distributed): each step's "
-            "batch is split evenly over them (1 to {gpus} here)", gpus=cuda_gpus))
+        return NprocMeaning(
+            Message("GPUs"),
+            "gpu",
+            cuda_gpus,
+            Message(
+                "GPUs training together, one process each: data-parallel processes (torch.distributed): each step's "
+                "batch is split evenly over them (1 to {gpus} here)",
+                gpus=cuda_gpus,
+            ),
+        )
     cores = cpus if cpus is not None else (os.cpu_count() or 1)
-    return NprocMeaning(Message("CPU processes"), "cpu", cores, Message(
-        "CPU processes training together: data-parallel processes (torch.distributed): each step's batch is split "
-        "evenly over them (1 to {cores}, this machine's cores)", cores=cores))
+    return NprocMeaning(
+        Message("CPU processes"),
+        "cpu",
+        cores,
+        Message(
+            "CPU processes training together: data-parallel processes (torch.distributed): each step's batch is split "
+            "evenly over them (1 to {cores}, this machine's cores)",
+            cores=cores,
+        ),
+    )
 
 
 def check_nproc(nproc: int, meaning: NprocMeaning) -> None:
@@ -67,10 +83,18 @@ def check_nproc(nproc: int, meaning: NprocMeaning) -> None:
     if meaning.limit is None or nproc <= meaning.limit:
         return
     if meaning.counts == "gpu":
-        raise ConfigError("nproc", Message("{nproc} asked, but this machine has {limit} GPUs; use 1 to {limit}",
-                                           nproc=nproc, limit=meaning.limit))
-    raise ConfigError("nproc", Message("{nproc} asked, but this machine has {limit} CPU cores; use 1 to {limit}",
-                                       nproc=nproc, limit=meaning.limit))
+        raise ConfigError(
+            "nproc",
+            Message(
+                "{nproc} asked, but this machine has {limit} GPUs; use 1 to {limit}", nproc=nproc, limit=meaning.limit
+            ),
+        )
+    raise ConfigError(
+        "nproc",
+        Message(
+            "{nproc} asked, but this machine has {limit} CPU cores; use 1 to {limit}", nproc=nproc, limit=meaning.limit
+        ),
+    )
 
 
 def check_findable(field: str, spec: str) -> None:
@@ -91,22 +115,28 @@ def folder_stat(path: str) -> os.stat_result | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        raise ConfigError("data_dir", Message("cannot use {path}: {reason}", path=_short(path),
-                                              reason=exc.strerror or str(exc))) from None
+        raise ConfigError(
+            "data_dir", Message("cannot use {path}: {reason}", path=_short(path), reason=exc.strerror or str(exc))
+        ) from None
     except ValueError as exc:  # an embedded NUL byte
-        raise ConfigError("data_dir", Message("cannot use {path}: {reason}", path=_short(path),
-                                              reason=str(exc))) from None
+        raise ConfigError(
+            "data_dir", Message("cannot use {path}: {reason}", path=_short(path), reason=str(exc))
+        ) from None
 
 
 def check_data_folder(path: str) -> os.stat_result:
     """The data folder must exist and be a folder (not a file); returns its stat."""
     info = folder_stat(path)
     if info is None:
-        raise ConfigError("data_dir", Message("the folder {path} does not exist (choose another, or tick download)",
-                                              path=_short(path)))
+        raise ConfigError(
+            "data_dir",
+            Message("the folder {path} does not exist (choose another, or tick download)", path=_short(path)),
+        )
     if not stat.S_ISDIR(info.st_mode):
-        raise ConfigError("data_dir", Message("{path} is a file, not a folder; choose the folder that holds the "
-                                              "dataset", path=_short(path)))
+        raise ConfigError(
+            "data_dir",
+            Message("{path} is a file, not a folder; choose the folder that holds the dataset", path=_short(path)),
+        )
     return info
 
 
@@ -153,14 +183,17 @@ def _count(path: str) -> int | str | None:
 
 def _short(path: str, limit: int = 120) -> str:
     """A path fit for one line of the form: a too-long one keeps its start and end."""
-    return path if len(path) <= limit else f"{path[:limit // 2]}…{path[-limit // 2:]}"
+    return path if len(path) <= limit else f"{path[: limit // 2]}…{path[-limit // 2 :]}"
 
 
 # A fast path switched on alone, to ask `core.device.fast_paths` whether a device can run it (the keys name the field,
 # or field=value for one choice of a field)
 FAST_PATH_PROBES: dict[str, dict[str, object]] = {
-    "cudnn_benchmark": {"cudnn_benchmark": True}, "compile": {"compile": True},
-    "fused_optimizer": {"fused_optimizer": True}, "amp=bf16": {"amp": "bf16"}}
+    "cudnn_benchmark": {"cudnn_benchmark": True},
+    "compile": {"compile": True},
+    "fused_optimizer": {"fused_optimizer": True},
+    "amp=bf16": {"amp": "bf16"},
+}
 
 
 def fast_path_problems(devices: Iterable[tuple[str, str]]) -> dict[str, dict[str, str]]:

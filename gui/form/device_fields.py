@@ -26,10 +26,17 @@ def fill_device_combo(combo: QComboBox, devices: Sequence[Any], best: str) -> No
     for d in devices:
         name = core_text(d.name)  # the CPU's "(N threads)" is a Message
         capacity = format_bytes(d.capacity_bytes)
-        combo.addItem(QCoreApplication.translate("SettingsForm", "{spec}: {name} ({capacity})").format(
-            spec=d.spec, name=name, capacity=capacity), d.spec)
-        combo.setItemData(combo.count() - 1, QCoreApplication.translate("SettingsForm", "{name}, {capacity}").format(
-            name=name, capacity=capacity), Qt.ItemDataRole.ToolTipRole)
+        combo.addItem(
+            QCoreApplication.translate("SettingsForm", "{spec}: {name} ({capacity})").format(
+                spec=d.spec, name=name, capacity=capacity
+            ),
+            d.spec,
+        )
+        combo.setItemData(
+            combo.count() - 1,
+            QCoreApplication.translate("SettingsForm", "{name}, {capacity}").format(name=name, capacity=capacity),
+            Qt.ItemDataRole.ToolTipRole,
+        )
 
 
 def device_index(combo: QComboBox, spec: str, known: bool) -> int:
@@ -39,8 +46,11 @@ def device_index(combo: QComboBox, spec: str, known: bool) -> int:
     if index < 0:
         index = combo.findData(normalised_device(spec))
     if index < 0:
-        text = QCoreApplication.translate("SettingsForm", "{spec} (not on this machine)") if known else \
-            QCoreApplication.translate("SettingsForm", "{spec} (not found yet)")
+        text = (
+            QCoreApplication.translate("SettingsForm", "{spec} (not on this machine)")
+            if known
+            else QCoreApplication.translate("SettingsForm", "{spec} (not found yet)")
+        )
         combo.addItem(text.format(spec=spec), spec)
         index = combo.count() - 1
     return index

@@ -24,14 +24,22 @@ class DeviceTable:
     @classmethod
     def from_devices(cls, devices: Sequence[Any]) -> "DeviceTable":
         """From `core.device.devices.list_devices()`: auto is the first CUDA GPU, else MPS, else the CPU."""
-        best = next((d for d in devices if d.kind == "cuda"), None) or next(
-            (d for d in devices if d.kind == "mps"), None) or devices[0]
+        best = (
+            next((d for d in devices if d.kind == "cuda"), None)
+            or next((d for d in devices if d.kind == "mps"), None)
+            or devices[0]
+        )
         try:
             problems = fast_path_problems((d.spec, d.kind) for d in devices)
         except Exception:  # noqa: BLE001 - torch could not answer: the run's own check still refuses
             problems = {}
-        return cls([d.spec for d in devices], {d.spec: d.name for d in devices},
-                   {"auto": best.kind, **{d.spec: d.kind for d in devices}}, best.spec, problems)
+        return cls(
+            [d.spec for d in devices],
+            {d.spec: d.name for d in devices},
+            {"auto": best.kind, **{d.spec: d.kind for d in devices}},
+            best.spec,
+            problems,
+        )
 
     @property
     def known(self) -> bool:
@@ -44,8 +52,12 @@ class DeviceTable:
 
     def kind(self, spec: str) -> str:
         """'cpu', 'cuda' or 'mps' (a spec not listed is judged by its name)."""
-        return self.kinds.get(spec, self.kinds.get(self.resolved(spec), "cuda" if spec.startswith("cuda")
-                                                  else "mps" if spec.startswith("mps") else "cpu"))
+        return self.kinds.get(
+            spec,
+            self.kinds.get(
+                self.resolved(spec), "cuda" if spec.startswith("cuda") else "mps" if spec.startswith("mps") else "cpu"
+            ),
+        )
 
     def identity(self, spec: str) -> tuple[str, str] | None:
         """(identity, label) of a listed device: the identity is its kind and name ('cuda|NVIDIA H200': another

@@ -86,15 +86,17 @@ def duration(seconds: float) -> str:
         minutes, secs = divmod(whole, 60)
         if secs:
             return QCoreApplication.translate("run_estimate", "{minutes} min {seconds} s").format(
-                minutes=minutes, seconds=secs)
+                minutes=minutes, seconds=secs
+            )
         return QCoreApplication.translate("run_estimate", "{minutes} min").format(minutes=minutes)
     hours, rest = divmod(whole, 3600)
     minutes = int(round(rest / 60))
     if minutes == 60:
         hours, minutes = hours + 1, 0
     if minutes:
-        return QCoreApplication.translate("run_estimate", "{hours} h {minutes} min").format(hours=integer(hours),
-                                                                                             minutes=minutes)
+        return QCoreApplication.translate("run_estimate", "{hours} h {minutes} min").format(
+            hours=integer(hours), minutes=minutes
+        )
     return QCoreApplication.translate("run_estimate", "{hours} h").format(hours=integer(hours))
 
 
@@ -107,11 +109,16 @@ def estimate_text(seconds: float, measurement: Measurement) -> str:
     rate = integer(round(measurement.samples_per_s))
     if measurement.startup_s >= 0.5:
         return QCoreApplication.translate(
-            "run_estimate", "{duration} (from {rate} images/s measured on {device}, plus {startup} start-up)").format(
-            duration=duration_text(seconds), rate=rate, device=measurement.device,
-            startup=duration(measurement.startup_s))
+            "run_estimate", "{duration} (from {rate} images/s measured on {device}, plus {startup} start-up)"
+        ).format(
+            duration=duration_text(seconds),
+            rate=rate,
+            device=measurement.device,
+            startup=duration(measurement.startup_s),
+        )
     return QCoreApplication.translate("run_estimate", "{duration} (from {rate} images/s measured on {device})").format(
-        duration=duration_text(seconds), rate=rate, device=measurement.device)
+        duration=duration_text(seconds), rate=rate, device=measurement.device
+    )
 
 
 class MeasurementStore:
@@ -190,8 +197,9 @@ class RunEstimates:
         images = planned_images(config, train_images)
         if images is None:
             return QCoreApplication.translate(
-                "run_estimate", "no estimate: the training set's size is not known yet (set Max steps, or count the "
-                                "folder)")
+                "run_estimate",
+                "no estimate: the training set's size is not known yet (set Max steps, or count the folder)",
+            )
         return estimate_text(estimate_s(measurement, images), measurement)
 
     def text_for_form(self, form: Any) -> str:

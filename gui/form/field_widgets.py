@@ -31,8 +31,7 @@ from gui.qt.core_text import choice_text
 from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 
 
-def make_field_widget(field: str, on_changed: Callable[..., None],
-                      on_data_dir_typed: Callable[[str], None]) -> QWidget:
+def make_field_widget(field: str, on_changed: Callable[..., None], on_data_dir_typed: Callable[[str], None]) -> QWidget:
     """The widget for `field`, ranged, filled and tooltipped from its bound; a change calls `on_changed`
     (the data folder calls `on_data_dir_typed` per keystroke and `on_changed` once editing ends)."""
     bound = BOUNDS[field]
@@ -45,7 +44,7 @@ def make_field_widget(field: str, on_changed: Callable[..., None],
     elif field in ("model", "dataset"):  # editable: your own is typed as package.module:factory
         widget = QComboBox()
         widget.setEditable(True)
-        for choice in (BUILTIN_MODELS if field == "model" else bound.choices or ()):
+        for choice in BUILTIN_MODELS if field == "model" else bound.choices or ():
             widget.addItem(choice_text(field, choice), choice)  # read back by its data (SettingsForm.value)
         widget.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         placeholder = QCoreApplication.translate("form_widgets", "a name from the list, or {spec_form}")

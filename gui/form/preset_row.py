@@ -20,8 +20,11 @@ from core.config.run_config import BOUNDS
 from gui.qt import palette
 from gui.qt.core_text import core_text
 
-NONE_DESCRIPTION = QT_TRANSLATE_NOOP("PresetRow", "no preset: every setting as you set it. Choosing none after a "
-                                                  "preset puts the settings presets change back to their defaults")
+NONE_DESCRIPTION = QT_TRANSLATE_NOOP(
+    "PresetRow",
+    "no preset: every setting as you set it. Choosing none after a "
+    "preset puts the settings presets change back to their defaults",
+)
 
 
 class PresetRow(QWidget):
@@ -49,8 +52,12 @@ class PresetRow(QWidget):
         layout = QFormLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         label = QLabel(self.tr("Preset"))
-        label.setToolTip(self.tr("A named set of settings (gpu-train-monitor presets lists them); any setting can be "
-                                 "changed after choosing one"))
+        label.setToolTip(
+            self.tr(
+                "A named set of settings (gpu-train-monitor presets lists them); any setting can be "
+                "changed after choosing one"
+            )
+        )
         layout.addRow(label, self.combo)
         layout.addRow(self.description)
         self._show(None)
@@ -61,9 +68,14 @@ class PresetRow(QWidget):
 
     def sync(self, values: Mapping[str, Any], device_kind: str) -> None:
         """Show the preset whose every setting (for a `device_kind` device) the form holds, else none."""
-        name = next((name for name, preset in PRESETS.items()
-                     if all(values.get(field) == value for field, value in preset.settings(device_kind).items())),
-                    "")
+        name = next(
+            (
+                name
+                for name, preset in PRESETS.items()
+                if all(values.get(field) == value for field, value in preset.settings(device_kind).items())
+            ),
+            "",
+        )
         self.matched = name
         if name != self.current:
             self.combo.blockSignals(True)

@@ -61,13 +61,35 @@ COMBO_MIN_CHARACTERS = 8  # a combo box asks for this much width, not its longes
 
 GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): fields
     QT_TRANSLATE_NOOP("SettingsForm", "Device and model"): ("device", "nproc", "sync_bn", "model"),
-    QT_TRANSLATE_NOOP("SettingsForm", "Speed"): ("amp", "channels_last", "compile", "cudnn_benchmark",
-                                                 "fused_optimizer"),
-    QT_TRANSLATE_NOOP("SettingsForm", "Data"): ("dataset", "data_dir", "download", "synthetic_samples", "placement",
-                                                "workers", "pin_memory", "non_blocking"),
-    QT_TRANSLATE_NOOP("SettingsForm", "Training"): ("batch_size", "epochs", "max_steps", "lr", "optimizer",
-                                                    "momentum", "weight_decay", "seed", "on_oom",
-                                                    "report_interval"),
+    QT_TRANSLATE_NOOP("SettingsForm", "Speed"): (
+        "amp",
+        "channels_last",
+        "compile",
+        "cudnn_benchmark",
+        "fused_optimizer",
+    ),
+    QT_TRANSLATE_NOOP("SettingsForm", "Data"): (
+        "dataset",
+        "data_dir",
+        "download",
+        "synthetic_samples",
+        "placement",
+        "workers",
+        "pin_memory",
+        "non_blocking",
+    ),
+    QT_TRANSLATE_NOOP("SettingsForm", "Training"): (
+        "batch_size",
+        "epochs",
+        "max_steps",
+        "lr",
+        "optimizer",
+        "momentum",
+        "weight_decay",
+        "seed",
+        "on_oom",
+        "report_interval",
+    ),
 }
 
 
@@ -167,15 +189,25 @@ class SettingsForm(QWidget):
             if is_spec(getattr(config, field)):
                 check_findable(field, getattr(config, field))
         if self._known_models is not None and not is_spec(config.model) and config.model not in self._known_models:
-            raise ConfigError("model", Message("unknown model {model!r}; pick one from the list, or give your own as "
-                                               "{spec_form}", model=config.model, spec_form=SPEC_FORM))
+            raise ConfigError(
+                "model",
+                Message(
+                    "unknown model {model!r}; pick one from the list, or give your own as {spec_form}",
+                    model=config.model,
+                    spec_form=SPEC_FORM,
+                ),
+            )
         if self.devices.specs is not None:
             check_device(config.device, self.devices.specs)
             check_nproc(config.nproc, self.nproc_meaning())
             check_fast_paths_known(config.to_dict(), self.devices.problems_of(config.device))
         folder = None
-        if config.dataset != "synthetic" and not is_spec(config.dataset) and config.data_dir is not None \
-                and not config.download:
+        if (
+            config.dataset != "synthetic"
+            and not is_spec(config.dataset)
+            and config.data_dir is not None
+            and not config.download
+        ):
             folder = check_data_folder(config.data_dir)  # None: the default folder; download creates it
         if not self.devices.known:
             return  # torch is still loading: core.data.datasets imports it
@@ -304,8 +336,10 @@ class SettingsForm(QWidget):
         except UserError as exc:
             valid, message = False, friendly(exc)
         except Exception as exc:  # a check that fails unexpectedly must not raise out of a slot (nor pass)
-            valid, message = False, self.tr("the settings could not be checked: {error}").format(
-                error=f"{type(exc).__name__}: {exc}")
+            valid, message = (
+                False,
+                self.tr("the settings could not be checked: {error}").format(error=f"{type(exc).__name__}: {exc}"),
+            )
         self.preset_row.sync(self.values(), self.device_kind())
         self.message_label.setText(message)
         self.message_label.setVisible(not valid)

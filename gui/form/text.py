@@ -53,24 +53,32 @@ NONE_TEXT = {"epochs": QT_TRANSLATE_NOOP("form_text", "auto"), "max_steps": QT_T
 HELP = {
     "device": QT_TRANSLATE_NOOP("form_text", "device to train on: auto, cpu, cuda, cuda:N or mps"),
     "model": QT_TRANSLATE_NOOP(
-        "form_text", "auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a "
-                     "small fast CIFAR net), any torchvision classifier name, or your own: {spec_form} (or "
-                     "path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and "
-                     "in_channels= when it takes them)"),
+        "form_text",
+        "auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a "
+        "small fast CIFAR net), any torchvision classifier name, or your own: {spec_form} (or "
+        "path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and "
+        "in_channels= when it takes them)",
+    ),
     "dataset": QT_TRANSLATE_NOOP(
-        "form_text", "dataset to train on, or your own: a callable (path/to/file.py:factory works too) returning a "
-                     "map-style Dataset of (image tensor CxHxW, int label), or a (train, val) tuple or a "
-                     "{{'train', 'val'}} dict of them"),
+        "form_text",
+        "dataset to train on, or your own: a callable (path/to/file.py:factory works too) returning a "
+        "map-style Dataset of (image tensor CxHxW, int label), or a (train, val) tuple or a "
+        "{{'train', 'val'}} dict of them",
+    ),
     "data_dir": QT_TRANSLATE_NOOP("form_text", "folder holding the dataset files (default: the user data folder)"),
     "download": QT_TRANSLATE_NOOP("form_text", "download the dataset into the data folder when it is missing"),
     "synthetic_samples": QT_TRANSLATE_NOOP("form_text", "training images generated for the synthetic dataset"),
     "batch_size": QT_TRANSLATE_NOOP("form_text", "images per training step"),
     "epochs": QT_TRANSLATE_NOOP(
-        "form_text", "passes over the training set (default: 1, or as many as \"{max_steps}\" needs when that is "
-                     "given; with both, the run stops at whichever comes first)"),
+        "form_text",
+        'passes over the training set (default: 1, or as many as "{max_steps}" needs when that is '
+        "given; with both, the run stops at whichever comes first)",
+    ),
     "max_steps": QT_TRANSLATE_NOOP(
-        "form_text", "train for this many steps, over as many epochs as that takes (default: one epoch; with "
-                     "\"{epochs}\" too, the run stops at whichever comes first)"),
+        "form_text",
+        "train for this many steps, over as many epochs as that takes (default: one epoch; with "
+        '"{epochs}" too, the run stops at whichever comes first)',
+    ),
     "lr": QT_TRANSLATE_NOOP("form_text", "learning rate"),
     "optimizer": QT_TRANSLATE_NOOP("form_text", "optimizer"),
     "momentum": QT_TRANSLATE_NOOP("form_text", "SGD momentum"),
@@ -78,17 +86,24 @@ HELP = {
     "amp": QT_TRANSLATE_NOOP("form_text", "automatic mixed precision"),
     "channels_last": QT_TRANSLATE_NOOP("form_text", "use the channels_last memory format for the model and batches"),
     "compile": QT_TRANSLATE_NOOP(
-        "form_text", "compile the model with torch.compile (its compile time is reported apart and left out of "
-                     "images/s; needs a C++ compiler on the CPU, Triton on CUDA)"),
+        "form_text",
+        "compile the model with torch.compile (its compile time is reported apart and left out of "
+        "images/s; needs a C++ compiler on the CPU, Triton on CUDA)",
+    ),
     "cudnn_benchmark": QT_TRANSLATE_NOOP(
-        "form_text", "let cuDNN time its convolution algorithms and keep the fastest (CUDA only; pays off when "
-                     "batch shapes do not change)"),
+        "form_text",
+        "let cuDNN time its convolution algorithms and keep the fastest (CUDA only; pays off when "
+        "batch shapes do not change)",
+    ),
     "fused_optimizer": QT_TRANSLATE_NOOP(
-        "form_text", "update all parameters in one fused kernel (on CUDA it also keeps fp16's gradient-scaler "
-                     "check on the device: no host sync per step)"),
+        "form_text",
+        "update all parameters in one fused kernel (on CUDA it also keeps fp16's gradient-scaler "
+        "check on the device: no host sync per step)",
+    ),
     "placement": QT_TRANSLATE_NOOP(
-        "form_text", "where the data lives: stream (DataLoader) or resident (on the device); auto picks resident "
-                     "when it fits"),
+        "form_text",
+        "where the data lives: stream (DataLoader) or resident (on the device); auto picks resident when it fits",
+    ),
     "workers": QT_TRANSLATE_NOOP("form_text", "DataLoader worker processes (stream placement)"),
     "pin_memory": QT_TRANSLATE_NOOP("form_text", "pin host batches for faster copies to a GPU (stream placement)"),
     "non_blocking": QT_TRANSLATE_NOOP("form_text", "copy batches to the GPU asynchronously (stream placement)"),
@@ -96,11 +111,15 @@ HELP = {
     "report_interval": QT_TRANSLATE_NOOP("form_text", "seconds between progress reports (one host sync each)"),
     "on_oom": QT_TRANSLATE_NOOP("form_text", "on out of memory: stop the run, or halve the batch and continue"),
     "nproc": QT_TRANSLATE_NOOP(
-        "form_text", "processes training together, data-parallel (torch.distributed): one per GPU, or CPU "
-                     "processes where there is no GPU; batch_size is split evenly over them"),
+        "form_text",
+        "processes training together, data-parallel (torch.distributed): one per GPU, or CPU "
+        "processes where there is no GPU; batch_size is split evenly over them",
+    ),
     "sync_bn": QT_TRANSLATE_NOOP(
-        "form_text", "synchronise BatchNorm statistics across processes (nproc > 1): each step then normalises "
-                     "over the whole batch, as one process would"),
+        "form_text",
+        "synchronise BatchNorm statistics across processes (nproc > 1): each step then normalises "
+        "over the whole batch, as one process would",
+    ),
 }
 
 
@@ -120,7 +139,8 @@ def none_text(field: str) -> str:
 def field_help(field: str) -> str:
     """The bound's help as the form says it: CLI options ('--max-steps') named by their form labels."""
     return QCoreApplication.translate("form_text", HELP[field]).format(
-        spec_form=SPEC_FORM, max_steps=label("max_steps"), epochs=label("epochs"))
+        spec_form=SPEC_FORM, max_steps=label("max_steps"), epochs=label("epochs")
+    )
 
 
 def allowed_text(field: str) -> str:
@@ -131,7 +151,8 @@ def allowed_text(field: str) -> str:
         choices = ", ".join(choice_text(field, choice) for choice in bound.choices)
         if field in SPEC_FIELDS:
             return QCoreApplication.translate("form_text", "one of {choices}, or {spec_form}").format(
-                choices=choices, spec_form=SPEC_FORM)
+                choices=choices, spec_form=SPEC_FORM
+            )
         return QCoreApplication.translate("form_text", "one of {choices}").format(choices=choices)
     if bound.kind is bool:
         return QCoreApplication.translate("form_text", "true or false")
@@ -139,7 +160,8 @@ def allowed_text(field: str) -> str:
         low, high = integer(int(bound.minimum)), integer(int(bound.maximum))
         if field in NONE_TEXT:
             return QCoreApplication.translate("form_text", "an integer from {low} to {high}, or {none}").format(
-                low=low, high=high, none=none_text(field))
+                low=low, high=high, none=none_text(field)
+            )
         return QCoreApplication.translate("form_text", "an integer from {low} to {high}").format(low=low, high=high)
     if bound.kind is float and bound.minimum is not None:
         low, high = (QLocale().toString(float(v), "g", 6) for v in (bound.minimum, bound.maximum))
@@ -150,12 +172,14 @@ def allowed_text(field: str) -> str:
 def field_tooltip(field: str) -> str:
     """Help and what may be entered: 'passes over the training set (...) (an integer from 1 to 10000, or auto)'."""
     return QCoreApplication.translate("form_text", "{help} ({allowed})").format(
-        help=field_help(field), allowed=allowed_text(field))
+        help=field_help(field), allowed=allowed_text(field)
+    )
 
 
 def friendly(exc: UserError) -> str:
     """'Batch size: must be ...' for a ConfigError of field batch_size: the form's label, then core's detail."""
     if isinstance(exc, ConfigError):
         return QCoreApplication.translate("form_text", "{label}: {detail}").format(
-            label=label(exc.field), detail=error_text(exc, with_field=False))
+            label=label(exc.field), detail=error_text(exc, with_field=False)
+        )
     return error_text(exc)

@@ -22,11 +22,13 @@ from gui.qt.core_text import error_text
 from gui.qt.locale_format import integer
 
 # why each checkpoint was saved (CheckpointSaved.reason), as the list says it
-REASONS = {"epoch": QT_TRANSLATE_NOOP("run_checkpoints", "end of epoch {epoch}"),
-           "every": QT_TRANSLATE_NOOP("run_checkpoints", "during epoch {epoch}"),
-           "request": QT_TRANSLATE_NOOP("run_checkpoints", "asked for, during epoch {epoch}"),
-           "stop": QT_TRANSLATE_NOOP("run_checkpoints", "stopped during epoch {epoch}"),
-           "end": QT_TRANSLATE_NOOP("run_checkpoints", "last step, during epoch {epoch}")}
+REASONS = {
+    "epoch": QT_TRANSLATE_NOOP("run_checkpoints", "end of epoch {epoch}"),
+    "every": QT_TRANSLATE_NOOP("run_checkpoints", "during epoch {epoch}"),
+    "request": QT_TRANSLATE_NOOP("run_checkpoints", "asked for, during epoch {epoch}"),
+    "stop": QT_TRANSLATE_NOOP("run_checkpoints", "stopped during epoch {epoch}"),
+    "end": QT_TRANSLATE_NOOP("run_checkpoints", "last step, during epoch {epoch}"),
+}
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,8 @@ class RecordedCheckpoint:
         reason = REASONS.get(self.reason, "{epoch}")
         why = QCoreApplication.translate("run_checkpoints", reason).format(epoch=integer(self.epoch))
         return QCoreApplication.translate("run_checkpoints", "step {step} ({why}): {file}").format(
-            step=integer(self.step), why=why, file=Path(self.path).name)
+            step=integer(self.step), why=why, file=Path(self.path).name
+        )
 
 
 def recorded_checkpoints(store: RunStore, run_id: int) -> tuple[list[RecordedCheckpoint], int]:
@@ -52,8 +55,9 @@ def recorded_checkpoints(store: RunStore, run_id: int) -> tuple[list[RecordedChe
     events = store.events(run_id, kinds=("CheckpointSaved",))
     for event in events:
         data = event.data
-        by_path[str(data["path"])] = RecordedCheckpoint(int(data["step"]), int(data.get("epoch", 0)),
-                                                        str(data.get("reason", "")), str(data["path"]))
+        by_path[str(data["path"])] = RecordedCheckpoint(
+            int(data["step"]), int(data.get("epoch", 0)), str(data.get("reason", "")), str(data["path"])
+        )
     there = [checkpoint for checkpoint in by_path.values() if Path(checkpoint.path).is_file()]
     return sorted(there, key=lambda checkpoint: checkpoint.step, reverse=True), len(events)
 
@@ -65,14 +69,16 @@ class RunResume(QObject):
     chosen = Signal(str)
     problem = Signal(str)
 
-    def __init__(self, store: Callable[[], RunStore | None], selected: Callable[[], list[RunRow]],
-                 parent: QWidget) -> None:
+    def __init__(
+        self, store: Callable[[], RunStore | None], selected: Callable[[], list[RunRow]], parent: QWidget
+    ) -> None:
         super().__init__(parent)
         self._parent, self._store, self._selected = parent, store, selected
         self.can_start = True  # the window can start a run now (none under way, torch loaded)
         self.action = QAction(self.tr("Resume from checkpoint…"), parent)
-        self.action.setStatusTip(self.tr("Continue the selected run from one of the checkpoints it saved, listed "
-                                         "by step"))
+        self.action.setStatusTip(
+            self.tr("Continue the selected run from one of the checkpoints it saved, listed by step")
+        )
         self.action.triggered.connect(self.pick)
         self.update_for([])
 
@@ -101,17 +107,27 @@ class RunResume(QObject):
         try:
             found, recorded = self.checkpoints(row.id)
         except StoreError as exc:  # a line in the panel, never a traceback
-            self.problem.emit(self.tr("cannot list run {run}'s checkpoints: {error}").format(
-                run=run_text(row), error=error_text(exc)))
+            self.problem.emit(
+                self.tr("cannot list run {run}'s checkpoints: {error}").format(run=run_text(row), error=error_text(exc))
+            )
             return
         if not found:
-            self.problem.emit(self.tr("run {run} saved no checkpoint to resume from").format(run=run_text(row))
-                              if not recorded else
-                              self.tr("run {run}'s {count} checkpoints are gone (deleted or moved)").format(
-                                  run=run_text(row), count=integer(recorded)))
+            self.problem.emit(
+                self.tr("run {run} saved no checkpoint to resume from").format(run=run_text(row))
+                if not recorded
+                else self.tr("run {run}'s {count} checkpoints are gone (deleted or moved)").format(
+                    run=run_text(row), count=integer(recorded)
+                )
+            )
             return
         texts = [checkpoint.text for checkpoint in found]
-        text, ok = QInputDialog.getItem(self._parent, self.tr("Resume run {run}").format(run=run_text(row)),
-                                        self.tr("Resume from the checkpoint saved at:"), texts, 0, False)
+        text, ok = QInputDialog.getItem(
+            self._parent,
+            self.tr("Resume run {run}").format(run=run_text(row)),
+            self.tr("Resume from the checkpoint saved at:"),
+            texts,
+            0,
+            False,
+        )
         if ok and text in texts:
             self.chosen.emit(found[texts.index(text)].path)

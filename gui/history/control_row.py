@@ -22,8 +22,11 @@ class RunControlRow(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controls: Any = None
-        self.buttons = {"stop": QPushButton(self.tr("Stop")), "pause": QPushButton(self.tr("Pause")),
-                        "clear": QPushButton(self.tr("Clear cache"))}
+        self.buttons = {
+            "stop": QPushButton(self.tr("Stop")),
+            "pause": QPushButton(self.tr("Pause")),
+            "clear": QPushButton(self.tr("Clear cache")),
+        }
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for name, button in self.buttons.items():
@@ -40,7 +43,10 @@ class RunControlRow(QWidget):
         if self.controls is None:
             return
         try:
-            {"stop": self.controls.request_stop, "pause": self.controls.toggle_pause,
-             "clear": self.controls.request_cache_clear}[name]()
+            {
+                "stop": self.controls.request_stop,
+                "pause": self.controls.toggle_pause,
+                "clear": self.controls.request_cache_clear,
+            }[name]()
         except UserError as exc:  # rank 0 is gone, or the store cannot be read: said, not raised
             self.failed.emit(error_text(exc))

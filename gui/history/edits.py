@@ -35,14 +35,17 @@ from gui.qt.core_text import error_text
 from gui.qt.locale_format import integer
 
 # (format, menu text (English: shown through the translator, context "run_edits"), what the dialog asks for)
-EXPORTS = (("json", QT_TRANSLATE_NOOP("run_edits", "JSON document…"), "file"),
-           ("csv", QT_TRANSLATE_NOOP("run_edits", "CSV files (steps, memory)…"), "folder"),
-           ("tensorboard", QT_TRANSLATE_NOOP("run_edits", "TensorBoard log dir…"), "folder"))
+EXPORTS = (
+    ("json", QT_TRANSLATE_NOOP("run_edits", "JSON document…"), "file"),
+    ("csv", QT_TRANSLATE_NOOP("run_edits", "CSV files (steps, memory)…"), "folder"),
+    ("tensorboard", QT_TRANSLATE_NOOP("run_edits", "TensorBoard log dir…"), "folder"),
+)
 
 
 def live_refusal(row: RunRow) -> str:
-    return QCoreApplication.translate("run_edits", "run {run} is live: stop it where it runs before deleting it"
-                                      ).format(run=run_text(row))
+    return QCoreApplication.translate(
+        "run_edits", "run {run} is live: stop it where it runs before deleting it"
+    ).format(run=run_text(row))
 
 
 class RunEdits(QObject):
@@ -53,20 +56,30 @@ class RunEdits(QObject):
     message = Signal(str)  # what an export wrote
     exporting = Signal(str)  # "exporting run 12 as CSV…": an export started (`message` or `problem` ends it)
 
-    def __init__(self, link: StoreLink, selected: Callable[[], list[RunRow]], smoothing: Callable[[], float],
-                 before_delete: Callable[[int], None], parent: QWidget) -> None:
+    def __init__(
+        self,
+        link: StoreLink,
+        selected: Callable[[], list[RunRow]],
+        smoothing: Callable[[], float],
+        before_delete: Callable[[int], None],
+        parent: QWidget,
+    ) -> None:
         """`smoothing`: the EMA weight exports use (the live loss plot's); `before_delete(run_id)` lets the
         history take the run's overlay and window away first."""
         super().__init__(parent)
         self._parent = parent
         self.link, self._selected, self._smoothing, self._before_delete = link, selected, smoothing, before_delete
-        self.rename_action = self._action(self.tr("Rename…"), self.rename_selected,
-                                          self.tr("Give the selected run a name"))
-        self.note_action = self._action(self.tr("Note…"), self.note_selected,
-                                        self.tr("Write a note on the selected run"))
-        self.delete_action = self._action(self.tr("Delete…"), self.delete_selected,
-                                          self.tr("Delete the selected runs and everything recorded for them "
-                                                  "(asks first)"))
+        self.rename_action = self._action(
+            self.tr("Rename…"), self.rename_selected, self.tr("Give the selected run a name")
+        )
+        self.note_action = self._action(
+            self.tr("Note…"), self.note_selected, self.tr("Write a note on the selected run")
+        )
+        self.delete_action = self._action(
+            self.tr("Delete…"),
+            self.delete_selected,
+            self.tr("Delete the selected runs and everything recorded for them (asks first)"),
+        )
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # in the table only
         self.export_menu = QMenu(self.tr("Export run"), parent)
@@ -95,9 +108,11 @@ class RunEdits(QObject):
             action.setEnabled(len(rows) == 1)
         under_way = self.exporter.job
         self.export_action.setEnabled(len(rows) == 1 and under_way is None)
-        self.export_action.setToolTip(self.export_action.statusTip() if under_way is None
-                                      else self.tr("exporting {what}…: one export at a time").format(
-                                          what=under_way.what))
+        self.export_action.setToolTip(
+            self.export_action.statusTip()
+            if under_way is None
+            else self.tr("exporting {what}…: one export at a time").format(what=under_way.what)
+        )
         live = [row for row in rows if row.live]
         self.delete_action.setEnabled(bool(rows) and not live)
         self.delete_action.setToolTip(live_refusal(live[0]) if live else self.delete_action.statusTip())
@@ -112,9 +127,12 @@ class RunEdits(QObject):
         row = self._single()
         if row is None:
             return
-        name, ok = QInputDialog.getText(self._parent, self.tr("Rename run"),
-                                        self.tr("Name of run #{id} (empty: no name):").format(id=row.id),
-                                        text=row.name)
+        name, ok = QInputDialog.getText(
+            self._parent,
+            self.tr("Rename run"),
+            self.tr("Name of run #{id} (empty: no name):").format(id=row.id),
+            text=row.name,
+        )
         if ok:
             self.rename(row.id, name)
 
@@ -123,8 +141,9 @@ class RunEdits(QObject):
         row = self._single()
         if row is None:
             return
-        note, ok = QInputDialog.getMultiLineText(self._parent, self.tr("Note on run"),
-                                                 self.tr("Note on run {run}:").format(run=run_text(row)), row.note)
+        note, ok = QInputDialog.getMultiLineText(
+            self._parent, self.tr("Note on run"), self.tr("Note on run {run}:").format(run=run_text(row)), row.note
+        )
         if ok:
             self.annotate(row.id, note)
 
@@ -155,10 +174,13 @@ class RunEdits(QObject):
         if live:
             self.problem.emit(live_refusal(live[0]))
             return
-        answer = QMessageBox.question(self._parent, self.tr("Delete run") if len(rows) == 1 else self.tr("Delete runs"),
-                                      self._delete_question(rows),
-                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-                                      QMessageBox.StandardButton.Cancel)
+        answer = QMessageBox.question(
+            self._parent,
+            self.tr("Delete run") if len(rows) == 1 else self.tr("Delete runs"),
+            self._delete_question(rows),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
         if answer == QMessageBox.StandardButton.Yes:
             for row in rows:
                 if not self.delete(row.id):
@@ -168,15 +190,24 @@ class RunEdits(QObject):
         """The question before a delete, naming the run (what, where, when, how it ended) or the runs."""
         if len(rows) == 1:
             row = rows[0]
-            return self.tr("Delete run {run} ({model} on {device}, {when}, {status}, {steps} steps) and everything "
-                           "recorded for it? This cannot be undone.").format(
-                run=run_text(row), model=row.model, device=row.device, when=when_text(row.started_at),
-                status=state_text(row), steps=integer(row.steps))
+            return self.tr(
+                "Delete run {run} ({model} on {device}, {when}, {status}, {steps} steps) and everything "
+                "recorded for it? This cannot be undone."
+            ).format(
+                run=run_text(row),
+                model=row.model,
+                device=row.device,
+                when=when_text(row.started_at),
+                status=state_text(row),
+                steps=integer(row.steps),
+            )
         return self.tr("Delete {count} runs ({runs}) and everything recorded for them? This cannot be undone.").format(
-            count=integer(len(rows)), runs=", ".join(run_text(row) for row in rows))
+            count=integer(len(rows)), runs=", ".join(run_text(row) for row in rows)
+        )
 
     def delete(self, run_id: int) -> bool:
         """Delete run `run_id` without asking, unless it is live (checked in the store, now)."""
+
         def change(store: RunStore) -> None:
             row = store.run(run_id)
             if row.live:
@@ -193,12 +224,16 @@ class RunEdits(QObject):
         if row is None:
             return
         if next(kind for f, _, kind in EXPORTS if f == fmt) == "file":
-            path, _ = file_dialogs.get_save_file_name(self._parent, self.tr("Export run #{id} as JSON").format(id=row.id),
-                                                  str(Path.home() / f"run-{row.id}.json"), "JSON (*.json)")
+            path, _ = file_dialogs.get_save_file_name(
+                self._parent,
+                self.tr("Export run #{id} as JSON").format(id=row.id),
+                str(Path.home() / f"run-{row.id}.json"),
+                "JSON (*.json)",
+            )
         else:
-            path = file_dialogs.get_existing_directory(self._parent,
-                                                    self.tr("Export run #{id}: choose a folder").format(id=row.id),
-                                                    str(Path.home()))
+            path = file_dialogs.get_existing_directory(
+                self._parent, self.tr("Export run #{id}: choose a folder").format(id=row.id), str(Path.home())
+            )
         if path:
             self.export(row.id, fmt, path)
 
@@ -207,8 +242,11 @@ class RunEdits(QObject):
         smoothing; False (and why, through `problem`) when another export is still under way."""
         under_way = self.exporter.job
         if under_way is not None:
-            self.problem.emit(self.tr("still exporting {what}: one export at a time, try again when it is done").format(
-                what=under_way.what))
+            self.problem.emit(
+                self.tr("still exporting {what}: one export at a time, try again when it is done").format(
+                    what=under_way.what
+                )
+            )
             return False
         job = ExportJob(run_id, fmt, os.fspath(out), self._smoothing())
         self.exporter.start(job)
@@ -220,12 +258,17 @@ class RunEdits(QObject):
     def _on_exported(self, result: ExportResult) -> None:
         files = ", ".join(path.name for path in result.written)
         if result.partial_step is not None:  # a live run goes on training after its export
-            self.message.emit(self.tr("exported run {run_id} to {folder}: {files} (partial: the run is live, "
-                                      "exported up to step {step})").format(
-                run_id=result.job.run_id, folder=result.folder, files=files, step=integer(result.partial_step)))
+            self.message.emit(
+                self.tr(
+                    "exported run {run_id} to {folder}: {files} (partial: the run is live, exported up to step {step})"
+                ).format(run_id=result.job.run_id, folder=result.folder, files=files, step=integer(result.partial_step))
+            )
             return
-        self.message.emit(self.tr("exported run {run_id} to {folder}: {files}").format(
-            run_id=result.job.run_id, folder=result.folder, files=files))
+        self.message.emit(
+            self.tr("exported run {run_id} to {folder}: {files}").format(
+                run_id=result.job.run_id, folder=result.folder, files=files
+            )
+        )
 
     @Slot(str)
     def _on_export_failed(self, why: str) -> None:

@@ -40,7 +40,8 @@ class ExportJob:
     def what(self) -> str:
         """'run 12 as CSV', in the user's language."""
         return QCoreApplication.translate("ExportJob", "run {run_id} as {format}").format(
-            run_id=self.run_id, format=FORMAT_NAMES.get(self.fmt, self.fmt))
+            run_id=self.run_id, format=FORMAT_NAMES.get(self.fmt, self.fmt)
+        )
 
 
 @dataclass(frozen=True)

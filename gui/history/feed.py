@@ -78,12 +78,15 @@ class StoreLink:
         """The store, for an edit; StoreError saying why when it cannot be edited."""
         store = self.store()
         if store is None:
-            raise StoreError(QCoreApplication.translate("StoreLink", "no run store at {path} yet").format(
-                path=self.path))
+            raise StoreError(
+                QCoreApplication.translate("StoreLink", "no run store at {path} yet").format(path=self.path)
+            )
         if store.readonly:
-            raise StoreError(QCoreApplication.translate(
-                "StoreLink", "the run store {path} is read-only for this user: runs cannot be changed here").format(
-                path=self.path))
+            raise StoreError(
+                QCoreApplication.translate(
+                    "StoreLink", "the run store {path} is read-only for this user: runs cannot be changed here"
+                ).format(path=self.path)
+            )
         return store
 
     def close(self) -> None:
@@ -147,15 +150,18 @@ class RunFeed:
             row = store.run(self.run_id)
         restarted = self._resumes is not None and row.resumes != self._resumes
         # a resume replaced what followed its checkpoint: take the run again from the start
-        last_step, last_report, last_seq, last_rank = ((0, 0, 0, 0) if restarted else
-                                                       (self.last_step, self.last_report_step, self.last_seq,
-                                                        self.last_rank_step))
+        last_step, last_report, last_seq, last_rank = (
+            (0, 0, 0, 0) if restarted else (self.last_step, self.last_report_step, self.last_seq, self.last_rank_step)
+        )
         steps = store.steps(self.run_id, after_step=last_step)
         reports = store.reports(self.run_id, after_step=last_report)
         events = store.events(self.run_id, after_seq=last_seq)
         report_step = reports[-1].step if reports else last_report
-        ranks = [rank for rank in store.rank_reports(self.run_id, after_step=last_rank) if rank.step <= report_step] \
-            if row.world_size > 1 else []
+        ranks = (
+            [rank for rank in store.rank_reports(self.run_id, after_step=last_rank) if rank.step <= report_step]
+            if row.world_size > 1
+            else []
+        )
         # only now, every read done: a poll that fails half-way leaves the feed where it was
         self._resumes = row.resumes
         self.last_step = steps.steps[-1] if steps.steps else last_step
@@ -181,18 +187,22 @@ class SeriesArrays:
     def of(cls, update: FeedUpdate) -> SeriesArrays:
         reports = update.reports
         layout = RankLayout.of_rows(update.rank_reports)
-        return cls(np.asarray(update.steps.steps, dtype=np.int64), np.asarray(update.steps.losses, dtype=np.float64),
-                   memory_rows(reports, update.row.started_at),
-                   np.array([(r.step, r.samples_per_s) for r in reports], dtype=np.float64).reshape(-1, 2),
-                   layout.devices,
-                   layout.rows_of_reports(update.rank_reports, {r.step: r.at - update.row.started_at for r in reports}))
+        return cls(
+            np.asarray(update.steps.steps, dtype=np.int64),
+            np.asarray(update.steps.losses, dtype=np.float64),
+            memory_rows(reports, update.row.started_at),
+            np.array([(r.step, r.samples_per_s) for r in reports], dtype=np.float64).reshape(-1, 2),
+            layout.devices,
+            layout.rows_of_reports(update.rank_reports, {r.step: r.at - update.row.started_at for r in reports}),
+        )
 
 
 def memory_rows(reports: Sequence[ReportRow], started_at: float) -> np.ndarray:
     """Reports' memory as `MemoryPlot` rows: seconds since the run's start, then its lines' columns
     (`SERIES_COLUMNS`: allocated, reserved, peak, device used (NaN where unknown), capacity)."""
-    return np.array([_plot_row(r.at - started_at, r) for r in reports],
-                    dtype=np.float64).reshape(-1, 1 + len(SERIES_COLUMNS))
+    return np.array([_plot_row(r.at - started_at, r) for r in reports], dtype=np.float64).reshape(
+        -1, 1 + len(SERIES_COLUMNS)
+    )
 
 
 def sample_row(sample: MemorySample) -> tuple[float, ...]:

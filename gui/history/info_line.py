@@ -48,17 +48,24 @@ class HistoryInfo(QLabel):
             self.setText(f"<span style='color:{colour}'>{html.escape(text)}</span>")
             return
         if not self.link.path.exists():
-            self.setText(QCoreApplication.translate(
-                "HistoryPanel", "No runs recorded yet in {path}: runs started here or with `gpu-train-monitor run` "
-                "appear as they start.").format(path=self.link.path))
+            self.setText(
+                QCoreApplication.translate(
+                    "HistoryPanel",
+                    "No runs recorded yet in {path}: runs started here or with `gpu-train-monitor run` "
+                    "appear as they start.",
+                ).format(path=self.link.path)
+            )
             return
         self.setText(self._summary_line(total, shown, live, overlaid))
 
     def _summary_line(self, total: int, shown: int, live: int, overlaid: int) -> str:
         """'3 runs, 1 live, 2 overlaid on the plots — PATH': independent counts, each a text of its own."""
         if shown != total:
-            facts = [QCoreApplication.translate("HistoryPanel", "{shown} of {total} runs").format(
-                shown=integer(shown), total=integer(total))]
+            facts = [
+                QCoreApplication.translate("HistoryPanel", "{shown} of {total} runs").format(
+                    shown=integer(shown), total=integer(total)
+                )
+            ]
         elif total == 1:
             facts = [QCoreApplication.translate("HistoryPanel", "1 run")]
         else:
@@ -66,12 +73,17 @@ class HistoryInfo(QLabel):
         if live:
             facts.append(QCoreApplication.translate("HistoryPanel", "{live} live").format(live=integer(live)))
         if overlaid:
-            facts.append(QCoreApplication.translate("HistoryPanel", "{overlaid} overlaid on the plots").format(
-                overlaid=integer(overlaid)))
+            facts.append(
+                QCoreApplication.translate("HistoryPanel", "{overlaid} overlaid on the plots").format(
+                    overlaid=integer(overlaid)
+                )
+            )
         # the separator between two counts of the list (a comma in English)
         listed = QCoreApplication.translate("HistoryPanel", ", ").join(facts)
         if self.link.writable:
             return QCoreApplication.translate("HistoryPanel", "{counts} — {path}").format(
-                counts=listed, path=self.link.path)
+                counts=listed, path=self.link.path
+            )
         return QCoreApplication.translate("HistoryPanel", "{counts} — {path} (read-only)").format(
-            counts=listed, path=self.link.path)
+            counts=listed, path=self.link.path
+        )

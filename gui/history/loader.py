@@ -69,16 +69,20 @@ class RunLoader(QObject):
         try:
             store = link.store()
             if store is None:
-                raise StoreError(QCoreApplication.translate(
-                    "RunLoader", "the run store {path} is not there any more").format(path=self.path))
+                raise StoreError(
+                    QCoreApplication.translate("RunLoader", "the run store {path} is not there any more").format(
+                        path=self.path
+                    )
+                )
             self._connection = store.connection
             if cancelled():
                 raise StoreError(QCoreApplication.translate("RunLoader", "reading the run was cancelled"))
             run_id = self.feed.run_id
             try:
                 update = self.feed.poll(store)
-                return LoadedRun(update, SeriesArrays.of(update), store.started(run_id), store.config(run_id),
-                                 store.summary(run_id))
+                return LoadedRun(
+                    update, SeriesArrays.of(update), store.started(run_id), store.config(run_id), store.summary(run_id)
+                )
             except RunNotFound:
                 return None
         except UserError as exc:

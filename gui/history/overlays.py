@@ -30,8 +30,16 @@ from gui.qt.redraw import RedrawThrottle
 
 REDRAW_INTERVAL_MS = 200  # overlays change at most once per store poll: 5 redraws a second are plenty
 # colours no live line uses (the live loss is grey and blue; memory blue, orange, red, purple and grey)
-PALETTE = (palette.TAB_CYAN, palette.TAB_OLIVE, palette.TAB_PINK, palette.TAB_BROWN, palette.TAB_GREEN,
-           (230, 171, 2), (0, 128, 128), (120, 60, 20))
+PALETTE = (
+    palette.TAB_CYAN,
+    palette.TAB_OLIVE,
+    palette.TAB_PINK,
+    palette.TAB_BROWN,
+    palette.TAB_GREEN,
+    (230, 171, 2),
+    (0, 128, 128),
+    (120, 60, 20),
+)
 MIN_CAPACITY = 1024  # rows a new buffer holds before it first grows
 
 
@@ -90,21 +98,28 @@ class Overlays(QObject):
         used = {overlay.colour for overlay in self.overlays.values()}
         colour = next((c for c in PALETTE if c not in used), PALETTE[len(self.overlays) % len(PALETTE)])
         title = overlay_title(row)
-        loss_curve = pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine), name=title,
-                                     connect="finite")
+        loss_curve = pg.PlotDataItem(
+            pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine), name=title, connect="finite"
+        )
         loss_curve.setToolTip(self.tr("{title}: loss smoothed as the live EMA line").format(title=title))
         self.loss_plot.plot.getPlotItem().addItem(loss_curve)
-        memory_name = (self.tr("{title} allocated (peak dotted)") if has_allocator(row.device)
-                       else self.tr("{title} RSS (peak dotted)")).format(title=title)
+        memory_name = (
+            self.tr("{title} allocated (peak dotted)")
+            if has_allocator(row.device)
+            else self.tr("{title} RSS (peak dotted)")
+        ).format(title=title)
         memory_curves = (  # one legend entry a run: the plot's legend already lists five live lines
-            pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine),
-                            name=memory_name, connect="finite"),
-            pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DotLine), connect="finite"))
+            pg.PlotDataItem(
+                pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine), name=memory_name, connect="finite"
+            ),
+            pg.PlotDataItem(pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DotLine), connect="finite"),
+        )
         for curve in memory_curves:
             self.memory_plot.plot.getPlotItem().addItem(curve)
         capacity = max(row.total_steps, row.steps, MIN_CAPACITY)
-        overlay = Overlay(row.id, title, colour, PeakRingBuffer(capacity, 3), RingBuffer(MIN_CAPACITY, 3),
-                          loss_curve, memory_curves)
+        overlay = Overlay(
+            row.id, title, colour, PeakRingBuffer(capacity, 3), RingBuffer(MIN_CAPACITY, 3), loss_curve, memory_curves
+        )
         self.overlays[row.id] = overlay
         return overlay
 
@@ -164,8 +179,11 @@ class Overlays(QObject):
         if self._dirty_memory and is_shown(self.memory_plot.plot):
             self._dirty_memory = False
             for overlay in self.overlays.values():
-                set_curves(self.memory_plot.plot, overlay.memory_curves,
-                           *decimated_for(self.memory_plot.plot, overlay.memory, 1, 3))
+                set_curves(
+                    self.memory_plot.plot,
+                    overlay.memory_curves,
+                    *decimated_for(self.memory_plot.plot, overlay.memory, 1, 3),
+                )
             drew = True
         return drew
 

@@ -58,8 +58,9 @@ class HistoryPanel(QWidget):
     resume_requested = Signal(str)  # a checkpoint a run recorded, picked to resume from (`gui.history.checkpoints`)
     run_window_opened = Signal(object)  # a run's window just made (the main window keeps its texts in the language)
 
-    def __init__(self, store_path: Path | str, loss_plot: LossPlot, memory_plot: MemoryPlot,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, store_path: Path | str, loss_plot: LossPlot, memory_plot: MemoryPlot, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.link = StoreLink(store_path)
         self.model = RunHistoryModel(self)
@@ -94,12 +95,17 @@ class HistoryPanel(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
 
         self.open_action = QAction(self.tr("Open run…"), self)
-        self.open_action.setStatusTip(self.tr("Open the selected runs, each in a window of its own (a live run is "
-                                              "followed as it trains); with none selected, show the list of runs"))
+        self.open_action.setStatusTip(
+            self.tr(
+                "Open the selected runs, each in a window of its own (a live run is "
+                "followed as it trains); with none selected, show the list of runs"
+            )
+        )
         self.open_action.setToolTip(self.open_action.statusTip())
         self.open_action.triggered.connect(self.open_selected)
-        self.edits = RunEdits(self.link, self.selected_rows, self.overlays.loss_plot.smoothing.value,
-                              self._before_delete, self)
+        self.edits = RunEdits(
+            self.link, self.selected_rows, self.overlays.loss_plot.smoothing.value, self._before_delete, self
+        )
         self.edits.edited.connect(self._on_edited)
         self.edits.problem.connect(self.show_problem)
         self.edits.message.connect(self._on_message)
@@ -179,8 +185,12 @@ class HistoryPanel(QWidget):
         self.refresh()  # the list may be a while old: the tab was hidden
 
     def _update_info(self) -> None:
-        self.info.show_counts(len(self.model.rows), self.proxy.rowCount(), sum(row.live for row in self.model.rows),
-                              len(self.overlays.ids()))
+        self.info.show_counts(
+            len(self.model.rows),
+            self.proxy.rowCount(),
+            sum(row.live for row in self.model.rows),
+            len(self.overlays.ids()),
+        )
 
     # ---- selection -------------------------------------------------------------------------------
     def selected_ids(self) -> list[int]:

@@ -39,9 +39,11 @@ def described_title(row: RunRow) -> str:
         return row.name
     if row.label:
         return QCoreApplication.translate("run_row_text", "#{id} {model} on {device} ({label})").format(
-            id=row.id, model=row.model, device=row.device, label=row.label)
+            id=row.id, model=row.model, device=row.device, label=row.label
+        )
     return QCoreApplication.translate("run_row_text", "#{id} {model} on {device}").format(
-        id=row.id, model=row.model, device=row.device)
+        id=row.id, model=row.model, device=row.device
+    )
 
 
 def run_title(row: RunRow) -> str:

@@ -91,10 +91,12 @@ class StoredRunView(QWidget):
         self.poll_timer = QTimer(self)
         self.poll_timer.setInterval(POLL_INTERVAL_MS)
         self.poll_timer.timeout.connect(self.poll)
-        self.redraw = RedrawThrottle(REDRAW_INTERVAL_MS, (self.loss_plot.refresh, self.memory_plot.refresh,
-                                                          self.rate_view.refresh), self)
-        self.header.setText(self.tr("Reading run {run_id} from {path}…").format(run_id=run_id,
-                                                                                 path=html.escape(str(link.path))))
+        self.redraw = RedrawThrottle(
+            REDRAW_INTERVAL_MS, (self.loss_plot.refresh, self.memory_plot.refresh, self.rate_view.refresh), self
+        )
+        self.header.setText(
+            self.tr("Reading run {run_id} from {path}…").format(run_id=run_id, path=html.escape(str(link.path)))
+        )
         self.poll_timer.start()  # stopped once the run is read and has ended
         self.poll()
 
@@ -109,8 +111,9 @@ class StoredRunView(QWidget):
         self.log = LogPanel()
         self.ranks = RankDisplay(self.memory_plot, self.stats, self.breakdown_view)
         self.events = EventDisplay(self.loss_plot, self.memory_plot, self.breakdown_view, self.log)  # as live
-        self.log.setPlaceholderText(self.tr("The run's start, epochs, cache clears, out-of-memory events and log "
-                                            "lines."))
+        self.log.setPlaceholderText(
+            self.tr("The run's start, epochs, cache clears, out-of-memory events and log lines.")
+        )
         self.rate_view = RatePlot()
         self.rate_plot, self.rates = self.rate_view.plot, self.rate_view.data  # the widget; step, images/s
         self.config_text = QPlainTextEdit()
@@ -195,8 +198,9 @@ class StoredRunView(QWidget):
         self.poll_timer.setInterval(RETRY_INTERVAL_MS)  # tried again, less often
 
     def _gone(self) -> None:
-        self._show_problem(self.tr("run {run_id} is no longer in the store (it was deleted)").format(
-            run_id=self.run_id))
+        self._show_problem(
+            self.tr("run {run_id} is no longer in the store (it was deleted)").format(run_id=self.run_id)
+        )
         self.poll_timer.stop()
 
     def _begin(self, row: RunRow, started: Mapping[str, Any], config: Mapping[str, Any]) -> None:
@@ -242,8 +246,13 @@ class StoredRunView(QWidget):
         if update.reports:
             self.rate_view.extend(arrays.rates)
             last = update.reports[-1]
-            self.stats.update_progress(last.step, self._epoch, median_rate(self.rate_view.data.column(1)),
-                                       last.eta_s if self.following else None, last.total_steps)
+            self.stats.update_progress(
+                last.step,
+                self._epoch,
+                median_rate(self.rate_view.data.column(1)),
+                last.eta_s if self.following else None,
+                last.total_steps,
+            )
             self.stats.update_memory(last.allocated_bytes, last.peak_allocated_bytes)
         if update.rank_reports:
             self.ranks.show_speeds(last_speeds(update.rank_reports))
@@ -292,8 +301,9 @@ class StoredRunView(QWidget):
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
         self.header.setText(header_html(row, shown, colour, launched=self.controls is not None))
         self.control_row.show_for(row.live, paused)
-        self.setWindowTitle(self.tr("{title} ({state}) — GPU Training Monitor").format(title=run_title(row),
-                                                                                      state=shown))
+        self.setWindowTitle(
+            self.tr("{title} ({state}) — GPU Training Monitor").format(title=run_title(row), state=shown)
+        )
 
     def show_again(self) -> None:
         """The header, state, title and breakdown said again (after a language change)."""
@@ -322,4 +332,3 @@ class StoredRunView(QWidget):
         self.stop()
         self.closed.emit(self.run_id)
         event.accept()
-

@@ -29,14 +29,25 @@ def settings_text(row: RunRow) -> str:
     """'tiny-cnn on synthetic, batch 32, stream placement, cpu (the device's name)'."""
     if row.device_name:
         return QCoreApplication.translate(
-            "stored_run_text", "{model} on {dataset}, batch {batch_size}, {placement} placement, {devices} "
-            "({device_name})").format(model=row.model, dataset=choice_text("dataset", row.dataset),
-                                      batch_size=row.batch_size, placement=choice_text("placement", row.placement),
-                                      devices=devices_text(row), device_name=row.device_name)
+            "stored_run_text",
+            "{model} on {dataset}, batch {batch_size}, {placement} placement, {devices} ({device_name})",
+        ).format(
+            model=row.model,
+            dataset=choice_text("dataset", row.dataset),
+            batch_size=row.batch_size,
+            placement=choice_text("placement", row.placement),
+            devices=devices_text(row),
+            device_name=row.device_name,
+        )
     return QCoreApplication.translate(
-        "stored_run_text", "{model} on {dataset}, batch {batch_size}, {placement} placement, {devices}").format(
-        model=row.model, dataset=choice_text("dataset", row.dataset), batch_size=row.batch_size,
-        placement=choice_text("placement", row.placement), devices=devices_text(row))
+        "stored_run_text", "{model} on {dataset}, batch {batch_size}, {placement} placement, {devices}"
+    ).format(
+        model=row.model,
+        dataset=choice_text("dataset", row.dataset),
+        batch_size=row.batch_size,
+        placement=choice_text("placement", row.placement),
+        devices=devices_text(row),
+    )
 
 
 def where_text(row: RunRow, launched: bool = False) -> str:
@@ -45,28 +56,34 @@ def where_text(row: RunRow, launched: bool = False) -> str:
     started = date_time(row.started_at, seconds=True)
     if row.live and launched:
         return QCoreApplication.translate(
-            "stored_run_text", "started by this window as {count} processes: stop, pause or clear its cache here or "
-            "with the window's buttons; started {started}").format(count=row.world_size, started=started)
+            "stored_run_text",
+            "started by this window as {count} processes: stop, pause or clear its cache here or "
+            "with the window's buttons; started {started}",
+        ).format(count=row.world_size, started=started)
     if row.live and row.pid == os.getpid():
         return QCoreApplication.translate(
-            "stored_run_text", "this window's own run: control it with the window's Pause and Stop; started "
-            "{started}").format(started=started)
+            "stored_run_text", "this window's own run: control it with the window's Pause and Stop; started {started}"
+        ).format(started=started)
     if row.live:
         return QCoreApplication.translate(
-            "stored_run_text", "watching run {run_id} started by pid {pid} on {host}: read-only here, pause or stop "
-            "it where it runs (Ctrl+C in its terminal); started {started}").format(
-            run_id=row.id, pid=row.pid, host=row.host, started=started)
+            "stored_run_text",
+            "watching run {run_id} started by pid {pid} on {host}: read-only here, pause or stop "
+            "it where it runs (Ctrl+C in its terminal); started {started}",
+        ).format(run_id=row.id, pid=row.pid, host=row.host, started=started)
     end = row.finished_at if row.finished_at is not None else row.heartbeat_at
     return QCoreApplication.translate(
-        "stored_run_text", "started {started}, ran {duration}, recorded by pid {pid} on {host}").format(
-        started=started, duration=duration_text(end - row.started_at), pid=row.pid, host=row.host)
+        "stored_run_text", "started {started}, ran {duration}, recorded by pid {pid} on {host}"
+    ).format(started=started, duration=duration_text(end - row.started_at), pid=row.pid, host=row.host)
 
 
 def header_html(row: RunRow, shown: str, colour: str, launched: bool = False) -> str:
     """Title and status, the run's settings, and whether it is live and where it is controlled, else when it
     ran and by which process; its message and note."""
-    lines = [f"<b>{html.escape(run_title(row))}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
-             html.escape(settings_text(row)), html.escape(where_text(row, launched))]
+    lines = [
+        f"<b>{html.escape(run_title(row))}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
+        html.escape(settings_text(row)),
+        html.escape(where_text(row, launched)),
+    ]
     if not row.live and row.message:
         lines.append(f"<span style='color:{colour}'>{html.escape(core_text(row.message))}</span>")
     if row.note:
@@ -82,10 +99,12 @@ def end_line(row: RunRow, summary: Mapping[str, Any] | None) -> tuple[str, str]:
         text = core_text(event_text.run_finished(RunFinished(row.status, row.steps, row.message, False, run_summary)))
     elif row.message:
         text = QCoreApplication.translate("stored_run_text", "{status} at step {step}: {message}").format(
-            status=status_text(row.status), step=integer(row.steps), message=core_text(row.message))
+            status=status_text(row.status), step=integer(row.steps), message=core_text(row.message)
+        )
     else:
         text = QCoreApplication.translate("stored_run_text", "{status} at step {step}").format(
-            status=status_text(row.status), step=integer(row.steps))
+            status=status_text(row.status), step=integer(row.steps)
+        )
     status = Status.of(row.status)
     if status is not None and status.failed:
         return text, "error"

@@ -50,31 +50,63 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 # key, header, tooltip of the header (English: shown through the translator, context "run_history")
 COLUMNS = (
-    ("overlay", QT_TRANSLATE_NOOP("run_history", "Overlay"),
-     QT_TRANSLATE_NOOP("run_history", "Lay this run's loss and memory over the live plots")),
-    ("when", QT_TRANSLATE_NOOP("run_history", "When"),
-     QT_TRANSLATE_NOOP("run_history", "When the run started (local time)")),
+    (
+        "overlay",
+        QT_TRANSLATE_NOOP("run_history", "Overlay"),
+        QT_TRANSLATE_NOOP("run_history", "Lay this run's loss and memory over the live plots"),
+    ),
+    (
+        "when",
+        QT_TRANSLATE_NOOP("run_history", "When"),
+        QT_TRANSLATE_NOOP("run_history", "When the run started (local time)"),
+    ),
     ("run", QT_TRANSLATE_NOOP("run_history", "Run"), QT_TRANSLATE_NOOP("run_history", "The run's id and name")),
     ("model", QT_TRANSLATE_NOOP("run_history", "Model"), ""),
     ("dataset", QT_TRANSLATE_NOOP("run_history", "Dataset"), ""),
     ("device", QT_TRANSLATE_NOOP("run_history", "Device"), ""),
-    ("status", QT_TRANSLATE_NOOP("run_history", "Status"),
-     QT_TRANSLATE_NOOP("run_history", "live: training now (in this window or another process); else how it ended")),
-    ("steps", QT_TRANSLATE_NOOP("run_history", "Steps"),
-     QT_TRANSLATE_NOOP("run_history", "Steps trained (of the steps planned, when it did not train them all)")),
-    ("speed", QT_TRANSLATE_NOOP("run_history", "Images/s"),
-     QT_TRANSLATE_NOOP("run_history", "Median training images per second (the latest report's while live)")),
-    ("loss", QT_TRANSLATE_NOOP("run_history", "Final loss"),
-     QT_TRANSLATE_NOOP("run_history", "Mean loss of the last report")),
-    ("peak", QT_TRANSLATE_NOOP("run_history", "Peak memory"),
-     QT_TRANSLATE_NOOP("run_history", "Highest allocated memory (on the CPU: process RSS)")),
+    (
+        "status",
+        QT_TRANSLATE_NOOP("run_history", "Status"),
+        QT_TRANSLATE_NOOP("run_history", "live: training now (in this window or another process); else how it ended"),
+    ),
+    (
+        "steps",
+        QT_TRANSLATE_NOOP("run_history", "Steps"),
+        QT_TRANSLATE_NOOP("run_history", "Steps trained (of the steps planned, when it did not train them all)"),
+    ),
+    (
+        "speed",
+        QT_TRANSLATE_NOOP("run_history", "Images/s"),
+        QT_TRANSLATE_NOOP("run_history", "Median training images per second (the latest report's while live)"),
+    ),
+    (
+        "loss",
+        QT_TRANSLATE_NOOP("run_history", "Final loss"),
+        QT_TRANSLATE_NOOP("run_history", "Mean loss of the last report"),
+    ),
+    (
+        "peak",
+        QT_TRANSLATE_NOOP("run_history", "Peak memory"),
+        QT_TRANSLATE_NOOP("run_history", "Highest allocated memory (on the CPU: process RSS)"),
+    ),
     ("note", QT_TRANSLATE_NOOP("run_history", "Note"), ""),
 )
 KEYS = tuple(key for key, _, _ in COLUMNS)
 OVERLAY_COLUMN = KEYS.index("overlay")
 MISSING = -math.inf  # sorts a run with no figure (yet) below every figure
-WIDTHS = {"overlay": 56, "when": 128, "run": 100, "model": 80, "dataset": 72, "device": 56, "status": 96,
-          "steps": 64, "speed": 70, "loss": 74, "peak": 96}  # pixels; the note takes what is left
+WIDTHS = {
+    "overlay": 56,
+    "when": 128,
+    "run": 100,
+    "model": 80,
+    "dataset": 72,
+    "device": 56,
+    "status": 96,
+    "steps": 64,
+    "speed": 70,
+    "loss": 74,
+    "peak": 96,
+}  # pixels; the note takes what is left
 
 
 class RunHistoryModel(QAbstractTableModel):
@@ -231,8 +263,11 @@ class RunHistoryModel(QAbstractTableModel):
                 if row.note:
                     lines.append(self.tr("note: {note}").format(note=row.note))
                 if row.resumes:
-                    lines.append(self.tr("recorded by pid {pid} on {host}, resumed {resumes}x").format(
-                        pid=row.pid, host=row.host, resumes=row.resumes))
+                    lines.append(
+                        self.tr("recorded by pid {pid} on {host}, resumed {resumes}x").format(
+                            pid=row.pid, host=row.host, resumes=row.resumes
+                        )
+                    )
                 else:
                     lines.append(self.tr("recorded by pid {pid} on {host}").format(pid=row.pid, host=row.host))
                 return "\n".join(lines)
@@ -242,14 +277,16 @@ class RunHistoryModel(QAbstractTableModel):
                 if end is None:
                     return self.tr("started {time}").format(time=started)
                 return self.tr("started {time}, {duration} long").format(
-                    time=started, duration=duration_text(end - row.started_at))
+                    time=started, duration=duration_text(end - row.started_at)
+                )
             case "status":
                 return core_text(row.message) or None  # the store keeps text: shown as it was written
             case "device":
                 return row.device_name or None
             case "peak":
                 return self.tr("peak allocated {allocated}, peak reserved {reserved}").format(
-                    allocated=format_bytes(row.peak_allocated_bytes), reserved=format_bytes(row.peak_reserved_bytes))
+                    allocated=format_bytes(row.peak_allocated_bytes), reserved=format_bytes(row.peak_reserved_bytes)
+                )
             case "note":
                 return row.note or None
             case "overlay":

@@ -65,8 +65,11 @@ def locale_for(language: str, system: QLocale | None = None) -> QLocale:
     speaks = QLocale.Language.Chinese if language == CHINESE else QLocale.Language.English
     if system.language() == speaks:
         return system
-    return QLocale(QLocale.Language.Chinese, QLocale.Country.China) if language == CHINESE else \
-        QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
+    return (
+        QLocale(QLocale.Language.Chinese, QLocale.Country.China)
+        if language == CHINESE
+        else QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
+    )
 
 
 def translation_source(language: str) -> Path:
@@ -138,4 +141,3 @@ def switch(language: str, cache: Path | None = None, system: QLocale | None = No
     if previous is not None:
         previous.remove()
     return install(language, cache, system)
-

@@ -26,8 +26,11 @@ class LanguageMenu(QMenu):
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         system_name = i18n.NATIVE_NAMES[i18n.resolve(i18n.SYSTEM)]
-        labels = {i18n.SYSTEM: self.tr("System language ({language})").format(language=system_name),
-                  i18n.ENGLISH: i18n.NATIVE_NAMES[i18n.ENGLISH], i18n.CHINESE: i18n.NATIVE_NAMES[i18n.CHINESE]}
+        labels = {
+            i18n.SYSTEM: self.tr("System language ({language})").format(language=system_name),
+            i18n.ENGLISH: i18n.NATIVE_NAMES[i18n.ENGLISH],
+            i18n.CHINESE: i18n.NATIVE_NAMES[i18n.CHINESE],
+        }
         self.choice_actions: dict[str, QAction] = {}
         saved = i18n.saved_choice(settings)
         for choice in i18n.CHOICES:
@@ -35,8 +38,12 @@ class LanguageMenu(QMenu):
             action.setCheckable(True)
             action.setChecked(choice == saved)
             action.setData(choice)
-            action.setStatusTip(self.tr("Switch the window to this language now: lines already in the log stay "
-                                        "as they were written, new lines come in this language"))
+            action.setStatusTip(
+                self.tr(
+                    "Switch the window to this language now: lines already in the log stay "
+                    "as they were written, new lines come in this language"
+                )
+            )
             self.group.addAction(action)
             self.addAction(action)
             self.choice_actions[choice] = action
@@ -52,7 +59,11 @@ class LanguageMenu(QMenu):
             return
         installed = i18n.switch(language)
         if installed.problem:  # the catalogue did not load: the window stays English, and says why
-            self.notice = QMessageBox(QMessageBox.Icon.Warning, self.tr("Language"),
-                                      self.tr("The window stays in English: {problem}").format(problem=installed.problem),
-                                      QMessageBox.StandardButton.Ok, self.parentWidget())
+            self.notice = QMessageBox(
+                QMessageBox.Icon.Warning,
+                self.tr("Language"),
+                self.tr("The window stays in English: {problem}").format(problem=installed.problem),
+                QMessageBox.StandardButton.Ok,
+                self.parentWidget(),
+            )
             self.notice.open()

@@ -98,7 +98,7 @@ def _filled(template: str, values: dict[str, str]) -> str:
 def _pattern(text: str) -> re.Pattern[str]:
     parts, seen, position = [], set(), 0
     for field in FIELD.finditer(text):
-        parts.append(re.escape(text[position:field.start()]))
+        parts.append(re.escape(text[position : field.start()]))
         name = field[1]
         if name and name.isidentifier() and name not in seen:
             parts.append(f"(?P<{name}>.+?)")
@@ -170,8 +170,9 @@ def _say_widget_again(said: Catalogue, widget: QWidget) -> None:
             _again(said, widget.itemText(index), lambda text, index=index: widget.setItemText(index, text))
             tip = widget.itemData(index, Qt.ItemDataRole.ToolTipRole)
             if isinstance(tip, str):
-                _again(said, tip, lambda text, index=index: widget.setItemData(index, text,
-                                                                               Qt.ItemDataRole.ToolTipRole))
+                _again(
+                    said, tip, lambda text, index=index: widget.setItemData(index, text, Qt.ItemDataRole.ToolTipRole)
+                )
         blocker.unblock()
     elif isinstance(widget, QSpinBox | QDoubleSpinBox):
         _again(said, widget.specialValueText(), widget.setSpecialValueText)
@@ -190,8 +191,11 @@ def _say_widget_again(said: Catalogue, widget: QWidget) -> None:
         columns = model.columnCount()
         if isinstance(model, QStandardItemModel):
             for column in range(columns):
-                _again(said, str(model.headerData(column, Qt.Orientation.Horizontal) or ""),
-                       lambda text, column=column: model.setHeaderData(column, Qt.Orientation.Horizontal, text))
+                _again(
+                    said,
+                    str(model.headerData(column, Qt.Orientation.Horizontal) or ""),
+                    lambda text, column=column: model.setHeaderData(column, Qt.Orientation.Horizontal, text),
+                )
         elif columns:  # a model that says its headers when asked: ask again
             model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, columns - 1)
     for plot in _plots(widget):

@@ -38,8 +38,9 @@ def source_root() -> Path:
 def source_files(root: Path | None = None) -> list[Path]:
     """Every Python file whose texts can reach the window, in a stable order."""
     root = root or source_root()
-    return sorted(p for package in ("gui", "core") for p in (root / package).rglob("*.py")
-                  if "__pycache__" not in p.parts)
+    return sorted(
+        p for package in ("gui", "core") for p in (root / package).rglob("*.py") if "__pycache__" not in p.parts
+    )
 
 
 def qt_tool(name: str) -> Path:
@@ -63,8 +64,16 @@ def lupdate(ts_path: Path, root: Path | None = None, keep_obsolete: bool = False
     with tempfile.NamedTemporaryFile("w", suffix=".lst", delete=False, encoding="utf-8") as listing:
         listing.write("\n".join(files))  # a list file: the command line stays short on every OS
     try:
-        args = [str(qt_tool("lupdate")), "-tr-function-alias", LUPDATE_ALIASES, "-locations", "none",
-                f"@{listing.name}", "-ts", str(ts_path)]
+        args = [
+            str(qt_tool("lupdate")),
+            "-tr-function-alias",
+            LUPDATE_ALIASES,
+            "-locations",
+            "none",
+            f"@{listing.name}",
+            "-ts",
+            str(ts_path),
+        ]
         if not keep_obsolete:
             args.insert(1, "-no-obsolete")
         return _run(args, root).stdout

@@ -54,10 +54,14 @@ def last_error_line(text: str) -> str:
     lines = [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
     for line in reversed(lines):
         if line.startswith(f"{PROG}: error: "):
-            return line[len(f"{PROG}: error: "):]
+            return line[len(f"{PROG}: error: ") :]
     for line in reversed(lines):
-        if set(line) <= set("=-_* ") or line.startswith(("File \"", "Traceback", "^")) or "it/s]" in line \
-                or "step/s]" in line:
+        if (
+            set(line) <= set("=-_* ")
+            or line.startswith(('File "', "Traceback", "^"))
+            or "it/s]" in line
+            or "step/s]" in line
+        ):
             continue
         return line
     return ""

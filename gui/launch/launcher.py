@@ -97,11 +97,20 @@ class RankLauncher(QObject):
         (self.folder / "command.txt").write_text(" ".join(args) + "\n", encoding="utf-8")
         try:
             with open(self.log_path, "wb") as log:
-                self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                                env=child_environment(run_uid), start_new_session=True)
+                self.process = subprocess.Popen(
+                    args,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env=child_environment(run_uid),
+                    start_new_session=True,
+                )
         except OSError as exc:
-            raise UserError(self.tr("could not start {count} processes: {reason}").format(
-                count=config.nproc, reason=exc.strerror or exc)) from None
+            raise UserError(
+                self.tr("could not start {count} processes: {reason}").format(
+                    count=config.nproc, reason=exc.strerror or exc
+                )
+            ) from None
         self.nproc, self.run_id, self._row, self._event_seq, self._paused = config.nproc, None, None, 0, False
         self.run_uid = run_uid
         self.launched_at, self.found_after_s = time.time(), None
@@ -136,8 +145,12 @@ class RankLauncher(QObject):
         self._collect()
         exited = self._child_exited()
         self._read_store()
-        if self._stop_requested_at is not None and self.run_id is None and not self._group_interrupted \
-                and time.monotonic() - self._stop_requested_at > SETUP_STOP_GRACE_S:
+        if (
+            self._stop_requested_at is not None
+            and self.run_id is None
+            and not self._group_interrupted
+            and time.monotonic() - self._stop_requested_at > SETUP_STOP_GRACE_S
+        ):
             self._interrupt_group()  # the run never got recorded: stop it the way Ctrl+C in a terminal would
         if exited:
             self._finish()
@@ -348,4 +361,3 @@ def kill_all() -> None:
 
 
 atexit.register(kill_all)
-

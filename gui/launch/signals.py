@@ -33,13 +33,17 @@ def cannot_signal(control: Control, problem: str, run_id: int | None = None) -> 
     language."""
     translate = QCoreApplication.translate
     if run_id is None:
-        template = {Control.STOP: translate("run_signals", "cannot stop the run: {problem}"),
-                    Control.PAUSE: translate("run_signals", "cannot pause or resume the run: {problem}"),
-                    Control.CLEAR_CACHE: translate("run_signals", "cannot clear the cache of the run: {problem}")}
+        template = {
+            Control.STOP: translate("run_signals", "cannot stop the run: {problem}"),
+            Control.PAUSE: translate("run_signals", "cannot pause or resume the run: {problem}"),
+            Control.CLEAR_CACHE: translate("run_signals", "cannot clear the cache of the run: {problem}"),
+        }
     else:
-        template = {Control.STOP: translate("run_signals", "cannot stop run {run_id}: {problem}"),
-                    Control.PAUSE: translate("run_signals", "cannot pause or resume run {run_id}: {problem}"),
-                    Control.CLEAR_CACHE: translate("run_signals", "cannot clear the cache of run {run_id}: {problem}")}
+        template = {
+            Control.STOP: translate("run_signals", "cannot stop run {run_id}: {problem}"),
+            Control.PAUSE: translate("run_signals", "cannot pause or resume run {run_id}: {problem}"),
+            Control.CLEAR_CACHE: translate("run_signals", "cannot clear the cache of run {run_id}: {problem}"),
+        }
     return CannotSignal(template[control].format(run_id=run_id, problem=problem))
 
 
@@ -50,12 +54,16 @@ def control_signal(control: Control) -> int:
     if number is None:
         translate = QCoreApplication.translate
         template = {
-            Control.STOP: translate("run_signals", "cannot stop a run in another process here: this system has no "
-                                                   "{signal}"),
-            Control.PAUSE: translate("run_signals", "cannot pause or resume a run in another process here: this "
-                                                    "system has no {signal}"),
-            Control.CLEAR_CACHE: translate("run_signals", "cannot clear the cache of a run in another process "
-                                                          "here: this system has no {signal}")}
+            Control.STOP: translate(
+                "run_signals", "cannot stop a run in another process here: this system has no {signal}"
+            ),
+            Control.PAUSE: translate(
+                "run_signals", "cannot pause or resume a run in another process here: this system has no {signal}"
+            ),
+            Control.CLEAR_CACHE: translate(
+                "run_signals", "cannot clear the cache of a run in another process here: this system has no {signal}"
+            ),
+        }
         raise CannotSignal(template[control].format(signal=CONTROL_SIGNALS[control]))
     return number
 
@@ -66,17 +74,20 @@ def signal_problem(row: RunRow, ours: Callable[[], Collection[int]] | None = Non
     pass."""
     if row.host != socket.gethostname():
         return QCoreApplication.translate("run_signals", "run {run_id} trains on {host}, not on this machine").format(
-            run_id=row.id, host=row.host)
+            run_id=row.id, host=row.host
+        )
     if row.status != "running":
         return QCoreApplication.translate("run_signals", "run {run_id} has ended ({status})").format(
-            run_id=row.id, status=status_text(row.status))
+            run_id=row.id, status=status_text(row.status)
+        )
     if not row.live:
         return QCoreApplication.translate("run_signals", "run {run_id}'s process {pid} is gone").format(
-            run_id=row.id, pid=row.pid)
+            run_id=row.id, pid=row.pid
+        )
     if ours is not None and row.pid not in ours():
         return QCoreApplication.translate(
-            "run_signals", "run {run_id}'s process {pid} was not started by this window").format(
-            run_id=row.id, pid=row.pid)
+            "run_signals", "run {run_id}'s process {pid} was not started by this window"
+        ).format(run_id=row.id, pid=row.pid)
     return None
 
 

@@ -30,8 +30,9 @@ class LaunchEnd:
     missing: bool = False  # recorded as `run_id`, then not found in the store (deleted, or the store replaced)
 
 
-def launch_end(row: RunRow | None, run_id: int | None, code: int, killed: int, stop_requested: bool,
-               log_text: Callable[[], str]) -> LaunchEnd:
+def launch_end(
+    row: RunRow | None, run_id: int | None, code: int, killed: int, stop_requested: bool, log_text: Callable[[], str]
+) -> LaunchEnd:
     """The end of a child that exited with `code`, its run's last row `row` (None when never recorded or not
     read), `killed` leftover processes killed after it, whether Stop (or a close) was asked, and its output
     (read only when needed: a long run's log is long)."""
@@ -42,9 +43,16 @@ def launch_end(row: RunRow | None, run_id: int | None, code: int, killed: int, s
         message = error_line(log_text()) if code else translate("launch_end", "it ended before its run was recorded")
         return LaunchEnd("failed", message, run_id, code)
     if row.status == "running":  # killed before it could finish its row
-        return LaunchEnd("failed", translate(
-            "launch_end", "its processes were killed (exit code {code}) before the run finished; steps up to the "
-                          "last report are kept").format(code=code), row.id, code)
+        return LaunchEnd(
+            "failed",
+            translate(
+                "launch_end",
+                "its processes were killed (exit code {code}) before the run finished; steps up to the "
+                "last report are kept",
+            ).format(code=code),
+            row.id,
+            code,
+        )
     message = row.message or ("" if code == 0 else error_line(log_text()))
     return LaunchEnd(row.status, with_leftovers(message, killed), row.id, code)
 
@@ -52,7 +60,8 @@ def launch_end(row: RunRow | None, run_id: int | None, code: int, killed: int, s
 def error_line(output: str) -> str:
     """The child's last error line, or a sentence saying it left none."""
     return last_error_line(output) or QCoreApplication.translate(
-        "launch_end", "it ended before recording anything, without a message")
+        "launch_end", "it ended before recording anything, without a message"
+    )
 
 
 def with_leftovers(message: str, killed: int) -> str:
@@ -64,7 +73,8 @@ def with_leftovers(message: str, killed: int) -> str:
         if killed == 1:
             return translate("launch_end", "{message}; 1 leftover process killed").format(message=message)
         return translate("launch_end", "{message}; {count} leftover processes killed").format(
-            message=message, count=killed)
+            message=message, count=killed
+        )
     if killed == 1:
         return translate("launch_end", "1 leftover process killed")
     return translate("launch_end", "{count} leftover processes killed").format(count=killed)
@@ -75,22 +85,29 @@ def starting_text(nproc: int, gpus: bool, batch_size: int, output: Path | None) 
     values = dict(count=nproc, batch_size=batch_size, share=batch_size // nproc, path=output)
     if gpus:
         return QCoreApplication.translate(
-            "launch_text", "starting {count} GPUs, data-parallel (batch {batch_size} split {share} per process); "
-                           "their output: {path}").format(**values)
+            "launch_text",
+            "starting {count} GPUs, data-parallel (batch {batch_size} split {share} per process); their output: {path}",
+        ).format(**values)
     return QCoreApplication.translate(
-        "launch_text", "starting {count} CPU processes, data-parallel (batch {batch_size} split {share} per "
-                       "process); their output: {path}").format(**values)
+        "launch_text",
+        "starting {count} CPU processes, data-parallel (batch {batch_size} split {share} per "
+        "process); their output: {path}",
+    ).format(**values)
 
 
 def recording_text(run_id: int, after_s: float | None) -> str:
     """Rank 0 has recorded the run (`after_s` seconds after Start, when known)."""
     if after_s is None:
         return QCoreApplication.translate(
-            "launch_text", "recording as run {run_id}; followed live in its own window (Runs tab). Stop, Pause and "
-                           "Clear cache act on it").format(run_id=run_id)
+            "launch_text",
+            "recording as run {run_id}; followed live in its own window (Runs tab). Stop, Pause and "
+            "Clear cache act on it",
+        ).format(run_id=run_id)
     return QCoreApplication.translate(
-        "launch_text", "recording as run {run_id} ({seconds} s after Start); followed live in its own window (Runs "
-                       "tab). Stop, Pause and Clear cache act on it").format(run_id=run_id, seconds=number(after_s, 1))
+        "launch_text",
+        "recording as run {run_id} ({seconds} s after Start); followed live in its own window (Runs "
+        "tab). Stop, Pause and Clear cache act on it",
+    ).format(run_id=run_id, seconds=number(after_s, 1))
 
 
 def paused_text(run_id: int | None, paused: bool) -> str:
@@ -106,24 +123,30 @@ def end_text(end: LaunchEnd, nproc: int, gpus: bool) -> str:
     if end.run_id is None and end.status == "stopped":
         if gpus:
             return QCoreApplication.translate(
-                "launch_text", "the {count} GPUs were stopped before training started").format(count=count)
+                "launch_text", "the {count} GPUs were stopped before training started"
+            ).format(count=count)
         return QCoreApplication.translate(
-            "launch_text", "the {count} CPU processes were stopped before training started").format(count=count)
+            "launch_text", "the {count} CPU processes were stopped before training started"
+        ).format(count=count)
     if end.run_id is None:
         if gpus:
             return QCoreApplication.translate("launch_text", "the {count} GPUs could not start: {reason}").format(
-                count=count, reason=end.message)
+                count=count, reason=end.message
+            )
         return QCoreApplication.translate("launch_text", "the {count} CPU processes could not start: {reason}").format(
-            count=count, reason=end.message)
+            count=count, reason=end.message
+        )
     if end.missing:
         return QCoreApplication.translate(
-            "launch_text", "run {run_id} is no longer in the run store (deleted while it trained, or the store was "
-                           "replaced); its processes have ended (exit code {code})").format(
-            run_id=end.run_id, code=end.exit_code)
+            "launch_text",
+            "run {run_id} is no longer in the run store (deleted while it trained, or the store was "
+            "replaced); its processes have ended (exit code {code})",
+        ).format(run_id=end.run_id, code=end.exit_code)
     status = status_text(end.status)
     if end.message:
         return QCoreApplication.translate("launch_text", "run {run_id} {status}: {message}").format(
-            run_id=end.run_id, status=status, message=end.message)
+            run_id=end.run_id, status=status, message=end.message
+        )
     return QCoreApplication.translate("launch_text", "run {run_id} {status}").format(run_id=end.run_id, status=status)
 
 

@@ -24,8 +24,14 @@ class DeviceWatch(QObject):
     """Watches the form's device once torch has loaded (`start`); `on_probe` hears of each new probe (None
     when the form names no usable device), for the other views that measure the same device."""
 
-    def __init__(self, form: SettingsForm, view: RunView, controller: RunController,
-                 on_probe: Callable[[Any], None], parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        form: SettingsForm,
+        view: RunView,
+        controller: RunController,
+        on_probe: Callable[[Any], None],
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.form, self.view, self.controller, self._on_probe = form, view, controller, on_probe
         self.probe: Any = None  # core.memory.probe.MemoryProbe for the selected device, once torch has loaded

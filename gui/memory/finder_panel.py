@@ -49,9 +49,13 @@ class FinderPanel(QWidget):
         self.capacity.setRange(0.0, 100_000.0)
         self.capacity.setSpecialValueText(self.tr("device's"))
         self.capacity.setSuffix(" GB")
-        self.capacity.setToolTip(self.tr("Memory to plan for. Leave at \"device's\" to use the selected device's; "
-                                         "set it to plan for a GPU you do not have (e.g. 24 GB). On the CPU the "
-                                         "default is the memory available now."))
+        self.capacity.setToolTip(
+            self.tr(
+                "Memory to plan for. Leave at \"device's\" to use the selected device's; "
+                "set it to plan for a GPU you do not have (e.g. 24 GB). On the CPU the "
+                "default is the memory available now."
+            )
+        )
         self.margin = QDoubleSpinBox()
         self.margin.setDecimals(2)
         self.margin.setRange(0.0, 0.9)
@@ -63,8 +67,12 @@ class FinderPanel(QWidget):
         self.start_batch.setValue(1)
         self.start_batch.setToolTip(self.tr("First batch size tried; the search doubles from here"))
         self.find_button = QPushButton(self.tr("Find batch size"))
-        self.find_button.setToolTip(self.tr("Run a few real training steps per candidate batch size (doubling, then "
-                                            "binary search) with the settings on the left"))
+        self.find_button.setToolTip(
+            self.tr(
+                "Run a few real training steps per candidate batch size (doubling, then "
+                "binary search) with the settings on the left"
+            )
+        )
         self.find_button.clicked.connect(self._on_find)
         self.stop_button = QPushButton(self.tr("Stop search"))
         self.stop_button.setEnabled(False)
@@ -74,15 +82,19 @@ class FinderPanel(QWidget):
         self.use_button.clicked.connect(self._on_use)
 
         controls = QHBoxLayout()
-        for label, widget in ((self.tr("Capacity"), self.capacity), (self.tr("Margin"), self.margin),
-                              (self.tr("Start at"), self.start_batch)):
+        for label, widget in (
+            (self.tr("Capacity"), self.capacity),
+            (self.tr("Margin"), self.margin),
+            (self.tr("Start at"), self.start_batch),
+        ):
             controls.addWidget(QLabel(label))
             controls.addWidget(widget)
         controls.addWidget(self.find_button)
         controls.addWidget(self.stop_button)
         controls.addStretch(1)
-        self.result_label = QLabel(self.tr("Finds the largest batch whose training peak stays under "
-                                           "capacity × (1 − margin)."))
+        self.result_label = QLabel(
+            self.tr("Finds the largest batch whose training peak stays under capacity × (1 − margin).")
+        )
         self.result_label.setWordWrap(True)
 
         self.plot = pg.PlotWidget()
@@ -93,12 +105,16 @@ class FinderPanel(QWidget):
         legend_above(item, 3)  # a row above the trials, never cut off by the plot's edge nor over a point
         self.plot.setMinimumHeight(125)  # room for the axis title "peak memory" whole (the window fits a 768 px screen)
         self.fit_scatter = item.plot(pen=None, symbol="o", symbolBrush=(44, 160, 44), name=self.tr("fits"))
-        self.fail_scatter = item.plot(pen=None, symbol="x", symbolBrush=(214, 39, 40), symbolPen=(214, 39, 40),
-                                      name=self.tr("too big"))
+        self.fail_scatter = item.plot(
+            pen=None, symbol="x", symbolBrush=(214, 39, 40), symbolPen=(214, 39, 40), name=self.tr("too big")
+        )
         self.fit_line = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name=self.tr("fit"))
-        self.limit_line = pg.InfiniteLine(angle=0, pen=pg.mkPen((200, 0, 0), width=1, style=Qt.PenStyle.DashLine),
-                                          label=self.tr("limit"),
-                                          labelOpts={"position": 0.01, "anchors": [(0, 1), (0, 1)]})  # text inside
+        self.limit_line = pg.InfiniteLine(
+            angle=0,
+            pen=pg.mkPen((200, 0, 0), width=1, style=Qt.PenStyle.DashLine),
+            label=self.tr("limit"),
+            labelOpts={"position": 0.01, "anchors": [(0, 1), (0, 1)]},
+        )  # text inside
         self.limit_line.hide()
         item.addItem(self.limit_line)
 
@@ -137,8 +153,9 @@ class FinderPanel(QWidget):
 
         def search(progress: Any, cancelled: Any) -> Any:
             try:
-                return find_batch_size(config, capacity=capacity, margin=margin, start=start, on_trial=progress,
-                                       should_stop=cancelled)
+                return find_batch_size(
+                    config, capacity=capacity, margin=margin, start=start, on_trial=progress, should_stop=cancelled
+                )
             except UserError as exc:  # the task passes on its English text; the panel shows it translated
                 failure.append(exc)
                 raise
@@ -147,12 +164,15 @@ class FinderPanel(QWidget):
         self.find_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.use_button.setEnabled(False)
-        self.result_label.setText(self.tr("Searching with {model} on {device}…").format(model=config.model,
-                                                                                      device=config.device))
+        self.result_label.setText(
+            self.tr("Searching with {model} on {device}…").format(model=config.model, device=config.device)
+        )
         self.task.start(search)
         # after start: the window re-enables Find on this signal unless a search is running
-        self.log.emit(self.tr("batch-size search started: {model} on {device}").format(model=config.model,
-                                                                                       device=config.device), "info")
+        self.log.emit(
+            self.tr("batch-size search started: {model} on {device}").format(model=config.model, device=config.device),
+            "info",
+        )
 
     @Slot(object)
     def _on_trial(self, trial: Any) -> None:
@@ -175,19 +195,26 @@ class FinderPanel(QWidget):
         self.result = result
         self.trials = list(result.trials)
         batch = integer(result.batch_size)
-        self.result_label.setText(self.tr(
-            "Largest batch that fits: {batch} (predicted peak {peak} of {limit} allowed; {fixed} fixed + "
-            "{per_sample} per sample)").format(
-            batch=batch, peak=format_bytes(result.predicted_peak(result.batch_size)),
-            limit=format_bytes(result.limit_bytes), fixed=format_bytes(result.fixed_bytes),
-            per_sample=format_bytes(result.bytes_per_sample)))
+        self.result_label.setText(
+            self.tr(
+                "Largest batch that fits: {batch} (predicted peak {peak} of {limit} allowed; {fixed} fixed + "
+                "{per_sample} per sample)"
+            ).format(
+                batch=batch,
+                peak=format_bytes(result.predicted_peak(result.batch_size)),
+                limit=format_bytes(result.limit_bytes),
+                fixed=format_bytes(result.fixed_bytes),
+                per_sample=format_bytes(result.bytes_per_sample),
+            )
+        )
         self.use_button.setText(self.tr("Use batch size {batch}").format(batch=batch))
         self.use_button.setEnabled(True)
         if len(result.trials) == 1:
             logged = self.tr("batch-size search: {batch} fits (1 trial)").format(batch=batch)
         else:
             logged = self.tr("batch-size search: {batch} fits ({trials} trials)").format(
-                batch=batch, trials=integer(len(result.trials)))
+                batch=batch, trials=integer(len(result.trials))
+            )
         self.log.emit(logged, "info")
         self._redraw()
 
@@ -210,8 +237,14 @@ class FinderPanel(QWidget):
 
     def _redraw(self) -> None:
         fits = [(t.batch_size, t.peak_bytes) for t in self.trials if t.fits and t.peak_bytes is not None]
-        fails = [(t.batch_size, t.peak_bytes if t.peak_bytes is not None else (self.result.limit_bytes
-                  if self.result else 0)) for t in self.trials if not t.fits]
+        fails = [
+            (
+                t.batch_size,
+                t.peak_bytes if t.peak_bytes is not None else (self.result.limit_bytes if self.result else 0),
+            )
+            for t in self.trials
+            if not t.fits
+        ]
         self.fit_scatter.setData(*zip(*fits)) if fits else self.fit_scatter.setData([], [])
         self.fail_scatter.setData(*zip(*fails)) if fails else self.fail_scatter.setData([], [])
         if self.result is not None and self.trials:

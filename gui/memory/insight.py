@@ -35,8 +35,15 @@ class MemoryInsight(QObject):
     controls_changed = Signal()  # a search started, ended or logged: which buttons are enabled changed
     start_requested = Signal()  # Retry with a smaller batch: the form already holds the new batch size
 
-    def __init__(self, form: SettingsForm, log: LogPanel, controller: RunController, tabs: QTabWidget,
-                 latest_sample: Callable[[], Any], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        form: SettingsForm,
+        log: LogPanel,
+        controller: RunController,
+        tabs: QTabWidget,
+        latest_sample: Callable[[], Any],
+        parent: QWidget | None = None,
+    ) -> None:
         """`latest_sample`: the MemorySample the window showed last (PyTorch's side of the NVML gap)."""
         super().__init__(parent)
         self.form, self.log, self.controller, self.tabs = form, log, controller, tabs
@@ -90,13 +97,16 @@ class MemoryInsight(QObject):
         self.record_history.setEnabled(cuda and not running)
         self.record_history.setToolTip(
             self.tr("Record every allocation (bounded history) so a snapshot can be saved for pytorch.org/memory_viz")
-            if cuda else self.tr("Memory history is recorded by the CUDA caching allocator: pick a CUDA device"))
+            if cuda
+            else self.tr("Memory history is recorded by the CUDA caching allocator: pick a CUDA device")
+        )
         recording = running and self.controller.recording_history
         self.save_snapshot_button.setEnabled(recording)
         self.save_snapshot_button.setToolTip(
             self.tr("Save the memory history of this run as a snapshot (opens in pytorch.org/memory_viz)")
-            if recording else
-            self.tr("Start a run with \"Record memory history\" ticked (CUDA only) to save a snapshot"))
+            if recording
+            else self.tr('Start a run with "Record memory history" ticked (CUDA only) to save a snapshot')
+        )
         self.finder_panel.find_button.setEnabled(torch_loaded and not running and not self.searching)
 
     # ---- out of memory -----------------------------------------------------------------------------
@@ -112,8 +122,11 @@ class MemoryInsight(QObject):
         """The run's thread is gone, so Retry can start another: show the choices now."""
         if self._offer is not None:
             offer, self._offer = self._offer, None
-            self.oom_banner.offer(offer.batch_size, core_text(event_text.out_of_memory_headline(offer)),
-                                  core_text(event_text.out_of_memory(offer)))
+            self.oom_banner.offer(
+                offer.batch_size,
+                core_text(event_text.out_of_memory_headline(offer)),
+                core_text(event_text.out_of_memory(offer)),
+            )
 
     @Slot(int)
     def _on_retry_smaller(self, batch_size: int) -> None:
@@ -149,9 +162,12 @@ class MemoryInsight(QObject):
     @Slot()
     def _on_save_snapshot(self) -> None:
         parent = self.parent()
-        path, _ = file_dialogs.get_save_file_name(parent if isinstance(parent, QWidget) else None,
-                                              self.tr("Save memory snapshot"), "memory_snapshot.pickle",
-                                              self.tr("PyTorch memory snapshot (*.pickle)"))
+        path, _ = file_dialogs.get_save_file_name(
+            parent if isinstance(parent, QWidget) else None,
+            self.tr("Save memory snapshot"),
+            "memory_snapshot.pickle",
+            self.tr("PyTorch memory snapshot (*.pickle)"),
+        )
         if not path:
             return
         from core.base.errors import UserError
@@ -175,14 +191,20 @@ class MemoryInsight(QObject):
         device = self.probe.device
         if device.type != "cuda":
             self.nvml_panel.show_unavailable(
-                self.tr("The selected device is {kind}: NVML reports on NVIDIA GPUs only.").format(kind=device.type))
+                self.tr("The selected device is {kind}: NVML reports on NVIDIA GPUs only.").format(kind=device.type)
+            )
             return
         from core.device import nvml
+
         status = nvml.status(device.index or 0)
         if status is None:
-            self.nvml_panel.show_unavailable(self.tr("NVML is not available (no NVIDIA driver or library found): "
-                                                     "device-wide readings cannot be shown. PyTorch's own counters "
-                                                     "still work."))
+            self.nvml_panel.show_unavailable(
+                self.tr(
+                    "NVML is not available (no NVIDIA driver or library found): "
+                    "device-wide readings cannot be shown. PyTorch's own counters "
+                    "still work."
+                )
+            )
             return
         sample = self.latest_sample()
         reserved = sample.reserved_bytes if sample is not None else None

@@ -27,9 +27,13 @@ class NvmlPanel(QWidget):
         layout.addWidget(self.summary)
         self.gap = QLabel()
         self.gap.setWordWrap(True)
-        self.gap.setToolTip(self.tr("nvidia-smi counts every byte on the GPU; PyTorch counts only what its caching "
-                                    "allocator reserved. The difference is the CUDA context (kernels, cuBLAS/cuDNN "
-                                    "handles) and other processes."))
+        self.gap.setToolTip(
+            self.tr(
+                "nvidia-smi counts every byte on the GPU; PyTorch counts only what its caching "
+                "allocator reserved. The difference is the CUDA context (kernels, cuBLAS/cuDNN "
+                "handles) and other processes."
+            )
+        )
         layout.addWidget(self.gap)
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels([self.tr("pid"), self.tr("process"), self.tr("GPU memory")])
@@ -45,26 +49,40 @@ class NvmlPanel(QWidget):
     def show_status(self, status: Any, reserved_bytes: int | None) -> None:
         """`status`: core.device.nvml.GpuStatus; `reserved_bytes`: PyTorch's reserved on that device, if known."""
         # readings listed one after another (each its own text), not a sentence glued from pieces
-        parts = [self.tr("Device used {used} of {total}").format(used=format_bytes(status.used_bytes),
-                                                                 total=format_bytes(status.total_bytes))]
+        parts = [
+            self.tr("Device used {used} of {total}").format(
+                used=format_bytes(status.used_bytes), total=format_bytes(status.total_bytes)
+            )
+        ]
         if status.utilization_percent is not None:
             parts.append(self.tr("utilization {percent}%").format(percent=integer(status.utilization_percent)))
         if status.temperature_c is not None:
             parts.append(f"{integer(status.temperature_c)} °C")
         if status.power_w is not None:
-            parts.append(f"{number(status.power_w, 0)} W / {number(status.power_limit_w, 0)} W" if status.power_limit_w
-                         else f"{number(status.power_w, 0)} W")
+            parts.append(
+                f"{number(status.power_w, 0)} W / {number(status.power_limit_w, 0)} W"
+                if status.power_limit_w
+                else f"{number(status.power_w, 0)} W"
+            )
         self.summary.setText(self.tr(", ", "between the readings of the NVML summary").join(parts))
         own = next((p for p in status.processes if p.pid == os.getpid()), None)
         others = sum(p.used_bytes or 0 for p in status.processes if p.pid != os.getpid())
         if reserved_bytes is not None:
             gap = status.used_bytes - reserved_bytes
-            lines = [self.tr("PyTorch reserved {reserved}; the device shows {more} more.").format(
-                reserved=format_bytes(reserved_bytes), more=format_bytes(max(gap, 0)))]
+            lines = [
+                self.tr("PyTorch reserved {reserved}; the device shows {more} more.").format(
+                    reserved=format_bytes(reserved_bytes), more=format_bytes(max(gap, 0))
+                )
+            ]
             if own is not None and own.used_bytes is not None:
-                lines.append(self.tr("This process: {used}, of which {context} is the CUDA context and libraries "
-                                     "(not in PyTorch's counters).").format(
-                    used=format_bytes(own.used_bytes), context=format_bytes(max(own.used_bytes - reserved_bytes, 0))))
+                lines.append(
+                    self.tr(
+                        "This process: {used}, of which {context} is the CUDA context and libraries "
+                        "(not in PyTorch's counters)."
+                    ).format(
+                        used=format_bytes(own.used_bytes), context=format_bytes(max(own.used_bytes - reserved_bytes, 0))
+                    )
+                )
             lines.append(self.tr("Other processes: {used}.").format(used=format_bytes(others)))
             self.gap.setText(" ".join(lines))
         self.table.setRowCount(len(status.processes))

@@ -20,8 +20,9 @@ class OomBanner(QFrame):
         super().__init__(parent)
         self.setObjectName("oomBanner")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet(f"#oomBanner {{ background: {palette.ERROR_BACKGROUND}; "
-                           f"border: 1px solid {palette.ERROR}; }}")
+        self.setStyleSheet(
+            f"#oomBanner {{ background: {palette.ERROR_BACKGROUND}; border: 1px solid {palette.ERROR}; }}"
+        )
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.retry_button = QPushButton()
@@ -46,8 +47,9 @@ class OomBanner(QFrame):
         it helps either way); `headline`: 'Out of memory during ...'; `message`: the details (both already in
         the user's language)."""
         self._smaller = max(batch_size // 2, 1)
-        self.message.setText(self.tr("<b>{headline}.</b> {message}").format(headline=html.escape(headline),
-                                                                             message=html.escape(message)))
+        self.message.setText(
+            self.tr("<b>{headline}.</b> {message}").format(headline=html.escape(headline), message=html.escape(message))
+        )
         self.retry_button.setText(self.tr("Retry with batch {size}").format(size=integer(self._smaller)))
         self.retry_button.setEnabled(batch_size > 1)
         self.show()

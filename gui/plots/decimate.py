@@ -45,15 +45,15 @@ def peak_decimate_many(x: np.ndarray, ys: np.ndarray, buckets: int) -> tuple[np.
     with np.errstate(invalid="ignore"):
         yb.min(axis=2, out=pairs[:, :, 0])  # NaN propagates: a diverged step shows as a gap
         yb.max(axis=2, out=pairs[:, :, 1])
-    out_y[:, 2 * (whole // size):] = ys[:, whole:]  # the tail that does not fill a bucket, as it is
+    out_y[:, 2 * (whole // size) :] = ys[:, whole:]  # the tail that does not fill a bucket, as it is
     out_x = np.concatenate([np.repeat(x[:whole:size], 2), x[whole:]])
     return out_x, out_y
 
 
-def decimate_visible(x: np.ndarray, ys: np.ndarray, x_range: tuple[float, float] | None,
-                     buckets: int) -> tuple[np.ndarray, np.ndarray]:
+def decimate_visible(
+    x: np.ndarray, ys: np.ndarray, x_range: tuple[float, float] | None, buckets: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The part of sorted `x` inside `x_range` (None: all of it), every row of `ys` peak-decimated to
     about 2 * `buckets` points: what a plot `buckets` pixels wide can show of any number of series."""
     part = visible_slice(x, x_range)
     return peak_decimate_many(x[part], ys[:, part], buckets)
-

@@ -43,8 +43,12 @@ class LiveViewBox(pg.ViewBox):
     their cached drawing until the data grows past the headroom.
     """
 
-    def __init__(self, x_headroom: tuple[float, float] = X_HEADROOM, y_headroom: tuple[float, float] = Y_HEADROOM,
-                 **kwargs: object) -> None:
+    def __init__(
+        self,
+        x_headroom: tuple[float, float] = X_HEADROOM,
+        y_headroom: tuple[float, float] = Y_HEADROOM,
+        **kwargs: object,
+    ) -> None:
         self._headroom = (x_headroom, y_headroom)
         self._held: list[tuple[float, float] | None] = [None, None]
         super().__init__(**kwargs)
@@ -126,8 +130,9 @@ def is_shown(widget: QWidget) -> bool:
     return widget.isVisible() and widget.width() > 0 and widget.height() > 0
 
 
-def decimated_for(plot: pg.PlotWidget, data: RingBuffer, first: int, stop: int,
-                  x_column: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def decimated_for(
+    plot: pg.PlotWidget, data: RingBuffer, first: int, stop: int, x_column: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Columns first..stop-1 of `data` against its (sorted) column `x_column`, decimated to what `plot`
     shows: the whole series while x auto-ranges, only the visible part (at full detail when short) once
     zoomed or panned."""
@@ -145,8 +150,9 @@ def set_curves(plot: pg.PlotWidget, curves: Sequence[pg.PlotDataItem], x: np.nda
     settle_axes(plot)
 
 
-def draw_decimated(plot: pg.PlotWidget, curves: Sequence[pg.PlotDataItem], data: RingBuffer, first: int = 1,
-                   x_column: int = 0) -> None:
+def draw_decimated(
+    plot: pg.PlotWidget, curves: Sequence[pg.PlotDataItem], data: RingBuffer, first: int = 1, x_column: int = 0
+) -> None:
     """Give curve i column first+i of `data` against column `x_column`, decimated to what `plot` shows."""
     set_curves(plot, curves, *decimated_for(plot, data, first, first + len(curves), x_column))
 

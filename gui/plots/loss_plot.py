@@ -60,10 +60,12 @@ class LossPlot(QWidget):
         item.setLabel("bottom", self.tr("step"))
         item.setLabel("left", self.tr("loss"))
         self.legend = legend_above(item, 4)  # a row above the data: no curve or epoch label passes under it
-        self.raw_curve = item.plot(pen=pg.mkPen((150, 150, 150), width=1), name=self.tr("loss per step"),
-                                   connect="finite")
-        self.ema_curve = item.plot(pen=pg.mkPen(palette.TAB_BLUE, width=1), name=self.tr("smoothed (EMA)"),
-                                   connect="finite")
+        self.raw_curve = item.plot(
+            pen=pg.mkPen((150, 150, 150), width=1), name=self.tr("loss per step"), connect="finite"
+        )
+        self.ema_curve = item.plot(
+            pen=pg.mkPen(palette.TAB_BLUE, width=1), name=self.tr("smoothed (EMA)"), connect="finite"
+        )
 
         item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
         item.getViewBox().sigResized.connect(self.thin_epoch_labels)
@@ -76,8 +78,9 @@ class LossPlot(QWidget):
         vitem.setLabel("left", self.tr("accuracy"), units="%")
         vitem.setYRange(0, 100)
         vitem.getAxis("left").setTicks([[(0, "0"), (50, "50"), (100, "100")], []])  # readable however short
-        self.val_curve = vitem.plot(pen=pg.mkPen(palette.TAB_GREEN, width=1), symbol="o", symbolSize=6,
-                                    symbolBrush=palette.TAB_GREEN)
+        self.val_curve = vitem.plot(
+            pen=pg.mkPen(palette.TAB_GREEN, width=1), symbol="o", symbolSize=6, symbolBrush=palette.TAB_GREEN
+        )
         self.val_plot.setMinimumHeight(100)
         self.val_plot.setMaximumHeight(180)
 
@@ -87,8 +90,7 @@ class LossPlot(QWidget):
         self.smoothing.setSingleStep(0.01)
         self.smoothing.setValue(DEFAULT_SMOOTHING)
         self.smoothing.setKeyboardTracking(False)
-        self.smoothing.setToolTip(self.tr("EMA weight of the past: 0 shows raw losses, 0.99 smooths "
-                                          "heavily"))
+        self.smoothing.setToolTip(self.tr("EMA weight of the past: 0 shows raw losses, 0.99 smooths heavily"))
         self.smoothing.valueChanged.connect(self._on_smoothing_changed)
         self.log_scale = QCheckBox(self.tr("log scale"))
         self.log_scale.setToolTip(self.tr("Show the loss on a logarithmic axis"))
@@ -130,11 +132,13 @@ class LossPlot(QWidget):
         if complete:
             line = self._epoch_of_line.get(epoch)
             if line is None:
-                line = pg.InfiniteLine(pos=step, angle=90,
-                                       pen=pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine),
-                                       label=self.tr("epoch {epoch}").format(epoch=epoch),
-                                       labelOpts={"position": 1.0, "anchors": RIGHT_OF_LINE,
-                                                  "color": palette.AXIS_GREY})
+                line = pg.InfiniteLine(
+                    pos=step,
+                    angle=90,
+                    pen=pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine),
+                    label=self.tr("epoch {epoch}").format(epoch=epoch),
+                    labelOpts={"position": 1.0, "anchors": RIGHT_OF_LINE, "color": palette.AXIS_GREY},
+                )
                 self.plot.addItem(line)  # text hangs from the top edge, right of its line: never cut off
                 self._epoch_of_line[epoch] = line
                 self._epoch_lines = [self._epoch_of_line[e] for e in sorted(self._epoch_of_line)]

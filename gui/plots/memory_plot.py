@@ -37,42 +37,83 @@ OWN_LEGEND_COLUMNS = 5  # the plot's own five lines in one row above the data
 
 # key: (column, GPU label, CPU label, colour, dashed, GPU tooltip, CPU tooltip); the texts are translated where shown
 SERIES = {
-    "allocated": (1, QT_TRANSLATE_NOOP("memory_plot", "allocated"), QT_TRANSLATE_NOOP("memory_plot", "process RSS"),
-                  palette.TAB_BLUE, False,
-                  QT_TRANSLATE_NOOP("memory_plot", "Bytes held by live tensors (torch.cuda.memory_allocated)"),
-                  QT_TRANSLATE_NOOP("memory_plot", "Resident memory of this process (RSS): tensors, code, caches")),
-    "reserved": (2, QT_TRANSLATE_NOOP("memory_plot", "reserved"), QT_TRANSLATE_NOOP("memory_plot", "reserved"),
-                 palette.TAB_ORANGE, False,
-                 QT_TRANSLATE_NOOP("memory_plot", "Bytes the caching allocator holds from the driver: allocated plus "
-                                                  "cached free blocks"),
-                 QT_TRANSLATE_NOOP("memory_plot", "The CPU has no caching allocator")),
-    "peak": (3, QT_TRANSLATE_NOOP("memory_plot", "peak allocated"), QT_TRANSLATE_NOOP("memory_plot", "peak RSS"),
-             palette.TAB_RED, False,
-             QT_TRANSLATE_NOOP("memory_plot", "Highest allocated since the run started "
-                                              "(torch.cuda.max_memory_allocated)"),
-             QT_TRANSLATE_NOOP("memory_plot", "Highest process RSS since the run started")),
-    "device_used": (4, QT_TRANSLATE_NOOP("memory_plot", "device used (all processes)"),
-                    QT_TRANSLATE_NOOP("memory_plot", "system used"), palette.TAB_PURPLE, False,
-                    QT_TRANSLATE_NOOP("memory_plot", "Used on the whole GPU per NVML: includes the CUDA context and "
-                                                     "other processes"),
-                    QT_TRANSLATE_NOOP("memory_plot", "Memory used by every process on this machine")),
-    "capacity": (5, QT_TRANSLATE_NOOP("memory_plot", "capacity"), QT_TRANSLATE_NOOP("memory_plot", "system memory"),
-                 palette.AXIS_GREY, True, QT_TRANSLATE_NOOP("memory_plot", "Total memory of the device"),
-                 QT_TRANSLATE_NOOP("memory_plot", "Total memory of this machine")),
+    "allocated": (
+        1,
+        QT_TRANSLATE_NOOP("memory_plot", "allocated"),
+        QT_TRANSLATE_NOOP("memory_plot", "process RSS"),
+        palette.TAB_BLUE,
+        False,
+        QT_TRANSLATE_NOOP("memory_plot", "Bytes held by live tensors (torch.cuda.memory_allocated)"),
+        QT_TRANSLATE_NOOP("memory_plot", "Resident memory of this process (RSS): tensors, code, caches"),
+    ),
+    "reserved": (
+        2,
+        QT_TRANSLATE_NOOP("memory_plot", "reserved"),
+        QT_TRANSLATE_NOOP("memory_plot", "reserved"),
+        palette.TAB_ORANGE,
+        False,
+        QT_TRANSLATE_NOOP(
+            "memory_plot", "Bytes the caching allocator holds from the driver: allocated plus cached free blocks"
+        ),
+        QT_TRANSLATE_NOOP("memory_plot", "The CPU has no caching allocator"),
+    ),
+    "peak": (
+        3,
+        QT_TRANSLATE_NOOP("memory_plot", "peak allocated"),
+        QT_TRANSLATE_NOOP("memory_plot", "peak RSS"),
+        palette.TAB_RED,
+        False,
+        QT_TRANSLATE_NOOP("memory_plot", "Highest allocated since the run started (torch.cuda.max_memory_allocated)"),
+        QT_TRANSLATE_NOOP("memory_plot", "Highest process RSS since the run started"),
+    ),
+    "device_used": (
+        4,
+        QT_TRANSLATE_NOOP("memory_plot", "device used (all processes)"),
+        QT_TRANSLATE_NOOP("memory_plot", "system used"),
+        palette.TAB_PURPLE,
+        False,
+        QT_TRANSLATE_NOOP(
+            "memory_plot", "Used on the whole GPU per NVML: includes the CUDA context and other processes"
+        ),
+        QT_TRANSLATE_NOOP("memory_plot", "Memory used by every process on this machine"),
+    ),
+    "capacity": (
+        5,
+        QT_TRANSLATE_NOOP("memory_plot", "capacity"),
+        QT_TRANSLATE_NOOP("memory_plot", "system memory"),
+        palette.AXIS_GREY,
+        True,
+        QT_TRANSLATE_NOOP("memory_plot", "Total memory of the device"),
+        QT_TRANSLATE_NOOP("memory_plot", "Total memory of this machine"),
+    ),
 }
 # the CPU's capacity when the process has a limit below system memory (core.memory.probe.ProcessLimit's kinds):
 # (label, how it is set, tooltip); the label and tooltip are translated where shown
 CAPACITY_LIMITS = {
-    "RLIMIT_AS": (QT_TRANSLATE_NOOP("memory_plot", "process limit"), "ulimit -v",
-                  QT_TRANSLATE_NOOP("memory_plot", "This process's address-space limit (ulimit -v, RLIMIT_AS). It "
-                                                   "counts mapped libraries and reservations too, so allocations fail "
-                                                   "while the RSS is still well below it")),
-    "RLIMIT_DATA": (QT_TRANSLATE_NOOP("memory_plot", "process limit"), "ulimit -d",
-                    QT_TRANSLATE_NOOP("memory_plot", "This process's data-size limit (ulimit -d, RLIMIT_DATA): its heap "
-                                                     "and private mappings")),
-    "cgroup": (QT_TRANSLATE_NOOP("memory_plot", "cgroup limit"), "cgroup memory.max",
-               QT_TRANSLATE_NOOP("memory_plot", "The memory limit of this process's control group (cgroup), shared "
-                                                "by every process in it")),
+    "RLIMIT_AS": (
+        QT_TRANSLATE_NOOP("memory_plot", "process limit"),
+        "ulimit -v",
+        QT_TRANSLATE_NOOP(
+            "memory_plot",
+            "This process's address-space limit (ulimit -v, RLIMIT_AS). It "
+            "counts mapped libraries and reservations too, so allocations fail "
+            "while the RSS is still well below it",
+        ),
+    ),
+    "RLIMIT_DATA": (
+        QT_TRANSLATE_NOOP("memory_plot", "process limit"),
+        "ulimit -d",
+        QT_TRANSLATE_NOOP(
+            "memory_plot", "This process's data-size limit (ulimit -d, RLIMIT_DATA): its heap and private mappings"
+        ),
+    ),
+    "cgroup": (
+        QT_TRANSLATE_NOOP("memory_plot", "cgroup limit"),
+        "cgroup memory.max",
+        QT_TRANSLATE_NOOP(
+            "memory_plot", "The memory limit of this process's control group (cgroup), shared by every process in it"
+        ),
+    ),
 }
 
 
@@ -189,7 +230,7 @@ class MemoryPlot(QWidget):
         machines'). Ranks other than those set before are set from these samples."""
         devices = {sample.rank: sample.device for sample in ranks}
         layout = self.ranks.layout
-        if layout is None or any(layout.devices[rank:rank + 1] != (device,) for rank, device in devices.items()):
+        if layout is None or any(layout.devices[rank : rank + 1] != (device,) for rank, device in devices.items()):
             self.set_ranks(RankLayout.of_rows(ranks).devices)
             layout = self.ranks.layout
         if layout is None:  # a single rank: the plot's own lines show it
@@ -230,18 +271,23 @@ class MemoryPlot(QWidget):
             from core.base.text import format_bytes
 
             capacity = format_bytes(s.capacity_bytes)
-            title = (self.tr("Device memory, capacity {capacity}").format(capacity=capacity) if s.has_allocator
-                     else self.tr("Process memory (CPU), capacity {capacity}").format(capacity=capacity))
+            title = (
+                self.tr("Device memory, capacity {capacity}").format(capacity=capacity)
+                if s.has_allocator
+                else self.tr("Process memory (CPU), capacity {capacity}").format(capacity=capacity)
+            )
             if limit in CAPACITY_LIMITS:
                 title = self.tr("Process memory (CPU), capacity {capacity} ({limit})").format(  # the process's limit
-                    capacity=capacity, limit=CAPACITY_LIMITS[limit][1])
+                    capacity=capacity, limit=CAPACITY_LIMITS[limit][1]
+                )
             self.plot.getPlotItem().setTitle(title)
             if limit != self._capacity_limit:
                 self._capacity_limit = limit
                 self._label_capacity()
         used = float("nan") if s.device_used_bytes is None else s.device_used_bytes
-        self.data.append(self.seconds(s.time_s), s.allocated_bytes, s.reserved_bytes, self.peak_of(s),
-                         used, s.capacity_bytes)
+        self.data.append(
+            self.seconds(s.time_s), s.allocated_bytes, s.reserved_bytes, self.peak_of(s), used, s.capacity_bytes
+        )
         self._dirty = True
 
     def add_rows(self, rows: np.ndarray) -> None:
@@ -254,9 +300,13 @@ class MemoryPlot(QWidget):
     def add_marker(self, time_s: float, text: str, error: bool = False) -> pg.InfiniteLine:
         """A labelled vertical line: a cache clear (with bytes freed) or an error such as out of memory."""
         colour = (200, 0, 0) if error else (0, 140, 70)
-        line = pg.InfiniteLine(pos=self.seconds(time_s), angle=90, pen=pg.mkPen(colour, width=1),
-                               label=text, labelOpts={"position": 0.02, "color": colour, "rotateAxis": (1, 0),
-                                                      "anchors": [(0, 1), (0, 1)]})  # reads up from the bottom edge
+        line = pg.InfiniteLine(
+            pos=self.seconds(time_s),
+            angle=90,
+            pen=pg.mkPen(colour, width=1),
+            label=text,
+            labelOpts={"position": 0.02, "color": colour, "rotateAxis": (1, 0), "anchors": [(0, 1), (0, 1)]},
+        )  # reads up from the bottom edge
         line.setToolTip(text)
         self.plot.addItem(line)
         self.markers.append(line)

@@ -31,8 +31,10 @@ from core.base.outputs import check_output_path, replace_atomically
 
 FORMATS = ("png", "svg")
 # the save dialog's filters, each naming the format it writes (shown translated: `file_filters`)
-_FILTERS = ((QT_TRANSLATE_NOOP("plot_export", "PNG image (*.png)"), "png"),
-            (QT_TRANSLATE_NOOP("plot_export", "SVG image (*.svg)"), "svg"))
+_FILTERS = (
+    (QT_TRANSLATE_NOOP("plot_export", "PNG image (*.png)"), "png"),
+    (QT_TRANSLATE_NOOP("plot_export", "SVG image (*.svg)"), "svg"),
+)
 
 
 def file_filters() -> dict[str, str]:

@@ -21,10 +21,22 @@ from gui.plots.ring_buffer import PeakRingBuffer
 from gui.qt import palette
 
 # one colour per rank (cycled past 8 ranks; the names still tell them apart)
-PALETTE = (palette.TAB_BLUE, palette.TAB_ORANGE, palette.TAB_GREEN, palette.TAB_RED, palette.TAB_PURPLE,
-           palette.TAB_BROWN, palette.TAB_PINK, palette.TAB_CYAN)
-STYLES = {"allocated": Qt.PenStyle.SolidLine, "reserved": Qt.PenStyle.DashLine, "peak": Qt.PenStyle.DotLine,
-          "device_used": Qt.PenStyle.DashDotLine}
+PALETTE = (
+    palette.TAB_BLUE,
+    palette.TAB_ORANGE,
+    palette.TAB_GREEN,
+    palette.TAB_RED,
+    palette.TAB_PURPLE,
+    palette.TAB_BROWN,
+    palette.TAB_PINK,
+    palette.TAB_CYAN,
+)
+STYLES = {
+    "allocated": Qt.PenStyle.SolidLine,
+    "reserved": Qt.PenStyle.DashLine,
+    "peak": Qt.PenStyle.DotLine,
+    "device_used": Qt.PenStyle.DashDotLine,
+}
 FIRST_CAPACITY = 1024  # rows before the buffer first grows
 VALUES_KEPT = 3_000_000  # at most this many values (8 ranks on GPUs: 90k reports, 2.5 h at 10 a second)
 # rows per summary block: a bucket must span 4 blocks to use them, and a 900-pixel plot of 100k reports
@@ -35,8 +47,6 @@ MAX_ROWS = 200_000  # as many reports as the plot's own series keep (`gui.plots.
 
 def rank_colour(rank: int) -> tuple[int, int, int]:
     return PALETTE[rank % len(PALETTE)]
-
-
 
 
 class RankLines:
@@ -72,8 +82,9 @@ class RankLines:
         if layout is None:
             return True
         for line in layout.lines():
-            pen = pg.mkPen(rank_colour(line.rank), width=1.5 if line.kind == "allocated" else 1,
-                           style=STYLES[line.kind])
+            pen = pg.mkPen(
+                rank_colour(line.rank), width=1.5 if line.kind == "allocated" else 1, style=STYLES[line.kind]
+            )
             # PlotCurveItem: a third of PlotDataItem's setData cost, which 32 lines a redraw would feel
             curve = pg.PlotCurveItem(pen=pen, name=line.name, connect="finite")
             curve.setToolTip(line.name)

@@ -24,17 +24,24 @@ Reading = MemorySample | RankReportRow  # a rank's reading: live, or the store's
 
 # The memory plot's lines (`gui.plots.memory_plot.SERIES`'s keys, in its column order) and the memory sample's
 # column (core.run.events.SAMPLE_COLUMNS) each one draws
-SERIES_COLUMNS = {"allocated": "allocated_bytes", "reserved": "reserved_bytes", "peak": "peak_allocated_bytes",
-                  "device_used": "device_used_bytes", "capacity": "capacity_bytes"}
+SERIES_COLUMNS = {
+    "allocated": "allocated_bytes",
+    "reserved": "reserved_bytes",
+    "peak": "peak_allocated_bytes",
+    "device_used": "device_used_bytes",
+    "capacity": "capacity_bytes",
+}
 # (key, the reading's field) of each rank's own lines; its check boxes show and hide them as the plot's own
 RANK_KINDS = tuple((key, SERIES_COLUMNS[key]) for key in ("allocated", "reserved", "peak"))
 # a rank's line in the legend, by kind: on a GPU the allocator's counters, on the CPU the process RSS
-KIND_NAMES = {"allocated": (QT_TRANSLATE_NOOP("rank_series", "{rank} allocated"),
-                            QT_TRANSLATE_NOOP("rank_series", "{rank} RSS")),
-              "reserved": (QT_TRANSLATE_NOOP("rank_series", "{rank} reserved"),
-                           QT_TRANSLATE_NOOP("rank_series", "{rank} reserved")),
-              "peak": (QT_TRANSLATE_NOOP("rank_series", "{rank} peak"),
-                       QT_TRANSLATE_NOOP("rank_series", "{rank} peak RSS"))}
+KIND_NAMES = {
+    "allocated": (QT_TRANSLATE_NOOP("rank_series", "{rank} allocated"), QT_TRANSLATE_NOOP("rank_series", "{rank} RSS")),
+    "reserved": (
+        QT_TRANSLATE_NOOP("rank_series", "{rank} reserved"),
+        QT_TRANSLATE_NOOP("rank_series", "{rank} reserved"),
+    ),
+    "peak": (QT_TRANSLATE_NOOP("rank_series", "{rank} peak"), QT_TRANSLATE_NOOP("rank_series", "{rank} peak RSS")),
+}
 
 
 def has_allocator(device: str) -> bool:
@@ -46,9 +53,12 @@ def rank_names(devices: Sequence[str]) -> tuple[str, ...]:
     """What each rank is called (by rank): 'GPU 1' for a GPU no other rank uses (a rank per GPU, the usual
     case), else 'rank 1 (cpu)': CPU ranks share a machine, and ranks of several machines share GPU numbers."""
     translate = QCoreApplication.translate
-    return tuple(_gpu_name(device) if device.startswith("cuda:") and devices.count(device) == 1
-                 else translate("rank_series", "rank {rank} ({device})").format(rank=rank, device=device)
-                 for rank, device in enumerate(devices))
+    return tuple(
+        _gpu_name(device)
+        if device.startswith("cuda:") and devices.count(device) == 1
+        else translate("rank_series", "rank {rank} ({device})").format(rank=rank, device=device)
+        for rank, device in enumerate(devices)
+    )
 
 
 def rank_name(rank: int) -> str:
@@ -115,11 +125,17 @@ class RankLayout:
         """The lines in column order (column i + 1 is line i's)."""
         gpu = bool(self.devices) and has_allocator(self.devices[0])
         translate = QCoreApplication.translate
-        lines = [RankLine(translate("rank_series", KIND_NAMES[key][0 if gpu else 1]).format(rank=name), rank, key)
-                 for rank, name in enumerate(self.names) for key, _ in self.kinds]
+        lines = [
+            RankLine(translate("rank_series", KIND_NAMES[key][0 if gpu else 1]).format(rank=name), rank, key)
+            for rank, name in enumerate(self.names)
+            for key, _ in self.kinds
+        ]
         for device in self.used_devices:
-            name = (translate("rank_series", "{device} used (all processes)").format(device=device_name(device))
-                    if has_allocator(device) else translate("rank_series", "system used"))
+            name = (
+                translate("rank_series", "{device} used (all processes)").format(device=device_name(device))
+                if has_allocator(device)
+                else translate("rank_series", "system used")
+            )
             lines.append(RankLine(name, self.devices.index(device), "device_used"))
         return lines
 
@@ -131,8 +147,11 @@ class RankLayout:
             reading = readings.get(rank)
             values.extend(nan if reading is None else float(getattr(reading, field)) for _, field in self.kinds)
         for device in self.used_devices:
-            used = [readings[rank].device_used_bytes for rank, d in enumerate(self.devices)
-                    if d == device and rank in readings and readings[rank].device_used_bytes is not None]
+            used = [
+                readings[rank].device_used_bytes
+                for rank, d in enumerate(self.devices)
+                if d == device and rank in readings and readings[rank].device_used_bytes is not None
+            ]
             values.append(float(used[0]) if used else nan)
         return values
 
@@ -166,6 +185,10 @@ def speeds_text(names: Sequence[str], speeds: Sequence[float | None]) -> tuple[s
     shown = ["–" if s is None or s != s else number(s, 0) for s in speeds]
     labels = [*names, *(rank_name(rank) for rank in range(len(names), len(shown)))]
     translate = QCoreApplication.translate
-    return (translate("rank_series", "{speeds} img/s").format(speeds=" · ".join(shown)) if shown else "",
-            "\n".join(translate("rank_series", "{rank}: {speed} images/s").format(rank=label, speed=value)
-                      for label, value in zip(labels, shown)))
+    return (
+        translate("rank_series", "{speeds} img/s").format(speeds=" · ".join(shown)) if shown else "",
+        "\n".join(
+            translate("rank_series", "{rank}: {speed} images/s").format(rank=label, speed=value)
+            for label, value in zip(labels, shown)
+        ),
+    )

@@ -45,15 +45,15 @@ class RingBuffer:
         rows = np.asarray(rows, dtype=np.float64).reshape(-1, self._data.shape[0])
         self.appended += len(rows)
         if len(rows) >= self.capacity:
-            rows = rows[-self.capacity:]
+            rows = rows[-self.capacity :]
             self._data[:, : len(rows)] = rows.T
             self._start, self._size = 0, len(rows)
             return
         end = self._start + self._size
         if end + len(rows) > self._data.shape[1]:  # compact the live rows to the front
-            self._data[:, : self._size] = self._data[:, self._start:end]
+            self._data[:, : self._size] = self._data[:, self._start : end]
             self._start, end = 0, self._size
-        self._data[:, end:end + len(rows)] = rows.T
+        self._data[:, end : end + len(rows)] = rows.T
         self._size += len(rows)
         if self._size > self.capacity:
             drop = self._size - self.capacity
@@ -65,22 +65,23 @@ class RingBuffer:
 
     def column(self, index: int) -> np.ndarray:
         """A read-only, contiguous view of one column, oldest first."""
-        view = self._data[index, self._start:self._start + self._size]
+        view = self._data[index, self._start : self._start + self._size]
         view.flags.writeable = False
         return view
 
     def columns(self, first: int, stop: int) -> np.ndarray:
         """A read-only view of columns first..stop-1 as rows of shape (stop - first, len): several series
         decimated in one numpy call."""
-        view = self._data[first:stop, self._start:self._start + self._size]
+        view = self._data[first:stop, self._start : self._start + self._size]
         view.flags.writeable = False
         return view
 
     def last(self, index: int) -> float | None:
         return float(self._data[index, self._start + self._size - 1]) if self._size else None
 
-    def decimate(self, first: int, stop: int, x_range: tuple[float, float] | None, buckets: int,
-                 x_column: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def decimate(
+        self, first: int, stop: int, x_range: tuple[float, float] | None, buckets: int, x_column: int = 0
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Columns first..stop-1 against column `x_column` (sorted: steps, seconds), cut to `x_range`
         (None: all) and peak-decimated to about 2 * `buckets` points (see `gui.plots.decimate`)."""
         return decimate_visible(self.column(x_column), self.columns(first, stop), x_range, buckets)
@@ -95,8 +96,9 @@ class PeakRingBuffer(RingBuffer):
     same min/max per bucket as `peak_decimate`, with bucket edges on block boundaries.
     """
 
-    def __init__(self, capacity: int, columns: int, first: int = 1, stop: int | None = None,
-                 block: int = BLOCK) -> None:
+    def __init__(
+        self, capacity: int, columns: int, first: int = 1, stop: int | None = None, block: int = BLOCK
+    ) -> None:
         super().__init__(capacity, columns)
         self._first, self._stop = first, columns if stop is None else stop
         self._block = block
@@ -115,7 +117,7 @@ class PeakRingBuffer(RingBuffer):
         start = max(self._summarized, -(-self.oldest // block) * block)
         end = (self.appended // block) * block
         if end > start:  # blocks completed by these rows
-            live = self.columns(self._first, self._stop)[:, start - self.oldest:end - self.oldest]
+            live = self.columns(self._first, self._stop)[:, start - self.oldest : end - self.oldest]
             blocks = live.reshape(len(live), -1, block)
             slots = np.arange(start // block, end // block) % self._mins.shape[1]
             with np.errstate(invalid="ignore"):
@@ -123,8 +125,9 @@ class PeakRingBuffer(RingBuffer):
                 self._maxs[:, slots] = blocks.max(axis=2)
         self._summarized = max(self._summarized, end)
 
-    def decimate(self, first: int, stop: int, x_range: tuple[float, float] | None, buckets: int,
-                 x_column: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def decimate(
+        self, first: int, stop: int, x_range: tuple[float, float] | None, buckets: int, x_column: int = 0
+    ) -> tuple[np.ndarray, np.ndarray]:
         x = self.column(x_column)
         part = visible_slice(x, x_range)
         plan = self._plan(part, buckets) if (first, stop) == (self._first, self._stop) else None
@@ -133,19 +136,21 @@ class PeakRingBuffer(RingBuffer):
         width, first_edge, last_edge = plan  # counted like `appended`; whole buckets between the edges
         ys, at = self.columns(first, stop), -self.oldest  # `at` turns a count into a live row index
         with np.errstate(invalid="ignore"):
-            lows = [_reduce_groups(self._summaries(self._mins, first_edge, last_edge), width // self._block,
-                                   np.minimum)]
-            highs = [_reduce_groups(self._summaries(self._maxs, first_edge, last_edge), width // self._block,
-                                    np.maximum)]
-            starts = [x[first_edge + at:last_edge + at:width]]
+            lows = [
+                _reduce_groups(self._summaries(self._mins, first_edge, last_edge), width // self._block, np.minimum)
+            ]
+            highs = [
+                _reduce_groups(self._summaries(self._maxs, first_edge, last_edge), width // self._block, np.maximum)
+            ]
+            starts = [x[first_edge + at : last_edge + at : width]]
             lo, hi = part.start - at, part.stop - at
             for a, b, index in ((lo, first_edge, 0), (last_edge, hi, None)):  # partial buckets at the ends
                 if b > a:
-                    raw = ys[:, a + at:b + at]
+                    raw = ys[:, a + at : b + at]
                     index = len(lows) if index is None else index
                     lows.insert(index, raw.min(axis=1, keepdims=True))
                     highs.insert(index, raw.max(axis=1, keepdims=True))
-                    starts.insert(index, x[a + at:a + at + 1])
+                    starts.insert(index, x[a + at : a + at + 1])
         out_x = np.repeat(np.concatenate(starts), 2)
         out_y = np.empty((len(ys), len(out_x)))
         out_y[:, 0::2], out_y[:, 1::2] = np.concatenate(lows, axis=1), np.concatenate(highs, axis=1)

@@ -24,8 +24,9 @@ class _Worker(QObject):
     failed = Signal(str)
     finished = Signal()
 
-    def __init__(self, task: Callable[[Callable[[Any], None], Callable[[], bool]], Any],
-                 cancel: threading.Event) -> None:
+    def __init__(
+        self, task: Callable[[Callable[[Any], None], Callable[[], bool]], Any], cancel: threading.Event
+    ) -> None:
         super().__init__()
         self.task = task
         self.cancel = cancel

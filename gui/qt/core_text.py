@@ -24,11 +24,15 @@ CHOICE_TEXTS: dict[str, dict[str, str]] = {
     "model": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto")},
     "dataset": {"synthetic": QT_TRANSLATE_NOOP("form_widgets", "synthetic")},
     "amp": {"off": QT_TRANSLATE_NOOP("form_widgets", "off")},
-    "placement": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto"),
-                  "stream": QT_TRANSLATE_NOOP("form_widgets", "stream"),
-                  "resident": QT_TRANSLATE_NOOP("form_widgets", "resident")},
-    "on_oom": {"stop": QT_TRANSLATE_NOOP("form_widgets", "stop"),
-               "shrink": QT_TRANSLATE_NOOP("form_widgets", "shrink")},
+    "placement": {
+        "auto": QT_TRANSLATE_NOOP("form_widgets", "auto"),
+        "stream": QT_TRANSLATE_NOOP("form_widgets", "stream"),
+        "resident": QT_TRANSLATE_NOOP("form_widgets", "resident"),
+    },
+    "on_oom": {
+        "stop": QT_TRANSLATE_NOOP("form_widgets", "stop"),
+        "shrink": QT_TRANSLATE_NOOP("form_widgets", "shrink"),
+    },
 }
 
 
@@ -47,8 +51,10 @@ WORD_VALUED_FIELDS = ("dataset", "placement", "amp", "on_oom")
 def core_text(text: Any) -> str:
     """`text` in the user's language when it is a `Message`; otherwise as it is."""
     if isinstance(text, Message):
-        params = {name: core_text(value) if isinstance(value, Message) else _field_value(name, value)
-                  for name, value in text.params.items()}
+        params = {
+            name: core_text(value) if isinstance(value, Message) else _field_value(name, value)
+            for name, value in text.params.items()
+        }
         translated = QCoreApplication.translate("", text.template)
         try:
             return translated.format(**params) if params else translated

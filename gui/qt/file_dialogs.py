@@ -50,8 +50,9 @@ def install_safe_icons(dialog: QFileDialog) -> None:
     dialog.setIconProvider(_PROVIDER)
 
 
-def _dialog(parent: QWidget | None, caption: str, folder: str, name_filter: str,
-            options: QFileDialog.Option) -> QFileDialog:
+def _dialog(
+    parent: QWidget | None, caption: str, folder: str, name_filter: str, options: QFileDialog.Option
+) -> QFileDialog:
     dialog = QFileDialog(parent, caption, folder, name_filter)
     dialog.setOptions(options)
     install_safe_icons(dialog)
@@ -67,8 +68,13 @@ def _run(dialog: QFileDialog) -> tuple[str, str]:
         dialog.deleteLater()
 
 
-def get_open_file_name(parent: QWidget | None = None, caption: str = "", folder: str = "", name_filter: str = "",
-                       options: QFileDialog.Option = QFileDialog.Option(0)) -> tuple[str, str]:
+def get_open_file_name(
+    parent: QWidget | None = None,
+    caption: str = "",
+    folder: str = "",
+    name_filter: str = "",
+    options: QFileDialog.Option = QFileDialog.Option(0),
+) -> tuple[str, str]:
     """An existing file to read, and the name filter chosen; ("", "") when cancelled."""
     dialog = _dialog(parent, caption, folder, name_filter, options)
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
@@ -76,8 +82,13 @@ def get_open_file_name(parent: QWidget | None = None, caption: str = "", folder:
     return _run(dialog)
 
 
-def get_save_file_name(parent: QWidget | None = None, caption: str = "", folder: str = "", name_filter: str = "",
-                       options: QFileDialog.Option = QFileDialog.Option(0)) -> tuple[str, str]:
+def get_save_file_name(
+    parent: QWidget | None = None,
+    caption: str = "",
+    folder: str = "",
+    name_filter: str = "",
+    options: QFileDialog.Option = QFileDialog.Option(0),
+) -> tuple[str, str]:
     """A file to write (Qt asks before replacing one unless `DontConfirmOverwrite`), and the name filter chosen;
     ("", "") when cancelled."""
     dialog = _dialog(parent, caption, folder, name_filter, options)
@@ -86,8 +97,12 @@ def get_save_file_name(parent: QWidget | None = None, caption: str = "", folder:
     return _run(dialog)
 
 
-def get_existing_directory(parent: QWidget | None = None, caption: str = "", folder: str = "",
-                           options: QFileDialog.Option = QFileDialog.Option.ShowDirsOnly) -> str:
+def get_existing_directory(
+    parent: QWidget | None = None,
+    caption: str = "",
+    folder: str = "",
+    options: QFileDialog.Option = QFileDialog.Option.ShowDirsOnly,
+) -> str:
     """An existing folder; "" when cancelled."""
     dialog = _dialog(parent, caption, folder, "", options)
     dialog.setFileMode(QFileDialog.FileMode.Directory)

@@ -19,8 +19,13 @@ class RedrawThrottle(QObject):
     drawn, or nothing can be seen), the timer stops after a tick that drew nothing while idle, and `wake` starts it
     again when something changes: no ticks at rest."""
 
-    def __init__(self, interval_ms: int, parts: Sequence[Callable[[], bool]], parent: QObject | None = None,
-                 idle: Callable[[], bool] | None = None) -> None:
+    def __init__(
+        self,
+        interval_ms: int,
+        parts: Sequence[Callable[[], bool]],
+        parent: QObject | None = None,
+        idle: Callable[[], bool] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.parts = tuple(parts)
         self.idle = idle

@@ -72,7 +72,7 @@ def _next_nice(value: float, up: bool) -> float:
     if value <= 0:
         return 1e-6 if up else 0.0
     exponent = math.floor(math.log10(value))
-    ladder = [m * 10.0 ** e for e in (exponent - 1, exponent, exponent + 1) for m in (1, 2, 5)]
+    ladder = [m * 10.0**e for e in (exponent - 1, exponent, exponent + 1) for m in (1, 2, 5)]
     if up:
         return next(v for v in ladder if v > value * (1 + 1e-9))
     return next(v for v in reversed(ladder) if v < value * (1 - 1e-9))

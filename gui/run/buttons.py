@@ -37,8 +37,12 @@ class RunButtons(QWidget):
         self.pause_button = self._button(self.pause_action)
         self.stop_button = self._button(self.stop_action)
         self.clear_button = self._button(self.clear_action)
-        self._button_of = {self.start_action: self.start_button, self.pause_action: self.pause_button,
-                           self.stop_action: self.stop_button, self.clear_action: self.clear_button}
+        self._button_of = {
+            self.start_action: self.start_button,
+            self.pause_action: self.pause_button,
+            self.stop_action: self.stop_button,
+            self.clear_action: self.clear_button,
+        }
         self.compare_button = QToolButton()  # its menu is filled by gui.compare.menu
         self.compare_button.setText(self.tr("Compare"))
         self.compare_button.setObjectName("compareButton")
@@ -70,36 +74,64 @@ class RunButtons(QWidget):
         button.clicked.connect(action.trigger)
         return button
 
-    def update_for(self, state: WindowState, running: bool, torch_loaded: bool, form_problem: str | None,
-                   searching: bool, device_kind: str, compare_problem: str | None = None) -> None:
+    def update_for(
+        self,
+        state: WindowState,
+        running: bool,
+        torch_loaded: bool,
+        form_problem: str | None,
+        searching: bool,
+        device_kind: str,
+        compare_problem: str | None = None,
+    ) -> None:
         """Enable what applies now; every disabled button's (and menu item's) tooltip says why.
 
         `form_problem`: the form's message when its values cannot run, else None; `compare_problem`: why the
         form's settings cannot be raced (a data-parallel run), else None."""
         can_start = not running and torch_loaded and form_problem is None and not searching
         loading = self.tr("PyTorch is still loading")
-        self._apply(self.start_action, can_start,
-                    loading if not torch_loaded else form_problem if form_problem is not None
-                    else self.tr("A batch-size search is running: it measures memory, so training waits") if searching
-                    else self.tr("Start training"))
+        self._apply(
+            self.start_action,
+            can_start,
+            loading
+            if not torch_loaded
+            else form_problem
+            if form_problem is not None
+            else self.tr("A batch-size search is running: it measures memory, so training waits")
+            if searching
+            else self.tr("Start training"),
+        )
         can_compare = can_start and compare_problem is None
         self.compare_button.setEnabled(can_compare)
         self.compare_button.setToolTip(
             self.tr("Race 2 to 4 variations of these settings, one after another, each for the same steps")
-            if can_compare else self.tr("A run is under way") if running else compare_problem if can_start
-            else self.start_button.toolTip())
+            if can_compare
+            else self.tr("A run is under way")
+            if running
+            else compare_problem
+            if can_start
+            else self.start_button.toolTip()
+        )
         if self.compare_button.menu() is not None:  # the Run menu shows the same menu as a submenu
             self.compare_button.menu().menuAction().setEnabled(can_compare)
         self.pause_action.setText(self.tr("Resume") if state is WindowState.PAUSED else self.tr("Pause"))
         self.pause_button.setText(self.pause_action.text())
-        self._apply(self.pause_action, running and state.can_pause,  # only once the run reports "running"
-                    self.tr("Pause or resume at the next step boundary"))
+        self._apply(
+            self.pause_action,
+            running and state.can_pause,  # only once the run reports "running"
+            self.tr("Pause or resume at the next step boundary"),
+        )
         self._apply(self.stop_action, running and state.can_stop, self.tr("Stop at the next step boundary"))
         has_cache = device_kind in ("cuda", "mps") and torch_loaded
-        self._apply(self.clear_action, has_cache,
-                    self.tr("Return cached, unused blocks to the driver and show what that freed") if has_cache else
-                    self.tr("The CPU has no caching allocator: there is no cache to clear") if torch_loaded else
-                    loading)
+        self._apply(
+            self.clear_action,
+            has_cache,
+            self.tr("Return cached, unused blocks to the driver and show what that freed")
+            if has_cache
+            else self.tr("The CPU has no caching allocator: there is no cache to clear")
+            if torch_loaded
+            else loading,
+        )
 
     def _apply(self, action: QAction, enabled: bool, tip: str) -> None:
         """Enable `action` and its button; both tooltips get `tip`, with the key when it can be pressed."""

@@ -39,15 +39,23 @@ class CheckpointResume(QObject):
 
     resume_requested = Signal(object, str)  # (RunConfig, checkpoint path): start it, or call `refuse` saying why not
 
-    def __init__(self, form: SettingsForm, log: LogPanel, store_path: str | Path, loss_plot: LossPlot,
-                 notify: Callable[[str, int], None], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        form: SettingsForm,
+        log: LogPanel,
+        store_path: str | Path,
+        loss_plot: LossPlot,
+        notify: Callable[[str, int], None],
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.form, self.log, self.store_path, self.loss_plot = form, log, store_path, loss_plot
         self._notify, self._dialog_parent = notify, parent
         self._refusal: str | None = None  # why the last resume_requested could not start, said through `refuse`
         self.action = QAction(self.tr("Resume from checkpoint…"), parent)
-        self.action.setStatusTip(self.tr("Continue a run from a checkpoint it saved: the same run, its steps and "
-                                         "curve go on"))
+        self.action.setStatusTip(
+            self.tr("Continue a run from a checkpoint it saved: the same run, its steps and curve go on")
+        )
         self.action.triggered.connect(self._on_triggered)
 
     def update_for(self, can_start: bool) -> None:
@@ -58,9 +66,12 @@ class CheckpointResume(QObject):
         from core.engine.checkpoint import default_dir
 
         folder = default_dir()
-        path, _ = file_dialogs.get_open_file_name(self._dialog_parent, self.tr("Resume from checkpoint"),
-                                              str(folder if folder.is_dir() else Path.home()),
-                                              self.tr("Checkpoints (*.pt);;All files (*)"))
+        path, _ = file_dialogs.get_open_file_name(
+            self._dialog_parent,
+            self.tr("Resume from checkpoint"),
+            str(folder if folder.is_dir() else Path.home()),
+            self.tr("Checkpoints (*.pt);;All files (*)"),
+        )
         if path:
             self.resume_file(path)
 
@@ -86,9 +97,13 @@ class CheckpointResume(QObject):
         from core.config.user_callables import is_spec
 
         first, planned = resumable_epochs(info)
-        values = dict(file=Path(info.path).name, model=choice_text("model", info.config.model),
-                      dataset=choice_text("dataset", info.config.dataset),
-                      step=integer(info.step), epoch=info.epoch)
+        values = dict(
+            file=Path(info.path).name,
+            model=choice_text("model", info.config.model),
+            dataset=choice_text("dataset", info.config.dataset),
+            step=integer(info.step),
+            epoch=info.epoch,
+        )
         if info.epoch_complete:
             saved = self.tr("{file}: {model} on {dataset}, saved at step {step} (after epoch {epoch}).")
         else:
@@ -99,8 +114,14 @@ class CheckpointResume(QObject):
             warning = self.tr("Resuming imports and runs your code named in it: {code}.")
             lines.append(warning.format(code=", ".join(code)))
         lines.append(self.tr("Train up to epoch:"))
-        value, ok = QInputDialog.getInt(self._dialog_parent, self.tr("Resume from checkpoint"), "\n".join(lines),
-                                        planned, first, int(BOUNDS["epochs"].maximum))
+        value, ok = QInputDialog.getInt(
+            self._dialog_parent,
+            self.tr("Resume from checkpoint"),
+            "\n".join(lines),
+            planned,
+            first,
+            int(BOUNDS["epochs"].maximum),
+        )
         return value if ok else None
 
     def resume(self, path: str, epochs: int) -> str | None:
@@ -146,8 +167,9 @@ class CheckpointResume(QObject):
                 series = store.steps(run_id)
                 epochs = store.events(run_id, kinds=("EpochEnded",))
         except StoreError as exc:
-            self.log.add(self.tr("the run's earlier steps are not shown: {error}").format(error=error_text(exc)),
-                                "warning")
+            self.log.add(
+                self.tr("the run's earlier steps are not shown: {error}").format(error=error_text(exc)), "warning"
+            )
             return
         plot, start, chunk = self.loss_plot, None, []
         for step, loss in zip(series.steps, series.losses):
@@ -163,12 +185,16 @@ class CheckpointResume(QObject):
             plot.add_losses(start, tuple(chunk))
         for event in epochs:
             if event.step is not None and event.step <= info.step:
-                plot.add_epoch_end(event.data["epoch"], event.step, event.data.get("val_accuracy"),
-                                   event.data.get("complete", True))
+                plot.add_epoch_end(
+                    event.data["epoch"], event.step, event.data.get("val_accuracy"), event.data.get("complete", True)
+                )
         if series.steps:
-            self.log.add(self.tr("the loss plot shows run {run}'s {steps} recorded steps before the checkpoint, "
-                                        "then the resumed ones").format(
-                run=run_id, steps=integer(min(info.step, len(series.steps)))))
+            self.log.add(
+                self.tr(
+                    "the loss plot shows run {run}'s {steps} recorded steps before the checkpoint, "
+                    "then the resumed ones"
+                ).format(run=run_id, steps=integer(min(info.step, len(series.steps))))
+            )
 
 
 def resumable_epochs(info: CheckpointInfo) -> tuple[int, int]:

@@ -1,8 +1,9 @@
 """Owns the thread of the current run, so the window never touches thread lifecycles.
 
 A run is one `TrainingSession`, or a `Comparison` (its sessions one after another, in the same thread;
-its events arrive wrapped in `ContenderEvent`). One run at a time, in a `BackgroundTask`: a fresh QThread per run, its worker's exceptions caught and
-`finished` always emitted, the thread waited for (bounded) before its objects are released.
+its events arrive wrapped in `ContenderEvent`). One run at a time, in a `BackgroundTask`: a fresh QThread per
+run, its worker's exceptions caught and `finished` always emitted, the thread waited for (bounded) before its
+objects are released.
 Commands go straight to the session's thread-safe methods: a queued slot on the busy worker would
 never run. `shutdown()` is what `closeEvent` calls: request stop, then the task's bounded wait.
 
@@ -76,8 +77,13 @@ class RunController(QObject):
     def recording_history(self) -> bool:
         return self.session is not None and self.session.record_memory_history
 
-    def start(self, config: RunConfig, record_memory_history: bool = False, resume: str | None = None,
-              checkpoints: CheckpointPolicy | None = None) -> None:
+    def start(
+        self,
+        config: RunConfig,
+        record_memory_history: bool = False,
+        resume: str | None = None,
+        checkpoints: CheckpointPolicy | None = None,
+    ) -> None:
         """Start a run of `config`; with `resume`, continue that checkpoint's run (`core.engine.checkpoint.read_config`
         gives the config to show first). Raises UserError, before any thread starts, for a checkpoint that
         cannot be read or resumed with `config` (a ConfigError names the field).
@@ -89,15 +95,22 @@ class RunController(QObject):
         collect_qt_garbage()
         if config.nproc > 1:
             if not self.record:
-                raise UserError(self.tr("a run of {count} processes is followed through the run store, and this "
-                                        "window records nothing (start it with --runs-db PATH)").format(
-                    count=integer(config.nproc)))
+                raise UserError(
+                    self.tr(
+                        "a run of {count} processes is followed through the run store, and this "
+                        "window records nothing (start it with --runs-db PATH)"
+                    ).format(count=integer(config.nproc))
+                )
             self.launcher.start(config, resume)  # it saves no checkpoints
             return
         from core.engine.session import TrainingSession
 
-        session = TrainingSession(config, record_memory_history=record_memory_history,
-                                  checkpoints=checkpoints or self.checkpoints, resume=resume)
+        session = TrainingSession(
+            config,
+            record_memory_history=record_memory_history,
+            checkpoints=checkpoints or self.checkpoints,
+            resume=resume,
+        )
 
         def train(report: Callable[[object], None], _cancelled: Callable[[], bool]) -> object:
             session.observers.append(report)  # each event crosses to the GUI thread as it is

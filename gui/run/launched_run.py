@@ -43,10 +43,18 @@ class LaunchedRun(QObject):
     """Connects a `RankLauncher` to the window: `set_state` and `state` are the window's run state, `finished`
     is called with the final state once nothing of the run is left."""
 
-    def __init__(self, launcher: RankLauncher, log: LogPanel, history: HistoryPanel, tabs: QTabWidget,
-                 state: Callable[[], WindowState], set_state: Callable[[WindowState], None],
-                 finished: Callable[[WindowState], None], parent: QObject | None = None,
-                 view: RunView | None = None) -> None:
+    def __init__(
+        self,
+        launcher: RankLauncher,
+        log: LogPanel,
+        history: HistoryPanel,
+        tabs: QTabWidget,
+        state: Callable[[], WindowState],
+        set_state: Callable[[WindowState], None],
+        finished: Callable[[WindowState], None],
+        parent: QObject | None = None,
+        view: RunView | None = None,
+    ) -> None:
         super().__init__(parent)
         self.launcher, self.log, self.history, self.tabs = launcher, log, history, tabs
         # the window's own plots and numbers, read back from the store as the run records

@@ -26,27 +26,58 @@ from gui.qt.locale_format import integer, number
 
 # (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown
 PARTS = (
-    ("params_bytes", QT_TRANSLATE_NOOP("breakdown_view", "parameters"), palette.TAB_BLUE,
-     QT_TRANSLATE_NOOP("breakdown_view", "Weights and buffers of the model")),
-    ("grads_bytes", QT_TRANSLATE_NOOP("breakdown_view", "gradients"), palette.TAB_ORANGE,
-     QT_TRANSLATE_NOOP("breakdown_view", "One gradient per trainable parameter, alive from backward to the next step")),
-    ("optimizer_bytes", QT_TRANSLATE_NOOP("breakdown_view", "optimizer state"), palette.TAB_GREEN,
-     QT_TRANSLATE_NOOP("breakdown_view", "SGD momentum buffers or AdamW's two moments per parameter")),
-    ("dataset_bytes", QT_TRANSLATE_NOOP("breakdown_view", "dataset on device"), palette.TAB_BROWN,
-     QT_TRANSLATE_NOOP("breakdown_view", "The resident placement's whole dataset on the device, with the augmented "
-                                         "copy each epoch makes")),
-    ("batch_bytes", QT_TRANSLATE_NOOP("breakdown_view", "batch"), palette.TAB_PURPLE,
-     QT_TRANSLATE_NOOP("breakdown_view", "The step's input images and labels as the model receives them")),
-    ("activations_bytes", QT_TRANSLATE_NOOP("breakdown_view", "activations + workspace"), palette.TAB_RED,
-     QT_TRANSLATE_NOOP("breakdown_view", "Outputs kept for backward and temporary kernel workspace: grows with the "
-                                         "batch size")),
+    (
+        "params_bytes",
+        QT_TRANSLATE_NOOP("breakdown_view", "parameters"),
+        palette.TAB_BLUE,
+        QT_TRANSLATE_NOOP("breakdown_view", "Weights and buffers of the model"),
+    ),
+    (
+        "grads_bytes",
+        QT_TRANSLATE_NOOP("breakdown_view", "gradients"),
+        palette.TAB_ORANGE,
+        QT_TRANSLATE_NOOP(
+            "breakdown_view", "One gradient per trainable parameter, alive from backward to the next step"
+        ),
+    ),
+    (
+        "optimizer_bytes",
+        QT_TRANSLATE_NOOP("breakdown_view", "optimizer state"),
+        palette.TAB_GREEN,
+        QT_TRANSLATE_NOOP("breakdown_view", "SGD momentum buffers or AdamW's two moments per parameter"),
+    ),
+    (
+        "dataset_bytes",
+        QT_TRANSLATE_NOOP("breakdown_view", "dataset on device"),
+        palette.TAB_BROWN,
+        QT_TRANSLATE_NOOP(
+            "breakdown_view",
+            "The resident placement's whole dataset on the device, with the augmented copy each epoch makes",
+        ),
+    ),
+    (
+        "batch_bytes",
+        QT_TRANSLATE_NOOP("breakdown_view", "batch"),
+        palette.TAB_PURPLE,
+        QT_TRANSLATE_NOOP("breakdown_view", "The step's input images and labels as the model receives them"),
+    ),
+    (
+        "activations_bytes",
+        QT_TRANSLATE_NOOP("breakdown_view", "activations + workspace"),
+        palette.TAB_RED,
+        QT_TRANSLATE_NOOP(
+            "breakdown_view", "Outputs kept for backward and temporary kernel workspace: grows with the batch size"
+        ),
+    ),
 )
 OPTIONAL_PARTS = {"dataset_bytes"}  # shown only when non-zero: a streamed dataset holds no device memory
 COLUMNS = 3  # parts per grid row
 # core.run.events.PHASES, as the phase peaks name them
-PHASE_NAMES = {"forward": QT_TRANSLATE_NOOP("breakdown_view", "forward"),
-               "backward": QT_TRANSLATE_NOOP("breakdown_view", "backward"),
-               "optimizer": QT_TRANSLATE_NOOP("breakdown_view", "optimizer")}
+PHASE_NAMES = {
+    "forward": QT_TRANSLATE_NOOP("breakdown_view", "forward"),
+    "backward": QT_TRANSLATE_NOOP("breakdown_view", "backward"),
+    "optimizer": QT_TRANSLATE_NOOP("breakdown_view", "optimizer"),
+}
 
 
 def part_name(key: str) -> str:
@@ -74,8 +105,13 @@ class StackedBar(QWidget):
         self.values = values
         total = sum(v for _, v, _ in values)
         line = self.tr("{name}: {size} ({share}%)")
-        self.setToolTip("\n".join(line.format(name=name, size=format_bytes(v), share=number(100 * v / total, 0))
-                                  for name, v, _ in values) if total else "")
+        self.setToolTip(
+            "\n".join(
+                line.format(name=name, size=format_bytes(v), share=number(100 * v / total, 0)) for name, v, _ in values
+            )
+            if total
+            else ""
+        )
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -107,8 +143,9 @@ class BreakdownView(QWidget):
         self.rank_label = QLabel(self.tr("Rank"))
         self.rank_box = QComboBox()
         self.rank_box.setObjectName("breakdownRank")
-        self.rank_box.setToolTip(self.tr("Every rank of a data-parallel run is sampled at the same step: the rank "
-                                         "shown"))
+        self.rank_box.setToolTip(
+            self.tr("Every rank of a data-parallel run is sampled at the same step: the rank shown")
+        )
         self.rank_box.currentIndexChanged.connect(self._on_rank_picked)
         self.rank_label.setBuddy(self.rank_box)
         for w in (self.rank_label, self.rank_box):
@@ -133,8 +170,12 @@ class BreakdownView(QWidget):
         layout.addLayout(self.grid)  # first: the cells become this view's children as they are placed
         self._place(set())
         self.phases = QLabel(self.tr("Phase peaks: –"))
-        self.phases.setToolTip(self.tr("Highest allocated memory in each phase of the sampled step "
-                                       "(on the CPU and MPS: memory at the end of each phase)"))
+        self.phases.setToolTip(
+            self.tr(
+                "Highest allocated memory in each phase of the sampled step "
+                "(on the CPU and MPS: memory at the end of each phase)"
+            )
+        )
         layout.addWidget(self.phases)
         self.note = QLabel()
         self.note.setWordWrap(True)
@@ -219,14 +260,16 @@ class BreakdownView(QWidget):
     def _display(self, b: MemoryBreakdown) -> None:
         self.last = b
         self._place({key for key in OPTIONAL_PARTS if getattr(b, key)})
-        self.bar.set_values([(part_name(key), getattr(b, key), colour) for key, _, colour, _ in PARTS
-                             if self.is_shown(key)])
+        self.bar.set_values(
+            [(part_name(key), getattr(b, key), colour) for key, _, colour, _ in PARTS if self.is_shown(key)]
+        )
         total = b.total_bytes
         for key, label in self.value_labels.items():
             value = getattr(b, key)
             if total:
-                label.setText(self.tr("{size} ({share}%)").format(size=format_bytes(value),
-                                                                  share=number(100 * value / total, 0)))
+                label.setText(
+                    self.tr("{size} ({share}%)").format(size=format_bytes(value), share=number(100 * value / total, 0))
+                )
             else:
                 label.setText(format_bytes(value))
         peaks = self.tr(", ").join(f"{phase_name(phase)} {format_bytes(v)}" for phase, v in b.phase_peaks)
@@ -234,8 +277,12 @@ class BreakdownView(QWidget):
         if b.method == "allocator":
             self.note.setText(self.tr("Activations + workspace = the step's allocator peak minus everything else."))
         else:
-            self.note.setText(self.tr("No allocator peak counters on this device: activations are the bytes autograd "
-                                      "saved for backward; phase values are the process's memory at each phase's end."))
+            self.note.setText(
+                self.tr(
+                    "No allocator peak counters on this device: activations are the bytes autograd "
+                    "saved for backward; phase values are the process's memory at each phase's end."
+                )
+            )
 
     def show_again(self) -> None:
         """The breakdown shown, its title and texts said again (after a language change: new words and locale)."""
@@ -260,11 +307,16 @@ class BreakdownView(QWidget):
         """The view's title; `rank`: the rank shown, named, when the run has several."""
         if self.device_kind == "cpu":
             if rank is None:
-                return self.tr("Memory of one training step, by what holds it (sampled once per report)",
-                               "on the CPU: the process's memory")
-            return self.tr("Memory of one training step on {rank}, by what holds it (sampled once per report)",
-                           "on the CPU: the process's memory").format(rank=rank)
+                return self.tr(
+                    "Memory of one training step, by what holds it (sampled once per report)",
+                    "on the CPU: the process's memory",
+                )
+            return self.tr(
+                "Memory of one training step on {rank}, by what holds it (sampled once per report)",
+                "on the CPU: the process's memory",
+            ).format(rank=rank)
         if rank is None:
             return self.tr("Memory of one training step, by what holds it (sampled once per report)")
         return self.tr("Memory of one training step on {rank}, by what holds it (sampled once per report)").format(
-            rank=rank)
+            rank=rank
+        )

@@ -42,8 +42,7 @@ def shown_value(value: Any) -> str:
     if value is None:
         return QCoreApplication.translate("run_view", "not set")
     if isinstance(value, bool):
-        return QCoreApplication.translate("run_view", "yes") if value else QCoreApplication.translate(
-            "run_view", "no")
+        return QCoreApplication.translate("run_view", "yes") if value else QCoreApplication.translate("run_view", "no")
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{name}: {_config_value(name, item)}" for name, item in value.items()) + "}"
     if isinstance(value, list | tuple):
@@ -55,7 +54,8 @@ def config_text(config: Mapping[str, Any]) -> str:
     """Every field of a run's config as `label=value`, for the log: in the form's words, names and values
     alike (batch size, off, yes in the user's language); values that are names (resnet18, cuda:0) as they are."""
     return QCoreApplication.translate("run_view", ", ", "between the fields of the logged config").join(
-        f"{label(name) if name in LABELS else name}={_config_value(name, value)}" for name, value in config.items())
+        f"{label(name) if name in LABELS else name}={_config_value(name, value)}" for name, value in config.items()
+    )
 
 
 def _config_value(field: str, value: Any) -> str:
@@ -80,8 +80,9 @@ def plain_event_line(kind: str, data: Mapping[str, Any]) -> str:
     step = data.get("step")
     match kind:
         case "CheckpointSaved":
-            return QCoreApplication.translate("stored_run_text", "checkpoint saved at step {step} ({reason}): {path}"
-                                              ).format(step=step, reason=data.get("reason"), path=data.get("path"))
+            return QCoreApplication.translate(
+                "stored_run_text", "checkpoint saved at step {step} ({reason}): {path}"
+            ).format(step=step, reason=data.get("reason"), path=data.get("path"))
         case "RunPaused":
             return QCoreApplication.translate("stored_run_text", "paused at step {step}").format(step=step)
         case "RunResumed":
@@ -97,8 +98,9 @@ class EventDisplay:
     it was recorded (seconds since the epoch): its log line carries that time and its marks go at seconds since
     `started_at`, the recorded memory plot's clock."""
 
-    def __init__(self, loss_plot: LossPlot, memory_plot: MemoryPlot, breakdown_view: BreakdownView,
-                 log: LogPanel) -> None:
+    def __init__(
+        self, loss_plot: LossPlot, memory_plot: MemoryPlot, breakdown_view: BreakdownView, log: LogPanel
+    ) -> None:
         self.loss_plot, self.memory_plot, self.breakdown_view, self.log = loss_plot, memory_plot, breakdown_view, log
         self.started_at = 0.0  # a recorded run's start (seconds since the epoch)
 
@@ -127,8 +129,9 @@ class EventDisplay:
                 self.log.add(core_text(event_text.checkpoint_saved(event)), at=at)
             case OutOfMemory():
                 self.mark_status("oom", at)
-                self.log.add(core_text(event_text.out_of_memory(event)), "error" if event.action == "stop" else
-                             "warning", at)
+                self.log.add(
+                    core_text(event_text.out_of_memory(event)), "error" if event.action == "stop" else "warning", at
+                )
             case LogMessage():
                 self.log.add(core_text(event.text), event.level, at)
             case _:
@@ -138,5 +141,6 @@ class EventDisplay:
     def mark_status(self, status: str, at: float | None = None, error: bool = True) -> None:
         """A status on the memory plot where it happened (an out of memory, a run's failed end), in the status's
         words: the same mark for an out of memory the run survived and one that ended it."""
-        self.memory_plot.add_marker(time.monotonic() if at is None else at - self.started_at, status_text(status),
-                                    error=error)
+        self.memory_plot.add_marker(
+            time.monotonic() if at is None else at - self.started_at, status_text(status), error=error
+        )

@@ -74,15 +74,15 @@ class RunView(QObject):
             case StepsReported():
                 self.loss_plot.add_losses(event.first_step, event.losses)
                 self.rates.add(event.samples_per_s)
-                self.stats.update_progress(event.step, event.epoch, self.rates.median, event.eta_s,
-                                           event.total_steps)
+                self.stats.update_progress(event.step, event.epoch, self.rates.median, event.eta_s, event.total_steps)
                 self.show_sample(event.memory)
                 if event.ranks:  # a data-parallel run: every rank's sample, at rank 0's time
                     self.ranks.show_samples(event.memory.time_s, event.ranks)
             case RunStarted():  # a run of max_steps: its epochs counted from the steps ("Epoch 3 / 10")
                 self.rates.clear()
-                self.stats.reset(event.total_steps, event.epochs or math.ceil(event.total_steps /
-                                                                              max(event.steps_per_epoch, 1)))
+                self.stats.reset(
+                    event.total_steps, event.epochs or math.ceil(event.total_steps / max(event.steps_per_epoch, 1))
+                )
                 self.ranks.set_ranks(event.rank_devices if event.world_size > 1 else ())
                 self.events.show_event(event)
             case RunPaused():  # no time left counts down while paused
@@ -108,13 +108,18 @@ class RunView(QObject):
         """A run stopped by an out of memory already logged: its end says only what to try (the failure was
         logged twice), and in the window's words (its field, not the CLI's --on-oom)."""
         message = event.message
-        if (event.status != "oom" or not isinstance(message, Message) or message.template != "{problem}; {hint}"
-                or str(message.params.get("problem")) != str(self._oom_logged)):
+        if (
+            event.status != "oom"
+            or not isinstance(message, Message)
+            or message.template != "{problem}; {hint}"
+            or str(message.params.get("problem")) != str(self._oom_logged)
+        ):
             return event
         hint = message.params.get("hint")
         if isinstance(hint, Message) and hint.template == "try a smaller batch size or --on-oom shrink":
             hint = self.tr("try a smaller batch size, or set {setting} to {shrink}").format(
-                setting=label("on_oom"), shrink=choice_text("on_oom", "shrink"))
+                setting=label("on_oom"), shrink=choice_text("on_oom", "shrink")
+            )
         return dataclasses.replace(event, message=hint)
 
     def show_crash(self, message: str) -> None:

@@ -64,13 +64,23 @@ class StatsPanel(QWidget):
         self.state_label.setObjectName("stateLabel")
         grid.addWidget(self.state_label, 0, 0, 1, 2)
         self.values: dict[str, QLabel] = {}
-        rows = [("step", self.tr("Step")), ("epoch", self.tr("Epoch")), ("speed", self.tr("Images/s (median)")),
-                ("eta", self.tr("ETA")), ("memory", self.tr("Memory now")), ("peak", self.tr("Peak"))]
-        tips = {"memory": self.tr("Allocated by tensors now (on the CPU: process RSS)"),
-                "peak": self.tr("Highest allocated since the run started (on the CPU: peak RSS)"),
-                "speed": self.tr("Median training images per second over the reports after the first (the "
-                                 "warm-up): the figure of the run's end in the log and in the Runs table"),
-                "eta": self.tr("Time left at the median speed")}
+        rows = [
+            ("step", self.tr("Step")),
+            ("epoch", self.tr("Epoch")),
+            ("speed", self.tr("Images/s (median)")),
+            ("eta", self.tr("ETA")),
+            ("memory", self.tr("Memory now")),
+            ("peak", self.tr("Peak")),
+        ]
+        tips = {
+            "memory": self.tr("Allocated by tensors now (on the CPU: process RSS)"),
+            "peak": self.tr("Highest allocated since the run started (on the CPU: peak RSS)"),
+            "speed": self.tr(
+                "Median training images per second over the reports after the first (the "
+                "warm-up): the figure of the run's end in the log and in the Runs table"
+            ),
+            "eta": self.tr("Time left at the median speed"),
+        }
         for i, (key, title) in enumerate(rows, start=1):
             label = QLabel(title)
             value = QLabel("–")
@@ -113,8 +123,9 @@ class StatsPanel(QWidget):
         self.values["step"].setText(f"0 / {integer(total_steps)}")
         self.values["epoch"].setText(self._epoch_text(1))
 
-    def update_progress(self, step: int, epoch: int, samples_per_s: float | None, eta_s: float | None,
-                        total_steps: int = 0) -> None:
+    def update_progress(
+        self, step: int, epoch: int, samples_per_s: float | None, eta_s: float | None, total_steps: int = 0
+    ) -> None:
         """`samples_per_s`: the run's median so far (`RateMedian`, `median_rate`), None during the warm-up."""
         if total_steps and total_steps != self.total_steps:  # an out-of-memory shrink adds steps
             self.total_steps = total_steps

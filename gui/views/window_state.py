@@ -55,17 +55,26 @@ class WindowState(StrEnum):
         return self not in (WindowState.STOPPING, WindowState.FINISHING)
 
 
-_SHOWN = {WindowState.IDLE: QT_TRANSLATE_NOOP("WindowState", "idle"),
-          WindowState.STARTING: QT_TRANSLATE_NOOP("WindowState", "starting"),
-          WindowState.RUNNING: QT_TRANSLATE_NOOP("WindowState", "running"),
-          WindowState.PAUSED: QT_TRANSLATE_NOOP("WindowState", "paused"),
-          WindowState.STOPPING: QT_TRANSLATE_NOOP("WindowState", "stopping"),
-          WindowState.FINISHED: QT_TRANSLATE_NOOP("WindowState", "finished"),
-          WindowState.STOPPED: QT_TRANSLATE_NOOP("WindowState", "stopped"),
-          WindowState.DIVERGED: QT_TRANSLATE_NOOP("WindowState", "diverged"),
-          WindowState.OOM: QT_TRANSLATE_NOOP("WindowState", "oom"),
-          WindowState.FAILED: QT_TRANSLATE_NOOP("WindowState", "failed")}
-_COLOURS = {WindowState.RUNNING: palette.GOOD, WindowState.PAUSED: palette.WARNING,
-            WindowState.STOPPING: palette.WARNING, WindowState.FINISHING: palette.WARNING,
-            **{WindowState.after(status): status_colour(status) for status in Status if status.finished
-               and status is not Status.INTERRUPTED}}  # an ending: its status's colour
+_SHOWN = {
+    WindowState.IDLE: QT_TRANSLATE_NOOP("WindowState", "idle"),
+    WindowState.STARTING: QT_TRANSLATE_NOOP("WindowState", "starting"),
+    WindowState.RUNNING: QT_TRANSLATE_NOOP("WindowState", "running"),
+    WindowState.PAUSED: QT_TRANSLATE_NOOP("WindowState", "paused"),
+    WindowState.STOPPING: QT_TRANSLATE_NOOP("WindowState", "stopping"),
+    WindowState.FINISHED: QT_TRANSLATE_NOOP("WindowState", "finished"),
+    WindowState.STOPPED: QT_TRANSLATE_NOOP("WindowState", "stopped"),
+    WindowState.DIVERGED: QT_TRANSLATE_NOOP("WindowState", "diverged"),
+    WindowState.OOM: QT_TRANSLATE_NOOP("WindowState", "oom"),
+    WindowState.FAILED: QT_TRANSLATE_NOOP("WindowState", "failed"),
+}
+_COLOURS = {
+    WindowState.RUNNING: palette.GOOD,
+    WindowState.PAUSED: palette.WARNING,
+    WindowState.STOPPING: palette.WARNING,
+    WindowState.FINISHING: palette.WARNING,
+    **{
+        WindowState.after(status): status_colour(status)
+        for status in Status
+        if status.finished and status is not Status.INTERRUPTED
+    },
+}  # an ending: its status's colour

@@ -12,11 +12,13 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from core.device.system_info import APP_NAME, SystemInfo, app_summary, collect
 from gui.qt.core_text import core_text
 
-ISSUES_HINT = QT_TRANSLATE_NOOP("about", "Copy system info (Help menu) puts these lines on the clipboard for a "
-                                         "bug report.")
+ISSUES_HINT = QT_TRANSLATE_NOOP(
+    "about", "Copy system info (Help menu) puts these lines on the clipboard for a bug report."
+)
 # the package's description (pyproject.toml), shown translated when the installed one is this text
-SUMMARY = QT_TRANSLATE_NOOP("about", "Train a PyTorch model and watch the GPU live: loss, throughput and device "
-                                     "memory.")
+SUMMARY = QT_TRANSLATE_NOOP(
+    "about", "Train a PyTorch model and watch the GPU live: loss, throughput and device memory."
+)
 
 
 def window_system_info(torch_ready: bool) -> SystemInfo:
@@ -29,16 +31,21 @@ def about_html(info: SystemInfo) -> str:
     """The About box's text: the app's name, version and summary, then each fact in a table. Names and
     values that are words are shown in the user's language (`core.device.system_info` makes them `Message`s);
     versions and names of software stay as they are."""
-    rows = "".join(f"<tr><td style='padding-right: 12px'><b>{html.escape(core_text(name))}</b></td>"
-                   f"<td>{html.escape(core_text(value))}</td></tr>" for name, value in info.facts[1:])
+    rows = "".join(
+        f"<tr><td style='padding-right: 12px'><b>{html.escape(core_text(name))}</b></td>"
+        f"<td>{html.escape(core_text(value))}</td></tr>"
+        for name, value in info.facts[1:]
+    )
     summary = app_summary()
     if summary == SUMMARY:
         summary = QCoreApplication.translate("about", SUMMARY)
     title = QCoreApplication.translate("about", "GPU Training Monitor")
     hint = QCoreApplication.translate("about", ISSUES_HINT)
-    return (f"<h3>{html.escape(title)} {html.escape(core_text(info.value(APP_NAME)))}</h3>"
-            + (f"<p>{html.escape(summary)}</p>" if summary else "")
-            + f"<table>{rows}</table><p>{html.escape(hint)}</p>")
+    return (
+        f"<h3>{html.escape(title)} {html.escape(core_text(info.value(APP_NAME)))}</h3>"
+        + (f"<p>{html.escape(summary)}</p>" if summary else "")
+        + f"<table>{rows}</table><p>{html.escape(hint)}</p>"
+    )
 
 
 def open_about(parent: QWidget, info: SystemInfo) -> QMessageBox:

@@ -41,8 +41,9 @@ from gui.window.plot_tabs import PlotTabs
 from gui.window.retranslate import keep_window_texts
 from gui.window.run_control import RunControl, resolved_for_log
 
-COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP("MainWindow", "A comparison races runs of one process each: set the process "
-                                                      "count to 1")
+COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP(
+    "MainWindow", "A comparison races runs of one process each: set the process count to 1"
+)
 CLOSE_WAIT_MS = 5000
 
 
@@ -67,8 +68,9 @@ class MainWindow(QMainWindow):
         self._close_pending = False
         self._run_config: RunConfig | None = None  # the single run's config as started
         self._build()
-        window_settings.restore(self.settings, self, self.form, self._splitters(),
-                                lambda text: self.log.add(text, "warning"))
+        window_settings.restore(
+            self.settings, self, self.form, self._splitters(), lambda text: self.log.add(text, "warning")
+        )
 
         app = QCoreApplication.instance()
         if app is not None:  # the app quitting without closing the window (app.exit) stops a run's processes too
@@ -98,8 +100,9 @@ class MainWindow(QMainWindow):
         self.buttons.stop_action.triggered.connect(self.run_control.stop)
         self.buttons.clear_action.triggered.connect(self.run_control.clear_cache)
         self.tabs = QTabWidget()
-        self.insight = MemoryInsight(self.form, self.log, self.controller, self.tabs,
-                                     lambda: self.view.last_sample, self)
+        self.insight = MemoryInsight(
+            self.form, self.log, self.controller, self.tabs, lambda: self.view.last_sample, self
+        )
         self.insight.controls_changed.connect(self._on_controls_changed)
         self.insight.start_requested.connect(self._on_start)
         self.record_history = self.insight.record_history
@@ -114,12 +117,27 @@ class MainWindow(QMainWindow):
         # recorded runs (this window's and those started elsewhere): opened in windows, overlaid on the plots
         self.history = HistoryPanel(self.controller.store_path, self.loss_plot, self.memory_plot)
         self.history.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.launched = LaunchedRun(self.controller.launcher, self.log, self.history, self.tabs, lambda: self.state,
-                                    self.run_control.set, self._on_launched_run_ended, self, view=self.view)
-        window_layout.add_tabs(self.tabs, [(self.log, self.tr("Log")), (self.history, self.tr("Runs")),
-                                           (self.breakdown_view, self.breakdown_view.tab_title()),
-                                           (self.nvml_panel, self.tr("GPU (NVML)")),
-                                           (self.finder_panel, self.tr("Batch-size finder"))])
+        self.launched = LaunchedRun(
+            self.controller.launcher,
+            self.log,
+            self.history,
+            self.tabs,
+            lambda: self.state,
+            self.run_control.set,
+            self._on_launched_run_ended,
+            self,
+            view=self.view,
+        )
+        window_layout.add_tabs(
+            self.tabs,
+            [
+                (self.log, self.tr("Log")),
+                (self.history, self.tr("Runs")),
+                (self.breakdown_view, self.breakdown_view.tab_title()),
+                (self.nvml_panel, self.tr("GPU (NVML)")),
+                (self.finder_panel, self.tr("Batch-size finder")),
+            ],
+        )
         self.plot_tabs = PlotTabs(self.loss_plot, self.compare_view)
         self.right_splitter = window_layout.plot_splitter(self.plot_tabs, self.memory_plot, self.tabs)
         left = window_layout.settings_column(self.form, self.buttons, self.insight.snapshot_controls, self.stats)
@@ -130,15 +148,25 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.state_status)
         notify, buttons = self.statusBar().showMessage, self.buttons
         run_actions = (buttons.start_action, buttons.pause_action, buttons.stop_action, buttons.clear_action)
-        self.menus = MenuBar(run_actions=run_actions, compare_menu=self.compare_menu.menu,
-                             settings=self.settings, log=self.log, shown_plots=self.shown_plots,
-                             request_checkpoint=self.controller.request_checkpoint,
-                             torch_loaded=lambda: self.torch_loaded, notify=notify, parent=self)
+        self.menus = MenuBar(
+            run_actions=run_actions,
+            compare_menu=self.compare_menu.menu,
+            settings=self.settings,
+            log=self.log,
+            shown_plots=self.shown_plots,
+            request_checkpoint=self.controller.request_checkpoint,
+            torch_loaded=lambda: self.torch_loaded,
+            notify=notify,
+            parent=self,
+        )
         self.setMenuBar(self.menus)
         self.resumer = CheckpointResume(self.form, self.log, self.controller.store_path, self.loss_plot, notify, self)
         self.resumer.resume_requested.connect(self._on_resume_requested)
-        self.menus.add_file_actions(self.history.open_action, self.history.export_action,  # above Save plots
-                                    self.resumer.action)
+        self.menus.add_file_actions(
+            self.history.open_action,
+            self.history.export_action,  # above Save plots
+            self.resumer.action,
+        )
         self.history.open_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Open))  # Ctrl+O
         self.history.resume_requested.connect(self.resumer.resume_file)  # a run's checkpoint, from the Runs tab
         self.resize(1280, 860)
@@ -208,8 +236,9 @@ class MainWindow(QMainWindow):
         except UserError as exc:  # a checkpoint that cannot be resumed: nothing has started
             self.resumer.refuse(error_text(exc))
 
-    def start_comparison(self, overrides: Sequence[Mapping[str, Any]], name: str,
-                         base: RunConfig | None = None) -> str | None:
+    def start_comparison(
+        self, overrides: Sequence[Mapping[str, Any]], name: str, base: RunConfig | None = None
+    ) -> str | None:
         """Race the form's settings (or `base`) with each of `overrides`; returns why it could not start
         (a plan the machine cannot run, the settings themselves), else None."""
         if self.controller.running or not self.torch_loaded or self.insight.searching:
@@ -296,11 +325,13 @@ class MainWindow(QMainWindow):
         running = self.controller.running
         self.form.set_editable(not running)
         kind = self.form.device_kind()
-        compare_problem = (QCoreApplication.translate("MainWindow", COMPARE_ONE_PROCESS)
-                           if int(self.form.value("nproc")) > 1 else None)
+        compare_problem = (
+            QCoreApplication.translate("MainWindow", COMPARE_ONE_PROCESS) if int(self.form.value("nproc")) > 1 else None
+        )
         form_problem = None if self.form.valid else core_text(self.form.message)
-        self.buttons.update_for(self.state, running, self.torch_loaded, form_problem, self.insight.searching, kind,
-                                compare_problem)
+        self.buttons.update_for(
+            self.state, running, self.torch_loaded, form_problem, self.insight.searching, kind, compare_problem
+        )
         self.insight.update_controls(running, self.torch_loaded, kind)
         self.menus.update_for(self.state, self.controller.can_checkpoint)
         can_start = not running and self.torch_loaded and not self.insight.searching

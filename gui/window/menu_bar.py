@@ -53,21 +53,38 @@ class MenuBar(QMenuBar):
     `request_checkpoint()`: True when a checkpoint was requested. `torch_loaded()`: whether About may ask torch.
     `notify(text, ms)`: a message in the status bar."""
 
-    def __init__(self, *, run_actions: Sequence[QAction], compare_menu: QMenu, settings: QSettings, log: LogPanel,
-                 shown_plots: Callable[[], list[tuple[str, pg.PlotWidget]]], request_checkpoint: Callable[[], bool],
-                 torch_loaded: Callable[[], bool], notify: Callable[[str, int], None],
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        run_actions: Sequence[QAction],
+        compare_menu: QMenu,
+        settings: QSettings,
+        log: LogPanel,
+        shown_plots: Callable[[], list[tuple[str, pg.PlotWidget]]],
+        request_checkpoint: Callable[[], bool],
+        torch_loaded: Callable[[], bool],
+        notify: Callable[[str, int], None],
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self._settings, self._log, self._notify = settings, log, notify
         self._shown_plots, self._request_checkpoint, self._torch_loaded = shown_plots, request_checkpoint, torch_loaded
         self.about_box: QMessageBox | None = None
 
         self.file_menu = self.addMenu(self.tr("&File"))
-        self.save_plots_action = self._add(self.file_menu, self.tr("Save plots…"), self.save_plots_dialog,
-                                           self.tr("Save the plots shown as PNG or SVG images, one file per plot"))
+        self.save_plots_action = self._add(
+            self.file_menu,
+            self.tr("Save plots…"),
+            self.save_plots_dialog,
+            self.tr("Save the plots shown as PNG or SVG images, one file per plot"),
+        )
         self.file_menu.addSeparator()
-        self.quit_action = self._add(self.file_menu, self.tr("&Quit"), self._close_window,
-                                     self.tr("Close the window (a run under way is stopped first)"))
+        self.quit_action = self._add(
+            self.file_menu,
+            self.tr("&Quit"),
+            self._close_window,
+            self.tr("Close the window (a run under way is stopped first)"),
+        )
         self.quit_action.setShortcut(quit_keys())
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self._file_section_end: QAction | None = None  # the separator under actions added above Save plots
@@ -83,19 +100,31 @@ class MenuBar(QMenuBar):
         for action in control_actions:
             self.run_menu.addAction(action)
         self.run_menu.addSeparator()
-        self.checkpoint_action = self._add(self.run_menu, self.tr("Checkpoint now"), self.checkpoint_now,
-                                           self.tr("Save the model, optimizer and progress at the next step boundary"))
+        self.checkpoint_action = self._add(
+            self.run_menu,
+            self.tr("Checkpoint now"),
+            self.checkpoint_now,
+            self.tr("Save the model, optimizer and progress at the next step boundary"),
+        )
 
         self.settings_menu = self.addMenu(self.tr("&Settings"))
         self.language_menu = LanguageMenu(settings, i18n.active(), self)
         self.settings_menu.addMenu(self.language_menu)
 
         self.help_menu = self.addMenu(self.tr("&Help"))
-        self.about_action = self._add(self.help_menu, self.tr("&About GPU Training Monitor"), self.show_about,
-                                      self.tr("The versions of the app, PyTorch, CUDA, the driver and Qt"))
+        self.about_action = self._add(
+            self.help_menu,
+            self.tr("&About GPU Training Monitor"),
+            self.show_about,
+            self.tr("The versions of the app, PyTorch, CUDA, the driver and Qt"),
+        )
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
-        self.copy_info_action = self._add(self.help_menu, self.tr("&Copy system info"), self.copy_system_info,
-                                          self.tr("Put the versions on the clipboard, for a bug report"))
+        self.copy_info_action = self._add(
+            self.help_menu,
+            self.tr("&Copy system info"),
+            self.copy_system_info,
+            self.tr("Put the versions on the clipboard, for a bug report"),
+        )
 
     def _add(self, menu: QMenu, text: str, slot: object, status_tip: str) -> QAction:
         action = menu.addAction(text)
@@ -121,7 +150,9 @@ class MenuBar(QMenuBar):
         self.checkpoint_action.setEnabled(enabled)
         self.checkpoint_action.setToolTip(
             self.tr("Save the model, optimizer and progress at the next step boundary, to resume the run from later")
-            if enabled else self.tr("Only while a single run trains (a comparison's runs save no checkpoints)"))
+            if enabled
+            else self.tr("Only while a single run trains (a comparison's runs save no checkpoints)")
+        )
 
     # ---- File ------------------------------------------------------------------------------------
     @Slot()
@@ -130,16 +161,22 @@ class MenuBar(QMenuBar):
         folder = str(self._settings.value(PLOTS_FOLDER_KEY, "") or Path.home())
         filters = plot_export.file_filters()
         path, name_filter = file_dialogs.get_save_file_name(
-            self.window(), self.tr("Save plots (one file per plot: NAME-loss, NAME-memory…)"),
-            str(Path(folder) / "plots"), ";;".join(filters), options=QFileDialog.Option.DontConfirmOverwrite)
+            self.window(),
+            self.tr("Save plots (one file per plot: NAME-loss, NAME-memory…)"),
+            str(Path(folder) / "plots"),
+            ";;".join(filters),
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
         if not path:
             return
         fmt = plot_export.format_for(path, filters.get(name_filter, "png"))
         plots = self._shown_plots()
         existing = [p for p in plot_export.target_paths(path, [name for name, _ in plots], fmt) if p.exists()]
-        if existing and QMessageBox.question(
-                self.window(), self.tr("Replace files?"), self._replace_question(existing)
-        ) != QMessageBox.StandardButton.Yes:
+        if (
+            existing
+            and QMessageBox.question(self.window(), self.tr("Replace files?"), self._replace_question(existing))
+            != QMessageBox.StandardButton.Yes
+        ):
             return
         self.save_plots(path, fmt)
 
@@ -166,9 +203,13 @@ class MenuBar(QMenuBar):
             return []
         self._settings.setValue(PLOTS_FOLDER_KEY, str(written[0].parent))
         folder, names = str(written[0].parent), ", ".join(p.name for p in written)
-        text = (self.tr("saved 1 plot in {folder}: {names}").format(folder=folder, names=names) if len(written) == 1
-                else self.tr("saved {count} plots in {folder}: {names}").format(count=integer(len(written)),
-                                                                                 folder=folder, names=names))
+        text = (
+            self.tr("saved 1 plot in {folder}: {names}").format(folder=folder, names=names)
+            if len(written) == 1
+            else self.tr("saved {count} plots in {folder}: {names}").format(
+                count=integer(len(written)), folder=folder, names=names
+            )
+        )
         self._log.add(text)
         self._notify(text, STATUS_MESSAGE_MS)
         return written

@@ -31,8 +31,11 @@ class PlotTabs(QTabWidget):
         if self.currentWidget() is self.compare_view:
             view = self.compare_view
             view.draw_now()
-            plots = [("comparison-time", view.time_plot), ("comparison-step", view.step_plot),
-                     ("comparison-speed", view.rate_plot)]
+            plots = [
+                ("comparison-time", view.time_plot),
+                ("comparison-step", view.step_plot),
+                ("comparison-speed", view.rate_plot),
+            ]
         else:
             self.loss_plot.refresh()
             plots = [("loss", self.loss_plot.plot)]

@@ -103,24 +103,47 @@ def _keep_item(texts: Retranslator, combo: QComboBox, index: int, field: str) ->
 def _keep_menus(texts: Retranslator, window: MainWindow) -> None:
     menus = window.menus
     titles: list[tuple[QMenu, str, str]] = [
-        (menus.file_menu, "MenuBar", "&File"), (menus.run_menu, "MenuBar", "&Run"),
-        (menus.compare_menu, "MenuBar", "&Compare"), (menus.settings_menu, "MenuBar", "&Settings"),
-        (menus.help_menu, "MenuBar", "&Help"), (menus.language_menu, "LanguageMenu", "&Language")]
+        (menus.file_menu, "MenuBar", "&File"),
+        (menus.run_menu, "MenuBar", "&Run"),
+        (menus.compare_menu, "MenuBar", "&Compare"),
+        (menus.settings_menu, "MenuBar", "&Settings"),
+        (menus.help_menu, "MenuBar", "&Help"),
+        (menus.language_menu, "LanguageMenu", "&Language"),
+    ]
     for menu, context, title in titles:
         texts.keep(menu.setTitle, translated(context, title))
-    _keep_action(texts, menus.save_plots_action, "MenuBar", "Save plots…",
-                 "Save the plots shown as PNG or SVG images, one file per plot")
+    _keep_action(
+        texts,
+        menus.save_plots_action,
+        "MenuBar",
+        "Save plots…",
+        "Save the plots shown as PNG or SVG images, one file per plot",
+    )
     _keep_action(texts, menus.quit_action, "MenuBar", "&Quit", "Close the window (a run under way is stopped first)")
     _keep_action(texts, menus.checkpoint_action, "MenuBar", "Checkpoint now")  # its tip follows the run's state
-    _keep_action(texts, menus.about_action, "MenuBar", "&About GPU Training Monitor",
-                 "The versions of the app, PyTorch, CUDA, the driver and Qt")
-    _keep_action(texts, menus.copy_info_action, "MenuBar", "&Copy system info",
-                 "Put the versions on the clipboard, for a bug report")
+    _keep_action(
+        texts,
+        menus.about_action,
+        "MenuBar",
+        "&About GPU Training Monitor",
+        "The versions of the app, PyTorch, CUDA, the driver and Qt",
+    )
+    _keep_action(
+        texts,
+        menus.copy_info_action,
+        "MenuBar",
+        "&Copy system info",
+        "Put the versions on the clipboard, for a bug report",
+    )
 
 
 def _keep_tabs(texts: Retranslator, window: MainWindow) -> None:
-    for page, title in ((window.log, "Log"), (window.history, "Runs"), (window.nvml_panel, "GPU (NVML)"),
-                        (window.finder_panel, "Batch-size finder")):
+    for page, title in (
+        (window.log, "Log"),
+        (window.history, "Runs"),
+        (window.nvml_panel, "GPU (NVML)"),
+        (window.finder_panel, "Batch-size finder"),
+    ):
         _keep_tab(texts, window.tabs, page, translated("MainWindow", title))
     _keep_tab(texts, window.tabs, window.breakdown_view, window.breakdown_view.tab_title)
     for page, title in ((window.loss_plot, "Training loss"), (window.compare_view, "Comparison")):
@@ -141,8 +164,12 @@ def _keep_form(texts: Retranslator, window: MainWindow) -> None:
         texts.keep(field_label.setToolTip, lambda field=field: field_help(field))
         texts.keep(form.widgets[field].setToolTip, lambda field=field: field_tooltip(field))
     model_edit = form.widgets["model"].lineEdit()
-    texts.keep(model_edit.setPlaceholderText, lambda: QCoreApplication.translate(
-        "form_widgets", "a name from the list, or {spec_form}").format(spec_form=SPEC_FORM))
+    texts.keep(
+        model_edit.setPlaceholderText,
+        lambda: QCoreApplication.translate("form_widgets", "a name from the list, or {spec_form}").format(
+            spec_form=SPEC_FORM
+        ),
+    )
     for field in CHOICE_TEXTS:
         combo = form.widgets.get(field)
         if not isinstance(combo, QComboBox) or field in ("device", "model"):  # theirs say more: refreshed below

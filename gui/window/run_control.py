@@ -28,8 +28,14 @@ class RunControl(QObject):
 
     changed = Signal()  # the state changed: the window enables what applies now
 
-    def __init__(self, controller: RunController, stats: StatsPanel, log: LogPanel, device_watch: DeviceWatch,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        controller: RunController,
+        stats: StatsPanel,
+        log: LogPanel,
+        device_watch: DeviceWatch,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.controller, self.stats, self.log, self.device_watch = controller, stats, log, device_watch
         self.label = QLabel(WindowState.IDLE.shown)  # for the status bar
@@ -101,10 +107,13 @@ class RunControl(QObject):
         except UserError as exc:
             self.log.add(error_text(exc), "error")
             return
-        self.log.add(QCoreApplication.translate(
-            "MainWindow", "cache clear requested: applied at the next step boundary on every process")
+        self.log.add(
+            QCoreApplication.translate(
+                "MainWindow", "cache clear requested: applied at the next step boundary on every process"
+            )
             if self.controller.data_parallel
-            else QCoreApplication.translate("MainWindow", "cache clear requested: applied at the next step boundary"))
+            else QCoreApplication.translate("MainWindow", "cache clear requested: applied at the next step boundary")
+        )
 
     def stop_for_close(self, launched: LaunchedRun, parent: QWidget, wait_ms: int) -> bool:
         """The window closes: stop a data-parallel run's processes (a modal wait over `parent`) and a run's thread,
@@ -120,8 +129,10 @@ class RunControl(QObject):
         if self.controller.running:
             self.set(WindowState.STOPPING)
             if not self.controller.shutdown(wait_ms):
-                self.log.add(QCoreApplication.translate(
-                    "MainWindow", "waiting for the current step to finish before closing"), "warning")
+                self.log.add(
+                    QCoreApplication.translate("MainWindow", "waiting for the current step to finish before closing"),
+                    "warning",
+                )
                 return False
         return True
 

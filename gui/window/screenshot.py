@@ -38,8 +38,11 @@ class ScreenshotDriver:
 
     def report_times(self, shown_after: float, ready_after: float) -> None:
         """The launch's times on stderr (the window logs them in its own language)."""
-        print(f"window shown {shown_after:.2f} s after launch; PyTorch ready after {ready_after:.1f} s",
-              file=sys.stderr, flush=True)
+        print(
+            f"window shown {shown_after:.2f} s after launch; PyTorch ready after {ready_after:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def start(self) -> None:
         """Torch is ready: race the comparison, or start the run as Start would (the form's reading, without the
@@ -54,9 +57,11 @@ class ScreenshotDriver:
         """--compare NAME: the ready-made comparison of that name, as the Compare menu offers it here."""
         ready = {r.name: r for r in self.window.compare_menu.ready()}
         chosen = ready.get(self.compare or "")
-        error = (self.window.start_comparison([dict(o) for o in chosen.overrides], chosen.name, base=self.config)
-                 if chosen is not None else
-                 f"no ready-made comparison {self.compare!r} here; this machine offers: {', '.join(ready) or 'none'}")
+        error = (
+            self.window.start_comparison([dict(o) for o in chosen.overrides], chosen.name, base=self.config)
+            if chosen is not None
+            else f"no ready-made comparison {self.compare!r} here; this machine offers: {', '.join(ready) or 'none'}"
+        )
         if error:
             print(f"{PROG}: error: --compare: {error}", file=sys.stderr)
             self.window.close()
@@ -86,8 +91,9 @@ def follow_run(window, app, path: str, exit_code: list[int]) -> None:
     window.controller.event.connect(remember)
 
     def save(state: str) -> None:
-        QTimer.singleShot(SAVE_DELAY_MS, lambda: save_screenshot(window, path, app, state,
-                                                                 finished[-1] if finished else None))
+        QTimer.singleShot(
+            SAVE_DELAY_MS, lambda: save_screenshot(window, path, app, state, finished[-1] if finished else None)
+        )
 
     def give_up() -> None:
         print(f"{PROG}: error: the screenshot run did not finish within {SCREENSHOT_TIMEOUT_S} s", file=sys.stderr)

@@ -12,8 +12,13 @@ from core.config.run_config import RunConfig
 from gui.form.settings_form import SettingsForm
 
 
-def restore(settings: QSettings, window: QMainWindow, form: SettingsForm, splitters: dict[str, QSplitter],
-            warn: Callable[[str], None]) -> None:
+def restore(
+    settings: QSettings,
+    window: QMainWindow,
+    form: SettingsForm,
+    splitters: dict[str, QSplitter],
+    warn: Callable[[str], None],
+) -> None:
     """Apply saved values; a config this version cannot use keeps the defaults and says so via `warn`."""
     raw = settings.value("config")
     if raw:

@@ -16,13 +16,23 @@ from core.config.user_callables import is_spec
 from core.data.datasets.synthetic import make_synthetic, synthetic_bytes
 from core.data.datasets.types import DatasetSplits, ImageSplit
 
-__all__ = ["DatasetSplits", "ImageSplit", "dataset_shape", "default_data_dir", "load_dataset", "resident_bytes",
-           "synthetic_bytes"]
+__all__ = [
+    "DatasetSplits",
+    "ImageSplit",
+    "dataset_shape",
+    "default_data_dir",
+    "load_dataset",
+    "resident_bytes",
+    "synthetic_bytes",
+]
 
 # channels, height, width, classes, training images, validation images of the fixed-format datasets
 # (their standard train splits; the test split validates)
-_SHAPES = {"cifar10": (3, 32, 32, 10, 50_000, 10_000), "mnist": (1, 28, 28, 10, 60_000, 10_000),
-           "fashion-mnist": (1, 28, 28, 10, 60_000, 10_000)}
+_SHAPES = {
+    "cifar10": (3, 32, 32, 10, 50_000, 10_000),
+    "mnist": (1, 28, 28, 10, 60_000, 10_000),
+    "fashion-mnist": (1, 28, 28, 10, 60_000, 10_000),
+}
 
 
 def default_data_dir() -> Path:
@@ -67,8 +77,9 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
         from core.base.errors import DatasetError
         from core.base.text import Message
 
-        raise DatasetError(Message("data_dir: cannot read image folder {root}: {error}", root=str(root),
-                                   error=str(exc))) from None
+        raise DatasetError(
+            Message("data_dir: cannot read image folder {root}: {error}", root=str(root), error=str(exc))
+        ) from None
     return 3, image_size, image_size, len(classes), None
 
 

@@ -75,7 +75,9 @@ class _ArrayUnpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in self.ALLOWED:
-            raise pickle.UnpicklingError(f"refusing to load {module}.{name}: a CIFAR-10 batch holds only arrays and lists")
+            raise pickle.UnpicklingError(
+                f"refusing to load {module}.{name}: a CIFAR-10 batch holds only arrays and lists"
+            )
         return super().find_class(module, name)
 
 
@@ -86,11 +88,21 @@ def _unpickle(path: Path) -> dict[bytes, Any]:
     except OSError as error:
         raise DatasetError(Message("{path}: cannot be read ({error})", path=str(path), error=str(error))) from error
     except Exception as error:  # garbage makes pickle raise nearly anything (EOFError, KeyError, ValueError, ...)
-        raise DatasetError(Message("{path}: not a CIFAR-10 python batch, or damaged ({error})", path=str(path),
-                                   error=f"{type(error).__name__}: {error}")) from error
+        raise DatasetError(
+            Message(
+                "{path}: not a CIFAR-10 python batch, or damaged ({error})",
+                path=str(path),
+                error=f"{type(error).__name__}: {error}",
+            )
+        ) from error
     if not isinstance(content, dict):
-        raise DatasetError(Message("{path}: not a CIFAR-10 python batch (holds a {type}, expected a dict)",
-                                   path=str(path), type=type(content).__name__))
+        raise DatasetError(
+            Message(
+                "{path}: not a CIFAR-10 python batch (holds a {type}, expected a dict)",
+                path=str(path),
+                type=type(content).__name__,
+            )
+        )
     return content
 
 
@@ -98,25 +110,41 @@ def _read_batch(path: Path) -> ImageSplit:
     content = _unpickle(path)
     data, labels = content.get(b"data"), content.get(b"labels")
     if not isinstance(data, np.ndarray) or labels is None:
-        raise DatasetError(Message("{path}: not a CIFAR-10 python batch (no b'data' array and b'labels' list)",
-                                   path=str(path)))
+        raise DatasetError(
+            Message("{path}: not a CIFAR-10 python batch (no b'data' array and b'labels' list)", path=str(path))
+        )
     width = SHAPE[0] * SHAPE[1] * SHAPE[2]
     if data.dtype != np.uint8 or data.ndim != 2 or data.shape[1] != width or data.shape[0] == 0:
-        raise DatasetError(Message("{path}: b'data' is {dtype} {shape}, expected uint8 (N, {width}) with N > 0",
-                                   path=str(path), dtype=str(data.dtype), shape=str(tuple(data.shape)), width=width))
+        raise DatasetError(
+            Message(
+                "{path}: b'data' is {dtype} {shape}, expected uint8 (N, {width}) with N > 0",
+                path=str(path),
+                dtype=str(data.dtype),
+                shape=str(tuple(data.shape)),
+                width=width,
+            )
+        )
     try:
         label_array = np.asarray(labels)
     except (TypeError, ValueError) as error:
-        raise DatasetError(Message("{path}: b'labels' is not a list of class numbers ({error})", path=str(path),
-                                   error=str(error))) from error
+        raise DatasetError(
+            Message("{path}: b'labels' is not a list of class numbers ({error})", path=str(path), error=str(error))
+        ) from error
     if label_array.shape != (data.shape[0],) or label_array.dtype.kind not in "iu":
-        raise DatasetError(Message("{path}: {images} images but b'labels' is {dtype} {shape}", path=str(path),
-                                   images=data.shape[0], dtype=str(label_array.dtype),
-                                   shape=str(label_array.shape)))
+        raise DatasetError(
+            Message(
+                "{path}: {images} images but b'labels' is {dtype} {shape}",
+                path=str(path),
+                images=data.shape[0],
+                dtype=str(label_array.dtype),
+                shape=str(label_array.shape),
+            )
+        )
     if label_array.min() < 0 or label_array.max() >= NUM_CLASSES:
         bad = int(label_array.min()) if label_array.min() < 0 else int(label_array.max())
-        raise DatasetError(Message("{path}: label {label} is outside 0..{last}", path=str(path), label=bad,
-                                   last=NUM_CLASSES - 1))
+        raise DatasetError(
+            Message("{path}: label {label} is outside 0..{last}", path=str(path), label=bad, last=NUM_CLASSES - 1)
+        )
     images = torch.from_numpy(np.ascontiguousarray(data).reshape(-1, *SHAPE).copy())
     return ImageSplit(images=images, labels=torch.from_numpy(label_array.astype(np.int64)))
 
@@ -124,8 +152,9 @@ def _read_batch(path: Path) -> ImageSplit:
 def _check_meta(path: Path) -> None:
     names = _unpickle(path).get(b"label_names")
     if not isinstance(names, list) or len(names) != NUM_CLASSES:
-        raise DatasetError(Message("{path}: expected b'label_names' with {classes} class names", path=str(path),
-                                   classes=NUM_CLASSES))
+        raise DatasetError(
+            Message("{path}: expected b'label_names' with {classes} class names", path=str(path), classes=NUM_CLASSES)
+        )
 
 
 def _concat(splits: list[ImageSplit]) -> ImageSplit:

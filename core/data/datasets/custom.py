@@ -49,9 +49,15 @@ def load_custom(spec: str, seed: int) -> DatasetSplits:
     train = reader.read(train_set, "train" if val_set is not None else None)
     val = reader.read(val_set, "val") if val_set is not None else None
     if val is not None and val[0].shape[1:] != train[0].shape[1:]:
-        raise _error(spec, Message("the val split's images are {val_dims} but the train split's are {train_dims}: "
-                                   "both splits need one image size", val_dims=_dims(val[0].shape[1:]),
-                                   train_dims=_dims(train[0].shape[1:])))
+        raise _error(
+            spec,
+            Message(
+                "the val split's images are {val_dims} but the train split's are {train_dims}: "
+                "both splits need one image size",
+                val_dims=_dims(val[0].shape[1:]),
+                train_dims=_dims(train[0].shape[1:]),
+            ),
+        )
     labels = {"train": train[1], "val": val[1]} if val is not None else {None: train[1]}
     num_classes = _num_classes(spec, train_set, labels)
     images = _to_uint8(spec, [train[0]] + ([val[0]] if val is not None else []))
@@ -86,8 +92,12 @@ def _split_sets(spec: str, result: Any) -> tuple[Any, Any | None]:
     if isinstance(result, Mapping):
         if "train" not in result:
             keys = ", ".join(repr(k) for k in result) or Message("none")
-            raise _error(spec, Message("returned a dict without a 'train' entry (its keys: {keys}); give 'train' and "
-                                       "'val'", keys=keys))
+            raise _error(
+                spec,
+                Message(
+                    "returned a dict without a 'train' entry (its keys: {keys}); give 'train' and 'val'", keys=keys
+                ),
+            )
         val = result.get("val", result.get("test"))
         return _checked_set(spec, result["train"], "train"), (None if val is None else _checked_set(spec, val, "val"))
     if isinstance(result, tuple) and len(result) == 2 and all(_is_split(part) for part in result):
@@ -107,17 +117,39 @@ def _map_style(value: Any) -> bool:
 def _checked_set(spec: str, value: Any, part: str | None) -> Any:
     if isinstance(value, IterableDataset):
         if part is None:
-            raise _error(spec, Message("returned an IterableDataset, which has no length: give a map-style Dataset "
-                                       "(with __len__ and __getitem__)"))
-        raise _error(spec, Message("returned a {part} split that is an IterableDataset, which has no length: give a "
-                                   "map-style Dataset (with __len__ and __getitem__)", part=part))
+            raise _error(
+                spec,
+                Message(
+                    "returned an IterableDataset, which has no length: give a map-style Dataset "
+                    "(with __len__ and __getitem__)"
+                ),
+            )
+        raise _error(
+            spec,
+            Message(
+                "returned a {part} split that is an IterableDataset, which has no length: give a "
+                "map-style Dataset (with __len__ and __getitem__)",
+                part=part,
+            ),
+        )
     if not _map_style(value):
         if part is None:
-            raise _error(spec, Message("returned {found}; expected a map-style Dataset (with __len__ and "
-                                       "__getitem__), a (train, val) tuple of them or a dict with 'train' and 'val'",
-                                       found=a_type(value)))
-        raise _error(spec, Message("returned a {part} split that is {found}; expected a map-style Dataset (with "
-                                   "__len__ and __getitem__)", part=part, found=a_type(value)))
+            raise _error(
+                spec,
+                Message(
+                    "returned {found}; expected a map-style Dataset (with __len__ and "
+                    "__getitem__), a (train, val) tuple of them or a dict with 'train' and 'val'",
+                    found=a_type(value),
+                ),
+            )
+        raise _error(
+            spec,
+            Message(
+                "returned a {part} split that is {found}; expected a map-style Dataset (with __len__ and __getitem__)",
+                part=part,
+                found=a_type(value),
+            ),
+        )
     return value
 
 
@@ -136,8 +168,9 @@ class _Reader:
         try:
             count = len(dataset)
         except Exception as exc:
-            raise _error(self.spec, Message("len() of the dataset{where} raised {error}", where=where,
-                                            error=one_line(exc))) from None
+            raise _error(
+                self.spec, Message("len() of the dataset{where} raised {error}", where=where, error=one_line(exc))
+            ) from None
         if count == 0:
             raise _error(self.spec, Message("the dataset{where} is empty", where=where))
         if isinstance(dataset, TensorDataset) and len(dataset.tensors) == 2:
@@ -150,13 +183,27 @@ class _Reader:
         for index in range(count):
             image, label = (first, first_label) if index == 0 else self._item(dataset, index, where)
             if image.shape != first.shape:
-                raise _error(self.spec, Message("{item} has an image of {dims} but item 0's is {first_dims}: every "
-                                                "image must have the same size", item=_item_name(index, where),
-                                                dims=_dims(image.shape), first_dims=_dims(first.shape)))
+                raise _error(
+                    self.spec,
+                    Message(
+                        "{item} has an image of {dims} but item 0's is {first_dims}: every "
+                        "image must have the same size",
+                        item=_item_name(index, where),
+                        dims=_dims(image.shape),
+                        first_dims=_dims(first.shape),
+                    ),
+                )
             if image.is_floating_point() != floats:
-                raise _error(self.spec, Message("{item} has a {dtype} image but item 0's is {first_dtype}: give every "
-                                                "image the same kind of values", item=_item_name(index, where),
-                                                dtype=_dtype(image), first_dtype=_dtype(first)))
+                raise _error(
+                    self.spec,
+                    Message(
+                        "{item} has a {dtype} image but item 0's is {first_dtype}: give every "
+                        "image the same kind of values",
+                        item=_item_name(index, where),
+                        dtype=_dtype(image),
+                        first_dtype=_dtype(first),
+                    ),
+                )
             if not floats:
                 self._check_bytes(image, _item_name(index, where))
             images[index] = image
@@ -167,13 +214,23 @@ class _Reader:
         try:
             item = dataset[index]
         except Exception as exc:
-            raise _error(self.spec, Message("reading {item} raised {error}", item=_item_name(index, where),
-                                            error=one_line(exc))) from None
+            raise _error(
+                self.spec, Message("reading {item} raised {error}", item=_item_name(index, where), error=one_line(exc))
+            ) from None
         if not isinstance(item, (tuple, list)) or len(item) != 2:
-            shown = (Message("a {type} of {count}", type=type(item).__name__, count=len(item))
-                     if isinstance(item, (tuple, list)) else a_type(item))
-            raise _error(self.spec, Message("{item} is {found}; expected a pair (image tensor, int label)",
-                                            item=_item_name(index, where), found=shown))
+            shown = (
+                Message("a {type} of {count}", type=type(item).__name__, count=len(item))
+                if isinstance(item, (tuple, list))
+                else a_type(item)
+            )
+            raise _error(
+                self.spec,
+                Message(
+                    "{item} is {found}; expected a pair (image tensor, int label)",
+                    item=_item_name(index, where),
+                    found=shown,
+                ),
+            )
         return self._image(item[0], _item_name(index, where)), self._label(item[1], _item_name(index, where))
 
     def _image(self, image: Any, what: Message) -> torch.Tensor:
@@ -182,8 +239,14 @@ class _Reader:
         elif isinstance(image, np.ndarray):
             image = torch.from_numpy(np.ascontiguousarray(image))
         if not isinstance(image, torch.Tensor):
-            raise _error(self.spec, Message("{what} has {found} for its image; expected a tensor (channels x height x "
-                                            "width)", what=what, found=a_type(image)))
+            raise _error(
+                self.spec,
+                Message(
+                    "{what} has {found} for its image; expected a tensor (channels x height x width)",
+                    what=what,
+                    found=a_type(image),
+                ),
+            )
         image = image.detach().cpu()
         if image.dtype == torch.bool:
             image = image.to(torch.uint8) * 255
@@ -192,13 +255,26 @@ class _Reader:
         if image.dim() == 2:
             image = image.unsqueeze(0)
         if image.dim() != 3 or image.numel() == 0:
-            raise _error(self.spec, Message("{what} has an image of {count} dimensions ({dims}); expected channels x "
-                                            "height x width (or height x width)", what=what, count=image.dim(),
-                                            dims=_dims(image.shape)))
+            raise _error(
+                self.spec,
+                Message(
+                    "{what} has an image of {count} dimensions ({dims}); expected channels x "
+                    "height x width (or height x width)",
+                    what=what,
+                    count=image.dim(),
+                    dims=_dims(image.shape),
+                ),
+            )
         if image.shape[0] > 4 and image.shape[2] in (1, 3, 4):
-            raise _error(self.spec, Message("{what} has an image of {dims}, which looks channels-last; give channels x "
-                                            "height x width (e.g. image.permute(2, 0, 1))", what=what,
-                                            dims=_dims(image.shape)))
+            raise _error(
+                self.spec,
+                Message(
+                    "{what} has an image of {dims}, which looks channels-last; give channels x "
+                    "height x width (e.g. image.permute(2, 0, 1))",
+                    what=what,
+                    dims=_dims(image.shape),
+                ),
+            )
         return image
 
     def _label(self, label: Any, what: Message) -> int:
@@ -207,8 +283,15 @@ class _Reader:
         elif isinstance(label, (np.ndarray, np.generic)) and label.size == 1:
             label = label.item()
         if isinstance(label, bool) or not isinstance(label, int):
-            raise _error(self.spec, Message("{what} has the label {label} ({type}); expected an int class index",
-                                            what=what, label=repr(label), type=type(label).__name__))
+            raise _error(
+                self.spec,
+                Message(
+                    "{what} has the label {label} ({type}); expected an int class index",
+                    what=what,
+                    label=repr(label),
+                    type=type(label).__name__,
+                ),
+            )
         if label < 0:
             raise _error(self.spec, _negative_label(what, label))
         return label
@@ -216,9 +299,17 @@ class _Reader:
     def _check_bytes(self, image: torch.Tensor, what: Message) -> None:
         """An integer image goes into uint8 as it is: its values must already be 0..255."""
         if image.dtype != torch.uint8 and (int(image.min()) < 0 or int(image.max()) > 255):
-            raise _error(self.spec, Message("{what} has {dtype} pixel values from {low} to {high}; integer images "
-                                            "must hold 0..255 (or give floats)", what=what, dtype=_dtype(image),
-                                            low=int(image.min()), high=int(image.max())))
+            raise _error(
+                self.spec,
+                Message(
+                    "{what} has {dtype} pixel values from {low} to {high}; integer images "
+                    "must hold 0..255 (or give floats)",
+                    what=what,
+                    dtype=_dtype(image),
+                    low=int(image.min()),
+                    high=int(image.max()),
+                ),
+            )
 
     def _check_room(self, count: int, first: torch.Tensor, floats: bool) -> None:
         """Refuse up front a dataset that cannot be held in host memory (before reading it for minutes)."""
@@ -227,9 +318,16 @@ class _Reader:
         needed = count * first.numel() * (4 if floats else 1)
         free = host_free_bytes()
         if needed > free:
-            raise _error(self.spec, Message("its {count:,} images of {dims} need {needed} of host memory to load but "
-                                            "{free} is available", count=count, dims=_dims(first.shape),
-                                            needed=format_bytes(needed), free=format_bytes(free)))
+            raise _error(
+                self.spec,
+                Message(
+                    "its {count:,} images of {dims} need {needed} of host memory to load but {free} is available",
+                    count=count,
+                    dims=_dims(first.shape),
+                    needed=format_bytes(needed),
+                    free=format_bytes(free),
+                ),
+            )
 
     def _from_tensors(self, tensors: tuple[torch.Tensor, ...], where: str) -> tuple[torch.Tensor, torch.Tensor]:
         """A TensorDataset(images, labels) is taken whole: no item-by-item reading."""
@@ -237,16 +335,29 @@ class _Reader:
         if images.dim() == 3:
             images = images.unsqueeze(1)
         if images.dim() != 4 or labels.dim() != 1 or images.shape[0] != labels.shape[0]:
-            raise _error(self.spec, Message("its TensorDataset{where} holds images of {image_dims} and labels of "
-                                            "{label_dims}; expected N x channels x height x width (or N x height x "
-                                            "width) images and N labels", where=where, image_dims=_dims(images.shape),
-                                            label_dims=_dims(labels.shape)))
+            raise _error(
+                self.spec,
+                Message(
+                    "its TensorDataset{where} holds images of {image_dims} and labels of "
+                    "{label_dims}; expected N x channels x height x width (or N x height x "
+                    "width) images and N labels",
+                    where=where,
+                    image_dims=_dims(images.shape),
+                    label_dims=_dims(labels.shape),
+                ),
+            )
         self._image(images[0], _item_name(0, where))  # the checks an image read item by item gets
         if images.dtype == torch.bool:
             images = images.to(torch.uint8) * 255
         if labels.is_floating_point() or labels.is_complex() or labels.dtype == torch.bool:
-            raise _error(self.spec, Message("its TensorDataset{where} holds {dtype} labels; expected int class indices",
-                                            where=where, dtype=_dtype(labels)))
+            raise _error(
+                self.spec,
+                Message(
+                    "its TensorDataset{where} holds {dtype} labels; expected int class indices",
+                    where=where,
+                    dtype=_dtype(labels),
+                ),
+            )
         if int(labels.min()) < 0:
             index = int((labels < 0).nonzero()[0])
             raise _error(self.spec, _negative_label(_item_name(index, where), int(labels[index])))
@@ -278,10 +389,18 @@ def _to_uint8(spec: str, parts: list[torch.Tensor]) -> list[torch.Tensor]:
         low, scale = 0.0, 255.0
     else:
         scale = 255.0 / (high - low) if high > low else 0.0
-        warnings.warn(Message("dataset {spec}: its float images run from {low:.4g} to {high:.4g}, not 0..1: they are "
-                              "mapped linearly to 0..255 for the 8-bit copy every run trains from (the run "
-                              "normalises them per channel)", spec=spec, low=low, high=high),
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            Message(
+                "dataset {spec}: its float images run from {low:.4g} to {high:.4g}, not 0..1: they are "
+                "mapped linearly to 0..255 for the 8-bit copy every run trains from (the run "
+                "normalises them per channel)",
+                spec=spec,
+                low=low,
+                high=high,
+            ),
+            UserWarning,
+            stacklevel=2,
+        )
     converted = []
     for images in parts:
         out = torch.empty(images.shape, dtype=torch.uint8)
@@ -298,8 +417,10 @@ def _hold_out(spec: str, data: ImageSplit, seed: int) -> tuple[ImageSplit, Image
     val_indices = held_out(len(data), seed)
     is_val = torch.zeros(len(data), dtype=torch.bool)
     is_val[sorted(val_indices)] = True
-    return (ImageSplit(data.images[~is_val], data.labels[~is_val]),
-            ImageSplit(data.images[is_val], data.labels[is_val]))
+    return (
+        ImageSplit(data.images[~is_val], data.labels[~is_val]),
+        ImageSplit(data.images[is_val], data.labels[is_val]),
+    )
 
 
 def _num_classes(spec: str, train_set: Any, labels: dict[str | None, torch.Tensor]) -> int:
@@ -308,19 +429,40 @@ def _num_classes(spec: str, train_set: Any, labels: dict[str | None, torch.Tenso
     `labels`: per split name (None: the one dataset, before its validation part is held out)."""
     declared = _declared_classes(train_set)
     if declared is not None and declared > MAX_CLASSES:  # the model's last layer would be that wide
-        raise _error(spec, Message("its `classes` attribute lists {declared} classes; at most {limit} are supported",
-                                   declared=declared, limit=MAX_CLASSES))
+        raise _error(
+            spec,
+            Message(
+                "its `classes` attribute lists {declared} classes; at most {limit} are supported",
+                declared=declared,
+                limit=MAX_CLASSES,
+            ),
+        )
     largest = max(int(split.max()) for split in labels.values())
     if largest >= (MAX_CLASSES if declared is None else declared):  # refused before a layer is allocated for it
         part, found = next((part, split) for part, split in labels.items() if int(split.max()) == largest)
         what = _item_name(int((found == largest).nonzero()[0]), _of_split(part))
         if declared is None:
-            raise _error(spec, Message("{what} has the label {label}; labels are class indices 0..{last} (at most "
-                                       "{limit} classes)", what=what, label=largest, last=MAX_CLASSES - 1,
-                                       limit=MAX_CLASSES))
-        raise _error(spec, Message("{what} has the label {label}, but the dataset's `classes` attribute lists "
-                                   "{declared} classes (labels 0..{last})", what=what,
-                                   label=largest, declared=declared, last=declared - 1))
+            raise _error(
+                spec,
+                Message(
+                    "{what} has the label {label}; labels are class indices 0..{last} (at most {limit} classes)",
+                    what=what,
+                    label=largest,
+                    last=MAX_CLASSES - 1,
+                    limit=MAX_CLASSES,
+                ),
+            )
+        raise _error(
+            spec,
+            Message(
+                "{what} has the label {label}, but the dataset's `classes` attribute lists "
+                "{declared} classes (labels 0..{last})",
+                what=what,
+                label=largest,
+                declared=declared,
+                last=declared - 1,
+            ),
+        )
     count = largest + 1 if declared is None else declared
     if count < 2:
         raise _error(spec, Message("every label is 0; a classifier needs at least two classes"))
@@ -376,4 +518,3 @@ def _dims(shape: torch.Size | tuple[int, ...]) -> str:
 
 def _dtype(tensor: torch.Tensor) -> str:
     return str(tensor.dtype).removeprefix("torch.")
-

@@ -19,10 +19,17 @@ from core.base.text import Message, semicolon_list
 
 MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 CIFAR10_FOLDER = "cifar-10-batches-py"
-CIFAR10_FILES = ("data_batch_1", "data_batch_2", "data_batch_3", "data_batch_4", "data_batch_5", "test_batch", "batches.meta")
+CIFAR10_FILES = (
+    "data_batch_1",
+    "data_batch_2",
+    "data_batch_3",
+    "data_batch_4",
+    "data_batch_5",
+    "test_batch",
+    "batches.meta",
+)
 
-_HOW_TO_GET_FILES = Message("Put the files there, or let the app download them (--download on the command "
-                            "line).")
+_HOW_TO_GET_FILES = Message("Put the files there, or let the app download them (--download on the command line).")
 
 # Where torchvision keeps each dataset under the data folder.
 DATASET_FOLDERS = {"mnist": "MNIST/raw", "fashion-mnist": "FashionMNIST/raw", "cifar10": CIFAR10_FOLDER}
@@ -39,9 +46,15 @@ def expected_layout(name: str, root: Path) -> str:
 def require_root(root: Path, name: str) -> None:
     """Fail with the folder's name when the data folder itself is missing or not a folder."""
     if not root.exists():
-        raise DatasetError(Message("data folder {root} does not exist. Expected layout for {name}: {layout}. "
-                                   "{advice}", root=str(root), name=name, layout=expected_layout(name, root),
-                                   advice=_HOW_TO_GET_FILES))
+        raise DatasetError(
+            Message(
+                "data folder {root} does not exist. Expected layout for {name}: {layout}. {advice}",
+                root=str(root),
+                name=name,
+                layout=expected_layout(name, root),
+                advice=_HOW_TO_GET_FILES,
+            )
+        )
     if not root.is_dir():
         raise DatasetError(Message("data folder {root} is not a folder", root=str(root)))
 
@@ -49,9 +62,15 @@ def require_root(root: Path, name: str) -> None:
 def missing_files_error(name: str, root: Path, missing: list[Path]) -> DatasetError:
     """The error for files that are not there and were not to be downloaded."""
     listed = ", ".join(str(path) for path in missing)
-    return DatasetError(Message("{name} files not found: missing {missing}. Expected layout: {layout}. {advice}",
-                                name=name, missing=listed, layout=expected_layout(name, root),
-                                advice=_HOW_TO_GET_FILES))
+    return DatasetError(
+        Message(
+            "{name} files not found: missing {missing}. Expected layout: {layout}. {advice}",
+            name=name,
+            missing=listed,
+            layout=expected_layout(name, root),
+            advice=_HOW_TO_GET_FILES,
+        )
+    )
 
 
 def download_dataset(name: str, root: Path, timeout_s: float = 30.0) -> None:
@@ -66,15 +85,23 @@ def download_dataset(name: str, root: Path, timeout_s: float = 30.0) -> None:
 
     classes = {"mnist": datasets.MNIST, "fashion-mnist": datasets.FashionMNIST, "cifar10": datasets.CIFAR10}
     if name not in classes:
-        raise DatasetError(Message("cannot download {name}: only {names} can be downloaded", name=repr(name),
-                                   names=", ".join(classes)))
+        raise DatasetError(
+            Message("cannot download {name}: only {names} can be downloaded", name=repr(name), names=", ".join(classes))
+        )
     dataset_class = classes[name]
     urls = list(dataset_class.mirrors) if hasattr(dataset_class, "mirrors") else [dataset_class.url]
 
     def fail(reason: str) -> DatasetError:
-        return DatasetError(Message("could not download {name} into {root}: {reason}. Check the network, or put the "
-                                    "files there yourself (expected layout: {layout})", name=name, root=str(root),
-                                    reason=reason, layout=expected_layout(name, root)))
+        return DatasetError(
+            Message(
+                "could not download {name} into {root}: {reason}. Check the network, or put the "
+                "files there yourself (expected layout: {layout})",
+                name=name,
+                root=str(root),
+                reason=reason,
+                layout=expected_layout(name, root),
+            )
+        )
 
     created = _missing_folders(root)
     try:

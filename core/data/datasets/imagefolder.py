@@ -92,10 +92,16 @@ def _read_layout(root: Path, val_fraction: float, seed: int) -> _Layout:
         val_classes = _classes(val_dir)
         if val_classes != classes:
             only_train, only_val = sorted(set(classes) - set(val_classes)), sorted(set(val_classes) - set(classes))
-            raise DatasetError(Message("{train_dir} and {val_dir} must have the same class folders (only in train: "
-                                       "{only_train}; only in val: {only_val})", train_dir=str(train_dir),
-                                       val_dir=str(val_dir), only_train=", ".join(only_train) or Message("none"),
-                                       only_val=", ".join(only_val) or Message("none")))
+            raise DatasetError(
+                Message(
+                    "{train_dir} and {val_dir} must have the same class folders (only in train: "
+                    "{only_train}; only in val: {only_val})",
+                    train_dir=str(train_dir),
+                    val_dir=str(val_dir),
+                    only_train=", ".join(only_train) or Message("none"),
+                    only_val=", ".join(only_val) or Message("none"),
+                )
+            )
     else:
         sources = [train_dir if _is_dir(train_dir) else root]
         classes = _classes(sources[0])
@@ -110,10 +116,15 @@ def _read_layout(root: Path, val_fraction: float, seed: int) -> _Layout:
 
 
 def _layout_hint(folder: Path) -> Message:
-    return Message("expected {folder}/<class name>/<image> (for example {example}), or {train_folder}/<class name>/... "
-                   "and {val_folder}/<class name>/...; image types: {types}", folder=str(folder),
-                   example=f"{folder}/cat/001.png", train_folder=f"{folder}/train", val_folder=f"{folder}/val",
-                   types=", ".join(IMG_EXTENSIONS))
+    return Message(
+        "expected {folder}/<class name>/<image> (for example {example}), or {train_folder}/<class name>/... "
+        "and {val_folder}/<class name>/...; image types: {types}",
+        folder=str(folder),
+        example=f"{folder}/cat/001.png",
+        train_folder=f"{folder}/train",
+        val_folder=f"{folder}/val",
+        types=", ".join(IMG_EXTENSIONS),
+    )
 
 
 def _classes(folder: Path) -> list[str]:
@@ -126,12 +137,19 @@ def _classes(folder: Path) -> list[str]:
         except OSError as error:
             raise _os_error(Path(entry.path), error) from error
     if not names:
-        raise DatasetError(Message("no class folders in {folder}: {hint}", folder=str(folder),
-                                   hint=_layout_hint(folder)))
+        raise DatasetError(
+            Message("no class folders in {folder}: {hint}", folder=str(folder), hint=_layout_hint(folder))
+        )
     if len(names) < 2:  # one class trains to loss 0 and learns nothing
-        raise DatasetError(Message("only one class folder in {folder} ({name}): classification needs at least two "
-                                   "classes, one folder each: {hint}", folder=str(folder), name=names[0],
-                                   hint=_layout_hint(folder)))
+        raise DatasetError(
+            Message(
+                "only one class folder in {folder} ({name}): classification needs at least two "
+                "classes, one folder each: {hint}",
+                folder=str(folder),
+                name=names[0],
+                hint=_layout_hint(folder),
+            )
+        )
     return sorted(names)
 
 
@@ -146,8 +164,14 @@ def _samples(folder: Path, classes: list[str], scan: _Scan, allow_empty: bool = 
         if not files:
             empty.append(name)
     if empty and not allow_empty:
-        raise DatasetError(Message("no images in the class folders {names} of {folder}: {hint}", names=", ".join(empty),
-                                   folder=str(folder), hint=_layout_hint(folder)))
+        raise DatasetError(
+            Message(
+                "no images in the class folders {names} of {folder}: {hint}",
+                names=", ".join(empty),
+                folder=str(folder),
+                hint=_layout_hint(folder),
+            )
+        )
     return samples
 
 
@@ -252,11 +276,17 @@ def _os_error(path: Path, error: OSError) -> DatasetError:
     """A message that names the path and says what is wrong with it, for an error from the file system."""
     text = str(path) if len(str(path)) <= 300 else f"{str(path)[:150]}...{str(path)[-100:]}"
     if error.errno == errno.ELOOP:
-        return DatasetError(Message("{path} is a symbolic link that loops (it leads back to itself): remove it or "
-                                    "point it at a real folder", path=text))
+        return DatasetError(
+            Message(
+                "{path} is a symbolic link that loops (it leads back to itself): remove it or "
+                "point it at a real folder",
+                path=text,
+            )
+        )
     if error.errno == errno.ENAMETOOLONG:
-        return DatasetError(Message("path too long for the file system ({length} characters): {path}",
-                                    length=len(str(path)), path=text))
+        return DatasetError(
+            Message("path too long for the file system ({length} characters): {path}", length=len(str(path)), path=text)
+        )
     if error.errno in (errno.EACCES, errno.EPERM):
         return DatasetError(Message("cannot read {path}: permission denied", path=text))
     return DatasetError(Message("cannot read {path}: {error}", path=text, error=str(error.strerror or error)))
@@ -266,13 +296,15 @@ def _warn_skipped(root: Path, skipped: list[Message]) -> None:
     """One warning (a `Message`: the run's log shows it) naming the first three entries left out."""
     if not skipped:
         return
-    shown = semicolon_list([*skipped[:3], *([Message("and {count} more", count=len(skipped) - 3)]
-                                            if len(skipped) > 3 else [])])
+    shown = semicolon_list(
+        [*skipped[:3], *([Message("and {count} more", count=len(skipped) - 3)] if len(skipped) > 3 else [])]
+    )
     if len(skipped) == 1:
         text = Message("image folder {root}: left out 1 entry: {shown}", root=str(root), shown=shown)
     else:
-        text = Message("image folder {root}: left out {count} entries: {shown}", root=str(root), count=len(skipped),
-                       shown=shown)
+        text = Message(
+            "image folder {root}: left out {count} entries: {shown}", root=str(root), count=len(skipped), shown=shown
+        )
     warnings.warn(text, UserWarning, stacklevel=3)
 
 
@@ -299,9 +331,15 @@ def _read_image(path: Path, image_size: int) -> np.ndarray:
         if image.size != (image_size, image_size):
             image = image.resize((image_size, image_size), Image.Resampling.BILINEAR)
         return np.array(image, dtype=np.uint8)  # a writable copy: torch warns on read-only arrays
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as error:  # UnidentifiedImageError is an OSError
-        raise DatasetError(Message("{path}: not a readable image ({error})", path=str(path),
-                                   error=str(error))) from error
+    except (
+        OSError,
+        ValueError,
+        SyntaxError,
+        Image.DecompressionBombError,
+    ) as error:  # UnidentifiedImageError is an OSError
+        raise DatasetError(
+            Message("{path}: not a readable image ({error})", path=str(path), error=str(error))
+        ) from error
 
 
 def _open_regular(path: Path) -> BinaryIO:

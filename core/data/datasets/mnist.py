@@ -74,17 +74,35 @@ def _read_split(images_path: Path, labels_path: Path) -> ImageSplit:
     images = read_idx(images_path, IMAGE_MAGIC)
     labels = read_idx(labels_path, LABEL_MAGIC)
     if images.shape[1:] != (SIDE, SIDE):
-        raise DatasetError(Message("{path}: images are {found}, expected {expected}", path=str(images_path),
-                                   found=f"{images.shape[1]}x{images.shape[2]}", expected=f"{SIDE}x{SIDE}"))
+        raise DatasetError(
+            Message(
+                "{path}: images are {found}, expected {expected}",
+                path=str(images_path),
+                found=f"{images.shape[1]}x{images.shape[2]}",
+                expected=f"{SIDE}x{SIDE}",
+            )
+        )
     if images.shape[0] == 0:
         raise DatasetError(Message("{path}: holds no images", path=str(images_path)))
     if images.shape[0] != labels.shape[0]:
-        raise DatasetError(Message("{images_path} holds {images} images but {labels_path} holds {labels} labels",
-                                   images_path=str(images_path), images=images.shape[0],
-                                   labels_path=str(labels_path), labels=labels.shape[0]))
+        raise DatasetError(
+            Message(
+                "{images_path} holds {images} images but {labels_path} holds {labels} labels",
+                images_path=str(images_path),
+                images=images.shape[0],
+                labels_path=str(labels_path),
+                labels=labels.shape[0],
+            )
+        )
     if int(labels.max()) >= NUM_CLASSES:
-        raise DatasetError(Message("{path}: label {label} is outside 0..{last}", path=str(labels_path),
-                                   label=int(labels.max()), last=NUM_CLASSES - 1))
+        raise DatasetError(
+            Message(
+                "{path}: label {label} is outside 0..{last}",
+                path=str(labels_path),
+                label=int(labels.max()),
+                last=NUM_CLASSES - 1,
+            )
+        )
     return ImageSplit(
         images=torch.from_numpy(images).unsqueeze(1).contiguous(),
         labels=torch.from_numpy(labels.astype(np.int64)),
@@ -95,26 +113,53 @@ def read_idx(path: Path, magic: int) -> np.ndarray:
     """The uint8 array of an IDX file (optionally gzipped), checked against `magic` and its own header."""
     data = _read_bytes(path)
     if len(data) < 4:
-        raise DatasetError(Message("{path}: too short to be an IDX file ({size} bytes)", path=str(path),
-                                   size=len(data)))
+        raise DatasetError(
+            Message("{path}: too short to be an IDX file ({size} bytes)", path=str(path), size=len(data))
+        )
     (found,) = struct.unpack(">I", data[:4])
     if found != magic:
-        raise DatasetError(Message("{path}: bad magic number 0x{found:08x}, expected 0x{magic:08x} (not an MNIST IDX "
-                                   "file of this kind)", path=str(path), found=found, magic=magic))
+        raise DatasetError(
+            Message(
+                "{path}: bad magic number 0x{found:08x}, expected 0x{magic:08x} (not an MNIST IDX file of this kind)",
+                path=str(path),
+                found=found,
+                magic=magic,
+            )
+        )
     ndim = magic & 0xFF
     header = 4 + 4 * ndim
     if len(data) < header:
-        raise DatasetError(Message("{path}: truncated header ({size} bytes, expected at least {header})",
-                                   path=str(path), size=len(data), header=header))
+        raise DatasetError(
+            Message(
+                "{path}: truncated header ({size} bytes, expected at least {header})",
+                path=str(path),
+                size=len(data),
+                header=header,
+            )
+        )
     dims = struct.unpack(f">{ndim}I", data[4:header])
     expected, actual = math.prod(dims), len(data) - header
     if actual != expected:
         shape = "x".join(map(str, dims))
         if actual < expected:
-            raise DatasetError(Message("{path}: truncated: the header says {shape} = {expected} bytes of data, found "
-                                       "{actual}", path=str(path), shape=shape, expected=expected, actual=actual))
-        raise DatasetError(Message("{path}: has extra bytes: the header says {shape} = {expected} bytes of data, "
-                                   "found {actual}", path=str(path), shape=shape, expected=expected, actual=actual))
+            raise DatasetError(
+                Message(
+                    "{path}: truncated: the header says {shape} = {expected} bytes of data, found {actual}",
+                    path=str(path),
+                    shape=shape,
+                    expected=expected,
+                    actual=actual,
+                )
+            )
+        raise DatasetError(
+            Message(
+                "{path}: has extra bytes: the header says {shape} = {expected} bytes of data, found {actual}",
+                path=str(path),
+                shape=shape,
+                expected=expected,
+                actual=actual,
+            )
+        )
     return np.frombuffer(data, dtype=np.uint8, offset=header).reshape(dims).copy()  # copy: writable, owns memory
 
 

@@ -37,8 +37,12 @@ def make_synthetic(train_samples: int, seed: int, device: torch.device) -> Datas
     train = _make_split(train_samples, prototypes, gen, device)
     val = _make_split(val_samples(train_samples), prototypes, gen, device)
     return DatasetSplits(
-        name="synthetic", train=train, val=val, num_classes=NUM_CLASSES,
-        mean=(0.5,) * CHANNELS, std=(0.25,) * CHANNELS,
+        name="synthetic",
+        train=train,
+        val=val,
+        num_classes=NUM_CLASSES,
+        mean=(0.5,) * CHANNELS,
+        std=(0.25,) * CHANNELS,
     )
 
 
@@ -46,10 +50,10 @@ def _make_split(count: int, prototypes: torch.Tensor, gen: torch.Generator, devi
     labels = torch.randint(0, NUM_CLASSES, (count,), generator=gen, device=device)
     images = torch.empty(count, CHANNELS, SIZE, SIZE, dtype=torch.uint8, device=device)
     for start in range(0, count, _CHUNK):
-        idx = labels[start:start + _CHUNK]
+        idx = labels[start : start + _CHUNK]
         n = idx.shape[0]
         contrast = 0.5 + torch.rand(n, 1, 1, 1, generator=gen, device=device)
         noise = torch.randn(n, CHANNELS, SIZE, SIZE, generator=gen, device=device)
         pixels = 0.5 + 0.22 * contrast * prototypes[idx] + 0.12 * noise
-        images[start:start + n] = (pixels.clamp_(0.0, 1.0) * 255.0).round_().to(torch.uint8)
+        images[start : start + n] = (pixels.clamp_(0.0, 1.0) * 255.0).round_().to(torch.uint8)
     return ImageSplit(images=images, labels=labels.to(torch.int64))
