@@ -30,11 +30,7 @@ from core.cli.options import (
 )
 from core.config.run_config import BOUNDS, describe_range
 from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
-from gui.window.exit_signals import (
-    deferred_signals,
-    end_on_signals,
-    restore_default_signals,
-)
+from gui.window.exit_signals import deferred_signals, end_on_signals, restore_default_signals
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,12 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from core.base.errors import UserError
-from core.cli.info_commands import (
-    command_devices,
-    command_find_batch_size,
-    command_models,
-    command_presets,
-)
+from core.cli.info_commands import command_devices, command_find_batch_size, command_models, command_presets
 from core.cli.options import (
     EXIT_CODES_HELP,
     PROG,

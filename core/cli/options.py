@@ -15,14 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from core.base.errors import ConfigError, UserError
 from core.base.outputs import Protected, store_protection
 from core.base.text import Message
-from core.config.run_config import (
-    BOUNDS,
-    FINDER_BOUNDS,
-    Bound,
-    RunConfig,
-    describe_range,
-    option_name,
-)
+from core.config.run_config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range, option_name
 from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 if TYPE_CHECKING:

@@ -27,14 +27,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 import torch
-from torch.utils.data import (
-    BatchSampler,
-    DataLoader,
-    Dataset,
-    RandomSampler,
-    Sampler,
-    SequentialSampler,
-)
+from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler, Sampler, SequentialSampler
 
 from core.data.datasets.types import DatasetSplits, ImageSplit
 from core.data.preprocess import DevicePreprocess

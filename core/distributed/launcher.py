@@ -29,12 +29,7 @@ from typing import Any
 
 from core.base.text import Message, message_from_json, message_to_json
 from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID, ENV_STOP_WITH_PID
-from core.distributed.rank_watch import (
-    RankWatch,
-    make_rank_folder,
-    quiet_launcher_logs,
-    torch_log_folder,
-)
+from core.distributed.rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
 from core.run.outcome import status_word
 from core.run.signals import ignore_control_signals
 from core.run.status import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, Status

@@ -78,11 +78,7 @@ def export_run(
     table = step_table(store, run_id, smoothing, reports)
     rank_reports = store.rank_reports(run_id) if row.world_size > 1 else []
     if fmt == "tensorboard":
-        from core.export.tensorboard_events import (
-            check_tensorboard,
-            run_text,
-            write_run_tensorboard,
-        )
+        from core.export.tensorboard_events import check_tensorboard, run_text, write_run_tensorboard
 
         check_tensorboard()  # missing: say so before creating any folder
         folder = _folder(target, Message("TensorBoard log dir"))

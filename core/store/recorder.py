@@ -31,14 +31,7 @@ import psutil
 
 from core.base.outputs import strict_json
 from core.base.text import Message, message_of, message_to_json
-from core.run.events import (
-    ContenderEvent,
-    EpochStarted,
-    Event,
-    RunFinished,
-    RunStarted,
-    StepsReported,
-)
+from core.run.events import ContenderEvent, EpochStarted, Event, RunFinished, RunStarted, StepsReported
 from core.store.run_store import (
     HEARTBEAT_S,
     RANK_REPORT_COLUMNS,

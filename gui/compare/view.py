@@ -27,14 +27,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from core.compare.result import ComparisonResult
 from core.run.events import RunFinished, RunStarted, StepsReported
 from gui.compare.race import Race, not_run_reason, race_line, race_rate
-from gui.plots.live_plot import (
-    decimated_for,
-    is_shown,
-    legend_above,
-    live_plot_widget,
-    set_curves,
-    settle_axes,
-)
+from gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves, settle_axes
 from gui.plots.ring_buffer import RingBuffer
 from gui.qt import palette
 from gui.qt.core_text import core_text

@@ -14,14 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
-    QLineEdit,
-    QSpinBox,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
 from core.config.run_config import BOUNDS, BUILTIN_MODELS
 from core.config.user_callables import SPEC_FORM

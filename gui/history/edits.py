@@ -14,14 +14,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QCoreApplication,
-    QObject,
-    Qt,
-    Signal,
-    Slot,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QMessageBox, QWidget
 

@@ -17,16 +17,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QShowEvent
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLineEdit,
-    QMenu,
-    QPushButton,
-    QTabWidget,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QMenu, QPushButton, QTabWidget, QToolButton, QVBoxLayout, QWidget
 
 from core.store.run_store import RunRow, StoreError
 from gui.history.checkpoints import RunResume
@@ -37,13 +28,7 @@ from gui.history.info_line import NOTICE_S, HistoryInfo
 from gui.history.overlay_feeds import OverlayFeeds
 from gui.history.overlays import Overlays
 from gui.history.run_window import StoredRunView
-from gui.history.table_model import (
-    KEYS,
-    OVERLAY_COLUMN,
-    RunHistoryFilter,
-    RunHistoryModel,
-    history_table,
-)
+from gui.history.table_model import KEYS, OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.qt.core_text import error_text

@@ -22,23 +22,11 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
-from core.run.events import (
-    CacheCleared,
-    MemoryBreakdown,
-    MemorySample,
-)
+from core.run.events import CacheCleared, MemoryBreakdown, MemorySample
 from core.run.status import Status
 from core.store.run_store import RunNotFound, RunRow, StoreError
 from gui.history.control_row import RunControlRow
-from gui.history.feed import (
-    FeedUpdate,
-    RunFeed,
-    SeriesArrays,
-    StoreLink,
-    contiguous_runs,
-    rebuild_event,
-    sample_row,
-)
+from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
 from gui.history.loader import LoadedRun, RunLoader
 from gui.history.row_text import run_title, state_text
 from gui.history.run_window_layout import lay_out

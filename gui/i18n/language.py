@@ -13,13 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from platformdirs import user_cache_dir
-from PySide6.QtCore import (
-    QCoreApplication,
-    QLibraryInfo,
-    QLocale,
-    QSettings,
-    QTranslator,
-)
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
 
 from gui.i18n.translation_files import APP_NAME, compiled, ts_name
 from gui.qt.resources import asset

@@ -6,13 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from PySide6.QtWidgets import (
-    QLabel,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from core.base.text import format_bytes
 from gui.qt.locale_format import integer, number

@@ -16,23 +16,10 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QDoubleSpinBox,
-    QHBoxLayout,
-    QLabel,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.export.smoothing import DEFAULT_SMOOTHING, EmaState, debiased_ema
-from gui.plots.live_plot import (
-    decimated_for,
-    is_shown,
-    legend_above,
-    live_plot_widget,
-    set_curves,
-)
+from gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
 from gui.plots.ring_buffer import PeakRingBuffer
 from gui.qt import palette
 

@@ -20,13 +20,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.run.events import MemorySample, RankSample
-from gui.plots.live_plot import (
-    arrange_legend,
-    draw_decimated,
-    is_shown,
-    legend_above,
-    live_plot_widget,
-)
+from gui.plots.live_plot import arrange_legend, draw_decimated, is_shown, legend_above, live_plot_widget
 from gui.plots.rank_lines import RankLines
 from gui.plots.rank_series import RankLayout
 from gui.plots.ring_buffer import RingBuffer

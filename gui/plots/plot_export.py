@@ -16,13 +16,7 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from pyqtgraph.exporters import ImageExporter
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QBuffer,
-    QCoreApplication,
-    QIODevice,
-    QRectF,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QBuffer, QCoreApplication, QIODevice, QRectF
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 

@@ -7,14 +7,7 @@ import math
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import (
-    QAbstractScrollArea,
-    QAbstractSpinBox,
-    QComboBox,
-    QDoubleSpinBox,
-    QSpinBox,
-    QWidget,
-)
+from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QComboBox, QDoubleSpinBox, QSpinBox, QWidget
 
 
 class ScientificSpinBox(QDoubleSpinBox):

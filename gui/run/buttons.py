@@ -9,14 +9,7 @@ item with the same key would be an ambiguous shortcut that Qt ignores. The butto
 from __future__ import annotations
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QGridLayout,
-    QLabel,
-    QPushButton,
-    QSizePolicy,
-    QToolButton,
-    QWidget,
-)
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSizePolicy, QToolButton, QWidget
 
 from gui.qt import palette
 from gui.views.window_state import WindowState

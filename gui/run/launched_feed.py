@@ -9,14 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Slot
 
 from core.store.run_store import RunNotFound, StoreError
-from gui.history.feed import (
-    FeedUpdate,
-    RunFeed,
-    SeriesArrays,
-    StoreLink,
-    contiguous_runs,
-    rebuild_event,
-)
+from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event
 from gui.views.run_view import RunView
 
 POLL_INTERVAL_MS = 400  # as a followed run's window

@@ -16,15 +16,7 @@ from core.config.run_config import RunConfig
 from core.run.status import Status
 from gui.history.panel import HistoryPanel
 from gui.launch.launcher import RankLauncher
-from gui.launch.texts import (
-    LaunchEnd,
-    end_text,
-    output_text,
-    paused_text,
-    recording_text,
-    starting_text,
-    stopping_text,
-)
+from gui.launch.texts import LaunchEnd, end_text, output_text, paused_text, recording_text, starting_text, stopping_text
 from gui.run.launched_feed import LaunchedFeed
 from gui.views.log_panel import LogPanel
 from gui.views.run_view import RunView

@@ -9,15 +9,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt, Slot
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
-from PySide6.QtWidgets import (
-    QComboBox,
-    QGridLayout,
-    QHBoxLayout,
-    QLabel,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from core.base.text import format_bytes
 from core.run.events import MemoryBreakdown

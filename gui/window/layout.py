@@ -10,15 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import (
-    QGroupBox,
-    QScrollArea,
-    QSplitter,
-    QStyle,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QGroupBox, QScrollArea, QSplitter, QStyle, QTabWidget, QVBoxLayout, QWidget
 
 FORM_MIN_WIDTH = 340
 

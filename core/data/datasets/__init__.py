@@ -57,12 +57,7 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
 
         return custom_shape(config.dataset, config.seed)
     if config.dataset == "synthetic":
-        from core.data.datasets.synthetic import (
-            CHANNELS,
-            NUM_CLASSES,
-            SIZE,
-            val_samples,
-        )
+        from core.data.datasets.synthetic import CHANNELS, NUM_CLASSES, SIZE, val_samples
 
         return CHANNELS, SIZE, SIZE, NUM_CLASSES, config.synthetic_samples + val_samples(config.synthetic_samples)
     if config.dataset in _SHAPES:

@@ -16,12 +16,7 @@ import torch
 
 from core.base.errors import DatasetError
 from core.base.text import Message
-from core.data.datasets.download import (
-    CIFAR10_FOLDER,
-    download_dataset,
-    missing_files_error,
-    require_root,
-)
+from core.data.datasets.download import CIFAR10_FOLDER, download_dataset, missing_files_error, require_root
 from core.data.datasets.types import DatasetSplits, ImageSplit
 
 NUM_CLASSES = 10

@@ -104,8 +104,7 @@ def _read_split(images_path: Path, labels_path: Path) -> ImageSplit:
             )
         )
     return ImageSplit(
-        images=torch.from_numpy(images).unsqueeze(1).contiguous(),
-        labels=torch.from_numpy(labels.astype(np.int64)),
+        images=torch.from_numpy(images).unsqueeze(1).contiguous(), labels=torch.from_numpy(labels.astype(np.int64))
     )
 
 

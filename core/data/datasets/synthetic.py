@@ -37,12 +37,7 @@ def make_synthetic(train_samples: int, seed: int, device: torch.device) -> Datas
     train = _make_split(train_samples, prototypes, gen, device)
     val = _make_split(val_samples(train_samples), prototypes, gen, device)
     return DatasetSplits(
-        name="synthetic",
-        train=train,
-        val=val,
-        num_classes=NUM_CLASSES,
-        mean=(0.5,) * CHANNELS,
-        std=(0.25,) * CHANNELS,
+        name="synthetic", train=train, val=val, num_classes=NUM_CLASSES, mean=(0.5,) * CHANNELS, std=(0.25,) * CHANNELS
     )
 
 
