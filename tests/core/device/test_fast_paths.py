@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,14 +12,14 @@ import torch
 from core.config.run_config import RunConfig
 from core.device.fast_paths import check_fast_paths, compile_problem
 from core.engine.recipe import build_trainer
+from tests.support.cli import cli_in_process
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 
-def run(*args: str, env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "core", "run", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env or ENV)
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    """`gpu-train-monitor run ARGS` in this process: these tests are about what it prints, saves and refuses."""
+    return cli_in_process("run", *args)
 
 
 def refused(result: subprocess.CompletedProcess[str], option: str, *fragments: str) -> None:
@@ -38,8 +36,12 @@ def test_fp16_and_cudnn_benchmark_are_refused_on_the_cpu_with_the_reason() -> No
     refused(run(*FAST, "--cudnn-benchmark"), "--cudnn-benchmark", "CUDA devices only")
 
 
-def test_compile_without_a_cpu_compiler_is_refused_with_the_reason() -> None:
-    result = run(*FAST, "--compile", env={**ENV, "CXX": "/nonexistent/c++"})
+def test_compile_without_a_cpu_compiler_is_refused_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Inductor reads $CXX once, at import: imported before the change, later compiles in this process keep g++
+    import torch._inductor.config  # noqa: F401
+
+    monkeypatch.setenv("CXX", "/nonexistent/c++")
+    result = run(*FAST, "--compile")
     refused(result, "--compile", "needs a C++ compiler", "without compile")
 
 
@@ -48,7 +50,11 @@ def test_compile_runs_on_the_cpu_and_its_time_is_kept_out_of_images_per_s(tmp_pa
     if problem:  # the refusal is tested above; a machine without g++ cannot show the compiled path
         pytest.skip(problem)
     summary = tmp_path / "summary.json"
-    result = run(*FAST, "--compile", "--max-steps", "12", "--report-interval", "0.01", "--summary-json", str(summary))
+    try:
+        result = run(*FAST, "--compile", "--max-steps", "12", "--report-interval", "0.01", "--summary-json",
+                     str(summary))
+    finally:
+        torch._dynamo.reset()  # the compiled code lives in this process: later tests start without it
     assert result.returncode == 0, result.stderr
     data = json.loads(summary.read_text())
     assert data["status"] == "completed" and data["config"]["compile"] is True
