@@ -1,16 +1,18 @@
-"""`run`'s checkpoint options and --resume, run the way a user runs them: `python -m core run ...`."""
+"""`run`'s checkpoint options and --resume, run the way a user runs them (`gpu-train-monitor run ...`), in this
+process: what they print, save and refuse does not need a fresh interpreter."""
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from core.cli.main import build_parser, main
 from core.engine.checkpoint import read_info
-from tests.support.cli import FAST, cli, cli_in_process, user_error_line
+from tests.support.cli import FAST, cli_in_process, user_error_line
 
 SMALL = [*FAST, "--batch-size", "32"]  # 256 images: 8 steps an epoch
 
@@ -19,7 +21,7 @@ SMALL = [*FAST, "--batch-size", "32"]  # 256 images: 8 steps an epoch
 def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A run cut by --max-steps 5 mid-epoch: (its checkpoint folder, its stderr)."""
     folder = tmp_path_factory.mktemp("checkpoints")
-    result = cli("run", *SMALL, "--max-steps", "5", "--checkpoint-dir", str(folder), "--no-record")
+    result = cli_in_process("run", *SMALL, "--max-steps", "5", "--checkpoint-dir", str(folder), "--no-record")
     assert result.returncode == 0, result.stderr
     return folder, result.stderr
 
@@ -38,7 +40,7 @@ def test_a_run_saves_a_checkpoint_where_max_steps_ends_it_and_says_so(first_run:
 
 def test_resume_continues_the_run_to_its_new_length(first_run: tuple[Path, str]) -> None:
     folder, _ = first_run
-    result = cli("run", "--resume", str(saved_path(folder)), "--epochs", "2", "--no-record")
+    result = cli_in_process("run", "--resume", str(saved_path(folder)), "--epochs", "2", "--no-record")
     assert result.returncode == 0, result.stderr
     assert "16 steps over 2 epochs (resumed at step 5)" in result.stderr
     assert re.search(r"^steps\s+16 \(resumed at step \d+: trained \d+ in ", result.stdout, re.MULTILINE), result.stdout
@@ -91,22 +93,28 @@ def test_the_checkpoint_options_are_run_options_with_their_defaults() -> None:
         assert option in helptext
 
 
-def test_resuming_a_checkpoint_of_your_own_model_asks_you_to_name_that_code(tmp_path: Path) -> None:
+def test_resuming_a_checkpoint_of_your_own_model_asks_you_to_name_that_code(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """weights_only keeps pickled code out of a checkpoint; its config can still name a module to import: a
     resume runs that code only when the command line names it too."""
     from tests.support.user_code import MODELS
 
     (tmp_path / "mynets.py").write_text(MODELS)
+    monkeypatch.chdir(tmp_path)  # the user's project folder, as they run the command from it
+    monkeypatch.setattr(sys, "path", list(sys.path))
     folder = tmp_path / "checkpoints"
-    first = cli("run", *SMALL, "--model", "mynets:small_net", "--max-steps", "3", "--checkpoint-dir", str(folder),
-                "--no-record", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
-    (path,) = folder.glob("*/step-3.pt")
-    user_error_line(cli("run", "--resume", str(path), "--max-steps", "5", "--no-record", cwd=tmp_path),
-                    "--model: ", "trained with your own model mynets:small_net", "--model mynets:small_net")
-    resumed = cli("run", "--resume", str(path), "--max-steps", "5", "--model", "mynets:small_net", "--no-record",
-                  cwd=tmp_path)
-    assert resumed.returncode == 0, resumed.stderr
+    try:
+        first = cli_in_process("run", *SMALL, "--model", "mynets:small_net", "--max-steps", "3", "--checkpoint-dir",
+                               str(folder), "--no-record")
+        assert first.returncode == 0, first.stderr
+        (path,) = folder.glob("*/step-3.pt")
+        user_error_line(cli_in_process("run", "--resume", str(path), "--max-steps", "5", "--no-record"),
+                        "--model: ", "trained with your own model mynets:small_net", "--model mynets:small_net")
+        resumed = cli_in_process("run", "--resume", str(path), "--max-steps", "5", "--model", "mynets:small_net",
+                                 "--no-record")
+        assert resumed.returncode == 0, resumed.stderr
+    finally:
+        sys.modules.pop("mynets", None)  # this test's own module: another test may write one of that name
 
 
 def run_here(capsys: pytest.CaptureFixture[str], *args: str) -> str:
