@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.utils.data import IterableDataset, Subset, TensorDataset
+from torch.utils.data import IterableDataset, Subset
 
-from core.base.errors import ConfigError
-from core.base.text import Message, format_bytes
-from core.config.user_callables import a_type, call_factory, load_callable, one_line
+from core.base.text import Message
+from core.config.user_callables import a_type, call_factory, load_callable
+from core.data.datasets.custom_items import ItemReader, dataset_error, dims_text, item_name, of_split
 from core.data.datasets.readers import channel_stats, held_out
 from core.data.datasets.types import DatasetSplits, ImageSplit
 
@@ -45,17 +45,17 @@ def load_custom(spec: str, seed: int) -> DatasetSplits:
     factory = load_callable("dataset", spec)
     result = call_factory("dataset", spec, factory)
     train_set, val_set = _split_sets(spec, result)
-    reader = _Reader(spec)
+    reader = ItemReader(spec)
     train = reader.read(train_set, "train" if val_set is not None else None)
     val = reader.read(val_set, "val") if val_set is not None else None
     if val is not None and val[0].shape[1:] != train[0].shape[1:]:
-        raise _error(
+        raise dataset_error(
             spec,
             Message(
                 "the val split's images are {val_dims} but the train split's are {train_dims}: "
                 "both splits need one image size",
-                val_dims=_dims(val[0].shape[1:]),
-                train_dims=_dims(train[0].shape[1:]),
+                val_dims=dims_text(val[0].shape[1:]),
+                train_dims=dims_text(train[0].shape[1:]),
             ),
         )
     labels = {"train": train[1], "val": val[1]} if val is not None else {None: train[1]}
@@ -92,7 +92,7 @@ def _split_sets(spec: str, result: Any) -> tuple[Any, Any | None]:
     if isinstance(result, Mapping):
         if "train" not in result:
             keys = ", ".join(repr(k) for k in result) or Message("none")
-            raise _error(
+            raise dataset_error(
                 spec,
                 Message(
                     "returned a dict without a 'train' entry (its keys: {keys}); give 'train' and 'val'", keys=keys
@@ -117,14 +117,14 @@ def _map_style(value: Any) -> bool:
 def _checked_set(spec: str, value: Any, part: str | None) -> Any:
     if isinstance(value, IterableDataset):
         if part is None:
-            raise _error(
+            raise dataset_error(
                 spec,
                 Message(
                     "returned an IterableDataset, which has no length: give a map-style Dataset "
                     "(with __len__ and __getitem__)"
                 ),
             )
-        raise _error(
+        raise dataset_error(
             spec,
             Message(
                 "returned a {part} split that is an IterableDataset, which has no length: give a "
@@ -134,7 +134,7 @@ def _checked_set(spec: str, value: Any, part: str | None) -> Any:
         )
     if not _map_style(value):
         if part is None:
-            raise _error(
+            raise dataset_error(
                 spec,
                 Message(
                     "returned {found}; expected a map-style Dataset (with __len__ and "
@@ -142,7 +142,7 @@ def _checked_set(spec: str, value: Any, part: str | None) -> Any:
                     found=a_type(value),
                 ),
             )
-        raise _error(
+        raise dataset_error(
             spec,
             Message(
                 "returned a {part} split that is {found}; expected a map-style Dataset (with __len__ and __getitem__)",
@@ -151,222 +151,6 @@ def _checked_set(spec: str, value: Any, part: str | None) -> Any:
             ),
         )
     return value
-
-
-# ---- reading the items ---------------------------------------------------------------------------
-
-
-class _Reader:
-    """Reads every (image, label) of a split into one images tensor (uint8, or float32 until `_to_uint8`
-    maps the floats of all splits alike) and one int64 labels tensor, checking each item."""
-
-    def __init__(self, spec: str) -> None:
-        self.spec = spec
-
-    def read(self, dataset: Any, part: str | None) -> tuple[torch.Tensor, torch.Tensor]:
-        where = _of_split(part)
-        try:
-            count = len(dataset)
-        except Exception as exc:
-            raise _error(
-                self.spec, Message("len() of the dataset{where} raised {error}", where=where, error=one_line(exc))
-            ) from None
-        if count == 0:
-            raise _error(self.spec, Message("the dataset{where} is empty", where=where))
-        if isinstance(dataset, TensorDataset) and len(dataset.tensors) == 2:
-            return self._from_tensors(dataset.tensors, where)
-        first, first_label = self._item(dataset, 0, where)
-        floats = first.is_floating_point()
-        self._check_room(count, first, floats)
-        images = torch.empty((count, *first.shape), dtype=torch.float32 if floats else torch.uint8)
-        labels = torch.empty(count, dtype=torch.int64)
-        for index in range(count):
-            image, label = (first, first_label) if index == 0 else self._item(dataset, index, where)
-            if image.shape != first.shape:
-                raise _error(
-                    self.spec,
-                    Message(
-                        "{item} has an image of {dims} but item 0's is {first_dims}: every "
-                        "image must have the same size",
-                        item=_item_name(index, where),
-                        dims=_dims(image.shape),
-                        first_dims=_dims(first.shape),
-                    ),
-                )
-            if image.is_floating_point() != floats:
-                raise _error(
-                    self.spec,
-                    Message(
-                        "{item} has a {dtype} image but item 0's is {first_dtype}: give every "
-                        "image the same kind of values",
-                        item=_item_name(index, where),
-                        dtype=_dtype(image),
-                        first_dtype=_dtype(first),
-                    ),
-                )
-            if not floats:
-                self._check_bytes(image, _item_name(index, where))
-            images[index] = image
-            labels[index] = label
-        return images, labels
-
-    def _item(self, dataset: Any, index: int, where: str) -> tuple[torch.Tensor, int]:
-        try:
-            item = dataset[index]
-        except Exception as exc:
-            raise _error(
-                self.spec, Message("reading {item} raised {error}", item=_item_name(index, where), error=one_line(exc))
-            ) from None
-        if not isinstance(item, (tuple, list)) or len(item) != 2:
-            shown = (
-                Message("a {type} of {count}", type=type(item).__name__, count=len(item))
-                if isinstance(item, (tuple, list))
-                else a_type(item)
-            )
-            raise _error(
-                self.spec,
-                Message(
-                    "{item} is {found}; expected a pair (image tensor, int label)",
-                    item=_item_name(index, where),
-                    found=shown,
-                ),
-            )
-        return self._image(item[0], _item_name(index, where)), self._label(item[1], _item_name(index, where))
-
-    def _image(self, image: Any, what: Message) -> torch.Tensor:
-        if type(image).__module__.startswith("PIL."):
-            image = _pil_to_chw(image)
-        elif isinstance(image, np.ndarray):
-            image = torch.from_numpy(np.ascontiguousarray(image))
-        if not isinstance(image, torch.Tensor):
-            raise _error(
-                self.spec,
-                Message(
-                    "{what} has {found} for its image; expected a tensor (channels x height x width)",
-                    what=what,
-                    found=a_type(image),
-                ),
-            )
-        image = image.detach().cpu()
-        if image.dtype == torch.bool:
-            image = image.to(torch.uint8) * 255
-        if image.is_complex():
-            raise _error(self.spec, Message("{what} has a complex-valued image; expected real pixel values", what=what))
-        if image.dim() == 2:
-            image = image.unsqueeze(0)
-        if image.dim() != 3 or image.numel() == 0:
-            raise _error(
-                self.spec,
-                Message(
-                    "{what} has an image of {count} dimensions ({dims}); expected channels x "
-                    "height x width (or height x width)",
-                    what=what,
-                    count=image.dim(),
-                    dims=_dims(image.shape),
-                ),
-            )
-        if image.shape[0] > 4 and image.shape[2] in (1, 3, 4):
-            raise _error(
-                self.spec,
-                Message(
-                    "{what} has an image of {dims}, which looks channels-last; give channels x "
-                    "height x width (e.g. image.permute(2, 0, 1))",
-                    what=what,
-                    dims=_dims(image.shape),
-                ),
-            )
-        return image
-
-    def _label(self, label: Any, what: Message) -> int:
-        if isinstance(label, torch.Tensor) and label.numel() == 1:
-            label = label.item()
-        elif isinstance(label, (np.ndarray, np.generic)) and label.size == 1:
-            label = label.item()
-        if isinstance(label, bool) or not isinstance(label, int):
-            raise _error(
-                self.spec,
-                Message(
-                    "{what} has the label {label} ({type}); expected an int class index",
-                    what=what,
-                    label=repr(label),
-                    type=type(label).__name__,
-                ),
-            )
-        if label < 0:
-            raise _error(self.spec, _negative_label(what, label))
-        return label
-
-    def _check_bytes(self, image: torch.Tensor, what: Message) -> None:
-        """An integer image goes into uint8 as it is: its values must already be 0..255."""
-        if image.dtype != torch.uint8 and (int(image.min()) < 0 or int(image.max()) > 255):
-            raise _error(
-                self.spec,
-                Message(
-                    "{what} has {dtype} pixel values from {low} to {high}; integer images "
-                    "must hold 0..255 (or give floats)",
-                    what=what,
-                    dtype=_dtype(image),
-                    low=int(image.min()),
-                    high=int(image.max()),
-                ),
-            )
-
-    def _check_room(self, count: int, first: torch.Tensor, floats: bool) -> None:
-        """Refuse up front a dataset that cannot be held in host memory (before reading it for minutes)."""
-        from core.device.host_memory import host_free_bytes
-
-        needed = count * first.numel() * (4 if floats else 1)
-        free = host_free_bytes()
-        if needed > free:
-            raise _error(
-                self.spec,
-                Message(
-                    "its {count:,} images of {dims} need {needed} of host memory to load but {free} is available",
-                    count=count,
-                    dims=_dims(first.shape),
-                    needed=format_bytes(needed),
-                    free=format_bytes(free),
-                ),
-            )
-
-    def _from_tensors(self, tensors: tuple[torch.Tensor, ...], where: str) -> tuple[torch.Tensor, torch.Tensor]:
-        """A TensorDataset(images, labels) is taken whole: no item-by-item reading."""
-        images, labels = (t.detach().cpu() for t in tensors)
-        if images.dim() == 3:
-            images = images.unsqueeze(1)
-        if images.dim() != 4 or labels.dim() != 1 or images.shape[0] != labels.shape[0]:
-            raise _error(
-                self.spec,
-                Message(
-                    "its TensorDataset{where} holds images of {image_dims} and labels of "
-                    "{label_dims}; expected N x channels x height x width (or N x height x "
-                    "width) images and N labels",
-                    where=where,
-                    image_dims=_dims(images.shape),
-                    label_dims=_dims(labels.shape),
-                ),
-            )
-        self._image(images[0], _item_name(0, where))  # the checks an image read item by item gets
-        if images.dtype == torch.bool:
-            images = images.to(torch.uint8) * 255
-        if labels.is_floating_point() or labels.is_complex() or labels.dtype == torch.bool:
-            raise _error(
-                self.spec,
-                Message(
-                    "its TensorDataset{where} holds {dtype} labels; expected int class indices",
-                    where=where,
-                    dtype=_dtype(labels),
-                ),
-            )
-        if int(labels.min()) < 0:
-            index = int((labels < 0).nonzero()[0])
-            raise _error(self.spec, _negative_label(_item_name(index, where), int(labels[index])))
-        if not images.is_floating_point():
-            self._check_bytes(images, Message("its TensorDataset{where}", where=where))
-            images = images.to(torch.uint8)
-        else:
-            images = images.to(torch.float32)
-        return images.contiguous(), labels.to(torch.int64)
 
 
 # ---- the splits as the run takes them -------------------------------------------------------------
@@ -381,8 +165,8 @@ def _to_uint8(spec: str, parts: list[torch.Tensor]) -> list[torch.Tensor]:
         bad = ~torch.isfinite(images).flatten(1).all(dim=1)
         if bool(bad.any()):
             index = int(bad.nonzero()[0])
-            where = _of_split(split if len(parts) > 1 else None)
-            raise _error(spec, Message("{what} has NaN or infinite pixel values", what=_item_name(index, where)))
+            where = of_split(split if len(parts) > 1 else None)
+            raise dataset_error(spec, Message("{what} has NaN or infinite pixel values", what=item_name(index, where)))
     low = min(float(images.min()) for images in parts)
     high = max(float(images.max()) for images in parts)
     if 0.0 <= low and high <= 1.0:
@@ -413,7 +197,9 @@ def _to_uint8(spec: str, parts: list[torch.Tensor]) -> list[torch.Tensor]:
 def _hold_out(spec: str, data: ImageSplit, seed: int) -> tuple[ImageSplit, ImageSplit]:
     """A seeded tenth of the items for validation (at least one), both parts in the dataset's order."""
     if len(data) < 2:
-        raise _error(spec, Message("holds a single item; a run needs at least two (one is held out for validation)"))
+        raise dataset_error(
+            spec, Message("holds a single item; a run needs at least two (one is held out for validation)")
+        )
     val_indices = held_out(len(data), seed)
     is_val = torch.zeros(len(data), dtype=torch.bool)
     is_val[sorted(val_indices)] = True
@@ -429,7 +215,7 @@ def _num_classes(spec: str, train_set: Any, labels: dict[str | None, torch.Tenso
     `labels`: per split name (None: the one dataset, before its validation part is held out)."""
     declared = _declared_classes(train_set)
     if declared is not None and declared > MAX_CLASSES:  # the model's last layer would be that wide
-        raise _error(
+        raise dataset_error(
             spec,
             Message(
                 "its `classes` attribute lists {declared} classes; at most {limit} are supported",
@@ -440,9 +226,9 @@ def _num_classes(spec: str, train_set: Any, labels: dict[str | None, torch.Tenso
     largest = max(int(split.max()) for split in labels.values())
     if largest >= (MAX_CLASSES if declared is None else declared):  # refused before a layer is allocated for it
         part, found = next((part, split) for part, split in labels.items() if int(split.max()) == largest)
-        what = _item_name(int((found == largest).nonzero()[0]), _of_split(part))
+        what = item_name(int((found == largest).nonzero()[0]), of_split(part))
         if declared is None:
-            raise _error(
+            raise dataset_error(
                 spec,
                 Message(
                     "{what} has the label {label}; labels are class indices 0..{last} (at most {limit} classes)",
@@ -452,7 +238,7 @@ def _num_classes(spec: str, train_set: Any, labels: dict[str | None, torch.Tenso
                     limit=MAX_CLASSES,
                 ),
             )
-        raise _error(
+        raise dataset_error(
             spec,
             Message(
                 "{what} has the label {label}, but the dataset's `classes` attribute lists "
@@ -465,7 +251,7 @@ def _num_classes(spec: str, train_set: Any, labels: dict[str | None, torch.Tenso
         )
     count = largest + 1 if declared is None else declared
     if count < 2:
-        raise _error(spec, Message("every label is 0; a classifier needs at least two classes"))
+        raise dataset_error(spec, Message("every label is 0; a classifier needs at least two classes"))
     return count
 
 
@@ -479,42 +265,3 @@ def _declared_classes(dataset: Any) -> int | None:
         return len(classes) if classes is not None and not isinstance(classes, (str, bytes)) else None
     except TypeError:
         return None
-
-
-# ---- words ---------------------------------------------------------------------------------------
-
-
-def _pil_to_chw(image: Any) -> torch.Tensor:
-    """A PIL image as a C x H x W tensor: 8-bit modes as they are, others as 8-bit RGB (as an image folder)."""
-    from core.data.datasets.imagefolder import _to_rgb
-
-    if image.mode not in ("L", "RGB", "RGBA"):
-        image = _to_rgb(image)
-    array = np.array(image, dtype=np.uint8)
-    return torch.from_numpy(array).unsqueeze(0) if array.ndim == 2 else torch.from_numpy(array).permute(2, 0, 1)
-
-
-def _error(spec: str, problem: Message) -> ConfigError:
-    return ConfigError("dataset", Message("{spec}: {problem}", spec=spec, problem=problem))
-
-
-def _of_split(part: str | None) -> str:
-    """' of the train split' after 'item 3', 'the dataset'...; empty for a dataset without splits."""
-    return "" if part is None else Message(" of the {part} split", part=part)
-
-
-def _item_name(index: int, where: str) -> Message:
-    """'item 3' or 'item 3 of the val split': what an item message names."""
-    return Message("item {index}{where}", index=index, where=where)
-
-
-def _negative_label(what: Message, label: int) -> Message:
-    return Message("{what} has the label {label}; labels are class indices from 0", what=what, label=label)
-
-
-def _dims(shape: torch.Size | tuple[int, ...]) -> str:
-    return "x".join(map(str, shape)) or Message("a scalar")
-
-
-def _dtype(tensor: torch.Tensor) -> str:
-    return str(tensor.dtype).removeprefix("torch.")

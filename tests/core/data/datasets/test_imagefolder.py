@@ -12,11 +12,8 @@ import pytest
 from PIL import Image
 
 from core.base.errors import DatasetError, UserError
-from core.data.datasets.imagefolder import (
-    _read_image,
-    count_train_images,
-    load_imagefolder,
-)
+from core.data.datasets.image_decode import read_image
+from core.data.datasets.imagefolder import count_train_images, load_imagefolder
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="needs POSIX symbolic links")
 needs_fifos = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes (FIFOs)")
@@ -139,7 +136,7 @@ def test_fifo_named_like_an_image_is_left_out_not_opened(tmp_path: Path) -> None
 def test_fifo_swapped_in_after_the_scan_is_refused_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "x.png")
     with pytest.raises(DatasetError, match=r"x\.png: not a regular file"):
-        _read_image(tmp_path / "x.png", 4)
+        read_image(tmp_path / "x.png", 4)
 
 
 # --- classes -----------------------------------------------------------------------------------------
