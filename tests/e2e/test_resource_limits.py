@@ -1,12 +1,17 @@
-"""A run under a real resource limit (`ulimit -v`): the limit belongs to the process, so it starts one."""
+"""Runs under a real resource limit (`ulimit -v`, RLIMIT_DATA): the limit belongs to the process, so each test
+starts one."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import resource
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.cli import cli, user_error_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,3 +31,23 @@ def test_a_real_cpu_allocation_failure_while_making_a_batch_shrinks_and_trains_e
     summary = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
     assert summary["batch_size"] < 16384 and summary["batch_size_changes"][0]["from"] == 16384
     assert summary["steps"] == 3 and summary["samples"] == 3 * summary["batch_size"]
+
+
+DATA_LIMIT = 3 * 2**30
+
+
+def _limit_data_segment() -> None:
+    resource.setrlimit(resource.RLIMIT_DATA, (DATA_LIMIT, resource.getrlimit(resource.RLIMIT_DATA)[1]))
+
+
+def test_resident_dataset_that_cannot_fit_suggests_stream() -> None:
+    # 1.5M synthetic images are ~5.5 GB; the process may only use 3 GB of data memory.
+    samples = 1_500_000
+    result = cli("run", "--device", "cpu", "--model", "tiny-cnn", "--placement", "resident",
+                 "--synthetic-samples", str(samples), preexec_fn=_limit_data_segment)
+    line = user_error_line(result, "--placement", "synthetic", "--placement stream")
+    sizes = re.search(r"needs ([\d.]+) (kB|MB|GB|TB) .* only ([\d.]+) (B|kB|MB|GB|TB) is free", line)
+    assert sizes, line
+    scale = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+    needed, free = float(sizes[1]) * scale[sizes[2]], float(sizes[3]) * scale[sizes[4]]
+    assert needed > DATA_LIMIT > free  # it says how much was needed and how little is free

@@ -1,6 +1,6 @@
 """`gpu-train-monitor compare` as a user runs it, in this process (`main`, as `python -m core compare ...` would
 print and exit): two CPU configurations end to end, the JSON's ratio and bad overrides. Ctrl+C, a signal to
-the process, is in tests/e2e/test_compare_processes.py."""
+the process, is in tests/e2e/test_ctrl_c.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The headless command line, run the way a user runs it: `python -m core ...` in a subprocess.
+"""The headless command line, run the way a user runs it: `main([...])` in this process (what it prints and its
+exit code), and once as `python -m core ...` in a subprocess; a real resource limit and Ctrl+C need a process
+of their own: tests/e2e/test_resource_limits.py and tests/e2e/test_ctrl_c.py.
 
 Bad input must end with exit code 2 and exactly one line on stderr that names the option and says
 what is allowed; a traceback is a bug.
@@ -7,13 +9,9 @@ what is allowed; a traceback is a bug.
 from __future__ import annotations
 
 import json
-import re
-import resource
-import signal
 import struct
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +22,7 @@ from core.cli.main import build_parser, main
 from core.cli.options import config_from_args
 from core.config.run_config import BOUNDS, RunConfig, option_name
 from core.device.devices import list_devices
-from tests.support.cli import ENV, FAST, cli, cli_in_process, command, user_error_line
+from tests.support.cli import FAST, cli, cli_in_process, user_error_line
 
 SUMMARY_KEYS = {"status", "steps", "samples", "wall_s", "samples_per_s", "loss_first", "loss_last", "val_accuracy",
                 "device", "device_name", "peak_allocated_bytes", "peak_reserved_bytes", "peak_rss_bytes", "config"}
@@ -69,57 +67,27 @@ def _write_mnist_with_corrupt_images(root: Path) -> Path:
     return corrupt
 
 
-class Launched:
-    """Children started together; `result(name)` waits for one of them."""
-
-    def __init__(self) -> None:
-        self.processes: dict[str, subprocess.Popen[str]] = {}
-        self.corrupt_file = Path()
-
-    def start(self, name: str, *args: str) -> None:
-        self.processes[name] = subprocess.Popen(command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                                text=True, env=ENV)
-
-    def result(self, name: str) -> subprocess.CompletedProcess[str]:
-        process = self.processes[name]
-        stdout, stderr = process.communicate(timeout=180)
-        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
-
-
-@pytest.fixture(scope="module")
-def late_errors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launched]:
-    """Bad input found once torch is up (devices, models, data): started at once, as each child loads torch."""
-    launched = Launched()
-    corrupt_root = tmp_path_factory.mktemp("corrupt")
-    launched.corrupt_file = _write_mnist_with_corrupt_images(corrupt_root)
-    launched.start("device", "run", "--device", f"cuda:{MISSING_GPU}")
-    launched.start("model", "run", *FAST, "--model", "nosuchnet")
-    launched.start("data_dir", "run", *FAST, "--dataset", "mnist", "--data-dir", "/missing")
-    launched.start("corrupt", "run", *FAST, "--dataset", "mnist", "--data-dir", str(corrupt_root))
-    yield launched
-    for process in launched.processes.values():
-        if process.poll() is None:
-            process.kill()
-        process.communicate()
-
-
-def test_unavailable_device_lists_the_devices_that_exist(late_errors: Launched) -> None:
+def test_unavailable_device_lists_the_devices_that_exist() -> None:
     available = ", ".join(d.spec for d in list_devices(query_free=False))
-    user_error_line(late_errors.result("device"), "--device", f"cuda:{MISSING_GPU}", "not available",
-                    f"available: {available}")
+    user_error_line(cli_in_process("run", "--device", f"cuda:{MISSING_GPU}"), "--device", f"cuda:{MISSING_GPU}",
+                    "not available", f"available: {available}")
 
 
-def test_unknown_model_says_how_to_list_models(late_errors: Launched) -> None:
-    user_error_line(late_errors.result("model"), "--model", "nosuchnet", "gpu-train-monitor models")
+def test_unknown_model_says_how_to_list_models() -> None:
+    user_error_line(cli_in_process("run", *FAST, "--model", "nosuchnet"), "--model", "nosuchnet",
+                    "gpu-train-monitor models")
 
 
-def test_missing_data_folder_names_it_and_how_to_get_the_files(late_errors: Launched) -> None:
-    line = user_error_line(late_errors.result("data_dir"), "/missing", "does not exist", "--download")
+def test_missing_data_folder_names_it_and_how_to_get_the_files() -> None:
+    line = user_error_line(cli_in_process("run", *FAST, "--dataset", "mnist", "--data-dir", "/missing"), "/missing",
+                           "does not exist", "--download")
     assert "MNIST/raw" in line  # where the files are expected
 
 
-def test_corrupt_dataset_file_is_named(late_errors: Launched) -> None:
-    user_error_line(late_errors.result("corrupt"), str(late_errors.corrupt_file), "bad magic number")
+def test_corrupt_dataset_file_is_named(tmp_path: Path) -> None:
+    corrupt = _write_mnist_with_corrupt_images(tmp_path)
+    user_error_line(cli_in_process("run", *FAST, "--dataset", "mnist", "--data-dir", str(tmp_path)), str(corrupt),
+                    "bad magic number")
 
 
 def test_amp_mode_the_device_cannot_run_is_refused() -> None:
@@ -135,32 +103,12 @@ def test_summary_json_into_a_missing_folder_fails_before_training(tmp_path: Path
     user_error_line(cli_in_process("run", *FAST, "--summary-json", str(target)), "--summary-json", str(target))
 
 
-DATA_LIMIT = 3 * 2**30
-
-
-def _limit_data_segment() -> None:
-    resource.setrlimit(resource.RLIMIT_DATA, (DATA_LIMIT, resource.getrlimit(resource.RLIMIT_DATA)[1]))
-
-
-def test_resident_dataset_that_cannot_fit_suggests_stream() -> None:
-    # 1.5M synthetic images are ~5.5 GB; the process may only use 3 GB of data memory.
-    samples = 1_500_000
-    result = cli("run", "--device", "cpu", "--model", "tiny-cnn", "--placement", "resident",
-                 "--synthetic-samples", str(samples), preexec_fn=_limit_data_segment)
-    line = user_error_line(result, "--placement", "synthetic", "--placement stream")
-    sizes = re.search(r"needs ([\d.]+) (kB|MB|GB|TB) .* only ([\d.]+) (B|kB|MB|GB|TB) is free", line)
-    assert sizes, line
-    scale = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
-    needed, free = float(sizes[1]) * scale[sizes[2]], float(sizes[3]) * scale[sizes[4]]
-    assert needed > DATA_LIMIT > free  # it says how much was needed and how little is free
-
-
 # --- runs that work -----------------------------------------------------------------------------------
 
 
 def test_run_writes_a_summary_json_with_every_field(tmp_path: Path) -> None:
     target = tmp_path / "summary.json"
-    result = cli("run", *FAST, "--batch-size", "32", "--max-steps", "5", "--summary-json", str(target))
+    result = cli_in_process("run", *FAST, "--batch-size", "32", "--max-steps", "5", "--summary-json", str(target))
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     summary = json.loads(target.read_text(encoding="utf-8"))
@@ -177,34 +125,6 @@ def test_run_writes_a_summary_json_with_every_field(tmp_path: Path) -> None:
     assert RunConfig.from_dict(summary["config"]).max_steps == 5  # the config can be run again
     assert "status      completed" in result.stdout
     assert "steps       5" in result.stdout
-
-
-def test_ctrl_c_stops_the_run_cleanly_with_exit_130(tmp_path: Path) -> None:
-    target = tmp_path / "summary.json"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "core", "run", *FAST, "--synthetic-samples", "2560", "--batch-size", "8",
-         "--summary-json", str(target)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    try:
-        assert process.stderr is not None
-        lines = []
-        while not lines or (lines[-1] and not lines[-1].startswith("training ")):  # skip any import warnings
-            lines.append(process.stderr.readline())
-        # printed once the run has started, so the Ctrl+C handler is installed
-        assert lines[-1].startswith("training tiny-cnn on cpu"), lines
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 130, stderr
-    assert "Traceback" not in stderr
-    assert "stopping at the next step" in stderr
-    assert "status      stopped" in stdout
-    summary = json.loads(target.read_text(encoding="utf-8"))
-    assert summary["status"] == "stopped"
-    assert summary["steps"] < 2560 // 8
 
 
 def test_devices_json_lists_the_cpu_with_its_capacity(capsys: pytest.CaptureFixture[str]) -> None:
