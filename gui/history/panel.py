@@ -28,7 +28,8 @@ from gui.history.info_line import NOTICE_S, HistoryInfo
 from gui.history.overlay_feeds import OverlayFeeds
 from gui.history.overlays import Overlays
 from gui.history.run_window import StoredRunView
-from gui.history.table_model import KEYS, OVERLAY_COLUMN, RunHistoryFilter, RunHistoryModel, history_table
+from gui.history.table_model import KEYS, OVERLAY_COLUMN, RunHistoryModel
+from gui.history.table_view import RunHistoryFilter, history_table
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
 from gui.qt.core_text import error_text

@@ -1,11 +1,10 @@
-"""The run history as a Qt table: one row per recorded run, refreshed from the store without losing the
-selection, sorted by any column (numbers as numbers), filtered as the user types.
+"""The run history as a Qt table model: one row per recorded run, refreshed from the store without losing the
+selection.
 
 `RunHistoryModel` keeps its rows in id order and changes only the rows that changed (rows removed,
 inserted and updated in place, never a reset), so a refresh every second keeps what the user selected and
-where the table is scrolled. `RunHistoryFilter` sorts through `SORT_ROLE` (a number for numeric columns,
-missing values first in ascending order) and filters on every word of the search text, which must each
-appear in one of the run's fields or be its "#id".
+where the table is scrolled. Each cell's text, sort value (`SORT_ROLE`: a number for numeric columns) and
+tooltip are said here; `gui.history.table_view` sorts, filters and shows the rows.
 """
 
 from __future__ import annotations
@@ -22,16 +21,13 @@ from PySide6.QtCore import (
     QCoreApplication,
     QModelIndex,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from core.base.text import format_bytes
 from core.store.run_store import RunRow
-from core.store.search import run_matches
 from gui.history.row_text import (
     described_title,
     devices_text,
@@ -94,19 +90,6 @@ COLUMNS = (
 KEYS = tuple(key for key, _, _ in COLUMNS)
 OVERLAY_COLUMN = KEYS.index("overlay")
 MISSING = -math.inf  # sorts a run with no figure (yet) below every figure
-WIDTHS = {
-    "overlay": 56,
-    "when": 128,
-    "run": 100,
-    "model": 80,
-    "dataset": 72,
-    "device": 56,
-    "status": 96,
-    "steps": 64,
-    "speed": 70,
-    "loss": 74,
-    "peak": 96,
-}  # pixels; the note takes what is left
 
 
 class RunHistoryModel(QAbstractTableModel):
@@ -292,60 +275,3 @@ class RunHistoryModel(QAbstractTableModel):
             case "overlay":
                 return self.tr("Overlay this run on the live loss and memory plots")
         return None
-
-
-class RunHistoryFilter(QSortFilterProxyModel):
-    """Sorts by `SORT_ROLE` and keeps the runs matching the search text (core.store.search's rule, as the CLI's)."""
-
-    def __init__(self, source: RunHistoryModel, parent=None) -> None:
-        super().__init__(parent)
-        self.setSourceModel(source)
-        self.setSortRole(SORT_ROLE)
-        self.setDynamicSortFilter(True)
-        self._search = ""
-
-    def set_search(self, text: str) -> None:
-        if text == self._search:
-            return
-        if hasattr(self, "beginFilterChange"):  # Qt 6.10: invalidateFilter() is deprecated
-            self.beginFilterChange()
-            self._search = text
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self._search = text
-            self.invalidateRowsFilter()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
-        model = self.sourceModel()
-        assert isinstance(model, RunHistoryModel)
-        row = model.rows[source_row]  # the status also as shown, in the user's language
-        return run_matches(row, self._search, state_text(row))
-
-    def run_id(self, row: int) -> int:
-        return int(self.index(row, 0).data(RUN_ID_ROLE))
-
-    def visible_ids(self) -> list[int]:
-        """The runs the table shows, top to bottom."""
-        return [self.run_id(row) for row in range(self.rowCount())]
-
-
-def history_table(proxy: RunHistoryFilter) -> QTableView:
-    """The table of runs: newest first, whole rows selected (several at once), sorted by a header click."""
-    table = QTableView()
-    table.setObjectName("runTable")
-    table.setModel(proxy)
-    table.setSortingEnabled(True)
-    table.sortByColumn(KEYS.index("when"), Qt.SortOrder.DescendingOrder)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setAlternatingRowColors(True)
-    table.setWordWrap(False)
-    table.verticalHeader().hide()
-    table.verticalHeader().setDefaultSectionSize(22)
-    for key, width in WIDTHS.items():
-        table.setColumnWidth(KEYS.index(key), width)
-    header = table.horizontalHeader()
-    header.setStretchLastSection(True)
-    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)  # never measured per refresh
-    return table
