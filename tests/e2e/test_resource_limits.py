@@ -51,3 +51,54 @@ def test_resident_dataset_that_cannot_fit_suggests_stream() -> None:
     scale = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
     needed, free = float(sizes[1]) * scale[sizes[2]], float(sizes[3]) * scale[sizes[4]]
     assert needed > DATA_LIMIT > free  # it says how much was needed and how little is free
+
+
+LIMITED_RUN = r'''
+import json, torch
+from torch import nn
+import core.engine.recipe
+from core.config.run_config import RunConfig
+from core.run.events import OutOfMemory
+from core.memory.probe import MemoryProbe
+from core.model.models import build_model
+from core.engine.session import TrainingSession
+
+held = []
+class Greedy(nn.Module):
+    """Batches over 8 ask for 8 GB (the allocator refuses: the limit is 5 GB), keeping 100 MB more each time."""
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+    def forward(self, x):
+        if self.training and x.shape[0] > 8:
+            held.append(torch.ones(100_000_000, dtype=torch.uint8))
+            torch.empty(8 * 2**30, dtype=torch.uint8)
+        return self.inner(x)
+
+core.engine.recipe.build_model = lambda name, classes, channels: Greedy(build_model(name, classes, channels))
+events = []
+config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=4, on_oom="shrink",
+                   report_interval=0.01)
+finished = TrainingSession(config, [events.append]).run()
+ooms = [e for e in events if isinstance(e, OutOfMemory)]
+print(json.dumps({"status": finished.status, "capacity": MemoryProbe("cpu").sample().capacity_bytes,
+                  "messages": [e.message for e in ooms], "free": [e.free_bytes for e in ooms]}))
+'''
+
+
+def test_a_real_cpu_failure_under_ulimit_v_names_the_limit_and_reads_free_memory_at_each_failure() -> None:
+    """A real allocation failure in a process under RLIMIT_AS (`ulimit -v 5000000`): the message names the
+    process's limit (no CUDA allocator's words), the free figure is read again at each failure, and the
+    probe's capacity is the limit."""
+    limit = 5_000_000 * 1024
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", LIMITED_RUN], capture_output=True, text=True, timeout=300, env=env,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["status"] == "completed" and result["capacity"] == limit
+    first, second = result["messages"]
+    assert ("asked for 8.59 GB, more than the process's limit had left at that moment; the process is limited to "
+            "5.12 GB of address space by ulimit -v (RLIMIT_AS)") in first
+    assert "reserved but unallocated" not in first + second
+    assert result["free"][0] - result["free"][1] >= 80_000_000  # the 100 MB kept since the first failure

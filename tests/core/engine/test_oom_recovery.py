@@ -4,7 +4,8 @@ status `oom` or halves the batch and carries on (`--on-oom stop|shrink`).
 The CPU has no CUDA allocator to exhaust, so a wrapper around the real model raises torch's
 OutOfMemoryError from inside its forward pass, after it has built real activations, exactly where a
 GPU would raise it. The wrapper keeps only weak references to the step's tensors: they must be dead
-once the session has recovered.
+once the session has recovered. A real allocation failure under `ulimit -v` (a process's limit) is in
+tests/e2e/test_resource_limits.py.
 """
 
 from __future__ import annotations
@@ -215,60 +216,3 @@ def test_after_a_shrink_progress_counts_the_extra_steps(monkeypatch: pytest.Monk
     assert planned == 256 // BATCH and finished.step == 256 // 16
     assert finished.summary.samples == 256 and finished.summary.skipped_samples == 0
     assert reports[-1].total_steps == finished.step  # the progress bar ends at 100%, not 200%
-
-
-LIMITED_RUN = r'''
-import json, torch
-from torch import nn
-import core.engine.recipe
-from core.config.run_config import RunConfig
-from core.run.events import OutOfMemory
-from core.memory.probe import MemoryProbe
-from core.model.models import build_model
-from core.engine.session import TrainingSession
-
-held = []
-class Greedy(nn.Module):
-    """Batches over 8 ask for 8 GB (the allocator refuses: the limit is 5 GB), keeping 100 MB more each time."""
-    def __init__(self, inner):
-        super().__init__()
-        self.inner = inner
-    def forward(self, x):
-        if self.training and x.shape[0] > 8:
-            held.append(torch.ones(100_000_000, dtype=torch.uint8))
-            torch.empty(8 * 2**30, dtype=torch.uint8)
-        return self.inner(x)
-
-core.engine.recipe.build_model = lambda name, classes, channels: Greedy(build_model(name, classes, channels))
-events = []
-config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=4, on_oom="shrink",
-                   report_interval=0.01)
-finished = TrainingSession(config, [events.append]).run()
-ooms = [e for e in events if isinstance(e, OutOfMemory)]
-print(json.dumps({"status": finished.status, "capacity": MemoryProbe("cpu").sample().capacity_bytes,
-                  "messages": [e.message for e in ooms], "free": [e.free_bytes for e in ooms]}))
-'''
-
-
-def test_a_real_cpu_failure_under_ulimit_v_names_the_limit_and_reads_free_memory_at_each_failure() -> None:
-    """A real allocation failure in a process under RLIMIT_AS (`ulimit -v 5000000`): the message names the
-    process's limit (no CUDA allocator's words), the free figure is read again at each failure, and the
-    probe's capacity is the limit."""
-    import json
-    import os
-    import resource
-    import subprocess
-    import sys
-
-    limit = 5_000_000 * 1024
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-c", LIMITED_RUN], capture_output=True, text=True, timeout=300, env=env,
-                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
-    assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result["status"] == "completed" and result["capacity"] == limit
-    first, second = result["messages"]
-    assert ("asked for 8.59 GB, more than the process's limit had left at that moment; the process is limited to "
-            "5.12 GB of address space by ulimit -v (RLIMIT_AS)") in first
-    assert "reserved but unallocated" not in first + second
-    assert result["free"][0] - result["free"][1] >= 80_000_000  # the 100 MB kept since the first failure
