@@ -3,10 +3,10 @@
 One file (WAL mode, so the window reads while a training process writes) in a folder of its own in the
 user's data folder unless `--runs-db PATH` or the GPU_TRAIN_MONITOR_RUNS_DB environment variable names
 another (core.store.files: where it lives, which paths can be one). `RunRecorder` (core.store.recorder)
-writes it; this module opens it, migrates it, reads runs back and edits what people may change afterwards
-(name, note, delete); what it reads back are core.store.rows' frozen rows (importable from here too). Every
-SQLite failure becomes a `StoreError` whose message says what is wrong with which file: a locked,
-read-only, damaged or full store never crashes a caller.
+writes it; this module opens it (core.store.connection: the SQLite side, migrating included), reads runs
+back and edits what people may change afterwards (name, note, delete); what it reads back are
+core.store.rows' frozen rows (importable from here too). Every SQLite failure becomes a `StoreError` whose
+message says what is wrong with which file: a locked, read-only, damaged or full store never crashes a caller.
 
 A run still marked `running` whose process is gone (killed, crashed, the machine rebooted) is marked
 `interrupted` whenever the store is opened for writing: its steps up to the last report are kept.
@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import socket
 import sqlite3
 import time
@@ -29,29 +28,14 @@ from typing import Any
 import psutil
 
 from core.base.errors import UserError
-from core.base.text import Message, message_from_json, message_of, message_to_json
+from core.base.text import Message, message_from_json, message_to_json
 from core.run.status import Status
-from core.store.files import (  # noqa: F401 - importable from here
-    ENV_PATH,
-    NotAFile,
-    default_store_path,
-    refuse_special_file,
-    writable_sidecars,
-)
+from core.store.connection import connect, store_problem
+from core.store.files import NotAFile, default_store_path
 from core.store.rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
-from core.store.schema import (
-    SCHEMA_VERSION,
-    NewerSchema,
-    NotAStore,
-    check_is_store,
-    migrate,
-    newer_schema,
-    schema_version,
-    transaction,
-)
+from core.store.schema import NewerSchema, NotAStore, transaction
 from core.store.search import run_matches
 
-BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
 STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this has stopped
 HEARTBEAT_S = 2.0  # how often a recording process touches its running run, even when paused
 STALE_ON_HOST_S = (
@@ -69,55 +53,6 @@ class StoreError(UserError):
 
 class RunNotFound(UserError):
     """No run with that id in the store."""
-
-
-def store_problem(path: Path | str, exc: BaseException) -> str:
-    """One sentence for people: which store, what is wrong, what to do."""
-    text = str(exc).lower()
-    path, error = str(path), message_of(exc)
-    if isinstance(exc, NotAFile):
-        return error
-    if isinstance(exc, NotAStore):
-        return Message("{path} is not a run store: {error}; give --runs-db a new file name", path=path, error=error)
-    if isinstance(exc, NewerSchema):
-        return Message(
-            "the run store {path} was written by a newer version of this app ({error}); use that version "
-            "or another --runs-db",
-            path=path,
-            error=error,
-        )
-    if "locked" in text or "busy" in text:
-        return Message(
-            "the run store {path} is locked by another process (it stayed busy for {seconds:.0f} s)",
-            path=path,
-            seconds=BUSY_TIMEOUT_MS / 1000,
-        )
-    if "readonly" in text or "read-only" in text or isinstance(exc, PermissionError):
-        for sidecar in (f"{path}-shm", f"{path}-wal"):  # left read-only by an older version of the app
-            if os.access(path, os.W_OK) and os.path.exists(sidecar) and not os.access(sidecar, os.W_OK):
-                return Message(
-                    "the run store {path} is writable but its {sidecar} file is read-only; with the app "
-                    "and every run closed, delete {sidecar}",
-                    path=path,
-                    sidecar=sidecar,
-                )
-        return Message("the run store {path} is read-only; choose a writable file with --runs-db", path=path)
-    if "full" in text or getattr(exc, "errno", None) == 28:
-        return Message("the disk holding the run store {path} is full", path=path)
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return Message(
-            "the run store {path} is damaged ({error}); with the app closed, move it aside together with "
-            "its -wal and -shm files and a new one is started",
-            path=path,
-            error=error,
-        )
-    if "unable to open" in text or isinstance(exc, OSError):
-        return Message(
-            "the run store {path} cannot be opened ({error}); check the folder exists and is writable",
-            path=path,
-            error=error,
-        )
-    return Message("the run store {path} failed: {error}", path=path, error=error)
 
 
 _RUN_COLUMNS = [f.name for f in fields(RunRow) if f.name != "live"]
@@ -145,7 +80,7 @@ class RunStore:
         self.path = Path(path).expanduser() if path is not None else default_store_path()
         self.readonly = readonly
         try:
-            self._db = _connect(self.path, readonly)
+            self._db = connect(self.path, readonly)
         except (sqlite3.Error, OSError, NewerSchema, NotAStore, NotAFile) as exc:
             raise StoreError(store_problem(self.path, exc)) from None
         if not readonly:
@@ -311,68 +246,6 @@ class RunStore:
         self.run(run_id)
         with self._errors(), transaction(self._db):
             self._db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
-
-
-def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL journal, foreign keys on."""
-    refuse_special_file(path)
-    writable_sidecars(path)  # left read-only by an earlier version: SQLite would open its -shm read-only
-    if readonly:
-        if not path.exists():
-            raise sqlite3.OperationalError(Message("unable to open database file (it does not exist)"))
-        db = sqlite3.connect(
-            f"{path.resolve().as_uri()}?mode=ro",
-            uri=True,
-            isolation_level=None,
-            check_same_thread=False,
-            timeout=BUSY_TIMEOUT_MS / 1000,
-        )
-    else:
-        if path.exists() and not os.access(path, os.W_OK):  # SQLite would open it read-only, fail at a write,
-            raise PermissionError(Message("the file is read-only"))  # and leave a -shm as read-only as the file
-        path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
-    try:
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if not readonly:
-            check_is_store(db)  # before WAL mode, which would change another program's file for good
-            _enable_wal(db)  # readers never block the writer, nor it them
-            db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a killed process loses no committed report
-        db.execute("PRAGMA foreign_keys = ON")
-        if readonly:
-            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # a damaged file fails here, not later
-            check_is_store(db)
-            found = schema_version(db)  # a reader cannot migrate: refuse a store not (yet) at this version
-            if found > SCHEMA_VERSION:
-                raise newer_schema(found)
-            if found < SCHEMA_VERSION:
-                raise sqlite3.OperationalError(
-                    Message("it is still being created, or has an older schema that opening it for writing migrates")
-                    if found
-                    else Message("it is still being created (no tables yet)")
-                )
-        else:
-            migrate(db)
-    except BaseException:
-        db.close()
-        raise
-    writable_sidecars(path)
-    return db
-
-
-def _enable_wal(db: sqlite3.Connection) -> None:
-    """Switch to the WAL journal, waiting up to BUSY_TIMEOUT_MS for other connections: SQLite answers
-    a switch that races another connection's (processes creating a new store together) with an immediate
-    "database is locked", without calling the busy handler, so the wait is here."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
 
 
 def process_alive(pid: int, pid_started_at: float, host: str, heartbeat_at: float) -> bool:

@@ -22,17 +22,8 @@ from PySide6.QtCore import QCoreApplication
 from core.base.text import Message, message_from_json
 from core.run import events as core_events
 from core.run.events import MemorySample
-from core.store.run_store import (
-    FINISHED,
-    EventRow,
-    RankReportRow,
-    ReportRow,
-    RunRow,
-    RunStore,
-    StepSeries,
-    StoreError,
-    store_problem,
-)
+from core.store.connection import store_problem
+from core.store.run_store import FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError
 from gui.plots import rank_series
 from gui.plots.rank_series import SERIES_COLUMNS, RankLayout
 
@@ -223,7 +214,7 @@ def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> An
         return None
     names = {f.name for f in dataclasses.fields(cls)}
     values = {key: value for key, value in data.items() if key in names}
-    for name in names:  # a text recorded with its template comes back translatable (core.store.recorder.event_data)
+    for name in names:  # a text recorded with its template comes back translatable (core.store.run_writes.event_data)
         rebuilt = message_from_json(data.get(f"{name}_message"))
         if isinstance(rebuilt, Message) and rebuilt == data.get(name):  # renders the English it was stored with
             values[name] = rebuilt

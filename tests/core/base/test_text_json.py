@@ -38,7 +38,7 @@ def test_a_recorded_event_keeps_its_texts_template_beside_the_english():
     import json
 
     from core.run.events import LogMessage
-    from core.store.recorder import event_data
+    from core.store.run_writes import event_data
 
     text = Message("epoch {epoch}: {what}", epoch=2, what=Message("validation skipped"))
     data = json.loads(json.dumps(event_data(LogMessage("info", text))))

@@ -7,8 +7,9 @@ import sqlite3
 from pathlib import Path
 
 from core.run.events import RunFinished
-from core.store.recorder import RunRecorder, _nan_as_null, recording
+from core.store.recorder import RunRecorder, recording
 from core.store.run_store import RunStore
+from core.store.run_writes import _nan_as_null
 from tests.support.events import started, summary
 
 

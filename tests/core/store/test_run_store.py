@@ -27,6 +27,7 @@ from core.compare.comparison import Comparison
 from core.config.run_config import RunConfig
 from core.engine.session import TrainingSession
 from core.run.events import ContenderEvent, Event, RunFinished, RunStarted, StepsReported
+from core.store.connection import store_problem
 from core.store.recorder import RunRecorder, open_recorder
 from core.store.run_store import (
     RunNotFound,
@@ -34,7 +35,6 @@ from core.store.run_store import (
     StoreError,
     default_store_path,
     process_alive,
-    store_problem,
 )
 from core.store.schema import (
     APPLICATION_ID,

@@ -6,7 +6,7 @@ import json
 
 from core.base.text import Message
 from core.run.events import LogMessage
-from core.store.recorder import event_data
+from core.store.run_writes import event_data
 from gui.history.feed import rebuild_event
 
 
