@@ -1,5 +1,6 @@
 """The comparison's race: loss against seconds since each run's start and against step (one colour per
-run), images/s as bars with their spread, each run's status, and the headline with the loss check.
+run), images/s as bars with their spread (`gui.compare.rate_bars`), each run's status, and the headline with
+the loss check.
 
 Runs train one after another, so on the time axis every run starts at 0: the faster one's curve reaches
 a given loss further left. Data goes into ring buffers as events arrive; a `gui.qt.redraw.RedrawThrottle`
@@ -20,14 +21,15 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtGui import QFontMetrics, QResizeEvent, QShowEvent
+from PySide6.QtCore import Slot
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.compare.result import ComparisonResult
 from core.run.events import RunFinished, RunStarted, StepsReported
 from gui.compare.race import Race, not_run_reason, race_line, race_rate
-from gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves, settle_axes
+from gui.compare.rate_bars import RateBars
+from gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
 from gui.plots.ring_buffer import RingBuffer
 from gui.qt import palette
 from gui.qt.core_text import core_text
@@ -73,26 +75,8 @@ class CompareView(QWidget):
             plot.getPlotItem().getViewBox().sigXRangeChanged.connect(
                 self._on_time_range_changed if part == "time" else self._on_step_range_changed
             )
-        self.rate_plot = self._plot(self.tr("Images/s (p10–p90)"), self.tr("run"), None, self.tr("images/s"))
-        self.rate_plot.setToolTip(
-            self.tr(
-                "Each run's median images/s over its reports after the first (warm-up), "
-                "with the 10th to 90th percentile as the error bar"
-            )
-        )
-        self.rate_plot.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
-        self.rate_plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)  # never "(x0.001)" on images/s
-        self.no_rate_text = pg.TextItem(
-            self.tr("no images/s yet:\nbars come after\neach run's warm-up"), color=(110, 110, 110), anchor=(0.5, 0.5)
-        )
-        self.no_rate_text.setZValue(10)
-        self.rate_plot.addItem(self.no_rate_text, ignoreBounds=True)
-        self.rate_plot.getPlotItem().setXRange(-0.6, 0.6, padding=0)
-        self._show_no_rate(True)
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, pen=pg.mkPen((60, 60, 60), width=1))
-        self.error_bars = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.2, pen=pg.mkPen((40, 40, 40), width=1))
-        self.rate_plot.addItem(self.bars)
-        self.rate_plot.addItem(self.error_bars)
+        self.rate_bars = RateBars(self._plot(self.tr("Images/s (p10–p90)"), self.tr("run"), None, self.tr("images/s")))
+        self.rate_plot, self.no_rate_text = self.rate_bars.plot, self.rate_bars.no_rate_text
         self.time_curves: list[pg.PlotDataItem] = []
         self.step_curves: list[pg.PlotDataItem] = []
 
@@ -149,8 +133,7 @@ class CompareView(QWidget):
             name = self.tr("{number}. {label}").format(number=race.index + 1, label=race.label)
             self.time_curves.append(self.time_plot.plot(pen=pen, name=name, connect="finite"))
             self.step_curves.append(self.step_plot.plot(pen=pen, connect="finite"))
-        self._label_bars()
-        self.rate_plot.getPlotItem().setXRange(-0.6, len(self.races) - 0.4, padding=0)
+        self.rate_bars.begin(self.races)
         models = {c.config.model for c in contenders}
         values = dict(title=html.escape(core_text(title)), count=len(self.races), steps=steps)
         if len(models) == 1:
@@ -241,8 +224,7 @@ class CompareView(QWidget):
 
     def bar_heights(self) -> list[float]:
         """The heights the bars show, one per run (0 for a run with no rate yet)."""
-        heights = self.bars.opts.get("height")
-        return [] if heights is None else [float(h) for h in heights]
+        return self.rate_bars.heights()
 
     def run_lines(self) -> list[str]:
         """Each run's status in words (also the text under the plots)."""
@@ -281,46 +263,13 @@ class CompareView(QWidget):
             if not self.refresh():
                 break
 
-    def _label_bars(self) -> None:
-        """Each bar named by its run's label, cut with "…" to the bar's share of the plot's width."""
-        axis = self.rate_plot.getPlotItem().getAxis("bottom")
-        width = self.rate_plot.getPlotItem().getViewBox().width() or self.rate_plot.width()
-        room = max(int(width / max(len(self.races), 1)) - 6, 24)
-        metrics = QFontMetrics(axis.style["tickFont"] or self.rate_plot.font())
-        axis.setTicks(
-            [[(race.index, metrics.elidedText(race.label, Qt.TextElideMode.ElideRight, room)) for race in self.races]]
-        )
-
     def bar_labels(self) -> list[str]:
         """The bars' names as the axis shows them."""
-        ticks = self.rate_plot.getPlotItem().getAxis("bottom")._tickLevels
-        return [] if not ticks else [text for _, text in ticks[0]]
-
-    def _show_no_rate(self, empty: bool) -> None:
-        """Before the first images/s reading: no value axis (it had nothing to scale: "x0.001", -400..400),
-        a line that says what will come instead."""
-        item = self.rate_plot.getPlotItem()
-        self.no_rate_text.setVisible(empty)
-        item.getAxis("left").setStyle(showValues=not empty)
-        item.getAxis("left").setLabel("" if empty else self.tr("images/s"))
-        if empty:
-            item.setYRange(0, 1, padding=0)
-            self.no_rate_text.setPos((len(self.races) - 1) / 2, 0.5)
-        else:
-            item.enableAutoRange(y=True)
+        return self.rate_bars.labels()
 
     def _draw(self, part: str) -> None:
         if part == "bars":
-            rates = [self.rate_of(race) for race in self.races]
-            self._show_no_rate(not any(rates))
-            self._label_bars()
-            x = np.array([race.index for race in self.races], dtype=float)
-            mid = np.array([r[0] if r else 0.0 for r in rates])
-            low = np.array([r[0] - r[1] if r else 0.0 for r in rates])
-            high = np.array([r[2] - r[0] if r else 0.0 for r in rates])
-            self.bars.setOpts(x=x, height=mid, width=0.6, brushes=[pg.mkBrush(*race.colour) for race in self.races])
-            self.error_bars.setData(x=x, y=mid, top=high, bottom=low, beam=0.2)
-            settle_axes(self.rate_plot)
+            self.rate_bars.draw(self.races, [self.rate_of(race) for race in self.races])
             return
         plot, curves, column = (
             (self.time_plot, self.time_curves, 1) if part == "time" else (self.step_plot, self.step_curves, 0)
@@ -346,7 +295,7 @@ class CompareView(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # a collapsed splitter opened again
         super().resizeEvent(event)
-        self._label_bars()  # the names' room changed
+        self.rate_bars.label(self.races)  # the names' room changed
         self._catch_up()
 
     def _catch_up(self) -> None:
