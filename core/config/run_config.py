@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.base.errors import ConfigError
 from core.base.text import Message
+from core.config.run_checks import check_data_parallel, check_name_lengths
 from core.config.user_callables import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
 
 DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder")
@@ -222,60 +222,6 @@ class RunConfig:
         return cls(**{k: v for k, v in values.items() if k in known})
 
 
-def check_data_parallel(config: RunConfig) -> None:
-    """What a data-parallel run (nproc > 1) needs of the other fields: a batch that splits evenly, one device
-    kind (each process takes its own GPU), and out-of-memory handling every process agrees on."""
-    n = config.nproc
-    if n == 1:
-        return
-    if config.batch_size % n:
-        raise ConfigError(
-            "batch_size",
-            Message(
-                "{batch_size} does not split evenly over {processes} processes; use a "
-                "multiple of {multiple} (each process trains batch_size / nproc "
-                "images a step)",
-                batch_size=config.batch_size,
-                processes=n,
-                multiple=n,
-            ),
-        )
-    if config.device not in ("auto", "cpu", "cuda"):
-        raise ConfigError(
-            "device",
-            Message(
-                "{device} names one device, but {processes} processes each take their "
-                "own: use cuda (one GPU each), cpu or auto",
-                device=repr(config.device),
-                processes=n,
-            ),
-        )
-    if config.on_oom == "shrink":
-        raise ConfigError(
-            "on_oom",
-            Message(
-                "shrink is for one process: the processes of a data-parallel run would "
-                "each halve their batch at different steps; use stop, or fewer images "
-                "per step"
-            ),
-        )
-
-
-def check_batch_fits(batch_size: int, train_images: int | None) -> None:
-    """ConfigError when a batch is larger than the training set (`None`: not known yet). The run checks it
-    once the data is loaded; the form checks it before Start wherever the size is known earlier."""
-    if train_images is not None and batch_size > train_images:
-        raise ConfigError(
-            "batch_size",
-            Message(
-                "{batch_size} is larger than the training set ({images:,} images); use at most {limit}",
-                batch_size=batch_size,
-                images=train_images,
-                limit=train_images,
-            ),
-        )
-
-
 def option_name(field: str) -> str:
     """The command-line option a field is typed as: 'batch_size' -> '--batch-size' (the CLI, the window's child
     process and comparison errors all name a field so)."""
@@ -346,29 +292,8 @@ def validate_field(name: str, value: Any) -> Any:
         value = value.lower()
     if name == "data_dir":
         value = str(Path(value).expanduser())
-        _check_name_lengths(name, value)
+        check_name_lengths(name, value)
     return value
-
-
-NAME_MAX = 255  # bytes in one file or folder name on Linux and macOS file systems (Windows counts characters)
-
-
-def _check_name_lengths(name: str, path: str) -> None:
-    """A name longer than any file system allows is bad input named at once, not an OSError mid-run."""
-    if os.name == "nt":
-        return
-    for part in Path(path).parts:
-        length = len(os.fsencode(part))
-        if length > NAME_MAX:
-            raise ConfigError(
-                name,
-                Message(
-                    "the folder name {start}... in it is {length} bytes long; file systems allow at most {limit}",
-                    start=part[:16],
-                    length=length,
-                    limit=NAME_MAX,
-                ),
-            )
 
 
 def _out_of_range(name: str, value: Any) -> ConfigError:

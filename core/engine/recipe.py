@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import torch
 
 from core.base.text import Message
-from core.config.run_config import RunConfig, check_batch_fits
+from core.config.run_checks import check_batch_fits
+from core.config.run_config import RunConfig
 from core.config.user_callables import is_spec
 from core.data.batches import BatchSource, Note, ResidentBatches, StreamBatches
 from core.data.datasets import DatasetSplits

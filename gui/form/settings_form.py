@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QL
 
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
-from core.config.run_config import BOUNDS, RunConfig, check_batch_fits
+from core.config.run_checks import check_batch_fits
+from core.config.run_config import BOUNDS, RunConfig
 from core.config.user_callables import SPEC_FORM, is_spec
 from gui.form.applicability import applicability, auto_model_text, is_auto_model, shown_enabled, shown_tooltip
 from gui.form.checks import (
