@@ -11,12 +11,12 @@ bounded time for the child, then kills the lot: no process outlives the window. 
 recorded (an option the CLI refuses, a rank that fails to start) comes back as the child's last error line.
 
 The child's command line and output are `gui.launch.child`'s, the processes it leaves `gui.launch.process_family`'s,
-and how the run ended `gui.launch.texts`'s; here is the following, in the window's thread.
+how the run ended `gui.launch.texts`'s, and the kill at interpreter exit `gui.launch.live_launchers`'s; here is the
+following, in the window's thread.
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import signal
@@ -34,6 +34,7 @@ from core.base.errors import UserError
 from core.config.run_config import RunConfig
 from core.run.signals import Control
 from core.store.run_store import RunNotFound, RunRow, RunStore, StoreError
+from gui.launch import live_launchers
 from gui.launch.child import child_environment, command_line
 from gui.launch.process_family import ProcessFamily, signal_group
 from gui.launch.signals import CannotSignal, cannot_signal, send
@@ -44,8 +45,6 @@ POLL_INTERVAL_MS = 150  # the store and the child, while a run is under way
 STOP_WAIT_S = 10.0  # closing the window: how long the ranks get to stop before they are killed
 SETUP_STOP_GRACE_S = 10.0  # Stop before the run was recorded: then a Ctrl+C to the whole group
 CONTROL_KINDS = ("RunPaused", "RunResumed")
-
-_live: set["RankLauncher"] = set()  # launchers with a child: killed at interpreter exit, whatever ended it
 
 
 class RankLauncher(QObject):
@@ -116,7 +115,7 @@ class RankLauncher(QObject):
         self.launched_at, self.found_after_s = time.time(), None
         self._stop_requested_at, self._group_interrupted, self._missing = None, False, False
         self._family = ProcessFamily()
-        _live.add(self)
+        live_launchers.track(self)  # killed at interpreter exit, whatever ended it
         self._timer.start()
 
     def family(self, collect: bool = True) -> set[int]:
@@ -279,7 +278,7 @@ class RankLauncher(QObject):
         killed = self._sweep()
         code = process.wait()
         self.process = None
-        _live.discard(self)
+        live_launchers.untrack(self)
         if self.run_id is None:  # a run too short to be seen while it trained
             self._find_late()
         end = self._end(code, killed)
@@ -348,16 +347,4 @@ class RankLauncher(QObject):
             self._sweep()
             self.process.wait()
             self.process = None
-            _live.discard(self)
-
-
-def kill_all() -> None:
-    """Kill every launched run's processes now: the interpreter is exiting (a second Ctrl+C, sys.exit)."""
-    for launcher in list(_live):
-        try:
-            launcher.kill_now()
-        except Exception:  # noqa: BLE001 - exiting: kill the others still
-            continue
-
-
-atexit.register(kill_all)
+            live_launchers.untrack(self)
