@@ -7,6 +7,7 @@ rejects, and what only this machine can tell
 set, an unknown model, your own model or dataset whose module or file is not there, a fast path the
 device cannot run, more processes than this machine has GPUs or CPU cores), shows as an inline message and
 `validity_changed(False, message)` disables Start. A preset (`gui.form.preset_row`) writes its settings in.
+Which box each field is in is `gui.form.layout`'s.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, Signal, Slot
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from core.base.errors import ConfigError, UserError
 from core.base.text import Message
@@ -43,54 +44,12 @@ from gui.form.field_widgets import (
     show_choice_applies,
     widget_value,
 )
+from gui.form.layout import GROUPS, fit_combos_to_column, with_button
 from gui.form.preset_row import PresetRow, overrides_for
 from gui.form.text import field_help, friendly, label
 from gui.qt import file_dialogs
 from gui.qt.core_text import error_text
 from gui.qt.widgets import wheel_only_when_focused
-
-COMBO_MIN_CHARACTERS = 8  # a combo box asks for this much width, not its longest item's (a device's full name)
-
-GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): fields
-    QT_TRANSLATE_NOOP("SettingsForm", "Device and model"): ("device", "nproc", "sync_bn", "model"),
-    QT_TRANSLATE_NOOP("SettingsForm", "Speed"): (
-        "amp",
-        "channels_last",
-        "compile",
-        "cudnn_benchmark",
-        "fused_optimizer",
-    ),
-    QT_TRANSLATE_NOOP("SettingsForm", "Data"): (
-        "dataset",
-        "data_dir",
-        "download",
-        "synthetic_samples",
-        "placement",
-        "workers",
-        "pin_memory",
-        "non_blocking",
-    ),
-    QT_TRANSLATE_NOOP("SettingsForm", "Training"): (
-        "batch_size",
-        "epochs",
-        "max_steps",
-        "lr",
-        "optimizer",
-        "momentum",
-        "weight_decay",
-        "seed",
-        "on_oom",
-        "report_interval",
-    ),
-}
-
-
-def fit_combos_to_column(form: QWidget) -> None:
-    """Combo boxes take the column's width instead of widening the form to their longest item, which pushed
-    the form under its scroll area's scroll bar (the Preset arrow hidden, labels cut once Tab scrolled)."""
-    for combo in form.findChildren(QComboBox):
-        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        combo.setMinimumContentsLength(COMBO_MIN_CHARACTERS)
 
 
 class SettingsForm(QWidget):
@@ -135,22 +94,15 @@ class SettingsForm(QWidget):
 
     # ---- construction ----------------------------------------------------------------------------
     def _with_extras(self, field: str, widget: QWidget) -> QWidget:
-        if field not in ("device", "data_dir"):
-            return widget
-        row = QWidget()
-        h = QHBoxLayout(row)
-        h.setContentsMargins(0, 0, 0, 0)
-        h.addWidget(widget, 1)
-        button = QToolButton()
         if field == "device":
-            button.setText(self.tr("Refresh"))
-            button.setToolTip(self.tr("Look for devices again"))
-            self.refresh_devices_button = button
-        else:
-            button.setText(self.tr("Browse…"))
-            button.setToolTip(self.tr("Choose the folder that holds the dataset"))
+            row, self.refresh_devices_button = with_button(
+                widget, self.tr("Refresh"), self.tr("Look for devices again")
+            )
+        elif field == "data_dir":
+            row, button = with_button(widget, self.tr("Browse…"), self.tr("Choose the folder that holds the dataset"))
             button.clicked.connect(self._on_browse_data_dir)
-        h.addWidget(button)
+        else:
+            return widget
         return row
 
     # ---- values ----------------------------------------------------------------------------------

@@ -151,7 +151,7 @@ def _keep_tabs(texts: Retranslator, window: MainWindow) -> None:
 
 
 def _keep_form(texts: Retranslator, window: MainWindow) -> None:
-    from gui.form.settings_form import GROUPS
+    from gui.form.layout import GROUPS
 
     form = window.form
     boxes = {box.title(): box for box in form.findChildren(QGroupBox)}
