@@ -217,7 +217,7 @@ def _rank(args: argparse.Namespace, config: RunConfig) -> int:
     """This process is a rank (under `--nproc`'s launcher or torchrun): rank 0 shows the progress, records the
     run and prints the summary."""
     from core.cli.progress import ProgressBar
-    from core.distributed.session import train_rank
+    from core.distributed.rank_process import train_rank
 
     return train_rank(
         config,

@@ -25,7 +25,7 @@ from core.run.summary import RunSummary
 def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> int:
     """A rank's entry point: train one rank; rank 0 puts its pid (once the controls can reach it), then each
     event, on `events` (a manager queue)."""
-    from core.distributed.session import train_rank  # torch: in the ranks only
+    from core.distributed.rank_process import train_rank  # torch: in the ranks only
 
     return train_rank(
         RunConfig.from_dict(config_values),
