@@ -1,7 +1,8 @@
 """The two data placements, behind one interface that yields ready-to-train device batches.
 
-- `ResidentBatches`: the whole dataset lives on the device as uint8; each epoch augments and shuffles
-  the whole training set there at once, and each batch is a slice of it. No host-to-device copy per step.
+- `ResidentBatches` (core.data.resident_batches): the whole dataset lives on the device as uint8; each
+  epoch augments and shuffles the whole training set there at once, and each batch is a slice of it. No
+  host-to-device copy per step.
 - `StreamBatches`: the ordinary DataLoader path from host memory (workers, pin_memory), one copy per
   batch with `.to(device, non_blocking=...)` where `core.data.transfer` says it is safe. Batches are
   gathered by index in one go (a batch sampler), not image by image, which is what makes this path fast.
@@ -70,7 +71,7 @@ class BatchSource(Protocol):
     def set_random_state(self, state: RandomState, data: bool = True) -> None: ...
 
 
-def _random_state(preprocess: DevicePreprocess, sampler: torch.Generator | None) -> RandomState:
+def random_state_of(preprocess: DevicePreprocess, sampler: torch.Generator | None) -> RandomState:
     """The data generator (shuffling, augmentation; on the device), the host generator of the augmentation's
     group sizes and the sampler's generator (streamed data) as a checkpoint stores them."""
     state: RandomState = {
@@ -82,115 +83,16 @@ def _random_state(preprocess: DevicePreprocess, sampler: torch.Generator | None)
     return state
 
 
-def _set_random_state(
+def restore_random_state(
     state: RandomState, preprocess: DevicePreprocess, sampler: torch.Generator | None, data: bool = True
 ) -> None:
-    """The inverse of `_random_state`; `data=False` leaves the device generator alone (a state from another
+    """The inverse of `random_state_of`; `data=False` leaves the device generator alone (a state from another
     kind of device does not fit it)."""
     if data:
         preprocess.gen.set_state(state["data"].clone())
     preprocess.host_rng.bit_generator.state = json.loads(state["augment_groups"])
     if sampler is not None and "sampler" in state:
         sampler.set_state(state["sampler"].clone())
-
-
-class ResidentBatches:
-    """The dataset lives on the device; shuffling, augmentation and normalisation run there too."""
-
-    placement = "resident"
-    notes: tuple[Note, ...] = ()
-
-    def __init__(
-        self,
-        splits: DatasetSplits,
-        device: torch.device,
-        batch_size: int,
-        preprocess: DevicePreprocess,
-        generator: torch.Generator,
-        shard: Shard = ONE,
-    ) -> None:
-        """`shard`: a rank of a data-parallel run keeps only its every-`world`-th image on its device."""
-        self.train = _on(shard_split(splits.train, shard, equal=True), device)  # shard first: only it goes over
-        self.val = _on(shard_split(splits.val, shard, equal=False), device)
-        self.batch_size = batch_size
-        self.preprocess = preprocess
-        self.gen = generator
-        self.augmented: torch.Tensor | None = None  # the epoch's augmented training images, kept across epochs
-
-    def steps_per_epoch(self) -> int:
-        return len(self.train) // self.batch_size
-
-    def set_batch_size(self, batch_size: int) -> None:
-        self.batch_size = batch_size
-
-    def train_epoch(self) -> BatchEpoch:
-        return _ResidentEpoch(self)
-
-    def random_state(self) -> RandomState:
-        return _random_state(self.preprocess, None)
-
-    def set_random_state(self, state: RandomState, data: bool = True) -> None:
-        _set_random_state(state, self.preprocess, None, data)
-
-    def val_batches(self, batch_size: int | None = None) -> Iterator[Batch]:
-        size = batch_size or self.batch_size
-        for start in range(0, len(self.val), size):
-            end = start + size
-            yield self.preprocess(self.val.images[start:end], augment=False), self.val.labels[start:end]
-
-
-class _ResidentEpoch:
-    """The whole set is augmented once per epoch on the device into a buffer kept across epochs
-    (airbench's approach); each batch is then a gather of a random slice of it, plus normalisation.
-    The augmentation runs at the first `next()`, so an out-of-memory error there can be retried too."""
-
-    def __init__(self, source: ResidentBatches) -> None:
-        self.source = source
-        self.mix: torch.Tensor | None = None  # a random order of the augmented images
-        self.labels: torch.Tensor | None = None  # labels of the augmented images
-        self.start = 0
-        self.previous = 0  # where the last batch started
-
-    def __iter__(self) -> _ResidentEpoch:
-        return self
-
-    def remaining_samples(self) -> int:
-        return len(self.source.train) - self.start
-
-    def give_back(self) -> None:
-        self.start = self.previous
-
-    def position(self) -> Position:
-        return {"start": self.start, "drawn": int(self.mix is not None)}
-
-    def seek(self, position: Position) -> None:
-        if position["drawn"]:  # the epoch's order and augmentation were drawn: draw the same again
-            self._draw()
-        self.start = self.previous = position["start"]
-
-    def _draw(self) -> None:
-        source = self.source
-        augmented, order = source.preprocess.augment_shuffled(source.train.images, source.augmented)
-        source.augmented = augmented
-        labels = source.train.labels[order]
-        self.mix = torch.randperm(len(order), generator=source.gen, device=order.device)
-        self.labels = labels
-
-    def __next__(self) -> Batch:
-        source = self.source
-        if self.mix is None:
-            self._draw()
-        assert self.labels is not None and source.augmented is not None
-        end = self.start + source.batch_size  # re-read: the batch may shrink mid-epoch (out of memory)
-        if end > len(self.mix):
-            raise StopIteration
-        idx = self.mix[self.start : end]
-        batch = (
-            source.preprocess.to_model_input(source.augmented.index_select(0, idx)),
-            self.labels.index_select(0, idx),
-        )
-        self.previous, self.start = self.start, end  # only once the batch exists
-        return batch
 
 
 class _IndexedImages(Dataset):
@@ -225,8 +127,8 @@ class StreamBatches:
         shard: Shard = ONE,
     ) -> None:
         """`shard`: a rank of a data-parallel run takes its part of each global batch (core.data.sharding)."""
-        self.train = _on(splits.train, torch.device("cpu"))
-        self.val = shard_split(_on(splits.val, torch.device("cpu")), shard, equal=False)
+        self.train = on_device(splits.train, torch.device("cpu"))
+        self.val = shard_split(on_device(splits.val, torch.device("cpu")), shard, equal=False)
         self.shard = shard
         self.device = device
         self.batch_size = batch_size
@@ -266,10 +168,10 @@ class StreamBatches:
         return _StreamEpoch(self)
 
     def random_state(self) -> RandomState:
-        return _random_state(self.preprocess, self.host_gen)
+        return random_state_of(self.preprocess, self.host_gen)
 
     def set_random_state(self, state: RandomState, data: bool = True) -> None:
-        _set_random_state(state, self.preprocess, self.host_gen, data)
+        restore_random_state(state, self.preprocess, self.host_gen, data)
 
     def val_batches(self, batch_size: int | None = None) -> Iterator[Batch]:
         for images, labels in _quiet_iter(self.loader(self.val, shuffle=False, drop_last=False, batch_size=batch_size)):
@@ -353,7 +255,8 @@ def _quiet_iter(loader: DataLoader) -> Iterator[Batch]:
         return iter(loader)
 
 
-def _on(split: ImageSplit, device: torch.device) -> ImageSplit:
+def on_device(split: ImageSplit, device: torch.device) -> ImageSplit:
+    """`split` with its tensors on `device` (itself when they are there already)."""
     if split.images.device == device:
         return split
     return ImageSplit(split.images.to(device), split.labels.to(device))

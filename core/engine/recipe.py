@@ -16,10 +16,11 @@ from core.base.text import Message
 from core.config.run_checks import check_batch_fits
 from core.config.run_config import RunConfig
 from core.config.user_callables import is_spec
-from core.data.batches import BatchSource, Note, ResidentBatches, StreamBatches
+from core.data.batches import BatchSource, Note, StreamBatches
 from core.data.datasets import DatasetSplits
 from core.data.placement import Placement, load_placed
 from core.data.preprocess import DevicePreprocess
+from core.data.resident_batches import ResidentBatches
 from core.data.sharding import ONE, Shard
 from core.device.devices import amp_dtype
 from core.device.fast_paths import check_fast_paths

@@ -23,7 +23,7 @@ size of CIFAR-10's training set):
   as a context row (the cost of a decode-per-item dataset), but the target uses the CIFAR10 path.
 - stream: `core.data.batches.StreamBatches` at its best settings (workers 0/1/2, and pin_memory +
   non_blocking where they apply, i.e. on CUDA; the best median is reported, the others as context).
-- resident: `core.data.batches.ResidentBatches`.
+- resident: `core.data.resident_batches.ResidentBatches`.
 Both of ours yield ready batches (random crop + flip + normalise run on the device), so their rows
 include that work; the seed path does no augmentation. Batch 64 everywhere. Each run counts the images
 of the batches delivered in about `--seconds`, after a few warm-up batches, and synchronises the
@@ -73,10 +73,11 @@ import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
 from core.config.run_config import RunConfig
-from core.data.batches import ResidentBatches, StreamBatches
+from core.data.batches import StreamBatches
 from core.data.datasets.synthetic import make_synthetic
 from core.data.datasets.types import DatasetSplits
 from core.data.preprocess import DevicePreprocess
+from core.data.resident_batches import ResidentBatches
 from core.device.devices import resolve_device
 from core.engine.session import TrainingSession
 from core.model.models import build_model, model_spec

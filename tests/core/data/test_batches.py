@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from core.data.batches import ResidentBatches, StreamBatches
+from core.data.batches import StreamBatches
 from core.data.datasets.synthetic import make_synthetic
 from core.data.datasets.types import DatasetSplits
 from core.data.preprocess import DevicePreprocess
+from core.data.resident_batches import ResidentBatches
 
 CPU = torch.device("cpu")
 TRAIN = 512
