@@ -2,8 +2,9 @@
 
 It owns no training logic: runs go through `RunController` (a QThread per run, or a data-parallel run's own
 processes) and arrive back as core events in `_on_run_event`, which hands them to the parts that show them.
-The window builds its parts, wires them to each other and decides what each control may do, by the run's
-`WindowState` (`gui.window.run_control`) and the form's input. `gui.window.layout` places the parts.
+`gui.window.parts` builds the window's parts and wires them to each other (`gui.window.layout` places them);
+the window decides what each control may do, by the run's `WindowState` (`gui.window.run_control`) and the
+form's input.
 """
 
 from __future__ import annotations
@@ -13,33 +14,21 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSettings, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QWidget
+from PySide6.QtGui import QCloseEvent, QIcon
+from PySide6.QtWidgets import QMainWindow, QSplitter, QWidget
 
 from core.base.errors import UserError
 from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory, RunFinished
-from gui.compare.menu import CompareMenu, start_error
-from gui.compare.mode import COMPARISON_EVENTS, CompareMode
-from gui.form.estimate import RunEstimates
-from gui.form.settings_form import SettingsForm
-from gui.history.panel import HistoryPanel
-from gui.memory.device_watch import DeviceWatch
-from gui.memory.insight import MemoryInsight
+from gui.compare.menu import start_error
+from gui.compare.mode import COMPARISON_EVENTS
 from gui.qt.core_text import core_text, error_text
 from gui.qt.resources import ICON, asset
-from gui.run.buttons import RunButtons
-from gui.run.checkpoint_resume import CheckpointResume
 from gui.run.controller import RunController
-from gui.run.launched_run import LaunchedRun
-from gui.views.run_view import RunView
 from gui.views.window_state import WindowState
-from gui.window import layout as window_layout
 from gui.window import settings as window_settings
-from gui.window.menu_bar import MenuBar
-from gui.window.plot_tabs import PlotTabs
-from gui.window.retranslate import keep_window_texts
-from gui.window.run_control import RunControl, resolved_for_log
+from gui.window.parts import build_parts
+from gui.window.run_control import resolved_for_log
 
 COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP(
     "MainWindow", "A comparison races runs of one process each: set the process count to 1"
@@ -67,7 +56,7 @@ class MainWindow(QMainWindow):
         self.torch_loaded = False
         self._close_pending = False
         self._run_config: RunConfig | None = None  # the single run's config as started
-        self._build()
+        build_parts(self)  # the form, the plots, the tabs, the menus: as self.form, self.log...
         window_settings.restore(
             self.settings, self, self.form, self._splitters(), lambda text: self.log.add(text, "warning")
         )
@@ -76,101 +65,6 @@ class MainWindow(QMainWindow):
         if app is not None:  # the app quitting without closing the window (app.exit) stops a run's processes too
             app.aboutToQuit.connect(self._on_about_to_quit)
         self._update_controls()
-
-    # ---- layout ----------------------------------------------------------------------------------
-    def _build(self) -> None:
-        self.form = SettingsForm()
-        self.form.validity_changed.connect(self._on_validity_changed)  # also when the device changed
-
-        self.buttons = RunButtons()
-        self.start_button, self.pause_button = self.buttons.start_button, self.buttons.pause_button
-        self.stop_button, self.clear_button = self.buttons.stop_button, self.buttons.clear_button
-        self.buttons.start_action.triggered.connect(self._on_start)  # the Run menu's items, the buttons' clicks
-
-        self.view = RunView(self)
-        self.loss_plot, self.memory_plot, self.stats = self.view.loss_plot, self.view.memory_plot, self.view.stats
-        self.log, self.breakdown_view = self.view.log, self.view.breakdown_view
-        self.device_watch = DeviceWatch(self.form, self.view, self.controller, self._on_probe, self)
-        self.form.refresh_devices_button.clicked.connect(self.device_watch.refresh_devices)
-        self.device_status, self.idle_timer = self.device_watch.label, self.device_watch.timer
-        self.run_control = RunControl(self.controller, self.stats, self.log, self.device_watch, self)
-        self.run_control.changed.connect(self._update_controls)
-        self.state_status = self.run_control.label
-        self.buttons.pause_action.triggered.connect(self.run_control.pause_or_resume)
-        self.buttons.stop_action.triggered.connect(self.run_control.stop)
-        self.buttons.clear_action.triggered.connect(self.run_control.clear_cache)
-        self.tabs = QTabWidget()
-        self.insight = MemoryInsight(
-            self.form, self.log, self.controller, self.tabs, lambda: self.view.last_sample, self
-        )
-        self.insight.controls_changed.connect(self._on_controls_changed)
-        self.insight.start_requested.connect(self._on_start)
-        self.record_history = self.insight.record_history
-        self.save_snapshot_button = self.insight.save_snapshot_button
-        self.nvml_panel, self.finder_panel = self.insight.nvml_panel, self.insight.finder_panel
-        self.oom_banner = self.insight.oom_banner
-        self.compare = CompareMode(self.view, self.log, self)
-        self.compare_view, self.compare_button = self.compare.view, self.buttons.compare_button
-        self.compare_menu = CompareMenu(self.compare_button, self.form, self.start_comparison, self.log, self)
-        self.estimates = RunEstimates(self.settings, lambda spec: self.form.devices.identity(spec))  # a plain call
-
-        # recorded runs (this window's and those started elsewhere): opened in windows, overlaid on the plots
-        self.history = HistoryPanel(self.controller.store_path, self.loss_plot, self.memory_plot)
-        self.history.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.launched = LaunchedRun(
-            self.controller.launcher,
-            self.log,
-            self.history,
-            self.tabs,
-            lambda: self.state,
-            self.run_control.set,
-            self._on_launched_run_ended,
-            self,
-            view=self.view,
-        )
-        window_layout.add_tabs(
-            self.tabs,
-            [
-                (self.log, self.tr("Log")),
-                (self.history, self.tr("Runs")),
-                (self.breakdown_view, self.breakdown_view.tab_title()),
-                (self.nvml_panel, self.tr("GPU (NVML)")),
-                (self.finder_panel, self.tr("Batch-size finder")),
-            ],
-        )
-        self.plot_tabs = PlotTabs(self.loss_plot, self.compare_view)
-        self.right_splitter = window_layout.plot_splitter(self.plot_tabs, self.memory_plot, self.tabs)
-        left = window_layout.settings_column(self.form, self.buttons, self.insight.snapshot_controls, self.stats)
-        self.main_splitter = window_layout.main_splitter(left, self.oom_banner, self.right_splitter)
-        self.setCentralWidget(self.main_splitter)
-
-        self.statusBar().addWidget(self.device_status, 1)
-        self.statusBar().addPermanentWidget(self.state_status)
-        notify, buttons = self.statusBar().showMessage, self.buttons
-        run_actions = (buttons.start_action, buttons.pause_action, buttons.stop_action, buttons.clear_action)
-        self.menus = MenuBar(
-            run_actions=run_actions,
-            compare_menu=self.compare_menu.menu,
-            settings=self.settings,
-            log=self.log,
-            shown_plots=self.shown_plots,
-            request_checkpoint=self.controller.request_checkpoint,
-            torch_loaded=lambda: self.torch_loaded,
-            notify=notify,
-            parent=self,
-        )
-        self.setMenuBar(self.menus)
-        self.resumer = CheckpointResume(self.form, self.log, self.controller.store_path, self.loss_plot, notify, self)
-        self.resumer.resume_requested.connect(self._on_resume_requested)
-        self.menus.add_file_actions(
-            self.history.open_action,
-            self.history.export_action,  # above Save plots
-            self.resumer.action,
-        )
-        self.history.open_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Open))  # Ctrl+O
-        self.history.resume_requested.connect(self.resumer.resume_file)  # a run's checkpoint, from the Runs tab
-        self.resize(1280, 860)
-        self.texts = keep_window_texts(self)  # menus, tabs and the form follow a language change
 
     def shown_plots(self) -> list[tuple[str, pg.PlotWidget]]:
         """(file-name part, plot) for each plot the window shows now (`PlotTabs.shown_plots`)."""
