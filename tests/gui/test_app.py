@@ -1,58 +1,19 @@
-"""The `gpu-train-monitor` entry point: screenshot mode, CLI dispatch, and the gui -> core dependency rule."""
+"""The `gpu-train-monitor` entry point in this process: screenshot mode's input checks, CLI dispatch, and the
+gui -> core dependency rule read from the source. Its fresh-process scenarios (a screenshot taken, signals, the
+console script, core imported without Qt): tests/e2e/gui/test_app_processes.py."""
 
 from __future__ import annotations
 
 import ast
 import json
-import os
-import re
-import signal
-import struct
-import subprocess
-import sys
 from pathlib import Path
-
-import pytest
+from types import SimpleNamespace
 
 from gui.app import main
+from tests.support.gui_support import FAST
 
 REPO = Path(__file__).resolve().parents[2]
 QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "gui")
-
-
-def run_python(code_or_args: list[str], timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
-    # one torch thread: the test machines share two cores, and two threads fighting for them are slower
-    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1", **env}
-    return subprocess.run([sys.executable, *code_or_args], cwd=REPO, env=environment, capture_output=True,
-                          text=True, timeout=timeout)
-
-
-def png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG file"
-    assert data[12:16] == b"IHDR"
-    return struct.unpack(">II", data[16:24])
-
-
-def test_screenshot_mode_writes_a_png_of_the_whole_window(tmp_path):
-    path = tmp_path / "shot.png"
-    result = run_python(["-m", "gui", "--screenshot", str(path), "--steps", "5", "--model", "tiny-cnn",
-                         "--device", "cpu", "--synthetic-samples", "512", "--batch-size", "64"])
-    assert result.returncode == 0, result.stderr
-    assert path.stat().st_size > 10_000  # a real picture of a window, not an empty image
-    width, height = png_size(path)
-    match = re.search(r"saved a (\d+)x(\d+) screenshot to (.+)", result.stdout)
-    assert match, result.stdout
-    assert (int(match.group(1)), int(match.group(2))) == (width, height)
-    assert (width, height) == (1280, 860)  # the window's default size: the whole window, frame excluded
-    assert Path(match.group(3).strip()) == path
-
-    from PySide6.QtGui import QImage
-
-    image = QImage(str(path))
-    assert (image.width(), image.height()) == (width, height)
-    colours = {image.pixel(x, y) for x in range(0, width, 40) for y in range(0, height, 40)}
-    assert len(colours) > 5  # widgets and plots were drawn, not a blank canvas
 
 
 def test_screenshot_mode_rejects_bad_options_with_exit_code_2(capsys, tmp_path):
@@ -98,38 +59,6 @@ def test_run_subcommand_bad_input_is_one_line_and_exit_2(capsys):
     assert len(err.splitlines()) == 1
 
 
-def test_installed_console_script_dispatches_devices():
-    script = Path(sys.executable).with_name("gpu-train-monitor")
-    assert script.is_file(), "the project is not installed in this environment"
-    result = subprocess.run([str(script), "devices"], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0].split()[:2] == ["device", "kind"]
-    assert any(line.startswith("cpu ") for line in result.stdout.splitlines())
-
-
-def test_core_never_imports_qt_pyqtgraph_or_gui():
-    # in a fresh process: pytest-qt has already imported Qt into this one
-    code = ("import importlib, pkgutil, sys, core\n"
-            "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
-            "    if m.name not in ('core.__main__',):\n"
-            "        importlib.import_module(m.name)\n"
-            "import core.engine.session, core.cli.main\n"
-            f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r})\n"
-            "print(len([n for n in sys.modules if n.startswith('core.')]), bad)\n")
-    result = run_python(["-c", code])
-    assert result.returncode == 0, result.stderr
-    count, bad = result.stdout.strip().split(" ", 1)
-    assert int(count) >= 10  # the whole core package was imported
-    assert bad == "[]"
-
-
-def test_gui_imports_core():
-    code = "import sys, gui.window.main_window; print('core.config.run_config' in sys.modules, 'core.run.events' in sys.modules)"
-    result = run_python(["-c", code])
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["True", "True"]
-
-
 def test_no_core_module_imports_qt_even_inside_a_function():
     # the subprocess check above only sees module-level imports; this one reads every import statement
     offenders = []
@@ -159,63 +88,6 @@ def test_a_screenshot_over_the_run_store_is_refused_and_the_store_kept(capsys, t
     assert store.read_bytes() == b"the runs"
 
 
-def test_screenshot_run_refusing_its_input_exits_2_naming_the_option(tmp_path):
-    # found by the session once torch is up, as the CLI finds it: the same line and exit code
-    path = tmp_path / "shot.png"
-    result = run_python(["-m", "gui", "--screenshot", str(path), "--steps", "2", "--model", "tiny-cnn",
-                         "--device", "cpu:1", "--synthetic-samples", "256", "--batch-size", "32"])
-    assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr
-    assert "gpu-train-monitor: error: --device: cpu:1 does not exist: the CPU is one device (use cpu)" in \
-        result.stderr.splitlines()
-
-
-def _start_window(*args: str, python_options: tuple[str, ...] = ()) -> subprocess.Popen:
-    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, *python_options, "-m", "gui", *args], cwd=REPO, env=environment,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def _wait_for_line(process: subprocess.Popen, pattern: str) -> None:
-    lines = []
-    while True:
-        line = process.stderr.readline()
-        assert line, f"exited before {pattern!r}: {''.join(lines[-20:])}"
-        lines.append(line)
-        if re.search(pattern, line):
-            return
-
-
-def test_ctrl_c_while_qt_is_importing_exits_130_quietly():
-    process = _start_window(python_options=("-X", "importtime"))
-    try:
-        _wait_for_line(process, r"\|\s+PySide6\.")  # a PySide6 submodule done: still importing
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-    assert process.returncode == 130, stderr[-2000:]
-    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
-
-
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_a_signal_closes_the_window_during_a_run(tmp_path, signum, code):
-    process = _start_window("--screenshot", str(tmp_path / "shot.png"), "--steps", "100000", "--model", "tiny-cnn",
-                            "--device", "cpu", "--synthetic-samples", "2560", "--batch-size", "8")
-    try:
-        _wait_for_line(process, r"PyTorch ready after")  # the run starts right after this line
-        process.send_signal(signum)
-        _, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-    assert process.returncode == code, stderr[-2000:]
-    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
-
-
 def test_compare_is_for_a_screenshot_and_says_so_otherwise(capsys):
     assert main(["--compare", "stream vs resident"]) == 2
     err = capsys.readouterr().err
@@ -223,38 +95,25 @@ def test_compare_is_for_a_screenshot_and_says_so_otherwise(capsys):
     assert "Traceback" not in err
 
 
-def test_screenshot_of_a_ready_made_comparison(tmp_path):
-    path = tmp_path / "compare.png"
-    common = ["-m", "gui", "--steps", "3", "--model", "tiny-cnn", "--device", "cpu", "--synthetic-samples",
-              "256", "--batch-size", "32"]
-    result = run_python([*common, "--screenshot", str(path), "--compare", "stream vs resident"])
-    assert result.returncode == 0, result.stderr
-    assert png_size(path) == (1280, 860)
-    unknown = run_python([*common, "--screenshot", str(tmp_path / "no.png"), "--compare", "CPU vs TPU"])
-    assert unknown.returncode == 2
-    assert "--compare: no ready-made comparison 'CPU vs TPU' here; this machine offers: " in unknown.stderr
-    assert "stream vs resident" in unknown.stderr
-    assert not (tmp_path / "no.png").exists()
+def test_a_screenshot_of_an_unknown_comparison_exits_2_naming_the_offer(window, capsys, monkeypatch, tmp_path):
+    """--compare NAME is looked up once torch is up (the Compare menu's ready-made comparisons depend on the
+    machine): an unknown one is refused with what this machine offers, exit 2, before a run starts or a picture
+    is saved. (A known one raced to a picture, as a process: tests/e2e/gui/test_app_processes.py.)"""
+    from gui.window import screenshot
 
-
-def test_a_chinese_system_opens_the_window_in_chinese_and_the_language_option_overrides_it(tmp_path):
-    """LANG=zh_CN.UTF-8 is all a user sets: the Chinese catalogue is compiled into the user's cache and
-    installed (the translated window itself is checked in test_window_in_chinese); --language en on the
-    same system leaves it alone. The stderr lines of screenshot mode stay English, as the CLI's do."""
-    def start(cache: Path, *language: str) -> subprocess.CompletedProcess:
-        cache.mkdir()
-        return run_python(["-m", "gui", *language, "--screenshot", str(cache / "shot.png"), "--steps", "2",
-                           "--model", "tiny-cnn", "--device", "cpu", "--synthetic-samples", "256", "--batch-size",
-                           "64"], LANG="zh_CN.UTF-8", LC_ALL="", LC_MESSAGES="", LANGUAGE="",
-                          XDG_CACHE_HOME=str(cache))
-
-    chinese = start(tmp_path / "zh")
-    assert chinese.returncode == 0, chinese.stderr
-    assert "PyTorch ready after" in chinese.stderr
-    assert len(list((tmp_path / "zh").rglob("gpu_train_monitor_zh_CN-*.qm"))) == 1
-    english = start(tmp_path / "en", "--language", "en")
-    assert english.returncode == 0, english.stderr
-    assert not list((tmp_path / "en").rglob("*.qm"))
+    monkeypatch.setattr(screenshot, "follow_run", lambda *args: None)  # nothing is saved: no timer left behind
+    exits: list[int] = []
+    path = tmp_path / "no.png"
+    driver = screenshot.ScreenshotDriver(window, SimpleNamespace(exit=exits.append), str(path), FAST, "CPU vs TPU",
+                                         [0])
+    driver.start()  # what the app does once torch is ready
+    assert exits == [2]
+    err = capsys.readouterr().err
+    assert "gpu-train-monitor: error: --compare: no ready-made comparison 'CPU vs TPU' here; this machine " \
+           "offers: " in err
+    assert "stream vs resident" in err
+    assert not window.controller.running and not window.isVisible()
+    assert not path.exists()
 
 
 def test_torch_loads_only_once_the_window_has_painted(qtbot, settings):
