@@ -42,7 +42,7 @@ LIVE_TIMEOUT_MS = 120_000  # the CLI process imports torch and builds its run: s
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> tuple[Path, int]:
     path = tmp_path_factory.mktemp("stored") / "runs.sqlite3"
-    return path, record_run(path, SHORT.replace(max_steps=40, epochs=2, synthetic_samples=640))
+    return path, record_run(path, SHORT.replace(max_steps=16, epochs=2))  # 2 epochs of 8 steps
 
 
 @pytest.fixture
@@ -82,14 +82,14 @@ def test_a_finished_run_shows_what_was_recorded(finished, open_view):
     assert len(view.rates) == len(reports)
     assert len(epochs) == 2 and len(view.loss_plot._epoch_lines) == 2
     assert view.breakdown_view.last is not None  # the last breakdown recorded
-    assert view.stats.values["step"].text() == "40 / 40"
+    assert view.stats.values["step"].text() == "16 / 16"
     # the run's own figures, as its Runs row and its log line give them (not the last report's)
     assert view.stats.values["peak"].text() == format_bytes(row.peak_allocated_bytes)
     assert view.stats.values["speed"].text() == f"{row.samples_per_s:,.0f}"
     assert "completed" in view.header.text() and "recorded by pid" in view.header.text()
     log = view.log.toPlainText()
-    assert "training tiny-cnn on cpu" in log and "epoch 2: train loss" in log and "finished: 40 steps" in log
-    assert "max_steps = 40" in view.config_text.toPlainText().splitlines()
+    assert "training tiny-cnn on cpu" in log and "epoch 2: train loss" in log and "finished: 16 steps" in log
+    assert "max_steps = 16" in view.config_text.toPlainText().splitlines()
     assert not view.following and not view.poll_timer.isActive()  # a finished run is read once
     assert row.status == "completed" and math.isfinite(row.loss_last)
 
@@ -97,10 +97,10 @@ def test_a_finished_run_shows_what_was_recorded(finished, open_view):
 def test_a_cache_clear_is_marked_and_its_reading_falls_between_the_reports(open_view, tmp_path):
     path = tmp_path / "runs.sqlite3"
     recorder = RunRecorder(path)
-    session = TrainingSession(SHORT.replace(max_steps=30), [])
+    session = TrainingSession(SHORT, [])  # 12 steps: reports before and after the clear
 
     def clear_once(event: object) -> None:
-        if isinstance(event, StepsReported) and event.step >= 10 and not cleared:
+        if isinstance(event, StepsReported) and event.step >= 4 and not cleared:
             cleared.append(event.step)
             session.request_cache_clear()  # applied at the next step boundary, as the window's button does
 
