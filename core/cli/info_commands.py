@@ -27,11 +27,7 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
         )
     if args.sync_bn:
         raise ConfigError("sync_bn", Message("find-batch-size measures one process on one device; leave --sync-bn out"))
-    from core.finder.search import (  # torch loads lazily
-        Trial,
-        check_search_options,
-        find_batch_size,
-    )
+    from core.finder.search import Trial, check_search_options, find_batch_size  # torch loads lazily
 
     check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"
     if args.json:

@@ -81,9 +81,7 @@ def follow_run(window, app, path: str, exit_code: list[int]) -> None:
     finished: list = []  # the run's RunFinished, to tell bad input (exit 2) from a failed run (1)
 
     def remember(event: object) -> None:
-        from core.run.events import (
-            RunFinished,  # torch has loaded by the time a run reports
-        )
+        from core.run.events import RunFinished  # torch has loaded by the time a run reports
 
         if isinstance(event, RunFinished):
             finished.append(event)

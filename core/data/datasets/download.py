@@ -79,9 +79,7 @@ def download_dataset(name: str, root: Path, timeout_s: float = 30.0) -> None:
     `timeout_s` bounds the reachability check and each socket operation; a slow but live download of
     many chunks may take longer in total, a dead network never does.
     """
-    from torchvision import (
-        datasets,  # torchvision is slow to import; only a download needs this part
-    )
+    from torchvision import datasets  # torchvision is slow to import; only a download needs this part
 
     classes = {"mnist": datasets.MNIST, "fashion-mnist": datasets.FashionMNIST, "cifar10": datasets.CIFAR10}
     if name not in classes:
