@@ -298,15 +298,14 @@ class BreakdownView(QWidget):
     def _title(self, rank: str | None) -> str:
         """The view's title; `rank`: the rank shown, named, when the run has several."""
         if self.device_kind == "cpu":
+            # lupdate reads a trailing comma after the comment as a third (plural) argument: written by hand
+            # fmt: off
             if rank is None:
-                return self.tr(
-                    "Memory of one training step, by what holds it (sampled once per report)",
-                    "on the CPU: the process's memory",
-                )
-            return self.tr(
-                "Memory of one training step on {rank}, by what holds it (sampled once per report)",
-                "on the CPU: the process's memory",
-            ).format(rank=rank)
+                return self.tr("Memory of one training step, by what holds it (sampled once per report)",
+                               "on the CPU: the process's memory")
+            return self.tr("Memory of one training step on {rank}, by what holds it (sampled once per report)",
+                           "on the CPU: the process's memory").format(rank=rank)
+            # fmt: on
         if rank is None:
             return self.tr("Memory of one training step, by what holds it (sampled once per report)")
         return self.tr("Memory of one training step on {rank}, by what holds it (sampled once per report)").format(
