@@ -14,7 +14,7 @@ from gui.window.main_window import MainWindow
 from tests.support.gui_support import FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 120_000
-COMPARE = FAST.replace(synthetic_samples=256)  # tiny-cnn on the CPU, batch 32, 12 steps a run
+COMPARE = FAST.replace(synthetic_samples=256)  # tiny-cnn on the CPU, batch 32, 6 steps a run
 LONG = COMPARE.replace(max_steps=100_000)  # a comparison that has to be stopped
 TWO_PLACEMENTS = [{"placement": "stream"}, {"placement": "resident"}]
 

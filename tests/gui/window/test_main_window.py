@@ -77,7 +77,7 @@ def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
 
     assert window.stats.values["step"].text() == f"{FAST.max_steps} / {FAST.max_steps}"
     assert window.stats.progress.value() == FAST.max_steps
-    assert window.stats.values["epoch"].text() == "1 / 1"  # max_steps bounds this run: 12 steps, in 1 epoch
+    assert window.stats.values["epoch"].text() == "1 / 1"  # max_steps bounds this run: 6 steps, in 1 epoch
     log = log_text(window)
     assert "training tiny-cnn on cpu (" in log and "config: Device=cpu, Model=tiny-cnn, Dataset=synthetic" in log
     assert f"batch 32, {FAST.max_steps} steps over as many epochs as that takes" in log  # max_steps alone
@@ -381,7 +381,7 @@ def test_the_estimate_appears_after_one_run_and_matches_the_arithmetic(qtbot, wi
     assert label.text() == f"Estimated time: {estimate_text(estimate_s(measured, images), measured)}"
     assert f"from {summary.samples_per_s:,.0f} images/s measured on cpu" in label.text()
 
-    window.form.set_config(FAST.replace(max_steps=1200))  # the same speed settings, 100 times the images
+    window.form.set_config(FAST.replace(max_steps=100 * FAST.max_steps))  # the same speed settings, 100 times the images
     assert label.text() == f"Estimated time: {estimate_text(estimate_s(measured, 100 * images), measured)}"
     window.form.set_batch_size(64)  # another batch size trains at another speed: no guess
     assert label.text() == f"Estimated time: {NO_ESTIMATE}"
