@@ -60,8 +60,6 @@ def pytest_collection_modifyitems(config, items):  # noqa: ANN001 - pytest hook
         item.add_marker(skip)
 
 
-
-
 @pytest.fixture
 def processes() -> Iterator[list[subprocess.Popen[str]]]:
     started: list[subprocess.Popen[str]] = []

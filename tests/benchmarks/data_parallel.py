@@ -70,6 +70,7 @@ def log(text: str) -> None:
 
 # ---- how busy the machine is -----------------------------------------------------------------------
 
+
 def cpu_ticks() -> tuple[float, float, float] | None:
     """(busy CPU seconds of the whole machine, of this process and its reaped children, wall clock);
     None where /proc/stat does not exist. The comparisons' rank processes are reaped by the comparison,
@@ -103,6 +104,7 @@ def busy_note(share: float | None) -> str:
 
 # ---- part 1: 1 process against N -------------------------------------------------------------------
 
+
 @dataclass
 class ScalingSizes:
     model: str
@@ -116,12 +118,39 @@ class ScalingSizes:
 def compare_once(sizes: ScalingSizes, placement: str, first: int, json_path: Path, limit_s: float) -> dict[str, Any]:
     """One round: `compare --vs nproc=first --vs nproc=other`; the comparison's JSON."""
     other = sizes.nproc if first == 1 else 1
-    argv = [sys.executable, "-m", "core", "compare", "--vs", f"nproc={first}", "--vs", f"nproc={other}",
-            "--device", sizes.device, "--model", sizes.model, "--dataset", "synthetic", "--batch-size",
-            str(sizes.batch), "--synthetic-samples", str(sizes.synthetic_samples), "--max-steps", str(sizes.steps),
-            "--placement", placement, "--seed", "0", "--json", str(json_path), "--no-record"]
-    env = dict(os.environ, PYTHONPATH=str(REPO) + (os.pathsep + os.environ["PYTHONPATH"]
-                                                   if os.environ.get("PYTHONPATH") else ""))
+    argv = [
+        sys.executable,
+        "-m",
+        "core",
+        "compare",
+        "--vs",
+        f"nproc={first}",
+        "--vs",
+        f"nproc={other}",
+        "--device",
+        sizes.device,
+        "--model",
+        sizes.model,
+        "--dataset",
+        "synthetic",
+        "--batch-size",
+        str(sizes.batch),
+        "--synthetic-samples",
+        str(sizes.synthetic_samples),
+        "--max-steps",
+        str(sizes.steps),
+        "--placement",
+        placement,
+        "--seed",
+        "0",
+        "--json",
+        str(json_path),
+        "--no-record",
+    ]
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO) + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""),
+    )
     with tempfile.TemporaryFile() as stderr:
         proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
         try:
@@ -163,26 +192,38 @@ def bench_scaling(sizes: ScalingSizes, placements: list[str], repeats: int, limi
             many.append(rn)
             ratios.append(rn / r1)
             efficiencies.append(efficiency)
-            log(f"[scaling] {placement} round {rep + 1}/{repeats} (nproc {first} first{busy_note(shares[-1])}): "
+            log(
+                f"[scaling] {placement} round {rep + 1}/{repeats} (nproc {first} first{busy_note(shares[-1])}): "
                 f"1 process {r1:,.0f}, {sizes.nproc} processes {rn:,.0f} images/s, ratio {rn / r1:.2f}, "
-                f"efficiency {efficiency:.0%}")
+                f"efficiency {efficiency:.0%}"
+            )
         results[placement] = {
-            "one_process_images_per_s": statistics.median(one), "n_process_images_per_s": statistics.median(many),
-            "one_process_runs": one, "n_process_runs": many, "ratio": statistics.median(ratios), "ratios": ratios,
-            "scaling_efficiency": statistics.median(efficiencies), "scaling_efficiencies": efficiencies,
-            "other_processes_cpu_share_runs": shares}
+            "one_process_images_per_s": statistics.median(one),
+            "n_process_images_per_s": statistics.median(many),
+            "one_process_runs": one,
+            "n_process_runs": many,
+            "ratio": statistics.median(ratios),
+            "ratios": ratios,
+            "scaling_efficiency": statistics.median(efficiencies),
+            "scaling_efficiencies": efficiencies,
+            "other_processes_cpu_share_runs": shares,
+        }
     return results
 
 
-def scaling_sizes(device: torch.device, nproc: int | None, batch: int | None, steps: int | None,
-                  quick: bool) -> ScalingSizes | str:
+def scaling_sizes(
+    device: torch.device, nproc: int | None, batch: int | None, steps: int | None, quick: bool
+) -> ScalingSizes | str:
     """What part 1 races here, or why it cannot run here."""
     if device.type == "cuda":
         count = torch.cuda.device_count()
         n = nproc or count
         if n < 2 or n > count:
-            return (f"needs 2 or more CUDA GPUs (this machine has {count})" if count < 2
-                    else f"--nproc {n}: this machine has {count} CUDA GPUs")
+            return (
+                f"needs 2 or more CUDA GPUs (this machine has {count})"
+                if count < 2
+                else f"--nproc {n}: this machine has {count} CUDA GPUs"
+            )
         global_batch = batch or 256 * n
         steps = steps or (100 if quick else 300)
         return ScalingSizes("resnet18", n, global_batch, steps, min(global_batch * steps, 50_000), "cuda")
@@ -191,14 +232,18 @@ def scaling_sizes(device: torch.device, nproc: int | None, batch: int | None, st
     cores = os.cpu_count() or 1
     n = nproc or 2
     if n < 2 or n > cores:
-        return (f"needs {n} CPU cores for {n} processes (this machine has {cores})" if n > cores
-                else "--nproc must be 2 or more")
+        return (
+            f"needs {n} CPU cores for {n} processes (this machine has {cores})"
+            if n > cores
+            else "--nproc must be 2 or more"
+        )
     global_batch = batch or 256
     steps = steps or (12 if quick else 24)
     return ScalingSizes("tiny-cnn", n, global_batch, steps, max(global_batch * steps, 256), "cpu")
 
 
 # ---- part 2: DistributedSession (world of 1) against TrainingSession ---------------------------------
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -236,8 +281,9 @@ def run_one(config: RunConfig, device: torch.device, ddp: bool) -> SessionRun:
         names = ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK")
         before = {name: os.environ.get(name) for name in names}
         local = device.index or 0  # the rank's GPU is cuda:LOCAL_RANK
-        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1",
-                          LOCAL_RANK=str(local))
+        os.environ.update(
+            MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1", LOCAL_RANK=str(local)
+        )
         try:
             session = DistributedSession(config.replace(device=device.type), RankContext(0, 1, local), [observe])
             finished = session.run()
@@ -260,8 +306,16 @@ def run_one(config: RunConfig, device: torch.device, ddp: bool) -> SessionRun:
 def bench_ddp(device: torch.device, model: str, batch: int, steps: int, repeats: int) -> dict[str, Any]:
     # One epoch of exactly `steps` batches on the CPU: validation comes after the timed steps.
     samples = max(batch * steps, 256) if device.type == "cpu" else min(max(batch * steps, 256), 50_000)
-    config = RunConfig(device=str(device), model=model, dataset="synthetic", synthetic_samples=samples,
-                       batch_size=batch, max_steps=steps, placement="resident", seed=0)
+    config = RunConfig(
+        device=str(device),
+        model=model,
+        dataset="synthetic",
+        synthetic_samples=samples,
+        batch_size=batch,
+        max_steps=steps,
+        placement="resident",
+        seed=0,
+    )
     plain, ddp, ratios, diffs, shares = [], [], [], [], []
     for rep in range(repeats):
         order = (True, False) if rep % 2 == 0 else (False, True)
@@ -277,17 +331,29 @@ def bench_ddp(device: torch.device, model: str, batch: int, steps: int, repeats:
         ratios.append(d.samples_per_s / p.samples_per_s)
         n = min(len(d.losses), len(p.losses), LOSS_STEPS)
         diffs.append(max((abs(a - b) for a, b in zip(d.losses[:n], p.losses[:n])), default=float("nan")))
-        log(f"[ddp] {model} b{batch} pair {rep + 1}/{repeats} ({'DDP first' if order[0] else 'plain first'}"
+        log(
+            f"[ddp] {model} b{batch} pair {rep + 1}/{repeats} ({'DDP first' if order[0] else 'plain first'}"
             f"{busy_note(shares[-1])}): DDP {d.samples_per_s:,.1f}, plain {p.samples_per_s:,.1f} samples/s, "
-            f"ratio {ratios[-1]:.3f}; first {n} losses differ by at most {diffs[-1]:.2e}")
-    return {"batch": batch, "steps": steps, "plain_samples_per_s": statistics.median(plain),
-            "ddp_samples_per_s": statistics.median(ddp), "plain_runs": plain, "ddp_runs": ddp,
-            "ratio": statistics.median(ratios), "pair_ratios": ratios, "max_abs_loss_diff": max(diffs),
-            "backend": "nccl" if device.type == "cuda" else "gloo", "other_processes_cpu_share_runs": shares}
+            f"ratio {ratios[-1]:.3f}; first {n} losses differ by at most {diffs[-1]:.2e}"
+        )
+    return {
+        "batch": batch,
+        "steps": steps,
+        "plain_samples_per_s": statistics.median(plain),
+        "ddp_samples_per_s": statistics.median(ddp),
+        "plain_runs": plain,
+        "ddp_runs": ddp,
+        "ratio": statistics.median(ratios),
+        "pair_ratios": ratios,
+        "max_abs_loss_diff": max(diffs),
+        "backend": "nccl" if device.type == "cuda" else "gloo",
+        "other_processes_cpu_share_runs": shares,
+    }
 
 
-def ddp_sizes(device: torch.device, models: list[str], args: argparse.Namespace, quick: bool
-              ) -> list[tuple[str, int, int]]:
+def ddp_sizes(
+    device: torch.device, models: list[str], args: argparse.Namespace, quick: bool
+) -> list[tuple[str, int, int]]:
     """(model, batch, steps) per model of part 2."""
     if device.type == "cuda":
         defaults = {"resnet18": (256, 100 if quick else 300), "tiny-cnn": (256, 300 if quick else 1000)}
@@ -298,6 +364,7 @@ def ddp_sizes(device: torch.device, models: list[str], args: argparse.Namespace,
 
 
 # ---- report ----------------------------------------------------------------------------------------
+
 
 def fmt(value: float) -> str:
     if value < 10:
@@ -318,25 +385,43 @@ def print_table(rows: list[tuple[str, list[float], str]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda[:N] (default: auto)")
-    parser.add_argument("--repeats", type=int, default=None, help="rounds of each part, medians reported "
-                                                                 "(default 3; 1 with --quick)")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="rounds of each part, medians reported (default 3; 1 with --quick)"
+    )
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--quick", action="store_true", help="a smoke run: fewer steps, tiny-cnn only in part 2")
     parser.add_argument("--part", choices=("all", "scaling", "ddp"), default="all")
-    parser.add_argument("--nproc", type=int, default=None,
-                        help="processes of part 1 (default: 2 on the CPU, every GPU on a CUDA machine)")
-    parser.add_argument("--placements", default="resident",
-                        help="placements of part 1, comma-separated: resident, stream (default: resident)")
-    parser.add_argument("--batch", type=int, default=None,
-                        help="global batch of part 1 (default 256 on the CPU, 256 x GPUs on CUDA)")
-    parser.add_argument("--steps", type=int, default=None, help="steps per run of part 1 (default 24 on the CPU, "
-                                                                "12 with --quick; 300 on CUDA)")
-    parser.add_argument("--models", default=None, help="models of part 2, comma-separated (default: tiny-cnn,"
-                                                       "resnet18 on the CPU, tiny-cnn with --quick; resnet18 on CUDA)")
+    parser.add_argument(
+        "--nproc",
+        type=int,
+        default=None,
+        help="processes of part 1 (default: 2 on the CPU, every GPU on a CUDA machine)",
+    )
+    parser.add_argument(
+        "--placements",
+        default="resident",
+        help="placements of part 1, comma-separated: resident, stream (default: resident)",
+    )
+    parser.add_argument(
+        "--batch", type=int, default=None, help="global batch of part 1 (default 256 on the CPU, 256 x GPUs on CUDA)"
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="steps per run of part 1 (default 24 on the CPU, 12 with --quick; 300 on CUDA)",
+    )
+    parser.add_argument(
+        "--models",
+        default=None,
+        help="models of part 2, comma-separated (default: tiny-cnn,"
+        "resnet18 on the CPU, tiny-cnn with --quick; resnet18 on CUDA)",
+    )
     parser.add_argument("--tiny-batch", type=int, default=None, help="tiny-cnn batch of part 2 (default 256)")
     parser.add_argument("--tiny-steps", type=int, default=None, help="tiny-cnn steps of part 2 (CPU default 20)")
-    parser.add_argument("--resnet-batch", type=int, default=None,
-                        help="resnet18 batch of part 2 (default 16 on the CPU, 256 on CUDA)")
+    parser.add_argument(
+        "--resnet-batch", type=int, default=None, help="resnet18 batch of part 2 (default 16 on the CPU, 256 on CUDA)"
+    )
     parser.add_argument("--resnet-steps", type=int, default=None, help="resnet18 steps of part 2 (CPU default 8)")
     args = parser.parse_args(argv)
 
@@ -357,11 +442,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--models takes a comma-separated list of {', '.join(DDP_MODELS)}")
     started = time.perf_counter()
     threads_one = torch.get_num_threads()
-    log(f"device {device}, torch {torch.__version__}, {threads_one} threads, {os.cpu_count()} cores, "
-        f"repeats {repeats}")
+    log(f"device {device}, torch {torch.__version__}, {threads_one} threads, {os.cpu_count()} cores, repeats {repeats}")
 
-    result: dict[str, Any] = {"device": str(device), "device_kind": kind, "repeats": repeats, "quick": quick,
-                              "targets": {"ddp_vs_plain_gpu": TARGET_DDP_VS_PLAIN_GPU}, "scaling": {}, "ddp": {}}
+    result: dict[str, Any] = {
+        "device": str(device),
+        "device_kind": kind,
+        "repeats": repeats,
+        "quick": quick,
+        "targets": {"ddp_vs_plain_gpu": TARGET_DDP_VS_PLAIN_GPU},
+        "scaling": {},
+        "ddp": {},
+    }
     rows: list[tuple[str, list[float], str]] = []
     verdicts: list[str] = []
     loads: dict[str, float | None] = {}
@@ -376,10 +467,17 @@ def main(argv: list[str] | None = None) -> int:
             n = sizes.nproc
             per_rank = os.environ.get("OMP_NUM_THREADS") or str(max(1, (os.cpu_count() or 1) // n))
             threads = {"one_process": threads_one, "per_rank": int(per_rank)} if device.type == "cpu" else None
-            result["scaling"] = {"model": sizes.model, "nproc": n, "batch": sizes.batch, "steps": sizes.steps,
-                                 "synthetic_samples": sizes.synthetic_samples, "device": sizes.device,
-                                 "backend": "nccl" if device.type == "cuda" else "gloo", "threads": threads,
-                                 "placements": {}}
+            result["scaling"] = {
+                "model": sizes.model,
+                "nproc": n,
+                "batch": sizes.batch,
+                "steps": sizes.steps,
+                "synthetic_samples": sizes.synthetic_samples,
+                "device": sizes.device,
+                "backend": "nccl" if device.type == "cuda" else "gloo",
+                "threads": threads,
+                "placements": {},
+            }
             # a run is ~12 s on 2 cores; each comparison also starts the ranks: a generous limit, a hang ends
             limit = 240.0 if device.type == "cpu" else 300.0
             load = OtherLoad()
@@ -388,27 +486,41 @@ def main(argv: list[str] | None = None) -> int:
             except (RuntimeError, OSError, ValueError, KeyError) as error:
                 failures.append(f"scaling: {error}")
             loads["scaling"] = load.share()
-            one_side, n_side = (("1 GPU", f"{n} GPUs") if device.type == "cuda" else
-                                (f"1 process ({threads_one} threads)", f"{n} processes ({per_rank} thread(s) each)"))
+            one_side, n_side = (
+                ("1 GPU", f"{n} GPUs")
+                if device.type == "cuda"
+                else (f"1 process ({threads_one} threads)", f"{n} processes ({per_rank} thread(s) each)")
+            )
             for placement, r in result["scaling"]["placements"].items():
                 what = f"{sizes.model} b{sizes.batch} {placement}, {sizes.steps} steps"
                 rows.append((f"images/s {what}: {one_side}", r["one_process_runs"], "1.00 (reference)"))
-                rows.append((f"images/s {what}: {n_side}", r["n_process_runs"], f"{r['ratio']:.2f}x (median of rounds)"))
-                rows.append((f"  scaling efficiency: {n} x 1's images/s against {n}'s", r["scaling_efficiencies"],
-                             f"{r['scaling_efficiency']:.0%}"))
-                verdicts.append(f"scaling, {placement}: {n_side} train {r['ratio']:.2f}x as fast as {one_side}; "
-                                f"efficiency {r['scaling_efficiency']:.0%} (no target: reported)")
+                rows.append(
+                    (f"images/s {what}: {n_side}", r["n_process_runs"], f"{r['ratio']:.2f}x (median of rounds)")
+                )
+                rows.append(
+                    (
+                        f"  scaling efficiency: {n} x 1's images/s against {n}'s",
+                        r["scaling_efficiencies"],
+                        f"{r['scaling_efficiency']:.0%}",
+                    )
+                )
+                verdicts.append(
+                    f"scaling, {placement}: {n_side} train {r['ratio']:.2f}x as fast as {one_side}; "
+                    f"efficiency {r['scaling_efficiency']:.0%} (no target: reported)"
+                )
             if threads:
-                verdicts.append(f"threads: the 1-process run uses torch's default ({threads_one}); each of the {n} "
-                                f"ranks gets {per_rank} (OMP_NUM_THREADS"
-                                f"{' as set' if os.environ.get('OMP_NUM_THREADS') else ' = cores / N, set by the engine'})"
-                                "; the launcher and the relay share the cores too")
+                verdicts.append(
+                    f"threads: the 1-process run uses torch's default ({threads_one}); each of the {n} "
+                    f"ranks gets {per_rank} (OMP_NUM_THREADS"
+                    f"{' as set' if os.environ.get('OMP_NUM_THREADS') else ' = cores / N, set by the engine'})"
+                    "; the launcher and the relay share the cores too"
+                )
 
     if args.part in ("all", "ddp"):
         if device.type not in ("cpu", "cuda"):
             result["ddp"] = {"skipped": f"data-parallel runs train on CUDA GPUs or CPU processes, not {device.type}"}
             verdicts.append(f"DDP overhead: skipped: {result['ddp']['skipped']}")
-        for model, batch, steps in (ddp_sizes(device, models, args, quick) if device.type in ("cpu", "cuda") else []):
+        for model, batch, steps in ddp_sizes(device, models, args, quick) if device.type in ("cpu", "cuda") else []:
             load = OtherLoad()
             try:
                 r = bench_ddp(device, model, batch, steps, repeats)
@@ -420,13 +532,25 @@ def main(argv: list[str] | None = None) -> int:
             result["ddp"][model] = r
             backend = r["backend"]
             rows.append((f"samples/s {model} b{batch}: TrainingSession", r["plain_runs"], "1.00 (reference)"))
-            rows.append((f"samples/s {model} b{batch}: DistributedSession, world of 1 (DDP, {backend})", r["ddp_runs"],
-                         f"{r['ratio']:.3f} (paired median; {min(r['pair_ratios']):.3f}..{max(r['pair_ratios']):.3f})"))
-            target = (f"target >= {TARGET_DDP_VS_PLAIN_GPU} on a GPU: " + ("met" if r["ratio"] >= TARGET_DDP_VS_PLAIN_GPU
-                                                                          else "NOT met")) if kind == "gpu" else \
-                f"target >= {TARGET_DDP_VS_PLAIN_GPU} is for a GPU: reported"
-            verdicts.append(f"DDP overhead, {model} b{batch}: DDP / plain {r['ratio']:.3f} ({target})  [first "
-                            f"{LOSS_STEPS} losses differ by at most {r['max_abs_loss_diff']:.2e}]")
+            rows.append(
+                (
+                    f"samples/s {model} b{batch}: DistributedSession, world of 1 (DDP, {backend})",
+                    r["ddp_runs"],
+                    f"{r['ratio']:.3f} (paired median; {min(r['pair_ratios']):.3f}..{max(r['pair_ratios']):.3f})",
+                )
+            )
+            target = (
+                (
+                    f"target >= {TARGET_DDP_VS_PLAIN_GPU} on a GPU: "
+                    + ("met" if r["ratio"] >= TARGET_DDP_VS_PLAIN_GPU else "NOT met")
+                )
+                if kind == "gpu"
+                else f"target >= {TARGET_DDP_VS_PLAIN_GPU} is for a GPU: reported"
+            )
+            verdicts.append(
+                f"DDP overhead, {model} b{batch}: DDP / plain {r['ratio']:.3f} ({target})  [first "
+                f"{LOSS_STEPS} losses differ by at most {r['max_abs_loss_diff']:.2e}]"
+            )
 
     total = time.perf_counter() - started
     result["total_s"] = total
@@ -439,8 +563,10 @@ def main(argv: list[str] | None = None) -> int:
         print(verdict)
     for part, share in loads.items():
         if share is not None:
-            print(f"other processes used {share:.0%} of the CPUs during {part}"
-                  + ("  <- a busy machine: expect noisy numbers" if share > 0.10 else ""))
+            print(
+                f"other processes used {share:.0%} of the CPUs during {part}"
+                + ("  <- a busy machine: expect noisy numbers" if share > 0.10 else "")
+            )
     print(f"device {device}; total {total:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -48,7 +48,8 @@ and the session's validation pass comes after it. Session and bare runs alternat
 cancel machine drift; the ratio is the median of the per-pair ratios. Sizes: on the CPU resnet18 at
 batch 64 (16 steps) and tiny-cnn at 128 (150 steps); on a GPU resnet18 at batch 256 (200 steps) and
 tiny-cnn at 128 (1500 steps), so that the runs span many reports. Targets: resident vs seed >= 30x on a
-CPU, >= 100x on a GPU; session / bare >= 0.97 for resnet18 on a CPU, >= 0.99 on a GPU (tiny-cnn: 0.90). The share of CPU time other
+CPU, >= 100x on a GPU; session / bare >= 0.97 for resnet18 on a CPU, >= 0.99 on a GPU (tiny-cnn: 0.90). The
+share of CPU time other
 processes used is printed for each part: it says how far to trust the numbers (`--wait-idle` waits
 for a quiet machine before each run).
 """
@@ -89,8 +90,7 @@ BATCH = 64  # the seed article's batch size; all three data paths use it
 # Targets differ by device kind: a GPU makes the resident path's on-device work nearly free and a
 # training step short, so both its speed-up and the loop's share of a step are held to more.
 TARGET_RESIDENT_VS_SEED = {"cpu": 30.0, "gpu": 100.0}
-TARGET_SESSION_VS_BARE = {"cpu": {"resnet18": 0.97, "tiny-cnn": 0.90},
-                          "gpu": {"resnet18": 0.99, "tiny-cnn": 0.90}}
+TARGET_SESSION_VS_BARE = {"cpu": {"resnet18": 0.97, "tiny-cnn": 0.90}, "gpu": {"resnet18": 0.99, "tiny-cnn": 0.90}}
 SESSION_MODELS = ("resnet18", "tiny-cnn")
 
 
@@ -107,14 +107,21 @@ def session_defaults(device: torch.device, quick: bool) -> dict[str, tuple[int, 
     runs at batch 256 (a GPU-sized batch: at 64 a GPU step is launch-bound and measures the launches).
     """
     if device.type == "cpu":
-        return {"resnet18": (64, 5 if quick else 16, 2 if quick else 3),
-                "tiny-cnn": (128, 30 if quick else 150, 5 if quick else 10)}
-    return {"resnet18": (256, 60 if quick else 200, 10 if quick else 20),
-            "tiny-cnn": (128, 300 if quick else 1500, 30 if quick else 150)}
+        return {
+            "resnet18": (64, 5 if quick else 16, 2 if quick else 3),
+            "tiny-cnn": (128, 30 if quick else 150, 5 if quick else 10),
+        }
+    return {
+        "resnet18": (256, 60 if quick else 200, 10 if quick else 20),
+        "tiny-cnn": (128, 300 if quick else 1500, 30 if quick else 150),
+    }
+
+
 QUIET_SHARE = 0.15  # an interval counts as undisturbed when other processes used less of the CPUs than this
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
+
 
 def sync(device: torch.device) -> None:
     """Wait for queued device work. CPU ops are synchronous: nothing to wait for."""
@@ -191,8 +198,13 @@ def log(text: str) -> None:
 
 # ---- part 1: images/s delivered to the device ------------------------------------------------------
 
-def time_delivery(epoch: Callable[[], Iterator[tuple[torch.Tensor, torch.Tensor]]], device: torch.device,
-                  seconds: float, warmup_batches: int = 5) -> float:
+
+def time_delivery(
+    epoch: Callable[[], Iterator[tuple[torch.Tensor, torch.Tensor]]],
+    device: torch.device,
+    seconds: float,
+    warmup_batches: int = 5,
+) -> float:
     """Images/s of the batches `epoch()` yields (epoch after epoch), over about `seconds`."""
 
     def forever() -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
@@ -284,13 +296,15 @@ def stream_label(workers: int, pin: bool, nb: bool, device: torch.device) -> str
     return label
 
 
-def bench_data_path(device: torch.device, samples: int, seconds: float, repeats: int,
-                    png_count: int, idle_wait: float) -> tuple[dict[str, Measurement], str, list[Measurement]]:
+def bench_data_path(
+    device: torch.device, samples: int, seconds: float, repeats: int, png_count: int, idle_wait: float
+) -> tuple[dict[str, Measurement], str, list[Measurement]]:
     log(f"[data] generating {samples} synthetic images on the host ...")
     host = make_synthetic(samples, seed=0, device=torch.device("cpu"))
     gen = torch.Generator(device=device).manual_seed(0)
-    preprocess = DevicePreprocess(host, device, in_channels=3, input_size=None, channels_last=False,
-                                  flip=True, generator=gen)
+    preprocess = DevicePreprocess(
+        host, device, in_channels=3, input_size=None, channels_last=False, flip=True, generator=gen
+    )
     resident = ResidentBatches(host, device, BATCH, preprocess, gen)  # uploads once (a no-op on the CPU)
     seed_ds = make_seed_dataset(host)
     tmp = tempfile.TemporaryDirectory(prefix="data_path_png_")
@@ -302,18 +316,29 @@ def bench_data_path(device: torch.device, samples: int, seconds: float, repeats:
     def add(key: str, name: str, fn: Callable[[], float]) -> None:
         runs[key] = (Measurement(name, "images/s"), fn)
 
-    add("seed", "images/s seed: torchvision CIFAR10 (PIL) + ToTensor + Normalize, DataLoader b64",
-        lambda: time_delivery(seed_epoch(seed_ds, device), device, seconds))
-    add("seed_imagefolder", f"images/s   context: torchvision ImageFolder, {png_count} PNGs, same loader",
-        lambda: time_delivery(seed_epoch(folder_ds, device), device, seconds))
+    add(
+        "seed",
+        "images/s seed: torchvision CIFAR10 (PIL) + ToTensor + Normalize, DataLoader b64",
+        lambda: time_delivery(seed_epoch(seed_ds, device), device, seconds),
+    )
+    add(
+        "seed_imagefolder",
+        f"images/s   context: torchvision ImageFolder, {png_count} PNGs, same loader",
+        lambda: time_delivery(seed_epoch(folder_ds, device), device, seconds),
+    )
     settings = stream_settings(device)
     for workers, pin, nb in settings:
+
         def run_stream(workers=workers, pin=pin, nb=nb) -> float:
             source = StreamBatches(host, device, BATCH, preprocess, workers, pin, nb, seed=0)
             return time_delivery(source.train_epoch, device, seconds)
+
         add(f"stream:{workers}:{pin}:{nb}", f"images/s stream ({stream_label(workers, pin, nb, device)})", run_stream)
-    add("resident", "images/s resident (on-device shuffle, crop, flip, normalise)",
-        lambda: time_delivery(resident.train_epoch, device, seconds))
+    add(
+        "resident",
+        "images/s resident (on-device shuffle, crop, flip, normalise)",
+        lambda: time_delivery(resident.train_epoch, device, seconds),
+    )
 
     for rep in range(repeats):  # round robin: each repeat visits every path once, so drift hits all alike
         for key, (measurement, fn) in runs.items():
@@ -327,12 +352,17 @@ def bench_data_path(device: torch.device, samples: int, seconds: float, repeats:
     stream_runs = [runs[k][0] for k in runs if k.startswith("stream:")]
     best = max(stream_runs, key=lambda m: m.median)
     best_setting = best.name.split("(", 1)[1].rstrip(")")
-    result = {"seed": runs["seed"][0], "seed_imagefolder": runs["seed_imagefolder"][0], "stream": best,
-              "resident": runs["resident"][0]}
+    result = {
+        "seed": runs["seed"][0],
+        "seed_imagefolder": runs["seed_imagefolder"][0],
+        "stream": best,
+        "resident": runs["resident"][0],
+    }
     return result, best_setting, stream_runs
 
 
 # ---- part 2: TrainingSession vs a bare loop --------------------------------------------------------
+
 
 class StepClock:
     """Marks the end of each step without a host sync: device events on CUDA/MPS, the host clock on the CPU."""
@@ -373,8 +403,17 @@ class LoopRun:
 
 def session_config(device: str, model: str, batch: int, steps: int) -> RunConfig:
     # One epoch of exactly `steps` batches: the timed range holds no validation pass.
-    return RunConfig(device=device, model=model, dataset="synthetic", synthetic_samples=max(steps * batch, 256),
-                     batch_size=batch, epochs=1, max_steps=steps, placement="resident", seed=0)
+    return RunConfig(
+        device=device,
+        model=model,
+        dataset="synthetic",
+        synthetic_samples=max(steps * batch, 256),
+        batch_size=batch,
+        epochs=1,
+        max_steps=steps,
+        placement="resident",
+        seed=0,
+    )
 
 
 RECORD = True  # the session records into a run store, as the CLI and the window do by default (--no-record: off)
@@ -415,13 +454,20 @@ def run_bare(config: RunConfig, splits: DatasetSplits, device: torch.device) -> 
     gen = torch.Generator(device=device).manual_seed(config.seed)
     spec = model_spec(config.model, splits.channels)
     model = build_model(config.model, splits.num_classes, spec.in_channels).to(device)
-    preprocess = DevicePreprocess(splits, device, spec.in_channels, spec.input_size, channels_last=False,
-                                  flip=True, generator=gen)
+    preprocess = DevicePreprocess(
+        splits, device, spec.in_channels, spec.input_size, channels_last=False, flip=True, generator=gen
+    )
     batches = ResidentBatches(splits, device, config.batch_size, preprocess, gen).train_epoch()
     # the session's optimizer as the recipe builds it (fused when the config says so, as by default on
     # every device), so both loops do the same work
-    optimizer = build_optimizer(model, "sgd", config.lr, config.momentum, config.weight_decay,
-                                fused=getattr(config, "fused_optimizer", device.type == "cuda"))
+    optimizer = build_optimizer(
+        model,
+        "sgd",
+        config.lr,
+        config.momentum,
+        config.weight_decay,
+        fused=getattr(config, "fused_optimizer", device.type == "cuda"),
+    )
     clock = StepClock(device)
     clock.mark()  # step 0
     ticks = [cpu_ticks()] if device.type == "cpu" else []
@@ -459,12 +505,12 @@ class SessionComparison:
         return statistics.median(self.ratios)
 
 
-def bench_session(device: torch.device, model: str, batch: int, steps: int, warmup: int,
-                  repeats: int, idle_wait: float) -> SessionComparison:
+def bench_session(
+    device: torch.device, model: str, batch: int, steps: int, warmup: int, repeats: int, idle_wait: float
+) -> SessionComparison:
     config = session_config(str(device), model, batch, steps)
     splits = make_synthetic(config.synthetic_samples, config.seed, device)  # what the session generates
-    session_m = Measurement(f"samples/s {model} b{batch} TrainingSession{', recorded' if RECORD else ''}",
-                            "samples/s")
+    session_m = Measurement(f"samples/s {model} b{batch} TrainingSession{', recorded' if RECORD else ''}", "samples/s")
     bare_m = Measurement(f"samples/s {model} b{batch} bare loop", "samples/s")
     ratios, wall_ratios, summary_rates, diffs = [], [], [], []
     quiet_counts: list[tuple[int, int]] = []
@@ -509,15 +555,19 @@ def bench_session(device: torch.device, model: str, batch: int, steps: int, warm
         if s.summary_rate is not None:
             summary_rates.append(s.summary_rate)
         diffs.append(max(abs(p - q) for p, q in zip(s.losses, b.losses)))
-        log(f"[session] {model} repeat {rep + 1}/{repeats} ({' / '.join(notes)}): session {s_rate:,.1f}, "
+        log(
+            f"[session] {model} repeat {rep + 1}/{repeats} ({' / '.join(notes)}): session {s_rate:,.1f}, "
             f"bare {b_rate:,.1f} samples/s over steps {first}..{last}, ratio {s_rate / b_rate:.3f} "
             f"(whole-range wall ratio {wall_ratios[-1]:.3f}; {len(intervals)} of {len(shares)} intervals used, "
-            f"{quiet_counts[-1][0]} undisturbed)")
-    return SessionComparison(model, batch, session_m, bare_m, ratios, wall_ratios, summary_rates, step_range,
-                             max(diffs), quiet_counts)
+            f"{quiet_counts[-1][0]} undisturbed)"
+        )
+    return SessionComparison(
+        model, batch, session_m, bare_m, ratios, wall_ratios, summary_rates, step_range, max(diffs), quiet_counts
+    )
 
 
 # ---- report ----------------------------------------------------------------------------------------
+
 
 def fmt(value: float) -> str:
     if value < 10:
@@ -530,7 +580,8 @@ def print_table(rows: list[tuple[str, float, float, float, str]]) -> None:
     cells = [header] + [(name, fmt(med), fmt(lo), fmt(hi), ratio) for name, med, lo, hi, ratio in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(5)]
     line = lambda row: "  ".join(  # noqa: E731
-        (row[i].ljust(widths[i]) if i == 0 else row[i].rjust(widths[i])) for i in range(5))
+        (row[i].ljust(widths[i]) if i == 0 else row[i].rjust(widths[i])) for i in range(5)
+    )
     print(line(header))
     print("  ".join("-" * w for w in widths))
     for row in cells[1:]:
@@ -545,21 +596,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a smoke run: small data, few steps, 1 repeat")
     parser.add_argument("--samples", type=int, default=None, help="synthetic images for part 1 (default 50000)")
     parser.add_argument("--seconds", type=float, default=None, help="seconds per data-path run (default 2)")
-    parser.add_argument("--resnet-steps", type=int, default=None,
-                        help="steps per resnet18 run (default 16; 5 with --quick; on a GPU 200, 60 with --quick)")
-    parser.add_argument("--tiny-steps", type=int, default=None,
-                        help="steps per tiny-cnn run (default 150; 30 with --quick; on a GPU 1500, 300 with --quick)")
-    parser.add_argument("--resnet-batch", type=int, default=None,
-                        help="resnet18 batch in the session part (default 64; 256 on a GPU)")
+    parser.add_argument(
+        "--resnet-steps",
+        type=int,
+        default=None,
+        help="steps per resnet18 run (default 16; 5 with --quick; on a GPU 200, 60 with --quick)",
+    )
+    parser.add_argument(
+        "--tiny-steps",
+        type=int,
+        default=None,
+        help="steps per tiny-cnn run (default 150; 30 with --quick; on a GPU 1500, 300 with --quick)",
+    )
+    parser.add_argument(
+        "--resnet-batch", type=int, default=None, help="resnet18 batch in the session part (default 64; 256 on a GPU)"
+    )
     parser.add_argument("--tiny-batch", type=int, default=None, help="tiny-cnn batch in the session part (default 128)")
-    parser.add_argument("--models", default=",".join(SESSION_MODELS),
-                        help="models of the session part, comma-separated (default: resnet18,tiny-cnn)")
-    parser.add_argument("--wait-idle", type=float, default=0.0, metavar="SECONDS",
-                        help="before each run, wait up to SECONDS for other processes to leave the CPUs "
-                             "(useful on a shared machine; default 0: don't wait)")
+    parser.add_argument(
+        "--models",
+        default=",".join(SESSION_MODELS),
+        help="models of the session part, comma-separated (default: resnet18,tiny-cnn)",
+    )
+    parser.add_argument(
+        "--wait-idle",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="before each run, wait up to SECONDS for other processes to leave the CPUs "
+        "(useful on a shared machine; default 0: don't wait)",
+    )
     parser.add_argument("--part", choices=("all", "data", "session"), default="all")
-    parser.add_argument("--no-record", action="store_true",
-                        help="the session part without the run store (by default the session records, as users run it)")
+    parser.add_argument(
+        "--no-record",
+        action="store_true",
+        help="the session part without the run store (by default the session records, as users run it)",
+    )
     args = parser.parse_args(argv)
     global RECORD
     RECORD = not args.no_record
@@ -592,32 +663,52 @@ def main(argv: list[str] | None = None) -> int:
     log(f"device {device}, torch {torch.__version__}, {torch.get_num_threads()} threads, repeats {repeats}")
 
     rows: list[tuple[str, float, float, float, str]] = []
-    result: dict = {"images_per_s": {}, "session_vs_bare": {}, "device": str(device), "device_kind": kind,
-                    "recorded": RECORD,
-                    "repeats": repeats, "targets": {}}
+    result: dict = {
+        "images_per_s": {},
+        "session_vs_bare": {},
+        "device": str(device),
+        "device_kind": kind,
+        "recorded": RECORD,
+        "repeats": repeats,
+        "targets": {},
+    }
     verdicts: list[str] = []
     loads: dict[str, float | None] = {}
 
     if args.part in ("all", "data"):
         load = OtherLoad()
-        data, best_setting, stream_runs = bench_data_path(device, samples, seconds, repeats, png_count,
-                                                            args.wait_idle)
+        data, best_setting, stream_runs = bench_data_path(device, samples, seconds, repeats, png_count, args.wait_idle)
         seed = data["seed"].median
         for key in ("seed", "seed_imagefolder", "stream", "resident"):
             m = data[key]
             name = m.name if key != "stream" else f"images/s stream, best ({best_setting})"
-            rows.append((name, m.median, min(m.values), max(m.values),
-                         "1.00 (reference)" if key == "seed" else f"{m.median / seed:.2f}x seed"))
+            rows.append(
+                (
+                    name,
+                    m.median,
+                    min(m.values),
+                    max(m.values),
+                    "1.00 (reference)" if key == "seed" else f"{m.median / seed:.2f}x seed",
+                )
+            )
         for m in stream_runs:
             if m is not data["stream"]:
-                rows.append(("  context: " + m.name, m.median, min(m.values), max(m.values), f"{m.median / seed:.2f}x seed"))
-        result["images_per_s"] = {"seed": data["seed"].median, "stream": data["stream"].median,
-                                  "resident": data["resident"].median}
-        result["images_per_s_extra"] = {"seed_imagefolder_png": data["seed_imagefolder"].median,
-                                        **{m.name.split("(", 1)[1].rstrip(")"): m.median for m in stream_runs}}
+                rows.append(
+                    ("  context: " + m.name, m.median, min(m.values), max(m.values), f"{m.median / seed:.2f}x seed")
+                )
+        result["images_per_s"] = {
+            "seed": data["seed"].median,
+            "stream": data["stream"].median,
+            "resident": data["resident"].median,
+        }
+        result["images_per_s_extra"] = {
+            "seed_imagefolder_png": data["seed_imagefolder"].median,
+            **{m.name.split("(", 1)[1].rstrip(")"): m.median for m in stream_runs},
+        }
         # every run's value, not only the medians: a reader can see the spread
-        result["images_per_s_runs"] = {key: list(data[key].values)
-                                       for key in ("seed", "seed_imagefolder", "stream", "resident")}
+        result["images_per_s_runs"] = {
+            key: list(data[key].values) for key in ("seed", "seed_imagefolder", "stream", "resident")
+        }
         result["stream_settings"] = best_setting
         result["data_path_samples"] = samples
         loads["data path"] = load.share()
@@ -625,8 +716,10 @@ def main(argv: list[str] | None = None) -> int:
         target = TARGET_RESIDENT_VS_SEED[kind]
         result["resident_vs_seed"] = ratio
         result["targets"]["resident_vs_seed"] = target
-        verdicts.append(f"resident vs seed: {ratio:.1f}x (target >= {target:.0f}x on a {kind.upper()}): "
-                        + ("met" if ratio >= target else "NOT met"))
+        verdicts.append(
+            f"resident vs seed: {ratio:.1f}x (target >= {target:.0f}x on a {kind.upper()}): "
+            + ("met" if ratio >= target else "NOT met")
+        )
 
     if args.part in ("all", "session"):
         for model, batch, steps, warmup in session_runs:
@@ -634,30 +727,65 @@ def main(argv: list[str] | None = None) -> int:
             comp = bench_session(device, model, batch, steps, warmup, repeats, args.wait_idle)
             loads[f"session vs bare, {model}"] = load.share()
             first, last = comp.step_range
-            rows.append((comp.bare.name + f" (steps {first}..{last})", comp.bare.median, min(comp.bare.values),
-                         max(comp.bare.values), "1.00 (reference)"))
-            rows.append((comp.session.name + f" (steps {first}..{last})", comp.session.median,
-                         min(comp.session.values), max(comp.session.values),
-                         f"{comp.ratio:.3f} (paired median; {min(comp.ratios):.3f}..{max(comp.ratios):.3f})"))
-            rows.append((f"  context: {model} session/bare, wall time over the whole range", statistics.median(comp.wall_ratios),
-                         min(comp.wall_ratios), max(comp.wall_ratios), "(ratios, not samples/s)"))
+            rows.append(
+                (
+                    comp.bare.name + f" (steps {first}..{last})",
+                    comp.bare.median,
+                    min(comp.bare.values),
+                    max(comp.bare.values),
+                    "1.00 (reference)",
+                )
+            )
+            rows.append(
+                (
+                    comp.session.name + f" (steps {first}..{last})",
+                    comp.session.median,
+                    min(comp.session.values),
+                    max(comp.session.values),
+                    f"{comp.ratio:.3f} (paired median; {min(comp.ratios):.3f}..{max(comp.ratios):.3f})",
+                )
+            )
+            rows.append(
+                (
+                    f"  context: {model} session/bare, wall time over the whole range",
+                    statistics.median(comp.wall_ratios),
+                    min(comp.wall_ratios),
+                    max(comp.wall_ratios),
+                    "(ratios, not samples/s)",
+                )
+            )
             if comp.summary_rates:
-                rows.append((f"  context: {model} session summary samples_per_s", statistics.median(comp.summary_rates),
-                             min(comp.summary_rates), max(comp.summary_rates),
-                             f"{statistics.median(comp.summary_rates) / comp.bare.median:.3f} vs bare median"))
+                rows.append(
+                    (
+                        f"  context: {model} session summary samples_per_s",
+                        statistics.median(comp.summary_rates),
+                        min(comp.summary_rates),
+                        max(comp.summary_rates),
+                        f"{statistics.median(comp.summary_rates) / comp.bare.median:.3f} vs bare median",
+                    )
+                )
             result["session_vs_bare"][model] = comp.ratio
             result.setdefault("session_vs_bare_detail", {})[model] = {
-                "session_samples_per_s": comp.session.median, "bare_samples_per_s": comp.bare.median,
+                "session_samples_per_s": comp.session.median,
+                "bare_samples_per_s": comp.bare.median,
                 "session_samples_per_s_runs": list(comp.session.values),
-                "bare_samples_per_s_runs": list(comp.bare.values), "steps": steps, "warmup_steps": warmup,
-                "pair_ratios": comp.ratios, "wall_pair_ratios": comp.wall_ratios, "step_range": list(comp.step_range), "batch": batch,
+                "bare_samples_per_s_runs": list(comp.bare.values),
+                "steps": steps,
+                "warmup_steps": warmup,
+                "pair_ratios": comp.ratios,
+                "wall_pair_ratios": comp.wall_ratios,
+                "step_range": list(comp.step_range),
+                "batch": batch,
                 "max_abs_loss_diff": comp.max_loss_diff,
-                "undisturbed_intervals": [list(q) for q in comp.quiet_counts]}
+                "undisturbed_intervals": [list(q) for q in comp.quiet_counts],
+            }
             target = TARGET_SESSION_VS_BARE[kind][model]
             result["targets"][f"session_vs_bare:{model}"] = target
-            verdicts.append(f"session vs bare, {model} b{batch}: {comp.ratio:.3f} (target >= {target}): "
-                            + ("met" if comp.ratio >= target else "NOT met")
-                            + f"  [same losses as the bare loop: max |diff| {comp.max_loss_diff:.2e}]")
+            verdicts.append(
+                f"session vs bare, {model} b{batch}: {comp.ratio:.3f} (target >= {target}): "
+                + ("met" if comp.ratio >= target else "NOT met")
+                + f"  [same losses as the bare loop: max |diff| {comp.max_loss_diff:.2e}]"
+            )
 
     total = time.perf_counter() - started
     result["total_s"] = total
@@ -669,8 +797,10 @@ def main(argv: list[str] | None = None) -> int:
     result["other_processes_cpu_share"] = loads
     for part, share in loads.items():
         if share is not None:
-            print(f"other processes used {share:.0%} of the CPUs during {part}"
-                  + ("  <- a busy machine: expect noisy numbers" if share > 0.10 else ""))
+            print(
+                f"other processes used {share:.0%} of the CPUs during {part}"
+                + ("  <- a busy machine: expect noisy numbers" if share > 0.10 else "")
+            )
     print(f"device {device}; total {total:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -59,8 +59,9 @@ def measure_lateness(app: QApplication, seconds: float) -> list[float]:
 
 
 def run_config(seconds: float) -> RunConfig:
-    return RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=20_000, batch_size=128, epochs=1000,
-                     report_interval=0.1)
+    return RunConfig(
+        device="cpu", model="tiny-cnn", synthetic_samples=20_000, batch_size=128, epochs=1000, report_interval=0.1
+    )
 
 
 def latency_in_window(app: QApplication, seconds: float) -> tuple[list[float], int]:
@@ -123,7 +124,7 @@ def redraw_times(app: QApplication, points: int, redraws: int) -> list[float]:
     rng = np.random.default_rng(0)
     losses = 2.3 * np.exp(-np.arange(points) / 2e5) + 0.1 * rng.random(points)
     for start in range(0, points, 100_000):
-        plot.add_losses(start + 1, tuple(losses[start:start + 100_000].tolist()))
+        plot.add_losses(start + 1, tuple(losses[start : start + 100_000].tolist()))
     plot.refresh()
     app.processEvents()
     times = []
@@ -172,18 +173,30 @@ def main() -> int:
         print(f"{'timer lateness ' + key + ' (ms)':<34} {latency[key]:>9.2f} {reference[key]:>12.2f} {target:>9}")
     print(f"{'loss plot redraw, 1M points (ms)':<34} {redraw:>9.2f} {'':>12} {'< 10 ms':>9}")
     for i, (w, b, r) in enumerate(zip(window_stats, bare_stats, redraws), start=1):
-        print(f"  run {i}: window p50/p99/max {w[0]:.2f}/{w[1]:.2f}/{w[2]:.2f} ms ({steps[i - 1]} steps), "
-              f"bare {b[0]:.2f}/{b[1]:.2f}/{b[2]:.2f} ms, redraw {r:.2f} ms")
+        print(
+            f"  run {i}: window p50/p99/max {w[0]:.2f}/{w[1]:.2f}/{w[2]:.2f} ms ({steps[i - 1]} steps), "
+            f"bare {b[0]:.2f}/{b[1]:.2f}/{b[2]:.2f} ms, redraw {r:.2f} ms"
+        )
     print(f"p99 target met: {latency['p99'] < 20}; redraw target met: {redraw < 10}")
     if args.json:
         keys = ("p50", "p99", "max")
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"latency_ms": latency, "redraw_1m_ms": {"median": redraw, "runs": redraws},
-                       "reference_bare_thread_ms": reference, "repeats": repeats, "seconds": seconds,
-                       "quick": args.quick,
-                       "runs": [{"window_ms": dict(zip(keys, w)), "bare_thread_ms": dict(zip(keys, b)),
-                                 "steps_measured": n} for w, b, n in zip(window_stats, bare_stats, steps)]},
-                      f, indent=2)
+            json.dump(
+                {
+                    "latency_ms": latency,
+                    "redraw_1m_ms": {"median": redraw, "runs": redraws},
+                    "reference_bare_thread_ms": reference,
+                    "repeats": repeats,
+                    "seconds": seconds,
+                    "quick": args.quick,
+                    "runs": [
+                        {"window_ms": dict(zip(keys, w)), "bare_thread_ms": dict(zip(keys, b)), "steps_measured": n}
+                        for w, b, n in zip(window_stats, bare_stats, steps)
+                    ],
+                },
+                f,
+                indent=2,
+            )
     return 0
 
 

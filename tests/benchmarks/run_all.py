@@ -141,20 +141,33 @@ def machine_info() -> dict[str, Any]:
     info["os"] = platform.platform()
     info["nvidia_smi"] = nvidia_smi_gpus()
     try:
-        probe = subprocess.run([sys.executable, "-c", TORCH_PROBE], capture_output=True, text=True, timeout=120,
-                               cwd=REPO, env=child_env())
+        probe = subprocess.run(
+            [sys.executable, "-c", TORCH_PROBE], capture_output=True, text=True, timeout=120, cwd=REPO, env=child_env()
+        )
         info.update(json.loads(probe.stdout.strip().splitlines()[-1]))
     except Exception as error:  # noqa: BLE001 - a broken torch is reported, the table still comes
-        info.update({"torch": None, "cuda_build": None, "cuda_available": False, "gpus": [],
-                     "mps_available": False, "torch_error": f"{type(error).__name__}: {error}"})
+        info.update(
+            {
+                "torch": None,
+                "cuda_build": None,
+                "cuda_available": False,
+                "gpus": [],
+                "mps_available": False,
+                "torch_error": f"{type(error).__name__}: {error}",
+            }
+        )
     return info
 
 
 def nvidia_smi_gpus() -> list[dict[str, str]] | None:
     """Name, memory and driver of each GPU as nvidia-smi lists them; None without nvidia-smi."""
     try:
-        done = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version",
-                               "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:
@@ -176,13 +189,15 @@ def machine_line(m: dict[str, Any]) -> str:
         gpus = ", ".join(f"{g['name']} ({g['memory']})" for g in m["nvidia_smi"])
     gpu = f"GPU: {gpus}" if gpus else "no GPU"
     if m.get("torch"):
-        cuda = (f"CUDA {m['cuda_build']} build, CUDA {'available' if m['cuda_available'] else 'not available'}"
-                if m.get("cuda_build") else "CPU-only build")
+        cuda = (
+            f"CUDA {m['cuda_build']} build, CUDA {'available' if m['cuda_available'] else 'not available'}"
+            if m.get("cuda_build")
+            else "CPU-only build"
+        )
         torch_text = f"torch {m['torch']} ({cuda})"
     else:
         torch_text = f"torch not importable ({m.get('torch_error', '')})"
-    return (f"{m['cpu']}, {cores} cores{ram}; {gpu}; {torch_text}; Python {m['python']}; {m['os']}; "
-            f"{m['date'][:10]}")
+    return f"{m['cpu']}, {cores} cores{ram}; {gpu}; {torch_text}; Python {m['python']}; {m['os']}; {m['date'][:10]}"
 
 
 def resolve_device(requested: str, m: dict[str, Any]) -> str:
@@ -240,11 +255,18 @@ class Job:
     stdout_tail: str = ""
     reason_from_stdout: bool = False  # pytest: what failed is on stdout
 
-
     def record(self) -> dict[str, Any]:
-        return {"key": self.key, "label": self.label, "command": shlex.join(self.argv), "rc": self.rc,
-                "wall_s": self.wall_s, "timeout_s": self.timeout, "error": self.error, "reason": self.reason,
-                "json": str(self.json_path) if self.json_path else None}
+        return {
+            "key": self.key,
+            "label": self.label,
+            "command": shlex.join(self.argv),
+            "rc": self.rc,
+            "wall_s": self.wall_s,
+            "timeout_s": self.timeout,
+            "error": self.error,
+            "reason": self.reason,
+            "json": str(self.json_path) if self.json_path else None,
+        }
 
 
 def tail(text: str, lines: int = 3, chars: int = 300) -> str:
@@ -262,8 +284,9 @@ def run_job(job: Job, out: Path, timeout: float, say: Callable[[str], None]) -> 
     say(f"[run_all] {job.key}: {shlex.join(job.argv)}  (limit {timeout:.0f} s)")
     started = time.perf_counter()
     with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
-        proc = subprocess.Popen(job.argv, stdout=stdout, stderr=stderr, cwd=REPO, env=child_env(),
-                                start_new_session=True)  # its own group: DataLoader workers end with it
+        proc = subprocess.Popen(
+            job.argv, stdout=stdout, stderr=stderr, cwd=REPO, env=child_env(), start_new_session=True
+        )  # its own group: DataLoader workers end with it
         try:
             job.rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -287,8 +310,10 @@ def run_job(job: Job, out: Path, timeout: float, say: Callable[[str], None]) -> 
             job.error = f"no result JSON ({type(error).__name__}: {error})"
     if job.error is not None:
         job.reason = reason
-    say(f"[run_all] {job.key}: {'ok' if job.error is None else 'FAILED'} in {job.wall_s:.0f} s"
-        + ("" if job.error is None else f" ({job.error}): {job.reason}"))
+    say(
+        f"[run_all] {job.key}: {'ok' if job.error is None else 'FAILED'} in {job.wall_s:.0f} s"
+        + ("" if job.error is None else f" ({job.error}): {job.reason}")
+    )
 
 
 def stop_group(proc: subprocess.Popen) -> None:
@@ -305,6 +330,7 @@ def stop_group(proc: subprocess.Popen) -> None:
 
 
 # ---- the table -------------------------------------------------------------------------------------
+
 
 @dataclass
 class Row:
@@ -357,8 +383,9 @@ def text_table(rows: list[Row]) -> str:
     widths = [max(len(c[i]) for c in cells) for i in range(len(HEADER))]
 
     def line(c: list[str]) -> str:
-        return "  ".join(c[i].rjust(widths[i]) if i in RIGHT else c[i].ljust(widths[i])
-                         for i in range(len(HEADER))).rstrip()
+        return "  ".join(
+            c[i].rjust(widths[i]) if i in RIGHT else c[i].ljust(widths[i]) for i in range(len(HEADER))
+        ).rstrip()
 
     lines = [line(HEADER), "  ".join("-" * w for w in widths)]
     previous = None
@@ -376,8 +403,10 @@ def markdown_table(rows: list[Row]) -> str:
     def esc(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = ["| " + " | ".join(HEADER) + " |",
-             "|" + "|".join("---:" if i in RIGHT else "---" for i in range(len(HEADER))) + "|"]
+    lines = [
+        "| " + " | ".join(HEADER) + " |",
+        "|" + "|".join("---:" if i in RIGHT else "---" for i in range(len(HEADER))) + "|",
+    ]
     for row in rows:
         cells = [esc(c) for c in row.cells()]
         if row.met in ("NO", "failed") or row.met.startswith("NO"):
@@ -387,6 +416,7 @@ def markdown_table(rows: list[Row]) -> str:
 
 
 # ---- the benchmarks --------------------------------------------------------------------------------
+
 
 @dataclass
 class Ctx:
@@ -441,18 +471,37 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
         """A job's time limit: on the CPU at full or --quick sizes, or on a GPU (where every step has to
         fit a short lease: a hang costs its limit, not the lease)."""
         return gpu if ctx.cuda else (quick if q else full)
+
     benches: list[Bench] = []
     for name in names:
         if name == "gpu-tests":
             b = Bench(name, "GPU tests", summarize=sum_gpu_tests)
-            argv = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-p", "no:cacheprovider", "-rfEs",
-                    "--junitxml", str(out / "gpu-tests.xml")]
-            b.jobs.append(Job("gpu-tests", "pytest -m gpu", argv, limit(300, 120, 120), None,
-                              reason_from_stdout=True))
+            argv = [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-m",
+                "gpu",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-rfEs",
+                "--junitxml",
+                str(out / "gpu-tests.xml"),
+            ]
+            b.jobs.append(Job("gpu-tests", "pytest -m gpu", argv, limit(300, 120, 120), None, reason_from_stdout=True))
         elif name == "data":
             b = Bench(name, "data path", summarize=sum_data)
-            argv = py_script("data_path.py") + ["--part", "data", "--device", dev, "--repeats", str(ctx.repeats),
-                                                "--json", str(out / "data.json")]
+            argv = py_script("data_path.py") + [
+                "--part",
+                "data",
+                "--device",
+                dev,
+                "--repeats",
+                str(ctx.repeats),
+                "--json",
+                str(out / "data.json"),
+            ]
             if q:
                 argv += ["--quick"]
             elif ctx.cuda:  # CIFAR scale; GPU rates are high: 1 s windows hold thousands of batches
@@ -460,8 +509,16 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
             b.jobs.append(Job("data", "data_path.py --part data", argv, limit(900, 30, 120), out / "data.json"))
         elif name == "session":
             b = Bench(name, "session overhead", summarize=sum_session)
-            argv = py_script("data_path.py") + ["--part", "session", "--device", dev, "--repeats",
-                                                str(ctx.repeats), "--json", str(out / "session.json")]
+            argv = py_script("data_path.py") + [
+                "--part",
+                "session",
+                "--device",
+                dev,
+                "--repeats",
+                str(ctx.repeats),
+                "--json",
+                str(out / "session.json"),
+            ]
             if ctx.cuda:
                 argv += ["--resnet-batch", "256"]
             if q:
@@ -469,8 +526,9 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 if not ctx.cuda:
                     # resnet18 at 64 takes seconds a step on 2 cores: a smaller batch keeps --quick short
                     argv += ["--resnet-batch", "16", "--resnet-steps", "5", "--tiny-batch", "64", "--tiny-steps", "20"]
-            b.jobs.append(Job("session", "data_path.py --part session", argv, limit(2400, 80, 120),
-                              out / "session.json"))
+            b.jobs.append(
+                Job("session", "data_path.py --part session", argv, limit(2400, 80, 120), out / "session.json")
+            )
         elif name == "gui":
             b = Bench(name, "GUI latency", summarize=sum_gui)
             argv = py_script("gui_latency.py") + ["--json", str(out / "gui.json")]
@@ -485,16 +543,36 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
         elif name == "compare":
             b = Bench(name, "compare", summarize=sum_compare)
             if not ctx.cuda:
-                b.static_rows.append(Row(b.title, f"CPU vs GPU: skipped: {no_gpu_reason(ctx.machine)}",
-                                         met="skipped"))
+                b.static_rows.append(Row(b.title, f"CPU vs GPU: skipped: {no_gpu_reason(ctx.machine)}", met="skipped"))
             if ctx.cuda:  # CPU vs GPU first: the headline of a GPU machine
                 # the CPU side is the slow part: resnet18 at batch 128 for a few steps (about a minute on
                 # a many-core host); short reports so the GPU side's few steps still give several
-                argv = cli() + ["compare", "--vs", "device=cpu", "--vs", f"device={dev}", "--model", "resnet18",
-                                "--batch-size", "128", "--max-steps", "12" if q else "40",
-                                "--report-interval", "0.02", "--json", str(out / "compare-cpu-gpu.json")]
-                b.jobs.append(Job("compare-cpu-gpu", f"compare device=cpu vs device={dev}", argv,
-                                  limit(300, 150, 150), out / "compare-cpu-gpu.json"))
+                argv = cli() + [
+                    "compare",
+                    "--vs",
+                    "device=cpu",
+                    "--vs",
+                    f"device={dev}",
+                    "--model",
+                    "resnet18",
+                    "--batch-size",
+                    "128",
+                    "--max-steps",
+                    "12" if q else "40",
+                    "--report-interval",
+                    "0.02",
+                    "--json",
+                    str(out / "compare-cpu-gpu.json"),
+                ]
+                b.jobs.append(
+                    Job(
+                        "compare-cpu-gpu",
+                        f"compare device=cpu vs device={dev}",
+                        argv,
+                        limit(300, 150, 150),
+                        out / "compare-cpu-gpu.json",
+                    )
+                )
             base = ["--device", dev, "--model", "tiny-cnn"]
             if ctx.cuda:
                 base += ["--batch-size", "512", "--synthetic-samples", "50000", "--max-steps", "60" if q else "200"]
@@ -504,37 +582,81 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 base += ["--max-steps", "60"]  # the CLI's own default length of a comparison
             for i in range(ctx.run_repeats):
                 key = f"compare-placement-{i + 1}"
-                argv = cli() + ["compare", "--vs", "placement=stream", "--vs", "placement=resident", *base,
-                                "--json", str(out / f"{key}.json")]
-                b.jobs.append(Job(key, f"compare placement=stream vs resident (run {i + 1})", argv,
-                                  limit(600, 35, 90), out / f"{key}.json"))
+                argv = cli() + [
+                    "compare",
+                    "--vs",
+                    "placement=stream",
+                    "--vs",
+                    "placement=resident",
+                    *base,
+                    "--json",
+                    str(out / f"{key}.json"),
+                ]
+                b.jobs.append(
+                    Job(
+                        key,
+                        f"compare placement=stream vs resident (run {i + 1})",
+                        argv,
+                        limit(600, 35, 90),
+                        out / f"{key}.json",
+                    )
+                )
         elif name == "parallel":
             b = Bench(name, "data parallel", summarize=sum_parallel)
             # --quick: one round (each comparison starts the ranks: ~20 s of a 2-core budget the other
             # smoke runs share); full size on 2 idle cores: ~5 minutes (3 comparisons, 12 in-process runs)
-            argv = py_script("data_parallel.py") + ["--device", dev, "--repeats", "1" if q else str(ctx.repeats),
-                                                    "--json", str(out / "parallel.json")]
+            argv = py_script("data_parallel.py") + [
+                "--device",
+                dev,
+                "--repeats",
+                "1" if q else str(ctx.repeats),
+                "--json",
+                str(out / "parallel.json"),
+            ]
             if q:
                 argv += ["--quick"]
             b.jobs.append(Job("parallel", "data_parallel.py", argv, limit(600, 90, 240), out / "parallel.json"))
         elif name in ("resnet18", "speedrun"):
-            title = ("resnet18 bf16 resident" if name == "resnet18" else "speed-run preset")
+            title = "resnet18 bf16 resident" if name == "resnet18" else "speed-run preset"
             b = Bench(name, title, summarize=sum_gpu_run)
             if not ctx.cuda:
-                b.skip = no_gpu_reason(ctx.machine) if not ctx.machine.get("cuda_available") else \
-                    f"needs --device cuda (got {dev})"
+                b.skip = (
+                    no_gpu_reason(ctx.machine)
+                    if not ctx.machine.get("cuda_available")
+                    else f"needs --device cuda (got {dev})"
+                )
             steps = ("100" if q else "400") if name == "resnet18" else ("100" if q else "600")
             for i in range(ctx.run_repeats):
                 key = f"{name}-{i + 1}"
                 if name == "resnet18":
-                    opts = ["--model", "resnet18", "--amp", "bf16", "--channels-last", "--placement", "resident",
-                            "--batch-size", "512"]
+                    opts = [
+                        "--model",
+                        "resnet18",
+                        "--amp",
+                        "bf16",
+                        "--channels-last",
+                        "--placement",
+                        "resident",
+                        "--batch-size",
+                        "512",
+                    ]
                 else:
                     opts = ["--preset", "speedrun"]
-                argv = cli() + ["run", "--device", dev, *opts, "--synthetic-samples", "50000", "--max-steps", steps,
-                                "--summary-json", str(out / f"{key}.json")]
-                b.jobs.append(Job(key, f"{title} (run {i + 1})", argv, 150.0 if name == "speedrun" else 90.0,
-                                  out / f"{key}.json"))
+                argv = cli() + [
+                    "run",
+                    "--device",
+                    dev,
+                    *opts,
+                    "--synthetic-samples",
+                    "50000",
+                    "--max-steps",
+                    steps,
+                    "--summary-json",
+                    str(out / f"{key}.json"),
+                ]
+                b.jobs.append(
+                    Job(key, f"{title} (run {i + 1})", argv, 150.0 if name == "speedrun" else 90.0, out / f"{key}.json")
+                )
         else:  # argparse checked the names
             raise AssertionError(name)
         benches.append(b)
@@ -555,8 +677,9 @@ def failed_rows(bench: Bench) -> list[Row]:
     for job in bench.jobs:
         if job.error is not None:
             reason = job.reason if len(job.reason) <= 140 else "..." + job.reason[-137:]
-            rows.append(Row(bench.title, f"{job.label}: failed ({job.error})" + (f": {reason}" if reason else ""),
-                            met="failed"))
+            rows.append(
+                Row(bench.title, f"{job.label}: failed ({job.error})" + (f": {reason}" if reason else ""), met="failed")
+            )
     return rows
 
 
@@ -577,21 +700,51 @@ def sum_data(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
     samples = d.get("data_path_samples")
     size = f"{samples:,} images, " if samples else ""
     rows = [
-        Row(b.title, f"seed: torchvision CIFAR10 + ToTensor + Normalize, DataLoader ({size}b64)",
-            num(seed), spread(runs.get("seed", [])), "1.00x", unit="images/s"),
-        Row(b.title, "context: ImageFolder over PNGs, same loader",
-            num(extra.get("seed_imagefolder_png")), spread(runs.get("seed_imagefolder", [])),
+        Row(
+            b.title,
+            f"seed: torchvision CIFAR10 + ToTensor + Normalize, DataLoader ({size}b64)",
+            num(seed),
+            spread(runs.get("seed", [])),
+            "1.00x",
+            unit="images/s",
+        ),
+        Row(
+            b.title,
+            "context: ImageFolder over PNGs, same loader",
+            num(extra.get("seed_imagefolder_png")),
+            spread(runs.get("seed_imagefolder", [])),
             ratio_text(extra["seed_imagefolder_png"] / seed) if extra.get("seed_imagefolder_png") else "",
-            unit="images/s"),
-        Row(b.title, f"stream placement, best settings ({d.get('stream_settings', '?')}), crop + flip",
-            num(med["stream"]), spread(runs.get("stream", [])), ratio_text(med["stream"] / seed), unit="images/s"),
-        Row(b.title, "resident placement (shuffle, crop, flip, normalise on the device)", num(med["resident"]),
-            spread(runs.get("resident", [])), ratio_text(ratio), f">= {target:.0f}x seed ({kind.upper()})",
-            ctx.verdict(ratio >= target), unit="images/s"),
+            unit="images/s",
+        ),
+        Row(
+            b.title,
+            f"stream placement, best settings ({d.get('stream_settings', '?')}), crop + flip",
+            num(med["stream"]),
+            spread(runs.get("stream", [])),
+            ratio_text(med["stream"] / seed),
+            unit="images/s",
+        ),
+        Row(
+            b.title,
+            "resident placement (shuffle, crop, flip, normalise on the device)",
+            num(med["resident"]),
+            spread(runs.get("resident", [])),
+            ratio_text(ratio),
+            f">= {target:.0f}x seed ({kind.upper()})",
+            ctx.verdict(ratio >= target),
+            unit="images/s",
+        ),
     ]
-    return rows, {"images_per_s": med, "images_per_s_runs": runs, "resident_vs_seed": ratio, "target": target,
-                  "met": ratio >= target, "device": d.get("device"), "samples": samples,
-                  "other_processes_cpu_share": d.get("other_processes_cpu_share")}
+    return rows, {
+        "images_per_s": med,
+        "images_per_s_runs": runs,
+        "resident_vs_seed": ratio,
+        "target": target,
+        "met": ratio >= target,
+        "device": d.get("device"),
+        "samples": samples,
+        "other_processes_cpu_share": d.get("other_processes_cpu_share"),
+    }
 
 
 def sum_session(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
@@ -603,16 +756,39 @@ def sum_session(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
         target = d.get("targets", {}).get(f"session_vs_bare:{model}", TARGET_SESSION[model][kind])
         pairs = detail["pair_ratios"]
         batch = detail["batch"]
-        rows.append(Row(b.title, f"{model} b{batch}: bare loop", num(detail["bare_samples_per_s"]),
-                        spread(detail.get("bare_samples_per_s_runs", [])), "1.00x", unit="samples/s"))
+        rows.append(
+            Row(
+                b.title,
+                f"{model} b{batch}: bare loop",
+                num(detail["bare_samples_per_s"]),
+                spread(detail.get("bare_samples_per_s_runs", [])),
+                "1.00x",
+                unit="samples/s",
+            )
+        )
         recorded = ", recording into a run store" if d.get("recorded") else ""
-        rows.append(Row(b.title, f"{model} b{batch}: TrainingSession{recorded} (ratio: median of pairs, min..max)",
-                        num(detail["session_samples_per_s"]), spread(detail.get("session_samples_per_s_runs", [])),
-                        f"{ratio:.3f}" + (f" ({min(pairs):.2f}..{max(pairs):.2f})" if len(pairs) > 1 else ""),
-                        f">= {target:.2f}", ctx.verdict(ratio >= target), unit="samples/s"))
-        results[model] = {"ratio": ratio, "pair_ratios": pairs, "target": target, "met": ratio >= target,
-                          "batch": batch, "session_samples_per_s": detail["session_samples_per_s"],
-                          "bare_samples_per_s": detail["bare_samples_per_s"], "steps": detail.get("steps")}
+        rows.append(
+            Row(
+                b.title,
+                f"{model} b{batch}: TrainingSession{recorded} (ratio: median of pairs, min..max)",
+                num(detail["session_samples_per_s"]),
+                spread(detail.get("session_samples_per_s_runs", [])),
+                f"{ratio:.3f}" + (f" ({min(pairs):.2f}..{max(pairs):.2f})" if len(pairs) > 1 else ""),
+                f">= {target:.2f}",
+                ctx.verdict(ratio >= target),
+                unit="samples/s",
+            )
+        )
+        results[model] = {
+            "ratio": ratio,
+            "pair_ratios": pairs,
+            "target": target,
+            "met": ratio >= target,
+            "batch": batch,
+            "session_samples_per_s": detail["session_samples_per_s"],
+            "bare_samples_per_s": detail["bare_samples_per_s"],
+            "steps": detail.get("steps"),
+        }
     results["other_processes_cpu_share"] = d.get("other_processes_cpu_share")
     return rows, results
 
@@ -624,24 +800,51 @@ def sum_gui(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
     n = d.get("repeats") or (int(argv[argv.index("--repeats") + 1]) if "--repeats" in argv else None)
     runs = "" if n is None else ("1 run" if n == 1 else f"median of {n}")
     rows = [
-        Row(b.title, "a 10 ms timer's lateness while tiny-cnn trains in the window, p50", num(lat["p50"]), runs,
-            f"bare thread {num(ref.get('p50'))}" if ref else "", unit="ms"),
-        Row(b.title, "the same, p99", num(lat["p99"]), runs,
-            f"bare thread {num(ref.get('p99'))}" if ref else "", f"< {TARGET_GUI_P99_MS:.0f} ms",
-            ctx.verdict(lat["p99"] < TARGET_GUI_P99_MS), unit="ms"),
-        Row(b.title, "loss plot redraw with 1,000,000 points", num(redraw), runs, "",
-            f"< {TARGET_GUI_REDRAW_MS:.0f} ms", ctx.verdict(redraw < TARGET_GUI_REDRAW_MS), unit="ms"),
+        Row(
+            b.title,
+            "a 10 ms timer's lateness while tiny-cnn trains in the window, p50",
+            num(lat["p50"]),
+            runs,
+            f"bare thread {num(ref.get('p50'))}" if ref else "",
+            unit="ms",
+        ),
+        Row(
+            b.title,
+            "the same, p99",
+            num(lat["p99"]),
+            runs,
+            f"bare thread {num(ref.get('p99'))}" if ref else "",
+            f"< {TARGET_GUI_P99_MS:.0f} ms",
+            ctx.verdict(lat["p99"] < TARGET_GUI_P99_MS),
+            unit="ms",
+        ),
+        Row(
+            b.title,
+            "loss plot redraw with 1,000,000 points",
+            num(redraw),
+            runs,
+            "",
+            f"< {TARGET_GUI_REDRAW_MS:.0f} ms",
+            ctx.verdict(redraw < TARGET_GUI_REDRAW_MS),
+            unit="ms",
+        ),
     ]
-    return rows, {"latency_ms": lat, "reference_bare_thread_ms": ref, "redraw_1m_ms": redraw,
-                  "p99_met": lat["p99"] < TARGET_GUI_P99_MS, "redraw_met": redraw < TARGET_GUI_REDRAW_MS}
+    return rows, {
+        "latency_ms": lat,
+        "reference_bare_thread_ms": ref,
+        "redraw_1m_ms": redraw,
+        "p99_met": lat["p99"] < TARGET_GUI_P99_MS,
+        "redraw_met": redraw < TARGET_GUI_REDRAW_MS,
+    }
 
 
 def sum_compare(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
     rows, results = [], {}
     groups: dict[str, list[Job]] = {}
     for job in b.jobs:
-        groups.setdefault(job.key.rsplit("-", 1)[0] if job.key.startswith("compare-placement") else job.key,
-                          []).append(job)
+        groups.setdefault(job.key.rsplit("-", 1)[0] if job.key.startswith("compare-placement") else job.key, []).append(
+            job
+        )
     for group, jobs in groups.items():
         done = [j for j in jobs if j.error is None and j.data is not None]
         if not done:
@@ -651,25 +854,45 @@ def sum_compare(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
         shape = f"{first.get('model', '?')}, batch {first.get('batch_size', '?')}, {first.get('steps', '?')} steps"
         labels = [r["label"] for r in first["runs"]]
         rates = [[j.data["runs"][i]["samples_per_s"] for j in done] for i in range(len(labels))]
-        medians = [statistics.median([v for v in vs if v is not None]) if any(v is not None for v in vs) else None
-                   for vs in rates]
+        medians = [
+            statistics.median([v for v in vs if v is not None]) if any(v is not None for v in vs) else None
+            for vs in rates
+        ]
         speedups = [j.data["speedup"] for j in done if j.data.get("speedup") is not None]
         for i, label in enumerate(labels):
             ratio = ratio_text(medians[i] / medians[0]) if medians[i] and medians[0] else ""
             compile_s = [j.data["runs"][i].get("compile_s") for j in done if j.data["runs"][i].get("compile_s")]
             note = f", compiled in {statistics.median(compile_s):.0f} s" if compile_s else ""
-            rows.append(Row(b.title, f"{what}: {label} ({shape}{note})", num(medians[i]),
-                            spread(rates[i]) if len(done) > 1 else "1 run (median over reports)",
-                            ratio, unit="images/s"))
+            rows.append(
+                Row(
+                    b.title,
+                    f"{what}: {label} ({shape}{note})",
+                    num(medians[i]),
+                    spread(rates[i]) if len(done) > 1 else "1 run (median over reports)",
+                    ratio,
+                    unit="images/s",
+                )
+            )
         if speedups:
             fastest = [j.data["runs"][j.data["fastest"]]["label"] for j in done if j.data.get("fastest") is not None]
             winner = max(set(fastest), key=fastest.count) if fastest else "?"
-            rows.append(Row(b.title, f"{what}: speedup, JSON's fastest / slowest (fastest: {winner})", "",
-                            spread(speedups) if len(speedups) > 1 else "1 run",
-                            ratio_text(statistics.median(speedups))))
-        results[group] = {"labels": labels, "samples_per_s_median": medians, "samples_per_s_runs": rates,
-                          "speedup_median": statistics.median(speedups) if speedups else None,
-                          "speedups": speedups, "headlines": [j.data.get("headline") for j in done]}
+            rows.append(
+                Row(
+                    b.title,
+                    f"{what}: speedup, JSON's fastest / slowest (fastest: {winner})",
+                    "",
+                    spread(speedups) if len(speedups) > 1 else "1 run",
+                    ratio_text(statistics.median(speedups)),
+                )
+            )
+        results[group] = {
+            "labels": labels,
+            "samples_per_s_median": medians,
+            "samples_per_s_runs": rates,
+            "speedup_median": statistics.median(speedups) if speedups else None,
+            "speedups": speedups,
+            "headlines": [j.data.get("headline") for j in done],
+        }
     return rows, results
 
 
@@ -690,17 +913,44 @@ def sum_parallel(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
         if threads:
             one = f"1 process, torch's default {threads['one_process']} threads"
             many = f"{n} {scaling['backend']} processes, {threads['per_rank']} thread(s) each"
-            target = "none (2 cores shared with the launcher)" if (ctx.machine.get("cpu_available_cores") or 0) <= 2 \
+            target = (
+                "none (2 cores shared with the launcher)"
+                if (ctx.machine.get("cpu_available_cores") or 0) <= 2
                 else "none (reported)"
+            )
         else:
             one, many, target = "1 GPU", f"{n} GPUs ({scaling['backend']})", "none (reported)"
-        rows.append(Row(b.title, f"scaling: {one} ({shape})", num(r["one_process_images_per_s"]),
-                        spread(r["one_process_runs"]), "1.00x", unit="images/s"))
-        rows.append(Row(b.title, f"scaling: {many} (ratio: median of rounds)", num(r["n_process_images_per_s"]),
-                        spread(r["n_process_runs"]), ratio_text(r["ratio"]), unit="images/s"))
-        rows.append(Row(b.title, f"scaling efficiency: {n}-process images/s / ({n} x 1-process)",
-                        f"{r['scaling_efficiency']:.0%}", percent_spread(r["scaling_efficiencies"]), "", target,
-                        "n/a"))
+        rows.append(
+            Row(
+                b.title,
+                f"scaling: {one} ({shape})",
+                num(r["one_process_images_per_s"]),
+                spread(r["one_process_runs"]),
+                "1.00x",
+                unit="images/s",
+            )
+        )
+        rows.append(
+            Row(
+                b.title,
+                f"scaling: {many} (ratio: median of rounds)",
+                num(r["n_process_images_per_s"]),
+                spread(r["n_process_runs"]),
+                ratio_text(r["ratio"]),
+                unit="images/s",
+            )
+        )
+        rows.append(
+            Row(
+                b.title,
+                f"scaling efficiency: {n}-process images/s / ({n} x 1-process)",
+                f"{r['scaling_efficiency']:.0%}",
+                percent_spread(r["scaling_efficiencies"]),
+                "",
+                target,
+                "n/a",
+            )
+        )
     ddp = d["ddp"]
     if ddp.get("skipped"):
         rows.append(Row(b.title, f"DDP overhead: skipped: {ddp['skipped']}", met="skipped"))
@@ -710,8 +960,16 @@ def sum_parallel(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
         if not isinstance(r, dict):
             continue
         pairs, batch = r["pair_ratios"], r["batch"]
-        rows.append(Row(b.title, f"DDP overhead, {model} b{batch}: TrainingSession", num(r["plain_samples_per_s"]),
-                        spread(r["plain_runs"]), "1.00x", unit="samples/s"))
+        rows.append(
+            Row(
+                b.title,
+                f"DDP overhead, {model} b{batch}: TrainingSession",
+                num(r["plain_samples_per_s"]),
+                spread(r["plain_runs"]),
+                "1.00x",
+                unit="samples/s",
+            )
+        )
         applies = kind == "gpu" and model == "resnet18"
         if applies:
             target, met = f">= {target_ratio:.2f}", ctx.verdict(r["ratio"] >= target_ratio)
@@ -719,14 +977,26 @@ def sum_parallel(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
         else:
             target = f">= {target_ratio:.2f} on a GPU (resnet18 b256)"
             met = "n/a (CPU)" if kind == "cpu" else "n/a (context)"
-        rows.append(Row(b.title, f"DDP overhead, {model} b{batch}: DistributedSession, world of 1 (DDP, {r['backend']}; "
-                                 "ratio: median of pairs, min..max)", num(r["ddp_samples_per_s"]),
-                        spread(r["ddp_runs"]),
-                        f"{r['ratio']:.3f}" + (f" ({min(pairs):.2f}..{max(pairs):.2f})" if len(pairs) > 1 else ""),
-                        target, met, unit="samples/s"))
-    results = {"scaling": scaling, "ddp": ddp, "target_ddp_vs_plain_gpu": target_ratio,
-               "met": all(met_all) if met_all else None,
-               "other_processes_cpu_share": d.get("other_processes_cpu_share")}
+        rows.append(
+            Row(
+                b.title,
+                f"DDP overhead, {model} b{batch}: DistributedSession, world of 1 (DDP, {r['backend']}; "
+                "ratio: median of pairs, min..max)",
+                num(r["ddp_samples_per_s"]),
+                spread(r["ddp_runs"]),
+                f"{r['ratio']:.3f}" + (f" ({min(pairs):.2f}..{max(pairs):.2f})" if len(pairs) > 1 else ""),
+                target,
+                met,
+                unit="samples/s",
+            )
+        )
+    results = {
+        "scaling": scaling,
+        "ddp": ddp,
+        "target_ddp_vs_plain_gpu": target_ratio,
+        "met": all(met_all) if met_all else None,
+        "other_processes_cpu_share": d.get("other_processes_cpu_share"),
+    }
     return rows, results
 
 
@@ -744,8 +1014,10 @@ def sum_gpu_run(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
     if b.name == "resnet18":
         what = "resnet18 (CIFAR stem), bf16, channels_last, resident, b512"
     else:
-        what = (f"--preset speedrun: {config.get('model', '?')}, b{config.get('batch_size', '?')}, "
-                f"compile={config.get('compile', '?')}")
+        what = (
+            f"--preset speedrun: {config.get('model', '?')}, b{config.get('batch_size', '?')}, "
+            f"compile={config.get('compile', '?')}"
+        )
     compile_s = [j.data["compile_s"] for j in done if j.data.get("compile_s") is not None]
     device_name = done[0].data.get("device_name")
     what += f", {done[0].data.get('steps', '?')} steps (peak {peak / 2**30:.1f} GiB"
@@ -754,23 +1026,34 @@ def sum_gpu_run(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
     if statuses != ["completed"]:
         what += f"; status: {', '.join(statuses)}"
     met = ctx.verdict(median is not None and median >= target) if ctx.h200 else "n/a (not an H200)"
-    rows = [Row(b.title, what, num(median), spread(valid), "", f">= {target:,.0f} on an H200", met,
-                unit="images/s")]
-    return rows, {"samples_per_s_median": median, "samples_per_s_runs": rates, "statuses": statuses,
-                  "target_h200": target, "met": (median or 0) >= target if ctx.h200 else None,
-                  "peak_allocated_bytes": peak, "config": config, "compile_s": compile_s,
-                  "device_name": device_name}
+    rows = [Row(b.title, what, num(median), spread(valid), "", f">= {target:,.0f} on an H200", met, unit="images/s")]
+    return rows, {
+        "samples_per_s_median": median,
+        "samples_per_s_runs": rates,
+        "statuses": statuses,
+        "target_h200": target,
+        "met": (median or 0) >= target if ctx.h200 else None,
+        "peak_allocated_bytes": peak,
+        "config": config,
+        "compile_s": compile_s,
+        "device_name": device_name,
+    }
 
 
 def sum_gpu_tests(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
     job = b.jobs[0]
-    counts = dict((k, int(v)) for v, k in re.findall(r"(\d+) (passed|failed|skipped|error|errors|deselected|xfailed)",
-                                                     job.stdout_tail))
+    counts = dict(
+        (k, int(v))
+        for v, k in re.findall(r"(\d+) (passed|failed|skipped|error|errors|deselected|xfailed)", job.stdout_tail)
+    )
     summary = job.stdout_tail.split("|")[-1].strip().strip("=").strip()
     if not ctx.machine.get("cuda_available"):
         summary += f" ({NO_GPU}: the gpu tests skip themselves)"
-    return [Row(b.title, f"pytest -m gpu: {summary}", target="all pass", met="yes" if job.rc == 0 else "NO")], \
-        {"counts": counts, "summary": summary, "rc": job.rc}
+    return [Row(b.title, f"pytest -m gpu: {summary}", target="all pass", met="yes" if job.rc == 0 else "NO")], {
+        "counts": counts,
+        "summary": summary,
+        "rc": job.rc,
+    }
 
 
 def finite(value: Any) -> Any:
@@ -786,35 +1069,55 @@ def finite(value: Any) -> Any:
 
 # ---- main ------------------------------------------------------------------------------------------
 
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="names for --only: " + ", ".join(NAMES))
-    parser.add_argument("--out", metavar="DIR", help="output folder (default: a new folder under "
-                                                      "./benchmark-results/)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="names for --only: " + ", ".join(NAMES),
+    )
+    parser.add_argument("--out", metavar="DIR", help="output folder (default: a new folder under ./benchmark-results/)")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default: auto)")
-    parser.add_argument("--quick", action="store_true",
-                        help="small sizes and each script's --quick: a smoke run of a few minutes; the "
-                             "targets are for the full sizes")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help="repeats inside each script (default 3; 2 with --quick)")
-    parser.add_argument("--run-repeats", type=int, default=None,
-                        help="runs of each CLI benchmark: compare, resnet18, speedrun (default 3; 1 with "
-                             "--quick; 2 with --gpu-check)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes and each script's --quick: a smoke run of a few minutes; the targets are for the full sizes",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="repeats inside each script (default 3; 2 with --quick)"
+    )
+    parser.add_argument(
+        "--run-repeats",
+        type=int,
+        default=None,
+        help="runs of each CLI benchmark: compare, resnet18, speedrun (default 3; 1 with --quick; 2 with --gpu-check)",
+    )
     parser.add_argument("--only", metavar="NAME[,NAME]", help="run only these: " + ", ".join(NAMES))
     parser.add_argument("--markdown", metavar="PATH", help="the table as Markdown (default: OUT/benchmarks.md)")
-    parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                        help="stop starting benchmarks after this many seconds and cap each one's time limit "
-                             "to what is left (default: none; 170 with --quick, so that it ends within 3 "
-                             "minutes even on a busy machine; 480 with --gpu-check; 0: none)")
-    parser.add_argument("--omp-passive", action=argparse.BooleanOptionalAction, default=None,
-                        help="run every benchmark with OMP_WAIT_POLICY=PASSIVE: on a shared CPU, where another "
-                             "process holds a core, torch's spinning OpenMP threads can make CPU work 5-100x "
-                             "slower; passive waiting avoids that (and costs 20-35%% on the resident data path on an idle machine). "
-                             "Default: on with --quick (a smoke run that must fit 3 minutes), off otherwise")
-    parser.add_argument("--gpu-check", action="store_true",
-                        help="what gpu_check.sh runs: the gpu tests, then every benchmark but the GUI at GPU "
-                             "sizes within --budget; without an NVIDIA GPU: GPU rows skipped, CPU rows --quick")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop starting benchmarks after this many seconds and cap each one's time limit "
+        "to what is left (default: none; 170 with --quick, so that it ends within 3 "
+        "minutes even on a busy machine; 480 with --gpu-check; 0: none)",
+    )
+    parser.add_argument(
+        "--omp-passive",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run every benchmark with OMP_WAIT_POLICY=PASSIVE: on a shared CPU, where another "
+        "process holds a core, torch's spinning OpenMP threads can make CPU work 5-100x "
+        "slower; passive waiting avoids that (and costs 20-35%% on the resident data path on an idle machine). "
+        "Default: on with --quick (a smoke run that must fit 3 minutes), off otherwise",
+    )
+    parser.add_argument(
+        "--gpu-check",
+        action="store_true",
+        help="what gpu_check.sh runs: the gpu tests, then every benchmark but the GUI at GPU "
+        "sizes within --budget; without an NVIDIA GPU: GPU rows skipped, CPU rows --quick",
+    )
     args = parser.parse_args(argv)
 
     started_wall = time.perf_counter()
@@ -828,8 +1131,9 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     quick = args.quick
     if args.gpu_check and not device.startswith("cuda"):
-        notes.append(f"{no_gpu_reason(machine)}: GPU rows skipped (the CPU rows ran at --quick sizes, to check "
-                     "the script)")
+        notes.append(
+            f"{no_gpu_reason(machine)}: GPU rows skipped (the CPU rows ran at --quick sizes, to check the script)"
+        )
         say(f"[run_all] {notes[-1]}")
         quick = True
     global OMP_PASSIVE
@@ -842,8 +1146,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         names = list(GPU_CHECK_NAMES if args.gpu_check else DEFAULT_NAMES)
     repeats = args.repeats if args.repeats is not None else (2 if quick else 3)
-    run_repeats = args.run_repeats if args.run_repeats is not None else (
-        1 if quick else (2 if args.gpu_check else 3))
+    run_repeats = args.run_repeats if args.run_repeats is not None else (1 if quick else (2 if args.gpu_check else 3))
     if repeats < 1 or run_repeats < 1:
         parser.error("--repeats and --run-repeats must be at least 1")
     if args.budget is not None:
@@ -862,8 +1165,10 @@ def main(argv: list[str] | None = None) -> int:
 
     ctx = Ctx(out, device, quick, repeats, run_repeats, machine, args.gpu_check)
     benches = plan(ctx, names)
-    say(f"[run_all] device {device}; {', '.join(b.name for b in benches)}; repeats {repeats}, CLI runs "
-        f"{run_repeats}{'; quick' if quick else ''}{f'; budget {budget:.0f} s' if budget else ''}; results in {out}")
+    say(
+        f"[run_all] device {device}; {', '.join(b.name for b in benches)}; repeats {repeats}, CLI runs "
+        f"{run_repeats}{'; quick' if quick else ''}{f'; budget {budget:.0f} s' if budget else ''}; results in {out}"
+    )
 
     deadline = started_wall + budget if budget else None
     interrupted = False
@@ -906,8 +1211,13 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     bench.rows, bench.results = bench.summarize(bench, ctx)
                 except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as error:
-                    bench.rows = [Row(bench.title, f"failed: could not read its JSON ({type(error).__name__}: "
-                                                   f"{error})", met="failed")]
+                    bench.rows = [
+                        Row(
+                            bench.title,
+                            f"failed: could not read its JSON ({type(error).__name__}: {error})",
+                            met="failed",
+                        )
+                    ]
                     bench.status = "failed"
             bench.rows += failed_rows(bench) + bench.static_rows
             if any(j.error is not None for j in bench.jobs) or bench.status == "failed":
@@ -921,10 +1231,12 @@ def main(argv: list[str] | None = None) -> int:
     command = "python tests/benchmarks/run_all.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     mline = machine_line(machine)
     header = f"Machine: {mline}. Device `{device}`."
-    scope = (f"`{command.strip()}`: {'--quick sizes (a smoke run; targets are for the full sizes), ' if quick else ''}"
-             f"medians of {repeats} interleaved repeats inside each script, "
-             f"{'1 run' if run_repeats == 1 else f'{run_repeats} runs'} of each CLI benchmark (each a median over "
-             f"its reports after warm-up){'; OMP_WAIT_POLICY=PASSIVE' if OMP_PASSIVE else ''}; total {total:.0f} s.")
+    scope = (
+        f"`{command.strip()}`: {'--quick sizes (a smoke run; targets are for the full sizes), ' if quick else ''}"
+        f"medians of {repeats} interleaved repeats inside each script, "
+        f"{'1 run' if run_repeats == 1 else f'{run_repeats} runs'} of each CLI benchmark (each a median over "
+        f"its reports after warm-up){'; OMP_WAIT_POLICY=PASSIVE' if OMP_PASSIVE else ''}; total {total:.0f} s."
+    )
     load_notes = []
     for bench in benches:
         shares = bench.results.get("other_processes_cpu_share") if isinstance(bench.results, dict) else None
@@ -932,29 +1244,59 @@ def main(argv: list[str] | None = None) -> int:
             if share is not None and share > 0.10:
                 load_notes.append(f"{part} {share:.0%}")
     if load_notes:
-        notes.append("other processes used the CPUs during " + ", ".join(load_notes) + ": expect noisy numbers"
-                     + ("" if OMP_PASSIVE else " (torch's CPU work can be many times slower while another process "
-                                               "holds a core; --omp-passive, or a quiet machine)"))
+        notes.append(
+            "other processes used the CPUs during "
+            + ", ".join(load_notes)
+            + ": expect noisy numbers"
+            + (
+                ""
+                if OMP_PASSIVE
+                else " (torch's CPU work can be many times slower while another process "
+                "holds a core; --omp-passive, or a quiet machine)"
+            )
+        )
     if failed:
         notes.append(f"failed: {', '.join(failed)} (logs: NAME.log and NAME.err in {out})")
 
-    result = {"machine": machine, "device": device, "quick": quick, "repeats": repeats, "run_repeats": run_repeats,
-              "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY") if not OMP_PASSIVE else "PASSIVE",
-              "budget_s": budget or None, "command": command.strip(), "total_s": total, "interrupted": interrupted,
-              "failed": failed, "notes": notes,
-              "benchmarks": {b.name: {"title": b.title, "status": b.status, "skip": b.skip, "results": b.results,
-                                      "jobs": [j.record() for j in b.jobs],
-                                      "raw": {j.key: j.data for j in b.jobs if j.data is not None}}
-                             for b in benches},
-              "rows": [r.__dict__ for r in rows],
-              "targets": {"resident_vs_seed": TARGET_RESIDENT_VS_SEED, "session_vs_bare": TARGET_SESSION,
-                          "gui_p99_ms": TARGET_GUI_P99_MS, "gui_redraw_1m_ms": TARGET_GUI_REDRAW_MS,
-                          "h200_images_per_s": TARGET_H200, "ddp_vs_plain": TARGET_DDP_VS_PLAIN}}
+    result = {
+        "machine": machine,
+        "device": device,
+        "quick": quick,
+        "repeats": repeats,
+        "run_repeats": run_repeats,
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY") if not OMP_PASSIVE else "PASSIVE",
+        "budget_s": budget or None,
+        "command": command.strip(),
+        "total_s": total,
+        "interrupted": interrupted,
+        "failed": failed,
+        "notes": notes,
+        "benchmarks": {
+            b.name: {
+                "title": b.title,
+                "status": b.status,
+                "skip": b.skip,
+                "results": b.results,
+                "jobs": [j.record() for j in b.jobs],
+                "raw": {j.key: j.data for j in b.jobs if j.data is not None},
+            }
+            for b in benches
+        },
+        "rows": [r.__dict__ for r in rows],
+        "targets": {
+            "resident_vs_seed": TARGET_RESIDENT_VS_SEED,
+            "session_vs_bare": TARGET_SESSION,
+            "gui_p99_ms": TARGET_GUI_P99_MS,
+            "gui_redraw_1m_ms": TARGET_GUI_REDRAW_MS,
+            "h200_images_per_s": TARGET_H200,
+            "ddp_vs_plain": TARGET_DDP_VS_PLAIN,
+        },
+    }
     json_path = out / "benchmarks.json"
-    json_path.write_text(json.dumps(finite(result), indent=2, allow_nan=False, default=str) + "\n",
-                         encoding="utf-8")
-    markdown = "\n".join([header, "", scope, "", markdown_table(rows), ""]
-                         + [f"- {n}" for n in notes] + ([""] if notes else []))
+    json_path.write_text(json.dumps(finite(result), indent=2, allow_nan=False, default=str) + "\n", encoding="utf-8")
+    markdown = "\n".join(
+        [header, "", scope, "", markdown_table(rows), ""] + [f"- {n}" for n in notes] + ([""] if notes else [])
+    )
     md_path.parent.mkdir(parents=True, exist_ok=True)
     md_path.write_text(markdown, encoding="utf-8")
 

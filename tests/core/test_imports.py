@@ -34,21 +34,38 @@ def run_python(code: str) -> str:
 
 def test_every_core_module_imports_without_qt_pyqtgraph_or_gui() -> None:
     report = json.loads(run_python(IMPORT_ALL_OF_CORE))
-    assert {"core.engine.session", "core.cli.main", "core.data.batches", "core.memory.probe", "core.data.datasets.mnist"} <= set(report["imported"])
+    assert {
+        "core.engine.session",
+        "core.cli.main",
+        "core.data.batches",
+        "core.memory.probe",
+        "core.data.datasets.mnist",
+    } <= set(report["imported"])
     assert report["gui"] == []
 
 
 def test_the_config_loads_without_torch_so_the_window_can_build_its_form_first() -> None:
-    loaded = json.loads(run_python(
-        "import json, sys\nimport core.config.run_config, core.base.errors\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision', 'numpy'))))"))
+    loaded = json.loads(
+        run_python(
+            "import json, sys\nimport core.config.run_config, core.base.errors\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision', 'numpy'))))"
+        )
+    )
     assert loaded == []
 
 
 # The packages the window imports before torch has loaded (in a background thread): none of their modules may
 # import torch at module level. The others (device, memory, data, model, engine, distributed, finder) may.
-TORCH_FREE = ("core.base", "core.config", "core.run", "core.store", "core.export", "core.cli.options",
-              "core.compare.plan", "core.compare.result")
+TORCH_FREE = (
+    "core.base",
+    "core.config",
+    "core.run",
+    "core.store",
+    "core.export",
+    "core.cli.options",
+    "core.compare.plan",
+    "core.compare.result",
+)
 
 IMPORT_ONE_PACKAGE = f"""
 import importlib, json, pkgutil, sys
@@ -64,8 +81,9 @@ print(json.dumps({{"imported": names, "loaded": sorted({{m.split(".")[0] for m i
 
 @pytest.mark.parametrize("package", TORCH_FREE)
 def test_a_torch_free_package_imports_neither_torch_nor_qt(package: str) -> None:
-    result = subprocess.run([sys.executable, "-c", IMPORT_ONE_PACKAGE, package], capture_output=True, text=True,
-                            timeout=180)
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_ONE_PACKAGE, package], capture_output=True, text=True, timeout=180
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     a_package = package.count(".") == 1  # core.<package>, not one module of one
@@ -75,10 +93,16 @@ def test_a_torch_free_package_imports_neither_torch_nor_qt(package: str) -> None
 
 def _loaded_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
     """Modules starting with one of `prefixes` that a fresh interpreter has loaded after `imports`."""
-    code = (f"import json, sys\n{imports}\n"
-            f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180,
-                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    code = (
+        f"import json, sys\n{imports}\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 

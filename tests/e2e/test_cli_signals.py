@@ -102,8 +102,14 @@ def _closed_pipe() -> int:
 def test_a_reader_that_left_is_exit_1_without_a_traceback(command: list[str]) -> None:
     write_end = _closed_pipe()
     try:
-        result = subprocess.run([sys.executable, "-m", "core", *command], stdout=write_end, stderr=subprocess.PIPE,
-                                text=True, timeout=WAIT_S, env=ENV)
+        result = subprocess.run(
+            [sys.executable, "-m", "core", *command],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=WAIT_S,
+            env=ENV,
+        )
     finally:
         os.close(write_end)
     assert result.returncode == 1, result.stderr
@@ -115,7 +121,13 @@ def test_a_reader_that_left_is_exit_1_without_a_traceback(command: list[str]) ->
 @pytest.mark.parametrize("command", [["models"], ["devices", "--json"]])
 def test_stdout_on_a_full_disk_is_one_line_and_exit_1(command: list[str]) -> None:
     with open("/dev/full", "w") as full:
-        result = subprocess.run([sys.executable, "-m", "core", *command], stdout=full, stderr=subprocess.PIPE,
-                                text=True, timeout=WAIT_S, env=ENV)
+        result = subprocess.run(
+            [sys.executable, "-m", "core", *command],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=WAIT_S,
+            env=ENV,
+        )
     assert result.returncode == 1, result.stderr
     assert result.stderr.splitlines() == ["gpu-train-monitor: error: cannot write to stdout (No space left on device)"]

@@ -13,12 +13,27 @@ from tests.support.cli import ENV, FAST
 from tests.support.processes import finish, start, wait_for_line
 
 
-def test_ctrl_c_stops_the_comparison_and_skips_the_rest(tmp_path: Path,
-                                                         processes: list) -> None:  # noqa: F811 - the fixture
+def test_ctrl_c_stops_the_comparison_and_skips_the_rest(tmp_path: Path, processes: list) -> None:  # noqa: F811 - the fixture
     out = tmp_path / "stopped.json"
-    process = start("compare", "--vs", "placement=stream", "--vs", "placement=resident", "--device", "cpu",
-                    "--model", "tiny-cnn", "--synthetic-samples", "2560", "--batch-size", "8", "--max-steps", "100000",
-                    "--json", str(out))
+    process = start(
+        "compare",
+        "--vs",
+        "placement=stream",
+        "--vs",
+        "placement=resident",
+        "--device",
+        "cpu",
+        "--model",
+        "tiny-cnn",
+        "--synthetic-samples",
+        "2560",
+        "--batch-size",
+        "8",
+        "--max-steps",
+        "100000",
+        "--json",
+        str(out),
+    )
     processes.append(process)
     wait_for_line(process, r"^training tiny-cnn on cpu")
     process.send_signal(signal.SIGINT)
@@ -33,9 +48,24 @@ def test_ctrl_c_stops_the_comparison_and_skips_the_rest(tmp_path: Path,
 def test_ctrl_c_stops_the_run_cleanly_with_exit_130(tmp_path: Path) -> None:
     target = tmp_path / "summary.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "core", "run", *FAST, "--synthetic-samples", "2560", "--batch-size", "8",
-         "--summary-json", str(target)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        [
+            sys.executable,
+            "-m",
+            "core",
+            "run",
+            *FAST,
+            "--synthetic-samples",
+            "2560",
+            "--batch-size",
+            "8",
+            "--summary-json",
+            str(target),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
     try:
         assert process.stderr is not None
         lines = []

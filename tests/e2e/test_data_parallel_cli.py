@@ -27,15 +27,22 @@ TINY = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "512", 
 
 
 def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "core", "run", *args], capture_output=True, text=True, env=ENV,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "core", "run", *args], capture_output=True, text=True, env=ENV, timeout=timeout
+    )
 
 
 def start(*args: str, tmp: Path | None = None) -> subprocess.Popen[str]:
     """The CLI as a process; `tmp` as its temporary folder (to see what it leaves there)."""
     env = ENV if tmp is None else {**ENV, "TMPDIR": str(tmp)}
-    return subprocess.Popen([sys.executable, "-m", "core", "run", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "core", "run", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
 
 
 def said(err: str) -> list[str]:
@@ -95,15 +102,25 @@ def assert_all_gone(processes: list[psutil.Process]) -> None:
 
 def test_two_processes_with_synchronised_batchnorm_train_the_one_process_losses(tmp_path: Path) -> None:
     steps = 12
-    one = TrainingSession(RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=512, batch_size=64,
-                                    max_steps=steps, placement="stream", report_interval=0.01))
+    one = TrainingSession(
+        RunConfig(
+            device="cpu",
+            model="tiny-cnn",
+            synthetic_samples=512,
+            batch_size=64,
+            max_steps=steps,
+            placement="stream",
+            report_interval=0.01,
+        )
+    )
     losses: list[float] = []
     one.observers.append(lambda e: losses.extend(getattr(e, "losses", ())))
     assert one.run().status == "completed"
     store = tmp_path / "runs.sqlite3"
     for sync in ("--sync-bn", "--no-sync-bn"):
-        result = cli(*TINY, "--placement", "stream", "--max-steps", str(steps), "--nproc", "2", sync,
-                     "--runs-db", str(store))
+        result = cli(
+            *TINY, "--placement", "stream", "--max-steps", str(steps), "--nproc", "2", sync, "--runs-db", str(store)
+        )
         assert result.returncode == 0, result.stderr
     with RunStore(store) as runs:
         synced, unsynced = (runs.steps(run.id).losses for run in sorted(runs.list_runs(), key=lambda r: r.id))
@@ -236,11 +253,14 @@ def test_more_processes_than_cores_is_a_clear_error() -> None:
     assert f"{n} CPU processes on {os.cpu_count()} CPU cores" in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize(("changes", "field", "words"), [
-    ({"nproc": 3, "batch_size": 64}, "batch_size", "does not split evenly over 3 processes"),
-    ({"nproc": 2, "device": "cuda:1"}, "device", "each take their own"),
-    ({"nproc": 2, "on_oom": "shrink"}, "on_oom", "shrink is for one process"),
-])
+@pytest.mark.parametrize(
+    ("changes", "field", "words"),
+    [
+        ({"nproc": 3, "batch_size": 64}, "batch_size", "does not split evenly over 3 processes"),
+        ({"nproc": 2, "device": "cuda:1"}, "device", "each take their own"),
+        ({"nproc": 2, "on_oom": "shrink"}, "on_oom", "shrink is for one process"),
+    ],
+)
 def test_settings_a_data_parallel_run_cannot_take_are_refused(changes: dict, field: str, words: str) -> None:
     with pytest.raises(ConfigError, match=words) as caught:
         RunConfig(**changes)
@@ -254,9 +274,28 @@ def test_options_for_one_process_are_refused_before_any_rank_starts(tmp_path: Pa
 
 def test_compare_races_one_process_against_two_and_states_the_scaling(tmp_path: Path) -> None:
     out = tmp_path / "compare.json"
-    result = subprocess.run([sys.executable, "-m", "core", "compare", "--vs", "nproc=1", "--vs", "nproc=2", *TINY,
-                             "--max-steps", "12", "--json", str(out), "--no-record"], capture_output=True, text=True,
-                            env=ENV, timeout=240)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "core",
+            "compare",
+            "--vs",
+            "nproc=1",
+            "--vs",
+            "nproc=2",
+            *TINY,
+            "--max-steps",
+            "12",
+            "--json",
+            str(out),
+            "--no-record",
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=240,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(out.read_text())
     assert [r["status"] for r in data["runs"]] == ["completed", "completed"]
@@ -287,8 +326,24 @@ def test_ctrl_c_in_the_terminal_stops_every_rank_once(tmp_path: Path) -> None:
 
 
 def test_a_missing_dataset_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    result = cli("--device", "cpu", "--model", "tiny-cnn", "--dataset", "cifar10", "--data-dir", str(tmp_path),
-                 "--batch-size", "64", "--max-steps", "2", "--nproc", "2", "--no-record", timeout=120)
+    result = cli(
+        "--device",
+        "cpu",
+        "--model",
+        "tiny-cnn",
+        "--dataset",
+        "cifar10",
+        "--data-dir",
+        str(tmp_path),
+        "--batch-size",
+        "64",
+        "--max-steps",
+        "2",
+        "--nproc",
+        "2",
+        "--no-record",
+        timeout=120,
+    )
     assert result.returncode == 2, result.stderr
     errors = [line for line in result.stderr.splitlines() if "error" in line or "failed" in line]
     assert len(errors) == 1 and "cifar" in errors[0].lower() and "Traceback" not in result.stderr
@@ -298,13 +353,37 @@ def test_a_launcher_started_by_a_window_stops_its_ranks_when_the_window_is_kille
     """kill -9 of the window gives it no chance to stop anything: the launcher notices (Linux's parent-death
     signal) and stops its ranks as for any SIGTERM."""
     store = tmp_path / "runs.sqlite3"
-    args = [sys.executable, "-m", "core", "run", *TINY, "--max-steps", "100000", "--nproc", "2", "--runs-db", str(store)]
-    window = subprocess.Popen([sys.executable, "-c", (
-        "import os, subprocess, sys, time\n"
-        "env = dict(os.environ, GPU_TRAIN_MONITOR_STOP_WITH_PID=str(os.getpid()))\n"
-        f"launcher = subprocess.Popen({args!r}, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-        "print(launcher.pid, flush=True)\n"
-        "time.sleep(600)\n")], stdout=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
+    args = [
+        sys.executable,
+        "-m",
+        "core",
+        "run",
+        *TINY,
+        "--max-steps",
+        "100000",
+        "--nproc",
+        "2",
+        "--runs-db",
+        str(store),
+    ]
+    window = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import os, subprocess, sys, time\n"
+                "env = dict(os.environ, GPU_TRAIN_MONITOR_STOP_WITH_PID=str(os.getpid()))\n"
+                f"launcher = subprocess.Popen({args!r}, env=env, stdout=subprocess.DEVNULL,"
+                " stderr=subprocess.DEVNULL)\n"
+                "print(launcher.pid, flush=True)\n"
+                "time.sleep(600)\n"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        start_new_session=True,
+    )
     try:
         assert window.stdout is not None
         launcher = psutil.Process(int(window.stdout.readline()))
@@ -324,9 +403,30 @@ def test_a_launcher_started_by_a_window_stops_its_ranks_when_the_window_is_kille
 def test_torchrun_starts_the_same_run_and_rank_0_records_it(tmp_path: Path) -> None:
     """A cluster user's command on one machine: the ranks read torchrun's environment; rank 0 alone records."""
     store, summary = tmp_path / "runs.sqlite3", tmp_path / "summary.json"
-    result = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-                             "-m", "core", "run", *TINY, "--max-steps", "10", "--runs-db", str(store),
-                             "--summary-json", str(summary)], capture_output=True, text=True, env=ENV, timeout=240)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            "-m",
+            "core",
+            "run",
+            *TINY,
+            "--max-steps",
+            "10",
+            "--runs-db",
+            str(store),
+            "--summary-json",
+            str(summary),
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=240,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(summary.read_text())["world_size"] == 2
     assert result.stdout.count("status      completed") == 1  # rank 0 prints; rank 1 is quiet

@@ -16,8 +16,9 @@ from core.finder.search import measure_trial
 from tests.support.user_code import importable_folder
 
 CONFIG = RunConfig(device="cpu", model="tiny-cnn")
-OWN = dict(device="cpu", model="mymodels:small_net", dataset="mydata:blobs", batch_size=8, max_steps=4,
-           report_interval=0.01)
+OWN = dict(
+    device="cpu", model="mymodels:small_net", dataset="mydata:blobs", batch_size=8, max_steps=4, report_interval=0.01
+)
 
 
 @pytest.fixture
@@ -41,11 +42,27 @@ def test_a_real_trial_of_a_larger_batch_peaks_higher(one_thread_children: None) 
     assert large - small >= 504 * 32 * 32 * 32 * 4
 
 
-def test_cli_find_batch_size_writes_the_result_and_every_trial(tmp_path: Path, one_thread_children: None,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_find_batch_size_writes_the_result_and_every_trial(
+    tmp_path: Path, one_thread_children: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "finder.json"
-    code = main(["find-batch-size", "--device", "cpu", "--model", "tiny-cnn", "--capacity", "100GB",
-                 "--start", "128", "--max-batch", "256", "--json", str(target)])
+    code = main(
+        [
+            "find-batch-size",
+            "--device",
+            "cpu",
+            "--model",
+            "tiny-cnn",
+            "--capacity",
+            "100GB",
+            "--start",
+            "128",
+            "--max-batch",
+            "256",
+            "--json",
+            str(target),
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     result = json.loads(target.read_text(encoding="utf-8"))

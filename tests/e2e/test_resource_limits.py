@@ -20,9 +20,11 @@ def test_a_real_cpu_allocation_failure_while_making_a_batch_shrinks_and_trains_e
     """Under a 5 GB address-space limit the 16,384-image batch cannot be made or trained; the run used
     to say `completed` with 0 steps and no out-of-memory message."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    command = (f"ulimit -v 5000000 && exec {sys.executable} -m core run --device cpu --model tiny-cnn "
-               "--synthetic-samples 20000 --batch-size 16384 --max-steps 3 --on-oom shrink "
-               f"--summary-json {tmp_path / 's.json'}")
+    command = (
+        f"ulimit -v 5000000 && exec {sys.executable} -m core run --device cpu --model tiny-cnn "
+        "--synthetic-samples 20000 --batch-size 16384 --max-steps 3 --on-oom shrink "
+        f"--summary-json {tmp_path / 's.json'}"
+    )
     proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
     assert "out of memory" in proc.stderr, proc.stderr[-2000:]
     assert "status      completed" in proc.stdout, proc.stdout + proc.stderr[-2000:]
@@ -43,8 +45,18 @@ def _limit_data_segment() -> None:
 def test_resident_dataset_that_cannot_fit_suggests_stream() -> None:
     # 1.5M synthetic images are ~5.5 GB; the process may only use 3 GB of data memory.
     samples = 1_500_000
-    result = cli("run", "--device", "cpu", "--model", "tiny-cnn", "--placement", "resident",
-                 "--synthetic-samples", str(samples), preexec_fn=_limit_data_segment)
+    result = cli(
+        "run",
+        "--device",
+        "cpu",
+        "--model",
+        "tiny-cnn",
+        "--placement",
+        "resident",
+        "--synthetic-samples",
+        str(samples),
+        preexec_fn=_limit_data_segment,
+    )
     line = user_error_line(result, "--placement", "synthetic", "--placement stream")
     sizes = re.search(r"needs ([\d.]+) (kB|MB|GB|TB) .* only ([\d.]+) (B|kB|MB|GB|TB) is free", line)
     assert sizes, line
@@ -92,13 +104,21 @@ def test_a_real_cpu_failure_under_ulimit_v_names_the_limit_and_reads_free_memory
     probe's capacity is the limit."""
     limit = 5_000_000 * 1024
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-c", LIMITED_RUN], capture_output=True, text=True, timeout=300, env=env,
-                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    done = subprocess.run(
+        [sys.executable, "-c", LIMITED_RUN],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)),
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["status"] == "completed" and result["capacity"] == limit
     first, second = result["messages"]
-    assert ("asked for 8.59 GB, more than the process's limit had left at that moment; the process is limited to "
-            "5.12 GB of address space by ulimit -v (RLIMIT_AS)") in first
+    assert (
+        "asked for 8.59 GB, more than the process's limit had left at that moment; the process is limited to "
+        "5.12 GB of address space by ulimit -v (RLIMIT_AS)"
+    ) in first
     assert "reserved but unallocated" not in first + second
     assert result["free"][0] - result["free"][1] >= 80_000_000  # the 100 MB kept since the first failure

@@ -26,12 +26,15 @@ def rank_entry(folder: str, failing_rank: int) -> int:
 
 
 def test_the_ranks_run_the_given_entry_under_the_caller_s_uid_and_the_failing_rank_is_named(
-        tmp_path: Path, monkeypatch) -> None:
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     ended = run_ranks(rank_entry, (str(tmp_path), 1), 2, uid="handed-by-the-window")
     assert ended.uid == "handed-by-the-window" and ended.code == 1 and not ended.user_error
     assert ended.failure == "rank 1 ended the run (failed): RuntimeError: this rank broke"
     assert ended.end_line == f"failed: {ended.failure}"
     assert {path.name: path.read_text() for path in tmp_path.glob("*.uid")} == {
-        "rank-0.uid": "handed-by-the-window", "rank-1.uid": "handed-by-the-window"}
+        "rank-0.uid": "handed-by-the-window",
+        "rank-1.uid": "handed-by-the-window",
+    }
     assert ENV_RUN_UID not in os.environ  # the launcher's environment is as it was

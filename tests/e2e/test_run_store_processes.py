@@ -39,15 +39,33 @@ def runs(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 def one_error_line(code: int, err: str) -> str:
     """The message of a one-line error with exit code 2 (no traceback, no usage block)."""
     assert code == 2 and err.count("\n") == 1 and err.startswith(PREFIX) and "Traceback" not in err, err
-    return err[len(PREFIX):].strip()
+    return err[len(PREFIX) :].strip()
 
 
 def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_interrupted(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite3"
-    process = subprocess.Popen([sys.executable, "-m", "core", "run", *CLI_FAST, "--max-steps", "100000",
-                                "--report-interval", "0.05", "--runs-db", str(path), "--checkpoint-every", "10",
-                                "--checkpoint-dir", str(tmp_path / "checkpoints")],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "core",
+            "run",
+            *CLI_FAST,
+            "--max-steps",
+            "100000",
+            "--report-interval",
+            "0.05",
+            "--runs-db",
+            str(path),
+            "--checkpoint-every",
+            "10",
+            "--checkpoint-dir",
+            str(tmp_path / "checkpoints"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+    )
     try:
         deadline, seen = time.monotonic() + 120, 0
         while seen < 30:  # wait until it has recorded a few reports
@@ -82,8 +100,24 @@ def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_inter
     # resumed from its last checkpoint, the killed run continues as the same run, from that checkpoint's step
     checkpoint = max((tmp_path / "checkpoints").rglob("step-*.pt"), key=lambda p: int(p.stem.split("-")[1]))
     at = int(checkpoint.stem.split("-")[1])
-    result = subprocess.run([sys.executable, "-m", "core", "run", "--resume", str(checkpoint), "--max-steps",
-                             str(at + 10), "--runs-db", str(path)], capture_output=True, text=True, env=ENV, timeout=180)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "core",
+            "run",
+            "--resume",
+            str(checkpoint),
+            "--max-steps",
+            str(at + 10),
+            "--runs-db",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=180,
+    )
     assert result.returncode == 0, result.stderr
     with RunStore(path) as store:
         assert [r.id for r in store.list_runs()] == [run.id]
@@ -93,12 +127,34 @@ def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_inter
 
 
 def test_a_run_still_training_is_listed_live_exported_so_far_and_not_deleted(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     path = tmp_path / "runs.sqlite3"
-    process = subprocess.Popen([sys.executable, "-m", "core", "run", "--device", "cpu", "--model", "tiny-cnn",
-                                "--synthetic-samples", "256", "--batch-size", "32", "--max-steps", "100000",
-                                "--report-interval", "0.05", "--runs-db", str(path)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "core",
+            "run",
+            "--device",
+            "cpu",
+            "--model",
+            "tiny-cnn",
+            "--synthetic-samples",
+            "256",
+            "--batch-size",
+            "32",
+            "--max-steps",
+            "100000",
+            "--report-interval",
+            "0.05",
+            "--runs-db",
+            str(path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+    )
     try:
         deadline, steps = time.monotonic() + 120, 0
         while steps < 3:
@@ -159,8 +215,13 @@ def test_a_read_only_store_is_one_warning_and_the_run_still_trains(open_tmp_path
         for parent in [*tmp_path.parents, *Path(sys.prefix).parents]:
             if parent.stat().st_mode & 0o005 != 0o005:
                 parent.chmod(parent.stat().st_mode | 0o005)
-        probe = subprocess.run([*as_nobody, sys.executable, "-c", "import tqdm, psutil"], capture_output=True,
-                               text=True, cwd=ROOT, timeout=60)
+        probe = subprocess.run(
+            [*as_nobody, sys.executable, "-c", "import tqdm, psutil"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+        )
         if probe.returncode != 0:
             pytest.skip(f"`nobody` cannot import this environment's packages: {probe.stderr.strip()[-200:]}")
     result = subprocess.run(command, capture_output=True, text=True, env={**ENV, "HOME": str(tmp_path)}, timeout=180)
@@ -168,18 +229,29 @@ def test_a_read_only_store_is_one_warning_and_the_run_still_trains(open_tmp_path
     assert "this run is not recorded" in result.stderr and f"the run store {path} is read-only" in result.stderr
     assert "Traceback" not in result.stderr and "status      completed" in result.stdout
     assert path.read_bytes() == before
-    listed = subprocess.run([*as_nobody, sys.executable, "-m", "core", "runs", "list", "--runs-db", str(path)],
-                            capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=60)
+    listed = subprocess.run(
+        [*as_nobody, sys.executable, "-m", "core", "runs", "list", "--runs-db", str(path)],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert listed.returncode == 0 and listed.stdout.splitlines()[1].split()[0] == "1", listed.stderr  # read as it is
     path.chmod(0o644)
-    rename = [*as_nobody, sys.executable, "-c", "import sys; from core.store.run_store import RunStore; "
-              "store = RunStore(sys.argv[1]); store.rename(1, 'writable again'); print(store.run(1).name)", str(path)]
+    rename = [
+        *as_nobody,
+        sys.executable,
+        "-c",
+        "import sys; from core.store.run_store import RunStore; "
+        "store = RunStore(sys.argv[1]); store.rename(1, 'writable again'); print(store.run(1).name)",
+        str(path),
+    ]
     renamed = subprocess.run(rename, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=60)
     assert (renamed.returncode, renamed.stdout.strip()) == (0, "writable again"), renamed.stderr
     if as_nobody:  # a -shm left read-only by an earlier version, not this user's to change: named, not the store
         shm = Path(f"{path}-shm")
         shm.write_bytes(b"")
         shm.chmod(0o444)
-        renamed = subprocess.run(rename, capture_output=True, text=True, env=ENV, cwd=ROOT,
-                                 timeout=60)
+        renamed = subprocess.run(rename, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=60)
         assert f"the run store {path} is writable but its {shm} file is read-only" in renamed.stderr

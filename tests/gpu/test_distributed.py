@@ -19,8 +19,9 @@ ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "core", "run", *args], capture_output=True, text=True, env=ENV,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "core", "run", *args], capture_output=True, text=True, env=ENV, timeout=300
+    )
 
 
 def test_every_gpu_trains_its_share_with_nccl(tmp_path: Path) -> None:
@@ -28,8 +29,23 @@ def test_every_gpu_trains_its_share_with_nccl(tmp_path: Path) -> None:
     if gpus < 2:
         pytest.skip("one CUDA GPU: a data-parallel run needs two")
     store, summary = tmp_path / "runs.sqlite3", tmp_path / "summary.json"
-    result = cli("--device", "cuda", "--nproc", str(gpus), "--model", "resnet18", "--batch-size", str(64 * gpus),
-                 "--max-steps", "30", "--sync-bn", "--runs-db", str(store), "--summary-json", str(summary))
+    result = cli(
+        "--device",
+        "cuda",
+        "--nproc",
+        str(gpus),
+        "--model",
+        "resnet18",
+        "--batch-size",
+        str(64 * gpus),
+        "--max-steps",
+        "30",
+        "--sync-bn",
+        "--runs-db",
+        str(store),
+        "--summary-json",
+        str(summary),
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(summary.read_text())
     assert data["world_size"] == gpus
@@ -57,7 +73,8 @@ def test_ddp_in_a_world_of_one_trains_on_the_gpu(tmp_path: Path) -> None:
         "from core.distributed.session import DistributedSession\n"
         "f = DistributedSession(RunConfig(device='cuda', model='resnet18', batch_size=128, max_steps=20),\n"
         "                       RankContext(0, 1, 0)).run()\n"
-        "print(json.dumps([f.status, f.summary.world_size, f.summary.ranks[0]['device']]))\n")
+        "print(json.dumps([f.status, f.summary.world_size, f.summary.ranks[0]['device']]))\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == ["completed", 1, "cuda:0"]

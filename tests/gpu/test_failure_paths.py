@@ -25,8 +25,17 @@ TRAIN = 50_000  # CIFAR-10's size: its per-epoch buffers are the ~155 MB once co
 
 def run(**overrides: object) -> tuple[RunFinished, list[object]]:
     events: list[object] = []
-    config = RunConfig(**{"device": "cuda:0", "model": "tiny-cnn", "synthetic_samples": TRAIN, "batch_size": 256,
-                          "max_steps": 20, "report_interval": 0.05, **overrides})  # type: ignore[arg-type]
+    config = RunConfig(
+        **{
+            "device": "cuda:0",
+            "model": "tiny-cnn",
+            "synthetic_samples": TRAIN,
+            "batch_size": 256,
+            "max_steps": 20,
+            "report_interval": 0.05,
+            **overrides,
+        }
+    )  # type: ignore[arg-type]
     return TrainingSession(config, [events.append]).run(), events
 
 

@@ -13,17 +13,21 @@ from core.engine.session import TrainingSession
 
 pytestmark = pytest.mark.gpu
 
-BASE = RunConfig(device="cuda:0", model="resnet18", synthetic_samples=4096, batch_size=256, max_steps=12,
-                 report_interval=0.05)
+BASE = RunConfig(
+    device="cuda:0", model="resnet18", synthetic_samples=4096, batch_size=256, max_steps=12, report_interval=0.05
+)
 
 
-@pytest.mark.parametrize("changes", [
-    {"amp": "bf16", "channels_last": True, "placement": "resident"},
-    {"amp": "fp16", "fused_optimizer": True},
-    {"amp": "fp16", "fused_optimizer": False},
-    {"cudnn_benchmark": True},
-    {"compile": True, "amp": "bf16"},
-])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"amp": "bf16", "channels_last": True, "placement": "resident"},
+        {"amp": "fp16", "fused_optimizer": True},
+        {"amp": "fp16", "fused_optimizer": False},
+        {"cudnn_benchmark": True},
+        {"compile": True, "amp": "bf16"},
+    ],
+)
 def test_each_fast_path_trains_on_cuda(changes: dict) -> None:
     finished = TrainingSession(BASE.replace(**changes)).run()
     assert finished.status == "completed", finished.message

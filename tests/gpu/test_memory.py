@@ -43,8 +43,9 @@ MiB, GiB = 2**20, 2**30
 LIMIT = 2 * GiB
 # resnet18 (CIFAR stem) keeps several MB of activations per 32x32 image: 4096 images need far more than 2 GiB
 TOO_BIG = 4096
-RESNET = RunConfig(device="cuda:0", model="resnet18", synthetic_samples=TOO_BIG, batch_size=TOO_BIG, max_steps=3,
-                   report_interval=0.05)
+RESNET = RunConfig(
+    device="cuda:0", model="resnet18", synthetic_samples=TOO_BIG, batch_size=TOO_BIG, max_steps=3, report_interval=0.05
+)
 
 
 def run(config: RunConfig, **kwargs: object) -> tuple[RunFinished, list[object]]:
@@ -140,9 +141,29 @@ def test_the_finders_answer_really_fits(two_gib_gpu: int) -> None:
 def test_a_snapshot_saved_by_the_cli_loads_and_has_segments(tmp_path: Path) -> None:
     target = tmp_path / "snapshot.pickle"
     result = subprocess.run(
-        [sys.executable, "-m", "core", "run", "--device", "cuda:0", "--model", "tiny-cnn", "--synthetic-samples",
-         "256", "--batch-size", "32", "--max-steps", "3", "--memory-snapshot", str(target)],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        [
+            sys.executable,
+            "-m",
+            "core",
+            "run",
+            "--device",
+            "cuda:0",
+            "--model",
+            "tiny-cnn",
+            "--synthetic-samples",
+            "256",
+            "--batch-size",
+            "32",
+            "--max-steps",
+            "3",
+            "--memory-snapshot",
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
     assert result.returncode == 0, result.stderr
     with target.open("rb") as f:
         snapshot = pickle.load(f)
@@ -155,9 +176,13 @@ def test_a_snapshot_saved_by_the_cli_loads_and_has_segments(tmp_path: Path) -> N
 def test_a_snapshot_requested_mid_run_is_saved_and_loads(tmp_path: Path) -> None:
     target = tmp_path / "mid_run.pickle"
     events: list[object] = []
-    session = TrainingSession(RunConfig(device="cuda:0", model="tiny-cnn", synthetic_samples=256, batch_size=32,
-                                        max_steps=5, report_interval=0.01),
-                              [events.append], record_memory_history=True)
+    session = TrainingSession(
+        RunConfig(
+            device="cuda:0", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=5, report_interval=0.01
+        ),
+        [events.append],
+        record_memory_history=True,
+    )
 
     def save_after_step_1(event: object) -> None:
         if isinstance(event, MemoryBreakdown) and event.step == 1:
@@ -183,8 +208,17 @@ def test_a_cache_clear_while_paused_mid_run_gives_the_cache_back() -> None:
     steps_per_epoch = 8
     events: list[object] = []
     paused, cleared = threading.Event(), threading.Event()
-    session = TrainingSession(RunConfig(device="cuda:0", model="tiny-cnn", synthetic_samples=32 * steps_per_epoch,
-                                        batch_size=32, epochs=2, report_interval=0.01), [events.append])
+    session = TrainingSession(
+        RunConfig(
+            device="cuda:0",
+            model="tiny-cnn",
+            synthetic_samples=32 * steps_per_epoch,
+            batch_size=32,
+            epochs=2,
+            report_interval=0.01,
+        ),
+        [events.append],
+    )
 
     def steer(event: object) -> None:  # runs in the session's thread, before its next step boundary
         if isinstance(event, EpochStarted) and event.epoch == 2:
@@ -258,8 +292,17 @@ TINY_CNN_PARAMS_BYTES = TINY_CNN_GRADS_BYTES + 2 * (32 + 64 + 128) * 4 + 3 * 8  
 
 
 def test_the_allocator_breakdown_counts_only_device_tensors() -> None:
-    finished, events = run(RunConfig(device="cuda:0", model="tiny-cnn", synthetic_samples=256, batch_size=32,
-                                     max_steps=3, optimizer="adamw", report_interval=0.01))
+    finished, events = run(
+        RunConfig(
+            device="cuda:0",
+            model="tiny-cnn",
+            synthetic_samples=256,
+            batch_size=32,
+            max_steps=3,
+            optimizer="adamw",
+            report_interval=0.01,
+        )
+    )
     assert finished.status == "completed", finished.message
     b = of_type(events, MemoryBreakdown)[0]
     assert b.method == "allocator"

@@ -25,14 +25,7 @@ import torch
 
 from core.config.run_config import RunConfig
 from core.engine.session import TrainingSession
-from core.run.events import (
-    EpochEnded,
-    EpochStarted,
-    MemoryBreakdown,
-    RunFinished,
-    RunStarted,
-    StepsReported,
-)
+from core.run.events import EpochEnded, EpochStarted, MemoryBreakdown, RunFinished, RunStarted, StepsReported
 
 SYNC_WARNING = "called a synchronizing CUDA operation"
 # syncs a window may hold, by the event that closes it: the loss fetch of a report, the validation fetch
@@ -65,11 +58,14 @@ class SyncWatch:
         self._seen = len(caught)
 
     def __call__(self, event: object) -> None:
-        new = [w for w in self.caught[self._seen:] if SYNC_WARNING in str(w.message)]
+        new = [w for w in self.caught[self._seen :] if SYNC_WARNING in str(w.message)]
         self._seen = len(self.caught)
         if self.active:
-            self.windows.append(Window(type(event).__name__, getattr(event, "step", None),
-                                       tuple(f"{w.filename}:{w.lineno}" for w in new)))
+            self.windows.append(
+                Window(
+                    type(event).__name__, getattr(event, "step", None), tuple(f"{w.filename}:{w.lineno}" for w in new)
+                )
+            )
         if isinstance(event, (RunStarted, EpochStarted)) and not self.active:
             self.set_mode("warn")
             self.active = True
@@ -85,8 +81,11 @@ class SyncWatch:
 
     def describe(self) -> str:
         """The windows over their allowance, with the calls that synced: what a failure should show."""
-        lines = [f"{w.closed_by} at step {w.step}: {len(w.syncs)} syncs (allowed {ALLOWED.get(w.closed_by, 0)}) "
-                 f"from {sorted(set(w.syncs))}" for w in self.excessive()]
+        lines = [
+            f"{w.closed_by} at step {w.step}: {len(w.syncs)} syncs (allowed {ALLOWED.get(w.closed_by, 0)}) "
+            f"from {sorted(set(w.syncs))}"
+            for w in self.excessive()
+        ]
         return "host syncs inside training steps:\n" + "\n".join(lines[:20])
 
 
@@ -96,8 +95,9 @@ def of_type(events: list[object], kind: type) -> list:
 
 # --- the bookkeeping, on the CPU --------------------------------------------------------------------------
 
-CPU = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=20,
-                report_interval=0.01)  # 8 steps an epoch: epochs 1 and 2 whole, 4 steps of epoch 3
+CPU = RunConfig(
+    device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=20, report_interval=0.01
+)  # 8 steps an epoch: epochs 1 and 2 whole, 4 steps of epoch 3
 
 
 def fake_syncs(on: dict[type, int]) -> Callable[[object], None]:
@@ -167,10 +167,20 @@ def test_unrelated_warnings_are_not_syncs() -> None:
 # --- on CUDA ----------------------------------------------------------------------------------------------
 
 STEPS, BATCH = 300, 64
-SYNC_RUN = RunConfig(device="cuda:0", model="tiny-cnn", dataset="synthetic", synthetic_samples=100 * BATCH,
-                     batch_size=BATCH, max_steps=STEPS, report_interval=0.1)  # 100 steps an epoch: 3 epochs
-CASES = [pytest.param(placement, amp, "sgd", id=f"{placement}-{amp}")
-         for placement in ("stream", "resident") for amp in ("off", "bf16", "fp16")] + [
+SYNC_RUN = RunConfig(
+    device="cuda:0",
+    model="tiny-cnn",
+    dataset="synthetic",
+    synthetic_samples=100 * BATCH,
+    batch_size=BATCH,
+    max_steps=STEPS,
+    report_interval=0.1,
+)  # 100 steps an epoch: 3 epochs
+CASES = [
+    pytest.param(placement, amp, "sgd", id=f"{placement}-{amp}")
+    for placement in ("stream", "resident")
+    for amp in ("off", "bf16", "fp16")
+] + [
     pytest.param("resident", "fp16", "adamw", id="resident-fp16-adamw"),
     pytest.param("stream", "off", "adamw", id="stream-off-adamw"),
 ]
@@ -181,8 +191,11 @@ def fused_unsupported(optimizer: str) -> str | None:
     per-step `.item()`), or None when it can."""
     param = torch.zeros(8, device="cuda:0", requires_grad=True)
     try:
-        opt = (torch.optim.SGD([param], lr=0.1, momentum=0.9, fused=True) if optimizer == "sgd"
-               else torch.optim.AdamW([param], lr=0.1, fused=True))
+        opt = (
+            torch.optim.SGD([param], lr=0.1, momentum=0.9, fused=True)
+            if optimizer == "sgd"
+            else torch.optim.AdamW([param], lr=0.1, fused=True)
+        )
         if not getattr(opt, "_step_supports_amp_scaling", False):
             return f"torch {torch.__version__}: fused {optimizer} does not take GradScaler's inf check"
         scaler = torch.amp.GradScaler("cuda")

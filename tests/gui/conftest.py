@@ -99,8 +99,6 @@ def running_qthreads():
     return _running_qthreads
 
 
-
-
 @pytest.fixture
 def chinese(tmp_path, qapp):
     installed = i18n.install(i18n.CHINESE, cache=tmp_path / "qm", system=QLocale("zh_CN"))
@@ -110,20 +108,24 @@ def chinese(tmp_path, qapp):
     QLocale.setDefault(QLocale.system())
 
 
-
-
 @pytest.fixture
 def batches_above_16_run_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.engine.recipe, "build_model",
-                        lambda name, classes, channels: OutOfMemoryAbove(build_model(name, classes, channels), 16))
+    monkeypatch.setattr(
+        core.engine.recipe,
+        "build_model",
+        lambda name, classes, channels: OutOfMemoryAbove(build_model(name, classes, channels), 16),
+    )
+
 
 @pytest.fixture
 def fast_trials(monkeypatch: pytest.MonkeyPatch) -> Callable[[int, int], LinearMemory]:
     """The finder tab searches with an injected measure instead of real trials (seconds each)."""
+
     def install(fixed: int, per_sample: int) -> LinearMemory:
         memory = LinearMemory(fixed, per_sample)
-        monkeypatch.setattr(core.finder.search, "find_batch_size",
-                            functools.partial(core.finder.search.find_batch_size, measure=memory))
+        monkeypatch.setattr(
+            core.finder.search, "find_batch_size", functools.partial(core.finder.search.find_batch_size, measure=memory)
+        )
         return memory
 
     return install

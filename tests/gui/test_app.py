@@ -19,8 +19,9 @@ QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "gui")
 def test_screenshot_mode_rejects_bad_options_with_exit_code_2(capsys, tmp_path):
     path = tmp_path / "x.png"
     assert main(["--screenshot", str(path), "--steps", "0"]) == 2
-    assert capsys.readouterr().err == ("gpu-train-monitor: error: --steps: must be an integer from 1 to "
-                                       "100000000, got 0\n")
+    assert capsys.readouterr().err == (
+        "gpu-train-monitor: error: --steps: must be an integer from 1 to 100000000, got 0\n"
+    )
     assert main(["--screenshot", str(path), "--steps", "100000001"]) == 2  # --steps, the option typed
     assert capsys.readouterr().err.startswith("gpu-train-monitor: error: --steps: must be an integer from 1")
     assert main(["--screenshot", str(path), "--batch-size", "0"]) == 2
@@ -44,8 +45,23 @@ def test_models_subcommand_goes_to_the_cli(capsys):
 
 def test_run_subcommand_trains_headless(capsys, tmp_path):
     summary = tmp_path / "summary.json"
-    code = main(["run", "--model", "tiny-cnn", "--device", "cpu", "--synthetic-samples", "256", "--batch-size", "64",
-                 "--max-steps", "2", "--summary-json", str(summary)])
+    code = main(
+        [
+            "run",
+            "--model",
+            "tiny-cnn",
+            "--device",
+            "cpu",
+            "--synthetic-samples",
+            "256",
+            "--batch-size",
+            "64",
+            "--max-steps",
+            "2",
+            "--summary-json",
+            str(summary),
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, out + err
     assert "status      completed" in out
@@ -64,15 +80,22 @@ def test_no_core_module_imports_qt_even_inside_a_function():
     offenders = []
     for path in sorted((REPO / "core").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in QT_MODULES]
     assert offenders == []
 
 
 def test_screenshot_path_is_checked_before_a_window_opens(capsys, tmp_path):
     assert main(["--screenshot", str(tmp_path), "--steps", "1"]) == 2
-    assert capsys.readouterr().err == f"gpu-train-monitor: error: --screenshot: {tmp_path} is a folder; give a file name\n"
+    assert (
+        capsys.readouterr().err == f"gpu-train-monitor: error: --screenshot: {tmp_path} is a folder; give a file name\n"
+    )
     assert main(["--screenshot", str(tmp_path / "missing" / "x.png")]) == 2
     assert "--screenshot: the folder for" in capsys.readouterr().err
     assert main(["--screenshot", "/proc/x.png"]) == 2  # nothing can be created there, not even by root
@@ -83,8 +106,10 @@ def test_a_screenshot_over_the_run_store_is_refused_and_the_store_kept(capsys, t
     store = tmp_path / "v.db"
     store.write_bytes(b"the runs")
     assert main(["--runs-db", str(store), "--screenshot", str(store), "--steps", "1"]) == 2
-    assert capsys.readouterr().err == (f"gpu-train-monitor: error: --screenshot: {store} is the same file as "
-                                       "--runs-db (the run store); give another path\n")
+    assert capsys.readouterr().err == (
+        f"gpu-train-monitor: error: --screenshot: {store} is the same file as "
+        "--runs-db (the run store); give another path\n"
+    )
     assert store.read_bytes() == b"the runs"
 
 
@@ -104,13 +129,13 @@ def test_a_screenshot_of_an_unknown_comparison_exits_2_naming_the_offer(window, 
     monkeypatch.setattr(screenshot, "follow_run", lambda *args: None)  # nothing is saved: no timer left behind
     exits: list[int] = []
     path = tmp_path / "no.png"
-    driver = screenshot.ScreenshotDriver(window, SimpleNamespace(exit=exits.append), str(path), FAST, "CPU vs TPU",
-                                         [0])
+    driver = screenshot.ScreenshotDriver(window, SimpleNamespace(exit=exits.append), str(path), FAST, "CPU vs TPU", [0])
     driver.start()  # what the app does once torch is ready
     assert exits == [2]
     err = capsys.readouterr().err
-    assert "gpu-train-monitor: error: --compare: no ready-made comparison 'CPU vs TPU' here; this machine " \
-           "offers: " in err
+    assert (
+        "gpu-train-monitor: error: --compare: no ready-made comparison 'CPU vs TPU' here; this machine offers: " in err
+    )
     assert "stream vs resident" in err
     assert not window.controller.running and not window.isVisible()
     assert not path.exists()

@@ -27,8 +27,9 @@ def test_assets_are_found_in_this_environment():
 
 def test_assets_are_found_from_a_plain_source_checkout():
     # -S: no site-packages, so no installed or editable copy of the project: only the checkout on sys.path
-    result = subprocess.run([sys.executable, "-S", "-c", PRINT_ASSETS_DIR], cwd=REPO, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", PRINT_ASSETS_DIR], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert Path(result.stdout.strip()) == REPO / "assets"
 
@@ -72,8 +73,12 @@ def test_the_built_wheel_carries_the_assets_and_finds_them(tmp_path):
     for folder in ("core", "gui", "assets"):
         shutil.copytree(REPO / folder, source / folder, ignore=ignore)
     dist = tmp_path / "dist"
-    result = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist),
-                             str(source)], capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     wheels = list(dist.glob("gpu_train_monitor-*.whl"))
     assert len(wheels) == 1
@@ -89,7 +94,13 @@ def test_the_built_wheel_carries_the_assets_and_finds_them(tmp_path):
 
     # installed from the wheel (no checkout on the path): the assets come from the package
     env = {**os.environ, "PYTHONPATH": str(site)}
-    found = subprocess.run([sys.executable, "-S", "-c", PRINT_ASSETS_DIR], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=60)
+    found = subprocess.run(
+        [sys.executable, "-S", "-c", PRINT_ASSETS_DIR],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert found.returncode == 0, found.stderr
     assert Path(found.stdout.strip()) == site / "gui" / "assets"

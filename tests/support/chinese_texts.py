@@ -37,17 +37,89 @@ RUN_TIMEOUT_MS = 60_000
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-/:]*")
 
 PRODUCT_WORDS = {
-    "GPU", "GPUs", "CPU", "CUDA", "MPS", "NVML", "NVIDIA", "AMP", "PyTorch", "torch", "torchvision", "cuDNN",
-    "SQLite", "TensorBoard", "CSV", "JSON", "PNG", "SVG", "Qt", "PySide6", "pyqtgraph", "Python", "ID", "RSS",
-    "MB", "GB", "TB", "kB", "B", "MiB", "GiB", "ms", "s", "x", "English", "DDP", "NCCL", "gloo", "OOM", "BatchNorm",
-    "SyncBatchNorm", "EMA", "ETA", "pytorch.org", "memory_viz", "empty_cache", "pin_memory", "non_blocking",
-    "channels_last", "torch.compile", "cuda", "cpu", "mps", "ImageNet", "CIFAR-10", "MNIST", "Fashion-MNIST",
-    "ResNet", "nvidia-smi", "Ctrl", "Esc", "bf16", "fp16", "fp32", "tf32", "lr", "Adam", "AdamW", "SGD",
-    "Triton", "DataLoader", "CIFAR", "cuBLAS", "airbench", "Linux", "macOS", "Windows", "Xvfb",
+    "GPU",
+    "GPUs",
+    "CPU",
+    "CUDA",
+    "MPS",
+    "NVML",
+    "NVIDIA",
+    "AMP",
+    "PyTorch",
+    "torch",
+    "torchvision",
+    "cuDNN",
+    "SQLite",
+    "TensorBoard",
+    "CSV",
+    "JSON",
+    "PNG",
+    "SVG",
+    "Qt",
+    "PySide6",
+    "pyqtgraph",
+    "Python",
+    "ID",
+    "RSS",
+    "MB",
+    "GB",
+    "TB",
+    "kB",
+    "B",
+    "MiB",
+    "GiB",
+    "ms",
+    "s",
+    "x",
+    "English",
+    "DDP",
+    "NCCL",
+    "gloo",
+    "OOM",
+    "BatchNorm",
+    "SyncBatchNorm",
+    "EMA",
+    "ETA",
+    "pytorch.org",
+    "memory_viz",
+    "empty_cache",
+    "pin_memory",
+    "non_blocking",
+    "channels_last",
+    "torch.compile",
+    "cuda",
+    "cpu",
+    "mps",
+    "ImageNet",
+    "CIFAR-10",
+    "MNIST",
+    "Fashion-MNIST",
+    "ResNet",
+    "nvidia-smi",
+    "Ctrl",
+    "Esc",
+    "bf16",
+    "fp16",
+    "fp32",
+    "tf32",
+    "lr",
+    "Adam",
+    "AdamW",
+    "SGD",
+    "Triton",
+    "DataLoader",
+    "CIFAR",
+    "cuBLAS",
+    "airbench",
+    "Linux",
+    "macOS",
+    "Windows",
+    "Xvfb",
 }
 
 # choices that are words, not names: the window says them in the user's language (the config keeps them)
 WORD_CHOICES = {"auto", "off", "synthetic", "stream", "resident", "stop", "shrink"}
+
 
 def allowed_words() -> set[str]:
     words = set(PRODUCT_WORDS) | set(available_models())
@@ -58,6 +130,7 @@ def allowed_words() -> set[str]:
     words.update(PRESETS)
     words.update(f.name for f in dataclasses.fields(RunSummary))  # a stored run's summary, by its JSON keys
     return {w.lower() for w in words}
+
 
 def machine_names() -> list[str]:
     """The names this machine gives its devices and itself, longest first: the CPU's product name (inside the
@@ -70,6 +143,7 @@ def machine_names() -> list[str]:
         else:
             names.add(device.name)
     return sorted((name for name in names if name.strip()), key=len, reverse=True)
+
 
 def english_words(text: str, allowed: set[str], machine: list[str] | None = None) -> list[str]:
     """The English words of `text` a Chinese reader would trip over (identifiers and units are fine), the
@@ -85,11 +159,13 @@ def english_words(text: str, allowed: set[str], machine: list[str] | None = None
     found = []
     for word in WORD.findall(text):
         bare = word.strip(".-+_:/")
-        if (len(bare) < 2 or bare.lower() in allowed or any(c.isdigit() for c in bare)
-                or any(c in bare for c in "_.:/")):  # identifiers: nn.Module, package.module:factory
+        if (
+            len(bare) < 2 or bare.lower() in allowed or any(c.isdigit() for c in bare) or any(c in bare for c in "_.:/")
+        ):  # identifiers: nn.Module, package.module:factory
             continue
         found.append(bare)
     return found
+
 
 def _plot_texts(plot: pg.PlotItem) -> list[tuple[str, str]]:
     texts = [("plot title", plot.titleLabel.text or "")]
@@ -101,6 +177,7 @@ def _plot_texts(plot: pg.PlotItem) -> list[tuple[str, str]]:
     if legend is not None:
         texts += [("legend", label.text) for _, label in legend.items]
     return texts
+
 
 def visible_texts(root: QWidget) -> list[tuple[str, str]]:
     """(where, text) for every text the user can read in `root`, its children and its menus."""
@@ -119,11 +196,15 @@ def visible_texts(root: QWidget) -> list[tuple[str, str]]:
             texts.append((f"{where} placeholder", widget.placeholderText()))
         elif isinstance(widget, QComboBox):
             texts += [(f"{where} item", widget.itemText(i)) for i in range(widget.count())]
-            texts += [(f"{where} item tooltip", str(widget.itemData(i, Qt.ItemDataRole.ToolTipRole) or ""))
-                      for i in range(widget.count())]
+            texts += [
+                (f"{where} item tooltip", str(widget.itemData(i, Qt.ItemDataRole.ToolTipRole) or ""))
+                for i in range(widget.count())
+            ]
         elif isinstance(widget, QAbstractSpinBox):
-            texts += [(f"{where} suffix", getattr(widget, "suffix", lambda: "")()),
-                      (f"{where} special value", widget.specialValueText())]
+            texts += [
+                (f"{where} suffix", getattr(widget, "suffix", lambda: "")()),
+                (f"{where} special value", widget.specialValueText()),
+            ]
         elif isinstance(widget, QTabWidget):
             texts += [(f"{where} tab", widget.tabText(i)) for i in range(widget.count())]
             texts += [(f"{where} tab tooltip", widget.tabToolTip(i)) for i in range(widget.count())]
@@ -132,8 +213,10 @@ def visible_texts(root: QWidget) -> list[tuple[str, str]]:
             texts.append((f"{where} placeholder", widget.placeholderText()))
         elif isinstance(widget, QAbstractItemView) and widget.model() is not None:
             model = widget.model()
-            texts += [(f"{where} header", str(model.headerData(c, Qt.Orientation.Horizontal) or ""))
-                      for c in range(model.columnCount())]
+            texts += [
+                (f"{where} header", str(model.headerData(c, Qt.Orientation.Horizontal) or ""))
+                for c in range(model.columnCount())
+            ]
         elif isinstance(widget, pg.PlotWidget):
             texts += [(f"{where} {what}", text) for what, text in _plot_texts(widget.getPlotItem())]
         elif isinstance(widget, pg.GraphicsLayoutWidget):
@@ -145,15 +228,23 @@ def visible_texts(root: QWidget) -> list[tuple[str, str]]:
         menu = menus.pop()
         texts.append(("menu", menu.title()))
         for action in menu.actions():
-            texts += [("menu action", action.text()), ("menu action tooltip", action.toolTip()
-                      if action.toolTip() != action.text().replace("&", "") else "")]
+            texts += [
+                ("menu action", action.text()),
+                ("menu action tooltip", action.toolTip() if action.toolTip() != action.text().replace("&", "") else ""),
+            ]
             if action.menu() is not None:
                 menus.append(action.menu())
     for menu in root.findChildren(QMenu):
         texts += [("context menu action", action.text()) for action in menu.actions()]
     return [(where, text) for where, text in texts if text and text.strip()]
 
+
 def english_in(root: QWidget) -> list[str]:
     allowed, machine = allowed_words(), machine_names()
-    return sorted({f"{where}: {text!r} ({', '.join(words)})" for where, text in visible_texts(root)
-                   if (words := english_words(text, allowed, machine))})
+    return sorted(
+        {
+            f"{where}: {text!r} ({', '.join(words)})"
+            for where, text in visible_texts(root)
+            if (words := english_words(text, allowed, machine))
+        }
+    )

@@ -11,12 +11,12 @@ import os
 import subprocess
 import sys
 
-
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256"]
 
+
 def cli(*args: str, timeout: float = 120, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command(*args), capture_output=True, text=True, timeout=timeout, env=ENV,
-                          **kwargs)  # type: ignore[call-overload]
+    return subprocess.run(command(*args), capture_output=True, text=True, timeout=timeout, env=ENV, **kwargs)  # type: ignore[call-overload]
+
 
 def cli_in_process(*args: str) -> subprocess.CompletedProcess[str]:
     """`gpu-train-monitor ARGS` run by `main()` in this process: its exit code and what it printed, as `cli` gives
@@ -47,10 +47,9 @@ def user_error_line(result: subprocess.CompletedProcess[str], *expected: str) ->
     return line
 
 
-
-
 # One compute thread per child: the suite runs on small shared machines, where torch's threads would fight.
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
 
 def command(*args: str) -> list[str]:
     return [sys.executable, "-m", "core", *args]

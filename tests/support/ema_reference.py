@@ -12,6 +12,6 @@ def reference(losses: list[float], alpha: float) -> list[float]:
         if math.isfinite(x):
             count += 1
             raw = alpha * raw + (1 - alpha) * x
-            last = raw / (1 - alpha ** count) if alpha > 0 else raw
+            last = raw / (1 - alpha**count) if alpha > 0 else raw
         out.append(last)
     return out

@@ -11,8 +11,9 @@ from core.config.run_config import RunConfig
 
 # a run that ends by itself after a few steps (tiny-cnn on the CPU: under a second); tests that need a run
 # going use ENDLESS, so FAST only has to finish, with a report or two on the way
-FAST = RunConfig(model="tiny-cnn", device="cpu", synthetic_samples=512, batch_size=32, max_steps=6,
-                 report_interval=0.02)
+FAST = RunConfig(
+    model="tiny-cnn", device="cpu", synthetic_samples=512, batch_size=32, max_steps=6, report_interval=0.02
+)
 # a run that does not end by itself within a test: it has to be paused or stopped
 ENDLESS = FAST.replace(max_steps=None, epochs=10_000)
 

@@ -21,6 +21,7 @@ class OutOfMemoryAbove(nn.Module):
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 512.00 MiB.")
         return self.inner(x)
 
+
 class LinearMemory:
     """A fast stand-in for real trials: peak = fixed + per_sample * batch."""
 

@@ -9,11 +9,10 @@ import subprocess
 import sys
 
 
-
 def start(*args: str, python_options: tuple[str, ...] = (), **kwargs: object) -> subprocess.Popen[str]:
     kwargs = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kwargs}
-    return subprocess.Popen([sys.executable, *python_options, "-m", "core", *args], text=True, env=ENV,
-                            **kwargs)  # type: ignore[call-overload]
+    return subprocess.Popen([sys.executable, *python_options, "-m", "core", *args], text=True, env=ENV, **kwargs)  # type: ignore[call-overload]
+
 
 def wait_for_line(process: subprocess.Popen[str], pattern: str) -> list[str]:
     """stderr lines up to and including the first that matches `pattern` (fails at EOF)."""
@@ -26,11 +25,10 @@ def wait_for_line(process: subprocess.Popen[str], pattern: str) -> list[str]:
         if re.search(pattern, line):
             return lines
 
+
 def finish(process: subprocess.Popen[str]) -> tuple[str, str]:
     stdout, stderr = process.communicate(timeout=WAIT_S)
     return stdout or "", stderr
-
-
 
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}

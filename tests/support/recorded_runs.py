@@ -24,6 +24,7 @@ def record_run(path: Path, **overrides: object) -> tuple[int, list[Event]]:
     assert recorder.problem is None and recorder.run_id is not None
     return recorder.run_id, events
 
+
 def record_resumed_nan_run(path: Path, events: list[Event]) -> int:
     """Record, from a real run's events, a run that reports steps 1..4 one by one, is killed, resumed from step 2,
     then reports steps 3-4 (loss 1.5, NaN) in one report and step 5 (inf) in another."""
@@ -51,8 +52,6 @@ def record_resumed_nan_run(path: Path, events: list[Event]) -> int:
     return recorder.run_id
 
 
-
-
 def another_programs_database(path: Path) -> str:
     """Another program's SQLite file that looks like an old store of ours (user_version 1, a table `runs`);
     returns its sha256."""
@@ -63,8 +62,6 @@ def another_programs_database(path: Path) -> str:
     db.commit()
     db.close()
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)

@@ -15,8 +15,9 @@ from core.store.recorder import RunRecorder
 
 ROOT = Path(__file__).resolve().parents[2]
 # a run of a second on the CPU: tiny-cnn, a few hundred synthetic images
-SHORT = RunConfig(model="tiny-cnn", device="cpu", synthetic_samples=256, batch_size=32, max_steps=12,
-                  report_interval=0.02)
+SHORT = RunConfig(
+    model="tiny-cnn", device="cpu", synthetic_samples=256, batch_size=32, max_steps=12, report_interval=0.02
+)
 
 
 def record_run(path: Path, config: RunConfig = SHORT) -> int:
@@ -36,10 +37,30 @@ def start_cli_run(path: Path, max_steps: int = 400) -> subprocess.Popen:
     progress bar) goes to cli.log beside the store: a pipe nobody reads would fill and stop the run."""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     with open(path.parent / "cli.log", "wb") as log:
-        return subprocess.Popen([sys.executable, "-m", "core", "run", "--model", "tiny-cnn", "--device", "cpu",
-                                 "--max-steps", str(max_steps), "--synthetic-samples", "512", "--batch-size", "16",
-                                 "--runs-db", str(path)],
-                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "core",
+                "run",
+                "--model",
+                "tiny-cnn",
+                "--device",
+                "cpu",
+                "--max-steps",
+                str(max_steps),
+                "--synthetic-samples",
+                "512",
+                "--batch-size",
+                "16",
+                "--runs-db",
+                str(path),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def cli_output(path: Path) -> str:

@@ -31,10 +31,11 @@ CORE = Path(__file__).resolve().parents[3] / "core"
 CLI_ONLY = {
     "cli/main.py": "the headless CLI's parser and dispatch",
     "cli/run_command.py": "the `run` subcommand, and the entry point of a data-parallel run's rank processes "
-                          "(launched by the CLI or the window, which reads their reports, not these errors)",
+    "(launched by the CLI or the window, which reads their reports, not these errors)",
     "cli/runs_command.py": "the `runs` subcommand",
     "cli/compare_command.py": "the `compare` subcommand",
-    "cli/options.py": "argparse options: --resume, --checkpoint-* and --preset checks, printed before any window exists",
+    "cli/options.py": "argparse options: --resume, --checkpoint-* and --preset checks, printed before any window "
+    "exists",
 }
 # Files that rebuild a `Message` from a template stored earlier (pickle, JSON): the template was a literal where
 # the `Message` was made.
@@ -71,16 +72,30 @@ def test_a_validation_error_keeps_its_field_and_a_message_detail_that_renders_th
     assert isinstance(message_of(error), Message) and rerender(message_of(error)) == str(error)
 
 
-@pytest.mark.parametrize("changes, field, text", [
-    ({"optimizer": "adam"}, "optimizer", "must be one of sgd, adamw, got 'adam'"),
-    ({"model": "net:"}, "model", "'net:' is not package.module:factory (e.g. mypackage.module:make_net or "
-                                 "path/to/file.py:make_net): no callable's name after the colon"),
-    ({"compile": "yes"}, "compile", "must be true or false, got 'yes'"),
-    ({"device": ""}, "device", "must be a non-empty string (device to train on: auto, cpu, cuda, cuda:N or mps), "
-                               "got ''"),
-    ({"nproc": 3, "batch_size": 128}, "batch_size", "128 does not split evenly over 3 processes; use a multiple of 3 "
-                                                    "(each process trains batch_size / nproc images a step)"),
-])
+@pytest.mark.parametrize(
+    "changes, field, text",
+    [
+        ({"optimizer": "adam"}, "optimizer", "must be one of sgd, adamw, got 'adam'"),
+        (
+            {"model": "net:"},
+            "model",
+            "'net:' is not package.module:factory (e.g. mypackage.module:make_net or "
+            "path/to/file.py:make_net): no callable's name after the colon",
+        ),
+        ({"compile": "yes"}, "compile", "must be true or false, got 'yes'"),
+        (
+            {"device": ""},
+            "device",
+            "must be a non-empty string (device to train on: auto, cpu, cuda, cuda:N or mps), got ''",
+        ),
+        (
+            {"nproc": 3, "batch_size": 128},
+            "batch_size",
+            "128 does not split evenly over 3 processes; use a multiple of 3 "
+            "(each process trains batch_size / nproc images a step)",
+        ),
+    ],
+)
 def test_config_errors_are_whole_templates_all_the_way_down(changes: dict, field: str, text: str) -> None:
     with pytest.raises(ConfigError) as caught:
         RunConfig(**changes)
@@ -93,8 +108,9 @@ def test_config_errors_are_whole_templates_all_the_way_down(changes: dict, field
 def test_the_range_of_every_field_is_a_message() -> None:
     assert describe_range("lr") == "a number from 1e-08 to 10"
     assert describe_range("lr").template == "a number from {minimum} to {maximum}"
-    assert describe_range("dataset") == ("one of synthetic, cifar10, mnist, fashion-mnist, imagefolder, or "
-                                         "package.module:factory")
+    assert describe_range("dataset") == (
+        "one of synthetic, cifar10, mnist, fashion-mnist, imagefolder, or package.module:factory"
+    )
     assert all(isinstance(describe_range(name), Message) for name in ("batch_size", "amp", "download", "data_dir"))
 
 
@@ -128,8 +144,9 @@ def test_a_warning_of_a_reader_reaches_the_run_log_as_a_message(tmp_path: Path) 
         _, _, notes = load_placed(config, torch.device("cpu"), 10**9)
     assert len(notes) == 1 and isinstance(notes[0], Message)
     assert notes[0] == f"image folder {tmp_path}: left out 1 entry: {tmp_path / 'cat' / 'broken.png'} (a broken link)"
-    assert marked(notes[0]) == (f"[image folder {tmp_path}: left out 1 entry: "
-                                f"[{tmp_path / 'cat' / 'broken.png'} ([a broken link])]]")
+    assert marked(notes[0]) == (
+        f"[image folder {tmp_path}: left out 1 entry: [{tmp_path / 'cat' / 'broken.png'} ([a broken link])]]"
+    )
 
 
 def test_lists_in_sentences_are_nested_messages_with_the_english_of_a_plain_join() -> None:
@@ -168,16 +185,26 @@ def _error_classes(trees: dict[Path, ast.Module]) -> set[str]:
     """UserError and every class of core/ that derives from it (however deep)."""
     names = {"UserError", "ConfigError", "DatasetError"}
     while True:
-        found = {node.name for tree in trees.values() for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-                 and any(isinstance(base, ast.Name) and base.id in names for base in node.bases)}
+        found = {
+            node.name
+            for tree in trees.values()
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef)
+            and any(isinstance(base, ast.Name) and base.id in names for base in node.bases)
+        }
         if found <= names:
             return names
         names |= found
 
 
 def _called(node: ast.Call) -> str | None:
-    return node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) \
+    return (
+        node.func.id
+        if isinstance(node.func, ast.Name)
+        else node.func.attr
+        if isinstance(node.func, ast.Attribute)
         else None
+    )
 
 
 def _plain_text(node: ast.AST) -> bool:
@@ -206,11 +233,16 @@ def test_no_user_error_in_core_is_raised_with_text_the_window_cannot_translate()
             if not isinstance(node, ast.Call) or _called(node) not in classes:
                 continue
             position = 1 if _called(node) == "ConfigError" else 0
-            text = node.args[position] if len(node.args) > position else next(
-                (keyword.value for keyword in node.keywords if keyword.arg in ("message", "detail")), None)
+            text = (
+                node.args[position]
+                if len(node.args) > position
+                else next((keyword.value for keyword in node.keywords if keyword.arg in ("message", "detail")), None)
+            )
             if text is not None and _plain_text(text):
                 flagged.append(f"{path.relative_to(CORE.parent)}:{node.lineno} {_called(node)}")
-    assert not flagged, "user errors with plain text (make the message a core.base.text.Message):\n" + "\n".join(flagged)
+    assert not flagged, "user errors with plain text (make the message a core.base.text.Message):\n" + "\n".join(
+        flagged
+    )
 
 
 def test_every_message_template_in_core_is_a_literal_whose_fields_are_the_values_given() -> None:

@@ -9,8 +9,9 @@ from core.base.text import Message, message_from_json, message_to_json
 
 def test_a_nested_message_survives_json_with_its_structure() -> None:
     inner = Message("at step {step}", step=7)
-    text = Message("out of memory {where} with batch size {batch_size}: {ratio:.2f}", where=inner, batch_size=256,
-                   ratio=0.5)
+    text = Message(
+        "out of memory {where} with batch size {batch_size}: {ratio:.2f}", where=inner, batch_size=256, ratio=0.5
+    )
     back = message_from_json(json.loads(json.dumps(message_to_json(text))))
     assert isinstance(back, Message) and back == text == "out of memory at step 7 with batch size 256: 0.50"
     assert back.template == text.template and back.params["batch_size"] == 256
@@ -58,16 +59,21 @@ def test_a_run_s_stored_message_comes_back_translatable(tmp_path):
     db = sqlite3.connect(path, isolation_level=None)
     migrate(db)
     for uid in ("u1", "u2"):
-        db.execute("INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
-                   "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
-                   f"VALUES ('{uid}', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'tiny-cnn', 'synthetic', 'cpu', 'CPU', "
-                   "'resident', 64, 2, 2, '{}', '{}')")
+        db.execute(
+            "INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
+            "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
+            f"VALUES ('{uid}', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'tiny-cnn', 'synthetic', 'cpu', 'CPU', "
+            "'resident', 64, 2, 2, '{}', '{}')"
+        )
     db.close()
     reason = Message("rank {rank} {how}", rank=1, how=Message("was killed by {signal}", signal="SIGKILL"))
     with RunStore(path) as store:
         store.record_failure("u1", reason)
         store.record_failure("u2", "plain English from an older launcher")
         first, second = sorted(store.list_runs(), key=lambda run: run.id)
-    assert isinstance(first.message, Message) and first.message == reason and first.message.params["how"].params == {
-        "signal": "SIGKILL"}
+    assert (
+        isinstance(first.message, Message)
+        and first.message == reason
+        and first.message.params["how"].params == {"signal": "SIGKILL"}
+    )
     assert second.message == "plain English from an older launcher" and not isinstance(second.message, Message)

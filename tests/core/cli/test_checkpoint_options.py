@@ -34,8 +34,9 @@ def saved_path(folder: Path) -> Path:
 def test_a_run_saves_a_checkpoint_where_max_steps_ends_it_and_says_so(first_run: tuple[Path, str]) -> None:
     folder, stderr = first_run
     path = saved_path(folder)
-    assert re.search(rf"checkpoint saved at step 5 \(the run ended mid-epoch\): {re.escape(str(path))} \(\S+ \S+\)",
-                     stderr), stderr
+    assert re.search(
+        rf"checkpoint saved at step 5 \(the run ended mid-epoch\): {re.escape(str(path))} \(\S+ \S+\)", stderr
+    ), stderr
 
 
 def test_resume_continues_the_run_to_its_new_length(first_run: tuple[Path, str]) -> None:
@@ -48,30 +49,37 @@ def test_resume_continues_the_run_to_its_new_length(first_run: tuple[Path, str])
     assert "checkpoint saved at step 16 (end of epoch 2)" in result.stderr
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--model", "resnet18"], ["--model: ", "a checkpoint of tiny-cnn trained on synthetic", "not resnet18"]),
-    (["--batch-size", "64"], ["--batch-size: ", "keeps its checkpoint's batch_size (32)"]),
-    (["--preset", "speedrun"], ["--preset: ", "leave --preset out"]),
-    ([], ["nothing to train", "step 5", "--epochs or --max-steps"]),
-])
-def test_a_resume_that_cannot_be_is_one_line_naming_the_option(first_run: tuple[Path, str], args: list[str],
-                                                              expected: list[str]) -> None:
-    user_error_line(cli_in_process("run", "--resume", str(saved_path(first_run[0])), *args, "--no-record"),
-                    *expected)
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--model", "resnet18"], ["--model: ", "a checkpoint of tiny-cnn trained on synthetic", "not resnet18"]),
+        (["--batch-size", "64"], ["--batch-size: ", "keeps its checkpoint's batch_size (32)"]),
+        (["--preset", "speedrun"], ["--preset: ", "leave --preset out"]),
+        ([], ["nothing to train", "step 5", "--epochs or --max-steps"]),
+    ],
+)
+def test_a_resume_that_cannot_be_is_one_line_naming_the_option(
+    first_run: tuple[Path, str], args: list[str], expected: list[str]
+) -> None:
+    user_error_line(cli_in_process("run", "--resume", str(saved_path(first_run[0])), *args, "--no-record"), *expected)
 
 
 def test_a_missing_or_malformed_checkpoint_is_one_line(tmp_path: Path) -> None:
-    user_error_line(cli_in_process("run", "--resume", str(tmp_path / "nope.pt")), "cannot read the checkpoint",
-                    "No such file")
+    user_error_line(
+        cli_in_process("run", "--resume", str(tmp_path / "nope.pt")), "cannot read the checkpoint", "No such file"
+    )
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"PK\x03\x04 not really a zip")
     user_error_line(cli_in_process("run", "--resume", str(junk)), f"{junk} is damaged or not a checkpoint")
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--checkpoint-every", "-1"], ["--checkpoint-every: must be 0 or more, got -1"]),
-    (["--checkpoint-keep", "-2"], ["--checkpoint-keep: must be 0 or more, got -2"]),
-])
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--checkpoint-every", "-1"], ["--checkpoint-every: must be 0 or more, got -1"]),
+        (["--checkpoint-keep", "-2"], ["--checkpoint-keep: must be 0 or more, got -2"]),
+    ],
+)
 def test_bad_checkpoint_options_are_refused_before_training(args: list[str], expected: list[str]) -> None:
     user_error_line(cli_in_process("run", *SMALL, *args), *expected)
 
@@ -79,22 +87,35 @@ def test_bad_checkpoint_options_are_refused_before_training(args: list[str], exp
 def test_a_checkpoint_dir_that_is_a_file_is_refused(tmp_path: Path) -> None:
     in_the_way = tmp_path / "file"
     in_the_way.write_text("")
-    user_error_line(cli_in_process("run", *SMALL, "--checkpoint-dir", str(in_the_way)), "--checkpoint-dir: ", "is a file")
+    user_error_line(
+        cli_in_process("run", *SMALL, "--checkpoint-dir", str(in_the_way)), "--checkpoint-dir: ", "is a file"
+    )
 
 
 def test_the_checkpoint_options_are_run_options_with_their_defaults() -> None:
     args = build_parser().parse_args(["run"])
-    assert (args.resume, args.checkpoint_epochs, args.checkpoint_every, args.checkpoint_dir, args.checkpoint_keep) \
-        == (None, True, 0, None, 2)
+    assert (args.resume, args.checkpoint_epochs, args.checkpoint_every, args.checkpoint_dir, args.checkpoint_keep) == (
+        None,
+        True,
+        0,
+        None,
+        2,
+    )
     assert build_parser().parse_args(["run", "--no-checkpoint-epochs"]).checkpoint_epochs is False
     helptext = build_parser()._subparsers._group_actions[0].choices["run"].format_help()  # type: ignore[union-attr]
-    for option in ("--resume PATH", "--checkpoint-every N", "--checkpoint-dir DIR", "--checkpoint-keep N",
-                   "--no-checkpoint-epochs"):
+    for option in (
+        "--resume PATH",
+        "--checkpoint-every N",
+        "--checkpoint-dir DIR",
+        "--checkpoint-keep N",
+        "--no-checkpoint-epochs",
+    ):
         assert option in helptext
 
 
-def test_resuming_a_checkpoint_of_your_own_model_asks_you_to_name_that_code(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resuming_a_checkpoint_of_your_own_model_asks_you_to_name_that_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """weights_only keeps pickled code out of a checkpoint; its config can still name a module to import: a
     resume runs that code only when the command line names it too."""
     from tests.support.user_code import MODELS
@@ -104,14 +125,28 @@ def test_resuming_a_checkpoint_of_your_own_model_asks_you_to_name_that_code(tmp_
     monkeypatch.setattr(sys, "path", list(sys.path))
     folder = tmp_path / "checkpoints"
     try:
-        first = cli_in_process("run", *SMALL, "--model", "mynets:small_net", "--max-steps", "3", "--checkpoint-dir",
-                               str(folder), "--no-record")
+        first = cli_in_process(
+            "run",
+            *SMALL,
+            "--model",
+            "mynets:small_net",
+            "--max-steps",
+            "3",
+            "--checkpoint-dir",
+            str(folder),
+            "--no-record",
+        )
         assert first.returncode == 0, first.stderr
         (path,) = folder.glob("*/step-3.pt")
-        user_error_line(cli_in_process("run", "--resume", str(path), "--max-steps", "5", "--no-record"),
-                        "--model: ", "trained with your own model mynets:small_net", "--model mynets:small_net")
-        resumed = cli_in_process("run", "--resume", str(path), "--max-steps", "5", "--model", "mynets:small_net",
-                                 "--no-record")
+        user_error_line(
+            cli_in_process("run", "--resume", str(path), "--max-steps", "5", "--no-record"),
+            "--model: ",
+            "trained with your own model mynets:small_net",
+            "--model mynets:small_net",
+        )
+        resumed = cli_in_process(
+            "run", "--resume", str(path), "--max-steps", "5", "--model", "mynets:small_net", "--no-record"
+        )
         assert resumed.returncode == 0, resumed.stderr
     finally:
         sys.modules.pop("mynets", None)  # this test's own module: another test may write one of that name
@@ -130,17 +165,39 @@ def recorded(capsys: pytest.CaptureFixture[str], store: Path, run_id: int) -> di
     return json.loads(capsys.readouterr().out)
 
 
-def test_a_branch_saves_its_own_checkpoints_and_leaves_the_original_runs_alone(capsys: pytest.CaptureFixture[str],
-                                                                               tmp_path: Path) -> None:
+def test_a_branch_saves_its_own_checkpoints_and_leaves_the_original_runs_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     folder, store = tmp_path / "D", tmp_path / "runs.db"
-    run_here(capsys, *SMALL, "--max-steps", "24", "--checkpoint-keep", "0", "--checkpoint-dir", str(folder),
-             "--runs-db", str(store))
+    run_here(
+        capsys,
+        *SMALL,
+        "--max-steps",
+        "24",
+        "--checkpoint-keep",
+        "0",
+        "--checkpoint-dir",
+        str(folder),
+        "--runs-db",
+        str(store),
+    )
     first = recorded(capsys, store, 1)
     original = {path: path.read_bytes() for path in (folder / first["run"]["uid"]).iterdir()}
     assert sorted(path.name for path in original) == ["step-16.pt", "step-24.pt", "step-8.pt"]
 
-    run_here(capsys, "--resume", str(folder / first["run"]["uid"] / "step-8.pt"), "--max-steps", "24",
-             "--placement", "stream", "--checkpoint-dir", str(folder), "--runs-db", str(store))
+    run_here(
+        capsys,
+        "--resume",
+        str(folder / first["run"]["uid"] / "step-8.pt"),
+        "--max-steps",
+        "24",
+        "--placement",
+        "stream",
+        "--checkpoint-dir",
+        str(folder),
+        "--runs-db",
+        str(store),
+    )
     assert {path: path.read_bytes() for path in (folder / first["run"]["uid"]).iterdir()} == original
     assert recorded(capsys, store, 1)["checkpoints"] == first["checkpoints"]  # run 1 still lists only its own
 

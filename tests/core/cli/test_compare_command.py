@@ -12,8 +12,18 @@ import pytest
 
 from tests.support.cli import cli_in_process
 
-FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32",
-        "--report-interval", "0.01"]
+FAST = [
+    "--device",
+    "cpu",
+    "--model",
+    "tiny-cnn",
+    "--synthetic-samples",
+    "256",
+    "--batch-size",
+    "32",
+    "--report-interval",
+    "0.01",
+]
 
 
 def compare(*args: str) -> subprocess.CompletedProcess[str]:
@@ -30,8 +40,9 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
 
 def test_two_cpu_configurations_race_and_the_ratio_is_their_throughputs(tmp_path: Path) -> None:
     out = tmp_path / "compare.json"
-    result = compare("--vs", "channels_last=false", "--vs", "channels_last=true", *FAST, "--max-steps", "16",
-                     "--json", str(out))
+    result = compare(
+        "--vs", "channels_last=false", "--vs", "channels_last=true", *FAST, "--max-steps", "16", "--json", str(out)
+    )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     data = json.loads(out.read_text())
@@ -81,10 +92,16 @@ def test_the_table_gives_no_ratio_column_for_a_difference_within_the_noise() -> 
     def run(index: int, label: str, rate: float, spread: tuple[float, float]) -> ContenderResult:
         return ContenderResult(index, label, {}, "completed", rate, spread, 2.0, 5, None, 1.0, 60, "", (2.0,), 10)
 
-    contenders = plan(RunConfig(device="cpu", batch_size=32, max_steps=60), [{"placement": "stream"},
-                                                                            {"placement": "resident"}])
-    result = conclude(contenders, [run(0, "stream", 128.0, (74.0, 182.0)), run(1, "resident", 112.0, (80.0, 155.0))],
-                      60, "tiny-cnn", False)
+    contenders = plan(
+        RunConfig(device="cpu", batch_size=32, max_steps=60), [{"placement": "stream"}, {"placement": "resident"}]
+    )
+    result = conclude(
+        contenders,
+        [run(0, "stream", 128.0, (74.0, 182.0)), run(1, "resident", 112.0, (80.0, 155.0))],
+        60,
+        "tiny-cnn",
+        False,
+    )
     table = comparison_table(result)
     assert "1.14x" not in table.replace("1.14x is within the noise", "")  # no winner's ratio in the column
     assert table.splitlines()[-1].startswith("no clear difference between stream and resident")

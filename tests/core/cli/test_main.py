@@ -24,23 +24,40 @@ from core.config.run_config import BOUNDS, RunConfig, option_name
 from core.device.devices import list_devices
 from tests.support.cli import FAST, cli, cli_in_process, user_error_line
 
-SUMMARY_KEYS = {"status", "steps", "samples", "wall_s", "samples_per_s", "loss_first", "loss_last", "val_accuracy",
-                "device", "device_name", "peak_allocated_bytes", "peak_reserved_bytes", "peak_rss_bytes", "config"}
+SUMMARY_KEYS = {
+    "status",
+    "steps",
+    "samples",
+    "wall_s",
+    "samples_per_s",
+    "loss_first",
+    "loss_last",
+    "val_accuracy",
+    "device",
+    "device_name",
+    "peak_allocated_bytes",
+    "peak_reserved_bytes",
+    "peak_rss_bytes",
+    "config",
+}
 
 
 # --- bad input, one line each -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--batch-size", "0"], ["--batch-size", "an integer from 1 to 65536", "got 0"]),
-    (["--lr", "-1"], ["--lr", "a number from 1e-08 to 10"]),
-    (["--epochs", "0"], ["--epochs", "an integer from 1 to 10000"]),
-    (["--optimizer", "rmsprop"], ["--optimizer", "one of sgd, adamw", "rmsprop"]),
-    (["--placement", "gpu"], ["--placement", "one of auto, stream, resident"]),
-    (["--lr", "nan"], ["--lr", "a number from 1e-08 to 10"]),
-    (["--batch-size", "abc"], ["--batch-size", "invalid int value", "abc"]),
-    (["--no-such-option"], ["unrecognized arguments", "--no-such-option"]),
-])
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--batch-size", "0"], ["--batch-size", "an integer from 1 to 65536", "got 0"]),
+        (["--lr", "-1"], ["--lr", "a number from 1e-08 to 10"]),
+        (["--epochs", "0"], ["--epochs", "an integer from 1 to 10000"]),
+        (["--optimizer", "rmsprop"], ["--optimizer", "one of sgd, adamw", "rmsprop"]),
+        (["--placement", "gpu"], ["--placement", "one of auto, stream, resident"]),
+        (["--lr", "nan"], ["--lr", "a number from 1e-08 to 10"]),
+        (["--batch-size", "abc"], ["--batch-size", "invalid int value", "abc"]),
+        (["--no-such-option"], ["unrecognized arguments", "--no-such-option"]),
+    ],
+)
 def test_out_of_range_and_malformed_options_exit_2_with_one_line(args: list[str], expected: list[str]) -> None:
     user_error_line(cli_in_process("run", *args), *expected)
 
@@ -56,9 +73,11 @@ MISSING_GPU = torch.cuda.device_count() + 7 if torch.cuda.is_available() else 7
 def _write_mnist_with_corrupt_images(root: Path) -> Path:
     raw = root / "MNIST" / "raw"
     raw.mkdir(parents=True)
-    good = {"train-labels-idx1-ubyte": (0x801, np.zeros(4, np.uint8)),
-            "t10k-images-idx3-ubyte": (0x803, np.zeros((2, 28, 28), np.uint8)),
-            "t10k-labels-idx1-ubyte": (0x801, np.zeros(2, np.uint8))}
+    good = {
+        "train-labels-idx1-ubyte": (0x801, np.zeros(4, np.uint8)),
+        "t10k-images-idx3-ubyte": (0x803, np.zeros((2, 28, 28), np.uint8)),
+        "t10k-labels-idx1-ubyte": (0x801, np.zeros(2, np.uint8)),
+    }
     for name, (magic, array) in good.items():
         header = struct.pack(">I", magic) + struct.pack(f">{array.ndim}I", *array.shape)
         (raw / name).write_bytes(header + array.tobytes())
@@ -69,25 +88,38 @@ def _write_mnist_with_corrupt_images(root: Path) -> Path:
 
 def test_unavailable_device_lists_the_devices_that_exist() -> None:
     available = ", ".join(d.spec for d in list_devices(query_free=False))
-    user_error_line(cli_in_process("run", "--device", f"cuda:{MISSING_GPU}"), "--device", f"cuda:{MISSING_GPU}",
-                    "not available", f"available: {available}")
+    user_error_line(
+        cli_in_process("run", "--device", f"cuda:{MISSING_GPU}"),
+        "--device",
+        f"cuda:{MISSING_GPU}",
+        "not available",
+        f"available: {available}",
+    )
 
 
 def test_unknown_model_says_how_to_list_models() -> None:
-    user_error_line(cli_in_process("run", *FAST, "--model", "nosuchnet"), "--model", "nosuchnet",
-                    "gpu-train-monitor models")
+    user_error_line(
+        cli_in_process("run", *FAST, "--model", "nosuchnet"), "--model", "nosuchnet", "gpu-train-monitor models"
+    )
 
 
 def test_missing_data_folder_names_it_and_how_to_get_the_files() -> None:
-    line = user_error_line(cli_in_process("run", *FAST, "--dataset", "mnist", "--data-dir", "/missing"), "/missing",
-                           "does not exist", "--download")
+    line = user_error_line(
+        cli_in_process("run", *FAST, "--dataset", "mnist", "--data-dir", "/missing"),
+        "/missing",
+        "does not exist",
+        "--download",
+    )
     assert "MNIST/raw" in line  # where the files are expected
 
 
 def test_corrupt_dataset_file_is_named(tmp_path: Path) -> None:
     corrupt = _write_mnist_with_corrupt_images(tmp_path)
-    user_error_line(cli_in_process("run", *FAST, "--dataset", "mnist", "--data-dir", str(tmp_path)), str(corrupt),
-                    "bad magic number")
+    user_error_line(
+        cli_in_process("run", *FAST, "--dataset", "mnist", "--data-dir", str(tmp_path)),
+        str(corrupt),
+        "bad magic number",
+    )
 
 
 def test_amp_mode_the_device_cannot_run_is_refused() -> None:
@@ -170,26 +202,47 @@ def test_every_config_field_is_an_option_with_its_range_in_the_help() -> None:
 
 
 def test_options_become_a_config_and_unset_ones_keep_the_defaults() -> None:
-    args = build_parser().parse_args(["run", "--batch-size", "16", "--lr", "0.001", "--optimizer", "adamw",
-                                      "--channels-last", "--no-pin-memory", "--max-steps", "7"])
+    args = build_parser().parse_args(
+        [
+            "run",
+            "--batch-size",
+            "16",
+            "--lr",
+            "0.001",
+            "--optimizer",
+            "adamw",
+            "--channels-last",
+            "--no-pin-memory",
+            "--max-steps",
+            "7",
+        ]
+    )
     config = config_from_args(args)
-    assert config == RunConfig(batch_size=16, lr=0.001, optimizer="adamw", channels_last=True, pin_memory=False,
-                               max_steps=7)
+    assert config == RunConfig(
+        batch_size=16, lr=0.001, optimizer="adamw", channels_last=True, pin_memory=False, max_steps=7
+    )
     assert config_from_args(build_parser().parse_args(["run"])) == RunConfig()
 
 
 # --- find-batch-size options come from FINDER_BOUNDS --------------------------------------------------
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--max-batch", "0"], "--max-batch: must be an integer from 1 to 65536, got 0"),
-    # a larger answer would be a batch size that `run` refuses
-    (["--max-batch", "1000000000"], "--max-batch: must be an integer from 1 to 65536, got 1000000000"),
-    (["--margin", "0.995"], "--margin: must be a number from 0 to 0.99, got 0.995"),
-    (["--start", "64", "--max-batch", "32"], "--start: must be an integer from 1 to the largest batch (32), got 64"),
-])
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--max-batch", "0"], "--max-batch: must be an integer from 1 to 65536, got 0"),
+        # a larger answer would be a batch size that `run` refuses
+        (["--max-batch", "1000000000"], "--max-batch: must be an integer from 1 to 65536, got 1000000000"),
+        (["--margin", "0.995"], "--margin: must be a number from 0 to 0.99, got 0.995"),
+        (
+            ["--start", "64", "--max-batch", "32"],
+            "--start: must be an integer from 1 to the largest batch (32), got 64",
+        ),
+    ],
+)
 def test_find_batch_size_search_options_name_themselves_before_searching(
-        capsys: pytest.CaptureFixture[str], args: list[str], expected: str) -> None:
+    capsys: pytest.CaptureFixture[str], args: list[str], expected: str
+) -> None:
     code = main(["find-batch-size", *FAST, *args])
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
@@ -213,8 +266,9 @@ class FailingSession:
     error_field: str | None = None
     message = ""
 
-    def __init__(self, config: RunConfig, observers: list, snapshot_path: str | None = None,
-                 **checkpoint_options: object) -> None:
+    def __init__(
+        self, config: RunConfig, observers: list, snapshot_path: str | None = None, **checkpoint_options: object
+    ) -> None:
         self.observers = list(observers)
 
     def request_stop(self) -> None:
@@ -222,18 +276,35 @@ class FailingSession:
 
     def run(self) -> object:
         summary = type("Summary", (), {"to_dict": lambda self: {}})()
-        return type("Finished", (), {"status": "failed", "user_error": True, "message": self.message,
-                                     "error_field": self.error_field, "summary": summary, "step": 0})()
+        return type(
+            "Finished",
+            (),
+            {
+                "status": "failed",
+                "user_error": True,
+                "message": self.message,
+                "error_field": self.error_field,
+                "summary": summary,
+                "step": 0,
+            },
+        )()
 
 
-@pytest.mark.parametrize(("field", "message", "expected"), [
-    ("batch_size", "batch_size: 600 is larger than the training set", "--batch-size: 600 is larger than the training set"),
-    ("device", "no prefix here", "--device: no prefix here"),  # the field, not a guess from the text
-    (None, "data_dir: looks like a field but is not one", "data_dir: looks like a field but is not one"),
-])
+@pytest.mark.parametrize(
+    ("field", "message", "expected"),
+    [
+        (
+            "batch_size",
+            "batch_size: 600 is larger than the training set",
+            "--batch-size: 600 is larger than the training set",
+        ),
+        ("device", "no prefix here", "--device: no prefix here"),  # the field, not a guess from the text
+        (None, "data_dir: looks like a field but is not one", "data_dir: looks like a field but is not one"),
+    ],
+)
 def test_a_sessions_config_error_is_shown_as_the_option_its_field_names(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], field: str | None, message: str,
-        expected: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], field: str | None, message: str, expected: str
+) -> None:
     monkeypatch.setattr(FailingSession, "error_field", field)
     monkeypatch.setattr(FailingSession, "message", message)
     monkeypatch.setattr("core.engine.session.TrainingSession", FailingSession)
@@ -244,8 +315,10 @@ def test_a_sessions_config_error_is_shown_as_the_option_its_field_names(
 
 
 def test_an_indexed_cpu_is_refused_naming_the_option() -> None:
-    user_error_line(cli_in_process("run", *FAST, "--device", "cpu:1"),
-                    "--device: cpu:1 does not exist: the CPU is one device (use cpu)")
+    user_error_line(
+        cli_in_process("run", *FAST, "--device", "cpu:1"),
+        "--device: cpu:1 does not exist: the CPU is one device (use cpu)",
+    )
 
 
 def test_an_upper_case_device_is_the_same_device() -> None:
@@ -257,20 +330,33 @@ def test_an_upper_case_device_is_the_same_device() -> None:
 # --- options that would do nothing are refused, not ignored --------------------------------------------
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["run", *FAST, "--sync-bn"], "--sync-bn: synchronises BatchNorm over the processes of a data-parallel run, "
-                                  "and this run is one process; add --nproc N (2 or more) or leave --sync-bn out"),
-    (["run", *FAST, "--sync-bn", "--nproc", "1"], "--sync-bn: synchronises BatchNorm"),
-    (["compare", *FAST, "--sync-bn", "--vs", "placement=stream", "--vs", "placement=resident"],
-     "--sync-bn: synchronises BatchNorm over the processes of a data-parallel run, and every configuration here is "
-     "one process; give a --vs nproc=N (2 or more) or leave --sync-bn out"),
-    (["find-batch-size", *FAST, "--nproc", "2"], "--nproc: find-batch-size measures one process on one device; leave "
-                                                 "--nproc out"),
-    (["find-batch-size", *FAST, "--sync-bn"], "--sync-bn: find-batch-size measures one process on one device; leave "
-                                              "--sync-bn out"),
-])
-def test_an_option_that_would_do_nothing_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str],
-                                                                expected: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["run", *FAST, "--sync-bn"],
+            "--sync-bn: synchronises BatchNorm over the processes of a data-parallel run, "
+            "and this run is one process; add --nproc N (2 or more) or leave --sync-bn out",
+        ),
+        (["run", *FAST, "--sync-bn", "--nproc", "1"], "--sync-bn: synchronises BatchNorm"),
+        (
+            ["compare", *FAST, "--sync-bn", "--vs", "placement=stream", "--vs", "placement=resident"],
+            "--sync-bn: synchronises BatchNorm over the processes of a data-parallel run, and every configuration "
+            "here is one process; give a --vs nproc=N (2 or more) or leave --sync-bn out",
+        ),
+        (
+            ["find-batch-size", *FAST, "--nproc", "2"],
+            "--nproc: find-batch-size measures one process on one device; leave --nproc out",
+        ),
+        (
+            ["find-batch-size", *FAST, "--sync-bn"],
+            "--sync-bn: find-batch-size measures one process on one device; leave --sync-bn out",
+        ),
+    ],
+)
+def test_an_option_that_would_do_nothing_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], expected: str
+) -> None:
     code = main(args)
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and len(err.splitlines()) == 1, err
@@ -278,16 +364,19 @@ def test_an_option_that_would_do_nothing_is_one_line_and_exit_2(capsys: pytest.C
 
 
 def test_a_data_dir_name_longer_than_a_file_system_allows_names_the_option(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """It was exit 1 "File name too long" from the dataset reader, after the run had started."""
     long_dir = tmp_path / ("d" * 300) / "cifar"
     result = cli_in_process("run", *FAST, "--dataset", "cifar10", "--data-dir", str(long_dir))
-    user_error_line(result, f"--data-dir: the folder name {'d' * 16}... in it is 300 bytes long; file systems allow "
-                            "at most 255")
+    user_error_line(
+        result, f"--data-dir: the folder name {'d' * 16}... in it is 300 bytes long; file systems allow at most 255"
+    )
 
 
 def test_a_run_with_stdout_closed_from_the_start_is_one_line_and_exit_1(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`run ... >&-` (sys.stdout is None) ended in an AttributeError traceback after the run."""
     monkeypatch.setattr(sys, "stdout", None)
     code = main(["run", *FAST, "--batch-size", "32", "--max-steps", "1", "--no-record"])

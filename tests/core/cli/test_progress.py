@@ -7,20 +7,24 @@ import io
 
 from core.cli.progress import ProgressBar
 from core.run import event_text
-from core.run.events import (
-    CheckpointSaved,
-    EpochEnded,
-    LogMessage,
-    RunFinished,
-    StepsReported,
-)
+from core.run.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
 from tests.support.events import oom, sample, started, summary
 
 
 def steps(step: int, epoch: int, total_steps: int = 0) -> StepsReported:
-    return StepsReported(step=step, epoch=epoch, first_step=step - 1, losses=(0.5, 0.7), samples=step * 256,
-                         samples_per_s=5_000.0, elapsed_s=1.0, eta_s=2.0, batch_size=256, memory=sample(),
-                         total_steps=total_steps)
+    return StepsReported(
+        step=step,
+        epoch=epoch,
+        first_step=step - 1,
+        losses=(0.5, 0.7),
+        samples=step * 256,
+        samples_per_s=5_000.0,
+        elapsed_s=1.0,
+        eta_s=2.0,
+        batch_size=256,
+        memory=sample(),
+        total_steps=total_steps,
+    )
 
 
 def test_a_run_writes_its_start_epochs_and_warnings_and_closes_the_bar():

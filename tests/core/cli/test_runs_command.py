@@ -23,11 +23,7 @@ from core.base.text import format_bytes
 from core.cli.main import main
 from core.export.run_export import local_time
 from core.store.run_store import RunStore
-from tests.support.recorded_runs import (
-    another_programs_database,
-    record_resumed_nan_run,
-    record_run,
-)
+from tests.support.recorded_runs import another_programs_database, record_resumed_nan_run, record_run
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 PREFIX = "gpu-train-monitor: error: "
@@ -62,7 +58,7 @@ def runs(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 def one_error_line(code: int, err: str) -> str:
     """The message of a one-line error with exit code 2 (no traceback, no usage block)."""
     assert code == 2 and err.count("\n") == 1 and err.startswith(PREFIX) and "Traceback" not in err, err
-    return err[len(PREFIX):].strip()
+    return err[len(PREFIX) :].strip()
 
 
 def test_list_prints_a_table_of_the_runs_newest_first(capsys: pytest.CaptureFixture[str], store_path: Path) -> None:
@@ -73,8 +69,18 @@ def test_list_prints_a_table_of_the_runs_newest_first(capsys: pytest.CaptureFixt
     assert [line.split()[0] for line in lines] == ["2", "1"]
     with RunStore(store_path) as store:
         run = store.run(1)
-    expected = [str(run.id), local_time(run.started_at), "completed", "tiny-cnn", "synthetic", "cpu", "12",
-                f"{run.samples_per_s:,.0f}", f"{run.loss_last:.4f}", format_bytes(run.peak_allocated_bytes)]
+    expected = [
+        str(run.id),
+        local_time(run.started_at),
+        "completed",
+        "tiny-cnn",
+        "synthetic",
+        "cpu",
+        "12",
+        f"{run.samples_per_s:,.0f}",
+        f"{run.loss_last:.4f}",
+        format_bytes(run.peak_allocated_bytes),
+    ]
     assert lines[1].split() == " ".join(expected).split()
     assert "diverged" in lines[0]
 
@@ -83,16 +89,20 @@ def test_list_as_json_and_searched(capsys: pytest.CaptureFixture[str], store_pat
     code, out, _ = runs(capsys, "list", "--json", "--runs-db", str(store_path))
     listed = json.loads(out)
     assert code == 0 and [run["id"] for run in listed] == [2, 1]
-    assert listed[1]["status"] == "completed" and listed[1]["started"].startswith(local_time(listed[1]["started_at"])[:10])
+    assert listed[1]["status"] == "completed" and listed[1]["started"].startswith(
+        local_time(listed[1]["started_at"])[:10]
+    )
     code, out, _ = runs(capsys, "list", "--search", "diverged", "--runs-db", str(store_path))
     assert code == 0 and [line.split()[0] for line in out.splitlines()[1:]] == ["2"]
     code, out, _ = runs(capsys, "list", "--search", "resnet", "--runs-db", str(store_path))
     assert (code, out.strip()) == (0, f"no runs match 'resnet' in {store_path}")
 
 
-def test_search_words_are_literal_and_every_word_must_match_as_in_the_window(capsys: pytest.CaptureFixture[str],
-                                                                            store_path: Path) -> None:
+def test_search_words_are_literal_and_every_word_must_match_as_in_the_window(
+    capsys: pytest.CaptureFixture[str], store_path: Path
+) -> None:
     """One rule with the Runs tab (core.store.search): `%` and `_` are characters, not SQL LIKE wildcards."""
+
     def listed(search: str) -> list[str]:
         code, out, _ = runs(capsys, "list", "--search", search, "--runs-db", str(store_path))
         assert code == 0
@@ -104,19 +114,23 @@ def test_search_words_are_literal_and_every_word_must_match_as_in_the_window(cap
     assert listed("#1") == ["1"]
 
 
-def test_another_programs_database_is_refused_and_left_byte_for_byte(capsys: pytest.CaptureFixture[str],
-                                                                    tmp_path: Path) -> None:
+def test_another_programs_database_is_refused_and_left_byte_for_byte(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     path = tmp_path / "f.db"
     digest = another_programs_database(path)  # user_version 1 and a table named runs
     code, _, err = runs(capsys, "list", "--runs-db", str(path))
-    assert one_error_line(code, err) == (f"{path} is not a run store: it is an SQLite database of another program (it "
-                                         "is neither empty nor marked as a run store); give --runs-db a new file name")
+    assert one_error_line(code, err) == (
+        f"{path} is not a run store: it is an SQLite database of another program (it "
+        "is neither empty nor marked as a run store); give --runs-db a new file name"
+    )
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
     assert [p.name for p in tmp_path.iterdir()] == ["f.db"]
 
 
 def test_without_a_store_list_says_there_are_no_runs_yet_and_where_and_the_others_refuse(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     missing = tmp_path / "none.sqlite3"
     code, out, _ = runs(capsys, "list", "--runs-db", str(missing))
     assert code == 0 and out.startswith(f"no runs yet: the run store {missing} does not exist")
@@ -148,35 +162,61 @@ def test_show_as_json_is_the_record_without_the_series(capsys: pytest.CaptureFix
 
 
 def test_export_prints_the_files_it_wrote(capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path) -> None:
-    code, out, err = runs(capsys, "export", "1", "--format", "csv", "--out", str(tmp_path / "csv"),
-                          "--runs-db", str(store_path))
+    code, out, err = runs(
+        capsys, "export", "1", "--format", "csv", "--out", str(tmp_path / "csv"), "--runs-db", str(store_path)
+    )
     assert code == 0 and err == ""
     assert out.splitlines() == [str(tmp_path / "csv" / "run-1-steps.csv"), str(tmp_path / "csv" / "run-1-memory.csv")]
-    code, out, err = runs(capsys, "export", "1", "--format", "tensorboard", "--out", str(tmp_path / "tb"),
-                          "--smoothing", "0.5", "--runs-db", str(store_path))
+    code, out, err = runs(
+        capsys,
+        "export",
+        "1",
+        "--format",
+        "tensorboard",
+        "--out",
+        str(tmp_path / "tb"),
+        "--smoothing",
+        "0.5",
+        "--runs-db",
+        str(store_path),
+    )
     assert code == 0 and Path(out.strip()).parent == tmp_path / "tb" / "run-1"
     assert err == f"view it with: tensorboard --logdir {tmp_path / 'tb'}\n"
-    code, out, _ = runs(capsys, "export", "2", "--format", "json", "--out", str(tmp_path / "two.json"),
-                        "--runs-db", str(store_path))
+    code, out, _ = runs(
+        capsys, "export", "2", "--format", "json", "--out", str(tmp_path / "two.json"), "--runs-db", str(store_path)
+    )
     assert code == 0 and json.loads((tmp_path / "two.json").read_text())["run"]["id"] == 2
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["show", "999"], "no run 999 in {store}"),
-    (["export", "999", "--format", "csv", "--out", "{tmp}"], "no run 999 in {store}"),
-    (["delete", "999", "--yes"], "no run 999 in {store}"),
-    (["show", "abc"], "runs show: error: argument ID: 'abc' is not a run id: give the number "
-                      "`gpu-train-monitor runs list` shows"),
-    (["export", "1", "--format", "xlsx", "--out", "{tmp}"], "runs export: error: argument --format: invalid choice"),
-    (["export", "1", "--format", "csv"], "runs export: error: the following arguments are required: --out"),
-    (["export", "1", "--format", "csv", "--out", "{tmp}", "--smoothing", "2"],
-     "smoothing must be between 0 and 0.999 (the loss plot's range), not 2"),
-    (["export", "1", "--format", "csv", "--out", "{store}"], "{store} is a file, but the CSV export folder must be "
-                                                            "a folder"),
-    ([], "runs: error: the following arguments are required: ACTION"),
-])
-def test_mistakes_are_one_line_and_exit_code_2(capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path,
-                                               args: list[str], message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["show", "999"], "no run 999 in {store}"),
+        (["export", "999", "--format", "csv", "--out", "{tmp}"], "no run 999 in {store}"),
+        (["delete", "999", "--yes"], "no run 999 in {store}"),
+        (
+            ["show", "abc"],
+            "runs show: error: argument ID: 'abc' is not a run id: give the number `gpu-train-monitor runs list` shows",
+        ),
+        (
+            ["export", "1", "--format", "xlsx", "--out", "{tmp}"],
+            "runs export: error: argument --format: invalid choice",
+        ),
+        (["export", "1", "--format", "csv"], "runs export: error: the following arguments are required: --out"),
+        (
+            ["export", "1", "--format", "csv", "--out", "{tmp}", "--smoothing", "2"],
+            "smoothing must be between 0 and 0.999 (the loss plot's range), not 2",
+        ),
+        (
+            ["export", "1", "--format", "csv", "--out", "{store}"],
+            "{store} is a file, but the CSV export folder must be a folder",
+        ),
+        ([], "runs: error: the following arguments are required: ACTION"),
+    ],
+)
+def test_mistakes_are_one_line_and_exit_code_2(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
     filled = [arg.format(store=store_path, tmp=tmp_path) for arg in args]
     code = main(["runs", *filled, *(["--runs-db", str(store_path)] if args else [])])
     err = capsys.readouterr().err
@@ -191,8 +231,9 @@ def test_a_damaged_store_is_one_line_naming_it(capsys: pytest.CaptureFixture[str
     assert f"the run store {damaged} is damaged" in one_error_line(code, err)
 
 
-def test_delete_needs_a_yes_without_a_terminal(capsys: pytest.CaptureFixture[str], own_store: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_delete_needs_a_yes_without_a_terminal(
+    capsys: pytest.CaptureFixture[str], own_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))  # piped input is no confirmation
     code, _, err = runs(capsys, "delete", "1", "--runs-db", str(own_store))
     assert one_error_line(code, err) == "not deleting run 1 without confirmation: stdin is not a terminal; add --yes"
@@ -207,8 +248,14 @@ def delete_at_a_terminal(store: Path, answer: bytes) -> subprocess.CompletedProc
     """`runs delete 1` with a terminal as stdin, answering its question with `answer`."""
     leader, follower = pty.openpty()
     try:
-        process = subprocess.Popen([sys.executable, "-m", "core", "runs", "delete", "1", "--runs-db", str(store)],
-                                   stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "core", "runs", "delete", "1", "--runs-db", str(store)],
+            stdin=follower,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        )
         os.write(leader, answer)
         out, err = process.communicate(timeout=120)
     finally:
@@ -231,8 +278,13 @@ def test_delete_at_a_terminal_asks_first(own_store: Path) -> None:
 
 
 def test_a_closed_stdout_ends_quietly(store_path: Path) -> None:
-    process = subprocess.Popen([sys.executable, "-m", "core", "runs", "show", "1", "--runs-db", str(store_path)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "core", "runs", "show", "1", "--runs-db", str(store_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
     process.stdout.close()  # the reader left before the first line (| head -0)
     err = process.stderr.read()
     process.stderr.close()
@@ -247,16 +299,18 @@ def test_the_apps_entry_point_hands_runs_to_the_cli(store_path: Path) -> None:
 
 
 @pytest.mark.parametrize("args", [["show"], ["delete", "--yes"], ["export", "--format", "json", "--out", "x.json"]])
-def test_a_run_id_beyond_sqlites_integers_is_no_such_run(capsys: pytest.CaptureFixture[str], store_path: Path,
-                                                         args: list[str]) -> None:
+def test_a_run_id_beyond_sqlites_integers_is_no_such_run(
+    capsys: pytest.CaptureFixture[str], store_path: Path, args: list[str]
+) -> None:
     """It was an OverflowError traceback: SQLite's integers end at 2**63 - 1."""
     huge = "99999999999999999999999"
     code, out, err = runs(capsys, args[0], huge, *args[1:], "--runs-db", str(store_path))
     assert one_error_line(code, err) == f"no run {huge} in {store_path}" and out == ""
 
 
-def test_stdout_closed_from_the_start_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str], store_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stdout_closed_from_the_start_is_one_line_and_exit_1(
+    capsys: pytest.CaptureFixture[str], store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`runs list >&-`: Python starts with sys.stdout None, where print() drops the text without a word."""
     monkeypatch.setattr(sys, "stdout", None)
     code, _, err = runs(capsys, "list", "--runs-db", str(store_path))

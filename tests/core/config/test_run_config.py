@@ -140,7 +140,6 @@ def test_describe_range_reads_the_table() -> None:
     assert describe_range("momentum") == "a number from 0 to 0.999"
 
 
-
 def test_finder_options_have_their_bounds_in_the_table_and_batches_stay_runnable() -> None:
     from core.config.run_config import FINDER_BOUNDS
 
@@ -155,8 +154,9 @@ def test_finder_options_have_their_bounds_in_the_table_and_batches_stay_runnable
         assert validate_field(name, bound.default) == bound.default
 
 
-@pytest.mark.parametrize(("name", "value"), [("margin", 1.0), ("margin", float("nan")), ("max_batch", 0),
-                                             ("max_batch", 65537), ("start", 0)])
+@pytest.mark.parametrize(
+    ("name", "value"), [("margin", 1.0), ("margin", float("nan")), ("max_batch", 0), ("max_batch", 65537), ("start", 0)]
+)
 def test_finder_options_out_of_range_name_themselves(name: str, value: float) -> None:
     with pytest.raises(ConfigError) as info:
         validate_field(name, value)

@@ -25,10 +25,16 @@ def splits() -> DatasetSplits:
     return make_synthetic(TRAIN, seed=0, device=CPU)
 
 
-def preprocess(splits: DatasetSplits, channels_last: bool = False,
-               input_size: int | None = None) -> DevicePreprocess:
-    return DevicePreprocess(splits, CPU, in_channels=3, input_size=input_size, channels_last=channels_last, flip=True,
-                            generator=torch.Generator().manual_seed(1))
+def preprocess(splits: DatasetSplits, channels_last: bool = False, input_size: int | None = None) -> DevicePreprocess:
+    return DevicePreprocess(
+        splits,
+        CPU,
+        in_channels=3,
+        input_size=input_size,
+        channels_last=channels_last,
+        flip=True,
+        generator=torch.Generator().manual_seed(1),
+    )
 
 
 def resident(splits: DatasetSplits, batch: int = BATCH, **kwargs: bool | int | None) -> ResidentBatches:
@@ -36,8 +42,9 @@ def resident(splits: DatasetSplits, batch: int = BATCH, **kwargs: bool | int | N
 
 
 def stream(splits: DatasetSplits, batch: int = BATCH, **kwargs: bool | int | None) -> StreamBatches:
-    return StreamBatches(splits, CPU, batch, preprocess(splits, **kwargs), workers=0, pin_memory=True,
-                         non_blocking=True, seed=3)
+    return StreamBatches(
+        splits, CPU, batch, preprocess(splits, **kwargs), workers=0, pin_memory=True, non_blocking=True, seed=3
+    )
 
 
 MakeSource = Callable[..., ResidentBatches | StreamBatches]
@@ -125,10 +132,17 @@ def test_channels_last_and_resizing_for_models_that_need_it(splits: DatasetSplit
 
 def test_one_channel_images_are_expanded_for_three_channel_models() -> None:
     gray = make_synthetic(256, seed=0, device=CPU)
-    gray = DatasetSplits("gray", type(gray.train)(gray.train.images[:, :1].contiguous(), gray.train.labels),
-                         type(gray.val)(gray.val.images[:, :1].contiguous(), gray.val.labels), 10, (0.5,), (0.25,))
-    source = ResidentBatches(gray, CPU, 32, DevicePreprocess(gray, CPU, 3, None, False, False, torch.Generator()),
-                             torch.Generator())
+    gray = DatasetSplits(
+        "gray",
+        type(gray.train)(gray.train.images[:, :1].contiguous(), gray.train.labels),
+        type(gray.val)(gray.val.images[:, :1].contiguous(), gray.val.labels),
+        10,
+        (0.5,),
+        (0.25,),
+    )
+    source = ResidentBatches(
+        gray, CPU, 32, DevicePreprocess(gray, CPU, 3, None, False, False, torch.Generator()), torch.Generator()
+    )
     images, _ = next(source.val_batches())
     assert images.shape == (32, 3, 32, 32)
     assert torch.equal(images[:, 0], images[:, 2])
@@ -183,8 +197,9 @@ def test_resident_batches_live_on_the_gpu_and_are_not_copied(monkeypatch: pytest
     device = torch.device("cuda:0")
     gpu_splits = make_synthetic(TRAIN, seed=0, device=device)
     gen = torch.Generator(device=device).manual_seed(0)
-    source = ResidentBatches(gpu_splits, device, BATCH, DevicePreprocess(gpu_splits, device, 3, None, False, True, gen),
-                             gen)
+    source = ResidentBatches(
+        gpu_splits, device, BATCH, DevicePreprocess(gpu_splits, device, 3, None, False, True, gen), gen
+    )
     copies: list[str] = []
     original_to = torch.Tensor.to
 
@@ -204,7 +219,7 @@ def _shifted(image: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
     """image shifted so out[y, x] = image[y + dy, x + dx], zeros where that pixel does not exist."""
     c, h, w = image.shape
     padded = torch.nn.functional.pad(image, (abs(dx), abs(dx), abs(dy), abs(dy)))
-    return padded[:, abs(dy) + dy:abs(dy) + dy + h, abs(dx) + dx:abs(dx) + dx + w]
+    return padded[:, abs(dy) + dy : abs(dy) + dy + h, abs(dx) + dx : abs(dx) + dx + w]
 
 
 def test_whole_set_augmentation_is_a_shift_or_flip_of_the_image_it_names() -> None:
@@ -216,8 +231,13 @@ def test_whole_set_augmentation_is_a_shift_or_flip_of_the_image_it_names() -> No
     seen = set()
     for i in range(300):
         source = images[order[i]]
-        matches = [(dy, dx, f) for f in (False, True) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
-                   if torch.equal(out[i], _shifted(source.flip(2) if f else source, dy, dx))]
+        matches = [
+            (dy, dx, f)
+            for f in (False, True)
+            for dy in (-1, 0, 1)
+            for dx in (-1, 0, 1)
+            if torch.equal(out[i], _shifted(source.flip(2) if f else source, dy, dx))
+        ]
         assert matches, f"output {i} is not a shift or flip of image {int(order[i])}"
         seen.update(matches)
     assert len(seen) == 18  # every shift, flipped and not, occurs in 300 draws
@@ -229,8 +249,13 @@ def test_batch_augmentation_keeps_each_image_in_place_as_a_shift_or_flip(splits:
     assert out.shape == images.shape and out.dtype == torch.uint8
     flipped = 0
     for i in range(200):
-        found = [f for f in (False, True) for dy in range(-4, 5) for dx in range(-4, 5)
-                 if torch.equal(out[i], _shifted(images[i].flip(2) if f else images[i], dy, dx))]
+        found = [
+            f
+            for f in (False, True)
+            for dy in range(-4, 5)
+            for dx in range(-4, 5)
+            if torch.equal(out[i], _shifted(images[i].flip(2) if f else images[i], dy, dx))
+        ]
         assert found, f"batch image {i} is not a shift or flip of input {i}"
         flipped += found[0]
     assert 60 < flipped < 140  # about half are mirrored

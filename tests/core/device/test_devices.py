@@ -58,8 +58,9 @@ def test_cpu_0_is_the_cpu() -> None:
 
 
 @pytest.mark.parametrize("spec", ["mps", "MPS", "mps:0", "auto"])
-def test_mps_resolves_to_an_indexed_device_so_tensors_and_generators_agree(monkeypatch: pytest.MonkeyPatch,
-                                                                            spec: str) -> None:
+def test_mps_resolves_to_an_indexed_device_so_tensors_and_generators_agree(
+    monkeypatch: pytest.MonkeyPatch, spec: str
+) -> None:
     # a tensor on Apple's GPU reports "mps:0"; a Generator made for a plain "mps" is refused by some ops
     # on it (pytorch#110820). No Mac here: the availability check is replaced.
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
@@ -147,8 +148,15 @@ def test_under_a_process_limit_the_cpu_s_capacity_is_that_limit(monkeypatch: pyt
     import resource
 
     limit = psutil.Process().memory_info().vms + 2 * 2**30
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY)
-                        if which == resource.RLIMIT_AS else (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    monkeypatch.setattr(
+        resource,
+        "getrlimit",
+        lambda which: (
+            (limit, resource.RLIM_INFINITY)
+            if which == resource.RLIMIT_AS
+            else (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
+        ),
+    )
     cpu = list_devices(query_free=False)[0]
     assert cpu.capacity_bytes == limit
     assert cpu.free_bytes is not None and 0 < cpu.free_bytes <= 2 * 2**30

@@ -51,8 +51,9 @@ def test_compile_runs_on_the_cpu_and_its_time_is_kept_out_of_images_per_s(tmp_pa
         pytest.skip(problem)
     summary = tmp_path / "summary.json"
     try:
-        result = run(*FAST, "--compile", "--max-steps", "12", "--report-interval", "0.01", "--summary-json",
-                     str(summary))
+        result = run(
+            *FAST, "--compile", "--max-steps", "12", "--report-interval", "0.01", "--summary-json", str(summary)
+        )
     finally:
         torch._dynamo.reset()  # the compiled code lives in this process: later tests start without it
     assert result.returncode == 0, result.stderr

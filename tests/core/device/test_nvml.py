@@ -31,7 +31,8 @@ def fresh_nvml(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_without_a_driver_every_reading_is_none_and_nothing_is_printed(
-        fresh_nvml: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    fresh_nvml: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     attempts: list[int] = []
 
     def no_driver() -> None:
@@ -74,15 +75,18 @@ class FakeDriver:
             "nvmlDeviceGetEnforcedPowerLimit": lambda h: 700_000,
             "nvmlDeviceGetComputeRunningProcesses": lambda h: [
                 types.SimpleNamespace(pid=os.getpid(), usedGpuMemory=6 * 10**9),
-                types.SimpleNamespace(pid=NO_SUCH_PID, usedGpuMemory=None)],  # a container hides its usage
+                types.SimpleNamespace(pid=NO_SUCH_PID, usedGpuMemory=None),
+            ],  # a container hides its usage
             "nvmlDeviceGetGraphicsRunningProcesses": lambda h: [
-                types.SimpleNamespace(pid=os.getpid(), usedGpuMemory=6 * 10**9)],  # listed twice: shown once
+                types.SimpleNamespace(pid=os.getpid(), usedGpuMemory=6 * 10**9)
+            ],  # listed twice: shown once
         }
         for name, fn in calls.items():
             monkeypatch.setattr(pynvml, name, fn)
         # torch's cuda:0, found by UUID (NVML orders devices by PCI bus, CUDA may not)
-        monkeypatch.setattr(torch.cuda, "get_device_properties",
-                            lambda index: types.SimpleNamespace(uuid=f"5a1b-{index}"))
+        monkeypatch.setattr(
+            torch.cuda, "get_device_properties", lambda index: types.SimpleNamespace(uuid=f"5a1b-{index}")
+        )
 
 
 def test_status_reads_memory_load_power_and_processes(fresh_nvml: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,8 +98,10 @@ def test_status_reads_memory_load_power_and_processes(fresh_nvml: None, monkeypa
     assert (status.utilization_percent, status.memory_utilization_percent) == (55, 30)
     assert status.temperature_c is None  # one unsupported reading does not hide the others
     assert (status.power_w, status.power_limit_w) == (300.5, 700.0)
-    assert status.processes == (GpuProcess(os.getpid(), psutil.Process().name(), 6 * 10**9),
-                                GpuProcess(NO_SUCH_PID, "?", None))
+    assert status.processes == (
+        GpuProcess(os.getpid(), psutil.Process().name(), 6 * 10**9),
+        GpuProcess(NO_SUCH_PID, "?", None),
+    )
     assert nvml.memory(0) == NvmlMemory(10 * 10**9, 80 * 10**9)
     assert nvml.available()
     assert driver.uuids == ["GPU-5a1b-0"]  # the handle is looked up once and kept
@@ -144,6 +150,7 @@ class MigDriver:
                 if h not in handles:
                     raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
                 return answer
+
             return query
 
         def is_mig(h: str) -> object:
@@ -156,32 +163,38 @@ class MigDriver:
                 raise pynvml.NVMLError(pynvml.NVML_ERROR_INVALID_ARGUMENT)
             return "gpu"
 
-        memory = {"gpu": types.SimpleNamespace(used=40 * 10**9, total=141 * 10**9, free=0),
-                  "mig": types.SimpleNamespace(used=3 * 10**9, total=17 * 10**9, free=0)}
+        memory = {
+            "gpu": types.SimpleNamespace(used=40 * 10**9, total=141 * 10**9, free=0),
+            "mig": types.SimpleNamespace(used=3 * 10**9, total=17 * 10**9, free=0),
+        }
         calls = {
             "nvmlInit": lambda: None,
             "nvmlDeviceGetHandleByUUID": by_uuid,
             "nvmlDeviceIsMigDeviceHandle": is_mig,
             "nvmlDeviceGetDeviceHandleFromMigDeviceHandle": parent,
             "nvmlDeviceGetMemoryInfo": lambda h: memory[h],
-            "nvmlDeviceGetUtilizationRates": on(*(() if self.mig_mode else ("gpu",)),
-                                                answer=types.SimpleNamespace(gpu=70, memory=20)),
+            "nvmlDeviceGetUtilizationRates": on(
+                *(() if self.mig_mode else ("gpu",)), answer=types.SimpleNamespace(gpu=70, memory=20)
+            ),
             "nvmlDeviceGetTemperature": on("gpu", answer=51),
             "nvmlDeviceGetPowerUsage": on("gpu", answer=412_000),
             "nvmlDeviceGetEnforcedPowerLimit": on("gpu", answer=700_000),
             "nvmlDeviceGetComputeRunningProcesses": lambda h: [
-                types.SimpleNamespace(pid=os.getpid(), usedGpuMemory=2 * 10**9 if h == "mig" else None)],
+                types.SimpleNamespace(pid=os.getpid(), usedGpuMemory=2 * 10**9 if h == "mig" else None)
+            ],
             "nvmlDeviceGetGraphicsRunningProcesses": lambda h: [],
         }
         for name, fn in calls.items():
             monkeypatch.setattr(pynvml, name, fn)
-        monkeypatch.setattr(torch.cuda, "get_device_properties",
-                            lambda index: types.SimpleNamespace(uuid=self.torch_uuid))
+        monkeypatch.setattr(
+            torch.cuda, "get_device_properties", lambda index: types.SimpleNamespace(uuid=self.torch_uuid)
+        )
 
 
 @pytest.mark.parametrize("torch_uuid", [GPU_UUID, f"GPU-{GPU_UUID}"])
 def test_a_whole_gpu_is_found_by_its_bare_or_prefixed_uuid(
-        fresh_nvml: None, monkeypatch: pytest.MonkeyPatch, torch_uuid: str) -> None:
+    fresh_nvml: None, monkeypatch: pytest.MonkeyPatch, torch_uuid: str
+) -> None:
     driver = MigDriver(torch_uuid, mig_mode=False)
     driver.install(monkeypatch)
     status = nvml.status(0)
@@ -194,7 +207,8 @@ def test_a_whole_gpu_is_found_by_its_bare_or_prefixed_uuid(
 
 @pytest.mark.parametrize("torch_uuid", [f"MIG-{MIG_UUID}", MIG_UUID])
 def test_a_mig_slice_reads_its_own_memory_and_the_whole_gpus_sensors(
-        fresh_nvml: None, monkeypatch: pytest.MonkeyPatch, torch_uuid: str) -> None:
+    fresh_nvml: None, monkeypatch: pytest.MonkeyPatch, torch_uuid: str
+) -> None:
     driver = MigDriver(torch_uuid)
     driver.install(monkeypatch)
     status = nvml.status(0)
@@ -211,7 +225,8 @@ def test_a_mig_slice_reads_its_own_memory_and_the_whole_gpus_sensors(
 
 
 def test_a_driver_without_mig_functions_treats_the_device_as_a_whole_gpu(
-        fresh_nvml: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh_nvml: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     driver = MigDriver(GPU_UUID, mig_mode=False, mig_functions=False)
     driver.install(monkeypatch)
     status = nvml.status(0)
@@ -219,11 +234,12 @@ def test_a_driver_without_mig_functions_treats_the_device_as_a_whole_gpu(
     assert nvml.parent_handle(0) == "gpu" and status.temperature_c == 51
 
 
-@pytest.mark.parametrize("torch_uuid", ["0badc0de-0000-0000-0000-000000000000", "MIG-0badc0de-0000",
-                                        "GPU-0badc0de-0000", ""])
+@pytest.mark.parametrize(
+    "torch_uuid", ["0badc0de-0000-0000-0000-000000000000", "MIG-0badc0de-0000", "GPU-0badc0de-0000", ""]
+)
 def test_a_uuid_nvml_does_not_know_gives_none_quietly(
-        fresh_nvml: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        torch_uuid: str) -> None:
+    fresh_nvml: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], torch_uuid: str
+) -> None:
     driver = MigDriver(torch_uuid)
     driver.install(monkeypatch)
     assert nvml.handle(0) is None and nvml.parent_handle(0) is None and not nvml.is_mig(0)
@@ -245,11 +261,14 @@ def test_a_cuda_index_torch_does_not_have_gives_none(fresh_nvml: None, monkeypat
     assert nvml.handle(3) is None and nvml.status(3) is None
 
 
-@pytest.mark.parametrize("torch_uuid, expected", [
-    (GPU_UUID, [f"GPU-{GPU_UUID}", f"MIG-{GPU_UUID}"]),
-    (f"GPU-{GPU_UUID}", [f"GPU-{GPU_UUID}"]),
-    (f"MIG-{MIG_UUID}", [f"MIG-{MIG_UUID}"]),
-    (f" mig-{MIG_UUID}\n", [f"MIG-{MIG_UUID}"]),
-])
+@pytest.mark.parametrize(
+    "torch_uuid, expected",
+    [
+        (GPU_UUID, [f"GPU-{GPU_UUID}", f"MIG-{GPU_UUID}"]),
+        (f"GPU-{GPU_UUID}", [f"GPU-{GPU_UUID}"]),
+        (f"MIG-{MIG_UUID}", [f"MIG-{MIG_UUID}"]),
+        (f" mig-{MIG_UUID}\n", [f"MIG-{MIG_UUID}"]),
+    ],
+)
 def test_uuid_candidates(torch_uuid: str, expected: list[str]) -> None:
     assert nvml.uuid_candidates(torch_uuid) == expected

@@ -13,17 +13,21 @@ import torchvision
 
 from core.cli.main import main
 from core.device import nvml
-from core.device.system_info import (
-    APP_NAME,
-    NOT_LOADED,
-    SystemInfo,
-    collect,
-    cudnn_version_text,
-    driver_text,
-)
+from core.device.system_info import APP_NAME, NOT_LOADED, SystemInfo, collect, cudnn_version_text, driver_text
 
-NAMES = [APP_NAME, "Python", "OS", "torch", "torchvision", "CUDA", "GPUs", "cuDNN", "NVIDIA driver", "PySide6",
-         "pyqtgraph"]
+NAMES = [
+    APP_NAME,
+    "Python",
+    "OS",
+    "torch",
+    "torchvision",
+    "CUDA",
+    "GPUs",
+    "cuDNN",
+    "NVIDIA driver",
+    "PySide6",
+    "pyqtgraph",
+]
 
 
 def test_every_fact_is_named_in_order_with_the_versions_installed_here() -> None:
@@ -43,8 +47,9 @@ def test_cuda_says_what_torch_was_built_with_and_whether_a_gpu_can_be_used() -> 
     if torch.version.cuda is None and not getattr(torch.version, "hip", None):
         assert cuda == "none (a CPU-only build of torch)"
     elif torch.cuda.is_available():
-        assert cuda.endswith(f"(GPU available: {torch.cuda.device_count()} device"
-                             f"{'s' if torch.cuda.device_count() != 1 else ''})")
+        assert cuda.endswith(
+            f"(GPU available: {torch.cuda.device_count()} device{'s' if torch.cuda.device_count() != 1 else ''})"
+        )
         assert torch.cuda.get_device_name(0) in collect().value("GPUs")
     else:
         assert cuda == f"{torch.version.cuda} (no GPU available)"
@@ -84,8 +89,10 @@ def test_text_aligns_one_fact_a_line_and_extra_facts_follow() -> None:
 
 def test_without_torch_ready_nothing_imports_it() -> None:
     # the window asks before its background import of torch has finished: importing here would block it
-    code = ("import sys\nfrom core.device.system_info import collect\ninfo = collect(torch_ready=False)\n"
-            "print(info.value('torch'), '|', 'torch' in sys.modules)")
+    code = (
+        "import sys\nfrom core.device.system_info import collect\ninfo = collect(torch_ready=False)\n"
+        "print(info.value('torch'), '|', 'torch' in sys.modules)"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"{NOT_LOADED} | False"

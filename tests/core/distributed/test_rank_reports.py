@@ -26,15 +26,7 @@ from core.engine.session import TrainingSession
 from core.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS
 from core.export.run_export import export_run
 from core.memory.probe import MemoryProbe
-from core.run.events import (
-    Event,
-    MemoryBreakdown,
-    MemorySample,
-    RankSample,
-    RunFinished,
-    RunStarted,
-    StepsReported,
-)
+from core.run.events import Event, MemoryBreakdown, MemorySample, RankSample, RunFinished, RunStarted, StepsReported
 from core.store.recorder import RunRecorder
 from core.store.run_store import RankReportRow, RunStore
 
@@ -52,9 +44,12 @@ class Recorded:
 
 
 def higher(sample: MemorySample, extra: int) -> MemorySample:
-    return dataclasses.replace(sample, allocated_bytes=sample.allocated_bytes + extra,
-                               peak_allocated_bytes=sample.peak_allocated_bytes + extra,
-                               process_rss_bytes=sample.process_rss_bytes + extra)
+    return dataclasses.replace(
+        sample,
+        allocated_bytes=sample.allocated_bytes + extra,
+        peak_allocated_bytes=sample.peak_allocated_bytes + extra,
+        process_rss_bytes=sample.process_rss_bytes + extra,
+    )
 
 
 def as_data_parallel(events: list[Event], uid: str, rate_scale: float = 1.0) -> list[Event]:
@@ -67,16 +62,29 @@ def as_data_parallel(events: list[Event], uid: str, rate_scale: float = 1.0) -> 
                 parallel.append(dataclasses.replace(event, run_uid=uid, world_size=2, rank_devices=("cpu", "cpu")))
             case StepsReported():
                 rate = event.samples_per_s * rate_scale
-                ranks = (RankSample(0, "cpu", rate * RANK_SHARES[0], event.memory),
-                         RankSample(1, "cpu", rate * RANK_SHARES[1], higher(probe.sample(), RANK1_EXTRA_BYTES)))
+                ranks = (
+                    RankSample(0, "cpu", rate * RANK_SHARES[0], event.memory),
+                    RankSample(1, "cpu", rate * RANK_SHARES[1], higher(probe.sample(), RANK1_EXTRA_BYTES)),
+                )
                 parallel.append(dataclasses.replace(event, samples_per_s=rate, ranks=ranks))
             case MemoryBreakdown():
                 parallel += [event, dataclasses.replace(event, rank=1)]
             case RunFinished():
-                summary = dataclasses.replace(event.summary, world_size=2, ranks=tuple(
-                    {"rank": rank, "device": "cpu", "samples_per_s": (event.summary.samples_per_s or 0.0) * share,
-                     "peak_allocated_bytes": 0, "peak_reserved_bytes": 0, "peak_rss_bytes": 0}
-                    for rank, share in enumerate(RANK_SHARES)))
+                summary = dataclasses.replace(
+                    event.summary,
+                    world_size=2,
+                    ranks=tuple(
+                        {
+                            "rank": rank,
+                            "device": "cpu",
+                            "samples_per_s": (event.summary.samples_per_s or 0.0) * share,
+                            "peak_allocated_bytes": 0,
+                            "peak_reserved_bytes": 0,
+                            "peak_rss_bytes": 0,
+                        }
+                        for rank, share in enumerate(RANK_SHARES)
+                    ),
+                )
                 parallel.append(dataclasses.replace(event, summary=summary))
             case _:
                 parallel.append(event)
@@ -93,10 +101,24 @@ def feed(path: Path, events: list[Event]) -> int:
 
 
 def expected_rows(events: list[Event]) -> list[RankReportRow]:
-    return [RankReportRow(e.step, r.rank, r.device, r.samples_per_s, r.memory.allocated_bytes, r.memory.reserved_bytes,
-                          r.memory.peak_allocated_bytes, r.memory.peak_reserved_bytes, r.memory.capacity_bytes,
-                          r.memory.device_used_bytes, r.memory.process_rss_bytes)
-            for e in events if isinstance(e, StepsReported) for r in e.ranks]
+    return [
+        RankReportRow(
+            e.step,
+            r.rank,
+            r.device,
+            r.samples_per_s,
+            r.memory.allocated_bytes,
+            r.memory.reserved_bytes,
+            r.memory.peak_allocated_bytes,
+            r.memory.peak_reserved_bytes,
+            r.memory.capacity_bytes,
+            r.memory.device_used_bytes,
+            r.memory.process_rss_bytes,
+        )
+        for e in events
+        if isinstance(e, StepsReported)
+        for r in e.ranks
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +129,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
     TrainingSession(RunConfig(**FAST, max_steps=12, epochs=2), [events.append, recorder]).run()  # type: ignore[arg-type]
     recorder.close()
     assert recorder.problem is None and recorder.run_id is not None
-    assert sum(isinstance(e, StepsReported) for e in events) >= 3 and any(isinstance(e, MemoryBreakdown) for e in events)
+    assert sum(isinstance(e, StepsReported) for e in events) >= 3 and any(
+        isinstance(e, MemoryBreakdown) for e in events
+    )
     parallel = as_data_parallel(events, "data-parallel")
     return Recorded(path, recorder.run_id, feed(path, parallel), parallel)
 
@@ -135,8 +159,9 @@ def runs(capsys: pytest.CaptureFixture[str], path: Path, *args: str) -> str:
 
 
 # ---- the store ---------------------------------------------------------------------------------------
-def test_every_ranks_sample_is_kept_with_its_report_and_read_back_by_step_then_rank(store: RunStore,
-                                                                                      recorded: Recorded) -> None:
+def test_every_ranks_sample_is_kept_with_its_report_and_read_back_by_step_then_rank(
+    store: RunStore, recorded: Recorded
+) -> None:
     run = store.run(recorded.parallel_id)
     assert (run.world_size, run.devices, run.status, run.steps) == (2, "cpu x2", "completed", 12)
     rows = store.rank_reports(recorded.parallel_id)
@@ -167,21 +192,30 @@ def test_deleting_a_run_deletes_its_rank_reports(recorded: Recorded, tmp_path: P
     path = own_copy(recorded, tmp_path / "copy.sqlite3")
     with RunStore(path) as store:
         store.delete(recorded.parallel_id)
-        left = store.connection.execute("SELECT count(*) FROM rank_reports WHERE run_id = ?",
-                                        (recorded.parallel_id,)).fetchone()[0]
+        left = store.connection.execute(
+            "SELECT count(*) FROM rank_reports WHERE run_id = ?", (recorded.parallel_id,)
+        ).fetchone()[0]
         assert left == 0 and store.rank_reports(recorded.parallel_id) == []
 
 
 def test_a_resume_replaces_the_ranks_after_its_checkpoint_and_a_branch_copies_those_before(
-        recorded: Recorded, tmp_path: Path) -> None:
+    recorded: Recorded, tmp_path: Path
+) -> None:
     """Resumed from step 5 and stopped at step 9: a killed run continues as itself, its rank rows after
     step 5 replaced by the resumed process's (none left beyond step 9); a run that had finished at step 12
     stays as it is, and the resume is a branch that starts with the rank rows of the steps they share."""
     started = next(e for e in recorded.events if isinstance(e, RunStarted))
     finished = next(e for e in recorded.events if isinstance(e, RunFinished))
-    later = [e for e in as_data_parallel(recorded.events, started.run_uid, rate_scale=1000.0)
-             if not isinstance(e, RunStarted) and 5 < getattr(e, "step", 0) <= 9]  # what the resumed process reports
-    resume = [dataclasses.replace(started, start_step=5), *later, dataclasses.replace(finished, step=9, status="stopped")]
+    later = [
+        e
+        for e in as_data_parallel(recorded.events, started.run_uid, rate_scale=1000.0)
+        if not isinstance(e, RunStarted) and 5 < getattr(e, "step", 0) <= 9
+    ]  # what the resumed process reports
+    resume = [
+        dataclasses.replace(started, start_step=5),
+        *later,
+        dataclasses.replace(finished, step=9, status="stopped"),
+    ]
     before = [r for r in expected_rows(recorded.events) if r.step <= 5]
     after = [r for r in expected_rows(later) if r.step > 5]
     assert before and after
@@ -205,8 +239,9 @@ def test_a_resume_replaces_the_ranks_after_its_checkpoint_and_a_branch_copies_th
 
 
 # ---- the CLI -----------------------------------------------------------------------------------------
-def test_runs_list_shows_the_world_size_of_a_data_parallel_run(capsys: pytest.CaptureFixture[str],
-                                                              recorded: Recorded) -> None:
+def test_runs_list_shows_the_world_size_of_a_data_parallel_run(
+    capsys: pytest.CaptureFixture[str], recorded: Recorded
+) -> None:
     header, *lines = runs(capsys, recorded.path, "list").splitlines()
     assert "device" in header.split()
     by_id = {line.split()[0]: line for line in lines}
@@ -221,15 +256,28 @@ def test_runs_show_prints_a_table_of_the_ranks(capsys: pytest.CaptureFixture[str
     device = next(line for line in lines if line.startswith("  device "))
     assert device.endswith(", 2 processes (data-parallel)")
     start = lines.index("ranks (2)")
-    assert lines[start + 1].split() == ["rank", "device", "images/s", "peak", "allocated", "peak", "reserved", "peak",
-                                        "RSS"]
+    assert lines[start + 1].split() == [
+        "rank",
+        "device",
+        "images/s",
+        "peak",
+        "allocated",
+        "peak",
+        "reserved",
+        "peak",
+        "RSS",
+    ]
     rows = expected_rows(recorded.events)
     for rank in (0, 1):
         own = [r for r in rows if r.rank == rank]
         assert lines[start + 2 + rank].split() == [
-            str(rank), "cpu", f"{statistics.median(r.samples_per_s for r in own):,.0f}",
-            *format_bytes(max(r.peak_allocated_bytes for r in own)).split(), "-",
-            *format_bytes(max(r.process_rss_bytes for r in own)).split()]
+            str(rank),
+            "cpu",
+            f"{statistics.median(r.samples_per_s for r in own):,.0f}",
+            *format_bytes(max(r.peak_allocated_bytes for r in own)).split(),
+            "-",
+            *format_bytes(max(r.process_rss_bytes for r in own)).split(),
+        ]
     assert lines[start + 4] == "configuration"
     plain = runs(capsys, recorded.path, "show", str(recorded.plain_id))
     assert "ranks (" not in plain and "data-parallel" not in plain
@@ -253,35 +301,44 @@ def read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
         return list(reader.fieldnames or []), list(reader)
 
 
-def test_csv_writes_a_ranks_file_one_row_per_rank_per_report(store: RunStore, recorded: Recorded,
-                                                             tmp_path: Path) -> None:
+def test_csv_writes_a_ranks_file_one_row_per_rank_per_report(
+    store: RunStore, recorded: Recorded, tmp_path: Path
+) -> None:
     paths = export_run(store, recorded.parallel_id, "csv", tmp_path)
-    assert [p.name for p in paths] == [f"run-{recorded.parallel_id}-{name}.csv" for name in ("steps", "memory", "ranks")]
+    assert [p.name for p in paths] == [
+        f"run-{recorded.parallel_id}-{name}.csv" for name in ("steps", "memory", "ranks")
+    ]
     assert read_csv(paths[1])[0] == list(MEMORY_COLUMNS)  # the memory file as for any run
     header, rows = read_csv(paths[2])
     assert header == list(RANK_COLUMNS)
     expected = store.rank_reports(recorded.parallel_id)
     reports = {r.step: r for r in store.reports(recorded.parallel_id)}
-    assert [(int(row["step"]), int(row["rank"]), row["device"]) for row in rows] == [(r.step, r.rank, r.device)
-                                                                                     for r in expected]
+    assert [(int(row["step"]), int(row["rank"]), row["device"]) for row in rows] == [
+        (r.step, r.rank, r.device) for r in expected
+    ]
     for row, rank in zip(rows, expected):
         assert float(row["samples_per_s"]) == rank.samples_per_s
         assert int(row["peak_allocated_bytes"]) == rank.peak_allocated_bytes
         assert int(row["process_rss_bytes"]) == rank.process_rss_bytes
-        assert float(row["elapsed_s"]) == reports[rank.step].elapsed_s and float(row["unix_time"]) == reports[rank.step].at
+        assert (
+            float(row["elapsed_s"]) == reports[rank.step].elapsed_s and float(row["unix_time"]) == reports[rank.step].at
+        )
     plain = export_run(store, recorded.plain_id, "csv", tmp_path / "plain")
     assert [p.name for p in plain] == [f"run-{recorded.plain_id}-steps.csv", f"run-{recorded.plain_id}-memory.csv"]
 
 
-def test_cli_export_lists_the_ranks_file(capsys: pytest.CaptureFixture[str], recorded: Recorded, tmp_path: Path) -> None:
+def test_cli_export_lists_the_ranks_file(
+    capsys: pytest.CaptureFixture[str], recorded: Recorded, tmp_path: Path
+) -> None:
     out = runs(capsys, recorded.path, "export", str(recorded.parallel_id), "--format", "csv", "--out", str(tmp_path))
     assert out.splitlines()[-1] == str(tmp_path / f"run-{recorded.parallel_id}-ranks.csv")
 
 
 def test_json_export_has_the_rank_reports_series(store: RunStore, recorded: Recorded, tmp_path: Path) -> None:
     [path] = export_run(store, recorded.parallel_id, "json", tmp_path)
-    document = json.loads(path.read_text(encoding="utf-8"),
-                          parse_constant=lambda name: pytest.fail(f"{name} in strict JSON"))
+    document = json.loads(
+        path.read_text(encoding="utf-8"), parse_constant=lambda name: pytest.fail(f"{name} in strict JSON")
+    )
     expected = store.rank_reports(recorded.parallel_id)
     series = document["rank_reports"]
     assert list(series) == [field.name for field in dataclasses.fields(RankReportRow)]
@@ -304,15 +361,20 @@ def test_tensorboard_has_each_ranks_throughput_and_memory(store: RunStore, recor
     tags = set(board.Tags()["scalars"])
     assert {"throughput/images_per_s", "memory/allocated_MB"} <= tags
     for rank in (0, 1):
-        assert {f"throughput/images_per_s/rank{rank}", f"memory/allocated_MB/rank{rank}",
-                f"memory/process_rss_MB/rank{rank}", f"memory/capacity_MB/rank{rank}"} <= tags
+        assert {
+            f"throughput/images_per_s/rank{rank}",
+            f"memory/allocated_MB/rank{rank}",
+            f"memory/process_rss_MB/rank{rank}",
+            f"memory/capacity_MB/rank{rank}",
+        } <= tags
     rows = [r for r in store.rank_reports(recorded.parallel_id) if r.rank == 1]
     reports = {r.step: r.at for r in store.reports(recorded.parallel_id)}
     rate = board.Scalars("throughput/images_per_s/rank1")
     assert [(e.step, e.wall_time) for e in rate] == [(r.step, reports[r.step]) for r in rows]
     assert [e.value for e in rate] == pytest.approx([r.samples_per_s for r in rows], rel=1e-6)
     assert [e.value for e in board.Scalars("memory/peak_allocated_MB/rank1")] == pytest.approx(
-        [r.peak_allocated_bytes / 1e6 for r in rows], rel=1e-6)
+        [r.peak_allocated_bytes / 1e6 for r in rows], rel=1e-6
+    )
     [text] = board.Tensors("run/text_summary")
     assert b"| world_size | 2 |" in text.tensor_proto.string_val[0]
     [plain_file] = export_run(store, recorded.plain_id, "tensorboard", tmp_path)

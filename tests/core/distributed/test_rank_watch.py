@@ -1,5 +1,5 @@
-"""The launcher's watch over its ranks (core.distributed.rank_watch): the others are killed within the promised grace once
-one rank has ended, and a launcher killed before it could tidy up has its folder removed by the next one."""
+"""The launcher's watch over its ranks (core.distributed.rank_watch): the others are killed within the promised
+grace once one rank has ended, and a launcher killed before it could tidy up has its folder removed by the next one."""
 
 from __future__ import annotations
 
@@ -42,8 +42,9 @@ def test_once_a_rank_has_ended_one_that_ignores_sigterm_is_killed_after_the_grac
             process.wait()
 
 
-def test_a_killed_launcher_s_folder_is_removed_by_the_next_launch(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_killed_launcher_s_folder_is_removed_by_the_next_launch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a launcher that no longer runs (killed by SIGKILL: it could not remove its folder)

@@ -37,8 +37,7 @@ from core.run.events import (
 
 TRAIN, BATCH = 256, 32
 STEPS_PER_EPOCH = TRAIN // BATCH  # 8
-FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=TRAIN, batch_size=BATCH, report_interval=0.01,
-            epochs=2)
+FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=TRAIN, batch_size=BATCH, report_interval=0.01, epochs=2)
 
 
 def of_type(events: list[Event], kind: type) -> list:
@@ -79,8 +78,13 @@ def interrupted(placement: str, how: str, folder: Path) -> tuple[TrainingSession
     session_box: list[TrainingSession] = []
 
     def cut(event: Event) -> None:  # mid-epoch: a report at a step that is not an epoch's last
-        if how in ("request", "stop") and isinstance(event, StepsReported) and event.step >= 3 \
-                and event.step % STEPS_PER_EPOCH and not session_box[0].stop_requested:
+        if (
+            how in ("request", "stop")
+            and isinstance(event, StepsReported)
+            and event.step >= 3
+            and event.step % STEPS_PER_EPOCH
+            and not session_box[0].stop_requested
+        ):
             if how == "request":
                 session_box[0].request_checkpoint()
             session_box[0].request_stop()
@@ -97,7 +101,8 @@ def interrupted(placement: str, how: str, folder: Path) -> tuple[TrainingSession
 @pytest.mark.parametrize("placement", ["stream", "resident"])
 @pytest.mark.parametrize("how", ["epoch", "end", "request", "stop", "every"])
 def test_a_resumed_run_continues_its_steps_and_trains_the_losses_of_an_uninterrupted_run(
-        placement: str, how: str, tmp_path: Path) -> None:
+    placement: str, how: str, tmp_path: Path
+) -> None:
     losses, epoch_losses = uninterrupted(placement)
     first, saved = interrupted(placement, how, tmp_path)
     at = saved.step
@@ -115,7 +120,7 @@ def test_a_resumed_run_continues_its_steps_and_trains_the_losses_of_an_uninterru
     assert tuple(all_losses(events)) == losses[at:]  # bit-exact on the CPU: same batches, same augmentation
     ended = of_type(events, EpochEnded)
     assert [e.epoch for e in ended] == ([2] if complete or at > STEPS_PER_EPOCH else [1, 2])
-    assert [e.train_loss for e in ended] == list(epoch_losses[-len(ended):])  # whole-epoch means, as uninterrupted
+    assert [e.train_loss for e in ended] == list(epoch_losses[-len(ended) :])  # whole-epoch means, as uninterrupted
     assert [e.epoch for e in of_type(events, EpochStarted)] == ([] if at > STEPS_PER_EPOCH else [2])
     finished = events[-1]
     assert (finished.status, finished.step) == ("completed", 2 * STEPS_PER_EPOCH)
@@ -150,7 +155,8 @@ def test_a_checkpoint_holds_the_run_and_reads_back_as_plain_values(tmp_path: Pat
 
 
 def test_default_folder_is_checkpoints_in_the_user_data_folder_unless_the_environment_says(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv(checkpoint.ENV_DIR, str(tmp_path))
     assert CheckpointPolicy().folder("abc") == tmp_path / "abc"
     monkeypatch.delenv(checkpoint.ENV_DIR)
@@ -173,8 +179,15 @@ def test_every_n_steps_and_epoch_ends_are_saved_and_only_the_newest_automatic_on
     assert session.run().status == "completed"
     saved = [(e.step, e.reason) for e in of_type(events, CheckpointSaved)]
     automatic = [s for s in saved if s[1] != "request"]
-    assert automatic == [(5, "every"), (8, "epoch"), (10, "every"), (15, "every"), (16, "epoch"), (20, "every"),
-                         (24, "epoch")]
+    assert automatic == [
+        (5, "every"),
+        (8, "epoch"),
+        (10, "every"),
+        (15, "every"),
+        (16, "epoch"),
+        (20, "every"),
+        (24, "epoch"),
+    ]
     assert [s[1] for s in saved].count("request") == 1
     kept = sorted(path.name for path in (tmp_path / session.run_uid).iterdir())
     assert kept == ["step-20.pt", "step-24.pt"]  # the newest two; older automatic ones were deleted
@@ -209,15 +222,23 @@ def saved_mid_epoch(tmp_path_factory: pytest.TempPathFactory) -> str:
     return of_type(events, CheckpointSaved)[-1].path
 
 
-@pytest.mark.parametrize(("change", "field", "fragments"), [
-    ({"model": "resnet18"}, "model", ["a checkpoint of tiny-cnn trained on synthetic", "not resnet18 on synthetic"]),
-    ({"dataset": "mnist"}, "dataset", ["of tiny-cnn trained on synthetic", "not tiny-cnn on mnist"]),
-    ({"batch_size": 16}, "batch_size", ["keeps its checkpoint's batch_size (32)", "16"]),
-    ({"lr": 0.1}, "lr", ["keeps its checkpoint's lr (0.03)"]),
-    ({"placement": "stream"}, "placement", ["saved mid-epoch with the resident placement"]),
-])
+@pytest.mark.parametrize(
+    ("change", "field", "fragments"),
+    [
+        (
+            {"model": "resnet18"},
+            "model",
+            ["a checkpoint of tiny-cnn trained on synthetic", "not resnet18 on synthetic"],
+        ),
+        ({"dataset": "mnist"}, "dataset", ["of tiny-cnn trained on synthetic", "not tiny-cnn on mnist"]),
+        ({"batch_size": 16}, "batch_size", ["keeps its checkpoint's batch_size (32)", "16"]),
+        ({"lr": 0.1}, "lr", ["keeps its checkpoint's lr (0.03)"]),
+        ({"placement": "stream"}, "placement", ["saved mid-epoch with the resident placement"]),
+    ],
+)
 def test_a_resume_that_would_train_something_else_is_refused_naming_both(
-        saved_mid_epoch: str, change: dict, field: str, fragments: list[str]) -> None:
+    saved_mid_epoch: str, change: dict, field: str, fragments: list[str]
+) -> None:
     with pytest.raises(ConfigError) as caught:
         TrainingSession(RunConfig(**FAST).replace(**change), resume=saved_mid_epoch)
     assert caught.value.field == field
@@ -277,8 +298,9 @@ class RunsCode:
 
 
 @pytest.mark.parametrize("writer", ["torch.save", "pickle.dump"])
-def test_a_checkpoint_that_carries_code_is_refused_and_its_code_never_runs(writer: str, tmp_path: Path,
-                                                                           saved_mid_epoch: str) -> None:
+def test_a_checkpoint_that_carries_code_is_refused_and_its_code_never_runs(
+    writer: str, tmp_path: Path, saved_mid_epoch: str
+) -> None:
     marker = tmp_path / "pwned"
     evil = tmp_path / "evil.pt"
     if writer == "torch.save":  # a valid checkpoint in every other respect
@@ -303,8 +325,7 @@ def test_a_checkpoint_that_carries_code_is_refused_and_its_code_never_runs(write
     assert marker.read_text() == "the code ran"
 
 
-def test_damaged_missing_and_foreign_files_are_refused_with_one_sentence(saved_mid_epoch: str,
-                                                                         tmp_path: Path) -> None:
+def test_damaged_missing_and_foreign_files_are_refused_with_one_sentence(saved_mid_epoch: str, tmp_path: Path) -> None:
     whole = Path(saved_mid_epoch).read_bytes()
     truncated, empty, noise = tmp_path / "cut.pt", tmp_path / "empty.pt", tmp_path / "noise.pt"
     truncated.write_bytes(whole[: len(whole) // 2])
@@ -332,8 +353,7 @@ def test_damaged_missing_and_foreign_files_are_refused_with_one_sentence(saved_m
         assert "\n" not in str(caught.value)
 
 
-def test_a_checkpoint_from_another_kind_of_device_resumes_with_a_warning(saved_mid_epoch: str,
-                                                                        tmp_path: Path) -> None:
+def test_a_checkpoint_from_another_kind_of_device_resumes_with_a_warning(saved_mid_epoch: str, tmp_path: Path) -> None:
     """The device's random generators do not carry over (a CUDA state does not fit the CPU's): the run goes
     on from the same weights and step, and says its data order differs from here on."""
     payload = torch.load(saved_mid_epoch, weights_only=True)
@@ -351,20 +371,22 @@ def test_a_checkpoint_from_another_kind_of_device_resumes_with_a_warning(saved_m
 @pytest.mark.gpu
 @pytest.mark.parametrize("placement", ["stream", "resident"])
 @pytest.mark.parametrize("amp", ["off", "fp16"])
-def test_a_cuda_run_resumed_mid_epoch_trains_the_losses_of_an_uninterrupted_one(placement: str, amp: str,
-                                                                                tmp_path: Path) -> None:
+def test_a_cuda_run_resumed_mid_epoch_trains_the_losses_of_an_uninterrupted_one(
+    placement: str, amp: str, tmp_path: Path
+) -> None:
     """The CUDA generators (global and the data's), the fused optimizer and fp16's gradient scaler come back.
     cuDNN's backward kernels may sum in another order from run to run: equal within a small tolerance."""
     config = RunConfig(**{**FAST, "device": "cuda:0"}, placement=placement, amp=amp)
     _, whole = train(config)
-    _, first = train(config.replace(max_steps=STEPS_PER_EPOCH + 3),
-                     checkpoints=CheckpointPolicy(directory=str(tmp_path)))
+    _, first = train(
+        config.replace(max_steps=STEPS_PER_EPOCH + 3), checkpoints=CheckpointPolicy(directory=str(tmp_path))
+    )
     saved = of_type(first, CheckpointSaved)[-1]
     assert (saved.step, saved.reason) == (STEPS_PER_EPOCH + 3, "end")
     assert read_info(saved.path).device_type == "cuda"
     _, events = train(config, resume=saved.path)
     assert events[-1].status == "completed", events[-1].message
-    assert all_losses(events) == pytest.approx(all_losses(whole)[saved.step:], rel=1e-3, abs=1e-4)
+    assert all_losses(events) == pytest.approx(all_losses(whole)[saved.step :], rel=1e-3, abs=1e-4)
     if amp == "off":  # and on the CPU: the same weights go on, the CUDA generators stay behind (with a warning)
         _, on_cpu = train(config.replace(device="cpu"), resume=saved.path)
         assert on_cpu[-1].status == "completed" and of_type(on_cpu, RunStarted)[0].start_step == saved.step

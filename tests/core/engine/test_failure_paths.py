@@ -18,27 +18,30 @@ from core.config.run_config import RunConfig
 from core.data.preprocess import DevicePreprocess
 from core.engine.session import TrainingSession
 from core.model.step import Trainer
-from core.run.events import (
-    EpochEnded,
-    LogMessage,
-    OutOfMemory,
-    RunFinished,
-    RunStarted,
-    StepsReported,
-)
+from core.run.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
 
 TRAIN = 512
 BATCH = 32  # 16 steps per epoch
-OOM_TEXT = ("CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which "
-            "3.69 MiB is free. Including non-PyTorch memory, this process has 79.18 GiB memory in use. Of the "
-            "allocated memory 78.12 GiB is allocated by PyTorch, and 512.00 MiB is reserved by PyTorch but "
-            "unallocated.")
+OOM_TEXT = (
+    "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which "
+    "3.69 MiB is free. Including non-PyTorch memory, this process has 79.18 GiB memory in use. Of the "
+    "allocated memory 78.12 GiB is allocated by PyTorch, and 512.00 MiB is reserved by PyTorch but "
+    "unallocated."
+)
 
 
 def run(**overrides: object) -> tuple[RunFinished, list[object]]:
     events: list[object] = []
-    config = RunConfig(**{"device": "cpu", "model": "tiny-cnn", "synthetic_samples": TRAIN, "batch_size": BATCH,
-                          "report_interval": 0.01, **overrides})  # type: ignore[arg-type]
+    config = RunConfig(
+        **{
+            "device": "cpu",
+            "model": "tiny-cnn",
+            "synthetic_samples": TRAIN,
+            "batch_size": BATCH,
+            "report_interval": 0.01,
+            **overrides,
+        }
+    )  # type: ignore[arg-type]
     finished = TrainingSession(config, [events.append]).run()
     return finished, events
 
@@ -68,7 +71,8 @@ def fail_preprocessing_at(monkeypatch: pytest.MonkeyPatch, calls: set[int]) -> l
 
 @pytest.mark.parametrize("placement", ["resident", "stream"])
 def test_an_error_making_a_batch_is_retried_and_every_planned_step_trains(
-        monkeypatch: pytest.MonkeyPatch, placement: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, placement: str
+) -> None:
     fail_preprocessing_at(monkeypatch, {3})
     finished, events = run(placement=placement, on_oom="shrink", epochs=1)
     ooms = of_type(events, OutOfMemory)
@@ -80,8 +84,9 @@ def test_an_error_making_a_batch_is_retried_and_every_planned_step_trains(
 
 
 @pytest.mark.parametrize("placement", ["resident", "stream"])
-def test_an_error_making_a_batch_stops_the_run_as_out_of_memory(monkeypatch: pytest.MonkeyPatch,
-                                                                placement: str) -> None:
+def test_an_error_making_a_batch_stops_the_run_as_out_of_memory(
+    monkeypatch: pytest.MonkeyPatch, placement: str
+) -> None:
     fail_preprocessing_at(monkeypatch, {3})
     finished, events = run(placement=placement, on_oom="stop")
     assert finished.status == "oom" and finished.step == 2
@@ -115,8 +120,9 @@ def test_a_failed_optimizer_step_does_not_leave_the_scaler_half_way(monkeypatch:
     gradients multiplied by the loss scale (65536): the loss went from 2.1 to 237,944."""
     build = core.engine.recipe.build_trainer
 
-    def build_trainer(config: RunConfig, device: torch.device, in_channels: int, classes: int,
-                      *image_size: tuple[int, int]) -> Trainer:
+    def build_trainer(
+        config: RunConfig, device: torch.device, in_channels: int, classes: int, *image_size: tuple[int, int]
+    ) -> Trainer:
         trainer = build(config, device, in_channels, classes, *image_size)
         trainer.scaler = torch.amp.GradScaler("cpu", init_scale=2.0**16, enabled=True)
         step, calls = trainer.optimizer.step, []
@@ -141,8 +147,11 @@ def test_a_failed_optimizer_step_does_not_leave_the_scaler_half_way(monkeypatch:
 def test_a_loss_that_climbs_far_above_its_start_is_said() -> None:
     finished, events = run(lr=10.0, optimizer="sgd", momentum=0.99, max_steps=40, report_interval=0.01)
     warnings = [e.text for e in of_type(events, LogMessage) if e.level == "warning"]
-    rose = finished.summary.loss_last is not None and finished.summary.loss_first is not None and (
-        finished.summary.loss_last > 3 * finished.summary.loss_first)
+    rose = (
+        finished.summary.loss_last is not None
+        and finished.summary.loss_first is not None
+        and (finished.summary.loss_last > 3 * finished.summary.loss_first)
+    )
     if finished.status == "completed" and rose:
         assert any("the loss rose from" in text for text in warnings)
     else:  # it diverged outright (NaN): that ends the run with its own status
@@ -184,7 +193,9 @@ def test_out_of_memory_in_validation_shrinks_the_validation_batch(monkeypatch: p
     finished, events = run(placement="resident", on_oom="shrink", max_steps=4)
     assert finished.status == "completed", finished.message
     assert [(e.phase, e.batch_size, e.new_batch_size) for e in of_type(events, OutOfMemory)] == [
-        ("validation", 32, 16), ("validation", 16, 8)]
+        ("validation", 32, 16),
+        ("validation", 16, 8),
+    ]
     ended = of_type(events, EpochEnded)[-1]
     assert ended.val_accuracy is not None and 0.0 <= ended.val_accuracy <= 1.0
     assert max(sizes[-5:]) == 8

@@ -25,8 +25,9 @@ from core.model.models import build_model
 from core.run.events import OutOfMemory, RunFinished, StepsReported
 
 BATCH = 32
-MESSAGE = ("CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.55 GiB of which "
-           "1.06 GiB is free.")
+MESSAGE = (
+    "CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.06 GiB is free."
+)
 
 
 class OutOfMemoryWhen(nn.Module):
@@ -65,8 +66,9 @@ class Models:
         return model
 
 
-def patch_model(monkeypatch: pytest.MonkeyPatch, fails: Callable[[int, int], bool],
-                build_activations: bool = True) -> Models:
+def patch_model(
+    monkeypatch: pytest.MonkeyPatch, fails: Callable[[int, int], bool], build_activations: bool = True
+) -> Models:
     models = Models()
 
     def build(name: str, classes: int, channels: int) -> nn.Module:
@@ -89,8 +91,16 @@ def run(models: Models, **overrides: object) -> tuple[RunFinished, list[object],
             released.append(all(ref() is None for ref in models.last.failed_steps[-1]))
         events.append(event)
 
-    config = RunConfig(**{"device": "cpu", "model": "tiny-cnn", "synthetic_samples": 256, "batch_size": BATCH,
-                          "report_interval": 0.01, **overrides})  # type: ignore[arg-type]
+    config = RunConfig(
+        **{
+            "device": "cpu",
+            "model": "tiny-cnn",
+            "synthetic_samples": 256,
+            "batch_size": BATCH,
+            "report_interval": 0.01,
+            **overrides,
+        }
+    )  # type: ignore[arg-type]
     finished = TrainingSession(config, [observer]).run()
     return finished, events, released
 
@@ -126,7 +136,9 @@ def test_shrink_halves_the_batch_until_it_fits_and_completes(monkeypatch: pytest
     assert (finished.status, finished.step) == ("completed", 6), finished.message
     ooms = of_type(events, OutOfMemory)
     assert [(e.step, e.batch_size, e.action, e.new_batch_size) for e in ooms] == [
-        (0, 32, "shrink", 16), (0, 16, "shrink", 8)]
+        (0, 32, "shrink", 16),
+        (0, 16, "shrink", 8),
+    ]
     assert released == [True, True]
     reports = of_type(events, StepsReported)
     assert reports and all(r.batch_size == 8 for r in reports)
@@ -134,8 +146,10 @@ def test_shrink_halves_the_batch_until_it_fits_and_completes(monkeypatch: pytest
     assert [e.message.endswith(f"continuing with batch size {e.new_batch_size}") for e in ooms] == [True, True]
     # the summary and its config say what ran, not what was asked for, and how it got there
     assert finished.summary.batch_size == 8 and finished.summary.config["batch_size"] == 8
-    assert [dict(c) for c in finished.summary.batch_size_changes] == [{"step": 0, "from": 32, "to": 16},
-                                                                      {"step": 0, "from": 16, "to": 8}]
+    assert [dict(c) for c in finished.summary.batch_size_changes] == [
+        {"step": 0, "from": 32, "to": 16},
+        {"step": 0, "from": 16, "to": 8},
+    ]
     from core.run.event_text import run_finished
 
     assert "batch size 8 (requested 32; halved 2x after out of memory)" in run_finished(finished)
@@ -150,8 +164,9 @@ def test_shrink_after_some_steps_keeps_them_and_halves_later_reports(monkeypatch
     assert (oom.step, oom.batch_size, oom.new_batch_size) == (3, BATCH, BATCH // 2)
     assert released == [True]
     reports = of_type(events, StepsReported)
-    assert [r.batch_size for r in reports if r.step > 3] and all(r.batch_size == BATCH // 2 for r in reports
-                                                                 if r.first_step > 3)
+    assert [r.batch_size for r in reports if r.step > 3] and all(
+        r.batch_size == BATCH // 2 for r in reports if r.first_step > 3
+    )
     assert finished.summary.samples == 3 * BATCH + 4 * (BATCH // 2)
 
 
@@ -160,7 +175,9 @@ def test_shrink_stops_at_batch_1(monkeypatch: pytest.MonkeyPatch) -> None:
     finished, events, _ = run(models, on_oom="shrink", batch_size=2)
     assert finished.status == "oom" and finished.step == 0
     assert [(e.batch_size, e.action, e.new_batch_size) for e in of_type(events, OutOfMemory)] == [
-        (2, "shrink", 1), (1, "stop", None)]
+        (2, "shrink", 1),
+        (1, "stop", None),
+    ]
 
 
 def test_shrink_retries_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -191,8 +208,11 @@ class RealCpuAllocationFailure(nn.Module):
 
 
 def test_a_real_cpu_allocation_failure_is_an_out_of_memory_event(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.engine.recipe, "build_model",
-                        lambda name, classes, channels: RealCpuAllocationFailure(build_model(name, classes, channels)))
+    monkeypatch.setattr(
+        core.engine.recipe,
+        "build_model",
+        lambda name, classes, channels: RealCpuAllocationFailure(build_model(name, classes, channels)),
+    )
     events: list[object] = []
     config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, on_oom="stop")
     finished = TrainingSession(config, [events.append]).run()

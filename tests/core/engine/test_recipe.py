@@ -15,8 +15,9 @@ from core.engine.session import TrainingSession
 from core.run.events import Event, LogMessage, RunStarted
 from tests.support.user_code import importable_folder
 
-OWN = dict(device="cpu", model="mymodels:small_net", dataset="mydata:blobs", batch_size=8, max_steps=4,
-           report_interval=0.01)
+OWN = dict(
+    device="cpu", model="mymodels:small_net", dataset="mydata:blobs", batch_size=8, max_steps=4, report_interval=0.01
+)
 
 
 @pytest.fixture
@@ -40,15 +41,20 @@ def test_your_own_model_trains_on_your_own_data_in_either_placement(folder, plac
     assert started.parameters == 3 * 4 * 9 + 4 + 4 * 3 + 3  # small_net for 3 channels and the 3 classes
     assert finished.summary.val_accuracy is not None
     said = [event.text for event in events if isinstance(event, LogMessage) and event.level == "info"]
-    assert ("your own dataset: 86 training and 10 validation images of 3x8x8, 3 classes; each epoch crops them at "
-            "random (up to 1 px) and flips them, and every batch is normalised per channel by the training "
-            "images' mean and std") in said
+    assert (
+        "your own dataset: 86 training and 10 validation images of 3x8x8, 3 classes; each epoch crops them at "
+        "random (up to 1 px) and flips them, and every batch is normalised per channel by the training "
+        "images' mean and std"
+    ) in said
 
 
 def test_the_resident_fit_check_applies_to_your_own_dataset(folder) -> None:
     config = RunConfig(**OWN, placement="resident")
-    with pytest.raises(DatasetError, match=r"^placement: the mydata:blobs dataset needs .* on cpu .* use the "
-                                           r"stream placement \(--placement stream\)$"):
+    with pytest.raises(
+        DatasetError,
+        match=r"^placement: the mydata:blobs dataset needs .* on cpu .* use the "
+        r"stream placement \(--placement stream\)$",
+    ):
         build_run(config, torch.device("cpu"), 10_000, generator_for(torch.device("cpu")))
     parts = build_run(config.replace(placement="auto"), torch.device("cpu"), 10_000, generator_for(torch.device("cpu")))
     assert parts.placement.name == "stream" and "does not fit in free device memory" in parts.placement.note
@@ -57,12 +63,15 @@ def test_the_resident_fit_check_applies_to_your_own_dataset(folder) -> None:
 def test_a_mistake_in_your_own_code_ends_the_run_as_a_user_error_naming_it(folder) -> None:
     finished, _ = run(dataset="mydata:ragged")
     assert (finished.status, finished.user_error, finished.error_field) == ("failed", True, "dataset")
-    assert finished.message == ("dataset: mydata:ragged: item 5 has an image of 3x6x6 but item 0's is 3x8x8: every "
-                                "image must have the same size")
+    assert finished.message == (
+        "dataset: mydata:ragged: item 5 has an image of 3x6x6 but item 0's is 3x8x8: every "
+        "image must have the same size"
+    )
     finished, _ = run(model="mymodels:TenWay")  # 10 outputs for a 3-class dataset
     assert (finished.status, finished.user_error, finished.error_field) == ("failed", True, "model")
-    assert finished.message.startswith("model: mymodels:TenWay: the model gives 10 outputs per image but the "
-                                       "dataset has 3 classes")
+    assert finished.message.startswith(
+        "model: mymodels:TenWay: the model gives 10 outputs per image but the dataset has 3 classes"
+    )
 
 
 def test_a_comparison_races_your_own_model_against_a_built_in_one(folder) -> None:
@@ -126,12 +135,29 @@ def test_sys_exit_in_a_models_forward_fails_the_run_and_says_where(folder, tmp_p
 
     (folder / "exits.py").write_text(EXITS_AND_LAZY, encoding="utf-8")
     store = tmp_path / "runs.sqlite3"
-    code = main(["run", "--device", "cpu", "--model", "exits:ExitsInTraining", "--dataset", "mydata:blobs",
-                 "--batch-size", "8", "--max-steps", "2", "--runs-db", str(store)])
+    code = main(
+        [
+            "run",
+            "--device",
+            "cpu",
+            "--model",
+            "exits:ExitsInTraining",
+            "--dataset",
+            "mydata:blobs",
+            "--batch-size",
+            "8",
+            "--max-steps",
+            "2",
+            "--runs-db",
+            str(store),
+        ]
+    )
     err = capsys.readouterr().err
     in_training, always = (number for number, text in enumerate(EXITS_AND_LAZY.splitlines(), 1) if "exit(5)" in text)
-    line = (f"your code called sys.exit(5) in forward (exits.py, line {in_training}); to end a run with an error, "
-            "raise an exception")
+    line = (
+        f"your code called sys.exit(5) in forward (exits.py, line {in_training}); to end a run with an error, "
+        "raise an exception"
+    )
     assert code == 1 and f"gpu-train-monitor: failed: {line}\n" in err, err
     with RunStore(store) as runs:
         (recorded,) = runs.list_runs()
@@ -139,6 +165,8 @@ def test_sys_exit_in_a_models_forward_fails_the_run_and_says_where(folder, tmp_p
     # where the check before training meets it, it is that check's one line about your model
     finished, _ = run(model="exits:ExitsAlways")
     assert finished.status == "failed" and finished.user_error
-    assert finished.message.endswith("fails on the run's input, a batch shaped 2x3x8x8 (batch x channels x height x "
-                                     "width, from the dataset): it called sys.exit(5) in forward (exits.py, line "
-                                     f"{always})")
+    assert finished.message.endswith(
+        "fails on the run's input, a batch shaped 2x3x8x8 (batch x channels x height x "
+        "width, from the dataset): it called sys.exit(5) in forward (exits.py, line "
+        f"{always})"
+    )

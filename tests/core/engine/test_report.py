@@ -33,6 +33,7 @@ def test_a_rising_loss_is_a_warning_once() -> None:
     assert check_losses(run, 1, [1.0, 1.0]) is None
     warning = check_losses(run, 3, [LOSS_RISE_FACTOR * 1.5])
     assert warning is not None and warning.level == "warning"
-    assert warning.text == ("the loss rose from 1 to 4.5 by step 10: the run is not converging; "
-                            "try a lower learning rate")
+    assert warning.text == (
+        "the loss rose from 1 to 4.5 by step 10: the run is not converging; try a lower learning rate"
+    )
     assert check_losses(run, 4, [LOSS_RISE_FACTOR * 2]) is None

@@ -86,8 +86,16 @@ def test_events_follow_the_loop_phases_with_contiguous_steps() -> None:
     kinds = [type(event).__name__ for event in phases]
     assert kinds[0] == "RunStarted" and kinds[-1] == "RunFinished"
     compact = [k for i, k in enumerate(kinds) if k != "StepsReported" or kinds[i - 1] != "StepsReported"]
-    assert compact == ["RunStarted", "EpochStarted", "StepsReported", "EpochEnded",
-                       "EpochStarted", "StepsReported", "EpochEnded", "RunFinished"]
+    assert compact == [
+        "RunStarted",
+        "EpochStarted",
+        "StepsReported",
+        "EpochEnded",
+        "EpochStarted",
+        "StepsReported",
+        "EpochEnded",
+        "RunFinished",
+    ]
     assert finished is phases[-1]
 
     started = phases[0]
@@ -198,8 +206,9 @@ def host_syncs(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 @pytest.mark.parametrize("placement", ["resident", "stream"])
 def test_losses_are_fetched_once_per_report_not_once_per_step(placement: str, host_syncs: Counter[str]) -> None:
     epochs = 2
-    session, events = make_session(epochs=epochs, placement=placement, synthetic_samples=256, batch_size=16,
-                                   report_interval=10.0)  # reports at epoch ends only
+    session, events = make_session(
+        epochs=epochs, placement=placement, synthetic_samples=256, batch_size=16, report_interval=10.0
+    )  # reports at epoch ends only
     finished = session.run()
     reports = len(of_type(events, StepsReported))
     assert finished.status == "completed" and finished.step == epochs * 256 // 16
@@ -281,8 +290,9 @@ def test_a_checkpoint_requested_while_paused_is_saved_at_once_at_the_paused_step
     session, events = make_session(epochs=3)
     target = tmp_path / "now.pt"
     session.observers.append(on_first(StepsReported, lambda event: from_another_thread(session.pause)))
-    session.observers.append(on_first(RunPaused, lambda event: from_another_thread(
-        lambda: session.request_checkpoint(str(target)))))
+    session.observers.append(
+        on_first(RunPaused, lambda event: from_another_thread(lambda: session.request_checkpoint(str(target))))
+    )
     session.observers.append(on_first(CheckpointSaved, lambda event: from_another_thread(session.resume)))
     finished = session.run()
     saved = of_type(events, CheckpointSaved)
@@ -342,15 +352,20 @@ class OutOfMemoryOnce(nn.Module):
         if self.training:
             self.calls += 1
             if self.calls == self.at:
-                raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
-                                             "capacity of 23.55 GiB of which 1.06 GiB is free.")
+                raise torch.OutOfMemoryError(
+                    "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                    "capacity of 23.55 GiB of which 1.06 GiB is free."
+                )
         return self.inner(x)
 
 
 @pytest.fixture
 def out_of_memory_at_step_3(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.engine.recipe, "build_model",
-                        lambda name, classes, channels: OutOfMemoryOnce(build_model(name, classes, channels), at=3))
+    monkeypatch.setattr(
+        core.engine.recipe,
+        "build_model",
+        lambda name, classes, channels: OutOfMemoryOnce(build_model(name, classes, channels), at=3),
+    )
 
 
 def test_out_of_memory_stops_the_run_with_status_oom(out_of_memory_at_step_3: None) -> None:
@@ -368,8 +383,9 @@ def test_out_of_memory_stops_the_run_with_status_oom(out_of_memory_at_step_3: No
 
 
 @pytest.mark.parametrize("placement", ["resident", "stream"])
-def test_out_of_memory_with_shrink_halves_the_batch_and_completes(placement: str,
-                                                                  out_of_memory_at_step_3: None) -> None:
+def test_out_of_memory_with_shrink_halves_the_batch_and_completes(
+    placement: str, out_of_memory_at_step_3: None
+) -> None:
     session, events = make_session(epochs=1, max_steps=8, on_oom="shrink", placement=placement)
     finished = session.run()
     assert (finished.status, finished.step) == ("completed", 8)

@@ -82,12 +82,15 @@ def test_csv_holds_every_step_and_every_report_of_the_run(store: RunStore, recor
     for name in ("samples_per_s", "allocated_bytes", "peak_allocated_bytes", "capacity_bytes", "process_rss_bytes"):
         assert column(rows, name).tolist() == [float(getattr(r, name)) for r in reports]
     assert column(rows, "unix_time").tolist() == [r.at for r in reports]
-    assert all(row["device_used_bytes"] == ("" if r.device_used_bytes is None else str(r.device_used_bytes))
-               for row, r in zip(rows, reports))
+    assert all(
+        row["device_used_bytes"] == ("" if r.device_used_bytes is None else str(r.device_used_bytes))
+        for row, r in zip(rows, reports)
+    )
 
 
 def test_csv_writes_a_non_finite_loss_as_nan_or_inf_and_a_time_it_cannot_know_as_an_empty_cell(
-        store: RunStore, recorded: Recorded, tmp_path: Path) -> None:
+    store: RunStore, recorded: Recorded, tmp_path: Path
+) -> None:
     steps_csv, _ = export_run(store, recorded.nan_id, "csv", tmp_path)
     _, rows = read_csv(steps_csv)
     assert [row["loss"] for row in rows] == ["2.0", "1.8", "1.5", "nan", "inf"]
@@ -97,8 +100,9 @@ def test_csv_writes_a_non_finite_loss_as_nan_or_inf_and_a_time_it_cannot_know_as
     assert [row["elapsed_s"] == "" for row in rows] == [False, False, True, False, False]
 
 
-def test_the_smoothed_loss_is_the_loss_plots_ema_at_the_smoothing_asked_for(store: RunStore,
-                                                                             recorded: Recorded) -> None:
+def test_the_smoothed_loss_is_the_loss_plots_ema_at_the_smoothing_asked_for(
+    store: RunStore, recorded: Recorded
+) -> None:
     losses = np.array(store.steps(recorded.run_id).losses)
     raw = step_table(store, recorded.run_id, smoothing=0.0)
     assert raw.smoothed.tolist() == losses.tolist()
@@ -114,8 +118,9 @@ def strict_load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
 
 
-def test_json_is_strict_and_holds_the_record_events_and_series(store: RunStore, recorded: Recorded,
-                                                               tmp_path: Path) -> None:
+def test_json_is_strict_and_holds_the_record_events_and_series(
+    store: RunStore, recorded: Recorded, tmp_path: Path
+) -> None:
     [path] = export_run(store, recorded.run_id, "json", tmp_path)  # a folder: run-<id>.json inside
     assert path == tmp_path / f"run-{recorded.run_id}.json"
     document = strict_load(path)
@@ -139,8 +144,11 @@ def test_json_is_strict_and_holds_the_record_events_and_series(store: RunStore, 
     assert nan_document["steps"]["loss"] == [2.0, 1.8, 1.5, None, None]
     assert nan_document["steps"]["elapsed_s"][2] is None
     assert nan_document["run"]["status"] == "diverged" and nan_document["run"]["resumes"] == 1
-    assert run_document(store, recorded.run_id, series=False).keys() == document.keys() - {"steps", "reports",
-                                                                                              "smoothing"}
+    assert run_document(store, recorded.run_id, series=False).keys() == document.keys() - {
+        "steps",
+        "reports",
+        "smoothing",
+    }
 
 
 def accumulate(folder: Path):  # noqa: ANN201 - tensorboard's EventAccumulator
@@ -152,14 +160,36 @@ def accumulate(folder: Path):  # noqa: ANN201 - tensorboard's EventAccumulator
 
 
 def test_tensorboard_reads_the_losses_throughput_and_memory_at_the_real_steps_and_times(
-        store: RunStore, recorded: Recorded, tmp_path: Path) -> None:
+    store: RunStore, recorded: Recorded, tmp_path: Path
+) -> None:
     [event_file] = export_run(store, recorded.run_id, "tensorboard", tmp_path / "logs")
     assert event_file.parent == tmp_path / "logs" / f"run-{recorded.run_id}"
     board = accumulate(event_file.parent)
-    memory_tags = {f"memory/{figure}_MB" for figure in ("allocated", "reserved", "peak_allocated", "peak_reserved",
-                                                        "capacity", "process_rss", "device_used")}
-    assert set(board.Tags()["scalars"]) == {"loss/train", "loss/smoothed", "loss/train_epoch", "loss/val",
-                                            "accuracy/val", "throughput/images_per_s", "train/batch_size"} | memory_tags
+    memory_tags = {
+        f"memory/{figure}_MB"
+        for figure in (
+            "allocated",
+            "reserved",
+            "peak_allocated",
+            "peak_reserved",
+            "capacity",
+            "process_rss",
+            "device_used",
+        )
+    }
+    assert (
+        set(board.Tags()["scalars"])
+        == {
+            "loss/train",
+            "loss/smoothed",
+            "loss/train_epoch",
+            "loss/val",
+            "accuracy/val",
+            "throughput/images_per_s",
+            "train/batch_size",
+        }
+        | memory_tags
+    )
     table = step_table(store, recorded.run_id)
     loss = board.Scalars("loss/train")
     assert [e.step for e in loss] == table.steps.tolist()
@@ -175,16 +205,16 @@ def test_tensorboard_reads_the_losses_throughput_and_memory_at_the_real_steps_an
     assert [(e.step, e.wall_time) for e in rate] == [(r.step, r.at) for r in reports]
     assert [e.value for e in rate] == pytest.approx([r.samples_per_s for r in reports], rel=1e-6)
     assert [e.value for e in board.Scalars("memory/peak_allocated_MB")] == pytest.approx(
-        [r.peak_allocated_bytes / 1e6 for r in reports], rel=1e-6)
+        [r.peak_allocated_bytes / 1e6 for r in reports], rel=1e-6
+    )
     [text] = board.Tensors("run/text_summary")
     assert b"tiny-cnn" in text.tensor_proto.string_val[0] and b"synthetic_samples" in text.tensor_proto.string_val[0]
 
 
 def test_tensorboard_shows_runs_exported_to_one_log_dir_side_by_side_and_a_re_export_replaces_its_file(
-        store: RunStore, recorded: Recorded, tmp_path: Path) -> None:
-    from tensorboard.backend.event_processing.plugin_event_multiplexer import (
-        EventMultiplexer,
-    )
+    store: RunStore, recorded: Recorded, tmp_path: Path
+) -> None:
+    from tensorboard.backend.event_processing.plugin_event_multiplexer import EventMultiplexer
     from tensorboard.util import tensor_util
 
     logs = tmp_path / "logs"
@@ -197,13 +227,15 @@ def test_tensorboard_shows_runs_exported_to_one_log_dir_side_by_side_and_a_re_ex
     boards = EventMultiplexer(size_guidance={"tensors": 0}).AddRunsFromDirectory(str(logs))
     boards.Reload()
     assert set(boards.Runs()) == {f"run-{recorded.run_id}", f"run-{recorded.nan_id}"}
-    values = [float(tensor_util.make_ndarray(e.tensor_proto))
-              for e in boards.Tensors(f"run-{recorded.nan_id}", "loss/train")]
+    values = [
+        float(tensor_util.make_ndarray(e.tensor_proto)) for e in boards.Tensors(f"run-{recorded.nan_id}", "loss/train")
+    ]
     assert values[:3] == pytest.approx([2.0, 1.8, 1.5]) and math.isnan(values[3]) and values[4] == math.inf
 
 
 def test_tensorboard_export_without_the_package_says_how_to_install_it(
-        store: RunStore, recorded: Recorded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: RunStore, recorded: Recorded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name in ["tensorboard", *(name for name in sys.modules if name.startswith("tensorboard."))]:
         monkeypatch.setitem(sys.modules, name, None)  # as if it were not installed: importing any of it fails
     with pytest.raises(UserError, match=r'pip install "gpu-train-monitor\[tensorboard\]"'):
@@ -211,8 +243,9 @@ def test_tensorboard_export_without_the_package_says_how_to_install_it(
     assert not (tmp_path / "logs").exists()
 
 
-def test_requests_that_cannot_be_met_are_one_sentence_user_errors(store: RunStore, recorded: Recorded,
-                                                                  tmp_path: Path) -> None:
+def test_requests_that_cannot_be_met_are_one_sentence_user_errors(
+    store: RunStore, recorded: Recorded, tmp_path: Path
+) -> None:
     a_file = tmp_path / "taken"
     a_file.write_text("x")
     with pytest.raises(UserError, match="unknown export format 'xlsx': use csv, json or tensorboard"):
@@ -229,10 +262,23 @@ def test_requests_that_cannot_be_met_are_one_sentence_user_errors(store: RunStor
 
 
 def report(step: int, elapsed_s: float) -> ReportRow:
-    return ReportRow(step=step, at=1e9 + elapsed_s, elapsed_s=elapsed_s, samples=step * 8, samples_per_s=8.0,
-                     batch_size=8, total_steps=10, eta_s=None, allocated_bytes=1, reserved_bytes=0,
-                     peak_allocated_bytes=1, peak_reserved_bytes=0, capacity_bytes=2, device_used_bytes=None,
-                     process_rss_bytes=1)
+    return ReportRow(
+        step=step,
+        at=1e9 + elapsed_s,
+        elapsed_s=elapsed_s,
+        samples=step * 8,
+        samples_per_s=8.0,
+        batch_size=8,
+        total_steps=10,
+        eta_s=None,
+        allocated_bytes=1,
+        reserved_bytes=0,
+        peak_allocated_bytes=1,
+        peak_reserved_bytes=0,
+        capacity_bytes=2,
+        device_used_bytes=None,
+        process_rss_bytes=1,
+    )
 
 
 def test_a_steps_time_is_interpolated_between_reports_from_the_start_and_unknown_across_a_resume() -> None:

@@ -19,12 +19,7 @@ from core.base.errors import ConfigError, UserError
 from core.base.text import Message
 from core.cli.main import main
 from core.config.run_config import RunConfig
-from core.finder.search import (
-    BatchSizeResult,
-    Trial,
-    find_batch_size,
-    trial_error,
-)
+from core.finder.search import BatchSizeResult, Trial, find_batch_size, trial_error
 
 CONFIG = RunConfig(device="cpu", model="tiny-cnn")
 
@@ -68,8 +63,22 @@ def test_doubling_then_binary_search_finds_the_largest_batch_under_the_limit() -
 
     # limit 9000: 1000 + 10 * 800 is the last that fits; 1024 runs out of memory (peak above 10000)
     assert result.batch_size == 800 == memory.largest_under(9000)
-    assert memory.tried == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024,  # doubling until one fails
-                            768, 896, 832]  # binary search to within an eighth; the fit does the rest
+    assert memory.tried == [
+        1,
+        2,
+        4,
+        8,
+        16,
+        32,
+        64,
+        128,
+        256,
+        512,
+        1024,  # doubling until one fails
+        768,
+        896,
+        832,
+    ]  # binary search to within an eighth; the fit does the rest
     assert [t.batch_size for t in seen] == memory.tried  # each trial is reported as it ends
     assert (result.fixed_bytes, result.bytes_per_sample) == (1000, 10)
     assert (result.capacity_bytes, result.limit_bytes, result.margin) == (10_000, 9000, 0.1)
@@ -83,20 +92,27 @@ def test_doubling_then_binary_search_finds_the_largest_batch_under_the_limit() -
     assert by_size[768] == Trial(768, 8680, True)
 
 
-@pytest.mark.parametrize(("fixed", "per_sample", "capacity", "margin"), [
-    (2_000_000_000, 3_000_000, 80_000_000_000, 0.1),  # an 80 GB GPU: the answer is beyond 16384
-    (500_000_000, 40_000_000, 24_000_000_000, 0.25),
-    (300_000_000, 150_000_000, 8_000_000_000, 0.0),
-])
-def test_the_answer_is_the_largest_batch_under_capacity_less_the_margin(fixed: int, per_sample: int,
-                                                                        capacity: int, margin: float) -> None:
+@pytest.mark.parametrize(
+    ("fixed", "per_sample", "capacity", "margin"),
+    [
+        (2_000_000_000, 3_000_000, 80_000_000_000, 0.1),  # an 80 GB GPU: the answer is beyond 16384
+        (500_000_000, 40_000_000, 24_000_000_000, 0.25),
+        (300_000_000, 150_000_000, 8_000_000_000, 0.0),
+    ],
+)
+def test_the_answer_is_the_largest_batch_under_capacity_less_the_margin(
+    fixed: int, per_sample: int, capacity: int, margin: float
+) -> None:
     memory = LinearMemory(fixed, per_sample, capacity)
     result = search(memory, margin=margin)
     limit = int(capacity * (1 - margin))
     assert result.batch_size == memory.largest_under(limit)
     assert result.limit_bytes == limit
-    assert memory.fixed + memory.per_sample * result.batch_size <= limit < (
-        memory.fixed + memory.per_sample * (result.batch_size + 1))
+    assert (
+        memory.fixed + memory.per_sample * result.batch_size
+        <= limit
+        < (memory.fixed + memory.per_sample * (result.batch_size + 1))
+    )
     assert_monotone(result.trials)
 
 
@@ -110,6 +126,7 @@ def test_the_search_stays_within_its_bounds() -> None:
 def test_the_fit_cannot_overrule_a_measured_failure() -> None:
     """An out-of-memory error the line does not predict (fragmentation, a kernel that needs more above
     some batch): the answer stays below the smallest batch that failed, and at or above one that fit."""
+
     def fails_from_300(config: RunConfig, batch: int, steps: int) -> int | None:
         return None if batch >= 300 else 1000 + 10 * batch  # the line alone would allow ~10**11
 
@@ -166,30 +183,39 @@ def cli_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    (["--capacity", "abc"], ["--capacity", "'abc' is not a size", "80GB"]),
-    (["--capacity", "0"], ["--capacity", "is not a size"]),
-    (["--margin", "2"], ["--margin", "from 0 to 0.99", "got 2.0"]),
-    (["--start", "0"], ["--start", "got 0"]),
-])
-def test_cli_find_batch_size_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], args: list[str],
-                                                    expected: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--capacity", "abc"], ["--capacity", "'abc' is not a size", "80GB"]),
+        (["--capacity", "0"], ["--capacity", "is not a size"]),
+        (["--margin", "2"], ["--margin", "from 0 to 0.99", "got 2.0"]),
+        (["--start", "0"], ["--start", "got 0"]),
+    ],
+)
+def test_cli_find_batch_size_bad_input_is_one_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], expected: list[str]
+) -> None:
     line = cli_error(capsys, "find-batch-size", "--device", "cpu", "--model", "tiny-cnn", *args)
     for fragment in expected:
         assert fragment in line, line
 
 
-
 # --- bad input a trial process met ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("raised", [ConfigError("model", Message("{spec} returned {what}, not a torch.nn.Module",
-                                                                 spec="nets:make", what="None")),
-                                    UserError(Message("cannot read {path}", path="/data/x"))])
+@pytest.mark.parametrize(
+    "raised",
+    [
+        ConfigError("model", Message("{spec} returned {what}, not a torch.nn.Module", spec="nets:make", what="None")),
+        UserError(Message("cannot read {path}", path="/data/x")),
+    ],
+)
 def test_a_trial_s_bad_input_reaches_the_finder_with_its_field_and_template(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], raised: UserError) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], raised: UserError
+) -> None:
     """The trial process prints it as JSON (core.finder.trial); the finder raises it again as the run would,
     the message still a Message (the window translates it)."""
+
     def refuse(config: RunConfig, batch_size: int, device: object) -> None:
         raise raised
 

@@ -31,30 +31,44 @@ HIDDEN, CLASSES = 16, 10
 
 def known_model(features: int) -> nn.Sequential:
     """Flatten -> Linear(features, 16) -> BatchNorm1d(16) -> ReLU -> Linear(16, 10)."""
-    return nn.Sequential(nn.Flatten(), nn.Linear(features, HIDDEN), nn.BatchNorm1d(HIDDEN), nn.ReLU(),
-                         nn.Linear(HIDDEN, CLASSES))
+    return nn.Sequential(
+        nn.Flatten(), nn.Linear(features, HIDDEN), nn.BatchNorm1d(HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, CLASSES)
+    )
 
 
 def expected(features: int, batch: int, optimizer: str) -> dict[str, int]:
     """The breakdown of one training step of `known_model(features)`, counted by hand."""
-    weights = (features * HIDDEN + HIDDEN  # first Linear: weight + bias
-               + HIDDEN + HIDDEN  # BatchNorm: weight + bias
-               + HIDDEN * CLASSES + CLASSES)  # second Linear
+    weights = (
+        features * HIDDEN
+        + HIDDEN  # first Linear: weight + bias
+        + HIDDEN
+        + HIDDEN  # BatchNorm: weight + bias
+        + HIDDEN * CLASSES
+        + CLASSES
+    )  # second Linear
     buffers = 2 * HIDDEN * F32 + I64  # BatchNorm's running mean and var (float32), num_batches_tracked (int64)
     parameter_tensors = 6
-    state = {"sgd": weights * F32,  # one momentum buffer per parameter
-             # exp_avg + exp_avg_sq per parameter, and a float32 `step` per parameter: on the CPU those
-             # counters live on the training device, so they count
-             "adamw": 2 * weights * F32 + parameter_tensors * F32}[optimizer]
-    activations = (batch * HIDDEN * F32  # first Linear's output, saved by BatchNorm
-                   + 2 * HIDDEN * F32  # BatchNorm's batch mean and inverse std
-                   + batch * HIDDEN * F32  # ReLU's output, saved by ReLU and the second Linear (counted once)
-                   + batch * CLASSES * F32  # log_softmax's output, saved by cross_entropy
-                   + F32)  # nll_loss's total weight
-    return {"params_bytes": weights * F32 + buffers, "grads_bytes": weights * F32, "optimizer_bytes": state,
-            "batch_bytes": batch * features * F32 + batch * I64,  # float32 images, int64 labels
-            "activations_bytes": activations,
-            "dataset_bytes": 0}  # on the CPU the data is process memory, not a device-side holder
+    state = {
+        "sgd": weights * F32,  # one momentum buffer per parameter
+        # exp_avg + exp_avg_sq per parameter, and a float32 `step` per parameter: on the CPU those
+        # counters live on the training device, so they count
+        "adamw": 2 * weights * F32 + parameter_tensors * F32,
+    }[optimizer]
+    activations = (
+        batch * HIDDEN * F32  # first Linear's output, saved by BatchNorm
+        + 2 * HIDDEN * F32  # BatchNorm's batch mean and inverse std
+        + batch * HIDDEN * F32  # ReLU's output, saved by ReLU and the second Linear (counted once)
+        + batch * CLASSES * F32  # log_softmax's output, saved by cross_entropy
+        + F32
+    )  # nll_loss's total weight
+    return {
+        "params_bytes": weights * F32 + buffers,
+        "grads_bytes": weights * F32,
+        "optimizer_bytes": state,
+        "batch_bytes": batch * features * F32 + batch * I64,  # float32 images, int64 labels
+        "activations_bytes": activations,
+        "dataset_bytes": 0,
+    }  # on the CPU the data is process memory, not a device-side holder
 
 
 def test_hand_count_matches_the_model_it_describes() -> None:
@@ -115,8 +129,9 @@ BATCH = 32
 
 
 @pytest.mark.parametrize("optimizer", ["sgd", "adamw"])
-def test_a_run_reports_the_hand_counted_breakdown_once_per_report(monkeypatch: pytest.MonkeyPatch,
-                                                                   optimizer: str) -> None:
+def test_a_run_reports_the_hand_counted_breakdown_once_per_report(
+    monkeypatch: pytest.MonkeyPatch, optimizer: str
+) -> None:
     monkeypatch.setattr(core.engine.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
     monkeypatch.setattr(core.engine.report, "BREAKDOWN_PERIOD_S", 0.0)  # every report (by default at most 1/s)
     events: list[object] = []
@@ -126,8 +141,15 @@ def test_a_run_reports_the_hand_counted_breakdown_once_per_report(monkeypatch: p
             time.sleep(0.02)  # a report interval passes during step 1: at least two reports, on any machine
         events.append(event)
 
-    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, max_steps=6,
-                       optimizer=optimizer, report_interval=0.01)
+    config = RunConfig(
+        device="cpu",
+        model="tiny-cnn",
+        synthetic_samples=256,
+        batch_size=BATCH,
+        max_steps=6,
+        optimizer=optimizer,
+        report_interval=0.01,
+    )
     finished = TrainingSession(config, [observe]).run()
     assert finished.status == "completed", finished.message
 
@@ -145,21 +167,50 @@ def test_a_run_reports_the_hand_counted_breakdown_once_per_report(monkeypatch: p
     assert finished.summary.to_dict()["memory_breakdown"] == want
 
 
-TINY_CNN_WEIGHTS = (3 * 32 * 9 + 2 * 32  # conv 3->32 (no bias), BatchNorm(32) weight + bias
-                    + 32 * 64 * 9 + 2 * 64  # conv 32->64, BatchNorm(64)
-                    + 64 * 128 * 9 + 2 * 128  # conv 64->128, BatchNorm(128)
-                    + 128 * 10 + 10)  # the Linear head
+TINY_CNN_WEIGHTS = (
+    3 * 32 * 9
+    + 2 * 32  # conv 3->32 (no bias), BatchNorm(32) weight + bias
+    + 32 * 64 * 9
+    + 2 * 64  # conv 32->64, BatchNorm(64)
+    + 64 * 128 * 9
+    + 2 * 128  # conv 64->128, BatchNorm(128)
+    + 128 * 10
+    + 10
+)  # the Linear head
 TINY_CNN_BUFFERS = 2 * (32 + 64 + 128) * F32 + 3 * I64  # running mean/var per BatchNorm, num_batches_tracked
 
 
 def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "summary.json"
-    code = main(["run", "--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32",
-                 "--max-steps", "3", "--optimizer", "sgd", "--summary-json", str(target)])
+    code = main(
+        [
+            "run",
+            "--device",
+            "cpu",
+            "--model",
+            "tiny-cnn",
+            "--synthetic-samples",
+            "256",
+            "--batch-size",
+            "32",
+            "--max-steps",
+            "3",
+            "--optimizer",
+            "sgd",
+            "--summary-json",
+            str(target),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     breakdown = json.loads(target.read_text(encoding="utf-8"))["memory_breakdown"]
-    assert set(breakdown) == {"params_bytes", "grads_bytes", "optimizer_bytes", "batch_bytes", "activations_bytes",
-                              "dataset_bytes"}
+    assert set(breakdown) == {
+        "params_bytes",
+        "grads_bytes",
+        "optimizer_bytes",
+        "batch_bytes",
+        "activations_bytes",
+        "dataset_bytes",
+    }
     assert breakdown["dataset_bytes"] == 0  # the CPU keeps a resident set in process memory, not a device
     assert breakdown["params_bytes"] == TINY_CNN_WEIGHTS * F32 + TINY_CNN_BUFFERS
     assert breakdown["grads_bytes"] == TINY_CNN_WEIGHTS * F32
@@ -172,8 +223,9 @@ def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path, capsys: pytes
 def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(core.engine.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
     events: list[object] = []
-    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, max_steps=8,
-                       report_interval=0.01)
+    config = RunConfig(
+        device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, max_steps=8, report_interval=0.01
+    )
     started = time.perf_counter()
     TrainingSession(config, [events.append]).run()
     elapsed = time.perf_counter() - started

@@ -20,39 +20,56 @@ GiB, MiB = 2**30, 2**20
 # Messages as torch 2.x's CUDA caching allocator writes them (the first two verbatim from user reports;
 # the third with a memory fraction set, which adds "... allowed;").
 CUDA_MESSAGES = [
-    ("CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which 3.69 MiB "
-     "is free. Including non-PyTorch memory, this process has 79.18 GiB memory in use. Of the allocated memory "
-     "78.12 GiB is allocated by PyTorch, and 512.00 MiB is reserved by PyTorch but unallocated. If reserved but "
-     "unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid "
-     "fragmentation.  See documentation for Memory Management  "
-     "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
-     20 * MiB, 512 * MiB, None),
-    ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.23 GiB is "
-     "free. Process 4011 has 22.41 GiB memory in use. Of the allocated memory 21.87 GiB is allocated by PyTorch, "
-     "and 98.45 MiB is reserved by PyTorch but unallocated.",
-     2 * GiB, int(98.45 * MiB), None),
-    ("CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 139.80 GiB of which 137.30 GiB "
-     "is free. Including non-PyTorch memory, this process has 2.48 GiB memory in use. 2.00 GiB allowed; Of the "
-     "allocated memory 1.75 GiB is allocated by PyTorch, and 4.00 KiB is reserved by PyTorch but unallocated.",
-     int(1.5 * GiB), 4096, 2 * GiB),
+    (
+        "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which 3.69 MiB "
+        "is free. Including non-PyTorch memory, this process has 79.18 GiB memory in use. Of the allocated memory "
+        "78.12 GiB is allocated by PyTorch, and 512.00 MiB is reserved by PyTorch but unallocated. If reserved but "
+        "unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid "
+        "fragmentation.  See documentation for Memory Management  "
+        "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
+        20 * MiB,
+        512 * MiB,
+        None,
+    ),
+    (
+        "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.23 GiB is "
+        "free. Process 4011 has 22.41 GiB memory in use. Of the allocated memory 21.87 GiB is allocated by PyTorch, "
+        "and 98.45 MiB is reserved by PyTorch but unallocated.",
+        2 * GiB,
+        int(98.45 * MiB),
+        None,
+    ),
+    (
+        "CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 139.80 GiB of which 137.30 GiB "
+        "is free. Including non-PyTorch memory, this process has 2.48 GiB memory in use. 2.00 GiB allowed; Of the "
+        "allocated memory 1.75 GiB is allocated by PyTorch, and 4.00 KiB is reserved by PyTorch but unallocated.",
+        int(1.5 * GiB),
+        4096,
+        2 * GiB,
+    ),
 ]
 
 
 @pytest.mark.parametrize("message, requested, unallocated, allowed", CUDA_MESSAGES)
-def test_the_allocators_figures_are_read_from_its_message(message: str, requested: int, unallocated: int,
-                                                          allowed: int | None) -> None:
+def test_the_allocators_figures_are_read_from_its_message(
+    message: str, requested: int, unallocated: int, allowed: int | None
+) -> None:
     assert oom.requested_bytes(message) == requested
     assert oom.reserved_unallocated_bytes(message) == unallocated
     assert oom.allowed_bytes(message) == allowed
 
 
 def test_the_cpu_allocators_message_and_older_ones() -> None:
-    cpu = ("DefaultCPUAllocator: can't allocate memory: you tried to allocate 2147483648 bytes. "
-           "Error code 12 (Cannot allocate memory)")
+    cpu = (
+        "DefaultCPUAllocator: can't allocate memory: you tried to allocate 2147483648 bytes. "
+        "Error code 12 (Cannot allocate memory)"
+    )
     assert oom.requested_bytes(cpu) == 2 * GiB and oom.reserved_unallocated_bytes(cpu) is None
     assert oom.is_out_of_memory(RuntimeError(cpu))
-    old = ("CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 12.56 GiB already "
-           "allocated; 1.50 GiB free; 13.21 GiB reserved in total by PyTorch)")
+    old = (
+        "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 12.56 GiB already "
+        "allocated; 1.50 GiB free; 13.21 GiB reserved in total by PyTorch)"
+    )
     assert oom.requested_bytes(old) == 2 * GiB and oom.reserved_unallocated_bytes(old) is None
 
 
@@ -102,16 +119,19 @@ def test_the_resident_dataset_is_its_own_share_of_device_memory() -> None:
     assert Placement("stream", needed, 10 * GiB).device_bytes(torch.device("cuda", 0)) == 0
 
 
-@pytest.mark.parametrize("device, pin, non_blocking, expected_pin, expected_async, note", [
-    ("cuda", True, True, True, True, None),
-    ("cuda", False, True, False, False, "non_blocking needs pin_memory"),
-    ("mps", True, True, False, False, "non_blocking is ignored on MPS"),
-    ("mps", False, False, False, False, None),
-    ("cpu", True, True, False, False, "pin_memory has no effect on the CPU"),
-])
-def test_asynchronous_copies_only_from_pinned_memory_to_cuda(device: str, pin: bool, non_blocking: bool,
-                                                             expected_pin: bool, expected_async: bool,
-                                                             note: str | None) -> None:
+@pytest.mark.parametrize(
+    "device, pin, non_blocking, expected_pin, expected_async, note",
+    [
+        ("cuda", True, True, True, True, None),
+        ("cuda", False, True, False, False, "non_blocking needs pin_memory"),
+        ("mps", True, True, False, False, "non_blocking is ignored on MPS"),
+        ("mps", False, False, False, False, None),
+        ("cpu", True, True, False, False, "pin_memory has no effect on the CPU"),
+    ],
+)
+def test_asynchronous_copies_only_from_pinned_memory_to_cuda(
+    device: str, pin: bool, non_blocking: bool, expected_pin: bool, expected_async: bool, note: str | None
+) -> None:
     got_pin, got_async, notes = transfer_policy(device, pin, non_blocking)
     assert (got_pin, got_async) == (expected_pin, expected_async)
     if note is None:
@@ -148,8 +168,9 @@ def test_adamw_state_left_half_made_by_a_failed_first_step_is_dropped() -> None:
     model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 2))
     optimizer = torch.optim.AdamW(model.parameters(), lr=0.01)
     first, second = list(model.parameters())[:2]
-    optimizer.state[first].update(step=torch.tensor(0.0), exp_avg=torch.zeros_like(first),
-                                  exp_avg_sq=torch.zeros_like(first))
+    optimizer.state[first].update(
+        step=torch.tensor(0.0), exp_avg=torch.zeros_like(first), exp_avg_sq=torch.zeros_like(first)
+    )
     optimizer.state[second].update(step=torch.tensor(0.0), exp_avg=torch.zeros_like(second))  # then it failed
     oom.release(torch.device("cpu"), optimizer)
     assert second not in optimizer.state and first in optimizer.state
@@ -174,8 +195,15 @@ def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: py
         return original(self, indices)
 
     monkeypatch.setattr(_IndexedImages, "__getitem__", getitem)
-    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=512, batch_size=64, placement="stream",
-                       on_oom="shrink", report_interval=0.01)
+    config = RunConfig(
+        device="cpu",
+        model="tiny-cnn",
+        synthetic_samples=512,
+        batch_size=64,
+        placement="stream",
+        on_oom="shrink",
+        report_interval=0.01,
+    )
     finished = TrainingSession(config).run()
     assert finished.status == "completed", finished.message
     assert finished.summary.samples + finished.summary.skipped_samples == 512
@@ -188,18 +216,33 @@ def test_a_cpu_failure_under_a_process_limit_names_the_limit_not_an_allocators_c
 
     GB, MB = 10**9, 10**6  # as the message writes them
     cpu = MemorySample(0.0, "cpu", 2 * GB, 0, 2 * GB, 0, 5 * GB, 9 * GB, 2 * GB, False, "RLIMIT_AS")
-    message = ("DefaultCPUAllocator: can't allocate memory: you tried to allocate 1073741824 bytes. "
-               "Error code 12 (Cannot allocate memory)")
-    limited = oom.event(message, oom.where_in_training(3), 2, 512, True, cpu, 1430 * MB, "train",
-                        ProcessLimit("RLIMIT_AS", 5 * GB, 3570 * MB))
+    message = (
+        "DefaultCPUAllocator: can't allocate memory: you tried to allocate 1073741824 bytes. "
+        "Error code 12 (Cannot allocate memory)"
+    )
+    limited = oom.event(
+        message,
+        oom.where_in_training(3),
+        2,
+        512,
+        True,
+        cpu,
+        1430 * MB,
+        "train",
+        ProcessLimit("RLIMIT_AS", 5 * GB, 3570 * MB),
+    )
     assert "reserved but unallocated" not in limited.message
-    assert limited.message == ("out of memory at step 3 with batch size 512: asked for 1.07 GB, more than the "
-                               "process's limit had left at that moment; the process is "
-                               "limited to 5.00 GB of address space by ulimit -v (RLIMIT_AS), which counts mapped "
-                               "libraries too, not only resident memory, 1.43 GB of it left once the failed step's "
-                               "memory was given back; continuing with batch size 256")
+    assert limited.message == (
+        "out of memory at step 3 with batch size 512: asked for 1.07 GB, more than the "
+        "process's limit had left at that moment; the process is "
+        "limited to 5.00 GB of address space by ulimit -v (RLIMIT_AS), which counts mapped "
+        "libraries too, not only resident memory, 1.43 GB of it left once the failed step's "
+        "memory was given back; continuing with batch size 256"
+    )
     plain = oom.event(message, oom.where_in_training(3), 2, 512, False, cpu, 1430 * MB, "train")
-    assert plain.message == ("out of memory at step 3 with batch size 512: asked for 1.07 GB; 1.43 GB of system "
-                             "memory available once the failed step's memory was given back")
+    assert plain.message == (
+        "out of memory at step 3 with batch size 512: asked for 1.07 GB; 1.43 GB of system "
+        "memory available once the failed step's memory was given back"
+    )
     group = oom.limit_text(ProcessLimit("cgroup", 4 * GB, GB))
     assert group.startswith("the process's control group is limited to 4.00 GB")

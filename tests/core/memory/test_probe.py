@@ -115,8 +115,15 @@ def test_cpu_capacity_is_the_process_limit_when_lower_than_system_memory(monkeyp
     from core.finder.search import default_capacity
 
     limit = psutil.Process().memory_info().vms + 2 * 2**30
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY)
-                        if which == resource.RLIMIT_AS else (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    monkeypatch.setattr(
+        resource,
+        "getrlimit",
+        lambda which: (
+            (limit, resource.RLIM_INFINITY)
+            if which == resource.RLIMIT_AS
+            else (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
+        ),
+    )
     sample = MemoryProbe("cpu").sample()
     assert (sample.capacity_bytes, sample.capacity_limit) == (limit, "RLIMIT_AS")
     assert default_capacity(RunConfig(device="cpu")) == min(limit, psutil.virtual_memory().available)

@@ -16,17 +16,11 @@ from core.cli.main import main
 from core.config.run_config import RunConfig
 from core.engine.session import TrainingSession
 from core.memory.snapshot import MemoryHistory, unsupported_reason
-from core.run.events import (
-    LogMessage,
-    MemoryBreakdown,
-    RunFinished,
-    RunStarted,
-    SnapshotSaved,
-    StepsReported,
-)
+from core.run.events import LogMessage, MemoryBreakdown, RunFinished, RunStarted, SnapshotSaved, StepsReported
 
-FAST = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=3,
-                 report_interval=0.01)
+FAST = RunConfig(
+    device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=3, report_interval=0.01
+)
 
 
 @pytest.mark.parametrize("device", ["cpu", "mps"])
@@ -42,19 +36,21 @@ def test_a_torch_without_memory_history_is_named(monkeypatch: pytest.MonkeyPatch
     assert "needs torch >= 2.1" in (unsupported_reason("cuda:0") or "")
 
 
-def test_cli_memory_snapshot_on_the_cpu_exits_2_with_one_line(tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_memory_snapshot_on_the_cpu_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "x.pickle"
     code = main(["run", "--device", "cpu", "--model", "tiny-cnn", "--memory-snapshot", str(target)])
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
-    assert err.splitlines() == ["gpu-train-monitor: error: --memory-snapshot: memory history is recorded by the "
-                                "CUDA caching allocator; cpu has none"]
+    assert err.splitlines() == [
+        "gpu-train-monitor: error: --memory-snapshot: memory history is recorded by the "
+        "CUDA caching allocator; cpu has none"
+    ]
     assert not target.exists()
 
 
-def test_cli_memory_snapshot_into_a_missing_folder_exits_2(tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_memory_snapshot_into_a_missing_folder_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "no" / "such" / "x.pickle"
     code = main(["run", "--device", "cpu", "--model", "tiny-cnn", "--memory-snapshot", str(target)])
     err = capsys.readouterr().err

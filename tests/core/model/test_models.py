@@ -140,14 +140,22 @@ def test_a_factory_without_arguments_is_called_with_none(folder) -> None:
     assert all(torch.equal(before[name], value) for name, value in model.state_dict().items())
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("mymodels:not_a_model", "mymodels:not_a_model returned a list, not a torch.nn.Module"),
-    ("mymodels:no_parameters", "mymodels:no_parameters returned a model without trainable parameters: there is "
-                               "nothing to train"),
-    ("mymodels:raises", "mymodels:raises raised RuntimeError: the weights file is missing"),
-    ("mymodels:needs_width", "mymodels:needs_width needs the argument width, but a run calls it with num_classes= "
-                             "and in_channels= (when it takes them); give it a default"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("mymodels:not_a_model", "mymodels:not_a_model returned a list, not a torch.nn.Module"),
+        (
+            "mymodels:no_parameters",
+            "mymodels:no_parameters returned a model without trainable parameters: there is nothing to train",
+        ),
+        ("mymodels:raises", "mymodels:raises raised RuntimeError: the weights file is missing"),
+        (
+            "mymodels:needs_width",
+            "mymodels:needs_width needs the argument width, but a run calls it with num_classes= "
+            "and in_channels= (when it takes them); give it a default",
+        ),
+    ],
+)
 def test_a_factory_that_gives_no_model_is_named(folder, spec: str, message: str) -> None:
     with pytest.raises(ConfigError) as raised:
         build_model(spec, 10, 3)
@@ -157,23 +165,35 @@ def test_a_factory_that_gives_no_model_is_named(folder, spec: str, message: str)
 def test_a_model_that_fails_on_the_run_s_images_names_the_factory_and_the_input(folder) -> None:
     model = build_model("mymodels:for_28px", 10, 1)
     check_output(model, "mymodels:for_28px", 1, 28, 28, 10)  # what it was made for
-    with pytest.raises(ConfigError, match=r"^model: mymodels:for_28px fails on the run's input, a batch shaped "
-                                          r"2x1x32x32 \(batch x channels x height x width, from the dataset\): "
-                                          r"RuntimeError: mat1 and mat2 shapes cannot be multiplied "
-                                          r"\(2x1024 and 784x10\)$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^model: mymodels:for_28px fails on the run's input, a batch shaped "
+        r"2x1x32x32 \(batch x channels x height x width, from the dataset\): "
+        r"RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+        r"\(2x1024 and 784x10\)$",
+    ):
         check_output(model, "mymodels:for_28px", 1, 32, 32, 10)
 
 
 def test_a_model_whose_output_is_not_one_logit_per_class_is_named(folder) -> None:
     ten_way = build_model("mymodels:TenWay", 4, 3)
-    with pytest.raises(ConfigError, match=r"^model: mymodels:TenWay: the model gives 10 outputs per image but the "
-                                          r"dataset has 4 classes; give it 4 outputs \(the factory is called with "
-                                          r"num_classes= when it takes that argument\)$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^model: mymodels:TenWay: the model gives 10 outputs per image but the "
+        r"dataset has 4 classes; give it 4 outputs \(the factory is called with "
+        r"num_classes= when it takes that argument\)$",
+    ):
         check_output(ten_way, "mymodels:TenWay", 3, 16, 16, 4)
-    with pytest.raises(ConfigError, match=r"^model: mymodels:returns_a_tuple: the model returned a tuple, expected "
-                                          r"a tensor of logits shaped \(batch, 10\)$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^model: mymodels:returns_a_tuple: the model returned a tuple, expected "
+        r"a tensor of logits shaped \(batch, 10\)$",
+    ):
         check_output(build_model("mymodels:returns_a_tuple", 10, 3), "mymodels:returns_a_tuple", 3, 8, 8, 10)
     flat = nn.Sequential(nn.Conv2d(3, 10, 1))  # per-pixel logits: 2x10x8x8, not 2x10
-    with pytest.raises(ConfigError, match=r"^model: m:f: the model's output for a batch shaped 2x3x8x8 is "
-                                          r"2x10x8x8, expected 2x10 \(one logit per class for each image\)$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^model: m:f: the model's output for a batch shaped 2x3x8x8 is "
+        r"2x10x8x8, expected 2x10 \(one logit per class for each image\)$",
+    ):
         check_output(flat, "m:f", 3, 8, 8, 10)

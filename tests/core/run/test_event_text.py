@@ -24,8 +24,10 @@ from tests.support.events import oom, sample, started, summary
 
 def test_run_started_names_the_model_device_data_and_the_plan():
     text = event_text.run_started(started(epochs=10))
-    assert text == ("training resnet18 on cuda:0 (NVIDIA H200): 11,173,962 parameters, cifar10 (50,000 train / "
-                    "10,000 val images, 184.32 MB), resident placement, batch 256, 1,950 steps over 10 epochs")
+    assert text == (
+        "training resnet18 on cuda:0 (NVIDIA H200): 11,173,962 parameters, cifar10 (50,000 train / "
+        "10,000 val images, 184.32 MB), resident placement, batch 256, 1,950 steps over 10 epochs"
+    )
     assert event_text.run_started(started(epochs=1, total_steps=1)).endswith("1 step over 1 epoch")
 
 
@@ -37,8 +39,18 @@ def test_a_run_bounded_by_max_steps_alone_has_no_epoch_total():
 
 
 def test_steps_postfix_averages_the_finite_losses_of_the_report():
-    event = StepsReported(step=40, epoch=2, first_step=31, losses=(1.0, 3.0, math.nan, math.inf), samples=10_240,
-                          samples_per_s=12_345.6, elapsed_s=3.0, eta_s=9.0, batch_size=256, memory=sample())
+    event = StepsReported(
+        step=40,
+        epoch=2,
+        first_step=31,
+        losses=(1.0, 3.0, math.nan, math.inf),
+        samples=10_240,
+        samples_per_s=12_345.6,
+        elapsed_s=3.0,
+        eta_s=9.0,
+        batch_size=256,
+        memory=sample(),
+    )
     assert event_text.steps_postfix(event, 10) == "epoch 2/10 loss 2.0000 12,346 img/s mem 3.00 GB"
     assert event_text.steps_postfix(event, None).startswith("epoch 2 loss")
     on_cpu = StepsReported(40, 2, 31, (math.nan,), 10_240, 100.0, 3.0, None, 256, sample(allocator=False))
@@ -47,18 +59,22 @@ def test_steps_postfix_averages_the_finite_losses_of_the_report():
 
 def test_epoch_ended_says_n_a_for_what_was_not_measured():
     assert event_text.epoch_ended(EpochEnded(3, 585, 0.51234, 0.6, 0.8765)) == (
-        "epoch 3: train loss 0.5123, val loss 0.6000, val accuracy 87.65%")
+        "epoch 3: train loss 0.5123, val loss 0.6000, val accuracy 87.65%"
+    )
     assert event_text.epoch_ended(EpochEnded(1, 10, None, None, None)) == (
-        "epoch 1: train loss n/a, val loss n/a, val accuracy n/a")
+        "epoch 1: train loss n/a, val loss n/a, val accuracy n/a"
+    )
 
 
 def test_cache_clear_snapshot_and_log_lines():
     assert event_text.cache_cleared(CacheCleared(None, 12_345_678, sample())) == (
-        "cache cleared at rest: 12.35 MB freed, reserved now 4.00 GB")
+        "cache cleared at rest: 12.35 MB freed, reserved now 4.00 GB"
+    )
     assert event_text.cache_cleared(CacheCleared(8, 4096, sample())).startswith("cache cleared at step 8: 4.10 kB")
     assert event_text.cache_cleared_mark(CacheCleared(8, 4096, sample())) == "cleared 4.10 kB"
     assert event_text.snapshot_saved(SnapshotSaved(12, "/tmp/s.pickle", 2_500_000)) == (
-        "memory snapshot saved to /tmp/s.pickle (2.50 MB) at step 12: open it at https://pytorch.org/memory_viz")
+        "memory snapshot saved to /tmp/s.pickle (2.50 MB) at step 12: open it at https://pytorch.org/memory_viz"
+    )
     assert event_text.log_message(LogMessage("info", "hello")) == "hello"
     assert event_text.log_message(LogMessage("warning", "careful")) == "warning: careful"
 
@@ -73,11 +89,14 @@ def test_out_of_memory_in_training_and_in_validation():
     assert event_text.out_of_memory(said) == said.message
 
 
-@pytest.mark.parametrize(("status", "expected"), [
-    ("completed", "finished: 1950 steps in 61.2 s, 8,150 images/s, peak 5.25 GB"),
-    ("stopped", "stopped at step 812"),
-    ("diverged", "diverged: loss is nan at step 812"),
-])
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        ("completed", "finished: 1950 steps in 61.2 s, 8,150 images/s, peak 5.25 GB"),
+        ("stopped", "stopped at step 812"),
+        ("diverged", "diverged: loss is nan at step 812"),
+    ],
+)
 def test_run_finished(status, expected):
     message = "" if status in ("completed", "stopped") else "loss is nan at step 812"
     event = RunFinished(status, 812, message, False, summary(status=status))
@@ -104,24 +123,35 @@ def test_a_resumed_run_says_where_it_resumed():
 def test_a_resumed_run_s_end_says_the_steps_it_trained_and_where_they_lie():
     """Resumed at step 20 and finished at 60: the time, images/s and peak beside it are those 40 steps'."""
     event = RunFinished("completed", 60, "", False, summary(steps=60, start_step=20))
-    assert event_text.run_finished(event) == ("finished: trained 40 steps (steps 21-60) in 61.2 s, 8,150 images/s, "
-                                              "peak 5.25 GB")
+    assert event_text.run_finished(event) == (
+        "finished: trained 40 steps (steps 21-60) in 61.2 s, 8,150 images/s, peak 5.25 GB"
+    )
     one = RunFinished("completed", 21, "", False, summary(steps=21, start_step=20))
     assert event_text.run_finished(one).startswith("finished: trained 1 step (step 21) in ")
-    from core.cli.run_command import (
-        _summary_text,  # the CLI's closing table says it the same way
-    )
+    from core.cli.run_command import _summary_text  # the CLI's closing table says it the same way
 
     assert "steps       60 (resumed at step 20: trained 40 in 61.2 s)" in _summary_text(event).splitlines()
 
 
-@pytest.mark.parametrize(("reason", "why"), [("epoch", "end of epoch 3"), ("every", "periodic"),
-                                             ("request", "requested"), ("stop", "the run stopped"),
-                                             ("end", "the run ended mid-epoch")])
+@pytest.mark.parametrize(
+    ("reason", "why"),
+    [
+        ("epoch", "end of epoch 3"),
+        ("every", "periodic"),
+        ("request", "requested"),
+        ("stop", "the run stopped"),
+        ("end", "the run ended mid-epoch"),
+    ],
+)
 def test_a_checkpoint_line_says_when_why_where_and_how_big(reason, why):
     saved = CheckpointSaved(step=585, epoch=3, path="/data/ck/step-585.pt", size_bytes=89_400_000, reason=reason)
-    assert event_text.checkpoint_saved(saved) == f"checkpoint saved at step 585 ({why}): /data/ck/step-585.pt (89.40 MB)"
-    assert event_text.resume_hint("/my data/step-5.pt") == "to continue: gpu-train-monitor run --resume '/my data/step-5.pt'"
+    assert (
+        event_text.checkpoint_saved(saved) == f"checkpoint saved at step 585 ({why}): /data/ck/step-585.pt (89.40 MB)"
+    )
+    assert (
+        event_text.resume_hint("/my data/step-5.pt")
+        == "to continue: gpu-train-monitor run --resume '/my data/step-5.pt'"
+    )
 
 
 def test_the_window_s_lines_keep_their_templates_and_values():
@@ -137,10 +167,21 @@ def test_the_window_s_lines_keep_their_templates_and_values():
     assert event_text.checkpoint_saved(saved).params["why"].template == "end of epoch {epoch}"
     finished = event_text.run_finished(RunFinished("oom", 7, "out of memory at step 8", False, summary(status="oom")))
     assert finished.template == "{status}: {message}" and finished.params["status"].template == "oom"
-    for line in (event_text.run_requested(RunConfig()),
-                 event_text.cache_cleared(CacheCleared(None, 1, sample())), event_text.cache_cleared_mark(
-                     CacheCleared(3, 1, sample())), event_text.snapshot_saved(SnapshotSaved(1, "/s", 1)),
-                 event_text.out_of_memory_headline(oom("train")), event_text.out_of_memory(oom("validation")),
-                 event_text.run_finished(RunFinished("completed", 3, "", False, summary(batch_size_changes=(
-                     {"step": 1, "from": 64, "to": 32},), batch_size=32)))):
+    for line in (
+        event_text.run_requested(RunConfig()),
+        event_text.cache_cleared(CacheCleared(None, 1, sample())),
+        event_text.cache_cleared_mark(CacheCleared(3, 1, sample())),
+        event_text.snapshot_saved(SnapshotSaved(1, "/s", 1)),
+        event_text.out_of_memory_headline(oom("train")),
+        event_text.out_of_memory(oom("validation")),
+        event_text.run_finished(
+            RunFinished(
+                "completed",
+                3,
+                "",
+                False,
+                summary(batch_size_changes=({"step": 1, "from": 64, "to": 32},), batch_size=32),
+            )
+        ),
+    ):
         assert isinstance(line, Message), line

@@ -19,9 +19,15 @@ from core.store.schema import migrate
 
 # what stores made by every earlier version hold: the derived tables must keep to it (a new field in MemorySample
 # needs a migration of its own that adds its column)
-STORED = [("allocated_bytes", "INTEGER", 1), ("reserved_bytes", "INTEGER", 1), ("peak_allocated_bytes", "INTEGER", 1),
-          ("peak_reserved_bytes", "INTEGER", 1), ("capacity_bytes", "INTEGER", 1), ("device_used_bytes", "INTEGER", 0),
-          ("process_rss_bytes", "INTEGER", 1)]
+STORED = [
+    ("allocated_bytes", "INTEGER", 1),
+    ("reserved_bytes", "INTEGER", 1),
+    ("peak_allocated_bytes", "INTEGER", 1),
+    ("peak_reserved_bytes", "INTEGER", 1),
+    ("capacity_bytes", "INTEGER", 1),
+    ("device_used_bytes", "INTEGER", 0),
+    ("process_rss_bytes", "INTEGER", 1),
+]
 
 
 def test_the_columns_are_the_samples_byte_counts_in_field_order() -> None:
@@ -36,18 +42,21 @@ def test_the_store_tables_and_rows_end_with_the_sample_columns_as_stores_always_
     db = sqlite3.connect(":memory:", isolation_level=None)
     migrate(db)
     for table, row in (("reports", ReportRow), ("rank_reports", RankReportRow)):
-        columns = [(name, kind, notnull) for _, name, kind, notnull, _, _ in
-                   db.execute(f"PRAGMA table_info({table})").fetchall()]
-        assert columns[-len(SAMPLE_COLUMNS):] == STORED
+        columns = [
+            (name, kind, notnull)
+            for _, name, kind, notnull, _, _ in db.execute(f"PRAGMA table_info({table})").fetchall()
+        ]
+        assert columns[-len(SAMPLE_COLUMNS) :] == STORED
         assert [name for name, _, _ in STORED] == list(SAMPLE_COLUMNS)
-        assert [f.name for f in dataclasses.fields(row)][-len(SAMPLE_COLUMNS):] == list(SAMPLE_COLUMNS)
+        assert [f.name for f in dataclasses.fields(row)][-len(SAMPLE_COLUMNS) :] == list(SAMPLE_COLUMNS)
 
 
 def test_the_csv_memory_columns_hold_each_sample_column_s_own_value(tmp_path: Path) -> None:
-    assert MEMORY_COLUMNS[-len(SAMPLE_COLUMNS):] == RANK_COLUMNS[-len(SAMPLE_COLUMNS):] == SAMPLE_COLUMNS
+    assert MEMORY_COLUMNS[-len(SAMPLE_COLUMNS) :] == RANK_COLUMNS[-len(SAMPLE_COLUMNS) :] == SAMPLE_COLUMNS
     sample = {name: 1000 + i for i, name in enumerate(SAMPLE_COLUMNS)}  # a different number in every column
-    report = ReportRow(step=5, at=1e9, elapsed_s=2.0, samples=40, samples_per_s=20.0, batch_size=8, total_steps=9,
-                       eta_s=None, **sample)
+    report = ReportRow(
+        step=5, at=1e9, elapsed_s=2.0, samples=40, samples_per_s=20.0, batch_size=8, total_steps=9, eta_s=None, **sample
+    )
     rank = RankReportRow(step=5, rank=1, device="cpu", samples_per_s=10.0, **sample)
     empty = np.array([], dtype=np.float64)
     table = StepTable(np.array([], dtype=np.int64), np.array([], dtype=np.int64), empty, empty, empty, empty, 0.0)
@@ -61,8 +70,9 @@ def test_the_csv_memory_columns_hold_each_sample_column_s_own_value(tmp_path: Pa
 def test_a_gather_row_carries_every_sample_column_and_the_breakdown_there_and_back() -> None:
     memory = {name: 10**9 + i for i, name in enumerate(SAMPLE_COLUMNS)}
     memory["device_used_bytes"] = None  # unknown on this device: comes back unknown
-    breakdown = MemoryBreakdown(12, 1, 2, 3, 4, 5, 6, (("forward", 7), ("backward", 8), ("optimizer", 9)),
-                                "saved-tensors", rank=1)
+    breakdown = MemoryBreakdown(
+        12, 1, 2, 3, 4, 5, 6, (("forward", 7), ("backward", 8), ("optimizer", 9)), "saved-tensors", rank=1
+    )
     row = GatherRow(0.25, 64, memory, stop=False, pause=True, clear=True, since_breakdown=1e9, breakdown=breakdown)
     packed = row.pack()
     assert len(packed) == GatherRow.SIZE

@@ -27,7 +27,10 @@ def wait_for(condition: Callable[[], bool]) -> bool:
 
 def test_the_table_names_the_signals_the_cli_documents() -> None:
     assert {control: signal_number(control) for control in Control} == {
-        Control.STOP: signal.SIGINT, Control.PAUSE: signal.SIGUSR2, Control.CLEAR_CACHE: signal.SIGUSR1}
+        Control.STOP: signal.SIGINT,
+        Control.PAUSE: signal.SIGUSR2,
+        Control.CLEAR_CACHE: signal.SIGUSR1,
+    }
     assert set(CONTROL_SIGNALS) == set(Control) and Control.STOP not in STEERING
 
 

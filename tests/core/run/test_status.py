@@ -16,7 +16,12 @@ from core.store.run_store import FINISHED
 
 def test_exit_codes_follow_the_status() -> None:
     assert [Status(word).exit_code for word in ("completed", "stopped", "diverged", "oom", "failed")] == [
-        0, EXIT_INTERRUPTED, 1, 1, 1]
+        0,
+        EXIT_INTERRUPTED,
+        1,
+        1,
+        1,
+    ]
     assert Status.INTERRUPTED.exit_code == 1  # the run did not end well
     with pytest.raises(KeyError):
         Status.RUNNING.exit_code  # a live run has no exit code yet
@@ -36,9 +41,16 @@ def test_a_status_is_the_stored_word() -> None:
 
 
 def test_every_ending_a_run_reports_is_a_status() -> None:
-    outcomes = [trained(5, 5), trained(4, 5), ended_by(Stopped()), ended_by(Diverged(3, float("nan"))),
-                ended_by(OutOfMemoryStop("out of memory")), ended_by(UserError("bad")), ended_by(RuntimeError("x")),
-                ended_by(SystemExit(3))]
+    outcomes = [
+        trained(5, 5),
+        trained(4, 5),
+        ended_by(Stopped()),
+        ended_by(Diverged(3, float("nan"))),
+        ended_by(OutOfMemoryStop("out of memory")),
+        ended_by(UserError("bad")),
+        ended_by(RuntimeError("x")),
+        ended_by(SystemExit(3)),
+    ]
     assert [type(outcome.status) for outcome in outcomes] == [Status] * len(outcomes)
     assert {outcome.status for outcome in outcomes} == {s for s in Status if s.finished} - {Status.INTERRUPTED}
 

@@ -29,20 +29,8 @@ from core.engine.session import TrainingSession
 from core.run.events import ContenderEvent, Event, RunFinished, RunStarted, StepsReported
 from core.store.connection import store_problem
 from core.store.recorder import RunRecorder, open_recorder
-from core.store.run_store import (
-    RunNotFound,
-    RunStore,
-    StoreError,
-    default_store_path,
-    process_alive,
-)
-from core.store.schema import (
-    APPLICATION_ID,
-    SCHEMA_VERSION,
-    application_id,
-    migrate,
-    schema_version,
-)
+from core.store.run_store import RunNotFound, RunStore, StoreError, default_store_path, process_alive
+from core.store.schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
 from tests.support.recorded_runs import another_programs_database
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
@@ -113,7 +101,9 @@ def test_a_comparison_records_each_of_its_runs_with_its_label(tmp_path: Path) ->
     with RunStore(path) as store:
         runs = store.list_runs(order="started_at", descending=False)
     assert [(r.label, r.batch_size, r.steps, r.status) for r in runs] == [
-        ("batch_size=16", 16, 3, "completed"), ("batch_size=32", 32, 3, "completed")]
+        ("batch_size=16", 16, 3, "completed"),
+        ("batch_size=32", 32, 3, "completed"),
+    ]
 
 
 def test_a_wrapped_runs_label_comes_with_its_events_alone(tmp_path: Path) -> None:
@@ -155,8 +145,9 @@ def test_a_resume_of_a_run_that_went_on_past_its_checkpoint_is_a_branch_never_a_
 
 def test_a_diverged_runs_nan_loss_is_kept_as_nan(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite3"
-    finished, events, run_id = record(path, model="squeezenet1_1", optimizer="adamw", lr=10.0, batch_size=16,
-                                      max_steps=40)
+    finished, events, run_id = record(
+        path, model="squeezenet1_1", optimizer="adamw", lr=10.0, batch_size=16, max_steps=40
+    )
     assert finished.status == "diverged"
     with RunStore(path) as store:
         assert store.run(run_id).status == "diverged"
@@ -190,10 +181,12 @@ def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Pat
     db = sqlite3.connect(path, isolation_level=None)
     migrate(db, target=version)
     db.execute("PRAGMA application_id = 0")  # as every store made before the mark
-    db.execute("INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
-               "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
-               "VALUES ('u1', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'resnet18', 'synthetic', 'cuda:0', 'GPU', "
-               "'resident', 64, 2, 2, '{}', '{}')")
+    db.execute(
+        "INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
+        "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
+        "VALUES ('u1', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'resnet18', 'synthetic', 'cuda:0', 'GPU', "
+        "'resident', 64, 2, 2, '{}', '{}')"
+    )
     db.execute("INSERT INTO steps VALUES (1, 1, 1, 2.5), (1, 2, 1, 2.25)")
     db.close()
     with RunStore(path) as store:
@@ -218,8 +211,9 @@ def test_a_store_from_a_newer_version_is_refused_by_name(tmp_path: Path) -> None
         RunStore(path)
 
 
-def test_a_damaged_store_is_one_warning_and_the_run_still_trains(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_damaged_store_is_one_warning_and_the_run_still_trains(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "runs.sqlite3"
     path.write_bytes(b"this is not an SQLite file " * 200)
     with pytest.raises(StoreError, match="damaged"):
@@ -330,8 +324,10 @@ def test_another_programs_versioned_database_is_one_warning_left_untouched_and_t
     recorder = open_recorder(path, warnings.append)
     finished = TrainingSession(RunConfig(**FAST, max_steps=3), [] if recorder is None else [recorder]).run()
     assert recorder is None and finished.status == "completed"
-    assert warnings == [f"this run is not recorded: {path} is not a run store: it is an SQLite database of another "
-                        "program (it is neither empty nor marked as a run store); give --runs-db a new file name"]
+    assert warnings == [
+        f"this run is not recorded: {path} is not a run store: it is an SQLite database of another "
+        "program (it is neither empty nor marked as a run store); give --runs-db a new file name"
+    ]
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
     assert [p.name for p in tmp_path.iterdir()] == ["theirs.db"]  # no -wal, -shm or -journal beside it either
     with pytest.raises(StoreError, match="is not a run store"):
@@ -377,8 +373,10 @@ def test_a_fifo_as_the_store_is_refused_at_once_by_name(tmp_path: Path, capsys: 
             os.close(writer)
     assert not thread.is_alive(), "a FIFO as the store hangs"
     err = capsys.readouterr().err
-    assert codes == [2] and err == (f"gpu-train-monitor: error: the run store {fifo} is a named pipe (FIFO), not a "
-                                    "file; give --runs-db a file name\n")
+    assert codes == [2] and err == (
+        f"gpu-train-monitor: error: the run store {fifo} is a named pipe (FIFO), not a "
+        "file; give --runs-db a file name\n"
+    )
 
 
 def test_a_device_or_a_folder_as_the_store_is_named_for_what_it_is(tmp_path: Path) -> None:
@@ -391,8 +389,9 @@ def test_a_device_or_a_folder_as_the_store_is_named_for_what_it_is(tmp_path: Pat
     for readonly in (False, True):
         with pytest.raises(StoreError) as error:
             RunStore(tmp_path, readonly=readonly)
-        assert str(error.value) == (f"the run store {tmp_path} is a folder; give --runs-db a file name, such as "
-                                    f"{tmp_path / 'runs.sqlite3'}")
+        assert str(error.value) == (
+            f"the run store {tmp_path} is a folder; give --runs-db a file name, such as {tmp_path / 'runs.sqlite3'}"
+        )
 
 
 def test_the_default_store_moves_once_into_a_folder_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,8 +22,9 @@ QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "gui")
 def run_python(code_or_args: list[str], timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
     # one torch thread: the test machines share two cores, and two threads fighting for them are slower
     environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1", **env}
-    return subprocess.run([sys.executable, *code_or_args], cwd=REPO, env=environment, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, *code_or_args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def chinese_system(cache: Path) -> dict[str, str]:
@@ -43,9 +44,27 @@ def test_screenshot_mode_writes_a_png_of_the_whole_window(tmp_path):
     """On a Chinese system (LANG=zh_CN.UTF-8), `--language en` keeps the window English: no Chinese catalogue is
     compiled into the user's cache (the Chinese start itself: the next test)."""
     path = tmp_path / "shot.png"
-    result = run_python(["-m", "gui", "--language", "en", "--screenshot", str(path), "--steps", "5", "--model",
-                         "tiny-cnn", "--device", "cpu", "--synthetic-samples", "512", "--batch-size", "64"],
-                        **chinese_system(tmp_path / "cache"))
+    result = run_python(
+        [
+            "-m",
+            "gui",
+            "--language",
+            "en",
+            "--screenshot",
+            str(path),
+            "--steps",
+            "5",
+            "--model",
+            "tiny-cnn",
+            "--device",
+            "cpu",
+            "--synthetic-samples",
+            "512",
+            "--batch-size",
+            "64",
+        ],
+        **chinese_system(tmp_path / "cache"),
+    )
     assert result.returncode == 0, result.stderr
     assert not list((tmp_path / "cache").rglob("*.qm"))  # --language en overrode the system's Chinese
     assert path.stat().st_size > 10_000  # a real picture of a window, not an empty image
@@ -64,7 +83,6 @@ def test_screenshot_mode_writes_a_png_of_the_whole_window(tmp_path):
     assert len(colours) > 5  # widgets and plots were drawn, not a blank canvas
 
 
-
 def test_installed_console_script_dispatches_devices():
     script = Path(sys.executable).with_name("gpu-train-monitor")
     assert script.is_file(), "the project is not installed in this environment"
@@ -76,13 +94,15 @@ def test_installed_console_script_dispatches_devices():
 
 def test_core_never_imports_qt_pyqtgraph_or_gui():
     # in a fresh process: pytest-qt has already imported Qt into this one
-    code = ("import importlib, pkgutil, sys, core\n"
-            "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
-            "    if m.name not in ('core.__main__',):\n"
-            "        importlib.import_module(m.name)\n"
-            "import core.engine.session, core.cli.main\n"
-            f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r})\n"
-            "print(len([n for n in sys.modules if n.startswith('core.')]), bad)\n")
+    code = (
+        "import importlib, pkgutil, sys, core\n"
+        "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
+        "    if m.name not in ('core.__main__',):\n"
+        "        importlib.import_module(m.name)\n"
+        "import core.engine.session, core.cli.main\n"
+        f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r})\n"
+        "print(len([n for n in sys.modules if n.startswith('core.')]), bad)\n"
+    )
     result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr
     count, bad = result.stdout.strip().split(" ", 1)
@@ -91,28 +111,54 @@ def test_core_never_imports_qt_pyqtgraph_or_gui():
 
 
 def test_gui_imports_core():
-    code = "import sys, gui.window.main_window; print('core.config.run_config' in sys.modules, 'core.run.events' in sys.modules)"
+    code = (
+        "import sys, gui.window.main_window; "
+        "print('core.config.run_config' in sys.modules, 'core.run.events' in sys.modules)"
+    )
     result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True"]
 
 
-
 def test_screenshot_run_refusing_its_input_exits_2_naming_the_option(tmp_path):
     # found by the session once torch is up, as the CLI finds it: the same line and exit code
     path = tmp_path / "shot.png"
-    result = run_python(["-m", "gui", "--screenshot", str(path), "--steps", "2", "--model", "tiny-cnn",
-                         "--device", "cpu:1", "--synthetic-samples", "256", "--batch-size", "32"])
+    result = run_python(
+        [
+            "-m",
+            "gui",
+            "--screenshot",
+            str(path),
+            "--steps",
+            "2",
+            "--model",
+            "tiny-cnn",
+            "--device",
+            "cpu:1",
+            "--synthetic-samples",
+            "256",
+            "--batch-size",
+            "32",
+        ]
+    )
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
-    assert "gpu-train-monitor: error: --device: cpu:1 does not exist: the CPU is one device (use cpu)" in \
-        result.stderr.splitlines()
+    assert (
+        "gpu-train-monitor: error: --device: cpu:1 does not exist: the CPU is one device (use cpu)"
+        in result.stderr.splitlines()
+    )
 
 
 def _start_window(*args: str, python_options: tuple[str, ...] = ()) -> subprocess.Popen:
     environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, *python_options, "-m", "gui", *args], cwd=REPO, env=environment,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, *python_options, "-m", "gui", *args],
+        cwd=REPO,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for_line(process: subprocess.Popen, pattern: str) -> None:
@@ -141,8 +187,20 @@ def test_ctrl_c_while_qt_is_importing_exits_130_quietly():
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_closes_the_window_during_a_run(tmp_path, signum, code):
-    process = _start_window("--screenshot", str(tmp_path / "shot.png"), "--steps", "100000", "--model", "tiny-cnn",
-                            "--device", "cpu", "--synthetic-samples", "2560", "--batch-size", "8")
+    process = _start_window(
+        "--screenshot",
+        str(tmp_path / "shot.png"),
+        "--steps",
+        "100000",
+        "--model",
+        "tiny-cnn",
+        "--device",
+        "cpu",
+        "--synthetic-samples",
+        "2560",
+        "--batch-size",
+        "8",
+    )
     try:
         _wait_for_line(process, r"PyTorch ready after")  # the run starts right after this line
         process.send_signal(signum)
@@ -155,11 +213,22 @@ def test_a_signal_closes_the_window_during_a_run(tmp_path, signum, code):
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
 
 
-
 def test_screenshot_of_a_ready_made_comparison(tmp_path):
     path = tmp_path / "compare.png"
-    common = ["-m", "gui", "--steps", "3", "--model", "tiny-cnn", "--device", "cpu", "--synthetic-samples",
-              "256", "--batch-size", "32"]
+    common = [
+        "-m",
+        "gui",
+        "--steps",
+        "3",
+        "--model",
+        "tiny-cnn",
+        "--device",
+        "cpu",
+        "--synthetic-samples",
+        "256",
+        "--batch-size",
+        "32",
+    ]
     result = run_python([*common, "--screenshot", str(path), "--compare", "stream vs resident"])
     assert result.returncode == 0, result.stderr
     assert png_size(path) == (1280, 860)
@@ -172,9 +241,25 @@ def test_a_chinese_system_opens_the_window_in_chinese(tmp_path):
     it: test_screenshot_mode_writes_a_png_of_the_whole_window). The stderr lines of screenshot mode stay
     English, as the CLI's do."""
     cache = tmp_path / "zh"
-    chinese = run_python(["-m", "gui", "--screenshot", str(tmp_path / "shot.png"), "--steps", "2", "--model",
-                          "tiny-cnn", "--device", "cpu", "--synthetic-samples", "256", "--batch-size", "64"],
-                         **chinese_system(cache))
+    chinese = run_python(
+        [
+            "-m",
+            "gui",
+            "--screenshot",
+            str(tmp_path / "shot.png"),
+            "--steps",
+            "2",
+            "--model",
+            "tiny-cnn",
+            "--device",
+            "cpu",
+            "--synthetic-samples",
+            "256",
+            "--batch-size",
+            "64",
+        ],
+        **chinese_system(cache),
+    )
     assert chinese.returncode == 0, chinese.stderr
     assert "PyTorch ready after" in chinese.stderr
     assert len(list(cache.rglob("gpu_train_monitor_zh_CN-*.qm"))) == 1

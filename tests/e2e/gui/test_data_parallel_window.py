@@ -66,7 +66,8 @@ def recorded(tmp_path, run_id: int, kinds: tuple[str, ...]) -> list[str]:
 
 
 def test_pause_clear_and_stop_reach_a_two_process_run_which_ends_stopped_with_no_process_left(
-        qtbot, dp_window, tmp_path):
+    qtbot, dp_window, tmp_path
+):
     window = dp_window
     run_id, first_point_s = start_and_follow(qtbot, window)
     print(f"Start to the first live point: {first_point_s:.1f} s")
@@ -109,8 +110,12 @@ def test_closing_the_window_mid_run_leaves_no_process(qtbot, dp_window, tmp_path
     run_id, _ = start_and_follow(qtbot, window)
     processes = window.controller.launcher.processes()
     shown: list[str | None] = []  # what the window says while it waits (its event loop keeps running)
-    QTimer.singleShot(300, lambda: shown.append(window.launched.closing_dialog.labelText()
-                                                if window.launched.closing_dialog is not None else None))
+    QTimer.singleShot(
+        300,
+        lambda: shown.append(
+            window.launched.closing_dialog.labelText() if window.launched.closing_dialog is not None else None
+        ),
+    )
     closed_at = time.monotonic()
     window.close()
     took = time.monotonic() - closed_at
@@ -158,13 +163,15 @@ def test_stop_while_the_processes_are_still_starting_stops_the_run_once_it_is_re
 
 
 def test_a_launched_run_missing_from_the_store_ends_the_launch_idle_with_no_temporary_folder(
-        qtbot, dp_window, tmp_path, monkeypatch):
+    qtbot, dp_window, tmp_path, monkeypatch
+):
     """The child records its run under the uid the window handed it, then the run goes from the store (deleted,
     or the store replaced) while the child still runs: the launch ends with one line saying so, the window is
     ready again, and the launcher's temporary folder is gone."""
     import sys
 
     from gui.launch import launcher as rank_launcher
+
     window = dp_window
     store_path = tmp_path / "runs.sqlite3"
     RunStore(store_path).close()

@@ -25,11 +25,13 @@ RUN_TIMEOUT_MS = 120_000
 def _browse_then_cancel(folder: Path, typed: list[Path], seen: list[str]) -> None:
     """Answer the next modal file dialog as a curious user: open `folder`, look at it as a list and in detail,
     type each path of `typed` (the completer lists what matches), then Cancel."""
-    steps = [lambda d: d.setDirectory(str(folder)),
-             lambda d: d.setViewMode(QFileDialog.ViewMode.Detail),
-             *[lambda d, p=p: d.findChild(QLineEdit, "fileNameEdit").setText(str(p)) for p in typed],
-             lambda d: d.setViewMode(QFileDialog.ViewMode.List),
-             lambda d: d.reject()]
+    steps = [
+        lambda d: d.setDirectory(str(folder)),
+        lambda d: d.setViewMode(QFileDialog.ViewMode.Detail),
+        *[lambda d, p=p: d.findChild(QLineEdit, "fileNameEdit").setText(str(p)) for p in typed],
+        lambda d: d.setViewMode(QFileDialog.ViewMode.List),
+        lambda d: d.reject(),
+    ]
 
     def answer() -> None:
         dialog = QApplication.activeModalWidget()
@@ -47,8 +49,13 @@ def _browse_then_cancel(folder: Path, typed: list[Path], seen: list[str]) -> Non
 
 def _runs_listed(db: Path) -> list[dict]:
     """`runs list --json` in a fresh process: the runs another program reading the store sees."""
-    result = subprocess.run([sys.executable, "-m", "core", "runs", "list", "--json", "--runs-db", str(db)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "core", "runs", "list", "--json", "--runs-db", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -84,9 +91,14 @@ def test_browsing_the_store_folder_in_every_dialog_keeps_the_store_shared(qtbot,
     store_files = [db, wal, Path(f"{db}-shm")]
     seen: list[str] = []
     window.history.select(window.history.model.rowCount() and window.history.proxy.run_id(0))
-    dialogs = [window.resumer._on_triggered, window.menus.save_plots_dialog, window.insight._on_save_snapshot,
-               lambda: window.history.edits.export_selected("json"),
-               lambda: window.history.edits.export_selected("csv"), window.form._on_browse_data_dir]
+    dialogs = [
+        window.resumer._on_triggered,
+        window.menus.save_plots_dialog,
+        window.insight._on_save_snapshot,
+        lambda: window.history.edits.export_selected("json"),
+        lambda: window.history.edits.export_selected("csv"),
+        window.form._on_browse_data_dir,
+    ]
     for open_dialog in dialogs:
         _browse_then_cancel(folder, store_files, seen)
         open_dialog()

@@ -68,8 +68,9 @@ CYCLES_SCRIPT = textwrap.dedent("""
 
 def test_1000_qthread_cycles_exit_cleanly_in_a_fresh_process():
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    result = subprocess.run([sys.executable, "-c", CYCLES_SCRIPT, "1000"], env=env, capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", CYCLES_SCRIPT, "1000"], env=env, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
     assert result.stdout.split() == ["cycles", "1000"]
     assert "Fatal Python error" not in result.stderr

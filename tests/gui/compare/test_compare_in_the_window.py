@@ -37,8 +37,9 @@ def start_long(qtbot, window: MainWindow) -> None:
     """Start a comparison that runs until stopped; wait until its first run trains."""
     window.form.set_config(LONG)
     assert window.start_comparison(TWO_PLACEMENTS, "placements") is None
-    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > 0,
-                    timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > 0, timeout=RUN_TIMEOUT_MS
+    )
 
 
 def test_a_ready_made_comparison_races_two_cpu_runs_to_a_headline(qtbot, window):
@@ -66,8 +67,13 @@ def test_a_ready_made_comparison_races_two_cpu_runs_to_a_headline(qtbot, window)
     rates = [f.summary.samples_per_s for f in finished]
 
     view = window.compare_view
-    qtbot.waitUntil(lambda: len(view.bar_heights()) == 2 and all(
-        curve_len(c) == COMPARE.max_steps for c in view.time_curves + view.step_curves), timeout=5000)
+    qtbot.waitUntil(
+        lambda: (
+            len(view.bar_heights()) == 2
+            and all(curve_len(c) == COMPARE.max_steps for c in view.time_curves + view.step_curves)
+        ),
+        timeout=5000,
+    )
     assert len(view.time_curves) == 2 and len(view.step_curves) == 2  # one curve per run in each plot
     legend = [label.text for _, label in view.time_plot.getPlotItem().legend.items]
     assert legend == ["1. stream", "2. resident"]
@@ -103,8 +109,9 @@ def test_stop_pause_and_clear_cache_reach_the_run_under_way(qtbot, window, monke
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
     window.run_control.clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
-    qtbot.waitUntil(lambda: any(isinstance(e.event, CacheCleared) for e in events.of(ContenderEvent)),
-                    timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: any(isinstance(e.event, CacheCleared) for e in events.of(ContenderEvent)), timeout=RUN_TIMEOUT_MS
+    )
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
 

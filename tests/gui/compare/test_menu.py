@@ -14,7 +14,9 @@ from tests.support.context_marks import marking_translator
 
 def test_lines_parse_into_one_override_set_each():
     assert parse_lines("placement=stream\n\namp=bf16,channels_last=true\n") == [
-        {"placement": "stream"}, {"amp": "bf16", "channels_last": True}]
+        {"placement": "stream"},
+        {"amp": "bf16", "channels_last": True},
+    ]
 
 
 def test_a_line_that_does_not_parse_is_named_with_core_s_reason(qapp):
@@ -41,5 +43,7 @@ def test_a_shared_setting_is_set_once_in_the_form_not_as_a_cli_option(qapp):
         parse_lines("placement=stream,max_steps=50\nplacement=resident")
     detail = str(caught.value.detail)
     assert "--max-steps" not in detail and "--" not in detail
-    assert detail == ("line 1: 'max_steps=50': every run of a comparison has the same Max steps (they race over "
-                      "the same steps); set it once, in the form")
+    assert detail == (
+        "line 1: 'max_steps=50': every run of a comparison has the same Max steps (they race over "
+        "the same steps); set it once, in the form"
+    )

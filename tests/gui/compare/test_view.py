@@ -13,35 +13,80 @@ from core.config.run_config import RunConfig
 from core.run.events import RunStarted, StepsReported
 from gui.compare.view import CompareView
 
-CONTENDERS = plan(RunConfig(device="cpu", model="tiny-cnn", max_steps=6), [{"placement": "stream"},
-                                                                            {"placement": "resident"}])
+CONTENDERS = plan(
+    RunConfig(device="cpu", model="tiny-cnn", max_steps=6), [{"placement": "stream"}, {"placement": "resident"}]
+)
 
 
 def report(first: int, losses: tuple[float, ...], elapsed: float, rate: float) -> StepsReported:
     last = first + len(losses) - 1
-    return StepsReported(step=last, epoch=1, first_step=first, losses=losses, samples=32 * last, samples_per_s=rate,
-                         elapsed_s=elapsed, eta_s=None, batch_size=32, memory=None, total_steps=6)
+    return StepsReported(
+        step=last,
+        epoch=1,
+        first_step=first,
+        losses=losses,
+        samples=32 * last,
+        samples_per_s=rate,
+        elapsed_s=elapsed,
+        eta_s=None,
+        batch_size=32,
+        memory=None,
+        total_steps=6,
+    )
 
 
 def started() -> RunStarted:
-    return RunStarted(config={}, device="cpu", device_name="cpu", placement="stream", steps_per_epoch=8,
-                      total_steps=6, train_samples=256, val_samples=256, parameters=1, dataset_bytes=1, memory=None)
+    return RunStarted(
+        config={},
+        device="cpu",
+        device_name="cpu",
+        placement="stream",
+        steps_per_epoch=8,
+        total_steps=6,
+        train_samples=256,
+        val_samples=256,
+        parameters=1,
+        dataset_bytes=1,
+        memory=None,
+    )
 
 
-def run_result(index: int, rate: float | None, spread: tuple[float, float] | None, status: str = "completed",
-               message: str = "") -> ContenderResult:
-    return ContenderResult(index=index, label=CONTENDERS[index].label, overrides=CONTENDERS[index].overrides,
-                           status=status, samples_per_s=rate, samples_per_s_spread=spread, loss_last=1.5,
-                           warmup_steps=2, compile_s=None, wall_s=3.0, steps=6, message=message, losses=())
+def run_result(
+    index: int, rate: float | None, spread: tuple[float, float] | None, status: str = "completed", message: str = ""
+) -> ContenderResult:
+    return ContenderResult(
+        index=index,
+        label=CONTENDERS[index].label,
+        overrides=CONTENDERS[index].overrides,
+        status=status,
+        samples_per_s=rate,
+        samples_per_s_spread=spread,
+        loss_last=1.5,
+        warmup_steps=2,
+        compile_s=None,
+        wall_s=3.0,
+        steps=6,
+        message=message,
+        losses=(),
+    )
 
 
 def result(agree: bool | None, runs: tuple[ContenderResult, ...]) -> ComparisonResult:
-    return ComparisonResult(runs=runs, steps=6, model="tiny-cnn", batch_size=128, speedup=1.5, fastest=1, slowest=0,
-                            headline="resident trains tiny-cnn 1.50x faster than stream at batch 128; warm-up "
-                                     "excluded", losses_agree=agree,
-                            agreement="" if agree is None else ("computed the same losses" if agree else
-                                                                "runs 1 and 2 computed different losses"),
-                            status="completed")
+    return ComparisonResult(
+        runs=runs,
+        steps=6,
+        model="tiny-cnn",
+        batch_size=128,
+        speedup=1.5,
+        fastest=1,
+        slowest=0,
+        headline="resident trains tiny-cnn 1.50x faster than stream at batch 128; warm-up excluded",
+        losses_agree=agree,
+        agreement=""
+        if agree is None
+        else ("computed the same losses" if agree else "runs 1 and 2 computed different losses"),
+        status="completed",
+    )
 
 
 @pytest.fixture
@@ -89,11 +134,13 @@ def test_the_result_replaces_the_live_figures_and_a_disagreement_is_a_warning(vi
     assert view.agreement.property("warning") is True and "#b00020" in view.agreement.styleSheet()
     assert view.run_lines() == [
         "1. stream: completed, 80 images/s (p10 to p90: 70 to 90), 1.00x the slowest, last loss 1.5000",
-        "2. resident: completed, 120 images/s (p10 to p90: 110 to 130), 1.50x the slowest, last loss 1.5000"]
+        "2. resident: completed, 120 images/s (p10 to p90: 110 to 130), 1.50x the slowest, last loss 1.5000",
+    ]
 
     view.begin(CONTENDERS, 6, "again")  # a new comparison starts clean
-    view.finish(result(True, (run_result(0, 80.0, (70.0, 90.0)),
-                              run_result(1, None, None, "failed", "data_dir: missing"))))
+    view.finish(
+        result(True, (run_result(0, 80.0, (70.0, 90.0)), run_result(1, None, None, "failed", "data_dir: missing")))
+    )
     view.draw_now()
     assert view.agreement.text() == "computed the same losses" and view.agreement.property("warning") is False
     assert view.run_lines()[1] == "2. resident: failed: data_dir: missing"
@@ -108,8 +155,9 @@ def test_nothing_is_drawn_while_hidden_and_it_catches_up_when_shown(qtbot, view)
     qtbot.waitUntil(lambda: not view.redraw.active, timeout=2000)  # its tick found the view hidden
     assert points(view.time_curves[0]) == []
     view.show()
-    qtbot.waitUntil(lambda: len(points(view.time_curves[0])) == 2 and len(points(view.step_curves[0])) == 2,
-                    timeout=2000)
+    qtbot.waitUntil(
+        lambda: len(points(view.time_curves[0])) == 2 and len(points(view.step_curves[0])) == 2, timeout=2000
+    )
     qtbot.waitUntil(lambda: not view.redraw.active, timeout=2000)  # drawn: no ticks at rest
 
 
@@ -128,19 +176,23 @@ def test_every_text_goes_through_the_translator_whole(qtbot):
         view.add(0, report(2, (1.9,), 2.0, 150.0))
         running = view.run_lines()
         stopped = result(None, (run_result(0, None, None, "stopped", "stopped by request"),))
-        stopped = dataclasses.replace(stopped, headline=Message("no ratio: {why}", why="fewer than two runs finished"),
-                                      status="stopped")
+        stopped = dataclasses.replace(
+            stopped, headline=Message("no ratio: {why}", why="fewer than two runs finished"), status="stopped"
+        )
         view.finish(stopped)
         lines = view.run_lines()
     assert view.time_plot.getPlotItem().titleLabel.text == "[CompareView]Loss against time"
     assert view.header.text().startswith("[CompareView]<b>[]stream vs resident</b>: 2 runs of tiny-cnn")
-    assert running == ["[compare_race]1. stream: [status_text]running, [compare_race]step 2 / 6[compare_race], "
-                       "[compare_race]150 images/s (p10 to p90: 150 to 150)[compare_race], [compare_race]1.00x the "
-                       "slowest",
-                       "[compare_race]2. resident: waits its turn"]
-    assert lines == ["[compare_race]1. stream: [status_text]stopped: stopped by request",
-                     "[compare_race]2. resident: [compare_race]not run: [compare_race]the comparison stopped before "
-                     "its turn"]
+    assert running == [
+        "[compare_race]1. stream: [status_text]running, [compare_race]step 2 / 6[compare_race], "
+        "[compare_race]150 images/s (p10 to p90: 150 to 150)[compare_race], [compare_race]1.00x the "
+        "slowest",
+        "[compare_race]2. resident: waits its turn",
+    ]
+    assert lines == [
+        "[compare_race]1. stream: [status_text]stopped: stopped by request",
+        "[compare_race]2. resident: [compare_race]not run: [compare_race]the comparison stopped before its turn",
+    ]
     assert view.headline.text() == "[]no ratio: fewer than two runs finished"  # core's, from its template
 
 
@@ -173,8 +225,9 @@ def test_the_race_legend_is_above_the_data_not_over_it(view, qtbot):
 
 def test_a_difference_within_the_noise_gives_no_run_a_ratio(view):
     runs = (run_result(0, 128.0, (74.0, 182.0)), run_result(1, 112.0, (80.0, 155.0)))
-    unclear = dataclasses.replace(result(None, runs), headline="no clear difference between stream and resident",
-                                  clear_difference=False)
+    unclear = dataclasses.replace(
+        result(None, runs), headline="no clear difference between stream and resident", clear_difference=False
+    )
     view.finish(unclear)
     view.draw_now()
     assert view.headline.text() == "no clear difference between stream and resident"

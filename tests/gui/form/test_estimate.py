@@ -49,28 +49,49 @@ def english_numbers():
 
 
 def summary(**changes):
-    values = dict(status="completed", steps=12, samples=384, wall_s=4.0, samples_per_s=128.0, warmup_steps=3,
-                  batch_size_changes=(), device="cpu", config={"model": "tiny-cnn", "placement": "resident"})
+    values = dict(
+        status="completed",
+        steps=12,
+        samples=384,
+        wall_s=4.0,
+        samples_per_s=128.0,
+        warmup_steps=3,
+        batch_size_changes=(),
+        device="cpu",
+        config={"model": "tiny-cnn", "placement": "resident"},
+    )
     values.update(changes)
     return SimpleNamespace(**values)
 
 
-@pytest.mark.parametrize(("config", "train", "steps"), [
-    (RunConfig(max_steps=12), None, 12),  # max_steps alone: the training set's size does not matter
-    (RunConfig(batch_size=100), 2560, 25),  # one epoch by default: whole batches only
-    (RunConfig(batch_size=100, epochs=3), 2560, 75),
-    (RunConfig(batch_size=100, epochs=3, max_steps=30), 2560, 30),  # whichever ends first
-    (RunConfig(batch_size=100, epochs=3, max_steps=300), 2560, 75),
-    (RunConfig(dataset="imagefolder"), None, None),  # an image folder not counted yet
-])
+@pytest.mark.parametrize(
+    ("config", "train", "steps"),
+    [
+        (RunConfig(max_steps=12), None, 12),  # max_steps alone: the training set's size does not matter
+        (RunConfig(batch_size=100), 2560, 25),  # one epoch by default: whole batches only
+        (RunConfig(batch_size=100, epochs=3), 2560, 75),
+        (RunConfig(batch_size=100, epochs=3, max_steps=30), 2560, 30),  # whichever ends first
+        (RunConfig(batch_size=100, epochs=3, max_steps=300), 2560, 75),
+        (RunConfig(dataset="imagefolder"), None, None),  # an image folder not counted yet
+    ],
+)
 def test_planned_steps_follow_the_sessions_plan(config, train, steps):
     assert planned_steps(config, train) == steps
     assert planned_images(config, train) == (None if steps is None else steps * config.batch_size)
 
 
-@pytest.mark.parametrize(("seconds", "text"), [
-    (0.2, "about 1 s"), (44.6, "about 45 s"), (60, "about 1 min"), (80.4, "about 1 min 20 s"),
-    (3599.6, "about 1 h"), (7500, "about 2 h 5 min"), (3600 * 3 - 10, "about 3 h")])
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0.2, "about 1 s"),
+        (44.6, "about 45 s"),
+        (60, "about 1 min"),
+        (80.4, "about 1 min 20 s"),
+        (3599.6, "about 1 h"),
+        (7500, "about 2 h 5 min"),
+        (3600 * 3 - 10, "about 3 h"),
+    ],
+)
 def test_durations_read_as_a_person_says_them(seconds, text):
     assert duration_text(seconds) == text
 
@@ -82,15 +103,22 @@ def test_a_measurement_is_the_runs_steady_speed_and_the_time_it_does_not_explain
     assert estimate_s(measured, 384) == pytest.approx(4.0)
     assert estimate_s(measured, 128 * 60) == pytest.approx(1.0 + 60)
     assert estimate_text(61.0, measured) == "about 1 min 1 s (from 128 images/s measured on cpu, plus 1 s start-up)"
-    assert estimate_text(61.0, Measurement(3200.0, 0.1, "cuda:0 (H200)")) == \
-        "about 1 min 1 s (from 3,200 images/s measured on cuda:0 (H200))"
+    assert (
+        estimate_text(61.0, Measurement(3200.0, 0.1, "cuda:0 (H200)"))
+        == "about 1 min 1 s (from 3,200 images/s measured on cuda:0 (H200))"
+    )
 
 
-@pytest.mark.parametrize("changes", [
-    {"status": "stopped"}, {"status": "failed"}, {"samples_per_s": None},
-    {"steps": 3},  # nothing after the warm-up report: no steady speed
-    {"batch_size_changes": ({"step": 4, "from": 64, "to": 32},)},  # measured another batch size
-])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"status": "stopped"},
+        {"status": "failed"},
+        {"samples_per_s": None},
+        {"steps": 3},  # nothing after the warm-up report: no steady speed
+        {"batch_size_changes": ({"step": 4, "from": 64, "to": 32},)},  # measured another batch size
+    ],
+)
 def test_runs_that_measured_no_steady_speed_of_their_settings_give_no_measurement(changes):
     assert measurement_from(summary(**changes), "cpu") is None
 
@@ -99,8 +127,14 @@ def test_the_key_holds_what_decides_speed_and_nothing_else():
     base = RunConfig(batch_size=64)
     key = speed_key(base, "cpu", "tiny-cnn")
     assert speed_key(base.replace(lr=0.5, seed=3, max_steps=99), "cpu", "tiny-cnn") == key
-    for changed in (base.replace(batch_size=32), base.replace(amp="bf16"), base.replace(channels_last=True),
-                    base.replace(compile=True), base.replace(placement="stream"), base.replace(dataset="mnist")):
+    for changed in (
+        base.replace(batch_size=32),
+        base.replace(amp="bf16"),
+        base.replace(channels_last=True),
+        base.replace(compile=True),
+        base.replace(placement="stream"),
+        base.replace(dataset="mnist"),
+    ):
         assert speed_key(changed, "cpu", "tiny-cnn") != key
     assert speed_key(base, "cuda|H200", "tiny-cnn") != key
     assert speed_key(base, "cpu", "resnet18") != key
@@ -129,8 +163,9 @@ def test_estimates_record_under_the_placement_asked_for_and_the_one_auto_chose()
         assert estimates.lookup(asked.replace(placement=placement), "cpu", "cpu") == measured
     assert estimates.lookup(asked.replace(placement="stream"), "cpu", "cpu") is None
     assert estimates.text_for(asked.replace(batch_size=64), "cpu", "cpu", 2560) == NO_ESTIMATE
-    assert estimates.text_for(asked.replace(max_steps=120), "cpu", "cpu", 2560) == \
-        estimate_text(estimate_s(measured, 120 * 32), measured)
+    assert estimates.text_for(asked.replace(max_steps=120), "cpu", "cpu", 2560) == estimate_text(
+        estimate_s(measured, 120 * 32), measured
+    )
     # a device that is not on this machine is neither recorded nor looked up
     assert estimates.record(asked, SimpleNamespace(summary=summary(device="cuda:0"))) is None
     assert estimates.text_for(asked, "cuda:0", "cuda", 2560) == NO_ESTIMATE

@@ -8,14 +8,7 @@ import sys
 
 import pytest
 from PySide6.QtCore import QLocale, Qt
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
-    QGroupBox,
-    QLineEdit,
-    QSpinBox,
-)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QLineEdit, QSpinBox
 
 from core.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
 from core.device.devices import DeviceInfo
@@ -56,6 +49,7 @@ def plain_numbers(locale):
 
 def form_words(cli_help: str) -> str:
     """A bound's help with its CLI options ('--max-steps') named by their form labels ('"Max steps"')."""
+
     def label(match: re.Match[str]) -> str:
         name = match.group(1).replace("-", "_")
         return f'"{LABELS[name]}"' if name in BOUNDS else match.group(0)
@@ -107,7 +101,14 @@ def test_every_widget_takes_its_range_choices_and_default_from_bounds(plain_numb
         assert form.value(field) == bound.minimum
     else:
         assert isinstance(widget, QLineEdit)
-    if field not in ("pin_memory", "non_blocking", "data_dir", "download", "momentum", "sync_bn"):  # these may say "Not used"
+    if field not in (
+        "pin_memory",
+        "non_blocking",
+        "data_dir",
+        "download",
+        "momentum",
+        "sync_bn",
+    ):  # these may say "Not used"
         allowed = describe_range(field) + (f", or {NONE_TEXT[field]}" if bound.optional and bound.kind is int else "")
         assert widget.toolTip() == f"{field_help(field)} ({allowed})"
 
@@ -151,11 +152,30 @@ def test_weight_decay_values_survive_the_form(form, value):
 
 
 def test_every_config_round_trips_through_the_form(form, tmp_path):
-    config = RunConfig(device="cpu", model="tiny-cnn", dataset="cifar10", data_dir=str(tmp_path), download=True,
-                       synthetic_samples=300, batch_size=7, epochs=3, max_steps=99, lr=0.0125, optimizer="adamw",
-                       momentum=0.5, weight_decay=0.01, amp="bf16", channels_last=True, placement="stream",
-                       workers=3, pin_memory=False, non_blocking=False, seed=12345, report_interval=0.25,
-                       on_oom="shrink")
+    config = RunConfig(
+        device="cpu",
+        model="tiny-cnn",
+        dataset="cifar10",
+        data_dir=str(tmp_path),
+        download=True,
+        synthetic_samples=300,
+        batch_size=7,
+        epochs=3,
+        max_steps=99,
+        lr=0.0125,
+        optimizer="adamw",
+        momentum=0.5,
+        weight_decay=0.01,
+        amp="bf16",
+        channels_last=True,
+        placement="stream",
+        workers=3,
+        pin_memory=False,
+        non_blocking=False,
+        seed=12345,
+        report_interval=0.25,
+        on_oom="shrink",
+    )
     form.set_config(config)
     assert form.config() == config
 
@@ -279,7 +299,7 @@ def test_locking_the_form_during_a_run(form):
 def test_epochs_and_max_steps_are_optional_and_their_tooltips_say_how_they_bound_the_run(form):
     epochs, max_steps = form.widgets["epochs"], form.widgets["max_steps"]
     assert form.value("epochs") is None and epochs.text() == "auto"  # 1, or as many as max steps needs
-    assert "as many as \"Max steps\" needs" in epochs.toolTip()
+    assert 'as many as "Max steps" needs' in epochs.toolTip()
     assert "over as many epochs as that takes" in max_steps.toolTip()
     assert "--" not in epochs.toolTip() + max_steps.toolTip()  # the form's names, not the CLI's options
     form.set_config(RunConfig(max_steps=500))
@@ -288,20 +308,25 @@ def test_epochs_and_max_steps_are_optional_and_their_tooltips_say_how_they_bound
     assert form.config().epochs == 3 and epochs.text() == "3"
 
 
-@pytest.mark.parametrize(("config", "train_images"), [
-    (RunConfig(dataset="synthetic", synthetic_samples=512), 512),
-    (RunConfig(dataset="cifar10", download=True), 50_000),
-    (RunConfig(dataset="mnist", download=True), 60_000),
-    (RunConfig(dataset="fashion-mnist", download=True), 60_000),
-])
+@pytest.mark.parametrize(
+    ("config", "train_images"),
+    [
+        (RunConfig(dataset="synthetic", synthetic_samples=512), 512),
+        (RunConfig(dataset="cifar10", download=True), 50_000),
+        (RunConfig(dataset="mnist", download=True), 60_000),
+        (RunConfig(dataset="fashion-mnist", download=True), 60_000),
+    ],
+)
 def test_a_batch_larger_than_a_known_training_set_is_refused_inline(form, config, train_images):
     form.set_devices([CPU])  # torch has loaded: the dataset sizes are known
     form.set_config(config.replace(batch_size=train_images))
     assert form.valid  # the whole set in one batch is allowed
     form.set_batch_size(train_images + 1)
     assert not form.valid and not form.message_label.isHidden()
-    assert form.message == (f"Batch size: {train_images + 1} is larger than the training set "
-                            f"({train_images:,} images); use at most {train_images}")
+    assert form.message == (
+        f"Batch size: {train_images + 1} is larger than the training set "
+        f"({train_images:,} images); use at most {train_images}"
+    )
 
 
 def test_batch_size_is_not_checked_against_the_dataset_before_torch_has_loaded(form):
@@ -453,9 +478,15 @@ def test_the_speedrun_preset_on_a_gpu_sets_its_fast_settings(form):
     form.set_config(RunConfig(device="cuda:0", seed=7))
     choose_preset(form, "speedrun")
     values = form.values()
-    assert (values["model"], values["placement"], values["amp"], values["channels_last"], values["compile"],
-            values["batch_size"], values["synthetic_samples"]) == ("speedrun-net", "resident", "bf16", True, True,
-                                                                  1024, 50_000)
+    assert (
+        values["model"],
+        values["placement"],
+        values["amp"],
+        values["channels_last"],
+        values["compile"],
+        values["batch_size"],
+        values["synthetic_samples"],
+    ) == ("speedrun-net", "resident", "bf16", True, True, 1024, 50_000)
     assert values["seed"] == 7 and values["device"] == "cuda:0"  # what the preset does not set is kept
     assert form.preset_row.combo.currentText() == "speedrun"
 
@@ -466,7 +497,12 @@ def test_the_speedrun_preset_on_the_cpu_leaves_out_what_slows_a_cpu(form):
     choose_preset(form, "speedrun")
     config = form.config()
     assert (config.model, config.placement, config.channels_last, config.amp, config.compile) == (
-        "speedrun-net", "resident", True, "off", False)
+        "speedrun-net",
+        "resident",
+        True,
+        "off",
+        False,
+    )
     assert form.valid
     form.set_batch_size(256)  # no longer the preset's settings: the combo stops claiming it
     assert form.preset_row.combo.currentText() == "none"
@@ -555,16 +591,34 @@ def test_your_own_model_and_dataset_round_trip_through_the_form(form, project):
     assert form.widgets["dataset"].currentText() == "cifar10" and form.value("dataset") == "cifar10"
 
 
-@pytest.mark.parametrize("field, typed, message", [
-    ("dataset", "mydata:", "Dataset: 'mydata:' is not package.module:factory (e.g. mypackage.module:make_data or "
-                           "path/to/file.py:make_data): no callable's name after the colon"),
-    ("dataset", "cifar11", "Dataset: must be one of synthetic, cifar10, mnist, fashion-mnist, imagefolder, or "
-                           "package.module:factory, got 'cifar11'"),
-    ("model", "nosuchmodule:make", "Model: nosuchmodule:make: no module named 'nosuchmodule' in the current folder "
-                                   "({folder}) or on the Python path"),
-    ("dataset", "elsewhere/data.py:load", "Dataset: elsewhere/data.py:load: no file elsewhere/data.py (relative to "
-                                          "the current folder, {folder})"),
-])
+@pytest.mark.parametrize(
+    "field, typed, message",
+    [
+        (
+            "dataset",
+            "mydata:",
+            "Dataset: 'mydata:' is not package.module:factory (e.g. mypackage.module:make_data or "
+            "path/to/file.py:make_data): no callable's name after the colon",
+        ),
+        (
+            "dataset",
+            "cifar11",
+            "Dataset: must be one of synthetic, cifar10, mnist, fashion-mnist, imagefolder, or "
+            "package.module:factory, got 'cifar11'",
+        ),
+        (
+            "model",
+            "nosuchmodule:make",
+            "Model: nosuchmodule:make: no module named 'nosuchmodule' in the current folder "
+            "({folder}) or on the Python path",
+        ),
+        (
+            "dataset",
+            "elsewhere/data.py:load",
+            "Dataset: elsewhere/data.py:load: no file elsewhere/data.py (relative to the current folder, {folder})",
+        ),
+    ],
+)
 def test_a_spec_that_cannot_work_is_refused_inline(qtbot, form, project, field, typed, message):
     with qtbot.waitSignal(form.validity_changed) as changed:
         form.widgets[field].setEditText(typed)
@@ -575,8 +629,9 @@ def test_a_spec_that_cannot_work_is_refused_inline(qtbot, form, project, field, 
 def test_an_unknown_model_name_says_a_spec_can_be_typed_too(form):
     form.set_models(["auto", "tiny-cnn"])
     form.widgets["model"].setEditText("resnet9000")
-    assert form.message == ("Model: unknown model 'resnet9000'; pick one from the list, or give your own as "
-                            "package.module:factory")
+    assert form.message == (
+        "Model: unknown model 'resnet9000'; pick one from the list, or give your own as package.module:factory"
+    )
 
 
 def test_the_process_count_says_what_it_counts_on_this_machine(form):
@@ -622,8 +677,10 @@ def test_a_saved_process_count_larger_than_this_machine_stays_and_says_why(form)
     form.set_devices([CPU])
     assert form.value("nproc") == too_many  # not cut down unseen
     assert not form.valid
-    assert form.message == f"Processes: {too_many} asked, but this machine has {os.cpu_count()} CPU cores; " \
-                           f"use 1 to {os.cpu_count()}"
+    assert (
+        form.message == f"Processes: {too_many} asked, but this machine has {os.cpu_count()} CPU cores; "
+        f"use 1 to {os.cpu_count()}"
+    )
 
 
 # --- in the user's language -------------------------------------------------------------------------------
@@ -636,23 +693,31 @@ CHINESE = {
     ("form_widgets", "stream"): "stream（流式加载）",
     ("form_applicability", "auto ({model} on this CPU)"): "auto（此 CPU 上为 {model}）",
     ("", "CPU processes"): "CPU 进程数",
-    ("", "{nproc} asked, but this machine has {limit} CPU cores; use 1 to {limit}"):
-        "要求 {nproc} 个，但本机只有 {limit} 个 CPU 核心；请使用 1 到 {limit}",
+    (
+        "",
+        "{nproc} asked, but this machine has {limit} CPU cores; use 1 to {limit}",
+    ): "要求 {nproc} 个，但本机只有 {limit} 个 CPU 核心；请使用 1 到 {limit}",
 }
 
 
 def test_in_chinese_words_among_the_choices_are_chinese_and_the_form_still_reads_the_identifiers(qtbot):
     """'auto', 'synthetic' and 'off' are words, not names: shown in Chinese, read back as the identifiers the
     config takes; names (tiny-cnn, cifar10, bf16) stay as they are."""
-    table = {("form_widgets", "auto"): "自动", ("form_widgets", "synthetic"): "合成数据",
-             ("form_widgets", "off"): "关闭", ("form_applicability", "auto ({model} on this CPU)"): "自动（此 CPU 上为 {model}）"}
+    table = {
+        ("form_widgets", "auto"): "自动",
+        ("form_widgets", "synthetic"): "合成数据",
+        ("form_widgets", "off"): "关闭",
+        ("form_applicability", "auto ({model} on this CPU)"): "自动（此 CPU 上为 {model}）",
+    }
     with translated(table):
         form = SettingsForm()
         qtbot.addWidget(form)
         form.set_devices([CPU])
         form.set_config(RunConfig(device="cpu", dataset="synthetic", amp="off", placement="auto"))
         dataset, model = form.widgets["dataset"], form.widgets["model"]
-        assert dataset.currentText() == "合成数据" and "cifar10" in [dataset.itemText(i) for i in range(dataset.count())]
+        assert dataset.currentText() == "合成数据" and "cifar10" in [
+            dataset.itemText(i) for i in range(dataset.count())
+        ]
         assert form.widgets["amp"].currentText() == "关闭" and form.widgets["placement"].currentText() == "自动"
         assert model.currentText() == "自动（此 CPU 上为 tiny-cnn）"
         assert "（合成数据, cifar10" in dataset.toolTip() or "合成数据, cifar10" in dataset.toolTip()
@@ -714,8 +779,16 @@ def _wheel(widget, qtbot) -> None:
     from PySide6.QtWidgets import QApplication
 
     centre = QPointF(widget.rect().center())
-    event = QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, -120),
-                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    event = QWheelEvent(
+        centre,
+        QPointF(widget.mapToGlobal(centre.toPoint())),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     QApplication.sendEvent(widget, event)
 
 

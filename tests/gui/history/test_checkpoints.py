@@ -27,7 +27,9 @@ def test_a_run_is_resumed_from_the_runs_tab_by_picking_one_of_its_checkpoints(qt
     history.select(run_id)
     assert history.resume_action.isEnabled()
     found, recorded = history.resumer.checkpoints(run_id)
-    assert recorded == 1 and [(c.step, c.text) for c in found] == [(8, f"step 8 (end of epoch 1): {Path(found[0].path).name}")]
+    assert recorded == 1 and [(c.step, c.text) for c in found] == [
+        (8, f"step 8 (end of epoch 1): {Path(found[0].path).name}")
+    ]
     offered: list[list[str]] = []
 
     def pick(parent, title, label, items, current, editable):

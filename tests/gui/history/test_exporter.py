@@ -44,8 +44,10 @@ def lengthen(path: Path, run_id: int, steps: int) -> None:
     db = sqlite3.connect(path)
     with db:
         last = db.execute("SELECT max(step) FROM steps WHERE run_id = ?", (run_id,)).fetchone()[0]
-        db.executemany("INSERT INTO steps (run_id, step, epoch, loss) VALUES (?, ?, 1, ?)",
-                       ((run_id, step, 1.0 / step) for step in range(last + 1, last + 1 + steps)))
+        db.executemany(
+            "INSERT INTO steps (run_id, step, epoch, loss) VALUES (?, ?, 1, ?)",
+            ((run_id, step, 1.0 / step) for step in range(last + 1, last + 1 + steps)),
+        )
     db.close()
 
 
@@ -129,8 +131,10 @@ def make_live(path: Path, run_id: int) -> int:
 
     db = sqlite3.connect(path)
     with db:
-        db.execute("UPDATE runs SET status = 'running', pid = ?, host = ?, heartbeat_at = ?, finished_at = NULL "
-                   "WHERE id = ?", (os.getpid(), socket.gethostname(), time.time(), run_id))
+        db.execute(
+            "UPDATE runs SET status = 'running', pid = ?, host = ?, heartbeat_at = ?, finished_at = NULL WHERE id = ?",
+            (os.getpid(), socket.gethostname(), time.time(), run_id),
+        )
         steps = db.execute("SELECT steps FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
     db.close()
     return steps

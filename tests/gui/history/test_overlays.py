@@ -37,8 +37,9 @@ def tick(panel, run_id: int) -> None:
     row = panel.proxy.visible_ids().index(run_id)
     index = panel.proxy.index(row, OVERLAY_COLUMN)
     checked = index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
-    panel.proxy.setData(index, Qt.CheckState.Unchecked if checked else Qt.CheckState.Checked,
-                        Qt.ItemDataRole.CheckStateRole)
+    panel.proxy.setData(
+        index, Qt.CheckState.Unchecked if checked else Qt.CheckState.Checked, Qt.ItemDataRole.CheckStateRole
+    )
 
 
 def test_two_overlaid_runs_get_a_curve_and_a_legend_entry_each_and_one_can_be_removed(panel, recorded, qtbot):

@@ -18,13 +18,7 @@ from core.base.text import format_bytes
 from core.store.run_store import RunStore
 from gui.history.table_model import KEYS
 from gui.qt.locale_format import date_time, number
-from tests.support.run_store_support import (
-    SHORT,
-    copy_store,
-    make_panel,
-    record_run,
-    table_texts,
-)
+from tests.support.run_store_support import SHORT, copy_store, make_panel, record_run, table_texts
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +54,15 @@ def set_column(path: Path, run_id: int, **values: object) -> None:
 def make_live(path: Path, run_id: int) -> None:
     """Mark a run as recorded by this very process, still running: it is live."""
     me = psutil.Process(os.getpid())
-    set_column(path, run_id, status="running", finished_at=None, pid=me.pid, pid_started_at=me.create_time(),
-               host=socket.gethostname())
+    set_column(
+        path,
+        run_id,
+        status="running",
+        finished_at=None,
+        pid=me.pid,
+        pid_started_at=me.create_time(),
+        host=socket.gethostname(),
+    )
 
 
 def test_the_list_shows_every_recorded_run_with_its_columns(panel, recorded):
@@ -72,8 +73,12 @@ def test_the_list_shows_every_recorded_run_with_its_columns(panel, recorded):
         row = store.run(ids[1])
     line = {key: panel.proxy.index(panel.proxy.visible_ids().index(ids[1]), i).data() for i, key in enumerate(KEYS)}
     assert line["run"] == f"#{ids[1]}"
-    assert (line["model"], line["dataset"], line["device"], line["status"]) == ("tiny-cnn", "synthetic", "cpu",
-                                                                                "completed")
+    assert (line["model"], line["dataset"], line["device"], line["status"]) == (
+        "tiny-cnn",
+        "synthetic",
+        "cpu",
+        "completed",
+    )
     assert line["steps"] == "12"
     assert line["speed"] == number(row.samples_per_s, 0)  # the locale's digits
     assert line["loss"] == f"{row.loss_last:.4g}"
@@ -103,8 +108,17 @@ def test_the_search_box_and_runs_list_search_find_the_same_runs(panel, recorded)
     _, ids = recorded
     assert panel.edits.rename(ids[1], "lr_0.1 100%")
     with RunStore(panel.link.path) as store:
-        for search in ("%", "_", "lr_0.1", "100%", "LR_0.1 completed", "tiny-cnn lr_0.1", "lr 0.1", f"#{ids[2]}",
-                       "cpu COMPLETED"):
+        for search in (
+            "%",
+            "_",
+            "lr_0.1",
+            "100%",
+            "LR_0.1 completed",
+            "tiny-cnn lr_0.1",
+            "lr 0.1",
+            f"#{ids[2]}",
+            "cpu COMPLETED",
+        ):
             panel.search.setText(search)
             assert sorted(panel.proxy.visible_ids()) == sorted(row.id for row in store.list_runs(search)), search
     panel.search.setText("%")
@@ -289,17 +303,30 @@ class TableTranslator(QTranslator):
 @pytest.fixture
 def in_chinese(qapp):
     """A few of the tab's texts in Chinese (in the contexts the code translates them in)."""
-    translator = TableTranslator({
-        ("run_history", "Status"): "状态", ("run_history", "Steps"): "步数",
-        ("run_history", "Highest allocated memory (on the CPU: process RSS)"): "已分配显存的最高值（在 CPU 上：进程 RSS）",
-        ("status_text", "completed"): "已完成", ("run_row_text", "live (this window)"): "训练中（本窗口）",
-        ("HistoryPanel", "Search runs: name, note, model, dataset, device, status or #id"): "搜索运行",
-        ("HistoryPanel", "{total} runs"): "{total} 个运行", ("HistoryPanel", "{live} live"): "{live} 个训练中",
-        ("HistoryPanel", ", "): "，", ("HistoryPanel", "{counts} — {path}"): "{counts} — {path}",
-        ("RunEdits", "Delete…"): "删除…", ("run_edits", "JSON document…"): "JSON 文档…",
-        ("run_edits", "run {run} is live: stop it where it runs before deleting it"): "运行 {run} 正在训练：请先停止它",
-        ("RunHistoryModel", "started {time}, {duration} long"): "开始于 {time}，历时 {duration}",
-    })
+    translator = TableTranslator(
+        {
+            ("run_history", "Status"): "状态",
+            ("run_history", "Steps"): "步数",
+            (
+                "run_history",
+                "Highest allocated memory (on the CPU: process RSS)",
+            ): "已分配显存的最高值（在 CPU 上：进程 RSS）",
+            ("status_text", "completed"): "已完成",
+            ("run_row_text", "live (this window)"): "训练中（本窗口）",
+            ("HistoryPanel", "Search runs: name, note, model, dataset, device, status or #id"): "搜索运行",
+            ("HistoryPanel", "{total} runs"): "{total} 个运行",
+            ("HistoryPanel", "{live} live"): "{live} 个训练中",
+            ("HistoryPanel", ", "): "，",
+            ("HistoryPanel", "{counts} — {path}"): "{counts} — {path}",
+            ("RunEdits", "Delete…"): "删除…",
+            ("run_edits", "JSON document…"): "JSON 文档…",
+            (
+                "run_edits",
+                "run {run} is live: stop it where it runs before deleting it",
+            ): "运行 {run} 正在训练：请先停止它",
+            ("RunHistoryModel", "started {time}, {duration} long"): "开始于 {time}，历时 {duration}",
+        }
+    )
     QCoreApplication.installTranslator(translator)
     yield
     QCoreApplication.removeTranslator(translator)
@@ -313,8 +340,10 @@ def test_the_tab_speaks_the_users_language(in_chinese, qtbot, store_path, record
         header = panel.table.horizontalHeader().model()
         assert header.headerData(KEYS.index("status"), Qt.Orientation.Horizontal) == "状态"
         assert header.headerData(KEYS.index("steps"), Qt.Orientation.Horizontal) == "步数"
-        assert header.headerData(KEYS.index("peak"), Qt.Orientation.Horizontal,
-                                 Qt.ItemDataRole.ToolTipRole) == "已分配显存的最高值（在 CPU 上：进程 RSS）"
+        assert (
+            header.headerData(KEYS.index("peak"), Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+            == "已分配显存的最高值（在 CPU 上：进程 RSS）"
+        )
         assert header.headerData(KEYS.index("note"), Qt.Orientation.Horizontal) == "Note"  # not in the table
         assert panel.search.placeholderText() == "搜索运行"
         assert panel.delete_action.text() == "删除…"
@@ -331,6 +360,7 @@ def test_the_tab_speaks_the_users_language(in_chinese, qtbot, store_path, record
         assert panel.delete_action.toolTip() == f"运行 #{ids[0]} 正在训练：请先停止它"
         when = panel.proxy.index(panel.proxy.visible_ids().index(ids[1]), KEYS.index("when"))
         assert when.data(Qt.ItemDataRole.ToolTipRole).startswith("开始于 ") and "，历时 " in when.data(
-            Qt.ItemDataRole.ToolTipRole)
+            Qt.ItemDataRole.ToolTipRole
+        )
     finally:
         panel.stop()

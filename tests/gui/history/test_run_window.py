@@ -14,27 +14,12 @@ from core.base.text import format_bytes
 from core.engine.session import TrainingSession
 from core.memory.probe import MemoryProbe
 from core.run import event_text
-from core.run.events import (
-    CheckpointSaved,
-    MemoryBreakdown,
-    RankSample,
-    RunFinished,
-    RunStarted,
-    StepsReported,
-)
+from core.run.events import CheckpointSaved, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
 from core.store.recorder import RunRecorder
 from core.store.run_store import RunStore
 from gui.history.feed import StoreLink
 from gui.history.run_window import StoredRunView
-from tests.support.run_store_support import (
-    SHORT,
-    cli_output,
-    kill,
-    make_panel,
-    record_run,
-    start_cli_run,
-    table_texts,
-)
+from tests.support.run_store_support import SHORT, cli_output, kill, make_panel, record_run, start_cli_run, table_texts
 
 LIVE_TIMEOUT_MS = 120_000  # the CLI process imports torch and builds its run: slow on a busy 2-core machine
 
@@ -138,8 +123,9 @@ def test_a_run_started_in_a_terminal_is_followed_live_then_shown_interrupted(qtb
     panel = make_panel(qtbot, path)
     try:
         try:
-            qtbot.waitUntil(lambda: "live" in table_texts(panel, "status") or process.poll() is not None,
-                            timeout=LIVE_TIMEOUT_MS)
+            qtbot.waitUntil(
+                lambda: "live" in table_texts(panel, "status") or process.poll() is not None, timeout=LIVE_TIMEOUT_MS
+            )
         except qtbot.TimeoutError:
             pytest.fail(f"the CLI run never showed as live: {panel.info.text()}\n{cli_output(path)}")
         assert process.poll() is None, cli_output(path)
@@ -186,18 +172,35 @@ def as_data_parallel(events: list) -> list:
                 parallel.append(dataclasses.replace(event, world_size=2, rank_devices=("cpu", "cpu")))
             case StepsReported():
                 other = probe.sample()
-                other = dataclasses.replace(other, allocated_bytes=other.allocated_bytes + RANK1_EXTRA_BYTES,
-                                            peak_allocated_bytes=other.peak_allocated_bytes + RANK1_EXTRA_BYTES)
-                ranks = (RankSample(0, "cpu", event.samples_per_s * RANK_SHARES[0], event.memory),
-                         RankSample(1, "cpu", event.samples_per_s * RANK_SHARES[1], other))
+                other = dataclasses.replace(
+                    other,
+                    allocated_bytes=other.allocated_bytes + RANK1_EXTRA_BYTES,
+                    peak_allocated_bytes=other.peak_allocated_bytes + RANK1_EXTRA_BYTES,
+                )
+                ranks = (
+                    RankSample(0, "cpu", event.samples_per_s * RANK_SHARES[0], event.memory),
+                    RankSample(1, "cpu", event.samples_per_s * RANK_SHARES[1], other),
+                )
                 parallel.append(dataclasses.replace(event, ranks=ranks))
             case MemoryBreakdown():
                 parallel += [event, dataclasses.replace(event, rank=1, params_bytes=2 * event.params_bytes)]
             case RunFinished():
                 total = event.summary.samples_per_s or 0.0
-                summary = dataclasses.replace(event.summary, world_size=2, ranks=tuple(
-                    {"rank": rank, "device": "cpu", "samples_per_s": total * share, "peak_allocated_bytes": 0,
-                     "peak_reserved_bytes": 0, "peak_rss_bytes": 0} for rank, share in enumerate(RANK_SHARES)))
+                summary = dataclasses.replace(
+                    event.summary,
+                    world_size=2,
+                    ranks=tuple(
+                        {
+                            "rank": rank,
+                            "device": "cpu",
+                            "samples_per_s": total * share,
+                            "peak_allocated_bytes": 0,
+                            "peak_reserved_bytes": 0,
+                            "peak_rss_bytes": 0,
+                        }
+                        for rank, share in enumerate(RANK_SHARES)
+                    ),
+                )
                 parallel.append(dataclasses.replace(event, summary=summary))
             case _:
                 parallel.append(event)
@@ -236,8 +239,14 @@ def test_a_recorded_data_parallel_run_shows_every_rank(parallel_events, open_vie
         ranks, reports, row = store.rank_reports(run_id), store.reports(run_id), store.run(run_id)
     view.draw_now()
     assert row.world_size == 2 and len(ranks) == 2 * len(reports)
-    assert legend(view) == ["rank 0 (cpu) RSS", "rank 0 (cpu) peak RSS", "rank 1 (cpu) RSS", "rank 1 (cpu) peak RSS",
-                            "system used", "system memory"]
+    assert legend(view) == [
+        "rank 0 (cpu) RSS",
+        "rank 0 (cpu) peak RSS",
+        "rank 1 (cpu) RSS",
+        "rank 1 (cpu) peak RSS",
+        "system used",
+        "system memory",
+    ]
     assert list(view.memory_plot.ranks.data.column(0)) == [r.at - row.started_at for r in reports]  # the reports' times
     _, rss = rank_curve(view, "rank 1 (cpu) RSS").getData()
     assert list(rss) == [r.allocated_bytes for r in ranks if r.rank == 1]
@@ -314,8 +323,9 @@ def test_a_run_window_closes_on_esc_and_ctrl_w(finished, open_view, qtbot, keys)
     qtbot.waitUntil(lambda: not view.isVisible())
 
 
-def test_the_runs_tab_and_the_run_s_window_word_a_data_parallel_device_alike(parallel_events, open_view, tmp_path,
-                                                                               qtbot):
+def test_the_runs_tab_and_the_run_s_window_word_a_data_parallel_device_alike(
+    parallel_events, open_view, tmp_path, qtbot
+):
     """The Runs tab said 'cpu' where the run's own window said 'cpu x2': one wording in both."""
     from gui.history.table_model import KEYS
 
@@ -350,9 +360,11 @@ def test_a_run_this_window_launched_is_controlled_from_its_own_window(parallel_e
     try:
         db = sqlite3.connect(path)
         with db:
-            db.execute("UPDATE runs SET status = 'running', finished_at = NULL, pid = ?, pid_started_at = ?, host = ?, "
-                       "heartbeat_at = ? WHERE id = ?", (rank0.pid, psutil.Process(rank0.pid).create_time(),
-                                                         socket.gethostname(), time.time(), run_id))
+            db.execute(
+                "UPDATE runs SET status = 'running', finished_at = NULL, pid = ?, pid_started_at = ?, host = ?, "
+                "heartbeat_at = ? WHERE id = ?",
+                (rank0.pid, psutil.Process(rank0.pid).create_time(), socket.gethostname(), time.time(), run_id),
+            )
         db.close()
         view = open_view(path, run_id)
         assert view.row is not None and view.row.live

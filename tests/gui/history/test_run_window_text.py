@@ -22,8 +22,10 @@ def row(tmp_path_factory):
 
 def test_a_run_that_ended_without_a_summary_says_how_and_where(row):
     oom = dataclasses.replace(row, status="oom", message="out of memory at step 12 with batch 32")
-    assert end_line(oom, None) == (f"out of memory at step {row.steps}: out of memory at step 12 with batch 32",
-                                   "error")
+    assert end_line(oom, None) == (
+        f"out of memory at step {row.steps}: out of memory at step 12 with batch 32",
+        "error",
+    )
     interrupted = dataclasses.replace(row, status="interrupted", message="")
     assert end_line(interrupted, None) == (f"interrupted at step {row.steps}", "warning")
 

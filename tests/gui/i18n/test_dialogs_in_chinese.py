@@ -20,13 +20,7 @@ from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox, QWidget
 from core.run.events import CheckpointSaved
 from gui.qt import file_dialogs
 from gui.views.window_state import WindowState
-from tests.support.chinese_texts import (
-    RUN_TIMEOUT_MS,
-    WORD_CHOICES,
-    allowed_words,
-    english_words,
-    visible_texts,
-)
+from tests.support.chinese_texts import RUN_TIMEOUT_MS, WORD_CHOICES, allowed_words, english_words, visible_texts
 from tests.support.gui_support import FAST, EventRecorder
 
 # their fixtures, found by pytest under these names: the Chinese catalogue installed, a real out of memory on
@@ -82,8 +76,14 @@ class StaticDialogs:
         self._shown(dialog)
         return value, False
 
-    def _question(self, parent, title, text, buttons=QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                  default=QMessageBox.StandardButton.NoButton):
+    def _question(
+        self,
+        parent,
+        title,
+        text,
+        buttons=QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        default=QMessageBox.StandardButton.NoButton,
+    ):
         box = QMessageBox(QMessageBox.Icon.Question, title, text, buttons, parent)
         box.setDefaultButton(default)
         self._shown(box)
@@ -124,13 +124,20 @@ def _english(where: str, texts: list[tuple[str, str]]) -> list[str]:
 
 
 def _action_texts(actions) -> list[tuple[str, str]]:
-    return [(what, text) for action in actions
-            for what, text in (("action", action.text()), ("action tooltip", action.toolTip()),
-                               ("action status tip", action.statusTip()))]
+    return [
+        (what, text)
+        for action in actions
+        for what, text in (
+            ("action", action.text()),
+            ("action tooltip", action.toolTip()),
+            ("action status tip", action.statusTip()),
+        )
+    ]
 
 
-def test_the_dialogs_a_user_opens_are_chinese(chinese, make_window, qtbot, monkeypatch, tmp_path,
-                                              batches_above_16_run_out_of_memory, fast_trials):
+def test_the_dialogs_a_user_opens_are_chinese(
+    chinese, make_window, qtbot, monkeypatch, tmp_path, batches_above_16_run_out_of_memory, fast_trials
+):
     static = StaticDialogs(monkeypatch)
     # a store of this test's own: the suite's shared one holds every earlier test's runs
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
@@ -156,9 +163,18 @@ def test_the_dialogs_a_user_opens_are_chinese(chinese, make_window, qtbot, monke
     history.refresh()
     assert [row.status for row in history.model.rows] == ["completed", "oom"]
     history.table.selectRow(0)
-    english += _english("Runs tab actions", _action_texts([history.rename_action, history.note_action,
-                                                           history.delete_action, history.export_action,
-                                                           *history.edits.export_menu.actions()]))
+    english += _english(
+        "Runs tab actions",
+        _action_texts(
+            [
+                history.rename_action,
+                history.note_action,
+                history.delete_action,
+                history.export_action,
+                *history.edits.export_menu.actions(),
+            ]
+        ),
+    )
     history.edits.rename_selected()
     history.edits.note_selected()
     history.edits.delete_selected()
@@ -173,8 +189,9 @@ def test_the_dialogs_a_user_opens_are_chinese(chinese, make_window, qtbot, monke
     # File ▸ Resume from checkpoint: the file filter, then the epochs question for the run's checkpoint
     static.open_answer = recorder.of(CheckpointSaved)[-1].path  # the one the first run saved at its epoch's end
     window.resumer.action.trigger()
-    english += _english("Resume from checkpoint", [("file dialog", text) for pair in static.file_dialogs
-                                                   for text in pair])
+    english += _english(
+        "Resume from checkpoint", [("file dialog", text) for pair in static.file_dialogs for text in pair]
+    )
     english += _english("Resume from checkpoint", _action_texts([window.resumer.action]))
     shown = static.take()
     assert len(shown) == 1 and not window.controller.running
@@ -200,16 +217,20 @@ def test_the_dialogs_a_user_opens_are_chinese(chinese, make_window, qtbot, monke
     for typed in ("placement=nowhere\nplacement=resident", "placement=stream"):  # a bad value, too few lines
         dialog.editor.setPlainText(typed)
         assert dialog.error.isVisible()
-        english += _english("Custom comparison", [(what, text) for what, text in visible_texts(dialog)
-                                                  if not what.startswith("QPlainTextEdit")])  # the typed lines
+        english += _english(
+            "Custom comparison",
+            [(what, text) for what, text in visible_texts(dialog) if not what.startswith("QPlainTextEdit")],
+        )  # the typed lines
     dialog.hide()
 
     # the run buttons' tooltips in each state a run goes through (the window calls update_for)
     buttons = window.buttons
-    for state, running, searching, kind in ((WindowState.RUNNING, True, False, "cpu"),
-                                            (WindowState.PAUSED, True, False, "cuda"),
-                                            (WindowState.IDLE, False, True, "mps"),
-                                            (WindowState.IDLE, False, False, "cpu")):
+    for state, running, searching, kind in (
+        (WindowState.RUNNING, True, False, "cpu"),
+        (WindowState.PAUSED, True, False, "cuda"),
+        (WindowState.IDLE, False, True, "mps"),
+        (WindowState.IDLE, False, False, "cpu"),
+    ):
         buttons.update_for(state, running, True, None, searching, kind)
         english += _english(f"run buttons ({state.value})", visible_texts(buttons) + _action_texts(buttons.actions()))
 

@@ -17,24 +17,23 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 
 from gui.i18n import language as i18n
-from gui.i18n.translation_files import (
-    LANGUAGES,
-    compiled,
-    lupdate,
-    source_files,
-    ts_name,
-)
+from gui.i18n.translation_files import LANGUAGES, compiled, lupdate, source_files, ts_name
 from gui.qt.resources import asset
 
 FIELD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:![rsa])?(?::[^{}]*)?\}")
-TAG = re.compile(r"</?(?:b|i|u|s|p|a|br|hr|tt|em|li|ul|ol|td|tr|th|pre|div|sub|sup|code|span|font|nobr|small|table|"
-                 r"strong|big|h[1-6])\b[^>]*>")  # HTML; "<class name>" in a path pattern is text
+TAG = re.compile(
+    r"</?(?:b|i|u|s|p|a|br|hr|tt|em|li|ul|ol|td|tr|th|pre|div|sub|sup|code|span|font|nobr|small|table|"
+    r"strong|big|h[1-6])\b[^>]*>"
+)  # HTML; "<class name>" in a path pattern is text
 
 
 def _messages(ts: Path) -> list[tuple[str, str, ET.Element]]:
     root = ET.parse(ts).getroot()
-    return [(context.findtext("name") or "", message.findtext("source") or "", message.find("translation"))
-            for context in root.iter("context") for message in context.iter("message")]
+    return [
+        (context.findtext("name") or "", message.findtext("source") or "", message.find("translation"))
+        for context in root.iter("context")
+        for message in context.iter("message")
+    ]
 
 
 @pytest.fixture(scope="module", params=LANGUAGES)
@@ -49,10 +48,15 @@ def updated_ts(request, tmp_path_factory) -> tuple[Path, Path]:
 
 def test_every_text_of_the_code_is_translated(updated_ts):
     committed, updated = updated_ts
-    unfinished = [f"[{context}] {source!r}" for context, source, translation in _messages(updated)
-                  if translation.get("type") == "unfinished" or not (translation.text or "").strip()]
-    assert not unfinished, (f"{len(unfinished)} texts have no translation in {committed.name} (run "
-                            "`python -m gui.i18n.translation_files`, then translate them):\n" + "\n".join(unfinished))
+    unfinished = [
+        f"[{context}] {source!r}"
+        for context, source, translation in _messages(updated)
+        if translation.get("type") == "unfinished" or not (translation.text or "").strip()
+    ]
+    assert not unfinished, (
+        f"{len(unfinished)} texts have no translation in {committed.name} (run "
+        "`python -m gui.i18n.translation_files`, then translate them):\n" + "\n".join(unfinished)
+    )
 
 
 def test_the_committed_source_has_no_stale_texts(updated_ts):

@@ -12,23 +12,14 @@ from core's device listing at test time and taken out of every text, whatever ma
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import (
-    QPlainTextEdit,
-)
+from PySide6.QtWidgets import QPlainTextEdit
 
 import core.device.devices
 import core.engine.session_build
 from core.base.text import Message
 from gui.views.window_state import WindowState
 from gui.window.about import window_system_info
-from tests.support.chinese_texts import (
-    RUN_TIMEOUT_MS,
-    WORD,
-    allowed_words,
-    english_in,
-    english_words,
-    visible_texts,
-)
+from tests.support.chinese_texts import RUN_TIMEOUT_MS, WORD, allowed_words, english_in, english_words, visible_texts
 from tests.support.gui_support import FAST
 
 PRETEND_CPU = "Intel(R) Xeon(R) Processor @ 2.60GHz"  # another machine's CPU, as its /proc/cpuinfo names it
@@ -42,8 +33,7 @@ def test_every_text_of_the_window_is_chinese(chinese, make_window, qtbot):
     assert not english, f"{len(english)} English texts in the Chinese window:\n" + "\n".join(english)
 
 
-def test_a_machine_whose_cpu_is_named_in_english_words_passes_too(chinese, make_window, qtbot, monkeypatch,
-                                                                  tmp_path):
+def test_a_machine_whose_cpu_is_named_in_english_words_passes_too(chinese, make_window, qtbot, monkeypatch, tmp_path):
     """The CPU of another test machine calls itself "Intel(R) Xeon(R) Processor @ 2.60GHz": the device combo
     and the log name it so, and its words are the machine's, not English the window forgot to translate."""
     monkeypatch.setattr(core.device.devices, "cpu_name", lambda: PRETEND_CPU)  # the listing's (the device combo)
@@ -70,10 +60,14 @@ def test_the_about_box_and_a_stored_run_are_chinese(chinese, make_window, qtbot,
     about = window.menuBar().about_box
     facts = window_system_info(window.torch_loaded).facts
     # versions and the names of software and hardware stay as they are; words (yes, none) are Messages
-    allowed = allowed_words() | {word.lower() for _, value in facts if not isinstance(value, Message)
-                                  for word in WORD.findall(str(value))}
-    english = [f"about: {text!r} ({words})" for text in (about.windowTitle(), about.text())
-               if (words := english_words(text, allowed))]
+    allowed = allowed_words() | {
+        word.lower() for _, value in facts if not isinstance(value, Message) for word in WORD.findall(str(value))
+    }
+    english = [
+        f"about: {text!r} ({words})"
+        for text in (about.windowTitle(), about.text())
+        if (words := english_words(text, allowed))
+    ]
     about.close()
     window.history.refresh()
     qtbot.waitUntil(lambda: window.history.model.rowCount() > 0, timeout=RUN_TIMEOUT_MS)

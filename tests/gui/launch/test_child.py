@@ -16,13 +16,32 @@ from core.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
 from gui.launch.child import child_environment, command_line, last_error_line
 
 
-@pytest.mark.parametrize("config", [
-    RunConfig(nproc=2, batch_size=64),
-    RunConfig(nproc=4, batch_size=128, device="cpu", model="tiny-cnn", lr=3e-4, weight_decay=1e-5, sync_bn=True,
-              pin_memory=False, epochs=3, max_steps=None, report_interval=0.05, dataset="cifar10",
-              data_dir="/data/with space", optimizer="adamw", amp="bf16", placement="stream", workers=2),
-    RunConfig(nproc=2, batch_size=2, max_steps=7, epochs=None, seed=2**31 - 1, momentum=0.0),
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        RunConfig(nproc=2, batch_size=64),
+        RunConfig(
+            nproc=4,
+            batch_size=128,
+            device="cpu",
+            model="tiny-cnn",
+            lr=3e-4,
+            weight_decay=1e-5,
+            sync_bn=True,
+            pin_memory=False,
+            epochs=3,
+            max_steps=None,
+            report_interval=0.05,
+            dataset="cifar10",
+            data_dir="/data/with space",
+            optimizer="adamw",
+            amp="bf16",
+            placement="stream",
+            workers=2,
+        ),
+        RunConfig(nproc=2, batch_size=2, max_steps=7, epochs=None, seed=2**31 - 1, momentum=0.0),
+    ],
+)
 def test_the_command_line_gives_the_cli_the_form_s_config_exactly(config, tmp_path):
     args = command_line(config, tmp_path / "runs.sqlite3")
     assert args[:4] == [sys.executable, "-m", "core", "run"]
@@ -37,16 +56,24 @@ def test_a_resume_is_passed_on_for_the_cli_to_judge(tmp_path):
     assert build_parser().parse_args(args[3:]).resume == "/ck/step-9.pt"
 
 
-@pytest.mark.parametrize("output, line", [
-    ("loading\ngpu-train-monitor: error: --batch-size: 65 does not split\n", "--batch-size: 65 does not split"),
-    ("gpu-train-monitor: error: first\nsomething else later\n", "first"),  # the CLI's own error wins
-    ("step 3\r 10%|#  | 3/30 [00:01<00:09, 2.9step/s]\rgpu-train-monitor: failed: rank 1 (pid 12) was killed by "
-     "SIGKILL\n", "gpu-train-monitor: failed: rank 1 (pid 12) was killed by SIGKILL"),
-    ("Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad\n"
-     "==========\n", "ValueError: bad"),
-    ("", ""),  # nothing to show: the launcher says so in its own words
-    ("==========\n 10%|#  | 3/30 [00:01<00:09, 2.9it/s]\n", ""),
-])
+@pytest.mark.parametrize(
+    "output, line",
+    [
+        ("loading\ngpu-train-monitor: error: --batch-size: 65 does not split\n", "--batch-size: 65 does not split"),
+        ("gpu-train-monitor: error: first\nsomething else later\n", "first"),  # the CLI's own error wins
+        (
+            "step 3\r 10%|#  | 3/30 [00:01<00:09, 2.9step/s]\rgpu-train-monitor: failed: rank 1 (pid 12) was killed by "
+            "SIGKILL\n",
+            "gpu-train-monitor: failed: rank 1 (pid 12) was killed by SIGKILL",
+        ),
+        (
+            'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: bad\n==========\n',
+            "ValueError: bad",
+        ),
+        ("", ""),  # nothing to show: the launcher says so in its own words
+        ("==========\n 10%|#  | 3/30 [00:01<00:09, 2.9it/s]\n", ""),
+    ],
+)
 def test_the_error_line_shown_for_a_failed_launch(output, line):
     assert last_error_line(output) == line
 

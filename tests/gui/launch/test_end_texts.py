@@ -14,11 +14,33 @@ CLI_ERROR = "gpu-train-monitor: error: --resume: a data-parallel run saves no ch
 
 
 def row(**changes) -> RunRow:
-    fields = dict(id=7, uid="u", name="", note="", label="", status="completed", live=False, started_at=time.time(),
-                  finished_at=time.time(), heartbeat_at=time.time(), message="", model="tiny-cnn",
-                  dataset="synthetic", device="cpu", device_name="cpu", placement="resident", batch_size=32, steps=5,
-                  total_steps=5, peak_allocated_bytes=0, peak_reserved_bytes=0, pid=1, host=socket.gethostname(),
-                  resumes=0, world_size=2)
+    fields = dict(
+        id=7,
+        uid="u",
+        name="",
+        note="",
+        label="",
+        status="completed",
+        live=False,
+        started_at=time.time(),
+        finished_at=time.time(),
+        heartbeat_at=time.time(),
+        message="",
+        model="tiny-cnn",
+        dataset="synthetic",
+        device="cpu",
+        device_name="cpu",
+        placement="resident",
+        batch_size=32,
+        steps=5,
+        total_steps=5,
+        peak_allocated_bytes=0,
+        peak_reserved_bytes=0,
+        pid=1,
+        host=socket.gethostname(),
+        resumes=0,
+        world_size=2,
+    )
     fields.update(changes)
     names = {f.name for f in dataclasses.fields(RunRow)}
     return RunRow(**{name: fields.get(name) for name in names})
@@ -29,8 +51,9 @@ def never(text: str = "") -> str:
 
 
 def test_stopped_before_anything_was_recorded():
-    assert launch_end(None, None, 130, 0, True, never) == LaunchEnd("stopped", "stopped before training started",
-                                                                    None, 130)
+    assert launch_end(None, None, 130, 0, True, never) == LaunchEnd(
+        "stopped", "stopped before training started", None, 130
+    )
 
 
 def test_a_child_that_failed_before_recording_says_the_cli_s_error():
@@ -41,8 +64,12 @@ def test_a_child_that_failed_before_recording_says_the_cli_s_error():
 
 def test_a_run_killed_before_it_finished_its_row_failed():
     end = launch_end(row(status="running"), 7, -9, 0, False, never)
-    assert end == LaunchEnd("failed", "its processes were killed (exit code -9) before the run finished; steps up "
-                                      "to the last report are kept", 7, -9)
+    assert end == LaunchEnd(
+        "failed",
+        "its processes were killed (exit code -9) before the run finished; steps up to the last report are kept",
+        7,
+        -9,
+    )
 
 
 def test_a_recorded_end_keeps_its_status_and_message_and_counts_leftovers():
@@ -57,8 +84,10 @@ def test_the_launcher_s_own_words_go_through_the_translator(qapp):
     from tests.support.context_marks import marking_translator
 
     with marking_translator():
-        assert launch_end(None, None, 1, 0, False, lambda: "").message == \
-            "[launch_end]it ended before recording anything, without a message"  # the child said nothing
+        assert (
+            launch_end(None, None, 1, 0, False, lambda: "").message
+            == "[launch_end]it ended before recording anything, without a message"
+        )  # the child said nothing
         end = launch_end(row(status="stopped", message="stopped at step 5"), 7, 130, 2, True, never)
         assert end.message == "[launch_end]stopped at step 5; 2 leftover processes killed"  # the store's as stored
         assert launch_end(row(), 7, 0, 1, False, never).message == "[launch_end]1 leftover process killed"

@@ -15,16 +15,19 @@ from gui.launch.process_family import ProcessFamily, alive, signal_group
 pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
 
 # starts a grandchild in a session of its own (as the elastic launcher may start a rank), prints its pid, waits
-PARENT = ("import subprocess, sys, time\n"
-          "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
-          "print(g.pid, flush=True)\n"
-          "time.sleep(60)\n")
+PARENT = (
+    "import subprocess, sys, time\n"
+    "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+    "print(g.pid, flush=True)\n"
+    "time.sleep(60)\n"
+)
 
 
 @pytest.fixture
 def child():
-    process = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     grandchild = int(process.stdout.readline())
     yield process, grandchild
     for pid in (grandchild, process.pid):

@@ -14,32 +14,51 @@ import pytest
 
 from core.run.signals import Control
 from core.store.run_store import RunRow
-from gui.launch.signals import (
-    CannotSignal,
-    control_signal,
-    send,
-    signal_problem,
-)
+from gui.launch.signals import CannotSignal, control_signal, send, signal_problem
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="POSIX signals")
 
 # prints the signals it gets; SIGINT ends it
-LISTENER = ("import signal, sys, time\n"
-            "def seen(n, f):\n"
-            "    print(signal.Signals(n).name, flush=True)\n"
-            "    if n == signal.SIGINT: sys.exit(0)\n"
-            "for s in (signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2): signal.signal(s, seen)\n"
-            "print('ready', flush=True)\n"
-            "while True: time.sleep(0.05)\n")
+LISTENER = (
+    "import signal, sys, time\n"
+    "def seen(n, f):\n"
+    "    print(signal.Signals(n).name, flush=True)\n"
+    "    if n == signal.SIGINT: sys.exit(0)\n"
+    "for s in (signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2): signal.signal(s, seen)\n"
+    "print('ready', flush=True)\n"
+    "while True: time.sleep(0.05)\n"
+)
 
 
 def row_for(pid: int, **changes) -> RunRow:
     fields = {f.name: None for f in dataclasses.fields(RunRow)}
-    fields.update(id=7, uid="u", name="", note="", label="", status="running", live=True, started_at=time.time(),
-                  finished_at=None, heartbeat_at=time.time(), message="", model="tiny-cnn", dataset="synthetic",
-                  device="cpu", device_name="cpu", placement="resident", batch_size=32, steps=0, total_steps=0,
-                  peak_allocated_bytes=0, peak_reserved_bytes=0, pid=pid, host=socket.gethostname(), resumes=0,
-                  world_size=2)
+    fields.update(
+        id=7,
+        uid="u",
+        name="",
+        note="",
+        label="",
+        status="running",
+        live=True,
+        started_at=time.time(),
+        finished_at=None,
+        heartbeat_at=time.time(),
+        message="",
+        model="tiny-cnn",
+        dataset="synthetic",
+        device="cpu",
+        device_name="cpu",
+        placement="resident",
+        batch_size=32,
+        steps=0,
+        total_steps=0,
+        peak_allocated_bytes=0,
+        peak_reserved_bytes=0,
+        pid=pid,
+        host=socket.gethostname(),
+        resumes=0,
+        world_size=2,
+    )
     fields.update(changes)
     return RunRow(**{k: v for k, v in fields.items() if k in {f.name for f in dataclasses.fields(RunRow)}})
 
@@ -63,11 +82,14 @@ def test_each_control_is_its_signal_at_the_recorded_pid(listener):
     assert control_signal(Control.STOP) == signal.SIGINT
 
 
-@pytest.mark.parametrize("changes, reason", [
-    ({"host": "another-machine"}, "run 7 trains on another-machine, not on this machine"),
-    ({"status": "stopped"}, "run 7 has ended (stopped)"),
-    ({"live": False}, "run 7's process {pid} is gone"),
-])
+@pytest.mark.parametrize(
+    "changes, reason",
+    [
+        ({"host": "another-machine"}, "run 7 trains on another-machine, not on this machine"),
+        ({"status": "stopped"}, "run 7 has ended (stopped)"),
+        ({"live": False}, "run 7's process {pid} is gone"),
+    ],
+)
 def test_a_run_that_is_not_here_and_live_is_not_signalled(listener, changes, reason):
     row = row_for(listener.pid, **changes)
     assert signal_problem(row) == reason.format(pid=listener.pid)
@@ -80,8 +102,10 @@ def test_a_pid_the_caller_did_not_start_is_not_signalled(listener):
     row = row_for(listener.pid)
     with pytest.raises(CannotSignal) as caught:
         send(row, Control.PAUSE, lambda: {1})
-    assert str(caught.value) == f"cannot pause or resume run 7: run 7's process {listener.pid} was not started " \
-                                "by this window"
+    assert (
+        str(caught.value) == f"cannot pause or resume run 7: run 7's process {listener.pid} was not started "
+        "by this window"
+    )
     assert listener.poll() is None
 
 
@@ -91,6 +115,7 @@ def test_why_a_signal_was_not_sent_is_a_whole_sentence_through_the_translator(li
     with marking_translator():
         with pytest.raises(CannotSignal) as caught:
             send(row_for(listener.pid, status="stopped"), Control.CLEAR_CACHE)
-    assert str(caught.value) == ("[run_signals]cannot clear the cache of run 7: [run_signals]run 7 has ended "
-                                 "([status_text]stopped)")  # the status word: the window's one mapping
+    assert str(caught.value) == (
+        "[run_signals]cannot clear the cache of run 7: [run_signals]run 7 has ended ([status_text]stopped)"
+    )  # the status word: the window's one mapping
     assert listener.poll() is None

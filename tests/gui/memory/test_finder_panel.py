@@ -16,10 +16,13 @@ def panel(qtbot) -> FinderPanel:
     qtbot.addWidget(panel)
     panel.resize(460, 260)  # a short window: the plot keeps room for its texts
     panel.show()
-    panel.trials = [SimpleNamespace(batch_size=b, peak_bytes=None if b > 512 else int(3e8 + b * 2e6), fits=b <= 512)
-                    for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)]
-    panel.result = SimpleNamespace(limit_bytes=int(1.3e9), fixed_bytes=int(3e8), bytes_per_sample=int(2e6),
-                                   batch_size=512)
+    panel.trials = [
+        SimpleNamespace(batch_size=b, peak_bytes=None if b > 512 else int(3e8 + b * 2e6), fits=b <= 512)
+        for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+    ]
+    panel.result = SimpleNamespace(
+        limit_bytes=int(1.3e9), fixed_bytes=int(3e8), bytes_per_sample=int(2e6), batch_size=512
+    )
     panel._redraw()
     qtbot.wait(20)
     return panel

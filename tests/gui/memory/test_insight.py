@@ -71,9 +71,17 @@ def test_breakdown_tab_shows_what_holds_the_memory_after_a_run(qtbot, window):
 
 
 def breakdown(dataset_bytes: int) -> MemoryBreakdown:
-    return MemoryBreakdown(step=3, params_bytes=4_000_000, grads_bytes=4_000_000, optimizer_bytes=4_000_000,
-                           batch_bytes=1_000_000, activations_bytes=7_000_000, dataset_bytes=dataset_bytes,
-                           phase_peaks=(("forward", 10), ("backward", 20), ("optimizer", 30)), method="allocator")
+    return MemoryBreakdown(
+        step=3,
+        params_bytes=4_000_000,
+        grads_bytes=4_000_000,
+        optimizer_bytes=4_000_000,
+        batch_bytes=1_000_000,
+        activations_bytes=7_000_000,
+        dataset_bytes=dataset_bytes,
+        phase_peaks=(("forward", 10), ("backward", 20), ("optimizer", 30)),
+        method="allocator",
+    )
 
 
 def grid_cell(view: BreakdownView, key: str) -> tuple[int, int]:
@@ -91,8 +99,14 @@ def test_breakdown_shows_a_resident_dataset_as_its_own_row_and_hides_a_streamed_
     assert view.is_shown("dataset_bytes")
     assert view.value_labels["dataset_bytes"].text() == "20.00 MB (50%)"
     names = [name for name, _, _ in view.bar.values]
-    assert names == ["parameters", "gradients", "optimizer state", "dataset on device", "batch",
-                     "activations + workspace"]  # after the model's own memory, before the step's
+    assert names == [
+        "parameters",
+        "gradients",
+        "optimizer state",
+        "dataset on device",
+        "batch",
+        "activations + workspace",
+    ]  # after the model's own memory, before the step's
     assert "dataset on device: 20.00 MB (50%)" in view.bar.toolTip()
     assert grid_cell(view, "dataset_bytes") == (1, 2)  # fourth part: first of the second row
     assert grid_cell(view, "batch_bytes") == (1, 5)
@@ -106,9 +120,14 @@ def test_breakdown_shows_a_resident_dataset_as_its_own_row_and_hides_a_streamed_
 
 
 def test_breakdown_names_its_parts_and_phases_in_the_users_language(qtbot):
-    with translated({("breakdown_view", "parameters"): "参数", ("breakdown_view", "forward"): "前向",
-                     ("BreakdownView", ", "): "，",
-                     ("BreakdownView", "Phase peaks at step {step}: {peaks}"): "第 {step} 步各阶段峰值：{peaks}"}):
+    with translated(
+        {
+            ("breakdown_view", "parameters"): "参数",
+            ("breakdown_view", "forward"): "前向",
+            ("BreakdownView", ", "): "，",
+            ("BreakdownView", "Phase peaks at step {step}: {peaks}"): "第 {step} 步各阶段峰值：{peaks}",
+        }
+    ):
         view = BreakdownView()
         qtbot.addWidget(view)
         view.show_breakdown(breakdown(dataset_bytes=0))
@@ -119,8 +138,7 @@ def test_breakdown_names_its_parts_and_phases_in_the_users_language(qtbot):
 # --- out of memory ----------------------------------------------------------------------------------------
 
 
-def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, window,
-                                                                    batches_above_16_run_out_of_memory):
+def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, window, batches_above_16_run_out_of_memory):
     window.form.set_config(FAST.replace(batch_size=32, on_oom="stop"))
     assert not window.oom_banner.isVisible()
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
@@ -148,11 +166,26 @@ def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, windo
 def oom_stop_events(batch_size: int) -> list[object]:
     """What a run that stopped out of memory at its first step sends the window."""
     message = f"out of memory at step 1 with batch size {batch_size}: asked for 536.87 MB, 1.00 GB free"
-    summary = RunSummary(status="oom", steps=0, samples=0, wall_s=0.5, samples_per_s=None, loss_first=None,
-                         loss_last=None, val_accuracy=None, device="cpu", device_name="test", peak_allocated_bytes=0,
-                         peak_reserved_bytes=0, peak_rss_bytes=0, config={})
-    return [OutOfMemory(0, batch_size, 512 * 2**20, 10**9, 0, "stop", None, message),
-            RunFinished("oom", 0, message + "; try a smaller batch size or --on-oom shrink", False, summary)]
+    summary = RunSummary(
+        status="oom",
+        steps=0,
+        samples=0,
+        wall_s=0.5,
+        samples_per_s=None,
+        loss_first=None,
+        loss_last=None,
+        val_accuracy=None,
+        device="cpu",
+        device_name="test",
+        peak_allocated_bytes=0,
+        peak_reserved_bytes=0,
+        peak_rss_bytes=0,
+        config={},
+    )
+    return [
+        OutOfMemory(0, batch_size, 512 * 2**20, 10**9, 0, "stop", None, message),
+        RunFinished("oom", 0, message + "; try a smaller batch size or --on-oom shrink", False, summary),
+    ]
 
 
 def test_find_a_batch_size_from_the_banner_opens_the_finder_and_searches(qtbot, window, fast_trials):
@@ -240,8 +273,9 @@ def test_stop_search_ends_the_search_after_the_current_trial(qtbot, window, monk
         release.wait(30)  # a real trial takes seconds
         return 10**6 * batch
 
-    monkeypatch.setattr(core.finder.search, "find_batch_size",
-                        functools.partial(core.finder.search.find_batch_size, measure=slow_trial))
+    monkeypatch.setattr(
+        core.finder.search, "find_batch_size", functools.partial(core.finder.search.find_batch_size, measure=slow_trial)
+    )
     panel = window.finder_panel
     panel.capacity.setValue(100.0)
     try:
@@ -259,6 +293,7 @@ def test_stop_search_ends_the_search_after_the_current_trial(qtbot, window, monk
 
 def test_a_failed_search_is_told_from_the_error_itself_in_the_users_language(qtbot, monkeypatch):
     """The search's thread passes on English text; the panel shows the error's own structure, translated."""
+
     def refuse(config, **_):
         raise UserError(Message("even batch size {batch} needs more than {limit}", batch=1, limit="0.90 GB"))
 
@@ -267,8 +302,12 @@ def test_a_failed_search_is_told_from_the_error_itself_in_the_users_language(qtb
     qtbot.addWidget(panel)
     logged: list[tuple[str, str]] = []
     panel.log.connect(lambda text, level: logged.append((text, level)))
-    with translated({("", "even batch size {batch} needs more than {limit}"): "批大小为 {batch} 也需要超过 {limit}",
-                     ("FinderPanel", "batch-size search: {error}"): "批大小探测：{error}"}):
+    with translated(
+        {
+            ("", "even batch size {batch} needs more than {limit}"): "批大小为 {batch} 也需要超过 {limit}",
+            ("FinderPanel", "batch-size search: {error}"): "批大小探测：{error}",
+        }
+    ):
         with qtbot.waitSignal(panel.task.ended, timeout=RUN_TIMEOUT_MS):
             panel.start_search(FAST)
     assert panel.result_label.text() == "批大小为 1 也需要超过 0.90 GB"
@@ -297,11 +336,20 @@ def test_nvml_tab_says_why_there_are_no_device_wide_readings(qtbot, window, monk
 def test_nvml_panel_explains_the_gap_between_the_device_and_pytorch(qtbot):
     panel = NvmlPanel()
     qtbot.addWidget(panel)
-    status = GpuStatus(used_bytes=10 * 10**9, total_bytes=80 * 10**9, utilization_percent=55,
-                       memory_utilization_percent=30, temperature_c=61, power_w=300.0, power_limit_w=700.0,
-                       processes=(GpuProcess(os.getpid(), "python", 6_500_000_000),
-                                  GpuProcess(4242, "other-trainer", 3_500_000_000),
-                                  GpuProcess(4343, "?", None)))
+    status = GpuStatus(
+        used_bytes=10 * 10**9,
+        total_bytes=80 * 10**9,
+        utilization_percent=55,
+        memory_utilization_percent=30,
+        temperature_c=61,
+        power_w=300.0,
+        power_limit_w=700.0,
+        processes=(
+            GpuProcess(os.getpid(), "python", 6_500_000_000),
+            GpuProcess(4242, "other-trainer", 3_500_000_000),
+            GpuProcess(4343, "?", None),
+        ),
+    )
     panel.show_status(status, reserved_bytes=6 * 10**9)
     summary = panel.summary.text()
     assert summary.startswith("Device used 10.00 GB of 80.00 GB")
@@ -311,8 +359,11 @@ def test_nvml_panel_explains_the_gap_between_the_device_and_pytorch(qtbot):
     assert "This process: 6.50 GB, of which 500.00 MB is the CUDA context" in gap
     assert "Other processes: 3.50 GB." in gap
     rows = [[panel.table.item(r, c).text() for c in range(3)] for r in range(panel.table.rowCount())]
-    assert rows == [[str(os.getpid()), "python (this app)", "6.50 GB"], ["4242", "other-trainer", "3.50 GB"],
-                    ["4343", "?", "n/a"]]
+    assert rows == [
+        [str(os.getpid()), "python (this app)", "6.50 GB"],
+        ["4242", "other-trainer", "3.50 GB"],
+        ["4343", "?", "n/a"],
+    ]
 
     panel.show_unavailable("NVML is not available")  # the device changed to one without NVML
     assert panel.summary.text() == "NVML is not available" and panel.gap.text() == ""
@@ -333,6 +384,7 @@ def test_snapshot_controls_are_disabled_on_the_cpu_with_the_reason(qtbot, window
 
 def test_a_memory_snapshot_is_never_saved_over_the_run_store(qtbot, window, monkeypatch):
     from gui.qt import file_dialogs
+
     store = str(window.controller.store_path)
     requested: list[str] = []
     monkeypatch.setattr(file_dialogs, "get_save_file_name", lambda *args, **kwargs: (store, ""))
@@ -350,8 +402,9 @@ def test_out_of_memory_during_validation_offers_the_same_choices(qtbot, window):
     window._on_run_finished()
     banner = window.oom_banner
     assert banner.isVisible()
-    assert banner.message.text().startswith("<b>Out of memory during validation.</b> out of memory during "
-                                            "validation after epoch 1")
+    assert banner.message.text().startswith(
+        "<b>Out of memory during validation.</b> out of memory during validation after epoch 1"
+    )
     assert banner.retry_button.text() == "Retry with batch 32" and banner.retry_button.isEnabled()
     assert "ERROR: out of memory during validation after epoch 1" in log_text(window)
 

@@ -25,12 +25,12 @@ def test_matches_the_step_by_step_definition_across_reports_of_any_size(alpha):
     state = EmaState()
     parts, start = [], 0
     for size in [1, 7, 300, 2, 1500, 13] * 10:  # reports of different lengths continue one EMA
-        parts.append(debiased_ema(losses[start:start + size], alpha, state))
+        parts.append(debiased_ema(losses[start : start + size], alpha, state))
         start += size
         if start >= len(losses):
             break
     got = np.concatenate(parts)
-    want = np.array(reference(list(losses[:len(got)]), alpha))
+    want = np.array(reference(list(losses[: len(got)]), alpha))
     assert np.array_equal(np.isnan(got), np.isnan(want))
     assert got[~np.isnan(got)] == pytest.approx(want[~np.isnan(want)], rel=1e-9)
 

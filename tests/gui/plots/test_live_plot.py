@@ -7,13 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from gui.plots.live_plot import (
-    LiveViewBox,
-    draw_decimated,
-    is_shown,
-    live_plot_widget,
-    set_curves,
-)
+from gui.plots.live_plot import LiveViewBox, draw_decimated, is_shown, live_plot_widget, set_curves
 from gui.plots.ring_buffer import RingBuffer
 
 

@@ -8,9 +8,7 @@ import numpy as np
 import pytest
 
 from gui.plots.loss_plot import LossPlot
-from tests.support.ema_reference import (
-    reference as reference_ema,  # the step-by-step definition, kept once
-)
+from tests.support.ema_reference import reference as reference_ema  # the step-by-step definition, kept once
 
 
 @pytest.fixture
@@ -163,7 +161,9 @@ def test_one_marker_per_epoch_at_its_real_end(plot):
     plot.add_epoch_end(1, 50, 0.30)  # and the same end read again (the recorded run, then the live one)
     plot.add_epoch_end(2, 100, 0.40)
     assert [(line.value(), line.label.textItem.toPlainText()) for line in plot._epoch_lines] == [
-        (50, "epoch 1"), (100, "epoch 2")]
+        (50, "epoch 1"),
+        (100, "epoch 2"),
+    ]
     assert sum(isinstance(i, type(plot._epoch_lines[0])) for i in plot.plot.getPlotItem().items) == 2
     x, y = drawn(plot.val_curve)
     assert list(x) == [1, 2] and list(y) == pytest.approx([30.0, 40.0])  # epoch 1's accuracy once, the latest
@@ -190,7 +190,7 @@ def test_epoch_labels_never_overlap_and_stay_inside_the_plot(plot, qtbot):
     plot.thin_epoch_labels()
     rects = visible_label_rects(plot)
     assert 2 <= len(rects) < 20  # thinned, not all gone
-    assert all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    assert all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1 :])
     view = plot.plot.getPlotItem().getViewBox()
     inside = view.mapRectToScene(view.boundingRect())
     assert all(inside.contains(rect) for rect in rects)  # not cut at the top ("epocn 1")
@@ -199,7 +199,7 @@ def test_epoch_labels_never_overlap_and_stay_inside_the_plot(plot, qtbot):
     inside = view.mapRectToScene(view.boundingRect())
     rects = visible_label_rects(plot)
     assert plot._epoch_lines[-1].label.isVisible() and all(inside.contains(rect) for rect in rects)
-    assert all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    assert all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1 :])
     view.setXRange(0, 400, padding=0)  # zoomed in: room for every label
     plot.thin_epoch_labels()
     assert plot.epoch_label_stride() == 1

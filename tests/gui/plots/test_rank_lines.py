@@ -25,28 +25,59 @@ CONFIG = RunConfig(model="tiny-cnn", device="cpu", synthetic_samples=512, batch_
 
 
 def gpu_sample(t: float, device: str, allocated: int, used: int | None = 5 * GB) -> MemorySample:
-    return MemorySample(t, device, allocated, allocated + GB, allocated + GB // 2, allocated + 2 * GB, 80 * GB, used,
-                        GB // 2, True)
+    return MemorySample(
+        t, device, allocated, allocated + GB, allocated + GB // 2, allocated + 2 * GB, 80 * GB, used, GB // 2, True
+    )
 
 
 def started(devices: tuple[str, ...], memory: MemorySample) -> RunStarted:
-    return RunStarted(config=CONFIG.to_dict(),
-                      device=devices[0], device_name=devices[0], placement="stream", steps_per_epoch=8,
-                      total_steps=20, train_samples=512, val_samples=0, parameters=10_000, dataset_bytes=0,
-                      memory=memory, world_size=len(devices), rank_devices=devices if len(devices) > 1 else ())
+    return RunStarted(
+        config=CONFIG.to_dict(),
+        device=devices[0],
+        device_name=devices[0],
+        placement="stream",
+        steps_per_epoch=8,
+        total_steps=20,
+        train_samples=512,
+        val_samples=0,
+        parameters=10_000,
+        dataset_bytes=0,
+        memory=memory,
+        world_size=len(devices),
+        rank_devices=devices if len(devices) > 1 else (),
+    )
 
 
 def report(step: int, ranks: tuple[RankSample, ...], memory: MemorySample) -> StepsReported:
-    return StepsReported(step=step, epoch=1, first_step=step, losses=(2.0,), samples=64 * step,
-                         samples_per_s=sum(r.samples_per_s for r in ranks) or 2_408.0, elapsed_s=step * 0.1,
-                         eta_s=1.0, batch_size=64, memory=memory, total_steps=20, ranks=ranks)
+    return StepsReported(
+        step=step,
+        epoch=1,
+        first_step=step,
+        losses=(2.0,),
+        samples=64 * step,
+        samples_per_s=sum(r.samples_per_s for r in ranks) or 2_408.0,
+        elapsed_s=step * 0.1,
+        eta_s=1.0,
+        batch_size=64,
+        memory=memory,
+        total_steps=20,
+        ranks=ranks,
+    )
 
 
 def breakdown(rank: int, params: int) -> MemoryBreakdown:
-    return MemoryBreakdown(step=4, params_bytes=params, grads_bytes=params, optimizer_bytes=0, batch_bytes=1_000_000,
-                           activations_bytes=3_000_000, dataset_bytes=0,
-                           phase_peaks=(("forward", 5_000_000), ("backward", 6_000_000), ("optimizer", 7_000_000)),
-                           method="saved-tensors", rank=rank)
+    return MemoryBreakdown(
+        step=4,
+        params_bytes=params,
+        grads_bytes=params,
+        optimizer_bytes=0,
+        batch_bytes=1_000_000,
+        activations_bytes=3_000_000,
+        dataset_bytes=0,
+        phase_peaks=(("forward", 5_000_000), ("backward", 6_000_000), ("optimizer", 7_000_000)),
+        method="saved-tensors",
+        rank=rank,
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -93,24 +124,36 @@ def test_two_cpu_ranks_each_get_lines_images_per_second_and_a_breakdown(view):
     readings = []
     for step, (rate0, rate1) in ((4, (1_190.0, 1_180.0)), (8, (1_210.4, 1_198.0))):
         own = probe.sample()
-        other = dataclasses.replace(probe.sample(), allocated_bytes=own.allocated_bytes + 64 * 10**6,
-                                    peak_allocated_bytes=own.peak_allocated_bytes + 64 * 10**6)
+        other = dataclasses.replace(
+            probe.sample(),
+            allocated_bytes=own.allocated_bytes + 64 * 10**6,
+            peak_allocated_bytes=own.peak_allocated_bytes + 64 * 10**6,
+        )
         readings.append((own, other))
         view.show(report(step, (RankSample(0, "cpu", rate0, own), RankSample(1, "cpu", rate1, other)), own))
     assert view.memory_plot.refresh()
 
     names = legend(view)
-    assert names == ["rank 0 (cpu) RSS", "rank 0 (cpu) peak RSS", "rank 1 (cpu) RSS", "rank 1 (cpu) peak RSS",
-                     "system used", "system memory"]  # no reserved on the CPU; the plot's own lines step aside
+    assert names == [
+        "rank 0 (cpu) RSS",
+        "rank 0 (cpu) peak RSS",
+        "rank 1 (cpu) RSS",
+        "rank 1 (cpu) peak RSS",
+        "system used",
+        "system memory",
+    ]  # no reserved on the CPU; the plot's own lines step aside
     assert len(view.memory_plot.ranks.curves) == 5
     assert not view.memory_plot.curves["allocated"].isVisible() and view.memory_plot.curves["capacity"].isVisible()
     assert list(drawn_y(curve_named(view, "rank 1 (cpu) RSS"))) == [other.allocated_bytes for _, other in readings]
-    assert list(drawn_y(curve_named(view, "rank 0 (cpu) peak RSS"))) == [own.peak_allocated_bytes
-                                                                          for own, _ in readings]
+    assert list(drawn_y(curve_named(view, "rank 0 (cpu) peak RSS"))) == [
+        own.peak_allocated_bytes for own, _ in readings
+    ]
     colours = {curve_named(view, f"rank {r} (cpu) RSS").opts["pen"].color().name() for r in (0, 1)}
     assert len(colours) == 2  # a colour per rank
-    assert curve_named(view, "rank 1 (cpu) peak RSS").opts["pen"].color().name() == \
-        curve_named(view, "rank 1 (cpu) RSS").opts["pen"].color().name()
+    assert (
+        curve_named(view, "rank 1 (cpu) peak RSS").opts["pen"].color().name()
+        == curve_named(view, "rank 1 (cpu) RSS").opts["pen"].color().name()
+    )
 
     assert view.stats.values["speed"].text() == "2,408"  # the run's total
     assert view.stats.rank_speed.text() == "1,210 · 1,198 img/s"
@@ -118,8 +161,10 @@ def test_two_cpu_ranks_each_get_lines_images_per_second_and_a_breakdown(view):
     assert "rank 1 (cpu): 1,198 images/s" in view.stats.rank_speed.toolTip()
 
     box = view.breakdown_view.rank_box
-    assert box.isVisibleTo(view.host) and [box.itemText(i) for i in range(box.count())] == ["rank 0 (cpu)",
-                                                                                            "rank 1 (cpu)"]
+    assert box.isVisibleTo(view.host) and [box.itemText(i) for i in range(box.count())] == [
+        "rank 0 (cpu)",
+        "rank 1 (cpu)",
+    ]
     view.show(breakdown(0, 2_000_000))
     view.show(breakdown(1, 9_000_000))
     assert view.breakdown_view.last.rank == 0  # rank 0 shown until another is picked
@@ -140,11 +185,25 @@ def test_gpu_ranks_are_named_by_gpu_with_each_gpus_device_wide_use(view):
     view.reset(CONFIG)
     view.show(started(devices, gpu_sample(t, "cuda:0", GB)))
     for i in range(3):
-        zero, one = gpu_sample(t + 1 + i, "cuda:0", (2 + i) * GB), gpu_sample(t + 1 + i, "cuda:1", (3 + i) * GB, used=None)
-        view.show(report(4 * (i + 1), (RankSample(0, "cuda:0", 1_000.0, zero), RankSample(1, "cuda:1", 990.0, one)), zero))
+        zero, one = (
+            gpu_sample(t + 1 + i, "cuda:0", (2 + i) * GB),
+            gpu_sample(t + 1 + i, "cuda:1", (3 + i) * GB, used=None),
+        )
+        view.show(
+            report(4 * (i + 1), (RankSample(0, "cuda:0", 1_000.0, zero), RankSample(1, "cuda:1", 990.0, one)), zero)
+        )
     view.memory_plot.refresh()
-    assert legend(view) == ["GPU 0 allocated", "GPU 0 reserved", "GPU 0 peak", "GPU 1 allocated", "GPU 1 reserved",
-                            "GPU 1 peak", "GPU 0 used (all processes)", "GPU 1 used (all processes)", "capacity"]
+    assert legend(view) == [
+        "GPU 0 allocated",
+        "GPU 0 reserved",
+        "GPU 0 peak",
+        "GPU 1 allocated",
+        "GPU 1 reserved",
+        "GPU 1 peak",
+        "GPU 0 used (all processes)",
+        "GPU 1 used (all processes)",
+        "capacity",
+    ]
     grid = view.memory_plot.legend.layout  # a rank's lines on one row: name and sample in a column pair
     assert [grid.itemAt(1, column).text for column in (1, 3, 5)] == ["GPU 1 allocated", "GPU 1 reserved", "GPU 1 peak"]
     assert list(drawn_y(curve_named(view, "GPU 1 reserved"))) == [4 * GB, 5 * GB, 6 * GB]

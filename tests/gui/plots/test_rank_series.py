@@ -16,10 +16,17 @@ def test_names_of_gpu_and_cpu_ranks():
     assert rank_names(("cuda:0", "cuda:1")) == ("GPU 0", "GPU 1")
     assert rank_names(("cuda:0", "cuda:0")) == ("rank 0 (cuda:0)", "rank 1 (cuda:0)")  # two machines' GPU 0
     assert [line.name for line in RankLayout(("cuda:0", "cuda:1")).lines()][:3] == [
-        "GPU 0 allocated", "GPU 0 reserved", "GPU 0 peak"]
+        "GPU 0 allocated",
+        "GPU 0 reserved",
+        "GPU 0 peak",
+    ]
     assert [line.name for line in RankLayout(("cpu", "cpu")).lines()] == [
-        "rank 0 (cpu) RSS", "rank 0 (cpu) peak RSS", "rank 1 (cpu) RSS", "rank 1 (cpu) peak RSS", "system used"]
-
+        "rank 0 (cpu) RSS",
+        "rank 0 (cpu) peak RSS",
+        "rank 1 (cpu) RSS",
+        "rank 1 (cpu) peak RSS",
+        "system used",
+    ]
 
 
 def test_each_plot_line_draws_a_sample_column_in_the_memory_plot_s_column_order():

@@ -89,7 +89,7 @@ def check_buckets(x: np.ndarray, ys: np.ndarray, out_x: np.ndarray, out_y: np.nd
     edges = list(np.searchsorted(x, out_x[0::2])) + [len(x)]
     assert edges[0] == 0
     for j in range(len(edges) - 1):
-        rows = ys[:, edges[j]:edges[j + 1]]
+        rows = ys[:, edges[j] : edges[j + 1]]
         assert np.array_equal(out_y[:, 2 * j], rows.min(axis=1), equal_nan=True)
         assert np.array_equal(out_y[:, 2 * j + 1], rows.max(axis=1), equal_nan=True)
 

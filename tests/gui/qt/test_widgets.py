@@ -17,19 +17,29 @@ def sci(qtbot) -> ScientificSpinBox:
     return box
 
 
-@pytest.mark.parametrize("value, text", [(3e-4, "0.0003"), (1e-8, "1e-08"), (0.05, "0.05"), (10.0, "10"),
-                                         (1.234567e-5, "1.23457e-05")])
+@pytest.mark.parametrize(
+    "value, text", [(3e-4, "0.0003"), (1e-8, "1e-08"), (0.05, "0.05"), (10.0, "10"), (1.234567e-5, "1.23457e-05")]
+)
 def test_values_show_without_rounding_to_zero(sci, value, text):
     sci.setValue(value)
     assert sci.value() == value
     assert sci.text() == text
 
 
-@pytest.mark.parametrize("text, state", [("3e-4", QValidator.State.Acceptable), ("0.0003", QValidator.State.Acceptable),
-                                         ("3e-", QValidator.State.Intermediate), ("3e", QValidator.State.Intermediate),
-                                         ("", QValidator.State.Intermediate), ("1e-9", QValidator.State.Intermediate),
-                                         ("20", QValidator.State.Intermediate), ("abc", QValidator.State.Invalid),
-                                         ("1e-4x", QValidator.State.Invalid)])
+@pytest.mark.parametrize(
+    "text, state",
+    [
+        ("3e-4", QValidator.State.Acceptable),
+        ("0.0003", QValidator.State.Acceptable),
+        ("3e-", QValidator.State.Intermediate),
+        ("3e", QValidator.State.Intermediate),
+        ("", QValidator.State.Intermediate),
+        ("1e-9", QValidator.State.Intermediate),
+        ("20", QValidator.State.Intermediate),
+        ("abc", QValidator.State.Invalid),
+        ("1e-4x", QValidator.State.Invalid),
+    ],
+)
 def test_validation_while_typing(sci, text, state):
     assert sci.validate(text, len(text))[0] == state
 

@@ -77,15 +77,32 @@ def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qt
     assert window.state is WindowState.IDLE and not window.controller.running
 
 
-
 def _header_only_checkpoint(path, config) -> None:
     """A file read_info accepts (the record a checkpoint starts with), without tensors: enough to resume from."""
     from core.engine.checkpoint import FORMAT, VERSION
 
-    torch.save({"format": FORMAT, "version": VERSION, "run_uid": "uid-1", "step": 8, "epoch": 1,
-                "epoch_complete": True, "samples": 256, "config": config.to_dict(), "placement": "stream",
-                "device_type": "cpu", "model": {}, "optimizer": {}, "scaler": {}, "rng": {}, "progress": {},
-                "batch_size": 32, "data": {}}, path)
+    torch.save(
+        {
+            "format": FORMAT,
+            "version": VERSION,
+            "run_uid": "uid-1",
+            "step": 8,
+            "epoch": 1,
+            "epoch_complete": True,
+            "samples": 256,
+            "config": config.to_dict(),
+            "placement": "stream",
+            "device_type": "cpu",
+            "model": {},
+            "optimizer": {},
+            "scaler": {},
+            "rng": {},
+            "progress": {},
+            "batch_size": 32,
+            "data": {},
+        },
+        path,
+    )
 
 
 def test_checkpoint_resume_is_built_from_its_parts_and_asks_for_the_start_by_signal(qtbot, tmp_path):

@@ -137,8 +137,9 @@ def test_a_comparison_runs_its_sessions_in_one_thread_and_wraps_their_events(qtb
     from core.run.events import ContenderEvent
 
     with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
-        comparison = controller.start_comparison(FAST.replace(synthetic_samples=256, max_steps=4),
-                                                 [{"placement": "stream"}, {"placement": "resident"}])
+        comparison = controller.start_comparison(
+            FAST.replace(synthetic_samples=256, max_steps=4), [{"placement": "stream"}, {"placement": "resident"}]
+        )
         assert controller.running and controller.session is comparison
         assert not controller.recording_history  # snapshots belong to single runs
     events = controller.recorder.events
@@ -188,8 +189,11 @@ def test_checkpoint_now_saves_the_run_and_start_with_resume_continues_it(qtbot, 
 
 def test_a_data_parallel_run_needs_the_run_store_it_is_followed_through(qtbot, tmp_path):
     controller = RunController(runs_db=tmp_path / "runs.sqlite3", record=False)
-    with pytest.raises(UserError, match="a run of 2 processes is followed through the run store, and this window "
-                                        r"records nothing \(start it with --runs-db PATH\)"):
+    with pytest.raises(
+        UserError,
+        match="a run of 2 processes is followed through the run store, and this window "
+        r"records nothing \(start it with --runs-db PATH\)",
+    ):
         controller.start(FAST.replace(nproc=2))
     assert not controller.running and not controller.data_parallel
     assert controller.launcher.store_path == tmp_path / "runs.sqlite3"  # where a recorded one would be looked for

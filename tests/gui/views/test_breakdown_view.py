@@ -10,10 +10,12 @@ from gui.views.breakdown_view import BreakdownView
 
 ON_CPU = "on the CPU: the process's memory"
 TITLE = "Memory of one training step, by what holds it (sampled once per report)"
-TABLE = {("BreakdownView", "Memory breakdown", ""): "显存构成",
-         ("BreakdownView", "Memory breakdown", ON_CPU): "内存构成",
-         ("BreakdownView", TITLE, ""): "一个训练步的显存构成（每次报告采样一次）",
-         ("BreakdownView", TITLE, ON_CPU): "一个训练步的内存构成（每次报告采样一次）"}
+TABLE = {
+    ("BreakdownView", "Memory breakdown", ""): "显存构成",
+    ("BreakdownView", "Memory breakdown", ON_CPU): "内存构成",
+    ("BreakdownView", TITLE, ""): "一个训练步的显存构成（每次报告采样一次）",
+    ("BreakdownView", TITLE, ON_CPU): "一个训练步的内存构成（每次报告采样一次）",
+}
 
 
 class Catalogue(QTranslator):

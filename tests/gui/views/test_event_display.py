@@ -29,15 +29,21 @@ def display(qtbot) -> EventDisplay:
 
 def texts(shown: EventDisplay) -> list[str]:
     """The log's lines without their time stamps, and the marks' texts."""
-    return [line.split("  ", 1)[1] for line in shown.log.lines()] + [mark.label.format for mark in
-                                                                      shown.memory_plot.markers]
+    return [line.split("  ", 1)[1] for line in shown.log.lines()] + [
+        mark.label.format for mark in shown.memory_plot.markers
+    ]
 
 
-@pytest.mark.parametrize("event", [
-    OutOfMemory(12, 64, 2**29, GB, 0, "stop", None, "out of memory at step 12 with batch size 64"),
-    OutOfMemory(12, 64, 2**29, GB, 0, "shrink", 32, "out of memory at step 12 with batch size 64"),
-    CacheCleared(12, 2 * GB, MemorySample(3.0, "cpu", GB, 0, GB, 0, 64 * GB, 20 * GB, GB, False)),
-    RunPaused(12)], ids=["oom-stop", "oom-shrink", "cache-cleared", "paused"])
+@pytest.mark.parametrize(
+    "event",
+    [
+        OutOfMemory(12, 64, 2**29, GB, 0, "stop", None, "out of memory at step 12 with batch size 64"),
+        OutOfMemory(12, 64, 2**29, GB, 0, "shrink", 32, "out of memory at step 12 with batch size 64"),
+        CacheCleared(12, 2 * GB, MemorySample(3.0, "cpu", GB, 0, GB, 0, 64 * GB, 20 * GB, GB, False)),
+        RunPaused(12),
+    ],
+    ids=["oom-stop", "oom-shrink", "cache-cleared", "paused"],
+)
 def test_a_live_event_and_the_same_event_recorded_read_the_same(qtbot, event):
     live, recorded = display(qtbot), display(qtbot)
     recorded.started_at = time.time() - 3.0

@@ -81,9 +81,17 @@ def test_the_logged_config_names_every_field_as_the_form_does():
 def test_in_chinese_the_logged_config_has_chinese_names_and_words_and_keeps_names(qapp):
     """The config line said 'amp=off' beside '是': names and words in one language, names (tiny-cnn) as they are."""
     config = RunConfig(model="tiny-cnn", device="cpu", amp="off", dataset="synthetic", download=True).to_dict()
-    with translated({("form_text", "Mixed precision"): "混合精度", ("form_widgets", "off"): "关闭",
-                     ("form_text", "Dataset"): "数据集", ("form_widgets", "synthetic"): "合成数据",
-                     ("form_text", "Model"): "模型", ("form_text", "Download"): "下载", ("run_view", "yes"): "是"}):
+    with translated(
+        {
+            ("form_text", "Mixed precision"): "混合精度",
+            ("form_widgets", "off"): "关闭",
+            ("form_text", "Dataset"): "数据集",
+            ("form_widgets", "synthetic"): "合成数据",
+            ("form_text", "Model"): "模型",
+            ("form_text", "Download"): "下载",
+            ("run_view", "yes"): "是",
+        }
+    ):
         fields = config_text(config).split(", ")
     assert "混合精度=关闭" in fields and "数据集=合成数据" in fields and "下载=是" in fields
     assert "模型=tiny-cnn" in fields and "device=cpu" not in fields
@@ -96,8 +104,16 @@ def test_an_out_of_memory_that_stops_the_run_is_logged_once_in_the_window_s_word
     from core.engine.oom_recovery import stop_message
     from core.run.events import OutOfMemory, RunFinished
 
-    oom = OutOfMemory(0, 64, 2**29, 10**9, 0, "stop", None,
-                      Message("out of memory at step {step} with batch size {batch}", step=1, batch=64))
+    oom = OutOfMemory(
+        0,
+        64,
+        2**29,
+        10**9,
+        0,
+        "stop",
+        None,
+        Message("out of memory at step {step} with batch size {batch}", step=1, batch=64),
+    )
     view.show(oom)
     view.show(RunFinished("oom", 0, stop_message(oom, "stop"), False, None))
     lines = view.log.lines()
@@ -121,9 +137,20 @@ def test_a_run_of_max_steps_shows_its_epoch_of_how_many(view):
     """'Epoch 3' had no total when the run's length was given in steps: it is counted from them."""
     from core.run.events import RunStarted
 
-    started = RunStarted(config=FAST_CONFIG, device="cpu", device_name="test", placement="stream", steps_per_epoch=8,
-                         total_steps=76, train_samples=256, val_samples=64, parameters=1000, dataset_bytes=0,
-                         memory=sample(0.0), epochs=None)
+    started = RunStarted(
+        config=FAST_CONFIG,
+        device="cpu",
+        device_name="test",
+        placement="stream",
+        steps_per_epoch=8,
+        total_steps=76,
+        train_samples=256,
+        val_samples=64,
+        parameters=1000,
+        dataset_bytes=0,
+        memory=sample(0.0),
+        epochs=None,
+    )
     view.show(started)
     assert view.stats.values["epoch"].text() == "1 / 10"  # 76 steps of 8 an epoch: 10 epochs, the last short
 
@@ -144,9 +171,11 @@ def test_the_panel_shows_the_run_s_median_speed_and_peak_as_its_log_line_does_an
         view.show(report(step, rate, 1_330_000_000))
     assert view.stats.values["speed"].text() == "100"  # the median after the warm-up, not the last report's 80
     from PySide6.QtWidgets import QLabel
+
     assert "Images/s (median)" in [label.text() for label in view.stats.findChildren(QLabel)]  # named as it is
-    summary = RunSummary("completed", 4, 128, 2.0, 100.0, 2.0, 2.0, None, "cpu", "", 1_450_000_000, 0, 1_450_000_000,
-                         {})
+    summary = RunSummary(
+        "completed", 4, 128, 2.0, 100.0, 2.0, 2.0, None, "cpu", "", 1_450_000_000, 0, 1_450_000_000, {}
+    )
     view.show(RunFinished("completed", 4, "", False, summary))
     assert "100 images/s, peak 1.45 GB" in view.log.lines()[-1]
     assert (view.stats.values["speed"].text(), view.stats.values["peak"].text()) == ("100", "1.45 GB")

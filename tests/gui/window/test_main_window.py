@@ -8,13 +8,7 @@ import math
 from PySide6.QtCore import QSettings, Qt
 
 from core.config.run_config import RunConfig
-from core.run.events import (
-    CacheCleared,
-    RunFinished,
-    RunPaused,
-    RunResumed,
-    StepsReported,
-)
+from core.run.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
 from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
@@ -38,7 +32,9 @@ def start(qtbot, window: MainWindow, config: RunConfig) -> None:
     window.form.set_config(config)
     assert window.start_button.isEnabled(), window.start_button.toolTip()
     qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > 0, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > 0, timeout=RUN_TIMEOUT_MS
+    )
 
 
 def test_start_is_disabled_until_torch_has_loaded(qtbot, settings):
@@ -108,14 +104,15 @@ def test_pause_holds_the_step_then_resume_and_stop(qtbot, window):
         window.run_control.clear_cache()
         qtbot.waitUntil(lambda: len(events.of(CacheCleared)) == clears, timeout=RUN_TIMEOUT_MS)
         assert events.of(CacheCleared)[-1].step == paused_step
-    since_pause = events.events[events.events.index(events.of(RunPaused)[0]):]
+    since_pause = events.events[events.events.index(events.of(RunPaused)[0]) :]
     assert not [e for e in since_pause if isinstance(e, StepsReported)]
     assert len(window.loss_plot.data) == paused_rows
     assert window.controller.running
 
     qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > paused_rows,
-                    timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > paused_rows, timeout=RUN_TIMEOUT_MS
+    )
     assert events.of(RunResumed)[0].step == paused_step  # no step was trained while paused
     assert window.pause_button.text() == "Pause"
 
@@ -149,7 +146,7 @@ def test_stop_clicked_before_the_run_started_never_shows_running_again(qtbot, wi
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # while the run is still setting up
         assert window.state is WindowState.STOPPING
     assert ended.args == [WindowState.STOPPED]
-    after_stop = shown[shown.index(WindowState.STOPPING):]
+    after_stop = shown[shown.index(WindowState.STOPPING) :]
     assert WindowState.RUNNING not in after_stop, shown
     assert after_stop[-1] is WindowState.STOPPED
 
@@ -260,8 +257,17 @@ def test_a_failed_run_from_bad_input_logs_the_reason_without_a_traceback(qtbot, 
 
 def test_settings_and_geometry_survive_a_restart(qtbot, make_window, tmp_path):
     path = str(tmp_path / "persist.ini")
-    chosen = FAST.replace(lr=3e-4, batch_size=48, optimizer="adamw", placement="stream", seed=7,
-                          max_steps=123, amp="bf16", channels_last=True, weight_decay=0.01)
+    chosen = FAST.replace(
+        lr=3e-4,
+        batch_size=48,
+        optimizer="adamw",
+        placement="stream",
+        seed=7,
+        max_steps=123,
+        amp="bf16",
+        channels_last=True,
+        weight_decay=0.01,
+    )
     first = make_window(chosen, QSettings(path, QSettings.Format.IniFormat))
     first.resize(first.minimumSizeHint().width(), 700)
     first.right_splitter.setSizes([300, 250, 100])
@@ -322,8 +328,9 @@ def test_a_missing_data_folder_disables_start_until_fixed(qtbot, window, tmp_pat
 def test_a_batch_larger_than_the_training_set_disables_start_before_the_run(qtbot, window):
     window.form.set_config(FAST.replace(batch_size=FAST.synthetic_samples + 1))
     assert not window.start_button.isEnabled()
-    assert window.start_button.toolTip() == ("Batch size: 513 is larger than the training set (512 images); "
-                                             "use at most 512")
+    assert window.start_button.toolTip() == (
+        "Batch size: 513 is larger than the training set (512 images); use at most 512"
+    )
     assert window.form.message_label.isVisible()
     window.form.set_batch_size(FAST.synthetic_samples)
     assert window.start_button.isEnabled()
@@ -361,12 +368,7 @@ def test_a_saved_device_not_on_this_machine_is_flagged_once_torch_has_loaded(qtb
 
 
 def test_the_estimate_appears_after_one_run_and_matches_the_arithmetic(qtbot, window):
-    from gui.form.estimate import (
-        NO_ESTIMATE,
-        estimate_s,
-        estimate_text,
-        measurement_from,
-    )
+    from gui.form.estimate import NO_ESTIMATE, estimate_s, estimate_text, measurement_from
 
     label = window.buttons.estimate_label
     assert label.isVisible() and label.text() == f"Estimated time: {NO_ESTIMATE}"
@@ -381,7 +383,9 @@ def test_the_estimate_appears_after_one_run_and_matches_the_arithmetic(qtbot, wi
     assert label.text() == f"Estimated time: {estimate_text(estimate_s(measured, images), measured)}"
     assert f"from {summary.samples_per_s:,.0f} images/s measured on cpu" in label.text()
 
-    window.form.set_config(FAST.replace(max_steps=100 * FAST.max_steps))  # the same speed settings, 100 times the images
+    window.form.set_config(
+        FAST.replace(max_steps=100 * FAST.max_steps)
+    )  # the same speed settings, 100 times the images
     assert label.text() == f"Estimated time: {estimate_text(estimate_s(measured, 100 * images), measured)}"
     window.form.set_batch_size(64)  # another batch size trains at another speed: no guess
     assert label.text() == f"Estimated time: {NO_ESTIMATE}"
@@ -390,8 +394,9 @@ def test_the_estimate_appears_after_one_run_and_matches_the_arithmetic(qtbot, wi
 def test_a_fast_path_the_device_cannot_run_disables_start_with_the_reason(qtbot, window):
     window.form.set_config(FAST.replace(cudnn_benchmark=True))
     assert not window.start_button.isEnabled() and not window.compare_button.isEnabled()
-    assert window.start_button.toolTip().startswith("cuDNN benchmark: cuDNN's autotuner runs on CUDA devices only, "
-                                                    "not on cpu")
+    assert window.start_button.toolTip().startswith(
+        "cuDNN benchmark: cuDNN's autotuner runs on CUDA devices only, not on cpu"
+    )
     assert window.form.message_label.isVisible()
     window.form.widgets["cudnn_benchmark"].setChecked(False)
     assert window.start_button.isEnabled()

@@ -47,10 +47,26 @@ def test_the_menus_hold_file_run_and_help_actions(window):
     menus = window.menus
     assert window.menuBar() is menus
     assert [action.text() for action in menus.actions()] == ["&File", "&Run", "&Settings", "&Help"]
-    assert entries(menus.file_menu) == ["Open run…", "Export run", "Resume from checkpoint…", "---", "Save plots…", "---", "&Quit"]
+    assert entries(menus.file_menu) == [
+        "Open run…",
+        "Export run",
+        "Resume from checkpoint…",
+        "---",
+        "Save plots…",
+        "---",
+        "&Quit",
+    ]
     assert menus.file_menu.actions()[1].menu() is window.history.edits.export_menu  # JSON, CSV, TensorBoard
-    assert entries(menus.run_menu) == ["Start", "&Compare", "---", "Pause", "Stop", "Clear cache", "---",
-                                       "Checkpoint now"]
+    assert entries(menus.run_menu) == [
+        "Start",
+        "&Compare",
+        "---",
+        "Pause",
+        "Stop",
+        "Clear cache",
+        "---",
+        "Checkpoint now",
+    ]
     assert entries(menus.help_menu) == ["&About GPU Training Monitor", "&Copy system info"]
     platform_quit = QKeySequence(QKeySequence.StandardKey.Quit)
     assert menus.quit_action.shortcut() == (platform_quit if not platform_quit.isEmpty() else QKeySequence("Ctrl+Q"))
@@ -71,8 +87,17 @@ def test_more_file_actions_go_above_save_plots_in_a_section_of_their_own(window)
     opening, exporting = QAction("Open run…", window), QAction("Export…", window)
     window.menus.add_file_actions(opening)
     window.menus.add_file_actions(exporting)
-    assert entries(window.menus.file_menu) == ["Open run…", "Export run", "Resume from checkpoint…", "Open run…",
-                                               "Export…", "---", "Save plots…", "---", "&Quit"]  # after the window's own
+    assert entries(window.menus.file_menu) == [
+        "Open run…",
+        "Export run",
+        "Resume from checkpoint…",
+        "Open run…",
+        "Export…",
+        "---",
+        "Save plots…",
+        "---",
+        "&Quit",
+    ]  # after the window's own
 
 
 def test_run_actions_follow_the_state_and_do_what_the_buttons_do(qtbot, window):
@@ -85,8 +110,11 @@ def test_run_actions_follow_the_state_and_do_what_the_buttons_do(qtbot, window):
     window.form.set_config(ENDLESS)
     buttons.start_action.trigger()
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
-    for action, button in ((buttons.start_action, window.start_button), (buttons.pause_action, window.pause_button),
-                           (buttons.stop_action, window.stop_button)):
+    for action, button in (
+        (buttons.start_action, window.start_button),
+        (buttons.pause_action, window.pause_button),
+        (buttons.stop_action, window.stop_button),
+    ):
         assert action.isEnabled() == button.isEnabled()
     assert not buttons.start_action.isEnabled() and not window.compare_menu.menu.menuAction().isEnabled()
     assert buttons.pause_action.isEnabled() and buttons.stop_action.isEnabled()
@@ -182,8 +210,9 @@ def test_save_plots_writes_a_png_per_plot_that_loads(qtbot, window, tmp_path, se
         image = QImage(str(path))
         assert not image.isNull() and image.width() > 100 and image.height() > 50, path
     assert settings.value(PLOTS_FOLDER_KEY) == str(tmp_path)  # the next dialog opens there
-    assert window.statusBar().currentMessage() == (f"saved 3 plots in {tmp_path}: run-loss.png, "
-                                                    "run-validation.png, run-memory.png")
+    assert window.statusBar().currentMessage() == (
+        f"saved 3 plots in {tmp_path}: run-loss.png, run-validation.png, run-memory.png"
+    )
     assert list(tmp_path.glob(".*partial*")) == []  # written atomically: no temporary file left
 
 
@@ -206,8 +235,12 @@ def test_save_plots_with_the_comparison_in_front_saves_its_plots(qtbot, window, 
     window.plot_tabs.setCurrentWidget(window.compare_view)
     qtbot.waitUntil(window.compare_view.isVisible)
     written = window.menus.save_plots(str(tmp_path / "race.png"), "png")
-    assert [p.name for p in written] == ["race-comparison-time.png", "race-comparison-step.png",
-                                         "race-comparison-speed.png", "race-memory.png"]
+    assert [p.name for p in written] == [
+        "race-comparison-time.png",
+        "race-comparison-step.png",
+        "race-comparison-speed.png",
+        "race-memory.png",
+    ]
     assert all(not QImage(str(p)).isNull() for p in written)
 
 
@@ -222,6 +255,7 @@ def test_save_plots_into_a_missing_folder_says_why_and_writes_nothing(window, tm
 
 def _answer_dialogs(qtbot, answers: list) -> None:
     """Answer the modal dialogs the action opens, in order: each answer is called with the dialog."""
+
     def answer() -> None:
         dialog = QApplication.activeModalWidget()
         if dialog is None:
@@ -241,6 +275,7 @@ def _choose(path: Path, name_filter: str):
         # typed, as a user does: selectFile leaves a line edit that has the focus as it is
         dialog.findChild(QLineEdit, "fileNameEdit").setText(str(path))
         dialog.accept()
+
     return choose
 
 
@@ -249,6 +284,7 @@ def _reply(button: QMessageBox.StandardButton, asked: list[str]):
         assert isinstance(box, QMessageBox)
         asked.append(box.text())
         box.button(button).click()
+
     return reply
 
 
@@ -264,14 +300,16 @@ def test_the_save_dialogs_filter_picks_the_format_and_replacing_files_is_asked_f
     loss = folder / "figure-loss.svg"
     loss.write_text("kept")
     asked: list[str] = []
-    _answer_dialogs(qtbot, [_choose(folder / "figure", "SVG image (*.svg)"), _reply(QMessageBox.StandardButton.No,
-                                                                                      asked)])
+    _answer_dialogs(
+        qtbot, [_choose(folder / "figure", "SVG image (*.svg)"), _reply(QMessageBox.StandardButton.No, asked)]
+    )
     window.menus.save_plots_action.trigger()
     assert asked == [f"figure-loss.svg, figure-memory.svg already exist in {folder}. Replace them?"]
     assert loss.read_text() == "kept"
 
-    _answer_dialogs(qtbot, [_choose(folder / "figure", "SVG image (*.svg)"), _reply(QMessageBox.StandardButton.Yes,
-                                                                                      asked)])
+    _answer_dialogs(
+        qtbot, [_choose(folder / "figure", "SVG image (*.svg)"), _reply(QMessageBox.StandardButton.Yes, asked)]
+    )
     window.menus.save_plots_action.trigger()
     assert ElementTree.parse(loss).getroot().tag.endswith("svg")
 
@@ -300,8 +338,13 @@ def test_about_shows_the_versions_without_blocking(qtbot, window):
     qtbot.waitUntil(box.isVisible)
     assert box.windowTitle() == f"About {APP_NAME}"
     text = box.text()
-    for version in (importlib.metadata.version("gpu-train-monitor"), torch.__version__, QtCore.qVersion(),
-                    PySide6.__version__, pyqtgraph.__version__):
+    for version in (
+        importlib.metadata.version("gpu-train-monitor"),
+        torch.__version__,
+        QtCore.qVersion(),
+        PySide6.__version__,
+        pyqtgraph.__version__,
+    ):
         assert version in text
     for name in ("CUDA", "cuDNN", "NVIDIA driver", "torchvision", "OS", "Python"):
         assert f"<b>{name}</b>" in text
@@ -320,6 +363,7 @@ def test_about_before_torch_has_loaded_does_not_wait_for_it(qtbot, settings):
 
 def test_the_save_dialogs_filters_name_the_format_each_writes():
     from gui.plots import plot_export
+
     assert plot_export.file_filters() == {"PNG image (*.png)": "png", "SVG image (*.svg)": "svg"}
     assert plot_export.format_for("/plots/run.svg", "png") == "svg"  # a suffix typed in the name wins
     assert plot_export.format_for("/plots/run", "svg") == "svg"  # else the filter chosen
@@ -343,12 +387,27 @@ def test_the_menu_bar_is_built_from_its_parts_without_a_window(qtbot, settings, 
     qtbot.addWidget(log)
     qtbot.addWidget(plot)
     run_actions = [QAction(text) for text in ("Start", "Pause", "Stop", "Clear cache")]
-    menus = MenuBar(run_actions=run_actions, compare_menu=QMenu(), settings=settings, log=log,
-                    shown_plots=lambda: [("loss", plot.plot)], request_checkpoint=lambda: requests.append(1) or True,
-                    torch_loaded=lambda: False, notify=lambda text, ms: told.append(text))
+    menus = MenuBar(
+        run_actions=run_actions,
+        compare_menu=QMenu(),
+        settings=settings,
+        log=log,
+        shown_plots=lambda: [("loss", plot.plot)],
+        request_checkpoint=lambda: requests.append(1) or True,
+        torch_loaded=lambda: False,
+        notify=lambda text, ms: told.append(text),
+    )
     qtbot.addWidget(menus)
-    assert entries(menus.run_menu) == ["Start", "&Compare", "---", "Pause", "Stop", "Clear cache", "---",
-                                       "Checkpoint now"]
+    assert entries(menus.run_menu) == [
+        "Start",
+        "&Compare",
+        "---",
+        "Pause",
+        "Stop",
+        "Clear cache",
+        "---",
+        "Checkpoint now",
+    ]
     menus.checkpoint_action.trigger()
     assert requests == [1] and log.lines()[-1].endswith("checkpoint requested: saved at the next step boundary")
     written = menus.save_plots(str(tmp_path / "run.png"), "png")

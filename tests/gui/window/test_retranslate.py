@@ -17,15 +17,20 @@ from tests.support.gui_support import FAST
 
 def _texts(window) -> dict[str, str]:
     form = window.form
-    return {"File menu": window.menus.file_menu.title(), "Quit": window.menus.quit_action.text(),
-            "Language menu": window.menus.language_menu.title(),
-            "Log tab": window.tabs.tabText(window.tabs.indexOf(window.log)),
-            "memory tab": window.tabs.tabText(window.tabs.indexOf(window.breakdown_view)),
-            "loss tab": window.plot_tabs.tabText(window.plot_tabs.indexOf(window.loss_plot)),
-            "batch size": form.labels["batch_size"].text(), "processes": form.labels["nproc"].text(),
-            "groups": ", ".join(box.title() for box in form.findChildren(QGroupBox)),
-            "batch size tip": form.widgets["batch_size"].toolTip(), "off": form.widgets["amp"].itemText(0),
-            "pin_memory tip": form.widgets["pin_memory"].toolTip()}
+    return {
+        "File menu": window.menus.file_menu.title(),
+        "Quit": window.menus.quit_action.text(),
+        "Language menu": window.menus.language_menu.title(),
+        "Log tab": window.tabs.tabText(window.tabs.indexOf(window.log)),
+        "memory tab": window.tabs.tabText(window.tabs.indexOf(window.breakdown_view)),
+        "loss tab": window.plot_tabs.tabText(window.plot_tabs.indexOf(window.loss_plot)),
+        "batch size": form.labels["batch_size"].text(),
+        "processes": form.labels["nproc"].text(),
+        "groups": ", ".join(box.title() for box in form.findChildren(QGroupBox)),
+        "batch size tip": form.widgets["batch_size"].toolTip(),
+        "off": form.widgets["amp"].itemText(0),
+        "pin_memory tip": form.widgets["pin_memory"].toolTip(),
+    }
 
 
 @pytest.fixture
@@ -63,17 +68,12 @@ def _cjk(text: str) -> bool:
     return any("\u3000" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef" for c in text)
 
 
-def test_the_whole_window_follows_the_language_menu_after_a_run(make_window, qtbot, tmp_path, monkeypatch,
-                                                                 system_locale):
+def test_the_whole_window_follows_the_language_menu_after_a_run(
+    make_window, qtbot, tmp_path, monkeypatch, system_locale
+):
     """Settings ▸ Language switches every text a user sees at once, after a run filled the plots, the Runs
     tab and the numbers; the log's lines written before stay as they were written (its history)."""
-    from tests.support.chinese_texts import (
-        RUN_TIMEOUT_MS,
-        allowed_words,
-        english_words,
-        machine_names,
-        visible_texts,
-    )
+    from tests.support.chinese_texts import RUN_TIMEOUT_MS, allowed_words, english_words, machine_names, visible_texts
 
     monkeypatch.setattr(i18n, "cache_dir", lambda: tmp_path / "qm")
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
@@ -92,26 +92,34 @@ def test_the_whole_window_follows_the_language_menu_after_a_run(make_window, qtb
     try:
         menu.choice_actions[i18n.CHINESE].trigger()
         qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "批大小")
-        assert window.log.lines()[:len(log)] == log  # the log's history stays as it was written
+        assert window.log.lines()[: len(log)] == log  # the log's history stays as it was written
         assert window.form.config() == config
-        english = sorted({f"{where}: {text!r} ({', '.join(words)})"
-                          for where, text in visible_texts(window) + visible_texts(stored)
-                          if text not in written and (words := english_words(text, allowed, machine))})
+        english = sorted(
+            {
+                f"{where}: {text!r} ({', '.join(words)})"
+                for where, text in visible_texts(window) + visible_texts(stored)
+                if text not in written and (words := english_words(text, allowed, machine))
+            }
+        )
         assert not english, f"{len(english)} English texts after switching to Chinese:\n" + "\n".join(english)
         assert i18n.active() == i18n.CHINESE and QLocale().language() == QLocale.Language.Chinese
         written = _log_lines(window) | _log_lines(stored)
         menu.choice_actions[i18n.ENGLISH].trigger()
         qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "Batch size")
-        chinese = sorted({f"{where}: {text!r}" for where, text in visible_texts(window) + visible_texts(stored)
-                          if text not in written and _cjk(text) and "简体中文" not in text})
+        chinese = sorted(
+            {
+                f"{where}: {text!r}"
+                for where, text in visible_texts(window) + visible_texts(stored)
+                if text not in written and _cjk(text) and "简体中文" not in text
+            }
+        )
         assert not chinese, f"{len(chinese)} Chinese texts after switching back to English:\n" + "\n".join(chinese)
         assert i18n.active() == i18n.ENGLISH and window.form.config() == config
     finally:
         i18n.install(i18n.ENGLISH)
 
 
-def test_auto_model_is_said_in_each_language_and_stays_auto(make_window, qtbot, tmp_path, monkeypatch,
-                                                            system_locale):
+def test_auto_model_is_said_in_each_language_and_stays_auto(make_window, qtbot, tmp_path, monkeypatch, system_locale):
     """The model combo shows auto with what it stands for; a switch says it anew and the config keeps auto."""
     monkeypatch.setattr(i18n, "cache_dir", lambda: tmp_path / "qm")
     window = make_window(dataclasses.replace(FAST, model="auto"))

@@ -40,7 +40,9 @@ def write_idx(path: Path, array: np.ndarray, magic: int, compress: bool = False)
     return path
 
 
-def make_mnist(root: Path, folder: str = "MNIST", n_train: int = 6, n_test: int = 4, compress: bool = False) -> dict[str, np.ndarray]:
+def make_mnist(
+    root: Path, folder: str = "MNIST", n_train: int = 6, n_test: int = 4, compress: bool = False
+) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     arrays = {
         "train-images-idx3-ubyte": rng.integers(0, 256, (n_train, 28, 28), dtype=np.uint8),
@@ -70,8 +72,11 @@ def make_cifar(root: Path, per_batch: int = 3, protocol: int = 2) -> dict[str, d
     batches["test_batch"] = cifar_batch(per_batch + 1, 99)
     for name, batch in batches.items():
         (folder / name).write_bytes(pickle.dumps(batch, protocol=protocol))
-    meta = {b"label_names": [name.encode() for name in "plane car bird cat deer dog frog horse ship truck".split()],
-            b"num_cases_per_batch": per_batch, b"num_vis": 3072}
+    meta = {
+        b"label_names": [name.encode() for name in "plane car bird cat deer dog frog horse ship truck".split()],
+        b"num_cases_per_batch": per_batch,
+        b"num_vis": 3072,
+    }
     (folder / "batches.meta").write_bytes(pickle.dumps(meta, protocol=protocol))
     return batches
 
@@ -123,59 +128,95 @@ MAKERS = {  # a good dataset on disk, and the reader that reads it
 # one file damaged in a good dataset: (which dataset, how it is damaged, what the user is told)
 DAMAGED = {
     "mnist-truncated": (
-        "mnist", lambda r: _cut(_raw(r, "train-images-idx3-ubyte"), -100),
-        r"train-images-idx3-ubyte: truncated.*6x28x28"),
+        "mnist",
+        lambda r: _cut(_raw(r, "train-images-idx3-ubyte"), -100),
+        r"train-images-idx3-ubyte: truncated.*6x28x28",
+    ),
     "mnist-bad-magic": (  # an image file where the labels belong
-        "mnist", lambda r: _raw(r, "t10k-labels-idx1-ubyte").write_bytes(_raw(r, "t10k-images-idx3-ubyte").read_bytes()),
-        r"t10k-labels-idx1-ubyte: bad magic number 0x00000803, expected 0x00000801"),
+        "mnist",
+        lambda r: _raw(r, "t10k-labels-idx1-ubyte").write_bytes(_raw(r, "t10k-images-idx3-ubyte").read_bytes()),
+        r"t10k-labels-idx1-ubyte: bad magic number 0x00000803, expected 0x00000801",
+    ),
     "mnist-corrupt-gzip": (
-        "mnist-gz", lambda r: _raw(r, "train-labels-idx1-ubyte.gz").write_bytes(b"not gzip at all"),
-        r"train-labels-idx1-ubyte\.gz: cannot be read"),
+        "mnist-gz",
+        lambda r: _raw(r, "train-labels-idx1-ubyte.gz").write_bytes(b"not gzip at all"),
+        r"train-labels-idx1-ubyte\.gz: cannot be read",
+    ),
     "mnist-count-mismatch": (
-        "mnist", lambda r: write_idx(_raw(r, "train-labels-idx1-ubyte"), np.zeros(5, np.uint8), 0x801),
-        r"6 images but .*5 labels"),
+        "mnist",
+        lambda r: write_idx(_raw(r, "train-labels-idx1-ubyte"), np.zeros(5, np.uint8), 0x801),
+        r"6 images but .*5 labels",
+    ),
     "mnist-label-range": (
-        "mnist", lambda r: write_idx(_raw(r, "train-labels-idx1-ubyte"), np.array([0, 1, 2, 10, 0, 0], np.uint8), 0x801),
-        r"label 10 is outside 0\.\.9"),
+        "mnist",
+        lambda r: write_idx(_raw(r, "train-labels-idx1-ubyte"), np.array([0, 1, 2, 10, 0, 0], np.uint8), 0x801),
+        r"label 10 is outside 0\.\.9",
+    ),
     "mnist-wrong-size": (
-        "mnist", lambda r: write_idx(_raw(r, "t10k-images-idx3-ubyte"), np.zeros((4, 32, 32), np.uint8), 0x803),
-        r"32x32, expected 28x28"),
+        "mnist",
+        lambda r: write_idx(_raw(r, "t10k-images-idx3-ubyte"), np.zeros((4, 32, 32), np.uint8), 0x803),
+        r"32x32, expected 28x28",
+    ),
     "mnist-missing-files": (
-        "mnist", lambda r: shutil.rmtree(r / "MNIST"),
-        r"missing .*/MNIST/raw/train-images-idx3-ubyte.*\.gz.*--download"),
+        "mnist",
+        lambda r: shutil.rmtree(r / "MNIST"),
+        r"missing .*/MNIST/raw/train-images-idx3-ubyte.*\.gz.*--download",
+    ),
     "fashion-mnist-truncated": (
-        "fashion-mnist", lambda r: _cut(_raw(r, "t10k-labels-idx1-ubyte", "FashionMNIST"), 10),
-        r"FashionMNIST/raw/t10k-labels-idx1-ubyte: truncated"),
+        "fashion-mnist",
+        lambda r: _cut(_raw(r, "t10k-labels-idx1-ubyte", "FashionMNIST"), 10),
+        r"FashionMNIST/raw/t10k-labels-idx1-ubyte: truncated",
+    ),
     "cifar10-garbage-pickle": (
-        "cifar10", lambda r: _cifar(r, "data_batch_4").write_bytes(b"\x80\x02garbage that is no pickle"),
-        r"data_batch_4: not a CIFAR-10 python batch"),
+        "cifar10",
+        lambda r: _cifar(r, "data_batch_4").write_bytes(b"\x80\x02garbage that is no pickle"),
+        r"data_batch_4: not a CIFAR-10 python batch",
+    ),
     "cifar10-truncated": (
-        "cifar10", lambda r: _cut(_cifar(r, "test_batch"), 200),
-        r"test_batch: not a CIFAR-10 python batch, or damaged"),
+        "cifar10",
+        lambda r: _cut(_cifar(r, "test_batch"), 200),
+        r"test_batch: not a CIFAR-10 python batch, or damaged",
+    ),
     "cifar10-pickle-runs-code": (
-        "cifar10", lambda r: _cifar(r, "data_batch_2").write_bytes(pickle.dumps({b"data": print})),
-        r"data_batch_2: .*refusing to load builtins\.print"),
+        "cifar10",
+        lambda r: _cifar(r, "data_batch_2").write_bytes(pickle.dumps({b"data": print})),
+        r"data_batch_2: .*refusing to load builtins\.print",
+    ),
     "cifar10-wrong-shape": (
-        "cifar10", lambda r: _cifar(r, "data_batch_1").write_bytes(_cifar_batch_with(b"data", np.zeros((3, 3000), np.uint8))),
-        r"data_batch_1: b'data' is uint8 \(3, 3000\)"),
+        "cifar10",
+        lambda r: _cifar(r, "data_batch_1").write_bytes(_cifar_batch_with(b"data", np.zeros((3, 3000), np.uint8))),
+        r"data_batch_1: b'data' is uint8 \(3, 3000\)",
+    ),
     "cifar10-label-range": (
-        "cifar10", lambda r: _cifar(r, "data_batch_1").write_bytes(_cifar_batch_with(b"labels", [0, 11, 2])),
-        r"data_batch_1: label 11 is outside 0\.\.9"),
+        "cifar10",
+        lambda r: _cifar(r, "data_batch_1").write_bytes(_cifar_batch_with(b"labels", [0, 11, 2])),
+        r"data_batch_1: label 11 is outside 0\.\.9",
+    ),
     "cifar10-damaged-meta": (
-        "cifar10", lambda r: _cifar(r, "batches.meta").write_bytes(pickle.dumps({b"label_names": [b"a"]})),
-        r"batches.meta: expected b'label_names' with 10"),
+        "cifar10",
+        lambda r: _cifar(r, "batches.meta").write_bytes(pickle.dumps({b"label_names": [b"a"]})),
+        r"batches.meta: expected b'label_names' with 10",
+    ),
     "cifar10-missing-batch": (
-        "cifar10", lambda r: _cifar(r, "data_batch_5").unlink(),
-        r"missing .*data_batch_5.*--download"),
+        "cifar10",
+        lambda r: _cifar(r, "data_batch_5").unlink(),
+        r"missing .*data_batch_5.*--download",
+    ),
     "imagefolder-corrupt-image": (
-        "imagefolder", lambda r: (r / "cat" / "bad.png").write_bytes(b"this is not a PNG"),
-        r"bad\.png: not a readable image"),
+        "imagefolder",
+        lambda r: (r / "cat" / "bad.png").write_bytes(b"this is not a PNG"),
+        r"bad\.png: not a readable image",
+    ),
     "imagefolder-empty-class": (
-        "imagefolder", lambda r: (r / "eel").mkdir(),
-        r"no images in the class folders eel of "),
+        "imagefolder",
+        lambda r: (r / "eel").mkdir(),
+        r"no images in the class folders eel of ",
+    ),
     "imagefolder-no-classes": (
-        "imagefolder", lambda r: [shutil.rmtree(r / name) for name in ("cat", "dog")],
-        r"no class folders in .*expected .*<class name>/<image>"),
+        "imagefolder",
+        lambda r: [shutil.rmtree(r / name) for name in ("cat", "dog")],
+        r"no class folders in .*expected .*<class name>/<image>",
+    ),
 }
 
 
@@ -391,7 +432,9 @@ def test_download_that_stalls_times_out_and_leaves_nothing_half_written(
 ) -> None:
     from torchvision import datasets
 
-    monkeypatch.setattr(datasets.MNIST, "mirrors", [stalling_server])  # only where to fetch from; nothing is checked less
+    monkeypatch.setattr(
+        datasets.MNIST, "mirrors", [stalling_server]
+    )  # only where to fetch from; nothing is checked less
     started = time.monotonic()
     with pytest.raises(DatasetError, match=r"could not download mnist into .*timed out"):
         download_dataset("mnist", tmp_path, timeout_s=0.3)
