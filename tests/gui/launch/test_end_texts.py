@@ -3,47 +3,15 @@ status and one readable message."""
 
 from __future__ import annotations
 
-import dataclasses
-import socket
-import time
-
 from core.store.run_store import RunRow
 from gui.launch.texts import LaunchEnd, launch_end
+from tests.support.run_rows import run_row
 
 CLI_ERROR = "gpu-train-monitor: error: --resume: a data-parallel run saves no checkpoints\n"
 
 
 def row(**changes) -> RunRow:
-    fields = dict(
-        id=7,
-        uid="u",
-        name="",
-        note="",
-        label="",
-        status="completed",
-        live=False,
-        started_at=time.time(),
-        finished_at=time.time(),
-        heartbeat_at=time.time(),
-        message="",
-        model="tiny-cnn",
-        dataset="synthetic",
-        device="cpu",
-        device_name="cpu",
-        placement="resident",
-        batch_size=32,
-        steps=5,
-        total_steps=5,
-        peak_allocated_bytes=0,
-        peak_reserved_bytes=0,
-        pid=1,
-        host=socket.gethostname(),
-        resumes=0,
-        world_size=2,
-    )
-    fields.update(changes)
-    names = {f.name for f in dataclasses.fields(RunRow)}
-    return RunRow(**{name: fields.get(name) for name in names})
+    return run_row(**changes)
 
 
 def never(text: str = "") -> str:

@@ -3,18 +3,16 @@ caller knows) one the caller started. A real child process stands in for rank 0.
 
 from __future__ import annotations
 
-import dataclasses
 import signal
-import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
 from core.run.signals import Control
 from core.store.run_store import RunRow
 from gui.launch.signals import CannotSignal, control_signal, send, signal_problem
+from tests.support.run_rows import run_row
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="POSIX signals")
 
@@ -31,36 +29,10 @@ LISTENER = (
 
 
 def row_for(pid: int, **changes) -> RunRow:
-    fields = {f.name: None for f in dataclasses.fields(RunRow)}
-    fields.update(
-        id=7,
-        uid="u",
-        name="",
-        note="",
-        label="",
-        status="running",
-        live=True,
-        started_at=time.time(),
-        finished_at=None,
-        heartbeat_at=time.time(),
-        message="",
-        model="tiny-cnn",
-        dataset="synthetic",
-        device="cpu",
-        device_name="cpu",
-        placement="resident",
-        batch_size=32,
-        steps=0,
-        total_steps=0,
-        peak_allocated_bytes=0,
-        peak_reserved_bytes=0,
-        pid=pid,
-        host=socket.gethostname(),
-        resumes=0,
-        world_size=2,
+    """Run 7 still training in process `pid` on this host."""
+    return run_row(
+        **{"status": "running", "live": True, "finished_at": None, "steps": 0, "total_steps": 0, "pid": pid, **changes}
     )
-    fields.update(changes)
-    return RunRow(**{k: v for k, v in fields.items() if k in {f.name for f in dataclasses.fields(RunRow)}})
 
 
 @pytest.fixture
