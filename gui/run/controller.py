@@ -15,7 +15,6 @@ signals to its rank 0. `running` is true for either kind; `data_parallel` says w
 from __future__ import annotations
 
 import contextlib
-import gc
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -92,7 +91,6 @@ class RunController(QObject):
         through `event`; the launcher's own signals say when it is recorded, paused and ended."""
         if self.running:
             raise RuntimeError("a run is already active")
-        collect_qt_garbage()
         if config.nproc > 1:
             if not self.record:
                 raise UserError(
@@ -126,7 +124,6 @@ class RunController(QObject):
         run here (overrides that collide, a device not present, a fast path the device refuses)."""
         if self.running:
             raise RuntimeError("a run is already active")
-        collect_qt_garbage()
         from core.compare.comparison import Comparison
 
         comparison = Comparison(base, overrides)
@@ -214,11 +211,3 @@ def process_events_for(seconds: float) -> None:
     loop = QEventLoop()
     QTimer.singleShot(max(1, int(seconds * 1000)), loop.quit)
     loop.exec()
-
-
-def collect_qt_garbage() -> None:
-    """Collect garbage here, on the GUI thread, before a run starts. A run's out-of-memory recovery calls
-    gc.collect() in the worker thread; a closed window or menu still waiting there as garbage would then be
-    destroyed off the GUI thread, where PySide6 deadlocks on the GIL (seen in the test suite: a QMenu's
-    destructor waiting in Shiboken::GilState::acquire)."""
-    gc.collect()

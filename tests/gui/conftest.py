@@ -27,8 +27,8 @@ from tests.support.out_of_memory import LinearMemory, OutOfMemoryAbove
 
 @pytest.fixture(scope="session", autouse=True)
 def long_lived_objects_frozen():
-    """Every run the window starts collects garbage first (gui.run.controller.collect_qt_garbage), and so does
-    the QThread-leak check after each test: with torch, Qt and the collected tests in the heap each collection
+    """The QThread-leak check collects garbage after each test, and runs that hit an out-of-memory error collect
+    too (on the GUI thread): with torch, Qt and the collected tests in the heap each collection
     took a quarter of a second. What exists once the tests are collected lives to the end of the session, so it
     is moved out of the collector's sight (gc.freeze); what tests create is collected as before."""
     import gc
