@@ -1024,6 +1024,10 @@
         <translation>进程 {rank}（pid {pid}）{how}</translation>
     </message>
     <message>
+        <source>rank {rank} ended without a word (killed, or its process crashed), and the others lost their connection to it</source>
+        <translation>进程 {rank} 未留下任何信息便结束了（被终止，或崩溃），其他进程与它失去了连接</translation>
+    </message>
+    <message>
         <source>rank {rank} (pid {pid}) {how}: {message}</source>
         <translation>进程 {rank}（pid {pid}）{how}：{message}</translation>
     </message>

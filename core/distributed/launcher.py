@@ -237,7 +237,9 @@ def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]], 
     """The first cause, by rank: a rank killed by a signal that neither the launcher nor a timeout sent (SIGKILL,
     SIGSEGV: it could say nothing, and what the others said is the echo of its going, whatever words their
     backend found for it), else a rank that reported its own failure (out of memory, diverged, an error that is
-    not a lost connection), else a rank that stopped responding, else the first exit."""
+    not a lost connection), else a rank that stopped responding, else a rank that vanished while the others only
+    lost their connection to it (torch's launcher reports the first failure it sees, which may be such an echo),
+    else the first exit."""
     hard = [
         (rank, f)
         for rank, f in sorted(failures.items())
@@ -283,6 +285,14 @@ def describe_failure(failures: dict[int, Any], ends: dict[int, dict[str, Any]], 
     if killed:
         rank, failure = killed[0]
         return Message("rank {rank} (pid {pid}) {how}", rank=rank, pid=failure.pid, how=_how_it_ended(failure.exitcode))
+    echoes = [end for end in ends.values() if not Status(end["status"]).ended_well]
+    vanished = [rank for rank in silent if rank not in failures]  # torch reports only the first failure it saw
+    if vanished and echoes and all(lost_peer(end["message"]) for end in echoes):
+        return Message(
+            "rank {rank} ended without a word (killed, or its process crashed), and the others lost their "
+            "connection to it",
+            rank=vanished[0],
+        )
     rank = min(failures, key=lambda r: failures[r].timestamp)
     failure = failures[rank]
     message = ends.get(rank, {}).get("message", "")

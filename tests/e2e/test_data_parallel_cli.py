@@ -169,12 +169,18 @@ def test_a_killed_rank_ends_the_run_named_and_leaves_no_process(tmp_path: Path) 
     finally:
         end(process)
     assert process.returncode == 1
-    assert said(err) == [f"gpu-train-monitor: failed: rank 1 (pid {pids[1]}) was killed by SIGKILL"], err
+    # torch's launcher reports the first failed process it notices: the killed rank with its signal, or (under
+    # load) only the survivor's lost connection, and then the rank that vanished is named without its signal
+    named = (
+        f"rank 1 (pid {pids[1]}) was killed by SIGKILL",
+        "rank 1 ended without a word (killed, or its process crashed), and the others lost their connection to it",
+    )
+    assert said(err) in ([f"gpu-train-monitor: failed: {line}"] for line in named), err
     assert_all_gone(family)
     assert left_in(tmp) == []
     with RunStore(store) as runs:
         run = runs.run(run_id)
-    assert run.status == "failed" and "rank 1" in run.message and "SIGKILL" in run.message
+    assert run.status == "failed" and any(line in run.message for line in named), run.message
 
 
 def test_stop_sent_to_rank_0_stops_every_rank(tmp_path: Path) -> None:

@@ -55,6 +55,18 @@ def test_a_killed_rank_is_the_cause_whatever_words_the_others_found_for_losing_i
     assert describe_failure(aborted, ends, 2).startswith("rank 0 ended the run (failed)")
 
 
+def test_a_rank_that_vanished_is_named_when_torch_reported_only_the_echo_of_its_going() -> None:
+    """torch's launcher reports the first failed process it notices: under load that can be the survivor, whose
+    only words are a lost connection, while the killed rank is in no report at all."""
+    echo = {0: SimpleNamespace(exitcode=1, pid=40, timestamp=1.0)}
+    ends = {0: {"rank": 0, "status": "failed", "message": "RuntimeError: Read error: Connection reset by peer"}}
+    assert describe_failure(echo, ends, 2) == (
+        "rank 1 ended without a word (killed, or its process crashed), and the others lost their connection to it"
+    )
+    real = {0: {"rank": 0, "status": "failed", "message": "RuntimeError: no such file"}}  # its own failure: named
+    assert describe_failure(echo, real, 2).startswith("rank 0 ended the run (failed)")
+
+
 def test_the_end_line_says_who_failed_or_how_rank_0_ended_unless_the_run_completed() -> None:
     assert RanksEnded("u", 0, rank0={"status": "completed", "message": "all steps trained"}).end_line == ""
     assert RanksEnded("u", 130, rank0={"status": "stopped", "message": "stopped by request"}).end_line == (
