@@ -3,7 +3,7 @@
 import signal
 import sys
 
-from core.cli.main import main
+from .cli.main import main
 
 code = main()
 # A Ctrl+C that lands after the command has finished (a second press while the run was stopping) would

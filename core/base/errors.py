@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.base.text import Message
+from .text import Message
 
 
 class UserError(Exception):

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.base.errors import ConfigError
-from core.base.text import Message
+from .errors import ConfigError
+from .text import Message
 
 
 def check_output_path(field: str, path: str | os.PathLike[str]) -> None:

@@ -11,16 +11,16 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from core.base.errors import ConfigError
-from core.base.outputs import check_distinct_outputs, check_output_path
-from core.cli.options import PROG, command_protection, comparison_from_args, option_message
-from core.cli.run_command import recording_as_asked
-from core.cli.stdout import out, save_json
-from core.compare.events import ComparisonStarted
-from core.compare.result import ComparisonResult, ratio_text
-from core.run.events import ContenderEvent, Event, RunFinished
-from core.run.signals import stop_on_signals
-from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from ..base.errors import ConfigError
+from ..base.outputs import check_distinct_outputs, check_output_path
+from ..compare.events import ComparisonStarted
+from ..compare.result import ComparisonResult, ratio_text
+from ..run.events import ContenderEvent, Event, RunFinished
+from ..run.signals import stop_on_signals
+from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from .options import PROG, command_protection, comparison_from_args, option_message
+from .run_command import recording_as_asked
+from .stdout import out, save_json
 
 
 def command_compare(args: argparse.Namespace) -> int:
@@ -30,7 +30,7 @@ def command_compare(args: argparse.Namespace) -> int:
     if args.json:
         check_distinct_outputs({"json": args.json}, command_protection(args, [base, *overrides]))
         check_output_path("json", args.json)
-    from core.compare.comparison import Comparison
+    from ..compare.comparison import Comparison
 
     comparison = Comparison(base, overrides, [ComparisonProgress()])
     with recording_as_asked(args, comparison.observers), stop_on_signals(comparison) as signals:
@@ -91,7 +91,7 @@ class ComparisonProgress:
     """A progress bar per run on stderr, each introduced by its place and label."""
 
     def __init__(self) -> None:
-        from core.cli.progress import ProgressBar
+        from .progress import ProgressBar
 
         self._bar_factory: Callable[[], Callable[[Event], None]] = ProgressBar
         self._bar: Callable[[Event], None] | None = None

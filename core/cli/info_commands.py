@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 
-from core.base.errors import ConfigError
-from core.base.outputs import check_distinct_outputs, check_output_path
-from core.base.text import Message
-from core.cli.options import command_protection, config_from_args
-from core.cli.stdout import out, save_json
-from core.run.status import EXIT_USER_ERROR
+from ..base.errors import ConfigError
+from ..base.outputs import check_distinct_outputs, check_output_path
+from ..base.text import Message
+from ..run.status import EXIT_USER_ERROR
+from .options import command_protection, config_from_args
+from .stdout import out, save_json
 
 
 def command_find_batch_size(args: argparse.Namespace) -> int:
@@ -27,13 +27,13 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
         )
     if args.sync_bn:
         raise ConfigError("sync_bn", Message("find-batch-size measures one process on one device; leave --sync-bn out"))
-    from core.finder.search import Trial, check_search_options, find_batch_size  # torch loads lazily
+    from ..finder.search import Trial, check_search_options, find_batch_size  # torch loads lazily
 
     check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"
     if args.json:
         check_distinct_outputs({"json": args.json}, command_protection(args, [config]))
         check_output_path("json", args.json)
-    from core.base.text import format_bytes
+    from ..base.text import format_bytes
 
     def on_trial(trial: Trial) -> None:
         peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
@@ -73,8 +73,8 @@ TRIAL_NOTE = "a few real training steps per candidate"
 
 
 def command_devices(as_json: bool) -> int:
-    from core.base.text import format_bytes
-    from core.device.devices import list_devices
+    from ..base.text import format_bytes
+    from ..device.devices import list_devices
 
     devices = list_devices()
     if as_json:
@@ -90,7 +90,7 @@ def command_devices(as_json: bool) -> int:
 
 
 def command_models() -> int:
-    from core.model.models import available_models
+    from ..model.models import available_models
 
     out("\n".join(available_models()))
     print(
@@ -101,7 +101,7 @@ def command_models() -> int:
 
 
 def command_presets() -> int:
-    from core.config.presets import PRESETS, preset_text
+    from ..config.presets import PRESETS, preset_text
 
     for value in PRESETS.values():
         out(f"{value.name}: {value.description}")

@@ -12,9 +12,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from core.base.errors import UserError
-from core.cli.info_commands import command_devices, command_find_batch_size, command_models, command_presets
-from core.cli.options import (
+from ..base.errors import UserError
+from ..distributed.env import DEFAULT_TIMEOUT_S
+from ..run.signals import Terminated, sigterm_raises
+from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from .info_commands import command_devices, command_find_batch_size, command_models, command_presets
+from .options import (
     EXIT_CODES_HELP,
     PROG,
     OneLineParser,
@@ -25,11 +28,8 @@ from core.cli.options import (
     parse_bytes,
     user_error_line,
 )
-from core.cli.run_command import command_run
-from core.cli.stdout import StdoutFailed, flush_stdout, out, stdout_gone
-from core.distributed.env import DEFAULT_TIMEOUT_S
-from core.run.signals import Terminated, sigterm_raises
-from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from .run_command import command_run
+from .stdout import StdoutFailed, flush_stdout, out, stdout_gone
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "info", help="print the versions a bug report needs (app, Python, torch, CUDA, GPUs, NVIDIA driver, PySide6)"
     )
-    from core.cli.runs_command import add_runs_parser
+    from .runs_command import add_runs_parser
 
     add_runs_parser(sub)
     return parser
@@ -142,18 +142,18 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         if args.command == "presets":
             return command_presets()
         if args.command == "info":
-            from core.device.system_info import collect
+            from ..device.system_info import collect
 
             out(collect().text())
             return 0
         if args.command == "compare":
-            from core.cli.compare_command import command_compare
+            from .compare_command import command_compare
 
             return command_compare(args)
         if args.command == "find-batch-size":
             return command_find_batch_size(args)
         if args.command == "runs":
-            from core.cli.runs_command import command_runs
+            from .runs_command import command_runs
 
             return command_runs(args)
     except UserError as exc:

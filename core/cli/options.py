@@ -12,14 +12,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from core.base.errors import ConfigError, UserError
-from core.base.outputs import Protected, store_protection
-from core.base.text import Message
-from core.config.run_config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range, option_name
-from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from ..base.errors import ConfigError, UserError
+from ..base.outputs import Protected, store_protection
+from ..base.text import Message
+from ..config.run_config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range, option_name
+from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 if TYPE_CHECKING:
-    from core.engine.checkpoint import CheckpointPolicy
+    from ..engine.checkpoint import CheckpointPolicy
 
 PROG = "gpu-train-monitor"
 COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size", "info", "runs")
@@ -93,10 +93,10 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
     """The RunConfig the options describe; unset options keep the preset's values, or `base`'s (the defaults)."""
     base = base or RunConfig()
     if getattr(args, "preset", None):
-        from core.config.presets import preset
+        from ..config.presets import preset
 
         chosen = preset(args.preset)  # an unknown name fails before torch loads
-        from core.device.devices import device_kind  # loads torch, so only when a preset needs it
+        from ..device.devices import device_kind  # loads torch, so only when a preset needs it
 
         base = chosen.apply(base, device_kind(getattr(args, "device", None) or base.device))
     changes = explicit_options(args)
@@ -109,7 +109,7 @@ def command_protection(args: object, configs: Iterable[object] = ()) -> list[Pro
     and model or dataset code files."""
     guards: list[Protected] = []
     if hasattr(args, "runs_db") and not getattr(args, "no_record", False):
-        from core.store.run_store import default_store_path  # the store loads only for a command that records
+        from ..store.run_store import default_store_path  # the store loads only for a command that records
 
         runs_db = getattr(args, "runs_db", None)
         guards += store_protection(runs_db or default_store_path(), "--runs-db" if runs_db else "")
@@ -184,7 +184,7 @@ def checkpoint_policy(args: argparse.Namespace) -> CheckpointPolicy:
     """The checkpoint options as a policy; ConfigError naming the option for a bad value."""
     from pathlib import Path
 
-    from core.engine.checkpoint import CheckpointPolicy
+    from ..engine.checkpoint import CheckpointPolicy
 
     for field in ("checkpoint_every", "checkpoint_keep"):
         if getattr(args, field) < 0:
@@ -205,12 +205,12 @@ def checkpoint_policy(args: argparse.Namespace) -> CheckpointPolicy:
 
 def resumed_config_from_args(args: argparse.Namespace) -> RunConfig:
     """The config of `--resume PATH`: the checkpoint's, with the options given (checked by the session)."""
-    from core.engine.checkpoint import read_info, resume_config
+    from ..engine.checkpoint import read_info, resume_config
 
     if getattr(args, "preset", None):
         raise ConfigError("preset", "a resumed run keeps its checkpoint's settings; leave --preset out")
     info, given = read_info(args.resume), explicit_options(args)
-    from core.config.user_callables import is_spec
+    from ..config.user_callables import is_spec
 
     for field in ("model", "dataset"):  # weights_only keeps pickled code out; a spec in the config is code too
         spec = getattr(info.config, field)
@@ -265,7 +265,7 @@ def user_error_line(exc: UserError) -> str:
 
 def comparison_from_args(args: argparse.Namespace) -> tuple[RunConfig, list[dict]]:
     """compare's shared settings and its --vs overrides, each checked (ConfigError naming --vs)."""
-    from core.compare.plan import parse_overrides, plan
+    from ..compare.plan import parse_overrides, plan
 
     base = config_from_args(args)
     overrides = [parse_overrides(text) for text in args.vs or []]

@@ -11,8 +11,8 @@ from typing import TextIO
 
 from tqdm import tqdm
 
-from core.run import event_text
-from core.run.events import (
+from ..run import event_text
+from ..run.events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,

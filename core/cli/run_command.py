@@ -11,10 +11,14 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from core.base.errors import ConfigError
-from core.base.outputs import check_distinct_outputs, check_output_path
-from core.base.text import Message
-from core.cli.options import (
+from ..base.errors import ConfigError
+from ..base.outputs import check_distinct_outputs, check_output_path
+from ..base.text import Message
+from ..config.run_config import RunConfig
+from ..distributed.env import RankContext, handed_run_uid
+from ..run.signals import SignalsSeen, ignore_control_signals, stop_on_signals
+from ..run.status import EXIT_CODES, EXIT_TERMINATED, EXIT_USER_ERROR
+from .options import (
     PROG,
     checkpoint_policy,
     command_protection,
@@ -22,14 +26,10 @@ from core.cli.options import (
     option_message,
     resumed_config_from_args,
 )
-from core.cli.stdout import out, save_json
-from core.config.run_config import RunConfig
-from core.distributed.env import RankContext, handed_run_uid
-from core.run.signals import SignalsSeen, ignore_control_signals, stop_on_signals
-from core.run.status import EXIT_CODES, EXIT_TERMINATED, EXIT_USER_ERROR
+from .stdout import out, save_json
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
-    from core.run.events import RunFinished
+    from ..run.events import RunFinished
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -53,12 +53,12 @@ def command_run(args: argparse.Namespace) -> int:
     for field in ("summary_json", "memory_snapshot"):  # a bad path fails now, not after the run
         if getattr(args, field):
             check_output_path(field, getattr(args, field))
-    from core.cli.progress import ProgressBar
-    from core.engine.session import TrainingSession
+    from ..engine.session import TrainingSession
+    from .progress import ProgressBar
 
     if args.memory_snapshot:
-        from core.device.devices import resolve_device
-        from core.memory.snapshot import unsupported_reason
+        from ..device.devices import resolve_device
+        from ..memory.snapshot import unsupported_reason
 
         reason = unsupported_reason(resolve_device(config.device))
         if reason:
@@ -93,7 +93,7 @@ def recording_as_asked(args: argparse.Namespace, observers: list[Any]) -> Iterat
     if args.no_record:
         yield None
         return
-    from core.store.recorder import recording
+    from ..store.recorder import recording
 
     def warn(text: str) -> None:
         print(f"{PROG}: warning: {text}", file=sys.stderr, flush=True)
@@ -111,8 +111,8 @@ def recording_as_asked(args: argparse.Namespace, observers: list[Any]) -> Iterat
 
 
 def _summary_text(finished: RunFinished) -> str:
-    from core.base.text import format_bytes
-    from core.run.event_text import batch_size_text
+    from ..base.text import format_bytes
+    from ..run.event_text import batch_size_text
 
     s = finished.summary
     rate = "n/a" if s.samples_per_s is None else f"{s.samples_per_s:,.0f} images/s"
@@ -171,13 +171,13 @@ def command_data_parallel(args: argparse.Namespace, config: RunConfig, context: 
 
 def _launch(args: argparse.Namespace, config: RunConfig) -> int:
     """Start the ranks (each runs this command line again: `rank_main`), wait for them, say how the run ended."""
-    from core.device.devices import check_process_count
-    from core.distributed.launcher import run_ranks, stop_with_window
+    from ..device.devices import check_process_count
+    from ..distributed.launcher import run_ranks, stop_with_window
 
     if config.download:  # once, here: N ranks downloading into one folder at once would trip over each other
         import torch
 
-        from core.data.datasets import load_dataset
+        from ..data.datasets import load_dataset
 
         load_dataset(config, torch.device("cpu"))
     check_process_count(config)
@@ -194,8 +194,8 @@ def _launch(args: argparse.Namespace, config: RunConfig) -> int:
 def rank_main(argv: list[str]) -> int:
     """A rank's entry point under `--nproc`'s launcher: the same command line, run as one rank (`main` sees
     RANK / WORLD_SIZE and trains its part)."""
-    from core.cli.main import main  # main imports this module: here, not at its top
-    from core.cli.progress import thread_lock_for_progress_bars
+    from .main import main  # main imports this module: here, not at its top
+    from .progress import thread_lock_for_progress_bars
 
     thread_lock_for_progress_bars()
     return main(argv)
@@ -204,7 +204,7 @@ def rank_main(argv: list[str]) -> int:
 def mark_failed(runs_db: str | None, uid: str, message: str) -> None:
     """The run's record ends `failed` with the rank that caused it (rank 0 may have recorded only the lost
     connection, or nothing, when it was the one killed)."""
-    from core.store.run_store import RunStore, StoreError
+    from ..store.run_store import RunStore, StoreError
 
     try:
         with RunStore(runs_db) as store:
@@ -216,8 +216,8 @@ def mark_failed(runs_db: str | None, uid: str, message: str) -> None:
 def _rank(args: argparse.Namespace, config: RunConfig) -> int:
     """This process is a rank (under `--nproc`'s launcher or torchrun): rank 0 shows the progress, records the
     run and prints the summary."""
-    from core.cli.progress import ProgressBar
-    from core.distributed.rank_process import train_rank
+    from ..distributed.rank_process import train_rank
+    from .progress import ProgressBar
 
     return train_rank(
         config,

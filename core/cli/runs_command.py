@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.base.errors import UserError
-from core.base.outputs import strict_json
-from core.base.text import Message
-from core.cli.options import PROG, OneLineParser
+from ..base.errors import UserError
+from ..base.outputs import strict_json
+from ..base.text import Message
+from .options import PROG, OneLineParser
 
 if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
-    from core.store.run_store import RunStore
+    from ..store.run_store import RunStore
 
 MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
 EXAMPLES = (
@@ -30,8 +30,8 @@ EXAMPLES = (
 
 def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     """The `runs` subcommand and its list, show, export and delete actions, on the CLI's subparsers."""
-    from core.export.run_export import FORMATS
-    from core.export.smoothing import DEFAULT_SMOOTHING
+    from ..export.run_export import FORMATS
+    from ..export.smoothing import DEFAULT_SMOOTHING
 
     runs = sub.add_parser(
         "runs", help="list, show, export or delete the runs recorded in the run store", epilog=EXAMPLES
@@ -115,7 +115,7 @@ def run_id_argument(text: str) -> int:
 
 def command_runs(args: argparse.Namespace) -> int:
     """Run one `runs` action; UserErrors (unknown run, store problems) propagate to the CLI's one-line report."""
-    from core.cli.stdout import out
+    from .stdout import out
 
     path = store_path(args.runs_db)
     if args.runs_command == "list" and not path.exists():
@@ -140,7 +140,7 @@ def command_runs(args: argparse.Namespace) -> int:
 
 
 def store_path(runs_db: str | None) -> Path:
-    from core.store.run_store import default_store_path
+    from ..store.run_store import default_store_path
 
     return Path(runs_db).expanduser() if runs_db else default_store_path()
 
@@ -148,7 +148,7 @@ def store_path(runs_db: str | None) -> Path:
 def open_store(path: Path) -> RunStore:
     """The store opened for writing (which also marks runs whose process died as interrupted); a store this
     user cannot write to (another user's, a read-only disk) is still read."""
-    from core.store.run_store import RunStore, StoreError
+    from ..store.run_store import RunStore, StoreError
 
     try:
         return RunStore(path)
@@ -160,9 +160,9 @@ def open_store(path: Path) -> RunStore:
 
 
 def _list(store: RunStore, search: str, as_json: bool) -> int:
-    from core.cli.runs_text import runs_table
-    from core.cli.stdout import out
-    from core.export.run_export import run_facts
+    from ..export.run_export import run_facts
+    from .runs_text import runs_table
+    from .stdout import out
 
     rows = store.list_runs(search)
     if as_json:
@@ -175,9 +175,9 @@ def _list(store: RunStore, search: str, as_json: bool) -> int:
 
 
 def _show(store: RunStore, run_id: int, as_json: bool) -> int:
-    from core.cli.runs_text import run_text
-    from core.cli.stdout import out
-    from core.export.run_export import run_document
+    from ..export.run_export import run_document
+    from .runs_text import run_text
+    from .stdout import out
 
     document = run_document(store, run_id, series=False)
     out(json.dumps(strict_json(document), indent=2, allow_nan=False) if as_json else run_text(document))
@@ -185,8 +185,8 @@ def _show(store: RunStore, run_id: int, as_json: bool) -> int:
 
 
 def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: float, store_option: str) -> int:
-    from core.cli.stdout import out
-    from core.export.run_export import export_run
+    from ..export.run_export import export_run
+    from .stdout import out
 
     row = store.run(run_id)
     paths = export_run(store, run_id, fmt, out_path, smoothing, store_option)
@@ -203,9 +203,9 @@ def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: fl
 
 
 def _delete(store: RunStore, run_id: int, yes: bool) -> int:
-    from core.cli.runs_text import live_status
-    from core.cli.stdout import out
-    from core.export.run_export import local_time
+    from ..export.run_export import local_time
+    from .runs_text import live_status
+    from .stdout import out
 
     row = store.run(run_id)
     if row.live:

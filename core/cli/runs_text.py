@@ -11,9 +11,9 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.base.text import format_bytes
-from core.export.run_export import local_time
-from core.store.run_store import RunRow
+from ..base.text import format_bytes
+from ..export.run_export import local_time
+from ..store.run_store import RunRow
 
 LIST_COLUMNS = (
     "id",

@@ -11,9 +11,9 @@ import os
 import sys
 from typing import Any
 
-from core.base.outputs import write_json
-from core.cli.options import PROG
-from core.config.run_config import option_name
+from ..base.outputs import write_json
+from ..config.run_config import option_name
+from .options import PROG
 
 
 class StdoutFailed(Exception):

@@ -12,14 +12,14 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.compare.events import ComparisonFinished, ComparisonObserver, ComparisonStarted
-from core.compare.plan import Contender, plan
-from core.compare.result import ComparisonResult, ContenderResult, conclude
-from core.config.run_config import RunConfig, option_name
-from core.run.controls import RunControls
-from core.run.events import ContenderEvent, Event, Observer, RunFinished, StepsReported
+from ..base.errors import ConfigError
+from ..base.text import Message
+from ..config.run_config import RunConfig, option_name
+from ..run.controls import RunControls
+from ..run.events import ContenderEvent, Event, Observer, RunFinished, StepsReported
+from .events import ComparisonFinished, ComparisonObserver, ComparisonStarted
+from .plan import Contender, plan
+from .result import ComparisonResult, ContenderResult, conclude
 
 
 class Comparison(RunControls):
@@ -32,8 +32,8 @@ class Comparison(RunControls):
     ) -> None:
         super().__init__(observers)
         if base.model == "auto":  # one model for every run: `auto` on each device would race different models
-            from core.device.devices import resolve_device
-            from core.model.models import resolve_model
+            from ..device.devices import resolve_device
+            from ..model.models import resolve_model
 
             base = base.replace(model=resolve_model("auto", resolve_device("auto").type))
         self.contenders: tuple[Contender, ...] = plan(base, overrides)  # ConfigError before anything runs
@@ -45,8 +45,8 @@ class Comparison(RunControls):
         self._session: Any = None  # the TrainingSession under way
 
     def run(self) -> ComparisonResult:
-        from core.distributed.relay import DataParallelRun
-        from core.engine.session import TrainingSession
+        from ..distributed.relay import DataParallelRun
+        from ..engine.session import TrainingSession
 
         self.emit(ComparisonStarted(self.contenders, self.steps))
         results: list[ContenderResult] = []
@@ -111,9 +111,9 @@ class Comparison(RunControls):
 def _check_runnable(contender: Contender) -> None:
     """Refuse now a run that could not start (a device not here, a fast path the device cannot run), rather
     than after the runs before it have trained."""
-    from core.device.devices import check_process_count, resolve_device
-    from core.device.fast_paths import check_fast_paths
-    from core.engine.recipe import config_for_device
+    from ..device.devices import check_process_count, resolve_device
+    from ..device.fast_paths import check_fast_paths
+    from ..engine.recipe import config_for_device
 
     try:
         device = resolve_device(contender.config.device)

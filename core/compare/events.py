@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
-from core.compare.plan import Contender
-from core.compare.result import ComparisonResult
-from core.run.events import Event
+from ..run.events import Event
+from .plan import Contender
+from .result import ComparisonResult
 
 
 @dataclass(frozen=True)

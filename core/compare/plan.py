@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.base.errors import ConfigError
-from core.base.readonly import ReadOnlyDict
-from core.base.text import Message, message_of
-from core.config.run_config import BOUNDS, RunConfig, validate_field
+from ..base.errors import ConfigError
+from ..base.readonly import ReadOnlyDict
+from ..base.text import Message, message_of
+from ..config.run_config import BOUNDS, RunConfig, validate_field
 
 MIN_RUNS, MAX_RUNS = 2, 4
 DEFAULT_STEPS = 60  # when the base sets no max_steps: enough reports after warm-up for a median and a spread

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.base.text import Message
-from core.compare.plan import Contender
-from core.run.outcome import status_word
+from ..base.text import Message
+from ..run.outcome import status_word
+from .plan import Contender
 
 # Settings that change how fast a run goes but not what it computes: with the same seed, data order and
 # model, runs that differ only in these should see the same losses, up to floating-point rounding

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.base.errors import ConfigError
-from core.base.readonly import ReadOnlyDict
-from core.base.text import Message
-from core.config.run_config import RunConfig, validate_field
+from ..base.errors import ConfigError
+from ..base.readonly import ReadOnlyDict
+from ..base.text import Message
+from .run_config import RunConfig, validate_field
 
 
 @dataclass(frozen=True)

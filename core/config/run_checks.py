@@ -12,11 +12,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.base.errors import ConfigError
-from core.base.text import Message
+from ..base.errors import ConfigError
+from ..base.text import Message
 
 if TYPE_CHECKING:
-    from core.config.run_config import RunConfig
+    from .run_config import RunConfig
 
 NAME_MAX = 255  # bytes in one file or folder name on Linux and macOS file systems (Windows counts characters)
 

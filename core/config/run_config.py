@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.config.run_checks import check_data_parallel, check_name_lengths
-from core.config.user_callables import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
+from ..base.errors import ConfigError
+from ..base.text import Message
+from .run_checks import check_data_parallel, check_name_lengths
+from .user_callables import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
 
 DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder")
 BUILTIN_MODELS = ("auto", "tiny-cnn", "resnet18", "speedrun-net")

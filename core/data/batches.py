@@ -30,10 +30,10 @@ from typing import Any, Protocol
 import torch
 from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler, Sampler, SequentialSampler
 
-from core.data.datasets.types import DatasetSplits, ImageSplit
-from core.data.preprocess import DevicePreprocess
-from core.data.sharding import ONE, RankBatchSampler, Shard, shard_split
-from core.data.transfer import transfer_policy, usable_workers
+from .datasets.types import DatasetSplits, ImageSplit
+from .preprocess import DevicePreprocess
+from .sharding import ONE, RankBatchSampler, Shard, shard_split
+from .transfer import transfer_policy, usable_workers
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 Note = tuple[str, str]  # (level: "info" or "warning", text), for the run's log

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import torch
 
-from core.base.errors import DatasetError
-from core.base.text import Message, format_bytes, message_of
-from core.config.run_config import RunConfig
-from core.data.datasets import DatasetSplits, load_dataset, resident_bytes
-from core.data.datasets.synthetic import CHANNELS, SIZE, val_samples
+from ..base.errors import DatasetError
+from ..base.text import Message, format_bytes, message_of
+from ..config.run_config import RunConfig
+from .datasets import DatasetSplits, load_dataset, resident_bytes
+from .datasets.synthetic import CHANNELS, SIZE, val_samples
 
 RESIDENT_FIT_FRACTION = 0.8  # the resident dataset may take at most this share of free memory
 

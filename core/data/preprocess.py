@@ -9,8 +9,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from core.data.datasets.types import DatasetSplits
-from core.data.sharding import ONE, Shard
+from .datasets.types import DatasetSplits
+from .sharding import ONE, Shard
 
 
 class DevicePreprocess:

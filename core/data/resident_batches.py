@@ -10,19 +10,10 @@ from collections.abc import Iterator
 
 import torch
 
-from core.data.batches import (
-    Batch,
-    BatchEpoch,
-    Note,
-    Position,
-    RandomState,
-    on_device,
-    random_state_of,
-    restore_random_state,
-)
-from core.data.datasets.types import DatasetSplits
-from core.data.preprocess import DevicePreprocess
-from core.data.sharding import ONE, Shard, shard_split
+from .batches import Batch, BatchEpoch, Note, Position, RandomState, on_device, random_state_of, restore_random_state
+from .datasets.types import DatasetSplits
+from .preprocess import DevicePreprocess
+from .sharding import ONE, Shard, shard_split
 
 
 class ResidentBatches:

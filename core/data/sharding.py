@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 from torch.utils.data import RandomSampler, Sampler
 
-from core.data.datasets.types import ImageSplit
+from .datasets.types import ImageSplit
 
 
 @dataclass(frozen=True)

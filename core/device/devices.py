@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import psutil
 import torch
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.config.run_config import RunConfig
-from core.device.host_memory import host_free_bytes, process_limit
+from ..base.errors import ConfigError
+from ..base.text import Message
+from ..config.run_config import RunConfig
+from .host_memory import host_free_bytes, process_limit
 
 
 @dataclass(frozen=True)

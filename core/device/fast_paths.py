@@ -15,10 +15,10 @@ import sys
 
 import torch
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.config.run_config import RunConfig
-from core.device.devices import check_amp
+from ..base.errors import ConfigError
+from ..base.text import Message
+from ..config.run_config import RunConfig
+from .devices import check_amp
 
 
 def check_fast_paths(config: RunConfig, device: torch.device) -> None:

@@ -14,7 +14,7 @@ import platform
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from core.base.text import Message
+from ..base.text import Message
 
 DISTRIBUTION = "gpu-train-monitor"
 APP_NAME = "GPU Training Monitor"
@@ -135,7 +135,7 @@ def cudnn_version_text(version: int) -> str:
 
 def driver_text() -> str:
     """The NVIDIA driver's version and the newest CUDA it supports, through NVML; 'none' without one."""
-    from core.device import nvml
+    from . import nvml
 
     if not nvml.available():
         return Message("none (no NVIDIA driver found)")

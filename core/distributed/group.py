@@ -14,10 +14,10 @@ import datetime
 import torch
 import torch.distributed as dist
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.device.devices import resolve_device
-from core.distributed.env import RankContext
+from ..base.errors import ConfigError
+from ..base.text import Message
+from ..device.devices import resolve_device
+from .env import RankContext
 
 
 def rank_device(requested: str, context: RankContext) -> torch.device:

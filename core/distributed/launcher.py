@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.base.text import Message, message_from_json, message_to_json
-from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID, ENV_STOP_WITH_PID
-from core.distributed.rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
-from core.run.outcome import status_word
-from core.run.signals import ignore_control_signals
-from core.run.status import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, Status
+from ..base.text import Message, message_from_json, message_to_json
+from ..run.outcome import status_word
+from ..run.signals import ignore_control_signals
+from ..run.status import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, Status
+from .env import ENV_RANK_DIR, ENV_RUN_UID, ENV_STOP_WITH_PID
+from .rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
 
 SHUTDOWN_TIMEOUT_S = 15  # after one rank failed or a stop: the others' time to end before SIGKILL
 PR_SET_PDEATHSIG = 1  # linux/prctl.h

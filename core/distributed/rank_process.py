@@ -15,14 +15,14 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from core.config.run_config import RunConfig
-from core.distributed.env import ENV_RANK_DIR, ENV_RUN_UID
-from core.distributed.group import RankContext
-from core.distributed.launcher import record_rank_end
-from core.distributed.session import DistributedSession
-from core.run.events import Observer, RunFinished
-from core.run.signals import SignalsSeen, stop_on_signals
-from core.run.status import EXIT_USER_ERROR, Status
+from ..config.run_config import RunConfig
+from ..run.events import Observer, RunFinished
+from ..run.signals import SignalsSeen, stop_on_signals
+from ..run.status import EXIT_USER_ERROR, Status
+from .env import ENV_RANK_DIR, ENV_RUN_UID
+from .group import RankContext
+from .launcher import record_rank_end
+from .session import DistributedSession
 
 
 def train_rank(

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import psutil
 
-from core.distributed.env import ENV_RUN_UID
+from .env import ENV_RUN_UID
 
 FOLDER_PREFIX = "gpu-train-monitor-ranks-"
 WATCH_INTERVAL_S = 0.2

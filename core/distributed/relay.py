@@ -13,19 +13,19 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from core.base.text import Message, message_of
-from core.config.run_config import RunConfig
-from core.run.controls import RunControls
-from core.run.events import Observer, RunFinished
-from core.run.signals import Control, signal_number
-from core.run.status import Status
-from core.run.summary import RunSummary
+from ..base.text import Message, message_of
+from ..config.run_config import RunConfig
+from ..run.controls import RunControls
+from ..run.events import Observer, RunFinished
+from ..run.signals import Control, signal_number
+from ..run.status import Status
+from ..run.summary import RunSummary
 
 
 def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> int:
     """A rank's entry point: train one rank; rank 0 puts its pid (once the controls can reach it), then each
     event, on `events` (a manager queue)."""
-    from core.distributed.rank_process import train_rank  # torch: in the ranks only
+    from .rank_process import train_rank  # torch: in the ranks only
 
     return train_rank(
         RunConfig.from_dict(config_values),
@@ -47,7 +47,7 @@ class DataParallelRun(RunControls):
 
     def run(self) -> RunFinished:
         """Train to the end; the final event, also when the ranks failed before rank 0 could say so."""
-        from core.device.devices import check_process_count
+        from ..device.devices import check_process_count
 
         check_process_count(self.config)
         with multiprocessing.get_context("spawn").Manager() as manager:
@@ -67,7 +67,7 @@ class DataParallelRun(RunControls):
         return finished
 
     def _launch(self, events: Any, outcome: dict[str, Any]) -> None:
-        from core.distributed.launcher import run_ranks
+        from .launcher import run_ranks
 
         try:
             ended = run_ranks(relay_rank, (self.config.to_dict(), events, self.timeout_s), self.config.nproc)

@@ -27,22 +27,18 @@ import numpy as np
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from core.base.readonly import ReadOnlyDict
-from core.base.text import Message
-from core.config.run_config import RunConfig
-from core.data.batches import BatchEpoch
-from core.data.sharding import Shard
-from core.distributed import group as distributed
-from core.distributed.gather_row import GatherRow
-from core.distributed.group import RankContext
-from core.distributed.sync_batchnorm import synchronise_batchnorm
-from core.engine import oom_recovery
-from core.engine.recipe import RunParts, build_run
-from core.engine.report import BREAKDOWN_PERIOD_S
-from core.engine.session import TrainingSession
-from core.memory.probe import clear_cache
-from core.run import outcome as run_outcome
-from core.run.events import (
+from ..base.readonly import ReadOnlyDict
+from ..base.text import Message
+from ..config.run_config import RunConfig
+from ..data.batches import BatchEpoch
+from ..data.sharding import Shard
+from ..engine import oom_recovery
+from ..engine.recipe import RunParts, build_run
+from ..engine.report import BREAKDOWN_PERIOD_S
+from ..engine.session import TrainingSession
+from ..memory.probe import clear_cache
+from ..run import outcome as run_outcome
+from ..run.events import (
     CacheCleared,
     MemoryBreakdown,
     MemorySample,
@@ -53,6 +49,10 @@ from core.run.events import (
     RunResumed,
     StepsReported,
 )
+from . import group as distributed
+from .gather_row import GatherRow
+from .group import RankContext
+from .sync_batchnorm import synchronise_batchnorm
 
 PAUSED_POLL_S = 0.2  # paused ranks agree this often on whether to go on (a collective, not a busy wait)
 MAX_STEPS_PER_REPORT = 10_000

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.base.errors import ConfigError, UserError
-from core.base.text import Message, message_of
-from core.config.run_config import RunConfig
+from ..base.errors import ConfigError, UserError
+from ..base.text import Message, message_of
+from ..config.run_config import RunConfig
 
 FORMAT = "gpu-train-monitor checkpoint"
 VERSION = 1
@@ -135,7 +135,7 @@ def save(path: Path, payload: dict[str, Any]) -> int:
     OSError or RuntimeError (torch's writer on a full disk) with the target left as it was."""
     import torch
 
-    from core.base.outputs import replace_atomically
+    from ..base.outputs import replace_atomically
 
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_atomically(path, lambda temporary: torch.save(payload, temporary))

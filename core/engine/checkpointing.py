@@ -26,16 +26,16 @@ from typing import Any
 
 import torch
 
-from core.base.errors import UserError
-from core.base.text import Message
-from core.config.run_config import RunConfig
-from core.data.batches import BatchEpoch, BatchSource, Note, Position
-from core.engine import checkpoint
-from core.engine.checkpoint import AUTOMATIC_REASONS, FORMAT, VERSION, CheckpointPolicy
-from core.engine.loop_state import LoopState
-from core.engine.recipe import RunParts
-from core.model.step import Trainer
-from core.run.events import CheckpointSaved, LogMessage
+from ..base.errors import UserError
+from ..base.text import Message
+from ..config.run_config import RunConfig
+from ..data.batches import BatchEpoch, BatchSource, Note, Position
+from ..model.step import Trainer
+from ..run.events import CheckpointSaved, LogMessage
+from . import checkpoint
+from .checkpoint import AUTOMATIC_REASONS, FORMAT, VERSION, CheckpointPolicy
+from .loop_state import LoopState
+from .recipe import RunParts
 
 RandomStates = dict[str, Any]
 _OPTIMIZER_RUNTIME = ("fused", "foreach", "capturable", "differentiable")  # how this run's optimizer steps

@@ -10,12 +10,12 @@ from typing import Any
 
 import torch
 
-from core.base.readonly import ReadOnlyDict
-from core.config.run_config import RunConfig
-from core.data.batches import BatchEpoch, BatchSource
-from core.memory.probe import MemoryProbe
-from core.run.events import MemoryBreakdown
-from core.run.summary import RunSummary
+from ..base.readonly import ReadOnlyDict
+from ..config.run_config import RunConfig
+from ..data.batches import BatchEpoch, BatchSource
+from ..memory.probe import MemoryProbe
+from ..run.events import MemoryBreakdown
+from ..run.summary import RunSummary
 
 
 @dataclass

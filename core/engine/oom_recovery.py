@@ -13,16 +13,16 @@ from collections.abc import Callable
 
 import torch
 
-from core.base.text import Message
-from core.config.run_config import RunConfig
-from core.data.batches import BatchEpoch, BatchSource
-from core.device.host_memory import process_limit
-from core.engine.loop_state import LoopState, planned_steps
-from core.engine.recipe import RunParts
-from core.engine.validation import evaluate
-from core.memory import oom
-from core.memory.probe import MemoryProbe
-from core.run.events import OutOfMemory
+from ..base.text import Message
+from ..config.run_config import RunConfig
+from ..data.batches import BatchEpoch, BatchSource
+from ..device.host_memory import process_limit
+from ..memory import oom
+from ..memory.probe import MemoryProbe
+from ..run.events import OutOfMemory
+from .loop_state import LoopState, planned_steps
+from .recipe import RunParts
+from .validation import evaluate
 
 MAX_OOM_RETRIES = 8
 

@@ -12,20 +12,20 @@ from dataclasses import dataclass
 
 import torch
 
-from core.base.text import Message
-from core.config.run_checks import check_batch_fits
-from core.config.run_config import RunConfig
-from core.config.user_callables import is_spec
-from core.data.batches import BatchSource, Note, StreamBatches
-from core.data.datasets import DatasetSplits
-from core.data.placement import Placement, load_placed
-from core.data.preprocess import DevicePreprocess
-from core.data.resident_batches import ResidentBatches
-from core.data.sharding import ONE, Shard
-from core.device.devices import amp_dtype
-from core.device.fast_paths import check_fast_paths
-from core.model.models import ModelSpec, build_model, model_spec, resolve_model
-from core.model.step import Trainer, build_optimizer
+from ..base.text import Message
+from ..config.run_checks import check_batch_fits
+from ..config.run_config import RunConfig
+from ..config.user_callables import is_spec
+from ..data.batches import BatchSource, Note, StreamBatches
+from ..data.datasets import DatasetSplits
+from ..data.placement import Placement, load_placed
+from ..data.preprocess import DevicePreprocess
+from ..data.resident_batches import ResidentBatches
+from ..data.sharding import ONE, Shard
+from ..device.devices import amp_dtype
+from ..device.fast_paths import check_fast_paths
+from ..model.models import ModelSpec, build_model, model_spec, resolve_model
+from ..model.step import Trainer, build_optimizer
 
 
 def check_model_input(
@@ -35,7 +35,7 @@ def check_model_input(
     before training: a ConfigError naming it when it fails on them or gives other than one logit per class.
     The pass also builds its lazy modules (nn.LazyLinear, ...). The built-in models are made for any input."""
     if is_spec(config.model):
-        from core.model.user_models import check_output
+        from ..model.user_models import check_output
 
         check_output(model, config.model, channels, height, width, num_classes, config.channels_last)
 

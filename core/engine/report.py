@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 import torch
 
-from core.base.text import Message
-from core.engine.loop_state import LoopState
-from core.memory.probe import MemoryProbe
-from core.run import outcome as run_outcome
-from core.run.events import LogMessage, StepsReported
+from ..base.text import Message
+from ..memory.probe import MemoryProbe
+from ..run import outcome as run_outcome
+from ..run.events import LogMessage, StepsReported
+from .loop_state import LoopState
 
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
 LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first one's is worth a warning

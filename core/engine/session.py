@@ -27,18 +27,14 @@ from collections.abc import Sequence
 
 import torch
 
-from core.base.text import Message
-from core.data.batches import BatchEpoch
-from core.engine import oom_recovery
-from core.engine import report as loss_report
-from core.engine.loop_state import epoch_exhausted
-from core.engine.session_build import SessionBuild
-from core.memory import oom
-from core.memory.probe import clear_cache, has_cache
-from core.memory.snapshot import snapshot_event
-from core.model.step import compile_failure
-from core.run import outcome as run_outcome
-from core.run.events import (
+from ..base.text import Message
+from ..data.batches import BatchEpoch
+from ..memory import oom
+from ..memory.probe import clear_cache, has_cache
+from ..memory.snapshot import snapshot_event
+from ..model.step import compile_failure
+from ..run import outcome as run_outcome
+from ..run.events import (
     CacheCleared,
     EpochEnded,
     EpochStarted,
@@ -48,6 +44,10 @@ from core.run.events import (
     RunPaused,
     RunResumed,
 )
+from . import oom_recovery
+from . import report as loss_report
+from .loop_state import epoch_exhausted
+from .session_build import SessionBuild
 
 MAX_OOM_RETRIES = oom_recovery.MAX_OOM_RETRIES  # halvings of the batch a run makes before it stops
 

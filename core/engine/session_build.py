@@ -14,21 +14,21 @@ from collections.abc import Iterable
 
 import torch
 
-from core.base.readonly import ReadOnlyDict
-from core.config.run_config import RunConfig
-from core.data.batches import BatchEpoch
-from core.device.devices import cpu_name, resolve_device
-from core.engine import checkpoint, checkpointing
-from core.engine.checkpoint import ON_REQUEST, CheckpointPolicy
-from core.engine.checkpointing import Checkpointer
-from core.engine.loop_state import LoopState, config_as_run, planned_steps
-from core.engine.recipe import RunParts, build_run, config_for_device, generator_for
-from core.memory.breakdown import StepMemoryRecorder
-from core.memory.probe import MemoryProbe
-from core.memory.snapshot import MemoryHistory
-from core.model.models import count_parameters
-from core.run.controls import RunControls
-from core.run.events import LogMessage, Observer, RunStarted
+from ..base.readonly import ReadOnlyDict
+from ..config.run_config import RunConfig
+from ..data.batches import BatchEpoch
+from ..device.devices import cpu_name, resolve_device
+from ..memory.breakdown import StepMemoryRecorder
+from ..memory.probe import MemoryProbe
+from ..memory.snapshot import MemoryHistory
+from ..model.models import count_parameters
+from ..run.controls import RunControls
+from ..run.events import LogMessage, Observer, RunStarted
+from . import checkpoint, checkpointing
+from .checkpoint import ON_REQUEST, CheckpointPolicy
+from .checkpointing import Checkpointer
+from .loop_state import LoopState, config_as_run, planned_steps
+from .recipe import RunParts, build_run, config_for_device, generator_for
 
 
 class SessionBuild(RunControls):

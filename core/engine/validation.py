@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import torch
 import torch.nn.functional as F
 
-from core.model.step import Trainer
+from ..model.step import Trainer
 
 
 @torch.no_grad()

@@ -18,10 +18,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.base.outputs import replace_atomically
-from core.export.step_table import StepTable
-from core.run.events import SAMPLE_COLUMNS
-from core.store.run_store import RankReportRow, ReportRow
+from ..base.outputs import replace_atomically
+from ..run.events import SAMPLE_COLUMNS
+from ..store.run_store import RankReportRow, ReportRow
+from .step_table import StepTable
 
 STEP_COLUMNS = ("step", "epoch", "loss", "smoothed_loss", "elapsed_s")
 MEMORY_COLUMNS = ("step", "elapsed_s", "unix_time", "samples", "samples_per_s", "batch_size", *SAMPLE_COLUMNS)

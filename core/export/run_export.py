@@ -22,14 +22,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.base.errors import UserError
-from core.base.outputs import check_distinct_outputs, store_protection, write_json
-from core.base.text import Message
-from core.export.smoothing import DEFAULT_SMOOTHING
+from ..base.errors import UserError
+from ..base.outputs import check_distinct_outputs, store_protection, write_json
+from ..base.text import Message
+from .smoothing import DEFAULT_SMOOTHING
 
 if TYPE_CHECKING:  # numpy and the store load when an export runs: the CLI's parser imports this module
-    from core.export.step_table import StepTable
-    from core.store.run_store import EventRow, RankReportRow, RunRow, RunStore
+    from ..store.run_store import EventRow, RankReportRow, RunRow, RunStore
+    from .step_table import StepTable
 
 FORMATS = ("csv", "json", "tensorboard")
 DOCUMENT_FORMAT = "gpu-train-monitor run"
@@ -72,20 +72,20 @@ def export_run(
         document = run_document(store, run_id, series=True, smoothing=smoothing)
         _guard(path, lambda: write_json(path, document))
         return [path]
-    from core.export.step_table import step_table
+    from .step_table import step_table
 
     reports = store.reports(run_id)
     table = step_table(store, run_id, smoothing, reports)
     rank_reports = store.rank_reports(run_id) if row.world_size > 1 else []
     if fmt == "tensorboard":
-        from core.export.tensorboard_events import check_tensorboard, run_text, write_run_tensorboard
+        from .tensorboard_events import check_tensorboard, run_text, write_run_tensorboard
 
         check_tensorboard()  # missing: say so before creating any folder
         folder = _folder(target, Message("TensorBoard log dir"))
         epochs = store.events(run_id, kinds=("EpochEnded",))
         text = run_text(run_facts(row), store.config(run_id))
         return _guard(folder, lambda: write_run_tensorboard(folder, row, table, reports, epochs, text, rank_reports))
-    from core.export.csv_files import write_run_csv
+    from .csv_files import write_run_csv
 
     for name in ("steps", "memory", "ranks"):  # the files export_csv writes
         check_distinct_outputs({"out": target / f"run-{run_id}-{name}.csv"}, kept)
@@ -133,8 +133,8 @@ def run_document(
     if row.world_size > 1:
         document["ranks"] = rank_facts(rank_reports)
     if series:
-        from core.export.step_table import step_table
-        from core.store.run_store import RankReportRow, ReportRow
+        from ..store.run_store import RankReportRow, ReportRow
+        from .step_table import step_table
 
         reports = store.reports(run_id)
         table = step_table(store, run_id, smoothing, reports)

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.base.errors import UserError
-from core.base.text import Message
-from core.export.smoothing import DEFAULT_SMOOTHING, EmaState, debiased_ema
-from core.store.run_store import ReportRow, RunStore
+from ..base.errors import UserError
+from ..base.text import Message
+from ..store.run_store import ReportRow, RunStore
+from .smoothing import DEFAULT_SMOOTHING, EmaState, debiased_ema
 
 
 @dataclass(frozen=True)

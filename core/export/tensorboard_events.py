@@ -33,11 +33,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.base.errors import UserError
-from core.base.text import Message
-from core.export.step_table import StepTable
-from core.run.events import SAMPLE_COLUMNS
-from core.store.run_store import EventRow, RankReportRow, ReportRow, RunRow
+from ..base.errors import UserError
+from ..base.text import Message
+from ..run.events import SAMPLE_COLUMNS
+from ..store.run_store import EventRow, RankReportRow, ReportRow, RunRow
+from .step_table import StepTable
 
 INSTALL_HINT = 'pip install "gpu-train-monitor[tensorboard]"'
 EVENT_FILE_PREFIX = "events.out.tfevents."

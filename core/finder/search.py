@@ -17,9 +17,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from core.base.errors import ConfigError, UserError
-from core.base.text import Message, message_from_json
-from core.config.run_config import FINDER_BOUNDS, RunConfig
+from ..base.errors import ConfigError, UserError
+from ..base.text import Message, message_from_json
+from ..config.run_config import FINDER_BOUNDS, RunConfig
 
 TRIAL_STEPS = 2
 
@@ -61,7 +61,7 @@ class BatchSizeResult:
 
 def measure_trial(config: RunConfig, batch_size: int, steps: int = TRIAL_STEPS) -> int | None:
     """Peak bytes of `steps` real training steps at `batch_size`; None when it ran out of memory."""
-    from core.device.devices import resolve_device
+    from ..device.devices import resolve_device
 
     device = resolve_device(config.device)
     if device.type == "cpu":
@@ -72,9 +72,9 @@ def measure_trial(config: RunConfig, batch_size: int, steps: int = TRIAL_STEPS) 
 def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int | None:
     import torch
 
-    from core.device.devices import resolve_device
-    from core.memory import oom
-    from core.memory.probe import MemoryProbe, clear_cache
+    from ..device.devices import resolve_device
+    from ..memory import oom
+    from ..memory.probe import MemoryProbe, clear_cache
 
     device = resolve_device(config.device)
     if device.type == "cuda":
@@ -104,9 +104,9 @@ def trial_parts(config: RunConfig, batch_size: int, device):
     values: memory depends on shapes)."""
     import torch
 
-    from core.data.datasets import dataset_shape
-    from core.engine.recipe import build_trainer
-    from core.model.models import model_spec
+    from ..data.datasets import dataset_shape
+    from ..engine.recipe import build_trainer
+    from ..model.models import model_spec
 
     channels, height, width, classes, _ = dataset_shape(config)
     spec = model_spec(config.model, channels)
@@ -123,7 +123,7 @@ def _resident_data_bytes(config: RunConfig, device) -> int:
     """Device memory the real run's resident dataset will hold beside the model (0 when streamed)."""
     if config.placement == "stream" or device.type == "cpu":
         return 0
-    from core.data.datasets import dataset_shape, resident_bytes, train_size_hint
+    from ..data.datasets import dataset_shape, resident_bytes, train_size_hint
 
     channels, height, width, _, count = dataset_shape(config)
     if count is None:
@@ -200,9 +200,9 @@ def default_capacity(config: RunConfig) -> int:
     run under the same limit, so a batch the limit refuses fails its trial."""
     import psutil
 
-    from core.device.devices import resolve_device
-    from core.device.host_memory import process_limit
-    from core.memory.probe import MemoryProbe
+    from ..device.devices import resolve_device
+    from ..device.host_memory import process_limit
+    from ..memory.probe import MemoryProbe
 
     device = resolve_device(config.device)
     if device.type == "cpu":
@@ -217,7 +217,7 @@ def check_search_options(margin: float, start: int, max_batch: int) -> None:
 
     The ranges are FINDER_BOUNDS': a --max-batch above what `run --batch-size` accepts would answer a
     batch size that the run then refuses."""
-    from core.config.run_config import validate_field
+    from ..config.run_config import validate_field
 
     validate_field("margin", margin)
     validate_field("max_batch", max_batch)
@@ -245,8 +245,8 @@ def find_batch_size(
 ) -> BatchSizeResult:
     """Search for the largest batch size whose peak stays under capacity * (1 - margin)."""
     check_search_options(margin, start, max_batch)
-    from core.device.devices import resolve_device
-    from core.engine.recipe import config_for_device
+    from ..device.devices import resolve_device
+    from ..engine.recipe import config_for_device
 
     device = resolve_device(config.device)
     # the model `auto` stands for here; trials run eagerly: torch.compile would spend ~30 s per trial building

@@ -13,17 +13,17 @@ import json
 import resource
 import sys
 
-from core.config.run_config import RunConfig
+from ..config.run_config import RunConfig
 
 
 def main() -> int:
     request = json.loads(sys.stdin.read())
     config = RunConfig.from_dict(request["config"])
-    from core.base.errors import ConfigError, UserError
-    from core.base.text import message_of, message_to_json
-    from core.device.devices import resolve_device
-    from core.finder.search import trial_parts
-    from core.memory import oom
+    from ..base.errors import ConfigError, UserError
+    from ..base.text import message_of, message_to_json
+    from ..device.devices import resolve_device
+    from ..memory import oom
+    from .search import trial_parts
 
     device = resolve_device(config.device)
     try:

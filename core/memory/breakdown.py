@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 import torch
 from torch import nn
 
-from core.memory.probe import MemoryProbe
-from core.run.events import PHASES, MemoryBreakdown
+from ..run.events import PHASES, MemoryBreakdown
+from .probe import MemoryProbe
 
 
 def _unique_bytes(tensors: Iterable[torch.Tensor], device: torch.device | None = None) -> int:

@@ -17,13 +17,13 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from core.base.text import Message
+from ..base.text import Message
 
 if TYPE_CHECKING:
     import torch
 
-    from core.device.host_memory import ProcessLimit
-    from core.run.events import MemorySample, OutOfMemory
+    from ..device.host_memory import ProcessLimit
+    from ..run.events import MemorySample, OutOfMemory
 
 _UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 _SIZE = r"([\d.]+) (B|bytes|KiB|MiB|GiB|TiB)"
@@ -79,7 +79,7 @@ def where_in_validation(epoch: int) -> str:
 def describe(where: str, batch_size: int, requested: int | None, free: int, reserved_unallocated: int) -> str:
     """'out of memory at step 3 with batch size 512: asked for 1.50 GiB, 200 MB free, ...' for people;
     `where` from `where_in_training` or `where_in_validation`. CUDA's and MPS's wording: a caching allocator's."""
-    from core.base.text import format_bytes
+    from ..base.text import format_bytes
 
     if requested:
         return Message(
@@ -103,7 +103,7 @@ def describe(where: str, batch_size: int, requested: int | None, free: int, rese
 def limit_text(limit: ProcessLimit) -> str:
     """What a process limit is and counts: 'the process is limited to 5.00 GB of address space by ulimit -v
     (RLIMIT_AS), which counts mapped libraries too, not only resident memory'."""
-    from core.base.text import format_bytes
+    from ..base.text import format_bytes
 
     size = format_bytes(limit.limit_bytes)
     if limit.kind == "RLIMIT_AS":
@@ -125,7 +125,7 @@ def describe_host(where: str, batch_size: int, requested: int | None, free: int,
     had left at that moment; the process is limited to ..., 1.29 GB of it left once the failed step's memory was
     given back': no allocator cache to speak of, the limit that ran out when there is one, and what is free
     now (read after the release, at each failure: the failed step's tensors are gone by then)."""
-    from core.base.text import format_bytes
+    from ..base.text import format_bytes
 
     asked = (
         Message(
@@ -168,7 +168,7 @@ def event(
     the failure (its own figure when the message gives one, else reserved - allocated from `at_failure`),
     what is free after recovery, and what happens next (stop, or half the batch when `shrink`). A device
     without an allocator (the CPU) is worded with its process `limit` instead."""
-    from core.run.events import OutOfMemory
+    from ..run.events import OutOfMemory
 
     unallocated = reserved_unallocated_bytes(message)
     if unallocated is None:
@@ -257,7 +257,7 @@ def release(
     """Give back what a failed step held, in order: gradients, optimizer state a failed first step left
     half made, the scaler's step state, unreachable
     tensors (the exception's frames, once the caller has left the except block), the allocator's cache."""
-    from core.memory.probe import clear_cache
+    from .probe import clear_cache
 
     if optimizer is not None:
         optimizer.zero_grad(set_to_none=True)

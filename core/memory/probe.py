@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import psutil
 
-from core.device import nvml
-from core.device.host_memory import host_free_bytes, process_limit
-from core.run.events import MemorySample
+from ..device import nvml
+from ..device.host_memory import host_free_bytes, process_limit
+from ..run.events import MemorySample
 
 if TYPE_CHECKING:
     import torch

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.base.errors import UserError
-from core.base.text import Message, message_of
-from core.run.events import LogMessage, SnapshotSaved
+from ..base.errors import UserError
+from ..base.text import Message, message_of
+from ..run.events import LogMessage, SnapshotSaved
 
 if TYPE_CHECKING:
     import torch
@@ -56,7 +56,7 @@ class MemoryHistory:
         """Write the snapshot; returns its size in bytes."""
         import torch
 
-        from core.base.outputs import replace_atomically
+        from ..base.outputs import replace_atomically
 
         target = Path(path)
         try:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.config.user_callables import is_spec
+from ..base.errors import ConfigError
+from ..base.text import Message
+from ..config.user_callables import is_spec
 
 # torchvision models with a fixed minimum input: batches are resized on the device to this size.
 _MIN_INPUT = {
@@ -132,7 +132,7 @@ def model_spec(name: str, data_channels: int) -> ModelSpec:
 def build_model(name: str, num_classes: int, in_channels: int) -> nn.Module:
     """Build the named model with freshly initialised weights (seed torch first for reproducibility)."""
     if is_spec(name):
-        from core.model.user_models import build_user_model
+        from .user_models import build_user_model
 
         return build_user_model(name, num_classes, in_channels)
     if name == "tiny-cnn":

@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from core.base.text import Message
-from core.memory.breakdown import StepMemoryRecorder
+from ..base.text import Message
+from ..memory.breakdown import StepMemoryRecorder
 
 
 @dataclass

@@ -12,10 +12,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.config.user_callables import a_type, call_factory, exit_call, load_callable, one_line
-from core.memory import oom
+from ..base.errors import ConfigError
+from ..base.text import Message
+from ..config.user_callables import a_type, call_factory, exit_call, load_callable, one_line
+from ..memory import oom
 
 PROBE_BATCH = 2  # images in the checking forward pass (2, not 1: some layers refuse a batch of one)
 

@@ -11,8 +11,8 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from core.base.text import Message, format_bytes
-from core.run.events import (
+from ..base.text import Message, format_bytes
+from .events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,
@@ -23,8 +23,8 @@ from core.run.events import (
     SnapshotSaved,
     StepsReported,
 )
-from core.run.outcome import status_word
-from core.run.summary import RunSummary
+from .outcome import status_word
+from .summary import RunSummary
 
 MEMORY_VIZ = "https://pytorch.org/memory_viz"
 

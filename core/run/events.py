@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Union, get_args, get_type_hints
 
-from core.run.summary import RunSummary
+from .summary import RunSummary
 
 
 @dataclass(frozen=True)

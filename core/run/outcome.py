@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.base.errors import ConfigError, UserError
-from core.base.text import Message, message_of
-from core.run.status import Status
+from ..base.errors import ConfigError, UserError
+from ..base.text import Message, message_of
+from .status import Status
 
 # the status words the English texts use ("diverged: the loss became nan ..."), each a template of its own
 STATUS_WORDS = {
@@ -82,7 +82,7 @@ def ended_by(exc: Exception | SystemExit) -> Outcome:
     (reported as `failed` with its type, never killing the caller). A sys.exit() in the user's model (its
     forward, at a step) would end the process with the run unfinished: it fails the run instead."""
     if isinstance(exc, SystemExit):
-        from core.config.user_callables import exit_call
+        from ..config.user_callables import exit_call
 
         return Outcome(
             Status.FAILED,

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import Any
 
-from core.run.controls import RunControls
+from .controls import RunControls
 
 
 class Control(StrEnum):

@@ -12,17 +12,9 @@ import sqlite3
 import time
 from pathlib import Path
 
-from core.base.text import Message, message_of
-from core.store.files import NotAFile, refuse_special_file, writable_sidecars
-from core.store.schema import (
-    SCHEMA_VERSION,
-    NewerSchema,
-    NotAStore,
-    check_is_store,
-    migrate,
-    newer_schema,
-    schema_version,
-)
+from ..base.text import Message, message_of
+from .files import NotAFile, refuse_special_file, writable_sidecars
+from .schema import SCHEMA_VERSION, NewerSchema, NotAStore, check_is_store, migrate, newer_schema, schema_version
 
 BUSY_TIMEOUT_MS = 3000  # wait this long for another process's write before calling the store locked
 

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from core.base.text import Message
+from ..base.text import Message
 
 ENV_PATH = "GPU_TRAIN_MONITOR_RUNS_DB"
 

@@ -27,12 +27,12 @@ from typing import Any
 
 import psutil
 
-from core.base.text import Message, message_of
-from core.run.events import ContenderEvent, EpochStarted, Event, RunFinished, RunStarted, StepsReported
-from core.store.connection import store_problem
-from core.store.run_store import HEARTBEAT_S, RunStore, StoreError
-from core.store.run_writes import begin_run, finish_run, insert_event, write_steps
-from core.store.schema import transaction
+from ..base.text import Message, message_of
+from ..run.events import ContenderEvent, EpochStarted, Event, RunFinished, RunStarted, StepsReported
+from .connection import store_problem
+from .run_store import HEARTBEAT_S, RunStore, StoreError
+from .run_writes import begin_run, finish_run, insert_event, write_steps
+from .schema import transaction
 
 _STOP = object()
 PATIENCE_S = 120.0  # a store busy this long (beyond SQLite's own wait) stops recording: locked for good

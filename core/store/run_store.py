@@ -27,14 +27,14 @@ from typing import Any
 
 import psutil
 
-from core.base.errors import UserError
-from core.base.text import Message, message_from_json, message_to_json
-from core.run.status import Status
-from core.store.connection import connect, store_problem
-from core.store.files import NotAFile, default_store_path
-from core.store.rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
-from core.store.schema import NewerSchema, NotAStore, transaction
-from core.store.search import run_matches
+from ..base.errors import UserError
+from ..base.text import Message, message_from_json, message_to_json
+from ..run.status import Status
+from .connection import connect, store_problem
+from .files import NotAFile, default_store_path
+from .rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries
+from .schema import NewerSchema, NotAStore, transaction
+from .search import run_matches
 
 STALE_AFTER_S = 60.0  # a run on another host whose heartbeat is older than this has stopped
 HEARTBEAT_S = 2.0  # how often a recording process touches its running run, even when paused

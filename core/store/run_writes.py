@@ -15,10 +15,10 @@ import os
 import sqlite3
 from typing import Any
 
-from core.base.outputs import strict_json
-from core.base.text import Message, message_to_json
-from core.run.events import RunFinished, RunStarted, StepsReported
-from core.store.run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, message_json, process_alive
+from ..base.outputs import strict_json
+from ..base.text import Message, message_to_json
+from ..run.events import RunFinished, RunStarted, StepsReported
+from .run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, message_json, process_alive
 
 
 def begin_run(

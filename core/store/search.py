@@ -6,7 +6,7 @@ words are literal text (`%`, `_`, `*` match only themselves). A word `#N` is run
 
 from __future__ import annotations
 
-from core.store.rows import RunRow
+from .rows import RunRow
 
 
 def search_fields(row: RunRow, *more: str) -> tuple[str, ...]:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import torch
 
-from core.config.run_config import RunConfig
-from core.config.user_callables import is_spec
-from core.data.datasets.synthetic import make_synthetic, synthetic_bytes
-from core.data.datasets.types import DatasetSplits, ImageSplit
+from ...config.run_config import RunConfig
+from ...config.user_callables import is_spec
+from .synthetic import make_synthetic, synthetic_bytes
+from .types import DatasetSplits, ImageSplit
 
 __all__ = [
     "DatasetSplits",
@@ -53,11 +53,11 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
     """(channels, height, width, classes, images) without loading the data: enough to size a run. Your own
     dataset is the exception: its factory says its shape only by returning it, so it is loaded."""
     if is_spec(config.dataset):
-        from core.data.datasets.custom import custom_shape
+        from .custom import custom_shape
 
         return custom_shape(config.dataset, config.seed)
     if config.dataset == "synthetic":
-        from core.data.datasets.synthetic import CHANNELS, NUM_CLASSES, SIZE, val_samples
+        from .synthetic import CHANNELS, NUM_CLASSES, SIZE, val_samples
 
         return CHANNELS, SIZE, SIZE, NUM_CLASSES, config.synthetic_samples + val_samples(config.synthetic_samples)
     if config.dataset in _SHAPES:
@@ -69,8 +69,8 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
     try:
         classes, _ = find_classes(str(root / "train") if (root / "train").is_dir() else str(root))
     except (FileNotFoundError, OSError) as exc:
-        from core.base.errors import DatasetError
-        from core.base.text import Message
+        from ...base.errors import DatasetError
+        from ...base.text import Message
 
         raise DatasetError(
             Message("data_dir: cannot read image folder {root}: {error}", root=str(root), error=str(exc))
@@ -82,21 +82,21 @@ def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int =
     """Load `config.dataset`. Synthetic data is generated on `generate_on`; files are read to the host."""
     root = Path(config.data_dir) if config.data_dir else default_data_dir()
     if is_spec(config.dataset):
-        from core.data.datasets.custom import load_custom
+        from .custom import load_custom
 
         return load_custom(config.dataset, config.seed)
     if config.dataset == "synthetic":
         return make_synthetic(config.synthetic_samples, config.seed, generate_on)
     if config.dataset in ("mnist", "fashion-mnist"):
-        from core.data.datasets.mnist import load_mnist
+        from .mnist import load_mnist
 
         return load_mnist(root, fashion=config.dataset == "fashion-mnist", download=config.download)
     if config.dataset == "cifar10":
-        from core.data.datasets.cifar import load_cifar10
+        from .cifar import load_cifar10
 
         return load_cifar10(root, download=config.download)
     if config.dataset == "imagefolder":
-        from core.data.datasets.imagefolder import load_imagefolder
+        from .imagefolder import load_imagefolder
 
         return load_imagefolder(root, image_size=image_size, seed=config.seed)
     raise AssertionError(f"unhandled dataset {config.dataset}")  # RunConfig validated the choice

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from core.base.errors import DatasetError
-from core.base.text import Message
-from core.data.datasets.download import CIFAR10_FOLDER, download_dataset, missing_files_error, require_root
-from core.data.datasets.types import DatasetSplits, ImageSplit
+from ...base.errors import DatasetError
+from ...base.text import Message
+from .download import CIFAR10_FOLDER, download_dataset, missing_files_error, require_root
+from .types import DatasetSplits, ImageSplit
 
 NUM_CLASSES = 10
 SHAPE = (3, 32, 32)  # each row of b"data" is the red plane, then green, then blue, row-major

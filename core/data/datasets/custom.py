@@ -29,11 +29,11 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, Subset
 
-from core.base.text import Message
-from core.config.user_callables import a_type, call_factory, load_callable
-from core.data.datasets.custom_items import ItemReader, dataset_error, dims_text, item_name, of_split
-from core.data.datasets.readers import channel_stats, held_out
-from core.data.datasets.types import DatasetSplits, ImageSplit
+from ...base.text import Message
+from ...config.user_callables import a_type, call_factory, load_callable
+from .custom_items import ItemReader, dataset_error, dims_text, item_name, of_split
+from .readers import channel_stats, held_out
+from .types import DatasetSplits, ImageSplit
 
 MAX_CLASSES = 100_000  # labels beyond this are a mistake (ImageNet-21k has 21,841), not a layer to allocate
 Shape = tuple[int, int, int, int, int]  # channels, height, width, classes, images (as dataset_shape gives it)

@@ -13,9 +13,9 @@ import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
-from core.base.errors import ConfigError
-from core.base.text import Message, format_bytes
-from core.config.user_callables import a_type, one_line
+from ...base.errors import ConfigError
+from ...base.text import Message, format_bytes
+from ...config.user_callables import a_type, one_line
 
 
 class ItemReader:
@@ -177,7 +177,7 @@ class ItemReader:
 
     def _check_room(self, count: int, first: torch.Tensor, floats: bool) -> None:
         """Refuse up front a dataset that cannot be held in host memory (before reading it for minutes)."""
-        from core.device.host_memory import host_free_bytes
+        from ...device.host_memory import host_free_bytes
 
         needed = count * first.numel() * (4 if floats else 1)
         free = host_free_bytes()
@@ -238,7 +238,7 @@ class ItemReader:
 
 def _pil_to_chw(image: Any) -> torch.Tensor:
     """A PIL image as a C x H x W tensor: 8-bit modes as they are, others as 8-bit RGB (as an image folder)."""
-    from core.data.datasets.image_decode import to_rgb
+    from .image_decode import to_rgb
 
     if image.mode not in ("L", "RGB", "RGBA"):
         image = to_rgb(image)

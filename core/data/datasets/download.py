@@ -14,8 +14,8 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from core.base.errors import DatasetError
-from core.base.text import Message, semicolon_list
+from ...base.errors import DatasetError
+from ...base.text import Message, semicolon_list
 
 MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 CIFAR10_FOLDER = "cifar-10-batches-py"

@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from PIL import Image
 
-from core.base.errors import DatasetError
-from core.base.text import Message
-from core.data.datasets.types import ImageSplit
+from ...base.errors import DatasetError
+from ...base.text import Message
+from .types import ImageSplit
 
 Sample = tuple[str, int]  # (path, class index), as torchvision's make_dataset returns them
 

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from torchvision.datasets.folder import IMG_EXTENSIONS
 
-from core.base.errors import DatasetError
-from core.base.text import Message, semicolon_list
-from core.data.datasets.image_decode import Sample, decode_samples
-from core.data.datasets.readers import channel_stats, held_out
-from core.data.datasets.types import DatasetSplits
+from ...base.errors import DatasetError
+from ...base.text import Message, semicolon_list
+from .image_decode import Sample, decode_samples
+from .readers import channel_stats, held_out
+from .types import DatasetSplits
 
 
 def load_imagefolder(root: Path, image_size: int = 32, val_fraction: float = 0.1, seed: int = 0) -> DatasetSplits:

@@ -16,16 +16,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from core.base.errors import DatasetError
-from core.base.text import Message
-from core.data.datasets.download import (
-    DATASET_FOLDERS,
-    MNIST_FILES,
-    download_dataset,
-    missing_files_error,
-    require_root,
-)
-from core.data.datasets.types import DatasetSplits, ImageSplit
+from ...base.errors import DatasetError
+from ...base.text import Message
+from .download import DATASET_FOLDERS, MNIST_FILES, download_dataset, missing_files_error, require_root
+from .types import DatasetSplits, ImageSplit
 
 IMAGE_MAGIC = 0x00000803  # unsigned bytes, 3 dimensions (count, rows, columns)
 LABEL_MAGIC = 0x00000801  # unsigned bytes, 1 dimension (count)

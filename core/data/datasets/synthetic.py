@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from core.data.datasets.types import DatasetSplits, ImageSplit
+from .types import DatasetSplits, ImageSplit
 
 NUM_CLASSES = 10
 CHANNELS = 3
