@@ -66,6 +66,7 @@ class RunStarted:
     world_size: int = 1  # processes training together (data-parallel); 1: an ordinary run
     rank_devices: tuple[str, ...] = ()  # a data-parallel run: each rank's device, by rank
     branch_of: str = ""  # a resume from a checkpoint its run went on past: that run's uid (this one is a branch)
+    name: str = ""  # the run's name as its trainer gave it (a watched run's `name=`); "": none
 
 
 @dataclass(frozen=True)

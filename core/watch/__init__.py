@@ -7,3 +7,17 @@ May import every core package below cli. Imports inside `core` are relative, so 
 under our own import name, `gpu_train_monitor` (`from gpu_train_monitor.watch import watch`): a research folder
 with a `core/` of its own shadows ours, and a script under `watch --` must import its own `core`.
 """
+
+from typing import Any
+
+_PUBLIC = ("watch", "Watch", "WatchStopped")
+
+
+def __getattr__(name: str) -> Any:
+    """`from core.watch import watch` loads torch only then: the start-up code of `watch --` imports this package
+    in every Python process the script starts, most of which never train."""
+    if name in _PUBLIC:
+        from . import session
+
+        return getattr(session, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

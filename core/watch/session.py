@@ -1,0 +1,421 @@
+"""`Watch`: a user's own training loop recorded in the run store like a run of ours, without a host sync per step.
+
+`step(loss)` keeps the loss detached on its device; once per report interval the buffered losses come to the
+host in one transfer (the one sync, as `TrainingSession` does), with a memory sample from the allocator's
+counters and, about once a second, what holds the memory (core.watch.step_memory). The window steers a watched
+run as it steers ours, by the control signals of core.run.signals, answered at the next step(): clear the cache,
+pause (step() blocks), stop (step() raises `WatchStopped`, or only sets `stop_requested`).
+
+Nothing here may make the user's training fail: a store that cannot be used is one warning on stderr, and a
+failure of the watch itself ends the watching, not the training. Under torch.distributed only rank 0 records:
+the other ranks' memory would need a collective per report, a sync the watch promises not to add.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import os
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from ..base.readonly import ReadOnlyDict
+from ..base.text import Message, message_of
+from ..distributed.env import ENV_RUN_UID
+from ..engine import report as loss_report
+from ..engine.loop_state import LoopState
+from ..memory import oom
+from ..memory.probe import MemoryProbe, clear_cache, has_cache
+from ..run.controls import RunControls
+from ..run.events import CacheCleared, LogMessage, MemoryBreakdown, RunFinished, RunPaused, RunResumed, RunStarted
+from ..run.signals import stop_on_signals
+from ..run.status import Status
+from ..store.recorder import RunRecorder, open_recorder
+from .step_memory import WatchedStepMemory
+
+PAUSE_POLL_S = 0.05
+
+
+class WatchStopped(KeyboardInterrupt):
+    """Raised by `Watch.step()` once the window's Stop or a first Ctrl+C asked the run to stop. A KeyboardInterrupt,
+    so a script's own `except KeyboardInterrupt` (save, then exit) handles it, and an unchanged script ends as
+    Ctrl+C would end it; the `with watch(...)` block swallows it (the run ends `stopped`)."""
+
+
+def warn(text: str) -> None:
+    """One line on stderr: the watch's only way to speak inside a user's program."""
+    print(f"gpu-train-monitor: {text}", file=sys.stderr, flush=True)
+
+
+def training_rank() -> int:
+    """This process's rank under torch.distributed (initialised, or launched by torchrun), 0 otherwise."""
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        return int(dist.get_rank())
+    try:
+        return int(os.environ.get("RANK", "0") or 0)
+    except ValueError:
+        return 0
+
+
+def _device_of(model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer]) -> torch.device:
+    tensors = list(model.parameters()) if model is not None else []
+    tensors += [p for opt in optimizers for group in opt.param_groups for p in group["params"]]
+    device = tensors[0].device if tensors else torch.device("cpu")
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", torch.cuda.current_device())
+    return device
+
+
+def _device_name(device: torch.device) -> str:
+    from ..device.devices import cpu_name
+
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return "Apple GPU (MPS)" if device.type == "mps" else cpu_name()
+
+
+def _as_list(optimizer: Any) -> list[torch.optim.Optimizer]:
+    if optimizer is None:
+        return []
+    return list(optimizer) if isinstance(optimizer, (list, tuple)) else [optimizer]
+
+
+class Watch:
+    """One watched run. Use `with watch(model, optimizer, name=...) as w:` and call `w.step(loss, samples=...)`
+    after each optimizer step; see `core.watch.watch`."""
+
+    def __init__(
+        self,
+        model: nn.Module | None = None,
+        optimizer: torch.optim.Optimizer | Sequence[torch.optim.Optimizer] | None = None,
+        *,
+        name: str = "",
+        runs_db: str | Path | None = None,
+        total_steps: int | None = None,
+        source: str = "api",
+        report_interval_s: float = 0.1,
+        signals: bool = True,
+        raise_on_stop: bool = True,
+        config: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.model = model
+        self.optimizers = _as_list(optimizer)
+        self.name, self.runs_db, self.source = name, runs_db, source
+        self.total_steps = total_steps
+        self.report_interval_s = report_interval_s
+        self.raise_on_stop = raise_on_stop
+        self.extra_config = dict(config or {})
+        self.controls = RunControls()
+        self.rank = training_rank()
+        self._signals = signals
+        self._exits = contextlib.ExitStack()
+        self._state = LoopState(t0=time.perf_counter())
+        self._probe: MemoryProbe | None = None
+        self._memory: WatchedStepMemory | None = None
+        self._recorder: RunRecorder | None = None
+        self._run_uid = os.environ.get(ENV_RUN_UID) or os.urandom(16).hex()
+        self._batch_size = 0
+        self._started = False
+        self._status: str | None = None
+        self._broken = False  # the watch itself failed: the training goes on unwatched
+        self._nonfinite_step: int | None = None
+
+    # ---- what a caller reads -------------------------------------------------------------------------
+    @property
+    def run_uid(self) -> str:
+        return self._run_uid
+
+    @property
+    def steps(self) -> int:
+        return self._state.step
+
+    @property
+    def stop_requested(self) -> bool:
+        return self.controls.stop_requested
+
+    @property
+    def status(self) -> str | None:
+        """The run's ending (a Status word) once finished, None before."""
+        return self._status
+
+    @property
+    def recorder(self) -> RunRecorder | None:
+        return self._recorder
+
+    # ---- start ---------------------------------------------------------------------------------------
+    def set_model(
+        self, model: nn.Module | None, optimizer: torch.optim.Optimizer | Sequence[torch.optim.Optimizer] | None
+    ) -> None:
+        """Name what is trained when it is known only later (an unchanged script: at its first optimizer step)."""
+        self.model = model
+        self.optimizers = _as_list(optimizer)
+
+    def start(self) -> Watch:
+        """Open the run (idempotent). The run trains unrecorded when the store cannot be used."""
+        if self._started:
+            return self
+        self._started = True
+        try:
+            self._start()
+        except Exception as exc:  # noqa: BLE001 - the watch must never fail the training
+            self._give_up(exc)
+        return self
+
+    def _start(self) -> None:
+        device = _device_of(self.model, self.optimizers)
+        self._probe = MemoryProbe(device)
+        self._probe.reset_peak()
+        self._memory = WatchedStepMemory(self._probe)
+        self._state = LoopState(t0=time.perf_counter(), total_steps=self.total_steps or 0)
+        self._state.device_name = _device_name(device)
+        self._state.last_report = time.perf_counter()
+        if self._signals and threading.current_thread() is threading.main_thread():
+            self._exits.enter_context(stop_on_signals(self.controls))
+        if self.rank == 0:
+            self._recorder = open_recorder(self.runs_db, warn, on_problem=warn)
+        if self._recorder is not None:
+            self.controls.observers.append(self._recorder)
+        parameters = sum(p.numel() for p in self.model.parameters()) if self.model is not None else 0
+        self.controls.emit(
+            RunStarted(
+                config=self._config(),
+                device=str(device),
+                device_name=self._state.device_name,
+                placement="",
+                steps_per_epoch=0,
+                total_steps=self.total_steps or 0,
+                train_samples=0,
+                val_samples=0,
+                parameters=parameters,
+                dataset_bytes=0,
+                memory=self._probe.sample(),
+                epochs=None,
+                run_uid=self._run_uid,
+                name=self.name,
+            )
+        )
+
+    def _config(self) -> ReadOnlyDict:
+        values: dict[str, Any] = {
+            "model": type(self.model).__name__ if self.model is not None else "",
+            "dataset": self.source,
+            "optimizer": "+".join(type(opt).__name__ for opt in self.optimizers),
+            "batch_size": self._batch_size,
+            "device": str(self._probe.device) if self._probe is not None else "cpu",
+            "source": self.source,
+            "name": self.name,
+            "total_steps": self.total_steps,
+        }
+        values.update(self.extra_config)
+        return ReadOnlyDict(values)
+
+    # ---- each step -----------------------------------------------------------------------------------
+    def step(self, loss: torch.Tensor | float | None = None, samples: int | None = None) -> None:
+        """One optimizer step done: `loss` (kept on its device) and the `samples` it trained on. The window's
+        requests are answered here; a stop raises WatchStopped (or sets `stop_requested`)."""
+        if not self._started:
+            self.start()
+        if self._status is not None:
+            return
+        if not self._broken:
+            try:
+                self._record_step(loss, samples)
+            except Exception as exc:  # noqa: BLE001 - the watch must never fail the training
+                self._give_up(exc)
+        self._answer_requests()
+
+    def _record_step(self, loss: torch.Tensor | float | None, samples: int | None) -> None:
+        run = self._state
+        assert self._memory is not None
+        if self._recorder is None:  # nobody will read it (another rank's, or no store): count, fetch nothing
+            run.step += 1
+            run.samples += int(samples or 0)
+            return
+        if isinstance(loss, torch.Tensor):
+            value = loss.detach()
+            if value.numel() != 1:
+                value = value.float().mean()
+            run.pending.append(value.reshape(()))  # stays on the device: no sync
+        else:
+            run.pending.append(torch.tensor(math.nan if loss is None else float(loss)))
+        run.step += 1
+        if samples:
+            run.samples += int(samples)
+            self._batch_size = int(samples)  # the latest step's: a watched loop may change it
+        now = time.perf_counter()
+        if self._memory.measuring or (run.sample_next and not self._memory.uses_allocator):
+            if self._memory.measuring:
+                self._emit_breakdown()
+            else:
+                run.sample_next = False
+                self._memory.begin()  # counts what the next step saves for backward
+        if now - run.last_report >= self.report_interval_s:
+            self._report()
+
+    def _report(self) -> None:
+        """The buffered losses in one transfer (the one sync), a memory sample, a breakdown when one is due."""
+        run = self._state
+        assert self._probe is not None and self._memory is not None
+        if not run.pending:
+            return
+        report = loss_report.report(run, self._batch_size, self._probe)
+        if not self.total_steps:  # unknown length: no ETA
+            report = dataclasses.replace(report, eta_s=None, total_steps=0)
+        run.epoch_losses.clear()  # a watched run has no epochs: nothing to average them over
+        self.controls.emit(report)
+        run.report_means.append(sum(report.losses) / len(report.losses))
+        if self._nonfinite_step is None:
+            for offset, value in enumerate(report.losses):
+                if not math.isfinite(value):
+                    self._nonfinite_step = report.first_step + offset
+                    self.controls.emit(LogMessage("warning", self._diverged_text()))
+                    break
+        if run.sample_next and self._memory.uses_allocator:
+            self._emit_breakdown()
+
+    def _emit_breakdown(self) -> MemoryBreakdown:
+        run = self._state
+        assert self._memory is not None
+        breakdown = self._memory.breakdown(run.step, self.model, self.optimizers)
+        run.sample_next = False
+        run.last_breakdown = time.perf_counter()
+        if run.breakdown is None or breakdown.total_bytes >= run.breakdown.total_bytes:
+            run.breakdown = breakdown
+        self.controls.emit(breakdown)
+        return breakdown
+
+    def _diverged_text(self) -> str:
+        return Message("the loss became nan or inf at step {step}", step=self._nonfinite_step)
+
+    def _answer_requests(self) -> None:
+        """Clear the cache, pause (blocking here), stop: the window's requests, between two steps."""
+        if self._broken:
+            return
+        if self.controls.take_cache_clear():
+            self._clear_cache()
+        if self.controls.pause_requested:
+            self._flush()
+            self.controls.emit(RunPaused(self._state.step))
+            while not self.controls.wait_for_resume(PAUSE_POLL_S):
+                if self.controls.take_cache_clear():
+                    self._clear_cache()
+            if not self.controls.stop_requested:
+                self.controls.emit(RunResumed(self._state.step))
+            self._state.reset_rate_clock()
+        if self.controls.stop_requested and self.raise_on_stop:
+            self._flush()
+            raise WatchStopped(Message("stopped by request"))
+
+    def _clear_cache(self) -> None:
+        assert self._probe is not None
+        device = self._probe.device
+        freed = clear_cache(device)
+        self.controls.emit(CacheCleared(self._state.step, freed, self._probe.sample()))
+        if not has_cache(device):
+            self.controls.emit(LogMessage("info", Message("the CPU has no caching allocator: nothing to clear")))
+
+    def _flush(self) -> None:
+        if self._state.pending and not self._broken:
+            try:
+                self._report()
+            except Exception as exc:  # noqa: BLE001
+                self._give_up(exc)
+
+    # ---- the end -------------------------------------------------------------------------------------
+    def finish(self, error: BaseException | None = None) -> str:
+        """End the run: completed, stopped (WatchStopped, Ctrl+C), oom, diverged (a loss became nan or inf) or
+        failed; returns its status word. Idempotent."""
+        if self._status is not None:
+            return self._status
+        status, message = self._ending(error)
+        self._status = status
+        try:
+            if self._started and not self._broken and self._recorder is not None:
+                self._flush()
+                if status == Status.OOM and error is not None:
+                    self._record_oom(error)
+                if status == Status.COMPLETED and self._nonfinite_step is not None:
+                    self._status = status = Status.DIVERGED
+                    message = self._diverged_text()
+                self._emit_finished(status, message)
+        except Exception as exc:  # noqa: BLE001 - the watch must never fail the training
+            self._give_up(exc)
+        finally:
+            self._close()
+        return status
+
+    def _ending(self, error: BaseException | None) -> tuple[str, str]:
+        if error is None:
+            return Status.COMPLETED, ""
+        if isinstance(error, KeyboardInterrupt):
+            return Status.STOPPED, Message("stopped by request")
+        if oom.is_out_of_memory(error):
+            return Status.OOM, Message("{kind}: {error}", kind=type(error).__name__, error=message_of(error))
+        if isinstance(error, SystemExit) and error.code in (None, 0):
+            return Status.COMPLETED, ""
+        if isinstance(error, SystemExit):
+            return Status.FAILED, Message("the program exited with code {code}", code=error.code)
+        return Status.FAILED, Message("{kind}: {error}", kind=type(error).__name__, error=message_of(error))
+
+    def _record_oom(self, error: BaseException) -> None:
+        """What was asked for, what was free, and what held the memory when it ran out."""
+        assert self._probe is not None
+        self._emit_breakdown()
+        step = self._state.step + 1  # the step that failed
+        event = oom.event(
+            str(error),
+            oom.where_in_training(step),
+            step,
+            self._batch_size,
+            False,
+            self._probe.sample(),
+            self._probe.free_bytes(),
+            "train",
+        )
+        self.controls.emit(event)
+
+    def _emit_finished(self, status: str, message: str) -> None:
+        config = self._config()
+        summary = self._state.summary(status, self._probe, config)
+        self.controls.emit(RunFinished(status, self._state.step, message, False, summary))
+
+    def _close(self) -> None:
+        if self._memory is not None:
+            self._memory.end()
+        self._exits.close()
+        if self._recorder is not None:
+            self._recorder.close()
+        self._state.pending = []
+
+    def _give_up(self, exc: BaseException) -> None:
+        """The watch failed (never the training): say so once and watch no more."""
+        if not self._broken:
+            self._broken = True
+            warn(Message("watching stopped: {kind}: {error}", kind=type(exc).__name__, error=message_of(exc)))
+
+    # ---- the with block ------------------------------------------------------------------------------
+    def __enter__(self) -> Watch:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> bool:
+        self.finish(error)
+        return isinstance(error, WatchStopped)
+
+
+def watch(
+    model: nn.Module | None = None,
+    optimizer: torch.optim.Optimizer | Sequence[torch.optim.Optimizer] | None = None,
+    **options: Any,
+) -> Watch:
+    """Watch a training loop: `with watch(model, optimizer, name="my-run") as w:` ... `w.step(loss, samples=n)`
+    after each optimizer step. Options are `Watch`'s (runs_db, total_steps, report_interval_s, ...)."""
+    return Watch(model, optimizer, **options)

@@ -1,0 +1,96 @@
+"""What holds the memory of a watched training: the user's parameters, gradients and optimizer state, read from
+the objects given, and the rest of the peak as activations and workspace, as a run of ours is broken down.
+
+A watched loop is not ours to wrap, so the measurement spans step() calls instead of one step's phases:
+- CUDA: the allocator's peak since the previous breakdown (read, then reset: host counters, no sync) minus the
+  model's state is the activations and workspace of the fullest step in between.
+- CPU and MPS have no peak counters: the bytes autograd saves for backward are counted (`saved_tensors_hooks`)
+  from one step() to the next, once a breakdown is due (~once a second), as our CPU runs do.
+Gradients are often already freed when step() is called (`zero_grad()` first); they then count as one gradient per
+trainable parameter the optimizer holds, the bytes backward made during the step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+from ..memory.breakdown import grads_bytes, optimizer_bytes, params_bytes
+from ..memory.probe import MemoryProbe
+from ..run.events import MemoryBreakdown
+
+
+def _trainable_bytes(optimizers: Sequence[torch.optim.Optimizer]) -> int:
+    seen: set[int] = set()
+    total = 0
+    for optimizer in optimizers:
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                if param.requires_grad and id(param) not in seen:
+                    seen.add(id(param))
+                    total += param.nelement() * param.element_size()
+    return total
+
+
+class WatchedStepMemory:
+    """Breakdowns of a watched model's memory, measured between step() calls."""
+
+    def __init__(self, probe: MemoryProbe) -> None:
+        self.probe = probe
+        self.uses_allocator = probe.device.type == "cuda"
+        self._saved: dict[int, int] = {}
+        self._hooks: contextlib.ExitStack | None = None
+
+    def begin(self) -> None:
+        """Start measuring from this step() to the next (CPU/MPS: count what autograd saves; CUDA: restart the
+        peak counter)."""
+        if self.uses_allocator:
+            self.probe.reset_phase_peak()
+            return
+        if self._hooks is None:
+            self._saved = {}
+            self._hooks = contextlib.ExitStack()
+            self._hooks.enter_context(torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t))
+
+    @property
+    def measuring(self) -> bool:
+        return self._hooks is not None
+
+    def end(self) -> None:
+        """Stop counting saved tensors (also when the run ends mid-measurement)."""
+        if self._hooks is not None:
+            hooks, self._hooks = self._hooks, None
+            hooks.close()
+
+    def _pack(self, tensor: torch.Tensor) -> torch.Tensor:
+        storage = tensor.untyped_storage()
+        self._saved[storage.data_ptr()] = storage.nbytes()
+        return tensor.detach()  # not the tensor itself: that would be a cycle through autograd's graph
+
+    def breakdown(
+        self, step: int, model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer]
+    ) -> MemoryBreakdown:
+        """The breakdown at `step`: the model's state from the objects, activations from what was measured since
+        `begin()` (ends the measurement)."""
+        device = self.probe.device
+        p = params_bytes(model) if model is not None else 0
+        g = grads_bytes(model) if model is not None else 0
+        if g == 0:
+            g = _trainable_bytes(optimizers)
+        o = sum(optimizer_bytes(optimizer, device) for optimizer in optimizers)
+        if self.uses_allocator:
+            peak = self.probe.reset_phase_peak()
+            activations = max(peak - p - g - o, 0)
+            method = "allocator"
+        else:
+            own = set()
+            if model is not None:
+                own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
+            activations = sum(n for ptr, n in self._saved.items() if ptr not in own)
+            method = "saved-tensors"
+            self.end()
+        # no phase peaks: a watched step's phases happen in the user's code, between our calls
+        return MemoryBreakdown(step, p, g, o, 0, activations, 0, (), method)
