@@ -65,8 +65,8 @@ def begin_run(
         started_at = db.execute("SELECT started_at FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
     else:
         cursor = db.execute(
-            "INSERT INTO runs (uid, started_at, heartbeat_at, status, pid, pid_started_at, host, label, model, dataset, "
-            "device, device_name, placement, batch_size, total_steps, steps, config, started, world_size, name) "
+            "INSERT INTO runs (uid, started_at, heartbeat_at, status, pid, pid_started_at, host, label, model, "
+            "dataset, device, device_name, placement, batch_size, total_steps, steps, config, started, world_size, name) "
             "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 uid,
