@@ -66,7 +66,8 @@ def begin_run(
     else:
         cursor = db.execute(
             "INSERT INTO runs (uid, started_at, heartbeat_at, status, pid, pid_started_at, host, label, model, "
-            "dataset, device, device_name, placement, batch_size, total_steps, steps, config, started, world_size, name) "
+            "dataset, device, device_name, placement, batch_size, total_steps, steps, config, started, world_size, "
+            "name) "
             "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 uid,
