@@ -123,3 +123,14 @@ def test_no_import_cycle_between_sub_packages() -> None:
             details = graph.get_import_details(importer=module, imported=imported)
             lines.append(f"  {module} -> {imported} (line {', '.join(str(d['line_number']) for d in details)})")
     assert not lines, "import cycles between sub-packages:\n" + "\n".join(lines)
+
+
+def test_core_imports_itself_relatively_so_it_also_loads_as_gpu_train_monitor() -> None:
+    # core installs a second time as `gpu_train_monitor` (pyproject's package-dir): one `from core.x import y`
+    # inside it would import the `core` a research folder has of its own, or bring ours into a watched script
+    import re
+
+    absolute = re.compile(r"^\s*(from|import)\s+core(\.|\s|$)", re.MULTILINE)
+    files = sorted((ROOT / "core").rglob("*.py"))
+    offenders = [str(path.relative_to(ROOT)) for path in files if absolute.search(path.read_text())]
+    assert offenders == []
