@@ -59,8 +59,37 @@ def _plan(total_steps: int, epochs: int | None) -> str:
     return Message("{steps} over {epochs:,} epochs", steps=steps, epochs=epochs)
 
 
+WATCHED_SOURCES = {  # a watched run's dataset column: who runs its loop
+    "api": Message("its own loop (the watch API)"),
+    "script": Message("an unchanged script (watch --)"),
+    "lightning": Message("Lightning's Trainer"),
+    "transformers": Message("the transformers Trainer"),
+}
+
+
+def watched_run_started(event: RunStarted) -> str:
+    """'watching Net on cuda:0 (NVIDIA H100): 1,200 parameters, its own loop (the watch API), 500 steps': a
+    user's training, which has no dataset, placement or epochs of ours, and often no known length."""
+    source = str(event.config.get("dataset", ""))
+    if event.total_steps:
+        plan = Message("1 step") if event.total_steps == 1 else Message("{steps:,} steps", steps=event.total_steps)
+    else:
+        plan = Message("its number of steps not known in advance")
+    return Message(
+        "watching {model} on {device} ({device_name}): {parameters:,} parameters, {source}, {plan}",
+        model=event.config.get("model", ""),
+        device=event.device,
+        device_name=event.device_name,
+        parameters=event.parameters,
+        source=WATCHED_SOURCES.get(source, source),
+        plan=plan,
+    )
+
+
 def run_started(event: RunStarted) -> str:
     """'training resnet18 on cuda:0 (NVIDIA H100): ...': the model, data, placement and the plan."""
+    if event.steps_per_epoch == 0:  # a watched run (core.watch): none of our data or epochs to name
+        return watched_run_started(event)
     cfg: Mapping[str, Any] = event.config
     text = Message(
         "training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} "

@@ -61,7 +61,9 @@ def run_text(row: RunRow) -> str:
 
 def steps_text(row: RunRow) -> str:
     steps = integer(row.steps)
-    return steps if row.steps == row.total_steps else f"{steps} / {integer(row.total_steps)}"
+    if row.steps == row.total_steps or not row.total_steps:  # 0: a watched script that gave no total
+        return steps
+    return f"{steps} / {integer(row.total_steps)}"
 
 
 def loss_text(loss: float) -> str:

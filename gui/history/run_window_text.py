@@ -25,8 +25,23 @@ from gui.qt.core_text import choice_text, core_text
 from gui.qt.locale_format import date_time, integer
 
 
+def watched_settings_text(row: RunRow) -> str:
+    """'Net, trained by its own loop (the watch API), cpu (the device's name)': a watched run has none of our
+    data, batch or placement settings."""
+    source = core_text(event_text.WATCHED_SOURCES.get(row.dataset, row.dataset))
+    if row.device_name:
+        return QCoreApplication.translate(
+            "stored_run_text", "{model}, trained by {source}, {devices} ({device_name})"
+        ).format(model=row.model, source=source, devices=devices_text(row), device_name=row.device_name)
+    return QCoreApplication.translate("stored_run_text", "{model}, trained by {source}, {devices}").format(
+        model=row.model, source=source, devices=devices_text(row)
+    )
+
+
 def settings_text(row: RunRow) -> str:
     """'tiny-cnn on synthetic, batch 32, stream placement, cpu (the device's name)'."""
+    if not row.placement:  # a watched run (core.watch)
+        return watched_settings_text(row)
     if row.device_name:
         return QCoreApplication.translate(
             "stored_run_text",
@@ -54,6 +69,12 @@ def where_text(row: RunRow, launched: bool = False) -> str:
     """Whether the run is live and where it is controlled (a run training elsewhere is read-only here; one this
     window `launched` is controlled from it), else when it ran and by which process."""
     started = date_time(row.started_at, seconds=True)
+    if row.live and launched and not row.placement:  # a script the window watches (File ▸ Watch a script…)
+        return QCoreApplication.translate(
+            "stored_run_text",
+            "a script this window started and watches: stop, pause or clear its cache here or with the "
+            "window's buttons; started {started}",
+        ).format(started=started)
     if row.live and launched:
         return QCoreApplication.translate(
             "stored_run_text",

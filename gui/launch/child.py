@@ -1,12 +1,14 @@
 """The child process a data-parallel run from the window is: `python -m core run <the form's options> --nproc N
---runs-db <the window's store>`, its environment (which hands it the uid its run is recorded under), and what
-its output says once it has ended without recording a run (the error that stopped it). No Qt here.
+--runs-db <the window's store>` (or a watched script's, `gui.launch.watch_command`), how it is started, its
+environment (which hands it the uid its run is recorded under), and what its output says once it has ended
+without recording a run (the error that stopped it). No Qt here.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -45,6 +47,42 @@ def child_environment(run_uid: str) -> dict[str, str]:
     env[ENV_STOP_WITH_PID] = str(os.getpid())  # the launcher stops its ranks if this window dies, even by kill -9
     env[ENV_RUN_UID] = run_uid
     return env
+
+
+def spawn(args: list[str], folder: Path | None, output_folder: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Start `args` in `folder` (None: here) in a session of its own (a Ctrl+C to its group reaches it all, the
+    window's own does not), its output in `output_folder`/output.log and its command line beside it; OSError
+    when it cannot be started."""
+    (output_folder / "command.txt").write_text(" ".join(args) + "\n", encoding="utf-8")
+    with open(output_folder / "output.log", "wb") as log:
+        return subprocess.Popen(
+            args,
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+
+
+def has_exited(process: subprocess.Popen[bytes]) -> bool:
+    """Whether the child has exited, without reaping it: its pid (its process group's id) stays ours until
+    whatever it left has been killed."""
+    if hasattr(os, "waitid"):
+        try:
+            return os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:  # reaped already
+            return True
+    return process.poll() is not None
+
+
+def read_output(path: Path | None) -> str:
+    """The child's output so far ("" when there is none to read)."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path else ""
+    except OSError:
+        return ""
 
 
 def last_error_line(text: str) -> str:

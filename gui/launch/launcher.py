@@ -1,7 +1,9 @@
 """A data-parallel run started from the window. Its N rank processes cannot train in the window's thread, so the
 window starts the CLI as a child, `python -m core run <the form's options> --nproc N --runs-db <the window's
 store>`, in a session of its own (its output in a log file in a temporary folder), and follows it through the
-run store, where rank 0 records the run under the uid the window handed the child (`RunStore.find_uid`).
+run store, where rank 0 records the run under the uid the window handed the child (`RunStore.find_uid`). A
+watched script (File ▸ Watch a script…) is such a child too, `python -m core watch -- python train.py` started
+by `start_command` (its command line is `gui.launch.watch_command`'s), its run recorded by the script's process.
 
 While it trains, the controls are signals to that recorded pid (`gui.launch.signals`); Stop before the run is
 recorded (the ranks still starting) is a Ctrl+C to the child's process group, as a terminal sends it. When the
@@ -17,7 +19,6 @@ following, in the window's thread.
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
@@ -35,7 +36,7 @@ from core.config.run_config import RunConfig
 from core.run.signals import Control
 from core.store.run_store import RunNotFound, RunRow, RunStore, StoreError
 from gui.launch import live_launchers
-from gui.launch.child import child_environment, command_line
+from gui.launch.child import child_environment, command_line, has_exited, read_output, spawn
 from gui.launch.process_family import ProcessFamily, signal_group
 from gui.launch.signals import CannotSignal, cannot_signal, send
 from gui.launch.texts import LaunchEnd, launch_end
@@ -48,7 +49,7 @@ CONTROL_KINDS = ("RunPaused", "RunResumed")
 
 
 class RankLauncher(QObject):
-    """One data-parallel run at a time, as a child process followed through the run store."""
+    """One data-parallel run (or watched script) at a time, as a child process followed through the run store."""
 
     run_found = Signal(int)  # the run's id in the store: rank 0 has recorded its start
     paused_changed = Signal(bool)  # the run recorded a pause (True) or a resume (False)
@@ -88,35 +89,38 @@ class RankLauncher(QObject):
 
     def start(self, config: RunConfig, resume: str | None = None) -> None:
         """Start the child; UserError when it cannot be started (nothing is left running then)."""
+        reason = self._launch(command_line(config, self.store_path, resume), None, config.nproc)
+        if reason is not None:
+            raise UserError(
+                self.tr("could not start {count} processes: {reason}").format(count=config.nproc, reason=reason)
+            )
+
+    def start_command(self, args: list[str], folder: Path) -> None:
+        """Start any command line whose run records itself under the uid handed in its environment (a watched
+        script: `python -m core watch -- python train.py`), in `folder`, followed as a data-parallel run is;
+        UserError when it cannot be started."""
+        reason = self._launch(args, folder, 1)
+        if reason is not None:
+            raise UserError(self.tr("could not start the script: {reason}").format(reason=reason))
+
+    def _launch(self, args: list[str], folder: Path | None, nproc: int) -> str | None:
+        """Start `args` in `folder` (None: here) and follow it; why it could not be started, else None."""
         if self.process is not None:
-            raise RuntimeError("a data-parallel run is already under way")
+            raise RuntimeError("a run in processes of its own is already under way")
         self.folder = Path(tempfile.mkdtemp(prefix="gpu-train-monitor-launched-run-"))
         run_uid = uuid.uuid4().hex
-        args = command_line(config, self.store_path, resume)
-        (self.folder / "command.txt").write_text(" ".join(args) + "\n", encoding="utf-8")
         try:
-            with open(self.log_path, "wb") as log:
-                self.process = subprocess.Popen(
-                    args,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    env=child_environment(run_uid),
-                    start_new_session=True,
-                )
+            self.process = spawn(args, folder, self.folder, child_environment(run_uid))
         except OSError as exc:
-            raise UserError(
-                self.tr("could not start {count} processes: {reason}").format(
-                    count=config.nproc, reason=exc.strerror or exc
-                )
-            ) from None
-        self.nproc, self.run_id, self._row, self._event_seq, self._paused = config.nproc, None, None, 0, False
+            return str(exc.strerror or exc)
+        self.nproc, self.run_id, self._row, self._event_seq, self._paused = nproc, None, None, 0, False
         self.run_uid = run_uid
         self.launched_at, self.found_after_s = time.time(), None
         self._stop_requested_at, self._group_interrupted, self._missing = None, False, False
         self._family = ProcessFamily()
         live_launchers.track(self)  # killed at interpreter exit, whatever ended it
         self._timer.start()
+        return None
 
     def family(self, collect: bool = True) -> set[int]:
         """The pids of the child and its descendants (rank 0 among them once it runs), looked up now unless
@@ -155,15 +159,8 @@ class RankLauncher(QObject):
             self._finish()
 
     def _child_exited(self) -> bool:
-        """Whether the child has exited, without reaping it: its pid (its process group's id) stays ours
-        until the sweep has killed whatever it left."""
         assert self.process is not None
-        if hasattr(os, "waitid"):
-            try:
-                return os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-            except ChildProcessError:  # reaped already
-                return True
-        return self.process.poll() is not None
+        return has_exited(self.process)
 
     def _open_store(self) -> RunStore | None:
         if self._store is None:
@@ -325,10 +322,7 @@ class RankLauncher(QObject):
         return self._family.kill(self.process.pid)
 
     def _log_text(self) -> str:
-        try:
-            return self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path else ""
-        except OSError:
-            return ""
+        return read_output(self.log_path)
 
     def _close_store(self) -> None:
         if self._store is not None:

@@ -116,10 +116,27 @@ def paused_text(run_id: int | None, paused: bool) -> str:
     return QCoreApplication.translate("launch_text", "run {run_id} resumed").format(run_id=run_id)
 
 
-def end_text(end: LaunchEnd, nproc: int, gpus: bool) -> str:
-    """How the launch ended: stopped or failed before the run was recorded (the processes named), else the
-    recorded run's status and message."""
+def watching_text(script: Path, folder: Path, output: Path | None) -> str:
+    """A watched script is starting (File ▸ Watch a script…)."""
+    return QCoreApplication.translate(
+        "launch_text", "watching {script}, started in {folder}; its output: {path}"
+    ).format(script=script, folder=folder, path=output)
+
+
+def script_output_text(output: Path) -> str:
+    return QCoreApplication.translate("launch_text", "the script's output is in {path}").format(path=output)
+
+
+def end_text(end: LaunchEnd, nproc: int, gpus: bool, script: bool = False) -> str:
+    """How the launch ended: stopped or failed before the run was recorded (the processes, or the watched
+    `script`, named), else the recorded run's status and message."""
     count = nproc
+    if script and end.run_id is None and end.status == "stopped":
+        return QCoreApplication.translate("launch_text", "the script was stopped before its run was recorded")
+    if script and end.run_id is None:
+        return QCoreApplication.translate(
+            "launch_text", "the script ended before its run was recorded: {reason}"
+        ).format(reason=end.message)
     if end.run_id is None and end.status == "stopped":
         if gpus:
             return QCoreApplication.translate(

@@ -50,6 +50,7 @@ class MemoryInsight(QObject):
         self.latest_sample = latest_sample
         self.probe: Any = None  # core.memory.probe.MemoryProbe of the selected device, set by the window
         self._offer: OutOfMemory | None = None  # shown once the run that ran out of memory has ended
+        self._offer_retry = True  # with Retry and the finder (a run of the form's settings)
 
         self.nvml_panel = NvmlPanel()
         self.finder_panel = FinderPanel(form.config)
@@ -114,9 +115,11 @@ class MemoryInsight(QObject):
         self.oom_banner.hide()
         self._offer = None
 
-    def out_of_memory(self, event: OutOfMemory) -> None:
+    def out_of_memory(self, event: OutOfMemory, retry: bool = True) -> None:
+        """`retry`: the form's settings ran out of memory (a watched script's did not: the banner says what
+        happened, with nothing of ours to retry)."""
         if event.action == "stop":  # in training or in validation: offered once the run's thread is gone
-            self._offer = event
+            self._offer, self._offer_retry = event, retry
 
     def run_ended(self) -> None:
         """The run's thread is gone, so Retry can start another: show the choices now."""
@@ -126,6 +129,7 @@ class MemoryInsight(QObject):
                 offer.batch_size,
                 core_text(event_text.out_of_memory_headline(offer)),
                 core_text(event_text.out_of_memory(offer)),
+                retry=self._offer_retry,
             )
 
     @Slot(int)

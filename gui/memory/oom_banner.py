@@ -42,10 +42,13 @@ class OomBanner(QFrame):
     def _on_retry(self) -> None:
         self.retry_smaller.emit(self._smaller)
 
-    def offer(self, batch_size: int, headline: str, message: str) -> None:
+    def offer(self, batch_size: int, headline: str, message: str, retry: bool = True) -> None:
         """`batch_size`: the batch that did not fit (validation runs at the training batch size, so halving
         it helps either way); `headline`: 'Out of memory during ...'; `message`: the details (both already in
-        the user's language)."""
+        the user's language). `retry` False (a watched script's own settings ran out): what happened, with
+        no Retry or finder, which would start a run of the form's settings."""
+        self.retry_button.setVisible(retry)
+        self.finder_button.setVisible(retry)
         self._smaller = max(batch_size // 2, 1)
         self.message.setText(
             self.tr("<b>{headline}.</b> {message}").format(headline=html.escape(headline), message=html.escape(message))

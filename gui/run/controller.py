@@ -9,7 +9,8 @@ never run. `shutdown()` is what `closeEvent` calls: request stop, then the task'
 
 A data-parallel run (nproc > 1) is N processes, which a thread cannot hold: it goes to `launcher`
 (`gui.launch.launcher`), a child process followed through the run store, and the same commands reach it as
-signals to its rank 0. `running` is true for either kind; `data_parallel` says which.
+signals to its rank 0; so does a watched script (`start_watch`), whose own process records its run. `running` is
+true for either kind; `data_parallel` says which (true for a watched script: it is in processes of its own).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from core.base.errors import UserError
 from core.config.run_config import RunConfig
 from core.engine.checkpoint import CheckpointPolicy
 from gui.launch.launcher import STOP_WAIT_S, RankLauncher
+from gui.launch.watch_command import WatchRequest
 from gui.qt.background import BackgroundTask
 from gui.qt.locale_format import integer
 
@@ -117,6 +119,17 @@ class RunController(QObject):
 
         self._session = session
         self._task.start(train)
+
+    def start_watch(self, request: WatchRequest) -> None:
+        """Start a script of the user's under `python -m core watch` in its folder, followed through the run
+        store as a data-parallel run is (`launcher`); UserError when it cannot be (nothing started then)."""
+        if self.running:
+            raise RuntimeError("a run is already active")
+        if not self.record:
+            raise UserError(
+                self.tr("a watched script is followed through the run store, and this window records nothing")
+            )
+        self.launcher.start_command(request.command_line(self.store_path), request.working_folder)
 
     def start_comparison(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> Any:
         """Race `base` with each of `overrides` (2 to 4), one session after another in one thread; returns

@@ -6,8 +6,9 @@ How the launch starts and ends (its log lines, the window's state) stays `gui.ru
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from core.run.events import OutOfMemory
 from core.store.run_store import RunNotFound, StoreError
 from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event
 from gui.views.run_view import RunView
@@ -18,6 +19,8 @@ SHOWN_EVENTS = ("EpochEnded", "CacheCleared", "MemoryBreakdown", "OutOfMemory", 
 
 class LaunchedFeed(QObject):
     """Shows run `run_id` of the store behind `link` in `view` while it trains (`follow`, then `finish`)."""
+
+    out_of_memory = Signal(object)  # the run recorded an OutOfMemory (the window's banner offers what to do)
 
     def __init__(self, view: RunView, link: StoreLink, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -92,3 +95,5 @@ class LaunchedFeed(QObject):
                 event = rebuild_event(row.kind, row.data, row.at - self._started_at)
                 if event is not None:
                     view.show(event)
+                if isinstance(event, OutOfMemory):
+                    self.out_of_memory.emit(event)

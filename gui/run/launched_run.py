@@ -14,9 +14,21 @@ from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
 from core.config.run_config import RunConfig
 from core.run.status import Status
+from core.store.run_store import RunNotFound, StoreError
 from gui.history.panel import HistoryPanel
 from gui.launch.launcher import RankLauncher
-from gui.launch.texts import LaunchEnd, end_text, output_text, paused_text, recording_text, starting_text, stopping_text
+from gui.launch.texts import (
+    LaunchEnd,
+    end_text,
+    output_text,
+    paused_text,
+    recording_text,
+    script_output_text,
+    starting_text,
+    stopping_text,
+    watching_text,
+)
+from gui.launch.watch_command import WatchRequest
 from gui.run.launched_feed import LaunchedFeed
 from gui.views.log_panel import LogPanel
 from gui.views.run_view import RunView
@@ -29,6 +41,15 @@ def final_state(status: str) -> WindowState:
         return WindowState.after(status)
     except ValueError:
         return WindowState.FAILED
+
+
+def recorded_device_kind(history: HistoryPanel, run_id: int) -> str:
+    """The kind of device run `run_id` trains on ("cuda", "mps", "cpu"), as recorded; "" when unreadable."""
+    try:
+        store = history.link.store()
+        return store.run(run_id).device.split(":")[0] if store is not None else ""
+    except (StoreError, RunNotFound):
+        return ""
 
 
 class LaunchedRun(QObject):
@@ -53,6 +74,8 @@ class LaunchedRun(QObject):
         self.feed = LaunchedFeed(view, history.link, self) if view is not None else None
         self._state, self._set_state, self._finished = state, set_state, finished
         self.nproc, self.gpus = 0, False  # how many processes the run has, and whether they are GPUs
+        self.script = False  # a watched script (File ▸ Watch a script…), not a run of the form's settings
+        self.device_kind = ""  # a watched script's device kind ("cuda", "cpu"), once its run is recorded
         self.closing_dialog: QProgressDialog | None = None  # shown while the window waits for the processes
         launcher.run_found.connect(self._on_found)
         launcher.paused_changed.connect(self._on_paused_changed)
@@ -60,12 +83,19 @@ class LaunchedRun(QObject):
         launcher.ended.connect(self._on_ended)
 
     def started(self, config: RunConfig, kind: str) -> None:
-        self.nproc, self.gpus = config.nproc, kind == "cuda"
+        self.nproc, self.gpus, self.script = config.nproc, kind == "cuda", False
         self.log.add(starting_text(config.nproc, self.gpus, config.batch_size, self.launcher.log_path))
+
+    def watching(self, request: WatchRequest) -> None:
+        """A watched script has started: its output is kept whatever its end (it is the user's own)."""
+        self.nproc, self.gpus, self.script, self.device_kind = 0, False, True, ""
+        self.log.add(watching_text(request.script_path, request.working_folder, self.launcher.log_path))
 
     @Slot(int)
     def _on_found(self, run_id: int) -> None:
-        self.log.add(recording_text(run_id, self.launcher.found_after_s))
+        self.log.add(recording_text(run_id, None if self.script else self.launcher.found_after_s))
+        if self.script:
+            self.device_kind = recorded_device_kind(self.history, run_id)
         if self.feed is not None:
             self.feed.follow(run_id)
         if self._state() is WindowState.STARTING:
@@ -91,8 +121,10 @@ class LaunchedRun(QObject):
             self.feed.finish()
         status = Status.of(end.status)
         ended_well = status is not None and status.ended_well
-        self.log.add(end_text(end, self.nproc, self.gpus), "info" if ended_well else "error")
-        if ended_well and end.run_id is not None:
+        self.log.add(end_text(end, self.nproc, self.gpus, self.script), "info" if ended_well else "error")
+        if self.script and self.launcher.log_path is not None:
+            self.log.add(script_output_text(self.launcher.log_path))
+        elif ended_well and end.run_id is not None:
             self.launcher.remove_log()  # the store holds the run; the output mattered only for a failure
         elif self.launcher.log_path is not None:
             self.log.add(output_text(self.launcher.log_path))

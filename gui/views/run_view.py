@@ -29,7 +29,7 @@ from gui.views.breakdown_view import BreakdownView
 from gui.views.event_display import EventDisplay
 from gui.views.log_panel import LogPanel
 from gui.views.rank_display import RankDisplay
-from gui.views.stats_panel import RateMedian, StatsPanel
+from gui.views.stats_panel import RateMedian, StatsPanel, planned_epochs
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 # memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the
@@ -59,11 +59,17 @@ class RunView(QObject):
     def reset(self, config: RunConfig) -> None:
         """A run is starting: empty plots, numbers and breakdown; log what was asked for (`config` with its
         auto model and device resolved where the window knows them)."""
+        self.reset_watched()
+        self.stats.reset(0, config.epoch_limit)
+        self.log.add(core_text(event_text.run_requested(config)))
+
+    def reset_watched(self) -> None:
+        """A run is starting whose plan only its start will tell (a watched script): empty plots, numbers and
+        breakdown."""
         self._oom_logged = None  # the out of memory logged last: the run's end does not repeat it
         self.loss_plot.clear()
         self.memory_plot.clear()
-        self.stats.reset(0, config.epoch_limit)
-        self.log.add(core_text(event_text.run_requested(config)))
+        self.stats.reset(0, None)
         self.breakdown_view.clear()
         self.ranks.set_ranks(())
 
@@ -81,7 +87,7 @@ class RunView(QObject):
             case RunStarted():  # a run of max_steps: its epochs counted from the steps ("Epoch 3 / 10")
                 self.rates.clear()
                 self.stats.reset(
-                    event.total_steps, event.epochs or math.ceil(event.total_steps / max(event.steps_per_epoch, 1))
+                    event.total_steps, planned_epochs(event.epochs, event.total_steps, event.steps_per_epoch)
                 )
                 self.ranks.set_ranks(event.rank_devices if event.world_size > 1 else ())
                 self.events.show_event(event)

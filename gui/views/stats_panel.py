@@ -55,6 +55,14 @@ def median_rate(rates: np.ndarray) -> float | None:
     return float(np.median(after)) if len(after) else None
 
 
+def planned_epochs(epochs: int | None, total_steps: int, steps_per_epoch: int) -> int | None:
+    """The epochs a run's start plans, as `StatsPanel.reset` takes them: 0 for a run without epochs (a watched
+    script: no steps per epoch), else its epochs, or as many as its total steps need."""
+    if steps_per_epoch <= 0:
+        return 0
+    return epochs or math.ceil(total_steps / steps_per_epoch)
+
+
 class StatsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -113,28 +121,42 @@ class StatsPanel(QWidget):
         self.state_label.setText(f"<span style='color:{state.colour}'>● {state.shown}</span>")
 
     def reset(self, total_steps: int, epochs: int | None) -> None:
-        """A new run: `epochs` None when the run takes as many epochs as its max_steps needs."""
-        self.total_steps, self.epochs = max(total_steps, 1), epochs
-        self.progress.setRange(0, self.total_steps)
+        """A new run: `epochs` None when the run takes as many epochs as its max_steps needs, 0 when it has
+        none (a watched script); `total_steps` 0 when it is not known (a watched script's own loop): then no
+        total, progress or time left is shown, only the steps done."""
+        self.total_steps, self.epochs = max(total_steps, 0), epochs
+        self._show_total(self.total_steps)
+        if not self.total_steps:  # not known yet: said once a step is reported without one
+            self.progress.setFormat("")
         self.progress.setValue(0)
         for key in self.values:
             self.values[key].setText("–")
         self.show_rank_speeds("")
-        self.values["step"].setText(f"0 / {integer(total_steps)}")
+        if self.total_steps:
+            self.values["step"].setText(f"0 / {integer(total_steps)}")
         self.values["epoch"].setText(self._epoch_text(1))
+
+    def _show_total(self, total_steps: int) -> None:
+        self.progress.setRange(0, max(total_steps, 1))
+        self.progress.setFormat("%p%" if total_steps else self.tr("no total"))
+        self.progress.setToolTip("" if total_steps else self.tr("The script does not say how many steps it will train"))
 
     def update_progress(
         self, step: int, epoch: int, samples_per_s: float | None, eta_s: float | None, total_steps: int = 0
     ) -> None:
-        """`samples_per_s`: the run's median so far (`RateMedian`, `median_rate`), None during the warm-up."""
+        """`samples_per_s`: the run's median so far (`RateMedian`, `median_rate`), None during the warm-up (0:
+        a run that does not count its samples)."""
         if total_steps and total_steps != self.total_steps:  # an out-of-memory shrink adds steps
             self.total_steps = total_steps
-            self.progress.setRange(0, total_steps)
-        self.values["step"].setText(f"{integer(step)} / {integer(self.total_steps)}")
+            self._show_total(total_steps)
+        elif not self.total_steps and not self.progress.format():  # a step reported, and still no total
+            self._show_total(0)
+        known = self.total_steps > 0
+        self.values["step"].setText(f"{integer(step)} / {integer(self.total_steps)}" if known else integer(step))
         self.values["epoch"].setText(self._epoch_text(epoch))
-        self.values["speed"].setText("–" if samples_per_s is None else number(samples_per_s, 0))
-        self.values["eta"].setText(format_duration(eta_s))
-        self.progress.setValue(min(step, self.total_steps))
+        self.values["speed"].setText(number(samples_per_s, 0) if samples_per_s else "–")
+        self.values["eta"].setText(format_duration(eta_s if known else None))
+        self.progress.setValue(min(step, self.total_steps) if known else 0)
 
     def show_rank_speeds(self, text: str, tooltip: str = "") -> None:
         """Each rank's images/s ('1,210 · 1,198 img/s'); empty: an ordinary run, the row hidden."""
@@ -144,6 +166,8 @@ class StatsPanel(QWidget):
         self.rank_speed_title.setVisible(bool(text))
 
     def _epoch_text(self, epoch: int) -> str:
+        if self.epochs == 0:  # a run without epochs (a watched script's own loop)
+            return "–"
         return f"{integer(epoch)} / {integer(self.epochs)}" if self.epochs else integer(epoch)
 
     def update_memory(self, current: int, peak: int) -> None:
@@ -153,7 +177,7 @@ class StatsPanel(QWidget):
     def show_end(self, samples_per_s: float | None, peak_bytes: int) -> None:
         """The run's own figures once it has ended (its summary's, as the log line and the Runs table give
         them): the median images/s and the peak, which readings after the last report may have raised."""
-        if samples_per_s is not None:
+        if samples_per_s:  # 0: the run did not count its samples
             self.values["speed"].setText(number(samples_per_s, 0))
         if peak_bytes:
             self.values["peak"].setText(format_bytes(peak_bytes))

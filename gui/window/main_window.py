@@ -22,6 +22,7 @@ from core.config.run_config import RunConfig
 from core.run.events import OutOfMemory, RunFinished
 from gui.compare.menu import start_error
 from gui.compare.mode import COMPARISON_EVENTS
+from gui.launch.watch_command import WatchRequest
 from gui.qt.core_text import core_text, error_text
 from gui.qt.resources import ICON, asset
 from gui.run.controller import RunController
@@ -123,6 +124,22 @@ class MainWindow(QMainWindow):
             self.launched.started(config, self.form.device_kind())
         self._update_controls()
 
+    def watch_script(self, request: WatchRequest) -> str | None:
+        """Start `request`'s script under the watch, followed live as a data-parallel run is (File ▸ Watch a
+        script…); why it could not start (said in its dialog), else None."""
+        if self.controller.running or self.insight.searching:
+            return self.tr("a run or a batch-size search is under way")
+        try:
+            self.controller.start_watch(request)
+        except UserError as exc:
+            return error_text(exc)
+        self.view.reset_watched()
+        self._run_config = None
+        self._starting(self.loss_plot)
+        self.launched.watching(request)
+        self._update_controls()
+        return None
+
     @Slot(object, str)
     def _on_resume_requested(self, config: RunConfig, path: str) -> None:
         try:
@@ -218,7 +235,7 @@ class MainWindow(QMainWindow):
     def _update_controls(self) -> None:
         running = self.controller.running
         self.form.set_editable(not running)
-        kind = self.form.device_kind()
+        kind = self.launched.device_kind if running and self.launched.script else self.form.device_kind()
         compare_problem = (
             QCoreApplication.translate("MainWindow", COMPARE_ONE_PROCESS) if int(self.form.value("nproc")) > 1 else None
         )
@@ -228,6 +245,7 @@ class MainWindow(QMainWindow):
         )
         self.insight.update_controls(running, self.torch_loaded, kind)
         self.menus.update_for(self.state, self.controller.can_checkpoint)
+        self.menus.watch_action.setEnabled(not running and not self.insight.searching)  # needs no torch here
         can_start = not running and self.torch_loaded and not self.insight.searching
         self.resumer.update_for(can_start)
         self.history.set_can_start(can_start)

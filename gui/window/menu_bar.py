@@ -1,5 +1,5 @@
-"""The window's menu bar: File (Save plots…, Quit), Run (the run buttons' actions, Checkpoint now), Settings
-(Language) and Help (About, Copy system info).
+"""The window's menu bar: File (Watch a script…, Save plots…, Quit), Run (the run buttons' actions, Checkpoint
+now), Settings (Language) and Help (About, Copy system info).
 
 The Run menu holds the very actions the buttons trigger (`gui.run.buttons`), so they are enabled,
 renamed (Pause/Resume) and keyed together, with no second shortcut to make a key ambiguous; its Compare
@@ -24,6 +24,8 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox, QWidget
 from core.base.text import message_of
 from gui.i18n import language as i18n
 from gui.i18n.language_menu import LanguageMenu
+from gui.launch.watch_command import WatchRequest
+from gui.launch.watch_dialog import WatchDialog
 from gui.plots import plot_export
 from gui.qt import file_dialogs
 from gui.qt.core_text import core_text
@@ -64,14 +66,24 @@ class MenuBar(QMenuBar):
         request_checkpoint: Callable[[], bool],
         torch_loaded: Callable[[], bool],
         notify: Callable[[str, int], None],
+        watch_script: Callable[[WatchRequest], str | None] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._settings, self._log, self._notify = settings, log, notify
         self._shown_plots, self._request_checkpoint, self._torch_loaded = shown_plots, request_checkpoint, torch_loaded
+        self._watch_script = watch_script
         self.about_box: QMessageBox | None = None
+        self.watch_dialog: WatchDialog | None = None  # the last Watch a script… dialog opened
 
         self.file_menu = self.addMenu(self.tr("&File"))
+        self.watch_action = self._add(
+            self.file_menu,
+            self.tr("Watch a script…"),
+            self.open_watch_dialog,
+            self.tr("Run a training script of yours unchanged and follow it live, as a run of the window's own"),
+        )
+        self.watch_action.setVisible(watch_script is not None)
         self.save_plots_action = self._add(
             self.file_menu,
             self.tr("Save plots…"),
@@ -155,6 +167,14 @@ class MenuBar(QMenuBar):
         )
 
     # ---- File ------------------------------------------------------------------------------------
+    @Slot()
+    def open_watch_dialog(self) -> None:
+        """The script, its arguments, folder and run name; Watch starts it (`watch_script`) and closes it."""
+        if self._watch_script is None:
+            return
+        self.watch_dialog = WatchDialog(self._watch_script, self._settings, self.window())
+        self.watch_dialog.open()  # window-modal; the window goes on drawing
+
     @Slot()
     def save_plots_dialog(self) -> None:
         """Ask for a file name and a format, confirm replacing files, save (see `save_plots`)."""

@@ -87,6 +87,10 @@ def build_parts(window: MainWindow) -> None:
         window,
         view=window.view,
     )
+    if window.launched.feed is not None:  # its out of memory offers the banner once its processes are gone
+        window.launched.feed.out_of_memory.connect(
+            lambda event: window.insight.out_of_memory(event, retry=not window.launched.script)
+        )
     window_layout.add_tabs(
         window.tabs,
         [
@@ -116,6 +120,7 @@ def build_parts(window: MainWindow) -> None:
         request_checkpoint=window.controller.request_checkpoint,
         torch_loaded=lambda: window.torch_loaded,
         notify=notify,
+        watch_script=window.watch_script,
         parent=window,
     )
     window.setMenuBar(window.menus)

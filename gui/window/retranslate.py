@@ -119,6 +119,13 @@ def _keep_menus(texts: Retranslator, window: MainWindow) -> None:
         "Save plots…",
         "Save the plots shown as PNG or SVG images, one file per plot",
     )
+    _keep_action(
+        texts,
+        menus.watch_action,
+        "MenuBar",
+        "Watch a script…",
+        "Run a training script of yours unchanged and follow it live, as a run of the window's own",
+    )
     _keep_action(texts, menus.quit_action, "MenuBar", "&Quit", "Close the window (a run under way is stopped first)")
     _keep_action(texts, menus.checkpoint_action, "MenuBar", "Checkpoint now")  # its tip follows the run's state
     _keep_action(

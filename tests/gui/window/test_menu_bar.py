@@ -1,4 +1,5 @@
-"""The menu bar as a user drives it: File (Save plots…, Quit), Run (the buttons' actions and keys), Help."""
+"""The menu bar as a user drives it: File (Watch a script…, Save plots…, Quit), Run (the buttons' actions and
+keys), Help."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ def test_the_menus_hold_file_run_and_help_actions(window):
     assert window.menuBar() is menus
     assert [action.text() for action in menus.actions()] == ["&File", "&Run", "&Settings", "&Help"]
     assert entries(menus.file_menu) == [
+        "Watch a script…",
         "Open run…",
         "Export run",
         "Resume from checkpoint…",
@@ -56,7 +58,7 @@ def test_the_menus_hold_file_run_and_help_actions(window):
         "---",
         "&Quit",
     ]
-    assert menus.file_menu.actions()[1].menu() is window.history.edits.export_menu  # JSON, CSV, TensorBoard
+    assert menus.file_menu.actions()[2].menu() is window.history.edits.export_menu  # JSON, CSV, TensorBoard
     assert entries(menus.run_menu) == [
         "Start",
         "&Compare",
@@ -88,6 +90,7 @@ def test_more_file_actions_go_above_save_plots_in_a_section_of_their_own(window)
     window.menus.add_file_actions(opening)
     window.menus.add_file_actions(exporting)
     assert entries(window.menus.file_menu) == [
+        "Watch a script…",
         "Open run…",
         "Export run",
         "Resume from checkpoint…",
