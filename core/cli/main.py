@@ -1,4 +1,4 @@
-"""The headless command line: `run`, `compare`, `find-batch-size`, `runs`, `devices`, `models` and `info`.
+"""The headless command line: `run`, `compare`, `find-batch-size`, `runs`, `watch`, `devices`, `models` and `info`.
 
 Options come from the bounds tables (core.cli.options), the same ones that validate `RunConfig` and build
 the GUI form. Bad input exits with code 2 and one line on stderr naming the option and what is allowed;
@@ -101,8 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
         "info", help="print the versions a bug report needs (app, Python, torch, CUDA, GPUs, NVIDIA driver, PySide6)"
     )
     from .runs_command import add_runs_parser
+    from .watch_command import add_watch_parser
 
     add_runs_parser(sub)
+    add_watch_parser(sub)
     return parser
 
 
@@ -156,6 +158,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             from .runs_command import command_runs
 
             return command_runs(args)
+        if args.command == "watch":
+            from .watch_command import command_watch
+
+            return command_watch(args)
     except UserError as exc:
         print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -1,0 +1,154 @@
+"""Start-up code of `gpu-train-monitor watch -- python train.py`, the way `opentelemetry-instrument` and `ddtrace-run`
+install themselves: the command puts this file's folder first on PYTHONPATH, so Python's `site` runs it in the
+script's process (and in every Python process the script starts) before the script's first line.
+
+It installs nothing yet: when the script imports torch, our watch (core.watch.script) is loaded under our own
+name, `gpu_train_monitor` (the installed alias of our `core`; else our `core` folder loaded by path under that
+name). It never imports `core`: a research folder's own `core` (and `gui`) must be what the script's `import core`
+gets, and Python puts the script's folder first on sys.path only after this file ran. A process that never
+imports torch pays for this file alone. The script ends its run: an uncaught exception through `sys.excepthook`
+(the hook found here still prints it), a normal exit through `atexit`.
+
+This file hides any other `sitecustomize` (Debian's, a virtual environment's): the next one on sys.path runs
+first. Nothing here may break the script: a failure of ours is one line on stderr and the script goes on.
+"""
+
+import atexit
+import importlib
+import importlib.util
+import os
+import sys
+from importlib.machinery import ModuleSpec, PathFinder
+from types import ModuleType, TracebackType
+from typing import Any
+
+_PACKAGE = "gpu_train_monitor"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CORE = os.path.dirname(os.path.dirname(_HERE))  # core/watch/site -> core
+_state = {"watch": None}
+
+
+def _say(text: str) -> None:
+    try:
+        print(f"gpu-train-monitor: {text}", file=sys.stderr, flush=True)
+    except Exception:  # noqa: BLE001 - a closed stderr: nothing to tell it with
+        pass
+
+
+def _failed(what: str, exc: BaseException) -> None:
+    _say(f"{what}: {type(exc).__name__}: {exc}")
+
+
+def _chain() -> None:
+    """Run the sitecustomize this one hides, as Python would have (under the name `sitecustomize`)."""
+    later = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != _HERE]
+    spec = PathFinder.find_spec("sitecustomize", later)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["sitecustomize"] = module
+    spec.loader.exec_module(module)
+
+
+def _our_package() -> ModuleType:
+    """`gpu_train_monitor`: installed, or our `core` folder loaded by path under that name."""
+    try:
+        return importlib.import_module(_PACKAGE)
+    except ModuleNotFoundError as exc:
+        if exc.name != _PACKAGE:
+            raise
+    spec = importlib.util.spec_from_file_location(
+        _PACKAGE, os.path.join(_CORE, "__init__.py"), submodule_search_locations=[_CORE]
+    )
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[_PACKAGE] = package
+    try:
+        spec.loader.exec_module(package)
+    except BaseException:
+        del sys.modules[_PACKAGE]
+        raise
+    return package
+
+
+def _start_watching() -> None:
+    """torch has loaded: install the capture of optimizer steps (the run opens at the first one)."""
+    try:
+        _our_package()
+        script = importlib.import_module(f"{_PACKAGE}.watch.script")
+        _state["watch"] = script.ScriptWatch.from_environment().install()
+    except Exception as exc:  # noqa: BLE001
+        _failed("not watching this script", exc)
+
+
+class _WhenTorchLoads:
+    """A finder that only wraps torch's loader, so our watch installs once torch has finished loading."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
+        if name != "torch":
+            return None
+        _forget_finder()
+        spec = importlib.util.find_spec("torch")  # the finders after this one
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        load = loader.exec_module
+
+        def load_then_watch(module: ModuleType) -> None:
+            load(module)
+            try:
+                del loader.exec_module
+            except AttributeError:
+                pass
+            _start_watching()
+
+        try:
+            loader.exec_module = load_then_watch
+        except AttributeError:  # a loader that takes no attributes: watch torch from here, once it has loaded
+            return spec
+        return spec
+
+
+_finder = _WhenTorchLoads()
+
+
+def _forget_finder() -> None:
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
+
+
+def _end(error: BaseException | None) -> None:
+    watch = _state["watch"]
+    if watch is None:
+        return
+    try:
+        watch.finish(error)
+    except BaseException as exc:  # noqa: BLE001 - even a KeyboardInterrupt while recording the end
+        _failed("could not record the end of the run", exc)
+
+
+def _install() -> None:
+    previous_hook = sys.excepthook
+
+    def excepthook(kind: type[BaseException], error: BaseException, traceback: TracebackType | None) -> None:
+        try:
+            previous_hook(kind, error, traceback)
+        finally:
+            _end(error)
+
+    sys.excepthook = excepthook
+    atexit.register(_end, None)  # registered first, so it runs last: after the script's own exit handlers
+    if "torch" in sys.modules:  # the hidden sitecustomize imported it
+        _start_watching()
+    else:
+        sys.meta_path.insert(0, _finder)
+
+
+sys.modules["_gpu_train_monitor_sitecustomize"] = sys.modules.get(__name__)
+try:
+    _chain()
+except Exception as exc:  # noqa: BLE001 - theirs failed: ours still installs
+    _failed("the sitecustomize after ours failed", exc)
+try:
+    _install()
+except Exception as exc:  # noqa: BLE001
+    _failed("not watching this script", exc)
