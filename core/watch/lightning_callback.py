@@ -20,6 +20,7 @@ from typing import Any
 
 import torch
 
+from .batches import batch_samples
 from .session import Watch, WatchStopped
 
 try:
@@ -33,24 +34,6 @@ except ImportError:  # only the older package name is installed
         raise ImportError(
             "the Lightning callback needs Lightning: pip install 'gpu-train-monitor[lightning]'"
         ) from missing
-
-
-def batch_samples(batch: Any) -> int:
-    """How many samples a batch holds: the leading dimension of its first tensor (in a tensor, a tuple, a list or
-    a dict, looked into recursively); 0 when it holds none."""
-    if isinstance(batch, torch.Tensor):
-        return int(batch.shape[0]) if batch.dim() > 0 else 0
-    if isinstance(batch, Mapping):
-        values: Any = batch.values()
-    elif isinstance(batch, (list, tuple)):
-        values = batch
-    else:
-        return 0
-    for value in values:
-        samples = batch_samples(value)
-        if samples:
-            return samples
-    return 0
 
 
 def _loss_of(outputs: Any) -> torch.Tensor | None:
