@@ -114,10 +114,12 @@ def _check_runnable(contender: Contender) -> None:
     from ..device.devices import check_process_count, resolve_device
     from ..device.fast_paths import check_fast_paths
     from ..engine.recipe import config_for_device
+    from ..model.activation_checkpointing import check_checkpointable
 
     try:
         device = resolve_device(contender.config.device)
         check_fast_paths(config_for_device(contender.config, device), device)
+        check_checkpointable(config_for_device(contender.config, device))
         if contender.config.nproc > 1:
             check_process_count(contender.config)
     except ConfigError as exc:
@@ -152,4 +154,6 @@ def _result(contender: Contender, finished: RunFinished, losses: list[float], re
         message=finished.message if finished.status != "completed" else "",
         losses=tuple(losses),
         readings=max(reports - 1, 0) if measured else 0,
+        peak_bytes=sum(s.memory_breakdown.values()) if s.memory_breakdown else None,
+        peak_method="allocator" if s.device.startswith("cuda") else "saved-tensors",
     )

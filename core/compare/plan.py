@@ -209,6 +209,20 @@ def ready_comparisons(
                 ({"device": gpu, "channels_last": False}, {"device": gpu, "channels_last": True}),
             )
         )
+    offered.append(
+        ReadyComparison(
+            Message("activation checkpointing off vs on"),
+            Message(
+                "the model's blocks keeping their activations against recomputing them in backward on {device}: "
+                "the peak memory saved and the time it costs",
+                device=device,
+            ),
+            (
+                {"device": device, "activation_checkpointing": False},
+                {"device": device, "activation_checkpointing": True},
+            ),
+        )
+    )
     scaling = _scaling_comparison(base, gpu, processes)
     if scaling is not None:
         offered.append(scaling)

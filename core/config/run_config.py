@@ -100,6 +100,14 @@ BOUNDS: dict[str, Bound] = {
     "weight_decay": Bound(float, 5e-4, Message("weight decay"), 0.0, 1.0, log_scale=True),  # 1e-5..1e-1: decades too
     "amp": Bound(str, "off", Message("automatic mixed precision"), choices=AMP_MODES),
     "channels_last": Bound(bool, False, Message("use the channels_last memory format for the model and batches")),
+    "activation_checkpointing": Bound(
+        bool,
+        False,
+        Message(
+            "keep only each block's input for backward and run its forward again there: less "
+            "activation memory for more compute (torch.utils.checkpoint over the model's blocks)"
+        ),
+    ),
     "compile": Bound(
         bool,
         False,
@@ -181,6 +189,7 @@ class RunConfig:
     weight_decay: float = BOUNDS["weight_decay"].default
     amp: str = BOUNDS["amp"].default
     channels_last: bool = BOUNDS["channels_last"].default
+    activation_checkpointing: bool = BOUNDS["activation_checkpointing"].default
     compile: bool = BOUNDS["compile"].default
     cudnn_benchmark: bool = BOUNDS["cudnn_benchmark"].default
     fused_optimizer: bool = BOUNDS["fused_optimizer"].default

@@ -24,6 +24,7 @@ from ..data.resident_batches import ResidentBatches
 from ..data.sharding import ONE, Shard
 from ..device.devices import amp_dtype
 from ..device.fast_paths import check_fast_paths
+from ..model.activation_checkpointing import checkpoint_blocks
 from ..model.models import ModelSpec, build_model, model_spec, resolve_model
 from ..model.step import Trainer, build_optimizer
 
@@ -54,9 +55,9 @@ def build_trainer(
     image_size: tuple[int, int] | None = None,
 ) -> Trainer:
     """Model on `device` (your own checked on images of `image_size`, height x width, by `check_model_input`;
-    then channels_last when asked; wrapped by torch.compile when asked, which compiles lazily at the first
-    step), optimizer (fused when asked: one kernel per update, and on CUDA no host sync in fp16's gradient
-    scaler), scaler (fp16 only) and autocast."""
+    then channels_last when asked; its blocks checkpointed when asked; wrapped by torch.compile when asked,
+    which compiles lazily at the first step), optimizer (fused when asked: one kernel per update, and on CUDA no
+    host sync in fp16's gradient scaler), scaler (fp16 only) and autocast."""
     config = config_for_device(config, device)
     check_fast_paths(config, device)
     model = build_model(config.model, num_classes, in_channels).to(device)
@@ -64,6 +65,8 @@ def build_trainer(
         check_model_input(config, model, in_channels, *image_size, num_classes)
     if config.channels_last:  # only now: an uninitialised (lazy) parameter has no memory format to change
         model = model.to(memory_format=torch.channels_last)
+    if config.activation_checkpointing:  # on the model itself: the eager model, DDP and torch.compile all run it
+        checkpoint_blocks(model, config.model)
     optimizer = build_optimizer(
         model, config.optimizer, config.lr, config.momentum, config.weight_decay, fused=config.fused_optimizer
     )

@@ -11,6 +11,7 @@ Only sampled steps are measured (one per report), and only host-side counters ar
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterable, Iterator
 
 import torch
@@ -18,6 +19,14 @@ from torch import nn
 
 from ..run.events import PHASES, MemoryBreakdown
 from .probe import MemoryProbe
+
+_COUNTING = threading.local()  # .recorder: the recorder counting this thread's saved tensors, during its step
+
+
+def measuring_saved_tensors() -> StepMemoryRecorder | None:
+    """The recorder counting saved tensors on this thread's step, or None: activation checkpointing reports to it
+    what a block's recomputation holds in backward, which autograd's hooks do not see."""
+    return getattr(_COUNTING, "recorder", None)
 
 
 def _unique_bytes(tensors: Iterable[torch.Tensor], device: torch.device | None = None) -> int:
@@ -59,17 +68,40 @@ class StepMemoryRecorder:
         self.uses_allocator = self.device.type == "cuda"
         self._peaks: dict[str, int] = {}
         self._saved: dict[int, int] = {}
+        self._block_inputs: list[int] = []  # bytes each checkpointed block keeps for backward, in forward order
+        self._recomputed: dict[int, int] = {}  # block -> bytes its recomputation held in backward
 
     @contextlib.contextmanager
     def step(self) -> Iterator[None]:
         self._peaks = {}
         self._saved = {}
+        self._block_inputs, self._recomputed = [], {}
         if self.uses_allocator:
             self.probe.reset_phase_peak()
             yield
             return
-        with torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t):
-            yield
+        _COUNTING.recorder = self
+        try:
+            with torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t):
+                yield
+        finally:
+            _COUNTING.recorder = None
+
+    def note_checkpointed(self, input_bytes: int) -> int:
+        """A checkpointed block ran forward keeping `input_bytes` of inputs: its index for `note_recomputed`."""
+        self._block_inputs.append(input_bytes)
+        return len(self._block_inputs) - 1
+
+    def note_recomputed(self, block: int, nbytes: int) -> None:
+        """Checkpointed `block`'s recomputation held `nbytes` in backward."""
+        self._recomputed[block] = max(self._recomputed.get(block, 0), nbytes)
+
+    def _recomputation_bytes(self) -> int:
+        """What the saved count misses with activation checkpointing: a block recomputes in backward once the
+        blocks after it are done (their inputs freed), so the largest of its held bytes less those inputs; an
+        upper bound, as the saved count keeps everything else saved alive all along."""
+        later = [sum(self._block_inputs[block + 1 :]) for block in self._recomputed]
+        return max((max(held - after, 0) for held, after in zip(self._recomputed.values(), later)), default=0)
 
     def _pack(self, tensor: torch.Tensor) -> torch.Tensor:
         storage = tensor.untyped_storage()
@@ -106,6 +138,7 @@ class StepMemoryRecorder:
         else:  # autograd also saves weights and inputs: those are counted as params and batch already
             own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers(), images, labels]}
             activations = sum(n for ptr, n in self._saved.items() if ptr not in own)
+            activations += self._recomputation_bytes()
             method = "saved-tensors"
         peaks = tuple((phase, self._peaks.get(phase, 0)) for phase in PHASES)
         return MemoryBreakdown(step, p, g, o, b, activations, other_bytes, peaks, method)

@@ -85,6 +85,8 @@ class SpeedrunNet(nn.Module):
             ]
             cin = width
         self.features = nn.Sequential(*layers)
+        # the stem and each group, as runs of `features`: the blocks activation checkpointing recomputes
+        self.checkpoint_groups = ((0, 3), *((3 + 6 * i, 9 + 6 * i) for i in range(len(widths))))
         self.pool = nn.AdaptiveMaxPool2d(1)
         self.head = nn.Linear(cin, num_classes, bias=False)
 

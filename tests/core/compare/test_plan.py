@@ -67,9 +67,9 @@ def test_labels_say_what_a_run_changes() -> None:
 
 def test_without_a_gpu_only_what_applies_is_offered() -> None:
     names = [c.name for c in ready_comparisons(RunConfig(), gpu=None, compile_available=False)]
-    assert names == ["stream vs resident"]
+    assert names == ["stream vs resident", "activation checkpointing off vs on"]
     names = [c.name for c in ready_comparisons(RunConfig(), gpu=None, compile_available=True)]
-    assert names == ["stream vs resident", "compiled vs eager"]
+    assert names == ["stream vs resident", "activation checkpointing off vs on", "compiled vs eager"]
     for comparison in ready_comparisons(RunConfig(), gpu=None, compile_available=True):
         assert all(o["device"] == "cpu" for o in comparison.overrides)
         plan(RunConfig(), comparison.overrides)  # each one is a valid comparison
@@ -83,6 +83,7 @@ def test_with_a_gpu_the_cpu_side_drops_what_the_cpu_refuses() -> None:
         "stream vs resident",
         "AMP off vs bf16",
         "channels_last",
+        "activation checkpointing off vs on",
         "compiled vs eager",
     ]
     cpu, gpu = offered["CPU vs GPU"].overrides
