@@ -127,6 +127,9 @@ def _end(error: BaseException | None) -> None:
 
 
 def _install() -> None:
+    # found now, before Python puts the script's folder first on sys.path (a folder of that name there would
+    # shadow ours); its submodules come from its own folder later. Torch-free: one small file.
+    _our_package()
     previous_hook = sys.excepthook
 
     def excepthook(kind: type[BaseException], error: BaseException, traceback: TracebackType | None) -> None:

@@ -50,13 +50,16 @@ sys.exit(args.exit)
 """
 
 
-def watch(folder: Path, db: Path, *command: str, uid: str | None = None, **popen: object) -> subprocess.Popen[str]:
+def watch(
+    folder: Path, db: Path, *command: str, uid: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
     """`python -P -m core watch` in `folder` (-P: the folder's own `core` must not shadow ours, as the window
-    starts it)."""
-    env = {**ENV, "GPU_TRAIN_MONITOR_RUN_UID": uid} if uid else {k: v for k, v in ENV.items() if "RUN_UID" not in k}
+    starts it), with `uid` handed to it as a window hands its own."""
+    env = {name: value for name, value in (env or ENV).items() if name != "GPU_TRAIN_MONITOR_RUN_UID"}
+    if uid:
+        env["GPU_TRAIN_MONITOR_RUN_UID"] = uid
     args = [sys.executable, "-P", "-m", "core", "watch", "--runs-db", str(db), "--name", "watched", "--", *command]
-    kwargs = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
-    return subprocess.Popen(args, cwd=folder, env=env, text=True, **kwargs)  # type: ignore[call-overload]
+    return subprocess.Popen(args, cwd=folder, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def printed_losses(stdout: str) -> list[float]:
@@ -96,6 +99,8 @@ def test_accumulated_losses_are_recorded_and_the_output_passes_through(project: 
 
 def test_the_scripts_own_core_and_gui_are_the_ones_it_imports(project: Path, tmp_path: Path) -> None:
     (project / "core" / "layers.py").write_text("SIZE = 4\n")  # a module ours does not have
+    (project / "gpu_train_monitor").mkdir()  # even one named as our own import name does not shadow ours
+    (project / "gpu_train_monitor" / "__init__.py").write_text("raise ImportError('the project one')\n")
     (project / "own.py").write_text(
         "import core, core.layers, gui\nprint(core.WHOSE, gui.WHOSE, core.layers.SIZE)\n"
         "import sys; sys.argv[1:] = ['--steps', '2']\nexec(open('train.py').read())\n"
@@ -144,6 +149,26 @@ def test_no_script_no_command_and_no_optimizer_step_each_say_so_in_one_line(proj
         stdout, stderr = process.communicate(timeout=WAIT_S)
         assert process.returncode == code
         assert stderr.startswith(line) and len(stderr.splitlines()) == 1, stderr
+
+
+def test_start_up_imports_neither_core_nor_torch_and_runs_the_sitecustomize_it_hides(tmp_path: Path) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "sitecustomize.py").write_text("MARK = 'theirs ran'\n")
+    probe = "import sys; print(sys.modules['sitecustomize'].MARK, 'core' in sys.modules, 'torch' in sys.modules)"
+    process = watch(tmp_path, tmp_path / "runs.db", "python", "-c", probe, env={**ENV, "PYTHONPATH": str(theirs)})
+    stdout, stderr = process.communicate(timeout=WAIT_S)
+    assert process.returncode == 0, stderr
+    assert stdout == "theirs ran False False\n"
+
+
+def test_sigterm_to_the_watch_reaches_the_script(project: Path, tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    with started_child(project, db, uid="terminated-run") as (process, _):
+        process.send_signal(signal.SIGTERM)  # a window or a job scheduler ending the watch
+        process.communicate(timeout=WAIT_S)
+    run, _, _ = the_run(db)
+    assert run.status == "stopped"  # the script's watch stopped it at its next step
 
 
 @contextlib.contextmanager
