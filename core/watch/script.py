@@ -6,7 +6,9 @@ The Watch opens lazily: a process that never steps an optimizer (a data loader's
 torchrun, a script that only evaluates) records nothing. The first process that trains takes the run's uid out
 of its environment, so a training process it starts in turn records a run of its own instead of writing into
 this one (torchrun's ranks share the uid: the launcher itself never trains). Under torch.distributed only rank 0
-records (the Watch's rule). A failure of the watch is one line on stderr; the script goes on unwatched.
+records (the Watch's rule). A stop (the window's Stop, Ctrl+C) reaches the script as the KeyboardInterrupt that
+Ctrl+C raises, at its next optimizer step. A failure of the watch is one line on stderr; the script goes on
+unwatched.
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from .step_capture import StepCapture
 class ScriptWatch:
     """The watch of this process's script: `install()` at start-up, `finish(error)` at its end."""
 
-    def __init__(self, name: str = "", watch_options: dict[str, Any] | None = None) -> None:
+    def __init__(self, name: str = "") -> None:
         self.name = name
-        self.watch_options = dict(watch_options or {})
+        self.pid = os.getpid()  # a process forked from this one (os.fork) neither steps nor ends this run
         self.capture = StepCapture(self._on_step)
         self.watch: Watch | None = None
         self._stop: WatchStopped | None = None  # a stop the script caught: its run still ends `stopped`
@@ -44,7 +46,7 @@ class ScriptWatch:
         return self
 
     def _on_step(self, optimizer: torch.optim.Optimizer, loss: torch.Tensor | None, samples: int | None) -> None:
-        if self._broken:
+        if self._broken or os.getpid() != self.pid:
             return
         try:
             if self.watch is None:
@@ -63,14 +65,7 @@ class ScriptWatch:
             raise KeyboardInterrupt(*stop.args) from None
 
     def _open(self) -> Watch:
-        watch = Watch(
-            name=self.name,
-            source="script",
-            signals=True,
-            raise_on_stop=True,
-            config=script_config(),
-            **self.watch_options,
-        )
+        watch = Watch(name=self.name, source="script", signals=True, raise_on_stop=True, config=script_config())
         os.environ.pop(ENV_RUN_UID, None)  # this process's run: a training process it starts records its own
         watch.set_model(self.capture.model, [self.capture.leader] if self.capture.leader is not None else [])
         return watch.start()
@@ -78,7 +73,7 @@ class ScriptWatch:
     def finish(self, error: BaseException | None = None) -> str | None:
         """End the run (idempotent): the script's uncaught exception, else how it ended; None if it never
         trained. A stop the script caught and then exited normally from still ends the run `stopped`."""
-        if self.watch is None:
+        if self.watch is None or os.getpid() != self.pid:
             return None
         return self.watch.finish(error if error is not None else self._stop)
 

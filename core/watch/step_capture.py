@@ -6,7 +6,8 @@ samples it trained on, without a line of the script changed and without a host s
   by its largest one, the optimizer with the most parameter elements: one run has one loss curve and one step
   count, and the largest optimizer is the model the run is about. Its step's loss then sums every `backward()`
   since its previous step (the discriminator's too): the objective of everything that trained in between. An
-  optimizer created later with more parameters (a second fine-tuning phase over the whole model) takes over.
+  optimizer created later with more parameters (a second fine-tuning phase over the whole model) takes over, as
+  does one as large that steps twice while the leader does not (a new model and optimizer per fold).
 - **A step's loss** is the sum of the scalars `backward()` was called on since the previous step: the objective
   the step's gradients come from. With the usual `(loss / accumulation_steps).backward()` per micro-batch it is
   the mean micro-batch loss. A loss a `GradScaler` scaled counts unscaled (the scaled tensor remembers it), and
@@ -57,6 +58,8 @@ class StepCapture:
         self.model: nn.Module | None = None
         self._leader: weakref.ref[Optimizer] | None = None
         self._leader_size = 0
+        self._challenger: weakref.ref[Optimizer] | None = None  # as large as the leader, stepped once since it
+        self._held: tuple[torch.Tensor | None, int] = (None, 0)  # the leader's loss and samples before that step
         self._loss: torch.Tensor | None = None
         self._samples = 0
         self._early_samples: dict[int, int] = {}  # id(module) -> samples, until the model is known
@@ -133,6 +136,9 @@ class StepCapture:
     def _leads(self, optimizer: Optimizer) -> bool:
         leader = self.leader
         if leader is optimizer:
+            if self._challenger is not None:  # it was not replaced: what trained meanwhile is its step's too
+                self._challenger = None
+                self._take_back()
             return True
         size = _parameter_count(optimizer)
         if leader is None:  # the first step (or the leader is gone): the largest optimizer alive now
@@ -140,10 +146,31 @@ class StepCapture:
             best = max([optimizer, *alive], key=_parameter_count)
             self._lead(best, _parameter_count(best))
             return best is optimizer
-        if size > self._leader_size:
+        if size > self._leader_size or (size == self._leader_size and self._steps_again(optimizer)):
             self._lead(optimizer, size)
             return True
         return False
+
+    def _steps_again(self, optimizer: Optimizer) -> bool:
+        """Whether this optimizer, as large as the leader, steps a second time while the leader did not: the
+        script replaced it (a new optimizer per fold), and the old one may live on in a reference cycle until
+        the collector runs."""
+        if self._challenger is not None and self._challenger() is optimizer:
+            self._challenger, self._held = None, (None, 0)  # the old leader's last losses: in no step
+            return True
+        self._take_back()
+        self._challenger = weakref.ref(optimizer)
+        self._held, self._loss, self._samples = (self._loss, self._samples), None, 0  # its step's, if it takes over
+        return False
+
+    def _take_back(self) -> None:
+        """What was held at a challenger's first step: the leader's step's after all (the challenger did not take
+        over), added to what trained since."""
+        held_loss, held_samples = self._held
+        self._held = (None, 0)
+        if held_loss is not None:
+            self._loss = held_loss if self._loss is None else held_loss + self._loss.to(held_loss.device)
+        self._samples += held_samples
 
     def _lead(self, optimizer: Optimizer, size: int) -> None:
         if self.leader is not None and self.leader is not optimizer:

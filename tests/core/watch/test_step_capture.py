@@ -153,6 +153,27 @@ def test_a_larger_optimizer_made_later_takes_over() -> None:
     assert capture.model is model
 
 
+def test_a_new_optimizer_as_large_takes_over_at_its_second_step_while_the_old_one_lives_on() -> None:
+    folds, losses = [], []
+    with captured() as (capture, steps):
+        for _ in range(2):  # a new model and optimizer per fold; the old ones kept (a reference cycle would)
+            model = small_model()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            folds.append((model, optimizer))
+            for _ in range(3):
+                x, y = batch(2)
+                loss = nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                losses.append(loss.item())
+    first, second = folds[0][1], folds[1][1]
+    assert [opt for opt, _, _ in steps.seen] == [first] * 3 + [second] * 2  # the second fold's first step is lost
+    assert steps.losses == pytest.approx(losses[:3] + losses[4:])  # and in no other step's loss
+    assert steps.samples == [2, 2, 2, None, 2]  # the new model's forward ran before it was known
+    assert capture.model is folds[1][0]
+
+
 def test_the_model_is_the_outermost_module_holding_the_optimizers_parameters() -> None:
     inner = small_model()
     wrapper = nn.Sequential(inner)  # as DDP or torch.compile wrap a model
