@@ -46,6 +46,18 @@ class TrainingEndedUnseen(RuntimeError):
     """A `train()` that ended without `on_train_end`: an exception the Trainer does not pass to callbacks."""
 
 
+class TrainerStepCapture(StepCapture):
+    """The steps of the Trainer's own optimizer: left to itself, the capture follows the largest optimizer alive,
+    which may be another one (a finished training's, not yet collected; a second model in a notebook)."""
+
+    def __init__(self, on_step: Any, optimizer: torch.optim.Optimizer) -> None:
+        super().__init__(on_step)
+        self._lead(optimizer, 0)  # from the start: a step the GradScaler skips is then this optimizer's
+
+    def _leads(self, optimizer: torch.optim.Optimizer) -> bool:
+        return _unwrapped(optimizer) is self.leader
+
+
 def _unwrapped(optimizer: Any) -> Any:
     """The optimizer itself inside accelerate's AcceleratedOptimizer (its class is the one worth naming)."""
     inner = getattr(optimizer, "optimizer", None)
@@ -61,7 +73,7 @@ class GpuTrainMonitorCallback(TrainerCallback):
         self.config = dict(options.pop("config", None) or {})
         self.name, self.runs_db, self.options = name, runs_db, options
         self.watch: Watch | None = None  # the run of the train() in progress (or of the last one)
-        self._capture: StepCapture | None = None
+        self._capture: TrainerStepCapture | None = None
         self._forward_hook: Any = None
         self._samples = 0  # the forward's inputs since the last optimizer step
         self._pending: tuple[torch.Tensor | None, int] | None = None  # the last optimizer step's loss and samples
@@ -87,7 +99,8 @@ class GpuTrainMonitorCallback(TrainerCallback):
             **self.options,
         ).start()
         self._pending, self._samples = None, 0
-        self._capture = StepCapture(self._optimizer_stepped).install()
+        if optimizer is not None:
+            self._capture = TrainerStepCapture(self._optimizer_stepped, _unwrapped(optimizer)).install()
         model = kwargs.get("model")
         if isinstance(model, torch.nn.Module):
             self._forward_hook = model.register_forward_pre_hook(self._forward, with_kwargs=True)

@@ -4,6 +4,8 @@ ending: completed, stopped by the window's Stop (the trainer ends early), failed
 
 from __future__ import annotations
 
+import gc
+import os
 import signal
 
 import lightning.pytorch as L
@@ -67,6 +69,14 @@ def fit(module: TinyModule, callbacks: list, max_steps: int, batches: int = 40, 
     return trainer
 
 
+@pytest.fixture(autouse=True, scope="module")
+def collect_the_trainers_afterwards():
+    """A trainer leaves its optimizers in reference cycles: collected here, so that a later test's capture, which
+    follows the largest optimizer alive, never meets them."""
+    yield
+    gc.collect()
+
+
 def only_run(path):
     with RunStore(path) as store:
         (run,) = store.list_runs()
@@ -106,18 +116,26 @@ def test_with_gradient_accumulation_a_step_is_an_optimizer_step_with_its_micro_b
     assert reports[-1].samples == 10 * BATCH
 
 
-def test_the_windows_stop_ends_the_fit_early_and_the_run_is_stopped(tmp_path):
+STOPS = {  # the window's Stop as the watch's signal handler applies it, and the SIGINT it sends (or a Ctrl+C)
+    "request_stop": lambda monitor: monitor.watch.controls.request_stop(),
+    "sigint": lambda monitor: os.kill(os.getpid(), signal.SIGINT),
+}
+
+
+@pytest.mark.parametrize("stop", STOPS.values(), ids=STOPS.keys())
+def test_the_windows_stop_ends_the_fit_early_and_the_run_is_stopped(tmp_path, stop):
     db = tmp_path / "runs.db"
     monitor = GpuTrainMonitorCallback(runs_db=db)
 
-    class StopAtStep4(L.Callback):  # the window's Stop, as the watch's signal handler applies it
+    class StopAtStep4(L.Callback):
         def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
             if trainer.global_step == 4:
-                monitor.watch.controls.request_stop()
+                stop(monitor)
 
     trainer = fit(TinyModule(), [StopAtStep4(), monitor], max_steps=20)
     run, steps, *_ = only_run(db)
     assert run.status == "stopped" and trainer.global_step == 4 and steps.steps[-1] == 4
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the watch's handler is given back
 
 
 def test_an_exception_fails_the_run_with_its_message(tmp_path):

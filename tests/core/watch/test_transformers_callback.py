@@ -4,6 +4,10 @@ breakdown, and the ending: completed, and stopped by the window's Stop (the Trai
 
 from __future__ import annotations
 
+import gc
+import os
+import signal
+
 import pytest
 import torch
 from torch.utils.data import Dataset
@@ -62,6 +66,14 @@ def offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a tiny model from a config: nothing may be downloaded
 
 
+@pytest.fixture(autouse=True, scope="module")
+def collect_the_trainers_afterwards():
+    """A trainer leaves its optimizers in reference cycles: collected here, so that a later test's capture, which
+    follows the largest optimizer alive, never meets them."""
+    yield
+    gc.collect()
+
+
 def only_run(path):
     with RunStore(path) as store:
         (run,) = store.list_runs()
@@ -91,18 +103,26 @@ def test_a_training_is_recorded_step_by_step_with_the_loss_the_trainer_logs(tmp_
     assert torch.autograd.backward.__name__ == "backward" and not hasattr(torch.autograd.backward, "__wrapped__")
 
 
-def test_the_windows_stop_ends_the_training_early_and_the_run_is_stopped(tmp_path):
+STOPS = {  # the window's Stop as the watch's signal handler applies it, and the SIGINT it sends (or a Ctrl+C)
+    "request_stop": lambda monitor: monitor.watch.controls.request_stop(),
+    "sigint": lambda monitor: os.kill(os.getpid(), signal.SIGINT),
+}
+
+
+@pytest.mark.parametrize("stop", STOPS.values(), ids=STOPS.keys())
+def test_the_windows_stop_ends_the_training_early_and_the_run_is_stopped(tmp_path, stop):
     db = tmp_path / "runs.db"
     monitor = GpuTrainMonitorCallback(runs_db=db)
 
-    class StopAtStep4(TrainerCallback):  # the window's Stop, as the watch's signal handler applies it
+    class StopAtStep4(TrainerCallback):
         def on_step_end(self, args, state, control, **kwargs):
             if state.global_step == 4:
-                monitor.watch.controls.request_stop()
+                stop(monitor)
 
     trainer = train(tmp_path, [StopAtStep4(), monitor], max_steps=20)
     run, steps, *_ = only_run(db)
     assert run.status == "stopped" and trainer.state.global_step == 4 and steps.steps[-1] == 4
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the watch's handler is given back
 
 
 def test_a_training_that_raised_is_failed_when_the_same_callback_trains_again(tmp_path):
@@ -121,3 +141,14 @@ def test_a_training_that_raised_is_failed_when_the_same_callback_trains_again(tm
         first, second = sorted(store.list_runs(), key=lambda run: run.id)
         assert (first.status, first.steps) == ("failed", 3) and "does not pass to callbacks" in first.message
         assert (second.status, second.steps) == ("completed", 2)
+
+
+def test_a_larger_optimizer_alive_elsewhere_does_not_take_the_trainers_steps(tmp_path):
+    db = tmp_path / "runs.db"
+    other = torch.nn.Linear(1000, 1000)  # a second model in a notebook, larger than the one trained
+    other_optimizer = torch.optim.SGD(other.parameters(), lr=0.1)
+    trainer = train(tmp_path, [GpuTrainMonitorCallback(runs_db=db)], max_steps=3)
+    run, steps, *_ = only_run(db)
+    assert (run.status, steps.steps) == ("completed", (1, 2, 3))
+    assert steps.losses == pytest.approx(logged_losses(trainer), rel=1e-5)
+    assert other_optimizer.param_groups  # alive until here
