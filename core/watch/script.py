@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 import torch
+from torch import nn
 
 from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
@@ -34,6 +35,7 @@ class ScriptWatch:
         self.pid = os.getpid()  # a process forked from this one (os.fork) neither steps nor ends this run
         self.capture = StepCapture(self._on_step)
         self.watch: Watch | None = None
+        self._model: nn.Module | None = None  # the capture's, as the watch was last told
         self._stop: WatchStopped | None = None  # a stop the script caught: its run still ends `stopped`
         self._broken = False
 
@@ -51,8 +53,9 @@ class ScriptWatch:
         try:
             if self.watch is None:
                 self.watch = self._open()
-            if self.watch.model is not self.capture.model:  # found at the first step, or a larger optimizer's
-                self.watch.set_model(self.capture.model, [optimizer])
+            if self._model is not self.capture.model:  # found at the first step, or a larger optimizer's
+                self._model = self.capture.model
+                self.watch.set_model(unwrapped(self._model), [optimizer])
         except Exception as exc:  # noqa: BLE001 - the watch must never fail the script
             self._give_up(exc)
             return
@@ -67,7 +70,8 @@ class ScriptWatch:
     def _open(self) -> Watch:
         watch = Watch(name=self.name, source="script", signals=True, raise_on_stop=True, config=script_config())
         os.environ.pop(ENV_RUN_UID, None)  # this process's run: a training process it starts records its own
-        watch.set_model(self.capture.model, [self.capture.leader] if self.capture.leader is not None else [])
+        self._model = self.capture.model
+        watch.set_model(unwrapped(self._model), [self.capture.leader] if self.capture.leader is not None else [])
         return watch.start()
 
     def finish(self, error: BaseException | None = None) -> str | None:
@@ -80,6 +84,19 @@ class ScriptWatch:
     def _give_up(self, exc: BaseException) -> None:
         self._broken = True
         warn(Message("watching stopped: {kind}: {error}", kind=type(exc).__name__, error=message_of(exc)))
+
+
+def unwrapped(model: nn.Module | None) -> nn.Module | None:
+    """The model inside DDP, DataParallel or torch.compile's wrapper: the run is named after it (its forward is
+    still the wrapper's, where the capture counts samples)."""
+    while model is not None:
+        if isinstance(model, (nn.parallel.DistributedDataParallel, nn.DataParallel)):
+            model = model.module
+        elif isinstance(getattr(model, "_orig_mod", None), nn.Module):  # torch.compile's OptimizedModule
+            model = model._orig_mod
+        else:
+            return model
+    return model
 
 
 def script_config() -> dict[str, Any]:

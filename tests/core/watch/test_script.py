@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from core.store.run_store import RunStore
-from core.watch.script import ScriptWatch
+from core.watch.script import ScriptWatch, unwrapped
 
 
 @pytest.fixture
@@ -75,3 +75,10 @@ def test_a_process_that_never_steps_records_nothing(store: Path) -> None:
     script.capture.uninstall()
     assert script.finish(None) is None
     assert not store.exists()
+
+
+def test_the_run_is_named_after_the_model_inside_a_wrapper() -> None:
+    model = nn.Linear(2, 2)
+    assert unwrapped(nn.DataParallel(model)) is model
+    assert unwrapped(torch.compile(model)) is model  # compiles nothing until it is called
+    assert unwrapped(model) is model and unwrapped(None) is None
