@@ -119,7 +119,7 @@ def _check_runnable(contender: Contender) -> None:
     try:
         device = resolve_device(contender.config.device)
         check_fast_paths(config_for_device(contender.config, device), device)
-        check_checkpointable(config_for_device(contender.config, device))
+        check_checkpointable(contender.config, device.type)
         if contender.config.nproc > 1:
             check_process_count(contender.config)
     except ConfigError as exc:

@@ -116,14 +116,14 @@ def checkpoint_blocks(model: nn.Module, model_name: str) -> int:
     return len(blocks)
 
 
-def check_checkpointable(config: Any, in_channels: int = 3, num_classes: int = 10) -> None:
-    """Refuse before anything trains a config asking to checkpoint a model without blocks: the model is built
-    on the meta device (no memory, no initialisation cost)."""
+def check_checkpointable(config: Any, device_kind: str = "cpu", in_channels: int = 3, num_classes: int = 10) -> None:
+    """Refuse before anything trains a config asking to checkpoint a model without blocks: the model (`auto` as
+    it stands on a `device_kind` device) is built on the meta device, without memory."""
     if not getattr(config, FIELD, False):
         return
     from .models import build_model, resolve_model
 
-    name = resolve_model(config.model, "cpu")
+    name = resolve_model(config.model, device_kind)
     try:
         with torch.device("meta"):
             model = build_model(name, num_classes, in_channels)

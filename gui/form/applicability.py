@@ -31,8 +31,9 @@ CHOICE_TOOLTIPS = {
     "amp=fp16": QT_TRANSLATE_NOOP("form_applicability", "float16 autocast + GradScaler"),
     "amp=bf16": QT_TRANSLATE_NOOP("form_applicability", "bfloat16 autocast (no gradient scaler needed)"),
 }
-# what the device cannot run: chosen anyway, it stays enabled so it can be undone (fp16 is switched off instead)
-KEPT_WHILE_CHOSEN = (*FAST_PATHS, "amp=bf16")
+# what the device (or the model) cannot run: chosen anyway, it stays enabled so it can be undone (fp16 is switched
+# off instead)
+KEPT_WHILE_CHOSEN = (*FAST_PATHS, "amp=bf16", "activation_checkpointing")
 # why a setting is not used with what else is chosen: the tooltip of a greyed-out setting
 NOT_USED = {
     "gpu_copies_only": QT_TRANSLATE_NOOP("form_applicability", "pin_memory only speeds up copies to a GPU"),
@@ -59,7 +60,8 @@ def applicability(values: Mapping[str, Any], device_kind: str, problems: Mapping
     it does not apply, as its tooltip says it, or None where it applies.
 
     `values`: the form's values by field; `device_kind`: 'cpu', 'cuda' or 'mps' of the selected device;
-    `problems`: the fast paths that device cannot run and why (`DeviceTable.problems_of`)."""
+    `problems`: the fast paths that device cannot run and why (`DeviceTable.problems_of`), and under
+    "activation_checkpointing" why the model has nothing to checkpoint (`gui.form.checks.checkpointing_problem`)."""
     on_cpu = device_kind == "cpu"
     stream = values["placement"] != "resident"
     synthetic = values["dataset"] == "synthetic"
@@ -77,6 +79,9 @@ def applicability(values: Mapping[str, Any], device_kind: str, problems: Mapping
         if on_cpu
         else None,
         "amp=bf16": core_text(problems["amp=bf16"]) if "amp=bf16" in problems else None,
+        "activation_checkpointing": core_text(problems["activation_checkpointing"])
+        if "activation_checkpointing" in problems
+        else None,
     }
     for field in FAST_PATHS:
         problem = problems.get(field)

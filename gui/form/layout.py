@@ -12,7 +12,13 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QToolButton, QWidget
 COMBO_MIN_CHARACTERS = 8  # a combo box asks for this much width, not its longest item's (a device's full name)
 
 GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): fields
-    QT_TRANSLATE_NOOP("SettingsForm", "Device and model"): ("device", "nproc", "sync_bn", "model"),
+    QT_TRANSLATE_NOOP("SettingsForm", "Device and model"): (
+        "device",
+        "nproc",
+        "sync_bn",
+        "model",
+        "activation_checkpointing",
+    ),
     QT_TRANSLATE_NOOP("SettingsForm", "Speed"): (
         "amp",
         "channels_last",

@@ -32,6 +32,7 @@ from gui.form.checks import (
     check_fast_paths_known,
     check_findable,
     check_nproc,
+    checkpointing_problem,
     nproc_meaning,
 )
 from gui.form.device_fields import device_index, fill_device_combo, show_nproc_meaning
@@ -145,6 +146,10 @@ class SettingsForm(QWidget):
             check_device(config.device, self.devices.specs)
             check_nproc(config.nproc, self.nproc_meaning())
             check_fast_paths_known(config.to_dict(), self.devices.problems_of(config.device))
+            if config.activation_checkpointing and self.devices.known:
+                problem = checkpointing_problem(config.model, self.device_kind())
+                if problem is not None:
+                    raise ConfigError("activation_checkpointing", problem)
         folder = None
         if (
             config.dataset != "synthetic"
@@ -295,7 +300,12 @@ class SettingsForm(QWidget):
         """Grey out what does not apply with the device and the other values, why as the tooltip
         (`gui.form.applicability` decides), label the process count and say what auto stands for."""
         values = self.values()
-        reasons = applicability(values, self.device_kind(), self.devices.problems_of(str(values["device"])))
+        problems = dict(self.devices.problems_of(str(values["device"])))
+        if self.devices.known:  # the model's blocks: core.model imports torch
+            problem = checkpointing_problem(str(values["model"]), self.device_kind())
+            if problem is not None:
+                problems["activation_checkpointing"] = problem
+        reasons = applicability(values, self.device_kind(), problems)
         for key, reason in reasons.items():
             field, _, choice = key.partition("=")
             enabled, tooltip = shown_enabled(key, reason, values), shown_tooltip(key, reason)

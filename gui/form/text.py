@@ -23,6 +23,7 @@ LABELS = {
     "model": QT_TRANSLATE_NOOP("form_text", "Model"),
     "amp": QT_TRANSLATE_NOOP("form_text", "Mixed precision"),
     "channels_last": QT_TRANSLATE_NOOP("form_text", "channels_last"),
+    "activation_checkpointing": QT_TRANSLATE_NOOP("form_text", "Activation checkpointing"),
     "compile": QT_TRANSLATE_NOOP("form_text", "torch.compile"),
     "cudnn_benchmark": QT_TRANSLATE_NOOP("form_text", "cuDNN benchmark"),
     "fused_optimizer": QT_TRANSLATE_NOOP("form_text", "Fused optimizer"),
@@ -85,6 +86,11 @@ HELP = {
     "weight_decay": QT_TRANSLATE_NOOP("form_text", "weight decay"),
     "amp": QT_TRANSLATE_NOOP("form_text", "automatic mixed precision"),
     "channels_last": QT_TRANSLATE_NOOP("form_text", "use the channels_last memory format for the model and batches"),
+    "activation_checkpointing": QT_TRANSLATE_NOOP(
+        "form_text",
+        "keep only each block's input for backward and run its forward again there: less activation memory "
+        "for more compute (torch.utils.checkpoint over the model's blocks)",
+    ),
     "compile": QT_TRANSLATE_NOOP(
         "form_text",
         "compile the model with torch.compile (its compile time is reported apart and left out of "
