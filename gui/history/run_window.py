@@ -205,6 +205,7 @@ class StoredRunView(QWidget):
         self.rate_view.clear()
         no_epochs = started.get("steps_per_epoch", 1) == 0  # a watched script's own loop
         self.stats.reset(int(started.get("total_steps", row.total_steps)), 0 if no_epochs else started.get("epochs"))
+        self.loss_plot.val_plot.setVisible(not no_epochs)  # nor any validation
         world_size = int(started.get("world_size") or row.world_size)
         self.ranks.set_ranks(tuple(started.get("rank_devices") or ()) if world_size > 1 else ())
         event = rebuild_event("RunStarted", started, 0.0)

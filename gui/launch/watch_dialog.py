@@ -96,6 +96,8 @@ class WatchDialog(QDialog):
         self._restore()
         for edit in (self.script_edit, self.arguments_edit, self.folder_edit):
             edit.textChanged.connect(self._show_command)
+        for edit in self._edits().values():
+            edit.textChanged.connect(self.problem_label.hide)  # a problem shown is about the fields as they were
         self._show_command()
 
     def request(self) -> WatchRequest:

@@ -49,6 +49,7 @@ class OomBanner(QFrame):
         no Retry or finder, which would start a run of the form's settings."""
         self.retry_button.setVisible(retry)
         self.finder_button.setVisible(retry)
+        self.dismiss_button.setText(self.tr("Stop here") if retry else self.tr("Dismiss"))
         self._smaller = max(batch_size // 2, 1)
         self.message.setText(
             self.tr("<b>{headline}.</b> {message}").format(headline=html.escape(headline), message=html.escape(message))

@@ -66,9 +66,11 @@ class LaunchedFeed(QObject):
         self._started, self._started_at = True, update.row.started_at
         self.view.memory_plot.clear()
         self.view.memory_plot.seconds(0.0)  # x: seconds since the run's start, as the reports' times
+        self.view.events.started_at = update.row.started_at  # its marks (an out of memory) on that clock
         event = rebuild_event("RunStarted", started, 0.0)
         if event is not None:
-            self.view.show(event)  # the plan ("Step 0 / 200"), the ranks, the first reading, the log's start
+            # the plan ("Step 0 / 200"), the ranks, the first reading, the log's start
+            self.view.show(event, update.row.started_at)
 
     def _show(self, update: FeedUpdate) -> None:
         view = self.view
@@ -94,6 +96,6 @@ class LaunchedFeed(QObject):
             if row.kind in SHOWN_EVENTS:
                 event = rebuild_event(row.kind, row.data, row.at - self._started_at)
                 if event is not None:
-                    view.show(event)
+                    view.show(event, row.at)
                 if isinstance(event, OutOfMemory):
                     self.out_of_memory.emit(event)

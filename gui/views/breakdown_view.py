@@ -265,7 +265,16 @@ class BreakdownView(QWidget):
             else:
                 label.setText(format_bytes(value))
         peaks = self.tr(", ").join(f"{phase_name(phase)} {format_bytes(v)}" for phase, v in b.phase_peaks)
-        self.phases.setText(self.tr("Phase peaks at step {step}: {peaks}").format(step=integer(b.step), peaks=peaks))
+        if peaks:
+            self.phases.setText(
+                self.tr("Phase peaks at step {step}: {peaks}").format(step=integer(b.step), peaks=peaks)
+            )
+        else:  # a watched script's loop: only its optimizer steps are seen, not its phases
+            self.phases.setText(
+                self.tr("Measured at step {step}, as a whole: a script's own loop shows no phases").format(
+                    step=integer(b.step)
+                )
+            )
         if b.method == "allocator":
             self.note.setText(self.tr("Activations + workspace = the step's allocator peak minus everything else."))
         else:

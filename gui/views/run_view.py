@@ -60,6 +60,7 @@ class RunView(QObject):
         """A run is starting: empty plots, numbers and breakdown; log what was asked for (`config` with its
         auto model and device resolved where the window knows them)."""
         self.reset_watched()
+        self.loss_plot.val_plot.show()
         self.stats.reset(0, config.epoch_limit)
         self.log.add(core_text(event_text.run_requested(config)))
 
@@ -73,9 +74,10 @@ class RunView(QObject):
         self.breakdown_view.clear()
         self.ranks.set_ranks(())
 
-    def show(self, event: object) -> None:
+    def show(self, event: object, at: float | None = None) -> None:
         """A live event: what only a live run shows (its progress, numbers and end) here, the rest as a recorded
-        run's window shows it (`gui.views.event_display`)."""
+        run's window shows it (`gui.views.event_display`). `at`: when it was recorded (seconds since the epoch),
+        for a run followed through the store (its plots' clock starts at `events.started_at`); None: now."""
         match event:
             case StepsReported():
                 self.loss_plot.add_losses(event.first_step, event.losses)
@@ -90,12 +92,13 @@ class RunView(QObject):
                     event.total_steps, planned_epochs(event.epochs, event.total_steps, event.steps_per_epoch)
                 )
                 self.ranks.set_ranks(event.rank_devices if event.world_size > 1 else ())
-                self.events.show_event(event)
+                self.loss_plot.val_plot.setVisible(event.steps_per_epoch > 0)  # a watched script: no validation
+                self.events.show_event(event, at)
             case RunPaused():  # no time left counts down while paused
-                self.events.show_event(event)
+                self.events.show_event(event, at)
                 self.stats.values["eta"].setText(self.tr("paused"))
             case CacheCleared():
-                self.show_cache_cleared(event)
+                self.show_cache_cleared(event, at)
             case RunFinished():
                 failed = not Status(event.status).ended_well
                 if event.summary is not None:  # its own figures: the same as its log line and its Runs row
@@ -106,9 +109,9 @@ class RunView(QObject):
                     self.events.mark_status(event.status)
             case OutOfMemory():
                 self._oom_logged = event.message  # the run's end does not say it again
-                self.events.show_event(event)
+                self.events.show_event(event, at)
             case _:
-                self.events.show_event(event)
+                self.events.show_event(event, at)
 
     def _said_once(self, event: RunFinished) -> RunFinished:
         """A run stopped by an out of memory already logged: its end says only what to try (the failure was
@@ -135,9 +138,9 @@ class RunView(QObject):
         for line in lines[1:]:
             self.log.add(line, "error")
 
-    def show_cache_cleared(self, event: CacheCleared) -> None:
+    def show_cache_cleared(self, event: CacheCleared, at: float | None = None) -> None:
         self.memory_plot.add_sample(event.memory)
-        self.events.show_event(event)
+        self.events.show_event(event, at)
 
     def show_sample(self, sample: Any) -> None:
         """A memory reading (from a report or the idle poll): plotted and shown as the live numbers."""

@@ -47,6 +47,8 @@ def test_no_script_chosen_is_said_in_the_dialog_which_stays_open(qtbot, dialog, 
     press_watch(qtbot, dialog)
     assert dialog.problem == "Choose the script to watch."
     assert dialog.problem_label.isVisible() and dialog.isVisible() and started == []
+    dialog.script_edit.setText("t")  # typing: the line was about the fields as they were
+    assert dialog.problem == ""
 
 
 @pytest.mark.parametrize(
