@@ -21,14 +21,16 @@ samples it trained on, without a line of the script changed and without a host s
   under `no_grad` does not count), summed over the micro-batches of a step. Until the model is known a global
   forward pre-hook notes every module's inputs, so the first step has its samples too; it is removed then.
 
-Nothing here reads a tensor's value: shapes, devices and dtypes are metadata. Several captures may be installed
-at once (the patches are shared and removed with the last one).
+Nothing here reads a tensor's value: shapes, devices and dtypes are metadata. Nothing here may fail the script's
+backward, forward or step: a failure of ours is one line on stderr, then nothing more is captured. Several
+captures may be installed at once (the patches are shared and removed with the last one).
 """
 
 from __future__ import annotations
 
 import functools
 import gc
+import sys
 import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -38,6 +40,8 @@ from torch import nn
 from torch.nn.modules.module import register_module_forward_pre_hook
 from torch.optim import Optimizer
 from torch.optim.optimizer import register_optimizer_step_post_hook
+
+from ..base.text import Message, message_of
 
 StepCallback = Callable[[Optimizer, "torch.Tensor | None", "int | None"], None]
 UNSCALED = "_gpu_train_monitor_unscaled"  # the attribute a scaled loss keeps its unscaled value in
@@ -67,6 +71,7 @@ class StepCapture:
         self._early_handle: Any = None
         self._model_handle: Any = None
         self._stepped_in_scaler = False
+        self._broken = False  # a failure of ours: capture nothing more
 
     @property
     def leader(self) -> Optimizer | None:
@@ -98,6 +103,8 @@ class StepCapture:
 
     # ---- what the patches and hooks report -----------------------------------------------------------
     def _backward(self, loss: torch.Tensor) -> None:
+        if self._broken:
+            return
         loss = loss.detach()
         if self._loss is None:
             self._loss = loss
@@ -107,24 +114,45 @@ class StepCapture:
             self._loss = self._loss + loss
 
     def _early_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
-        if torch.is_grad_enabled():
-            samples = _leading_dimension(args)
-            if samples:
-                self._early_samples[id(module)] = self._early_samples.get(id(module), 0) + samples
+        if torch.is_grad_enabled() and not self._broken:
+            try:
+                samples = _leading_dimension(args)
+                if samples:
+                    self._early_samples[id(module)] = self._early_samples.get(id(module), 0) + samples
+            except Exception as exc:  # noqa: BLE001 - never the script's forward
+                self.give_up(exc)
 
     def _model_forward(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        if torch.is_grad_enabled():
-            self._samples += _leading_dimension(args) or _leading_dimension(kwargs.values()) or 0
+        if torch.is_grad_enabled() and not self._broken:
+            try:
+                self._samples += _leading_dimension(args) or _leading_dimension(kwargs.values()) or 0
+            except Exception as exc:  # noqa: BLE001
+                self.give_up(exc)
 
     def _after_step(self, optimizer: Optimizer, args: Any, kwargs: Any) -> None:
         self._stepped_in_scaler = True
-        if not self._leads(optimizer):
+        if self._broken:
             return
-        if self.model is None:
-            self._find_model(optimizer)
-        loss, samples = self._loss, self._samples
-        self._loss, self._samples = None, 0
+        try:
+            if not self._leads(optimizer):
+                return
+            if self.model is None:
+                self._find_model(optimizer)
+            loss, samples = self._loss, self._samples
+            self._loss, self._samples = None, 0
+        except Exception as exc:  # noqa: BLE001 - never the script's optimizer step
+            self.give_up(exc)
+            return
         self.on_step(optimizer, loss, samples or None)
+
+    def give_up(self, exc: BaseException) -> None:
+        """A failure of ours: said once on stderr, and nothing more is captured (hooks cannot be removed while
+        torch runs them, so they stay, doing nothing)."""
+        if not self._broken:
+            self._broken = True
+            self._loss, self._samples = None, 0
+            error = Message("watching stopped: {kind}: {error}", kind=type(exc).__name__, error=message_of(exc))
+            print(f"gpu-train-monitor: {error}", file=sys.stderr, flush=True)
 
     def _skipped_step(self, optimizer: Optimizer) -> None:
         """The GradScaler skipped this optimizer's step: the iteration's losses and samples trained nothing."""
@@ -264,9 +292,12 @@ def _patch() -> None:
         finally:
             _backward_depth -= 1
         if outermost and _active:
-            for loss in _losses_of(tensors):
-                for capture in list(_active):
-                    capture._backward(loss)
+            for capture in list(_active):
+                try:
+                    for loss in _losses_of(tensors):
+                        capture._backward(loss)
+                except Exception as exc:  # noqa: BLE001 - never the script's backward
+                    capture.give_up(exc)
         return result
 
     scale = torch.amp.GradScaler.scale

@@ -219,6 +219,26 @@ def test_a_step_without_backward_has_no_loss_and_uninstall_restores_torch() -> N
     assert len(steps.seen) == 1  # uninstalled: nothing reported
 
 
+def test_a_failure_of_ours_is_one_line_and_the_loop_trains_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: Any) -> None:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr("core.watch.step_capture.model_of", broken)
+    model = small_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    before = [p.detach().clone() for p in model.parameters()]
+    with captured() as (_, steps):
+        for _ in range(3):
+            x, y = batch(2)
+            nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+    assert steps.seen == []
+    assert all(not torch.equal(a, b) for a, b in zip(before, model.parameters()))  # it trained
+    assert capsys.readouterr().err == "gpu-train-monitor: watching stopped: RuntimeError: a bug of ours\n"
+
+
 class HostSyncs:
     """Counts the ways a tensor's value reaches the host: item, cpu, tolist, bool, float, int, numpy."""
 
