@@ -77,39 +77,51 @@ def main() -> None:
                       report_interval_s=args.report_interval)
             )  # fmt: skip
         marks: list[float] = []
-        cpu_at_start = 0.0  # this process's CPU time (all its threads: the recorder's writer too) once warm
-        in_step_s = 0.0  # time spent inside w.step() (the API's own cost, measured directly)
-        other_at_start = None
+        # CPU times (not wall: other processes' load does not stretch them), over the timed steps
+        watch_cpu_s = 0.0  # the main thread inside w.step(): the API's own work
+        optimizer_cpu_s = 0.0  # the main thread inside optimizer.step(): under `watch --` its step hook too
+        in_step_s = 0.0  # wall time inside w.step()
+        other_at_start = process_cpu_at_start = main_cpu_at_start = None
         for step in range(1, args.warmup + args.steps + 1):
             if syncs is not None:
                 syncs.step = step
+            timed = step > args.warmup
             loss = F.cross_entropy(model(images[step % BATCHES]), labels[step % BATCHES])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
+            before_cpu = time.thread_time()
             optimizer.step()
+            if timed:
+                optimizer_cpu_s += time.thread_time() - before_cpu
             if watched is not None:
-                before = time.perf_counter()
+                before, before_cpu = time.perf_counter(), time.thread_time()
                 watched.step(loss, samples=args.batch)
-                if step > args.warmup:
+                if timed:
                     in_step_s += time.perf_counter() - before
+                    watch_cpu_s += time.thread_time() - before_cpu
             marks.append(time.perf_counter())
             if step == args.warmup:
-                other_at_start, cpu_at_start = other_cpu_seconds(), time.process_time()
-        other_at_end, cpu_s = other_cpu_seconds(), time.process_time() - cpu_at_start
+                other_at_start = other_cpu_seconds()
+                process_cpu_at_start, main_cpu_at_start = time.process_time(), time.thread_time()
+        other_at_end = other_cpu_seconds()
+        process_cpu_s, main_cpu_s = time.process_time() - process_cpu_at_start, time.thread_time() - main_cpu_at_start
         if syncs is not None:
             syncs.step = args.warmup + args.steps + 1  # what finish() does is not a step's
-    timed, steps = marks[-1] - marks[args.warmup - 1], args.steps
+    wall, steps = marks[-1] - marks[args.warmup - 1], args.steps
     result = {
         "model": args.model,
         "batch": args.batch,
         "threads": torch.get_num_threads(),
         "steps": steps,
-        "step_s": timed / steps,
-        "cpu_step_s": cpu_s / steps,
+        "step_s": wall / steps,
         "step_times_s": [b - a for a, b in zip(marks[args.warmup - 1 :], marks[args.warmup :])],
-        "in_watch_step_s": in_step_s / args.steps if watched is not None else None,
+        "main_cpu_step_s": main_cpu_s / steps,
+        "other_threads_cpu_step_s": (process_cpu_s - main_cpu_s) / steps,  # the recorder's writer, torch's pool
+        "optimizer_cpu_step_s": optimizer_cpu_s / steps,
+        "watch_cpu_step_s": watch_cpu_s / steps if watched is not None else None,
+        "in_watch_step_s": in_step_s / steps if watched is not None else None,
         "other_cpu_share": (
-            (other_at_end - other_at_start) / ((os.cpu_count() or 1) * timed)
+            (other_at_end - other_at_start) / ((os.cpu_count() or 1) * wall)
             if other_at_start is not None and other_at_end is not None
             else None
         ),
