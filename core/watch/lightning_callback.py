@@ -7,6 +7,10 @@ micro-batches' losses (summed on the device, never read here) and its samples ar
 Stop sets `trainer.should_stop` (Lightning ends the fit cleanly, the run is `stopped`); an exception reaches
 `on_exception` (failed, oom; Ctrl+C, which Lightning turns into an exit, is `stopped`).
 
+In manual optimization a step's loss is what `training_step` returned (their mean over the step's batches) or,
+when it returns nothing, the sum of what `manual_backward()` ran on since the largest optimizer's previous step
+(core.watch.step_capture), the objective of everything that trained in between (a GAN's two losses).
+
 Needs the `lightning` extra (`lightning>=2.4`); `PytorchLightningMonitorCallback` is the same callback for the
 older `pytorch_lightning` package name. Only this module imports Lightning: `core.watch` never needs it.
 """
@@ -21,6 +25,7 @@ from typing import Any
 import torch
 
 from .batches import batch_samples
+from .optimizer_capture import OptimizerCapture
 from .session import Watch, WatchStopped
 
 try:
@@ -56,6 +61,8 @@ class _WatchHooks:
         self._losses = 0
         self._samples = 0
         self._global_step = 0
+        self._capture: OptimizerCapture | None = None  # manual optimization: what manual_backward() ran on
+        self._captured: torch.Tensor | None = None
 
     def on_train_start(self, trainer: Any, pl_module: Any) -> None:
         config = {"framework": f"lightning {LIGHTNING_VERSION}", "accumulate_grad_batches": _accumulation(trainer)}
@@ -72,6 +79,14 @@ class _WatchHooks:
         ).start()
         self._loss, self._losses, self._samples = None, 0, 0
         self._global_step = trainer.global_step
+        self._captured = None
+        if not pl_module.automatic_optimization and trainer.optimizers:
+            largest = max(trainer.optimizers, key=_parameter_count)
+            self._capture = OptimizerCapture(self._optimizer_stepped, largest).install()
+
+    def _optimizer_stepped(self, optimizer: Any, loss: torch.Tensor | None, samples: int | None) -> None:
+        if loss is not None:
+            self._captured = loss if self._captured is None else self._captured + loss
 
     def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
         if self.watch is None or self.watch.status is not None:
@@ -84,8 +99,9 @@ class _WatchHooks:
         if trainer.global_step == self._global_step:
             return  # a micro-batch whose gradients wait for the next one
         self._global_step = trainer.global_step
-        self.watch.step(self._step_loss(trainer, pl_module), self._samples or None)
-        self._loss, self._losses, self._samples = None, 0, 0
+        loss = self._step_loss(trainer, pl_module)
+        self.watch.step(self._captured if loss is None else loss, self._samples or None)
+        self._loss, self._losses, self._samples, self._captured = None, 0, 0, None
         if self.watch.stop_requested:
             trainer.should_stop = True
 
@@ -98,21 +114,30 @@ class _WatchHooks:
         return self._loss if normalized == self._losses else self._loss * (normalized / self._losses)
 
     def on_train_end(self, trainer: Any, pl_module: Any) -> None:
-        if self.watch is not None:
-            self.watch.finish(WatchStopped() if self.watch.stop_requested else None)
+        self._end(None)
 
     def on_exception(self, trainer: Any, pl_module: Any, exception: BaseException) -> None:
         """Lightning reports every exception of a fit here; Ctrl+C (a KeyboardInterrupt) ends `stopped`."""
-        if self.watch is not None:
-            self.watch.finish(exception)
+        self._end(exception)
 
     def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:
-        if self.watch is not None:  # a fit that ended without on_train_end or on_exception (a tuner's exit)
-            self.watch.finish(WatchStopped() if self.watch.stop_requested else None)
+        self._end(None)  # a fit that ended without on_train_end or on_exception (a tuner's exit)
+
+    def _end(self, error: BaseException | None) -> None:
+        if self._capture is not None:
+            self._capture.uninstall()
+            self._capture = None
+        if self.watch is not None:
+            stopped = error is None and self.watch.stop_requested
+            self.watch.finish(WatchStopped() if stopped else error)
 
 
 def _accumulation(trainer: Any) -> int:
     return int(getattr(trainer, "accumulate_grad_batches", 1) or 1)
+
+
+def _parameter_count(optimizer: Any) -> int:
+    return sum(p.numel() for group in optimizer.param_groups for p in group["params"])
 
 
 def _steps_left(trainer: Any) -> int | None:

@@ -3,7 +3,7 @@ one `Watch`:
 
     trainer = Trainer(..., callbacks=[GpuTrainMonitorCallback(name="my-run")])
 
-A callback is never handed the step's loss, so the loss comes from `StepCapture` (core.watch.step_capture), as
+A callback is never handed the step's loss, so the loss comes from a step capture (core.watch.step_capture), as
 for an unchanged script: the sum of the scalars `backward()` ran on since the previous optimizer step (with
 gradient accumulation, the Trainer's own per-step loss, the one it logs), unscaled by a GradScaler and kept on the
 device. The samples are counted here, from the inputs of the model's forward under gradients (the Trainer calls
@@ -13,7 +13,8 @@ cleanly, the run is `stopped`).
 
 The Trainer tells its callbacks nothing of an exception: a run whose training raised is finished when the
 process ends (failed, oom, or stopped for a second Ctrl+C, from the exception Python reports), or at the next
-`train()` of the same callback (failed); a process that goes on without training again leaves it `interrupted`.
+`train()` of the same callback (failed); a process that catches the exception and later ends without one leaves
+the run `interrupted`, as a killed process does.
 
 Needs the `transformers` extra (`transformers>=4.46`, `accelerate>=1.0`). Only this module imports transformers:
 `core.watch` never needs it.
@@ -30,8 +31,8 @@ import torch
 
 from ..base.text import Message
 from .batches import batch_samples
+from .optimizer_capture import OptimizerCapture, unwrapped
 from .session import Watch, WatchStopped
-from .step_capture import StepCapture
 
 try:
     from transformers import TrainerCallback
@@ -46,24 +47,6 @@ class TrainingEndedUnseen(RuntimeError):
     """A `train()` that ended without `on_train_end`: an exception the Trainer does not pass to callbacks."""
 
 
-class TrainerStepCapture(StepCapture):
-    """The steps of the Trainer's own optimizer: left to itself, the capture follows the largest optimizer alive,
-    which may be another one (a finished training's, not yet collected; a second model in a notebook)."""
-
-    def __init__(self, on_step: Any, optimizer: torch.optim.Optimizer) -> None:
-        super().__init__(on_step)
-        self._lead(optimizer, 0)  # from the start: a step the GradScaler skips is then this optimizer's
-
-    def _leads(self, optimizer: torch.optim.Optimizer) -> bool:
-        return _unwrapped(optimizer) is self.leader
-
-
-def _unwrapped(optimizer: Any) -> Any:
-    """The optimizer itself inside accelerate's AcceleratedOptimizer (its class is the one worth naming)."""
-    inner = getattr(optimizer, "optimizer", None)
-    return inner if isinstance(inner, torch.optim.Optimizer) else optimizer
-
-
 class GpuTrainMonitorCallback(TrainerCallback):
     """Records each `Trainer.train()` as a run: `Trainer(callbacks=[GpuTrainMonitorCallback(name="my-run")])`."""
 
@@ -73,7 +56,7 @@ class GpuTrainMonitorCallback(TrainerCallback):
         self.config = dict(options.pop("config", None) or {})
         self.name, self.runs_db, self.options = name, runs_db, options
         self.watch: Watch | None = None  # the run of the train() in progress (or of the last one)
-        self._capture: TrainerStepCapture | None = None
+        self._capture: OptimizerCapture | None = None
         self._forward_hook: Any = None
         self._samples = 0  # the forward's inputs since the last optimizer step
         self._pending: tuple[torch.Tensor | None, int] | None = None  # the last optimizer step's loss and samples
@@ -89,7 +72,7 @@ class GpuTrainMonitorCallback(TrainerCallback):
         }
         self.watch = Watch(
             kwargs.get("model"),
-            _unwrapped(optimizer) if optimizer is not None else None,
+            unwrapped(optimizer) if optimizer is not None else None,
             name=self.name,
             runs_db=self.runs_db,
             total_steps=max(int(state.max_steps) - int(state.global_step), 0) or None,
@@ -100,7 +83,7 @@ class GpuTrainMonitorCallback(TrainerCallback):
         ).start()
         self._pending, self._samples = None, 0
         if optimizer is not None:
-            self._capture = TrainerStepCapture(self._optimizer_stepped, _unwrapped(optimizer)).install()
+            self._capture = OptimizerCapture(self._optimizer_stepped, unwrapped(optimizer)).install()
         model = kwargs.get("model")
         if isinstance(model, torch.nn.Module):
             self._forward_hook = model.register_forward_pre_hook(self._forward, with_kwargs=True)

@@ -48,6 +48,23 @@ class TinyModule(L.LightningModule):
         return torch.optim.AdamW(self.parameters(), lr=1e-2)
 
 
+class ManualModule(TinyModule):
+    """Manual optimization, as in Lightning's GAN examples: manual_backward() and step(), nothing returned."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.automatic_optimization = False
+
+    def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> None:
+        optimizer = self.optimizers()
+        x, y = batch
+        loss = nn.functional.cross_entropy(self.net(x), y)
+        self.losses.append(loss.detach())
+        optimizer.zero_grad()
+        self.manual_backward(loss)
+        optimizer.step()
+
+
 def loader(batches: int) -> DataLoader:
     torch.manual_seed(0)
     samples = batches * BATCH
@@ -114,6 +131,16 @@ def test_with_gradient_accumulation_a_step_is_an_optimizer_step_with_its_micro_b
     assert run.status == "completed" and trainer.global_step == 6 and steps.steps == tuple(range(1, 7))
     assert steps.losses == pytest.approx([sum(group) / len(group) for group in groups], rel=1e-6)
     assert reports[-1].samples == 10 * BATCH
+
+
+def test_manual_optimization_without_a_returned_loss_records_what_manual_backward_ran_on(tmp_path):
+    db = tmp_path / "runs.db"
+    module = ManualModule()
+    trainer = fit(module, [GpuTrainMonitorCallback(runs_db=db)], max_steps=8)
+    run, steps, reports, _ = only_run(db)
+    assert run.status == "completed" and trainer.global_step == 8 and steps.steps == tuple(range(1, 9))
+    assert steps.losses == pytest.approx([loss.item() for loss in module.losses], rel=1e-6)
+    assert reports[-1].samples == 8 * BATCH
 
 
 STOPS = {  # the window's Stop as the watch's signal handler applies it, and the SIGINT it sends (or a Ctrl+C)
