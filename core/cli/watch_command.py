@@ -89,6 +89,8 @@ def command_problem(command: list[str]) -> str | None:
         return "give the command to run after --, e.g. gpu-train-monitor watch -- python train.py"
     program = command[0]
     if os.sep not in program and shutil.which(program) is None:
+        if program.endswith(".py") and os.path.isfile(program):
+            return f"{program} is a script: run it as watch -- python {program}"
         return f"there is no program {program}"
     if os.sep in program and not os.path.isfile(program):
         return f"there is no program {program}"

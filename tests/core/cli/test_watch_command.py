@@ -36,13 +36,15 @@ def test_the_script_of_a_python_command_line(arguments: list[str], script: str |
     assert python_script(arguments) == script
 
 
-def test_a_command_that_cannot_run_is_named(tmp_path: Path) -> None:
+def test_a_command_that_cannot_run_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert command_problem([]).startswith("give the command to run after --")
     assert command_problem(["no-such-program-here"]) == "there is no program no-such-program-here"
     assert command_problem([sys.executable, str(tmp_path / "gone.py")]) == f"there is no script {tmp_path / 'gone.py'}"
     assert command_problem(["python3", "-m", "anything"]) is None
     (tmp_path / "train.py").write_text("")
     assert command_problem([sys.executable, str(tmp_path / "train.py"), "--flag"]) is None
+    monkeypatch.chdir(tmp_path)
+    assert command_problem(["train.py"]) == "train.py is a script: run it as watch -- python train.py"
 
 
 def test_the_cli_refuses_a_missing_script_in_one_line(tmp_path: Path) -> None:
