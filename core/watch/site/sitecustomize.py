@@ -87,7 +87,10 @@ class _WhenTorchLoads:
         if name != "torch":
             return None
         _forget_finder()
-        spec = importlib.util.find_spec("torch")  # the finders after this one
+        try:
+            spec = importlib.util.find_spec("torch")  # the finders after this one
+        except Exception:  # noqa: BLE001 - theirs to report: the import goes on as if we were not here
+            return None
         loader = getattr(spec, "loader", None)
         if loader is None or not hasattr(loader, "exec_module"):
             return spec
@@ -103,8 +106,8 @@ class _WhenTorchLoads:
 
         try:
             loader.exec_module = load_then_watch
-        except AttributeError:  # a loader that takes no attributes: watch torch from here, once it has loaded
-            return spec
+        except AttributeError:  # a loader that takes no attribute: torch loads unwatched
+            _say("not watching this script: torch's loader cannot be followed")
         return spec
 
 
