@@ -3,7 +3,8 @@ choices, core.model.step's `Trainer.step` itself), traced on fake tensors by `co
 
 What differs from a run, on purpose: the model is traced eagerly (torch.compile's fused kernels usually
 hold less); fp16's gradient scaler is left out (it unscales the gradients in place: a few scalars); a
-data-parallel run is predicted per process at its share of the batch. On a CUDA device the optimizer
+data-parallel run is predicted per process at its share of the batch, without DistributedDataParallel's
+gradient buckets (about one more copy of the gradients). On a CUDA device the optimizer
 runs its multi-tensor (foreach) update as a run's default does, or its fused one when asked.
 """
 

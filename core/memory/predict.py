@@ -17,10 +17,12 @@ real step and add `torch.cuda.max_memory_allocated() - measured.peak_bytes` (the
 plus, for the whole process, the used device memory before any tensor exists (the context), with
 `prediction.with_overhead(bytes)`.
 
-A CUDA step is traced on fake CUDA tensors where this machine has a CUDA device; elsewhere on fake CPU
-tensors standing in (`traced_on` says which): autograd's engine needs a CUDA device to run a backward pass
-of CUDA tensors, fake or not. The stand-in allocates the same tensors; what differs is which ops autocast
-casts on each device and kernels' private workspaces.
+A CUDA step is traced on fake CUDA tensors in a process that has already started CUDA (a run's, a trial's);
+elsewhere on fake CPU tensors standing in (`traced_on` says which). Autograd's engine needs a CUDA device to
+run a backward pass of CUDA tensors, fake or not, and fake CUDA tensors start CUDA in the process (a context
+of several hundred MB): a window asking "will it fit?" must not take that memory itself. The stand-in
+allocates the same tensors; what differs is which ops autocast casts on each device and kernels' choices
+(cuDNN's batch norm keeps one more small buffer).
 """
 
 from __future__ import annotations
@@ -89,9 +91,10 @@ class Prediction:
 
 
 def trace_device(device_kind: str) -> torch.device:
-    """The device a step predicted for `device_kind` runs on under fake tensors (see the module doc)."""
-    if device_kind == "cuda" and torch.cuda.is_available():
-        return torch.device("cuda", 0)
+    """The device a step predicted for `device_kind` runs on under fake tensors: CUDA where this process has
+    started it already, else the CPU standing in (see the module doc)."""
+    if device_kind == "cuda" and torch.cuda.is_initialized():
+        return torch.device("cuda", torch.cuda.current_device())
     return torch.device("cpu")
 
 

@@ -1,0 +1,108 @@
+"""Benchmark: how fast and how close a memory prediction is.
+
+Run it as a script (it is not part of the pytest run):
+
+    python tests/benchmarks/prediction.py [--quick] [--repeats 5] [--json PATH]
+
+Speed: one prediction (core.engine.prediction.predict: the step a run trains, traced on fake tensors) of
+resnet18 at batch 256 on the CPU, after a warm-up prediction (the first in a process also imports torch's
+tracing machinery: seconds); best and median of --repeats. Target: under 2 s.
+
+Accuracy: each model at three batch sizes, fp32 and bf16 autocast, predicted and then measured (the same step
+run for real on the CPU under the same live-bytes count), and the error. Target: within 10%. bf16 real steps
+are slow on a CPU without bf16 units (resnet18 at batch 8: tens of seconds); --quick measures tiny-cnn only.
+On a GPU, tests/gpu/test_predicted_memory.py compares with the allocator's own peak instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+VIT = """
+from torchvision.models.vision_transformer import VisionTransformer
+
+
+def small_vit(num_classes):
+    return VisionTransformer(image_size=32, patch_size=4, num_layers=4, num_heads=4, hidden_dim=128, mlp_dim=256,
+                             num_classes=num_classes)
+"""
+SIZES = {
+    "tiny-cnn": (8, 32, 128),
+    "resnet18": (2, 4, 8),
+    "speedrun-net": (8, 32, 64),
+    "bench_vits:small_vit": (8, 32, 64),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="measure tiny-cnn only")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(1)
+    from core.config.run_config import RunConfig
+    from core.engine.prediction import measure, predict
+
+    folder = tempfile.mkdtemp()
+    Path(folder, "bench_vits.py").write_text(VIT, encoding="utf-8")
+    sys.path.insert(0, folder)
+    config = RunConfig(device="cpu", model="resnet18", batch_size=256)
+    started = time.perf_counter()
+    predict(config)
+    first = time.perf_counter() - started
+    times = []
+    for _ in range(args.repeats):
+        started = time.perf_counter()
+        predicted = predict(config)
+        times.append(time.perf_counter() - started)
+    speed = {"first_s": first, "best_s": min(times), "median_s": statistics.median(times), "peak": predicted.peak_bytes}
+    print(
+        f"resnet18 batch 256 prediction: first {first:.2f} s, then best {min(times):.2f} s, median "
+        f"{statistics.median(times):.2f} s over {args.repeats} (target < 2 s); predicted {predicted.peak_bytes:,} B"
+    )
+    rows = []
+    print("| model | amp | batch | predicted B | measured B | error |\n|---|---|---|---|---|---|")
+    for model, sizes in SIZES.items():
+        if args.quick and model != "tiny-cnn":
+            continue
+        for amp in ("off", "bf16"):
+            for batch in sizes:
+                fake = predict(config, batch, model=model, amp=amp)
+                real = measure(config, batch, model=model, amp=amp)
+                error = fake.peak_bytes / real.peak_bytes - 1
+                rows.append(
+                    {
+                        "model": model,
+                        "amp": amp,
+                        "batch": batch,
+                        "predicted": fake.peak_bytes,
+                        "measured": real.peak_bytes,
+                        "error": error,
+                        "predict_s": fake.elapsed_s,
+                    }
+                )
+                print(
+                    f"| {model} | {amp} | {batch} | {fake.peak_bytes:,} | {real.peak_bytes:,} | {error:+.3%} |",
+                    flush=True,
+                )
+    worst = max((abs(r["error"]) for r in rows), default=0.0)
+    print(f"largest error {worst:.3%} (target <= 10%)")
+    if args.json:
+        args.json.write_text(json.dumps({"speed": speed, "accuracy": rows}, indent=2), encoding="utf-8")
+    return 0 if speed["best_s"] < 2.0 and worst <= 0.10 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
