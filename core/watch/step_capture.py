@@ -72,6 +72,7 @@ class StepCapture:
         self._model_handle: Any = None
         self._stepped_in_scaler = False
         self._broken = False  # a failure of ours: capture nothing more
+        self._modules: list[nn.Module] | None = None  # this step's scan for the leader, for its model too
 
     @property
     def leader(self) -> Optimizer | None:
@@ -143,6 +144,8 @@ class StepCapture:
         except Exception as exc:  # noqa: BLE001 - never the script's optimizer step
             self.give_up(exc)
             return
+        finally:
+            self._modules = None  # this step's scan only
         self.on_step(optimizer, loss, samples or None)
 
     def give_up(self, exc: BaseException) -> None:
@@ -170,7 +173,7 @@ class StepCapture:
             return True
         size = _parameter_count(optimizer)
         if leader is None:  # the first step (or the leader is gone): the largest optimizer alive now
-            alive = _alive(Optimizer)
+            alive, self._modules = _alive(Optimizer, nn.Module)  # one scan: the model is looked for next
             best = max([optimizer, *alive], key=_parameter_count)
             self._lead(best, _parameter_count(best))
             return best is optimizer
@@ -207,7 +210,7 @@ class StepCapture:
         self._leader_size = size
 
     def _find_model(self, optimizer: Optimizer) -> None:
-        modules = _alive(nn.Module)
+        modules = self._modules if self._modules is not None else _alive(nn.Module)[0]
         model = model_of(optimizer, modules)
         if self._model_handle is not None:
             self._model_handle.remove()
@@ -242,10 +245,16 @@ def model_of(optimizer: Optimizer, modules: Iterable[nn.Module]) -> nn.Module | 
     return min(roots, key=lambda module: sum(p.numel() for p in module.parameters()))
 
 
-def _alive(kind: type[Any]) -> list[Any]:
-    """Every live object of `kind`, by its real type: `isinstance` would ask each object's `__class__`, which
-    proxies and deprecated module attributes answer with code of their own."""
-    return [obj for obj in gc.get_objects() if issubclass(type(obj), kind)]
+def _alive(*kinds: type[Any]) -> list[list[Any]]:
+    """Every live object of each kind, by its real type (`isinstance` would ask each object's `__class__`, which
+    proxies and deprecated module attributes answer with code of their own), in one pass over the collector's."""
+    found: list[list[Any]] = [[] for _ in kinds]
+    for obj in gc.get_objects():
+        cls = type(obj)
+        for index, kind in enumerate(kinds):
+            if issubclass(cls, kind):
+                found[index].append(obj)
+    return found
 
 
 def _parameter_count(optimizer: Optimizer) -> int:
