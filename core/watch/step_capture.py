@@ -249,11 +249,14 @@ def _alive(*kinds: type[Any]) -> list[list[Any]]:
     """Every live object of each kind, by its real type (`isinstance` would ask each object's `__class__`, which
     proxies and deprecated module attributes answer with code of their own), in one pass over the collector's."""
     found: list[list[Any]] = [[] for _ in kinds]
+    slots: dict[type, int] = {}  # a class -> the kind it is (-1: none), asked once per class
     for obj in gc.get_objects():
         cls = type(obj)
-        for index, kind in enumerate(kinds):
-            if issubclass(cls, kind):
-                found[index].append(obj)
+        slot = slots.get(cls)
+        if slot is None:
+            slot = slots[cls] = next((index for index, kind in enumerate(kinds) if issubclass(cls, kind)), -1)
+        if slot >= 0:
+            found[slot].append(obj)
     return found
 
 
