@@ -4,8 +4,9 @@ choices, core.model.step's `Trainer.step` itself), traced on fake tensors by `co
 What differs from a run, on purpose: the model is traced eagerly (torch.compile's fused kernels usually
 hold less); fp16's gradient scaler is left out (it unscales the gradients in place: a few scalars); a
 data-parallel run is predicted per process at its share of the batch, without DistributedDataParallel's
-gradient buckets (about one more copy of the gradients). On a CUDA device the optimizer
-runs its multi-tensor (foreach) update as a run's default does, or its fused one when asked.
+gradient buckets (about one more copy of the gradients). The optimizer is fused where the config asks (its
+default), as in a run; otherwise a CUDA run's update is multi-tensor (foreach), as torch picks for real CUDA
+tensors and not for fake ones, so it is asked for.
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ def build_step(
         from ..model.activation_checkpointing import checkpoint_blocks
 
         checkpoint_blocks(model, config.model)
-    fused = config.fused_optimizer and kind == "cuda"
+    fused = config.fused_optimizer  # as a run: fused where asked (the default), on every device
     optimizer = build_optimizer(model, config.optimizer, config.lr, config.momentum, config.weight_decay, fused=fused)
     if kind == "cuda" and not fused:  # a run's default on CUDA; fake tensors would otherwise pick the per-tensor loop
         for group in optimizer.param_groups:

@@ -38,7 +38,7 @@ def small_vit(num_classes):
 SIZES = {
     "tiny-cnn": (8, 32, 128),
     "resnet18": (2, 4, 8),
-    "speedrun-net": (8, 32, 64),
+    "speedrun-net": (8, 16, 32),
     "bench_vits:small_vit": (8, 32, 64),
 }
 

@@ -87,7 +87,7 @@ def test_tiny_cnn_prediction_is_within_10_percent_of_its_measured_step(batch: in
 @pytest.mark.slow
 @pytest.mark.parametrize("amp", ["off", "bf16"])
 @pytest.mark.parametrize(
-    ("model", "batch"), [("resnet18", b) for b in (2, 4, 8)] + [("speedrun-net", b) for b in (8, 32, 64)]
+    ("model", "batch"), [("resnet18", b) for b in (2, 4, 8)] + [("speedrun-net", b) for b in (8, 16, 32)]
 )
 def test_our_models_predictions_are_within_10_percent_of_their_measured_steps(model: str, batch: int, amp: str) -> None:
     check_close(model, amp, batch)
