@@ -128,6 +128,7 @@ class Watch:
         self._status: str | None = None
         self._broken = False  # the watch itself failed: the training goes on unwatched
         self._nonfinite_step: int | None = None
+        self._unknown: set[int] = set()  # steps since the last report whose loss step() was not given
 
     # ---- what a caller reads -------------------------------------------------------------------------
     @property
@@ -246,6 +247,8 @@ class Watch:
                 value = value.float().mean()
             run.pending.append(value.reshape(()))  # stays on the device: no sync
         else:
+            if loss is None:  # unknown, not diverged: stored as no value
+                self._unknown.add(run.step + 1)
             run.pending.append(torch.tensor(math.nan if loss is None else float(loss)))
         run.step += 1
         if samples:
@@ -271,11 +274,14 @@ class Watch:
         if not self.total_steps:  # unknown length: no ETA
             report = dataclasses.replace(report, eta_s=None, total_steps=0)
         run.epoch_losses.clear()  # a watched run has no epochs: nothing to average them over
+        unknown, self._unknown = self._unknown, set()
+        known = [value for step, value in enumerate(report.losses, report.first_step) if step not in unknown]
         self.controls.emit(report)
-        run.report_means.append(sum(report.losses) / len(report.losses))
+        if known:
+            run.report_means.append(sum(known) / len(known))
         if self._nonfinite_step is None:
             for offset, value in enumerate(report.losses):
-                if not math.isfinite(value):
+                if not math.isfinite(value) and report.first_step + offset not in unknown:
                     self._nonfinite_step = report.first_step + offset
                     self.controls.emit(LogMessage("warning", self._diverged_text()))
                     break

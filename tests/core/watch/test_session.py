@@ -146,3 +146,14 @@ def test_a_nan_loss_is_a_warning_and_the_run_ends_diverged_without_stopping_the_
     run, steps, _, events, _ = only_run(db)
     assert run.status == "diverged" and "step 6" in run.message and len(steps.steps) == 11
     assert any(e.kind == "LogMessage" and "step 6" in e.data["text"] for e in events)
+
+
+def test_a_step_without_its_loss_is_no_value_in_the_store_not_a_divergence(tmp_path):
+    db = tmp_path / "runs.db"
+    model, optimizer = tiny_model()
+    with watch(model, optimizer, runs_db=db) as w:
+        train(model, optimizer, 3, w.step)
+        train(model, optimizer, 2, lambda loss, samples: w.step(None, samples))
+    run, steps, *_ = only_run(db)
+    assert run.status == "completed" and len(steps.steps) == 5
+    assert [loss != loss for loss in steps.losses] == [False, False, False, True, True]  # NaN: no value
