@@ -1,8 +1,9 @@
 """File ▸ Watch a script…, for real: the window starts an unchanged training script of the user's (a plain
 PyTorch loop written here) under `python -m core watch --`, follows it live as it trains (its steps and losses
-in the window's plot and numbers, its run opened in the Runs tab), and the window's Stop stops it: the run ends
-`stopped` in the store with every step it recorded shown, no process of it is left, and its own output is kept
-where the log says. (One script run: each start imports torch twice, the watch's and the script's.)"""
+in the window's plot and numbers, its run opened in the Runs tab), Pause and Clear cache reach it, and the
+window's Stop stops it: the run ends `stopped` in the store with every step it recorded shown, no process of it
+is left, and its own output is kept where the log says. (One script run: each start imports torch twice, the
+watch's and the script's.)"""
 
 from __future__ import annotations
 
@@ -78,6 +79,11 @@ def watch(qtbot, window: MainWindow, script: Path, arguments: str) -> int:
     return launcher.run_id
 
 
+def recorded(tmp_path: Path, run_id: int, kinds: tuple[str, ...]) -> list[str]:
+    with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
+        return [event.kind for event in store.events(run_id, kinds=kinds)]
+
+
 def left_alive(processes: list[psutil.Process]) -> list[psutil.Process]:
     alive = []
     for process in processes:
@@ -89,7 +95,7 @@ def left_alive(processes: list[psutil.Process]) -> list[psutil.Process]:
     return alive
 
 
-def test_the_window_follows_a_watched_script_live_and_its_stop_stops_it(qtbot, window, script, tmp_path):
+def test_the_window_follows_a_watched_script_live_steers_it_and_its_stop_stops_it(qtbot, window, script, tmp_path):
     run_id = watch(qtbot, window, script, "--steps 1000000 --sleep 0.005")
     assert window.state is WindowState.RUNNING and window.tabs.currentWidget() is window.history
     qtbot.waitUntil(lambda: len(window.loss_plot.data) >= 20, timeout=START_TIMEOUT_MS)  # live, from the store
@@ -101,6 +107,16 @@ def test_the_window_follows_a_watched_script_live_and_its_stop_stops_it(qtbot, w
     with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
         row = store.run(run_id)
     assert row.status == "running" and row.pid in {p.pid for p in processes}
+
+    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)  # SIGUSR2: the script blocks in its step
+    qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=10_000)  # once the run recorded it
+    assert window.pause_button.text() == "Resume"
+    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=10_000)
+    assert not window.clear_button.isEnabled()  # the script trains on the CPU: no cache; the signal reaches it:
+    window.controller.request_cache_clear()  # SIGUSR1, applied at its next optimizer step
+    qtbot.waitUntil(lambda: recorded(tmp_path, run_id, ("CacheCleared",)) == ["CacheCleared"], timeout=10_000)
+    assert recorded(tmp_path, run_id, ("RunPaused", "RunResumed")) == ["RunPaused", "RunResumed"]
 
     with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # SIGINT to the script's process
