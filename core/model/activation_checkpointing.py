@@ -48,7 +48,9 @@ class Blocks:
 
 def find_blocks(model: nn.Module) -> Blocks:
     """The model's blocks to checkpoint (empty when it has no recognisable ones)."""
-    inner = getattr(model, "inner", model)  # torchvision models come wrapped to give plain logits
+    from .models import _LogitsOnly
+
+    inner = model.inner if isinstance(model, _LogitsOnly) else model  # torchvision's, wrapped to give plain logits
     groups = getattr(inner, "checkpoint_groups", None)  # speedrun-net: a flat Sequential in known groups
     if groups is not None:
         return Blocks(runs=[(inner.features, groups)])
