@@ -133,6 +133,10 @@ def end_text(end: LaunchEnd, nproc: int, gpus: bool, script: bool = False) -> st
     count = nproc
     if script and end.run_id is None and end.status == "stopped":
         return QCoreApplication.translate("launch_text", "the script was stopped before its run was recorded")
+    if script and end.run_id is None and end.exit_code == 0:
+        return QCoreApplication.translate(
+            "launch_text", "the script ended without an optimizer step: there was no training to record"
+        )
     if script and end.run_id is None:
         return QCoreApplication.translate(
             "launch_text", "the script ended before its run was recorded: {reason}"

@@ -8,7 +8,17 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QLocale
 
-from gui.launch.texts import LaunchEnd, end_text, output_text, paused_text, recording_text, starting_text, stopping_text
+from gui.launch.texts import (
+    LaunchEnd,
+    end_text,
+    output_text,
+    paused_text,
+    recording_text,
+    script_output_text,
+    starting_text,
+    stopping_text,
+    watching_text,
+)
 from tests.support.context_marks import marking_translator
 
 STOPPED_EARLY = LaunchEnd("stopped", "stopped before training started", None, 130)
@@ -56,3 +66,21 @@ def test_every_sentence_goes_whole_through_the_translator():
         )  # the status word: one mapping
         assert stopping_text(8, True) == "[launch_text]Stopping 8 GPUs…"
         assert starting_text(2, False, 64, None).startswith("[launch_text]starting 2 CPU processes")
+
+
+def test_a_watched_script_is_named_as_the_script_it_is():
+    assert watching_text(Path("/home/me/train.py"), Path("/home/me"), Path("/tmp/x/output.log")) == (
+        "watching /home/me/train.py, started in /home/me; its output: /tmp/x/output.log"
+    )
+    stopped = LaunchEnd("stopped", "stopped before training started", None, 130)
+    assert end_text(stopped, 0, False, script=True) == "the script was stopped before its run was recorded"
+    crashed = LaunchEnd("failed", "ModuleNotFoundError: No module named 'timm'", None, 1)
+    assert end_text(crashed, 0, False, script=True) == (
+        "the script ended before its run was recorded: ModuleNotFoundError: No module named 'timm'"
+    )
+    untrained = LaunchEnd("failed", "it ended before its run was recorded", None, 0)
+    assert end_text(untrained, 0, False, script=True) == (
+        "the script ended without an optimizer step: there was no training to record"
+    )
+    assert end_text(LaunchEnd("completed", "", 12, 0), 0, False, script=True) == "run 12 completed"
+    assert script_output_text(Path("/tmp/x/output.log")) == "the script's output is in /tmp/x/output.log"
