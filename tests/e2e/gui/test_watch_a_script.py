@@ -46,8 +46,11 @@ for step in range(args.steps):
 
 @pytest.fixture
 def script(tmp_path) -> Path:
+    """train.py in a research folder with its own `core/` package, as many have: the window's `-m core` must not
+    import that one (the script's folder is where the watch starts)."""
     path = tmp_path / "project" / "train.py"
-    path.parent.mkdir()
+    (path.parent / "core").mkdir(parents=True)
+    (path.parent / "core" / "__init__.py").write_text('raise ImportError("the project\'s own core")\n')
     path.write_text(TRAIN_SCRIPT, encoding="utf-8")
     return path
 
@@ -75,7 +78,8 @@ def watch(qtbot, window: MainWindow, script: Path, arguments: str) -> int:
     assert window.state is WindowState.STARTING and window.controller.running
     assert not window.menus.watch_action.isEnabled() and window.stop_button.isEnabled()
     launcher = window.controller.launcher
-    qtbot.waitUntil(lambda: launcher.run_id is not None, timeout=START_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: launcher.run_id is not None or not launcher.running, timeout=START_TIMEOUT_MS)
+    assert launcher.run_id is not None, "\n".join(window.log.lines())  # it ended unrecorded: the log says why
     return launcher.run_id
 
 
