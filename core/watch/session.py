@@ -224,6 +224,8 @@ class Watch:
         """One optimizer step done: `loss` (kept on its device) and the `samples` it trained on. The window's
         requests are answered here; a stop raises WatchStopped (or sets `stop_requested`)."""
         if not self._started:
+            if samples and not self._batch_size:
+                self._batch_size = int(samples)  # the recorded config's batch size: the first step's
             self.start()
         if self._status is not None:
             return

@@ -173,6 +173,7 @@ class StepCapture:
             return True
         size = _parameter_count(optimizer)
         if leader is None:  # the first step (or the leader is gone): the largest optimizer alive now
+            gc.collect()  # once per run: an optimizer that is garbage but not yet collected is no candidate
             alive, self._modules = _alive(Optimizer, nn.Module)  # one scan: the model is looked for next
             best = max([optimizer, *alive], key=_parameter_count)
             self._lead(best, _parameter_count(best))
