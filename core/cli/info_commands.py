@@ -37,13 +37,15 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
 
     def on_trial(trial: Trial) -> None:
         peak = "out of memory" if trial.peak_bytes is None else format_bytes(trial.peak_bytes)
+        predicted = "" if trial.predicted_bytes is None else f"  (predicted {format_bytes(trial.predicted_bytes)})"
         print(
-            f"  batch {trial.batch_size:>6}: peak {peak:>12}  {'fits' if trial.fits else 'too big'}",
+            f"  batch {trial.batch_size:>6}: peak {peak:>12}  {'fits' if trial.fits else 'too big'}{predicted}",
             file=sys.stderr,
             flush=True,
         )
 
-    print(f"searching on {config.device} with {config.model}, {TRIAL_NOTE}", file=sys.stderr, flush=True)
+    note = TRIAL_NOTE if args.no_predict else PREDICTED_NOTE
+    print(f"searching on {config.device} with {config.model}, {note}", file=sys.stderr, flush=True)
     result = find_batch_size(
         config,
         capacity=args.capacity,
@@ -51,7 +53,10 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
         start=args.start,
         max_batch=args.max_batch,
         on_trial=on_trial,
+        predict=None if args.no_predict else "auto",
     )
+    if result.prediction_note:
+        print(result.prediction_note, file=sys.stderr)
     save_error = save_json("json", args.json, result.to_dict(), "result")
     out(f"batch size      {result.batch_size}")
     out(
@@ -63,6 +68,8 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
         f"fit             {format_bytes(result.fixed_bytes)} fixed + {format_bytes(result.bytes_per_sample)} "
         f"per sample ({len(result.trials)} trials)"
     )
+    if result.predicted_batch is not None:
+        out(f"predicted       batch {result.predicted_batch} before any trial")
     if save_error:
         print(save_error, file=sys.stderr)
         return EXIT_USER_ERROR
@@ -70,6 +77,7 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
 
 
 TRIAL_NOTE = "a few real training steps per candidate"
+PREDICTED_NOTE = "from the predicted batch, confirmed by at most 3 real trials"
 
 
 def command_devices(as_json: bool) -> int:

@@ -1,4 +1,5 @@
-"""The headless command line: `run`, `compare`, `find-batch-size`, `runs`, `watch`, `devices`, `models` and `info`.
+"""The headless command line: `run`, `compare`, `find-batch-size`, `predict`, `runs`, `watch`, `devices`, `models`
+and `info`.
 
 Options come from the bounds tables (core.cli.options), the same ones that validate `RunConfig` and build
 the GUI form. Bad input exits with code 2 and one line on stderr naming the option and what is allowed;
@@ -92,7 +93,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="memory to plan for, e.g. 80GB or 8e9 (default: the device's; on the CPU, the memory available now)",
     )
     add_finder_options(finder)
+    finder.add_argument(
+        "--no-predict",
+        action="store_true",
+        help="measure every candidate with real trials (doubling, then bisection), as before predictions; "
+        "by default the search starts from the predicted batch and confirms it with at most 3 trials",
+    )
     finder.add_argument("--json", metavar="PATH", help="write the result and every trial as JSON to PATH")
+    from .predict_command import add_predict_parser
+
+    add_predict_parser(sub)
     devices = sub.add_parser("devices", help="list the devices a run can use")
     devices.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub.add_parser("models", help="list the model names --model accepts")
@@ -154,6 +164,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             return command_compare(args)
         if args.command == "find-batch-size":
             return command_find_batch_size(args)
+        if args.command == "predict":
+            from .predict_command import command_predict
+
+            return command_predict(args)
         if args.command == "runs":
             from .runs_command import command_runs
 

@@ -1,25 +1,35 @@
 """The batch-size finder: the largest batch whose training peak stays under a memory limit.
 
-It runs a few real training steps per candidate batch size (doubling, then binary search), records the
-peak of each, fits peak = fixed + per_sample * batch, and answers the largest batch the fit puts under
-capacity * (1 - margin), never beyond what the trials showed. On CUDA the peak is the caching
-allocator's, measured in this process and released after each trial. The CPU has no allocator
-counters: each trial runs in a fresh subprocess and its peak is that process's peak RSS, so one
-trial's memory cannot hide in the next. With `capacity` set, a CPU can plan for a GPU it does not have.
+It starts from the prediction (core.finder.confirm): the largest batch whose predicted peak, plus what the
+trial holds outside the traced step, fits under capacity * (1 - margin), then at most 3 real trials confirm
+it (one when the prediction holds); the answer is always a batch a real trial measured under the limit.
+Where the step cannot be predicted, or no trial near the prediction fits, it searches as it did before
+predictions (core.finder.doubling): a few real training steps per candidate (doubling, then binary search),
+a line peak = fixed + per_sample * batch fitted through the peaks, and the largest batch that line puts under
+the limit, never beyond what the trials showed.
+
+On CUDA the peak is the caching allocator's, measured in this process and released after each trial. The
+CPU has no allocator counters: the peak is the peak resident memory of a trial process (core.finder.warm):
+one kept warm for the whole search, its peak reset before each trial, or, without predictions, a fresh one
+per trial. With `capacity` set, a CPU can plan for a GPU it does not have.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import subprocess
-import sys
+import contextlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 from ..base.errors import ConfigError, UserError
-from ..base.text import Message, message_from_json
+from ..base.text import Message
 from ..config.run_config import FINDER_BOUNDS, RunConfig
+from .doubling import search_with_trials
+from .warm import measure_in_subprocess
+from .warm import trial_error as trial_error  # where the tests and callers have found it
+
+if TYPE_CHECKING:
+    from ..memory.predict import Prediction
 
 TRIAL_STEPS = 2
 
@@ -29,6 +39,7 @@ class Trial:
     batch_size: int
     peak_bytes: int | None  # None: the trial ran out of memory before a peak could be read
     fits: bool
+    predicted_bytes: int | None = None  # what the prediction said before the trial (None: no prediction)
 
 
 @dataclass(frozen=True)
@@ -41,10 +52,14 @@ class BatchSizeResult:
     margin: float
     device: str
     trials: tuple[Trial, ...] = field(default_factory=tuple)
+    predicted_batch: int | None = None  # the prediction's answer before any trial; None: no prediction
+    prediction_note: str | None = None  # a Message: why the search did not start from, or end with, a prediction
 
     def to_dict(self) -> dict:
         """The JSON the CLI writes: batch_size, fixed_bytes, bytes_per_sample, trials (+ context)."""
         return {
+            "predicted_batch": self.predicted_batch,
+            "prediction_note": self.prediction_note,
             "batch_size": self.batch_size,
             "fixed_bytes": self.fixed_bytes,
             "bytes_per_sample": self.bytes_per_sample,
@@ -65,7 +80,7 @@ def measure_trial(config: RunConfig, batch_size: int, steps: int = TRIAL_STEPS) 
 
     device = resolve_device(config.device)
     if device.type == "cpu":
-        return _measure_in_subprocess(config, batch_size, steps)
+        return measure_in_subprocess(config, batch_size, steps)
     return _measure_in_process(config, batch_size, steps)
 
 
@@ -132,68 +147,6 @@ def _resident_data_bytes(config: RunConfig, device) -> int:
     return resident_bytes(count, train, channels * height * width)
 
 
-def _measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> int | None:
-    """Run one trial as `core.finder.trial` in a child process that never outlives this one.
-
-    Two guards: the finally below kills the child whenever this call unwinds (Ctrl+C, the CLI's SIGTERM,
-    an error); on Linux the child also asks the kernel for SIGKILL when its parent dies (PR_SET_PDEATHSIG),
-    which covers a SIGKILL of this process. The child sets that itself, not through preexec_fn, which is
-    unsafe in a process with threads (the window runs the finder in one)."""
-    import os
-
-    request = json.dumps({"config": config.to_dict(), "batch_size": batch_size, "steps": steps})
-    bootstrap = (
-        "import ctypes, os, runpy, sys\n"
-        "if sys.platform.startswith('linux'):\n"
-        "    ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG = 1, SIGKILL = 9\n"
-        f"    if os.getppid() != {os.getpid()}:  # the parent died before the line above ran\n"
-        "        os._exit(1)\n"
-        "runpy.run_module('core.finder.trial', run_name='__main__', alter_sys=True)\n"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", bootstrap],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        stdout, stderr = proc.communicate(request, timeout=3600)
-    except subprocess.TimeoutExpired:
-        raise UserError(
-            Message(
-                "the batch-size trial at {batch_size} took over an hour; try a smaller --max-batch",
-                batch_size=batch_size,
-            )
-        ) from None
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    proc = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
-    if proc.returncode != 0:
-        if proc.returncode in (3, -9, 137) or "MemoryError" in proc.stderr:
-            return None  # the trial process ran out of memory (or the kernel's OOM killer ended it)
-        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-        raise UserError(
-            Message("the batch-size trial at {batch_size} failed: {error}", batch_size=batch_size, error=last)
-        )
-    answer = json.loads(proc.stdout.strip().splitlines()[-1])
-    if "user_error" in answer:  # bad input the trial met (your own model or dataset): as the run reports it
-        raise trial_error(answer)
-    return int(answer["peak_bytes"])
-
-
-def trial_error(answer: dict) -> UserError:
-    """The bad input a trial process met (core.finder.trial's answer), as the run would have raised it: a
-    ConfigError naming its field, else a UserError, with the message's template and values when it sent them."""
-    field, text = answer.get("field"), answer["user_error"]
-    said = message_from_json(answer.get("message"))
-    if not isinstance(said, str):  # not sent, or not rebuilt: the English text, without the field's name
-        said = text.removeprefix(f"{field}: ") if field else text
-    return ConfigError(field, said) if field else UserError(said)
-
-
 def default_capacity(config: RunConfig) -> int:
     """The device's memory; on the CPU, the memory available now (the process's peak must fit there), or the
     process's limit when it has one (`ulimit -v`, a cgroup): the capacity the memory plot shows. The trials
@@ -242,8 +195,17 @@ def find_batch_size(
     measure: Callable[[RunConfig, int, int], int | None] = measure_trial,
     on_trial: Callable[[Trial], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    predict: Callable[..., Prediction] | str | None = "auto",
+    overhead_bytes: int | None = None,
 ) -> BatchSizeResult:
-    """Search for the largest batch size whose peak stays under capacity * (1 - margin)."""
+    """Search for the largest batch size whose peak stays under capacity * (1 - margin).
+
+    `predict`: "auto" starts from the step's prediction (core.finder.confirm: at most 3 real trials) when the
+    trials are the real ones (the default `measure`), else searches as before; a callable like
+    core.engine.prediction.predict starts from its predictions whatever measures; None searches with real
+    trials only, as before predictions (doubling, then bisection; on the CPU a fresh process per trial).
+    `overhead_bytes`: what a trial holds outside the predicted step (default: on the CPU, the warm trial
+    process's resident memory; on a GPU, the resident dataset; with your own `measure`, 0)."""
     check_search_options(margin, start, max_batch)
     from ..device.devices import resolve_device
     from ..engine.recipe import config_for_device
@@ -260,67 +222,60 @@ def find_batch_size(
     limit = int(capacity * (1.0 - margin))
     trials: dict[int, Trial] = {}
 
-    def run(batch: int) -> bool:
+    def run(batch: int, predicted: int | None = None) -> Trial:
         if should_stop is not None and should_stop():
             raise UserError(Message("the batch-size search was stopped"))
         peak = measure(config, batch, steps)
-        trial = Trial(batch, peak, peak is not None and peak <= limit)
+        trial = Trial(batch, peak, peak is not None and peak <= limit, predicted)
         trials[batch] = trial
         if on_trial is not None:
             on_trial(trial)
-        return trial.fits
+        return trial
 
-    # Doubling: find a fitting batch and the first one that does not fit.
-    lo, hi, batch = 0, None, start
-    while batch <= max_batch:
-        if run(batch):
-            lo = batch
-            batch *= 2
-        else:
-            hi = batch
-            break
-    if lo == 0:
-        raise UserError(
-            Message(
-                "even batch size {start} needs more than {limit_gb:.2f} GB (capacity {capacity_gb:.2f} "
-                "GB with a {margin:.0%} margin) on {device}",
-                start=start,
-                limit_gb=limit / 1e9,
-                capacity_gb=capacity / 1e9,
-                margin=margin,
-                device=str(device),
-            )
-        )
-    # Binary search between them, to within an eighth of the answer: the fit resolves the rest.
-    if hi is not None:
-        while hi - lo > max(1, lo // 8):
-            mid = (lo + hi) // 2
-            if run(mid):
-                lo = mid
+    if predict == "auto":
+        predict = None if measure is not measure_trial else _engine_predict()
+    note = None
+    with contextlib.ExitStack() as stack:
+        if callable(predict):
+            from .confirm import confirm_prediction
+            from .predicted import PredictedPeaks
+
+            if measure is measure_trial and device.type == "cpu":
+                from .warm import WarmTrials
+
+                warm = stack.enter_context(WarmTrials())  # one process for every trial: torch imported once
+                measure = warm.measure
+                overhead_bytes = warm.idle_bytes(config) if overhead_bytes is None else overhead_bytes
+            elif overhead_bytes is None:
+                overhead_bytes = _resident_data_bytes(config, device) if measure is measure_trial else 0
+            peaks = PredictedPeaks(config, device=device.type, overhead_bytes=overhead_bytes, predict=predict)
+            from ..memory.predict import PredictionUnavailable
+
+            try:
+                confirmed = confirm_prediction(
+                    peaks, lambda batch, predicted: run(batch, predicted).peak_bytes, limit, capacity, start, max_batch
+                )
+            except PredictionUnavailable as exc:  # the step cannot be traced: real trials measure it
+                note = exc.reason
             else:
-                hi = mid
-    fixed, per_sample = _fit([t for t in trials.values() if t.peak_bytes is not None])
-    answer = lo
-    if per_sample > 0:
-        predicted = math.floor((limit - fixed) / per_sample)
-        upper = (hi - 1) if hi is not None else max_batch
-        answer = min(max(predicted, lo), upper)  # the fit may not contradict a measured trial
-    ordered = tuple(sorted(trials.values(), key=lambda t: t.batch_size))
-    return BatchSizeResult(answer, fixed, per_sample, capacity, limit, margin, str(device), ordered)
+                if confirmed.answer:
+                    ordered = tuple(sorted(trials.values(), key=lambda t: t.batch_size))
+                    fixed, per_sample = confirmed.fixed_bytes, confirmed.bytes_per_sample
+                    return BatchSizeResult(
+                        confirmed.answer, fixed, per_sample, capacity, limit, margin, str(device), ordered,
+                        confirmed.predicted_batch,
+                    )  # fmt: skip
+                note = Message(
+                    "the prediction said batch {batch}; no trial near it fitted, so the search went on with "
+                    "real trials only",
+                    batch=confirmed.predicted_batch,
+                )
+                max_batch = min(max_batch, (confirmed.failed or max_batch + 1) - 1)
+                start = min(start, max(max_batch, 1))
+        return search_with_trials(run, trials, capacity, limit, margin, start, max_batch, str(device), note)
 
 
-def _fit(trials: list[Trial]) -> tuple[int, int]:
-    """Least-squares peak = fixed + per_sample * batch over measured trials (per_sample >= 0)."""
-    if not trials:
-        return 0, 0
-    if len(trials) == 1:
-        return int(trials[0].peak_bytes or 0), 0
-    import numpy as np
+def _engine_predict() -> Callable[..., Prediction]:
+    from ..engine.prediction import predict
 
-    x = np.array([t.batch_size for t in trials], dtype=float)
-    y = np.array([t.peak_bytes for t in trials], dtype=float)
-    slope, intercept = np.polyfit(x, y, 1)
-    slope = max(float(slope), 0.0)
-    if slope == 0.0:
-        intercept = float(y.max())
-    return int(round(intercept)), int(math.ceil(slope))
+    return predict
