@@ -212,7 +212,7 @@ class RunHistoryModel(QAbstractTableModel):
             case "steps":
                 return steps_text(row)
             case "speed":
-                return "–" if row.samples_per_s is None else number(row.samples_per_s, 0)
+                return "–" if not row.samples_per_s else number(row.samples_per_s, 0)  # 0: samples not counted
             case "loss":
                 return "–" if row.loss_last is None else loss_text(row.loss_last)
             case "peak":
