@@ -143,6 +143,13 @@ def test_sorting_by_images_per_second_is_numeric(panel, store_path, recorded, qt
     assert sorted([first, second]) == sorted([ascending, ascending[::-1]])
 
 
+def test_a_run_that_counted_no_samples_shows_no_speed(panel, store_path, recorded):
+    _, ids = recorded
+    set_column(store_path, ids[0], samples_per_s=0.0)  # a watched loop whose step() was given no samples
+    panel.refresh()
+    assert "–" in table_texts(panel, "speed") and number(0.0, 0) not in table_texts(panel, "speed")
+
+
 def test_the_selection_and_new_runs_survive_a_refresh(panel, store_path, recorded):
     _, ids = recorded
     panel.select(ids[1])
