@@ -42,6 +42,8 @@ share of the CPUs other processes took while each run was timed is printed: well
 Sizes (CPU, batch 64): tiny-cnn 40 timed steps (~0.12 s each at one thread, idle) after 5 warm-up, 5 repeats;
 resnet18 3 timed steps (~3.3 s each) after 1, 3 repeats: about 5 minutes on 2 cores with the start-ups
 (~4 s an interpreter). --quick: tiny-cnn 12 steps x 3 repeats and resnet18 1 step x 1, about a minute and a half.
+Both take three to four times as long while other processes keep the CPUs busy (measured with 80% of them taken:
+17 min and 5 min).
 """
 
 from __future__ import annotations
