@@ -46,6 +46,7 @@ from gui.form.field_widgets import (
     widget_value,
 )
 from gui.form.layout import GROUPS, fit_combos_to_column, with_button
+from gui.form.peak_prediction import add_peak_row
 from gui.form.preset_row import PresetRow, overrides_for
 from gui.form.text import field_help, friendly, label
 from gui.qt import file_dialogs
@@ -82,6 +83,8 @@ class SettingsForm(QWidget):
                 field_label.setToolTip(field_help(field))
                 self.labels[field] = field_label
                 form.addRow(field_label, self._with_extras(field, widget))
+                if field == "batch_size":  # beside it: what these settings need at their peak (PeakPrediction)
+                    self.peak_label = add_peak_row(form)
             layout.addWidget(box)
         self.message_label = QLabel()
         self.message_label.setObjectName("formMessage")

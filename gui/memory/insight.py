@@ -16,15 +16,18 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTabWidget, Q
 
 from core.run import event_text
 from core.run.events import OutOfMemory
+from gui.form.peak_prediction import problem_text
 from gui.form.settings_form import SettingsForm
 from gui.memory.finder_panel import FinderPanel
 from gui.memory.nvml_panel import NvmlPanel
 from gui.memory.oom_banner import OomBanner
 from gui.qt import file_dialogs
 from gui.qt.core_text import core_text, error_text
+from gui.qt.latest_task import LatestTask
 from gui.qt.locale_format import integer
 from gui.run.controller import RunController
 from gui.views.log_panel import LogPanel
+from gui.views.what_if_table import oom_advice_job
 
 NVML_POLL_INTERVAL_MS = 1000
 
@@ -60,6 +63,8 @@ class MemoryInsight(QObject):
         self.oom_banner = OomBanner()
         self.oom_banner.retry_smaller.connect(self._on_retry_smaller)
         self.oom_banner.run_finder.connect(self._on_oom_run_finder)
+        self.advice_task = LatestTask(self, delay_ms=0, thread_name="oom-advice")  # what would fit, predicted
+        self.advice_task.answered.connect(self._on_advice)
         self.record_history = QCheckBox(self.tr("Record memory history"))
         self.save_snapshot_button = QPushButton(self.tr("Save snapshot…"))
         self.save_snapshot_button.clicked.connect(self._on_save_snapshot)
@@ -114,6 +119,7 @@ class MemoryInsight(QObject):
     def run_starting(self) -> None:
         self.oom_banner.hide()
         self._offer = None
+        self.advice_task.drop()
 
     def out_of_memory(self, event: OutOfMemory, retry: bool = True) -> None:
         """`retry`: the form's settings ran out of memory (a watched script's did not: the banner says what
@@ -131,6 +137,36 @@ class MemoryInsight(QObject):
                 core_text(event_text.out_of_memory(offer)),
                 retry=self._offer_retry,
             )
+            if self._offer_retry:  # the form's settings ran out: what would fit them, predicted
+                self._advise(offer.batch_size)
+
+    def _advise(self, batch_size: int) -> None:
+        """The batch that fits and the cheapest change that makes `batch_size` fit, predicted off the GUI thread
+        (seconds): the banner says so once known."""
+        if self.probe is None:
+            return
+        from core.base.errors import UserError
+
+        try:
+            config = self.form.config(scan=False).replace(batch_size=batch_size)
+        except UserError:  # the form changed meanwhile into settings that cannot run: nothing to advise on
+            return
+        capacity, kind = self.probe.sample().capacity_bytes, self.form.device_kind()
+        self.oom_banner.show_advice(self.tr("Predicting what would fit…"))
+        self.advice_task.request(oom_advice_job(config, kind, capacity))
+
+    @Slot(object)
+    def _on_advice(self, value: object) -> None:
+        if value is None:  # stopped: a run started
+            return
+        if hasattr(value, "fits_batch"):
+            self.oom_banner.show_advice(
+                self.tr("Predicted: {advice}.").format(advice=core_text(value.text)), value.fits_batch
+            )
+            return
+        short, whole = problem_text(value)
+        self.oom_banner.show_advice(self.tr("No prediction of what would fit: {reason}").format(reason=short))
+        self.oom_banner.advice.setToolTip(whole)
 
     @Slot(int)
     def _on_retry_smaller(self, batch_size: int) -> None:

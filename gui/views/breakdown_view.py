@@ -15,6 +15,7 @@ from core.base.text import format_bytes
 from core.run.events import MemoryBreakdown
 from gui.qt import palette
 from gui.qt.locale_format import integer, number
+from gui.views.predicted_breakdown import PredictedBreakdown
 
 # (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown
 PARTS = (
@@ -172,6 +173,8 @@ class BreakdownView(QWidget):
         self.note = QLabel()
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
+        self.predicted = PredictedBreakdown(self)  # the run's step predicted, beside the measured values
+        layout.addWidget(self.predicted)
         layout.addStretch(1)
 
     def _place(self, shown_optional: set[str]) -> None:
@@ -213,6 +216,7 @@ class BreakdownView(QWidget):
         self._show_rank()
 
     def clear(self) -> None:
+        self.predicted.forget()
         self.by_rank.clear()
         self.set_ranks(())
         self._blank()
@@ -264,6 +268,7 @@ class BreakdownView(QWidget):
                 )
             else:
                 label.setText(format_bytes(value))
+        self.predicted.measured(b, self.value_labels)
         peaks = self.tr(", ").join(f"{phase_name(phase)} {format_bytes(v)}" for phase, v in b.phase_peaks)
         if peaks:
             self.phases.setText(

@@ -86,6 +86,8 @@ class MainWindow(QMainWindow):
         self.form.set_models(available_models())
         self.device_watch.start()
         self.insight.start()
+        self.peak.torch_ready()
+        self.what_if.torch_ready()
         self._update_controls()
 
     @property
@@ -118,6 +120,7 @@ class MainWindow(QMainWindow):
         checkpoint that cannot be resumed raises UserError before anything changes (events queue behind us)."""
         self.controller.start(config, record_memory_history=self.insight.record_history_requested, resume=resume)
         self.view.reset(resolved_for_log(self.form, config))
+        self.breakdown_view.predicted.expect(config)  # predicted when its first breakdown comes, beside it
         self._run_config = config
         self._starting(self.loss_plot)
         if self.controller.data_parallel:
@@ -218,6 +221,8 @@ class MainWindow(QMainWindow):
         self._name_the_memory()
         self._update_controls()
         self._show_estimate()
+        self.peak.settings_changed()
+        self.what_if.settings_changed()
 
     def _name_the_memory(self) -> None:
         """The breakdown tab calls the memory what the selected device's is (the process's on the CPU)."""
@@ -235,6 +240,8 @@ class MainWindow(QMainWindow):
     def _update_controls(self) -> None:
         running = self.controller.running
         self.form.set_editable(not running)
+        self.peak.set_running(running)
+        self.what_if.set_running(running)
         kind = self.launched.device_kind if running and self.launched.script else self.form.device_kind()
         compare_problem = (
             QCoreApplication.translate("MainWindow", COMPARE_ONE_PROCESS) if int(self.form.value("nproc")) > 1 else None
@@ -261,6 +268,12 @@ class MainWindow(QMainWindow):
     def _on_about_to_quit(self) -> None:
         if self.controller.data_parallel:
             self.controller.shutdown(CLOSE_WAIT_MS)
+
+    def shutdown_predictions(self) -> None:
+        """Predictions being worked out end within seconds (a what-if table stops at its next prediction): their
+        threads must not outlive the window."""
+        for part in (self.peak, self.what_if, self.breakdown_view.predicted, self.insight.advice_task):
+            part.shutdown()
 
     def _show_closing(self) -> None:
         """Quit waits seconds for the run to stop: say so now (painted before the wait blocks the window) and
@@ -290,6 +303,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.menus.quit_action.setEnabled(True)
+        self.shutdown_predictions()
         self.device_watch.stop()
         self.insight.stop()
         self.view.stop()

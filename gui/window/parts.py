@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QTabWidget
 from gui.compare.menu import CompareMenu
 from gui.compare.mode import CompareMode
 from gui.form.estimate import RunEstimates
+from gui.form.peak_prediction import PeakPrediction
 from gui.form.settings_form import SettingsForm
 from gui.history.panel import HistoryPanel
 from gui.memory.device_watch import DeviceWatch
@@ -26,6 +27,7 @@ from gui.run.buttons import RunButtons
 from gui.run.checkpoint_resume import CheckpointResume
 from gui.run.launched_run import LaunchedRun
 from gui.views.run_view import RunView
+from gui.views.what_if_table import WhatIfTable
 from gui.window import layout as window_layout
 from gui.window.menu_bar import MenuBar
 from gui.window.plot_tabs import PlotTabs
@@ -72,6 +74,11 @@ def build_parts(window: MainWindow) -> None:
     window.compare_view, window.compare_button = window.compare.view, window.buttons.compare_button
     window.compare_menu = CompareMenu(window.compare_button, window.form, window.start_comparison, window.log, window)
     window.estimates = RunEstimates(window.settings, lambda spec: window.form.devices.identity(spec))  # a plain call
+    capacity = lambda: window.probe and window.probe.sample().capacity_bytes  # noqa: E731 - the selected device's
+    window.peak = PeakPrediction(window.form, window.form.peak_label, capacity, window)  # beside the batch size
+    window.what_if = WhatIfTable(window.form, capacity)  # in the memory breakdown tab, under the breakdown
+    breakdown_layout = window.breakdown_view.layout()
+    breakdown_layout.insertWidget(breakdown_layout.count() - 1, window.what_if, 100)  # the space below is its
 
     # recorded runs (this window's and those started elsewhere): opened in windows, overlaid on the plots
     window.history = HistoryPanel(window.controller.store_path, window.loss_plot, window.memory_plot)

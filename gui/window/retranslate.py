@@ -196,6 +196,8 @@ def _refresh_panels(texts: Retranslator, window: MainWindow) -> None:
     texts.refresh_with(lambda: stats.set_state(stats.state))
     texts.refresh_with(lambda: window.state_status.setText(window.state.shown))
     texts.refresh_with(window.breakdown_view.show_again)
+    texts.refresh_with(window.peak.show_again)
+    texts.refresh_with(window.what_if.show_again)
     texts.refresh_with(window.device_watch.show_device)
     texts.refresh_with(window.history.refresh)  # its line: the counts and the store's place
     window.history.run_window_opened.connect(keep_run_window_texts)  # a recorded run's window keeps its own

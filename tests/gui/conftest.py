@@ -86,6 +86,7 @@ def make_window(qtbot, settings):
     for window in windows:  # a test that failed mid-run must not leave a thread to abort the process
         if window.controller.running:
             window.controller.shutdown(30_000)
+        window.shutdown_predictions()  # predictions being worked out: ended before the QThread check
 
 
 @pytest.fixture

@@ -1,0 +1,136 @@
+"""The run's step as it was predicted, beside the step as it was measured, in the memory breakdown tab.
+
+When a run's first breakdown arrives, its config is predicted at its batch size (`core.engine.prediction`:
+one step traced on tensors without memory) off the GUI thread; then every part's measured value says what was
+predicted for it ("12.3 MB (40%) · predicted 11.9 MB") and one line says the error of the predicted peak
+against the measured step's total. The dataset a resident placement keeps on the device is no part of a step:
+it is left out of the measured total the prediction is compared with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from core.base.text import format_bytes
+from core.config.run_config import RunConfig
+from core.run.events import MemoryBreakdown
+from gui.form.peak_prediction import predict_outcome, problem_text
+from gui.qt.core_text import core_text
+from gui.qt.latest_task import LatestTask
+from gui.qt.locale_format import integer, number
+
+STEP_PARTS = ("params_bytes", "grads_bytes", "optimizer_bytes", "batch_bytes", "activations_bytes")  # both have
+
+
+def step_bytes(b: MemoryBreakdown) -> int:
+    """The measured step's total, without the dataset kept on the device (a prediction has none)."""
+    return b.total_bytes - b.dataset_bytes
+
+
+def error_percent(predicted: int, measured: int) -> float:
+    """How far the prediction is off the measurement, in % of the measurement (negative: predicted less)."""
+    return 100.0 * (predicted - measured) / measured if measured else 0.0
+
+
+class PredictedBreakdown(QWidget):
+    """`expect(config)` at a run's start; `measured(b, value_labels)` after each breakdown is shown: asks for the
+    prediction at the first, then writes it beside the measured values and says the error."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.line = QLabel()
+        self.line.setObjectName("predictedVsMeasured")
+        self.line.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.line)
+        self.task = LatestTask(self, delay_ms=0, thread_name="predict-step")
+        self.task.answered.connect(self._on_answered)
+        self.task.failed.connect(lambda text: self._on_answered(_Failed(text)))
+        self.config: RunConfig | None = None
+        self.prediction: Any = None
+        self._problem: Any = None
+        self._asked = False
+        self._last: tuple[MemoryBreakdown, dict[str, QLabel]] | None = None
+        self.hide()
+
+    def expect(self, config: RunConfig | None) -> None:
+        """A run of `config` starts (None: a run with nothing to predict, a watched script's): its first
+        breakdown asks for the prediction."""
+        self.forget()
+        self.config = config
+
+    def forget(self) -> None:
+        self.task.drop()
+        self.config, self.prediction, self._problem, self._asked, self._last = None, None, None, False, None
+        self.line.clear()
+        self.hide()
+
+    def shutdown(self, timeout_ms: int = 30_000) -> bool:
+        return self.task.shutdown(timeout_ms)
+
+    def measured(self, b: MemoryBreakdown, value_labels: dict[str, QLabel]) -> None:
+        """`b` has just been shown in `value_labels` (part key -> its value label): the prediction beside it."""
+        if self.config is None:
+            return
+        self._last = (b, value_labels)
+        if not self._asked:
+            self._asked = True
+            config = self.config
+            self.task.request(lambda _report, _cancelled: predict_outcome(config, None))
+            self.line.setText(self.tr("Predicting this step's memory to compare with the measured one…"))
+            self.line.setToolTip("")
+            self.show()
+            return
+        self._show(b, value_labels)
+
+    def _on_answered(self, outcome: Any) -> None:
+        self.prediction, self._problem = outcome.prediction, outcome.problem
+        if self._last is not None:
+            self._show(*self._last)
+
+    def _show(self, b: MemoryBreakdown, value_labels: dict[str, QLabel]) -> None:
+        self.show()
+        p = self.prediction
+        if p is None:
+            if self._problem is not None:
+                short, whole = problem_text(self._problem)
+                self.line.setText(self.tr("No prediction of this step to compare with: {reason}").format(reason=short))
+                self.line.setToolTip(whole)
+            return
+        for key in STEP_PARTS:
+            label = value_labels[key]
+            label.setText(
+                self.tr("{measured} · predicted {predicted}").format(
+                    measured=label.text(), predicted=format_bytes(getattr(p, key))
+                )
+            )
+        error = error_percent(p.total_bytes, step_bytes(b))
+        signed = ("+" if error >= 0 else "−") + number(abs(error), 1)
+        self.line.setText(
+            self.tr("Predicted peak {predicted} against {measured} measured at step {step}: {error}% off").format(
+                predicted=format_bytes(p.total_bytes),
+                measured=format_bytes(step_bytes(b)),
+                step=integer(b.step),
+                error=signed,
+            )
+        )
+        tip = self.tr(
+            "The same step predicted without running it: {what}, traced on tensors without memory in {seconds} s. "
+            "The error compares the predicted peak with the measured step's total, in % of the measured one. "
+            "Each part's prediction is what it held at the predicted peak: gradients are mostly made after it."
+        ).format(what=core_text(p.what), seconds=number(p.elapsed_s, 1))
+        if b.dataset_bytes:
+            tip += "\n" + self.tr(
+                "The dataset kept on the device ({size}) is no part of a step: left out of both."
+            ).format(size=format_bytes(b.dataset_bytes))
+        self.line.setToolTip(tip)
+
+
+class _Failed:
+    """An unexpected error of the prediction, as an outcome: said in one line."""
+
+    def __init__(self, text: str) -> None:
+        self.prediction, self.problem = None, (text.splitlines() or [""])[0]

@@ -1,0 +1,300 @@
+"""What if? The form's settings with one change at a time, predicted (`core.finder.what_if`): what each change
+saves or costs and the largest batch that would then fit the selected device, in the memory breakdown tab.
+
+A table of predictions takes seconds to minutes of CPU (a few predictions per row), so it is worked out only
+while the tab is shown, never while a run trains (it would slow the run down), off the GUI thread, and again
+only when a setting that changes memory (or the device's capacity) has changed. It comes in two passes: the
+rows first (one prediction each), then the largest batch of each (a search over predictions); settings changed
+meanwhile stop the work and drop what it found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.base.text import format_bytes
+from core.config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig
+from gui.form.peak_prediction import MEMORY_FIELDS, problem_text
+from gui.qt import palette
+from gui.qt.core_text import core_text
+from gui.qt.latest_task import LatestTask
+from gui.qt.locale_format import integer
+
+COLUMNS = 4  # change, predicted peak and verdict, saves or costs, largest batch that fits
+VERDICT_COLOURS = {"fits": palette.GOOD, "tight": palette.WARNING, "does not fit": palette.ERROR}
+
+
+class Superseded(Exception):
+    """The settings changed while the table was worked out: stop, what was found answers nothing."""
+
+
+def stoppable_predict(cancelled: Callable[[], bool]) -> Callable[..., Any]:
+    """`core.engine.prediction.predict` that makes each prediction once and raises Superseded before a prediction
+    once `cancelled()` (a job of many predictions stops within one)."""
+    from core.engine.prediction import predict
+
+    made: dict[tuple[Any, ...], Any] = {}
+
+    def predicted(config: RunConfig, batch_size: int | None = None, *, device: str | None = None) -> Any:
+        if cancelled():
+            raise Superseded
+        key = (config, batch_size, device)
+        if key not in made:
+            made[key] = predict(config, batch_size, device=device)
+        return made[key]
+
+    return predicted
+
+
+def what_if_job(config: RunConfig, kind: str, capacity: int, max_batch: int) -> Callable[..., Any]:
+    """The background job: `what_if` without the batch search (reported as soon as it is known), then with it.
+    Every prediction is made once (the second pass reuses the first's) and checks first whether to stop."""
+
+    def job(report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
+        from core.finder.what_if import what_if
+        from core.memory.predict import PredictionUnavailable
+
+        predicted = stoppable_predict(cancelled)
+        try:
+            report(what_if(config, capacity, device=kind, search=False, predict=predicted))
+            return what_if(config, capacity, device=kind, max_batch=max_batch, predict=predicted)
+        except Superseded:
+            return None
+        except PredictionUnavailable as exc:
+            return exc.reason
+        except Exception as exc:  # noqa: BLE001 - a setting the run itself would refuse (UserError) and the like
+            return exc
+
+    return job
+
+
+def oom_advice_job(config: RunConfig, kind: str, capacity: int) -> Callable[..., Any]:
+    """The background job after `config` ran out of memory at its batch size: `core.finder.what_if.oom_advice`
+    (the batch that fits, searched no higher than the one that ran out, and the cheapest change), or why not."""
+
+    def job(_report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
+        from core.finder.what_if import oom_advice
+        from core.memory.predict import PredictionUnavailable
+
+        try:
+            return oom_advice(
+                config, capacity, device=kind, max_batch=config.batch_size, predict=stoppable_predict(cancelled)
+            )
+        except Superseded:
+            return None
+        except PredictionUnavailable as exc:
+            return exc.reason
+        except Exception as exc:  # noqa: BLE001 - a setting the run itself would refuse (UserError) and the like
+            return exc
+
+    return job
+
+
+class WhatIfTable(QWidget):
+    """The rows for `form`'s settings against `capacity()` (the selected device's bytes, None when unknown)."""
+
+    def __init__(self, form: Any, capacity: Callable[[], int | None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.form, self.capacity = form, capacity
+        self.result: Any = None  # the WhatIf shown
+        self._problem: Any = None
+        self._key: tuple[Any, ...] | None = None
+        self._max_batch = 0  # the largest batch searched for (the training set's size, where known)
+        self._ready = self._running = False
+        self.heading = QLabel()
+        self.heading.setObjectName("whatIfHeading")
+        self.heading.setWordWrap(True)
+        self.table = QTableWidget(0, COLUMNS)
+        self.table.setObjectName("whatIf")
+        self._set_headers()
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the change's name takes what is left
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)  # more rows in view
+        self.table.setMinimumHeight(120)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 6, 0, 0)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.table, 1)
+        self.task = LatestTask(self, thread_name="what-if")
+        self.task.progress.connect(self._on_result)
+        self.task.answered.connect(self._on_answered)
+        self.task.failed.connect(lambda text: self._on_answered((text.splitlines() or [""])[0]))
+        self._say(self.tr("What if: waiting for PyTorch to load…"))
+
+    # ---- when to work it out -----------------------------------------------------------------------
+    def torch_ready(self) -> None:
+        self._ready = True
+        self.settings_changed()
+
+    def set_running(self, running: bool) -> None:
+        if running == self._running:
+            return
+        self._running = running
+        if running and self.task.busy:
+            self.task.drop()  # it would slow the run: worked out again after it
+            self._key = None
+            self._say(self.tr("What if: worked out after the run"))
+        elif not running:
+            self.settings_changed()
+
+    def shutdown(self, timeout_ms: int = 30_000) -> bool:
+        return self.task.shutdown(timeout_ms)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.settings_changed()
+
+    def settings_changed(self) -> None:
+        """Work the table out again when it is shown and a setting that changes memory has changed."""
+        if not self._ready or self._running or not self.isVisible():
+            return
+        capacity = self.capacity()
+        if not self.form.valid or capacity is None:
+            self.task.drop()
+            self._key = None
+            self._say(self.tr("What if: no prediction while the settings cannot run"))
+            return
+        values = self.form.values()
+        kind = self.form.device_kind()
+        key = (tuple(values[field] for field in MEMORY_FIELDS), kind, capacity)
+        if key == self._key:
+            return
+        self._key = key
+        config = RunConfig(**values)
+        max_batch = int(FINDER_BOUNDS["max_batch"].default)
+        train = self.form.train_images(config)
+        if train:  # a batch larger than the training set cannot run: no search beyond it
+            max_batch = max(min(max_batch, train, int(BOUNDS["batch_size"].maximum)), 1)
+        self.task.request(what_if_job(config, kind, capacity, max_batch))
+        self._max_batch = max_batch
+        self.setEnabled(False)  # the last table, greyed out, until the new one comes
+        if self.result is None:
+            self._say(self.tr("What if: predicting each change…"))
+
+    # ---- showing it -----------------------------------------------------------------------------
+    def _on_answered(self, value: Any) -> None:
+        if value is None:  # stopped: a newer request follows
+            return
+        self._on_result(value)
+        self.setEnabled(True)
+
+    def _on_result(self, value: Any) -> None:
+        if hasattr(value, "rows"):
+            self.result, self._problem = value, None
+        else:
+            self.result, self._problem = None, value
+        self.show_again()
+
+    def _set_headers(self) -> None:
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("What if…"),
+                self.tr("Predicted peak"),
+                self.tr("Saves (−: costs)"),
+                self.tr("Largest batch that fits"),
+            ]
+        )
+
+    def show_again(self) -> None:
+        """The table held, said again (after a language change too)."""
+        self._set_headers()
+        if self.result is None:
+            if self._problem is not None:
+                short, whole = problem_text(self._problem)
+                self._say(self.tr("What if: no prediction ({reason})").format(reason=short))
+                self.heading.setToolTip(whole)
+            return
+        w = self.result
+        searched = any(row.fits_batch is not None for row in w.rows)  # the second pass: each row's batch searched
+        fits = self._batch_text(w.fits_batch if searched else None, searched)
+        self.heading.setText(
+            self.tr(
+                "What if… one change at a time, predicted without using memory. As set: peak {peak} of {capacity}, "
+                "{verdict}; largest batch that fits: {fits}."
+            ).format(
+                peak=format_bytes(w.total_bytes),
+                capacity=format_bytes(w.capacity_bytes),
+                verdict=self._verdict(w.verdict),
+                fits=fits,
+            )
+        )
+        self.heading.setToolTip(
+            self.tr("Fits: under the capacity less the {margin}% margin the batch-size finder keeps free.").format(
+                margin=integer(round(100 * w.margin))
+            )
+        )
+        self.table.setRowCount(len(w.rows))
+        for index, row in enumerate(w.rows):
+            self._fill(index, row, searched)
+
+    def _fill(self, index: int, row: Any, searched: bool) -> None:
+        change = QTableWidgetItem(core_text(row.label))
+        if row.total_bytes is None:
+            short, whole = problem_text(row.reason)
+            cells = [change, QTableWidgetItem(self.tr("no prediction: {reason}").format(reason=short))]
+            cells += [QTableWidgetItem(""), QTableWidgetItem("")]
+            for cell in cells:
+                cell.setToolTip(whole)
+        else:
+            peak = QTableWidgetItem(
+                self.tr("{peak}, {verdict}").format(
+                    peak=format_bytes(row.total_bytes), verdict=self._verdict(row.verdict)
+                )
+            )
+            peak.setForeground(QColor(VERDICT_COLOURS.get(row.verdict, palette.NEUTRAL)))
+            saved = row.saved_bytes
+            if saved > 0:
+                saves = self.tr("saves {size}").format(size=format_bytes(saved))
+            elif saved < 0:
+                saves = self.tr("costs {size}").format(size=format_bytes(-saved))
+            else:
+                saves = self.tr("no change")
+            cells = [
+                change,
+                peak,
+                QTableWidgetItem(saves),
+                QTableWidgetItem(self._batch_text(row.fits_batch, searched)),
+            ]
+            cells[3].setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        for column, cell in enumerate(cells):
+            self.table.setItem(index, column, cell)
+
+    def _batch_text(self, batch: int | None, searched: bool) -> str:
+        if batch is None:
+            return self.tr("…") if not searched else ""
+        if batch == 0:
+            return self.tr("none (not even 1)")
+        if batch >= self._max_batch < int(FINDER_BOUNDS["max_batch"].default):  # searched no further
+            return self.tr("{batch} (the whole training set)").format(batch=integer(batch))
+        return integer(batch)
+
+    def _verdict(self, verdict: str) -> str:
+        if verdict == "fits":
+            return self.tr("fits")
+        if verdict == "tight":
+            return self.tr("tight")
+        return self.tr("does not fit")
+
+    def _say(self, text: str) -> None:
+        self.setEnabled(True)
+        self.result, self._problem = None, None
+        self.heading.setText(text)
+        self.heading.setToolTip("")
+        self.table.setRowCount(0)

@@ -1,0 +1,65 @@
+"""After an out-of-memory stop, the banner's advice: the batch predicted to fit (which Retry then offers) and
+the cheapest change that makes the requested batch fit; a watched script's banner stays without either."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from core.run.events import OutOfMemory
+from gui.memory.oom_banner import OomBanner
+from tests.support.gui_support import FAST
+
+ADVICE_TIMEOUT_MS = 120_000
+
+
+class SmallDevice:
+    """The selected device's probe, as a 100 MB device would read."""
+
+    def __init__(self, probe, capacity_bytes: int) -> None:
+        self.probe, self.capacity_bytes, self.device = probe, capacity_bytes, probe.device
+
+    def sample(self):
+        return dataclasses.replace(self.probe.sample(), capacity_bytes=self.capacity_bytes)
+
+
+def out_of_memory(batch_size: int) -> OutOfMemory:
+    return OutOfMemory(
+        3, batch_size, 2**26, 0, 0, "stop", None, f"out of memory at step 3 with batch size {batch_size}"
+    )
+
+
+def test_the_banner_names_the_batch_that_fits_and_retry_offers_it(qtbot, window):
+    window.form.set_config(FAST.replace(synthetic_samples=4096, batch_size=256))
+    window.insight.probe = SmallDevice(window.probe, 100_000_000)  # tiny-cnn at 256 needs ~170 MB
+    window.insight.out_of_memory(out_of_memory(256))
+    window.insight.run_ended()
+    banner = window.oom_banner
+    assert banner.advice.text() == "Predicting what would fit…"
+    qtbot.waitUntil(lambda: banner.advice.text().startswith("Predicted: "), timeout=ADVICE_TIMEOUT_MS)
+    fits = int(banner.retry_button.text().removeprefix("Retry with batch "))
+    assert 64 < fits < 256  # the batch predicted to fit, not half
+    assert banner.advice.text() == (
+        f"Predicted: batch {fits} fits as configured; no single change makes batch 256 fit."
+    )
+
+
+def test_a_watched_scripts_banner_gets_no_advice(qtbot, window):
+    window.insight.out_of_memory(out_of_memory(256), retry=False)
+    window.insight.run_ended()
+    banner = window.oom_banner
+    assert banner.isVisible() and banner.retry_button.isHidden() and banner.dismiss_button.text() == "Dismiss"
+    assert banner.advice.isHidden() and not window.insight.advice_task.busy
+
+
+def test_advice_of_a_smaller_batch_replaces_half_in_retry(qtbot):
+    banner = OomBanner()
+    qtbot.addWidget(banner)
+    banner.offer(256, "Out of memory during training", "details")
+    assert banner.retry_button.text() == "Retry with batch 128"
+    banner.show_advice("Predicted: batch 190 fits as configured", 190)
+    assert banner.retry_button.text() == "Retry with batch 190" and not banner.advice.isHidden()
+    with qtbot.waitSignal(banner.retry_smaller) as retried:
+        banner.retry_button.click()
+    assert retried.args == [190]
+    banner.show_advice("Predicted: batch 300 fits as configured", 300)  # larger than what ran out: not offered
+    assert banner.retry_button.text() == "Retry with batch 190"
