@@ -40,6 +40,7 @@ class MemoryProbe:
         self._peak_mps = (0, 0)
         self._peak_floor = (0, 0)  # CUDA peaks from before a phase reset (see reset_phase_peak)
         self._mem_info_cache: tuple[float, int | None] = (-1e9, None)
+        self._host_used_cache: tuple[float, int] = (-1e9, 0)
         self._capacity_limit: str | None = None  # set by _read_capacity on a CPU under a process limit
         self._capacity = self._read_capacity()
 
@@ -112,10 +113,9 @@ class MemoryProbe:
                 peak_alloc, peak_res = self._peak_mps
                 used, has_allocator = reserved, True
             else:
-                vm = psutil.virtual_memory()
                 allocated, reserved = rss, 0
                 peak_alloc, peak_res = self._peak_rss, 0
-                used, has_allocator = int(vm.total - vm.available), False
+                used, has_allocator = self._host_used(now), False
             return MemorySample(
                 now,
                 str(self.device),
@@ -129,6 +129,16 @@ class MemoryProbe:
                 has_allocator,
                 self._capacity_limit,
             )
+
+    def _host_used(self, now: float) -> int:
+        """System memory in use, read at most once a second: psutil parses /proc/meminfo each time, which was a
+        third of a CPU report's cost (a watched loop reports ten times a second)."""
+        last, value = self._host_used_cache
+        if now - last >= self._MEM_GET_INFO_PERIOD_S:
+            vm = psutil.virtual_memory()
+            value = int(vm.total - vm.available)
+            self._host_used_cache = (now, value)
+        return value
 
     def _cuda_device_used(self, now: float) -> int | None:
         import torch

@@ -120,6 +120,7 @@ class Watch:
         self._exits = contextlib.ExitStack()
         self._state = LoopState(t0=time.perf_counter())
         self._probe: MemoryProbe | None = None
+        self._device = torch.device("cpu")
         self._memory: WatchedStepMemory | None = None
         self._recorder: RunRecorder | None = None
         self._run_uid = os.environ.get(ENV_RUN_UID) or os.urandom(16).hex()
@@ -173,6 +174,7 @@ class Watch:
 
     def _start(self) -> None:
         device = _device_of(self.model, self.optimizers)
+        self._device = device
         self._probe = MemoryProbe(device)
         self._probe.reset_peak()
         self._memory = WatchedStepMemory(self._probe)
@@ -251,7 +253,9 @@ class Watch:
         else:
             if loss is None:  # unknown, not diverged: stored as no value
                 self._unknown.add(run.step + 1)
-            run.pending.append(torch.tensor(math.nan if loss is None else float(loss)))
+            value = math.nan if loss is None else float(loss)
+            # on the device of the others (stacked with them at the report); a fill, not a copy: no sync
+            run.pending.append(torch.full((), value, device=run.pending[0].device if run.pending else self._device))
         run.step += 1
         if samples:
             run.samples += int(samples)
