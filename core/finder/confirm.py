@@ -53,9 +53,10 @@ def confirm_prediction(
     batch = max(predicted_batch, 1)
     base_overhead = peaks.overhead_bytes
     measured: dict[int, int] = {}
-    answer, failed = 0, None
+    answer, failed, out_of_memory = 0, None, 0
     for done in range(1, max_trials + 1):
         peak = trial(batch, peaks.total(batch))
+        out_of_memory += peak is None
         if peak is not None and peak <= limit:
             answer = max(answer, batch)
         else:
@@ -65,7 +66,7 @@ def confirm_prediction(
         upper = (failed - 1) if failed is not None else max_batch
         if done == max_trials or answer >= upper:
             break
-        following = _corrected_answer(peaks, base_overhead, measured, batch, peak, aim, capacity, upper)
+        following = _corrected_answer(peaks, base_overhead, measured, batch, peak, out_of_memory, aim, capacity, upper)
         if answer and following <= answer * (1 + HOLDS):
             break  # the prediction holds (or a larger batch would gain under 1/16)
         following = min(max(following, answer + 1, 1), upper)
@@ -89,6 +90,7 @@ def _corrected_answer(
     measured: dict[int, int],
     batch: int,
     peak: int | None,
+    out_of_memory: int,
     limit: int,
     capacity: int,
     upper: int,
@@ -99,6 +101,8 @@ def _corrected_answer(
         per_sample = (m2 - m1) / (b2 - b1)
         if per_sample > 0:
             return int(math.floor(b2 + (limit - m2) / per_sample))
+    if peak is None and out_of_memory >= 2:
+        return batch // 2  # out of memory again: the prediction is far off, halve as a search would
     predicted = peaks.total(batch) - peaks.overhead_bytes + base_overhead
     # out of memory: the step needed more than the capacity, by an unknown amount; say an eighth more
     error = (peak if peak is not None else capacity + capacity // 8) - predicted

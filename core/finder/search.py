@@ -223,6 +223,8 @@ def find_batch_size(
     trials: dict[int, Trial] = {}
 
     def run(batch: int, predicted: int | None = None) -> Trial:
+        if batch in trials:  # the fallback's search may ask again for a batch a confirming trial measured
+            return trials[batch]
         if should_stop is not None and should_stop():
             raise UserError(Message("the batch-size search was stopped"))
         peak = measure(config, batch, steps)
@@ -271,7 +273,9 @@ def find_batch_size(
                     batch=confirmed.predicted_batch,
                 )
                 max_batch = min(max_batch, (confirmed.failed or max_batch + 1) - 1)
-                start = min(start, max(max_batch, 1))
+                start = max(max_batch // 2, 1)  # halving below the trials that failed, then as before
+                while start > 1 and not run(start).fits:
+                    max_batch, start = start - 1, start // 2
         return search_with_trials(run, trials, capacity, limit, margin, start, max_batch, str(device), note)
 
 
