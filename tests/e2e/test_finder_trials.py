@@ -1,5 +1,6 @@
 """Real batch-size finder trials: each is a fresh process (core.finder.trial) that measures its own peak memory,
-so these tests start processes; the search itself is tested with a memory model in tests/core/finder."""
+or one process kept warm for a search (core.finder.warm), so these tests start processes; the search itself is
+tested with a memory model in tests/core/finder."""
 
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ def test_cli_find_batch_size_writes_the_result_and_every_trial(
             "128",
             "--max-batch",
             "256",
+            "--no-predict",  # the search before predictions: doubling from --start
             "--json",
             str(target),
         ]
@@ -69,7 +71,8 @@ def test_cli_find_batch_size_writes_the_result_and_every_trial(
     assert {"batch_size", "fixed_bytes", "bytes_per_sample", "trials"} <= set(result)
     trials = result["trials"]
     assert [t["batch_size"] for t in trials] == [128, 256]  # 512 is beyond --max-batch
-    assert all(set(t) == {"batch_size", "peak_bytes", "fits"} and t["fits"] for t in trials)
+    assert all(set(t) == {"batch_size", "peak_bytes", "fits", "predicted_bytes"} and t["fits"] for t in trials)
+    assert all(t["predicted_bytes"] is None for t in trials) and result["predicted_batch"] is None
     assert trials[1]["peak_bytes"] > trials[0]["peak_bytes"] > 100 * 2**20
     assert result["batch_size"] == 256
     assert result["capacity_bytes"] == 100 * 10**9 and result["limit_bytes"] == 90 * 10**9
@@ -78,6 +81,44 @@ def test_cli_find_batch_size_writes_the_result_and_every_trial(
         assert abs(result["fixed_bytes"] + result["bytes_per_sample"] * t["batch_size"] - t["peak_bytes"]) <= 512
     assert "batch size      256" in out
     assert "batch    128" in err and "batch    256" in err and "fits" in err  # progress, one line per trial
+
+
+def test_the_finder_starts_from_the_prediction_and_confirms_it_in_at_most_3_trials(
+    tmp_path: Path, one_thread_children: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tiny-cnn planned for 3 GB on the CPU: the search before predictions took 16 trials (3 min 49 s)."""
+    target = tmp_path / "finder.json"
+    code = main(
+        ["find-batch-size", "--device", "cpu", "--model", "tiny-cnn", "--capacity", "3GB", "--json", str(target)]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = json.loads(target.read_text(encoding="utf-8"))
+    trials = result["trials"]
+    assert 1 <= len(trials) <= 3
+    assert all(t["predicted_bytes"] is not None for t in trials)  # predicted vs measured, each trial
+    answer = next(t for t in trials if t["batch_size"] == result["batch_size"])
+    assert answer["fits"] and answer["peak_bytes"] <= result["limit_bytes"] == 27 * 10**8
+    assert result["predicted_batch"] > 1000  # tiny-cnn takes ~0.7 MB an image: thousands fit
+    # the prediction is within 10% of what the trial process measured
+    assert abs(answer["peak_bytes"] - answer["predicted_bytes"]) <= 0.1 * answer["peak_bytes"]
+    assert f"batch size      {result['batch_size']}" in out and "(predicted " in err
+
+
+def test_a_warm_trial_process_measures_each_trial_s_own_peak(one_thread_children: None) -> None:
+    """One process for every trial of a search: a large trial's peak must not reach the next, smaller one."""
+    from core.finder.warm import WarmTrials
+
+    config = CONFIG.replace(synthetic_samples=512)
+    with WarmTrials() as warm:
+        idle = warm.idle_bytes(config)
+        small = warm.measure(config, 8, 2)
+        large = warm.measure(config, 512, 2)
+        small_again = warm.measure(config, 8, 2)
+    assert idle > 100 * 2**20  # torch loaded
+    assert small is not None and large is not None and small_again is not None
+    assert large - small >= 504 * 32 * 32 * 32 * 4  # as a fresh process measures it (see above)
+    assert abs(small_again - small) < 0.1 * (large - small)  # the large trial's peak is gone
 
 
 def test_a_cpu_trial_measures_its_own_peak_not_its_parents(one_thread_children: None) -> None:
