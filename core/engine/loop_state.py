@@ -67,7 +67,7 @@ class LoopState:
 
     def eta_s(self, batch_size: int) -> float | None:
         """Seconds left at the median measured rate, once there is one."""
-        if not self.rates:
+        if not self.rates or statistics.median(self.rates) <= 0:  # no samples counted (a watched loop's)
             return None
         return max(self.total_steps - self.step, 0) * batch_size / statistics.median(self.rates)
 

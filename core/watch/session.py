@@ -126,6 +126,7 @@ class Watch:
         self._run_uid = os.environ.get(ENV_RUN_UID) or os.urandom(16).hex()
         self._batch_size = 0
         self._started = False
+        self._announced = False  # RunStarted recorded (at the first step)
         self._status: str | None = None
         self._broken = False  # the watch itself failed: the training goes on unwatched
         self._nonfinite_step: int | None = None
@@ -162,7 +163,8 @@ class Watch:
         self.optimizers = _as_list(optimizer)
 
     def start(self) -> Watch:
-        """Open the run (idempotent). The run trains unrecorded when the store cannot be used."""
+        """Open the run (idempotent; recorded from its first step). The run trains unrecorded when the store
+        cannot be used."""
         if self._started:
             return self
         self._started = True
@@ -187,11 +189,17 @@ class Watch:
             self._recorder = open_recorder(self.runs_db, warn, on_problem=warn)
         if self._recorder is not None:
             self.controls.observers.append(self._recorder)
+
+    def _announce(self) -> None:
+        """The run's start, recorded at its first step (or its end, if it ends before one): only then are the
+        batch size and the model's memory with its gradients and optimizer state known."""
+        assert self._probe is not None
+        self._announced = True
         parameters = sum(p.numel() for p in self.model.parameters()) if self.model is not None else 0
         self.controls.emit(
             RunStarted(
                 config=self._config(),
-                device=str(device),
+                device=str(self._device),
                 device_name=self._state.device_name,
                 placement="",
                 steps_per_epoch=0,
@@ -226,8 +234,6 @@ class Watch:
         """One optimizer step done: `loss` (kept on its device) and the `samples` it trained on. The window's
         requests are answered here; a stop raises WatchStopped (or sets `stop_requested`)."""
         if not self._started:
-            if samples and not self._batch_size:
-                self._batch_size = int(samples)  # the recorded config's batch size: the first step's
             self.start()
         if self._status is not None:
             return
@@ -245,6 +251,9 @@ class Watch:
             run.step += 1
             run.samples += int(samples or 0)
             return
+        if not self._announced:
+            self._batch_size = int(samples or 0)
+            self._announce()
         if isinstance(loss, torch.Tensor):
             value = loss.detach()
             if value.numel() != 1:
@@ -352,6 +361,8 @@ class Watch:
         self._status = status
         try:
             if self._started and not self._broken and self._recorder is not None:
+                if not self._announced:  # it ended before its first step (out of memory in it, say)
+                    self._announce()
                 self._flush()
                 if status == Status.OOM and error is not None:
                     self._record_oom(error)

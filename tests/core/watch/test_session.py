@@ -157,3 +157,15 @@ def test_a_step_without_its_loss_is_no_value_in_the_store_not_a_divergence(tmp_p
     run, steps, *_ = only_run(db)
     assert run.status == "completed" and len(steps.steps) == 5
     assert [loss != loss for loss in steps.losses] == [False, False, False, True, True]  # NaN: no value
+
+
+def test_the_run_records_the_first_steps_batch_size_and_a_loop_without_samples_still_records(tmp_path):
+    db = tmp_path / "runs.db"
+    model, optimizer = tiny_model()
+    with watch(model, optimizer, runs_db=db, total_steps=8, report_interval_s=0) as w:
+        train(model, optimizer, 4, w.step)
+        train(model, optimizer, 4, lambda loss, samples: w.step(loss))  # no samples: no images/s, no ETA
+    run, steps, reports, *_ = only_run(db)
+    with RunStore(db) as store:
+        assert store.config(run.id)["batch_size"] == BATCH
+    assert run.status == "completed" and len(steps.steps) == 8 and reports[-1].step == 8
