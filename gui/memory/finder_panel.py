@@ -14,7 +14,7 @@ from core.base.text import format_bytes
 from core.config.run_config import RunConfig
 from gui.plots.live_plot import legend_above
 from gui.qt.background import BackgroundTask
-from gui.qt.core_text import error_text
+from gui.qt.core_text import core_text, error_text
 from gui.qt.locale_format import integer
 
 
@@ -61,8 +61,9 @@ class FinderPanel(QWidget):
         self.find_button = QPushButton(self.tr("Find batch size"))
         self.find_button.setToolTip(
             self.tr(
-                "Run a few real training steps per candidate batch size (doubling, then "
-                "binary search) with the settings on the left"
+                "Predict the largest batch that fits without using memory, then confirm it with at most 3 "
+                "real training trials with the settings on the left (where a step cannot be predicted: a few "
+                "real steps per candidate, doubling, then binary search)"
             )
         )
         self.find_button.clicked.connect(self._on_find)
@@ -94,13 +95,16 @@ class FinderPanel(QWidget):
         item.setLabel("bottom", self.tr("batch size"))
         item.setLabel("left", self.tr("peak memory"), units="B")
         item.showGrid(x=True, y=True, alpha=0.2)
-        legend_above(item, 3)  # a row above the trials, never cut off by the plot's edge nor over a point
+        legend_above(item, 4)  # a row above the trials, never cut off by the plot's edge nor over a point
         self.plot.setMinimumHeight(125)  # room for the axis title "peak memory" whole (the window fits a 768 px screen)
         self.fit_scatter = item.plot(pen=None, symbol="o", symbolBrush=(44, 160, 44), name=self.tr("fits"))
         self.fail_scatter = item.plot(
             pen=None, symbol="x", symbolBrush=(214, 39, 40), symbolPen=(214, 39, 40), name=self.tr("too big")
         )
         self.fit_line = item.plot(pen=pg.mkPen((31, 119, 180), width=1), name=self.tr("fit"))
+        self.predicted_scatter = item.plot(
+            pen=None, symbol="o", symbolBrush=None, symbolPen=(127, 127, 127), name=self.tr("predicted")
+        )  # each trial's peak as predicted before it ran: hollow, beside the measured one
         self.limit_line = pg.InfiniteLine(
             angle=0,
             pen=pg.mkPen((200, 0, 0), width=1, style=Qt.PenStyle.DashLine),
@@ -173,14 +177,20 @@ class FinderPanel(QWidget):
         self._redraw()
 
     def _trial_text(self, trial: Any) -> str:
-        """'batch 64: peak 1.20 GB, fits', or why it did not."""
+        """'batch 64: peak 1.20 GB, fits', or why it did not; with the peak predicted before the trial."""
         batch = integer(trial.batch_size)
+        predicted = getattr(trial, "predicted_bytes", None)
         if trial.peak_bytes is None:
-            return self.tr("batch {batch}: out of memory, too big").format(batch=batch)
-        peak = format_bytes(trial.peak_bytes)
-        if trial.fits:
-            return self.tr("batch {batch}: peak {peak}, fits").format(batch=batch, peak=peak)
-        return self.tr("batch {batch}: peak {peak}, too big").format(batch=batch, peak=peak)
+            text = self.tr("batch {batch}: out of memory, too big").format(batch=batch)
+        elif trial.fits:
+            text = self.tr("batch {batch}: peak {peak}, fits").format(batch=batch, peak=format_bytes(trial.peak_bytes))
+        else:
+            text = self.tr("batch {batch}: peak {peak}, too big").format(
+                batch=batch, peak=format_bytes(trial.peak_bytes)
+            )
+        if predicted is None:
+            return text
+        return self.tr("{trial} (predicted {predicted})").format(trial=text, predicted=format_bytes(predicted))
 
     @Slot(object)
     def _on_done(self, result: Any) -> None:
@@ -199,6 +209,7 @@ class FinderPanel(QWidget):
                 per_sample=format_bytes(result.bytes_per_sample),
             )
         )
+        self._say_prediction(result)
         self.use_button.setText(self.tr("Use batch size {batch}").format(batch=batch))
         self.use_button.setEnabled(True)
         if len(result.trials) == 1:
@@ -209,6 +220,30 @@ class FinderPanel(QWidget):
             )
         self.log.emit(logged, "info")
         self._redraw()
+
+    def _say_prediction(self, result: Any) -> None:
+        """After the answer: what the prediction said and how the trials bore it out, or why there was none;
+        each trial's predicted and measured peaks in the tooltip."""
+        predicted_batch, note = getattr(result, "predicted_batch", None), getattr(result, "prediction_note", None)
+        said = ""
+        if predicted_batch is not None and len(result.trials) == 1:
+            said = self.tr("The prediction said batch {predicted}; one real trial confirmed {batch}.").format(
+                predicted=integer(predicted_batch), batch=integer(result.batch_size)
+            )
+        elif predicted_batch is not None:
+            said = self.tr("The prediction said batch {predicted}; {trials} real trials confirmed {batch}.").format(
+                predicted=integer(predicted_batch), trials=integer(len(result.trials)), batch=integer(result.batch_size)
+            )
+        elif note:
+            said = core_text(note)
+        if said:
+            self.result_label.setText(
+                self.tr("{result} {prediction}").format(result=self.result_label.text(), prediction=said)
+            )
+        lines = [
+            self._trial_text(trial) for trial in result.trials if getattr(trial, "predicted_bytes", None) is not None
+        ]
+        self.result_label.setToolTip("\n".join(lines))
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
@@ -238,6 +273,10 @@ class FinderPanel(QWidget):
             if not t.fits
         ]
         self.fit_scatter.setData(*zip(*fits)) if fits else self.fit_scatter.setData([], [])
+        predicted = [
+            (t.batch_size, t.predicted_bytes) for t in self.trials if getattr(t, "predicted_bytes", None) is not None
+        ]
+        self.predicted_scatter.setData(*zip(*predicted)) if predicted else self.predicted_scatter.setData([], [])
         self.fail_scatter.setData(*zip(*fails)) if fails else self.fail_scatter.setData([], [])
         if self.result is not None and self.trials:
             xs = np.array([0, max(t.batch_size for t in self.trials)], dtype=float)

@@ -43,7 +43,7 @@ def test_the_legend_and_axis_title_are_whole_and_cover_no_trial(panel):
     view = item.getViewBox()
     shown = QRectF(panel.plot.viewport().rect())  # the scene as the widget shows it
     legend = item.legend
-    assert [label.text for _, label in legend.items] == ["fits", "too big", "fit"]
+    assert [label.text for _, label in legend.items] == ["fits", "too big", "fit", "predicted"]
     assert not scene_rect(legend).intersects(scene_rect(view))  # above the data, not over the "too big" cross
     assert shown.contains(scene_rect(legend))
     title = item.getAxis("left").label
@@ -55,3 +55,38 @@ def test_the_limit_says_its_size_inside_the_plot(panel):
     assert label.textItem.toPlainText() == "limit 1.30 GB"
     view = panel.plot.getPlotItem().getViewBox()
     assert scene_rect(view).contains(label.textItem.mapRectToScene(QRectF(label.textItem.boundingRect())))
+
+
+def test_each_trial_shows_its_predicted_peak_beside_the_measured_one(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
+    import functools
+
+    import core.finder.search
+    from core.config.run_config import RunConfig
+    from gui.qt.locale_format import integer
+    from tests.support.predictions import ModelPredictions
+
+    def trial(config, batch: int, steps: int) -> int:  # the real step takes 10% more per image than predicted
+        return 3_000_000 + 110_000 * batch
+
+    monkeypatch.setattr(
+        core.finder.search,
+        "find_batch_size",
+        functools.partial(core.finder.search.find_batch_size, measure=trial, predict=ModelPredictions()),
+    )
+    panel = FinderPanel(lambda: RunConfig(device="cpu", model="tiny-cnn"))
+    qtbot.addWidget(panel)
+    panel.capacity.setValue(1.0)  # GB
+    panel._on_find()
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=10_000)
+    result = panel.result
+    assert 2 <= len(result.trials) <= 3  # the first trial measured over the limit: the prediction corrected
+    text = panel.result_label.text()
+    assert f"Largest batch that fits: {integer(result.batch_size)}" in text
+    assert f"The prediction said batch {integer(result.predicted_batch)}; {len(result.trials)} real trials" in text
+    first = result.trials[-1]  # the largest batch: the prediction's, which did not fit
+    tip = panel.result_label.toolTip().splitlines()
+    assert len(tip) == len(result.trials)
+    assert any(line.startswith(f"batch {integer(first.batch_size)}: peak") and "(predicted " in line for line in tip)
+    xs, ys = panel.predicted_scatter.getData()
+    assert sorted(xs) == [t.batch_size for t in result.trials]  # a hollow point per trial, at its predicted peak
+    assert set(ys) == {t.predicted_bytes for t in result.trials}
