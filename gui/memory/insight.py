@@ -27,7 +27,7 @@ from gui.qt.latest_task import LatestTask
 from gui.qt.locale_format import integer
 from gui.run.controller import RunController
 from gui.views.log_panel import LogPanel
-from gui.views.what_if_table import oom_advice_job
+from gui.views.prediction_jobs import oom_advice_job
 
 NVML_POLL_INTERVAL_MS = 1000
 

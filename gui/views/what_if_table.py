@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -32,75 +33,10 @@ from gui.qt import palette
 from gui.qt.core_text import core_text
 from gui.qt.latest_task import LatestTask
 from gui.qt.locale_format import integer
+from gui.views.prediction_jobs import what_if_job
 
 COLUMNS = 4  # change, predicted peak and verdict, saves or costs, largest batch that fits
 VERDICT_COLOURS = {"fits": palette.GOOD, "tight": palette.WARNING, "does not fit": palette.ERROR}
-
-
-class Superseded(Exception):
-    """The settings changed while the table was worked out: stop, what was found answers nothing."""
-
-
-def stoppable_predict(cancelled: Callable[[], bool]) -> Callable[..., Any]:
-    """`core.engine.prediction.predict` that makes each prediction once and raises Superseded before a prediction
-    once `cancelled()` (a job of many predictions stops within one)."""
-    from core.engine.prediction import predict
-
-    made: dict[tuple[Any, ...], Any] = {}
-
-    def predicted(config: RunConfig, batch_size: int | None = None, *, device: str | None = None) -> Any:
-        if cancelled():
-            raise Superseded
-        key = (config, batch_size, device)
-        if key not in made:
-            made[key] = predict(config, batch_size, device=device)
-        return made[key]
-
-    return predicted
-
-
-def what_if_job(config: RunConfig, kind: str, capacity: int, max_batch: int) -> Callable[..., Any]:
-    """The background job: `what_if` without the batch search (reported as soon as it is known), then with it.
-    Every prediction is made once (the second pass reuses the first's) and checks first whether to stop."""
-
-    def job(report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
-        from core.finder.what_if import what_if
-        from core.memory.predict import PredictionUnavailable
-
-        predicted = stoppable_predict(cancelled)
-        try:
-            report(what_if(config, capacity, device=kind, search=False, predict=predicted))
-            return what_if(config, capacity, device=kind, max_batch=max_batch, predict=predicted)
-        except Superseded:
-            return None
-        except PredictionUnavailable as exc:
-            return exc.reason
-        except Exception as exc:  # noqa: BLE001 - a setting the run itself would refuse (UserError) and the like
-            return exc
-
-    return job
-
-
-def oom_advice_job(config: RunConfig, kind: str, capacity: int) -> Callable[..., Any]:
-    """The background job after `config` ran out of memory at its batch size: `core.finder.what_if.oom_advice`
-    (the batch that fits, searched no higher than the one that ran out, and the cheapest change), or why not."""
-
-    def job(_report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
-        from core.finder.what_if import oom_advice
-        from core.memory.predict import PredictionUnavailable
-
-        try:
-            return oom_advice(
-                config, capacity, device=kind, max_batch=config.batch_size, predict=stoppable_predict(cancelled)
-            )
-        except Superseded:
-            return None
-        except PredictionUnavailable as exc:
-            return exc.reason
-        except Exception as exc:  # noqa: BLE001 - a setting the run itself would refuse (UserError) and the like
-            return exc
-
-    return job
 
 
 class WhatIfTable(QWidget):
@@ -127,7 +63,8 @@ class WhatIfTable(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the change's name takes what is left
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)  # more rows in view
-        self.table.setMinimumHeight(120)
+        # it takes the tab's space left below the breakdown, and never makes the window taller (the table scrolls)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 6, 0, 0)
         layout.addWidget(self.heading)
@@ -205,7 +142,7 @@ class WhatIfTable(QWidget):
     def _set_headers(self) -> None:
         self.table.setHorizontalHeaderLabels(
             [
-                self.tr("What if…"),
+                self.tr("Change"),
                 self.tr("Predicted peak"),
                 self.tr("Saves (−: costs)"),
                 self.tr("Largest batch that fits"),
@@ -244,9 +181,35 @@ class WhatIfTable(QWidget):
         for index, row in enumerate(w.rows):
             self._fill(index, row, searched)
 
+    def _greyed_out(self, change: str) -> str | None:
+        """Why the form greys out what `change` changes to on this device (fp16 on the CPU), else None."""
+        widgets = self.form.widgets
+        if change in ("fp16", "bf16"):
+            combo = widgets["amp"]
+            model = combo.model()
+            item = model.item(combo.findData(change)) if hasattr(model, "item") else None
+            if item is not None and not item.isEnabled():
+                return item.toolTip()
+        elif change in ("channels_last", "activation_checkpointing"):
+            widget = widgets[change]
+            if widget.testAttribute(Qt.WidgetAttribute.WA_ForceDisabled):  # greyed itself, not by a run's lock
+                return widget.toolTip()
+        return None
+
     def _fill(self, index: int, row: Any, searched: bool) -> None:
         change = QTableWidgetItem(core_text(row.label))
-        if row.total_bytes is None:
+        refused = self._greyed_out(row.change)
+        if refused is not None and row.total_bytes is not None:  # predicted, but not a choice here
+            cells = [
+                change,
+                QTableWidgetItem(self.tr("not on this device")),
+                QTableWidgetItem(""),
+                QTableWidgetItem(""),
+            ]
+            for cell in cells:
+                cell.setForeground(QColor(palette.NEUTRAL))
+                cell.setToolTip(refused)
+        elif row.total_bytes is None:
             short, whole = problem_text(row.reason)
             cells = [change, QTableWidgetItem(self.tr("no prediction: {reason}").format(reason=short))]
             cells += [QTableWidgetItem(""), QTableWidgetItem("")]

@@ -1,0 +1,77 @@
+"""The background jobs behind the window's what-if advice: `core.finder.what_if`'s table and its advice after an
+out-of-memory error, each many predictions long, so each checks before every prediction whether its answer is
+still wanted (settings changed, a run started, the window closing) and stops there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core.config.run_config import RunConfig
+
+
+class Superseded(Exception):
+    """The settings changed while the table was worked out: stop, what was found answers nothing."""
+
+
+def stoppable_predict(cancelled: Callable[[], bool]) -> Callable[..., Any]:
+    """`core.engine.prediction.predict` that makes each prediction once and raises Superseded before a prediction
+    once `cancelled()` (a job of many predictions stops within one)."""
+    from core.engine.prediction import predict
+
+    made: dict[tuple[Any, ...], Any] = {}
+
+    def predicted(config: RunConfig, batch_size: int | None = None, *, device: str | None = None) -> Any:
+        if cancelled():
+            raise Superseded
+        key = (config, batch_size, device)
+        if key not in made:
+            made[key] = predict(config, batch_size, device=device)
+        return made[key]
+
+    return predicted
+
+
+def what_if_job(config: RunConfig, kind: str, capacity: int, max_batch: int) -> Callable[..., Any]:
+    """The background job: `what_if` without the batch search (reported as soon as it is known), then with it.
+    Every prediction is made once (the second pass reuses the first's) and checks first whether to stop."""
+
+    def job(report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
+        from core.finder.what_if import what_if
+        from core.memory.predict import PredictionUnavailable
+
+        predicted = stoppable_predict(cancelled)
+        try:
+            report(what_if(config, capacity, device=kind, search=False, predict=predicted))
+            return what_if(config, capacity, device=kind, max_batch=max_batch, predict=predicted)
+        except Superseded:
+            return None
+        except PredictionUnavailable as exc:
+            return exc.reason
+        except Exception as exc:  # noqa: BLE001 - a setting the run itself would refuse (UserError) and the like
+            return exc
+
+    return job
+
+
+def oom_advice_job(config: RunConfig, kind: str, capacity: int) -> Callable[..., Any]:
+    """The background job after `config` ran out of memory at its batch size: `core.finder.what_if.oom_advice`
+    (the batch that fits, searched no higher than the one that ran out, and the cheapest change), or why not."""
+
+    def job(_report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
+        from core.finder.what_if import oom_advice
+        from core.memory.predict import PredictionUnavailable
+
+        try:
+            return oom_advice(
+                config, capacity, device=kind, max_batch=config.batch_size, predict=stoppable_predict(cancelled)
+            )
+        except Superseded:
+            return None
+        except PredictionUnavailable as exc:
+            return exc.reason
+        except Exception as exc:  # noqa: BLE001 - a setting the run itself would refuse (UserError) and the like
+            return exc
+
+    return job
