@@ -163,8 +163,7 @@ class WhatIfTable(QWidget):
         fits = self._batch_text(w.fits_batch if searched else None, searched)
         self.heading.setText(
             self.tr(
-                "What if… one change at a time, predicted without using memory. As set: peak {peak} of {capacity}, "
-                "{verdict}; largest batch that fits: {fits}."
+                "What if… As set: peak {peak} of {capacity}, {verdict}; the largest batch that fits: {fits}."
             ).format(
                 peak=format_bytes(w.total_bytes),
                 capacity=format_bytes(w.capacity_bytes),
@@ -173,9 +172,10 @@ class WhatIfTable(QWidget):
             )
         )
         self.heading.setToolTip(
-            self.tr("Fits: under the capacity less the {margin}% margin the batch-size finder keeps free.").format(
-                margin=integer(round(100 * w.margin))
-            )
+            self.tr(
+                "The settings on the left with one change at a time, each predicted without using memory. Fits: "
+                "under the capacity less the {margin}% margin the batch-size finder keeps free."
+            ).format(margin=integer(round(100 * w.margin)))
         )
         self.table.setRowCount(len(w.rows))
         for index, row in enumerate(w.rows):

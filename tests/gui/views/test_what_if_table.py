@@ -31,7 +31,8 @@ def test_the_table_shows_each_change_its_bytes_and_the_batch_that_fits(qtbot, wi
     assert re.fullmatch(r"[\d.]+ (kB|MB|GB), fits", rows["bf16 autocast"][1])
     train = window.form.train_images(window.form.config())  # the whole training set fits a CPU's memory
     assert rows["bf16 autocast"][3] == f"{train} (the whole training set)"
-    assert "As set: peak 22.66 MB of" in what_if.heading.text()
+    assert what_if.heading.text().startswith("What if… As set: peak 22.66 MB of ")
+    assert what_if.heading.text().endswith(f", fits; the largest batch that fits: {train} (the whole training set).")
 
 
 def test_a_run_stops_the_table_and_it_is_worked_out_after(qtbot, window):
