@@ -28,6 +28,7 @@ from typing import Any
 
 from ..base.text import Message
 from ..distributed.env import ENV_RUN_UID
+from ..distributed.launcher import stop_with_window
 from ..run.status import EXIT_USER_ERROR, Status
 from ..store.files import ENV_PATH, default_store_path
 from ..watch.startup import ENV_WATCH_NAME, SITE_FOLDER
@@ -69,6 +70,7 @@ def command_watch(args: argparse.Namespace) -> int:
         return EXIT_USER_ERROR
     store_path = Path(args.runs_db).expanduser().resolve() if args.runs_db else default_store_path()
     run_uid = os.environ.get(ENV_RUN_UID) or uuid.uuid4().hex
+    stop_with_window()  # a window that started this watch and dies sends it SIGTERM, which reaches the script
     env = child_environment(run_uid, store_path, args.name)
     try:
         process = subprocess.Popen(command, env=env)

@@ -219,3 +219,36 @@ def test_ctrl_c_to_the_script_stops_its_run(project: Path, tmp_path: Path) -> No
     assert "KeyboardInterrupt" in stderr  # the script ended as Ctrl+C ends it, with its own traceback
     run, _, _ = the_run(db)
     assert run.status == "stopped"
+
+
+WINDOW = (
+    "import os, subprocess, sys, time\n"
+    "env = dict(os.environ, GPU_TRAIN_MONITOR_STOP_WITH_PID=str(os.getpid()), GPU_TRAIN_MONITOR_RUN_UID='orphan')\n"
+    "subprocess.Popen(sys.argv[1:], env=env)\n"
+    "time.sleep(600)\n"
+)
+
+
+def test_a_window_killed_with_sigkill_stops_the_script_it_watches(project: Path, tmp_path: Path) -> None:
+    import psutil
+
+    db = tmp_path / "runs.db"
+    command = [sys.executable, "-P", "-m", "core", "watch", "--runs-db", str(db), "--"]
+    script = ["python", "train.py", "--steps", "100000", "--sleep", "0.02"]
+    window = subprocess.Popen([sys.executable, "-c", WINDOW, *command, *script], cwd=project, env=ENV)
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while recorded_steps(db, "orphan") < 2:
+            assert time.monotonic() < deadline, "the watched script's run was never recorded"
+            time.sleep(0.05)
+        window.kill()  # as a window killed with -9: nothing of it runs to stop what it started
+        window.wait(timeout=WAIT_S)
+        while the_run(db)[0].status == "running" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        run, _, _ = the_run(db)
+        assert run.status == "stopped"  # the watch got SIGTERM when its window died, and the script stopped
+    finally:
+        for process in psutil.process_iter():  # whatever is left of it (a failed test)
+            with contextlib.suppress(psutil.Error):
+                if process.cwd() == str(project) and process.pid != os.getpid():
+                    process.kill()
