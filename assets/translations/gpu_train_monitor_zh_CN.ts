@@ -12,6 +12,14 @@
         <translation>批大小 {batch_size} 的试验失败：{error}</translation>
     </message>
     <message>
+        <source>the batch-size trial process failed to start: {error}</source>
+        <translation>批量大小试验进程未能启动：{error}</translation>
+    </message>
+    <message>
+        <source>the batch-size trial process ran out of memory at batch 1</source>
+        <translation>批量大小试验进程在批量 1 时内存不足</translation>
+    </message>
+    <message>
         <source>must be an integer from 1 to the largest batch ({max_batch}), got {start!r}</source>
         <translation>必须是 1 到最大批大小（{max_batch}）之间的整数，实际为 {start!r}</translation>
     </message>
@@ -22,6 +30,10 @@
     <message>
         <source>the batch-size search was stopped</source>
         <translation>批大小探测已停止</translation>
+    </message>
+    <message>
+        <source>the prediction said batch {batch}; no trial near it fitted, so the search went on with real trials only</source>
+        <translation>预测给出批量 {batch}；其附近没有试验能放下，因此搜索改为只用真实试验继续</translation>
     </message>
     <message>
         <source>even batch size {start} needs more than {limit_gb:.2f} GB (capacity {capacity_gb:.2f} GB with a {margin:.0%} margin) on {device}</source>
@@ -164,6 +176,14 @@
         <translation>在 {gpu} 上对比默认内存格式与 channels_last</translation>
     </message>
     <message>
+        <source>activation checkpointing off vs on</source>
+        <translation>激活检查点 关闭 对比 开启</translation>
+    </message>
+    <message>
+        <source>the model&apos;s blocks keeping their activations against recomputing them in backward on {device}: the peak memory saved and the time it costs</source>
+        <translation>在 {device} 上，模型各块保留激活值与在反向传播时重新计算它们的对比：节省的峰值内存及其时间代价</translation>
+    </message>
+    <message>
         <source>compiled vs eager</source>
         <translation>torch.compile 对比 eager</translation>
     </message>
@@ -214,6 +234,38 @@
     <message>
         <source>{fast} trains {ratio} faster than {slow}; warm-up excluded</source>
         <translation>{fast} 的训练速度是 {slow} 的 {ratio}；不含预热</translation>
+    </message>
+    <message>
+        <source>activation checkpointing took the step&apos;s peak memory from {off_peak} to {on_peak} ({saved:.0%} less)</source>
+        <translation>激活检查点把一步的峰值内存从 {off_peak} 降到 {on_peak}（少 {saved:.0%}）</translation>
+    </message>
+    <message>
+        <source>activation checkpointing did not lower the step&apos;s peak memory ({off_peak} without, {on_peak} with)</source>
+        <translation>激活检查点没有降低一步的峰值内存（不用时 {off_peak}，使用时 {on_peak}）</translation>
+    </message>
+    <message>
+        <source>its time cost is within the noise ({off_rate:.0f} images/s without, {on_rate:.0f} with)</source>
+        <translation>其时间代价在噪声范围内（不用时 {off_rate:.0f} 图像/秒，使用时 {on_rate:.0f}）</translation>
+    </message>
+    <message>
+        <source>it cost {cost:.0%} more time per image ({off_rate:.0f} images/s without, {on_rate:.0f} with)</source>
+        <translation>每张图像多花 {cost:.0%} 的时间（不用时 {off_rate:.0f} 图像/秒，使用时 {on_rate:.0f}）</translation>
+    </message>
+    <message>
+        <source>it took {gain:.0%} less time per image ({off_rate:.0f} images/s without, {on_rate:.0f} with)</source>
+        <translation>每张图像少花 {gain:.0%} 的时间（不用时 {off_rate:.0f} 图像/秒，使用时 {on_rate:.0f}）</translation>
+    </message>
+    <message>
+        <source>peaks counted from the tensors a step held (no allocator peak on this device)</source>
+        <translation>峰值按一步所持有的张量计算（此设备没有分配器峰值）</translation>
+    </message>
+    <message>
+        <source>the allocator&apos;s peaks</source>
+        <translation>分配器的峰值</translation>
+    </message>
+    <message>
+        <source>{memory}, and {time}; {how}, warm-up excluded</source>
+        <translation>{memory}，且{time}；{how}，不计预热</translation>
     </message>
     <message>
         <source>run {run} ({label}) {status}: {message}</source>
@@ -306,6 +358,10 @@
     <message>
         <source>use the channels_last memory format for the model and batches</source>
         <translation>模型和批次使用 channels_last 内存格式</translation>
+    </message>
+    <message>
+        <source>keep only each block&apos;s input for backward and run its forward again there: less activation memory for more compute (torch.utils.checkpoint over the model&apos;s blocks)</source>
+        <translation>反向传播只保留每个块的输入，并在那时重新运行其前向：用更多计算换更少的激活内存（对模型各块使用 torch.utils.checkpoint）</translation>
     </message>
     <message>
         <source>compile the model with torch.compile (its compile time is reported apart and left out of images/s; needs a C++ compiler on the CPU, Triton on CUDA)</source>
@@ -872,6 +928,30 @@
         <translation>{epochs:,} 轮共 {steps}</translation>
     </message>
     <message>
+        <source>its own loop (the watch API)</source>
+        <translation>其自己的循环（watch API）</translation>
+    </message>
+    <message>
+        <source>an unchanged script (watch --)</source>
+        <translation>未改动的脚本（watch --）</translation>
+    </message>
+    <message>
+        <source>Lightning&apos;s Trainer</source>
+        <translation>Lightning 的 Trainer</translation>
+    </message>
+    <message>
+        <source>the transformers Trainer</source>
+        <translation>transformers 的 Trainer</translation>
+    </message>
+    <message>
+        <source>its number of steps not known in advance</source>
+        <translation>事先不知道步数</translation>
+    </message>
+    <message>
+        <source>watching {model} on {device} ({device_name}): {parameters:,} parameters, {source}, {plan}</source>
+        <translation>正在观察 {device}（{device_name}）上的 {model}：{parameters:,} 个参数，{source}，{plan}</translation>
+    </message>
+    <message>
         <source>training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} ({train:,} train / {val:,} val images, {size}), {placement} placement, batch {batch_size}, {plan}</source>
         <translation>在 {device}（{device_name}）上训练 {model}：{parameters:,} 个参数，{dataset}（训练图像 {train:,} 张 / 验证图像 {val:,} 张，{size}），数据放置 {placement}，批大小 {batch_size}，{plan}</translation>
     </message>
@@ -1240,8 +1320,24 @@
         <translation>按请求停止</translation>
     </message>
     <message>
+        <source>an operation&apos;s result depends on the values in the batch ({op})</source>
+        <translation>某个运算的结果取决于批次中的数值（{op}）</translation>
+    </message>
+    <message>
+        <source>the operation {op} has no implementation for tensors without memory</source>
+        <translation>运算 {op} 没有针对无内存张量的实现</translation>
+    </message>
+    <message>
         <source>{kind}: {error}</source>
         <translation>{kind}: {error}</translation>
+    </message>
+    <message>
+        <source>the memory of {what} cannot be predicted without running it: {reason}; real trial steps measure it instead</source>
+        <translation>不运行就无法预测 {what} 的内存：{reason}；改由真实的试验步骤来测量</translation>
+    </message>
+    <message>
+        <source>this training step</source>
+        <translation>这个训练步骤</translation>
     </message>
     <message>
         <source>recording stopped: {problem}; the run goes on unrecorded</source>
@@ -1663,6 +1759,98 @@
         <source>the run store {path} is {kind}, not a file; give --runs-db a file name</source>
         <translation>运行记录库 {path} 是{kind}，不是文件；请给 --runs-db 一个文件名</translation>
     </message>
+    <message>
+        <source>{detail} (to predict for a device this machine lacks, give --capacity)</source>
+        <translation>{detail}（要为本机没有的设备做预测，请给出 --capacity）</translation>
+    </message>
+    <message>
+        <source>the script exited with code {code}</source>
+        <translation>脚本以退出码 {code} 结束</translation>
+    </message>
+    <message>
+        <source>{model} at batch {batch} ({precision}, {optimizer}) on {device}</source>
+        <translation>{model}，批量 {batch}（{precision}，{optimizer}），在 {device} 上</translation>
+    </message>
+    <message>
+        <source>bf16 autocast</source>
+        <translation>bf16 autocast</translation>
+    </message>
+    <message>
+        <source>fp16 autocast</source>
+        <translation>fp16 autocast</translation>
+    </message>
+    <message>
+        <source>fp32 (autocast off)</source>
+        <translation>fp32（autocast 关）</translation>
+    </message>
+    <message>
+        <source>channels_last off</source>
+        <translation>channels_last 关</translation>
+    </message>
+    <message>
+        <source>channels_last</source>
+        <translation>channels_last</translation>
+    </message>
+    <message>
+        <source>SGD instead of AdamW</source>
+        <translation>用 SGD 代替 AdamW</translation>
+    </message>
+    <message>
+        <source>AdamW instead of SGD</source>
+        <translation>用 AdamW 代替 SGD</translation>
+    </message>
+    <message>
+        <source>activation checkpointing off</source>
+        <translation>激活检查点关</translation>
+    </message>
+    <message>
+        <source>activation checkpointing</source>
+        <translation>激活检查点</translation>
+    </message>
+    <message>
+        <source>half the batch ({batch})</source>
+        <translation>批量减半（{batch}）</translation>
+    </message>
+    <message>
+        <source>double the batch ({batch})</source>
+        <translation>批量加倍（{batch}）</translation>
+    </message>
+    <message>
+        <source>batch {fits} fits as configured; batch {requested} fits with {change} (predicted peak {peak})</source>
+        <translation>按当前设置批量 {fits} 能放下；改为{change}后批量 {requested} 能放下（预测峰值 {peak}）</translation>
+    </message>
+    <message>
+        <source>no batch fits as configured; batch {requested} fits with {change} (predicted peak {peak})</source>
+        <translation>按当前设置没有批量能放下；改为{change}后批量 {requested} 能放下（预测峰值 {peak}）</translation>
+    </message>
+    <message>
+        <source>batch {fits} fits as configured; no single change makes batch {requested} fit</source>
+        <translation>按当前设置批量 {fits} 能放下；没有单一改动能让批量 {requested} 放下</translation>
+    </message>
+    <message>
+        <source>not even batch 1 fits as configured, and no single change makes batch {requested} fit</source>
+        <translation>按当前设置连批量 1 都放不下，也没有单一改动能让批量 {requested} 放下</translation>
+    </message>
+    <message>
+        <source>{model} has no blocks to checkpoint (resnet stages, a features or encoder Sequential of blocks, or a Sequential of sub-modules); run it without activation checkpointing</source>
+        <translation>{model} 没有可做检查点的块（resnet 阶段、由块组成的 features 或 encoder Sequential，或由子模块组成的 Sequential）；请不用激活检查点运行它</translation>
+    </message>
+    <message>
+        <source>watching stopped: {kind}: {error}</source>
+        <translation>观察已停止：{kind}：{error}</translation>
+    </message>
+    <message>
+        <source>the loss became nan or inf at step {step}</source>
+        <translation>损失在第 {step} 步变为 nan 或 inf</translation>
+    </message>
+    <message>
+        <source>the program exited with code {code}</source>
+        <translation>程序以退出码 {code} 结束</translation>
+    </message>
+    <message>
+        <source>the training ended by an exception the Trainer does not pass to callbacks</source>
+        <translation>训练因一个 Trainer 不会传给回调的异常而结束</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -1697,6 +1885,10 @@
     <message>
         <source>Phase peaks at step {step}: {peaks}</source>
         <translation>第 {step} 步各阶段峰值：{peaks}</translation>
+    </message>
+    <message>
+        <source>Measured at step {step}, as a whole: a script&apos;s own loop shows no phases</source>
+        <translation>在第 {step} 步整体测量：脚本自己的循环不显示各阶段</translation>
     </message>
     <message>
         <source>Activations + workspace = the step&apos;s allocator peak minus everything else.</source>
@@ -2020,8 +2212,8 @@ each run&apos;s warm-up</source>
         <translation>探测批大小</translation>
     </message>
     <message>
-        <source>Run a few real training steps per candidate batch size (doubling, then binary search) with the settings on the left</source>
-        <translation>用左侧的设置，对每个候选批大小真实训练几步（先逐次翻倍，再二分查找）</translation>
+        <source>Predict the largest batch that fits without using memory, then confirm it with at most 3 real training trials with the settings on the left (where a step cannot be predicted: a few real steps per candidate, doubling, then binary search)</source>
+        <translation>先在不占用内存的情况下预测能放下的最大批量，再用左侧的设置以最多 3 次真实训练试验确认（无法预测某一步时：每个候选跑几个真实步骤，先加倍，再二分查找）</translation>
     </message>
     <message>
         <source>Stop search</source>
@@ -2068,6 +2260,10 @@ each run&apos;s warm-up</source>
         <translation>拟合</translation>
     </message>
     <message>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
         <source>limit</source>
         <translation>上限</translation>
     </message>
@@ -2096,6 +2292,10 @@ each run&apos;s warm-up</source>
         <translation>批大小 {batch}：峰值 {peak}，太大</translation>
     </message>
     <message>
+        <source>{trial} (predicted {predicted})</source>
+        <translation>{trial}（预测 {predicted}）</translation>
+    </message>
+    <message>
         <source>Largest batch that fits: {batch} (predicted peak {peak} of {limit} allowed; {fixed} fixed + {per_sample} per sample)</source>
         <translation>能放下的最大批大小：{batch}（预测峰值 {peak}，上限 {limit}；固定 {fixed} + 每个样本 {per_sample}）</translation>
     </message>
@@ -2110,6 +2310,18 @@ each run&apos;s warm-up</source>
     <message>
         <source>batch-size search: {batch} fits ({trials} trials)</source>
         <translation>批大小探测：{batch} 放得下（试了 {trials} 次）</translation>
+    </message>
+    <message>
+        <source>The prediction said batch {predicted}; one real trial confirmed {batch}.</source>
+        <translation>预测给出批量 {predicted}；一次真实试验确认了 {batch}。</translation>
+    </message>
+    <message>
+        <source>The prediction said batch {predicted}; {trials} real trials confirmed {batch}.</source>
+        <translation>预测给出批量 {predicted}；{trials} 次真实试验确认了 {batch}。</translation>
+    </message>
+    <message>
+        <source>{result} {prediction}</source>
+        <translation>{result} {prediction}</translation>
     </message>
     <message>
         <source>batch-size search: {error}</source>
@@ -2315,6 +2527,10 @@ each run&apos;s warm-up</source>
         <translation>运行记录</translation>
     </message>
     <message>
+        <source>What if…</source>
+        <translation>假如…</translation>
+    </message>
+    <message>
         <source>GPU (NVML)</source>
         <translation>GPU (NVML)</translation>
     </message>
@@ -2382,6 +2598,18 @@ each run&apos;s warm-up</source>
         <translation>勾选“记录显存历史”后再开始运行（仅限 CUDA），才能保存快照</translation>
     </message>
     <message>
+        <source>Predicting what would fit…</source>
+        <translation>正在预测能放下什么…</translation>
+    </message>
+    <message>
+        <source>Predicted: {advice}.</source>
+        <translation>预测：{advice}。</translation>
+    </message>
+    <message>
+        <source>No prediction of what would fit: {reason}</source>
+        <translation>无法预测能放下什么：{reason}</translation>
+    </message>
+    <message>
         <source>retrying with batch size {batch}</source>
         <translation>以批大小 {batch} 重试</translation>
     </message>
@@ -2442,6 +2670,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Watch a script…</source>
+        <translation>观察脚本…</translation>
+    </message>
+    <message>
+        <source>Run a training script of yours unchanged and follow it live, as a run of the window&apos;s own</source>
+        <translation>原样运行你自己的训练脚本，并像本窗口自己的运行一样实时跟踪它</translation>
     </message>
     <message>
         <source>Save plots…</source>
@@ -2615,6 +2851,10 @@ each run&apos;s warm-up</source>
         <translation>就此停止</translation>
     </message>
     <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;{headline}.&lt;/b&gt; {message}</source>
         <translation>&lt;b&gt;{headline}。&lt;/b&gt;{message}</translation>
     </message>
@@ -2646,6 +2886,108 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
+    <name>PeakPrediction</name>
+    <message>
+        <source>fits ({spare} to spare)</source>
+        <translation>能放下（余 {spare}）</translation>
+    </message>
+    <message>
+        <source>tight (only {spare} to spare, under {share}%)</source>
+        <translation>很紧（只余 {spare}，不到 {share}%）</translation>
+    </message>
+    <message>
+        <source>does not fit ({over} over)</source>
+        <translation>放不下（超出 {over}）</translation>
+    </message>
+    <message>
+        <source>predicted peak {peak} per process, {total} for {processes}, of {capacity}</source>
+        <translation>预测峰值每进程 {peak}，{processes} 共 {total}，容量 {capacity}</translation>
+    </message>
+    <message>
+        <source>predicted peak {peak} per GPU of {capacity}</source>
+        <translation>预测峰值每块 GPU {peak}，容量 {capacity}</translation>
+    </message>
+    <message>
+        <source>predicted peak {peak}</source>
+        <translation>预测峰值 {peak}</translation>
+    </message>
+    <message>
+        <source>predicted peak {peak} of {capacity}</source>
+        <translation>预测峰值 {peak}，容量 {capacity}</translation>
+    </message>
+    <message>
+        <source>{head}: {verdict}</source>
+        <translation>{head}：{verdict}</translation>
+    </message>
+    <message>
+        <source>One training step at its peak: {what}, traced on tensors without memory in {seconds} s (no memory used). Parameters {params}, gradients {grads}, optimizer state {optimizer}, batch {batch}, activations and temporaries {activations}.</source>
+        <translation>一个训练步骤的峰值：{what}，在无内存张量上追踪，用时 {seconds} 秒（未占用内存）。参数 {params}，梯度 {grads}，优化器状态 {optimizer}，批次 {batch}，激活值与临时张量 {activations}。</translation>
+    </message>
+    <message>
+        <source>Not counted: the process&apos;s own memory (Python, PyTorch&apos;s libraries, the dataset).</source>
+        <translation>未计入：进程自身的内存（Python、PyTorch 的库、数据集）。</translation>
+    </message>
+    <message>
+        <source>Not counted: the CUDA context and the allocator&apos;s cache, a few hundred MB more on a GPU.</source>
+        <translation>未计入：CUDA 上下文和分配器的缓存，在 GPU 上还要多几百 MB。</translation>
+    </message>
+    <message>
+        <source>Tight: less than {share}% of the capacity would be left.</source>
+        <translation>很紧：容量剩下不到 {share}%。</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>The memory one training step of these settings needs at its peak, predicted</source>
+        <translation>按这些设置，一个训练步骤在峰值时所需的内存（预测）</translation>
+    </message>
+    <message>
+        <source>predicted peak: waiting for PyTorch to load…</source>
+        <translation>预测峰值：正在等待 PyTorch 加载…</translation>
+    </message>
+    <message>
+        <source>predicted peak: worked out after the run</source>
+        <translation>预测峰值：运行结束后计算</translation>
+    </message>
+    <message>
+        <source>predicted peak: working it out…</source>
+        <translation>预测峰值：正在计算…</translation>
+    </message>
+    <message>
+        <source>no prediction: {reason}</source>
+        <translation>无预测：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>PredictedBreakdown</name>
+    <message>
+        <source>Predicting this step&apos;s memory to compare with the measured one…</source>
+        <translation>正在预测这一步的内存，以便与测量值比较…</translation>
+    </message>
+    <message>
+        <source>No prediction of this step to compare with: {reason}</source>
+        <translation>没有这一步的预测可供比较：{reason}</translation>
+    </message>
+    <message>
+        <source>{measured} · predicted {predicted}</source>
+        <translation>{measured} · 预测 {predicted}</translation>
+    </message>
+    <message>
+        <source>Predicted peak {predicted} against {measured} measured at step {step}: {error}% off</source>
+        <translation>预测峰值 {predicted}，第 {step} 步测得 {measured}：相差 {error}%</translation>
+    </message>
+    <message>
+        <source>The same step predicted without running it: {what}, traced on tensors without memory in {seconds} s. The error compares the predicted peak with the measured step&apos;s total, in % of the measured one. Each part&apos;s prediction is what it held at the predicted peak: gradients are mostly made after it.</source>
+        <translation>不运行而预测的同一步骤：{what}，在无内存张量上追踪，用时 {seconds} 秒。误差把预测峰值与测得的这一步总量相比较，以测量值的百分比表示。每一部分的预测值是它在预测峰值时所持有的：梯度大多在峰值之后才产生。</translation>
+    </message>
+    <message>
+        <source>The dataset kept on the device ({size}) is no part of a step: left out of both.</source>
+        <translation>保存在设备上的数据集（{size}）不属于任何一步：两边都不计入。</translation>
+    </message>
+</context>
+<context>
     <name>PresetRow</name>
     <message>
         <source>no preset: every setting as you set it. Choosing none after a preset puts the settings presets change back to their defaults</source>
@@ -2669,6 +3011,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>could not start {count} processes: {reason}</source>
         <translation>无法启动 {count} 个进程：{reason}</translation>
+    </message>
+    <message>
+        <source>could not start the script: {reason}</source>
+        <translation>无法启动脚本：{reason}</translation>
     </message>
     <message>
         <source>it has not started training yet</source>
@@ -2789,6 +3135,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>a run of {count} processes is followed through the run store, and this window records nothing (start it with --runs-db PATH)</source>
         <translation>{count} 个进程的运行要通过运行记录库来跟踪，而本窗口不记录任何运行（请用 --runs-db PATH 启动）</translation>
+    </message>
+    <message>
+        <source>a watched script is followed through the run store, and this window records nothing</source>
+        <translation>被观察的脚本通过运行存储来跟踪，本窗口不记录任何内容</translation>
     </message>
 </context>
 <context>
@@ -3125,6 +3475,14 @@ each run&apos;s warm-up</source>
         <source>Each rank&apos;s training images per second over the last report, by rank</source>
         <translation>最近一次报告期间各进程每秒训练的图像数，按进程编号排列</translation>
     </message>
+    <message>
+        <source>no total</source>
+        <translation>无总数</translation>
+    </message>
+    <message>
+        <source>The script does not say how many steps it will train</source>
+        <translation>脚本没有说明它将训练多少步</translation>
+    </message>
 </context>
 <context>
     <name>StoreLink</name>
@@ -3190,6 +3548,168 @@ each run&apos;s warm-up</source>
     <message>
         <source>{title} ({state}) — GPU Training Monitor</source>
         <translation>{title}（{state}）— GPU 训练监视器</translation>
+    </message>
+</context>
+<context>
+    <name>WatchDialog</name>
+    <message>
+        <source>Watch a script</source>
+        <translation>观察脚本</translation>
+    </message>
+    <message>
+        <source>Runs a PyTorch training script of yours unchanged and follows it live here: its steps, losses and memory, recorded in the Runs tab. Stop, Pause and Clear cache act on it at its next optimizer step.</source>
+        <translation>原样运行你的 PyTorch 训练脚本并在这里实时跟踪：它的步骤、损失和内存，记录在“运行”标签页中。停止、暂停和清空缓存在它的下一个优化器步骤生效。</translation>
+    </message>
+    <message>
+        <source>train.py</source>
+        <translation>train.py</translation>
+    </message>
+    <message>
+        <source>--epochs 3 --lr 0.01 (as in a terminal)</source>
+        <translation>--epochs 3 --lr 0.01（与在终端中一样）</translation>
+    </message>
+    <message>
+        <source>the script&apos;s folder</source>
+        <translation>脚本所在的文件夹</translation>
+    </message>
+    <message>
+        <source>optional: the script&apos;s name</source>
+        <translation>可选：脚本的名称</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Script:</source>
+        <translation>脚本：</translation>
+    </message>
+    <message>
+        <source>Arguments:</source>
+        <translation>参数：</translation>
+    </message>
+    <message>
+        <source>Working folder:</source>
+        <translation>工作文件夹：</translation>
+    </message>
+    <message>
+        <source>Run name:</source>
+        <translation>运行名称：</translation>
+    </message>
+    <message>
+        <source>Watch</source>
+        <translation>观察</translation>
+    </message>
+    <message>
+        <source>The training script to watch</source>
+        <translation>要观察的训练脚本</translation>
+    </message>
+    <message>
+        <source>Python scripts (*.py);;All files (*)</source>
+        <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The folder the script runs in</source>
+        <translation>脚本运行时所在的文件夹</translation>
+    </message>
+    <message>
+        <source>Runs {command} in {folder}</source>
+        <translation>在 {folder} 中运行 {command}</translation>
+    </message>
+</context>
+<context>
+    <name>WhatIfTable</name>
+    <message>
+        <source>What if: waiting for PyTorch to load…</source>
+        <translation>假如：正在等待 PyTorch 加载…</translation>
+    </message>
+    <message>
+        <source>What if: worked out after the run</source>
+        <translation>假如：运行结束后计算</translation>
+    </message>
+    <message>
+        <source>What if: no prediction while the settings cannot run</source>
+        <translation>假如：设置无法运行时不做预测</translation>
+    </message>
+    <message>
+        <source>What if: predicting each change…</source>
+        <translation>假如：正在逐项预测…</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>改动</translation>
+    </message>
+    <message>
+        <source>Predicted peak</source>
+        <translation>预测峰值</translation>
+    </message>
+    <message>
+        <source>Saves (−: costs)</source>
+        <translation>节省（−：增加）</translation>
+    </message>
+    <message>
+        <source>Largest batch that fits</source>
+        <translation>能放下的最大批量</translation>
+    </message>
+    <message>
+        <source>What if: no prediction ({reason})</source>
+        <translation>假如：无预测（{reason}）</translation>
+    </message>
+    <message>
+        <source>What if… As set: peak {peak} of {capacity}, {verdict}; the largest batch that fits: {fits}.</source>
+        <translation>假如… 按当前设置：峰值 {peak}，容量 {capacity}，{verdict}；能放下的最大批量：{fits}。</translation>
+    </message>
+    <message>
+        <source>The settings on the left with one change at a time, each predicted without using memory. Fits: under the capacity less the {margin}% margin the batch-size finder keeps free.</source>
+        <translation>左侧的设置每次只改动一处，各自在不占用内存的情况下预测。能放下：低于容量减去批量大小查找器保留的 {margin}% 余量。</translation>
+    </message>
+    <message>
+        <source>not on this device</source>
+        <translation>此设备不支持</translation>
+    </message>
+    <message>
+        <source>no prediction: {reason}</source>
+        <translation>无预测：{reason}</translation>
+    </message>
+    <message>
+        <source>{peak}, {verdict}</source>
+        <translation>{peak}，{verdict}</translation>
+    </message>
+    <message>
+        <source>saves {size}</source>
+        <translation>节省 {size}</translation>
+    </message>
+    <message>
+        <source>costs {size}</source>
+        <translation>增加 {size}</translation>
+    </message>
+    <message>
+        <source>no change</source>
+        <translation>无改动</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>none (not even 1)</source>
+        <translation>没有（连 1 都不行）</translation>
+    </message>
+    <message>
+        <source>{batch} (the whole training set)</source>
+        <translation>{batch}（整个训练集）</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>能放下</translation>
+    </message>
+    <message>
+        <source>tight</source>
+        <translation>很紧</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>放不下</translation>
     </message>
 </context>
 <context>
@@ -3523,6 +4043,10 @@ each run&apos;s warm-up</source>
         <translation>channels_last 内存格式</translation>
     </message>
     <message>
+        <source>Activation checkpointing</source>
+        <translation>激活检查点</translation>
+    </message>
+    <message>
         <source>torch.compile</source>
         <translation>torch.compile 编译</translation>
     </message>
@@ -3673,6 +4197,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>use the channels_last memory format for the model and batches</source>
         <translation>模型和批次使用 channels_last 内存格式</translation>
+    </message>
+    <message>
+        <source>keep only each block&apos;s input for backward and run its forward again there: less activation memory for more compute (torch.utils.checkpoint over the model&apos;s blocks)</source>
+        <translation>反向传播只保留每个块的输入，并在那时重新运行其前向：用更多计算换更少的激活内存（对模型各块使用 torch.utils.checkpoint）</translation>
     </message>
     <message>
         <source>compile the model with torch.compile (its compile time is reported apart and left out of images/s; needs a C++ compiler on the CPU, Triton on CUDA)</source>
@@ -3862,6 +4390,26 @@ each run&apos;s warm-up</source>
     <message>
         <source>run {run_id} resumed</source>
         <translation>运行 {run_id} 已继续</translation>
+    </message>
+    <message>
+        <source>watching {script}, started in {folder}; its output: {path}</source>
+        <translation>正在观察 {script}，启动于 {folder}；其输出：{path}</translation>
+    </message>
+    <message>
+        <source>the script&apos;s output is in {path}</source>
+        <translation>脚本的输出在 {path}</translation>
+    </message>
+    <message>
+        <source>the script was stopped before its run was recorded</source>
+        <translation>脚本在其运行被记录之前就被停止了</translation>
+    </message>
+    <message>
+        <source>the script ended without an optimizer step: there was no training to record</source>
+        <translation>脚本结束时没有任何优化器步骤：没有可记录的训练</translation>
+    </message>
+    <message>
+        <source>the script ended before its run was recorded: {reason}</source>
+        <translation>脚本在其运行被记录之前就结束了：{reason}</translation>
     </message>
     <message>
         <source>the {count} GPUs were stopped before training started</source>
@@ -4381,12 +4929,24 @@ each run&apos;s warm-up</source>
 <context>
     <name>stored_run_text</name>
     <message>
+        <source>{model}, trained by {source}, {devices} ({device_name})</source>
+        <translation>{model}，由{source}训练，{devices}（{device_name}）</translation>
+    </message>
+    <message>
+        <source>{model}, trained by {source}, {devices}</source>
+        <translation>{model}，由{source}训练，{devices}</translation>
+    </message>
+    <message>
         <source>{model} on {dataset}, batch {batch_size}, {placement} placement, {devices} ({device_name})</source>
         <translation>{model}，数据集 {dataset}，批大小 {batch_size}，数据放置 {placement}，{devices}（{device_name}）</translation>
     </message>
     <message>
         <source>{model} on {dataset}, batch {batch_size}, {placement} placement, {devices}</source>
         <translation>{model}，数据集 {dataset}，批大小 {batch_size}，数据放置 {placement}，{devices}</translation>
+    </message>
+    <message>
+        <source>a script this window started and watches: stop, pause or clear its cache here or with the window&apos;s buttons; started {started}</source>
+        <translation>本窗口启动并观察的脚本：可在这里或用窗口的按钮停止、暂停或清空其缓存；启动于 {started}</translation>
     </message>
     <message>
         <source>started by this window as {count} processes: stop, pause or clear its cache here or with the window&apos;s buttons; started {started}</source>
@@ -4423,6 +4983,33 @@ each run&apos;s warm-up</source>
     <message>
         <source>resumed at step {step}</source>
         <translation>在第 {step} 步继续</translation>
+    </message>
+</context>
+<context>
+    <name>watch_command</name>
+    <message>
+        <source>Choose the script to watch.</source>
+        <translation>请选择要观察的脚本。</translation>
+    </message>
+    <message>
+        <source>There is no file {path}.</source>
+        <translation>没有文件 {path}。</translation>
+    </message>
+    <message>
+        <source>{path} is a folder, not a script.</source>
+        <translation>{path} 是文件夹，不是脚本。</translation>
+    </message>
+    <message>
+        <source>The arguments cannot be split: a quotation mark is not closed.</source>
+        <translation>参数无法拆分：有引号没有闭合。</translation>
+    </message>
+    <message>
+        <source>The arguments cannot be split: they end with a lone backslash.</source>
+        <translation>参数无法拆分：以单独的反斜杠结尾。</translation>
+    </message>
+    <message>
+        <source>There is no folder {path} to run the script in.</source>
+        <translation>没有用于运行脚本的文件夹 {path}。</translation>
     </message>
 </context>
 <context>
