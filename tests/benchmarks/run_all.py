@@ -29,6 +29,10 @@ output folder (default: a new folder under ./benchmark-results/), its stdout and
             >= 0.97 on a GPU (resnet18, batch 256); on a CPU (tiny-cnn b256, resnet18 b16) reported.
             --quick: one round of each, tiny-cnn only (each comparison starts the ranks anew).
 - gpu-tests `pytest -m gpu` (only with --gpu-check or --only gpu-tests): passes, or the row says what failed.
+- finder    `finder.py`: the CPU's batch-size finder (tiny-cnn, 3 GB) before predictions (--no-predict) and
+            after, side by side: trials, seconds end to end, answer (after: <= 3 trials, < 60 s); the answer
+            training 2 steps (exit 0); one prediction of resnet18 at batch 256 after warm-up (< 2 s). --quick
+            leaves "before" out (minutes).
 
 Medians of several runs and ratios, never single times: the scripts repeat each measurement `--repeats`
 times (interleaved) and report medians; the CLI runs (compare, resnet18, speedrun) run `--run-repeats`
@@ -76,8 +80,8 @@ from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent.parent
-NAMES = ("gpu-tests", "data", "session", "gui", "compare", "parallel", "resnet18", "speedrun")
-DEFAULT_NAMES = ("data", "session", "gui", "compare", "resnet18", "speedrun", "parallel")
+NAMES = ("gpu-tests", "data", "session", "gui", "compare", "parallel", "resnet18", "speedrun", "finder")
+DEFAULT_NAMES = ("data", "session", "gui", "compare", "resnet18", "speedrun", "parallel", "finder")
 GPU_CHECK_NAMES = ("gpu-tests", "data", "session", "resnet18", "speedrun", "compare", "parallel")
 NO_GPU = "no NVIDIA GPU"
 
@@ -657,6 +661,12 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 b.jobs.append(
                     Job(key, f"{title} (run {i + 1})", argv, 150.0 if name == "speedrun" else 90.0, out / f"{key}.json")
                 )
+        elif name == "finder":  # the CPU's finder whatever --device: its target is set for tiny-cnn at 3 GB there
+            b = Bench(name, "batch-size finder", summarize=sum_finder)
+            argv = py_script("finder.py") + ["--json", str(out / "finder.json")]
+            if q:
+                argv += ["--skip-before", "--repeats", "2"]  # before alone takes minutes
+            b.jobs.append(Job("finder", "finder.py", argv, limit(900, 150, 300), out / "finder.json"))
         else:  # argparse checked the names
             raise AssertionError(name)
         benches.append(b)
@@ -1054,6 +1064,58 @@ def sum_gpu_tests(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
         "summary": summary,
         "rc": job.rc,
     }
+
+
+def sum_finder(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
+    """finder.py: the search before predictions vs after (trials, seconds, answer), the answer training, and
+    one prediction's time."""
+    data = b.jobs[0].data or {}
+    met = data.get("targets_met", {})
+    rows = []
+    for side in ("before", "after"):
+        found = data.get(side)
+        if not found:
+            continue
+        rows.append(
+            Row(
+                b.title,
+                f"{side}: tiny-cnn, {data.get('capacity')}, CPU: {found['trials']} trials, answer batch "
+                f"{found['answer']}"
+                + (f" (predicted {found['predicted_batch']})" if found.get("predicted_batch") else ""),
+                num(found["seconds"]),
+                unit="s",
+                target="<= 3 trials, < 60 s" if side == "after" else "",
+                met=ctx.verdict(met.get("finder_trials", False) and met.get("finder_seconds", False))
+                if side == "after"
+                else "",
+            )
+        )
+    ran = data.get("after_trains")
+    if ran:
+        rows.append(
+            Row(
+                b.title,
+                f"the answer trains 2 steps: exit {ran['exit']}, peak RSS {ran['peak_rss_bytes'] / 1e9:.2f} GB",
+                num(ran["seconds"]),
+                unit="s",
+                target="exit 0",
+                met=ctx.verdict(met.get("answer_trains", False)),
+            )
+        )
+    timed = data.get("prediction")
+    if timed:
+        rows.append(
+            Row(
+                b.title,
+                "one prediction: resnet18 b256, CPU, after warm-up (median; runs: the best)",
+                num(timed["median_s"]),
+                runs=num(timed["best_s"]),
+                unit="s",
+                target="< 2 s",
+                met=ctx.verdict(met.get("prediction_seconds", False)),
+            )
+        )
+    return rows, data
 
 
 def finite(value: Any) -> Any:
