@@ -24,6 +24,8 @@ from typing import Any
 
 from ..config.run_config import RunConfig
 
+ANSWER = "trial answer: "  # a served answer's line starts so: your own model's code may print lines of its own
+
 
 def main() -> int:
     request = json.loads(sys.stdin.readline())
@@ -95,7 +97,7 @@ def serve() -> int:
             answer = run_trial(config, int(request["batch_size"]), int(request["steps"]), bool(request.get("state")))
             if not answer:
                 answer = {"peak_bytes": peak_rss_bytes(), "base_bytes": base, "resettable": resettable}
-        print(json.dumps(answer), flush=True)
+        print(ANSWER + json.dumps(answer), flush=True)
     return 0
 
 

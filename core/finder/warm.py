@@ -172,11 +172,12 @@ class WarmTrials:
         proc = self._start()
         try:
             self._send(request)
-            line = proc.stdout.readline() if proc.stdout is not None else ""
+            while proc.stdout is not None and (line := proc.stdout.readline()):
+                answer = _answer(line)
+                if answer is not None:
+                    return answer  # other lines: what your own model or dataset printed
         except (BrokenPipeError, OSError):
-            line = ""
-        if line.strip():
-            return json.loads(line)
+            pass
         code = proc.wait()
         stderr = self._stderr_text()
         self.close()
@@ -189,6 +190,18 @@ class WarmTrials:
             return ""
         self._stderr.seek(0)
         return self._stderr.read()
+
+
+def _answer(line: str) -> dict[str, Any] | None:
+    from .trial import ANSWER
+
+    if not line.startswith(ANSWER):
+        return None
+    try:
+        answer = json.loads(line.removeprefix(ANSWER))
+    except ValueError:
+        return None
+    return answer if isinstance(answer, dict) else None
 
 
 class _ChildFailed(Exception):

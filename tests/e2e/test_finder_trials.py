@@ -145,3 +145,22 @@ def test_a_finder_trial_imports_your_own_code_in_its_own_process(folder, monkeyp
             failure.result()
     assert raised.value.field == "model"
     assert str(raised.value).startswith("model: mymodels:for_28px fails on the run's input, a batch shaped 2x3x8x8")
+
+
+def test_a_warm_trial_process_reads_past_what_your_own_model_prints(folder, one_thread_children: None) -> None:
+    from core.finder.warm import WarmTrials
+
+    (folder / "chatty.py").write_text(
+        "from torch import nn\n"
+        "def net(num_classes):\n"
+        "    print('building the net', [1, 2])\n"
+        "    print('{not json')\n"
+        "    print('{\"peak_bytes\": 1}')\n"
+        "    return nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),\n"
+        "                         nn.Linear(4, num_classes))\n",
+        encoding="utf-8",
+    )
+    config = RunConfig(**{**OWN, "model": "chatty:net"})
+    with WarmTrials() as warm:
+        assert warm.idle_bytes(config) > 100 * 2**20
+        assert warm.measure(config, 8, 2) > 100 * 2**20
