@@ -252,3 +252,31 @@ def test_a_window_killed_with_sigkill_stops_the_script_it_watches(project: Path,
             with contextlib.suppress(psutil.Error):
                 if process.cwd() == str(project) and process.pid != os.getpid():
                     process.kill()
+
+
+DDP_TRAIN = """\
+import torch, torch.distributed as dist
+from torch import nn
+
+dist.init_process_group("gloo")
+torch.manual_seed(dist.get_rank())
+model = nn.parallel.DistributedDataParallel(nn.Linear(6, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(5):
+    model(torch.randn(4, 6)).pow(2).mean().backward()
+    optimizer.step()
+    optimizer.zero_grad()
+dist.destroy_process_group()
+"""
+
+
+def test_a_torchrun_script_is_one_run_recorded_by_rank_0(tmp_path: Path) -> None:
+    (tmp_path / "ddp.py").write_text(DDP_TRAIN)
+    db = tmp_path / "runs.db"
+    torchrun = ["python", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "ddp.py"]
+    env = {**ENV, "OMP_NUM_THREADS": "1"}
+    process = watch(tmp_path, db, *torchrun, env=env)
+    _, stderr = process.communicate(timeout=WAIT_S)
+    assert process.returncode == 0, stderr
+    run, losses, config = the_run(db)  # one run: the other rank records nothing
+    assert (run.status, run.steps, config["model"]) == ("completed", 5, "Linear") and len(losses) == 5
