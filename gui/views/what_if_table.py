@@ -1,5 +1,6 @@
 """What if? The form's settings with one change at a time, predicted (`core.finder.what_if`): what each change
-saves or costs and the largest batch that would then fit the selected device, in the memory breakdown tab.
+saves or costs and the largest batch that would then fit the selected device, in a tab of its own beside the
+memory breakdown (the breakdown leaves its tab no height for a table's rows).
 
 A table of predictions takes seconds to minutes of CPU (a few predictions per row), so it is worked out only
 while the tab is shown, never while a run trains (it would slow the run down), off the GUI thread, and again
@@ -63,10 +64,9 @@ class WhatIfTable(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the change's name takes what is left
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)  # more rows in view
-        # it takes the tab's space left below the breakdown, and never makes the window taller (the table scrolls)
+        # however little height the tabs get, the window never grows taller for it: the table scrolls
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 6, 0, 0)
         layout.addWidget(self.heading)
         layout.addWidget(self.table, 1)
         self.task = LatestTask(self, thread_name="what-if")
@@ -162,9 +162,7 @@ class WhatIfTable(QWidget):
         searched = any(row.fits_batch is not None for row in w.rows)  # the second pass: each row's batch searched
         fits = self._batch_text(w.fits_batch if searched else None, searched)
         self.heading.setText(
-            self.tr(
-                "What if… As set: peak {peak} of {capacity}, {verdict}; the largest batch that fits: {fits}."
-            ).format(
+            self.tr("As set: peak {peak} of {capacity}, {verdict}; the largest batch that fits: {fits}.").format(
                 peak=format_bytes(w.total_bytes),
                 capacity=format_bytes(w.capacity_bytes),
                 verdict=self._verdict(w.verdict),

@@ -76,9 +76,7 @@ def build_parts(window: MainWindow) -> None:
     window.estimates = RunEstimates(window.settings, lambda spec: window.form.devices.identity(spec))  # a plain call
     capacity = lambda: window.probe and window.probe.sample().capacity_bytes  # noqa: E731 - the selected device's
     window.peak = PeakPrediction(window.form, window.form.peak_label, capacity, window)  # beside the batch size
-    window.what_if = WhatIfTable(window.form, capacity)  # in the memory breakdown tab, under the breakdown
-    breakdown_layout = window.breakdown_view.layout()
-    breakdown_layout.insertWidget(breakdown_layout.count() - 1, window.what_if, 100)  # the space below is its
+    window.what_if = WhatIfTable(window.form, capacity)  # a tab of its own beside the breakdown: rows need height
 
     # recorded runs (this window's and those started elsewhere): opened in windows, overlaid on the plots
     window.history = HistoryPanel(window.controller.store_path, window.loss_plot, window.memory_plot)
@@ -104,6 +102,7 @@ def build_parts(window: MainWindow) -> None:
             (window.log, QCoreApplication.translate("MainWindow", "Log")),
             (window.history, QCoreApplication.translate("MainWindow", "Runs")),
             (window.breakdown_view, window.breakdown_view.tab_title()),
+            (window.what_if, QCoreApplication.translate("MainWindow", "What if…")),
             (window.nvml_panel, QCoreApplication.translate("MainWindow", "GPU (NVML)")),
             (window.finder_panel, QCoreApplication.translate("MainWindow", "Batch-size finder")),
         ],

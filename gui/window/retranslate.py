@@ -148,6 +148,7 @@ def _keep_tabs(texts: Retranslator, window: MainWindow) -> None:
     for page, title in (
         (window.log, "Log"),
         (window.history, "Runs"),
+        (window.what_if, "What if…"),
         (window.nvml_panel, "GPU (NVML)"),
         (window.finder_panel, "Batch-size finder"),
     ):

@@ -1,4 +1,4 @@
-"""The what-if table in the memory breakdown tab: the form's settings with one change at a time, predicted."""
+"""The What if… tab (beside the memory breakdown): the form's settings with one change at a time, predicted."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def cells(table, row: int) -> list[str]:
 def test_the_table_shows_each_change_its_bytes_and_the_batch_that_fits(qtbot, window):
     what_if = window.what_if
     assert not what_if.task.busy  # nothing worked out while the tab is not shown
-    window.tabs.setCurrentWidget(window.breakdown_view)
+    window.tabs.setCurrentWidget(window.what_if)
     qtbot.waitUntil(lambda: what_if.result is not None, timeout=WHAT_IF_TIMEOUT_MS)  # the rows come first
     qtbot.waitUntil(lambda: any(row.fits_batch for row in what_if.result.rows), timeout=WHAT_IF_TIMEOUT_MS)
     qtbot.waitUntil(what_if.isEnabled, timeout=5_000)
@@ -31,12 +31,12 @@ def test_the_table_shows_each_change_its_bytes_and_the_batch_that_fits(qtbot, wi
     assert re.fullmatch(r"[\d.]+ (kB|MB|GB), fits", rows["bf16 autocast"][1])
     train = window.form.train_images(window.form.config())  # the whole training set fits a CPU's memory
     assert rows["bf16 autocast"][3] == f"{train} (the whole training set)"
-    assert what_if.heading.text().startswith("What if… As set: peak 22.66 MB of ")
+    assert what_if.heading.text().startswith("As set: peak 22.66 MB of ")
     assert what_if.heading.text().endswith(f", fits; the largest batch that fits: {train} (the whole training set).")
 
 
 def test_a_run_stops_the_table_and_it_is_worked_out_after(qtbot, window):
-    window.tabs.setCurrentWidget(window.breakdown_view)
+    window.tabs.setCurrentWidget(window.what_if)
     assert window.what_if.task.busy  # asked for: the settings are shown
     with qtbot.waitSignal(window.run_ended, timeout=60_000):
         window.start_run(FAST)
