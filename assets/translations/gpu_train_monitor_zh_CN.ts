@@ -2528,7 +2528,7 @@ each run&apos;s warm-up</source>
     </message>
     <message>
         <source>What if…</source>
-        <translation>假如…</translation>
+        <translation>假设分析…</translation>
     </message>
     <message>
         <source>GPU (NVML)</source>
@@ -3621,19 +3621,19 @@ each run&apos;s warm-up</source>
     <name>WhatIfTable</name>
     <message>
         <source>What if: waiting for PyTorch to load…</source>
-        <translation>假如：正在等待 PyTorch 加载…</translation>
+        <translation>假设分析：正在等待 PyTorch 加载…</translation>
     </message>
     <message>
         <source>What if: worked out after the run</source>
-        <translation>假如：运行结束后计算</translation>
+        <translation>假设分析：运行结束后计算</translation>
     </message>
     <message>
         <source>What if: no prediction while the settings cannot run</source>
-        <translation>假如：设置无法运行时不做预测</translation>
+        <translation>假设分析：设置无法运行时不做预测</translation>
     </message>
     <message>
         <source>What if: predicting each change…</source>
-        <translation>假如：正在逐项预测…</translation>
+        <translation>假设分析：正在逐项预测…</translation>
     </message>
     <message>
         <source>Change</source>
@@ -3653,11 +3653,11 @@ each run&apos;s warm-up</source>
     </message>
     <message>
         <source>What if: no prediction ({reason})</source>
-        <translation>假如：无预测（{reason}）</translation>
+        <translation>假设分析：无预测（{reason}）</translation>
     </message>
     <message>
-        <source>What if… As set: peak {peak} of {capacity}, {verdict}; the largest batch that fits: {fits}.</source>
-        <translation>假如… 按当前设置：峰值 {peak}，容量 {capacity}，{verdict}；能放下的最大批量：{fits}。</translation>
+        <source>As set: peak {peak} of {capacity}, {verdict}; the largest batch that fits: {fits}.</source>
+        <translation>按当前设置：峰值 {peak}，容量 {capacity}，{verdict}；能放下的最大批量：{fits}。</translation>
     </message>
     <message>
         <source>The settings on the left with one change at a time, each predicted without using memory. Fits: under the capacity less the {margin}% margin the batch-size finder keeps free.</source>
