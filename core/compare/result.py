@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.text import Message, format_bytes
+from ..base.text import Message
 from ..run.outcome import status_word
+from .checkpointing_headline import checkpointing_headline
 from .plan import Contender
 
 # Settings that change how fast a run goes but not what it computes: with the same seed, data order and
@@ -184,60 +185,6 @@ def _ratio_headline(fast: str, slow: str, ratio: str, model: str | None, batch: 
     if batch is not None:
         return Message("{fast} trains {ratio} faster than {slow} at batch {batch}; warm-up excluded", **values)
     return Message("{fast} trains {ratio} faster than {slow}; warm-up excluded", **values)
-
-
-def checkpointing_headline(
-    contenders: Sequence[Contender], measured: Sequence[ContenderResult], clear: bool | None
-) -> str | None:
-    """For two runs that differ only in activation checkpointing: the peak memory it saved and the time it cost,
-    as measured ('activation checkpointing took the step's peak from 45.2 MB to 28.1 MB (38% less) and 31% more
-    time per image ...'); None for any other comparison, or when a run sampled no memory."""
-    if len(contenders) != 2 or len(measured) != 2:
-        return None
-    first, second = (c.config.to_dict() for c in contenders)
-    if {f for f, v in first.items() if second[f] != v} != {"activation_checkpointing"}:
-        return None
-    by_index = {r.index: r for r in measured}
-    off, on = (by_index[c.index] for c in sorted(contenders, key=lambda c: c.config.activation_checkpointing))
-    if not off.peak_bytes or not on.peak_bytes or off.samples_per_s is None or on.samples_per_s is None:
-        return None
-    values = dict(
-        off_peak=format_bytes(off.peak_bytes),
-        on_peak=format_bytes(on.peak_bytes),
-        saved=1 - on.peak_bytes / off.peak_bytes,
-        off_rate=off.samples_per_s,
-        on_rate=on.samples_per_s,
-        cost=off.samples_per_s / on.samples_per_s - 1,
-    )
-    if on.peak_bytes < off.peak_bytes:
-        memory = Message(
-            "activation checkpointing took the step's peak memory from {off_peak} to {on_peak} ({saved:.0%} less)",
-            **values,
-        )
-    else:
-        memory = Message(
-            "activation checkpointing did not lower the step's peak memory ({off_peak} without, {on_peak} with)",
-            **values,
-        )
-    if not clear:
-        time = Message(
-            "its time cost is within the noise ({off_rate:.0f} images/s without, {on_rate:.0f} with)", **values
-        )
-    elif values["cost"] > 0:
-        time = Message(
-            "it cost {cost:.0%} more time per image ({off_rate:.0f} images/s without, {on_rate:.0f} with)", **values
-        )
-    else:
-        time = Message(
-            "it took {gain:.0%} less time per image ({off_rate:.0f} images/s without, {on_rate:.0f} with)",
-            gain=1 - off.samples_per_s / on.samples_per_s,
-            **values,
-        )
-    if off.peak_method == "saved-tensors":
-        how = Message("peaks counted from the tensors a step held (no allocator peak on this device)")
-    else:
-        how = Message("the allocator's peaks")
-    return Message("{memory}, and {time}; {how}, warm-up excluded", memory=memory, time=time, how=how)
 
 
 def _unmeasured(run: ContenderResult) -> str:

@@ -22,7 +22,8 @@ from torch import nn
 
 from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
-from .session import Watch, WatchStopped, warn
+from .placement import warn
+from .session import Watch, WatchStopped
 from .startup import ENV_WATCH_NAME
 from .step_capture import StepCapture
 

@@ -17,7 +17,6 @@ import contextlib
 import dataclasses
 import math
 import os
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -35,10 +34,13 @@ from ..engine.loop_state import LoopState
 from ..memory import oom
 from ..memory.probe import MemoryProbe, clear_cache, has_cache
 from ..run.controls import RunControls
-from ..run.events import CacheCleared, LogMessage, MemoryBreakdown, RunFinished, RunPaused, RunResumed, RunStarted
+from ..run.events import CacheCleared, LogMessage, MemoryBreakdown, RunFinished, RunPaused, RunResumed
 from ..run.signals import stop_on_signals
 from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
+from .endings import ending
+from .placement import as_list, device_name, device_of, training_rank, warn
+from .run_facts import run_started, watched_config
 from .step_memory import WatchedStepMemory
 
 PAUSE_POLL_S = 0.05
@@ -48,45 +50,6 @@ class WatchStopped(KeyboardInterrupt):
     """Raised by `Watch.step()` once the window's Stop or a first Ctrl+C asked the run to stop. A KeyboardInterrupt,
     so a script's own `except KeyboardInterrupt` (save, then exit) handles it, and an unchanged script ends as
     Ctrl+C would end it; the `with watch(...)` block swallows it (the run ends `stopped`)."""
-
-
-def warn(text: str) -> None:
-    """One line on stderr: the watch's only way to speak inside a user's program."""
-    print(f"gpu-train-monitor: {text}", file=sys.stderr, flush=True)
-
-
-def training_rank() -> int:
-    """This process's rank under torch.distributed (initialised, or launched by torchrun), 0 otherwise."""
-    dist = torch.distributed
-    if dist.is_available() and dist.is_initialized():
-        return int(dist.get_rank())
-    try:
-        return int(os.environ.get("RANK", "0") or 0)
-    except ValueError:
-        return 0
-
-
-def _device_of(model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer]) -> torch.device:
-    tensors = list(model.parameters()) if model is not None else []
-    tensors += [p for opt in optimizers for group in opt.param_groups for p in group["params"]]
-    device = tensors[0].device if tensors else torch.device("cpu")
-    if device.type == "cuda" and device.index is None:
-        device = torch.device("cuda", torch.cuda.current_device())
-    return device
-
-
-def _device_name(device: torch.device) -> str:
-    from ..device.devices import cpu_name
-
-    if device.type == "cuda":
-        return torch.cuda.get_device_name(device)
-    return "Apple GPU (MPS)" if device.type == "mps" else cpu_name()
-
-
-def _as_list(optimizer: Any) -> list[torch.optim.Optimizer]:
-    if optimizer is None:
-        return []
-    return list(optimizer) if isinstance(optimizer, (list, tuple)) else [optimizer]
 
 
 class Watch:
@@ -108,7 +71,7 @@ class Watch:
         config: Mapping[str, Any] | None = None,
     ) -> None:
         self.model = model
-        self.optimizers = _as_list(optimizer)
+        self.optimizers = as_list(optimizer)
         self.name, self.runs_db, self.source = name, runs_db, source
         self.total_steps = total_steps
         self.report_interval_s = report_interval_s
@@ -160,7 +123,7 @@ class Watch:
     ) -> None:
         """Name what is trained when it is known only later (an unchanged script: at its first optimizer step)."""
         self.model = model
-        self.optimizers = _as_list(optimizer)
+        self.optimizers = as_list(optimizer)
 
     def start(self) -> Watch:
         """Open the run (idempotent; recorded from its first step). The run trains unrecorded when the store
@@ -175,13 +138,13 @@ class Watch:
         return self
 
     def _start(self) -> None:
-        device = _device_of(self.model, self.optimizers)
+        device = device_of(self.model, self.optimizers)
         self._device = device
         self._probe = MemoryProbe(device)
         self._probe.reset_peak()
         self._memory = WatchedStepMemory(self._probe)
         self._state = LoopState(t0=time.perf_counter(), total_steps=self.total_steps or 0)
-        self._state.device_name = _device_name(device)
+        self._state.device_name = device_name(device)
         self._state.last_report = time.perf_counter()
         if self._signals and threading.current_thread() is threading.main_thread():
             self._exits.enter_context(stop_on_signals(self.controls))
@@ -195,39 +158,20 @@ class Watch:
         batch size and the model's memory with its gradients and optimizer state known."""
         assert self._probe is not None
         self._announced = True
-        parameters = sum(p.numel() for p in self.model.parameters()) if self.model is not None else 0
-        self.controls.emit(
-            RunStarted(
-                config=self._config(),
-                device=str(self._device),
-                device_name=self._state.device_name,
-                placement="",
-                steps_per_epoch=0,
-                total_steps=self.total_steps or 0,
-                train_samples=0,
-                val_samples=0,
-                parameters=parameters,
-                dataset_bytes=0,
-                memory=self._probe.sample(),
-                epochs=None,
-                run_uid=self._run_uid,
-                name=self.name,
-            )
-        )
+        memory = self._probe.sample()
+        self.controls.emit(run_started(self._config(), self.model, self._state.device_name, memory, self._run_uid))
 
     def _config(self) -> ReadOnlyDict:
-        values: dict[str, Any] = {
-            "model": type(self.model).__name__ if self.model is not None else "",
-            "dataset": self.source,
-            "optimizer": "+".join(type(opt).__name__ for opt in self.optimizers),
-            "batch_size": self._batch_size,
-            "device": str(self._probe.device) if self._probe is not None else "cpu",
-            "source": self.source,
-            "name": self.name,
-            "total_steps": self.total_steps,
-        }
-        values.update(self.extra_config)
-        return ReadOnlyDict(values)
+        return watched_config(
+            self.model,
+            self.optimizers,
+            self._batch_size,
+            self._device,
+            self.source,
+            self.name,
+            self.total_steps,
+            self.extra_config,
+        )
 
     # ---- each step -----------------------------------------------------------------------------------
     def step(self, loss: torch.Tensor | float | None = None, samples: int | None = None) -> None:
@@ -357,7 +301,7 @@ class Watch:
         failed; returns its status word. Idempotent."""
         if self._status is not None:
             return self._status
-        status, message = self._ending(error)
+        status, message = ending(error)
         self._status = status
         try:
             if self._started and not self._broken and self._recorder is not None:
@@ -375,19 +319,6 @@ class Watch:
         finally:
             self._close()
         return status
-
-    def _ending(self, error: BaseException | None) -> tuple[str, str]:
-        if error is None:
-            return Status.COMPLETED, ""
-        if isinstance(error, KeyboardInterrupt):
-            return Status.STOPPED, Message("stopped by request")
-        if oom.is_out_of_memory(error):
-            return Status.OOM, Message("{kind}: {error}", kind=type(error).__name__, error=message_of(error))
-        if isinstance(error, SystemExit) and error.code in (None, 0):
-            return Status.COMPLETED, ""
-        if isinstance(error, SystemExit):
-            return Status.FAILED, Message("the program exited with code {code}", code=error.code)
-        return Status.FAILED, Message("{kind}: {error}", kind=type(error).__name__, error=message_of(error))
 
     def _record_oom(self, error: BaseException) -> None:
         """What was asked for, what was free, and what held the memory when it ran out."""

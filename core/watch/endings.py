@@ -1,0 +1,23 @@
+"""How a watched run ended, from what ended it: leaving the block, an exception, out of memory, Ctrl+C or the
+window's Stop (a KeyboardInterrupt), or an exit."""
+
+from __future__ import annotations
+
+from ..base.text import Message, message_of
+from ..memory import oom
+from ..run.status import Status
+
+
+def ending(error: BaseException | None) -> tuple[Status, str]:
+    """The status and message of a watched run that `error` ended (None: it left its block normally)."""
+    if error is None:
+        return Status.COMPLETED, ""
+    if isinstance(error, KeyboardInterrupt):
+        return Status.STOPPED, Message("stopped by request")
+    if oom.is_out_of_memory(error):
+        return Status.OOM, Message("{kind}: {error}", kind=type(error).__name__, error=message_of(error))
+    if isinstance(error, SystemExit) and error.code in (None, 0):
+        return Status.COMPLETED, ""
+    if isinstance(error, SystemExit):
+        return Status.FAILED, Message("the program exited with code {code}", code=error.code)
+    return Status.FAILED, Message("{kind}: {error}", kind=type(error).__name__, error=message_of(error))

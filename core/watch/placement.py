@@ -1,0 +1,54 @@
+"""Where a watched training runs, seen from inside the user's process: its rank, its device, and the one way the
+watch speaks there (a line on stderr)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from torch import nn
+
+
+def warn(text: str) -> None:
+    """One line on stderr: the watch's only way to speak inside a user's program."""
+    print(f"gpu-train-monitor: {text}", file=sys.stderr, flush=True)
+
+
+def training_rank() -> int:
+    """This process's rank under torch.distributed (initialised, or launched by torchrun), 0 otherwise."""
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        return int(dist.get_rank())
+    try:
+        return int(os.environ.get("RANK", "0") or 0)
+    except ValueError:
+        return 0
+
+
+def device_of(model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer]) -> torch.device:
+    """Where the watched model trains: its first parameter's device (an index made explicit)."""
+    tensors = list(model.parameters()) if model is not None else []
+    tensors += [p for opt in optimizers for group in opt.param_groups for p in group["params"]]
+    device = tensors[0].device if tensors else torch.device("cpu")
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", torch.cuda.current_device())
+    return device
+
+
+def device_name(device: torch.device) -> str:
+    """The device's name as the run store keeps it."""
+    from ..device.devices import cpu_name
+
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return "Apple GPU (MPS)" if device.type == "mps" else cpu_name()
+
+
+def as_list(optimizer: Any) -> list[torch.optim.Optimizer]:
+    """One optimizer or several (a GAN's), as a list."""
+    if optimizer is None:
+        return []
+    return list(optimizer) if isinstance(optimizer, (list, tuple)) else [optimizer]
