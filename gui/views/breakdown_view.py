@@ -156,6 +156,7 @@ class BreakdownView(QWidget):
             swatch.setStyleSheet(f"color: rgb{colour}; font-size: 14pt;")
             label = QLabel(QCoreApplication.translate("breakdown_view", name), self)
             value = QLabel("–", self)
+            value.setWordWrap(True)  # "380.86 kB (2%) · predicted 380.86 kB" breaks rather than widen the window
             for w in (swatch, label, value):
                 w.setToolTip(QCoreApplication.translate("breakdown_view", tip))
             self._cells[key] = (swatch, label, value)
@@ -169,6 +170,7 @@ class BreakdownView(QWidget):
                 "(on the CPU and MPS: memory at the end of each phase)"
             )
         )
+        self.phases.setWordWrap(True)
         layout.addWidget(self.phases)
         self.note = QLabel()
         self.note.setWordWrap(True)

@@ -104,7 +104,9 @@ class PredictedBreakdown(QWidget):
             label = value_labels[key]
             label.setText(
                 self.tr("{measured} · predicted {predicted}").format(
-                    measured=label.text(), predicted=format_bytes(getattr(p, key))
+                    # no line break inside a size: the label wraps at the dot instead (a narrow window)
+                    measured=label.text().replace(" ", "\u00a0"),
+                    predicted=format_bytes(getattr(p, key)).replace(" ", "\u00a0"),
                 )
             )
         error = error_percent(p.total_bytes, step_bytes(b))
