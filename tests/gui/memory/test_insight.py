@@ -60,11 +60,12 @@ def test_breakdown_tab_shows_what_holds_the_memory_after_a_run(qtbot, window):
         if not view.is_shown(key):
             continue
         assert getattr(view.last, key) > 0, key
-        size = r"[\d.]+ (B|kB|MB|GB)"  # the prediction beside it once it has come (the dataset has none)
-        assert re.fullmatch(rf"{size} \(\d+%\)( · predicted {size})?", label.text()), (key, label.text())
+        size = r"[\d.]+\s(B|kB|MB|GB)"  # the prediction beside it once it has come (the dataset has none)
+        assert re.fullmatch(rf"{size}\s\(\d+%\)( · predicted {size})?", label.text()), (key, label.text())
     # tiny-cnn's weights and buffers: 94,762 float32 parameters + 1,816 bytes of BatchNorm buffers
-    assert view.value_labels["params_bytes"].text().startswith("380.86 kB")
-    assert view.value_labels["batch_bytes"].text().startswith("393.47 kB")  # 32 images of 3x32x32 floats + labels
+    shown = {key: label.text().replace("\u00a0", " ") for key, label in view.value_labels.items()}  # unbroken spaces
+    assert shown["params_bytes"].startswith("380.86 kB")
+    assert shown["batch_bytes"].startswith("393.47 kB")  # 32 images of 3x32x32 floats + labels
     assert sum(value for _, value, _ in view.bar.values) == view.last.total_bytes
     assert "parameters:" in view.bar.toolTip() and "activations + workspace:" in view.bar.toolTip()
     assert all(phase in view.phases.text() for phase in ("forward", "backward", "optimizer"))

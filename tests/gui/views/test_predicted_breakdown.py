@@ -11,7 +11,7 @@ from gui.views.window_state import WindowState
 from tests.support.gui_support import FAST
 
 RUN_TIMEOUT_MS = 60_000
-SIZE = r"[\d.]+ (B|kB|MB|GB)"
+SIZE = r"[\d.]+\s(B|kB|MB|GB)"  # \s: a space that does not break (U+00A0) too
 
 
 def test_after_a_short_run_the_tab_shows_the_predicted_step_beside_the_measured_one(qtbot, window):
@@ -24,8 +24,9 @@ def test_after_a_short_run_the_tab_shows_the_predicted_step_beside_the_measured_
     assert window.state is WindowState.FINISHED
     assert predicted.prediction.batch_size == FAST.batch_size
     for key in STEP_PARTS:  # every part a step holds: measured, then predicted
-        assert re.fullmatch(rf"{SIZE} \(\d+%\) · predicted {SIZE}", view.value_labels[key].text()), key
-    assert view.value_labels["params_bytes"].text() == "380.86 kB (2%) · predicted 380.86 kB"  # the same weights
+        assert re.fullmatch(rf"{SIZE}\s\(\d+%\) · predicted {SIZE}", view.value_labels[key].text()), key
+    shown = view.value_labels["params_bytes"].text()
+    assert shown == "380.86\u00a0kB\u00a0(2%) · predicted 380.86\u00a0kB"  # the same weights; a size never breaks
     error = error_percent(predicted.prediction.total_bytes, step_bytes(view.last))
     match = re.fullmatch(
         rf"Predicted peak ({SIZE}) against ({SIZE}) measured at step (\d+): ([+−][\d.]+)% off", predicted.line.text()
