@@ -39,18 +39,14 @@ def what_if_job(config: RunConfig, kind: str, capacity: int, max_batch: int) -> 
 
     def job(report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
         from core.finder.what_if import what_if
-        from core.memory.predict import PredictionUnavailable
 
         predicted = stoppable_predict(cancelled)
-        try:
+
+        def rows() -> Any:
             report(what_if(config, capacity, device=kind, search=False, predict=predicted))
             return what_if(config, capacity, device=kind, max_batch=max_batch, predict=predicted)
-        except Superseded:
-            return None
-        except PredictionUnavailable as exc:
-            return exc.reason
-        except Exception as exc:  # noqa: BLE001 - a setting the run itself would refuse (UserError) and the like
-            return exc
+
+        return answered(rows)
 
     return job
 
@@ -61,17 +57,25 @@ def oom_advice_job(config: RunConfig, kind: str, capacity: int) -> Callable[...,
 
     def job(_report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
         from core.finder.what_if import oom_advice
-        from core.memory.predict import PredictionUnavailable
 
-        try:
-            return oom_advice(
-                config, capacity, device=kind, max_batch=config.batch_size, predict=stoppable_predict(cancelled)
-            )
-        except Superseded:
-            return None
-        except PredictionUnavailable as exc:
-            return exc.reason
-        except Exception as exc:  # noqa: BLE001 - a setting the run itself would refuse (UserError) and the like
-            return exc
+        predicted = stoppable_predict(cancelled)
+        return answered(
+            lambda: oom_advice(config, capacity, device=kind, max_batch=config.batch_size, predict=predicted)
+        )
 
     return job
+
+
+def answered(work: Callable[[], Any]) -> Any:
+    """What a prediction job hands back: `work()`'s result, None when a newer request superseded it, the reason
+    a step cannot be predicted, or the error a setting raised (one the run itself would refuse, and the like)."""
+    from core.memory.predict import PredictionUnavailable
+
+    try:
+        return work()
+    except Superseded:
+        return None
+    except PredictionUnavailable as exc:
+        return exc.reason
+    except Exception as exc:  # noqa: BLE001 - a setting the run itself would refuse (UserError) and the like
+        return exc

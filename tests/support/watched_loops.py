@@ -4,9 +4,13 @@ with `.item()` by the test after the fact (never by the watch)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
+
+from core.store.run_store import RunStore
 
 BATCH = 16
 
@@ -39,3 +43,10 @@ def train(
         losses.append(loss.detach())
         on_step(loss, BATCH)
     return losses
+
+
+def recorded_run(path: Path) -> tuple[Any, Any, list[Any], list[Any]]:
+    """The one run in the store at `path`: its row, its steps, its reports and its events."""
+    with RunStore(path) as store:
+        (run,) = store.list_runs()
+        return run, store.steps(run.id), store.reports(run.id), store.events(run.id)

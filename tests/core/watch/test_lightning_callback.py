@@ -4,7 +4,6 @@ ending: completed, stopped by the window's Stop (the trainer ends early), failed
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 
@@ -14,8 +13,8 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from core.store.run_store import RunStore
 from core.watch.lightning_callback import GpuTrainMonitorCallback
+from tests.support.watched_loops import recorded_run
 
 BATCH = 8
 
@@ -86,25 +85,11 @@ def fit(module: TinyModule, callbacks: list, max_steps: int, batches: int = 40, 
     return trainer
 
 
-@pytest.fixture(autouse=True, scope="module")
-def collect_the_trainers_afterwards():
-    """A trainer leaves its optimizers in reference cycles: collected here, so that a later test's capture, which
-    follows the largest optimizer alive, never meets them."""
-    yield
-    gc.collect()
-
-
-def only_run(path):
-    with RunStore(path) as store:
-        (run,) = store.list_runs()
-        return run, store.steps(run.id), store.reports(run.id), store.events(run.id)
-
-
 def test_a_fit_is_recorded_step_by_step_with_lightnings_own_losses(tmp_path):
     db = tmp_path / "runs.db"
     module = TinyModule()
     trainer = fit(module, [GpuTrainMonitorCallback(name="lit", runs_db=db, report_interval_s=0.01)], max_steps=20)
-    run, steps, reports, events = only_run(db)
+    run, steps, reports, events = recorded_run(db)
     assert (run.status, run.name, run.model, run.dataset, run.steps) == (
         "completed",
         "lit",
@@ -125,7 +110,7 @@ def test_with_gradient_accumulation_a_step_is_an_optimizer_step_with_its_micro_b
     module = TinyModule()
     # 5 batches an epoch, 2 per step: Lightning steps on the epoch's last batch alone (steps of 2, 2, 1 batches)
     trainer = fit(module, [GpuTrainMonitorCallback(runs_db=db)], max_steps=6, batches=5, accumulate=2)
-    run, steps, reports, _ = only_run(db)
+    run, steps, reports, _ = recorded_run(db)
     micro = [loss.item() for loss in module.losses]
     groups = [micro[0:2], micro[2:4], micro[4:5], micro[5:7], micro[7:9], micro[9:10]]
     assert run.status == "completed" and trainer.global_step == 6 and steps.steps == tuple(range(1, 7))
@@ -137,7 +122,7 @@ def test_manual_optimization_without_a_returned_loss_records_what_manual_backwar
     db = tmp_path / "runs.db"
     module = ManualModule()
     trainer = fit(module, [GpuTrainMonitorCallback(runs_db=db)], max_steps=8)
-    run, steps, reports, _ = only_run(db)
+    run, steps, reports, _ = recorded_run(db)
     assert run.status == "completed" and trainer.global_step == 8 and steps.steps == tuple(range(1, 9))
     assert steps.losses == pytest.approx([loss.item() for loss in module.losses], rel=1e-6)
     assert reports[-1].samples == 8 * BATCH
@@ -160,7 +145,7 @@ def test_the_windows_stop_ends_the_fit_early_and_the_run_is_stopped(tmp_path, st
                 stop(monitor)
 
     trainer = fit(TinyModule(), [StopAtStep4(), monitor], max_steps=20)
-    run, steps, *_ = only_run(db)
+    run, steps, *_ = recorded_run(db)
     assert run.status == "stopped" and trainer.global_step == 4 and steps.steps[-1] == 4
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the watch's handler is given back
 
@@ -169,7 +154,7 @@ def test_an_exception_fails_the_run_with_its_message(tmp_path):
     db = tmp_path / "runs.db"
     with pytest.raises(ValueError, match="bad batch"):
         fit(TinyModule(fail_at=6, error=ValueError("bad batch")), [GpuTrainMonitorCallback(runs_db=db)], max_steps=20)
-    run, steps, *_ = only_run(db)
+    run, steps, *_ = recorded_run(db)
     assert run.status == "failed" and run.message == "ValueError: bad batch" and steps.steps == tuple(range(1, 6))
 
 
@@ -181,5 +166,5 @@ def test_ctrl_c_that_lightning_turns_into_an_exit_is_stopped(tmp_path):
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # Lightning ignores Ctrl+C after one
-    run, steps, *_ = only_run(db)
+    run, steps, *_ = recorded_run(db)
     assert run.status == "stopped" and steps.steps == (1, 2)

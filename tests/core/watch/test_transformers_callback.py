@@ -4,7 +4,6 @@ breakdown, and the ending: completed, and stopped by the window's Stop (the Trai
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 
@@ -15,6 +14,7 @@ from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainerCallback, 
 
 from core.store.run_store import RunStore
 from core.watch.transformers_callback import GpuTrainMonitorCallback
+from tests.support.watched_loops import recorded_run
 
 BATCH = 4
 TOKENS = 16
@@ -66,20 +66,6 @@ def offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a tiny model from a config: nothing may be downloaded
 
 
-@pytest.fixture(autouse=True, scope="module")
-def collect_the_trainers_afterwards():
-    """A trainer leaves its optimizers in reference cycles: collected here, so that a later test's capture, which
-    follows the largest optimizer alive, never meets them."""
-    yield
-    gc.collect()
-
-
-def only_run(path):
-    with RunStore(path) as store:
-        (run,) = store.list_runs()
-        return run, store.steps(run.id), store.reports(run.id), store.events(run.id)
-
-
 def logged_losses(trainer: Trainer) -> list[float]:
     return [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
 
@@ -89,7 +75,7 @@ def test_a_training_is_recorded_step_by_step_with_the_loss_the_trainer_logs(tmp_
     db = tmp_path / "runs.db"
     monitor = GpuTrainMonitorCallback(name="hf", runs_db=db, report_interval_s=0.01)
     trainer = train(tmp_path, [monitor], max_steps=10, accumulate=accumulate)
-    run, steps, reports, events = only_run(db)
+    run, steps, reports, events = recorded_run(db)
     assert (run.status, run.name, run.model, run.dataset) == ("completed", "hf", "GPT2LMHeadModel", "transformers")
     assert trainer.state.global_step == 10 and steps.steps == tuple(range(1, 11))
     assert steps.losses == pytest.approx(logged_losses(trainer), rel=1e-5)
@@ -120,7 +106,7 @@ def test_the_windows_stop_ends_the_training_early_and_the_run_is_stopped(tmp_pat
                 stop(monitor)
 
     trainer = train(tmp_path, [StopAtStep4(), monitor], max_steps=20)
-    run, steps, *_ = only_run(db)
+    run, steps, *_ = recorded_run(db)
     assert run.status == "stopped" and trainer.state.global_step == 4 and steps.steps[-1] == 4
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the watch's handler is given back
 
@@ -148,7 +134,7 @@ def test_a_larger_optimizer_alive_elsewhere_does_not_take_the_trainers_steps(tmp
     other = torch.nn.Linear(1000, 1000)  # a second model in a notebook, larger than the one trained
     other_optimizer = torch.optim.SGD(other.parameters(), lr=0.1)
     trainer = train(tmp_path, [GpuTrainMonitorCallback(runs_db=db)], max_steps=3)
-    run, steps, *_ = only_run(db)
+    run, steps, *_ = recorded_run(db)
     assert (run.status, steps.steps) == ("completed", (1, 2, 3))
     assert steps.losses == pytest.approx(logged_losses(trainer), rel=1e-5)
     assert other_optimizer.param_groups  # alive until here
