@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 
+import psutil
+
 
 def start(*args: str, python_options: tuple[str, ...] = (), **kwargs: object) -> subprocess.Popen[str]:
     kwargs = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kwargs}
@@ -34,3 +36,15 @@ def finish(process: subprocess.Popen[str]) -> tuple[str, str]:
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 WAIT_S = 180
+
+
+def left_alive(processes: list[psutil.Process]) -> list[psutil.Process]:
+    """Those of `processes` still running (a zombie, ended but not yet reaped, is not)."""
+    alive = []
+    for process in processes:
+        try:
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(process)
+        except psutil.Error:
+            continue
+    return alive

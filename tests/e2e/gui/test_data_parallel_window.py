@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 
-import psutil
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
@@ -14,6 +13,7 @@ from core.store.run_store import RunStore
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
 from tests.support.gui_support import FAST
+from tests.support.processes import left_alive
 
 # 2 processes of 16 images a step, until stopped (tiny-cnn on the CPU: a step takes milliseconds)
 ENDLESS_DP = FAST.replace(nproc=2, max_steps=None, epochs=10_000)
@@ -29,17 +29,6 @@ def dp_window(qtbot, settings, tmp_path):
     window.show()
     yield window
     window.controller.launcher.kill_now()
-
-
-def left_alive(processes: list[psutil.Process]) -> list[psutil.Process]:
-    alive = []
-    for process in processes:
-        try:
-            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
-                alive.append(process)
-        except psutil.Error:
-            continue
-    return alive
 
 
 def start_and_follow(qtbot, window: MainWindow) -> tuple[int, float]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import psutil
 import pytest
 from PySide6.QtCore import Qt
 
 from core.store.run_store import RunStore
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
+from tests.support.processes import left_alive
 
 START_TIMEOUT_MS = 45_000  # the watch and the script each import torch on a shared 2-core machine
 
@@ -86,17 +86,6 @@ def watch(qtbot, window: MainWindow, script: Path, arguments: str) -> int:
 def recorded(tmp_path: Path, run_id: int, kinds: tuple[str, ...]) -> list[str]:
     with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
         return [event.kind for event in store.events(run_id, kinds=kinds)]
-
-
-def left_alive(processes: list[psutil.Process]) -> list[psutil.Process]:
-    alive = []
-    for process in processes:
-        try:
-            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
-                alive.append(process)
-        except psutil.Error:
-            continue
-    return alive
 
 
 def test_the_window_follows_a_watched_script_live_steers_it_and_its_stop_stops_it(qtbot, window, script, tmp_path):
