@@ -1,0 +1,11 @@
+"""Watch and drive a GPU on another machine over the user's own SSH, with nothing listening.
+
+The remote machine runs `gpu-train-monitor agent` (core.remote.agent), which speaks line-delimited JSON on
+stdin/stdout (core.remote.protocol: the one definition both sides read) and serves the remote run store:
+devices and their readings, the runs, following a run row by row, starting runs and watched scripts
+detached from the SSH session, and the run controls. The laptop's side (link, mirror, follow) talks to it
+through `ssh -T HOST gpu-train-monitor agent` and mirrors followed runs into the local store.
+
+May import every core package below cli. Imports no torch at module level (the agent loads it only for
+devices and readings) and never Qt.
+"""

@@ -1,0 +1,128 @@
+"""The protocol's lines: what is refused (oversized, malformed, non-finite) and that the reader goes on after."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import sqlite3
+
+import pytest
+
+from core.remote import protocol
+from core.remote.protocol import LineReader, ProtocolError
+from core.store.rows import RunRow
+from core.store.run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore
+
+
+def test_a_message_is_one_line_of_strict_json_even_with_newlines_and_non_finite_numbers() -> None:
+    line = protocol.encode({"id": 1, "text": "two\nlines", "loss": math.nan, "big": math.inf, "nested": [math.nan]})
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert json.loads(line) == {"id": 1, "text": "two\nlines", "loss": None, "big": None, "nested": [None]}
+    assert protocol.decode(line) == json.loads(line)
+
+
+def test_unicode_travels_as_utf8() -> None:
+    line = protocol.encode({"name": "训练 ü"})
+    assert "训练 ü".encode() in line
+    assert protocol.decode(line)["name"] == "训练 ü"
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (b"{not json", "not JSON"),
+        (b"[1, 2]", "not an object"),
+        (b'"hello"', "not an object"),
+        (b'{"loss": NaN}', "not JSON"),
+        (b'{"loss": Infinity}', "not JSON"),
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b"", "not JSON"),
+    ],
+)
+def test_a_malformed_line_is_a_bad_request_naming_why(line: bytes, words: str) -> None:
+    with pytest.raises(ProtocolError) as raised:
+        protocol.decode(line)
+    assert raised.value.kind == protocol.BAD_REQUEST
+    assert words in str(raised.value)
+
+
+def test_encode_and_decode_refuse_lines_over_their_limit() -> None:
+    with pytest.raises(ProtocolError) as raised:
+        protocol.encode({"blob": "x" * 100}, limit=50)
+    assert raised.value.kind == protocol.TOO_LONG
+    assert "50" in str(raised.value)
+    with pytest.raises(ProtocolError) as raised:
+        protocol.decode(b'{"blob": "' + b"x" * 100 + b'"}\n', limit=50)
+    assert raised.value.kind == protocol.TOO_LONG
+
+
+def test_the_reader_refuses_an_oversized_line_and_reads_the_next_one() -> None:
+    stream = io.BytesIO(b'{"id": 1}\n' + b"y" * 1000 + b"\n" + b'{"id": 2}\n' + b"z" * 10)
+    reader = LineReader(stream, limit=100)
+    assert reader.read_message() == {"id": 1}
+    with pytest.raises(ProtocolError) as raised:
+        reader.read()
+    assert raised.value.kind == protocol.TOO_LONG
+    assert "1000 bytes" in str(raised.value)
+    assert reader.read_message() == {"id": 2}
+    assert reader.read() is None  # an unterminated last line (a writer killed mid-line) is dropped
+    assert reader.read() is None
+
+
+def test_a_line_exactly_at_the_limit_is_accepted() -> None:
+    body = b'{"k": "' + b"a" * 91 + b'"}'
+    assert len(body) == 100
+    reader = LineReader(io.BytesIO(body + b"\n" + body + b"b\n"), limit=100)
+    assert reader.read() == body
+    with pytest.raises(ProtocolError):
+        reader.read()
+    assert reader.read() is None
+
+
+def test_the_limits_are_the_plan_s() -> None:
+    assert protocol.PROTOCOL_VERSION == 1
+    assert protocol.MAX_REQUEST_BYTES == 64 * 1024
+    assert protocol.MAX_REPLY_BYTES == 4 * 1024 * 1024
+    assert protocol.CHUNK_BYTES < protocol.MAX_REPLY_BYTES // 2
+
+
+def test_hello_shapes_and_the_version_sentence() -> None:
+    hello = protocol.agent_hello("1.2.3", "gpu-box", "/data/runs.sqlite", 4)
+    assert hello == {
+        "hello": {"protocol": 1, "app": "1.2.3", "host": "gpu-box", "store": "/data/runs.sqlite", "schema": 4}
+    }
+    assert protocol.client_hello("1.2.3") == {"id": 0, "op": "hello", "protocol": 1, "app": "1.2.3"}
+    text = protocol.version_mismatch(1, "1.2.3", 999, "9.9.9", "gpu-box")
+    assert "install the same gpu-train-monitor version on both machines: here 1.2.3, on gpu-box 9.9.9" in text
+    assert "protocol 1" in text and "999" in text
+
+
+def test_replies_and_stream_lines() -> None:
+    assert protocol.reply(3, {"at": 1.5}) == {"id": 3, "ok": True, "result": {"at": 1.5}}
+    assert protocol.error_reply(None, "bad\nthing", protocol.BAD_REQUEST) == {
+        "id": None,
+        "ok": False,
+        "error": "bad thing",
+        "kind": "bad_request",
+    }
+    assert protocol.stream_data(4, {"a": 1}) == {"stream": 4, "data": {"a": 1}}
+    assert protocol.stream_end(4, "completed") == {"stream": 4, "end": True, "reason": "completed"}
+    assert protocol.CONTROLS == ("stop", "pause", "clear_cache")
+
+
+def test_the_chunk_columns_are_the_store_s_tables_without_run_id(tmp_path) -> None:
+    RunStore(tmp_path / "runs.sqlite").close()
+    db = sqlite3.connect(tmp_path / "runs.sqlite")
+    try:
+        for table, columns in {**protocol.CHUNK_TABLES, "runs": protocol.RUN_LIST_COLUMNS}.items():
+            stored = [name for (name,) in db.execute("SELECT name FROM pragma_table_info(?)", (table,))]
+            assert list(columns) == [name for name in stored if name != "run_id"]
+    finally:
+        db.close()
+    assert "id" not in protocol.RUN_COLUMNS and protocol.RUN_LIST_COLUMNS[0] == "id"
+    assert tuple(REPORT_COLUMNS) == protocol.REPORT_COLUMNS
+    assert tuple(RANK_REPORT_COLUMNS) == protocol.RANK_REPORT_COLUMNS
+    run_fields = {f for f in RunRow.__dataclass_fields__ if f != "live"}
+    assert run_fields <= set(protocol.RUN_LIST_COLUMNS)
+    assert {"config", "started", "summary", "message_json"} <= set(protocol.RUN_COLUMNS)
