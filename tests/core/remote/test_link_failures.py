@@ -19,8 +19,8 @@ from core.remote.link import (
     HostKeyNotTrusted,
     RemoteError,
     RemoteTimeout,
-    Unreachable,
     UnknownHost,
+    Unreachable,
     VersionMismatch,
 )
 from core.remote.target import ENV_SSH, RemoteTarget
