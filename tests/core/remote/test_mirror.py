@@ -1,0 +1,153 @@
+"""A remote run copied into the local store row by row is the same run there: its facts (with the remote's host),
+steps, reports and events; chunks sent twice or cut anywhere change nothing, and the cursor says where to go on."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.remote import protocol
+from core.remote.mirror import MirrorError, cursor, mirror_chunk
+from core.store.run_store import RunStore
+from tests.support.run_store_support import SHORT, record_run
+
+TABLES = {"steps": "step", "reports": "step", "rank_reports": "step, rank", "events": "seq"}
+
+
+@pytest.fixture(scope="module")
+def remote(tmp_path_factory) -> tuple[Path, int]:
+    """A store with one real short run, recorded as if on another machine (host gpu-box)."""
+    path = tmp_path_factory.mktemp("remote") / "remote.sqlite3"
+    run_id = record_run(path, SHORT.replace(max_steps=20))
+    db = sqlite3.connect(path)
+    db.execute("UPDATE runs SET host = 'gpu-box' WHERE id = ?", (run_id,))
+    db.commit()
+    db.close()
+    return path, run_id
+
+
+def chunk_of(path: Path, run_id: int, after_step: int = 0, after_seq: int = 0) -> dict:
+    """What the agent sends for the run's rows after the cursor: the store's columns, through a protocol line."""
+    db = sqlite3.connect(path)
+    try:
+        run = dict(
+            zip(
+                protocol.RUN_COLUMNS,
+                db.execute(f"SELECT {', '.join(protocol.RUN_COLUMNS)} FROM runs WHERE id = ?", (run_id,)).fetchone(),
+            )
+        )
+        chunk = protocol.empty_chunk(run)
+        for table, columns in protocol.CHUNK_TABLES.items():
+            where, value = ("seq > ?", after_seq) if table == "events" else ("step > ?", after_step)
+            rows = db.execute(
+                f"SELECT {', '.join(columns)} FROM {table} WHERE run_id = ? AND {where} ORDER BY {TABLES[table]}",
+                (run_id, value),
+            ).fetchall()
+            chunk[table] = [dict(zip(columns, row)) for row in rows]
+    finally:
+        db.close()
+    return protocol.decode(protocol.encode(chunk))
+
+
+def contents(path: Path, run_id: int) -> dict:
+    """Everything recorded for the run, without ids: what must be equal on both sides."""
+    db = sqlite3.connect(path)
+    try:
+        found = {
+            "run": db.execute(f"SELECT {', '.join(protocol.RUN_COLUMNS)} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        }
+        for table, order in TABLES.items():
+            columns = ", ".join(protocol.CHUNK_TABLES[table])
+            found[table] = db.execute(
+                f"SELECT {columns} FROM {table} WHERE run_id = ? ORDER BY {order}", (run_id,)
+            ).fetchall()
+    finally:
+        db.close()
+    return found
+
+
+def test_one_chunk_makes_the_same_run_locally_with_the_remote_host(remote, tmp_path):
+    path, run_id = remote
+    with RunStore(tmp_path / "local.sqlite3") as local:
+        local_id = mirror_chunk(local, chunk_of(path, run_id))
+        row = local.run(local_id)
+        assert row.host == "gpu-box"
+        assert row.status == "completed" and row.steps == 20
+        assert local.steps(local_id).steps == tuple(range(1, 21))
+        assert cursor(local, row.uid) == (20, contents(path, run_id)["events"][-1][0])
+    assert contents(tmp_path / "local.sqlite3", local_id) == contents(path, run_id)
+    assert len(contents(path, run_id)["reports"]) > 2 and contents(path, run_id)["events"]
+
+
+def test_a_run_copied_piece_by_piece_with_overlaps_and_cuts_is_the_same_run(remote, tmp_path):
+    path, run_id = remote
+    everything = chunk_of(path, run_id)
+    with RunStore(tmp_path / "local.sqlite3") as local:
+        uid = everything["run"]["uid"]
+        assert cursor(local, uid) == (0, 0)
+        # the backfill cut anywhere: steps before their report, events alone, a report's rows twice
+        for start in range(0, len(everything["steps"]), 3):
+            piece = protocol.empty_chunk(everything["run"])
+            piece["steps"] = everything["steps"][start : start + 3]
+            piece["reports"] = [r for r in everything["reports"] if r["step"] <= start + 1]
+            piece["events"] = everything["events"][: start // 3]
+            mirror_chunk(local, piece)
+            last_step, last_seq = cursor(local, uid)
+            assert last_step <= min(start + 3, max(r["step"] for r in everything["reports"]))
+        mirror_chunk(local, chunk_of(path, run_id, *cursor(local, uid)))  # then on from the cursor
+        local_id = local.find_uid(uid)
+    assert contents(tmp_path / "local.sqlite3", local_id) == contents(path, run_id)
+
+
+def test_the_cursor_never_passes_a_step_whose_report_has_not_arrived(remote, tmp_path):
+    path, run_id = remote
+    everything = chunk_of(path, run_id)
+    first_report = everything["reports"][0]["step"]
+    piece = protocol.empty_chunk(everything["run"])
+    piece["steps"] = everything["steps"]  # every step, but only the first report
+    piece["reports"] = everything["reports"][:1]
+    with RunStore(tmp_path / "local.sqlite3") as local:
+        mirror_chunk(local, piece)
+        assert cursor(local, everything["run"]["uid"])[0] == first_report
+
+
+def test_a_run_row_alone_updates_the_copy(remote, tmp_path):
+    path, run_id = remote
+    everything = chunk_of(path, run_id)
+    running = {**everything["run"], "status": "running", "finished_at": None, "steps": 5}
+    with RunStore(tmp_path / "local.sqlite3") as local:
+        local_id = mirror_chunk(local, {**protocol.empty_chunk(running), "steps": everything["steps"][:5]})
+        assert local.run(local_id).steps == 5
+        mirror_chunk(local, protocol.empty_chunk(everything["run"]))
+        assert local.run(local_id).status == "completed" and local.run(local_id).steps == 20
+        assert local.find_uid(everything["run"]["uid"]) == local_id  # one run, updated in place
+
+
+def test_a_temporary_copy_keeps_the_remote_id_and_a_newer_agents_columns_are_left_out(remote, tmp_path):
+    path, run_id = remote
+    everything = chunk_of(path, run_id)
+    everything["run"] = {**everything["run"], "id": 4711, "gpu_temperature": 71}
+    everything["steps"][0]["grad_norm"] = 0.5
+    with RunStore(tmp_path / "local.sqlite3") as local:
+        assert mirror_chunk(local, everything, keep_id=True) == 4711
+        assert local.run(4711).steps == 20
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        {"run": "not an object"},
+        {"steps": [{"step": 1, "epoch": 0, "loss": 1.0}]},  # rows of no run
+        {"run": {"uid": "new-run"}},  # a run without its facts
+        {"run": {"uid": "x"}, "steps": "not a list"},
+        {"run": {"uid": "x"}, "steps": [{"step": {"nested": 1}}]},
+    ],
+)
+def test_a_chunk_in_another_format_is_one_clear_error_and_writes_nothing(chunk, tmp_path):
+    with RunStore(tmp_path / "local.sqlite3") as local:
+        with pytest.raises(MirrorError) as error:
+            mirror_chunk(local, chunk)
+        assert "\n" not in str(error.value)
+        assert local.list_runs() == []
