@@ -9,31 +9,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from core.cli.options import PROG
-from core.config.run_config import BOUNDS, RunConfig, option_name
+from core.config.command_line import command_line as command_line  # the window's launcher imports it from here
 from core.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
-
-
-def command_line(config: RunConfig, store_path: Path, resume: str | None = None) -> list[str]:
-    """`python -m core run` with every field of `config` spelled out (defaults too: the CLI's presets and
-    defaults must not change what the form shows), recording into `store_path`. No checkpoint options: a
-    data-parallel run saves none (and refuses `resume`, which is passed on for the CLI to say so)."""
-    args = [sys.executable, "-m", "core", "run"]
-    for field in BOUNDS:
-        value = getattr(config, field)
-        if value is None:
-            continue
-        flag = option_name(field)
-        if isinstance(value, bool):
-            args.append(flag if value else "--no-" + flag[2:])
-        else:
-            args.append(f"{flag}={value!r}" if isinstance(value, float) else f"{flag}={value}")
-    if resume:
-        args.append(f"--resume={resume}")
-    return args + [f"--runs-db={store_path}"]
 
 
 def child_environment(run_uid: str) -> dict[str, str]:
