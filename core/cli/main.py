@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_checkpoint_options(run)
     add_record_options(run)
+    from .remote_commands import add_remote_options
+
+    add_remote_options(run, "train")
     run.add_argument(
         "--dist-timeout",
         metavar="SECONDS",

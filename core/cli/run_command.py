@@ -30,9 +30,14 @@ from .stdout import out, save_json
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
     from ..run.events import RunFinished
+    from ..run.summary import RunSummary
 
 
 def command_run(args: argparse.Namespace) -> int:
+    if getattr(args, "remote", None) or getattr(args, "agent_command", None):  # on another machine, followed here
+        from .remote_commands import command_run_remote
+
+        return command_run_remote(args)
     context = RankContext.from_environment()  # a rank under torchrun or under --nproc's launcher
     config = resumed_config_from_args(args) if args.resume else config_from_args(args)  # UserError -> exit 2
     check_distinct_outputs(
@@ -77,7 +82,7 @@ def report_finished(args: argparse.Namespace, finished: RunFinished, signals: Si
     if finished.status == "failed" and finished.user_error:
         print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
         return EXIT_USER_ERROR
-    out(_summary_text(finished))
+    out(summary_text(finished.summary))
     if finished.message and finished.status != "completed":
         print(f"{PROG}: {finished.status}: {finished.message}", file=sys.stderr)
     if save_error:
@@ -110,11 +115,11 @@ def recording_as_asked(args: argparse.Namespace, observers: list[Any]) -> Iterat
             )
 
 
-def _summary_text(finished: RunFinished) -> str:
+def summary_text(s: RunSummary) -> str:
+    """The summary a finished run prints (also a remote run's, read back from the store)."""
     from ..base.text import format_bytes
     from ..run.event_text import batch_size_text
 
-    s = finished.summary
     rate = "n/a" if s.samples_per_s is None else f"{s.samples_per_s:,.0f} images/s"
     loss = "n/a" if s.loss_first is None else f"{s.loss_first:.4f} -> {s.loss_last:.4f}"
     acc = "n/a" if s.val_accuracy is None else f"{s.val_accuracy:.2%}"

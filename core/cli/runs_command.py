@@ -32,6 +32,7 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     """The `runs` subcommand and its list, show, export and delete actions, on the CLI's subparsers."""
     from ..export.run_export import FORMATS
     from ..export.smoothing import DEFAULT_SMOOTHING
+    from .remote_commands import add_remote_options
 
     runs = sub.add_parser(
         "runs", help="list, show, export or delete the runs recorded in the run store", epilog=EXAMPLES
@@ -47,6 +48,7 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     )
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     _add_store_option(listing)
+    add_remote_options(listing, "list the runs recorded")
     show = actions.add_parser(
         "show",
         help="everything recorded about one run: facts, a data-parallel run's "
@@ -60,6 +62,7 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
         help="print it as JSON (the JSON export without the per-step and per-report series)",
     )
     _add_store_option(show)
+    add_remote_options(show, "read the run")
     export = actions.add_parser(
         "export",
         help="write a run as CSV, JSON or TensorBoard event files",
@@ -82,6 +85,7 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
         f"(default: {DEFAULT_SMOOTHING})",
     )
     _add_store_option(export)
+    add_remote_options(export, "read the run")
     delete = actions.add_parser("delete", help="delete a run and everything recorded for it")
     _add_run_id(delete)
     delete.add_argument(
@@ -115,8 +119,12 @@ def run_id_argument(text: str) -> int:
 
 def command_runs(args: argparse.Namespace) -> int:
     """Run one `runs` action; UserErrors (unknown run, store problems) propagate to the CLI's one-line report."""
+    from .remote_commands import command_runs_remote, remote_target
     from .stdout import out
 
+    target = remote_target(args)  # --remote HOST: the store on that machine, through its agent
+    if target is not None:
+        return command_runs_remote(args, target)
     path = store_path(args.runs_db)
     if args.runs_command == "list" and not path.exists():
         out(

@@ -57,6 +57,9 @@ def add_watch_parser(sub: Any) -> None:
         help="the run store (SQLite) to record into (default: $GPU_TRAIN_MONITOR_RUNS_DB, else runs/runs.sqlite3 "
         "in the user data folder); the window shows its runs",
     )
+    from .remote_commands import add_remote_watch_options
+
+    add_remote_watch_options(watch)
     watch.add_argument("child", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command to run, after --")
 
 
@@ -64,6 +67,10 @@ def command_watch(args: argparse.Namespace) -> int:
     command = list(args.child)
     if command[:1] == ["--"]:
         command = command[1:]
+    if getattr(args, "remote", None) or getattr(args, "agent_command", None):  # the script runs on another machine
+        from .remote_commands import command_watch_remote
+
+        return command_watch_remote(args, command)
     problem = command_problem(command)
     if problem is not None:
         print(f"{PROG} watch: error: {problem}", file=sys.stderr)

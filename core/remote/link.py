@@ -231,10 +231,10 @@ class AgentLink:
             with contextlib.suppress(RemoteError):
                 self.request("cancel", stream=stream_id)
 
-    def ping(self) -> float:
+    def ping(self, timeout_s: float | None = None) -> float:
         """The round trip of one `ping`, in seconds (also what `latency_s` says from now on)."""
         started = time.monotonic()
-        self.request("ping")
+        self.request("ping", timeout_s=timeout_s)
         self._latency = time.monotonic() - started
         return self._latency
 

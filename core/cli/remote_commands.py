@@ -1,0 +1,215 @@
+"""`--remote HOST`: the CLI's commands on another machine's run store, through the agent over the user's ssh.
+
+`runs list --remote HOST` lists the remote store's runs; `runs show/export ID --remote HOST` fetch the run's
+rows, copy them into a temporary store (under the remote's id) and print or write them exactly as for a local
+run. `run --remote HOST` and `watch --remote HOST` start the run there (core.cli.remote_follow). Every failure
+(authentication, unknown host, no agent there, another version, a timeout) is one line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import json
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..base.outputs import strict_json
+from ..base.text import Message
+
+if TYPE_CHECKING:
+    from ..remote.link import AgentLink
+    from ..remote.target import RemoteTarget
+
+
+def add_remote_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """--remote HOST and --agent-command CMD on a command that can work on another machine."""
+    group = parser.add_argument_group("another machine (over ssh)")
+    group.add_argument(
+        "--remote",
+        metavar="HOST",
+        help=f"{what} on HOST instead of here, through `ssh -T HOST gpu-train-monitor agent` (an ssh config "
+        "alias, user@host or user@host:port; keys or an ssh agent, no password prompt); nothing listens on a port",
+    )
+    group.add_argument(
+        "--agent-command",
+        metavar="CMD",
+        help="with --remote: the command that starts the agent on HOST when gpu-train-monitor is not on the "
+        "PATH of its non-interactive shell, e.g. '~/venv/bin/gpu-train-monitor agent' (default: "
+        "gpu-train-monitor agent)",
+    )
+
+
+def remote_target(args: argparse.Namespace) -> RemoteTarget | None:
+    """The machine --remote names (None without it); --agent-command alone is refused."""
+    from ..base.errors import UserError
+    from ..remote.target import RemoteTarget
+
+    host = getattr(args, "remote", None)
+    agent_command = getattr(args, "agent_command", None)
+    if host is None:
+        if agent_command:
+            raise UserError("--agent-command names the agent on another machine: give --remote HOST too")
+        return None
+    return RemoteTarget.parse(host, agent_command)
+
+
+@contextlib.contextmanager
+def connected(target: RemoteTarget) -> Iterator[AgentLink]:
+    """A link to the agent on `target`, closed after (RemoteError, one line, when it cannot be made)."""
+    from ..remote.link import AgentLink
+
+    link = AgentLink(target)
+    link.connect()
+    try:
+        yield link
+    finally:
+        link.close()
+
+
+def command_runs_remote(args: argparse.Namespace, target: RemoteTarget) -> int:
+    """`runs list|show|export --remote HOST`."""
+    from ..base.errors import UserError
+
+    if args.runs_command == "delete":
+        raise UserError("runs delete works on this machine's store only; delete remote runs on that machine")
+    if getattr(args, "runs_db", None):
+        raise UserError("--runs-db names a store on this machine: with --remote the agent reads the remote's store")
+    with connected(target) as link:
+        if args.runs_command == "list":
+            return _list(link, args.search, args.json)
+        chunk = link.request("run", id=args.id)
+    with _copied(chunk) as store:
+        from .runs_command import _export, _show
+
+        if args.runs_command == "show":
+            return _show(store, args.id, args.json)
+        return _export(store, args.id, args.format, args.out, args.smoothing, "")
+
+
+def _list(link: AgentLink, search: str, as_json: bool) -> int:
+    from ..export.run_export import run_facts
+    from .runs_text import runs_table
+    from .stdout import out
+
+    rows = [run_row(row) for row in link.request("runs", search=search).get("runs", [])]
+    where = Message("{host} ({store})", host=link.target.host, store=str(link.hello.get("store", "?")))
+    if as_json:
+        out(json.dumps(strict_json([run_facts(row) for row in rows]), indent=2, allow_nan=False))
+    elif not rows:
+        out(f"no runs match {search!r} on {where}" if search.strip() else f"no runs yet on {where}")
+    else:
+        out(runs_table(rows))
+    return 0
+
+
+def run_row(values: dict[str, Any]) -> Any:
+    """A `runs` list row of the agent as the RunRow the tables print (a row missing a field: a MirrorError)."""
+    from ..remote.mirror import MirrorError
+    from ..store.rows import RunRow
+
+    names = [field.name for field in dataclasses.fields(RunRow)]
+    missing = [name for name in names if name not in values and name != "live"]
+    if missing:
+        raise MirrorError(Message("the agent's runs lack {fields}", fields=", ".join(missing)))
+    return RunRow(**{name: values.get(name, values.get("status") == "running") for name in names})
+
+
+@contextlib.contextmanager
+def _copied(chunk: dict[str, Any]) -> Iterator[Any]:
+    """A temporary store holding the chunk's run under the remote's id."""
+    from ..remote.mirror import mirror_chunk
+    from ..store.run_store import RunStore
+
+    with tempfile.TemporaryDirectory(prefix="gtm-remote-") as folder:
+        store = RunStore(Path(folder) / "copy.sqlite3")
+        try:
+            mirror_chunk(store, chunk, keep_id=True)
+            yield store
+        finally:
+            store.close()
+
+
+def check_remote_run_options(args: argparse.Namespace) -> None:
+    """What `run --remote` cannot do: said before anything starts."""
+    from ..base.errors import ConfigError
+
+    refused = {
+        "resume": "resume the checkpoint on that machine itself",
+        "memory_snapshot": "take the snapshot on that machine itself",
+        "no_record": "the run is followed through its record: leave --no-record out",
+        "checkpoint_dir": "the run saves checkpoints in that machine's default folder",
+        "checkpoint_every": "the run saves checkpoints at epoch ends only",
+    }
+    for field, why in refused.items():
+        if getattr(args, field, None):
+            raise ConfigError(field, Message("not with --remote: {why}", why=why))
+    if getattr(args, "preset", None) and (getattr(args, "device", None) or "auto").strip().lower() == "auto":
+        raise ConfigError(
+            "preset",
+            Message("with --remote, give --device too: a preset's settings depend on the remote device's kind"),
+        )
+
+
+def watch_argv(command: list[str]) -> list[str]:
+    """The arguments after `python` of a command to watch on another machine (only Python scripts there)."""
+    from ..base.errors import UserError
+    from .watch_command import PYTHON
+
+    if not command:
+        raise UserError("give the command to run after --, e.g. watch --remote HOST -- python train.py")
+    if not PYTHON.match(Path(command[0]).name) or len(command) < 2:
+        raise UserError(
+            Message(
+                "with --remote, the command must be `python SCRIPT ARGS` (or python -m MODULE): "
+                "the agent runs it with the remote's Python; got {command}",
+                command=" ".join(command),
+            )
+        )
+    return command[1:]
+
+
+def add_remote_watch_options(parser: argparse.ArgumentParser) -> None:
+    """watch's --remote, --agent-command and --remote-cwd."""
+    add_remote_options(parser, "run the script")
+    parser.add_argument(
+        "--remote-cwd",
+        metavar="DIR",
+        help="with --remote: the folder on HOST the script runs in (default: the home folder ssh logs into)",
+    )
+
+
+def command_run_remote(args: argparse.Namespace) -> int:
+    """`run --remote HOST [run options]`: checked here, started there, followed into the local store."""
+    from ..base.errors import UserError
+    from ..base.outputs import check_output_path
+    from .options import config_from_args
+    from .remote_follow import start_and_follow
+    from .runs_command import store_path
+
+    target = remote_target(args)  # --agent-command alone: its error
+    if target is None:
+        raise UserError("--agent-command names the agent on another machine: give --remote HOST too")
+    check_remote_run_options(args)
+    config = config_from_args(args)  # a bad value fails here, before anything starts there
+    if args.summary_json:
+        check_output_path("summary_json", args.summary_json)
+    return start_and_follow(args, target, "start", {"config": config.to_dict()}, store_path(args.runs_db))
+
+
+def command_watch_remote(args: argparse.Namespace, command: list[str]) -> int:
+    """`watch --remote HOST [--name N] -- python train.py ARGS`: the script runs there, followed here."""
+    from ..base.errors import UserError
+    from .remote_follow import start_and_follow
+    from .runs_command import store_path
+
+    target = remote_target(args)
+    if target is None:
+        raise UserError("--agent-command names the agent on another machine: give --remote HOST too")
+    request: dict[str, Any] = {"argv": watch_argv(command), "name": args.name or ""}
+    if getattr(args, "remote_cwd", None):
+        request["cwd"] = args.remote_cwd
+    return start_and_follow(args, target, "watch", request, store_path(args.runs_db))

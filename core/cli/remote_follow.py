@@ -1,0 +1,237 @@
+"""`run --remote HOST` and `watch --remote HOST`: start the run on another machine, then follow it here.
+
+The agent starts the run detached (it outlives this process and the connection); this process mirrors it into
+the local store (the window finds it there by uid: GPU_TRAIN_MONITOR_RUN_UID when a window started this
+process) with a progress line, reconnecting after drops, until the run ends; the exit code is the run's status
+exit code, as for a local run. It is steered like a local run: Ctrl+C (SIGINT), SIGUSR2 and SIGUSR1 reach the
+remote run as stop, pause and clear cache (core.run.signals' contract), and SIGTERM stops it too. A second
+Ctrl+C stops following (the remote run still stops).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..base.text import Message
+from ..distributed.env import ENV_RUN_UID
+from ..remote.failures import RemoteError
+from ..remote.follow import FOLLOWING, follow_into_store
+from ..remote.link import AgentLink
+from ..remote.target import RemoteTarget
+from ..run.signals import CONTROL_SIGNALS, Control, signal_number
+from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, Status
+from .options import PROG
+
+WAIT_FOR_RUN_S = 600.0  # how long a started run may take to record itself (imports, a dataset download)
+PROGRESS_EVERY_S = 1.0
+
+
+def start_and_follow(
+    args: argparse.Namespace, target: RemoteTarget, op: str, request: dict[str, Any], store_path: Path
+) -> int:
+    """Start the run (`start` or `watch` op with `request`) and follow it into `store_path`; the exit code."""
+    uid = os.environ.pop(ENV_RUN_UID, None) or uuid.uuid4().hex
+    link = AgentLink(target)
+    link.connect()
+    try:
+        started = link.request(op, uid=uid, **request)
+        uid = str(started.get("uid") or uid)
+        print(
+            f"started on {target.host} (process {started.get('pid', '?')}); following it into {store_path}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return _follow(args, target, link, uid, store_path)
+    finally:
+        link.close()
+
+
+def _follow(args: argparse.Namespace, target: RemoteTarget, link: AgentLink, uid: str, store_path: Path) -> int:
+    stop = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def follow() -> None:
+        try:
+            outcome["status"] = follow_into_store(
+                target,
+                uid,
+                store_path,
+                stop=stop,
+                on_problem=lambda line: print(f"{PROG}: {line}", file=sys.stderr, flush=True),
+                on_state=lambda state: outcome.__setitem__("following", state == FOLLOWING),
+                wait_for_run_s=WAIT_FOR_RUN_S,
+            )
+        except BaseException as exc:  # handed to the main thread, which reports it
+            outcome["error"] = exc
+
+    controls: queue.Queue[Control | None] = queue.Queue()
+    follower = threading.Thread(target=follow, name="remote follow", daemon=True)
+    steering = _Steering(target, link, uid)
+    with _forwarded_signals(controls) as seen:
+        follower.start()
+        progress = _Progress(store_path, uid, target.host)
+        while follower.is_alive():
+            follower.join(0.2)
+            while not controls.empty():
+                control = controls.get()
+                if control is None:  # a second Ctrl+C: stop following
+                    stop.set()
+                else:
+                    steering.send(control)
+            progress.show()
+        progress.close()
+    steering.close()
+    if "error" in outcome:
+        raise outcome["error"]
+    status = Status.of(outcome.get("status", ""))
+    return _report_end(args, store_path, uid, status, seen.terminated)
+
+
+class _Steering:
+    """Sends controls to the run through the start's link, or a new one when that one dropped."""
+
+    def __init__(self, target: RemoteTarget, link: AgentLink, uid: str) -> None:
+        self.target, self.link, self.uid = target, link, uid
+
+    def send(self, control: Control) -> None:
+        for attempt in range(2):
+            try:
+                if not self.link.alive:
+                    self.link.close()
+                    self.link = AgentLink(self.target)
+                    self.link.connect()
+                self.link.request("control", uid=self.uid, control=control.value)
+                return
+            except RemoteError as exc:
+                if attempt:
+                    print(f"{PROG}: warning: {control.value} did not reach the run: {exc}", file=sys.stderr)
+
+    def close(self) -> None:
+        self.link.close()
+
+
+class _Signals:
+    terminated = False
+
+
+@contextlib.contextmanager
+def _forwarded_signals(controls: queue.Queue[Control | None]) -> Iterator[_Signals]:
+    """SIGINT, SIGUSR2, SIGUSR1 (CONTROL_SIGNALS) and SIGTERM queue the control they carry; restored after."""
+    seen = _Signals()
+    interrupts = [0]
+
+    def on_control(control: Control) -> Any:
+        def handler(signum: int, frame: Any) -> None:
+            if control is Control.STOP:
+                interrupts[0] += 1
+                if interrupts[0] > 1:
+                    print("\nno longer following: the run stops on its own there", file=sys.stderr)
+                    controls.put(None)
+                    return
+                print("\nstopping the run at its next step (Ctrl+C again to stop following)", file=sys.stderr)
+            controls.put(control)
+
+        return handler
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        seen.terminated = True
+        controls.put(Control.STOP)
+
+    handlers: dict[int, Any] = {signal.SIGTERM: on_sigterm}
+    for control in CONTROL_SIGNALS:
+        number = signal_number(control)
+        if number is not None:
+            handlers[number] = on_control(control)
+    previous = {number: signal.signal(number, handler) for number, handler in handlers.items()}
+    try:
+        yield seen
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+class _Progress:
+    """A line on stderr as the copy grows: rewritten in place on a terminal, every 10 s otherwise."""
+
+    def __init__(self, store_path: Path, uid: str, host: str) -> None:
+        self.store_path, self.uid, self.host = store_path, uid, host
+        self.tty = sys.stderr.isatty()
+        self.every_s = PROGRESS_EVERY_S if self.tty else 10.0
+        self.last_at = 0.0
+        self.last_text = ""
+        self.store: Any = None
+
+    def show(self) -> None:
+        if time.monotonic() - self.last_at < self.every_s:
+            return
+        self.last_at = time.monotonic()
+        text = self._text()
+        if not text or text == self.last_text:
+            return
+        self.last_text = text
+        print(f"\r{text}" if self.tty else text, end="" if self.tty else "\n", file=sys.stderr, flush=True)
+
+    def _text(self) -> str:
+        from ..store.run_store import RunStore, StoreError
+
+        try:
+            if self.store is None:
+                if not self.store_path.exists():
+                    return ""
+                self.store = RunStore(self.store_path, readonly=True)
+            run_id = self.store.find_uid(self.uid)
+            if run_id is None:
+                return ""
+            row = self.store.run(run_id)
+        except StoreError:
+            return ""
+        loss = "" if row.loss_last is None else f"  loss {row.loss_last:.4f}"
+        rate = "" if row.samples_per_s is None else f"  {row.samples_per_s:,.0f} images/s"
+        return f"step {row.steps}/{row.total_steps}{loss}{rate}  on {self.host}"
+
+    def close(self) -> None:
+        if self.tty and self.last_text:
+            print(file=sys.stderr)
+        if self.store is not None:
+            self.store.close()
+
+
+def _report_end(args: argparse.Namespace, store_path: Path, uid: str, status: Status | None, terminated: bool) -> int:
+    """The summary (stdout), why it ended (stderr), --summary-json, and the exit code of the run's status."""
+    from ..run.summary import RunSummary
+    from ..store.run_store import RunStore
+    from .run_command import summary_text
+    from .stdout import out, save_json
+
+    with RunStore(store_path) as store:
+        run_id = store.find_uid(uid)
+        row = None if run_id is None else store.run(run_id)
+        summary = None if run_id is None else store.summary(run_id)
+    if status is None or not status.finished:  # no longer followed before it ended
+        print(f"{PROG}: the run goes on on the remote machine (uid {uid})", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if summary is not None:
+        known = {field.name for field in dataclasses.fields(RunSummary)}
+        out(summary_text(RunSummary(**{name: value for name, value in summary.items() if name in known})))
+    if row is not None and row.message and status is not Status.COMPLETED:
+        print(f"{PROG}: {status}: {row.message}", file=sys.stderr)
+    if summary is not None and getattr(args, "summary_json", None):
+        problem = save_json("summary_json", args.summary_json, summary, "summary")
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
+    if row is not None:
+        print(Message("recorded as run {run_id} in {path}", run_id=row.id, path=str(store_path)), file=sys.stderr)
+    return EXIT_TERMINATED if terminated and status is Status.STOPPED else status.exit_code

@@ -1,0 +1,152 @@
+"""Following a remote run into the local store, across dropped connections, until it ends.
+
+The agent streams the run's rows after a cursor (first what was recorded, then live); each chunk is written
+into the local store (core.remote.mirror). When the link drops (a laptop's Wi-Fi, a sleeping lid, a killed
+ssh), the run on the remote goes on; this side reconnects with back-off (1, 2, 4 .. 30 s) and asks again
+from the cursor read back from the local store, so no step is lost and none is written twice. A link that
+stays silent is pinged: one that does not answer is treated as dropped (ssh's own keep-alive would notice
+too, later). Failures no retry can mend (authentication, unknown host, a missing agent, another version)
+end the follow at once with their message.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..base.text import Message
+from ..store.run_store import RunStore
+from .failures import (
+    AgentMissing,
+    AuthenticationFailed,
+    HostKeyNotTrusted,
+    RemoteError,
+    RemoteRequestFailed,
+    UnknownHost,
+    VersionMismatch,
+)
+from .link import LINK_CLOSED, LINK_LOST, AgentLink
+from .mirror import cursor, mirror_chunk
+from .protocol import NOT_FOUND
+from .target import RemoteTarget
+
+CONNECTING = "connecting"
+FOLLOWING = "following"
+RECONNECTING = "reconnecting"
+ENDED = "ended"
+BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)  # waits between attempts after a drop; the last repeats
+PING_AFTER_S = 5.0  # a link silent this long is pinged
+PING_TIMEOUT_S = 10.0
+LASTING = (AuthenticationFailed, UnknownHost, HostKeyNotTrusted, AgentMissing, VersionMismatch)  # no retry mends
+
+
+def follow_into_store(
+    target: RemoteTarget,
+    uid: str,
+    store_path: Path | str | None,
+    *,
+    stop: threading.Event,
+    on_state: Callable[[str], None] | None = None,
+    on_problem: Callable[[str], None] | None = None,
+    wait_for_run_s: float = 0.0,
+    link_factory: Callable[[RemoteTarget], AgentLink] = AgentLink,
+) -> str:
+    """Mirror run `uid` of `target` into the store at `store_path` until it ends; returns its final status
+    (the run's status in the local store when `stop` ended the follow first). `on_state` hears CONNECTING,
+    FOLLOWING, RECONNECTING, ENDED; `on_problem` one line per drop or failed attempt. A run that does not
+    exist on the remote yet (just started) is asked for again for up to `wait_for_run_s`. Raises RemoteError
+    when the first connection fails, for a lasting failure later, or for a run that never appears."""
+    state = on_state or (lambda _: None)
+    problem = on_problem or (lambda _: None)
+    store = RunStore(store_path)
+    appear_by = time.monotonic() + wait_for_run_s
+    attempt, connected_once = 0, False
+    try:
+        while not stop.is_set():
+            state(RECONNECTING if connected_once else CONNECTING)
+            link = link_factory(target)
+            why = ""
+            try:
+                link.connect()
+                connected_once, attempt = True, 0
+                reason = _follow(link, uid, store, stop, state, appear_by)
+            except LASTING:
+                raise
+            except RemoteRequestFailed as exc:
+                if exc.kind != NOT_FOUND:
+                    raise
+                raise RemoteError(
+                    Message("{host} has no run {uid} ({error})", host=target.host, uid=uid, error=str(exc))
+                ) from None
+            except RemoteError as exc:
+                if not connected_once:
+                    raise
+                reason, why = LINK_LOST, str(exc)
+            finally:
+                why = why or str(link.failure or "")
+                link.close()
+            if reason not in (LINK_LOST, LINK_CLOSED):
+                state(ENDED)
+                return reason
+            if stop.is_set():
+                break
+            delay = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
+            attempt += 1
+            problem(
+                Message(
+                    "{why}; reconnecting in {seconds:g} s",
+                    why=why or Message("the connection to {host} dropped", host=target.host),
+                    seconds=delay,
+                )
+            )
+            state(RECONNECTING)
+            stop.wait(delay)
+        run_id = store.find_uid(uid)
+        return "" if run_id is None else store.run(run_id).status
+    finally:
+        store.close()
+
+
+def _follow(
+    link: AgentLink, uid: str, store: RunStore, stop: threading.Event, state: Callable[[str], None], appear_by: float
+) -> str:
+    """One connection's part: the stream from the local cursor, written as it comes; the stream's end reason
+    (LINK_LOST / LINK_CLOSED: the link went away)."""
+    lines: queue.Queue[tuple[str, Any]] = queue.Queue()
+    while True:
+        after_step, after_seq = cursor(store, uid)
+        try:
+            stream = link.stream(
+                "follow",
+                lambda data: lines.put(("data", data)),
+                lambda reason: lines.put(("end", reason)),
+                uid=uid,
+                after_step=after_step,
+                after_seq=after_seq,
+            )
+            break
+        except RemoteRequestFailed as exc:  # not recorded yet (a run still importing torch): ask again
+            if exc.kind != NOT_FOUND or time.monotonic() >= appear_by or stop.is_set():
+                raise
+            stop.wait(0.5)
+    state(FOLLOWING)
+    quiet_since = time.monotonic()
+    while True:
+        try:
+            kind, value = lines.get(timeout=0.25)
+        except queue.Empty:
+            if stop.is_set():
+                link.cancel(stream)
+                return LINK_CLOSED
+            if time.monotonic() - quiet_since > PING_AFTER_S:
+                link.ping(PING_TIMEOUT_S)  # RemoteError: treated as a drop by the caller
+                quiet_since = time.monotonic()
+            continue
+        quiet_since = time.monotonic()
+        if kind == "end":
+            return str(value)
+        mirror_chunk(store, value, uid)
