@@ -1,5 +1,5 @@
-"""The headless command line: `run`, `compare`, `find-batch-size`, `predict`, `runs`, `watch`, `devices`, `models`
-and `info`.
+"""The headless command line: `run`, `compare`, `find-batch-size`, `predict`, `runs`, `watch`, `agent`, `devices`,
+`models` and `info`.
 
 Options come from the bounds tables (core.cli.options), the same ones that validate `RunConfig` and build
 the GUI form. Bad input exits with code 2 and one line on stderr naming the option and what is allowed;
@@ -113,11 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "info", help="print the versions a bug report needs (app, Python, torch, CUDA, GPUs, NVIDIA driver, PySide6)"
     )
+    from .agent_command import add_agent_parser
     from .runs_command import add_runs_parser
     from .watch_command import add_watch_parser
 
     add_runs_parser(sub)
     add_watch_parser(sub)
+    add_agent_parser(sub)
     return parser
 
 
@@ -179,6 +181,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             from .watch_command import command_watch
 
             return command_watch(args)
+        if args.command == "agent":
+            from .agent_command import command_agent
+
+            return command_agent(args)
     except UserError as exc:
         print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR

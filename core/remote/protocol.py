@@ -34,7 +34,8 @@ TOO_LONG = "too_long"  # a line over the limit
 USER_ERROR = "user_error"  # a ConfigError or other UserError: the message is the CLI's one line
 NOT_FOUND = "not_found"  # no such run (or stream)
 VERSION = "version"  # the two sides speak different protocol versions
-ERROR_KINDS = frozenset({BAD_REQUEST, TOO_LONG, USER_ERROR, NOT_FOUND, VERSION})
+INTERNAL = "internal"  # a bug in the agent (its traceback is on the agent's stderr); the agent goes on
+ERROR_KINDS = frozenset({BAD_REQUEST, TOO_LONG, USER_ERROR, NOT_FOUND, VERSION, INTERNAL})
 
 OPS = ("hello", "ping", "devices", "readings", "runs", "run", "follow", "start", "watch", "control", "cancel")
 STREAM_OPS = frozenset({"readings", "follow"})  # ops whose result is {"stream": id}, then stream lines

@@ -1,0 +1,51 @@
+"""`gpu-train-monitor agent [--runs-db PATH]`: serve the run store and this machine's devices on stdin/stdout.
+
+What `ssh HOST gpu-train-monitor agent` runs for a window or a command line on another machine
+(core.remote.agent). Its stdout is the protocol only: anything for people goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from typing import Any
+
+from ..base.errors import UserError
+from ..device.system_info import app_version
+from ..remote.protocol import USER_ERROR, encode, error_reply
+from ..run.status import EXIT_USER_ERROR
+from ..store.run_store import RunStore
+from .options import PROG
+
+
+def add_agent_parser(sub: Any) -> None:
+    agent = sub.add_parser(
+        "agent",
+        help="serve this machine's devices and run store on stdin/stdout (what ssh HOST gpu-train-monitor agent runs)",
+        description="Speak the remote protocol (line-delimited JSON) on stdin and stdout, for a window or a "
+        "command line on another machine that runs `ssh HOST gpu-train-monitor agent`. Nothing listens on a port.",
+    )
+    agent.add_argument(
+        "--runs-db",
+        metavar="PATH",
+        help="the run store (SQLite) to serve and record into (default: $GPU_TRAIN_MONITOR_RUNS_DB, else "
+        "runs/runs.sqlite3 in the user data folder)",
+    )
+
+
+def command_agent(args: argparse.Namespace) -> int:
+    """Serve until stdin ends; exit 0, 3 after a protocol version mismatch, 2 when the store cannot be opened."""
+    from ..remote.agent import Agent
+
+    stdout = sys.stdout.buffer
+    try:
+        store = RunStore(args.runs_db)
+    except UserError as exc:  # the client reads this line instead of a hello
+        stdout.write(encode(error_reply(None, str(exc), USER_ERROR)))
+        stdout.flush()
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    with store:
+        agent = Agent(store, sys.stdin.buffer, stdout, app_version(), socket.gethostname())
+        return agent.serve()

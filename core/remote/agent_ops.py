@@ -1,0 +1,234 @@
+"""The agent's ops, one function each: `OPS[op](agent, request_id, request)` returns the reply's result, or a
+`StartStream` for the stream ops. Nothing else exists: no shell, no file access beyond the store, no command
+strings (a run's command is built from a validated RunConfig; a watched script's argv is a list).
+
+Shapes (core.remote.protocol has the line format):
+- ping {} -> {"at": unix time}
+- devices {} -> {"devices": [{"spec", "kind", "name", "capacity_bytes", "free_bytes", "used_bytes"}]}
+- readings {"device": spec, "interval_s": 1.0} -> stream of {"at", "device", "sample", "nvml"}
+- runs {"search": ""} -> {"runs": [every column of `runs`, id included, and "live"; newest first]}
+- run {"id": int} or {"uid": str}, optional "after_step", "after_seq" -> a chunk (run row without id, steps,
+  reports, rank_reports, events) and "complete": false when more rows remain (ask again from the last step and
+  seq received)
+- follow {"uid", "after_step": 0, "after_seq": 0} -> stream of chunks: backfill, then live, then end (reason: the
+  run's final status; "failed" with a "message" when its process ended before recording it)
+- start {"config": RunConfig dict, "uid"?, "name"?} -> {"uid", "pid"}
+- watch {"argv": [script, args...], "cwd"?, "name"?, "uid"?} -> {"uid", "pid"}
+- control {"uid", "control": "stop" | "pause" | "clear_cache"} -> {}
+- cancel {"stream": id} -> {} (the stream then ends with reason "cancelled")
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..base.errors import UserError
+from ..base.text import Message
+from ..config.command_line import command_line
+from ..config.run_config import RunConfig
+from ..run.signals import Control, signal_number
+from ..store.run_store import RunNotFound, RunStore
+from . import store_rows
+from .agent import Agent, StartStream
+from .agent_streams import follow_stream, readings_stream
+from .protocol import BAD_REQUEST, CHUNK_BYTES, ProtocolError
+from .spawn import Launch, check_uid, launch_of
+
+MAX_ARGV = 256  # a watched script's arguments: a list, bounded like the request line
+NAME_WAIT_S = 600.0  # how long a run's name waits for the run to be recorded
+
+
+def argument(request: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+    """Request argument `name` of type `kind` (no bools for int); ProtocolError(bad_request) otherwise."""
+    if name not in request or (request[name] is None and default is not ...):
+        if default is ...:
+            raise ProtocolError(BAD_REQUEST, Message("argument {name} is missing", name=name))
+        return default
+    value = request[name]
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _kinds(kind)):
+        raise ProtocolError(BAD_REQUEST, Message("argument {name} has the wrong type", name=name))
+    return value
+
+
+def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def hello(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
+    raise ProtocolError(BAD_REQUEST, Message("hello was said already"))
+
+
+def ping(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
+    return {"at": time.time()}
+
+
+def devices(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
+    from ..device.devices import list_devices  # loads torch: only now
+
+    found = list_devices()
+    return {
+        "devices": [
+            {
+                "spec": device.spec,
+                "kind": device.kind,
+                "name": str(device.name),
+                "capacity_bytes": device.capacity_bytes,
+                "free_bytes": device.free_bytes,
+                "used_bytes": device.used_bytes,
+            }
+            for device in found
+        ]
+    }
+
+
+def readings(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStream:
+    spec = argument(request, "device", str)
+    interval = float(argument(request, "interval_s", (int, float), 1.0))
+    if not 0.1 <= interval <= 60.0:
+        raise ProtocolError(BAD_REQUEST, Message("argument interval_s must be from 0.1 to 60 seconds"))
+    return StartStream(lambda stream: readings_stream(stream, spec, interval))
+
+
+def runs(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
+    return {"runs": store_rows.run_list(agent.store, argument(request, "search", str, ""))}
+
+
+def run(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
+    if "uid" in request:
+        run_id = store_rows.find_run(agent.store, uid=argument(request, "uid", str))
+    else:
+        run_id = store_rows.find_run(agent.store, run_id=argument(request, "id", int))
+    after_step = argument(request, "after_step", int, 0)
+    after_seq = argument(request, "after_seq", int, 0)
+    chunks = store_rows.chunks(store_rows.snapshot(agent.store, run_id, after_step, after_seq), 2 * CHUNK_BYTES)
+    return {**chunks[0], "complete": len(chunks) == 1}
+
+
+def follow(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStream:
+    uid = argument(request, "uid", str)
+    after_step = argument(request, "after_step", int, 0)
+    after_seq = argument(request, "after_seq", int, 0)
+    if agent.store.find_uid(uid) is None:
+        launch = launch_of(agent.store_path, uid) if _valid_uid(uid) else None
+        if launch is None:
+            raise RunNotFound(Message("no run with uid {uid} on {host}", uid=uid, host=agent.host))
+    return StartStream(lambda stream: follow_stream(stream, uid, after_step, after_seq))
+
+
+def start(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
+    values = argument(request, "config", dict)
+    config = RunConfig.from_dict(values)  # the bounds table: a bad value is a ConfigError naming its field
+    uid = check_uid(argument(request, "uid", str, "") or uuid.uuid4().hex)
+    name = argument(request, "name", str, "").strip()
+    launch = agent.spawner.start(uid, command_line(config, agent.store_path))
+    if name:
+        _name_when_recorded(agent, launch, name)
+    return {"uid": uid, "pid": launch.pid}
+
+
+def watch(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
+    argv = argument(request, "argv", list)
+    if not argv or len(argv) > MAX_ARGV or not all(isinstance(item, str) for item in argv):
+        raise ProtocolError(BAD_REQUEST, Message("argument argv must be a list of 1 to {most} strings", most=MAX_ARGV))
+    cwd_text = argument(request, "cwd", str, "")
+    cwd = Path(cwd_text).expanduser() if cwd_text else Path.home()
+    if not cwd.is_dir():
+        raise UserError(Message("cwd: no folder {path} on {host}", path=cwd_text, host=agent.host))
+    if not argv[0].startswith("-") and not (cwd / argv[0]).is_file():
+        raise UserError(
+            Message("no script {path} in {folder} on {host}", path=argv[0], folder=str(cwd), host=agent.host)
+        )
+    uid = check_uid(argument(request, "uid", str, "") or uuid.uuid4().hex)
+    name = argument(request, "name", str, "").strip()
+    args = [sys.executable, "-m", "core", "watch", f"--runs-db={agent.store_path}"]
+    if name:
+        args.append(f"--name={name}")
+    launch = agent.spawner.start(uid, [*args, "--", sys.executable, *argv], cwd)
+    return {"uid": uid, "pid": launch.pid}
+
+
+def control(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
+    uid = argument(request, "uid", str)
+    word = argument(request, "control", str)
+    try:
+        chosen = Control(word)
+    except ValueError:
+        raise ProtocolError(BAD_REQUEST, Message("no such control: {word}", word=repr(word))) from None
+    run_id = agent.store.find_uid(uid)
+    if run_id is None:
+        raise RunNotFound(Message("no run with uid {uid} on {host}", uid=uid, host=agent.host))
+    row = agent.store.run(run_id)
+    if row.host != socket.gethostname():
+        raise UserError(
+            Message("run {run_id} trains on {host}, not on {here}", run_id=row.id, host=row.host, here=agent.host)
+        )
+    if row.status != "running" or not row.live:
+        status = row.status if row.status != "running" else "interrupted"
+        raise UserError(Message("run {run_id} is not running (it is {status})", run_id=row.id, status=status))
+    number = signal_number(chosen)
+    if number is None:
+        raise UserError(Message("{host} has no signal for {control}", host=agent.host, control=chosen.value))
+    try:
+        os.kill(row.pid, number)
+    except ProcessLookupError:
+        raise UserError(Message("run {run_id} has just ended", run_id=row.id)) from None
+    except PermissionError:
+        raise UserError(Message("run {run_id} belongs to another user", run_id=row.id)) from None
+    return {}
+
+
+def cancel(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
+    agent.cancel(argument(request, "stream", int))
+    return {}
+
+
+def _valid_uid(uid: str) -> bool:
+    try:
+        check_uid(uid)
+    except UserError:
+        return False
+    return True
+
+
+def _name_when_recorded(agent: Agent, launch: Launch, name: str) -> None:
+    """Give the run its name once it is recorded (`run` has no --name): a thread waits for it while the agent
+    serves and the process lives."""
+
+    def wait_and_name() -> None:
+        try:
+            with RunStore(agent.store_path) as store:
+                deadline = time.monotonic() + NAME_WAIT_S
+                while not agent.closing.wait(0.2) and time.monotonic() < deadline:
+                    run_id = store.find_uid(launch.uid)
+                    if run_id is not None:
+                        store.rename(run_id, name)
+                        return
+                    if not launch.alive():
+                        return
+        except UserError:
+            return  # the store cannot be written: the run keeps its default title
+
+    threading.Thread(target=wait_and_name, name=f"agent-name-{launch.uid}", daemon=True).start()
+
+
+OPS: dict[str, Callable[[Agent, int, dict[str, Any]], Any]] = {
+    "hello": hello,
+    "ping": ping,
+    "devices": devices,
+    "readings": readings,
+    "runs": runs,
+    "run": run,
+    "follow": follow,
+    "start": start,
+    "watch": watch,
+    "control": control,
+    "cancel": cancel,
+}

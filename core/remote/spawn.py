@@ -1,0 +1,143 @@
+"""Processes the agent starts: detached from the SSH session, so that a dropped connection never stops them.
+
+Each starts in a session of its own (setsid: no SIGHUP when the connection drops), with no stdin and its output
+in `<store folder>/remote-logs/<uid>.log`; `<uid>.json` beside it says which process it is, so that another
+agent (after a reconnect) can tell a run still starting (its process alive, nothing recorded yet) from one
+that failed before it recorded anything (the log's last error line says why).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from ..base.errors import UserError
+from ..base.text import Message
+from ..distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
+
+LOG_FOLDER = "remote-logs"
+UID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")  # a file name too: no separators, no leading dot
+ERROR_PREFIX = "gpu-train-monitor: error: "
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A process the agent started for run `uid`."""
+
+    uid: str
+    pid: int
+    started_at: float  # the process's create time: a reused pid is another process
+    log: Path
+
+    def alive(self) -> bool:
+        try:
+            process = psutil.Process(self.pid)
+            return process.status() != psutil.STATUS_ZOMBIE and abs(process.create_time() - self.started_at) < 1.0
+        except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+            return False
+
+    def last_error(self) -> str:
+        """Why the process ended before recording: the CLI's error line, else the log's last line ('' if none)."""
+        try:
+            text = self.log.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        lines = [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
+        for line in reversed(lines):
+            if line.startswith(ERROR_PREFIX):
+                return line[len(ERROR_PREFIX) :]
+        return lines[-1] if lines else ""
+
+
+def check_uid(uid: str) -> str:
+    """`uid` when it can name a run (and its log file); UserError otherwise."""
+    if not UID_PATTERN.fullmatch(uid):
+        raise UserError(
+            Message(
+                "uid: {uid} is not a run uid (letters, digits, '_', '-' and '.', at most 128, not starting with "
+                "'.' or '-')",
+                uid=repr(uid),
+            )
+        )
+    return uid
+
+
+def log_folder(store_path: Path) -> Path:
+    return store_path.expanduser().resolve().parent / LOG_FOLDER
+
+
+def launch_of(store_path: Path, uid: str) -> Launch | None:
+    """The process an agent started for `uid`, from its record; None when no agent started one."""
+    folder = log_folder(store_path)
+    try:
+        record = json.loads((folder / f"{uid}.json").read_text(encoding="utf-8"))
+        return Launch(uid, int(record["pid"]), float(record["started_at"]), folder / f"{uid}.log")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _environment(uid: str) -> dict[str, str]:
+    """The agent's environment with this install importable from any folder, output unbuffered, the run's uid
+    handed over, and nothing that would tie the run's life to a window's (it must outlive the agent)."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])  # core/remote/spawn.py -> the folder holding `core`
+    env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    env["PYTHONUNBUFFERED"] = "1"
+    env.pop(ENV_STOP_WITH_PID, None)
+    env[ENV_RUN_UID] = uid
+    return env
+
+
+class Spawner:
+    """Starts detached processes and reaps those that end while the agent still runs (no zombies left)."""
+
+    def __init__(self, store_path: Path) -> None:
+        self.store_path = store_path
+        self._children: list[subprocess.Popen[bytes]] = []
+        self._lock = threading.Lock()
+
+    def start(self, uid: str, args: list[str], cwd: Path | None = None) -> Launch:
+        """Start `args` for run `uid`; UserError when it cannot be started or `uid` was started already."""
+        folder = log_folder(self.store_path)
+        log = folder / f"{uid}.log"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with open(log, "xb") as output:  # a uid is started once: a second start would mix two runs' logs
+                output.write((" ".join(args) + "\n").encode("utf-8", errors="replace"))
+                output.flush()
+                child = subprocess.Popen(
+                    args,
+                    cwd=cwd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    env=_environment(uid),
+                    start_new_session=True,
+                )
+        except FileExistsError:
+            raise UserError(Message("a run with uid {uid} was started already", uid=uid)) from None
+        except OSError as exc:
+            raise UserError(Message("cannot start the run: {why}", why=exc.strerror or str(exc))) from None
+        try:
+            started_at = psutil.Process(child.pid).create_time()
+        except psutil.Error:
+            started_at = time.time()
+        launch = Launch(uid, child.pid, started_at, log)
+        record = {"pid": child.pid, "started_at": started_at, "args": args}
+        (folder / f"{uid}.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
+        with self._lock:
+            self._children.append(child)
+        return launch
+
+    def reap(self) -> None:
+        """Collect the exit status of children that have ended (a zombie would look alive to `ps`)."""
+        with self._lock:
+            self._children = [child for child in self._children if child.poll() is None]
