@@ -3,8 +3,10 @@ to the headless CLI, which is imported only then.
 
 The window appears first and torch loads behind it (`gui.qt.torch_loader`), which is safe on Linux; on Windows
 torch must be imported before Qt (pytorch#166628), so it is. `--screenshot PATH` runs the window unattended and
-saves a picture of it (`gui.window.screenshot`). Options and error lines come from core.cli.options, as the CLI's
-do. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point (`gui.window.exit_signals`).
+saves a picture of it (`gui.window.screenshot`). `--remote HOST` connects the window to another machine over
+SSH at once (`gui.window.remote_machine`), as File ▸ Connect to a machine… does. Options and error lines come
+from core.cli.options, as the CLI's do. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point
+(`gui.window.exit_signals`).
 """
 
 from __future__ import annotations
@@ -63,6 +65,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="the window's language for this start (default: the one chosen in Settings ▸ Language, "
         "else the system's); the command line's own messages stay English",
     )
+    parser.add_argument(
+        "--remote",
+        metavar="HOST",
+        help="connect to this machine over SSH at start (an alias from ~/.ssh/config, user@host or "
+        "user@host:port): its devices are listed beside this machine's",
+    )
+    parser.add_argument(
+        "--agent-command",
+        metavar="CMD",
+        help="with --remote: the command that starts the agent there (default: gpu-train-monitor agent)",
+    )
     add_run_options(parser)
     add_record_options(parser)
     return parser
@@ -96,7 +109,13 @@ def _main(argv: Sequence[str] | None) -> int:
 
             check_distinct_outputs({"screenshot": args.screenshot}, command_protection(args, [config]))  # not the store
             check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains
-        elif args.compare:
+        if args.remote is not None:
+            from core.remote.target import RemoteTarget
+
+            RemoteTarget.parse(args.remote, args.agent_command)  # a HOST ssh would misread: one line, exit 2
+        elif args.agent_command is not None:
+            raise ConfigError("agent_command", "names the agent's command on the --remote HOST: give --remote too")
+        if args.compare and not args.screenshot:
             raise ConfigError(
                 "compare",
                 "races a comparison for a screenshot: give --screenshot PATH too (in the window, use the Compare menu)",
@@ -112,6 +131,8 @@ def _main(argv: Sequence[str] | None) -> int:
         args.runs_db,
         record,
         args.language,
+        args.remote,
+        args.agent_command or "",
     )
 
 
@@ -155,6 +176,8 @@ def run_window(
     runs_db: str | None = None,
     record: bool = True,
     language: str | None = None,
+    remote: str | None = None,
+    agent_command: str = "",
 ) -> int:
     """Show the window, load torch behind it, and run the Qt event loop; returns the exit code."""
     launched = _process_start_time()
@@ -182,6 +205,8 @@ def run_window(
     if config is not None:
         window.form.set_config(config)
     window.show()
+    if remote is not None:  # connects off the GUI thread: the window draws meanwhile
+        window.remote.connect_to(remote, agent_command)
     shown_after = time.time() - launched
 
     loader = TorchLoader(launched, window)

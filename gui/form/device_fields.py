@@ -1,5 +1,6 @@
 """The settings form's widgets that show this machine's devices: the device combo, filled from the devices
-torch listed (a device that went away stays, flagged, so its check can say why), and the process count,
+torch listed (a device that went away stays, flagged, so its check can say why) and those of the machine
+connected to (`gui.remote`: "NVIDIA H200 on gpu-box", its data 'cuda:0@gpu-box'), and the process count,
 labelled and bounded by what it counts on the selected device. The texts keep the form's translation context.
 """
 
@@ -14,8 +15,10 @@ from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox
 from core.base.text import format_bytes
 from core.config.run_config import BOUNDS
 from gui.form.checks import NprocMeaning, normalised_device
+from gui.form.device_table import DeviceTable
 from gui.form.text import field_tooltip
 from gui.qt.core_text import core_text
+from gui.remote.devices import RemoteDevice, remote_key, split_key
 
 
 def fill_device_combo(combo: QComboBox, devices: Sequence[Any], best: str) -> None:
@@ -39,9 +42,49 @@ def fill_device_combo(combo: QComboBox, devices: Sequence[Any], best: str) -> No
         )
 
 
-def device_index(combo: QComboBox, spec: str, known: bool) -> int:
-    """The combo's index for `spec`; a device not listed gets an entry that says so (its check explains).
-    `known`: whether torch has listed the devices yet."""
+def add_remote_devices(combo: QComboBox, devices: Sequence[RemoteDevice]) -> None:
+    """List a remote machine's devices after this machine's, each named with its host."""
+    for d in devices:
+        capacity = format_bytes(d.capacity_bytes)
+        combo.addItem(
+            QCoreApplication.translate("SettingsForm", "{name} on {host} ({capacity})").format(
+                name=d.name, host=d.host, capacity=capacity
+            ),
+            d.key,
+        )
+        combo.setItemData(
+            combo.count() - 1,
+            QCoreApplication.translate("SettingsForm", "{spec} of {host} ({host_name}): {name}, {capacity}").format(
+                spec=d.spec, host=d.host, host_name=d.host_name, name=d.name, capacity=capacity
+            ),
+            Qt.ItemDataRole.ToolTipRole,
+        )
+
+
+def refill_device_combo(
+    combo: QComboBox, listed: Sequence[Any], local: DeviceTable, remote: Sequence[RemoteDevice]
+) -> None:
+    """This machine's `listed` devices (none yet: the entries there are kept), then the `remote` ones, keeping
+    the choice: a remote device no longer listed (disconnected) goes back to auto."""
+    current = combo.currentData()
+    if listed:
+        fill_device_combo(combo, listed, local.best)
+    else:
+        for index in reversed(range(combo.count())):
+            if split_key(combo.itemData(index))[1] is not None:
+                combo.removeItem(index)
+    add_remote_devices(combo, remote)
+    index = combo.findData(current) if split_key(current)[1] is not None else -1
+    if index < 0:
+        index = device_index(combo, current if split_key(current)[1] is None and current else "auto", local.known)
+    combo.setCurrentIndex(index)
+
+
+def device_index(combo: QComboBox, spec: str, known: bool, host: str | None = None) -> int:
+    """The combo's index for `spec` (on the remote machine `host` when it has it); a device not listed gets an
+    entry that says so (its check explains). `known`: whether torch has listed the devices yet."""
+    if host is not None and combo.findData(remote_key(spec, host)) >= 0:
+        return combo.findData(remote_key(spec, host))
     index = combo.findData(spec)
     if index < 0:
         index = combo.findData(normalised_device(spec))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui.form.checks import fast_path_problems, normalised_device
+from gui.remote.devices import RemoteDevice
 
 
 @dataclass
@@ -82,3 +83,19 @@ class DeviceTable:
     def problem(self, spec: str, fast_path: str) -> str | None:
         """Why device `spec` cannot run `fast_path` ('compile', 'cudnn_benchmark', 'amp=bf16', ...), or None."""
         return self.problems_of(spec).get(fast_path)
+
+
+def remote_table(devices: Sequence[RemoteDevice]) -> DeviceTable:
+    """A remote machine's devices as the form checks them (unknown until connected; auto is its best one). Its
+    fast paths are not asked here (this machine's torch cannot tell): the run there refuses what it cannot run."""
+    if not devices:
+        return DeviceTable()
+    best = next((d for d in devices if d.kind == "cuda"), None) or next((d for d in devices if d.kind == "mps"), None)
+    best = best or devices[0]
+    return DeviceTable(
+        [d.spec for d in devices],
+        {d.spec: d.name for d in devices},
+        {"auto": best.kind, **{d.spec: d.kind for d in devices}},
+        best.spec,
+        {},
+    )

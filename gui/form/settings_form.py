@@ -19,24 +19,19 @@ from PySide6.QtCore import QCoreApplication, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from core.base.errors import ConfigError, UserError
-from core.base.text import Message
-from core.config.run_checks import check_batch_fits
 from core.config.run_config import BOUNDS, RunConfig
-from core.config.user_callables import SPEC_FORM, is_spec
 from gui.form.applicability import applicability, auto_model_text, is_auto_model, shown_enabled, shown_tooltip
+from gui.form.beyond_config import check_beyond_config
 from gui.form.checks import (
     FolderCounts,
     NprocMeaning,
     check_data_folder,
     check_device,
-    check_fast_paths_known,
-    check_findable,
-    check_nproc,
     checkpointing_problem,
     nproc_meaning,
 )
-from gui.form.device_fields import device_index, fill_device_combo, show_nproc_meaning
-from gui.form.device_table import DeviceTable
+from gui.form.device_fields import device_index, refill_device_combo, show_nproc_meaning
+from gui.form.device_table import DeviceTable, remote_table
 from gui.form.field_widgets import (
     make_field_widget,
     set_widget_value,
@@ -52,6 +47,7 @@ from gui.form.text import field_help, friendly, label
 from gui.qt import file_dialogs
 from gui.qt.core_text import error_text
 from gui.qt.widgets import wheel_only_when_focused
+from gui.remote.devices import RemoteDevice, split_key
 
 
 class SettingsForm(QWidget):
@@ -63,7 +59,9 @@ class SettingsForm(QWidget):
         super().__init__(parent)
         self.widgets: dict[str, QWidget] = {}
         self.labels: dict[str, QLabel] = {}
-        self.devices = DeviceTable()  # filled once torch has listed this machine's devices
+        self.local_devices = DeviceTable()  # filled once torch has listed this machine's devices
+        self.remote_devices: tuple[RemoteDevice, ...] = ()  # those of the machine connected to (gui.remote)
+        self._remote_table = DeviceTable()
         self._known_models: set[str] | None = None
         self._folder_counts = FolderCounts()
         self._valid, self._message = True, ""
@@ -110,8 +108,19 @@ class SettingsForm(QWidget):
         return row
 
     # ---- values ----------------------------------------------------------------------------------
+    @property
+    def devices(self) -> DeviceTable:
+        """The devices of the machine the selected device is on: this one's, or the remote machine's."""
+        return self._remote_table if self.remote_host() is not None else self.local_devices
+
+    def remote_host(self) -> str | None:
+        """The machine the selected device is on when it is a remote one (as the user typed it), else None."""
+        return split_key(self.widgets["device"].currentData())[1]
+
     def value(self, field: str) -> Any:
         widget = self.widgets[field]
+        if field == "device":  # a remote device's entry keeps its host too: the config has the spec
+            return split_key(widget.currentData())[0]
         if field == "model":
             text = widget.currentText().strip()
             return "auto" if is_auto_model(text) else text
@@ -129,46 +138,8 @@ class SettingsForm(QWidget):
 
         `scan`: count an image folder's images when that folder has not been counted yet."""
         config = RunConfig(**self.values())
-        self._check_beyond_config(config, scan)
+        check_beyond_config(self, config, scan)
         return config
-
-    def _check_beyond_config(self, config: RunConfig, scan: bool) -> None:
-        for field in ("model", "dataset"):  # your own: its module or file must be there (its code runs at Start)
-            if is_spec(getattr(config, field)):
-                check_findable(field, getattr(config, field))
-        if self._known_models is not None and not is_spec(config.model) and config.model not in self._known_models:
-            raise ConfigError(
-                "model",
-                Message(
-                    "unknown model {model!r}; pick one from the list, or give your own as {spec_form}",
-                    model=config.model,
-                    spec_form=SPEC_FORM,
-                ),
-            )
-        if self.devices.specs is not None:
-            check_device(config.device, self.devices.specs)
-            check_nproc(config.nproc, self.nproc_meaning())
-            check_fast_paths_known(config.to_dict(), self.devices.problems_of(config.device))
-            if config.activation_checkpointing and self.devices.known:
-                problem = checkpointing_problem(config.model, self.device_kind())
-                if problem is not None:
-                    raise ConfigError("activation_checkpointing", problem)
-        folder = None
-        if (
-            config.dataset != "synthetic"
-            and not is_spec(config.dataset)
-            and config.data_dir is not None
-            and not config.download
-        ):
-            folder = check_data_folder(config.data_dir)  # None: the default folder; download creates it
-        if not self.devices.known:
-            return  # torch is still loading: core.data.datasets imports it
-        from core.data.datasets import train_size_hint
-
-        train = train_size_hint(config)
-        if train is None and config.dataset == "imagefolder" and folder is not None:
-            train = self._folder_counts.lookup(config.data_dir, folder, scan)
-        check_batch_fits(config.batch_size, train)
 
     def device_problem(self) -> str | None:
         """Why the selected device cannot run here (the status bar says it too), or None."""
@@ -191,11 +162,14 @@ class SettingsForm(QWidget):
                 widget.setCurrentIndex(index)  # -1 for your own: its text is set next
                 widget.setEditText(widget.itemText(index) if index >= 0 else value)
             elif field == "device":
-                widget.setCurrentIndex(device_index(widget, value, self.devices.known))
+                widget.setCurrentIndex(self._device_index(value))
             else:
                 set_widget_value(widget, value)
             widget.blockSignals(False)
         self._on_changed()
+
+    def _device_index(self, spec: str) -> int:
+        return device_index(self.widgets["device"], spec, self.local_devices.known, self.remote_host())
 
     def set_batch_size(self, batch_size: int) -> None:
         """Set the batch size (from the finder or an out-of-memory retry), validating as a user edit does."""
@@ -204,13 +178,21 @@ class SettingsForm(QWidget):
     # ---- environment -----------------------------------------------------------------------------
     def set_devices(self, devices: list[Any]) -> None:
         """Fill the device combo from `core.device.devices.list_devices()`, keeping the current choice."""
-        combo: QComboBox = self.widgets["device"]
-        current = combo.currentData()
         self.listed_devices = list(devices)  # listed again in another language after a language change
-        self.devices = DeviceTable.from_devices(devices)
+        self.local_devices = DeviceTable.from_devices(devices)
+        self._refill_devices()
+
+    def set_remote_devices(self, devices: tuple[RemoteDevice, ...]) -> None:
+        """List the connected machine's devices after this one's, named with its host (none: disconnected; a
+        remote device that was selected then goes back to auto)."""
+        self.remote_devices = tuple(devices)
+        self._remote_table = remote_table(self.remote_devices)
+        self._refill_devices()
+
+    def _refill_devices(self) -> None:
+        combo: QComboBox = self.widgets["device"]
         combo.blockSignals(True)
-        fill_device_combo(combo, devices, self.devices.best)
-        combo.setCurrentIndex(device_index(combo, current or "auto", self.devices.known))  # one gone stays, flagged
+        refill_device_combo(combo, getattr(self, "listed_devices", []), self.local_devices, self.remote_devices)
         combo.blockSignals(False)
         self._on_changed()
 
@@ -233,7 +215,7 @@ class SettingsForm(QWidget):
     def train_images(self, config: RunConfig) -> int | None:
         """Training images `config` will have, where known without reading files now (an image folder
         counts once its path is settled)."""
-        if not self.devices.known:
+        if not self.local_devices.known:
             return None
         from core.data.datasets import train_size_hint
 
@@ -304,7 +286,7 @@ class SettingsForm(QWidget):
         (`gui.form.applicability` decides), label the process count and say what auto stands for."""
         values = self.values()
         problems = dict(self.devices.problems_of(str(values["device"])))
-        if self.devices.known:  # the model's blocks: core.model imports torch
+        if self.local_devices.known:  # the model's blocks: core.model imports torch
             problem = checkpointing_problem(str(values["model"]), self.device_kind())
             if problem is not None:
                 problems["activation_checkpointing"] = problem
@@ -324,7 +306,7 @@ class SettingsForm(QWidget):
         show_auto_model(self.widgets["model"], self._auto_model_text())
 
     def _auto_model_text(self) -> str:
-        return auto_model_text(self.device_kind() if self.devices.known else None)
+        return auto_model_text(self.device_kind() if self.devices.known and self.local_devices.known else None)
 
     @Slot(str)
     def _on_preset_chosen(self, name: str) -> None:

@@ -4,6 +4,8 @@ store>`, in a session of its own (its output in a log file in a temporary folder
 run store, where rank 0 records the run under the uid the window handed the child (`RunStore.find_uid`). A
 watched script (File ▸ Watch a script…) is such a child too, `python -m core watch -- python train.py` started
 by `start_command` (its command line is `gui.launch.watch_command`'s), its run recorded by the script's process.
+So is a run on a remote machine (`gui.launch.remote_command`), mirrored into the window's store by the child, to
+which its controls go: it forwards them (`signals.signal_child`).
 
 While it trains, the controls are signals to that recorded pid (`gui.launch.signals`); Stop before the run is
 recorded (the ranks still starting) is a Ctrl+C to the child's process group, as a terminal sends it. When the
@@ -38,7 +40,8 @@ from core.store.run_store import RunNotFound, RunRow, RunStore, StoreError
 from gui.launch import live_launchers
 from gui.launch.child import child_environment, command_line, has_exited, read_output, spawn
 from gui.launch.process_family import ProcessFamily, signal_group
-from gui.launch.signals import CannotSignal, cannot_signal, send
+from gui.launch.remote_command import RemoteMachine, on_machine
+from gui.launch.signals import CannotSignal, cannot_signal, send, signal_child
 from gui.launch.texts import LaunchEnd, launch_end
 from gui.qt.core_text import error_text
 
@@ -60,12 +63,11 @@ class RankLauncher(QObject):
         super().__init__(parent)
         self.store_path = Path(store_path)
         self.process: subprocess.Popen[bytes] | None = None
-        self.nproc = 0
-        self.run_id: int | None = None
+        self.nproc, self.run_id = 0, None
         self.run_uid = ""  # handed to the child: its run is recorded under it
+        self.machine: RemoteMachine | None = None  # the run trains there, through the child (None: here)
         self.folder: Path | None = None  # the temporary folder holding the child's output
-        self.launched_at = 0.0
-        self.found_after_s: float | None = None  # seconds from the launch until the run was recorded
+        self.launched_at, self.found_after_s = 0.0, None  # the launch's time; seconds until the run was recorded
         self._store: RunStore | None = None
         self._family = ProcessFamily()  # the child and every descendant seen
         self._event_seq = 0
@@ -87,23 +89,26 @@ class RankLauncher(QObject):
     def log_path(self) -> Path | None:
         return None if self.folder is None else self.folder / "output.log"
 
-    def start(self, config: RunConfig, resume: str | None = None) -> None:
-        """Start the child; UserError when it cannot be started (nothing is left running then)."""
-        reason = self._launch(command_line(config, self.store_path, resume), None, config.nproc)
-        if reason is not None:
+    def start(self, config: RunConfig, resume: str | None = None, machine: RemoteMachine | None = None) -> None:
+        """Start the child (on `machine` through its agent, when given); UserError when it cannot be started
+        (nothing is left running then)."""
+        args = command_line(config, self.store_path, resume)
+        if (
+            reason := self._launch(on_machine(args, machine) if machine else args, None, config.nproc, machine)
+        ) is not None:
             raise UserError(
                 self.tr("could not start {count} processes: {reason}").format(count=config.nproc, reason=reason)
+                if machine is None
+                else self.tr("could not start the run on {host}: {reason}").format(host=machine.host, reason=reason)
             )
 
-    def start_command(self, args: list[str], folder: Path) -> None:
-        """Start any command line whose run records itself under the uid handed in its environment (a watched
-        script: `python -m core watch -- python train.py`), in `folder`, followed as a data-parallel run is;
-        UserError when it cannot be started."""
-        reason = self._launch(args, folder, 1)
-        if reason is not None:
+    def start_command(self, args: list[str], folder: Path | None, machine: RemoteMachine | None = None) -> None:
+        """Start a command line whose run records itself under the uid handed in its environment (a watched script:
+        `python -m core watch -- python train.py`) in `folder`, on `machine` if given; UserError if it cannot be."""
+        if (reason := self._launch(on_machine(args, machine) if machine else args, folder, 1, machine)) is not None:
             raise UserError(self.tr("could not start the script: {reason}").format(reason=reason))
 
-    def _launch(self, args: list[str], folder: Path | None, nproc: int) -> str | None:
+    def _launch(self, args: list[str], folder: Path | None, nproc: int, machine: RemoteMachine | None) -> str | None:
         """Start `args` in `folder` (None: here) and follow it; why it could not be started, else None."""
         if self.process is not None:
             raise RuntimeError("a run in processes of its own is already under way")
@@ -114,8 +119,7 @@ class RankLauncher(QObject):
         except OSError as exc:
             return str(exc.strerror or exc)
         self.nproc, self.run_id, self._row, self._event_seq, self._paused = nproc, None, None, 0, False
-        self.run_uid = run_uid
-        self.launched_at, self.found_after_s = time.time(), None
+        self.run_uid, self.machine, self.launched_at, self.found_after_s = run_uid, machine, time.time(), None
         self._stop_requested_at, self._group_interrupted, self._missing = None, False, False
         self._family = ProcessFamily()
         live_launchers.track(self)  # killed at interpreter exit, whatever ended it
@@ -230,6 +234,8 @@ class RankLauncher(QObject):
         """Send `control` to rank 0; CannotSignal (a UserError) says why it could not be sent."""
         if self.process is None or self.run_id is None:
             raise cannot_signal(control, self.tr("it has not started training yet"))
+        if self.machine is not None:  # the local child forwards it to the run on that machine
+            return signal_child(control, self.process, has_exited(self.process), self.machine.host)
         store = self._open_store()
         try:
             if store is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 from collections.abc import Callable, Collection
 
 from PySide6.QtCore import QCoreApplication
@@ -105,3 +106,13 @@ def send(row: RunRow, control: Control, ours: Callable[[], Collection[int]] | No
     except PermissionError:
         problem = QCoreApplication.translate("run_signals", "its process {pid} belongs to another user")
         raise cannot_signal(control, problem.format(pid=row.pid), row.id) from None
+
+
+def signal_child(control: Control, child: subprocess.Popen[bytes], exited: bool, host: str) -> None:
+    """Send `control` to `child`, the local `run --remote` that forwards it to its run on `host` (that run's
+    recorded pid is the other machine's); CannotSignal once the child has ended."""
+    number = control_signal(control)
+    if exited:
+        problem = QCoreApplication.translate("run_signals", "its link to {host} has ended").format(host=host)
+        raise cannot_signal(control, problem)
+    os.kill(child.pid, number)

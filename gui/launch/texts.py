@@ -182,3 +182,30 @@ def stopping_text(nproc: int, gpus: bool) -> str:
     if gpus:
         return QCoreApplication.translate("launch_text", "Stopping {count} GPUs…").format(count=nproc)
     return QCoreApplication.translate("launch_text", "Stopping {count} CPU processes…").format(count=nproc)
+
+
+def remote_starting_text(host: str, device: str, output: Path | None) -> str:
+    """A run of the form's settings is starting on the machine connected to."""
+    return QCoreApplication.translate(
+        "launch_text", "starting on {host} ({device}), mirrored here as it trains; the link's output: {path}"
+    ).format(host=host, device=device, path=output)
+
+
+def remote_end_text(end: LaunchEnd, host: str) -> str | None:
+    """How a run on `host` ended before it was recorded (None once recorded: `end_text` says it as for any run)."""
+    if end.run_id is not None:
+        return None
+    if end.status == "stopped":
+        return QCoreApplication.translate(
+            "launch_text", "the run on {host} was stopped before training started"
+        ).format(host=host)
+    return QCoreApplication.translate("launch_text", "the run on {host} could not start: {reason}").format(
+        host=host, reason=end.message
+    )
+
+
+def remote_watching_text(script: str, host: str, output: Path | None) -> str:
+    """A watched script is starting on the machine connected to."""
+    return QCoreApplication.translate(
+        "launch_text", "watching {script} on {host}, mirrored here as it trains; the link's output: {path}"
+    ).format(script=script, host=host, path=output)

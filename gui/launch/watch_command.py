@@ -44,26 +44,46 @@ class WatchRequest:
         """The arguments as the script will get them; ValueError for a line a shell could not split."""
         return shlex.split(self.arguments)
 
-    def problem(self) -> str | None:
-        """Why the script cannot be started as asked (one sentence), or None."""
+    def problem(self, remote: bool = False) -> str | None:
+        """Why the script cannot be started as asked (one sentence), or None. `remote`: it runs on the machine
+        connected to, whose files this one cannot check (the watch there says what is missing)."""
         translate = QCoreApplication.translate
         if not self.script.strip():
             return translate("watch_command", "Choose the script to watch.")
+        if remote:
+            return self._arguments_problem()
         script = self.script_path
         if not script.exists():
             return translate("watch_command", "There is no file {path}.").format(path=script)
         if not script.is_file():
             return translate("watch_command", "{path} is a folder, not a script.").format(path=script)
+        problem = self._arguments_problem()
+        if problem is not None:
+            return problem
+        folder = self.working_folder
+        if not folder.is_dir():
+            return translate("watch_command", "There is no folder {path} to run the script in.").format(path=folder)
+        return None
+
+    def _arguments_problem(self) -> str | None:
+        translate = QCoreApplication.translate
         try:
             self.argument_list()
         except ValueError as exc:  # shlex says "No closing quotation" or "No escaped character"
             if "quotation" in str(exc):
                 return translate("watch_command", "The arguments cannot be split: a quotation mark is not closed.")
             return translate("watch_command", "The arguments cannot be split: they end with a lone backslash.")
-        folder = self.working_folder
-        if not folder.is_dir():
-            return translate("watch_command", "There is no folder {path} to run the script in.").format(path=folder)
         return None
+
+    def remote_command_line(self, store_path: Path) -> list[str]:
+        """The child's command line for the script on the machine connected to, as typed there (its path and
+        folder are that machine's); `gui.launch.remote_command.on_machine` puts the machine in."""
+        args = [sys.executable, "-m", "core", "watch", f"--runs-db={store_path}"]
+        if self.name.strip():
+            args.append(f"--name={self.name.strip()}")
+        if self.folder.strip():
+            args.append(f"--cwd={self.folder.strip()}")
+        return [*args, "--", "python", self.script.strip(), *self.argument_list()]
 
     def command_line(self, store_path: Path) -> list[str]:
         """The child's command line, recording into `store_path` (call once `problem()` is None)."""

@@ -2,7 +2,8 @@
 would), the folder it runs in (its own by default) and an optional run name. Watch checks them and asks the
 window to start the script (`start(request)`, which says why it could not, else None); a problem is a line in
 red under the fields and the dialog stays open, never a traceback. The last fields typed are kept in the
-window's settings, so the next time the same script is one click away.
+window's settings, so the next time the same script is one click away. Connected to a machine (`remote_host`),
+the script, its folder and Python are that machine's: the paths are typed as they are there (no Browse).
 """
 
 from __future__ import annotations
@@ -44,10 +45,13 @@ class WatchDialog(QDialog):
         start: Callable[[WatchRequest], str | None],
         settings: QSettings | None = None,
         parent: QWidget | None = None,
+        remote_host: str | None = None,
     ) -> None:
         super().__init__(parent)
-        self._start, self._settings = start, settings
-        self.setWindowTitle(self.tr("Watch a script"))
+        self._start, self._settings, self.remote_host = start, settings, remote_host
+        self.setWindowTitle(
+            self.tr("Watch a script on {host}").format(host=remote_host) if remote_host else self.tr("Watch a script")
+        )
         intro = QLabel(
             self.tr(
                 "Runs a PyTorch training script of yours unchanged and follows it live here: its steps, losses "
@@ -70,6 +74,10 @@ class WatchDialog(QDialog):
         self.script_button.clicked.connect(self.browse_script)
         self.folder_button = QPushButton(self.tr("Browse…"))
         self.folder_button.clicked.connect(self.browse_folder)
+        for button in (self.script_button, self.folder_button):
+            button.setVisible(remote_host is None)  # this machine's file dialog cannot show that machine's files
+        if remote_host is not None:
+            self.folder_edit.setPlaceholderText(self.tr("the home folder there"))
         form = QFormLayout()
         form.addRow(self.tr("Script:"), with_button(self.script_edit, self.script_button))
         form.addRow(self.tr("Arguments:"), self.arguments_edit)
@@ -115,7 +123,7 @@ class WatchDialog(QDialog):
     def watch(self) -> None:
         """Check the fields, start the script; stay open with the problem shown when either fails."""
         request = self.request()
-        problem = request.problem() or self._start(request)
+        problem = request.problem(remote=self.remote_host is not None) or self._start(request)
         if problem:
             self.problem_label.setText(problem)
             self.problem_label.show()
@@ -156,9 +164,14 @@ class WatchDialog(QDialog):
         except ValueError:  # not yet a line a shell could split: said when Watch is pressed
             arguments = request.arguments.strip()
         command = " ".join(part for part in ("python", shlex.quote(request.script.strip()), arguments) if part)
-        self.command_label.setText(
-            self.tr("Runs {command} in {folder}").format(command=command, folder=request.working_folder)
-        )
+        if self.remote_host is not None:
+            folder = request.folder.strip() or self.tr("the home folder")
+            text = self.tr("Runs {command} on {host} in {folder}").format(
+                command=command, host=self.remote_host, folder=folder
+            )
+        else:
+            text = self.tr("Runs {command} in {folder}").format(command=command, folder=request.working_folder)
+        self.command_label.setText(text)
 
     def _restore(self) -> None:
         if self._settings is None:

@@ -1,10 +1,12 @@
 """The selected device between runs: the status bar's device label, the device's `MemoryProbe`, the poll
 that keeps the memory plot live at rest (so a cache clear, or another program's memory, shows), and Clear
-cache at rest. During a run the run's own reports feed the plot and the poll stays quiet.
+cache at rest. During a run the run's own reports feed the plot and the poll stays quiet. A device of the machine
+connected to (`gui.remote`) is read there: its readings stream (about once a second) feeds the plot at rest.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +16,8 @@ from PySide6.QtWidgets import QLabel
 from core.run.events import CacheCleared
 from gui.form.settings_form import SettingsForm
 from gui.qt.core_text import core_text, error_text
+from gui.remote.connection import RemoteConnection
+from gui.remote.readings import reading_sample
 from gui.run.controller import RunController
 from gui.views.run_view import RunView
 
@@ -31,9 +35,14 @@ class DeviceWatch(QObject):
         controller: RunController,
         on_probe: Callable[[Any], None],
         parent: QObject | None = None,
+        connection: RemoteConnection | None = None,
     ) -> None:
         super().__init__(parent)
         self.form, self.view, self.controller, self._on_probe = form, view, controller, on_probe
+        self.connection = connection
+        self.remote_device: tuple[str, str] | None = None  # (host, spec) whose readings feed the plot at rest
+        if connection is not None:
+            connection.reading.connect(self._on_reading)
         self.probe: Any = None  # core.memory.probe.MemoryProbe for the selected device, once torch has loaded
         self.ready = False  # torch has loaded: devices can be listed and measured
         self.label = QLabel(self.tr("device: loading PyTorch…"))
@@ -60,7 +69,7 @@ class DeviceWatch(QObject):
 
     def show_device(self) -> None:
         """The status bar names the device a run would use, or says why there is none (as the form does)."""
-        if not self.ready:
+        if self._show_remote_device() or not self.ready:
             return
         from core.base.errors import UserError
         from core.device.devices import resolve_device
@@ -80,6 +89,33 @@ class DeviceWatch(QObject):
             self._set_probe(MemoryProbe(device))
             self.view.memory_plot.clear()
         self.label.setText(self.tr("device: {device}").format(device=str(device)))
+
+    def _show_remote_device(self) -> bool:
+        """A remote device is selected: name it and stream its readings (True); else stop streaming (False)."""
+        host = self.form.remote_host()
+        spec = self.form.resolved_spec() if host is not None else None
+        wanted = (host, spec) if host is not None and spec is not None else None
+        if wanted != self.remote_device:
+            self.remote_device = wanted
+            if self.connection is not None:
+                self.connection.watch_device(spec)
+            if wanted is not None:
+                self.view.memory_plot.clear()
+        if wanted is None:
+            return False
+        name = self.form.devices.names.get(spec, spec)
+        self.label.setText(self.tr("device: {spec} ({name}) on {host}").format(spec=spec, name=name, host=host))
+        self._set_probe(None)  # measured there, not here
+        return True
+
+    @Slot(object)
+    def _on_reading(self, data: object) -> None:
+        """A reading of the remote device: plotted at rest (a run's own reports feed the plot meanwhile)."""
+        if self.controller.running or self.remote_device is None or not isinstance(data, dict):
+            return
+        sample = reading_sample(data, float(data.get("received_at", time.monotonic())))
+        if sample is not None and data.get("device") == self.remote_device[1]:
+            self.view.show_sample(sample)
 
     def show_torch_failed(self) -> None:
         """PyTorch could not be imported: no device can be named or measured."""

@@ -98,11 +98,18 @@ class MemoryInsight(QObject):
     def record_history_requested(self) -> bool:
         return self.record_history.isChecked() and self.record_history.isEnabled()
 
-    def update_controls(self, running: bool, torch_loaded: bool, device_kind: str) -> None:
+    def update_controls(
+        self, running: bool, torch_loaded: bool, device_kind: str, elsewhere: str | None = None
+    ) -> None:
+        """`elsewhere`: why the finder and memory history are off (the device is another machine's), else None."""
         cuda = device_kind == "cuda" and torch_loaded
-        self.record_history.setEnabled(cuda and not running)
+        self.record_history.setEnabled(cuda and not running and elsewhere is None)
         self.record_history.setToolTip(
-            self.tr("Record every allocation (bounded history) so a snapshot can be saved for pytorch.org/memory_viz")
+            elsewhere
+            if elsewhere is not None
+            else self.tr(
+                "Record every allocation (bounded history) so a snapshot can be saved for pytorch.org/memory_viz"
+            )
             if cuda
             else self.tr("Memory history is recorded by the CUDA caching allocator: pick a CUDA device")
         )
@@ -113,7 +120,14 @@ class MemoryInsight(QObject):
             if recording
             else self.tr('Start a run with "Record memory history" ticked (CUDA only) to save a snapshot')
         )
-        self.finder_panel.find_button.setEnabled(torch_loaded and not running and not self.searching)
+        find = self.finder_panel.find_button
+        find.setEnabled(torch_loaded and not running and not self.searching and not elsewhere)
+        if elsewhere is not None:  # its own tooltip is kept to be put back
+            self._find_tip = getattr(self, "_find_tip", None) or find.toolTip()
+            find.setToolTip(elsewhere)
+        elif getattr(self, "_find_tip", None):
+            find.setToolTip(self._find_tip)
+            self._find_tip = None
 
     # ---- out of memory -----------------------------------------------------------------------------
     def run_starting(self) -> None:

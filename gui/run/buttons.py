@@ -76,11 +76,13 @@ class RunButtons(QWidget):
         searching: bool,
         device_kind: str,
         compare_problem: str | None = None,
+        clear_problem: str | None = None,
     ) -> None:
         """Enable what applies now; every disabled button's (and menu item's) tooltip says why.
 
         `form_problem`: the form's message when its values cannot run, else None; `compare_problem`: why the
-        form's settings cannot be raced (a data-parallel run), else None."""
+        form's settings cannot be raced (a data-parallel run), else None; `clear_problem`: why Clear cache cannot
+        act at rest (the device is another machine's), else None."""
         can_start = not running and torch_loaded and form_problem is None and not searching
         loading = self.tr("PyTorch is still loading")
         self._apply(
@@ -118,8 +120,10 @@ class RunButtons(QWidget):
         has_cache = device_kind in ("cuda", "mps") and torch_loaded
         self._apply(
             self.clear_action,
-            has_cache,
-            self.tr("Return cached, unused blocks to the driver and show what that freed")
+            has_cache and (running or clear_problem is None),
+            clear_problem
+            if has_cache and not running and clear_problem is not None
+            else self.tr("Return cached, unused blocks to the driver and show what that freed")
             if has_cache
             else self.tr("The CPU has no caching allocator: there is no cache to clear")
             if torch_loaded

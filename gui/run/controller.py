@@ -9,8 +9,9 @@ never run. `shutdown()` is what `closeEvent` calls: request stop, then the task'
 
 A data-parallel run (nproc > 1) is N processes, which a thread cannot hold: it goes to `launcher`
 (`gui.launch.launcher`), a child process followed through the run store, and the same commands reach it as
-signals to its rank 0; so does a watched script (`start_watch`), whose own process records its run. `running` is
-true for either kind; `data_parallel` says which (true for a watched script: it is in processes of its own).
+signals to its rank 0; so does a watched script (`start_watch`), whose own process records its run, and a run on
+a remote machine (`machine`: the child mirrors it into the store). `running` is true for either kind;
+`data_parallel` says which (true for a watched script and a remote run: they are in processes of their own).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from core.base.errors import UserError
 from core.config.run_config import RunConfig
 from core.engine.checkpoint import CheckpointPolicy
 from gui.launch.launcher import STOP_WAIT_S, RankLauncher
+from gui.launch.remote_command import RemoteMachine
 from gui.launch.watch_command import WatchRequest
 from gui.qt.background import BackgroundTask
 from gui.qt.locale_format import integer
@@ -84,15 +86,26 @@ class RunController(QObject):
         record_memory_history: bool = False,
         resume: str | None = None,
         checkpoints: CheckpointPolicy | None = None,
+        machine: RemoteMachine | None = None,
     ) -> None:
         """Start a run of `config`; with `resume`, continue that checkpoint's run (`core.engine.checkpoint.read_config`
         gives the config to show first). Raises UserError, before any thread starts, for a checkpoint that
         cannot be read or resumed with `config` (a ConfigError names the field).
 
         With `config.nproc` > 1 the run's processes start as a child (`launcher`): its events do not come
-        through `event`; the launcher's own signals say when it is recorded, paused and ended."""
+        through `event`; the launcher's own signals say when it is recorded, paused and ended. So does a run on
+        a remote `machine`, whatever its process count."""
         if self.running:
             raise RuntimeError("a run is already active")
+        if machine is not None:
+            if not self.record:
+                raise UserError(
+                    self.tr(
+                        "a run on {host} is followed through the run store, and this window records nothing"
+                    ).format(host=machine.host)
+                )
+            self.launcher.start(config, resume, machine)
+            return
         if config.nproc > 1:
             if not self.record:
                 raise UserError(
@@ -120,7 +133,7 @@ class RunController(QObject):
         self._session = session
         self._task.start(train)
 
-    def start_watch(self, request: WatchRequest) -> None:
+    def start_watch(self, request: WatchRequest, machine: RemoteMachine | None = None) -> None:
         """Start a script of the user's under `python -m core watch` in its folder, followed through the run
         store as a data-parallel run is (`launcher`); UserError when it cannot be (nothing started then)."""
         if self.running:
@@ -129,6 +142,9 @@ class RunController(QObject):
             raise UserError(
                 self.tr("a watched script is followed through the run store, and this window records nothing")
             )
+        if machine is not None:  # the script and its folder are that machine's
+            self.launcher.start_command(request.remote_command_line(self.store_path), None, machine)
+            return
         self.launcher.start_command(request.command_line(self.store_path), request.working_folder)
 
     def start_comparison(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> Any:

@@ -23,6 +23,9 @@ from gui.launch.texts import (
     output_text,
     paused_text,
     recording_text,
+    remote_end_text,
+    remote_starting_text,
+    remote_watching_text,
     script_output_text,
     starting_text,
     stopping_text,
@@ -84,11 +87,20 @@ class LaunchedRun(QObject):
 
     def started(self, config: RunConfig, kind: str) -> None:
         self.nproc, self.gpus, self.script = config.nproc, kind == "cuda", False
+        machine = self.launcher.machine
+        if machine is not None:  # on the machine connected to
+            self.log.add(remote_starting_text(machine.host, config.device, self.launcher.log_path))
+            return
         self.log.add(starting_text(config.nproc, self.gpus, config.batch_size, self.launcher.log_path))
 
     def watching(self, request: WatchRequest) -> None:
         """A watched script has started: its output is kept whatever its end (it is the user's own)."""
         self.nproc, self.gpus, self.script, self.device_kind = 0, False, True, ""
+        if self.launcher.machine is not None:
+            self.log.add(
+                remote_watching_text(request.script.strip(), self.launcher.machine.host, self.launcher.log_path)
+            )
+            return
         self.log.add(watching_text(request.script_path, request.working_folder, self.launcher.log_path))
 
     @Slot(int)
@@ -121,7 +133,10 @@ class LaunchedRun(QObject):
             self.feed.finish()
         status = Status.of(end.status)
         ended_well = status is not None and status.ended_well
-        self.log.add(end_text(end, self.nproc, self.gpus, self.script), "info" if ended_well else "error")
+        machine = self.launcher.machine
+        remote = remote_end_text(end, machine.host) if machine is not None and not self.script else None
+        text = remote or end_text(end, self.nproc, self.gpus, self.script)
+        self.log.add(text, "info" if ended_well else "error")
         if self.script and self.launcher.log_path is not None:
             self.log.add(script_output_text(self.launcher.log_path))
         elif ended_well and end.run_id is not None:

@@ -118,7 +118,13 @@ class MainWindow(QMainWindow):
     def start_run(self, config: RunConfig, resume: str | None = None) -> None:
         """Start a run with `config` (Start, the screenshot mode) or continue the checkpoint `resume`; a
         checkpoint that cannot be resumed raises UserError before anything changes (events queue behind us)."""
-        self.controller.start(config, record_memory_history=self.insight.record_history_requested, resume=resume)
+        machine = self.remote.machine()  # the form's device may be another machine's
+        self.controller.start(
+            config,
+            record_memory_history=self.insight.record_history_requested and machine is None,
+            resume=resume,
+            machine=machine,
+        )
         self.view.reset(resolved_for_log(self.form, config))
         self.breakdown_view.predicted.expect(config)  # predicted when its first breakdown comes, beside it
         self._run_config = config
@@ -133,7 +139,7 @@ class MainWindow(QMainWindow):
         if self.controller.running or self.insight.searching:
             return self.tr("a run or a batch-size search is under way")
         try:
-            self.controller.start_watch(request)
+            self.controller.start_watch(request, self.remote.watch_machine())
         except UserError as exc:
             return error_text(exc)
         self.view.reset_watched()
@@ -157,6 +163,8 @@ class MainWindow(QMainWindow):
         (a plan the machine cannot run, the settings themselves), else None."""
         if self.controller.running or not self.torch_loaded or self.insight.searching:
             return self.tr("a run or a batch-size search is under way")
+        if self.remote.not_here_yet() is not None:
+            return self.remote.not_here_yet()
         try:
             base = base or self.form.config()
             if base.nproc > 1:
@@ -243,14 +251,22 @@ class MainWindow(QMainWindow):
         self.peak.set_running(running)
         self.what_if.set_running(running)
         kind = self.launched.device_kind if running and self.launched.script else self.form.device_kind()
-        compare_problem = (
+        compare_problem = self.remote.not_here_yet() or (
             QCoreApplication.translate("MainWindow", COMPARE_ONE_PROCESS) if int(self.form.value("nproc")) > 1 else None
         )
         form_problem = None if self.form.valid else core_text(self.form.message)
+        elsewhere = self.remote.not_here_yet()  # the device is another machine's: what acts here is off
         self.buttons.update_for(
-            self.state, running, self.torch_loaded, form_problem, self.insight.searching, kind, compare_problem
+            self.state,
+            running,
+            self.torch_loaded,
+            form_problem,
+            self.insight.searching,
+            kind,
+            compare_problem,
+            elsewhere,
         )
-        self.insight.update_controls(running, self.torch_loaded, kind)
+        self.insight.update_controls(running, self.torch_loaded, kind, elsewhere)
         self.menus.update_for(self.state, self.controller.can_checkpoint)
         self.menus.watch_action.setEnabled(not running and not self.insight.searching)  # needs no torch here
         can_start = not running and self.torch_loaded and not self.insight.searching
@@ -305,6 +321,7 @@ class MainWindow(QMainWindow):
         self.menus.quit_action.setEnabled(True)
         self.shutdown_predictions()
         self.device_watch.stop()
+        self.remote.close()
         self.insight.stop()
         self.view.stop()
         self.history.stop()

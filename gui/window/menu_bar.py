@@ -75,6 +75,7 @@ class MenuBar(QMenuBar):
         self._watch_script = watch_script
         self.about_box: QMessageBox | None = None
         self.watch_dialog: WatchDialog | None = None  # the last Watch a script… dialog opened
+        self.remote_host: Callable[[], str | None] = lambda: None  # where a watched script runs (None: here)
 
         self.file_menu = self.addMenu(self.tr("&File"))
         self.watch_action = self._add(
@@ -148,6 +149,13 @@ class MenuBar(QMenuBar):
     def _close_window(self) -> None:
         self.window().close()  # through its closeEvent, which stops a run first
 
+    def add_connection_actions(self, *actions: QAction) -> None:
+        """Put `actions` (Connect to a machine…, Disconnect) first in the File menu, a section of their own."""
+        first = self.file_menu.actions()[0]
+        for action in actions:
+            self.file_menu.insertAction(first, action)
+        self.file_menu.insertSeparator(first)
+
     def add_file_actions(self, *actions: QAction) -> None:
         """Put `actions` in the File menu above Save plots, in order, as a section of their own."""
         if self._file_section_end is None:
@@ -172,7 +180,7 @@ class MenuBar(QMenuBar):
         """The script, its arguments, folder and run name; Watch starts it (`watch_script`) and closes it."""
         if self._watch_script is None:
             return
-        self.watch_dialog = WatchDialog(self._watch_script, self._settings, self.window())
+        self.watch_dialog = WatchDialog(self._watch_script, self._settings, self.window(), self.remote_host() or None)
         self.watch_dialog.open()  # window-modal; the window goes on drawing
 
     @Slot()

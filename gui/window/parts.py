@@ -23,6 +23,7 @@ from gui.form.settings_form import SettingsForm
 from gui.history.panel import HistoryPanel
 from gui.memory.device_watch import DeviceWatch
 from gui.memory.insight import MemoryInsight
+from gui.remote.connection import RemoteConnection
 from gui.run.buttons import RunButtons
 from gui.run.checkpoint_resume import CheckpointResume
 from gui.run.launched_run import LaunchedRun
@@ -31,6 +32,7 @@ from gui.views.what_if_table import WhatIfTable
 from gui.window import layout as window_layout
 from gui.window.menu_bar import MenuBar
 from gui.window.plot_tabs import PlotTabs
+from gui.window.remote_machine import RemoteMachineControls
 from gui.window.retranslate import keep_window_texts
 from gui.window.run_control import RunControl
 
@@ -51,7 +53,10 @@ def build_parts(window: MainWindow) -> None:
     window.view = view = RunView(window)
     window.loss_plot, window.memory_plot, window.stats = view.loss_plot, view.memory_plot, view.stats
     window.log, window.breakdown_view = view.log, view.breakdown_view
-    window.device_watch = DeviceWatch(window.form, window.view, window.controller, window._on_probe, window)
+    window.connection = RemoteConnection(window)  # the machine connected to, if any (File ▸ Connect to a machine…)
+    window.device_watch = DeviceWatch(
+        window.form, window.view, window.controller, window._on_probe, window, connection=window.connection
+    )
     window.form.refresh_devices_button.clicked.connect(window.device_watch.refresh_devices)
     window.device_status, window.idle_timer = window.device_watch.label, window.device_watch.timer
     window.run_control = RunControl(window.controller, window.stats, window.log, window.device_watch, window)
@@ -113,7 +118,9 @@ def build_parts(window: MainWindow) -> None:
     window.main_splitter = window_layout.main_splitter(left, window.oom_banner, window.right_splitter)
     window.setCentralWidget(window.main_splitter)
 
+    window.remote = RemoteMachineControls(window.connection, window.form, window.log, window.settings, window)
     window.statusBar().addWidget(window.device_status, 1)
+    window.statusBar().addPermanentWidget(window.remote.label)  # "gpu-box · 23 ms", shown while connected
     window.statusBar().addPermanentWidget(window.state_status)
     notify, buttons = window.statusBar().showMessage, window.buttons
     run_actions = (buttons.start_action, buttons.pause_action, buttons.stop_action, buttons.clear_action)
@@ -130,6 +137,8 @@ def build_parts(window: MainWindow) -> None:
         parent=window,
     )
     window.setMenuBar(window.menus)
+    window.menus.add_connection_actions(window.remote.connect_action, window.remote.disconnect_action)
+    window.menus.remote_host = lambda: (machine := window.remote.watch_machine()) and machine.host
     window.resumer = CheckpointResume(
         window.form, window.log, window.controller.store_path, window.loss_plot, notify, window
     )

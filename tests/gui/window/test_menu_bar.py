@@ -49,6 +49,9 @@ def test_the_menus_hold_file_run_and_help_actions(window):
     assert window.menuBar() is menus
     assert [action.text() for action in menus.actions()] == ["&File", "&Run", "&Settings", "&Help"]
     assert entries(menus.file_menu) == [
+        "Connect to a machine…",
+        "Disconnect",
+        "---",
         "Watch a script…",
         "Open run…",
         "Export run",
@@ -90,6 +93,9 @@ def test_more_file_actions_go_above_save_plots_in_a_section_of_their_own(window)
     window.menus.add_file_actions(opening)
     window.menus.add_file_actions(exporting)
     assert entries(window.menus.file_menu) == [
+        "Connect to a machine…",
+        "Disconnect",
+        "---",
         "Watch a script…",
         "Open run…",
         "Export run",

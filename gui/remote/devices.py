@@ -1,0 +1,64 @@
+"""The devices of a remote machine as the window lists them: from the agent's `devices` reply (a list of dicts:
+spec, kind, name, capacity_bytes...), each named with the host ("NVIDIA H200 on gpu-box"), and the key a device
+combo keeps for one ("cuda:0@gpu-box": the spec never holds an @, the host may: user@host). No widgets here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+KINDS = ("cpu", "cuda", "mps")
+
+
+@dataclass(frozen=True)
+class RemoteDevice:
+    """One device of the machine `host` (as the user typed it; `host_name` is what that machine calls itself)."""
+
+    host: str
+    host_name: str
+    spec: str
+    kind: str
+    name: str
+    capacity_bytes: int | None
+
+    @property
+    def key(self) -> str:
+        """What the device combo keeps for it: 'cuda:0@gpu-box'."""
+        return remote_key(self.spec, self.host)
+
+
+def remote_key(spec: str, host: str) -> str:
+    return f"{spec}@{host}"
+
+
+def split_key(data: object) -> tuple[str, str | None]:
+    """(spec, host) of a device combo's data: the host is None for a device of this machine."""
+    text = "" if data is None else str(data)
+    spec, at, host = text.partition("@")
+    return (spec, host) if at and host else (text, None)
+
+
+def remote_devices(host: str, host_name: str, listed: Iterable[Mapping[str, Any]]) -> tuple[RemoteDevice, ...]:
+    """The agent's device dicts as `RemoteDevice`s; an entry without a usable spec or kind is left out (an agent
+    of another version may add fields, never drop these)."""
+    found = []
+    for entry in listed:
+        if not isinstance(entry, Mapping):
+            continue
+        spec, kind = entry.get("spec"), entry.get("kind")
+        if not isinstance(spec, str) or not spec or "@" in spec or kind not in KINDS:
+            continue
+        capacity = entry.get("capacity_bytes")
+        found.append(
+            RemoteDevice(
+                host,
+                host_name,
+                spec,
+                str(kind),
+                str(entry.get("name") or spec),
+                int(capacity) if isinstance(capacity, (int, float)) and not isinstance(capacity, bool) else None,
+            )
+        )
+    return tuple(found)

@@ -1,0 +1,26 @@
+"""A remote device's reading (a `readings` stream line's data) as the memory plot takes it: a
+`core.run.events.MemorySample`, timed on this machine's clock as it arrived (the other machine's monotonic
+clock means nothing here). None for a line without a usable sample (an agent of another version)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from core.run.events import MemorySample
+
+NAMES = tuple(f.name for f in fields(MemorySample))
+
+
+def reading_sample(data: Mapping[str, Any], received_at: float) -> MemorySample | None:
+    sample = data.get("sample")
+    if not isinstance(sample, Mapping):
+        return None
+    values = {name: sample[name] for name in NAMES if name in sample}
+    values["time_s"] = received_at
+    values.setdefault("device", str(data.get("device") or ""))
+    try:
+        return MemorySample(**values)
+    except TypeError:  # a field missing
+        return None
