@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -58,7 +58,12 @@ class StepParts:
 
     model: nn.Module
     optimizer: torch.optim.Optimizer
-    step: Callable[[torch.Tensor, torch.Tensor, LiveBytes | None], object]
+    step: Callable[..., object]  # (images, labels, marks); a watched model's: (*its input tensors, marks)
+    more_optimizers: tuple[torch.optim.Optimizer, ...] = ()  # a watched loop's others (a GAN's second one)
+
+    @property
+    def optimizers(self) -> tuple[torch.optim.Optimizer, ...]:
+        return (self.optimizer, *self.more_optimizers)
 
 
 @dataclass(frozen=True)
@@ -164,12 +169,28 @@ def _batch(
     return images, torch.randint(0, num_classes, (shape[0],), device=device)
 
 
-def _run(parts: StepParts, batch: tuple[torch.Tensor, torch.Tensor]) -> _Traced:
-    _create_state(parts.optimizer)
+def trace_parts(
+    parts: StepParts,
+    batch: Sequence[torch.Tensor],
+    batch_size: int,
+    *,
+    device_kind: str,
+    traced_on: str,
+    what: str,
+    started: float,
+) -> Prediction:
+    """One step of ready-made `parts` on `batch` (fake tensors, under the caller's FakeTensorMode: a watched
+    model's copy and its inputs), counted as `predict_step` counts: `parts.step(*batch, marks)`."""
+    return _prediction(_run(parts, batch), batch_size, device_kind, traced_on, "fake", what, started)
+
+
+def _run(parts: StepParts, batch: Sequence[torch.Tensor]) -> _Traced:
+    for optimizer in parts.optimizers:
+        _create_state(optimizer)
     tracker = LiveBytes()
     with tracker:
         params = tracker.held(itertools.chain(parts.model.parameters(), parts.model.buffers()))
-        state = tracker.held(_state_tensors(parts.optimizer)) - params
+        state = tracker.held(t for optimizer in parts.optimizers for t in _state_tensors(optimizer)) - params
         batch_keys = tracker.held(batch) - params - state
         tracker.restart_peak()
         parts.step(*batch, tracker)

@@ -205,6 +205,38 @@ class MemoryBreakdown:
 
 
 @dataclass(frozen=True)
+class StepPredicted:
+    """A watched run's step predicted at its first step (core.watch.step_prediction): its model's step traced on
+    tensors without memory, to set beside the measured breakdown. Bytes at the predicted peak, as
+    `core.memory.predict.Prediction` has them; when the step could not be traced, `reason` says why (for people)
+    and every count is 0."""
+
+    step: int
+    peak_bytes: int
+    params_bytes: int
+    grads_bytes: int
+    optimizer_bytes: int
+    batch_bytes: int  # the input tensors the model's forward received
+    activations_bytes: int  # activations saved for backward and temporaries: the rest of the peak
+    phase_peaks: tuple[tuple[str, int], ...]  # (phase, bytes) in PHASES order
+    batch_size: int
+    device_kind: str  # the device predicted for
+    traced_on: str  # the device the fake step ran on: the same, or "cpu" standing in
+    what: str  # what was traced and what stands in for the user's own code, for people
+    elapsed_s: float  # the trace's cost, paid once in the training process
+    reason: str = ""  # why nothing was predicted; empty when predicted
+    overhead_bytes: int = 0  # outside the trace (allocator, CUDA context): not added for a watched run
+
+    @property
+    def predicted(self) -> bool:
+        return not self.reason
+
+    @property
+    def total_bytes(self) -> int:
+        return self.peak_bytes + self.overhead_bytes
+
+
+@dataclass(frozen=True)
 class LogMessage:
     level: str  # "info", "warning" or "error"
     text: str
@@ -241,6 +273,7 @@ Event = Union[
     RunPaused,
     RunResumed,
     MemoryBreakdown,
+    StepPredicted,
     SnapshotSaved,
     CheckpointSaved,
     OutOfMemory,

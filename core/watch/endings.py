@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from ..base.text import Message, message_of
 from ..memory import oom
+from ..memory.probe import MemoryProbe
+from ..run.events import OutOfMemory
 from ..run.status import Status
 
 
@@ -21,3 +23,10 @@ def ending(error: BaseException | None) -> tuple[Status, str]:
     if isinstance(error, SystemExit):
         return Status.FAILED, Message("the program exited with code {code}", code=error.code)
     return Status.FAILED, Message("{kind}: {error}", kind=type(error).__name__, error=message_of(error))
+
+
+def oom_event(error: BaseException, step: int, batch_size: int, probe: MemoryProbe) -> OutOfMemory:
+    """The out of memory that ended a watched run at `step`: what was asked for, what was free."""
+    return oom.event(
+        str(error), oom.where_in_training(step), step, batch_size, False, probe.sample(), probe.free_bytes(), "train"
+    )

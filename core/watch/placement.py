@@ -52,3 +52,16 @@ def as_list(optimizer: Any) -> list[torch.optim.Optimizer]:
     if optimizer is None:
         return []
     return list(optimizer) if isinstance(optimizer, (list, tuple)) else [optimizer]
+
+
+def unwrapped(model: nn.Module | None) -> nn.Module | None:
+    """The model inside DDP, DataParallel or torch.compile's wrapper: the run is named after it (its forward is
+    still the wrapper's, where the capture counts samples)."""
+    while model is not None:
+        if isinstance(model, (nn.parallel.DistributedDataParallel, nn.DataParallel)):
+            model = model.module
+        elif isinstance(getattr(model, "_orig_mod", None), nn.Module):  # torch.compile's OptimizedModule
+            model = model._orig_mod
+        else:
+            return model
+    return model

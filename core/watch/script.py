@@ -22,10 +22,12 @@ from torch import nn
 
 from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
-from .placement import warn
+from .placement import unwrapped, warn
 from .session import Watch, WatchStopped
 from .startup import ENV_WATCH_NAME
 from .step_capture import StepCapture
+from .step_inputs import FirstInputs
+from .step_prediction import enabled_here
 
 
 class ScriptWatch:
@@ -35,6 +37,7 @@ class ScriptWatch:
         self.name = name
         self.pid = os.getpid()  # a process forked from this one (os.fork) neither steps nor ends this run
         self.capture = StepCapture(self._on_step)
+        self.inputs = FirstInputs()  # every module's first forward, until the model is known (step_prediction)
         self.watch: Watch | None = None
         self._model: nn.Module | None = None  # the capture's, as the watch was last told
         self._stop: WatchStopped | None = None  # a stop the script caught: its run still ends `stopped`
@@ -46,6 +49,8 @@ class ScriptWatch:
 
     def install(self) -> ScriptWatch:
         self.capture.install()
+        if enabled_here():
+            self.inputs.follow_all()
         return self
 
     def _on_step(self, optimizer: torch.optim.Optimizer, loss: torch.Tensor | None, samples: int | None) -> None:
@@ -70,6 +75,7 @@ class ScriptWatch:
 
     def _open(self) -> Watch:
         watch = Watch(name=self.name, source="script", signals=True, raise_on_stop=True, config=script_config())
+        watch.prediction.use(self.inputs)
         os.environ.pop(ENV_RUN_UID, None)  # this process's run: a training process it starts records its own
         self._model = self.capture.model
         watch.set_model(unwrapped(self._model), [self.capture.leader] if self.capture.leader is not None else [])
@@ -78,6 +84,7 @@ class ScriptWatch:
     def finish(self, error: BaseException | None = None) -> str | None:
         """End the run (idempotent): the script's uncaught exception, else how it ended; None if it never
         trained. A stop the script caught and then exited normally from still ends the run `stopped`."""
+        self.inputs.forget()
         if self.watch is None or os.getpid() != self.pid:
             return None
         return self.watch.finish(error if error is not None else self._stop)
@@ -85,19 +92,6 @@ class ScriptWatch:
     def _give_up(self, exc: BaseException) -> None:
         self._broken = True
         warn(Message("watching stopped: {kind}: {error}", kind=type(exc).__name__, error=message_of(exc)))
-
-
-def unwrapped(model: nn.Module | None) -> nn.Module | None:
-    """The model inside DDP, DataParallel or torch.compile's wrapper: the run is named after it (its forward is
-    still the wrapper's, where the capture counts samples)."""
-    while model is not None:
-        if isinstance(model, (nn.parallel.DistributedDataParallel, nn.DataParallel)):
-            model = model.module
-        elif isinstance(getattr(model, "_orig_mod", None), nn.Module):  # torch.compile's OptimizedModule
-            model = model._orig_mod
-        else:
-            return model
-    return model
 
 
 def script_config() -> dict[str, Any]:

@@ -31,17 +31,17 @@ from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
 from ..engine import report as loss_report
 from ..engine.loop_state import LoopState
-from ..memory import oom
 from ..memory.probe import MemoryProbe, clear_cache, has_cache
 from ..run.controls import RunControls
 from ..run.events import CacheCleared, LogMessage, MemoryBreakdown, RunFinished, RunPaused, RunResumed
 from ..run.signals import stop_on_signals
 from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
-from .endings import ending
+from .endings import ending, oom_event
 from .placement import as_list, device_name, device_of, training_rank, warn
 from .run_facts import run_started, watched_config
 from .step_memory import WatchedStepMemory
+from .step_prediction import StepPrediction
 
 PAUSE_POLL_S = 0.05
 
@@ -69,6 +69,7 @@ class Watch:
         signals: bool = True,
         raise_on_stop: bool = True,
         config: Mapping[str, Any] | None = None,
+        predict: bool = True,
     ) -> None:
         self.model = model
         self.optimizers = as_list(optimizer)
@@ -94,6 +95,7 @@ class Watch:
         self._broken = False  # the watch itself failed: the training goes on unwatched
         self._nonfinite_step: int | None = None
         self._unknown: set[int] = set()  # steps since the last report whose loss step() was not given
+        self.prediction = StepPrediction(predict)  # the first step's, traced without memory (step_prediction)
 
     # ---- what a caller reads -------------------------------------------------------------------------
     @property
@@ -152,6 +154,7 @@ class Watch:
             self._recorder = open_recorder(self.runs_db, warn, on_problem=warn)
         if self._recorder is not None:
             self.controls.observers.append(self._recorder)
+            self.prediction.follow(self.model)
 
     def _announce(self) -> None:
         """The run's start, recorded at its first step (or its end, if it ends before one): only then are the
@@ -198,6 +201,7 @@ class Watch:
         if not self._announced:
             self._batch_size = int(samples or 0)
             self._announce()
+            self._emit_prediction(run.step + 1)
         if isinstance(loss, torch.Tensor):
             value = loss.detach()
             if value.numel() != 1:
@@ -246,6 +250,11 @@ class Watch:
                     break
         if run.sample_next and self._memory.uses_allocator:
             self._emit_breakdown()
+
+    def _emit_prediction(self, step: int) -> None:
+        predicted = self.prediction.event(step, self.model, self.optimizers)  # never raises
+        if predicted is not None:
+            self.controls.emit(predicted)
 
     def _emit_breakdown(self) -> MemoryBreakdown:
         run = self._state
@@ -324,18 +333,7 @@ class Watch:
         """What was asked for, what was free, and what held the memory when it ran out."""
         assert self._probe is not None
         self._emit_breakdown()
-        step = self._state.step + 1  # the step that failed
-        event = oom.event(
-            str(error),
-            oom.where_in_training(step),
-            step,
-            self._batch_size,
-            False,
-            self._probe.sample(),
-            self._probe.free_bytes(),
-            "train",
-        )
-        self.controls.emit(event)
+        self.controls.emit(oom_event(error, self._state.step + 1, self._batch_size, self._probe))
 
     def _emit_finished(self, status: str, message: str) -> None:
         config = self._config()
@@ -343,6 +341,7 @@ class Watch:
         self.controls.emit(RunFinished(status, self._state.step, message, False, summary))
 
     def _close(self) -> None:
+        self.prediction.stop()
         if self._memory is not None:
             self._memory.end()
         self._exits.close()
