@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.outputs import strict_json
 from ..base.text import Message
+from .options import PROG
 
 if TYPE_CHECKING:
     from ..remote.link import AgentLink
@@ -81,8 +82,8 @@ def command_runs_remote(args: argparse.Namespace, target: RemoteTarget) -> int:
     with connected(target) as link:
         if args.runs_command == "list":
             return _list(link, args.search, args.json)
-        chunk = link.request("run", id=args.id)
-    with _copied(chunk) as store:
+        chunks = _whole_run(link, args.id)
+    with _copied(chunks) as store:
         from .runs_command import _export, _show
 
         if args.runs_command == "show":
@@ -118,16 +119,47 @@ def run_row(values: dict[str, Any]) -> Any:
     return RunRow(**{name: values.get(name, values.get("status") == "running") for name in names})
 
 
+def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:
+    """Everything recorded for remote run `run_id`, as the agent's chunks (a long run takes several requests,
+    each after the last step and event the one before brought)."""
+    from ..base.errors import UserError
+
+    found = [row for row in link.request("runs", search=f"#{run_id}").get("runs", []) if row.get("id") == run_id]
+    if not found:  # by uid below: a request's own "id" is its number, so `run` is asked by uid
+        raise UserError(
+            Message(
+                "no run {run_id} on {host} (`{prog} runs list --remote {host}`)",
+                run_id=run_id,
+                host=link.target.host,
+                prog=PROG,
+            )
+        )
+    uid = str(found[0]["uid"])
+    chunks: list[dict[str, Any]] = []
+    after_step = after_seq = 0
+    while True:
+        chunk = link.request("run", uid=uid, after_step=after_step, after_seq=after_seq)
+        chunk["run"] = {**chunk.get("run", {}), "id": run_id}
+        chunks.append(chunk)
+        steps = [row["step"] for table in ("steps", "reports", "rank_reports") for row in chunk.get(table, [])]
+        seqs = [row["seq"] for row in chunk.get("events", [])]
+        next_step, next_seq = max([after_step, *steps]), max([after_seq, *seqs])
+        if chunk.get("complete", True) or (next_step, next_seq) == (after_step, after_seq):
+            return chunks
+        after_step, after_seq = next_step, next_seq
+
+
 @contextlib.contextmanager
-def _copied(chunk: dict[str, Any]) -> Iterator[Any]:
-    """A temporary store holding the chunk's run under the remote's id."""
+def _copied(chunks: list[dict[str, Any]]) -> Iterator[Any]:
+    """A temporary store holding the chunks' run under the remote's id."""
     from ..remote.mirror import mirror_chunk
     from ..store.run_store import RunStore
 
     with tempfile.TemporaryDirectory(prefix="gtm-remote-") as folder:
         store = RunStore(Path(folder) / "copy.sqlite3")
         try:
-            mirror_chunk(store, chunk, keep_id=True)
+            for chunk in chunks:
+                mirror_chunk(store, chunk, keep_id=True)
             yield store
         finally:
             store.close()

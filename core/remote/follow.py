@@ -41,6 +41,7 @@ ENDED = "ended"
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)  # waits between attempts after a drop; the last repeats
 PING_AFTER_S = 5.0  # a link silent this long is pinged
 PING_TIMEOUT_S = 10.0
+AGAIN = (LINK_LOST, LINK_CLOSED, "cancelled", "error")  # stream ends that a new connection resumes from
 LASTING = (AuthenticationFailed, UnknownHost, HostKeyNotTrusted, AgentMissing, VersionMismatch)  # no retry mends
 
 
@@ -57,9 +58,10 @@ def follow_into_store(
 ) -> str:
     """Mirror run `uid` of `target` into the store at `store_path` until it ends; returns its final status
     (the run's status in the local store when `stop` ended the follow first). `on_state` hears CONNECTING,
-    FOLLOWING, RECONNECTING, ENDED; `on_problem` one line per drop or failed attempt. A run that does not
-    exist on the remote yet (just started) is asked for again for up to `wait_for_run_s`. Raises RemoteError
-    when the first connection fails, for a lasting failure later, or for a run that never appears."""
+    FOLLOWING, RECONNECTING, ENDED; `on_problem` one line per drop or failed attempt. A run the remote does
+    not know yet is asked for again for up to `wait_for_run_s` (the agent itself waits for the runs it
+    started). Raises RemoteError when the first connection fails, for a lasting failure later, for a run
+    that is not there, or one that ended before it recorded anything (with the agent's reason)."""
     state = on_state or (lambda _: None)
     problem = on_problem or (lambda _: None)
     store = RunStore(store_path)
@@ -69,27 +71,33 @@ def follow_into_store(
         while not stop.is_set():
             state(RECONNECTING if connected_once else CONNECTING)
             link = link_factory(target)
-            why = ""
             try:
                 link.connect()
                 connected_once, attempt = True, 0
-                reason = _follow(link, uid, store, stop, state, appear_by)
+                reason, why = _follow(link, uid, store, stop, state, appear_by)
             except LASTING:
                 raise
             except RemoteRequestFailed as exc:
                 if exc.kind != NOT_FOUND:
                     raise
-                raise RemoteError(
-                    Message("{host} has no run {uid} ({error})", host=target.host, uid=uid, error=str(exc))
-                ) from None
+                raise RemoteError(Message("{error} on {host}", error=str(exc), host=target.host)) from None
             except RemoteError as exc:
                 if not connected_once:
                     raise
                 reason, why = LINK_LOST, str(exc)
             finally:
-                why = why or str(link.failure or "")
                 link.close()
-            if reason not in (LINK_LOST, LINK_CLOSED):
+            if reason == NOT_FOUND:  # deleted there while followed
+                raise RemoteError(Message("{why} on {host}", why=why or reason, host=target.host))
+            if reason not in AGAIN:
+                if store.find_uid(uid) is None:  # it ended before it recorded anything
+                    raise RemoteError(
+                        Message(
+                            "the run on {host} ended before it recorded anything: {why}",
+                            host=target.host,
+                            why=why or reason,
+                        )
+                    )
                 state(ENDED)
                 return reason
             if stop.is_set():
@@ -113,9 +121,9 @@ def follow_into_store(
 
 def _follow(
     link: AgentLink, uid: str, store: RunStore, stop: threading.Event, state: Callable[[str], None], appear_by: float
-) -> str:
-    """One connection's part: the stream from the local cursor, written as it comes; the stream's end reason
-    (LINK_LOST / LINK_CLOSED: the link went away)."""
+) -> tuple[str, str]:
+    """One connection's part: the stream from the local cursor, written as it comes; how the stream ended
+    (reason, the agent's words or the link's failure)."""
     lines: queue.Queue[tuple[str, Any]] = queue.Queue()
     while True:
         after_step, after_seq = cursor(store, uid)
@@ -129,7 +137,7 @@ def _follow(
                 after_seq=after_seq,
             )
             break
-        except RemoteRequestFailed as exc:  # not recorded yet (a run still importing torch): ask again
+        except RemoteRequestFailed as exc:  # not there yet (started by hand a moment ago): ask again
             if exc.kind != NOT_FOUND or time.monotonic() >= appear_by or stop.is_set():
                 raise
             stop.wait(0.5)
@@ -141,12 +149,12 @@ def _follow(
         except queue.Empty:
             if stop.is_set():
                 link.cancel(stream)
-                return LINK_CLOSED
+                return LINK_CLOSED, ""
             if time.monotonic() - quiet_since > PING_AFTER_S:
                 link.ping(PING_TIMEOUT_S)  # RemoteError: treated as a drop by the caller
                 quiet_since = time.monotonic()
             continue
         quiet_since = time.monotonic()
         if kind == "end":
-            return str(value)
+            return str(value), link.end_messages.get(stream, "") or str(link.failure or "")
         mirror_chunk(store, value, uid)

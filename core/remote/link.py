@@ -10,7 +10,8 @@ API (what the window and the CLI use; REMOTE.md's "client side", plus `ping`, `c
     link.request(op, **args)        # the result; RemoteRequestFailed (the agent's one line and kind),
                                     # RemoteTimeout, ConnectionLost; thread-safe
     link.stream(op, on_data, on_end, **args) -> stream id   # on_end(reason): the agent's reason, or
-                                    # LINK_LOST / LINK_CLOSED when the link went away first
+                                    # LINK_LOST / LINK_CLOSED when the link went away first;
+                                    # link.end_messages[stream id]: the agent's words on why, when it said
     link.cancel(stream_id); link.ping() -> seconds; link.latency_s(); link.alive; link.close()
 
 Every error is a RemoteError (a UserError: one line). One reader thread reads the agent's lines and hands
@@ -115,6 +116,7 @@ class AgentLink:
         self._stderr = bytearray()
         self._threads: list[threading.Thread] = []
         self._latency: float | None = None
+        self.end_messages: dict[int, str] = {}  # stream id -> the agent's words on why it ended (when it said)
 
     # ---- connecting ------------------------------------------------------------------------------
     def connect(self) -> dict[str, Any]:
@@ -194,6 +196,7 @@ class AgentLink:
     # ---- requests --------------------------------------------------------------------------------
     def request(self, op: str, *, timeout_s: float | None = None, **args: Any) -> dict[str, Any]:
         """Send one request and wait for its result (the agent's error as RemoteRequestFailed)."""
+        _check_arguments(args)
         request_id = next(self._ids)
         waiting = self._send_request(request_id, protocol.request(request_id, op, **args))
         reply = self._wait(waiting, request_id, op, self.request_timeout_s if timeout_s is None else timeout_s)
@@ -207,6 +210,7 @@ class AgentLink:
     ) -> int:
         """Start a stream op; its lines go to `on_data` and its end (reason) to `on_end`, on the reader thread.
         Returns the stream's id (for `cancel`)."""
+        _check_arguments(args)
         request_id = next(self._ids)
         with self._lock:  # registered before the request leaves: its first line may come right after the reply
             self._streams[request_id] = _Stream(on_data, on_end)
@@ -241,6 +245,11 @@ class AgentLink:
     def latency_s(self) -> float | None:
         """The last ping's round trip; None before the first."""
         return self._latency
+
+    @property
+    def pid(self) -> int | None:
+        """The transport's process id (ssh's, or the local agent's in tests)."""
+        return None if self._process is None else self._process.pid
 
     @property
     def alive(self) -> bool:
@@ -347,6 +356,8 @@ class AgentLink:
             if handlers is None:
                 return  # a cancelled stream's last lines
             if message.get("end"):
+                if message.get("message"):
+                    self.end_messages[message["stream"]] = str(message["message"])
                 handlers.on_end(str(message.get("reason", "")))
             elif isinstance(message.get("data"), dict):
                 handlers.on_data(message["data"])
@@ -419,3 +430,8 @@ class AgentLink:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _check_arguments(args: dict[str, Any]) -> None:
+    if "id" in args or "op" in args:  # they would replace the request's own number and name
+        raise ValueError("a request's arguments cannot be named id or op")
