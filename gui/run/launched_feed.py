@@ -14,7 +14,7 @@ from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, conti
 from gui.views.run_view import RunView
 
 POLL_INTERVAL_MS = 400  # as a followed run's window
-SHOWN_EVENTS = ("EpochEnded", "CacheCleared", "MemoryBreakdown", "OutOfMemory", "LogMessage")
+SHOWN_EVENTS = ("EpochEnded", "CacheCleared", "MemoryBreakdown", "StepPredicted", "OutOfMemory", "LogMessage")
 
 
 class LaunchedFeed(QObject):

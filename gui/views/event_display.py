@@ -25,6 +25,7 @@ from core.run.events import (
     RunResumed,
     RunStarted,
     SnapshotSaved,
+    StepPredicted,
 )
 from gui.form.text import LABELS, label
 from gui.i18n.status_text import status_text
@@ -123,6 +124,8 @@ class EventDisplay:
                 self.log.add(core_text(event_text.cache_cleared(event)), at=at)
             case MemoryBreakdown():
                 self.breakdown_view.show_breakdown(event)
+            case StepPredicted():  # a watched run's, beside its breakdowns
+                self.breakdown_view.predicted.recorded(event)
             case SnapshotSaved():
                 self.log.add(core_text(event_text.snapshot_saved(event)), at=at)
             case CheckpointSaved():

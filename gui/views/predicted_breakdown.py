@@ -5,6 +5,10 @@ one step traced on tensors without memory) off the GUI thread; then every part's
 predicted for it ("12.3 MB (40%) · predicted 11.9 MB") and one line says the error of the predicted peak
 against the measured step's total. The dataset a resident placement keeps on the device is no part of a step:
 it is left out of the measured total the prediction is compared with.
+
+A watched run (the `watch()` API, a `watch --` script) is predicted in its own process at its first step
+(core.watch.step_prediction): its recorded `StepPredicted` is set beside its breakdowns the same way, live and when
+the run is opened later from the Runs tab.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.base.text import format_bytes
 from core.config.run_config import RunConfig
-from core.run.events import MemoryBreakdown
+from core.run.events import MemoryBreakdown, StepPredicted
 from gui.form.peak_prediction import predict_outcome, problem_text
 from gui.qt.core_text import core_text
 from gui.qt.latest_task import LatestTask
@@ -53,6 +57,7 @@ class PredictedBreakdown(QWidget):
         self.prediction: Any = None
         self._problem: Any = None
         self._asked = False
+        self._recorded: StepPredicted | None = None  # a watched run's, predicted in its process
         self._last: tuple[MemoryBreakdown, dict[str, QLabel]] | None = None
         self.hide()
 
@@ -65,15 +70,26 @@ class PredictedBreakdown(QWidget):
     def forget(self) -> None:
         self.task.drop()
         self.config, self.prediction, self._problem, self._asked, self._last = None, None, None, False, None
+        self._recorded = None
         self.line.clear()
         self.hide()
 
     def shutdown(self, timeout_ms: int = 30_000) -> bool:
         return self.task.shutdown(timeout_ms)
 
+    def recorded(self, event: StepPredicted) -> None:
+        """A watched run's step as its process predicted it (or why it could not): beside its breakdowns, the
+        one shown already and the ones to come."""
+        self.task.drop()
+        self.config, self._asked, self._recorded = None, True, event
+        self.prediction = event if event.predicted else None
+        self._problem = None if event.predicted else event.reason
+        if self._last is not None:
+            self._show(*self._last)
+
     def measured(self, b: MemoryBreakdown, value_labels: dict[str, QLabel]) -> None:
         """`b` has just been shown in `value_labels` (part key -> its value label): the prediction beside it."""
-        if self.config is None:
+        if self.config is None and self._recorded is None:
             return
         self._last = (b, value_labels)
         if not self._asked:
@@ -124,6 +140,11 @@ class PredictedBreakdown(QWidget):
             "The error compares the predicted peak with the measured step's total, in % of the measured one. "
             "Each part's prediction is what it held at the predicted peak: gradients are mostly made after it."
         ).format(what=core_text(p.what), seconds=number(p.elapsed_s, 1))
+        if self._recorded is not None:
+            tip += "\n" + self.tr(
+                "Predicted once in the training process, at step {step}, from its model and the inputs its forward "
+                "received. Allocator overhead and the CUDA context are not in it."
+            ).format(step=integer(self._recorded.step))
         if b.dataset_bytes:
             tip += "\n" + self.tr(
                 "The dataset kept on the device ({size}) is no part of a step: left out of both."

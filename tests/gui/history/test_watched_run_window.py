@@ -67,3 +67,24 @@ def test_a_recorded_watched_run_shows_its_losses_memory_and_breakdown_and_only_w
     finally:
         view.close()
         link.close()
+
+
+def test_a_recorded_watched_run_shows_its_first_step_predicted_beside_the_measured_one(qtbot, watched):
+    path, run_id, _ = watched
+    link = StoreLink(path)
+    view = StoredRunView(link, run_id)
+    qtbot.addWidget(view)
+    view.show()
+    try:
+        qtbot.waitUntil(lambda: not view.loading and view.breakdown_view.last is not None, timeout=10_000)
+        predicted = view.breakdown_view.predicted
+        assert predicted.prediction is not None and predicted.prediction.step == 1  # predicted in the loop's process
+        assert not predicted.isHidden() and not predicted.task.busy  # nothing predicted again in the window
+        params = view.breakdown_view.value_labels["params_bytes"].text()
+        assert " · predicted " in params
+        assert params.split(" · predicted ")[1] == params.split("\u00a0(")[0]  # the same weights, as many bytes
+        assert predicted.line.text().startswith("Predicted peak ") and "% off" in predicted.line.text()
+        assert "in the training process, at step 1" in predicted.line.toolTip()
+    finally:
+        view.close()
+        link.close()

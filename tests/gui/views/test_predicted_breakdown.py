@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import re
 
-from core.run.events import MemoryBreakdown
+from core.base.text import Message
+from core.run.events import MemoryBreakdown, StepPredicted
+from gui.plots.loss_plot import LossPlot
+from gui.plots.memory_plot import MemoryPlot
 from gui.views.breakdown_view import BreakdownView
+from gui.views.event_display import EventDisplay
+from gui.views.log_panel import LogPanel
 from gui.views.predicted_breakdown import STEP_PARTS, error_percent, step_bytes
 from gui.views.window_state import WindowState
 from tests.support.gui_support import FAST
@@ -52,3 +57,59 @@ def test_the_error_leaves_the_dataset_on_the_device_out():
     b = MemoryBreakdown(3, 4_000_000, 4_000_000, 4_000_000, 1_000_000, 7_000_000, 50_000_000, (), "allocator")
     assert step_bytes(b) == 20_000_000
     assert error_percent(21_000_000, step_bytes(b)) == 5.0
+
+
+def watched_prediction(**changes: object) -> StepPredicted:
+    values = dict(
+        step=1,
+        peak_bytes=22_000_000,
+        params_bytes=4_000_000,
+        grads_bytes=3_000_000,
+        optimizer_bytes=4_000_000,
+        batch_bytes=1_000_000,
+        activations_bytes=10_000_000,
+        phase_peaks=(("forward", 15_000_000), ("backward", 22_000_000), ("optimizer", 19_000_000)),
+        batch_size=32,
+        device_kind="cpu",
+        traced_on="cpu",
+        what="Net at batch 32 (no autocast, SGD) on cpu",
+        elapsed_s=0.2,
+    )
+    values.update(changes)
+    return StepPredicted(**values)
+
+
+def test_a_watched_run_shows_its_recorded_prediction_beside_each_measured_breakdown(qtbot):
+    shown = EventDisplay(LossPlot(), MemoryPlot(), BreakdownView(), LogPanel())
+    for widget in (shown.loss_plot, shown.memory_plot, shown.breakdown_view, shown.log):
+        qtbot.addWidget(widget)
+    view = shown.breakdown_view
+    assert shown.show_event(watched_prediction())  # live or read back from the store: the same display
+    assert view.predicted.isHidden()  # nothing to compare with before a breakdown is measured
+    b = MemoryBreakdown(3, 4_000_000, 4_000_000, 4_000_000, 0, 8_000_000, 0, (), "saved-tensors")
+    shown.show_event(b)
+    assert not view.predicted.task.busy  # the window predicts nothing itself
+    assert view.value_labels["params_bytes"].text() == "4.00\u00a0MB\u00a0(20%) · predicted 4.00\u00a0MB"
+    assert view.value_labels["activations_bytes"].text().endswith("· predicted 10.00\u00a0MB")
+    assert view.predicted.line.text() == "Predicted peak 22.00 MB against 20.00 MB measured at step 3: +10.0% off"
+    later = MemoryBreakdown(9, 4_000_000, 4_000_000, 4_000_000, 0, 10_000_000, 0, (), "saved-tensors")
+    shown.show_event(later)
+    assert view.predicted.line.text() == "Predicted peak 22.00 MB against 22.00 MB measured at step 9: +0.0% off"
+
+
+def test_a_watched_step_that_could_not_be_traced_says_why_beside_the_measured_one(qtbot):
+    view = BreakdownView()
+    qtbot.addWidget(view)
+    reason = Message(
+        "the memory of {what} cannot be predicted without running it: {reason}; real trial steps measure it instead",
+        what="Net",
+        reason=Message("an operation's result depends on the values in the batch ({op})", op="aten.nonzero"),
+    )
+    view.predicted.recorded(watched_prediction(peak_bytes=0, reason=reason))
+    view.show_breakdown(MemoryBreakdown(3, 4_000_000, 4_000_000, 4_000_000, 0, 8_000_000, 0, (), "saved-tensors"))
+    assert view.predicted.prediction is None
+    assert view.predicted.line.text() == (
+        "No prediction of this step to compare with: an operation's result depends on the values in the batch "
+        "(aten.nonzero)"
+    )
+    assert view.value_labels["params_bytes"].text() == "4.00 MB (20%)"  # measured only

@@ -1,0 +1,176 @@
+"""A watched run's first step predicted in the training process (core.watch.step_prediction): the prediction is
+recorded beside the measured breakdowns and agrees with the same step counted for real; a model that cannot be
+traced records why and trains on; the trace is no step of the run and no hook of the script or of the capture
+sees it."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+from torch.nn.modules.module import register_module_forward_pre_hook
+from torch.optim.optimizer import register_optimizer_step_post_hook
+
+from core.memory.live_bytes import LiveBytes
+from core.watch import watch
+from core.watch.script import ScriptWatch
+from tests.support.watched_loops import BATCH, recorded_run, tiny_model, train
+
+STEPS = 5
+
+
+def predicted_events(events: list) -> list[dict]:
+    return [event.data for event in events if event.kind == "StepPredicted"]
+
+
+def real_step_peak(model: nn.Module, optimizer: torch.optim.Optimizer) -> int:
+    """The same step as the loop's, on real tensors, counted as a prediction counts (tests/core/memory/test_predict):
+    parameters, optimizer state and the batch held before it, then the peak of forward, loss, backward, update."""
+    x, y = torch.randn(BATCH, 12), torch.randint(0, 3, (BATCH,))
+    optimizer.zero_grad(set_to_none=True)
+    tracker = LiveBytes()
+    with tracker:
+        tracker.held(itertools.chain(model.parameters(), model.buffers()))
+        tracker.held(t for state in optimizer.state.values() for t in state.values() if isinstance(t, torch.Tensor))
+        tracker.held([x, y])
+        tracker.restart_peak()
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+    return tracker.peak
+
+
+def test_the_first_step_is_predicted_within_10_percent_of_the_same_step_measured(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    model, optimizer = tiny_model()
+    with watch(model, optimizer, runs_db=db, report_interval_s=0.01) as w:
+        train(model, optimizer, STEPS, w.step)
+    _, _, _, events = recorded_run(db)
+    (predicted,) = predicted_events(events)
+    assert predicted["reason"] == "" and predicted["step"] == 1 and predicted["batch_size"] == BATCH
+    assert predicted["device_kind"] == predicted["traced_on"] == "cpu"
+    measured = next(event.data for event in events if event.kind == "MemoryBreakdown")
+    assert predicted["params_bytes"] == measured["params_bytes"]  # the same weights, none of them copied
+    assert predicted["optimizer_bytes"] == measured["optimizer_bytes"]  # AdamW's moments and step counters
+    assert predicted["batch_bytes"] == BATCH * 12 * 4  # the inputs the forward received
+    parts = ("params_bytes", "grads_bytes", "optimizer_bytes", "batch_bytes", "activations_bytes")
+    assert sum(predicted[key] for key in parts) == predicted["peak_bytes"]
+    real = real_step_peak(model, optimizer)
+    assert abs(predicted["peak_bytes"] - real) <= 0.10 * real, (predicted["peak_bytes"], real)
+    assert "Sequential at batch 16" in predicted["what"] and "AdamW" in predicted["what"]
+    assert 0 < predicted["elapsed_s"] < 5
+
+
+class Positives(nn.Module):
+    """A forward whose shapes depend on the batch's values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(12, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        kept = x[x > 0]  # as many as are positive: known only with the values
+        return self.linear(x) + kept.mean()
+
+
+class ReadsAValue(nn.Linear):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        scale = 2.0 if x.abs().max().item() > 100 else 1.0  # a host read: no value on a fake tensor
+        return super().forward(x) * scale
+
+
+@pytest.mark.parametrize(("build", "why"), [(Positives, "depends on the values"), (lambda: ReadsAValue(12, 3), "")])
+def test_a_model_that_cannot_be_traced_records_why_and_trains_on_with_its_own_losses(tmp_path, build, why) -> None:
+    def run(db: Path | None) -> list[float]:
+        torch.manual_seed(1)
+        model = build()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        if db is None:
+            return [loss.item() for loss in train(model, optimizer, STEPS, lambda loss, n: None)]
+        with watch(model, optimizer, runs_db=db, report_interval_s=0.01) as w:
+            return [loss.item() for loss in train(model, optimizer, STEPS, w.step)]
+
+    db = tmp_path / "runs.db"
+    losses = run(db)
+    assert losses == run(None)  # the same training as unwatched
+    row, steps, _, events = recorded_run(db)
+    assert row.status == "completed" and steps.steps == tuple(range(1, STEPS + 1))
+    assert steps.losses == pytest.approx(losses, rel=1e-6)
+    (predicted,) = predicted_events(events)
+    assert predicted["peak_bytes"] == 0 and "cannot be predicted without running it" in predicted["reason"]
+    assert why in predicted["reason"]
+
+
+def test_the_trace_is_no_step_and_no_hook_sees_it(tmp_path: Path) -> None:
+    seen = {"forward": 0, "model": 0, "step": 0}
+
+    def count(kind: str):
+        def hook(*_: object) -> None:
+            seen[kind] += 1
+
+        return hook
+
+    def losses(db: Path | None) -> list[float]:
+        model, optimizer = tiny_model()
+        if db is None:
+            return [loss.item() for loss in train(model, optimizer, STEPS, lambda loss, n: None)]
+        handles = [
+            register_module_forward_pre_hook(count("forward")),
+            register_optimizer_step_post_hook(count("step")),
+            model.register_forward_hook(count("model")),
+        ]
+        try:
+            with watch(model, optimizer, runs_db=db, report_interval_s=0.01) as w:
+                return [loss.item() for loss in train(model, optimizer, STEPS, w.step)]
+        finally:
+            for handle in handles:
+                handle.remove()
+
+    db = tmp_path / "runs.db"
+    watched = losses(db)
+    assert watched == losses(None)  # same weights, same random numbers: the trace touched neither
+    assert seen == {"forward": STEPS * 4, "model": STEPS, "step": STEPS}  # Sequential and its 3 layers per step
+    row, steps, reports, events = recorded_run(db)
+    assert row.steps == STEPS and steps.steps == tuple(range(1, STEPS + 1))
+    assert steps.losses == pytest.approx(watched, rel=1e-6)
+    assert reports[-1].samples == STEPS * BATCH
+    assert len(predicted_events(events)) == 1
+
+
+def test_a_script_step_is_predicted_and_the_capture_counts_only_its_own_steps(monkeypatch, tmp_path) -> None:
+    db = tmp_path / "runs.db"
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(db))
+    script = ScriptWatch().install()
+    model, optimizer = tiny_model()
+    try:
+        losses = train(model, optimizer, STEPS, lambda loss, n: None)
+    finally:
+        script.capture.uninstall()
+    assert script.finish(None) == "completed"
+    assert not script.inputs.following  # the global hook that recorded the first forward is gone
+    row, steps, reports, events = recorded_run(db)
+    assert row.steps == STEPS and steps.losses == pytest.approx([loss.item() for loss in losses], rel=1e-6)
+    assert reports[-1].samples == STEPS * BATCH
+    (predicted,) = predicted_events(events)
+    assert predicted["reason"] == "" and predicted["step"] == 1 and predicted["batch_size"] == BATCH
+    assert predicted["params_bytes"] == sum(p.numel() * 4 for p in model.parameters())
+
+
+def test_autocast_is_traced_as_the_step_ran_and_prediction_can_be_turned_off(tmp_path: Path) -> None:
+    model, optimizer = tiny_model()
+    db = tmp_path / "runs.db"
+    with watch(model, optimizer, runs_db=db) as w:
+        x, y = torch.randn(BATCH, 12), torch.randint(0, 3, (BATCH,))
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        w.step(loss, BATCH)
+    (predicted,) = predicted_events(recorded_run(db)[3])
+    assert predicted["reason"] == "" and "bfloat16 autocast" in predicted["what"]
+    off = tmp_path / "off.db"
+    with watch(model, optimizer, runs_db=off, predict=False) as w:
+        train(model, optimizer, 2, w.step)
+    assert predicted_events(recorded_run(off)[3]) == []
