@@ -22,7 +22,19 @@ if TYPE_CHECKING:
     from ..engine.checkpoint import CheckpointPolicy
 
 PROG = "gpu-train-monitor"
-COMMANDS = ("run", "compare", "devices", "models", "presets", "find-batch-size", "predict", "info", "runs", "watch")
+COMMANDS = (
+    "run",
+    "compare",
+    "devices",
+    "models",
+    "presets",
+    "find-batch-size",
+    "predict",
+    "info",
+    "runs",
+    "watch",
+    "agent",
+)
 EXIT_CODES_HELP = (
     f"exit codes: 0 completed; 1 diverged, out of memory or failed (or stdout was closed); "
     f"{EXIT_USER_ERROR} bad input, or a result file that could not be saved (the result is "
