@@ -69,7 +69,12 @@ def command_run(args: argparse.Namespace) -> int:
         if reason:
             raise ConfigError("memory_snapshot", reason)
     session = TrainingSession(
-        config, [ProgressBar()], snapshot_path=args.memory_snapshot, checkpoints=checkpoints, resume=args.resume
+        config,
+        [ProgressBar()],
+        snapshot_path=args.memory_snapshot,
+        checkpoints=checkpoints,
+        resume=args.resume,
+        run_uid=handed_run_uid(),  # the agent that started it follows it by this uid
     )
     with recording_as_asked(args, session.observers), stop_on_signals(session) as signals:
         finished = session.run()

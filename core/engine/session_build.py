@@ -43,16 +43,19 @@ class SessionBuild(RunControls):
         snapshot_path: str | None = None,
         checkpoints: CheckpointPolicy = ON_REQUEST,
         resume: str | None = None,
+        run_uid: str | None = None,
     ) -> None:
         """`record_memory_history` (CUDA) records allocator events for snapshots; `snapshot_path`
         implies it and saves a snapshot there when the run ends, before its memory is released.
         `checkpoints` says when to save checkpoints unasked (by default never). `resume` is a checkpoint to
-        continue: read here, so one that cannot be resumed with `config` raises UserError before any run."""
+        continue: read here, so one that cannot be resumed with `config` raises UserError before any run.
+        `run_uid`: the name a launcher handed the run (the remote agent's, to follow it); a resume keeps its own."""
         super().__init__(observers)
         self.config = config
         self.record_memory_history = record_memory_history or snapshot_path is not None
         self.snapshot_path = snapshot_path
-        self.run_uid = uuid.uuid4().hex  # names this run in the run store; a resumed run keeps its original one
+        # names this run in the run store; a resumed run keeps its original one
+        self.run_uid = run_uid or uuid.uuid4().hex
         self.resume_path = resume
         self._resume: dict | None = None  # the checkpoint to continue, until _build has loaded it
         self.branch_of = ""  # a resume of a run that went on past its checkpoint: that run's uid (a branch)

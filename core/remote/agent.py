@@ -136,31 +136,30 @@ class Agent:
                     self.send(error_reply(None, str(exc), exc.kind))
                     continue
                 if not greeted:
-                    outcome = self._hello(request)
-                    if outcome is not None:
-                        return outcome
-                    greeted = True
+                    greeted, exit_code = self._hello(request)
+                    if exit_code is not None:
+                        return exit_code
                     continue
                 self._handle(request)
         finally:
             self._close()
         return 0
 
-    def _hello(self, request: dict[str, Any]) -> int | None:
-        """Answer the client's hello: None when the conversation may go on, else the exit code."""
+    def _hello(self, request: dict[str, Any]) -> tuple[bool, int | None]:
+        """Answer what should be the client's hello: (whether it was, the exit code when the agent must end)."""
         request_id = request.get("id") if _is_int(request.get("id")) else None
         if request.get("op") != "hello":
             self.send(error_reply(request_id, Message("say hello first (op hello, with your protocol)"), BAD_REQUEST))
-            return None
+            return False, None
         theirs = request.get("protocol")
         if theirs != PROTOCOL_VERSION or isinstance(theirs, bool):
             there_app = request.get("app") if isinstance(request.get("app"), str) else "?"
             mismatch = version_mismatch(PROTOCOL_VERSION, self.app, theirs, there_app, "the other machine")
             self.send(error_reply(request_id, mismatch, VERSION))
             print(f"gpu-train-monitor agent: {mismatch}", file=sys.stderr)
-            return EXIT_VERSION
+            return False, EXIT_VERSION
         self.send(reply(request_id if request_id is not None else 0, {"protocol": PROTOCOL_VERSION, "app": self.app}))
-        return None
+        return True, None
 
     def _handle(self, request: dict[str, Any]) -> None:
         from .agent_ops import OPS

@@ -7,7 +7,7 @@ Shapes (core.remote.protocol has the line format):
 - devices {} -> {"devices": [{"spec", "kind", "name", "capacity_bytes", "free_bytes", "used_bytes"}]}
 - readings {"device": spec, "interval_s": 1.0} -> stream of {"at", "device", "sample", "nvml"}
 - runs {"search": ""} -> {"runs": [every column of `runs`, id included, and "live"; newest first]}
-- run {"id": int} or {"uid": str}, optional "after_step", "after_seq" -> a chunk (run row without id, steps,
+- run {"run_id": int} or {"uid": str} ("id" is the request's own), optional "after_step", "after_seq" -> a chunk (run row without id, steps,
   reports, rank_reports, events) and "complete": false when more rows remain (ask again from the last step and
   seq received)
 - follow {"uid", "after_step": 0, "after_seq": 0} -> stream of chunks: backfill, then live, then end (reason: the
@@ -105,7 +105,7 @@ def run(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any
     if "uid" in request:
         run_id = store_rows.find_run(agent.store, uid=argument(request, "uid", str))
     else:
-        run_id = store_rows.find_run(agent.store, run_id=argument(request, "id", int))
+        run_id = store_rows.find_run(agent.store, run_id=argument(request, "run_id", int))
     after_step = argument(request, "after_step", int, 0)
     after_seq = argument(request, "after_seq", int, 0)
     chunks = store_rows.chunks(store_rows.snapshot(agent.store, run_id, after_step, after_seq), 2 * CHUNK_BYTES)
