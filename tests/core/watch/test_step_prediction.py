@@ -63,6 +63,38 @@ def test_the_first_step_is_predicted_within_10_percent_of_the_same_step_measured
     assert 0 < predicted["elapsed_s"] < 5
 
 
+def test_a_watched_resnet18_step_is_predicted_within_10_percent_of_the_same_step_measured(tmp_path: Path) -> None:
+    torchvision = pytest.importorskip("torchvision")
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+    def batch() -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.randn(8, 3, 32, 32), torch.randint(0, 10, (8,))
+
+    db = tmp_path / "runs.db"
+    with watch(model, optimizer, runs_db=db, report_interval_s=0.01) as w:
+        for _ in range(2):
+            x, y = batch()
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            w.step(loss, len(x))
+    (predicted,) = predicted_events(recorded_run(db)[3])
+    x, y = batch()
+    tracker = LiveBytes()
+    with tracker:  # the same step for real, counted the same way
+        tracker.held(itertools.chain(model.parameters(), model.buffers()))
+        tracker.held(t for state in optimizer.state.values() for t in state.values() if isinstance(t, torch.Tensor))
+        tracker.held([x, y])
+        tracker.restart_peak()
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+    assert abs(predicted["peak_bytes"] - tracker.peak) <= 0.10 * tracker.peak, (predicted["peak_bytes"], tracker.peak)
+    assert predicted["optimizer_bytes"] == predicted["params_bytes"] - sum(b.nbytes for b in model.buffers())
+
+
 class Positives(nn.Module):
     """A forward whose shapes depend on the batch's values."""
 
