@@ -82,7 +82,7 @@ class WatchRequest:
         if self.name.strip():
             args.append(f"--name={self.name.strip()}")
         if self.folder.strip():
-            args.append(f"--cwd={self.folder.strip()}")
+            args.append(f"--remote-cwd={self.folder.strip()}")
         return [*args, "--", "python", self.script.strip(), *self.argument_list()]
 
     def command_line(self, store_path: Path) -> list[str]:

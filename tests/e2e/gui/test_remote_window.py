@@ -1,0 +1,139 @@
+"""The window on a machine reached over SSH, for real but local: ssh is replaced by `tests.support.local_ssh`
+(GPU_TRAIN_MONITOR_SSH), which runs the agent command here, on a store of its own (the "remote" store). The
+window connects and lists that machine's devices, Start on one of them runs `run --remote` as its child, the
+run's losses and memory show as it trains, the connection drops mid-run (every agent process killed), the
+status bar says so and comes back by itself, the child reconnects and backfills, Stop reaches the run there
+through the child, and the window's store holds every step the remote one does."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+
+import psutil
+import pytest
+from PySide6.QtCore import Qt
+
+from core.store.run_store import RunStore
+from gui.views.window_state import WindowState
+from gui.window.main_window import MainWindow
+from tests.support.gui_support import ENDLESS
+from tests.support.local_ssh import LOCAL_SSH
+from tests.support.processes import left_alive
+
+WAIT_MS = 60_000  # the agent, the child and the run there each import torch on a shared 2-core machine
+HOST = "gpu-box"
+
+
+def processes_on(store) -> list[psutil.Process]:
+    """Every process of ours whose command line names the remote store (agents, their shells, the run there)."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        try:
+            if any(str(store) in word for word in process.info["cmdline"] or ()):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+def kill_agents(store) -> int:
+    """Drop every connection: kill the agents (and the shells that run them), never the run they started."""
+    agents = [p for p in processes_on(store) if "agent" in p.info["cmdline"]]
+    for process in agents:
+        process.kill()
+    psutil.wait_procs(agents, timeout=10)
+    return len(agents)
+
+
+@pytest.fixture
+def remote_window(qtbot, settings, tmp_path, monkeypatch):
+    remote_store = tmp_path / "remote" / "runs.sqlite3"
+    remote_store.parent.mkdir()
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_SSH", LOCAL_SSH)  # the child's `run --remote` inherits it
+    window = MainWindow(settings=settings, runs_db=str(tmp_path / "runs.sqlite3"))
+    qtbot.addWidget(window)
+    window.on_torch_ready()
+    window.form.set_config(ENDLESS.replace(report_interval=0.05))
+    window.show()
+    agent = f"{shlex.quote(sys.executable)} -m core agent --runs-db {shlex.quote(str(remote_store))}"
+    yield window, agent, remote_store
+    window.controller.launcher.kill_now()
+    window.connection.close()
+    for process in processes_on(remote_store):  # a run there left by a failed test: it was detached
+        process.kill()
+
+
+def test_a_remote_run_survives_a_dropped_connection_and_every_step_reaches_the_window(qtbot, remote_window, tmp_path):
+    window, agent, remote_store = remote_window
+    label = window.remote.label
+    with qtbot.waitSignal(window.connection.connected, timeout=WAIT_MS):
+        assert window.remote.connect_to(HOST, agent) is None
+    assert window.form.widgets["device"].findData(f"cpu@{HOST}") >= 0
+    combo = window.form.widgets["device"]
+    combo.setCurrentIndex(combo.findData(f"cpu@{HOST}"))
+    assert window.form.remote_host() == HOST and window.form.valid, window.form.message
+    assert window.device_status.text().startswith("device: cpu (") and window.device_status.text().endswith(
+        f" on {HOST}"
+    )
+    qtbot.waitUntil(lambda: label.text().endswith(" ms"), timeout=WAIT_MS)  # "gpu-box · 12 ms"
+    assert label.text().startswith(f"{HOST} · ")
+    qtbot.waitUntil(lambda: len(window.memory_plot.data) > 0, timeout=WAIT_MS)  # the readings at rest
+    assert not window.compare_button.isEnabled() and HOST in window.compare_button.toolTip()
+    assert not window.finder_panel.find_button.isEnabled()
+
+    started = time.monotonic()
+    qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+    launcher = window.controller.launcher
+    assert window.controller.data_parallel and launcher.machine is not None
+    assert f"--remote={HOST}" in launcher.process.args
+    qtbot.waitUntil(lambda: launcher.run_id is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: len(window.loss_plot.data) > 0 and len(window.memory_plot.data) > 0, timeout=WAIT_MS)
+    print(f"Start to the first mirrored point: {time.monotonic() - started:.1f} s")
+    assert window.state is WindowState.RUNNING
+    with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
+        row = store.run(launcher.run_id)
+    assert row.uid == launcher.run_uid and row.status == "running"
+
+    assert kill_agents(remote_store) >= 2  # the window's connection and the child's
+    qtbot.waitUntil(lambda: label.text() == f"{HOST} · reconnecting…", timeout=WAIT_MS)
+    with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
+        before = len(store.steps(launcher.run_id).losses)
+    qtbot.waitUntil(lambda: label.text().endswith(" ms"), timeout=WAIT_MS)  # back by itself
+    assert any("reconnecting" in line for line in window.log.lines())
+
+    def mirrored() -> int:
+        with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
+            return len(store.steps(launcher.run_id).losses)
+
+    qtbot.waitUntil(lambda: mirrored() > before + 5, timeout=WAIT_MS)  # the child reconnected and backfilled
+    assert window.state is WindowState.RUNNING
+
+    child = launcher.processes()
+    with qtbot.waitSignal(window.run_ended, timeout=WAIT_MS) as ended:
+        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # SIGINT to the child, which forwards it
+    assert ended.args == [WindowState.STOPPED], "\n".join(window.log.lines())
+    with RunStore(remote_store, readonly=True) as there, RunStore(tmp_path / "runs.sqlite3", readonly=True) as here:
+        remote_row = there.run(there.find_uid(launcher.run_uid))
+        remote_steps = there.steps(remote_row.id)
+        local_steps = here.steps(launcher.run_id)
+        assert remote_row.status == "stopped" and here.run(launcher.run_id).status == "stopped"
+        assert here.run(launcher.run_id).host == remote_row.host
+    assert len(remote_steps.losses) > before + 5
+    assert list(local_steps.steps) == list(remote_steps.steps)  # every step, none lost across the drop
+    assert list(local_steps.losses) == pytest.approx(list(remote_steps.losses))
+    assert left_alive(child) == []
+    assert "Traceback" not in "\n".join(window.log.lines())
+
+
+def test_a_machine_that_cannot_be_reached_is_one_line_in_the_window(qtbot, remote_window):
+    window, _agent, _store = remote_window
+    with qtbot.waitSignal(window.connection.failed, timeout=WAIT_MS) as failed:
+        window.remote.connect_to(HOST, "no-such-gpu-train-monitor agent")
+    problem = failed.args[0]
+    assert "\n" not in problem and "Traceback" not in problem and problem
+    assert window.remote.label.text() == f"{HOST} · not connected"
+    errors = [line for line in window.log.lines() if "ERROR" in line]
+    assert len(errors) == 1 and problem in errors[0]
+    assert window.form.remote_host() is None and window.start_button.isEnabled()
