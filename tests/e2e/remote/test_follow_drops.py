@@ -1,0 +1,91 @@
+"""A dropped connection loses nothing: the agent is killed while a run records on the 'remote' (this machine,
+reached through the same client code as over ssh), the follow reconnects to a new agent, backfills from the
+steps it holds, and ends with every step, report and event of the remote store in the local one."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import threading
+import time
+import uuid
+
+import psutil
+
+from core.remote.follow import FOLLOWING, RECONNECTING, follow_into_store
+from tests.support.remote_stores import contents, local_agent, start_recording
+
+
+def agents() -> list[psutil.Process]:
+    """This test's agent processes (the follow's transports)."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "agent" in child.cmdline():
+                found.append(child)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def local_steps(path) -> int:
+    if not path.exists():
+        return 0
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT count(*) FROM steps").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        db.close()
+
+
+def test_killing_the_agent_mid_run_loses_no_step(tmp_path):
+    remote, local = tmp_path / "remote" / "remote.sqlite3", tmp_path / "local.sqlite3"
+    remote.parent.mkdir()
+    uid = uuid.uuid4().hex
+    run = start_recording(remote, uid, "--max-steps", "300")
+    states: list[str] = []
+    problems: list[str] = []
+    outcome: dict[str, object] = {}
+    stop = threading.Event()
+
+    def follow() -> None:
+        outcome["status"] = follow_into_store(
+            local_agent(remote),
+            uid,
+            local,
+            stop=stop,
+            on_state=states.append,
+            on_problem=problems.append,
+            wait_for_run_s=120,
+        )
+
+    follower = threading.Thread(target=follow)
+    follower.start()
+    try:
+        deadline = time.monotonic() + 150
+        while local_steps(local) < 20 and time.monotonic() < deadline and follower.is_alive():
+            time.sleep(0.1)
+        assert local_steps(local) >= 20, (
+            (local.parent / f"{uid}.log").read_text() if (remote.parent / f"{uid}.log").exists() else ""
+        )
+        killed = agents()
+        assert len(killed) == 1
+        os.kill(killed[0].pid, signal.SIGKILL)  # the connection drops mid-run; the run goes on
+        held = local_steps(local)
+        follower.join(120)
+        assert not follower.is_alive()
+    finally:
+        stop.set()
+        if run.poll() is None:
+            run.kill()
+        run.wait(30)
+    assert outcome["status"] == "completed"
+    assert RECONNECTING in states and states.count(FOLLOWING) >= 2
+    assert problems and "connection to gpu-box was lost" in problems[0] and "reconnecting in 1 s" in problems[0]
+    assert held < 300  # the drop came mid-run
+    copy, original = contents(local, uid), contents(remote, uid)
+    assert len(original["steps"]) == 300
+    assert copy == original
