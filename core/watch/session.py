@@ -154,7 +154,7 @@ class Watch:
             self._recorder = open_recorder(self.runs_db, warn, on_problem=warn)
         if self._recorder is not None:
             self.controls.observers.append(self._recorder)
-            self.prediction.follow(self.model)
+            self.prediction.follow()
 
     def _announce(self) -> None:
         """The run's start, recorded at its first step (or its end, if it ends before one): only then are the

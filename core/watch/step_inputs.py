@@ -3,9 +3,9 @@ on (core.watch.step_prediction).
 
 A forward under gradients is recorded once, as its tensors' shapes, strides, dtypes and devices (never their
 values: nothing is kept alive) with any other argument as it is, and whether autocast was on and in which dtype.
-The `watch()` API knows its model from the start: a forward pre-hook on it. An unchanged script's model is found
-only at its first optimizer step, after its forward: until then a global forward hook records every module's first
-forward (one dictionary look-up per call afterwards) and is removed at that step. Nothing here may fail the
+The model is known for sure only at the first optimizer step (an unchanged script's is found then, after its
+forward; a LightningModule's own forward may never be called): until then a global forward hook records every
+module's first forward (one dictionary look-up per call afterwards), removed at that step. Nothing here may fail the
 forward: a failure records nothing.
 """
 
@@ -92,23 +92,16 @@ def _autocast(leaves: tuple[Any, ...]) -> tuple[str, torch.dtype] | None:
 
 
 class FirstInputs:
-    """The inputs of each followed module's first forward under gradients: `follow(model)` for one model,
-    `follow_all()` for every module until `stop()`; `of(model)` once the model is known."""
+    """The inputs of each module's first forward under gradients, from `follow_all()` until `stop()`; `of(model)`
+    once the model is known."""
 
     def __init__(self) -> None:
         self._first: dict[int, tuple[weakref.ref[nn.Module], StepInputs]] = {}
         self._handle: Any = None
-        self._one = False  # following one model only: its first forward is enough
-
-    def follow(self, model: nn.Module) -> FirstInputs:
-        self.stop()
-        self._one = True
-        self._handle = model.register_forward_pre_hook(self._record, with_kwargs=True)
-        return self
 
     def follow_all(self) -> FirstInputs:
-        self.stop()
-        self._handle = register_module_forward_hook(self._record_after, with_kwargs=True)
+        if self._handle is None:
+            self._handle = register_module_forward_hook(self._record, with_kwargs=True)
         return self
 
     @property
@@ -125,28 +118,34 @@ class FirstInputs:
         self.stop()
         self._first.clear()
 
-    def of(self, model: nn.Module | None) -> StepInputs | None:
-        """The first inputs of `model`, or of a wrapper around it (DDP, torch.compile's) when its own were not seen."""
+    def of(self, model: nn.Module | None) -> tuple[nn.Module, StepInputs] | None:
+        """(the module to call, its first inputs): `model`'s own; a wrapper's around it (DDP, torch.compile's); else,
+        for a model whose own forward is not called (a LightningModule's training_step calling `self.net(x)`), the
+        outermost of its submodules that holds every one of its trainable parameters."""
         if model is None:
             return None
-        found = self._first.get(id(model))
-        if found is not None and found[0]() is model:
-            return found[1]
+        own = self._seen(model)
+        if own is not None:
+            return model, own
         for ref, inputs in self._first.values():
             module = ref()
             if module is not None and module is not model and unwrapped(module) is model:
-                return inputs
+                return model, inputs
+        trained = {id(p) for p in model.parameters() if p.requires_grad}
+        for module in model.modules():  # outermost first
+            inputs = self._seen(module)
+            if inputs is not None and trained <= {id(p) for p in module.parameters()}:
+                return module, inputs
         return None
 
-    def _record(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def _seen(self, module: nn.Module) -> StepInputs | None:
+        found = self._first.get(id(module))
+        return found[1] if found is not None and found[0]() is module else None
+
+    def _record(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], _output: Any) -> None:
         if not torch.is_grad_enabled() or id(module) in self._first:
             return
         try:
             self._first[id(module)] = (weakref.ref(module), StepInputs.of(args, kwargs))
         except Exception:  # noqa: BLE001 - never the script's forward: its step is then not predicted
             return
-        if self._one:
-            self.stop()
-
-    def _record_after(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], _output: Any) -> None:
-        self._record(module, args, kwargs)

@@ -60,7 +60,7 @@ def enabled_here(asked: bool = True) -> bool:
 
 
 class StepPrediction:
-    """A Watch's prediction: `follow(model)` at its start (or `use(inputs)`: a script's, recorded for every module),
+    """A Watch's prediction: `follow()` at its start (or `use(inputs)`: a script's, following since its start-up),
     `event(step, model, optimizers)` at its first step gives the StepPredicted to record, once; `stop()` at its end."""
 
     def __init__(self, enabled: bool = True) -> None:
@@ -73,12 +73,10 @@ class StepPrediction:
         self.inputs.forget()
         self.inputs = inputs
 
-    def follow(self, model: nn.Module | None) -> None:
-        if not self.done and model is not None and not self.inputs.following:
-            try:
-                self.inputs.follow(model)
-            except Exception:  # noqa: BLE001 - a module that refuses hooks: nothing is predicted
-                self.done = True
+    def follow(self) -> None:
+        """Record the first forwards from now on (every module's: the model is known for sure at the first step)."""
+        if not self.done:
+            self.inputs.follow_all()
 
     def event(
         self, step: int, model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer]
@@ -88,9 +86,10 @@ class StepPrediction:
             return None
         self.done = True
         try:
-            inputs = self.inputs.of(model)
+            model = unwrapped(model)
+            called = self.inputs.of(model)
             self.inputs.forget()
-            return step_predicted(step, model, optimizers, inputs)
+            return step_predicted(step, called[0] if called else model, optimizers, called[1] if called else None)
         except Exception as exc:  # noqa: BLE001 - the watch must never fail the training
             return _not_predicted(step, untraceable("", exc), 0.0)
 

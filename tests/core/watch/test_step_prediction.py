@@ -206,3 +206,16 @@ def test_autocast_is_traced_as_the_step_ran_and_prediction_can_be_turned_off(tmp
     with watch(model, optimizer, runs_db=off, predict=False) as w:
         train(model, optimizer, 2, w.step)
     assert predicted_events(recorded_run(off)[3]) == []
+
+
+def test_a_model_whose_own_forward_is_never_called_is_predicted_from_the_submodule_that_trains(tmp_path) -> None:
+    """A LightningModule's training_step calls `self.net(x)`, never the module itself."""
+    holder = nn.Module()
+    holder.net, _ = tiny_model()
+    optimizer = torch.optim.SGD(holder.parameters(), lr=0.1)
+    db = tmp_path / "runs.db"
+    with watch(holder, optimizer, runs_db=db) as w:
+        train(holder.net, optimizer, 2, w.step)
+    (predicted,) = predicted_events(recorded_run(db)[3])
+    assert predicted["reason"] == "" and predicted["what"].startswith("Sequential at batch 16")
+    assert predicted["params_bytes"] == sum(p.numel() * 4 for p in holder.parameters())
