@@ -242,14 +242,17 @@ def fake_of(tensor: torch.Tensor | None, fakes: dict[int, torch.Tensor]) -> Any:
 
 
 def optimizer_copy(optimizer: torch.optim.Optimizer, fakes: dict[int, torch.Tensor]) -> torch.optim.Optimizer:
-    """A new optimizer of `optimizer`'s class over the fake parameters, each group with its hyper-parameters."""
-    groups = [
-        {
-            **{key: value for key, value in group.items() if key != "params"},
-            "params": [fake_of(p, fakes) for p in group["params"]],
-        }
-        for group in optimizer.param_groups
-    ]
+    """A new optimizer of `optimizer`'s class over the fake parameters, each group with its hyper-parameters. A CUDA
+    group left to torch's choice is multi-tensor (foreach), as torch picks for real CUDA tensors and not for fake
+    ones (core.engine.prediction does the same)."""
+    groups = []
+    for group in optimizer.param_groups:
+        copied = {key: value for key, value in group.items() if key != "params"}
+        copied["params"] = [fake_of(p, fakes) for p in group["params"]]
+        on_cuda = any(p.device.type == "cuda" for p in group["params"])
+        if on_cuda and "foreach" in copied and copied["foreach"] is None and not copied.get("fused"):
+            copied["foreach"] = True
+        groups.append(copied)
     try:
         return type(optimizer)(groups)
     except TypeError:  # a class whose constructor requires its defaults (lr) besides the groups
