@@ -26,11 +26,9 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata
 import itertools
-import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.text import Message
@@ -49,7 +47,9 @@ from .failures import (
     classify,
     last_line,
 )
+from .replies import Replies, Waiting
 from .target import RemoteTarget
+from .transport import CLOSE_WAIT_S, Transport
 
 __all__ = [
     "LINK_CLOSED",
@@ -70,8 +70,6 @@ __all__ = [
 LINK_LOST = "connection lost"  # a stream's end reason when the link dropped before the agent ended it
 LINK_CLOSED = "closed"  # ... when this side closed the link
 NOISE_LINES = 200  # lines a login shell may print before the agent's hello (a chatty .bashrc): skipped
-STDERR_KEPT = 64 * 1024  # the tail of ssh's stderr kept for messages
-CLOSE_WAIT_S = 2.0
 
 
 def app_version() -> str:
@@ -80,19 +78,6 @@ def app_version() -> str:
         return importlib.metadata.version("gpu-train-monitor")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
-
-
-@dataclass
-class _Waiting:
-    done: threading.Event = field(default_factory=threading.Event)
-    reply: dict[str, Any] | None = None
-    error: RemoteError | None = None
-
-
-@dataclass
-class _Stream:
-    on_data: Callable[[dict[str, Any]], None]
-    on_end: Callable[[str], None]
 
 
 class AgentLink:
@@ -104,39 +89,22 @@ class AgentLink:
         self.request_timeout_s = request_timeout_s
         self.host_name = ""
         self.hello: dict[str, Any] = {}
-        self._process: subprocess.Popen[bytes] | None = None
+        self._transport: Transport | None = None
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()  # guards the tables below and the failure
-        self._write_lock = threading.Lock()
-        self._waiting: dict[int, _Waiting] = {}
-        self._streams: dict[int, _Stream] = {}
+        self._replies = Replies()
+        self.end_messages = self._replies.end_messages  # stream id -> the agent's words on why it ended
         self._hello_seen = threading.Event()
-        self._failure: RemoteError | None = None
         self._closing = False
-        self._stderr = bytearray()
         self._threads: list[threading.Thread] = []
         self._latency: float | None = None
-        self.end_messages: dict[int, str] = {}  # stream id -> the agent's words on why it ended (when it said)
 
     # ---- connecting ------------------------------------------------------------------------------
     def connect(self) -> dict[str, Any]:
         """Start the transport, read the agent's hello and answer it; the agent's hello. Raises the
         RemoteError that says why not (the transport is ended then)."""
-        argv = self.target.argv()
-        try:
-            self._process = subprocess.Popen(  # a session of its own: a terminal's Ctrl+C is ours to forward
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
-            )
-        except OSError as exc:
-            raise RemoteError(
-                Message(
-                    "cannot run {program} to reach {host}: {error}; install OpenSSH's client (ssh)",
-                    program=argv[0],
-                    host=self.target.host,
-                    error=exc.strerror or str(exc),
-                )
-            ) from None
-        self._start(self._read_stderr, "stderr")
+        transport = Transport(self.target)
+        transport.start()  # RemoteError when ssh cannot even be run
+        self._transport = transport
         self._start(self._read_stdout, "reader")
         try:
             return self._handshake()
@@ -156,7 +124,7 @@ class AgentLink:
                     command=" ".join(self.target.argv()),
                 )
             )
-        if self._failure is not None and not self.hello:
+        if self._replies.failure is not None and not self.hello:
             raise self._before_hello_failure()
         hello = self.hello
         theirs = hello.get("protocol")
@@ -180,18 +148,13 @@ class AgentLink:
 
     def _before_hello_failure(self) -> RemoteError:
         """What ended the transport before the hello: ssh's or the remote shell's words, or the link's own."""
-        process = self._process
-        assert process is not None
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(CLOSE_WAIT_S)
-        for thread in self._threads:
-            if thread.name.endswith("stderr"):
-                thread.join(CLOSE_WAIT_S)
-        if process.returncode is None:  # a transport that broke the protocol but lives: the link's own words
-            assert self._failure is not None
-            return self._failure
-        stderr = bytes(self._stderr).decode("utf-8", "replace")
-        return classify(self.target.host, process.returncode, stderr, self.target.agent_command_text())
+        assert self._transport is not None
+        returncode = self._transport.wait_ended()
+        if returncode is None:  # a transport that broke the protocol but lives: the link's own words
+            assert self._replies.failure is not None
+            return self._replies.failure
+        stderr = self._transport.stderr_text()
+        return classify(self.target.host, returncode, stderr, self.target.agent_command_text())
 
     # ---- requests --------------------------------------------------------------------------------
     def request(self, op: str, *, timeout_s: float | None = None, **args: Any) -> dict[str, Any]:
@@ -212,26 +175,21 @@ class AgentLink:
         Returns the stream's id (for `cancel`)."""
         _check_arguments(args)
         request_id = next(self._ids)
-        with self._lock:  # registered before the request leaves: its first line may come right after the reply
-            self._streams[request_id] = _Stream(on_data, on_end)
+        self._replies.open_stream(request_id, on_data, on_end)  # before the request: its lines follow the reply
         try:
             waiting = self._send_request(request_id, protocol.request(request_id, op, **args))
             reply = self._wait(waiting, request_id, op, self.request_timeout_s)
         except RemoteError:
-            with self._lock:
-                self._streams.pop(request_id, None)
+            self._replies.close_stream(request_id)
             raise
         if not reply.get("ok"):
-            with self._lock:
-                self._streams.pop(request_id, None)
+            self._replies.close_stream(request_id)
             raise RemoteRequestFailed(str(reply.get("error") or "the agent refused the stream"), str(reply.get("kind")))
         return request_id
 
     def cancel(self, stream_id: int) -> None:
         """Stop a stream: no more lines reach its callbacks (its on_end is not called)."""
-        with self._lock:
-            known = self._streams.pop(stream_id, None) is not None
-        if known and self.alive:
+        if self._replies.close_stream(stream_id) and self.alive:
             with contextlib.suppress(RemoteError):
                 self.request("cancel", stream=stream_id)
 
@@ -249,41 +207,38 @@ class AgentLink:
     @property
     def pid(self) -> int | None:
         """The transport's process id (ssh's, or the local agent's in tests)."""
-        return None if self._process is None else self._process.pid
+        return None if self._transport is None else self._transport.pid
+
+    @property
+    def exit_code(self) -> int | None:
+        """The transport's exit code once it has ended (None while it runs)."""
+        return None if self._transport is None else self._transport.returncode
 
     @property
     def alive(self) -> bool:
-        return self._process is not None and self._failure is None and not self._closing
+        return self._transport is not None and self._replies.failure is None and not self._closing
 
     @property
     def failure(self) -> RemoteError | None:
         """Why the link is dead (None while it lives)."""
-        return self._failure
+        return self._replies.failure
 
-    def _send_request(self, request_id: int, message: dict[str, Any]) -> _Waiting:
+    def _send_request(self, request_id: int, message: dict[str, Any]) -> Waiting:
         try:
             line = protocol.encode(message, protocol.MAX_REQUEST_BYTES)
         except protocol.ProtocolError as exc:
             raise RemoteError(Message("the request is too long to send: {error}", error=str(exc))) from None
-        waiting = _Waiting()
-        with self._lock:
-            if self._failure is not None:
-                raise self._failure
-            self._waiting[request_id] = waiting
-        process = self._process
+        waiting = self._replies.expect(request_id)
         try:
-            with self._write_lock:
-                assert process is not None and process.stdin is not None
-                process.stdin.write(line)
-                process.stdin.flush()
+            assert self._transport is not None
+            self._transport.write(line)
         except (OSError, ValueError):  # a closed pipe: the transport is gone
             self._fail(self._lost_error())
         return waiting
 
-    def _wait(self, waiting: _Waiting, request_id: int, op: str, timeout_s: float) -> dict[str, Any]:
+    def _wait(self, waiting: Waiting, request_id: int, op: str, timeout_s: float) -> dict[str, Any]:
         if not waiting.done.wait(timeout_s):
-            with self._lock:
-                self._waiting.pop(request_id, None)
+            self._replies.forget(request_id)
             raise RemoteTimeout(
                 Message(
                     "{host} did not answer `{op}` within {seconds:g} s; the connection looks dead",
@@ -303,17 +258,9 @@ class AgentLink:
         self._threads.append(thread)
         thread.start()
 
-    def _read_stderr(self) -> None:
-        process = self._process
-        assert process is not None and process.stderr is not None
-        for chunk in iter(lambda: process.stderr.read1(4096), b""):  # type: ignore[union-attr]
-            self._stderr += chunk
-            del self._stderr[:-STDERR_KEPT]
-
     def _read_stdout(self) -> None:
-        process = self._process
-        assert process is not None and process.stdout is not None
-        reader = protocol.LineReader(process.stdout, protocol.MAX_REPLY_BYTES)
+        assert self._transport is not None
+        reader = protocol.LineReader(self._transport.stdout, protocol.MAX_REPLY_BYTES)
         noise = 0
         try:
             while True:
@@ -348,33 +295,15 @@ class AgentLink:
             self.hello = hello
             self._hello_seen.set()
             return
-        if "stream" in message:
-            with self._lock:
-                handlers = self._streams.get(message["stream"])
-                if handlers is not None and message.get("end"):
-                    del self._streams[message["stream"]]
-            if handlers is None:
-                return  # a cancelled stream's last lines
-            if message.get("end"):
-                if message.get("message"):
-                    self.end_messages[message["stream"]] = str(message["message"])
-                handlers.on_end(str(message.get("reason", "")))
-            elif isinstance(message.get("data"), dict):
-                handlers.on_data(message["data"])
-            return
-        with self._lock:
-            waiting = self._waiting.pop(message.get("id"), None) if isinstance(message.get("id"), int) else None
-        if waiting is not None:
-            waiting.reply = message
-            waiting.done.set()
+        self._replies.dispatch(message)
 
     def _lost_error(self) -> RemoteError:
         if self._closing:
             return ConnectionLost(Message("the connection to {host} was closed", host=self.target.host))
-        process = self._process
-        detail = last_line(bytes(self._stderr).decode("utf-8", "replace"))
-        if process is not None and process.poll() is not None and detail == "no message":
-            detail = Message("the transport exited with code {code}", code=process.returncode)
+        transport = self._transport
+        detail = last_line(transport.stderr_text()) if transport is not None else "no message"
+        if transport is not None and transport.returncode is not None and detail == "no message":
+            detail = Message("the transport exited with code {code}", code=transport.returncode)
         return ConnectionLost(
             Message(
                 "the connection to {host} was lost ({detail}); runs there go on", host=self.target.host, detail=detail
@@ -383,47 +312,22 @@ class AgentLink:
 
     def _fail(self, error: RemoteError) -> None:
         """The link is dead: every waiting request gets `error`, every stream ends."""
-        with self._lock:
-            if self._failure is None:
-                self._failure = error
-            waiting, self._waiting = self._waiting, {}
-            streams, self._streams = self._streams, {}
-        for entry in waiting.values():
-            entry.error = self._failure
-            entry.done.set()
-        reason = LINK_CLOSED if self._closing else LINK_LOST
-        for handlers in streams.values():
-            with contextlib.suppress(Exception):
-                handlers.on_end(reason)
+        self._replies.fail(error, LINK_CLOSED if self._closing else LINK_LOST)
 
     # ---- closing ---------------------------------------------------------------------------------
     def close(self) -> None:
         """End the connection: the agent sees end of input and exits (runs it started go on). Never blocks for
         more than a few seconds: a transport that does not exit is killed."""
         self._closing = True
-        process = self._process
-        if process is None:
+        transport = self._transport
+        if transport is None:
             return
-        with contextlib.suppress(OSError, ValueError), self._write_lock:
-            assert process.stdin is not None
-            process.stdin.close()
-        try:
-            process.wait(CLOSE_WAIT_S)
-        except subprocess.TimeoutExpired:
-            process.terminate()
-            try:
-                process.wait(CLOSE_WAIT_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        transport.close()
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(CLOSE_WAIT_S)
         self._fail(ConnectionLost(Message("the connection to {host} was closed", host=self.target.host)))
-        for pipe in (process.stdout, process.stderr):
-            with contextlib.suppress(OSError):
-                if pipe is not None:
-                    pipe.close()
+        transport.close_pipes()
 
     def __enter__(self) -> AgentLink:
         return self
