@@ -7,11 +7,12 @@ Shapes (core.remote.protocol has the line format):
 - devices {} -> {"devices": [{"spec", "kind", "name", "capacity_bytes", "free_bytes", "used_bytes"}]}
 - readings {"device": spec, "interval_s": 1.0} -> stream of {"at", "device", "sample", "nvml"}
 - runs {"search": ""} -> {"runs": [every column of `runs`, id included, and "live"; newest first]}
-- run {"run_id": int} or {"uid": str} ("id" is the request's own), optional "after_step", "after_seq" -> a chunk (run row without id, steps,
-  reports, rank_reports, events) and "complete": false when more rows remain (ask again from the last step and
-  seq received)
-- follow {"uid", "after_step": 0, "after_seq": 0} -> stream of chunks: backfill, then live, then end (reason: the
-  run's final status; "failed" with a "message" when its process ended before recording it)
+- run {"run_id": int} or {"uid": str} ("id" is the request's own), optional "after_step", "after_seq", "rows"
+  -> a chunk (run row without id, steps, reports, rank_reports, events) and "complete": false when more rows
+  remain (ask again from the last step and seq received)
+- follow {"uid", "after_step": 0, "after_seq": 0, "rows": "objects" | "arrays"} -> stream of chunks: backfill,
+  then live, then end (reason: the run's final status; "failed" with a "message" when its process ended before
+  recording it). The first chunk has the whole run row, later ones its uid and the columns that changed.
 - start {"config": RunConfig dict, "uid"?, "name"?} -> {"uid", "pid"}
 - watch {"argv": [script, args...], "cwd"?, "name"?, "uid"?} -> {"uid", "pid"}
 - control {"uid", "control": "stop" | "pause" | "clear_cache"} -> {}
@@ -39,7 +40,7 @@ from ..store.run_store import RunNotFound, RunStore
 from . import store_rows
 from .agent import Agent, StartStream
 from .agent_streams import follow_stream, readings_stream
-from .protocol import BAD_REQUEST, CHUNK_BYTES, ProtocolError
+from .protocol import BAD_REQUEST, CHUNK_BYTES, ProtocolError, rows_as_arrays
 from .spawn import Launch, check_uid, launch_of
 
 MAX_ARGV = 256  # a watched script's arguments: a list, bounded like the request line
@@ -108,19 +109,21 @@ def run(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any
         run_id = store_rows.find_run(agent.store, run_id=argument(request, "run_id", int))
     after_step = argument(request, "after_step", int, 0)
     after_seq = argument(request, "after_seq", int, 0)
+    arrays = _arrays(request)
     chunks = store_rows.chunks(store_rows.snapshot(agent.store, run_id, after_step, after_seq), 2 * CHUNK_BYTES)
-    return {**chunks[0], "complete": len(chunks) == 1}
+    return {**(rows_as_arrays(chunks[0]) if arrays else chunks[0]), "complete": len(chunks) == 1}
 
 
 def follow(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStream:
     uid = argument(request, "uid", str)
     after_step = argument(request, "after_step", int, 0)
     after_seq = argument(request, "after_seq", int, 0)
+    arrays = _arrays(request)
     if agent.store.find_uid(uid) is None:
         launch = launch_of(agent.store_path, uid) if _valid_uid(uid) else None
         if launch is None:
             raise RunNotFound(Message("no run with uid {uid} on {host}", uid=uid, host=agent.host))
-    return StartStream(lambda stream: follow_stream(stream, uid, after_step, after_seq))
+    return StartStream(lambda stream: follow_stream(stream, uid, after_step, after_seq, arrays))
 
 
 def start(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +131,8 @@ def start(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
     config = RunConfig.from_dict(values)  # the bounds table: a bad value is a ConfigError naming its field
     uid = check_uid(argument(request, "uid", str, "") or uuid.uuid4().hex)
     name = argument(request, "name", str, "").strip()
-    launch = agent.spawner.start(uid, command_line(config, agent.store_path))
+    python, *rest = command_line(config, agent.store_path)
+    launch = agent.spawner.start(uid, [python, "-P", *rest])  # -P: a `core` folder where it starts is not ours
     if name:
         _name_when_recorded(agent, launch, name)
     return {"uid": uid, "pid": launch.pid}
@@ -148,7 +152,7 @@ def watch(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
         )
     uid = check_uid(argument(request, "uid", str, "") or uuid.uuid4().hex)
     name = argument(request, "name", str, "").strip()
-    args = [sys.executable, "-m", "core", "watch", f"--runs-db={agent.store_path}"]
+    args = [sys.executable, "-P", "-m", "core", "watch", f"--runs-db={agent.store_path}"]  # -P: the script's core
     if name:
         args.append(f"--name={name}")
     launch = agent.spawner.start(uid, [*args, "--", sys.executable, *argv], cwd)
@@ -188,6 +192,14 @@ def control(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str,
 def cancel(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
     agent.cancel(argument(request, "stream", int))
     return {}
+
+
+def _arrays(request: dict[str, Any]) -> bool:
+    """Whether the client asked for rows as lists (`"rows": "arrays"`) rather than objects (the default)."""
+    rows = argument(request, "rows", str, "objects")
+    if rows not in ("objects", "arrays"):
+        raise ProtocolError(BAD_REQUEST, Message("argument rows must be objects or arrays"))
+    return rows == "arrays"
 
 
 def _valid_uid(uid: str) -> bool:

@@ -1,5 +1,8 @@
 """The agent's streams, each in a thread of its own: a device's readings about once a second, and a followed run's
-rows (what was recorded after the client's cursor, then what is new every POLL_S, then the end)."""
+rows (what was recorded after the client's cursor, then what is new every POLL_S, then the end).
+
+A followed run's first chunk carries its whole run row; later ones its uid and only the columns that changed
+(what a mirror updates), so a live run costs its new rows and a few numbers per poll."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from ..base.text import Message
 from ..run.status import Status
 from ..store.run_store import RunNotFound, RunStore
 from . import store_rows
+from .protocol import rows_as_arrays
 from .spawn import launch_of
 
 if TYPE_CHECKING:
@@ -18,6 +22,10 @@ if TYPE_CHECKING:
 
 POLL_S = 0.2  # how often a followed run's store is read for new rows
 HEARTBEAT_EVERY_S = 10.0  # a run row whose only change is its heartbeat is sent this often (the mirror's liveness)
+PROGRESS_EVERY_S = 1.0  # a run row whose only changes are progress columns is sent this often
+PROGRESS_COLUMNS = frozenset(
+    {"steps", "samples_per_s", "loss_last", "val_accuracy", "peak_allocated_bytes", "peak_reserved_bytes"}
+)
 
 
 def readings_stream(stream: Stream, spec: str, interval_s: float) -> None:
@@ -30,7 +38,7 @@ def readings_stream(stream: Stream, spec: str, interval_s: float) -> None:
     except (RuntimeError, ValueError, AssertionError) as exc:
         stream.end("error", str(Message("cannot read device {spec}: {why}", spec=spec, why=str(exc))))
         return
-    index = probe.device.index or 0 if probe.device.type == "cuda" else None
+    index = (probe.device.index or 0) if probe.device.type == "cuda" else None
     while True:
         sample = probe.sample()
         status = nvml.status(index) if index is not None else None
@@ -46,25 +54,32 @@ def readings_stream(stream: Stream, spec: str, interval_s: float) -> None:
         stream.end("cancelled")
 
 
-def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int) -> None:
+def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int, arrays: bool = False) -> None:
     """Send run `uid`'s rows after the cursor, then what is recorded while it runs, then `end` with its final
-    status. A run started by an agent but not recorded yet is waited for while its process lives."""
+    status. A run started by an agent but not recorded yet is waited for while its process lives. `arrays`: rows
+    as lists in the order of the chunk's "columns" (protocol.rows_as_arrays), for less to carry."""
     with RunStore(stream.agent.store_path) as store:
         run_id = _wait_for_run(stream, store, uid)
         if run_id is None:
             return
-        sent_run: dict[str, Any] | None = None
+        delta = RunDelta()
+        columns_sent = False
         while True:
             try:
                 found = store_rows.snapshot(store, run_id, after_step, after_seq)
             except RunNotFound as exc:
                 stream.end("not_found", str(exc))
                 return
-            if found.has_rows or _run_changed(sent_run, found.run):
-                for chunk in store_rows.chunks(found):
+            changed = delta.changes(found.run, time.monotonic())
+            if found.has_rows or changed:
+                for index, chunk in enumerate(store_rows.chunks(found)):
+                    chunk["run"] = (changed if index == 0 else {}) or {"uid": uid}
+                    if arrays:
+                        chunk = rows_as_arrays(chunk, with_columns=not columns_sent)
+                        columns_sent = True
                     if not stream.data(chunk):
                         break
-                sent_run = found.run
+                delta.sent(changed, time.monotonic())
                 after_step, after_seq = found.last_step(after_step), found.last_seq(after_seq)
             if found.run["status"] != Status.RUNNING:
                 if not stream.stopped:
@@ -100,10 +115,31 @@ def _wait_for_run(stream: Stream, store: RunStore, uid: str) -> int | None:
             return None
 
 
-def _run_changed(sent: dict[str, Any] | None, now: dict[str, Any]) -> bool:
-    """Whether the run row is worth sending: new, changed beyond its heartbeat, or its heartbeat due."""
-    if sent is None:
-        return True
-    if any(sent[key] != now[key] for key in now if key != "heartbeat_at"):
-        return True
-    return now["heartbeat_at"] - sent["heartbeat_at"] >= HEARTBEAT_EVERY_S
+class RunDelta:
+    """What a chunk carries of the run row: all of it first, then its uid and the columns that changed since
+    (the config and the start's JSON travel once). Progress columns (steps, throughput, loss, peaks) go at most
+    every PROGRESS_EVERY_S unless something else changed too (its status: at once); a change of the heartbeat
+    alone every HEARTBEAT_EVERY_S (the mirror's sign of life)."""
+
+    def __init__(self) -> None:
+        self._sent: dict[str, Any] | None = None
+        self._progress_at = self._heartbeat_at = -1e9
+
+    def changes(self, now: dict[str, Any], clock: float) -> dict[str, Any]:
+        """The columns to send now ({} when nothing is worth sending)."""
+        if self._sent is None:
+            return dict(now)
+        changed = {key: value for key, value in now.items() if self._sent.get(key) != value}
+        if not set(changed) - PROGRESS_COLUMNS - {"heartbeat_at"}:  # nothing but progress and the heartbeat
+            if clock - self._progress_at < PROGRESS_EVERY_S:
+                changed = {key: value for key, value in changed.items() if key == "heartbeat_at"}
+            if set(changed) == {"heartbeat_at"} and clock - self._heartbeat_at < HEARTBEAT_EVERY_S:
+                changed = {}
+        return {"uid": now["uid"], **changed} if changed else {}
+
+    def sent(self, changed: dict[str, Any], clock: float) -> None:
+        self._sent = {**(self._sent or {}), **changed}
+        if set(changed) & PROGRESS_COLUMNS or len(changed) > 2:
+            self._progress_at = clock
+        if "heartbeat_at" in changed:
+            self._heartbeat_at = clock

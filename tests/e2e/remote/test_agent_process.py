@@ -239,3 +239,45 @@ def test_a_bad_config_is_refused_and_a_run_that_fails_to_start_ends_its_stream_s
         data, end = agent.stream_lines(stream, timeout=60)
         assert data == [] and end["reason"] == "failed" and "missing.py" in end["message"]
         assert agent.request("start", config=SHORT, uid="fails")["kind"] == "user_error"  # a uid starts once
+
+
+TRAIN = """\
+import argparse
+import torch
+from torch import nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--steps", type=int, default=3)
+args = parser.parse_args()
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+for step in range(args.steps):
+    loss = nn.functional.mse_loss(model(torch.randn(3, 4)), torch.randn(3, 1))
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    print(f"step {step + 1} loss {loss.item()!r}", flush=True)
+"""
+
+
+def test_a_script_watched_through_the_agent_is_recorded_and_followed_as_rows(tmp_path: Path) -> None:
+    folder = tmp_path / "research"
+    (folder / "core").mkdir(parents=True)  # a project's own `core` package must not shadow ours
+    (folder / "core" / "__init__.py").write_text("raise ImportError('the project core')\n")
+    (folder / "train.py").write_text(TRAIN)
+    store = tmp_path / "runs.sqlite3"
+    with AgentPipe(store) as agent:
+        agent.connect()
+        started = agent.result("watch", argv=["train.py", "--steps", "5"], cwd=str(folder), name="remote", uid="w1")
+        assert started["uid"] == "w1"
+        stream = agent.result("follow", uid="w1", rows="arrays")["stream"]
+        lines, end = agent.stream_lines(stream, timeout=90)
+        assert end["reason"] == "completed", (end, (tmp_path / "remote-logs" / "w1.log").read_text())
+        columns = lines[0]["columns"]
+        assert all("columns" not in line for line in lines[1:])  # sent once per stream
+        chunks = [protocol.rows_from_arrays(line, columns) for line in lines]
+        assert [row["step"] for row in merged(chunks)["steps"]] == [1, 2, 3, 4, 5]
+        assert chunks[0]["run"]["name"] == "remote" and chunks[0]["run"]["dataset"] == "script"
+    log = (tmp_path / "remote-logs" / "w1.log").read_text(encoding="utf-8")
+    assert "step 5 loss" in log  # the script's own output, kept on the remote
