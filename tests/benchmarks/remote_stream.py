@@ -2,11 +2,11 @@
 
 Run it as a script (it is not part of the pytest run):
 
-    python tests/benchmarks/remote_stream.py [--quick] [--repeats N] [--transports ssh,local] [--steps N]
-        [--batch-size 64] [--report-interval 0.1] [--poll 0.02] [--json PATH]
+    python tests/benchmarks/remote_stream.py [--quick] [--repeats N] [--transports ssh,local]
+        [--workloads 64:200,4:1200] [--report-interval 0.1] [--poll 0.02] [--json PATH]
 
-Each repeat runs, for each transport, `gpu-train-monitor run --remote HOST --device cpu --model tiny-cnn ...
---runs-db LOCAL` as a user would: the agent (started over the connection) starts the run detached on the
+Each repeat runs, for each workload and transport, `gpu-train-monitor run --remote HOST --device cpu --model
+tiny-cnn ... --runs-db LOCAL` as a user would: the agent (started over the connection) starts the run detached on the
 "remote" side, recording into the remote store, and the command mirrors it into the local store until it ends.
 The transports:
 
@@ -26,12 +26,14 @@ Measured, per run (medians over its reports, then the median of the repeats):
   following the local store waits, the run's own write-behind included.
 - bytes/s: what the link read between the run's first and last report, per second of that span (the hello,
   the start request and the final status are outside it). Goal < 5 kB/s at the default report interval
-  (0.1 s). The traffic is also split per report and per step, since a faster device (more steps a second)
-  sends more step rows: the rate on another machine is about reports/s x bytes/report + steps/s x
-  bytes/step.
+  (0.1 s). What the bytes were made of is read back from the relay's copy: each table's rows (and bytes per
+  row), the run row's changes, the lines' framing. A run reports at most 1 / interval times a second but sends
+  every step's loss, so the rate grows with steps/s: about reports/s x bytes/report + steps/s x bytes/step.
 
-Sizes (CPU, one torch thread, tiny-cnn batch 64, synthetic data): 200 steps (about 20-30 s of training on a
-2-core machine) x 3 repeats x 2 transports, about 4 minutes with the start-ups; --quick: 60 steps x 1 repeat.
+Workloads (tiny-cnn on the CPU, one torch thread, synthetic data): batch 64 for 200 steps (about 5 steps/s on
+a 2-core machine: every step reports) and batch 4 for 1,200 steps (about 45 steps/s: reports at about their
+cap, many steps between them, as on a GPU), x 2 transports x 3 repeats: about 8 minutes with the start-ups;
+--quick: 60 and 300 steps, 1 repeat.
 """
 
 from __future__ import annotations
@@ -68,15 +70,16 @@ ENV_SSH = "GPU_TRAIN_MONITOR_SSH"  # core.remote.target: the ssh program and fix
 # ---- the relay: counts the bytes the client reads -------------------------------------------------
 def relay(count_path: Path, command: list[str], local: bool) -> int:
     """Run `command` (ssh and its arguments) with our stdin, and copy its stdout to ours, appending
-    "<unix time> <bytes so far>" to `count_path` after each read. `local`: `command` is an ssh command line;
-    drop ssh and its options and run the remote command here, as the remote shell would."""
+    "<unix time> <bytes so far>" to `count_path` after each read and the bytes themselves to `count_path`
+    with the suffix .stream (what they were made of). `local`: `command` is an ssh command line; drop ssh and
+    its options and run the remote command here, as the remote shell would."""
     if local:
         command = remote_words(command)
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=None, stderr=None)
     assert child.stdout is not None
     total = 0
     out = sys.stdout.buffer.raw if hasattr(sys.stdout.buffer, "raw") else sys.stdout.buffer
-    with open(count_path, "a", encoding="ascii") as counts:
+    with open(count_path, "a", encoding="ascii") as counts, open(stream_path(count_path), "ab") as copy:
         while True:
             data = os.read(child.stdout.fileno(), 1 << 16)
             if not data:
@@ -88,7 +91,13 @@ def relay(count_path: Path, command: list[str], local: bool) -> int:
                 view = view[written:]
             counts.write(f"{time.time():.6f} {total}\n")
             counts.flush()
+            copy.write(data)
+            copy.flush()
     return child.wait()
+
+
+def stream_path(count_path: Path) -> Path:
+    return count_path.with_suffix(".stream")
 
 
 def remote_words(ssh_argv: list[str]) -> list[str]:
@@ -102,9 +111,26 @@ def remote_words(ssh_argv: list[str]) -> list[str]:
 
 
 # ---- one run --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Workload:
+    """tiny-cnn at this batch size for this many steps: the batch sets how many steps a second the run makes."""
+
+    batch: int
+    steps: int
+
+
+def workloads(text: str) -> list[Workload]:
+    """ "64:200,4:1200" -> [Workload(64, 200), Workload(4, 1200)]."""
+    found = []
+    for part in text.split(","):
+        batch, _, steps = part.strip().partition(":")
+        found.append(Workload(int(batch), int(steps)))
+    return found
+
+
 @dataclass
 class RunResult:
-    transport: str
+    case: str  # transport and batch size
     exit_code: int
     wall_s: float
     reports: int
@@ -113,6 +139,8 @@ class RunResult:
     step_latency_s: list[float] = field(default_factory=list)
     report_at_latency_s: list[float] = field(default_factory=list)  # reports.at -> local row seen
     bytes_total: int = 0
+    bytes_by_part: dict[str, int] = field(default_factory=dict)  # the followed stream's keys, framing, replies
+    rows_by_part: dict[str, int] = field(default_factory=dict)
     bytes_in_span: int = 0
     span_s: float = 0.0
     missing_locally: int = 0
@@ -167,12 +195,13 @@ class Poller:
             self._db.close()
 
 
-def one_run(transport: str, folder: Path, ssh: dict, args: argparse.Namespace, index: int) -> RunResult:
+def one_run(transport: str, work: Workload, folder: Path, ssh: dict, args: argparse.Namespace, index: int) -> RunResult:
     """`run --remote` one tiny-cnn run over `transport`, timing its rows into the local mirror."""
+    name = f"{index}-{transport}-b{work.batch}"
     uid = f"bench{index:02d}{transport}" + os.urandom(6).hex()
-    remote_store = folder / f"remote-{index}-{transport}.sqlite3"
-    local_store = folder / f"local-{index}-{transport}.sqlite3"
-    counts = folder / f"bytes-{index}-{transport}.txt"
+    remote_store = folder / f"remote-{name}.sqlite3"
+    local_store = folder / f"local-{name}.sqlite3"
+    counts = folder / f"bytes-{name}.txt"
     relay_prefix = [sys.executable, str(Path(__file__).resolve()), "--relay", str(counts)]
     if transport == "ssh":
         ssh_words = relay_prefix + ["--", *shlex.split(ssh["program"])]
@@ -201,11 +230,11 @@ def one_run(transport: str, folder: Path, ssh: dict, args: argparse.Namespace, i
         "--model",
         "tiny-cnn",
         "--batch-size",
-        str(args.batch_size),
+        str(work.batch),
         "--synthetic-samples",
-        str(args.batch_size * 8),
+        str(max(256, work.batch * 8)),
         "--max-steps",
-        str(args.steps),
+        str(work.steps),
         "--report-interval",
         str(args.report_interval),
         "--runs-db",
@@ -237,7 +266,7 @@ def one_run(transport: str, folder: Path, ssh: dict, args: argparse.Namespace, i
         remote.close()
         local.close()
     result = RunResult(
-        transport,
+        f"{transport}, b{work.batch}",
         process.returncode,
         time.monotonic() - started,
         reports=len(remote.reports),
@@ -253,7 +282,37 @@ def one_run(transport: str, folder: Path, ssh: dict, args: argparse.Namespace, i
         if step in local.steps:
             result.step_latency_s.append(max(local.steps[step] - seen, 0.0))
     read_bytes(result, counts, remote.report_at)
+    read_parts(result, stream_path(counts))
     return result
+
+
+def read_parts(result: RunResult, path: Path) -> None:
+    """What the bytes the link read were made of: each followed chunk's tables and run-row changes (their JSON),
+    the lines' framing, and everything else (hello, replies)."""
+    parts: dict[str, int] = {}
+    rows: dict[str, int] = {}
+    try:
+        lines = path.read_bytes().splitlines(keepends=True)
+    except OSError:
+        return
+    for line in lines:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            parts["unreadable"] = parts.get("unreadable", 0) + len(line)
+            continue
+        data = message.get("data") if isinstance(message, dict) and "stream" in message else None
+        if not isinstance(data, dict):
+            parts["hello and replies"] = parts.get("hello and replies", 0) + len(line)
+            continue
+        inner = 0
+        for key, value in data.items():
+            size = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+            parts[key] = parts.get(key, 0) + size
+            rows[key] = rows.get(key, 0) + (len(value) if isinstance(value, list) else 1)
+            inner += size
+        parts["framing"] = parts.get("framing", 0) + len(line) - inner
+    result.bytes_by_part, result.rows_by_part = parts, rows
 
 
 def read_bytes(result: RunResult, counts: Path, report_at: dict[int, float]) -> None:
@@ -295,9 +354,9 @@ def fmt(value: float | None, spec: str) -> str:
 
 
 def summarize(results: dict[str, list[RunResult]], args: argparse.Namespace) -> tuple[list[list[str]], dict]:
-    rows = [["transport", "measurement", "median", "runs: min..max (n)", "target", "met"]]
+    rows = [["case", "measurement", "median", "runs: min..max (n)", "target", "met"]]
     summary: dict = {}
-    for transport, runs in results.items():
+    for case, runs in results.items():
         good = [r for r in runs if r.exit_code == 0]
         entry: dict = {
             "runs": [asdict(r) | {"bytes_per_s": r.bytes_per_s} for r in runs],
@@ -334,29 +393,37 @@ def summarize(results: dict[str, list[RunResult]], args: argparse.Namespace) -> 
             spread = f"{min(values):.3g}..{max(values):.3g} ({len(values)})" if values else "-"
             if name.startswith("reports/s"):
                 steps = median_of(good, lambda r: (r.steps - 1) / r.span_s if r.span_s else None)
-                rows.append([transport, name, f"{fmt(med, '.1f')}, {fmt(steps, '.1f')}", spread, "", ""])
+                rows.append([case, name, f"{fmt(med, '.1f')}, {fmt(steps, '.1f')}", spread, "", ""])
                 entry["reports_per_s"], entry["steps_per_s"] = med, steps
                 continue
             met = "" if target is None or med is None else ("yes" if med < target else "NO")
             shown = fmt(med, ".3f") if unit == "s" else fmt(med, ",.0f")
-            rows.append([transport, name, f"{shown} {unit}", spread, f"< {target:g} {unit}" if target else "", met])
+            rows.append([case, name, f"{shown} {unit}", spread, f"< {target:g} {unit}" if target else "", met])
             entry[name] = med
+        parts: dict[str, int] = {}
+        part_rows: dict[str, int] = {}
+        for run in good:
+            for key, size in run.bytes_by_part.items():
+                parts[key] = parts.get(key, 0) + size
+            for key, count in run.rows_by_part.items():
+                part_rows[key] = part_rows.get(key, 0) + count
+        whole = sum(parts.values())
+        if whole:
+            shares = []
+            for key, size in sorted(parts.items(), key=lambda item: -item[1]):
+                per_row = f", {size / part_rows[key]:,.0f} B/row" if part_rows.get(key) else ""
+                shares.append(f"{key} {size / whole:.0%}{per_row}")
+            rows.append([case, "the bytes: " + "; ".join(shares), f"{whole:,} B", f"({len(good)} runs)", "", ""])
+        entry["bytes_by_part"], entry["rows_by_part"] = parts, part_rows
         missing = sum(r.missing_locally for r in runs)
         rows.append(
-            [
-                transport,
-                "rows recorded remotely but missing locally",
-                str(missing),
-                "",
-                "0",
-                "yes" if missing == 0 else "NO",
-            ]
+            [case, "rows recorded remotely but missing locally", str(missing), "", "0", "yes" if missing == 0 else "NO"]
         )
         entry["missing_locally"] = missing
         if len(good) < len(runs):
             rows.append(
                 [
-                    transport,
+                    case,
                     "failed runs",
                     str(len(runs) - len(good)),
                     "; ".join(r.stderr_tail for r in runs if r.exit_code)[:200],
@@ -364,7 +431,7 @@ def summarize(results: dict[str, list[RunResult]], args: argparse.Namespace) -> 
                     "NO",
                 ]
             )
-        summary[transport] = entry
+        summary[case] = entry
     return rows, summary
 
 
@@ -383,17 +450,21 @@ def main() -> int:
         rest = rest[1:] if local else rest
         return relay(Path(sys.argv[2]), rest[1:] if rest[:1] == ["--"] else rest, local)
     parser = argparse.ArgumentParser(description="A remote run's added latency and bytes/s, over a real sshd")
-    parser.add_argument("--quick", action="store_true", help="60 steps, 1 repeat (~1 minute)")
+    parser.add_argument("--quick", action="store_true", help="fewer steps, 1 repeat (~2 minutes)")
     parser.add_argument("--repeats", type=int, default=0, help="runs per transport (default 3; 1 with --quick)")
     parser.add_argument("--transports", default=",".join(TRANSPORTS), help="ssh, local or both")
-    parser.add_argument("--steps", type=int, default=0, help="steps per run (default 200; 60 with --quick)")
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument(
+        "--workloads",
+        default="",
+        help="BATCH:STEPS,... tiny-cnn runs to stream (default 64:200,4:1200: about 5 and 45 steps/s on 2 CPU "
+        "cores; --quick 64:60,4:300)",
+    )
     parser.add_argument("--report-interval", type=float, default=0.1, help="the run's report interval (default 0.1 s)")
     parser.add_argument("--poll", type=float, default=0.02, help="how often both stores are polled (s)")
     parser.add_argument("--json", default=None, help="write the numbers here too")
     args = parser.parse_args()
     args.repeats = args.repeats or (1 if args.quick else 3)
-    args.steps = args.steps or (60 if args.quick else 200)
+    work = workloads(args.workloads or ("64:60,4:300" if args.quick else "64:200,4:1200"))
     transports = [t for t in args.transports.split(",") if t in TRANSPORTS]
     notes = []
     if "ssh" in transports and (why := skip_reason()) is not None:
@@ -402,24 +473,26 @@ def main() -> int:
     if not transports:
         parser.error("no transport to measure: " + "; ".join(notes))
     started = time.perf_counter()
-    results: dict[str, list[RunResult]] = {t: [] for t in transports}
+    results: dict[str, list[RunResult]] = {f"{t}, b{w.batch}": [] for w in work for t in transports}
     with tempfile.TemporaryDirectory(prefix="gtm-remote-bench-") as scratch:
         folder = Path(scratch)
         with ssh_server(folder / "sshd") if "ssh" in transports else contextlib.nullcontext() as server:
             ssh = {"program": server.ssh_program, "alias": server.alias} if server else {}
             for index in range(args.repeats):
                 order = transports if index % 2 == 0 else transports[::-1]  # drift falls on both alike
-                for transport in order:
-                    print(
-                        f"[remote_stream] repeat {index + 1}/{args.repeats}: {transport}", file=sys.stderr, flush=True
-                    )
-                    results[transport].append(one_run(transport, folder, ssh, args, index))
+                for each in work:
+                    for transport in order:
+                        case = f"{transport}, b{each.batch}"
+                        print(f"[remote_stream] repeat {index + 1}/{args.repeats}: {case}", file=sys.stderr, flush=True)
+                        results[case].append(one_run(transport, each, folder, ssh, args, index))
     rows, summary = summarize(results, args)
     total = time.perf_counter() - started
     print()
     print(
         f"remote stream over {', '.join(transports)} on {platform.processor() or platform.machine()} "
-        f"({os.cpu_count()} CPUs): tiny-cnn b{args.batch_size} on the CPU, {args.steps} steps, report interval "
+        f"({os.cpu_count()} CPUs): tiny-cnn on the CPU, "
+        + ", ".join(f"batch {w.batch} for {w.steps} steps" for w in work)
+        + f", report interval "
         f"{args.report_interval} s, {args.repeats} repeat(s), stores polled every {args.poll} s; {total:.0f} s"
     )
     print_table(rows)
