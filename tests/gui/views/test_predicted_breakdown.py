@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import re
 
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
 from core.base.text import Message
 from core.run.events import MemoryBreakdown, StepPredicted
+from core.store.run_store import RunStore
+from core.watch.session import Watch
+from gui.history.feed import StoreLink
 from gui.plots.loss_plot import LossPlot
 from gui.plots.memory_plot import MemoryPlot
+from gui.run.launched_feed import LaunchedFeed
 from gui.views.breakdown_view import BreakdownView
 from gui.views.event_display import EventDisplay
 from gui.views.log_panel import LogPanel
 from gui.views.predicted_breakdown import STEP_PARTS, error_percent, step_bytes
+from gui.views.run_view import RunView
 from gui.views.window_state import WindowState
 from tests.support.gui_support import FAST
+from tests.support.watched_loops import tiny_model, train
 
 RUN_TIMEOUT_MS = 60_000
 SIZE = r"[\d.]+\s(B|kB|MB|GB)"  # \s: a space that does not break (U+00A0) too
@@ -113,3 +121,30 @@ def test_a_watched_step_that_could_not_be_traced_says_why_beside_the_measured_on
         "(aten.nonzero)"
     )
     assert view.value_labels["params_bytes"].text() == "4.00 MB (20%)"  # measured only
+
+
+def test_a_watched_run_followed_live_shows_its_prediction_beside_its_breakdown(qtbot, tmp_path):
+    """The main window follows a watched script through the store (gui.run.launched_feed), as it trains."""
+    db = tmp_path / "runs.sqlite3"
+    model, optimizer = tiny_model()
+    with Watch(model, optimizer, runs_db=db, signals=False, report_interval_s=0.0) as watched:
+        train(model, optimizer, 20, watched.step)
+    link = StoreLink(db)
+    view = RunView()
+    view.redraw.stop()
+    host = QWidget()  # the view's widgets placed as the window places them, removed with it
+    qtbot.addWidget(host)
+    layout = QVBoxLayout(host)
+    for widget in (view.loss_plot, view.memory_plot, view.stats, view.breakdown_view, view.log):
+        layout.addWidget(widget)
+    feed = LaunchedFeed(view, link)
+    try:
+        with RunStore(db, readonly=True) as store:
+            feed.follow(store.find_uid(watched.run_uid))
+        feed.finish()
+        breakdown = view.breakdown_view
+        assert breakdown.last is not None and breakdown.predicted.prediction is not None
+        assert " · predicted " in breakdown.value_labels["params_bytes"].text()
+        assert "% off" in breakdown.predicted.line.text()
+    finally:
+        link.close()
