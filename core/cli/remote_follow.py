@@ -48,17 +48,15 @@ def start_and_follow(
     try:
         started = link.request(op, uid=uid, **request)
         uid = str(started.get("uid") or uid)
-        print(
-            f"started on {target.host} (process {started.get('pid', '?')}); following it into {store_path}",
-            file=sys.stderr,
-            flush=True,
-        )
-        return _follow(args, target, link, uid, store_path)
+        said = f"started on {target.host} (process {started.get('pid', '?')}); following it into {store_path}"
+        return _follow(args, target, link, uid, store_path, said)
     finally:
         link.close()
 
 
-def _follow(args: argparse.Namespace, target: RemoteTarget, link: AgentLink, uid: str, store_path: Path) -> int:
+def _follow(
+    args: argparse.Namespace, target: RemoteTarget, link: AgentLink, uid: str, store_path: Path, started: str
+) -> int:
     stop = threading.Event()
     outcome: dict[str, Any] = {}
 
@@ -81,7 +79,7 @@ def _follow(args: argparse.Namespace, target: RemoteTarget, link: AgentLink, uid
     steering = _Steering(target, link, uid)
     with _forwarded_signals(controls) as seen:
         follower.start()
-        progress = _Progress(store_path, uid, target.host)
+        progress = _Progress(store_path, uid, target.host, started)
         while follower.is_alive():
             follower.join(0.2)
             while not controls.empty():
@@ -163,10 +161,12 @@ def _forwarded_signals(controls: queue.Queue[Control | None]) -> Iterator[_Signa
 
 
 class _Progress:
-    """A line on stderr as the copy grows: rewritten in place on a terminal, every 10 s otherwise."""
+    """A line on stderr as the copy grows: rewritten in place on a terminal, every 10 s otherwise (the first at
+    once)."""
 
-    def __init__(self, store_path: Path, uid: str, host: str) -> None:
+    def __init__(self, store_path: Path, uid: str, host: str, started: str) -> None:
         self.store_path, self.uid, self.host = store_path, uid, host
+        self.started = started  # said once the run shows here (a run that fails first says only why)
         self.tty = sys.stderr.isatty()
         self.every_s = PROGRESS_EVERY_S if self.tty else 10.0
         self.last_at = 0.0
@@ -176,10 +176,15 @@ class _Progress:
     def show(self) -> None:
         if time.monotonic() - self.last_at < self.every_s:
             return
-        self.last_at = time.monotonic()
         text = self._text()
-        if not text or text == self.last_text:
+        if not text:
+            return  # not here yet: looked for again at the next call
+        self.last_at = time.monotonic()
+        if text == self.last_text:
             return
+        if self.started:
+            print(self.started, file=sys.stderr, flush=True)
+            self.started = ""
         self.last_text = text
         print(f"\r{text}" if self.tty else text, end="" if self.tty else "\n", file=sys.stderr, flush=True)
 
@@ -202,6 +207,8 @@ class _Progress:
         return f"step {row.steps}/{row.total_steps}{loss}{rate}  on {self.host}"
 
     def close(self) -> None:
+        if self.started and self._text():  # a run that ended before the first look
+            print(self.started, file=sys.stderr, flush=True)
         if self.tty and self.last_text:
             print(file=sys.stderr)
         if self.store is not None:

@@ -164,7 +164,7 @@ def test_watch_remote_runs_the_script_there(remote, tmp_path):
     assert len(copy["steps"]) == 12 and copy == contents(store, uid)
 
 
-def test_failures_are_one_line_and_exit_2(remote, monkeypatch):
+def test_failures_are_one_line_and_exit_2(remote, tmp_path):
     _, options = remote
     missing = run_cli("runs", "list", "--remote", "gpu-box", "--agent-command", "no-such-program agent")
     user_error_line(missing, "gpu-train-monitor is not installed on gpu-box", "--agent-command")
@@ -172,6 +172,10 @@ def test_failures_are_one_line_and_exit_2(remote, monkeypatch):
     user_error_line(refused, "--resume", "not with --remote")
     not_python = run_cli("watch", *options, "--", "bash", "train.sh")
     user_error_line(not_python, "python SCRIPT")
+    failed_there = run_cli(
+        "run", *options, *FAST, "--device", "mps", "--max-steps", "5", "--runs-db", str(tmp_path / "l.db")
+    )
+    user_error_line(failed_there, "the run on alice@gpu-box:2222 ended before it recorded anything", "mps")
     bad_host = run_cli("runs", "list", "--remote=-oProxyCommand=x")
     user_error_line(bad_host, "not a machine to connect to")
 
