@@ -31,6 +31,7 @@ from pathlib import Path
 SSHD = Path("/usr/sbin/sshd")
 ALIAS = "gtm-sshd"
 WRONG_KEY_ALIAS = "gtm-sshd-wrong-key"  # the same server, a key it does not know: authentication fails
+UNTRUSTED_ALIAS = "gtm-sshd-untrusted"  # the same server and key, its host key not in known_hosts
 START_TIMEOUT_S = 15.0
 
 
@@ -50,6 +51,7 @@ class SshServer:
 
     alias: str
     wrong_key_alias: str
+    untrusted_alias: str
     port: int
     folder: Path
     client_config: Path
@@ -134,7 +136,11 @@ def write_server_config(folder: Path, host_key: Path, authorized_keys: Path) -> 
 def write_client_config(folder: Path, port: int, client_key: Path, wrong_key: Path, known_hosts: Path) -> Path:
     env = f"GPU_TRAIN_MONITOR_CHECKPOINTS={folder / 'remote-checkpoints'} OMP_NUM_THREADS=1"
     lines = []
-    for alias, key in ((ALIAS, client_key), (WRONG_KEY_ALIAS, wrong_key)):
+    for alias, key, known in (
+        (ALIAS, client_key, known_hosts),
+        (WRONG_KEY_ALIAS, wrong_key, known_hosts),
+        (UNTRUSTED_ALIAS, client_key, folder / "known_hosts_empty"),
+    ):
         lines += [
             f"Host {alias}",
             "    HostName 127.0.0.1",
@@ -143,7 +149,7 @@ def write_client_config(folder: Path, port: int, client_key: Path, wrong_key: Pa
             f"    IdentityFile {key}",
             "    IdentitiesOnly yes",
             "    IdentityAgent none",
-            f"    UserKnownHostsFile {known_hosts}",
+            f"    UserKnownHostsFile {known}",
             "    GlobalKnownHostsFile /dev/null",
             "    StrictHostKeyChecking yes",
             "    BatchMode yes",
@@ -212,6 +218,7 @@ def ssh_server(folder: Path) -> Iterator[SshServer]:
     server = SshServer(
         alias=ALIAS,
         wrong_key_alias=WRONG_KEY_ALIAS,
+        untrusted_alias=UNTRUSTED_ALIAS,
         port=port,
         folder=folder,
         client_config=client_config,
@@ -221,6 +228,11 @@ def ssh_server(folder: Path) -> Iterator[SshServer]:
     )
     server.remote_store.parent.mkdir(parents=True, exist_ok=True)
     try:
+        login = server.ssh("true")
+        if login.returncode != 0:  # say why here, not as a confusing failure in each test
+            raise RuntimeError(
+                f"ssh to the test sshd failed: {login.stderr.strip()}; sshd: {server.server_log()[-2000:]}"
+            )
         yield server
     finally:
         stop(process)

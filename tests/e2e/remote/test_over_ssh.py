@@ -133,9 +133,15 @@ def test_a_key_the_server_refuses_is_one_line_about_logging_in(sshd: SshServer) 
     assert seconds < FAILS_WITHIN_S
 
 
+def test_a_host_key_not_in_known_hosts_is_one_line_saying_to_check_it_once(sshd: SshServer) -> None:
+    line, seconds = failure(sshd, sshd.untrusted_alias)
+    assert "the host key of gtm-sshd-untrusted is not trusted yet" in line
+    assert seconds < FAILS_WITHIN_S
+
+
 def test_an_unknown_host_is_one_line_naming_it(sshd: SshServer) -> None:
-    line, seconds = failure(sshd, "gtm-no-such-host")
-    assert "unknown host gtm-no-such-host" in line
+    line, seconds = failure(sshd, "gtm-no-such-host.invalid")  # .invalid never resolves (RFC 6761)
+    assert "unknown host gtm-no-such-host.invalid" in line
     assert seconds < FAILS_WITHIN_S
 
 
