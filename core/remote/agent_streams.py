@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 POLL_S = 0.2  # how often a followed run's store is read for new rows
 HEARTBEAT_EVERY_S = 10.0  # a run row whose only change is its heartbeat is sent this often (the mirror's liveness)
+DEAD_POLLS = 5  # polls a run may stay `running` after its process is gone before the stream ends it interrupted
 PROGRESS_EVERY_S = 1.0  # a run row whose only changes are progress columns is sent this often
 PROGRESS_COLUMNS = frozenset(
     {"steps", "samples_per_s", "loss_last", "val_accuracy", "peak_allocated_bytes", "peak_reserved_bytes"}
@@ -64,6 +65,7 @@ def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int, arr
             return
         delta = RunDelta()
         columns_sent = False
+        dead_polls = 0
         while True:
             try:
                 found = store_rows.snapshot(store, run_id, after_step, after_seq)
@@ -85,9 +87,12 @@ def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int, arr
                 if not stream.stopped:
                     stream.end(found.run["status"])
                 return
-            if not found.live:  # its process is gone: the store says so now, and the next read ends the stream
+            if not found.live:  # its process is gone: the store says so now, and a next read ends the stream
                 store.mark_interrupted()
-                continue
+                dead_polls += 1
+                if dead_polls > DEAD_POLLS:  # a store this agent may not write keeps saying `running`
+                    stream.end(Status.INTERRUPTED)
+                    return
             if stream.wait(POLL_S):
                 break
     if stream.stop.is_set():

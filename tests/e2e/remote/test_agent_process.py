@@ -281,3 +281,14 @@ def test_a_script_watched_through_the_agent_is_recorded_and_followed_as_rows(tmp
         assert chunks[0]["run"]["name"] == "remote" and chunks[0]["run"]["dataset"] == "script"
     log = (tmp_path / "remote-logs" / "w1.log").read_text(encoding="utf-8")
     assert "step 5 loss" in log  # the script's own output, kept on the remote
+
+
+def test_a_followed_run_killed_with_sigkill_ends_its_stream_interrupted(tmp_path: Path) -> None:
+    with AgentPipe(tmp_path / "runs.sqlite3") as agent:
+        agent.connect()
+        run_process = psutil.Process(agent.result("start", config=LONG, uid="killed-run")["pid"])
+        stream = agent.result("follow", uid="killed-run")["stream"]
+        agent.read_until(lambda line: line.get("stream") == stream and line["data"]["steps"], timeout=60)
+        run_process.kill()  # nothing of it can record its end
+        _, end = agent.stream_lines(stream, timeout=20)
+        assert end["reason"] == "interrupted"
