@@ -105,6 +105,9 @@ class AgentLink:
         transport = Transport(self.target)
         transport.start()  # RemoteError when ssh cannot even be run
         self._transport = transport
+        if self._closing:  # closed from another thread meanwhile (a window's Cancel)
+            self.close()
+            raise self._closed_error()
         self._start(self._read_stdout, "reader")
         try:
             return self._handshake()
@@ -125,7 +128,7 @@ class AgentLink:
                 )
             )
         if self._replies.failure is not None and not self.hello:
-            raise self._before_hello_failure()
+            raise self._closed_error() if self._closing else self._before_hello_failure()
         hello = self.hello
         theirs = hello.get("protocol")
         self.host_name = str(hello.get("host") or self.target.host)
@@ -297,9 +300,12 @@ class AgentLink:
             return
         self._replies.dispatch(message)
 
+    def _closed_error(self) -> RemoteError:
+        return ConnectionLost(Message("the connection to {host} was closed", host=self.target.host))
+
     def _lost_error(self) -> RemoteError:
         if self._closing:
-            return ConnectionLost(Message("the connection to {host} was closed", host=self.target.host))
+            return self._closed_error()
         transport = self._transport
         detail = last_line(transport.stderr_text()) if transport is not None else "no message"
         if transport is not None and transport.returncode is not None and detail == "no message":
@@ -326,7 +332,7 @@ class AgentLink:
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(CLOSE_WAIT_S)
-        self._fail(ConnectionLost(Message("the connection to {host} was closed", host=self.target.host)))
+        self._fail(self._closed_error())
         transport.close_pipes()
 
     def __enter__(self) -> AgentLink:

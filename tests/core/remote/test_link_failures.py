@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import threading
 import time
 
 import pytest
@@ -115,3 +116,12 @@ def test_a_transport_that_dies_after_its_hello_fails_the_handshake_at_once():
     error = connect_error(RemoteTarget.parse("gpu-box", transport=(sys.executable, "-c", code)))
     assert type(error) is ConnectionLost
     assert "connection to gpu-box was lost" in str(error)
+
+
+def test_closing_from_another_thread_ends_a_connect_that_waits():
+    link = AgentLink(RemoteTarget.parse("gpu-box", transport=("sleep", "60")), connect_timeout_s=30)
+    threading.Timer(0.3, link.close).start()  # a window's Cancel while ssh still waits
+    started = time.monotonic()
+    with pytest.raises(ConnectionLost, match="was closed"):
+        link.connect()
+    assert time.monotonic() - started < 5
