@@ -65,6 +65,7 @@ TORCH_FREE = (
     "core.cli.options",
     "core.compare.plan",
     "core.compare.result",
+    "core.remote",  # the agent loads torch only for devices and readings; the client never
 )
 
 IMPORT_ONE_PACKAGE = f"""
