@@ -7,9 +7,11 @@ What `ssh HOST gpu-train-monitor agent` runs for a window or a command line on a
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import socket
 import sys
-from typing import Any
+from typing import IO, Any
 
 from ..base.errors import UserError
 from ..device.system_info import app_version
@@ -38,7 +40,7 @@ def command_agent(args: argparse.Namespace) -> int:
     """Serve until stdin ends; exit 0, 3 after a protocol version mismatch, 2 when the store cannot be opened."""
     from ..remote.agent import Agent
 
-    stdout = sys.stdout.buffer
+    stdout = protocol_output()
     try:
         store = RunStore(args.runs_db)
     except UserError as exc:  # the client reads this line instead of a hello
@@ -49,3 +51,15 @@ def command_agent(args: argparse.Namespace) -> int:
     with store:
         agent = Agent(store, sys.stdin.buffer, stdout, app_version(), socket.gethostname())
         return agent.serve()
+
+
+def protocol_output() -> IO[bytes]:
+    """The protocol's own handle on stdout, with file descriptor 1 itself then pointed at stderr: a stray print,
+    a library's warning or a C extension's message can never break a line of the protocol."""
+    try:
+        sys.stdout.flush()
+        protocol_fd = os.dup(sys.stdout.fileno())
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):  # no real stdout: use what there is
+        return sys.stdout.buffer
+    return os.fdopen(protocol_fd, "wb")
