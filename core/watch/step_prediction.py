@@ -260,11 +260,11 @@ def optimizer_copy(optimizer: torch.optim.Optimizer, fakes: dict[int, torch.Tens
 
 
 def describe(model: nn.Module, optimizers: Sequence[torch.optim.Optimizer], inputs: StepInputs, kind: str) -> Message:
-    """What was traced, for people: "Sequential at batch 16 (fp32, AdamW) on cpu, its loss replaced by ..."."""
+    """What was traced, for people: "Sequential at batch 16 (no autocast, AdamW) on cpu, with the loss ..."."""
     precision = f"{str(inputs.autocast[1]).removeprefix('torch.')} autocast" if inputs.autocast else "no autocast"
     return Message(
-        "{model} at batch {batch} ({precision}, {optimizer}) on {device}, the script's loss function replaced by "
-        "the sum of the model's outputs (or the loss it returns)",
+        "{model} at batch {batch} ({precision}, {optimizer}) on {device}, with the loss the model returns, or else "
+        "the sum of its outputs, in place of the training's own loss",
         model=type(model).__name__,
         batch=inputs.samples,
         precision=precision,
