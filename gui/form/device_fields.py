@@ -47,8 +47,8 @@ def add_remote_devices(combo: QComboBox, devices: Sequence[RemoteDevice]) -> Non
     for d in devices:
         capacity = format_bytes(d.capacity_bytes)
         combo.addItem(
-            QCoreApplication.translate("SettingsForm", "{name} on {host} ({capacity})").format(
-                name=d.name, host=d.host, capacity=capacity
+            QCoreApplication.translate("SettingsForm", "{spec} on {host}: {name} ({capacity})").format(
+                spec=d.spec, host=d.host, name=d.name, capacity=capacity
             ),
             d.key,
         )

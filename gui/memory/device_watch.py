@@ -41,6 +41,8 @@ class DeviceWatch(QObject):
         self.form, self.view, self.controller, self._on_probe = form, view, controller, on_probe
         self.connection = connection
         self.remote_device: tuple[str, str] | None = None  # (host, spec) whose readings feed the plot at rest
+        self._last_reading: Any = None  # the last reading plotted, and where this clock is on the plot's
+        self._reading_offset = 0.0
         if connection is not None:
             connection.reading.connect(self._on_reading)
         self.probe: Any = None  # core.memory.probe.MemoryProbe for the selected device, once torch has loaded
@@ -113,8 +115,13 @@ class DeviceWatch(QObject):
         """A reading of the remote device: plotted at rest (a run's own reports feed the plot meanwhile)."""
         if self.controller.running or self.remote_device is None or not isinstance(data, dict):
             return
-        sample = reading_sample(data, float(data.get("received_at", time.monotonic())))
+        received = float(data.get("received_at", time.monotonic()))
+        last = self.view.last_sample
+        if last is not None and last is not self._last_reading:  # a run fed the plot meanwhile: go on from there
+            self._reading_offset = last.time_s - received
+        sample = reading_sample(data, received + self._reading_offset)
         if sample is not None and data.get("device") == self.remote_device[1]:
+            self._last_reading = sample
             self.view.show_sample(sample)
 
     def show_torch_failed(self) -> None:

@@ -32,8 +32,8 @@ def test_the_remote_devices_are_listed_after_this_machines_named_with_the_host(f
     form.set_remote_devices(remote_devices("gpu-box", "gpu-box-7", [CPU, H200]))
     listed = entries(form)
     assert listed[-2:] == [
-        ("CPU (16 threads) on gpu-box (128.00 GB)", "cpu@gpu-box"),
-        ("NVIDIA H200 on gpu-box (150.00 GB)", "cuda:0@gpu-box"),
+        ("cpu on gpu-box: CPU (16 threads) (128.00 GB)", "cpu@gpu-box"),
+        ("cuda:0 on gpu-box: NVIDIA H200 (150.00 GB)", "cuda:0@gpu-box"),
     ]
     assert listed[0][1] == "auto"  # this machine's come first
     combo = form.widgets["device"]
