@@ -6,7 +6,8 @@ Shapes (core.remote.protocol has the line format):
 - ping {} -> {"at": unix time}
 - devices {} -> {"devices": [{"spec", "kind", "name", "capacity_bytes", "free_bytes", "used_bytes"}]}
 - readings {"device": spec, "interval_s": 1.0} -> stream of {"at", "device", "sample", "nvml"}
-- runs {"search": ""} -> {"runs": [every column of `runs`, id included, and "live"; newest first]}
+- runs {"search": "", "offset": 0} -> {"runs": [every column of `runs`, id included, and "live"; newest first],
+  "more": bool} (as many as fit in RUNS_PAGE_BYTES; more: ask again from offset + len(runs))
 - run {"run_id": int} or {"uid": str} ("id" is the request's own), optional "after_step", "after_seq", "rows"
   -> a chunk (run row without id, steps, reports, rank_reports, events) and "complete": false when more rows
   remain (ask again from the last step and seq received)
@@ -40,9 +41,10 @@ from ..store.run_store import RunNotFound, RunStore
 from . import store_rows
 from .agent import Agent, StartStream
 from .agent_streams import follow_stream, readings_stream
-from .protocol import BAD_REQUEST, CHUNK_BYTES, ProtocolError, rows_as_arrays
+from .protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError, rows_as_arrays
 from .spawn import Launch, check_uid, launch_of
 
+RUNS_PAGE_BYTES = MAX_REPLY_BYTES // 2  # a `runs` reply carries at most this much (runs hold their config's JSON)
 MAX_ARGV = 256  # a watched script's arguments: a list, bounded like the request line
 NAME_WAIT_S = 600.0  # how long a run's name waits for the run to be recorded
 
@@ -99,7 +101,12 @@ def readings(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStr
 
 
 def runs(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
-    return {"runs": store_rows.run_list(agent.store, argument(request, "search", str, ""))}
+    offset = argument(request, "offset", int, 0)
+    if offset < 0:
+        raise ProtocolError(BAD_REQUEST, Message("argument offset must be 0 or more"))
+    listed = store_rows.run_list(agent.store, argument(request, "search", str, ""))
+    page = store_rows.fitting(listed[offset:], RUNS_PAGE_BYTES)
+    return {"runs": page, "more": offset + len(page) < len(listed)}
 
 
 def run(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:

@@ -9,11 +9,9 @@ holds misses nothing.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.outputs import strict_json
 from ..base.text import Message
 from ..store.run_store import RunNotFound, RunStore
 from .protocol import (
@@ -25,6 +23,7 @@ from .protocol import (
     RUN_LIST_COLUMNS,
     STEP_COLUMNS,
     empty_chunk,
+    encode,
 )
 
 STEP_TABLES = {"steps": STEP_COLUMNS, "reports": REPORT_COLUMNS, "rank_reports": RANK_REPORT_COLUMNS}
@@ -69,6 +68,16 @@ def run_list(store: RunStore, search: str = "") -> list[dict[str, Any]]:
     return [{**by_id[run.id], "live": run.live} for run in runs if run.id in by_id]
 
 
+def fitting(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The first of `rows` that fit in about `limit` bytes of JSON (at least one, so that a page always moves on)."""
+    used = 0
+    for index, row in enumerate(rows):
+        used += _size(row)
+        if used > limit and index:
+            return rows[:index]
+    return rows
+
+
 def find_run(store: RunStore, *, run_id: int | None = None, uid: str | None = None) -> int:
     """The id of the run named by id or uid; RunNotFound when there is none."""
     if uid is not None:
@@ -108,7 +117,8 @@ def snapshot(store: RunStore, run_id: int, after_step: int = 0, after_seq: int =
 
 
 def _size(row: dict[str, Any]) -> int:
-    return len(json.dumps(strict_json(row), ensure_ascii=False)) + 1
+    """The row's bytes on a line (with one more for the comma between rows)."""
+    return len(encode(row))
 
 
 def chunks(found: Snapshot, limit: int = CHUNK_BYTES) -> list[dict[str, Any]]:

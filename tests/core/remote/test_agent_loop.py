@@ -67,6 +67,7 @@ def test_requests_before_hello_are_refused_and_hello_still_works(tmp_path: Path)
         ({"id": 1, "op": "run", "run_id": 3}, "not_found", "no run 3"),
         ({"id": 1, "op": "follow", "uid": "nobody"}, "not_found", "no run with uid nobody on gpu-box"),
         ({"id": 1, "op": "cancel", "stream": 9}, "not_found", "no stream 9"),
+        ({"id": 1, "op": "runs", "offset": -1}, "bad_request", "offset"),
         ({"id": 1, "op": "control", "uid": "u", "control": "kill"}, "bad_request", "no such control"),
         ({"id": 1, "op": "readings", "device": "cpu", "interval_s": 0}, "bad_request", "interval_s"),
         ({"id": 1, "op": "watch", "argv": "train.py"}, "bad_request", "argv"),
@@ -96,6 +97,15 @@ def test_malformed_and_oversized_lines_are_refused_in_turn(tmp_path: Path) -> No
     assert lines[5]["id"] == 4 and lines[5]["ok"]
 
 
+def test_the_runs_list_comes_in_pages_that_fit_on_a_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = [{"id": n, "config": "x" * 1000} for n in range(5, 0, -1)]
+    monkeypatch.setattr(agent_ops.store_rows, "run_list", lambda store, search: rows)
+    monkeypatch.setattr(agent_ops, "RUNS_PAGE_BYTES", 2500)
+    code, lines = serve(tmp_path, HELLO, {"id": 1, "op": "runs"}, {"id": 2, "op": "runs", "offset": 4})
+    assert lines[2]["result"] == {"runs": rows[:2], "more": True}
+    assert lines[3]["result"] == {"runs": rows[4:], "more": False}
+
+
 def test_a_bug_in_an_op_is_an_internal_error_and_the_agent_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
@@ -106,7 +116,7 @@ def test_a_bug_in_an_op_is_an_internal_error_and_the_agent_goes_on(
     code, lines = serve(tmp_path, HELLO, {"id": 1, "op": "ping"}, {"id": 2, "op": "runs"})
     assert code == 0
     assert lines[2] == {"id": 1, "ok": False, "error": "the agent failed: RuntimeError: boom", "kind": "internal"}
-    assert lines[3] == {"id": 2, "ok": True, "result": {"runs": []}}
+    assert lines[3] == {"id": 2, "ok": True, "result": {"runs": [], "more": False}}
     assert "RuntimeError: boom" in capsys.readouterr().err  # the traceback, for a bug report
 
 

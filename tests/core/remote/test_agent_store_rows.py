@@ -86,3 +86,12 @@ def test_the_runs_list_has_every_column_and_whether_each_run_is_live(recorded) -
             store_rows.find_run(store, run_id=999)
     assert [row["id"] for row in listed] == [run_id]
     assert set(listed[0]) == set(protocol.RUN_LIST_COLUMNS) | {"live"} and listed[0]["live"] is False
+
+
+def test_a_page_of_rows_is_those_that_fit_and_always_at_least_one() -> None:
+    rows = [{"uid": str(n), "config": "x" * 100} for n in range(10)]
+    size = len(protocol.encode(rows[0])) + 1
+    assert store_rows.fitting(rows, 3 * size) == rows[:3]
+    assert store_rows.fitting(rows, 1) == rows[:1]
+    assert store_rows.fitting(rows, 10**6) == rows
+    assert store_rows.fitting([], 10) == []
