@@ -26,15 +26,16 @@ from typing import Any
 
 from ..base.text import Message
 from ..distributed.env import ENV_RUN_UID
-from ..remote.failures import RemoteError
-from ..remote.follow import FOLLOWING, follow_into_store
+from ..remote.failures import RemoteError, RemoteRequestFailed
+from ..remote.follow import follow_into_store
 from ..remote.link import AgentLink
+from ..remote.protocol import NOT_FOUND
 from ..remote.target import RemoteTarget
 from ..run.signals import CONTROL_SIGNALS, Control, signal_number
 from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, Status
 from .options import PROG
 
-WAIT_FOR_RUN_S = 600.0  # how long a started run may take to record itself (imports, a dataset download)
+WAIT_FOR_RUN_S = 30.0  # a run the agent does not know yet is asked for this long (it waits for runs it started)
 PROGRESS_EVERY_S = 1.0
 
 
@@ -43,20 +44,31 @@ def start_and_follow(
 ) -> int:
     """Start the run (`start` or `watch` op with `request`) and follow it into `store_path`; the exit code."""
     uid = os.environ.pop(ENV_RUN_UID, None) or uuid.uuid4().hex
-    link = AgentLink(target)
-    link.connect()
-    try:
-        started = link.request(op, uid=uid, **request)
-        uid = str(started.get("uid") or uid)
-        said = f"started on {target.host} (process {started.get('pid', '?')}); following it into {store_path}"
-        return _follow(args, target, link, uid, store_path, said)
-    finally:
-        link.close()
+    controls: queue.Queue[Control | None] = queue.Queue()
+    with _forwarded_signals(controls) as seen:  # from the start: a Stop while it starts stops it once it runs
+        link = AgentLink(target)
+        link.connect()
+        try:
+            started = link.request(op, uid=uid, **request)
+            uid = str(started.get("uid") or uid)
+            said = f"started on {target.host} (process {started.get('pid', '?')}); following it into {store_path}"
+            seen.following = True
+            status = _follow(target, link, uid, store_path, said, controls)
+        finally:
+            link.close()
+    return _report_end(args, store_path, uid, status, seen.terminated)
 
 
 def _follow(
-    args: argparse.Namespace, target: RemoteTarget, link: AgentLink, uid: str, store_path: Path, started: str
-) -> int:
+    target: RemoteTarget,
+    link: AgentLink,
+    uid: str,
+    store_path: Path,
+    started: str,
+    controls: queue.Queue[Control | None],
+) -> Status | None:
+    """Follow the run into the local store while steering it with the controls the signals queue; the status
+    it ended with (None when no longer followed before it ended)."""
     stop = threading.Event()
     outcome: dict[str, Any] = {}
 
@@ -68,40 +80,40 @@ def _follow(
                 store_path,
                 stop=stop,
                 on_problem=lambda line: print(f"{PROG}: {line}", file=sys.stderr, flush=True),
-                on_state=lambda state: outcome.__setitem__("following", state == FOLLOWING),
                 wait_for_run_s=WAIT_FOR_RUN_S,
             )
         except BaseException as exc:  # handed to the main thread, which reports it
             outcome["error"] = exc
 
-    controls: queue.Queue[Control | None] = queue.Queue()
     follower = threading.Thread(target=follow, name="remote follow", daemon=True)
     steering = _Steering(target, link, uid)
-    with _forwarded_signals(controls) as seen:
-        follower.start()
-        progress = _Progress(store_path, uid, target.host, started)
-        while follower.is_alive():
-            follower.join(0.2)
-            while not controls.empty():
-                control = controls.get()
-                if control is None:  # a second Ctrl+C: stop following
-                    stop.set()
-                else:
-                    steering.send(control)
-            progress.show()
-        progress.close()
+    follower.start()
+    progress = _Progress(store_path, uid, target.host, started)
+    while follower.is_alive():
+        while not controls.empty():
+            control = controls.get()
+            if control is None:  # a second Ctrl+C: stop following
+                stop.set()
+            else:
+                steering.send(control)
+        steering.retry()
+        progress.show()
+        follower.join(0.2)
+    progress.close()
     steering.close()
     if "error" in outcome:
         raise outcome["error"]
-    status = Status.of(outcome.get("status", ""))
-    return _report_end(args, store_path, uid, status, seen.terminated)
+    return Status.of(outcome.get("status", ""))
 
 
 class _Steering:
-    """Sends controls to the run through the start's link, or a new one when that one dropped."""
+    """Sends controls to the run through the start's link, or a new one when that one dropped. A Stop that
+    comes before the run has recorded itself (the agent does not know it yet) is sent again until it lands."""
 
     def __init__(self, target: RemoteTarget, link: AgentLink, uid: str) -> None:
         self.target, self.link, self.uid = target, link, uid
+        self.stop_pending = False
+        self._next_try = 0.0
 
     def send(self, control: Control) -> None:
         for attempt in range(2):
@@ -111,10 +123,23 @@ class _Steering:
                     self.link = AgentLink(self.target)
                     self.link.connect()
                 self.link.request("control", uid=self.uid, control=control.value)
+                if control is Control.STOP:
+                    self.stop_pending = False
+                return
+            except RemoteRequestFailed as exc:
+                if control is Control.STOP and exc.kind == NOT_FOUND:  # not recorded yet: again in a moment
+                    self.stop_pending, self._next_try = True, time.monotonic() + 1.0
+                    return
+                print(f"{PROG}: warning: {control.value} did not reach the run: {exc}", file=sys.stderr)
                 return
             except RemoteError as exc:
                 if attempt:
                     print(f"{PROG}: warning: {control.value} did not reach the run: {exc}", file=sys.stderr)
+
+    def retry(self) -> None:
+        """Send a pending Stop again when its time has come."""
+        if self.stop_pending and time.monotonic() >= self._next_try:
+            self.send(Control.STOP)
 
     def close(self) -> None:
         self.link.close()
@@ -122,6 +147,7 @@ class _Steering:
 
 class _Signals:
     terminated = False
+    following = False  # the run started and is being followed (a second Ctrl+C before: abort)
 
 
 @contextlib.contextmanager
@@ -134,6 +160,8 @@ def _forwarded_signals(controls: queue.Queue[Control | None]) -> Iterator[_Signa
         def handler(signum: int, frame: Any) -> None:
             if control is Control.STOP:
                 interrupts[0] += 1
+                if interrupts[0] > 1 and not seen.following:
+                    raise KeyboardInterrupt  # still connecting or starting: give up at once
                 if interrupts[0] > 1:
                     print("\nno longer following: the run stops on its own there", file=sys.stderr)
                     controls.put(None)

@@ -184,3 +184,34 @@ def test_an_unknown_host_through_the_real_ssh_is_one_line(monkeypatch):
     monkeypatch.delenv("GPU_TRAIN_MONITOR_SSH", raising=False)
     result = cli("runs", "list", "--remote", "nobody@no-such-host.invalid", timeout=60)
     user_error_line(result, "unknown host nobody@no-such-host.invalid")
+
+
+def test_a_stop_before_the_run_has_recorded_itself_still_stops_it(remote, tmp_path):
+    store, options = remote
+    uid = uuid.uuid4().hex
+    process = subprocess.Popen(
+        command("run", *options, *FAST, "--max-steps", "100000", "--runs-db", str(tmp_path / "local.sqlite3")),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**env_with_ssh(), "GPU_TRAIN_MONITOR_RUN_UID": uid},
+    )
+    try:
+        launched = store.parent / "remote-logs" / f"{uid}.json"
+        deadline = time.monotonic() + 60
+        while not launched.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert launched.exists()
+        process.send_signal(signal.SIGINT)  # the window's Stop while the run still imports torch
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr
+    assert contents(store, uid)["run"][0][protocol_status_index()] == "stopped"
+
+
+def protocol_status_index() -> int:
+    from core.remote.protocol import RUN_COLUMNS
+
+    return RUN_COLUMNS.index("status")
