@@ -3,7 +3,8 @@
 window connects and lists that machine's devices, Start on one of them runs `run --remote` as its child, the
 run's losses and memory show as it trains, the connection drops mid-run (every agent process killed), the
 status bar says so and comes back by itself, the child reconnects and backfills, Stop reaches the run there
-through the child, and the window's store holds every step the remote one does."""
+through the child, and the window's store holds every step the remote one does. File ▸ Watch a script… runs
+the script there while connected."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from PySide6.QtCore import Qt
 from core.store.run_store import RunStore
 from gui.views.window_state import WindowState
 from gui.window.main_window import MainWindow
+from tests.e2e.gui.test_watch_a_script import TRAIN_SCRIPT
 from tests.support.gui_support import ENDLESS
 from tests.support.local_ssh import LOCAL_SSH
 from tests.support.processes import left_alive
@@ -95,6 +97,10 @@ def test_a_remote_run_survives_a_dropped_connection_and_every_step_reaches_the_w
     with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
         row = store.run(launcher.run_id)
     assert row.uid == launcher.run_uid and row.status == "running"
+    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)  # SIGUSR2 to the child, forwarded there
+    qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=WAIT_MS)  # once mirrored back
+    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=WAIT_MS)
 
     assert kill_agents(remote_store) >= 2  # the window's connection and the child's
     qtbot.waitUntil(lambda: label.text() == f"{HOST} · reconnecting…", timeout=WAIT_MS)
@@ -137,3 +143,32 @@ def test_a_machine_that_cannot_be_reached_is_one_line_in_the_window(qtbot, remot
     errors = [line for line in window.log.lines() if "ERROR" in line]
     assert len(errors) == 1 and problem in errors[0]
     assert window.form.remote_host() is None and window.start_button.isEnabled()
+
+
+def test_a_script_watched_while_connected_runs_there_and_is_mirrored_here(qtbot, remote_window, tmp_path):
+    window, agent, remote_store = remote_window
+    script = tmp_path / "there" / "train.py"  # a path of that machine (the same one, in this test)
+    script.parent.mkdir()
+    script.write_text(TRAIN_SCRIPT, encoding="utf-8")
+    with qtbot.waitSignal(window.connection.connected, timeout=WAIT_MS):
+        window.remote.connect_to(HOST, agent)
+    window.menus.open_watch_dialog()
+    dialog = window.menus.watch_dialog
+    qtbot.addWidget(dialog)
+    assert dialog.windowTitle() == f"Watch a script on {HOST}" and not dialog.script_button.isVisible()
+    dialog.script_edit.setText(str(script))
+    dialog.arguments_edit.setText("--steps 40 --sleep 0.02")
+    dialog.folder_edit.setText(str(script.parent))
+    assert dialog.command_label.text() == f"Runs python {script} --steps 40 --sleep 0.02 on {HOST} in {script.parent}"
+    with qtbot.waitSignal(window.run_ended, timeout=WAIT_MS * 2) as ended:
+        dialog.watch_button.click()
+        assert dialog.problem == "", dialog.problem
+        launcher = window.controller.launcher
+        assert launcher.machine is not None and f"--remote={HOST}" in launcher.process.args
+    assert ended.args == [WindowState.FINISHED], "\n".join(window.log.lines())
+    with RunStore(remote_store, readonly=True) as there, RunStore(tmp_path / "runs.sqlite3", readonly=True) as here:
+        remote_row = there.run(there.find_uid(launcher.run_uid))
+        local_row = here.run(launcher.run_id)
+        assert remote_row.steps == local_row.steps == 40 and local_row.status == "completed"
+        assert list(here.steps(local_row.id).losses) == pytest.approx(list(there.steps(remote_row.id).losses))
+    assert any(f"watching {script} on {HOST}" in line for line in window.log.lines())
