@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.remote import protocol
+from core.remote import protocol, store_rows
 from core.remote.mirror import MirrorError, cursor, mirror_chunk
 from core.store.run_store import RunStore
 from tests.support.run_store_support import SHORT, record_run
@@ -29,26 +29,16 @@ def remote(tmp_path_factory) -> tuple[Path, int]:
 
 
 def chunk_of(path: Path, run_id: int, after_step: int = 0, after_seq: int = 0) -> dict:
-    """What the agent sends for the run's rows after the cursor: the store's columns, through a protocol line."""
-    db = sqlite3.connect(path)
-    try:
-        run = dict(
-            zip(
-                protocol.RUN_COLUMNS,
-                db.execute(f"SELECT {', '.join(protocol.RUN_COLUMNS)} FROM runs WHERE id = ?", (run_id,)).fetchone(),
-            )
-        )
-        chunk = protocol.empty_chunk(run)
-        for table, columns in protocol.CHUNK_TABLES.items():
-            where, value = ("seq > ?", after_seq) if table == "events" else ("step > ?", after_step)
-            rows = db.execute(
-                f"SELECT {', '.join(columns)} FROM {table} WHERE run_id = ? AND {where} ORDER BY {TABLES[table]}",
-                (run_id, value),
-            ).fetchall()
-            chunk[table] = [dict(zip(columns, row)) for row in rows]
-    finally:
-        db.close()
-    return protocol.decode(protocol.encode(chunk))
+    """What the agent sends for the run's rows after the cursor (core.remote.store_rows, through protocol lines),
+    its chunks joined into one."""
+    with RunStore(path) as store:
+        sent = store_rows.chunks(store_rows.snapshot(store, run_id, after_step, after_seq))
+    chunks = [protocol.decode(protocol.encode(chunk)) for chunk in sent]
+    joined = protocol.empty_chunk(chunks[-1]["run"])
+    for chunk in chunks:
+        for table in protocol.CHUNK_TABLES:
+            joined[table] += chunk[table]
+    return joined
 
 
 def contents(path: Path, run_id: int) -> dict:
