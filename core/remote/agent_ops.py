@@ -6,8 +6,8 @@ Shapes (core.remote.protocol has the line format):
 - ping {} -> {"at": unix time}
 - devices {} -> {"devices": [{"spec", "kind", "name", "capacity_bytes", "free_bytes", "used_bytes"}]}
 - readings {"device": spec, "interval_s": 1.0} -> stream of {"at", "device", "sample", "nvml"}
-- runs {"search": "", "offset": 0} -> {"runs": [every column of `runs`, id included, and "live"; newest first],
-  "more": bool} (as many as fit in RUNS_PAGE_BYTES; more: ask again from offset + len(runs))
+- runs {"search": "", "offset": 0} -> {"runs": [every column of `runs`, id included, and "live"; newest first]}
+  and "more": true when they did not all fit in RUNS_PAGE_BYTES (ask again from offset + len(runs))
 - run {"run_id": int} or {"uid": str} ("id" is the request's own), optional "after_step", "after_seq", "rows"
   -> a chunk (run row without id, steps, reports, rank_reports, events) and "complete": false when more rows
   remain (ask again from the last step and seq received)
@@ -106,7 +106,8 @@ def runs(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, An
         raise ProtocolError(BAD_REQUEST, Message("argument offset must be 0 or more"))
     listed = store_rows.run_list(agent.store, argument(request, "search", str, ""))
     page = store_rows.fitting(listed[offset:], RUNS_PAGE_BYTES)
-    return {"runs": page, "more": offset + len(page) < len(listed)}
+    more = offset + len(page) < len(listed)
+    return {"runs": page, "more": True} if more else {"runs": page}
 
 
 def run(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:

@@ -103,7 +103,7 @@ def test_the_runs_list_comes_in_pages_that_fit_on_a_line(tmp_path: Path, monkeyp
     monkeypatch.setattr(agent_ops, "RUNS_PAGE_BYTES", 2500)
     code, lines = serve(tmp_path, HELLO, {"id": 1, "op": "runs"}, {"id": 2, "op": "runs", "offset": 4})
     assert lines[2]["result"] == {"runs": rows[:2], "more": True}
-    assert lines[3]["result"] == {"runs": rows[4:], "more": False}
+    assert lines[3]["result"] == {"runs": rows[4:]}
 
 
 def test_a_bug_in_an_op_is_an_internal_error_and_the_agent_goes_on(
@@ -116,7 +116,7 @@ def test_a_bug_in_an_op_is_an_internal_error_and_the_agent_goes_on(
     code, lines = serve(tmp_path, HELLO, {"id": 1, "op": "ping"}, {"id": 2, "op": "runs"})
     assert code == 0
     assert lines[2] == {"id": 1, "ok": False, "error": "the agent failed: RuntimeError: boom", "kind": "internal"}
-    assert lines[3] == {"id": 2, "ok": True, "result": {"runs": [], "more": False}}
+    assert lines[3] == {"id": 2, "ok": True, "result": {"runs": []}}
     assert "RuntimeError: boom" in capsys.readouterr().err  # the traceback, for a bug report
 
 
