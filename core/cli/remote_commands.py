@@ -96,7 +96,7 @@ def _list(link: AgentLink, search: str, as_json: bool) -> int:
     from .runs_text import runs_table
     from .stdout import out
 
-    rows = [run_row(row) for row in link.request("runs", search=search).get("runs", [])]
+    rows = [run_row(row) for row in all_runs(link, search)]
     where = Message("{host} ({store})", host=link.target.host, store=str(link.hello.get("store", "?")))
     if as_json:
         out(json.dumps(strict_json([run_facts(row) for row in rows]), indent=2, allow_nan=False))
@@ -105,6 +105,17 @@ def _list(link: AgentLink, search: str, as_json: bool) -> int:
     else:
         out(runs_table(rows))
     return 0
+
+
+def all_runs(link: AgentLink, search: str) -> list[dict[str, Any]]:
+    """Every run of the remote store matching `search`, newest first (the agent sends them in pages)."""
+    rows: list[dict[str, Any]] = []
+    while True:
+        page = link.request("runs", search=search, offset=len(rows))
+        found = page.get("runs") or []
+        rows += found
+        if not page.get("more") or not found:
+            return rows
 
 
 def run_row(values: dict[str, Any]) -> Any:
@@ -123,9 +134,10 @@ def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:
     """Everything recorded for remote run `run_id`, as the agent's chunks (a long run takes several requests,
     each after the last step and event the one before brought)."""
     from ..base.errors import UserError
+    from ..remote.follow import expanded
 
-    found = [row for row in link.request("runs", search=f"#{run_id}").get("runs", []) if row.get("id") == run_id]
-    if not found:  # by uid below: a request's own "id" is its number, so `run` is asked by uid
+    found = [row for row in all_runs(link, f"#{run_id}") if row.get("id") == run_id]
+    if not found:
         raise UserError(
             Message(
                 "no run {run_id} on {host} (`{prog} runs list --remote {host}`)",
@@ -138,7 +150,7 @@ def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:
     chunks: list[dict[str, Any]] = []
     after_step = after_seq = 0
     while True:
-        chunk = link.request("run", uid=uid, after_step=after_step, after_seq=after_seq)
+        chunk = expanded(link.request("run", uid=uid, after_step=after_step, after_seq=after_seq, rows="arrays"), None)
         chunk["run"] = {**chunk.get("run", {}), "id": run_id}
         chunks.append(chunk)
         steps = [row["step"] for table in ("steps", "reports", "rank_reports") for row in chunk.get(table, [])]

@@ -30,8 +30,8 @@ from .failures import (
     VersionMismatch,
 )
 from .link import LINK_CLOSED, LINK_LOST, AgentLink
-from .mirror import cursor, mirror_chunk
-from .protocol import NOT_FOUND
+from .mirror import MirrorError, cursor, mirror_chunk
+from .protocol import NOT_FOUND, ProtocolError, rows_from_arrays
 from .target import RemoteTarget
 
 CONNECTING = "connecting"
@@ -135,6 +135,7 @@ def _follow(
                 uid=uid,
                 after_step=after_step,
                 after_seq=after_seq,
+                rows="arrays",  # column names once per stream: half the bytes
             )
             break
         except RemoteRequestFailed as exc:  # not there yet (started by hand a moment ago): ask again
@@ -142,6 +143,7 @@ def _follow(
                 raise
             stop.wait(0.5)
     state(FOLLOWING)
+    columns: dict[str, Any] | None = None
     quiet_since = time.monotonic()
     while True:
         try:
@@ -157,4 +159,14 @@ def _follow(
         quiet_since = time.monotonic()
         if kind == "end":
             return str(value), link.end_messages.get(stream, "") or str(link.failure or "")
-        mirror_chunk(store, value, uid)
+        columns = value.get("columns", columns)
+        mirror_chunk(store, expanded(value, columns), uid)
+
+
+def expanded(chunk: dict[str, Any], columns: dict[str, Any] | None) -> dict[str, Any]:
+    """A chunk whose rows came as lists (`"rows": "arrays"`) with rows as dicts again; MirrorError when its
+    rows do not match their columns."""
+    try:
+        return rows_from_arrays(chunk, columns)
+    except ProtocolError as exc:
+        raise MirrorError(Message("the agent sent a chunk that cannot be read: {error}", error=str(exc))) from None
