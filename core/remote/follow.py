@@ -80,7 +80,7 @@ def follow_into_store(
             except RemoteRequestFailed as exc:
                 if exc.kind != NOT_FOUND:
                     raise
-                raise RemoteError(Message("{error} on {host}", error=str(exc), host=target.host)) from None
+                raise RemoteError(exc.args[0] if exc.args else str(exc)) from None  # the agent's words name the run
             except RemoteError as exc:
                 if not connected_once:
                     raise
@@ -88,7 +88,7 @@ def follow_into_store(
             finally:
                 link.close()
             if reason == NOT_FOUND:  # deleted there while followed
-                raise RemoteError(Message("{why} on {host}", why=why or reason, host=target.host))
+                raise RemoteError(why or Message("the run was deleted on {host}", host=target.host))
             if reason not in AGAIN:
                 if store.find_uid(uid) is None:  # it ended before it recorded anything
                     raise RemoteError(
