@@ -42,6 +42,7 @@ from torch.optim import Optimizer
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from ..base.text import Message, message_of
+from .trained_model import live_objects, model_of, parameter_count
 
 StepCallback = Callable[[Optimizer, "torch.Tensor | None", "int | None"], None]
 UNSCALED = "_gpu_train_monitor_unscaled"  # the attribute a scaled loss keeps its unscaled value in
@@ -171,12 +172,12 @@ class StepCapture:
                 self._challenger = None
                 self._take_back()
             return True
-        size = _parameter_count(optimizer)
+        size = parameter_count(optimizer)
         if leader is None:  # the first step (or the leader is gone): the largest optimizer alive now
             gc.collect()  # once per run: an optimizer that is garbage but not yet collected is no candidate
-            alive, self._modules = _alive(Optimizer, nn.Module)  # one scan: the model is looked for next
-            best = max([optimizer, *alive], key=_parameter_count)
-            self._lead(best, _parameter_count(best))
+            alive, self._modules = live_objects(Optimizer, nn.Module)  # one scan: the model is looked for next
+            best = max([optimizer, *alive], key=parameter_count)
+            self._lead(best, parameter_count(best))
             return best is optimizer
         if size > self._leader_size or (size == self._leader_size and self._steps_again(optimizer)):
             self._lead(optimizer, size)
@@ -211,7 +212,7 @@ class StepCapture:
         self._leader_size = size
 
     def _find_model(self, optimizer: Optimizer) -> None:
-        modules = self._modules if self._modules is not None else _alive(nn.Module)[0]
+        modules = self._modules if self._modules is not None else live_objects(nn.Module)[0]
         model = model_of(optimizer, modules)
         if self._model_handle is not None:
             self._model_handle.remove()
@@ -224,45 +225,6 @@ class StepCapture:
             self._early_handle.remove()
             self._early_handle = None
         self._early_samples.clear()
-
-
-def model_of(optimizer: Optimizer, modules: Iterable[nn.Module]) -> nn.Module | None:
-    """The module an optimizer trains: the outermost of those holding the most of its parameters (all of them,
-    usually), so a wrapper (DDP, torch.compile) wins over the model inside it; None when none holds any."""
-    wanted = {id(p) for group in optimizer.param_groups for p in group["params"]}
-    if not wanted:
-        return None
-    covering: list[tuple[int, nn.Module]] = []
-    for module in modules:
-        held = len(wanted.intersection(id(p) for p in module.parameters()))
-        if held:
-            covering.append((held, module))
-    if not covering:
-        return None
-    most = max(held for held, _ in covering)
-    best = [module for held, module in covering if held == most]
-    inner = {id(sub) for module in best for sub in module.modules() if sub is not module}
-    roots = [module for module in best if id(module) not in inner] or best
-    return min(roots, key=lambda module: sum(p.numel() for p in module.parameters()))
-
-
-def _alive(*kinds: type[Any]) -> list[list[Any]]:
-    """Every live object of each kind, by its real type (`isinstance` would ask each object's `__class__`, which
-    proxies and deprecated module attributes answer with code of their own), in one pass over the collector's."""
-    found: list[list[Any]] = [[] for _ in kinds]
-    slots: dict[type, int] = {}  # a class -> the kind it is (-1: none), asked once per class
-    for obj in gc.get_objects():
-        cls = type(obj)
-        slot = slots.get(cls)
-        if slot is None:
-            slot = slots[cls] = next((index for index, kind in enumerate(kinds) if issubclass(cls, kind)), -1)
-        if slot >= 0:
-            found[slot].append(obj)
-    return found
-
-
-def _parameter_count(optimizer: Optimizer) -> int:
-    return sum(p.numel() for group in optimizer.param_groups for p in group["params"])
 
 
 def _leading_dimension(values: Iterable[Any]) -> int | None:

@@ -11,7 +11,8 @@ import pytest
 import torch
 from torch import nn
 
-from core.watch.step_capture import StepCapture, model_of
+from core.watch.step_capture import StepCapture
+from core.watch.trained_model import model_of
 
 
 class Steps:
