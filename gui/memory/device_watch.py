@@ -22,6 +22,7 @@ from gui.run.controller import RunController
 from gui.views.run_view import RunView
 
 IDLE_POLL_INTERVAL_MS = 250
+READING_INTERVAL_S = 1.0  # a remote device's readings: about one a second
 
 
 class DeviceWatch(QObject):
@@ -41,7 +42,7 @@ class DeviceWatch(QObject):
         self.form, self.view, self.controller, self._on_probe = form, view, controller, on_probe
         self.connection = connection
         self.remote_device: tuple[str, str] | None = None  # (host, spec) whose readings feed the plot at rest
-        self._last_reading: Any = None  # the last reading plotted, and where this clock is on the plot's
+        self._last_x: float | None = None  # where the last reading went on the plot, and this clock's offset there
         self._reading_offset = 0.0
         if connection is not None:
             connection.reading.connect(self._on_reading)
@@ -116,13 +117,14 @@ class DeviceWatch(QObject):
         if self.controller.running or self.remote_device is None or not isinstance(data, dict):
             return
         received = float(data.get("received_at", time.monotonic()))
-        last = self.view.last_sample
-        if last is not None and last is not self._last_reading:  # a run fed the plot meanwhile: go on from there
-            self._reading_offset = last.time_s - received
+        plot = self.view.memory_plot
+        last_x = plot.data.last(0)
+        if last_x is not None and last_x != self._last_x:  # a run fed the plot meanwhile: go on after it
+            self._reading_offset = last_x + READING_INTERVAL_S - plot.seconds(received)
         sample = reading_sample(data, received + self._reading_offset)
         if sample is not None and data.get("device") == self.remote_device[1]:
-            self._last_reading = sample
             self.view.show_sample(sample)
+            self._last_x = plot.data.last(0)
 
     def show_torch_failed(self) -> None:
         """PyTorch could not be imported: no device can be named or measured."""

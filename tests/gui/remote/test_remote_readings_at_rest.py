@@ -1,0 +1,41 @@
+"""At rest, the memory plot shows the selected remote device's readings stream (the device watch asks the
+connection for that device's readings); after a run has drawn its own memory there, the readings go on right
+after it, not hours away on another clock."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gui.remote.devices import remote_devices
+from tests.gui.remote.fake_link import H200, sample
+
+
+def reading(allocated: int, at: float) -> dict:
+    return {"device": "cuda:0", "sample": sample("cuda:0", allocated), "nvml": None, "received_at": at}
+
+
+def test_the_remote_gpus_readings_feed_the_memory_plot_at_rest(make_window):
+    window = make_window()
+    asked: list[str | None] = []
+    window.connection.watch_device = asked.append  # no machine behind it: what the watch asks for is seen
+    window.form.set_remote_devices(remote_devices("gpu-box", "gpu-box-7", [H200]))
+    combo = window.form.widgets["device"]
+    combo.setCurrentIndex(combo.findData("cuda:0@gpu-box"))
+    assert asked == ["cuda:0"]
+    assert window.device_status.text() == "device: cuda:0 (NVIDIA H200) on gpu-box"
+    assert window.probe is None  # nothing is measured here for it
+    plot = window.memory_plot
+    for second, allocated in ((50_000.0, 1_000_000), (50_001.0, 2_000_000)):
+        window.connection.reading.emit(reading(allocated, second))
+    assert len(plot.data) == 2 and list(plot.data.column(0)) == [0.0, 1.0]
+    assert window.stats.values["memory"].text() == "2.00 MB"  # the numbers under the form say it too
+
+    plot.clear()  # a run's own memory, as a launched run's feed draws it: seconds since its start
+    plot.seconds(0.0)
+    plot.add_rows(np.array([[t, 5e6, 6e6, 5e6, 7e6, 1.5e11] for t in (0.0, 10.0, 20.0)]))
+    window.connection.reading.emit(reading(3_000_000, 60_000.0))
+    window.connection.reading.emit(reading(3_000_000, 60_001.0))
+    assert list(plot.data.column(0))[-2:] == [21.0, 22.0]
+
+    combo.setCurrentIndex(combo.findData("auto"))  # back to this machine: the stream is let go
+    assert asked[-1] is None
