@@ -8,16 +8,15 @@ under our own import name, `gpu_train_monitor` (`from gpu_train_monitor.watch im
 with a `core/` of its own shadows ours, and a script under `watch --` must import its own `core`.
 """
 
+from importlib import import_module
 from typing import Any
 
-_PUBLIC = ("watch", "Watch", "WatchStopped")
+_PUBLIC = {"watch": "session", "Watch": "session", "WatchStopped": "steering"}  # name -> the module holding it
 
 
 def __getattr__(name: str) -> Any:
     """`from core.watch import watch` loads torch only then: the start-up code of `watch --` imports this package
     in every Python process the script starts, most of which never train."""
     if name in _PUBLIC:
-        from . import session
-
-        return getattr(session, name)
+        return getattr(import_module(f"{__name__}.{_PUBLIC[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,7 +26,8 @@ import torch
 
 from .batches import batch_samples
 from .optimizer_capture import OptimizerCapture
-from .session import Watch, WatchStopped
+from .session import Watch
+from .steering import WatchStopped
 
 try:
     from lightning.pytorch import Callback

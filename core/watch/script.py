@@ -23,8 +23,9 @@ from torch import nn
 from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
 from .placement import unwrapped, warn
-from .session import Watch, WatchStopped
+from .session import Watch
 from .startup import ENV_WATCH_NAME
+from .steering import WatchStopped
 from .step_capture import StepCapture
 from .step_inputs import FirstInputs
 from .step_prediction import enabled_here

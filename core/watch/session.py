@@ -31,25 +31,18 @@ from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
 from ..engine import report as loss_report
 from ..engine.loop_state import LoopState
-from ..memory.probe import MemoryProbe, clear_cache, has_cache
+from ..memory.probe import MemoryProbe
 from ..run.controls import RunControls
-from ..run.events import CacheCleared, LogMessage, MemoryBreakdown, RunFinished, RunPaused, RunResumed
+from ..run.events import LogMessage, MemoryBreakdown, RunFinished
 from ..run.signals import stop_on_signals
 from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
 from .endings import ending, oom_event
 from .placement import as_list, device_name, device_of, training_rank, warn
 from .run_facts import run_started, watched_config
+from .steering import WatchStopped, answer_requests
 from .step_memory import WatchedStepMemory
 from .step_prediction import StepPrediction
-
-PAUSE_POLL_S = 0.05
-
-
-class WatchStopped(KeyboardInterrupt):
-    """Raised by `Watch.step()` once the window's Stop or a first Ctrl+C asked the run to stop. A KeyboardInterrupt,
-    so a script's own `except KeyboardInterrupt` (save, then exit) handles it, and an unchanged script ends as
-    Ctrl+C would end it; the `with watch(...)` block swallows it (the run ends `stopped`)."""
 
 
 class Watch:
@@ -189,7 +182,8 @@ class Watch:
                 self._record_step(loss, samples)
             except Exception as exc:  # noqa: BLE001 - the watch must never fail the training
                 self._give_up(exc)
-        self._answer_requests()
+        if not self._broken:  # the window's requests (core.watch.steering)
+            answer_requests(self.controls, self._probe, self._state, self._flush, self.raise_on_stop)
 
     def _record_step(self, loss: torch.Tensor | float | None, samples: int | None) -> None:
         run = self._state
@@ -269,33 +263,6 @@ class Watch:
 
     def _diverged_text(self) -> str:
         return Message("the loss became nan or inf at step {step}", step=self._nonfinite_step)
-
-    def _answer_requests(self) -> None:
-        """Clear the cache, pause (blocking here), stop: the window's requests, between two steps."""
-        if self._broken:
-            return
-        if self.controls.take_cache_clear():
-            self._clear_cache()
-        if self.controls.pause_requested:
-            self._flush()
-            self.controls.emit(RunPaused(self._state.step))
-            while not self.controls.wait_for_resume(PAUSE_POLL_S):
-                if self.controls.take_cache_clear():
-                    self._clear_cache()
-            if not self.controls.stop_requested:
-                self.controls.emit(RunResumed(self._state.step))
-            self._state.reset_rate_clock()
-        if self.controls.stop_requested and self.raise_on_stop:
-            self._flush()
-            raise WatchStopped(Message("stopped by request"))
-
-    def _clear_cache(self) -> None:
-        assert self._probe is not None
-        device = self._probe.device
-        freed = clear_cache(device)
-        self.controls.emit(CacheCleared(self._state.step, freed, self._probe.sample()))
-        if not has_cache(device):
-            self.controls.emit(LogMessage("info", Message("the CPU has no caching allocator: nothing to clear")))
 
     def _flush(self) -> None:
         if self._state.pending and not self._broken:

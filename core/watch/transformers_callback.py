@@ -32,7 +32,8 @@ import torch
 from ..base.text import Message
 from .batches import batch_samples
 from .optimizer_capture import OptimizerCapture, unwrapped
-from .session import Watch, WatchStopped
+from .session import Watch
+from .steering import WatchStopped
 
 try:
     from transformers import TrainerCallback
