@@ -88,7 +88,8 @@ class LaunchedRun(QObject):
     def started(self, config: RunConfig, kind: str) -> None:
         self.nproc, self.gpus, self.script = config.nproc, kind == "cuda", False
         machine = self.launcher.machine
-        if machine is not None:  # on the machine connected to
+        if machine is not None:  # on the machine connected to: closing says "Stopping the run…"
+            self.nproc = 0
             self.log.add(remote_starting_text(machine.host, config.device, self.launcher.log_path))
             return
         self.log.add(starting_text(config.nproc, self.gpus, config.batch_size, self.launcher.log_path))

@@ -14,7 +14,7 @@ import time
 
 import psutil
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 
 from core.store.run_store import RunStore
 from gui.views.window_state import WindowState
@@ -172,3 +172,27 @@ def test_a_script_watched_while_connected_runs_there_and_is_mirrored_here(qtbot,
         assert remote_row.steps == local_row.steps == 40 and local_row.status == "completed"
         assert list(here.steps(local_row.id).losses) == pytest.approx(list(there.steps(remote_row.id).losses))
     assert any(f"watching {script} on {HOST}" in line for line in window.log.lines())
+
+
+def test_closing_the_window_mid_run_stops_the_run_there_and_leaves_no_local_process(qtbot, remote_window, tmp_path):
+    window, agent, remote_store = remote_window
+    with qtbot.waitSignal(window.connection.connected, timeout=WAIT_MS):
+        window.remote.connect_to(HOST, agent)
+    combo = window.form.widgets["device"]
+    combo.setCurrentIndex(combo.findData(f"cpu@{HOST}"))
+    qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+    launcher = window.controller.launcher
+    qtbot.waitUntil(lambda: launcher.run_id is not None, timeout=WAIT_MS)
+    uid, child = launcher.run_uid, launcher.processes()
+    shown: list[str | None] = []
+    QTimer.singleShot(
+        300,
+        lambda: shown.append(
+            window.launched.closing_dialog.labelText() if window.launched.closing_dialog is not None else None
+        ),
+    )
+    window.close()
+    assert not window.isVisible() and shown == ["Stopping the run…"]
+    assert left_alive(child) == []
+    with RunStore(remote_store, readonly=True) as there:
+        assert there.run(there.find_uid(uid)).status == "stopped"  # told to stop through the child, and did
