@@ -14,8 +14,6 @@ the other ranks' memory would need a collective per report, a sync the watch pro
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import math
 import os
 import threading
 import time
@@ -29,11 +27,10 @@ from torch import nn
 from ..base.readonly import ReadOnlyDict
 from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
-from ..engine import report as loss_report
 from ..engine.loop_state import LoopState
 from ..memory.probe import MemoryProbe
 from ..run.controls import RunControls
-from ..run.events import LogMessage, MemoryBreakdown, RunFinished
+from ..run.events import MemoryBreakdown, RunFinished
 from ..run.signals import stop_on_signals
 from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
@@ -41,6 +38,7 @@ from .endings import ending, oom_event
 from .placement import as_list, device_name, device_of, training_rank, warn
 from .run_facts import run_started, watched_config
 from .steering import WatchStopped, answer_requests
+from .step_losses import StepLosses
 from .step_memory import WatchedStepMemory
 from .step_prediction import StepPrediction
 
@@ -86,8 +84,7 @@ class Watch:
         self._announced = False  # RunStarted recorded (at the first step)
         self._status: str | None = None
         self._broken = False  # the watch itself failed: the training goes on unwatched
-        self._nonfinite_step: int | None = None
-        self._unknown: set[int] = set()  # steps since the last report whose loss step() was not given
+        self._losses = StepLosses()  # queued on the device until a report, and where they diverged
         self.prediction = StepPrediction(predict)  # the first step's, traced without memory (step_prediction)
 
     # ---- what a caller reads -------------------------------------------------------------------------
@@ -196,17 +193,7 @@ class Watch:
             self._batch_size = int(samples or 0)
             self._announce()
             self._emit_prediction(run.step + 1)
-        if isinstance(loss, torch.Tensor):
-            value = loss.detach()
-            if value.numel() != 1:
-                value = value.float().mean()
-            run.pending.append(value.reshape(()))  # stays on the device: no sync
-        else:
-            if loss is None:  # unknown, not diverged: stored as no value
-                self._unknown.add(run.step + 1)
-            value = math.nan if loss is None else float(loss)
-            # on the device of the others (stacked with them at the report); a fill, not a copy: no sync
-            run.pending.append(torch.full((), value, device=run.pending[0].device if run.pending else self._device))
+        self._losses.add(run, loss, self._device)
         run.step += 1
         if samples:
             run.samples += int(samples)
@@ -227,21 +214,7 @@ class Watch:
         assert self._probe is not None and self._memory is not None
         if not run.pending:
             return
-        report = loss_report.report(run, self._batch_size, self._probe)
-        if not self.total_steps:  # unknown length: no ETA
-            report = dataclasses.replace(report, eta_s=None, total_steps=0)
-        run.epoch_losses.clear()  # a watched run has no epochs: nothing to average them over
-        unknown, self._unknown = self._unknown, set()
-        known = [value for step, value in enumerate(report.losses, report.first_step) if step not in unknown]
-        self.controls.emit(report)
-        if known:
-            run.report_means.append(sum(known) / len(known))
-        if self._nonfinite_step is None:
-            for offset, value in enumerate(report.losses):
-                if not math.isfinite(value) and report.first_step + offset not in unknown:
-                    self._nonfinite_step = report.first_step + offset
-                    self.controls.emit(LogMessage("warning", self._diverged_text()))
-                    break
+        self._losses.report(run, self._batch_size, self._probe, self.total_steps, self.controls.emit)
         if run.sample_next and self._memory.uses_allocator:
             self._emit_breakdown()
 
@@ -260,9 +233,6 @@ class Watch:
             run.breakdown = breakdown
         self.controls.emit(breakdown)
         return breakdown
-
-    def _diverged_text(self) -> str:
-        return Message("the loss became nan or inf at step {step}", step=self._nonfinite_step)
 
     def _flush(self) -> None:
         if self._state.pending and not self._broken:
@@ -286,9 +256,9 @@ class Watch:
                 self._flush()
                 if status == Status.OOM and error is not None:
                     self._record_oom(error)
-                if status == Status.COMPLETED and self._nonfinite_step is not None:
+                if status == Status.COMPLETED and self._losses.nonfinite_step is not None:
                     self._status = status = Status.DIVERGED
-                    message = self._diverged_text()
+                    message = self._losses.diverged_text()
                 self._emit_finished(status, message)
         except Exception as exc:  # noqa: BLE001 - the watch must never fail the training
             self._give_up(exc)

@@ -1,0 +1,64 @@
+"""The losses a watched loop's step() is given: queued on their device (no sync) until a report brings them to
+the host in one transfer (core.engine.report), and what they say there: a step whose loss was not given (stored
+as no value, not taken for a divergence) and the first loss that became nan or inf (the run ends `diverged`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from ..base.text import Message
+from ..engine import report as loss_report
+from ..engine.loop_state import LoopState
+from ..memory.probe import MemoryProbe
+from ..run.events import LogMessage
+
+
+class StepLosses:
+    """A watched run's losses between two reports, and the step where its loss first became nan or inf."""
+
+    def __init__(self) -> None:
+        self.unknown: set[int] = set()  # steps since the last report whose loss step() was not given
+        self.nonfinite_step: int | None = None
+
+    def add(self, run: LoopState, loss: torch.Tensor | float | None, device: torch.device) -> None:
+        """Queue the loss of the next step (run.step + 1) on its device: no sync."""
+        if isinstance(loss, torch.Tensor):
+            value = loss.detach()
+            if value.numel() != 1:
+                value = value.float().mean()
+            run.pending.append(value.reshape(()))  # stays on the device: no sync
+        else:
+            if loss is None:  # unknown, not diverged: stored as no value
+                self.unknown.add(run.step + 1)
+            value = math.nan if loss is None else float(loss)
+            # on the device of the others (stacked with them at the report); a fill, not a copy: no sync
+            run.pending.append(torch.full((), value, device=run.pending[0].device if run.pending else device))
+
+    def report(
+        self, run: LoopState, batch_size: int, probe: MemoryProbe, total_steps: int | None, emit: Callable[[Any], None]
+    ) -> None:
+        """Emit the queued losses as one report (one transfer, the one sync), and a warning at the first loss that
+        became nan or inf."""
+        report = loss_report.report(run, batch_size, probe)
+        if not total_steps:  # unknown length: no ETA
+            report = dataclasses.replace(report, eta_s=None, total_steps=0)
+        run.epoch_losses.clear()  # a watched run has no epochs: nothing to average them over
+        unknown, self.unknown = self.unknown, set()
+        known = [value for step, value in enumerate(report.losses, report.first_step) if step not in unknown]
+        emit(report)
+        if known:
+            run.report_means.append(sum(known) / len(known))
+        if self.nonfinite_step is None:
+            for offset, value in enumerate(report.losses):
+                if not math.isfinite(value) and report.first_step + offset not in unknown:
+                    self.nonfinite_step = report.first_step + offset
+                    emit(LogMessage("warning", self.diverged_text()))
+                    break
+
+    def diverged_text(self) -> str:
+        return Message("the loss became nan or inf at step {step}", step=self.nonfinite_step)
