@@ -125,7 +125,8 @@ class RemoteConnection(QObject):
         """Disconnect and forget the host (File ▸ Disconnect)."""
         self.close()
         self.host, self.info, self.latency_s = None, None, None
-        self._set_state(CLOSED)
+        self.state = CLOSED
+        self.state_changed.emit(CLOSED)  # closed with no host now: the status bar lets it go
 
     # ---- what the loop reports (GUI thread) --------------------------------------------------------
     @Slot(object)

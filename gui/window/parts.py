@@ -121,6 +121,7 @@ def build_parts(window: MainWindow) -> None:
     window.remote = RemoteMachineControls(window.connection, window.form, window.log, window.settings, window)
     window.statusBar().addWidget(window.device_status, 1)
     window.statusBar().addPermanentWidget(window.remote.label)  # "gpu-box · 23 ms", shown while connected
+    window.remote.label.show_state()  # adding it showed it
     window.statusBar().addPermanentWidget(window.state_status)
     notify, buttons = window.statusBar().showMessage, window.buttons
     run_actions = (buttons.start_action, buttons.pause_action, buttons.stop_action, buttons.clear_action)

@@ -24,7 +24,7 @@ from tests.support.gui_support import ENDLESS
 from tests.support.local_ssh import LOCAL_SSH
 from tests.support.processes import left_alive
 
-WAIT_MS = 60_000  # the agent, the child and the run there each import torch on a shared 2-core machine
+WAIT_MS = 90_000  # the agent, the child and the run there each import torch on a shared 2-core machine
 HOST = "gpu-box"
 
 

@@ -1,0 +1,60 @@
+"""The window's File ▸ Connect to a machine… / Disconnect with a scripted agent: connected, the form lists that
+machine's devices and the status bar shows it; on one of its devices what runs only here (Compare, the finder,
+memory history, Clear cache at rest) is off with the reason as its tooltip; Disconnect takes it all away."""
+
+from __future__ import annotations
+
+from gui.remote.connection import RemoteConnection
+from tests.gui.remote.fake_link import FakeAgent
+
+WAIT_MS = 10_000
+
+
+def connect(qtbot, window, agent: FakeAgent) -> None:
+    window.connection._link_factory = agent  # the window's own connection, with no ssh behind it
+    with qtbot.waitSignal(window.connection.connected, timeout=WAIT_MS):
+        assert window.remote.connect_to("gpu-box") is None
+
+
+def test_connect_then_disconnect_from_the_file_menu(qtbot, make_window):
+    window = make_window()
+    file_menu = [action.text() for action in window.menus.file_menu.actions()]
+    assert file_menu[:2] == ["Connect to a machine…", "Disconnect"]
+    assert not window.remote.disconnect_action.isEnabled()
+    assert window.remote.label.isHidden()
+    connect(qtbot, window, FakeAgent())
+    combo = window.form.widgets["device"]
+    assert combo.findData("cuda:0@gpu-box") >= 0 and combo.findData("cpu@gpu-box") >= 0
+    assert window.remote.disconnect_action.isEnabled() and not window.remote.label.isHidden()
+    qtbot.waitUntil(lambda: window.remote.label.text() == "gpu-box · 23 ms", timeout=WAIT_MS)
+    assert any("connected to gpu-box (gpu-box-7, gpu-train-monitor 9.9)" in line for line in window.log.lines())
+
+    combo.setCurrentIndex(combo.findData("cuda:0@gpu-box"))
+    reason = "Only on this machine's devices for now: the selected device is on gpu-box"
+    assert window.start_button.isEnabled(), window.start_button.toolTip()
+    assert not window.compare_button.isEnabled() and window.compare_button.toolTip() == reason
+    assert not window.finder_panel.find_button.isEnabled() and window.finder_panel.find_button.toolTip() == reason
+    assert not window.record_history.isEnabled() and window.record_history.toolTip() == reason
+    assert not window.clear_button.isEnabled() and window.clear_button.toolTip() == reason
+    assert window.start_comparison([{"batch_size": 64}, {"batch_size": 128}], "batch") == reason
+
+    window.remote.disconnect_action.trigger()
+    assert window.remote.label.isHidden() and not window.remote.disconnect_action.isEnabled()
+    assert combo.findData("cuda:0@gpu-box") < 0 and window.form.value("device") == "auto"
+    assert window.finder_panel.find_button.isEnabled() and window.finder_panel.find_button.toolTip() != reason
+    assert "disconnected from gpu-box; runs started there go on" in window.log.lines()[-1]
+    assert not window.connection.active
+
+
+def test_the_connect_dialog_opens_over_the_window_with_the_recent_hosts(qtbot, make_window, settings):
+    from gui.remote.hosts import remember_host
+
+    remember_host(settings, "gpu-box", "venv/bin/gpu-train-monitor agent")
+    window = make_window()
+    window.remote.connect_action.trigger()
+    dialog = window.remote.dialog
+    qtbot.addWidget(dialog)
+    assert dialog.isVisible() and dialog.windowTitle() == "Connect to a machine"
+    assert dialog.host == "gpu-box" and dialog.agent_edit.text() == "venv/bin/gpu-train-monitor agent"
+    assert isinstance(dialog.connection, RemoteConnection) and dialog.connection is window.connection
+    dialog.reject()
