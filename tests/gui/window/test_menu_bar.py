@@ -61,7 +61,7 @@ def test_the_menus_hold_file_run_and_help_actions(window):
         "---",
         "&Quit",
     ]
-    assert menus.file_menu.actions()[2].menu() is window.history.edits.export_menu  # JSON, CSV, TensorBoard
+    assert menus.file_menu.actions()[5].menu() is window.history.edits.export_menu  # JSON, CSV, TensorBoard
     assert entries(menus.run_menu) == [
         "Start",
         "&Compare",
