@@ -8,7 +8,17 @@ stays to try again). Nothing here blocks: the connection works off the GUI threa
 from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Slot
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.base.errors import UserError
 from gui.qt import palette
@@ -66,6 +76,7 @@ class ConnectDialog(QDialog):
         self.buttons.accepted.connect(self.try_connect)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)  # grows as a long problem line wraps
         layout.addWidget(intro)
         layout.addLayout(form)
         layout.addWidget(self.message_label)
@@ -118,6 +129,7 @@ class ConnectDialog(QDialog):
         self.message_label.setText(text)
         self.message_label.setStyleSheet(f"color: {palette.ERROR if error else palette.QUIET};")
         self.message_label.show()
+        self.adjustSize()
 
     def reject(self) -> None:
         """Cancel while connecting stops trying."""
