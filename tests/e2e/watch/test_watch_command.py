@@ -172,15 +172,15 @@ def test_sigterm_to_the_watch_reaches_the_script(project: Path, tmp_path: Path) 
 
 
 @contextlib.contextmanager
-def started_child(project: Path, db: Path, uid: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    """A watched script training slowly, once its run (under the uid handed to the watch) has steps in the store;
-    the watch's process and the script's pid. Both are ended after, whatever the test did."""
+def started_child(project: Path, db: Path, uid: str, steps: int = 1) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """A watched script training slowly, once its run (under the uid handed to the watch) has `steps` steps in the
+    store; the watch's process and the script's pid. Both are ended after, whatever the test did."""
     process = watch(project, db, "python", "train.py", "--steps", "100000", "--sleep", "0.02", uid=uid)
     assert process.stdout is not None
     pid = int(process.stdout.readline().split()[1])
     try:
         deadline = time.monotonic() + WAIT_S
-        while not recorded_steps(db, uid):
+        while recorded_steps(db, uid) < steps:
             assert time.monotonic() < deadline, "the watched script's run was never recorded"
             time.sleep(0.05)
         yield process, pid
@@ -202,7 +202,8 @@ def recorded_steps(db: Path, uid: str) -> int:
 
 def test_a_script_killed_with_sigkill_ends_interrupted(project: Path, tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
-    with started_child(project, db, uid="killed-run") as (process, pid):
+    # two steps recorded first: on a loaded machine the first report may hold the first step alone
+    with started_child(project, db, uid="killed-run", steps=2) as (process, pid):
         os.kill(pid, signal.SIGKILL)
         process.communicate(timeout=WAIT_S)
     assert process.returncode == 128 + signal.SIGKILL
