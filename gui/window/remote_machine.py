@@ -16,7 +16,7 @@ from gui.form.settings_form import SettingsForm
 from gui.launch.remote_command import RemoteMachine
 from gui.qt.core_text import error_text
 from gui.remote.connect_dialog import ConnectDialog
-from gui.remote.connection import CLOSED, RemoteConnection
+from gui.remote.connection import CLOSED, CONNECTING, FAILED, RemoteConnection
 from gui.remote.hosts import remember_host
 from gui.remote.status_label import ConnectionLabel
 from gui.views.log_panel import LogPanel
@@ -32,6 +32,7 @@ class RemoteMachineControls(QObject):
         self.connection, self.form, self.log, self.settings, self._parent = connection, form, log, settings, parent
         self.label = ConnectionLabel(connection)
         self.dialog: ConnectDialog | None = None  # the last Connect dialog opened
+        self._reached: str | None = None  # the host this connection reached (a connection again is a reconnection)
         self.connect_action = QAction(self.tr("Connect to a machine…"), self)
         self.connect_action.setStatusTip(
             self.tr("Watch and drive the GPUs of another machine over SSH (nothing listens on a port)")
@@ -78,6 +79,11 @@ class RemoteMachineControls(QObject):
     @Slot(object)
     def _on_connected(self, info: object) -> None:
         devices = info.devices  # gui.remote.connection.Connected
+        if self._reached == info.host:  # back after a drop
+            self.log.add(self.tr("reconnected to {host}").format(host=info.host))
+            self.form.set_remote_devices(devices)
+            return
+        self._reached = info.host
         remember_host(self.settings, info.host, self.connection.agent_command)
         names = ", ".join(f"{d.spec} ({d.name})" for d in devices) or self.tr("none")
         self.log.add(
@@ -109,6 +115,8 @@ class RemoteMachineControls(QObject):
     @Slot(str)
     def _on_state(self, state: str) -> None:
         self.disconnect_action.setEnabled(self.connection.active)
+        if state in (CONNECTING, FAILED, CLOSED):  # a new connection, or none: its first success is told in full
+            self._reached = None
         if state == CLOSED and self.connection.host is None:
             self.form.set_remote_devices(())
 

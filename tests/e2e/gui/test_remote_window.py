@@ -108,6 +108,7 @@ def test_a_remote_run_survives_a_dropped_connection_and_every_step_reaches_the_w
         before = len(store.steps(launcher.run_id).losses)
     qtbot.waitUntil(lambda: label.text().endswith(" ms"), timeout=WAIT_MS)  # back by itself
     assert any("reconnecting" in line for line in window.log.lines())
+    assert any(line.endswith(f"reconnected to {HOST}") for line in window.log.lines())
 
     def mirrored() -> int:
         with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
