@@ -24,3 +24,19 @@ def reading_sample(data: Mapping[str, Any], received_at: float) -> MemorySample 
         return MemorySample(**values)
     except TypeError:  # a field missing
         return None
+
+
+def reading_gpu_status(data: Mapping[str, Any]) -> Any:
+    """The reading's NVML part as a `core.device.nvml.GpuStatus` (None where that machine has no NVML reading
+    for the device, or it cannot be read)."""
+    from core.device.nvml import GpuProcess, GpuStatus
+
+    nvml = data.get("nvml")
+    if not isinstance(nvml, Mapping):
+        return None
+    try:
+        processes = tuple(GpuProcess(**process) for process in nvml.get("processes") or ())
+        values = {f.name: nvml[f.name] for f in fields(GpuStatus) if f.name in nvml and f.name != "processes"}
+        return GpuStatus(**values, processes=processes)
+    except (TypeError, ValueError):
+        return None

@@ -118,7 +118,9 @@ def build_parts(window: MainWindow) -> None:
     window.main_splitter = window_layout.main_splitter(left, window.oom_banner, window.right_splitter)
     window.setCentralWidget(window.main_splitter)
 
-    window.remote = RemoteMachineControls(window.connection, window.form, window.log, window.settings, window)
+    window.remote = RemoteMachineControls(
+        window.connection, window.form, window.log, window.settings, window, window.nvml_panel
+    )
     window.statusBar().addWidget(window.device_status, 1)
     window.statusBar().addPermanentWidget(window.remote.label)  # "gpu-box · 23 ms", shown while connected
     window.remote.label.show_state()  # adding it showed it

@@ -14,10 +14,12 @@ from PySide6.QtWidgets import QWidget
 from core.base.errors import UserError
 from gui.form.settings_form import SettingsForm
 from gui.launch.remote_command import RemoteMachine
+from gui.memory.nvml_panel import NvmlPanel
 from gui.qt.core_text import error_text
 from gui.remote.connect_dialog import ConnectDialog
 from gui.remote.connection import CLOSED, CONNECTING, FAILED, RemoteConnection
 from gui.remote.hosts import remember_host
+from gui.remote.readings import reading_gpu_status
 from gui.remote.status_label import ConnectionLabel
 from gui.views.log_panel import LogPanel
 
@@ -26,10 +28,17 @@ class RemoteMachineControls(QObject):
     """`connection`, its status bar `label`, the File menu's `connect_action` and `disconnect_action`."""
 
     def __init__(
-        self, connection: RemoteConnection, form: SettingsForm, log: LogPanel, settings: QSettings, parent: QWidget
+        self,
+        connection: RemoteConnection,
+        form: SettingsForm,
+        log: LogPanel,
+        settings: QSettings,
+        parent: QWidget,
+        nvml_panel: NvmlPanel | None = None,
     ) -> None:
         super().__init__(parent)
         self.connection, self.form, self.log, self.settings, self._parent = connection, form, log, settings, parent
+        self.nvml_panel = nvml_panel
         self.label = ConnectionLabel(connection)
         self.dialog: ConnectDialog | None = None  # the last Connect dialog opened
         self._reached: str | None = None  # the host this connection reached (a connection again is a reconnection)
@@ -46,6 +55,7 @@ class RemoteMachineControls(QObject):
         connection.failed.connect(self._on_failed)
         connection.lost.connect(self._on_lost)
         connection.state_changed.connect(self._on_state)
+        connection.reading.connect(self._on_reading)
 
     @property
     def host(self) -> str | None:
@@ -119,6 +129,26 @@ class RemoteMachineControls(QObject):
             self._reached = None
         if state == CLOSED and self.connection.host is None:
             self.form.set_remote_devices(())
+
+    @Slot(object)
+    def _on_reading(self, data: object) -> None:
+        """The GPU (NVML) tab shows the selected remote GPU's device-wide readings, as that machine reads them."""
+        host = self.form.remote_host()
+        if self.nvml_panel is None or host is None or not isinstance(data, dict):
+            return
+        if data.get("device") != self.form.resolved_spec():
+            return
+        status = reading_gpu_status(data)
+        if status is None:
+            self.nvml_panel.show_unavailable(
+                self.tr("{host} has no NVML readings for {device} (NVIDIA GPUs with a driver only).").format(
+                    host=host, device=data.get("device")
+                )
+            )
+            return
+        sample = data.get("sample") if isinstance(data.get("sample"), dict) else {}
+        reserved = sample.get("reserved_bytes") if sample.get("has_allocator") else None
+        self.nvml_panel.show_status(status, reserved)
 
     # ---- where runs go ---------------------------------------------------------------------------
     def machine(self) -> RemoteMachine | None:

@@ -1,6 +1,6 @@
 """At rest, the memory plot shows the selected remote device's readings stream (the device watch asks the
 connection for that device's readings); after a run has drawn its own memory there, the readings go on right
-after it, not hours away on another clock."""
+after it, not hours away on another clock. The GPU (NVML) tab shows that machine's device-wide readings."""
 
 from __future__ import annotations
 
@@ -39,3 +39,31 @@ def test_the_remote_gpus_readings_feed_the_memory_plot_at_rest(make_window):
 
     combo.setCurrentIndex(combo.findData("auto"))  # back to this machine: the stream is let go
     assert asked[-1] is None
+
+
+NVML = {
+    "used_bytes": 9_000_000_000,
+    "total_bytes": 150_000_000_000,
+    "utilization_percent": 87,
+    "memory_utilization_percent": 40,
+    "temperature_c": 61,
+    "power_w": 412.0,
+    "power_limit_w": 700.0,
+    "processes": [{"pid": 4242, "name": "python", "used_bytes": 8_000_000_000}],
+    "mig": False,
+}
+
+
+def test_the_gpu_tab_shows_the_remote_gpus_nvml_readings(make_window):
+    window = make_window()
+    window.connection.watch_device = lambda spec: None
+    window.form.set_remote_devices(remote_devices("gpu-box", "gpu-box-7", [H200]))
+    combo = window.form.widgets["device"]
+    combo.setCurrentIndex(combo.findData("cuda:0@gpu-box"))
+    window.connection.reading.emit({**reading(2_000_000, 1.0), "nvml": NVML})
+    summary = window.nvml_panel.summary.text()
+    assert summary.startswith("Device used 9.00 GB of 150.00 GB") and "87%" in summary and "61 °C" in summary
+    window.connection.reading.emit(reading(2_000_000, 2.0))  # no NVML there (no driver): said so
+    assert (
+        window.nvml_panel.summary.text() == "gpu-box has no NVML readings for cuda:0 (NVIDIA GPUs with a driver only)."
+    )
