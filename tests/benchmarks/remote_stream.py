@@ -30,7 +30,8 @@ Measured, per run (medians over its reports, then the median of the repeats):
   row), the run row's changes, the lines' framing. A run reports at most 1 / interval times a second but sends
   every step's loss, so the rate grows with steps/s: about reports/s x bytes/report + steps/s x bytes/step.
 
-Workloads (tiny-cnn on the CPU, one torch thread, synthetic data): batch 64 for 200 steps (about 5 steps/s on
+Workloads (tiny-cnn on the CPU, one torch thread, synthetic data of one epoch per run, so that epoch-end events
+and checkpoints are as rare as in real training): batch 64 for 200 steps (about 5 steps/s on
 a 2-core machine: every step reports) and batch 4 for 1,200 steps (about 45 steps/s: reports at about their
 cap, many steps between them, as on a GPU), x 2 transports x 3 repeats: about 8 minutes with the start-ups;
 --quick: 60 and 300 steps, 1 repeat.
@@ -232,7 +233,7 @@ def one_run(transport: str, work: Workload, folder: Path, ssh: dict, args: argpa
         "--batch-size",
         str(work.batch),
         "--synthetic-samples",
-        str(max(256, work.batch * 8)),
+        str(min(50_000, max(256, work.batch * work.steps))),  # one epoch: events as rare as in real training
         "--max-steps",
         str(work.steps),
         "--report-interval",
