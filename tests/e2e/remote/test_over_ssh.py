@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.support.cli import FAST, command, user_error_line
@@ -119,6 +120,37 @@ def test_run_remote_trains_there_and_mirrors_every_step_here(sshd: SshServer, tm
     assert [step for step, _ in remote_steps] == list(range(1, 13))
     assert local_steps == remote_steps
     assert rows(local, "SELECT count(*) FROM reports") == rows(sshd.remote_store, "SELECT count(*) FROM reports")
+
+
+def test_a_connection_cut_mid_run_is_made_again_and_no_step_is_lost(sshd: SshServer, tmp_path: Path) -> None:
+    """The ssh client killed while the run trains (a laptop's Wi-Fi gone): the command says so, connects again
+    and fetches what it missed; the run went on there and every step arrives here."""
+    local = tmp_path / "local.sqlite3"
+    argv = [*command("run", "--remote", sshd.alias, *FAST, "--max-steps", "24", "--runs-db", str(local))]
+    argv += ["--agent-command", subprocess.list2cmdline(sshd.agent_command())]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=sshd.env(ENV))
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while not (local.exists() and rows(local, "SELECT count(*) FROM steps")[0][0] >= 3):
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
+            time.sleep(0.1)
+        clients = [p for p in psutil.Process(process.pid).children(recursive=True) if p.name() == "ssh"]
+        assert clients
+        for client in clients:
+            client.kill()
+        _, stderr = process.communicate(timeout=WAIT_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+    assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert "the connection to gtm-sshd was lost" in stderr and "reconnecting" in stderr
+    remote_steps = rows(sshd.remote_store, "SELECT step, loss FROM steps ORDER BY step")
+    assert [step for step, _ in remote_steps] == list(range(1, 25))
+    assert rows(local, "SELECT step, loss FROM steps ORDER BY step") == remote_steps
+    assert rows(local, "SELECT status FROM runs") == [("completed",)]
 
 
 def failure(server: SshServer, host: str, agent: tuple[str, ...] | None = None) -> tuple[str, float]:
