@@ -137,7 +137,7 @@ def follow(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStrea
 def start(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
     values = argument(request, "config", dict)
     config = RunConfig.from_dict(values)  # the bounds table: a bad value is a ConfigError naming its field
-    uid = check_uid(argument(request, "uid", str, "") or uuid.uuid4().hex)
+    uid = _new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
     python, *rest = command_line(config, agent.store_path)
     launch = agent.spawner.start(uid, [python, "-P", *rest])  # -P: a `core` folder where it starts is not ours
@@ -154,11 +154,8 @@ def watch(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
     cwd = Path(cwd_text).expanduser() if cwd_text else Path.home()
     if not cwd.is_dir():
         raise UserError(Message("cwd: no folder {path} on {host}", path=cwd_text, host=agent.host))
-    if not argv[0].startswith("-") and not (cwd / argv[0]).is_file():
-        raise UserError(
-            Message("no script {path} in {folder} on {host}", path=argv[0], folder=str(cwd), host=agent.host)
-        )
-    uid = check_uid(argument(request, "uid", str, "") or uuid.uuid4().hex)
+    check_script(argv, cwd, agent.host)
+    uid = _new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
     args = [sys.executable, "-P", "-m", "core", "watch", f"--runs-db={agent.store_path}"]  # -P: the script's core
     if name:
@@ -208,6 +205,50 @@ def _arrays(request: dict[str, Any]) -> bool:
     if rows not in ("objects", "arrays"):
         raise ProtocolError(BAD_REQUEST, Message("argument rows must be objects or arrays"))
     return rows == "arrays"
+
+
+def check_script(argv: list[str], cwd: Path, host: str) -> None:
+    """What a watched command runs must be a file in `cwd`: a script (`train.py ARGS`) or a module of the
+    user's own there (`-m pkg.train ARGS`). Python's other options are refused: `-c` would be a command string
+    from the other side, and `-m` of a module installed on the host (http.server, pip) would reach beyond the
+    store; UserError (one line) otherwise."""
+    if argv[0] == "-m":
+        module = argv[1] if len(argv) > 1 else ""
+        parts = module.split(".")
+        if not module or not all(part.isidentifier() for part in parts):
+            raise UserError(
+                Message("-m needs a module name, e.g. -m mypackage.train; got {module}", module=repr(module))
+            )
+        path = cwd.joinpath(*parts)
+        if not (path.with_suffix(".py").is_file() or (path / "__main__.py").is_file()):
+            raise UserError(
+                Message(
+                    "no module {module} in {folder} on {host}: -m runs a module of your own there (a .py file or "
+                    "a package with __main__.py)",
+                    module=module,
+                    folder=str(cwd),
+                    host=host,
+                )
+            )
+        return
+    if argv[0].startswith("-"):
+        raise UserError(
+            Message(
+                "python {option} is not run on {host}: watch a script (train.py ARGS) or a module (-m pkg.train ARGS)",
+                option=argv[0],
+                host=host,
+            )
+        )
+    if not (cwd / argv[0]).is_file():
+        raise UserError(Message("no script {path} in {folder} on {host}", path=argv[0], folder=str(cwd), host=host))
+
+
+def _new_uid(agent: Agent, request: dict[str, Any]) -> str:
+    """The uid a new run takes: the request's (a file name, not recorded in the store yet) or a fresh one."""
+    uid = check_uid(argument(request, "uid", str, "") or uuid.uuid4().hex)
+    if agent.store.find_uid(uid) is not None:
+        raise UserError(Message("a run with uid {uid} is recorded already on {host}", uid=uid, host=agent.host))
+    return uid
 
 
 def _valid_uid(uid: str) -> bool:

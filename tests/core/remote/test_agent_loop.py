@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from core.base.errors import UserError
 from core.remote import agent_ops, protocol
 from core.remote.agent import Agent
 from core.store.run_store import RunStore
@@ -76,6 +77,11 @@ def test_requests_before_hello_are_refused_and_hello_still_works(tmp_path: Path)
         ({"id": 1, "op": "watch", "argv": ["x.py"], "cwd": "/no/such/folder"}, "user_error", "no folder"),
         ({"id": 1, "op": "start", "config": {"batch_size": -1}}, "user_error", "batch_size"),
         ({"id": 1, "op": "start", "config": {}, "uid": "a/b"}, "user_error", "not a run uid"),
+        # no command strings: python's -c is refused, and -m only runs a module of the user's own in cwd
+        ({"id": 1, "op": "watch", "argv": ["-c", "print(1)"], "cwd": "/"}, "user_error", "python -c is not run"),
+        ({"id": 1, "op": "watch", "argv": ["-m", "http.server"], "cwd": "/"}, "user_error", "no module http.server"),
+        ({"id": 1, "op": "watch", "argv": ["-m", "../x"], "cwd": "/"}, "user_error", "needs a module name"),
+        ({"id": 1, "op": "watch", "argv": ["-u", "x.py"], "cwd": "/"}, "user_error", "python -u is not run"),
     ],
 )
 def test_a_bad_request_is_answered_with_its_kind_and_the_agent_goes_on(
@@ -139,3 +145,30 @@ def test_an_output_that_breaks_ends_the_agent(tmp_path: Path) -> None:
     code, _ = serve(tmp_path, HELLO, *({"id": n, "op": "ping"} for n in range(1, 50)), stdout=out)
     assert code == 0
     assert out.writes == 2  # the hello, then the failed reply: nothing more was tried
+
+
+def test_a_uid_the_store_holds_already_is_not_started_again(tmp_path: Path) -> None:
+    """A second run under a recorded uid would be followed as the first one (and could not record itself)."""
+    with RunStore(tmp_path / "runs.sqlite3") as store:
+        columns = ("uid", "started_at", "heartbeat_at", "status", "pid", "pid_started_at", "host", "model")
+        columns += ("dataset", "device", "device_name", "placement", "batch_size", "total_steps", "config", "started")
+        values = ("taken", 1.0, 1.0, "completed", 1, 1.0, "gpu-box", "m", "d", "cpu", "cpu", "stream", 8, 5, "{}", "{}")
+        store.connection.execute(f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' * 16)})", values)
+        store.connection.commit()
+    (tmp_path / "train.py").write_text("")
+    watch = {"id": 2, "op": "watch", "argv": ["train.py"], "cwd": str(tmp_path), "uid": "taken"}
+    code, lines = serve(tmp_path, HELLO, {"id": 1, "op": "start", "config": {}, "uid": "taken"}, watch)
+    assert [line["kind"] for line in lines[2:]] == ["user_error", "user_error"]
+    assert all("uid taken is recorded already on gpu-box" in line["error"] for line in lines[2:])
+    assert not (tmp_path / "remote-logs").exists()  # nothing was started
+
+
+def test_a_module_of_the_user_s_own_may_be_watched(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "train.py").write_text("")
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "__main__.py").write_text("")
+    agent_ops.check_script(["-m", "pkg.train", "--epochs", "3"], tmp_path, "gpu-box")
+    agent_ops.check_script(["-m", "tool"], tmp_path, "gpu-box")
+    with pytest.raises(UserError, match="no module pkg in"):
+        agent_ops.check_script(["-m", "pkg"], tmp_path, "gpu-box")  # a package without __main__.py
