@@ -4,6 +4,7 @@ its state, when it ran, its title and figures, in the user's language and the lo
 from __future__ import annotations
 
 import os
+import socket
 
 from PySide6.QtCore import QCoreApplication, QLocale
 
@@ -23,9 +24,13 @@ def state_text(row: RunRow, own_pid: int | None = None) -> str:
 
 
 def devices_text(row: RunRow) -> str:
-    """The device, with a data-parallel run's process count: 'cuda:0', 'cpu ×2' (the Runs tab and the run's own
+    """The device, with a data-parallel run's process count: 'cuda:0', 'cpu ×2', and the machine where that is
+    not this one (a run mirrored from a remote machine): 'cuda:0 on gpu-box' (the Runs tab and the run's own
     window word it alike)."""
-    return row.device if row.world_size <= 1 else f"{row.device} ×{row.world_size}"
+    device = row.device if row.world_size <= 1 else f"{row.device} ×{row.world_size}"
+    if row.host and row.host != socket.gethostname():
+        return QCoreApplication.translate("run_row_text", "{device} on {host}").format(device=device, host=row.host)
+    return device
 
 
 def when_text(started_at: float) -> str:
