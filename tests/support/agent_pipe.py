@@ -42,6 +42,9 @@ class AgentPipe:
         self._next_id = 1
         self._reader = threading.Thread(target=self._read_stdout, daemon=True)
         self._reader.start()
+        self._stderr = bytearray()  # drained as it comes: a full pipe would block the agent mid-write
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
         self.hello: dict[str, Any] | None = None
 
     def __enter__(self) -> AgentPipe:
@@ -59,6 +62,11 @@ class AgentPipe:
             except ValueError:
                 self._lines.put({"raw": line})
         self._lines.put(EOF_LINE)
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for chunk in iter(lambda: self.process.stderr.read1(4096), b""):  # type: ignore[union-attr]
+            self._stderr += chunk
 
     def read(self, timeout: float = TIMEOUT_S) -> dict[str, Any]:
         """The next line not held back; AssertionError after `timeout` seconds."""
@@ -147,14 +155,16 @@ class AgentPipe:
 
     def stderr(self) -> str:
         """Everything the agent wrote on stderr (once it has exited)."""
-        assert self.process.stderr is not None and self.process.poll() is not None
-        return self.process.stderr.read().decode(errors="replace")
+        assert self.process.poll() is not None
+        self._stderr_reader.join(TIMEOUT_S)
+        return bytes(self._stderr).decode(errors="replace")
 
     def kill(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(TIMEOUT_S)
         self._reader.join(TIMEOUT_S)  # stdout ends with the process (the runs it started write to their logs)
+        self._stderr_reader.join(TIMEOUT_S)
         for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
             if pipe is not None:
                 try:

@@ -91,6 +91,7 @@ def test_a_client_of_another_protocol_version_gets_one_clear_line_and_the_agent_
         assert "9.9.9" in answer["error"]
         assert agent.wait(10) == protocol.EXIT_VERSION
         assert agent.read() == EOF_LINE
+        assert "protocol 1" in agent.stderr() and "999" in agent.stderr()  # said on stderr too, for ssh's user
 
 
 def test_bad_lines_are_answered_with_an_error_and_the_agent_keeps_serving(tmp_path: Path) -> None:
