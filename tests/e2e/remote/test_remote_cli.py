@@ -93,6 +93,26 @@ def local_steps(path: Path) -> int:
         return 0
 
 
+def local_kinds(path: Path) -> list[str]:
+    """The kinds of the events copied into the local store so far."""
+    try:
+        db = sqlite3.connect(path)
+        try:
+            return [kind for (kind,) in db.execute("SELECT kind FROM events ORDER BY seq")]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return []
+
+
+def wait_until(done, process: subprocess.Popen, timeout: float = 120) -> None:
+    """Until `done()` (the follower mirrors within a second or so; a loaded machine takes longer)."""
+    deadline = time.monotonic() + timeout
+    while not done() and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+    assert done(), f"not within {timeout} s"
+
+
 def test_signals_to_run_remote_steer_the_remote_run(remote, tmp_path):
     store, options = remote
     local = tmp_path / "local.sqlite3"
@@ -105,14 +125,11 @@ def test_signals_to_run_remote_steer_the_remote_run(remote, tmp_path):
         env={**env_with_ssh(), "GPU_TRAIN_MONITOR_RUN_UID": uid},
     )
     try:
-        deadline = time.monotonic() + 120
-        while local_steps(local) < 5 and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.2)
-        assert local_steps(local) >= 5
+        wait_until(lambda: local_steps(local) >= 5, process)
         process.send_signal(signal.SIGUSR2)  # Pause, as the window's launcher sends it
-        time.sleep(2)
+        wait_until(lambda: "RunPaused" in local_kinds(local), process)  # it reached the run, and came back here
         process.send_signal(signal.SIGUSR2)  # Resume
-        time.sleep(1)
+        wait_until(lambda: "RunResumed" in local_kinds(local), process)
         process.send_signal(signal.SIGINT)  # Stop
         stdout, stderr = process.communicate(timeout=90)
     finally:
