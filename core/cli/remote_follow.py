@@ -31,7 +31,7 @@ from ..remote.follow import follow_into_store
 from ..remote.link import AgentLink
 from ..remote.protocol import NOT_FOUND
 from ..remote.target import RemoteTarget
-from ..run.signals import CONTROL_SIGNALS, Control, signal_number
+from ..run.signals import CONTROL_SIGNALS, Control, ignore_control_signals, signal_number
 from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, Status
 from .options import PROG
 
@@ -44,6 +44,7 @@ def start_and_follow(
 ) -> int:
     """Start the run (`start` or `watch` op with `request`) and follow it into `store_path`; the exit code."""
     uid = os.environ.pop(ENV_RUN_UID, None) or uuid.uuid4().hex
+    ignore_control_signals()  # a Pause or Clear cache before the forwarding starts, or after it, must not end this
     controls: queue.Queue[Control | None] = queue.Queue()
     with _forwarded_signals(controls) as seen:  # from the start: a Stop while it starts stops it once it runs
         link = AgentLink(target)

@@ -1,0 +1,48 @@
+"""core.cli.remote_follow without a remote: what `run --remote` does with the signals a window steers it by."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.cli import remote_follow
+from core.remote.failures import Unreachable
+from core.remote.target import RemoteTarget
+
+
+@pytest.fixture
+def restored_signals() -> Iterator[None]:
+    numbers = (signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.getsignal(number) for number in numbers}
+    for number in (signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(number, signal.SIG_DFL)  # as a fresh process has them: their default ends it
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+class _Unreachable:
+    def __init__(self, target: RemoteTarget) -> None:
+        self.target = target
+
+    def connect(self) -> dict:
+        raise Unreachable("cannot reach gpu-box: Connection refused")
+
+
+def test_pause_and_clear_cache_never_end_run_remote_outside_its_forwarding(
+    restored_signals: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The window may press Pause as the remote run ends (or before it started): SIGUSR2's default would kill
+    this process with an exit code that is no run's status."""
+    monkeypatch.setattr(remote_follow, "AgentLink", _Unreachable)
+    target = RemoteTarget.parse("gpu-box")
+    with pytest.raises(Unreachable):
+        remote_follow.start_and_follow(argparse.Namespace(), target, "start", {}, tmp_path / "runs.sqlite3")
+    assert signal.getsignal(signal.SIGUSR1) is signal.SIG_IGN
+    assert signal.getsignal(signal.SIGUSR2) is signal.SIG_IGN
