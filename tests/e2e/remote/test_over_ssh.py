@@ -8,6 +8,7 @@ Skipped, saying why, where sshd or ssh-keygen is not installed (CI installs open
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import sqlite3
 import subprocess
@@ -62,8 +63,16 @@ def record_run(store: Path) -> None:
 
 
 def rows(store: Path, sql: str, *params: object) -> list[tuple]:
-    with sqlite3.connect(store) as db:
+    with contextlib.closing(sqlite3.connect(store)) as db:
         return db.execute(sql, params).fetchall()
+
+
+def mirrored_steps(store: Path) -> int:
+    """Steps in `store` so far; 0 while it is not there yet or is being created (no tables yet)."""
+    try:
+        return rows(store, "SELECT count(*) FROM steps")[0][0] if store.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
 
 
 def test_the_fixture_logs_in_with_its_key_and_only_with_it(sshd: SshServer) -> None:
@@ -131,7 +140,7 @@ def test_a_connection_cut_mid_run_is_made_again_and_no_step_is_lost(sshd: SshSer
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=sshd.env(ENV))
     try:
         deadline = time.monotonic() + WAIT_S
-        while not (local.exists() and rows(local, "SELECT count(*) FROM steps")[0][0] >= 3):
+        while mirrored_steps(local) < 3:
             assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
             time.sleep(0.1)
         clients = [p for p in psutil.Process(process.pid).children(recursive=True) if p.name() == "ssh"]
