@@ -27,7 +27,7 @@ from typing import Any
 from ..base.text import Message
 from ..distributed.env import ENV_RUN_UID
 from ..remote.failures import RemoteError, RemoteRequestFailed
-from ..remote.follow import follow_into_store
+from ..remote.follow import RunGone, follow_into_store
 from ..remote.link import AgentLink
 from ..remote.protocol import NOT_FOUND
 from ..remote.target import RemoteTarget
@@ -54,7 +54,14 @@ def start_and_follow(
             uid = str(started.get("uid") or uid)
             said = f"started on {target.host} (process {started.get('pid', '?')}); following it into {store_path}"
             seen.following = True
-            status = _follow(target, link, uid, store_path, said, controls)
+            try:
+                status = _follow(target, link, uid, store_path, said, controls)
+            except RunGone:
+                raise
+            except RemoteError as exc:  # no longer followed, but it trains there all the same
+                raise RemoteError(
+                    Message("{error}; the run goes on on {host} (uid {uid})", error=str(exc), host=target.host, uid=uid)
+                ) from None
         finally:
             link.close()
     return _report_end(args, store_path, uid, status, seen.terminated)

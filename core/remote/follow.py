@@ -45,6 +45,11 @@ AGAIN = (LINK_LOST, LINK_CLOSED, "cancelled", "error")  # stream ends that a new
 LASTING = (AuthenticationFailed, UnknownHost, HostKeyNotTrusted, AgentMissing, VersionMismatch)  # no retry mends
 
 
+class RunGone(RemoteError):
+    """The followed run is not on the remote (any more), or ended there before it recorded anything: unlike a
+    failed connection, nothing goes on there."""
+
+
 def follow_into_store(
     target: RemoteTarget,
     uid: str,
@@ -61,7 +66,7 @@ def follow_into_store(
     FOLLOWING, RECONNECTING, ENDED; `on_problem` one line per drop or failed attempt. A run the remote does
     not know yet is asked for again for up to `wait_for_run_s` (the agent itself waits for the runs it
     started). Raises RemoteError when the first connection fails, for a lasting failure later, for a run
-    that is not there, or one that ended before it recorded anything (with the agent's reason)."""
+    that is not there, or one that ended before it recorded anything (RunGone, with the agent's reason)."""
     state = on_state or (lambda _: None)
     problem = on_problem or (lambda _: None)
     store = RunStore(store_path)
@@ -80,7 +85,7 @@ def follow_into_store(
             except RemoteRequestFailed as exc:
                 if exc.kind != NOT_FOUND:
                     raise
-                raise RemoteError(exc.args[0] if exc.args else str(exc)) from None  # the agent's words name the run
+                raise RunGone(exc.args[0] if exc.args else str(exc)) from None  # the agent's words name the run
             except RemoteError as exc:
                 if not connected_once:
                     raise
@@ -88,10 +93,10 @@ def follow_into_store(
             finally:
                 link.close()
             if reason == NOT_FOUND:  # deleted there while followed
-                raise RemoteError(why or Message("the run was deleted on {host}", host=target.host))
+                raise RunGone(why or Message("the run was deleted on {host}", host=target.host))
             if reason not in AGAIN:
                 if store.find_uid(uid) is None:  # it ended before it recorded anything
-                    raise RemoteError(
+                    raise RunGone(
                         Message(
                             "the run on {host} ended before it recorded anything: {why}",
                             host=target.host,

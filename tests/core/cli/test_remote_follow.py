@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from core.cli import remote_follow
-from core.remote.failures import Unreachable
+from core.remote.failures import RemoteError, Unreachable
+from core.remote.follow import RunGone
 from core.remote.target import RemoteTarget
 
 
@@ -46,3 +47,44 @@ def test_pause_and_clear_cache_never_end_run_remote_outside_its_forwarding(
         remote_follow.start_and_follow(argparse.Namespace(), target, "start", {}, tmp_path / "runs.sqlite3")
     assert signal.getsignal(signal.SIGUSR1) is signal.SIG_IGN
     assert signal.getsignal(signal.SIGUSR2) is signal.SIG_IGN
+
+
+class _Starts:
+    """A link whose agent starts the run (the follow then fails on its own link)."""
+
+    def __init__(self, target: RemoteTarget) -> None:
+        self.target = target
+        self.alive = True
+
+    def connect(self) -> dict:
+        return {}
+
+    def request(self, op: str, **args: object) -> dict:
+        return {"uid": args.get("uid"), "pid": 4321}
+
+    def close(self) -> None:
+        self.alive = False
+
+
+@pytest.mark.parametrize(
+    ("failure", "goes_on"),
+    [
+        (Unreachable("cannot reach gpu-box: Connection refused"), True),
+        (RunGone("the run on gpu-box ended before it recorded anything: no such device"), False),
+    ],
+)
+def test_a_follow_that_fails_after_the_start_says_whether_the_run_goes_on_there(
+    restored_signals: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, failure: Exception, goes_on: bool
+) -> None:
+    def follow_into_store(*args: object, **kwargs: object) -> str:
+        raise failure
+
+    monkeypatch.setattr(remote_follow, "AgentLink", _Starts)
+    monkeypatch.setattr(remote_follow, "follow_into_store", follow_into_store)
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_RUN_UID", "u-7")
+    target = RemoteTarget.parse("gpu-box")
+    with pytest.raises(RemoteError) as raised:
+        remote_follow.start_and_follow(argparse.Namespace(), target, "start", {}, tmp_path / "runs.sqlite3")
+    message = str(raised.value)
+    assert message.startswith(str(failure))
+    assert ("the run goes on on gpu-box (uid u-7)" in message) is goes_on
