@@ -106,6 +106,8 @@ class Spawner:
 
     def start(self, uid: str, args: list[str], cwd: Path | None = None) -> Launch:
         """Start `args` for run `uid`; UserError when it cannot be started or `uid` was started already."""
+        if any("\x00" in arg for arg in args):  # the OS cannot take it: say so (before the uid is used up)
+            raise UserError(Message("cannot start the run: a value or argument contains a NUL character"))
         folder = log_folder(self.store_path)
         log = folder / f"{uid}.log"
         try:

@@ -82,6 +82,7 @@ def test_requests_before_hello_are_refused_and_hello_still_works(tmp_path: Path)
         ({"id": 1, "op": "watch", "argv": ["-m", "http.server"], "cwd": "/"}, "user_error", "no module http.server"),
         ({"id": 1, "op": "watch", "argv": ["-m", "../x"], "cwd": "/"}, "user_error", "needs a module name"),
         ({"id": 1, "op": "watch", "argv": ["-u", "x.py"], "cwd": "/"}, "user_error", "python -u is not run"),
+        ({"id": 1, "op": "start", "config": {"model": "tiny\x00cnn"}}, "user_error", "NUL character"),
     ],
 )
 def test_a_bad_request_is_answered_with_its_kind_and_the_agent_goes_on(
@@ -172,3 +173,11 @@ def test_a_module_of_the_user_s_own_may_be_watched(tmp_path: Path) -> None:
     agent_ops.check_script(["-m", "tool"], tmp_path, "gpu-box")
     with pytest.raises(UserError, match="no module pkg in"):
         agent_ops.check_script(["-m", "pkg"], tmp_path, "gpu-box")  # a package without __main__.py
+
+
+def test_a_nul_in_a_watched_script_s_arguments_is_refused_in_words(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("")
+    watch = {"id": 1, "op": "watch", "argv": ["train.py", "a\x00b"], "cwd": str(tmp_path), "uid": "w"}
+    code, lines = serve(tmp_path, HELLO, watch)
+    assert lines[2]["kind"] == "user_error" and "NUL character" in lines[2]["error"]  # not an internal error
+    assert not (tmp_path / "remote-logs" / "w.log").exists()  # the uid is not used up by the refused start
