@@ -5,7 +5,8 @@ the local store (the window finds it there by uid: GPU_TRAIN_MONITOR_RUN_UID whe
 process) with a progress line, reconnecting after drops, until the run ends; the exit code is the run's status
 exit code, as for a local run. It is steered like a local run: Ctrl+C (SIGINT), SIGUSR2 and SIGUSR1 reach the
 remote run as stop, pause and clear cache (core.run.signals' contract), and SIGTERM stops it too. A second
-Ctrl+C stops following (the remote run still stops).
+Ctrl+C stops following (the remote run still stops); a third ends this process at once (a reconnect under way
+may otherwise take up to its timeouts).
 """
 
 from __future__ import annotations
@@ -168,8 +169,8 @@ def _forwarded_signals(controls: queue.Queue[Control | None]) -> Iterator[_Signa
         def handler(signum: int, frame: Any) -> None:
             if control is Control.STOP:
                 interrupts[0] += 1
-                if interrupts[0] > 1 and not seen.following:
-                    raise KeyboardInterrupt  # still connecting or starting: give up at once
+                if interrupts[0] > 1 and not seen.following or interrupts[0] > 2:
+                    raise KeyboardInterrupt  # still connecting or starting, or a third time: give up at once
                 if interrupts[0] > 1:
                     print("\nno longer following: the run stops on its own there", file=sys.stderr)
                     controls.put(None)

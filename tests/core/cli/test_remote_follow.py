@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import queue
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from core.cli import remote_follow
 from core.remote.failures import RemoteError, Unreachable
 from core.remote.follow import RunGone
 from core.remote.target import RemoteTarget
+from core.run.signals import Control
 
 
 @pytest.fixture
@@ -88,3 +90,22 @@ def test_a_follow_that_fails_after_the_start_says_whether_the_run_goes_on_there(
     message = str(raised.value)
     assert message.startswith(str(failure))
     assert ("the run goes on on gpu-box (uid u-7)" in message) is goes_on
+
+
+def test_ctrl_c_stops_the_run_then_stops_following_then_ends_this_process(
+    restored_signals: None, capsys: pytest.CaptureFixture
+) -> None:
+    """A second Ctrl+C leaves the follow to end (a reconnect under way may take its timeouts); a third must not
+    wait for that."""
+    controls: queue.Queue = queue.Queue()
+    with remote_follow._forwarded_signals(controls) as seen:
+        seen.following = True
+        interrupt = signal.getsignal(signal.SIGINT)
+        assert callable(interrupt)
+        interrupt(signal.SIGINT, None)
+        assert controls.get_nowait() is Control.STOP
+        interrupt(signal.SIGINT, None)
+        assert controls.get_nowait() is None  # stop following
+        with pytest.raises(KeyboardInterrupt):
+            interrupt(signal.SIGINT, None)
+    assert "no longer following" in capsys.readouterr().err
