@@ -69,6 +69,7 @@ __all__ = [
 
 LINK_LOST = "connection lost"  # a stream's end reason when the link dropped before the agent ended it
 LINK_CLOSED = "closed"  # ... when this side closed the link
+CANCEL_TIMEOUT_S = 2.0  # how long `cancel` waits for the agent's answer (its callbacks are off at once anyway)
 NOISE_LINES = 200  # lines a login shell may print before the agent's hello (a chatty .bashrc): skipped
 
 
@@ -193,8 +194,8 @@ class AgentLink:
     def cancel(self, stream_id: int) -> None:
         """Stop a stream: no more lines reach its callbacks (its on_end is not called)."""
         if self._replies.close_stream(stream_id) and self.alive:
-            with contextlib.suppress(RemoteError):
-                self.request("cancel", stream=stream_id)
+            with contextlib.suppress(RemoteError):  # best effort: a silent agent must not hold the caller long
+                self.request("cancel", stream=stream_id, timeout_s=min(self.request_timeout_s, CANCEL_TIMEOUT_S))
 
     def ping(self, timeout_s: float | None = None) -> float:
         """The round trip of one `ping`, in seconds (also what `latency_s` says from now on)."""

@@ -142,3 +142,18 @@ def test_another_protocol_version_here_is_refused_naming_both(tmp_path, monkeypa
     assert f"speaks protocol {protocol.PROTOCOL_VERSION}" in str(error.value)
     assert "install the same gpu-train-monitor version on both machines" in str(error.value)
     assert not link.alive
+
+
+def test_cancelling_a_stream_of_a_frozen_agent_returns_soon(tmp_path):
+    """Cancel is best effort: a follow that stops (a second Ctrl+C) must not wait the request timeout."""
+    link = AgentLink(local_agent(tmp_path / "remote.sqlite3"), request_timeout_s=30.0)
+    link.connect()
+    try:
+        stream = link.stream("readings", lambda data: None, lambda reason: None, device="cpu", interval_s=5.0)
+        os.kill(link.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        link.cancel(stream)
+        assert time.monotonic() - started < 10  # CANCEL_TIMEOUT_S, not the 30 s of other requests
+    finally:
+        os.kill(link.pid, signal.SIGKILL)
+        link.close()
