@@ -278,4 +278,17 @@ def _report_end(args: argparse.Namespace, store_path: Path, uid: str, status: St
             return 2
     if row is not None:
         print(Message("recorded as run {run_id} in {path}", run_id=row.id, path=str(store_path)), file=sys.stderr)
-    return EXIT_TERMINATED if terminated and status is Status.STOPPED else status.exit_code
+    if terminated and status is Status.STOPPED:
+        return EXIT_TERMINATED
+    return _script_exit_code(row) or status.exit_code
+
+
+def _script_exit_code(row: Any) -> int | None:
+    """The exit code of a watched script that failed so (what a local `watch` exits with); None otherwise."""
+    from .watch_command import SCRIPT_EXITED
+
+    message = None if row is None else row.message
+    if not isinstance(message, Message) or message.template != SCRIPT_EXITED:
+        return None
+    code = message.params.get("code")
+    return code if isinstance(code, int) and not isinstance(code, bool) and 0 < code < 256 else None

@@ -167,6 +167,9 @@ def signals_for_the_child(process: subprocess.Popen) -> Iterator[None]:
             signal.signal(number, handler)
 
 
+SCRIPT_EXITED = "the script exited with code {code}"  # a watched run's failure: `watch --remote` exits with code
+
+
 def settle_run(store_path: Path, run_uid: str, returncode: int) -> bool:
     """Finish in the store what the script could not; whether it recorded a run at all (a store that cannot be
     opened: True, the script said why already)."""
@@ -181,7 +184,7 @@ def settle_run(store_path: Path, run_uid: str, returncode: int) -> bool:
                 return False
             status = store.run(run_id).status
             if returncode > 0 and status in (Status.RUNNING, Status.INTERRUPTED, Status.COMPLETED):
-                store.record_failure(run_uid, Message("the script exited with code {code}", code=returncode))
+                store.record_failure(run_uid, Message(SCRIPT_EXITED, code=returncode))
     except StoreError:
         pass
     return True
