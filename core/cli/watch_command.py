@@ -167,7 +167,9 @@ def signals_for_the_child(process: subprocess.Popen) -> Iterator[None]:
             signal.signal(number, handler)
 
 
-SCRIPT_EXITED = "the script exited with code {code}"  # a watched run's failure: `watch --remote` exits with code
+# the template of the failure settle_run records (`watch --remote` exits with its code); the Message below spells
+# it out, for the translation catalogue
+SCRIPT_EXITED = "the script exited with code {code}"
 
 
 def settle_run(store_path: Path, run_uid: str, returncode: int) -> bool:
@@ -184,7 +186,7 @@ def settle_run(store_path: Path, run_uid: str, returncode: int) -> bool:
                 return False
             status = store.run(run_id).status
             if returncode > 0 and status in (Status.RUNNING, Status.INTERRUPTED, Status.COMPLETED):
-                store.record_failure(run_uid, Message(SCRIPT_EXITED, code=returncode))
+                store.record_failure(run_uid, Message("the script exited with code {code}", code=returncode))
     except StoreError:
         pass
     return True

@@ -13,7 +13,7 @@ import pytest
 
 from core.base.text import Message, message_to_json
 from core.cli import remote_follow
-from core.cli.watch_command import SCRIPT_EXITED
+from core.cli.watch_command import settle_run
 from core.remote.failures import RemoteError, Unreachable
 from core.remote.follow import RunGone
 from core.remote.target import RemoteTarget
@@ -116,29 +116,23 @@ def test_ctrl_c_stops_the_run_then_stops_following_then_ends_this_process(
     assert "no longer following" in capsys.readouterr().err
 
 
-def _failed_run(path: Path, uid: str, message: Message) -> None:
+def _finished_run(path: Path, uid: str, status: str, message: str = "") -> None:
     """A finished run in the store at `path`, as a mirror leaves a remote one."""
     with RunStore(path) as store:
         columns = ("uid", "started_at", "heartbeat_at", "status", "pid", "pid_started_at", "host", "model")
         columns += ("dataset", "device", "device_name", "placement", "batch_size", "total_steps", "config", "started")
         columns += ("message", "message_json", "finished_at")
-        values = (uid, 1.0, 2.0, "failed", 1, 1.0, "gpu-box", "m", "d", "cpu", "cpu", "stream", 8, 5, "{}", "{}")
+        values = (uid, 1.0, 2.0, status, 1, 1.0, "gpu-box", "m", "d", "cpu", "cpu", "stream", 8, 5, "{}", "{}")
         values += (str(message), json.dumps(message_to_json(message)), 2.0)
         store.connection.execute(f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' * 19)})", values)
         store.connection.commit()
 
 
-@pytest.mark.parametrize(
-    ("message", "code"),
-    [
-        (Message(SCRIPT_EXITED, code=3), 3),  # what a local `watch` exits with for that script
-        (Message("out of patience"), 1),  # any other failure: the status' code
-    ],
-)
-def test_a_watched_script_that_failed_there_exits_with_its_own_code_as_a_local_watch_does(
-    tmp_path: Path, message: Message, code: int
-) -> None:
+def test_a_watched_script_that_failed_there_exits_with_its_own_code_as_a_local_watch_does(tmp_path: Path) -> None:
     store = tmp_path / "runs.sqlite3"
-    _failed_run(store, "w1", message)
+    _finished_run(store, "w1", "completed")
+    assert settle_run(store, "w1", 3)  # what the remote's `core watch` does when its script exits with 3
     args = argparse.Namespace(summary_json=None)
-    assert remote_follow._report_end(args, store, "w1", Status.FAILED, terminated=False) == code
+    assert remote_follow._report_end(args, store, "w1", Status.FAILED, terminated=False) == 3
+    _finished_run(store, "w2", "failed", Message("out of patience"))  # any other failure: the status' code
+    assert remote_follow._report_end(args, store, "w2", Status.FAILED, terminated=False) == 1
