@@ -11,8 +11,8 @@ Shapes (core.remote.protocol has the line format):
 - run {"run_id": int} or {"uid": str} ("id" is the request's own), optional "after_step", "after_seq", "rows"
   -> a chunk (run row without id, steps, reports, rank_reports, events) and "complete": false when more rows
   remain (ask again from the last step and seq received)
-- follow {"uid", "after_step": 0, "after_seq": 0, "rows": "objects" | "arrays"} -> stream of chunks: backfill,
-  then live, then end (reason: the run's final status; "failed" with a "message" when its process ended before
+- follow {"uid", "after_step": 0, "after_seq": 0, "rows": "objects" | "arrays" | "columns"} -> stream of chunks:
+  backfill, then live, then end (reason: the run's final status; "failed" with a "message" when its process ended before
   recording it). The first chunk has the whole run row, later ones its uid and the columns that changed.
 - start {"config": RunConfig dict, "uid"?, "name"?} -> {"uid", "pid"}
 - watch {"argv": [script, args...], "cwd"?, "name"?, "uid"?} -> {"uid", "pid"}
@@ -38,7 +38,7 @@ from ..config.command_line import command_line
 from ..config.run_config import RunConfig
 from ..run.signals import Control, signal_number
 from ..store.run_store import RunNotFound, RunStore
-from . import store_rows
+from . import compact_rows, store_rows
 from .agent import Agent, StartStream
 from .agent_streams import follow_stream, readings_stream
 from .protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError, rows_as_arrays
@@ -117,21 +117,24 @@ def run(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any
         run_id = store_rows.find_run(agent.store, run_id=argument(request, "run_id", int))
     after_step = argument(request, "after_step", int, 0)
     after_seq = argument(request, "after_seq", int, 0)
-    arrays = _arrays(request)
+    rows = _rows(request)
     chunks = store_rows.chunks(store_rows.snapshot(agent.store, run_id, after_step, after_seq), 2 * CHUNK_BYTES)
-    return {**(rows_as_arrays(chunks[0]) if arrays else chunks[0]), "complete": len(chunks) == 1}
+    chunk = {**chunks[0], "complete": len(chunks) == 1}
+    if rows == compact_rows.MODE:
+        return compact_rows.Encoder().encode(chunk)
+    return rows_as_arrays(chunk) if rows == "arrays" else chunk
 
 
 def follow(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStream:
     uid = argument(request, "uid", str)
     after_step = argument(request, "after_step", int, 0)
     after_seq = argument(request, "after_seq", int, 0)
-    arrays = _arrays(request)
+    rows = _rows(request)
     if agent.store.find_uid(uid) is None:
         launch = launch_of(agent.store_path, uid) if _valid_uid(uid) else None
         if launch is None:
             raise RunNotFound(Message("no run with uid {uid} on {host}", uid=uid, host=agent.host))
-    return StartStream(lambda stream: follow_stream(stream, uid, after_step, after_seq, arrays))
+    return StartStream(lambda stream: follow_stream(stream, uid, after_step, after_seq, rows))
 
 
 def start(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
@@ -199,12 +202,12 @@ def cancel(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, 
     return {}
 
 
-def _arrays(request: dict[str, Any]) -> bool:
-    """Whether the client asked for rows as lists (`"rows": "arrays"`) rather than objects (the default)."""
+def _rows(request: dict[str, Any]) -> str:
+    """How the client asked for rows: "objects" (the default), "arrays" (lists) or "columns" (compact_rows)."""
     rows = argument(request, "rows", str, "objects")
-    if rows not in ("objects", "arrays"):
-        raise ProtocolError(BAD_REQUEST, Message("argument rows must be objects or arrays"))
-    return rows == "arrays"
+    if rows not in ("objects", "arrays", compact_rows.MODE):
+        raise ProtocolError(BAD_REQUEST, Message("argument rows must be columns, objects or arrays"))
+    return rows
 
 
 def check_script(argv: list[str], cwd: Path, host: str) -> None:

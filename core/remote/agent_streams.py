@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..base.text import Message
 from ..run.status import Status
 from ..store.run_store import RunNotFound, RunStore
-from . import store_rows
+from . import compact_rows, store_rows
 from .protocol import rows_as_arrays
 from .spawn import launch_of
 
@@ -55,15 +55,17 @@ def readings_stream(stream: Stream, spec: str, interval_s: float) -> None:
         stream.end("cancelled")
 
 
-def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int, arrays: bool = False) -> None:
+def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int, rows: str = "objects") -> None:
     """Send run `uid`'s rows after the cursor, then what is recorded while it runs, then `end` with its final
-    status. A run started by an agent but not recorded yet is waited for while its process lives. `arrays`: rows
-    as lists in the order of the chunk's "columns" (protocol.rows_as_arrays), for less to carry."""
+    status. A run started by an agent but not recorded yet is waited for while its process lives. `rows`:
+    "objects", "arrays" (lists in the order of the chunk's "columns": protocol.rows_as_arrays) or "columns"
+    (core.remote.compact_rows: the fewest bytes)."""
     with RunStore(stream.agent.store_path) as store:
         run_id = _wait_for_run(stream, store, uid)
         if run_id is None:
             return
         delta = RunDelta()
+        encoder = compact_rows.Encoder() if rows == compact_rows.MODE else None
         columns_sent = False
         dead_polls = 0
         while True:
@@ -76,7 +78,9 @@ def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int, arr
             if found.has_rows or changed:
                 for index, chunk in enumerate(store_rows.chunks(found)):
                     chunk["run"] = (changed if index == 0 else {}) or {"uid": uid}
-                    if arrays:
+                    if encoder is not None:
+                        chunk = encoder.encode(chunk)
+                    elif rows == "arrays":
                         chunk = rows_as_arrays(chunk, with_columns=not columns_sent)
                         columns_sent = True
                     if not stream.data(chunk):
