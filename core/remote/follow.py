@@ -43,6 +43,7 @@ BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)  # waits between attempts after a d
 PING_AFTER_S = 5.0  # a link silent this long is pinged
 PING_TIMEOUT_S = 10.0
 AGAIN = (LINK_LOST, LINK_CLOSED, "cancelled", "error")  # stream ends that a new connection resumes from
+CLOCK_SKEW_WARN_S = 30.0  # clocks further apart: a mirrored run's heartbeat (the remote's time) misleads here
 LASTING = (AuthenticationFailed, UnknownHost, HostKeyNotTrusted, AgentMissing, VersionMismatch)  # no retry mends
 
 
@@ -72,7 +73,7 @@ def follow_into_store(
     problem = on_problem or (lambda _: None)
     store = RunStore(store_path)
     appear_by = time.monotonic() + wait_for_run_s
-    attempt, connected_once = 0, False
+    attempt, connected_once, clocks_checked = 0, False, False
     try:
         while not stop.is_set():
             state(RECONNECTING if connected_once else CONNECTING)
@@ -80,6 +81,9 @@ def follow_into_store(
             try:
                 link.connect()
                 connected_once, attempt = True, 0
+                if not clocks_checked:
+                    clocks_checked = True
+                    _check_clocks(link, target, problem)
                 reason, why = _follow(link, uid, store, stop, state, appear_by)
             except LASTING:
                 raise
@@ -123,6 +127,27 @@ def follow_into_store(
         return "" if run_id is None else store.run(run_id).status
     finally:
         store.close()
+
+
+def _check_clocks(link: AgentLink, target: RemoteTarget, problem: Callable[[str], None]) -> None:
+    """Say so when the two machines' clocks disagree by more than CLOCK_SKEW_WARN_S: the copy here keeps the
+    remote's times, and this machine judges a run on another host alive while its heartbeat is recent by its own
+    clock (core.store.run_store.process_alive), so a live run could look interrupted here."""
+    before = time.time()
+    at = link.request("ping").get("at")
+    after = time.time()
+    if not isinstance(at, (int, float)) or isinstance(at, bool):
+        return
+    skew = (before + after) / 2 - at
+    if abs(skew) > CLOCK_SKEW_WARN_S:
+        problem(
+            Message(
+                "warning: the clocks of this machine and {host} differ by {seconds:.0f} s, so a run followed from "
+                "there can look interrupted here; let both machines set their clocks by NTP",
+                host=target.host,
+                seconds=abs(skew),
+            )
+        )
 
 
 def _follow(

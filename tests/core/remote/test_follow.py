@@ -11,7 +11,7 @@ import time
 import pytest
 
 from core.remote.follow import CONNECTING, ENDED, FOLLOWING, follow_into_store
-from core.remote.link import AgentMissing, RemoteError
+from core.remote.link import AgentLink, AgentMissing, RemoteError
 from core.remote.target import RemoteTarget
 from tests.support.remote_stores import contents, local_agent
 from tests.support.run_store_support import SHORT, record_run
@@ -69,3 +69,31 @@ def test_a_first_connection_that_fails_is_not_retried(tmp_path):
     with pytest.raises(AgentMissing):
         follow_into_store(target, "any", tmp_path / "local.sqlite3", stop=threading.Event())
     assert time.monotonic() - started < 5
+
+
+class _BehindLink(AgentLink):
+    """The agent's link, its clock two minutes behind this machine's."""
+
+    def request(self, op: str, **args: object) -> dict:
+        result = super().request(op, **args)
+        return {**result, "at": result["at"] - 120.0} if op == "ping" else result
+
+
+def test_clocks_that_disagree_are_said_once(remote, tmp_path):
+    path, uid = remote
+    problems: list[str] = []
+    status = follow_into_store(
+        local_agent(path),
+        uid,
+        tmp_path / "local.sqlite3",
+        stop=threading.Event(),
+        on_problem=problems.append,
+        link_factory=_BehindLink,
+    )
+    assert status == "completed"
+    assert len(problems) == 1 and "clocks of this machine and gpu-box differ by 120 s" in problems[0]
+    problems.clear()
+    follow_into_store(
+        local_agent(path), uid, tmp_path / "local.sqlite3", stop=threading.Event(), on_problem=problems.append
+    )
+    assert problems == []  # clocks that agree: nothing to say
