@@ -108,6 +108,8 @@ def decode(line: bytes, limit: int | None = None) -> dict[str, Any]:
         raise ProtocolError(BAD_REQUEST, Message("the line is not UTF-8 text")) from None
     except ValueError as exc:
         raise ProtocolError(BAD_REQUEST, Message("the line is not JSON ({why})", why=str(exc))) from None
+    except RecursionError:  # "[[[[..." a line deep: the parser gives up; the reader must go on all the same
+        raise ProtocolError(BAD_REQUEST, Message("the line is JSON nested too deeply")) from None
     if not isinstance(value, dict):
         raise ProtocolError(BAD_REQUEST, Message("the line is JSON but not an object"))
     return value

@@ -97,11 +97,13 @@ def test_a_bad_request_is_answered_with_its_kind_and_the_agent_goes_on(
 
 def test_malformed_and_oversized_lines_are_refused_in_turn(tmp_path: Path) -> None:
     huge = b'{"id": 3, "op": "ping", "x": "' + b"a" * protocol.MAX_REQUEST_BYTES + b'"}\n'
-    code, lines = serve(tmp_path, HELLO, b"}{\n", huge, b"\xff\n", {"id": 4, "op": "ping"})
+    deep = b"[" * 30000 + b"]" * 30000 + b"\n"  # under the limit, but deeper than the parser's recursion
+    code, lines = serve(tmp_path, HELLO, b"}{\n", huge, b"\xff\n", deep, {"id": 4, "op": "ping"})
     assert code == 0
-    assert [line.get("kind") for line in lines[2:5]] == ["bad_request", "too_long", "bad_request"]
-    assert all(line["id"] is None for line in lines[2:5])
-    assert lines[5]["id"] == 4 and lines[5]["ok"]
+    assert [line.get("kind") for line in lines[2:6]] == ["bad_request", "too_long", "bad_request", "bad_request"]
+    assert all(line["id"] is None for line in lines[2:6])
+    assert "nested too deeply" in lines[5]["error"]
+    assert lines[6]["id"] == 4 and lines[6]["ok"]
 
 
 def test_the_runs_list_comes_in_pages_that_fit_on_a_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -125,3 +125,13 @@ def test_closing_from_another_thread_ends_a_connect_that_waits():
     with pytest.raises(ConnectionLost, match="was closed"):
         link.connect()
     assert time.monotonic() - started < 5
+
+
+def test_an_agent_line_nested_too_deeply_is_a_broken_protocol_said_at_once():
+    """The parser's recursion limit must not kill the reader thread silently (requests would wait their timeout)."""
+    hello = json.dumps({"hello": {"protocol": protocol.PROTOCOL_VERSION, "app": "x", "host": "h", "store": "s"}})
+    code = f"print({hello!r}, flush=True); print('[' * 30000 + ']' * 30000, flush=True); import sys; sys.stdin.read()"
+    started = time.monotonic()
+    error = connect_error(RemoteTarget.parse("gpu-box", transport=(sys.executable, "-c", code)), timeout_s=20.0)
+    assert type(error) is ConnectionLost and "broke the protocol" in str(error) and "nested too deeply" in str(error)
+    assert time.monotonic() - started < 10  # not the 20 s connect timeout
