@@ -6,12 +6,15 @@ apart from the connection's handshake and process (core.remote.link, core.remote
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .failures import RemoteError
+from ..base.text import Message
+from .failures import ConnectionLost, RemoteError
 
 
 @dataclass
@@ -73,12 +76,18 @@ class Replies:
                     del self._streams[message["stream"]]
             if handlers is None:
                 return  # a cancelled stream's last lines
-            if message.get("end"):
-                if message.get("message"):
-                    self.end_messages[message["stream"]] = str(message["message"])
-                handlers.on_end(str(message.get("reason", "")))
-            elif isinstance(message.get("data"), dict):
-                handlers.on_data(message["data"])
+            try:
+                if message.get("end"):
+                    if message.get("message"):
+                        self.end_messages[message["stream"]] = str(message["message"])
+                    handlers.on_end(str(message.get("reason", "")))
+                elif isinstance(message.get("data"), dict):
+                    handlers.on_data(message["data"])
+            except Exception as exc:  # a receiver's bug: the link fails loudly, never a reader thread gone silent
+                traceback.print_exc(file=sys.stderr)
+                raise ConnectionLost(
+                    Message("a receiver of the agent's lines failed: {error}", error=f"{type(exc).__name__}: {exc}")
+                ) from None
             return
         with self._lock:
             waiting = self._waiting.pop(message["id"], None) if isinstance(message.get("id"), int) else None

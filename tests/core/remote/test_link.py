@@ -157,3 +157,25 @@ def test_cancelling_a_stream_of_a_frozen_agent_returns_soon(tmp_path):
     finally:
         os.kill(link.pid, signal.SIGKILL)
         link.close()
+
+
+def test_a_stream_receiver_that_raises_fails_the_link_at_once(tmp_path, capsys):
+    """Not a reader thread gone silent, with every request then waiting its timeout and streams never ending."""
+    link = AgentLink(local_agent(tmp_path / "remote.sqlite3"), request_timeout_s=30.0)
+    link.connect()
+    ends: list[str] = []
+
+    def broken(data: dict) -> None:
+        raise KeyError("sample")
+
+    try:
+        link.stream("readings", broken, ends.append, device="cpu", interval_s=0.1)
+        started = time.monotonic()
+        with pytest.raises(ConnectionLost, match="a receiver of the agent's lines failed: KeyError"):
+            while time.monotonic() - started < 60:  # the first sample comes once the agent has imported torch
+                link.ping()
+                time.sleep(0.05)
+        assert ends == [LINK_LOST] and not link.alive  # without the fix: a ping's RemoteTimeout after 30 s
+    finally:
+        link.close()
+    assert "KeyError" in capsys.readouterr().err  # the receiver's traceback, for a bug report
