@@ -70,6 +70,8 @@ class Replies:
     def dispatch(self, message: dict[str, Any]) -> None:
         """Hand one line to the request or stream it belongs to (lines of neither are dropped)."""
         if "stream" in message:
+            if not isinstance(message["stream"], int):
+                return  # not a stream of ours (a list would not even be a key)
             with self._lock:
                 handlers = self._streams.get(message["stream"])
                 if handlers is not None and message.get("end"):

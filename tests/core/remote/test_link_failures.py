@@ -135,3 +135,19 @@ def test_an_agent_line_nested_too_deeply_is_a_broken_protocol_said_at_once():
     error = connect_error(RemoteTarget.parse("gpu-box", transport=(sys.executable, "-c", code)), timeout_s=20.0)
     assert type(error) is ConnectionLost and "broke the protocol" in str(error) and "nested too deeply" in str(error)
     assert time.monotonic() - started < 10  # not the 20 s connect timeout
+
+
+def test_an_agent_line_naming_a_stream_by_a_list_is_dropped_and_the_link_goes_on():
+    hello = json.dumps({"hello": {"protocol": protocol.PROTOCOL_VERSION, "app": "x", "host": "h", "store": "s"}})
+    stray = json.dumps({"stream": [1], "data": {}})
+    answer = json.dumps({"id": 0, "ok": True, "result": {"protocol": protocol.PROTOCOL_VERSION, "app": "x"}})
+    code = (
+        f"import sys; print({hello!r}, flush=True); sys.stdin.readline(); print({stray!r}, flush=True); "
+        f"print({answer!r}, flush=True); sys.stdin.read()"
+    )
+    link = AgentLink(RemoteTarget.parse("gpu-box", transport=(sys.executable, "-c", code)), connect_timeout_s=20.0)
+    try:
+        assert link.connect()["host"] == "h"  # the stray line did not stop the reader before the hello's answer
+        assert link.alive
+    finally:
+        link.close()
