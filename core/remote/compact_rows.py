@@ -6,7 +6,8 @@ on the client, each fed the stream's chunks in order):
 
 - steps: `{"first": step0, "epochs": [[epoch, count], ...], "loss": "<base64 of little-endian float32s>"}` when
   the chunk's steps are consecutive and every loss is a float32 value (what the run recorded: a float32 tensor's
-  item), NaN standing for NULL; ~5.3 bytes a step. Any other chunk's steps go as lists (the columns' order).
+  item), NaN standing for NULL; ~5.3 bytes a step. Any other chunk's steps go as lists (the columns' order), and
+  so do a step or two when lists are shorter.
 - reports, rank reports: each row `[mask, value, ...]`: bit i of `mask` set when column i differs from the same
   table's previous row in this stream, and only those values follow; an integer after an integer is sent as
   the difference (steps, samples, byte counts grow by little).
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import math
 import struct
 from collections.abc import Mapping
@@ -142,9 +144,11 @@ class Decoder:
 
 
 def _steps(rows: list[Mapping[str, Any]], names: tuple[str, ...]) -> Any:
-    """The steps as first step, epochs and float32 losses, or as lists when they do not fit that."""
+    """The steps as first step, epochs and float32 losses, or as lists when they do not fit that (or when
+    lists are shorter: a step or two)."""
+    lists = [[row.get(name) for name in names] for row in rows]
     if tuple(names) != STEP_KEYS or not _fits_float32(rows):
-        return [[row.get(name) for name in names] for row in rows]
+        return lists
     epochs: list[list[int]] = []
     for row in rows:
         if epochs and epochs[-1][0] == row["epoch"]:
@@ -153,7 +157,9 @@ def _steps(rows: list[Mapping[str, Any]], names: tuple[str, ...]) -> Any:
             epochs.append([row["epoch"], 1])
     losses = [math.nan if row["loss"] is None else row["loss"] for row in rows]
     packed = struct.pack(f"<{len(losses)}f", *losses)
-    return {"first": rows[0]["step"], "epochs": epochs, "loss": base64.b64encode(packed).decode("ascii")}
+    packed_rows = {"first": rows[0]["step"], "epochs": epochs, "loss": base64.b64encode(packed).decode("ascii")}
+    finite = all(row["loss"] is None or math.isfinite(row["loss"]) for row in rows)  # lists: infinity is null
+    return lists if finite and len(_json(lists)) <= len(_json(packed_rows)) else packed_rows
 
 
 def _fits_float32(rows: list[Mapping[str, Any]]) -> bool:
@@ -229,6 +235,10 @@ def _same(before: Any, value: Any) -> bool:
 def _finite(value: Any) -> Any:
     """What a JSON line carries of the value: non-finite floats are null (as protocol.encode makes them)."""
     return None if type(value) is float and not math.isfinite(value) else value
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 def _bad(template: str, **values: Any) -> ProtocolError:
