@@ -310,10 +310,20 @@ def read_parts(result: RunResult, path: Path) -> None:
         for key, value in data.items():
             size = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
             parts[key] = parts.get(key, 0) + size
-            rows[key] = rows.get(key, 0) + (len(value) if isinstance(value, list) else 1)
+            rows[key] = rows.get(key, 0) + row_count(value)
             inner += size
         parts["framing"] = parts.get("framing", 0) + len(line) - inner
     result.bytes_by_part, result.rows_by_part = parts, rows
+
+
+def row_count(value: object) -> int:
+    """The rows a chunk's value holds: a list's length, the steps of `"rows": "columns"` steps (the counts of
+    their epochs), 1 for anything else (the run row's changes)."""
+    if isinstance(value, list):
+        return len(value)
+    if isinstance(value, dict) and isinstance(value.get("epochs"), list):
+        return sum(count for _, count in value["epochs"])
+    return 1
 
 
 def read_bytes(result: RunResult, counts: Path, report_at: dict[int, float]) -> None:
