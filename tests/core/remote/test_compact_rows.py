@@ -237,3 +237,27 @@ def test_following_an_agent_from_before_columns_falls_back_to_arrays(remote, tmp
     assert status == "completed" and _AgentBeforeColumns.asked == ["columns", "arrays"]
     copy = contents(local, uid)
     assert copy["reports"] == contents(path, uid)["reports"] and len(copy["steps"]) == 40
+
+
+def test_a_second_of_a_run_at_500_steps_and_10_reports_streams_under_5_kB(remote):
+    """One second of a fast GPU run's follow stream as the agent sends it (issue 21's goal: < 5 kB/s): five polls
+    of 100 steps (this run's own losses) and two reports (its own rows, renumbered) each, and the run row's
+    progress once, each chunk on its protocol line."""
+    _, uid, found = remote
+    losses = [row["loss"] for row in found.steps]
+    encoder = Encoder()
+    encoder.encode(protocol.empty_chunk(found.run))  # the stream's first chunk: the whole run row, once
+    progress = ("uid", "steps", "samples_per_s", "loss_last", "peak_allocated_bytes", "peak_reserved_bytes")
+    step, sent = 1000, 0
+    for poll in range(5):
+        run = {name: found.run[name] for name in (*progress, "heartbeat_at")} if poll == 0 else {"uid": uid}
+        chunk = protocol.empty_chunk(run)
+        chunk["steps"] = [{"step": step + n, "epoch": 3, "loss": losses[n % len(losses)]} for n in range(1, 101)]
+        for n in (50, 100):
+            report = found.reports[(2 * poll + n // 50) % len(found.reports)]
+            chunk["reports"].append({**report, "step": step + n, "samples": (step + n) * 32})
+        step += 100
+        sent += len(protocol.encode(protocol.stream_data(7, encoder.encode(chunk))))
+    assert sent < 5000
+    arrays = protocol.rows_as_arrays(chunk, with_columns=False)
+    assert sent < len(protocol.encode(protocol.stream_data(7, arrays))) * 5 / 2.5  # arrays: ~2.5 times as many
