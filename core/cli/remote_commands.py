@@ -53,7 +53,7 @@ def remote_target(args: argparse.Namespace) -> RemoteTarget | None:
     agent_command = getattr(args, "agent_command", None)
     if host is None:
         if agent_command:
-            raise UserError("--agent-command names the agent on another machine: give --remote HOST too")
+            raise UserError(Message("--agent-command names the agent on another machine: give --remote HOST too"))
         return None
     return RemoteTarget.parse(host, agent_command)
 
@@ -76,9 +76,11 @@ def command_runs_remote(args: argparse.Namespace, target: RemoteTarget) -> int:
     from ..base.errors import UserError
 
     if args.runs_command == "delete":
-        raise UserError("runs delete works on this machine's store only; delete remote runs on that machine")
+        raise UserError(Message("runs delete works on this machine's store only; delete remote runs on that machine"))
     if getattr(args, "runs_db", None):
-        raise UserError("--runs-db names a store on this machine: with --remote the agent reads the remote's store")
+        raise UserError(
+            Message("--runs-db names a store on this machine: with --remote the agent reads the remote's store")
+        )
     with connected(target) as link:
         if args.runs_command == "list":
             return _list(link, args.search, args.json)
@@ -204,7 +206,7 @@ def watch_argv(command: list[str]) -> list[str]:
     from .watch_command import PYTHON
 
     if not command:
-        raise UserError("give the command to run after --, e.g. watch --remote HOST -- python train.py")
+        raise UserError(Message("give the command to run after --, e.g. watch --remote HOST -- python train.py"))
     if not PYTHON.match(Path(command[0]).name) or len(command) < 2:
         raise UserError(
             Message(
@@ -236,7 +238,7 @@ def command_run_remote(args: argparse.Namespace) -> int:
 
     target = remote_target(args)  # --agent-command alone: its error
     if target is None:
-        raise UserError("--agent-command names the agent on another machine: give --remote HOST too")
+        raise UserError(Message("--agent-command names the agent on another machine: give --remote HOST too"))
     check_remote_run_options(args)
     config = config_from_args(args)  # a bad value fails here, before anything starts there
     if args.summary_json:
@@ -252,7 +254,7 @@ def command_watch_remote(args: argparse.Namespace, command: list[str]) -> int:
 
     target = remote_target(args)
     if target is None:
-        raise UserError("--agent-command names the agent on another machine: give --remote HOST too")
+        raise UserError(Message("--agent-command names the agent on another machine: give --remote HOST too"))
     request: dict[str, Any] = {"argv": watch_argv(command), "name": args.name or ""}
     if getattr(args, "remote_cwd", None):
         request["cwd"] = args.remote_cwd
