@@ -40,7 +40,9 @@ def test_the_windows_run_is_listed_live_then_reopened_and_overlaid(qtbot, window
     qtbot.waitUntil(lambda: table_texts(history, "status") == ["stopped"], timeout=5_000)
 
     history.select(run_id)
-    window.menus.file_menu.actions()[1].trigger()  # File > Open run… (under Watch a script…) opens the selected run
+    open_run = history.open_action
+    assert open_run in window.menus.file_menu.actions()  # File > Open run… opens the selected run
+    open_run.trigger()
     view = history.views[run_id]
     qtbot.waitUntil(lambda: not view.loading, timeout=10_000)  # read in the background
     assert view.isVisible() and "stopped" in view.header.text()
