@@ -100,12 +100,12 @@ class Decoder:
         if not isinstance(columns, Mapping) or not all(
             isinstance(names, list) and all(isinstance(name, str) for name in names) for names in columns.values()
         ):
-            raise _bad("the chunk's columns are missing or not lists of names")
+            raise _bad(Message("the chunk's columns are missing or not lists of names"))
         self._columns = dict(columns)
         chunk = {key: value for key, value in compact.items() if key not in columns and key not in ("columns", "run")}
         run = compact.get("run", {})
         if not isinstance(run, Mapping):
-            raise _bad("the chunk's run is not an object")
+            raise _bad(Message("the chunk's run is not an object"))
         if self._uid is None:
             self._uid = run.get("uid")
         chunk["run"] = {"uid": self._uid, **run} if self._uid is not None else dict(run)
@@ -115,22 +115,22 @@ class Decoder:
                 chunk[table] = _steps_back(rows, names)
                 continue
             if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
-                raise _bad("the chunk's {table} are not lists", table=table)
+                raise _bad(Message("the chunk's {table} are not lists", table=table))
             if table in MASKED_TABLES:
                 chunk[table] = [dict(zip(names, self._unmasked(table, names, row))) for row in rows]
             elif all(len(row) == len(names) for row in rows):
                 chunk[table] = [dict(zip(names, row)) for row in rows]
             else:
-                raise _bad("a row of {table} does not match its columns", table=table)
+                raise _bad(Message("a row of {table} does not match its columns", table=table))
         return chunk
 
     def _unmasked(self, table: str, names: list[str], row: list[Any]) -> list[Any]:
         previous = self._previous.get(table)
         mask = row[0] if row else None
         if not _is_int(mask) or mask < 0 or mask >> len(names) or bin(mask).count("1") != len(row) - 1:
-            raise _bad("a row of {table} does not match its columns", table=table)
+            raise _bad(Message("a row of {table} does not match its columns", table=table))
         if previous is None and mask != (1 << len(names)) - 1:
-            raise _bad("the first row of {table} lacks values", table=table)
+            raise _bad(Message("the first row of {table} lacks values", table=table))
         values, sent = [], iter(row[1:])
         for index in range(len(names)):
             if not mask >> index & 1:
@@ -192,16 +192,16 @@ def _steps_back(steps: Mapping[str, Any], names: list[str]) -> list[dict[str, An
         or not isinstance(epochs, list)
         or not isinstance(text, str)
     ):
-        raise _bad("the chunk's steps are not first, epochs and loss")
+        raise _bad(Message("the chunk's steps are not first, epochs and loss"))
     if not all(isinstance(e, list) and len(e) == 2 and _is_int(e[0]) and _is_int(e[1]) and e[1] > 0 for e in epochs):
-        raise _bad("the chunk's steps' epochs are not [epoch, count] pairs")
+        raise _bad(Message("the chunk's steps' epochs are not [epoch, count] pairs"))
     try:
         packed = base64.b64decode(text.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError):
-        raise _bad("the chunk's losses are not base64") from None
+        raise _bad(Message("the chunk's losses are not base64")) from None
     count = sum(e[1] for e in epochs)
     if len(packed) != 4 * count:
-        raise _bad("the chunk has {losses} losses for {steps} steps", losses=len(packed) // 4, steps=count)
+        raise _bad(Message("the chunk has {losses} losses for {steps} steps", losses=len(packed) // 4, steps=count))
     losses = iter(struct.unpack(f"<{count}f", packed))
     rows, step = [], first
     for epoch, times in epochs:
@@ -241,5 +241,5 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _bad(template: str, **values: Any) -> ProtocolError:
-    return ProtocolError(BAD_REQUEST, Message(template, **values))
+def _bad(message: Message) -> ProtocolError:
+    return ProtocolError(BAD_REQUEST, message)
