@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.nn.modules import module as _modules
 from torch.nn.modules.module import register_module_forward_hook
 from torch.utils._pytree import TreeSpec, tree_flatten, tree_unflatten
 
@@ -109,9 +110,12 @@ class FirstInputs:
         return self._handle is not None
 
     def stop(self) -> None:
-        """Record no more (what was recorded stays)."""
+        """Record no more (what was recorded stays). The handle of a hook registered `with_kwargs` leaves its id in
+        torch's `_global_forward_hooks_with_kwargs` (torch 2.x removes it from the hooks alone), and any id there
+        makes torch.compile warn of global hooks for the rest of the process: it is removed here too."""
         if self._handle is not None:
             self._handle.remove()
+            _modules._global_forward_hooks_with_kwargs.pop(self._handle.id, None)
             self._handle = None
 
     def forget(self) -> None:

@@ -219,3 +219,17 @@ def test_a_model_whose_own_forward_is_never_called_is_predicted_from_the_submodu
     (predicted,) = predicted_events(recorded_run(db)[3])
     assert predicted["reason"] == "" and predicted["what"].startswith("Sequential at batch 16")
     assert predicted["params_bytes"] == sum(p.numel() * 4 for p in holder.parameters())
+
+
+def test_a_watch_leaves_no_global_hook_behind_so_torch_compile_does_not_warn_later() -> None:
+    """torch leaves a `with_kwargs` hook's id in `_global_forward_hooks_with_kwargs` when its handle is removed;
+    torch.compile then warns of global hooks for the rest of the process (and our CLI, warnings as errors in
+    tests, failed a compiled run after any watched one)."""
+    from torch.nn.modules import module as modules
+
+    from core.watch.step_inputs import FirstInputs
+
+    inputs = FirstInputs().follow_all()
+    torch.nn.Linear(2, 2)(torch.ones(1, 2, requires_grad=True))
+    inputs.forget()
+    assert not modules._has_any_global_hook()
