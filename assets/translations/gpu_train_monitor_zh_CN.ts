@@ -1851,6 +1851,402 @@
         <source>the training ended by an exception the Trainer does not pass to callbacks</source>
         <translation>训练因一个 Trainer 不会传给回调的异常而结束</translation>
     </message>
+    <message>
+        <source>--agent-command names the agent on another machine: give --remote HOST too</source>
+        <translation>--agent-command 指定的是另一台机器上的代理：请同时给出 --remote HOST</translation>
+    </message>
+    <message>
+        <source>runs delete works on this machine&apos;s store only; delete remote runs on that machine</source>
+        <translation>runs delete 只作用于本机的运行记录库；远程的运行请在那台机器上删除</translation>
+    </message>
+    <message>
+        <source>--runs-db names a store on this machine: with --remote the agent reads the remote&apos;s store</source>
+        <translation>--runs-db 指定的是本机的运行记录库：使用 --remote 时，代理读取的是远程机器的记录库</translation>
+    </message>
+    <message>
+        <source>{host} ({store})</source>
+        <translation>{host}（{store}）</translation>
+    </message>
+    <message>
+        <source>the agent&apos;s runs lack {fields}</source>
+        <translation>代理返回的运行缺少 {fields}</translation>
+    </message>
+    <message>
+        <source>no run {run_id} on {host} (`{prog} runs list --remote {host}`)</source>
+        <translation>{host} 上没有运行 {run_id}（`{prog} runs list --remote {host}`）</translation>
+    </message>
+    <message>
+        <source>not with --remote: {why}</source>
+        <translation>不能与 --remote 一起使用：{why}</translation>
+    </message>
+    <message>
+        <source>with --remote, give --device too: a preset&apos;s settings depend on the remote device&apos;s kind</source>
+        <translation>使用 --remote 时请同时给出 --device：预设的设置取决于远程设备的类型</translation>
+    </message>
+    <message>
+        <source>give the command to run after --, e.g. watch --remote HOST -- python train.py</source>
+        <translation>请在 -- 之后给出要运行的命令，例如 watch --remote HOST -- python train.py</translation>
+    </message>
+    <message>
+        <source>with --remote, the command must be `python SCRIPT ARGS` (or python -m MODULE): the agent runs it with the remote&apos;s Python; got {command}</source>
+        <translation>使用 --remote 时，命令必须是 `python SCRIPT ARGS`（或 python -m MODULE）：代理用远程机器的 Python 运行它；收到的是 {command}</translation>
+    </message>
+    <message>
+        <source>{error}; the run goes on on {host} (uid {uid})</source>
+        <translation>{error}；运行在 {host} 上继续（uid {uid}）</translation>
+    </message>
+    <message>
+        <source>recorded as run {run_id} in {path}</source>
+        <translation>已记录为 {path} 中的运行 {run_id}</translation>
+    </message>
+    <message>
+        <source>say hello first (op hello, with your protocol)</source>
+        <translation>请先问候（操作 hello，附上你的协议版本）</translation>
+    </message>
+    <message>
+        <source>a request needs an integer id</source>
+        <translation>请求需要一个整数 id</translation>
+    </message>
+    <message>
+        <source>no such op: {op}</source>
+        <translation>没有这个操作：{op}</translation>
+    </message>
+    <message>
+        <source>stream {id} is running already</source>
+        <translation>数据流 {id} 已在运行</translation>
+    </message>
+    <message>
+        <source>no stream {id} is running</source>
+        <translation>没有正在运行的数据流 {id}</translation>
+    </message>
+    <message>
+        <source>argument {name} is missing</source>
+        <translation>缺少参数 {name}</translation>
+    </message>
+    <message>
+        <source>argument {name} has the wrong type</source>
+        <translation>参数 {name} 的类型不对</translation>
+    </message>
+    <message>
+        <source>hello was said already</source>
+        <translation>已经问候过了</translation>
+    </message>
+    <message>
+        <source>argument interval_s must be from 0.1 to 60 seconds</source>
+        <translation>参数 interval_s 必须在 0.1 到 60 秒之间</translation>
+    </message>
+    <message>
+        <source>argument offset must be 0 or more</source>
+        <translation>参数 offset 必须大于等于 0</translation>
+    </message>
+    <message>
+        <source>no run with uid {uid} on {host}</source>
+        <translation>{host} 上没有 uid 为 {uid} 的运行</translation>
+    </message>
+    <message>
+        <source>argument argv must be a list of 1 to {most} strings</source>
+        <translation>参数 argv 必须是包含 1 到 {most} 个字符串的列表</translation>
+    </message>
+    <message>
+        <source>cwd: no folder {path} on {host}</source>
+        <translation>cwd：{host} 上没有文件夹 {path}</translation>
+    </message>
+    <message>
+        <source>no such control: {word}</source>
+        <translation>没有这个控制：{word}</translation>
+    </message>
+    <message>
+        <source>run {run_id} trains on {host}, not on {here}</source>
+        <translation>运行 {run_id} 在 {host} 上训练，而不是在 {here} 上</translation>
+    </message>
+    <message>
+        <source>run {run_id} is not running (it is {status})</source>
+        <translation>运行 {run_id} 不在运行中（状态为 {status}）</translation>
+    </message>
+    <message>
+        <source>{host} has no signal for {control}</source>
+        <translation>{host} 上没有用于 {control} 的信号</translation>
+    </message>
+    <message>
+        <source>run {run_id} has just ended</source>
+        <translation>运行 {run_id} 刚刚结束</translation>
+    </message>
+    <message>
+        <source>run {run_id} belongs to another user</source>
+        <translation>运行 {run_id} 属于另一个用户</translation>
+    </message>
+    <message>
+        <source>argument rows must be columns, objects or arrays</source>
+        <translation>参数 rows 必须是 columns、objects 或 arrays</translation>
+    </message>
+    <message>
+        <source>-m needs a module name, e.g. -m mypackage.train; got {module}</source>
+        <translation>-m 需要一个模块名，例如 -m mypackage.train；收到的是 {module}</translation>
+    </message>
+    <message>
+        <source>no module {module} in {folder} on {host}: -m runs a module of your own there (a .py file or a package with __main__.py)</source>
+        <translation>{host} 上的 {folder} 中没有模块 {module}：-m 运行的是你自己在那里的模块（一个 .py 文件或带 __main__.py 的包）</translation>
+    </message>
+    <message>
+        <source>python {option} is not run on {host}: watch a script (train.py ARGS) or a module (-m pkg.train ARGS)</source>
+        <translation>不会在 {host} 上运行 python {option}：请监视一个脚本（train.py ARGS）或一个模块（-m pkg.train ARGS）</translation>
+    </message>
+    <message>
+        <source>no script {path} in {folder} on {host}</source>
+        <translation>{host} 上的 {folder} 中没有脚本 {path}</translation>
+    </message>
+    <message>
+        <source>a run with uid {uid} is recorded already on {host}</source>
+        <translation>{host} 上已记录了 uid 为 {uid} 的运行</translation>
+    </message>
+    <message>
+        <source>cannot read device {spec}: {why}</source>
+        <translation>无法读取设备 {spec}：{why}</translation>
+    </message>
+    <message>
+        <source>its process ended before it recorded anything</source>
+        <translation>它的进程在记录任何内容之前就结束了</translation>
+    </message>
+    <message>
+        <source>the chunk&apos;s columns are missing or not lists of names</source>
+        <translation>数据块缺少列名，或列名不是名称列表</translation>
+    </message>
+    <message>
+        <source>the chunk&apos;s run is not an object</source>
+        <translation>数据块中的运行不是一个对象</translation>
+    </message>
+    <message>
+        <source>the chunk&apos;s {table} are not lists</source>
+        <translation>数据块中的 {table} 不是列表</translation>
+    </message>
+    <message>
+        <source>a row of {table} does not match its columns</source>
+        <translation>{table} 的一行与其列不匹配</translation>
+    </message>
+    <message>
+        <source>the first row of {table} lacks values</source>
+        <translation>{table} 的第一行缺少值</translation>
+    </message>
+    <message>
+        <source>the chunk&apos;s steps are not first, epochs and loss</source>
+        <translation>数据块中的步骤不是 first、epochs 和 loss</translation>
+    </message>
+    <message>
+        <source>the chunk&apos;s steps&apos; epochs are not [epoch, count] pairs</source>
+        <translation>数据块中步骤的 epochs 不是 [epoch, count] 对</translation>
+    </message>
+    <message>
+        <source>the chunk&apos;s losses are not base64</source>
+        <translation>数据块中的损失不是 base64</translation>
+    </message>
+    <message>
+        <source>the chunk has {losses} losses for {steps} steps</source>
+        <translation>数据块中 {steps} 个步骤有 {losses} 个损失</translation>
+    </message>
+    <message>
+        <source>cannot log in to {host}: the server refused every key ssh offered ({detail}); check that `ssh {host}` logs in without a password prompt (a key in ssh-agent or ~/.ssh/config)</source>
+        <translation>无法登录 {host}：服务器拒绝了 ssh 提供的所有密钥（{detail}）；请确认 `ssh {host}` 无需输入密码即可登录（ssh-agent 或 ~/.ssh/config 中的密钥）</translation>
+    </message>
+    <message>
+        <source>unknown host {host}: ssh could not resolve its name; check the spelling, or add it to ~/.ssh/config</source>
+        <translation>未知主机 {host}：ssh 无法解析它的名称；请检查拼写，或将它加入 ~/.ssh/config</translation>
+    </message>
+    <message>
+        <source>the host key of {host} is not trusted yet (or has changed); connect once with `ssh {host}` and check the key it shows, then try again</source>
+        <translation>{host} 的主机密钥尚未被信任（或已改变）；请先用 `ssh {host}` 连接一次并核对它显示的密钥，然后重试</translation>
+    </message>
+    <message>
+        <source>cannot reach {host}: {detail}</source>
+        <translation>无法连接到 {host}：{detail}</translation>
+    </message>
+    <message>
+        <source>gpu-train-monitor is not installed on {host} (its shell could not run `{command}`); install it there (pip install gpu-train-monitor), or name the command with --agent-command, e.g. --agent-command &apos;~/venv/bin/gpu-train-monitor agent&apos;</source>
+        <translation>{host} 上没有安装 gpu-train-monitor（它的 shell 无法运行 `{command}`）；请在那里安装（pip install gpu-train-monitor），或用 --agent-command 指定命令，例如 --agent-command &apos;~/venv/bin/gpu-train-monitor agent&apos;</translation>
+    </message>
+    <message>
+        <source>ssh could not connect to {host}: {detail}</source>
+        <translation>ssh 无法连接到 {host}：{detail}</translation>
+    </message>
+    <message>
+        <source>the agent on {host} ended before it said hello (exit code {code}): {detail}</source>
+        <translation>{host} 上的代理在问候之前就结束了（退出码 {code}）：{detail}</translation>
+    </message>
+    <message>
+        <source>the run was deleted on {host}</source>
+        <translation>该运行已在 {host} 上被删除</translation>
+    </message>
+    <message>
+        <source>the run on {host} ended before it recorded anything: {why}</source>
+        <translation>{host} 上的运行在记录任何内容之前就结束了：{why}</translation>
+    </message>
+    <message>
+        <source>{why}; reconnecting in {seconds:g} s</source>
+        <translation>{why}；{seconds:g} 秒后重新连接</translation>
+    </message>
+    <message>
+        <source>the connection to {host} dropped</source>
+        <translation>与 {host} 的连接已断开</translation>
+    </message>
+    <message>
+        <source>warning: the clocks of this machine and {host} differ by {seconds:.0f} s, so a run followed from there can look interrupted here; let both machines set their clocks by NTP</source>
+        <translation>警告：本机与 {host} 的时钟相差 {seconds:.0f} 秒，从那里跟随的运行在这里可能显示为中断；请让两台机器都通过 NTP 校准时钟</translation>
+    </message>
+    <message>
+        <source>the agent sent a chunk that cannot be read: {error}</source>
+        <translation>代理发送了无法读取的数据块：{error}</translation>
+    </message>
+    <message>
+        <source>no answer from {host} within {seconds:g} s (ssh ran `{command}`); check that `ssh {host}` works from this machine</source>
+        <translation>{host} 在 {seconds:g} 秒内没有应答（ssh 运行了 `{command}`）；请确认在本机上 `ssh {host}` 可用</translation>
+    </message>
+    <message>
+        <source>the request is too long to send: {error}</source>
+        <translation>请求太长，无法发送：{error}</translation>
+    </message>
+    <message>
+        <source>{host} did not answer `{op}` within {seconds:g} s; the connection looks dead</source>
+        <translation>{host} 在 {seconds:g} 秒内没有应答 `{op}`；连接似乎已断开</translation>
+    </message>
+    <message>
+        <source>the agent on {host} broke the protocol: {error}</source>
+        <translation>{host} 上的代理违反了协议：{error}</translation>
+    </message>
+    <message>
+        <source>the agent on {host} did not start with its hello</source>
+        <translation>{host} 上的代理没有先发送问候</translation>
+    </message>
+    <message>
+        <source>the connection to {host} was closed</source>
+        <translation>与 {host} 的连接已关闭</translation>
+    </message>
+    <message>
+        <source>the transport exited with code {code}</source>
+        <translation>传输进程以退出码 {code} 结束</translation>
+    </message>
+    <message>
+        <source>the connection to {host} was lost ({detail}); runs there go on</source>
+        <translation>与 {host} 的连接丢失（{detail}）；那里的运行会继续</translation>
+    </message>
+    <message>
+        <source>the agent sent a run that is not an object</source>
+        <translation>代理发送的运行不是一个对象</translation>
+    </message>
+    <message>
+        <source>the agent sent rows without the run they belong to</source>
+        <translation>代理发送的行缺少它们所属的运行</translation>
+    </message>
+    <message>
+        <source>the agent sent {table} that are not a list of rows</source>
+        <translation>代理发送的 {table} 不是行的列表</translation>
+    </message>
+    <message>
+        <source>the agent sent rows the local run store cannot hold ({error})</source>
+        <translation>代理发送的行无法存入本地运行记录库（{error}）</translation>
+    </message>
+    <message>
+        <source>the agent sent rows of run {uid} before the run itself</source>
+        <translation>代理在发送运行 {uid} 本身之前就发送了它的行</translation>
+    </message>
+    <message>
+        <source>the agent sent an object for the column {name}</source>
+        <translation>代理为列 {name} 发送了一个对象</translation>
+    </message>
+    <message>
+        <source>the line is not UTF-8 text</source>
+        <translation>这一行不是 UTF-8 文本</translation>
+    </message>
+    <message>
+        <source>the line is not JSON ({why})</source>
+        <translation>这一行不是 JSON（{why}）</translation>
+    </message>
+    <message>
+        <source>the line is JSON nested too deeply</source>
+        <translation>这一行的 JSON 嵌套太深</translation>
+    </message>
+    <message>
+        <source>the line is JSON but not an object</source>
+        <translation>这一行是 JSON，但不是对象</translation>
+    </message>
+    <message>
+        <source>the line has {size} bytes, more than the {limit} allowed; it was ignored</source>
+        <translation>这一行有 {size} 字节，超过允许的 {limit}；已忽略</translation>
+    </message>
+    <message>
+        <source>this gpu-train-monitor speaks protocol {here_protocol}, the one on {host} speaks {there_protocol}: install the same gpu-train-monitor version on both machines: here {here_app}, on {host} {there_app}</source>
+        <translation>本机的 gpu-train-monitor 使用协议 {here_protocol}，{host} 上的使用协议 {there_protocol}：请在两台机器上安装相同版本的 gpu-train-monitor：本机为 {here_app}，{host} 上为 {there_app}</translation>
+    </message>
+    <message>
+        <source>the chunk&apos;s columns are not an object</source>
+        <translation>数据块的列不是一个对象</translation>
+    </message>
+    <message>
+        <source>a receiver of the agent&apos;s lines failed: {error}</source>
+        <translation>代理消息的一个接收者出错：{error}</translation>
+    </message>
+    <message>
+        <source>uid: {uid} is not a run uid (letters, digits, &apos;_&apos;, &apos;-&apos; and &apos;.&apos;, at most 128, not starting with &apos;.&apos; or &apos;-&apos;)</source>
+        <translation>uid：{uid} 不是运行 uid（字母、数字、&apos;_&apos;、&apos;-&apos; 和 &apos;.&apos;，最多 128 个，不能以 &apos;.&apos; 或 &apos;-&apos; 开头）</translation>
+    </message>
+    <message>
+        <source>cannot start the run: a value or argument contains a NUL character</source>
+        <translation>无法启动运行：某个值或参数包含 NUL 字符</translation>
+    </message>
+    <message>
+        <source>a run with uid {uid} was started already</source>
+        <translation>uid 为 {uid} 的运行已经启动过</translation>
+    </message>
+    <message>
+        <source>cannot start the run: {why}</source>
+        <translation>无法启动运行：{why}</translation>
+    </message>
+    <message>
+        <source>no run with uid {uid} in {path}</source>
+        <translation>{path} 中没有 uid 为 {uid} 的运行</translation>
+    </message>
+    <message>
+        <source>run {run_id} was deleted</source>
+        <translation>运行 {run_id} 已被删除</translation>
+    </message>
+    <message>
+        <source>{env} cannot be read as a command line: {error}</source>
+        <translation>{env} 无法作为命令行读取：{error}</translation>
+    </message>
+    <message>
+        <source>--agent-command {text!r} cannot be read: {error}</source>
+        <translation>--agent-command {text!r} 无法读取：{error}</translation>
+    </message>
+    <message>
+        <source>--agent-command is empty: give the agent&apos;s command, e.g. &apos;gpu-train-monitor agent&apos;</source>
+        <translation>--agent-command 为空：请给出代理的命令，例如 &apos;gpu-train-monitor agent&apos;</translation>
+    </message>
+    <message>
+        <source>{host!r} is not a machine to connect to: give an ssh config alias, user@host or user@host:port</source>
+        <translation>{host!r} 不是可以连接的机器：请给出 ssh 配置中的别名、user@host 或 user@host:port</translation>
+    </message>
+    <message>
+        <source>{host!r}: the port must be a number from 1 to 65535</source>
+        <translation>{host!r}：端口必须是 1 到 65535 之间的数字</translation>
+    </message>
+    <message>
+        <source>cannot run {program} to reach {host}: {error}; install OpenSSH&apos;s client (ssh)</source>
+        <translation>无法运行 {program} 来连接 {host}：{error}；请安装 OpenSSH 客户端（ssh）</translation>
+    </message>
+    <message>
+        <source>the model or its optimizer was not given to the watch</source>
+        <translation>模型或其优化器没有交给监视</translation>
+    </message>
+    <message>
+        <source>the model&apos;s forward was not seen before its first optimizer step</source>
+        <translation>在第一次优化器步骤之前没有看到模型的前向计算</translation>
+    </message>
+    <message>
+        <source>its forward returned no tensor that a gradient flows to</source>
+        <translation>它的前向计算没有返回任何有梯度流经的张量</translation>
+    </message>
+    <message>
+        <source>{model} at batch {batch} ({precision}, {optimizer}) on {device}, with the loss the model returns, or else the sum of its outputs, in place of the training&apos;s own loss</source>
+        <translation>{model}，批大小 {batch}（{precision}，{optimizer}），在 {device} 上；用模型返回的损失（否则用其输出之和）代替训练自己的损失</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -2119,6 +2515,100 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
+    <name>ConnectDialog</name>
+    <message>
+        <source>Connect to a machine</source>
+        <translation>连接到一台机器</translation>
+    </message>
+    <message>
+        <source>Watch and drive the GPUs of another machine over SSH, with your own keys and ~/.ssh/config. Nothing listens on a port: the window runs the agent there through ssh. That machine needs gpu-train-monitor installed (the same version as here).</source>
+        <translation>通过 SSH 监视并操作另一台机器的 GPU，使用你自己的密钥和 ~/.ssh/config。不监听任何端口：窗口通过 ssh 在那里运行代理。那台机器需要安装 gpu-train-monitor（与本机相同的版本）。</translation>
+    </message>
+    <message>
+        <source>gpu-box, or user@host:port</source>
+        <translation>gpu-box，或 user@host:port</translation>
+    </message>
+    <message>
+        <source>A host name from ~/.ssh/config, or user@host, or user@host:port; recent ones are listed</source>
+        <translation>~/.ssh/config 中的主机名，或 user@host，或 user@host:port；会列出最近使用的</translation>
+    </message>
+    <message>
+        <source>The command that starts the agent on that machine, e.g. ~/venv/bin/gpu-train-monitor agent</source>
+        <translation>在那台机器上启动代理的命令，例如 ~/venv/bin/gpu-train-monitor agent</translation>
+    </message>
+    <message>
+        <source>Host:</source>
+        <translation>主机：</translation>
+    </message>
+    <message>
+        <source>Agent command:</source>
+        <translation>代理命令：</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Type the machine to connect to.</source>
+        <translation>请输入要连接的机器。</translation>
+    </message>
+    <message>
+        <source>connecting to {host}…</source>
+        <translation>正在连接 {host}…</translation>
+    </message>
+    <message>
+        <source>Could not connect: {problem}</source>
+        <translation>无法连接：{problem}</translation>
+    </message>
+</context>
+<context>
+    <name>ConnectionLabel</name>
+    <message>
+        <source>{host} · {ms} ms</source>
+        <translation>{host} · {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{host} · connected</source>
+        <translation>{host} · 已连接</translation>
+    </message>
+    <message>
+        <source>{host} · connecting…</source>
+        <translation>{host} · 正在连接…</translation>
+    </message>
+    <message>
+        <source>{host} · reconnecting…</source>
+        <translation>{host} · 正在重新连接…</translation>
+    </message>
+    <message>
+        <source>{host} · not connected</source>
+        <translation>{host} · 未连接</translation>
+    </message>
+    <message>
+        <source>{host} · disconnected</source>
+        <translation>{host} · 已断开</translation>
+    </message>
+    <message>
+        <source>Connected over SSH to {host} ({name}); the round trip of the last ping</source>
+        <translation>已通过 SSH 连接到 {host}（{name}）；数字为最近一次 ping 的往返时间</translation>
+    </message>
+    <message>
+        <source>Connecting over SSH to {host}</source>
+        <translation>正在通过 SSH 连接到 {host}</translation>
+    </message>
+    <message>
+        <source>The connection to {host} dropped ({problem}); trying again</source>
+        <translation>与 {host} 的连接已断开（{problem}）；正在重试</translation>
+    </message>
+    <message>
+        <source>Could not connect to {host}: {problem}</source>
+        <translation>无法连接到 {host}：{problem}</translation>
+    </message>
+    <message>
+        <source>Not connected to {host}</source>
+        <translation>未连接到 {host}</translation>
+    </message>
+</context>
+<context>
     <name>CustomCompareDialog</name>
     <message>
         <source>Custom comparison</source>
@@ -2154,6 +2644,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>device: {device}</source>
         <translation>设备：{device}</translation>
+    </message>
+    <message>
+        <source>device: {spec} ({name}) on {host}</source>
+        <translation>设备：{host} 上的 {spec}（{name}）</translation>
     </message>
     <message>
         <source>device: PyTorch could not be loaded</source>
@@ -2983,6 +3477,10 @@ each run&apos;s warm-up</source>
         <translation>不运行而预测的同一步骤：{what}，在无内存张量上追踪，用时 {seconds} 秒。误差把预测峰值与测得的这一步总量相比较，以测量值的百分比表示。每一部分的预测值是它在预测峰值时所持有的：梯度大多在峰值之后才产生。</translation>
     </message>
     <message>
+        <source>Predicted once in the training process, at step {step}, from its model and the inputs its forward received. Allocator overhead and the CUDA context are not in it.</source>
+        <translation>在训练进程中于第 {step} 步预测一次，依据其模型和前向计算收到的输入。不包括分配器开销和 CUDA 上下文。</translation>
+    </message>
+    <message>
         <source>The dataset kept on the device ({size}) is no part of a step: left out of both.</source>
         <translation>保存在设备上的数据集（{size}）不属于任何一步：两边都不计入。</translation>
     </message>
@@ -3013,6 +3511,10 @@ each run&apos;s warm-up</source>
         <translation>无法启动 {count} 个进程：{reason}</translation>
     </message>
     <message>
+        <source>could not start the run on {host}: {reason}</source>
+        <translation>无法在 {host} 上启动运行：{reason}</translation>
+    </message>
+    <message>
         <source>could not start the script: {reason}</source>
         <translation>无法启动脚本：{reason}</translation>
     </message>
@@ -3038,6 +3540,65 @@ each run&apos;s warm-up</source>
     <message>
         <source>images/s</source>
         <translation>图像/秒</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteMachineControls</name>
+    <message>
+        <source>Connect to a machine…</source>
+        <translation>连接到一台机器…</translation>
+    </message>
+    <message>
+        <source>Watch and drive the GPUs of another machine over SSH (nothing listens on a port)</source>
+        <translation>通过 SSH 监视并操作另一台机器的 GPU（不监听任何端口）</translation>
+    </message>
+    <message>
+        <source>Disconnect</source>
+        <translation>断开连接</translation>
+    </message>
+    <message>
+        <source>Close the connection; runs started there go on</source>
+        <translation>关闭连接；在那里启动的运行会继续</translation>
+    </message>
+    <message>
+        <source>cannot connect to {host}: {problem}</source>
+        <translation>无法连接到 {host}：{problem}</translation>
+    </message>
+    <message>
+        <source>connecting to {host} over SSH…</source>
+        <translation>正在通过 SSH 连接到 {host}…</translation>
+    </message>
+    <message>
+        <source>disconnected from {host}; runs started there go on</source>
+        <translation>已与 {host} 断开；在那里启动的运行会继续</translation>
+    </message>
+    <message>
+        <source>reconnected to {host}</source>
+        <translation>已重新连接到 {host}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>connected to {host} ({name}, gpu-train-monitor {version}); its devices: {devices}</source>
+        <translation>已连接到 {host}（{name}，gpu-train-monitor {version}）；它的设备：{devices}</translation>
+    </message>
+    <message>
+        <source>could not connect to {host}: {problem}</source>
+        <translation>无法连接到 {host}：{problem}</translation>
+    </message>
+    <message>
+        <source>the connection to {host} dropped ({problem}); reconnecting, runs there go on</source>
+        <translation>与 {host} 的连接已断开（{problem}）；正在重新连接，那里的运行会继续</translation>
+    </message>
+    <message>
+        <source>{host} has no NVML readings for {device} (NVIDIA GPUs with a driver only).</source>
+        <translation>{host} 没有 {device} 的 NVML 读数（仅限装有驱动的 NVIDIA GPU）。</translation>
+    </message>
+    <message>
+        <source>Only on this machine&apos;s devices for now: the selected device is on {host}</source>
+        <translation>目前仅适用于本机的设备：所选设备在 {host} 上</translation>
     </message>
 </context>
 <context>
@@ -3132,6 +3693,10 @@ each run&apos;s warm-up</source>
 </context>
 <context>
     <name>RunController</name>
+    <message>
+        <source>a run on {host} is followed through the run store, and this window records nothing</source>
+        <translation>{host} 上的运行通过运行记录库跟随，本窗口不记录任何内容</translation>
+    </message>
     <message>
         <source>a run of {count} processes is followed through the run store, and this window records nothing (start it with --runs-db PATH)</source>
         <translation>{count} 个进程的运行要通过运行记录库来跟踪，而本窗口不记录任何运行（请用 --runs-db PATH 启动）</translation>
@@ -3394,6 +3959,14 @@ each run&apos;s warm-up</source>
         <translation>{name}，{capacity}</translation>
     </message>
     <message>
+        <source>{spec} on {host}: {name} ({capacity})</source>
+        <translation>{host} 上的 {spec}：{name}（{capacity}）</translation>
+    </message>
+    <message>
+        <source>{spec} of {host} ({host_name}): {name}, {capacity}</source>
+        <translation>{host}（{host_name}）的 {spec}：{name}，{capacity}</translation>
+    </message>
+    <message>
         <source>{spec} (not on this machine)</source>
         <translation>{spec}（不在本机上）</translation>
     </message>
@@ -3557,6 +4130,10 @@ each run&apos;s warm-up</source>
         <translation>观察脚本</translation>
     </message>
     <message>
+        <source>Watch a script on {host}</source>
+        <translation>在 {host} 上监视脚本</translation>
+    </message>
+    <message>
         <source>Runs a PyTorch training script of yours unchanged and follows it live here: its steps, losses and memory, recorded in the Runs tab. Stop, Pause and Clear cache act on it at its next optimizer step.</source>
         <translation>原样运行你的 PyTorch 训练脚本并在这里实时跟踪：它的步骤、损失和内存，记录在“运行”标签页中。停止、暂停和清空缓存在它的下一个优化器步骤生效。</translation>
     </message>
@@ -3579,6 +4156,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>Browse…</source>
         <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>the home folder there</source>
+        <translation>那里的主文件夹</translation>
     </message>
     <message>
         <source>Script:</source>
@@ -3611,6 +4192,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>The folder the script runs in</source>
         <translation>脚本运行时所在的文件夹</translation>
+    </message>
+    <message>
+        <source>the home folder</source>
+        <translation>主文件夹</translation>
+    </message>
+    <message>
+        <source>Runs {command} on {host} in {folder}</source>
+        <translation>在 {host} 的 {folder} 中运行 {command}</translation>
     </message>
     <message>
         <source>Runs {command} in {folder}</source>
@@ -4455,6 +5044,22 @@ each run&apos;s warm-up</source>
         <source>Stopping {count} CPU processes…</source>
         <translation>正在停止 {count} 个 CPU 进程…</translation>
     </message>
+    <message>
+        <source>starting on {host} ({device}), mirrored here as it trains; the link&apos;s output: {path}</source>
+        <translation>正在 {host}（{device}）上启动，训练时同步到这里；连接的输出：{path}</translation>
+    </message>
+    <message>
+        <source>the run on {host} was stopped before training started</source>
+        <translation>{host} 上的运行在训练开始前被停止</translation>
+    </message>
+    <message>
+        <source>the run on {host} could not start: {reason}</source>
+        <translation>{host} 上的运行无法启动：{reason}</translation>
+    </message>
+    <message>
+        <source>watching {script} on {host}, mirrored here as it trains; the link&apos;s output: {path}</source>
+        <translation>正在监视 {host} 上的 {script}，训练时同步到这里；连接的输出：{path}</translation>
+    </message>
 </context>
 <context>
     <name>memory_plot</name>
@@ -4804,6 +5409,10 @@ each run&apos;s warm-up</source>
         <translation>训练中</translation>
     </message>
     <message>
+        <source>{device} on {host}</source>
+        <translation>{host} 上的 {device}</translation>
+    </message>
+    <message>
         <source>#{id} {model} on {device} ({label})</source>
         <translation>#{id} {device} 上的 {model}（{label}）</translation>
     </message>
@@ -4873,6 +5482,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>its process {pid} belongs to another user</source>
         <translation>其进程 {pid} 属于另一个用户</translation>
+    </message>
+    <message>
+        <source>its link to {host} has ended</source>
+        <translation>它与 {host} 的连接已结束</translation>
     </message>
 </context>
 <context>
