@@ -11,9 +11,8 @@ import pytest
 from core.remote import protocol, store_rows
 from core.remote.mirror import MirrorError, cursor, mirror_chunk
 from core.store.run_store import RunStore
+from tests.support.remote_stores import contents
 from tests.support.run_store_support import SHORT, record_run
-
-TABLES = {"steps": "step", "reports": "step", "rank_reports": "step, rank", "events": "seq"}
 
 
 @pytest.fixture(scope="module")
@@ -41,23 +40,6 @@ def chunk_of(path: Path, run_id: int, after_step: int = 0, after_seq: int = 0) -
     return joined
 
 
-def contents(path: Path, run_id: int) -> dict:
-    """Everything recorded for the run, without ids: what must be equal on both sides."""
-    db = sqlite3.connect(path)
-    try:
-        found = {
-            "run": db.execute(f"SELECT {', '.join(protocol.RUN_COLUMNS)} FROM runs WHERE id = ?", (run_id,)).fetchone()
-        }
-        for table, order in TABLES.items():
-            columns = ", ".join(protocol.CHUNK_TABLES[table])
-            found[table] = db.execute(
-                f"SELECT {columns} FROM {table} WHERE run_id = ? ORDER BY {order}", (run_id,)
-            ).fetchall()
-    finally:
-        db.close()
-    return found
-
-
 def test_one_chunk_makes_the_same_run_locally_with_the_remote_host(remote, tmp_path):
     path, run_id = remote
     with RunStore(tmp_path / "local.sqlite3") as local:
@@ -66,9 +48,9 @@ def test_one_chunk_makes_the_same_run_locally_with_the_remote_host(remote, tmp_p
         assert row.host == "gpu-box"
         assert row.status == "completed" and row.steps == 20
         assert local.steps(local_id).steps == tuple(range(1, 21))
-        assert cursor(local, row.uid) == (20, contents(path, run_id)["events"][-1][0])
-    assert contents(tmp_path / "local.sqlite3", local_id) == contents(path, run_id)
-    assert len(contents(path, run_id)["reports"]) > 2 and contents(path, run_id)["events"]
+        assert cursor(local, row.uid) == (20, contents(path, row.uid)["events"][-1][0])
+    assert contents(tmp_path / "local.sqlite3", row.uid) == contents(path, row.uid)
+    assert len(contents(path, row.uid)["reports"]) > 2 and contents(path, row.uid)["events"]
 
 
 def test_a_run_copied_piece_by_piece_with_overlaps_and_cuts_is_the_same_run(remote, tmp_path):
@@ -87,8 +69,7 @@ def test_a_run_copied_piece_by_piece_with_overlaps_and_cuts_is_the_same_run(remo
             last_step, last_seq = cursor(local, uid)
             assert last_step <= min(start + 3, max(r["step"] for r in everything["reports"]))
         mirror_chunk(local, chunk_of(path, run_id, *cursor(local, uid)))  # then on from the cursor
-        local_id = local.find_uid(uid)
-    assert contents(tmp_path / "local.sqlite3", local_id) == contents(path, run_id)
+    assert contents(tmp_path / "local.sqlite3", uid) == contents(path, uid)
 
 
 def test_the_cursor_never_passes_a_step_whose_report_has_not_arrived(remote, tmp_path):
