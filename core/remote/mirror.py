@@ -85,11 +85,16 @@ def cursor(store: RunStore, uid: str) -> tuple[int, int]:
 def _upsert_run(
     db: sqlite3.Connection, uid: str, run: Mapping[str, Any] | None, keep_id: bool, columns: frozenset[str]
 ) -> int:
-    existing = db.execute("SELECT id FROM runs WHERE uid = ?", (uid,)).fetchone()
+    existing = db.execute("SELECT id, status FROM runs WHERE uid = ?", (uid,)).fetchone()
     values = _known(columns, run or {}, drop=("id",))
     values["uid"] = uid
     if existing is not None:
         run_id = int(existing[0])
+        if run is not None and "status" not in run and existing[1] == "interrupted":
+            # marked here (its heartbeat looked stale: clocks apart, a long drop), yet the agent still sends
+            # changes without a status: it runs there, as this copy said before the mark
+            values = {"status": "running", "finished_at": None, "message": "", "message_json": None, **values}
+            values = {name: value for name, value in values.items() if name in columns or name == "uid"}
         names = [name for name in values if name != "uid"]
         if names:
             db.execute(

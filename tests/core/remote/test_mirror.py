@@ -122,3 +122,23 @@ def test_a_chunk_in_another_format_is_one_clear_error_and_writes_nothing(chunk, 
             mirror_chunk(local, chunk)
         assert "\n" not in str(error.value)
         assert local.list_runs() == []
+
+
+def test_a_copy_marked_interrupted_here_is_running_again_when_the_agent_sends_more(remote, tmp_path):
+    """This machine judges a copied run's liveness by its heartbeat (the remote's clock): clocks a minute apart or a
+    long drop mark it interrupted here. A change the agent sends without a status says it still runs there."""
+    path, run_id = remote
+    everything = chunk_of(path, run_id)
+    running = {**everything["run"], "status": "running", "finished_at": None, "steps": 5}
+    uid = running["uid"]
+    with RunStore(tmp_path / "local.sqlite3") as local:
+        local_id = mirror_chunk(local, {**protocol.empty_chunk(running), "steps": everything["steps"][:5]})
+        local.connection.execute(
+            "UPDATE runs SET status = 'interrupted', finished_at = heartbeat_at, message = 'gone' WHERE id = ?",
+            (local_id,),
+        )
+        mirror_chunk(local, {**protocol.empty_chunk({"uid": uid, "steps": 6}), "steps": everything["steps"][5:6]})
+        row = local.run(local_id)
+        assert (row.status, row.finished_at, row.message, row.steps) == ("running", None, "", 6)
+        mirror_chunk(local, protocol.empty_chunk(everything["run"]))  # then it ends there: its status comes
+        assert local.run(local_id).status == "completed"
