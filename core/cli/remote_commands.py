@@ -11,13 +11,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import json
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..base.outputs import strict_json
 from ..base.text import Message
 from .options import PROG
 
@@ -94,19 +92,10 @@ def command_runs_remote(args: argparse.Namespace, target: RemoteTarget) -> int:
 
 
 def _list(link: AgentLink, search: str, as_json: bool) -> int:
-    from ..export.run_export import run_facts
-    from .runs_text import runs_table
-    from .stdout import out
+    from .runs_command import print_runs
 
-    rows = [run_row(row) for row in all_runs(link, search)]
     where = Message("{host} ({store})", host=link.target.host, store=str(link.hello.get("store", "?")))
-    if as_json:
-        out(json.dumps(strict_json([run_facts(row) for row in rows]), indent=2, allow_nan=False))
-    elif not rows:
-        out(f"no runs match {search!r} on {where}" if search.strip() else f"no runs yet on {where}")
-    else:
-        out(runs_table(rows))
-    return 0
+    return print_runs([run_row(row) for row in all_runs(link, search)], search, as_json, f"on {where}")
 
 
 def all_runs(link: AgentLink, search: str) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from ..base.text import Message
 from .options import PROG, OneLineParser
 
 if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
-    from ..store.run_store import RunStore
+    from ..store.run_store import RunRow, RunStore
 
 MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
 EXAMPLES = (
@@ -168,15 +168,20 @@ def open_store(path: Path) -> RunStore:
 
 
 def _list(store: RunStore, search: str, as_json: bool) -> int:
+    return print_runs(store.list_runs(search), search, as_json, f"in {store.path}")
+
+
+def print_runs(rows: list[RunRow], search: str, as_json: bool, where: str) -> int:
+    """`runs list`'s output for `rows` (this store's, or a remote one's): a table, JSON, or that there are none
+    `where` ("in PATH", "on HOST (PATH)")."""
     from ..export.run_export import run_facts
     from .runs_text import runs_table
     from .stdout import out
 
-    rows = store.list_runs(search)
     if as_json:
         out(json.dumps(strict_json([run_facts(row) for row in rows]), indent=2, allow_nan=False))
     elif not rows:
-        out(f"no runs match {search!r} in {store.path}" if search.strip() else f"no runs yet in {store.path}")
+        out(f"no runs match {search!r} {where}" if search.strip() else f"no runs yet {where}")
     else:
         out(runs_table(rows))
     return 0
