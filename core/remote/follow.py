@@ -47,6 +47,12 @@ CLOCK_SKEW_WARN_S = 30.0  # clocks further apart: a mirrored run's heartbeat (th
 LASTING = (AuthenticationFailed, UnknownHost, HostKeyNotTrusted, AgentMissing, VersionMismatch)  # no retry mends
 
 
+def backoff_s(attempt: int, steps: tuple[float, ...] = BACKOFF_S) -> float:
+    """The wait before reconnection attempt `attempt` (0 first): doubling, at most the last step (the window's
+    connection waits the same)."""
+    return steps[min(attempt, len(steps) - 1)]
+
+
 class RunGone(RemoteError):
     """The followed run is not on the remote (any more), or ended there before it recorded anything: unlike a
     failed connection, nothing goes on there."""
@@ -112,7 +118,7 @@ def follow_into_store(
                 return reason
             if stop.is_set():
                 break
-            delay = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
+            delay = backoff_s(attempt)
             attempt += 1
             problem(
                 Message(

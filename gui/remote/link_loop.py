@@ -14,16 +14,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from core.remote.follow import BACKOFF_S, backoff_s
+
 PING_INTERVAL_S = 2.0
-BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
 READINGS_INTERVAL_S = 1.0
 
 Report = Callable[[str, Any], None]
-
-
-def backoff_s(attempt: int, steps: tuple[float, ...] = BACKOFF_S) -> float:
-    """The wait before reconnection attempt `attempt` (0 first): doubling, at most the last step."""
-    return steps[min(attempt, len(steps) - 1)]
 
 
 class LinkLoop:
@@ -36,7 +32,7 @@ class LinkLoop:
         make_link: Callable[[], Any],
         describe: Callable[[BaseException], str],
         ping_interval_s: float = PING_INTERVAL_S,
-        backoff: tuple[float, ...] = BACKOFF_S,
+        backoff: tuple[float, ...] | None = None,
     ) -> None:
         self._make_link, self._describe = make_link, describe
         self._report: Report = lambda kind, value: None
@@ -86,7 +82,7 @@ class LinkLoop:
                     self._report("failed", self._describe(exc))
                     return
                 self._report("lost", self._describe(exc))
-                if self._pause(backoff_s(attempt, self.backoff)):
+                if self._pause(backoff_s(attempt, self._backoff())):
                     return
                 attempt += 1
                 continue
@@ -101,7 +97,7 @@ class LinkLoop:
                 _close_quietly(link)
                 with self._lock:
                     self._link = None
-            if self.stopped or self._pause(backoff_s(0, self.backoff)):
+            if self.stopped or self._pause(backoff_s(0, self._backoff())):
                 return
         self._report("state", "closed")
 
@@ -127,6 +123,9 @@ class LinkLoop:
             self._report("latency", link.ping())
             if self._pause(self.ping_interval_s):
                 return
+
+    def _backoff(self) -> tuple[float, ...]:
+        return self.backoff if self.backoff is not None else BACKOFF_S  # read when waiting: tests shorten it
 
     def _on_reading(self, data: Mapping[str, Any]) -> None:
         self._report("reading", dict(data))
