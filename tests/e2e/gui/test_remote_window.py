@@ -186,8 +186,8 @@ def test_closing_the_window_mid_run_stops_the_run_there_and_leaves_no_local_proc
     qtbot.waitUntil(lambda: launcher.run_id is not None, timeout=WAIT_MS)
     uid, child = launcher.run_uid, launcher.processes()
     shown: list[str | None] = []
-    QTimer.singleShot(
-        300,
+    QTimer.singleShot(  # at the first turn of the closing's own event loop: a stop there can take under 300 ms
+        0,
         lambda: shown.append(
             window.launched.closing_dialog.labelText() if window.launched.closing_dialog is not None else None
         ),
