@@ -31,13 +31,24 @@ _SIZE = r"([\d.]+) (B|bytes|KiB|MiB|GiB|TiB)"
 
 def is_out_of_memory(exc: BaseException) -> bool:
     """CUDA and MPS raise torch.OutOfMemoryError; the CPU allocator raises a RuntimeError (or Python's
-    MemoryError) that says it could not allocate."""
+    MemoryError) that says it could not allocate. oneDNN (the CPU's convolutions) says "could not create a
+    primitive" when its own workspace cannot be allocated: out of memory too where the process has a memory
+    limit (`ulimit -v`, a cgroup), where that is what it means (seen here under `ulimit -v` at a batch the limit
+    barely held)."""
     import torch
 
     if isinstance(exc, (torch.OutOfMemoryError, MemoryError)):
         return True
+    if not isinstance(exc, RuntimeError):
+        return False
     text = str(exc)
-    return isinstance(exc, RuntimeError) and ("can't allocate memory" in text or "out of memory" in text)
+    if "can't allocate memory" in text or "out of memory" in text:
+        return True
+    if "could not create a primitive" in text:
+        from ..device.host_memory import process_limit
+
+        return process_limit() is not None
+    return False
 
 
 def _size(match: re.Match[str] | None) -> int | None:

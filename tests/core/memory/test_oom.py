@@ -80,6 +80,18 @@ def test_what_counts_as_out_of_memory() -> None:
     assert not oom.is_out_of_memory(ValueError("out of memory"))  # only the allocators' own errors
 
 
+def test_onednn_failing_to_make_its_workspace_is_out_of_memory_only_under_a_memory_limit(monkeypatch) -> None:
+    """oneDNN's "could not create a primitive" is how a convolution's workspace allocation fails under `ulimit -v`;
+    without a limit it means something else and stays an error."""
+    from core.device import host_memory
+
+    failure = RuntimeError("could not create a primitive")
+    monkeypatch.setattr(host_memory, "process_limit", lambda: object())
+    assert oom.is_out_of_memory(failure)
+    monkeypatch.setattr(host_memory, "process_limit", lambda: None)
+    assert not oom.is_out_of_memory(failure)
+
+
 def test_resetting_the_scaler_forgets_a_half_done_step() -> None:
     model = torch.nn.Linear(2, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
