@@ -486,6 +486,9 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 "pytest",
                 "-m",
                 "gpu",
+                # where the gpu-marked tests live: collecting tests/gui too would need Qt on the GPU machine
+                "tests/gpu",
+                "tests/core",
                 "-q",
                 "-p",
                 "no:cacheprovider",
@@ -493,7 +496,7 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 "--junitxml",
                 str(out / "gpu-tests.xml"),
             ]
-            b.jobs.append(Job("gpu-tests", "pytest -m gpu", argv, limit(300, 120, 120), None, reason_from_stdout=True))
+            b.jobs.append(Job("gpu-tests", "pytest -m gpu", argv, limit(300, 120, 180), None, reason_from_stdout=True))
         elif name == "data":
             b = Bench(name, "data path", summarize=sum_data)
             argv = py_script("data_path.py") + [
