@@ -1,0 +1,102 @@
+"""What crosses the connection whole (a comparison's events, a finder's trials and answer) comes back as the
+very values it was, through real JSON; what the other side cannot have meant is refused, never built."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from core.base.text import Message
+from core.compare.comparison import Comparison
+from core.config.run_config import RunConfig
+from core.finder.search import BatchSizeResult, Trial, find_batch_size
+from core.remote.protocol import ProtocolError
+from core.remote.wire_values import decode, encode
+from core.run.events import ContenderEvent, LogMessage, RunFinished, StepsReported
+from tests.support.events import sample, started, summary
+
+
+def through_json(value: object) -> object:
+    return decode(json.loads(json.dumps(encode(value), allow_nan=False)))
+
+
+def test_every_event_of_a_real_comparison_comes_back_equal() -> None:
+    base = RunConfig(
+        device="cpu", model="tiny-cnn", batch_size=8, max_steps=3, synthetic_samples=256, report_interval=0.01
+    )
+    events: list[object] = []
+    comparison = Comparison(base, [{"batch_size": 8}, {"batch_size": 16}], [events.append])
+    result = comparison.run()
+    assert {type(e.event).__name__ for e in events if isinstance(e, ContenderEvent)} >= {
+        "RunStarted",
+        "StepsReported",
+        "RunFinished",
+    }
+    for event in events:
+        assert through_json(event) == event
+    assert through_json(result) == result
+    assert through_json(result).runs[1].label == "batch_size=16"
+
+
+def test_a_diverged_runs_losses_and_a_translatable_message_survive() -> None:
+    report = StepsReported(
+        step=2,
+        epoch=1,
+        first_step=1,
+        losses=(1.5, math.inf),
+        samples=16,
+        samples_per_s=100.0,
+        elapsed_s=0.5,
+        eta_s=None,
+        batch_size=8,
+        memory=sample(),
+    )
+    back = through_json(report)
+    assert back.losses[0] == 1.5 and back.losses[1] == math.inf
+    nan = through_json(math.nan)
+    assert math.isnan(nan)
+    text = Message("loss became {value} at step {step}", value="nan", step=2)
+    finished = RunFinished("diverged", 2, text, False, summary(status="diverged"))
+    back_finished = through_json(finished)
+    assert back_finished == finished
+    assert isinstance(back_finished.message, Message) and back_finished.message.template == text.template
+
+
+def test_a_finder_answer_and_its_trials_come_back_equal() -> None:
+    config = RunConfig(device="cpu", model="tiny-cnn")
+    trials: list[Trial] = []
+    result = find_batch_size(
+        config,
+        capacity=1_000_000,
+        margin=0.0,
+        measure=lambda _config, batch, _steps: 10_000 + 1_000 * batch,
+        on_trial=trials.append,
+        predict=None,
+    )
+    assert isinstance(result, BatchSizeResult) and trials
+    assert through_json(result) == result
+    assert [through_json(t) for t in trials] == trials
+
+
+def test_mappings_with_number_keys_and_a_run_started_config() -> None:
+    assert through_json({1: 0.5, 2: 0.25}) == {1: 0.5, 2: 0.25}
+    assert through_json(started(epochs=None)) == started(epochs=None)
+
+
+def test_unknown_types_and_bad_values_are_refused() -> None:
+    with pytest.raises(ProtocolError, match="unknown here"):
+        decode({"__type__": "Popen", "args": ["sh"]})
+    with pytest.raises(ProtocolError, match="cannot be built"):
+        decode({"__type__": "LogMessage", "level": "info"})  # a field missing
+    with pytest.raises(ProtocolError, match="cannot be built"):
+        decode({"__type__": "RunConfig", "batch_size": -3})  # out of its bounds
+    with pytest.raises(ProtocolError):
+        decode({"__float__": "1e999"})
+    with pytest.raises(TypeError):
+        encode(object())
+    # a field the other side knows and this version does not is left out
+    assert decode({"__type__": "LogMessage", "level": "info", "text": "hi", "colour": "red"}) == LogMessage(
+        "info", "hi"
+    )
