@@ -492,6 +492,10 @@ def plan(ctx: Ctx, names: list[str]) -> list[Bench]:
                 "-q",
                 "-p",
                 "no:cacheprovider",
+                # pytest-benchmark (in some GPU images) sees addopts' --dist as xdist and warns, which
+                # filterwarnings=error turns into an internal error before any test runs
+                "-p",
+                "no:benchmark",
                 "-rfEs",
                 "--junitxml",
                 str(out / "gpu-tests.xml"),
