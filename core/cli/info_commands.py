@@ -6,9 +6,7 @@ import argparse
 import json
 import sys
 
-from ..base.errors import ConfigError
 from ..base.outputs import check_distinct_outputs, check_output_path
-from ..base.text import Message
 from ..run.status import EXIT_USER_ERROR
 from .options import command_protection, config_from_args
 from .stdout import out, save_json
@@ -16,19 +14,9 @@ from .stdout import out, save_json
 
 def command_find_batch_size(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    if config.nproc > 1:  # the search is one process: options that would do nothing are refused
-        raise ConfigError(
-            "nproc",
-            Message(
-                "find-batch-size measures one process on one device; leave --nproc out "
-                "(each process of a data-parallel run trains batch_size / nproc images, "
-                "so it can take nproc times the batch size found)"
-            ),
-        )
-    if args.sync_bn:
-        raise ConfigError("sync_bn", Message("find-batch-size measures one process on one device; leave --sync-bn out"))
-    from ..finder.search import Trial, check_search_options, find_batch_size  # torch loads lazily
+    from ..finder.search import Trial, check_one_process, check_search_options, find_batch_size  # torch: lazily
 
+    check_one_process(config)  # options that would do nothing are refused
     check_search_options(args.margin, args.start, args.max_batch)  # bad input: one line, before "searching"
     if args.json:
         check_distinct_outputs({"json": args.json}, command_protection(args, [config]))

@@ -165,6 +165,21 @@ def default_capacity(config: RunConfig) -> int:
     return MemoryProbe(device).sample().capacity_bytes
 
 
+def check_one_process(config: RunConfig) -> None:
+    """ConfigError for options a search cannot honour: it measures one process on one device."""
+    if config.nproc > 1:
+        raise ConfigError(
+            "nproc",
+            Message(
+                "find-batch-size measures one process on one device; leave --nproc out "
+                "(each process of a data-parallel run trains batch_size / nproc images, "
+                "so it can take nproc times the batch size found)"
+            ),
+        )
+    if config.sync_bn:
+        raise ConfigError("sync_bn", Message("find-batch-size measures one process on one device; leave --sync-bn out"))
+
+
 def check_search_options(margin: float, start: int, max_batch: int) -> None:
     """ConfigError for a margin or batch bounds the search cannot use (checked before any trial runs).
 

@@ -16,7 +16,9 @@ Shapes (core.remote.protocol has the line format):
   recording it). The first chunk has the whole run row, later ones its uid and the columns that changed.
 - start {"config": RunConfig dict, "uid"?, "name"?} -> {"uid", "pid"}
 - watch {"argv": [script, args...], "cwd"?, "name"?, "uid"?} -> {"uid", "pid"}
-- control {"uid", "control": "stop" | "pause" | "clear_cache"} -> {}
+- control {"uid", "control": "stop" | "pause" | "clear_cache"} -> {} (a run's uid, or a job's: core.remote.agent_jobs)
+- compare, find and journal: a comparison or a batch-size search started here, and its journal
+  (core.remote.agent_jobs has their shapes)
 - cancel {"stream": id} -> {} (the stream then ends with reason "cancelled")
 """
 
@@ -27,7 +29,6 @@ import socket
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,9 @@ from ..run.signals import Control, signal_number
 from ..store.run_store import RunNotFound, RunStore
 from . import compact_rows, store_rows
 from .agent import Agent, StartStream
+from .agent_args import argument, new_uid
+from .agent_jobs import compare as compare_op
+from .agent_jobs import control_job, find, journal
 from .agent_streams import follow_stream, readings_stream
 from .protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError, rows_as_arrays
 from .spawn import Launch, check_uid, launch_of
@@ -47,22 +51,6 @@ from .spawn import Launch, check_uid, launch_of
 RUNS_PAGE_BYTES = MAX_REPLY_BYTES // 2  # a `runs` reply carries at most this much (runs hold their config's JSON)
 MAX_ARGV = 256  # a watched script's arguments: a list, bounded like the request line
 NAME_WAIT_S = 600.0  # how long a run's name waits for the run to be recorded
-
-
-def argument(request: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
-    """Request argument `name` of type `kind` (no bools for int); ProtocolError(bad_request) otherwise."""
-    if name not in request or (request[name] is None and default is not ...):
-        if default is ...:
-            raise ProtocolError(BAD_REQUEST, Message("argument {name} is missing", name=name))
-        return default
-    value = request[name]
-    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _kinds(kind)):
-        raise ProtocolError(BAD_REQUEST, Message("argument {name} has the wrong type", name=name))
-    return value
-
-
-def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
-    return kind if isinstance(kind, tuple) else (kind,)
 
 
 def hello(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +128,7 @@ def follow(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStrea
 def start(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
     values = argument(request, "config", dict)
     config = RunConfig.from_dict(values)  # the bounds table: a bad value is a ConfigError naming its field
-    uid = _new_uid(agent, request)
+    uid = new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
     python, *rest = command_line(config, agent.store_path)
     launch = agent.spawner.start(uid, [python, "-P", *rest])  # -P: a `core` folder where it starts is not ours
@@ -158,7 +146,7 @@ def watch(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
     if not cwd.is_dir():
         raise UserError(Message("cwd: no folder {path} on {host}", path=cwd_text, host=agent.host))
     check_script(argv, cwd, agent.host)
-    uid = _new_uid(agent, request)
+    uid = new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
     args = [sys.executable, "-P", "-m", "core", "watch", f"--runs-db={agent.store_path}"]  # -P: the script's core
     if name:
@@ -175,6 +163,8 @@ def control(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str,
     except ValueError:
         raise ProtocolError(BAD_REQUEST, Message("no such control: {word}", word=repr(word))) from None
     run_id = agent.store.find_uid(uid)
+    if run_id is None and control_job(agent, uid, chosen):  # a comparison or a search the agent started
+        return {}
     if run_id is None:
         raise RunNotFound(Message("no run with uid {uid} on {host}", uid=uid, host=agent.host))
     row = agent.store.run(run_id)
@@ -246,14 +236,6 @@ def check_script(argv: list[str], cwd: Path, host: str) -> None:
         raise UserError(Message("no script {path} in {folder} on {host}", path=argv[0], folder=str(cwd), host=host))
 
 
-def _new_uid(agent: Agent, request: dict[str, Any]) -> str:
-    """The uid a new run takes: the request's (a file name, not recorded in the store yet) or a fresh one."""
-    uid = check_uid(argument(request, "uid", str, "") or uuid.uuid4().hex)
-    if agent.store.find_uid(uid) is not None:
-        raise UserError(Message("a run with uid {uid} is recorded already on {host}", uid=uid, host=agent.host))
-    return uid
-
-
 def _valid_uid(uid: str) -> bool:
     try:
         check_uid(uid)
@@ -295,4 +277,7 @@ OPS: dict[str, Callable[[Agent, int, dict[str, Any]], Any]] = {
     "watch": watch,
     "control": control,
     "cancel": cancel,
+    "compare": compare_op,
+    "find": find,
+    "journal": journal,
 }

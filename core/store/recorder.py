@@ -35,6 +35,7 @@ from .run_writes import begin_run, finish_run, insert_event, write_steps
 from .schema import transaction
 
 _STOP = object()
+Owner = tuple[int, float, str]  # a run's process: its pid, that process's create time, its host's name
 PATIENCE_S = 120.0  # a store busy this long (beyond SQLite's own wait) stops recording: locked for good
 RETRY_S = 0.5
 
@@ -86,7 +87,14 @@ class RunRecorder:
     # ---- called from the training thread ---------------------------------------------------------
     def __call__(self, event: Event) -> None:
         if self.problem is None:
-            self._queue.put((time.time(), event))
+            self._queue.put((time.time(), event, None))
+
+    def record_at(self, event: Event, at: float, owner: Owner | None = None) -> None:
+        """Record an event that happened elsewhere: at `at` (the time its own process stamped it) and, for a
+        run's start, with `owner` (pid, its create time, host) as the process that trains it. A comparison run on
+        another machine is recorded here so: its times and host are that machine's, as a mirrored run's are."""
+        if self.problem is None:
+            self._queue.put((at, event, owner))
 
     def close(self, timeout_s: float = 10.0) -> None:
         """Write what is queued and stop the writer (bounded: a store locked for good cannot hang a caller)."""
@@ -121,8 +129,8 @@ class RunRecorder:
                     memo = self._memo()
                     try:
                         with transaction(db):
-                            for at, event in pending:
-                                self._write(db, at, event)
+                            for at, event, owner in pending:
+                                self._write(db, at, event, owner)
                             if self._run_id is not None:
                                 db.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (time.time(), self._run_id))
                         pending, busy_since = [], None
@@ -155,13 +163,15 @@ class RunRecorder:
         if self.on_problem is not None:
             self.on_problem(self.problem)
 
-    def _write(self, db: sqlite3.Connection, at: float, event: Any) -> None:
+    def _write(
+        self, db: sqlite3.Connection, at: float, event: Any, owner: tuple[int, float, str] | None = None
+    ) -> None:
         match event:
             case ContenderEvent():
                 self._label = event.label
-                self._write(db, at, event.event)
+                self._write(db, at, event.event, owner)
             case RunStarted():
-                owner = (self._pid, self._pid_started_at, self._host)
+                owner = owner or (self._pid, self._pid_started_at, self._host)
                 self._run_id, self._seq, self._started_at = begin_run(db, at, event, self._label, owner)
                 self.run_ids.append(self._run_id)
             case StepsReported() if self._run_id is not None:
