@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from ..base.errors import ConfigError
 from ..base.outputs import check_distinct_outputs, check_output_path
@@ -30,9 +31,17 @@ def command_compare(args: argparse.Namespace) -> int:
     if args.json:
         check_distinct_outputs({"json": args.json}, command_protection(args, [base, *overrides]))
         check_output_path("json", args.json)
-    from ..compare.comparison import Comparison
+    from .remote_commands import remote_target
 
-    comparison = Comparison(base, overrides, [ComparisonProgress()])
+    target = remote_target(args)
+    if target is not None:  # the runs train there, followed here (and recorded in --runs-db with that host)
+        from ..remote.remote_jobs import RemoteComparison
+
+        comparison: Any = RemoteComparison(target, base, overrides, [ComparisonProgress()])
+    else:
+        from ..compare.comparison import Comparison
+
+        comparison = Comparison(base, overrides, [ComparisonProgress()])
     with recording_as_asked(args, comparison.observers), stop_on_signals(comparison) as signals:
         result = comparison.run()
     save_error = save_json("json", args.json, result.to_dict(), "comparison")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from ..base.outputs import check_distinct_outputs, check_output_path
-from ..run.status import EXIT_USER_ERROR
-from .options import command_protection, config_from_args
+from ..run.status import EXIT_INTERRUPTED, EXIT_USER_ERROR
+from .options import PROG, command_protection, config_from_args
 from .stdout import out, save_json
 
 
@@ -33,16 +34,25 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
         )
 
     note = TRIAL_NOTE if args.no_predict else PREDICTED_NOTE
-    print(f"searching on {config.device} with {config.model}, {note}", file=sys.stderr, flush=True)
-    result = find_batch_size(
-        config,
-        capacity=args.capacity,
-        margin=args.margin,
-        start=args.start,
-        max_batch=args.max_batch,
-        on_trial=on_trial,
-        predict=None if args.no_predict else "auto",
-    )
+    from .remote_commands import remote_target
+
+    target = remote_target(args)
+    where = config.device if target is None else f"{config.device} on {target.host}"
+    print(f"searching on {where} with {config.model}, {note}", file=sys.stderr, flush=True)
+    if target is not None:
+        result = _search_there(target, config, args, on_trial)
+        if result is None:
+            return EXIT_INTERRUPTED
+    else:
+        result = find_batch_size(
+            config,
+            capacity=args.capacity,
+            margin=args.margin,
+            start=args.start,
+            max_batch=args.max_batch,
+            on_trial=on_trial,
+            predict=None if args.no_predict else "auto",
+        )
     if result.prediction_note:
         print(result.prediction_note, file=sys.stderr)
     save_error = save_json("json", args.json, result.to_dict(), "result")
@@ -62,6 +72,43 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
         print(save_error, file=sys.stderr)
         return EXIT_USER_ERROR
     return 0
+
+
+def _search_there(target: Any, config: Any, args: argparse.Namespace, on_trial: Any) -> Any:
+    """The search on the machine --remote names; None when Ctrl+C (or SIGTERM) stopped it there (said on stderr)."""
+    import signal
+    import threading
+
+    from ..base.errors import UserError
+    from ..remote.remote_jobs import remote_find_batch_size
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        print("\nstopping the search there", file=sys.stderr, flush=True)
+        stop.set()
+
+    previous = {number: signal.signal(number, on_signal) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return remote_find_batch_size(
+            target,
+            config,
+            capacity=args.capacity,
+            margin=args.margin,
+            start=args.start,
+            max_batch=args.max_batch,
+            on_trial=on_trial,
+            should_stop=stop.is_set,
+            predict=not args.no_predict,
+        )
+    except UserError as exc:
+        if not stop.is_set():
+            raise
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return None
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 TRIAL_NOTE = "a few real training steps per candidate"

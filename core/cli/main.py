@@ -80,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_run_options(compare)
     add_record_options(compare)
+    add_remote_options(compare, "race")
     compare.add_argument(
         "--json",
         metavar="PATH",
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         "by default the search starts from the predicted batch and confirms it with at most 3 trials",
     )
     finder.add_argument("--json", metavar="PATH", help="write the result and every trial as JSON to PATH")
+    add_remote_options(finder, "search")
     from .predict_command import add_predict_parser
 
     add_predict_parser(sub)
