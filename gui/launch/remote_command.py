@@ -9,6 +9,10 @@ forwards the controls it gets as signals (Stop, Pause, Clear cache) to the run t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.remote.target import RemoteTarget
 
 
 @dataclass(frozen=True)
@@ -17,6 +21,12 @@ class RemoteMachine:
 
     host: str
     agent_command: str = ""
+
+    def target(self) -> RemoteTarget:
+        """The machine as core's remote code reaches it (BadTarget, a UserError, for a host ssh would misread)."""
+        from core.remote.target import RemoteTarget
+
+        return RemoteTarget.parse(self.host, self.agent_command.strip() or None)
 
     def options(self) -> list[str]:
         """The CLI's options naming the machine."""

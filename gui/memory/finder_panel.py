@@ -1,8 +1,11 @@
 """The batch-size finder in the window: capacity and margin, a Find button, each trial's peak plotted
-against the batch size with the fitted line and the limit, and a button that uses the answer."""
+against the batch size with the fitted line and the limit, and a button that uses the answer. The search runs on
+the machine the form's device is on: here, or on a connected machine (core.remote.remote_jobs: the same trials
+and answer, measured there)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,6 +15,7 @@ from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, 
 
 from core.base.text import format_bytes
 from core.config.run_config import RunConfig
+from gui.launch.remote_command import RemoteMachine
 from gui.plots.live_plot import legend_above
 from gui.qt.background import BackgroundTask
 from gui.qt.core_text import core_text, error_text
@@ -27,6 +31,7 @@ class FinderPanel(QWidget):
     def __init__(self, config_source: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.config_source = config_source  # callable returning the form's RunConfig (may raise UserError)
+        self.machine_source: Callable[[], RemoteMachine | None] = lambda: None  # where the form's device is
         self.task = BackgroundTask(self)
         self.task.progress.connect(self._on_trial)
         self.task.done.connect(self._on_done)
@@ -139,19 +144,24 @@ class FinderPanel(QWidget):
 
     def start_search(self, config: RunConfig) -> None:
         from core.base.errors import UserError
-        from core.finder.search import find_batch_size
 
         capacity = int(self.capacity.value() * 1e9) or None
         margin, start = self.margin.value(), self.start_batch.value()
         self.trials, self.result = [], None
         failure: list[BaseException] = []
         self._failure = failure
+        machine = self.machine_source()
 
         def search(progress: Any, cancelled: Any) -> Any:
+            options = {"capacity": capacity, "margin": margin, "start": start, "on_trial": progress}
             try:
-                return find_batch_size(
-                    config, capacity=capacity, margin=margin, start=start, on_trial=progress, should_stop=cancelled
-                )
+                if machine is not None:
+                    from core.remote.remote_jobs import remote_find_batch_size
+
+                    return remote_find_batch_size(machine.target(), config, should_stop=cancelled, **options)
+                from core.finder.search import find_batch_size
+
+                return find_batch_size(config, should_stop=cancelled, **options)
             except UserError as exc:  # the task passes on its English text; the panel shows it translated
                 failure.append(exc)
                 raise
@@ -160,14 +170,18 @@ class FinderPanel(QWidget):
         self.find_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.use_button.setEnabled(False)
+        device = (
+            config.device
+            if machine is None
+            else self.tr("{device} on {host}").format(device=config.device, host=machine.host)
+        )
         self.result_label.setText(
-            self.tr("Searching with {model} on {device}…").format(model=config.model, device=config.device)
+            self.tr("Searching with {model} on {device}…").format(model=config.model, device=device)
         )
         self.task.start(search)
         # after start: the window re-enables Find on this signal unless a search is running
         self.log.emit(
-            self.tr("batch-size search started: {model} on {device}").format(model=config.model, device=config.device),
-            "info",
+            self.tr("batch-size search started: {model} on {device}").format(model=config.model, device=device), "info"
         )
 
     @Slot(object)

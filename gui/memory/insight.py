@@ -101,7 +101,8 @@ class MemoryInsight(QObject):
     def update_controls(
         self, running: bool, torch_loaded: bool, device_kind: str, elsewhere: str | None = None
     ) -> None:
-        """`elsewhere`: why the finder and memory history are off (the device is another machine's), else None."""
+        """`elsewhere`: why memory history is off (the device is another machine's), else None. The finder searches
+        on the machine the device is on."""
         cuda = device_kind == "cuda" and torch_loaded
         self.record_history.setEnabled(cuda and not running and elsewhere is None)
         self.record_history.setToolTip(
@@ -120,14 +121,7 @@ class MemoryInsight(QObject):
             if recording
             else self.tr('Start a run with "Record memory history" ticked (CUDA only) to save a snapshot')
         )
-        find = self.finder_panel.find_button
-        find.setEnabled(torch_loaded and not running and not self.searching and not elsewhere)
-        if elsewhere is not None:  # its own tooltip is kept to be put back
-            self._find_tip = getattr(self, "_find_tip", None) or find.toolTip()
-            find.setToolTip(elsewhere)
-        elif getattr(self, "_find_tip", None):
-            find.setToolTip(self._find_tip)
-            self._find_tip = None
+        self.finder_panel.find_button.setEnabled(torch_loaded and not running and not self.searching)
 
     # ---- out of memory -----------------------------------------------------------------------------
     def run_starting(self) -> None:

@@ -147,15 +147,24 @@ class RunController(QObject):
             return
         self.launcher.start_command(request.command_line(self.store_path), request.working_folder)
 
-    def start_comparison(self, base: RunConfig, overrides: Sequence[Mapping[str, Any]]) -> Any:
+    def start_comparison(
+        self, base: RunConfig, overrides: Sequence[Mapping[str, Any]], machine: RemoteMachine | None = None
+    ) -> Any:
         """Race `base` with each of `overrides` (2 to 4), one session after another in one thread; returns
         the `core.compare.comparison.Comparison`. Raises ConfigError, before any thread starts, for a plan that cannot
-        run here (overrides that collide, a device not present, a fast path the device refuses)."""
+        run here (overrides that collide, a device not present, a fast path the device refuses). With `machine`,
+        the runs train there (`core.remote.remote_jobs.RemoteComparison`: the same events, followed over ssh) and
+        are recorded here with that machine's host; what it refuses comes back from there as the same errors."""
         if self.running:
             raise RuntimeError("a run is already active")
-        from core.compare.comparison import Comparison
+        if machine is not None:
+            from core.remote.remote_jobs import RemoteComparison
 
-        comparison = Comparison(base, overrides)
+            comparison: Any = RemoteComparison(machine.target(), base, overrides)
+        else:
+            from core.compare.comparison import Comparison
+
+            comparison = Comparison(base, overrides)
 
         def race(report: Callable[[object], None], _cancelled: Callable[[], bool]) -> object:
             comparison.observers.append(report)  # ComparisonStarted, ContenderEvent..., ComparisonFinished

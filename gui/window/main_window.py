@@ -163,13 +163,11 @@ class MainWindow(QMainWindow):
         (a plan the machine cannot run, the settings themselves), else None."""
         if self.controller.running or not self.torch_loaded or self.insight.searching:
             return self.tr("a run or a batch-size search is under way")
-        if self.remote.not_here_yet() is not None:
-            return self.remote.not_here_yet()
         try:
             base = base or self.form.config()
             if base.nproc > 1:
                 return QCoreApplication.translate("MainWindow", COMPARE_ONE_PROCESS)
-            comparison = self.controller.start_comparison(base, overrides)
+            comparison = self.controller.start_comparison(base, overrides, self.remote.machine())
         except UserError as exc:
             return start_error(exc)
         self._run_config = None
@@ -251,7 +249,7 @@ class MainWindow(QMainWindow):
         self.peak.set_running(running)
         self.what_if.set_running(running)
         kind = self.launched.device_kind if running and self.launched.script else self.form.device_kind()
-        compare_problem = self.remote.not_here_yet() or (
+        compare_problem = (
             QCoreApplication.translate("MainWindow", COMPARE_ONE_PROCESS) if int(self.form.value("nproc")) > 1 else None
         )
         form_problem = None if self.form.valid else core_text(self.form.message)

@@ -122,6 +122,7 @@ def build_parts(window: MainWindow) -> None:
         window.connection, window.form, window.log, window.settings, window, window.nvml_panel
     )
     window.statusBar().addWidget(window.device_status, 1)
+    window.finder_panel.machine_source = window.remote.machine  # a search runs where the form's device is
     window.statusBar().addPermanentWidget(window.remote.label)  # "gpu-box · 23 ms", shown while connected
     window.remote.label.show_state()  # adding it showed it
     window.statusBar().addPermanentWidget(window.state_status)

@@ -1,8 +1,8 @@
 """The window's hold on the machine it is connected to (issue: the GPU is on another machine): File ▸ Connect to a
 machine… and Disconnect, `--remote HOST`, the status bar's "HOST · 23 ms", the remote devices in the form's
 device box once the agent has listed them, what the log says as the connection comes, drops and comes back, and
-which machine a Start or a watched script runs on. What cannot run there yet (Compare, the batch-size finder,
-memory history, Clear cache at rest) is disabled with the reason as its tooltip, never run here unseen.
+which machine a Start, a comparison, a batch-size search or a watched script runs on. What cannot run there (memory
+history, Clear cache at rest) is disabled with the reason as its tooltip, never run here unseen.
 """
 
 from __future__ import annotations
@@ -166,11 +166,12 @@ class RemoteMachineControls(QObject):
         return RemoteMachine(self.connection.host, self.connection.agent_command)
 
     def not_here_yet(self) -> str | None:
-        """Why Compare, the finder and memory history are off: the form's device is another machine's."""
+        """Why memory history and Clear cache at rest are off: the form's device is another machine's (Start,
+        Compare, the finder and watched scripts run there)."""
         host = self.form.remote_host()
         if host is None:
             return None
-        return self.tr("Only on this machine's devices for now: the selected device is on {host}").format(host=host)
+        return self.tr("Only on this machine's devices: the selected device is on {host}").format(host=host)
 
     def close(self) -> None:
         self.connection.close()

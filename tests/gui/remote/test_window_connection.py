@@ -1,6 +1,7 @@
 """The window's File ▸ Connect to a machine… / Disconnect with a scripted agent: connected, the form lists that
-machine's devices and the status bar shows it; on one of its devices what runs only here (Compare, the finder,
-memory history, Clear cache at rest) is off with the reason as its tooltip; Disconnect takes it all away."""
+machine's devices and the status bar shows it; on one of its devices Start, Compare and the finder are on (they run
+there), what runs only here (memory history, Clear cache at rest) is off with the reason as its tooltip; Disconnect
+takes it all away."""
 
 from __future__ import annotations
 
@@ -30,13 +31,15 @@ def test_connect_then_disconnect_from_the_file_menu(qtbot, make_window):
     assert any("connected to gpu-box (gpu-box-7, gpu-train-monitor 9.9)" in line for line in window.log.lines())
 
     combo.setCurrentIndex(combo.findData("cuda:0@gpu-box"))
-    reason = "Only on this machine's devices for now: the selected device is on gpu-box"
+    reason = "Only on this machine's devices: the selected device is on gpu-box"
     assert window.start_button.isEnabled(), window.start_button.toolTip()
-    assert not window.compare_button.isEnabled() and window.compare_button.toolTip() == reason
-    assert not window.finder_panel.find_button.isEnabled() and window.finder_panel.find_button.toolTip() == reason
+    assert window.compare_button.isEnabled(), window.compare_button.toolTip()
+    assert window.finder_panel.find_button.isEnabled() and window.finder_panel.find_button.toolTip() != reason
+    assert window.finder_panel.machine_source().host == "gpu-box"
     assert not window.record_history.isEnabled() and window.record_history.toolTip() == reason
     assert not window.clear_button.isEnabled() and window.clear_button.toolTip() == reason
-    assert window.start_comparison([{"batch_size": 64}, {"batch_size": 128}], "batch") == reason
+    ready = [item.name for item in window.compare_menu.ready()]  # from that machine's devices: it has a GPU
+    assert any("GPU" in name for name in ready), ready
 
     window.remote.disconnect_action.trigger()
     assert window.remote.label.isHidden() and not window.remote.disconnect_action.isEnabled()
