@@ -8,7 +8,7 @@ no torch, so the form and the CLI can check a comparison before torch has loaded
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,36 +44,57 @@ def parse_overrides(text: str) -> dict[str, Any]:
         field = key.strip().lstrip("-").replace("-", "_")
         if not sep or not field:
             raise ConfigError("vs", Message("{item!r} is not setting=value (e.g. device=cpu or amp=bf16)", item=item))
-        if field not in BOUNDS:
-            raise ConfigError(
-                "vs",
-                Message(
-                    "{item!r}: unknown setting {field!r}; settings: {settings}",
-                    item=item,
-                    field=field,
-                    settings=", ".join(BOUNDS),
-                ),
-            )
-        if field in SHARED_ONLY:
-            raise ConfigError(
-                "vs",
-                Message(
-                    "{item!r}: {field} is shared by every run of a comparison (so they race "
-                    "over the same steps); give it once, as {option}",
-                    item=item,
-                    field=field,
-                    option="--" + field.replace("_", "-"),
-                ),
-            )
-        try:
-            overrides[field] = validate_field(field, _typed(field, raw.strip()))
-        except ConfigError as exc:
-            raise ConfigError("vs", Message("{item!r}: {error}", item=item, error=message_of(exc))) from None
+        _check_setting(item, field)
+        overrides[field] = _checked_value(item, field, lambda: _typed(field, raw.strip()))
     if not overrides:
         raise ConfigError(
             "vs", Message("{text!r} sets nothing; write setting=value pairs separated by commas", text=text)
         )
     return overrides
+
+
+def checked_overrides(values: Mapping[str, Any]) -> dict[str, Any]:
+    """One run's overrides as values (a comparison asked for from another machine): each setting checked as
+    `parse_overrides` checks it, with the same ConfigError (field 'vs')."""
+    overrides: dict[str, Any] = {}
+    for field, value in values.items():
+        item = f"{field}={value}"
+        _check_setting(item, str(field))
+        overrides[field] = _checked_value(item, field, lambda: value)  # noqa: B023 - called at once
+    if not overrides:
+        raise ConfigError("vs", Message("a run sets nothing; give setting=value pairs"))
+    return overrides
+
+
+def _check_setting(item: str, field: str) -> None:
+    if field not in BOUNDS:
+        raise ConfigError(
+            "vs",
+            Message(
+                "{item!r}: unknown setting {field!r}; settings: {settings}",
+                item=item,
+                field=field,
+                settings=", ".join(BOUNDS),
+            ),
+        )
+    if field in SHARED_ONLY:
+        raise ConfigError(
+            "vs",
+            Message(
+                "{item!r}: {field} is shared by every run of a comparison (so they race "
+                "over the same steps); give it once, as {option}",
+                item=item,
+                field=field,
+                option="--" + field.replace("_", "-"),
+            ),
+        )
+
+
+def _checked_value(item: str, field: str, value: Callable[[], Any]) -> Any:
+    try:
+        return validate_field(field, value())
+    except ConfigError as exc:
+        raise ConfigError("vs", Message("{item!r}: {error}", item=item, error=message_of(exc))) from None
 
 
 def _typed(field: str, raw: str) -> Any:

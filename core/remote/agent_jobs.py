@@ -37,13 +37,14 @@ QUIET_POLLS = 3  # polls with no new line after the job's process is gone before
 
 
 def compare(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
-    from ..compare.plan import plan
+    from ..compare.plan import checked_overrides, plan
 
     base = RunConfig.from_dict(argument(request, "config", dict))
-    overrides = argument(request, "overrides", list)
-    if not all(isinstance(item, dict) for item in overrides):
+    given = argument(request, "overrides", list)
+    if not all(isinstance(item, dict) for item in given):
         raise ProtocolError(BAD_REQUEST, Message("argument overrides must be a list of objects"))
-    plan(base, overrides)  # ConfigError (field "vs"): a count outside 2..4, an override that does not parse
+    overrides = [checked_overrides(item) for item in given]  # ConfigError (field "vs"), as `compare --vs` says it
+    plan(base, overrides)  # a count outside 2..4, two runs that are the same
     return _start(agent, request, {"kind": COMPARE, "config": base.to_dict(), "overrides": overrides})
 
 
