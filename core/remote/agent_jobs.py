@@ -4,7 +4,8 @@ like a run, and its journal streamed to the other side from a line cursor.
 Shapes (core.remote.agent_ops lists every op):
 - compare {"config": RunConfig dict, "overrides": [dict, ...] (2 to 4 runs), "uid"?} -> {"uid", "pid"}
 - find {"config", "capacity"?: int, "margin"?, "start"?, "max_batch"?, "predict"?: true, "uid"?} -> {"uid", "pid"}
-- journal {"uid", "after": lines held already} -> stream of {"lines": [journal objects], "next": lines sent so far},
+- journal {"uid", "after": lines held already, "encoding"?: "deflate"} -> stream of {"lines": [journal objects],
+  "next": lines sent so far} (deflate: {"z": base64 of the lines' JSON, one deflate stream flushed per data}),
   then end "finished" (the job's end line was sent) or "died" with the log's last error (its process is gone and
   left no end line).
 Both start ops check their input here first (the bounds table, the comparison's plan, the search's options), so
@@ -13,9 +14,12 @@ bad input is one `user_error` reply and nothing starts.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import sys
+import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +36,7 @@ from .spawn import check_uid, launch_of, log_folder
 if TYPE_CHECKING:
     from .agent import Agent, Stream
 
+DEFLATE = "deflate"
 POLL_S = 0.2  # how often a followed journal is read for new lines
 QUIET_POLLS = 3  # polls with no new line after the job's process is gone before its stream ends "died"
 
@@ -98,9 +103,12 @@ def journal(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStre
     after = argument(request, "after", int, 0)
     if after < 0:
         raise ProtocolError(BAD_REQUEST, Message("argument after must be 0 or more"))
+    encoding = argument(request, "encoding", str, "")
+    if encoding not in ("", DEFLATE):
+        raise ProtocolError(BAD_REQUEST, Message("argument encoding must be deflate or left out"))
     if not _is_job(agent.store_path, uid):
         raise RunNotFound(Message("no job with uid {uid} on {host}", uid=uid, host=agent.host))
-    return StartStream(lambda stream: journal_stream(stream, uid, after))
+    return StartStream(lambda stream: journal_stream(stream, uid, after, encoding == DEFLATE))
 
 
 def _is_job(store_path: Path, uid: str) -> bool:
@@ -111,8 +119,12 @@ def _is_job(store_path: Path, uid: str) -> bool:
     return (log_folder(store_path) / f"{uid}{SPEC_SUFFIX}").is_file()
 
 
-def journal_stream(stream: Stream, uid: str, after: int) -> None:
-    """Send the journal's complete lines after line `after`, then the new ones as they are written, then end."""
+def journal_stream(stream: Stream, uid: str, after: int, deflate: bool = False) -> None:
+    """Send the journal's complete lines after line `after`, then the new ones as they are written, then end.
+    `deflate`: each data's lines as `{"z": base64 of one deflate stream, flushed per data}` instead of `"lines"`;
+    the stream shares its dictionary across datas, so a report (750 B of JSON, much like the one before) costs
+    about a seventh of that."""
+    send = _deflated(stream) if deflate else (lambda batch, number: stream.data({"lines": batch, "next": number}))
     store_path = stream.agent.store_path
     path = journal_path(log_folder(store_path) / f"{uid}{SPEC_SUFFIX}")
     launch = launch_of(store_path, uid)
@@ -138,10 +150,10 @@ def journal_stream(stream: Stream, uid: str, after: int) -> None:
             batch.append(item)
             size += len(raw)
             if size >= CHUNK_BYTES:
-                if not stream.data({"lines": batch, "next": number}):
+                if not send(batch, number):
                     break
                 batch, size = [], 0
-        if batch and not stream.data({"lines": batch, "next": number}):
+        if batch and not send(batch, number):
             break
         if ended:
             stream.end("finished")
@@ -158,6 +170,17 @@ def journal_stream(stream: Stream, uid: str, after: int) -> None:
             break
     if stream.stop.is_set():
         stream.end("cancelled")
+
+
+def _deflated(stream: Stream) -> Callable[[list[Any], int], bool]:
+    compressor = zlib.compressobj(6)
+
+    def send(batch: list[Any], number: int) -> bool:
+        text = json.dumps(batch, separators=(",", ":")).encode("utf-8")
+        packed = compressor.compress(text) + compressor.flush(zlib.Z_SYNC_FLUSH)
+        return stream.data({"z": base64.b64encode(packed).decode("ascii"), "next": number})
+
+    return send
 
 
 def control_job(agent: Agent, uid: str, control: Control) -> bool:
