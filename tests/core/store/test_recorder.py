@@ -42,3 +42,17 @@ def test_recording_into_a_store_that_cannot_be_used_warns_once_and_the_block_run
     with recording(observers, path, warnings.append) as recorder:
         assert recorder is None and observers == []
     assert len(warnings) == 1 and warnings[0].startswith("this run is not recorded: ")
+
+
+def test_an_event_recorded_at_its_own_time_keeps_it_and_its_owner(tmp_path: Path) -> None:
+    """A comparison on another machine is recorded here as it happened there: its times and its process."""
+    path = tmp_path / "runs.db"
+    owner = (4242, 1_700_000_000.0, "gpu-box-7")
+    with recording([], path, print) as recorder:
+        recorder.record_at(started(epochs=1), 1_800_000_000.0, owner)
+        recorder.record_at(RunFinished("completed", 1_950, "", False, summary()), 1_800_000_060.0)
+    with RunStore(path, readonly=True) as store:
+        (row,) = store.list_runs()
+    assert (row.host, row.pid, row.started_at, row.finished_at) == ("gpu-box-7", 4242, 1_800_000_000.0, 1_800_000_060.0)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT pid_started_at FROM runs").fetchone() == (1_700_000_000.0,)
