@@ -136,6 +136,10 @@
         <translation>{text!r} 没有设置任何内容；请写出以逗号分隔的 设置=值 对</translation>
     </message>
     <message>
+        <source>a run sets nothing; give setting=value pairs</source>
+        <translation>某次运行没有设置任何内容；请给出 setting=value 形式的设置</translation>
+    </message>
+    <message>
         <source>a comparison needs {min_runs} to {max_runs} configurations, got {count}</source>
         <translation>对比需要 {min_runs} 到 {max_runs} 个配置，实际为 {count} 个</translation>
     </message>
@@ -1964,6 +1968,42 @@
         <translation>运行 {run_id} 不在运行中（状态为 {status}）</translation>
     </message>
     <message>
+        <source>argument overrides must be a list of objects</source>
+        <translation>参数 overrides 必须是对象列表</translation>
+    </message>
+    <message>
+        <source>must be a positive number of bytes, got {value}</source>
+        <translation>必须是正的字节数，收到 {value}</translation>
+    </message>
+    <message>
+        <source>a job with uid {uid} was started already</source>
+        <translation>uid 为 {uid} 的任务已经启动过</translation>
+    </message>
+    <message>
+        <source>cannot start the job: {why}</source>
+        <translation>无法启动任务：{why}</translation>
+    </message>
+    <message>
+        <source>argument after must be 0 or more</source>
+        <translation>参数 after 必须大于或等于 0</translation>
+    </message>
+    <message>
+        <source>argument encoding must be deflate or left out</source>
+        <translation>参数 encoding 必须是 deflate 或省略</translation>
+    </message>
+    <message>
+        <source>no job with uid {uid} on {host}</source>
+        <translation>{host} 上没有 uid 为 {uid} 的任务</translation>
+    </message>
+    <message>
+        <source>the job&apos;s process ended without a last word</source>
+        <translation>任务进程结束时没有留下最后一行</translation>
+    </message>
+    <message>
+        <source>the job {uid} on {host} has ended</source>
+        <translation>{host} 上的任务 {uid} 已经结束</translation>
+    </message>
+    <message>
         <source>{host} has no signal for {control}</source>
         <translation>{host} 上没有用于 {control} 的信号</translation>
     </message>
@@ -2246,6 +2286,66 @@
     <message>
         <source>{model} at batch {batch} ({precision}, {optimizer}) on {device}, with the loss the model returns, or else the sum of its outputs, in place of the training&apos;s own loss</source>
         <translation>{model}，批大小 {batch}（{precision}，{optimizer}），在 {device} 上；用模型返回的损失（否则用其输出之和）代替训练自己的损失</translation>
+    </message>
+    <message>
+        <source>no such job: {kind}</source>
+        <translation>没有这种任务：{kind}</translation>
+    </message>
+    <message>
+        <source>the job is gone on {host}: {why}</source>
+        <translation>{host} 上的任务已不存在：{why}</translation>
+    </message>
+    <message>
+        <source>the job on {host} ended without finishing: {why}</source>
+        <translation>{host} 上的任务未完成就结束了：{why}</translation>
+    </message>
+    <message>
+        <source>the agent sent journal lines that cannot be read: {why}</source>
+        <translation>代理发来的任务日志行无法读取：{why}</translation>
+    </message>
+    <message>
+        <source>stopped following the comparison on {host}; it goes on there</source>
+        <translation>已停止跟踪 {host} 上的对比；对比在那里继续进行</translation>
+    </message>
+    <message>
+        <source>the search on {host} was not followed to its end</source>
+        <translation>未能跟踪 {host} 上的搜索直到结束</translation>
+    </message>
+    <message>
+        <source>the job ended without a result</source>
+        <translation>任务结束时没有结果</translation>
+    </message>
+    <message>
+        <source>it failed there: {why}</source>
+        <translation>在那里失败了：{why}</translation>
+    </message>
+    <message>
+        <source>a message whose template and values do not match</source>
+        <translation>一条模板与取值不匹配的消息</translation>
+    </message>
+    <message>
+        <source>a number written as {value}</source>
+        <translation>一个写作 {value} 的数字</translation>
+    </message>
+    <message>
+        <source>a mapping that is not a list of pairs</source>
+        <translation>一个不是键值对列表的映射</translation>
+    </message>
+    <message>
+        <source>a value of type {name}, unknown here</source>
+        <translation>一个类型为 {name} 的值，此处未知</translation>
+    </message>
+    <message>
+        <source>a {name} that cannot be built here: {why}</source>
+        <translation>一个无法在此处构建的 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>a mapping key that is not a single value</source>
+        <translation>一个不是单个值的映射键</translation>
+    </message>
+    <message>
+        <source>the other side sent {what}</source>
+        <translation>对方发来了{what}</translation>
     </message>
 </context>
 <context>
@@ -2764,6 +2864,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>Fix the settings first: {error}</source>
         <translation>请先修正设置：{error}</translation>
+    </message>
+    <message>
+        <source>{device} on {host}</source>
+        <translation>{host} 上的 {device}</translation>
     </message>
     <message>
         <source>Searching with {model} on {device}…</source>
@@ -3597,8 +3701,8 @@ each run&apos;s warm-up</source>
         <translation>{host} 没有 {device} 的 NVML 读数（仅限装有驱动的 NVIDIA GPU）。</translation>
     </message>
     <message>
-        <source>Only on this machine&apos;s devices for now: the selected device is on {host}</source>
-        <translation>目前仅适用于本机的设备：所选设备在 {host} 上</translation>
+        <source>Only on this machine&apos;s devices: the selected device is on {host}</source>
+        <translation>仅适用于本机设备：所选设备在 {host} 上</translation>
     </message>
 </context>
 <context>
