@@ -2562,10 +2562,6 @@
         <translation>步</translation>
     </message>
     <message>
-        <source>Images/s (p10–p90)</source>
-        <translation>图像/秒（p10–p90）</translation>
-    </message>
-    <message>
         <source>run</source>
         <translation>运行</translation>
     </message>
@@ -2584,6 +2580,14 @@ each run&apos;s warm-up</source>
         <translation>还没有 images/s：
 每个运行预热之后
 才显示柱状图</translation>
+    </message>
+    <message>
+        <source>Images/s</source>
+        <translation>图像/秒</translation>
+    </message>
+    <message>
+        <source>Each bar: the run&apos;s median images/s after warm-up; its whisker: p10 to p90</source>
+        <translation>每根柱：该次运行预热后的图像/秒中位数；误差线：p10 到 p90</translation>
     </message>
     <message>
         <source>{number}. {label}</source>
