@@ -3,7 +3,8 @@ trials and its answer, which the window and the CLI then show with the code they
 
 `encode` writes a dataclass as `{"__type__": "StepsReported", <fields>}`, a `Message` as `{"__message__": ...}`
 (its template and params, so it still translates on the other side), NaN and infinities as
-`{"__float__": "nan"}` (strict JSON has none: a diverged run's losses hold them), tuples and lists as lists and a
+`{"__float__": "nan"}` (strict JSON has none: a diverged run's losses hold them), a tuple of 4 or more floats that
+float32 holds exactly (a report's losses) as `{"__f32__": <base64>}`, other tuples and lists as lists and a
 mapping whose keys are not all text as `{"__map__": [[key, value], ...]}`. `decode` turns that back, building only
 the dataclasses of the modules in `KNOWN_MODULES` (nothing the other side names is imported or called), lists as
 tuples (the events' own sequences are tuples). A field this version does not know is left out (the other side
@@ -12,10 +13,13 @@ may be newer); a type it does not know is a ProtocolError.
 
 from __future__ import annotations
 
+import array
+import base64
 import dataclasses
 import importlib
 import math
 import numbers
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +36,8 @@ KNOWN_MODULES = (
     "core.finder.search",
     "core.config.run_config",
 )
-TYPE, MESSAGE, FLOAT, MAP = "__type__", "__message__", "__float__", "__map__"
+TYPE, MESSAGE, FLOAT, MAP, FLOAT32 = "__type__", "__message__", "__float__", "__map__", "__f32__"
+PACKED_FROM = 4  # a tuple of this many floats or more, each a float32 exactly (a report's losses), goes packed
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -78,7 +83,8 @@ def encode(value: Any) -> Any:
             raise TypeError(f"{name} is not a type the connection carries")
         return {TYPE: name, **{f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
     if isinstance(value, (tuple, list)):
-        return [encode(item) for item in value]
+        packed = _packed(value) if isinstance(value, tuple) and len(value) >= PACKED_FROM else None
+        return packed if packed is not None else [encode(item) for item in value]
     if isinstance(value, Mapping):
         if all(isinstance(key, str) and not key.startswith("__") for key in value):
             return {key: encode(item) for key, item in value.items()}
@@ -103,12 +109,40 @@ def decode(data: Any) -> Any:
         if data[FLOAT] not in _FLOATS:
             raise _unreadable(Message("a number written as {value}", value=repr(data[FLOAT])))
         return _FLOATS[data[FLOAT]]
+    if FLOAT32 in data:
+        try:
+            raw = base64.b64decode(data[FLOAT32], validate=True)
+        except (TypeError, ValueError):
+            return _bad_floats()
+        if len(raw) % 4:
+            return _bad_floats()
+        floats = array.array("f", raw)
+        if sys.byteorder != "little":
+            floats.byteswap()
+        return tuple(floats.tolist())
     if MAP in data:
         pairs = data[MAP]
         if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
             raise _unreadable(Message("a mapping that is not a list of pairs"))
         return {_hashable(decode(key)): decode(item) for key, item in pairs}
     return {key: decode(item) for key, item in data.items()}
+
+
+def _packed(values: tuple[Any, ...]) -> dict[str, str] | None:
+    """`values` as little-endian float32 in base64 (5.3 B each, where a float's JSON takes up to 24) when every one
+    is a float that float32 holds exactly (as a loss read from a float32 tensor is); else None."""
+    if not all(type(item) is float for item in values):
+        return None
+    packed = array.array("f", values)
+    if any(a != b and not (math.isnan(a) and math.isnan(b)) for a, b in zip(packed, values)):
+        return None  # a float64 value float32 would round: sent as it is
+    if sys.byteorder != "little":
+        packed.byteswap()
+    return {FLOAT32: base64.b64encode(packed.tobytes()).decode("ascii")}
+
+
+def _bad_floats() -> Any:
+    raise _unreadable(Message("packed numbers that are not float32"))
 
 
 def _dataclass(data: dict[str, Any]) -> Any:

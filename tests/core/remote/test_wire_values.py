@@ -7,6 +7,7 @@ import json
 import math
 
 import pytest
+import torch
 
 from core.base.text import Message
 from core.compare.comparison import Comparison
@@ -78,6 +79,19 @@ def test_a_finder_answer_and_its_trials_come_back_equal() -> None:
     assert isinstance(result, BatchSizeResult) and trials
     assert through_json(result) == result
     assert [through_json(t) for t in trials] == trials
+
+
+def test_a_reports_float32_losses_travel_packed_and_come_back_bit_exact() -> None:
+    losses = tuple(float(x) for x in torch.randn(64).tolist()) + (math.nan, math.inf)
+    encoded = json.dumps(encode(losses), allow_nan=False)
+    assert "__f32__" in encoded and len(encoded) < 6 * len(losses) + 20  # 5.3 B a loss, not up to 24
+    back = decode(json.loads(encoded))
+    assert back[:64] == losses[:64] and math.isnan(back[64]) and back[65] == math.inf
+    not_float32 = (0.1, 0.2, 0.3, 0.4)  # float64 values float32 would round: sent as they are
+    assert decode(json.loads(json.dumps(encode(not_float32)))) == not_float32
+    assert "__f32__" not in json.dumps(encode(not_float32))
+    with pytest.raises(ProtocolError):
+        decode({"__f32__": "AAA="})  # 2 bytes: no float32
 
 
 def test_mappings_with_number_keys_and_a_run_started_config() -> None:
