@@ -39,20 +39,13 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
     target = remote_target(args)
     where = config.device if target is None else f"{config.device} on {target.host}"
     print(f"searching on {where} with {config.model}, {note}", file=sys.stderr, flush=True)
+    options = {"capacity": args.capacity, "margin": args.margin, "start": args.start, "max_batch": args.max_batch}
     if target is not None:
-        result = _search_there(target, config, args, on_trial)
+        result = _search_there(target, config, args, {**options, "on_trial": on_trial})
         if result is None:
             return EXIT_INTERRUPTED
     else:
-        result = find_batch_size(
-            config,
-            capacity=args.capacity,
-            margin=args.margin,
-            start=args.start,
-            max_batch=args.max_batch,
-            on_trial=on_trial,
-            predict=None if args.no_predict else "auto",
-        )
+        result = find_batch_size(config, on_trial=on_trial, predict=None if args.no_predict else "auto", **options)
     if result.prediction_note:
         print(result.prediction_note, file=sys.stderr)
     save_error = save_json("json", args.json, result.to_dict(), "result")
@@ -74,7 +67,7 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
     return 0
 
 
-def _search_there(target: Any, config: Any, args: argparse.Namespace, on_trial: Any) -> Any:
+def _search_there(target: Any, config: Any, args: argparse.Namespace, options: dict[str, Any]) -> Any:
     """The search on the machine --remote names; None when Ctrl+C (or SIGTERM) stopped it there (said on stderr)."""
     import signal
     import threading
@@ -90,17 +83,7 @@ def _search_there(target: Any, config: Any, args: argparse.Namespace, on_trial: 
 
     previous = {number: signal.signal(number, on_signal) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return remote_find_batch_size(
-            target,
-            config,
-            capacity=args.capacity,
-            margin=args.margin,
-            start=args.start,
-            max_batch=args.max_batch,
-            on_trial=on_trial,
-            should_stop=stop.is_set,
-            predict=not args.no_predict,
-        )
+        return remote_find_batch_size(target, config, should_stop=stop.is_set, predict=not args.no_predict, **options)
     except UserError as exc:
         if not stop.is_set():
             raise

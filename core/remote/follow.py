@@ -53,6 +53,27 @@ def backoff_s(attempt: int, steps: tuple[float, ...] = BACKOFF_S) -> float:
     return steps[min(attempt, len(steps) - 1)]
 
 
+def wait_to_reconnect(
+    attempt: int,
+    why: str,
+    host: str,
+    stop: threading.Event,
+    state: Callable[[str], None],
+    problem: Callable[[str], None],
+) -> None:
+    """After a drop (`why`, or nothing said): say when the next attempt comes, then wait for it (or for `stop`)."""
+    delay = backoff_s(attempt)
+    problem(
+        Message(
+            "{why}; reconnecting in {seconds:g} s",
+            why=why or Message("the connection to {host} dropped", host=host),
+            seconds=delay,
+        )
+    )
+    state(RECONNECTING)
+    stop.wait(delay)
+
+
 class RunGone(RemoteError):
     """The followed run is not on the remote (any more), or ended there before it recorded anything: unlike a
     failed connection, nothing goes on there."""
@@ -118,17 +139,8 @@ def follow_into_store(
                 return reason
             if stop.is_set():
                 break
-            delay = backoff_s(attempt)
+            wait_to_reconnect(attempt, why, target.host, stop, state, problem)
             attempt += 1
-            problem(
-                Message(
-                    "{why}; reconnecting in {seconds:g} s",
-                    why=why or Message("the connection to {host} dropped", host=target.host),
-                    seconds=delay,
-                )
-            )
-            state(RECONNECTING)
-            stop.wait(delay)
         run_id = store.find_uid(uid)
         return "" if run_id is None else store.run(run_id).status
     finally:

@@ -21,7 +21,17 @@ from typing import Any
 
 from ..base.text import Message
 from .failures import RemoteError, RemoteRequestFailed
-from .follow import AGAIN, CONNECTING, ENDED, FOLLOWING, LASTING, PING_AFTER_S, PING_TIMEOUT_S, RECONNECTING, backoff_s
+from .follow import (
+    AGAIN,
+    CONNECTING,
+    ENDED,
+    FOLLOWING,
+    LASTING,
+    PING_AFTER_S,
+    PING_TIMEOUT_S,
+    RECONNECTING,
+    wait_to_reconnect,
+)
 from .link import LINK_CLOSED, LINK_LOST, AgentLink
 from .protocol import MAX_REPLY_BYTES, NOT_FOUND
 from .target import RemoteTarget
@@ -146,17 +156,8 @@ def follow_journal(
             )
         if stop.is_set():
             break
-        delay = backoff_s(attempt)
+        wait_to_reconnect(attempt, why, job.target.host, stop, state, problem)
         attempt += 1
-        problem(
-            Message(
-                "{why}; reconnecting in {seconds:g} s",
-                why=why or Message("the connection to {host} dropped", host=job.target.host),
-                seconds=delay,
-            )
-        )
-        state(RECONNECTING)
-        stop.wait(delay)
     return None
 
 
