@@ -2332,6 +2332,10 @@
         <translation>一个不是键值对列表的映射</translation>
     </message>
     <message>
+        <source>packed numbers that are not float32</source>
+        <translation>不是 float32 的打包数字</translation>
+    </message>
+    <message>
         <source>a value of type {name}, unknown here</source>
         <translation>一个类型为 {name} 的值，此处未知</translation>
     </message>

@@ -120,7 +120,7 @@ def steps_recorded(store) -> bool:
 def test_a_comparison_followed_through_dropped_connections_arrives_whole_and_once(tmp_path):
     store, local = tmp_path / "remote" / "remote.sqlite3", tmp_path / "local.sqlite3"
     store.parent.mkdir()
-    base = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=8, max_steps=400)
+    base = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=8, max_steps=300)
     comparison = RemoteComparison(local_agent(store), base, [{"batch_size": 8}, {"batch_size": 4}])
     states: list[str] = []
     comparison.on_state = states.append
@@ -133,9 +133,9 @@ def test_a_comparison_followed_through_dropped_connections_arrives_whole_and_onc
     thread = threading.Thread(target=race)
     thread.start()
     drops = 0
-    deadline = time.monotonic() + 150
-    while thread.is_alive() and drops < 2 and time.monotonic() < deadline:
-        time.sleep(1.5)
+    deadline = time.monotonic() + 120
+    while thread.is_alive() and not drops and time.monotonic() < deadline:  # one drop, once the first run trains
+        time.sleep(0.5)
         agents = [p for p in psutil.Process().children(recursive=True) if "agent" in " ".join(p.cmdline())]
         if agents and steps_recorded(store):
             for agent in agents:
@@ -144,7 +144,7 @@ def test_a_comparison_followed_through_dropped_connections_arrives_whole_and_onc
     thread.join(180)
     assert drops >= 1 and RECONNECTING in states
     result = outcome["result"]
-    assert result.status == "completed" and [run.steps for run in result.runs] == [400, 400]
+    assert result.status == "completed" and [run.steps for run in result.runs] == [300, 300]
     with RunStore(store, readonly=True) as there, RunStore(local, readonly=True) as here:
         remote_runs = {row.uid: row for row in there.list_runs()}
         local_runs = {row.uid: row for row in here.list_runs()}
