@@ -4020,6 +4020,10 @@ each run&apos;s warm-up</source>
         <translation>请尝试更小的批大小，或将 {setting} 设为 {shrink}</translation>
     </message>
     <message>
+        <source>could not run: {error}</source>
+        <translation>无法运行：{error}</translation>
+    </message>
+    <message>
         <source>the run crashed: {error}</source>
         <translation>运行崩溃：{error}</translation>
     </message>

@@ -132,8 +132,12 @@ class RunView(QObject):
         return dataclasses.replace(event, message=hint)
 
     def show_crash(self, message: str) -> None:
-        """An exception escaped the session: its first line, then the traceback, in the log."""
+        """An exception escaped the session: its first line, then the traceback, in the log. A message of one line
+        is a UserError's (a machine that cannot be reached, what another machine refused): said as it is, no crash."""
         lines = message.strip().splitlines()
+        if len(lines) == 1:
+            self.log.add(self.tr("could not run: {error}").format(error=lines[0]), "error")
+            return
         self.log.add(self.tr("the run crashed: {error}").format(error=lines[0] if lines else ""), "error")
         for line in lines[1:]:
             self.log.add(line, "error")

@@ -61,3 +61,20 @@ def test_the_connect_dialog_opens_over_the_window_with_the_recent_hosts(qtbot, m
     assert dialog.host == "gpu-box" and dialog.agent_edit.text() == "venv/bin/gpu-train-monitor agent"
     assert isinstance(dialog.connection, RemoteConnection) and dialog.connection is window.connection
     dialog.reject()
+
+
+def test_a_comparison_on_a_machine_that_cannot_be_reached_is_one_line_and_the_window_recovers(
+    qtbot, make_window, monkeypatch
+):
+    unreachable = "sh -c 'echo \"ssh: Could not resolve hostname gpu-box: Name or service not known\" >&2; exit 255'"
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_SSH", unreachable)  # what the comparison's own connection runs
+    window = make_window()
+    connect(qtbot, window, FakeAgent())
+    combo = window.form.widgets["device"]
+    combo.setCurrentIndex(combo.findData("cpu@gpu-box"))
+    assert window.start_comparison([{"batch_size": 8}, {"batch_size": 16}], "batch") is None
+    qtbot.waitUntil(lambda: not window.controller.running, timeout=WAIT_MS)
+    said = [line for line in window.log.lines() if "could not run: " in line]
+    assert len(said) == 1 and "gpu-box" in said[0], window.log.lines()[-4:]
+    assert not any("Traceback" in line or "crashed" in line for line in window.log.lines())
+    assert window.compare_button.isEnabled() and window.start_button.isEnabled()
