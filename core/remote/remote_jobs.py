@@ -26,6 +26,7 @@ from .link import AgentLink
 from .target import RemoteTarget
 from .wire_values import decode
 
+STOP_GRACE_S = 10.0  # after a stop, how long the job's own end is waited for before the follow gives up
 DEVICE_TYPES = ("cuda", "mps")  # a spec's type as the remote will resolve it; anything else trains on a CPU
 
 
@@ -137,14 +138,15 @@ def remote_find_batch_size(
     options = {"capacity": capacity, "margin": margin, "start": start, "max_batch": max_batch}
     job = JobHandle(target, link_factory)
     job.start("find", config=config.to_dict(), predict=predict, **{k: v for k, v in options.items() if v is not None})
-    stopped = threading.Event()
-    done = threading.Event()
+    done, follow_stop = threading.Event(), threading.Event()
 
     def watch_stop() -> None:
         while should_stop is not None and not done.wait(0.2):
-            if should_stop() and not stopped.is_set():
-                stopped.set()
+            if should_stop():
                 job.control_soon("stop")
+                if not done.wait(STOP_GRACE_S):  # its end did not come (the connection is down): stop waiting
+                    follow_stop.set()
+                return
 
     watcher = threading.Thread(target=watch_stop, name="finder-stop", daemon=True)
     watcher.start()
@@ -154,10 +156,10 @@ def remote_find_batch_size(
             on_trial(decode(item["trial"]))
 
     try:
-        end = follow_journal(job, line, stop=threading.Event())
+        end = follow_journal(job, line, stop=follow_stop)
     finally:
         done.set()
-    if end is None:  # never: the follow only ends early when asked
+    if end is None:  # stopped, and its end never came
         raise RemoteError(Message("the search on {host} was not followed to its end", host=target.host))
     return _result(end)
 

@@ -241,6 +241,11 @@ class RunController(QObject):
             self.launcher.shutdown(STOP_WAIT_S, process_events_for)
             return True
         self.request_stop()
+        follow_stop = getattr(self.session, "follow_stop", None)
+        if follow_stop is not None:  # a comparison on another machine: its end comes over the connection
+            if self._task.shutdown(timeout_ms // 2):
+                return True
+            follow_stop.set()  # the connection is down: it stops there all the same; stop waiting for its end
         return self._task.shutdown(timeout_ms)
 
 
