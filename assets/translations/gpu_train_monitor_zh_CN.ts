@@ -4709,6 +4709,14 @@ each run&apos;s warm-up</source>
         <translation>无法在此设备上运行：{problem}</translation>
     </message>
     <message>
+        <source>auto ({model} on the CPU of {host})</source>
+        <translation>自动（{host} 的 CPU 上为 {model}）</translation>
+    </message>
+    <message>
+        <source>auto ({model} on the GPU of {host})</source>
+        <translation>自动（{host} 的 GPU 上为 {model}）</translation>
+    </message>
+    <message>
         <source>Not used: {reason}</source>
         <translation>未使用：{reason}</translation>
     </message>

@@ -121,14 +121,23 @@ def is_auto_model(text: str) -> bool:
     return any(text == word or text.startswith((f"{word} (", f"{word}（")) for word in words)
 
 
-def auto_model_text(device_kind: str | None) -> str:
-    """'auto (tiny-cnn on this CPU)': the model a run would build on a device of `device_kind`; plain 'auto'
-    while the devices are not known (None)."""
+def auto_model_text(device_kind: str | None, host: str | None = None) -> str:
+    """'auto (tiny-cnn on this CPU)': the model a run would build on a device of `device_kind` (of the machine
+    `host` when it is another one: 'auto (resnet18 on the GPU of gpu-box)'); plain 'auto' while the devices are
+    not known (None)."""
     if device_kind is None:
         return QCoreApplication.translate("form_widgets", "auto")
     from core.model.models import resolve_model  # imports torch: called once the devices are known
 
     model = resolve_model("auto", device_kind)
+    if host is not None:
+        if device_kind == "cpu":
+            return QCoreApplication.translate("form_applicability", "auto ({model} on the CPU of {host})").format(
+                model=model, host=host
+            )
+        return QCoreApplication.translate("form_applicability", "auto ({model} on the GPU of {host})").format(
+            model=model, host=host
+        )
     if device_kind == "cpu":
         return QCoreApplication.translate("form_applicability", "auto ({model} on this CPU)").format(model=model)
     return QCoreApplication.translate("form_applicability", "auto ({model} on this GPU)").format(model=model)

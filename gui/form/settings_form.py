@@ -306,7 +306,8 @@ class SettingsForm(QWidget):
         show_auto_model(self.widgets["model"], self._auto_model_text())
 
     def _auto_model_text(self) -> str:
-        return auto_model_text(self.device_kind() if self.devices.known and self.local_devices.known else None)
+        known = self.devices.known and self.local_devices.known
+        return auto_model_text(self.device_kind() if known else None, self.remote_host())
 
     @Slot(str)
     def _on_preset_chosen(self, name: str) -> None:

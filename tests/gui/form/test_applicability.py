@@ -65,5 +65,7 @@ def test_auto_says_the_model_it_stands_for_once_the_device_kind_is_known() -> No
     assert auto_model_text(None) == "auto"
     assert auto_model_text("cpu") == "auto (tiny-cnn on this CPU)"
     assert auto_model_text("cuda") == "auto (resnet18 on this GPU)"
+    assert auto_model_text("cuda", "gpu-box") == "auto (resnet18 on the GPU of gpu-box)"  # another machine's device
+    assert auto_model_text("cpu", "gpu-box") == "auto (tiny-cnn on the CPU of gpu-box)"
     assert all(is_auto_model(text) for text in ("auto", " Auto ", auto_model_text("mps")))
     assert not is_auto_model("resnet18")
