@@ -153,4 +153,6 @@ def show_auto_model(combo: QComboBox, text: str) -> None:
     if index >= 0:
         combo.setItemText(index, text)
     combo.setEditText(text if show else current)  # renaming the current item must not change what was typed
+    if show:
+        combo.lineEdit().setCursorPosition(0)  # a text longer than the box shows its start: "auto (resnet18 on…"
     combo.blockSignals(False)
