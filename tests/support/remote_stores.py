@@ -69,3 +69,21 @@ def start_recording(store: Path, uid: str, *options: str) -> subprocess.Popen:
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+
+
+def kill_processes_mentioning(folder: Path) -> int:
+    """Kill every process whose command line names something in `folder` (an agent on a store there, a run or a
+    job it started: their specs and logs live beside the store); how many. A test's "remote" processes are
+    detached on purpose, so a failed test would leave them training on the shared machine."""
+    import psutil
+
+    text, killed = str(folder), []
+    for process in psutil.process_iter(["cmdline"]):
+        try:
+            if process.pid != os.getpid() and any(text in word for word in process.info["cmdline"] or ()):
+                process.kill()
+                killed.append(process)
+        except psutil.Error:
+            continue
+    psutil.wait_procs(killed, timeout=10)
+    return len(killed)

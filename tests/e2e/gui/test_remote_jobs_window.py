@@ -9,13 +9,13 @@ from __future__ import annotations
 import shlex
 import sys
 
-import psutil
 import pytest
 
 from core.store.run_store import RunStore
 from gui.window.main_window import MainWindow
 from tests.support.gui_support import FAST
 from tests.support.local_ssh import LOCAL_SSH
+from tests.support.remote_stores import kill_processes_mentioning
 
 WAIT_MS = 90_000  # the agent and the job there each import torch on a shared 2-core machine
 HOST = "gpu-box"
@@ -40,12 +40,7 @@ def connected_window(qtbot, settings, tmp_path, monkeypatch):
     assert window.form.remote_host() == HOST and window.form.valid, window.form.message
     yield window, remote_store
     window.connection.close()
-    for process in psutil.process_iter(["cmdline"]):  # a job there left by a failed test: it was detached
-        try:
-            if any(str(remote_store) in word for word in process.info["cmdline"] or ()):
-                process.kill()
-        except psutil.Error:
-            continue
+    kill_processes_mentioning(remote_store.parent)  # a job there left by a failed test: it was detached
 
 
 def test_a_comparison_on_the_remote_races_in_the_window_and_is_recorded_here(qtbot, connected_window, tmp_path):
@@ -78,6 +73,7 @@ def test_stop_during_a_remote_comparison_stops_it_there(qtbot, connected_window)
     window.form.widgets["max_steps"].setValue(100_000)
     assert window.start_comparison([{"batch_size": 8}, {"batch_size": 16}], "batch size") is None
     qtbot.waitUntil(lambda: len(window.loss_plot.data) > 0, timeout=WAIT_MS)  # the first run trains there
+    qtbot.waitUntil(window.stop_button.isEnabled, timeout=WAIT_MS)
     window.stop_button.click()
     qtbot.waitUntil(lambda: window.compare.result is not None, timeout=WAIT_MS)
     assert window.compare.result.status == "stopped"

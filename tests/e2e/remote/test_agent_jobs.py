@@ -10,10 +10,12 @@ import signal
 import time
 
 import psutil
+import pytest
 
 from core.remote.wire_values import decode
 from core.store.run_store import RunStore
 from tests.support.agent_pipe import AgentPipe
+from tests.support.remote_stores import kill_processes_mentioning
 
 CONFIG = {
     "device": "cpu",
@@ -24,6 +26,13 @@ CONFIG = {
     "report_interval": 0.05,
 }
 JOB_S = 90.0  # a job imports torch and trains on a shared 2-core machine
+
+
+@pytest.fixture(autouse=True)
+def no_job_left(tmp_path):
+    """The jobs are detached on purpose: one a failed test leaves is killed, not left training."""
+    yield
+    kill_processes_mentioning(tmp_path)
 
 
 def journal(agent: AgentPipe, uid: str, after: int = 0) -> tuple[list[dict], dict]:

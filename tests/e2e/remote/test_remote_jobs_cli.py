@@ -22,7 +22,7 @@ from core.store.recorder import recording
 from core.store.run_store import RunStore
 from tests.support.cli import FAST, command, user_error_line
 from tests.support.local_ssh import LOCAL_SSH
-from tests.support.remote_stores import local_agent
+from tests.support.remote_stores import kill_processes_mentioning, local_agent
 
 SHORT = [*FAST, "--batch-size", "8", "--max-steps", "12"]
 
@@ -33,7 +33,8 @@ def remote(tmp_path, monkeypatch):
     store.parent.mkdir()
     monkeypatch.setenv("GPU_TRAIN_MONITOR_SSH", LOCAL_SSH)
     agent = f"{sys.executable} -m core agent --runs-db {store}"
-    return store, ["--remote", "alice@gpu-box", "--agent-command", agent]
+    yield store, ["--remote", "alice@gpu-box", "--agent-command", agent]
+    kill_processes_mentioning(store.parent)  # a job left there by a failed test: it was detached
 
 
 def run_cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -142,6 +143,7 @@ def test_a_comparison_followed_through_dropped_connections_arrives_whole_and_onc
                 agent.kill()
             drops += 1
     thread.join(180)
+    kill_processes_mentioning(store.parent)  # nothing is left there, even when the race did not end
     assert drops >= 1 and RECONNECTING in states
     result = outcome["result"]
     assert result.status == "completed" and [run.steps for run in result.runs] == [300, 300]
