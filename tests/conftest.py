@@ -8,6 +8,7 @@ helpers that tests share (no test file imports another).
 """
 
 import os
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -25,6 +26,12 @@ os.environ["GPU_TRAIN_MONITOR_CHECKPOINTS"] = os.path.join(_TEST_DATA, "checkpoi
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
+
+# A suite started in the background by a non-interactive shell (`cmd &`) inherits SIGINT ignored, and Python then
+# installs no KeyboardInterrupt handler: every Ctrl+C test (and each process it starts) would ignore the Ctrl+C it
+# sends. Give this process Python's own handler; the processes it starts then get the default again.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
