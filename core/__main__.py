@@ -1,4 +1,4 @@
-"""`python -m core`: the headless command line."""
+"""`python -m gpu_train_monitor`: the headless command line."""
 
 import signal
 import sys

@@ -1,12 +1,12 @@
-"""`gpu-train-monitor`: with no subcommand it opens the window; a subcommand (core.cli.options.COMMANDS) goes
-to the headless CLI, which is imported only then.
+"""`gpu-train-monitor`: with no subcommand it opens the window; a subcommand (gpu_train_monitor.cli.options.COMMANDS)
+goes to the headless CLI, which is imported only then.
 
-The window appears first and torch loads behind it (`gui.qt.torch_loader`), which is safe on Linux; on Windows
-torch must be imported before Qt (pytorch#166628), so it is. `--screenshot PATH` runs the window unattended and
-saves a picture of it (`gui.window.screenshot`). `--remote HOST` connects the window to another machine over
-SSH at once (`gui.window.remote_machine`), as File ▸ Connect to a machine… does. Options and error lines come
-from core.cli.options, as the CLI's do. Ctrl+C exits 130 and SIGTERM 143, quietly, at any point
-(`gui.window.exit_signals`).
+The window appears first and torch loads behind it (`gpu_train_monitor.gui.qt.torch_loader`), which is safe on Linux; on
+Windows torch must be imported before Qt (pytorch#166628), so it is. `--screenshot PATH` runs the window unattended and
+saves a picture of it (`gpu_train_monitor.gui.window.screenshot`). `--remote HOST` connects the window to another
+machine over SSH at once (`gpu_train_monitor.gui.window.remote_machine`), as File ▸ Connect to a machine… does. Options
+and error lines come from gpu_train_monitor.cli.options, as the CLI's do. Ctrl+C exits 130 and SIGTERM 143, quietly, at
+any point (`gpu_train_monitor.gui.window.exit_signals`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from core.base.errors import ConfigError, UserError
-from core.cli.options import (
+from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.cli.options import (
     COMMANDS,
     PROG,
     OneLineParser,
@@ -30,9 +30,9 @@ from core.cli.options import (
     config_from_args,
     user_error_line,
 )
-from core.config.run_config import BOUNDS, describe_range
-from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
-from gui.window.exit_signals import deferred_signals, end_on_signals, restore_default_signals
+from gpu_train_monitor.config.run_config import BOUNDS, describe_range
+from gpu_train_monitor.gui.window.exit_signals import deferred_signals, end_on_signals, restore_default_signals
+from gpu_train_monitor.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,7 +95,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args_list and args_list[0] in COMMANDS:
         # The entry point for the headless commands: the only place the window's module loads the CLI,
         # and only when one was asked for (a lazy import, not a dependency of the window).
-        from core.cli.main import main as cli_main
+        from gpu_train_monitor.cli.main import main as cli_main
 
         return cli_main(args_list)
     args = build_parser().parse_args(args_list)
@@ -105,12 +105,12 @@ def _main(argv: Sequence[str] | None) -> int:
             if not 1 <= args.steps <= BOUNDS["max_steps"].maximum:
                 raise ConfigError("steps", f"must be {describe_range('max_steps')}, got {args.steps}")
             config = config.replace(max_steps=args.steps)
-            from core.base.outputs import check_distinct_outputs, check_output_path
+            from gpu_train_monitor.base.outputs import check_distinct_outputs, check_output_path
 
             check_distinct_outputs({"screenshot": args.screenshot}, command_protection(args, [config]))  # not the store
             check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains
         if args.remote is not None:
-            from core.remote.target import RemoteTarget
+            from gpu_train_monitor.remote.target import RemoteTarget
 
             RemoteTarget.parse(args.remote, args.agent_command)  # a HOST ssh would misread: one line, exit 2
         elif args.agent_command is not None:
@@ -188,9 +188,9 @@ def run_window(
     pending = deferred_signals()
     if sys.platform == "win32":
         importlib.import_module("torch")  # before Qt on Windows (c10.dll load order)
-    from gui.qt.torch_loader import TorchLoader
-    from gui.window.main_window import MainWindow  # Qt and pyqtgraph load here
-    from gui.window.screenshot import ScreenshotDriver, screenshot_settings
+    from gpu_train_monitor.gui.qt.torch_loader import TorchLoader
+    from gpu_train_monitor.gui.window.main_window import MainWindow  # Qt and pyqtgraph load here
+    from gpu_train_monitor.gui.window.screenshot import ScreenshotDriver, screenshot_settings
 
     if pending:  # Ctrl+C or SIGTERM while Qt loaded: no window to open
         print(f"\n{PROG}: interrupted", file=sys.stderr)
@@ -229,7 +229,7 @@ def make_application():
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from gui.qt.resources import ICON, asset, style_sheet
+    from gpu_train_monitor.gui.qt.resources import ICON, asset, style_sheet
 
     pg.setConfigOptions(background="w", foreground="k")
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -244,8 +244,8 @@ def make_application():
 def install_language(language: str | None, settings=None):
     """Install the translators for `language` (None: the one saved in `settings`, or the user's settings, else
     the system's) and return what was installed; a problem is a warning on stderr, and the window stays English."""
-    from gui.i18n import language as i18n
-    from gui.window.settings import user_settings
+    from gpu_train_monitor.gui.i18n import language as i18n
+    from gpu_train_monitor.gui.window.settings import user_settings
 
     choice = language or i18n.saved_choice(settings if settings is not None else user_settings())
     installed = i18n.install(i18n.resolve(choice))
@@ -258,7 +258,7 @@ def show_torch_ready(window, driver, shown_after: float, ready_after: float) -> 
     """Torch has loaded: the times in the log, the window's devices and models filled, a screenshot's run started."""
     from PySide6.QtCore import QCoreApplication
 
-    from gui.qt.locale_format import number
+    from gpu_train_monitor.gui.qt.locale_format import number
 
     window.log.add(
         QCoreApplication.translate("app", "window shown {shown} s after launch; PyTorch ready after {ready} s").format(

@@ -31,7 +31,8 @@ def test_the_import_contracts_hold() -> None:
 
 
 def _package(module: str) -> str:
-    """`core.store.recorder` -> `core.store`: the sub-package (or top-level module, like gui.app) it belongs to."""
+    """`gpu_train_monitor.store.recorder` -> `gpu_train_monitor.store`: the sub-package (or top-level module, like
+    gpu_train_monitor.gui.app) it belongs to."""
     return ".".join(module.split(".")[:2])
 
 

@@ -1,7 +1,7 @@
 """User-facing errors: anything the user can fix by changing input.
 
 The CLI turns a `UserError` into one line on stderr and exit code 2; the GUI shows it inline.
-Anything else that escapes is a bug and keeps its traceback. Their messages are `core.base.text.Message`s
+Anything else that escapes is a bug and keeps its traceback. Their messages are `gpu_train_monitor.base.text.Message`s
 (English text that keeps its template and values), so the window can show them in the user's language.
 """
 

@@ -8,7 +8,7 @@ parsing English sentences.
 
 Qt's `pyside6-lupdate` finds the templates: it is run with `-tr-function-alias QT_TR_NOOP+=Message`, so
 every `Message("literal template", ...)` call lands in the translation source (in the context "" that
-`gui.qt.core_text` translates from). A template must therefore be a string literal at the call site.
+`gpu_train_monitor.gui.qt.core_text` translates from). A template must therefore be a string literal at the call site.
 
 Also here, because they are the same concern:
 - a `Message` as JSON, for texts that cross a process boundary (a batch-size trial's answer, the line a

@@ -1,7 +1,7 @@
 """`gpu-train-monitor agent [--runs-db PATH]`: serve the run store and this machine's devices on stdin/stdout.
 
 What `ssh HOST gpu-train-monitor agent` runs for a window or a command line on another machine
-(core.remote.agent). Its stdout is the protocol only: anything for people goes to stderr.
+(gpu_train_monitor.remote.agent). Its stdout is the protocol only: anything for people goes to stderr.
 """
 
 from __future__ import annotations

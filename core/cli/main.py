@@ -1,7 +1,7 @@
 """The headless command line: `run`, `compare`, `find-batch-size`, `predict`, `runs`, `watch`, `agent`, `devices`,
 `models` and `info`.
 
-Options come from the bounds tables (core.cli.options), the same ones that validate `RunConfig` and build
+Options come from the bounds tables (gpu_train_monitor.cli.options), the same ones that validate `RunConfig` and build
 the GUI form. Bad input exits with code 2 and one line on stderr naming the option and what is allowed;
 never a traceback. Neither does Ctrl+C (exit 130), SIGTERM (143: a run stops like Stop, with its summary)
 or a closed stdout (`| head`, exit 1).

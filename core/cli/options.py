@@ -1,7 +1,7 @@
 """Command-line options read from the bounds tables, and how errors become one line.
 
-Shared by the headless CLI (core.cli.main) and the window's entry point (gui.app), so the window never
-imports the CLI. Importing this module loads neither torch nor Qt.
+Shared by the headless CLI (gpu_train_monitor.cli.main) and the window's entry point (gpu_train_monitor.gui.app), so the
+window never imports the CLI. Importing this module loads neither torch nor Qt.
 """
 
 from __future__ import annotations

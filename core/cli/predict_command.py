@@ -1,5 +1,5 @@
 """`gpu-train-monitor predict`: a training step's peak memory predicted without running it, per batch size,
-against the device's capacity, and the what-if table (core.finder.what_if) for --batch-size.
+against the device's capacity, and the what-if table (gpu_train_monitor.finder.what_if) for --batch-size.
 
 Exit codes: 0 predicted; 2 bad input (one line, as every command); 1 when the step cannot be traced (one line
 saying why: `find-batch-size` measures it with real steps instead), like a run that failed.
@@ -159,7 +159,8 @@ def _max_batch() -> int:
 
 
 def _memoized() -> Any:
-    """core.engine.prediction.predict, each (config, batch, device) traced once for the table and the sizes."""
+    """gpu_train_monitor.engine.prediction.predict, each (config, batch, device) traced once for the table and the
+    sizes."""
     from ..engine.prediction import predict
 
     cache: dict[tuple[RunConfig, int, str | None], Any] = {}

@@ -1,6 +1,6 @@
 """The CLI's observer: a progress bar on stderr while a run goes, log lines above it.
 
-The sentences come from `core.run.event_text`, the same ones the window's log shows.
+The sentences come from `gpu_train_monitor.run.event_text`, the same ones the window's log shows.
 """
 
 from __future__ import annotations

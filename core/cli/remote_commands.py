@@ -2,8 +2,8 @@
 
 `runs list --remote HOST` lists the remote store's runs; `runs show/export ID --remote HOST` fetch the run's
 rows, copy them into a temporary store (under the remote's id) and print or write them exactly as for a local
-run. `run --remote HOST` and `watch --remote HOST` start the run there (core.cli.remote_follow). Every failure
-(authentication, unknown host, no agent there, another version, a timeout) is one line and exit code 2.
+run. `run --remote HOST` and `watch --remote HOST` start the run there (gpu_train_monitor.cli.remote_follow). Every
+failure (authentication, unknown host, no agent there, another version, a timeout) is one line and exit code 2.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The agent starts the run detached (it outlives this process and the connection);
 the local store (the window finds it there by uid: GPU_TRAIN_MONITOR_RUN_UID when a window started this
 process) with a progress line, reconnecting after drops, until the run ends; the exit code is the run's status
 exit code, as for a local run. It is steered like a local run: Ctrl+C (SIGINT), SIGUSR2 and SIGUSR1 reach the
-remote run as stop, pause and clear cache (core.run.signals' contract), and SIGTERM stops it too. A second
+remote run as stop, pause and clear cache (gpu_train_monitor.run.signals' contract), and SIGTERM stops it too. A second
 Ctrl+C stops following (the remote run still stops); a third ends this process at once (a reconnect under way
 may otherwise take up to its timeouts).
 """

@@ -1,7 +1,7 @@
 """`gpu-train-monitor run`: one process trains with a progress bar and prints its summary; a data-parallel run
 does it in the launching process (`--nproc N`: start the ranks and report how they ended) and in each rank
 (under `--nproc`'s launcher or `torchrun`: train its part; rank 0 prints the progress and the summary and
-records the run). The exit code says how the run ended (core.run.status)."""
+records the run). The exit code says how the run ended (gpu_train_monitor.run.status)."""
 
 from __future__ import annotations
 

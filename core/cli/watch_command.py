@@ -1,8 +1,8 @@
 """`gpu-train-monitor watch [--name N] [--runs-db P] -- python train.py ARGS`: an unchanged script, recorded.
 
 The command after `--` runs as it would alone (its own stdin, stdout, stderr, folder and exit code), with our
-start-up folder first on PYTHONPATH (core.watch.startup: its `sitecustomize` installs the watch once the script
-imports torch) and the run's uid in GPU_TRAIN_MONITOR_RUN_UID (a window passes its own, to find the run).
+start-up folder first on PYTHONPATH (gpu_train_monitor.watch.startup: its `sitecustomize` installs the watch once the
+script imports torch) and the run's uid in GPU_TRAIN_MONITOR_RUN_UID (a window passes its own, to find the run).
 
 While it runs, a terminal's Ctrl+C reaches the script itself (it is in the terminal's process group): this
 process ignores SIGINT and forwards SIGTERM, SIGUSR1 and SIGUSR2. Once it has exited, the store is told what

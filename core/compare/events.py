@@ -1,7 +1,7 @@
-"""The events only a comparison emits, around its runs' own events (`core.run.events.ContenderEvent`).
+"""The events only a comparison emits, around its runs' own events (`gpu_train_monitor.run.events.ContenderEvent`).
 
 `Comparison` emits `ComparisonStarted`, then every event of its runs wrapped in a `ContenderEvent`, then
-`ComparisonFinished`. They live here, not with the run's events, so that `core.run` (and the store that
+`ComparisonFinished`. They live here, not with the run's events, so that `gpu_train_monitor.run` (and the store that
 records runs) need nothing from compare mode.
 """
 

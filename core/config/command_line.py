@@ -1,7 +1,8 @@
-"""The command line that runs a config in a process of its own: `python -m core run` with every field spelled out.
+"""The command line that runs a config in a process of its own: `python -m gpu_train_monitor run` with every field
+spelled out.
 
-The window's data-parallel child (gui.launch.child) and the remote agent's detached runs (core.remote) start
-the same command, so a run started either way trains exactly as the config says.
+The window's data-parallel child (gpu_train_monitor.gui.launch.child) and the remote agent's detached runs
+(gpu_train_monitor.remote) start the same command, so a run started either way trains exactly as the config says.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from .run_config import BOUNDS, RunConfig, option_name
 def command_line(
     config: RunConfig, store_path: Path | str, resume: str | None = None, python: str = sys.executable
 ) -> list[str]:
-    """`python -m core run` with every field of `config` spelled out (defaults too: the CLI's presets and
+    """`python -m gpu_train_monitor run` with every field of `config` spelled out (defaults too: the CLI's presets and
     defaults must not change what the form shows), recording into `store_path`. No checkpoint options: a
     data-parallel run saves none (and refuses `resume`, which is passed on for the CLI to say so)."""
-    args = [python, "-m", "core", "run"]
+    args = [python, "-m", "gpu_train_monitor", "run"]
     for field in BOUNDS:
         value = getattr(config, field)
         if value is None:

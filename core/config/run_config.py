@@ -291,7 +291,8 @@ def validate_field(name: str, value: Any) -> Any:
                 name, Message("must be a non-empty string ({help}), got {value}", help=bound.help, value=repr(value))
             )
         value = value.strip()
-        if name in SPEC_FIELDS and is_spec(value):  # syntax only: the run imports it (core.config.user_callables)
+        # syntax only: the run imports it (gpu_train_monitor.config.user_callables)
+        if name in SPEC_FIELDS and is_spec(value):
             return check_spec(name, value)
     if bound.choices and value not in bound.choices:
         raise _out_of_range(name, value)

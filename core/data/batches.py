@@ -1,10 +1,10 @@
 """The two data placements, behind one interface that yields ready-to-train device batches.
 
-- `ResidentBatches` (core.data.resident_batches): the whole dataset lives on the device as uint8; each
+- `ResidentBatches` (gpu_train_monitor.data.resident_batches): the whole dataset lives on the device as uint8; each
   epoch augments and shuffles the whole training set there at once, and each batch is a slice of it. No
   host-to-device copy per step.
 - `StreamBatches`: the ordinary DataLoader path from host memory (workers, pin_memory), one copy per
-  batch with `.to(device, non_blocking=...)` where `core.data.transfer` says it is safe. Batches are
+  batch with `.to(device, non_blocking=...)` where `gpu_train_monitor.data.transfer` says it is safe. Batches are
   gathered by index in one go (a batch sampler), not image by image, which is what makes this path fast.
 
 Both survive an error while a batch is produced (an out-of-memory error in the augmentation, the
@@ -12,7 +12,7 @@ input conversion or the copy to the device): an epoch is an iterator object, not
 advances only after a batch was made, so the next call retries the same images (with the batch size
 in force then). A generator would be closed for good by the exception, and the epoch would end early.
 
-Both use the same device-side steps (`core.data.preprocess.DevicePreprocess`).
+Both use the same device-side steps (`gpu_train_monitor.data.preprocess.DevicePreprocess`).
 
 A checkpoint taken mid-epoch resumes at the right batch: `BatchSource.random_state()` is read at each
 epoch's start and at the checkpoint, and `BatchEpoch.position()` says how far the epoch got. Resuming
@@ -126,7 +126,8 @@ class StreamBatches:
         seed: int,
         shard: Shard = ONE,
     ) -> None:
-        """`shard`: a rank of a data-parallel run takes its part of each global batch (core.data.sharding)."""
+        """`shard`: a rank of a data-parallel run takes its part of each global batch
+        (gpu_train_monitor.data.sharding)."""
         self.train = on_device(splits.train, torch.device("cpu"))
         self.val = shard_split(on_device(splits.val, torch.device("cpu")), shard, equal=False)
         self.shard = shard
@@ -249,7 +250,7 @@ class _StreamEpoch:
 
 def _quiet_iter(loader: DataLoader) -> Iterator[Batch]:
     """iter(loader) without torch's per-epoch warning about more workers than cores (said once, worded,
-    by `core.data.transfer.usable_workers`)."""
+    by `gpu_train_monitor.data.transfer.usable_workers`)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"This DataLoader will create", category=UserWarning)
         return iter(loader)

@@ -1,7 +1,7 @@
 """The resident placement (`ResidentBatches`): the whole dataset on the device, augmented and shuffled there.
 
-Its own module because it is one of the two placements behind core.data.batches' `BatchSource` interface, and
-shares nothing with the streamed one but that interface and its random-state helpers (which live there).
+Its own module because it is one of the two placements behind gpu_train_monitor.data.batches' `BatchSource` interface,
+and shares nothing with the streamed one but that interface and its random-state helpers (which live there).
 """
 
 from __future__ import annotations

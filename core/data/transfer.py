@@ -1,5 +1,5 @@
-"""How the stream placement (`core.data.batches.StreamBatches`) moves batches from host memory to the device:
-pinned memory and asynchronous copies only where they help and are safe, and a word when more loader workers
+"""How the stream placement (`gpu_train_monitor.data.batches.StreamBatches`) moves batches from host memory to the
+device: pinned memory and asynchronous copies only where they help and are safe, and a word when more loader workers
 are asked for than the machine has cores. Plain policy: decided from the device kind and the settings, no
 torch, each decision with the notes (level, text) the run's log says once at the start.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-Notes = tuple[tuple[str, str], ...]  # (level: "info" or "warning", text), as core.data.batches.Note
+Notes = tuple[tuple[str, str], ...]  # (level: "info" or "warning", text), as gpu_train_monitor.data.batches.Note
 
 
 def transfer_policy(device_type: str, pin_memory: bool, non_blocking: bool) -> tuple[bool, bool, Notes]:

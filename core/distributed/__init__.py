@@ -2,5 +2,6 @@
 session, SyncBatchNorm, the one launcher, the launcher's watch over its ranks and the in-process relay the
 window uses.
 
-May import: core.engine and everything below it; never core.cli.main (the launcher takes its entry point).
+May import: gpu_train_monitor.engine and everything below it; never gpu_train_monitor.cli.main (the launcher takes its
+entry point).
 """

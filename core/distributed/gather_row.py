@@ -1,5 +1,5 @@
-"""One rank's row of a data-parallel report's all_gather (core.distributed.session): what every rank must know
-of every other to take the same decisions at the same step.
+"""One rank's row of a data-parallel report's all_gather (gpu_train_monitor.distributed.session): what every rank must
+know of every other to take the same decisions at the same step.
 
 `pack()` turns it into `GatherRow.SIZE` float64s (the rank's losses since the previous report follow them in the
 gathered row) and `unpack()` reads it back on every rank, so the layout is written once. A value the sample does

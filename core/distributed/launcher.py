@@ -1,7 +1,8 @@
 """Start N rank processes on this machine with torch.distributed's elastic launcher (the API behind
 `torchrun`), wait for them, and say how they ended: `run_ranks(entry, args, nproc)`, the one launcher behind
 `run --nproc N` (whose entry runs the same command line as a rank) and a comparison's data-parallel contender
-(core.distributed.relay). The caller passes the rank's entry point, so this module never imports its callers.
+(gpu_train_monitor.distributed.relay). The caller passes the rank's entry point, so this module never imports its
+callers.
 
 The launcher is torch's own (`elastic_launch`): it starts the workers, gives each its RANK / WORLD_SIZE /
 LOCAL_RANK and a rendezvous, watches them, and when one fails stops the others (SIGTERM, then SIGKILL after

@@ -1,5 +1,5 @@
-"""One rank's process of a data-parallel run, around its `DistributedSession` (core.distributed.session): the
-signals that stop it, the recording (rank 0), what the launcher is told of its end, and the exit code.
+"""One rank's process of a data-parallel run, around its `DistributedSession` (gpu_train_monitor.distributed.session):
+the signals that stop it, the recording (rank 0), what the launcher is told of its end, and the exit code.
 
 Its own module because this is the process's side (the launcher, torchrun and a comparison's relay all start
 a rank through `train_rank`), apart from the training loop the ranks agree on.

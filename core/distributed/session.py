@@ -1,5 +1,6 @@
 """One rank of a data-parallel run: the ordinary `TrainingSession` loop, with the model in
-DistributedDataParallel, the data split over the ranks (core.data.sharding) and the reports agreed between them.
+DistributedDataParallel, the data split over the ranks (gpu_train_monitor.data.sharding) and the reports agreed between
+them.
 
 What a rank must never do is wait in a collective the others are not in. So the ranks act only on what they
 agreed at a report: reports come every `every` steps on every rank (no clock decides), and one all_gather
@@ -12,7 +13,7 @@ step there: the loss of the whole global batch. Validation is summed over the ra
 
 Rank 0 alone has observers (the progress bar, the run store): its events describe the whole run, with
 every rank's sample in `StepsReported.ranks`. A rank that fails (out of memory, an error) ends its own
-process with the reason; the launcher names it (core.distributed.launcher).
+process with the reason; the launcher names it (gpu_train_monitor.distributed.launcher).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Checkpoint files: where a run saves them, how they are written, and how they are read back safely.
 
-A checkpoint is one `torch.save` file of plain values and tensors only (core.engine.checkpointing fills it):
-the model, optimizer and gradient-scaler states, the run's config as a dict, its step, epoch and identity
+A checkpoint is one `torch.save` file of plain values and tensors only (gpu_train_monitor.engine.checkpointing fills
+it): the model, optimizer and gradient-scaler states, the run's config as a dict, its step, epoch and identity
 (`run_uid`, the run store's key), the random generators' states and how far the epoch got. It is read
 with `torch.load(weights_only=True)`, which refuses any pickle that would import or call code: such a file
 is refused with a message that says so, and nothing in it runs. Writes go to a temporary file renamed

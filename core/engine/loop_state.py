@@ -20,7 +20,7 @@ from ..run.summary import RunSummary
 
 @dataclass
 class LoopState:
-    """Everything one run changes as it goes, created in one place (its session's `__init__`, core.engine.
+    """Everything one run changes as it goes, created in one place (its session's `__init__`, gpu_train_monitor.engine.
     session_build); `run()` starts its clock `t0`."""
 
     t0: float

@@ -3,8 +3,8 @@
 Free what the failed step held, describe it in an `OutOfMemory` event, then either stop the run or go on
 with half the batch (`on_oom shrink`, at most MAX_OOM_RETRIES halvings in a run). The session emits the
 event between `recover` and `continue_with`, so observers hear of the failure before the batch changes.
-core.memory.oom holds what the batch-size finder shares with this (recognising the error, the release order,
-the event's text).
+gpu_train_monitor.memory.oom holds what the batch-size finder shares with this (recognising the error, the release
+order, the event's text).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def recover(
     parts: RunParts,
 ) -> OutOfMemory:
     """Count the failure, give back what the failed step held, and decide: the event's `new_batch_size`
-    is the batch to go on with, or None when the run stops. Called outside the `except` block (core.memory.oom)."""
+    is the batch to go on with, or None when the run stops. Called outside the `except` block
+    (gpu_train_monitor.memory.oom)."""
     run.oom_retries += 1
     at_failure = probe.sample()  # before the release: what the allocator held unused at the failure
     oom.release(device, parts.trainer.optimizer, parts.trainer.scaler)

@@ -1,5 +1,6 @@
-"""A run's memory predicted from its RunConfig: the model, optimizer and step a run builds (core.engine.recipe's
-choices, core.model.step's `Trainer.step` itself), traced on fake tensors by `core.memory.predict`.
+"""A run's memory predicted from its RunConfig: the model, optimizer and step a run builds
+(gpu_train_monitor.engine.recipe's choices, gpu_train_monitor.model.step's `Trainer.step` itself), traced on fake
+tensors by `gpu_train_monitor.memory.predict`.
 
 What differs from a run, on purpose: the model is traced eagerly (torch.compile's fused kernels usually
 hold less); fp16's gradient scaler is left out (it unscales the gradients in place: a few scalars); a
@@ -121,8 +122,8 @@ def build_step(
     classes: int,
     device: torch.device | None = None,
 ) -> StepParts:
-    """Optimizer and training step for `model` as `core.engine.recipe.build_trainer` builds them, on the default
-    device (fake tensors when predicting: the model is never moved with `.to()`). `kind`: the device kind the
+    """Optimizer and training step for `model` as `gpu_train_monitor.engine.recipe.build_trainer` builds them, on the
+    default device (fake tensors when predicting: the model is never moved with `.to()`). `kind`: the device kind the
     run trains on; `device`: where the step runs (default: where a prediction for `kind` is traced)."""
     device = device or trace_device(kind)
     in_channels, height, width = shape[1:]

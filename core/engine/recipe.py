@@ -92,7 +92,7 @@ def build_run(
 ) -> RunParts:
     """Load and place the data, then build the trainer and the batch source. `generator` (on `device`)
     drives shuffling and augmentation; seeding it is the caller's. `shard`: a rank of a data-parallel run,
-    whose batch source serves `config.batch_size / world` images a step (core.data.sharding)."""
+    whose batch source serves `config.batch_size / world` images a step (gpu_train_monitor.data.sharding)."""
     config = config_for_device(config, device)
     check_fast_paths(config, device)  # before the data loads: a choice the device cannot run is reported at once
     if device.type == "cuda":  # process-wide: each run sets it, so runs in one process do not inherit it

@@ -1,20 +1,20 @@
 """One training run: build everything from a RunConfig, train, and tell observers what happens.
 
 `TrainingSession.run()` blocks (call it from a worker thread or the CLI's main thread) and reads top to
-bottom as: build (`_build`, core.engine.session_build), loop (`_train`, `_train_step`), report (`_report`),
+bottom as: build (`_build`, gpu_train_monitor.engine.session_build), loop (`_train`, `_train_step`), report (`_report`),
 finish (`_finish`).
 Other threads steer it only through `request_stop`, `pause`, `resume`, `request_cache_clear`,
 `request_snapshot` and `request_checkpoint`, which set flags that the loop reads at step boundaries.
 
-Checkpoints (core.engine.checkpointing) are saved at step boundaries: as the `CheckpointPolicy` says (epoch ends,
-every N steps, a stop mid-epoch) and when requested. `resume=PATH` continues a checkpoint's run: its
+Checkpoints (gpu_train_monitor.engine.checkpointing) are saved at step boundaries: as the `CheckpointPolicy` says (epoch
+ends, every N steps, a stop mid-epoch) and when requested. `resume=PATH` continues a checkpoint's run: its
 run_uid, step count and losses go on, and the next losses equal those of a run never interrupted.
 
 The loop never syncs with the device inside a step: losses stay on the device in a list and are
 fetched in one transfer per report interval (`_report`), where NaN/inf is detected. A run that ends
 `completed` has trained every planned step; out-of-memory errors are events (`OutOfMemory`) that stop
-the run or halve the batch, in training and in validation alike (core.engine.oom_recovery). Every early ending
-is an exception (core.run.outcome) that leaves through the one `try` in `run()`.
+the run or halve the batch, in training and in validation alike (gpu_train_monitor.engine.oom_recovery). Every early
+ending is an exception (gpu_train_monitor.run.outcome) that leaves through the one `try` in `run()`.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ MAX_OOM_RETRIES = oom_recovery.MAX_OOM_RETRIES  # halvings of the batch a run ma
 class TrainingSession(SessionBuild):
     """Runs one RunConfig to its end and emits events; thread-safe commands (`RunControls`: request_stop,
     pause, resume, request_cache_clear, request_snapshot, request_checkpoint) steer it from other threads.
-    What it holds and how it builds the run: `core.engine.session_build.SessionBuild`."""
+    What it holds and how it builds the run: `gpu_train_monitor.engine.session_build.SessionBuild`."""
 
     # ---- the run ---------------------------------------------------------------------------------
     def run(self) -> RunFinished:
@@ -65,7 +65,8 @@ class TrainingSession(SessionBuild):
             self._build()
             self._train()
             outcome = run_outcome.trained(self._state.step, self._state.total_steps)
-        except (Exception, SystemExit) as exc:  # an early ending (core.run.outcome), a user's mistake (sys.exit()
+        # an early ending (gpu_train_monitor.run.outcome), a user's mistake (sys.exit()
+        except (Exception, SystemExit) as exc:
             # in a model's forward too), a bug: never kill the caller
             outcome = run_outcome.ended_by(exc)
         finished = self._finish(outcome)  # outside the except block: its frames would pin the run's tensors
@@ -212,7 +213,8 @@ class TrainingSession(SessionBuild):
 
     # ---- report ----------------------------------------------------------------------------------
     def _report(self) -> None:
-        """Fetch buffered losses in one transfer, emit a StepsReported, and check them (core.engine.report)."""
+        """Fetch buffered losses in one transfer, emit a StepsReported, and check them
+        (gpu_train_monitor.engine.report)."""
         assert self._parts is not None and self.probe is not None
         report = loss_report.report(self._state, self._parts.source.batch_size, self.probe)  # the one sync
         self.loss_fetches += 1
@@ -266,7 +268,7 @@ class TrainingSession(SessionBuild):
     # ---- out of memory ---------------------------------------------------------------------------
     def _recover_from_oom(self, message: str, phase: str, epoch: BatchEpoch | None) -> None:
         """Free what the failed step held, report it, then stop or continue with half the batch
-        (core.engine.oom_recovery decides)."""
+        (gpu_train_monitor.engine.oom_recovery decides)."""
         assert self.device is not None and self.probe is not None and self._parts is not None
         event = oom_recovery.recover(message, phase, self.config, self._state, self.device, self.probe, self._parts)
         self.emit(event)

@@ -1,9 +1,10 @@
 """The build half of a training session: what `TrainingSession.run()` makes before the first step.
 
 The device (made current in the worker thread), the memory probe and the allocator's history, the run's parts
-(core.engine.recipe), a checkpoint to resume restored into them, the planned steps, and the `RunStarted` event
-that describes it all. Everything a session holds is declared in `__init__` here. A data-parallel rank
-(core.distributed.session) overrides the seams: `_device`, `_build_parts`, `_started_extras`, `_config_as_run`.
+(gpu_train_monitor.engine.recipe), a checkpoint to resume restored into them, the planned steps, and the `RunStarted`
+event that describes it all. Everything a session holds is declared in `__init__` here. A data-parallel rank
+(gpu_train_monitor.distributed.session) overrides the seams: `_device`, `_build_parts`, `_started_extras`,
+`_config_as_run`.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from .recipe import RunParts, build_run, config_for_device, generator_for
 
 
 class SessionBuild(RunControls):
-    """Builds one run from a RunConfig (`_build`); `core.engine.session.TrainingSession` trains it. Thread-safe
-    commands (`RunControls`) steer it from other threads."""
+    """Builds one run from a RunConfig (`_build`); `gpu_train_monitor.engine.session.TrainingSession` trains it.
+    Thread-safe commands (`RunControls`) steer it from other threads."""
 
     def __init__(
         self,

@@ -1,8 +1,8 @@
 """The loss smoothing: a bias-corrected EMA (TensorBoard's), computed with numpy.
 
-The window's loss plot (gui.plots.loss_plot) and the run exports (core.export.run_export) both use it, with the
-same default weight (DEFAULT_SMOOTHING), so an exported "smoothed loss" is the curve the window showed at the same
-smoothing. numpy loads when the EMA is first computed: the CLI's parser reads the default from here.
+The window's loss plot (gpu_train_monitor.gui.plots.loss_plot) and the run exports (gpu_train_monitor.export.run_export)
+both use it, with the same default weight (DEFAULT_SMOOTHING), so an exported "smoothed loss" is the curve the window
+showed at the same smoothing. numpy loads when the EMA is first computed: the CLI's parser reads the default from here.
 
 A Python loop costs ~7 µs a step in the GUI thread: changing the smoothing recomputed a 2M-step
 history for ~14 s with the window frozen, and filling a 1M-step plot took ~8 s. Here the recurrence

@@ -1,7 +1,7 @@
 """The finder's prediction-first search: the predicted largest batch, then at most 3 real trials to confirm it.
 
 1. The prediction's answer: the largest batch whose predicted peak plus the overhead (what the trial process
-   or device holds outside a traced step) stays under the limit (core.finder.predicted).
+   or device holds outside a traced step) stays under the limit (gpu_train_monitor.finder.predicted).
    Trials aim a guard under the limit (1/32 of what the limit leaves beside the fixed part): two runs of
    the same step peak ~1% apart, and a trial aimed exactly at the limit would fail half the time.
 2. A real trial there. The prediction holds when, corrected by what the trial measured, its answer moves by

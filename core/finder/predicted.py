@@ -1,6 +1,6 @@
 """The largest batch whose predicted peak stays under a limit: a search over predictions, not real steps.
 
-A prediction (core.engine.prediction.predict) costs a fraction of a second, so the search can afford a few,
+A prediction (gpu_train_monitor.engine.prediction.predict) costs a fraction of a second, so the search can afford a few,
 but not dozens: it starts from the one prediction it is given, guesses the answer from that prediction's
 breakdown (parameters, gradients and optimizer state stay; the batch and the activations grow with the batch),
 then refines by the secant through the two predictions nearest the limit, falling back to doubling and

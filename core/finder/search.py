@@ -1,15 +1,15 @@
 """The batch-size finder: the largest batch whose training peak stays under a memory limit.
 
-It starts from the prediction (core.finder.confirm): the largest batch whose predicted peak, plus what the
+It starts from the prediction (gpu_train_monitor.finder.confirm): the largest batch whose predicted peak, plus what the
 trial holds outside the traced step, fits under capacity * (1 - margin), then at most 3 real trials confirm
 it (one when the prediction holds); the answer is always a batch a real trial measured under the limit.
 Where the step cannot be predicted, or no trial near the prediction fits, it searches as it did before
-predictions (core.finder.doubling): a few real training steps per candidate (doubling, then binary search),
+predictions (gpu_train_monitor.finder.doubling): a few real training steps per candidate (doubling, then binary search),
 a line peak = fixed + per_sample * batch fitted through the peaks, and the largest batch that line puts under
 the limit, never beyond what the trials showed.
 
 On CUDA the peak is the caching allocator's, measured in this process and released after each trial. The
-CPU has no allocator counters: the peak is the peak resident memory of a trial process (core.finder.warm):
+CPU has no allocator counters: the peak is the peak resident memory of a trial process (gpu_train_monitor.finder.warm):
 one kept warm for the whole search, its peak reset before each trial, or, without predictions, a fresh one
 per trial. With `capacity` set, a CPU can plan for a GPU it does not have.
 """
@@ -115,8 +115,8 @@ def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int |
 
 
 def trial_parts(config: RunConfig, batch_size: int, device):
-    """The run's own trainer (`core.engine.recipe.build_trainer`) and one batch shaped like the run's (random
-    values: memory depends on shapes)."""
+    """The run's own trainer (`gpu_train_monitor.engine.recipe.build_trainer`) and one batch shaped like the run's
+    (random values: memory depends on shapes)."""
     import torch
 
     from ..data.datasets import dataset_shape
@@ -215,9 +215,9 @@ def find_batch_size(
 ) -> BatchSizeResult:
     """Search for the largest batch size whose peak stays under capacity * (1 - margin).
 
-    `predict`: "auto" starts from the step's prediction (core.finder.confirm: at most 3 real trials) when the
-    trials are the real ones (the default `measure`), else searches as before; a callable like
-    core.engine.prediction.predict starts from its predictions whatever measures; None searches with real
+    `predict`: "auto" starts from the step's prediction (gpu_train_monitor.finder.confirm: at most 3 real trials) when
+    the trials are the real ones (the default `measure`), else searches as before; a callable like
+    gpu_train_monitor.engine.prediction.predict starts from its predictions whatever measures; None searches with real
     trials only, as before predictions (doubling, then bisection; on the CPU a fresh process per trial).
     `overhead_bytes`: what a trial holds outside the predicted step (default: on the CPU, the warm trial
     process's resident memory; on a GPU, the resident dataset; with your own `measure`, 0)."""

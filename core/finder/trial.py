@@ -1,12 +1,12 @@
-"""`python -m core.finder.trial`: one batch-size trial in a fresh process (the CPU path of the finder).
+"""`python -m gpu_train_monitor.finder.trial`: one batch-size trial in a fresh process (the CPU path of the finder).
 
 Reads {"config": {...}, "batch_size": n, "steps": k} on stdin, runs k real training steps on the CPU
 and prints {"peak_bytes": ...}: this process's peak resident memory, which nothing else has touched.
 Bad input it meets (your own model or dataset failing to import or to fit) is printed as
 {"user_error": message, "field": field or null, "message": the message (without the field) as
-core.base.text writes it}, for the finder to report as the run would.
+gpu_train_monitor.base.text writes it}, for the finder to report as the run would.
 
-Kept warm (`core.finder.warm`): a first line {"serve": true} makes this process answer one request a line
+Kept warm (`gpu_train_monitor.finder.warm`): a first line {"serve": true} makes this process answer one request a line
 until its stdin closes, so torch is imported once per search, not once per trial. Before each trial the
 kernel's record of the peak resident memory is reset to what is resident now (/proc/self/clear_refs, "5"),
 after it the trial's tensors are freed and the C allocator gives its free memory back (malloc_trim), so a

@@ -1,8 +1,8 @@
 """The CPU's trial processes: one fresh process per trial (the search before predictions), or one process
 for a whole search, kept warm: torch is imported once, not once per trial.
 
-The child is `core.finder.trial` in its serving mode (see its module doc for how each trial's peak stays its
-own). It never outlives this process: closing the search kills it, and on Linux it asks the kernel for
+The child is `gpu_train_monitor.finder.trial` in its serving mode (see its module doc for how each trial's peak stays
+its own). It never outlives this process: closing the search kills it, and on Linux it asks the kernel for
 SIGKILL when its parent dies. Where the kernel cannot reset a process's peak resident memory, or after a
 trial the child did not survive (the kernel's OOM killer), the next trial starts a fresh child.
 """
@@ -22,7 +22,7 @@ from ..config.run_config import RunConfig
 
 
 def trial_command() -> list[str]:
-    """The Python command line that runs `core.finder.trial` in a child that dies with this process.
+    """The Python command line that runs `gpu_train_monitor.finder.trial` in a child that dies with this process.
 
     The child sets PR_SET_PDEATHSIG itself, not through preexec_fn, which is unsafe in a process with
     threads (the window runs the finder in one)."""
@@ -32,17 +32,17 @@ def trial_command() -> list[str]:
         "    ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG = 1, SIGKILL = 9\n"
         f"    if os.getppid() != {os.getpid()}:  # the parent died before the line above ran\n"
         "        os._exit(1)\n"
-        "runpy.run_module('core.finder.trial', run_name='__main__', alter_sys=True)\n"
+        "runpy.run_module('gpu_train_monitor.finder.trial', run_name='__main__', alter_sys=True)\n"
     )
     return [sys.executable, "-c", bootstrap]
 
 
 def measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> int | None:
-    """Run one trial as `core.finder.trial` in a fresh child process that never outlives this one.
+    """Run one trial as `gpu_train_monitor.finder.trial` in a fresh child process that never outlives this one.
 
     Two guards: the finally below kills the child whenever this call unwinds (Ctrl+C, the CLI's SIGTERM,
     an error); on Linux the child also asks the kernel for SIGKILL when its parent dies (PR_SET_PDEATHSIG,
-    see `core.finder.warm.trial_command`), which covers a SIGKILL of this process."""
+    see `gpu_train_monitor.finder.warm.trial_command`), which covers a SIGKILL of this process."""
     request = json.dumps({"config": config.to_dict(), "batch_size": batch_size, "steps": steps})
     proc = subprocess.Popen(
         trial_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -75,7 +75,7 @@ def measure_in_subprocess(config: RunConfig, batch_size: int, steps: int) -> int
 
 
 def trial_error(answer: dict) -> UserError:
-    """The bad input a trial process met (core.finder.trial's answer), as the run would have raised it: a
+    """The bad input a trial process met (gpu_train_monitor.finder.trial's answer), as the run would have raised it: a
     ConfigError naming its field, else a UserError, with the message's template and values when it sent them."""
     field, text = answer.get("field"), answer["user_error"]
     said = message_from_json(answer.get("message"))
@@ -85,8 +85,8 @@ def trial_error(answer: dict) -> UserError:
 
 
 class WarmTrials:
-    """`measure(config, batch_size, steps)` as `core.finder.search.measure_trial` answers it, every trial in
-    the same child process; `idle_bytes(config)` what that process holds before a trial. Use as a context
+    """`measure(config, batch_size, steps)` as `gpu_train_monitor.finder.search.measure_trial` answers it, every trial
+    in the same child process; `idle_bytes(config)` what that process holds before a trial. Use as a context
     manager: leaving it ends the child."""
 
     def __init__(self) -> None:
@@ -131,8 +131,8 @@ class WarmTrials:
         memory. Bad input the trial met is raised as the run raises it."""
         if self._fresh_each_time:
             self.close()
-        # the optimizer's state made up front (see core.finder.trial.run_trial): one real step where a fresh
-        # process needs two, the first only to create that state
+        # the optimizer's state made up front (see gpu_train_monitor.finder.trial.run_trial): one real step where a
+        # fresh process needs two, the first only to create that state
         request = {"config": config.to_dict(), "batch_size": batch_size, "steps": max(steps - 1, 1), "state": True}
         try:
             answer = self._ask(request)

@@ -1,7 +1,7 @@
 """What if? The current config's predicted memory beside the same config with one change, and the advice an
 out-of-memory error needs: the batch that fits now and the cheapest change that makes the requested one fit.
 
-Each row is predicted (core.engine.prediction.predict: fake tensors, no memory used): bf16 or fp16 autocast
+Each row is predicted (gpu_train_monitor.engine.prediction.predict: fake tensors, no memory used): bf16 or fp16 autocast
 (or fp32 when autocast is on), channels_last on/off, the other optimizer (SGD for AdamW: no moments; AdamW for
 SGD: two moments instead of one momentum buffer), activation checkpointing on/off (refused for a model without
 blocks: the row says why), half and double the batch. Each says what it saves (negative: costs) against the

@@ -5,7 +5,7 @@ autograd let go of it (a weak reference's callback), so a view or an in-place re
 The same count works on fake tensors (shapes without memory: a prediction) and on real ones (a
 measurement), which is what makes the two comparable. What it cannot see: memory a kernel takes and
 gives back inside one operation (cuDNN/cuBLAS workspaces), the allocator's rounding and cache, and the
-CUDA context; `core.memory.predict` says how those are added.
+CUDA context; `gpu_train_monitor.memory.predict` says how those are added.
 """
 
 from __future__ import annotations

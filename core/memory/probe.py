@@ -3,7 +3,7 @@
 `MemoryProbe.sample()` reads host-side allocator counters only (no device sync), so it is cheap and
 safe from any thread: the training loop, the GUI's idle timer and the CLI all use the same probe.
 On the CPU there is no caching allocator: allocated is the process's resident memory (RSS) and
-capacity is system memory, or the process's own limit where one is lower (`core.device.host_memory`).
+capacity is system memory, or the process's own limit where one is lower (`gpu_train_monitor.device.host_memory`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The models: the built-in zoo, a user's own `module:factory` model, and the optimisation step (`Trainer`,
 the optimizer and the AMP scaler).
 
-May import: core.base, core.config, core.run, core.device, core.memory. May import torch.
+May import: gpu_train_monitor.base, gpu_train_monitor.config, gpu_train_monitor.run, gpu_train_monitor.device,
+gpu_train_monitor.memory. May import torch.
 """

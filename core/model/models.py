@@ -1,5 +1,5 @@
 """Model construction: tiny-cnn, resnet18 with a CIFAR stem, speedrun-net, any torchvision classifier, or
-your own (`package.module:factory`, built by `core.model.user_models`).
+your own (`package.module:factory`, built by `gpu_train_monitor.model.user_models`).
 
 All models are built with `weights=None`: no download ever happens. Pretrained weights are not offered
 here because the app's job is to watch training from scratch; a name torchvision does not know is a

@@ -1,7 +1,7 @@
 """Watch and drive a GPU on another machine over the user's own SSH, with nothing listening.
 
-The remote machine runs `gpu-train-monitor agent` (core.remote.agent), which speaks line-delimited JSON on
-stdin/stdout (core.remote.protocol: the one definition both sides read) and serves the remote run store:
+The remote machine runs `gpu-train-monitor agent` (gpu_train_monitor.remote.agent), which speaks line-delimited JSON on
+stdin/stdout (gpu_train_monitor.remote.protocol: the one definition both sides read) and serves the remote run store:
 devices and their readings, the runs, following a run row by row, starting runs and watched scripts
 detached from the SSH session, and the run controls. The laptop's side (link, mirror, follow) talks to it
 through `ssh -T HOST gpu-train-monitor agent` and mirrors followed runs into the local store.

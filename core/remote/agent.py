@@ -1,12 +1,12 @@
-"""The agent's server loop: `gpu-train-monitor agent` on the GPU machine, speaking core.remote.protocol on its
-stdin and stdout (the SSH session's pipe).
+"""The agent's server loop: `gpu-train-monitor agent` on the GPU machine, speaking gpu_train_monitor.remote.protocol on
+its stdin and stdout (the SSH session's pipe).
 
 It says hello at once, then wants the client's hello (same protocol version, or it answers a `version` error and
 exits EXIT_VERSION) before any other request. Requests are read in the main thread and answered in order; the
 stream ops (readings, follow) run in a thread each and write their lines in between. Every line is written whole
 under one lock. A malformed, oversized or unknown request is answered with an error and the agent goes on.
 End of input (the connection dropped, the client closed) ends the agent at once, exit 0, and never stops the
-runs it started: they run in sessions of their own (core.remote.spawn).
+runs it started: they run in sessions of their own (gpu_train_monitor.remote.spawn).
 """
 
 from __future__ import annotations

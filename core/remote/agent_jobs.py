@@ -1,7 +1,7 @@
-"""The agent's jobs: a comparison or a batch-size search started on this machine (`core.remote.job`), detached
-like a run, and its journal streamed to the other side from a line cursor.
+"""The agent's jobs: a comparison or a batch-size search started on this machine (`gpu_train_monitor.remote.job`),
+detached like a run, and its journal streamed to the other side from a line cursor.
 
-Shapes (core.remote.agent_ops lists every op):
+Shapes (gpu_train_monitor.remote.agent_ops lists every op):
 - compare {"config": RunConfig dict, "overrides": [dict, ...] (2 to 4 runs), "uid"?} -> {"uid", "pid"}
 - find {"config", "capacity"?: int, "margin"?, "start"?, "max_batch"?, "predict"?: true, "uid"?} -> {"uid", "pid"}
 - journal {"uid", "after": lines held already, "encoding"?: "deflate"} -> stream of {"lines": [journal objects],
@@ -79,7 +79,7 @@ def find(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, An
 
 
 def _start(agent: Agent, request: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    """Write the job's spec and start `python -P -m core.remote.job SPEC` detached, as a run is started."""
+    """Write the job's spec and start `python -P -m gpu_train_monitor.remote.job SPEC` detached, as a run is started."""
     uid = new_uid(agent, request)
     folder = log_folder(agent.store_path)
     path = folder / f"{uid}{SPEC_SUFFIX}"

@@ -2,7 +2,7 @@
 `StartStream` for the stream ops. Nothing else exists: no shell, no file access beyond the store, no command
 strings (a run's command is built from a validated RunConfig; a watched script's argv is a list).
 
-Shapes (core.remote.protocol has the line format):
+Shapes (gpu_train_monitor.remote.protocol has the line format):
 - ping {} -> {"at": unix time}
 - devices {} -> {"devices": [{"spec", "kind", "name", "capacity_bytes", "free_bytes", "used_bytes"}]}
 - readings {"device": spec, "interval_s": 1.0} -> stream of {"at", "device", "sample", "nvml"}
@@ -16,9 +16,10 @@ Shapes (core.remote.protocol has the line format):
   recording it). The first chunk has the whole run row, later ones its uid and the columns that changed.
 - start {"config": RunConfig dict, "uid"?, "name"?} -> {"uid", "pid"}
 - watch {"argv": [script, args...], "cwd"?, "name"?, "uid"?} -> {"uid", "pid"}
-- control {"uid", "control": "stop" | "pause" | "clear_cache"} -> {} (a run's uid, or a job's: core.remote.agent_jobs)
+- control {"uid", "control": "stop" | "pause" | "clear_cache"} -> {} (a run's uid, or a job's:
+  gpu_train_monitor.remote.agent_jobs)
 - compare, find and journal: a comparison or a batch-size search started here, and its journal
-  (core.remote.agent_jobs has their shapes)
+  (gpu_train_monitor.remote.agent_jobs has their shapes)
 - cancel {"stream": id} -> {} (the stream then ends with reason "cancelled")
 """
 
@@ -148,7 +149,8 @@ def watch(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
     check_script(argv, cwd, agent.host)
     uid = new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
-    args = [sys.executable, "-P", "-m", "core", "watch", f"--runs-db={agent.store_path}"]  # -P: the script's core
+    # -P: the script's core
+    args = [sys.executable, "-P", "-m", "gpu_train_monitor", "watch", f"--runs-db={agent.store_path}"]
     if name:
         args.append(f"--name={name}")
     launch = agent.spawner.start(uid, [*args, "--", sys.executable, *argv], cwd)

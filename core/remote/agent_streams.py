@@ -59,7 +59,7 @@ def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int, row
     """Send run `uid`'s rows after the cursor, then what is recorded while it runs, then `end` with its final
     status. A run started by an agent but not recorded yet is waited for while its process lives. `rows`:
     "objects", "arrays" (lists in the order of the chunk's "columns": protocol.rows_as_arrays) or "columns"
-    (core.remote.compact_rows: the fewest bytes)."""
+    (gpu_train_monitor.remote.compact_rows: the fewest bytes)."""
     with RunStore(stream.agent.store_path) as store:
         run_id = _wait_for_run(stream, store, uid)
         if run_id is None:

@@ -1,7 +1,7 @@
 """Following a remote run into the local store, across dropped connections, until it ends.
 
 The agent streams the run's rows after a cursor (first what was recorded, then live); each chunk is written
-into the local store (core.remote.mirror). When the link drops (a laptop's Wi-Fi, a sleeping lid, a killed
+into the local store (gpu_train_monitor.remote.mirror). When the link drops (a laptop's Wi-Fi, a sleeping lid, a killed
 ssh), the run on the remote goes on; this side reconnects with back-off (1, 2, 4 .. 30 s) and asks again
 from the cursor read back from the local store, so no step is lost and none is written twice. A link that
 stays silent is pinged: one that does not answer is treated as dropped (ssh's own keep-alive would notice
@@ -150,7 +150,7 @@ def follow_into_store(
 def _check_clocks(link: AgentLink, target: RemoteTarget, problem: Callable[[str], None]) -> None:
     """Say so when the two machines' clocks disagree by more than CLOCK_SKEW_WARN_S: the copy here keeps the
     remote's times, and this machine judges a run on another host alive while its heartbeat is recent by its own
-    clock (core.store.run_store.process_alive), so a live run could look interrupted here."""
+    clock (gpu_train_monitor.store.run_store.process_alive), so a live run could look interrupted here."""
     before = time.time()
     at = link.request("ping").get("at")
     after = time.time()

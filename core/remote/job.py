@@ -1,12 +1,12 @@
-"""A comparison or a batch-size search the agent started: `python -P -m core.remote.job SPEC`.
+"""A comparison or a batch-size search the agent started: `python -P -m gpu_train_monitor.remote.job SPEC`.
 
-It runs detached from the SSH session (core.remote.spawn), so a dropped connection never stops it, and writes what
-an in-process observer would have heard to a journal, `<uid>.jsonl` beside the spec, one JSON line each, flushed
-as it goes: `{"at", "event"}` for a comparison's events, `{"at", "trial"}` for a search's trials, and always a
+It runs detached from the SSH session (gpu_train_monitor.remote.spawn), so a dropped connection never stops it, and
+writes what an in-process observer would have heard to a journal, `<uid>.jsonl` beside the spec, one JSON line each,
+flushed as it goes: `{"at", "event"}` for a comparison's events, `{"at", "trial"}` for a search's trials, and always a
 last line `{"at", "end": {"result": ...}}` or `{"at", "end": {"error", "field", "user_error"}}`. Values are
-`core.remote.wire_values`'s, so the other side rebuilds the very events and results. A comparison's runs are
-recorded in the agent's store as a local comparison's are. The agent's `control` signals steer it as they steer
-a run (core.run.signals); a search stops at SIGINT or SIGTERM.
+`gpu_train_monitor.remote.wire_values`'s, so the other side rebuilds the very events and results. A comparison's runs
+are recorded in the agent's store as a local comparison's are. The agent's `control` signals steer it as they steer
+a run (gpu_train_monitor.run.signals); a search stops at SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def run_search(spec: dict[str, Any], journal: Journal) -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m core.remote.job SPEC", file=sys.stderr)
+        print("usage: python -m gpu_train_monitor.remote.job SPEC", file=sys.stderr)
         return 2
     os.environ.pop(ENV_RUN_UID, None)  # the agent's name for the job: its runs take names of their own
     spec_path = Path(argv[0])

@@ -1,9 +1,9 @@
-"""A job on another machine (a comparison or a batch-size search, core.remote.agent_jobs): starting it, steering
-it, and following its journal to the end across dropped connections.
+"""A job on another machine (a comparison or a batch-size search, gpu_train_monitor.remote.agent_jobs): starting it,
+steering it, and following its journal to the end across dropped connections.
 
 The journal is a list of lines; this side holds how many it has handled and, after a drop, asks again from there
-(reconnecting with core.remote.follow's back-off), so no line is handled twice or missed while the job goes on
-there. Failures no retry mends (authentication, an unknown host, a missing agent, another version) end the follow
+(reconnecting with gpu_train_monitor.remote.follow's back-off), so no line is handled twice or missed while the job goes
+on there. Failures no retry mends (authentication, an unknown host, a missing agent, another version) end the follow
 at once, as they end a followed run's.
 """
 

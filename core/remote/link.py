@@ -1,5 +1,5 @@
 """The client's connection to the agent: `ssh -T HOST gpu-train-monitor agent` as a child process, spoken to
-in core.remote.protocol's JSON lines.
+in gpu_train_monitor.remote.protocol's JSON lines.
 
 API (what the window and the CLI use; REMOTE.md's "client side", plus `ping`, `cancel` and `alive`):
 
@@ -16,7 +16,7 @@ API (what the window and the CLI use; REMOTE.md's "client side", plus `ping`, `c
 
 Every error is a RemoteError (a UserError: one line). One reader thread reads the agent's lines and hands
 each reply to the request waiting for it and each stream line to its callbacks, which run on that thread:
-they must be quick and must not call `request` (queue the data instead, as core.remote.follow does). A
+they must be quick and must not call `request` (queue the data instead, as gpu_train_monitor.remote.follow does). A
 transport that dies ends every waiting request with ConnectionLost at once and every stream with LINK_LOST;
 nothing waits longer than its timeout.
 """

@@ -1,12 +1,13 @@
 """Compare and the batch-size finder on another machine, for the CLI and the window alike.
 
-`RemoteComparison` is a `core.compare.comparison.Comparison` whose runs train on the remote: the agent starts the
-comparison there (`compare`, core.remote.agent_jobs), and this side follows its journal (core.remote.journal_follow)
-and emits the very events a local comparison emits, rebuilt by core.remote.wire_values, to the same observers: the
-CLI's progress bars and table, the window's race and live plots, and the recorder, which records each run here with
-the remote's times and host (`RunRecorder.record_at`), as a mirrored run is recorded. Stop, Pause and Clear cache go
-to the job there. `remote_find_batch_size` is `core.finder.search.find_batch_size` there: its trials reach
-`on_trial` as they are measured, its answer comes back whole.
+`RemoteComparison` is a `gpu_train_monitor.compare.comparison.Comparison` whose runs train on the remote: the agent
+starts the comparison there (`compare`, gpu_train_monitor.remote.agent_jobs), and this side follows its journal
+(gpu_train_monitor.remote.journal_follow) and emits the very events a local comparison emits, rebuilt by
+gpu_train_monitor.remote.wire_values, to the same observers: the CLI's progress bars and table, the window's race and
+live plots, and the recorder, which records each run here with the remote's times and host (`RunRecorder.record_at`), as
+a mirrored run is recorded. Stop, Pause and Clear cache go to the job there. `remote_find_batch_size` is
+`gpu_train_monitor.finder.search.find_batch_size` there: its trials reach `on_trial` as they are measured, its answer
+comes back whole.
 """
 
 from __future__ import annotations

@@ -28,13 +28,13 @@ from ..base.text import Message, message_from_json, message_to_json
 from .protocol import BAD_REQUEST, ProtocolError
 
 KNOWN_MODULES = (
-    "core.run.events",
-    "core.run.summary",
-    "core.compare.events",
-    "core.compare.plan",
-    "core.compare.result",
-    "core.finder.search",
-    "core.config.run_config",
+    "gpu_train_monitor.run.events",
+    "gpu_train_monitor.run.summary",
+    "gpu_train_monitor.compare.events",
+    "gpu_train_monitor.compare.plan",
+    "gpu_train_monitor.compare.result",
+    "gpu_train_monitor.finder.search",
+    "gpu_train_monitor.config.run_config",
 )
 TYPE, MESSAGE, FLOAT, MAP, FLOAT32 = "__type__", "__message__", "__float__", "__map__", "__f32__"
 PACKED_FROM = 4  # a tuple of this many floats or more, each a float32 exactly (a report's losses), goes packed

@@ -2,5 +2,5 @@
 outcome), the controls a front end sends (stop, pause, clear cache) and the signals that carry them between
 processes, and the sentences said about events.
 
-May import: core.base, core.config. Imports no torch at module level.
+May import: gpu_train_monitor.base, gpu_train_monitor.config. Imports no torch at module level.
 """

@@ -88,7 +88,7 @@ def watched_run_started(event: RunStarted) -> str:
 
 def run_started(event: RunStarted) -> str:
     """'training resnet18 on cuda:0 (NVIDIA H100): ...': the model, data, placement and the plan."""
-    if event.steps_per_epoch == 0:  # a watched run (core.watch): none of our data or epochs to name
+    if event.steps_per_epoch == 0:  # a watched run (gpu_train_monitor.watch): none of our data or epochs to name
         return watched_run_started(event)
     cfg: Mapping[str, Any] = event.config
     text = Message(

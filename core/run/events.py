@@ -16,7 +16,7 @@ from .summary import RunSummary
 
 @dataclass(frozen=True)
 class MemorySample:
-    """One memory reading (core.memory.probe takes them), in bytes. `device_used_bytes` is device-wide (all
+    """One memory reading (gpu_train_monitor.memory.probe takes them), in bytes. `device_used_bytes` is device-wide (all
     processes), None where unknown. Its byte counts are `SAMPLE_COLUMNS`."""
 
     time_s: float  # time.monotonic() when read
@@ -206,10 +206,10 @@ class MemoryBreakdown:
 
 @dataclass(frozen=True)
 class StepPredicted:
-    """A watched run's step predicted at its first step (core.watch.step_prediction): its model's step traced on
-    tensors without memory, to set beside the measured breakdown. Bytes at the predicted peak, as
-    `core.memory.predict.Prediction` has them; when the step could not be traced, `reason` says why (for people)
-    and every count is 0."""
+    """A watched run's step predicted at its first step (gpu_train_monitor.watch.step_prediction): its model's step
+    traced on tensors without memory, to set beside the measured breakdown. Bytes at the predicted peak, as
+    `gpu_train_monitor.memory.predict.Prediction` has them; when the step could not be traced, `reason` says why (for
+    people) and every count is 0."""
 
     step: int
     peak_bytes: int
@@ -257,7 +257,7 @@ class ContenderEvent:
     """An event of run `index` of a comparison (every run's events arrive wrapped, in order).
 
     `label` is that run's label ("batch_size=256"), so whoever records or shows the run needs nothing else
-    from the comparison (its start and end are `core.compare.events`)."""
+    from the comparison (its start and end are `gpu_train_monitor.compare.events`)."""
 
     index: int
     event: "Event"

@@ -2,7 +2,7 @@
 
 Its own module because getting a usable connection (refusing special files and other programs' databases,
 WAL mode raced by other processes, a read-only opening that cannot migrate) and saying for people why it
-failed is a job apart from what core.store.run_store reads and edits through that connection.
+failed is a job apart from what gpu_train_monitor.store.run_store reads and edits through that connection.
 """
 
 from __future__ import annotations

@@ -2,11 +2,12 @@
 
 One file (WAL mode, so the window reads while a training process writes) in a folder of its own in the
 user's data folder unless `--runs-db PATH` or the GPU_TRAIN_MONITOR_RUNS_DB environment variable names
-another (core.store.files: where it lives, which paths can be one). `RunRecorder` (core.store.recorder)
-writes it; this module opens it (core.store.connection: the SQLite side, migrating included), reads runs
-back and edits what people may change afterwards (name, note, delete); what it reads back are
-core.store.rows' frozen rows (importable from here too). Every SQLite failure becomes a `StoreError` whose
-message says what is wrong with which file: a locked, read-only, damaged or full store never crashes a caller.
+another (gpu_train_monitor.store.files: where it lives, which paths can be one). `RunRecorder`
+(gpu_train_monitor.store.recorder) writes it; this module opens it (gpu_train_monitor.store.connection: the SQLite side,
+migrating included), reads runs back and edits what people may change afterwards (name, note, delete); what it reads
+back are gpu_train_monitor.store.rows' frozen rows (importable from here too). Every SQLite failure becomes a
+`StoreError` whose message says what is wrong with which file: a locked, read-only, damaged or full store never crashes
+a caller.
 
 A run still marked `running` whose process is gone (killed, crashed, the machine rebooted) is marked
 `interrupted` whenever the store is opened for writing: its steps up to the last report are kept.
@@ -133,7 +134,7 @@ class RunStore:
 
     # ---- reading ---------------------------------------------------------------------------------
     def list_runs(self, search: str = "", order: str = "started_at", descending: bool = True) -> list[RunRow]:
-        """Every run, newest first by default; only those matching `search` (core.store.search's rule, the
+        """Every run, newest first by default; only those matching `search` (gpu_train_monitor.store.search's rule, the
         window's too: every word in one of name, note, model, dataset, device, status, label or '#id')."""
         if order not in SORTABLE:
             raise ValueError(f"cannot sort by {order}")

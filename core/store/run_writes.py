@@ -1,4 +1,4 @@
-"""The SQL a run's events become, for the recorder's writer thread (core.store.recorder): a run started,
+"""The SQL a run's events become, for the recorder's writer thread (gpu_train_monitor.store.recorder): a run started,
 resumed or branched, its reports, its end and its other events, each as rows of the run store.
 
 Its own module because what each event writes (and how a resume continues or branches a recorded run) is a

@@ -115,7 +115,7 @@ CREATE TABLE rank_reports (
 ) WITHOUT ROWID;
 """
 
-# Version 4: the run's message (why it ended) also as its template and values (core.base.text), so a
+# Version 4: the run's message (why it ended) also as its template and values (gpu_train_monitor.base.text), so a
 # window reads it in its own language; NULL when the message was plain text.
 _V4 = """
 ALTER TABLE runs ADD COLUMN message_json TEXT;

@@ -15,8 +15,8 @@ _PUBLIC = {"watch": "session", "Watch": "session", "WatchStopped": "steering"}  
 
 
 def __getattr__(name: str) -> Any:
-    """`from core.watch import watch` loads torch only then: the start-up code of `watch --` imports this package
-    in every Python process the script starts, most of which never train."""
+    """`from gpu_train_monitor.watch import watch` loads torch only then: the start-up code of `watch --` imports this
+    package in every Python process the script starts, most of which never train."""
     if name in _PUBLIC:
         return getattr(import_module(f"{__name__}.{_PUBLIC[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,10 +9,10 @@ Stop sets `trainer.should_stop` (Lightning ends the fit cleanly, the run is `sto
 
 In manual optimization a step's loss is what `training_step` returned (their mean over the step's batches) or,
 when it returns nothing, the sum of what `manual_backward()` ran on since the largest optimizer's previous step
-(core.watch.step_capture), the objective of everything that trained in between (a GAN's two losses).
+(gpu_train_monitor.watch.step_capture), the objective of everything that trained in between (a GAN's two losses).
 
 Needs the `lightning` extra (`lightning>=2.4`); `PytorchLightningMonitorCallback` is the same callback for the
-older `pytorch_lightning` package name. Only this module imports Lightning: `core.watch` never needs it.
+older `pytorch_lightning` package name. Only this module imports Lightning: `gpu_train_monitor.watch` never needs it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""`OptimizerCapture`: the step capture of core.watch.step_capture tied to one optimizer that a framework names
-(the Trainer's, the LightningModule's). Left to itself a capture follows the largest optimizer alive, which may
+"""`OptimizerCapture`: the step capture of gpu_train_monitor.watch.step_capture tied to one optimizer that a framework
+names (the Trainer's, the LightningModule's). Left to itself a capture follows the largest optimizer alive, which may
 be another one: a finished training's, not yet collected, or a second model in a notebook."""
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 `step(loss)` keeps the loss detached on its device; once per report interval the buffered losses come to the
 host in one transfer (the one sync, as `TrainingSession` does), with a memory sample from the allocator's
-counters and, about once a second, what holds the memory (core.watch.step_memory). The window steers a watched
-run as it steers ours, by the control signals of core.run.signals, answered at the next step(): clear the cache,
-pause (step() blocks), stop (step() raises `WatchStopped`, or only sets `stop_requested`).
+counters and, about once a second, what holds the memory (gpu_train_monitor.watch.step_memory). The window steers a
+watched run as it steers ours, by the control signals of gpu_train_monitor.run.signals, answered at the next step():
+clear the cache, pause (step() blocks), stop (step() raises `WatchStopped`, or only sets `stop_requested`).
 
 Nothing here may make the user's training fail: a store that cannot be used is one warning on stderr, and a
 failure of the watch itself ends the watching, not the training. Under torch.distributed only rank 0 records:
@@ -45,7 +45,7 @@ from .step_prediction import StepPrediction
 
 class Watch:
     """One watched run. Use `with watch(model, optimizer, name=...) as w:` and call `w.step(loss, samples=...)`
-    after each optimizer step; see `core.watch.watch`."""
+    after each optimizer step; see `gpu_train_monitor.watch.watch`."""
 
     def __init__(
         self,
@@ -179,7 +179,7 @@ class Watch:
                 self._record_step(loss, samples)
             except Exception as exc:  # noqa: BLE001 - the watch must never fail the training
                 self._give_up(exc)
-        if not self._broken:  # the window's requests (core.watch.steering)
+        if not self._broken:  # the window's requests (gpu_train_monitor.watch.steering)
             answer_requests(self.controls, self._probe, self._state, self._flush, self.raise_on_stop)
 
     def _record_step(self, loss: torch.Tensor | float | None, samples: int | None) -> None:

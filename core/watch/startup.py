@@ -1,8 +1,8 @@
 """What `gpu-train-monitor watch -- python train.py` hands the script's process: the start-up folder it puts first
 on PYTHONPATH (its `sitecustomize.py` installs the watch when the script imports torch) and the environment that
-start-up code reads. The run store comes as GPU_TRAIN_MONITOR_RUNS_DB (core.store.files) and the run's uid as
-GPU_TRAIN_MONITOR_RUN_UID (core.distributed.env), which a window passes to find the run. Torch-free: the CLI
-reads it before anything trains.
+start-up code reads. The run store comes as GPU_TRAIN_MONITOR_RUNS_DB (gpu_train_monitor.store.files) and the run's uid
+as GPU_TRAIN_MONITOR_RUN_UID (gpu_train_monitor.distributed.env), which a window passes to find the run. Torch-free: the
+CLI reads it before anything trains.
 """
 
 from __future__ import annotations

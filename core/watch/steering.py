@@ -1,4 +1,4 @@
-"""How the window steers a watched run, as it steers ours (by the control signals of core.run.signals): its
+"""How the window steers a watched run, as it steers ours (by the control signals of gpu_train_monitor.run.signals): its
 requests are answered between two of the loop's steps. Clear the cache; pause (the step blocks until Resume or
 Stop); stop (`WatchStopped` is raised, unless the caller only reads `stop_requested`)."""
 

@@ -1,5 +1,5 @@
 """What a watched model's forward received at its first training step, kept as shapes: what its step is predicted
-on (core.watch.step_prediction).
+on (gpu_train_monitor.watch.step_prediction).
 
 A forward under gradients is recorded once, as its tensors' shapes, strides, dtypes and devices (never their
 values: nothing is kept alive) with any other argument as it is, and whether autocast was on and in which dtype.

@@ -1,6 +1,6 @@
 """The losses a watched loop's step() is given: queued on their device (no sync) until a report brings them to
-the host in one transfer (core.engine.report), and what they say there: a step whose loss was not given (stored
-as no value, not taken for a divergence) and the first loss that became nan or inf (the run ends `diverged`)."""
+the host in one transfer (gpu_train_monitor.engine.report), and what they say there: a step whose loss was not given
+(stored as no value, not taken for a divergence) and the first loss that became nan or inf (the run ends `diverged`)."""
 
 from __future__ import annotations
 

@@ -3,9 +3,10 @@ training process, to set beside the breakdowns measured while it trains (`StepPr
 
 What is traced: a copy of the live model whose parameters and buffers are fake tensors of the same shapes, dtypes
 and devices (the weights are not copied, the live model is not touched), called on fake inputs shaped as its first
-forward's (core.watch.step_inputs), under autocast when that forward was; then backward from a stand-in loss (the
-loss the forward returned, else the sum of its floating outputs) and one update of a new optimizer of each watched
-optimizer's class with the same param-group hyper-parameters (its state made first, as core.memory.predict does).
+forward's (gpu_train_monitor.watch.step_inputs), under autocast when that forward was; then backward from a stand-in
+loss (the loss the forward returned, else the sum of its floating outputs) and one update of a new optimizer of each
+watched optimizer's class with the same param-group hyper-parameters (its state made first, as
+gpu_train_monitor.memory.predict does).
 
 What is not: the script's own loss function (cross-entropy keeps one more copy of the logits), a GradScaler,
 anything the loop does between forward and step (gradient accumulation, clipping), allocator overhead and the CUDA
@@ -244,7 +245,7 @@ def fake_of(tensor: torch.Tensor | None, fakes: dict[int, torch.Tensor]) -> Any:
 def optimizer_copy(optimizer: torch.optim.Optimizer, fakes: dict[int, torch.Tensor]) -> torch.optim.Optimizer:
     """A new optimizer of `optimizer`'s class over the fake parameters, each group with its hyper-parameters. A CUDA
     group left to torch's choice is multi-tensor (foreach), as torch picks for real CUDA tensors and not for fake
-    ones (core.engine.prediction does the same)."""
+    ones (gpu_train_monitor.engine.prediction does the same)."""
     groups = []
     for group in optimizer.param_groups:
         copied = {key: value for key, value in group.items() if key != "params"}

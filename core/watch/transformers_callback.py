@@ -3,13 +3,13 @@ one `Watch`:
 
     trainer = Trainer(..., callbacks=[GpuTrainMonitorCallback(name="my-run")])
 
-A callback is never handed the step's loss, so the loss comes from a step capture (core.watch.step_capture), as
-for an unchanged script: the sum of the scalars `backward()` ran on since the previous optimizer step (with
-gradient accumulation, the Trainer's own per-step loss, the one it logs), unscaled by a GradScaler and kept on the
-device. The samples are counted here, from the inputs of the model's forward under gradients (the Trainer calls
-it with keyword arguments), summed over a step's micro-batches. An optimizer step the GradScaler skipped trained
-nothing and is not a step of the run. The window's Stop sets `control.should_training_stop` (the Trainer ends
-cleanly, the run is `stopped`).
+A callback is never handed the step's loss, so the loss comes from a step capture
+(gpu_train_monitor.watch.step_capture), as for an unchanged script: the sum of the scalars `backward()` ran on since the
+previous optimizer step (with gradient accumulation, the Trainer's own per-step loss, the one it logs), unscaled by a
+GradScaler and kept on the device. The samples are counted here, from the inputs of the model's forward under gradients
+(the Trainer calls it with keyword arguments), summed over a step's micro-batches. An optimizer step the GradScaler
+skipped trained nothing and is not a step of the run. The window's Stop sets `control.should_training_stop` (the Trainer
+ends cleanly, the run is `stopped`).
 
 The Trainer tells its callbacks nothing of an exception: a run whose training raised is finished when the
 process ends (failed, oom, or stopped for a second Ctrl+C, from the exception Python reports), or at the next
@@ -17,7 +17,7 @@ process ends (failed, oom, or stopped for a second Ctrl+C, from the exception Py
 the run `interrupted`, as a killed process does.
 
 Needs the `transformers` extra (`transformers>=4.46`, `accelerate>=1.0`). Only this module imports transformers:
-`core.watch` never needs it.
+`gpu_train_monitor.watch` never needs it.
 """
 
 from __future__ import annotations

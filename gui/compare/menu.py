@@ -1,11 +1,11 @@
 """The Compare button's menu: the ready-made comparisons that apply on this machine, and a custom one.
 
-The ready-made ones come from `core.compare.plan.ready_comparisons` for the form's settings, this
+The ready-made ones come from `gpu_train_monitor.compare.plan.ready_comparisons` for the form's settings, this
 machine's GPU (the first CUDA device, else the Apple GPU, else none) and whether torch.compile can
 compile for the device they run on; the menu is rebuilt each time it opens, so it follows the form.
 A custom comparison is 2 to 4 lines of `setting=value,...`, each parsed by
-`core.compare.plan.parse_overrides`; what does not parse is named inline (core's reason, translated from its
-structure by `gui.qt.core_text`) and nothing starts.
+`gpu_train_monitor.compare.plan.parse_overrides`; what does not parse is named inline (core's reason, translated from
+its structure by `gpu_train_monitor.gui.qt.core_text`) and nothing starts.
 Every run trains the form's Max steps (or `DEFAULT_STEPS` when it has none): the menu says how many.
 """
 
@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.base.errors import ConfigError, UserError
-from core.base.text import Message
-from core.compare.plan import (
+from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.compare.plan import (
     DEFAULT_STEPS,
     MAX_RUNS,
     MIN_RUNS,
@@ -40,9 +40,9 @@ from core.compare.plan import (
     plan,
     ready_comparisons,
 )
-from core.config.run_config import RunConfig
-from gui.form.device_table import DeviceTable
-from gui.qt.core_text import core_text, error_text
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.form.device_table import DeviceTable
+from gpu_train_monitor.gui.qt.core_text import core_text, error_text
 
 CUSTOM_NAME = "custom comparison"  # the custom entry's data in the menu (its text is translated)
 EXAMPLE = "placement=stream\nplacement=resident"  # settings and values: the same in every language
@@ -51,7 +51,7 @@ EXAMPLE = "placement=stream\nplacement=resident"  # settings and values: the sam
 def start_error(exc: UserError) -> str:
     """Why a comparison could not start, in a sentence: a plan's error without its 'vs: ' field (the
     comparison's own option name), any other as the form says it ('Device: cuda:3 is not on this machine')."""
-    from gui.form.text import friendly
+    from gpu_train_monitor.gui.form.text import friendly
 
     return error_text(exc, with_field=False) if isinstance(exc, ConfigError) and exc.field == "vs" else friendly(exc)
 
@@ -59,7 +59,7 @@ def start_error(exc: UserError) -> str:
 def parse_lines(text: str, base: RunConfig | None = None) -> list[dict[str, Any]]:
     """One override set per non-empty line; a ConfigError (field 'vs') names the line and the override that
     does not parse, a count outside 2..4, or (with `base`) two lines that make the same run. Its detail is in
-    the user's language, or core's own `Message` for `gui.qt.core_text` to translate."""
+    the user's language, or core's own `Message` for `gpu_train_monitor.gui.qt.core_text` to translate."""
     overrides: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -91,7 +91,7 @@ def parse_lines(text: str, base: RunConfig | None = None) -> list[dict[str, Any]
 def line_problem(exc: ConfigError) -> str:
     """Why a line does not parse, in the window's words: a setting every run shares is set once in the form
     (core's text names the CLI's option, --max-steps, which the window has not)."""
-    from gui.form.text import label
+    from gpu_train_monitor.gui.form.text import label
 
     detail = exc.detail
     if isinstance(detail, Message) and detail.template.endswith("give it once, as {option}"):
@@ -104,7 +104,7 @@ def line_problem(exc: ConfigError) -> str:
 
 
 def steps_each(base: RunConfig) -> int:
-    """Steps every run of a comparison of `base` trains (as `core.compare.plan.plan` shares them)."""
+    """Steps every run of a comparison of `base` trains (as `gpu_train_monitor.compare.plan.plan` shares them)."""
     return base.max_steps or DEFAULT_STEPS
 
 

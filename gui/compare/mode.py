@@ -1,6 +1,6 @@
 """A comparison as the window runs it: its events unwrapped for the usual live views, its race shown.
 
-`core.compare.comparison.Comparison` emits ComparisonStarted, then every session event wrapped as
+`gpu_train_monitor.compare.comparison.Comparison` emits ComparisonStarted, then every session event wrapped as
 ContenderEvent(index, event), then ComparisonFinished(result). Here each wrapped event goes to the
 compare view, and comes back unwrapped with the config its run started from, so the window's memory
 plot, numbers and log follow the run under way exactly as they follow a single run (reset at each
@@ -13,20 +13,21 @@ from typing import Any
 
 from PySide6.QtCore import QObject
 
-from core.compare.events import ComparisonFinished, ComparisonStarted
-from core.config.run_config import RunConfig
-from core.run.events import ContenderEvent, RunStarted
-from gui.compare.view import CompareView
-from gui.i18n.status_text import status_text
-from gui.qt.core_text import core_text
-from gui.views.log_panel import LogPanel
-from gui.views.run_view import RunView
+from gpu_train_monitor.compare.events import ComparisonFinished, ComparisonStarted
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.compare.view import CompareView
+from gpu_train_monitor.gui.i18n.status_text import status_text
+from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.views.log_panel import LogPanel
+from gpu_train_monitor.gui.views.run_view import RunView
+from gpu_train_monitor.run.events import ContenderEvent, RunStarted
 
 COMPARISON_EVENTS = (ComparisonStarted, ContenderEvent, ComparisonFinished)
 
 
 class CompareMode(QObject):
-    """Owns the compare view and the comparison under way (`core.compare.comparison.Comparison`), if any."""
+    """Owns the compare view and the comparison under way (`gpu_train_monitor.compare.comparison.Comparison`), if
+    any."""
 
     def __init__(self, run_view: RunView, log: LogPanel, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -1,7 +1,7 @@
 """One run of a comparison as the compare view races it (`Race`), its images/s as the bars show it, and its line
 of text under the plots, in the user's language (Qt's translator, context "compare_race"): its status (a run's
-through `gui.i18n.status_text`, or the view's own: waiting, not run, ended without a result), then what it measured,
-each fact a clause of its own, numbers in the locale's digits.
+through `gpu_train_monitor.gui.i18n.status_text`, or the view's own: waiting, not run, ended without a result), then
+what it measured, each fact a clause of its own, numbers in the locale's digits.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from core.compare.result import ratio_text
-from gui.i18n.status_text import status_text
-from gui.plots.ring_buffer import RingBuffer
-from gui.qt.core_text import core_text
-from gui.qt.locale_format import number
+from gpu_train_monitor.compare.result import ratio_text
+from gpu_train_monitor.gui.i18n.status_text import status_text
+from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
+from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.qt.locale_format import number
 
 
 @dataclass
@@ -28,18 +28,20 @@ class Race:
     label: str
     colour: tuple[int, int, int]
     data: RingBuffer  # step, seconds since the run's start, loss
-    status: str = "waiting"  # a run's status (`gui.i18n.status_text`), or one of the view's own: `race_status_text`
-    message: str = ""  # core's (a `core.base.text.Message` or plain text), or the view's own, translated
+    # a run's status (`gpu_train_monitor.gui.i18n.status_text`), or one of the view's own: `race_status_text`
+    status: str = "waiting"
+    message: str = ""  # core's (a `gpu_train_monitor.base.text.Message` or plain text), or the view's own, translated
     step: int = 0
     total: int = 0
     elapsed: float = 0.0  # of the last report
     rates: list[float] = field(default_factory=list)  # images/s per report after the first
     reports: int = 0
-    result: Any = None  # core.compare.result.ContenderResult, once concluded
+    result: Any = None  # gpu_train_monitor.compare.result.ContenderResult, once concluded
 
 
 def spread(rates: Sequence[float]) -> tuple[float, float, float] | None:
-    """(median, 10th, 90th percentile) of per-report images/s, as `core.engine.loop_state` figures the summary."""
+    """(median, 10th, 90th percentile) of per-report images/s, as `gpu_train_monitor.engine.loop_state` figures the
+    summary."""
     if not rates:
         return None
     values = np.asarray(rates, dtype=float)

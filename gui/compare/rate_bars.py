@@ -2,8 +2,8 @@
 bar, each named by the run's label cut to the bar's room, and a line saying what will come before the first
 reading (no value axis then: it had nothing to scale).
 
-Apart from the race's loss curves (`gui.compare.view`) because the bars are drawn and labelled their own way.
-Its texts keep the view's translation context ("CompareView").
+Apart from the race's loss curves (`gpu_train_monitor.gui.compare.view`) because the bars are drawn and labelled their
+own way. Its texts keep the view's translation context ("CompareView").
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFontMetrics
 
-from gui.compare.race import Race
-from gui.plots.live_plot import settle_axes
+from gpu_train_monitor.gui.compare.race import Race
+from gpu_train_monitor.gui.plots.live_plot import settle_axes
 
 BAR_WIDTH = 0.6
 

@@ -1,15 +1,15 @@
 """The comparison's race: loss against seconds since each run's start and against step (one colour per
-run), images/s as bars with their spread (`gui.compare.rate_bars`), each run's status, and the headline with
-the loss check.
+run), images/s as bars with their spread (`gpu_train_monitor.gui.compare.rate_bars`), each run's status, and the
+headline with the loss check.
 
 Runs train one after another, so on the time axis every run starts at 0: the faster one's curve reaches
-a given loss further left. Data goes into ring buffers as events arrive; a `gui.qt.redraw.RedrawThrottle`
-redraws at most one plot per tick, only what changed, and nothing while the view is hidden (it catches up
-when shown). The plots are `gui.plots.live_plot`'s: auto-range with headroom and axes settled in the timer's
-event, curves peak-decimated to the plot's width (to the visible part once zoomed).
-The bars show the live median of each run's reports after its first (warm-up, as the summary does)
+a given loss further left. Data goes into ring buffers as events arrive; a
+`gpu_train_monitor.gui.qt.redraw.RedrawThrottle` redraws at most one plot per tick, only what changed, and nothing while
+the view is hidden (it catches up when shown). The plots are `gpu_train_monitor.gui.plots.live_plot`'s: auto-range with
+headroom and axes settled in the timer's event, curves peak-decimated to the plot's width (to the visible part once
+zoomed). The bars show the live median of each run's reports after its first (warm-up, as the summary does)
 with their 10th..90th percentiles, then the result's own figures once the comparison has concluded.
-Each run's line of text is `gui.compare.race`'s; everything is in the user's language.
+Each run's line of text is `gpu_train_monitor.gui.compare.race`'s; everything is in the user's language.
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from core.compare.result import ComparisonResult
-from core.run.events import RunFinished, RunStarted, StepsReported
-from gui.compare.race import Race, not_run_reason, race_line, race_rate
-from gui.compare.rate_bars import RateBars
-from gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
-from gui.plots.ring_buffer import RingBuffer
-from gui.qt import palette
-from gui.qt.core_text import core_text
-from gui.qt.redraw import RedrawThrottle
+from gpu_train_monitor.compare.result import ComparisonResult
+from gpu_train_monitor.gui.compare.race import Race, not_run_reason, race_line, race_rate
+from gpu_train_monitor.gui.compare.rate_bars import RateBars
+from gpu_train_monitor.gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
+from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.qt.redraw import RedrawThrottle
+from gpu_train_monitor.run.events import RunFinished, RunStarted, StepsReported
 
 REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most ~7 times a second
 CAPACITY = 250_000  # steps kept per run (a comparison's runs share max_steps; the default is 60)
@@ -121,7 +121,7 @@ class CompareView(QWidget):
 
     # ---- data in ---------------------------------------------------------------------------------
     def begin(self, contenders: Sequence[Any], steps: int, title: str) -> None:
-        """A comparison starts: one empty race per contender (`core.compare.plan.Contender`). `title`: the
+        """A comparison starts: one empty race per contender (`gpu_train_monitor.compare.plan.Contender`). `title`: the
         comparison's name (a ready-made one's from core, translated here)."""
         self.time_plot.getPlotItem().clear()
         self.step_plot.getPlotItem().clear()

@@ -8,7 +8,7 @@ it applies again);
 a choice the device cannot run (fp16 on the CPU, cuDNN's autotuner off CUDA, torch.compile without a
 compiler) is greyed out too, but when it is chosen anyway (saved settings, a preset, another device
 picked after) it stays enabled so it can be undone, and the form's check refuses it inline with the
-reason from `core.device.fast_paths`, which keeps Start disabled. fp16 on the CPU is the exception: the
+reason from `gpu_train_monitor.device.fast_paths`, which keeps Start disabled. fp16 on the CPU is the exception: the
 form switches it off (autocast has no float16 there).
 
 The process count (nproc) is labelled for what it counts here: "GPUs" on a CUDA device, "CPU processes"
@@ -22,11 +22,11 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from gui.form.text import field_tooltip
-from gui.qt.core_text import core_text
+from gpu_train_monitor.gui.form.text import field_tooltip
+from gpu_train_monitor.gui.qt.core_text import core_text
 
 FAST_PATHS = ("cudnn_benchmark", "compile", "fused_optimizer")
-# a choice of a field, keyed as `core.device.fast_paths` keys its problems: "field=choice"
+# a choice of a field, keyed as `gpu_train_monitor.device.fast_paths` keys its problems: "field=choice"
 CHOICE_TOOLTIPS = {
     "amp=fp16": QT_TRANSLATE_NOOP("form_applicability", "float16 autocast + GradScaler"),
     "amp=bf16": QT_TRANSLATE_NOOP("form_applicability", "bfloat16 autocast (no gradient scaler needed)"),
@@ -61,7 +61,8 @@ def applicability(values: Mapping[str, Any], device_kind: str, problems: Mapping
 
     `values`: the form's values by field; `device_kind`: 'cpu', 'cuda' or 'mps' of the selected device;
     `problems`: the fast paths that device cannot run and why (`DeviceTable.problems_of`), and under
-    "activation_checkpointing" why the model has nothing to checkpoint (`gui.form.checks.checkpointing_problem`)."""
+    "activation_checkpointing" why the model has nothing to checkpoint
+    (`gpu_train_monitor.gui.form.checks.checkpointing_problem`)."""
     on_cpu = device_kind == "cpu"
     stream = values["placement"] != "resident"
     synthetic = values["dataset"] == "synthetic"
@@ -127,7 +128,7 @@ def auto_model_text(device_kind: str | None, host: str | None = None) -> str:
     not known (None)."""
     if device_kind is None:
         return QCoreApplication.translate("form_widgets", "auto")
-    from core.model.models import resolve_model  # imports torch: called once the devices are known
+    from gpu_train_monitor.model.models import resolve_model  # imports torch: called once the devices are known
 
     model = resolve_model("auto", device_kind)
     if host is not None:

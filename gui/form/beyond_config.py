@@ -1,5 +1,5 @@
-"""What the form checks beyond the config's own bounds (`gui.form.checks` says each problem): your own model or
-dataset whose module or file is not there, an unknown model, a device that is not on the machine (this one,
+"""What the form checks beyond the config's own bounds (`gpu_train_monitor.gui.form.checks` says each problem): your own
+model or dataset whose module or file is not there, an unknown model, a device that is not on the machine (this one,
 or the one connected to), more processes than it has, a fast path it cannot run, a missing data folder, a
 batch larger than the training set. Files are checked only for a run on this machine: a remote machine's run
 checks its own.
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.config.run_checks import check_batch_fits
-from core.config.run_config import RunConfig
-from core.config.user_callables import SPEC_FORM, is_spec
-from gui.form.checks import (
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.config.run_checks import check_batch_fits
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.config.user_callables import SPEC_FORM, is_spec
+from gpu_train_monitor.gui.form.checks import (
     check_data_folder,
     check_device,
     check_fast_paths_known,
@@ -24,7 +24,7 @@ from gui.form.checks import (
 )
 
 if TYPE_CHECKING:  # the form imports this module
-    from gui.form.settings_form import SettingsForm
+    from gpu_train_monitor.gui.form.settings_form import SettingsForm
 
 
 def check_beyond_config(form: SettingsForm, config: RunConfig, scan: bool) -> None:
@@ -47,7 +47,7 @@ def check_beyond_config(form: SettingsForm, config: RunConfig, scan: bool) -> No
         check_device(config.device, form.devices.specs)
         check_nproc(config.nproc, form.nproc_meaning())
         check_fast_paths_known(config.to_dict(), form.devices.problems_of(config.device))
-        if config.activation_checkpointing and form.local_devices.known:  # core.model imports torch
+        if config.activation_checkpointing and form.local_devices.known:  # gpu_train_monitor.model imports torch
             problem = checkpointing_problem(config.model, form.device_kind())
             if problem is not None:
                 raise ConfigError("activation_checkpointing", problem)
@@ -61,8 +61,8 @@ def check_beyond_config(form: SettingsForm, config: RunConfig, scan: bool) -> No
     ):
         folder = check_data_folder(config.data_dir)  # None: the default folder; download creates it
     if not form.local_devices.known:
-        return  # torch is still loading: core.data.datasets imports it
-    from core.data.datasets import train_size_hint
+        return  # torch is still loading: gpu_train_monitor.data.datasets imports it
+    from gpu_train_monitor.data.datasets import train_size_hint
 
     train = train_size_hint(config)
     if train is None and config.dataset == "imagefolder" and folder is not None:

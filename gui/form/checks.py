@@ -4,7 +4,8 @@ A run would fail on each of these after Start (or, worse, run on another device 
 so the form says it inline and keeps Start disabled, like any other bad input. Every check raises
 `ConfigError` naming the field; a filesystem error becomes one too, so no check can raise anything
 else out of a Qt slot. No Qt here: the form calls these on each change. Their texts are
-`core.base.text.Message`s, as core's are: the form shows them in the user's language (`gui.qt.core_text`).
+`gpu_train_monitor.base.text.Message`s, as core's are: the form shows them in the user's language
+(`gpu_train_monitor.gui.qt.core_text`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.base.errors import ConfigError, UserError
-from core.base.text import Message, message_of
-from core.config.user_callables import is_spec
+from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.base.text import Message, message_of
+from gpu_train_monitor.config.user_callables import is_spec
 
 
 def normalised_device(spec: str) -> str:
@@ -29,7 +30,7 @@ def normalised_device(spec: str) -> str:
 
 
 def check_device(spec: str, present: Iterable[str]) -> None:
-    """`present`: the specs `core.device.devices.list_devices()` found ("cpu", "cuda:0", ...)."""
+    """`present`: the specs `gpu_train_monitor.device.devices.list_devices()` found ("cpu", "cuda:0", ...)."""
     present = list(present)
     if normalised_device(spec) == "auto" or normalised_device(spec) in present:
         return
@@ -102,7 +103,7 @@ def check_nproc(nproc: int, meaning: NprocMeaning) -> None:
 def check_findable(field: str, spec: str) -> None:
     """Your own model or dataset (`package.module:factory`): its file, or its top-level module, must be
     there. Nothing of it runs here (the run imports it at Start, where its own errors show)."""
-    from core.config.user_callables import spec_problem
+    from gpu_train_monitor.config.user_callables import spec_problem
 
     problem = spec_problem(spec)
     if problem:
@@ -170,7 +171,7 @@ class FolderCounts:
 
 def _count(path: str) -> int | str | None:
     try:
-        from core.data.datasets.imagefolder import count_train_images
+        from gpu_train_monitor.data.datasets.imagefolder import count_train_images
     except Exception:  # torch or torchvision not importable: the run will say so
         return None
     try:
@@ -188,8 +189,8 @@ def _short(path: str, limit: int = 120) -> str:
     return path if len(path) <= limit else f"{path[: limit // 2]}…{path[-limit // 2 :]}"
 
 
-# A fast path switched on alone, to ask `core.device.fast_paths` whether a device can run it (the keys name the field,
-# or field=value for one choice of a field)
+# A fast path switched on alone, to ask `gpu_train_monitor.device.fast_paths` whether a device can run it (the keys name
+# the field, or field=value for one choice of a field)
 FAST_PATH_PROBES: dict[str, dict[str, object]] = {
     "cudnn_benchmark": {"cudnn_benchmark": True},
     "compile": {"compile": True},
@@ -200,15 +201,15 @@ FAST_PATH_PROBES: dict[str, dict[str, object]] = {
 
 def fast_path_problems(devices: Iterable[tuple[str, str]]) -> dict[str, dict[str, str]]:
     """For each (spec, kind) of this machine's devices, the fast paths it cannot run and why, in the words
-    of `core.device.fast_paths` (the run's own check). Asked once per device list, after torch has loaded: the
-    form then checks each change against this table instead of asking torch again.
+    of `gpu_train_monitor.device.fast_paths` (the run's own check). Asked once per device list, after torch has loaded:
+    the form then checks each change against this table instead of asking torch again.
 
     A fused optimizer is not asked of a CUDA device (torch fuses SGD and AdamW on every one, and asking
     would allocate on the GPU at rest); a probe that fails unexpectedly leaves the choice to the run's check."""
     import torch
 
-    from core.config.run_config import RunConfig
-    from core.device.fast_paths import check_fast_paths
+    from gpu_train_monitor.config.run_config import RunConfig
+    from gpu_train_monitor.device.fast_paths import check_fast_paths
 
     found: dict[str, dict[str, str]] = {}
     for spec, kind in devices:
@@ -244,8 +245,8 @@ def checkpointing_problem(model: str, device_kind: str) -> str | None:
     built here (its code runs at Start, which refuses it then), nor one that does not build so."""
     if is_spec(model):
         return None
-    from core.config.run_config import RunConfig
-    from core.model.activation_checkpointing import check_checkpointable
+    from gpu_train_monitor.config.run_config import RunConfig
+    from gpu_train_monitor.model.activation_checkpointing import check_checkpointable
 
     try:
         check_checkpointable(RunConfig(model=model, activation_checkpointing=True), device_kind)

@@ -1,7 +1,7 @@
 """The settings form's widgets that show this machine's devices: the device combo, filled from the devices
 torch listed (a device that went away stays, flagged, so its check can say why) and those of the machine
-connected to (`gui.remote`: "NVIDIA H200 on gpu-box", its data 'cuda:0@gpu-box'), and the process count,
-labelled and bounded by what it counts on the selected device. The texts keep the form's translation context.
+connected to (`gpu_train_monitor.gui.remote`: "NVIDIA H200 on gpu-box", its data 'cuda:0@gpu-box'), and the process
+count, labelled and bounded by what it counts on the selected device. The texts keep the form's translation context.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox
 
-from core.base.text import format_bytes
-from core.config.run_config import BOUNDS
-from gui.form.checks import NprocMeaning, normalised_device
-from gui.form.device_table import DeviceTable
-from gui.form.text import field_tooltip
-from gui.qt.core_text import core_text
-from gui.remote.devices import RemoteDevice, remote_key, split_key
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.config.run_config import BOUNDS
+from gpu_train_monitor.gui.form.checks import NprocMeaning, normalised_device
+from gpu_train_monitor.gui.form.device_table import DeviceTable
+from gpu_train_monitor.gui.form.text import field_tooltip
+from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.remote.devices import RemoteDevice, remote_key, split_key
 
 
 def fill_device_combo(combo: QComboBox, devices: Sequence[Any], best: str) -> None:
-    """List `devices` (`core.device.devices.list_devices()`) after auto, which names `best`, the spec it
+    """List `devices` (`gpu_train_monitor.device.devices.list_devices()`) after auto, which names `best`, the spec it
     stands for; the caller keeps the current choice."""
     combo.clear()
     combo.addItem(QCoreApplication.translate("SettingsForm", "auto ({device})").format(device=best), "auto")

@@ -1,5 +1,5 @@
 """What the form knows about this machine's devices once torch has listed them: their specs, kinds and
-names, what `auto` stands for, and which fast paths each one cannot run (asked of `core.device.fast_paths`
+names, what `auto` stands for, and which fast paths each one cannot run (asked of `gpu_train_monitor.device.fast_paths`
 once per list, so a form change never asks torch again). No Qt: the form, the estimate and the compare
 menu read the same answers.
 """
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.form.checks import fast_path_problems, normalised_device
-from gui.remote.devices import RemoteDevice
+from gpu_train_monitor.gui.form.checks import fast_path_problems, normalised_device
+from gpu_train_monitor.gui.remote.devices import RemoteDevice
 
 
 @dataclass
@@ -24,7 +24,8 @@ class DeviceTable:
 
     @classmethod
     def from_devices(cls, devices: Sequence[Any]) -> "DeviceTable":
-        """From `core.device.devices.list_devices()`: auto is the first CUDA GPU, else MPS, else the CPU."""
+        """From `gpu_train_monitor.device.devices.list_devices()`: auto is the first CUDA GPU, else MPS, else the
+        CPU."""
         best = (
             next((d for d in devices if d.kind == "cuda"), None)
             or next((d for d in devices if d.kind == "mps"), None)

@@ -18,8 +18,8 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from core.config.run_config import RunConfig
-from gui.qt.locale_format import integer
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.qt.locale_format import integer
 
 SPEED_FIELDS = ("batch_size", "amp", "channels_last", "compile", "placement", "dataset")
 STORE_KEY = "speed_measurements"
@@ -185,7 +185,8 @@ class RunEstimates:
         device = self._device(device_spec)
         if device is None:
             return None
-        from core.model.models import resolve_model  # imports torch: the devices are known (listed by torch)
+        # imports torch: the devices are known (listed by torch)
+        from gpu_train_monitor.model.models import resolve_model
 
         return self.store.get(speed_key(config, device[0], resolve_model(config.model, device_kind)))
 

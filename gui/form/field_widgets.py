@@ -1,4 +1,5 @@
-"""One widget per `core.config.run_config.BOUNDS` field, and its value read and written by the widget's kind.
+"""One widget per `gpu_train_monitor.config.run_config.BOUNDS` field, and its value read and written by the widget's
+kind.
 
 The widget follows the bound: a combo box for choices, a check box for a flag, a spin box over the range
 (a lowest position meaning "not set" for an optional number, steps by factors for a log-scale float), a
@@ -16,12 +17,12 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
-from core.config.run_config import BOUNDS, BUILTIN_MODELS
-from core.config.user_callables import SPEC_FORM
-from gui.form.applicability import is_auto_model
-from gui.form.text import field_tooltip, none_text
-from gui.qt.core_text import choice_text
-from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
+from gpu_train_monitor.config.run_config import BOUNDS, BUILTIN_MODELS
+from gpu_train_monitor.config.user_callables import SPEC_FORM
+from gpu_train_monitor.gui.form.applicability import is_auto_model
+from gpu_train_monitor.gui.form.text import field_tooltip, none_text
+from gpu_train_monitor.gui.qt.core_text import choice_text
+from gpu_train_monitor.gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 
 
 def make_field_widget(field: str, on_changed: Callable[..., None], on_data_dir_typed: Callable[[str], None]) -> QWidget:
@@ -139,7 +140,7 @@ def _keep_tick(box: QCheckBox, applies: bool) -> None:
 
 def show_auto_model(combo: QComboBox, text: str) -> None:
     """Keep the model combo's auto entry (and the text, when it shows auto) saying what auto stands for:
-    `text` (`gui.form.applicability.auto_model_text`)."""
+    `text` (`gpu_train_monitor.gui.form.applicability.auto_model_text`)."""
     index = combo.findData("auto")  # by its data: its text may be another language's (a language change)
     if index < 0:
         index = next((i for i in range(combo.count()) if is_auto_model(combo.itemText(i))), -1)

@@ -1,7 +1,7 @@
 """Where the settings form's fields go: the titled box each field is in (`GROUPS`, in the order shown), a field
 with a button at its right (Refresh by the device, Browse… by the data folder), and combo boxes that fit the
-column. Apart from `gui.form.settings_form` because that reads, checks and writes the values; this only places
-them.
+column. Apart from `gpu_train_monitor.gui.form.settings_form` because that reads, checks and writes the values; this
+only places them.
 """
 
 from __future__ import annotations

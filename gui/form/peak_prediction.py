@@ -1,10 +1,10 @@
 """Will it fit? The form's settings' predicted memory peak, beside the batch size: "predicted peak 1.20 GB of
 24.0 GB: fits (21.6 GB to spare)".
 
-The peak is `core.engine.prediction.predict`'s (one training step traced on tensors without memory), worked out
-off the GUI thread (`gui.qt.latest_task`) once the settings that change memory have been still for a moment, so
-typing a batch size never waits for it, and an answer to settings changed meanwhile is never shown. Torch loads
-behind the window: until it has, the line says it waits. A step that cannot be traced says why in a few words,
+The peak is `gpu_train_monitor.engine.prediction.predict`'s (one training step traced on tensors without memory), worked
+out off the GUI thread (`gpu_train_monitor.gui.qt.latest_task`) once the settings that change memory have been still for
+a moment, so typing a batch size never waits for it, and an answer to settings changed meanwhile is never shown. Torch
+loads behind the window: until it has, the line says it waits. A step that cannot be traced says why in a few words,
 the whole reason in the tooltip.
 """
 
@@ -18,13 +18,13 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, Qt
 from PySide6.QtWidgets import QFormLayout, QLabel
 
-from core.base.errors import UserError
-from core.base.text import Message, format_bytes
-from core.config.run_config import FINDER_BOUNDS, RunConfig
-from gui.qt import palette
-from gui.qt.core_text import core_text, error_text
-from gui.qt.latest_task import LatestTask
-from gui.qt.locale_format import integer, number
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.base.text import Message, format_bytes
+from gpu_train_monitor.config.run_config import FINDER_BOUNDS, RunConfig
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.core_text import core_text, error_text
+from gpu_train_monitor.gui.qt.latest_task import LatestTask
+from gpu_train_monitor.gui.qt.locale_format import integer, number
 
 # the settings that change one step's memory: a change of any other (the learning rate) asks nothing again
 MEMORY_FIELDS = (
@@ -49,14 +49,14 @@ class PredictionOutcome:
     """What a prediction job brings back: the prediction, or why there is none (a Message or a UserError,
     translated in the GUI thread)."""
 
-    prediction: Any = None  # core.memory.predict.Prediction
+    prediction: Any = None  # gpu_train_monitor.memory.predict.Prediction
     problem: Any = None
 
 
 def predict_outcome(config: RunConfig, device_kind: str, batch_size: int | None = None, **overrides: Any) -> Any:
-    """`core.engine.prediction.predict` for a background thread: the prediction, or why there is none."""
-    from core.engine.prediction import predict
-    from core.memory.predict import PredictionUnavailable
+    """`gpu_train_monitor.engine.prediction.predict` for a background thread: the prediction, or why there is none."""
+    from gpu_train_monitor.engine.prediction import predict
+    from gpu_train_monitor.memory.predict import PredictionUnavailable
 
     try:
         return PredictionOutcome(predict(config, batch_size, device=device_kind, **overrides))

@@ -1,4 +1,4 @@
-"""The form's preset choice: "none" or a named set of settings from `core.config.presets.PRESETS`.
+"""The form's preset choice: "none" or a named set of settings from `gpu_train_monitor.config.presets.PRESETS`.
 
 Choosing a preset writes its settings for the selected device into the form (a preset may set less on
 a CPU, where bf16 or compile would slow it down), and the user can change any of them after; the combo
@@ -15,10 +15,10 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
 
-from core.config.presets import PRESETS
-from core.config.run_config import BOUNDS
-from gui.qt import palette
-from gui.qt.core_text import core_text
+from gpu_train_monitor.config.presets import PRESETS
+from gpu_train_monitor.config.run_config import BOUNDS
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.core_text import core_text
 
 NONE_DESCRIPTION = QT_TRANSLATE_NOOP(
     "PresetRow",

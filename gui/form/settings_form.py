@@ -1,13 +1,14 @@
-"""The run settings form, built from `core.config.run_config.BOUNDS` so the form and the config cannot disagree.
+"""The run settings form, built from `gpu_train_monitor.config.run_config.BOUNDS` so the form and the config cannot
+disagree.
 
-Every widget's range, choices, default and tooltip come from the bounds table (`gui.form.field_widgets` builds
-one per field, reads and writes it). The form turns its values into a `RunConfig`; anything the config
-rejects, and what only this machine can tell
-(`gui.form.checks`: a missing data folder, a device that is not here, a batch larger than the training
+Every widget's range, choices, default and tooltip come from the bounds table
+(`gpu_train_monitor.gui.form.field_widgets` builds one per field, reads and writes it). The form turns its values into a
+`RunConfig`; anything the config rejects, and what only this machine can tell
+(`gpu_train_monitor.gui.form.checks`: a missing data folder, a device that is not here, a batch larger than the training
 set, an unknown model, your own model or dataset whose module or file is not there, a fast path the
 device cannot run, more processes than this machine has GPUs or CPU cores), shows as an inline message and
-`validity_changed(False, message)` disables Start. A preset (`gui.form.preset_row`) writes its settings in.
-Which box each field is in is `gui.form.layout`'s.
+`validity_changed(False, message)` disables Start. A preset (`gpu_train_monitor.gui.form.preset_row`) writes its
+settings in. Which box each field is in is `gpu_train_monitor.gui.form.layout`'s.
 """
 
 from __future__ import annotations
@@ -18,11 +19,17 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
-from core.base.errors import ConfigError, UserError
-from core.config.run_config import BOUNDS, RunConfig
-from gui.form.applicability import applicability, auto_model_text, is_auto_model, shown_enabled, shown_tooltip
-from gui.form.beyond_config import check_beyond_config
-from gui.form.checks import (
+from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.config.run_config import BOUNDS, RunConfig
+from gpu_train_monitor.gui.form.applicability import (
+    applicability,
+    auto_model_text,
+    is_auto_model,
+    shown_enabled,
+    shown_tooltip,
+)
+from gpu_train_monitor.gui.form.beyond_config import check_beyond_config
+from gpu_train_monitor.gui.form.checks import (
     FolderCounts,
     NprocMeaning,
     check_data_folder,
@@ -30,9 +37,9 @@ from gui.form.checks import (
     checkpointing_problem,
     nproc_meaning,
 )
-from gui.form.device_fields import device_index, refill_device_combo, show_nproc_meaning
-from gui.form.device_table import DeviceTable, remote_table
-from gui.form.field_widgets import (
+from gpu_train_monitor.gui.form.device_fields import device_index, refill_device_combo, show_nproc_meaning
+from gpu_train_monitor.gui.form.device_table import DeviceTable, remote_table
+from gpu_train_monitor.gui.form.field_widgets import (
     make_field_widget,
     set_widget_value,
     show_applies,
@@ -40,14 +47,14 @@ from gui.form.field_widgets import (
     show_choice_applies,
     widget_value,
 )
-from gui.form.layout import GROUPS, fit_combos_to_column, with_button
-from gui.form.peak_prediction import add_peak_row
-from gui.form.preset_row import PresetRow, overrides_for
-from gui.form.text import field_help, friendly, label
-from gui.qt import file_dialogs
-from gui.qt.core_text import error_text
-from gui.qt.widgets import wheel_only_when_focused
-from gui.remote.devices import RemoteDevice, split_key
+from gpu_train_monitor.gui.form.layout import GROUPS, fit_combos_to_column, with_button
+from gpu_train_monitor.gui.form.peak_prediction import add_peak_row
+from gpu_train_monitor.gui.form.preset_row import PresetRow, overrides_for
+from gpu_train_monitor.gui.form.text import field_help, friendly, label
+from gpu_train_monitor.gui.qt import file_dialogs
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.qt.widgets import wheel_only_when_focused
+from gpu_train_monitor.gui.remote.devices import RemoteDevice, split_key
 
 
 class SettingsForm(QWidget):
@@ -60,7 +67,8 @@ class SettingsForm(QWidget):
         self.widgets: dict[str, QWidget] = {}
         self.labels: dict[str, QLabel] = {}
         self.local_devices = DeviceTable()  # filled once torch has listed this machine's devices
-        self.remote_devices: tuple[RemoteDevice, ...] = ()  # those of the machine connected to (gui.remote)
+        # those of the machine connected to (gpu_train_monitor.gui.remote)
+        self.remote_devices: tuple[RemoteDevice, ...] = ()
         self._remote_table = DeviceTable()
         self._known_models: set[str] | None = None
         self._folder_counts = FolderCounts()
@@ -177,7 +185,7 @@ class SettingsForm(QWidget):
 
     # ---- environment -----------------------------------------------------------------------------
     def set_devices(self, devices: list[Any]) -> None:
-        """Fill the device combo from `core.device.devices.list_devices()`, keeping the current choice."""
+        """Fill the device combo from `gpu_train_monitor.device.devices.list_devices()`, keeping the current choice."""
         self.listed_devices = list(devices)  # listed again in another language after a language change
         self.local_devices = DeviceTable.from_devices(devices)
         self._refill_devices()
@@ -217,7 +225,7 @@ class SettingsForm(QWidget):
         counts once its path is settled)."""
         if not self.local_devices.known:
             return None
-        from core.data.datasets import train_size_hint
+        from gpu_train_monitor.data.datasets import train_size_hint
 
         train = train_size_hint(config)
         if train is None and config.dataset == "imagefolder" and config.data_dir and not config.download:
@@ -283,10 +291,10 @@ class SettingsForm(QWidget):
 
     def update_applicability(self) -> None:
         """Grey out what does not apply with the device and the other values, why as the tooltip
-        (`gui.form.applicability` decides), label the process count and say what auto stands for."""
+        (`gpu_train_monitor.gui.form.applicability` decides), label the process count and say what auto stands for."""
         values = self.values()
         problems = dict(self.devices.problems_of(str(values["device"])))
-        if self.local_devices.known:  # the model's blocks: core.model imports torch
+        if self.local_devices.known:  # the model's blocks: gpu_train_monitor.model imports torch
             problem = checkpointing_problem(str(values["model"]), self.device_kind())
             if problem is not None:
                 problems["activation_checkpointing"] = problem

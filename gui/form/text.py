@@ -1,8 +1,8 @@
 """What the settings form says, in the user's language: field labels, help and tooltips, and errors
 turned into one readable line.
 
-The help is what `core.config.run_config.BOUNDS` says (the CLI's help, which stays English), in the form's words:
-CLI options are named by their form labels. It is written here again as literals because Qt's
+The help is what `gpu_train_monitor.config.run_config.BOUNDS` says (the CLI's help, which stays English), in the form's
+words: CLI options are named by their form labels. It is written here again as literals because Qt's
 translation tools read literals only; a test keeps each English text equal to its bound's help.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 
-from core.base.errors import ConfigError, UserError
-from core.config.run_config import BOUNDS
-from core.config.user_callables import SPEC_FIELDS, SPEC_FORM
-from gui.qt.core_text import choice_text, error_text
-from gui.qt.locale_format import integer
+from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.config.run_config import BOUNDS
+from gpu_train_monitor.config.user_callables import SPEC_FIELDS, SPEC_FORM
+from gpu_train_monitor.gui.qt.core_text import choice_text, error_text
+from gpu_train_monitor.gui.qt.locale_format import integer
 
 LABELS = {
     "device": QT_TRANSLATE_NOOP("form_text", "Device"),
@@ -50,7 +50,7 @@ LABELS = {
 NONE_TEXT = {"epochs": QT_TRANSLATE_NOOP("form_text", "auto"), "max_steps": QT_TRANSLATE_NOOP("form_text", "no limit")}
 
 # BOUNDS[field].help in the form's words: {max_steps} and {epochs} are those fields' labels, {spec_form} is
-# core.config.user_callables.SPEC_FORM
+# gpu_train_monitor.config.user_callables.SPEC_FORM
 HELP = {
     "device": QT_TRANSLATE_NOOP("form_text", "device to train on: auto, cpu, cuda, cuda:N or mps"),
     "model": QT_TRANSLATE_NOOP(
@@ -150,8 +150,8 @@ def field_help(field: str) -> str:
 
 
 def allowed_text(field: str) -> str:
-    """What may be entered, as `core.config.run_config.describe_range` says it, in the user's language and locale:
-    'an integer from 1 to 65536', 'one of sgd, adamw', and what an optional number's lowest position means."""
+    """What may be entered, as `gpu_train_monitor.config.run_config.describe_range` says it, in the user's language and
+    locale: 'an integer from 1 to 65536', 'one of sgd, adamw', and what an optional number's lowest position means."""
     bound = BOUNDS[field]
     if bound.choices:
         choices = ", ".join(choice_text(field, choice) for choice in bound.choices)

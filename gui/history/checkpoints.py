@@ -16,10 +16,10 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal,
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QWidget
 
-from core.store.run_store import RunRow, RunStore, StoreError
-from gui.history.row_text import run_text
-from gui.qt.core_text import error_text
-from gui.qt.locale_format import integer
+from gpu_train_monitor.gui.history.row_text import run_text
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.qt.locale_format import integer
+from gpu_train_monitor.store.run_store import RunRow, RunStore, StoreError
 
 # why each checkpoint was saved (CheckpointSaved.reason), as the list says it
 REASONS = {

@@ -9,8 +9,8 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
-from core.base.errors import UserError
-from gui.qt.core_text import error_text
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.gui.qt.core_text import error_text
 
 
 class RunControlRow(QWidget):

@@ -2,8 +2,8 @@
 
 The actions (for the Runs tab's buttons, its context menu and the File menu), their dialogs, and the store
 edits behind them. A run still training is never deleted (its process is still writing it); a delete asks
-first, naming the run. An export runs in the background (`gui.history.exporter`), one at a time: while it runs
-the export actions are disabled and a second export is refused, not queued (the one under way says where
+first, naming the run. An export runs in the background (`gpu_train_monitor.gui.history.exporter`), one at a time: while
+it runs the export actions are disabled and a second export is refused, not queued (the one under way says where
 its files go; the next is chosen once it is done). Every failure (a read-only or locked store, a folder that
 cannot be written, a run deleted meanwhile) is reported through `problem` as one sentence, never raised.
 """
@@ -18,14 +18,14 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Sig
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QMessageBox, QWidget
 
-from core.base.errors import UserError
-from core.store.run_store import RunRow, RunStore
-from gui.history.exporter import ExportJob, ExportResult, RunExporter
-from gui.history.feed import StoreLink
-from gui.history.row_text import run_text, state_text, when_text
-from gui.qt import file_dialogs
-from gui.qt.core_text import error_text
-from gui.qt.locale_format import integer
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.gui.history.exporter import ExportJob, ExportResult, RunExporter
+from gpu_train_monitor.gui.history.feed import StoreLink
+from gpu_train_monitor.gui.history.row_text import run_text, state_text, when_text
+from gpu_train_monitor.gui.qt import file_dialogs
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.qt.locale_format import integer
+from gpu_train_monitor.store.run_store import RunRow, RunStore
 
 # (format, menu text (English: shown through the translator, context "run_edits"), what the dialog asks for)
 EXPORTS = (
@@ -231,8 +231,8 @@ class RunEdits(QObject):
             self.export(row.id, fmt, path)
 
     def export(self, run_id: int, fmt: str, out: Path | str) -> bool:
-        """Start exporting run `run_id` (`core.export.run_export`) in the background at the live loss plot's
-        smoothing; False (and why, through `problem`) when another export is still under way."""
+        """Start exporting run `run_id` (`gpu_train_monitor.export.run_export`) in the background at the live loss
+        plot's smoothing; False (and why, through `problem`) when another export is still under way."""
         under_way = self.exporter.job
         if under_way is not None:
             self.problem.emit(

@@ -1,5 +1,5 @@
-"""A recorded run exported (`core.export.run_export`) in a thread of its own, so the window stays usable meanwhile:
-a long run takes seconds to export (measured, 200,000 steps: JSON 5.5 s, TensorBoard 20 s).
+"""A recorded run exported (`gpu_train_monitor.export.run_export`) in a thread of its own, so the window stays usable
+meanwhile: a long run takes seconds to export (measured, 200,000 steps: JSON 5.5 s, TensorBoard 20 s).
 
 One export at a time. The thread opens a read-only connection of its own (SQLite connections belong to one
 thread) and closes it when done. `shutdown` cancels the reading part at once: the connection's progress
@@ -17,10 +17,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
-from core.base.errors import UserError
-from core.store.run_store import RunStore
-from gui.qt.background import BackgroundTask
-from gui.qt.core_text import error_text
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.gui.qt.background import BackgroundTask
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.store.run_store import RunStore
 
 FORMAT_NAMES = {"json": "JSON", "csv": "CSV", "tensorboard": "TensorBoard"}  # the same in every language
 SHUTDOWN_WAIT_MS = 120_000  # reading stops at once; this bounds writing a very long run, or a disk that hangs
@@ -85,8 +85,9 @@ class RunExporter(QObject):
     def _export(self, job: ExportJob, cancelled: Callable[[], bool]) -> ExportResult | UserError:
         """In the worker thread: the export, on a connection of its own that a cancel aborts. A user's
         mistake (a folder where a file must go) comes back as the error itself: its message keeps its
-        structure (`core.base.text.Message`) to be translated in the GUI thread, not flattened to a string."""
-        from core.export.run_export import export_run
+        structure (`gpu_train_monitor.base.text.Message`) to be translated in the GUI thread, not flattened to a
+        string."""
+        from gpu_train_monitor.export.run_export import export_run
 
         try:
             with RunStore(self.path, readonly=True) as store:

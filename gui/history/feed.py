@@ -19,13 +19,22 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from core.base.text import Message, message_from_json
-from core.run import events as core_events
-from core.run.events import MemorySample
-from core.store.connection import store_problem
-from core.store.run_store import FINISHED, EventRow, RankReportRow, ReportRow, RunRow, RunStore, StepSeries, StoreError
-from gui.plots import rank_series
-from gui.plots.rank_series import SERIES_COLUMNS, RankLayout
+from gpu_train_monitor.base.text import Message, message_from_json
+from gpu_train_monitor.gui.plots import rank_series
+from gpu_train_monitor.gui.plots.rank_series import SERIES_COLUMNS, RankLayout
+from gpu_train_monitor.run import events as core_events
+from gpu_train_monitor.run.events import MemorySample
+from gpu_train_monitor.store.connection import store_problem
+from gpu_train_monitor.store.run_store import (
+    FINISHED,
+    EventRow,
+    RankReportRow,
+    ReportRow,
+    RunRow,
+    RunStore,
+    StepSeries,
+    StoreError,
+)
 
 has_allocator = rank_series.has_allocator  # whether a device has allocator counters (the overlays ask here)
 
@@ -207,14 +216,16 @@ def _plot_row(seconds: float, reading: ReportRow | MemorySample) -> tuple[float,
 
 
 def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> Any:
-    """The core event a stored one was (a `MemorySample` inside timed at `time_s`), so `core.run.event_text`
-    words it as the live log did; None for a kind or fields this version does not know."""
+    """The core event a stored one was (a `MemorySample` inside timed at `time_s`), so
+    `gpu_train_monitor.run.event_text` words it as the live log did; None for a kind or fields this version does not
+    know."""
     cls = getattr(core_events, kind, None)
     if cls is None or not dataclasses.is_dataclass(cls) or not isinstance(cls, type):
         return None
     names = {f.name for f in dataclasses.fields(cls)}
     values = {key: value for key, value in data.items() if key in names}
-    for name in names:  # a text recorded with its template comes back translatable (core.store.run_writes.event_data)
+    # a text recorded with its template comes back translatable (gpu_train_monitor.store.run_writes.event_data)
+    for name in names:
         rebuilt = message_from_json(data.get(f"{name}_message"))
         if isinstance(rebuilt, Message) and rebuilt == data.get(name):  # renders the English it was stored with
             values[name] = rebuilt

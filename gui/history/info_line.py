@@ -1,6 +1,6 @@
-"""The Runs tab's info line (`gui.history.panel`): why the run store cannot be read, until it can; else what an
-action did or why it could not, for a few seconds; else how many runs the list holds and where the store is.
-Its texts keep the Runs tab's translation context ("HistoryPanel")."""
+"""The Runs tab's info line (`gpu_train_monitor.gui.history.panel`): why the run store cannot be read, until it can;
+else what an action did or why it could not, for a few seconds; else how many runs the list holds and where the store
+is. Its texts keep the Runs tab's translation context ("HistoryPanel")."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import time
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from gui.history.feed import StoreLink
-from gui.qt import palette
-from gui.qt.locale_format import integer
+from gpu_train_monitor.gui.history.feed import StoreLink
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.locale_format import integer
 
 NOTICE_S = 10.0  # how long what an action did (or why it could not) stays in the info line
 

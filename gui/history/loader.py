@@ -18,11 +18,11 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
-from core.base.errors import UserError
-from core.store.run_store import RunNotFound, StoreError
-from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
-from gui.qt.background import BackgroundTask
-from gui.qt.core_text import error_text
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
+from gpu_train_monitor.gui.qt.background import BackgroundTask
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.store.run_store import RunNotFound, StoreError
 
 SHUTDOWN_WAIT_MS = 30_000  # an interrupted query returns at once; this bounds a disk that hangs
 
@@ -64,7 +64,7 @@ class RunLoader(QObject):
     def _read(self, _report: Callable[[object], None], cancelled: Callable[[], bool]) -> LoadedRun | UserError | None:
         """In the worker thread: the feed's poll (all of the run, the first time) and the run's documents. A
         store problem comes back as the error itself: its message keeps its structure
-        (`core.base.text.Message`) to be translated in the GUI thread, not flattened to a string."""
+        (`gpu_train_monitor.base.text.Message`) to be translated in the GUI thread, not flattened to a string."""
         link = StoreLink(self.path)
         try:
             store = link.store()

@@ -1,17 +1,17 @@
 """Where the overlays' data come from: each overlaid run read from the store in the background the first
-time (`gui.history.loader`), then, while it is still recording, polled for what it recorded since, so the
-overlay of a live run grows. `gui.history.overlays` draws what this reads.
+time (`gpu_train_monitor.gui.history.loader`), then, while it is still recording, polled for what it recorded since, so
+the overlay of a live run grows. `gpu_train_monitor.gui.history.overlays` draws what this reads.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from core.base.errors import UserError
-from core.store.run_store import RunRow, StoreError
-from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
-from gui.history.loader import LoadedRun, RunLoader
-from gui.history.overlays import Overlays
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink
+from gpu_train_monitor.gui.history.loader import LoadedRun, RunLoader
+from gpu_train_monitor.gui.history.overlays import Overlays
+from gpu_train_monitor.store.run_store import RunRow, StoreError
 
 
 class OverlayFeeds(QObject):

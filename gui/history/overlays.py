@@ -18,15 +18,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Slot
 
-from core.export.smoothing import EmaState, debiased_ema
-from core.store.run_store import RunRow
-from gui.history.feed import SeriesArrays, has_allocator
-from gui.plots.live_plot import decimated_for, is_shown, set_curves, settle_axes
-from gui.plots.loss_plot import LossPlot
-from gui.plots.memory_plot import MemoryPlot
-from gui.plots.ring_buffer import PeakRingBuffer, RingBuffer
-from gui.qt import palette
-from gui.qt.redraw import RedrawThrottle
+from gpu_train_monitor.export.smoothing import EmaState, debiased_ema
+from gpu_train_monitor.gui.history.feed import SeriesArrays, has_allocator
+from gpu_train_monitor.gui.plots.live_plot import decimated_for, is_shown, set_curves, settle_axes
+from gpu_train_monitor.gui.plots.loss_plot import LossPlot
+from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
+from gpu_train_monitor.gui.plots.ring_buffer import PeakRingBuffer, RingBuffer
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.redraw import RedrawThrottle
+from gpu_train_monitor.store.run_store import RunRow
 
 REDRAW_INTERVAL_MS = 200  # overlays change at most once per store poll: 5 redraws a second are plenty
 # colours no live line uses (the live loss is grey and blue; memory blue, orange, red, purple and grey)
@@ -137,7 +137,7 @@ class Overlays(QObject):
 
     # ---- data in ---------------------------------------------------------------------------------
     def extend(self, run_id: int, arrays: SeriesArrays) -> None:
-        """Append what a read of the run found (`gui.history.feed.SeriesArrays`) to its overlay."""
+        """Append what a read of the run found (`gpu_train_monitor.gui.history.feed.SeriesArrays`) to its overlay."""
         overlay = self.overlays.get(run_id)
         if overlay is None:
             return

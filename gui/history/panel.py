@@ -5,9 +5,9 @@ plots, rename, annotate, export or delete them.
 The table re-reads the store every `REFRESH_INTERVAL_MS` while it is shown (one small query), so a run
 started in a terminal appears as *live* within a second and becomes completed, stopped or interrupted when
 it ends; the selection and the scroll position survive the refresh. Overlays of a live run keep growing:
-their feeds (`gui.history.overlay_feeds`) are polled on the same timer whether the tab is shown or not. Every
-store problem (locked, read-only, damaged, deleted) is a line in the panel (`gui.history.info_line`), never an
-exception.
+their feeds (`gpu_train_monitor.gui.history.overlay_feeds`) are polled on the same timer whether the tab is shown or
+not. Every store problem (locked, read-only, damaged, deleted) is a line in the panel
+(`gpu_train_monitor.gui.history.info_line`), never an exception.
 """
 
 from __future__ import annotations
@@ -19,20 +19,20 @@ from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QMenu, QPushButton, QTabWidget, QToolButton, QVBoxLayout, QWidget
 
-from core.store.run_store import RunRow, StoreError
-from gui.history.checkpoints import RunResume
-from gui.history.columns import ColumnFitter
-from gui.history.edits import RunEdits
-from gui.history.feed import StoreLink, mark_interrupted
-from gui.history.info_line import NOTICE_S, HistoryInfo
-from gui.history.overlay_feeds import OverlayFeeds
-from gui.history.overlays import Overlays
-from gui.history.run_window import StoredRunView
-from gui.history.table_model import KEYS, OVERLAY_COLUMN, RunHistoryModel
-from gui.history.table_view import RunHistoryFilter, history_table
-from gui.plots.loss_plot import LossPlot
-from gui.plots.memory_plot import MemoryPlot
-from gui.qt.core_text import error_text
+from gpu_train_monitor.gui.history.checkpoints import RunResume
+from gpu_train_monitor.gui.history.columns import ColumnFitter
+from gpu_train_monitor.gui.history.edits import RunEdits
+from gpu_train_monitor.gui.history.feed import StoreLink, mark_interrupted
+from gpu_train_monitor.gui.history.info_line import NOTICE_S, HistoryInfo
+from gpu_train_monitor.gui.history.overlay_feeds import OverlayFeeds
+from gpu_train_monitor.gui.history.overlays import Overlays
+from gpu_train_monitor.gui.history.run_window import StoredRunView
+from gpu_train_monitor.gui.history.table_model import KEYS, OVERLAY_COLUMN, RunHistoryModel
+from gpu_train_monitor.gui.history.table_view import RunHistoryFilter, history_table
+from gpu_train_monitor.gui.plots.loss_plot import LossPlot
+from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.store.run_store import RunRow, StoreError
 
 REFRESH_INTERVAL_MS = 1000
 
@@ -41,7 +41,8 @@ class HistoryPanel(QWidget):
     """Recorded runs in the store at `store_path`; overlays go on `loss_plot` and `memory_plot`."""
 
     message = Signal(str)  # what an action did ("exported run 12 to ..."), for the window's status bar
-    resume_requested = Signal(str)  # a checkpoint a run recorded, picked to resume from (`gui.history.checkpoints`)
+    # a checkpoint a run recorded, picked to resume from (`gpu_train_monitor.gui.history.checkpoints`)
+    resume_requested = Signal(str)
     run_window_opened = Signal(object)  # a run's window just made (the main window keeps its texts in the language)
 
     def __init__(

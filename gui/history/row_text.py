@@ -8,9 +8,9 @@ import socket
 
 from PySide6.QtCore import QCoreApplication, QLocale
 
-from core.store.run_store import RunRow
-from gui.i18n.status_text import status_text
-from gui.qt.locale_format import date_time, integer
+from gpu_train_monitor.gui.i18n.status_text import status_text
+from gpu_train_monitor.gui.qt.locale_format import date_time, integer
+from gpu_train_monitor.store.run_store import RunRow
 
 
 def state_text(row: RunRow, own_pid: int | None = None) -> str:

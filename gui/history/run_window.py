@@ -4,11 +4,12 @@ read from the run store; a live run (in a terminal, under tmux, in a script) is 
 The plots are the live window's own widgets (`LossPlot`, `MemoryPlot`, `StatsPanel`, `BreakdownView`,
 `LogPanel`), fed from the store's series instead of a session's events: losses against step, memory
 against seconds since the run's start, log lines stamped with the time they were recorded. The run so far
-is read in the background (`gui.history.loader`: a long run takes seconds); a run still training is then
-polled every `POLL_INTERVAL_MS` for what was recorded since (`gui.history.feed.RunFeed`) until it ends:
-completed, stopped, or interrupted once its process is gone. It is read-only: it is controlled where it
+is read in the background (`gpu_train_monitor.gui.history.loader`: a long run takes seconds); a run still training is
+then polled every `POLL_INTERVAL_MS` for what was recorded since (`gpu_train_monitor.gui.history.feed.RunFeed`) until it
+ends: completed, stopped, or interrupted once its process is gone. It is read-only: it is controlled where it
 runs, and the header says where that is. A data-parallel run shows every rank as the live window does
-(`gui.views.rank_display`): from its rank reports, its memory lines and images/s, and a breakdown per rank.
+(`gpu_train_monitor.gui.views.rank_display`): from its rank reports, its memory lines and images/s, and a breakdown per
+rank.
 """
 
 from __future__ import annotations
@@ -22,28 +23,36 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
-from core.run.events import CacheCleared, MemoryBreakdown, MemorySample
-from core.run.status import Status
-from core.store.run_store import RunNotFound, RunRow, StoreError
-from gui.history.control_row import RunControlRow
-from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event, sample_row
-from gui.history.loader import LoadedRun, RunLoader
-from gui.history.row_text import run_title, state_text
-from gui.history.run_window_layout import lay_out
-from gui.history.run_window_text import end_line, header_html
-from gui.i18n.status_text import status_colour, status_text
-from gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
-from gui.plots.memory_plot import MemoryPlot
-from gui.plots.rank_series import last_speeds
-from gui.plots.rate_plot import RatePlot
-from gui.qt import palette
-from gui.qt.core_text import error_text
-from gui.qt.redraw import RedrawThrottle
-from gui.views.breakdown_view import BreakdownView
-from gui.views.event_display import EventDisplay, config_line, fields_lines, plain_event_line
-from gui.views.log_panel import LogPanel
-from gui.views.rank_display import RankDisplay
-from gui.views.stats_panel import StatsPanel, median_rate
+from gpu_train_monitor.gui.history.control_row import RunControlRow
+from gpu_train_monitor.gui.history.feed import (
+    FeedUpdate,
+    RunFeed,
+    SeriesArrays,
+    StoreLink,
+    contiguous_runs,
+    rebuild_event,
+    sample_row,
+)
+from gpu_train_monitor.gui.history.loader import LoadedRun, RunLoader
+from gpu_train_monitor.gui.history.row_text import run_title, state_text
+from gpu_train_monitor.gui.history.run_window_layout import lay_out
+from gpu_train_monitor.gui.history.run_window_text import end_line, header_html
+from gpu_train_monitor.gui.i18n.status_text import status_colour, status_text
+from gpu_train_monitor.gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
+from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
+from gpu_train_monitor.gui.plots.rank_series import last_speeds
+from gpu_train_monitor.gui.plots.rate_plot import RatePlot
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.qt.redraw import RedrawThrottle
+from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
+from gpu_train_monitor.gui.views.event_display import EventDisplay, config_line, fields_lines, plain_event_line
+from gpu_train_monitor.gui.views.log_panel import LogPanel
+from gpu_train_monitor.gui.views.rank_display import RankDisplay
+from gpu_train_monitor.gui.views.stats_panel import StatsPanel, median_rate
+from gpu_train_monitor.run.events import CacheCleared, MemoryBreakdown, MemorySample
+from gpu_train_monitor.run.status import Status
+from gpu_train_monitor.store.run_store import RunNotFound, RunRow, StoreError
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
 RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)
@@ -51,7 +60,8 @@ REDRAW_INTERVAL_MS = 50  # one plot per tick, each only when it changed and can 
 
 
 class StoredRunView(QWidget):
-    """One recorded run, opened from the history (`gui.history.panel`); `closed` says when it was closed."""
+    """One recorded run, opened from the history (`gpu_train_monitor.gui.history.panel`); `closed` says when it was
+    closed."""
 
     closed = Signal(int)  # the run's id
 

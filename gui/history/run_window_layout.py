@@ -1,5 +1,5 @@
-"""Where a recorded run's window (`gui.history.run_window`) puts what it shows: the header with the run's
-controls on top and a problem line under them, the run's numbers at the left, and at the right its loss and
+"""Where a recorded run's window (`gpu_train_monitor.gui.history.run_window`) puts what it shows: the header with the
+run's controls on top and a problem line under them, the run's numbers at the left, and at the right its loss and
 memory plots over the tabs of its events, memory breakdown, images/s and config. The texts keep the window's
 translation context (its class name)."""
 
@@ -11,7 +11,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:  # the window imports this module
-    from gui.history.run_window import StoredRunView
+    from gpu_train_monitor.gui.history.run_window import StoredRunView
 
 
 def lay_out(view: StoredRunView) -> QTabWidget:

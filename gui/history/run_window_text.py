@@ -1,8 +1,8 @@
-"""What a recorded run's window says: its header and how it ended, in the sentences of `core.run.event_text`
-where the live window has them, so a run reads the same watched live or opened later (its events:
-`gui.views.event_display`). Everything is in the user's language: core's sentences through `gui.qt.core_text`, the
-window's own through Qt's translator (context "stored_run_text"); what the store kept as plain text (a run's
-message, its note) is shown as it was written."""
+"""What a recorded run's window says: its header and how it ended, in the sentences of
+`gpu_train_monitor.run.event_text` where the live window has them, so a run reads the same watched live or opened later
+(its events: `gpu_train_monitor.gui.views.event_display`). Everything is in the user's language: core's sentences
+through `gpu_train_monitor.gui.qt.core_text`, the window's own through Qt's translator (context "stored_run_text"); what
+the store kept as plain text (a run's message, its note) is shown as it was written."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from core.run import event_text
-from core.run.events import RunFinished
-from core.run.status import Status
-from core.run.summary import RunSummary
-from core.store.run_store import RunRow
-from gui.history.row_text import devices_text, duration_text, run_title
-from gui.i18n.status_text import status_text
-from gui.qt.core_text import choice_text, core_text
-from gui.qt.locale_format import date_time, integer
+from gpu_train_monitor.gui.history.row_text import devices_text, duration_text, run_title
+from gpu_train_monitor.gui.i18n.status_text import status_text
+from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
+from gpu_train_monitor.gui.qt.locale_format import date_time, integer
+from gpu_train_monitor.run import event_text
+from gpu_train_monitor.run.events import RunFinished
+from gpu_train_monitor.run.status import Status
+from gpu_train_monitor.run.summary import RunSummary
+from gpu_train_monitor.store.run_store import RunRow
 
 
 def watched_settings_text(row: RunRow) -> str:
@@ -40,7 +40,7 @@ def watched_settings_text(row: RunRow) -> str:
 
 def settings_text(row: RunRow) -> str:
     """'tiny-cnn on synthetic, batch 32, stream placement, cpu (the device's name)'."""
-    if not row.placement:  # a watched run (core.watch)
+    if not row.placement:  # a watched run (gpu_train_monitor.watch)
         return watched_settings_text(row)
     if row.device_name:
         return QCoreApplication.translate(
@@ -133,7 +133,8 @@ def end_line(row: RunRow, summary: Mapping[str, Any] | None) -> tuple[str, str]:
 
 
 def summary_of(values: Mapping[str, Any] | None) -> RunSummary | None:
-    """The stored summary as a `RunSummary` (for `core.run.event_text`), None when absent or not understood."""
+    """The stored summary as a `RunSummary` (for `gpu_train_monitor.run.event_text`), None when absent or not
+    understood."""
     if values is None:
         return None
     names = {f.name for f in dataclasses.fields(RunSummary)}

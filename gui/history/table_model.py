@@ -4,7 +4,7 @@ selection.
 `RunHistoryModel` keeps its rows in id order and changes only the rows that changed (rows removed,
 inserted and updated in place, never a reset), so a refresh every second keeps what the user selected and
 where the table is scrolled. Each cell's text, sort value (`SORT_ROLE`: a number for numeric columns) and
-tooltip are said here; `gui.history.table_view` sorts, filters and shows the rows.
+tooltip are said here; `gpu_train_monitor.gui.history.table_view` sorts, filters and shows the rows.
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from core.base.text import format_bytes
-from core.store.run_store import RunRow
-from gui.history.row_text import (
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.gui.history.row_text import (
     described_title,
     devices_text,
     duration_text,
@@ -38,9 +37,10 @@ from gui.history.row_text import (
     steps_text,
     when_text,
 )
-from gui.i18n.status_text import status_colour
-from gui.qt.core_text import core_text
-from gui.qt.locale_format import date_time, number
+from gpu_train_monitor.gui.i18n.status_text import status_colour
+from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.qt.locale_format import date_time, number
+from gpu_train_monitor.store.run_store import RunRow
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2

@@ -1,6 +1,7 @@
-"""The runs' table as the Runs tab shows it: `RunHistoryFilter` sorts the rows of `gui.history.table_model`'s
-model through `SORT_ROLE` (a number for numeric columns, missing values first in ascending order) and keeps the
-runs whose fields hold every word of the search text (or whose "#id" it is); `history_table` is the view.
+"""The runs' table as the Runs tab shows it: `RunHistoryFilter` sorts the rows of
+`gpu_train_monitor.gui.history.table_model`'s model through `SORT_ROLE` (a number for numeric columns, missing values
+first in ascending order) and keeps the runs whose fields hold every word of the search text (or whose "#id" it is);
+`history_table` is the view.
 
 Apart from the model, which holds the rows and says what each cell shows, because this is how they are ordered,
 picked out and laid out.
@@ -11,9 +12,9 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from core.store.search import run_matches
-from gui.history.row_text import state_text
-from gui.history.table_model import KEYS, RUN_ID_ROLE, SORT_ROLE, RunHistoryModel
+from gpu_train_monitor.gui.history.row_text import state_text
+from gpu_train_monitor.gui.history.table_model import KEYS, RUN_ID_ROLE, SORT_ROLE, RunHistoryModel
+from gpu_train_monitor.store.search import run_matches
 
 WIDTHS = {
     "overlay": 56,
@@ -31,7 +32,8 @@ WIDTHS = {
 
 
 class RunHistoryFilter(QSortFilterProxyModel):
-    """Sorts by `SORT_ROLE` and keeps the runs matching the search text (core.store.search's rule, as the CLI's)."""
+    """Sorts by `SORT_ROLE` and keeps the runs matching the search text (gpu_train_monitor.store.search's rule, as the
+    CLI's)."""
 
     def __init__(self, source: RunHistoryModel, parent=None) -> None:
         super().__init__(parent)

@@ -1,10 +1,10 @@
 """The window's language: the user's choice (English, 简体中文, or the system's), remembered in QSettings.
 
 A choice applies at once (`switch`): installing or removing a translator makes Qt send `LanguageChange` to
-every window, and the windows say their texts again (`gui.window.retranslate`); the log's lines keep the language
-they were written in. Qt's own dialogs (file pickers, message box buttons) are translated by the
+every window, and the windows say their texts again (`gpu_train_monitor.gui.window.retranslate`); the log's lines keep
+the language they were written in. Qt's own dialogs (file pickers, message box buttons) are translated by the
 `qtbase` catalogue that ships with PySide6. Numbers and dates follow the locale that goes with the
-language (`QLocale.setDefault`), which `gui.qt.locale_format` reads.
+language (`QLocale.setDefault`), which `gpu_train_monitor.gui.qt.locale_format` reads.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 from platformdirs import user_cache_dir
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
 
-from gui.i18n.translation_files import APP_NAME, compiled, ts_name
-from gui.qt.resources import asset
+from gpu_train_monitor.gui.i18n.translation_files import APP_NAME, compiled, ts_name
+from gpu_train_monitor.gui.qt.resources import asset
 
 SETTING = "language"
 SYSTEM = "system"

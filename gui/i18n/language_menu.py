@@ -1,9 +1,10 @@
 """Settings ▸ Language: English, 简体中文, or the system's language; remembered, and applied at once.
 
 Each language is named in itself (a reader finds their own whatever the window speaks). Choosing one
-installs its catalogue now (`i18n.switch`): every window says its texts again (`gui.window.retranslate`), and
-numbers follow the new locale at their next update. The log's lines already written keep their language
-(they are its history); new ones come in the new language, as the choices' status tip says.
+installs its catalogue now (`i18n.switch`): every window says its texts again
+(`gpu_train_monitor.gui.window.retranslate`), and numbers follow the new locale at their next update. The log's lines
+already written keep their language (they are its history); new ones come in the new language, as the choices' status
+tip says.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from PySide6.QtCore import QSettings, Slot
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
-from gui.i18n import language as i18n
+from gpu_train_monitor.gui.i18n import language as i18n
 
 
 class LanguageMenu(QMenu):

@@ -1,7 +1,7 @@
 """The texts a window shows now, said again in the language installed since.
 
-`gui.window.retranslate` keeps the texts a window sets once, when it is built. Texts set later, as a run goes
-(plot titles and legends, a panel's message, a tooltip that names the device), are found here instead:
+`gpu_train_monitor.gui.window.retranslate` keeps the texts a window sets once, when it is built. Texts set later, as a
+run goes (plot titles and legends, a panel's message, a tooltip that names the device), are found here instead:
 each one shown is looked up among the catalogue's messages as the previous language says them (English:
 the source; another: its translation), and the message is said again with `QCoreApplication.translate`.
 A message with fields ("Phase peaks at step {step}: …") is matched as a pattern and its values are put
@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.i18n import language as i18n
+from gpu_train_monitor.gui.i18n import language as i18n
 
 FIELD = re.compile(r"\{(\w*)(![rsa])?(:[^{}]*)?\}")
 LETTER = re.compile(r"[^\W\d_]")

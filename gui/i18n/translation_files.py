@@ -2,12 +2,12 @@
 
 `pyside6-lupdate` reads every Python source of `gui/` and `core/` and keeps the `.ts` in step with the
 code; translators fill it in (by hand or in Qt Linguist); `pyside6-lrelease` compiles it. Both tools ship
-with PySide6-Essentials. `core` marks its texts for people with `core.base.text.Message("...")`, which
+with PySide6-Essentials. `core` marks its texts for people with `gpu_train_monitor.base.text.Message("...")`, which
 lupdate reads as `QT_TR_NOOP` (an alias given on its command line); they land in the context "".
 
 Regenerate the sources after changing texts in the code (this is what the README documents):
 
-    python -m gui.i18n.translation_files            # update assets/translations/*.ts from the code
+    python -m gpu_train_monitor.gui.i18n.translation_files            # update assets/translations/*.ts from the code
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 APP_NAME = "gpu_train_monitor"
 LANGUAGES = ("zh_CN",)  # the languages with a translation; English is the source language
 TOOL_TIMEOUT_S = 120
-LUPDATE_ALIASES = "QT_TR_NOOP+=Message"  # core.base.text.Message("template") is a translatable text
+LUPDATE_ALIASES = "QT_TR_NOOP+=Message"  # gpu_train_monitor.base.text.Message("template") is a translatable text
 
 
 def ts_name(language: str) -> str:
@@ -113,7 +113,7 @@ def compiled(ts_path: Path, cache_dir: Path) -> Path:
 
 
 def main() -> int:
-    from gui.qt.resources import asset
+    from gpu_train_monitor.gui.qt.resources import asset
 
     for language in LANGUAGES:
         ts_path = asset("translations") / ts_name(language)

@@ -2,5 +2,5 @@
 child process: the launcher, its command line, the process family, the signals sent to it and the texts that
 say how it ended.
 
-May import: core, gui.history and every gui package below it.
+May import: core, gpu_train_monitor.gui.history and every gui package below it.
 """

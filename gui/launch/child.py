@@ -1,7 +1,7 @@
-"""The child process a data-parallel run from the window is: `python -m core run <the form's options> --nproc N
---runs-db <the window's store>` (or a watched script's, `gui.launch.watch_command`), how it is started, its
-environment (which hands it the uid its run is recorded under), and what its output says once it has ended
-without recording a run (the error that stopped it). No Qt here.
+"""The child process a data-parallel run from the window is: `python -m gpu_train_monitor run <the form's options>
+--nproc N --runs-db <the window's store>` (or a watched script's, `gpu_train_monitor.gui.launch.watch_command`), how it
+is started, its environment (which hands it the uid its run is recorded under), and what its output says once it has
+ended without recording a run (the error that stopped it). No Qt here.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ import re
 import subprocess
 from pathlib import Path
 
-from core.cli.options import PROG
-from core.config.command_line import command_line as command_line  # the window's launcher imports it from here
-from core.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
+from gpu_train_monitor.cli.options import PROG
+
+# the window's launcher imports it from here
+from gpu_train_monitor.config.command_line import command_line as command_line
+from gpu_train_monitor.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
 
 
 def child_environment(run_uid: str) -> dict[str, str]:

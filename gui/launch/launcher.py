@@ -1,22 +1,22 @@
 """A data-parallel run started from the window. Its N rank processes cannot train in the window's thread, so the
-window starts the CLI as a child, `python -m core run <the form's options> --nproc N --runs-db <the window's
-store>`, in a session of its own (its output in a log file in a temporary folder), and follows it through the
+window starts the CLI as a child, `python -m gpu_train_monitor run <the form's options> --nproc N --runs-db <the
+window's store>`, in a session of its own (its output in a log file in a temporary folder), and follows it through the
 run store, where rank 0 records the run under the uid the window handed the child (`RunStore.find_uid`). A
-watched script (File ▸ Watch a script…) is such a child too, `python -m core watch -- python train.py` started
-by `start_command` (its command line is `gui.launch.watch_command`'s), its run recorded by the script's process.
-So is a run on a remote machine (`gui.launch.remote_command`), mirrored into the window's store by the child, to
-which its controls go: it forwards them (`signals.signal_child`).
+watched script (File ▸ Watch a script…) is such a child too, `python -m gpu_train_monitor watch -- python train.py`
+started by `start_command` (its command line is `gpu_train_monitor.gui.launch.watch_command`'s), its run recorded by the
+script's process. So is a run on a remote machine (`gpu_train_monitor.gui.launch.remote_command`), mirrored into the
+window's store by the child, to which its controls go: it forwards them (`signals.signal_child`).
 
-While it trains, the controls are signals to that recorded pid (`gui.launch.signals`); Stop before the run is
-recorded (the ranks still starting) is a Ctrl+C to the child's process group, as a terminal sends it. When the
+While it trains, the controls are signals to that recorded pid (`gpu_train_monitor.gui.launch.signals`); Stop before the
+run is recorded (the ranks still starting) is a Ctrl+C to the child's process group, as a terminal sends it. When the
 child ends, whatever it left behind is killed: its process group, and every descendant seen (the elastic
 launcher may start ranks in sessions of their own). `shutdown()` (closing the window) stops the run, waits a
 bounded time for the child, then kills the lot: no process outlives the window. An error before any run was
 recorded (an option the CLI refuses, a rank that fails to start) comes back as the child's last error line.
 
-The child's command line and output are `gui.launch.child`'s, the processes it leaves `gui.launch.process_family`'s,
-how the run ended `gui.launch.texts`'s, and the kill at interpreter exit `gui.launch.live_launchers`'s; here is the
-following, in the window's thread.
+The child's command line and output are `gpu_train_monitor.gui.launch.child`'s, the processes it leaves
+`gpu_train_monitor.gui.launch.process_family`'s, how the run ended `gpu_train_monitor.gui.launch.texts`'s, and the kill
+at interpreter exit `gpu_train_monitor.gui.launch.live_launchers`'s; here is the following, in the window's thread.
 """
 
 from __future__ import annotations
@@ -33,17 +33,17 @@ from pathlib import Path
 import psutil
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from core.base.errors import UserError
-from core.config.run_config import RunConfig
-from core.run.signals import Control
-from core.store.run_store import RunNotFound, RunRow, RunStore, StoreError
-from gui.launch import live_launchers
-from gui.launch.child import child_environment, command_line, has_exited, read_output, spawn
-from gui.launch.process_family import ProcessFamily, signal_group
-from gui.launch.remote_command import RemoteMachine, on_machine
-from gui.launch.signals import CannotSignal, cannot_signal, send, signal_child
-from gui.launch.texts import LaunchEnd, launch_end
-from gui.qt.core_text import error_text
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.launch import live_launchers
+from gpu_train_monitor.gui.launch.child import child_environment, command_line, has_exited, read_output, spawn
+from gpu_train_monitor.gui.launch.process_family import ProcessFamily, signal_group
+from gpu_train_monitor.gui.launch.remote_command import RemoteMachine, on_machine
+from gpu_train_monitor.gui.launch.signals import CannotSignal, cannot_signal, send, signal_child
+from gpu_train_monitor.gui.launch.texts import LaunchEnd, launch_end
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.run.signals import Control
+from gpu_train_monitor.store.run_store import RunNotFound, RunRow, RunStore, StoreError
 
 POLL_INTERVAL_MS = 150  # the store and the child, while a run is under way
 STOP_WAIT_S = 10.0  # closing the window: how long the ranks get to stop before they are killed
@@ -104,7 +104,8 @@ class RankLauncher(QObject):
 
     def start_command(self, args: list[str], folder: Path | None, machine: RemoteMachine | None = None) -> None:
         """Start a command line whose run records itself under the uid handed in its environment (a watched script:
-        `python -m core watch -- python train.py`) in `folder`, on `machine` if given; UserError if it cannot be."""
+        `python -m gpu_train_monitor watch -- python train.py`) in `folder`, on `machine` if given; UserError if it
+        cannot be."""
         if (reason := self._launch(on_machine(args, machine) if machine else args, folder, 1, machine)) is not None:
             raise UserError(self.tr("could not start the script: {reason}").format(reason=reason))
 

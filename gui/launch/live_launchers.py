@@ -1,7 +1,7 @@
 """The launchers whose child is still running, so that however the interpreter ends (a second Ctrl+C, which
 exits at once, or sys.exit) their processes are killed: no data-parallel run outlives the window.
 
-Apart from `gui.launch.launcher` because this is the process's exit, not one run's following.
+Apart from `gpu_train_monitor.gui.launch.launcher` because this is the process's exit, not one run's following.
 """
 
 from __future__ import annotations

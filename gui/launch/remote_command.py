@@ -1,9 +1,10 @@
-"""The child a run on a remote machine is: `python -m core run --remote HOST [--agent-command CMD] <the form's
-options> --runs-db <the window's store>` (the form's command line, `gui.launch.child.command_line`, with the
-machine put in), and a watched script there, `python -m core watch --remote HOST ... -- python <script> <args>`.
-The child starts the run on that machine through its agent, mirrors it row by row into the window's store
-(where the launcher follows it by uid, as a data-parallel run), reconnects by itself when the link drops, and
-forwards the controls it gets as signals (Stop, Pause, Clear cache) to the run there. No Qt here.
+"""The child a run on a remote machine is: `python -m gpu_train_monitor run --remote HOST [--agent-command CMD] <the
+form's options> --runs-db <the window's store>` (the form's command line,
+`gpu_train_monitor.gui.launch.child.command_line`, with the machine put in), and a watched script there, `python -m
+gpu_train_monitor watch --remote HOST ... -- python <script> <args>`. The child starts the run on that machine through
+its agent, mirrors it row by row into the window's store (where the launcher follows it by uid, as a data-parallel run),
+reconnects by itself when the link drops, and forwards the controls it gets as signals (Stop, Pause, Clear cache) to the
+run there. No Qt here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.remote.target import RemoteTarget
+    from gpu_train_monitor.remote.target import RemoteTarget
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class RemoteMachine:
 
     def target(self) -> RemoteTarget:
         """The machine as core's remote code reaches it (BadTarget, a UserError, for a host ssh would misread)."""
-        from core.remote.target import RemoteTarget
+        from gpu_train_monitor.remote.target import RemoteTarget
 
         return RemoteTarget.parse(self.host, self.agent_command.strip() or None)
 
@@ -40,4 +41,4 @@ def on_machine(args: list[str], machine: RemoteMachine) -> list[str]:
     for index, word in enumerate(args):
         if word in ("run", "watch") and index >= 2 and args[index - 1] == "core":
             return [*args[: index + 1], *machine.options(), *args[index + 1 :]]
-    raise ValueError(f"not a `python -m core run|watch` command line: {args!r}")
+    raise ValueError(f"not a `python -m gpu_train_monitor run|watch` command line: {args!r}")

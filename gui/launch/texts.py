@@ -12,10 +12,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from core.store.run_store import RunRow
-from gui.i18n.status_text import status_text
-from gui.launch.child import last_error_line
-from gui.qt.locale_format import number
+from gpu_train_monitor.gui.i18n.status_text import status_text
+from gpu_train_monitor.gui.launch.child import last_error_line
+from gpu_train_monitor.gui.qt.locale_format import number
+from gpu_train_monitor.store.run_store import RunRow
 
 
 @dataclass(frozen=True)

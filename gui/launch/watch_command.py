@@ -1,7 +1,8 @@
 """A script the window watches (File ▸ Watch a script…): what the user asked for, what is wrong with it (each
 problem one sentence in the user's language, shown in the dialog, never a traceback), and the child's command
-line, `python -P -m core watch --runs-db <the window's store> [--name N] -- python <script> <args...>`, started
-in the script's folder and followed through the store like a data-parallel run (`gui.launch.launcher`).
+line, `python -P -m gpu_train_monitor watch --runs-db <the window's store> [--name N] -- python <script> <args...>`,
+started in the script's folder and followed through the store like a data-parallel run
+(`gpu_train_monitor.gui.launch.launcher`).
 
 `-P` (Python 3.11+): `-m` would put the working folder first on sys.path, and a research folder's own `core/`
 would then be imported in place of ours; the script itself runs in a process of its own, with its folder first
@@ -77,8 +78,8 @@ class WatchRequest:
 
     def remote_command_line(self, store_path: Path) -> list[str]:
         """The child's command line for the script on the machine connected to, as typed there (its path and
-        folder are that machine's); `gui.launch.remote_command.on_machine` puts the machine in."""
-        args = [sys.executable, "-m", "core", "watch", f"--runs-db={store_path}"]
+        folder are that machine's); `gpu_train_monitor.gui.launch.remote_command.on_machine` puts the machine in."""
+        args = [sys.executable, "-m", "gpu_train_monitor", "watch", f"--runs-db={store_path}"]
         if self.name.strip():
             args.append(f"--name={self.name.strip()}")
         if self.folder.strip():
@@ -88,7 +89,7 @@ class WatchRequest:
     def command_line(self, store_path: Path) -> list[str]:
         """The child's command line, recording into `store_path` (call once `problem()` is None)."""
         safe_path = ["-P"] if sys.version_info >= (3, 11) else []
-        args = [sys.executable, *safe_path, "-m", "core", "watch", f"--runs-db={store_path}"]
+        args = [sys.executable, *safe_path, "-m", "gpu_train_monitor", "watch", f"--runs-db={store_path}"]
         if self.name.strip():
             args.append(f"--name={self.name.strip()}")
         return [*args, "--", sys.executable, str(self.script_path.resolve()), *self.argument_list()]

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.launch.watch_command import WatchRequest
-from gui.qt import file_dialogs, palette
+from gpu_train_monitor.gui.launch.watch_command import WatchRequest
+from gpu_train_monitor.gui.qt import file_dialogs, palette
 
 SETTINGS_KEYS = {
     "script": "watch/script",

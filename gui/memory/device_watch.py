@@ -1,7 +1,8 @@
 """The selected device between runs: the status bar's device label, the device's `MemoryProbe`, the poll
 that keeps the memory plot live at rest (so a cache clear, or another program's memory, shows), and Clear
 cache at rest. During a run the run's own reports feed the plot and the poll stays quiet. A device of the machine
-connected to (`gui.remote`) is read there: its readings stream (about once a second) feeds the plot at rest.
+connected to (`gpu_train_monitor.gui.remote`) is read there: its readings stream (about once a second) feeds the plot at
+rest.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QLabel
 
-from core.run.events import CacheCleared
-from gui.form.settings_form import SettingsForm
-from gui.qt.core_text import core_text, error_text
-from gui.remote.connection import RemoteConnection
-from gui.remote.readings import reading_sample
-from gui.run.controller import RunController
-from gui.views.run_view import RunView
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
+from gpu_train_monitor.gui.qt.core_text import core_text, error_text
+from gpu_train_monitor.gui.remote.connection import RemoteConnection
+from gpu_train_monitor.gui.remote.readings import reading_sample
+from gpu_train_monitor.gui.run.controller import RunController
+from gpu_train_monitor.gui.views.run_view import RunView
+from gpu_train_monitor.run.events import CacheCleared
 
 IDLE_POLL_INTERVAL_MS = 250
 READING_INTERVAL_S = 1.0  # a remote device's readings: about one a second
@@ -46,7 +47,8 @@ class DeviceWatch(QObject):
         self._reading_offset = 0.0
         if connection is not None:
             connection.reading.connect(self._on_reading)
-        self.probe: Any = None  # core.memory.probe.MemoryProbe for the selected device, once torch has loaded
+        # gpu_train_monitor.memory.probe.MemoryProbe for the selected device, once torch has loaded
+        self.probe: Any = None
         self.ready = False  # torch has loaded: devices can be listed and measured
         self.label = QLabel(self.tr("device: loading PyTorch…"))
         self.timer = QTimer(self)
@@ -66,7 +68,7 @@ class DeviceWatch(QObject):
     def refresh_devices(self) -> None:
         if not self.ready:
             return
-        from core.device.devices import list_devices
+        from gpu_train_monitor.device.devices import list_devices
 
         self.form.set_devices(list_devices(query_free=False))  # the form's validity_changed shows the device
 
@@ -74,9 +76,9 @@ class DeviceWatch(QObject):
         """The status bar names the device a run would use, or says why there is none (as the form does)."""
         if self._show_remote_device() or not self.ready:
             return
-        from core.base.errors import UserError
-        from core.device.devices import resolve_device
-        from core.memory.probe import MemoryProbe
+        from gpu_train_monitor.base.errors import UserError
+        from gpu_train_monitor.device.devices import resolve_device
+        from gpu_train_monitor.memory.probe import MemoryProbe
 
         problem = self.form.device_problem()
         if problem is None:
@@ -138,7 +140,7 @@ class DeviceWatch(QObject):
         """Clear cache with no run under way: return the device's cached blocks now and show what that freed."""
         if self.probe is None:
             return
-        from core.memory.probe import clear_cache
+        from gpu_train_monitor.memory.probe import clear_cache
 
         freed = clear_cache(self.probe.device)
         self.view.show_cache_cleared(CacheCleared(None, freed, self.probe.sample()))

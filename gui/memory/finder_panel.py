@@ -1,7 +1,7 @@
 """The batch-size finder in the window: capacity and margin, a Find button, each trial's peak plotted
 against the batch size with the fitted line and the limit, and a button that uses the answer. The search runs on
-the machine the form's device is on: here, or on a connected machine (core.remote.remote_jobs: the same trials
-and answer, measured there)."""
+the machine the form's device is on: here, or on a connected machine (gpu_train_monitor.remote.remote_jobs: the same
+trials and answer, measured there)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,17 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
-from core.base.text import format_bytes
-from core.config.run_config import RunConfig
-from gui.launch.remote_command import RemoteMachine
-from gui.plots.live_plot import legend_above
-from gui.qt.background import BackgroundTask
-from gui.qt.core_text import core_text, error_text
-from gui.qt.locale_format import integer
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.launch.remote_command import RemoteMachine
+from gpu_train_monitor.gui.plots.live_plot import legend_above
+from gpu_train_monitor.gui.qt.background import BackgroundTask
+from gpu_train_monitor.gui.qt.core_text import core_text, error_text
+from gpu_train_monitor.gui.qt.locale_format import integer
 
 
 class FinderPanel(QWidget):
-    """Runs core.finder.search.find_batch_size in a background thread for the form's current config."""
+    """Runs gpu_train_monitor.finder.search.find_batch_size in a background thread for the form's current config."""
 
     use_batch_size = Signal(int)
     log = Signal(str, str)  # text, level
@@ -133,7 +133,7 @@ class FinderPanel(QWidget):
 
     @Slot()
     def _on_find(self) -> None:
-        from core.base.errors import UserError
+        from gpu_train_monitor.base.errors import UserError
 
         try:
             config: RunConfig = self.config_source()
@@ -143,7 +143,7 @@ class FinderPanel(QWidget):
         self.start_search(config)
 
     def start_search(self, config: RunConfig) -> None:
-        from core.base.errors import UserError
+        from gpu_train_monitor.base.errors import UserError
 
         capacity = int(self.capacity.value() * 1e9) or None
         margin, start = self.margin.value(), self.start_batch.value()
@@ -156,10 +156,10 @@ class FinderPanel(QWidget):
             options = {"capacity": capacity, "margin": margin, "start": start, "on_trial": progress}
             try:
                 if machine is not None:
-                    from core.remote.remote_jobs import remote_find_batch_size
+                    from gpu_train_monitor.remote.remote_jobs import remote_find_batch_size
 
                     return remote_find_batch_size(machine.target(), config, should_stop=cancelled, **options)
-                from core.finder.search import find_batch_size
+                from gpu_train_monitor.finder.search import find_batch_size
 
                 return find_batch_size(config, should_stop=cancelled, **options)
             except UserError as exc:  # the task passes on its English text; the panel shows it translated

@@ -14,20 +14,20 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTabWidget, QWidget
 
-from core.run import event_text
-from core.run.events import OutOfMemory
-from gui.form.peak_prediction import problem_text
-from gui.form.settings_form import SettingsForm
-from gui.memory.finder_panel import FinderPanel
-from gui.memory.nvml_panel import NvmlPanel
-from gui.memory.oom_banner import OomBanner
-from gui.qt import file_dialogs
-from gui.qt.core_text import core_text, error_text
-from gui.qt.latest_task import LatestTask
-from gui.qt.locale_format import integer
-from gui.run.controller import RunController
-from gui.views.log_panel import LogPanel
-from gui.views.prediction_jobs import oom_advice_job
+from gpu_train_monitor.gui.form.peak_prediction import problem_text
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
+from gpu_train_monitor.gui.memory.finder_panel import FinderPanel
+from gpu_train_monitor.gui.memory.nvml_panel import NvmlPanel
+from gpu_train_monitor.gui.memory.oom_banner import OomBanner
+from gpu_train_monitor.gui.qt import file_dialogs
+from gpu_train_monitor.gui.qt.core_text import core_text, error_text
+from gpu_train_monitor.gui.qt.latest_task import LatestTask
+from gpu_train_monitor.gui.qt.locale_format import integer
+from gpu_train_monitor.gui.run.controller import RunController
+from gpu_train_monitor.gui.views.log_panel import LogPanel
+from gpu_train_monitor.gui.views.prediction_jobs import oom_advice_job
+from gpu_train_monitor.run import event_text
+from gpu_train_monitor.run.events import OutOfMemory
 
 NVML_POLL_INTERVAL_MS = 1000
 
@@ -51,7 +51,7 @@ class MemoryInsight(QObject):
         super().__init__(parent)
         self.form, self.log, self.controller, self.tabs = form, log, controller, tabs
         self.latest_sample = latest_sample
-        self.probe: Any = None  # core.memory.probe.MemoryProbe of the selected device, set by the window
+        self.probe: Any = None  # gpu_train_monitor.memory.probe.MemoryProbe of the selected device, set by the window
         self._offer: OutOfMemory | None = None  # shown once the run that ran out of memory has ended
         self._offer_retry = True  # with Retry and the finder (a run of the form's settings)
 
@@ -153,7 +153,7 @@ class MemoryInsight(QObject):
         (seconds): the banner says so once known."""
         if self.probe is None:
             return
-        from core.base.errors import UserError
+        from gpu_train_monitor.base.errors import UserError
 
         try:
             config = self.form.config(scan=False).replace(batch_size=batch_size)
@@ -218,8 +218,8 @@ class MemoryInsight(QObject):
         )
         if not path:
             return
-        from core.base.errors import UserError
-        from core.base.outputs import check_distinct_outputs, store_protection
+        from gpu_train_monitor.base.errors import UserError
+        from gpu_train_monitor.base.outputs import check_distinct_outputs, store_protection
 
         try:  # the dialog's Save would replace the run store just as well as any other file
             check_distinct_outputs({"memory_snapshot": path}, store_protection(self.controller.store_path))
@@ -242,7 +242,7 @@ class MemoryInsight(QObject):
                 self.tr("The selected device is {kind}: NVML reports on NVIDIA GPUs only.").format(kind=device.type)
             )
             return
-        from core.device import nvml
+        from gpu_train_monitor.device import nvml
 
         status = nvml.status(device.index or 0)
         if status is None:

@@ -8,8 +8,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from core.base.text import format_bytes
-from gui.qt.locale_format import integer, number
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.gui.qt.locale_format import integer, number
 
 
 class NvmlPanel(QWidget):
@@ -41,7 +41,8 @@ class NvmlPanel(QWidget):
         self.table.setRowCount(0)
 
     def show_status(self, status: Any, reserved_bytes: int | None) -> None:
-        """`status`: core.device.nvml.GpuStatus; `reserved_bytes`: PyTorch's reserved on that device, if known."""
+        """`status`: gpu_train_monitor.device.nvml.GpuStatus; `reserved_bytes`: PyTorch's reserved on that device, if
+        known."""
         # readings listed one after another (each its own text), not a sentence glued from pieces
         parts = [
             self.tr("Device used {used} of {total}").format(

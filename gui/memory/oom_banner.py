@@ -8,8 +8,8 @@ import html
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from gui.qt import palette
-from gui.qt.locale_format import integer
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.locale_format import integer
 
 
 class OomBanner(QFrame):
@@ -25,7 +25,7 @@ class OomBanner(QFrame):
         )
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.advice = QLabel()  # what the prediction says would fit (gui.memory.insight works it out)
+        self.advice = QLabel()  # what the prediction says would fit (gpu_train_monitor.gui.memory.insight works it out)
         self.advice.setObjectName("oomAdvice")
         self.advice.setWordWrap(True)
         self.advice.setTextFormat(Qt.TextFormat.PlainText)

@@ -25,7 +25,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPainter, QPicture
 from PySide6.QtWidgets import QWidget
 
-from gui.plots.ring_buffer import RingBuffer
+from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
 
 MIN_BUCKETS = 200  # a narrow (or not yet laid out) plot still gets this many min/max pairs
 # (below, above) each axis's data, as a fraction of the data's span, added when the range must move

@@ -3,7 +3,7 @@
 Data goes into ring buffers as events arrive; the curves are redrawn only by `refresh()`, which the
 window calls from a timer (<= 30 Hz), never per step, and not while the plot is hidden. Peak
 downsampling keeps a long curve's shape; the auto-range holds still between growths of the data
-(`gui.plots.live_plot`), so a redraw repaints the curves without rebuilding the axes.
+(`gpu_train_monitor.gui.plots.live_plot`), so a redraw repaints the curves without rebuilding the axes.
 Epoch markers: one per epoch at its real end (an epoch cut short by the run's step limit gets none; a resume
 that finishes it moves its marker), labelled inside the plot's top edge, every k-th label only when the
 labels would overlap at the plot's width (k from their pixel spacing).
@@ -18,10 +18,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from core.export.smoothing import DEFAULT_SMOOTHING, EmaState, debiased_ema
-from gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
-from gui.plots.ring_buffer import PeakRingBuffer
-from gui.qt import palette
+from gpu_train_monitor.export.smoothing import DEFAULT_SMOOTHING, EmaState, debiased_ema
+from gpu_train_monitor.gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
+from gpu_train_monitor.gui.plots.ring_buffer import PeakRingBuffer
+from gpu_train_monitor.gui.qt import palette
 
 LOSS_CAPACITY = 2_000_000  # steps kept; a 1M-point redraw is benchmarked in tests/benchmarks/gui_latency.py
 LABEL_GAP_PX = 10  # free pixels between two epoch labels

@@ -5,9 +5,9 @@ Fed by `MemorySample`s from run reports and, at rest, from the window's idle pol
 relabelled: process RSS against system memory.
 
 A data-parallel run shows every rank instead (`set_ranks`, `add_rank_samples`, `add_rank_rows`; drawn by
-`gui.plots.rank_lines`): a colour per rank, its allocated, reserved and peak, and each device's device-wide used.
-The plot's own allocated, reserved, peak and used lines (rank 0's, which the rank lines already show) step
-aside meanwhile; capacity stays, and the check boxes show and hide each kind for every rank.
+`gpu_train_monitor.gui.plots.rank_lines`): a colour per rank, its allocated, reserved and peak, and each device's
+device-wide used. The plot's own allocated, reserved, peak and used lines (rank 0's, which the rank lines already show)
+step aside meanwhile; capacity stays, and the check boxes show and hide each kind for every rank.
 """
 
 from __future__ import annotations
@@ -19,12 +19,18 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
-from core.run.events import MemorySample, RankSample
-from gui.plots.live_plot import arrange_legend, draw_decimated, is_shown, legend_above, live_plot_widget
-from gui.plots.rank_lines import RankLines
-from gui.plots.rank_series import RankLayout
-from gui.plots.ring_buffer import RingBuffer
-from gui.qt import palette
+from gpu_train_monitor.gui.plots.live_plot import (
+    arrange_legend,
+    draw_decimated,
+    is_shown,
+    legend_above,
+    live_plot_widget,
+)
+from gpu_train_monitor.gui.plots.rank_lines import RankLines
+from gpu_train_monitor.gui.plots.rank_series import RankLayout
+from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.run.events import MemorySample, RankSample
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
 OWN_LEGEND_COLUMNS = 5  # the plot's own five lines in one row above the data
@@ -81,8 +87,8 @@ SERIES = {
         QT_TRANSLATE_NOOP("memory_plot", "Total memory of this machine"),
     ),
 }
-# the CPU's capacity when the process has a limit below system memory (core.memory.probe.ProcessLimit's kinds):
-# (label, how it is set, tooltip); the label and tooltip are translated where shown
+# the CPU's capacity when the process has a limit below system memory (gpu_train_monitor.memory.probe.ProcessLimit's
+# kinds): (label, how it is set, tooltip); the label and tooltip are translated where shown
 CAPACITY_LIMITS = {
     "RLIMIT_AS": (
         QT_TRANSLATE_NOOP("memory_plot", "process limit"),
@@ -262,7 +268,7 @@ class MemoryPlot(QWidget):
         limit = None if s.has_allocator else s.capacity_limit
         if s.capacity_bytes != self._capacity or limit != self._capacity_limit:
             self._capacity = s.capacity_bytes
-            from core.base.text import format_bytes
+            from gpu_train_monitor.base.text import format_bytes
 
             capacity = format_bytes(s.capacity_bytes)
             title = (

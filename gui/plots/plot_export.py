@@ -6,7 +6,7 @@ by one. The file name the user chooses is the stem: `run.png` gives `run-loss.pn
 PNG comes from pyqtgraph's `ImageExporter`. SVG comes from Qt's own generator in SVG 1.1 mode, which
 keeps the plot's clipping (a zoomed curve stops at the axes): pyqtgraph 0.14's `SVGExporter` fails on
 the closed paths that Qt 6 writes for a plot's frame and bars (pyqtgraph issue 3495). Writes are atomic
-(`core.base.outputs`): a full disk leaves the old file or none, never half an image.
+(`gpu_train_monitor.base.outputs`): a full disk leaves the old file or none, never half an image.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QBuffer, QCoreApplication, QIODevi
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-from core.base.errors import ConfigError
-from core.base.outputs import check_output_path, replace_atomically
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.base.outputs import check_output_path, replace_atomically
 
 FORMATS = ("png", "svg")
 # the save dialog's filters, each naming the format it writes (shown translated: `file_filters`)

@@ -2,8 +2,8 @@
 (allocated solid, reserved dashed, peak dotted, device-wide used dash-dotted), named in the legend
 ('GPU 1 allocated', 'rank 1 (cpu) RSS'), a rank's lines on one legend row.
 
-The lines share one `PeakRingBuffer` (`gui.plots.rank_series` says its columns) and are drawn as the plot's own
-lines are: peak-decimated to the plot's width in one numpy call, from block summaries once the run is long,
+The lines share one `PeakRingBuffer` (`gpu_train_monitor.gui.plots.rank_series` says its columns) and are drawn as the
+plot's own lines are: peak-decimated to the plot's width in one numpy call, from block summaries once the run is long,
 so 8 ranks add one reduction of a few thousand summaries per redraw, not 32 passes over every report. The
 buffer starts small and doubles as the run grows, up to VALUES_KEPT values (the oldest reports then drop
 off, as the plot's own series do past its capacity).
@@ -15,10 +15,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from gui.plots.live_plot import draw_decimated
-from gui.plots.rank_series import RankLayout
-from gui.plots.ring_buffer import PeakRingBuffer
-from gui.qt import palette
+from gpu_train_monitor.gui.plots.live_plot import draw_decimated
+from gpu_train_monitor.gui.plots.rank_series import RankLayout
+from gpu_train_monitor.gui.plots.ring_buffer import PeakRingBuffer
+from gpu_train_monitor.gui.qt import palette
 
 # one colour per rank (cycled past 8 ranks; the names still tell them apart)
 PALETTE = (
@@ -42,7 +42,7 @@ VALUES_KEPT = 3_000_000  # at most this many values (8 ranks on GPUs: 90k report
 # rows per summary block: a bucket must span 4 blocks to use them, and a 900-pixel plot of 100k reports
 # has ~110 reports a bucket (the default 128 left them unused: 32 lines reduced row by row, ~10 ms)
 BLOCK = 16
-MAX_ROWS = 200_000  # as many reports as the plot's own series keep (`gui.plots.memory_plot.CAPACITY`)
+MAX_ROWS = 200_000  # as many reports as the plot's own series keep (`gpu_train_monitor.gui.plots.memory_plot.CAPACITY`)
 
 
 def rank_colour(rank: int) -> tuple[int, int, int]:
@@ -56,7 +56,7 @@ class RankLines:
         self.plot, self.legend = plot, legend
         self.layout: RankLayout | None = None
         self.curves: list[pg.PlotCurveItem] = []
-        self.kinds: list[str] = []  # each curve's kind (a `gui.plots.memory_plot.SERIES` key)
+        self.kinds: list[str] = []  # each curve's kind (a `gpu_train_monitor.gui.plots.memory_plot.SERIES` key)
         self.columns = 1
         self.data = PeakRingBuffer(FIRST_CAPACITY, 1)
         self._hidden_kinds: set[str] = set()

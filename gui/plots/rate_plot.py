@@ -7,9 +7,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 
-from gui.plots.live_plot import draw_decimated, is_shown, live_plot_widget
-from gui.plots.ring_buffer import RingBuffer
-from gui.qt import palette
+from gpu_train_monitor.gui.plots.live_plot import draw_decimated, is_shown, live_plot_widget
+from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
+from gpu_train_monitor.gui.qt import palette
 
 RATE_CAPACITY = 200_000  # reports kept
 

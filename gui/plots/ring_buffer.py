@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gui.plots.decimate import decimate_visible, visible_slice
+from gpu_train_monitor.gui.plots.decimate import decimate_visible, visible_slice
 
 BLOCK = 128  # rows per summary block of a PeakRingBuffer
 MIN_BLOCKS_PER_BUCKET = 4  # below this the buckets would have to widen too much to align with blocks
@@ -83,7 +83,7 @@ class RingBuffer:
         self, first: int, stop: int, x_range: tuple[float, float] | None, buckets: int, x_column: int = 0
     ) -> tuple[np.ndarray, np.ndarray]:
         """Columns first..stop-1 against column `x_column` (sorted: steps, seconds), cut to `x_range`
-        (None: all) and peak-decimated to about 2 * `buckets` points (see `gui.plots.decimate`)."""
+        (None: all) and peak-decimated to about 2 * `buckets` points (see `gpu_train_monitor.gui.plots.decimate`)."""
         return decimate_visible(self.column(x_column), self.columns(first, stop), x_range, buckets)
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.base.errors import UserError
-from gui.qt.core_text import error_text
-from gui.qt.gui_thread_gc import collect_on_the_gui_thread
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.qt.gui_thread_gc import collect_on_the_gui_thread
 
 
 class _Worker(QObject):

@@ -1,7 +1,7 @@
 """Core's texts in the user's language, translated at the window's edge from their structure.
 
-`core` never imports Qt; its texts for people are `core.base.text.Message`s: English strings that keep their
-template and values. Here the template goes through Qt's translator (context "", where `pyside6-lupdate`
+`core` never imports Qt; its texts for people are `gpu_train_monitor.base.text.Message`s: English strings that keep
+their template and values. Here the template goes through Qt's translator (context "", where `pyside6-lupdate`
 puts every `Message("...")` template) and is filled with the same values, themselves translated when they
 are `Message`s. A plain `str` (an exception from torch, a message stored by an older version) is shown as
 it is: there is no structure to translate from, and parsing English sentences is what this avoids.
@@ -13,8 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from core.base.errors import ConfigError
-from core.base.text import Message, message_of
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.base.text import Message, message_of
 
 # what a choice's item shows where a word needs saying in the user's language (the item's data, which the
 # form reads, stays the identifier; identifiers that are names, like sgd, bf16, resnet18 or cifar10, show as

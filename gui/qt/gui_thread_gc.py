@@ -16,7 +16,7 @@ import threading
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
-from core.memory import oom
+from gpu_train_monitor.memory import oom
 
 WAIT_S = 5.0  # how long a worker waits for the GUI thread to collect
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from gui.qt.background import BackgroundTask
+from gpu_train_monitor.gui.qt.background import BackgroundTask
 
 DEBOUNCE_MS = 300  # typing "256" asks three times: only the last is worked out
 SHUTDOWN_WAIT_MS = 30_000  # a job cannot be interrupted: a prediction ends within seconds

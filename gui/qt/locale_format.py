@@ -1,7 +1,7 @@
 """Numbers, dates and times as the user's locale writes them (Qt's `QLocale`, set from the language choice).
 
-Byte sizes keep their units (kB, MB, GB) in every language: `core.base.text.format_bytes` writes them, and its
-number is the only part a locale could change.
+Byte sizes keep their units (kB, MB, GB) in every language: `gpu_train_monitor.base.text.format_bytes` writes them, and
+its number is the only part a locale could change.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Finding the app's assets (icon, style sheet, .desktop file) from a wheel and a source checkout alike.
 
-The build maps the top-level `assets/` folder into the package `gui.assets`; in a source checkout that
+The build maps the top-level `assets/` folder into the package `gpu_train_monitor.gui.assets`; in a source checkout that
 package does not exist and the folder beside `gui/` is used.
 """
 
@@ -17,8 +17,9 @@ DESKTOP = "gpu-train-monitor.desktop"
 def assets_dir() -> Path:
     """The folder holding the assets, wherever the app was installed from."""
     try:
-        # gui.assets has no __init__.py: files() gives a MultiplexedPath, whose str() is not a path; join first
-        icon = resources.files("gui.assets") / ICON
+        # gpu_train_monitor.gui.assets has no __init__.py: files() gives a MultiplexedPath, whose str() is not a path;
+        # join first
+        icon = resources.files("gpu_train_monitor.gui.assets") / ICON
         if icon.is_file():
             return Path(str(icon)).parent
     except (ModuleNotFoundError, TypeError):

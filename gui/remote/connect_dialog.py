@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.base.errors import UserError
-from gui.qt import palette
-from gui.qt.core_text import error_text
-from gui.remote.connection import RemoteConnection
-from gui.remote.hosts import recent_hosts, remember_host
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.remote.connection import RemoteConnection
+from gpu_train_monitor.gui.remote.hosts import recent_hosts, remember_host
 
 FIELD_MIN_WIDTH = 380
 DEFAULT_AGENT = "gpu-train-monitor agent"

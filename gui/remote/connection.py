@@ -1,6 +1,6 @@
 """The window's connection to one remote machine: `open(host, agent_command)` starts a `LinkLoop` in a QThread of
-its own (`gui.qt.background.BackgroundTask`), so connecting (seconds over SSH), pinging and reading never block
-the window; what it learns arrives here on the GUI thread and goes out as signals: the state ("connecting",
+its own (`gpu_train_monitor.gui.qt.background.BackgroundTask`), so connecting (seconds over SSH), pinging and reading
+never block the window; what it learns arrives here on the GUI thread and goes out as signals: the state ("connecting",
 "connected", "reconnecting", "failed", "closed"), the agent's devices once connected, the latency of each
 ping, the readings of the device being watched. `close()` ends it within a moment (the link is closed under
 any blocking call).
@@ -15,10 +15,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from gui.qt.background import BackgroundTask
-from gui.qt.core_text import error_text
-from gui.remote.devices import RemoteDevice, remote_devices
-from gui.remote.link_loop import PING_INTERVAL_S, LinkLoop
+from gpu_train_monitor.gui.qt.background import BackgroundTask
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.remote.devices import RemoteDevice, remote_devices
+from gpu_train_monitor.gui.remote.link_loop import PING_INTERVAL_S, LinkLoop
 
 CLOSE_WAIT_MS = 5000
 
@@ -36,15 +36,15 @@ class Connected:
 
 
 def make_target(host: str, agent_command: str = "") -> Any:
-    """The `core.remote.target.RemoteTarget` for `host` (an ssh alias, user@host or user@host:port) running
+    """The `gpu_train_monitor.remote.target.RemoteTarget` for `host` (an ssh alias, user@host or user@host:port) running
     `agent_command` there (empty: the default); UserError for input that names no host."""
-    from core.remote.target import RemoteTarget
+    from gpu_train_monitor.remote.target import RemoteTarget
 
     return RemoteTarget.parse(host.strip(), agent_command.strip() or None)
 
 
 def default_link(target: Any) -> Any:
-    from core.remote.link import AgentLink
+    from gpu_train_monitor.remote.link import AgentLink
 
     return AgentLink(target)
 

@@ -1,5 +1,5 @@
 """A remote device's reading (a `readings` stream line's data) as the memory plot takes it: a
-`core.run.events.MemorySample`, timed on this machine's clock as it arrived (the other machine's monotonic
+`gpu_train_monitor.run.events.MemorySample`, timed on this machine's clock as it arrived (the other machine's monotonic
 clock means nothing here). None for a line without a usable sample (an agent of another version)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from core.run.events import MemorySample
+from gpu_train_monitor.run.events import MemorySample
 
 NAMES = tuple(f.name for f in fields(MemorySample))
 
@@ -27,9 +27,9 @@ def reading_sample(data: Mapping[str, Any], received_at: float) -> MemorySample 
 
 
 def reading_gpu_status(data: Mapping[str, Any]) -> Any:
-    """The reading's NVML part as a `core.device.nvml.GpuStatus` (None where that machine has no NVML reading
-    for the device, or it cannot be read)."""
-    from core.device.nvml import GpuProcess, GpuStatus
+    """The reading's NVML part as a `gpu_train_monitor.device.nvml.GpuStatus` (None where that machine has no NVML
+    reading for the device, or it cannot be read)."""
+    from gpu_train_monitor.device.nvml import GpuProcess, GpuStatus
 
     nvml = data.get("nvml")
     if not isinstance(nvml, Mapping):

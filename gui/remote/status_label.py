@@ -6,9 +6,16 @@ from __future__ import annotations
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QLabel, QWidget
 
-from gui.qt import palette
-from gui.qt.locale_format import integer
-from gui.remote.connection import CLOSED, CONNECTED, CONNECTING, FAILED, RECONNECTING, RemoteConnection
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.locale_format import integer
+from gpu_train_monitor.gui.remote.connection import (
+    CLOSED,
+    CONNECTED,
+    CONNECTING,
+    FAILED,
+    RECONNECTING,
+    RemoteConnection,
+)
 
 
 class ConnectionLabel(QLabel):

@@ -1,9 +1,9 @@
 """Start, Compare, Pause/Resume, Stop and Clear cache: the actions with their shortcuts, the buttons that
 trigger them, and when each one applies; under them, the estimate of the next run's time
-(`gui.form.estimate`).
+(`gpu_train_monitor.gui.form.estimate`).
 
-The shortcuts belong to the actions, which the Run menu (`gui.window.menu_bar`) shows too: a button and a menu
-item with the same key would be an ambiguous shortcut that Qt ignores. The buttons' tooltips name the keys.
+The shortcuts belong to the actions, which the Run menu (`gpu_train_monitor.gui.window.menu_bar`) shows too: a button
+and a menu item with the same key would be an ambiguous shortcut that Qt ignores. The buttons' tooltips name the keys.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSizePolicy, QToolButton, QWidget
 
-from gui.qt import palette
-from gui.views.window_state import WindowState
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.views.window_state import WindowState
 
 
 class RunButtons(QWidget):
@@ -36,7 +36,7 @@ class RunButtons(QWidget):
             self.stop_action: self.stop_button,
             self.clear_action: self.clear_button,
         }
-        self.compare_button = QToolButton()  # its menu is filled by gui.compare.menu
+        self.compare_button = QToolButton()  # its menu is filled by gpu_train_monitor.gui.compare.menu
         self.compare_button.setText(self.tr("Compare"))
         self.compare_button.setObjectName("compareButton")
         self.compare_button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)

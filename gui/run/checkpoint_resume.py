@@ -17,17 +17,17 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QWidget
 
-from core.base.errors import UserError
-from core.config.run_config import BOUNDS
-from gui.form.settings_form import SettingsForm
-from gui.plots.loss_plot import LossPlot
-from gui.qt import file_dialogs
-from gui.qt.core_text import choice_text, error_text
-from gui.qt.locale_format import integer
-from gui.views.log_panel import LogPanel
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.config.run_config import BOUNDS
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
+from gpu_train_monitor.gui.plots.loss_plot import LossPlot
+from gpu_train_monitor.gui.qt import file_dialogs
+from gpu_train_monitor.gui.qt.core_text import choice_text, error_text
+from gpu_train_monitor.gui.qt.locale_format import integer
+from gpu_train_monitor.gui.views.log_panel import LogPanel
 
 if TYPE_CHECKING:
-    from core.engine.checkpoint import CheckpointInfo
+    from gpu_train_monitor.engine.checkpoint import CheckpointInfo
 
 
 class CheckpointResume(QObject):
@@ -63,7 +63,7 @@ class CheckpointResume(QObject):
 
     @Slot()
     def _on_triggered(self) -> None:
-        from core.engine.checkpoint import default_dir
+        from gpu_train_monitor.engine.checkpoint import default_dir
 
         folder = default_dir()
         path, _ = file_dialogs.get_open_file_name(
@@ -79,7 +79,7 @@ class CheckpointResume(QObject):
     def resume_file(self, path: str) -> None:
         """Ask how long the checkpoint at `path` goes on, then resume it (the File menu's file, or one the Runs
         tab lists for a run)."""
-        from core.engine.checkpoint import read_info
+        from gpu_train_monitor.engine.checkpoint import read_info
 
         if self._is_store_file(path):  # reading it would open and close the store's file: SQLite's locks gone
             self.refuse(self.tr("{path} is a file of the run store, not a checkpoint").format(path=path))
@@ -94,7 +94,7 @@ class CheckpointResume(QObject):
             self.resume(path, epochs)
 
     def _ask_epochs(self, info: CheckpointInfo) -> int | None:
-        from core.config.user_callables import is_spec
+        from gpu_train_monitor.config.user_callables import is_spec
 
         first, planned = resumable_epochs(info)
         values = dict(
@@ -126,7 +126,7 @@ class CheckpointResume(QObject):
 
     def resume(self, path: str, epochs: int) -> str | None:
         """Continue the checkpoint's run up to epoch `epochs`; returns why it could not start, else None."""
-        from core.engine.checkpoint import read_info, resume_config
+        from gpu_train_monitor.engine.checkpoint import read_info, resume_config
 
         try:
             info = read_info(path)
@@ -142,7 +142,7 @@ class CheckpointResume(QObject):
         return None
 
     def _is_store_file(self, path: str) -> bool:
-        from core.base.outputs import STORE_COMPANIONS, same_file
+        from gpu_train_monitor.base.outputs import STORE_COMPANIONS, same_file
 
         store = str(self.store_path)
         return any(same_file(path, store + suffix) for suffix in ("", *STORE_COMPANIONS))
@@ -157,7 +157,7 @@ class CheckpointResume(QObject):
 
     def _show_earlier_steps(self, info: CheckpointInfo) -> None:
         """The recorded steps up to the checkpoint, so the resumed curve continues the old one."""
-        from core.store.run_store import RunStore, StoreError
+        from gpu_train_monitor.store.run_store import RunStore, StoreError
 
         try:
             with RunStore(self.store_path, readonly=True) as store:

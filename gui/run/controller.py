@@ -8,8 +8,8 @@ Commands go straight to the session's thread-safe methods: a queued slot on the 
 never run. `shutdown()` is what `closeEvent` calls: request stop, then the task's bounded wait.
 
 A data-parallel run (nproc > 1) is N processes, which a thread cannot hold: it goes to `launcher`
-(`gui.launch.launcher`), a child process followed through the run store, and the same commands reach it as
-signals to its rank 0; so does a watched script (`start_watch`), whose own process records its run, and a run on
+(`gpu_train_monitor.gui.launch.launcher`), a child process followed through the run store, and the same commands reach
+it as signals to its rank 0; so does a watched script (`start_watch`), whose own process records its run, and a run on
 a remote machine (`machine`: the child mirrors it into the store). `running` is true for either kind;
 `data_parallel` says which (true for a watched script and a remote run: they are in processes of their own).
 """
@@ -23,14 +23,14 @@ from typing import Any
 
 from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
-from core.base.errors import UserError
-from core.config.run_config import RunConfig
-from core.engine.checkpoint import CheckpointPolicy
-from gui.launch.launcher import STOP_WAIT_S, RankLauncher
-from gui.launch.remote_command import RemoteMachine
-from gui.launch.watch_command import WatchRequest
-from gui.qt.background import BackgroundTask
-from gui.qt.locale_format import integer
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.checkpoint import CheckpointPolicy
+from gpu_train_monitor.gui.launch.launcher import STOP_WAIT_S, RankLauncher
+from gpu_train_monitor.gui.launch.remote_command import RemoteMachine
+from gpu_train_monitor.gui.launch.watch_command import WatchRequest
+from gpu_train_monitor.gui.qt.background import BackgroundTask
+from gpu_train_monitor.gui.qt.locale_format import integer
 
 WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at each epoch's end and on Stop, 2 kept
 
@@ -38,14 +38,14 @@ WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at ea
 class RunController(QObject):
     """Starts runs in a fresh QThread and forwards their events to the GUI thread."""
 
-    event = Signal(object)  # a core.run.events event (frozen dataclass), delivered in the GUI thread
+    event = Signal(object)  # a gpu_train_monitor.run.events event (frozen dataclass), delivered in the GUI thread
     crashed = Signal(str)  # an exception escaped the session: the message and traceback
     run_finished = Signal()  # the thread has ended and been cleaned up
 
     def __init__(self, parent: QObject | None = None, runs_db: Path | str | None = None, record: bool = True) -> None:
         """Runs are recorded in the run store at `runs_db` (None: the default store) unless `record` is False."""
         super().__init__(parent)
-        from core.store.run_store import default_store_path
+        from gpu_train_monitor.store.run_store import default_store_path
 
         self.store_path = Path(runs_db).expanduser() if runs_db is not None else default_store_path()
         self.record = record
@@ -88,9 +88,9 @@ class RunController(QObject):
         checkpoints: CheckpointPolicy | None = None,
         machine: RemoteMachine | None = None,
     ) -> None:
-        """Start a run of `config`; with `resume`, continue that checkpoint's run (`core.engine.checkpoint.read_config`
-        gives the config to show first). Raises UserError, before any thread starts, for a checkpoint that
-        cannot be read or resumed with `config` (a ConfigError names the field).
+        """Start a run of `config`; with `resume`, continue that checkpoint's run
+        (`gpu_train_monitor.engine.checkpoint.read_config` gives the config to show first). Raises UserError, before any
+        thread starts, for a checkpoint that cannot be read or resumed with `config` (a ConfigError names the field).
 
         With `config.nproc` > 1 the run's processes start as a child (`launcher`): its events do not come
         through `event`; the launcher's own signals say when it is recorded, paused and ended. So does a run on
@@ -116,7 +116,7 @@ class RunController(QObject):
                 )
             self.launcher.start(config, resume)  # it saves no checkpoints
             return
-        from core.engine.session import TrainingSession
+        from gpu_train_monitor.engine.session import TrainingSession
 
         session = TrainingSession(
             config,
@@ -134,8 +134,8 @@ class RunController(QObject):
         self._task.start(train)
 
     def start_watch(self, request: WatchRequest, machine: RemoteMachine | None = None) -> None:
-        """Start a script of the user's under `python -m core watch` in its folder, followed through the run
-        store as a data-parallel run is (`launcher`); UserError when it cannot be (nothing started then)."""
+        """Start a script of the user's under `python -m gpu_train_monitor watch` in its folder, followed through the
+        run store as a data-parallel run is (`launcher`); UserError when it cannot be (nothing started then)."""
         if self.running:
             raise RuntimeError("a run is already active")
         if not self.record:
@@ -151,18 +151,19 @@ class RunController(QObject):
         self, base: RunConfig, overrides: Sequence[Mapping[str, Any]], machine: RemoteMachine | None = None
     ) -> Any:
         """Race `base` with each of `overrides` (2 to 4), one session after another in one thread; returns
-        the `core.compare.comparison.Comparison`. Raises ConfigError, before any thread starts, for a plan that cannot
-        run here (overrides that collide, a device not present, a fast path the device refuses). With `machine`,
-        the runs train there (`core.remote.remote_jobs.RemoteComparison`: the same events, followed over ssh) and
-        are recorded here with that machine's host; what it refuses comes back from there as the same errors."""
+        the `gpu_train_monitor.compare.comparison.Comparison`. Raises ConfigError, before any thread starts, for a plan
+        that cannot run here (overrides that collide, a device not present, a fast path the device refuses). With
+        `machine`, the runs train there (`gpu_train_monitor.remote.remote_jobs.RemoteComparison`: the same events,
+        followed over ssh) and are recorded here with that machine's host; what it refuses comes back from there as the
+        same errors."""
         if self.running:
             raise RuntimeError("a run is already active")
         if machine is not None:
-            from core.remote.remote_jobs import RemoteComparison
+            from gpu_train_monitor.remote.remote_jobs import RemoteComparison
 
             comparison: Any = RemoteComparison(machine.target(), base, overrides)
         else:
-            from core.compare.comparison import Comparison
+            from gpu_train_monitor.compare.comparison import Comparison
 
             comparison = Comparison(base, overrides)
 
@@ -180,8 +181,8 @@ class RunController(QObject):
         off; a store that cannot be used, or stops working, is a warning in the log and the run trains on."""
         if not self.record:
             return contextlib.nullcontext()
-        from core.run.events import LogMessage
-        from core.store.recorder import recording
+        from gpu_train_monitor.run.events import LogMessage
+        from gpu_train_monitor.store.recorder import recording
 
         def warn(text: str) -> None:
             report(LogMessage("warning", text))
@@ -222,7 +223,7 @@ class RunController(QObject):
         """A single run is under way (a comparison's runs save no checkpoints)."""
         if self.session is None:  # no run: nothing to import torch for
             return False
-        from core.engine.session import TrainingSession
+        from gpu_train_monitor.engine.session import TrainingSession
 
         return isinstance(self.session, TrainingSession)
 

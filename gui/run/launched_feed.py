@@ -1,17 +1,24 @@
 """The main window's plots and numbers for a data-parallel run it launched. Its ranks train in other processes,
 so no session's events reach the window: what rank 0 records in the run store is read back (as a followed
-run's window reads it, `gui.history.feed`) and shown in the window's own `RunView`, as the events of a run in
-the window's thread would be: the steps and losses, images/s, time left, memory, epochs and cache clears.
-How the launch starts and ends (its log lines, the window's state) stays `gui.run.launched_run`'s."""
+run's window reads it, `gpu_train_monitor.gui.history.feed`) and shown in the window's own `RunView`, as the events of a
+run in the window's thread would be: the steps and losses, images/s, time left, memory, epochs and cache clears.
+How the launch starts and ends (its log lines, the window's state) stays `gpu_train_monitor.gui.run.launched_run`'s."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from core.run.events import OutOfMemory
-from core.store.run_store import RunNotFound, StoreError
-from gui.history.feed import FeedUpdate, RunFeed, SeriesArrays, StoreLink, contiguous_runs, rebuild_event
-from gui.views.run_view import RunView
+from gpu_train_monitor.gui.history.feed import (
+    FeedUpdate,
+    RunFeed,
+    SeriesArrays,
+    StoreLink,
+    contiguous_runs,
+    rebuild_event,
+)
+from gpu_train_monitor.gui.views.run_view import RunView
+from gpu_train_monitor.run.events import OutOfMemory
+from gpu_train_monitor.store.run_store import RunNotFound, StoreError
 
 POLL_INTERVAL_MS = 400  # as a followed run's window
 SHOWN_EVENTS = ("EpochEnded", "CacheCleared", "MemoryBreakdown", "StepPredicted", "OutOfMemory", "LogMessage")

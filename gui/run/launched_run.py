@@ -1,8 +1,8 @@
-"""The window's side of a data-parallel run (`gui.launch.launcher` starts and follows its processes): what the
-log says, the recorded run opened in the Runs tab and followed live in its own window, the window's state as
+"""The window's side of a data-parallel run (`gpu_train_monitor.gui.launch.launcher` starts and follows its processes):
+what the log says, the recorded run opened in the Runs tab and followed live in its own window, the window's state as
 the run records a pause, a resume and its end, and closing the window mid-run behind a short modal
 "Stopping N processes…" that waits (responsive) for the processes to end and then kills what is left.
-Its log lines are `gui.launch.texts`'s.
+Its log lines are `gpu_train_monitor.gui.launch.texts`'s.
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
-from core.config.run_config import RunConfig
-from core.run.status import Status
-from core.store.run_store import RunNotFound, StoreError
-from gui.history.panel import HistoryPanel
-from gui.launch.launcher import RankLauncher
-from gui.launch.texts import (
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.history.panel import HistoryPanel
+from gpu_train_monitor.gui.launch.launcher import RankLauncher
+from gpu_train_monitor.gui.launch.texts import (
     LaunchEnd,
     end_text,
     output_text,
@@ -31,11 +29,13 @@ from gui.launch.texts import (
     stopping_text,
     watching_text,
 )
-from gui.launch.watch_command import WatchRequest
-from gui.run.launched_feed import LaunchedFeed
-from gui.views.log_panel import LogPanel
-from gui.views.run_view import RunView
-from gui.views.window_state import WindowState
+from gpu_train_monitor.gui.launch.watch_command import WatchRequest
+from gpu_train_monitor.gui.run.launched_feed import LaunchedFeed
+from gpu_train_monitor.gui.views.log_panel import LogPanel
+from gpu_train_monitor.gui.views.run_view import RunView
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.run.status import Status
+from gpu_train_monitor.store.run_store import RunNotFound, StoreError
 
 
 def final_state(status: str) -> WindowState:

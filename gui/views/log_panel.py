@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from gui.qt.core_text import core_text
-from gui.qt.locale_format import clock
+from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.qt.locale_format import clock
 
 MAX_LINES = 5000
 

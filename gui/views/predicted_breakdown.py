@@ -1,14 +1,14 @@
 """The run's step as it was predicted, beside the step as it was measured, in the memory breakdown tab.
 
-When a run's first breakdown arrives, its config is predicted at its batch size (`core.engine.prediction`:
+When a run's first breakdown arrives, its config is predicted at its batch size (`gpu_train_monitor.engine.prediction`:
 one step traced on tensors without memory) off the GUI thread; then every part's measured value says what was
 predicted for it ("12.3 MB (40%) · predicted 11.9 MB") and one line says the error of the predicted peak
 against the measured step's total. The dataset a resident placement keeps on the device is no part of a step:
 it is left out of the measured total the prediction is compared with.
 
 A watched run (the `watch()` API, a `watch --` script) is predicted in its own process at its first step
-(core.watch.step_prediction): its recorded `StepPredicted` is set beside its breakdowns the same way, live and when
-the run is opened later from the Runs tab.
+(gpu_train_monitor.watch.step_prediction): its recorded `StepPredicted` is set beside its breakdowns the same way, live
+and when the run is opened later from the Runs tab.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.base.text import format_bytes
-from core.config.run_config import RunConfig
-from core.run.events import MemoryBreakdown, StepPredicted
-from gui.form.peak_prediction import predict_outcome, problem_text
-from gui.qt.core_text import core_text
-from gui.qt.latest_task import LatestTask
-from gui.qt.locale_format import integer, number
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.form.peak_prediction import predict_outcome, problem_text
+from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.qt.latest_task import LatestTask
+from gpu_train_monitor.gui.qt.locale_format import integer, number
+from gpu_train_monitor.run.events import MemoryBreakdown, StepPredicted
 
 STEP_PARTS = ("params_bytes", "grads_bytes", "optimizer_bytes", "batch_bytes", "activations_bytes")  # both have
 

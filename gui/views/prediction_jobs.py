@@ -1,5 +1,5 @@
-"""The background jobs behind the window's what-if advice: `core.finder.what_if`'s table and its advice after an
-out-of-memory error, each many predictions long, so each checks before every prediction whether its answer is
+"""The background jobs behind the window's what-if advice: `gpu_train_monitor.finder.what_if`'s table and its advice
+after an out-of-memory error, each many predictions long, so each checks before every prediction whether its answer is
 still wanted (settings changed, a run started, the window closing) and stops there.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from core.config.run_config import RunConfig
+from gpu_train_monitor.config.run_config import RunConfig
 
 
 class Superseded(Exception):
@@ -16,9 +16,9 @@ class Superseded(Exception):
 
 
 def stoppable_predict(cancelled: Callable[[], bool]) -> Callable[..., Any]:
-    """`core.engine.prediction.predict` that makes each prediction once and raises Superseded before a prediction
-    once `cancelled()` (a job of many predictions stops within one)."""
-    from core.engine.prediction import predict
+    """`gpu_train_monitor.engine.prediction.predict` that makes each prediction once and raises Superseded before a
+    prediction once `cancelled()` (a job of many predictions stops within one)."""
+    from gpu_train_monitor.engine.prediction import predict
 
     made: dict[tuple[Any, ...], Any] = {}
 
@@ -38,7 +38,7 @@ def what_if_job(config: RunConfig, kind: str, capacity: int, max_batch: int) -> 
     Every prediction is made once (the second pass reuses the first's) and checks first whether to stop."""
 
     def job(report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
-        from core.finder.what_if import what_if
+        from gpu_train_monitor.finder.what_if import what_if
 
         predicted = stoppable_predict(cancelled)
 
@@ -52,11 +52,12 @@ def what_if_job(config: RunConfig, kind: str, capacity: int, max_batch: int) -> 
 
 
 def oom_advice_job(config: RunConfig, kind: str, capacity: int) -> Callable[..., Any]:
-    """The background job after `config` ran out of memory at its batch size: `core.finder.what_if.oom_advice`
-    (the batch that fits, searched no higher than the one that ran out, and the cheapest change), or why not."""
+    """The background job after `config` ran out of memory at its batch size:
+    `gpu_train_monitor.finder.what_if.oom_advice` (the batch that fits, searched no higher than the one that ran out,
+    and the cheapest change), or why not."""
 
     def job(_report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
-        from core.finder.what_if import oom_advice
+        from gpu_train_monitor.finder.what_if import oom_advice
 
         predicted = stoppable_predict(cancelled)
         return answered(
@@ -69,7 +70,7 @@ def oom_advice_job(config: RunConfig, kind: str, capacity: int) -> Callable[...,
 def answered(work: Callable[[], Any]) -> Any:
     """What a prediction job hands back: `work()`'s result, None when a newer request superseded it, the reason
     a step cannot be predicted, or the error a setting raised (one the run itself would refuse, and the like)."""
-    from core.memory.predict import PredictionUnavailable
+    from gpu_train_monitor.memory.predict import PredictionUnavailable
 
     try:
         return work()

@@ -1,7 +1,7 @@
-"""A data-parallel run's ranks on a run's widgets, the same for a run trained by the window (`gui.views.run_view`,
-fed by events) and a recorded one (`gui.history.run_window`, fed by the store): memory lines per rank on the
-memory plot, each rank's images/s in the stats panel, and a rank choice on the memory breakdown.
-An ordinary run (one rank) shows none of it."""
+"""A data-parallel run's ranks on a run's widgets, the same for a run trained by the window
+(`gpu_train_monitor.gui.views.run_view`, fed by events) and a recorded one (`gpu_train_monitor.gui.history.run_window`,
+fed by the store): memory lines per rank on the memory plot, each rank's images/s in the stats panel, and a rank choice
+on the memory breakdown. An ordinary run (one rank) shows none of it."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from core.run.events import RankSample
-from gui.plots.memory_plot import MemoryPlot
-from gui.plots.rank_series import rank_names, speeds_text
-from gui.views.breakdown_view import BreakdownView
-from gui.views.stats_panel import StatsPanel
+from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
+from gpu_train_monitor.gui.plots.rank_series import rank_names, speeds_text
+from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
+from gpu_train_monitor.gui.views.stats_panel import StatsPanel
+from gpu_train_monitor.run.events import RankSample
 
 
 class RankDisplay:
@@ -46,7 +46,8 @@ class RankDisplay:
         self.show_speeds({rank: sample.samples_per_s for rank, sample in by_rank.items()})
 
     def show_rows(self, devices: Sequence[str], rows: np.ndarray) -> None:
-        """Many reports at once (a recorded run's), as `gui.plots.rank_series.RankLayout(devices)` rows."""
+        """Many reports at once (a recorded run's), as `gpu_train_monitor.gui.plots.rank_series.RankLayout(devices)`
+        rows."""
         self._ensure(devices)
         self.memory_plot.add_rank_rows(self.devices, rows)
 

@@ -1,9 +1,9 @@
 """What a run looks like in the window: the loss and memory plots, the live numbers, the memory
 breakdown and the log, fed by core events. It changes no state: the window decides what a run does,
-this shows what happened, in the sentences of `core.run.event_text` (in the user's language:
-`gui.qt.core_text`), the events as a recorded run's window shows them (`gui.views.event_display`). A
-data-parallel run shows every rank: its memory lines, its images/s under the total, and its memory breakdown
-(picked by rank).
+this shows what happened, in the sentences of `gpu_train_monitor.run.event_text` (in the user's language:
+`gpu_train_monitor.gui.qt.core_text`), the events as a recorded run's window shows them
+(`gpu_train_monitor.gui.views.event_display`). A data-parallel run shows every rank: its memory lines, its images/s
+under the total, and its memory breakdown (picked by rank).
 """
 
 from __future__ import annotations
@@ -15,21 +15,21 @@ from typing import Any
 
 from PySide6.QtCore import QObject
 
-from core.base.text import Message
-from core.config.run_config import RunConfig
-from core.run import event_text
-from core.run.events import CacheCleared, OutOfMemory, RunFinished, RunPaused, RunStarted, StepsReported
-from core.run.status import Status
-from gui.form.text import label
-from gui.plots.loss_plot import LossPlot
-from gui.plots.memory_plot import MemoryPlot
-from gui.qt.core_text import choice_text, core_text
-from gui.qt.redraw import RedrawThrottle
-from gui.views.breakdown_view import BreakdownView
-from gui.views.event_display import EventDisplay
-from gui.views.log_panel import LogPanel
-from gui.views.rank_display import RankDisplay
-from gui.views.stats_panel import RateMedian, StatsPanel, planned_epochs
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.form.text import label
+from gpu_train_monitor.gui.plots.loss_plot import LossPlot
+from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
+from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
+from gpu_train_monitor.gui.qt.redraw import RedrawThrottle
+from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
+from gpu_train_monitor.gui.views.event_display import EventDisplay
+from gpu_train_monitor.gui.views.log_panel import LogPanel
+from gpu_train_monitor.gui.views.rank_display import RankDisplay
+from gpu_train_monitor.gui.views.stats_panel import RateMedian, StatsPanel, planned_epochs
+from gpu_train_monitor.run import event_text
+from gpu_train_monitor.run.events import CacheCleared, OutOfMemory, RunFinished, RunPaused, RunStarted, StepsReported
+from gpu_train_monitor.run.status import Status
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 # memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the
@@ -48,7 +48,7 @@ class RunView(QObject):
         self.rates = RateMedian()  # the live run's images/s, as its summary will give it
         self.breakdown_view = BreakdownView()
         self.log = LogPanel()
-        self.last_sample: Any = None  # the latest core.run.events.MemorySample shown
+        self.last_sample: Any = None  # the latest gpu_train_monitor.run.events.MemorySample shown
         self._oom_logged: str | None = None
         self.events = EventDisplay(self.loss_plot, self.memory_plot, self.breakdown_view, self.log)
         self.clock = time.monotonic  # replaceable in tests
@@ -76,8 +76,8 @@ class RunView(QObject):
 
     def show(self, event: object, at: float | None = None) -> None:
         """A live event: what only a live run shows (its progress, numbers and end) here, the rest as a recorded
-        run's window shows it (`gui.views.event_display`). `at`: when it was recorded (seconds since the epoch),
-        for a run followed through the store (its plots' clock starts at `events.started_at`); None: now."""
+        run's window shows it (`gpu_train_monitor.gui.views.event_display`). `at`: when it was recorded (seconds since
+        the epoch), for a run followed through the store (its plots' clock starts at `events.started_at`); None: now."""
         match event:
             case StepsReported():
                 self.loss_plot.add_losses(event.first_step, event.losses)

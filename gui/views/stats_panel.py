@@ -8,9 +8,9 @@ import math
 import numpy as np
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
-from core.base.text import format_bytes
-from gui.qt.locale_format import integer, number
-from gui.views.window_state import WindowState
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.gui.qt.locale_format import integer, number
+from gpu_train_monitor.gui.views.window_state import WindowState
 
 
 def format_duration(seconds: float | None) -> str:
@@ -23,8 +23,8 @@ def format_duration(seconds: float | None) -> str:
 
 
 class RateMedian:
-    """A live run's images/s as its summary measures it (core.engine.loop_state): the median of the reports' rates
-    after the first, which holds start-up and torch.compile (the warm-up). Kept sorted: a report costs a
+    """A live run's images/s as its summary measures it (gpu_train_monitor.engine.loop_state): the median of the
+    reports' rates after the first, which holds start-up and torch.compile (the warm-up). Kept sorted: a report costs a
     bisect, not a sort of every rate so far."""
 
     def __init__(self) -> None:

@@ -1,5 +1,5 @@
-"""What if? The form's settings with one change at a time, predicted (`core.finder.what_if`): what each change
-saves or costs and the largest batch that would then fit the selected device, in a tab of its own beside the
+"""What if? The form's settings with one change at a time, predicted (`gpu_train_monitor.finder.what_if`): what each
+change saves or costs and the largest batch that would then fit the selected device, in a tab of its own beside the
 memory breakdown (the breakdown leaves its tab no height for a table's rows).
 
 A table of predictions takes seconds to minutes of CPU (a few predictions per row), so it is worked out only
@@ -27,14 +27,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.base.text import format_bytes
-from core.config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig
-from gui.form.peak_prediction import MEMORY_FIELDS, problem_text
-from gui.qt import palette
-from gui.qt.core_text import core_text
-from gui.qt.latest_task import LatestTask
-from gui.qt.locale_format import integer
-from gui.views.prediction_jobs import what_if_job
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig
+from gpu_train_monitor.gui.form.peak_prediction import MEMORY_FIELDS, problem_text
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.qt.latest_task import LatestTask
+from gpu_train_monitor.gui.qt.locale_format import integer
+from gpu_train_monitor.gui.views.prediction_jobs import what_if_job
 
 COLUMNS = 4  # change, predicted peak and verdict, saves or costs, largest batch that fits
 VERDICT_COLOURS = {"fits": palette.GOOD, "tight": palette.WARNING, "does not fit": palette.ERROR}

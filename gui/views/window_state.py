@@ -2,7 +2,7 @@
 
 A `StrEnum`, so a state compares equal to its name and travels through `Signal(str)` as that name; what
 people read (`shown`) is the name in the user's language. A state after the run ended takes the colour of
-its run status (`gui.i18n.status_text`).
+its run status (`gpu_train_monitor.gui.i18n.status_text`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from enum import StrEnum
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from core.run.status import Status
-from gui.i18n.status_text import status_colour
-from gui.qt import palette
+from gpu_train_monitor.gui.i18n.status_text import status_colour
+from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.run.status import Status
 
 
 class WindowState(StrEnum):

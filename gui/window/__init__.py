@@ -2,5 +2,5 @@
 settings, the menu bar, the About box, the texts that follow a language switch, the exit signals and the
 screenshot mode.
 
-May import: core and every gui package; only gui.app imports it.
+May import: core and every gui package; only gpu_train_monitor.gui.app imports it.
 """

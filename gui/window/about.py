@@ -1,5 +1,5 @@
-"""Help ▸ About and Help ▸ Copy system info: `core.device.system_info`'s facts plus the Qt runtime's version,
-as a small rich-text box and as plain text for a bug report."""
+"""Help ▸ About and Help ▸ Copy system info: `gpu_train_monitor.device.system_info`'s facts plus the Qt runtime's
+version, as a small rich-text box and as plain text for a bug report."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from PySide6 import QtCore
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from core.device.system_info import APP_NAME, SystemInfo, app_summary, collect
-from gui.qt.core_text import core_text
+from gpu_train_monitor.device.system_info import APP_NAME, SystemInfo, app_summary, collect
+from gpu_train_monitor.gui.qt.core_text import core_text
 
 ISSUES_HINT = QT_TRANSLATE_NOOP(
     "about", "Copy system info (Help menu) puts these lines on the clipboard for a bug report."
@@ -29,8 +29,8 @@ def window_system_info(torch_ready: bool) -> SystemInfo:
 
 def about_html(info: SystemInfo) -> str:
     """The About box's text: the app's name, version and summary, then each fact in a table. Names and
-    values that are words are shown in the user's language (`core.device.system_info` makes them `Message`s);
-    versions and names of software stay as they are."""
+    values that are words are shown in the user's language (`gpu_train_monitor.device.system_info` makes them
+    `Message`s); versions and names of software stay as they are."""
     rows = "".join(
         f"<tr><td style='padding-right: 12px'><b>{html.escape(core_text(name))}</b></td>"
         f"<td>{html.escape(core_text(value))}</td></tr>"

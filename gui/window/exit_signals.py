@@ -10,8 +10,8 @@ import signal
 import sys
 import threading
 
-from core.cli.options import PROG
-from core.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED
+from gpu_train_monitor.cli.options import PROG
+from gpu_train_monitor.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 
 def in_main_thread() -> bool:
@@ -44,7 +44,7 @@ def end_on_signals(app, window, exit_code: list[int], pending: list[int]) -> Non
     def on_signal(signum: int, frame) -> None:
         code = EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_TERMINATED
         if exit_code[0] in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # the second one: no more waiting
-            from gui.launch.live_launchers import kill_all
+            from gpu_train_monitor.gui.launch.live_launchers import kill_all
 
             kill_all()  # a data-parallel run's processes must not outlive the window (os._exit skips atexit)
             sys.stderr.flush()

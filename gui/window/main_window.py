@@ -2,9 +2,9 @@
 
 It owns no training logic: runs go through `RunController` (a QThread per run, or a data-parallel run's own
 processes) and arrive back as core events in `_on_run_event`, which hands them to the parts that show them.
-`gui.window.parts` builds the window's parts and wires them to each other (`gui.window.layout` places them);
-the window decides what each control may do, by the run's `WindowState` (`gui.window.run_control`) and the
-form's input.
+`gpu_train_monitor.gui.window.parts` builds the window's parts and wires them to each other
+(`gpu_train_monitor.gui.window.layout` places them); the window decides what each control may do, by the run's
+`WindowState` (`gpu_train_monitor.gui.window.run_control`) and the form's input.
 """
 
 from __future__ import annotations
@@ -17,19 +17,19 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSettings, Signa
 from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import QMainWindow, QSplitter, QWidget
 
-from core.base.errors import UserError
-from core.config.run_config import RunConfig
-from core.run.events import OutOfMemory, RunFinished
-from gui.compare.menu import start_error
-from gui.compare.mode import COMPARISON_EVENTS
-from gui.launch.watch_command import WatchRequest
-from gui.qt.core_text import core_text, error_text
-from gui.qt.resources import ICON, asset
-from gui.run.controller import RunController
-from gui.views.window_state import WindowState
-from gui.window import settings as window_settings
-from gui.window.parts import build_parts
-from gui.window.run_control import resolved_for_log
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.compare.menu import start_error
+from gpu_train_monitor.gui.compare.mode import COMPARISON_EVENTS
+from gpu_train_monitor.gui.launch.watch_command import WatchRequest
+from gpu_train_monitor.gui.qt.core_text import core_text, error_text
+from gpu_train_monitor.gui.qt.resources import ICON, asset
+from gpu_train_monitor.gui.run.controller import RunController
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.gui.window import settings as window_settings
+from gpu_train_monitor.gui.window.parts import build_parts
+from gpu_train_monitor.gui.window.run_control import resolved_for_log
+from gpu_train_monitor.run.events import OutOfMemory, RunFinished
 
 COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP(
     "MainWindow", "A comparison races runs of one process each: set the process count to 1"
@@ -81,7 +81,7 @@ class MainWindow(QMainWindow):
     def on_torch_ready(self) -> None:
         """Called once torch has been imported (in the background at launch): fill devices and models."""
         self.torch_loaded = True
-        from core.model.models import available_models
+        from gpu_train_monitor.model.models import available_models
 
         self.form.set_models(available_models())
         self.device_watch.start()
@@ -92,7 +92,8 @@ class MainWindow(QMainWindow):
 
     @property
     def probe(self) -> Any:
-        """The selected device's `core.memory.probe.MemoryProbe` (None before torch loads, or for no usable device)."""
+        """The selected device's `gpu_train_monitor.memory.probe.MemoryProbe` (None before torch loads, or for no usable
+        device)."""
         return self.device_watch.probe
 
     def _on_probe(self, probe: Any) -> None:

@@ -1,14 +1,15 @@
 """The window's menu bar: File (Watch a script…, Save plots…, Quit), Run (the run buttons' actions, Checkpoint
 now), Settings (Language) and Help (About, Copy system info).
 
-The Run menu holds the very actions the buttons trigger (`gui.run.buttons`), so they are enabled,
+The Run menu holds the very actions the buttons trigger (`gpu_train_monitor.gui.run.buttons`), so they are enabled,
 renamed (Pause/Resume) and keyed together, with no second shortcut to make a key ambiguous; its Compare
 submenu is the Compare button's own menu. Quit closes the window through its closeEvent, which stops a
 run under way first. More File actions (opening a run, exporting) go above Save plots through
 `add_file_actions`.
 
-Save plots saves the plots the window shows (its `shown_plots`), one file per plot (`gui.plots.plot_export`).
-The menu bar is given the parts it acts on, not the window: it reaches nothing else.
+Save plots saves the plots the window shows (its `shown_plots`), one file per plot
+(`gpu_train_monitor.gui.plots.plot_export`). The menu bar is given the parts it acts on, not the window: it reaches
+nothing else.
 """
 
 from __future__ import annotations
@@ -21,18 +22,18 @@ from PySide6.QtCore import QSettings, Slot
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox, QWidget
 
-from core.base.text import message_of
-from gui.i18n import language as i18n
-from gui.i18n.language_menu import LanguageMenu
-from gui.launch.watch_command import WatchRequest
-from gui.launch.watch_dialog import WatchDialog
-from gui.plots import plot_export
-from gui.qt import file_dialogs
-from gui.qt.core_text import core_text
-from gui.qt.locale_format import integer
-from gui.views.log_panel import LogPanel
-from gui.views.window_state import WindowState
-from gui.window.about import open_about, window_system_info
+from gpu_train_monitor.base.text import message_of
+from gpu_train_monitor.gui.i18n import language as i18n
+from gpu_train_monitor.gui.i18n.language_menu import LanguageMenu
+from gpu_train_monitor.gui.launch.watch_command import WatchRequest
+from gpu_train_monitor.gui.launch.watch_dialog import WatchDialog
+from gpu_train_monitor.gui.plots import plot_export
+from gpu_train_monitor.gui.qt import file_dialogs
+from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.qt.locale_format import integer
+from gpu_train_monitor.gui.views.log_panel import LogPanel
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.gui.window.about import open_about, window_system_info
 
 PLOTS_FOLDER_KEY = "plots/folder"  # where the last plots were saved: the next dialog opens there
 STATUS_MESSAGE_MS = 8000
@@ -164,7 +165,7 @@ class MenuBar(QMenuBar):
             self.file_menu.insertAction(self._file_section_end, action)
 
     def update_for(self, state: WindowState, can_checkpoint: bool) -> None:
-        """Enable what applies now (the Run menu's other items follow the buttons, `gui.run.buttons`).
+        """Enable what applies now (the Run menu's other items follow the buttons, `gpu_train_monitor.gui.run.buttons`).
         `can_checkpoint`: a single run is under way (a comparison's runs save no checkpoints)."""
         enabled = can_checkpoint and state.can_pause  # once it trains, paused too; not while stopping
         self.checkpoint_action.setEnabled(enabled)

@@ -2,9 +2,9 @@
 buttons, the live view, the device watch, run control, memory insight, the comparison, the Runs tab, a
 data-parallel run's following, the tabs, the menus and the status bar.
 
-Apart from `gui.window.main_window` so that the window's module reads as what it does with its parts (start runs,
-follow their events, decide what each control may do, close); where the parts go is `gui.window.layout`'s. The
-tab titles keep the window's translation context ("MainWindow").
+Apart from `gpu_train_monitor.gui.window.main_window` so that the window's module reads as what it does with its parts
+(start runs, follow their events, decide what each control may do, close); where the parts go is
+`gpu_train_monitor.gui.window.layout`'s. The tab titles keep the window's translation context ("MainWindow").
 """
 
 from __future__ import annotations
@@ -15,29 +15,29 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QTabWidget
 
-from gui.compare.menu import CompareMenu
-from gui.compare.mode import CompareMode
-from gui.form.estimate import RunEstimates
-from gui.form.peak_prediction import PeakPrediction
-from gui.form.settings_form import SettingsForm
-from gui.history.panel import HistoryPanel
-from gui.memory.device_watch import DeviceWatch
-from gui.memory.insight import MemoryInsight
-from gui.remote.connection import RemoteConnection
-from gui.run.buttons import RunButtons
-from gui.run.checkpoint_resume import CheckpointResume
-from gui.run.launched_run import LaunchedRun
-from gui.views.run_view import RunView
-from gui.views.what_if_table import WhatIfTable
-from gui.window import layout as window_layout
-from gui.window.menu_bar import MenuBar
-from gui.window.plot_tabs import PlotTabs
-from gui.window.remote_machine import RemoteMachineControls
-from gui.window.retranslate import keep_window_texts
-from gui.window.run_control import RunControl
+from gpu_train_monitor.gui.compare.menu import CompareMenu
+from gpu_train_monitor.gui.compare.mode import CompareMode
+from gpu_train_monitor.gui.form.estimate import RunEstimates
+from gpu_train_monitor.gui.form.peak_prediction import PeakPrediction
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
+from gpu_train_monitor.gui.history.panel import HistoryPanel
+from gpu_train_monitor.gui.memory.device_watch import DeviceWatch
+from gpu_train_monitor.gui.memory.insight import MemoryInsight
+from gpu_train_monitor.gui.remote.connection import RemoteConnection
+from gpu_train_monitor.gui.run.buttons import RunButtons
+from gpu_train_monitor.gui.run.checkpoint_resume import CheckpointResume
+from gpu_train_monitor.gui.run.launched_run import LaunchedRun
+from gpu_train_monitor.gui.views.run_view import RunView
+from gpu_train_monitor.gui.views.what_if_table import WhatIfTable
+from gpu_train_monitor.gui.window import layout as window_layout
+from gpu_train_monitor.gui.window.menu_bar import MenuBar
+from gpu_train_monitor.gui.window.plot_tabs import PlotTabs
+from gpu_train_monitor.gui.window.remote_machine import RemoteMachineControls
+from gpu_train_monitor.gui.window.retranslate import keep_window_texts
+from gpu_train_monitor.gui.window.run_control import RunControl
 
 if TYPE_CHECKING:  # the window imports this module
-    from gui.window.main_window import MainWindow
+    from gpu_train_monitor.gui.window.main_window import MainWindow
 
 
 def build_parts(window: MainWindow) -> None:

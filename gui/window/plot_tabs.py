@@ -8,10 +8,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from gui.compare.view import CompareView
-from gui.plots.live_plot import is_shown
-from gui.plots.loss_plot import LossPlot
-from gui.plots.memory_plot import MemoryPlot
+from gpu_train_monitor.gui.compare.view import CompareView
+from gpu_train_monitor.gui.plots.live_plot import is_shown
+from gpu_train_monitor.gui.plots.loss_plot import LossPlot
+from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
 
 
 class PlotTabs(QTabWidget):

@@ -11,17 +11,17 @@ from PySide6.QtCore import QObject, QSettings, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
-from core.base.errors import UserError
-from gui.form.settings_form import SettingsForm
-from gui.launch.remote_command import RemoteMachine
-from gui.memory.nvml_panel import NvmlPanel
-from gui.qt.core_text import error_text
-from gui.remote.connect_dialog import ConnectDialog
-from gui.remote.connection import CLOSED, CONNECTING, FAILED, RemoteConnection
-from gui.remote.hosts import remember_host
-from gui.remote.readings import reading_gpu_status
-from gui.remote.status_label import ConnectionLabel
-from gui.views.log_panel import LogPanel
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
+from gpu_train_monitor.gui.launch.remote_command import RemoteMachine
+from gpu_train_monitor.gui.memory.nvml_panel import NvmlPanel
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.remote.connect_dialog import ConnectDialog
+from gpu_train_monitor.gui.remote.connection import CLOSED, CONNECTING, FAILED, RemoteConnection
+from gpu_train_monitor.gui.remote.hosts import remember_host
+from gpu_train_monitor.gui.remote.readings import reading_gpu_status
+from gpu_train_monitor.gui.remote.status_label import ConnectionLabel
+from gpu_train_monitor.gui.views.log_panel import LogPanel
 
 
 class RemoteMachineControls(QObject):
@@ -88,7 +88,7 @@ class RemoteMachineControls(QObject):
 
     @Slot(object)
     def _on_connected(self, info: object) -> None:
-        devices = info.devices  # gui.remote.connection.Connected
+        devices = info.devices  # gpu_train_monitor.gui.remote.connection.Connected
         if self._reached == info.host:  # back after a drop
             self.log.add(self.tr("reconnected to {host}").format(host=info.host))
             self.form.set_remote_devices(devices)

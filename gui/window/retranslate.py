@@ -4,8 +4,8 @@ Installing or removing a `QTranslator` makes Qt send `QEvent.LanguageChange` to 
 `Retranslator` keeps, for each text given to it, the setter that shows it and a function that says it in
 the language installed now, and on `LanguageChange` says them all again. Before them, every other text the
 window shows (set as a run went: plot titles, legends, a panel's message) is found in the catalogue and
-said again (`gui.i18n.shown_texts`). Texts derived from state (the process count's label, why a setting is
-greyed out, what auto stands for, the run's numbers and state, the Runs tab's line) are derived again by the
+said again (`gpu_train_monitor.gui.i18n.shown_texts`). Texts derived from state (the process count's label, why a
+setting is greyed out, what auto stands for, the run's numbers and state, the Runs tab's line) are derived again by the
 refreshers it is given, last, so numbers follow the new locale too.
 
 `keep_window_texts` applies it to the main window: its menus, tabs and settings form are kept, its panels'
@@ -21,18 +21,18 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QTabWidget, QWidget
 
-from core.config.user_callables import SPEC_FORM
-from gui.form.text import field_help, field_tooltip, label
-from gui.i18n import language as i18n
-from gui.i18n.shown_texts import say_shown_texts_again
-from gui.qt.core_text import CHOICE_TEXTS, choice_text
+from gpu_train_monitor.config.user_callables import SPEC_FORM
+from gpu_train_monitor.gui.form.text import field_help, field_tooltip, label
+from gpu_train_monitor.gui.i18n import language as i18n
+from gpu_train_monitor.gui.i18n.shown_texts import say_shown_texts_again
+from gpu_train_monitor.gui.qt.core_text import CHOICE_TEXTS, choice_text
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QMenu
 
-    from gui.history.run_window import StoredRunView
-    from gui.window.main_window import MainWindow
+    from gpu_train_monitor.gui.history.run_window import StoredRunView
+    from gpu_train_monitor.gui.window.main_window import MainWindow
 
 Setter = Callable[[str], None]
 Say = Callable[[], str]
@@ -159,7 +159,7 @@ def _keep_tabs(texts: Retranslator, window: MainWindow) -> None:
 
 
 def _keep_form(texts: Retranslator, window: MainWindow) -> None:
-    from gui.form.layout import GROUPS
+    from gpu_train_monitor.gui.form.layout import GROUPS
 
     form = window.form
     boxes = {box.title(): box for box in form.findChildren(QGroupBox)}

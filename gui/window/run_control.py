@@ -9,18 +9,18 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 from PySide6.QtWidgets import QLabel, QWidget
 
-from core.base.errors import UserError
-from core.compare.events import ComparisonFinished
-from core.config.run_config import RunConfig
-from core.run.events import RunFinished, RunPaused, RunResumed, RunStarted
-from gui.form.settings_form import SettingsForm
-from gui.memory.device_watch import DeviceWatch
-from gui.qt.core_text import error_text
-from gui.run.controller import RunController
-from gui.run.launched_run import LaunchedRun
-from gui.views.log_panel import LogPanel
-from gui.views.stats_panel import StatsPanel
-from gui.views.window_state import WindowState
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.compare.events import ComparisonFinished
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
+from gpu_train_monitor.gui.memory.device_watch import DeviceWatch
+from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.run.controller import RunController
+from gpu_train_monitor.gui.run.launched_run import LaunchedRun
+from gpu_train_monitor.gui.views.log_panel import LogPanel
+from gpu_train_monitor.gui.views.stats_panel import StatsPanel
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.run.events import RunFinished, RunPaused, RunResumed, RunStarted
 
 
 class RunControl(QObject):
@@ -142,7 +142,7 @@ def resolved_for_log(form: SettingsForm, config: RunConfig) -> RunConfig:
     not "auto on auto"), for the log; as it is where `form` cannot tell them yet."""
     if not form.devices.known:
         return config
-    from core.model.models import resolve_model  # imports torch: loaded once the devices are known
+    from gpu_train_monitor.model.models import resolve_model  # imports torch: loaded once the devices are known
 
     device = form.resolved_spec(config.device)
     try:

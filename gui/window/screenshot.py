@@ -10,8 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from core.cli.options import PROG, option_message
-from core.run.status import EXIT_USER_ERROR
+from gpu_train_monitor.cli.options import PROG, option_message
+from gpu_train_monitor.run.status import EXIT_USER_ERROR
 
 SCREENSHOT_TIMEOUT_S = 600
 SAVE_DELAY_MS = 400  # the plots' last redraw lands before the picture is taken
@@ -30,7 +30,7 @@ class ScreenshotDriver:
     `config`: the command line's settings, for what the form cannot show on this device."""
 
     def __init__(self, window, app, path: str, config, compare: str | None, exit_code: list[int]) -> None:
-        from core.engine.checkpoint import ON_REQUEST
+        from gpu_train_monitor.engine.checkpoint import ON_REQUEST
 
         self.window, self.app, self.config, self.compare = window, app, config, compare
         window.controller.checkpoints = ON_REQUEST  # nor write checkpoints into the user's data folder
@@ -81,7 +81,7 @@ def follow_run(window, app, path: str, exit_code: list[int]) -> None:
     finished: list = []  # the run's RunFinished, to tell bad input (exit 2) from a failed run (1)
 
     def remember(event: object) -> None:
-        from core.run.events import RunFinished  # torch has loaded by the time a run reports
+        from gpu_train_monitor.run.events import RunFinished  # torch has loaded by the time a run reports
 
         if isinstance(event, RunFinished):
             finished.append(event)
@@ -109,7 +109,7 @@ def follow_run(window, app, path: str, exit_code: list[int]) -> None:
 def save_screenshot(window, path: str, app, state: str = "finished", finished=None) -> None:
     """Save the window as a PNG (atomically). Exit 0 when saved after a finished run, 1 when the run did not
     finish, 2 for bad input or a PNG that could not be saved: the CLI's codes."""
-    from core.base.outputs import replace_atomically
+    from gpu_train_monitor.base.outputs import replace_atomically
 
     window.loss_plot.refresh()
     window.memory_plot.refresh()

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QByteArray, QCoreApplication, QSettings
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
-from core.config.run_config import RunConfig
-from gui.form.settings_form import SettingsForm
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
 
 
 def restore(

@@ -9,7 +9,7 @@ Run it as a script (it is not part of the pytest run):
 `tests/benchmarks/run_all.py` runs it (`parallel`) with the other benchmarks and puts its numbers into one
 table.
 
-Part 1, scaling: the same run with 1 process and with N, raced by `python -m core compare --vs nproc=1
+Part 1, scaling: the same run with 1 process and with N, raced by `python -m gpu_train_monitor compare --vs nproc=1
 --vs nproc=N` once per round (the order flips every round, to cancel machine drift). On the CPU: tiny-cnn,
 synthetic, resident, global batch 256 (128 per process with N = 2), 24 steps (about 12 s a run on 2 cores),
 N = 2 gloo processes. Threads: the 1-process run uses torch's default (every core), each rank gets
@@ -22,8 +22,8 @@ median, the median of the per-round ratios N-proc / 1-proc, and of the compariso
 (N-proc images/s / (N x 1-proc images/s)).
 
 Part 2, the DDP wrapper's overhead: one process trains the same config as an ordinary
-`core.engine.session.TrainingSession` and as a `core.distributed.session.DistributedSession` in a world of 1
-(this process is rank 0 of 1: the model in DistributedDataParallel, a gloo group on the CPU, NCCL on
+`gpu_train_monitor.engine.session.TrainingSession` and as a `gpu_train_monitor.distributed.session.DistributedSession`
+in a world of 1 (this process is rank 0 of 1: the model in DistributedDataParallel, a gloo group on the CPU, NCCL on
 CUDA, every report an all_gather), in this process, alternating (D P, P D, ...). Each run's samples/s is
 its summary's (the median over its reports after warm-up); the ratio is the median of the per-pair ratios
 DDP / plain. Both runs draw the same data and weights, so their losses are printed side by side as a check.
@@ -53,9 +53,9 @@ from typing import Any
 
 import torch
 
-from core.config.run_config import RunConfig
-from core.device.devices import resolve_device
-from core.run.events import RunStarted, StepsReported
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.device.devices import resolve_device
+from gpu_train_monitor.run.events import RunStarted, StepsReported
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TARGET_DDP_VS_PLAIN_GPU = 0.97  # DistributedSession (world of 1) / TrainingSession samples/s, on a GPU
@@ -262,9 +262,9 @@ def run_one(config: RunConfig, device: torch.device, ddp: bool) -> SessionRun:
     """One run in this process: ordinary, or as rank 0 of a world of 1 (a fresh rendezvous port each time)."""
     import torch.distributed as dist
 
-    from core.distributed.env import RankContext
-    from core.distributed.session import DistributedSession
-    from core.engine.session import TrainingSession
+    from gpu_train_monitor.distributed.env import RankContext
+    from gpu_train_monitor.distributed.session import DistributedSession
+    from gpu_train_monitor.engine.session import TrainingSession
 
     losses: list[float] = []
     started: list[RunStarted] = []

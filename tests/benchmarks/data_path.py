@@ -21,9 +21,9 @@ size of CIFAR-10's training set):
   because CIFAR10 keeps decoded arrays in memory: a PNG decode per item is not part of the article's
   per-item cost, and adding one would flatter our placements. `ImageFolder` over PNGs is measured too,
   as a context row (the cost of a decode-per-item dataset), but the target uses the CIFAR10 path.
-- stream: `core.data.batches.StreamBatches` at its best settings (workers 0/1/2, and pin_memory +
+- stream: `gpu_train_monitor.data.batches.StreamBatches` at its best settings (workers 0/1/2, and pin_memory +
   non_blocking where they apply, i.e. on CUDA; the best median is reported, the others as context).
-- resident: `core.data.resident_batches.ResidentBatches`.
+- resident: `gpu_train_monitor.data.resident_batches.ResidentBatches`.
 Both of ours yield ready batches (random crop + flip + normalise run on the device), so their rows
 include that work; the seed path does no augmentation. Batch 64 everywhere. Each run counts the images
 of the batches delivered in about `--seconds`, after a few warm-up batches, and synchronises the
@@ -73,18 +73,18 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
-from core.config.run_config import RunConfig
-from core.data.batches import StreamBatches
-from core.data.datasets.synthetic import make_synthetic
-from core.data.datasets.types import DatasetSplits
-from core.data.preprocess import DevicePreprocess
-from core.data.resident_batches import ResidentBatches
-from core.device.devices import resolve_device
-from core.engine.session import TrainingSession
-from core.model.models import build_model, model_spec
-from core.model.step import build_optimizer
-from core.run.events import StepsReported
-from core.store.recorder import RunRecorder
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.data.batches import StreamBatches
+from gpu_train_monitor.data.datasets.synthetic import make_synthetic
+from gpu_train_monitor.data.datasets.types import DatasetSplits
+from gpu_train_monitor.data.preprocess import DevicePreprocess
+from gpu_train_monitor.data.resident_batches import ResidentBatches
+from gpu_train_monitor.device.devices import resolve_device
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.model.models import build_model, model_spec
+from gpu_train_monitor.model.step import build_optimizer
+from gpu_train_monitor.run.events import StepsReported
+from gpu_train_monitor.store.recorder import RunRecorder
 
 BATCH = 64  # the seed article's batch size; all three data paths use it
 # Targets differ by device kind: a GPU makes the resident path's on-device work nearly free and a

@@ -13,7 +13,7 @@ after: at most 3 trials and under 60 s. Then the answer trains: `gpu-train-monit
 steps, its exit code and its peak resident memory (the finder's CPU capacity is a process's peak resident
 memory) against the capacity. Before takes minutes: `--skip-before` leaves it out.
 
-Prediction: one prediction (core.engine.prediction.predict, fake tensors) of resnet18 at batch 256 on the
+Prediction: one prediction (gpu_train_monitor.engine.prediction.predict, fake tensors) of resnet18 at batch 256 on the
 CPU after a warm-up prediction in the same process: best and median of `--repeats`. Target: under 2 s.
 """
 
@@ -37,7 +37,7 @@ TARGET_TRIALS, TARGET_FINDER_S, TARGET_PREDICT_S = 3, 60.0, 2.0
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "core", *args]
+    return [sys.executable, "-m", "gpu_train_monitor", *args]
 
 
 def find(model: str, capacity: str, predict: bool, folder: Path) -> dict[str, Any]:
@@ -81,8 +81,8 @@ def trains(model: str, batch: int) -> dict[str, Any]:
 
 
 def prediction_time(repeats: int) -> dict[str, Any]:
-    from core.config.run_config import RunConfig
-    from core.engine.prediction import predict
+    from gpu_train_monitor.config.run_config import RunConfig
+    from gpu_train_monitor.engine.prediction import predict
 
     config = RunConfig(device="cpu", model="resnet18", batch_size=256)
     started = time.perf_counter()

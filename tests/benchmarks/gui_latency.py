@@ -5,8 +5,8 @@ measures how late each of its ticks fires (the event loop's latency as a user fe
 reference, the same timer runs beside a bare training thread with no window. Redraw: a LossPlot holding
 1,000,000 steps, dirtied and redrawn (decimation of both curves + setData + a synchronous repaint),
 median of many redraws. The loss plot keeps min/max summaries of each 128 steps as losses arrive
-(gui.plots.ring_buffer.PeakRingBuffer), so a redraw reduces those, not 2M values; keeping them is part of
-`add_losses` (about 0.2 s for the 1M steps here, outside the redraw's timing, as in a live run).
+(gpu_train_monitor.gui.plots.ring_buffer.PeakRingBuffer), so a redraw reduces those, not 2M values; keeping them is part
+of `add_losses` (about 0.2 s for the 1M steps here, outside the redraw's timing, as in a live run).
 
     python tests/benchmarks/gui_latency.py [--seconds 8] [--repeats 3] [--quick] [--json PATH]
 
@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 from PySide6.QtCore import QEventLoop, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from core.config.run_config import RunConfig  # noqa: E402
+from gpu_train_monitor.config.run_config import RunConfig  # noqa: E402
 
 TICK_MS = 10
 
@@ -68,7 +68,7 @@ def latency_in_window(app: QApplication, seconds: float) -> tuple[list[float], i
     """Lateness with a run going in the window, and how many steps the run made while it was measured."""
     import tempfile
 
-    from gui.window.main_window import MainWindow
+    from gpu_train_monitor.gui.window.main_window import MainWindow
 
     settings = QSettings(os.path.join(tempfile.mkdtemp(), "bench.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings)
@@ -92,7 +92,7 @@ def latency_bare_thread(app: QApplication, seconds: float) -> list[float]:
     import torch
     import torch.nn.functional as F
 
-    from core.model.models import build_model
+    from gpu_train_monitor.model.models import build_model
 
     stop = threading.Event()
 
@@ -116,7 +116,7 @@ def latency_bare_thread(app: QApplication, seconds: float) -> list[float]:
 
 
 def redraw_times(app: QApplication, points: int, redraws: int) -> list[float]:
-    from gui.plots.loss_plot import LossPlot
+    from gpu_train_monitor.gui.plots.loss_plot import LossPlot
 
     plot = LossPlot()
     plot.resize(1000, 600)

@@ -4,7 +4,7 @@ Run it as a script (it is not part of the pytest run):
 
     python tests/benchmarks/prediction.py [--quick] [--repeats 5] [--json PATH]
 
-Speed: one prediction (core.engine.prediction.predict: the step a run trains, traced on fake tensors) of
+Speed: one prediction (gpu_train_monitor.engine.prediction.predict: the step a run trains, traced on fake tensors) of
 resnet18 at batch 256 on the CPU, after a warm-up prediction (the first in a process also imports torch's
 tracing machinery: seconds); best and median of --repeats. Target: under 2 s.
 
@@ -52,8 +52,8 @@ def main() -> int:
     import torch
 
     torch.set_num_threads(1)
-    from core.config.run_config import RunConfig
-    from core.engine.prediction import measure, predict
+    from gpu_train_monitor.config.run_config import RunConfig
+    from gpu_train_monitor.engine.prediction import measure, predict
 
     folder = tempfile.mkdtemp()
     Path(folder, "bench_vits.py").write_text(VIT, encoding="utf-8")

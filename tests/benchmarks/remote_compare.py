@@ -30,7 +30,7 @@ STREAM = Path(__file__).resolve().parent / "remote_stream.py"
 
 def gpu_train_monitor() -> list[str]:
     script = Path(sys.executable).parent / "gpu-train-monitor"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "core"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gpu_train_monitor"]
 
 
 def one(batch: int, steps: int, folder: Path, index: int) -> dict[str, float]:

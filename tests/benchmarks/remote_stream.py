@@ -64,8 +64,9 @@ TARGET_LATENCY_S = 1.0
 TARGET_BYTES_PER_S = 5000.0
 TRANSPORTS = ("ssh", "local")
 RUN_TIMEOUT_S = 600
-ENV_RUN_UID = "GPU_TRAIN_MONITOR_RUN_UID"  # core.distributed.env: the run's uid, chosen by whoever starts it
-ENV_SSH = "GPU_TRAIN_MONITOR_SSH"  # core.remote.target: the ssh program and fixed options
+# gpu_train_monitor.distributed.env: the run's uid, chosen by whoever starts it
+ENV_RUN_UID = "GPU_TRAIN_MONITOR_RUN_UID"
+ENV_SSH = "GPU_TRAIN_MONITOR_SSH"  # gpu_train_monitor.remote.target: the ssh program and fixed options
 
 
 # ---- the relay: counts the bytes the client reads -------------------------------------------------

@@ -239,9 +239,9 @@ def child_env() -> dict[str, str]:
 
 
 def cli() -> list[str]:
-    """The CLI as installed (`gpu-train-monitor` beside this Python), else `python -m core`."""
+    """The CLI as installed (`gpu-train-monitor` beside this Python), else `python -m gpu_train_monitor`."""
     script = Path(sys.executable).parent / "gpu-train-monitor"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "core"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gpu_train_monitor"]
 
 
 @dataclass

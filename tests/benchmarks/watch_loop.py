@@ -4,8 +4,8 @@ interpreter per run, bare (`python watch_loop.py`), with the watch API (`--api`:
 watch_loop.py`. Every mode is measured the same way, by this script: the steady-state step time over the steps
 after the warm-up, from the host's clock (on the CPU every op has finished when it returns).
 
-One of our models (core.model.models, built by its factory), SGD with momentum, synthetic CIFAR-shaped batches
-made before the loop (no data loading in the timing), no host read of its own: the loss stays a tensor, so every
+One of our models (gpu_train_monitor.model.models, built by its factory), SGD with momentum, synthetic CIFAR-shaped
+batches made before the loop (no data loading in the timing), no host read of its own: the loss stays a tensor, so every
 host sync counted (tests.support.host_syncs, `--count-syncs`) is the watch's. Prints one line,
 `WATCH_LOOP {json}`, after the last step.
 """
@@ -21,7 +21,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from core.model.models import build_model
+from gpu_train_monitor.model.models import build_model
 
 BATCHES = 4  # distinct synthetic batches, cycled
 RESULT_PREFIX = "WATCH_LOOP "
@@ -70,7 +70,7 @@ def main() -> None:
             syncs = stack.enter_context(counting_host_syncs())
         watched = None
         if args.api:
-            from core.watch import watch
+            from gpu_train_monitor.watch import watch
 
             watched = stack.enter_context(
                 watch(model, optimizer, name="watch-overhead", runs_db=args.runs_db,

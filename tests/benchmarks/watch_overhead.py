@@ -6,14 +6,14 @@ Run it as a script (it is not part of the pytest run):
         [--modes bare,api,script] [--threads 1] [--tiny-batch 64] [--tiny-steps N] [--resnet-batch 64]
         [--resnet-steps N] [--report-interval 0.1] [--no-count-syncs] [--json PATH]
 
-One plain training loop (tests/benchmarks/watch_loop.py: one of our models from core.model.models' factory, SGD
-with momentum, synthetic CIFAR-shaped batches made before the loop, on the CPU) is run three ways, each in a
+One plain training loop (tests/benchmarks/watch_loop.py: one of our models from gpu_train_monitor.model.models' factory,
+SGD with momentum, synthetic CIFAR-shaped batches made before the loop, on the CPU) is run three ways, each in a
 fresh interpreter and timed the same way, by the loop itself (the steady-state step time over the steps after
 its warm-up):
 
 - bare: `python watch_loop.py`;
 - api: the same loop inside `with watch(model, optimizer, ...) as w:`, `w.step(loss, samples=n)` per step;
-- script: the bare loop, unchanged, under `python -m core watch --runs-db DB -- python watch_loop.py`
+- script: the bare loop, unchanged, under `python -m gpu_train_monitor watch --runs-db DB -- python watch_loop.py`
   (the start-up hook counts the steps and captures the losses from outside).
 
 Modes alternate within each repeat, in an order that rotates from one repeat to the next (bare api script, api
@@ -129,11 +129,19 @@ def log(text: str) -> None:
 
 
 def script_mode_available() -> str | None:
-    """None when `python -m core watch` exists here, else why the script mode is left out."""
+    """None when `python -m gpu_train_monitor watch` exists here, else why the script mode is left out."""
     done = subprocess.run(
-        [sys.executable, "-m", "core", "watch", "--help"], cwd=ROOT, env=child_env(), capture_output=True, text=True
+        [sys.executable, "-m", "gpu_train_monitor", "watch", "--help"],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
     )
-    return None if done.returncode == 0 else "`python -m core watch` is not available: " + done.stderr.strip()[-200:]
+    return (
+        None
+        if done.returncode == 0
+        else "`python -m gpu_train_monitor watch` is not available: " + done.stderr.strip()[-200:]
+    )
 
 
 def child_env() -> dict[str, str]:
@@ -143,7 +151,7 @@ def child_env() -> dict[str, str]:
 
 
 def report_steps(db: Path) -> list[int]:
-    from core.store.run_store import RunStore
+    from gpu_train_monitor.store.run_store import RunStore
 
     with RunStore(db, readonly=True) as store:
         runs = store.list_runs()
@@ -158,7 +166,7 @@ def run_once(mode: str, model: str, size: Size, args: argparse.Namespace, folder
     if mode == "api":
         command = [*loop, "--api", "--runs-db", str(db), "--report-interval", str(args.report_interval)]
     elif mode == "script":
-        command = [sys.executable, "-m", "core", "watch", "--runs-db", str(db), "--", *loop]
+        command = [sys.executable, "-m", "gpu_train_monitor", "watch", "--runs-db", str(db), "--", *loop]
     else:
         command = loop
     done = subprocess.run(command, cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=RUN_TIMEOUT_S)

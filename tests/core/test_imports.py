@@ -17,8 +17,8 @@ GUI_ROOTS = ("PySide6", "PySide2", "PyQt5", "PyQt6", "shiboken6", "shiboken2", "
 
 IMPORT_ALL_OF_CORE = f"""
 import importlib, json, pkgutil, sys
-import core
-names = sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core.") if m.name != "core.__main__")
+import gpu_train_monitor
+names = sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core.") if m.name != "gpu_train_monitor.__main__")
 for name in names:
     importlib.import_module(name)
 gui = sorted(m for m in sys.modules if m.split(".")[0] in {GUI_ROOTS!r})
@@ -35,11 +35,11 @@ def run_python(code: str) -> str:
 def test_every_core_module_imports_without_qt_pyqtgraph_or_gui() -> None:
     report = json.loads(run_python(IMPORT_ALL_OF_CORE))
     assert {
-        "core.engine.session",
-        "core.cli.main",
-        "core.data.batches",
-        "core.memory.probe",
-        "core.data.datasets.mnist",
+        "gpu_train_monitor.engine.session",
+        "gpu_train_monitor.cli.main",
+        "gpu_train_monitor.data.batches",
+        "gpu_train_monitor.memory.probe",
+        "gpu_train_monitor.data.datasets.mnist",
     } <= set(report["imported"])
     assert report["gui"] == []
 
@@ -47,7 +47,7 @@ def test_every_core_module_imports_without_qt_pyqtgraph_or_gui() -> None:
 def test_the_config_loads_without_torch_so_the_window_can_build_its_form_first() -> None:
     loaded = json.loads(
         run_python(
-            "import json, sys\nimport core.config.run_config, core.base.errors\n"
+            "import json, sys\nimport gpu_train_monitor.config.run_config, gpu_train_monitor.base.errors\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision', 'numpy'))))"
         )
     )
@@ -57,15 +57,15 @@ def test_the_config_loads_without_torch_so_the_window_can_build_its_form_first()
 # The packages the window imports before torch has loaded (in a background thread): none of their modules may
 # import torch at module level. The others (device, memory, data, model, engine, distributed, finder) may.
 TORCH_FREE = (
-    "core.base",
-    "core.config",
-    "core.run",
-    "core.store",
-    "core.export",
-    "core.cli.options",
-    "core.compare.plan",
-    "core.compare.result",
-    "core.remote",  # the agent loads torch only for devices and readings; the client never
+    "gpu_train_monitor.base",
+    "gpu_train_monitor.config",
+    "gpu_train_monitor.run",
+    "gpu_train_monitor.store",
+    "gpu_train_monitor.export",
+    "gpu_train_monitor.cli.options",
+    "gpu_train_monitor.compare.plan",
+    "gpu_train_monitor.compare.result",
+    "gpu_train_monitor.remote",  # the agent loads torch only for devices and readings; the client never
 )
 
 IMPORT_ONE_PACKAGE = f"""
@@ -109,9 +109,16 @@ def _loaded_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
 
 
 def test_the_window_does_not_load_the_cli() -> None:
-    # gui.app shares core.cli.options with the CLI; only a headless subcommand loads core.cli.main
-    assert _loaded_after("import gui.app, gui.window.main_window", ("core.cli.main",)) == []
+    # gpu_train_monitor.gui.app shares gpu_train_monitor.cli.options with the CLI; only a headless subcommand loads
+    # gpu_train_monitor.cli.main
+    assert (
+        _loaded_after(
+            "import gpu_train_monitor.gui.app, gpu_train_monitor.gui.window.main_window",
+            ("gpu_train_monitor.cli.main",),
+        )
+        == []
+    )
 
 
 def test_the_batch_finder_does_not_load_the_training_session() -> None:
-    assert _loaded_after("import core.finder.search", ("core.engine.session",)) == []
+    assert _loaded_after("import gpu_train_monitor.finder.search", ("gpu_train_monitor.engine.session",)) == []

@@ -1,6 +1,6 @@
 """Ctrl+C, SIGTERM and a closed stdout: the CLI exits with the documented code and never a traceback.
 
-Each test starts `python -m core ...` and signals it once it has printed the line that shows where it
+Each test starts `python -m gpu_train_monitor ...` and signals it once it has printed the line that shows where it
 is (waiting on output, not on sleeps); every wait is bounded.
 """
 
@@ -103,7 +103,7 @@ def test_a_reader_that_left_is_exit_1_without_a_traceback(command: list[str]) ->
     write_end = _closed_pipe()
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "core", *command],
+            [sys.executable, "-m", "gpu_train_monitor", *command],
             stdout=write_end,
             stderr=subprocess.PIPE,
             text=True,
@@ -122,7 +122,7 @@ def test_a_reader_that_left_is_exit_1_without_a_traceback(command: list[str]) ->
 def test_stdout_on_a_full_disk_is_one_line_and_exit_1(command: list[str]) -> None:
     with open("/dev/full", "w") as full:
         result = subprocess.run(
-            [sys.executable, "-m", "core", *command],
+            [sys.executable, "-m", "gpu_train_monitor", *command],
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,

@@ -17,10 +17,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core.base.errors import ConfigError
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
-from core.store.run_store import RunStore, StoreError
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.store.run_store import RunStore, StoreError
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 TINY = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "512", "--batch-size", "64"]
@@ -28,7 +28,11 @@ TINY = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "512", 
 
 def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "core", "run", *args], capture_output=True, text=True, env=ENV, timeout=timeout
+        [sys.executable, "-m", "gpu_train_monitor", "run", *args],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=timeout,
     )
 
 
@@ -36,7 +40,7 @@ def start(*args: str, tmp: Path | None = None) -> subprocess.Popen[str]:
     """The CLI as a process; `tmp` as its temporary folder (to see what it leaves there)."""
     env = ENV if tmp is None else {**ENV, "TMPDIR": str(tmp)}
     return subprocess.Popen(
-        [sys.executable, "-m", "core", "run", *args],
+        [sys.executable, "-m", "gpu_train_monitor", "run", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -228,7 +232,7 @@ def test_a_hung_rank_ends_the_run_within_the_timeout(tmp_path: Path) -> None:
 
 def test_sigterm_to_the_launcher_returns_once_the_ranks_have_stopped(tmp_path: Path) -> None:
     """The ranks stop at a step within a moment; the launcher must not hold them until its grace (15 s) ends."""
-    from core.distributed.launcher import SHUTDOWN_TIMEOUT_S
+    from gpu_train_monitor.distributed.launcher import SHUTDOWN_TIMEOUT_S
 
     store, tmp = tmp_path / "runs.sqlite3", private_tmp(tmp_path)
     process = start(*TINY, "--max-steps", "100000", "--nproc", "2", "--runs-db", str(store), tmp=tmp)

@@ -1,6 +1,6 @@
-"""Real batch-size finder trials: each is a fresh process (core.finder.trial) that measures its own peak memory,
-or one process kept warm for a search (core.finder.warm), so these tests start processes; the search itself is
-tested with a memory model in tests/core/finder."""
+"""Real batch-size finder trials: each is a fresh process (gpu_train_monitor.finder.trial) that measures its own peak
+memory, or one process kept warm for a search (gpu_train_monitor.finder.warm), so these tests start processes; the
+search itself is tested with a memory model in tests/core/finder."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from core.base.errors import ConfigError
-from core.cli.main import main
-from core.config.run_config import RunConfig
-from core.finder.search import measure_trial
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.finder.search import measure_trial
 from tests.support.user_code import importable_folder
 
 CONFIG = RunConfig(device="cpu", model="tiny-cnn")
@@ -107,7 +107,7 @@ def test_the_finder_starts_from_the_prediction_and_confirms_it_in_at_most_3_tria
 
 def test_a_warm_trial_process_measures_each_trial_s_own_peak(one_thread_children: None) -> None:
     """One process for every trial of a search: a large trial's peak must not reach the next, smaller one."""
-    from core.finder.warm import WarmTrials
+    from gpu_train_monitor.finder.warm import WarmTrials
 
     config = CONFIG.replace(synthetic_samples=512)
     with WarmTrials() as warm:
@@ -148,7 +148,7 @@ def test_a_finder_trial_imports_your_own_code_in_its_own_process(folder, monkeyp
 
 
 def test_a_warm_trial_process_reads_past_what_your_own_model_prints(folder, one_thread_children: None) -> None:
-    from core.finder.warm import WarmTrials
+    from gpu_train_monitor.finder.warm import WarmTrials
 
     (folder / "chatty.py").write_text(
         "from torch import nn\n"

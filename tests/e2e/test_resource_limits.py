@@ -21,7 +21,7 @@ def test_a_real_cpu_allocation_failure_while_making_a_batch_shrinks_and_trains_e
     to say `completed` with 0 steps and no out-of-memory message."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
     command = (
-        f"ulimit -v 5000000 && exec {sys.executable} -m core run --device cpu --model tiny-cnn "
+        f"ulimit -v 5000000 && exec {sys.executable} -m gpu_train_monitor run --device cpu --model tiny-cnn "
         "--synthetic-samples 20000 --batch-size 16384 --max-steps 3 --on-oom shrink "
         f"--summary-json {tmp_path / 's.json'}"
     )
@@ -68,12 +68,12 @@ def test_resident_dataset_that_cannot_fit_suggests_stream() -> None:
 LIMITED_RUN = r'''
 import json, torch
 from torch import nn
-import core.engine.recipe
-from core.config.run_config import RunConfig
-from core.run.events import OutOfMemory
-from core.memory.probe import MemoryProbe
-from core.model.models import build_model
-from core.engine.session import TrainingSession
+import gpu_train_monitor.engine.recipe
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.run.events import OutOfMemory
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.model.models import build_model
+from gpu_train_monitor.engine.session import TrainingSession
 
 held = []
 class Greedy(nn.Module):
@@ -87,8 +87,8 @@ class Greedy(nn.Module):
             torch.empty(8 * 2**30, dtype=torch.uint8)
         return self.inner(x)
 
-core.engine.recipe.build_model = lambda name, classes, channels: Greedy(build_model(name, classes, channels))
-events = []
+gpu_train_monitor.engine.recipe.build_model = lambda name, classes, channels: Greedy(build_model(name, classes,
+channels)) events = []
 config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=4, on_oom="shrink",
                    report_interval=0.01)
 finished = TrainingSession(config, [events.append]).run()

@@ -1,6 +1,6 @@
 """The one launcher, `run_ranks(entry, args, nproc, uid)`: it runs the entry point it is given (pickled by name
 into spawned workers) in every rank, under the uid its caller chose, and names the rank that failed
-(core.distributed.launcher)."""
+(gpu_train_monitor.distributed.launcher)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import os
 import time
 from pathlib import Path
 
-from core.distributed.env import ENV_RUN_UID
-from core.distributed.launcher import record_rank_end, run_ranks
+from gpu_train_monitor.distributed.env import ENV_RUN_UID
+from gpu_train_monitor.distributed.launcher import record_rank_end, run_ranks
 
 
 def rank_entry(folder: str, failing_rank: int) -> int:

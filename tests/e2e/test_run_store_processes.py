@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from core.base.text import Message
-from core.cli.main import main
-from core.store.run_store import INTERRUPTED, RunStore, StoreError
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.store.run_store import INTERRUPTED, RunStore, StoreError
 from tests.support.recorded_runs import record_run
 
 CLI_FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
@@ -202,7 +202,7 @@ def test_a_read_only_store_is_one_warning_and_the_run_still_trains(open_tmp_path
         target.chmod(0o755)
     path.chmod(0o444)
     before = path.read_bytes()
-    command = [sys.executable, "-m", "core", "run", *CLI_FAST, "--max-steps", "3", "--runs-db", str(path)]
+    command = [sys.executable, "-m", "gpu_train_monitor", "run", *CLI_FAST, "--max-steps", "3", "--runs-db", str(path)]
     as_nobody: list[str] = []
     if os.geteuid() == 0:
         if shutil.which("setpriv") is None:
@@ -230,7 +230,7 @@ def test_a_read_only_store_is_one_warning_and_the_run_still_trains(open_tmp_path
     assert "Traceback" not in result.stderr and "status      completed" in result.stdout
     assert path.read_bytes() == before
     listed = subprocess.run(
-        [*as_nobody, sys.executable, "-m", "core", "runs", "list", "--runs-db", str(path)],
+        [*as_nobody, sys.executable, "-m", "gpu_train_monitor", "runs", "list", "--runs-db", str(path)],
         capture_output=True,
         text=True,
         env=ENV,
@@ -243,7 +243,7 @@ def test_a_read_only_store_is_one_warning_and_the_run_still_trains(open_tmp_path
         *as_nobody,
         sys.executable,
         "-c",
-        "import sys; from core.store.run_store import RunStore; "
+        "import sys; from gpu_train_monitor.store.run_store import RunStore; "
         "store = RunStore(sys.argv[1]); store.rename(1, 'writable again'); print(store.run(1).name)",
         str(path),
     ]

@@ -11,7 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from core.store.run_store import RunStore
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.processes import ENV, WAIT_S
 
 LOOP = """

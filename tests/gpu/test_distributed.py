@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.store.run_store import RunStore
+from gpu_train_monitor.store.run_store import RunStore
 
 pytestmark = pytest.mark.gpu
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -20,7 +20,7 @@ ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "core", "run", *args], capture_output=True, text=True, env=ENV, timeout=300
+        [sys.executable, "-m", "gpu_train_monitor", "run", *args], capture_output=True, text=True, env=ENV, timeout=300
     )
 
 
@@ -68,9 +68,9 @@ def test_ddp_in_a_world_of_one_trains_on_the_gpu(tmp_path: Path) -> None:
     code = (
         "import os, json, sys\n"
         "os.environ.update(MASTER_ADDR='127.0.0.1', MASTER_PORT='29561', RANK='0', WORLD_SIZE='1', LOCAL_RANK='0')\n"
-        "from core.config.run_config import RunConfig\n"
-        "from core.distributed.env import RankContext\n"
-        "from core.distributed.session import DistributedSession\n"
+        "from gpu_train_monitor.config.run_config import RunConfig\n"
+        "from gpu_train_monitor.distributed.env import RankContext\n"
+        "from gpu_train_monitor.distributed.session import DistributedSession\n"
         "f = DistributedSession(RunConfig(device='cuda', model='resnet18', batch_size=128, max_steps=20),\n"
         "                       RankContext(0, 1, 0)).run()\n"
         "print(json.dumps([f.status, f.summary.world_size, f.summary.ranks[0]['device']]))\n"

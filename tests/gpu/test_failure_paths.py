@@ -10,12 +10,12 @@ from collections.abc import Iterator
 import pytest
 import torch
 
-from core.config.run_config import RunConfig
-from core.data.datasets import resident_bytes
-from core.data.datasets.synthetic import val_samples
-from core.engine.session import TrainingSession
-from core.memory.probe import MemoryProbe
-from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.data.datasets import resident_bytes
+from gpu_train_monitor.data.datasets.synthetic import val_samples
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.run.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
 
 pytestmark = pytest.mark.gpu
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from core.compare.comparison import Comparison
-from core.config.presets import preset
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
+from gpu_train_monitor.compare.comparison import Comparison
+from gpu_train_monitor.config.presets import preset
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
 
 pytestmark = pytest.mark.gpu
 

@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.config.run_config import RunConfig
-from core.device import nvml
-from core.engine.session import TrainingSession
-from core.finder.search import find_batch_size
-from core.memory.probe import MemoryProbe
-from core.run.events import (
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.device import nvml
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.finder.search import find_batch_size
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.run.events import (
     CacheCleared,
     EpochStarted,
     MemoryBreakdown,

@@ -11,8 +11,8 @@ import gc
 import pytest
 import torch
 
-from core.config.run_config import RunConfig
-from core.engine.prediction import measure, predict
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.prediction import measure, predict
 
 pytestmark = pytest.mark.gpu
 

@@ -23,9 +23,16 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
-from core.run.events import EpochEnded, EpochStarted, MemoryBreakdown, RunFinished, RunStarted, StepsReported
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.run.events import (
+    EpochEnded,
+    EpochStarted,
+    MemoryBreakdown,
+    RunFinished,
+    RunStarted,
+    StepsReported,
+)
 
 SYNC_WARNING = "called a synchronizing CUDA operation"
 # syncs a window may hold, by the event that closes it: the loss fetch of a report, the validation fetch

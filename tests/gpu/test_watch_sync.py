@@ -22,9 +22,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.model.models import build_model
-from core.store.run_store import RunStore
-from core.watch import watch
+from gpu_train_monitor.model.models import build_model
+from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch import watch
 
 pytestmark = pytest.mark.gpu
 

@@ -11,15 +11,15 @@ from collections.abc import Callable
 import pytest
 from PySide6.QtCore import QLocale, QSettings
 
-import core.device.devices
-import core.device.nvml
-import core.engine.recipe
-import core.engine.session
-import core.finder.search
-from core.config.run_config import RunConfig
-from core.model.models import build_model
-from gui.i18n import language as i18n
-from gui.window.main_window import MainWindow
+import gpu_train_monitor.device.devices
+import gpu_train_monitor.device.nvml
+import gpu_train_monitor.engine.recipe
+import gpu_train_monitor.engine.session
+import gpu_train_monitor.finder.search
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.i18n import language as i18n
+from gpu_train_monitor.gui.window.main_window import MainWindow
+from gpu_train_monitor.model.models import build_model
 from tests.support.gui_support import FAST, fail_if_qthreads_left
 from tests.support.gui_support import running_qthreads as _running_qthreads
 from tests.support.out_of_memory import LinearMemory, OutOfMemoryAbove
@@ -68,7 +68,7 @@ def settings(tmp_path) -> QSettings:
 @pytest.fixture
 def make_window(qtbot, settings):
     """Build MainWindows (torch ready, shown offscreen); each is closed at teardown like a user would."""
-    from gui.window.main_window import MainWindow
+    from gpu_train_monitor.gui.window.main_window import MainWindow
 
     windows = []
 
@@ -112,7 +112,7 @@ def chinese(tmp_path, qapp):
 @pytest.fixture
 def batches_above_16_run_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        core.engine.recipe,
+        gpu_train_monitor.engine.recipe,
         "build_model",
         lambda name, classes, channels: OutOfMemoryAbove(build_model(name, classes, channels), 16),
     )
@@ -125,7 +125,9 @@ def fast_trials(monkeypatch: pytest.MonkeyPatch) -> Callable[[int, int], LinearM
     def install(fixed: int, per_sample: int) -> LinearMemory:
         memory = LinearMemory(fixed, per_sample)
         monkeypatch.setattr(
-            core.finder.search, "find_batch_size", functools.partial(core.finder.search.find_batch_size, measure=memory)
+            gpu_train_monitor.finder.search,
+            "find_batch_size",
+            functools.partial(gpu_train_monitor.finder.search.find_batch_size, measure=memory),
         )
         return memory
 

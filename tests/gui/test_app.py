@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from gui.app import main
+from gpu_train_monitor.gui.app import main
 from tests.support.gui_support import FAST
 
 REPO = Path(__file__).resolve().parents[2]
@@ -124,7 +124,7 @@ def test_a_screenshot_of_an_unknown_comparison_exits_2_naming_the_offer(window, 
     """--compare NAME is looked up once torch is up (the Compare menu's ready-made comparisons depend on the
     machine): an unknown one is refused with what this machine offers, exit 2, before a run starts or a picture
     is saved. (A known one raced to a picture, as a process: tests/e2e/gui/test_app_processes.py.)"""
-    from gui.window import screenshot
+    from gpu_train_monitor.gui.window import screenshot
 
     monkeypatch.setattr(screenshot, "follow_run", lambda *args: None)  # nothing is saved: no timer left behind
     exits: list[int] = []
@@ -146,8 +146,8 @@ def test_torch_loads_only_once_the_window_has_painted(qtbot, settings):
     that long. The loading starts after the window's first paint."""
     from PySide6.QtCore import QEvent, QObject
 
-    from gui.app import after_first_paint
-    from gui.window.main_window import MainWindow
+    from gpu_train_monitor.gui.app import after_first_paint
+    from gpu_train_monitor.gui.window.main_window import MainWindow
 
     window = MainWindow(settings, record=False)
     qtbot.addWidget(window)

@@ -10,12 +10,12 @@ import sys
 import zipfile
 from pathlib import Path
 
-from gui.qt.resources import DESKTOP, ICON, STYLE, asset, assets_dir, style_sheet
+from gpu_train_monitor.gui.qt.resources import DESKTOP, ICON, STYLE, asset, assets_dir, style_sheet
 
 REPO = Path(__file__).resolve().parents[2]
 ASSETS = (ICON, STYLE, DESKTOP)
 WHEEL_ASSETS = {f"gui/assets/{name}" for name in ASSETS} | {"gui/assets/translations/gpu_train_monitor_zh_CN.ts"}
-PRINT_ASSETS_DIR = "from gui.qt.resources import assets_dir; print(assets_dir())"
+PRINT_ASSETS_DIR = "from gpu_train_monitor.gui.qt.resources import assets_dir; print(assets_dir())"
 
 
 def test_assets_are_found_in_this_environment():

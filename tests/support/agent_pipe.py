@@ -23,7 +23,7 @@ EOF_LINE: dict[str, Any] = {"eof": True}  # what `read` returns once stdout has 
 
 
 def agent_command(store: Path | str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "core", "agent", "--runs-db", str(store), *extra]
+    return [sys.executable, "-m", "gpu_train_monitor", "agent", "--runs-db", str(store), *extra]
 
 
 class AgentPipe:
@@ -127,7 +127,7 @@ class AgentPipe:
 
     def connect(self, timeout: float = TIMEOUT_S) -> dict[str, Any]:
         """Read the agent's hello and answer it with this protocol's; the agent's hello."""
-        from core.remote.protocol import client_hello
+        from gpu_train_monitor.remote.protocol import client_hello
 
         hello = self.read_hello(timeout)
         self.send(client_hello("tests"))

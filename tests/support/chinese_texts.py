@@ -25,12 +25,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.base.text import Message
-from core.config.presets import PRESETS
-from core.config.run_config import BOUNDS
-from core.device.devices import list_devices
-from core.model.models import available_models
-from core.run.summary import RunSummary
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.config.presets import PRESETS
+from gpu_train_monitor.config.run_config import BOUNDS
+from gpu_train_monitor.device.devices import list_devices
+from gpu_train_monitor.model.models import available_models
+from gpu_train_monitor.run.summary import RunSummary
 
 RUN_TIMEOUT_MS = 60_000
 

@@ -1,5 +1,5 @@
-"""The command line as a user runs it: as a fresh process (`python -m core ...`) where the process itself is
-what a test is about (its exit, its signals, what it leaves behind), and in this process (`main([...])`, torch
+"""The command line as a user runs it: as a fresh process (`python -m gpu_train_monitor ...`) where the process itself
+is what a test is about (its exit, its signals, what it leaves behind), and in this process (`main([...])`, torch
 already loaded: seconds faster) where only what it prints and its exit code matter; the small run its tests
 use; and the one error line a user error must print."""
 
@@ -21,7 +21,7 @@ def cli(*args: str, timeout: float = 120, **kwargs: object) -> subprocess.Comple
 def cli_in_process(*args: str) -> subprocess.CompletedProcess[str]:
     """`gpu-train-monitor ARGS` run by `main()` in this process: its exit code and what it printed, as `cli` gives
     them (argparse's own errors exit through SystemExit, as they do in a process)."""
-    from core.cli.main import main
+    from gpu_train_monitor.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -52,4 +52,4 @@ ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 
 def command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "core", *args]
+    return [sys.executable, "-m", "gpu_train_monitor", *args]

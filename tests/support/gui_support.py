@@ -7,7 +7,7 @@ import threading
 
 from PySide6.QtCore import QObject, QThread, Slot
 
-from core.config.run_config import RunConfig
+from gpu_train_monitor.config.run_config import RunConfig
 
 # a run that ends by itself after a few steps (tiny-cnn on the CPU: under a second); tests that need a run
 # going use ENDLESS, so FAST only has to finish, with a report or two on the way

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from core.config.run_config import RunConfig
+from gpu_train_monitor.config.run_config import RunConfig
 
 
 class OutOfMemoryAbove(nn.Module):

@@ -1,5 +1,5 @@
-"""A prediction model with known answers, standing in for core.engine.prediction.predict where a test is about
-what is done with predictions (the search over them, the what-if rows, the CLI's table), not about tracing.
+"""A prediction model with known answers, standing in for gpu_train_monitor.engine.prediction.predict where a test is
+about what is done with predictions (the search over them, the what-if rows, the CLI's table), not about tracing.
 
 Parameters hold `params` bytes; gradients as many; SGD's momentum as many, AdamW's moments twice as many; the
 batch and activations `per_sample` bytes per image, halved by bf16/fp16 autocast, 0.6x with activation
@@ -8,10 +8,10 @@ checkpointing; channels_last changes nothing.
 
 from __future__ import annotations
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from core.config.run_config import RunConfig
-from core.memory.predict import Prediction, PredictionUnavailable
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.memory.predict import Prediction, PredictionUnavailable
 
 
 class ModelPredictions:

@@ -13,7 +13,9 @@ import psutil
 
 def start(*args: str, python_options: tuple[str, ...] = (), **kwargs: object) -> subprocess.Popen[str]:
     kwargs = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kwargs}
-    return subprocess.Popen([sys.executable, *python_options, "-m", "core", *args], text=True, env=ENV, **kwargs)  # type: ignore[call-overload]
+    return subprocess.Popen(
+        [sys.executable, *python_options, "-m", "gpu_train_monitor", *args], text=True, env=ENV, **kwargs
+    )  # type: ignore[call-overload]
 
 
 def wait_for_line(process: subprocess.Popen[str], pattern: str) -> list[str]:

@@ -9,10 +9,10 @@ import math
 import sqlite3
 from pathlib import Path
 
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
-from core.run.events import Event, RunFinished, RunStarted, StepsReported
-from core.store.recorder import RunRecorder
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.run.events import Event, RunFinished, RunStarted, StepsReported
+from gpu_train_monitor.store.recorder import RunRecorder
 
 
 def record_run(path: Path, **overrides: object) -> tuple[int, list[Event]]:

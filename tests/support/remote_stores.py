@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.remote import protocol
-from core.remote.target import RemoteTarget
+from gpu_train_monitor.remote import protocol
+from gpu_train_monitor.remote.target import RemoteTarget
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDER = {"steps": "step", "reports": "step", "rank_reports": "step, rank", "events": "seq"}
@@ -19,7 +19,9 @@ ORDER = {"steps": "step", "reports": "step", "rank_reports": "step, rank", "even
 
 def local_agent(store: Path, host: str = "gpu-box") -> RemoteTarget:
     """The agent on this machine serving `store`, reached as `host`."""
-    return RemoteTarget.parse(host, transport=(sys.executable, "-m", "core", "agent", "--runs-db", str(store)))
+    return RemoteTarget.parse(
+        host, transport=(sys.executable, "-m", "gpu_train_monitor", "agent", "--runs-db", str(store))
+    )
 
 
 def contents(path: Path, uid: str) -> dict[str, list[tuple]]:
@@ -41,7 +43,8 @@ def contents(path: Path, uid: str) -> dict[str, list[tuple]]:
 
 
 def start_recording(store: Path, uid: str, *options: str) -> subprocess.Popen:
-    """`python -m core run` on the CPU recording into `store` as run `uid` (its output in a log beside it)."""
+    """`python -m gpu_train_monitor run` on the CPU recording into `store` as run `uid` (its output in a log beside
+    it)."""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", GPU_TRAIN_MONITOR_RUN_UID=uid)
     with open(store.parent / f"{uid}.log", "wb") as log:
         return subprocess.Popen(

@@ -7,7 +7,7 @@ import dataclasses
 import socket
 import time
 
-from core.store.run_store import RunRow
+from gpu_train_monitor.store.run_store import RunRow
 
 
 def run_row(**changes: object) -> RunRow:

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
-from core.store.recorder import RunRecorder
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.store.recorder import RunRecorder
 
 ROOT = Path(__file__).resolve().parents[2]
 # a run of a second on the CPU: tiny-cnn, a few hundred synthetic images
@@ -32,7 +32,7 @@ def record_run(path: Path, config: RunConfig = SHORT) -> int:
 
 
 def start_cli_run(path: Path, max_steps: int = 400) -> subprocess.Popen:
-    """`python -m core run ...` recording into `path`: a run started in a terminal, watched by the window.
+    """`python -m gpu_train_monitor run ...` recording into `path`: a run started in a terminal, watched by the window.
     One torch thread, as the tests' own runs (a 2-core machine is shared with this test). Its output (the
     progress bar) goes to cli.log beside the store: a pipe nobody reads would fill and stop the run."""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
@@ -90,9 +90,9 @@ def make_panel(qtbot, path: Path):
     as the panel's Python object (qtbot holds widgets weakly)."""
     from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-    from gui.history.panel import HistoryPanel
-    from gui.plots.loss_plot import LossPlot
-    from gui.plots.memory_plot import MemoryPlot
+    from gpu_train_monitor.gui.history.panel import HistoryPanel
+    from gpu_train_monitor.gui.plots.loss_plot import LossPlot
+    from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
 
     host = QWidget()
     qtbot.addWidget(host)
@@ -109,7 +109,7 @@ def make_panel(qtbot, path: Path):
 
 def table_texts(panel, column: str) -> list[str]:
     """The texts of one column of the panel's table, top to bottom, as shown."""
-    from gui.history.table_model import KEYS
+    from gpu_train_monitor.gui.history.table_model import KEYS
 
     proxy = panel.proxy
     return [proxy.index(row, KEYS.index(column)).data() for row in range(proxy.rowCount())]

@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from core.store.run_store import RunStore
+from gpu_train_monitor.store.run_store import RunStore
 
 BATCH = 16
 

@@ -1,7 +1,7 @@
 """Dataset loading: one entry point that reads the config and returns uint8 splits.
 
 `synthetic` is generated directly where it will live (on the device for the resident placement);
-the file formats, and your own dataset (`package.module:factory`, `core.data.datasets.custom`), are read
+the file formats, and your own dataset (`package.module:factory`, `gpu_train_monitor.data.datasets.custom`), are read
 into host memory, from which either placement takes them.
 """
 

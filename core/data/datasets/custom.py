@@ -15,7 +15,7 @@ split's per-channel mean and std, and the training images get the random crop an
 built-in dataset but MNIST gets.
 
 Each mistake is a ConfigError for `dataset` that names the spec, the split and the item's index (its
-message a `core.base.text.Message`, which the window translates).
+message a `gpu_train_monitor.base.text.Message`, which the window translates).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Reading a custom dataset's items (core.data.datasets.custom): each (image, label) checked and gathered into
-one images tensor and one labels tensor, and the words every custom-dataset error is built from.
+"""Reading a custom dataset's items (gpu_train_monitor.data.datasets.custom): each (image, label) checked and gathered
+into one images tensor and one labels tensor, and the words every custom-dataset error is built from.
 
 Its own module because checking items one by one (shapes, dtypes, value ranges, host memory) is a job apart
 from making sense of what the factory returned and turning the splits into what a run takes.

@@ -1,5 +1,5 @@
-"""Decoding image files into uint8 RGB pixels, for the image folder loader (core.data.datasets.imagefolder) and
-for PIL images a custom dataset returns (core.data.datasets.custom_items).
+"""Decoding image files into uint8 RGB pixels, for the image folder loader (gpu_train_monitor.data.datasets.imagefolder)
+and for PIL images a custom dataset returns (gpu_train_monitor.data.datasets.custom_items).
 
 Its own module because turning any file Pillow reads (16-bit, float, palette...) into 8-bit RGB, safely
 (regular files only), is a job apart from walking the folder and deciding which file is in which split.

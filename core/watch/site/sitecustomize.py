@@ -2,8 +2,8 @@
 install themselves: the command puts this file's folder first on PYTHONPATH, so Python's `site` runs it in the
 script's process (and in every Python process the script starts) before the script's first line.
 
-It installs nothing yet: when the script imports torch, our watch (core.watch.script) is loaded under our own
-name, `gpu_train_monitor` (the installed alias of our `core`; else our `core` folder loaded by path under that
+It installs nothing yet: when the script imports torch, our watch (gpu_train_monitor.watch.script) is loaded under our
+own name, `gpu_train_monitor` (the installed alias of our `core`; else our `core` folder loaded by path under that
 name). It never imports `core`: a research folder's own `core` (and `gui`) must be what the script's `import core`
 gets, and Python puts the script's folder first on sys.path only after this file ran. A process that never
 imports torch pays for this file alone. The script ends its run: an uncaught exception through `sys.excepthook`

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-import core.finder.search
-from core.base.errors import ConfigError
-from core.base.outputs import check_output_path, same_file, strict_json, write_json, write_text
-from core.cli.main import main
-from core.cli.stdout import save_json
-from core.run.summary import RunSummary
+import gpu_train_monitor.finder.search
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.base.outputs import check_output_path, same_file, strict_json, write_json, write_text
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.cli.stdout import save_json
+from gpu_train_monitor.run.summary import RunSummary
 from tests.support.cli import cli_in_process
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
@@ -195,7 +195,11 @@ def _quick_finder(real: Any) -> Any:
 def test_find_batch_size_result_survives_a_json_path_that_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    monkeypatch.setattr(core.finder.search, "find_batch_size", _quick_finder(core.finder.search.find_batch_size))
+    monkeypatch.setattr(
+        gpu_train_monitor.finder.search,
+        "find_batch_size",
+        _quick_finder(gpu_train_monitor.finder.search.find_batch_size),
+    )
     target = tmp_path / "result.json"
     if where == "full disk":
 
@@ -205,14 +209,14 @@ def test_find_batch_size_result_survives_a_json_path_that_fails(
         monkeypatch.setattr(os, "fsync", full)
         reason = "No space left on device"
     else:  # the path was fine when checked and became a folder during the search
-        real_find = core.finder.search.find_batch_size
+        real_find = gpu_train_monitor.finder.search.find_batch_size
 
         def then_a_folder(*args: Any, **kwargs: Any) -> Any:
             result = real_find(*args, **kwargs)
             target.mkdir()
             return result
 
-        monkeypatch.setattr(core.finder.search, "find_batch_size", then_a_folder)
+        monkeypatch.setattr(gpu_train_monitor.finder.search, "find_batch_size", then_a_folder)
         reason = "Is a directory"
     code = main(["find-batch-size", "--device", "cpu", "--model", "tiny-cnn", "--json", str(target)])
     out, err = capsys.readouterr()
@@ -470,8 +474,8 @@ def test_runs_export_refuses_to_write_over_the_store(
 
 
 def test_export_run_names_the_store_without_an_option_for_the_window(store_copy: Path) -> None:
-    from core.export.run_export import export_run
-    from core.store.run_store import RunStore
+    from gpu_train_monitor.export.run_export import export_run
+    from gpu_train_monitor.store.run_store import RunStore
 
     before = store_copy.read_bytes()
     with RunStore(store_copy, readonly=True) as store, pytest.raises(ConfigError) as info:

@@ -1,6 +1,6 @@
-"""Core's texts for people are `core.base.text.Message`s: English that keeps its template and values.
+"""Core's texts for people are `gpu_train_monitor.base.text.Message`s: English that keeps its template and values.
 
-The window translates them from that structure (gui.qt.core_text), so these tests check the structure
+The window translates them from that structure (gpu_train_monitor.gui.qt.core_text), so these tests check the structure
 itself: errors keep their field apart from a `Message` detail that re-renders to the same English, a
 `Message` crosses processes intact, and, walking the source of `core/`, no user error is raised with a
 text the translator cannot see (an f-string or a plain literal) and every template is a literal whose
@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.base.errors import ConfigError, DatasetError, UserError
-from core.base.text import Message, and_list, message_of, semicolon_list
-from core.config.run_config import RunConfig, describe_range
-from core.config.user_callables import check_spec
+from gpu_train_monitor.base.errors import ConfigError, DatasetError, UserError
+from gpu_train_monitor.base.text import Message, and_list, message_of, semicolon_list
+from gpu_train_monitor.config.run_config import RunConfig, describe_range
+from gpu_train_monitor.config.user_callables import check_spec
 
 CORE = Path(__file__).resolve().parents[3] / "core"
 
@@ -115,7 +115,7 @@ def test_the_range_of_every_field_is_a_message() -> None:
 
 
 def test_a_dataset_error_from_a_reader_is_a_message(tmp_path: Path) -> None:
-    from core.data.datasets.imagefolder import load_imagefolder
+    from gpu_train_monitor.data.datasets.imagefolder import load_imagefolder
 
     with pytest.raises(DatasetError) as caught:
         load_imagefolder(tmp_path / "missing")
@@ -130,8 +130,8 @@ def test_a_warning_of_a_reader_reaches_the_run_log_as_a_message(tmp_path: Path) 
 
     from PIL import Image
 
-    from core.config.run_config import RunConfig
-    from core.data.placement import load_placed
+    from gpu_train_monitor.config.run_config import RunConfig
+    from gpu_train_monitor.data.placement import load_placed
 
     for name in ("cat", "dog"):
         (tmp_path / name).mkdir()
@@ -240,8 +240,8 @@ def test_no_user_error_in_core_is_raised_with_text_the_window_cannot_translate()
             )
             if text is not None and _plain_text(text):
                 flagged.append(f"{path.relative_to(CORE.parent)}:{node.lineno} {_called(node)}")
-    assert not flagged, "user errors with plain text (make the message a core.base.text.Message):\n" + "\n".join(
-        flagged
+    assert not flagged, (
+        "user errors with plain text (make the message a gpu_train_monitor.base.text.Message):\n" + "\n".join(flagged)
     )
 
 

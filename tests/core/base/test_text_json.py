@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.base.text import Message, message_from_json, message_to_json
+from gpu_train_monitor.base.text import Message, message_from_json, message_to_json
 
 
 def test_a_nested_message_survives_json_with_its_structure() -> None:
@@ -38,8 +38,8 @@ def test_a_template_its_values_do_not_fill_is_refused() -> None:
 def test_a_recorded_event_keeps_its_texts_template_beside_the_english():
     import json
 
-    from core.run.events import LogMessage
-    from core.store.run_writes import event_data
+    from gpu_train_monitor.run.events import LogMessage
+    from gpu_train_monitor.store.run_writes import event_data
 
     text = Message("epoch {epoch}: {what}", epoch=2, what=Message("validation skipped"))
     data = json.loads(json.dumps(event_data(LogMessage("info", text))))
@@ -52,8 +52,8 @@ def test_a_recorded_event_keeps_its_texts_template_beside_the_english():
 def test_a_run_s_stored_message_comes_back_translatable(tmp_path):
     import sqlite3
 
-    from core.store.run_store import RunStore
-    from core.store.schema import migrate
+    from gpu_train_monitor.store.run_store import RunStore
+    from gpu_train_monitor.store.schema import migrate
 
     path = tmp_path / "runs.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)

@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.support.cli import ENV, command
 
 STRAY = """
-from core.cli.agent_command import protocol_output
+from gpu_train_monitor.cli.agent_command import protocol_output
 out = protocol_output()
 print("a stray print", flush=True)
 out.write(b'{"hello": {}}\\n')

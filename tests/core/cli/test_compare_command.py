@@ -1,5 +1,5 @@
-"""`gpu-train-monitor compare` as a user runs it, in this process (`main`, as `python -m core compare ...` would
-print and exit): two CPU configurations end to end, the JSON's ratio and bad overrides. Ctrl+C, a signal to
+"""`gpu-train-monitor compare` as a user runs it, in this process (`main`, as `python -m gpu_train_monitor compare ...`
+would print and exit): two CPU configurations end to end, the JSON's ratio and bad overrides. Ctrl+C, a signal to
 the process, is in tests/e2e/test_ctrl_c.py."""
 
 from __future__ import annotations
@@ -84,10 +84,10 @@ def test_a_configuration_the_machine_cannot_run_is_refused_before_any_run(tmp_pa
 
 
 def test_the_table_gives_no_ratio_column_for_a_difference_within_the_noise() -> None:
-    from core.cli.compare_command import comparison_table
-    from core.compare.plan import plan
-    from core.compare.result import ContenderResult, conclude
-    from core.config.run_config import RunConfig
+    from gpu_train_monitor.cli.compare_command import comparison_table
+    from gpu_train_monitor.compare.plan import plan
+    from gpu_train_monitor.compare.result import ContenderResult, conclude
+    from gpu_train_monitor.config.run_config import RunConfig
 
     def run(index: int, label: str, rate: float, spread: tuple[float, float]) -> ContenderResult:
         return ContenderResult(index, label, {}, "completed", rate, spread, 2.0, 5, None, 1.0, 60, "", (2.0,), 10)

@@ -1,6 +1,6 @@
 """The headless command line, run the way a user runs it: `main([...])` in this process (what it prints and its
-exit code), and once as `python -m core ...` in a subprocess; a real resource limit and Ctrl+C need a process
-of their own: tests/e2e/test_resource_limits.py and tests/e2e/test_ctrl_c.py.
+exit code), and once as `python -m gpu_train_monitor ...` in a subprocess; a real resource limit and Ctrl+C need a
+process of their own: tests/e2e/test_resource_limits.py and tests/e2e/test_ctrl_c.py.
 
 Bad input must end with exit code 2 and exactly one line on stderr that names the option and says
 what is allowed; a traceback is a bug.
@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 import torch
 
-from core.cli.main import build_parser, main
-from core.cli.options import config_from_args
-from core.config.run_config import BOUNDS, RunConfig, option_name
-from core.device.devices import list_devices
+from gpu_train_monitor.cli.main import build_parser, main
+from gpu_train_monitor.cli.options import config_from_args
+from gpu_train_monitor.config.run_config import BOUNDS, RunConfig, option_name
+from gpu_train_monitor.device.devices import list_devices
 from tests.support.cli import FAST, cli, cli_in_process, user_error_line
 
 SUMMARY_KEYS = {
@@ -307,7 +307,7 @@ def test_a_sessions_config_error_is_shown_as_the_option_its_field_names(
 ) -> None:
     monkeypatch.setattr(FailingSession, "error_field", field)
     monkeypatch.setattr(FailingSession, "message", message)
-    monkeypatch.setattr("core.engine.session.TrainingSession", FailingSession)
+    monkeypatch.setattr("gpu_train_monitor.engine.session.TrainingSession", FailingSession)
     code = main(["run", *FAST])
     out, err = capsys.readouterr()
     assert code == 2 and out == ""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import core.engine.prediction
+import gpu_train_monitor.engine.prediction
 from tests.support.cli import cli_in_process, user_error_line
 from tests.support.predictions import ModelPredictions
 
@@ -21,7 +21,7 @@ CPU = ["--device", "cpu", "--model", "tiny-cnn"]
 def model(monkeypatch: pytest.MonkeyPatch) -> ModelPredictions:
     """3 MB of weights, gradients and SGD momentum; 100 kB per image (50 kB with autocast)."""
     predictions = ModelPredictions(params=1_000_000, per_sample=100_000)
-    monkeypatch.setattr(core.engine.prediction, "predict", predictions)
+    monkeypatch.setattr(gpu_train_monitor.engine.prediction, "predict", predictions)
     return predictions
 
 

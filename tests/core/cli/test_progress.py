@@ -1,13 +1,14 @@
-"""The CLI's progress bar (core.cli.progress) on a StringIO stream: the lines it writes and the bar it closes."""
+"""The CLI's progress bar (gpu_train_monitor.cli.progress) on a StringIO stream: the lines it writes and the bar it
+closes."""
 
 from __future__ import annotations
 
 import dataclasses
 import io
 
-from core.cli.progress import ProgressBar
-from core.run import event_text
-from core.run.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
+from gpu_train_monitor.cli.progress import ProgressBar
+from gpu_train_monitor.run import event_text
+from gpu_train_monitor.run.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
 from tests.support.events import oom, sample, started, summary
 
 

@@ -1,4 +1,5 @@
-"""core.cli.remote_follow without a remote: what `run --remote` does with the signals a window steers it by."""
+"""gpu_train_monitor.cli.remote_follow without a remote: what `run --remote` does with the signals a window steers it
+by."""
 
 from __future__ import annotations
 
@@ -11,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from core.base.text import Message, message_to_json
-from core.cli import remote_follow
-from core.cli.watch_command import settle_run
-from core.remote.failures import RemoteError, Unreachable
-from core.remote.follow import RunGone
-from core.remote.target import RemoteTarget
-from core.run.signals import Control
-from core.run.status import Status
-from core.store.run_store import RunStore
+from gpu_train_monitor.base.text import Message, message_to_json
+from gpu_train_monitor.cli import remote_follow
+from gpu_train_monitor.cli.watch_command import settle_run
+from gpu_train_monitor.remote.failures import RemoteError, Unreachable
+from gpu_train_monitor.remote.follow import RunGone
+from gpu_train_monitor.remote.target import RemoteTarget
+from gpu_train_monitor.run.signals import Control
+from gpu_train_monitor.run.status import Status
+from gpu_train_monitor.store.run_store import RunStore
 
 
 @pytest.fixture

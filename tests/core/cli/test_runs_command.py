@@ -1,7 +1,7 @@
 """`gpu-train-monitor runs list|show|export|delete` on a store holding real recorded runs.
 
-Most commands run in this process through core.cli.main.main (the runs actions load no torch); the confirmation
-prompt and a closed stdout use the real CLI in a subprocess (without torch: quick); a run still training in
+Most commands run in this process through gpu_train_monitor.cli.main.main (the runs actions load no torch); the
+confirmation prompt and a closed stdout use the real CLI in a subprocess (without torch: quick); a run still training in
 another process is in tests/e2e/test_run_store_processes.py.
 """
 
@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from core.base.text import format_bytes
-from core.cli.main import main
-from core.export.run_export import local_time
-from core.store.run_store import RunStore
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.export.run_export import local_time
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.recorded_runs import another_programs_database, record_resumed_nan_run, record_run
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -101,7 +101,8 @@ def test_list_as_json_and_searched(capsys: pytest.CaptureFixture[str], store_pat
 def test_search_words_are_literal_and_every_word_must_match_as_in_the_window(
     capsys: pytest.CaptureFixture[str], store_path: Path
 ) -> None:
-    """One rule with the Runs tab (core.store.search): `%` and `_` are characters, not SQL LIKE wildcards."""
+    """One rule with the Runs tab (gpu_train_monitor.store.search): `%` and `_` are characters, not SQL LIKE
+    wildcards."""
 
     def listed(search: str) -> list[str]:
         code, out, _ = runs(capsys, "list", "--search", search, "--runs-db", str(store_path))
@@ -249,7 +250,7 @@ def delete_at_a_terminal(store: Path, answer: bytes) -> subprocess.CompletedProc
     leader, follower = pty.openpty()
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "core", "runs", "delete", "1", "--runs-db", str(store)],
+            [sys.executable, "-m", "gpu_train_monitor", "runs", "delete", "1", "--runs-db", str(store)],
             stdin=follower,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -279,7 +280,7 @@ def test_delete_at_a_terminal_asks_first(own_store: Path) -> None:
 
 def test_a_closed_stdout_ends_quietly(store_path: Path) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "core", "runs", "show", "1", "--runs-db", str(store_path)],
+        [sys.executable, "-m", "gpu_train_monitor", "runs", "show", "1", "--runs-db", str(store_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -292,8 +293,12 @@ def test_a_closed_stdout_ends_quietly(store_path: Path) -> None:
 
 
 def test_the_apps_entry_point_hands_runs_to_the_cli(store_path: Path) -> None:
-    """`gpu-train-monitor runs ...` starts at gui.app's main, which must not open the window for it."""
-    code = f"import sys\nfrom gui.app import main\nsys.exit(main(['runs', 'list', '--runs-db', {str(store_path)!r}]))"
+    """`gpu-train-monitor runs ...` starts at gpu_train_monitor.gui.app's main, which must not open the window for
+    it."""
+    code = (
+        "import sys\nfrom gpu_train_monitor.gui.app import main\n"
+        f"sys.exit(main(['runs', 'list', '--runs-db', {str(store_path)!r}]))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=ENV)
     assert result.returncode == 0 and result.stdout.splitlines()[0].startswith("id  started"), result.stderr
 

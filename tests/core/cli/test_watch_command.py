@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.watch_command import child_environment, command_problem, python_script, settle_run
-from core.run.events import RunFinished
-from core.store.recorder import RunRecorder
-from core.store.run_store import RunStore
-from core.watch.startup import ENV_WATCH_NAME, SITE_FOLDER
+from gpu_train_monitor.cli.watch_command import child_environment, command_problem, python_script, settle_run
+from gpu_train_monitor.run.events import RunFinished
+from gpu_train_monitor.store.recorder import RunRecorder
+from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch.startup import ENV_WATCH_NAME, SITE_FOLDER
 from tests.support.cli import cli_in_process
 from tests.support.events import started, summary
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.compare.comparison import Comparison
-from core.compare.plan import plan, ready_comparisons
-from core.compare.result import ContenderResult, conclude
-from core.config.run_config import RunConfig
+from gpu_train_monitor.compare.comparison import Comparison
+from gpu_train_monitor.compare.plan import plan, ready_comparisons
+from gpu_train_monitor.compare.result import ContenderResult, conclude
+from gpu_train_monitor.config.run_config import RunConfig
 
 BASE = RunConfig(device="cpu", model="tiny-cnn", batch_size=64, max_steps=12)
 OFF_ON = next(c for c in ready_comparisons(BASE, None, False) if c.name == "activation checkpointing off vs on")

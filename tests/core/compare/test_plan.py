@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.base.errors import ConfigError
-from core.compare.plan import DEFAULT_STEPS, label, parse_overrides, plan, ready_comparisons
-from core.config.run_config import RunConfig
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.compare.plan import DEFAULT_STEPS, label, parse_overrides, plan, ready_comparisons
+from gpu_train_monitor.config.run_config import RunConfig
 
 
 def test_overrides_are_typed_by_the_bounds_table() -> None:

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from core.compare.plan import plan
-from core.compare.result import ContenderResult, conclude
-from core.config.run_config import RunConfig
+from gpu_train_monitor.compare.plan import plan
+from gpu_train_monitor.compare.result import ContenderResult, conclude
+from gpu_train_monitor.config.run_config import RunConfig
 
 
 def result(
@@ -177,9 +177,9 @@ def test_a_completed_run_without_a_rate_says_why() -> None:
 
 
 def test_a_run_with_no_rate_has_no_spread_either() -> None:
-    from core.compare.comparison import _result
-    from core.run.events import RunFinished
-    from core.run.summary import RunSummary
+    from gpu_train_monitor.compare.comparison import _result
+    from gpu_train_monitor.run.events import RunFinished
+    from gpu_train_monitor.run.summary import RunSummary
 
     summary = RunSummary(
         "completed",

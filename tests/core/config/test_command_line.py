@@ -1,4 +1,4 @@
-"""core.config.command_line: a config's fields become `--flag=value` words, so a value that looks like an
+"""gpu_train_monitor.config.command_line: a config's fields become `--flag=value` words, so a value that looks like an
 option (a remote agent's `start` takes a config from the other machine) can never become one."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import build_parser
-from core.config.command_line import command_line
-from core.config.run_config import RunConfig
+from gpu_train_monitor.cli.main import build_parser
+from gpu_train_monitor.config.command_line import command_line
+from gpu_train_monitor.config.run_config import RunConfig
 
 
 @pytest.mark.parametrize(
@@ -20,7 +20,7 @@ def test_a_value_that_looks_like_an_option_stays_the_field_s_value(smuggled: str
     config = RunConfig.from_dict({**RunConfig().to_dict(), "model": smuggled, "data_dir": smuggled})
     store = Path("/w/runs.sqlite3")
     args = command_line(config, store)
-    parsed = build_parser().parse_args(args[3:])  # what `python -m core` reads: from `run` on
+    parsed = build_parser().parse_args(args[3:])  # what `python -m gpu_train_monitor` reads: from `run` on
     assert parsed.command == "run"
     assert parsed.model == config.model and parsed.data_dir == config.data_dir
     assert parsed.runs_db == str(store)  # the store the agent chose, not one a value named

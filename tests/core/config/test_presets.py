@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.base.errors import ConfigError
-from core.config.presets import PRESETS, preset
-from core.config.run_config import RunConfig
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.config.presets import PRESETS, preset
+from gpu_train_monitor.config.run_config import RunConfig
 from tests.support.cli import cli_in_process as cli  # what it prints and returns: no fresh interpreter needed
 
 

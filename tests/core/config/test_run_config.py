@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.base.errors import ConfigError, UserError
-from core.config.run_config import BOUNDS, RunConfig, describe_range, validate_field
+from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.config.run_config import BOUNDS, RunConfig, describe_range, validate_field
 
 NUMERIC = [name for name, bound in BOUNDS.items() if bound.kind in (int, float)]
 CHOICES = [name for name, bound in BOUNDS.items() if bound.choices]
@@ -141,7 +141,7 @@ def test_describe_range_reads_the_table() -> None:
 
 
 def test_finder_options_have_their_bounds_in_the_table_and_batches_stay_runnable() -> None:
-    from core.config.run_config import FINDER_BOUNDS
+    from gpu_train_monitor.config.run_config import FINDER_BOUNDS
 
     assert set(FINDER_BOUNDS) == {"margin", "start", "max_batch"}
     assert not set(FINDER_BOUNDS) & set(BOUNDS)  # one namespace: validate_field takes either

@@ -9,9 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from core.base.errors import ConfigError
-from core.config.run_config import RunConfig, describe_range
-from core.config.user_callables import accepted_keywords, call_factory, check_spec, load_callable, spec_problem
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.config.run_config import RunConfig, describe_range
+from gpu_train_monitor.config.user_callables import (
+    accepted_keywords,
+    call_factory,
+    check_spec,
+    load_callable,
+    spec_problem,
+)
 from tests.support.cli import cli_in_process
 from tests.support.user_code import importable_folder, write_module
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from core.data.batches import StreamBatches
-from core.data.datasets.synthetic import make_synthetic
-from core.data.datasets.types import DatasetSplits
-from core.data.preprocess import DevicePreprocess
-from core.data.resident_batches import ResidentBatches
+from gpu_train_monitor.data.batches import StreamBatches
+from gpu_train_monitor.data.datasets.synthetic import make_synthetic
+from gpu_train_monitor.data.datasets.types import DatasetSplits
+from gpu_train_monitor.data.preprocess import DevicePreprocess
+from gpu_train_monitor.data.resident_batches import ResidentBatches
 
 CPU = torch.device("cpu")
 TRAIN = 512
@@ -223,7 +223,7 @@ def _shifted(image: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
 
 
 def test_whole_set_augmentation_is_a_shift_or_flip_of_the_image_it_names() -> None:
-    from core.data.preprocess import augment_shuffled
+    from gpu_train_monitor.data.preprocess import augment_shuffled
 
     images = torch.randint(1, 255, (300, 3, 8, 8), dtype=torch.uint8)  # no zeros: shifted-in strips show
     out, order = augment_shuffled(images, 1, True, torch.Generator().manual_seed(0), np.random.default_rng(1))

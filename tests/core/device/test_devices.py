@@ -6,9 +6,9 @@ import psutil
 import pytest
 import torch
 
-from core.base.errors import ConfigError
-from core.config.run_config import RunConfig
-from core.device.devices import (
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.device.devices import (
     amp_dtype,
     best_device_spec,
     check_amp,
@@ -64,14 +64,14 @@ def test_mps_resolves_to_an_indexed_device_so_tensors_and_generators_agree(
     # a tensor on Apple's GPU reports "mps:0"; a Generator made for a plain "mps" is refused by some ops
     # on it (pytorch#110820). No Mac here: the availability check is replaced.
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr("core.device.devices.mps_available", lambda: True)
+    monkeypatch.setattr("gpu_train_monitor.device.devices.mps_available", lambda: True)
     device = resolve_device(spec)
     assert device == torch.device("mps", 0)
     assert str(device) == "mps:0" and device.index == 0
 
 
 def test_a_second_apple_gpu_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("core.device.devices.mps_available", lambda: True)
+    monkeypatch.setattr("gpu_train_monitor.device.devices.mps_available", lambda: True)
     with pytest.raises(ConfigError, match=r"device: mps:1 does not exist: a Mac has one GPU \(use mps\)"):
         resolve_device("mps:1")
 

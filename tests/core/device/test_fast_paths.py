@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.config.run_config import RunConfig
-from core.device.fast_paths import check_fast_paths, compile_problem
-from core.engine.recipe import build_trainer
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.device.fast_paths import check_fast_paths, compile_problem
+from gpu_train_monitor.engine.recipe import build_trainer
 from tests.support.cli import cli_in_process
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]

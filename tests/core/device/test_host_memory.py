@@ -7,7 +7,7 @@ import resource
 import psutil
 import pytest
 
-from core.device.host_memory import host_free_bytes
+from gpu_train_monitor.device.host_memory import host_free_bytes
 
 MB = 2**20
 

@@ -1,6 +1,6 @@
 """Device-wide readings through NVML: quietly absent without an NVIDIA driver, complete with one.
 
-Without a GPU the driver is played by a stand-in for the few pynvml calls core.device.nvml makes; the real
+Without a GPU the driver is played by a stand-in for the few pynvml calls gpu_train_monitor.device.nvml makes; the real
 driver is exercised in test_gpu_memory.py.
 """
 
@@ -16,8 +16,8 @@ import pynvml
 import pytest
 import torch
 
-import core.device.nvml as nvml
-from core.device.nvml import GpuProcess, NvmlMemory
+import gpu_train_monitor.device.nvml as nvml
+from gpu_train_monitor.device.nvml import GpuProcess, NvmlMemory
 
 NO_SUCH_PID = 2**22 + 1  # above Linux's largest pid
 
@@ -52,7 +52,8 @@ def test_without_the_library_every_reading_is_none(fresh_nvml: None, monkeypatch
 
 
 class FakeDriver:
-    """The pynvml calls core.device.nvml makes, answering for one 80 GB GPU whose temperature sensor is unsupported."""
+    """The pynvml calls gpu_train_monitor.device.nvml makes, answering for one 80 GB GPU whose temperature sensor is
+    unsupported."""
 
     def __init__(self) -> None:
         self.uuids: list[str] = []

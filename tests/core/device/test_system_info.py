@@ -11,9 +11,16 @@ import pytest
 import torch
 import torchvision
 
-from core.cli.main import main
-from core.device import nvml
-from core.device.system_info import APP_NAME, NOT_LOADED, SystemInfo, collect, cudnn_version_text, driver_text
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.device import nvml
+from gpu_train_monitor.device.system_info import (
+    APP_NAME,
+    NOT_LOADED,
+    SystemInfo,
+    collect,
+    cudnn_version_text,
+    driver_text,
+)
 
 NAMES = [
     APP_NAME,
@@ -90,7 +97,7 @@ def test_text_aligns_one_fact_a_line_and_extra_facts_follow() -> None:
 def test_without_torch_ready_nothing_imports_it() -> None:
     # the window asks before its background import of torch has finished: importing here would block it
     code = (
-        "import sys\nfrom core.device.system_info import collect\ninfo = collect(torch_ready=False)\n"
+        "import sys\nfrom gpu_train_monitor.device.system_info import collect\ninfo = collect(torch_ready=False)\n"
         "print(info.value('torch'), '|', 'torch' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -1,4 +1,5 @@
-"""How the launcher names a data-parallel run's failure from what its ranks left behind (core.distributed.launcher)."""
+"""How the launcher names a data-parallel run's failure from what its ranks left behind
+(gpu_train_monitor.distributed.launcher)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.base.text import Message
-from core.distributed.env import ENV_RANK_DIR
-from core.distributed.launcher import RanksEnded, describe_failure, read_rank_ends, record_rank_end
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.distributed.env import ENV_RANK_DIR
+from gpu_train_monitor.distributed.launcher import RanksEnded, describe_failure, read_rank_ends, record_rank_end
 
 
 def test_a_rank_s_end_comes_back_with_its_template_and_names_the_rank(

@@ -19,16 +19,24 @@ from pathlib import Path
 
 import pytest
 
-from core.base.text import format_bytes
-from core.cli.main import main
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
-from core.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS
-from core.export.run_export import export_run
-from core.memory.probe import MemoryProbe
-from core.run.events import Event, MemoryBreakdown, MemorySample, RankSample, RunFinished, RunStarted, StepsReported
-from core.store.recorder import RunRecorder
-from core.store.run_store import RankReportRow, RunStore
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS
+from gpu_train_monitor.export.run_export import export_run
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.run.events import (
+    Event,
+    MemoryBreakdown,
+    MemorySample,
+    RankSample,
+    RunFinished,
+    RunStarted,
+    StepsReported,
+)
+from gpu_train_monitor.store.recorder import RunRecorder
+from gpu_train_monitor.store.run_store import RankReportRow, RunStore
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 RANK1_EXTRA_BYTES = 64 * 10**6

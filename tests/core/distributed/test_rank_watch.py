@@ -1,5 +1,6 @@
-"""The launcher's watch over its ranks (core.distributed.rank_watch): the others are killed within the promised
-grace once one rank has ended, and a launcher killed before it could tidy up has its folder removed by the next one."""
+"""The launcher's watch over its ranks (gpu_train_monitor.distributed.rank_watch): the others are killed within the
+promised grace once one rank has ended, and a launcher killed before it could tidy up has its folder removed by the next
+one."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from core.distributed.env import ENV_RUN_UID
-from core.distributed.rank_watch import FOLDER_PREFIX, RankWatch, make_rank_folder
+from gpu_train_monitor.distributed.env import ENV_RUN_UID
+from gpu_train_monitor.distributed.rank_watch import FOLDER_PREFIX, RankWatch, make_rank_folder
 
 
 def fake_rank(code: str, uid: str) -> subprocess.Popen[bytes]:

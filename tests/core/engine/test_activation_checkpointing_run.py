@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
-from core.run.events import Event, MemoryBreakdown, RunFinished, StepsReported
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.run.events import Event, MemoryBreakdown, RunFinished, StepsReported
 from tests.support.cli import FAST, cli_in_process, user_error_line
 
 SHORT = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=2, report_interval=0.01)
@@ -48,7 +48,7 @@ def test_the_command_line_refuses_it_in_one_line_with_exit_2() -> None:
 
 
 def test_the_command_line_option_turns_it_on_and_off() -> None:
-    from core.cli.main import build_parser
+    from gpu_train_monitor.cli.main import build_parser
 
     parser = build_parser()
     assert parser.parse_args(["run", "--activation-checkpointing"]).activation_checkpointing is True

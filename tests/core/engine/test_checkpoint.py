@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import torch
 
-from core.base.errors import ConfigError, UserError
-from core.config.run_config import RunConfig
-from core.engine import checkpoint
-from core.engine.checkpoint import (
+from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine import checkpoint
+from gpu_train_monitor.engine.checkpoint import (
     CheckpointInfo,
     CheckpointPolicy,
     check_resumable,
@@ -23,8 +23,8 @@ from core.engine.checkpoint import (
     read_info,
     resume_config,
 )
-from core.engine.session import TrainingSession
-from core.run.events import (
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.run.events import (
     CheckpointSaved,
     EpochEnded,
     EpochStarted,

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 import torch
 
-import core.engine.recipe
-from core.config.run_config import RunConfig
-from core.data.preprocess import DevicePreprocess
-from core.engine.session import TrainingSession
-from core.model.step import Trainer
-from core.run.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
+import gpu_train_monitor.engine.recipe
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.data.preprocess import DevicePreprocess
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.model.step import Trainer
+from gpu_train_monitor.run.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
 
 TRAIN = 512
 BATCH = 32  # 16 steps per epoch
@@ -118,7 +118,7 @@ def test_a_failed_optimizer_step_does_not_leave_the_scaler_half_way(monkeypatch:
     """An enabled GradScaler (as fp16 uses) and an out-of-memory error inside optimizer.step() at step 5:
     the scaler kept that optimizer marked as unscaled, the next step skipped unscale_ and applied
     gradients multiplied by the loss scale (65536): the loss went from 2.1 to 237,944."""
-    build = core.engine.recipe.build_trainer
+    build = gpu_train_monitor.engine.recipe.build_trainer
 
     def build_trainer(
         config: RunConfig, device: torch.device, in_channels: int, classes: int, *image_size: tuple[int, int]
@@ -136,7 +136,7 @@ def test_a_failed_optimizer_step_does_not_leave_the_scaler_half_way(monkeypatch:
         trainer.optimizer.step = failing_step  # type: ignore[method-assign]
         return trainer
 
-    monkeypatch.setattr(core.engine.recipe, "build_trainer", build_trainer)
+    monkeypatch.setattr(gpu_train_monitor.engine.recipe, "build_trainer", build_trainer)
     finished, events = run(on_oom="shrink", max_steps=12, lr=0.05)
     assert finished.status == "completed", finished.message
     losses = [loss for report in of_type(events, StepsReported) for loss in report.losses]

@@ -1,5 +1,5 @@
-"""A run's memory predicted from its settings (core.engine.prediction): the step a run trains, traced on fake
-tensors, against the same step run for real on the CPU and counted the same way (within 10%), for our models
+"""A run's memory predicted from its settings (gpu_train_monitor.engine.prediction): the step a run trains, traced on
+fake tensors, against the same step run for real on the CPU and counted the same way (within 10%), for our models
 and a vision transformer, in fp32 and bf16 autocast at three batch sizes each. tiny-cnn's real steps take a
 moment; the others' are marked slow (resnet18's bf16 steps take tens of seconds on a laptop CPU).
 """
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from core.base.errors import ConfigError
-from core.config.run_config import RunConfig
-from core.engine.prediction import measure, predict
-from core.memory.predict import PredictionUnavailable
-from core.model.models import build_model
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.prediction import measure, predict
+from gpu_train_monitor.memory.predict import PredictionUnavailable
+from gpu_train_monitor.model.models import build_model
 from tests.support.user_code import importable_folder, write_module
 
 CONFIG = RunConfig(device="cpu", dataset="synthetic", model="tiny-cnn", batch_size=64)

@@ -1,5 +1,5 @@
-"""Runs built by `core.engine.recipe.build_run` from your own model and dataset (`module:factory`, modules the test
-writes): both placements, the resident fit check, the session's user error and a comparison take them as
+"""Runs built by `gpu_train_monitor.engine.recipe.build_run` from your own model and dataset (`module:factory`, modules
+the test writes): both placements, the resident fit check, the session's user error and a comparison take them as
 they take the built-in names (a finder trial, in its own process: tests/e2e/test_finder_trials.py)."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from core.base.errors import DatasetError
-from core.compare.comparison import Comparison
-from core.config.run_config import RunConfig
-from core.engine.recipe import build_run, generator_for
-from core.engine.session import TrainingSession
-from core.run.events import Event, LogMessage, RunStarted
+from gpu_train_monitor.base.errors import DatasetError
+from gpu_train_monitor.compare.comparison import Comparison
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.recipe import build_run, generator_for
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.run.events import Event, LogMessage, RunStarted
 from tests.support.user_code import importable_folder
 
 OWN = dict(
@@ -130,8 +130,8 @@ def test_a_model_with_lazy_modules_trains(folder, channels_last: bool) -> None:
 
 def test_sys_exit_in_a_models_forward_fails_the_run_and_says_where(folder, tmp_path, capsys) -> None:
     """It ended the process with exit code 5 and no message, and the store kept the run as interrupted."""
-    from core.cli.main import main
-    from core.store.run_store import RunStore
+    from gpu_train_monitor.cli.main import main
+    from gpu_train_monitor.store.run_store import RunStore
 
     (folder / "exits.py").write_text(EXITS_AND_LAZY, encoding="utf-8")
     store = tmp_path / "runs.sqlite3"

@@ -7,10 +7,10 @@ import math
 import pytest
 import torch
 
-from core.engine.loop_state import LoopState
-from core.engine.report import LOSS_RISE_FACTOR, check_losses, report
-from core.memory.probe import MemoryProbe
-from core.run.outcome import Diverged
+from gpu_train_monitor.engine.loop_state import LoopState
+from gpu_train_monitor.engine.report import LOSS_RISE_FACTOR, check_losses, report
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.run.outcome import Diverged
 
 
 def test_a_report_fetches_every_buffered_loss_and_numbers_them_from_the_first_unreported_step() -> None:

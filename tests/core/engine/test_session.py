@@ -15,15 +15,15 @@ import pytest
 import torch
 from torch import nn
 
-import core.engine.recipe
-import core.engine.session
-from core.base.text import format_bytes
-from core.config.run_config import RunConfig
-from core.data.datasets import synthetic_bytes
-from core.engine.session import TrainingSession
-from core.memory.probe import MemoryProbe
-from core.model.models import TinyCNN, build_model, count_parameters
-from core.run.events import (
+import gpu_train_monitor.engine.recipe
+import gpu_train_monitor.engine.session
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.data.datasets import synthetic_bytes
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.model.models import TinyCNN, build_model, count_parameters
+from gpu_train_monitor.run.events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,
@@ -362,7 +362,7 @@ class OutOfMemoryOnce(nn.Module):
 @pytest.fixture
 def out_of_memory_at_step_3(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        core.engine.recipe,
+        gpu_train_monitor.engine.recipe,
         "build_model",
         lambda name, classes, channels: OutOfMemoryOnce(build_model(name, classes, channels), at=3),
     )
@@ -412,7 +412,9 @@ def test_a_crash_inside_the_loop_is_reported_not_raised(monkeypatch: pytest.Monk
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             raise RuntimeError("mat1 and mat2 shapes cannot be multiplied")
 
-    monkeypatch.setattr(core.engine.recipe, "build_model", lambda name, classes, channels: Broken(3, classes))
+    monkeypatch.setattr(
+        gpu_train_monitor.engine.recipe, "build_model", lambda name, classes, channels: Broken(3, classes)
+    )
     session, events = make_session()
     finished = session.run()
     assert finished.status == "failed" and not finished.user_error

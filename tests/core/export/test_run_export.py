@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.base.errors import UserError
-from core.export.csv_files import MEMORY_COLUMNS, STEP_COLUMNS
-from core.export.run_export import export_run, run_document
-from core.export.smoothing import EmaState, debiased_ema
-from core.export.step_table import step_elapsed, step_table
-from core.store.run_store import ReportRow, RunNotFound, RunStore
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.export.csv_files import MEMORY_COLUMNS, STEP_COLUMNS
+from gpu_train_monitor.export.run_export import export_run, run_document
+from gpu_train_monitor.export.smoothing import EmaState, debiased_ema
+from gpu_train_monitor.export.step_table import step_elapsed, step_table
+from gpu_train_monitor.store.run_store import ReportRow, RunNotFound, RunStore
 from tests.support.recorded_runs import record_resumed_nan_run, record_run
 
 

@@ -8,11 +8,11 @@ import sys
 
 LOADED = """
 import json, sys
-from core.export.smoothing import DEFAULT_SMOOTHING
+from gpu_train_monitor.export.smoothing import DEFAULT_SMOOTHING
 without_numpy = "numpy" not in sys.modules
-import core.export.step_table
+import gpu_train_monitor.export.step_table
 print(json.dumps({"default": DEFAULT_SMOOTHING, "without_numpy": without_numpy,
-                  "run_export": "core.export.run_export" in sys.modules}))
+                  "run_export": "gpu_train_monitor.export.run_export" in sys.modules}))
 """
 
 

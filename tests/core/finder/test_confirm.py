@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.config.run_config import RunConfig
-from core.finder.search import find_batch_size
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.finder.search import find_batch_size
 from tests.support.predictions import ModelPredictions
 
 CONFIG = RunConfig(device="cpu", model="tiny-cnn", batch_size=64)

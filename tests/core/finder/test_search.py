@@ -13,13 +13,13 @@ import math
 
 import pytest
 
-import core.finder.search
-import core.finder.trial
-from core.base.errors import ConfigError, UserError
-from core.base.text import Message
-from core.cli.main import main
-from core.config.run_config import RunConfig
-from core.finder.search import BatchSizeResult, Trial, find_batch_size, trial_error
+import gpu_train_monitor.finder.search
+import gpu_train_monitor.finder.trial
+from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.finder.search import BatchSizeResult, Trial, find_batch_size, trial_error
 
 CONFIG = RunConfig(device="cpu", model="tiny-cnn")
 
@@ -213,15 +213,15 @@ def test_cli_find_batch_size_bad_input_is_one_line(
 def test_a_trial_s_bad_input_reaches_the_finder_with_its_field_and_template(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], raised: UserError
 ) -> None:
-    """The trial process prints it as JSON (core.finder.trial); the finder raises it again as the run would,
-    the message still a Message (the window translates it)."""
+    """The trial process prints it as JSON (gpu_train_monitor.finder.trial); the finder raises it again as the run
+    would, the message still a Message (the window translates it)."""
 
     def refuse(config: RunConfig, batch_size: int, device: object) -> None:
         raise raised
 
-    monkeypatch.setattr(core.finder.search, "trial_parts", refuse)
+    monkeypatch.setattr(gpu_train_monitor.finder.search, "trial_parts", refuse)
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"config": CONFIG.to_dict(), "batch_size": 4, "steps": 1})))
-    assert core.finder.trial.main() == 0
+    assert gpu_train_monitor.finder.trial.main() == 0
     again = trial_error(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
     assert type(again) is type(raised) and str(again) == str(raised)
     said = again.detail if isinstance(again, ConfigError) else again.args[0]

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.config.run_config import RunConfig
-from core.engine.prediction import predict
-from core.finder.predicted import PredictedPeaks, largest_batch_under
-from core.finder.what_if import DOES_NOT_FIT, FITS, TIGHT, oom_advice, verdict, what_if
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.prediction import predict
+from gpu_train_monitor.finder.predicted import PredictedPeaks, largest_batch_under
+from gpu_train_monitor.finder.what_if import DOES_NOT_FIT, FITS, TIGHT, oom_advice, verdict, what_if
 from tests.support.predictions import ModelPredictions
 from tests.support.user_code import importable_folder
 

@@ -15,15 +15,15 @@ import pytest
 import torch
 from torch import nn
 
-import core.engine.recipe
-import core.engine.report
-from core.cli.main import main
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
-from core.memory.breakdown import StepMemoryRecorder, optimizer_bytes
-from core.memory.probe import MemoryProbe
-from core.model.step import Trainer, build_optimizer
-from core.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
+import gpu_train_monitor.engine.recipe
+import gpu_train_monitor.engine.report
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.memory.breakdown import StepMemoryRecorder, optimizer_bytes
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.model.step import Trainer, build_optimizer
+from gpu_train_monitor.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 
 F32, I64 = 4, 8
 HIDDEN, CLASSES = 16, 10
@@ -132,8 +132,11 @@ BATCH = 32
 def test_a_run_reports_the_hand_counted_breakdown_once_per_report(
     monkeypatch: pytest.MonkeyPatch, optimizer: str
 ) -> None:
-    monkeypatch.setattr(core.engine.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
-    monkeypatch.setattr(core.engine.report, "BREAKDOWN_PERIOD_S", 0.0)  # every report (by default at most 1/s)
+    monkeypatch.setattr(
+        gpu_train_monitor.engine.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES)
+    )
+    # every report (by default at most 1/s)
+    monkeypatch.setattr(gpu_train_monitor.engine.report, "BREAKDOWN_PERIOD_S", 0.0)
     events: list[object] = []
 
     def observe(event: object) -> None:
@@ -221,7 +224,9 @@ def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path, capsys: pytes
 
 
 def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.engine.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES))
+    monkeypatch.setattr(
+        gpu_train_monitor.engine.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES)
+    )
     events: list[object] = []
     config = RunConfig(
         device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, max_steps=8, report_interval=0.01
@@ -233,7 +238,7 @@ def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.Monkey
     breakdowns = [e for e in events if isinstance(e, MemoryBreakdown)]
     assert breakdowns and breakdowns[0].step == 1
     # the first step is sampled, then at most one more per period: (n - 1) periods fit in the run
-    assert len(breakdowns) <= 1 + elapsed / core.engine.report.BREAKDOWN_PERIOD_S
+    assert len(breakdowns) <= 1 + elapsed / gpu_train_monitor.engine.report.BREAKDOWN_PERIOD_S
     assert len(reports) >= 2  # there were reports that were not all sampled when the run was short
-    if elapsed < core.engine.report.BREAKDOWN_PERIOD_S:
+    if elapsed < gpu_train_monitor.engine.report.BREAKDOWN_PERIOD_S:
         assert len(breakdowns) == 1

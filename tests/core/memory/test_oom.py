@@ -1,5 +1,5 @@
-"""core.memory.oom on real allocator messages, and the policies that keep a GPU run honest without a GPU here:
-free memory under a per-process memory fraction, asynchronous copies only from pinned memory to CUDA,
+"""gpu_train_monitor.memory.oom on real allocator messages, and the policies that keep a GPU run honest without a GPU
+here: free memory under a per-process memory fraction, asynchronous copies only from pinned memory to CUDA,
 generators named like their tensors, the resident dataset's share of device memory."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-import core.memory.probe
-from core.base.errors import DatasetError
-from core.data.datasets import resident_bytes
-from core.data.placement import Placement, choose_placement
-from core.data.transfer import transfer_policy, usable_workers
-from core.engine.recipe import generator_for
-from core.memory import oom
+import gpu_train_monitor.memory.probe
+from gpu_train_monitor.base.errors import DatasetError
+from gpu_train_monitor.data.datasets import resident_bytes
+from gpu_train_monitor.data.placement import Placement, choose_placement
+from gpu_train_monitor.data.transfer import transfer_policy, usable_workers
+from gpu_train_monitor.engine.recipe import generator_for
+from gpu_train_monitor.memory import oom
 
 GiB, MiB = 2**30, 2**20
 
@@ -83,7 +83,7 @@ def test_what_counts_as_out_of_memory() -> None:
 def test_onednn_failing_to_make_its_workspace_is_out_of_memory_only_under_a_memory_limit(monkeypatch) -> None:
     """oneDNN's "could not create a primitive" is how a convolution's workspace allocation fails under `ulimit -v`;
     without a limit it means something else and stays an error."""
-    from core.device import host_memory
+    from gpu_train_monitor.device import host_memory
 
     failure = RuntimeError("could not create a primitive")
     monkeypatch.setattr(host_memory, "process_limit", lambda: object())
@@ -109,9 +109,10 @@ def test_free_memory_honours_a_per_process_memory_fraction(monkeypatch: pytest.M
     monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device=None: 12 * GiB)
     monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device=None: 13 * GiB)
     monkeypatch.setattr(torch.cuda, "get_per_process_memory_fraction", lambda device=None: 0.25)
-    assert core.memory.probe.cuda_free_bytes(torch.device("cuda", 0)) == 8 * GiB
+    assert gpu_train_monitor.memory.probe.cuda_free_bytes(torch.device("cuda", 0)) == 8 * GiB
     monkeypatch.setattr(torch.cuda, "get_per_process_memory_fraction", lambda device=None: 1.0)
-    assert core.memory.probe.cuda_free_bytes(torch.device("cuda", 0)) == 70 * GiB + 1 * GiB  # free + unused cache
+    # free + unused cache
+    assert gpu_train_monitor.memory.probe.cuda_free_bytes(torch.device("cuda", 0)) == 70 * GiB + 1 * GiB
 
 
 def test_a_resident_fit_check_uses_the_free_memory_it_is_given() -> None:
@@ -194,9 +195,9 @@ def test_adamw_state_left_half_made_by_a_failed_first_step_is_dropped() -> None:
 def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     """The loader has moved past a batch it failed to gather: the run still ends consistently, with
     those images counted as skipped rather than reported as a short `completed` run or a failure."""
-    from core.config.run_config import RunConfig
-    from core.data.batches import _IndexedImages
-    from core.engine.session import TrainingSession
+    from gpu_train_monitor.config.run_config import RunConfig
+    from gpu_train_monitor.data.batches import _IndexedImages
+    from gpu_train_monitor.engine.session import TrainingSession
 
     original, calls = _IndexedImages.__getitem__, []
 
@@ -223,8 +224,8 @@ def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: py
 
 
 def test_a_cpu_failure_under_a_process_limit_names_the_limit_not_an_allocators_cache() -> None:
-    from core.device.host_memory import ProcessLimit
-    from core.run.events import MemorySample
+    from gpu_train_monitor.device.host_memory import ProcessLimit
+    from gpu_train_monitor.run.events import MemorySample
 
     GB, MB = 10**9, 10**6  # as the message writes them
     cpu = MemorySample(0.0, "cpu", 2 * GB, 0, 2 * GB, 0, 5 * GB, 9 * GB, 2 * GB, False, "RLIMIT_AS")

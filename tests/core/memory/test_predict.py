@@ -1,5 +1,5 @@
-"""A training step's peak memory predicted on fake tensors (core.memory.predict), checked against the same step
-run for real and counted the same way, and against bytes worked out by hand for a model small enough to count.
+"""A training step's peak memory predicted on fake tensors (gpu_train_monitor.memory.predict), checked against the same
+step run for real and counted the same way, and against bytes worked out by hand for a model small enough to count.
 """
 
 from __future__ import annotations
@@ -11,8 +11,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from core.memory.live_bytes import LiveBytes
-from core.memory.predict import Prediction, PredictionUnavailable, StepParts, measure_step, predict_step, trace_device
+from gpu_train_monitor.memory.live_bytes import LiveBytes
+from gpu_train_monitor.memory.predict import (
+    Prediction,
+    PredictionUnavailable,
+    StepParts,
+    measure_step,
+    predict_step,
+    trace_device,
+)
 
 F32, I64 = 4, 8
 BATCH, CHANNELS, SIDE, HIDDEN, CLASSES = 32, 3, 8, 64, 10

@@ -10,8 +10,8 @@ import psutil
 import pytest
 import torch
 
-from core.device.host_memory import host_free_bytes
-from core.memory.probe import MemoryProbe, clear_cache, has_cache
+from gpu_train_monitor.device.host_memory import host_free_bytes
+from gpu_train_monitor.memory.probe import MemoryProbe, clear_cache, has_cache
 
 MB = 2**20
 
@@ -111,8 +111,8 @@ def test_cuda_allocations_show_up_and_clearing_the_cache_gives_them_back() -> No
 
 def test_cpu_capacity_is_the_process_limit_when_lower_than_system_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     """Under `ulimit -v` the plot's capacity and the finder's are the limit, not the machine's memory."""
-    from core.config.run_config import RunConfig
-    from core.finder.search import default_capacity
+    from gpu_train_monitor.config.run_config import RunConfig
+    from gpu_train_monitor.finder.search import default_capacity
 
     limit = psutil.Process().memory_info().vms + 2 * 2**30
     monkeypatch.setattr(

@@ -11,12 +11,19 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.base.errors import UserError
-from core.cli.main import main
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
-from core.memory.snapshot import MemoryHistory, unsupported_reason
-from core.run.events import LogMessage, MemoryBreakdown, RunFinished, RunStarted, SnapshotSaved, StepsReported
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.memory.snapshot import MemoryHistory, unsupported_reason
+from gpu_train_monitor.run.events import (
+    LogMessage,
+    MemoryBreakdown,
+    RunFinished,
+    RunStarted,
+    SnapshotSaved,
+    StepsReported,
+)
 
 FAST = RunConfig(
     device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=3, report_interval=0.01

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.base.errors import ConfigError
-from core.config.run_config import RunConfig
-from core.engine.recipe import build_trainer
-from core.memory.breakdown import StepMemoryRecorder
-from core.memory.probe import MemoryProbe
-from core.model.activation_checkpointing import check_checkpointable, checkpoint_blocks, find_blocks
-from core.model.models import build_model
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.recipe import build_trainer
+from gpu_train_monitor.memory.breakdown import StepMemoryRecorder
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.model.activation_checkpointing import check_checkpointable, checkpoint_blocks, find_blocks
+from gpu_train_monitor.model.models import build_model
 from tests.support.user_code import importable_folder
 
 CPU = torch.device("cpu")

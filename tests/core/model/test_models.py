@@ -9,8 +9,8 @@ import pytest
 import torch
 from torch import nn
 
-from core.base.errors import ConfigError
-from core.model.models import (
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.model.models import (
     ModelSpec,
     TinyCNN,
     available_models,
@@ -19,7 +19,7 @@ from core.model.models import (
     model_spec,
     resolve_model,
 )
-from core.model.user_models import check_output
+from gpu_train_monitor.model.user_models import check_output
 from tests.support.user_code import importable_folder
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from core.base.errors import UserError
-from core.remote import agent_ops, protocol
-from core.remote.agent import Agent
-from core.store.run_store import RunStore
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.remote import agent_ops, protocol
+from gpu_train_monitor.remote.agent import Agent
+from gpu_train_monitor.store.run_store import RunStore
 
 
 def serve(tmp_path: Path, *lines: bytes | dict[str, Any], stdout: io.BytesIO | None = None) -> tuple[int, list]:

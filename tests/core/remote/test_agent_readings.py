@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from core.device import nvml
-from core.memory import probe
-from core.remote import protocol
-from core.remote.agent_streams import readings_stream
-from core.run.events import MemorySample
+from gpu_train_monitor.device import nvml
+from gpu_train_monitor.memory import probe
+from gpu_train_monitor.remote import protocol
+from gpu_train_monitor.remote.agent_streams import readings_stream
+from gpu_train_monitor.run.events import MemorySample
 
 
 class FakeStream:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.remote import protocol, store_rows
-from core.store.run_store import RunNotFound, RunStore
+from gpu_train_monitor.remote import protocol, store_rows
+from gpu_train_monitor.store.run_store import RunNotFound, RunStore
 from tests.support.recorded_runs import record_resumed_nan_run, record_run
 
 

@@ -14,15 +14,24 @@ from pathlib import Path
 
 import pytest
 
-from core.remote import protocol
-from core.remote.link import LINK_CLOSED, LINK_LOST, AgentLink, ConnectionLost, RemoteRequestFailed, VersionMismatch
-from core.remote.target import RemoteTarget
+from gpu_train_monitor.remote import protocol
+from gpu_train_monitor.remote.link import (
+    LINK_CLOSED,
+    LINK_LOST,
+    AgentLink,
+    ConnectionLost,
+    RemoteRequestFailed,
+    VersionMismatch,
+)
+from gpu_train_monitor.remote.target import RemoteTarget
 from tests.support.run_store_support import SHORT, record_run
 
 
 def local_agent(store: Path) -> RemoteTarget:
     """The agent on this machine, serving `store`: the 'remote' of these tests."""
-    return RemoteTarget.parse("gpu-box", transport=(sys.executable, "-m", "core", "agent", "--runs-db", str(store)))
+    return RemoteTarget.parse(
+        "gpu-box", transport=(sys.executable, "-m", "gpu_train_monitor", "agent", "--runs-db", str(store))
+    )
 
 
 @pytest.fixture

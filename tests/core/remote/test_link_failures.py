@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from core.remote import protocol
-from core.remote.link import (
+from gpu_train_monitor.remote import protocol
+from gpu_train_monitor.remote.link import (
     AgentLink,
     AgentMissing,
     AuthenticationFailed,
@@ -24,7 +24,7 @@ from core.remote.link import (
     Unreachable,
     VersionMismatch,
 )
-from core.remote.target import ENV_SSH, RemoteTarget
+from gpu_train_monitor.remote.target import ENV_SSH, RemoteTarget
 
 
 def failing(stderr: str, code: int) -> RemoteTarget:

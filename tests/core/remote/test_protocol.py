@@ -9,10 +9,10 @@ import sqlite3
 
 import pytest
 
-from core.remote import protocol
-from core.remote.protocol import LineReader, ProtocolError
-from core.store.rows import RunRow
-from core.store.run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore
+from gpu_train_monitor.remote import protocol
+from gpu_train_monitor.remote.protocol import LineReader, ProtocolError
+from gpu_train_monitor.store.rows import RunRow
+from gpu_train_monitor.store.run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore
 
 
 def test_a_message_is_one_line_of_strict_json_even_with_newlines_and_non_finite_numbers() -> None:

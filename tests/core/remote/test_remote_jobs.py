@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from core.base.errors import ConfigError, UserError
-from core.config.run_config import RunConfig
-from core.remote import remote_jobs
-from core.remote.failures import RemoteError
-from core.remote.remote_jobs import RemoteComparison, device_type, remote_find_batch_size
-from core.remote.target import RemoteTarget
+from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.remote import remote_jobs
+from gpu_train_monitor.remote.failures import RemoteError
+from gpu_train_monitor.remote.remote_jobs import RemoteComparison, device_type, remote_find_batch_size
+from gpu_train_monitor.remote.target import RemoteTarget
 
 TARGET = RemoteTarget.parse("gpu-box")
 

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from core.base.errors import UserError
-from core.remote.target import ENV_SSH, RemoteTarget
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.remote.target import ENV_SSH, RemoteTarget
 
 SSH_OPTIONS = ["-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5"]
 
@@ -91,6 +91,6 @@ def test_the_ssh_program_comes_from_the_environment(monkeypatch):
 
 def test_a_transport_replaces_ssh_entirely(monkeypatch):
     monkeypatch.setenv(ENV_SSH, "never-used")
-    target = RemoteTarget.parse("gpu-box", transport=("python", "-m", "core", "agent"))
-    assert target.argv() == ["python", "-m", "core", "agent"]
+    target = RemoteTarget.parse("gpu-box", transport=("python", "-m", "gpu_train_monitor", "agent"))
+    assert target.argv() == ["python", "-m", "gpu_train_monitor", "agent"]
     assert target.host == "gpu-box"

@@ -9,13 +9,13 @@ import math
 import pytest
 import torch
 
-from core.base.text import Message
-from core.compare.comparison import Comparison
-from core.config.run_config import RunConfig
-from core.finder.search import BatchSizeResult, Trial, find_batch_size
-from core.remote.protocol import ProtocolError
-from core.remote.wire_values import decode, encode
-from core.run.events import ContenderEvent, LogMessage, RunFinished, StepsReported
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.compare.comparison import Comparison
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.finder.search import BatchSizeResult, Trial, find_batch_size
+from gpu_train_monitor.remote.protocol import ProtocolError
+from gpu_train_monitor.remote.wire_values import decode, encode
+from gpu_train_monitor.run.events import ContenderEvent, LogMessage, RunFinished, StepsReported
 from tests.support.events import sample, started, summary
 
 

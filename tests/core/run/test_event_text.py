@@ -1,4 +1,5 @@
-"""The sentences of a run, written once (core.run.event_text) for the CLI's progress bar and the window's log."""
+"""The sentences of a run, written once (gpu_train_monitor.run.event_text) for the CLI's progress bar and the window's
+log."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import math
 
 import pytest
 
-from core.base.text import Message
-from core.config.run_config import RunConfig
-from core.run import event_text
-from core.run.events import (
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.run import event_text
+from gpu_train_monitor.run.events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,
@@ -109,7 +110,7 @@ def test_run_finished_without_a_measured_speed():
 
 
 def test_run_requested_uses_the_config_as_entered():
-    from core.config.run_config import RunConfig
+    from gpu_train_monitor.config.run_config import RunConfig
 
     config = RunConfig(model="tiny-cnn", device="cpu", batch_size=16)
     assert event_text.run_requested(config) == "starting: tiny-cnn on cpu, synthetic, batch 16"
@@ -128,7 +129,7 @@ def test_a_resumed_run_s_end_says_the_steps_it_trained_and_where_they_lie():
     )
     one = RunFinished("completed", 21, "", False, summary(steps=21, start_step=20))
     assert event_text.run_finished(one).startswith("finished: trained 1 step (step 21) in ")
-    from core.cli.run_command import summary_text  # the CLI's closing table says it the same way
+    from gpu_train_monitor.cli.run_command import summary_text  # the CLI's closing table says it the same way
 
     assert "steps       60 (resumed at step 20: trained 40 in 61.2 s)" in summary_text(event.summary).splitlines()
 
@@ -155,8 +156,8 @@ def test_a_checkpoint_line_says_when_why_where_and_how_big(reason, why):
 
 
 def test_the_window_s_lines_keep_their_templates_and_values():
-    """The window translates these from their structure (core.base.text): every line, and each varying part of
-    one (the plan, a reason, a status word), is a Message of its own."""
+    """The window translates these from their structure (gpu_train_monitor.base.text): every line, and each varying part
+    of one (the plan, a reason, a status word), is a Message of its own."""
     text = event_text.run_started(dataclasses.replace(started(epochs=None, total_steps=1), start_step=1))
     assert isinstance(text, Message) and text.template == "{started} (resumed at step {step:,})"
     plan = text.params["started"].params["plan"]

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from core.distributed.gather_row import GatherRow
-from core.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS, write_run_csv
-from core.export.step_table import StepTable
-from core.run.events import SAMPLE_COLUMNS, UNKNOWN_SAMPLE_COLUMNS, MemoryBreakdown, MemorySample
-from core.store.rows import RankReportRow, ReportRow
-from core.store.schema import migrate
+from gpu_train_monitor.distributed.gather_row import GatherRow
+from gpu_train_monitor.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS, write_run_csv
+from gpu_train_monitor.export.step_table import StepTable
+from gpu_train_monitor.run.events import SAMPLE_COLUMNS, UNKNOWN_SAMPLE_COLUMNS, MemoryBreakdown, MemorySample
+from gpu_train_monitor.store.rows import RankReportRow, ReportRow
+from gpu_train_monitor.store.schema import migrate
 
 # what stores made by every earlier version hold: the derived tables must keep to it (a new field in MemorySample
 # needs a migration of its own that adds its column)

@@ -1,5 +1,5 @@
 """The control signals' one table: what each control's signal does to a run that receives it, and that a process
-ignores the steering ones until its handlers are in place (core.run.signals)."""
+ignores the steering ones until its handlers are in place (gpu_train_monitor.run.signals)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,15 @@ from collections.abc import Callable
 
 import pytest
 
-from core.run.controls import RunControls
-from core.run.signals import CONTROL_SIGNALS, STEERING, Control, ignore_control_signals, signal_number, stop_on_signals
+from gpu_train_monitor.run.controls import RunControls
+from gpu_train_monitor.run.signals import (
+    CONTROL_SIGNALS,
+    STEERING,
+    Control,
+    ignore_control_signals,
+    signal_number,
+    stop_on_signals,
+)
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="POSIX signals")
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-import core.store
-from core.base.errors import UserError
-from core.run.outcome import Diverged, OutOfMemoryStop, Stopped, ended_by, trained
-from core.run.status import EXIT_CODES, EXIT_INTERRUPTED, Status
-from core.store.run_store import FINISHED
+import gpu_train_monitor.store
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.run.outcome import Diverged, OutOfMemoryStop, Stopped, ended_by, trained
+from gpu_train_monitor.run.status import EXIT_CODES, EXIT_INTERRUPTED, Status
+from gpu_train_monitor.store.run_store import FINISHED
 
 
 def test_exit_codes_follow_the_status() -> None:
@@ -59,7 +59,7 @@ def test_the_store_writes_only_statuses() -> None:
     """The statuses the store's SQL writes or looks for by name (a run starts `running`, a dead recorder's
     run becomes `interrupted`; the others come from the run's end) are members, and FINISHED is the rest."""
     words = set()
-    for source in Path(core.store.__file__).parent.glob("*.py"):
+    for source in Path(gpu_train_monitor.store.__file__).parent.glob("*.py"):
         words |= set(re.findall(r"status\s*(?:=|!=)\s*'(\w+)'", source.read_text()))
         words |= set(re.findall(r"VALUES \([?, ]*'(\w+)'", source.read_text()))
     assert {"running", "interrupted"} <= words and words <= set(Status)

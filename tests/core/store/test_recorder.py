@@ -6,10 +6,10 @@ import math
 import sqlite3
 from pathlib import Path
 
-from core.run.events import RunFinished
-from core.store.recorder import RunRecorder, recording
-from core.store.run_store import RunStore
-from core.store.run_writes import _nan_as_null
+from gpu_train_monitor.run.events import RunFinished
+from gpu_train_monitor.store.recorder import RunRecorder, recording
+from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.store.run_writes import _nan_as_null
 from tests.support.events import started, summary
 
 

@@ -22,15 +22,15 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core.cli.main import main
-from core.compare.comparison import Comparison
-from core.config.run_config import RunConfig
-from core.engine.session import TrainingSession
-from core.run.events import ContenderEvent, Event, RunFinished, RunStarted, StepsReported
-from core.store.connection import store_problem
-from core.store.recorder import RunRecorder, open_recorder
-from core.store.run_store import RunNotFound, RunStore, StoreError, default_store_path, process_alive
-from core.store.schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
+from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.compare.comparison import Comparison
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.run.events import ContenderEvent, Event, RunFinished, RunStarted, StepsReported
+from gpu_train_monitor.store.connection import store_problem
+from gpu_train_monitor.store.recorder import RunRecorder, open_recorder
+from gpu_train_monitor.store.run_store import RunNotFound, RunStore, StoreError, default_store_path, process_alive
+from gpu_train_monitor.store.schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
 from tests.support.recorded_runs import another_programs_database
 
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)

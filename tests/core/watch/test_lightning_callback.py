@@ -13,7 +13,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from core.watch.lightning_callback import GpuTrainMonitorCallback
+from gpu_train_monitor.watch.lightning_callback import GpuTrainMonitorCallback
 from tests.support.watched_loops import recorded_run
 
 BATCH = 8

@@ -15,9 +15,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.model.models import build_model
-from core.store.run_store import RunStore
-from core.watch import watch
+from gpu_train_monitor.model.models import build_model
+from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch import watch
 from tests.support.host_syncs import HostSyncs, counting_host_syncs
 
 STEPS, BATCH = 40, 8

@@ -11,8 +11,8 @@ import pytest
 import torch
 from torch import nn
 
-from core.store.run_store import RunStore
-from core.watch.script import ScriptWatch, unwrapped
+from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch.script import ScriptWatch, unwrapped
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import threading
 import pytest
 import torch
 
-from core.store.run_store import RunStore
-from core.watch import WatchStopped, watch
+from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch import WatchStopped, watch
 from tests.support.watched_loops import BATCH, tiny_model, train
 
 STEPS = 60

@@ -11,8 +11,8 @@ import pytest
 import torch
 from torch import nn
 
-from core.watch.step_capture import StepCapture
-from core.watch.trained_model import model_of
+from gpu_train_monitor.watch.step_capture import StepCapture
+from gpu_train_monitor.watch.trained_model import model_of
 
 
 class Steps:
@@ -226,7 +226,7 @@ def test_a_failure_of_ours_is_one_line_and_the_loop_trains_on(
     def broken(*args: Any) -> None:
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr("core.watch.step_capture.model_of", broken)
+    monkeypatch.setattr("gpu_train_monitor.watch.step_capture.model_of", broken)
     model = small_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     before = [p.detach().clone() for p in model.parameters()]

@@ -1,6 +1,6 @@
-"""A watched run's first step predicted in the training process (core.watch.step_prediction): the prediction is
-recorded beside the measured breakdowns and agrees with the same step counted for real; a model that cannot be
-traced records why and trains on; the trace is no step of the run and no hook of the script or of the capture
+"""A watched run's first step predicted in the training process (gpu_train_monitor.watch.step_prediction): the
+prediction is recorded beside the measured breakdowns and agrees with the same step counted for real; a model that
+cannot be traced records why and trains on; the trace is no step of the run and no hook of the script or of the capture
 sees it."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from torch import nn
 from torch.nn.modules.module import register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from core.memory.live_bytes import LiveBytes
-from core.watch import watch
-from core.watch.script import ScriptWatch
+from gpu_train_monitor.memory.live_bytes import LiveBytes
+from gpu_train_monitor.watch import watch
+from gpu_train_monitor.watch.script import ScriptWatch
 from tests.support.watched_loops import BATCH, recorded_run, tiny_model, train
 
 STEPS = 5
@@ -227,7 +227,7 @@ def test_a_watch_leaves_no_global_hook_behind_so_torch_compile_does_not_warn_lat
     tests, failed a compiled run after any watched one)."""
     from torch.nn.modules import module as modules
 
-    from core.watch.step_inputs import FirstInputs
+    from gpu_train_monitor.watch.step_inputs import FirstInputs
 
     inputs = FirstInputs().follow_all()
     torch.nn.Linear(2, 2)(torch.ones(1, 2, requires_grad=True))

@@ -12,8 +12,8 @@ import torch
 from torch.utils.data import Dataset
 from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainerCallback, TrainingArguments
 
-from core.store.run_store import RunStore
-from core.watch.transformers_callback import GpuTrainMonitorCallback
+from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch.transformers_callback import GpuTrainMonitorCallback
 from tests.support.watched_loops import recorded_run
 
 BATCH = 4

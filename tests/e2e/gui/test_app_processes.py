@@ -97,9 +97,9 @@ def test_core_never_imports_qt_pyqtgraph_or_gui():
     code = (
         "import importlib, pkgutil, sys, core\n"
         "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
-        "    if m.name not in ('core.__main__',):\n"
+        "    if m.name not in ('gpu_train_monitor.__main__',):\n"
         "        importlib.import_module(m.name)\n"
-        "import core.engine.session, core.cli.main\n"
+        "import gpu_train_monitor.engine.session, gpu_train_monitor.cli.main\n"
         f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r})\n"
         "print(len([n for n in sys.modules if n.startswith('core.')]), bad)\n"
     )
@@ -112,8 +112,8 @@ def test_core_never_imports_qt_pyqtgraph_or_gui():
 
 def test_gui_imports_core():
     code = (
-        "import sys, gui.window.main_window; "
-        "print('core.config.run_config' in sys.modules, 'core.run.events' in sys.modules)"
+        "import sys, gpu_train_monitor.gui.window.main_window; "
+        "print('gpu_train_monitor.config.run_config' in sys.modules, 'gpu_train_monitor.run.events' in sys.modules)"
     )
     result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr
@@ -152,7 +152,7 @@ def test_screenshot_run_refusing_its_input_exits_2_naming_the_option(tmp_path):
 def _start_window(*args: str, python_options: tuple[str, ...] = ()) -> subprocess.Popen:
     environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
     return subprocess.Popen(
-        [sys.executable, *python_options, "-m", "gui", *args],
+        [sys.executable, *python_options, "-m", "gpu_train_monitor.gui", *args],
         cwd=REPO,
         env=environment,
         stdout=subprocess.PIPE,

@@ -1,5 +1,5 @@
-"""A data-parallel run from the window, for real: Start with 2 CPU processes starts `python -m core run --nproc 2`
-as a child, the window finds the run in its store and follows it live in the Runs tab, Stop and closing the
+"""A data-parallel run from the window, for real: Start with 2 CPU processes starts `python -m gpu_train_monitor run
+--nproc 2` as a child, the window finds the run in its store and follows it live in the Runs tab, Stop and closing the
 window end it with no process left, and an error before anything was recorded is one line."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import time
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from core.store.run_store import RunStore
-from gui.views.window_state import WindowState
-from gui.window.main_window import MainWindow
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.gui.window.main_window import MainWindow
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.gui_support import FAST
 from tests.support.processes import left_alive
 
@@ -159,7 +159,7 @@ def test_a_launched_run_missing_from_the_store_ends_the_launch_idle_with_no_temp
     ready again, and the launcher's temporary folder is gone."""
     import sys
 
-    from gui.launch import launcher as rank_launcher
+    from gpu_train_monitor.gui.launch import launcher as rank_launcher
 
     window = dp_window
     store_path = tmp_path / "runs.sqlite3"
@@ -187,8 +187,8 @@ def test_a_launched_run_missing_from_the_store_ends_the_launch_idle_with_no_temp
 # a stand-in for the CLI: records a running run under the uid it was handed, then waits until it is gone
 RECORDS_A_RUN_UNTIL_DELETED = """
 import dataclasses, os, sqlite3, sys, time
-from core.distributed.env import ENV_RUN_UID
-from core.store.recorder import RunRecorder
+from gpu_train_monitor.distributed.env import ENV_RUN_UID
+from gpu_train_monitor.store.recorder import RunRecorder
 from tests.support.events import started
 uid, path = os.environ[ENV_RUN_UID], sys.argv[1]
 recorder = RunRecorder(path)

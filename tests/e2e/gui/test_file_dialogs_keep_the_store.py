@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
 
-from gui.qt import file_dialogs
+from gpu_train_monitor.gui.qt import file_dialogs
 from tests.support.gui_support import FAST
 from tests.support.run_store_support import ROOT, cli_output, start_cli_run
 
@@ -50,7 +50,7 @@ def _browse_then_cancel(folder: Path, typed: list[Path], seen: list[str]) -> Non
 def _runs_listed(db: Path) -> list[dict]:
     """`runs list --json` in a fresh process: the runs another program reading the store sees."""
     result = subprocess.run(
-        [sys.executable, "-m", "core", "runs", "list", "--json", "--runs-db", str(db)],
+        [sys.executable, "-m", "gpu_train_monitor", "runs", "list", "--json", "--runs-db", str(db)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -71,7 +71,7 @@ def test_name_only_icons_answer_from_the_name(qtbot, tmp_path):
 
 
 def test_browsing_the_store_folder_in_every_dialog_keeps_the_store_shared(qtbot, settings, tmp_path):
-    from gui.window.main_window import MainWindow
+    from gpu_train_monitor.gui.window.main_window import MainWindow
 
     folder = tmp_path / "store"
     folder.mkdir()

@@ -10,7 +10,7 @@ import threading
 
 from PySide6.QtCore import Qt
 
-from gui.views.window_state import WindowState
+from gpu_train_monitor.gui.views.window_state import WindowState
 from tests.support.gui_support import ENDLESS, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000

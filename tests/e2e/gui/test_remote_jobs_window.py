@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from core.store.run_store import RunStore
-from gui.window.main_window import MainWindow
+from gpu_train_monitor.gui.window.main_window import MainWindow
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.gui_support import FAST
 from tests.support.local_ssh import LOCAL_SSH
 from tests.support.remote_stores import kill_processes_mentioning
@@ -32,7 +32,7 @@ def connected_window(qtbot, settings, tmp_path, monkeypatch):
     window.on_torch_ready()
     window.form.set_config(FAST.replace(max_steps=24, report_interval=0.05))
     window.show()
-    agent = f"{shlex.quote(sys.executable)} -m core agent --runs-db {shlex.quote(str(remote_store))}"
+    agent = f"{shlex.quote(sys.executable)} -m gpu_train_monitor agent --runs-db {shlex.quote(str(remote_store))}"
     with qtbot.waitSignal(window.connection.connected, timeout=WAIT_MS):
         assert window.remote.connect_to(HOST, agent) is None
     combo = window.form.widgets["device"]

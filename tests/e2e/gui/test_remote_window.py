@@ -16,9 +16,9 @@ import psutil
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from core.store.run_store import RunStore
-from gui.views.window_state import WindowState
-from gui.window.main_window import MainWindow
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.gui.window.main_window import MainWindow
+from gpu_train_monitor.store.run_store import RunStore
 from tests.e2e.gui.test_watch_a_script import TRAIN_SCRIPT
 from tests.support.gui_support import ENDLESS
 from tests.support.local_ssh import LOCAL_SSH
@@ -59,7 +59,7 @@ def remote_window(qtbot, settings, tmp_path, monkeypatch):
     window.on_torch_ready()
     window.form.set_config(ENDLESS.replace(report_interval=0.05))
     window.show()
-    agent = f"{shlex.quote(sys.executable)} -m core agent --runs-db {shlex.quote(str(remote_store))}"
+    agent = f"{shlex.quote(sys.executable)} -m gpu_train_monitor agent --runs-db {shlex.quote(str(remote_store))}"
     yield window, agent, remote_store
     window.controller.launcher.kill_now()
     window.connection.close()

@@ -1,6 +1,6 @@
 """File ▸ Watch a script…, for real: the window starts an unchanged training script of the user's (a plain
-PyTorch loop written here) under `python -m core watch --`, follows it live as it trains (its steps and losses
-in the window's plot and numbers, its run opened in the Runs tab), Pause and Clear cache reach it, and the
+PyTorch loop written here) under `python -m gpu_train_monitor watch --`, follows it live as it trains (its steps and
+losses in the window's plot and numbers, its run opened in the Runs tab), Pause and Clear cache reach it, and the
 window's Stop stops it: the run ends `stopped` in the store with every step it recorded shown, no process of it
 is left, and its own output is kept where the log says. (One script run: each start imports torch twice, the
 watch's and the script's.)"""
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from core.store.run_store import RunStore
-from gui.views.window_state import WindowState
-from gui.window.main_window import MainWindow
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.gui.window.main_window import MainWindow
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.processes import left_alive
 
 START_TIMEOUT_MS = 45_000  # the watch and the script each import torch on a shared 2-core machine
@@ -46,8 +46,8 @@ for step in range(args.steps):
 
 @pytest.fixture
 def script(tmp_path) -> Path:
-    """train.py in a research folder with its own `core/` package, as many have: the window's `-m core` must not
-    import that one (the script's folder is where the watch starts)."""
+    """train.py in a research folder with its own `core/` package, as many have: the window's `-m gpu_train_monitor`
+    must not import that one (the script's folder is where the watch starts)."""
     path = tmp_path / "project" / "train.py"
     (path.parent / "core").mkdir(parents=True)
     (path.parent / "core" / "__init__.py").write_text('raise ImportError("the project\'s own core")\n')

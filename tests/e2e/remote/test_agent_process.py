@@ -14,9 +14,9 @@ from typing import Any
 import psutil
 import pytest
 
-from core.remote import protocol
-from core.remote.spawn import launch_of
-from core.store.run_store import RunStore
+from gpu_train_monitor.remote import protocol
+from gpu_train_monitor.remote.spawn import launch_of
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.agent_pipe import EOF_LINE, AgentPipe
 from tests.support.cli import FAST, cli
 

@@ -29,7 +29,7 @@ def remote(tmp_path, monkeypatch):
     store = tmp_path / "remote" / "remote.sqlite3"
     store.parent.mkdir()
     monkeypatch.setenv("GPU_TRAIN_MONITOR_SSH", LOCAL_SSH)
-    agent = f"{sys.executable} -m core agent --runs-db {store}"
+    agent = f"{sys.executable} -m gpu_train_monitor agent --runs-db {store}"
     return store, ["--remote", "alice@gpu-box:2222", "--agent-command", agent]
 
 
@@ -229,6 +229,6 @@ def test_a_stop_before_the_run_has_recorded_itself_still_stops_it(remote, tmp_pa
 
 
 def protocol_status_index() -> int:
-    from core.remote.protocol import RUN_COLUMNS
+    from gpu_train_monitor.remote.protocol import RUN_COLUMNS
 
     return RUN_COLUMNS.index("status")

@@ -15,11 +15,11 @@ import time
 import psutil
 import pytest
 
-from core.config.run_config import RunConfig
-from core.remote.follow import RECONNECTING
-from core.remote.remote_jobs import RemoteComparison
-from core.store.recorder import recording
-from core.store.run_store import RunStore
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.remote.follow import RECONNECTING
+from gpu_train_monitor.remote.remote_jobs import RemoteComparison
+from gpu_train_monitor.store.recorder import recording
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.cli import FAST, command, user_error_line
 from tests.support.local_ssh import LOCAL_SSH
 from tests.support.remote_stores import kill_processes_mentioning, local_agent
@@ -32,7 +32,7 @@ def remote(tmp_path, monkeypatch):
     store = tmp_path / "remote" / "remote.sqlite3"
     store.parent.mkdir()
     monkeypatch.setenv("GPU_TRAIN_MONITOR_SSH", LOCAL_SSH)
-    agent = f"{sys.executable} -m core agent --runs-db {store}"
+    agent = f"{sys.executable} -m gpu_train_monitor agent --runs-db {store}"
     yield store, ["--remote", "alice@gpu-box", "--agent-command", agent]
     kill_processes_mentioning(store.parent)  # a job left there by a failed test: it was detached
 

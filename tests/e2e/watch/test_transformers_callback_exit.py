@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from core.store.run_store import RunStore
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.processes import ENV, WAIT_S
 
 SCRIPT = """

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from core.store.run_store import RunStore, StoreError
+from gpu_train_monitor.store.run_store import RunStore, StoreError
 from tests.support.processes import ENV, WAIT_S
 
 # Gradient accumulation as people write it: 4 micro-batches per optimizer step, each loss divided by 4.
@@ -53,12 +53,24 @@ sys.exit(args.exit)
 def watch(
     folder: Path, db: Path, *command: str, uid: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.Popen[str]:
-    """`python -P -m core watch` in `folder` (-P: the folder's own `core` must not shadow ours, as the window
-    starts it), with `uid` handed to it as a window hands its own."""
+    """`python -P -m gpu_train_monitor watch` in `folder` (-P: the folder's own `core` must not shadow ours, as the
+    window starts it), with `uid` handed to it as a window hands its own."""
     env = {name: value for name, value in (env or ENV).items() if name != "GPU_TRAIN_MONITOR_RUN_UID"}
     if uid:
         env["GPU_TRAIN_MONITOR_RUN_UID"] = uid
-    args = [sys.executable, "-P", "-m", "core", "watch", "--runs-db", str(db), "--name", "watched", "--", *command]
+    args = [
+        sys.executable,
+        "-P",
+        "-m",
+        "gpu_train_monitor",
+        "watch",
+        "--runs-db",
+        str(db),
+        "--name",
+        "watched",
+        "--",
+        *command,
+    ]
     return subprocess.Popen(args, cwd=folder, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -234,7 +246,7 @@ def test_a_window_killed_with_sigkill_stops_the_script_it_watches(project: Path,
     import psutil
 
     db = tmp_path / "runs.db"
-    command = [sys.executable, "-P", "-m", "core", "watch", "--runs-db", str(db), "--"]
+    command = [sys.executable, "-P", "-m", "gpu_train_monitor", "watch", "--runs-db", str(db), "--"]
     script = ["python", "train.py", "--steps", "100000", "--sleep", "0.02"]
     window = subprocess.Popen([sys.executable, "-c", WINDOW, *command, *script], cwd=project, env=ENV)
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.store.run_store import RunStore
+from gpu_train_monitor.store.run_store import RunStore
 from tests.e2e.watch.test_watch_command import TRAIN, printed_losses, watch
 from tests.support.processes import WAIT_S
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from core.compare.events import ComparisonFinished, ComparisonStarted
-from core.compare.plan import DEFAULT_STEPS
-from core.compare.result import ratio_text
-from core.run.events import CacheCleared, ContenderEvent, RunFinished, StepsReported
-from gui.views.window_state import WindowState
-from gui.window.main_window import MainWindow
+from gpu_train_monitor.compare.events import ComparisonFinished, ComparisonStarted
+from gpu_train_monitor.compare.plan import DEFAULT_STEPS
+from gpu_train_monitor.compare.result import ratio_text
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.gui.window.main_window import MainWindow
+from gpu_train_monitor.run.events import CacheCleared, ContenderEvent, RunFinished, StepsReported
 from tests.support.gui_support import FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 120_000
@@ -98,9 +98,9 @@ def test_a_ready_made_comparison_races_two_cpu_runs_to_a_headline(qtbot, window)
 
 
 def test_stop_pause_and_clear_cache_reach_the_run_under_way(qtbot, window, monkeypatch):
-    import core.engine.session
+    import gpu_train_monitor.engine.session
 
-    monkeypatch.setattr(core.engine.session, "clear_cache", lambda device: 4096)
+    monkeypatch.setattr(gpu_train_monitor.engine.session, "clear_cache", lambda device: 4096)
     events = EventRecorder()
     window.controller.event.connect(events.on_event)
     start_long(qtbot, window)

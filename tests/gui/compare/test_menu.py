@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.base.errors import ConfigError
-from core.base.text import Message
-from gui.compare.menu import parse_lines, start_error
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.gui.compare.menu import parse_lines, start_error
 from tests.support.context_marks import marking_translator
 
 

@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from core.compare.plan import plan
-from core.compare.result import ComparisonResult, ContenderResult
-from core.config.run_config import RunConfig
-from core.run.events import RunStarted, StepsReported
-from gui.compare.view import CompareView
+from gpu_train_monitor.compare.plan import plan
+from gpu_train_monitor.compare.result import ComparisonResult, ContenderResult
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.compare.view import CompareView
+from gpu_train_monitor.run.events import RunStarted, StepsReported
 
 CONTENDERS = plan(
     RunConfig(device="cpu", model="tiny-cnn", max_steps=6), [{"placement": "stream"}, {"placement": "resident"}]
@@ -162,7 +162,7 @@ def test_nothing_is_drawn_while_hidden_and_it_catches_up_when_shown(qtbot, view)
 
 
 def test_every_text_goes_through_the_translator_whole(qtbot):
-    from core.base.text import Message
+    from gpu_train_monitor.base.text import Message
     from tests.support.context_marks import marking_translator
 
     with marking_translator():

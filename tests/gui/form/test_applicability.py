@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from core.config.run_config import RunConfig
-from gui.form.applicability import applicability, auto_model_text, is_auto_model, shown_enabled, shown_tooltip
-from gui.form.text import field_tooltip
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.form.applicability import (
+    applicability,
+    auto_model_text,
+    is_auto_model,
+    shown_enabled,
+    shown_tooltip,
+)
+from gpu_train_monitor.gui.form.text import field_tooltip
 
 DEFAULTS = RunConfig().to_dict()
 

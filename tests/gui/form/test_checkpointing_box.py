@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QCheckBox
 
-from core.config.run_config import RunConfig
-from core.device.devices import DeviceInfo
-from gui.form.applicability import applicability
-from gui.form.settings_form import SettingsForm
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.device.devices import DeviceInfo
+from gpu_train_monitor.gui.form.applicability import applicability
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
 
 CPU = DeviceInfo("cpu", "cpu", "Test CPU", 16_000_000_000)
 

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 from PySide6.QtCore import QLocale
 
-from core.config.run_config import RunConfig
-from gui.form.estimate import (
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.form.estimate import (
     MAX_KEPT,
     NO_ESTIMATE,
     STORE_KEY,
@@ -41,7 +41,7 @@ class FakeSettings:
 
 @pytest.fixture
 def english_numbers():
-    """The locale the window takes for English (gui.i18n.language): digits grouped, 3,200."""
+    """The locale the window takes for English (gpu_train_monitor.gui.i18n.language): digits grouped, 3,200."""
     before = QLocale()
     QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
     yield

@@ -7,8 +7,8 @@ import re
 import threading
 import time
 
-from core.config.run_config import RunConfig
-from gui.form.peak_prediction import PeakPrediction, PredictionOutcome, predict_outcome, verdict
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.form.peak_prediction import PeakPrediction, PredictionOutcome, predict_outcome, verdict
 from tests.support.gui_support import FAST
 
 PREDICTION_WAIT_MS = 60_000  # the process's first prediction warms torch's fake tensors up (seconds on 2 cores)
@@ -77,7 +77,7 @@ def test_an_answer_to_settings_changed_meanwhile_is_dropped(make_window, qtbot):
 
 
 def test_the_line_waits_for_torch(qtbot, settings):
-    from gui.window.main_window import MainWindow
+    from gpu_train_monitor.gui.window.main_window import MainWindow
 
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)

@@ -10,11 +10,11 @@ import pytest
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QLineEdit, QSpinBox
 
-from core.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
-from core.device.devices import DeviceInfo
-from gui.form.settings_form import SettingsForm
-from gui.form.text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
-from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
+from gpu_train_monitor.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
+from gpu_train_monitor.device.devices import DeviceInfo
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
+from gpu_train_monitor.gui.form.text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
+from gpu_train_monitor.gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 from tests.support.translator_support import translated
 
 FAKE_GPU = DeviceInfo("cuda:0", "cuda", "Test GPU", 8_000_000_000)
@@ -43,7 +43,7 @@ def locale():
 
 @pytest.fixture
 def plain_numbers(locale):
-    """Numbers without digit grouping, as core.config.run_config.describe_range writes them (65536)."""
+    """Numbers without digit grouping, as gpu_train_monitor.config.run_config.describe_range writes them (65536)."""
     locale(QLocale.c())
 
 
@@ -330,14 +330,15 @@ def test_a_batch_larger_than_a_known_training_set_is_refused_inline(form, config
 
 
 def test_batch_size_is_not_checked_against_the_dataset_before_torch_has_loaded(form):
-    form.set_config(RunConfig(synthetic_samples=256, batch_size=1024))  # core.data.datasets would import torch
+    # gpu_train_monitor.data.datasets would import torch
+    form.set_config(RunConfig(synthetic_samples=256, batch_size=1024))
     assert form.valid
     form.set_devices([CPU])
     assert not form.valid and "larger than the training set (256 images)" in form.message
 
 
 class CountingScan:
-    """Stands in for core.data.datasets.imagefolder.count_train_images and counts the scans."""
+    """Stands in for gpu_train_monitor.data.datasets.imagefolder.count_train_images and counts the scans."""
 
     def __init__(self, result: int | Exception) -> None:
         self.result, self.calls = result, []
@@ -351,11 +352,11 @@ class CountingScan:
 
 @pytest.fixture
 def scan(monkeypatch):
-    import core.data.datasets.imagefolder
+    import gpu_train_monitor.data.datasets.imagefolder
 
     def install(result: int | Exception) -> CountingScan:
         stand_in = CountingScan(result)
-        monkeypatch.setattr(core.data.datasets.imagefolder, "count_train_images", stand_in)
+        monkeypatch.setattr(gpu_train_monitor.data.datasets.imagefolder, "count_train_images", stand_in)
         return stand_in
 
     return install
@@ -389,7 +390,7 @@ def test_an_image_folder_is_counted_once_per_change_not_per_keystroke(qtbot, for
 
 
 def test_an_unusable_image_folder_says_why_and_a_failing_scan_never_raises(form, tmp_path, scan):
-    from core.base.errors import DatasetError
+    from gpu_train_monitor.base.errors import DatasetError
 
     form.set_devices([CPU])
     scan(DatasetError(f"no class folders in {tmp_path}: expected {tmp_path}/<class name>/<image>"))
@@ -407,7 +408,7 @@ def test_an_unusable_image_folder_says_why_and_a_failing_scan_never_raises(form,
 def test_the_real_folder_count_refuses_a_batch_larger_than_the_folder(form, tmp_path):
     from PIL import Image
 
-    import core.data.datasets.imagefolder as imagefolder
+    import gpu_train_monitor.data.datasets.imagefolder as imagefolder
 
     for name in ("cat", "dog"):
         (tmp_path / name).mkdir()
@@ -463,7 +464,7 @@ def choose_preset(form: SettingsForm, name: str) -> None:
 
 
 def test_presets_are_listed_with_their_description(form):
-    from core.config.presets import PRESETS
+    from gpu_train_monitor.config.presets import PRESETS
 
     combo = form.preset_row.combo
     assert combo_data(combo) == ["", *PRESETS]
@@ -529,15 +530,19 @@ def test_cudnn_benchmark_on_the_cpu_is_refused_inline_with_the_reason(form):
 
 
 def test_compile_without_what_the_device_needs_is_refused_with_core_s_reason(form, monkeypatch):
-    import core.device.fast_paths
+    import gpu_train_monitor.device.fast_paths
 
-    monkeypatch.setattr(core.device.fast_paths, "compile_problem", lambda device: "no compiler here (test)")
+    monkeypatch.setattr(
+        gpu_train_monitor.device.fast_paths, "compile_problem", lambda device: "no compiler here (test)"
+    )
     form.set_devices([CPU])
     form.set_config(RunConfig(device="cpu", compile=True))
     assert not form.valid and form.message == "torch.compile: no compiler here (test)"
     monkeypatch.undo()
     form.set_devices([CPU])  # Refresh asks again
-    assert form.valid == (core.device.fast_paths.compile_problem(__import__("torch").device("cpu")) is None)
+    assert form.valid == (
+        gpu_train_monitor.device.fast_paths.compile_problem(__import__("torch").device("cpu")) is None
+    )
 
 
 def test_auto_model_says_what_it_stands_for_once_devices_are_known(form):
@@ -766,7 +771,7 @@ def test_greyed_out_ticks_are_not_in_effect_and_come_back_when_they_apply(form):
         assert not form.widgets[field].isEnabled() and not form.widgets[field].isChecked()
     config = form.config()
     assert not config.pin_memory and not config.non_blocking
-    from gui.views.event_display import config_text
+    from gpu_train_monitor.gui.views.event_display import config_text
 
     assert "pin_memory=no" in config_text(config.to_dict()) and "non_blocking=no" in config_text(config.to_dict())
     form.widgets["device"].setCurrentIndex(form.widgets["device"].findData("cuda:0"))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.store.run_store import RunStore
-from gui.history.columns import MAX_COLUMN_WIDTH
-from gui.history.table_model import KEYS
+from gpu_train_monitor.gui.history.columns import MAX_COLUMN_WIDTH
+from gpu_train_monitor.gui.history.table_model import KEYS
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.run_store_support import make_panel, record_run
 
 NAME = "[optimizer=adamw]"  # "#6 [optimize…" was cut at the fixed width

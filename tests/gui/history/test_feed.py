@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from core.base.text import Message
-from core.run.events import LogMessage
-from core.store.run_writes import event_data
-from gui.history.feed import rebuild_event
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.gui.history.feed import rebuild_event
+from gpu_train_monitor.run.events import LogMessage
+from gpu_train_monitor.store.run_writes import event_data
 
 
 def test_a_stored_log_message_is_rebuilt_with_its_template():

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from core.export.smoothing import EmaState, debiased_ema
-from core.store.run_store import RunStore
-from gui.history.table_model import OVERLAY_COLUMN
+from gpu_train_monitor.export.smoothing import EmaState, debiased_ema
+from gpu_train_monitor.gui.history.table_model import OVERLAY_COLUMN
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.run_store_support import SHORT, copy_store, make_panel, record_run
 
 

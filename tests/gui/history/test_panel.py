@@ -14,10 +14,10 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QPoint, Qt, QTranslator
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
-from core.base.text import format_bytes
-from core.store.run_store import RunStore
-from gui.history.table_model import KEYS
-from gui.qt.locale_format import date_time, number
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.gui.history.table_model import KEYS
+from gpu_train_monitor.gui.qt.locale_format import date_time, number
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.run_store_support import SHORT, copy_store, make_panel, record_run, table_texts
 
 
@@ -104,7 +104,8 @@ def test_search_filters_as_typed(panel, recorded, qtbot):
 
 
 def test_the_search_box_and_runs_list_search_find_the_same_runs(panel, recorded):
-    """One rule (core.store.search) for the window and `runs list --search`: every word, literal characters."""
+    """One rule (gpu_train_monitor.store.search) for the window and `runs list --search`: every word, literal
+    characters."""
     _, ids = recorded
     assert panel.edits.rename(ids[1], "lr_0.1 100%")
     with RunStore(panel.link.path) as store:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 
-from gui.history.row_text import devices_text
+from gpu_train_monitor.gui.history.row_text import devices_text
 from tests.support.run_rows import run_row
 
 

@@ -10,15 +10,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.base.text import format_bytes
-from core.engine.session import TrainingSession
-from core.memory.probe import MemoryProbe
-from core.run import event_text
-from core.run.events import CheckpointSaved, MemoryBreakdown, RankSample, RunFinished, RunStarted, StepsReported
-from core.store.recorder import RunRecorder
-from core.store.run_store import RunStore
-from gui.history.feed import StoreLink
-from gui.history.run_window import StoredRunView
+from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.gui.history.feed import StoreLink
+from gpu_train_monitor.gui.history.run_window import StoredRunView
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.run import event_text
+from gpu_train_monitor.run.events import (
+    CheckpointSaved,
+    MemoryBreakdown,
+    RankSample,
+    RunFinished,
+    RunStarted,
+    StepsReported,
+)
+from gpu_train_monitor.store.recorder import RunRecorder
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.run_store_support import SHORT, cli_output, kill, make_panel, record_run, start_cli_run, table_texts
 
 LIVE_TIMEOUT_MS = 120_000  # the CLI process imports torch and builds its run: slow on a busy 2-core machine
@@ -327,7 +334,7 @@ def test_the_runs_tab_and_the_run_s_window_word_a_data_parallel_device_alike(
     parallel_events, open_view, tmp_path, qtbot
 ):
     """The Runs tab said 'cpu' where the run's own window said 'cpu x2': one wording in both."""
-    from gui.history.table_model import KEYS
+    from gpu_train_monitor.gui.history.table_model import KEYS
 
     path = tmp_path / "runs.sqlite3"
     run_id = record(path, parallel_events)

@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from core.store.run_store import RunStore
-from gui.history.run_window_text import end_line, header_html
+from gpu_train_monitor.gui.history.run_window_text import end_line, header_html
+from gpu_train_monitor.store.run_store import RunStore
 from tests.support.run_store_support import SHORT, record_run
 
 

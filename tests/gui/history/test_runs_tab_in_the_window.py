@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gui.window.main_window import MainWindow
+from gpu_train_monitor.gui.window.main_window import MainWindow
 from tests.support.gui_support import ENDLESS
 from tests.support.run_store_support import table_texts
 

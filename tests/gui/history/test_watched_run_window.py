@@ -1,5 +1,5 @@
-"""A watched run (a user's own loop under `core.watch`) opened from the Runs tab reads true: its losses, memory
-and breakdown as recorded; its steps without a total it never had, no epoch, no time left, no validation plot;
+"""A watched run (a user's own loop under `gpu_train_monitor.watch`) opened from the Runs tab reads true: its losses,
+memory and breakdown as recorded; its steps without a total it never had, no epoch, no time left, no validation plot;
 its header names who trained it, not a dataset, batch or placement of ours; the Runs table gives its steps
 alone."""
 
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import torch
 
-from core.store.run_store import RunStore
-from core.watch.session import Watch
-from gui.history.feed import StoreLink
-from gui.history.row_text import steps_text
-from gui.history.run_window import StoredRunView
+from gpu_train_monitor.gui.history.feed import StoreLink
+from gpu_train_monitor.gui.history.row_text import steps_text
+from gpu_train_monitor.gui.history.run_window import StoredRunView
+from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch.session import Watch
 
 STEPS = 40
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtWidgets import QWidget
 
-from gui.i18n import language as i18n
-from gui.i18n.language_menu import LanguageMenu
+from gpu_train_monitor.gui.i18n import language as i18n
+from gpu_train_monitor.gui.i18n.language_menu import LanguageMenu
 
 PARENTS: list[QWidget] = []  # a menu lives as long as its parent widget
 

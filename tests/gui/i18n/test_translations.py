@@ -2,7 +2,7 @@
 
 `pyside6-lupdate` is run on a copy of the committed `.ts`: a text added to the code without a translation
 shows up there as unfinished and fails the test with the text named, as does a translation left
-unfinished. Run `python -m gui.i18n.translation_files` and translate what it added.
+unfinished. Run `python -m gpu_train_monitor.gui.i18n.translation_files` and translate what it added.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 
-from gui.i18n import language as i18n
-from gui.i18n.translation_files import LANGUAGES, compiled, lupdate, source_files, ts_name
-from gui.qt.resources import asset
+from gpu_train_monitor.gui.i18n import language as i18n
+from gpu_train_monitor.gui.i18n.translation_files import LANGUAGES, compiled, lupdate, source_files, ts_name
+from gpu_train_monitor.gui.qt.resources import asset
 
 FIELD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:![rsa])?(?::[^{}]*)?\}")
 TAG = re.compile(
@@ -55,7 +55,7 @@ def test_every_text_of_the_code_is_translated(updated_ts):
     ]
     assert not unfinished, (
         f"{len(unfinished)} texts have no translation in {committed.name} (run "
-        "`python -m gui.i18n.translation_files`, then translate them):\n" + "\n".join(unfinished)
+        "`python -m gpu_train_monitor.gui.i18n.translation_files`, then translate them):\n" + "\n".join(unfinished)
     )
 
 
@@ -63,7 +63,10 @@ def test_the_committed_source_has_no_stale_texts(updated_ts):
     committed, updated = updated_ts
     now = {(context, source) for context, source, _ in _messages(updated)}
     stale = [f"[{c}] {s!r}" for c, s, _ in _messages(committed) if (c, s) not in now]
-    assert not stale, "texts no longer in the code (run `python -m gui.i18n.translation_files`):\n" + "\n".join(stale)
+    assert not stale, (
+        "texts no longer in the code (run `python -m gpu_train_monitor.gui.i18n.translation_files`):\n"
+        + "\n".join(stale)
+    )
 
 
 def test_translations_keep_every_field_tag_and_accelerator(updated_ts):
@@ -159,7 +162,7 @@ def test_a_missing_tool_leaves_the_app_english(tmp_path, monkeypatch, qapp):
     def missing(name):
         raise FileNotFoundError(f"PySide6's {name} is not installed")
 
-    monkeypatch.setattr("gui.i18n.translation_files.qt_tool", missing)
+    monkeypatch.setattr("gpu_train_monitor.gui.i18n.translation_files.qt_tool", missing)
     installed = i18n.install(i18n.CHINESE, cache=tmp_path)
     QLocale.setDefault(QLocale.system())
     assert installed.language == i18n.ENGLISH and "lrelease" in installed.problem

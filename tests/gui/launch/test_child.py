@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import build_parser
-from core.cli.options import config_from_args
-from core.config.run_config import RunConfig
-from core.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
-from gui.launch.child import child_environment, command_line, last_error_line
+from gpu_train_monitor.cli.main import build_parser
+from gpu_train_monitor.cli.options import config_from_args
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
+from gpu_train_monitor.gui.launch.child import child_environment, command_line, last_error_line
 
 
 @pytest.mark.parametrize(
@@ -44,7 +44,7 @@ from gui.launch.child import child_environment, command_line, last_error_line
 )
 def test_the_command_line_gives_the_cli_the_form_s_config_exactly(config, tmp_path):
     args = command_line(config, tmp_path / "runs.sqlite3")
-    assert args[:4] == [sys.executable, "-m", "core", "run"]
+    assert args[:4] == [sys.executable, "-m", "gpu_train_monitor", "run"]
     parsed = build_parser().parse_args(args[3:])
     assert config_from_args(parsed) == config
     assert Path(parsed.runs_db) == tmp_path / "runs.sqlite3" and not parsed.no_record

@@ -3,8 +3,8 @@ status and one readable message."""
 
 from __future__ import annotations
 
-from core.store.run_store import RunRow
-from gui.launch.texts import LaunchEnd, launch_end
+from gpu_train_monitor.gui.launch.texts import LaunchEnd, launch_end
+from gpu_train_monitor.store.run_store import RunRow
 from tests.support.run_rows import run_row
 
 CLI_ERROR = "gpu-train-monitor: error: --resume: a data-parallel run saves no checkpoints\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QLocale
 
-from gui.launch.texts import (
+from gpu_train_monitor.gui.launch.texts import (
     LaunchEnd,
     end_text,
     output_text,

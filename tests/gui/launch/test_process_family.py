@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from gui.launch.process_family import ProcessFamily, alive, signal_group
+from gpu_train_monitor.gui.launch.process_family import ProcessFamily, alive, signal_group
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
 

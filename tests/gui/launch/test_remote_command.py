@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.config.run_config import RunConfig
-from gui.launch.child import command_line
-from gui.launch.remote_command import RemoteMachine, on_machine
-from gui.launch.watch_command import WatchRequest
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.launch.child import command_line
+from gpu_train_monitor.gui.launch.remote_command import RemoteMachine, on_machine
+from gpu_train_monitor.gui.launch.watch_command import WatchRequest
 
 
 def test_a_run_there_is_the_forms_command_with_the_machine_after_run():

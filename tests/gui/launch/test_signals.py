@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from core.run.signals import Control
-from core.store.run_store import RunRow
-from gui.launch.signals import CannotSignal, control_signal, send, signal_problem
+from gpu_train_monitor.gui.launch.signals import CannotSignal, control_signal, send, signal_problem
+from gpu_train_monitor.run.signals import Control
+from gpu_train_monitor.store.run_store import RunRow
 from tests.support.run_rows import run_row
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="POSIX signals")

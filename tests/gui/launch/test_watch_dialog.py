@@ -1,6 +1,7 @@
 """File ▸ Watch a script…'s dialog: bad input is one line in red under the fields and the dialog stays open (no
 script, a file or folder that is not there, arguments a shell could not split, the window refusing to start);
-good input starts `python -m core watch -- python <script> <args>` in the script's folder and is remembered."""
+good input starts `python -m gpu_train_monitor watch -- python <script> <args>` in the script's folder and is
+remembered."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from gui.launch.watch_command import WatchRequest
-from gui.launch.watch_dialog import WatchDialog
+from gpu_train_monitor.gui.launch.watch_command import WatchRequest
+from gpu_train_monitor.gui.launch.watch_dialog import WatchDialog
 
 
 @pytest.fixture

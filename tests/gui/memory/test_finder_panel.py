@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from PySide6.QtCore import QRectF
 
-from gui.memory.finder_panel import FinderPanel
+from gpu_train_monitor.gui.memory.finder_panel import FinderPanel
 
 
 @pytest.fixture
@@ -60,18 +60,18 @@ def test_the_limit_says_its_size_inside_the_plot(panel):
 def test_each_trial_shows_its_predicted_peak_beside_the_measured_one(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
     import functools
 
-    import core.finder.search
-    from core.config.run_config import RunConfig
-    from gui.qt.locale_format import integer
+    import gpu_train_monitor.finder.search
+    from gpu_train_monitor.config.run_config import RunConfig
+    from gpu_train_monitor.gui.qt.locale_format import integer
     from tests.support.predictions import ModelPredictions
 
     def trial(config, batch: int, steps: int) -> int:  # the real step takes 10% more per image than predicted
         return 3_000_000 + 110_000 * batch
 
     monkeypatch.setattr(
-        core.finder.search,
+        gpu_train_monitor.finder.search,
         "find_batch_size",
-        functools.partial(core.finder.search.find_batch_size, measure=trial, predict=ModelPredictions()),
+        functools.partial(gpu_train_monitor.finder.search.find_batch_size, measure=trial, predict=ModelPredictions()),
     )
     panel = FinderPanel(lambda: RunConfig(device="cpu", model="tiny-cnn"))
     qtbot.addWidget(panel)

@@ -14,20 +14,20 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-import core.device.nvml
-import core.engine.recipe
-import core.finder.search
-from core.base.errors import UserError
-from core.base.text import Message
-from core.config.run_config import RunConfig
-from core.device.nvml import GpuProcess, GpuStatus
-from core.run.events import MemoryBreakdown, OutOfMemory, RunFinished
-from core.run.summary import RunSummary
-from gui.memory.finder_panel import FinderPanel
-from gui.memory.nvml_panel import NvmlPanel
-from gui.views.breakdown_view import BreakdownView
-from gui.views.window_state import WindowState
-from gui.window.main_window import MainWindow
+import gpu_train_monitor.device.nvml
+import gpu_train_monitor.engine.recipe
+import gpu_train_monitor.finder.search
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.device.nvml import GpuProcess, GpuStatus
+from gpu_train_monitor.gui.memory.finder_panel import FinderPanel
+from gpu_train_monitor.gui.memory.nvml_panel import NvmlPanel
+from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.gui.window.main_window import MainWindow
+from gpu_train_monitor.run.events import MemoryBreakdown, OutOfMemory, RunFinished
+from gpu_train_monitor.run.summary import RunSummary
 from tests.support.gui_support import FAST
 from tests.support.translator_support import translated
 
@@ -276,7 +276,9 @@ def test_stop_search_ends_the_search_after_the_current_trial(qtbot, window, monk
         return 10**6 * batch
 
     monkeypatch.setattr(
-        core.finder.search, "find_batch_size", functools.partial(core.finder.search.find_batch_size, measure=slow_trial)
+        gpu_train_monitor.finder.search,
+        "find_batch_size",
+        functools.partial(gpu_train_monitor.finder.search.find_batch_size, measure=slow_trial),
     )
     panel = window.finder_panel
     panel.capacity.setValue(100.0)
@@ -299,7 +301,7 @@ def test_a_failed_search_is_told_from_the_error_itself_in_the_users_language(qtb
     def refuse(config, **_):
         raise UserError(Message("even batch size {batch} needs more than {limit}", batch=1, limit="0.90 GB"))
 
-    monkeypatch.setattr(core.finder.search, "find_batch_size", refuse)
+    monkeypatch.setattr(gpu_train_monitor.finder.search, "find_batch_size", refuse)
     panel = FinderPanel(lambda: FAST)
     qtbot.addWidget(panel)
     logged: list[tuple[str, str]] = []
@@ -324,8 +326,8 @@ def test_nvml_tab_says_why_there_are_no_device_wide_readings(qtbot, window, monk
     assert "cpu: NVML reports on NVIDIA GPUs only" in window.nvml_panel.summary.text()
 
     # a CUDA device selected, but no NVIDIA driver: NVML cannot start
-    monkeypatch.setattr(core.device.nvml, "_state", {"initialised": None})
-    monkeypatch.setattr(core.device.nvml, "_handles", {})
+    monkeypatch.setattr(gpu_train_monitor.device.nvml, "_state", {"initialised": None})
+    monkeypatch.setattr(gpu_train_monitor.device.nvml, "_handles", {})
     monkeypatch.setitem(sys.modules, "pynvml", None)  # `import pynvml` fails as without the library
     window.idle_timer.stop()  # the stand-in probe below can only name its device
     monkeypatch.setattr(window.insight, "probe", types.SimpleNamespace(device=torch.device("cuda", 0)))
@@ -385,7 +387,7 @@ def test_snapshot_controls_are_disabled_on_the_cpu_with_the_reason(qtbot, window
 
 
 def test_a_memory_snapshot_is_never_saved_over_the_run_store(qtbot, window, monkeypatch):
-    from gui.qt import file_dialogs
+    from gpu_train_monitor.gui.qt import file_dialogs
 
     store = str(window.controller.store_path)
     requested: list[str] = []
@@ -436,7 +438,7 @@ def test_retry_from_the_banner_waits_while_a_batch_size_search_runs(window, monk
 
 
 def test_the_form_takes_mps_0_for_the_apple_gpu_it_lists_as_mps() -> None:
-    from gui.form.checks import check_device
+    from gpu_train_monitor.gui.form.checks import check_device
 
     check_device("mps:0", ["cpu", "mps"])  # the CLI accepts mps:0: so does the form
     with pytest.raises(Exception, match="cuda:3"):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gui.plots.decimate import decimate_visible, peak_decimate, peak_decimate_many, visible_slice
+from gpu_train_monitor.gui.plots.decimate import decimate_visible, peak_decimate, peak_decimate_many, visible_slice
 
 
 def series(n: int) -> tuple[np.ndarray, np.ndarray]:

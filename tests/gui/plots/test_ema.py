@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from core.export.smoothing import EmaState, debiased_ema
+from gpu_train_monitor.export.smoothing import EmaState, debiased_ema
 from tests.support.ema_reference import reference
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from gui.plots.live_plot import LiveViewBox, draw_decimated, is_shown, live_plot_widget, set_curves
-from gui.plots.ring_buffer import RingBuffer
+from gpu_train_monitor.gui.plots.live_plot import LiveViewBox, draw_decimated, is_shown, live_plot_widget, set_curves
+from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gui.plots.loss_plot import LossPlot
+from gpu_train_monitor.gui.plots.loss_plot import LossPlot
 from tests.support.ema_reference import reference as reference_ema  # the step-by-step definition, kept once
 
 

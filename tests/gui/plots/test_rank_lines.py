@@ -13,12 +13,12 @@ import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from core.config.run_config import RunConfig
-from core.memory.probe import MemoryProbe
-from core.run.events import MemoryBreakdown, MemorySample, RankSample, RunStarted, StepsReported
-from gui.plots.memory_plot import SERIES
-from gui.plots.rank_series import RankLayout
-from gui.views.run_view import RunView
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.plots.memory_plot import SERIES
+from gpu_train_monitor.gui.plots.rank_series import RankLayout
+from gpu_train_monitor.gui.views.run_view import RunView
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.run.events import MemoryBreakdown, MemorySample, RankSample, RunStarted, StepsReported
 
 GB = 1_000_000_000
 CONFIG = RunConfig(model="tiny-cnn", device="cpu", synthetic_samples=512, batch_size=64, max_steps=20)
@@ -82,8 +82,8 @@ def breakdown(rank: int, params: int) -> MemoryBreakdown:
 
 @pytest.fixture(autouse=True)
 def english_numbers():
-    """Numbers as the window writes them for an English user (`gui.i18n.language` sets the locale; a test machine's C
-    locale groups no digits)."""
+    """Numbers as the window writes them for an English user (`gpu_train_monitor.gui.i18n.language` sets the locale; a
+    test machine's C locale groups no digits)."""
     QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
     yield
     QLocale.setDefault(QLocale.system())

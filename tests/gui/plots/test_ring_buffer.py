@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gui.plots.ring_buffer import PeakRingBuffer, RingBuffer
+from gpu_train_monitor.gui.plots.ring_buffer import PeakRingBuffer, RingBuffer
 
 
 def rows(start: int, stop: int) -> np.ndarray:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import gc
 import threading
 
-from core.memory import oom
-from gui.qt.background import BackgroundTask
+from gpu_train_monitor.gui.qt.background import BackgroundTask
+from gpu_train_monitor.memory import oom
 
 
 class Cycle:

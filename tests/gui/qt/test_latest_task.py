@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from gui.qt.latest_task import LatestTask
+from gpu_train_monitor.gui.qt.latest_task import LatestTask
 
 
 def test_a_burst_of_requests_runs_the_last_one_only(qtbot):

@@ -3,7 +3,7 @@ ticks at rest."""
 
 from __future__ import annotations
 
-from gui.qt.redraw import RedrawThrottle
+from gpu_train_monitor.gui.qt.redraw import RedrawThrottle
 
 
 class Part:

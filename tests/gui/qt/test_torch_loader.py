@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 import time
 
-from gui.qt.torch_loader import TorchLoader
+from gpu_train_monitor.gui.qt.torch_loader import TorchLoader
 
 
 def test_loaded_arrives_in_the_gui_thread_for_a_plain_function(qtbot, monkeypatch):
-    import gui.qt.torch_loader
+    import gpu_train_monitor.gui.qt.torch_loader
 
-    monkeypatch.setattr(gui.qt.torch_loader, "warm_fast_path_checks", lambda: None)  # TorchDynamo: seconds
+    # TorchDynamo: seconds
+    monkeypatch.setattr(gpu_train_monitor.gui.qt.torch_loader, "warm_fast_path_checks", lambda: None)
     loader = TorchLoader(time.time() - 5)
     arrived: list[tuple[float, bool]] = []
     loader.loaded.connect(lambda after: arrived.append((after, threading.current_thread() is threading.main_thread())))

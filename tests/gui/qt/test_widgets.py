@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QValidator
 
-from gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
+from gpu_train_monitor.gui.qt.widgets import OptionalSpinBox, ScientificSpinBox
 
 
 @pytest.fixture

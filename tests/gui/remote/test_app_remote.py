@@ -3,7 +3,7 @@ before any window opens; a good one connects the window at once (off the GUI thr
 
 from __future__ import annotations
 
-from gui.app import main, run_window
+from gpu_train_monitor.gui.app import main, run_window
 
 
 def test_a_host_ssh_would_misread_is_one_line_and_exit_2(capsys):
@@ -22,7 +22,7 @@ def test_the_window_connects_to_the_host_it_was_started_with(monkeypatch, qtbot,
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from gui.window.main_window import MainWindow
+    from gpu_train_monitor.gui.window.main_window import MainWindow
 
     asked: list[tuple[str, str]] = []
     seen: list[MainWindow] = []
@@ -30,8 +30,8 @@ def test_the_window_connects_to_the_host_it_was_started_with(monkeypatch, qtbot,
     def connect_to(self, host: str, agent_command: str = "") -> None:
         asked.append((host, agent_command))
 
-    monkeypatch.setattr("gui.window.remote_machine.RemoteMachineControls.connect_to", connect_to)
-    monkeypatch.setattr("gui.window.settings.user_settings", lambda: settings)  # not the user's
+    monkeypatch.setattr("gpu_train_monitor.gui.window.remote_machine.RemoteMachineControls.connect_to", connect_to)
+    monkeypatch.setattr("gpu_train_monitor.gui.window.settings.user_settings", lambda: settings)  # not the user's
 
     def close_soon() -> None:
         for widget in QApplication.topLevelWidgets():

@@ -7,10 +7,10 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialog
 
-from core.remote.failures import UnknownHost
-from gui.remote.connect_dialog import ConnectDialog
-from gui.remote.connection import RemoteConnection
-from gui.remote.hosts import MAX_RECENT, recent_hosts, remember_host
+from gpu_train_monitor.gui.remote.connect_dialog import ConnectDialog
+from gpu_train_monitor.gui.remote.connection import RemoteConnection
+from gpu_train_monitor.gui.remote.hosts import MAX_RECENT, recent_hosts, remember_host
+from gpu_train_monitor.remote.failures import UnknownHost
 from tests.gui.remote.fake_link import FakeAgent
 
 WAIT_MS = 10_000

@@ -9,9 +9,9 @@ import threading
 
 import pytest
 
-from core.remote.failures import AuthenticationFailed, ConnectionLost, VersionMismatch
-from gui.remote.connection import CONNECTED, FAILED, RECONNECTING, RemoteConnection
-from gui.remote.status_label import ConnectionLabel
+from gpu_train_monitor.gui.remote.connection import CONNECTED, FAILED, RECONNECTING, RemoteConnection
+from gpu_train_monitor.gui.remote.status_label import ConnectionLabel
+from gpu_train_monitor.remote.failures import AuthenticationFailed, ConnectionLost, VersionMismatch
 from tests.gui.remote.fake_link import FakeAgent
 
 WAIT_MS = 10_000
@@ -73,7 +73,7 @@ def test_a_version_mismatch_is_its_own_message(qtbot, make_connection):
 
 
 def test_a_dropped_connection_says_reconnecting_and_comes_back_by_itself(qtbot, make_connection, monkeypatch):
-    from gui.remote import link_loop
+    from gpu_train_monitor.gui.remote import link_loop
 
     monkeypatch.setattr(link_loop, "BACKOFF_S", (0.05, 0.1))
     agent = FakeAgent()
@@ -136,7 +136,7 @@ def test_closing_while_connecting_ends_at_once(qtbot, make_connection):
 
 
 def test_a_host_ssh_would_misread_is_refused_before_anything_starts(make_connection):
-    from core.base.errors import UserError
+    from gpu_train_monitor.base.errors import UserError
 
     connection = make_connection(FakeAgent())
     with pytest.raises(UserError):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from gui.form.settings_form import SettingsForm
-from gui.remote.devices import remote_devices, split_key
+from gpu_train_monitor.gui.form.settings_form import SettingsForm
+from gpu_train_monitor.gui.remote.devices import remote_devices, split_key
 from tests.gui.remote.fake_link import CPU, H200
 
 
@@ -60,7 +60,7 @@ def test_a_data_folder_missing_here_does_not_stop_a_run_there(form, tmp_path):
 
 
 def test_setting_a_config_keeps_the_remote_machine_when_it_has_the_device(form):
-    from core.config.run_config import RunConfig
+    from gpu_train_monitor.config.run_config import RunConfig
 
     form.set_remote_devices(remote_devices("gpu-box", "gpu-box", [CPU, H200]))
     choose(form, "cuda:0@gpu-box")

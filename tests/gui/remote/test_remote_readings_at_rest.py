@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gui.remote.devices import remote_devices
+from gpu_train_monitor.gui.remote.devices import remote_devices
 from tests.gui.remote.fake_link import H200, sample
 
 

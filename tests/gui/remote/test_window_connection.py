@@ -5,7 +5,7 @@ takes it all away."""
 
 from __future__ import annotations
 
-from gui.remote.connection import RemoteConnection
+from gpu_train_monitor.gui.remote.connection import RemoteConnection
 from tests.gui.remote.fake_link import FakeAgent
 
 WAIT_MS = 10_000
@@ -50,7 +50,7 @@ def test_connect_then_disconnect_from_the_file_menu(qtbot, make_window):
 
 
 def test_the_connect_dialog_opens_over_the_window_with_the_recent_hosts(qtbot, make_window, settings):
-    from gui.remote.hosts import remember_host
+    from gpu_train_monitor.gui.remote.hosts import remember_host
 
     remember_host(settings, "gpu-box", "venv/bin/gpu-train-monitor agent")
     window = make_window()

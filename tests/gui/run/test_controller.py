@@ -6,9 +6,10 @@ import threading
 
 import pytest
 
-from core.base.errors import UserError
-from core.engine.checkpoint import CheckpointPolicy
-from core.run.events import (
+from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.engine.checkpoint import CheckpointPolicy
+from gpu_train_monitor.gui.run.controller import RunController
+from gpu_train_monitor.run.events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,
@@ -18,7 +19,6 @@ from core.run.events import (
     RunStarted,
     StepsReported,
 )
-from gui.run.controller import RunController
 from tests.support.gui_support import ENDLESS, FAST, EventRecorder, running_qthreads
 
 TIMEOUT_MS = 60_000
@@ -90,9 +90,9 @@ def test_pause_resume_and_stop_go_to_the_session(qtbot, controller):
 
 
 def test_cache_clear_requested_mid_run_comes_back_as_an_event(qtbot, controller, monkeypatch):
-    import core.engine.session
+    import gpu_train_monitor.engine.session
 
-    monkeypatch.setattr(core.engine.session, "clear_cache", lambda device: 2_000_000)
+    monkeypatch.setattr(gpu_train_monitor.engine.session, "clear_cache", lambda device: 2_000_000)
     controller.start(ENDLESS)
     rec = controller.recorder
     qtbot.waitUntil(lambda: bool(rec.of(StepsReported)), timeout=TIMEOUT_MS)
@@ -116,12 +116,12 @@ def test_shutdown_mid_run_ends_the_thread(qtbot, controller):
 
 
 def test_an_exception_in_the_session_is_reported_and_the_thread_ends(qtbot, controller, monkeypatch):
-    import core.engine.session
+    import gpu_train_monitor.engine.session
 
     def broken_run(self):
         raise ValueError("bad things")
 
-    monkeypatch.setattr(core.engine.session.TrainingSession, "run", broken_run)
+    monkeypatch.setattr(gpu_train_monitor.engine.session.TrainingSession, "run", broken_run)
     with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
         controller.start(FAST)
     assert len(controller.recorder.crashes) == 1
@@ -133,8 +133,8 @@ def test_an_exception_in_the_session_is_reported_and_the_thread_ends(qtbot, cont
 
 
 def test_a_comparison_runs_its_sessions_in_one_thread_and_wraps_their_events(qtbot, controller):
-    from core.compare.events import ComparisonFinished, ComparisonStarted
-    from core.run.events import ContenderEvent
+    from gpu_train_monitor.compare.events import ComparisonFinished, ComparisonStarted
+    from gpu_train_monitor.run.events import ContenderEvent
 
     with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
         comparison = controller.start_comparison(
@@ -153,7 +153,7 @@ def test_a_comparison_runs_its_sessions_in_one_thread_and_wraps_their_events(qtb
 
 
 def test_a_comparison_that_cannot_run_here_is_refused_before_a_thread_starts(controller):
-    from core.base.errors import ConfigError
+    from gpu_train_monitor.base.errors import ConfigError
 
     with pytest.raises(ConfigError, match="configurations 1 and 2 are the same run"):
         controller.start_comparison(FAST, [{"placement": "stream"}, {"placement": "stream"}])

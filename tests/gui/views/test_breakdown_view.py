@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QTranslator
 
-from core.config.run_config import RunConfig
-from gui.views.breakdown_view import BreakdownView
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
 
 ON_CPU = "on the CPU: the process's memory"
 TITLE = "Memory of one training step, by what holds it (sampled once per report)"

@@ -6,20 +6,20 @@ import re
 
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from core.base.text import Message
-from core.run.events import MemoryBreakdown, StepPredicted
-from core.store.run_store import RunStore
-from core.watch.session import Watch
-from gui.history.feed import StoreLink
-from gui.plots.loss_plot import LossPlot
-from gui.plots.memory_plot import MemoryPlot
-from gui.run.launched_feed import LaunchedFeed
-from gui.views.breakdown_view import BreakdownView
-from gui.views.event_display import EventDisplay
-from gui.views.log_panel import LogPanel
-from gui.views.predicted_breakdown import STEP_PARTS, error_percent, step_bytes
-from gui.views.run_view import RunView
-from gui.views.window_state import WindowState
+from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.gui.history.feed import StoreLink
+from gpu_train_monitor.gui.plots.loss_plot import LossPlot
+from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
+from gpu_train_monitor.gui.run.launched_feed import LaunchedFeed
+from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
+from gpu_train_monitor.gui.views.event_display import EventDisplay
+from gpu_train_monitor.gui.views.log_panel import LogPanel
+from gpu_train_monitor.gui.views.predicted_breakdown import STEP_PARTS, error_percent, step_bytes
+from gpu_train_monitor.gui.views.run_view import RunView
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.run.events import MemoryBreakdown, StepPredicted
+from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch.session import Watch
 from tests.support.gui_support import FAST
 from tests.support.watched_loops import tiny_model, train
 
@@ -124,7 +124,8 @@ def test_a_watched_step_that_could_not_be_traced_says_why_beside_the_measured_on
 
 
 def test_a_watched_run_followed_live_shows_its_prediction_beside_its_breakdown(qtbot, tmp_path):
-    """The main window follows a watched script through the store (gui.run.launched_feed), as it trains."""
+    """The main window follows a watched script through the store (gpu_train_monitor.gui.run.launched_feed), as it
+    trains."""
     db = tmp_path / "runs.sqlite3"
     model, optimizer = tiny_model()
     with Watch(model, optimizer, runs_db=db, signals=False, report_interval_s=0.0) as watched:

@@ -3,7 +3,7 @@ steps show without "/ 0", no time left, no progress percentage and no epoch; a r
 
 from __future__ import annotations
 
-from gui.views.stats_panel import StatsPanel, planned_epochs
+from gpu_train_monitor.gui.views.stats_panel import StatsPanel, planned_epochs
 
 
 def test_a_run_without_a_total_or_epochs_shows_its_steps_alone(qtbot):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication, QScrollArea
 
-from core.device.devices import DeviceInfo
+from gpu_train_monitor.device.devices import DeviceInfo
 
 LONG_CPU = DeviceInfo("cpu", "cpu", "AMD EPYC 7B13 64-Core Processor (2 threads) with a long name", 25_000_000_000)
 

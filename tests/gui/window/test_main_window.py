@@ -7,10 +7,10 @@ import math
 
 from PySide6.QtCore import QSettings, Qt
 
-from core.config.run_config import RunConfig
-from core.run.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
-from gui.views.window_state import WindowState
-from gui.window.main_window import MainWindow
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.gui.window.main_window import MainWindow
+from gpu_train_monitor.run.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
 from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 OFF_ON_CPU = {"pin_memory": False, "non_blocking": False}  # greyed out on the CPU: not in effect
@@ -44,7 +44,7 @@ def test_start_is_disabled_until_torch_has_loaded(qtbot, settings):
     assert "still loading" in window.start_button.toolTip()
     window.on_torch_ready()
     assert window.start_button.isEnabled()
-    from core.device.devices import resolve_device
+    from gpu_train_monitor.device.devices import resolve_device
 
     assert window.device_status.text() == f"device: {resolve_device('auto')}"  # the form's default device
 
@@ -169,10 +169,10 @@ def test_clear_cache_is_disabled_with_a_reason_on_the_cpu(window):
 
 
 def test_clear_cache_at_rest_marks_the_plot_and_logs_bytes_freed(window, monkeypatch):
-    import core.memory.probe
+    import gpu_train_monitor.memory.probe
 
     assert window.probe is not None  # the idle probe for the selected device (the CPU here)
-    monkeypatch.setattr(core.memory.probe, "clear_cache", lambda device: 12_345_678)
+    monkeypatch.setattr(gpu_train_monitor.memory.probe, "clear_cache", lambda device: 12_345_678)
     rows = len(window.memory_plot.data)
     window.run_control.clear_cache()
     assert len(window.memory_plot.markers) == 1
@@ -183,9 +183,9 @@ def test_clear_cache_at_rest_marks_the_plot_and_logs_bytes_freed(window, monkeyp
 
 
 def test_clear_cache_during_a_run_is_applied_by_the_session(qtbot, window, monkeypatch):
-    import core.engine.session
+    import gpu_train_monitor.engine.session
 
-    monkeypatch.setattr(core.engine.session, "clear_cache", lambda device: 4096)
+    monkeypatch.setattr(gpu_train_monitor.engine.session, "clear_cache", lambda device: 4096)
     start(qtbot, window, ENDLESS)
     window.run_control.clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
     assert "cache clear requested" in log_text(window)
@@ -211,9 +211,10 @@ def test_close_mid_run_stops_the_thread_and_saves_settings(qtbot, window, settin
 
 
 def test_close_waits_for_a_step_that_outlasts_the_bound(qtbot, window, monkeypatch, running_qthreads):
-    import gui.window.main_window
+    import gpu_train_monitor.gui.window.main_window
 
-    monkeypatch.setattr(gui.window.main_window, "CLOSE_WAIT_MS", 0)  # as if the current step took longer than 5 s
+    # as if the current step took longer than 5 s
+    monkeypatch.setattr(gpu_train_monitor.gui.window.main_window, "CLOSE_WAIT_MS", 0)
     start(qtbot, window, ENDLESS)
     assert not window.close()  # not yet: the run's thread is still running
     assert window.isVisible()
@@ -224,12 +225,12 @@ def test_close_waits_for_a_step_that_outlasts_the_bound(qtbot, window, monkeypat
 
 
 def test_worker_exception_shows_an_error_and_returns_to_ready(qtbot, window, monkeypatch):
-    import core.engine.session
+    import gpu_train_monitor.engine.session
 
     def broken_run(self):
         raise RuntimeError("simulated failure inside the session")
 
-    monkeypatch.setattr(core.engine.session.TrainingSession, "run", broken_run)
+    monkeypatch.setattr(gpu_train_monitor.engine.session.TrainingSession, "run", broken_run)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
     assert ended.args == [WindowState.FAILED]
@@ -368,7 +369,7 @@ def test_a_saved_device_not_on_this_machine_is_flagged_once_torch_has_loaded(qtb
 
 
 def test_the_estimate_appears_after_one_run_and_matches_the_arithmetic(qtbot, window):
-    from gui.form.estimate import NO_ESTIMATE, estimate_s, estimate_text, measurement_from
+    from gpu_train_monitor.gui.form.estimate import NO_ESTIMATE, estimate_s, estimate_text, measurement_from
 
     label = window.buttons.estimate_label
     assert label.isVisible() and label.text() == f"Estimated time: {NO_ESTIMATE}"
@@ -414,7 +415,7 @@ def test_settings_saved_before_the_fast_paths_and_auto_still_load(make_window, s
 
 def test_the_default_model_says_what_auto_stands_for_here(make_window):
     window = make_window(RunConfig())
-    from core.device.devices import resolve_device
+    from gpu_train_monitor.device.devices import resolve_device
 
     kind = resolve_device("auto").type
     expected = "tiny-cnn on this CPU" if kind == "cpu" else "resnet18 on this GPU"

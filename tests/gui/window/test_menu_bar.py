@@ -13,11 +13,11 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
-from core.device.system_info import APP_NAME
-from core.run.events import CheckpointSaved
-from gui.views.window_state import WindowState
-from gui.window.main_window import MainWindow
-from gui.window.menu_bar import PLOTS_FOLDER_KEY
+from gpu_train_monitor.device.system_info import APP_NAME
+from gpu_train_monitor.gui.views.window_state import WindowState
+from gpu_train_monitor.gui.window.main_window import MainWindow
+from gpu_train_monitor.gui.window.menu_bar import PLOTS_FOLDER_KEY
+from gpu_train_monitor.run.events import CheckpointSaved
 from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000
@@ -371,7 +371,7 @@ def test_about_before_torch_has_loaded_does_not_wait_for_it(qtbot, settings):
 
 
 def test_the_save_dialogs_filters_name_the_format_each_writes():
-    from gui.plots import plot_export
+    from gpu_train_monitor.gui.plots import plot_export
 
     assert plot_export.file_filters() == {"PNG image (*.png)": "png", "SVG image (*.svg)": "svg"}
     assert plot_export.format_for("/plots/run.svg", "png") == "svg"  # a suffix typed in the name wins
@@ -388,9 +388,9 @@ def test_the_replace_question_names_one_file_or_several(window, tmp_path):
 def test_the_menu_bar_is_built_from_its_parts_without_a_window(qtbot, settings, tmp_path):
     from PySide6.QtWidgets import QMenu
 
-    from gui.plots.loss_plot import LossPlot
-    from gui.views.log_panel import LogPanel
-    from gui.window.menu_bar import MenuBar
+    from gpu_train_monitor.gui.plots.loss_plot import LossPlot
+    from gpu_train_monitor.gui.views.log_panel import LogPanel
+    from gpu_train_monitor.gui.window.menu_bar import MenuBar
 
     log, plot, told, requests = LogPanel(), LossPlot(), [], []
     qtbot.addWidget(log)

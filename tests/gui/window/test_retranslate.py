@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QGroupBox, QPlainTextEdit
 
-from gui.i18n import language as i18n
-from gui.views.window_state import WindowState
+from gpu_train_monitor.gui.i18n import language as i18n
+from gpu_train_monitor.gui.views.window_state import WindowState
 from tests.support.gui_support import FAST
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from core.base.errors import ConfigError
-from core.config.run_config import RunConfig
-from core.data.datasets import dataset_shape, load_dataset, train_size_hint
-from core.data.datasets.custom import load_custom
-from core.data.datasets.readers import held_out
+from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.data.datasets import dataset_shape, load_dataset, train_size_hint
+from gpu_train_monitor.data.datasets.custom import load_custom
+from gpu_train_monitor.data.datasets.readers import held_out
 from tests.support.user_code import importable_folder
 
 

@@ -19,11 +19,11 @@ import pytest
 import torch
 from PIL import Image
 
-from core.base.errors import DatasetError
-from core.data.datasets.cifar import load_cifar10
-from core.data.datasets.download import download_dataset
-from core.data.datasets.imagefolder import load_imagefolder
-from core.data.datasets.mnist import load_mnist
+from gpu_train_monitor.base.errors import DatasetError
+from gpu_train_monitor.data.datasets.cifar import load_cifar10
+from gpu_train_monitor.data.datasets.download import download_dataset
+from gpu_train_monitor.data.datasets.imagefolder import load_imagefolder
+from gpu_train_monitor.data.datasets.mnist import load_mnist
 
 # --- writers for the real formats -------------------------------------------------------------------
 
@@ -390,7 +390,8 @@ def test_failed_download_removes_only_what_it_created(tmp_path: Path) -> None:
 
 
 def test_loader_downloads_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for module in ("core.data.datasets.mnist", "core.data.datasets.cifar"):  # keep the test fast where DNS hangs
+    # keep the test fast where DNS hangs
+    for module in ("gpu_train_monitor.data.datasets.mnist", "gpu_train_monitor.data.datasets.cifar"):
         monkeypatch.setattr(f"{module}.download_dataset", functools.partial(download_dataset, timeout_s=0.5))
     with pytest.raises(DatasetError, match="could not download fashion-mnist"):
         load_mnist(tmp_path / "new", fashion=True, download=True)

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.base.errors import DatasetError, UserError
-from core.data.datasets.image_decode import read_image
-from core.data.datasets.imagefolder import count_train_images, load_imagefolder
+from gpu_train_monitor.base.errors import DatasetError, UserError
+from gpu_train_monitor.data.datasets.image_decode import read_image
+from gpu_train_monitor.data.datasets.imagefolder import count_train_images, load_imagefolder
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="needs POSIX symbolic links")
 needs_fifos = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes (FIFOs)")
