@@ -132,7 +132,7 @@ def start(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
     uid = new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
     python, *rest = command_line(config, agent.store_path)
-    launch = agent.spawner.start(uid, [python, "-P", *rest])  # -P: a `core` folder where it starts is not ours
+    launch = agent.spawner.start(uid, [python, "-P", *rest])  # -P: a `gpu_train_monitor` folder where it starts is not ours
     if name:
         _name_when_recorded(agent, launch, name)
     return {"uid": uid, "pid": launch.pid}
@@ -149,7 +149,7 @@ def watch(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
     check_script(argv, cwd, agent.host)
     uid = new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
-    # -P: the script's core
+    # -P: a `gpu_train_monitor` folder beside the script is not ours
     args = [sys.executable, "-P", "-m", "gpu_train_monitor", "watch", f"--runs-db={agent.store_path}"]
     if name:
         args.append(f"--name={name}")

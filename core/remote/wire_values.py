@@ -43,10 +43,9 @@ _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 def _known_types() -> dict[str, type]:
     """Every dataclass defined in `KNOWN_MODULES`, by class name (names are unique across them: checked)."""
-    package = __name__.rsplit(".", 2)[0]  # "core", or "gpu_train_monitor" when imported under that name
     found: dict[str, type] = {}
     for name in KNOWN_MODULES:
-        module = importlib.import_module(package + name[len("core") :])
+        module = importlib.import_module(name)
         for value in vars(module).values():
             if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__:
                 if found.setdefault(value.__name__, value) is not value:

@@ -31,7 +31,7 @@ def ts_name(language: str) -> str:
 
 
 def source_root() -> Path:
-    """The folder holding `gui/` and `core/` (a source checkout or site-packages)."""
+    """The source checkout holding `gui/` and `core/` (translations are updated there, not in an install)."""
     return Path(__file__).resolve().parents[2]  # gui/i18n/translation_files.py -> the checkout
 
 

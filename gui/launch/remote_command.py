@@ -36,9 +36,9 @@ class RemoteMachine:
 
 
 def on_machine(args: list[str], machine: RemoteMachine) -> list[str]:
-    """`args` (`[python, ..., -m, core, run|watch, options...]`) with the machine's options after the
+    """`args` (`[python, ..., -m, gpu_train_monitor, run|watch, options...]`) with the machine's options after the
     subcommand: the same command, run there."""
     for index, word in enumerate(args):
-        if word in ("run", "watch") and index >= 2 and args[index - 1] == "core":
+        if word in ("run", "watch") and index >= 2 and args[index - 1] == "gpu_train_monitor":
             return [*args[: index + 1], *machine.options(), *args[index + 1 :]]
     raise ValueError(f"not a `python -m gpu_train_monitor run|watch` command line: {args!r}")

@@ -1,7 +1,8 @@
 """Finding the app's assets (icon, style sheet, .desktop file) from a wheel and a source checkout alike.
 
-The build maps the top-level `assets/` folder into the package `gpu_train_monitor.gui.assets`; in a source checkout that
-package does not exist and the folder beside `gui/` is used.
+The build maps the top-level `assets/` folder into the package `gpu_train_monitor.gui.assets`; an editable install
+(`pip install -e .`) does not make that folder importable (it has no `__init__.py`), so there the folder beside
+`gui/` is used.
 """
 
 from __future__ import annotations

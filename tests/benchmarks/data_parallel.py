@@ -121,7 +121,7 @@ def compare_once(sizes: ScalingSizes, placement: str, first: int, json_path: Pat
     argv = [
         sys.executable,
         "-m",
-        "core",
+        "gpu_train_monitor",
         "compare",
         "--vs",
         f"nproc={first}",

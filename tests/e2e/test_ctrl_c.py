@@ -51,7 +51,7 @@ def test_ctrl_c_stops_the_run_cleanly_with_exit_130(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "core",
+            "gpu_train_monitor",
             "run",
             *FAST,
             "--synthetic-samples",

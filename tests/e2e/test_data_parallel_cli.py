@@ -288,7 +288,7 @@ def test_compare_races_one_process_against_two_and_states_the_scaling(tmp_path: 
         [
             sys.executable,
             "-m",
-            "core",
+            "gpu_train_monitor",
             "compare",
             "--vs",
             "nproc=1",
@@ -366,7 +366,7 @@ def test_a_launcher_started_by_a_window_stops_its_ranks_when_the_window_is_kille
     args = [
         sys.executable,
         "-m",
-        "core",
+        "gpu_train_monitor",
         "run",
         *TINY,
         "--max-steps",
@@ -422,7 +422,7 @@ def test_torchrun_starts_the_same_run_and_rank_0_records_it(tmp_path: Path) -> N
             "--nproc-per-node",
             "2",
             "-m",
-            "core",
+            "gpu_train_monitor",
             "run",
             *TINY,
             "--max-steps",

@@ -48,7 +48,7 @@ def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_inter
         [
             sys.executable,
             "-m",
-            "core",
+            "gpu_train_monitor",
             "run",
             *CLI_FAST,
             "--max-steps",
@@ -104,7 +104,7 @@ def test_a_run_killed_mid_way_keeps_its_steps_to_the_last_report_and_shows_inter
         [
             sys.executable,
             "-m",
-            "core",
+            "gpu_train_monitor",
             "run",
             "--resume",
             str(checkpoint),
@@ -134,7 +134,7 @@ def test_a_run_still_training_is_listed_live_exported_so_far_and_not_deleted(
         [
             sys.executable,
             "-m",
-            "core",
+            "gpu_train_monitor",
             "run",
             "--device",
             "cpu",

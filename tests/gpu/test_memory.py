@@ -144,7 +144,7 @@ def test_a_snapshot_saved_by_the_cli_loads_and_has_segments(tmp_path: Path) -> N
         [
             sys.executable,
             "-m",
-            "core",
+            "gpu_train_monitor",
             "run",
             "--device",
             "cuda:0",

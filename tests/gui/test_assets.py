@@ -1,8 +1,10 @@
-"""The app's icon, style sheet and .desktop file: found from a source checkout and from the built wheel."""
+"""The app's icon, style sheet and .desktop file: found from an editable checkout and from the built wheel, which
+carries every module of core/ and gui/ under the one import name `gpu_train_monitor` and nothing else."""
 
 from __future__ import annotations
 
 import configparser
+import email
 import os
 import shutil
 import subprocess
@@ -10,11 +12,13 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
+import gpu_train_monitor
 from gpu_train_monitor.gui.qt.resources import DESKTOP, ICON, STYLE, asset, assets_dir, style_sheet
 
 REPO = Path(__file__).resolve().parents[2]
 ASSETS = (ICON, STYLE, DESKTOP)
-WHEEL_ASSETS = {f"gui/assets/{name}" for name in ASSETS} | {"gui/assets/translations/gpu_train_monitor_zh_CN.ts"}
 PRINT_ASSETS_DIR = "from gpu_train_monitor.gui.qt.resources import assets_dir; print(assets_dir())"
 
 
@@ -25,13 +29,8 @@ def test_assets_are_found_in_this_environment():
         assert asset(name) == folder / name
 
 
-def test_assets_are_found_from_a_plain_source_checkout():
-    # -S: no site-packages, so no installed or editable copy of the project: only the checkout on sys.path
-    result = subprocess.run(
-        [sys.executable, "-S", "-c", PRINT_ASSETS_DIR], cwd=REPO, capture_output=True, text=True, timeout=60
-    )
-    assert result.returncode == 0, result.stderr
-    assert Path(result.stdout.strip()) == REPO / "assets"
+def test_an_editable_install_finds_the_checkouts_assets():
+    assert assets_dir() == REPO / "assets"  # `pip install -e .`: the folder itself, edits seen at once
 
 
 def test_the_icon_is_a_valid_svg(qapp):
@@ -63,12 +62,28 @@ def test_the_desktop_file_launches_the_app_with_its_icon():
     assert section["Name"] == "GPU Training Monitor"
 
 
-def test_the_built_wheel_carries_the_assets_and_finds_them(tmp_path):
-    source = tmp_path / "src"  # build from a copy: the checkout gets no build/ or egg-info litter
+def expected_wheel_files() -> dict[str, Path]:
+    """What the wheel must carry, by its path in the wheel: every module of core/ (as gpu_train_monitor/) and of gui/
+    (as gpu_train_monitor/gui/), the watch's start-up file, and every asset the app loads."""
+    expected = {}
+    for folder, prefix in (("core", "gpu_train_monitor"), ("gui", "gpu_train_monitor/gui")):
+        for path in (REPO / folder).rglob("*.py"):
+            if "__pycache__" not in path.parts:
+                expected[f"{prefix}/{path.relative_to(REPO / folder).as_posix()}"] = path
+    loaded = [REPO / "assets" / name for name in ASSETS] + sorted((REPO / "assets" / "translations").glob("*.ts"))
+    for path in loaded:
+        expected[f"gpu_train_monitor/gui/assets/{path.relative_to(REPO / 'assets').as_posix()}"] = path
+    return expected
+
+
+@pytest.fixture(scope="module")
+def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel `pip install .` would build, built from a copy (the checkout gets no build/ or egg-info litter)."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
+    source = tmp_path / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        if (REPO / name).is_file():
-            shutil.copy2(REPO / name, source / name)
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, source / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for folder in ("core", "gui", "assets"):
         shutil.copytree(REPO / folder, source / folder, ignore=ignore)
@@ -82,16 +97,42 @@ def test_the_built_wheel_carries_the_assets_and_finds_them(tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     wheels = list(dist.glob("gpu_train_monitor-*.whl"))
     assert len(wheels) == 1
+    return wheels[0]
 
-    with zipfile.ZipFile(wheels[0]) as wheel:
+
+def test_the_wheel_carries_every_module_and_asset_under_one_import_name(built_wheel: Path):
+    with zipfile.ZipFile(built_wheel) as wheel:
         names = set(wheel.namelist())
-        assert WHEEL_ASSETS <= names
-        assert not any(n.startswith("assets/") for n in names)  # mapped into the package, not top-level
-        for name in WHEEL_ASSETS:
-            assert wheel.read(name) == (REPO / "assets" / Path(name).relative_to("gui/assets")).read_bytes()
+        expected = expected_wheel_files()
+        missing = sorted(set(expected) - names)
+        assert not missing, f"left out of the wheel: {missing}"
+        for name, path in expected.items():
+            assert wheel.read(name) == path.read_bytes(), name
+        modules = {name for name in names if name.endswith(".py")}
+        assert modules == {name for name in expected if name.endswith(".py")}  # no module twice, none of another tree
+        assert {name.split("/")[0] for name in names} == {
+            "gpu_train_monitor",
+            built_wheel.name.split("-py")[0] + ".dist-info",
+        }
+        assert "gpu_train_monitor/watch/site/sitecustomize.py" in names  # the start-up file of `watch --`
+
+
+def test_the_wheel_says_its_version_licence_python_and_command(built_wheel: Path):
+    with zipfile.ZipFile(built_wheel) as wheel:
+        info = built_wheel.name.split("-py")[0] + ".dist-info"
+        metadata = email.message_from_bytes(wheel.read(f"{info}/METADATA"))
+        assert metadata["Version"] == gpu_train_monitor.__version__
+        assert metadata["License-Expression"] == "MIT"
+        assert metadata["Requires-Python"] == ">=3.11"
+        assert wheel.read(f"{info}/licenses/LICENSE") == (REPO / "LICENSE").read_bytes()
+        entry_points = wheel.read(f"{info}/entry_points.txt").decode()
+        assert "gpu-train-monitor = gpu_train_monitor.gui.app:main" in entry_points
+
+
+def test_the_wheel_finds_its_assets_in_the_package(built_wheel: Path, tmp_path: Path):
+    with zipfile.ZipFile(built_wheel) as wheel:
         site = tmp_path / "site"
         wheel.extractall(site)
-
     # installed from the wheel (no checkout on the path): the assets come from the package
     env = {**os.environ, "PYTHONPATH": str(site)}
     found = subprocess.run(
@@ -103,4 +144,4 @@ def test_the_built_wheel_carries_the_assets_and_finds_them(tmp_path):
         timeout=60,
     )
     assert found.returncode == 0, found.stderr
-    assert Path(found.stdout.strip()) == site / "gui" / "assets"
+    assert Path(found.stdout.strip()) == site / "gpu_train_monitor" / "gui" / "assets"

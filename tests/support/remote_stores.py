@@ -51,7 +51,7 @@ def start_recording(store: Path, uid: str, *options: str) -> subprocess.Popen:
             [
                 sys.executable,
                 "-m",
-                "core",
+                "gpu_train_monitor",
                 "run",
                 "--model",
                 "tiny-cnn",

@@ -41,7 +41,7 @@ def start_cli_run(path: Path, max_steps: int = 400) -> subprocess.Popen:
             [
                 sys.executable,
                 "-m",
-                "core",
+                "gpu_train_monitor",
                 "run",
                 "--model",
                 "tiny-cnn",

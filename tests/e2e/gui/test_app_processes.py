@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "gui")
+QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph")
 
 
 def run_python(code_or_args: list[str], timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
@@ -47,7 +47,7 @@ def test_screenshot_mode_writes_a_png_of_the_whole_window(tmp_path):
     result = run_python(
         [
             "-m",
-            "gui",
+            "gpu_train_monitor.gui",
             "--language",
             "en",
             "--screenshot",
@@ -95,13 +95,13 @@ def test_installed_console_script_dispatches_devices():
 def test_core_never_imports_qt_pyqtgraph_or_gui():
     # in a fresh process: pytest-qt has already imported Qt into this one
     code = (
-        "import importlib, pkgutil, sys, core\n"
-        "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
-        "    if m.name not in ('gpu_train_monitor.__main__',):\n"
+        "import importlib, pkgutil, sys, gpu_train_monitor\n"
+        "for m in pkgutil.walk_packages(gpu_train_monitor.__path__, 'gpu_train_monitor.'):\n"
+        "    if m.name != 'gpu_train_monitor.__main__' and not m.name.startswith('gpu_train_monitor.gui'):\n"
         "        importlib.import_module(m.name)\n"
         "import gpu_train_monitor.engine.session, gpu_train_monitor.cli.main\n"
-        f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r})\n"
-        "print(len([n for n in sys.modules if n.startswith('core.')]), bad)\n"
+        f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r} or n.startswith('gpu_train_monitor.gui'))\n"
+        "print(len([n for n in sys.modules if n.startswith('gpu_train_monitor.')]), bad)\n"
     )
     result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr
@@ -126,7 +126,7 @@ def test_screenshot_run_refusing_its_input_exits_2_naming_the_option(tmp_path):
     result = run_python(
         [
             "-m",
-            "gui",
+            "gpu_train_monitor.gui",
             "--screenshot",
             str(path),
             "--steps",
@@ -217,7 +217,7 @@ def test_screenshot_of_a_ready_made_comparison(tmp_path):
     path = tmp_path / "compare.png"
     common = [
         "-m",
-        "gui",
+        "gpu_train_monitor.gui",
         "--steps",
         "3",
         "--model",
@@ -244,7 +244,7 @@ def test_a_chinese_system_opens_the_window_in_chinese(tmp_path):
     chinese = run_python(
         [
             "-m",
-            "gui",
+            "gpu_train_monitor.gui",
             "--screenshot",
             str(tmp_path / "shot.png"),
             "--steps",

@@ -20,7 +20,7 @@ def test_a_run_there_is_the_forms_command_with_the_machine_after_run():
     assert there[:6] == [
         sys.executable,
         "-m",
-        "core",
+        "gpu_train_monitor",
         "run",
         "--remote=me@gpu-box:2222",
         "--agent-command=~/venv/bin/gpu-train-monitor agent",
