@@ -132,7 +132,8 @@ def start(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
     uid = new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
     python, *rest = command_line(config, agent.store_path)
-    launch = agent.spawner.start(uid, [python, "-P", *rest])  # -P: a `gpu_train_monitor` folder where it starts is not ours
+    # -P: a `gpu_train_monitor` folder where it starts is not ours
+    launch = agent.spawner.start(uid, [python, "-P", *rest])
     if name:
         _name_when_recorded(agent, launch, name)
     return {"uid": uid, "pid": launch.pid}

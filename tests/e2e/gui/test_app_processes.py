@@ -100,7 +100,8 @@ def test_core_never_imports_qt_pyqtgraph_or_gui():
         "    if m.name != 'gpu_train_monitor.__main__' and not m.name.startswith('gpu_train_monitor.gui'):\n"
         "        importlib.import_module(m.name)\n"
         "import gpu_train_monitor.engine.session, gpu_train_monitor.cli.main\n"
-        f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r} or n.startswith('gpu_train_monitor.gui'))\n"
+        f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {QT_MODULES!r}\n"
+        "             or n.startswith('gpu_train_monitor.gui'))\n"
         "print(len([n for n in sys.modules if n.startswith('gpu_train_monitor.')]), bad)\n"
     )
     result = run_python(["-c", code])

@@ -167,7 +167,8 @@ def test_start_up_imports_neither_core_nor_torch_and_runs_the_sitecustomize_it_h
     theirs = tmp_path / "theirs"
     theirs.mkdir()
     (theirs / "sitecustomize.py").write_text("MARK = 'theirs ran'\n")
-    probe = "import sys; print(sys.modules['sitecustomize'].MARK, 'gpu_train_monitor' in sys.modules, 'torch' in sys.modules)"
+    ours = "'gpu_train_monitor' in sys.modules"
+    probe = f"import sys; print(sys.modules['sitecustomize'].MARK, {ours}, 'torch' in sys.modules)"
     process = watch(tmp_path, tmp_path / "runs.db", "python", "-c", probe, env={**ENV, "PYTHONPATH": str(theirs)})
     stdout, stderr = process.communicate(timeout=WAIT_S)
     assert process.returncode == 0, stderr

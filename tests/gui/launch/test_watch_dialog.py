@@ -97,7 +97,8 @@ def test_a_script_starts_under_watch_in_its_own_folder_and_its_fields_are_rememb
     assert request.working_folder == script.parent  # the folder left empty: the script's own
     store = tmp_path / "runs.sqlite3"
     args = request.command_line(store)
-    assert args[0] == sys.executable and args[args.index("-m") + 1 : args.index("-m") + 3] == ["gpu_train_monitor", "watch"]
+    module = args.index("-m") + 1
+    assert args[0] == sys.executable and args[module : module + 2] == ["gpu_train_monitor", "watch"]
     assert f"--runs-db={store}" in args and "--name=my run" in args
     assert args[args.index("--") + 1 :] == [sys.executable, str(script), "--epochs", "3", "--note", "two words"]
 
