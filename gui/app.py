@@ -30,6 +30,7 @@ from gpu_train_monitor.cli.options import (
     config_from_args,
     user_error_line,
 )
+from gpu_train_monitor.cli.version import version_line
 from gpu_train_monitor.config.run_config import BOUNDS, describe_range
 from gpu_train_monitor.gui.window.exit_signals import deferred_signals, end_on_signals, restore_default_signals
 from gpu_train_monitor.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Open the GPU Training Monitor window. Subcommands "
         f"{', '.join(COMMANDS)} run headless (see `{PROG} run -h`).",
     )
+    parser.add_argument("--version", action="version", version=version_line())
     parser.add_argument(
         "--screenshot",
         metavar="PATH",
@@ -169,6 +171,22 @@ def display_problem() -> str | None:
     return None
 
 
+QT_PACKAGES = ("PySide6", "shiboken6", "pyqtgraph")
+
+
+def is_qt_missing(exc: ImportError) -> bool:
+    """Whether the window's toolkit failed to load (not installed, or its system libraries are missing, as on a
+    GPU server without a display), rather than one of our own modules."""
+    return (exc.name or "").split(".")[0] in QT_PACKAGES or any(name in str(exc) for name in QT_PACKAGES)
+
+
+def qt_missing_line(exc: ImportError) -> str:
+    return (
+        f"the window cannot open: Qt could not be loaded ({exc}). The headless commands work without it: "
+        f"`{PROG} run`, `{PROG} watch -- python train.py`, `{PROG} agent` (see `{PROG} run -h`)"
+    )
+
+
 def run_window(
     config,
     screenshot: str | None = None,
@@ -188,9 +206,15 @@ def run_window(
     pending = deferred_signals()
     if sys.platform == "win32":
         importlib.import_module("torch")  # before Qt on Windows (c10.dll load order)
-    from gpu_train_monitor.gui.qt.torch_loader import TorchLoader
-    from gpu_train_monitor.gui.window.main_window import MainWindow  # Qt and pyqtgraph load here
-    from gpu_train_monitor.gui.window.screenshot import ScreenshotDriver, screenshot_settings
+    try:
+        from gpu_train_monitor.gui.qt.torch_loader import TorchLoader
+        from gpu_train_monitor.gui.window.main_window import MainWindow  # Qt and pyqtgraph load here
+        from gpu_train_monitor.gui.window.screenshot import ScreenshotDriver, screenshot_settings
+    except ImportError as exc:
+        if not is_qt_missing(exc):
+            raise
+        print(f"{PROG}: error: {qt_missing_line(exc)}", file=sys.stderr)
+        return EXIT_USER_ERROR
 
     if pending:  # Ctrl+C or SIGTERM while Qt loaded: no window to open
         print(f"\n{PROG}: interrupted", file=sys.stderr)

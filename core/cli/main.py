@@ -31,6 +31,7 @@ from .options import (
 )
 from .run_command import command_run
 from .stdout import StdoutFailed, flush_stdout, out, stdout_gone
+from .version import version_line
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Train a PyTorch model and watch the GPU: loss, throughput and device memory.",
         epilog=EXIT_CODES_HELP,
     )
+    parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
     run = sub.add_parser("run", help="train headless with a progress bar", epilog=EXIT_CODES_HELP)
     add_run_options(run)

@@ -180,3 +180,14 @@ def test_torch_loads_only_once_the_window_has_painted(qtbot, settings):
     window.show()
     qtbot.waitUntil(lambda: bool(started), timeout=1500)  # well before the fallback's 2 s
     assert started == [True]
+
+
+def test_version_is_answered_before_any_window(capsys):
+    import pytest
+
+    import gpu_train_monitor
+
+    with pytest.raises(SystemExit) as ended:
+        main(["--version"])
+    assert ended.value.code == 0
+    assert capsys.readouterr().out.startswith(f"gpu-train-monitor {gpu_train_monitor.__version__} (torch ")

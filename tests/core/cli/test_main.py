@@ -383,3 +383,14 @@ def test_a_run_with_stdout_closed_from_the_start_is_one_line_and_exit_1(
     result = subprocess.CompletedProcess([], code, "", capsys.readouterr().err)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.splitlines()[-1] == "gpu-train-monitor: error: cannot write to stdout (Bad file descriptor)"
+
+
+def test_version_says_the_apps_torchs_and_pythons_versions(capsys: pytest.CaptureFixture[str]) -> None:
+    import platform
+
+    import gpu_train_monitor
+
+    assert main(["--version"]) == 0
+    expected = f"gpu-train-monitor {gpu_train_monitor.__version__} (torch {torch.__version__.split('+')[0]}, Python "
+    line = capsys.readouterr().out
+    assert line.startswith(expected) and line == f"{expected}{platform.python_version()})\n"
