@@ -193,7 +193,7 @@ def host_syncs(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
         def wrapper(self: torch.Tensor, *args: object, **kwargs: object) -> object:
             caller = sys._getframe(1).f_globals.get("__name__", "")
-            counts[f"{name}:{'core' if caller.startswith('core.') else 'other'}"] += 1
+            counts[f"{name}:{'core' if caller.startswith('gpu_train_monitor.') else 'other'}"] += 1
             return original(self, *args, **kwargs)
 
         return wrapper
