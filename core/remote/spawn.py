@@ -85,11 +85,10 @@ def launch_of(store_path: Path, uid: str) -> Launch | None:
 
 
 def _environment(uid: str) -> dict[str, str]:
-    """The agent's environment with this install importable from any folder, output unbuffered, the run's uid
-    handed over, and nothing that would tie the run's life to a window's (it must outlive the agent)."""
+    """The agent's environment with output unbuffered, the run's uid handed over, and nothing that would tie the
+    run's life to a window's (it must outlive the agent). PYTHONPATH is left as it is: the child is this
+    interpreter and finds `gpu_train_monitor` where it is installed."""
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])  # core/remote/spawn.py -> the folder holding `core`
-    env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
     env["PYTHONUNBUFFERED"] = "1"
     env.pop(ENV_STOP_WITH_PID, None)
     env[ENV_RUN_UID] = uid

@@ -19,12 +19,11 @@ from gpu_train_monitor.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
 
 
 def child_environment(run_uid: str) -> dict[str, str]:
-    """The window's environment, with this checkout importable from any folder (a run from a source tree) and
-    output unbuffered, so the log shows each line as it is written; the child's launcher names its run
-    `run_uid`, which is how the window finds it in the store."""
+    """The window's environment with output unbuffered, so the log shows each line as it is written; the child's
+    launcher names its run `run_uid`, which is how the window finds it in the store. PYTHONPATH is left as it is:
+    the child is this interpreter and finds `gpu_train_monitor` where it is installed, and a folder of ours on the
+    path would hand a watched script our sub-packages (`config`, `data`, `model`...) for its own imports."""
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])  # gui/launch/child.py -> the checkout
-    env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
     env["PYTHONUNBUFFERED"] = "1"
     env[ENV_STOP_WITH_PID] = str(os.getpid())  # the launcher stops its ranks if this window dies, even by kill -9
     env[ENV_RUN_UID] = run_uid

@@ -82,3 +82,12 @@ def test_the_child_is_handed_the_uid_its_run_is_recorded_under():
     env = child_environment("0123abcd")
     assert env[ENV_RUN_UID] == "0123abcd" and env[ENV_STOP_WITH_PID] == str(os.getpid())
     assert ENV_RUN_UID not in os.environ  # the window's own environment is left alone
+
+
+def test_the_child_gets_no_folder_of_ours_on_its_python_path(monkeypatch):
+    # installed, a folder of ours on the path would make a watched script's `import config` (or data, model, gui...)
+    # import our sub-package of that name
+    monkeypatch.setenv("PYTHONPATH", "/their/path")
+    assert child_environment("0123abcd")["PYTHONPATH"] == "/their/path"
+    monkeypatch.delenv("PYTHONPATH")
+    assert "PYTHONPATH" not in child_environment("0123abcd")
