@@ -78,8 +78,11 @@ def collect(torch_ready: bool = True) -> SystemInfo:
 
 
 def app_version() -> str:
-    """The installed distribution's version, or why there is none (run from a source tree)."""
-    return _installed_version(DISTRIBUTION)
+    """This app's version (`gpu_train_monitor.__version__`, the one place it lives; the wheel's metadata is read
+    from it at build time, so an editable install that was not reinstalled still says the code's own)."""
+    from .. import __version__
+
+    return __version__
 
 
 def app_summary() -> str:

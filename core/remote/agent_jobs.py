@@ -91,7 +91,7 @@ def _start(agent: Agent, request: dict[str, Any], spec: dict[str, Any]) -> dict[
         raise UserError(Message("a job with uid {uid} was started already", uid=uid)) from None
     except OSError as exc:
         raise UserError(Message("cannot start the job: {why}", why=exc.strerror or str(exc))) from None
-    package = __name__.split(".")[0]  # `core`, as this agent runs
+    package = __name__.split(".")[0]  # gpu_train_monitor
     launch = agent.spawner.start(uid, [sys.executable, "-P", "-m", f"{package}.remote.job", str(path)])
     return {"uid": uid, "pid": launch.pid, "started_at": launch.started_at}
 

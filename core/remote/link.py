@@ -24,7 +24,6 @@ nothing waits longer than its timeout.
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
 import itertools
 import threading
 import time
@@ -74,11 +73,10 @@ NOISE_LINES = 200  # lines a login shell may print before the agent's hello (a c
 
 
 def app_version() -> str:
-    """This installation's version ('unknown' from a source tree that was never installed)."""
-    try:
-        return importlib.metadata.version("gpu-train-monitor")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+    """This app's version, said in the hello (gpu_train_monitor.__version__)."""
+    from .. import __version__
+
+    return __version__
 
 
 class AgentLink:
