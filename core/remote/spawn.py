@@ -1,7 +1,8 @@
 """Processes the agent starts: detached from the SSH session, so that a dropped connection never stops them.
 
 Each starts in a session of its own (setsid: no SIGHUP when the connection drops), with no stdin and its output
-in `<store folder>/remote-logs/<uid>.log`; `<uid>.json` beside it says which process it is, so that another
+in `<store>-remote-logs/<uid>.log` beside the store (one folder per store: an agent of one store never sees another
+store's runs and jobs); `<uid>.json` beside it says which process it is, so that another
 agent (after a reconnect) can tell a run still starting (its process alive, nothing recorded yet) from one
 that failed before it recorded anything (the log's last error line says why).
 """
@@ -23,7 +24,7 @@ from ..base.errors import UserError
 from ..base.text import Message
 from ..distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
 
-LOG_FOLDER = "remote-logs"
+LOG_FOLDER_SUFFIX = "-remote-logs"  # runs.sqlite3 -> runs.sqlite3-remote-logs/
 UID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")  # a file name too: no separators, no leading dot
 ERROR_PREFIX = "gpu-train-monitor: error: "
 
@@ -71,7 +72,9 @@ def check_uid(uid: str) -> str:
 
 
 def log_folder(store_path: Path) -> Path:
-    return store_path.expanduser().resolve().parent / LOG_FOLDER
+    """The folder of the processes started for the store at `store_path`: its own, beside it."""
+    store = store_path.expanduser().resolve()
+    return store.parent / f"{store.name}{LOG_FOLDER_SUFFIX}"
 
 
 def launch_of(store_path: Path, uid: str) -> Launch | None:

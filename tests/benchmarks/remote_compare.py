@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from gpu_train_monitor.remote.spawn import log_folder
+
 ROOT = Path(__file__).resolve().parents[2]
 STREAM = Path(__file__).resolve().parent / "remote_stream.py"
 
@@ -71,7 +73,7 @@ def one(batch: int, steps: int, folder: Path, index: int) -> dict[str, float]:
 
 
 def _journal_of(remote: Path) -> list[Path]:
-    found = [path for path in (remote.parent / "remote-logs").glob("*.jsonl") if _store_of(path) == str(remote)]
+    found = [path for path in log_folder(remote).glob("*.jsonl") if _store_of(path) == str(remote)]
     return found[-1:]
 
 

@@ -13,6 +13,7 @@ import pytest
 from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.remote import agent_ops, protocol
 from gpu_train_monitor.remote.agent import Agent
+from gpu_train_monitor.remote.spawn import log_folder
 from gpu_train_monitor.store.run_store import RunStore
 
 
@@ -163,7 +164,7 @@ def test_a_uid_the_store_holds_already_is_not_started_again(tmp_path: Path) -> N
     code, lines = serve(tmp_path, HELLO, {"id": 1, "op": "start", "config": {}, "uid": "taken"}, watch)
     assert [line["kind"] for line in lines[2:]] == ["user_error", "user_error"]
     assert all("uid taken is recorded already on gpu-box" in line["error"] for line in lines[2:])
-    assert not (tmp_path / "remote-logs").exists()  # nothing was started
+    assert not log_folder(tmp_path / "runs.sqlite3").exists()  # nothing was started
 
 
 def test_a_module_of_the_user_s_own_may_be_watched(tmp_path: Path) -> None:
@@ -182,4 +183,4 @@ def test_a_nul_in_a_watched_script_s_arguments_is_refused_in_words(tmp_path: Pat
     watch = {"id": 1, "op": "watch", "argv": ["train.py", "a\x00b"], "cwd": str(tmp_path), "uid": "w"}
     code, lines = serve(tmp_path, HELLO, watch)
     assert lines[2]["kind"] == "user_error" and "NUL character" in lines[2]["error"]  # not an internal error
-    assert not (tmp_path / "remote-logs" / "w.log").exists()  # the uid is not used up by the refused start
+    assert not (log_folder(tmp_path / "runs.sqlite3") / "w.log").exists()  # the uid is not used up by the refused start

@@ -12,6 +12,7 @@ import time
 import psutil
 import pytest
 
+from gpu_train_monitor.remote.spawn import log_folder
 from gpu_train_monitor.remote.wire_values import decode
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.agent_pipe import AgentPipe
@@ -58,7 +59,7 @@ def test_bad_input_is_one_user_error_and_starts_nothing(tmp_path):
         assert not many["ok"] and "one process" in many["error"], many
         missing = agent.request("journal", uid="0123abcd")
         assert not missing["ok"] and missing["kind"] == "not_found", missing
-    assert not (tmp_path / "remote-logs").exists() or not list((tmp_path / "remote-logs").glob("*.spec.json"))
+    assert not log_folder(store).exists() or not list(log_folder(store).glob("*.spec.json"))
 
 
 def test_a_comparison_journals_every_event_records_its_runs_and_a_cursor_resumes(tmp_path):

@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.spawn import launch_of
+from gpu_train_monitor.remote.spawn import launch_of, log_folder
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.agent_pipe import EOF_LINE, AgentPipe
 from tests.support.cli import FAST, cli
@@ -29,7 +29,7 @@ LONG = {"device": "cpu", "model": "tiny-cnn", "synthetic_samples": 4096, "batch_
 def _no_run_left_behind(tmp_path: Path) -> Iterator[None]:
     """Whatever a failing test leaves running (the agent's detached runs, by their launch records) is killed."""
     yield
-    for record in (tmp_path / "remote-logs").glob("*.json"):
+    for record in log_folder(tmp_path / "runs.sqlite3").glob("*.json"):
         launch = launch_of(tmp_path / "runs.sqlite3", record.stem)
         if launch is not None and launch.alive():
             psutil.Process(launch.pid).kill()
@@ -171,7 +171,7 @@ def test_a_run_started_through_the_agent_outlives_the_connection(tmp_path: Path)
         agent.close_stdin()  # the connection drops at once
         assert agent.wait(10) == 0
     assert wait_for_status(store, "outlives-1") == "completed"
-    log = tmp_path / "remote-logs" / "outlives-1.log"
+    log = log_folder(store) / "outlives-1.log"
     assert "status      completed" in log.read_text(encoding="utf-8")
     with RunStore(store) as runs:
         assert runs.run(runs.find_uid("outlives-1")).steps == 6
@@ -274,13 +274,13 @@ def test_a_script_watched_through_the_agent_is_recorded_and_followed_as_rows(tmp
         assert started["uid"] == "w1"
         stream = agent.result("follow", uid="w1", rows="arrays")["stream"]
         lines, end = agent.stream_lines(stream, timeout=90)
-        assert end["reason"] == "completed", (end, (tmp_path / "remote-logs" / "w1.log").read_text())
+        assert end["reason"] == "completed", (end, (log_folder(store) / "w1.log").read_text())
         columns = lines[0]["columns"]
         assert all("columns" not in line for line in lines[1:])  # sent once per stream
         chunks = [protocol.rows_from_arrays(line, columns) for line in lines]
         assert [row["step"] for row in merged(chunks)["steps"]] == [1, 2, 3, 4, 5]
         assert chunks[0]["run"]["name"] == "remote" and chunks[0]["run"]["dataset"] == "script"
-    log = (tmp_path / "remote-logs" / "w1.log").read_text(encoding="utf-8")
+    log = (log_folder(store) / "w1.log").read_text(encoding="utf-8")
     assert "step 5 loss" in log  # the script's own output, kept on the remote
 
 

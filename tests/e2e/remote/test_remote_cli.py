@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from gpu_train_monitor.remote.spawn import log_folder
 from tests.support.cli import FAST, cli, command, user_error_line
 from tests.support.local_ssh import LOCAL_SSH
 from tests.support.remote_stores import contents
@@ -214,7 +215,7 @@ def test_a_stop_before_the_run_has_recorded_itself_still_stops_it(remote, tmp_pa
         env={**env_with_ssh(), "GPU_TRAIN_MONITOR_RUN_UID": uid},
     )
     try:
-        launched = store.parent / "remote-logs" / f"{uid}.json"
+        launched = log_folder(store) / f"{uid}.json"
         deadline = time.monotonic() + 60
         while not launched.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
