@@ -189,7 +189,7 @@ def control_job(agent: Agent, uid: str, control: Control) -> bool:
     if not _is_job(agent.store_path, uid):
         return False
     launch = launch_of(agent.store_path, uid)
-    if launch is None or not launch.alive():
+    if launch is None or not launch.identified():  # ended, or its pid is now another process's
         raise UserError(Message("the job {uid} on {host} has ended", uid=uid, host=agent.host))
     number = signal_number(control)
     if number is None:

@@ -25,7 +25,6 @@ Shapes (gpu_train_monitor.remote.protocol has the line format):
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 import threading
@@ -33,6 +32,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from ..base.errors import UserError
 from ..base.text import Message
@@ -181,13 +182,32 @@ def control(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str,
     number = signal_number(chosen)
     if number is None:
         raise UserError(Message("{host} has no signal for {control}", host=agent.host, control=chosen.value))
+    process = _process_started_here(agent, uid, row.pid)
+    if process is None:
+        raise UserError(
+            Message(
+                "run {run_id} was not started by the agent of this run store on {host}: only a run started through "
+                "it (from a window or --remote) is steered from another machine; steer this one where it was "
+                "started",
+                run_id=row.id,
+                host=agent.host,
+            )
+        )
     try:
-        os.kill(row.pid, number)
-    except ProcessLookupError:
+        process.send_signal(number)  # psutil checks that the pid is still this process
+    except psutil.NoSuchProcess:
         raise UserError(Message("run {run_id} has just ended", run_id=row.id)) from None
-    except PermissionError:
+    except psutil.AccessDenied:
         raise UserError(Message("run {run_id} belongs to another user", run_id=row.id)) from None
     return {}
+
+
+def _process_started_here(agent: Agent, uid: str, pid: int) -> psutil.Process | None:
+    """The process of run `uid` (recorded as `pid`) when this store's agent started it and can still identify it
+    (its launch record, start time and the uid in its environment); None for any other pid a row may name (a
+    crafted row, one mirrored from a machine of the same name, a run started by hand)."""
+    launch = launch_of(agent.store_path, uid) if _valid_uid(uid) else None
+    return None if launch is None else launch.process_of(pid)
 
 
 def cancel(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:

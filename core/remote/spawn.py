@@ -45,6 +45,22 @@ class Launch:
         except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
             return False
 
+    def identified(self) -> bool:
+        """Alive, and still the process started for this uid: the same start time, and the run's uid in its
+        environment (where the spawner put it). A pid in a record is never signalled on its word alone."""
+        return self.alive() and started_for(self.uid, self.pid)
+
+    def process_of(self, pid: int) -> psutil.Process | None:
+        """Process `pid` when it trains this launch's run: the launch itself or a process under it (the script a
+        watch started, a data-parallel rank), started for the same uid; None for any other process."""
+        if not self.identified() or not started_for(self.uid, pid):
+            return None
+        try:
+            process = psutil.Process(pid)
+            return process if pid == self.pid or self.pid in {parent.pid for parent in process.parents()} else None
+        except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+            return None
+
     def last_error(self) -> str:
         """Why the process ended before recording: the CLI's error line, else the log's last line ('' if none)."""
         try:
@@ -56,6 +72,15 @@ class Launch:
             if line.startswith(ERROR_PREFIX):
                 return line[len(ERROR_PREFIX) :]
         return lines[-1] if lines else ""
+
+
+def started_for(uid: str, pid: int) -> bool:
+    """Whether process `pid` was started for run `uid`: the uid is in the environment it was started with (our
+    spawner and launchers hand it over as GPU_TRAIN_MONITOR_RUN_UID). False when it cannot be read."""
+    try:
+        return psutil.Process(pid).environ().get(ENV_RUN_UID) == uid
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, ValueError, OSError):
+        return False
 
 
 def check_uid(uid: str) -> str:
