@@ -111,7 +111,7 @@ def follow_into_store(
                 if not clocks_checked:
                     clocks_checked = True
                     _check_clocks(link, target, problem)
-                reason, why = _follow(link, uid, store, stop, state, appear_by)
+                reason, why = _follow(link, uid, store, stop, state, appear_by, target.host)
             except LASTING:
                 raise
             except RemoteRequestFailed as exc:
@@ -169,10 +169,16 @@ def _check_clocks(link: AgentLink, target: RemoteTarget, problem: Callable[[str]
 
 
 def _follow(
-    link: AgentLink, uid: str, store: RunStore, stop: threading.Event, state: Callable[[str], None], appear_by: float
+    link: AgentLink,
+    uid: str,
+    store: RunStore,
+    stop: threading.Event,
+    state: Callable[[str], None],
+    appear_by: float,
+    origin: str,
 ) -> tuple[str, str]:
-    """One connection's part: the stream from the local cursor, written as it comes; how the stream ended
-    (reason, the agent's words or the link's failure)."""
+    """One connection's part: the stream from the local cursor, written as it comes (as copied from `origin`); how
+    the stream ended (reason, the agent's words or the link's failure)."""
     lines: queue.Queue[tuple[str, Any]] = queue.Queue()
     rows = compact_rows.MODE
     while True:
@@ -214,7 +220,7 @@ def _follow(
         if kind == "end":
             return str(value), link.end_messages.get(stream, "") or str(link.failure or "")
         columns = value.get("columns", columns)
-        mirror_chunk(store, expanded(value, columns, decoder), uid)
+        mirror_chunk(store, expanded(value, columns, decoder), uid, origin=origin)
 
 
 def expanded(

@@ -8,24 +8,36 @@ overlaps what arrived) changes nothing. Where to resume after a drop is read bac
 (`cursor`), so a chunk lost with the connection is asked for again.
 
 Only the columns the local store has are written (a newer agent's extra columns are left out), and values
-are plain JSON values, so a chunk can never name SQL.
+are plain JSON values, so a chunk can never name SQL. Every value is checked against its column before anything
+is written (an integer within SQLite's 64 bits, a number, a text, JSON where JSON is kept, nothing missing where
+the column needs it, a status this app knows): a chunk with one bad value is refused whole, in one line, and the
+local store stays as readable as it was.
+
+A mirror writes only the run it follows, and only over its own copy: each copied run keeps the machine it came
+from (`origin`, as the user named it), and a run recorded here (origin '') or copied from another machine is
+never written over. A uid that is taken is refused in one line.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import UserError
 from ..base.text import Message
+from ..run.status import Status
 from ..store.connection import store_problem
 from ..store.run_store import RunStore, StoreError
 from ..store.schema import transaction
 
 ROW_TABLES = ("steps", "reports", "rank_reports", "events")  # the tables a chunk carries rows of, besides runs
 JSON_COLUMNS = {"config", "started", "summary", "message_json", "data"}  # text columns that hold JSON
+INT64 = range(-(2**63), 2**63)  # what an INTEGER column holds
+ORIGIN = "origin"  # the column saying where a copied run came from; never taken from the chunk
 
 
 class MirrorError(UserError):
@@ -33,27 +45,46 @@ class MirrorError(UserError):
     objects)."""
 
 
-def mirror_chunk(store: RunStore, chunk: Mapping[str, Any], uid: str | None = None, *, keep_id: bool = False) -> int:
+@dataclass(frozen=True)
+class Column:
+    """What a column of the local store takes (from SQLite's table_info)."""
+
+    name: str
+    kind: str  # INTEGER, REAL or TEXT
+    required: bool  # NOT NULL without a default to fall back on
+
+
+def mirror_chunk(
+    store: RunStore, chunk: Mapping[str, Any], uid: str | None = None, *, origin: str, keep_id: bool = False
+) -> int:
     """Write one chunk (`{"run": {...}, "steps": [...], "reports": [...], "rank_reports": [...], "events":
-    [...]}`) into `store` in one transaction; returns the run's local id. The run row is inserted or updated
-    by its uid (`uid` names it when the chunk has no run row). `keep_id`: a new run takes the chunk's `id`
-    (a temporary store that shows a remote run under the id the remote lists)."""
+    [...]}`) of the run copied from `origin` into `store` in one transaction; returns the run's local id. The run
+    row is inserted or updated by its uid; `uid`, when given, is the run being followed: a chunk of any other run
+    is refused. `keep_id`: a new run takes the chunk's `id` (a temporary store that shows a remote run under the id
+    the remote lists). MirrorError (one line, nothing written) for a chunk that is not the agent's format, a value
+    its column cannot hold, or a uid this store holds already for another run."""
     run = chunk.get("run")
     if run is not None and not isinstance(run, Mapping):
         raise MirrorError(Message("the agent sent a run that is not an object"))
-    uid = str(run.get("uid")) if run and run.get("uid") else uid
+    sent_uid = run.get("uid") if run else None
+    if sent_uid is not None and (not isinstance(sent_uid, str) or not sent_uid):
+        raise MirrorError(Message("the agent sent a run whose uid is not a text"))
+    if uid and sent_uid and sent_uid != uid:
+        raise MirrorError(
+            Message("the agent sent rows of run {sent} while run {uid} is followed", sent=sent_uid, uid=uid)
+        )
+    uid = sent_uid or uid
     if not uid:
         raise MirrorError(Message("the agent sent rows without the run they belong to"))
     db = store.connection
     try:
         columns = {table: _columns(db, table) for table in ("runs", *ROW_TABLES)}
+        rows = {table: _checked_rows(chunk, table, columns[table]) for table in ROW_TABLES}
+        run_values = _checked(columns["runs"], run or {}, "runs", drop=("id", ORIGIN))
         with transaction(db):
-            run_id = _upsert_run(db, uid, run, keep_id, columns["runs"])
+            run_id = _upsert_run(db, uid, run, run_values, columns["runs"], keep_id, origin)
             for table in ROW_TABLES:
-                rows = chunk.get(table) or []
-                if not isinstance(rows, list) or not all(isinstance(row, Mapping) for row in rows):
-                    raise MirrorError(Message("the agent sent {table} that are not a list of rows", table=table))
-                _replace_rows(db, table, run_id, rows, columns[table])
+                _replace_rows(db, table, run_id, rows[table], columns[table])
     except sqlite3.IntegrityError as exc:
         raise MirrorError(
             Message("the agent sent rows the local run store cannot hold ({error})", error=str(exc))
@@ -83,18 +114,23 @@ def cursor(store: RunStore, uid: str) -> tuple[int, int]:
 
 
 def _upsert_run(
-    db: sqlite3.Connection, uid: str, run: Mapping[str, Any] | None, keep_id: bool, columns: frozenset[str]
+    db: sqlite3.Connection,
+    uid: str,
+    run: Mapping[str, Any] | None,
+    values: dict[str, Any],
+    columns: dict[str, Column],
+    keep_id: bool,
+    origin: str,
 ) -> int:
-    existing = db.execute("SELECT id, status FROM runs WHERE uid = ?", (uid,)).fetchone()
-    values = _known(columns, run or {}, drop=("id",))
-    values["uid"] = uid
+    existing = db.execute(f"SELECT id, status, {ORIGIN} FROM runs WHERE uid = ?", (uid,)).fetchone()
     if existing is not None:
         run_id = int(existing[0])
+        if existing[2] != origin:  # recorded here (''), or a copy of another machine's run: never written over
+            raise MirrorError(_taken(uid, origin, run_id, existing[2]))
         if run is not None and "status" not in run and existing[1] == "interrupted":
             # marked here (its heartbeat looked stale: clocks apart, a long drop), yet the agent still sends
             # changes without a status: it runs there, as this copy said before the mark
             values = {"status": "running", "finished_at": None, "message": "", "message_json": None, **values}
-            values = {name: value for name, value in values.items() if name in columns or name == "uid"}
         names = [name for name in values if name != "uid"]
         if names:
             db.execute(
@@ -104,7 +140,13 @@ def _upsert_run(
         return run_id
     if run is None:
         raise MirrorError(Message("the agent sent rows of run {uid} before the run itself", uid=uid))
-    if keep_id and isinstance(run.get("id"), int) and not isinstance(run.get("id"), bool):
+    missing = [name for name, column in columns.items() if column.required and name not in values and name != "uid"]
+    if missing:
+        raise MirrorError(
+            Message("the agent sent run {uid} without its {columns}", uid=uid, columns=", ".join(missing))
+        )
+    values = {**values, "uid": uid, ORIGIN: origin}
+    if keep_id and isinstance(run.get("id"), int) and not isinstance(run.get("id"), bool) and run["id"] in INT64:
         taken = db.execute("SELECT 1 FROM runs WHERE id = ?", (run["id"],)).fetchone()
         if taken is None:
             values = {"id": run["id"], **values}
@@ -114,13 +156,32 @@ def _upsert_run(
     return int(cursor_.lastrowid)
 
 
+def _taken(uid: str, origin: str, run_id: int, holder: str) -> Message:
+    if not holder:
+        return Message(
+            "run {uid} of {origin} was not copied: run {run_id} of this run store, recorded here, has that uid, and a "
+            "copy never replaces it",
+            uid=uid,
+            origin=origin,
+            run_id=run_id,
+        )
+    return Message(
+        "run {uid} of {origin} was not copied: run {run_id} of this run store, copied from {holder}, has that uid, "
+        "and a copy never replaces it",
+        uid=uid,
+        origin=origin,
+        run_id=run_id,
+        holder=holder,
+    )
+
+
 def _replace_rows(
-    db: sqlite3.Connection, table: str, run_id: int, rows: list[Mapping[str, Any]], columns: frozenset[str]
+    db: sqlite3.Connection, table: str, run_id: int, rows: list[dict[str, Any]], columns: dict[str, Column]
 ) -> None:
-    """INSERT OR REPLACE the rows under `run_id`, those naming the same columns in one statement."""
+    """INSERT OR REPLACE the (checked) rows under `run_id`, those naming the same columns in one statement."""
     groups: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
     for row in rows:
-        values = {"run_id": run_id, **_known(columns, row, drop=("run_id",))}
+        values = {"run_id": run_id, **row}
         groups.setdefault(tuple(values), []).append(tuple(values.values()))
     for names, batch in groups.items():
         db.executemany(
@@ -128,20 +189,81 @@ def _replace_rows(
         )
 
 
-def _known(columns: frozenset[str], row: Mapping[str, Any], drop: tuple[str, ...]) -> dict[str, Any]:
-    """The row's values for the columns its table has (others dropped), each a value SQLite takes."""
-    return {name: _value(name, value) for name, value in row.items() if name in columns and name not in drop}
+def _checked_rows(chunk: Mapping[str, Any], table: str, columns: dict[str, Column]) -> list[dict[str, Any]]:
+    rows = chunk.get(table) or []
+    if not isinstance(rows, list) or not all(isinstance(row, Mapping) for row in rows):
+        raise MirrorError(Message("the agent sent {table} that are not a list of rows", table=table))
+    checked = []
+    for row in rows:
+        values = _checked(columns, row, table, drop=("run_id",))
+        missing = [name for name, column in columns.items() if column.required and name not in values]
+        if [name for name in missing if name != "run_id"]:  # the run's local id is the mirror's to fill in
+            raise MirrorError(
+                Message("the agent sent {table} without their {columns}", table=table, columns=", ".join(missing))
+            )
+        checked.append(values)
+    return checked
 
 
-def _columns(db: sqlite3.Connection, table: str) -> frozenset[str]:
-    return frozenset(name for (name,) in db.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall())
+def _checked(columns: dict[str, Column], row: Mapping[str, Any], table: str, drop: tuple[str, ...]) -> dict[str, Any]:
+    """The row's values for the columns its table has (others dropped), each checked against its column and made
+    a value SQLite takes; MirrorError naming the first that does not fit."""
+    values = {}
+    for name, value in row.items():
+        column = columns.get(name)
+        if column is None or name in drop:
+            continue
+        values[name] = _value(column, value, table)
+    return values
 
 
-def _value(name: str, value: Any) -> Any:
-    if isinstance(value, (dict, list)):
-        if name not in JSON_COLUMNS:
-            raise MirrorError(Message("the agent sent an object for the column {name}", name=name))
+def _columns(db: sqlite3.Connection, table: str) -> dict[str, Column]:
+    found = db.execute('SELECT name, type, "notnull", dflt_value FROM pragma_table_info(?)', (table,)).fetchall()
+    return {
+        name: Column(name, kind.upper(), bool(notnull) and default is None) for name, kind, notnull, default in found
+    }
+
+
+def _value(column: Column, value: Any, table: str) -> Any:
+    def refused() -> MirrorError:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        return MirrorError(
+            Message(
+                "the agent sent {value} for {table}.{column}, which holds {kind}",
+                value=shown,
+                table=table,
+                column=column.name,
+                kind={"INTEGER": "whole numbers", "REAL": "numbers"}.get(column.kind, "text"),
+            )
+        )
+
+    if value is None:
+        if column.required:
+            raise refused()
+        return None
+    if column.name in JSON_COLUMNS:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise refused() from None
+        if not isinstance(value, (dict, list)):
+            raise refused()
         return json.dumps(value, separators=(",", ":"), allow_nan=False)
     if isinstance(value, bool):
-        return int(value)
+        value = int(value)
+    if column.kind == "INTEGER":
+        if not isinstance(value, int) or value not in INT64:
+            raise refused()
+    elif column.kind == "REAL":
+        if not isinstance(value, (int, float)) or isinstance(value, float) and math.isnan(value):
+            raise refused()
+        try:
+            value = float(value)
+        except OverflowError:  # a whole number past what a float holds
+            raise refused() from None
+    elif not isinstance(value, str):
+        raise refused()
+    elif column.name == "status" and table == "runs" and Status.of(value) is None:
+        raise refused()
     return value

@@ -121,7 +121,13 @@ _V4 = """
 ALTER TABLE runs ADD COLUMN message_json TEXT;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)  # MIGRATIONS[i] takes a store from version i to i + 1
+# Version 5: where a run was copied from: '' for a run recorded here, else the machine a mirror copied it from, as
+# the user named it (an ssh alias, user@host or user@host:port). A mirror writes only over its own copy of a run.
+_V5 = """
+ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)  # MIGRATIONS[i] takes a store from version i to i + 1
 SCHEMA_VERSION = len(MIGRATIONS)
 APPLICATION_ID = 0x47544D52  # "GTMR" in SQLite's header: this file is a GPU Training Monitor run store
 

@@ -91,7 +91,7 @@ def test_the_mirror_of_a_columns_stream_is_the_remote_store_row_for_row(remote, 
     path, uid, found = remote
     with RunStore(tmp_path / "local.sqlite3") as local:
         for chunk in round_trip(stream_of(found, [3, 7, 8, 20, 21])):
-            mirror_chunk(local, chunk, uid)
+            mirror_chunk(local, chunk, uid, origin="gpu-box")
     copy = contents(tmp_path / "local.sqlite3", uid)
     assert copy == contents(path, uid)
     losses = {step: loss for step, _, loss in copy["steps"]}
@@ -214,7 +214,7 @@ def test_the_agent_answers_run_in_columns(remote, tmp_path):
         reply = link.request("run", uid=uid, rows=compact_rows.MODE)
     assert isinstance(reply["steps"], dict) and reply["complete"] is True
     with RunStore(tmp_path / "local.sqlite3") as local:
-        mirror_chunk(local, Decoder().decode(reply))
+        mirror_chunk(local, Decoder().decode(reply), origin="gpu-box")
     assert contents(tmp_path / "local.sqlite3", uid) == contents(path, uid)
 
 

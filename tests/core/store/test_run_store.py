@@ -190,7 +190,7 @@ def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Pat
     db.execute("INSERT INTO steps VALUES (1, 1, 1, 2.5), (1, 2, 1, 2.25)")
     db.close()
     with RunStore(path) as store:
-        assert schema_version(store.connection) == SCHEMA_VERSION == 4
+        assert schema_version(store.connection) == SCHEMA_VERSION == 5
         assert application_id(store.connection) == APPLICATION_ID
         run = store.list_runs()[0]
         assert (run.model, run.name, run.resumes, store.steps(run.id).losses) == ("resnet18", "", 0, (2.5, 2.25))
