@@ -87,8 +87,9 @@ class Greedy(nn.Module):
             torch.empty(8 * 2**30, dtype=torch.uint8)
         return self.inner(x)
 
-gpu_train_monitor.engine.recipe.build_model = lambda name, classes, channels: Greedy(build_model(name, classes,
-channels)) events = []
+recipe = gpu_train_monitor.engine.recipe
+recipe.build_model = lambda name, classes, channels: Greedy(build_model(name, classes, channels))
+events = []
 config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=4, on_oom="shrink",
                    report_interval=0.01)
 finished = TrainingSession(config, [events.append]).run()
