@@ -34,14 +34,25 @@ def add_agent_parser(sub: Any) -> None:
         help="the run store (SQLite) to serve and record into (default: $GPU_TRAIN_MONITOR_RUNS_DB, else "
         "runs/runs.sqlite3 in the user data folder)",
     )
+    agent.add_argument(
+        "--allow",
+        metavar="FOLDER",
+        action="append",
+        default=[],
+        help="a folder whose scripts (watch), own models and datasets (model or dataset package.module:factory) and "
+        "dataset folders the other side may use; give it again for more. Without it the agent runs only the "
+        "built-in models and datasets. Paths are resolved first: '..' and links cannot lead out",
+    )
 
 
 def command_agent(args: argparse.Namespace) -> int:
     """Serve until stdin ends; exit 0, 3 after a protocol version mismatch, 2 when the store cannot be opened."""
     from ..remote.agent import Agent
+    from ..remote.agent_policy import AgentPolicy
 
     stdout = protocol_output()
     try:
+        policy = AgentPolicy.of(args.allow, socket.gethostname())
         store = RunStore(args.runs_db)
     except UserError as exc:  # the client reads this line instead of a hello
         stdout.write(encode(error_reply(None, str(exc), USER_ERROR)))
@@ -49,7 +60,7 @@ def command_agent(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     with store:
-        agent = Agent(store, sys.stdin.buffer, stdout, app_version(), socket.gethostname())
+        agent = Agent(store, sys.stdin.buffer, stdout, app_version(), socket.gethostname(), policy.allowed)
         return agent.serve()
 
 

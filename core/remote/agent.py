@@ -22,6 +22,7 @@ from typing import IO, Any
 from ..base.errors import ConfigError, UserError
 from ..base.text import Message
 from ..store.run_store import RunNotFound, RunStore
+from .agent_policy import AgentPolicy
 from .protocol import (
     BAD_REQUEST,
     EXIT_VERSION,
@@ -46,6 +47,7 @@ from .protocol import (
 from .spawn import Spawner
 
 STREAM_JOIN_S = 1.0  # how long the agent waits for its stream threads when it ends
+MAX_STREAMS = 32  # streams one connection may have running at once: each is a thread (and a store connection)
 
 
 class Stream:
@@ -88,11 +90,14 @@ class StartStream:
 class Agent:
     """Serves one connection: `serve()` returns the exit code."""
 
-    def __init__(self, store: RunStore, stdin: IO[bytes], stdout: IO[bytes], app: str, host: str) -> None:
+    def __init__(
+        self, store: RunStore, stdin: IO[bytes], stdout: IO[bytes], app: str, host: str, allowed: tuple[Path, ...] = ()
+    ) -> None:
         self.store = store  # the main thread's connection; each stream opens its own
         self.store_path = Path(store.path)
         self.app = app
         self.host = host
+        self.policy = AgentPolicy(allowed, host)  # what it may run: the folders it was started with (--allow)
         self.closing = threading.Event()
         self.spawner = Spawner(self.store_path)
         self._in = stdin
@@ -193,9 +198,21 @@ class Agent:
 
     # ---- streams ---------------------------------------------------------------------------------
     def _start_stream(self, stream_id: int, start: StartStream) -> None:
+        """Start the stream's thread once its reply is written; refused, with nothing started, when this
+        connection has MAX_STREAMS running already (each costs a thread and its memory: a client asking for
+        hundreds would exhaust the machine the runs train on)."""
         with self._streams_lock:
             if stream_id in self._streams:
                 raise ProtocolError(BAD_REQUEST, Message("stream {id} is running already", id=stream_id))
+            if len(self._streams) >= MAX_STREAMS:
+                raise ProtocolError(
+                    USER_ERROR,
+                    Message(
+                        "this connection has {limit} streams running, the most one connection may have; cancel "
+                        "one before starting another",
+                        limit=MAX_STREAMS,
+                    ),
+                )
             stream = Stream(self, stream_id)
             self._streams[stream_id] = stream
         self.send(reply(stream_id, {"stream": stream_id}))

@@ -49,8 +49,9 @@ def compare(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str,
     if not all(isinstance(item, dict) for item in given):
         raise ProtocolError(BAD_REQUEST, Message("argument overrides must be a list of objects"))
     overrides = [checked_overrides(item) for item in given]  # ConfigError (field "vs"), as `compare --vs` says it
-    plan(base, overrides)  # a count outside 2..4, two runs that are the same
-    return _start(agent, request, {"kind": COMPARE, "config": base.to_dict(), "overrides": overrides})
+    contenders = plan(base, overrides)  # a count outside 2..4, two runs that are the same
+    folder = agent.policy.run_folder(contender.config for contender in contenders)
+    return _start(agent, request, {"kind": COMPARE, "config": base.to_dict(), "overrides": overrides}, folder)
 
 
 def find(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
@@ -66,6 +67,7 @@ def find(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, An
     max_batch = argument(request, "max_batch", int, FINDER_BOUNDS["max_batch"].default)
     check_search_options(margin, start, max_batch)
     predict = argument(request, "predict", bool, True)
+    folder = agent.policy.run_folder([config])
     spec = {
         "kind": FIND,
         "config": config.to_dict(),
@@ -75,10 +77,10 @@ def find(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, An
         "max_batch": max_batch,
         "predict": predict,
     }
-    return _start(agent, request, spec)
+    return _start(agent, request, spec, folder)
 
 
-def _start(agent: Agent, request: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+def _start(agent: Agent, request: dict[str, Any], spec: dict[str, Any], cwd: Path | None) -> dict[str, Any]:
     """Write the job's spec and start `python -P -m gpu_train_monitor.remote.job SPEC` detached, as a run is started."""
     uid = new_uid(agent, request)
     folder = log_folder(agent.store_path)
@@ -92,7 +94,7 @@ def _start(agent: Agent, request: dict[str, Any], spec: dict[str, Any]) -> dict[
     except OSError as exc:
         raise UserError(Message("cannot start the job: {why}", why=exc.strerror or str(exc))) from None
     package = __name__.split(".")[0]  # gpu_train_monitor
-    launch = agent.spawner.start(uid, [sys.executable, "-P", "-m", f"{package}.remote.job", str(path)])
+    launch = agent.spawner.start(uid, [sys.executable, "-P", "-m", f"{package}.remote.job", str(path)], cwd)
     return {"uid": uid, "pid": launch.pid, "started_at": launch.started_at}
 
 

@@ -30,7 +30,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import psutil
@@ -130,11 +129,12 @@ def follow(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStrea
 def start(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
     values = argument(request, "config", dict)
     config = RunConfig.from_dict(values)  # the bounds table: a bad value is a ConfigError naming its field
+    folder = agent.policy.run_folder([config])  # its own model or dataset: from an allowed folder only, run there
     uid = new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
     python, *rest = command_line(config, agent.store_path)
     # -P: a `gpu_train_monitor` folder where it starts is not ours
-    launch = agent.spawner.start(uid, [python, "-P", *rest])
+    launch = agent.spawner.start(uid, [python, "-P", *rest], folder)
     if name:
         _name_when_recorded(agent, launch, name)
     return {"uid": uid, "pid": launch.pid}
@@ -144,11 +144,7 @@ def watch(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
     argv = argument(request, "argv", list)
     if not argv or len(argv) > MAX_ARGV or not all(isinstance(item, str) for item in argv):
         raise ProtocolError(BAD_REQUEST, Message("argument argv must be a list of 1 to {most} strings", most=MAX_ARGV))
-    cwd_text = argument(request, "cwd", str, "")
-    cwd = Path(cwd_text).expanduser() if cwd_text else Path.home()
-    if not cwd.is_dir():
-        raise UserError(Message("cwd: no folder {path} on {host}", path=cwd_text, host=agent.host))
-    check_script(argv, cwd, agent.host)
+    cwd = agent.policy.watch_folder(argument(request, "cwd", str, ""), argv)  # a script under an allowed folder
     uid = new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
     # -P: a `gpu_train_monitor` folder beside the script is not ours
@@ -221,42 +217,6 @@ def _rows(request: dict[str, Any]) -> str:
     if rows not in ("objects", "arrays", compact_rows.MODE):
         raise ProtocolError(BAD_REQUEST, Message("argument rows must be columns, objects or arrays"))
     return rows
-
-
-def check_script(argv: list[str], cwd: Path, host: str) -> None:
-    """What a watched command runs must be a file in `cwd`: a script (`train.py ARGS`) or a module of the
-    user's own there (`-m pkg.train ARGS`). Python's other options are refused: `-c` would be a command string
-    from the other side, and `-m` of a module installed on the host (http.server, pip) would reach beyond the
-    store; UserError (one line) otherwise."""
-    if argv[0] == "-m":
-        module = argv[1] if len(argv) > 1 else ""
-        parts = module.split(".")
-        if not module or not all(part.isidentifier() for part in parts):
-            raise UserError(
-                Message("-m needs a module name, e.g. -m mypackage.train; got {module}", module=repr(module))
-            )
-        path = cwd.joinpath(*parts)
-        if not (path.with_suffix(".py").is_file() or (path / "__main__.py").is_file()):
-            raise UserError(
-                Message(
-                    "no module {module} in {folder} on {host}: -m runs a module of your own there (a .py file or "
-                    "a package with __main__.py)",
-                    module=module,
-                    folder=str(cwd),
-                    host=host,
-                )
-            )
-        return
-    if argv[0].startswith("-"):
-        raise UserError(
-            Message(
-                "python {option} is not run on {host}: watch a script (train.py ARGS) or a module (-m pkg.train ARGS)",
-                option=argv[0],
-                host=host,
-            )
-        )
-    if not (cwd / argv[0]).is_file():
-        raise UserError(Message("no script {path} in {folder} on {host}", path=argv[0], folder=str(cwd), host=host))
 
 
 def _valid_uid(uid: str) -> bool:

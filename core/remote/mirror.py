@@ -242,11 +242,14 @@ def _value(column: Column, value: Any, table: str) -> Any:
             raise refused()
         return None
     if column.name in JSON_COLUMNS:
-        if isinstance(value, str):
+        if isinstance(value, str):  # kept as the remote wrote it, once it is known to read back as JSON
             try:
-                value = json.loads(value)
+                parsed = json.loads(value)
             except ValueError:
                 raise refused() from None
+            if not isinstance(parsed, (dict, list)):
+                raise refused()
+            return value
         if not isinstance(value, (dict, list)):
             raise refused()
         return json.dumps(value, separators=(",", ":"), allow_nan=False)

@@ -23,7 +23,9 @@ EOF_LINE: dict[str, Any] = {"eof": True}  # what `read` returns once stdout has 
 
 
 def agent_command(store: Path | str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "gpu_train_monitor", "agent", "--runs-db", str(store), *extra]
+    """The agent on `store`, allowed to run the scripts and own models of the store's folder (a test's tmp_path)."""
+    folder = Path(store).parent
+    return [sys.executable, "-m", "gpu_train_monitor", "agent", "--runs-db", str(store), "--allow", str(folder), *extra]
 
 
 class AgentPipe:

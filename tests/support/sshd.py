@@ -180,8 +180,10 @@ def wait_until_accepting(process: subprocess.Popen[bytes], port: int, log: Path)
 
 
 @contextlib.contextmanager
-def ssh_server(folder: Path) -> Iterator[SshServer]:
-    """Start a server with fresh keys under `folder`; stop it (and only it) on leaving."""
+def ssh_server(folder: Path, forced_command: str | None = None) -> Iterator[SshServer]:
+    """Start a server with fresh keys under `folder`; stop it (and only it) on leaving. `forced_command`: the
+    client's key may run only that (`command="...",restrict` in authorized_keys, as a machine's owner gives a
+    monitoring-only key)."""
     reason = skip_reason()
     if reason is not None:
         raise RuntimeError(reason)
@@ -189,7 +191,10 @@ def ssh_server(folder: Path) -> Iterator[SshServer]:
     host_key, client_key, wrong_key = folder / "host_key", folder / "client_key", folder / "wrong_key"
     host_public = keygen(host_key, "gtm-test-host")
     authorized = folder / "authorized_keys"
-    authorized.write_text(keygen(client_key, "gtm-test-client") + "\n", encoding="ascii")
+    client_public = keygen(client_key, "gtm-test-client")
+    if forced_command is not None:
+        client_public = f'command="{forced_command}",restrict {client_public}'
+    authorized.write_text(client_public + "\n", encoding="ascii")
     keygen(wrong_key, "gtm-test-unknown")
     if os.geteuid() == 0:  # as root sshd needs its privilege separation folder (Debian's package makes it at boot)
         Path("/run/sshd").mkdir(mode=0o755, parents=True, exist_ok=True)
@@ -228,8 +233,8 @@ def ssh_server(folder: Path) -> Iterator[SshServer]:
     )
     server.remote_store.parent.mkdir(parents=True, exist_ok=True)
     try:
-        login = server.ssh("true")
-        if login.returncode != 0:  # say why here, not as a confusing failure in each test
+        login = server.ssh("true") if forced_command is None else None  # a forced command runs the agent instead
+        if login is not None and login.returncode != 0:  # say why here, not as a confusing failure in each test
             raise RuntimeError(
                 f"ssh to the test sshd failed: {login.stderr.strip()}; sshd: {server.server_log()[-2000:]}"
             )

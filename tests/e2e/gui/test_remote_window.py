@@ -59,7 +59,8 @@ def remote_window(qtbot, settings, tmp_path, monkeypatch):
     window.on_torch_ready()
     window.form.set_config(ENDLESS.replace(report_interval=0.05))
     window.show()
-    agent = f"{shlex.quote(sys.executable)} -m gpu_train_monitor agent --runs-db {shlex.quote(str(remote_store))}"
+    agent = shlex.join([sys.executable, "-m", "gpu_train_monitor", "agent", "--runs-db", str(remote_store)])
+    agent += f" --allow {shlex.quote(str(tmp_path))}"  # the scripts it may watch there
     yield window, agent, remote_store
     window.controller.launcher.kill_now()
     window.connection.close()

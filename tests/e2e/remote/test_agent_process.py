@@ -235,10 +235,13 @@ def test_a_bad_config_is_refused_and_a_run_that_fails_to_start_ends_its_stream_s
         assert refused["kind"] == "user_error" and refused["field"] == "batch_size" and "batch_size" in refused["error"]
         assert agent.request("start", config=SHORT, uid="../escape")["kind"] == "user_error"
         assert not (tmp_path.parent / "escape.log").exists()
-        agent.result("start", config={**SHORT, "model": str(tmp_path / "missing.py") + ":build"}, uid="fails")
+        missing = agent.request("start", config={**SHORT, "model": str(tmp_path / "missing.py") + ":build"})
+        assert missing["kind"] == "user_error" and missing["field"] == "model", missing  # no file: nothing starts
+        (tmp_path / "broken.py").write_text("def build():\n    raise ValueError('no such layer')\n")
+        agent.result("start", config={**SHORT, "model": str(tmp_path / "broken.py") + ":build"}, uid="fails")
         stream = agent.result("follow", uid="fails")["stream"]
         data, end = agent.stream_lines(stream, timeout=60)
-        assert data == [] and end["reason"] == "failed" and "missing.py" in end["message"]
+        assert data == [] and end["reason"] == "failed" and "no such layer" in end["message"], end
         assert agent.request("start", config=SHORT, uid="fails")["kind"] == "user_error"  # a uid starts once
 
 

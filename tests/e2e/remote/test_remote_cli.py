@@ -30,7 +30,7 @@ def remote(tmp_path, monkeypatch):
     store = tmp_path / "remote" / "remote.sqlite3"
     store.parent.mkdir()
     monkeypatch.setenv("GPU_TRAIN_MONITOR_SSH", LOCAL_SSH)
-    agent = f"{sys.executable} -m gpu_train_monitor agent --runs-db {store}"
+    agent = f"{sys.executable} -m gpu_train_monitor agent --runs-db {store} --allow {tmp_path}"  # scripts: tmp_path
     return store, ["--remote", "alice@gpu-box:2222", "--agent-command", agent]
 
 
