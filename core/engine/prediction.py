@@ -102,9 +102,25 @@ def _own_model_untraceable(config: RunConfig, batch_size: int, kind: str) -> Ite
         raise PredictionUnavailable(untraceable(describe(config, batch_size, kind), exc)) from None
 
 
+# What PyTorch says when code needs values that tensors on the meta device or fake tensors do not have.
+_NEEDS_VALUES = ("meta", "fake", "data-dependent", "NotImplementedError", "Cannot copy out")
+
+
 def _own_model(config: RunConfig, shape: tuple[int, int, int, int], classes: int, kind: str) -> nn.Module:
-    with _own_model_untraceable(config, shape[0], kind):
+    """Your own model built on the meta device (no memory). A module that does not import, or a factory that fails
+    as it would in a run (a TypeError, a NameError, its own ValueError), is a ConfigError naming it (exit 2: the
+    finder would fail the same way); a factory that needs values the meta device lacks is a prediction that is not
+    there (the finder measures it with real steps)."""
+    if is_spec(config.model):
+        from ..config.user_callables import load_callable
+
+        load_callable("model", config.model)  # an import error or a missing name: the user's to fix, said as such
+    try:
         return build_model(config.model, classes, shape[1])
+    except ConfigError as exc:
+        if not is_spec(config.model) or not any(word in str(exc) for word in _NEEDS_VALUES):
+            raise
+        raise PredictionUnavailable(untraceable(describe(config, shape[0], kind), exc)) from None
 
 
 def _own_model_step(
