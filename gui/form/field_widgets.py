@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
@@ -72,10 +72,27 @@ def make_field_widget(field: str, on_changed: Callable[..., None], on_data_dir_t
         widget.textChanged.connect(on_data_dir_typed)  # checked, but not counted, per keystroke
         widget.editingFinished.connect(on_changed)
     if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
-        widget.setKeyboardTracking(False)
+        widget.setKeyboardTracking(False)  # not a change per keystroke ("5" of "512"): one after a pause, or Enter
+        commit_after_pause(widget)
     widget.setToolTip(field_tooltip(field))
     widget.setObjectName(field)
     return widget
+
+
+TYPING_PAUSE_MS = 500  # a number typed into a spin box counts once the typing has paused this long
+
+
+def commit_after_pause(spin: QSpinBox | QDoubleSpinBox) -> None:
+    """What is typed into `spin` becomes its value once the typing pauses (as Enter or leaving the field would make
+    it), when it is a value the box takes: the predicted peak and the checks follow the typing, not only Enter."""
+    editor = spin.findChild(QLineEdit)
+    if editor is None:
+        return
+    timer = QTimer(spin)
+    timer.setSingleShot(True)
+    timer.setInterval(TYPING_PAUSE_MS)
+    timer.timeout.connect(lambda: spin.interpretText() if spin.hasAcceptableInput() else None)
+    editor.textEdited.connect(lambda _text: timer.start())
 
 
 def widget_value(widget: QWidget) -> Any:

@@ -4,6 +4,7 @@ guard that lets the mouse wheel change a field only while it has the keyboard fo
 from __future__ import annotations
 
 import math
+import time
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QValidator
@@ -89,11 +90,30 @@ class OptionalSpinBox(QSpinBox):
 
 class FocusedWheelOnly(QObject):
     """An event filter: the wheel over a spin box or combo box that does not have the focus scrolls what holds
-    it (the form's scroll area) instead of changing its value unseen (2560 became 2554 while scrolling)."""
+    it (the form's scroll area) instead of changing its value unseen (2560 became 2554 while scrolling). A field
+    that has the focus (clicked a while ago) still scrolls the form while the form is being scrolled: the wheel
+    changes it only when it starts over it (Epochs "auto" became 8 when the pointer crossed it mid-scroll)."""
+
+    SCROLLING_S = 0.6  # wheel events closer than this to the last one that scrolled the form go on scrolling it
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._scrolled_at = -1e9
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget) or watched.hasFocus():
+        if event.type() == QEvent.Type.FocusIn:
+            self._scrolled_at = -1e9  # clicked or tabbed into: the wheel over it is the user's choice from now on
             return False
+        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget):
+            return False
+        now = time.monotonic()
+        is_field = isinstance(watched, (QAbstractSpinBox, QComboBox))
+        if not is_field:  # the form itself (over a label or a gap): it scrolls
+            self._scrolled_at = now
+            return False
+        if watched.hasFocus() and now - self._scrolled_at > self.SCROLLING_S:
+            return False  # the user's choice: a wheel that starts over the focused field
+        self._scrolled_at = now
         area = watched.parentWidget()
         while area is not None and not isinstance(area, QAbstractScrollArea):
             area = area.parentWidget()
@@ -114,3 +134,5 @@ def wheel_only_when_focused(root: QWidget) -> None:
         widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # not WheelFocus: the wheel must not focus it either
         widget.removeEventFilter(guard)
         widget.installEventFilter(guard)
+    root.removeEventFilter(guard)
+    root.installEventFilter(guard)  # a wheel over the form's labels and gaps: the form is being scrolled

@@ -822,3 +822,57 @@ def test_the_wheel_scrolls_the_form_and_changes_a_field_only_once_it_has_the_foc
     qtbot.waitUntil(spin.hasFocus)
     _wheel(spin, qtbot)
     assert form.value("batch_size") != 2560  # focused: the wheel is the user's choice
+
+
+def test_a_focused_field_the_pointer_crosses_while_the_form_scrolls_keeps_its_value(qtbot, monkeypatch):
+    """Epochs "auto" became 8: it had the focus from an earlier click, and the pointer crossed it while the user
+    scrolled the form. A wheel that arrives while the form is being scrolled goes on scrolling it."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from gpu_train_monitor.gui.qt import widgets
+
+    clock = [100.0]
+    monkeypatch.setattr(widgets.time, "monotonic", lambda: clock[0])
+    form = SettingsForm()
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setWidget(form)
+    scroll.resize(400, 300)
+    qtbot.addWidget(scroll)
+    scroll.show()
+    qtbot.waitExposed(scroll)
+    form.set_config(RunConfig(batch_size=2560))
+    spin = form.widgets["batch_size"]
+    spin.setFocus()
+    qtbot.waitUntil(spin.hasFocus)
+    scroll.verticalScrollBar().setValue(0)
+    _wheel(form, qtbot)  # scrolling the form over a gap
+    clock[0] += 0.2
+    _wheel(spin, qtbot)  # ... and on over the focused field
+    assert form.value("batch_size") == 2560 and scroll.verticalScrollBar().value() > 0
+    clock[0] += 5.0  # later, a wheel that starts over the focused field is the user's choice
+    _wheel(spin, qtbot)
+    assert form.value("batch_size") != 2560
+
+
+def test_a_number_typed_counts_after_a_pause_without_enter(qtbot):
+    """The predicted peak and the checks follow typing: '512' typed into the batch size is the batch size once the
+    typing pauses, without Enter or Tab; a value the box does not take is not committed."""
+    from PySide6.QtWidgets import QLineEdit
+
+    from gpu_train_monitor.gui.form.field_widgets import TYPING_PAUSE_MS
+
+    form = SettingsForm()
+    qtbot.addWidget(form)
+    form.set_config(RunConfig(batch_size=128))
+    spin = form.widgets["batch_size"]
+    editor = spin.findChild(QLineEdit)
+    editor.selectAll()
+    with qtbot.waitSignal(form.validity_changed, timeout=TYPING_PAUSE_MS * 4):
+        qtbot.keyClicks(editor, "512")
+        assert form.value("batch_size") == 128  # not per keystroke
+    assert form.value("batch_size") == 512
+    editor.selectAll()
+    qtbot.keyClicks(editor, "0")  # below the range: not a value the box takes
+    qtbot.wait(TYPING_PAUSE_MS * 2)
+    assert form.value("batch_size") == 512
