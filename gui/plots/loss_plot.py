@@ -46,6 +46,8 @@ class LossPlot(QWidget):
         item.setTitle(self.tr("Training loss"))
         item.setLabel("bottom", self.tr("step"))
         item.setLabel("left", self.tr("loss"))
+        for side in ("bottom", "left"):  # plain numbers: a loss of 0.70-0.76 read "700-760 (x0.001)"
+            item.getAxis(side).enableAutoSIPrefix(False)
         self.legend = legend_above(item, 4)  # a row above the data: no curve or epoch label passes under it
         self.raw_curve = item.plot(
             pen=pg.mkPen((150, 150, 150), width=1), name=self.tr("loss per step"), connect="finite"

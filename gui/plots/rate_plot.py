@@ -24,6 +24,7 @@ class RatePlot:
         item.setTitle(QCoreApplication.translate("RatePlot", "Training images per second"))
         item.setLabel("bottom", QCoreApplication.translate("RatePlot", "step"))
         item.setLabel("left", QCoreApplication.translate("RatePlot", "images/s"))
+        item.getAxis("bottom").enableAutoSIPrefix(False)  # steps are counted, not scaled (no "x1000")
         self.curve = item.plot(pen=pg.mkPen(palette.TAB_BLUE, width=1), connect="finite")
         self._dirty = False
 

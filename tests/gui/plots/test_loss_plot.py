@@ -214,3 +214,18 @@ def test_the_legend_is_above_the_data_not_over_it(plot):
     data_area = view.mapRectToScene(view.boundingRect())
     assert legend.isVisible() and len(legend.items) == 2
     assert not legend.mapRectToScene(legend.boundingRect()).intersects(data_area)
+
+
+def test_a_loss_between_0_70_and_0_76_reads_as_plain_numbers(plot, qtbot):
+    """The axis read "700-760" under "loss (x0.001)": pyqtgraph scales a unitless axis below 1 by default."""
+    plot.add_losses(1, tuple(0.70 + 0.06 * i / 99 for i in range(100)))
+    plot.refresh()
+    item = plot.plot.getPlotItem()
+    item.getViewBox().autoRange()
+    axis = item.getAxis("left")
+    low, high = axis.range
+    ticks = [
+        text for spacing, values in axis.tickValues(low, high, 400) for text in axis.tickStrings(values, 1, spacing)
+    ]
+    assert "x0.001" not in axis.labelString() and axis.autoSIPrefixScale == 1.0
+    assert ticks and all(0.6 <= float(text) <= 0.8 for text in ticks), ticks
