@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from gpu_train_monitor.gui.form.text import LABELS, label
+from gpu_train_monitor.gui.form.text import LABELS, NONE_TEXT, label, none_text
 from gpu_train_monitor.gui.i18n.status_text import status_text
 from gpu_train_monitor.gui.plots.loss_plot import LossPlot
 from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
@@ -61,7 +61,10 @@ def config_text(config: Mapping[str, Any]) -> str:
 
 def _config_value(field: str, value: Any) -> str:
     """A config value as the form shows it: a word choice in the user's language (off, synthetic), a name as
-    it is, yes/no/not set translated."""
+    it is, an optional number's empty position in the form's word (Epochs "auto", Max steps "no limit"),
+    yes/no/not set translated."""
+    if value is None and field in NONE_TEXT:
+        return none_text(field)
     return choice_text(field, value) if isinstance(value, str) else shown_value(value)
 
 

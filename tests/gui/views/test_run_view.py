@@ -75,7 +75,8 @@ def test_the_logged_config_names_every_field_as_the_form_does():
     fields = text.split(", ")
     assert [field.split("=", 1)[0] for field in fields] == [label(name) for name in config]  # every field, in order
     assert "Model=tiny-cnn" in fields and "Learning rate=0.0003" in fields
-    assert "Download=yes" in fields and "channels_last=no" in fields and "Epochs=not set" in fields
+    assert "Download=yes" in fields and "channels_last=no" in fields and "Epochs=auto" in fields  # the form's word
+    assert "Max steps=no limit" in fields
 
 
 def test_in_chinese_the_logged_config_has_chinese_names_and_words_and_keeps_names(qapp):
