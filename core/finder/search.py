@@ -11,19 +11,27 @@ the limit, never beyond what the trials showed.
 On CUDA the peak is the caching allocator's, measured in this process and released after each trial. The
 CPU has no allocator counters: the peak is the peak resident memory of a trial process (gpu_train_monitor.finder.warm):
 one kept warm for the whole search, its peak reset before each trial, or, without predictions, a fresh one
-per trial. With `capacity` set, a CPU can plan for a GPU it does not have.
+per trial. With `capacity` set, a CPU can plan for a GPU it does not have, as far as its own memory goes.
+
+The finder never takes the machine: on the CPU its default capacity is what a trial may use now, never the
+machine's total; a trial process cannot grow far past what is available (beyond
+gpu_train_monitor.finder.budget.guard_bytes it runs out of memory in its own process); no trial tries, and no answer
+says, a batch larger than the training set; and Stop ends a running trial at once (gpu_train_monitor.finder.child).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from ..base.errors import ConfigError, UserError
+from ..base.errors import ConfigError
 from ..base.text import Message
 from ..config.run_config import FINDER_BOUNDS, RunConfig
+from .budget import guard_bytes, largest_batch
+from .child import stopped
 from .doubling import search_with_trials
 from .warm import measure_in_subprocess
 from .warm import trial_error as trial_error  # where the tests and callers have found it
@@ -148,20 +156,16 @@ def _resident_data_bytes(config: RunConfig, device) -> int:
 
 
 def default_capacity(config: RunConfig) -> int:
-    """The device's memory; on the CPU, the memory available now (the process's peak must fit there), or the
-    process's limit when it has one (`ulimit -v`, a cgroup): the capacity the memory plot shows. The trials
-    run under the same limit, so a batch the limit refuses fails its trial."""
-    import psutil
-
+    """The device's memory; on the CPU, what a trial may use now (`gpu_train_monitor.finder.budget.cpu_trial_bytes`:
+    what other programs and this app leave, lowered by what the process's limit leaves), never the machine's
+    total. The trials run under the same limit, so a batch the limit refuses fails its trial."""
     from ..device.devices import resolve_device
-    from ..device.host_memory import process_limit
     from ..memory.probe import MemoryProbe
+    from .budget import cpu_trial_bytes
 
     device = resolve_device(config.device)
     if device.type == "cpu":
-        limit = process_limit()
-        available = int(psutil.virtual_memory().available)
-        return available if limit is None else min(available, limit.limit_bytes)
+        return cpu_trial_bytes()
     return MemoryProbe(device).sample().capacity_bytes
 
 
@@ -220,7 +224,10 @@ def find_batch_size(
     gpu_train_monitor.engine.prediction.predict starts from its predictions whatever measures; None searches with real
     trials only, as before predictions (doubling, then bisection; on the CPU a fresh process per trial).
     `overhead_bytes`: what a trial holds outside the predicted step (default: on the CPU, the warm trial
-    process's resident memory; on a GPU, the resident dataset; with your own `measure`, 0)."""
+    process's resident memory; on a GPU, the resident dataset; with your own `measure`, 0).
+    `max_batch` is lowered to the training set's size where that is known
+    (gpu_train_monitor.finder.budget.largest_batch), and `start` with it. `should_stop()` is asked before each
+    trial and, on the CPU, every 50 ms during one: a running trial's process is then ended at once."""
     check_search_options(margin, start, max_batch)
     from ..device.devices import resolve_device
     from ..engine.recipe import config_for_device
@@ -235,13 +242,15 @@ def find_batch_size(
     if capacity <= 0:
         raise ConfigError("capacity", Message("must be a positive number of bytes, got {capacity}", capacity=capacity))
     limit = int(capacity * (1.0 - margin))
+    max_batch = largest_batch(config, max_batch)  # never a batch above the training set
+    start = min(start, max_batch)
     trials: dict[int, Trial] = {}
 
     def run(batch: int, predicted: int | None = None) -> Trial:
         if batch in trials:  # the fallback's search may ask again for a batch a confirming trial measured
             return trials[batch]
         if should_stop is not None and should_stop():
-            raise UserError(Message("the batch-size search was stopped"))
+            raise stopped()
         peak = measure(config, batch, steps)
         trial = Trial(batch, peak, peak is not None and peak <= limit, predicted)
         trials[batch] = trial
@@ -251,6 +260,8 @@ def find_batch_size(
 
     if predict == "auto":
         predict = None if measure is not measure_trial else _engine_predict()
+    if measure is measure_trial and device.type == "cpu" and not callable(predict):  # a fresh process per trial
+        measure = functools.partial(measure_in_subprocess, should_stop=should_stop, data_limit=guard_bytes(capacity))
     note = None
     with contextlib.ExitStack() as stack:
         if callable(predict):
@@ -260,7 +271,8 @@ def find_batch_size(
             if measure is measure_trial and device.type == "cpu":
                 from .warm import WarmTrials
 
-                warm = stack.enter_context(WarmTrials())  # one process for every trial: torch imported once
+                # one process for every trial (torch imported once), ended at once when the search is stopped
+                warm = stack.enter_context(WarmTrials(should_stop, guard_bytes(capacity)))
                 measure = warm.measure
                 overhead_bytes = warm.idle_bytes(config) if overhead_bytes is None else overhead_bytes
             elif overhead_bytes is None:

@@ -1,6 +1,11 @@
 """Will it fit? The form's settings' predicted memory peak, beside the batch size: "predicted peak 1.20 GB of
 24.0 GB: fits (21.6 GB to spare)".
 
+On the CPU the line agrees with the batch-size finder: the capacity is what a trial may use now
+(`gpu_train_monitor.finder.budget.cpu_trial_bytes`: what other programs and this app leave, never the machine's total),
+and the peak counts the process's own memory (Python, PyTorch's libraries: `gpu_train_monitor.finder.budget.own_bytes`)
+beside the step's.
+
 The peak is `gpu_train_monitor.engine.prediction.predict`'s (one training step traced on tensors without memory), worked
 out off the GUI thread (`gpu_train_monitor.gui.qt.latest_task`) once the settings that change memory have been still for
 a moment, so typing a batch size never waits for it, and an answer to settings changed meanwhile is never shown. Torch
@@ -94,9 +99,35 @@ def verdict(need_bytes: int, capacity_bytes: int) -> str:
     return "fits"
 
 
+def own_bytes(device_kind: str) -> int:
+    """What a process that trains holds besides the step, where the step's device is that process's memory (the
+    CPU's): counted as the finder counts it. 0 on a GPU, whose memory the process's own does not take."""
+    if device_kind != "cpu":
+        return 0
+    from gpu_train_monitor.finder.budget import own_bytes as cpu_own_bytes
+
+    return cpu_own_bytes()
+
+
+def process_bytes(prediction: Any, device_kind: str) -> int:
+    """One process's peak on the device: the step's total, and on the CPU the process's own memory."""
+    return prediction.total_bytes + own_bytes(device_kind)
+
+
 def needed_bytes(prediction: Any, nproc: int, device_kind: str) -> int:
-    """What the capacity must hold: one process's total, or all of them where they share it (the CPU's)."""
-    return prediction.total_bytes * (nproc if device_kind == "cpu" else 1)
+    """What the capacity must hold: one process's peak, or all of them where they share it (the CPU's)."""
+    return process_bytes(prediction, device_kind) * (nproc if device_kind == "cpu" else 1)
+
+
+def usable_capacity(device_capacity: int | None, device_kind: str) -> int | None:
+    """The capacity the verdict is against: the device's; on the CPU never more than what a trial may use now
+    (the figure the finder plans with), not the machine's total."""
+    if device_kind != "cpu":
+        return device_capacity
+    from gpu_train_monitor.finder.budget import cpu_trial_bytes
+
+    available = cpu_trial_bytes()
+    return available if device_capacity is None else min(device_capacity, available)
 
 
 def verdict_text(need_bytes: int, capacity_bytes: int) -> tuple[str, str]:
@@ -118,7 +149,7 @@ def verdict_text(need_bytes: int, capacity_bytes: int) -> tuple[str, str]:
 
 def peak_text(prediction: Any, capacity_bytes: int | None, nproc: int, device_kind: str) -> str:
     """The line beside the batch size, as rich text (the verdict coloured)."""
-    peak, capacity = size(prediction.total_bytes), size(capacity_bytes)
+    peak, capacity = size(process_bytes(prediction, device_kind)), size(capacity_bytes)
     if nproc > 1 and device_kind == "cpu":
         head = QCoreApplication.translate(
             "PeakPrediction", "predicted peak {peak} per process, {total} for {processes}, of {capacity}"
@@ -164,8 +195,11 @@ def peak_tooltip(prediction: Any, device_kind: str) -> str:
     )
     if device_kind == "cpu":
         left_out = QCoreApplication.translate(
-            "PeakPrediction", "Not counted: the process's own memory (Python, PyTorch's libraries, the dataset)."
-        )
+            "PeakPrediction",
+            "Counted too: the process's own memory (Python, PyTorch's libraries), {own}. Against the memory "
+            "available now (what other programs and this app leave), as the batch-size finder plans. Not counted: "
+            "the dataset.",
+        ).format(own=format_bytes(own_bytes(device_kind)))
     else:
         left_out = QCoreApplication.translate(
             "PeakPrediction", "Not counted: the CUDA context and the allocator's cache, a few hundred MB more on a GPU."
@@ -282,7 +316,8 @@ class PeakPrediction(QObject):
             return
         self.label.setEnabled(not self.task.busy if current is None else current)
         if self.prediction is not None:
-            self.label.setText(peak_text(self.prediction, self.capacity(), self._nproc, self._kind))
+            capacity = usable_capacity(self.capacity(), self._kind)
+            self.label.setText(peak_text(self.prediction, capacity, self._nproc, self._kind))
             self.label.setToolTip(peak_tooltip(self.prediction, self._kind))
         elif self._problem is not None:
             short, whole = problem_text(self._problem)

@@ -164,3 +164,116 @@ def test_a_warm_trial_process_reads_past_what_your_own_model_prints(folder, one_
     with WarmTrials() as warm:
         assert warm.idle_bytes(config) > 100 * 2**20
         assert warm.measure(config, 8, 2) > 100 * 2**20
+
+
+SLEEPY_MODEL = """
+import os, signal, time
+from pathlib import Path
+from torch import nn
+
+PARENT = {parent}  # the test's process, which predicts the step: only a trial process sleeps
+
+
+class Sleepy(nn.Module):
+    '''A trial above batch 1 that takes minutes and ignores SIGTERM, as a step deep in a C kernel does.'''
+
+    def __init__(self, num_classes):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                 nn.Linear(4, num_classes))
+
+    def forward(self, x):
+        if x.shape[0] > 1 and os.getpid() != PARENT:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            Path({pidfile!r}).write_text(str(os.getpid()))
+            time.sleep(300)
+        return self.net(x)
+
+
+def net(num_classes):
+    return Sleepy(num_classes)
+"""
+
+
+def test_stop_ends_a_real_trial_process_within_2_s(folder, one_thread_children: None) -> None:
+    """The window's Stop was asked between trials only: a trial on the CPU ran on for over 40 s after it."""
+    import os
+    import threading
+    import time
+
+    import psutil
+
+    from gpu_train_monitor.base.errors import UserError
+    from gpu_train_monitor.finder.search import find_batch_size
+
+    pidfile = folder / "trial.pid"
+    (folder / "sleepy.py").write_text(SLEEPY_MODEL.format(parent=os.getpid(), pidfile=str(pidfile)), encoding="utf-8")
+    config = RunConfig(**{**OWN, "model": "sleepy:net"})
+    stop, raised, ended = threading.Event(), [], threading.Event()
+
+    def search() -> None:
+        try:
+            find_batch_size(config, capacity=4 * 10**9, should_stop=stop.is_set)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            raised.append(exc)
+        ended.set()
+
+    threading.Thread(target=search, daemon=True).start()
+    deadline = time.monotonic() + 240  # the warm trial process imports torch first
+    while not (pidfile.exists() and pidfile.read_text()) and not ended.is_set() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not ended.is_set(), raised
+    pid = int(pidfile.read_text())
+    stop.set()
+    pressed = time.monotonic()
+    assert ended.wait(30)
+    took = time.monotonic() - pressed
+    assert took < 2.0, f"the search returned {took:.1f} s after Stop"
+    assert len(raised) == 1 and isinstance(raised[0], UserError) and "stopped" in str(raised[0])
+    try:
+        assert psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        pass  # gone, as it should be
+
+
+LIMITED_SEARCH = r"""
+import json
+from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.device.host_memory import process_limit
+from gpu_train_monitor.finder.search import find_batch_size
+import gpu_train_monitor.engine.prediction  # torch and the engine mapped first: what is left is read after them
+
+limit = process_limit()
+left = limit.left_bytes
+result = find_batch_size(RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=2560))
+print(json.dumps({"kind": limit.kind, "limit": limit.limit_bytes, "left": left, "result": result.to_dict()}))
+"""
+
+
+def test_under_a_memory_limit_the_cpu_finder_plans_within_the_training_set_and_what_is_left() -> None:
+    """Under `ulimit -v 5000000` the finder planned for the limit's whole 5.12 GB (torch's libraries alone map
+    3.3 GB of it), and a batch above the 2,560-image training set."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    limit = 5_000_000 * 1024
+    done = subprocess.run(
+        [sys.executable, "-c", LIMITED_SEARCH],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, OMP_NUM_THREADS="1"),
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    result, trials = said["result"], said["result"]["trials"]
+    assert said["kind"] == "RLIMIT_AS" and said["limit"] == limit
+    assert result["capacity_bytes"] <= said["left"] < limit  # what the limit left, not its whole size
+    assert trials and all(t["batch_size"] <= 2560 for t in trials) and result["batch_size"] <= 2560
+    # every trial was planned within that memory, and the answer was measured under the limit
+    assert all(t["predicted_bytes"] is None or t["predicted_bytes"] <= result["capacity_bytes"] for t in trials)
+    answer = next(t for t in trials if t["batch_size"] == result["batch_size"])
+    assert answer["fits"] and answer["peak_bytes"] <= result["limit_bytes"]

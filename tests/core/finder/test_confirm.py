@@ -12,7 +12,7 @@ from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.finder.search import find_batch_size
 from tests.support.predictions import ModelPredictions
 
-CONFIG = RunConfig(device="cpu", model="tiny-cnn", batch_size=64)
+CONFIG = RunConfig(device="cpu", model="tiny-cnn", batch_size=64, synthetic_samples=20_000)  # above every answer
 CAPACITY = 10**9
 LIMIT = 9 * 10**8  # the default 10% margin
 # the prediction model's step: 3 MB of weights, gradients and momentum, 100 kB per image

@@ -20,8 +20,9 @@ from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.finder.search import BatchSizeResult, Trial, find_batch_size, trial_error
+from tests.support.predictions import ModelPredictions
 
-CONFIG = RunConfig(device="cpu", model="tiny-cnn")
+CONFIG = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=2_000_000)  # no answer here is above it
 
 
 class LinearMemory:
@@ -159,6 +160,36 @@ def test_when_even_the_first_batch_does_not_fit_the_error_says_so() -> None:
         search(memory, margin=0.1)
     assert not isinstance(raised.value, ConfigError)
     assert memory.tried == [1]
+
+
+@pytest.mark.parametrize("predict", [None, ModelPredictions(params=1000, per_sample=10)], ids=["doubling", "predicted"])
+def test_no_trial_and_no_answer_is_above_the_training_set(predict: ModelPredictions | None) -> None:
+    """A 2,560-image training set on a machine where 8,000 images fit: the window planned a trial at 24,151, and an
+    answer of 2,817 then failed the form."""
+    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=2560)
+    tried: list[int] = []
+
+    def measure(run_config: RunConfig, batch: int, steps: int) -> int | None:
+        tried.append(batch)
+        peak = 1000 + 10 * batch
+        return None if peak > 100_000 else peak
+
+    result = find_batch_size(config, capacity=100_000, margin=0.1, measure=measure, predict=predict)
+    assert tried and max(tried) <= 2560
+    assert result.batch_size == 2560  # the whole training set fits
+    assert result.predicted_batch in (None, 2560)
+
+
+def test_a_start_above_the_training_set_starts_at_it() -> None:
+    tried: list[int] = []
+
+    def measure(run_config: RunConfig, batch: int, steps: int) -> int | None:
+        tried.append(batch)
+        return 1000 + batch
+
+    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=300)
+    result = find_batch_size(config, capacity=10**9, start=4096, measure=measure, predict=None)
+    assert tried == [300] and result.batch_size == 300
 
 
 def test_stopping_the_search_ends_it_between_trials() -> None:

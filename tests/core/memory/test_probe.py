@@ -110,7 +110,8 @@ def test_cuda_allocations_show_up_and_clearing_the_cache_gives_them_back() -> No
 
 
 def test_cpu_capacity_is_the_process_limit_when_lower_than_system_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Under `ulimit -v` the plot's capacity and the finder's are the limit, not the machine's memory."""
+    """Under `ulimit -v` the plot's capacity is the limit, not the machine's memory; the finder's is what the limit
+    leaves (tests/core/finder/test_budget.py)."""
     from gpu_train_monitor.config.run_config import RunConfig
     from gpu_train_monitor.finder.search import default_capacity
 
@@ -126,8 +127,8 @@ def test_cpu_capacity_is_the_process_limit_when_lower_than_system_memory(monkeyp
     )
     sample = MemoryProbe("cpu").sample()
     assert (sample.capacity_bytes, sample.capacity_limit) == (limit, "RLIMIT_AS")
-    assert default_capacity(RunConfig(device="cpu")) == min(limit, psutil.virtual_memory().available)
     free = host_free_bytes()
+    assert abs(default_capacity(RunConfig(device="cpu")) - free) < 256 * 2**20  # read a moment apart
     assert free <= 2 * 2**30 and free < sample.capacity_bytes  # what the address space has left, read now
     monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     unlimited = MemoryProbe("cpu").sample()

@@ -7,9 +7,20 @@ import re
 import threading
 import time
 
+import pytest
+from PySide6.QtWidgets import QLabel
+
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.gui.form.peak_prediction import PeakPrediction, PredictionOutcome, predict_outcome, verdict
+from gpu_train_monitor.finder import budget
+from gpu_train_monitor.gui.form.peak_prediction import (
+    PeakPrediction,
+    PredictionOutcome,
+    predict_outcome,
+    process_bytes,
+    verdict,
+)
 from tests.support.gui_support import FAST
+from tests.support.predictions import ModelPredictions
 
 PREDICTION_WAIT_MS = 60_000  # the process's first prediction warms torch's fake tensors up (seconds on 2 cores)
 
@@ -25,19 +36,49 @@ def test_the_verdict_keeps_a_tenth_of_the_capacity_free():
     assert verdict(101, 100) == "does not fit"
 
 
-def test_a_new_batch_size_is_predicted_after_typing_without_blocking_it(make_window, qtbot):
+MACHINE_TOTAL = 25_276_203_008  # a 24 GiB machine's memory, as the device list says it
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("cpu", "predicted peak 1.50 GB of 3.00 GB: fits (1.50 GB to spare)"),  # it said 24.28 GB to spare
+        ("cuda", "predicted peak 1.00 GB of 25.28 GB: fits (24.28 GB to spare)"),  # a GPU's memory is all its own
+    ],
+)
+def test_on_the_cpu_the_verdict_counts_the_process_s_own_memory_against_what_is_available(
+    qtbot, monkeypatch: pytest.MonkeyPatch, kind: str, expected: str
+) -> None:
+    """The figures the batch-size finder plans with (gpu_train_monitor.finder.budget), not the machine's total."""
+    monkeypatch.setattr(budget, "cpu_trial_bytes", lambda: 3 * 10**9)  # what other programs and the app leave
+    monkeypatch.setattr(budget, "_measured_own_bytes", 500 * 10**6)  # as the finder's trial process measured it
+    label = QLabel()
+    qtbot.addWidget(label)
+    peak = PeakPrediction(object(), label, lambda: MACHINE_TOTAL)
+    # 3 x 100 MB for the parameters, their gradients and SGD's momentum, 700 images of 1 MB
+    peak.prediction = ModelPredictions(params=100 * 10**6, per_sample=10**6)(RunConfig(), 700)
+    assert peak.prediction.total_bytes == 10**9
+    peak._ready, peak._kind = True, kind
+    peak.show_again(current=True)
+    assert shown(label) == expected
+    if kind == "cpu":
+        assert "500.00 MB" in label.toolTip()  # the process's own memory, counted
+
+
+def test_a_new_batch_size_is_predicted_after_typing_without_blocking_it(make_window, qtbot, monkeypatch):
+    monkeypatch.setattr(budget, "cpu_trial_bytes", lambda: 20 * 10**9)  # what is available, kept still
     window = make_window(FAST)
     label = window.form.peak_label
     qtbot.waitUntil(lambda: window.peak.prediction is not None, timeout=PREDICTION_WAIT_MS)
     assert window.peak.prediction.batch_size == 32
-    assert re.fullmatch(r"predicted peak [\d.]+ MB of [\d.]+ GB: fits \([\d.]+ GB to spare\)", shown(label))
+    assert re.fullmatch(r"predicted peak [\d.]+ (MB|GB) of 20.00 GB: fits \([\d.]+ GB to spare\)", shown(label))
     started = time.perf_counter()
     window.form.set_batch_size(64)  # each change the user types
     window.form.set_batch_size(128)
     assert time.perf_counter() - started < 0.2  # nothing is worked out in the GUI thread
     assert not label.isEnabled()  # the 32's answer, greyed out while the new one is worked out
     qtbot.waitUntil(lambda: window.peak.prediction.batch_size == 128 and label.isEnabled(), timeout=10_000)
-    assert f"of {window.probe.sample().capacity_bytes / 1e9:.2f} GB: fits" in shown(label)
+    assert "of 20.00 GB: fits" in shown(label)  # the CPU's: what is available, never the machine's total
 
 
 def test_an_absurd_batch_on_a_small_capacity_does_not_fit(make_window, qtbot):
@@ -46,7 +87,7 @@ def test_an_absurd_batch_on_a_small_capacity_does_not_fit(make_window, qtbot):
     window.form.set_batch_size(2048)
     qtbot.waitUntil(lambda: "does not fit" in window.form.peak_label.text(), timeout=PREDICTION_WAIT_MS)
     assert window.peak.prediction.batch_size == 2048
-    over = (window.peak.prediction.total_bytes - 50_000_000) / 1e9
+    over = (process_bytes(window.peak.prediction, "cpu") - 50_000_000) / 1e9  # its own memory counted
     assert re.fullmatch(
         rf"predicted peak [\d.]+ GB of 50.00 MB: does not fit \({over:.2f} GB over\)", shown(window.form.peak_label)
     )

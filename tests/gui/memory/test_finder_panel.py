@@ -73,9 +73,9 @@ def test_each_trial_shows_its_predicted_peak_beside_the_measured_one(qtbot, monk
         "find_batch_size",
         functools.partial(gpu_train_monitor.finder.search.find_batch_size, measure=trial, predict=ModelPredictions()),
     )
-    panel = FinderPanel(lambda: RunConfig(device="cpu", model="tiny-cnn"))
+    panel = FinderPanel(lambda: RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=20_000))
     qtbot.addWidget(panel)
-    panel.capacity.setValue(1.0)  # GB
+    panel.capacity.setValue(1.0)  # GB: ~8,000 images, within the training set
     panel._on_find()
     qtbot.waitUntil(lambda: panel.result is not None, timeout=10_000)
     result = panel.result
@@ -90,3 +90,33 @@ def test_each_trial_shows_its_predicted_peak_beside_the_measured_one(qtbot, monk
     xs, ys = panel.predicted_scatter.getData()
     assert sorted(xs) == [t.batch_size for t in result.trials]  # a hollow point per trial, at its predicted peak
     assert set(ys) == {t.predicted_bytes for t in result.trials}
+
+
+def test_stop_ends_the_running_trial_at_once(qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """Stop was asked between trials only: a trial process at a large batch ran on for over 40 s after it."""
+    import functools
+    import time
+
+    import gpu_train_monitor.finder.search
+    from gpu_train_monitor.config.run_config import RunConfig
+    from tests.core.finder.test_trial_process import STOP_WITHIN_S, gone, hanging_trial
+    from tests.support.predictions import ModelPredictions
+
+    pidfile = hanging_trial(monkeypatch, tmp_path)  # each trial process hangs, deaf to SIGTERM
+    monkeypatch.setattr(
+        gpu_train_monitor.finder.search,
+        "find_batch_size",
+        functools.partial(gpu_train_monitor.finder.search.find_batch_size, predict=ModelPredictions()),
+    )
+    panel = FinderPanel(lambda: RunConfig(device="cpu", model="tiny-cnn"))
+    qtbot.addWidget(panel)
+    panel.capacity.setValue(1.0)  # GB
+    panel._on_find()
+    qtbot.waitUntil(lambda: pidfile.exists() and pidfile.read_text() != "", timeout=30_000)
+    started = time.monotonic()
+    with qtbot.waitSignal(panel.task.ended, timeout=int(STOP_WITHIN_S * 1000)):
+        panel.stop_button.click()
+    assert time.monotonic() - started < STOP_WITHIN_S
+    assert gone(int(pidfile.read_text()))
+    assert panel.result_label.text() == "the batch-size search was stopped"
+    assert panel.find_button.isEnabled() and not panel.stop_button.isEnabled()

@@ -192,6 +192,7 @@ def oom_stop_events(batch_size: int) -> list[object]:
 
 def test_find_a_batch_size_from_the_banner_opens_the_finder_and_searches(qtbot, window, fast_trials):
     memory = fast_trials(100_000_000, 1_000_000)
+    window.form.set_config(FAST.replace(synthetic_samples=4096))  # a training set above every batch tried
     for event in oom_stop_events(64):
         window._on_run_event(event)
     assert not window.oom_banner.isVisible()  # offered once the run's thread has ended, so Retry can start
@@ -231,6 +232,7 @@ def test_stop_here_dismisses_the_banner(qtbot, window):
 
 def test_finder_plots_every_trial_the_fit_line_and_the_limit(qtbot, window, fast_trials):
     memory = fast_trials(100_000_000, 1_000_000)
+    window.form.set_config(FAST.replace(synthetic_samples=4096))  # a training set above every batch tried
     panel = window.finder_panel
     window.tabs.setCurrentWidget(panel)
     panel.capacity.setValue(1.0)
