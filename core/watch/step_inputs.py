@@ -11,6 +11,7 @@ forward: a failure records nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -126,6 +127,17 @@ class FirstInputs:
         """(the module to call, its first inputs): `model`'s own; a wrapper's around it (DDP, torch.compile's); else,
         for a model whose own forward is not called (a LightningModule's training_step calling `self.net(x)`), the
         outermost of its submodules that holds every one of its trainable parameters."""
+        found = self._called(model)
+        if found is None:
+            return None
+        module, inputs = found
+        if inputs.autocast is None:  # autocast entered inside the forward (accelerate wraps `model.forward` so)
+            inside = self._autocast_inside(module)
+            if inside is not None:
+                inputs = dataclasses.replace(inputs, autocast=inside)
+        return module, inputs
+
+    def _called(self, model: nn.Module | None) -> tuple[nn.Module, StepInputs] | None:
         if model is None:
             return None
         own = self._seen(model)
@@ -140,6 +152,16 @@ class FirstInputs:
             inputs = self._seen(module)
             if inputs is not None and trained <= {id(p) for p in module.parameters()}:
                 return module, inputs
+        return None
+
+    def _autocast_inside(self, model: nn.Module) -> tuple[str, torch.dtype] | None:
+        """The autocast the model's submodules ran under when the model's own forward did not: a forward wrapped in
+        autocast (accelerate's, for a bf16 Trainer) enters it after the model's hooks look and leaves it before
+        they look again, so only the modules it calls see it. None when none of them did."""
+        for module in unwrapped(model).modules():
+            inputs = self._seen(module)
+            if inputs is not None and inputs.autocast is not None:
+                return inputs.autocast
         return None
 
     def _seen(self, module: nn.Module) -> StepInputs | None:

@@ -233,3 +233,25 @@ def test_a_watch_leaves_no_global_hook_behind_so_torch_compile_does_not_warn_lat
     torch.nn.Linear(2, 2)(torch.ones(1, 2, requires_grad=True))
     inputs.forget()
     assert not modules._has_any_global_hook()
+
+
+def test_autocast_entered_inside_the_models_forward_is_traced_as_the_step_ran(tmp_path: Path) -> None:
+    """accelerate (a transformers Trainer with --bf16) wraps `model.forward` in autocast: the model's own hooks run
+    outside it, so the prediction said "no autocast"; the modules its forward calls ran under it."""
+    model, optimizer = tiny_model()
+    forward = model.forward
+
+    def forward_in_autocast(*args, **kwargs):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return forward(*args, **kwargs)
+
+    model.forward = forward_in_autocast  # as accelerate's prepare_model does
+    db = tmp_path / "runs.db"
+    with watch(model, optimizer, runs_db=db) as w:
+        x, y = torch.randn(BATCH, 12), torch.randint(0, 3, (BATCH,))
+        loss = nn.functional.cross_entropy(model(x).float(), y)
+        loss.backward()
+        optimizer.step()
+        w.step(loss, BATCH)
+    (predicted,) = predicted_events(recorded_run(db)[3])
+    assert predicted["reason"] == "" and "bfloat16 autocast" in predicted["what"], predicted["what"]
