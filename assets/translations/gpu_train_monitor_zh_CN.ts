@@ -1860,6 +1860,26 @@
         <translation>--agent-command 指定的是另一台机器上的代理：请同时给出 --remote HOST</translation>
     </message>
     <message>
+        <source>--remote-cwd names a folder on another machine: give --remote HOST too</source>
+        <translation>--remote-cwd 指定的是另一台机器上的文件夹：请同时给出 --remote HOST</translation>
+    </message>
+    <message>
+        <source>the agent on {host} sent a runs list that is not one</source>
+        <translation>{host} 上的代理发来的运行列表并不是一个列表</translation>
+    </message>
+    <message>
+        <source>the agent on {host} said more runs follow from {offset} but sent none; listing stopped</source>
+        <translation>{host} 上的代理说从 {offset} 起还有更多运行，却一个也没有发来；已停止列出</translation>
+    </message>
+    <message>
+        <source>the agent on {host} sent run {run_id} twice (its pages do not move on); listing stopped</source>
+        <translation>{host} 上的代理两次发来运行 {run_id}（它的分页没有向前推进）；已停止列出</translation>
+    </message>
+    <message>
+        <source>the agent on {host} sent more than {pages} pages of runs; listing stopped</source>
+        <translation>{host} 上的代理发来的运行超过 {pages} 页；已停止列出</translation>
+    </message>
+    <message>
         <source>runs delete works on this machine&apos;s store only; delete remote runs on that machine</source>
         <translation>runs delete 只作用于本机的运行记录库；远程的运行请在那台机器上删除</translation>
     </message>
@@ -2214,6 +2234,38 @@
     <message>
         <source>this gpu-train-monitor speaks protocol {here_protocol}, the one on {host} speaks {there_protocol}: install the same gpu-train-monitor version on both machines: here {here_app}, on {host} {there_app}</source>
         <translation>本机的 gpu-train-monitor 使用协议 {here_protocol}，{host} 上的使用协议 {there_protocol}：请在两台机器上安装相同版本的 gpu-train-monitor：本机为 {here_app}，{host} 上为 {there_app}</translation>
+    </message>
+    <message>
+        <source>this connection has {limit} streams running, the most one connection may have; cancel one before starting another</source>
+        <translation>此连接已有 {limit} 个数据流在运行，已达到一个连接的上限；请先取消一个，再启动新的</translation>
+    </message>
+    <message>
+        <source>the line holds the number {number}, outside the 64-bit range of the run store</source>
+        <translation>该行包含数字 {number}，超出了运行存储的 64 位整数范围</translation>
+    </message>
+    <message>
+        <source>the gpu-train-monitor on {host} gives its protocol as {value}, not a number like this one&apos;s {here_protocol}: install the same gpu-train-monitor version on both machines: here {here_app}, on {host} {there_app}</source>
+        <translation>{host} 上的 gpu-train-monitor 给出的协议是 {value}，而不是像本机的 {here_protocol} 这样的数字：请在两台机器上安装相同版本的 gpu-train-monitor：本机为 {here_app}，{host} 上为 {there_app}</translation>
+    </message>
+    <message>
+        <source>this gpu-train-monitor and the one on {host} both speak protocol {here_protocol}, yet {host} refused to talk ({refusal}): install the same gpu-train-monitor version on both machines: here {here_app}, on {host} {there_app}</source>
+        <translation>本机和 {host} 上的 gpu-train-monitor 都使用协议 {here_protocol}，但 {host} 拒绝了通信（{refusal}）：请在两台机器上安装相同版本的 gpu-train-monitor：本机为 {here_app}，{host} 上为 {there_app}</translation>
+    </message>
+    <message>
+        <source>it did not say why</source>
+        <translation>它没有说明原因</translation>
+    </message>
+    <message>
+        <source>nothing</source>
+        <translation>空值</translation>
+    </message>
+    <message>
+        <source>{value} (text)</source>
+        <translation>{value}（文本）</translation>
+    </message>
+    <message>
+        <source>{value} (a yes/no value)</source>
+        <translation>{value}（布尔值）</translation>
     </message>
     <message>
         <source>the chunk&apos;s columns are not an object</source>

@@ -17,13 +17,20 @@ Also here, because they are the same concern:
 - lists inside sentences ('a; b; c', 'x= and y=') as nested Messages: a list glued with English separators
   would reach the window as one untranslatable string, while nesting keeps each part translatable and lets
   the separators become the user's language's own (Chinese punctuation, 和);
-- human-readable byte counts, shared by the CLI, the log and the window's axes.
+- human-readable byte counts, shared by the CLI, the log and the window's axes;
+- `printable`: text another machine wrote (a run's name, a path, an agent's error) made safe to print on a
+  terminal, which would otherwise obey the escape sequences in it (clear the screen, move the cursor, rewrite
+  the line a carriage return goes back over).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # C0 (tab aside), DEL and C1: what a terminal obeys
+_CONTROL_BUT_NEWLINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class Message(str):
@@ -117,3 +124,13 @@ def and_list(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return items[0] if items else ""
     return Message("{first} and {second}", first=and_list(items[:-1]), second=items[-1])
+
+
+def printable(text: str, *, newlines: bool = False) -> str:
+    """`text` with every control character a terminal would act on shown escaped, as Python writes it: ESC as
+    `\\x1b`, a carriage return as `\\r`, a newline as `\\n` unless `newlines` (multi-line output, where a newline
+    is what it says). Tabs stay. Text without any is returned as it is (a `Message` keeps its structure)."""
+    pattern = _CONTROL_BUT_NEWLINE if newlines else _CONTROL
+    if not pattern.search(text):
+        return text
+    return pattern.sub(lambda match: repr(match.group())[1:-1], str(text))

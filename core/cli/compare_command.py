@@ -14,6 +14,7 @@ from typing import Any
 
 from ..base.errors import ConfigError
 from ..base.outputs import check_distinct_outputs, check_output_path
+from ..base.text import printable
 from ..compare.events import ComparisonStarted
 from ..compare.result import ComparisonResult, ratio_text
 from ..run.events import ContenderEvent, Event, RunFinished
@@ -47,11 +48,11 @@ def command_compare(args: argparse.Namespace) -> int:
     save_error = save_json("json", args.json, result.to_dict(), "comparison")
     failed_input = _user_error(comparison, result)
     if failed_input:
-        print(f"{PROG}: error: {failed_input}", file=sys.stderr)
+        print(printable(f"{PROG}: error: {failed_input}"), file=sys.stderr)
         return EXIT_USER_ERROR
-    out(comparison_table(result))
+    out(printable(comparison_table(result), newlines=True))  # a remote comparison's labels are the remote's
     if result.agreement:
-        out(("note: " if result.losses_agree else "warning: ") + result.agreement)
+        out(printable(("note: " if result.losses_agree else "warning: ") + result.agreement))
     if save_error:
         print(save_error, file=sys.stderr)
         return EXIT_USER_ERROR
@@ -119,7 +120,7 @@ class ComparisonProgress:
         elif isinstance(event, ContenderEvent):
             if self._bar is None:
                 print(
-                    f"run {event.index + 1}/{self._count}: {self._labels.get(event.index, '')}",
+                    printable(f"run {event.index + 1}/{self._count}: {self._labels.get(event.index, '')}"),
                     file=sys.stderr,
                     flush=True,
                 )

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..base.outputs import check_distinct_outputs, check_output_path
+from ..base.text import printable
 from ..run.status import EXIT_INTERRUPTED, EXIT_USER_ERROR
 from .options import PROG, command_protection, config_from_args
 from .stdout import out, save_json
@@ -47,7 +48,7 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
     else:
         result = find_batch_size(config, on_trial=on_trial, predict=None if args.no_predict else "auto", **options)
     if result.prediction_note:
-        print(result.prediction_note, file=sys.stderr)
+        print(printable(result.prediction_note), file=sys.stderr)  # a remote search's is the remote's
     save_error = save_json("json", args.json, result.to_dict(), "result")
     out(f"batch size      {result.batch_size}")
     out(
@@ -87,7 +88,7 @@ def _search_there(target: Any, config: Any, args: argparse.Namespace, options: d
     except UserError as exc:
         if not stop.is_set():
             raise
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        print(printable(f"{PROG}: {exc}"), file=sys.stderr)
         return None
     finally:
         for number, handler in previous.items():

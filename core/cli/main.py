@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from ..base.errors import UserError
+from ..base.text import printable
 from ..distributed.env import DEFAULT_TIMEOUT_S
 from ..run.signals import Terminated, sigterm_raises
 from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
@@ -190,7 +191,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
 
             return command_agent(args)
     except UserError as exc:
-        print(f"{PROG}: error: {user_error_line(exc)}", file=sys.stderr)
+        print(f"{PROG}: error: {printable(user_error_line(exc))}", file=sys.stderr)  # it may quote another machine
         return EXIT_USER_ERROR
     parser.print_help()
     return EXIT_USER_ERROR

@@ -11,6 +11,7 @@ from typing import TextIO
 
 from tqdm import tqdm
 
+from ..base.text import printable
 from ..run import event_text
 from ..run.events import (
     CacheCleared,
@@ -82,6 +83,7 @@ class ProgressBar:
                     self._write(event_text.resume_hint(self.checkpoint))
 
     def _write(self, text: str) -> None:
+        text = printable(text, newlines=True)  # a remote run's events carry the remote's words: never escapes
         if self.bar is not None:
             self.bar.write(text, file=self.stream)
         else:

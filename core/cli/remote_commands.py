@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from ..base.text import Message
 from .options import PROG
 
+MAX_RUN_PAGES = 1000  # pages of a remote `runs` list (about a thousand runs each): more is an agent that loops
+
 if TYPE_CHECKING:
     from ..remote.link import AgentLink
     from ..remote.target import RemoteTarget
@@ -43,7 +45,8 @@ def add_remote_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def remote_target(args: argparse.Namespace) -> RemoteTarget | None:
-    """The machine --remote names (None without it); --agent-command alone is refused."""
+    """The machine --remote names (None without it); --agent-command or --remote-cwd alone is refused (either
+    would be ignored without a word)."""
     from ..base.errors import UserError
     from ..remote.target import RemoteTarget
 
@@ -52,6 +55,8 @@ def remote_target(args: argparse.Namespace) -> RemoteTarget | None:
     if host is None:
         if agent_command:
             raise UserError(Message("--agent-command names the agent on another machine: give --remote HOST too"))
+        if getattr(args, "remote_cwd", None):
+            raise UserError(Message("--remote-cwd names a folder on another machine: give --remote HOST too"))
         return None
     return RemoteTarget.parse(host, agent_command)
 
@@ -83,7 +88,7 @@ def command_runs_remote(args: argparse.Namespace, target: RemoteTarget) -> int:
         if args.runs_command == "list":
             return _list(link, args.search, args.json)
         chunks = _whole_run(link, args.id)
-    with _copied(chunks) as store:
+    with _copied(chunks, target.host) as store:
         from .runs_command import _export, _show
 
         if args.runs_command == "show":
@@ -99,14 +104,48 @@ def _list(link: AgentLink, search: str, as_json: bool) -> int:
 
 
 def all_runs(link: AgentLink, search: str) -> list[dict[str, Any]]:
-    """Every run of the remote store matching `search`, newest first (the agent sends them in pages)."""
+    """Every run of the remote store matching `search`, newest first (the agent sends them in pages, each asked
+    for from the runs received so far). RemoteError for pages that do not move forward (none with "more", a run
+    sent twice, more than MAX_RUN_PAGES): an agent that always answers "more" would otherwise be asked forever."""
+    from ..remote.failures import RemoteError
+
     rows: list[dict[str, Any]] = []
-    while True:
+    seen: set[int] = set()
+    for _ in range(MAX_RUN_PAGES):
         page = link.request("runs", search=search, offset=len(rows))
-        found = page.get("runs") or []
+        found = page.get("runs", [])
+        if not isinstance(found, list) or not all(isinstance(row, dict) for row in found):
+            raise RemoteError(Message("the agent on {host} sent a runs list that is not one", host=link.target.host))
+        if page.get("more") and not found:
+            raise RemoteError(
+                Message(
+                    "the agent on {host} said more runs follow from {offset} but sent none; listing stopped",
+                    host=link.target.host,
+                    offset=len(rows),
+                )
+            )
+        for row in found:
+            run_id = row.get("id")
+            if type(run_id) is int and run_id in seen:
+                raise RemoteError(
+                    Message(
+                        "the agent on {host} sent run {run_id} twice (its pages do not move on); listing stopped",
+                        host=link.target.host,
+                        run_id=run_id,
+                    )
+                )
+            if type(run_id) is int:
+                seen.add(run_id)
         rows += found
-        if not page.get("more") or not found:
+        if not page.get("more"):
             return rows
+    raise RemoteError(
+        Message(
+            "the agent on {host} sent more than {pages} pages of runs; listing stopped",
+            host=link.target.host,
+            pages=MAX_RUN_PAGES,
+        )
+    )
 
 
 def run_row(values: dict[str, Any]) -> Any:
@@ -153,8 +192,8 @@ def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:
 
 
 @contextlib.contextmanager
-def _copied(chunks: list[dict[str, Any]]) -> Iterator[Any]:
-    """A temporary store holding the chunks' run under the remote's id."""
+def _copied(chunks: list[dict[str, Any]], origin: str) -> Iterator[Any]:
+    """A temporary store holding the chunks' run (from `origin`) under the remote's id."""
     from ..remote.mirror import mirror_chunk
     from ..store.run_store import RunStore
 
@@ -162,7 +201,7 @@ def _copied(chunks: list[dict[str, Any]]) -> Iterator[Any]:
         store = RunStore(Path(folder) / "copy.sqlite3")
         try:
             for chunk in chunks:
-                mirror_chunk(store, chunk, keep_id=True)
+                mirror_chunk(store, chunk, origin=origin, keep_id=True)
             yield store
         finally:
             store.close()

@@ -6,7 +6,8 @@ process) with a progress line, reconnecting after drops, until the run ends; the
 exit code, as for a local run. It is steered like a local run: Ctrl+C (SIGINT), SIGUSR2 and SIGUSR1 reach the
 remote run as stop, pause and clear cache (gpu_train_monitor.run.signals' contract), and SIGTERM stops it too. A second
 Ctrl+C stops following (the remote run still stops); a third ends this process at once (a reconnect under way
-may otherwise take up to its timeouts).
+may otherwise take up to its timeouts). Whatever the remote wrote (the run's uid and pid as it answered, its
+messages, the agent's words) is printed with its control characters escaped: it must not drive the terminal.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..base.text import Message
+from ..base.text import Message, printable
 from ..distributed.env import ENV_RUN_UID
 from ..remote.failures import RemoteError, RemoteRequestFailed
 from ..remote.follow import RunGone, follow_into_store
@@ -53,7 +54,9 @@ def start_and_follow(
         try:
             started = link.request(op, uid=uid, **request)
             uid = str(started.get("uid") or uid)
-            said = f"started on {target.host} (process {started.get('pid', '?')}); following it into {store_path}"
+            said = printable(
+                f"started on {target.host} (process {started.get('pid', '?')}); following it into {store_path}"
+            )
             seen.following = True
             try:
                 status = _follow(target, link, uid, store_path, said, controls)
@@ -88,7 +91,7 @@ def _follow(
                 uid,
                 store_path,
                 stop=stop,
-                on_problem=lambda line: print(f"{PROG}: {line}", file=sys.stderr, flush=True),
+                on_problem=lambda line: print(f"{PROG}: {printable(line)}", file=sys.stderr, flush=True),
                 wait_for_run_s=WAIT_FOR_RUN_S,
             )
         except BaseException as exc:  # handed to the main thread, which reports it
@@ -139,11 +142,11 @@ class _Steering:
                 if control is Control.STOP and exc.kind == NOT_FOUND:  # not recorded yet: again in a moment
                     self.stop_pending, self._next_try = True, time.monotonic() + 1.0
                     return
-                print(f"{PROG}: warning: {control.value} did not reach the run: {exc}", file=sys.stderr)
+                _warn_not_reached(control, exc)
                 return
             except RemoteError as exc:
                 if attempt:
-                    print(f"{PROG}: warning: {control.value} did not reach the run: {exc}", file=sys.stderr)
+                    _warn_not_reached(control, exc)
 
     def retry(self) -> None:
         """Send a pending Stop again when its time has come."""
@@ -152,6 +155,11 @@ class _Steering:
 
     def close(self) -> None:
         self.link.close()
+
+
+def _warn_not_reached(control: Control, error: Exception) -> None:
+    """A control that did not reach the run, said with the remote's words escaped."""
+    print(printable(f"{PROG}: warning: {control.value} did not reach the run: {error}"), file=sys.stderr)
 
 
 class _Signals:
@@ -223,7 +231,8 @@ class _Progress:
             print(self.started, file=sys.stderr, flush=True)
             self.started = ""
         self.last_text = text
-        print(f"\r{text}" if self.tty else text, end="" if self.tty else "\n", file=sys.stderr, flush=True)
+        shown = printable(text)  # the copy's columns are the remote's: a step count may be any text
+        print(f"\r{shown}" if self.tty else shown, end="" if self.tty else "\n", file=sys.stderr, flush=True)
 
     def _text(self) -> str:
         from ..store.run_store import RunStore, StoreError
@@ -264,13 +273,14 @@ def _report_end(args: argparse.Namespace, store_path: Path, uid: str, status: St
         row = None if run_id is None else store.run(run_id)
         summary = None if run_id is None else store.summary(run_id)
     if status is None or not status.finished:  # no longer followed before it ended
-        print(f"{PROG}: the run goes on on the remote machine (uid {uid})", file=sys.stderr)
+        print(printable(f"{PROG}: the run goes on on the remote machine (uid {uid})"), file=sys.stderr)
         return EXIT_INTERRUPTED
     if summary is not None:
         known = {field.name for field in dataclasses.fields(RunSummary)}
-        out(summary_text(RunSummary(**{name: value for name, value in summary.items() if name in known})))
+        text = summary_text(RunSummary(**{name: value for name, value in summary.items() if name in known}))
+        out(printable(text, newlines=True))
     if row is not None and row.message and status is not Status.COMPLETED:
-        print(f"{PROG}: {status}: {row.message}", file=sys.stderr)
+        print(printable(f"{PROG}: {status}: {row.message}"), file=sys.stderr)
     if summary is not None and getattr(args, "summary_json", None):
         problem = save_json("summary_json", args.summary_json, summary, "summary")
         if problem:

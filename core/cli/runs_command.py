@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..base.errors import UserError
 from ..base.outputs import strict_json
-from ..base.text import Message
+from ..base.text import Message, printable
 from .options import PROG, OneLineParser
 
 if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
@@ -173,7 +173,8 @@ def _list(store: RunStore, search: str, as_json: bool) -> int:
 
 def print_runs(rows: list[RunRow], search: str, as_json: bool, where: str) -> int:
     """`runs list`'s output for `rows` (this store's, or a remote one's): a table, JSON, or that there are none
-    `where` ("in PATH", "on HOST (PATH)")."""
+    `where` ("in PATH", "on HOST (PATH)"); what a remote store wrote is printed with its control characters
+    escaped (a run name or path must not drive the terminal)."""
     from ..export.run_export import run_facts
     from .runs_text import runs_table
     from .stdout import out
@@ -181,7 +182,7 @@ def print_runs(rows: list[RunRow], search: str, as_json: bool, where: str) -> in
     if as_json:
         out(json.dumps(strict_json([run_facts(row) for row in rows]), indent=2, allow_nan=False))
     elif not rows:
-        out(f"no runs match {search!r} {where}" if search.strip() else f"no runs yet {where}")
+        out(printable(f"no runs match {search!r} {where}" if search.strip() else f"no runs yet {where}"))
     else:
         out(runs_table(rows))
     return 0
@@ -193,7 +194,11 @@ def _show(store: RunStore, run_id: int, as_json: bool) -> int:
     from .stdout import out
 
     document = run_document(store, run_id, series=False)
-    out(json.dumps(strict_json(document), indent=2, allow_nan=False) if as_json else run_text(document))
+    out(
+        json.dumps(strict_json(document), indent=2, allow_nan=False)
+        if as_json
+        else printable(run_text(document), newlines=True)
+    )
     return 0
 
 

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..base.text import format_bytes
+from ..base.text import format_bytes, printable
 from ..export.run_export import local_time
 from ..store.run_store import RunRow
 
@@ -43,20 +43,23 @@ def _number(value: float | None, spec: str) -> str:
 def runs_table(rows: Sequence[RunRow]) -> str:
     """One line per run under a header, columns as wide as their widest cell; the name (or comparison
     label) last, since it is free text. A data-parallel run's device reads 'cuda:0 x4' (rank 0's, times the
-    world size)."""
+    world size). Control characters in a cell (a remote store's run name) are shown escaped (`printable`)."""
     cells = [
         [
-            str(r.id),
-            local_time(r.started_at),
-            live_status(r),
-            r.model,
-            r.dataset,
-            r.devices,
-            f"{r.steps:,}",
-            _number(r.samples_per_s, ",.0f"),
-            _number(r.loss_last, ".4f"),
-            format_bytes(r.peak_allocated_bytes) if r.peak_allocated_bytes else "-",
-            r.name or r.label,
+            printable(cell)
+            for cell in (
+                str(r.id),
+                local_time(r.started_at),
+                live_status(r),
+                r.model,
+                r.dataset,
+                r.devices,
+                f"{r.steps:,}",
+                _number(r.samples_per_s, ",.0f"),
+                _number(r.loss_last, ".4f"),
+                format_bytes(r.peak_allocated_bytes) if r.peak_allocated_bytes else "-",
+                r.name or r.label,
+            )
         ]
         for r in rows
     ]

@@ -138,7 +138,7 @@ class Agent:
                         break  # end of input: the connection is gone
                     request = decode(line)
                 except ProtocolError as exc:
-                    self.send(error_reply(None, str(exc), exc.kind))
+                    self.send(error_reply(exc.request_id, str(exc), exc.kind))
                     continue
                 if not greeted:
                     greeted, exit_code = self._hello(request)

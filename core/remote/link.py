@@ -48,7 +48,7 @@ from .failures import (
 )
 from .replies import Replies, Waiting
 from .target import RemoteTarget
-from .transport import CLOSE_WAIT_S, Transport
+from .transport import READER_JOIN_S, Transport
 
 __all__ = [
     "LINK_CLOSED",
@@ -132,19 +132,24 @@ class AgentLink:
         theirs = hello.get("protocol")
         self.host_name = str(hello.get("host") or self.target.host)
         waiting = self._send_request(0, protocol.client_hello(app_version()))
-        if theirs != protocol.PROTOCOL_VERSION:
+        if not protocol.speaks_this_protocol(theirs):
             raise self._version_error(theirs)
         reply = self._wait(waiting, 0, "hello", max(0.1, deadline - time.monotonic()))
         if not reply.get("ok"):
-            if reply.get("kind") == protocol.VERSION:
-                raise self._version_error(theirs)
+            if reply.get("kind") == protocol.VERSION:  # same protocol, refused all the same: its words say why
+                raise self._version_error(theirs, str(reply.get("error") or ""))
             raise RemoteRequestFailed(str(reply.get("error", "")), str(reply.get("kind", "")))
         return hello
 
-    def _version_error(self, theirs: Any) -> VersionMismatch:
+    def _version_error(self, theirs: Any, refusal: str = "") -> VersionMismatch:
         return VersionMismatch(
             protocol.version_mismatch(
-                protocol.PROTOCOL_VERSION, app_version(), theirs, str(self.hello.get("app", "?")), self.target.host
+                protocol.PROTOCOL_VERSION,
+                app_version(),
+                theirs,
+                str(self.hello.get("app", "?")),
+                self.target.host,
+                refusal,
             )
         )
 
@@ -284,10 +289,11 @@ class AgentLink:
             self._fail(self._lost_error())
         except RemoteError as exc:
             self._fail(exc)
-        except (OSError, ValueError):  # the pipe closed under us (close())
+        except (OSError, ValueError):  # the pipe closed under us
             self._fail(self._lost_error())
         finally:
             self._hello_seen.set()
+            self._transport.close_stdout()  # by its reader: from another thread, closing waits for this read
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         if not self.hello:
@@ -322,7 +328,8 @@ class AgentLink:
     # ---- closing ---------------------------------------------------------------------------------
     def close(self) -> None:
         """End the connection: the agent sees end of input and exits (runs it started go on). Never blocks for
-        more than a few seconds: a transport that does not exit is killed."""
+        more than a few seconds: the transport's whole process group is ended (a transport that does not exit,
+        and whatever it left holding the pipes), and no reader thread is waited on for long."""
         self._closing = True
         transport = self._transport
         if transport is None:
@@ -330,9 +337,10 @@ class AgentLink:
         transport.close()
         for thread in self._threads:
             if thread is not threading.current_thread():
-                thread.join(CLOSE_WAIT_S)
+                thread.join(READER_JOIN_S)  # its pipe's end is due: the transport's whole group is gone
         self._fail(self._closed_error())
-        transport.close_pipes()
+        if not any(thread.is_alive() for thread in self._threads):  # else the reader closes it at its end
+            transport.close_stdout()
 
     def __enter__(self) -> AgentLink:
         return self

@@ -48,9 +48,10 @@ EXIT_VERSION = 3  # the agent's exit code after a version mismatch in hello
 class ProtocolError(Exception):
     """A line that breaks the protocol; `kind` is one of ERROR_KINDS, the message one line for people."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, request_id: int | None = None) -> None:
         super().__init__(message)
         self.kind = kind
+        self.request_id = request_id  # the line's own id, when it could be read: the error answers that request
 
 
 # ---- the tables' columns -----------------------------------------------------------------------------
@@ -72,7 +73,8 @@ def _schema_columns() -> dict[str, tuple[str, ...]]:
 
 _COLUMNS = _schema_columns()
 RUN_LIST_COLUMNS: tuple[str, ...] = _COLUMNS["runs"]  # a `runs` list row: every column, id included (+ "live")
-RUN_COLUMNS: tuple[str, ...] = tuple(c for c in _COLUMNS["runs"] if c != "id")  # a chunk's run row
+# a chunk's run row: not the local id, nor where a store copied the run from (each store says that of its own copies)
+RUN_COLUMNS: tuple[str, ...] = tuple(c for c in _COLUMNS["runs"] if c not in ("id", "origin"))
 STEP_COLUMNS: tuple[str, ...] = tuple(c for c in _COLUMNS["steps"] if c != "run_id")
 REPORT_COLUMNS: tuple[str, ...] = tuple(c for c in _COLUMNS["reports"] if c != "run_id")
 RANK_REPORT_COLUMNS: tuple[str, ...] = tuple(c for c in _COLUMNS["rank_reports"] if c != "run_id")
@@ -95,17 +97,44 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1  # SQLite's integers: a number beyond them is no run, step or offset
+
+
+class _OutOfRange(Exception):
+    def __init__(self, digits: str) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _bounded_int(digits: str) -> int:
+    """A JSON integer within SQLite's 64-bit range; _OutOfRange beyond it (before the store overflows on it, and
+    before a number of thousands of digits costs its conversion)."""
+    value = int(digits) if len(digits) <= 20 else None
+    if value is None or not INT_MIN <= value <= INT_MAX:
+        raise _OutOfRange(digits)
+    return value
+
+
 def decode(line: bytes, limit: int | None = None) -> dict[str, Any]:
-    """One line (with or without its `\\n`) as a JSON object; ProtocolError(bad_request / too_long) otherwise."""
+    """One line (with or without its `\\n`) as a JSON object; ProtocolError(bad_request / too_long) otherwise, and
+    bad_request for an integer outside -2**63..2**63-1 anywhere in it (a run id, step, seq or offset that large is
+    the sender's mistake, which the store would only fail on with an overflow)."""
     body = line[:-1] if line.endswith(b"\n") else line
     if body.endswith(b"\r"):
         body = body[:-1]
     if limit is not None and len(body) > limit:
         raise ProtocolError(TOO_LONG, too_long_message(len(body), limit))
     try:
-        value = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+        value = json.loads(body.decode("utf-8"), parse_constant=_no_constant, parse_int=_bounded_int)
     except UnicodeDecodeError:
         raise ProtocolError(BAD_REQUEST, Message("the line is not UTF-8 text")) from None
+    except _OutOfRange as exc:
+        shown = exc.digits if len(exc.digits) <= 30 else f"{exc.digits[:12]}...({len(exc.digits)} digits)"
+        raise ProtocolError(
+            BAD_REQUEST,
+            Message("the line holds the number {number}, outside the 64-bit range of the run store", number=shown),
+            _request_id(body),
+        ) from None
     except ValueError as exc:
         raise ProtocolError(BAD_REQUEST, Message("the line is not JSON ({why})", why=str(exc))) from None
     except RecursionError:  # "[[[[..." a line deep: the parser gives up; the reader must go on all the same
@@ -113,6 +142,19 @@ def decode(line: bytes, limit: int | None = None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ProtocolError(BAD_REQUEST, Message("the line is JSON but not an object"))
     return value
+
+
+def _request_id(body: bytes) -> int | None:
+    """The `id` of a line that is JSON but was refused for a number too large elsewhere in it: its error then answers
+    the request the sender waits on. None when it has none that fits."""
+    try:
+        value = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+    found = value.get("id") if isinstance(value, dict) else None
+    if isinstance(found, int) and not isinstance(found, bool) and INT_MIN <= found <= INT_MAX:
+        return found
+    return None
 
 
 def too_long_message(size: int, limit: int) -> Message:
@@ -160,8 +202,40 @@ def client_hello(app: str, request_id: int = 0) -> dict[str, Any]:
     return {"id": request_id, "op": "hello", "protocol": PROTOCOL_VERSION, "app": app}
 
 
-def version_mismatch(here_protocol: Any, here_app: str, there_protocol: Any, there_app: str, host: str) -> Message:
-    """The one line both sides show when their protocol versions differ (`here`: the side that says it)."""
+def speaks_this_protocol(value: Any) -> bool:
+    """Whether a hello's `protocol` is this side's: the same integer (not `true`, which JSON's 1 equals in
+    Python, nor the text "1")."""
+    return type(value) is int and value == PROTOCOL_VERSION
+
+
+def version_mismatch(
+    here_protocol: Any, here_app: str, there_protocol: Any, there_app: str, host: str, refusal: str = ""
+) -> Message:
+    """The one line both sides show when the two cannot talk (`here`: the side that says it), naming what
+    actually differs: the protocol numbers, a protocol that is no number at all, or, when both speak the same
+    protocol, the other side's own words on why it refused (`refusal`) beside both versions."""
+    if type(there_protocol) is not int:
+        return Message(
+            "the gpu-train-monitor on {host} gives its protocol as {value}, not a number like this one's "
+            "{here_protocol}: install the same gpu-train-monitor version on both machines: here {here_app}, "
+            "on {host} {there_app}",
+            value=_shown_value(there_protocol),
+            here_protocol=here_protocol,
+            here_app=here_app,
+            there_app=there_app,
+            host=host,
+        )
+    if there_protocol == here_protocol:
+        return Message(
+            "this gpu-train-monitor and the one on {host} both speak protocol {here_protocol}, yet {host} refused "
+            "to talk ({refusal}): install the same gpu-train-monitor version on both machines: here {here_app}, "
+            "on {host} {there_app}",
+            here_protocol=here_protocol,
+            refusal=" ".join(refusal.split()) or Message("it did not say why"),
+            here_app=here_app,
+            there_app=there_app,
+            host=host,
+        )
     return Message(
         "this gpu-train-monitor speaks protocol {here_protocol}, the one on {host} speaks {there_protocol}: "
         "install the same gpu-train-monitor version on both machines: here {here_app}, on {host} {there_app}",
@@ -171,6 +245,19 @@ def version_mismatch(here_protocol: Any, here_app: str, there_protocol: Any, the
         there_app=there_app,
         host=host,
     )
+
+
+def _shown_value(value: Any) -> str:
+    """A hello's value as it came on the wire (JSON), saying what it is when that could pass for a number."""
+    if value is None:
+        return Message("nothing")
+    shown = json.dumps(value, ensure_ascii=True, default=repr)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    if isinstance(value, str):
+        return Message("{value} (text)", value=shown)
+    if isinstance(value, bool):
+        return Message("{value} (a yes/no value)", value=shown)
+    return shown
 
 
 def request(request_id: int, op: str, **args: Any) -> dict[str, Any]:

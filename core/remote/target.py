@@ -32,6 +32,7 @@ SSH_OPTIONS = (
 _NAME = re.compile(r"[A-Za-z0-9_.%+-]+")  # an ssh config alias, a host name or an IPv4 address
 _USER = re.compile(r"[A-Za-z0-9_.+-][A-Za-z0-9_.+@-]*")
 _IPV6 = re.compile(r"\[([0-9A-Fa-f:.]+)\]")
+_PORT = re.compile(r"[0-9]{1,5}")
 
 
 class BadTarget(UserError):
@@ -73,7 +74,8 @@ class RemoteTarget:
             return list(self.transport)
         ssh = ssh_program()
         port = ["-p", str(self.port)] if self.port is not None else []
-        return [*ssh, *SSH_OPTIONS, *port, self.destination, *(_remote_word(word) for word in self.agent_command)]
+        # "--": the destination (and the agent command after it) can never be read as one of ssh's options
+        return [*ssh, *SSH_OPTIONS, *port, "--", self.destination, *(_remote_word(word) for word in self.agent_command)]
 
     def agent_command_text(self) -> str:
         """The agent command as the remote shell runs it (for messages)."""
@@ -140,7 +142,9 @@ def _split(host: str) -> tuple[str, int | None]:
 
 
 def _port(text: str, host: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
+    """The port `text` names: ASCII digits only (str.isdigit() takes '²' and '٣' too, which int() misreads or
+    refuses with a traceback)."""
+    if not _PORT.fullmatch(text) or not 1 <= int(text) <= 65535:
         raise BadTarget(Message("{host!r}: the port must be a number from 1 to 65535", host=host))
     return int(text)
 

@@ -16,11 +16,13 @@ WITH_VALUE = set("bcDEeFIiJLlmOoPpQRSWw")  # ssh's options that take a value
 
 
 def remote_words(argv: list[str]) -> list[str]:
-    """The command after ssh's options and destination."""
+    """The command after ssh's options, the `--` that ends them, and the destination."""
     index = 0
     while index < len(argv) and argv[index].startswith("-"):
         option = argv[index]
         index += 1
+        if option == "--":
+            break
         if option[1:2] in WITH_VALUE and len(option) == 2:
             index += 1
     return argv[index + 1 :]

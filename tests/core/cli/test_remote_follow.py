@@ -137,3 +137,17 @@ def test_a_watched_script_that_failed_there_exits_with_its_own_code_as_a_local_w
     assert remote_follow._report_end(args, store, "w1", Status.FAILED, terminated=False) == 3
     _finished_run(store, "w2", "failed", Message("out of patience"))  # any other failure: the status' code
     assert remote_follow._report_end(args, store, "w2", Status.FAILED, terminated=False) == 1
+
+
+def test_how_a_remote_run_ended_is_printed_with_its_control_characters_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The message is the remote's: an escape sequence in it must not clear this terminal, nor a carriage return
+    rewrite the line it is on."""
+    store = tmp_path / "runs.sqlite3"
+    _finished_run(store, "w3", "failed", "boom\x1b[2J\rall fine")
+    args = argparse.Namespace(summary_json=None)
+    assert remote_follow._report_end(args, store, "w3", Status.FAILED, terminated=False) == 1
+    captured = capsys.readouterr()
+    assert "failed: boom\\x1b[2J\\rall fine" in captured.err
+    assert "\x1b" not in captured.err + captured.out and "\r" not in captured.err + captured.out

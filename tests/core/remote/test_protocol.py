@@ -148,3 +148,45 @@ def test_rows_as_arrays_carry_the_same_rows_in_fewer_bytes() -> None:
     with pytest.raises(ProtocolError) as raised:
         protocol.rows_from_arrays({**compact, "steps": [[3, 1]]})
     assert raised.value.kind == protocol.BAD_REQUEST and "steps" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"id": 1, "op": "run", "run_id": 9223372036854775808}',  # 2**63: one past SQLite's largest
+        b'{"id": 1, "op": "follow", "uid": "u", "after_step": -9223372036854775809}',
+        b'{"id": 1, "op": "runs", "offset": 1' + b"0" * 5000 + b"}",  # past even Python's int() digit limit
+        b'{"id": 1, "op": "x", "deep": [{"a": [1, 99999999999999999999]}]}',
+    ],
+)
+def test_an_integer_beyond_64_bits_anywhere_is_a_bad_request_in_one_line(line: bytes) -> None:
+    with pytest.raises(ProtocolError) as raised:
+        protocol.decode(line)
+    assert raised.value.kind == protocol.BAD_REQUEST
+    message = str(raised.value)
+    assert "outside the 64-bit range" in message and "\n" not in message and len(message) < 200
+
+
+def test_the_64_bit_bounds_themselves_are_numbers_like_any_other() -> None:
+    line = b'{"id": 1, "run_id": 9223372036854775807, "after_step": -9223372036854775808, "at": 1e300}'
+    assert protocol.decode(line) == {"id": 1, "run_id": 2**63 - 1, "after_step": -(2**63), "at": 1e300}
+
+
+@pytest.mark.parametrize(
+    ("theirs", "shown"),
+    [("1", '"1" (text)'), (True, "true (a yes/no value)"), (None, "nothing"), (1.0, "1.0"), ([1], "[1]")],
+)
+def test_a_protocol_that_is_no_number_is_named_as_it_came(theirs: object, shown: str) -> None:
+    """'speaks protocol 1, the one on gpu-box speaks 1' said nothing of what differed."""
+    text = protocol.version_mismatch(1, "1.2.3", theirs, "9.9.9", "gpu-box")
+    assert f"gives its protocol as {shown}, not a number like this one's 1" in text
+    assert "here 1.2.3, on gpu-box 9.9.9" in text
+    assert not protocol.speaks_this_protocol(theirs)
+
+
+def test_the_same_protocol_refused_all_the_same_says_the_other_side_s_words() -> None:
+    text = protocol.version_mismatch(1, "1.2.3", 1, "2.0.0", "gpu-box", "this agent needs app 2.0 or newer")
+    assert "both speak protocol 1, yet gpu-box refused to talk (this agent needs app 2.0 or newer)" in text
+    assert "here 1.2.3, on gpu-box 2.0.0" in text
+    assert "it did not say why" in protocol.version_mismatch(1, "1.2.3", 1, "1.2.3", "gpu-box")
+    assert protocol.speaks_this_protocol(protocol.PROTOCOL_VERSION)

@@ -37,13 +37,28 @@ def test_the_forms_ssh_takes_become_a_destination_and_a_port(text, destination, 
     assert argv[0] == "ssh"
     assert argv[1 : 1 + len(SSH_OPTIONS)] == SSH_OPTIONS
     assert "ServerAliveCountMax=3" in argv
-    tail = [destination, "gpu-train-monitor", "agent"]
-    assert argv[-3:] == tail
-    assert (argv[-5:-3] == ["-p", str(port)]) if port else "-p" not in argv
+    tail = ["--", destination, "gpu-train-monitor", "agent"]  # "--": the destination is never an option
+    assert argv[-4:] == tail
+    assert (argv[-6:-4] == ["-p", str(port)]) if port else "-p" not in argv
 
 
 @pytest.mark.parametrize(
-    "text", ["", "   ", "-oProxyCommand=touch /tmp/x", "gpu box", "alice@", "host:0", "host:99999", "host:ssh", "a;b"]
+    "text",
+    [
+        "",
+        "   ",
+        "-oProxyCommand=touch /tmp/x",
+        "gpu box",
+        "alice@",
+        "host:0",
+        "host:99999",
+        "host:ssh",
+        "a;b",
+        "box:\u00b2",  # '²': str.isdigit() says yes, int() says no (a traceback before)
+        "box:\u0663",  # Arabic-Indic three: int() reads it as port 3
+        "box:\uff12\uff12",  # fullwidth 22
+        "box:000022",
+    ],
 )
 def test_a_host_ssh_would_misread_is_one_clear_error(text):
     with pytest.raises(UserError) as error:
@@ -86,7 +101,7 @@ def test_the_ssh_program_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv(ENV_SSH, "/usr/bin/ssh -F '/tmp/test config'")
     argv = RemoteTarget.parse("alice@box:2022").argv()
     assert argv[:3] == ["/usr/bin/ssh", "-F", "/tmp/test config"]
-    assert argv[-5:] == ["-p", "2022", "alice@box", "gpu-train-monitor", "agent"]
+    assert argv[-6:] == ["-p", "2022", "--", "alice@box", "gpu-train-monitor", "agent"]
 
 
 def test_a_transport_replaces_ssh_entirely(monkeypatch):
