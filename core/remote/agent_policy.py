@@ -54,11 +54,11 @@ class AgentPolicy:
         allowed folder; UserError naming the rule otherwise. Python's own options are refused: `-c` would run a
         command string from the other side."""
         module = _module_name(argv, self.host)
-        self._require_some("watch a script")
+        self._require_some(Message("watch a script"))
         given = Path(cwd_text).expanduser() if cwd_text else self.allowed[0]
         if not given.is_dir():
             raise UserError(Message("cwd: no folder {path} on {host}", path=cwd_text, host=self.host))
-        cwd = self._inside(given, "the folder to start in")
+        cwd = self._inside(given, Message("the folder to start in"))
         if module is not None:
             path = cwd.joinpath(*module.split("."))
             found = next((p for p in (path.with_suffix(".py"), path / "__main__.py") if p.is_file()), None)
@@ -72,14 +72,14 @@ class AgentPolicy:
                         host=self.host,
                     )
                 )
-            self._inside(found, "the module")
+            self._inside(found, Message("the module"))
             return cwd
         script = cwd / argv[0]
         if not script.is_file():
             raise UserError(
                 Message("no script {path} in {folder} on {host}", path=argv[0], folder=str(cwd), host=self.host)
             )
-        self._inside(script, "the script")
+        self._inside(script, Message("the script"))
         return cwd
 
     # ---- runs and jobs -------------------------------------------------------------------------------
@@ -94,7 +94,7 @@ class AgentPolicy:
                 if is_spec(value):
                     roots.add(self._spec_root(field, value))
             if config.data_dir:
-                self._inside(Path(config.data_dir).expanduser(), "the dataset folder", field="data_dir")
+                self._inside(Path(config.data_dir).expanduser(), Message("the dataset folder"), field="data_dir")
         if len(roots) > 1:
             raise ConfigError(
                 "model",
@@ -109,7 +109,7 @@ class AgentPolicy:
         """The allowed folder that holds `spec`'s file (`pkg.mod` as pkg/mod.py or pkg/mod/__init__.py, or a .py
         path under it); ConfigError for field `field` when no allowed folder does."""
         target = spec.rpartition(":")[0].strip()
-        self._require_some(f"run your own {field} ({spec})", field=field)
+        self._require_some(Message("run your own {field} ({spec})", field=field, spec=spec), field=field)
         if not target.endswith(".py") and target.split(".")[0] in sys.stdlib_module_names:
             # already imported in the run before its model is (tempfile, json...): a file of that name would not be
             raise ConfigError(
@@ -144,7 +144,7 @@ class AgentPolicy:
         )
 
     # ---- the rule ------------------------------------------------------------------------------------
-    def _require_some(self, what: str, field: str | None = None) -> None:
+    def _require_some(self, what: Message, field: str | None = None) -> None:
         if self.allowed:
             return
         message = Message(
@@ -156,10 +156,10 @@ class AgentPolicy:
         )
         raise ConfigError(field, message) if field else UserError(message)
 
-    def _inside(self, path: Path, what: str, field: str | None = None) -> Path:
+    def _inside(self, path: Path, what: Message, field: str | None = None) -> Path:
         """`path` resolved (links followed, `..` gone) when it lies under an allowed folder; UserError (or a
         ConfigError for `field`) naming the rule otherwise."""
-        self._require_some(f"use {path}", field)
+        self._require_some(Message("use {path}", path=str(path)), field)
         real = path.resolve()
         if any(_under(real, root) for root in self.allowed):
             return real

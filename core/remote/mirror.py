@@ -233,7 +233,9 @@ def _value(column: Column, value: Any, table: str) -> Any:
                 value=shown,
                 table=table,
                 column=column.name,
-                kind={"INTEGER": "whole numbers", "REAL": "numbers"}.get(column.kind, "text"),
+                kind={"INTEGER": Message("whole numbers"), "REAL": Message("numbers")}.get(
+                    column.kind, Message("text")
+                ),
             )
         )
 
