@@ -239,6 +239,7 @@ def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.Monkey
     assert breakdowns and breakdowns[0].step == 1
     # the first step is sampled, then at most one more per period: (n - 1) periods fit in the run
     assert len(breakdowns) <= 1 + elapsed / gpu_train_monitor.engine.report.BREAKDOWN_PERIOD_S
-    assert len(reports) >= 2  # there were reports that were not all sampled when the run was short
+    assert len(breakdowns) <= len(reports)  # at most one per report, never more
     if elapsed < gpu_train_monitor.engine.report.BREAKDOWN_PERIOD_S:
+        # however many reports a run this short made (as many as steps on a quiet machine, one on a busy one)
         assert len(breakdowns) == 1
