@@ -7,7 +7,9 @@ runs, real signals, the window next to a terminal run); tests/gpu/ needs CUDA; t
 helpers that tests share (no test file imports another).
 """
 
+import atexit
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -17,6 +19,7 @@ from pathlib import Path
 # Runs the tests start (in this process and in the CLI processes they spawn) are recorded in a store of
 # the test session's own, never in the user's: tests that check recording pass --runs-db themselves.
 _TEST_DATA = tempfile.mkdtemp(prefix="gtm-tests-")
+atexit.register(shutil.rmtree, _TEST_DATA, ignore_errors=True)  # each test process removes its own at its end
 os.environ["GPU_TRAIN_MONITOR_RUNS_DB"] = os.path.join(_TEST_DATA, "runs.sqlite3")
 # Likewise the checkpoints runs save by default (at epoch ends): never in the user's data folder.
 os.environ["GPU_TRAIN_MONITOR_CHECKPOINTS"] = os.path.join(_TEST_DATA, "checkpoints")
