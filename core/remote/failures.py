@@ -99,7 +99,7 @@ def classify(host: str, returncode: int | None, stderr: str, agent_command: str)
         return AgentMissing(
             Message(
                 "gpu-train-monitor is not installed on {host} (its shell could not run `{command}`); install it "
-                "there (pip install gpu-train-monitor), or name the command with --agent-command, e.g. "
+                "there (pip install . in a clone of the project), or name the command with --agent-command, e.g. "
                 "--agent-command '~/venv/bin/gpu-train-monitor agent'",
                 host=host,
                 command=agent_command,

@@ -39,6 +39,9 @@ class RunRow:
     host: str
     resumes: int
     world_size: int  # processes that trained it together (data-parallel); 1: an ordinary run
+    # '' for a run recorded on this machine; else the machine a mirror copied it from, as the user named it (an ssh
+    # alias, user@host or user@host:port); `host` is the host name it trained on
+    origin: str = ""
 
     @property
     def title(self) -> str:

@@ -135,7 +135,7 @@ class RunStore:
     # ---- reading ---------------------------------------------------------------------------------
     def list_runs(self, search: str = "", order: str = "started_at", descending: bool = True) -> list[RunRow]:
         """Every run, newest first by default; only those matching `search` (gpu_train_monitor.store.search's rule, the
-        window's too: every word in one of name, note, model, dataset, device, status, label or '#id')."""
+        window's too: every word in one of name, note, model, dataset, device, status, label, '#id' or the machine)."""
         if order not in SORTABLE:
             raise ValueError(f"cannot sort by {order}")
         direction = "DESC" if descending else "ASC"

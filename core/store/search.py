@@ -11,7 +11,8 @@ from .rows import RunRow
 
 def search_fields(row: RunRow, *more: str) -> tuple[str, ...]:
     """What a search looks in, case-folded: name, note, model, dataset, device, device name, status ('live'
-    while it trains), label, '#id', and `more` (the window adds the status in the user's language)."""
+    while it trains), label, '#id', the machine (its host name, and for a run copied from another machine the name
+    it was reached by), and `more` (the window adds the status in the user's language and a watched run's script)."""
     return tuple(
         text.casefold()
         for text in (
@@ -25,6 +26,8 @@ def search_fields(row: RunRow, *more: str) -> tuple[str, ...]:
             "live" if row.live else "",
             row.label,
             f"#{row.id}",
+            row.host,
+            row.origin,
             *more,
         )
     )

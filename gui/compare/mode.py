@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject
 
 from gpu_train_monitor.compare.events import ComparisonFinished, ComparisonStarted
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.gui.compare.race import contender_labels
 from gpu_train_monitor.gui.compare.view import CompareView
 from gpu_train_monitor.gui.i18n.status_text import status_text
 from gpu_train_monitor.gui.qt.core_text import core_text
@@ -45,7 +46,10 @@ class CompareMode(QObject):
         self.comparison, self.result = comparison, None
         contenders = comparison.contenders
         self.view.begin(contenders, comparison.steps, name)
-        runs = "; ".join(self.tr("{number}. {label}").format(number=c.index + 1, label=c.label) for c in contenders)
+        labels = contender_labels(contenders)  # as the race names them
+        runs = self.tr("; ", "between the runs of a comparison").join(
+            self.tr("{number}. {label}").format(number=c.index + 1, label=labels[i]) for i, c in enumerate(contenders)
+        )
         self.log.add(
             self.tr("comparing {count} configurations ({name}), {steps} steps each, one after another: {runs}").format(
                 count=len(contenders), name=core_text(name), steps=comparison.steps, runs=runs
@@ -80,7 +84,7 @@ class CompareMode(QObject):
                 if isinstance(inner, RunStarted):
                     self.log.add(
                         self.tr("run {number} of {count}: {label}").format(
-                            number=index + 1, count=len(contenders), label=contender.label
+                            number=index + 1, count=len(contenders), label=contender_labels(contenders)[index]
                         )
                     )
                     self.run_view.reset(contender.config)  # the live views follow this run from its start

@@ -6,7 +6,7 @@ what it measured, each fact a clause of its own, numbers in the locale's digits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication
 from gpu_train_monitor.compare.result import ratio_text
 from gpu_train_monitor.gui.i18n.status_text import status_text
 from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
-from gpu_train_monitor.gui.qt.core_text import core_text
+from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
 from gpu_train_monitor.gui.qt.locale_format import number
 
 
@@ -37,6 +37,43 @@ class Race:
     rates: list[float] = field(default_factory=list)  # images/s per report after the first
     reports: int = 0
     result: Any = None  # gpu_train_monitor.compare.result.ContenderResult, once concluded
+
+
+def contender_labels(contenders: Sequence[Any]) -> list[str]:
+    """Each contender's label (`gpu_train_monitor.compare.plan.Contender`) in the user's language: the words of
+    core's label ('resident', 'no compile', 'amp bf16', 'base') said here, its names and values as they are. A
+    label core makes otherwise than this knows is shown as core made it."""
+    from gpu_train_monitor.compare.plan import label
+
+    fields = {name for c in contenders for name in c.overrides}
+    distinct = {
+        name for name in fields if len({repr(c.overrides.get(name, _UNSET)) for c in contenders}) > 1
+    }  # what tells the runs apart, as core's plan labels them
+    labels = []
+    for c in contenders:
+        shown = {name: value for name, value in c.overrides.items() if name in distinct} or dict(c.overrides)
+        labels.append(_label_text(shown) if label(shown) == c.label else c.label)
+    return labels
+
+
+_UNSET = object()
+
+
+def _label_text(overrides: Mapping[str, Any]) -> str:
+    translate = QCoreApplication.translate
+    parts = []
+    for name, value in overrides.items():
+        if isinstance(value, bool):
+            parts.append(name if value else translate("compare_race", "no {setting}").format(setting=name))
+        elif name == "placement":
+            parts.append(choice_text(name, str(value)))
+        elif name in ("device", "model"):
+            parts.append(str(value))
+        elif name == "amp":
+            parts.append(translate("compare_race", "amp {precision}").format(precision=choice_text(name, str(value))))
+        else:
+            parts.append(f"{name}={value}")
+    return translate("compare_race", ", ").join(parts) or translate("compare_race", "base")
 
 
 def spread(rates: Sequence[float]) -> tuple[float, float, float] | None:

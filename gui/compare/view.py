@@ -26,7 +26,7 @@ from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpu_train_monitor.compare.result import ComparisonResult
-from gpu_train_monitor.gui.compare.race import Race, not_run_reason, race_line, race_rate
+from gpu_train_monitor.gui.compare.race import Race, contender_labels, not_run_reason, race_line, race_rate
 from gpu_train_monitor.gui.compare.rate_bars import RateBars
 from gpu_train_monitor.gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
 from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
@@ -127,8 +127,10 @@ class CompareView(QWidget):
         self.step_plot.getPlotItem().clear()
         self.result, self.steps = None, steps
         capacity = max(min(steps, CAPACITY), 16)
+        labels = contender_labels(contenders)  # in the user's language
         self.races = [
-            Race(c.index, c.label, COLOURS[i % len(COLOURS)], RingBuffer(capacity, 3)) for i, c in enumerate(contenders)
+            Race(c.index, labels[i], COLOURS[i % len(COLOURS)], RingBuffer(capacity, 3))
+            for i, c in enumerate(contenders)
         ]
         self.time_curves, self.step_curves = [], []
         for race in self.races:

@@ -46,16 +46,17 @@ def add_remote_devices(combo: QComboBox, devices: Sequence[RemoteDevice]) -> Non
     """List a remote machine's devices after this machine's, each named with its host."""
     for d in devices:
         capacity = format_bytes(d.capacity_bytes)
+        name = core_text(d.name)  # a CPU's "(N threads)", read back as core's Message
         combo.addItem(
             QCoreApplication.translate("SettingsForm", "{spec} on {host}: {name} ({capacity})").format(
-                spec=d.spec, host=d.host, name=d.name, capacity=capacity
+                spec=d.spec, host=d.host, name=name, capacity=capacity
             ),
             d.key,
         )
         combo.setItemData(
             combo.count() - 1,
             QCoreApplication.translate("SettingsForm", "{spec} of {host} ({host_name}): {name}, {capacity}").format(
-                spec=d.spec, host=d.host, host_name=d.host_name, name=d.name, capacity=capacity
+                spec=d.spec, host=d.host, host_name=d.host_name, name=name, capacity=capacity
             ),
             Qt.ItemDataRole.ToolTipRole,
         )

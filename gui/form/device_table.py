@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.gui.form.checks import fast_path_problems, normalised_device
 from gpu_train_monitor.gui.remote.devices import RemoteDevice
 
@@ -88,7 +89,9 @@ class DeviceTable:
 
 def remote_table(devices: Sequence[RemoteDevice]) -> DeviceTable:
     """A remote machine's devices as the form checks them (unknown until connected; auto is its best one). Its
-    fast paths are not asked here (this machine's torch cannot tell): the run there refuses what it cannot run."""
+    fast paths are not asked of torch here (this machine's cannot tell what that one has: a compiler, Triton, a
+    fused optimizer); what a kind of device can never run is known all the same (`kind_problems`), and greyed out
+    as for this machine's devices. The run there refuses the rest."""
     if not devices:
         return DeviceTable()
     best = next((d for d in devices if d.kind == "cuda"), None) or next((d for d in devices if d.kind == "mps"), None)
@@ -98,5 +101,18 @@ def remote_table(devices: Sequence[RemoteDevice]) -> DeviceTable:
         {d.spec: d.name for d in devices},
         {"auto": best.kind, **{d.spec: d.kind for d in devices}},
         best.spec,
-        {},
+        {d.spec: kind_problems(d.kind) for d in devices},
     )
+
+
+def kind_problems(kind: str) -> dict[str, str]:
+    """The fast paths a device of `kind` cannot run whatever the machine, and why, in the words of the run's own
+    check (gpu_train_monitor.device.fast_paths): cuDNN's autotuner off CUDA."""
+    if kind == "cuda":
+        return {}
+    return {
+        "cudnn_benchmark": Message(
+            "cuDNN's autotuner runs on CUDA devices only, not on {device}; untick it (it would change nothing here)",
+            device=kind,
+        )
+    }

@@ -34,10 +34,12 @@ class RunControlRow(QWidget):
             layout.addWidget(button)
         self.hide()
 
-    def show_for(self, live: bool, paused: bool) -> None:
-        """Shown while the run is live and controlled from here; Pause reads Resume while it is paused."""
+    def show_for(self, live: bool, paused: bool, clears_cache: bool = True) -> None:
+        """Shown while the run is live and controlled from here; Pause reads Resume while it is paused; Clear cache
+        only where the run's device has a cache to clear (not the CPU)."""
         self.setVisible(self.controls is not None and live)
         self.buttons["pause"].setText(self.tr("Resume") if paused else self.tr("Pause"))
+        self.buttons["clear"].setVisible(clears_cache)
 
     def _act(self, name: str) -> None:
         if self.controls is None:

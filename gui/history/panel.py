@@ -26,7 +26,10 @@ from gpu_train_monitor.gui.history.feed import StoreLink, mark_interrupted
 from gpu_train_monitor.gui.history.info_line import NOTICE_S, HistoryInfo
 from gpu_train_monitor.gui.history.overlay_feeds import OverlayFeeds
 from gpu_train_monitor.gui.history.overlays import Overlays
+from gpu_train_monitor.gui.history.row_text import elsewhere
 from gpu_train_monitor.gui.history.run_window import StoredRunView
+from gpu_train_monitor.gui.history.scripts import WatchedScripts
+from gpu_train_monitor.gui.history.speeds import MedianSpeeds
 from gpu_train_monitor.gui.history.table_model import KEYS, OVERLAY_COLUMN, RunHistoryModel
 from gpu_train_monitor.gui.history.table_view import RunHistoryFilter, history_table
 from gpu_train_monitor.gui.plots.loss_plot import LossPlot
@@ -56,6 +59,9 @@ class HistoryPanel(QWidget):
         self.feeds = OverlayFeeds(self.link, self.overlays, self)
         self.feeds.dropped.connect(self._on_overlay_dropped)
         self.views: dict[int, StoredRunView] = {}
+        self.speeds = MedianSpeeds()  # the images/s of runs without a summary yet: their reports' median
+        self.scripts = WatchedScripts()  # the scripts of watched runs, read from their configs once
+        self._reconnecting: str | None = None  # the machine whose connection dropped (its runs' windows say so)
         self.model.overlay_toggled.connect(self.set_overlay)
         self._build()
         self.refresh_timer = QTimer(self)
@@ -155,7 +161,10 @@ class HistoryPanel(QWidget):
                 if any(row.status == "running" and not row.live for row in rows) and not store.readonly:
                     mark_interrupted(store)  # its process is gone (killed, crashed): say so now, not at the next start
                     rows = store.list_runs()
-                self.model.set_rows(rows)
+                self.model.scripts = self.scripts.update(store, rows)
+                self.model.set_rows(self.speeds.apply(store, rows))
+                # the Host column once it tells runs apart: some trained on another machine (copied from it)
+                self.table.setColumnHidden(KEYS.index("host"), not any(elsewhere(row) for row in rows))
                 for run_id in self.overlays.ids():
                     if self.model.row_of(run_id) is None:  # deleted elsewhere (`gpu-train-monitor runs delete`)
                         self.set_overlay(run_id, False)
@@ -260,12 +269,20 @@ class HistoryPanel(QWidget):
         if view is None:
             view = StoredRunView(self.link, run_id, self.model.row_of(run_id), self)
             view.closed.connect(self._on_view_closed)
+            view.connection_dropped(self._reconnecting)
             self.views[run_id] = view
             self.run_window_opened.emit(view)
         view.show()
         view.raise_()
         view.activateWindow()
         return view
+
+    def connection_dropped(self, host: str | None) -> None:
+        """The window's connection to `host` dropped and is reconnecting (None: none is down): the opened windows
+        of runs copied from that machine say so, rather than show them ended for want of news."""
+        self._reconnecting = host
+        for view in self.views.values():
+            view.connection_dropped(host)
 
     @Slot(int)
     def _on_view_closed(self, run_id: int) -> None:

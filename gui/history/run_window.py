@@ -15,6 +15,7 @@ rank.
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,9 +35,9 @@ from gpu_train_monitor.gui.history.feed import (
     sample_row,
 )
 from gpu_train_monitor.gui.history.loader import LoadedRun, RunLoader
-from gpu_train_monitor.gui.history.row_text import run_title, state_text
+from gpu_train_monitor.gui.history.row_text import script_text, state_text, window_title
 from gpu_train_monitor.gui.history.run_window_layout import lay_out
-from gpu_train_monitor.gui.history.run_window_text import end_line, header_html
+from gpu_train_monitor.gui.history.run_window_text import clears_cache, end_line, header_html
 from gpu_train_monitor.gui.i18n.status_text import status_colour, status_text
 from gpu_train_monitor.gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
 from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
@@ -57,6 +58,9 @@ from gpu_train_monitor.store.run_store import RunNotFound, RunRow, StoreError
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
 RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)
 REDRAW_INTERVAL_MS = 50  # one plot per tick, each only when it changed and can be seen
+# after the connection to a copied run's machine is back: how long an `interrupted` the store marked during the
+# drop (its heartbeat went stale) waits for the mirror to write the run as it is there (it sends one every 10 s)
+RECONNECTED_GRACE_S = 30.0
 
 
 class StoredRunView(QWidget):
@@ -77,6 +81,9 @@ class StoredRunView(QWidget):
         self._breakdowns: dict[int, MemoryBreakdown] = {}  # each rank's latest (rank 0 alone: an ordinary run)
         self._last_control = ""  # RunPaused or RunResumed, whichever was recorded last
         self.controls: Any = None  # what steers a run this window launched (`controlled_by`); None: read-only
+        self.script = ""  # a watched script's name and folder ("train.py (~/proj)"), from its config
+        self._reconnecting: str | None = None  # the machine whose connection dropped (`connection_dropped`)
+        self._grace_until = 0.0  # an interrupted copy waits this long (monotonic) after the connection is back
         self.setWindowTitle(self.tr("Run #{run_id} — GPU Training Monitor").format(run_id=run_id))
         self.resize(1100, 780)
         self._build(row)
@@ -143,8 +150,33 @@ class StoredRunView(QWidget):
     # ---- reading the store -----------------------------------------------------------------------
     @property
     def following(self) -> bool:
-        """Whether the run may still record more (it is running): the view keeps polling it."""
-        return self.row is not None and self.row.status == "running"
+        """Whether the run may still record more (it is running, or its machine's connection is down): the view
+        keeps polling it."""
+        return self.row is not None and (self.row.status == "running" or self.waiting_for_machine(self.row))
+
+    def waiting_for_machine(self, row: RunRow) -> bool:
+        """Whether `row`, copied from another machine, is in an outage of the connection to it: the connection is
+        reconnecting, or came back a moment ago and the store still has the run as the drop left it (marked
+        interrupted: no news while it lasted)."""
+        if not row.origin or row.status not in ("running", "interrupted"):
+            return False
+        if self._reconnecting == row.origin:
+            return True
+        return row.status == "interrupted" and time.monotonic() < self._grace_until
+
+    def connection_dropped(self, host: str | None) -> None:
+        """The window's connection to `host` dropped and is reconnecting (None: no connection is down): a run
+        copied from that machine says "reconnecting", and an `interrupted` the store marks meanwhile is not taken
+        for its end."""
+        if host == self._reconnecting:
+            return
+        if host is None and self._reconnecting is not None:
+            self._grace_until = time.monotonic() + RECONNECTED_GRACE_S
+        self._reconnecting = host
+        if self.row is not None:
+            self._show_row(self.row)
+            if self.following and not self.poll_timer.isActive():
+                self.poll_timer.start()
 
     @property
     def loading(self) -> bool:
@@ -211,6 +243,8 @@ class StoredRunView(QWidget):
         self.memory_plot.clear()
         self.memory_plot.seconds(0.0)  # the x axis: seconds since the run's start, as the reports' elapsed_s
         self.breakdown_view.clear()
+        self.breakdown_view.set_device_kind(row.device.split(":")[0])  # the CPU's memory is the process's
+        self._name_breakdown_tab()
         self.log.clear()
         self.rate_view.clear()
         no_epochs = started.get("steps_per_epoch", 1) == 0  # a watched script's own loop
@@ -224,6 +258,7 @@ class StoredRunView(QWidget):
         else:  # a start this version cannot read: its config still
             self.log.add(config_line(config), at=row.started_at)
         self.config_text.setPlainText(fields_lines(config))
+        self.script = script_text(row, config)
 
     def _apply(self, update: FeedUpdate, summary: Mapping[str, Any] | None, arrays: SeriesArrays | None = None) -> None:
         """Show what a read found (its series as arrays, when the loader made them already)."""
@@ -259,7 +294,7 @@ class StoredRunView(QWidget):
         for breakdown in self._breakdowns.values():  # each rank's latest only: one a second were recorded
             if breakdown is not self.breakdown_view.by_rank.get(breakdown.rank):
                 self.breakdown_view.show_breakdown(breakdown)
-        if update.finished and not self._ended_logged:
+        if update.finished and not self._ended_logged and not self.waiting_for_machine(row):
             self._show_end(row, summary)
         self._show_row(row)
 
@@ -287,7 +322,9 @@ class StoredRunView(QWidget):
         if summary is not None:
             shown = dict(summary, status=status_text(str(summary.get("status", row.status))))
             self.config_text.appendPlainText("\n" + self.tr("summary:") + "\n" + fields_lines(shown))
-        self.stats.update_progress(row.steps, self._epoch, row.samples_per_s, None, row.total_steps)
+        # the summary's median; without one (interrupted) the store keeps the last report's: the reports' median
+        speed = row.samples_per_s if summary is not None else median_rate(self.rate_view.data.column(1))
+        self.stats.update_progress(row.steps, self._epoch, speed, None, row.total_steps)
         self.stats.show_end(None, row.peak_allocated_bytes)  # the Runs table's peak (readings after the last report)
         ranks = (summary or {}).get("ranks") or ()
         if ranks:  # each rank's images/s as the summary's total is measured (median after warm-up)
@@ -298,11 +335,15 @@ class StoredRunView(QWidget):
         paused = row.live and self._last_control == "RunPaused"  # paused where it runs
         shown = self.tr("paused") if paused else state_text(row)
         colour = status_colour(row.status, row.live)
+        if self.waiting_for_machine(row):  # nothing comes from that machine for now: no news is not its end
+            shown, colour = self.tr("reconnecting to {host}…").format(host=row.origin), palette.WARNING
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
-        self.header.setText(header_html(row, shown, colour, launched=self.controls is not None))
-        self.control_row.show_for(row.live, paused)
+        self.header.setText(header_html(row, shown, colour, launched=self.controls is not None, script=self.script))
+        self.control_row.show_for(row.live, paused, clears_cache(row))
         self.setWindowTitle(
-            self.tr("{title} ({state}) — GPU Training Monitor").format(title=run_title(row), state=shown)
+            self.tr("{title} ({state}) — GPU Training Monitor").format(
+                title=window_title(row, self.script), state=shown
+            )
         )
 
     def show_again(self) -> None:
@@ -310,6 +351,11 @@ class StoredRunView(QWidget):
         if self.row is not None:
             self._show_row(self.row)
         self.breakdown_view.show_again()
+        self._name_breakdown_tab()
+
+    def _name_breakdown_tab(self) -> None:
+        """The breakdown's tab named as the main window names it, for the run's kind of device."""
+        self.tabs.setTabText(self.tabs.indexOf(self.breakdown_view), self.breakdown_view.tab_title())
 
     def _show_problem(self, text: str) -> None:
         self.problem.setText(text)

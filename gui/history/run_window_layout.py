@@ -25,7 +25,7 @@ def lay_out(view: StoredRunView) -> QTabWidget:
     left_layout.addStretch(1)
     tabs = QTabWidget()
     tabs.addTab(view.log, QCoreApplication.translate("StoredRunView", "Events"))
-    tabs.addTab(view.breakdown_view, QCoreApplication.translate("StoredRunView", "Memory breakdown"))
+    tabs.addTab(view.breakdown_view, view.breakdown_view.tab_title())  # the main window's words for it
     tabs.addTab(view.rate_plot, QCoreApplication.translate("StoredRunView", "Images/s"))
     tabs.addTab(view.config_text, QCoreApplication.translate("StoredRunView", "Config"))
     plots = QSplitter(Qt.Orientation.Vertical)

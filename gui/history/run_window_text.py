@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from gpu_train_monitor.gui.history.row_text import devices_text, duration_text, run_title
+from gpu_train_monitor.gui.history.row_text import devices_text, duration_text, elsewhere, machine_text, run_title
 from gpu_train_monitor.gui.i18n.status_text import status_text
 from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
 from gpu_train_monitor.gui.qt.locale_format import date_time, integer
@@ -65,23 +65,41 @@ def settings_text(row: RunRow) -> str:
     )
 
 
+def clears_cache(row: RunRow) -> bool:
+    """Whether Clear cache can do anything for the run: its device has a caching allocator (CUDA, MPS), not the
+    CPU, whose memory is the process's own."""
+    return row.device.split(":")[0] in ("cuda", "mps")
+
+
+def launched_text(row: RunRow) -> str:
+    """Who started a run this window launched, and what its own window's buttons can do there (Clear cache only
+    where there is a cache to clear)."""
+    if not row.placement:  # a script the window watches (File ▸ Watch a script…)
+        who = QCoreApplication.translate("stored_run_text", "a script this window started and watches")
+    elif row.world_size > 1:
+        who = QCoreApplication.translate("stored_run_text", "started by this window as {count} processes").format(
+            count=integer(row.world_size)
+        )
+    else:
+        who = QCoreApplication.translate("stored_run_text", "started by this window")
+    if clears_cache(row):
+        how = QCoreApplication.translate(
+            "stored_run_text", "stop, pause or clear its cache here or with the window's buttons"
+        )
+    else:
+        how = QCoreApplication.translate("stored_run_text", "stop or pause it here or with the window's buttons")
+    return QCoreApplication.translate("stored_run_text", "{who}: {how}").format(who=who, how=how)
+
+
 def where_text(row: RunRow, launched: bool = False) -> str:
     """Whether the run is live and where it is controlled (a run training elsewhere is read-only here; one this
     window `launched` is controlled from it), else when it ran and by which process."""
     started = date_time(row.started_at, seconds=True)
-    if row.live and launched and not row.placement:  # a script the window watches (File ▸ Watch a script…)
-        return QCoreApplication.translate(
-            "stored_run_text",
-            "a script this window started and watches: stop, pause or clear its cache here or with the "
-            "window's buttons; started {started}",
-        ).format(started=started)
     if row.live and launched:
-        return QCoreApplication.translate(
-            "stored_run_text",
-            "started by this window as {count} processes: stop, pause or clear its cache here or "
-            "with the window's buttons; started {started}",
-        ).format(count=row.world_size, started=started)
-    if row.live and row.pid == os.getpid():
+        return QCoreApplication.translate("stored_run_text", "{launched}; started {started}").format(
+            launched=launched_text(row), started=started
+        )
+    if row.live and row.pid == os.getpid() and not elsewhere(row):
         return QCoreApplication.translate(
             "stored_run_text", "this window's own run: control it with the window's Pause and Stop; started {started}"
         ).format(started=started)
@@ -90,18 +108,19 @@ def where_text(row: RunRow, launched: bool = False) -> str:
             "stored_run_text",
             "watching run {run_id} started by pid {pid} on {host}: read-only here, pause or stop "
             "it where it runs (Ctrl+C in its terminal); started {started}",
-        ).format(run_id=row.id, pid=row.pid, host=row.host, started=started)
+        ).format(run_id=row.id, pid=row.pid, host=machine_text(row), started=started)
     end = row.finished_at if row.finished_at is not None else row.heartbeat_at
     return QCoreApplication.translate(
         "stored_run_text", "started {started}, ran {duration}, recorded by pid {pid} on {host}"
-    ).format(started=started, duration=duration_text(end - row.started_at), pid=row.pid, host=row.host)
+    ).format(started=started, duration=duration_text(end - row.started_at), pid=row.pid, host=machine_text(row))
 
 
-def header_html(row: RunRow, shown: str, colour: str, launched: bool = False) -> str:
+def header_html(row: RunRow, shown: str, colour: str, launched: bool = False, script: str = "") -> str:
     """Title and status, the run's settings, and whether it is live and where it is controlled, else when it
-    ran and by which process; its message and note."""
+    ran and by which process; its message and note. `script`: a watched script's name and folder."""
     lines = [
-        f"<b>{html.escape(run_title(row))}</b> — <span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
+        f"<b>{html.escape(run_title(row, script))}</b> — "
+        f"<span style='color:{colour}'><b>{html.escape(shown)}</b></span>",
         html.escape(settings_text(row)),
         html.escape(where_text(row, launched)),
     ]

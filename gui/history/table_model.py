@@ -31,7 +31,9 @@ from gpu_train_monitor.gui.history.row_text import (
     described_title,
     devices_text,
     duration_text,
+    elsewhere,
     loss_text,
+    machine_text,
     run_text,
     state_text,
     steps_text,
@@ -61,6 +63,15 @@ COLUMNS = (
     ("dataset", QT_TRANSLATE_NOOP("run_history", "Dataset"), ""),
     ("device", QT_TRANSLATE_NOOP("run_history", "Device"), ""),
     (
+        "host",
+        QT_TRANSLATE_NOOP("run_history", "Host"),
+        QT_TRANSLATE_NOOP(
+            "run_history",
+            "The machine the run trained on: its host name, after the name you connected to it by for a run "
+            "copied from another machine",
+        ),
+    ),
+    (
         "status",
         QT_TRANSLATE_NOOP("run_history", "Status"),
         QT_TRANSLATE_NOOP("run_history", "live: training now (in this window or another process); else how it ended"),
@@ -73,7 +84,9 @@ COLUMNS = (
     (
         "speed",
         QT_TRANSLATE_NOOP("run_history", "Images/s"),
-        QT_TRANSLATE_NOOP("run_history", "Median training images per second (the latest report's while live)"),
+        QT_TRANSLATE_NOOP(
+            "run_history", "Median training images per second over the run's reports (the first left out: warm-up)"
+        ),
     ),
     (
         "loss",
@@ -102,6 +115,7 @@ class RunHistoryModel(QAbstractTableModel):
         self.rows: list[RunRow] = []
         self.overlaid: set[int] = set()
         self.own_pid = os.getpid()
+        self.scripts: dict[int, str] = {}  # a watched run's script ("train.py (~/proj)") by run id: the panel's
 
     # ---- updates ---------------------------------------------------------------------------------
     def set_rows(self, rows: Sequence[RunRow]) -> None:
@@ -202,9 +216,11 @@ class RunHistoryModel(QAbstractTableModel):
             case "when":
                 return when_text(row.started_at)
             case "run":
-                return run_text(row)
+                return run_text(row, self.scripts.get(row.id, ""))
             case "device":
-                return devices_text(row)
+                return devices_text(row, with_machine=False)  # the machine has a column of its own
+            case "host":
+                return machine_text(row)
             case "model" | "dataset" | "note":
                 return getattr(row, key)
             case "status":
@@ -242,17 +258,17 @@ class RunHistoryModel(QAbstractTableModel):
     def _tooltip(self, row: RunRow, key: str) -> str | None:
         match key:
             case "run":
-                lines = [described_title(row)]
+                lines = [described_title(row, self.scripts.get(row.id, ""))]
                 if row.note:
                     lines.append(self.tr("note: {note}").format(note=row.note))
                 if row.resumes:
                     lines.append(
                         self.tr("recorded by pid {pid} on {host}, resumed {resumes}x").format(
-                            pid=row.pid, host=row.host, resumes=row.resumes
+                            pid=row.pid, host=machine_text(row), resumes=row.resumes
                         )
                     )
                 else:
-                    lines.append(self.tr("recorded by pid {pid} on {host}").format(pid=row.pid, host=row.host))
+                    lines.append(self.tr("recorded by pid {pid} on {host}").format(pid=row.pid, host=machine_text(row)))
                 return "\n".join(lines)
             case "when":
                 end = row.finished_at if row.finished_at is not None else (time.time() if row.live else None)
@@ -266,6 +282,14 @@ class RunHistoryModel(QAbstractTableModel):
                 return core_text(row.message) or None  # the store keeps text: shown as it was written
             case "device":
                 return row.device_name or None
+            case "host":
+                if row.origin:
+                    return self.tr("copied from {origin}, where it trained on {host}").format(
+                        origin=row.origin, host=row.host
+                    )
+                if elsewhere(row):
+                    return self.tr("recorded on {host}").format(host=row.host)
+                return self.tr("recorded on this machine ({host})").format(host=row.host)
             case "peak":
                 return self.tr("peak allocated {allocated}, peak reserved {reserved}").format(
                     allocated=format_bytes(row.peak_allocated_bytes), reserved=format_bytes(row.peak_reserved_bytes)

@@ -23,6 +23,7 @@ WIDTHS = {
     "model": 80,
     "dataset": 72,
     "device": 56,
+    "host": 80,
     "status": 96,
     "steps": 64,
     "speed": 70,
@@ -56,8 +57,8 @@ class RunHistoryFilter(QSortFilterProxyModel):
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
         model = self.sourceModel()
         assert isinstance(model, RunHistoryModel)
-        row = model.rows[source_row]  # the status also as shown, in the user's language
-        return run_matches(row, self._search, state_text(row))
+        row = model.rows[source_row]  # the status also as shown, in the user's language; a watched run's script
+        return run_matches(row, self._search, state_text(row), model.scripts.get(row.id, ""))
 
     def run_id(self, row: int) -> int:
         return int(self.index(row, 0).data(RUN_ID_ROLE))

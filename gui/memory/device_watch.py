@@ -45,6 +45,7 @@ class DeviceWatch(QObject):
         self.remote_device: tuple[str, str] | None = None  # (host, spec) whose readings feed the plot at rest
         self._last_x: float | None = None  # where the last reading went on the plot, and this clock's offset there
         self._reading_offset = 0.0
+        self._idle_x: float | None = None  # where the idle poll's last sample went on the plot
         if connection is not None:
             connection.reading.connect(self._on_reading)
         # gpu_train_monitor.memory.probe.MemoryProbe for the selected device, once torch has loaded
@@ -93,6 +94,7 @@ class DeviceWatch(QObject):
         if self.probe is None or self.probe.device != device:
             self._set_probe(MemoryProbe(device))
             self.view.memory_plot.clear()
+            self.view.run_elsewhere = False  # another device: its readings are what the numbers show now
         self.label.setText(self.tr("device: {device}").format(device=str(device)))
 
     def _show_remote_device(self) -> bool:
@@ -106,9 +108,10 @@ class DeviceWatch(QObject):
                 self.connection.watch_device(spec)
             if wanted is not None:
                 self.view.memory_plot.clear()
+                self.view.run_elsewhere = False
         if wanted is None:
             return False
-        name = self.form.devices.names.get(spec, spec)
+        name = core_text(self.form.devices.names.get(spec, spec))  # a CPU's "(N threads)" in the user's words
         self.label.setText(self.tr("device: {spec} ({name}) on {host}").format(spec=spec, name=name, host=host))
         self._set_probe(None)  # measured there, not here
         return True
@@ -125,7 +128,7 @@ class DeviceWatch(QObject):
             self._reading_offset = last_x + READING_INTERVAL_S - plot.seconds(received)
         sample = reading_sample(data, received + self._reading_offset)
         if sample is not None and data.get("device") == self.remote_device[1]:
-            self.view.show_sample(sample)
+            self.view.show_sample(sample, at_rest=True)
             self._last_x = plot.data.last(0)
 
     def show_torch_failed(self) -> None:
@@ -143,10 +146,22 @@ class DeviceWatch(QObject):
         from gpu_train_monitor.memory.probe import clear_cache
 
         freed = clear_cache(self.probe.device)
-        self.view.show_cache_cleared(CacheCleared(None, freed, self.probe.sample()))
+        self.view.show_cache_cleared(CacheCleared(None, freed, self._idle_sample()))
+        self._idle_x = self.view.memory_plot.data.last(0)
 
     @Slot()
     def _on_poll(self) -> None:
         if self.controller.running or self.probe is None:
             return
-        self.view.show_sample(self.probe.sample())
+        self.view.show_sample(self._idle_sample(), at_rest=True)
+        self._idle_x = self.view.memory_plot.data.last(0)
+
+    def _idle_sample(self) -> Any:
+        """The probe's reading now, on the plot's clock: when something else fed the plot since the poll's last
+        sample (a run, maybe one read from the store on a clock of its own), the poll goes on right after it."""
+        sample = self.probe.sample()
+        plot = self.view.memory_plot
+        last_x = plot.data.last(0)
+        if last_x is not None and last_x != self._idle_x:
+            plot.continue_at(sample.time_s, IDLE_POLL_INTERVAL_MS / 1000)
+        return sample

@@ -263,6 +263,14 @@ class MemoryPlot(QWidget):
             self._t0 = time_s
         return time_s - self._t0
 
+    def continue_at(self, time_s: float, gap_s: float) -> None:
+        """Samples of another clock come next: the idle poll's (`time.monotonic`, the machine's uptime) after a run
+        read from the store, whose samples are seconds since its start. `time_s` of the new clock is placed
+        `gap_s` after the last sample, so the axis goes on from there (not to the uptime, with a line across the
+        gap); markers and samples of the new clock follow it."""
+        last = self.data.last(0)
+        self._t0 = time_s if last is None else time_s - (last + gap_s)
+
     def add_sample(self, s: MemorySample) -> None:
         self.set_device_kind(s.has_allocator)
         limit = None if s.has_allocator else s.capacity_limit

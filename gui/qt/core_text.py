@@ -64,9 +64,23 @@ def core_text(text: Any) -> str:
 
 
 def _field_value(name: str, value: Any) -> Any:
+    if name == "precision" and isinstance(value, str):
+        return precision_text(value)
     if name not in WORD_VALUED_FIELDS or not isinstance(value, str):
         return value
     return choice_text(name, value)
+
+
+def precision_text(value: str) -> str:
+    """The `precision` a prediction's description names (gpu_train_monitor.engine.prediction,
+    gpu_train_monitor.watch.step_prediction: "fp32", "bf16 autocast", "bfloat16 autocast", "no autocast") in the
+    user's language: the dtype is a name, the words around it are the window's."""
+    if value == "no autocast":
+        return QCoreApplication.translate("core_text", "no autocast")
+    dtype, space, word = value.rpartition(" ")
+    if space and word == "autocast" and dtype and " " not in dtype:
+        return QCoreApplication.translate("core_text", "{dtype} autocast").format(dtype=dtype)
+    return value
 
 
 def error_text(error: BaseException, with_field: bool = True) -> str:

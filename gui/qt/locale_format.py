@@ -21,15 +21,19 @@ def integer(value: int) -> str:
     return QLocale().toString(int(value))
 
 
+CLOCK_FORMAT = "HH:mm:ss"  # the time of day everywhere the window writes one: 24-hour, as the log's time column
+
+
 def date_time(epoch_s: float, seconds: bool = False) -> str:
-    """A wall-clock moment, written the locale's short way (date and time)."""
+    """A wall-clock moment: the locale's short date, then the time of day as the log writes it (24-hour; to the
+    minute unless `seconds`), so the Runs table, a run's window and the log write the same moment alike."""
     moment = QDateTime.fromSecsSinceEpoch(int(epoch_s))
-    fmt = QLocale().dateTimeFormat(QLocale.FormatType.ShortFormat)
-    if seconds and "ss" not in fmt:
-        fmt = fmt.replace("mm", "mm:ss", 1)
-    return QLocale().toString(moment, fmt)
+    date = QLocale().toString(moment.date(), QLocale.FormatType.ShortFormat)
+    return f"{date} {moment.time().toString(CLOCK_FORMAT if seconds else CLOCK_FORMAT[:5])}"
 
 
 def clock(epoch_s: float | None = None) -> str:
-    """The time of day with seconds (24-hour, as a log's time column), for now or `epoch_s`."""
-    return time.strftime("%H:%M:%S", time.localtime(time.time() if epoch_s is None else epoch_s))
+    """The time of day with seconds (24-hour, as a log's time column), for now or `epoch_s`: the time `date_time`
+    writes after the date."""
+    moment = QDateTime.fromSecsSinceEpoch(int(time.time() if epoch_s is None else epoch_s))
+    return moment.time().toString(CLOCK_FORMAT)

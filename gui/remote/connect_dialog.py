@@ -7,7 +7,9 @@ stays to try again). Nothing here blocks: the connection works off the GUI threa
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Slot
+import shlex
+
+from PySide6.QtCore import QCoreApplication, QSettings, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -23,7 +25,7 @@ from PySide6.QtWidgets import (
 from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.core_text import error_text
-from gpu_train_monitor.gui.remote.connection import RemoteConnection
+from gpu_train_monitor.gui.remote.connection import FAILED, RemoteConnection
 from gpu_train_monitor.gui.remote.hosts import recent_hosts, remember_host
 
 FIELD_MIN_WIDTH = 380
@@ -100,6 +102,10 @@ class ConnectDialog(QDialog):
         if not self.host:
             self._say(self.tr("Type the machine to connect to."), error=True)
             return
+        problem = agent_command_problem(self.agent_edit.text())
+        if problem is not None:
+            self._say(problem, error=True)
+            return
         try:
             self.connection.open(self.host, self.agent_edit.text())
         except UserError as exc:
@@ -132,8 +138,28 @@ class ConnectDialog(QDialog):
         self.adjustSize()
 
     def reject(self) -> None:
-        """Cancel while connecting stops trying."""
+        """Cancel while connecting stops trying; after a failure, it lets the failure go (the status bar's "not
+        connected", this dialog's red line): nothing is asked for any more."""
         if self._waiting:
             self._waiting = False
             self.connection.forget()
+        elif self.connection.state == FAILED:
+            self.connection.forget()
+        self.message_label.clear()
+        self.message_label.hide()
+        self.connect_button.setEnabled(True)
         super().reject()
+
+
+def agent_command_problem(text: str) -> str | None:
+    """Why the Agent command field cannot be read as a command line (a quote or a trailing backslash without its
+    pair), in the dialog's words; None when it can (empty: the default command)."""
+    try:
+        shlex.split(text)
+    except ValueError:
+        return QCoreApplication.translate(
+            "ConnectDialog",
+            "The agent command cannot be read: a quote or a backslash in it has no pair. Type it as you would in "
+            "a shell, e.g. ~/venv/bin/gpu-train-monitor agent",
+        )
+    return None

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
+from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.gui.qt.background import BackgroundTask
 from gpu_train_monitor.gui.qt.core_text import error_text
 from gpu_train_monitor.gui.remote.devices import RemoteDevice, remote_devices
@@ -33,6 +34,23 @@ class Connected:
     host_name: str
     app: str
     devices: tuple[RemoteDevice, ...]
+
+
+def connection_problem(error: BaseException) -> str:
+    """Why connecting failed or the link dropped, one line in the user's language; the agent missing there is said
+    in the window's words (its Agent command field, where the CLI's message names its option)."""
+    from gpu_train_monitor.base.text import message_of
+    from gpu_train_monitor.remote.failures import AgentMissing
+
+    message = message_of(error)
+    if isinstance(error, AgentMissing) and isinstance(message, Message) and "host" in message.params:
+        return QCoreApplication.translate(
+            "RemoteConnection",
+            "gpu-train-monitor is not installed on {host} (its shell could not run `{command}`): install it there "
+            "(pip install . in a clone of the project), or name the command that runs it as the Agent command of "
+            "File ▸ Connect to a machine…, e.g. ~/venv/bin/gpu-train-monitor agent",
+        ).format(host=message.params["host"], command=message.params.get("command", ""))
+    return error_text(error)
 
 
 def make_target(host: str, agent_command: str = "") -> Any:
@@ -99,7 +117,7 @@ class RemoteConnection(QObject):
         self.info, self.latency_s, self.problem = None, None, ""
         self._set_state(CONNECTING)
         factory = self._link_factory
-        loop = LinkLoop(lambda: factory(target), error_text, self._ping_interval_s)
+        loop = LinkLoop(lambda: factory(target), connection_problem, self._ping_interval_s)
         loop.wanted_device = self._watched
         self._loop = loop
         self._task.start(lambda report, cancelled: loop.run(lambda kind, value: report((kind, value)), cancelled))

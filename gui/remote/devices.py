@@ -5,11 +5,17 @@ combo keeps for one ("cuda:0@gpu-box": the spec never holds an @, the host may: 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_train_monitor.base.text import Message
+
 KINDS = ("cpu", "cuda", "mps")
+# the agent sends a device's name as text: its CPU's as core words it (gpu_train_monitor.device.devices: "{cpu}
+# ({threads} threads)"), read back into that Message so the window says it in the user's language
+CPU_NAME = re.compile(r"(?P<cpu>.*) \((?P<threads>\d+) threads\)")
 
 
 @dataclass(frozen=True)
@@ -20,7 +26,7 @@ class RemoteDevice:
     host_name: str
     spec: str
     kind: str
-    name: str
+    name: str  # a Message where the agent's text is one of core's (a CPU's "(N threads)"): core_text says it
     capacity_bytes: int | None
 
     @property
@@ -57,8 +63,17 @@ def remote_devices(host: str, host_name: str, listed: Iterable[Mapping[str, Any]
                 host_name,
                 spec,
                 str(kind),
-                str(entry.get("name") or spec),
+                device_name(str(kind), str(entry.get("name") or spec)),
                 int(capacity) if isinstance(capacity, (int, float)) and not isinstance(capacity, bool) else None,
             )
         )
     return tuple(found)
+
+
+def device_name(kind: str, name: str) -> str:
+    """A listed device's name, a CPU's "AMD EPYC (16 threads)" as the Message core made it ("{cpu} ({threads}
+    threads)"), so that the window translates its words; any other name as it is."""
+    found = CPU_NAME.fullmatch(name) if kind == "cpu" else None
+    if found is None:
+        return name
+    return Message("{cpu} ({threads} threads)", cpu=found["cpu"], threads=int(found["threads"]))

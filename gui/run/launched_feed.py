@@ -71,6 +71,7 @@ class LaunchedFeed(QObject):
 
     def _begin(self, update: FeedUpdate, started: dict) -> None:
         self._started, self._started_at = True, update.row.started_at
+        self.view.run_elsewhere = True  # its processes' memory: the window's own readings at rest are not its
         self.view.memory_plot.clear()
         self.view.memory_plot.seconds(0.0)  # x: seconds since the run's start, as the reports' times
         self.view.events.started_at = update.row.started_at  # its marks (an out of memory) on that clock

@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from gpu_train_monitor.gui.form.text import LABELS, NONE_TEXT, label, none_text
 from gpu_train_monitor.gui.i18n.status_text import status_text
@@ -51,18 +51,50 @@ def shown_value(value: Any) -> str:
     return str(value)
 
 
+# the fields a watched run's config has besides the form's (gpu_train_monitor.watch.run_facts, .script): their
+# names for people, as the form's labels are
+WATCHED_LABELS = {
+    "source": QT_TRANSLATE_NOOP("run_view", "Trained by"),
+    "name": QT_TRANSLATE_NOOP("run_view", "Name"),
+    "total_steps": QT_TRANSLATE_NOOP("run_view", "Total steps"),
+    "script": QT_TRANSLATE_NOOP("run_view", "Script"),
+    "module": QT_TRANSLATE_NOOP("run_view", "Module"),
+    "argv": QT_TRANSLATE_NOOP("run_view", "Arguments"),
+    "counted": QT_TRANSLATE_NOOP("run_view", "Counted"),
+}
+# what a watched run's images/s count (gpu_train_monitor.watch.step_samples: a batch's samples, or its tokens)
+COUNTED = {"samples": QT_TRANSLATE_NOOP("run_view", "samples"), "tokens": QT_TRANSLATE_NOOP("run_view", "tokens")}
+
+
+def field_label(name: str, config: Mapping[str, Any]) -> str:
+    """A config field's name for people: the form's label, a watched run's own field's, else the name as it is
+    (a field of a newer version)."""
+    if name in WATCHED_LABELS and watched(config):
+        return QCoreApplication.translate("run_view", WATCHED_LABELS[name])
+    return label(name) if name in LABELS else name
+
+
+def watched(config: Mapping[str, Any]) -> bool:
+    """Whether `config` is a watched run's (its `source` names who trains it: a script, the watch API...)."""
+    return config.get("source") in event_text.WATCHED_SOURCES
+
+
 def config_text(config: Mapping[str, Any]) -> str:
     """Every field of a run's config as `label=value`, for the log: in the form's words, names and values
     alike (batch size, off, yes in the user's language); values that are names (resnet18, cuda:0) as they are."""
     return QCoreApplication.translate("run_view", ", ", "between the fields of the logged config").join(
-        f"{label(name) if name in LABELS else name}={_config_value(name, value)}" for name, value in config.items()
+        f"{field_label(name, config)}={_config_value(name, value, watched(config))}" for name, value in config.items()
     )
 
 
-def _config_value(field: str, value: Any) -> str:
+def _config_value(field: str, value: Any, watched_run: bool = False) -> str:
     """A config value as the form shows it: a word choice in the user's language (off, synthetic), a name as
     it is, an optional number's empty position in the form's word (Epochs "auto", Max steps "no limit"),
-    yes/no/not set translated."""
+    yes/no/not set translated; a watched run's source (its dataset's column) in words ("an unchanged script")."""
+    if watched_run and field in ("source", "dataset") and value in event_text.WATCHED_SOURCES:
+        return core_text(event_text.WATCHED_SOURCES[value])
+    if watched_run and field == "counted" and value in COUNTED:
+        return QCoreApplication.translate("run_view", COUNTED[value])
     if value is None and field in NONE_TEXT:
         return none_text(field)
     return choice_text(field, value) if isinstance(value, str) else shown_value(value)
@@ -70,7 +102,8 @@ def _config_value(field: str, value: Any) -> str:
 
 def fields_lines(values: Mapping[str, Any]) -> str:
     """One `name = value` line per field, sorted by name (a recorded config or summary, to read whole)."""
-    return "\n".join(f"{name} = {_config_value(name, values[name])}" for name in sorted(values))
+    watched_run = watched(values)
+    return "\n".join(f"{name} = {_config_value(name, values[name], watched_run)}" for name in sorted(values))
 
 
 def config_line(config: Mapping[str, Any]) -> str:

@@ -49,6 +49,9 @@ class RunView(QObject):
         self.breakdown_view = BreakdownView()
         self.log = LogPanel()
         self.last_sample: Any = None  # the latest gpu_train_monitor.run.events.MemorySample shown
+        # the run shown was another process's (read from the store: a watched script, a data-parallel or remote
+        # run): the numbers keep its memory at rest, where the readings are the window's own, not that run's
+        self.run_elsewhere = False
         self._oom_logged: str | None = None
         self.events = EventDisplay(self.loss_plot, self.memory_plot, self.breakdown_view, self.log)
         self.clock = time.monotonic  # replaceable in tests
@@ -68,6 +71,7 @@ class RunView(QObject):
         """A run is starting whose plan only its start will tell (a watched script): empty plots, numbers and
         breakdown."""
         self._oom_logged = None  # the out of memory logged last: the run's end does not repeat it
+        self.run_elsewhere = False  # until a feed from the store says otherwise
         self.loss_plot.clear()
         self.memory_plot.clear()
         self.stats.reset(0, None)
@@ -146,11 +150,13 @@ class RunView(QObject):
         self.memory_plot.add_sample(event.memory)
         self.events.show_event(event, at)
 
-    def show_sample(self, sample: Any) -> None:
-        """A memory reading (from a report or the idle poll): plotted and shown as the live numbers."""
+    def show_sample(self, sample: Any, at_rest: bool = False) -> None:
+        """A memory reading (from a report, or the idle poll `at_rest`): plotted and shown as the live numbers,
+        except a reading at rest after a run of another process: the numbers beside that run's steps stay its own."""
         self.last_sample = sample
         self.memory_plot.add_sample(sample)
-        self.stats.update_memory(sample.allocated_bytes, self.memory_plot.peak_of(sample))
+        if not (at_rest and self.run_elsewhere):
+            self.stats.update_memory(sample.allocated_bytes, self.memory_plot.peak_of(sample))
 
     def stop(self) -> None:
         self.redraw.stop()

@@ -23,7 +23,7 @@ from gpu_train_monitor.gui.form.settings_form import SettingsForm
 from gpu_train_monitor.gui.history.panel import HistoryPanel
 from gpu_train_monitor.gui.memory.device_watch import DeviceWatch
 from gpu_train_monitor.gui.memory.insight import MemoryInsight
-from gpu_train_monitor.gui.remote.connection import RemoteConnection
+from gpu_train_monitor.gui.remote.connection import RECONNECTING, RemoteConnection
 from gpu_train_monitor.gui.run.buttons import RunButtons
 from gpu_train_monitor.gui.run.checkpoint_resume import CheckpointResume
 from gpu_train_monitor.gui.run.launched_run import LaunchedRun
@@ -120,6 +120,9 @@ def build_parts(window: MainWindow) -> None:
 
     window.remote = RemoteMachineControls(
         window.connection, window.form, window.log, window.settings, window, window.nvml_panel
+    )
+    window.connection.state_changed.connect(  # a run window of that machine's run says "reconnecting" meanwhile
+        lambda state: window.history.connection_dropped(window.connection.host if state == RECONNECTING else None)
     )
     window.statusBar().addWidget(window.device_status, 1)
     window.finder_panel.machine_source = window.remote.machine  # a search runs where the form's device is

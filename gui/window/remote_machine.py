@@ -15,7 +15,7 @@ from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.gui.form.settings_form import SettingsForm
 from gpu_train_monitor.gui.launch.remote_command import RemoteMachine
 from gpu_train_monitor.gui.memory.nvml_panel import NvmlPanel
-from gpu_train_monitor.gui.qt.core_text import error_text
+from gpu_train_monitor.gui.qt.core_text import core_text, error_text
 from gpu_train_monitor.gui.remote.connect_dialog import ConnectDialog
 from gpu_train_monitor.gui.remote.connection import CLOSED, CONNECTING, FAILED, RemoteConnection
 from gpu_train_monitor.gui.remote.hosts import remember_host
@@ -95,7 +95,9 @@ class RemoteMachineControls(QObject):
             return
         self._reached = info.host
         remember_host(self.settings, info.host, self.connection.agent_command)
-        names = ", ".join(f"{d.spec} ({d.name})" for d in devices) or self.tr("none")
+        names = self.tr(", ").join(
+            self.tr("{spec} ({name})").format(spec=d.spec, name=core_text(d.name)) for d in devices
+        ) or self.tr("none")
         self.log.add(
             self.tr("connected to {host} ({name}, gpu-train-monitor {version}); its devices: {devices}").format(
                 host=info.host, name=info.host_name, version=info.app or "?", devices=names

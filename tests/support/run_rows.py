@@ -40,6 +40,7 @@ def run_row(**changes: object) -> RunRow:
         host=socket.gethostname(),
         resumes=0,
         world_size=2,
+        origin="",
     )
     unknown = set(changes) - set(fields)
     assert not unknown, f"RunRow has no field {unknown}"

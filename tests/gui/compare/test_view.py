@@ -183,15 +183,16 @@ def test_every_text_goes_through_the_translator_whole(qtbot):
         lines = view.run_lines()
     assert view.time_plot.getPlotItem().titleLabel.text == "[CompareView]Loss against time"
     assert view.header.text().startswith("[CompareView]<b>[]stream vs resident</b>: 2 runs of tiny-cnn")
-    assert running == [
-        "[compare_race]1. stream: [status_text]running, [compare_race]step 2 / 6[compare_race], "
+    assert running == [  # a label's words too: the placement as the form's combo says it
+        "[compare_race]1. [form_widgets]stream: [status_text]running, [compare_race]step 2 / 6[compare_race], "
         "[compare_race]150 images/s (p10 to p90: 150 to 150)[compare_race], [compare_race]1.00x the "
         "slowest",
-        "[compare_race]2. resident: waits its turn",
+        "[compare_race]2. [form_widgets]resident: waits its turn",
     ]
     assert lines == [
-        "[compare_race]1. stream: [status_text]stopped: stopped by request",
-        "[compare_race]2. resident: [compare_race]not run: [compare_race]the comparison stopped before its turn",
+        "[compare_race]1. [form_widgets]stream: [status_text]stopped: stopped by request",
+        "[compare_race]2. [form_widgets]resident: [compare_race]not run: [compare_race]the comparison stopped "
+        "before its turn",
     ]
     assert view.headline.text() == "[]no ratio: fewer than two runs finished"  # core's, from its template
 

@@ -350,8 +350,9 @@ def test_the_runs_tab_and_the_run_s_window_word_a_data_parallel_device_alike(
 
 
 def test_a_run_this_window_launched_is_controlled_from_its_own_window(parallel_events, open_view, tmp_path, qtbot):
-    """A data-parallel run the window started (rank 0 is a process of its child): its window offers Stop, Pause
-    and Clear cache, which reach the launched processes, not 'read-only here ... Ctrl+C in its terminal'."""
+    """A data-parallel run the window started (rank 0 is a process of its child): its window offers Stop and
+    Pause, which reach the launched processes, not 'read-only here ... Ctrl+C in its terminal'; Clear cache only
+    where there is a cache to clear (a GPU's), not for these CPU processes."""
     import socket
     import sqlite3
     import subprocess
@@ -391,12 +392,22 @@ def test_a_run_this_window_launched_is_controlled_from_its_own_window(parallel_e
 
         view.controlled_by(Launcher())
         assert "read-only here" not in view.header.text() and "Ctrl+C" not in view.header.text()
-        assert "started by this window as 2 processes" in view.header.text()
-        for name in ("pause", "clear", "stop"):
+        assert "started by this window as 2 processes: stop or pause it here" in view.header.text()
+        assert not view.control_buttons["clear"].isVisible()  # the CPU has no cache to clear
+        for name in ("pause", "stop"):
             button = view.control_buttons[name]
             assert button.isVisible() and button.isEnabled()
             qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-        assert asked == ["pause", "clear", "stop"]
+        assert asked == ["pause", "stop"]
+
+        db = sqlite3.connect(path)  # the same run on GPUs: its cache can be cleared
+        with db:
+            db.execute("UPDATE runs SET device = 'cuda:0', heartbeat_at = ? WHERE id = ?", (time.time(), run_id))
+        db.close()
+        view.poll()
+        assert "stop, pause or clear its cache here" in view.header.text()
+        qtbot.mouseClick(view.control_buttons["clear"], Qt.MouseButton.LeftButton)
+        assert view.control_buttons["clear"].isVisible() and asked[-1] == "clear"
     finally:
         rank0.kill()
         rank0.wait()

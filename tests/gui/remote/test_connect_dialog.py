@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialog
 from gpu_train_monitor.gui.remote.connect_dialog import ConnectDialog
 from gpu_train_monitor.gui.remote.connection import RemoteConnection
 from gpu_train_monitor.gui.remote.hosts import MAX_RECENT, recent_hosts, remember_host
-from gpu_train_monitor.remote.failures import UnknownHost
+from gpu_train_monitor.remote.failures import UnknownHost, classify
 from tests.gui.remote.fake_link import FakeAgent
 
 WAIT_MS = 10_000
@@ -72,3 +72,37 @@ def test_cancel_while_connecting_stops_trying(qtbot, settings):
     dialog.connect_button.click()
     dialog.reject()
     assert connection.host is None and not connection.active
+
+
+def test_the_dialog_speaks_of_its_agent_command_field_not_of_a_cli_option(qtbot, settings):
+    missing = classify("gpu-box", 127, "bash: gpu-train-monitor: command not found", "gpu-train-monitor agent")
+    dialog, connection = make_dialog(qtbot, settings, FakeAgent([missing]))
+    dialog.host_combo.setEditText("gpu-box")
+    dialog.agent_edit.setText("'~/venv/bin/gpu-train-monitor agent")  # a quote without its pair
+    dialog.connect_button.click()
+    said = dialog.message_label.text()
+    assert said.startswith("The agent command cannot be read") and "--agent-command" not in said
+    assert connection.host is None  # nothing was tried
+
+    dialog.agent_edit.clear()  # the default command, which that machine has not installed
+    with qtbot.waitSignal(connection.failed, timeout=WAIT_MS):
+        dialog.connect_button.click()
+    said = dialog.message_label.text()
+    assert "gpu-train-monitor is not installed on gpu-box" in said
+    assert "Agent command" in said and "--agent-command" not in said
+
+
+def test_cancel_after_a_failure_lets_the_failure_go(qtbot, settings):
+    from gpu_train_monitor.gui.remote.status_label import ConnectionLabel
+
+    agent = FakeAgent([UnknownHost("cannot find gpu-bx: no such host or ~/.ssh/config alias")])
+    dialog, connection = make_dialog(qtbot, settings, agent)
+    status = ConnectionLabel(connection)  # the window's status bar
+    qtbot.addWidget(status)
+    dialog.host_combo.setEditText("gpu-bx")
+    with qtbot.waitSignal(connection.failed, timeout=WAIT_MS):
+        dialog.connect_button.click()
+    assert dialog.message_label.isVisible() and status.text() == "gpu-bx · not connected"
+    dialog.reject()
+    assert not dialog.message_label.isVisible() and not dialog.message_label.text()
+    assert connection.host is None and status.isHidden()  # no "not connected" left in the status bar

@@ -82,3 +82,15 @@ def test_the_agents_malformed_entries_are_left_out():
     )
     assert [d.spec for d in listed] == ["cuda:0"]
     assert split_key("cuda:0@me@h:22") == ("cuda:0", "me@h:22") and split_key("cuda:0") == ("cuda:0", None)
+
+
+def test_what_a_remote_cpu_cannot_run_is_greyed_out_as_for_this_machines(form):
+    """cuDNN's autotuner on that machine's CPU: greyed out with the reason, as on this machine's CPU; on its GPU it
+    applies."""
+    form.set_remote_devices(remote_devices("gpu-box", "gpu-box-7", [CPU, H200]))
+    benchmark = form.widgets["cudnn_benchmark"]
+    choose(form, "cpu@gpu-box")
+    assert not benchmark.isEnabled()
+    assert "cuDNN's autotuner runs on CUDA devices only, not on cpu" in benchmark.toolTip()
+    choose(form, "cuda:0@gpu-box")
+    assert benchmark.isEnabled()
