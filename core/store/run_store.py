@@ -114,9 +114,9 @@ class RunStore:
         """Runs marked running whose process is gone become `interrupted`; returns how many. A store this
         process may not write is left as it is (whether a run is live is worked out afresh on every read)."""
         rows = self._db.execute(
-            "SELECT id, pid, pid_started_at, host, heartbeat_at FROM runs WHERE status = 'running'"
+            "SELECT id, pid, pid_started_at, host, heartbeat_at, origin FROM runs WHERE status = 'running'"
         ).fetchall()
-        dead = [(row[0], row[1], row[2]) for row in rows if not process_alive(*row[1:])]
+        dead = [(row[0], row[1], row[2]) for row in rows if not process_alive(*row[1:5], copied=bool(row[5]))]
         if not dead:
             return 0
         try:
@@ -249,13 +249,15 @@ class RunStore:
             self._db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
 
 
-def process_alive(pid: int, pid_started_at: float, host: str, heartbeat_at: float) -> bool:
+def process_alive(pid: int, pid_started_at: float, host: str, heartbeat_at: float, *, copied: bool = False) -> bool:
     """Whether the process recording a run still runs. On this host a pid that is gone, or a zombie (killed,
     not yet reaped), is dead at once. A pid that exists is the recorder while its heartbeat (touched every
     HEARTBEAT_S) is recent; once that is stale, only if the start time matches (a reused pid is another
     process). The heartbeat comes first because psutil derives start times from the boot time, which moves
-    when the wall clock is stepped. A run recorded on another host is alive while its heartbeat is recent."""
-    if host != socket.gethostname():
+    when the wall clock is stepped. A run recorded on another host is alive while its heartbeat is recent, and so
+    is a run `copied` from another machine (a mirror's copy), whatever its host is called: its pid is a process
+    there, never one here (two machines may share a name)."""
+    if copied or host != socket.gethostname():
         return time.time() - heartbeat_at < STALE_AFTER_S
     try:
         process = psutil.Process(pid)
@@ -290,6 +292,6 @@ def _run_row(row: tuple[Any, ...]) -> RunRow:
     values = dict(zip(_RUN_COLUMNS, row[:-2]))
     values["message"] = _message(values["message"], row[-2])
     live = values["status"] == "running" and process_alive(
-        values["pid"], row[-1], values["host"], values["heartbeat_at"]
+        values["pid"], row[-1], values["host"], values["heartbeat_at"], copied=bool(values.get("origin"))
     )
     return RunRow(live=live, **values)

@@ -419,3 +419,34 @@ def test_the_default_store_moves_once_into_a_folder_of_its_own(tmp_path: Path, m
     assert default_store_path() == new and old.exists()
     with RunStore(new) as store:
         assert [run.id for run in store.list_runs()] == [run_id]
+
+
+def test_a_copied_run_is_never_this_machines_process_even_under_the_same_host_name(tmp_path):
+    """A mirror's copy of a run from a machine named like this one names a pid of that machine: here it could be any
+    process (this test's own). It is live only while its heartbeat is recent, as any run of another host."""
+    import os
+    import socket
+    import time
+
+    import psutil
+
+    from gpu_train_monitor.store.run_store import STALE_AFTER_S
+
+    me = psutil.Process()
+    columns = ("uid", "started_at", "heartbeat_at", "status", "pid", "pid_started_at", "host", "model", "dataset")
+    columns += ("device", "device_name", "placement", "batch_size", "total_steps", "config", "started", "origin")
+    with RunStore(tmp_path / "runs.sqlite3") as store:
+        for uid, heartbeat, origin in (("fresh", time.time(), "gpu-box"), ("stale", 1.0, "gpu-box"), ("mine", 1.0, "")):
+            values = (uid, 1.0, heartbeat, "running", os.getpid(), me.create_time(), socket.gethostname(), "m", "d")
+            values += ("cpu", "cpu", "stream", 8, 5, "{}", "{}", origin)
+            store.connection.execute(f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' * 17)})", values)
+        store.connection.commit()
+        live = {run.uid: run.live for run in store.list_runs()}
+        assert live == {"fresh": True, "stale": False, "mine": True}  # "mine": this very process, recorded here
+        assert STALE_AFTER_S < time.time() - 1.0
+        store.mark_interrupted()
+        assert {run.uid: run.status for run in store.list_runs()} == {
+            "fresh": "running",
+            "stale": "interrupted",
+            "mine": "running",
+        }
