@@ -1777,11 +1777,11 @@
     </message>
     <message>
         <source>bf16 autocast</source>
-        <translation>bf16 autocast</translation>
+        <translation>bf16 自动混合精度</translation>
     </message>
     <message>
         <source>fp16 autocast</source>
-        <translation>fp16 autocast</translation>
+        <translation>fp16 自动混合精度</translation>
     </message>
     <message>
         <source>fp32 (autocast off)</source>
@@ -1840,12 +1840,28 @@
         <translation>{model} 没有可做检查点的块（resnet 阶段、由块组成的 features 或 encoder Sequential，或由子模块组成的 Sequential）；请不用激活检查点运行它</translation>
     </message>
     <message>
+        <source>no optimizer steps in this script (weights updated by hand): each backward() is recorded as a step</source>
+        <translation>该脚本没有优化器步骤（手动更新权重）：每次 backward() 记为一步</translation>
+    </message>
+    <message>
         <source>watching stopped: {kind}: {error}</source>
         <translation>观察已停止：{kind}：{error}</translation>
     </message>
     <message>
+        <source>the script handles {signal} itself: the window&apos;s Pause and Resume do not reach it</source>
+        <translation>脚本自己处理 {signal}：窗口的“暂停”和“继续”无法作用于它</translation>
+    </message>
+    <message>
+        <source>the script handles {signal} itself: the window&apos;s Clear cache does not reach it</source>
+        <translation>脚本自己处理 {signal}：窗口的“清除缓存”无法作用于它</translation>
+    </message>
+    <message>
         <source>the loss became nan or inf at step {step}</source>
         <translation>损失在第 {step} 步变为 nan 或 inf</translation>
+    </message>
+    <message>
+        <source>ended by {signal}</source>
+        <translation>因 {signal} 结束</translation>
     </message>
     <message>
         <source>the program exited with code {code}</source>
@@ -1972,6 +1988,10 @@
         <translation>参数 argv 必须是包含 1 到 {most} 个字符串的列表</translation>
     </message>
     <message>
+        <source>run {run_id} was not started by the agent of this run store on {host}: only a run started through it (from a window or --remote) is steered from another machine; steer this one where it was started</source>
+        <translation>运行 {run_id} 不是由 {host} 上此运行记录库的代理启动的：只有经由代理启动的运行（来自窗口或 --remote）才能从另一台机器操控；请在启动它的地方操控它</translation>
+    </message>
+    <message>
         <source>cwd: no folder {path} on {host}</source>
         <translation>cwd：{host} 上没有文件夹 {path}</translation>
     </message>
@@ -2048,6 +2068,58 @@
         <translation>{host} 上的 {folder} 中没有模块 {module}：-m 运行的是你自己在那里的模块（一个 .py 文件或带 __main__.py 的包）</translation>
     </message>
     <message>
+        <source>--allow: {path} is not a folder</source>
+        <translation>--allow：{path} 不是文件夹</translation>
+    </message>
+    <message>
+        <source>watch a script</source>
+        <translation>监视脚本</translation>
+    </message>
+    <message>
+        <source>the folder to start in</source>
+        <translation>启动所在的文件夹</translation>
+    </message>
+    <message>
+        <source>the module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <source>the script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <source>the dataset folder</source>
+        <translation>数据集文件夹</translation>
+    </message>
+    <message>
+        <source>the model and the dataset come from two allowed folders on {host}: keep them in one</source>
+        <translation>模型和数据集来自 {host} 上两个不同的允许文件夹：请放在同一个文件夹中</translation>
+    </message>
+    <message>
+        <source>run your own {field} ({spec})</source>
+        <translation>运行你自己的 {field}（{spec}）</translation>
+    </message>
+    <message>
+        <source>{spec}: {module} is a module of Python&apos;s standard library, not your own code: the agent on {host} runs your own code only from files under the folders it allows</source>
+        <translation>{spec}：{module} 是 Python 标准库的模块，不是你自己的代码：{host} 上的代理只运行其允许文件夹下文件中的你自己的代码</translation>
+    </message>
+    <message>
+        <source>{spec}: the agent on {host} runs your own code only from a file under the folders it allows ({folders}), and this is none</source>
+        <translation>{spec}：{host} 上的代理只运行其允许文件夹（{folders}）下文件中的你自己的代码，而这不是</translation>
+    </message>
+    <message>
+        <source>the agent on {host} may not {what}: it runs only the built-in models and datasets unless it is started with {option} (e.g. gpu-train-monitor agent --allow ~/projects)</source>
+        <translation>{host} 上的代理不能{what}：除非以 {option} 启动（例如 gpu-train-monitor agent --allow ~/projects），它只运行内置的模型和数据集</translation>
+    </message>
+    <message>
+        <source>use {path}</source>
+        <translation>使用 {path}</translation>
+    </message>
+    <message>
+        <source>{what} {path} is outside the folders the agent on {host} allows ({folders}); links and &apos;..&apos; are followed before this check</source>
+        <translation>{what} {path} 不在 {host} 上的代理允许的文件夹（{folders}）之内；检查前会先解析链接和 &apos;..&apos;</translation>
+    </message>
+    <message>
         <source>python {option} is not run on {host}: watch a script (train.py ARGS) or a module (-m pkg.train ARGS)</source>
         <translation>不会在 {host} 上运行 python {option}：请监视一个脚本（train.py ARGS）或一个模块（-m pkg.train ARGS）</translation>
     </message>
@@ -2120,8 +2192,8 @@
         <translation>无法连接到 {host}：{detail}</translation>
     </message>
     <message>
-        <source>gpu-train-monitor is not installed on {host} (its shell could not run `{command}`); install it there (pip install gpu-train-monitor), or name the command with --agent-command, e.g. --agent-command &apos;~/venv/bin/gpu-train-monitor agent&apos;</source>
-        <translation>{host} 上没有安装 gpu-train-monitor（它的 shell 无法运行 `{command}`）；请在那里安装（pip install gpu-train-monitor），或用 --agent-command 指定命令，例如 --agent-command &apos;~/venv/bin/gpu-train-monitor agent&apos;</translation>
+        <source>gpu-train-monitor is not installed on {host} (its shell could not run `{command}`); install it there (pip install . in a clone of the project), or name the command with --agent-command, e.g. --agent-command &apos;~/venv/bin/gpu-train-monitor agent&apos;</source>
+        <translation>{host} 上没有安装 gpu-train-monitor（其 shell 无法运行 `{command}`）；请在那里安装（在项目的克隆中执行 pip install .），或用 --agent-command 指定命令，例如 --agent-command &apos;~/venv/bin/gpu-train-monitor agent&apos;</translation>
     </message>
     <message>
         <source>ssh could not connect to {host}: {detail}</source>
@@ -2192,12 +2264,52 @@
         <translation>代理发送的运行不是一个对象</translation>
     </message>
     <message>
+        <source>the agent sent a run whose uid is not a text</source>
+        <translation>代理发送的运行的 uid 不是文本</translation>
+    </message>
+    <message>
+        <source>the agent sent rows of run {sent} while run {uid} is followed</source>
+        <translation>正在跟随运行 {uid}，代理却发送了运行 {sent} 的记录</translation>
+    </message>
+    <message>
         <source>the agent sent rows without the run they belong to</source>
         <translation>代理发送的行缺少它们所属的运行</translation>
     </message>
     <message>
+        <source>the agent sent run {uid} without its {columns}</source>
+        <translation>代理发送的运行 {uid} 缺少 {columns}</translation>
+    </message>
+    <message>
+        <source>run {uid} of {origin} was not copied: run {run_id} of this run store, recorded here, has that uid, and a copy never replaces it</source>
+        <translation>{origin} 的运行 {uid} 未被复制：此运行记录库中在本机记录的运行 {run_id} 使用了该 uid，副本绝不会替换它</translation>
+    </message>
+    <message>
+        <source>run {uid} of {origin} was not copied: run {run_id} of this run store, copied from {holder}, has that uid, and a copy never replaces it</source>
+        <translation>{origin} 的运行 {uid} 未被复制：此运行记录库中从 {holder} 复制的运行 {run_id} 使用了该 uid，副本绝不会替换它</translation>
+    </message>
+    <message>
         <source>the agent sent {table} that are not a list of rows</source>
         <translation>代理发送的 {table} 不是行的列表</translation>
+    </message>
+    <message>
+        <source>the agent sent {table} without their {columns}</source>
+        <translation>代理发送的 {table} 缺少 {columns}</translation>
+    </message>
+    <message>
+        <source>the agent sent {value} for {table}.{column}, which holds {kind}</source>
+        <translation>代理为 {table}.{column} 发送了 {value}，而该列存放的是{kind}</translation>
+    </message>
+    <message>
+        <source>whole numbers</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <source>numbers</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
     </message>
     <message>
         <source>the agent sent rows the local run store cannot hold ({error})</source>
@@ -2206,10 +2318,6 @@
     <message>
         <source>the agent sent rows of run {uid} before the run itself</source>
         <translation>代理在发送运行 {uid} 本身之前就发送了它的行</translation>
-    </message>
-    <message>
-        <source>the agent sent an object for the column {name}</source>
-        <translation>代理为列 {name} 发送了一个对象</translation>
     </message>
     <message>
         <source>the line is not UTF-8 text</source>
@@ -2403,6 +2511,10 @@
         <source>the other side sent {what}</source>
         <translation>对方发来了{what}</translation>
     </message>
+    <message>
+        <source>{what}={value} cannot be recorded (a whole number from 0 to 2**53 can): recorded as unknown</source>
+        <translation>{what}={value} 无法记录（只能记录 0 到 2**53 之间的整数）：记为未知</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -2563,6 +2675,11 @@
 <context>
     <name>CompareMode</name>
     <message>
+        <source>; </source>
+        <comment>between the runs of a comparison</comment>
+        <translation>；</translation>
+    </message>
+    <message>
         <source>{number}. {label}</source>
         <translation>{number}. {label}</translation>
     </message>
@@ -2719,6 +2836,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>Could not connect: {problem}</source>
         <translation>无法连接：{problem}</translation>
+    </message>
+    <message>
+        <source>The agent command cannot be read: a quote or a backslash in it has no pair. Type it as you would in a shell, e.g. ~/venv/bin/gpu-train-monitor agent</source>
+        <translation>无法读取代理命令：其中的引号或反斜杠没有配对。请像在 shell 中那样输入，例如 ~/venv/bin/gpu-train-monitor agent</translation>
     </message>
 </context>
 <context>
@@ -3582,8 +3703,8 @@ each run&apos;s warm-up</source>
         <translation>一个训练步骤的峰值：{what}，在无内存张量上追踪，用时 {seconds} 秒（未占用内存）。参数 {params}，梯度 {grads}，优化器状态 {optimizer}，批次 {batch}，激活值与临时张量 {activations}。</translation>
     </message>
     <message>
-        <source>Not counted: the process&apos;s own memory (Python, PyTorch&apos;s libraries, the dataset).</source>
-        <translation>未计入：进程自身的内存（Python、PyTorch 的库、数据集）。</translation>
+        <source>Counted too: the process&apos;s own memory (Python, PyTorch&apos;s libraries), {own}. Against the memory available now (what other programs and this app leave), as the batch-size finder plans. Not counted: the dataset.</source>
+        <translation>也计入：进程自身的内存（Python、PyTorch 的库），{own}。对照的是当前可用的内存（其他程序和本应用剩下的），与批大小探测的规划相同。未计入：数据集。</translation>
     </message>
     <message>
         <source>Not counted: the CUDA context and the allocator&apos;s cache, a few hundred MB more on a GPU.</source>
@@ -3707,6 +3828,13 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
+    <name>RemoteConnection</name>
+    <message>
+        <source>gpu-train-monitor is not installed on {host} (its shell could not run `{command}`): install it there (pip install . in a clone of the project), or name the command that runs it as the Agent command of File ▸ Connect to a machine…, e.g. ~/venv/bin/gpu-train-monitor agent</source>
+        <translation>{host} 上没有安装 gpu-train-monitor（其 shell 无法运行 `{command}`）：请在那里安装（在项目的克隆中执行 pip install .），或在“文件 ▸ 连接到机器…”的“代理命令”中填写运行它的命令，例如 ~/venv/bin/gpu-train-monitor agent</translation>
+    </message>
+</context>
+<context>
     <name>RemoteMachineControls</name>
     <message>
         <source>Connect to a machine…</source>
@@ -3739,6 +3867,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>reconnected to {host}</source>
         <translation>已重新连接到 {host}</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>{spec} ({name})</source>
+        <translation>{spec}（{name}）</translation>
     </message>
     <message>
         <source>none</source>
@@ -3997,6 +4133,18 @@ each run&apos;s warm-up</source>
     <message>
         <source>started {time}, {duration} long</source>
         <translation>开始于 {time}，历时 {duration}</translation>
+    </message>
+    <message>
+        <source>copied from {origin}, where it trained on {host}</source>
+        <translation>复制自 {origin}，在 {host} 上训练</translation>
+    </message>
+    <message>
+        <source>recorded on {host}</source>
+        <translation>记录于 {host}</translation>
+    </message>
+    <message>
+        <source>recorded on this machine ({host})</source>
+        <translation>记录于本机（{host}）</translation>
     </message>
     <message>
         <source>peak allocated {allocated}, peak reserved {reserved}</source>
@@ -4259,10 +4407,6 @@ each run&apos;s warm-up</source>
         <translation>事件</translation>
     </message>
     <message>
-        <source>Memory breakdown</source>
-        <translation>显存构成</translation>
-    </message>
-    <message>
         <source>Images/s</source>
         <translation>图像/秒</translation>
     </message>
@@ -4285,6 +4429,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>paused</source>
         <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>reconnecting to {host}…</source>
+        <translation>正在重新连接 {host}…</translation>
     </message>
     <message>
         <source>{title} ({state}) — GPU Training Monitor</source>
@@ -4675,6 +4823,18 @@ each run&apos;s warm-up</source>
         <translation>，</translation>
     </message>
     <message>
+        <source>no {setting}</source>
+        <translation>无 {setting}</translation>
+    </message>
+    <message>
+        <source>amp {precision}</source>
+        <translation>混合精度 {precision}</translation>
+    </message>
+    <message>
+        <source>base</source>
+        <translation>基准</translation>
+    </message>
+    <message>
         <source>{number}. {label}: {status}: {message}</source>
         <translation>{number}. {label}：{status}：{message}</translation>
     </message>
@@ -4697,6 +4857,14 @@ each run&apos;s warm-up</source>
 </context>
 <context>
     <name>core_text</name>
+    <message>
+        <source>no autocast</source>
+        <translation>无自动混合精度</translation>
+    </message>
+    <message>
+        <source>{dtype} autocast</source>
+        <translation>{dtype} 自动混合精度</translation>
+    </message>
     <message>
         <source>{field}: {detail}</source>
         <translation>{field}：{detail}</translation>
@@ -5530,6 +5698,14 @@ each run&apos;s warm-up</source>
         <translation>设备</translation>
     </message>
     <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>The machine the run trained on: its host name, after the name you connected to it by for a run copied from another machine</source>
+        <translation>运行所在的机器：其主机名；对于从另一台机器复制的运行，前面是你连接它时使用的名称</translation>
+    </message>
+    <message>
         <source>Status</source>
         <translation>状态</translation>
     </message>
@@ -5550,8 +5726,8 @@ each run&apos;s warm-up</source>
         <translation>图像/秒</translation>
     </message>
     <message>
-        <source>Median training images per second (the latest report&apos;s while live)</source>
-        <translation>训练时每秒图像数的中位数（训练中时为最近一次报告的值）</translation>
+        <source>Median training images per second over the run&apos;s reports (the first left out: warm-up)</source>
+        <translation>运行各次报告中每秒训练图像数的中位数（第一次报告作为预热不计）</translation>
     </message>
     <message>
         <source>Final loss</source>
@@ -5589,12 +5765,32 @@ each run&apos;s warm-up</source>
         <translation>{host} 上的 {device}</translation>
     </message>
     <message>
+        <source>{alias} ({host})</source>
+        <translation>{alias}（{host}）</translation>
+    </message>
+    <message>
+        <source>#{id} {script}: {model} on {device}</source>
+        <translation>#{id} {script}：{model}，{device}</translation>
+    </message>
+    <message>
         <source>#{id} {model} on {device} ({label})</source>
         <translation>#{id} {device} 上的 {model}（{label}）</translation>
     </message>
     <message>
         <source>#{id} {model} on {device}</source>
         <translation>#{id} {device} 上的 {model}</translation>
+    </message>
+    <message>
+        <source>#{id} {name} — {script}</source>
+        <translation>#{id} {name} — {script}</translation>
+    </message>
+    <message>
+        <source>{title} — {machine}</source>
+        <translation>{title} — {machine}</translation>
+    </message>
+    <message>
+        <source>{script} ({folder})</source>
+        <translation>{script}（{folder}）</translation>
     </message>
 </context>
 <context>
@@ -5679,6 +5875,42 @@ each run&apos;s warm-up</source>
         <translation>否</translation>
     </message>
     <message>
+        <source>Trained by</source>
+        <translation>训练者</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Total steps</source>
+        <translation>总步数</translation>
+    </message>
+    <message>
+        <source>Script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <source>Module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Counted</source>
+        <translation>计数</translation>
+    </message>
+    <message>
+        <source>samples</source>
+        <translation>样本</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
         <source>, </source>
         <comment>between the fields of the logged config</comment>
         <translation>，</translation>
@@ -5734,12 +5966,32 @@ each run&apos;s warm-up</source>
         <translation>{model}，数据集 {dataset}，批大小 {batch_size}，数据放置 {placement}，{devices}</translation>
     </message>
     <message>
-        <source>a script this window started and watches: stop, pause or clear its cache here or with the window&apos;s buttons; started {started}</source>
-        <translation>本窗口启动并观察的脚本：可在这里或用窗口的按钮停止、暂停或清空其缓存；启动于 {started}</translation>
+        <source>a script this window started and watches</source>
+        <translation>本窗口启动并监视的脚本</translation>
     </message>
     <message>
-        <source>started by this window as {count} processes: stop, pause or clear its cache here or with the window&apos;s buttons; started {started}</source>
-        <translation>由本窗口以 {count} 个进程启动：可在此处或用窗口的按钮停止、暂停或清空其缓存；启动于 {started}</translation>
+        <source>started by this window as {count} processes</source>
+        <translation>由本窗口以 {count} 个进程启动</translation>
+    </message>
+    <message>
+        <source>started by this window</source>
+        <translation>由本窗口启动</translation>
+    </message>
+    <message>
+        <source>stop, pause or clear its cache here or with the window&apos;s buttons</source>
+        <translation>可在此处或用窗口的按钮停止、暂停或清除其缓存</translation>
+    </message>
+    <message>
+        <source>stop or pause it here or with the window&apos;s buttons</source>
+        <translation>可在此处或用窗口的按钮停止或暂停它</translation>
+    </message>
+    <message>
+        <source>{who}: {how}</source>
+        <translation>{who}：{how}</translation>
+    </message>
+    <message>
+        <source>{launched}; started {started}</source>
+        <translation>{launched}；开始于 {started}</translation>
     </message>
     <message>
         <source>this window&apos;s own run: control it with the window&apos;s Pause and Stop; started {started}</source>
