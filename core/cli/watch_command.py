@@ -8,7 +8,9 @@ While it runs, a terminal's Ctrl+C reaches the script itself (it is in the termi
 process ignores SIGINT and forwards SIGTERM, SIGUSR1 and SIGUSR2. Once it has exited, the store is told what
 the script could not record: a run left `running` (killed -9, os._exit) ends `interrupted` after a signal and
 `failed` after a non-zero exit code, and a run recorded `completed` by a script that then exited non-zero
-(sys.exit(3)) ends `failed`.
+(sys.exit(3)) ends `failed`. A script that recorded nothing says why in the last line: its own error when it
+died of one before its first step (a syntax error, a missing file: its start-up code writes the exception to a
+file this process reads), else its exit code.
 """
 
 from __future__ import annotations
@@ -21,17 +23,18 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..base.text import Message
+from ..base.text import Message, printable
 from ..distributed.env import ENV_RUN_UID
 from ..distributed.launcher import stop_with_window
 from ..run.status import EXIT_USER_ERROR, Status
 from ..store.files import ENV_PATH, default_store_path
-from ..watch.startup import ENV_WATCH_NAME, SITE_FOLDER
+from ..watch.startup import ENV_SCRIPT_ERROR, ENV_WATCH_NAME, SITE_FOLDER
 from .options import PROG
 
 FORWARDED = ("SIGTERM", "SIGUSR1", "SIGUSR2")  # by name: Windows has no SIGUSR1 / SIGUSR2
@@ -67,7 +70,8 @@ def command_watch(args: argparse.Namespace) -> int:
     command = list(args.child)
     if command[:1] == ["--"]:
         command = command[1:]
-    if getattr(args, "remote", None) or getattr(args, "agent_command", None):  # the script runs on another machine
+    remote_options = ("remote", "agent_command", "remote_cwd")  # without --remote: refused there, not ignored
+    if any(getattr(args, name, None) for name in remote_options):  # the script runs on another machine
         from .remote_commands import command_watch_remote
 
         return command_watch_remote(args, command)
@@ -78,18 +82,38 @@ def command_watch(args: argparse.Namespace) -> int:
     store_path = Path(args.runs_db).expanduser().resolve() if args.runs_db else default_store_path()
     run_uid = os.environ.get(ENV_RUN_UID) or uuid.uuid4().hex
     stop_with_window()  # a window that started this watch and dies sends it SIGTERM, which reaches the script
-    env = child_environment(run_uid, store_path, args.name)
-    try:
-        process = subprocess.Popen(command, env=env)
-    except OSError as exc:
-        print(f"{PROG} watch: error: cannot run {command[0]}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USER_ERROR
-    with signals_for_the_child(process):
-        returncode = process.wait()
-    code = 128 - returncode if returncode < 0 else returncode
-    if not settle_run(store_path, run_uid, returncode):
-        print(f"{PROG}: {NOTHING_RECORDED}", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="gpu-train-monitor-watch-") as folder:
+        error_file = Path(folder) / "error.txt"  # the script's error, written by its start-up code if it dies of one
+        env = child_environment(run_uid, store_path, args.name, error_file)
+        try:
+            process = subprocess.Popen(command, env=env)
+        except OSError as exc:
+            print(f"{PROG} watch: error: cannot run {command[0]}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_USER_ERROR
+        with signals_for_the_child(process):
+            returncode = process.wait()
+        code = 128 - returncode if returncode < 0 else returncode
+        if not settle_run(store_path, run_uid, returncode):
+            print(nothing_recorded(code, script_error(error_file)), file=sys.stderr)
     return code
+
+
+def script_error(path: Path) -> str:
+    """The exception the script died of, in one line ("" when none was written)."""
+    try:
+        return printable(path.read_text(encoding="utf-8", errors="replace").strip())
+    except OSError:
+        return ""
+
+
+def nothing_recorded(code: int, error: str) -> str:
+    """The last line of a watch that recorded nothing: why, in the script's own words when it failed (a syntax
+    error, a missing file), so that the terminal's and the window's last line is the script's error."""
+    if error and code:
+        return f"{PROG}: error: the script failed before its first optimizer step, nothing recorded: {error}"
+    if code:
+        return f"{PROG}: error: the script exited with code {code} before its first optimizer step: nothing recorded"
+    return f"{PROG}: {NOTHING_RECORDED}"
 
 
 def command_problem(command: list[str]) -> str | None:
@@ -132,9 +156,12 @@ def python_script(arguments: list[str]) -> str | None:
     return None
 
 
-def child_environment(run_uid: str, store_path: Path, name: str) -> dict[str, str]:
+def child_environment(run_uid: str, store_path: Path, name: str, error_file: Path | None = None) -> dict[str, str]:
     """Our environment, with the start-up folder first on PYTHONPATH and what it reads."""
     env = dict(os.environ)
+    env.pop(ENV_SCRIPT_ERROR, None)
+    if error_file is not None:
+        env[ENV_SCRIPT_ERROR] = str(error_file)
     path = env.get("PYTHONPATH")
     env["PYTHONPATH"] = str(SITE_FOLDER) + (os.pathsep + path if path else "")
     env[ENV_RUN_UID] = run_uid

@@ -34,6 +34,10 @@ class LoopState:
     pending: list[torch.Tensor] = field(default_factory=list)  # losses on the device, not yet fetched
     epoch_losses: list[float] = field(default_factory=list)
     report_means: list[float] = field(default_factory=list)
+    # the first and last steps' own losses, where the loop keeps them (a watched run's): the summary's first and
+    # last loss, which report means would blur (a run that ended in nan would read a finite last loss)
+    first_loss: float | None = None
+    last_loss: float | None = None
     rates: list[float] = field(default_factory=list)  # images/s per report, after the first (warm-up)
     warmup_steps: int = 0  # steps in the first report, left out of images/s (start-up, compilation); 0 before it
     compile_s: float | None = None  # the first compiled step's time (torch.compile builds its graphs there)
@@ -97,8 +101,8 @@ class LoopState:
             samples=self.samples,
             wall_s=wall,
             samples_per_s=rate,
-            loss_first=self.report_means[0] if self.report_means else None,
-            loss_last=self.report_means[-1] if self.report_means else None,
+            loss_first=self.first_loss if self.first_loss is not None else first_of(self.report_means),
+            loss_last=self.last_loss if self.last_loss is not None else last_of(self.report_means),
             val_accuracy=self.val_accuracy,
             device=config["device"],
             device_name=self.device_name,
@@ -115,6 +119,14 @@ class LoopState:
             compile_s=self.compile_s,
             start_step=self.start_step,
         )
+
+
+def first_of(values: list[float]) -> float | None:
+    return values[0] if values else None
+
+
+def last_of(values: list[float]) -> float | None:
+    return values[-1] if values else None
 
 
 def rate_spread(rates: list[float]) -> tuple[float, float] | None:

@@ -3,6 +3,8 @@ window's Stop (a KeyboardInterrupt), or an exit."""
 
 from __future__ import annotations
 
+import signal
+
 from ..base.text import Message, message_of
 from ..memory import oom
 from ..memory.probe import MemoryProbe
@@ -10,10 +12,34 @@ from ..run.events import OutOfMemory
 from ..run.status import Status
 
 
+class ScriptExited(SystemExit):
+    """A script under `watch --` exited with a non-zero code (`sys.exit(3)`, `os._exit(3)`): its run fails in the
+    words `watch` uses for it (gpu_train_monitor.cli.watch_command.SCRIPT_EXITED), which `watch --remote` exits by."""
+
+
+class EndedBySignal(BaseException):
+    """A signal the script had no handler for (SIGTERM) ends it: its run is `stopped`, the process then dies of it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        try:
+            return signal.Signals(self.signum).name
+        except ValueError:
+            return str(self.signum)
+
+
 def ending(error: BaseException | None) -> tuple[Status, str]:
     """The status and message of a watched run that `error` ended (None: it left its block normally)."""
     if error is None:
         return Status.COMPLETED, ""
+    if isinstance(error, EndedBySignal):
+        return Status.STOPPED, Message("ended by {signal}", signal=error.name)
+    if isinstance(error, ScriptExited):
+        return Status.FAILED, Message("the script exited with code {code}", code=error.code)
     if isinstance(error, KeyboardInterrupt):
         return Status.STOPPED, Message("stopped by request")
     if oom.is_out_of_memory(error):

@@ -65,6 +65,14 @@ class _WatchHooks:
         self._capture: OptimizerCapture | None = None  # manual optimization: what manual_backward() ran on
         self._captured: torch.Tensor | None = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What it was made with, never the run in progress: pickling it (a saved Trainer, a deep copy of its
+        callbacks) must not meet the recorder's SQLite connection, and a copy records runs of its own."""
+        return {"name": self.name, "runs_db": self.runs_db, "options": dict(self.options), "config": dict(self.config)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["name"], state["runs_db"], config=state["config"], **state["options"])  # type: ignore[misc]
+
     def on_train_start(self, trainer: Any, pl_module: Any) -> None:
         config = {"framework": f"lightning {LIGHTNING_VERSION}", "accumulate_grad_batches": _accumulation(trainer)}
         self.watch = Watch(

@@ -25,6 +25,8 @@ class OptimizerCapture(StepCapture):
     """`on_step(optimizer, loss, samples)` after each step of `optimizer` only, with the sum of the scalars
     `backward()` ran on since its previous step (kept on the device)."""
 
+    follows_any_optimizer = False  # never the largest optimizer alive, never backward()s for steps
+
     def __init__(self, on_step: StepCallback, optimizer: Optimizer) -> None:
         super().__init__(on_step)
         self._lead(unwrapped(optimizer), 0)  # from the start: a step the GradScaler skips is then this one's

@@ -6,8 +6,12 @@ counters and, about once a second, what holds the memory (gpu_train_monitor.watc
 watched run as it steers ours, by the control signals of gpu_train_monitor.run.signals, answered at the next step():
 clear the cache, pause (step() blocks), stop (step() raises `WatchStopped`, or only sets `stop_requested`).
 
-Nothing here may make the user's training fail: a store that cannot be used is one warning on stderr, and a
-failure of the watch itself ends the watching, not the training. Under torch.distributed only rank 0 records:
+Steps buffered before the loop went quiet are reported within a second from a thread of ours
+(gpu_train_monitor.watch.idle_flush): the training thread and that one share the buffer under a lock.
+
+Nothing here may make the user's training fail: a store that cannot be used is one warning on stderr, a value the
+store cannot keep (samples or total steps out of range) is one warning and stored as unknown, and a failure of the
+watch itself ends the watching, not the training. Under torch.distributed only rank 0 records:
 the other ranks' memory would need a collective per report, a sync the watch promises not to add.
 """
 
@@ -30,13 +34,14 @@ from ..distributed.env import ENV_RUN_UID
 from ..engine.loop_state import LoopState
 from ..memory.probe import MemoryProbe
 from ..run.controls import RunControls
-from ..run.events import MemoryBreakdown, RunFinished
+from ..run.events import LogMessage, MemoryBreakdown, RunFinished
 from ..run.signals import stop_on_signals
 from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
 from .endings import ending, oom_event
+from .idle_flush import IdleFlush
 from .placement import as_list, device_name, device_of, training_rank, warn
-from .run_facts import run_started, watched_config
+from .run_facts import checked_count, run_started, watched_config
 from .steering import WatchStopped, answer_requests
 from .step_losses import StepLosses
 from .step_memory import WatchedStepMemory
@@ -65,7 +70,8 @@ class Watch:
         self.model = model
         self.optimizers = as_list(optimizer)
         self.name, self.runs_db, self.source = name, runs_db, source
-        self.total_steps = total_steps
+        self._warned: set[str] = set()  # the values out of range said so once
+        self.total_steps = checked_count(total_steps, "total_steps", self._warned)
         self.report_interval_s = report_interval_s
         self.raise_on_stop = raise_on_stop
         self.extra_config = dict(config or {})
@@ -79,13 +85,18 @@ class Watch:
         self._memory: WatchedStepMemory | None = None
         self._recorder: RunRecorder | None = None
         self._run_uid = os.environ.get(ENV_RUN_UID) or os.urandom(16).hex()
-        self._batch_size = 0
+        self._batch_size = 0  # the most common samples per step (a partial last batch is not the batch size)
+        self._batch_sizes: dict[int, int] = {}  # samples per step -> steps that had them
         self._started = False
         self._announced = False  # RunStarted recorded (at the first step)
         self._status: str | None = None
         self._broken = False  # the watch itself failed: the training goes on unwatched
         self._losses = StepLosses()  # queued on the device until a report, and where they diverged
         self.prediction = StepPrediction(predict)  # the first step's, traced without memory (step_prediction)
+        self._notes: list[LogMessage] = []  # said before the run was recorded: recorded right after its start
+        self._lock = threading.Lock()  # the buffered steps: the training thread's and the idle flush's
+        self._last_step = 0.0
+        self._idle = IdleFlush(self._flush, self._idle_since)
 
     # ---- what a caller reads -------------------------------------------------------------------------
     @property
@@ -145,6 +156,7 @@ class Watch:
         if self._recorder is not None:
             self.controls.observers.append(self._recorder)
             self.prediction.follow()
+            self._idle.start()
 
     def _announce(self) -> None:
         """The run's start, recorded at its first step (or its end, if it ends before one): only then are the
@@ -153,6 +165,9 @@ class Watch:
         self._announced = True
         memory = self._probe.sample()
         self.controls.emit(run_started(self._config(), self.model, self._state.device_name, memory, self._run_uid))
+        notes, self._notes = self._notes, []
+        for note in notes:
+            self.controls.emit(note)
 
     def _config(self) -> ReadOnlyDict:
         return watched_config(
@@ -166,6 +181,14 @@ class Watch:
             self.extra_config,
         )
 
+    def log(self, level: str, text: str) -> None:
+        """A line in the run's log (recorded once the run is, at its first step)."""
+        note = LogMessage(level, text)
+        if self._announced:
+            self.controls.emit(note)
+        else:
+            self._notes.append(note)
+
     # ---- each step -----------------------------------------------------------------------------------
     def step(self, loss: torch.Tensor | float | None = None, samples: int | None = None) -> None:
         """One optimizer step done: `loss` (kept on its device) and the `samples` it trained on. The window's
@@ -176,7 +199,8 @@ class Watch:
             return
         if not self._broken:
             try:
-                self._record_step(loss, samples)
+                with self._lock:
+                    self._record_step(loss, checked_count(samples, "samples", self._warned))
             except Exception as exc:  # noqa: BLE001 - the watch must never fail the training
                 self._give_up(exc)
         if not self._broken:  # the window's requests (gpu_train_monitor.watch.steering)
@@ -190,14 +214,14 @@ class Watch:
             run.samples += int(samples or 0)
             return
         if not self._announced:
-            self._batch_size = int(samples or 0)
+            self._batch_size = int(samples or 0)  # the first step's, until more are seen
             self._announce()
             self._emit_prediction(run.step + 1)
         self._losses.add(run, loss, self._device)
         run.step += 1
         if samples:
             run.samples += int(samples)
-            self._batch_size = int(samples)  # the latest step's: a watched loop may change it
+            self._count_batch(int(samples))
         now = time.perf_counter()
         if self._memory.measuring or (run.sample_next and not self._memory.uses_allocator):
             if self._memory.measuring:
@@ -207,6 +231,15 @@ class Watch:
                 self._memory.begin()  # counts what the next step saves for backward
         if now - run.last_report >= self.report_interval_s:
             self._report()
+        self._last_step = now
+
+    def _count_batch(self, samples: int) -> None:
+        """The batch size is the most common step's (the earlier of two as common): a loop's last, partial batch
+        or an odd step is not its batch size."""
+        sizes = self._batch_sizes
+        sizes[samples] = sizes.get(samples, 0) + 1
+        if samples != self._batch_size and sizes[samples] > sizes.get(self._batch_size, 0):
+            self._batch_size = samples
 
     def _report(self) -> None:
         """The buffered losses in one transfer (the one sync), a memory sample, a breakdown when one is due."""
@@ -235,11 +268,16 @@ class Watch:
         return breakdown
 
     def _flush(self) -> None:
-        if self._state.pending and not self._broken:
-            try:
-                self._report()
-            except Exception as exc:  # noqa: BLE001
-                self._give_up(exc)
+        with self._lock:
+            if self._state.pending and not self._broken and self._recorder is not None:
+                try:
+                    self._report()
+                except Exception as exc:  # noqa: BLE001
+                    self._give_up(exc)
+
+    def _idle_since(self) -> float | None:
+        """When the last step was made, while steps wait for a report (read without the lock: a hint)."""
+        return self._last_step if self._state.pending and self._status is None else None
 
     # ---- the end -------------------------------------------------------------------------------------
     def finish(self, error: BaseException | None = None) -> str:
@@ -247,6 +285,8 @@ class Watch:
         failed; returns its status word. Idempotent."""
         if self._status is not None:
             return self._status
+        if error is None and self.controls.stop_requested:  # a Stop the loop honoured (raise_on_stop=False)
+            error = WatchStopped(Message("stopped by request"))
         status, message = ending(error)
         self._status = status
         try:
@@ -278,6 +318,7 @@ class Watch:
         self.controls.emit(RunFinished(status, self._state.step, message, False, summary))
 
     def _close(self) -> None:
+        self._idle.stop()
         self.prediction.stop()
         if self._memory is not None:
             self._memory.end()

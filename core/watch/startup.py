@@ -11,3 +11,6 @@ from pathlib import Path
 
 SITE_FOLDER = Path(__file__).resolve().parent / "site"  # holds sitecustomize.py and nothing else
 ENV_WATCH_NAME = "GPU_TRAIN_MONITOR_WATCH_NAME"  # --name: the run's name
+# a file (not there yet) where the first of the script's processes to die of an exception writes it in one line, so
+# that a script that fails before its first step is told by its own error, not only by "nothing recorded"
+ENV_SCRIPT_ERROR = "GPU_TRAIN_MONITOR_SCRIPT_ERROR"

@@ -53,6 +53,9 @@ class StepLosses:
         emit(report)
         if known:
             run.report_means.append(sum(known) / len(known))
+            if run.first_loss is None:
+                run.first_loss = known[0]  # the summary's first and last loss: steps' own, nan included
+            run.last_loss = known[-1]
         if self.nonfinite_step is None:
             for offset, value in enumerate(report.losses):
                 if not math.isfinite(value) and report.first_step + offset not in unknown:

@@ -32,6 +32,15 @@ def model_of(optimizer: Optimizer, modules: Iterable[nn.Module]) -> nn.Module | 
     return min(roots, key=lambda module: sum(p.numel() for p in module.parameters()))
 
 
+def trained_module(modules: Iterable[nn.Module]) -> nn.Module | None:
+    """What a backward() trained when no optimizer did (weights updated by hand): the outermost module whose
+    parameters got gradients, the largest of several; None when none did (raw tensors)."""
+    trained = [module for module in modules if any(p.grad is not None for p in module.parameters())]
+    inner = {id(sub) for module in trained for sub in module.modules() if sub is not module}
+    roots = [module for module in trained if id(module) not in inner]
+    return max(roots, key=lambda module: sum(p.numel() for p in module.parameters()), default=None)
+
+
 def live_objects(*kinds: type[Any]) -> list[list[Any]]:
     """Every live object of each kind, by its real type (`isinstance` would ask each object's `__class__`, which
     proxies and deprecated module attributes answer with code of their own), in one pass over the collector's."""

@@ -31,6 +31,7 @@ import torch
 
 from ..base.text import Message
 from .batches import batch_samples
+from .model_hooks import forward_pre_hook
 from .optimizer_capture import OptimizerCapture, unwrapped
 from .session import Watch
 from .steering import WatchStopped
@@ -62,6 +63,14 @@ class GpuTrainMonitorCallback(TrainerCallback):
         self._samples = 0  # the forward's inputs since the last optimizer step
         self._pending: tuple[torch.Tensor | None, int] | None = None  # the last optimizer step's loss and samples
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What it was made with, never the run in progress: pickling it (a saved Trainer, a deep copy of its
+        callbacks) must not meet the recorder's SQLite connection, and a copy records runs of its own."""
+        return {"name": self.name, "runs_db": self.runs_db, "options": dict(self.options), "config": dict(self.config)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["name"], state["runs_db"], config=state["config"], **state["options"])  # type: ignore[misc]
+
     def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         self._end(
             TrainingEndedUnseen(Message("the training ended by an exception the Trainer does not pass to callbacks"))
@@ -87,7 +96,7 @@ class GpuTrainMonitorCallback(TrainerCallback):
             self._capture = OptimizerCapture(self._optimizer_stepped, unwrapped(optimizer)).install()
         model = kwargs.get("model")
         if isinstance(model, torch.nn.Module):
-            self._forward_hook = model.register_forward_pre_hook(self._forward, with_kwargs=True)
+            self._forward_hook = forward_pre_hook(model, self._forward)  # never pickled nor copied with the model
         atexit.register(self._at_exit)
 
     def _forward(self, module: torch.nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

@@ -1,9 +1,13 @@
 """A small model trained in a plain loop of the user's own, for the watch's tests: the losses it computed, read
-with `.item()` by the test after the fact (never by the watch)."""
+with `.item()` by the test after the fact (never by the watch); and an unchanged script run under `watch --` as a
+process of its own, with what it recorded."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +15,7 @@ import torch
 from torch import nn
 
 from gpu_train_monitor.store.run_store import RunStore
+from tests.support.processes import ENV, WAIT_S
 
 BATCH = 16
 
@@ -50,3 +55,56 @@ def recorded_run(path: Path) -> tuple[Any, Any, list[Any], list[Any]]:
     with RunStore(path) as store:
         (run,) = store.list_runs()
         return run, store.steps(run.id), store.reports(run.id), store.events(run.id)
+
+
+# ---- `gpu-train-monitor watch -- python script.py` as a process of its own -----------------------------------------
+def watched(
+    folder: Path, db: Path, *command: str, uid: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """`python -P -m gpu_train_monitor watch --runs-db DB -- COMMAND` in `folder` (-P: a research folder's own `core`
+    must not shadow ours, as the window starts it), under `uid` when given, its output piped."""
+    env = {name: value for name, value in (env or ENV).items() if name != "GPU_TRAIN_MONITOR_RUN_UID"}
+    if uid:
+        env["GPU_TRAIN_MONITOR_RUN_UID"] = uid
+    args = [sys.executable, "-P", "-m", "gpu_train_monitor", "watch", "--runs-db", str(db), "--", *command]
+    return subprocess.Popen(args, cwd=folder, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def run_watched(folder: Path, script: str, *arguments: str, env: dict[str, str] | None = None) -> WatchedScript:
+    """Write `script` as train.py in `folder`, run it under `watch --` to its end, and read what was recorded."""
+    (folder / "train.py").write_text(script)
+    db = folder / "runs.db"
+    process = watched(folder, db, "python", "train.py", *arguments, env=env)
+    stdout, stderr = process.communicate(timeout=WAIT_S)
+    return WatchedScript(process.returncode, stdout, stderr, db)
+
+
+@dataclass
+class WatchedScript:
+    """A script's end under `watch --`: its exit code, its output, and the store it recorded into."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    db: Path
+
+    def run(self) -> tuple[Any, list[float | None], dict[str, Any]]:
+        """The only run recorded: its row, its steps' losses (None where unknown) and its config."""
+        with RunStore(self.db) as store:
+            (run,) = store.list_runs()
+            return run, list(store.steps(run.id).losses), dict(store.config(run.id))
+
+    def reports(self) -> list[Any]:
+        with RunStore(self.db) as store:
+            (run,) = store.list_runs()
+            return list(store.reports(run.id))
+
+    def events(self) -> list[Any]:
+        with RunStore(self.db) as store:
+            (run,) = store.list_runs()
+            return list(store.events(run.id))
+
+    def summary(self) -> dict[str, Any]:
+        with RunStore(self.db) as store:
+            (run,) = store.list_runs()
+            return store.summary(run.id) or {}

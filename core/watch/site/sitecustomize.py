@@ -71,7 +71,11 @@ def _our_package() -> ModuleType:
 
 
 def _start_watching() -> None:
-    """torch has loaded: install the capture of optimizer steps (the run opens at the first one)."""
+    """torch has loaded: install the capture of optimizer steps (the run opens at the first one). Once only: a loader
+    that two finds of torch both wrapped calls this twice."""
+    _forget_finder()
+    if _state["watch"] is not None:
+        return
     try:
         _our_package()
         script = importlib.import_module(f"{_PACKAGE}.watch.script")
@@ -81,20 +85,22 @@ def _start_watching() -> None:
 
 
 class _WhenTorchLoads:
-    """A finder that only wraps torch's loader, so our watch installs once torch has finished loading."""
+    """A finder that only wraps torch's loader, so our watch installs once torch has finished loading.
+
+    It stays first on sys.meta_path until torch has really loaded: transformers, datasets and many scripts ask
+    `importlib.util.find_spec("torch")` whether torch is there long before they import it, and such a question
+    must leave the hook in place (the spec it returns wraps a loader nobody runs)."""
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
         if name != "torch":
             return None
-        _forget_finder()
-        try:
-            spec = importlib.util.find_spec("torch")  # the finders after this one
-        except Exception:  # noqa: BLE001 - theirs to report: the import goes on as if we were not here
-            return None
+        spec = _spec_from_the_others(self, name, path, target)
         loader = getattr(spec, "loader", None)
         if loader is None or not hasattr(loader, "exec_module"):
             return spec
         load = loader.exec_module
+        if getattr(load, "_gpu_train_monitor", False):  # a loader object found twice: wrapped once
+            return spec
 
         def load_then_watch(module: ModuleType) -> None:
             load(module)
@@ -104,11 +110,30 @@ class _WhenTorchLoads:
                 pass
             _start_watching()
 
+        load_then_watch._gpu_train_monitor = True  # type: ignore[attr-defined]
         try:
             loader.exec_module = load_then_watch
         except AttributeError:  # a loader that takes no attribute: torch loads unwatched
+            _forget_finder()
             _say("not watching this script: torch's loader cannot be followed")
         return spec
+
+
+def _spec_from_the_others(ours: Any, name: str, path: Any, target: Any) -> ModuleSpec | None:
+    """torch's spec as the finders after ours find it, asked as the import system asks them (never through
+    importlib.util.find_spec, which would ask us again). A finder that fails: None, and the import system then
+    asks it itself and reports its error as if we were not here."""
+    for finder in list(sys.meta_path):
+        find = getattr(finder, "find_spec", None)
+        if finder is ours or find is None:
+            continue
+        try:
+            spec = find(name, path, target)
+        except Exception:  # noqa: BLE001 - theirs to report
+            return None
+        if spec is not None:
+            return spec
+    return None
 
 
 _finder = _WhenTorchLoads()
@@ -129,6 +154,28 @@ def _end(error: BaseException | None) -> None:
         _failed("could not record the end of the run", exc)
 
 
+def _note_error(error: BaseException, traceback: TracebackType | None) -> None:
+    """The exception that ends this process, in one line, where `watch` reads it once the script has exited
+    (ENV_SCRIPT_ERROR of gpu_train_monitor.watch.startup): a script that fails before its first step (a syntax
+    error, a missing file) then says why in the terminal's last line and the window's, not only "nothing recorded".
+    The first process to write it wins (a torchrun rank's error, not its launcher's)."""
+    path = os.environ.get("GPU_TRAIN_MONITOR_SCRIPT_ERROR")
+    if not path:
+        return
+    try:
+        text = (str(error).strip().splitlines() or [""])[0][:500]
+        line = f"{type(error).__name__}: {text}" if text else type(error).__name__
+        if not isinstance(error, SyntaxError) and traceback is not None:  # a SyntaxError says where itself
+            while traceback.tb_next is not None:
+                traceback = traceback.tb_next
+            where = os.path.basename(traceback.tb_frame.f_code.co_filename)
+            line += f" ({where}, line {traceback.tb_lineno})"
+        with open(path, "x", encoding="utf-8") as file:
+            file.write(line)
+    except Exception:  # noqa: BLE001 - already written by another process, or a folder gone: nothing to add
+        pass
+
+
 def _install() -> None:
     # found now, before Python puts the script's folder first on sys.path (a folder of that name there would
     # shadow ours); its submodules come from its own folder later. Torch-free: one small file.
@@ -139,6 +186,7 @@ def _install() -> None:
         try:
             previous_hook(kind, error, traceback)
         finally:
+            _note_error(error, traceback)
             _end(error)
 
     sys.excepthook = excepthook

@@ -10,11 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from gpu_train_monitor.cli.watch_command import child_environment, command_problem, python_script, settle_run
+from gpu_train_monitor.cli.watch_command import (
+    child_environment,
+    command_problem,
+    nothing_recorded,
+    python_script,
+    script_error,
+    settle_run,
+)
 from gpu_train_monitor.run.events import RunFinished
 from gpu_train_monitor.store.recorder import RunRecorder
 from gpu_train_monitor.store.run_store import RunStore
-from gpu_train_monitor.watch.startup import ENV_WATCH_NAME, SITE_FOLDER
+from gpu_train_monitor.watch.startup import ENV_SCRIPT_ERROR, ENV_WATCH_NAME, SITE_FOLDER
 from tests.support.cli import cli_in_process
 from tests.support.events import started, summary
 
@@ -84,3 +91,19 @@ def test_a_completed_run_whose_script_exited_non_zero_ends_failed(tmp_path: Path
     assert not settle_run(db, "another-uid", 0)  # nothing recorded under that uid
     assert not settle_run(tmp_path / "none.db", uid, 0)
     assert not (tmp_path / "none.db").exists()
+
+
+def test_a_script_that_recorded_nothing_is_told_by_its_own_error_else_its_code(tmp_path: Path) -> None:
+    error_file = tmp_path / "error.txt"
+    assert child_environment("uid-1", tmp_path / "runs.db", "", error_file)[ENV_SCRIPT_ERROR] == str(error_file)
+    assert script_error(error_file) == ""  # none written: it did not die of an exception
+    error_file.write_text("ValueError: no \x1b[2Jdata (train.py, line 4)")
+    error = script_error(error_file)
+    assert error == "ValueError: no \\x1b[2Jdata (train.py, line 4)"  # a terminal is not told to clear itself
+    assert nothing_recorded(1, error) == (
+        "gpu-train-monitor: error: the script failed before its first optimizer step, nothing recorded: " + error
+    )
+    assert nothing_recorded(2, "").endswith(
+        "the script exited with code 2 before its first optimizer step: nothing recorded"
+    )
+    assert nothing_recorded(0, "") == "gpu-train-monitor: no optimizer step was seen: nothing recorded"

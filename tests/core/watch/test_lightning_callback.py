@@ -4,7 +4,9 @@ ending: completed, stopped by the window's Stop (the trainer ends early), failed
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import signal
 
 import lightning.pytorch as L
@@ -168,3 +170,21 @@ def test_ctrl_c_that_lightning_turns_into_an_exit_is_stopped(tmp_path):
         signal.signal(signal.SIGINT, signal.default_int_handler)  # Lightning ignores Ctrl+C after one
     run, steps, *_ = recorded_run(db)
     assert run.status == "stopped" and steps.steps == (1, 2)
+
+
+def test_the_module_and_the_callback_pickle_and_copy_during_the_fit(tmp_path):
+    db = tmp_path / "runs.db"
+    monitor = GpuTrainMonitorCallback(name="copied", runs_db=db)
+    module = ManualModule()  # manual optimization: the step capture hooks the module's forward
+    copies = []
+
+    class CopyEachStep(L.Callback):  # an EMA or a best-model copy, and the callbacks deep-copied
+        def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+            copies.append((copy.deepcopy(pl_module.net), pickle.loads(pickle.dumps(pl_module.net))))
+            copies.append((copy.deepcopy(monitor), pickle.loads(pickle.dumps(monitor))))
+
+    fit(module, [monitor, CopyEachStep()], max_steps=3)
+    run, steps, *_ = recorded_run(db)
+    assert (run.status, steps.steps) == ("completed", (1, 2, 3))
+    copied_monitor, loaded_monitor = copies[-1]
+    assert (copied_monitor.name, loaded_monitor.runs_db, copied_monitor.watch) == ("copied", db, None)

@@ -48,7 +48,7 @@ def test_the_run_opens_at_the_first_step_under_the_handed_uid_and_name(store: Pa
         assert script.watch is not None
         assert "GPU_TRAIN_MONITOR_RUN_UID" not in os.environ  # a training process this one starts: a run of its own
     finally:
-        script.capture.uninstall()
+        script.uninstall()
     assert script.finish(None) == "completed" and script.finish(None) == "completed"
     with RunStore(store) as saved:
         run = saved.run(saved.find_uid("handed-uid"))
@@ -66,13 +66,13 @@ def test_a_stop_is_a_keyboard_interrupt_and_stays_the_ending_when_the_script_cat
             loop.train(1)
         assert type(raised.value) is KeyboardInterrupt  # the very class Python exits by SIGINT for
     finally:
-        script.capture.uninstall()
+        script.uninstall()
     assert script.finish(None) == "stopped"  # the script caught it, then exited normally
 
 
 def test_a_process_that_never_steps_records_nothing(store: Path) -> None:
     script = ScriptWatch.from_environment().install()
-    script.capture.uninstall()
+    script.uninstall()
     assert script.finish(None) is None
     assert not store.exists()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 
 import pytest
 import torch
@@ -169,3 +170,52 @@ def test_the_run_records_the_first_steps_batch_size_and_a_loop_without_samples_s
     with RunStore(db) as store:
         assert store.config(run.id)["batch_size"] == BATCH
     assert run.status == "completed" and len(steps.steps) == 8 and reports[-1].step == 8
+
+
+def test_values_the_store_cannot_keep_are_one_warning_each_and_the_run_still_ends(tmp_path, capsys):
+    db = tmp_path / "runs.db"
+    model, optimizer = tiny_model()
+    sizes = iter([BATCH, 2**70, -1, float("nan"), BATCH])
+    with watch(model, optimizer, runs_db=db, report_interval_s=0.0, total_steps=2**80, config={"path": tmp_path}) as w:
+        train(model, optimizer, 5, lambda loss, samples: w.step(loss, next(sizes)))
+    run, steps, reports, _, summary = only_run(db)
+    assert (run.status, run.steps) == ("completed", 5)  # recorded to its end, not left `running`
+    assert reports[-1].samples == 2 * BATCH and summary["config"]["path"] == str(tmp_path)
+    warnings = capsys.readouterr().err.splitlines()
+    assert warnings == [
+        "gpu-train-monitor: total_steps=1208925819614629174706176 cannot be recorded (a whole number from 0 to "
+        "2**53 can): recorded as unknown",
+        "gpu-train-monitor: samples=1180591620717411303424 cannot be recorded (a whole number from 0 to 2**53 can): "
+        "recorded as unknown",
+    ]
+
+
+def test_a_stop_the_loop_honours_without_raising_is_recorded_stopped(tmp_path):
+    db = tmp_path / "runs.db"
+    model, optimizer = tiny_model()
+    with watch(model, optimizer, runs_db=db, raise_on_stop=False) as w:
+        for step in range(1, 20):
+            train(model, optimizer, 1, w.step)
+            if step == 3:
+                w.controls.request_stop()  # the window's Stop
+            if w.stop_requested:
+                break
+    run, steps, *_ = only_run(db)
+    assert (w.status, run.status, steps.steps) == ("stopped", "stopped", (1, 2, 3))
+
+
+def test_steps_made_before_the_loop_went_quiet_are_reported(tmp_path):
+    db = tmp_path / "runs.db"
+    model, optimizer = tiny_model()
+    with watch(model, optimizer, runs_db=db, report_interval_s=60.0) as w:  # no report at a step for a minute
+        train(model, optimizer, 3, w.step)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # an evaluation, an upload: no step for a while
+            with RunStore(db) as store:
+                runs = store.list_runs()
+                if runs and len(store.steps(runs[0].id).steps) == 3:
+                    break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the steps before the pause were never reported")
+    assert w.status == "completed"

@@ -203,7 +203,7 @@ def test_keyword_inputs_count_and_validation_under_no_grad_does_not() -> None:
             optimizer.step()
             with torch.no_grad():
                 model(input_ids=torch.randn(50, 4))
-    assert steps.samples[1:] == [9, 9]  # the first step: keyword inputs are seen only once the model is known
+    assert steps.samples == [9, 9, 9]  # the first step's too
 
 
 def test_a_step_without_backward_has_no_loss_and_uninstall_restores_torch() -> None:
@@ -284,3 +284,82 @@ def test_capturing_reads_no_tensor_value(monkeypatch: pytest.MonkeyPatch) -> Non
     assert len(steps.seen) == 8
     assert bare > 0  # the counting sees the scaler's own reads
     assert captured_count == bare
+
+
+def test_a_larger_optimizer_that_never_steps_does_not_take_the_steps() -> None:
+    teacher = nn.Linear(200, 200)  # larger, alive, never stepped
+    teacher_optimizer = torch.optim.SGD(teacher.parameters(), lr=0.1)
+    model = small_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    expected = []
+    with captured() as (capture, steps):
+        for _ in range(3):
+            x, y = batch(2)
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            expected.append(loss.item())
+        assert len(steps.seen) == 3  # the first step waited for the larger one's, then came with the second
+        capture.release()
+    assert [opt for opt, _, _ in steps.seen] == [optimizer] * 3 and capture.model is model
+    assert steps.losses == pytest.approx(expected)
+    assert steps.samples == [None, 4, 2]  # the first step's samples come with the second: its model was found then
+    assert teacher_optimizer.param_groups
+
+
+def test_a_single_step_waiting_for_a_larger_optimizer_is_reported_at_the_end() -> None:
+    teacher_optimizer = torch.optim.SGD(nn.Linear(200, 200).parameters(), lr=0.1)
+    model = small_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with captured() as (capture, steps):
+        nn.functional.mse_loss(model(batch(2)[0]), batch(2)[1]).backward()
+        optimizer.step()
+        assert steps.seen == []
+        capture.release()
+    assert [opt for opt, _, _ in steps.seen] == [optimizer] and teacher_optimizer.param_groups
+
+
+def test_an_optimizer_over_raw_tensors_looks_for_its_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpu_train_monitor.watch import step_capture
+
+    scans = []
+    scan = step_capture.live_objects
+    monkeypatch.setattr(step_capture, "live_objects", lambda *kinds: scans.append(kinds) or scan(*kinds))
+    weights = torch.zeros(4, requires_grad=True)
+    optimizer = torch.optim.SGD([weights], lr=0.1)
+    with captured() as (capture, steps):
+        for _ in range(20):
+            (weights - 1).pow(2).sum().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    assert len(steps.seen) == 20 and capture.model is None
+    assert len(scans) <= 2  # the first backward's look for an optimizer, the first step's for the model
+
+
+def test_without_any_optimizer_each_backward_is_a_step_until_an_optimizer_steps() -> None:
+    weights = torch.zeros(3, requires_grad=True)  # raw tensors, no module
+    with captured() as (capture, steps):
+        for _ in range(3):
+            loss = (weights - 1).pow(2).sum()
+            loss.backward()
+            with torch.no_grad():
+                weights -= 0.1 * weights.grad
+                weights.grad = None
+        assert capture.by_backward and capture.model is None
+        optimizer = torch.optim.SGD([weights], lr=0.1)  # a later phase with an optimizer: its steps from here
+        (weights - 1).pow(2).sum().backward()
+        optimizer.step()
+    assert [opt for opt, _, _ in steps.seen] == [None, None, None, optimizer]
+    assert not capture.by_backward
+    assert steps.losses[0] == pytest.approx(3.0)
+
+
+def test_a_backward_is_no_step_while_an_optimizer_is_alive() -> None:
+    model = small_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with captured() as (capture, steps):
+        for _ in range(4):  # gradient accumulation: backward()s before the first step
+            nn.functional.mse_loss(model(batch(2)[0]), batch(2)[1]).backward()
+        optimizer.step()
+    assert [opt for opt, _, _ in steps.seen] == [optimizer] and not capture.by_backward

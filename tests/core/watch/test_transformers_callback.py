@@ -4,7 +4,9 @@ breakdown, and the ending: completed, and stopped by the window's Stop (the Trai
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import signal
 
 import pytest
@@ -138,3 +140,21 @@ def test_a_larger_optimizer_alive_elsewhere_does_not_take_the_trainers_steps(tmp
     assert (run.status, steps.steps) == ("completed", (1, 2, 3))
     assert steps.losses == pytest.approx(logged_losses(trainer), rel=1e-5)
     assert other_optimizer.param_groups  # alive until here
+
+
+def test_the_model_and_the_callback_pickle_and_copy_during_the_training(tmp_path):
+    db = tmp_path / "runs.db"
+    monitor = GpuTrainMonitorCallback(name="copied", runs_db=db)
+    copies = []
+
+    class CopyEachStep(TrainerCallback):  # an EMA or a best-model copy, and a Trainer's callbacks pickled
+        def on_step_end(self, args, state, control, model=None, **kwargs):
+            copies.append((copy.deepcopy(model), pickle.loads(pickle.dumps(model)), copy.deepcopy(monitor)))
+            pickle.dumps(monitor)
+
+    train(tmp_path, [monitor, CopyEachStep()], max_steps=2)
+    run, steps, *_ = recorded_run(db)
+    assert (run.status, steps.steps) == ("completed", (1, 2)) and len(copies) == 2
+    copied_model, loaded_model, copied_monitor = copies[-1]
+    assert not copied_model._forward_pre_hooks and not loaded_model._forward_pre_hooks
+    assert (copied_monitor.name, copied_monitor.runs_db, copied_monitor.watch) == ("copied", db, None)
