@@ -38,7 +38,7 @@ except ImportError:  # only the older package name is installed
         from pytorch_lightning import __version__ as LIGHTNING_VERSION
     except ImportError as missing:
         raise ImportError(
-            "the Lightning callback needs Lightning: pip install 'gpu-train-monitor[lightning]'"
+            'the Lightning callback needs Lightning: pip install ".[lightning]" in a clone of the project'
         ) from missing
 
 

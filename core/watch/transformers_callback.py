@@ -41,7 +41,7 @@ try:
     from transformers import __version__ as TRANSFORMERS_VERSION
 except ImportError as missing:
     raise ImportError(
-        "the transformers callback needs transformers: pip install 'gpu-train-monitor[transformers]'"
+        'the transformers callback needs transformers: pip install ".[transformers]" in a clone of the project'
     ) from missing
 
 
