@@ -19,7 +19,7 @@ from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.remote.follow import RECONNECTING
 from gpu_train_monitor.remote.remote_jobs import RemoteComparison
 from gpu_train_monitor.store.recorder import recording
-from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.store.run_store import RunStore, StoreError
 from tests.support.cli import FAST, command, user_error_line
 from tests.support.local_ssh import LOCAL_SSH
 from tests.support.remote_stores import kill_processes_mentioning, local_agent
@@ -114,8 +114,19 @@ def test_ctrl_c_stops_the_comparison_there(remote, tmp_path):
 def steps_recorded(store) -> bool:
     if not store.exists():
         return False
-    with RunStore(store, readonly=True) as runs:
-        return any(row.steps > 0 for row in runs.list_runs())
+    try:
+        with RunStore(store, readonly=True) as runs:
+            return any(row.steps > 0 for row in runs.list_runs())
+    except StoreError:  # the agent there is still creating it
+        return False
+
+
+def command_line(process: psutil.Process) -> str:
+    """A child's command line; '' for one that has just ended (a zombie not yet reaped has none)."""
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:
+        return ""
 
 
 def test_a_comparison_followed_through_dropped_connections_arrives_whole_and_once(tmp_path):
@@ -137,7 +148,7 @@ def test_a_comparison_followed_through_dropped_connections_arrives_whole_and_onc
     deadline = time.monotonic() + 120
     while thread.is_alive() and not drops and time.monotonic() < deadline:  # one drop, once the first run trains
         time.sleep(0.5)
-        agents = [p for p in psutil.Process().children(recursive=True) if "agent" in " ".join(p.cmdline())]
+        agents = [p for p in psutil.Process().children(recursive=True) if "agent" in command_line(p)]
         if agents and steps_recorded(store):
             for agent in agents:
                 agent.kill()
