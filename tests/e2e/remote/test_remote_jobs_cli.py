@@ -51,7 +51,9 @@ def test_compare_remote_prints_the_local_table_and_records_the_runs_here(remote,
     assert lines[0].split()[:3] == ["#", "configuration", "images/s"]
     assert lines[1].split()[:2] == ["1", "batch_size=8"] and lines[2].split()[:2] == ["2", "batch_size=16"]
     assert lines[1].split()[-1] == "completed" and lines[2].split()[-1] == "completed"
-    assert "faster than" in lines[3] or "within the noise" in lines[3] or "differ" in lines[3], lines[3]
+    # the headline: a ratio, or (on a machine fast enough to train a run within its warm-up report) why there is none
+    said = ("faster than", "within the noise", "differ", "too few for a rate")
+    assert any(words in lines[3] for words in said), lines[3]
     assert "comparing 2 configurations" in result.stderr and f"recorded as run 1, 2 in {local}" in result.stderr
     with RunStore(store, readonly=True) as there, RunStore(local, readonly=True) as here:
         remote_runs = {row.uid: row for row in there.list_runs()}
