@@ -34,8 +34,8 @@ class LoopState:
     pending: list[torch.Tensor] = field(default_factory=list)  # losses on the device, not yet fetched
     epoch_losses: list[float] = field(default_factory=list)
     report_means: list[float] = field(default_factory=list)
-    # the first and last steps' own losses, where the loop keeps them (a watched run's): the summary's first and
-    # last loss, which report means would blur (a run that ended in nan would read a finite last loss)
+    # the first and last steps' own losses: the summary's first and last loss, which report means would blur
+    # (a run that ended in nan would read a finite last loss, and a value no step had)
     first_loss: float | None = None
     last_loss: float | None = None
     rates: list[float] = field(default_factory=list)  # images/s per report, after the first (warm-up)

@@ -50,6 +50,10 @@ def check_losses(run: LoopState, first: int, losses: Sequence[float]) -> LogMess
     """A report's losses (steps `first` onwards): raises Diverged at the first NaN/inf; the warning to log the
     first time they have risen."""
     run.report_means.append(statistics.fmean(losses))
+    if losses:  # the summary's first and last loss are steps' own (a mean would hide the nan a run ended in)
+        if run.first_loss is None:
+            run.first_loss = losses[0]
+        run.last_loss = losses[-1]
     run_outcome.check_finite(first, list(losses))  # raises Diverged at the first NaN/inf
     rise = run.loss_rise(LOSS_RISE_FACTOR)
     if rise is None:  # finite values, so not diverged, but not learning: a bare `completed` would hide it

@@ -15,8 +15,8 @@ class RunSummary:
     samples: int
     wall_s: float
     samples_per_s: float | None  # median over reports after warm-up
-    loss_first: float | None  # the first step's loss (a run of ours: the mean loss of its first report)
-    loss_last: float | None  # the last step's loss (a run of ours: the mean loss of its last report)
+    loss_first: float | None  # the first step's loss
+    loss_last: float | None  # the last step's loss (nan when the run ended in one)
     val_accuracy: float | None  # last epoch's; None if no validation ran
     device: str
     device_name: str

@@ -141,7 +141,7 @@ def write_steps(db: sqlite3.Connection, at: float, event: StepsReported, run_id:
                 for r in event.ranks
             ],
         )
-    finite = [loss for loss in event.losses if math.isfinite(loss)]
+    finite = [loss for loss in event.losses if math.isfinite(loss)]  # the latest step's loss, as the summary's last
     samples = [m, *(r.memory for r in event.ranks)]  # a run's peak is its fullest device's
     db.execute(
         "UPDATE runs SET steps = ?, total_steps = ?, batch_size = ?, samples_per_s = ?, "
@@ -152,7 +152,7 @@ def write_steps(db: sqlite3.Connection, at: float, event: StepsReported, run_id:
             event.total_steps,
             event.batch_size,
             event.samples_per_s,
-            sum(finite) / len(finite) if finite else None,
+            finite[-1] if finite else None,
             max(s.peak_allocated_bytes for s in samples),
             max(s.peak_reserved_bytes for s in samples),
             run_id,
@@ -165,7 +165,7 @@ def finish_run(db: sqlite3.Connection, at: float, event: RunFinished, run_id: in
     s = event.summary
     db.execute(
         "UPDATE runs SET status = ?, message = ?, message_json = ?, finished_at = ?, steps = ?, "
-        "samples_per_s = ?, loss_last = coalesce(?, loss_last), val_accuracy = ?, "
+        "samples_per_s = ?, loss_last = CASE WHEN ? THEN NULL ELSE coalesce(?, loss_last) END, val_accuracy = ?, "
         "peak_allocated_bytes = max(peak_allocated_bytes, ?), "
         "peak_reserved_bytes = max(peak_reserved_bytes, ?), batch_size = coalesce(?, batch_size), summary = ? "
         "WHERE id = ?",
@@ -176,6 +176,7 @@ def finish_run(db: sqlite3.Connection, at: float, event: RunFinished, run_id: in
             at,
             event.step,
             s.samples_per_s,
+            s.loss_last is not None and math.isnan(s.loss_last),  # ended in nan: no finite loss from before it
             _nan_as_null(s.loss_last),
             s.val_accuracy,
             s.peak_allocated_bytes,

@@ -133,6 +133,13 @@ def steps_text(row: RunRow) -> str:
     return f"{steps} / {integer(row.total_steps)}"
 
 
+def last_loss_text(row: RunRow) -> str:
+    """The run's last step's loss; 'nan' for a run that ended in one (the store keeps no value for it)."""
+    if row.loss_last is None:
+        return "nan" if row.status == "diverged" else "–"
+    return loss_text(row.loss_last)
+
+
 def loss_text(loss: float) -> str:
     """A loss with 4 significant digits (as Python's '.4g'), the locale's decimal point."""
     return QLocale().toString(float(loss), "g", 4)

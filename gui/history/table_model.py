@@ -32,7 +32,7 @@ from gpu_train_monitor.gui.history.row_text import (
     devices_text,
     duration_text,
     elsewhere,
-    loss_text,
+    last_loss_text,
     machine_text,
     run_text,
     state_text,
@@ -230,7 +230,7 @@ class RunHistoryModel(QAbstractTableModel):
             case "speed":
                 return "–" if not row.samples_per_s else number(row.samples_per_s, 0)  # 0: samples not counted
             case "loss":
-                return "–" if row.loss_last is None else loss_text(row.loss_last)
+                return last_loss_text(row)
             case "peak":
                 return format_bytes(row.peak_allocated_bytes) if row.peak_allocated_bytes else "–"
         return None

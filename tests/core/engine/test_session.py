@@ -126,8 +126,8 @@ def test_events_follow_the_loop_phases_with_contiguous_steps() -> None:
     assert (finished.status, finished.message, finished.user_error) == ("completed", "", False)
     summary = finished.summary
     assert summary.steps == 2 * STEPS_PER_EPOCH and summary.samples == 2 * TRAIN
-    assert summary.loss_first == pytest.approx(statistics.fmean(reports[0].losses))
-    assert summary.loss_last == pytest.approx(statistics.fmean(reports[-1].losses))
+    assert summary.loss_first == reports[0].losses[0]  # the first and last steps' own losses, not report means
+    assert summary.loss_last == reports[-1].losses[-1]
     epoch_ends = of_type(events, EpochEnded)
     assert summary.val_accuracy == epoch_ends[-1].val_accuracy
     for end, epoch in zip(epoch_ends, (1, 2)):
@@ -339,6 +339,9 @@ def test_a_nan_loss_ends_the_run_as_diverged_at_its_step() -> None:
     assert finished.step < 40
     assert isinstance(events[-2], StepsReported)  # the plot receives the bad value before the end
     assert finished.summary.status == "diverged"
+    # the summary's losses are the steps' own: the last is the one it ended in, not a finite mean before it
+    assert finished.summary.loss_first == losses[0]
+    assert not math.isfinite(finished.summary.loss_last)
 
 
 class OutOfMemoryOnce(nn.Module):

@@ -150,8 +150,11 @@ def test_a_diverged_runs_nan_loss_is_kept_as_nan(tmp_path: Path) -> None:
     )
     assert finished.status == "diverged"
     with RunStore(path) as store:
-        assert store.run(run_id).status == "diverged"
+        row = store.run(run_id)
         losses = store.steps(run_id).losses
+    assert row.status == "diverged"
+    # the Runs table's loss is the last step's: a run that ended in nan has no finite last loss to show
+    assert row.loss_last is None or math.isinf(row.loss_last)
     assert any(math.isnan(loss) or math.isinf(loss) for loss in losses)
     assert len(losses) == finished.step
 
