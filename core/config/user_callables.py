@@ -228,12 +228,19 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+_PACKAGE = Path(__file__).resolve().parents[1]  # gpu_train_monitor/ (core/ in a source tree)
+
+
 def exit_call(exc: SystemExit) -> str:
-    """'sys.exit(5) in forward (mymodels.py, line 12)': the traceback's last frame is the code that called it."""
+    """'sys.exit(5) in forward (mymodels.py, line 12)': the traceback's last frame outside this package is the code
+    that called it (a watched script's process has sys.exit wrapped by gpu_train_monitor.watch.script_exits)."""
     code = "" if exc.code is None else repr(exc.code)
-    last = exc.__traceback__
-    while last is not None and last.tb_next is not None:
-        last = last.tb_next
+    last = None
+    frame = exc.__traceback__
+    while frame is not None:
+        if not Path(frame.tb_frame.f_code.co_filename).resolve().is_relative_to(_PACKAGE):
+            last = frame
+        frame = frame.tb_next
     if last is None:
         return Message("sys.exit({code})", code=code)
     return Message(

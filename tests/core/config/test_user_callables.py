@@ -244,3 +244,23 @@ def test_the_cli_reports_a_mistake_in_your_own_code_as_one_line_naming_it(folder
         "multiplied (2x192 and 784x3)"
     ]
     assert "Traceback" not in done.stderr
+
+
+def test_sys_exit_is_placed_in_the_users_code_also_while_a_watch_wraps_sys_exit() -> None:
+    """A watched script's process has sys.exit wrapped (gpu_train_monitor.watch.script_exits): the place named is
+    the user's call, not the wrapper's (it said 'in exit (script_exits.py, line 42)')."""
+    from gpu_train_monitor.config.user_callables import exit_call
+    from gpu_train_monitor.watch.script_exits import ScriptExits
+
+    def users_forward() -> None:
+        sys.exit(5)
+
+    exits = ScriptExits(lambda code: None).install()
+    try:
+        users_forward()
+    except SystemExit as exc:
+        where = str(exit_call(exc))
+    finally:
+        exits.uninstall()
+    line = users_forward.__code__.co_firstlineno + 1
+    assert where == f"sys.exit(5) in users_forward (test_user_callables.py, line {line})"
