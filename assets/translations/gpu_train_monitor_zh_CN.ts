@@ -3758,8 +3758,24 @@ each run&apos;s warm-up</source>
         <translation>预测峰值 {predicted}，第 {step} 步测得 {measured}：相差 {error}%</translation>
     </message>
     <message>
-        <source>The same step predicted without running it: {what}, traced on tensors without memory in {seconds} s. The error compares the predicted peak with the measured step&apos;s total, in % of the measured one. Each part&apos;s prediction is what it held at the predicted peak: gradients are mostly made after it.</source>
-        <translation>不运行而预测的同一步骤：{what}，在无内存张量上追踪，用时 {seconds} 秒。误差把预测峰值与测得的这一步总量相比较，以测量值的百分比表示。每一部分的预测值是它在预测峰值时所持有的：梯度大多在峰值之后才产生。</translation>
+        <source>Predicted step {predicted} against {measured} measured at step {step}: {error}% off</source>
+        <translation>预测单步 {predicted}，第 {step} 步测得 {measured}：相差 {error}%</translation>
+    </message>
+    <message>
+        <source>The same step predicted without running it: {what}, traced on tensors without memory in {seconds} s. Each part is predicted as it was measured: gradients once the step is done, activations as {how}.</source>
+        <translation>不运行而预测的同一步：{what}，在无内存的张量上追踪，用时 {seconds} 秒。每一部分都按测量时的口径预测：梯度取该步完成之后，激活取{how}。</translation>
+    </message>
+    <message>
+        <source>the step&apos;s peak less the other parts</source>
+        <translation>该步峰值减去其他部分</translation>
+    </message>
+    <message>
+        <source>the bytes autograd saved for backward (this device keeps no peak), summed with the others</source>
+        <translation>autograd 为反向传播保存的字节数（此设备不记录峰值），与其他部分相加</translation>
+    </message>
+    <message>
+        <source>The error compares the two totals, in % of the measured one. The predicted peak of live tensors, at one moment of the step, is {peak}.</source>
+        <translation>误差比较两个总量，以测得值的百分比表示。预测的存活张量峰值（该步中的某一时刻）为 {peak}。</translation>
     </message>
     <message>
         <source>Predicted once in the training process, at step {step}, from its model and the inputs its forward received. Allocator overhead and the CUDA context are not in it.</source>

@@ -184,6 +184,11 @@ def _prediction_json(p: Any) -> dict[str, Any]:
         "optimizer_bytes": p.optimizer_bytes,
         "batch_bytes": p.batch_bytes,
         "activations_bytes": p.activations_bytes,
+        # as a real step's breakdown reads them: every gradient once the step is done, what autograd saved for
+        # backward (less the weights and the batch), and the batch's share of that
+        "grads_end_bytes": p.grads_end_bytes,
+        "saved_activations_bytes": p.saved_activations_bytes,
+        "saved_inputs_bytes": p.saved_inputs_bytes,
         "elapsed_s": round(p.elapsed_s, 3),
     }
 

@@ -23,7 +23,7 @@ from .probe import MemoryProbe
 _COUNTING = threading.local()  # .recorder: the recorder counting this thread's saved tensors, during its step
 
 
-def measuring_saved_tensors() -> StepMemoryRecorder | None:
+def measuring_saved_tensors() -> SavedTensorCount | None:
     """The recorder counting saved tensors on this thread's step, or None: activation checkpointing reports to it
     what a block's recomputation holds in backward, which autograd's hooks do not see."""
     return getattr(_COUNTING, "recorder", None)
@@ -58,34 +58,32 @@ def optimizer_bytes(optimizer: torch.optim.Optimizer, device: torch.device) -> i
     return _unique_bytes(tensors, device)
 
 
-class StepMemoryRecorder:
-    """Measures one step at phase boundaries. Use `with recorder.step():` around a training step and
-    call `recorder.mark(phase)` after each phase; then `breakdown(...)`."""
+def storage_key(tensor: torch.Tensor) -> int:
+    """The identity of the storage behind `tensor` while it lives, for fake tensors too (whose data pointers are
+    all 0)."""
+    return tensor.untyped_storage()._cdata
 
-    def __init__(self, probe: MemoryProbe) -> None:
-        self.probe = probe
-        self.device = probe.device
-        self.uses_allocator = self.device.type == "cuda"
-        self._peaks: dict[str, int] = {}
+
+class SavedTensorCount:
+    """The bytes autograd saves for backward while `counting()` (a `saved_tensors_hooks` count), and what activation
+    checkpointing reports of its blocks' recomputation, which those hooks do not see: a step's activations where no
+    allocator counts them (the CPU, MPS), and the same count on a step traced on fake tensors (a prediction), so the
+    two are comparable."""
+
+    def __init__(self) -> None:
         self._saved: dict[int, int] = {}
         self._block_inputs: list[int] = []  # bytes each checkpointed block keeps for backward, in forward order
         self._recomputed: dict[int, int] = {}  # block -> bytes its recomputation held in backward
 
     @contextlib.contextmanager
-    def step(self) -> Iterator[None]:
-        self._peaks = {}
-        self._saved = {}
-        self._block_inputs, self._recomputed = [], {}
-        if self.uses_allocator:
-            self.probe.reset_phase_peak()
-            yield
-            return
+    def counting(self) -> Iterator[None]:
+        before = getattr(_COUNTING, "recorder", None)
         _COUNTING.recorder = self
         try:
             with torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t):
                 yield
         finally:
-            _COUNTING.recorder = None
+            _COUNTING.recorder = before
 
     def note_checkpointed(self, input_bytes: int) -> int:
         """A checkpointed block ran forward keeping `input_bytes` of inputs: its index for `note_recomputed`."""
@@ -96,6 +94,12 @@ class StepMemoryRecorder:
         """Checkpointed `block`'s recomputation held `nbytes` in backward."""
         self._recomputed[block] = max(self._recomputed.get(block, 0), nbytes)
 
+    def activations_bytes(self, own: Iterable[torch.Tensor]) -> int:
+        """What was saved, less the storages of `own` (weights and inputs autograd also saves, counted as
+        parameters and batch already), plus what checkpointed blocks' recomputation held."""
+        mine = {storage_key(t) for t in own}
+        return sum(n for key, n in self._saved.items() if key not in mine) + self._recomputation_bytes()
+
     def _recomputation_bytes(self) -> int:
         """What the saved count misses with activation checkpointing: a block recomputes in backward once the
         blocks after it are done (their inputs freed), so the largest of its held bytes less those inputs; an
@@ -105,11 +109,34 @@ class StepMemoryRecorder:
 
     def _pack(self, tensor: torch.Tensor) -> torch.Tensor:
         storage = tensor.untyped_storage()
-        self._saved[storage.data_ptr()] = storage.nbytes()
+        self._saved[storage._cdata] = storage.nbytes()
         # detach(): returning the tensor itself makes a reference cycle through autograd's C++ graph
         # (torch's saved_tensors_hooks docs) that gc cannot break: a step that fails before backward
         # (out of memory) would keep its batch and activations alive
         return tensor.detach()
+
+
+class StepMemoryRecorder:
+    """Measures one step at phase boundaries. Use `with recorder.step():` around a training step and
+    call `recorder.mark(phase)` after each phase; then `breakdown(...)`."""
+
+    def __init__(self, probe: MemoryProbe) -> None:
+        self.probe = probe
+        self.device = probe.device
+        self.uses_allocator = self.device.type == "cuda"
+        self._peaks: dict[str, int] = {}
+        self._saved = SavedTensorCount()
+
+    @contextlib.contextmanager
+    def step(self) -> Iterator[None]:
+        self._peaks = {}
+        self._saved = SavedTensorCount()
+        if self.uses_allocator:
+            self.probe.reset_phase_peak()
+            yield
+            return
+        with self._saved.counting():
+            yield
 
     def mark(self, phase: str) -> None:
         if self.uses_allocator:
@@ -136,9 +163,7 @@ class StepMemoryRecorder:
             activations = max(step_peak - other_bytes - p - g - o - b, 0)
             method = "allocator"
         else:  # autograd also saves weights and inputs: those are counted as params and batch already
-            own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers(), images, labels]}
-            activations = sum(n for ptr, n in self._saved.items() if ptr not in own)
-            activations += self._recomputation_bytes()
+            activations = self._saved.activations_bytes([*model.parameters(), *model.buffers(), images, labels])
             method = "saved-tensors"
         peaks = tuple((phase, self._peaks.get(phase, 0)) for phase in PHASES)
         return MemoryBreakdown(step, p, g, o, b, activations, other_bytes, peaks, method)

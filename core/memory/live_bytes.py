@@ -50,6 +50,10 @@ class LiveBytes(TorchDispatchMode):
     def keys_of(self, tensors: Iterable[torch.Tensor]) -> set[int]:
         return {key for key in (self.key_of(t) for t in tensors) if key is not None}
 
+    def live_bytes(self, keys: Iterable[int]) -> int:
+        """The bytes of those of `keys`' storages that are alive now."""
+        return sum(self._live.get(key, 0) for key in keys)
+
     def track(self, tensor: torch.Tensor) -> int | None:
         storage = _storage(tensor)
         if storage is None:  # sparse, nested or other tensors without one plain storage: not counted

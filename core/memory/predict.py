@@ -28,7 +28,6 @@ allocates the same tensors; what differs is which ops autocast casts on each dev
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..base.errors import UserError
 from ..base.text import Message
+from .breakdown import SavedTensorCount
 from .live_bytes import LiveBytes
 from .tracing import fake_copy, untraceable
 
@@ -87,6 +87,12 @@ class Prediction:
     what: str  # what was traced, for people
     elapsed_s: float
     overhead_bytes: int = 0  # outside the trace (allocator, workspaces, CUDA context): 0 on the CPU; see module doc
+    # the step as a real step's breakdown measures it (gpu_train_monitor.memory.like_measured): the gradients when
+    # the step is done (at the peak most are not made yet), and what autograd saved for backward, less the weights
+    # and the batch (the CPU's measured activations), and the part of that which is the batch
+    grads_end_bytes: int = 0
+    saved_activations_bytes: int = 0
+    saved_inputs_bytes: int = 0
 
     @property
     def total_bytes(self) -> int:
@@ -209,15 +215,20 @@ def trace_parts(
 def _run(parts: StepParts, batch: Sequence[torch.Tensor]) -> _Traced:
     for optimizer in parts.optimizers:
         _create_state(optimizer)
-    tracker = LiveBytes()
+    tracker, saved = LiveBytes(), SavedTensorCount()
+    weights = [*parts.model.parameters(), *parts.model.buffers()]
     with tracker:
-        params = tracker.held(itertools.chain(parts.model.parameters(), parts.model.buffers()))
+        params = tracker.held(weights)
         state = tracker.held(t for optimizer in parts.optimizers for t in _state_tensors(optimizer)) - params
         batch_keys = tracker.held(batch) - params - state
         tracker.restart_peak()
-        parts.step(*batch, tracker)
+        with saved.counting():
+            parts.step(*batch, tracker)
     grads = tracker.keys_of(p.grad for p in parts.model.parameters() if p.grad is not None)
-    return _Traced(tracker, params, grads - params - state - batch_keys, state, batch_keys)
+    grads -= params | state | batch_keys
+    activations = saved.activations_bytes([*weights, *batch])
+    inputs = saved.activations_bytes(weights) - activations
+    return _Traced(tracker, params, grads, state, batch_keys, tracker.live_bytes(grads), activations, inputs)
 
 
 @dataclass
@@ -227,6 +238,9 @@ class _Traced:
     grads: set[int]
     state: set[int]
     batch: set[int]
+    grads_end_bytes: int  # the gradients live when the step is done
+    saved_activations_bytes: int  # saved for backward, less the weights and the batch
+    saved_inputs_bytes: int  # the batch's share of what was saved
 
 
 def _create_state(optimizer: torch.optim.Optimizer) -> None:
@@ -268,4 +282,7 @@ def _prediction(
         method=method,
         what=what,
         elapsed_s=time.perf_counter() - started,
+        grads_end_bytes=traced.grads_end_bytes,
+        saved_activations_bytes=traced.saved_activations_bytes,
+        saved_inputs_bytes=traced.saved_inputs_bytes,
     )

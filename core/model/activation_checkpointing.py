@@ -27,7 +27,7 @@ from torch.utils.checkpoint import checkpoint
 
 from ..base.errors import ConfigError
 from ..base.text import Message
-from ..memory.breakdown import measuring_saved_tensors
+from ..memory.breakdown import measuring_saved_tensors, storage_key
 
 FIELD = "activation_checkpointing"
 _POOLS = (nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d, nn.AvgPool1d, nn.AvgPool2d, nn.AvgPool3d)
@@ -218,9 +218,8 @@ class _HeldBytes(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         out = func(*args, **(kwargs or {}))
         # a view, an in-place result or a detached weight shares an input's storage: nothing new is held
-        inputs = {t.untyped_storage().data_ptr() for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
+        inputs = {storage_key(t) for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
         for leaf in tree_leaves(out):
-            if isinstance(leaf, torch.Tensor) and leaf.untyped_storage().data_ptr() not in inputs:
-                storage = leaf.untyped_storage()
-                self.storages[storage.data_ptr()] = storage.nbytes()
+            if isinstance(leaf, torch.Tensor) and storage_key(leaf) not in inputs:
+                self.storages[storage_key(leaf)] = leaf.untyped_storage().nbytes()
         return out

@@ -226,6 +226,10 @@ class StepPredicted:
     elapsed_s: float  # the trace's cost, paid once in the training process
     reason: str = ""  # why nothing was predicted; empty when predicted
     overhead_bytes: int = 0  # outside the trace (allocator, CUDA context): not added for a watched run
+    # the step as its breakdown measures it (gpu_train_monitor.memory.like_measured); 0 in runs recorded before
+    grads_end_bytes: int = 0  # the gradients when the step is done
+    saved_activations_bytes: int = 0  # saved for backward, less the weights and the inputs
+    saved_inputs_bytes: int = 0  # the inputs' share of what was saved
 
     @property
     def predicted(self) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ..memory.breakdown import grads_bytes, optimizer_bytes, params_bytes
+from ..memory.breakdown import SavedTensorCount, grads_bytes, optimizer_bytes, params_bytes
 from ..memory.probe import MemoryProbe
 from ..run.events import MemoryBreakdown
 
@@ -41,7 +41,7 @@ class WatchedStepMemory:
     def __init__(self, probe: MemoryProbe) -> None:
         self.probe = probe
         self.uses_allocator = probe.device.type == "cuda"
-        self._saved: dict[int, int] = {}
+        self._saved = SavedTensorCount()
         self._hooks: contextlib.ExitStack | None = None
 
     def begin(self) -> None:
@@ -51,9 +51,9 @@ class WatchedStepMemory:
             self.probe.reset_phase_peak()
             return
         if self._hooks is None:
-            self._saved = {}
+            self._saved = SavedTensorCount()
             self._hooks = contextlib.ExitStack()
-            self._hooks.enter_context(torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t))
+            self._hooks.enter_context(self._saved.counting())
 
     @property
     def measuring(self) -> bool:
@@ -64,11 +64,6 @@ class WatchedStepMemory:
         if self._hooks is not None:
             hooks, self._hooks = self._hooks, None
             hooks.close()
-
-    def _pack(self, tensor: torch.Tensor) -> torch.Tensor:
-        storage = tensor.untyped_storage()
-        self._saved[storage.data_ptr()] = storage.nbytes()
-        return tensor.detach()  # not the tensor itself: that would be a cycle through autograd's graph
 
     def breakdown(
         self, step: int, model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer]
@@ -86,10 +81,8 @@ class WatchedStepMemory:
             activations = max(peak - p - g - o, 0)
             method = "allocator"
         else:
-            own = set()
-            if model is not None:
-                own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
-            activations = sum(n for ptr, n in self._saved.items() if ptr not in own)
+            own = [*model.parameters(), *model.buffers()] if model is not None else []
+            activations = self._saved.activations_bytes(own)
             method = "saved-tensors"
             self.end()
         # no phase peaks: a watched step's phases happen in the user's code, between our calls

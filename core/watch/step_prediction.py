@@ -121,6 +121,9 @@ def step_predicted(
         p.traced_on,
         p.what,
         p.elapsed_s,
+        grads_end_bytes=p.grads_end_bytes,
+        saved_activations_bytes=p.saved_activations_bytes,
+        saved_inputs_bytes=p.saved_inputs_bytes,
     )
 
 

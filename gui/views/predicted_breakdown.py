@@ -23,19 +23,13 @@ from gpu_train_monitor.gui.form.peak_prediction import predict_outcome, problem_
 from gpu_train_monitor.gui.qt.core_text import core_text
 from gpu_train_monitor.gui.qt.latest_task import LatestTask
 from gpu_train_monitor.gui.qt.locale_format import integer, number
+from gpu_train_monitor.memory.like_measured import STEP_PARTS, as_measured, error_percent
 from gpu_train_monitor.run.events import MemoryBreakdown, StepPredicted
-
-STEP_PARTS = ("params_bytes", "grads_bytes", "optimizer_bytes", "batch_bytes", "activations_bytes")  # both have
 
 
 def step_bytes(b: MemoryBreakdown) -> int:
     """The measured step's total, without the dataset kept on the device (a prediction has none)."""
     return b.total_bytes - b.dataset_bytes
-
-
-def error_percent(predicted: int, measured: int) -> float:
-    """How far the prediction is off the measurement, in % of the measurement (negative: predicted less)."""
-    return 100.0 * (predicted - measured) / measured if measured else 0.0
 
 
 class PredictedBreakdown(QWidget):
@@ -116,20 +110,25 @@ class PredictedBreakdown(QWidget):
                 self.line.setText(self.tr("No prediction of this step to compare with: {reason}").format(reason=short))
                 self.line.setToolTip(whole)
             return
+        like = as_measured(p, b)  # each part read as the measured step's was, and the totals of the same kind
         for key in STEP_PARTS:
             label = value_labels[key]
             label.setText(
                 self.tr("{measured} · predicted {predicted}").format(
                     # no line break inside a size: the label wraps at the dot instead (a narrow window)
                     measured=label.text().replace(" ", "\u00a0"),
-                    predicted=format_bytes(getattr(p, key)).replace(" ", "\u00a0"),
+                    predicted=format_bytes(like.part(key)).replace(" ", "\u00a0"),
                 )
             )
-        error = error_percent(p.total_bytes, step_bytes(b))
+        error = error_percent(like.total_bytes, step_bytes(b))
         signed = ("+" if error >= 0 else "−") + number(abs(error), 1)
+        if like.total_is_peak:
+            line = self.tr("Predicted peak {predicted} against {measured} measured at step {step}: {error}% off")
+        else:
+            line = self.tr("Predicted step {predicted} against {measured} measured at step {step}: {error}% off")
         self.line.setText(
-            self.tr("Predicted peak {predicted} against {measured} measured at step {step}: {error}% off").format(
-                predicted=format_bytes(p.total_bytes),
+            line.format(
+                predicted=format_bytes(like.total_bytes),
                 measured=format_bytes(step_bytes(b)),
                 step=integer(b.step),
                 error=signed,
@@ -137,9 +136,18 @@ class PredictedBreakdown(QWidget):
         )
         tip = self.tr(
             "The same step predicted without running it: {what}, traced on tensors without memory in {seconds} s. "
-            "The error compares the predicted peak with the measured step's total, in % of the measured one. "
-            "Each part's prediction is what it held at the predicted peak: gradients are mostly made after it."
-        ).format(what=core_text(p.what), seconds=number(p.elapsed_s, 1))
+            "Each part is predicted as it was measured: gradients once the step is done, activations as {how}."
+        ).format(
+            what=core_text(p.what),
+            seconds=number(p.elapsed_s, 1),
+            how=self.tr("the step's peak less the other parts")
+            if b.method == "allocator"
+            else self.tr("the bytes autograd saved for backward (this device keeps no peak), summed with the others"),
+        )
+        tip += "\n" + self.tr(
+            "The error compares the two totals, in % of the measured one. The predicted peak of live tensors, at one "
+            "moment of the step, is {peak}."
+        ).format(peak=format_bytes(p.total_bytes))
         if self._recorded is not None:
             tip += "\n" + self.tr(
                 "Predicted once in the training process, at step {step}, from its model and the inputs its forward "

@@ -14,7 +14,9 @@ from torch import nn
 from torch.nn.modules.module import register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from gpu_train_monitor.memory.like_measured import STEP_PARTS, as_measured
 from gpu_train_monitor.memory.live_bytes import LiveBytes
+from gpu_train_monitor.run.events import MemoryBreakdown, StepPredicted
 from gpu_train_monitor.watch import watch
 from gpu_train_monitor.watch.script import ScriptWatch
 from tests.support.watched_loops import BATCH, recorded_run, tiny_model, train
@@ -61,6 +63,30 @@ def test_the_first_step_is_predicted_within_10_percent_of_the_same_step_measured
     assert abs(predicted["peak_bytes"] - real) <= 0.10 * real, (predicted["peak_bytes"], real)
     assert "Sequential at batch 16" in predicted["what"] and "AdamW" in predicted["what"]
     assert 0 < predicted["elapsed_s"] < 5
+
+
+def test_told_as_its_breakdown_is_measured_each_predicted_part_equals_the_measured_one(tmp_path: Path) -> None:
+    """A watched breakdown has no batch of its own (what the model received is within its activations) and reads
+    every gradient once the step is done: the recorded prediction, told the same way, agrees part by part."""
+    db = tmp_path / "runs.db"
+    model, optimizer = tiny_model()
+    with watch(model, optimizer, runs_db=db, report_interval_s=0.01) as w:
+        train(model, optimizer, STEPS, w.step)
+    events = recorded_run(db)[3]
+    (predicted,) = predicted_events(events)
+    measured = next(event.data for event in events if event.kind == "MemoryBreakdown")
+    assert measured["method"] == "saved-tensors" and measured["batch_bytes"] == 0
+    like = as_measured(
+        StepPredicted(**{key: value for key, value in predicted.items() if key in StepPredicted.__dataclass_fields__}),
+        MemoryBreakdown(
+            **{key: value for key, value in measured.items() if key in MemoryBreakdown.__dataclass_fields__}
+        ),
+    )
+    for key in STEP_PARTS[:-1]:
+        assert like.part(key) == measured[key], key
+    # the script's loss (cross entropy saves its log-probabilities and targets: 320 B) stands in as a sum
+    assert like.activations_bytes == pytest.approx(measured["activations_bytes"], rel=0.15)
+    assert predicted["grads_bytes"] < measured["grads_bytes"]  # at the peak: not every gradient made yet
 
 
 def test_a_watched_resnet18_step_is_predicted_within_10_percent_of_the_same_step_measured(tmp_path: Path) -> None:
@@ -179,7 +205,7 @@ def test_a_script_step_is_predicted_and_the_capture_counts_only_its_own_steps(mo
     try:
         losses = train(model, optimizer, STEPS, lambda loss, n: None)
     finally:
-        script.capture.uninstall()
+        script.uninstall()
     assert script.finish(None) == "completed"
     assert not script.inputs.following  # the global hook that recorded the first forward is gone
     row, steps, reports, events = recorded_run(db)
