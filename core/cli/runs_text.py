@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from ..base.text import format_bytes, printable
 from ..export.run_export import local_time
+from ..memory.like_measured import as_measured, error_percent
 from ..store.run_store import RunRow
 
 LIST_COLUMNS = (
@@ -97,32 +99,38 @@ def run_text(document: dict[str, Any]) -> str:
         local_time(run["started_at"])
         + ("" if finished is None else f", finished {local_time(finished)} ({finished - run['started_at']:.1f} s)"),
     )
+    config = document["config"]
+    # a watched loop (a script, the watch() API, a Lightning or transformers callback): no epochs, placement or
+    # checkpoints of ours
+    watched = "source" in config
     fact(
         "model",
         run["model"]
         + (f" ({document['start'].get('parameters', 0):,} parameters)" if document["start"].get("parameters") else ""),
     )
-    fact("dataset", run["dataset"])
+    if watched and config.get("script"):
+        fact("script", " ".join([str(config["script"]), *map(str, config.get("argv") or ())]))
+    else:
+        fact("dataset", run["dataset"])
     world_size = run.get("world_size", 1)
     fact(
         "device",
-        f"{run['device']} ({run['device_name']}), {run['placement']} placement"
+        f"{run['device']} ({run['device_name']})"
+        + (f", {run['placement']} placement" if run["placement"] else "")
         + (f", {world_size} processes (data-parallel)" if world_size > 1 else ""),
     )
     fact("batch size", str(run["batch_size"]))
     fact(
         "steps",
-        f"{run['steps']:,} of {run['total_steps']:,}"
+        f"{run['steps']:,}"
+        + (f" of {run['total_steps']:,}" if run["total_steps"] else "")  # a watched script may give no total
         + (f", resumed {run['resumes']} time(s)" if run["resumes"] else ""),
     )
-    fact("throughput", "n/a" if run["samples_per_s"] is None else f"{run['samples_per_s']:,.0f} images/s")
+    unit = "tokens/s" if config.get("counted") == "tokens" else "samples/s" if watched else "images/s"
+    fact("throughput", "n/a" if run["samples_per_s"] is None else f"{run['samples_per_s']:,.0f} {unit}")
     first = summary.get("loss_first")
-    fact(
-        "loss",
-        _number(first, ".4f") + " -> " + _number(run["loss_last"], ".4f")
-        if first is not None
-        else _number(run["loss_last"], ".4f"),
-    )
+    last = "nan" if run["loss_last"] is None and run["status"] == "diverged" else _number(run["loss_last"], ".4f")
+    fact("loss", _number(first, ".4f") + " -> " + last if first is not None else last)
     fact("val acc", "n/a" if run["val_accuracy"] is None else f"{run['val_accuracy']:.2%}")
     reserved = run["peak_reserved_bytes"]
     fact(
@@ -132,16 +140,17 @@ def run_text(document: dict[str, Any]) -> str:
         + (" (the fullest rank's)" if world_size > 1 else ""),
     )
     fact("process", f"{run['pid']} on {run['host']}")
-    fact("uid", f"{run['uid']} (the folder of its checkpoints)")
+    fact("uid", run["uid"] if watched else f"{run['uid']} (the folder of its checkpoints)")
     if run["note"]:
         fact("note", run["note"])
     if document.get("ranks"):
         lines.append(f"ranks ({len(document['ranks'])})")
         lines += [f"  {line}" for line in ranks_table(document["ranks"]).splitlines()]
+    lines += breakdown_lines(document)
     lines.append("configuration")
+    width = max((len(key) for key in config), default=0) + 2  # a key never runs into its value
     lines += [
-        f"  {key:<22}{json.dumps(value) if not isinstance(value, str) else value}"
-        for key, value in document["config"].items()
+        f"  {key:<{width}}{json.dumps(value) if not isinstance(value, str) else value}" for key, value in config.items()
     ]
     _section(lines, "epochs", document["epochs"], _epoch_line)
     _section(lines, "out of memory", document["out_of_memory"], _oom_line)
@@ -202,6 +211,62 @@ def ranks_table(ranks: Sequence[dict[str, Any]]) -> str:
         ).rstrip()
 
     return "\n".join([line(RANK_COLUMNS), *(line(row) for row in cells)])
+
+
+BREAKDOWN_PARTS = (
+    ("params_bytes", "parameters"),
+    ("grads_bytes", "gradients"),
+    ("optimizer_bytes", "optimizer state"),
+    ("batch_bytes", "batch"),
+    ("activations_bytes", "activations"),
+)
+PREDICTED_FIELDS = (
+    "peak_bytes",
+    "params_bytes",
+    "grads_bytes",
+    "optimizer_bytes",
+    "batch_bytes",
+    "activations_bytes",
+    "overhead_bytes",
+    "grads_end_bytes",
+    "saved_activations_bytes",
+    "saved_inputs_bytes",
+)
+
+
+def breakdown_lines(document: dict[str, Any]) -> list[str]:
+    """The fullest measured step's memory by part, and beside it the step as it was predicted (a watched run's,
+    recorded in its process), told as the measured one was read (gpu_train_monitor.memory.like_measured)."""
+    breakdowns = [b for b in document.get("memory_breakdowns") or () if all(key in b for key, _ in BREAKDOWN_PARTS)]
+    if not breakdowns:
+        return []
+    measured = max(breakdowns, key=lambda b: sum(b[key] for key, _ in BREAKDOWN_PARTS))
+    method = measured.get("method", "")
+    how = {"allocator": "the allocator's peak", "saved-tensors": "the bytes autograd saved for backward"}.get(method)
+    lines = [f"memory breakdown (step {_step(measured)}" + (f", activations from {how})" if how else ")")]
+    prediction = next(
+        (e for e in document.get("other_events") or () if e.get("kind") == "StepPredicted" and not e.get("reason")),
+        None,
+    )
+    like = None
+    if prediction is not None:
+        predicted = SimpleNamespace(**{name: int(prediction.get(name) or 0) for name in PREDICTED_FIELDS})
+        like = as_measured(predicted, SimpleNamespace(batch_bytes=int(measured["batch_bytes"]), method=method))
+    total = sum(measured[key] for key, _ in BREAKDOWN_PARTS)
+    lines.append(f"  {'':<17}{'measured':>12}" + (f"{'predicted':>12}" if like else ""))
+    rows = [(name, measured[key], like.part(key) if like else None) for key, name in BREAKDOWN_PARTS]
+    rows.append(("total", total, like.total_bytes if like else None))
+    for name, value, predicted_value in rows:
+        lines.append(
+            f"  {name:<17}{format_bytes(value):>12}"
+            + ("" if predicted_value is None else f"{format_bytes(predicted_value):>12}")
+        )
+    if like is not None and prediction is not None:
+        error = error_percent(like.total_bytes, total)
+        lines.append(
+            f"  predicted at step {_step(prediction)}, {error:+.1f}% off: {printable(str(prediction.get('what', '')))}"
+        )
+    return lines
 
 
 def _section(

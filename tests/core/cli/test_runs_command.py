@@ -12,6 +12,7 @@ import io
 import json
 import os
 import pty
+import re
 import sqlite3
 import subprocess
 import sys
@@ -23,7 +24,9 @@ from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.export.run_export import local_time
 from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch import watch
 from tests.support.recorded_runs import another_programs_database, record_resumed_nan_run, record_run
+from tests.support.watched_loops import tiny_model, train
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 PREFIX = "gpu-train-monitor: error: "
@@ -147,12 +150,45 @@ def test_show_prints_what_people_want_to_know_about_a_run(capsys: pytest.Capture
     lines = out.splitlines()
     assert lines[0] == "run 1" and "  status      completed" in lines
     assert "  model       tiny-cnn (" in out and "  steps       12 of 12" in lines
-    assert "configuration" in lines and "  synthetic_samples     256" in lines
+    assert "configuration" in lines and any(re.fullmatch(r"  synthetic_samples +256", line) for line in lines)
+    assert any(re.fullmatch(r"  activation_checkpointing +false", line) for line in lines)  # key and value apart
+    assert "  device      cpu (" in out and ", resident placement" in out
+    assert "(the folder of its checkpoints)" in out
+    breakdown = lines.index(next(line for line in lines if line.startswith("memory breakdown (step ")))
+    assert lines[breakdown + 1].split() == ["measured"]  # a run of ours records no prediction
+    assert [line.split()[0] for line in lines[breakdown + 2 : breakdown + 8]] == [
+        "parameters",
+        "gradients",
+        "optimizer",
+        "batch",
+        "activations",
+        "total",
+    ]
     epochs = [line for line in lines if line.startswith("  epoch ")]
     assert len(epochs) == 2 and "val loss" in epochs[0] and "val acc" in epochs[0] and "epochs (2)" in lines
     code, out, _ = runs(capsys, "show", "#2", "--runs-db", str(store_path))
     assert code == 0 and "  status      diverged: the loss is inf at step 5" in out.splitlines()
     assert "resumed 1 time(s)" in out
+
+
+def test_show_tells_a_watched_run_as_it_ran_with_its_breakdown_and_prediction(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "runs.sqlite3"
+    model, optimizer = tiny_model()
+    with watch(model, optimizer, runs_db=db, report_interval_s=0.01) as w:
+        train(model, optimizer, 5, w.step)
+    code, out, err = runs(capsys, "show", "1", "--runs-db", str(db))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert "  steps       5" in lines  # no "of 0": the loop gave no total
+    assert "  device      cpu (" in out and "placement" not in out  # no placement of ours
+    assert "checkpoints" not in out and "samples/s" in out
+    breakdown = lines.index(next(line for line in lines if line.startswith("memory breakdown (step ")))
+    assert lines[breakdown + 1].split() == ["measured", "predicted"]
+    measured, predicted = lines[breakdown + 2].split()[1:3], lines[breakdown + 2].split()[3:5]
+    assert lines[breakdown + 2].startswith("  parameters") and measured == predicted  # the same weights
+    assert lines[breakdown + 8].startswith("  predicted at step 1, ") and "% off: Sequential at batch 16" in out
 
 
 def test_show_as_json_is_the_record_without_the_series(capsys: pytest.CaptureFixture[str], store_path: Path) -> None:
