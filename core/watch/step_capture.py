@@ -53,6 +53,10 @@ StepCallback = Callable[["Optimizer | None", "torch.Tensor | None", "int | None"
 Step = tuple["torch.Tensor | None", int]  # a step's loss (on its device) and samples
 
 
+def weak(objects: list[Any]) -> list[weakref.ref[Any]]:
+    return [weakref.ref(obj) for obj in objects]
+
+
 @dataclass
 class _HeldStep:
     """A first step made while a larger optimizer is alive: whose, how large, and what it trained on."""
@@ -86,6 +90,10 @@ class StepCapture:
         self._handles: list[Any] = []
         self._broken = False  # a failure of ours: capture nothing more
         self._modules: list[nn.Module] | None = None  # the first step's scan for the leader, for its model too
+        # the first backward()'s scan (after a collection), kept for the first optimizer step while no optimizer is
+        # made in between: one pass over the heap per run, not two (each costs ~0.1-0.2 s in a large process)
+        # (weak references: a script that never steps keeps nothing alive through it)
+        self._scanned: tuple[int, list[weakref.ref[Optimizer]], list[weakref.ref[nn.Module]]] | None = None
         self._model_looked_for = False  # once per leader: a model-less optimizer must not scan every step
         self.ignoring = 0  # inside a closure evaluated again (LBFGS's): its backward and forwards count nothing
         self._optimizer_seen = False
@@ -194,7 +202,7 @@ class StepCapture:
             self.give_up(exc)
             return
         finally:
-            self._modules = None  # this step's scan only
+            self._modules = self._scanned = None  # this step's scan only
         for loss, samples in steps:
             self.on_step(optimizer, loss, samples or None)
 
@@ -241,9 +249,19 @@ class StepCapture:
         self.on_step(optimizer, held.step[0], held.step[1] or None)
 
     def _larger_alive(self, optimizer: Optimizer, size: int) -> bool:
-        gc.collect()  # once per run: an optimizer that is garbage but not yet collected is no candidate
-        alive, self._modules = live_objects(Optimizer, nn.Module)  # one scan: the model is looked for next
+        alive, self._modules = self._scan()  # one scan: the model is looked for next
         return any(other is not optimizer and parameter_count(other) > size for other in alive)
+
+    def _scan(self) -> tuple[list[Optimizer], list[nn.Module]]:
+        """The live optimizers and modules, after a collection (an optimizer that is garbage but not yet collected
+        is no candidate): the first backward()'s scan when no optimizer was made since, else a new one."""
+        scanned, self._scanned = self._scanned, None
+        if scanned is not None and scanned[0] == optimizers_made[0]:
+            optimizers = [o for o in (ref() for ref in scanned[1]) if o is not None]
+            return optimizers, [m for m in (ref() for ref in scanned[2]) if m is not None]
+        gc.collect()
+        optimizers, modules = live_objects(Optimizer, nn.Module)
+        return optimizers, modules
 
     def _after_held_step(self, optimizer: Optimizer) -> list[Step]:
         held = self._first
@@ -322,9 +340,11 @@ class StepCapture:
         if self._optimizer_seen or not self.follows_any_optimizer:
             return False
         if self._without_optimizer is None:  # one scan, at the first backward(): garbage is no optimizer
-            gc.collect()
-            self._without_optimizer = not live_objects(Optimizer)[0]
+            optimizers, modules = self._scan()
+            self._without_optimizer = not optimizers
             self._optimizers_made = optimizers_made[0]
+            if optimizers:  # the first optimizer step looks for the leader and its model in the same objects
+                self._scanned = (self._optimizers_made, weak(optimizers), weak(modules))
         # an optimizer made since: the backward()s from here are its first step's
         return self._without_optimizer and optimizers_made[0] == self._optimizers_made
 
