@@ -2515,6 +2515,22 @@
         <source>{what}={value} cannot be recorded (a whole number from 0 to 2**53 can): recorded as unknown</source>
         <translation>{what}={value} 无法记录（只能记录 0 到 2**53 之间的整数）：记为未知</translation>
     </message>
+    <message>
+        <source>pin_memory has no effect on the CPU; it is ignored</source>
+        <translation>pin_memory 在 CPU 上不起作用，已忽略</translation>
+    </message>
+    <message>
+        <source>non_blocking is ignored on MPS: asynchronous copies from pageable memory can corrupt batches there; batches are copied synchronously</source>
+        <translation>在 MPS 上忽略 non_blocking：从可分页内存异步复制可能损坏批次；批次改为同步复制</translation>
+    </message>
+    <message>
+        <source>non_blocking needs pin_memory (an asynchronous copy is only safe from pinned memory); batches are copied synchronously</source>
+        <translation>non_blocking 需要 pin_memory（只有从锁页内存异步复制才安全）；批次改为同步复制</translation>
+    </message>
+    <message>
+        <source>{workers} loader workers on {cores} CPU cores: they compete with training for the cores; {cores} or fewer is usually faster</source>
+        <translation>{cores} 个 CPU 核心上有 {workers} 个加载进程：它们与训练争用核心；通常 {cores} 个或更少更快</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -3771,7 +3787,7 @@ each run&apos;s warm-up</source>
     </message>
     <message>
         <source>the bytes autograd saved for backward (this device keeps no peak), summed with the others</source>
-        <translation>autograd 为反向传播保存的字节数（此设备不记录峰值），与其他部分相加</translation>
+        <translation>自动求导为反向传播保存的字节数（此设备不记录峰值），与其他部分相加</translation>
     </message>
     <message>
         <source>The error compares the two totals, in % of the measured one. The predicted peak of live tensors, at one moment of the step, is {peak}.</source>

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+from ..base.text import Message
+
 Notes = tuple[tuple[str, str], ...]  # (level: "info" or "warning", text), as gpu_train_monitor.data.batches.Note
 
 
@@ -22,21 +24,25 @@ def transfer_policy(device_type: str, pin_memory: bool, non_blocking: bool) -> t
     asynchronous = non_blocking and pin
     notes: list[tuple[str, str]] = []
     if pin_memory and device_type == "cpu":
-        notes.append(("info", "pin_memory has no effect on the CPU; it is ignored"))
+        notes.append(("info", Message("pin_memory has no effect on the CPU; it is ignored")))
     if non_blocking and device_type == "mps":
         notes.append(
             (
                 "info",
-                "non_blocking is ignored on MPS: asynchronous copies from pageable memory can "
-                "corrupt batches there; batches are copied synchronously",
+                Message(
+                    "non_blocking is ignored on MPS: asynchronous copies from pageable memory can "
+                    "corrupt batches there; batches are copied synchronously"
+                ),
             )
         )
     elif non_blocking and device_type == "cuda" and not pin_memory:
         notes.append(
             (
                 "info",
-                "non_blocking needs pin_memory (an asynchronous copy is only safe from pinned "
-                "memory); batches are copied synchronously",
+                Message(
+                    "non_blocking needs pin_memory (an asynchronous copy is only safe from pinned "
+                    "memory); batches are copied synchronously"
+                ),
             )
         )
     return pin, asynchronous, tuple(notes)
@@ -50,8 +56,12 @@ def usable_workers(workers: int) -> tuple[int, Notes]:
         return workers, (
             (
                 "warning",
-                f"{workers} loader workers on {cores} CPU cores: they compete with training "
-                f"for the cores; {cores} or fewer is usually faster",
+                Message(
+                    "{workers} loader workers on {cores} CPU cores: they compete with training "
+                    "for the cores; {cores} or fewer is usually faster",
+                    workers=workers,
+                    cores=cores,
+                ),
             ),
         )
     return workers, ()
