@@ -9,7 +9,17 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt, Slot
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.gui.qt import palette
@@ -129,7 +139,16 @@ class BreakdownView(QWidget):
         self.last: MemoryBreakdown | None = None  # the one shown
         self.by_rank: dict[int, MemoryBreakdown] = {}  # each rank's latest
         self.device_kind = "cuda"  # "cpu": the memory is the process's (set_device_kind)
-        layout = QVBoxLayout(self)
+        # in a scroll area: in a short tab (a run window's) the wrapped values scroll instead of being cut
+        content = QWidget()
+        scroll = QScrollArea(self)
+        scroll.setWidget(content)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        layout = QVBoxLayout(content)
         top = QHBoxLayout()
         self.title = QLabel(self._title(None))
         top.addWidget(self.title, 1)
@@ -152,10 +171,10 @@ class BreakdownView(QWidget):
         self._cells: dict[str, tuple[QLabel, QLabel, QLabel]] = {}  # swatch, name, value of each part
         self._shown_optional: set[str] | None = None
         for key, name, colour, tip in PARTS:
-            swatch = QLabel("■", self)
+            swatch = QLabel("■", content)
             swatch.setStyleSheet(f"color: rgb{colour}; font-size: 14pt;")
-            label = QLabel(QCoreApplication.translate("breakdown_view", name), self)
-            value = QLabel("–", self)
+            label = QLabel(QCoreApplication.translate("breakdown_view", name), content)
+            value = QLabel("–", content)
             value.setWordWrap(True)  # "380.86 kB (2%) · predicted 380.86 kB" breaks rather than widen the window
             for w in (swatch, label, value):
                 w.setToolTip(QCoreApplication.translate("breakdown_view", tip))

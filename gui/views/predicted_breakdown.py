@@ -120,8 +120,8 @@ class PredictedBreakdown(QWidget):
                     predicted=format_bytes(like.part(key)).replace(" ", "\u00a0"),
                 )
             )
-        error = error_percent(like.total_bytes, step_bytes(b))
-        signed = ("+" if error >= 0 else "−") + number(abs(error), 1)
+        error = round(error_percent(like.total_bytes, step_bytes(b)), 1)
+        signed = ("+" if error >= 0 else "−") + number(abs(error), 1)  # rounded first: no "−0.0"
         if like.total_is_peak:
             line = self.tr("Predicted peak {predicted} against {measured} measured at step {step}: {error}% off")
         else:

@@ -83,7 +83,7 @@ def test_a_recorded_watched_run_shows_its_first_step_predicted_beside_the_measur
         params = view.breakdown_view.value_labels["params_bytes"].text()
         assert " · predicted " in params
         assert params.split(" · predicted ")[1] == params.split("\u00a0(")[0]  # the same weights, as many bytes
-        assert predicted.line.text().startswith("Predicted peak ") and "% off" in predicted.line.text()
+        assert predicted.line.text().startswith("Predicted step ") and "% off" in predicted.line.text()
         assert "in the training process, at step 1" in predicted.line.toolTip()
     finally:
         view.close()
