@@ -235,15 +235,18 @@ PREDICTED_FIELDS = (
 
 
 def breakdown_lines(document: dict[str, Any]) -> list[str]:
-    """The fullest measured step's memory by part, and beside it the step as it was predicted (a watched run's,
-    recorded in its process), told as the measured one was read (gpu_train_monitor.memory.like_measured)."""
+    """The fullest measured step's memory by part (a data-parallel run's fullest rank's), and beside it the step as
+    it was predicted (a watched run's, recorded in its process), told as the measured one was read
+    (gpu_train_monitor.memory.like_measured)."""
     breakdowns = [b for b in document.get("memory_breakdowns") or () if all(key in b for key, _ in BREAKDOWN_PARTS)]
     if not breakdowns:
         return []
     measured = max(breakdowns, key=lambda b: sum(b[key] for key, _ in BREAKDOWN_PARTS))
     method = measured.get("method", "")
     how = {"allocator": "the allocator's peak", "saved-tensors": "the bytes autograd saved for backward"}.get(method)
-    lines = [f"memory breakdown (step {_step(measured)}" + (f", activations from {how})" if how else ")")]
+    ranks = {b.get("rank", 0) for b in breakdowns}
+    where = f"step {_step(measured)}" + (f", rank {measured.get('rank', 0)}" if len(ranks) > 1 else "")
+    lines = [f"memory breakdown ({where}" + (f", activations from {how})" if how else ")")]
     prediction = next(
         (e for e in document.get("other_events") or () if e.get("kind") == "StepPredicted" and not e.get("reason")),
         None,

@@ -24,14 +24,13 @@ from ..base.text import Message
 from ..config.run_config import RunConfig
 from ..config.user_callables import is_spec
 from ..data.datasets import dataset_shape
-from ..device.devices import amp_dtype, device_kind
+from ..device.devices import device_kind
 from ..memory.breakdown import StepMemoryRecorder
 from ..memory.live_bytes import LiveBytes
 from ..memory.predict import Prediction, PredictionUnavailable, StepParts, measure_step, predict_step, trace_device
 from ..memory.tracing import untraceable
 from ..model.models import build_model, model_spec, resolve_model
-from ..model.step import Trainer, build_optimizer
-from .recipe import check_model_input
+from .recipe import assemble_trainer
 
 _PRECISION = {"off": "fp32", "bf16": "bf16 autocast", "fp16": "fp16 autocast"}
 
@@ -143,39 +142,16 @@ def build_step(
     run trains on; `device`: where the step runs (default: where a prediction for `kind` is traced)."""
     device = device or trace_device(kind)
     in_channels, height, width = shape[1:]
-    check_model_input(config, model, in_channels, height, width, classes)  # your own: lazy modules built
-    if config.channels_last:
-        _to_channels_last(model)
-    if getattr(config, "activation_checkpointing", False):
-        from ..model.activation_checkpointing import checkpoint_blocks
-
-        checkpoint_blocks(model, config.model)
-    fused = config.fused_optimizer  # as a run: fused where asked (the default), on every device
-    optimizer = build_optimizer(model, config.optimizer, config.lr, config.momentum, config.weight_decay, fused=fused)
-    if kind == "cuda" and not fused:  # a run's default on CUDA; fake tensors would otherwise pick the per-tensor loop
-        for group in optimizer.param_groups:
+    # your own model's lazy modules are built by its check; the rest as a run builds it (one recipe)
+    trainer = assemble_trainer(config, model, device.type, in_channels, classes, (height, width), traced=True)
+    if kind == "cuda" and device.type != "cuda" and not config.fused_optimizer:  # traced on the CPU standing in
+        for group in trainer.optimizer.param_groups:
             group["foreach"] = True
-    scaler = torch.amp.GradScaler(device.type, enabled=False)
-    trainer = Trainer(model, optimizer, scaler, device.type, amp_dtype(config.amp))
 
     def step(images: torch.Tensor, labels: torch.Tensor, marks: LiveBytes | None) -> object:
         return trainer.step(images, labels, cast(StepMemoryRecorder | None, marks))  # it only calls mark(phase)
 
-    return StepParts(model, optimizer, step)
-
-
-def _to_channels_last(model: nn.Module) -> None:
-    """`model.to(memory_format=torch.channels_last)` without `.to()`, which fake parameters refuse: every 4-d
-    parameter and buffer replaced by a channels_last copy, as `.to` does."""
-    for module in model.modules():
-        for name, param in list(module._parameters.items()):
-            if param is not None and param.dim() == 4:
-                module._parameters[name] = nn.Parameter(
-                    param.detach().contiguous(memory_format=torch.channels_last), param.requires_grad
-                )
-        for name, buffer in list(module._buffers.items()):
-            if buffer is not None and buffer.dim() == 4:
-                module._buffers[name] = buffer.contiguous(memory_format=torch.channels_last)
+    return StepParts(trainer.model, trainer.optimizer, step)
 
 
 def describe(config: RunConfig, batch_size: int, kind: str) -> Message:

@@ -61,18 +61,57 @@ def build_trainer(
     config = config_for_device(config, device)
     check_fast_paths(config, device)
     model = build_model(config.model, num_classes, in_channels).to(device)
+    return assemble_trainer(config, model, device.type, in_channels, num_classes, image_size)
+
+
+def assemble_trainer(
+    config: RunConfig,
+    model: torch.nn.Module,
+    device_type: str,
+    in_channels: int,
+    num_classes: int,
+    image_size: tuple[int, int] | None,
+    *,
+    traced: bool = False,
+) -> Trainer:
+    """The step's parts around `model` (on its device): what a run trains and what a prediction traces
+    (`traced`: fake tensors, gpu_train_monitor.engine.prediction), built by one recipe so the two cannot differ in
+    a setting. A traced step differs on purpose only where fake tensors must or a trace cannot: the memory format
+    is changed without `.to()` (which fake parameters refuse), a non-fused CUDA update is asked to be multi-tensor
+    (as torch picks for real CUDA tensors, not for fake ones), fp16's gradient scaler is left out (it unscales in
+    place: a few scalars) and nothing is compiled (the trace is eager)."""
     if image_size is not None:  # before the memory format and the optimizer: lazy modules get their parameters
         check_model_input(config, model, in_channels, *image_size, num_classes)
     if config.channels_last:  # only now: an uninitialised (lazy) parameter has no memory format to change
-        model = model.to(memory_format=torch.channels_last)
+        if traced:
+            to_channels_last(model)
+        else:
+            model = model.to(memory_format=torch.channels_last)
     if config.activation_checkpointing:  # on the model itself: the eager model, DDP and torch.compile all run it
         checkpoint_blocks(model, config.model)
     optimizer = build_optimizer(
         model, config.optimizer, config.lr, config.momentum, config.weight_decay, fused=config.fused_optimizer
     )
-    scaler = torch.amp.GradScaler(device.type, enabled=config.amp == "fp16")
-    compiled = torch.compile(model) if config.compile else None
-    return Trainer(model, optimizer, scaler, device.type, amp_dtype(config.amp), compiled)
+    if traced and device_type == "cuda" and not config.fused_optimizer:
+        for group in optimizer.param_groups:
+            group["foreach"] = True
+    scaler = torch.amp.GradScaler(device_type, enabled=config.amp == "fp16" and not traced)
+    compiled = torch.compile(model) if config.compile and not traced else None
+    return Trainer(model, optimizer, scaler, device_type, amp_dtype(config.amp), compiled)
+
+
+def to_channels_last(model: torch.nn.Module) -> None:
+    """`model.to(memory_format=torch.channels_last)` without `.to()`, which fake parameters refuse: every 4-d
+    parameter and buffer replaced by a channels_last copy, as `.to` does."""
+    for module in model.modules():
+        for name, param in list(module._parameters.items()):
+            if param is not None and param.dim() == 4:
+                module._parameters[name] = torch.nn.Parameter(
+                    param.detach().contiguous(memory_format=torch.channels_last), param.requires_grad
+                )
+        for name, buffer in list(module._buffers.items()):
+            if buffer is not None and buffer.dim() == 4:
+                module._buffers[name] = buffer.contiguous(memory_format=torch.channels_last)
 
 
 @dataclass(frozen=True)
