@@ -28,6 +28,14 @@ class DeviceInfo:
     used_bytes: int | None = None
 
 
+def device_name(device: torch.device) -> str:
+    """The name a run records for its device (the run store's `device_name`): a CUDA GPU's own, the Apple GPU, or
+    the processor's."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return "Apple GPU (MPS)" if device.type == "mps" else cpu_name()
+
+
 def cpu_name() -> str:
     """The processor's marketing name where the OS tells it, else the architecture."""
     try:

@@ -18,7 +18,7 @@ import torch
 from ..base.readonly import ReadOnlyDict
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch
-from ..device.devices import cpu_name, resolve_device
+from ..device.devices import device_name, resolve_device
 from ..memory.breakdown import StepMemoryRecorder
 from ..memory.probe import MemoryProbe
 from ..memory.snapshot import MemoryHistory
@@ -84,11 +84,7 @@ class SessionBuild(RunControls):
         if self.record_memory_history:  # before any allocation, so the snapshot shows them all
             self._history = MemoryHistory(device)
             self._history.start()
-        run.device_name = (
-            torch.cuda.get_device_name(device)
-            if device.type == "cuda"
-            else ("Apple GPU (MPS)" if device.type == "mps" else cpu_name())
-        )
+        run.device_name = device_name(device)
         self.probe = MemoryProbe(device)
         torch.manual_seed(cfg.seed)
         generator = generator_for(device).manual_seed(cfg.seed)

@@ -38,15 +38,6 @@ def device_of(model: nn.Module | None, optimizers: Sequence[torch.optim.Optimize
     return device
 
 
-def device_name(device: torch.device) -> str:
-    """The device's name as the run store keeps it."""
-    from ..device.devices import cpu_name
-
-    if device.type == "cuda":
-        return torch.cuda.get_device_name(device)
-    return "Apple GPU (MPS)" if device.type == "mps" else cpu_name()
-
-
 def as_list(optimizer: Any) -> list[torch.optim.Optimizer]:
     """One optimizer or several (a GAN's), as a list."""
     if optimizer is None:

@@ -30,6 +30,7 @@ from torch import nn
 
 from ..base.readonly import ReadOnlyDict
 from ..base.text import Message, message_of
+from ..device.devices import device_name
 from ..distributed.env import ENV_RUN_UID
 from ..engine.loop_state import LoopState
 from ..memory.probe import MemoryProbe
@@ -40,7 +41,7 @@ from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
 from .endings import ending, oom_event
 from .idle_flush import IdleFlush
-from .placement import as_list, device_name, device_of, training_rank, warn
+from .placement import as_list, device_of, training_rank, warn
 from .run_facts import checked_count, run_started, watched_config
 from .steering import WatchStopped, answer_requests
 from .step_losses import StepLosses

@@ -108,10 +108,6 @@ class LegendAbove(pg.LegendItem):
     def mouseDragEvent(self, ev: object) -> None:  # noqa: N802
         ev.ignore()  # it has a place of its own: dragging it over the data is not offered
 
-    def set_columns(self, columns: int) -> None:
-        """Lay the entries out `columns` to a row, in the order they were added."""
-        arrange_legend(self, columns)
-
 
 def legend_above(item: pg.PlotItem, columns: int = 4) -> LegendAbove:
     """Give `item` a legend between its title and its data area (`columns` entries a row); curves added with
