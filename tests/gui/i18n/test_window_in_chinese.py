@@ -15,7 +15,6 @@ from __future__ import annotations
 from PySide6.QtWidgets import QPlainTextEdit
 
 import gpu_train_monitor.device.devices
-import gpu_train_monitor.engine.session_build
 from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.gui.views.window_state import WindowState
 from gpu_train_monitor.gui.window.about import window_system_info
@@ -36,10 +35,8 @@ def test_every_text_of_the_window_is_chinese(chinese, make_window, qtbot):
 def test_a_machine_whose_cpu_is_named_in_english_words_passes_too(chinese, make_window, qtbot, monkeypatch, tmp_path):
     """The CPU of another test machine calls itself "Intel(R) Xeon(R) Processor @ 2.60GHz": the device combo
     and the log name it so, and its words are the machine's, not English the window forgot to translate."""
-    # the listing's (the device combo)
+    # the listing's (the device combo) and a run's device name (the log), both from gpu_train_monitor.device.devices
     monkeypatch.setattr(gpu_train_monitor.device.devices, "cpu_name", lambda: PRETEND_CPU)
-    # a run's device name (the log)
-    monkeypatch.setattr(gpu_train_monitor.engine.session_build, "cpu_name", lambda: PRETEND_CPU)
     # a store of this test's own: the pretend name must not reach a later test's stored runs
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(tmp_path / "runs.sqlite3"))
     window = make_window()
