@@ -4672,7 +4672,7 @@ each run&apos;s warm-up</source>
         <translation>正在停止</translation>
     </message>
     <message>
-        <source>finished</source>
+        <source>completed</source>
         <translation>已完成</translation>
     </message>
     <message>

@@ -61,7 +61,7 @@ _SHOWN = {
     WindowState.RUNNING: QT_TRANSLATE_NOOP("WindowState", "running"),
     WindowState.PAUSED: QT_TRANSLATE_NOOP("WindowState", "paused"),
     WindowState.STOPPING: QT_TRANSLATE_NOOP("WindowState", "stopping"),
-    WindowState.FINISHED: QT_TRANSLATE_NOOP("WindowState", "finished"),
+    WindowState.FINISHED: QT_TRANSLATE_NOOP("WindowState", "completed"),  # the Runs table's word for it
     WindowState.STOPPED: QT_TRANSLATE_NOOP("WindowState", "stopped"),
     WindowState.DIVERGED: QT_TRANSLATE_NOOP("WindowState", "diverged"),
     WindowState.OOM: QT_TRANSLATE_NOOP("WindowState", "oom"),

@@ -57,7 +57,7 @@ def test_short_run_grows_both_plots_and_ends_finished(qtbot, window):
         assert not window.form.widgets["batch_size"].isEnabled()  # the form is locked during a run
     assert ended.args == [WindowState.FINISHED]
     assert window.state is WindowState.FINISHED
-    assert window.state_status.text() == "finished"
+    assert window.state_status.text() == "completed"  # the Runs table's word
 
     steps = window.loss_plot.data.column(0)
     assert list(steps) == list(range(1, FAST.max_steps + 1))  # one loss per step, in order
