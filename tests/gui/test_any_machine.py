@@ -5,6 +5,7 @@ The device names a window shows are checked on a pretend machine in `test_window
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QLocale
 
 
@@ -15,10 +16,17 @@ def test_numbers_are_written_the_same_whatever_the_machines_locale():
     assert QLocale().toString(1.376, "g", 4) == "1.376"
 
 
-def test_a_test_that_sets_a_locale_and_restores_the_systems_leaves_the_next_one_unaffected():
+@pytest.fixture(scope="module")
+def german_left_by_an_earlier_test():
+    """What a test before this one leaves on a German machine: it set a locale and restored the system's, which is
+    German there. Module-scoped, so it runs before the test's own set-up, where tests/gui/conftest.py pins the C
+    locale: the check below does not depend on which test ran before."""
+    before = QLocale()
     QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
-    QLocale.setDefault(QLocale.system())  # as several tests restore it: the machine's, German on a German one
+    yield
+    QLocale.setDefault(before)  # the tests of other folders have no such set-up
 
 
-def test_the_next_test_starts_in_the_c_locale_again():
+def test_a_locale_an_earlier_test_left_behind_is_reset_before_the_next_test(german_left_by_an_earlier_test):
     assert QLocale().name() == QLocale.c().name()
+    assert QLocale().toString(1.376, "g", 4) == "1.376"  # not "1,376"
