@@ -7,6 +7,8 @@ import os
 import re
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import psutil
 
@@ -50,3 +52,28 @@ def left_alive(processes: list[psutil.Process]) -> list[psutil.Process]:
         except psutil.Error:
             continue
     return alive
+
+
+def gone(pid: int, within_s: float = 2.0) -> bool:
+    """Whether process `pid` is gone (a zombie waiting for its reaper is) within `within_s`."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            if not left_alive([psutil.Process(pid)]):
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def pid_in(path: Path, process: subprocess.Popen[str] | None = None, timeout: float = 60) -> int:
+    """The pid a shell wrote to `path` (a child it started), once written; fails when `process` ends first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and (process is None or process.poll() is None):
+        text = path.read_text().strip() if path.exists() else ""
+        if text:
+            return int(text)
+        time.sleep(0.02)
+    raise AssertionError(f"no pid written to {path}")

@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from gpu_train_monitor.store.run_store import RunStore
+from gpu_train_monitor.watch.session import Watch
 from tests.support.processes import ENV, WAIT_S
 
 BATCH = 16
@@ -108,3 +109,24 @@ class WatchedScript:
         with RunStore(self.db) as store:
             (run,) = store.list_runs()
             return store.summary(run.id) or {}
+
+
+def record_watched_loop(path: Path, steps: int, **watch_options: Any) -> int:
+    """A small regression loop recorded with the watch API in this process (CPU), as a watched script's run is: the
+    run's id in the store at `path`. `watch_options` go to the Watch (a script's `source` and `config`, say)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    options: dict[str, Any] = {"signals": False, "report_interval_s": 0.0, "predict": False, **watch_options}
+    with Watch(model, optimizer, runs_db=path, **options) as watch:
+        for _ in range(steps):
+            loss = nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            watch.step(loss, samples=len(x))
+    with RunStore(path, readonly=True) as store:
+        run_id = store.find_uid(watch.run_uid)
+    assert run_id is not None
+    return run_id

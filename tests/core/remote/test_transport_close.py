@@ -12,12 +12,12 @@ import threading
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from gpu_train_monitor.remote.link import AgentLink, RemoteTimeout
 from gpu_train_monitor.remote.target import RemoteTarget
 from gpu_train_monitor.remote.transport import Transport
+from tests.support.processes import gone, pid_in
 
 ENDS_WITHIN_S = 5.0
 
@@ -29,30 +29,6 @@ def shell(script: str) -> RemoteTarget:
 def agent(store: Path) -> str:
     """The shell words that start the agent serving `store` in place of the shell."""
     return f"exec {sys.executable} -m gpu_train_monitor agent --runs-db {store}"
-
-
-def read_pid(path: Path) -> int:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        text = path.read_text().strip() if path.exists() else ""
-        if text:
-            return int(text)
-        time.sleep(0.02)
-    raise AssertionError(f"no pid in {path}")
-
-
-def gone(pid: int, within_s: float = 2.0) -> bool:
-    """Whether process `pid` is gone (a zombie waiting for its reaper is) within `within_s`."""
-    deadline = time.monotonic() + within_s
-    while True:
-        try:
-            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                return True
-        except psutil.NoSuchProcess:
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -71,7 +47,7 @@ def test_closing_ends_a_child_the_transport_left_holding_the_pipes(tmp_path: Pat
     pid_file = tmp_path / "sleep.pid"
     link = AgentLink(shell(f"sleep 600 & echo $! > {pid_file}; {agent(tmp_path / 'remote.sqlite3')}"))
     link.connect()
-    sleeper = read_pid(pid_file)
+    sleeper = pid_in(pid_file)
     assert link.ping() > 0
     started = time.monotonic()
     link.close()
@@ -87,7 +63,7 @@ def test_a_silent_transport_and_its_children_end_soon_after_the_connect_timeout(
     with pytest.raises(RemoteTimeout):
         link.connect()
     assert time.monotonic() - started < 0.5 + ENDS_WITHIN_S
-    assert gone(read_pid(pid_file))
+    assert gone(pid_in(pid_file))
     assert link.exit_code is not None  # the transport itself ended too
 
 
@@ -100,7 +76,7 @@ def test_a_child_that_left_the_group_does_not_hold_closing_either(tmp_path: Path
     started = time.monotonic()
     with pytest.raises(RemoteTimeout):
         link.connect()
-    leftover.append(read_pid(pid_file))
+    leftover.append(pid_in(pid_file))
     assert time.monotonic() - started < 0.5 + ENDS_WITHIN_S
     os.kill(leftover[0], signal.SIGKILL)  # the pipes' last writer: their readers end
     assert gone(leftover[0])
@@ -116,7 +92,7 @@ def test_closing_does_not_wait_for_a_writer_stuck_on_a_frozen_transport(tmp_path
     pid_file = tmp_path / "sleep.pid"
     transport = Transport(shell(f"sleep 600 & echo $! > {pid_file}; exec sleep 600"))
     transport.start()
-    sleeper = read_pid(pid_file)
+    sleeper = pid_in(pid_file)
     errors: list[BaseException] = []
 
     def write_forever() -> None:

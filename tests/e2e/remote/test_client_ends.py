@@ -17,37 +17,13 @@ import pytest
 
 from tests.support.cli import command
 from tests.support.local_ssh import LOCAL_SSH
-from tests.support.processes import left_alive
+from tests.support.processes import gone, pid_in
 
 ENDS_WITHIN_S = 5.0
 
 
 def env() -> dict[str, str]:
     return {**os.environ, "OMP_NUM_THREADS": "1", "GPU_TRAIN_MONITOR_SSH": LOCAL_SSH}
-
-
-def pid_in(path: Path, process: subprocess.Popen[str] | None = None, timeout: float = 60) -> int:
-    """The pid the remote shell wrote to `path` (the child it left behind)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and (process is None or process.poll() is None):
-        text = path.read_text().strip() if path.exists() else ""
-        if text:
-            return int(text)
-        time.sleep(0.05)
-    raise AssertionError(f"the remote shell wrote no pid to {path}")
-
-
-def gone(pid: int, within_s: float = 2.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while True:
-        try:
-            if not left_alive([psutil.Process(pid)]):
-                return True
-        except psutil.NoSuchProcess:
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
 
 
 def kill(pid: int) -> None:

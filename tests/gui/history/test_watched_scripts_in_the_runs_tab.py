@@ -6,43 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import torch
 
 from gpu_train_monitor.gui.history.feed import StoreLink
 from gpu_train_monitor.gui.history.run_window import StoredRunView
 from gpu_train_monitor.store.run_store import RunStore
-from gpu_train_monitor.watch.session import Watch
 from tests.support.run_store_support import make_panel, table_texts
+from tests.support.watched_loops import record_watched_loop
 
 
 def record_script_run(path: Path, script: Path) -> int:
     """What `gpu-train-monitor watch -- python SCRIPT` records (gpu_train_monitor.watch.script: the script's path and
     arguments in the config), from a loop in this process."""
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-    x, y = torch.randn(16, 4), torch.randn(16, 1)
     config = {"script": str(script), "argv": ["--lr", "0.01"]}
-    with Watch(
-        model,
-        optimizer,
-        runs_db=path,
-        source="script",
-        config=config,
-        signals=False,
-        report_interval_s=0.0,
-        predict=False,
-    ) as watch:
-        for _ in range(4):
-            loss = torch.nn.functional.mse_loss(model(x), y)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            watch.step(loss, samples=len(x))
-    with RunStore(path, readonly=True) as store:
-        run_id = store.find_uid(watch.run_uid)
-    assert run_id is not None
-    return run_id
+    return record_watched_loop(path, 4, source="script", config=config)
 
 
 @pytest.fixture

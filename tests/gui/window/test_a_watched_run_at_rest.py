@@ -5,35 +5,13 @@ not the window's own process's readings. One run, one clock."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import torch
 
 from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.store.run_store import RunStore
-from gpu_train_monitor.watch.session import Watch
+from tests.support.watched_loops import record_watched_loop
 
 STEPS = 30
-
-
-def record_watched_run(path: Path) -> int:
-    """A plain loop recorded with the watch API, as a watched script's run is (CPU, in this process)."""
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-    x, y = torch.randn(32, 8), torch.randn(32, 1)
-    with Watch(model, optimizer, runs_db=path, signals=False, report_interval_s=0.0, predict=False) as watch:
-        for _ in range(STEPS):
-            loss = torch.nn.functional.mse_loss(model(x), y)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            watch.step(loss, samples=len(x))
-    with RunStore(path, readonly=True) as store:
-        run_id = store.find_uid(watch.run_uid)
-    assert run_id is not None
-    return run_id
 
 
 def test_the_window_at_rest_goes_on_from_a_watched_runs_clock_and_keeps_its_numbers(
@@ -41,7 +19,7 @@ def test_the_window_at_rest_goes_on_from_a_watched_runs_clock_and_keeps_its_numb
 ):
     path = tmp_path / "runs.sqlite3"
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(path))
-    run_id = record_watched_run(path)
+    run_id = record_watched_loop(path, STEPS)  # as a watched script's run is
     window = make_window()
     window.idle_timer.stop()  # the idle poll is driven below, once the run is shown
     window.view.reset_watched()  # File ▸ Watch a script… starts so
