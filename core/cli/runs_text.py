@@ -14,7 +14,7 @@ from typing import Any
 
 from ..base.text import format_bytes, printable
 from ..export.run_export import local_time
-from ..memory.like_measured import as_measured, error_percent
+from ..memory.like_measured import PredictedStep, as_measured, error_percent
 from ..store.run_store import RunRow
 
 LIST_COLUMNS = (
@@ -220,18 +220,6 @@ BREAKDOWN_PARTS = (
     ("batch_bytes", "batch"),
     ("activations_bytes", "activations"),
 )
-PREDICTED_FIELDS = (
-    "peak_bytes",
-    "params_bytes",
-    "grads_bytes",
-    "optimizer_bytes",
-    "batch_bytes",
-    "activations_bytes",
-    "overhead_bytes",
-    "grads_end_bytes",
-    "saved_activations_bytes",
-    "saved_inputs_bytes",
-)
 
 
 def breakdown_lines(document: dict[str, Any]) -> list[str]:
@@ -253,7 +241,7 @@ def breakdown_lines(document: dict[str, Any]) -> list[str]:
     )
     like = None
     if prediction is not None:
-        predicted = SimpleNamespace(**{name: int(prediction.get(name) or 0) for name in PREDICTED_FIELDS})
+        predicted = SimpleNamespace(**{name: int(prediction.get(name) or 0) for name in PredictedStep.__annotations__})
         like = as_measured(predicted, SimpleNamespace(batch_bytes=int(measured["batch_bytes"]), method=method))
     total = sum(measured[key] for key, _ in BREAKDOWN_PARTS)
     lines.append(f"  {'':<17}{'measured':>12}" + (f"{'predicted':>12}" if like else ""))

@@ -143,10 +143,7 @@ def build_step(
     device = device or trace_device(kind)
     in_channels, height, width = shape[1:]
     # your own model's lazy modules are built by its check; the rest as a run builds it (one recipe)
-    trainer = assemble_trainer(config, model, device.type, in_channels, classes, (height, width), traced=True)
-    if kind == "cuda" and device.type != "cuda" and not config.fused_optimizer:  # traced on the CPU standing in
-        for group in trainer.optimizer.param_groups:
-            group["foreach"] = True
+    trainer = assemble_trainer(config, model, device.type, in_channels, classes, (height, width), traced_for=kind)
 
     def step(images: torch.Tensor, labels: torch.Tensor, marks: LiveBytes | None) -> object:
         return trainer.step(images, labels, cast(StepMemoryRecorder | None, marks))  # it only calls mark(phase)

@@ -72,18 +72,19 @@ def assemble_trainer(
     num_classes: int,
     image_size: tuple[int, int] | None,
     *,
-    traced: bool = False,
+    traced_for: str | None = None,
 ) -> Trainer:
     """The step's parts around `model` (on its device): what a run trains and what a prediction traces
-    (`traced`: fake tensors, gpu_train_monitor.engine.prediction), built by one recipe so the two cannot differ in
-    a setting. A traced step differs on purpose only where fake tensors must or a trace cannot: the memory format
-    is changed without `.to()` (which fake parameters refuse), a non-fused CUDA update is asked to be multi-tensor
-    (as torch picks for real CUDA tensors, not for fake ones), fp16's gradient scaler is left out (it unscales in
-    place: a few scalars) and nothing is compiled (the trace is eager)."""
+    (`traced_for`: the device kind a prediction is for, gpu_train_monitor.engine.prediction), built by one recipe
+    so the two cannot differ in a setting. A traced step differs on purpose only where fake tensors must or a
+    trace cannot: the memory format is changed without `.to()` (which fake parameters refuse), a non-fused CUDA
+    update is asked to be multi-tensor (as torch picks for real CUDA tensors, not for fake ones or the CPU
+    standing in), fp16's gradient scaler is left out (it unscales in place: a few scalars) and nothing is
+    compiled (the trace is eager)."""
     if image_size is not None:  # before the memory format and the optimizer: lazy modules get their parameters
         check_model_input(config, model, in_channels, *image_size, num_classes)
     if config.channels_last:  # only now: an uninitialised (lazy) parameter has no memory format to change
-        if traced:
+        if traced_for:
             to_channels_last(model)
         else:
             model = model.to(memory_format=torch.channels_last)
@@ -92,11 +93,11 @@ def assemble_trainer(
     optimizer = build_optimizer(
         model, config.optimizer, config.lr, config.momentum, config.weight_decay, fused=config.fused_optimizer
     )
-    if traced and device_type == "cuda" and not config.fused_optimizer:
+    if traced_for == "cuda" and not config.fused_optimizer:  # also where the CPU stands in for CUDA
         for group in optimizer.param_groups:
             group["foreach"] = True
-    scaler = torch.amp.GradScaler(device_type, enabled=config.amp == "fp16" and not traced)
-    compiled = torch.compile(model) if config.compile and not traced else None
+    scaler = torch.amp.GradScaler(device_type, enabled=config.amp == "fp16" and not traced_for)
+    compiled = torch.compile(model) if config.compile and not traced_for else None
     return Trainer(model, optimizer, scaler, device_type, amp_dtype(config.amp), compiled)
 
 
