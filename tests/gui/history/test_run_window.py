@@ -295,6 +295,8 @@ def test_a_data_parallel_run_is_followed_rank_by_rank(parallel_events, open_view
         qtbot.waitUntil(lambda: view.stats.rank_speed.text() == expected, timeout=10_000)  # polled, not reread
         with RunStore(path) as store:
             steps = [r.step for r in store.rank_reports(recorder.run_id) if r.rank == 0]
+        # the plot takes the polled reports in as they come (under load after the speed line): wait for them all
+        qtbot.waitUntil(lambda: len(view.memory_plot.ranks.data) >= len(steps), timeout=10_000)
         assert len(view.memory_plot.ranks.data) == len(steps) > seen  # each report once, none lost or doubled
         assert view.breakdown_view.rank_box.count() == 2
     finally:
