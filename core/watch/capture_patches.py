@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch.optim import Optimizer
 
+from .trace_thread import tracing_here
+
 if TYPE_CHECKING:
     from .step_capture import StepCapture
 
@@ -51,6 +53,8 @@ def patch() -> None:
     @functools.wraps(backward)
     def watched_backward(tensors: Any, grad_tensors: Any = None, *args: Any, **kwargs: Any) -> Any:
         global _backward_depth
+        if tracing_here():  # a prediction's trace beside the training (trace_thread): not the script's backward
+            return backward(tensors, grad_tensors, *args, **kwargs)
         outermost = _backward_depth == 0 and grad_tensors is None and kwargs.get("grad_variables") is None
         _backward_depth += 1
         try:
@@ -96,7 +100,8 @@ def patch() -> None:
     @functools.wraps(made)
     def watched_init(self: Optimizer, *args: Any, **kwargs: Any) -> None:
         made(self, *args, **kwargs)
-        optimizers_made[0] += 1
+        if not tracing_here():
+            optimizers_made[0] += 1
 
     for owner, name, patched in (
         (Optimizer, "__init__", watched_init),

@@ -35,7 +35,7 @@ from ..distributed.env import ENV_RUN_UID
 from ..engine.loop_state import LoopState
 from ..memory.probe import MemoryProbe
 from ..run.controls import RunControls
-from ..run.events import LogMessage, MemoryBreakdown, RunFinished
+from ..run.events import LogMessage, MemoryBreakdown, RunFinished, StepPredicted
 from ..run.signals import stop_on_signals
 from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
@@ -46,7 +46,7 @@ from .run_facts import checked_count, run_started, watched_config
 from .steering import WatchStopped, answer_requests
 from .step_losses import StepLosses
 from .step_memory import WatchedStepMemory
-from .step_prediction import StepPrediction
+from .step_prediction import WAIT_AT_END_S, WAIT_AT_STOP_S, StepPrediction
 
 
 class Watch:
@@ -249,11 +249,16 @@ class Watch:
         if not run.pending:
             return
         self._losses.report(run, self._batch_size, self._probe, self.total_steps, self.controls.emit)
+        self._emit_predicted(self.prediction.ready())
         if run.sample_next and self._memory.uses_allocator:
             self._emit_breakdown()
 
     def _emit_prediction(self, step: int) -> None:
-        predicted = self.prediction.event(step, self.model, self.optimizers)  # never raises
+        """The first step's prediction: traced beside the training, recorded at a report once it is done."""
+        self.prediction.start(step, self.model, self.optimizers)  # never raises
+        self._emit_predicted(self.prediction.ready())
+
+    def _emit_predicted(self, predicted: StepPredicted | None) -> None:
         if predicted is not None:
             self.controls.emit(predicted)
 
@@ -295,6 +300,9 @@ class Watch:
                 if not self._announced:  # it ended before its first step (out of memory in it, say)
                     self._announce()
                 self._flush()
+                wait_s = WAIT_AT_END_S if status == Status.COMPLETED else WAIT_AT_STOP_S
+                with self._lock:  # the idle flush's reports hand it out too
+                    self._emit_predicted(self.prediction.wait(wait_s))
                 if status == Status.OOM and error is not None:
                     self._record_oom(error)
                 if status == Status.COMPLETED and self._losses.nonfinite_step is not None:

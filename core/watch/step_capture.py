@@ -45,6 +45,7 @@ from torch.optim.optimizer import register_optimizer_step_post_hook, register_op
 from ..base.text import Message, message_of
 from .capture_patches import UNSCALED, _active, optimizers_made, patch, unpatch, with_first_closure_counted
 from .step_samples import SampleCounter
+from .trace_thread import tracing_here
 from .trained_model import live_objects, model_of, parameter_count, trained_module
 
 __all__ = ["UNSCALED", "StepCallback", "StepCapture"]
@@ -182,6 +183,8 @@ class StepCapture:
             self._loss = self._loss + loss
 
     def _before_step(self, optimizer: Optimizer, args: Any, kwargs: Any) -> tuple[Any, Any] | None:
+        if tracing_here():
+            return None
         if not self._optimizer_seen:
             self._optimizer_seen = True
             if self.by_backward:  # an optimizer after all: its steps are the run's from here
@@ -193,6 +196,8 @@ class StepCapture:
         return with_first_closure_counted(self, args, kwargs)
 
     def _after_step(self, optimizer: Optimizer, args: Any, kwargs: Any) -> None:
+        if tracing_here():
+            return
         self.stepped_in_scaler = True
         if self._broken:
             return

@@ -23,6 +23,7 @@ from torch.nn.modules.module import register_module_forward_hook
 from torch.utils._pytree import TreeSpec, tree_flatten, tree_unflatten
 
 from .placement import unwrapped
+from .trace_thread import tracing_here
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,7 @@ class FirstInputs:
         return found[1] if found is not None and found[0]() is module else None
 
     def _record(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], _output: Any) -> None:
-        if not torch.is_grad_enabled() or id(module) in self._first:
+        if not torch.is_grad_enabled() or id(module) in self._first or tracing_here():
             return
         try:
             self._first[id(module)] = (weakref.ref(module), StepInputs.of(args, kwargs))

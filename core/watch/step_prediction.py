@@ -12,9 +12,15 @@ What is not: the script's own loss function (cross-entropy keeps one more copy o
 anything the loop does between forward and step (gradient accumulation, clipping), allocator overhead and the CUDA
 context. Nothing of the trace is seen by the step capture's patches or by any global module or optimizer hook, and
 nothing of it may fail the training: a step that cannot be traced (data-dependent shapes, an op without a fake
-implementation, ...) is recorded with the reason. It runs synchronously (FakeTensorMode's state is global, a
-thread is not safe) and costs ~0.1-1 s once (`elapsed_s`); `watch(..., predict=False)` or
-GPU_TRAIN_MONITOR_PREDICT=0 turns it off.
+implementation, ...) is recorded with the reason. `watch(..., predict=False)` or GPU_TRAIN_MONITOR_PREDICT=0 turns
+it off.
+
+Where it runs: the trace costs ~0.1-1 s once (`elapsed_s`), a tenth to a third of a short run, so it runs on a
+thread of ours beside the training and its event is recorded at the first report after it is done (or at the
+run's end, which waits for it a bounded while). FakeTensorMode, autograd's grad mode and autocast are thread-local
+in torch; what is process-global is every global module and optimizer hook and the capture's patches: ours ask
+`tracing_here()` (gpu_train_monitor.watch.trace_thread) and let the trace pass, and a script with global hooks of
+its own, which would see the trace's fake tensors, is traced synchronously with every hook set aside (`unseen`).
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -37,9 +45,13 @@ from ..run.events import StepPredicted
 from .optimizer_capture import unwrapped as unwrapped_optimizer
 from .placement import unwrapped
 from .step_inputs import FirstInputs, StepInputs
+from .trace_thread import tracing
 
 ENV_PREDICT = "GPU_TRAIN_MONITOR_PREDICT"  # "0": a watched run's step is not predicted
 TRACED_DEVICES = ("cpu", "cuda")  # others (mps) are traced on the CPU standing in
+SWITCH_INTERVAL_S = 0.00002  # the GIL handed back this often while the trace runs (Python's default: 5 ms)
+WAIT_AT_END_S = 30.0  # how long a run's end waits for a trace still running (then: recorded without it)
+WAIT_AT_STOP_S = 2.0  # the same for a run that was stopped, interrupted or failed: its exit is not held up
 _MODULE_HOOKS = tuple(
     f"_global_{name}"
     for name in (
@@ -62,12 +74,16 @@ def enabled_here(asked: bool = True) -> bool:
 
 class StepPrediction:
     """A Watch's prediction: `follow()` at its start (or `use(inputs)`: a script's, following since its start-up),
-    `event(step, model, optimizers)` at its first step gives the StepPredicted to record, once; `stop()` at its end."""
+    `start(step, model, optimizers)` at its first step begins the trace, `ready()` at each report and `wait(s)` at
+    the end give the StepPredicted to record, once; `stop()` at its end."""
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled_here(enabled)
         self.inputs = FirstInputs()
-        self.done = not self.enabled
+        self.done = not self.enabled  # started (or off)
+        self._thread: threading.Thread | None = None
+        self._event: StepPredicted | None = None  # traced, not yet handed out
+        self._handing = threading.Lock()  # ready() is called by the training thread and the idle flush's
 
     def use(self, inputs: FirstInputs) -> None:
         """Inputs recorded elsewhere (a script's, before its model was known)."""
@@ -79,32 +95,87 @@ class StepPrediction:
         if not self.done:
             self.inputs.follow_all()
 
-    def event(
-        self, step: int, model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer]
-    ) -> StepPredicted | None:
-        """The first step's prediction, or why there is none; None after the first call. Never raises."""
+    def start(self, step: int, model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer]) -> None:
+        """Trace the first step: on a thread of ours, or here when the script has global hooks of its own. Once;
+        never raises."""
         if self.done:
-            return None
+            return
         self.done = True
         try:
             model = unwrapped(model)
             called = self.inputs.of(model)
             self.inputs.forget()
-            return step_predicted(step, called[0] if called else model, optimizers, called[1] if called else None)
+            traced, inputs = (called[0], called[1]) if called else (model, None)
+            optimizers = list(optimizers)
         except Exception as exc:  # noqa: BLE001 - the watch must never fail the training
-            return _not_predicted(step, untraceable("", exc), 0.0)
+            self._event = _not_predicted(step, untraceable("", exc), 0.0)
+            return
+        if foreign_global_hooks():
+            self._event = step_predicted(step, traced, optimizers, inputs, beside=False)
+            return
+        self._thread = threading.Thread(
+            target=self._trace, args=(step, traced, optimizers, inputs), name="gpu-train-monitor-predict", daemon=False
+        )  # not a daemon: Python waits for it before its exit handlers, which take torch's operators apart
+        self._thread.start()
+
+    def _trace(
+        self, step: int, model: nn.Module | None, optimizers: list[torch.optim.Optimizer], inputs: StepInputs | None
+    ) -> None:
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
+        try:
+            with tracing():
+                event = step_predicted(step, model, optimizers, inputs, beside=True)
+        except BaseException as exc:  # noqa: BLE001 - a thread of ours: nothing may escape it
+            event = _not_predicted(step, untraceable("", exc), 0.0)
+        finally:
+            sys.setswitchinterval(interval)
+        self._event = event
+
+    def ready(self) -> StepPredicted | None:
+        """The traced step's event once the trace is done, else None; each event is handed out once."""
+        if self._thread is not None and self._thread.is_alive():
+            return None
+        with self._handing:
+            event, self._event = self._event, None
+        return event
+
+    def wait(self, timeout_s: float) -> StepPredicted | None:
+        """The event, waiting up to `timeout_s` for a trace still running (None if it still is)."""
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+        return self.ready()
 
     def stop(self) -> None:
         self.inputs.forget()
 
 
+def foreign_global_hooks() -> bool:
+    """Whether torch holds a global module or optimizer hook that is not the watch's: it would see the trace's fake
+    tensors if the trace ran beside the training."""
+    from torch.nn.modules import module as modules
+    from torch.optim import optimizer as optimizers
+
+    ours = __name__.split(".")[0] + "."
+    held = [getattr(modules, name) for name in _MODULE_HOOKS if hasattr(modules, name)]
+    held += [getattr(optimizers, name) for name in ("_global_optimizer_pre_hooks", "_global_optimizer_post_hooks")]
+    hooks = [hook for table in held for hook in table.values() if callable(hook)]
+    return any(not str(getattr(hook, "__module__", "") or "").startswith(ours) for hook in hooks)
+
+
 def step_predicted(
-    step: int, model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer], inputs: StepInputs | None
+    step: int,
+    model: nn.Module | None,
+    optimizers: Sequence[torch.optim.Optimizer],
+    inputs: StepInputs | None,
+    *,
+    beside: bool = False,
 ) -> StepPredicted:
-    """The event of `step`: `model`'s step predicted on `inputs`, or why it could not be."""
+    """The event of `step`: `model`'s step predicted on `inputs`, or why it could not be (`beside`: traced on a
+    thread beside the training, see the module doc)."""
     started = time.perf_counter()
     try:
-        p = predict_watched(model, optimizers, inputs)
+        p = predict_watched(model, optimizers, inputs, beside=beside)
     except PredictionUnavailable as exc:
         return _not_predicted(step, exc.reason, time.perf_counter() - started)
     return StepPredicted(
@@ -132,9 +203,15 @@ def _not_predicted(step: int, reason: str, elapsed_s: float) -> StepPredicted:
 
 
 def predict_watched(
-    model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer], inputs: StepInputs | None
+    model: nn.Module | None,
+    optimizers: Sequence[torch.optim.Optimizer],
+    inputs: StepInputs | None,
+    *,
+    beside: bool = False,
 ) -> Prediction:
-    """One step of `model` traced on fake tensors (see the module doc); PredictionUnavailable with the reason."""
+    """One step of `model` traced on fake tensors (see the module doc); PredictionUnavailable with the reason.
+    `beside`: on a thread marked `tracing()`, where the global hooks stay (ours let it pass); else they are set
+    aside while it runs."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     started = time.perf_counter()
@@ -147,7 +224,8 @@ def predict_watched(
     kind = _device_kind(model)
     what = describe(model, optimizers, inputs, kind)
     try:
-        with unseen(), FakeTensorMode(allow_non_fake_inputs=True), _no_autocast(), torch.enable_grad():
+        aside = contextlib.nullcontext() if beside else unseen()
+        with aside, FakeTensorMode(allow_non_fake_inputs=True), _no_autocast(), torch.enable_grad():
             fakes: dict[int, torch.Tensor] = {}
             copied = fake_model(model, fakes)
             fake_optimizers = [optimizer_copy(optimizer, fakes) for optimizer in optimizers]

@@ -31,6 +31,7 @@ from torch.nn.modules import module as _modules
 from torch.nn.modules.module import register_module_forward_hook
 
 from .model_hooks import forward_hook, gradient_hook
+from .trace_thread import tracing_here
 
 _OUTPUT_TENSORS = 8  # an output's tensors looked at (a model returns a few: logits, loss, hidden states)
 
@@ -94,7 +95,7 @@ class SampleCounter:
             self._early.quiet = quiet_about_global_hooks()
 
     def _early_forward(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any) -> None:
-        if not torch.is_grad_enabled() or not self.counting():
+        if not torch.is_grad_enabled() or not self.counting() or tracing_here():
             return
         try:
             tensor = input_tensor(args, kwargs)

@@ -50,12 +50,17 @@ def main() -> None:
     parser.add_argument("--runs-db", default=None, help="the store the API records in")
     parser.add_argument("--report-interval", type=float, default=0.1, help="the API watch's report interval (s)")
     parser.add_argument("--count-syncs", action="store_true", help="count host-sync calls per step")
+    parser.add_argument(
+        "--global-hook", action="store_true", help="register a global forward hook of the script's own (a no-op)"
+    )
     args = parser.parse_args()
     if args.warmup < 1 or args.steps < 1:
         parser.error("--warmup and --steps must be at least 1")
     if args.threads:
         torch.set_num_threads(args.threads)
 
+    if args.global_hook:  # as a profiler or a logging library would: under `watch --` the trace then runs in line
+        torch.nn.modules.module.register_module_forward_hook(lambda *_: None)
     torch.manual_seed(0)
     model = build_model(args.model, 10, 3)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
@@ -82,6 +87,7 @@ def main() -> None:
         optimizer_cpu_s = 0.0  # the main thread inside optimizer.step(): under `watch --` its step hook too
         in_step_s = 0.0  # wall time inside w.step()
         other_at_start = process_cpu_at_start = main_cpu_at_start = None
+        loop_start = time.perf_counter()
         for step in range(1, args.warmup + args.steps + 1):
             if syncs is not None:
                 syncs.step = step
@@ -114,6 +120,7 @@ def main() -> None:
         "threads": torch.get_num_threads(),
         "steps": steps,
         "step_s": wall / steps,
+        "warmup_s": marks[args.warmup - 1] - loop_start,  # the first steps, watch's first-step work included
         "step_times_s": [b - a for a, b in zip(marks[args.warmup - 1 :], marks[args.warmup :])],
         "main_cpu_step_s": main_cpu_s / steps,
         "other_threads_cpu_step_s": (process_cpu_s - main_cpu_s) / steps,  # the recorder's writer, torch's pool

@@ -25,7 +25,7 @@ from typing import Any
 _PACKAGE = "gpu_train_monitor"
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CORE = os.path.dirname(os.path.dirname(_HERE))  # core/watch/site -> core
-_state = {"watch": None}
+_state: dict[str, Any] = {"watch": None, "interrupted": False}
 
 
 def _say(text: str) -> None:
@@ -152,6 +152,20 @@ def _end(error: BaseException | None) -> None:
         watch.finish(error)
     except BaseException as exc:  # noqa: BLE001 - even a KeyboardInterrupt while recording the end
         _failed("could not record the end of the run", exc)
+    if error is None and _state["interrupted"]:  # the exit handler, the last to run: the process dies of SIGINT
+        _still_dying_of_sigint()
+
+
+def _still_dying_of_sigint() -> None:
+    """A script ended by an uncaught KeyboardInterrupt exits as if killed by SIGINT (a shell's 130), but CPython
+    forgets that when any thread evaluates a string afterwards (each `eval(str)` resets the flag it exits by), and
+    the watch's prediction thread may (torch.fx reads operator schemas with eval). Evaluating one string that raises
+    KeyboardInterrupt sets the flag again, as the script's own ending did; the thread has ended by now (Python
+    waits for it before the exit handlers)."""
+    try:
+        eval("(_ for _ in ()).throw(KeyboardInterrupt)")  # noqa: S307 - a constant: sets CPython's exit flag
+    except KeyboardInterrupt:
+        pass
 
 
 def _note_error(error: BaseException, traceback: TracebackType | None) -> None:
@@ -183,6 +197,7 @@ def _install() -> None:
     previous_hook = sys.excepthook
 
     def excepthook(kind: type[BaseException], error: BaseException, traceback: TracebackType | None) -> None:
+        _state["interrupted"] = issubclass(kind, KeyboardInterrupt)
         try:
             previous_hook(kind, error, traceback)
         finally:

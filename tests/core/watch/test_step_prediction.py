@@ -6,11 +6,13 @@ sees it."""
 from __future__ import annotations
 
 import itertools
+import threading
 from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.nn.modules.module import register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
@@ -281,3 +283,91 @@ def test_autocast_entered_inside_the_models_forward_is_traced_as_the_step_ran(tm
         w.step(loss, BATCH)
     (predicted,) = predicted_events(recorded_run(db)[3])
     assert predicted["reason"] == "" and "bfloat16 autocast" in predicted["what"], predicted["what"]
+
+
+class GatedTrace(nn.Module):
+    """A layer whose forward on the trace's fake tensors waits until the test opens the gate (a real forward never
+    waits): if the trace held up the training thread, the gate would not be open when the trace reaches it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.traced: list[bool] = []  # whether the gate was open when the trace reached it (shared with the copy)
+
+    @property
+    def open_when_traced(self) -> bool | None:
+        return self.traced[0] if self.traced else None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if isinstance(x, FakeTensor):
+            self.traced.append(self.gate.wait(timeout=10))
+        return x
+
+
+def gated_model() -> tuple[nn.Module, torch.optim.Optimizer, GatedTrace]:
+    model, optimizer = tiny_model()
+    gated = GatedTrace()
+    return nn.Sequential(*model, gated), optimizer, gated
+
+
+def test_the_trace_runs_beside_the_training_which_steps_on_unseen_by_it(tmp_path: Path) -> None:
+    """A short run is not held up by its first step's trace (~0.1-1 s): the steps made while it runs, and those
+    whose backward and update interleave with the trace's, are the loop's own, with their own losses."""
+    db = tmp_path / "runs.db"
+    unwatched, unwatched_optimizer, _ = gated_model()
+    expected = [loss.item() for loss in train(unwatched, unwatched_optimizer, STEPS, lambda *_: None)]
+    model, optimizer, gated = gated_model()  # the same weights and, after them, the same random batches
+    losses: list[torch.Tensor] = []
+    with watch(model, optimizer, runs_db=db, report_interval_s=0.01) as w:
+        losses += train(model, optimizer, 2, w.step)  # the trace starts at the first step and waits at the gate
+        gated.gate.set()
+        losses += train(model, optimizer, STEPS - 2, w.step)
+    assert gated.open_when_traced is True  # the training went on while the first step was traced
+    row, steps, reports, events = recorded_run(db)
+    assert row.steps == STEPS and steps.steps == tuple(range(1, STEPS + 1))
+    assert steps.losses == pytest.approx([loss.item() for loss in losses], rel=1e-6)
+    assert [loss.item() for loss in losses] == pytest.approx(expected, rel=1e-6)  # the trace touched no weight
+    assert reports[-1].samples == STEPS * BATCH
+    (predicted,) = predicted_events(events)
+    assert predicted["reason"] == "" and predicted["step"] == 1 and predicted["batch_size"] == BATCH
+    assert predicted["params_bytes"] == sum(p.numel() * 4 for p in model.parameters())
+
+
+def test_an_unchanged_script_steps_on_while_its_first_step_is_traced(monkeypatch, tmp_path: Path) -> None:
+    """Under `watch --` the capture's hooks are global: the trace's forward, backward, optimizer made and update
+    on the thread beside the training count for nothing, and the steps made meanwhile each count once."""
+    db = tmp_path / "runs.db"
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(db))
+    script = ScriptWatch().install()
+    model, optimizer, gated = gated_model()
+    try:
+        losses = train(model, optimizer, 2, lambda *_: None)
+        gated.gate.set()
+        losses += train(model, optimizer, STEPS - 2, lambda *_: None)
+    finally:
+        script.uninstall()
+    assert script.finish(None) == "completed"
+    assert gated.open_when_traced is True
+    row, steps, reports, events = recorded_run(db)
+    assert row.steps == STEPS and steps.losses == pytest.approx([loss.item() for loss in losses], rel=1e-6)
+    assert reports[-1].samples == STEPS * BATCH
+    (predicted,) = predicted_events(events)
+    assert predicted["reason"] == "" and predicted["params_bytes"] == sum(p.numel() * 4 for p in model.parameters())
+
+
+def test_a_script_with_global_hooks_of_its_own_is_traced_where_none_of_them_sees_a_fake_tensor(tmp_path) -> None:
+    """Its hooks would fire on the trace's thread: that trace waits for the gate on the training thread instead,
+    with every global hook set aside."""
+    seen_fake: list[bool] = []
+    handle = register_module_forward_pre_hook(lambda _m, args: seen_fake.append(isinstance(args[0], FakeTensor)))
+    db = tmp_path / "runs.db"
+    model, optimizer, gated = gated_model()
+    gated.gate.set()  # a trace on the training thread would otherwise wait its full timeout
+    try:
+        with watch(model, optimizer, runs_db=db) as w:
+            train(model, optimizer, 2, w.step)
+    finally:
+        handle.remove()
+    assert seen_fake and not any(seen_fake)
+    (predicted,) = predicted_events(recorded_run(db)[3])
+    assert predicted["reason"] == ""

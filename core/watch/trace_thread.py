@@ -1,0 +1,28 @@
+"""Which thread traces a watched step's prediction: the watch's own hooks and patches are process-global (torch's
+global module and optimizer hooks, `torch.autograd.backward`, `Optimizer.__init__`), so while the first step is
+traced on a thread of ours beside the training (gpu_train_monitor.watch.step_prediction), each of them asks
+`tracing_here()` first and lets the trace's forward, backward, optimizer and update pass unseen. The training
+thread's calls are seen as ever: the flag is the tracing thread's own."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+_here = threading.local()
+
+
+def tracing_here() -> bool:
+    """True on a thread that is tracing a prediction: nothing it runs is the script's training."""
+    return getattr(_here, "tracing", False)
+
+
+@contextlib.contextmanager
+def tracing() -> Iterator[None]:
+    """Mark this thread as tracing while the block runs."""
+    _here.tracing = True
+    try:
+        yield
+    finally:
+        _here.tracing = False
