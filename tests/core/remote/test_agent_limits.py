@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from gpu_train_monitor.remote import agent_ops, protocol
-from gpu_train_monitor.remote.agent import MAX_STREAMS, Agent, StartStream, Stream
+from gpu_train_monitor.remote.agent import ops as agent_ops
+from gpu_train_monitor.remote.agent.server import MAX_STREAMS, Agent, StartStream, Stream
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 
 HELLO = protocol.client_hello("1.2.3")

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from gpu_train_monitor.remote import agent_ops, protocol
-from gpu_train_monitor.remote.agent import Agent
-from gpu_train_monitor.remote.spawn import log_folder
+from gpu_train_monitor.remote.agent import ops as agent_ops
+from gpu_train_monitor.remote.agent.server import Agent
+from gpu_train_monitor.remote.agent.spawn import log_folder
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 
 

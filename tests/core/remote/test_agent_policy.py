@@ -11,10 +11,10 @@ import pytest
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.agent import Agent
-from gpu_train_monitor.remote.agent_policy import AgentPolicy
-from gpu_train_monitor.remote.spawn import log_folder
+from gpu_train_monitor.remote.agent.policy import AgentPolicy
+from gpu_train_monitor.remote.agent.server import Agent
+from gpu_train_monitor.remote.agent.spawn import log_folder
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 
 HELLO = {"id": 0, "op": "hello", "protocol": protocol.PROTOCOL_VERSION, "app": "1.2.3"}

@@ -1,5 +1,5 @@
-"""A followed run's rows as "columns" (gpu_train_monitor.remote.compact_rows): a fraction of the bytes, and every value
-back as the remote store holds it: losses bit for bit, NULL losses NULL, the local copy equal row for row."""
+"""A followed run's rows as "columns" (gpu_train_monitor.remote.wire.compact_rows): a fraction of the bytes, and every
+value back as the remote store holds it: losses bit for bit, NULL losses NULL, the local copy equal row for row."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from gpu_train_monitor.remote import compact_rows, protocol, store_rows
-from gpu_train_monitor.remote.compact_rows import Decoder, Encoder
-from gpu_train_monitor.remote.follow import follow_into_store
-from gpu_train_monitor.remote.link import AgentLink
-from gpu_train_monitor.remote.mirror import mirror_chunk
+from gpu_train_monitor.remote.agent import store_rows
+from gpu_train_monitor.remote.client.follow import follow_into_store
+from gpu_train_monitor.remote.client.link import AgentLink
+from gpu_train_monitor.remote.client.mirror import mirror_chunk
+from gpu_train_monitor.remote.wire import compact_rows, protocol
+from gpu_train_monitor.remote.wire.compact_rows import Decoder, Encoder
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.remote_stores import contents, local_agent
 from tests.support.run_store_support import SHORT, record_run

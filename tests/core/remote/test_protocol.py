@@ -9,8 +9,8 @@ import sqlite3
 
 import pytest
 
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.protocol import LineReader, ProtocolError
+from gpu_train_monitor.remote.wire import protocol
+from gpu_train_monitor.remote.wire.protocol import LineReader, ProtocolError
 from gpu_train_monitor.store.rows import RunRow
 from gpu_train_monitor.store.run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore
 

@@ -12,9 +12,9 @@ import psutil
 import pytest
 
 from gpu_train_monitor.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.agent import Agent
-from gpu_train_monitor.remote.spawn import Spawner, _environment, launch_of, log_folder
+from gpu_train_monitor.remote.agent.server import Agent
+from gpu_train_monitor.remote.agent.spawn import Spawner, _environment, launch_of, log_folder
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import psutil
 import pytest
 
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.spawn import launch_of, log_folder
+from gpu_train_monitor.remote.agent.spawn import launch_of, log_folder
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.agent_pipe import EOF_LINE, AgentPipe
 from tests.support.cli import FAST, cli

@@ -2,7 +2,7 @@
 `StartStream` for the stream ops. Nothing else exists: no shell, no file access beyond the store, no command
 strings (a run's command is built from a validated RunConfig; a watched script's argv is a list).
 
-Shapes (gpu_train_monitor.remote.protocol has the line format):
+Shapes (gpu_train_monitor.remote.wire.protocol has the line format):
 - ping {} -> {"at": unix time}
 - devices {} -> {"devices": [{"spec", "kind", "name", "capacity_bytes", "free_bytes", "used_bytes"}]}
 - readings {"device": spec, "interval_s": 1.0} -> stream of {"at", "device", "sample", "nvml"}
@@ -17,9 +17,9 @@ Shapes (gpu_train_monitor.remote.protocol has the line format):
 - start {"config": RunConfig dict, "uid"?, "name"?} -> {"uid", "pid"}
 - watch {"argv": [script, args...], "cwd"?, "name"?, "uid"?} -> {"uid", "pid"}
 - control {"uid", "control": "stop" | "pause" | "clear_cache"} -> {} (a run's uid, or a job's:
-  gpu_train_monitor.remote.agent_jobs)
+  gpu_train_monitor.remote.agent.job_ops)
 - compare, find and journal: a comparison or a batch-size search started here, and its journal
-  (gpu_train_monitor.remote.agent_jobs has their shapes)
+  (gpu_train_monitor.remote.agent.job_ops has their shapes)
 - cancel {"stream": id} -> {} (the stream then ends with reason "cancelled")
 """
 
@@ -34,20 +34,21 @@ from typing import Any
 
 import psutil
 
-from ..base.errors import UserError
-from ..base.text import Message
-from ..config.command_line import command_line
-from ..config.run_config import RunConfig
-from ..run.signals import Control, signal_number
-from ..store.run_store import RunNotFound, RunStore
-from . import compact_rows, store_rows
-from .agent import Agent, StartStream
-from .agent_args import argument, new_uid
-from .agent_jobs import compare as compare_op
-from .agent_jobs import control_job, find, journal
-from .agent_streams import follow_stream, readings_stream
-from .protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError, rows_as_arrays
+from ...base.errors import UserError
+from ...base.text import Message
+from ...config.command_line import command_line
+from ...config.run_config import RunConfig
+from ...run.signals import Control, signal_number
+from ...store.run_store import RunNotFound, RunStore
+from ..wire import compact_rows
+from ..wire.protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError, rows_as_arrays
+from . import store_rows
+from .args import argument, new_uid
+from .job_ops import compare as compare_op
+from .job_ops import control_job, find, journal
+from .server import Agent, StartStream
 from .spawn import Launch, check_uid, launch_of
+from .streams import follow_stream, readings_stream
 
 RUNS_PAGE_BYTES = MAX_REPLY_BYTES // 2  # a `runs` reply carries at most this much (runs hold their config's JSON)
 MAX_ARGV = 256  # a watched script's arguments: a list, bounded like the request line
@@ -63,7 +64,7 @@ def ping(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, An
 
 
 def devices(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
-    from ..device.devices import list_devices  # loads torch: only now
+    from ...device.devices import list_devices  # loads torch: only now
 
     found = list_devices()
     return {

@@ -20,10 +20,10 @@ import sqlite3
 from collections.abc import Mapping
 from typing import IO, Any
 
-from ..base.outputs import strict_json
-from ..base.text import Message
-from ..run.signals import Control
-from ..store.schema import MIGRATIONS
+from ...base.outputs import strict_json
+from ...base.text import Message
+from ...run.signals import Control
+from ...store.schema import MIGRATIONS
 
 PROTOCOL_VERSION = 1
 MAX_REQUEST_BYTES = 64 * 1024  # a request line longer than this is refused (its rest read and dropped)

@@ -1,8 +1,8 @@
 """Following a remote run into the local store, across dropped connections, until it ends.
 
 The agent streams the run's rows after a cursor (first what was recorded, then live); each chunk is written
-into the local store (gpu_train_monitor.remote.mirror). When the link drops (a laptop's Wi-Fi, a sleeping lid, a killed
-ssh), the run on the remote goes on; this side reconnects with back-off (1, 2, 4 .. 30 s) and asks again
+into the local store (gpu_train_monitor.remote.client.mirror). When the link drops (a laptop's Wi-Fi, a sleeping lid, a
+killed ssh), the run on the remote goes on; this side reconnects with back-off (1, 2, 4 .. 30 s) and asks again
 from the cursor read back from the local store, so no step is lost and none is written twice. A link that
 stays silent is pinged: one that does not answer is treated as dropped (ssh's own keep-alive would notice
 too, later). Failures no retry can mend (authentication, unknown host, a missing agent, another version)
@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..base.text import Message
-from ..store.run_store import RunStore
-from . import compact_rows
+from ...base.text import Message
+from ...store.run_store import RunStore
+from ..wire import compact_rows
+from ..wire.protocol import BAD_REQUEST, NOT_FOUND, ProtocolError, rows_from_arrays
 from .failures import (
     AgentMissing,
     AuthenticationFailed,
@@ -32,7 +33,6 @@ from .failures import (
 )
 from .link import LINK_CLOSED, LINK_LOST, AgentLink
 from .mirror import MirrorError, cursor, mirror_chunk
-from .protocol import BAD_REQUEST, NOT_FOUND, ProtocolError, rows_from_arrays
 from .target import RemoteTarget
 
 CONNECTING = "connecting"

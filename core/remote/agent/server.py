@@ -1,12 +1,12 @@
-"""The agent's server loop: `gpu-train-monitor agent` on the GPU machine, speaking gpu_train_monitor.remote.protocol on
-its stdin and stdout (the SSH session's pipe).
+"""The agent's server loop: `gpu-train-monitor agent` on the GPU machine, speaking
+gpu_train_monitor.remote.wire.protocol on its stdin and stdout (the SSH session's pipe).
 
 It says hello at once, then wants the client's hello (same protocol version, or it answers a `version` error and
 exits EXIT_VERSION) before any other request. Requests are read in the main thread and answered in order; the
 stream ops (readings, follow) run in a thread each and write their lines in between. Every line is written whole
 under one lock. A malformed, oversized or unknown request is answered with an error and the agent goes on.
 End of input (the connection dropped, the client closed) ends the agent at once, exit 0, and never stops the
-runs it started: they run in sessions of their own (gpu_train_monitor.remote.spawn).
+runs it started: they run in sessions of their own (gpu_train_monitor.remote.agent.spawn).
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from ..base.errors import ConfigError, UserError
-from ..base.text import Message
-from ..store.run_store import RunNotFound, RunStore
-from .agent_policy import AgentPolicy
-from .protocol import (
+from ...base.errors import ConfigError, UserError
+from ...base.text import Message
+from ...store.run_store import RunNotFound, RunStore
+from ..wire.protocol import (
     BAD_REQUEST,
     EXIT_VERSION,
     INTERNAL,
@@ -44,6 +43,7 @@ from .protocol import (
     stream_end,
     version_mismatch,
 )
+from .policy import AgentPolicy
 from .spawn import Spawner
 
 STREAM_JOIN_S = 1.0  # how long the agent waits for its stream threads when it ends
@@ -123,7 +123,7 @@ class Agent:
 
     # ---- the loop --------------------------------------------------------------------------------
     def serve(self) -> int:
-        from ..store.schema import SCHEMA_VERSION
+        from ...store.schema import SCHEMA_VERSION
 
         self.send(agent_hello(self.app, self.host, str(self.store_path), SCHEMA_VERSION))
         reaper = threading.Thread(target=self._reap, name="agent-reaper", daemon=True)
@@ -167,7 +167,7 @@ class Agent:
         return True, None
 
     def _handle(self, request: dict[str, Any]) -> None:
-        from .agent_ops import OPS
+        from .ops import OPS
 
         raw_id = request.get("id")
         request_id = raw_id if _is_int(raw_id) else None

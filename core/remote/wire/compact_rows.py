@@ -30,7 +30,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from ..base.text import Message
+from ...base.text import Message
 from .protocol import BAD_REQUEST, CHUNK_TABLES, ProtocolError
 
 MODE = "columns"
