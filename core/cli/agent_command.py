@@ -47,6 +47,7 @@ def add_agent_parser(sub: Any) -> None:
 
 def command_agent(args: argparse.Namespace) -> int:
     """Serve until stdin ends; exit 0, 3 after a protocol version mismatch, 2 when the store cannot be opened."""
+    from ..remote.agent.ops import OPS
     from ..remote.agent.policy import AgentPolicy
     from ..remote.agent.server import Agent
 
@@ -60,7 +61,7 @@ def command_agent(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     with store:
-        agent = Agent(store, sys.stdin.buffer, stdout, app_version(), socket.gethostname(), policy.allowed)
+        agent = Agent(store, sys.stdin.buffer, stdout, app_version(), socket.gethostname(), policy.allowed, ops=OPS)
         return agent.serve()
 
 

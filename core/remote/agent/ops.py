@@ -29,7 +29,6 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import psutil
@@ -46,7 +45,7 @@ from . import store_rows
 from .args import argument, new_uid
 from .job_ops import compare as compare_op
 from .job_ops import control_job, find, journal
-from .server import Agent, StartStream
+from .server import Agent, Op, StartStream
 from .spawn import Launch, check_uid, launch_of
 from .streams import follow_stream, readings_stream
 
@@ -249,7 +248,7 @@ def _name_when_recorded(agent: Agent, launch: Launch, name: str) -> None:
     threading.Thread(target=wait_and_name, name=f"agent-name-{launch.uid}", daemon=True).start()
 
 
-OPS: dict[str, Callable[[Agent, int, dict[str, Any]], Any]] = {
+OPS: dict[str, Op] = {  # what the agent is handed (Agent(..., ops=OPS))
     "hello": hello,
     "ping": ping,
     "devices": devices,

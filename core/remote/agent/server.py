@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -87,12 +87,25 @@ class StartStream:
     run: Callable[[Stream], None]
 
 
+Op = Callable[["Agent", int, dict[str, Any]], Any]  # an op: (agent, request id, request) -> result or StartStream
+
+
 class Agent:
-    """Serves one connection: `serve()` returns the exit code."""
+    """Serves one connection: `serve()` returns the exit code. `ops` is the op table (agent.ops.OPS): handed in,
+    so this loop imports none of the ops that import it."""
 
     def __init__(
-        self, store: RunStore, stdin: IO[bytes], stdout: IO[bytes], app: str, host: str, allowed: tuple[Path, ...] = ()
+        self,
+        store: RunStore,
+        stdin: IO[bytes],
+        stdout: IO[bytes],
+        app: str,
+        host: str,
+        allowed: tuple[Path, ...] = (),
+        *,
+        ops: Mapping[str, Op],
     ) -> None:
+        self.ops = ops
         self.store = store  # the main thread's connection; each stream opens its own
         self.store_path = Path(store.path)
         self.app = app
@@ -167,15 +180,13 @@ class Agent:
         return True, None
 
     def _handle(self, request: dict[str, Any]) -> None:
-        from .ops import OPS
-
         raw_id = request.get("id")
         request_id = raw_id if _is_int(raw_id) else None
         try:
             if request_id is None:
                 raise ProtocolError(BAD_REQUEST, Message("a request needs an integer id"))
             op = request.get("op")
-            handler = OPS.get(op) if isinstance(op, str) else None
+            handler = self.ops.get(op) if isinstance(op, str) else None
             if handler is None:
                 raise ProtocolError(BAD_REQUEST, Message("no such op: {op}", op=repr(op)))
             result = handler(self, request_id, request)

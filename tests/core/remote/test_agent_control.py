@@ -16,6 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from gpu_train_monitor.remote.agent.ops import OPS
 from gpu_train_monitor.remote.agent.server import Agent
 from gpu_train_monitor.remote.agent.spawn import Spawner, log_folder
 from gpu_train_monitor.remote.wire import protocol
@@ -54,7 +55,7 @@ def control(store_path: Path, uid: str, word: str) -> dict:
     )
     out = io.BytesIO()
     with RunStore(store_path) as store:
-        Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box").serve()
+        Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", ops=OPS).serve()
     return json.loads(out.getvalue().splitlines()[-1])
 
 

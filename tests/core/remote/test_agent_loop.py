@@ -22,7 +22,7 @@ def serve(tmp_path: Path, *lines: bytes | dict[str, Any], stdout: io.BytesIO | N
     data = b"".join(line if isinstance(line, bytes) else json.dumps(line).encode() + b"\n" for line in lines)
     out = stdout if stdout is not None else io.BytesIO()
     with RunStore(tmp_path / "runs.sqlite3") as store:
-        code = Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", (tmp_path.resolve(),)).serve()
+        code = Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", (tmp_path.resolve(),), ops=agent_ops.OPS).serve()
     written = out.getvalue() if isinstance(out, io.BytesIO) else b""
     return code, [json.loads(line) for line in written.splitlines()]
 
