@@ -165,6 +165,7 @@ def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:
     each after the last step and event the one before brought)."""
     from ..base.errors import UserError
     from ..remote.client.follow import expanded
+    from ..remote.wire import compact_rows
 
     found = [row for row in all_runs(link, f"#{run_id}") if row.get("id") == run_id]
     if not found:
@@ -180,7 +181,8 @@ def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:
     chunks: list[dict[str, Any]] = []
     after_step = after_seq = 0
     while True:
-        chunk = expanded(link.request("run", uid=uid, after_step=after_step, after_seq=after_seq, rows="arrays"), None)
+        reply = link.request("run", uid=uid, after_step=after_step, after_seq=after_seq, rows=compact_rows.MODE)
+        chunk = expanded(reply, compact_rows.Decoder())  # each reply is compacted on its own
         chunk["run"] = {**chunk.get("run", {}), "id": run_id}
         chunks.append(chunk)
         steps = [row["step"] for table in ("steps", "reports", "rank_reports") for row in chunk.get(table, [])]

@@ -11,7 +11,7 @@ Shapes (gpu_train_monitor.remote.wire.protocol has the line format):
 - run {"run_id": int} or {"uid": str} ("id" is the request's own), optional "after_step", "after_seq", "rows"
   -> a chunk (run row without id, steps, reports, rank_reports, events) and "complete": false when more rows
   remain (ask again from the last step and seq received)
-- follow {"uid", "after_step": 0, "after_seq": 0, "rows": "objects" | "arrays" | "columns"} -> stream of chunks:
+- follow {"uid", "after_step": 0, "after_seq": 0, "rows": "objects" | "columns"} -> stream of chunks:
   backfill, then live, then end (reason: the run's final status; "failed" with a "message" when its process ended before
   recording it). The first chunk has the whole run row, later ones its uid and the columns that changed.
 - start {"config": RunConfig dict, "uid"?, "name"?} -> {"uid", "pid"}
@@ -40,7 +40,7 @@ from ...config.run_config import RunConfig
 from ...run.signals import Control, signal_number
 from ...store.run_store import RunNotFound, RunStore
 from ..wire import compact_rows
-from ..wire.protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError, rows_as_arrays
+from ..wire.protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError
 from . import store_rows
 from .args import argument, new_uid
 from .job_ops import compare as compare_op
@@ -109,9 +109,7 @@ def run(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any
     rows = _rows(request)
     chunks = store_rows.chunks(store_rows.snapshot(agent.store, run_id, after_step, after_seq), 2 * CHUNK_BYTES)
     chunk = {**chunks[0], "complete": len(chunks) == 1}
-    if rows == compact_rows.MODE:
-        return compact_rows.Encoder().encode(chunk)
-    return rows_as_arrays(chunk) if rows == "arrays" else chunk
+    return compact_rows.Encoder().encode(chunk) if rows == compact_rows.MODE else chunk
 
 
 def follow(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStream:
@@ -212,10 +210,11 @@ def cancel(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, 
 
 
 def _rows(request: dict[str, Any]) -> str:
-    """How the client asked for rows: "objects" (the default), "arrays" (lists) or "columns" (compact_rows)."""
+    """How the client asked for rows: "columns" (compact_rows: what the client asks for) or "objects" (the default:
+    rows as dicts of their columns, kept for people and tests reading the agent's lines by hand)."""
     rows = argument(request, "rows", str, "objects")
-    if rows not in ("objects", "arrays", compact_rows.MODE):
-        raise ProtocolError(BAD_REQUEST, Message("argument rows must be columns, objects or arrays"))
+    if rows not in ("objects", compact_rows.MODE):
+        raise ProtocolError(BAD_REQUEST, Message("argument rows must be columns or objects"))
     return rows
 
 

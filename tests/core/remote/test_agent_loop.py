@@ -65,7 +65,7 @@ def test_requests_before_hello_are_refused_and_hello_still_works(tmp_path: Path)
         ({"id": 1, "op": "follow"}, "bad_request", "uid is missing"),
         ({"id": 1, "op": "follow", "uid": 5}, "bad_request", "uid has the wrong type"),
         ({"id": 1, "op": "follow", "uid": "u", "after_step": True}, "bad_request", "after_step"),
-        ({"id": 1, "op": "follow", "uid": "u", "rows": "xml"}, "bad_request", "objects or arrays"),
+        ({"id": 1, "op": "follow", "uid": "u", "rows": "xml"}, "bad_request", "columns or objects"),
         ({"id": 1, "op": "run", "run_id": 3}, "not_found", "no run 3"),
         ({"id": 1, "op": "follow", "uid": "nobody"}, "not_found", "no run with uid nobody on gpu-box"),
         ({"id": 1, "op": "cancel", "stream": 9}, "not_found", "no stream 9"),
