@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...base.text import Message
+from ...device.system_info import app_version  # what the hello says
 from ..wire import protocol
 from .failures import (
     AgentMissing,
@@ -70,13 +71,6 @@ LINK_LOST = "connection lost"  # a stream's end reason when the link dropped bef
 LINK_CLOSED = "closed"  # ... when this side closed the link
 CANCEL_TIMEOUT_S = 2.0  # how long `cancel` waits for the agent's answer (its callbacks are off at once anyway)
 NOISE_LINES = 200  # lines a login shell may print before the agent's hello (a chatty .bashrc): skipped
-
-
-def app_version() -> str:
-    """This app's version, said in the hello (gpu_train_monitor.__version__)."""
-    from ... import __version__
-
-    return __version__
 
 
 class AgentLink:
