@@ -112,7 +112,7 @@ def _main(argv: Sequence[str] | None) -> int:
             check_distinct_outputs({"screenshot": args.screenshot}, command_protection(args, [config]))  # not the store
             check_output_path("screenshot", args.screenshot)  # before a window opens and a run trains
         if args.remote is not None:
-            from gpu_train_monitor.remote.target import RemoteTarget
+            from gpu_train_monitor.remote.client.target import RemoteTarget
 
             RemoteTarget.parse(args.remote, args.agent_command)  # a HOST ssh would misread: one line, exit 2
         elif args.agent_command is not None:

@@ -1,7 +1,7 @@
 """`gpu-train-monitor agent [--runs-db PATH]`: serve the run store and this machine's devices on stdin/stdout.
 
 What `ssh HOST gpu-train-monitor agent` runs for a window or a command line on another machine
-(gpu_train_monitor.remote.agent). Its stdout is the protocol only: anything for people goes to stderr.
+(gpu_train_monitor.remote.agent.server). Its stdout is the protocol only: anything for people goes to stderr.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from ..base.errors import UserError
 from ..device.system_info import app_version
-from ..remote.protocol import USER_ERROR, encode, error_reply
+from ..remote.wire.protocol import USER_ERROR, encode, error_reply
 from ..run.status import EXIT_USER_ERROR
 from ..store.run_store import RunStore
 from .options import PROG
@@ -47,8 +47,9 @@ def add_agent_parser(sub: Any) -> None:
 
 def command_agent(args: argparse.Namespace) -> int:
     """Serve until stdin ends; exit 0, 3 after a protocol version mismatch, 2 when the store cannot be opened."""
-    from ..remote.agent import Agent
-    from ..remote.agent_policy import AgentPolicy
+    from ..remote.agent.ops import OPS
+    from ..remote.agent.policy import AgentPolicy
+    from ..remote.agent.server import Agent
 
     stdout = protocol_output()
     try:
@@ -60,7 +61,7 @@ def command_agent(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     with store:
-        agent = Agent(store, sys.stdin.buffer, stdout, app_version(), socket.gethostname(), policy.allowed)
+        agent = Agent(store, sys.stdin.buffer, stdout, app_version(), socket.gethostname(), policy.allowed, ops=OPS)
         return agent.serve()
 
 

@@ -36,7 +36,7 @@ def command_compare(args: argparse.Namespace) -> int:
 
     target = remote_target(args)
     if target is not None:  # the runs train there, followed here (and recorded in --runs-db with that host)
-        from ..remote.remote_jobs import RemoteComparison
+        from ..remote.client.jobs import RemoteComparison
 
         comparison: Any = RemoteComparison(target, base, overrides, [ComparisonProgress()])
     else:

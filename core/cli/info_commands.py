@@ -74,7 +74,7 @@ def _search_there(target: Any, config: Any, args: argparse.Namespace, options: d
     import threading
 
     from ..base.errors import UserError
-    from ..remote.remote_jobs import remote_find_batch_size
+    from ..remote.client.jobs import remote_find_batch_size
 
     stop = threading.Event()
 

@@ -22,8 +22,8 @@ from .options import PROG
 MAX_RUN_PAGES = 1000  # pages of a remote `runs` list (about a thousand runs each): more is an agent that loops
 
 if TYPE_CHECKING:
-    from ..remote.link import AgentLink
-    from ..remote.target import RemoteTarget
+    from ..remote.client.link import AgentLink
+    from ..remote.client.target import RemoteTarget
 
 
 def add_remote_options(parser: argparse.ArgumentParser, what: str) -> None:
@@ -48,7 +48,7 @@ def remote_target(args: argparse.Namespace) -> RemoteTarget | None:
     """The machine --remote names (None without it); --agent-command or --remote-cwd alone is refused (either
     would be ignored without a word)."""
     from ..base.errors import UserError
-    from ..remote.target import RemoteTarget
+    from ..remote.client.target import RemoteTarget
 
     host = getattr(args, "remote", None)
     agent_command = getattr(args, "agent_command", None)
@@ -64,7 +64,7 @@ def remote_target(args: argparse.Namespace) -> RemoteTarget | None:
 @contextlib.contextmanager
 def connected(target: RemoteTarget) -> Iterator[AgentLink]:
     """A link to the agent on `target`, closed after (RemoteError, one line, when it cannot be made)."""
-    from ..remote.link import AgentLink
+    from ..remote.client.link import AgentLink
 
     link = AgentLink(target)
     link.connect()
@@ -107,7 +107,7 @@ def all_runs(link: AgentLink, search: str) -> list[dict[str, Any]]:
     """Every run of the remote store matching `search`, newest first (the agent sends them in pages, each asked
     for from the runs received so far). RemoteError for pages that do not move forward (none with "more", a run
     sent twice, more than MAX_RUN_PAGES): an agent that always answers "more" would otherwise be asked forever."""
-    from ..remote.failures import RemoteError
+    from ..remote.client.failures import RemoteError
 
     rows: list[dict[str, Any]] = []
     seen: set[int] = set()
@@ -150,7 +150,7 @@ def all_runs(link: AgentLink, search: str) -> list[dict[str, Any]]:
 
 def run_row(values: dict[str, Any]) -> Any:
     """A `runs` list row of the agent as the RunRow the tables print (a row missing a field: a MirrorError)."""
-    from ..remote.mirror import MirrorError
+    from ..remote.client.mirror import MirrorError
     from ..store.rows import RunRow
 
     names = [field.name for field in dataclasses.fields(RunRow)]
@@ -164,7 +164,8 @@ def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:
     """Everything recorded for remote run `run_id`, as the agent's chunks (a long run takes several requests,
     each after the last step and event the one before brought)."""
     from ..base.errors import UserError
-    from ..remote.follow import expanded
+    from ..remote.client.follow import expanded
+    from ..remote.wire import compact_rows
 
     found = [row for row in all_runs(link, f"#{run_id}") if row.get("id") == run_id]
     if not found:
@@ -180,7 +181,8 @@ def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:
     chunks: list[dict[str, Any]] = []
     after_step = after_seq = 0
     while True:
-        chunk = expanded(link.request("run", uid=uid, after_step=after_step, after_seq=after_seq, rows="arrays"), None)
+        reply = link.request("run", uid=uid, after_step=after_step, after_seq=after_seq, rows=compact_rows.MODE)
+        chunk = expanded(reply, compact_rows.Decoder())  # each reply is compacted on its own
         chunk["run"] = {**chunk.get("run", {}), "id": run_id}
         chunks.append(chunk)
         steps = [row["step"] for table in ("steps", "reports", "rank_reports") for row in chunk.get(table, [])]
@@ -194,7 +196,7 @@ def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:
 @contextlib.contextmanager
 def _copied(chunks: list[dict[str, Any]], origin: str) -> Iterator[Any]:
     """A temporary store holding the chunks' run (from `origin`) under the remote's id."""
-    from ..remote.mirror import mirror_chunk
+    from ..remote.client.mirror import mirror_chunk
     from ..store.run_store import RunStore
 
     with tempfile.TemporaryDirectory(prefix="gtm-remote-") as folder:

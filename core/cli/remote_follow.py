@@ -28,11 +28,11 @@ from typing import Any
 
 from ..base.text import Message, printable
 from ..distributed.env import ENV_RUN_UID
-from ..remote.failures import RemoteError, RemoteRequestFailed
-from ..remote.follow import RunGone, follow_into_store
-from ..remote.link import AgentLink
-from ..remote.protocol import NOT_FOUND
-from ..remote.target import RemoteTarget
+from ..remote.client.failures import RemoteError, RemoteRequestFailed
+from ..remote.client.follow import RunGone, follow_into_store
+from ..remote.client.link import AgentLink
+from ..remote.client.target import RemoteTarget
+from ..remote.wire.protocol import NOT_FOUND
 from ..run.signals import CONTROL_SIGNALS, Control, ignore_control_signals, signal_number
 from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, Status
 from .options import PROG

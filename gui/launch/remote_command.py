@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gpu_train_monitor.remote.target import RemoteTarget
+    from gpu_train_monitor.remote.client.target import RemoteTarget
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class RemoteMachine:
 
     def target(self) -> RemoteTarget:
         """The machine as core's remote code reaches it (BadTarget, a UserError, for a host ssh would misread)."""
-        from gpu_train_monitor.remote.target import RemoteTarget
+        from gpu_train_monitor.remote.client.target import RemoteTarget
 
         return RemoteTarget.parse(self.host, self.agent_command.strip() or None)
 

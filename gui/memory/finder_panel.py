@@ -1,6 +1,6 @@
 """The batch-size finder in the window: capacity and margin, a Find button, each trial's peak plotted
 against the batch size with the fitted line and the limit, and a button that uses the answer. The search runs on
-the machine the form's device is on: here, or on a connected machine (gpu_train_monitor.remote.remote_jobs: the same
+the machine the form's device is on: here, or on a connected machine (gpu_train_monitor.remote.client.jobs: the same
 trials and answer, measured there)."""
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ class FinderPanel(QWidget):
             options = {"capacity": capacity, "margin": margin, "start": start, "on_trial": progress}
             try:
                 if machine is not None:
-                    from gpu_train_monitor.remote.remote_jobs import remote_find_batch_size
+                    from gpu_train_monitor.remote.client.jobs import remote_find_batch_size
 
                     return remote_find_batch_size(machine.target(), config, should_stop=cancelled, **options)
                 from gpu_train_monitor.finder.search import find_batch_size

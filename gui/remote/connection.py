@@ -40,7 +40,7 @@ def connection_problem(error: BaseException) -> str:
     """Why connecting failed or the link dropped, one line in the user's language; the agent missing there is said
     in the window's words (its Agent command field, where the CLI's message names its option)."""
     from gpu_train_monitor.base.text import message_of
-    from gpu_train_monitor.remote.failures import AgentMissing
+    from gpu_train_monitor.remote.client.failures import AgentMissing
 
     message = message_of(error)
     if isinstance(error, AgentMissing) and isinstance(message, Message) and "host" in message.params:
@@ -54,15 +54,15 @@ def connection_problem(error: BaseException) -> str:
 
 
 def make_target(host: str, agent_command: str = "") -> Any:
-    """The `gpu_train_monitor.remote.target.RemoteTarget` for `host` (an ssh alias, user@host or user@host:port) running
-    `agent_command` there (empty: the default); UserError for input that names no host."""
-    from gpu_train_monitor.remote.target import RemoteTarget
+    """The `gpu_train_monitor.remote.client.target.RemoteTarget` for `host` (an ssh alias, user@host or user@host:port)
+    running `agent_command` there (empty: the default); UserError for input that names no host."""
+    from gpu_train_monitor.remote.client.target import RemoteTarget
 
     return RemoteTarget.parse(host.strip(), agent_command.strip() or None)
 
 
 def default_link(target: Any) -> Any:
-    from gpu_train_monitor.remote.link import AgentLink
+    from gpu_train_monitor.remote.client.link import AgentLink
 
     return AgentLink(target)
 

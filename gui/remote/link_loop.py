@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpu_train_monitor.remote.follow import BACKOFF_S, backoff_s
+from gpu_train_monitor.remote.client.follow import BACKOFF_S, backoff_s
 
 PING_INTERVAL_S = 2.0
 READINGS_INTERVAL_S = 1.0
@@ -59,7 +59,7 @@ class LinkLoop:
 
     def run(self, report: Report, cancelled: Callable[[], bool] = lambda: False) -> None:
         """Connect, serve, reconnect until stopped (or `cancelled()`); news goes to `report(kind, value)`."""
-        from gpu_train_monitor.remote.link import RemoteError
+        from gpu_train_monitor.remote.client.link import RemoteError
 
         self._report, self._cancelled = report, cancelled
 

@@ -153,13 +153,13 @@ class RunController(QObject):
         """Race `base` with each of `overrides` (2 to 4), one session after another in one thread; returns
         the `gpu_train_monitor.compare.comparison.Comparison`. Raises ConfigError, before any thread starts, for a plan
         that cannot run here (overrides that collide, a device not present, a fast path the device refuses). With
-        `machine`, the runs train there (`gpu_train_monitor.remote.remote_jobs.RemoteComparison`: the same events,
+        `machine`, the runs train there (`gpu_train_monitor.remote.client.jobs.RemoteComparison`: the same events,
         followed over ssh) and are recorded here with that machine's host; what it refuses comes back from there as the
         same errors."""
         if self.running:
             raise RuntimeError("a run is already active")
         if machine is not None:
-            from gpu_train_monitor.remote.remote_jobs import RemoteComparison
+            from gpu_train_monitor.remote.client.jobs import RemoteComparison
 
             comparison: Any = RemoteComparison(machine.target(), base, overrides)
         else:

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gpu_train_monitor.remote.spawn import log_folder
+from gpu_train_monitor.remote.agent.spawn import log_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 STREAM = Path(__file__).resolve().parent / "remote_stream.py"

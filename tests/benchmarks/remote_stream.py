@@ -66,7 +66,7 @@ TRANSPORTS = ("ssh", "local")
 RUN_TIMEOUT_S = 600
 # gpu_train_monitor.distributed.env: the run's uid, chosen by whoever starts it
 ENV_RUN_UID = "GPU_TRAIN_MONITOR_RUN_UID"
-ENV_SSH = "GPU_TRAIN_MONITOR_SSH"  # gpu_train_monitor.remote.target: the ssh program and fixed options
+ENV_SSH = "GPU_TRAIN_MONITOR_SSH"  # gpu_train_monitor.remote.client.target: the ssh program and fixed options
 
 
 # ---- the relay: counts the bytes the client reads -------------------------------------------------

@@ -129,7 +129,7 @@ class AgentPipe:
 
     def connect(self, timeout: float = TIMEOUT_S) -> dict[str, Any]:
         """Read the agent's hello and answer it with this protocol's; the agent's hello."""
-        from gpu_train_monitor.remote.protocol import client_hello
+        from gpu_train_monitor.remote.wire.protocol import client_hello
 
         hello = self.read_hello(timeout)
         self.send(client_hello("tests"))

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.target import RemoteTarget
+from gpu_train_monitor.remote.client.target import RemoteTarget
+from gpu_train_monitor.remote.wire import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDER = {"steps": "step", "reports": "step", "rank_reports": "step, rank", "events": "seq"}

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from gpu_train_monitor.cli import remote_commands
-from gpu_train_monitor.remote import link as link_module
-from gpu_train_monitor.remote.failures import RemoteRequestFailed
+from gpu_train_monitor.remote.client import link as link_module
+from gpu_train_monitor.remote.client.failures import RemoteRequestFailed
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.cli import cli_in_process, user_error_line
 from tests.support.local_ssh import LOCAL_SSH

@@ -16,9 +16,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.agent import Agent
-from gpu_train_monitor.remote.spawn import Spawner, log_folder
+from gpu_train_monitor.remote.agent.ops import OPS
+from gpu_train_monitor.remote.agent.server import Agent
+from gpu_train_monitor.remote.agent.spawn import Spawner, log_folder
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 
 HELLO = {"id": 0, "op": "hello", "protocol": protocol.PROTOCOL_VERSION, "app": "1.2.3"}
@@ -54,7 +55,7 @@ def control(store_path: Path, uid: str, word: str) -> dict:
     )
     out = io.BytesIO()
     with RunStore(store_path) as store:
-        Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box").serve()
+        Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", ops=OPS).serve()
     return json.loads(out.getvalue().splitlines()[-1])
 
 

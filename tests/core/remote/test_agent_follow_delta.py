@@ -3,7 +3,7 @@ progress columns at most once a second and a heartbeat alone every ten (a live r
 
 from __future__ import annotations
 
-from gpu_train_monitor.remote.agent_streams import HEARTBEAT_EVERY_S, PROGRESS_EVERY_S, RunDelta
+from gpu_train_monitor.remote.agent.streams import HEARTBEAT_EVERY_S, PROGRESS_EVERY_S, RunDelta
 
 ROW = {"uid": "u", "status": "running", "steps": 10, "loss_last": 2.0, "heartbeat_at": 100.0, "config": "{...}"}
 

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from gpu_train_monitor.remote import agent_ops, protocol
-from gpu_train_monitor.remote.agent import MAX_STREAMS, Agent, StartStream, Stream
+from gpu_train_monitor.remote.agent import ops as agent_ops
+from gpu_train_monitor.remote.agent.server import MAX_STREAMS, Agent, StartStream, Stream
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 
 HELLO = protocol.client_hello("1.2.3")
@@ -24,7 +25,7 @@ def serve(tmp_path: Path, *lines: bytes | dict[str, Any]) -> list[dict[str, Any]
     data = b"".join(line if isinstance(line, bytes) else json.dumps(line).encode() + b"\n" for line in lines)
     out = io.BytesIO()
     with RunStore(tmp_path / "runs.sqlite3") as store:
-        assert Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box").serve() == 0
+        assert Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", ops=agent_ops.OPS).serve() == 0
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 

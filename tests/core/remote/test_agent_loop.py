@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from gpu_train_monitor.remote import agent_ops, protocol
-from gpu_train_monitor.remote.agent import Agent
-from gpu_train_monitor.remote.spawn import log_folder
+from gpu_train_monitor.remote.agent import ops as agent_ops
+from gpu_train_monitor.remote.agent.server import Agent
+from gpu_train_monitor.remote.agent.spawn import log_folder
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 
 
@@ -21,7 +22,7 @@ def serve(tmp_path: Path, *lines: bytes | dict[str, Any], stdout: io.BytesIO | N
     data = b"".join(line if isinstance(line, bytes) else json.dumps(line).encode() + b"\n" for line in lines)
     out = stdout if stdout is not None else io.BytesIO()
     with RunStore(tmp_path / "runs.sqlite3") as store:
-        code = Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", (tmp_path.resolve(),)).serve()
+        code = Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", (tmp_path.resolve(),), ops=agent_ops.OPS).serve()
     written = out.getvalue() if isinstance(out, io.BytesIO) else b""
     return code, [json.loads(line) for line in written.splitlines()]
 
@@ -64,7 +65,7 @@ def test_requests_before_hello_are_refused_and_hello_still_works(tmp_path: Path)
         ({"id": 1, "op": "follow"}, "bad_request", "uid is missing"),
         ({"id": 1, "op": "follow", "uid": 5}, "bad_request", "uid has the wrong type"),
         ({"id": 1, "op": "follow", "uid": "u", "after_step": True}, "bad_request", "after_step"),
-        ({"id": 1, "op": "follow", "uid": "u", "rows": "xml"}, "bad_request", "objects or arrays"),
+        ({"id": 1, "op": "follow", "uid": "u", "rows": "xml"}, "bad_request", "columns or objects"),
         ({"id": 1, "op": "run", "run_id": 3}, "not_found", "no run 3"),
         ({"id": 1, "op": "follow", "uid": "nobody"}, "not_found", "no run with uid nobody on gpu-box"),
         ({"id": 1, "op": "cancel", "stream": 9}, "not_found", "no stream 9"),

@@ -11,10 +11,11 @@ import pytest
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.agent import Agent
-from gpu_train_monitor.remote.agent_policy import AgentPolicy
-from gpu_train_monitor.remote.spawn import log_folder
+from gpu_train_monitor.remote.agent.ops import OPS
+from gpu_train_monitor.remote.agent.policy import AgentPolicy
+from gpu_train_monitor.remote.agent.server import Agent
+from gpu_train_monitor.remote.agent.spawn import log_folder
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 
 HELLO = {"id": 0, "op": "hello", "protocol": protocol.PROTOCOL_VERSION, "app": "1.2.3"}
@@ -136,7 +137,7 @@ def test_the_agent_refuses_a_factory_from_outside_and_starts_nothing(folders, tm
     data = b"".join(json.dumps(line).encode() + b"\n" for line in requests)
     out = io.BytesIO()
     with RunStore(tmp_path / "runs.sqlite3") as store:
-        Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", (allowed.resolve(),)).serve()
+        Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", (allowed.resolve(),), ops=OPS).serve()
     answers = [json.loads(line) for line in out.getvalue().splitlines()[2:]]
     assert [answer["kind"] for answer in answers] == ["user_error"] * 4, answers
     assert [answer.get("field") for answer in answers] == ["model", None, "model", "data_dir"]

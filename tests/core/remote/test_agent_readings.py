@@ -10,8 +10,8 @@ import pytest
 
 from gpu_train_monitor.device import nvml
 from gpu_train_monitor.memory import probe
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.agent_streams import readings_stream
+from gpu_train_monitor.remote.agent.streams import readings_stream
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.run.events import MemorySample
 
 

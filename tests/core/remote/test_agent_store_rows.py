@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gpu_train_monitor.remote import protocol, store_rows
+from gpu_train_monitor.remote.agent import store_rows
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunNotFound, RunStore
 from tests.support.recorded_runs import record_resumed_nan_run, record_run
 

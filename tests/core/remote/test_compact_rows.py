@@ -1,5 +1,5 @@
-"""A followed run's rows as "columns" (gpu_train_monitor.remote.compact_rows): a fraction of the bytes, and every value
-back as the remote store holds it: losses bit for bit, NULL losses NULL, the local copy equal row for row."""
+"""A followed run's rows as "columns" (gpu_train_monitor.remote.wire.compact_rows): a fraction of the bytes, and every
+value back as the remote store holds it: losses bit for bit, NULL losses NULL, the local copy equal row for row."""
 
 from __future__ import annotations
 
@@ -7,17 +7,16 @@ import base64
 import random
 import sqlite3
 import struct
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gpu_train_monitor.remote import compact_rows, protocol, store_rows
-from gpu_train_monitor.remote.compact_rows import Decoder, Encoder
-from gpu_train_monitor.remote.follow import follow_into_store
-from gpu_train_monitor.remote.link import AgentLink
-from gpu_train_monitor.remote.mirror import mirror_chunk
+from gpu_train_monitor.remote.agent import store_rows
+from gpu_train_monitor.remote.client.link import AgentLink
+from gpu_train_monitor.remote.client.mirror import mirror_chunk
+from gpu_train_monitor.remote.wire import compact_rows, protocol
+from gpu_train_monitor.remote.wire.compact_rows import Decoder, Encoder
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.remote_stores import contents, local_agent
 from tests.support.run_store_support import SHORT, record_run
@@ -98,13 +97,24 @@ def test_the_mirror_of_a_columns_stream_is_the_remote_store_row_for_row(remote, 
     assert losses[7] is None and losses[8] == float("inf")  # NULL stays NULL, infinity stays infinity
 
 
+def as_arrays(chunk: dict[str, Any], with_columns: bool = True) -> dict[str, Any]:
+    """The yardstick: a chunk's rows as plain lists in their columns' order (the "arrays" encoding the agent no
+    longer offers), the column names once per stream."""
+    compact = {key: value for key, value in chunk.items() if key not in protocol.CHUNK_TABLES}
+    if with_columns:
+        compact["columns"] = {table: list(columns) for table, columns in protocol.CHUNK_TABLES.items()}
+    for table, columns in protocol.CHUNK_TABLES.items():
+        compact[table] = [[row.get(column) for column in columns] for row in chunk.get(table, [])]
+    return compact
+
+
 def test_a_loss_costs_about_five_bytes_and_a_report_two_thirds_of_arrays(remote):
     """A fast run sends hundreds of losses a second and about ten reports: those are what the bytes are."""
     _, _, found = remote
     chunks = stream_of(found, [row["step"] for row in found.reports][1::2])
     encoder = Encoder()
     columns = [encoder.encode(chunk) for chunk in chunks]
-    arrays = [protocol.rows_as_arrays(chunk, index == 0) for index, chunk in enumerate(chunks)]
+    arrays = [as_arrays(chunk, index == 0) for index, chunk in enumerate(chunks)]
 
     def size(compact: list[dict[str, Any]], table: str) -> int:
         return sum(len(protocol.encode({"x": chunk[table]})) - 7 for chunk in compact if table in chunk)
@@ -114,7 +124,7 @@ def test_a_loss_costs_about_five_bytes_and_a_report_two_thirds_of_arrays(remote)
     assert size(columns, "steps") <= size(arrays, "steps")  # a step or two a chunk: as lists
     tens = stream_of(found, list(range(10, 40, 10)))  # many steps a chunk (a GPU run): as float32s
     steps = [len(protocol.encode({"x": Encoder().encode(chunk)["steps"]})) - 7 for chunk in tens]
-    assert sum(steps) * 2 < size([protocol.rows_as_arrays(chunk) for chunk in tens], "steps")
+    assert sum(steps) * 2 < size([as_arrays(chunk) for chunk in tens], "steps")
     assert size(columns, "reports") < 0.75 * size(arrays, "reports")
     live = [len(protocol.encode(chunk)) for chunk in columns[1:]]  # after the first (the whole run row, once)
     assert sum(live) < 0.8 * sum(len(protocol.encode(chunk)) for chunk in arrays[1:])
@@ -218,27 +228,6 @@ def test_the_agent_answers_run_in_columns(remote, tmp_path):
     assert contents(tmp_path / "local.sqlite3", uid) == contents(path, uid)
 
 
-class _AgentBeforeColumns(AgentLink):
-    """An agent of the same protocol from before "columns": it refuses them as a bad request."""
-
-    asked: list[str] = []
-
-    def stream(self, op: str, on_data: Any, on_end: Any, **args: Any) -> int:
-        self.asked.append(args.get("rows", ""))
-        if args.get("rows") == compact_rows.MODE:
-            args["rows"] = "rows-this-agent-does-not-know"  # the real agent's bad_request
-        return super().stream(op, on_data, on_end, **args)
-
-
-def test_following_an_agent_from_before_columns_falls_back_to_arrays(remote, tmp_path):
-    path, uid, _ = remote
-    local = tmp_path / "local.sqlite3"
-    status = follow_into_store(local_agent(path), uid, local, stop=threading.Event(), link_factory=_AgentBeforeColumns)
-    assert status == "completed" and _AgentBeforeColumns.asked == ["columns", "arrays"]
-    copy = contents(local, uid)
-    assert copy["reports"] == contents(path, uid)["reports"] and len(copy["steps"]) == 40
-
-
 def test_a_second_of_a_run_at_500_steps_and_10_reports_streams_under_5_kB(remote):
     """One second of a fast GPU run's follow stream as the agent sends it (issue 21's goal: < 5 kB/s): five polls
     of 100 steps (this run's own losses) and two reports (its own rows, renumbered) each, and the run row's
@@ -259,5 +248,5 @@ def test_a_second_of_a_run_at_500_steps_and_10_reports_streams_under_5_kB(remote
         step += 100
         sent += len(protocol.encode(protocol.stream_data(7, encoder.encode(chunk))))
     assert sent < 5000
-    arrays = protocol.rows_as_arrays(chunk, with_columns=False)
+    arrays = as_arrays(chunk, with_columns=False)
     assert sent < len(protocol.encode(protocol.stream_data(7, arrays))) * 5 / 2.5  # arrays: ~2.5 times as many

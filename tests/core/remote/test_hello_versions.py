@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.link import AgentLink, VersionMismatch
-from gpu_train_monitor.remote.target import RemoteTarget
+from gpu_train_monitor.remote.client.link import AgentLink, VersionMismatch
+from gpu_train_monitor.remote.client.target import RemoteTarget
+from gpu_train_monitor.remote.wire import protocol
 
 
 def agent_answering(hello: dict, answer: dict | None = None) -> RemoteTarget:

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.link import (
+from gpu_train_monitor.remote.client.link import (
     LINK_CLOSED,
     LINK_LOST,
     AgentLink,
@@ -23,7 +22,8 @@ from gpu_train_monitor.remote.link import (
     RemoteRequestFailed,
     VersionMismatch,
 )
-from gpu_train_monitor.remote.target import RemoteTarget
+from gpu_train_monitor.remote.client.target import RemoteTarget
+from gpu_train_monitor.remote.wire import protocol
 from tests.support.run_store_support import SHORT, record_run
 
 

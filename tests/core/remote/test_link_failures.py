@@ -11,8 +11,7 @@ import time
 
 import pytest
 
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.link import (
+from gpu_train_monitor.remote.client.link import (
     AgentLink,
     AgentMissing,
     AuthenticationFailed,
@@ -24,7 +23,8 @@ from gpu_train_monitor.remote.link import (
     Unreachable,
     VersionMismatch,
 )
-from gpu_train_monitor.remote.target import ENV_SSH, RemoteTarget
+from gpu_train_monitor.remote.client.target import ENV_SSH, RemoteTarget
+from gpu_train_monitor.remote.wire import protocol
 
 
 def failing(stderr: str, code: int) -> RemoteTarget:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gpu_train_monitor.remote import protocol, store_rows
-from gpu_train_monitor.remote.mirror import MirrorError, cursor, mirror_chunk
+from gpu_train_monitor.remote.agent import store_rows
+from gpu_train_monitor.remote.client.mirror import MirrorError, cursor, mirror_chunk
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.cli import cli_in_process
 from tests.support.remote_stores import contents
@@ -29,8 +30,8 @@ def remote(tmp_path_factory) -> tuple[Path, int]:
 
 
 def chunk_of(path: Path, run_id: int, after_step: int = 0, after_seq: int = 0) -> dict:
-    """What the agent sends for the run's rows after the cursor (gpu_train_monitor.remote.store_rows, through protocol
-    lines), its chunks joined into one."""
+    """What the agent sends for the run's rows after the cursor (gpu_train_monitor.remote.agent.store_rows, through
+    protocol lines), its chunks joined into one."""
     with RunStore(path) as store:
         sent = store_rows.chunks(store_rows.snapshot(store, run_id, after_step, after_seq))
     chunks = [protocol.decode(protocol.encode(chunk)) for chunk in sent]

@@ -9,8 +9,8 @@ import sqlite3
 
 import pytest
 
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.protocol import LineReader, ProtocolError
+from gpu_train_monitor.remote.wire import protocol
+from gpu_train_monitor.remote.wire.protocol import LineReader, ProtocolError
 from gpu_train_monitor.store.rows import RunRow
 from gpu_train_monitor.store.run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore
 
@@ -126,28 +126,6 @@ def test_the_chunk_columns_are_the_store_s_tables_without_run_id(tmp_path) -> No
     run_fields = {f for f in RunRow.__dataclass_fields__ if f != "live"}
     assert run_fields <= set(protocol.RUN_LIST_COLUMNS)
     assert {"config", "started", "summary", "message_json"} <= set(protocol.RUN_COLUMNS)
-
-
-def test_rows_as_arrays_carry_the_same_rows_in_fewer_bytes() -> None:
-    report = {column: index for index, column in enumerate(protocol.REPORT_COLUMNS)}
-    chunk = {
-        "run": {"uid": "u", "steps": 3},
-        "steps": [{"step": 3, "epoch": 1, "loss": 0.5}],
-        "reports": [report],
-        "rank_reports": [],
-        "events": [{"seq": 1, "at": 2.0, "step": 3, "kind": "EpochEnded", "data": "{}"}],
-    }
-    compact = protocol.rows_as_arrays(chunk)
-    assert compact["steps"] == [[3, 1, 0.5]] and compact["run"] == chunk["run"]
-    assert protocol.rows_from_arrays(compact) == chunk
-    later = protocol.rows_as_arrays(chunk, with_columns=False)
-    assert "columns" not in later
-    assert protocol.rows_from_arrays(later, compact["columns"]) == chunk  # the stream's first columns
-    assert len(protocol.encode(later)) < len(protocol.encode(chunk)) * 0.7
-    assert protocol.rows_from_arrays(chunk) == chunk  # rows as objects pass through
-    with pytest.raises(ProtocolError) as raised:
-        protocol.rows_from_arrays({**compact, "steps": [[3, 1]]})
-    assert raised.value.kind == protocol.BAD_REQUEST and "steps" in str(raised.value)
 
 
 @pytest.mark.parametrize(

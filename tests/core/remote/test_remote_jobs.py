@@ -11,10 +11,10 @@ import pytest
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.remote import remote_jobs
-from gpu_train_monitor.remote.failures import RemoteError
-from gpu_train_monitor.remote.remote_jobs import RemoteComparison, device_type, remote_find_batch_size
-from gpu_train_monitor.remote.target import RemoteTarget
+from gpu_train_monitor.remote.client import jobs as remote_jobs
+from gpu_train_monitor.remote.client.failures import RemoteError
+from gpu_train_monitor.remote.client.jobs import RemoteComparison, device_type, remote_find_batch_size
+from gpu_train_monitor.remote.client.target import RemoteTarget
 
 TARGET = RemoteTarget.parse("gpu-box")
 

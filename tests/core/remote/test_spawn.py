@@ -12,9 +12,10 @@ import psutil
 import pytest
 
 from gpu_train_monitor.distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.agent import Agent
-from gpu_train_monitor.remote.spawn import Spawner, _environment, launch_of, log_folder
+from gpu_train_monitor.remote.agent.ops import OPS
+from gpu_train_monitor.remote.agent.server import Agent
+from gpu_train_monitor.remote.agent.spawn import Spawner, _environment, launch_of, log_folder
+from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.store.run_store import RunStore
 
 
@@ -47,7 +48,7 @@ def test_two_stores_in_one_folder_keep_their_started_processes_apart(tmp_path: P
             hello = {"id": 0, "op": "hello", "protocol": protocol.PROTOCOL_VERSION, "app": "1.2.3"}
             data = b"".join(json.dumps(line).encode() + b"\n" for line in (hello, request))
             out = io.BytesIO()
-            Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box").serve()
+            Agent(store, io.BytesIO(data), out, "1.2.3", "gpu-box", ops=OPS).serve()
         answer = json.loads(out.getvalue().splitlines()[-1])
         assert answer["ok"] is False and answer["kind"] == "not_found", answer
     finally:

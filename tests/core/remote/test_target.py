@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from gpu_train_monitor.base.errors import UserError
-from gpu_train_monitor.remote.target import ENV_SSH, RemoteTarget
+from gpu_train_monitor.remote.client.target import ENV_SSH, RemoteTarget
 
 SSH_OPTIONS = ["-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5"]
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gpu_train_monitor.remote.link import AgentLink, RemoteTimeout
-from gpu_train_monitor.remote.target import RemoteTarget
-from gpu_train_monitor.remote.transport import Transport
+from gpu_train_monitor.remote.client.link import AgentLink, RemoteTimeout
+from gpu_train_monitor.remote.client.target import RemoteTarget
+from gpu_train_monitor.remote.client.transport import Transport
 from tests.support.processes import gone, pid_in
 
 ENDS_WITHIN_S = 5.0

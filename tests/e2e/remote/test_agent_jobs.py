@@ -12,8 +12,8 @@ import time
 import psutil
 import pytest
 
-from gpu_train_monitor.remote.spawn import log_folder
-from gpu_train_monitor.remote.wire_values import decode
+from gpu_train_monitor.remote.agent.spawn import log_folder
+from gpu_train_monitor.remote.wire.values import decode
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.agent_pipe import AgentPipe
 from tests.support.remote_stores import kill_processes_mentioning

@@ -14,8 +14,8 @@ from typing import Any
 import psutil
 import pytest
 
-from gpu_train_monitor.remote import protocol
-from gpu_train_monitor.remote.spawn import launch_of, log_folder
+from gpu_train_monitor.remote.agent.spawn import launch_of, log_folder
+from gpu_train_monitor.remote.wire import compact_rows, protocol
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.agent_pipe import EOF_LINE, AgentPipe
 from tests.support.cli import FAST, cli
@@ -275,12 +275,13 @@ def test_a_script_watched_through_the_agent_is_recorded_and_followed_as_rows(tmp
         agent.connect()
         started = agent.result("watch", argv=["train.py", "--steps", "5"], cwd=str(folder), name="remote", uid="w1")
         assert started["uid"] == "w1"
-        stream = agent.result("follow", uid="w1", rows="arrays")["stream"]
+        stream = agent.result("follow", uid="w1", rows=compact_rows.MODE)["stream"]
         lines, end = agent.stream_lines(stream, timeout=90)
         assert end["reason"] == "completed", (end, (log_folder(store) / "w1.log").read_text())
-        columns = lines[0]["columns"]
+        assert "columns" in lines[0]  # the columns travel with the first chunk
         assert all("columns" not in line for line in lines[1:])  # sent once per stream
-        chunks = [protocol.rows_from_arrays(line, columns) for line in lines]
+        decoder = compact_rows.Decoder()
+        chunks = [decoder.decode(line) for line in lines]
         assert [row["step"] for row in merged(chunks)["steps"]] == [1, 2, 3, 4, 5]
         assert chunks[0]["run"]["name"] == "remote" and chunks[0]["run"]["dataset"] == "script"
     log = (log_folder(store) / "w1.log").read_text(encoding="utf-8")

@@ -13,8 +13,8 @@ import uuid
 
 import psutil
 
-from gpu_train_monitor.remote import follow as follow_module
-from gpu_train_monitor.remote.follow import FOLLOWING, RECONNECTING, follow_into_store
+from gpu_train_monitor.remote.client import follow as follow_module
+from gpu_train_monitor.remote.client.follow import FOLLOWING, RECONNECTING, follow_into_store
 from tests.support.remote_stores import contents, local_agent, start_recording
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from gpu_train_monitor.remote.failures import RemoteRequestFailed
-from gpu_train_monitor.remote.link import AgentLink
-from gpu_train_monitor.remote.target import RemoteTarget
+from gpu_train_monitor.remote.client.failures import RemoteRequestFailed
+from gpu_train_monitor.remote.client.link import AgentLink
+from gpu_train_monitor.remote.client.target import RemoteTarget
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.processes import WAIT_S
 from tests.support.sshd import SshServer, gpu_train_monitor_script, skip_reason, ssh_server

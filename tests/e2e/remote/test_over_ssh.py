@@ -83,8 +83,8 @@ def test_the_fixture_logs_in_with_its_key_and_only_with_it(sshd: SshServer) -> N
 
 
 def test_the_agent_over_ssh_says_hello_and_lists_the_remote_devices(sshd: SshServer, monkeypatch) -> None:  # noqa: ANN001
-    from gpu_train_monitor.remote.link import AgentLink
-    from gpu_train_monitor.remote.target import RemoteTarget
+    from gpu_train_monitor.remote.client.link import AgentLink
+    from gpu_train_monitor.remote.client.target import RemoteTarget
 
     monkeypatch.setenv("GPU_TRAIN_MONITOR_SSH", sshd.ssh_program)
     with AgentLink(RemoteTarget.parse(sshd.alias, agent_command=sshd.agent_command())) as link:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_train_monitor.remote.spawn import log_folder
+from gpu_train_monitor.remote.agent.spawn import log_folder
 from tests.support.cli import FAST, cli, command, user_error_line
 from tests.support.local_ssh import LOCAL_SSH
 from tests.support.remote_stores import contents
@@ -230,6 +230,6 @@ def test_a_stop_before_the_run_has_recorded_itself_still_stops_it(remote, tmp_pa
 
 
 def protocol_status_index() -> int:
-    from gpu_train_monitor.remote.protocol import RUN_COLUMNS
+    from gpu_train_monitor.remote.wire.protocol import RUN_COLUMNS
 
     return RUN_COLUMNS.index("status")

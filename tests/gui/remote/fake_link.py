@@ -1,5 +1,5 @@
-"""A stand-in for `gpu_train_monitor.remote.link.AgentLink` for the window's connection tests: what each attempt to
-connect does is scripted (a hello, or an error), a drop is `drop()` (the next request raises ConnectionLost), and the
+"""A stand-in for `gpu_train_monitor.remote.client.link.AgentLink` for the window's connection tests: what each attempt
+to connect does is scripted (a hello, or an error), a drop is `drop()` (the next request raises ConnectionLost), and the
 readings stream hands out what the test pushes. Thread-safe as the real link: the connection calls it from its
 own thread."""
 
@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from gpu_train_monitor.remote.failures import ConnectionLost, RemoteError
+from gpu_train_monitor.remote.client.failures import ConnectionLost, RemoteError
 
 H200 = {
     "spec": "cuda:0",

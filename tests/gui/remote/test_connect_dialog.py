@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialog
 from gpu_train_monitor.gui.remote.connect_dialog import ConnectDialog
 from gpu_train_monitor.gui.remote.connection import RemoteConnection
 from gpu_train_monitor.gui.remote.hosts import MAX_RECENT, recent_hosts, remember_host
-from gpu_train_monitor.remote.failures import UnknownHost, classify
+from gpu_train_monitor.remote.client.failures import UnknownHost, classify
 from tests.gui.remote.fake_link import FakeAgent
 
 WAIT_MS = 10_000

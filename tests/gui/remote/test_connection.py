@@ -11,7 +11,7 @@ import pytest
 
 from gpu_train_monitor.gui.remote.connection import CONNECTED, FAILED, RECONNECTING, RemoteConnection
 from gpu_train_monitor.gui.remote.status_label import ConnectionLabel
-from gpu_train_monitor.remote.failures import AuthenticationFailed, ConnectionLost, VersionMismatch
+from gpu_train_monitor.remote.client.failures import AuthenticationFailed, ConnectionLost, VersionMismatch
 from tests.gui.remote.fake_link import FakeAgent
 
 WAIT_MS = 10_000

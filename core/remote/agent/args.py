@@ -5,13 +5,13 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from ..base.errors import UserError
-from ..base.text import Message
-from .protocol import BAD_REQUEST, ProtocolError
+from ...base.errors import UserError
+from ...base.text import Message
+from ..wire.protocol import BAD_REQUEST, ProtocolError
 from .spawn import check_uid
 
 if TYPE_CHECKING:
-    from .agent import Agent
+    from .server import Agent
 
 
 def argument(request: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:

@@ -1,10 +1,10 @@
-"""A comparison or a batch-size search the agent started: `python -P -m gpu_train_monitor.remote.job SPEC`.
+"""A comparison or a batch-size search the agent started: `python -P -m gpu_train_monitor.remote.agent.job SPEC`.
 
-It runs detached from the SSH session (gpu_train_monitor.remote.spawn), so a dropped connection never stops it, and
-writes what an in-process observer would have heard to a journal, `<uid>.jsonl` beside the spec, one JSON line each,
+It runs detached from the SSH session (gpu_train_monitor.remote.agent.spawn), so a dropped connection never stops it,
+and writes what an in-process observer would have heard to a journal, `<uid>.jsonl` beside the spec, one JSON line each,
 flushed as it goes: `{"at", "event"}` for a comparison's events, `{"at", "trial"}` for a search's trials, and always a
 last line `{"at", "end": {"result": ...}}` or `{"at", "end": {"error", "field", "user_error"}}`. Values are
-`gpu_train_monitor.remote.wire_values`'s, so the other side rebuilds the very events and results. A comparison's runs
+`gpu_train_monitor.remote.wire.values`'s, so the other side rebuilds the very events and results. A comparison's runs
 are recorded in the agent's store as a local comparison's are. The agent's `control` signals steer it as they steer
 a run (gpu_train_monitor.run.signals); a search stops at SIGINT or SIGTERM.
 """
@@ -20,11 +20,11 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from ..base.errors import ConfigError, UserError
-from ..base.text import Message, message_of, message_to_json
-from ..config.run_config import RunConfig
-from ..distributed.env import ENV_RUN_UID
-from .wire_values import encode
+from ...base.errors import ConfigError, UserError
+from ...base.text import Message, message_of, message_to_json
+from ...config.run_config import RunConfig
+from ...distributed.env import ENV_RUN_UID
+from ..wire.values import encode
 
 COMPARE, FIND = "compare", "find"
 
@@ -69,9 +69,9 @@ class Journal:
 
 
 def run_comparison(spec: dict[str, Any], journal: Journal) -> None:
-    from ..compare.comparison import Comparison
-    from ..run.signals import stop_on_signals
-    from ..store.recorder import recording
+    from ...compare.comparison import Comparison
+    from ...run.signals import stop_on_signals
+    from ...store.recorder import recording
 
     base = RunConfig.from_dict(spec["config"])
     comparison = Comparison(base, spec["overrides"], [lambda event: journal.write(event=encode(event))])
@@ -85,7 +85,7 @@ def run_comparison(spec: dict[str, Any], journal: Journal) -> None:
 
 
 def run_search(spec: dict[str, Any], journal: Journal) -> None:
-    from ..finder.search import find_batch_size
+    from ...finder.search import find_batch_size
 
     stop = threading.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
@@ -106,7 +106,7 @@ def run_search(spec: dict[str, Any], journal: Journal) -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m gpu_train_monitor.remote.job SPEC", file=sys.stderr)
+        print("usage: python -m gpu_train_monitor.remote.agent.job SPEC", file=sys.stderr)
         return 2
     os.environ.pop(ENV_RUN_UID, None)  # the agent's name for the job: its runs take names of their own
     spec_path = Path(argv[0])

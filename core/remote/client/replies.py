@@ -1,8 +1,8 @@
 """Who waits for which of the agent's lines: the requests sent and not answered yet, the streams open, and
 what ends them all when the link dies. Thread-safe: requests come from any thread, lines from the link's
 reader thread. Its own module because routing replies and stream lines (and failing them together) is a job
-apart from the connection's handshake and process (gpu_train_monitor.remote.link,
-gpu_train_monitor.remote.transport)."""
+apart from the connection's handshake and process (gpu_train_monitor.remote.client.link,
+gpu_train_monitor.remote.client.transport)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.text import Message
+from ...base.text import Message
 from .failures import ConnectionLost, RemoteError
 
 

@@ -1,6 +1,6 @@
 """A followed run's chunks in few bytes (`"rows": "columns"`), and back, without changing a single stored value.
 
-A fast run makes hundreds of steps a second and about ten reports; as JSON objects (or `"arrays"`) a step costs
+A fast run makes hundreds of steps a second and about ten reports; as JSON objects a step costs
 ~29 bytes (its loss as 17 digits) and a report ~150. Here, per stream (an `Encoder` on the agent, a `Decoder`
 on the client, each fed the stream's chunks in order):
 
@@ -15,9 +15,9 @@ on the client, each fed the stream's chunks in order):
 - the run row: without its uid once the first chunk said it; left out when nothing else changed. Empty tables
   are left out.
 
-The columns' order travels in the first chunk ("columns", as for "arrays"). Floats other than losses travel as
+The columns' order travels in the first chunk ("columns"). Floats other than losses travel as
 JSON's shortest exact text, so every value comes back as read from the remote store (non-finite report
-values are null, as in the other modes; an infinite loss stays infinite here).
+values are null, as in objects; an infinite loss stays infinite here).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from ..base.text import Message
+from ...base.text import Message
 from .protocol import BAD_REQUEST, CHUNK_TABLES, ProtocolError
 
 MODE = "columns"

@@ -1,12 +1,12 @@
-"""The agent's server loop: `gpu-train-monitor agent` on the GPU machine, speaking gpu_train_monitor.remote.protocol on
-its stdin and stdout (the SSH session's pipe).
+"""The agent's server loop: `gpu-train-monitor agent` on the GPU machine, speaking
+gpu_train_monitor.remote.wire.protocol on its stdin and stdout (the SSH session's pipe).
 
 It says hello at once, then wants the client's hello (same protocol version, or it answers a `version` error and
 exits EXIT_VERSION) before any other request. Requests are read in the main thread and answered in order; the
 stream ops (readings, follow) run in a thread each and write their lines in between. Every line is written whole
 under one lock. A malformed, oversized or unknown request is answered with an error and the agent goes on.
 End of input (the connection dropped, the client closed) ends the agent at once, exit 0, and never stops the
-runs it started: they run in sessions of their own (gpu_train_monitor.remote.spawn).
+runs it started: they run in sessions of their own (gpu_train_monitor.remote.agent.spawn).
 """
 
 from __future__ import annotations
@@ -14,16 +14,15 @@ from __future__ import annotations
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from ..base.errors import ConfigError, UserError
-from ..base.text import Message
-from ..store.run_store import RunNotFound, RunStore
-from .agent_policy import AgentPolicy
-from .protocol import (
+from ...base.errors import ConfigError, UserError
+from ...base.text import Message
+from ...store.run_store import RunNotFound, RunStore
+from ..wire.protocol import (
     BAD_REQUEST,
     EXIT_VERSION,
     INTERNAL,
@@ -44,6 +43,7 @@ from .protocol import (
     stream_end,
     version_mismatch,
 )
+from .policy import AgentPolicy
 from .spawn import Spawner
 
 STREAM_JOIN_S = 1.0  # how long the agent waits for its stream threads when it ends
@@ -87,12 +87,25 @@ class StartStream:
     run: Callable[[Stream], None]
 
 
+Op = Callable[["Agent", int, dict[str, Any]], Any]  # an op: (agent, request id, request) -> result or StartStream
+
+
 class Agent:
-    """Serves one connection: `serve()` returns the exit code."""
+    """Serves one connection: `serve()` returns the exit code. `ops` is the op table (agent.ops.OPS): handed in,
+    so this loop imports none of the ops that import it."""
 
     def __init__(
-        self, store: RunStore, stdin: IO[bytes], stdout: IO[bytes], app: str, host: str, allowed: tuple[Path, ...] = ()
+        self,
+        store: RunStore,
+        stdin: IO[bytes],
+        stdout: IO[bytes],
+        app: str,
+        host: str,
+        allowed: tuple[Path, ...] = (),
+        *,
+        ops: Mapping[str, Op],
     ) -> None:
+        self.ops = ops
         self.store = store  # the main thread's connection; each stream opens its own
         self.store_path = Path(store.path)
         self.app = app
@@ -123,7 +136,7 @@ class Agent:
 
     # ---- the loop --------------------------------------------------------------------------------
     def serve(self) -> int:
-        from ..store.schema import SCHEMA_VERSION
+        from ...store.schema import SCHEMA_VERSION
 
         self.send(agent_hello(self.app, self.host, str(self.store_path), SCHEMA_VERSION))
         reaper = threading.Thread(target=self._reap, name="agent-reaper", daemon=True)
@@ -167,15 +180,13 @@ class Agent:
         return True, None
 
     def _handle(self, request: dict[str, Any]) -> None:
-        from .agent_ops import OPS
-
         raw_id = request.get("id")
         request_id = raw_id if _is_int(raw_id) else None
         try:
             if request_id is None:
                 raise ProtocolError(BAD_REQUEST, Message("a request needs an integer id"))
             op = request.get("op")
-            handler = OPS.get(op) if isinstance(op, str) else None
+            handler = self.ops.get(op) if isinstance(op, str) else None
             if handler is None:
                 raise ProtocolError(BAD_REQUEST, Message("no such op: {op}", op=repr(op)))
             result = handler(self, request_id, request)

@@ -1,10 +1,10 @@
-"""A job on another machine (a comparison or a batch-size search, gpu_train_monitor.remote.agent_jobs): starting it,
+"""A job on another machine (a comparison or a batch-size search, gpu_train_monitor.remote.agent.job_ops): starting it,
 steering it, and following its journal to the end across dropped connections.
 
 The journal is a list of lines; this side holds how many it has handled and, after a drop, asks again from there
-(reconnecting with gpu_train_monitor.remote.follow's back-off), so no line is handled twice or missed while the job goes
-on there. Failures no retry mends (authentication, an unknown host, a missing agent, another version) end the follow
-at once, as they end a followed run's.
+(reconnecting with gpu_train_monitor.remote.client.follow's back-off), so no line is handled twice or missed while the
+job goes on there. Failures no retry mends (authentication, an unknown host, a missing agent, another version) end the
+follow at once, as they end a followed run's.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from ..base.text import Message
+from ...base.text import Message
+from ..wire.protocol import MAX_REPLY_BYTES, NOT_FOUND
 from .failures import RemoteError, RemoteRequestFailed
 from .follow import (
     AGAIN,
@@ -33,7 +34,6 @@ from .follow import (
     wait_to_reconnect,
 )
 from .link import LINK_CLOSED, LINK_LOST, AgentLink
-from .protocol import MAX_REPLY_BYTES, NOT_FOUND
 from .target import RemoteTarget
 
 MAX_INFLATED = 4 * MAX_REPLY_BYTES  # what one data may inflate to: a chunk of lines, never a bomb

@@ -22,10 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.errors import ConfigError, UserError
-from ..base.text import Message
-from ..config.run_config import RunConfig
-from ..config.user_callables import SPEC_FIELDS, is_spec
+from ...base.errors import ConfigError, UserError
+from ...base.text import Message
+from ...config.run_config import RunConfig
+from ...config.user_callables import SPEC_FIELDS, is_spec
 
 ALLOW_OPTION = "--allow FOLDER"
 

@@ -9,8 +9,8 @@ send `{"stream", "data"}` lines and finally `{"stream", "end": true, "reason"}`.
 
 Table rows travel as dicts of the store's own columns (the schema's, so a mirror can write them back
 unchanged) without `run_id`; a run row without `id`, except in the `runs` list, which has `id` and `live`.
-`follow` and `run` send rows as lists instead when asked for `"rows": "arrays"` (`rows_as_arrays`: the column
-names once, with a stream's first chunk; a client turns them back with `rows_from_arrays`): half the bytes.
+The client asks `follow` and `run` for `"rows": "columns"` (gpu_train_monitor.remote.wire.compact_rows: a fifth of
+the bytes); both ends speak the same protocol version (the hello checks it), so no other compact form is kept.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import sqlite3
 from collections.abc import Mapping
 from typing import IO, Any
 
-from ..base.outputs import strict_json
-from ..base.text import Message
-from ..run.signals import Control
-from ..store.schema import MIGRATIONS
+from ...base.outputs import strict_json
+from ...base.text import Message
+from ...run.signals import Control
+from ...store.schema import MIGRATIONS
 
 PROTOCOL_VERSION = 1
 MAX_REQUEST_BYTES = 64 * 1024  # a request line longer than this is refused (its rest read and dropped)
@@ -279,38 +279,6 @@ def stream_data(stream: int, data: Mapping[str, Any]) -> dict[str, Any]:
 
 def stream_end(stream: int, reason: str) -> dict[str, Any]:
     return {"stream": stream, "end": True, "reason": reason}
-
-
-def rows_as_arrays(chunk: Mapping[str, Any], with_columns: bool = True) -> dict[str, Any]:
-    """The chunk with each table's rows as lists in the order of CHUNK_TABLES' columns (what `follow` and `run`
-    send when asked for `"rows": "arrays"`: a report costs its values, not its column names too). The columns
-    travel as `"columns"` with the first chunk of a stream (`with_columns`) and with every `run` reply."""
-    compact = {key: value for key, value in chunk.items() if key not in CHUNK_TABLES}
-    if with_columns:
-        compact["columns"] = {table: list(columns) for table, columns in CHUNK_TABLES.items()}
-    for table, columns in CHUNK_TABLES.items():
-        compact[table] = [[row.get(column) for column in columns] for row in chunk.get(table, [])]
-    return compact
-
-
-def rows_from_arrays(chunk: Mapping[str, Any], columns: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """A chunk with rows as lists (`rows_as_arrays`) back to rows as dicts, by the chunk's own "columns" or else
-    `columns` (those of the stream's first chunk); a chunk without either is returned as it is (rows as dicts).
-    ProtocolError(bad_request) when a row does not match its columns."""
-    columns = chunk.get("columns", columns)
-    if columns is None:
-        return dict(chunk)
-    if not isinstance(columns, Mapping):
-        raise ProtocolError(BAD_REQUEST, Message("the chunk's columns are not an object"))
-    expanded = {key: value for key, value in chunk.items() if key != "columns"}
-    for table, names in columns.items():
-        rows = chunk.get(table) or []
-        if not isinstance(names, list) or not isinstance(rows, list):
-            raise ProtocolError(BAD_REQUEST, Message("the chunk's {table} are not lists", table=table))
-        if not all(isinstance(row, list) and len(row) == len(names) for row in rows):
-            raise ProtocolError(BAD_REQUEST, Message("a row of {table} does not match its columns", table=table))
-        expanded[table] = [dict(zip(names, row)) for row in rows]
-    return expanded
 
 
 def empty_chunk(run: Mapping[str, Any]) -> dict[str, Any]:

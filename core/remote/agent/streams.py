@@ -10,15 +10,15 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..base.text import Message
-from ..run.status import Status
-from ..store.run_store import RunNotFound, RunStore
-from . import compact_rows, store_rows
-from .protocol import rows_as_arrays
+from ...base.text import Message
+from ...run.status import Status
+from ...store.run_store import RunNotFound, RunStore
+from ..wire import compact_rows
+from . import store_rows
 from .spawn import launch_of
 
 if TYPE_CHECKING:
-    from .agent import Stream
+    from .server import Stream
 
 POLL_S = 0.2  # how often a followed run's store is read for new rows
 HEARTBEAT_EVERY_S = 10.0  # a run row whose only change is its heartbeat is sent this often (the mirror's liveness)
@@ -31,8 +31,8 @@ PROGRESS_COLUMNS = frozenset(
 
 def readings_stream(stream: Stream, spec: str, interval_s: float) -> None:
     """The device's memory as this host's probe reads it, and NVML's view of the whole GPU where it has one."""
-    from ..device import nvml
-    from ..memory.probe import MemoryProbe  # torch: loaded by the probe, in this thread
+    from ...device import nvml
+    from ...memory.probe import MemoryProbe  # torch: loaded by the probe, in this thread
 
     try:
         probe = MemoryProbe(spec)
@@ -58,15 +58,13 @@ def readings_stream(stream: Stream, spec: str, interval_s: float) -> None:
 def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int, rows: str = "objects") -> None:
     """Send run `uid`'s rows after the cursor, then what is recorded while it runs, then `end` with its final
     status. A run started by an agent but not recorded yet is waited for while its process lives. `rows`:
-    "objects", "arrays" (lists in the order of the chunk's "columns": protocol.rows_as_arrays) or "columns"
-    (gpu_train_monitor.remote.compact_rows: the fewest bytes)."""
+    "objects" or "columns" (gpu_train_monitor.remote.wire.compact_rows: the fewest bytes)."""
     with RunStore(stream.agent.store_path) as store:
         run_id = _wait_for_run(stream, store, uid)
         if run_id is None:
             return
         delta = RunDelta()
         encoder = compact_rows.Encoder() if rows == compact_rows.MODE else None
-        columns_sent = False
         dead_polls = 0
         while True:
             try:
@@ -80,9 +78,6 @@ def follow_stream(stream: Stream, uid: str, after_step: int, after_seq: int, row
                     chunk["run"] = (changed if index == 0 else {}) or {"uid": uid}
                     if encoder is not None:
                         chunk = encoder.encode(chunk)
-                    elif rows == "arrays":
-                        chunk = rows_as_arrays(chunk, with_columns=not columns_sent)
-                        columns_sent = True
                     if not stream.data(chunk):
                         break
                 delta.sent(changed, time.monotonic())

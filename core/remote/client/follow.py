@@ -1,8 +1,8 @@
 """Following a remote run into the local store, across dropped connections, until it ends.
 
 The agent streams the run's rows after a cursor (first what was recorded, then live); each chunk is written
-into the local store (gpu_train_monitor.remote.mirror). When the link drops (a laptop's Wi-Fi, a sleeping lid, a killed
-ssh), the run on the remote goes on; this side reconnects with back-off (1, 2, 4 .. 30 s) and asks again
+into the local store (gpu_train_monitor.remote.client.mirror). When the link drops (a laptop's Wi-Fi, a sleeping lid, a
+killed ssh), the run on the remote goes on; this side reconnects with back-off (1, 2, 4 .. 30 s) and asks again
 from the cursor read back from the local store, so no step is lost and none is written twice. A link that
 stays silent is pinged: one that does not answer is treated as dropped (ssh's own keep-alive would notice
 too, later). Failures no retry can mend (authentication, unknown host, a missing agent, another version)
@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..base.text import Message
-from ..store.run_store import RunStore
-from . import compact_rows
+from ...base.text import Message
+from ...store.run_store import RunStore
+from ..wire import compact_rows
+from ..wire.protocol import NOT_FOUND, ProtocolError
 from .failures import (
     AgentMissing,
     AuthenticationFailed,
@@ -32,7 +33,6 @@ from .failures import (
 )
 from .link import LINK_CLOSED, LINK_LOST, AgentLink
 from .mirror import MirrorError, cursor, mirror_chunk
-from .protocol import BAD_REQUEST, NOT_FOUND, ProtocolError, rows_from_arrays
 from .target import RemoteTarget
 
 CONNECTING = "connecting"
@@ -180,7 +180,6 @@ def _follow(
     """One connection's part: the stream from the local cursor, written as it comes (as copied from `origin`); how
     the stream ended (reason, the agent's words or the link's failure)."""
     lines: queue.Queue[tuple[str, Any]] = queue.Queue()
-    rows = compact_rows.MODE
     while True:
         after_step, after_seq = cursor(store, uid)
         try:
@@ -191,19 +190,15 @@ def _follow(
                 uid=uid,
                 after_step=after_step,
                 after_seq=after_seq,
-                rows=rows,  # compact_rows: a fifth of the bytes of objects
+                rows=compact_rows.MODE,  # a fifth of the bytes of objects
             )
             break
         except RemoteRequestFailed as exc:  # not there yet (started by hand a moment ago): ask again
-            if exc.kind == BAD_REQUEST and rows == compact_rows.MODE:  # an agent of before "columns"
-                rows = "arrays"
-                continue
             if exc.kind != NOT_FOUND or time.monotonic() >= appear_by or stop.is_set():
                 raise
             stop.wait(0.5)
     state(FOLLOWING)
-    columns: dict[str, Any] | None = None
-    decoder = compact_rows.Decoder() if rows == compact_rows.MODE else None
+    decoder = compact_rows.Decoder()
     quiet_since = time.monotonic()
     while True:
         try:
@@ -219,16 +214,13 @@ def _follow(
         quiet_since = time.monotonic()
         if kind == "end":
             return str(value), link.end_messages.get(stream, "") or str(link.failure or "")
-        columns = value.get("columns", columns)
-        mirror_chunk(store, expanded(value, columns, decoder), uid, origin=origin)
+        mirror_chunk(store, expanded(value, decoder), uid, origin=origin)
 
 
-def expanded(
-    chunk: dict[str, Any], columns: dict[str, Any] | None, decoder: compact_rows.Decoder | None = None
-) -> dict[str, Any]:
-    """A chunk whose rows came as lists (`"rows": "arrays"`) or compacted (`"columns"`: by the stream's
-    `decoder`) with rows as dicts again; MirrorError when its rows do not match their columns."""
+def expanded(chunk: dict[str, Any], decoder: compact_rows.Decoder) -> dict[str, Any]:
+    """A chunk whose rows came compacted (`"rows": "columns"`) with rows as dicts again, by the stream's
+    `decoder` (a fresh one for each `run` reply); MirrorError when its rows do not match their columns."""
     try:
-        return decoder.decode(chunk) if decoder is not None else rows_from_arrays(chunk, columns)
+        return decoder.decode(chunk)
     except ProtocolError as exc:
         raise MirrorError(Message("the agent sent a chunk that cannot be read: {error}", error=str(exc))) from None

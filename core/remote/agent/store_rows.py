@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.text import Message
-from ..store.run_store import RunNotFound, RunStore
-from .protocol import (
+from ...base.text import Message
+from ...store.run_store import RunNotFound, RunStore
+from ..wire.protocol import (
     CHUNK_BYTES,
     EVENT_COLUMNS,
     RANK_REPORT_COLUMNS,

@@ -1,5 +1,5 @@
 """The client's connection to the agent: `ssh -T HOST gpu-train-monitor agent` as a child process, spoken to
-in gpu_train_monitor.remote.protocol's JSON lines.
+in gpu_train_monitor.remote.wire.protocol's JSON lines.
 
 API (what the window and the CLI use; REMOTE.md's "client side", plus `ping`, `cancel` and `alive`):
 
@@ -16,8 +16,8 @@ API (what the window and the CLI use; REMOTE.md's "client side", plus `ping`, `c
 
 Every error is a RemoteError (a UserError: one line). One reader thread reads the agent's lines and hands
 each reply to the request waiting for it and each stream line to its callbacks, which run on that thread:
-they must be quick and must not call `request` (queue the data instead, as gpu_train_monitor.remote.follow does). A
-transport that dies ends every waiting request with ConnectionLost at once and every stream with LINK_LOST;
+they must be quick and must not call `request` (queue the data instead, as gpu_train_monitor.remote.client.follow does).
+A transport that dies ends every waiting request with ConnectionLost at once and every stream with LINK_LOST;
 nothing waits longer than its timeout.
 """
 
@@ -30,8 +30,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..base.text import Message
-from . import protocol
+from ...base.text import Message
+from ...device.system_info import app_version  # what the hello says
+from ..wire import protocol
 from .failures import (
     AgentMissing,
     AuthenticationFailed,
@@ -70,13 +71,6 @@ LINK_LOST = "connection lost"  # a stream's end reason when the link dropped bef
 LINK_CLOSED = "closed"  # ... when this side closed the link
 CANCEL_TIMEOUT_S = 2.0  # how long `cancel` waits for the agent's answer (its callbacks are off at once anyway)
 NOISE_LINES = 200  # lines a login shell may print before the agent's hello (a chatty .bashrc): skipped
-
-
-def app_version() -> str:
-    """This app's version, said in the hello (gpu_train_monitor.__version__)."""
-    from .. import __version__
-
-    return __version__
 
 
 class AgentLink:

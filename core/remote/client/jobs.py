@@ -1,9 +1,9 @@
 """Compare and the batch-size finder on another machine, for the CLI and the window alike.
 
 `RemoteComparison` is a `gpu_train_monitor.compare.comparison.Comparison` whose runs train on the remote: the agent
-starts the comparison there (`compare`, gpu_train_monitor.remote.agent_jobs), and this side follows its journal
-(gpu_train_monitor.remote.journal_follow) and emits the very events a local comparison emits, rebuilt by
-gpu_train_monitor.remote.wire_values, to the same observers: the CLI's progress bars and table, the window's race and
+starts the comparison there (`compare`, gpu_train_monitor.remote.agent.job_ops), and this side follows its journal
+(gpu_train_monitor.remote.client.journal_follow) and emits the very events a local comparison emits, rebuilt by
+gpu_train_monitor.remote.wire.values, to the same observers: the CLI's progress bars and table, the window's race and
 live plots, and the recorder, which records each run here with the remote's times and host (`RunRecorder.record_at`), as
 a mirrored run is recorded. Stop, Pause and Clear cache go to the job there. `remote_find_batch_size` is
 `gpu_train_monitor.finder.search.find_batch_size` there: its trials reach `on_trial` as they are measured, its answer
@@ -16,16 +16,16 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..base.errors import ConfigError, UserError
-from ..base.text import Message, message_from_json
-from ..config.run_config import RunConfig
-from ..run.controls import RunControls
-from ..run.events import ContenderEvent, RunFinished
+from ...base.errors import ConfigError, UserError
+from ...base.text import Message, message_from_json
+from ...config.run_config import RunConfig
+from ...run.controls import RunControls
+from ...run.events import ContenderEvent, RunFinished
+from ..wire.values import decode
 from .failures import RemoteError
 from .journal_follow import JobHandle, follow_journal
 from .link import AgentLink
 from .target import RemoteTarget
-from .wire_values import decode
 
 STOP_GRACE_S = 10.0  # after a stop, how long the job's own end is waited for before the follow gives up
 DEVICE_TYPES = ("cuda", "mps")  # a spec's type as the remote will resolve it; anything else trains on a CPU
@@ -51,8 +51,8 @@ class RemoteComparison(RunControls):
         *,
         link_factory: Callable[[RemoteTarget], AgentLink] = AgentLink,
     ) -> None:
-        from ..compare.plan import plan
-        from ..model.models import resolve_model
+        from ...compare.plan import plan
+        from ...model.models import resolve_model
 
         super().__init__(observers)
         self.target = target
@@ -85,7 +85,7 @@ class RemoteComparison(RunControls):
         return _result(end)
 
     def _line(self, line: dict[str, Any], owner: tuple[int, float, str]) -> None:
-        from ..compare.events import ComparisonStarted
+        from ...compare.events import ComparisonStarted
 
         event = decode(line.get("event"))
         if isinstance(event, ComparisonStarted):

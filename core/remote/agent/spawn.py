@@ -20,9 +20,9 @@ from pathlib import Path
 
 import psutil
 
-from ..base.errors import UserError
-from ..base.text import Message
-from ..distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
+from ...base.errors import UserError
+from ...base.text import Message
+from ...distributed.env import ENV_RUN_UID, ENV_STOP_WITH_PID
 
 LOG_FOLDER_SUFFIX = "-remote-logs"  # runs.sqlite3 -> runs.sqlite3-remote-logs/
 UID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")  # a file name too: no separators, no leading dot

@@ -2,7 +2,7 @@
 `StartStream` for the stream ops. Nothing else exists: no shell, no file access beyond the store, no command
 strings (a run's command is built from a validated RunConfig; a watched script's argv is a list).
 
-Shapes (gpu_train_monitor.remote.protocol has the line format):
+Shapes (gpu_train_monitor.remote.wire.protocol has the line format):
 - ping {} -> {"at": unix time}
 - devices {} -> {"devices": [{"spec", "kind", "name", "capacity_bytes", "free_bytes", "used_bytes"}]}
 - readings {"device": spec, "interval_s": 1.0} -> stream of {"at", "device", "sample", "nvml"}
@@ -11,15 +11,15 @@ Shapes (gpu_train_monitor.remote.protocol has the line format):
 - run {"run_id": int} or {"uid": str} ("id" is the request's own), optional "after_step", "after_seq", "rows"
   -> a chunk (run row without id, steps, reports, rank_reports, events) and "complete": false when more rows
   remain (ask again from the last step and seq received)
-- follow {"uid", "after_step": 0, "after_seq": 0, "rows": "objects" | "arrays" | "columns"} -> stream of chunks:
+- follow {"uid", "after_step": 0, "after_seq": 0, "rows": "objects" | "columns"} -> stream of chunks:
   backfill, then live, then end (reason: the run's final status; "failed" with a "message" when its process ended before
   recording it). The first chunk has the whole run row, later ones its uid and the columns that changed.
 - start {"config": RunConfig dict, "uid"?, "name"?} -> {"uid", "pid"}
 - watch {"argv": [script, args...], "cwd"?, "name"?, "uid"?} -> {"uid", "pid"}
 - control {"uid", "control": "stop" | "pause" | "clear_cache"} -> {} (a run's uid, or a job's:
-  gpu_train_monitor.remote.agent_jobs)
+  gpu_train_monitor.remote.agent.job_ops)
 - compare, find and journal: a comparison or a batch-size search started here, and its journal
-  (gpu_train_monitor.remote.agent_jobs has their shapes)
+  (gpu_train_monitor.remote.agent.job_ops has their shapes)
 - cancel {"stream": id} -> {} (the stream then ends with reason "cancelled")
 """
 
@@ -29,25 +29,25 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import psutil
 
-from ..base.errors import UserError
-from ..base.text import Message
-from ..config.command_line import command_line
-from ..config.run_config import RunConfig
-from ..run.signals import Control, signal_number
-from ..store.run_store import RunNotFound, RunStore
-from . import compact_rows, store_rows
-from .agent import Agent, StartStream
-from .agent_args import argument, new_uid
-from .agent_jobs import compare as compare_op
-from .agent_jobs import control_job, find, journal
-from .agent_streams import follow_stream, readings_stream
-from .protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError, rows_as_arrays
+from ...base.errors import UserError
+from ...base.text import Message
+from ...config.command_line import command_line
+from ...config.run_config import RunConfig
+from ...run.signals import Control, signal_number
+from ...store.run_store import RunNotFound, RunStore
+from ..wire import compact_rows
+from ..wire.protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError
+from . import store_rows
+from .args import argument, new_uid
+from .job_ops import compare as compare_op
+from .job_ops import control_job, find, journal
+from .server import Agent, Op, StartStream
 from .spawn import Launch, check_uid, launch_of
+from .streams import follow_stream, readings_stream
 
 RUNS_PAGE_BYTES = MAX_REPLY_BYTES // 2  # a `runs` reply carries at most this much (runs hold their config's JSON)
 MAX_ARGV = 256  # a watched script's arguments: a list, bounded like the request line
@@ -63,7 +63,7 @@ def ping(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, An
 
 
 def devices(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
-    from ..device.devices import list_devices  # loads torch: only now
+    from ...device.devices import list_devices  # loads torch: only now
 
     found = list_devices()
     return {
@@ -109,9 +109,7 @@ def run(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any
     rows = _rows(request)
     chunks = store_rows.chunks(store_rows.snapshot(agent.store, run_id, after_step, after_seq), 2 * CHUNK_BYTES)
     chunk = {**chunks[0], "complete": len(chunks) == 1}
-    if rows == compact_rows.MODE:
-        return compact_rows.Encoder().encode(chunk)
-    return rows_as_arrays(chunk) if rows == "arrays" else chunk
+    return compact_rows.Encoder().encode(chunk) if rows == compact_rows.MODE else chunk
 
 
 def follow(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStream:
@@ -212,10 +210,11 @@ def cancel(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, 
 
 
 def _rows(request: dict[str, Any]) -> str:
-    """How the client asked for rows: "objects" (the default), "arrays" (lists) or "columns" (compact_rows)."""
+    """How the client asked for rows: "columns" (compact_rows: what the client asks for) or "objects" (the default:
+    rows as dicts of their columns, kept for people and tests reading the agent's lines by hand)."""
     rows = argument(request, "rows", str, "objects")
-    if rows not in ("objects", "arrays", compact_rows.MODE):
-        raise ProtocolError(BAD_REQUEST, Message("argument rows must be columns, objects or arrays"))
+    if rows not in ("objects", compact_rows.MODE):
+        raise ProtocolError(BAD_REQUEST, Message("argument rows must be columns or objects"))
     return rows
 
 
@@ -248,7 +247,7 @@ def _name_when_recorded(agent: Agent, launch: Launch, name: str) -> None:
     threading.Thread(target=wait_and_name, name=f"agent-name-{launch.uid}", daemon=True).start()
 
 
-OPS: dict[str, Callable[[Agent, int, dict[str, Any]], Any]] = {
+OPS: dict[str, Op] = {  # what the agent is handed (Agent(..., ops=OPS))
     "hello": hello,
     "ping": ping,
     "devices": devices,

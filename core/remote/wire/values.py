@@ -23,8 +23,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from ..base.errors import UserError
-from ..base.text import Message, message_from_json, message_to_json
+from ...base.errors import UserError
+from ...base.text import Message, message_from_json, message_to_json
 from .protocol import BAD_REQUEST, ProtocolError
 
 KNOWN_MODULES = (

@@ -1,7 +1,7 @@
 """The process that carries the agent's pipe: `ssh ... HOST gpu-train-monitor agent` (or a test's local
 command), its stdin for requests, its stdout for the agent's lines, and the tail of its stderr, where ssh and
 the remote shell say what went wrong. Its own module because starting, draining and ending a child process
-without ever blocking for long is a job apart from the protocol gpu_train_monitor.remote.link speaks over it.
+without ever blocking for long is a job apart from the protocol gpu_train_monitor.remote.client.link speaks over it.
 
 The transport runs in a session (and process group) of its own, so ending it ends the whole group: whatever
 ssh left behind (a ProxyCommand, a remote shell's background job in a test's local transport) would otherwise
@@ -20,7 +20,7 @@ import threading
 import time
 from typing import IO
 
-from ..base.text import Message
+from ...base.text import Message
 from .failures import RemoteError
 from .target import RemoteTarget
 

@@ -9,8 +9,8 @@ the PATH a non-interactive shell has), which the user fixes by naming the comman
 
 from __future__ import annotations
 
-from ..base.errors import UserError
-from ..base.text import Message
+from ...base.errors import UserError
+from ...base.text import Message
 
 SSH_FAILED = 255  # ssh's own exit code for its errors
 COMMAND_NOT_FOUND = 127  # a POSIX shell's exit code for a command it cannot find

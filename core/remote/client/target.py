@@ -13,8 +13,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from ..base.errors import UserError
-from ..base.text import Message
+from ...base.errors import UserError
+from ...base.text import Message
 
 ENV_SSH = "GPU_TRAIN_MONITOR_SSH"  # the ssh program and fixed options, split like a shell would
 DEFAULT_AGENT_COMMAND = ("gpu-train-monitor", "agent")

@@ -1,7 +1,7 @@
-"""The agent's jobs: a comparison or a batch-size search started on this machine (`gpu_train_monitor.remote.job`),
+"""The agent's jobs: a comparison or a batch-size search started on this machine (`gpu_train_monitor.remote.agent.job`),
 detached like a run, and its journal streamed to the other side from a line cursor.
 
-Shapes (gpu_train_monitor.remote.agent_ops lists every op):
+Shapes (gpu_train_monitor.remote.agent.ops lists every op):
 - compare {"config": RunConfig dict, "overrides": [dict, ...] (2 to 4 runs), "uid"?} -> {"uid", "pid"}
 - find {"config", "capacity"?: int, "margin"?, "start"?, "max_batch"?, "predict"?: true, "uid"?} -> {"uid", "pid"}
 - journal {"uid", "after": lines held already, "encoding"?: "deflate"} -> stream of {"lines": [journal objects],
@@ -23,18 +23,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..base.errors import ConfigError, UserError
-from ..base.text import Message
-from ..config.run_config import FINDER_BOUNDS, RunConfig
-from ..run.signals import Control, signal_number
-from .agent import StartStream
-from .agent_args import argument, new_uid
+from ...base.errors import ConfigError, UserError
+from ...base.text import Message
+from ...config.run_config import FINDER_BOUNDS, RunConfig
+from ...run.signals import Control, signal_number
+from ..wire.protocol import BAD_REQUEST, CHUNK_BYTES, ProtocolError
+from .args import argument, new_uid
 from .job import COMPARE, FIND, SPEC_SUFFIX, journal_path
-from .protocol import BAD_REQUEST, CHUNK_BYTES, ProtocolError
+from .server import StartStream
 from .spawn import check_uid, launch_of, log_folder
 
 if TYPE_CHECKING:
-    from .agent import Agent, Stream
+    from .server import Agent, Stream
 
 DEFLATE = "deflate"
 POLL_S = 0.2  # how often a followed journal is read for new lines
@@ -42,7 +42,7 @@ QUIET_POLLS = 3  # polls with no new line after the job's process is gone before
 
 
 def compare(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
-    from ..compare.plan import checked_overrides, plan
+    from ...compare.plan import checked_overrides, plan
 
     base = RunConfig.from_dict(argument(request, "config", dict))
     given = argument(request, "overrides", list)
@@ -55,7 +55,7 @@ def compare(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str,
 
 
 def find(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, Any]:
-    from ..finder.search import check_one_process, check_search_options
+    from ...finder.search import check_one_process, check_search_options
 
     config = RunConfig.from_dict(argument(request, "config", dict))
     check_one_process(config)
@@ -81,7 +81,8 @@ def find(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, An
 
 
 def _start(agent: Agent, request: dict[str, Any], spec: dict[str, Any], cwd: Path | None) -> dict[str, Any]:
-    """Write the job's spec and start `python -P -m gpu_train_monitor.remote.job SPEC` detached, as a run is started."""
+    """Write the job's spec and start `python -P -m gpu_train_monitor.remote.agent.job SPEC` detached, as a run
+    is started."""
     uid = new_uid(agent, request)
     folder = log_folder(agent.store_path)
     path = folder / f"{uid}{SPEC_SUFFIX}"
@@ -94,12 +95,12 @@ def _start(agent: Agent, request: dict[str, Any], spec: dict[str, Any], cwd: Pat
     except OSError as exc:
         raise UserError(Message("cannot start the job: {why}", why=exc.strerror or str(exc))) from None
     package = __name__.split(".")[0]  # gpu_train_monitor
-    launch = agent.spawner.start(uid, [sys.executable, "-P", "-m", f"{package}.remote.job", str(path)], cwd)
+    launch = agent.spawner.start(uid, [sys.executable, "-P", "-m", f"{package}.remote.agent.job", str(path)], cwd)
     return {"uid": uid, "pid": launch.pid, "started_at": launch.started_at}
 
 
 def journal(agent: Agent, request_id: int, request: dict[str, Any]) -> StartStream:
-    from ..store.run_store import RunNotFound
+    from ...store.run_store import RunNotFound
 
     uid = argument(request, "uid", str)
     after = argument(request, "after", int, 0)

@@ -27,12 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.errors import UserError
-from ..base.text import Message
-from ..run.status import Status
-from ..store.connection import store_problem
-from ..store.run_store import RunStore, StoreError
-from ..store.schema import transaction
+from ...base.errors import UserError
+from ...base.text import Message
+from ...run.status import Status
+from ...store.connection import store_problem
+from ...store.run_store import RunStore, StoreError
+from ...store.schema import transaction
 
 ROW_TABLES = ("steps", "reports", "rank_reports", "events")  # the tables a chunk carries rows of, besides runs
 JSON_COLUMNS = {"config", "started", "summary", "message_json", "data"}  # text columns that hold JSON
