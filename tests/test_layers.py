@@ -1,5 +1,6 @@
-"""The packages stay layered: import-linter's contracts in pyproject.toml hold, and no two sub-packages import
-each other (directly or round a longer loop), counting imports inside functions too.
+"""The packages stay layered: import-linter's contracts in pyproject.toml hold, no two sub-packages import
+each other (directly or round a longer loop), and no two modules do either, counting imports inside functions
+too (only imports under `if TYPE_CHECKING:`, which never run, are left out of the modules' loops).
 
 Both read the source without importing it (grimp parses it), laid out as the wheel installs it (gui/ inside
 gpu_train_monitor/), in one fresh interpreter that finds that copy first: about two seconds, no torch or Qt. The
@@ -8,6 +9,7 @@ torch-free and Qt-free rules for what loads at import time are tests/core/test_i
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -158,6 +160,65 @@ def test_no_import_cycle_between_sub_packages(read_imports: dict) -> None:
             )
             lines.append(f"  {module} -> {imported} (line {', '.join(str(n) for n in line_numbers)})")
     assert not lines, "import cycles between sub-packages:\n" + "\n".join(lines)
+
+
+def source_file(module: str) -> Path:
+    """The repository's file of `module`: `gpu_train_monitor.gui.x` is gui/x, any other `gpu_train_monitor.x` core/x
+    (a module's .py file, or a package's __init__.py)."""
+    parts = module.split(".")[1:]
+    path = ROOT / "gui" / Path(*parts[1:]) if parts[:1] == ["gui"] else ROOT / "core" / Path(*parts)
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def type_checking_lines(source: str) -> set[int]:
+    """The lines of every statement under `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`): imports there are for
+    type hints only and never run, so they close no loop."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        test = getattr(node, "test", None)
+        if isinstance(node, ast.If) and isinstance(test, (ast.Name, ast.Attribute)):
+            if (test.id if isinstance(test, ast.Name) else test.attr) == "TYPE_CHECKING":
+                for statement in node.body:
+                    lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+    return lines
+
+
+def test_type_checking_lines_are_only_those_under_the_if() -> None:
+    source = "from a import b\nif TYPE_CHECKING:\n    from c import (\n        d,\n    )\nelse:\n    import e\n"
+    assert type_checking_lines(source) == {3, 4, 5}
+    assert type_checking_lines("import typing\nif typing.TYPE_CHECKING:\n    import f\n") == {3}
+
+
+def module_graph(imports: list) -> tuple[dict[str, set[str]], dict[tuple[str, str], list[int]]]:
+    """Module -> the modules it imports where at least one of those imports runs (not under TYPE_CHECKING), and
+    the lines of those imports for each pair."""
+    edges: dict[str, set[str]] = {}
+    lines: dict[tuple[str, str], list[int]] = {}
+    skipped: dict[str, set[int]] = {}
+    for module, imported, line_numbers in imports:
+        if module not in skipped:
+            skipped[module] = type_checking_lines(source_file(module).read_text(encoding="utf-8"))
+        running = [number for number in line_numbers if number not in skipped[module]]
+        if running and imported.startswith("gpu_train_monitor") and imported != module:
+            edges.setdefault(module, set()).add(imported)
+            lines[module, imported] = running
+    return edges, lines
+
+
+def test_no_import_cycle_between_modules(read_imports: dict) -> None:
+    """A loop of modules (in one package or across them) fails, naming its modules, one shortest loop through
+    them, and every import among them (each closes a loop: file and line), the ones to break it at."""
+    edges, lines = module_graph(read_imports["imports"])
+    assert any(module.startswith(f"{GUI}.") for module in edges)  # gui's modules were read, not only core's
+    report = []
+    for group in package_cycles(edges):
+        report.append(f"a loop among {', '.join(group)} (one: {' -> '.join(shortest_cycle(edges, group))}):")
+        for module in group:
+            where = source_file(module).relative_to(ROOT)
+            for imported in sorted(edges[module] & set(group)):
+                numbers = ", ".join(map(str, lines[module, imported]))
+                report.append(f"  {module} -> {imported} ({where}, line {numbers})")
+    assert not report, "import cycles between modules:\n" + "\n".join(report)
 
 
 def test_nothing_imports_a_top_level_core_or_gui() -> None:

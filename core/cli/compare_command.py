@@ -21,7 +21,8 @@ from ..run.events import ContenderEvent, Event, RunFinished
 from ..run.signals import stop_on_signals
 from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from .options import PROG, command_protection, comparison_from_args, option_message
-from .run_command import recording_as_asked
+from .recording import recording_as_asked
+from .remote_options import remote_target
 from .stdout import out, save_json
 
 
@@ -32,8 +33,6 @@ def command_compare(args: argparse.Namespace) -> int:
     if args.json:
         check_distinct_outputs({"json": args.json}, command_protection(args, [base, *overrides]))
         check_output_path("json", args.json)
-    from .remote_commands import remote_target
-
     target = remote_target(args)
     if target is not None:  # the runs train there, followed here (and recorded in --runs-db with that host)
         from ..remote.client.jobs import RemoteComparison

@@ -11,6 +11,7 @@ from ..base.outputs import check_distinct_outputs, check_output_path
 from ..base.text import printable
 from ..run.status import EXIT_INTERRUPTED, EXIT_USER_ERROR
 from .options import PROG, command_protection, config_from_args
+from .remote_options import remote_target
 from .stdout import out, save_json
 
 
@@ -35,8 +36,6 @@ def command_find_batch_size(args: argparse.Namespace) -> int:
         )
 
     note = TRIAL_NOTE if args.no_predict else PREDICTED_NOTE
-    from .remote_commands import remote_target
-
     target = remote_target(args)
     where = config.device if target is None else f"{config.device} on {target.host}"
     print(f"searching on {where} with {config.model}, {note}", file=sys.stderr, flush=True)

@@ -30,6 +30,7 @@ from .options import (
     parse_bytes,
     user_error_line,
 )
+from .remote_options import add_remote_options
 from .run_command import command_run
 from .stdout import StdoutFailed, flush_stdout, out, stdout_gone
 from .version import version_line
@@ -57,8 +58,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_checkpoint_options(run)
     add_record_options(run)
-    from .remote_commands import add_remote_options
-
     add_remote_options(run, "train")
     run.add_argument(
         "--dist-timeout",
@@ -150,13 +149,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stdout_gone(exc)
 
 
+def rank_main(argv: list[str]) -> int:
+    """A rank's entry point under `--nproc`'s launcher: the same command line, run as one rank (`main` sees
+    RANK / WORLD_SIZE and trains its part). Here, where every command is known: `run` is handed it."""
+    from .progress import thread_lock_for_progress_bars  # tqdm: loaded by a run, not by every command
+
+    thread_lock_for_progress_bars()
+    return main(argv)
+
+
 def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what each rank of a data-parallel run runs again
     try:
         if args.command == "run":
-            return command_run(args)
+            return command_run(args, rank_main)
         if args.command == "devices":
             return command_devices(args.json)
         if args.command == "models":

@@ -115,6 +115,13 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
     return base.replace(**changes) if changes else base
 
 
+def store_path(runs_db: str | None) -> Path:
+    """The run store --runs-db names, else the default one: where `runs` reads and a remote run is followed into."""
+    from ..store.run_store import default_store_path  # the store loads only for a command that uses it
+
+    return Path(runs_db).expanduser() if runs_db else default_store_path()
+
+
 def command_protection(args: object, configs: Iterable[object] = ()) -> list[Protected]:
     """What a command's outputs must not replace: the run store it records into (unless --no-record), the
     checkpoint it resumes, and each config's (a RunConfig, or a compare --vs's overrides) --data-dir files

@@ -1,4 +1,5 @@
-"""`--remote HOST`: the CLI's commands on another machine's run store, through the agent over the user's ssh.
+"""`--remote HOST`: the CLI's commands on another machine's run store, through the agent over the user's ssh
+(the options themselves: gpu_train_monitor.cli.remote_options).
 
 `runs list --remote HOST` lists the remote store's runs; `runs show/export ID --remote HOST` fetch the run's
 rows, copy them into a temporary store (under the remote's id) and print or write them exactly as for a local
@@ -17,48 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..base.text import Message
-from .options import PROG
+from .options import PROG, config_from_args, store_path
+from .remote_options import check_remote_run_options, remote_target
+from .runs_output import print_run, print_runs, write_export
+from .watched_script import PYTHON
 
 MAX_RUN_PAGES = 1000  # pages of a remote `runs` list (about a thousand runs each): more is an agent that loops
 
 if TYPE_CHECKING:
     from ..remote.client.link import AgentLink
     from ..remote.client.target import RemoteTarget
-
-
-def add_remote_options(parser: argparse.ArgumentParser, what: str) -> None:
-    """--remote HOST and --agent-command CMD on a command that can work on another machine."""
-    group = parser.add_argument_group("another machine (over ssh)")
-    group.add_argument(
-        "--remote",
-        metavar="HOST",
-        help=f"{what} on HOST instead of here, through `ssh -T HOST gpu-train-monitor agent` (an ssh config "
-        "alias, user@host or user@host:port; keys or an ssh agent, no password prompt); nothing listens on a port",
-    )
-    group.add_argument(
-        "--agent-command",
-        metavar="CMD",
-        help="with --remote: the command that starts the agent on HOST when gpu-train-monitor is not on the "
-        "PATH of its non-interactive shell, e.g. '~/venv/bin/gpu-train-monitor agent' (default: "
-        "gpu-train-monitor agent)",
-    )
-
-
-def remote_target(args: argparse.Namespace) -> RemoteTarget | None:
-    """The machine --remote names (None without it); --agent-command or --remote-cwd alone is refused (either
-    would be ignored without a word)."""
-    from ..base.errors import UserError
-    from ..remote.client.target import RemoteTarget
-
-    host = getattr(args, "remote", None)
-    agent_command = getattr(args, "agent_command", None)
-    if host is None:
-        if agent_command:
-            raise UserError(Message("--agent-command names the agent on another machine: give --remote HOST too"))
-        if getattr(args, "remote_cwd", None):
-            raise UserError(Message("--remote-cwd names a folder on another machine: give --remote HOST too"))
-        return None
-    return RemoteTarget.parse(host, agent_command)
 
 
 @contextlib.contextmanager
@@ -89,16 +58,12 @@ def command_runs_remote(args: argparse.Namespace, target: RemoteTarget) -> int:
             return _list(link, args.search, args.json)
         chunks = _whole_run(link, args.id)
     with _copied(chunks, target.host) as store:
-        from .runs_command import _export, _show
-
         if args.runs_command == "show":
-            return _show(store, args.id, args.json)
-        return _export(store, args.id, args.format, args.out, args.smoothing, "")
+            return print_run(store, args.id, args.json)
+        return write_export(store, args.id, args.format, args.out, args.smoothing, "")
 
 
 def _list(link: AgentLink, search: str, as_json: bool) -> int:
-    from .runs_command import print_runs
-
     where = Message("{host} ({store})", host=link.target.host, store=str(link.hello.get("store", "?")))
     return print_runs([run_row(row) for row in all_runs(link, search)], search, as_json, f"on {where}")
 
@@ -209,31 +174,9 @@ def _copied(chunks: list[dict[str, Any]], origin: str) -> Iterator[Any]:
             store.close()
 
 
-def check_remote_run_options(args: argparse.Namespace) -> None:
-    """What `run --remote` cannot do: said before anything starts."""
-    from ..base.errors import ConfigError
-
-    refused = {
-        "resume": "resume the checkpoint on that machine itself",
-        "memory_snapshot": "take the snapshot on that machine itself",
-        "no_record": "the run is followed through its record: leave --no-record out",
-        "checkpoint_dir": "the run saves checkpoints in that machine's default folder",
-        "checkpoint_every": "the run saves checkpoints at epoch ends only",
-    }
-    for field, why in refused.items():
-        if getattr(args, field, None):
-            raise ConfigError(field, Message("not with --remote: {why}", why=why))
-    if getattr(args, "preset", None) and (getattr(args, "device", None) or "auto").strip().lower() == "auto":
-        raise ConfigError(
-            "preset",
-            Message("with --remote, give --device too: a preset's settings depend on the remote device's kind"),
-        )
-
-
 def watch_argv(command: list[str]) -> list[str]:
     """The arguments after `python` of a command to watch on another machine (only Python scripts there)."""
     from ..base.errors import UserError
-    from .watch_command import PYTHON
 
     if not command:
         raise UserError(Message("give the command to run after --, e.g. watch --remote HOST -- python train.py"))
@@ -248,23 +191,11 @@ def watch_argv(command: list[str]) -> list[str]:
     return command[1:]
 
 
-def add_remote_watch_options(parser: argparse.ArgumentParser) -> None:
-    """watch's --remote, --agent-command and --remote-cwd."""
-    add_remote_options(parser, "run the script")
-    parser.add_argument(
-        "--remote-cwd",
-        metavar="DIR",
-        help="with --remote: the folder on HOST the script runs in (default: the home folder ssh logs into)",
-    )
-
-
 def command_run_remote(args: argparse.Namespace) -> int:
     """`run --remote HOST [run options]`: checked here, started there, followed into the local store."""
     from ..base.errors import UserError
     from ..base.outputs import check_output_path
-    from .options import config_from_args
     from .remote_follow import start_and_follow
-    from .runs_command import store_path
 
     target = remote_target(args)  # --agent-command alone: its error
     if target is None:
@@ -280,7 +211,6 @@ def command_watch_remote(args: argparse.Namespace, command: list[str]) -> int:
     """`watch --remote HOST [--name N] -- python train.py ARGS`: the script runs there, followed here."""
     from ..base.errors import UserError
     from .remote_follow import start_and_follow
-    from .runs_command import store_path
 
     target = remote_target(args)
     if target is None:

@@ -36,6 +36,8 @@ from ..remote.wire.protocol import NOT_FOUND
 from ..run.signals import CONTROL_SIGNALS, Control, ignore_control_signals, signal_number
 from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, Status
 from .options import PROG
+from .summary_text import summary_text
+from .watched_script import SCRIPT_EXITED
 
 WAIT_FOR_RUN_S = 30.0  # a run the agent does not know yet is asked for this long (it waits for runs it started)
 PROGRESS_EVERY_S = 1.0
@@ -265,7 +267,6 @@ def _report_end(args: argparse.Namespace, store_path: Path, uid: str, status: St
     """The summary (stdout), why it ended (stderr), --summary-json, and the exit code of the run's status."""
     from ..run.summary import RunSummary
     from ..store.run_store import RunStore
-    from .run_command import summary_text
     from .stdout import out, save_json
 
     with RunStore(store_path) as store:
@@ -295,8 +296,6 @@ def _report_end(args: argparse.Namespace, store_path: Path, uid: str, status: St
 
 def _script_exit_code(row: Any) -> int | None:
     """The exit code of a watched script that failed so (what a local `watch` exits with); None otherwise."""
-    from .watch_command import SCRIPT_EXITED
-
     message = None if row is None else row.message
     if not isinstance(message, Message) or message.template != SCRIPT_EXITED:
         return None

@@ -6,10 +6,9 @@ records the run). The exit code says how the run ended (gpu_train_monitor.run.st
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..base.errors import ConfigError
 from ..base.outputs import check_distinct_outputs, check_output_path
@@ -26,14 +25,19 @@ from .options import (
     option_message,
     resumed_config_from_args,
 )
+from .recording import recording_as_asked
 from .stdout import out, save_json
+from .summary_text import summary_text
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
     from ..run.events import RunFinished
-    from ..run.summary import RunSummary
+
+RankEntry = Callable[[list[str]], int]  # a rank's entry point: its command line -> its exit code
 
 
-def command_run(args: argparse.Namespace) -> int:
+def command_run(args: argparse.Namespace, rank_entry: RankEntry) -> int:
+    """`run`, here or on another machine; `rank_entry` (a module-level function: it is pickled by name) runs the
+    same command line again in each rank of a data-parallel run, which only the CLI's dispatch can do."""
     if getattr(args, "remote", None) or getattr(args, "agent_command", None):  # on another machine, followed here
         from .remote_commands import command_run_remote
 
@@ -53,7 +57,7 @@ def command_run(args: argparse.Namespace) -> int:
             ),
         )
     if context is not None or config.nproc > 1:
-        return command_data_parallel(args, config, context)
+        return command_data_parallel(args, config, context, rank_entry)
     checkpoints = checkpoint_policy(args)
     for field in ("summary_json", "memory_snapshot"):  # a bad path fails now, not after the run
         if getattr(args, field):
@@ -96,59 +100,6 @@ def report_finished(args: argparse.Namespace, finished: RunFinished, signals: Si
     return EXIT_TERMINATED if signals.terminated and finished.status == "stopped" else EXIT_CODES[finished.status]
 
 
-@contextlib.contextmanager
-def recording_as_asked(args: argparse.Namespace, observers: list[Any]) -> Iterator[Any]:
-    """Record the run(s) in the store --runs-db names unless --no-record (`run` and `compare`): a store that
-    cannot be used is one warning line and the run trains unrecorded. At the end, says where it was recorded."""
-    if args.no_record:
-        yield None
-        return
-    from ..store.recorder import recording
-
-    def warn(text: str) -> None:
-        print(f"{PROG}: warning: {text}", file=sys.stderr, flush=True)
-
-    recorder = None
-    try:
-        with recording(observers, args.runs_db, warn) as recorder:
-            yield recorder
-    finally:  # the recorder is closed (its queue written out): the run ids are final
-        if recorder is not None and recorder.run_ids and recorder.problem is None:
-            ids = ", ".join(str(run_id) for run_id in recorder.run_ids)
-            print(
-                f"recorded as run {ids} in {recorder.path} (`{PROG} runs show {recorder.run_ids[-1]}`)", file=sys.stderr
-            )
-
-
-def summary_text(s: RunSummary) -> str:
-    """The summary a finished run prints (also a remote run's, read back from the store)."""
-    from ..base.text import format_bytes
-    from ..run.event_text import batch_size_text
-
-    rate = "n/a" if s.samples_per_s is None else f"{s.samples_per_s:,.0f} images/s"
-    loss = "n/a" if s.loss_first is None else f"{s.loss_first:.4f} -> {s.loss_last:.4f}"
-    acc = "n/a" if s.val_accuracy is None else f"{s.val_accuracy:.2%}"
-    peak = format_bytes(s.peak_allocated_bytes) + (
-        "" if not s.peak_reserved_bytes else f" allocated, {format_bytes(s.peak_reserved_bytes)} reserved"
-    )
-    return "\n".join(
-        [
-            f"status      {s.status}",
-            f"device      {s.device} ({s.device_name})"
-            + (f", {s.world_size} processes (data-parallel)" if s.world_size > 1 else ""),
-            f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)"
-            if not s.start_step
-            else f"steps       {s.steps} (resumed at step {s.start_step}: "
-            f"trained {s.steps - s.start_step} in {s.wall_s:.1f} s)",
-            f"batch size  {batch_size_text(s)}",
-            f"throughput  {rate}" + ("" if s.compile_s is None else f" (after {s.compile_s:.1f} s compiling)"),
-            f"loss        {loss}",
-            f"val acc     {acc}",
-            f"peak memory {peak}" + ("" if s.peak_reserved_bytes else " (process RSS)"),
-        ]
-    )
-
-
 def check_supported(args: argparse.Namespace) -> None:
     """What one process can do and a data-parallel run cannot (yet): said before any rank starts."""
     if args.resume:
@@ -170,17 +121,19 @@ def check_supported(args: argparse.Namespace) -> None:
         raise ConfigError("dist_timeout", f"must be more than 0 seconds, got {args.dist_timeout:g}")
 
 
-def command_data_parallel(args: argparse.Namespace, config: RunConfig, context: RankContext | None) -> int:
+def command_data_parallel(
+    args: argparse.Namespace, config: RunConfig, context: RankContext | None, rank_entry: RankEntry
+) -> int:
     check_supported(args)
     if args.summary_json:
         check_output_path("summary_json", args.summary_json)
     if context is None:
-        return _launch(args, config)
+        return _launch(args, config, rank_entry)
     return _rank(args, config)
 
 
-def _launch(args: argparse.Namespace, config: RunConfig) -> int:
-    """Start the ranks (each runs this command line again: `rank_main`), wait for them, say how the run ended."""
+def _launch(args: argparse.Namespace, config: RunConfig, rank_entry: RankEntry) -> int:
+    """Start the ranks (each runs this command line again: `rank_entry`), wait for them, say how the run ended."""
     from ..device.devices import check_process_count
     from ..distributed.launcher import run_ranks, stop_with_window
 
@@ -193,22 +146,12 @@ def _launch(args: argparse.Namespace, config: RunConfig) -> int:
     check_process_count(config)
     ignore_control_signals()  # a stray kill -USR1 of the launcher must not end the run
     stop_with_window()
-    ended = run_ranks(rank_main, (args.argv,), config.nproc, uid=handed_run_uid())
+    ended = run_ranks(rank_entry, (args.argv,), config.nproc, uid=handed_run_uid())
     if ended.failure and not ended.user_error and not args.no_record:
         mark_failed(args.runs_db, ended.uid, ended.failure)
     if ended.end_line:
         print(f"{PROG}: {ended.end_line}", file=sys.stderr)
     return ended.code
-
-
-def rank_main(argv: list[str]) -> int:
-    """A rank's entry point under `--nproc`'s launcher: the same command line, run as one rank (`main` sees
-    RANK / WORLD_SIZE and trains its part)."""
-    from .main import main  # main imports this module: here, not at its top
-    from .progress import thread_lock_for_progress_bars
-
-    thread_lock_for_progress_bars()
-    return main(argv)
 
 
 def mark_failed(runs_db: str | None, uid: str, message: str) -> None:

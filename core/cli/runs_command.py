@@ -8,18 +8,18 @@ cannot be read: one line on stderr and exit code 2. None of them loads torch.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..base.errors import UserError
-from ..base.outputs import strict_json
-from ..base.text import Message, printable
-from .options import PROG, OneLineParser
+from ..base.text import Message
+from .options import PROG, OneLineParser, store_path
+from .remote_options import add_remote_options, remote_target
+from .runs_output import print_run, print_runs, write_export
 
 if TYPE_CHECKING:  # the store loads when an action runs, so `--help` and bad options answer at once
-    from ..store.run_store import RunRow, RunStore
+    from ..store.run_store import RunStore
 
 MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
 EXAMPLES = (
@@ -32,7 +32,6 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     """The `runs` subcommand and its list, show, export and delete actions, on the CLI's subparsers."""
     from ..export.run_export import FORMATS
     from ..export.smoothing import DEFAULT_SMOOTHING
-    from .remote_commands import add_remote_options
 
     runs = sub.add_parser(
         "runs", help="list, show, export or delete the runs recorded in the run store", epilog=EXAMPLES
@@ -119,7 +118,7 @@ def run_id_argument(text: str) -> int:
 
 def command_runs(args: argparse.Namespace) -> int:
     """Run one `runs` action; UserErrors (unknown run, store problems) propagate to the CLI's one-line report."""
-    from .remote_commands import command_runs_remote, remote_target
+    from .remote_commands import command_runs_remote
     from .stdout import out
 
     target = remote_target(args)  # --remote HOST: the store on that machine, through its agent
@@ -141,16 +140,12 @@ def command_runs(args: argparse.Namespace) -> int:
         if args.runs_command == "list":
             return _list(store, args.search, args.json)
         if args.runs_command == "show":
-            return _show(store, args.id, args.json)
+            return print_run(store, args.id, args.json)
         if args.runs_command == "export":
-            return _export(store, args.id, args.format, args.out, args.smoothing, "--runs-db" if args.runs_db else "")
+            return write_export(
+                store, args.id, args.format, args.out, args.smoothing, "--runs-db" if args.runs_db else ""
+            )
         return _delete(store, args.id, args.yes)
-
-
-def store_path(runs_db: str | None) -> Path:
-    from ..store.run_store import default_store_path
-
-    return Path(runs_db).expanduser() if runs_db else default_store_path()
 
 
 def open_store(path: Path) -> RunStore:
@@ -169,55 +164,6 @@ def open_store(path: Path) -> RunStore:
 
 def _list(store: RunStore, search: str, as_json: bool) -> int:
     return print_runs(store.list_runs(search), search, as_json, f"in {store.path}")
-
-
-def print_runs(rows: list[RunRow], search: str, as_json: bool, where: str) -> int:
-    """`runs list`'s output for `rows` (this store's, or a remote one's): a table, JSON, or that there are none
-    `where` ("in PATH", "on HOST (PATH)"); what a remote store wrote is printed with its control characters
-    escaped (a run name or path must not drive the terminal)."""
-    from ..export.run_export import run_facts
-    from .runs_text import runs_table
-    from .stdout import out
-
-    if as_json:
-        out(json.dumps(strict_json([run_facts(row) for row in rows]), indent=2, allow_nan=False))
-    elif not rows:
-        out(printable(f"no runs match {search!r} {where}" if search.strip() else f"no runs yet {where}"))
-    else:
-        out(runs_table(rows))
-    return 0
-
-
-def _show(store: RunStore, run_id: int, as_json: bool) -> int:
-    from ..export.run_export import run_document
-    from .runs_text import run_text
-    from .stdout import out
-
-    document = run_document(store, run_id, series=False)
-    out(
-        json.dumps(strict_json(document), indent=2, allow_nan=False)
-        if as_json
-        else printable(run_text(document), newlines=True)
-    )
-    return 0
-
-
-def _export(store: RunStore, run_id: int, fmt: str, out_path: str, smoothing: float, store_option: str) -> int:
-    from ..export.run_export import export_run
-    from .stdout import out
-
-    row = store.run(run_id)
-    paths = export_run(store, run_id, fmt, out_path, smoothing, store_option)
-    for path in paths:
-        out(str(path))
-    if row.status == "running":
-        print(
-            f"{PROG}: note: run {run_id} was still running: exported its {row.steps:,} steps recorded so far",
-            file=sys.stderr,
-        )
-    if fmt == "tensorboard":
-        print(f"view it with: tensorboard --logdir {paths[0].parent.parent if paths else out_path}", file=sys.stderr)
-    return 0
 
 
 def _delete(store: RunStore, run_id: int, yes: bool) -> int:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -36,9 +35,10 @@ from ..run.status import EXIT_USER_ERROR, Status
 from ..store.files import ENV_PATH, default_store_path
 from ..watch.startup import ENV_SCRIPT_ERROR, ENV_WATCH_NAME, SITE_FOLDER
 from .options import PROG
+from .remote_options import add_remote_watch_options
+from .watched_script import PYTHON
 
 FORWARDED = ("SIGTERM", "SIGUSR1", "SIGUSR2")  # by name: Windows has no SIGUSR1 / SIGUSR2
-PYTHON = re.compile(r"python[0-9.]*(\.exe)?$")
 PYTHON_LONG_OPTIONS_WITH_VALUE = ("--check-hash-based-pycs",)
 NOTHING_RECORDED = "no optimizer step was seen: nothing recorded"
 
@@ -60,8 +60,6 @@ def add_watch_parser(sub: Any) -> None:
         help="the run store (SQLite) to record into (default: $GPU_TRAIN_MONITOR_RUNS_DB, else runs/runs.sqlite3 "
         "in the user data folder); the window shows its runs",
     )
-    from .remote_commands import add_remote_watch_options
-
     add_remote_watch_options(watch)
     watch.add_argument("child", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command to run, after --")
 
@@ -194,11 +192,6 @@ def signals_for_the_child(process: subprocess.Popen) -> Iterator[None]:
             signal.signal(number, handler)
 
 
-# the template of the failure settle_run records (`watch --remote` exits with its code); the Message below spells
-# it out, for the translation catalogue
-SCRIPT_EXITED = "the script exited with code {code}"
-
-
 def settle_run(store_path: Path, run_uid: str, returncode: int) -> bool:
     """Finish in the store what the script could not; whether it recorded a run at all (a store that cannot be
     opened: True, the script said why already)."""
@@ -213,6 +206,7 @@ def settle_run(store_path: Path, run_uid: str, returncode: int) -> bool:
                 return False
             status = store.run(run_id).status
             if returncode > 0 and status in (Status.RUNNING, Status.INTERRUPTED, Status.COMPLETED):
+                # SCRIPT_EXITED's words (gpu_train_monitor.cli.watched_script), spelt out for the translation catalogue
                 store.record_failure(run_uid, Message("the script exited with code {code}", code=returncode))
     except StoreError:
         pass

@@ -12,7 +12,7 @@ from ..base.errors import UserError
 from ..base.text import Message
 
 if TYPE_CHECKING:
-    from .search import BatchSizeResult, Trial
+    from .search import Trial
 
 
 def search_with_trials(
@@ -24,11 +24,10 @@ def search_with_trials(
     start: int,
     max_batch: int,
     device: str,
-    note: str | None,
-) -> BatchSizeResult:
-    """`run(batch)` runs one real trial (recorded in `trials`); `note` says why no prediction led."""
-    from .search import BatchSizeResult
-
+) -> tuple[int, int, int]:
+    """The answer, and the line fitted through the peaks: (batch size, fixed bytes, bytes per sample). `run(batch)`
+    runs one real trial (recorded in `trials`); the caller builds its result from these plain values, so this
+    module needs none of its types at run time."""
     # Doubling: find a fitting batch and the first one that does not fit.
     lo, hi, batch = 0, None, start
     while batch <= max_batch:
@@ -64,8 +63,7 @@ def search_with_trials(
         predicted = math.floor((limit - fixed) / per_sample)
         upper = (hi - 1) if hi is not None else max_batch
         answer = min(max(predicted, lo), upper)  # the fit may not contradict a measured trial
-    ordered = tuple(sorted(trials.values(), key=lambda t: t.batch_size))
-    return BatchSizeResult(answer, fixed, per_sample, capacity, limit, margin, device, ordered, None, note)
+    return answer, fixed, per_sample
 
 
 def fit_line(trials: list[Trial]) -> tuple[int, int]:

@@ -33,6 +33,7 @@ from ..config.run_config import FINDER_BOUNDS, RunConfig
 from .budget import guard_bytes, largest_batch
 from .child import stopped
 from .doubling import search_with_trials
+from .parts import trial_parts
 from .warm import measure_in_subprocess
 from .warm import trial_error as trial_error  # where the tests and callers have found it
 
@@ -120,26 +121,6 @@ def _measure_in_process(config: RunConfig, batch_size: int, steps: int) -> int |
     trainer = images = labels = None  # noqa: F841
     oom.release(device)
     return None if failed else peak + _resident_data_bytes(config, device)
-
-
-def trial_parts(config: RunConfig, batch_size: int, device):
-    """The run's own trainer (`gpu_train_monitor.engine.recipe.build_trainer`) and one batch shaped like the run's
-    (random values: memory depends on shapes)."""
-    import torch
-
-    from ..data.datasets import dataset_shape
-    from ..engine.recipe import build_trainer
-    from ..model.models import model_spec
-
-    channels, height, width, classes, _ = dataset_shape(config)
-    spec = model_spec(config.model, channels)
-    side = max(height, spec.input_size or 0), max(width, spec.input_size or 0)
-    torch.manual_seed(config.seed)
-    trainer = build_trainer(config, device, spec.in_channels, classes, side)  # your own model: checked as a run's
-    fmt = torch.channels_last if config.channels_last else torch.contiguous_format
-    images = torch.randn(batch_size, spec.in_channels, *side, device=device).contiguous(memory_format=fmt)
-    labels = torch.randint(0, classes, (batch_size,), device=device)
-    return trainer, images, labels
 
 
 def _resident_data_bytes(config: RunConfig, device) -> int:
@@ -303,7 +284,11 @@ def find_batch_size(
                 start = max(max_batch // 2, 1)  # halving below the trials that failed, then as before
                 while start > 1 and not run(start).fits:
                     max_batch, start = start - 1, start // 2
-        return search_with_trials(run, trials, capacity, limit, margin, start, max_batch, str(device), note)
+        answer, fixed, per_sample = search_with_trials(
+            run, trials, capacity, limit, margin, start, max_batch, str(device)
+        )
+        ordered = tuple(sorted(trials.values(), key=lambda t: t.batch_size))
+        return BatchSizeResult(answer, fixed, per_sample, capacity, limit, margin, str(device), ordered, None, note)
 
 
 def _engine_predict() -> Callable[..., Prediction]:

@@ -51,7 +51,7 @@ def run_trial(config: RunConfig, batch_size: int, steps: int, create_state: bool
     from ..base.text import message_of, message_to_json
     from ..device.devices import resolve_device
     from ..memory import oom
-    from .search import trial_parts
+    from .parts import trial_parts
 
     device = resolve_device(config.device)
     try:

@@ -24,6 +24,7 @@ from ..base.text import Message, message_from_json
 from ..config.run_config import RunConfig
 from .child import POLL_S, Lines, death_reason, end, out_of_memory_code, stopped
 from .child import trial_command as trial_command  # where callers have found it
+from .trial import ANSWER
 
 TRIAL_TIMEOUT_S = 3600
 
@@ -243,8 +244,6 @@ class WarmTrials:
 
 
 def _answer(line: str) -> dict[str, Any] | None:
-    from .trial import ANSWER
-
     if not line.startswith(ANSWER):
         return None
     try:

@@ -14,7 +14,7 @@ from ..run.status import Status
 
 class ScriptExited(SystemExit):
     """A script under `watch --` exited with a non-zero code (`sys.exit(3)`, `os._exit(3)`): its run fails in the
-    words `watch` uses for it (gpu_train_monitor.cli.watch_command.SCRIPT_EXITED), which `watch --remote` exits by."""
+    words `watch` uses for it (gpu_train_monitor.cli.watched_script.SCRIPT_EXITED), which `watch --remote` exits by."""
 
 
 class EndedBySignal(BaseException):

@@ -13,7 +13,7 @@ import math
 
 import pytest
 
-import gpu_train_monitor.finder.search
+import gpu_train_monitor.finder.parts
 import gpu_train_monitor.finder.trial
 from gpu_train_monitor.base.errors import ConfigError, UserError
 from gpu_train_monitor.base.text import Message
@@ -250,7 +250,7 @@ def test_a_trial_s_bad_input_reaches_the_finder_with_its_field_and_template(
     def refuse(config: RunConfig, batch_size: int, device: object) -> None:
         raise raised
 
-    monkeypatch.setattr(gpu_train_monitor.finder.search, "trial_parts", refuse)
+    monkeypatch.setattr(gpu_train_monitor.finder.parts, "trial_parts", refuse)
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"config": CONFIG.to_dict(), "batch_size": 4, "steps": 1})))
     assert gpu_train_monitor.finder.trial.main() == 0
     again = trial_error(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))

@@ -129,7 +129,7 @@ def test_a_resumed_run_s_end_says_the_steps_it_trained_and_where_they_lie():
     )
     one = RunFinished("completed", 21, "", False, summary(steps=21, start_step=20))
     assert event_text.run_finished(one).startswith("finished: trained 1 step (step 21) in ")
-    from gpu_train_monitor.cli.run_command import summary_text  # the CLI's closing table says it the same way
+    from gpu_train_monitor.cli.summary_text import summary_text  # the CLI's closing table says it the same way
 
     assert "steps       60 (resumed at step 20: trained 40 in 61.2 s)" in summary_text(event.summary).splitlines()
 

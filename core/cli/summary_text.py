@@ -1,0 +1,39 @@
+"""The summary a finished run prints: a local run's (gpu_train_monitor.cli.run_command) and a remote one's, read
+back from the store it was followed into (gpu_train_monitor.cli.remote_follow), in the same words.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..run.summary import RunSummary
+
+
+def summary_text(s: RunSummary) -> str:
+    """The summary a finished run prints (also a remote run's, read back from the store)."""
+    from ..base.text import format_bytes
+    from ..run.event_text import batch_size_text
+
+    rate = "n/a" if s.samples_per_s is None else f"{s.samples_per_s:,.0f} images/s"
+    loss = "n/a" if s.loss_first is None else f"{s.loss_first:.4f} -> {s.loss_last:.4f}"
+    acc = "n/a" if s.val_accuracy is None else f"{s.val_accuracy:.2%}"
+    peak = format_bytes(s.peak_allocated_bytes) + (
+        "" if not s.peak_reserved_bytes else f" allocated, {format_bytes(s.peak_reserved_bytes)} reserved"
+    )
+    return "\n".join(
+        [
+            f"status      {s.status}",
+            f"device      {s.device} ({s.device_name})"
+            + (f", {s.world_size} processes (data-parallel)" if s.world_size > 1 else ""),
+            f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)"
+            if not s.start_step
+            else f"steps       {s.steps} (resumed at step {s.start_step}: "
+            f"trained {s.steps - s.start_step} in {s.wall_s:.1f} s)",
+            f"batch size  {batch_size_text(s)}",
+            f"throughput  {rate}" + ("" if s.compile_s is None else f" (after {s.compile_s:.1f} s compiling)"),
+            f"loss        {loss}",
+            f"val acc     {acc}",
+            f"peak memory {peak}" + ("" if s.peak_reserved_bytes else " (process RSS)"),
+        ]
+    )
