@@ -25,3 +25,18 @@ def batch_samples(batch: Any) -> int:
         if samples:
             return samples
     return 0
+
+
+class CommonBatchSize:
+    """The batch size of a loop: the most common samples per step (the earlier of two as common), so a loop's last,
+    partial batch or an odd step is not its batch size; the first step's until more are seen."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self._steps: dict[int, int] = {}  # samples per step -> steps that had them
+
+    def count(self, samples: int) -> None:
+        steps = self._steps
+        steps[samples] = steps.get(samples, 0) + 1
+        if not self.size or (samples != self.size and steps[samples] > steps.get(self.size, 0)):
+            self.size = samples

@@ -39,6 +39,7 @@ from ..run.events import LogMessage, MemoryBreakdown, RunFinished, StepPredicted
 from ..run.signals import stop_on_signals
 from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
+from .batches import CommonBatchSize
 from .endings import ending, oom_event
 from .idle_flush import IdleFlush
 from .placement import as_list, device_of, training_rank, warn
@@ -86,8 +87,7 @@ class Watch:
         self._memory: WatchedStepMemory | None = None
         self._recorder: RunRecorder | None = None
         self._run_uid = os.environ.get(ENV_RUN_UID) or os.urandom(16).hex()
-        self._batch_size = 0  # the most common samples per step (a partial last batch is not the batch size)
-        self._batch_sizes: dict[int, int] = {}  # samples per step -> steps that had them
+        self._batches = CommonBatchSize()  # a partial last batch is not the batch size
         self._started = False
         self._announced = False  # RunStarted recorded (at the first step)
         self._status: str | None = None
@@ -174,7 +174,7 @@ class Watch:
         return watched_config(
             self.model,
             self.optimizers,
-            self._batch_size,
+            self._batches.size,
             self._device,
             self.source,
             self.name,
@@ -215,14 +215,14 @@ class Watch:
             run.samples += int(samples or 0)
             return
         if not self._announced:
-            self._batch_size = int(samples or 0)  # the first step's, until more are seen
+            self._batches.size = int(samples or 0)  # the first step's, until more are seen
             self._announce()
             self._emit_prediction(run.step + 1)
         self._losses.add(run, loss, self._device)
         run.step += 1
         if samples:
             run.samples += int(samples)
-            self._count_batch(int(samples))
+            self._batches.count(int(samples))
         now = time.perf_counter()
         if self._memory.measuring or (run.sample_next and not self._memory.uses_allocator):
             if self._memory.measuring:
@@ -234,21 +234,13 @@ class Watch:
             self._report()
         self._last_step = now
 
-    def _count_batch(self, samples: int) -> None:
-        """The batch size is the most common step's (the earlier of two as common): a loop's last, partial batch
-        or an odd step is not its batch size."""
-        sizes = self._batch_sizes
-        sizes[samples] = sizes.get(samples, 0) + 1
-        if samples != self._batch_size and sizes[samples] > sizes.get(self._batch_size, 0):
-            self._batch_size = samples
-
     def _report(self) -> None:
         """The buffered losses in one transfer (the one sync), a memory sample, a breakdown when one is due."""
         run = self._state
         assert self._probe is not None and self._memory is not None
         if not run.pending:
             return
-        self._losses.report(run, self._batch_size, self._probe, self.total_steps, self.controls.emit)
+        self._losses.report(run, self._batches.size, self._probe, self.total_steps, self.controls.emit)
         self._emit_predicted(self.prediction.ready())
         if run.sample_next and self._memory.uses_allocator:
             self._emit_breakdown()
@@ -319,7 +311,7 @@ class Watch:
         """What was asked for, what was free, and what held the memory when it ran out."""
         assert self._probe is not None
         self._emit_breakdown()
-        self.controls.emit(oom_event(error, self._state.step + 1, self._batch_size, self._probe))
+        self.controls.emit(oom_event(error, self._state.step + 1, self._batches.size, self._probe))
 
     def _emit_finished(self, status: str, message: str) -> None:
         config = self._config()
