@@ -227,10 +227,10 @@ def run_window(
     exit_code = [0]
     driver = ScreenshotDriver(window, app, screenshot, config, compare, exit_code) if screenshot else None
     if config is not None:
-        window.form.set_config(config)
+        window.parts.form.set_config(config)
     window.show()
     if remote is not None:  # connects off the GUI thread: the window draws meanwhile
-        window.remote.connect_to(remote, agent_command)
+        window.parts.remote.connect_to(remote, agent_command)
     shown_after = time.time() - launched
 
     loader = TorchLoader(launched, window)
@@ -284,7 +284,7 @@ def show_torch_ready(window, driver, shown_after: float, ready_after: float) -> 
 
     from gpu_train_monitor.gui.qt.locale_format import number
 
-    window.log.add(
+    window.parts.view.log.add(
         QCoreApplication.translate("app", "window shown {shown} s after launch; PyTorch ready after {ready} s").format(
             shown=number(shown_after, 2), ready=number(ready_after, 1)
         )
@@ -300,13 +300,13 @@ def show_torch_failed(window, driver, message: str) -> None:
     """Torch could not be imported: say so in the window (and end a screenshot run with 1)."""
     from PySide6.QtCore import QCoreApplication
 
-    window.log.add(
+    window.parts.view.log.add(
         QCoreApplication.translate(
             "app", "PyTorch could not be loaded, so nothing can train: {error}. Reinstall with `pip install -e .`"
         ).format(error=message),
         "error",
     )
-    window.device_watch.show_torch_failed()
+    window.parts.device_watch.show_torch_failed()
     if driver is not None:
         driver.torch_failed(message)
 
