@@ -162,7 +162,7 @@ def build_parts(window: MainWindow) -> WindowParts:
     window.setMenuBar(menus)
     menus.add_connection_actions(remote.connect_action, remote.disconnect_action)
     menus.remote_host = lambda: (machine := remote.watch_machine()) and machine.host
-    resumer = CheckpointResume(form, log, window.controller.store_path, view.loss_plot, notify, window)
+    resumer = CheckpointResume(form.set_config, log, window.controller.store_path, view.loss_plot, notify, window)
     resumer.resume_requested.connect(window._on_resume_requested)
     menus.add_file_actions(
         history.open_action,

@@ -115,7 +115,7 @@ def test_checkpoint_resume_is_built_from_its_parts_and_asks_for_the_start_by_sig
     for widget in (form, log, plot):
         qtbot.addWidget(widget)
     store = tmp_path / "runs.sqlite"
-    resumer = CheckpointResume(form, log, store, plot, lambda text, ms: told.append(text))
+    resumer = CheckpointResume(form.set_config, log, store, plot, lambda text, ms: told.append(text))
     requested: list = []
     resumer.resume_requested.connect(lambda config, where: requested.append((config.epochs, where)))
     path = tmp_path / "step-8.pt"
