@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import signal
 import sys
 import time
@@ -32,6 +31,7 @@ from gpu_train_monitor.cli.options import (
 )
 from gpu_train_monitor.cli.version import version_line
 from gpu_train_monitor.config.run_config import BOUNDS, describe_range
+from gpu_train_monitor.gui.qt.availability import display_problem, is_qt_missing, qt_missing_line
 from gpu_train_monitor.gui.window.exit_signals import deferred_signals, end_on_signals, restore_default_signals
 from gpu_train_monitor.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
@@ -142,51 +142,6 @@ def _any_run_option(args: argparse.Namespace) -> bool:
     return any(getattr(args, field, None) is not None for field in BOUNDS)
 
 
-# Libraries Qt's xcb plugin loads that minimal Linux installs lack: (soname stem, Debian package).
-XCB_LIBRARIES = (("xcb-cursor", "libxcb-cursor0"), ("xcb-icccm", "libxcb-icccm4"), ("xcb-keysyms", "libxcb-keysyms1"))
-
-
-def display_problem() -> str | None:
-    """Why Qt could not open a window here (it would abort the process), or None when it can."""
-    if not sys.platform.startswith("linux"):
-        return None
-    platform = os.environ.get("QT_QPA_PLATFORM", "")
-    if platform and not platform.startswith("xcb"):
-        return None  # offscreen, wayland, vnc...: Qt reports its own problems there
-    if not platform and os.environ.get("WAYLAND_DISPLAY"):
-        return None
-    if not os.environ.get("DISPLAY"):
-        return (
-            "no display to open a window on (DISPLAY is not set); use `gpu-train-monitor run` headless, "
-            "or QT_QPA_PLATFORM=offscreen with --screenshot"
-        )
-    import ctypes.util
-
-    missing = [package for lib, package in XCB_LIBRARIES if ctypes.util.find_library(lib) is None]
-    if missing:
-        return (
-            f"Qt's xcb plugin needs system libraries that are missing: install {' '.join(missing)} "
-            f"(e.g. sudo apt install {' '.join(missing)})"
-        )
-    return None
-
-
-QT_PACKAGES = ("PySide6", "shiboken6", "pyqtgraph")
-
-
-def is_qt_missing(exc: ImportError) -> bool:
-    """Whether the window's toolkit failed to load (not installed, or its system libraries are missing, as on a
-    GPU server without a display), rather than one of our own modules."""
-    return (exc.name or "").split(".")[0] in QT_PACKAGES or any(name in str(exc) for name in QT_PACKAGES)
-
-
-def qt_missing_line(exc: ImportError) -> str:
-    return (
-        f"the window cannot open: Qt could not be loaded ({exc}). The headless commands work without it: "
-        f"`{PROG} run`, `{PROG} watch -- python train.py`, `{PROG} agent` (see `{PROG} run -h`)"
-    )
-
-
 def run_window(
     config,
     screenshot: str | None = None,
@@ -227,10 +182,10 @@ def run_window(
     exit_code = [0]
     driver = ScreenshotDriver(window, app, screenshot, config, compare, exit_code) if screenshot else None
     if config is not None:
-        window.form.set_config(config)
+        window.parts.form.set_config(config)
     window.show()
     if remote is not None:  # connects off the GUI thread: the window draws meanwhile
-        window.remote.connect_to(remote, agent_command)
+        window.parts.remote.connect_to(remote, agent_command)
     shown_after = time.time() - launched
 
     loader = TorchLoader(launched, window)
@@ -284,7 +239,7 @@ def show_torch_ready(window, driver, shown_after: float, ready_after: float) -> 
 
     from gpu_train_monitor.gui.qt.locale_format import number
 
-    window.log.add(
+    window.parts.view.log.add(
         QCoreApplication.translate("app", "window shown {shown} s after launch; PyTorch ready after {ready} s").format(
             shown=number(shown_after, 2), ready=number(ready_after, 1)
         )
@@ -300,13 +255,13 @@ def show_torch_failed(window, driver, message: str) -> None:
     """Torch could not be imported: say so in the window (and end a screenshot run with 1)."""
     from PySide6.QtCore import QCoreApplication
 
-    window.log.add(
+    window.parts.view.log.add(
         QCoreApplication.translate(
             "app", "PyTorch could not be loaded, so nothing can train: {error}. Reinstall with `pip install -e .`"
         ).format(error=message),
         "error",
     )
-    window.device_watch.show_torch_failed()
+    window.parts.device_watch.show_torch_failed()
     if driver is not None:
         driver.torch_failed(message)
 

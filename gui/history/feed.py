@@ -210,6 +210,14 @@ def sample_row(sample: MemorySample) -> tuple[float, ...]:
     return _plot_row(sample.time_s, sample)
 
 
+def with_samples(rows: np.ndarray, samples: list[MemorySample]) -> np.ndarray:
+    """`MemoryPlot` rows with `samples` (cache clears' readings) put among them in time order."""
+    if not samples:
+        return rows
+    merged = np.concatenate([rows, np.array([sample_row(sample) for sample in samples], dtype=np.float64)])
+    return merged[np.argsort(merged[:, 0], kind="stable")]
+
+
 def _plot_row(seconds: float, reading: ReportRow | MemorySample) -> tuple[float, ...]:
     values = (getattr(reading, name) for name in SERIES_COLUMNS.values())
     return (seconds, *(np.nan if value is None else value for value in values))

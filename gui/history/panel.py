@@ -17,11 +17,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QShowEvent
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QMenu, QPushButton, QTabWidget, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QMenu, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from gpu_train_monitor.gui.history.checkpoints import RunResume
 from gpu_train_monitor.gui.history.columns import ColumnFitter
 from gpu_train_monitor.gui.history.edits import RunEdits
+from gpu_train_monitor.gui.history.export_button import ExportButton
 from gpu_train_monitor.gui.history.feed import StoreLink, mark_interrupted
 from gpu_train_monitor.gui.history.info_line import NOTICE_S, HistoryInfo
 from gpu_train_monitor.gui.history.overlay_feeds import OverlayFeeds
@@ -117,12 +118,7 @@ class HistoryPanel(QWidget):
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.search, 1)
-        self.export_button = QToolButton()
-        self.export_button.setText(self.tr("Export"))
-        self.export_button.setToolTip(self.export_action.statusTip())
-        self.export_button.setMenu(self.edits.export_menu)
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.export_action.changed.connect(self._follow_export_action)
+        self.export_button = ExportButton(self.export_action, self.edits.export_menu)
         for action in (self.open_action, self.rename_action, self.note_action):
             buttons.addWidget(self._button(action, self.tr("Open") if action is self.open_action else None))
         buttons.addWidget(self.export_button)
@@ -208,19 +204,13 @@ class HistoryPanel(QWidget):
     def _update_buttons(self, *_: object) -> None:
         self.edits.update_for(self.selected_rows())
         self.resumer.update_for(self.selected_rows())
-        self._follow_export_action()
+        self.export_button.follow()
         self.clear_overlays_action.setEnabled(bool(self.overlays.ids()))
 
     def set_can_start(self, can_start: bool) -> None:
         """Whether the window can start a run now: Resume from checkpoint… follows it."""
         self.resumer.can_start = can_start
         self.resumer.update_for(self.selected_rows())
-
-    @Slot()
-    def _follow_export_action(self) -> None:
-        """The Export button follows its action: disabled without one run selected, or while exporting."""
-        self.export_button.setEnabled(self.export_action.isEnabled())
-        self.export_button.setToolTip(self.export_action.toolTip())
 
     @Slot(object)
     def _on_double_clicked(self, index) -> None:

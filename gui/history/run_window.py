@@ -15,14 +15,12 @@ rank.
 from __future__ import annotations
 
 import html
-import time
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from gpu_train_monitor.gui.history.control_row import RunControlRow
 from gpu_train_monitor.gui.history.feed import (
@@ -32,11 +30,12 @@ from gpu_train_monitor.gui.history.feed import (
     StoreLink,
     contiguous_runs,
     rebuild_event,
-    sample_row,
+    with_samples,
 )
 from gpu_train_monitor.gui.history.loader import LoadedRun, RunLoader
+from gpu_train_monitor.gui.history.outage import ConnectionOutage
 from gpu_train_monitor.gui.history.row_text import script_text, state_text, window_title
-from gpu_train_monitor.gui.history.run_window_layout import lay_out
+from gpu_train_monitor.gui.history.run_window_layout import header_label, lay_out, problem_label
 from gpu_train_monitor.gui.history.run_window_text import clears_cache, end_line, header_html
 from gpu_train_monitor.gui.i18n.status_text import status_colour, status_text
 from gpu_train_monitor.gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
@@ -58,9 +57,6 @@ from gpu_train_monitor.store.run_store import RunNotFound, RunRow, StoreError
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
 RETRY_INTERVAL_MS = 3000  # after a failed read (a locked or damaged store)
 REDRAW_INTERVAL_MS = 50  # one plot per tick, each only when it changed and can be seen
-# after the connection to a copied run's machine is back: how long an `interrupted` the store marked during the
-# drop (its heartbeat went stale) waits for the mirror to write the run as it is there (it sends one every 10 s)
-RECONNECTED_GRACE_S = 30.0
 
 
 class StoredRunView(QWidget):
@@ -82,8 +78,7 @@ class StoredRunView(QWidget):
         self._last_control = ""  # RunPaused or RunResumed, whichever was recorded last
         self.controls: Any = None  # what steers a run this window launched (`controlled_by`); None: read-only
         self.script = ""  # a watched script's name and folder ("train.py (~/proj)"), from its config
-        self._reconnecting: str | None = None  # the machine whose connection dropped (`connection_dropped`)
-        self._grace_until = 0.0  # an interrupted copy waits this long (monotonic) after the connection is back
+        self.outage = ConnectionOutage()  # the connection to a copied run's machine (`connection_dropped`)
         self.setWindowTitle(self.tr("Run #{run_id} — GPU Training Monitor").format(run_id=run_id))
         self.resize(1100, 780)
         self._build(row)
@@ -124,16 +119,7 @@ class StoredRunView(QWidget):
         self.config_text = QPlainTextEdit()
         self.config_text.setReadOnly(True)
 
-        self.header = QLabel()
-        self.header.setObjectName("storedRunHeader")
-        self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.problem = QLabel()
-        self.problem.setObjectName("storedRunProblem")
-        self.problem.setWordWrap(True)
-        self.problem.setStyleSheet(f"color: {palette.ERROR};")
-        self.problem.hide()
+        self.header, self.problem = header_label(), problem_label()
         self.control_row = RunControlRow()  # shown only for a run this window launched (`controlled_by`)
         self.control_row.failed.connect(self._show_problem)
         self.control_buttons = self.control_row.buttons
@@ -152,28 +138,13 @@ class StoredRunView(QWidget):
     def following(self) -> bool:
         """Whether the run may still record more (it is running, or its machine's connection is down): the view
         keeps polling it."""
-        return self.row is not None and (self.row.status == "running" or self.waiting_for_machine(self.row))
-
-    def waiting_for_machine(self, row: RunRow) -> bool:
-        """Whether `row`, copied from another machine, is in an outage of the connection to it: the connection is
-        reconnecting, or came back a moment ago and the store still has the run as the drop left it (marked
-        interrupted: no news while it lasted)."""
-        if not row.origin or row.status not in ("running", "interrupted"):
-            return False
-        if self._reconnecting == row.origin:
-            return True
-        return row.status == "interrupted" and time.monotonic() < self._grace_until
+        return self.row is not None and (self.row.status == "running" or self.outage.holds(self.row))
 
     def connection_dropped(self, host: str | None) -> None:
         """The window's connection to `host` dropped and is reconnecting (None: no connection is down): a run
         copied from that machine says "reconnecting", and an `interrupted` the store marks meanwhile is not taken
         for its end."""
-        if host == self._reconnecting:
-            return
-        if host is None and self._reconnecting is not None:
-            self._grace_until = time.monotonic() + RECONNECTED_GRACE_S
-        self._reconnecting = host
-        if self.row is not None:
+        if self.outage.set_host(host) and self.row is not None:
             self._show_row(self.row)
             if self.following and not self.poll_timer.isActive():
                 self.poll_timer.start()
@@ -270,12 +241,9 @@ class StoredRunView(QWidget):
         if update.steps.epochs:
             self._epoch = update.steps.epochs[-1]
         samples = (self._show_event(event.kind, event.data, event.at) for event in update.events)
-        cleared = [sample_row(sample) for sample in samples if sample is not None]
-        if cleared:  # a cache clear's reading goes between two reports'
-            memory = np.concatenate([arrays.memory, np.array(cleared, dtype=np.float64)])
-            self.memory_plot.add_rows(memory[np.argsort(memory[:, 0], kind="stable")])
-        elif len(arrays.memory):
-            self.memory_plot.add_rows(arrays.memory)
+        memory = with_samples(arrays.memory, [sample for sample in samples if sample is not None])
+        if len(memory):  # a cache clear's reading goes between two reports'
+            self.memory_plot.add_rows(memory)
         if len(arrays.rank_memory):
             self.ranks.show_rows(arrays.rank_devices, arrays.rank_memory)
         if update.reports:
@@ -294,7 +262,7 @@ class StoredRunView(QWidget):
         for breakdown in self._breakdowns.values():  # each rank's latest only: one a second were recorded
             if breakdown is not self.breakdown_view.by_rank.get(breakdown.rank):
                 self.breakdown_view.show_breakdown(breakdown)
-        if update.finished and not self._ended_logged and not self.waiting_for_machine(row):
+        if update.finished and not self._ended_logged and not self.outage.holds(row):
             self._show_end(row, summary)
         self._show_row(row)
 
@@ -335,7 +303,7 @@ class StoredRunView(QWidget):
         paused = row.live and self._last_control == "RunPaused"  # paused where it runs
         shown = self.tr("paused") if paused else state_text(row)
         colour = status_colour(row.status, row.live)
-        if self.waiting_for_machine(row):  # nothing comes from that machine for now: no news is not its end
+        if self.outage.holds(row):  # nothing comes from that machine for now: no news is not its end
             shown, colour = self.tr("reconnecting to {host}…").format(host=row.origin), palette.WARNING
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
         self.header.setText(header_html(row, shown, colour, launched=self.controls is not None, script=self.script))

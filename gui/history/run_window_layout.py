@@ -8,10 +8,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from gpu_train_monitor.gui.qt import palette
 
 if TYPE_CHECKING:  # the window imports this module
     from gpu_train_monitor.gui.history.run_window import StoredRunView
+
+
+def header_label() -> QLabel:
+    """The header: what the run is, its state and where it is controlled (rich text, selectable)."""
+    header = QLabel()
+    header.setObjectName("storedRunHeader")
+    header.setWordWrap(True)
+    header.setTextFormat(Qt.TextFormat.RichText)
+    header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return header
+
+
+def problem_label() -> QLabel:
+    """The problem line under the header (a store that cannot be read), hidden until there is one."""
+    problem = QLabel()
+    problem.setObjectName("storedRunProblem")
+    problem.setWordWrap(True)
+    problem.setStyleSheet(f"color: {palette.ERROR};")
+    problem.hide()
+    return problem
 
 
 def lay_out(view: StoredRunView) -> QTabWidget:

@@ -40,6 +40,7 @@ from gpu_train_monitor.gui.launch.child import child_environment, command_line, 
 from gpu_train_monitor.gui.launch.process_family import ProcessFamily, signal_group
 from gpu_train_monitor.gui.launch.remote_command import RemoteMachine, on_machine
 from gpu_train_monitor.gui.launch.signals import CannotSignal, cannot_signal, send, signal_child
+from gpu_train_monitor.gui.launch.store_access import ReadOnlyStore
 from gpu_train_monitor.gui.launch.texts import LaunchEnd, launch_end
 from gpu_train_monitor.gui.qt.core_text import error_text
 from gpu_train_monitor.run.signals import Control
@@ -68,7 +69,7 @@ class RankLauncher(QObject):
         self.machine: RemoteMachine | None = None  # the run trains there, through the child (None: here)
         self.folder: Path | None = None  # the temporary folder holding the child's output
         self.launched_at, self.found_after_s = 0.0, None  # the launch's time; seconds until the run was recorded
-        self._store: RunStore | None = None
+        self._store = ReadOnlyStore(self.store_path)
         self._family = ProcessFamily()  # the child and every descendant seen
         self._event_seq = 0
         self._paused = False
@@ -167,16 +168,8 @@ class RankLauncher(QObject):
         assert self.process is not None
         return has_exited(self.process)
 
-    def _open_store(self) -> RunStore | None:
-        if self._store is None:
-            try:
-                self._store = RunStore(self.store_path, readonly=True)
-            except StoreError:  # not created yet, or being created: the next poll tries again
-                return None
-        return self._store
-
     def _read_store(self) -> None:
-        store = self._open_store()
+        store = self._store.open()
         if store is None:
             return
         try:
@@ -187,7 +180,7 @@ class RankLauncher(QObject):
         except RunNotFound:  # deleted from the Runs tab while it trains: nothing more to follow
             self._row, self._missing = None, True
         except StoreError:  # locked for a moment, or replaced: reopen at the next poll
-            self._close_store()
+            self._store.close()
 
     def _find_run(self, store: RunStore) -> None:
         run_id = store.find_uid(self.run_uid)
@@ -237,7 +230,7 @@ class RankLauncher(QObject):
             raise cannot_signal(control, self.tr("it has not started training yet"))
         if self.machine is not None:  # the local child forwards it to the run on that machine
             return signal_child(control, self.process, has_exited(self.process), self.machine.host)
-        store = self._open_store()
+        store = self._store.open()
         try:
             if store is None:
                 raise cannot_signal(control, self.tr("the run store cannot be read"))
@@ -286,13 +279,13 @@ class RankLauncher(QObject):
         if self.run_id is None:  # a run too short to be seen while it trained
             self._find_late()
         end = self._end(code, killed)
-        self._close_store()
+        self._store.close()
         if end.missing:  # its run was recorded, then went from the store: nothing left to read it for
             self.remove_log()
         self.ended.emit(end)
 
     def _find_late(self) -> None:
-        store = self._open_store()
+        store = self._store.open()
         if store is None:
             return
         try:
@@ -311,7 +304,7 @@ class RankLauncher(QObject):
     def _end(self, code: int, killed: int) -> LaunchEnd:
         row = self._row
         if self.run_id is not None and row is not None:
-            store = self._open_store()
+            store = self._store.open()
             try:
                 row = store.run(self.run_id) if store is not None else row
             except StoreError:
@@ -330,11 +323,6 @@ class RankLauncher(QObject):
 
     def _log_text(self) -> str:
         return read_output(self.log_path)
-
-    def _close_store(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
 
     def remove_log(self) -> None:
         """Delete the temporary folder of the last run's output (none while one trains)."""

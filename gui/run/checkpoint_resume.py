@@ -18,8 +18,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from gpu_train_monitor.base.errors import UserError
-from gpu_train_monitor.config.run_config import BOUNDS
-from gpu_train_monitor.gui.form.settings_form import SettingsForm
+from gpu_train_monitor.config.run_config import BOUNDS, RunConfig
 from gpu_train_monitor.gui.plots.loss_plot import LossPlot
 from gpu_train_monitor.gui.qt import file_dialogs
 from gpu_train_monitor.gui.qt.core_text import choice_text, error_text
@@ -33,15 +32,15 @@ if TYPE_CHECKING:
 class CheckpointResume(QObject):
     """The action and what it does; `resume(path, epochs)` is the same without the dialogs.
 
-    `form` shows the resumed run's settings, `log` and `notify(text, ms)` (the status bar) say what happened,
-    `store_path` is the run store (never taken for a checkpoint; its steps before the checkpoint go on
-    `loss_plot`). `parent` is the dialogs' parent."""
+    `show_config(config)` shows the resumed run's settings (the form's `set_config`), `log` and `notify(text, ms)`
+    (the status bar) say what happened, `store_path` is the run store (never taken for a checkpoint; its steps
+    before the checkpoint go on `loss_plot`). `parent` is the dialogs' parent."""
 
     resume_requested = Signal(object, str)  # (RunConfig, checkpoint path): start it, or call `refuse` saying why not
 
     def __init__(
         self,
-        form: SettingsForm,
+        show_config: Callable[[RunConfig], None],
         log: LogPanel,
         store_path: str | Path,
         loss_plot: LossPlot,
@@ -49,7 +48,7 @@ class CheckpointResume(QObject):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.form, self.log, self.store_path, self.loss_plot = form, log, store_path, loss_plot
+        self._show_config, self.log, self.store_path, self.loss_plot = show_config, log, store_path, loss_plot
         self._notify, self._dialog_parent = notify, parent
         self._refusal: str | None = None  # why the last resume_requested could not start, said through `refuse`
         self.action = QAction(self.tr("Resume from checkpoint…"), parent)
@@ -131,7 +130,7 @@ class CheckpointResume(QObject):
         try:
             info = read_info(path)
             config = resume_config(info, {"epochs": epochs, "max_steps": None})
-            self.form.set_config(config)
+            self._show_config(config)
         except UserError as exc:
             return self.refuse(error_text(exc))
         self._refusal = None

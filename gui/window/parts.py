@@ -5,15 +5,19 @@ data-parallel run's following, the tabs, the menus and the status bar.
 Apart from `gpu_train_monitor.gui.window.main_window` so that the window's module reads as what it does with its parts
 (start runs, follow their events, decide what each control may do, close); where the parts go is
 `gpu_train_monitor.gui.window.layout`'s. The tab titles keep the window's translation context ("MainWindow").
+
+`build_parts` returns them as a `WindowParts`, which the window keeps as `window.parts`: a part is reached through
+its owner (`window.parts.buttons.start_button`, `window.parts.view.log`, `window.parts.insight.nvml_panel`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QTabWidget
+from PySide6.QtWidgets import QSplitter, QTabWidget
 
 from gpu_train_monitor.gui.compare.menu import CompareMenu
 from gpu_train_monitor.gui.compare.mode import CompareMode
@@ -33,109 +37,121 @@ from gpu_train_monitor.gui.window import layout as window_layout
 from gpu_train_monitor.gui.window.menu_bar import MenuBar
 from gpu_train_monitor.gui.window.plot_tabs import PlotTabs
 from gpu_train_monitor.gui.window.remote_machine import RemoteMachineControls
-from gpu_train_monitor.gui.window.retranslate import keep_window_texts
 from gpu_train_monitor.gui.window.run_control import RunControl
 
 if TYPE_CHECKING:  # the window imports this module
     from gpu_train_monitor.gui.window.main_window import MainWindow
 
 
-def build_parts(window: MainWindow) -> None:
-    """Make `window`'s parts, as its attributes (`window.form`, `window.log`, ...), connect them and place them."""
-    window.form = SettingsForm()
-    window.form.validity_changed.connect(window._on_validity_changed)  # also when the device changed
+@dataclass(eq=False)
+class WindowParts:
+    """What the window is made of: each owner of its widgets, built and wired by `build_parts`."""
 
-    window.buttons = RunButtons()
-    window.start_button, window.pause_button = window.buttons.start_button, window.buttons.pause_button
-    window.stop_button, window.clear_button = window.buttons.stop_button, window.buttons.clear_button
-    window.buttons.start_action.triggered.connect(window._on_start)  # the Run menu's items, the buttons' clicks
+    form: SettingsForm
+    buttons: RunButtons  # Start, Pause, Stop, Clear cache, Compare, and the Run menu's actions
+    view: RunView  # the loss and memory plots, the run's numbers, the log, the memory breakdown
+    connection: RemoteConnection  # the machine connected to, if any (File ▸ Connect to a machine…)
+    device_watch: DeviceWatch  # the selected device's probe and the status bar's device line
+    run_control: RunControl  # the run's WindowState and the status bar's state label
+    insight: MemoryInsight  # snapshots, NVML, the batch-size finder, the out-of-memory banner
+    compare: CompareMode  # a comparison's race (its `view` is the Comparison tab)
+    compare_menu: CompareMenu
+    estimates: RunEstimates
+    peak: PeakPrediction
+    what_if: WhatIfTable
+    history: HistoryPanel  # the Runs tab
+    launched: LaunchedRun  # a data-parallel run's or a watched script's processes, followed
+    tabs: QTabWidget  # below the plots: log, runs, breakdown, what if, NVML, batch-size finder
+    plot_tabs: PlotTabs
+    main_splitter: QSplitter
+    right_splitter: QSplitter
+    remote: RemoteMachineControls
+    menus: MenuBar
+    resumer: CheckpointResume
 
-    window.view = view = RunView(window)
-    window.loss_plot, window.memory_plot, window.stats = view.loss_plot, view.memory_plot, view.stats
-    window.log, window.breakdown_view = view.log, view.breakdown_view
-    window.connection = RemoteConnection(window)  # the machine connected to, if any (File ▸ Connect to a machine…)
-    window.device_watch = DeviceWatch(
-        window.form, window.view, window.controller, window._on_probe, window, connection=window.connection
-    )
-    window.form.refresh_devices_button.clicked.connect(window.device_watch.refresh_devices)
-    window.device_status, window.idle_timer = window.device_watch.label, window.device_watch.timer
-    window.run_control = RunControl(window.controller, window.stats, window.log, window.device_watch, window)
-    window.run_control.changed.connect(window._update_controls)
-    window.state_status = window.run_control.label
-    window.buttons.pause_action.triggered.connect(window.run_control.pause_or_resume)
-    window.buttons.stop_action.triggered.connect(window.run_control.stop)
-    window.buttons.clear_action.triggered.connect(window.run_control.clear_cache)
-    window.tabs = QTabWidget()
-    window.insight = MemoryInsight(
-        window.form, window.log, window.controller, window.tabs, lambda: window.view.last_sample, window
-    )
-    window.insight.controls_changed.connect(window._on_controls_changed)
-    window.insight.start_requested.connect(window._on_start)
-    window.record_history = window.insight.record_history
-    window.save_snapshot_button = window.insight.save_snapshot_button
-    window.nvml_panel, window.finder_panel = window.insight.nvml_panel, window.insight.finder_panel
-    window.oom_banner = window.insight.oom_banner
-    window.compare = CompareMode(window.view, window.log, window)
-    window.compare_view, window.compare_button = window.compare.view, window.buttons.compare_button
-    window.compare_menu = CompareMenu(window.compare_button, window.form, window.start_comparison, window.log, window)
-    window.estimates = RunEstimates(window.settings, lambda spec: window.form.devices.identity(spec))  # a plain call
+    def splitters(self) -> dict[str, QSplitter]:
+        """The splitters whose sizes are kept between launches, by their settings' names."""
+        return {"main_splitter": self.main_splitter, "right_splitter": self.right_splitter}
+
+
+def build_parts(window: MainWindow) -> WindowParts:
+    """Make `window`'s parts, connect them to each other and to the window's slots, and place them."""
+    form = SettingsForm()
+    form.validity_changed.connect(window._on_validity_changed)  # also when the device changed
+
+    buttons = RunButtons()
+    buttons.start_action.triggered.connect(window._on_start)  # the Run menu's items, the buttons' clicks
+
+    view = RunView(window)
+    log = view.log
+    connection = RemoteConnection(window)  # the machine connected to, if any (File ▸ Connect to a machine…)
+    device_watch = DeviceWatch(form, view, window.controller, window._on_probe, window, connection=connection)
+    form.refresh_devices_button.clicked.connect(device_watch.refresh_devices)
+    run_control = RunControl(window.controller, view.stats, log, device_watch, window)
+    run_control.changed.connect(window._update_controls)
+    buttons.pause_action.triggered.connect(run_control.pause_or_resume)
+    buttons.stop_action.triggered.connect(run_control.stop)
+    buttons.clear_action.triggered.connect(run_control.clear_cache)
+    tabs = QTabWidget()
+    insight = MemoryInsight(form, log, window.controller, tabs, lambda: view.last_sample, window)
+    insight.controls_changed.connect(window._on_controls_changed)
+    insight.start_requested.connect(window._on_start)
+    compare = CompareMode(view, log, window)
+    compare_menu = CompareMenu(buttons.compare_button, form, window.start_comparison, log, window)
+    estimates = RunEstimates(window.settings, lambda spec: form.devices.identity(spec))  # a plain call
     capacity = lambda: window.probe and window.probe.sample().capacity_bytes  # noqa: E731 - the selected device's
-    window.peak = PeakPrediction(window.form, window.form.peak_label, capacity, window)  # beside the batch size
-    window.what_if = WhatIfTable(window.form, capacity)  # a tab of its own beside the breakdown: rows need height
+    peak = PeakPrediction(form, form.peak_label, capacity, window)  # beside the batch size
+    what_if = WhatIfTable(form, capacity)  # a tab of its own beside the breakdown: rows need height
 
     # recorded runs (this window's and those started elsewhere): opened in windows, overlaid on the plots
-    window.history = HistoryPanel(window.controller.store_path, window.loss_plot, window.memory_plot)
-    window.history.message.connect(lambda text: window.statusBar().showMessage(text, 8000))
-    window.launched = LaunchedRun(
+    history = HistoryPanel(window.controller.store_path, view.loss_plot, view.memory_plot)
+    history.message.connect(lambda text: window.statusBar().showMessage(text, 8000))
+    launched = LaunchedRun(
         window.controller.launcher,
-        window.log,
-        window.history,
-        window.tabs,
+        log,
+        history,
+        tabs,
         lambda: window.state,
-        window.run_control.set,
+        run_control.set,
         window._on_launched_run_ended,
         window,
-        view=window.view,
+        view=view,
     )
-    if window.launched.feed is not None:  # its out of memory offers the banner once its processes are gone
-        window.launched.feed.out_of_memory.connect(
-            lambda event: window.insight.out_of_memory(event, retry=not window.launched.script)
-        )
+    if launched.feed is not None:  # its out of memory offers the banner once its processes are gone
+        launched.feed.out_of_memory.connect(lambda event: insight.out_of_memory(event, retry=not launched.script))
     window_layout.add_tabs(
-        window.tabs,
+        tabs,
         [
-            (window.log, QCoreApplication.translate("MainWindow", "Log")),
-            (window.history, QCoreApplication.translate("MainWindow", "Runs")),
-            (window.breakdown_view, window.breakdown_view.tab_title()),
-            (window.what_if, QCoreApplication.translate("MainWindow", "What if…")),
-            (window.nvml_panel, QCoreApplication.translate("MainWindow", "GPU (NVML)")),
-            (window.finder_panel, QCoreApplication.translate("MainWindow", "Batch-size finder")),
+            (log, QCoreApplication.translate("MainWindow", "Log")),
+            (history, QCoreApplication.translate("MainWindow", "Runs")),
+            (view.breakdown_view, view.breakdown_view.tab_title()),
+            (what_if, QCoreApplication.translate("MainWindow", "What if…")),
+            (insight.nvml_panel, QCoreApplication.translate("MainWindow", "GPU (NVML)")),
+            (insight.finder_panel, QCoreApplication.translate("MainWindow", "Batch-size finder")),
         ],
     )
-    window.plot_tabs = PlotTabs(window.loss_plot, window.compare_view)
-    window.right_splitter = window_layout.plot_splitter(window.plot_tabs, window.memory_plot, window.tabs)
-    left = window_layout.settings_column(window.form, window.buttons, window.insight.snapshot_controls, window.stats)
-    window.main_splitter = window_layout.main_splitter(left, window.oom_banner, window.right_splitter)
-    window.setCentralWidget(window.main_splitter)
+    plot_tabs = PlotTabs(view.loss_plot, compare.view)
+    right_splitter = window_layout.plot_splitter(plot_tabs, view.memory_plot, tabs)
+    left = window_layout.settings_column(form, buttons, insight.snapshot_controls, view.stats)
+    main_splitter = window_layout.main_splitter(left, insight.oom_banner, right_splitter)
+    window.setCentralWidget(main_splitter)
 
-    window.remote = RemoteMachineControls(
-        window.connection, window.form, window.log, window.settings, window, window.nvml_panel
+    remote = RemoteMachineControls(connection, form, log, window.settings, window, insight.nvml_panel)
+    connection.state_changed.connect(  # a run window of that machine's run says "reconnecting" meanwhile
+        lambda state: history.connection_dropped(connection.host if state == RECONNECTING else None)
     )
-    window.connection.state_changed.connect(  # a run window of that machine's run says "reconnecting" meanwhile
-        lambda state: window.history.connection_dropped(window.connection.host if state == RECONNECTING else None)
-    )
-    window.statusBar().addWidget(window.device_status, 1)
-    window.finder_panel.machine_source = window.remote.machine  # a search runs where the form's device is
-    window.statusBar().addPermanentWidget(window.remote.label)  # "gpu-box · 23 ms", shown while connected
-    window.remote.label.show_state()  # adding it showed it
-    window.statusBar().addPermanentWidget(window.state_status)
-    notify, buttons = window.statusBar().showMessage, window.buttons
+    window.statusBar().addWidget(device_watch.label, 1)
+    insight.finder_panel.machine_source = remote.machine  # a search runs where the form's device is
+    window.statusBar().addPermanentWidget(remote.label)  # "gpu-box · 23 ms", shown while connected
+    remote.label.show_state()  # adding it showed it
+    window.statusBar().addPermanentWidget(run_control.label)
+    notify = window.statusBar().showMessage
     run_actions = (buttons.start_action, buttons.pause_action, buttons.stop_action, buttons.clear_action)
-    window.menus = MenuBar(
+    menus = MenuBar(
         run_actions=run_actions,
-        compare_menu=window.compare_menu.menu,
+        compare_menu=compare_menu.menu,
         settings=window.settings,
-        log=window.log,
+        log=log,
         shown_plots=window.shown_plots,
         request_checkpoint=window.controller.request_checkpoint,
         torch_loaded=lambda: window.torch_loaded,
@@ -143,19 +159,39 @@ def build_parts(window: MainWindow) -> None:
         watch_script=window.watch_script,
         parent=window,
     )
-    window.setMenuBar(window.menus)
-    window.menus.add_connection_actions(window.remote.connect_action, window.remote.disconnect_action)
-    window.menus.remote_host = lambda: (machine := window.remote.watch_machine()) and machine.host
-    window.resumer = CheckpointResume(
-        window.form, window.log, window.controller.store_path, window.loss_plot, notify, window
+    window.setMenuBar(menus)
+    menus.add_connection_actions(remote.connect_action, remote.disconnect_action)
+    menus.remote_host = lambda: (machine := remote.watch_machine()) and machine.host
+    resumer = CheckpointResume(form.set_config, log, window.controller.store_path, view.loss_plot, notify, window)
+    resumer.resume_requested.connect(window._on_resume_requested)
+    menus.add_file_actions(
+        history.open_action,
+        history.export_action,  # above Save plots
+        resumer.action,
     )
-    window.resumer.resume_requested.connect(window._on_resume_requested)
-    window.menus.add_file_actions(
-        window.history.open_action,
-        window.history.export_action,  # above Save plots
-        window.resumer.action,
-    )
-    window.history.open_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Open))  # Ctrl+O
-    window.history.resume_requested.connect(window.resumer.resume_file)  # a run's checkpoint, from the Runs tab
+    history.open_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Open))  # Ctrl+O
+    history.resume_requested.connect(resumer.resume_file)  # a run's checkpoint, from the Runs tab
     window.resize(1280, 860)
-    window.texts = keep_window_texts(window)  # menus, tabs and the form follow a language change
+    return WindowParts(
+        form=form,
+        buttons=buttons,
+        view=view,
+        connection=connection,
+        device_watch=device_watch,
+        run_control=run_control,
+        insight=insight,
+        compare=compare,
+        compare_menu=compare_menu,
+        estimates=estimates,
+        peak=peak,
+        what_if=what_if,
+        history=history,
+        launched=launched,
+        tabs=tabs,
+        plot_tabs=plot_tabs,
+        main_splitter=main_splitter,
+        right_splitter=right_splitter,
+        remote=remote,
+        menus=menus,
+        resumer=resumer,
+    )

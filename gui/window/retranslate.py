@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QMenu
 
+    from gpu_train_monitor.gui.form.settings_form import SettingsForm
     from gpu_train_monitor.gui.history.run_window import StoredRunView
-    from gpu_train_monitor.gui.window.main_window import MainWindow
+    from gpu_train_monitor.gui.window.parts import WindowParts
 
 Setter = Callable[[str], None]
 Say = Callable[[], str]
@@ -100,8 +101,8 @@ def _keep_item(texts: Retranslator, combo: QComboBox, index: int, field: str) ->
     texts.keep(lambda text: combo.setItemText(index, text), lambda: choice_text(field, choice))
 
 
-def _keep_menus(texts: Retranslator, window: MainWindow) -> None:
-    menus = window.menus
+def _keep_menus(texts: Retranslator, parts: WindowParts) -> None:
+    menus = parts.menus
     titles: list[tuple[QMenu, str, str]] = [
         (menus.file_menu, "MenuBar", "&File"),
         (menus.run_menu, "MenuBar", "&Run"),
@@ -144,24 +145,24 @@ def _keep_menus(texts: Retranslator, window: MainWindow) -> None:
     )
 
 
-def _keep_tabs(texts: Retranslator, window: MainWindow) -> None:
+def _keep_tabs(texts: Retranslator, parts: WindowParts) -> None:
+    view, insight = parts.view, parts.insight
     for page, title in (
-        (window.log, "Log"),
-        (window.history, "Runs"),
-        (window.what_if, "What if…"),
-        (window.nvml_panel, "GPU (NVML)"),
-        (window.finder_panel, "Batch-size finder"),
+        (view.log, "Log"),
+        (parts.history, "Runs"),
+        (parts.what_if, "What if…"),
+        (insight.nvml_panel, "GPU (NVML)"),
+        (insight.finder_panel, "Batch-size finder"),
     ):
-        _keep_tab(texts, window.tabs, page, translated("MainWindow", title))
-    _keep_tab(texts, window.tabs, window.breakdown_view, window.breakdown_view.tab_title)
-    for page, title in ((window.loss_plot, "Training loss"), (window.compare_view, "Comparison")):
-        _keep_tab(texts, window.plot_tabs, page, translated("MainWindow", title))
+        _keep_tab(texts, parts.tabs, page, translated("MainWindow", title))
+    _keep_tab(texts, parts.tabs, view.breakdown_view, view.breakdown_view.tab_title)
+    for page, title in ((view.loss_plot, "Training loss"), (parts.compare.view, "Comparison")):
+        _keep_tab(texts, parts.plot_tabs, page, translated("MainWindow", title))
 
 
-def _keep_form(texts: Retranslator, window: MainWindow) -> None:
+def _keep_form(texts: Retranslator, form: SettingsForm) -> None:
     from gpu_train_monitor.gui.form.layout import GROUPS
 
-    form = window.form
     boxes = {box.title(): box for box in form.findChildren(QGroupBox)}
     for title in GROUPS:
         box = boxes.get(QCoreApplication.translate("SettingsForm", title))
@@ -191,17 +192,17 @@ def _keep_form(texts: Retranslator, window: MainWindow) -> None:
     form.update_applicability()  # now too: the plain tooltips and labels kept above replaced them
 
 
-def _refresh_panels(texts: Retranslator, window: MainWindow) -> None:
+def _refresh_panels(texts: Retranslator, parts: WindowParts) -> None:
     """Texts the window derives from the run's state, derived again by their own update methods."""
-    stats = window.view.stats
+    stats, run_control = parts.view.stats, parts.run_control
     texts.refresh_with(lambda: stats.set_state(stats.state))
-    texts.refresh_with(lambda: window.state_status.setText(window.state.shown))
-    texts.refresh_with(window.breakdown_view.show_again)
-    texts.refresh_with(window.peak.show_again)
-    texts.refresh_with(window.what_if.show_again)
-    texts.refresh_with(window.device_watch.show_device)
-    texts.refresh_with(window.history.refresh)  # its line: the counts and the store's place
-    window.history.run_window_opened.connect(keep_run_window_texts)  # a recorded run's window keeps its own
+    texts.refresh_with(lambda: run_control.label.setText(run_control.state.shown))
+    texts.refresh_with(parts.view.breakdown_view.show_again)
+    texts.refresh_with(parts.peak.show_again)
+    texts.refresh_with(parts.what_if.show_again)
+    texts.refresh_with(parts.device_watch.show_device)
+    texts.refresh_with(parts.history.refresh)  # its line: the counts and the store's place
+    parts.history.run_window_opened.connect(keep_run_window_texts)  # a recorded run's window keeps its own
 
 
 def keep_run_window_texts(view: StoredRunView) -> Retranslator:
@@ -212,11 +213,12 @@ def keep_run_window_texts(view: StoredRunView) -> Retranslator:
     return texts
 
 
-def keep_window_texts(window: MainWindow) -> Retranslator:
-    """The main window's menus, tabs, settings form and panels, said again in the language installed next."""
+def keep_window_texts(window: QWidget, parts: WindowParts) -> Retranslator:
+    """The main window's menus, tabs, settings form and panels (its `parts`), said again in the language installed
+    next."""
     texts = Retranslator(window)
-    _keep_menus(texts, window)
-    _keep_tabs(texts, window)
-    _keep_form(texts, window)
-    _refresh_panels(texts, window)
+    _keep_menus(texts, parts)
+    _keep_tabs(texts, parts)
+    _keep_form(texts, parts.form)
+    _refresh_panels(texts, parts)
     return texts

@@ -50,12 +50,12 @@ class ScreenshotDriver:
         if self.compare:
             self._start_comparison()
         else:
-            form = self.window.form
+            form = self.window.parts.form
             self.window.start_run(form.config() if form.valid else self.config)
 
     def _start_comparison(self) -> None:
         """--compare NAME: the ready-made comparison of that name, as the Compare menu offers it here."""
-        ready = {r.name: r for r in self.window.compare_menu.ready()}
+        ready = {r.name: r for r in self.window.parts.compare_menu.ready()}
         chosen = ready.get(self.compare or "")
         error = (
             self.window.start_comparison([dict(o) for o in chosen.overrides], chosen.name, base=self.config)
@@ -111,9 +111,9 @@ def save_screenshot(window, path: str, app, state: str = "finished", finished=No
     finish, 2 for bad input or a PNG that could not be saved: the CLI's codes."""
     from gpu_train_monitor.base.outputs import replace_atomically
 
-    window.loss_plot.refresh()
-    window.memory_plot.refresh()
-    window.compare_view.draw_now()
+    window.parts.view.loss_plot.refresh()
+    window.parts.view.memory_plot.refresh()
+    window.parts.compare.view.draw_now()
     image = window.grab()
 
     def write(target: Path) -> None:
@@ -133,7 +133,8 @@ def save_screenshot(window, path: str, app, state: str = "finished", finished=No
         print(f"{PROG}: error: {option_message(finished.error_field, finished.message)}", file=sys.stderr)
         code = EXIT_USER_ERROR
     elif state != "finished":  # the picture is kept (it shows the error), but the run did not succeed
-        last = window.log.lines()[-1] if window.log.lines() else ""
+        lines = window.parts.view.log.lines()
+        last = lines[-1] if lines else ""
         print(f"{PROG}: error: the screenshot run ended {state}: {last}", file=sys.stderr)
         code = 1
     if not ok:

@@ -76,11 +76,11 @@ def latency_in_window(app: QApplication, seconds: float) -> tuple[list[float], i
     window.on_torch_ready()
     window.start_run(run_config(seconds))
     deadline = time.perf_counter() + 120
-    while len(window.loss_plot.data) < 20 and time.perf_counter() < deadline:  # past set-up and warm-up
+    while len(window.parts.view.loss_plot.data) < 20 and time.perf_counter() < deadline:  # past set-up and warm-up
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-    before = len(window.loss_plot.data)
+    before = len(window.parts.view.loss_plot.data)
     result = measure_lateness(app, seconds)
-    steps = len(window.loss_plot.data)
+    steps = len(window.parts.view.loss_plot.data)
     window.close()
     if steps == 0:
         raise SystemExit("the run produced no steps: nothing was measured")

@@ -77,7 +77,7 @@ def make_window(qtbot, settings):
         qtbot.addWidget(window)  # closeEvent runs at teardown: a run still going is stopped
         window.on_torch_ready()
         if config is not None:
-            window.form.set_config(config)
+            window.parts.form.set_config(config)
         window.show()
         windows.append(window)
         return window

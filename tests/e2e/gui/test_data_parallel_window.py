@@ -25,7 +25,7 @@ def dp_window(qtbot, settings, tmp_path):
     window = MainWindow(settings=settings, runs_db=str(tmp_path / "runs.sqlite3"))
     qtbot.addWidget(window)  # closed at teardown: a run still going is stopped and its processes killed
     window.on_torch_ready()
-    window.form.set_config(ENDLESS_DP)
+    window.parts.form.set_config(ENDLESS_DP)
     window.show()
     yield window
     window.controller.launcher.kill_now()
@@ -33,18 +33,20 @@ def dp_window(qtbot, settings, tmp_path):
 
 def start_and_follow(qtbot, window: MainWindow) -> tuple[int, float]:
     """Click Start, wait for the recorded run to be followed live; (its id, seconds to the first point)."""
-    assert window.form.labels["nproc"].text() == "CPU processes"
-    assert window.start_button.isEnabled(), window.start_button.toolTip()
+    assert window.parts.form.labels["nproc"].text() == "CPU processes"
+    assert window.parts.buttons.start_button.isEnabled(), window.parts.buttons.start_button.toolTip()
     clicked = time.monotonic()
-    qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.parts.buttons.start_button, Qt.MouseButton.LeftButton)
     assert window.state is WindowState.STARTING and window.controller.data_parallel
-    assert not window.start_button.isEnabled() and window.stop_button.isEnabled()
+    assert not window.parts.buttons.start_button.isEnabled() and window.parts.buttons.stop_button.isEnabled()
     launcher = window.controller.launcher
     qtbot.waitUntil(lambda: launcher.run_id is not None, timeout=START_TIMEOUT_MS)
     run_id = launcher.run_id
     assert window.state is WindowState.RUNNING
-    assert window.tabs.currentWidget() is window.history  # the Runs tab, with the run opened in its own window
-    view = window.history.views[run_id]
+    assert (
+        window.parts.tabs.currentWidget() is window.parts.history
+    )  # the Runs tab, with the run opened in its own window
+    view = window.parts.history.views[run_id]
     qtbot.waitUntil(lambda: len(view.loss_plot.data) > 0, timeout=START_TIMEOUT_MS)
     return run_id, time.monotonic() - clicked
 
@@ -66,32 +68,34 @@ def test_pause_clear_and_stop_reach_a_two_process_run_which_ends_stopped_with_no
         row = store.run(run_id)
     assert row.status == "running" and row.pid in {p.pid for p in processes} and row.pid != launcher.process.pid
     assert row.world_size == 2
-    assert "recording as run" in "\n".join(window.log.lines())
+    assert "recording as run" in "\n".join(window.parts.view.log.lines())
     # the main window shows the run as it trains, read back from the store (it said Step 0 / 0, empty plots)
-    qtbot.waitUntil(lambda: len(window.loss_plot.data) > 0, timeout=START_TIMEOUT_MS)
-    step, total = window.stats.values["step"].text().replace(",", "").split(" / ")
-    assert int(step) > 0 and int(total) > 0 and window.stats.values["speed"].text() != ""
-    assert len(window.memory_plot.data) > 0
+    qtbot.waitUntil(lambda: len(window.parts.view.loss_plot.data) > 0, timeout=START_TIMEOUT_MS)
+    step, total = window.parts.view.stats.values["step"].text().replace(",", "").split(" / ")
+    assert int(step) > 0 and int(total) > 0 and window.parts.view.stats.values["speed"].text() != ""
+    assert len(window.parts.view.memory_plot.data) > 0
 
-    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)  # SIGUSR2 to rank 0
+    qtbot.mouseClick(window.parts.buttons.pause_button, Qt.MouseButton.LeftButton)  # SIGUSR2 to rank 0
     qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=10_000)  # once the run recorded it
-    assert window.pause_button.text() == "Resume"
-    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
+    assert window.parts.buttons.pause_button.text() == "Resume"
+    qtbot.mouseClick(window.parts.buttons.pause_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=10_000)
     assert recorded(tmp_path, run_id, ("RunPaused", "RunResumed")) == ["RunPaused", "RunResumed"]
-    assert not window.clear_button.isEnabled()  # the CPU has no cache; the signal reaches the run all the same:
+    assert (
+        not window.parts.buttons.clear_button.isEnabled()
+    )  # the CPU has no cache; the signal reaches the run all the same:
     window.controller.request_cache_clear()  # SIGUSR1 to rank 0
     qtbot.waitUntil(lambda: recorded(tmp_path, run_id, ("CacheCleared",)) == ["CacheCleared"], timeout=10_000)
 
     with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
-        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # SIGINT to rank 0
+        qtbot.mouseClick(window.parts.buttons.stop_button, Qt.MouseButton.LeftButton)  # SIGINT to rank 0
     assert ended.args == [WindowState.STOPPED]
-    assert window.state_status.text() == "stopped"
+    assert window.parts.run_control.label.text() == "stopped"
     with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
         assert store.run(run_id).status == "stopped"
     assert left_alive(processes) == []
-    assert not window.controller.running and window.start_button.isEnabled()
-    assert f"run {run_id} stopped" in "\n".join(window.log.lines())
+    assert not window.controller.running and window.parts.buttons.start_button.isEnabled()
+    assert f"run {run_id} stopped" in "\n".join(window.parts.view.log.lines())
 
 
 def test_closing_the_window_mid_run_leaves_no_process(qtbot, dp_window, tmp_path):
@@ -102,7 +106,9 @@ def test_closing_the_window_mid_run_leaves_no_process(qtbot, dp_window, tmp_path
     QTimer.singleShot(
         300,
         lambda: shown.append(
-            window.launched.closing_dialog.labelText() if window.launched.closing_dialog is not None else None
+            window.parts.launched.closing_dialog.labelText()
+            if window.parts.launched.closing_dialog is not None
+            else None
         ),
     )
     closed_at = time.monotonic()
@@ -123,31 +129,33 @@ def test_a_launch_that_fails_before_recording_shows_its_error_line_and_is_idle_a
     missing = tmp_path / "missing.pt"
     with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
         window.start_run(ENDLESS_DP, resume=str(missing))  # the CLI refuses it: one error line, exit 2
-        assert window.controller.data_parallel and not window.start_button.isEnabled()
+        assert window.controller.data_parallel and not window.parts.buttons.start_button.isEnabled()
     assert ended.args == [WindowState.FAILED]
-    errors = [line for line in window.log.lines() if "ERROR: " in line]
+    errors = [line for line in window.parts.view.log.lines() if "ERROR: " in line]
     assert len(errors) == 1 and "ERROR: the 2 CPU processes could not start: " in errors[0]
     assert str(missing) in errors[0] and "gpu-train-monitor: error" not in errors[0]
-    assert "Traceback" not in "\n".join(window.log.lines())
-    assert window.start_button.isEnabled() and not window.controller.running
+    assert "Traceback" not in "\n".join(window.parts.view.log.lines())
+    assert window.parts.buttons.start_button.isEnabled() and not window.controller.running
     assert left_alive(window.controller.launcher.processes()) == []
 
 
 def test_stop_while_the_processes_are_still_starting_stops_the_run_once_it_is_recorded(qtbot, dp_window, tmp_path):
     window = dp_window
     with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
-        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(window.parts.buttons.start_button, Qt.MouseButton.LeftButton)
         processes = window.controller.launcher.processes()
-        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # before any rank has recorded anything
-        assert window.state is WindowState.STOPPING and not window.stop_button.isEnabled()
-    assert ended.args == [WindowState.STOPPED], "\n".join(window.log.lines())
+        qtbot.mouseClick(
+            window.parts.buttons.stop_button, Qt.MouseButton.LeftButton
+        )  # before any rank has recorded anything
+        assert window.state is WindowState.STOPPING and not window.parts.buttons.stop_button.isEnabled()
+    assert ended.args == [WindowState.STOPPED], "\n".join(window.parts.view.log.lines())
     run_id = window.controller.launcher.run_id
     if run_id is None:  # the ranks took longer than SETUP_STOP_GRACE_S to start: Ctrl+C to them all
-        assert "the 2 CPU processes were stopped before training started" in "\n".join(window.log.lines())
+        assert "the 2 CPU processes were stopped before training started" in "\n".join(window.parts.view.log.lines())
     else:  # recorded within the grace: told to stop at once
         with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
             assert store.run(run_id).status == "stopped"
-    assert "ERROR" not in "\n".join(window.log.lines())
+    assert "ERROR" not in "\n".join(window.parts.view.log.lines())
     assert left_alive(processes + window.controller.launcher.processes()) == []
 
 
@@ -177,10 +185,12 @@ def test_a_launched_run_missing_from_the_store_ends_the_launch_idle_with_no_temp
             assert store.run(run_id).uid == launcher.run_uid
             store.delete(run_id)
     assert ended.args == [WindowState.FAILED]
-    errors = [line for line in window.log.lines() if "ERROR: " in line]
-    assert len(errors) == 1 and f"run {run_id} is no longer in the run store" in errors[0], window.log.lines()
-    assert window.start_button.isEnabled() and not window.controller.running
-    assert not window.stop_button.isEnabled()
+    errors = [line for line in window.parts.view.log.lines() if "ERROR: " in line]
+    assert len(errors) == 1 and f"run {run_id} is no longer in the run store" in errors[0], (
+        window.parts.view.log.lines()
+    )
+    assert window.parts.buttons.start_button.isEnabled() and not window.controller.running
+    assert not window.parts.buttons.stop_button.isEnabled()
     assert not folder.exists()
 
 

@@ -79,42 +79,42 @@ def test_browsing_the_store_folder_in_every_dialog_keeps_the_store_shared(qtbot,
     window = MainWindow(settings=settings, runs_db=str(db))
     qtbot.addWidget(window)
     window.on_torch_ready()
-    window.form.set_config(FAST.replace(max_steps=None, epochs=10_000, report_interval=0.05))
+    window.parts.form.set_config(FAST.replace(max_steps=None, epochs=10_000, report_interval=0.05))
     window.show()
-    window.tabs.setCurrentWidget(window.history)  # the Runs tab, which re-reads the store while shown
-    window.start_run(window.form.config())
-    qtbot.waitUntil(lambda: window.history.model.rowCount() == 1, timeout=RUN_TIMEOUT_MS)  # recording
+    window.parts.tabs.setCurrentWidget(window.parts.history)  # the Runs tab, which re-reads the store while shown
+    window.start_run(window.parts.form.config())
+    qtbot.waitUntil(lambda: window.parts.history.model.rowCount() == 1, timeout=RUN_TIMEOUT_MS)  # recording
     wal = Path(f"{db}-wal")
     assert wal.exists()
 
     # every dialog of the window, browsed through the store's folder while the run records
     store_files = [db, wal, Path(f"{db}-shm")]
     seen: list[str] = []
-    window.history.select(window.history.model.rowCount() and window.history.proxy.run_id(0))
+    window.parts.history.select(window.parts.history.model.rowCount() and window.parts.history.proxy.run_id(0))
     dialogs = [
-        window.resumer._on_triggered,
-        window.menus.save_plots_dialog,
-        window.insight._on_save_snapshot,
-        lambda: window.history.edits.export_selected("json"),
-        lambda: window.history.edits.export_selected("csv"),
-        window.form._on_browse_data_dir,
+        window.parts.resumer._on_triggered,
+        window.parts.menus.save_plots_dialog,
+        window.parts.insight._on_save_snapshot,
+        lambda: window.parts.history.edits.export_selected("json"),
+        lambda: window.parts.history.edits.export_selected("csv"),
+        window.parts.form._on_browse_data_dir,
     ]
     for open_dialog in dialogs:
         _browse_then_cancel(folder, store_files, seen)
         open_dialog()
     assert len(seen) == len(dialogs), seen
-    window.stop_button.click()
+    window.parts.buttons.stop_button.click()
     qtbot.waitUntil(lambda: not window.controller.running, timeout=RUN_TIMEOUT_MS)
 
     # another process records a run and closes the store: it must not take itself for the last user
     terminal = start_cli_run(db, max_steps=4)
     assert terminal.wait(180) == 0, cli_output(db)
     assert wal.exists(), "the window's -wal was deleted under it"
-    qtbot.waitUntil(lambda: window.history.model.rowCount() == 2, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.parts.history.model.rowCount() == 2, timeout=RUN_TIMEOUT_MS)
 
     # the window's own next run is in the store, as a fresh process reads it
     window.start_run(FAST)
     qtbot.waitUntil(lambda: not window.controller.running, timeout=RUN_TIMEOUT_MS)
-    qtbot.waitUntil(lambda: window.history.model.rowCount() == 3, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.parts.history.model.rowCount() == 3, timeout=RUN_TIMEOUT_MS)
     listed = _runs_listed(db)
     assert len(listed) == 3 and listed[0]["status"] == "completed", listed  # newest first

@@ -77,21 +77,23 @@ def test_1000_qthread_cycles_exit_cleanly_in_a_fresh_process():
 
 
 def test_50_start_stop_cycles_leave_no_thread_running(qtbot, window, running_qthreads):
-    window.form.set_config(ENDLESS)
+    window.parts.form.set_config(ENDLESS)
     python_threads_before = threading.active_count()
     states = []
     for cycle in range(50):
-        assert window.start_button.isEnabled(), f"cycle {cycle}: {window.start_button.toolTip()}"
-        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
+        assert window.parts.buttons.start_button.isEnabled(), (
+            f"cycle {cycle}: {window.parts.buttons.start_button.toolTip()}"
+        )
+        qtbot.mouseClick(window.parts.buttons.start_button, Qt.MouseButton.LeftButton)
         assert window.controller.running
         if cycle % 2:  # every other cycle stops a run that is already training
             qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
         with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
-            qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
+            qtbot.mouseClick(window.parts.buttons.stop_button, Qt.MouseButton.LeftButton)
         states.append(ended.args[0])
         assert not window.controller.running
     assert states == [WindowState.STOPPED] * 50
-    assert window.state is WindowState.STOPPED and window.start_button.isEnabled()
+    assert window.state is WindowState.STOPPED and window.parts.buttons.start_button.isEnabled()
     window.shutdown_predictions()  # the last run's step predicted beside its breakdown: a thread of its own, waited for
     assert running_qthreads() == []  # run_ended comes after the thread's bounded wait: it has ended
     # Qt names each run's OS thread after the QThread; the last one's may take a moment to leave the kernel's list

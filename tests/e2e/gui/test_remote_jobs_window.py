@@ -30,33 +30,33 @@ def connected_window(qtbot, settings, tmp_path, monkeypatch):
     window = MainWindow(settings=settings, runs_db=str(tmp_path / "runs.sqlite3"))
     qtbot.addWidget(window)
     window.on_torch_ready()
-    window.form.set_config(FAST.replace(max_steps=24, report_interval=0.05))
+    window.parts.form.set_config(FAST.replace(max_steps=24, report_interval=0.05))
     window.show()
     agent = f"{shlex.quote(sys.executable)} -m gpu_train_monitor agent --runs-db {shlex.quote(str(remote_store))}"
-    with qtbot.waitSignal(window.connection.connected, timeout=WAIT_MS):
-        assert window.remote.connect_to(HOST, agent) is None
-    combo = window.form.widgets["device"]
+    with qtbot.waitSignal(window.parts.connection.connected, timeout=WAIT_MS):
+        assert window.parts.remote.connect_to(HOST, agent) is None
+    combo = window.parts.form.widgets["device"]
     combo.setCurrentIndex(combo.findData(f"cpu@{HOST}"))
-    assert window.form.remote_host() == HOST and window.form.valid, window.form.message
+    assert window.parts.form.remote_host() == HOST and window.parts.form.valid, window.parts.form.message
     yield window, remote_store
-    window.connection.close()
+    window.parts.connection.close()
     kill_processes_mentioning(remote_store.parent)  # a job there left by a failed test: it was detached
 
 
 def test_a_comparison_on_the_remote_races_in_the_window_and_is_recorded_here(qtbot, connected_window, tmp_path):
     window, remote_store = connected_window
-    assert window.compare_button.isEnabled(), window.compare_button.toolTip()
+    assert window.parts.buttons.compare_button.isEnabled(), window.parts.buttons.compare_button.toolTip()
     assert window.start_comparison([{"batch_size": 8}, {"batch_size": 16}], "batch size") is None
-    qtbot.waitUntil(lambda: window.compare.result is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.parts.compare.result is not None, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not window.controller.running, timeout=WAIT_MS)
-    result = window.compare.result
+    result = window.parts.compare.result
     assert result.status == "completed" and [run.label for run in result.runs] == ["batch_size=8", "batch_size=16"]
     assert all(run.samples_per_s and run.steps == 24 for run in result.runs)
-    lines = window.log.lines()
+    lines = window.parts.view.log.lines()
     assert any("comparison completed: " in line for line in lines), lines[-5:]
     assert any("run 2 of 2: batch_size=16" in line for line in lines)
-    assert len(window.loss_plot.data) > 0  # the live plots followed the runs as they came
-    assert window.compare_button.isEnabled()  # the window is ready for the next
+    assert len(window.parts.view.loss_plot.data) > 0  # the live plots followed the runs as they came
+    assert window.parts.buttons.compare_button.isEnabled()  # the window is ready for the next
     with RunStore(remote_store, readonly=True) as there, RunStore(tmp_path / "runs.sqlite3", readonly=True) as here:
         remote_runs = {row.uid: row for row in there.list_runs()}
         local_runs = {row.uid: row for row in here.list_runs()}
@@ -69,21 +69,21 @@ def test_a_comparison_on_the_remote_races_in_the_window_and_is_recorded_here(qtb
 
 def test_stop_during_a_remote_comparison_stops_it_there(qtbot, connected_window):
     window, _ = connected_window
-    window.form.set_batch_size(8)
-    window.form.widgets["max_steps"].setValue(100_000)
+    window.parts.form.set_batch_size(8)
+    window.parts.form.widgets["max_steps"].setValue(100_000)
     assert window.start_comparison([{"batch_size": 8}, {"batch_size": 16}], "batch size") is None
-    qtbot.waitUntil(lambda: len(window.loss_plot.data) > 0, timeout=WAIT_MS)  # the first run trains there
-    qtbot.waitUntil(window.stop_button.isEnabled, timeout=WAIT_MS)
-    window.stop_button.click()
-    qtbot.waitUntil(lambda: window.compare.result is not None, timeout=WAIT_MS)
-    assert window.compare.result.status == "stopped"
+    qtbot.waitUntil(lambda: len(window.parts.view.loss_plot.data) > 0, timeout=WAIT_MS)  # the first run trains there
+    qtbot.waitUntil(window.parts.buttons.stop_button.isEnabled, timeout=WAIT_MS)
+    window.parts.buttons.stop_button.click()
+    qtbot.waitUntil(lambda: window.parts.compare.result is not None, timeout=WAIT_MS)
+    assert window.parts.compare.result.status == "stopped"
     qtbot.waitUntil(lambda: not window.controller.running, timeout=WAIT_MS)
-    assert any("comparison stopped: " in line for line in window.log.lines())
+    assert any("comparison stopped: " in line for line in window.parts.view.log.lines())
 
 
 def test_the_finder_searches_on_the_remote_and_its_answer_goes_into_the_form(qtbot, connected_window):
     window, _ = connected_window
-    panel = window.finder_panel
+    panel = window.parts.insight.finder_panel
     assert panel.find_button.isEnabled(), panel.find_button.toolTip()
     panel.capacity.setValue(2.0)  # GB
     panel.find_button.click()
@@ -93,4 +93,4 @@ def test_the_finder_searches_on_the_remote_and_its_answer_goes_into_the_form(qtb
     assert panel.trials and panel.result.batch_size > 0
     assert panel.result_label.text().startswith("Largest batch that fits: ")
     panel.use_button.click()
-    assert window.form.value("batch_size") == panel.result.batch_size
+    assert window.parts.form.value("batch_size") == panel.result.batch_size

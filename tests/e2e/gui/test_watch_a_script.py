@@ -67,19 +67,21 @@ def window(qtbot, settings, tmp_path):
 def watch(qtbot, window: MainWindow, script: Path, arguments: str) -> int:
     """File ▸ Watch a script…, the script and its arguments typed, Watch pressed; the recorded run's id once the
     window follows it."""
-    assert window.menus.watch_action.isEnabled()
-    window.menus.watch_action.trigger()
-    dialog = window.menus.watch_dialog
+    assert window.parts.menus.watch_action.isEnabled()
+    window.parts.menus.watch_action.trigger()
+    dialog = window.parts.menus.watch_dialog
     qtbot.waitUntil(dialog.isVisible)
     dialog.script_edit.setText(str(script))
     dialog.arguments_edit.setText(arguments)
     qtbot.mouseClick(dialog.watch_button, Qt.MouseButton.LeftButton)
     assert dialog.problem == "" and not dialog.isVisible()
     assert window.state is WindowState.STARTING and window.controller.running
-    assert not window.menus.watch_action.isEnabled() and window.stop_button.isEnabled()
+    assert not window.parts.menus.watch_action.isEnabled() and window.parts.buttons.stop_button.isEnabled()
     launcher = window.controller.launcher
     qtbot.waitUntil(lambda: launcher.run_id is not None or not launcher.running, timeout=START_TIMEOUT_MS)
-    assert launcher.run_id is not None, "\n".join(window.log.lines())  # it ended unrecorded: the log says why
+    assert launcher.run_id is not None, "\n".join(
+        window.parts.view.log.lines()
+    )  # it ended unrecorded: the log says why
     return launcher.run_id
 
 
@@ -90,40 +92,46 @@ def recorded(tmp_path: Path, run_id: int, kinds: tuple[str, ...]) -> list[str]:
 
 def test_the_window_follows_a_watched_script_live_steers_it_and_its_stop_stops_it(qtbot, window, script, tmp_path):
     run_id = watch(qtbot, window, script, "--steps 1000000 --sleep 0.005")
-    assert window.state is WindowState.RUNNING and window.tabs.currentWidget() is window.history
-    qtbot.waitUntil(lambda: len(window.loss_plot.data) >= 20, timeout=START_TIMEOUT_MS)  # live, from the store
-    assert len(window.memory_plot.data) > 0
-    assert re.fullmatch(r"\d+", window.stats.values["step"].text())  # steps done: the script gives no total
-    assert window.stats.values["eta"].text() == "–" and window.stats.values["epoch"].text() == "–"
-    assert window.history.views[run_id].isVisible()  # the run's own window, steered from here
+    assert window.state is WindowState.RUNNING and window.parts.tabs.currentWidget() is window.parts.history
+    qtbot.waitUntil(
+        lambda: len(window.parts.view.loss_plot.data) >= 20, timeout=START_TIMEOUT_MS
+    )  # live, from the store
+    assert len(window.parts.view.memory_plot.data) > 0
+    assert re.fullmatch(r"\d+", window.parts.view.stats.values["step"].text())  # steps done: the script gives no total
+    assert window.parts.view.stats.values["eta"].text() == "–" and window.parts.view.stats.values["epoch"].text() == "–"
+    assert window.parts.history.views[run_id].isVisible()  # the run's own window, steered from here
     processes = window.controller.launcher.processes()
     with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
         row = store.run(run_id)
     assert row.status == "running" and row.pid in {p.pid for p in processes}
 
-    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)  # SIGUSR2: the script blocks in its step
+    qtbot.mouseClick(
+        window.parts.buttons.pause_button, Qt.MouseButton.LeftButton
+    )  # SIGUSR2: the script blocks in its step
     qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=10_000)  # once the run recorded it
-    assert window.pause_button.text() == "Resume"
-    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
+    assert window.parts.buttons.pause_button.text() == "Resume"
+    qtbot.mouseClick(window.parts.buttons.pause_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=10_000)
-    assert not window.clear_button.isEnabled()  # the script trains on the CPU: no cache; the signal reaches it:
+    assert (
+        not window.parts.buttons.clear_button.isEnabled()
+    )  # the script trains on the CPU: no cache; the signal reaches it:
     window.controller.request_cache_clear()  # SIGUSR1, applied at its next optimizer step
     qtbot.waitUntil(lambda: recorded(tmp_path, run_id, ("CacheCleared",)) == ["CacheCleared"], timeout=10_000)
     assert recorded(tmp_path, run_id, ("RunPaused", "RunResumed")) == ["RunPaused", "RunResumed"]
 
     with qtbot.waitSignal(window.run_ended, timeout=START_TIMEOUT_MS) as ended:
-        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)  # SIGINT to the script's process
+        qtbot.mouseClick(window.parts.buttons.stop_button, Qt.MouseButton.LeftButton)  # SIGINT to the script's process
     assert ended.args == [WindowState.STOPPED]
     with RunStore(tmp_path / "runs.sqlite3", readonly=True) as store:
         row, steps = store.run(run_id), store.steps(run_id)
     assert row.status == "stopped" and row.steps >= 20
     assert left_alive(processes) == []
-    assert len(window.loss_plot.data) == len(steps.losses) == row.steps  # every recorded step, shown
-    run_window = window.history.views[run_id]  # its own window too, once it has read the end
+    assert len(window.parts.view.loss_plot.data) == len(steps.losses) == row.steps  # every recorded step, shown
+    run_window = window.parts.history.views[run_id]  # its own window too, once it has read the end
     qtbot.waitUntil(lambda: len(run_window.loss_plot.data) == row.steps, timeout=10_000)
-    assert window.stats.values["step"].text() == str(row.steps)
-    log = "\n".join(window.log.lines())
-    assert f"run {run_id} stopped" in log and window.menus.watch_action.isEnabled()
+    assert window.parts.view.stats.values["step"].text() == str(row.steps)
+    log = "\n".join(window.parts.view.log.lines())
+    assert f"run {run_id} stopped" in log and window.parts.menus.watch_action.isEnabled()
     output = window.controller.launcher.log_path  # the script's own output, kept whatever its end
     assert output is not None and "training 1000000 steps" in output.read_text(encoding="utf-8")
     assert f"the script's output is in {output}" in log

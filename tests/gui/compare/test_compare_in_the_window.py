@@ -20,12 +20,12 @@ TWO_PLACEMENTS = [{"placement": "stream"}, {"placement": "resident"}]
 
 
 def log_text(window: MainWindow) -> str:
-    return "\n".join(window.log.lines())
+    return "\n".join(window.parts.view.log.lines())
 
 
 def menu_entries(window: MainWindow) -> list[str]:
-    window.compare_menu.rebuild()  # what opening the menu does (aboutToShow)
-    return [action.text() for action in window.compare_menu.menu.actions()]
+    window.parts.compare_menu.rebuild()  # what opening the menu does (aboutToShow)
+    return [action.text() for action in window.parts.compare_menu.menu.actions()]
 
 
 def curve_len(curve) -> int:
@@ -35,38 +35,39 @@ def curve_len(curve) -> int:
 
 def start_long(qtbot, window: MainWindow) -> None:
     """Start a comparison that runs until stopped; wait until its first run trains."""
-    window.form.set_config(LONG)
+    window.parts.form.set_config(LONG)
     assert window.start_comparison(TWO_PLACEMENTS, "placements") is None
     qtbot.waitUntil(
-        lambda: window.state is WindowState.RUNNING and len(window.loss_plot.data) > 0, timeout=RUN_TIMEOUT_MS
+        lambda: window.state is WindowState.RUNNING and len(window.parts.view.loss_plot.data) > 0,
+        timeout=RUN_TIMEOUT_MS,
     )
 
 
 def test_a_ready_made_comparison_races_two_cpu_runs_to_a_headline(qtbot, window):
     events = EventRecorder()
     window.controller.event.connect(events.on_event)
-    window.form.set_config(COMPARE)
+    window.parts.form.set_config(COMPARE)
     entries = menu_entries(window)
     assert entries[0] == f"Each run trains {COMPARE.max_steps} steps, one run after another"
-    action = next(a for a in window.compare_menu.menu.actions() if a.text() == "stream vs resident")
+    action = next(a for a in window.parts.compare_menu.menu.actions() if a.text() == "stream vs resident")
     assert f"{COMPARE.max_steps} steps each" in action.toolTip()
 
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         action.trigger()  # one click
         assert window.state is WindowState.STARTING
-        assert window.plot_tabs.currentWidget() is window.compare_view  # the race shows without a click
-        assert not window.start_button.isEnabled() and not window.compare_button.isEnabled()
-        assert not window.form.widgets["batch_size"].isEnabled()
+        assert window.parts.plot_tabs.currentWidget() is window.parts.compare.view  # the race shows without a click
+        assert not window.parts.buttons.start_button.isEnabled() and not window.parts.buttons.compare_button.isEnabled()
+        assert not window.parts.form.widgets["batch_size"].isEnabled()
     assert ended.args == [WindowState.FINISHED]
 
     assert isinstance(events.events[0], ComparisonStarted) and isinstance(events.events[-1], ComparisonFinished)
     result = events.events[-1].result
-    assert result is window.compare.result and result.status == "completed"
+    assert result is window.parts.compare.result and result.status == "completed"
     finished = [e.event for e in events.of(ContenderEvent) if isinstance(e.event, RunFinished)]
     assert [f.status for f in finished] == ["completed", "completed"]
     rates = [f.summary.samples_per_s for f in finished]
 
-    view = window.compare_view
+    view = window.parts.compare.view
     qtbot.waitUntil(
         lambda: (
             len(view.bar_heights()) == 2
@@ -89,12 +90,12 @@ def test_a_ready_made_comparison_races_two_cpu_runs_to_a_headline(qtbot, window)
     second_x, _ = view.time_curves[1].getData()
     assert 0 < second_x[0] < second_x[-1] <= result.runs[1].wall_s
     # the usual live views followed the run under way, reset at its start
-    assert len(window.loss_plot.data) == COMPARE.max_steps
-    assert window.stats.values["step"].text() == f"{COMPARE.max_steps} / {COMPARE.max_steps}"
+    assert len(window.parts.view.loss_plot.data) == COMPARE.max_steps
+    assert window.parts.view.stats.values["step"].text() == f"{COMPARE.max_steps} / {COMPARE.max_steps}"
     log = log_text(window)
     assert "run 1 of 2: stream" in log and "run 2 of 2: resident" in log
     assert f"comparison completed: {result.headline}" in log
-    assert window.start_button.isEnabled() and window.compare_button.isEnabled()
+    assert window.parts.buttons.start_button.isEnabled() and window.parts.buttons.compare_button.isEnabled()
 
 
 def test_stop_pause_and_clear_cache_reach_the_run_under_way(qtbot, window, monkeypatch):
@@ -104,36 +105,38 @@ def test_stop_pause_and_clear_cache_reach_the_run_under_way(qtbot, window, monke
     events = EventRecorder()
     window.controller.event.connect(events.on_event)
     start_long(qtbot, window)
-    assert window.pause_button.isEnabled() and window.stop_button.isEnabled()
+    assert window.parts.buttons.pause_button.isEnabled() and window.parts.buttons.stop_button.isEnabled()
 
-    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.parts.buttons.pause_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
-    window.run_control.clear_cache()  # what Clear cache does during a run (the button itself is disabled on the CPU)
+    window.parts.run_control.clear_cache()  # what Clear cache does during a run (its button is off on the CPU)
     qtbot.waitUntil(
         lambda: any(isinstance(e.event, CacheCleared) for e in events.of(ContenderEvent)), timeout=RUN_TIMEOUT_MS
     )
-    qtbot.mouseClick(window.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.parts.buttons.pause_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
 
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
-        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(window.parts.buttons.stop_button, Qt.MouseButton.LeftButton)
         assert window.state is WindowState.STOPPING
     assert ended.args == [WindowState.STOPPED]
-    result = window.compare.result
+    result = window.parts.compare.result
     assert result.status == "stopped" and [r.status for r in result.runs] == ["stopped"]  # the 2nd never ran
-    window.compare_view.draw_now()
-    assert window.compare_view.headline.text() == result.headline and result.headline.startswith("no ratio")
-    lines = window.compare_view.run_lines()
+    window.parts.compare.view.draw_now()
+    assert window.parts.compare.view.headline.text() == result.headline and result.headline.startswith("no ratio")
+    lines = window.parts.compare.view.run_lines()
     assert lines[0] == "1. stream: stopped: stopped by request"
     assert lines[1] == "2. resident: not run: the comparison stopped before its turn"
     assert not window.controller.running
-    assert window.start_button.isEnabled() and window.compare_button.isEnabled()  # ready again
-    assert window.form.widgets["batch_size"].isEnabled()
+    assert (
+        window.parts.buttons.start_button.isEnabled() and window.parts.buttons.compare_button.isEnabled()
+    )  # ready again
+    assert window.parts.form.widgets["batch_size"].isEnabled()
 
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:  # and a single run works after
-        window.form.set_config(FAST)
-        qtbot.mouseClick(window.start_button, Qt.MouseButton.LeftButton)
-        assert window.plot_tabs.currentWidget() is window.loss_plot
+        window.parts.form.set_config(FAST)
+        qtbot.mouseClick(window.parts.buttons.start_button, Qt.MouseButton.LeftButton)
+        assert window.parts.plot_tabs.currentWidget() is window.parts.view.loss_plot
     assert ended.args == [WindowState.FINISHED]
 
 
@@ -153,15 +156,15 @@ def test_the_menu_offers_what_applies_on_this_machine(window):
     entries = menu_entries(window)
     assert "stream vs resident" in entries
     assert "CPU vs GPU" not in entries and "AMP off vs bf16" not in entries
-    assert ("compiled vs eager" in entries) == (window.form.devices.problem("cpu", "compile") is None)
+    assert ("compiled vs eager" in entries) == (window.parts.form.devices.problem("cpu", "compile") is None)
     assert entries[-1] == "Custom comparison…"
-    window.form.set_config(COMPARE.replace(max_steps=None))
+    window.parts.form.set_config(COMPARE.replace(max_steps=None))
     assert menu_entries(window)[0] == f"Each run trains {DEFAULT_STEPS} steps, one run after another"
 
 
 def test_a_custom_override_that_does_not_parse_is_named_inline_and_starts_nothing(qtbot, window):
-    window.compare_menu.open_custom()
-    dialog = window.compare_menu.dialog
+    window.parts.compare_menu.open_custom()
+    dialog = window.parts.compare_menu.dialog
     assert dialog.isVisible() and f"{COMPARE.max_steps} steps each" in dialog.intro.text()
     qtbot.keyClicks(dialog.editor, "placement=stream")  # typed, line by line
     qtbot.keyClick(dialog.editor, Qt.Key.Key_Return)
@@ -179,8 +182,8 @@ def test_a_custom_override_that_does_not_parse_is_named_inline_and_starts_nothin
 
 
 def test_a_custom_comparison_this_machine_cannot_run_says_why_in_its_dialog(qtbot, window):
-    window.compare_menu.open_custom()
-    dialog = window.compare_menu.dialog
+    window.parts.compare_menu.open_custom()
+    dialog = window.parts.compare_menu.dialog
     dialog.editor.setPlainText("device=cpu\ndevice=cuda:7")
     assert dialog.run_button.isEnabled()  # it parses; only this machine can tell
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
@@ -197,22 +200,22 @@ def test_one_process_races_two_and_the_headline_states_the_scaling(qtbot, window
         pytest.skip("one CPU core: no second process to race")
     events = EventRecorder()
     window.controller.event.connect(events.on_event)
-    window.form.set_config(COMPARE.replace(batch_size=64, max_steps=8))
+    window.parts.form.set_config(COMPARE.replace(batch_size=64, max_steps=8))
     assert "1 vs 2 CPU processes" in menu_entries(window)
-    action = next(a for a in window.compare_menu.menu.actions() if a.text() == "1 vs 2 CPU processes")
+    action = next(a for a in window.parts.compare_menu.menu.actions() if a.text() == "1 vs 2 CPU processes")
     with qtbot.waitSignal(window.run_ended, timeout=240_000):
         action.trigger()
-    result = window.compare.result
+    result = window.parts.compare.result
     assert [r.status for r in result.runs] == ["completed", "completed"], result.headline
     assert set(result.scaling_efficiency) == {1}
-    assert f"scaling efficiency nproc=2 {result.scaling_efficiency[1]:.0%}" in window.compare_view.headline.text()
+    assert f"scaling efficiency nproc=2 {result.scaling_efficiency[1]:.0%}" in window.parts.compare.view.headline.text()
     reports = [e.event for e in events.of(ContenderEvent) if isinstance(e.event, StepsReported) and e.index == 1]
     assert reports and all(len(r.ranks) == 2 for r in reports)  # rank 0 relays both ranks' samples
 
 
 def test_ctrl_enter_runs_the_custom_comparison_and_enter_is_a_new_line(qtbot, window):
-    window.compare_menu.open_custom()
-    dialog = window.compare_menu.dialog
+    window.parts.compare_menu.open_custom()
+    dialog = window.parts.compare_menu.dialog
     qtbot.waitUntil(dialog.isActiveWindow)
     qtbot.keyClicks(dialog.editor, "device=cpu")
     qtbot.keyClick(dialog.editor, Qt.Key.Key_Return)  # a new line, nothing sent

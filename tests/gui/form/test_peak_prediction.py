@@ -68,28 +68,29 @@ def test_on_the_cpu_the_verdict_counts_the_process_s_own_memory_against_what_is_
 def test_a_new_batch_size_is_predicted_after_typing_without_blocking_it(make_window, qtbot, monkeypatch):
     monkeypatch.setattr(budget, "cpu_trial_bytes", lambda: 20 * 10**9)  # what is available, kept still
     window = make_window(FAST)
-    label = window.form.peak_label
-    qtbot.waitUntil(lambda: window.peak.prediction is not None, timeout=PREDICTION_WAIT_MS)
-    assert window.peak.prediction.batch_size == 32
+    label = window.parts.form.peak_label
+    qtbot.waitUntil(lambda: window.parts.peak.prediction is not None, timeout=PREDICTION_WAIT_MS)
+    assert window.parts.peak.prediction.batch_size == 32
     assert re.fullmatch(r"predicted peak [\d.]+ (MB|GB) of 20.00 GB: fits \([\d.]+ GB to spare\)", shown(label))
     started = time.perf_counter()
-    window.form.set_batch_size(64)  # each change the user types
-    window.form.set_batch_size(128)
+    window.parts.form.set_batch_size(64)  # each change the user types
+    window.parts.form.set_batch_size(128)
     assert time.perf_counter() - started < 0.2  # nothing is worked out in the GUI thread
     assert not label.isEnabled()  # the 32's answer, greyed out while the new one is worked out
-    qtbot.waitUntil(lambda: window.peak.prediction.batch_size == 128 and label.isEnabled(), timeout=10_000)
+    qtbot.waitUntil(lambda: window.parts.peak.prediction.batch_size == 128 and label.isEnabled(), timeout=10_000)
     assert "of 20.00 GB: fits" in shown(label)  # the CPU's: what is available, never the machine's total
 
 
 def test_an_absurd_batch_on_a_small_capacity_does_not_fit(make_window, qtbot):
     window = make_window(FAST.replace(synthetic_samples=4096))
-    window.peak.capacity = lambda: 50_000_000  # 50 MB
-    window.form.set_batch_size(2048)
-    qtbot.waitUntil(lambda: "does not fit" in window.form.peak_label.text(), timeout=PREDICTION_WAIT_MS)
-    assert window.peak.prediction.batch_size == 2048
-    over = (process_bytes(window.peak.prediction, "cpu") - 50_000_000) / 1e9  # its own memory counted
+    window.parts.peak.capacity = lambda: 50_000_000  # 50 MB
+    window.parts.form.set_batch_size(2048)
+    qtbot.waitUntil(lambda: "does not fit" in window.parts.form.peak_label.text(), timeout=PREDICTION_WAIT_MS)
+    assert window.parts.peak.prediction.batch_size == 2048
+    over = (process_bytes(window.parts.peak.prediction, "cpu") - 50_000_000) / 1e9  # its own memory counted
     assert re.fullmatch(
-        rf"predicted peak [\d.]+ GB of 50.00 MB: does not fit \({over:.2f} GB over\)", shown(window.form.peak_label)
+        rf"predicted peak [\d.]+ GB of 50.00 MB: does not fit \({over:.2f} GB over\)",
+        shown(window.parts.form.peak_label),
     )
 
 
@@ -104,17 +105,17 @@ def test_an_answer_to_settings_changed_meanwhile_is_dropped(make_window, qtbot):
         return predict_outcome(config, kind)
 
     answered: list[int] = []
-    window.peak.predictor = predictor
-    window.peak.task.answered.connect(lambda outcome: answered.append(outcome.prediction.batch_size))
-    window.form.set_config(FAST)
+    window.parts.peak.predictor = predictor
+    window.parts.peak.task.answered.connect(lambda outcome: answered.append(outcome.prediction.batch_size))
+    window.parts.form.set_config(FAST)
     qtbot.waitUntil(lambda: asked == [32], timeout=5_000)
-    window.form.set_batch_size(16)
+    window.parts.form.set_batch_size(16)
     qtbot.wait(400)  # past the quiet interval: the 16 waits for the 32 to end
     release.set()
-    qtbot.waitUntil(lambda: window.peak.prediction is not None, timeout=PREDICTION_WAIT_MS)
+    qtbot.waitUntil(lambda: window.parts.peak.prediction is not None, timeout=PREDICTION_WAIT_MS)
     assert asked == [32, 16] and answered == [16]
-    assert window.peak.prediction.batch_size == 16
-    assert shown(window.form.peak_label).startswith("predicted peak ")
+    assert window.parts.peak.prediction.batch_size == 16
+    assert shown(window.parts.form.peak_label).startswith("predicted peak ")
 
 
 def test_the_line_waits_for_torch(qtbot, settings):
@@ -122,7 +123,7 @@ def test_the_line_waits_for_torch(qtbot, settings):
 
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)
-    assert window.form.peak_label.text() == "predicted peak: waiting for PyTorch to load…"
+    assert window.parts.form.peak_label.text() == "predicted peak: waiting for PyTorch to load…"
     window.on_torch_ready()
-    qtbot.waitUntil(lambda: window.peak.prediction is not None, timeout=PREDICTION_WAIT_MS)
-    assert isinstance(window.peak, PeakPrediction)
+    qtbot.waitUntil(lambda: window.parts.peak.prediction is not None, timeout=PREDICTION_WAIT_MS)
+    assert isinstance(window.parts.peak, PeakPrediction)

@@ -19,7 +19,7 @@ def test_a_run_is_resumed_from_the_runs_tab_by_picking_one_of_its_checkpoints(qt
     window = make_window(ONE_EPOCH)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
         window.start_run(ONE_EPOCH)
-    history = window.history
+    history = window.parts.history
     history.reveal()
     history.refresh()
     with RunStore(window.controller.store_path, readonly=True) as store:
@@ -53,7 +53,7 @@ def test_a_run_without_checkpoints_says_so_in_the_panel(qtbot, make_window, monk
     window.controller.checkpoints = ON_REQUEST  # saves none unless asked
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
         window.start_run(FAST)
-    history = window.history
+    history = window.parts.history
     history.reveal()
     history.refresh()
     history.select(history.proxy.run_id(0))

@@ -109,10 +109,10 @@ def test_the_window_tells_the_runs_windows_when_its_connection_drops(
     set_run(store_path, copied, status="running", finished_at=None, heartbeat_at=time.time())
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(store_path))
     window = make_window()
-    view = window.history.open_run(copied)
+    view = window.parts.history.open_run(copied)
     qtbot.waitUntil(lambda: not view.loading, timeout=10_000)
-    window.connection.host = "gpu-box"  # as File ▸ Connect to a machine… left it
-    window.connection.state_changed.emit("reconnecting")
+    window.parts.connection.host = "gpu-box"  # as File ▸ Connect to a machine… left it
+    window.parts.connection.state_changed.emit("reconnecting")
     assert "reconnecting to gpu-box" in view.windowTitle()
-    window.connection.state_changed.emit("connected")
+    window.parts.connection.state_changed.emit("connected")
     assert "reconnecting" not in view.windowTitle()

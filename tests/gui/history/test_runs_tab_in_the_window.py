@@ -19,7 +19,7 @@ def window(qtbot, settings, tmp_path):
     window = MainWindow(settings, runs_db=str(tmp_path / "runs.sqlite3"))
     qtbot.addWidget(window)
     window.on_torch_ready()
-    window.form.set_config(ENDLESS)
+    window.parts.form.set_config(ENDLESS)
     window.show()
     yield window
     if window.controller.running:
@@ -27,38 +27,38 @@ def window(qtbot, settings, tmp_path):
 
 
 def test_the_windows_run_is_listed_live_then_reopened_and_overlaid(qtbot, window):
-    history = window.history
-    assert window.tabs.tabText(window.tabs.indexOf(history)) == "Runs"
+    history = window.parts.history
+    assert window.parts.tabs.tabText(window.parts.tabs.indexOf(history)) == "Runs"
     assert history.link.path == window.controller.store_path
-    window.tabs.setCurrentWidget(history)
-    window.buttons.start_action.trigger()
+    window.parts.tabs.setCurrentWidget(history)
+    window.parts.buttons.start_action.trigger()
     qtbot.waitUntil(lambda: table_texts(history, "status") == ["live (this window)"], timeout=RUN_TIMEOUT_MS)
     run_id = history.proxy.visible_ids()[0]
-    qtbot.waitUntil(lambda: len(window.loss_plot.data) >= 5, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: len(window.parts.view.loss_plot.data) >= 5, timeout=RUN_TIMEOUT_MS)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
-        window.buttons.stop_action.trigger()
+        window.parts.buttons.stop_action.trigger()
     qtbot.waitUntil(lambda: table_texts(history, "status") == ["stopped"], timeout=5_000)
 
     history.select(run_id)
     open_run = history.open_action
-    assert open_run in window.menus.file_menu.actions()  # File > Open run… opens the selected run
+    assert open_run in window.parts.menus.file_menu.actions()  # File > Open run… opens the selected run
     open_run.trigger()
     view = history.views[run_id]
     qtbot.waitUntil(lambda: not view.loading, timeout=10_000)  # read in the background
     assert view.isVisible() and "stopped" in view.header.text()
-    live = window.loss_plot.data
+    live = window.parts.view.loss_plot.data
     assert np.array_equal(view.loss_plot.data.column(1), live.column(1), equal_nan=True)  # as it was shown live
     assert list(view.loss_plot.data.column(0)) == list(live.column(0))
 
     history.set_overlay(run_id, True)
     qtbot.waitUntil(lambda: not history.feeds.loaders, timeout=10_000)
-    legend = [label.text for _, label in window.loss_plot.plot.getPlotItem().legend.items]
+    legend = [label.text for _, label in window.parts.view.loss_plot.plot.getPlotItem().legend.items]
     assert legend[-1] == f"#{run_id} tiny-cnn cpu"
 
-    window.tabs.setCurrentWidget(window.log)
+    window.parts.tabs.setCurrentWidget(window.parts.view.log)
     history.table.clearSelection()
     history.open_action.trigger()  # nothing selected: the list comes to the front to pick from
-    assert window.tabs.currentWidget() is history
+    assert window.parts.tabs.currentWidget() is history
 
     window.close()  # the opened run's window goes with the main window
     assert not view.isVisible() and not history.refresh_timer.isActive()

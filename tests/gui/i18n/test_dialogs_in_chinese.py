@@ -151,15 +151,15 @@ def test_the_dialogs_a_user_opens_are_chinese(
 
     # the OOM banner, after a real out of memory (batches above 16 raise torch's OutOfMemoryError)
     oom = FAST.replace(batch_size=32, on_oom="stop")
-    window.form.set_config(oom)
+    window.parts.form.set_config(oom)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         window.start_run(oom)
-    assert ended.args == [WindowState.OOM] and window.oom_banner.isVisible()
-    english += _english("OOM banner", visible_texts(window.oom_banner))
+    assert ended.args == [WindowState.OOM] and window.parts.insight.oom_banner.isVisible()
+    english += _english("OOM banner", visible_texts(window.parts.insight.oom_banner))
 
     # the Runs tab: rename, note, delete one run and delete both
-    history = window.history
-    window.tabs.setCurrentWidget(history)  # the list is read while it is shown
+    history = window.parts.history
+    window.parts.tabs.setCurrentWidget(history)  # the list is read while it is shown
     history.refresh()
     assert [row.status for row in history.model.rows] == ["completed", "oom"]
     history.table.selectRow(0)
@@ -188,11 +188,11 @@ def test_the_dialogs_a_user_opens_are_chinese(
 
     # File ▸ Resume from checkpoint: the file filter, then the epochs question for the run's checkpoint
     static.open_answer = recorder.of(CheckpointSaved)[-1].path  # the one the first run saved at its epoch's end
-    window.resumer.action.trigger()
+    window.parts.resumer.action.trigger()
     english += _english(
         "Resume from checkpoint", [("file dialog", text) for pair in static.file_dialogs for text in pair]
     )
-    english += _english("Resume from checkpoint", _action_texts([window.resumer.action]))
+    english += _english("Resume from checkpoint", _action_texts([window.parts.resumer.action]))
     shown = static.take()
     assert len(shown) == 1 and not window.controller.running
     english += _english("Resume from checkpoint", visible_texts(shown[0]))
@@ -201,18 +201,18 @@ def test_the_dialogs_a_user_opens_are_chinese(
     static.file_dialogs.clear()
     static.save_answer = str(tmp_path / "plots" / "run")
     (tmp_path / "plots").mkdir()
-    assert len(window.menus.save_plots(static.save_answer, "png")) > 1
-    window.menus.save_plots_dialog()
+    assert len(window.parts.menus.save_plots(static.save_answer, "png")) > 1
+    window.parts.menus.save_plots_dialog()
     english += _english("Save plots", [("file dialog", text) for pair in static.file_dialogs for text in pair])
     shown = static.take()
     assert len(shown) == 1
     english += _english("Save plots", visible_texts(shown[0]))
 
     # the Compare menu and the custom comparison dialog, with a line that does not parse and too few lines
-    window.compare_menu.rebuild()
-    english += _english("Compare menu", _action_texts(window.compare_menu.menu.actions()))
-    window.compare_menu.open_custom()
-    dialog = window.compare_menu.dialog
+    window.parts.compare_menu.rebuild()
+    english += _english("Compare menu", _action_texts(window.parts.compare_menu.menu.actions()))
+    window.parts.compare_menu.open_custom()
+    dialog = window.parts.compare_menu.dialog
     english += _english("Custom comparison", visible_texts(dialog))
     for typed in ("placement=nowhere\nplacement=resident", "placement=stream"):  # a bad value, too few lines
         dialog.editor.setPlainText(typed)
@@ -224,7 +224,7 @@ def test_the_dialogs_a_user_opens_are_chinese(
     dialog.hide()
 
     # the run buttons' tooltips in each state a run goes through (the window calls update_for)
-    buttons = window.buttons
+    buttons = window.parts.buttons
     for state, running, searching, kind in (
         (WindowState.RUNNING, True, False, "cpu"),
         (WindowState.PAUSED, True, False, "cuda"),
@@ -236,7 +236,7 @@ def test_the_dialogs_a_user_opens_are_chinese(
 
     # the batch-size finder after a search
     fast_trials(100_000_000, 1_000_000)
-    panel = window.finder_panel
+    panel = window.parts.insight.finder_panel
     panel.capacity.setValue(1.0)
     with qtbot.waitSignal(panel.task.ended, timeout=RUN_TIMEOUT_MS):
         panel.find_button.click()

@@ -68,9 +68,9 @@ def test_the_about_box_and_a_stored_run_are_chinese(chinese, make_window, qtbot,
         if (words := english_words(text, allowed))
     ]
     about.close()
-    window.history.refresh()
-    qtbot.waitUntil(lambda: window.history.model.rowCount() > 0, timeout=RUN_TIMEOUT_MS)
-    view = window.history.open_run(window.history.model.rows[-1].id)
+    window.parts.history.refresh()
+    qtbot.waitUntil(lambda: window.parts.history.model.rowCount() > 0, timeout=RUN_TIMEOUT_MS)
+    view = window.parts.history.open_run(window.parts.history.model.rows[-1].id)
     qtbot.addWidget(view)
     qtbot.waitUntil(lambda: "\n" in view.findChild(QPlainTextEdit).toPlainText(), timeout=RUN_TIMEOUT_MS)
     english += english_in(view)

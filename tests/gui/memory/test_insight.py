@@ -35,7 +35,7 @@ RUN_TIMEOUT_MS = 60_000
 
 
 def log_text(window: MainWindow) -> str:
-    return "\n".join(window.log.lines())
+    return "\n".join(window.parts.view.log.lines())
 
 
 def click(qtbot, button) -> None:
@@ -47,12 +47,12 @@ def click(qtbot, button) -> None:
 
 
 def test_breakdown_tab_shows_what_holds_the_memory_after_a_run(qtbot, window):
-    assert all(label.text() == "–" for label in window.breakdown_view.value_labels.values())  # nothing yet
+    assert all(label.text() == "–" for label in window.parts.view.breakdown_view.value_labels.values())  # nothing yet
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
-        click(qtbot, window.start_button)
+        click(qtbot, window.parts.buttons.start_button)
     assert ended.args == [WindowState.FINISHED]
 
-    view = window.breakdown_view
+    view = window.parts.view.breakdown_view
     assert view.last is not None and view.last.step >= 1
     # the dataset row only when the run keeps its dataset on the device
     assert view.is_shown("dataset_bytes") == (view.last.dataset_bytes > 0)
@@ -141,14 +141,14 @@ def test_breakdown_names_its_parts_and_phases_in_the_users_language(qtbot):
 
 
 def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, window, batches_above_16_run_out_of_memory):
-    window.form.set_config(FAST.replace(batch_size=32, on_oom="stop"))
-    assert not window.oom_banner.isVisible()
+    window.parts.form.set_config(FAST.replace(batch_size=32, on_oom="stop"))
+    assert not window.parts.insight.oom_banner.isVisible()
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
-        click(qtbot, window.start_button)
+        click(qtbot, window.parts.buttons.start_button)
     assert ended.args == [WindowState.OOM]
-    assert window.state_status.text() == "oom"
+    assert window.parts.run_control.label.text() == "oom"
 
-    banner = window.oom_banner
+    banner = window.parts.insight.oom_banner
     assert banner.isVisible()
     assert "Out of memory" in banner.message.text() and "batch size 32" in banner.message.text()
     assert banner.retry_button.text() == "Retry with batch 16" and banner.retry_button.isEnabled()
@@ -159,10 +159,10 @@ def test_out_of_memory_offers_a_retry_with_half_the_batch_that_runs(qtbot, windo
         click(qtbot, banner.retry_button)
         assert not banner.isVisible()
     assert ended.args == [WindowState.FINISHED]  # 16 fits
-    assert window.form.value("batch_size") == 16
+    assert window.parts.form.value("batch_size") == 16
     assert "retrying with batch size 16" in log_text(window)
     assert "starting: tiny-cnn on cpu, synthetic, batch 16" in log_text(window)
-    assert len(window.loss_plot.data) == FAST.max_steps
+    assert len(window.parts.view.loss_plot.data) == FAST.max_steps
 
 
 def oom_stop_events(batch_size: int) -> list[object]:
@@ -192,20 +192,22 @@ def oom_stop_events(batch_size: int) -> list[object]:
 
 def test_find_a_batch_size_from_the_banner_opens_the_finder_and_searches(qtbot, window, fast_trials):
     memory = fast_trials(100_000_000, 1_000_000)
-    window.form.set_config(FAST.replace(synthetic_samples=4096))  # a training set above every batch tried
+    window.parts.form.set_config(FAST.replace(synthetic_samples=4096))  # a training set above every batch tried
     for event in oom_stop_events(64):
         window._on_run_event(event)
-    assert not window.oom_banner.isVisible()  # offered once the run's thread has ended, so Retry can start
+    assert (
+        not window.parts.insight.oom_banner.isVisible()
+    )  # offered once the run's thread has ended, so Retry can start
     window._on_run_finished()
-    banner = window.oom_banner
+    banner = window.parts.insight.oom_banner
     assert banner.isVisible() and banner.retry_button.text() == "Retry with batch 32"
-    assert window.tabs.currentWidget() is not window.finder_panel
+    assert window.parts.tabs.currentWidget() is not window.parts.insight.finder_panel
 
-    panel = window.finder_panel
+    panel = window.parts.insight.finder_panel
     panel.capacity.setValue(1.0)  # GB: plan for a 1 GB device
     with qtbot.waitSignal(panel.task.ended, timeout=RUN_TIMEOUT_MS):
         click(qtbot, banner.finder_button)
-        assert window.tabs.currentWidget() is panel
+        assert window.parts.tabs.currentWidget() is panel
         assert not banner.isVisible()
     assert memory.tried  # the search ran, with the form's settings
     assert panel.result is not None and panel.result.batch_size == 800  # (0.9 GB - 100 MB) / 1 MB per image
@@ -213,7 +215,7 @@ def test_find_a_batch_size_from_the_banner_opens_the_finder_and_searches(qtbot, 
     assert "batch-size search: 800 fits" in log_text(window)
 
     click(qtbot, panel.use_button)
-    assert window.form.value("batch_size") == 800
+    assert window.parts.form.value("batch_size") == 800
     assert "batch size set to 800 from the finder" in log_text(window)
 
 
@@ -221,10 +223,10 @@ def test_stop_here_dismisses_the_banner(qtbot, window):
     for event in oom_stop_events(1):
         window._on_run_event(event)
     window._on_run_finished()
-    assert window.oom_banner.isVisible()
-    assert not window.oom_banner.retry_button.isEnabled()  # batch 1 cannot be halved
-    click(qtbot, window.oom_banner.dismiss_button)
-    assert not window.oom_banner.isVisible()
+    assert window.parts.insight.oom_banner.isVisible()
+    assert not window.parts.insight.oom_banner.retry_button.isEnabled()  # batch 1 cannot be halved
+    click(qtbot, window.parts.insight.oom_banner.dismiss_button)
+    assert not window.parts.insight.oom_banner.isVisible()
 
 
 # --- the finder tab ---------------------------------------------------------------------------------------
@@ -232,9 +234,9 @@ def test_stop_here_dismisses_the_banner(qtbot, window):
 
 def test_finder_plots_every_trial_the_fit_line_and_the_limit(qtbot, window, fast_trials):
     memory = fast_trials(100_000_000, 1_000_000)
-    window.form.set_config(FAST.replace(synthetic_samples=4096))  # a training set above every batch tried
-    panel = window.finder_panel
-    window.tabs.setCurrentWidget(panel)
+    window.parts.form.set_config(FAST.replace(synthetic_samples=4096))  # a training set above every batch tried
+    panel = window.parts.insight.finder_panel
+    window.parts.tabs.setCurrentWidget(panel)
     panel.capacity.setValue(1.0)
     panel.margin.setValue(0.1)
     shown: list[int] = []
@@ -259,7 +261,7 @@ def test_finder_plots_every_trial_the_fit_line_and_the_limit(qtbot, window, fast
 
 def test_finder_says_when_even_batch_1_does_not_fit(qtbot, window, fast_trials):
     fast_trials(2_000_000_000, 1_000_000)  # the model alone needs 2 GB
-    panel = window.finder_panel
+    panel = window.parts.insight.finder_panel
     panel.capacity.setValue(1.0)
     with qtbot.waitSignal(panel.task.ended, timeout=RUN_TIMEOUT_MS):
         click(qtbot, panel.find_button)
@@ -282,7 +284,7 @@ def test_stop_search_ends_the_search_after_the_current_trial(qtbot, window, monk
         "find_batch_size",
         functools.partial(gpu_train_monitor.finder.search.find_batch_size, measure=slow_trial),
     )
-    panel = window.finder_panel
+    panel = window.parts.insight.finder_panel
     panel.capacity.setValue(100.0)
     try:
         click(qtbot, panel.find_button)
@@ -325,18 +327,18 @@ def test_a_failed_search_is_told_from_the_error_itself_in_the_users_language(qtb
 
 
 def test_nvml_tab_says_why_there_are_no_device_wide_readings(qtbot, window, monkeypatch):
-    assert "cpu: NVML reports on NVIDIA GPUs only" in window.nvml_panel.summary.text()
+    assert "cpu: NVML reports on NVIDIA GPUs only" in window.parts.insight.nvml_panel.summary.text()
 
     # a CUDA device selected, but no NVIDIA driver: NVML cannot start
     monkeypatch.setattr(gpu_train_monitor.device.nvml, "_state", {"initialised": None})
     monkeypatch.setattr(gpu_train_monitor.device.nvml, "_handles", {})
     monkeypatch.setitem(sys.modules, "pynvml", None)  # `import pynvml` fails as without the library
-    window.idle_timer.stop()  # the stand-in probe below can only name its device
-    monkeypatch.setattr(window.insight, "probe", types.SimpleNamespace(device=torch.device("cuda", 0)))
-    window.insight._on_nvml_poll()
-    assert "NVML is not available" in window.nvml_panel.summary.text()
-    assert "PyTorch's own counters still work" in window.nvml_panel.summary.text()
-    assert window.nvml_panel.table.rowCount() == 0
+    window.parts.device_watch.timer.stop()  # the stand-in probe below can only name its device
+    monkeypatch.setattr(window.parts.insight, "probe", types.SimpleNamespace(device=torch.device("cuda", 0)))
+    window.parts.insight._on_nvml_poll()
+    assert "NVML is not available" in window.parts.insight.nvml_panel.summary.text()
+    assert "PyTorch's own counters still work" in window.parts.insight.nvml_panel.summary.text()
+    assert window.parts.insight.nvml_panel.table.rowCount() == 0
 
 
 def test_nvml_panel_explains_the_gap_between_the_device_and_pytorch(qtbot):
@@ -377,14 +379,20 @@ def test_nvml_panel_explains_the_gap_between_the_device_and_pytorch(qtbot):
 
 
 def test_snapshot_controls_are_disabled_on_the_cpu_with_the_reason(qtbot, window):
-    assert window.form.device_kind() == "cpu"
-    assert not window.record_history.isEnabled()
-    assert "CUDA" in window.record_history.toolTip() and "pick a CUDA device" in window.record_history.toolTip()
-    assert not window.save_snapshot_button.isEnabled()
-    assert "CUDA only" in window.save_snapshot_button.toolTip()
+    assert window.parts.form.device_kind() == "cpu"
+    assert not window.parts.insight.record_history.isEnabled()
+    assert (
+        "CUDA" in window.parts.insight.record_history.toolTip()
+        and "pick a CUDA device" in window.parts.insight.record_history.toolTip()
+    )
+    assert not window.parts.insight.save_snapshot_button.isEnabled()
+    assert "CUDA only" in window.parts.insight.save_snapshot_button.toolTip()
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
-        click(qtbot, window.start_button)
-        assert not window.record_history.isEnabled() and not window.save_snapshot_button.isEnabled()
+        click(qtbot, window.parts.buttons.start_button)
+        assert (
+            not window.parts.insight.record_history.isEnabled()
+            and not window.parts.insight.save_snapshot_button.isEnabled()
+        )
         assert not window.controller.recording_history
 
 
@@ -395,9 +403,9 @@ def test_a_memory_snapshot_is_never_saved_over_the_run_store(qtbot, window, monk
     requested: list[str] = []
     monkeypatch.setattr(file_dialogs, "get_save_file_name", lambda *args, **kwargs: (store, ""))
     monkeypatch.setattr(window.controller, "request_snapshot", requested.append)
-    window.insight._on_save_snapshot()
+    window.parts.insight._on_save_snapshot()
     assert requested == []
-    assert window.log.lines()[-1].endswith("is the run store; give another path")
+    assert window.parts.view.log.lines()[-1].endswith("is the run store; give another path")
 
 
 def test_out_of_memory_during_validation_offers_the_same_choices(qtbot, window):
@@ -406,7 +414,7 @@ def test_out_of_memory_during_validation_offers_the_same_choices(qtbot, window):
     window._on_run_event(OutOfMemory(12, 64, 512 * 2**20, 10**9, 0, "stop", None, message, phase="validation"))
     window._on_run_event(RunFinished("oom", 12, message, False, summary))
     window._on_run_finished()
-    banner = window.oom_banner
+    banner = window.parts.insight.oom_banner
     assert banner.isVisible()
     assert banner.message.text().startswith(
         "<b>Out of memory during validation.</b> out of memory during validation after epoch 1"
@@ -419,22 +427,26 @@ def test_a_training_out_of_memory_says_training_in_the_banner(qtbot, window):
     for event in oom_stop_events(8):
         window._on_run_event(event)
     window._on_run_finished()
-    assert window.oom_banner.message.text().startswith("<b>Out of memory during training.</b> out of memory at step 1")
+    assert window.parts.insight.oom_banner.message.text().startswith(
+        "<b>Out of memory during training.</b> out of memory at step 1"
+    )
 
 
 def test_an_out_of_memory_the_run_recovered_from_offers_nothing(qtbot, window):
     shrink = OutOfMemory(0, 64, None, 10**9, 0, "shrink", 32, "out of memory at step 1 with batch size 64")
     window._on_run_event(shrink)
     window._on_run_finished()
-    assert not window.oom_banner.isVisible()
+    assert not window.parts.insight.oom_banner.isVisible()
     assert "warning: out of memory at step 1 with batch size 64" in log_text(window)
 
 
 def test_retry_from_the_banner_waits_while_a_batch_size_search_runs(window, monkeypatch: pytest.MonkeyPatch) -> None:
     """The banner's Retry goes to the same slot as Start: it must not train beside a running search (the
     search's trials reset the device's peak counters) any more than Start may."""
-    monkeypatch.setattr(type(window.insight), "searching", property(lambda self: True))
-    window.oom_banner.offer(128, "Out of memory during training.", "out of memory at step 3 with batch size 128")
+    monkeypatch.setattr(type(window.parts.insight), "searching", property(lambda self: True))
+    window.parts.insight.oom_banner.offer(
+        128, "Out of memory during training.", "out of memory at step 3 with batch size 128"
+    )
     window._on_start()
     assert not window.controller.running
 

@@ -29,11 +29,11 @@ def out_of_memory(batch_size: int) -> OutOfMemory:
 
 
 def test_the_banner_names_the_batch_that_fits_and_retry_offers_it(qtbot, window):
-    window.form.set_config(FAST.replace(synthetic_samples=4096, batch_size=256))
-    window.insight.probe = SmallDevice(window.probe, 100_000_000)  # tiny-cnn at 256 needs ~170 MB
-    window.insight.out_of_memory(out_of_memory(256))
-    window.insight.run_ended()
-    banner = window.oom_banner
+    window.parts.form.set_config(FAST.replace(synthetic_samples=4096, batch_size=256))
+    window.parts.insight.probe = SmallDevice(window.probe, 100_000_000)  # tiny-cnn at 256 needs ~170 MB
+    window.parts.insight.out_of_memory(out_of_memory(256))
+    window.parts.insight.run_ended()
+    banner = window.parts.insight.oom_banner
     assert banner.advice.text() == "Predicting what would fit…"
     qtbot.waitUntil(lambda: banner.advice.text().startswith("Predicted: "), timeout=ADVICE_TIMEOUT_MS)
     fits = int(banner.retry_button.text().removeprefix("Retry with batch "))
@@ -44,11 +44,11 @@ def test_the_banner_names_the_batch_that_fits_and_retry_offers_it(qtbot, window)
 
 
 def test_a_watched_scripts_banner_gets_no_advice(qtbot, window):
-    window.insight.out_of_memory(out_of_memory(256), retry=False)
-    window.insight.run_ended()
-    banner = window.oom_banner
+    window.parts.insight.out_of_memory(out_of_memory(256), retry=False)
+    window.parts.insight.run_ended()
+    banner = window.parts.insight.oom_banner
     assert banner.isVisible() and banner.retry_button.isHidden() and banner.dismiss_button.text() == "Dismiss"
-    assert banner.advice.isHidden() and not window.insight.advice_task.busy
+    assert banner.advice.isHidden() and not window.parts.insight.advice_task.busy
 
 
 def test_advice_of_a_smaller_batch_replaces_half_in_retry(qtbot):

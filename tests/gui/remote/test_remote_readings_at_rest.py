@@ -17,24 +17,24 @@ def reading(allocated: int, at: float) -> dict:
 def test_the_remote_gpus_readings_feed_the_memory_plot_at_rest(make_window):
     window = make_window()
     asked: list[str | None] = []
-    window.connection.watch_device = asked.append  # no machine behind it: what the watch asks for is seen
-    window.form.set_remote_devices(remote_devices("gpu-box", "gpu-box-7", [H200]))
-    combo = window.form.widgets["device"]
+    window.parts.connection.watch_device = asked.append  # no machine behind it: what the watch asks for is seen
+    window.parts.form.set_remote_devices(remote_devices("gpu-box", "gpu-box-7", [H200]))
+    combo = window.parts.form.widgets["device"]
     combo.setCurrentIndex(combo.findData("cuda:0@gpu-box"))
     assert asked == ["cuda:0"]
-    assert window.device_status.text() == "device: cuda:0 (NVIDIA H200) on gpu-box"
+    assert window.parts.device_watch.label.text() == "device: cuda:0 (NVIDIA H200) on gpu-box"
     assert window.probe is None  # nothing is measured here for it
-    plot = window.memory_plot
+    plot = window.parts.view.memory_plot
     for second, allocated in ((50_000.0, 1_000_000), (50_001.0, 2_000_000)):
-        window.connection.reading.emit(reading(allocated, second))
+        window.parts.connection.reading.emit(reading(allocated, second))
     assert len(plot.data) == 2 and list(plot.data.column(0)) == [0.0, 1.0]
-    assert window.stats.values["memory"].text() == "2.00 MB"  # the numbers under the form say it too
+    assert window.parts.view.stats.values["memory"].text() == "2.00 MB"  # the numbers under the form say it too
 
     plot.clear()  # a run's own memory, as a launched run's feed draws it: seconds since its start
     plot.seconds(0.0)
     plot.add_rows(np.array([[t, 5e6, 6e6, 5e6, 7e6, 1.5e11] for t in (0.0, 10.0, 20.0)]))
-    window.connection.reading.emit(reading(3_000_000, 60_000.0))
-    window.connection.reading.emit(reading(3_000_000, 60_001.0))
+    window.parts.connection.reading.emit(reading(3_000_000, 60_000.0))
+    window.parts.connection.reading.emit(reading(3_000_000, 60_001.0))
     assert list(plot.data.column(0))[-2:] == [21.0, 22.0]
 
     combo.setCurrentIndex(combo.findData("auto"))  # back to this machine: the stream is let go
@@ -56,14 +56,15 @@ NVML = {
 
 def test_the_gpu_tab_shows_the_remote_gpus_nvml_readings(make_window):
     window = make_window()
-    window.connection.watch_device = lambda spec: None
-    window.form.set_remote_devices(remote_devices("gpu-box", "gpu-box-7", [H200]))
-    combo = window.form.widgets["device"]
+    window.parts.connection.watch_device = lambda spec: None
+    window.parts.form.set_remote_devices(remote_devices("gpu-box", "gpu-box-7", [H200]))
+    combo = window.parts.form.widgets["device"]
     combo.setCurrentIndex(combo.findData("cuda:0@gpu-box"))
-    window.connection.reading.emit({**reading(2_000_000, 1.0), "nvml": NVML})
-    summary = window.nvml_panel.summary.text()
+    window.parts.connection.reading.emit({**reading(2_000_000, 1.0), "nvml": NVML})
+    summary = window.parts.insight.nvml_panel.summary.text()
     assert summary.startswith("Device used 9.00 GB of 150.00 GB") and "87%" in summary and "61 °C" in summary
-    window.connection.reading.emit(reading(2_000_000, 2.0))  # no NVML there (no driver): said so
+    window.parts.connection.reading.emit(reading(2_000_000, 2.0))  # no NVML there (no driver): said so
     assert (
-        window.nvml_panel.summary.text() == "gpu-box has no NVML readings for cuda:0 (NVIDIA GPUs with a driver only)."
+        window.parts.insight.nvml_panel.summary.text()
+        == "gpu-box has no NVML readings for cuda:0 (NVIDIA GPUs with a driver only)."
     )

@@ -33,14 +33,14 @@ def test_a_window_run_resumed_from_its_epoch_checkpoint_continues_the_same_run_a
     from gpu_train_monitor.engine.checkpoint import read_info
 
     assert resumable_epochs(read_info(saved[0].path)) == (2, 2)  # after epoch 1 of 1: one more is offered
-    second = run_to_end(qtbot, window, lambda: window.resumer.resume(saved[0].path, epochs=3))
+    second = run_to_end(qtbot, window, lambda: window.parts.resumer.resume(saved[0].path, epochs=3))
     reports = second.of(StepsReported)
     assert reports[0].first_step == 9 and reports[-1].step == 24  # the step count goes on
-    assert window.form.config().epochs == 3 and window.form.config().max_steps is None
-    steps = list(window.loss_plot.data.column(0))
+    assert window.parts.form.config().epochs == 3 and window.parts.form.config().max_steps is None
+    steps = list(window.parts.view.loss_plot.data.column(0))
     assert steps == list(range(1, 25))  # the recorded curve up to the checkpoint, then the resumed steps
-    assert list(window.loss_plot.data.column(1))[:8] == first_losses
-    assert "recorded steps before the checkpoint" in "\n".join(window.log.lines())
+    assert list(window.parts.view.loss_plot.data.column(1))[:8] == first_losses
+    assert "recorded steps before the checkpoint" in "\n".join(window.parts.view.log.lines())
     with RunStore(window.controller.store_path) as store:
         run = store.run(store.find_uid(read_info(saved[0].path).run_uid))
         assert (run.steps, run.resumes, run.status) == (24, 1, "completed")
@@ -55,12 +55,12 @@ def test_a_checkpoint_that_carries_code_is_refused_in_the_log_and_nothing_starts
     path = tmp_path / "evil.pt"
     torch.save({"model": Payload()}, path)  # a real checkpoint file whose pickle would call print on load
     window = make_window(ONE_EPOCH)
-    message = window.resumer.resume(str(path), epochs=2)
+    message = window.parts.resumer.resume(str(path), epochs=2)
     assert message is not None and "carries code" in message
     assert window.state is WindowState.IDLE and not window.controller.running
-    assert any("cannot resume:" in line and "carries code" in line for line in window.log.lines())
+    assert any("cannot resume:" in line and "carries code" in line for line in window.parts.view.log.lines())
     assert "cannot resume" in window.statusBar().currentMessage()
-    assert window.resumer.action.isEnabled()
+    assert window.parts.resumer.action.isEnabled()
 
 
 def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qtbot, make_window, monkeypatch):
@@ -71,9 +71,9 @@ def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qt
     monkeypatch.setattr(gpu_train_monitor.engine.checkpoint, "read_info", lambda path: opened.append(path))
     store = str(window.controller.store_path)
     for path in (store, store + "-wal"):  # opening and closing either would drop SQLite's locks on it
-        window.resumer.resume_file(path)
+        window.parts.resumer.resume_file(path)
     assert opened == []
-    assert sum("is a file of the run store, not a checkpoint" in line for line in window.log.lines()) == 2
+    assert sum("is a file of the run store, not a checkpoint" in line for line in window.parts.view.log.lines()) == 2
     assert window.state is WindowState.IDLE and not window.controller.running
 
 
@@ -115,7 +115,7 @@ def test_checkpoint_resume_is_built_from_its_parts_and_asks_for_the_start_by_sig
     for widget in (form, log, plot):
         qtbot.addWidget(widget)
     store = tmp_path / "runs.sqlite"
-    resumer = CheckpointResume(form, log, store, plot, lambda text, ms: told.append(text))
+    resumer = CheckpointResume(form.set_config, log, store, plot, lambda text, ms: told.append(text))
     requested: list = []
     resumer.resume_requested.connect(lambda config, where: requested.append((config.epochs, where)))
     path = tmp_path / "step-8.pt"

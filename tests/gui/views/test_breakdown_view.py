@@ -48,7 +48,7 @@ def test_the_windows_memory_tab_follows_the_selected_device(make_window):
     QCoreApplication.installTranslator(translator)
     try:
         window = make_window(RunConfig(device="cpu"))
-        tab = window.tabs.indexOf(window.breakdown_view)
-        assert window.tabs.tabText(tab) == "内存构成"  # was 显存 (a GPU's memory) on the CPU
+        tab = window.parts.tabs.indexOf(window.parts.view.breakdown_view)
+        assert window.parts.tabs.tabText(tab) == "内存构成"  # was 显存 (a GPU's memory) on the CPU
     finally:
         QCoreApplication.removeTranslator(translator)

@@ -29,10 +29,10 @@ SIZE = r"[\d.]+\s(B|kB|MB|GB)"  # \s: a space that does not break (U+00A0) too
 
 
 def test_after_a_short_run_the_tab_shows_the_predicted_step_beside_the_measured_one(qtbot, window):
-    window.tabs.setCurrentWidget(window.breakdown_view)
+    window.parts.tabs.setCurrentWidget(window.parts.view.breakdown_view)
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
         window.start_run(FAST)
-    view = window.breakdown_view
+    view = window.parts.view.breakdown_view
     predicted = view.predicted
     qtbot.waitUntil(lambda: predicted.prediction is not None and "against" in predicted.line.text(), timeout=30_000)
     assert window.state is WindowState.FINISHED

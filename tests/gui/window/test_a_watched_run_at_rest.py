@@ -21,20 +21,20 @@ def test_the_window_at_rest_goes_on_from_a_watched_runs_clock_and_keeps_its_numb
     monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(path))
     run_id = record_watched_loop(path, STEPS)  # as a watched script's run is
     window = make_window()
-    window.idle_timer.stop()  # the idle poll is driven below, once the run is shown
-    window.view.reset_watched()  # File ▸ Watch a script… starts so
-    feed = window.launched.feed
+    window.parts.device_watch.timer.stop()  # the idle poll is driven below, once the run is shown
+    window.parts.view.reset_watched()  # File ▸ Watch a script… starts so
+    feed = window.parts.launched.feed
     feed.follow(run_id)  # the run's own records, as the window follows its process
     feed.finish()
-    plot = window.memory_plot
+    plot = window.parts.view.memory_plot
     run_x = np.array(plot.data.column(0))
     with RunStore(path, readonly=True) as store:
         last = store.reports(run_id)[-1]
-    shown = (window.stats.values["memory"].text(), window.stats.values["peak"].text())
+    shown = (window.parts.view.stats.values["memory"].text(), window.parts.view.stats.values["peak"].text())
     assert shown[0] == format_bytes(last.allocated_bytes) and len(run_x) > 1
 
     for _ in range(3):  # the window at rest: its idle poll reads its own process
-        window.device_watch._on_poll()
+        window.parts.device_watch._on_poll()
     x = np.array(plot.data.column(0))
     assert len(x) == len(run_x) + 3
     assert np.all(np.diff(x) >= 0)  # one clock: no sample goes back in time
@@ -44,4 +44,4 @@ def test_the_window_at_rest_goes_on_from_a_watched_runs_clock_and_keeps_its_numb
     qtbot.wait(50)
     assert "ks" not in plot.plot.getPlotItem().getAxis("bottom").labelString()  # still seconds
     # the numbers beside the run's steps are still the run's, not the window's own memory
-    assert (window.stats.values["memory"].text(), window.stats.values["peak"].text()) == shown
+    assert (window.parts.view.stats.values["memory"].text(), window.parts.view.stats.values["peak"].text()) == shown

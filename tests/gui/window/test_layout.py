@@ -12,14 +12,14 @@ LONG_CPU = DeviceInfo("cpu", "cpu", "AMD EPYC 7B13 64-Core Processor (2 threads)
 def test_the_form_is_never_wider_than_its_scroll_area(window, qtbot):
     """The form ran under its scroll bar (the Preset arrow hidden) and Tab scrolled it sideways (labels cut):
     however long a device's name, the form fits beside the vertical scroll bar."""
-    window.form.set_devices([LONG_CPU])
-    window.main_splitter.setSizes([1, 2000])  # the column as narrow as the window lets it be
+    window.parts.form.set_devices([LONG_CPU])
+    window.parts.main_splitter.setSizes([1, 2000])  # the column as narrow as the window lets it be
     QApplication.processEvents()
-    scroll = window.form.parentWidget().parentWidget()
+    scroll = window.parts.form.parentWidget().parentWidget()
     assert isinstance(scroll, QScrollArea)
-    assert window.form.width() <= scroll.viewport().width()
-    preset = window.form.preset_row
-    assert preset.mapTo(window.form, preset.rect().topRight()).x() < scroll.viewport().width()
-    window.form.widgets["report_interval"].setFocus()  # the last field: Tab and focus scroll it into view
+    assert window.parts.form.width() <= scroll.viewport().width()
+    preset = window.parts.form.preset_row
+    assert preset.mapTo(window.parts.form, preset.rect().topRight()).x() < scroll.viewport().width()
+    window.parts.form.widgets["report_interval"].setFocus()  # the last field: Tab and focus scroll it into view
     QApplication.processEvents()
     assert scroll.horizontalScrollBar().value() == 0

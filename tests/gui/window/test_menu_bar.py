@@ -40,12 +40,12 @@ def press(qtbot, window: MainWindow, sequence: QKeySequence) -> None:
 
 def run_to_the_end(qtbot, window: MainWindow) -> None:
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
-        window.buttons.start_action.trigger()
+        window.parts.buttons.start_action.trigger()
     assert ended.args == [WindowState.FINISHED]
 
 
 def test_the_menus_hold_file_run_and_help_actions(window):
-    menus = window.menus
+    menus = window.parts.menus
     assert window.menuBar() is menus
     assert [action.text() for action in menus.actions()] == ["&File", "&Run", "&Settings", "&Help"]
     assert entries(menus.file_menu) == [
@@ -61,7 +61,7 @@ def test_the_menus_hold_file_run_and_help_actions(window):
         "---",
         "&Quit",
     ]
-    assert menus.file_menu.actions()[5].menu() is window.history.edits.export_menu  # JSON, CSV, TensorBoard
+    assert menus.file_menu.actions()[5].menu() is window.parts.history.edits.export_menu  # JSON, CSV, TensorBoard
     assert entries(menus.run_menu) == [
         "Start",
         "&Compare",
@@ -75,24 +75,29 @@ def test_the_menus_hold_file_run_and_help_actions(window):
     assert entries(menus.help_menu) == ["&About GPU Training Monitor", "&Copy system info"]
     platform_quit = QKeySequence(QKeySequence.StandardKey.Quit)
     assert menus.quit_action.shortcut() == (platform_quit if not platform_quit.isEmpty() else QKeySequence("Ctrl+Q"))
-    assert menus.run_menu.actions()[1].menu() is window.compare_menu.menu  # the Compare button's own menu
+    assert menus.run_menu.actions()[1].menu() is window.parts.compare_menu.menu  # the Compare button's own menu
 
 
 def test_each_key_belongs_to_one_action_and_the_buttons_tooltips_name_it(window):
     keys = [action.shortcut().toString() for action in window.findChildren(QAction) if not action.shortcut().isEmpty()]
     assert len(keys) == len(set(keys)), keys  # a key on two actions would be ambiguous: Qt ignores it
     assert {"F5", "F6", "Shift+F5", "Ctrl+K"} <= set(keys)
-    for button in (window.start_button, window.pause_button, window.stop_button, window.clear_button):
+    for button in (
+        window.parts.buttons.start_button,
+        window.parts.buttons.pause_button,
+        window.parts.buttons.stop_button,
+        window.parts.buttons.clear_button,
+    ):
         assert button.shortcut().isEmpty()
-    assert window.start_button.toolTip() == "Start training (F5)"
-    assert window.buttons.start_action.toolTip() == window.start_button.toolTip()
+    assert window.parts.buttons.start_button.toolTip() == "Start training (F5)"
+    assert window.parts.buttons.start_action.toolTip() == window.parts.buttons.start_button.toolTip()
 
 
 def test_more_file_actions_go_above_save_plots_in_a_section_of_their_own(window):
     opening, exporting = QAction("Open run…", window), QAction("Export…", window)
-    window.menus.add_file_actions(opening)
-    window.menus.add_file_actions(exporting)
-    assert entries(window.menus.file_menu) == [
+    window.parts.menus.add_file_actions(opening)
+    window.parts.menus.add_file_actions(exporting)
+    assert entries(window.parts.menus.file_menu) == [
         "Connect to a machine…",
         "Disconnect",
         "---",
@@ -110,27 +115,27 @@ def test_more_file_actions_go_above_save_plots_in_a_section_of_their_own(window)
 
 
 def test_run_actions_follow_the_state_and_do_what_the_buttons_do(qtbot, window):
-    buttons = window.buttons
-    assert buttons.start_action.isEnabled() and window.compare_menu.menu.menuAction().isEnabled()
+    buttons = window.parts.buttons
+    assert buttons.start_action.isEnabled() and window.parts.compare_menu.menu.menuAction().isEnabled()
     assert not buttons.pause_action.isEnabled() and not buttons.stop_action.isEnabled()
     assert not buttons.clear_action.isEnabled()  # the CPU has no cache
     assert "CPU has no caching allocator" in buttons.clear_action.toolTip()
 
-    window.form.set_config(ENDLESS)
+    window.parts.form.set_config(ENDLESS)
     buttons.start_action.trigger()
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     for action, button in (
-        (buttons.start_action, window.start_button),
-        (buttons.pause_action, window.pause_button),
-        (buttons.stop_action, window.stop_button),
+        (buttons.start_action, window.parts.buttons.start_button),
+        (buttons.pause_action, window.parts.buttons.pause_button),
+        (buttons.stop_action, window.parts.buttons.stop_button),
     ):
         assert action.isEnabled() == button.isEnabled()
-    assert not buttons.start_action.isEnabled() and not window.compare_menu.menu.menuAction().isEnabled()
+    assert not buttons.start_action.isEnabled() and not window.parts.compare_menu.menu.menuAction().isEnabled()
     assert buttons.pause_action.isEnabled() and buttons.stop_action.isEnabled()
 
     buttons.pause_action.trigger()
     qtbot.waitUntil(lambda: window.state is WindowState.PAUSED, timeout=RUN_TIMEOUT_MS)
-    assert buttons.pause_action.text() == "Resume" == window.pause_button.text()
+    assert buttons.pause_action.text() == "Resume" == window.parts.buttons.pause_button.text()
     buttons.pause_action.trigger()
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     assert buttons.pause_action.text() == "Pause"
@@ -142,12 +147,12 @@ def test_run_actions_follow_the_state_and_do_what_the_buttons_do(qtbot, window):
 
 def test_checkpoint_now_saves_one_while_a_single_run_trains(qtbot, window, tmp_path, monkeypatch):
     monkeypatch.setenv("GPU_TRAIN_MONITOR_CHECKPOINTS", str(tmp_path))
-    action = window.menus.checkpoint_action
+    action = window.parts.menus.checkpoint_action
     assert not action.isEnabled() and "Only while a single run trains" in action.toolTip()
     events = EventRecorder()
     window.controller.event.connect(events.on_event)
-    window.form.set_config(ENDLESS)
-    window.buttons.start_action.trigger()
+    window.parts.form.set_config(ENDLESS)
+    window.parts.buttons.start_action.trigger()
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     assert action.isEnabled()
 
@@ -155,23 +160,23 @@ def test_checkpoint_now_saves_one_while_a_single_run_trains(qtbot, window, tmp_p
     qtbot.waitUntil(lambda: any(e.reason == "request" for e in events.of(CheckpointSaved)), timeout=RUN_TIMEOUT_MS)
     saved = next(e for e in events.of(CheckpointSaved) if e.reason == "request")
     assert Path(saved.path).is_file() and Path(saved.path).is_relative_to(tmp_path)
-    assert "checkpoint requested: saved at the next step boundary" in "\n".join(window.log.lines())
+    assert "checkpoint requested: saved at the next step boundary" in "\n".join(window.parts.view.log.lines())
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS):
-        window.buttons.stop_action.trigger()
+        window.parts.buttons.stop_action.trigger()
     assert not action.isEnabled()
 
 
 def test_start_is_disabled_in_the_menu_until_torch_has_loaded(qtbot, settings):
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)
-    assert not window.buttons.start_action.isEnabled()
-    assert window.buttons.start_action.toolTip() == "PyTorch is still loading"
+    assert not window.parts.buttons.start_action.isEnabled()
+    assert window.parts.buttons.start_action.toolTip() == "PyTorch is still loading"
     window.on_torch_ready()
-    assert window.buttons.start_action.isEnabled()
+    assert window.parts.buttons.start_action.isEnabled()
 
 
 def test_f5_starts_f6_pauses_and_resumes_shift_f5_stops(qtbot, window):
-    window.form.set_config(ENDLESS)
+    window.parts.form.set_config(ENDLESS)
     activate(qtbot, window)
     press(qtbot, window, QKeySequence("F5"))
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
@@ -189,22 +194,22 @@ def test_f5_runs_a_short_run_to_the_end(qtbot, window):
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         press(qtbot, window, QKeySequence("F5"))
     assert ended.args == [WindowState.FINISHED]
-    assert len(window.loss_plot.data) == FAST.max_steps
+    assert len(window.parts.view.loss_plot.data) == FAST.max_steps
 
 
 def test_the_quit_key_closes_the_window(qtbot, window):
     activate(qtbot, window)
-    press(qtbot, window, window.menus.quit_action.shortcut())
+    press(qtbot, window, window.parts.menus.quit_action.shortcut())
     assert not window.isVisible()
 
 
 def test_the_quit_key_mid_run_stops_the_run_and_leaves_no_thread(qtbot, window, running_qthreads):
-    window.form.set_config(ENDLESS)
-    window.buttons.start_action.trigger()
+    window.parts.form.set_config(ENDLESS)
+    window.parts.buttons.start_action.trigger()
     qtbot.waitUntil(lambda: window.state is WindowState.RUNNING, timeout=RUN_TIMEOUT_MS)
     thread = window.controller._thread
     activate(qtbot, window)
-    press(qtbot, window, window.menus.quit_action.shortcut())
+    press(qtbot, window, window.parts.menus.quit_action.shortcut())
     assert not window.isVisible()
     assert not window.controller.running and thread.isFinished()
     assert running_qthreads() == []
@@ -213,7 +218,7 @@ def test_the_quit_key_mid_run_stops_the_run_and_leaves_no_thread(qtbot, window, 
 
 def test_save_plots_writes_a_png_per_plot_that_loads(qtbot, window, tmp_path, settings):
     run_to_the_end(qtbot, window)
-    written = window.menus.save_plots(str(tmp_path / "run.png"), "png")
+    written = window.parts.menus.save_plots(str(tmp_path / "run.png"), "png")
     assert [p.name for p in written] == ["run-loss.png", "run-validation.png", "run-memory.png"]
     for path in written:
         image = QImage(str(path))
@@ -227,7 +232,7 @@ def test_save_plots_writes_a_png_per_plot_that_loads(qtbot, window, tmp_path, se
 
 def test_save_plots_writes_svg_documents_with_the_curves_and_titles(qtbot, window, tmp_path):
     run_to_the_end(qtbot, window)
-    written = window.menus.save_plots(str(tmp_path / "run"), "svg")
+    written = window.parts.menus.save_plots(str(tmp_path / "run"), "svg")
     assert [p.name for p in written] == ["run-loss.svg", "run-validation.svg", "run-memory.svg"]
     for path in written:
         root = ElementTree.parse(path).getroot()
@@ -235,15 +240,15 @@ def test_save_plots_writes_svg_documents_with_the_curves_and_titles(qtbot, windo
         assert root.iter("{http://www.w3.org/2000/svg}path"), path
     loss = written[0].read_text(encoding="utf-8")
     assert "Training loss" in loss and "smoothed (EMA)" in loss  # text stays text, not pixels
-    memory_title = window.memory_plot.plot.getPlotItem().titleLabel.text  # names the CPU's RSS and capacity
+    memory_title = window.parts.view.memory_plot.plot.getPlotItem().titleLabel.text  # names the CPU's RSS and capacity
     assert ElementTree.parse(written[2]).getroot().findtext("{http://www.w3.org/2000/svg}title") == memory_title
     assert 'clip-path="url(#' in loss  # a zoomed curve stops at the axes
 
 
 def test_save_plots_with_the_comparison_in_front_saves_its_plots(qtbot, window, tmp_path):
-    window.plot_tabs.setCurrentWidget(window.compare_view)
-    qtbot.waitUntil(window.compare_view.isVisible)
-    written = window.menus.save_plots(str(tmp_path / "race.png"), "png")
+    window.parts.plot_tabs.setCurrentWidget(window.parts.compare.view)
+    qtbot.waitUntil(window.parts.compare.view.isVisible)
+    written = window.parts.menus.save_plots(str(tmp_path / "race.png"), "png")
     assert [p.name for p in written] == [
         "race-comparison-time.png",
         "race-comparison-step.png",
@@ -255,11 +260,11 @@ def test_save_plots_with_the_comparison_in_front_saves_its_plots(qtbot, window, 
 
 def test_save_plots_into_a_missing_folder_says_why_and_writes_nothing(window, tmp_path):
     target = tmp_path / "missing" / "run.png"
-    assert window.menus.save_plots(str(target), "png") == []
+    assert window.parts.menus.save_plots(str(target), "png") == []
     assert not target.parent.exists()
     message = f"could not save the plots to {target}: the folder for {target.parent / 'run-loss.png'} does not exist"
     assert window.statusBar().currentMessage() == message
-    assert window.log.lines()[-1].endswith(f"ERROR: {message}")
+    assert window.parts.view.log.lines()[-1].endswith(f"ERROR: {message}")
 
 
 def _answer_dialogs(qtbot, answers: list) -> None:
@@ -302,7 +307,7 @@ def test_the_save_dialogs_filter_picks_the_format_and_replacing_files_is_asked_f
     folder.mkdir()
     window.settings.setValue(PLOTS_FOLDER_KEY, str(folder))
     _answer_dialogs(qtbot, [_choose(folder / "figure", "SVG image (*.svg)")])
-    window.menus.save_plots_action.trigger()
+    window.parts.menus.save_plots_action.trigger()
     written = sorted(p.name for p in folder.iterdir())
     assert written == ["figure-loss.svg", "figure-memory.svg"]  # no validation point before a run
 
@@ -312,23 +317,23 @@ def test_the_save_dialogs_filter_picks_the_format_and_replacing_files_is_asked_f
     _answer_dialogs(
         qtbot, [_choose(folder / "figure", "SVG image (*.svg)"), _reply(QMessageBox.StandardButton.No, asked)]
     )
-    window.menus.save_plots_action.trigger()
+    window.parts.menus.save_plots_action.trigger()
     assert asked == [f"figure-loss.svg, figure-memory.svg already exist in {folder}. Replace them?"]
     assert loss.read_text() == "kept"
 
     _answer_dialogs(
         qtbot, [_choose(folder / "figure", "SVG image (*.svg)"), _reply(QMessageBox.StandardButton.Yes, asked)]
     )
-    window.menus.save_plots_action.trigger()
+    window.parts.menus.save_plots_action.trigger()
     assert ElementTree.parse(loss).getroot().tag.endswith("svg")
 
     _answer_dialogs(qtbot, [_choose(folder / "figure", "PNG image (*.png)")])
-    window.menus.save_plots_action.trigger()
+    window.parts.menus.save_plots_action.trigger()
     assert not QImage(str(folder / "figure-loss.png")).isNull()
 
 
 def test_copy_system_info_puts_the_versions_on_the_clipboard(window):
-    window.menus.copy_info_action.trigger()
+    window.parts.menus.copy_info_action.trigger()
     text = QGuiApplication.clipboard().text()
     lines = text.splitlines()
     assert lines[0].split() == ["GPU", "Training", "Monitor", importlib.metadata.version("gpu-train-monitor")]
@@ -342,8 +347,8 @@ def test_about_shows_the_versions_without_blocking(qtbot, window):
     import pyqtgraph
     import PySide6
 
-    window.menus.about_action.trigger()
-    box = window.menus.about_box
+    window.parts.menus.about_action.trigger()
+    box = window.parts.menus.about_box
     qtbot.waitUntil(box.isVisible)
     assert box.windowTitle() == f"About {APP_NAME}"
     text = box.text()
@@ -365,9 +370,9 @@ def test_about_before_torch_has_loaded_does_not_wait_for_it(qtbot, settings):
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)
     window.show()
-    window.menus.about_action.trigger()
-    assert "<b>torch</b></td><td>not loaded yet" in window.menus.about_box.text()
-    window.menus.about_box.close()
+    window.parts.menus.about_action.trigger()
+    assert "<b>torch</b></td><td>not loaded yet" in window.parts.menus.about_box.text()
+    window.parts.menus.about_box.close()
 
 
 def test_the_save_dialogs_filters_name_the_format_each_writes():
@@ -379,9 +384,9 @@ def test_the_save_dialogs_filters_name_the_format_each_writes():
 
 
 def test_the_replace_question_names_one_file_or_several(window, tmp_path):
-    one = window.menus._replace_question([tmp_path / "run-loss.png"])
+    one = window.parts.menus._replace_question([tmp_path / "run-loss.png"])
     assert one == f"run-loss.png already exists in {tmp_path}. Replace it?"
-    two = window.menus._replace_question([tmp_path / "run-loss.png", tmp_path / "run-memory.png"])
+    two = window.parts.menus._replace_question([tmp_path / "run-loss.png", tmp_path / "run-memory.png"])
     assert two == f"run-loss.png, run-memory.png already exist in {tmp_path}. Replace them?"
 
 

@@ -16,14 +16,14 @@ from tests.support.gui_support import FAST
 
 
 def _texts(window) -> dict[str, str]:
-    form = window.form
+    form = window.parts.form
     return {
-        "File menu": window.menus.file_menu.title(),
-        "Quit": window.menus.quit_action.text(),
-        "Language menu": window.menus.language_menu.title(),
-        "Log tab": window.tabs.tabText(window.tabs.indexOf(window.log)),
-        "memory tab": window.tabs.tabText(window.tabs.indexOf(window.breakdown_view)),
-        "loss tab": window.plot_tabs.tabText(window.plot_tabs.indexOf(window.loss_plot)),
+        "File menu": window.parts.menus.file_menu.title(),
+        "Quit": window.parts.menus.quit_action.text(),
+        "Language menu": window.parts.menus.language_menu.title(),
+        "Log tab": window.parts.tabs.tabText(window.parts.tabs.indexOf(window.parts.view.log)),
+        "memory tab": window.parts.tabs.tabText(window.parts.tabs.indexOf(window.parts.view.breakdown_view)),
+        "loss tab": window.parts.plot_tabs.tabText(window.parts.plot_tabs.indexOf(window.parts.view.loss_plot)),
         "batch size": form.labels["batch_size"].text(),
         "processes": form.labels["nproc"].text(),
         "groups": ", ".join(box.title() for box in form.findChildren(QGroupBox)),
@@ -43,20 +43,20 @@ def test_menus_tabs_and_the_form_follow_a_language_change_while_open(make_window
     window = make_window()
     english = _texts(window)
     assert (english["File menu"], english["batch size"], english["off"]) == ("&File", "Batch size", "off")
-    config = window.form.config()
+    config = window.parts.form.config()
     installed = i18n.install(i18n.CHINESE, cache=tmp_path / "qm", system=QLocale("zh_CN"))
     assert installed.language == i18n.CHINESE, installed.problem
     try:
-        qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "批大小")  # LanguageChange is posted
+        qtbot.waitUntil(lambda: window.parts.form.labels["batch_size"].text() == "批大小")  # LanguageChange is posted
         chinese = _texts(window)
         assert chinese["off"] == "关闭" and chinese["File menu"] != "&File" and "训练" in chinese["groups"]
         unchanged = {name for name in english if chinese[name] == english[name]}
         assert unchanged <= {"memory tab"}, {name: chinese[name] for name in unchanged}  # its text is new
-        assert window.form.config() == config  # the words changed, not the values
+        assert window.parts.form.config() == config  # the words changed, not the values
     finally:
         installed.remove()
         QLocale.setDefault(QLocale.c())  # back to English numbers too, as installing English does
-    qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "Batch size")
+    qtbot.waitUntil(lambda: window.parts.form.labels["batch_size"].text() == "Batch size")
     assert _texts(window) == english
 
 
@@ -80,20 +80,20 @@ def test_the_whole_window_follows_the_language_menu_after_a_run(
     window = make_window()
     window.start_run(FAST)
     qtbot.waitUntil(lambda: window.state is WindowState.FINISHED, timeout=RUN_TIMEOUT_MS)
-    window.history.refresh()
-    qtbot.waitUntil(lambda: window.history.model.rowCount() > 0, timeout=RUN_TIMEOUT_MS)
-    stored = window.history.open_run(window.history.model.rows[-1].id)  # a stored run's own window, open
+    window.parts.history.refresh()
+    qtbot.waitUntil(lambda: window.parts.history.model.rowCount() > 0, timeout=RUN_TIMEOUT_MS)
+    stored = window.parts.history.open_run(window.parts.history.model.rows[-1].id)  # a stored run's own window, open
     qtbot.addWidget(stored)
     qtbot.waitUntil(lambda: "\n" in stored.findChild(QPlainTextEdit).toPlainText(), timeout=RUN_TIMEOUT_MS)
-    written, log = _log_lines(window) | _log_lines(stored), window.log.lines()
-    config = window.form.config()
+    written, log = _log_lines(window) | _log_lines(stored), window.parts.view.log.lines()
+    config = window.parts.form.config()
     allowed, machine = allowed_words(), machine_names()
-    menu = window.menus.language_menu
+    menu = window.parts.menus.language_menu
     try:
         menu.choice_actions[i18n.CHINESE].trigger()
-        qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "批大小")
-        assert window.log.lines()[: len(log)] == log  # the log's history stays as it was written
-        assert window.form.config() == config
+        qtbot.waitUntil(lambda: window.parts.form.labels["batch_size"].text() == "批大小")
+        assert window.parts.view.log.lines()[: len(log)] == log  # the log's history stays as it was written
+        assert window.parts.form.config() == config
         english = sorted(
             {
                 f"{where}: {text!r} ({', '.join(words)})"
@@ -105,7 +105,7 @@ def test_the_whole_window_follows_the_language_menu_after_a_run(
         assert i18n.active() == i18n.CHINESE and QLocale().language() == QLocale.Language.Chinese
         written = _log_lines(window) | _log_lines(stored)
         menu.choice_actions[i18n.ENGLISH].trigger()
-        qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "Batch size")
+        qtbot.waitUntil(lambda: window.parts.form.labels["batch_size"].text() == "Batch size")
         chinese = sorted(
             {
                 f"{where}: {text!r}"
@@ -114,7 +114,7 @@ def test_the_whole_window_follows_the_language_menu_after_a_run(
             }
         )
         assert not chinese, f"{len(chinese)} Chinese texts after switching back to English:\n" + "\n".join(chinese)
-        assert i18n.active() == i18n.ENGLISH and window.form.config() == config
+        assert i18n.active() == i18n.ENGLISH and window.parts.form.config() == config
     finally:
         i18n.install(i18n.ENGLISH)
 
@@ -123,15 +123,15 @@ def test_auto_model_is_said_in_each_language_and_stays_auto(make_window, qtbot, 
     """The model combo shows auto with what it stands for; a switch says it anew and the config keeps auto."""
     monkeypatch.setattr(i18n, "cache_dir", lambda: tmp_path / "qm")
     window = make_window(dataclasses.replace(FAST, model="auto"))
-    combo, menu = window.form.widgets["model"], window.menus.language_menu
+    combo, menu = window.parts.form.widgets["model"], window.parts.menus.language_menu
     assert combo.currentText().startswith("auto (")
     try:
         menu.choice_actions[i18n.CHINESE].trigger()
-        qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "批大小")
-        assert combo.currentText().startswith("自动") and window.form.config().model == "auto"
+        qtbot.waitUntil(lambda: window.parts.form.labels["batch_size"].text() == "批大小")
+        assert combo.currentText().startswith("自动") and window.parts.form.config().model == "auto"
         menu.choice_actions[i18n.ENGLISH].trigger()
-        qtbot.waitUntil(lambda: window.form.labels["batch_size"].text() == "Batch size")
-        assert combo.currentText().startswith("auto (") and window.form.config().model == "auto"
+        qtbot.waitUntil(lambda: window.parts.form.labels["batch_size"].text() == "Batch size")
+        assert combo.currentText().startswith("auto (") and window.parts.form.config().model == "auto"
         assert not any(_cjk(combo.itemText(index)) for index in range(combo.count()))
     finally:
         i18n.install(i18n.ENGLISH)
