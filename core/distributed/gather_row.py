@@ -1,4 +1,4 @@
-"""One rank's row of a data-parallel report's all_gather (gpu_train_monitor.distributed.session): what every rank must
+"""One rank's row of a data-parallel report's all_gather (gpu_train_monitor.distributed.strategy): what every rank must
 know of every other to take the same decisions at the same step.
 
 `pack()` turns it into `GatherRow.SIZE` float64s (the rank's losses since the previous report follow them in the

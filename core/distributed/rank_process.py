@@ -1,5 +1,6 @@
-"""One rank's process of a data-parallel run, around its `DistributedSession` (gpu_train_monitor.distributed.session):
-the signals that stop it, the recording (rank 0), what the launcher is told of its end, and the exit code.
+"""One rank's process of a data-parallel run, around its session (the training loop with the data-parallel strategy
+of gpu_train_monitor.distributed.strategy): the signals that stop it, the recording (rank 0), what the launcher is
+told of its end, and the exit code.
 
 Its own module because this is the process's side (the launcher, torchrun and a comparison's relay all start
 a rank through `train_rank`), apart from the training loop the ranks agree on.
@@ -22,7 +23,7 @@ from ..run.status import EXIT_USER_ERROR, Status
 from .env import ENV_RANK_DIR, ENV_RUN_UID
 from .group import RankContext
 from .launcher import record_rank_end
-from .session import DistributedSession
+from .strategy import data_parallel_session
 
 
 def train_rank(
@@ -45,7 +46,7 @@ def train_rank(
         raise RuntimeError("train_rank runs in a rank of a data-parallel run (RANK / WORLD_SIZE)")
     context = dataclasses.replace(context, timeout_s=timeout_s)
     config = config.replace(nproc=context.world_size)  # under torchrun the world decides, not --nproc
-    session = DistributedSession(
+    session = data_parallel_session(
         config, context, list(main_observers) if context.is_main else [], run_uid=os.environ.get(ENV_RUN_UID)
     )
     # the launcher (or torchrun) passes a Ctrl+C on to ranks that got the terminal's too: a repeat is the same

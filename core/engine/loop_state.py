@@ -173,3 +173,14 @@ def epoch_exhausted(epoch: BatchEpoch) -> bool:
         return True
     epoch.give_back()
     return False
+
+
+@dataclass
+class EpochInProgress:
+    """An epoch being trained: its batches, the samples its full batches hold, the run's samples before it, and
+    whether its data ran out (rather than the run's steps)."""
+
+    batches: BatchEpoch
+    planned_samples: int
+    samples_before: int
+    exhausted: bool = False

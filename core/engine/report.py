@@ -14,7 +14,7 @@ import torch
 from ..base.text import Message
 from ..memory.probe import MemoryProbe
 from ..run import outcome as run_outcome
-from ..run.events import LogMessage, StepsReported
+from ..run.events import LogMessage, MemorySample, RankSample, StepsReported
 from .loop_state import LoopState
 
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
@@ -26,23 +26,38 @@ def report(run: LoopState, batch_size: int, probe: MemoryProbe) -> StepsReported
     decides whether the next step samples the memory breakdown."""
     losses = torch.stack(run.pending).float().cpu().tolist()
     run.pending = []
-    first = run.step - len(losses) + 1
     now = time.perf_counter()
-    rate = run.record_report(now)
     run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S
+    return steps_reported(run, losses, now, batch_size, probe.sample())
+
+
+def steps_reported(
+    run: LoopState,
+    losses: list[float],
+    now: float,
+    batch_size: int,
+    memory: MemorySample,
+    world: int = 1,
+    ranks: tuple[RankSample, ...] = (),
+) -> StepsReported:
+    """The report of the steps since the previous one, whose `losses` were fetched at `now`: every run's, one
+    process's or a data-parallel world's (`world` processes, each training `batch_size` samples a step)."""
+    first = run.step - len(losses) + 1
+    rate = run.record_report(now) * world  # ranks step together: the total is this one's times the world
     run.epoch_losses.extend(losses)
     return StepsReported(
         run.step,
         run.epoch,
         first,
         tuple(losses),
-        run.samples,
+        run.samples * world,
         rate,
         now - run.t0,
         run.eta_s(batch_size),
-        batch_size,
-        probe.sample(),
+        batch_size * world,
+        memory,
         run.total_steps,
+        ranks,
     )
 
 

@@ -1,8 +1,10 @@
 """One training run: build everything from a RunConfig, train, and tell observers what happens.
 
 `TrainingSession.run()` blocks (call it from a worker thread or the CLI's main thread) and reads top to
-bottom as: build (`_build`, gpu_train_monitor.engine.session_build), loop (`_train`, `_train_step`), report (`_report`),
-finish (`_finish`).
+bottom as: build (`_build`, gpu_train_monitor.engine.session_build), loop (`_train`: for each epoch, for each step:
+what was asked, the step, a checkpoint when due; then the epoch's end), report (`_report`), finish (`_finish`).
+What differs for a process that is one rank of a data-parallel run is its strategy's
+(gpu_train_monitor.engine.strategy): the loop is the same.
 Other threads steer it only through `request_stop`, `pause`, `resume`, `request_cache_clear`,
 `request_snapshot` and `request_checkpoint`, which set flags that the loop reads at step boundaries.
 
@@ -23,7 +25,7 @@ import contextlib
 import functools
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import torch
 
@@ -34,20 +36,12 @@ from ..memory.probe import clear_cache, has_cache
 from ..memory.snapshot import snapshot_event
 from ..model.step import compile_failure
 from ..run import outcome as run_outcome
-from ..run.events import (
-    CacheCleared,
-    EpochEnded,
-    EpochStarted,
-    LogMessage,
-    MemoryBreakdown,
-    RunFinished,
-    RunPaused,
-    RunResumed,
-)
+from ..run.events import CacheCleared, EpochEnded, EpochStarted, LogMessage, RunFinished, RunPaused, RunResumed
 from . import oom_recovery
 from . import report as loss_report
-from .loop_state import epoch_exhausted
+from .loop_state import EpochInProgress, epoch_exhausted
 from .session_build import SessionBuild
+from .strategy import Requests
 
 MAX_OOM_RETRIES = oom_recovery.MAX_OOM_RETRIES  # halvings of the batch a run makes before it stops
 
@@ -75,41 +69,54 @@ class TrainingSession(SessionBuild):
 
     # ---- the loop --------------------------------------------------------------------------------
     def _train(self) -> None:
+        assert self._parts is not None
+        self._state.last_report = time.perf_counter()
+        self._parts.trainer.model.train()
+        for epoch in self._epochs():
+            while not self._steps_done():
+                self._at_step_boundary(epoch.batches)  # what was asked: clear, save, pause, stop
+                if not self._train_step(epoch.batches):  # the next batch and its step (a report when due)
+                    epoch.exhausted = True  # its data ran out
+                    break
+                if self._checkpointer.every_due(self._state.step):
+                    self._save_checkpoint("every", epoch.batches)
+            self._close_epoch(epoch)  # report, validate, checkpoint
+
+    def _epochs(self) -> Iterator[EpochInProgress]:
+        """A resumed run's epoch first (it may start mid-epoch), then new ones until the epoch limit or max_steps."""
         cfg, run = self.config, self._state
         assert self._parts is not None
-        source = self._parts.source
-        run.last_report = time.perf_counter()
-        self._parts.trainer.model.train()
-        batches, self._resumed_epoch = self._resumed_epoch, None  # a resumed run may start mid-epoch
+        batch_size = self._parts.source.batch_size
+        batches, self._resumed_epoch = self._resumed_epoch, None
         while batches is not None or (
             (cfg.epoch_limit is None or run.epoch < cfg.epoch_limit) and not self._steps_done()
         ):
             if batches is None:
                 batches = self._start_epoch()
-            planned_samples, before = batches.remaining_samples() // source.batch_size * source.batch_size, run.samples
-            exhausted = False
-            while not self._steps_done():
-                self._at_step_boundary(batches)
-                if not self._train_step(batches):
-                    exhausted = True
-                    break
-                if self._checkpointer.every_due(run.step):
-                    self._save_checkpoint("every", batches)
-            if run.pending:
-                self._report()
-            if not exhausted and batches.remaining_samples() < source.batch_size:
-                exhausted = epoch_exhausted(batches)  # max_steps at the data's end: as the next step would find it
-            if exhausted:
-                run.skipped_samples += max(planned_samples - (run.samples - before), 0)
-                if run.samples == before and planned_samples:  # (a resumed epoch may have none left)
-                    # would loop for ever
-                    raise RuntimeError(Message("epoch {epoch} produced no batch", epoch=run.epoch))
-            if not exhausted and self._checkpointer.stop_due(run.step):  # max_steps ends the run mid-epoch
-                self._save_checkpoint("end", batches)  # before validating: as a longer run would go on
-            self._end_epoch(complete=exhausted)
-            if exhausted and self._checkpointer.policy.epoch_end:
-                self._save_checkpoint("epoch", None)
+            yield EpochInProgress(batches, batches.remaining_samples() // batch_size * batch_size, run.samples)
             batches = None
+
+    def _close_epoch(self, epoch: EpochInProgress) -> None:
+        """The epoch's steps are done: report them, see whether its data ran out (else max_steps ended it), then
+        validate and save the checkpoints due."""
+        run = self._state
+        if run.pending:
+            self._report()
+        epoch.exhausted = epoch.exhausted or self._data_ran_out(epoch.batches)
+        if epoch.exhausted:
+            run.skipped_samples += max(epoch.planned_samples - (run.samples - epoch.samples_before), 0)
+            if run.samples == epoch.samples_before and epoch.planned_samples:  # (a resumed epoch may have none left)
+                raise RuntimeError(Message("epoch {epoch} produced no batch", epoch=run.epoch))  # would loop forever
+        elif self._checkpointer.stop_due(run.step):  # max_steps ends the run mid-epoch
+            self._save_checkpoint("end", epoch.batches)  # before validating: as a longer run would go on
+        self._end_epoch(complete=epoch.exhausted)
+        if epoch.exhausted and self._checkpointer.policy.epoch_end:
+            self._save_checkpoint("epoch", None)
+
+    def _data_ran_out(self, batches: BatchEpoch) -> bool:
+        """max_steps at the data's end: as the next step would find it."""
+        assert self._parts is not None
+        return batches.remaining_samples() < self._parts.source.batch_size and epoch_exhausted(batches)
 
     def _start_epoch(self) -> BatchEpoch:
         run = self._state
@@ -164,7 +171,7 @@ class TrainingSession(SessionBuild):
         return True
 
     def _report_due(self) -> bool:
-        return time.perf_counter() - self._state.last_report >= self.config.report_interval
+        return self.strategy.report_due(self._state, self.config.report_interval)
 
     def _timed_compile(self, started: float, loss: torch.Tensor) -> None:
         """The first compiled step builds torch.compile's graphs: time it (one sync, once per run) and say so.
@@ -183,41 +190,63 @@ class TrainingSession(SessionBuild):
         )
 
     def _at_step_boundary(self, batches: BatchEpoch) -> None:
-        """Apply commands from other threads: cache clear, snapshot, checkpoint, pause (blocking), stop."""
-        run = self._state
-        self._apply_requests(batches)
-        for path in self.take_snapshot_paths():
+        """Apply what was asked from other threads (a data-parallel run: what its ranks agreed): cache clear,
+        checkpoint, snapshot, pause (blocking), stop."""
+        asked = self.strategy.requests(self)
+        self._apply(asked, batches)
+        for path in asked.snapshots:
             self._save_snapshot(path)
-        if self.pause_requested:
-            if run.pending:
-                self._report()
-            self.emit(RunPaused(run.step))
-            while not self.wait_for_resume(0.05):
-                self._apply_requests(batches)
-            if not self.stop_requested:
-                self.emit(RunResumed(run.step))
-            self._state.reset_rate_clock()
-        if self.stop_requested:
-            if run.pending:
-                self._report()
-            if self._checkpointer.stop_due(run.step):
-                self._save_checkpoint("stop", batches)
-            raise run_outcome.Stopped
+        stop = asked.stop
+        if asked.pause:
+            stop = self._pause(batches) or stop
+        if stop:
+            self._end_as_asked(batches)
 
-    def _apply_requests(self, batches: BatchEpoch) -> None:
+    def _apply(self, asked: Requests, batches: BatchEpoch) -> None:
         """Cache clears and checkpoints asked for: answered between steps, and while paused."""
-        if self.take_cache_clear():
+        if asked.clear:
             self._apply_cache_clear()
-        for path in self.take_checkpoint_requests():
+        for path in asked.checkpoints:
             self._save_checkpoint("request", batches, path)
+
+    def _pause(self, batches: BatchEpoch) -> bool:
+        """Paused until resumed; True when a stop ended the pause."""
+        assert self.probe is not None
+        run = self._state
+        if run.pending:
+            self._report()
+        self.emit(RunPaused(run.step))
+        apply = functools.partial(self._apply, batches=batches)
+        stopped = self.strategy.wait_while_paused(self, apply, run, self.probe)
+        if not stopped:
+            self.emit(RunResumed(run.step))
+        run.reset_rate_clock()
+        return stopped
+
+    def _end_as_asked(self, batches: BatchEpoch) -> None:
+        """The steps trained reported, a checkpoint when the policy keeps one at a stop, then the run ends."""
+        if self._state.pending:
+            self._report()
+        if self._checkpointer.stop_due(self._state.step):
+            self._save_checkpoint("stop", batches)
+        raise run_outcome.Stopped
 
     # ---- report ----------------------------------------------------------------------------------
     def _report(self) -> None:
-        """Fetch buffered losses in one transfer, emit a StepsReported, and check them
-        (gpu_train_monitor.engine.report)."""
+        """The buffered losses fetched (every rank's, in a data-parallel run: the one host sync), a StepsReported
+        emitted, and its losses checked (gpu_train_monitor.engine.report)."""
         assert self._parts is not None and self.probe is not None
-        report = loss_report.report(self._state, self._parts.source.batch_size, self.probe)  # the one sync
+        gathered = self.strategy.gather(self._state, self.probe, self, self.config)
         self.loss_fetches += 1
+        report = loss_report.steps_reported(
+            self._state,
+            gathered.losses,
+            gathered.now,
+            self._parts.source.batch_size,
+            self.probe.sample(),
+            gathered.world,
+            gathered.ranks,
+        )
         self.emit(report)
         self._check_losses(report.first_step, report.losses)
 
@@ -239,10 +268,7 @@ class TrainingSession(SessionBuild):
         )
         if run.breakdown is None or breakdown.total_bytes >= run.breakdown.total_bytes:
             run.breakdown = breakdown
-        self._breakdown_measured(breakdown)
-
-    def _breakdown_measured(self, breakdown: MemoryBreakdown) -> None:
-        self.emit(breakdown)
+        self.strategy.breakdown_measured(breakdown, self.emit)  # a data-parallel rank: in its next report
 
     def _apply_cache_clear(self) -> None:
         assert self.device is not None and self.probe is not None
@@ -272,6 +298,7 @@ class TrainingSession(SessionBuild):
         assert self.device is not None and self.probe is not None and self._parts is not None
         event = oom_recovery.recover(message, phase, self.config, self._state, self.device, self.probe, self._parts)
         self.emit(event)
+        self.strategy.out_of_memory(event, self._state, self.device)  # a data-parallel rank ends here
         if event.new_batch_size is None:
             if self._state.pending:  # the steps before the failure still reach the plot and the summary
                 self._report()
@@ -288,9 +315,10 @@ class TrainingSession(SessionBuild):
         self._state.pending = []
         if self.device is not None and has_cache(self.device):
             oom.release(self.device)  # unreachable tensors, then the allocator's cache: back to the baseline
-        return RunFinished(
+        finished = RunFinished(
             outcome.status, self._state.step, outcome.message, outcome.user_error, summary, outcome.error_field
         )
+        return self.strategy.finished(finished)  # a data-parallel run's summary: the world's
 
     # ---- checkpoints and memory snapshots ---------------------------------------------------------
     def _save_checkpoint(self, reason: str, batches: BatchEpoch | None, path: str | None = None) -> None:

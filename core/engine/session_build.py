@@ -2,9 +2,9 @@
 
 The device (made current in the worker thread), the memory probe and the allocator's history, the run's parts
 (gpu_train_monitor.engine.recipe), a checkpoint to resume restored into them, the planned steps, and the `RunStarted`
-event that describes it all. Everything a session holds is declared in `__init__` here. A data-parallel rank
-(gpu_train_monitor.distributed.session) overrides the seams: `_device`, `_build_parts`, `_started_extras`,
-`_config_as_run`.
+event that describes it all. Everything a session holds is declared in `__init__` here. What a data-parallel rank
+builds differently (its device, its share of the data, the model wrapped) is its strategy's
+(gpu_train_monitor.engine.strategy).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import torch
 from ..base.readonly import ReadOnlyDict
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch
-from ..device.devices import device_name, resolve_device
+from ..device.devices import device_name
 from ..memory.breakdown import StepMemoryRecorder
 from ..memory.probe import MemoryProbe
 from ..memory.snapshot import MemoryHistory
@@ -30,6 +30,7 @@ from .checkpoint import ON_REQUEST, CheckpointPolicy
 from .checkpointing import Checkpointer
 from .loop_state import LoopState, config_as_run, planned_steps
 from .recipe import RunParts, build_run, config_for_device, generator_for
+from .strategy import OneProcess, Strategy
 
 
 class SessionBuild(RunControls):
@@ -45,14 +46,17 @@ class SessionBuild(RunControls):
         checkpoints: CheckpointPolicy = ON_REQUEST,
         resume: str | None = None,
         run_uid: str | None = None,
+        strategy: Strategy | None = None,
     ) -> None:
         """`record_memory_history` (CUDA) records allocator events for snapshots; `snapshot_path`
         implies it and saves a snapshot there when the run ends, before its memory is released.
         `checkpoints` says when to save checkpoints unasked (by default never). `resume` is a checkpoint to
         continue: read here, so one that cannot be resumed with `config` raises UserError before any run.
-        `run_uid`: the name a launcher handed the run (the remote agent's, to follow it); a resume keeps its own."""
+        `run_uid`: the name a launcher handed the run (the remote agent's, to follow it); a resume keeps its own.
+        `strategy`: what differs when this process is one of several (default: a run alone, `OneProcess`)."""
         super().__init__(observers)
         self.config = config
+        self.strategy: Strategy = strategy if strategy is not None else OneProcess()
         self.record_memory_history = record_memory_history or snapshot_path is not None
         self.snapshot_path = snapshot_path
         # names this run in the run store; a resumed run keeps its original one
@@ -76,7 +80,7 @@ class SessionBuild(RunControls):
 
     def _build(self) -> None:
         cfg, run = self.config, self._state
-        device = self._device()
+        device = self.strategy.device(cfg)
         if device.type == "cuda":
             torch.cuda.set_device(device)  # the current device is per thread: set it in the worker
         self.device = device
@@ -88,7 +92,8 @@ class SessionBuild(RunControls):
         self.probe = MemoryProbe(device)
         torch.manual_seed(cfg.seed)
         generator = generator_for(device).manual_seed(cfg.seed)
-        parts = self._build_parts(cfg, device, generator)
+        parts = build_run(cfg, device, self.probe.free_bytes(), generator, self.strategy.shard)
+        self.strategy.prepare(parts, cfg, device, generator)
         self._parts = parts
         self._recorder = StepMemoryRecorder(self.probe)
         run.val_batch_size = parts.source.batch_size  # a data-parallel rank's share, like its training batch
@@ -121,24 +126,12 @@ class SessionBuild(RunControls):
                 run_uid=self.run_uid,
                 start_step=run.step,
                 branch_of=self.branch_of,
-                **self._started_extras(),
+                **self.strategy.started_extras(),
             )
         )
         for level, text in notes:
             self.emit(LogMessage(level, text))
 
-    def _device(self) -> torch.device:
-        """The device this process trains on (a data-parallel rank: its own)."""
-        return resolve_device(self.config.device)
-
-    def _build_parts(self, config: RunConfig, device: torch.device, generator: torch.Generator) -> RunParts:
-        """The run's data, model and batch source (a data-parallel rank: its share, the model wrapped)."""
-        assert self.probe is not None
-        return build_run(config, device, self.probe.free_bytes(), generator)
-
-    def _started_extras(self) -> dict[str, object]:
-        """RunStarted fields beyond one process's (a data-parallel run: the world)."""
-        return {}
-
     def _config_as_run(self) -> ReadOnlyDict:
-        return config_as_run(self.config, self.device, self._parts.source if self._parts is not None else None)
+        values = config_as_run(self.config, self.device, self._parts.source if self._parts is not None else None)
+        return ReadOnlyDict(self.strategy.config_as_run(dict(values), self._parts is not None))

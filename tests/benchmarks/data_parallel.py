@@ -22,9 +22,10 @@ median, the median of the per-round ratios N-proc / 1-proc, and of the compariso
 (N-proc images/s / (N x 1-proc images/s)).
 
 Part 2, the DDP wrapper's overhead: one process trains the same config as an ordinary
-`gpu_train_monitor.engine.session.TrainingSession` and as a `gpu_train_monitor.distributed.session.DistributedSession`
-in a world of 1 (this process is rank 0 of 1: the model in DistributedDataParallel, a gloo group on the CPU, NCCL on
-CUDA, every report an all_gather), in this process, alternating (D P, P D, ...). Each run's samples/s is
+`gpu_train_monitor.engine.session.TrainingSession` and as a data-parallel session
+(`gpu_train_monitor.distributed.strategy.data_parallel_session`) in a world of 1 (this process is rank 0 of 1:
+the model in DistributedDataParallel, a gloo group on the CPU, NCCL on CUDA, every report an all_gather), in this
+process, alternating (D P, P D, ...). Each run's samples/s is
 its summary's (the median over its reports after warm-up); the ratio is the median of the per-pair ratios
 DDP / plain. Both runs draw the same data and weights, so their losses are printed side by side as a check.
 Target on a GPU: >= 0.97 (resnet18, batch 256); on the CPU (tiny-cnn at batch 256, resnet18 at batch 16)
@@ -58,7 +59,7 @@ from gpu_train_monitor.device.devices import resolve_device
 from gpu_train_monitor.run.events import RunStarted, StepsReported
 
 REPO = Path(__file__).resolve().parent.parent.parent
-TARGET_DDP_VS_PLAIN_GPU = 0.97  # DistributedSession (world of 1) / TrainingSession samples/s, on a GPU
+TARGET_DDP_VS_PLAIN_GPU = 0.97  # data-parallel session (world of 1) / TrainingSession samples/s, on a GPU
 DDP_MODELS = ("tiny-cnn", "resnet18")
 COMPARE_STOP_GRACE_S = 10.0  # a comparison past its limit gets SIGTERM (its ranks stop), then SIGKILL
 LOSS_STEPS = 10  # the first steps whose losses the DDP and plain runs should share
@@ -242,7 +243,7 @@ def scaling_sizes(
     return ScalingSizes("tiny-cnn", n, global_batch, steps, max(global_batch * steps, 256), "cpu")
 
 
-# ---- part 2: DistributedSession (world of 1) against TrainingSession ---------------------------------
+# ---- part 2: data-parallel session (world of 1) against TrainingSession ---------------------------------
 
 
 def free_port() -> int:
@@ -263,7 +264,7 @@ def run_one(config: RunConfig, device: torch.device, ddp: bool) -> SessionRun:
     import torch.distributed as dist
 
     from gpu_train_monitor.distributed.env import RankContext
-    from gpu_train_monitor.distributed.session import DistributedSession
+    from gpu_train_monitor.distributed.strategy import data_parallel_session
     from gpu_train_monitor.engine.session import TrainingSession
 
     losses: list[float] = []
@@ -285,7 +286,7 @@ def run_one(config: RunConfig, device: torch.device, ddp: bool) -> SessionRun:
             MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1", LOCAL_RANK=str(local)
         )
         try:
-            session = DistributedSession(config.replace(device=device.type), RankContext(0, 1, local), [observe])
+            session = data_parallel_session(config.replace(device=device.type), RankContext(0, 1, local), [observe])
             finished = session.run()
         finally:
             for name, value in before.items():
@@ -294,7 +295,7 @@ def run_one(config: RunConfig, device: torch.device, ddp: bool) -> SessionRun:
                 else:
                     os.environ[name] = value
         if dist.is_initialized():
-            raise RuntimeError("DistributedSession left its process group open")
+            raise RuntimeError("the data-parallel session left its process group open")
     if finished.status != "completed" or finished.summary.samples_per_s is None:
         raise RuntimeError(f"{'DDP' if ddp else 'plain'} run ended {finished.status}: {finished.message}")
     world = started[0].world_size if started else 0
@@ -534,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((f"samples/s {model} b{batch}: TrainingSession", r["plain_runs"], "1.00 (reference)"))
             rows.append(
                 (
-                    f"samples/s {model} b{batch}: DistributedSession, world of 1 (DDP, {backend})",
+                    f"samples/s {model} b{batch}: data-parallel session, world of 1 (DDP, {backend})",
                     r["ddp_runs"],
                     f"{r['ratio']:.3f} (paired median; {min(r['pair_ratios']):.3f}..{max(r['pair_ratios']):.3f})",
                 )

@@ -25,7 +25,7 @@ output folder (default: a new folder under ./benchmark-results/), its stdout and
             nproc=N` (CPU: tiny-cnn, global batch 256, 24 steps, N = 2 gloo processes of cores/N threads each
             against one process with torch's default threads; k >= 2 CUDA GPUs: resnet18, 1 GPU vs k): each
             side's images/s, the ratio and the scaling efficiency, reported without a target. And the DDP
-            wrapper's cost: DistributedSession in a world of 1 / TrainingSession samples/s, in one process,
+            wrapper's cost: the data-parallel session in a world of 1 / TrainingSession samples/s, in one process,
             >= 0.97 on a GPU (resnet18, batch 256); on a CPU (tiny-cnn b256, resnet18 b16) reported.
             --quick: one round of each, tiny-cnn only (each comparison starts the ranks anew).
 - gpu-tests `pytest -m gpu` (only with --gpu-check or --only gpu-tests): passes, or the row says what failed.
@@ -91,7 +91,9 @@ TARGET_SESSION = {"resnet18": {"cpu": 0.97, "gpu": 0.99}, "tiny-cnn": {"cpu": 0.
 TARGET_GUI_P99_MS = 20.0
 TARGET_GUI_REDRAW_MS = 10.0
 TARGET_H200 = {"resnet18": 50_000.0, "speedrun": 200_000.0}  # images/s, set for an H200
-TARGET_DDP_VS_PLAIN = {"gpu": 0.97}  # DistributedSession (world of 1) / TrainingSession, resnet18 b256; none on a CPU
+TARGET_DDP_VS_PLAIN = {
+    "gpu": 0.97
+}  # data-parallel session (world of 1) / TrainingSession, resnet18 b256; none on a CPU
 
 MIN_JOB_S = 15.0  # under this much budget left, a job is not started
 STOP_GRACE_S = 5.0  # a job past its limit gets SIGTERM (it stops like Stop), then SIGKILL after this long
@@ -997,7 +999,7 @@ def sum_parallel(b: Bench, ctx: Ctx) -> tuple[list[Row], dict[str, Any]]:
         rows.append(
             Row(
                 b.title,
-                f"DDP overhead, {model} b{batch}: DistributedSession, world of 1 (DDP, {r['backend']}; "
+                f"DDP overhead, {model} b{batch}: data-parallel session, world of 1 (DDP, {r['backend']}; "
                 "ratio: median of pairs, min..max)",
                 num(r["ddp_samples_per_s"]),
                 spread(r["ddp_runs"]),

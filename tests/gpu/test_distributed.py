@@ -70,8 +70,8 @@ def test_ddp_in_a_world_of_one_trains_on_the_gpu(tmp_path: Path) -> None:
         "os.environ.update(MASTER_ADDR='127.0.0.1', MASTER_PORT='29561', RANK='0', WORLD_SIZE='1', LOCAL_RANK='0')\n"
         "from gpu_train_monitor.config.run_config import RunConfig\n"
         "from gpu_train_monitor.distributed.env import RankContext\n"
-        "from gpu_train_monitor.distributed.session import DistributedSession\n"
-        "f = DistributedSession(RunConfig(device='cuda', model='resnet18', batch_size=128, max_steps=20),\n"
+        "from gpu_train_monitor.distributed.strategy import data_parallel_session\n"
+        "f = data_parallel_session(RunConfig(device='cuda', model='resnet18', batch_size=128, max_steps=20),\n"
         "                       RankContext(0, 1, 0)).run()\n"
         "print(json.dumps([f.status, f.summary.world_size, f.summary.ranks[0]['device']]))\n"
     )

@@ -1,6 +1,7 @@
-"""One rank of a data-parallel run: the ordinary `TrainingSession` loop, with the model in
-DistributedDataParallel, the data split over the ranks (gpu_train_monitor.data.sharding) and the reports agreed between
-them.
+"""One rank of a data-parallel run: the ordinary training loop (gpu_train_monitor.engine.session) with the
+`DataParallel` strategy, which owns what differs: the model in DistributedDataParallel, the data split over the
+ranks (gpu_train_monitor.data.sharding), each report exchanged and agreed between them, rank 0 recording, and
+stopping together.
 
 What a rank must never do is wait in a collective the others are not in. So the ranks act only on what they
 agreed at a report: reports come every `every` steps on every rank (no clock decides), and one all_gather
@@ -21,8 +22,8 @@ from __future__ import annotations
 import dataclasses
 import statistics
 import time
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -30,70 +31,67 @@ from torch.nn.parallel import DistributedDataParallel
 
 from ..base.readonly import ReadOnlyDict
 from ..base.text import Message
-from ..config.run_config import RunConfig
-from ..data.batches import BatchEpoch
 from ..data.sharding import Shard
 from ..engine import oom_recovery
-from ..engine.recipe import RunParts, build_run
 from ..engine.report import BREAKDOWN_PERIOD_S
 from ..engine.session import TrainingSession
-from ..memory.probe import clear_cache
+from ..engine.strategy import Gathered, Requests
 from ..run import outcome as run_outcome
-from ..run.events import (
-    CacheCleared,
-    MemoryBreakdown,
-    MemorySample,
-    Observer,
-    RankSample,
-    RunFinished,
-    RunPaused,
-    RunResumed,
-    StepsReported,
-)
+from ..run.events import MemoryBreakdown, MemorySample, Observer, RankSample, RunFinished
 from . import group as distributed
 from .gather_row import GatherRow
 from .group import RankContext
 from .sync_batchnorm import synchronise_batchnorm
 
+if TYPE_CHECKING:
+    from ..config.run_config import RunConfig
+    from ..engine.loop_state import LoopState
+    from ..engine.recipe import RunParts
+    from ..memory.probe import MemoryProbe
+    from ..run.controls import RunControls
+    from ..run.events import OutOfMemory
+
 PAUSED_POLL_S = 0.2  # paused ranks agree this often on whether to go on (a collective, not a busy wait)
 MAX_STEPS_PER_REPORT = 10_000
 
 
-class DistributedSession(TrainingSession):
-    """A rank's session. Same controls as `TrainingSession`; only rank 0 gets observers."""
+def data_parallel_session(
+    config: RunConfig, context: RankContext, observers: Iterable[Observer] = (), run_uid: str | None = None
+) -> TrainingSession:
+    """A rank's session: the training loop with this rank's strategy; only rank 0 gets observers. `run_uid`: the
+    launcher's name for the run, the same on every rank."""
+    return TrainingSession(config, observers, run_uid=run_uid, strategy=DataParallel(context))
 
-    def __init__(
-        self, config: RunConfig, context: RankContext, observers: Iterable[Observer] = (), run_uid: str | None = None
-    ) -> None:
-        super().__init__(config, observers)
+
+class DataParallel:
+    """What one rank of `context`'s world does differently from a run alone."""
+
+    def __init__(self, context: RankContext) -> None:
         self.context = context
-        if run_uid:
-            self.run_uid = run_uid  # the launcher's name for the run: the same on every rank
+        self.shard = Shard(context.rank, context.world_size)
         self.every = 1  # steps per report, agreed; the first report (warm-up) comes after one step
         self.rank_devices: tuple[str, ...] = ()
+        self._device: torch.device | None = None
         self._since_report = 0  # steps since the previous report
-        self._agreed: dict[str, bool] = {}  # what the last report decided for the next step boundary
+        self._agreed = Requests()  # what the last report decided for the next step boundary
         self._measured: MemoryBreakdown | None = None  # this rank's breakdown since the last report
         self._memory_template: MemorySample | None = None  # this rank's sample at the last report: every rank's
         # sample there takes its time and allocator flag
         self._rank_rates: dict[int, list[float]] = {}
         self._rank_peaks: dict[int, list[int]] = {}  # rank -> [peak allocated, peak reserved, peak rss]
-        self._rank_samples: tuple[RankSample, ...] = ()
 
-    # ---- build -----------------------------------------------------------------------------------
-    def _device(self) -> torch.device:
-        device = distributed.rank_device(self.config.device, self.context)
+    # ---- building the run ----------------------------------------------------------------------------
+    def device(self, config: RunConfig) -> torch.device:
+        device = distributed.rank_device(config.device, self.context)
         if device.type == "cuda":  # before any collective: NCCL places their tensors on the current device
             torch.cuda.set_device(device)
         distributed.start_group(self.context, device)
         self.rank_devices = tuple(distributed.gather_strings(str(device)))
+        self._device = device
         return device
 
-    def _build_parts(self, config: RunConfig, device: torch.device, generator: torch.Generator) -> RunParts:
-        assert self.probe is not None
-        parts = build_run(
-            config, device, self.probe.free_bytes(), generator, Shard(self.context.rank, self.context.world_size)
-        )
+    def prepare(self, parts: RunParts, config: RunConfig, device: torch.device, generator: torch.Generator) -> None:
+        """The model wrapped in DistributedDataParallel; each rank's own random draws."""
         trainer = parts.trainer
         if config.sync_bn:
             trainer.model = synchronise_batchnorm(trainer.model, device)
@@ -109,75 +107,85 @@ class DistributedSession(TrainingSession):
         if parts.placement.name == "resident":  # each rank shuffles and crops its own shard: its own draws (the
             generator.manual_seed(rank_seed)  # stream placement shares them: its ranks cut one global batch)
             parts.source.preprocess.host_rng = np.random.default_rng(rank_seed)  # type: ignore[attr-defined]
-        return parts
 
-    def _started_extras(self) -> dict[str, object]:
+    def started_extras(self) -> dict[str, object]:
         return {"world_size": self.context.world_size, "rank_devices": self.rank_devices}
 
-    def _config_as_run(self) -> ReadOnlyDict:
-        values = dict(super()._config_as_run())
-        if self._parts is not None:  # the source serves one rank's share: the run's batch is the world's
-            values["batch_size"] = int(values["batch_size"]) * self.context.world_size
+    def config_as_run(self, values: dict[str, object], built: bool) -> dict[str, object]:
+        if built:  # the source serves one rank's share: the run's batch is the world's
+            values["batch_size"] = int(values["batch_size"]) * self.context.world_size  # type: ignore[call-overload]
         values["nproc"] = self.context.world_size
-        return ReadOnlyDict(values)
+        return values
 
-    # ---- the loop --------------------------------------------------------------------------------
-    def _report_due(self) -> bool:
-        self._since_report += 1
-        return self._since_report >= self.every
+    # ---- at step boundaries --------------------------------------------------------------------------
+    def requests(self, controls: RunControls) -> Requests:
+        """What the ranks agreed at the last report (never a request only this rank saw)."""
+        agreed, self._agreed = self._agreed, Requests()
+        return agreed
 
-    def _at_step_boundary(self, batches: BatchEpoch) -> None:
-        """Act on what the ranks agreed at the last report (never on a request only this rank saw)."""
-        agreed, self._agreed = self._agreed, {}
-        if agreed.get("clear"):
-            self._apply_cache_clear()
-        if agreed.get("pause"):
-            self.emit(RunPaused(self._state.step))
-            if not self._paused():
-                self.emit(RunResumed(self._state.step))
-            self._state.reset_rate_clock()
-            agreed["stop"] = agreed.get("stop") or self._agreed.pop("stop", False)
-        if agreed.get("stop"):
-            raise run_outcome.Stopped
-
-    def _paused(self) -> bool:
+    def wait_while_paused(
+        self, controls: RunControls, apply: Callable[[Requests], None], run: LoopState, probe: MemoryProbe
+    ) -> bool:
         """Wait, paused, agreeing with the others every PAUSED_POLL_S; True when a stop ended the pause."""
         while True:
             time.sleep(PAUSED_POLL_S)
-            rows, _ = self._exchange([])
+            rows, _ = self._exchange(controls, run, probe, [])
             if any(row.stop for row in rows):
-                self._agreed["stop"] = True
                 return True
             if any(row.clear for row in rows):
-                self._apply_cache_clear()
+                apply(Requests(clear=True))
             if not rows[0].pause:
                 return False
 
-    def _breakdown_measured(self, breakdown: MemoryBreakdown) -> None:
-        """This rank's sampled step goes into the next report; rank 0 emits every rank's there."""
-        self._measured = breakdown
+    def report_due(self, run: LoopState, interval_s: float) -> bool:
+        self._since_report += 1
+        return self._since_report >= self.every
 
-    # ---- report ----------------------------------------------------------------------------------
+    # ---- reports -------------------------------------------------------------------------------------
+    def gather(self, run: LoopState, probe: MemoryProbe, controls: RunControls, config: RunConfig) -> Gathered:
+        """Every rank's losses and row in one all_gather; every rank agrees on what happens next from them."""
+        now = time.perf_counter()
+        seconds, samples = now - run.last_report, run.samples - run.last_report_samples
+        pending, run.pending = run.pending, []
+        rows, rank_losses = self._exchange(controls, run, probe, pending, seconds, samples)
+        self._since_report = 0
+        losses = rank_losses.mean(dim=0).tolist()  # each step's loss over the whole global batch
+        ranks = tuple(self._rank_sample(rank, row) for rank, row in enumerate(rows))
+        if run.warmup_steps and len(run.rates) > 0:  # after the warm-up report, as the run's own rate
+            for sample in ranks:
+                self._rank_rates.setdefault(sample.rank, []).append(sample.samples_per_s)
+        for row in rows:  # every rank's breakdown measured since the last report (all sample the same step)
+            if row.breakdown is not None:
+                controls.emit(row.breakdown)
+        self._agree(rows, len(losses), run, config.report_interval)
+        return Gathered(losses, now, self.context.world_size, ranks)
+
     def _exchange(
-        self, losses: list[torch.Tensor], seconds: float = 0.0, samples: int = 0
+        self,
+        controls: RunControls,
+        run: LoopState,
+        probe: MemoryProbe,
+        losses: list[torch.Tensor],
+        seconds: float = 0.0,
+        samples: int = 0,
     ) -> tuple[list[GatherRow], torch.Tensor]:
         """The report's all_gather: this rank's row and losses in; every rank's row, by rank, and their losses
         (world, k) out."""
-        assert self.probe is not None and self.device is not None
-        memory = self.probe.sample()
+        assert self._device is not None
+        memory = probe.sample()
         breakdown, self._measured = self._measured, None
-        since = time.perf_counter() - self._state.last_breakdown if self._state.last_breakdown > 0 else 1e9
+        since = time.perf_counter() - run.last_breakdown if run.last_breakdown > 0 else 1e9
         row = GatherRow(
             seconds,
             samples,
             memory.byte_counts(),
-            self.stop_requested,
-            self.pause_requested,
-            self.take_cache_clear(),
+            controls.stop_requested,
+            controls.pause_requested,
+            controls.take_cache_clear(),
             since,
             breakdown,
         )
-        where = distributed.collective_device(self.device)
+        where = distributed.collective_device(self._device)
         values = torch.tensor(row.pack(), dtype=torch.float64, device=where)
         if losses:
             values = torch.cat([values, torch.stack(losses).to(where, torch.float64)])
@@ -185,48 +193,6 @@ class DistributedSession(TrainingSession):
         self._memory_template = memory
         rows = [GatherRow.unpack(numbers, rank) for rank, numbers in enumerate(gathered[:, : GatherRow.SIZE].tolist())]
         return rows, gathered[:, GatherRow.SIZE :]
-
-    def _report(self) -> None:
-        """Gather every rank's report, emit the whole run's, and agree on what happens next."""
-        run = self._state
-        assert self._parts is not None and self.probe is not None
-        now = time.perf_counter()
-        seconds, samples = now - run.last_report, run.samples - run.last_report_samples
-        pending, run.pending = run.pending, []
-        rows, rank_losses = self._exchange(pending, seconds, samples)
-        self.loss_fetches += 1
-        self._since_report = 0
-        world = self.context.world_size
-        losses = rank_losses.mean(dim=0).tolist()  # each step's loss over the whole global batch
-        first = run.step - len(losses) + 1
-        rate = run.record_report(now) * world  # ranks step together: the total is this rank's times the world
-        run.epoch_losses.extend(losses)
-        self._rank_samples = tuple(self._rank_sample(rank, row) for rank, row in enumerate(rows))
-        if run.warmup_steps and len(run.rates) > 0:  # after the warm-up report, as the run's own rate
-            for sample in self._rank_samples:
-                self._rank_rates.setdefault(sample.rank, []).append(sample.samples_per_s)
-        for row in rows:  # every rank's breakdown measured since the last report (all sample the same step)
-            if row.breakdown is not None:
-                self.emit(row.breakdown)
-        batch = self._parts.source.batch_size
-        self.emit(
-            StepsReported(
-                run.step,
-                run.epoch,
-                first,
-                tuple(losses),
-                run.samples * world,
-                rate,
-                now - run.t0,
-                run.eta_s(batch),
-                batch * world,
-                self.probe.sample(),
-                run.total_steps,
-                self._rank_samples,
-            )
-        )
-        self._agree(rows, len(losses))
-        self._check_losses(first, losses)  # every rank sees the same losses: a divergence ends them all together
 
     def _rank_sample(self, rank: int, row: GatherRow) -> RankSample:
         """A rank's gathered row as the sample the window plots; its peaks are kept for the summary."""
@@ -244,43 +210,36 @@ class DistributedSession(TrainingSession):
         speed = row.samples / row.seconds if row.seconds > 0 else 0.0
         return RankSample(rank, self.rank_devices[rank], speed, memory)
 
-    def _agree(self, rows: list[GatherRow], steps: int) -> None:
+    def _agree(self, rows: list[GatherRow], steps: int, run: LoopState, interval_s: float) -> None:
         """The decisions every rank takes from the same gathered rows, so they all take them alike."""
-        self._agreed = {
-            "stop": any(row.stop for row in rows),
-            "pause": rows[0].pause,
-            "clear": any(row.clear for row in rows),
-        }
-        self._state.sample_next = max(row.since_breakdown for row in rows) >= BREAKDOWN_PERIOD_S
+        self._agreed = Requests(
+            clear=any(row.clear for row in rows), pause=rows[0].pause, stop=any(row.stop for row in rows)
+        )
+        run.sample_next = max(row.since_breakdown for row in rows) >= BREAKDOWN_PERIOD_S
         slowest = max(row.seconds / max(steps, 1) for row in rows)  # seconds per step
-        steps = self.config.report_interval / slowest if slowest > 0 else 1.0
-        self.every = int(min(max(round(steps), 1), MAX_STEPS_PER_REPORT))
+        per_report = interval_s / slowest if slowest > 0 else 1.0
+        self.every = int(min(max(round(per_report), 1), MAX_STEPS_PER_REPORT))
 
-    def _apply_cache_clear(self) -> None:
-        """Every rank clears its own cache at the same step; rank 0 reports its own numbers."""
-        assert self.device is not None and self.probe is not None
-        freed = clear_cache(self.device)
-        self.emit(CacheCleared(self._state.step, freed, self.probe.sample()))
+    def breakdown_measured(self, breakdown: MemoryBreakdown, emit: Callable[[object], None]) -> None:
+        """This rank's sampled step goes into the next report; rank 0 emits every rank's there."""
+        self._measured = breakdown
 
-    # ---- failures and the end ----------------------------------------------------------------------
-    def _recover_from_oom(self, message: str, phase: str, epoch: BatchEpoch | None) -> None:
+    # ---- failures and the end ------------------------------------------------------------------------
+    def out_of_memory(self, event: OutOfMemory, run: LoopState, device: torch.device) -> None:
         """Out of memory on this rank: the others are waiting in DDP's gradient reduction, so there is no
         agreeing on a smaller batch; this rank ends (the launcher then stops the others and names it)."""
-        assert self.device is not None and self.probe is not None and self._parts is not None
-        event = oom_recovery.recover(message, phase, self.config, self._state, self.device, self.probe, self._parts)
-        self.emit(event)
         raise run_outcome.OutOfMemoryStop(
             Message(
                 "rank {rank} ({device}) ran out of memory at step {step}: {problem}",
                 rank=self.context.rank,
-                device=str(self.device),
-                step=self._state.step + 1,
+                device=str(device),
+                step=run.step + 1,
                 problem=oom_recovery.stop_message(event, "stop"),
             )
         )
 
-    def _finish(self, outcome: run_outcome.Outcome) -> RunFinished:
-        finished = super()._finish(outcome)
+    def finished(self, finished: RunFinished) -> RunFinished:
+        """The summary of the whole world: its samples, speed and every rank's peaks."""
         summary = finished.summary
         world = self.context.world_size
         ranks = tuple(
