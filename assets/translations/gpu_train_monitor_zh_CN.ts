@@ -1992,6 +1992,10 @@
         <translation>运行 {run_id} 不是由 {host} 上此运行记录库的代理启动的：只有经由代理启动的运行（来自窗口或 --remote）才能从另一台机器操控；请在启动它的地方操控它</translation>
     </message>
     <message>
+        <source>argument rows must be columns or objects</source>
+        <translation>参数 rows 必须是 columns 或 objects</translation>
+    </message>
+    <message>
         <source>cwd: no folder {path} on {host}</source>
         <translation>cwd：{host} 上没有文件夹 {path}</translation>
     </message>
@@ -2054,10 +2058,6 @@
     <message>
         <source>run {run_id} belongs to another user</source>
         <translation>运行 {run_id} 属于另一个用户</translation>
-    </message>
-    <message>
-        <source>argument rows must be columns, objects or arrays</source>
-        <translation>参数 rows 必须是 columns、objects 或 arrays</translation>
     </message>
     <message>
         <source>-m needs a module name, e.g. -m mypackage.train; got {module}</source>
@@ -2374,10 +2374,6 @@
     <message>
         <source>{value} (a yes/no value)</source>
         <translation>{value}（布尔值）</translation>
-    </message>
-    <message>
-        <source>the chunk&apos;s columns are not an object</source>
-        <translation>数据块的列不是一个对象</translation>
     </message>
     <message>
         <source>a receiver of the agent&apos;s lines failed: {error}</source>

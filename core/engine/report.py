@@ -22,13 +22,19 @@ LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first 
 
 
 def report(run: LoopState, batch_size: int, probe: MemoryProbe) -> StepsReported:
-    """Fetch the buffered losses (the sync point: one D2H copy) and report the steps since the previous report;
-    decides whether the next step samples the memory breakdown."""
+    """Fetch the buffered losses and report the steps since the previous report."""
+    losses, now = fetch_losses(run)
+    return steps_reported(run, losses, now, batch_size, probe.sample())
+
+
+def fetch_losses(run: LoopState) -> tuple[list[float], float]:
+    """The buffered losses in one transfer (the sync point: one device-to-host copy) and when they came; decides
+    whether the next step samples the memory breakdown."""
     losses = torch.stack(run.pending).float().cpu().tolist()
     run.pending = []
     now = time.perf_counter()
     run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S
-    return steps_reported(run, losses, now, batch_size, probe.sample())
+    return losses, now
 
 
 def steps_reported(

@@ -25,7 +25,7 @@ import torch
 
 from ..data.sharding import ONE, Shard
 from ..device.devices import resolve_device
-from .report import BREAKDOWN_PERIOD_S
+from .report import fetch_losses
 
 if TYPE_CHECKING:
     from ..config.run_config import RunConfig
@@ -126,11 +126,7 @@ class OneProcess:
 
     def gather(self, run: LoopState, probe: MemoryProbe, controls: RunControls, config: RunConfig) -> Gathered:
         """The buffered losses in one transfer (the sync point: one device-to-host copy)."""
-        losses = torch.stack(run.pending).float().cpu().tolist()
-        run.pending = []
-        now = time.perf_counter()
-        run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S
-        return Gathered(losses, now)
+        return Gathered(*fetch_losses(run))
 
     def breakdown_measured(self, breakdown: MemoryBreakdown, emit: Callable[[object], None]) -> None:
         emit(breakdown)

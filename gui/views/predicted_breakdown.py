@@ -82,10 +82,11 @@ class PredictedBreakdown(QWidget):
             self._show(*self._last)
 
     def measured(self, b: MemoryBreakdown, value_labels: dict[str, QLabel]) -> None:
-        """`b` has just been shown in `value_labels` (part key -> its value label): the prediction beside it."""
+        """`b` has just been shown in `value_labels` (part key -> its value label): the prediction beside it (a
+        watched run's, recorded once its trace is done, may come after its first breakdowns: kept for then)."""
+        self._last = (b, value_labels)
         if self.config is None and self._recorded is None:
             return
-        self._last = (b, value_labels)
         if not self._asked:
             self._asked = True
             config = self.config

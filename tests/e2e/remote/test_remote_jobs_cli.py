@@ -150,7 +150,8 @@ def test_a_comparison_followed_through_dropped_connections_arrives_whole_and_onc
     deadline = time.monotonic() + 120
     while thread.is_alive() and not drops and time.monotonic() < deadline:  # one drop, once the first run trains
         time.sleep(0.5)
-        agents = [p for p in psutil.Process().children(recursive=True) if "agent" in command_line(p)]
+        # the agent (`gpu_train_monitor agent ...`), not the job it started (`gpu_train_monitor.remote.agent.job`)
+        agents = [p for p in psutil.Process().children(recursive=True) if "agent" in command_line(p).split()]
         if agents and steps_recorded(store):
             for agent in agents:
                 agent.kill()
