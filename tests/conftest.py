@@ -1,5 +1,6 @@
-"""Test configuration shared by every test: a store and checkpoint folder of the session's own, Qt without a
-display, one torch thread, `gpu` tests skipped without CUDA, and every test under tests/e2e marked `slow`.
+"""Test configuration shared by every test: a store and checkpoint folder of the session's own (removed at its
+end), Qt without a display, one torch thread, `gpu` tests skipped without CUDA, and every test under tests/e2e
+marked `slow`.
 
 The layout: tests/core/<package>/ and tests/gui/<package>/ mirror the code's packages (unit and in-process
 tests); tests/e2e/ holds the scenarios that start fresh interpreters (the CLI as a process, data-parallel
@@ -7,22 +8,12 @@ runs, real signals, the window next to a terminal run); tests/gpu/ needs CUDA; t
 helpers that tests share (no test file imports another).
 """
 
-import atexit
 import os
 import shutil
 import signal
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-
-# Runs the tests start (in this process and in the CLI processes they spawn) are recorded in a store of
-# the test session's own, never in the user's: tests that check recording pass --runs-db themselves.
-_TEST_DATA = tempfile.mkdtemp(prefix="gtm-tests-")
-atexit.register(shutil.rmtree, _TEST_DATA, ignore_errors=True)  # each test process removes its own at its end
-os.environ["GPU_TRAIN_MONITOR_RUNS_DB"] = os.path.join(_TEST_DATA, "runs.sqlite3")
-# Likewise the checkpoints runs save by default (at epoch ends): never in the user's data folder.
-os.environ["GPU_TRAIN_MONITOR_CHECKPOINTS"] = os.path.join(_TEST_DATA, "checkpoints")
 
 # Qt needs no display in tests: the offscreen platform renders pyqtgraph widgets too.
 # Set before anything imports Qt; a value already in the environment (xcb under Xvfb) wins.
@@ -35,6 +26,28 @@ import pytest  # noqa: E402
 # sends. Give this process Python's own handler; the processes it starts then get the default again.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Runs the tests start (in this process and in the CLI processes they spawn) are recorded in a store of the
+    session's own, never in the user's (tests that check recording pass --runs-db themselves); likewise the
+    checkpoints runs save by default (at epoch ends). The folder is removed when the session ends, and the
+    variables are put back."""
+    folder = tmp_path_factory.mktemp("gtm-tests")
+    names = {
+        "GPU_TRAIN_MONITOR_RUNS_DB": folder / "runs.sqlite3",
+        "GPU_TRAIN_MONITOR_CHECKPOINTS": folder / "checkpoints",
+    }
+    before = {name: os.environ.get(name) for name in names}
+    os.environ.update({name: str(path) for name, path in names.items()})
+    yield folder
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -33,7 +33,7 @@ from ..remote.client.follow import RunGone, follow_into_store
 from ..remote.client.link import AgentLink
 from ..remote.client.target import RemoteTarget
 from ..remote.wire.protocol import NOT_FOUND
-from ..run.signals import CONTROL_SIGNALS, Control, ignore_control_signals, signal_number
+from ..run.signals import Control, control_handlers, ignore_control_signals, signals_handled
 from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, Status
 from .options import PROG
 from .summary_text import summary_text
@@ -194,17 +194,8 @@ def _forwarded_signals(controls: queue.Queue[Control | None]) -> Iterator[_Signa
         seen.terminated = True
         controls.put(Control.STOP)
 
-    handlers: dict[int, Any] = {signal.SIGTERM: on_sigterm}
-    for control in CONTROL_SIGNALS:
-        number = signal_number(control)
-        if number is not None:
-            handlers[number] = on_control(control)
-    previous = {number: signal.signal(number, handler) for number, handler in handlers.items()}
-    try:
+    with signals_handled({signal.SIGTERM: on_sigterm, **control_handlers(on_control)}):
         yield seen
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
 
 
 class _Progress:

@@ -72,11 +72,6 @@ def reserved_unallocated_bytes(message: str) -> int | None:
     return _size(re.search(_SIZE + r" is reserved by PyTorch but unallocated", message))
 
 
-def allowed_bytes(message: str) -> int | None:
-    """CUDA's '2.00 GiB allowed;': the per-process limit set by set_per_process_memory_fraction."""
-    return _size(re.search(_SIZE + r" allowed;", message))
-
-
 def where_in_training(step: int) -> str:
     """Where a training step's batch did not fit: 'at step 3' (`step` is 1-based)."""
     return Message("at step {step}", step=step)

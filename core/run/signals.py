@@ -11,7 +11,7 @@ import contextlib
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
 from typing import Any
 
@@ -29,6 +29,7 @@ class Control(StrEnum):
 # by name: Windows has no SIGUSR1 / SIGUSR2 (signal_number says None there)
 CONTROL_SIGNALS: dict[Control, str] = {Control.STOP: "SIGINT", Control.PAUSE: "SIGUSR2", Control.CLEAR_CACHE: "SIGUSR1"}
 STEERING = (Control.PAUSE, Control.CLEAR_CACHE)  # the controls that must never end a process (their default)
+SignalHandler = Callable[[int, Any], None]
 
 
 def signal_number(control: Control) -> int | None:
@@ -56,6 +57,33 @@ def ignore_control_signals() -> None:
         number = signal_number(control)
         if number is not None:
             signal.signal(number, signal.SIG_IGN)
+
+
+def control_handlers(
+    handler_for: Callable[[Control], SignalHandler], controls: tuple[Control, ...] = tuple(Control)
+) -> dict[int, SignalHandler]:
+    """A handler (`handler_for(control)`) for the signal of each of `controls` this system has: every receiver
+    listens on CONTROL_SIGNALS' signals alike."""
+    handlers: dict[int, SignalHandler] = {}
+    for control in controls:
+        number = signal_number(control)
+        if number is not None:
+            handlers[number] = handler_for(control)
+    return handlers
+
+
+@contextlib.contextmanager
+def signals_handled(handlers: Mapping[int, SignalHandler], replaced: dict[int, Any] | None = None) -> Iterator[None]:
+    """`handlers` (signal number: handler) while the block runs, the handlers they replaced after, whatever
+    happens; those are put in `replaced` too, for a handler that hands a repeated signal back to them."""
+    previous: dict[int, Any] = {} if replaced is None else replaced
+    try:
+        for number, handler in handlers.items():
+            previous[number] = signal.signal(number, handler)
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 class Terminated(BaseException):
@@ -117,14 +145,7 @@ def stop_on_signals(
 
         return on_signal
 
-    handlers = {stop: on_stop, signal.SIGTERM: on_sigterm}
-    for control in STEERING:
-        number = signal_number(control)
-        if number is not None:
-            handlers[number] = steer(control)
-    previous = {number: signal.signal(number, handler) for number, handler in handlers.items()}
-    try:
+    previous: dict[int, Any] = {}
+    handlers = {signal.SIGTERM: on_sigterm, stop: on_stop, **control_handlers(steer, STEERING)}
+    with signals_handled(handlers, previous):
         yield seen
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)

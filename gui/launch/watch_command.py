@@ -1,12 +1,8 @@
 """A script the window watches (File ▸ Watch a script…): what the user asked for, what is wrong with it (each
 problem one sentence in the user's language, shown in the dialog, never a traceback), and the child's command
-line, `python -P -m gpu_train_monitor watch --runs-db <the window's store> [--name N] -- python <script> <args...>`,
-started in the script's folder and followed through the store like a data-parallel run
-(`gpu_train_monitor.gui.launch.launcher`).
-
-`-P` (Python 3.11+): `-m` would put the working folder first on sys.path, and a research folder's own `core/`
-would then be imported in place of ours; the script itself runs in a process of its own, with its folder first
-as usual. No widgets here.
+line (gpu_train_monitor.watch.command_line), started in the script's folder and followed through the store like a
+data-parallel run (`gpu_train_monitor.gui.launch.launcher`); the script itself runs in a process of its own, with
+its folder first on sys.path as usual. No widgets here.
 """
 
 from __future__ import annotations
@@ -17,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
+
+from gpu_train_monitor.watch.command_line import watch_command_line
 
 
 @dataclass(frozen=True)
@@ -79,17 +77,17 @@ class WatchRequest:
     def remote_command_line(self, store_path: Path) -> list[str]:
         """The child's command line for the script on the machine connected to, as typed there (its path and
         folder are that machine's); `gpu_train_monitor.gui.launch.remote_command.on_machine` puts the machine in."""
-        args = [sys.executable, "-m", "gpu_train_monitor", "watch", f"--runs-db={store_path}"]
-        if self.name.strip():
-            args.append(f"--name={self.name.strip()}")
-        if self.folder.strip():
-            args.append(f"--remote-cwd={self.folder.strip()}")
-        return [*args, "--", "python", self.script.strip(), *self.argument_list()]
+        folder = self.folder.strip()
+        return watch_command_line(
+            store_path,
+            ["python", self.script.strip(), *self.argument_list()],
+            self.name,
+            [f"--remote-cwd={folder}"] if folder else [],
+            safe_path=False,
+        )
 
     def command_line(self, store_path: Path) -> list[str]:
         """The child's command line, recording into `store_path` (call once `problem()` is None)."""
-        safe_path = ["-P"] if sys.version_info >= (3, 11) else []
-        args = [sys.executable, *safe_path, "-m", "gpu_train_monitor", "watch", f"--runs-db={store_path}"]
-        if self.name.strip():
-            args.append(f"--name={self.name.strip()}")
-        return [*args, "--", sys.executable, str(self.script_path.resolve()), *self.argument_list()]
+        return watch_command_line(
+            store_path, [sys.executable, str(self.script_path.resolve()), *self.argument_list()], self.name
+        )

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpu_train_monitor.remote.client.follow import BACKOFF_S, backoff_s
+from gpu_train_monitor.remote.client.reconnecting import BACKOFF_S, backoff_s
 
 PING_INTERVAL_S = 2.0
 READINGS_INTERVAL_S = 1.0

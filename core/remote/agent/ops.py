@@ -39,6 +39,7 @@ from ...config.command_line import command_line
 from ...config.run_config import RunConfig
 from ...run.signals import Control, signal_number
 from ...store.run_store import RunNotFound, RunStore
+from ...watch.command_line import watch_command_line
 from ..wire import compact_rows
 from ..wire.protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError
 from . import store_rows
@@ -145,11 +146,7 @@ def watch(agent: Agent, request_id: int, request: dict[str, Any]) -> dict[str, A
     cwd = agent.policy.watch_folder(argument(request, "cwd", str, ""), argv)  # a script under an allowed folder
     uid = new_uid(agent, request)
     name = argument(request, "name", str, "").strip()
-    # -P: a `gpu_train_monitor` folder beside the script is not ours
-    args = [sys.executable, "-P", "-m", "gpu_train_monitor", "watch", f"--runs-db={agent.store_path}"]
-    if name:
-        args.append(f"--name={name}")
-    launch = agent.spawner.start(uid, [*args, "--", sys.executable, *argv], cwd)
+    launch = agent.spawner.start(uid, watch_command_line(agent.store_path, [sys.executable, *argv], name), cwd)
     return {"uid": uid, "pid": launch.pid}
 
 

@@ -2,9 +2,9 @@
 steering it, and following its journal to the end across dropped connections.
 
 The journal is a list of lines; this side holds how many it has handled and, after a drop, asks again from there
-(reconnecting with gpu_train_monitor.remote.client.follow's back-off), so no line is handled twice or missed while the
-job goes on there. Failures no retry mends (authentication, an unknown host, a missing agent, another version) end the
-follow at once, as they end a followed run's.
+(reconnecting as a followed run does: gpu_train_monitor.remote.client.reconnecting), so no line is handled twice or
+missed while the job goes on there. Failures no retry mends (authentication, an unknown host, a missing agent, another
+version) end the follow at once, as they end a followed run's.
 """
 
 from __future__ import annotations
@@ -12,28 +12,16 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import queue
 import threading
-import time
 import zlib
 from collections.abc import Callable
 from typing import Any
 
 from ...base.text import Message
-from ..wire.protocol import MAX_REPLY_BYTES, NOT_FOUND
+from ..wire.protocol import MAX_REPLY_BYTES
 from .failures import RemoteError, RemoteRequestFailed
-from .follow import (
-    AGAIN,
-    CONNECTING,
-    ENDED,
-    FOLLOWING,
-    LASTING,
-    PING_AFTER_S,
-    PING_TIMEOUT_S,
-    RECONNECTING,
-    wait_to_reconnect,
-)
-from .link import LINK_CLOSED, LINK_LOST, AgentLink
+from .link import AgentLink
+from .reconnecting import ENDED, StreamEnd, StreamSink, follow_across_drops, pump_stream
 from .target import RemoteTarget
 
 MAX_INFLATED = 4 * MAX_REPLY_BYTES  # what one data may inflate to: a chunk of lines, never a bomb
@@ -128,37 +116,31 @@ def follow_journal(
     state = on_state or (lambda _: None)
     problem = on_problem or (lambda _: None)
     held = [0]
-    attempt = 0
-    while not stop.is_set():
-        state(RECONNECTING if held[0] or attempt else CONNECTING)
-        link: AgentLink | None = None
-        try:
-            link = job.take_link()
-            attempt = 0
-            reason, why, end = _follow_once(link, job, held, on_line, stop, state)
-        except LASTING:
-            raise
-        except RemoteRequestFailed as exc:
-            if exc.kind == NOT_FOUND:
-                raise RemoteError(Message("the job is gone on {host}: {why}", host=job.target.host, why=str(exc)))
-            raise
-        except RemoteError as exc:
-            reason, why, end = LINK_LOST, str(exc), None
-        finally:
-            if link is not None:
-                job.release(link)
-        if end is not None:
-            state(ENDED)
-            return end
-        if reason not in AGAIN:
-            raise RemoteError(
-                Message("the job on {host} ended without finishing: {why}", host=job.target.host, why=why or reason)
-            )
-        if stop.is_set():
-            break
-        wait_to_reconnect(attempt, why, job.target.host, stop, state, problem)
-        attempt += 1
-    return None
+    last: list[dict[str, Any]] = []  # the last line's end, once it came
+
+    def gone(exc: RemoteRequestFailed) -> RemoteError:
+        return RemoteError(Message("the job is gone on {host}: {why}", host=job.target.host, why=str(exc)))
+
+    end = follow_across_drops(
+        job.target.host,
+        job.take_link,
+        job.release,
+        lambda link: _follow_once(link, job, held, on_line, last, stop, state),
+        gone,
+        stop=stop,
+        state=state,
+        problem=problem,
+        first_connection_must_work=False,
+    )
+    if end is None:
+        return None
+    if last:
+        state(ENDED)
+        return last[0]
+    reason, why = end
+    raise RemoteError(
+        Message("the job on {host} ended without finishing: {why}", host=job.target.host, why=why or reason)
+    )
 
 
 def _follow_once(
@@ -166,43 +148,35 @@ def _follow_once(
     job: JobHandle,
     held: list[int],
     on_line: LineHandler,
+    last: list[dict[str, Any]],
     stop: threading.Event,
     state: Callable[[str], None],
-) -> tuple[str, str, dict[str, Any] | None]:
-    """One connection's part: the journal from line `held[0]` on; how the stream ended and the end, if it came."""
-    lines: queue.Queue[tuple[str, Any]] = queue.Queue()
-    stream = link.stream(
-        "journal",
-        lambda data: lines.put(("data", data)),
-        lambda reason: lines.put(("end", reason)),
-        uid=job.uid,
-        after=held[0],
-        encoding="deflate",  # a fifth of the bytes: the lines repeat each other's keys
-    )
+) -> StreamEnd:
+    """One connection's part: the journal from line `held[0]` on; how the stream ended (its last line's end is put
+    in `last`)."""
     inflate = zlib.decompressobj()
-    state(FOLLOWING)
-    quiet_since = time.monotonic()
-    while True:
-        try:
-            kind, value = lines.get(timeout=0.25)
-        except queue.Empty:
-            if stop.is_set():
-                link.cancel(stream)
-                return LINK_CLOSED, "", None
-            if time.monotonic() - quiet_since > PING_AFTER_S:
-                link.ping(PING_TIMEOUT_S)  # RemoteError: a drop
-                quiet_since = time.monotonic()
-            continue
-        quiet_since = time.monotonic()
-        if kind == "end":
-            return str(value), link.end_messages.get(stream, "") or str(link.failure or ""), None
-        for line in _lines(value, inflate):
+
+    def open_stream(on_data: StreamSink, on_end: StreamSink) -> int:
+        return link.stream(
+            "journal",
+            on_data,
+            on_end,
+            uid=job.uid,
+            after=held[0],
+            encoding="deflate",  # a fifth of the bytes: the lines repeat each other's keys
+        )
+
+    def handle(data: dict[str, Any]) -> bool:
+        for line in _lines(data, inflate):
             held[0] += 1
             if isinstance(line, dict) and isinstance(line.get("end"), dict):
-                link.cancel(stream)
-                return "finished", "", line["end"]
+                last.append(line["end"])
+                return True
             if isinstance(line, dict):
                 on_line(line, job.owner)
+        return False
+
+    return pump_stream(link, open_stream, handle, stop, state)
 
 
 def _lines(data: dict[str, Any], inflate: Any) -> list[Any]:

@@ -16,7 +16,8 @@ API (what the window and the CLI use; REMOTE.md's "client side", plus `ping`, `c
 
 Every error is a RemoteError (a UserError: one line). One reader thread reads the agent's lines and hands
 each reply to the request waiting for it and each stream line to its callbacks, which run on that thread:
-they must be quick and must not call `request` (queue the data instead, as gpu_train_monitor.remote.client.follow does).
+they must be quick and must not call `request` (queue the data instead, as
+gpu_train_monitor.remote.client.reconnecting does).
 A transport that dies ends every waiting request with ConnectionLost at once and every stream with LINK_LOST;
 nothing waits longer than its timeout.
 """

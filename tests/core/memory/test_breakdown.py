@@ -15,8 +15,10 @@ import pytest
 import torch
 from torch import nn
 
+import gpu_train_monitor.engine.loop_state
 import gpu_train_monitor.engine.recipe
 import gpu_train_monitor.engine.report
+import gpu_train_monitor.engine.session
 from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
@@ -223,23 +225,56 @@ def test_cli_summary_json_has_the_memory_breakdown(tmp_path: Path, capsys: pytes
     assert breakdown["activations_bytes"] >= 32 * 32 * 32 * 32 * F32
 
 
-def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+class DrivenClock:
+    """`time` for the training loop's modules, whose perf_counter moves `tick` seconds a call: the run lasts as long
+    on any machine, however loaded. Everything else is the real `time`."""
+
+    def __init__(self, tick: float) -> None:
+        self.tick, self.now = tick, 1000.0
+
+    def perf_counter(self) -> float:
+        self.now += self.tick
+        return self.now
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(time, name)
+
+
+@pytest.mark.parametrize("tick", [0.0001, 0.1])  # a run well within one period; one of several periods
+def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch, tick: float) -> None:
     monkeypatch.setattr(
         gpu_train_monitor.engine.recipe, "build_model", lambda name, classes, channels: known_model(FEATURES)
     )
+    clock = DrivenClock(tick)
+    for module in (
+        gpu_train_monitor.engine.session,
+        gpu_train_monitor.engine.report,
+        gpu_train_monitor.engine.loop_state,
+    ):
+        monkeypatch.setattr(module, "time", clock)
+    period = gpu_train_monitor.engine.report.BREAKDOWN_PERIOD_S
     events: list[object] = []
+    sampled_at: list[float] = []  # the driven time of each breakdown (the loop reads no clock between)
+
+    def observe(event: object) -> None:
+        events.append(event)
+        if isinstance(event, MemoryBreakdown):
+            sampled_at.append(clock.now)
+
     config = RunConfig(
         device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, max_steps=8, report_interval=0.01
     )
-    started = time.perf_counter()
-    TrainingSession(config, [events.append]).run()
-    elapsed = time.perf_counter() - started
+    started = clock.now
+    TrainingSession(config, [observe]).run()
     reports = [e for e in events if isinstance(e, StepsReported)]
     breakdowns = [e for e in events if isinstance(e, MemoryBreakdown)]
-    assert breakdowns and breakdowns[0].step == 1
-    # the first step is sampled, then at most one more per period: (n - 1) periods fit in the run
-    assert len(breakdowns) <= 1 + elapsed / gpu_train_monitor.engine.report.BREAKDOWN_PERIOD_S
+    assert breakdowns and breakdowns[0].step == 1  # the first step is sampled
     assert len(breakdowns) <= len(reports)  # at most one per report, never more
-    if elapsed < gpu_train_monitor.engine.report.BREAKDOWN_PERIOD_S:
-        # however many reports a run this short made (as many as steps on a quiet machine, one on a busy one)
+    # a later one only on the step after a report, a period or more after the one before
+    reported_steps = {report.step for report in reports}
+    assert all(breakdown.step - 1 in reported_steps for breakdown in breakdowns[1:])
+    assert all(later - earlier >= period for earlier, later in zip(sampled_at, sampled_at[1:]))
+    if clock.now - started < period:
         assert len(breakdowns) == 1
+    else:  # a run of several periods is sampled again
+        assert clock.now - started > 2 * period and len(breakdowns) > 1

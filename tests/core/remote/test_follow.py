@@ -10,8 +10,9 @@ import time
 
 import pytest
 
-from gpu_train_monitor.remote.client.follow import CONNECTING, ENDED, FOLLOWING, follow_into_store
+from gpu_train_monitor.remote.client.follow import follow_into_store
 from gpu_train_monitor.remote.client.link import AgentLink, AgentMissing, RemoteError
+from gpu_train_monitor.remote.client.reconnecting import CONNECTING, ENDED, FOLLOWING
 from gpu_train_monitor.remote.client.target import RemoteTarget
 from tests.support.remote_stores import contents, local_agent
 from tests.support.run_store_support import SHORT, record_run

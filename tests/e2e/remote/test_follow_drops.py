@@ -13,8 +13,9 @@ import uuid
 
 import psutil
 
-from gpu_train_monitor.remote.client import follow as follow_module
-from gpu_train_monitor.remote.client.follow import FOLLOWING, RECONNECTING, follow_into_store
+from gpu_train_monitor.remote.client import reconnecting
+from gpu_train_monitor.remote.client.follow import follow_into_store
+from gpu_train_monitor.remote.client.reconnecting import FOLLOWING, RECONNECTING
 from tests.support.remote_stores import contents, local_agent, start_recording
 
 
@@ -100,8 +101,8 @@ def test_killing_the_agent_mid_run_loses_no_step(tmp_path):
 
 
 def test_a_link_gone_silent_is_noticed_by_its_ping_and_replaced(tmp_path, monkeypatch):
-    monkeypatch.setattr(follow_module, "PING_AFTER_S", 1.0)
-    monkeypatch.setattr(follow_module, "PING_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(reconnecting, "PING_AFTER_S", 1.0)
+    monkeypatch.setattr(reconnecting, "PING_TIMEOUT_S", 1.0)
     frozen: list[psutil.Process] = []
 
     def freeze(agent: psutil.Process) -> None:  # a laptop's lid closed: no end of file, just silence

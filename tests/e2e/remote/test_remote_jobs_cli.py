@@ -16,8 +16,8 @@ import psutil
 import pytest
 
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.remote.client.follow import RECONNECTING
 from gpu_train_monitor.remote.client.jobs import RemoteComparison
+from gpu_train_monitor.remote.client.reconnecting import RECONNECTING
 from gpu_train_monitor.store.recorder import recording
 from gpu_train_monitor.store.run_store import RunStore, StoreError
 from tests.support.cli import FAST, command, user_error_line
