@@ -19,6 +19,7 @@ import gpu_train_monitor.engine.loop_state
 import gpu_train_monitor.engine.recipe
 import gpu_train_monitor.engine.report
 import gpu_train_monitor.engine.session
+import gpu_train_monitor.engine.strategy
 from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
@@ -248,6 +249,7 @@ def test_breakdowns_are_sampled_at_most_once_a_second(monkeypatch: pytest.Monkey
     clock = DrivenClock(tick)
     for module in (
         gpu_train_monitor.engine.session,
+        gpu_train_monitor.engine.strategy,  # when a report is due
         gpu_train_monitor.engine.report,
         gpu_train_monitor.engine.loop_state,
     ):
