@@ -30,10 +30,10 @@ from ..base.errors import UserError
 from ..base.text import Message
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource, Note, Position
-from ..model.step import Trainer
+from ..model.step import TrainingStep
 from ..run.events import CheckpointSaved, LogMessage
 from . import checkpoint
-from .checkpoint import AUTOMATIC_REASONS, FORMAT, VERSION, CheckpointPolicy
+from .checkpoint_files import AUTOMATIC_REASONS, FORMAT, VERSION, CheckpointPolicy
 from .loop_state import LoopState
 from .recipe import RunParts
 
@@ -192,7 +192,7 @@ def _check_data(saved: dict[str, Any], path: str, parts: RunParts) -> None:
         )
 
 
-def _load_trainer(saved: dict[str, Any], path: str, trainer: Trainer) -> None:
+def _load_trainer(saved: dict[str, Any], path: str, trainer: TrainingStep) -> None:
     """Model, optimizer and scaler states. The optimizer keeps this run's way of stepping (fused or not:
     the device may have changed), which also decides where its step counters live."""
     try:

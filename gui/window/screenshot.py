@@ -30,7 +30,7 @@ class ScreenshotDriver:
     `config`: the command line's settings, for what the form cannot show on this device."""
 
     def __init__(self, window, app, path: str, config, compare: str | None, exit_code: list[int]) -> None:
-        from gpu_train_monitor.engine.checkpoint import ON_REQUEST
+        from gpu_train_monitor.engine.checkpoint_files import ON_REQUEST
 
         self.window, self.app, self.config, self.compare = window, app, config, compare
         window.controller.checkpoints = ON_REQUEST  # nor write checkpoints into the user's data folder

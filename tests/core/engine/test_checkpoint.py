@@ -14,8 +14,8 @@ import torch
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.engine import checkpoint
-from gpu_train_monitor.engine.checkpoint import (
+from gpu_train_monitor.engine import checkpoint_files as checkpoint
+from gpu_train_monitor.engine.checkpoint_files import (
     CheckpointInfo,
     CheckpointPolicy,
     check_resumable,

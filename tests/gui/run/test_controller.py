@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from gpu_train_monitor.base.errors import UserError
-from gpu_train_monitor.engine.checkpoint import CheckpointPolicy
+from gpu_train_monitor.engine.checkpoint_files import CheckpointPolicy
 from gpu_train_monitor.gui.run.controller import RunController
 from gpu_train_monitor.run.events import (
     CacheCleared,
