@@ -16,7 +16,7 @@ from ..base.errors import ConfigError, UserError
 from ..base.outputs import Protected, store_protection
 from ..base.text import Message
 from ..config.run_config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range, option_name
-from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from ..events.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 if TYPE_CHECKING:
     from ..engine.checkpoint_files import CheckpointPolicy

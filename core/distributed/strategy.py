@@ -36,8 +36,8 @@ from ..engine import oom_recovery
 from ..engine.report import BREAKDOWN_PERIOD_S
 from ..engine.session import TrainingSession
 from ..engine.strategy import Gathered, Requests
-from ..run import outcome as run_outcome
-from ..run.events import MemoryBreakdown, MemorySample, Observer, RankSample, RunFinished
+from ..events import outcome as run_outcome
+from ..events.events import MemoryBreakdown, MemorySample, Observer, RankSample, RunFinished
 from . import group as distributed
 from .gather_row import GatherRow
 from .group import RankContext
@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     from ..config.run_config import RunConfig
     from ..engine.loop_state import LoopState
     from ..engine.recipe import RunParts
+    from ..events.controls import RunControls
+    from ..events.events import OutOfMemory
     from ..memory.probe import MemoryProbe
-    from ..run.controls import RunControls
-    from ..run.events import OutOfMemory
 
 PAUSED_POLL_S = 0.2  # paused ranks agree this often on whether to go on (a collective, not a busy wait)
 MAX_STEPS_PER_REPORT = 10_000

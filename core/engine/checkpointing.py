@@ -30,9 +30,9 @@ from ..base.errors import UserError
 from ..base.text import Message
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource, Note, Position
+from ..events.events import CheckpointSaved, LogMessage
 from ..model.step import TrainingStep
-from ..run.events import CheckpointSaved, LogMessage
-from . import checkpoint
+from . import checkpoint_files
 from .checkpoint_files import AUTOMATIC_REASONS, FORMAT, VERSION, CheckpointPolicy
 from .loop_state import LoopState
 from .recipe import RunParts
@@ -271,7 +271,7 @@ class Checkpointer:
         position = None if epoch is None else epoch.position()
         payload = capture(self.run_uid, config, device, parts, run, self.epoch_start, position)
         try:
-            size = checkpoint.save(target, payload)
+            size = checkpoint_files.save(target, payload)
         except (OSError, RuntimeError) as exc:
             why = getattr(exc, "strerror", None) or (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
             return LogMessage(
@@ -291,10 +291,10 @@ class Checkpointer:
 
     def _own_path(self, step: int) -> Path:
         """The run's file for `step`; when a file this run did not write is there, one in a new folder."""
-        target = checkpoint.step_path(self.folder, step)
+        target = checkpoint_files.step_path(self.folder, step)
         if target not in self._written and os.path.lexists(target):
             self.folder = self.policy.folder(f"{self.run_uid}-{secrets.token_hex(4)}")
-            target = checkpoint.step_path(self.folder, step)
+            target = checkpoint_files.step_path(self.folder, step)
         return target
 
     def _prune(self, target: Path, reason: str) -> None:

@@ -13,9 +13,9 @@ import torch
 from ..base.readonly import ReadOnlyDict
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource
+from ..events.events import MemoryBreakdown
+from ..events.summary import RunSummary
 from ..memory.probe import MemoryProbe
-from ..run.events import MemoryBreakdown
-from ..run.summary import RunSummary
 
 
 @dataclass

@@ -17,9 +17,9 @@ from ..base.text import Message
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource
 from ..device.host_memory import process_limit
+from ..events.events import OutOfMemory
 from ..memory import oom
 from ..memory.probe import MemoryProbe
-from ..run.events import OutOfMemory
 from .loop_state import LoopState, planned_steps
 from .recipe import RunParts
 from .validation import evaluate

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 import torch
 
 from ..base.text import Message
+from ..events import outcome as run_outcome
+from ..events.events import LogMessage, MemorySample, RankSample, StepsReported
 from ..memory.probe import MemoryProbe
-from ..run import outcome as run_outcome
-from ..run.events import LogMessage, MemorySample, RankSample, StepsReported
 from .loop_state import LoopState
 
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second

@@ -16,7 +16,7 @@ The loop never syncs with the device inside a step: losses stay on the device in
 fetched in one transfer per report interval (`_report`), where NaN/inf is detected. A run that ends
 `completed` has trained every planned step; out-of-memory errors are events (`OutOfMemory`) that stop
 the run or halve the batch, in training and in validation alike (gpu_train_monitor.engine.oom_recovery). Every early
-ending is an exception (gpu_train_monitor.run.outcome) that leaves through the one `try` in `run()`.
+ending is an exception (gpu_train_monitor.events.outcome) that leaves through the one `try` in `run()`.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ import torch
 
 from ..base.text import Message
 from ..data.batches import BatchEpoch
+from ..events import outcome as run_outcome
+from ..events.events import CacheCleared, EpochEnded, EpochStarted, LogMessage, RunFinished, RunPaused, RunResumed
 from ..memory import oom
 from ..memory.probe import clear_cache, has_cache
 from ..memory.snapshot import snapshot_event
 from ..model.step import compile_failure
-from ..run import outcome as run_outcome
-from ..run.events import CacheCleared, EpochEnded, EpochStarted, LogMessage, RunFinished, RunPaused, RunResumed
 from . import oom_recovery
 from . import report as loss_report
 from .loop_state import EpochInProgress, epoch_exhausted
@@ -59,7 +59,7 @@ class TrainingSession(SessionBuild):
             self._build()
             self._train()
             outcome = run_outcome.trained(self._state.step, self._state.total_steps)
-        # an early ending (gpu_train_monitor.run.outcome), a user's mistake (sys.exit()
+        # an early ending (gpu_train_monitor.events.outcome), a user's mistake (sys.exit()
         except (Exception, SystemExit) as exc:
             # in a model's forward too), a bug: never kill the caller
             outcome = run_outcome.ended_by(exc)

@@ -19,12 +19,12 @@ from ..base.readonly import ReadOnlyDict
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch
 from ..device.devices import device_name
+from ..events.controls import RunControls
+from ..events.events import LogMessage, Observer, RunStarted
 from ..memory.breakdown import StepMemoryRecorder
 from ..memory.probe import MemoryProbe
 from ..memory.snapshot import MemoryHistory
 from ..model.models import count_parameters
-from ..run.controls import RunControls
-from ..run.events import LogMessage, Observer, RunStarted
 from . import checkpoint_files, checkpointing
 from .checkpoint_files import ON_REQUEST, CheckpointPolicy
 from .checkpointing import Checkpointer

@@ -29,9 +29,9 @@ from .report import BREAKDOWN_PERIOD_S
 
 if TYPE_CHECKING:
     from ..config.run_config import RunConfig
+    from ..events.controls import RunControls
+    from ..events.events import MemoryBreakdown, OutOfMemory, RankSample, RunFinished
     from ..memory.probe import MemoryProbe
-    from ..run.controls import RunControls
-    from ..run.events import MemoryBreakdown, OutOfMemory, RankSample, RunFinished
     from .loop_state import LoopState
     from .recipe import RunParts
 

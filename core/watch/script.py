@@ -29,7 +29,7 @@ from torch import nn
 
 from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
-from ..run.signals import Control
+from ..events.signals import Control
 from .endings import EndedBySignal, ScriptExited
 from .placement import unwrapped_model, warn
 from .script_exits import ScriptExits, die_of

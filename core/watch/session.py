@@ -3,7 +3,7 @@
 `step(loss)` keeps the loss detached on its device; once per report interval the buffered losses come to the
 host in one transfer (the one sync, as `TrainingSession` does), with a memory sample from the allocator's
 counters and, about once a second, what holds the memory (gpu_train_monitor.watch.step_memory). The window steers a
-watched run as it steers ours, by the control signals of gpu_train_monitor.run.signals, answered at the next step():
+watched run as it steers ours, by the control signals of gpu_train_monitor.events.signals, answered at the next step():
 clear the cache, pause (step() blocks), stop (step() raises `WatchStopped`, or only sets `stop_requested`).
 
 Steps buffered before the loop went quiet are reported within a second from a thread of ours
@@ -33,11 +33,11 @@ from ..base.text import Message, message_of
 from ..device.devices import device_name
 from ..distributed.env import ENV_RUN_UID
 from ..engine.loop_state import LoopState
+from ..events.controls import RunControls
+from ..events.events import LogMessage, MemoryBreakdown, RunFinished, StepPredicted
+from ..events.signals import stop_on_signals
+from ..events.status import Status
 from ..memory.probe import MemoryProbe
-from ..run.controls import RunControls
-from ..run.events import LogMessage, MemoryBreakdown, RunFinished, StepPredicted
-from ..run.signals import stop_on_signals
-from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
 from .batches import CommonBatchSize
 from .endings import ending, oom_event

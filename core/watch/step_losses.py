@@ -14,8 +14,8 @@ import torch
 from ..base.text import Message
 from ..engine import report as loss_report
 from ..engine.loop_state import LoopState
+from ..events.events import LogMessage
 from ..memory.probe import MemoryProbe
-from ..run.events import LogMessage
 
 
 class StepLosses:

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from ..events.events import StepPredicted
 from ..memory.predict import PredictionUnavailable
 from ..memory.tracing import untraceable
-from ..run.events import StepPredicted
 from .placement import unwrapped_model
 from .step_inputs import FirstInputs, StepInputs
 from .step_trace import MODULE_HOOKS, predict_watched

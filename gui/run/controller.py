@@ -38,7 +38,7 @@ WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at ea
 class RunController(QObject):
     """Starts runs in a fresh QThread and forwards their events to the GUI thread."""
 
-    event = Signal(object)  # a gpu_train_monitor.run.events event (frozen dataclass), delivered in the GUI thread
+    event = Signal(object)  # a gpu_train_monitor.events.events event (frozen dataclass), delivered in the GUI thread
     crashed = Signal(str)  # an exception escaped the session: the message and traceback
     run_finished = Signal()  # the thread has ended and been cleaned up
 
@@ -182,7 +182,7 @@ class RunController(QObject):
         off; a store that cannot be used, or stops working, is a warning in the log and the run trains on."""
         if not self.record:
             return contextlib.nullcontext()
-        from gpu_train_monitor.run.events import LogMessage
+        from gpu_train_monitor.events.events import LogMessage
         from gpu_train_monitor.store.recorder import recording
 
         def warn(text: str) -> None:

@@ -81,9 +81,9 @@ from gpu_train_monitor.data.preprocess import DevicePreprocess
 from gpu_train_monitor.data.resident_batches import ResidentBatches
 from gpu_train_monitor.device.devices import resolve_device
 from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.events.events import StepsReported
 from gpu_train_monitor.model.models import build_model, model_spec
 from gpu_train_monitor.model.step import build_optimizer
-from gpu_train_monitor.run.events import StepsReported
 from gpu_train_monitor.store.recorder import RunRecorder
 
 BATCH = 64  # the seed article's batch size; all three data paths use it

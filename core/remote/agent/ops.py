@@ -37,7 +37,7 @@ from ...base.errors import UserError
 from ...base.text import Message
 from ...config.command_line import command_line
 from ...config.run_config import RunConfig
-from ...run.signals import Control, signal_number
+from ...events.signals import Control, signal_number
 from ...store.run_store import RunNotFound, RunStore
 from ..wire import compact_rows
 from ..wire.protocol import BAD_REQUEST, CHUNK_BYTES, MAX_REPLY_BYTES, ProtocolError

@@ -24,7 +24,7 @@ from gpu_train_monitor.engine.checkpoint_files import (
     resume_config,
 )
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events.events import (
     CheckpointSaved,
     EpochEnded,
     EpochStarted,

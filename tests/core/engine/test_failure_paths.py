@@ -17,8 +17,8 @@ import gpu_train_monitor.engine.recipe
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.data.preprocess import DevicePreprocess
 from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.events.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
 from gpu_train_monitor.model.step import TrainingStep
-from gpu_train_monitor.run.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
 
 TRAIN = 512
 BATCH = 32  # 16 steps per epoch

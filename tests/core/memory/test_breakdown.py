@@ -20,10 +20,10 @@ import gpu_train_monitor.engine.report
 from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.events.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 from gpu_train_monitor.memory.breakdown import StepMemoryRecorder, optimizer_bytes
 from gpu_train_monitor.memory.probe import MemoryProbe
 from gpu_train_monitor.model.step import TrainingStep, build_optimizer
-from gpu_train_monitor.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 
 F32, I64 = 4, 8
 HIDDEN, CLASSES = 16, 10

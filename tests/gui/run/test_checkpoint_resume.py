@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
+from gpu_train_monitor.events.events import CheckpointSaved, StepsReported
 from gpu_train_monitor.gui.run.checkpoint_resume import resumable_epochs
 from gpu_train_monitor.gui.views.window_state import WindowState
-from gpu_train_monitor.run.events import CheckpointSaved, StepsReported
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.gui_support import FAST, EventRecorder
 
