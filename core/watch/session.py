@@ -208,41 +208,41 @@ class Watch:
             answer_requests(self.controls, self._probe, self._state, self._flush, self.raise_on_stop)
 
     def _record_step(self, loss: torch.Tensor | float | None, samples: int | None) -> None:
-        run = self._state
+        loop = self._state
         assert self._memory is not None
         if self._recorder is None:  # nobody will read it (another rank's, or no store): count, fetch nothing
-            run.step += 1
-            run.samples += int(samples or 0)
+            loop.step += 1
+            loop.samples += int(samples or 0)
             return
         if not self._announced:
             self._batches.size = int(samples or 0)  # the first step's, until more are seen
             self._announce()
-            self._emit_prediction(run.step + 1)
-        self._losses.add(run, loss, self._device)
-        run.step += 1
+            self._emit_prediction(loop.step + 1)
+        self._losses.add(loop, loss, self._device)
+        loop.step += 1
         if samples:
-            run.samples += int(samples)
+            loop.samples += int(samples)
             self._batches.count(int(samples))
         now = time.perf_counter()
-        if self._memory.measuring or (run.sample_next and not self._memory.uses_allocator):
+        if self._memory.measuring or (loop.sample_next and not self._memory.uses_allocator):
             if self._memory.measuring:
                 self._emit_breakdown()
             else:
-                run.sample_next = False
+                loop.sample_next = False
                 self._memory.begin()  # counts what the next step saves for backward
-        if now - run.last_report >= self.report_interval_s:
+        if now - loop.last_report >= self.report_interval_s:
             self._report()
         self._last_step = now
 
     def _report(self) -> None:
         """The buffered losses in one transfer (the one sync), a memory sample, a breakdown when one is due."""
-        run = self._state
+        loop = self._state
         assert self._probe is not None and self._memory is not None
-        if not run.pending:
+        if not loop.pending:
             return
-        self._losses.report(run, self._batches.size, self._probe, self.total_steps, self.controls.emit)
+        self._losses.report(loop, self._batches.size, self._probe, self.total_steps, self.controls.emit)
         self._emit_predicted(self.prediction.ready())
-        if run.sample_next and self._memory.uses_allocator:
+        if loop.sample_next and self._memory.uses_allocator:
             self._emit_breakdown()
 
     def _emit_prediction(self, step: int) -> None:
@@ -255,13 +255,13 @@ class Watch:
             self.controls.emit(predicted)
 
     def _emit_breakdown(self) -> MemoryBreakdown:
-        run = self._state
+        loop = self._state
         assert self._memory is not None
-        breakdown = self._memory.breakdown(run.step, self.model, self.optimizers)
-        run.sample_next = False
-        run.last_breakdown = time.perf_counter()
-        if run.breakdown is None or breakdown.total_bytes >= run.breakdown.total_bytes:
-            run.breakdown = breakdown
+        breakdown = self._memory.breakdown(loop.step, self.model, self.optimizers)
+        loop.sample_next = False
+        loop.last_breakdown = time.perf_counter()
+        if loop.breakdown is None or breakdown.total_bytes >= loop.breakdown.total_bytes:
+            loop.breakdown = breakdown
         self.controls.emit(breakdown)
         return breakdown
 
