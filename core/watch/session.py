@@ -341,13 +341,3 @@ class Watch:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> bool:
         self.finish(error)
         return isinstance(error, WatchStopped)
-
-
-def watch(
-    model: nn.Module | None = None,
-    optimizer: torch.optim.Optimizer | Sequence[torch.optim.Optimizer] | None = None,
-    **options: Any,
-) -> Watch:
-    """Watch a training loop: `with watch(model, optimizer, name="my-run") as w:` ... `w.step(loss, samples=n)`
-    after each optimizer step. Options are `Watch`'s (runs_db, total_steps, report_interval_s, ...)."""
-    return Watch(model, optimizer, **options)
