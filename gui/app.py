@@ -31,9 +31,9 @@ from gpu_train_monitor.cli.options import (
 )
 from gpu_train_monitor.cli.version import version_line
 from gpu_train_monitor.config.run_config import BOUNDS, describe_range
+from gpu_train_monitor.events.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from gpu_train_monitor.gui.qt.availability import display_problem, is_qt_missing, qt_missing_line
 from gpu_train_monitor.gui.window.exit_signals import deferred_signals, end_on_signals, restore_default_signals
-from gpu_train_monitor.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,8 +15,8 @@ from typing import IO, Any
 
 from ..base.errors import UserError
 from ..device.system_info import app_version
+from ..events.status import EXIT_USER_ERROR
 from ..remote.wire.protocol import USER_ERROR, encode, error_reply
-from ..run.status import EXIT_USER_ERROR
 from ..store.run_store import RunStore
 from .options import PROG
 

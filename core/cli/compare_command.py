@@ -17,9 +17,9 @@ from ..base.outputs import check_distinct_outputs, check_output_path
 from ..base.text import printable
 from ..compare.events import ComparisonStarted
 from ..compare.result import ComparisonResult, ratio_text
-from ..run.events import ContenderEvent, Event, RunFinished
-from ..run.signals import stop_on_signals
-from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from ..events.events import ContenderEvent, Event, RunFinished
+from ..events.signals import stop_on_signals
+from ..events.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from .options import PROG, command_protection, comparison_from_args, option_message
 from .recording import recording_as_asked
 from .remote_options import remote_target

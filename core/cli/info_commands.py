@@ -9,7 +9,7 @@ from typing import Any
 
 from ..base.outputs import check_distinct_outputs, check_output_path
 from ..base.text import printable
-from ..run.status import EXIT_INTERRUPTED, EXIT_USER_ERROR
+from ..events.status import EXIT_INTERRUPTED, EXIT_USER_ERROR
 from .options import PROG, command_protection, config_from_args
 from .remote_options import remote_target
 from .stdout import out, save_json

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from ..base.errors import UserError
 from ..base.text import printable
 from ..distributed.env import DEFAULT_TIMEOUT_S
-from ..run.signals import Terminated, sigterm_raises
-from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from ..events.signals import Terminated, sigterm_raises
+from ..events.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from .info_commands import command_devices, command_find_batch_size, command_models, command_presets
 from .options import (
     EXIT_CODES_HELP,

@@ -16,10 +16,10 @@ from ..base.errors import ConfigError, UserError
 from ..base.outputs import Protected, store_protection
 from ..base.text import Message
 from ..config.run_config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range, option_name
-from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
+from ..events.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 if TYPE_CHECKING:
-    from ..engine.checkpoint import CheckpointPolicy
+    from ..engine.checkpoint_files import CheckpointPolicy
 
 PROG = "gpu-train-monitor"
 COMMANDS = (
@@ -203,7 +203,7 @@ def checkpoint_policy(args: argparse.Namespace) -> CheckpointPolicy:
     """The checkpoint options as a policy; ConfigError naming the option for a bad value."""
     from pathlib import Path
 
-    from ..engine.checkpoint import CheckpointPolicy
+    from ..engine.checkpoint_files import CheckpointPolicy
 
     for field in ("checkpoint_every", "checkpoint_keep"):
         if getattr(args, field) < 0:
@@ -224,12 +224,12 @@ def checkpoint_policy(args: argparse.Namespace) -> CheckpointPolicy:
 
 def resumed_config_from_args(args: argparse.Namespace) -> RunConfig:
     """The config of `--resume PATH`: the checkpoint's, with the options given (checked by the session)."""
-    from ..engine.checkpoint import read_info, resume_config
+    from ..engine.checkpoint_files import read_info, resume_config
 
     if getattr(args, "preset", None):
         raise ConfigError("preset", "a resumed run keeps its checkpoint's settings; leave --preset out")
     info, given = read_info(args.resume), explicit_options(args)
-    from ..config.user_callables import is_spec
+    from ..base.user_code import is_spec
 
     for field in ("model", "dataset"):  # weights_only keeps pickled code out; a spec in the config is code too
         spec = getattr(info.config, field)

@@ -15,7 +15,7 @@ from ..base.errors import ConfigError
 from ..base.outputs import check_distinct_outputs, check_output_path
 from ..base.text import Message, format_bytes
 from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig, validate_field
-from ..run.status import EXIT_FAILED, EXIT_USER_ERROR
+from ..events.status import EXIT_FAILED, EXIT_USER_ERROR
 from .options import EXIT_CODES_HELP, PROG, add_run_options, command_protection, config_from_args, parse_bytes
 from .stdout import out, save_json
 

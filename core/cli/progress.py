@@ -1,6 +1,6 @@
 """The CLI's observer: a progress bar on stderr while a run goes, log lines above it.
 
-The sentences come from `gpu_train_monitor.run.event_text`, the same ones the window's log shows.
+The sentences come from `gpu_train_monitor.events.event_text`, the same ones the window's log shows.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import TextIO
 from tqdm import tqdm
 
 from ..base.text import printable
-from ..run import event_text
-from ..run.events import (
+from ..events import event_text
+from ..events.events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,

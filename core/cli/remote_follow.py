@@ -4,8 +4,8 @@ The agent starts the run detached (it outlives this process and the connection);
 the local store (the window finds it there by uid: GPU_TRAIN_MONITOR_RUN_UID when a window started this
 process) with a progress line, reconnecting after drops, until the run ends; the exit code is the run's status
 exit code, as for a local run. It is steered like a local run: Ctrl+C (SIGINT), SIGUSR2 and SIGUSR1 reach the
-remote run as stop, pause and clear cache (gpu_train_monitor.run.signals' contract), and SIGTERM stops it too. A second
-Ctrl+C stops following (the remote run still stops); a third ends this process at once (a reconnect under way
+remote run as stop, pause and clear cache (gpu_train_monitor.events.signals' contract), and SIGTERM stops it too. A
+second Ctrl+C stops following (the remote run still stops); a third ends this process at once (a reconnect under way
 may otherwise take up to its timeouts). Whatever the remote wrote (the run's uid and pid as it answered, its
 messages, the agent's words) is printed with its control characters escaped: it must not drive the terminal.
 """
@@ -28,13 +28,13 @@ from typing import Any
 
 from ..base.text import Message, printable
 from ..distributed.env import ENV_RUN_UID
+from ..events.signals import Control, control_handlers, ignore_control_signals, signals_handled
+from ..events.status import EXIT_INTERRUPTED, EXIT_TERMINATED, Status
 from ..remote.client.failures import RemoteError, RemoteRequestFailed
 from ..remote.client.follow import RunGone, follow_into_store
 from ..remote.client.link import AgentLink
 from ..remote.client.target import RemoteTarget
 from ..remote.wire.protocol import NOT_FOUND
-from ..run.signals import Control, control_handlers, ignore_control_signals, signals_handled
-from ..run.status import EXIT_INTERRUPTED, EXIT_TERMINATED, Status
 from .options import PROG
 from .summary_text import summary_text
 from .watched_script import SCRIPT_EXITED
@@ -256,7 +256,7 @@ class _Progress:
 
 def _report_end(args: argparse.Namespace, store_path: Path, uid: str, status: Status | None, terminated: bool) -> int:
     """The summary (stdout), why it ended (stderr), --summary-json, and the exit code of the run's status."""
-    from ..run.summary import RunSummary
+    from ..events.summary import RunSummary
     from ..store.run_store import RunStore
     from .stdout import out, save_json
 

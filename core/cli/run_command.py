@@ -1,7 +1,7 @@
 """`gpu-train-monitor run`: one process trains with a progress bar and prints its summary; a data-parallel run
 does it in the launching process (`--nproc N`: start the ranks and report how they ended) and in each rank
 (under `--nproc`'s launcher or `torchrun`: train its part; rank 0 prints the progress and the summary and
-records the run). The exit code says how the run ended (gpu_train_monitor.run.status)."""
+records the run). The exit code says how the run ended (gpu_train_monitor.events.status)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from ..base.outputs import check_distinct_outputs, check_output_path
 from ..base.text import Message
 from ..config.run_config import RunConfig
 from ..distributed.env import RankContext, handed_run_uid
-from ..run.signals import SignalsSeen, ignore_control_signals, stop_on_signals
-from ..run.status import EXIT_CODES, EXIT_TERMINATED, EXIT_USER_ERROR
+from ..events.signals import SignalsSeen, ignore_control_signals, stop_on_signals
+from ..events.status import EXIT_CODES, EXIT_TERMINATED, EXIT_USER_ERROR
 from .options import (
     PROG,
     checkpoint_policy,
@@ -30,7 +30,7 @@ from .stdout import out, save_json
 from .summary_text import summary_text
 
 if TYPE_CHECKING:  # torch loads only when a run starts: bad options are reported at once
-    from ..run.events import RunFinished
+    from ..events.events import RunFinished
 
 RankEntry = Callable[[list[str]], int]  # a rank's entry point: its command line -> its exit code
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..run.summary import RunSummary
+    from ..events.summary import RunSummary
 
 
 def summary_text(s: RunSummary) -> str:
     """The summary a finished run prints (also a remote run's, read back from the store)."""
     from ..base.text import format_bytes
-    from ..run.event_text import batch_size_text
+    from ..events.event_text import batch_size_text
 
     rate = "n/a" if s.samples_per_s is None else f"{s.samples_per_s:,.0f} images/s"
     loss = "n/a" if s.loss_first is None else f"{s.loss_first:.4f} -> {s.loss_last:.4f}"

@@ -31,7 +31,7 @@ from typing import Any
 from ..base.text import Message, printable
 from ..distributed.env import ENV_RUN_UID
 from ..distributed.launcher import stop_with_window
-from ..run.status import EXIT_USER_ERROR, Status
+from ..events.status import EXIT_USER_ERROR, Status
 from ..store.files import ENV_PATH, default_store_path
 from ..watch.startup import ENV_SCRIPT_ERROR, ENV_WATCH_NAME, SITE_FOLDER
 from .options import PROG

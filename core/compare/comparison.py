@@ -15,8 +15,8 @@ from typing import Any
 from ..base.errors import ConfigError
 from ..base.text import Message
 from ..config.run_config import RunConfig, option_name
-from ..run.controls import RunControls
-from ..run.events import ContenderEvent, Event, Observer, RunFinished, StepsReported
+from ..events.controls import RunControls
+from ..events.events import ContenderEvent, Event, Observer, RunFinished, StepsReported
 from .events import ComparisonFinished, ComparisonObserver, ComparisonStarted
 from .plan import Contender, plan
 from .result import ComparisonResult, ContenderResult, conclude

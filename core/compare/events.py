@@ -1,7 +1,7 @@
-"""The events only a comparison emits, around its runs' own events (`gpu_train_monitor.run.events.ContenderEvent`).
+"""The events only a comparison emits, around its runs' own events (`gpu_train_monitor.events.events.ContenderEvent`).
 
 `Comparison` emits `ComparisonStarted`, then every event of its runs wrapped in a `ContenderEvent`, then
-`ComparisonFinished`. They live here, not with the run's events, so that `gpu_train_monitor.run` (and the store that
+`ComparisonFinished`. They live here, not with the run's events, so that `gpu_train_monitor.events` (and the store that
 records runs) need nothing from compare mode.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
-from ..run.events import Event
+from ..events.events import Event
 from .plan import Contender
 from .result import ComparisonResult
 

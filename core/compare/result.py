@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.text import Message
-from ..run.outcome import status_word
+from ..events.outcome import status_word
 from .checkpointing_headline import checkpointing_headline
 from .plan import Contender
 from .throughput_noise import tell_apart

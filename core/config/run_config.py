@@ -15,8 +15,8 @@ from typing import Any
 
 from ..base.errors import ConfigError
 from ..base.text import Message
+from ..base.user_code import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
 from .run_checks import check_data_parallel, check_name_lengths
-from .user_callables import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
 
 DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder")
 BUILTIN_MODELS = ("auto", "tiny-cnn", "resnet18", "speedrun-net")
@@ -291,7 +291,7 @@ def validate_field(name: str, value: Any) -> Any:
                 name, Message("must be a non-empty string ({help}), got {value}", help=bound.help, value=repr(value))
             )
         value = value.strip()
-        # syntax only: the run imports it (gpu_train_monitor.config.user_callables)
+        # syntax only: the run imports it (gpu_train_monitor.base.user_code)
         if name in SPEC_FIELDS and is_spec(value):
             return check_spec(name, value)
     if bound.choices and value not in bound.choices:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
-from ..run.events import PHASES, SAMPLE_COLUMNS, MemoryBreakdown
+from ..events.events import PHASES, SAMPLE_COLUMNS, MemoryBreakdown
 
 # the breakdown's sizes (params, grads, optimizer, batch, activations, dataset), in field order
 BREAKDOWN_BYTES = tuple(f.name for f in fields(MemoryBreakdown) if f.name.endswith("_bytes"))

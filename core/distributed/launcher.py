@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from ..base.text import Message, message_from_json, message_to_json
-from ..run.outcome import status_word
-from ..run.signals import ignore_control_signals
-from ..run.status import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, Status
+from ..events.outcome import status_word
+from ..events.signals import ignore_control_signals
+from ..events.status import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, Status
 from .env import ENV_RANK_DIR, ENV_RUN_UID, ENV_STOP_WITH_PID
 from .rank_watch import RankWatch, make_rank_folder, quiet_launcher_logs, torch_log_folder
 

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..config.run_config import RunConfig
-from ..run.events import Observer, RunFinished
-from ..run.signals import SignalsSeen, stop_on_signals
-from ..run.status import EXIT_USER_ERROR, Status
+from ..events.events import Observer, RunFinished
+from ..events.signals import SignalsSeen, stop_on_signals
+from ..events.status import EXIT_USER_ERROR, Status
 from .env import ENV_RANK_DIR, ENV_RUN_UID
 from .group import RankContext
 from .launcher import record_rank_end

@@ -1,7 +1,7 @@
 """A data-parallel run started from inside this process (a comparison's contender): torch's elastic launcher
 runs the ranks, and rank 0 sends its events back through a queue, so the caller's observers see the run
 as they see a `TrainingSession`'s. The launcher and the ranks' body are the CLI's (`run_ranks`, `train_rank`).
-The controls reach rank 0 as the signals a CLI run answers to (gpu_train_monitor.run.signals' table: stop, clear the
+The controls reach rank 0 as the signals a CLI run answers to (gpu_train_monitor.events.signals' table: stop, clear the
 cache, pause / resume); rank 0 shares them with every rank at its next report."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any
 
 from ..base.text import Message, message_of
 from ..config.run_config import RunConfig
-from ..run.controls import RunControls
-from ..run.events import Observer, RunFinished
-from ..run.signals import Control, signal_number
-from ..run.status import Status
-from ..run.summary import RunSummary
+from ..events.controls import RunControls
+from ..events.events import Observer, RunFinished
+from ..events.signals import Control, signal_number
+from ..events.status import Status
+from ..events.summary import RunSummary
 
 
 def relay_rank(config_values: dict[str, Any], events: Any, timeout_s: float) -> int:

@@ -36,8 +36,8 @@ from ..engine import oom_recovery
 from ..engine.report import BREAKDOWN_PERIOD_S
 from ..engine.session import TrainingSession
 from ..engine.strategy import Gathered, Requests
-from ..run import outcome as run_outcome
-from ..run.events import MemoryBreakdown, MemorySample, Observer, RankSample, RunFinished
+from ..events import outcome as run_outcome
+from ..events.events import MemoryBreakdown, MemorySample, Observer, RankSample, RunFinished
 from . import group as distributed
 from .gather_row import GatherRow
 from .group import RankContext
@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     from ..config.run_config import RunConfig
     from ..engine.loop_state import LoopState
     from ..engine.recipe import RunParts
+    from ..events.controls import RunControls
+    from ..events.events import OutOfMemory
     from ..memory.probe import MemoryProbe
-    from ..run.controls import RunControls
-    from ..run.events import OutOfMemory
 
 PAUSED_POLL_S = 0.2  # paused ranks agree this often on whether to go on (a collective, not a busy wait)
 MAX_STEPS_PER_REPORT = 10_000
@@ -124,12 +124,12 @@ class DataParallel:
         return agreed
 
     def wait_while_paused(
-        self, controls: RunControls, apply: Callable[[Requests], None], run: LoopState, probe: MemoryProbe
+        self, controls: RunControls, apply: Callable[[Requests], None], loop: LoopState, probe: MemoryProbe
     ) -> bool:
         """Wait, paused, agreeing with the others every PAUSED_POLL_S; True when a stop ended the pause."""
         while True:
             time.sleep(PAUSED_POLL_S)
-            rows, _ = self._exchange(controls, run, probe, [])
+            rows, _ = self._exchange(controls, loop, probe, [])
             if any(row.stop for row in rows):
                 return True
             if any(row.clear for row in rows):
@@ -137,33 +137,33 @@ class DataParallel:
             if not rows[0].pause:
                 return False
 
-    def report_due(self, run: LoopState, interval_s: float) -> bool:
+    def report_due(self, loop: LoopState, interval_s: float) -> bool:
         self._since_report += 1
         return self._since_report >= self.every
 
     # ---- reports -------------------------------------------------------------------------------------
-    def gather(self, run: LoopState, probe: MemoryProbe, controls: RunControls, config: RunConfig) -> Gathered:
+    def gather(self, loop: LoopState, probe: MemoryProbe, controls: RunControls, config: RunConfig) -> Gathered:
         """Every rank's losses and row in one all_gather; every rank agrees on what happens next from them."""
         now = time.perf_counter()
-        seconds, samples = now - run.last_report, run.samples - run.last_report_samples
-        pending, run.pending = run.pending, []
-        rows, rank_losses = self._exchange(controls, run, probe, pending, seconds, samples)
+        seconds, samples = now - loop.last_report, loop.samples - loop.last_report_samples
+        pending, loop.pending = loop.pending, []
+        rows, rank_losses = self._exchange(controls, loop, probe, pending, seconds, samples)
         self._since_report = 0
         losses = rank_losses.mean(dim=0).tolist()  # each step's loss over the whole global batch
         ranks = tuple(self._rank_sample(rank, row) for rank, row in enumerate(rows))
-        if run.warmup_steps and len(run.rates) > 0:  # after the warm-up report, as the run's own rate
+        if loop.warmup_steps and len(loop.rates) > 0:  # after the warm-up report, as the run's own rate
             for sample in ranks:
                 self._rank_rates.setdefault(sample.rank, []).append(sample.samples_per_s)
         for row in rows:  # every rank's breakdown measured since the last report (all sample the same step)
             if row.breakdown is not None:
                 controls.emit(row.breakdown)
-        self._agree(rows, len(losses), run, config.report_interval)
+        self._agree(rows, len(losses), loop, config.report_interval)
         return Gathered(losses, now, self.context.world_size, ranks)
 
     def _exchange(
         self,
         controls: RunControls,
-        run: LoopState,
+        loop: LoopState,
         probe: MemoryProbe,
         losses: list[torch.Tensor],
         seconds: float = 0.0,
@@ -174,7 +174,7 @@ class DataParallel:
         assert self._device is not None
         memory = probe.sample()
         breakdown, self._measured = self._measured, None
-        since = time.perf_counter() - run.last_breakdown if run.last_breakdown > 0 else 1e9
+        since = time.perf_counter() - loop.last_breakdown if loop.last_breakdown > 0 else 1e9
         row = GatherRow(
             seconds,
             samples,
@@ -210,12 +210,12 @@ class DataParallel:
         speed = row.samples / row.seconds if row.seconds > 0 else 0.0
         return RankSample(rank, self.rank_devices[rank], speed, memory)
 
-    def _agree(self, rows: list[GatherRow], steps: int, run: LoopState, interval_s: float) -> None:
+    def _agree(self, rows: list[GatherRow], steps: int, loop: LoopState, interval_s: float) -> None:
         """The decisions every rank takes from the same gathered rows, so they all take them alike."""
         self._agreed = Requests(
             clear=any(row.clear for row in rows), pause=rows[0].pause, stop=any(row.stop for row in rows)
         )
-        run.sample_next = max(row.since_breakdown for row in rows) >= BREAKDOWN_PERIOD_S
+        loop.sample_next = max(row.since_breakdown for row in rows) >= BREAKDOWN_PERIOD_S
         slowest = max(row.seconds / max(steps, 1) for row in rows)  # seconds per step
         per_report = interval_s / slowest if slowest > 0 else 1.0
         self.every = int(min(max(round(per_report), 1), MAX_STEPS_PER_REPORT))
@@ -225,7 +225,7 @@ class DataParallel:
         self._measured = breakdown
 
     # ---- failures and the end ------------------------------------------------------------------------
-    def out_of_memory(self, event: OutOfMemory, run: LoopState, device: torch.device) -> None:
+    def out_of_memory(self, event: OutOfMemory, loop: LoopState, device: torch.device) -> None:
         """Out of memory on this rank: the others are waiting in DDP's gradient reduction, so there is no
         agreeing on a smaller batch; this rank ends (the launcher then stops the others and names it)."""
         raise run_outcome.OutOfMemoryStop(
@@ -233,7 +233,7 @@ class DataParallel:
                 "rank {rank} ({device}) ran out of memory at step {step}: {problem}",
                 rank=self.context.rank,
                 device=str(device),
-                step=run.step + 1,
+                step=loop.step + 1,
                 problem=oom_recovery.stop_message(event, "stop"),
             )
         )

@@ -30,10 +30,10 @@ from ..base.errors import UserError
 from ..base.text import Message
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource, Note, Position
-from ..model.step import Trainer
-from ..run.events import CheckpointSaved, LogMessage
-from . import checkpoint
-from .checkpoint import AUTOMATIC_REASONS, FORMAT, VERSION, CheckpointPolicy
+from ..events.events import CheckpointSaved, LogMessage
+from ..model.step import TrainingStep
+from . import checkpoint_files
+from .checkpoint_files import AUTOMATIC_REASONS, FORMAT, VERSION, CheckpointPolicy
 from .loop_state import LoopState
 from .recipe import RunParts
 
@@ -69,7 +69,7 @@ def capture(
     config: RunConfig,
     device: torch.device,
     parts: RunParts,
-    run: LoopState,
+    loop: LoopState,
     epoch_start: RandomStates | None,
     position: Position | None,
 ) -> dict[str, Any]:
@@ -82,10 +82,10 @@ def capture(
         "saved_at": time.time(),
         "torch_version": str(torch.__version__),
         "run_uid": run_uid,
-        "step": run.step,
-        "epoch": run.epoch,
+        "step": loop.step,
+        "epoch": loop.epoch,
         "epoch_complete": position is None,
-        "samples": run.samples,
+        "samples": loop.samples,
         "config": config.to_dict(),
         "placement": source.placement,
         "device_type": device.type,
@@ -102,30 +102,30 @@ def capture(
         "rng": {"now": random_states(device, source), "epoch_start": None if position is None else epoch_start},
         "position": position,
         "progress": {
-            "epoch_losses": list(run.epoch_losses) if position is not None else [],
-            "val_accuracy": run.val_accuracy,
-            "val_batch_size": run.val_batch_size,
-            "skipped_samples": run.skipped_samples,
-            "batch_changes": [list(c) for c in run.batch_changes],
+            "epoch_losses": list(loop.epoch_losses) if position is not None else [],
+            "val_accuracy": loop.val_accuracy,
+            "val_batch_size": loop.val_batch_size,
+            "skipped_samples": loop.skipped_samples,
+            "batch_changes": [list(c) for c in loop.batch_changes],
         },
     }
 
 
 def restore(
-    saved: dict[str, Any], path: str, parts: RunParts, run: LoopState, device: torch.device
+    saved: dict[str, Any], path: str, parts: RunParts, loop: LoopState, device: torch.device
 ) -> tuple[BatchEpoch | None, RandomStates | None, list[Note]]:
     """Load `saved` into a freshly built run: (the epoch under way, sought to its position, or None when
     the saved epoch had ended; that epoch's starting generators; notes for the run's log)."""
     _check_data(saved, path, parts)
     _load_trainer(saved, path, parts.trainer)
     progress, source = saved["progress"], parts.source
-    run.step = run.start_step = saved["step"]
-    run.epoch = saved["epoch"]
-    run.samples = run.start_samples = run.last_report_samples = saved["samples"]
-    run.val_accuracy = progress["val_accuracy"]
-    run.val_batch_size = progress["val_batch_size"]
-    run.skipped_samples = progress["skipped_samples"]
-    run.batch_changes = [(int(s), int(a), int(b)) for s, a, b in progress["batch_changes"]]
+    loop.step = loop.start_step = saved["step"]
+    loop.epoch = saved["epoch"]
+    loop.samples = loop.start_samples = loop.last_report_samples = saved["samples"]
+    loop.val_accuracy = progress["val_accuracy"]
+    loop.val_batch_size = progress["val_batch_size"]
+    loop.skipped_samples = progress["skipped_samples"]
+    loop.batch_changes = [(int(s), int(a), int(b)) for s, a, b in progress["batch_changes"]]
     source.set_batch_size(saved["batch_size"])
     same_kind = saved["device_type"] == device.type
     notes: list[Note] = []
@@ -146,7 +146,7 @@ def restore(
     epoch: BatchEpoch | None = None
     epoch_start = saved["rng"]["epoch_start"]
     if not saved["epoch_complete"]:
-        run.epoch_losses = [float(x) for x in progress["epoch_losses"]]
+        loop.epoch_losses = [float(x) for x in progress["epoch_losses"]]
         set_random_states(epoch_start, device, source, same_kind)
         epoch = source.train_epoch()
         epoch.seek({key: int(value) for key, value in saved["position"].items()})
@@ -154,18 +154,18 @@ def restore(
     return epoch, epoch_start, notes
 
 
-def check_steps_left(path: str, run: LoopState) -> None:
+def check_steps_left(path: str, loop: LoopState) -> None:
     """UserError when the resumed run would end where its checkpoint was saved (or before)."""
-    if run.total_steps <= run.step:
+    if loop.total_steps <= loop.step:
         raise UserError(
             Message(
                 "nothing to train: {path} was saved at step {step} (epoch {epoch}) and this run ends "
                 "at step {total_steps}; give it a longer length (--epochs or --max-steps, counted "
                 "from the run's start)",
                 path=path,
-                step=run.step,
-                epoch=run.epoch,
-                total_steps=run.total_steps,
+                step=loop.step,
+                epoch=loop.epoch,
+                total_steps=loop.total_steps,
             )
         )
 
@@ -192,7 +192,7 @@ def _check_data(saved: dict[str, Any], path: str, parts: RunParts) -> None:
         )
 
 
-def _load_trainer(saved: dict[str, Any], path: str, trainer: Trainer) -> None:
+def _load_trainer(saved: dict[str, Any], path: str, trainer: TrainingStep) -> None:
     """Model, optimizer and scaler states. The optimizer keeps this run's way of stepping (fused or not:
     the device may have changed), which also decides where its step counters live."""
     try:
@@ -228,22 +228,22 @@ class Checkpointer:
         self.epoch_start = random_states(device, source)
 
     def restore(
-        self, saved: dict, path: str, parts: RunParts, run: LoopState, device: torch.device
+        self, saved: dict, path: str, parts: RunParts, loop: LoopState, device: torch.device
     ) -> tuple[BatchEpoch | None, list[Note]]:
         """Load the checkpoint `saved` (read from `path`) into a freshly built run: (the epoch it was saved
         in, sought to its position, or None when that epoch had ended; notes for the run's log)."""
-        epoch, self.epoch_start, notes = restore(saved, path, parts, run, device)
-        self.saved_step = run.step
+        epoch, self.epoch_start, notes = restore(saved, path, parts, loop, device)
+        self.saved_step = loop.step
         if epoch is None:
             resumed = Message(
                 "resumed from {path}: step {step}, at the end of epoch {epoch}",
                 path=path,
-                step=run.step,
-                epoch=run.epoch,
+                step=loop.step,
+                epoch=loop.epoch,
             )
         else:
             resumed = Message(
-                "resumed from {path}: step {step}, at epoch {epoch}", path=path, step=run.step, epoch=run.epoch
+                "resumed from {path}: step {step}, at epoch {epoch}", path=path, step=loop.step, epoch=loop.epoch
             )
         return epoch, [("info", resumed), *notes]
 
@@ -262,39 +262,39 @@ class Checkpointer:
         config: RunConfig,
         device: torch.device,
         parts: RunParts,
-        run: LoopState,
+        loop: LoopState,
         epoch: BatchEpoch | None,
     ) -> CheckpointSaved | LogMessage:
         """Save the run at a step boundary (`epoch` None: the epoch has ended and been validated) to `path`,
         or to the run's folder; the event that tells the run's observers how that went."""
-        target = Path(path).expanduser() if path else self._own_path(run.step)
+        target = Path(path).expanduser() if path else self._own_path(loop.step)
         position = None if epoch is None else epoch.position()
-        payload = capture(self.run_uid, config, device, parts, run, self.epoch_start, position)
+        payload = capture(self.run_uid, config, device, parts, loop, self.epoch_start, position)
         try:
-            size = checkpoint.save(target, payload)
+            size = checkpoint_files.save(target, payload)
         except (OSError, RuntimeError) as exc:
             why = getattr(exc, "strerror", None) or (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
             return LogMessage(
                 "warning",
                 Message(
                     "checkpoint not saved at step {step}: cannot write {path} ({why}); training goes on",
-                    step=run.step,
+                    step=loop.step,
                     path=str(target),
                     why=why,
                 ),
             )
-        self.saved_step = run.step
+        self.saved_step = loop.step
         if not path:
             self._written.add(target)
         self._prune(target, reason)
-        return CheckpointSaved(run.step, run.epoch, str(target), size, reason)
+        return CheckpointSaved(loop.step, loop.epoch, str(target), size, reason)
 
     def _own_path(self, step: int) -> Path:
         """The run's file for `step`; when a file this run did not write is there, one in a new folder."""
-        target = checkpoint.step_path(self.folder, step)
+        target = checkpoint_files.step_path(self.folder, step)
         if target not in self._written and os.path.lexists(target):
             self.folder = self.policy.folder(f"{self.run_uid}-{secrets.token_hex(4)}")
-            target = checkpoint.step_path(self.folder, step)
+            target = checkpoint_files.step_path(self.folder, step)
         return target
 
     def _prune(self, target: Path, reason: str) -> None:

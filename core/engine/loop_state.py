@@ -13,9 +13,9 @@ import torch
 from ..base.readonly import ReadOnlyDict
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource
+from ..events.events import MemoryBreakdown
+from ..events.summary import RunSummary
 from ..memory.probe import MemoryProbe
-from ..run.events import MemoryBreakdown
-from ..run.summary import RunSummary
 
 
 @dataclass
@@ -148,7 +148,7 @@ def config_as_run(config: RunConfig, device: torch.device | None, source: BatchS
     return ReadOnlyDict(values)
 
 
-def planned_steps(config: RunConfig, run: LoopState, source: BatchSource, epoch: BatchEpoch | None) -> int:
+def planned_steps(config: RunConfig, loop: LoopState, source: BatchSource, epoch: BatchEpoch | None) -> int:
     """Steps the run will make: the rest of the current epoch (when one is under way) at the batch size
     in force, the remaining epochs, and max_steps, whichever ends first. A run is `completed` only when
     it made exactly this many."""
@@ -157,10 +157,10 @@ def planned_steps(config: RunConfig, run: LoopState, source: BatchSource, epoch:
         assert config.max_steps is not None
         return config.max_steps
     if epoch is None:  # between epochs: a fresh run, or one resumed from a checkpoint saved at an epoch's end
-        total = run.step + source.steps_per_epoch() * (limit - run.epoch)
+        total = loop.step + source.steps_per_epoch() * (limit - loop.epoch)
     else:
         left_now = epoch.remaining_samples() // source.batch_size
-        total = run.step + left_now + source.steps_per_epoch() * (limit - run.epoch)
+        total = loop.step + left_now + source.steps_per_epoch() * (limit - loop.epoch)
     return total if config.max_steps is None else min(total, config.max_steps)
 
 

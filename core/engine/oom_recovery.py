@@ -17,9 +17,9 @@ from ..base.text import Message
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource
 from ..device.host_memory import process_limit
+from ..events.events import OutOfMemory
 from ..memory import oom
 from ..memory.probe import MemoryProbe
-from ..run.events import OutOfMemory
 from .loop_state import LoopState, planned_steps
 from .recipe import RunParts
 from .validation import evaluate
@@ -31,7 +31,7 @@ def recover(
     message: str,
     phase: str,
     config: RunConfig,
-    run: LoopState,
+    loop: LoopState,
     device: torch.device,
     probe: MemoryProbe,
     parts: RunParts,
@@ -39,14 +39,14 @@ def recover(
     """Count the failure, give back what the failed step held, and decide: the event's `new_batch_size`
     is the batch to go on with, or None when the run stops. Called outside the `except` block
     (gpu_train_monitor.memory.oom)."""
-    run.oom_retries += 1
+    loop.oom_retries += 1
     at_failure = probe.sample()  # before the release: what the allocator held unused at the failure
     oom.release(device, parts.trainer.optimizer, parts.trainer.scaler)
-    batch = parts.source.batch_size if phase == "train" else run.val_batch_size
-    shrink = config.on_oom == "shrink" and batch > 1 and run.oom_retries <= MAX_OOM_RETRIES
-    where = oom.where_in_training(run.step + 1) if phase == "train" else oom.where_in_validation(run.epoch)
+    batch = parts.source.batch_size if phase == "train" else loop.val_batch_size
+    shrink = config.on_oom == "shrink" and batch > 1 and loop.oom_retries <= MAX_OOM_RETRIES
+    where = oom.where_in_training(loop.step + 1) if phase == "train" else oom.where_in_validation(loop.epoch)
     limit = process_limit() if device.type == "cpu" else None  # read now: what the release left under it
-    return oom.event(message, where, run.step, batch, shrink, at_failure, probe.free_bytes(), phase, limit)
+    return oom.event(message, where, loop.step, batch, shrink, at_failure, probe.free_bytes(), phase, limit)
 
 
 def stop_message(event: OutOfMemory, on_oom: str) -> str:
@@ -57,30 +57,30 @@ def stop_message(event: OutOfMemory, on_oom: str) -> str:
 
 
 def continue_with(
-    event: OutOfMemory, config: RunConfig, run: LoopState, source: BatchSource, epoch: BatchEpoch | None
+    event: OutOfMemory, config: RunConfig, loop: LoopState, source: BatchSource, epoch: BatchEpoch | None
 ) -> None:
     """Apply the halved batch of a `shrink` event: to validation only, or to training (and validation,
     which follows it and is never larger), replanning the run's steps for the same images."""
     new_batch = event.new_batch_size
     assert new_batch is not None
     if event.phase == "validation":
-        run.val_batch_size = new_batch
+        loop.val_batch_size = new_batch
     else:
         source.set_batch_size(new_batch)
-        run.val_batch_size = min(run.val_batch_size, new_batch)  # validation follows, never larger
-        run.batch_changes.append((run.step, event.batch_size, new_batch))
-        run.total_steps = planned_steps(config, run, source, epoch)  # the same images, in more steps
+        loop.val_batch_size = min(loop.val_batch_size, new_batch)  # validation follows, never larger
+        loop.batch_changes.append((loop.step, event.batch_size, new_batch))
+        loop.total_steps = planned_steps(config, loop, source, epoch)  # the same images, in more steps
 
 
 def validate(
-    parts: RunParts, device: torch.device, run: LoopState, recover: Callable[[str], None]
+    parts: RunParts, device: torch.device, loop: LoopState, recover: Callable[[str], None]
 ) -> tuple[float | None, float | None]:
     """(accuracy, mean loss) over the validation split at the run's validation batch size. Each
     out-of-memory error's message goes to `recover`, outside the `except` block, which stops the run (it
     raises) or halves the validation batch for the next try."""
     while True:
         try:
-            return evaluate(parts.trainer, parts.source.val_batches(run.val_batch_size), device)
+            return evaluate(parts.trainer, parts.source.val_batches(loop.val_batch_size), device)
         except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
             if not oom.is_out_of_memory(exc):
                 raise

@@ -1,5 +1,5 @@
 """A run's memory predicted from its RunConfig: the model, optimizer and step a run builds
-(gpu_train_monitor.engine.recipe's choices, gpu_train_monitor.model.step's `Trainer.step` itself), traced on fake
+(gpu_train_monitor.engine.recipe's choices, gpu_train_monitor.model.step's `TrainingStep.step` itself), traced on fake
 tensors by `gpu_train_monitor.memory.predict`.
 
 What differs from a run, on purpose: the model is traced eagerly (torch.compile's fused kernels usually
@@ -21,8 +21,8 @@ from torch import nn
 
 from ..base.errors import ConfigError
 from ..base.text import Message
+from ..base.user_code import is_spec
 from ..config.run_config import RunConfig
-from ..config.user_callables import is_spec
 from ..data.datasets import dataset_shape
 from ..device.devices import device_kind
 from ..memory.breakdown import StepMemoryRecorder
@@ -111,7 +111,7 @@ def _own_model(config: RunConfig, shape: tuple[int, int, int, int], classes: int
     finder would fail the same way); a factory that needs values the meta device lacks is a prediction that is not
     there (the finder measures it with real steps)."""
     if is_spec(config.model):
-        from ..config.user_callables import load_callable
+        from ..base.user_code import load_callable
 
         load_callable("model", config.model)  # an import error or a missing name: the user's to fix, said as such
     try:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import torch
 
 from ..base.text import Message
+from ..base.user_code import is_spec
 from ..config.run_checks import check_batch_fits
 from ..config.run_config import RunConfig
-from ..config.user_callables import is_spec
 from ..data.batches import BatchSource, Note, StreamBatches
 from ..data.datasets import DatasetSplits
 from ..data.placement import Placement, load_placed
@@ -26,7 +26,7 @@ from ..device.devices import amp_dtype
 from ..device.fast_paths import check_fast_paths
 from ..model.activation_checkpointing import checkpoint_blocks
 from ..model.models import ModelSpec, build_model, model_spec, resolve_model
-from ..model.step import Trainer, build_optimizer
+from ..model.step import TrainingStep, build_optimizer
 
 
 def check_model_input(
@@ -53,7 +53,7 @@ def build_trainer(
     in_channels: int,
     num_classes: int,
     image_size: tuple[int, int] | None = None,
-) -> Trainer:
+) -> TrainingStep:
     """Model on `device` (your own checked on images of `image_size`, height x width, by `check_model_input`;
     then channels_last when asked; its blocks checkpointed when asked; wrapped by torch.compile when asked,
     which compiles lazily at the first step), optimizer (fused when asked: one kernel per update, and on CUDA no
@@ -73,7 +73,7 @@ def assemble_trainer(
     image_size: tuple[int, int] | None,
     *,
     traced_for: str | None = None,
-) -> Trainer:
+) -> TrainingStep:
     """The step's parts around `model` (on its device): what a run trains and what a prediction traces
     (`traced_for`: the device kind a prediction is for, gpu_train_monitor.engine.prediction), built by one recipe
     so the two cannot differ in a setting. A traced step differs on purpose only where fake tensors must or a
@@ -98,7 +98,7 @@ def assemble_trainer(
             group["foreach"] = True
     scaler = torch.amp.GradScaler(device_type, enabled=config.amp == "fp16" and not traced_for)
     compiled = torch.compile(model) if config.compile and not traced_for else None
-    return Trainer(model, optimizer, scaler, device_type, amp_dtype(config.amp), compiled)
+    return TrainingStep(model, optimizer, scaler, device_type, amp_dtype(config.amp), compiled)
 
 
 def to_channels_last(model: torch.nn.Module) -> None:
@@ -122,7 +122,7 @@ class RunParts:
     splits: DatasetSplits
     placement: Placement
     source: BatchSource
-    trainer: Trainer
+    trainer: TrainingStep
     spec: ModelSpec
     notes: tuple[Note, ...]  # (level, text) for the run's log: placement, copies, workers, dataset readers
 

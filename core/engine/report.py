@@ -12,33 +12,33 @@ from collections.abc import Sequence
 import torch
 
 from ..base.text import Message
+from ..events import outcome as run_outcome
+from ..events.events import LogMessage, MemorySample, RankSample, StepsReported
 from ..memory.probe import MemoryProbe
-from ..run import outcome as run_outcome
-from ..run.events import LogMessage, MemorySample, RankSample, StepsReported
 from .loop_state import LoopState
 
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
 LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first one's is worth a warning
 
 
-def report(run: LoopState, batch_size: int, probe: MemoryProbe) -> StepsReported:
+def report(loop: LoopState, batch_size: int, probe: MemoryProbe) -> StepsReported:
     """Fetch the buffered losses and report the steps since the previous report."""
-    losses, now = fetch_losses(run)
-    return steps_reported(run, losses, now, batch_size, probe.sample())
+    losses, now = fetch_losses(loop)
+    return steps_reported(loop, losses, now, batch_size, probe.sample())
 
 
-def fetch_losses(run: LoopState) -> tuple[list[float], float]:
+def fetch_losses(loop: LoopState) -> tuple[list[float], float]:
     """The buffered losses in one transfer (the sync point: one device-to-host copy) and when they came; decides
     whether the next step samples the memory breakdown."""
-    losses = torch.stack(run.pending).float().cpu().tolist()
-    run.pending = []
+    losses = torch.stack(loop.pending).float().cpu().tolist()
+    loop.pending = []
     now = time.perf_counter()
-    run.sample_next = now - run.last_breakdown >= BREAKDOWN_PERIOD_S
+    loop.sample_next = now - loop.last_breakdown >= BREAKDOWN_PERIOD_S
     return losses, now
 
 
 def steps_reported(
-    run: LoopState,
+    loop: LoopState,
     losses: list[float],
     now: float,
     batch_size: int,
@@ -48,35 +48,35 @@ def steps_reported(
 ) -> StepsReported:
     """The report of the steps since the previous one, whose `losses` were fetched at `now`: every run's, one
     process's or a data-parallel world's (`world` processes, each training `batch_size` samples a step)."""
-    first = run.step - len(losses) + 1
-    rate = run.record_report(now) * world  # ranks step together: the total is this one's times the world
-    run.epoch_losses.extend(losses)
+    first = loop.step - len(losses) + 1
+    rate = loop.record_report(now) * world  # ranks step together: the total is this one's times the world
+    loop.epoch_losses.extend(losses)
     return StepsReported(
-        run.step,
-        run.epoch,
+        loop.step,
+        loop.epoch,
         first,
         tuple(losses),
-        run.samples * world,
+        loop.samples * world,
         rate,
-        now - run.t0,
-        run.eta_s(batch_size),
+        now - loop.t0,
+        loop.eta_s(batch_size),
         batch_size * world,
         memory,
-        run.total_steps,
+        loop.total_steps,
         ranks,
     )
 
 
-def check_losses(run: LoopState, first: int, losses: Sequence[float]) -> LogMessage | None:
+def check_losses(loop: LoopState, first: int, losses: Sequence[float]) -> LogMessage | None:
     """A report's losses (steps `first` onwards): raises Diverged at the first NaN/inf; the warning to log the
     first time they have risen."""
-    run.report_means.append(statistics.fmean(losses))
+    loop.report_means.append(statistics.fmean(losses))
     if losses:  # the summary's first and last loss are steps' own (a mean would hide the nan a run ended in)
-        if run.first_loss is None:
-            run.first_loss = losses[0]
-        run.last_loss = losses[-1]
+        if loop.first_loss is None:
+            loop.first_loss = losses[0]
+        loop.last_loss = losses[-1]
     run_outcome.check_finite(first, list(losses))  # raises Diverged at the first NaN/inf
-    rise = run.loss_rise(LOSS_RISE_FACTOR)
+    rise = loop.loss_rise(LOSS_RISE_FACTOR)
     if rise is None:  # finite values, so not diverged, but not learning: a bare `completed` would hide it
         return None
     return LogMessage(
@@ -86,6 +86,6 @@ def check_losses(run: LoopState, first: int, losses: Sequence[float]) -> LogMess
             "not converging; try a lower learning rate",
             first=rise[0],
             latest=rise[1],
-            step=run.step,
+            step=loop.step,
         ),
     )

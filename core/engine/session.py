@@ -16,7 +16,7 @@ The loop never syncs with the device inside a step: losses stay on the device in
 fetched in one transfer per report interval (`_report`), where NaN/inf is detected. A run that ends
 `completed` has trained every planned step; out-of-memory errors are events (`OutOfMemory`) that stop
 the run or halve the batch, in training and in validation alike (gpu_train_monitor.engine.oom_recovery). Every early
-ending is an exception (gpu_train_monitor.run.outcome) that leaves through the one `try` in `run()`.
+ending is an exception (gpu_train_monitor.events.outcome) that leaves through the one `try` in `run()`.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ import torch
 
 from ..base.text import Message
 from ..data.batches import BatchEpoch
+from ..events import outcome as run_outcome
+from ..events.events import CacheCleared, EpochEnded, EpochStarted, LogMessage, RunFinished, RunPaused, RunResumed
 from ..memory import oom
 from ..memory.probe import clear_cache, has_cache
 from ..memory.snapshot import snapshot_event
 from ..model.step import compile_failure
-from ..run import outcome as run_outcome
-from ..run.events import CacheCleared, EpochEnded, EpochStarted, LogMessage, RunFinished, RunPaused, RunResumed
 from . import oom_recovery
 from . import report as loss_report
 from .loop_state import EpochInProgress, epoch_exhausted
@@ -59,7 +59,7 @@ class TrainingSession(SessionBuild):
             self._build()
             self._train()
             outcome = run_outcome.trained(self._state.step, self._state.total_steps)
-        # an early ending (gpu_train_monitor.run.outcome), a user's mistake (sys.exit()
+        # an early ending (gpu_train_monitor.events.outcome), a user's mistake (sys.exit()
         except (Exception, SystemExit) as exc:
             # in a model's forward too), a bug: never kill the caller
             outcome = run_outcome.ended_by(exc)
@@ -84,30 +84,30 @@ class TrainingSession(SessionBuild):
 
     def _epochs(self) -> Iterator[EpochInProgress]:
         """A resumed run's epoch first (it may start mid-epoch), then new ones until the epoch limit or max_steps."""
-        cfg, run = self.config, self._state
+        cfg, loop = self.config, self._state
         assert self._parts is not None
         batch_size = self._parts.source.batch_size
         batches, self._resumed_epoch = self._resumed_epoch, None
         while batches is not None or (
-            (cfg.epoch_limit is None or run.epoch < cfg.epoch_limit) and not self._steps_done()
+            (cfg.epoch_limit is None or loop.epoch < cfg.epoch_limit) and not self._steps_done()
         ):
             if batches is None:
                 batches = self._start_epoch()
-            yield EpochInProgress(batches, batches.remaining_samples() // batch_size * batch_size, run.samples)
+            yield EpochInProgress(batches, batches.remaining_samples() // batch_size * batch_size, loop.samples)
             batches = None
 
     def _close_epoch(self, epoch: EpochInProgress) -> None:
         """The epoch's steps are done: report them, see whether its data ran out (else max_steps ended it), then
         validate and save the checkpoints due."""
-        run = self._state
-        if run.pending:
+        loop = self._state
+        if loop.pending:
             self._report()
         epoch.exhausted = epoch.exhausted or self._data_ran_out(epoch.batches)
         if epoch.exhausted:
-            run.skipped_samples += max(epoch.planned_samples - (run.samples - epoch.samples_before), 0)
-            if run.samples == epoch.samples_before and epoch.planned_samples:  # (a resumed epoch may have none left)
-                raise RuntimeError(Message("epoch {epoch} produced no batch", epoch=run.epoch))  # would loop forever
-        elif self._checkpointer.stop_due(run.step):  # max_steps ends the run mid-epoch
+            loop.skipped_samples += max(epoch.planned_samples - (loop.samples - epoch.samples_before), 0)
+            if loop.samples == epoch.samples_before and epoch.planned_samples:  # (a resumed epoch may have none left)
+                raise RuntimeError(Message("epoch {epoch} produced no batch", epoch=loop.epoch))  # would loop forever
+        elif self._checkpointer.stop_due(loop.step):  # max_steps ends the run mid-epoch
             self._save_checkpoint("end", epoch.batches)  # before validating: as a longer run would go on
         self._end_epoch(complete=epoch.exhausted)
         if epoch.exhausted and self._checkpointer.policy.epoch_end:
@@ -119,11 +119,11 @@ class TrainingSession(SessionBuild):
         return batches.remaining_samples() < self._parts.source.batch_size and epoch_exhausted(batches)
 
     def _start_epoch(self) -> BatchEpoch:
-        run = self._state
+        loop = self._state
         assert self._parts is not None and self.device is not None
-        run.epoch += 1
-        run.epoch_losses = []
-        self.emit(EpochStarted(run.epoch, run.step))
+        loop.epoch += 1
+        loop.epoch_losses = []
+        self.emit(EpochStarted(loop.epoch, loop.step))
         self._checkpointer.epoch_started(self.device, self._parts.source)  # before the epoch draws anything
         return self._parts.source.train_epoch()
 
@@ -133,12 +133,12 @@ class TrainingSession(SessionBuild):
     def _train_step(self, batches: BatchEpoch) -> bool:
         """One step; False at the end of the epoch. An out-of-memory error in the step or in making its
         batch is recovered from (the batch source retries the same images) or ends the run."""
-        run = self._state
+        loop = self._state
         assert self._parts is not None and self._recorder is not None
-        sample, recorder = run.sample_next, self._recorder  # measure what holds memory, ~once a second
+        sample, recorder = loop.sample_next, self._recorder  # measure what holds memory, ~once a second
         failure: str | None = None
         taken = False
-        compiling = run.step == run.start_step and self._parts.trainer.compiles
+        compiling = loop.step == loop.start_step and self._parts.trainer.compiles
         try:
             images, labels = next(batches)  # allocates too: a resident epoch's augmented copy, the H2D copy
             taken = True
@@ -161,9 +161,9 @@ class TrainingSession(SessionBuild):
                 batches.give_back()  # the step failed, not the batch: its images are trained on the retry
             self._recover_from_oom(failure, "train", batches)
             return True
-        run.pending.append(loss.detach())  # stays on the device: no sync here
-        run.step += 1
-        run.samples += images.shape[0]  # a host-side shape: no sync
+        loop.pending.append(loss.detach())  # stays on the device: no sync here
+        loop.step += 1
+        loop.samples += images.shape[0]  # a host-side shape: no sync
         if sample:
             self._emit_breakdown(images, labels)
         if self._report_due():
@@ -212,15 +212,15 @@ class TrainingSession(SessionBuild):
     def _pause(self, batches: BatchEpoch) -> bool:
         """Paused until resumed; True when a stop ended the pause."""
         assert self.probe is not None
-        run = self._state
-        if run.pending:
+        loop = self._state
+        if loop.pending:
             self._report()
-        self.emit(RunPaused(run.step))
+        self.emit(RunPaused(loop.step))
         apply = functools.partial(self._apply, batches=batches)
-        stopped = self.strategy.wait_while_paused(self, apply, run, self.probe)
+        stopped = self.strategy.wait_while_paused(self, apply, loop, self.probe)
         if not stopped:
-            self.emit(RunResumed(run.step))
-        run.reset_rate_clock()
+            self.emit(RunResumed(loop.step))
+        loop.reset_rate_clock()
         return stopped
 
     def _end_as_asked(self, batches: BatchEpoch) -> None:
@@ -258,16 +258,16 @@ class TrainingSession(SessionBuild):
 
     def _emit_breakdown(self, images: torch.Tensor, labels: torch.Tensor) -> None:
         """Memory by holder for the step just sampled (host-side counters and tensor sizes: no sync)."""
-        run = self._state
+        loop = self._state
         assert self._parts is not None and self._recorder is not None and self.device is not None
-        run.sample_next = False
-        run.last_breakdown = time.perf_counter()
+        loop.sample_next = False
+        loop.last_breakdown = time.perf_counter()
         trainer = self._parts.trainer
         breakdown = self._recorder.breakdown(
-            run.step, trainer.model, trainer.optimizer, images, labels, self._parts.placement.device_bytes(self.device)
+            loop.step, trainer.model, trainer.optimizer, images, labels, self._parts.placement.device_bytes(self.device)
         )
-        if run.breakdown is None or breakdown.total_bytes >= run.breakdown.total_bytes:
-            run.breakdown = breakdown
+        if loop.breakdown is None or breakdown.total_bytes >= loop.breakdown.total_bytes:
+            loop.breakdown = breakdown
         self.strategy.breakdown_measured(breakdown, self.emit)  # a data-parallel rank: in its next report
 
     def _apply_cache_clear(self) -> None:
@@ -281,14 +281,14 @@ class TrainingSession(SessionBuild):
     def _end_epoch(self, complete: bool = True) -> None:
         """Validate (recovering from out-of-memory like a training step), then report the epoch (`complete`:
         its data ran out, rather than the run's steps)."""
-        run = self._state
+        loop = self._state
         assert self._parts is not None and self.device is not None
         recover = functools.partial(self._recover_from_oom, phase="validation", epoch=None)
-        accuracy, val_loss = oom_recovery.validate(self._parts, self.device, run, recover)  # OOM: stop or halve
+        accuracy, val_loss = oom_recovery.validate(self._parts, self.device, loop, recover)  # OOM: stop or halve
         if accuracy is not None:
-            run.val_accuracy = accuracy
-        train_loss = statistics.fmean(run.epoch_losses) if run.epoch_losses else None
-        self.emit(EpochEnded(run.epoch, run.step, train_loss, val_loss, accuracy, complete))
+            loop.val_accuracy = accuracy
+        train_loss = statistics.fmean(loop.epoch_losses) if loop.epoch_losses else None
+        self.emit(EpochEnded(loop.epoch, loop.step, train_loss, val_loss, accuracy, complete))
         self._state.reset_rate_clock()
 
     # ---- out of memory ---------------------------------------------------------------------------

@@ -19,14 +19,14 @@ from ..base.readonly import ReadOnlyDict
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch
 from ..device.devices import device_name
+from ..events.controls import RunControls
+from ..events.events import LogMessage, Observer, RunStarted
 from ..memory.breakdown import StepMemoryRecorder
 from ..memory.probe import MemoryProbe
 from ..memory.snapshot import MemoryHistory
 from ..model.models import count_parameters
-from ..run.controls import RunControls
-from ..run.events import LogMessage, Observer, RunStarted
-from . import checkpoint, checkpointing
-from .checkpoint import ON_REQUEST, CheckpointPolicy
+from . import checkpoint_files, checkpointing
+from .checkpoint_files import ON_REQUEST, CheckpointPolicy
 from .checkpointing import Checkpointer
 from .loop_state import LoopState, config_as_run, planned_steps
 from .recipe import RunParts, build_run, config_for_device, generator_for
@@ -65,8 +65,10 @@ class SessionBuild(RunControls):
         self._resume: dict | None = None  # the checkpoint to continue, until _build has loaded it
         self.branch_of = ""  # a resume of a run that went on past its checkpoint: that run's uid (a branch)
         if resume is not None:
-            self.config, self.run_uid, self._resume = checkpoint.prepare_resume(resume, config)
-            self.run_uid, self.branch_of = checkpoint.branch_identity(checkpoints, self.run_uid, self._resume["step"])
+            self.config, self.run_uid, self._resume = checkpoint_files.prepare_resume(resume, config)
+            self.run_uid, self.branch_of = checkpoint_files.branch_identity(
+                checkpoints, self.run_uid, self._resume["step"]
+            )
         self._checkpointer = Checkpointer(checkpoints, self.run_uid)
         self._resumed_epoch: BatchEpoch | None = None  # the epoch a mid-epoch checkpoint was saved in
         self.loss_fetches = 0  # device->host loss transfers; equals the number of reports

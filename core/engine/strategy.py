@@ -29,9 +29,9 @@ from .report import fetch_losses
 
 if TYPE_CHECKING:
     from ..config.run_config import RunConfig
+    from ..events.controls import RunControls
+    from ..events.events import MemoryBreakdown, OutOfMemory, RankSample, RunFinished
     from ..memory.probe import MemoryProbe
-    from ..run.controls import RunControls
-    from ..run.events import MemoryBreakdown, OutOfMemory, RankSample, RunFinished
     from .loop_state import LoopState
     from .recipe import RunParts
 
@@ -72,16 +72,16 @@ class Strategy(Protocol):
     def requests(self, controls: RunControls) -> Requests: ...
 
     def wait_while_paused(
-        self, controls: RunControls, apply: Callable[[Requests], None], run: LoopState, probe: MemoryProbe
+        self, controls: RunControls, apply: Callable[[Requests], None], loop: LoopState, probe: MemoryProbe
     ) -> bool: ...
 
-    def report_due(self, run: LoopState, interval_s: float) -> bool: ...
+    def report_due(self, loop: LoopState, interval_s: float) -> bool: ...
 
-    def gather(self, run: LoopState, probe: MemoryProbe, controls: RunControls, config: RunConfig) -> Gathered: ...
+    def gather(self, loop: LoopState, probe: MemoryProbe, controls: RunControls, config: RunConfig) -> Gathered: ...
 
     def breakdown_measured(self, breakdown: MemoryBreakdown, emit: Callable[[object], None]) -> None: ...
 
-    def out_of_memory(self, event: OutOfMemory, run: LoopState, device: torch.device) -> None: ...
+    def out_of_memory(self, event: OutOfMemory, loop: LoopState, device: torch.device) -> None: ...
 
     def finished(self, finished: RunFinished) -> RunFinished: ...
 
@@ -114,24 +114,24 @@ class OneProcess:
         )
 
     def wait_while_paused(
-        self, controls: RunControls, apply: Callable[[Requests], None], run: LoopState, probe: MemoryProbe
+        self, controls: RunControls, apply: Callable[[Requests], None], loop: LoopState, probe: MemoryProbe
     ) -> bool:
         """Until resumed, answering cache clears and checkpoints meanwhile; True when a stop ended the pause."""
         while not controls.wait_for_resume(self.PAUSED_POLL_S):
             apply(Requests(controls.take_cache_clear(), controls.take_checkpoint_requests()))
         return controls.stop_requested
 
-    def report_due(self, run: LoopState, interval_s: float) -> bool:
-        return time.perf_counter() - run.last_report >= interval_s
+    def report_due(self, loop: LoopState, interval_s: float) -> bool:
+        return time.perf_counter() - loop.last_report >= interval_s
 
-    def gather(self, run: LoopState, probe: MemoryProbe, controls: RunControls, config: RunConfig) -> Gathered:
+    def gather(self, loop: LoopState, probe: MemoryProbe, controls: RunControls, config: RunConfig) -> Gathered:
         """The buffered losses in one transfer (the sync point: one device-to-host copy)."""
-        return Gathered(*fetch_losses(run))
+        return Gathered(*fetch_losses(loop))
 
     def breakdown_measured(self, breakdown: MemoryBreakdown, emit: Callable[[object], None]) -> None:
         emit(breakdown)
 
-    def out_of_memory(self, event: OutOfMemory, run: LoopState, device: torch.device) -> None:
+    def out_of_memory(self, event: OutOfMemory, loop: LoopState, device: torch.device) -> None:
         """The run decides (gpu_train_monitor.engine.oom_recovery): stop, or go on with half the batch."""
 
     def finished(self, finished: RunFinished) -> RunFinished:

@@ -7,12 +7,12 @@ from collections.abc import Iterable
 import torch
 import torch.nn.functional as F
 
-from ..model.step import Trainer
+from ..model.step import TrainingStep
 
 
 @torch.no_grad()
 def evaluate(
-    trainer: Trainer, batches: Iterable[tuple[torch.Tensor, torch.Tensor]], device: torch.device
+    trainer: TrainingStep, batches: Iterable[tuple[torch.Tensor, torch.Tensor]], device: torch.device
 ) -> tuple[float | None, float | None]:
     """(accuracy, mean loss), or (None, None) for an empty split. The model is back in training mode
     afterwards, also when a batch fails (an out-of-memory error the caller recovers from)."""

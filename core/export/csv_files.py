@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.outputs import replace_atomically
-from ..run.events import SAMPLE_COLUMNS
+from ..events.events import SAMPLE_COLUMNS
 from ..store.run_store import RankReportRow, ReportRow
 from .step_table import StepTable
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..base.errors import UserError
 from ..base.text import Message
-from ..run.events import SAMPLE_COLUMNS
+from ..events.events import SAMPLE_COLUMNS
 from ..store.run_store import EventRow, RankReportRow, ReportRow, RunRow
 from .step_table import StepTable
 

@@ -12,10 +12,12 @@ if TYPE_CHECKING:  # torch loads when a trial runs
     import torch
 
     from ..config.run_config import RunConfig
-    from ..model.step import Trainer
+    from ..model.step import TrainingStep
 
 
-def trial_parts(config: RunConfig, batch_size: int, device: torch.device) -> tuple[Trainer, torch.Tensor, torch.Tensor]:
+def trial_parts(
+    config: RunConfig, batch_size: int, device: torch.device
+) -> tuple[TrainingStep, torch.Tensor, torch.Tensor]:
     """The run's own trainer (`gpu_train_monitor.engine.recipe.build_trainer`) and one batch shaped like the run's
     (random values: memory depends on shapes)."""
     import torch

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 import torch
 from torch import nn
 
-from ..run.events import PHASES, MemoryBreakdown
+from ..events.events import PHASES, MemoryBreakdown
 from .probe import MemoryProbe
 
 _COUNTING = threading.local()  # .recorder: the recorder counting this thread's saved tensors, during its step

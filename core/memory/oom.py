@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import torch
 
     from ..device.host_memory import ProcessLimit
-    from ..run.events import MemorySample, OutOfMemory
+    from ..events.events import MemorySample, OutOfMemory
 
 _UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 _SIZE = r"([\d.]+) (B|bytes|KiB|MiB|GiB|TiB)"
@@ -174,7 +174,7 @@ def event(
     the failure (its own figure when the message gives one, else reserved - allocated from `at_failure`),
     what is free after recovery, and what happens next (stop, or half the batch when `shrink`). A device
     without an allocator (the CPU) is worded with its process `limit` instead."""
-    from ..run.events import OutOfMemory
+    from ..events.events import OutOfMemory
 
     unallocated = reserved_unallocated_bytes(message)
     if unallocated is None:

@@ -16,7 +16,7 @@ import psutil
 
 from ..device import nvml
 from ..device.host_memory import host_free_bytes, process_limit
-from ..run.events import MemorySample
+from ..events.events import MemorySample
 
 if TYPE_CHECKING:
     import torch

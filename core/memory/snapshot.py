@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..base.errors import UserError
 from ..base.text import Message, message_of
-from ..run.events import LogMessage, SnapshotSaved
+from ..events.events import LogMessage, SnapshotSaved
 
 if TYPE_CHECKING:
     import torch

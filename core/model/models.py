@@ -15,7 +15,7 @@ from torch import nn
 
 from ..base.errors import ConfigError
 from ..base.text import Message
-from ..config.user_callables import is_spec
+from ..base.user_code import is_spec
 
 # torchvision models with a fixed minimum input: batches are resized on the device to this size.
 _MIN_INPUT = {

@@ -18,7 +18,7 @@ from ..memory.breakdown import StepMemoryRecorder
 
 
 @dataclass
-class Trainer:
+class TrainingStep:
     """The parts a step needs, built once per run."""
 
     model: nn.Module

@@ -14,7 +14,7 @@ from torch import nn
 
 from ..base.errors import ConfigError
 from ..base.text import Message
-from ..config.user_callables import a_type, call_factory, exit_call, load_callable, one_line
+from ..base.user_code import a_type, call_factory, exit_call, load_callable, one_line
 from ..memory import oom
 
 PROBE_BATCH = 2  # images in the checking forward pass (2, not 1: some layers refuse a batch of one)

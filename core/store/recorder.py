@@ -28,7 +28,7 @@ from typing import Any
 import psutil
 
 from ..base.text import Message, message_of
-from ..run.events import ContenderEvent, EpochStarted, Event, RunFinished, RunStarted, StepsReported
+from ..events.events import ContenderEvent, EpochStarted, Event, RunFinished, RunStarted, StepsReported
 from .connection import store_problem
 from .run_store import HEARTBEAT_S, RunStore, StoreError
 from .run_writes import begin_run, finish_run, insert_event, write_steps

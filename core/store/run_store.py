@@ -30,7 +30,7 @@ import psutil
 
 from ..base.errors import UserError
 from ..base.text import Message, message_from_json, message_to_json
-from ..run.status import Status
+from ..events.status import Status
 from .connection import connect, store_problem
 from .files import NotAFile, default_store_path
 from .rows import EventRow, RankReportRow, ReportRow, RunRow, StepSeries

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..base.outputs import strict_json
 from ..base.text import Message, message_to_json
-from ..run.events import RunFinished, RunStarted, StepsReported
+from ..events.events import RunFinished, RunStarted, StepsReported
 from .run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, message_json, process_alive
 
 

@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Iterator
 
 from ..base.text import Message
-from ..run.events import SAMPLE_COLUMNS, UNKNOWN_SAMPLE_COLUMNS
+from ..events.events import SAMPLE_COLUMNS, UNKNOWN_SAMPLE_COLUMNS
 
 # A memory sample's byte counts as `reports` and `rank_reports` declare them (NULL only where a sample may not
 # know the value). Migrations are history: a field added to MemorySample needs a migration of its own that adds

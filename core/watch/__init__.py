@@ -11,7 +11,7 @@ with a `core/` of its own shadows ours, and a script under `watch --` must impor
 from importlib import import_module
 from typing import Any
 
-_PUBLIC = {"watch": "session", "Watch": "session", "WatchStopped": "steering"}  # name -> the module holding it
+_PUBLIC = {"Watch": "session", "WatchStopped": "steering"}  # name -> the module holding it
 
 
 def __getattr__(name: str) -> Any:
@@ -20,3 +20,12 @@ def __getattr__(name: str) -> Any:
     if name in _PUBLIC:
         return getattr(import_module(f"{__name__}.{_PUBLIC[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def watch(model: Any = None, optimizer: Any = None, **options: Any) -> Any:
+    """Watch a training loop: `with watch(model, optimizer, name="my-run") as w:` ... `w.step(loss, samples=n)`
+    after each optimizer step. Options are `Watch`'s (runs_db, total_steps, report_interval_s, ...); returns the
+    `Watch` (gpu_train_monitor.watch.session), loaded only now."""
+    from .session import Watch
+
+    return Watch(model, optimizer, **options)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import signal
 
 from ..base.text import Message, message_of
+from ..events.events import OutOfMemory
+from ..events.status import Status
 from ..memory import oom
 from ..memory.probe import MemoryProbe
-from ..run.events import OutOfMemory
-from ..run.status import Status
 
 
 class ScriptExited(SystemExit):

@@ -11,7 +11,7 @@ from torch.optim import Optimizer
 from .step_capture import StepCallback, StepCapture
 
 
-def unwrapped(optimizer: Any) -> Any:
+def unwrapped_optimizer(optimizer: Any) -> Any:
     """The optimizer itself inside a framework's wrapper (accelerate's AcceleratedOptimizer, Lightning's
     LightningOptimizer): the one whose step() torch's step hooks see, and whose class is worth naming."""
     for attribute in ("optimizer", "_optimizer"):
@@ -29,7 +29,7 @@ class OptimizerCapture(StepCapture):
 
     def __init__(self, on_step: StepCallback, optimizer: Optimizer) -> None:
         super().__init__(on_step)
-        self._lead(unwrapped(optimizer), 0)  # from the start: a step the GradScaler skips is then this one's
+        self._lead(unwrapped_optimizer(optimizer), 0)  # from the start: a step the GradScaler skips is then this one's
 
     def _leads(self, optimizer: Optimizer) -> bool:
-        return unwrapped(optimizer) is self.leader
+        return unwrapped_optimizer(optimizer) is self.leader

@@ -45,7 +45,7 @@ def as_list(optimizer: Any) -> list[torch.optim.Optimizer]:
     return list(optimizer) if isinstance(optimizer, (list, tuple)) else [optimizer]
 
 
-def unwrapped(model: nn.Module | None) -> nn.Module | None:
+def unwrapped_model(model: nn.Module | None) -> nn.Module | None:
     """The model inside DDP, DataParallel or torch.compile's wrapper: the run is named after it (its forward is
     still the wrapper's, where the capture counts samples)."""
     while model is not None:

@@ -13,7 +13,7 @@ from torch import nn
 
 from ..base.readonly import ReadOnlyDict
 from ..base.text import Message
-from ..run.events import MemorySample, RunStarted
+from ..events.events import MemorySample, RunStarted
 from .placement import warn
 
 MAX_COUNT = 2**53  # a count every reader keeps exactly (JSON's doubles, SQLite's 64-bit integers), beyond any real one

@@ -29,9 +29,9 @@ from torch import nn
 
 from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
-from ..run.signals import Control
+from ..events.signals import Control
 from .endings import EndedBySignal, ScriptExited
-from .placement import unwrapped, warn
+from .placement import unwrapped_model, warn
 from .script_exits import ScriptExits, die_of
 from .script_signals import ScriptSignals
 from .session import Watch
@@ -93,7 +93,7 @@ class ScriptWatch:
                 self.watch = self._open()
             if self._model is not self.capture.model:  # found at the first step, or a larger optimizer's
                 self._model = self.capture.model
-                self.watch.set_model(unwrapped(self._model), [optimizer] if optimizer is not None else [])
+                self.watch.set_model(unwrapped_model(self._model), [optimizer] if optimizer is not None else [])
         except Exception as exc:  # noqa: BLE001 - the watch must never fail the script
             self._give_up(exc)
             return
@@ -115,7 +115,7 @@ class ScriptWatch:
         watch.prediction.use(self.inputs)
         os.environ.pop(ENV_RUN_UID, None)  # this process's run: a training process it starts records its own
         self._model = self.capture.model
-        watch.set_model(unwrapped(self._model), [self.capture.leader] if self.capture.leader is not None else [])
+        watch.set_model(unwrapped_model(self._model), [self.capture.leader] if self.capture.leader is not None else [])
         watch.start()
         if self.capture.by_backward:
             watch.log(

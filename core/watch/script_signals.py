@@ -7,7 +7,7 @@ signal the script handles itself, and ends none differently from how it ends bar
 - **SIGTERM** (a job scheduler, a window that closes): when the script has no handler of its own, the run is
   ended (`stopped`, with every step it trained, the ones not yet reported too) and the script then dies of SIGTERM
   exactly as it would bare (exit 143). A handler the script installed (a checkpoint on preemption) is left alone.
-- **SIGUSR1 / SIGUSR2** carry the window's Clear cache and Pause (gpu_train_monitor.run.signals) only while the
+- **SIGUSR1 / SIGUSR2** carry the window's Clear cache and Pause (gpu_train_monitor.events.signals) only while the
   script has no handler of its own for them: a script that checkpoints on SIGUSR1 keeps doing so, and its run's log
   says which of the window's controls cannot reach it.
 
@@ -22,8 +22,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..run.controls import RunControls
-from ..run.signals import CONTROL_SIGNALS, STEERING, Control, apply_control, signal_number
+from ..events.controls import RunControls
+from ..events.signals import CONTROL_SIGNALS, STEERING, Control, apply_control, signal_number
 
 
 class ScriptSignals:

@@ -3,7 +3,7 @@
 `step(loss)` keeps the loss detached on its device; once per report interval the buffered losses come to the
 host in one transfer (the one sync, as `TrainingSession` does), with a memory sample from the allocator's
 counters and, about once a second, what holds the memory (gpu_train_monitor.watch.step_memory). The window steers a
-watched run as it steers ours, by the control signals of gpu_train_monitor.run.signals, answered at the next step():
+watched run as it steers ours, by the control signals of gpu_train_monitor.events.signals, answered at the next step():
 clear the cache, pause (step() blocks), stop (step() raises `WatchStopped`, or only sets `stop_requested`).
 
 Steps buffered before the loop went quiet are reported within a second from a thread of ours
@@ -33,11 +33,11 @@ from ..base.text import Message, message_of
 from ..device.devices import device_name
 from ..distributed.env import ENV_RUN_UID
 from ..engine.loop_state import LoopState
+from ..events.controls import RunControls
+from ..events.events import LogMessage, MemoryBreakdown, RunFinished, StepPredicted
+from ..events.signals import stop_on_signals
+from ..events.status import Status
 from ..memory.probe import MemoryProbe
-from ..run.controls import RunControls
-from ..run.events import LogMessage, MemoryBreakdown, RunFinished, StepPredicted
-from ..run.signals import stop_on_signals
-from ..run.status import Status
 from ..store.recorder import RunRecorder, open_recorder
 from .batches import CommonBatchSize
 from .endings import ending, oom_event
@@ -208,41 +208,41 @@ class Watch:
             answer_requests(self.controls, self._probe, self._state, self._flush, self.raise_on_stop)
 
     def _record_step(self, loss: torch.Tensor | float | None, samples: int | None) -> None:
-        run = self._state
+        loop = self._state
         assert self._memory is not None
         if self._recorder is None:  # nobody will read it (another rank's, or no store): count, fetch nothing
-            run.step += 1
-            run.samples += int(samples or 0)
+            loop.step += 1
+            loop.samples += int(samples or 0)
             return
         if not self._announced:
             self._batches.size = int(samples or 0)  # the first step's, until more are seen
             self._announce()
-            self._emit_prediction(run.step + 1)
-        self._losses.add(run, loss, self._device)
-        run.step += 1
+            self._emit_prediction(loop.step + 1)
+        self._losses.add(loop, loss, self._device)
+        loop.step += 1
         if samples:
-            run.samples += int(samples)
+            loop.samples += int(samples)
             self._batches.count(int(samples))
         now = time.perf_counter()
-        if self._memory.measuring or (run.sample_next and not self._memory.uses_allocator):
+        if self._memory.measuring or (loop.sample_next and not self._memory.uses_allocator):
             if self._memory.measuring:
                 self._emit_breakdown()
             else:
-                run.sample_next = False
+                loop.sample_next = False
                 self._memory.begin()  # counts what the next step saves for backward
-        if now - run.last_report >= self.report_interval_s:
+        if now - loop.last_report >= self.report_interval_s:
             self._report()
         self._last_step = now
 
     def _report(self) -> None:
         """The buffered losses in one transfer (the one sync), a memory sample, a breakdown when one is due."""
-        run = self._state
+        loop = self._state
         assert self._probe is not None and self._memory is not None
-        if not run.pending:
+        if not loop.pending:
             return
-        self._losses.report(run, self._batches.size, self._probe, self.total_steps, self.controls.emit)
+        self._losses.report(loop, self._batches.size, self._probe, self.total_steps, self.controls.emit)
         self._emit_predicted(self.prediction.ready())
-        if run.sample_next and self._memory.uses_allocator:
+        if loop.sample_next and self._memory.uses_allocator:
             self._emit_breakdown()
 
     def _emit_prediction(self, step: int) -> None:
@@ -255,13 +255,13 @@ class Watch:
             self.controls.emit(predicted)
 
     def _emit_breakdown(self) -> MemoryBreakdown:
-        run = self._state
+        loop = self._state
         assert self._memory is not None
-        breakdown = self._memory.breakdown(run.step, self.model, self.optimizers)
-        run.sample_next = False
-        run.last_breakdown = time.perf_counter()
-        if run.breakdown is None or breakdown.total_bytes >= run.breakdown.total_bytes:
-            run.breakdown = breakdown
+        breakdown = self._memory.breakdown(loop.step, self.model, self.optimizers)
+        loop.sample_next = False
+        loop.last_breakdown = time.perf_counter()
+        if loop.breakdown is None or breakdown.total_bytes >= loop.breakdown.total_bytes:
+            loop.breakdown = breakdown
         self.controls.emit(breakdown)
         return breakdown
 
@@ -341,13 +341,3 @@ class Watch:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> bool:
         self.finish(error)
         return isinstance(error, WatchStopped)
-
-
-def watch(
-    model: nn.Module | None = None,
-    optimizer: torch.optim.Optimizer | Sequence[torch.optim.Optimizer] | None = None,
-    **options: Any,
-) -> Watch:
-    """Watch a training loop: `with watch(model, optimizer, name="my-run") as w:` ... `w.step(loss, samples=n)`
-    after each optimizer step. Options are `Watch`'s (runs_db, total_steps, report_interval_s, ...)."""
-    return Watch(model, optimizer, **options)

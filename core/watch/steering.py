@@ -1,5 +1,5 @@
-"""How the window steers a watched run, as it steers ours (by the control signals of gpu_train_monitor.run.signals): its
-requests are answered between two of the loop's steps. Clear the cache; pause (the step blocks until Resume or
+"""How the window steers a watched run, as it steers ours (by the control signals of gpu_train_monitor.events.signals):
+its requests are answered between two of the loop's steps. Clear the cache; pause (the step blocks until Resume or
 Stop); stop (`WatchStopped` is raised, unless the caller only reads `stop_requested`)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from ..base.text import Message
 from ..engine.loop_state import LoopState
+from ..events.controls import RunControls
+from ..events.events import CacheCleared, LogMessage, RunPaused, RunResumed
 from ..memory.probe import MemoryProbe, clear_cache, has_cache
-from ..run.controls import RunControls
-from ..run.events import CacheCleared, LogMessage, RunPaused, RunResumed
 
 PAUSE_POLL_S = 0.05
 

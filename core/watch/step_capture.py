@@ -33,8 +33,6 @@ from __future__ import annotations
 import gc
 import sys
 import weakref
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import torch
@@ -44,27 +42,12 @@ from torch.optim.optimizer import register_optimizer_step_post_hook, register_op
 
 from ..base.text import Message, message_of
 from .capture_patches import UNSCALED, _active, optimizers_made, patch, unpatch, with_first_closure_counted
+from .captured_steps import HeldStep, Step, StepCallback, weak
 from .step_samples import SampleCounter
-from .trace_thread import tracing_here
+from .trace_thread import unless_tracing
 from .trained_model import live_objects, model_of, parameter_count, trained_module
 
 __all__ = ["UNSCALED", "StepCallback", "StepCapture"]
-
-StepCallback = Callable[["Optimizer | None", "torch.Tensor | None", "int | None"], None]
-Step = tuple["torch.Tensor | None", int]  # a step's loss (on its device) and samples
-
-
-def weak(objects: list[Any]) -> list[weakref.ref[Any]]:
-    return [weakref.ref(obj) for obj in objects]
-
-
-@dataclass
-class _HeldStep:
-    """A first step made while a larger optimizer is alive: whose, how large, and what it trained on."""
-
-    optimizer: weakref.ref[Optimizer]
-    size: int
-    step: Step
 
 
 class StepCapture:
@@ -85,7 +68,7 @@ class StepCapture:
         self._leader_size = 0
         self._challenger: weakref.ref[Optimizer] | None = None  # as large as the leader, stepped once since it
         self._held: Step = (None, 0)  # the leader's loss and samples before the challenger's step
-        self._first: _HeldStep | None = None  # a first step waiting for a larger optimizer's
+        self._first: HeldStep | None = None  # a first step waiting for a larger optimizer's
         self._loss: torch.Tensor | None = None
         self._samples = SampleCounter(self._counting, self.give_up)
         self._handles: list[Any] = []
@@ -182,9 +165,8 @@ class StepCapture:
                 loss = loss.to(self._loss.device, non_blocking=True)
             self._loss = self._loss + loss
 
+    @unless_tracing
     def _before_step(self, optimizer: Optimizer, args: Any, kwargs: Any) -> tuple[Any, Any] | None:
-        if tracing_here():
-            return None
         if not self._optimizer_seen:
             self._optimizer_seen = True
             if self.by_backward:  # an optimizer after all: its steps are the run's from here
@@ -195,9 +177,8 @@ class StepCapture:
             return None
         return with_first_closure_counted(self, args, kwargs)
 
+    @unless_tracing
     def _after_step(self, optimizer: Optimizer, args: Any, kwargs: Any) -> None:
-        if tracing_here():
-            return
         self.stepped_in_scaler = True
         if self._broken:
             return
@@ -230,7 +211,7 @@ class StepCapture:
         if self.leader is None and self.follows_any_optimizer:  # the first step (or the leader is gone)
             size = parameter_count(optimizer)
             if self._larger_alive(optimizer, size):
-                self._first = _HeldStep(weakref.ref(optimizer), size, self._take())
+                self._first = HeldStep(weakref.ref(optimizer), size, self._take())
                 return []
             self._lead(optimizer, size)
         elif not self._leads(optimizer):

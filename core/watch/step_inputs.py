@@ -22,7 +22,7 @@ from torch.nn.modules import module as _modules
 from torch.nn.modules.module import register_module_forward_hook
 from torch.utils._pytree import TreeSpec, tree_flatten, tree_unflatten
 
-from .placement import unwrapped
+from .placement import unwrapped_model
 from .trace_thread import tracing_here
 
 
@@ -146,7 +146,7 @@ class FirstInputs:
             return model, own
         for ref, inputs in self._first.values():
             module = ref()
-            if module is not None and module is not model and unwrapped(module) is model:
+            if module is not None and module is not model and unwrapped_model(module) is model:
                 return model, inputs
         trained = {id(p) for p in model.parameters() if p.requires_grad}
         for module in model.modules():  # outermost first
@@ -159,7 +159,7 @@ class FirstInputs:
         """The autocast the model's submodules ran under when the model's own forward did not: a forward wrapped in
         autocast (accelerate's, for a bf16 Trainer) enters it after the model's hooks look and leaves it before
         they look again, so only the modules it calls see it. None when none of them did."""
-        for module in unwrapped(model).modules():
+        for module in unwrapped_model(model).modules():
             inputs = self._seen(module)
             if inputs is not None and inputs.autocast is not None:
                 return inputs.autocast

@@ -14,8 +14,8 @@ import torch
 from ..base.text import Message
 from ..engine import report as loss_report
 from ..engine.loop_state import LoopState
+from ..events.events import LogMessage
 from ..memory.probe import MemoryProbe
-from ..run.events import LogMessage
 
 
 class StepLosses:
@@ -25,37 +25,37 @@ class StepLosses:
         self.unknown: set[int] = set()  # steps since the last report whose loss step() was not given
         self.nonfinite_step: int | None = None
 
-    def add(self, run: LoopState, loss: torch.Tensor | float | None, device: torch.device) -> None:
+    def add(self, loop: LoopState, loss: torch.Tensor | float | None, device: torch.device) -> None:
         """Queue the loss of the next step (run.step + 1) on its device: no sync."""
         if isinstance(loss, torch.Tensor):
             value = loss.detach()
             if value.numel() != 1:
                 value = value.float().mean()
-            run.pending.append(value.reshape(()))  # stays on the device: no sync
+            loop.pending.append(value.reshape(()))  # stays on the device: no sync
         else:
             if loss is None:  # unknown, not diverged: stored as no value
-                self.unknown.add(run.step + 1)
+                self.unknown.add(loop.step + 1)
             value = math.nan if loss is None else float(loss)
             # on the device of the others (stacked with them at the report); a fill, not a copy: no sync
-            run.pending.append(torch.full((), value, device=run.pending[0].device if run.pending else device))
+            loop.pending.append(torch.full((), value, device=loop.pending[0].device if loop.pending else device))
 
     def report(
-        self, run: LoopState, batch_size: int, probe: MemoryProbe, total_steps: int | None, emit: Callable[[Any], None]
+        self, loop: LoopState, batch_size: int, probe: MemoryProbe, total_steps: int | None, emit: Callable[[Any], None]
     ) -> None:
         """Emit the queued losses as one report (one transfer, the one sync), and a warning at the first loss that
         became nan or inf."""
-        report = loss_report.report(run, batch_size, probe)
+        report = loss_report.report(loop, batch_size, probe)
         if not total_steps:  # unknown length: no ETA
             report = dataclasses.replace(report, eta_s=None, total_steps=0)
-        run.epoch_losses.clear()  # a watched run has no epochs: nothing to average them over
+        loop.epoch_losses.clear()  # a watched run has no epochs: nothing to average them over
         unknown, self.unknown = self.unknown, set()
         known = [value for step, value in enumerate(report.losses, report.first_step) if step not in unknown]
         emit(report)
         if known:
-            run.report_means.append(sum(known) / len(known))
-            if run.first_loss is None:
-                run.first_loss = known[0]  # the summary's first and last loss: steps' own, nan included
-            run.last_loss = known[-1]
+            loop.report_means.append(sum(known) / len(known))
+            if loop.first_loss is None:
+                loop.first_loss = known[0]  # the summary's first and last loss: steps' own, nan included
+            loop.last_loss = known[-1]
         if self.nonfinite_step is None:
             for offset, value in enumerate(report.losses):
                 if not math.isfinite(value) and report.first_step + offset not in unknown:

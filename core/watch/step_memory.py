@@ -18,9 +18,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from ..events.events import MemoryBreakdown
 from ..memory.breakdown import SavedTensorCount, grads_bytes, optimizer_bytes, params_bytes
 from ..memory.probe import MemoryProbe
-from ..run.events import MemoryBreakdown
 
 
 def _trainable_bytes(optimizers: Sequence[torch.optim.Optimizer]) -> int:

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from ..events.events import StepPredicted
 from ..memory.predict import PredictionUnavailable
 from ..memory.tracing import untraceable
-from ..run.events import StepPredicted
-from .placement import unwrapped
+from .placement import unwrapped_model
 from .step_inputs import FirstInputs, StepInputs
 from .step_trace import MODULE_HOOKS, predict_watched
 from .trace_thread import tracing
@@ -74,7 +74,7 @@ class StepPrediction:
             return
         self.done = True
         try:
-            model = unwrapped(model)
+            model = unwrapped_model(model)
             called = self.inputs.of(model)
             self.inputs.forget()
             traced, inputs = (called[0], called[1]) if called else (model, None)

@@ -28,8 +28,8 @@ from torch.utils._pytree import tree_flatten
 from ..base.text import Message
 from ..memory.predict import Prediction, PredictionUnavailable, StepParts, trace_parts
 from ..memory.tracing import untraceable
-from .optimizer_capture import unwrapped as unwrapped_optimizer
-from .placement import unwrapped
+from .optimizer_capture import unwrapped_optimizer
+from .placement import unwrapped_model
 from .step_inputs import StepInputs
 
 TRACED_DEVICES = ("cpu", "cuda")  # others (mps) are traced on the CPU standing in
@@ -62,7 +62,7 @@ def predict_watched(
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     started = time.perf_counter()
-    model = unwrapped(model)
+    model = unwrapped_model(model)
     optimizers = [unwrapped_optimizer(optimizer) for optimizer in optimizers]
     if model is None or not optimizers:
         raise PredictionUnavailable(Message("the model or its optimizer was not given to the watch"))

@@ -7,10 +7,13 @@ thread's calls are seen as ever: the flag is the tracing thread's own."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 _here = threading.local()
+Hook = TypeVar("Hook", bound=Callable[..., Any])
 
 
 def tracing_here() -> bool:
@@ -26,3 +29,13 @@ def tracing() -> Iterator[None]:
         yield
     finally:
         _here.tracing = False
+
+
+def unless_tracing(hook: Hook) -> Hook:
+    """`hook` for the training thread's calls only: on the tracing thread it does nothing and returns None."""
+
+    @functools.wraps(hook)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        return None if tracing_here() else hook(*args, **kwargs)
+
+    return guarded  # type: ignore[return-value]

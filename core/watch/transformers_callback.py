@@ -32,7 +32,7 @@ import torch
 from ..base.text import Message
 from .batches import batch_samples
 from .model_hooks import forward_pre_hook
-from .optimizer_capture import OptimizerCapture, unwrapped
+from .optimizer_capture import OptimizerCapture, unwrapped_optimizer
 from .session import Watch
 from .steering import WatchStopped
 
@@ -82,7 +82,7 @@ class GpuTrainMonitorCallback(TrainerCallback):
         }
         self.watch = Watch(
             kwargs.get("model"),
-            unwrapped(optimizer) if optimizer is not None else None,
+            unwrapped_optimizer(optimizer) if optimizer is not None else None,
             name=self.name,
             runs_db=self.runs_db,
             total_steps=max(int(state.max_steps) - int(state.global_step), 0) or None,
@@ -93,7 +93,7 @@ class GpuTrainMonitorCallback(TrainerCallback):
         ).start()
         self._pending, self._samples = None, 0
         if optimizer is not None:
-            self._capture = OptimizerCapture(self._optimizer_stepped, unwrapped(optimizer)).install()
+            self._capture = OptimizerCapture(self._optimizer_stepped, unwrapped_optimizer(optimizer)).install()
         model = kwargs.get("model")
         if isinstance(model, torch.nn.Module):
             self._forward_hook = forward_pre_hook(model, self._forward)  # never pickled nor copied with the model

@@ -15,13 +15,13 @@ from PySide6.QtCore import QObject
 
 from gpu_train_monitor.compare.events import ComparisonFinished, ComparisonStarted
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.events import ContenderEvent, RunStarted
 from gpu_train_monitor.gui.compare.race import contender_labels
 from gpu_train_monitor.gui.compare.view import CompareView
 from gpu_train_monitor.gui.i18n.status_text import status_text
 from gpu_train_monitor.gui.qt.core_text import core_text
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.gui.views.run_view import RunView
-from gpu_train_monitor.run.events import ContenderEvent, RunStarted
 
 COMPARISON_EVENTS = (ComparisonStarted, ContenderEvent, ComparisonFinished)
 

@@ -26,6 +26,7 @@ from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpu_train_monitor.compare.result import ComparisonResult
+from gpu_train_monitor.events.events import RunFinished, RunStarted, StepsReported
 from gpu_train_monitor.gui.compare.race import Race, contender_labels, not_run_reason, race_line, race_rate
 from gpu_train_monitor.gui.compare.rate_bars import RateBars
 from gpu_train_monitor.gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
@@ -33,7 +34,6 @@ from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.core_text import core_text
 from gpu_train_monitor.gui.qt.redraw import RedrawThrottle
-from gpu_train_monitor.run.events import RunFinished, RunStarted, StepsReported
 
 REDRAW_INTERVAL_MS = 50  # one plot per tick: each of the three redraws at most ~7 times a second
 CAPACITY = 250_000  # steps kept per run (a comparison's runs share max_steps; the default is 60)

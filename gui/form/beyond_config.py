@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 from gpu_train_monitor.base.errors import ConfigError
 from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.base.user_code import SPEC_FORM, is_spec
 from gpu_train_monitor.config.run_checks import check_batch_fits
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.config.user_callables import SPEC_FORM, is_spec
 from gpu_train_monitor.gui.form.checks import (
     check_data_folder,
     check_device,

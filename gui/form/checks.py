@@ -19,7 +19,7 @@ from pathlib import Path
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
 from gpu_train_monitor.base.text import Message, message_of
-from gpu_train_monitor.config.user_callables import is_spec
+from gpu_train_monitor.base.user_code import is_spec
 
 
 def normalised_device(spec: str) -> str:
@@ -103,7 +103,7 @@ def check_nproc(nproc: int, meaning: NprocMeaning) -> None:
 def check_findable(field: str, spec: str) -> None:
     """Your own model or dataset (`package.module:factory`): its file, or its top-level module, must be
     there. Nothing of it runs here (the run imports it at Start, where its own errors show)."""
-    from gpu_train_monitor.config.user_callables import spec_problem
+    from gpu_train_monitor.base.user_code import spec_problem
 
     problem = spec_problem(spec)
     if problem:

@@ -17,8 +17,8 @@ from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
+from gpu_train_monitor.base.user_code import SPEC_FORM
 from gpu_train_monitor.config.run_config import BOUNDS, BUILTIN_MODELS
-from gpu_train_monitor.config.user_callables import SPEC_FORM
 from gpu_train_monitor.gui.form.applicability import is_auto_model
 from gpu_train_monitor.gui.form.text import field_tooltip, none_text
 from gpu_train_monitor.gui.qt.core_text import choice_text

@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
+from gpu_train_monitor.base.user_code import SPEC_FIELDS, SPEC_FORM
 from gpu_train_monitor.config.run_config import BOUNDS
-from gpu_train_monitor.config.user_callables import SPEC_FIELDS, SPEC_FORM
 from gpu_train_monitor.gui.qt.core_text import choice_text, error_text
 from gpu_train_monitor.gui.qt.locale_format import integer
 
@@ -50,7 +50,7 @@ LABELS = {
 NONE_TEXT = {"epochs": QT_TRANSLATE_NOOP("form_text", "auto"), "max_steps": QT_TRANSLATE_NOOP("form_text", "no limit")}
 
 # BOUNDS[field].help in the form's words: {max_steps} and {epochs} are those fields' labels, {spec_form} is
-# gpu_train_monitor.config.user_callables.SPEC_FORM
+# gpu_train_monitor.base.user_code.SPEC_FORM
 HELP = {
     "device": QT_TRANSLATE_NOOP("form_text", "device to train on: auto, cpu, cuda, cuda:N or mps"),
     "model": QT_TRANSLATE_NOOP(

@@ -20,10 +20,10 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from gpu_train_monitor.base.text import Message, message_from_json
+from gpu_train_monitor.events import events as core_events
+from gpu_train_monitor.events.events import MemorySample
 from gpu_train_monitor.gui.plots import rank_series
 from gpu_train_monitor.gui.plots.rank_series import SERIES_COLUMNS, RankLayout
-from gpu_train_monitor.run import events as core_events
-from gpu_train_monitor.run.events import MemorySample
 from gpu_train_monitor.store.connection import store_problem
 from gpu_train_monitor.store.run_store import (
     FINISHED,
@@ -225,7 +225,7 @@ def _plot_row(seconds: float, reading: ReportRow | MemorySample) -> tuple[float,
 
 def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> Any:
     """The core event a stored one was (a `MemorySample` inside timed at `time_s`), so
-    `gpu_train_monitor.run.event_text` words it as the live log did; None for a kind or fields this version does not
+    `gpu_train_monitor.events.event_text` words it as the live log did; None for a kind or fields this version does not
     know."""
     cls = getattr(core_events, kind, None)
     if cls is None or not dataclasses.is_dataclass(cls) or not isinstance(cls, type):

@@ -22,6 +22,8 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
+from gpu_train_monitor.events.events import CacheCleared, MemoryBreakdown, MemorySample
+from gpu_train_monitor.events.status import Status
 from gpu_train_monitor.gui.history.control_row import RunControlRow
 from gpu_train_monitor.gui.history.feed import (
     FeedUpdate,
@@ -50,8 +52,6 @@ from gpu_train_monitor.gui.views.event_display import EventDisplay, config_line,
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.gui.views.rank_display import RankDisplay
 from gpu_train_monitor.gui.views.stats_panel import StatsPanel, median_rate
-from gpu_train_monitor.run.events import CacheCleared, MemoryBreakdown, MemorySample
-from gpu_train_monitor.run.status import Status
 from gpu_train_monitor.store.run_store import RunNotFound, RunRow, StoreError
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second

@@ -1,6 +1,6 @@
 """What a recorded run's window says: its header and how it ended, in the sentences of
-`gpu_train_monitor.run.event_text` where the live window has them, so a run reads the same watched live or opened later
-(its events: `gpu_train_monitor.gui.views.event_display`). Everything is in the user's language: core's sentences
+`gpu_train_monitor.events.event_text` where the live window has them, so a run reads the same watched live or opened
+later (its events: `gpu_train_monitor.gui.views.event_display`). Everything is in the user's language: core's sentences
 through `gpu_train_monitor.gui.qt.core_text`, the window's own through Qt's translator (context "stored_run_text"); what
 the store kept as plain text (a run's message, its note) is shown as it was written."""
 
@@ -14,14 +14,14 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
+from gpu_train_monitor.events import event_text
+from gpu_train_monitor.events.events import RunFinished
+from gpu_train_monitor.events.status import Status
+from gpu_train_monitor.events.summary import RunSummary
 from gpu_train_monitor.gui.history.row_text import devices_text, duration_text, elsewhere, machine_text, run_title
 from gpu_train_monitor.gui.i18n.status_text import status_text
 from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
 from gpu_train_monitor.gui.qt.locale_format import date_time, integer
-from gpu_train_monitor.run import event_text
-from gpu_train_monitor.run.events import RunFinished
-from gpu_train_monitor.run.status import Status
-from gpu_train_monitor.run.summary import RunSummary
 from gpu_train_monitor.store.run_store import RunRow
 
 
@@ -152,7 +152,7 @@ def end_line(row: RunRow, summary: Mapping[str, Any] | None) -> tuple[str, str]:
 
 
 def summary_of(values: Mapping[str, Any] | None) -> RunSummary | None:
-    """The stored summary as a `RunSummary` (for `gpu_train_monitor.run.event_text`), None when absent or not
+    """The stored summary as a `RunSummary` (for `gpu_train_monitor.events.event_text`), None when absent or not
     understood."""
     if values is None:
         return None

@@ -1,4 +1,4 @@
-"""A run's status (`gpu_train_monitor.run.status.Status`, as core and the run store spell it) as the window shows it:
+"""A run's status (`gpu_train_monitor.events.status.Status`, as core and the run store spell it) as the window shows it:
 the one table of its words in the user's language and its colour."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import NamedTuple
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from gpu_train_monitor.events.status import Status
 from gpu_train_monitor.gui.qt import palette
-from gpu_train_monitor.run.status import Status
 
 
 class StatusLook(NamedTuple):

@@ -35,6 +35,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.signals import Control
 from gpu_train_monitor.gui.launch import live_launchers
 from gpu_train_monitor.gui.launch.child import child_environment, command_line, has_exited, read_output, spawn
 from gpu_train_monitor.gui.launch.process_family import ProcessFamily, signal_group
@@ -43,7 +44,6 @@ from gpu_train_monitor.gui.launch.signals import CannotSignal, cannot_signal, se
 from gpu_train_monitor.gui.launch.store_access import ReadOnlyStore
 from gpu_train_monitor.gui.launch.texts import LaunchEnd, launch_end
 from gpu_train_monitor.gui.qt.core_text import error_text
-from gpu_train_monitor.run.signals import Control
 from gpu_train_monitor.store.run_store import RunNotFound, RunRow, RunStore, StoreError
 
 POLL_INTERVAL_MS = 150  # the store and the child, while a run is under way

@@ -1,7 +1,7 @@
 """Controls for a recorded run that trains in another process: a data-parallel run the window started, whose
 ranks cannot live in the window's thread. They reach it the way the CLI's contract says, as signals to the
 process the run store names (the run row's pid: rank 0 of a data-parallel run), each control's signal
-as gpu_train_monitor.run.signals' table says (stop at the next step, every rank at the same step; pause or resume, a
+as gpu_train_monitor.events.signals' table says (stop at the next step, every rank at the same step; pause or resume, a
 toggle; clear the CUDA cache on every rank).
 
 A pid is signalled only when it can be that run's process: the row was recorded on this host, the run is
@@ -20,8 +20,8 @@ from collections.abc import Callable, Collection
 from PySide6.QtCore import QCoreApplication
 
 from gpu_train_monitor.base.errors import UserError
+from gpu_train_monitor.events.signals import CONTROL_SIGNALS, Control, signal_number
 from gpu_train_monitor.gui.i18n.status_text import status_text
-from gpu_train_monitor.run.signals import CONTROL_SIGNALS, Control, signal_number
 from gpu_train_monitor.store.run_store import RunRow
 
 

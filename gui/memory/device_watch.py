@@ -14,13 +14,13 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QLabel
 
+from gpu_train_monitor.events.events import CacheCleared
 from gpu_train_monitor.gui.form.settings_form import SettingsForm
 from gpu_train_monitor.gui.qt.core_text import core_text, error_text
 from gpu_train_monitor.gui.remote.connection import RemoteConnection
 from gpu_train_monitor.gui.remote.readings import reading_sample
 from gpu_train_monitor.gui.run.controller import RunController
 from gpu_train_monitor.gui.views.run_view import RunView
-from gpu_train_monitor.run.events import CacheCleared
 
 IDLE_POLL_INTERVAL_MS = 250
 READING_INTERVAL_S = 1.0  # a remote device's readings: about one a second

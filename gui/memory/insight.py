@@ -14,6 +14,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTabWidget, QWidget
 
+from gpu_train_monitor.events import event_text
+from gpu_train_monitor.events.events import OutOfMemory
 from gpu_train_monitor.gui.form.peak_prediction import problem_text
 from gpu_train_monitor.gui.form.settings_form import SettingsForm
 from gpu_train_monitor.gui.memory.finder_panel import FinderPanel
@@ -26,8 +28,6 @@ from gpu_train_monitor.gui.qt.locale_format import integer
 from gpu_train_monitor.gui.run.controller import RunController
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.gui.views.prediction_jobs import oom_advice_job
-from gpu_train_monitor.run import event_text
-from gpu_train_monitor.run.events import OutOfMemory
 
 NVML_POLL_INTERVAL_MS = 1000
 

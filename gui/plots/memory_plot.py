@@ -19,6 +19,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
+from gpu_train_monitor.events.events import MemorySample, RankSample
 from gpu_train_monitor.gui.plots.live_plot import (
     arrange_legend,
     draw_decimated,
@@ -30,7 +31,6 @@ from gpu_train_monitor.gui.plots.rank_lines import RankLines
 from gpu_train_monitor.gui.plots.rank_series import RankLayout
 from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
 from gpu_train_monitor.gui.qt import palette
-from gpu_train_monitor.run.events import MemorySample, RankSample
 
 CAPACITY = 200_000  # samples kept (about 5.5 hours at 10 per second)
 OWN_LEGEND_COLUMNS = 5  # the plot's own five lines in one row above the data

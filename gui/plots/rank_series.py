@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from gpu_train_monitor.events.events import MemorySample
 from gpu_train_monitor.gui.qt.locale_format import number
-from gpu_train_monitor.run.events import MemorySample
 from gpu_train_monitor.store.rows import RankReportRow
 
 Reading = MemorySample | RankReportRow  # a rank's reading: live, or the store's
 
 # The memory plot's lines (`gpu_train_monitor.gui.plots.memory_plot.SERIES`'s keys, in its column order) and the memory
-# sample's column (gpu_train_monitor.run.events.SAMPLE_COLUMNS) each one draws
+# sample's column (gpu_train_monitor.events.events.SAMPLE_COLUMNS) each one draws
 SERIES_COLUMNS = {
     "allocated": "allocated_bytes",
     "reserved": "reserved_bytes",

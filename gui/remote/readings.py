@@ -1,6 +1,6 @@
 """A remote device's reading (a `readings` stream line's data) as the memory plot takes it: a
-`gpu_train_monitor.run.events.MemorySample`, timed on this machine's clock as it arrived (the other machine's monotonic
-clock means nothing here). None for a line without a usable sample (an agent of another version)."""
+`gpu_train_monitor.events.events.MemorySample`, timed on this machine's clock as it arrived (the other machine's
+monotonic clock means nothing here). None for a line without a usable sample (an agent of another version)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from gpu_train_monitor.run.events import MemorySample
+from gpu_train_monitor.events.events import MemorySample
 
 NAMES = tuple(f.name for f in fields(MemorySample))
 

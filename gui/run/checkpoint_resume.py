@@ -26,7 +26,7 @@ from gpu_train_monitor.gui.qt.locale_format import integer
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 
 if TYPE_CHECKING:
-    from gpu_train_monitor.engine.checkpoint import CheckpointInfo
+    from gpu_train_monitor.engine.checkpoint_files import CheckpointInfo
 
 
 class CheckpointResume(QObject):
@@ -62,7 +62,7 @@ class CheckpointResume(QObject):
 
     @Slot()
     def _on_triggered(self) -> None:
-        from gpu_train_monitor.engine.checkpoint import default_dir
+        from gpu_train_monitor.engine.checkpoint_files import default_dir
 
         folder = default_dir()
         path, _ = file_dialogs.get_open_file_name(
@@ -78,7 +78,7 @@ class CheckpointResume(QObject):
     def resume_file(self, path: str) -> None:
         """Ask how long the checkpoint at `path` goes on, then resume it (the File menu's file, or one the Runs
         tab lists for a run)."""
-        from gpu_train_monitor.engine.checkpoint import read_info
+        from gpu_train_monitor.engine.checkpoint_files import read_info
 
         if self._is_store_file(path):  # reading it would open and close the store's file: SQLite's locks gone
             self.refuse(self.tr("{path} is a file of the run store, not a checkpoint").format(path=path))
@@ -93,7 +93,7 @@ class CheckpointResume(QObject):
             self.resume(path, epochs)
 
     def _ask_epochs(self, info: CheckpointInfo) -> int | None:
-        from gpu_train_monitor.config.user_callables import is_spec
+        from gpu_train_monitor.base.user_code import is_spec
 
         first, planned = resumable_epochs(info)
         values = dict(
@@ -125,7 +125,7 @@ class CheckpointResume(QObject):
 
     def resume(self, path: str, epochs: int) -> str | None:
         """Continue the checkpoint's run up to epoch `epochs`; returns why it could not start, else None."""
-        from gpu_train_monitor.engine.checkpoint import read_info, resume_config
+        from gpu_train_monitor.engine.checkpoint_files import read_info, resume_config
 
         try:
             info = read_info(path)

@@ -25,7 +25,7 @@ from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
 from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.engine.checkpoint import CheckpointPolicy
+from gpu_train_monitor.engine.checkpoint_files import CheckpointPolicy
 from gpu_train_monitor.gui.launch.launcher import STOP_WAIT_S, RankLauncher
 from gpu_train_monitor.gui.launch.remote_command import RemoteMachine
 from gpu_train_monitor.gui.launch.watch_command import WatchRequest
@@ -38,7 +38,7 @@ WINDOW_CHECKPOINTS = CheckpointPolicy()  # the window's runs: a checkpoint at ea
 class RunController(QObject):
     """Starts runs in a fresh QThread and forwards their events to the GUI thread."""
 
-    event = Signal(object)  # a gpu_train_monitor.run.events event (frozen dataclass), delivered in the GUI thread
+    event = Signal(object)  # a gpu_train_monitor.events.events event (frozen dataclass), delivered in the GUI thread
     crashed = Signal(str)  # an exception escaped the session: the message and traceback
     run_finished = Signal()  # the thread has ended and been cleaned up
 
@@ -89,8 +89,9 @@ class RunController(QObject):
         machine: RemoteMachine | None = None,
     ) -> None:
         """Start a run of `config`; with `resume`, continue that checkpoint's run
-        (`gpu_train_monitor.engine.checkpoint.read_config` gives the config to show first). Raises UserError, before any
-        thread starts, for a checkpoint that cannot be read or resumed with `config` (a ConfigError names the field).
+        (`gpu_train_monitor.engine.checkpoint_files.read_config` gives the config to show first). Raises UserError,
+        before any thread starts, for a checkpoint that cannot be read or resumed with `config` (a ConfigError names
+        the field).
 
         With `config.nproc` > 1 the run's processes start as a child (`launcher`): its events do not come
         through `event`; the launcher's own signals say when it is recorded, paused and ended. So does a run on
@@ -181,7 +182,7 @@ class RunController(QObject):
         off; a store that cannot be used, or stops working, is a warning in the log and the run trains on."""
         if not self.record:
             return contextlib.nullcontext()
-        from gpu_train_monitor.run.events import LogMessage
+        from gpu_train_monitor.events.events import LogMessage
         from gpu_train_monitor.store.recorder import recording
 
         def warn(text: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from gpu_train_monitor.events.events import OutOfMemory
 from gpu_train_monitor.gui.history.feed import (
     FeedUpdate,
     RunFeed,
@@ -17,7 +18,6 @@ from gpu_train_monitor.gui.history.feed import (
     rebuild_event,
 )
 from gpu_train_monitor.gui.views.run_view import RunView
-from gpu_train_monitor.run.events import OutOfMemory
 from gpu_train_monitor.store.run_store import RunNotFound, StoreError
 
 POLL_INTERVAL_MS = 400  # as a followed run's window

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QProgressDialog, QTabWidget, QWidget
 
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.status import Status
 from gpu_train_monitor.gui.history.panel import HistoryPanel
 from gpu_train_monitor.gui.launch.launcher import RankLauncher
 from gpu_train_monitor.gui.launch.texts import (
@@ -34,7 +35,6 @@ from gpu_train_monitor.gui.run.launched_feed import LaunchedFeed
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.gui.views.run_view import RunView
 from gpu_train_monitor.gui.views.window_state import WindowState
-from gpu_train_monitor.run.status import Status
 from gpu_train_monitor.store.run_store import RunNotFound, StoreError
 
 

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.events.events import MemoryBreakdown
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.locale_format import integer, number
 from gpu_train_monitor.gui.views.predicted_breakdown import PredictedBreakdown
-from gpu_train_monitor.run.events import MemoryBreakdown
 
 # (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown
 PARTS = (
@@ -75,7 +75,7 @@ PARTS = (
 )
 OPTIONAL_PARTS = {"dataset_bytes"}  # shown only when non-zero: a streamed dataset holds no device memory
 COLUMNS = 3  # parts per grid row
-# gpu_train_monitor.run.events.PHASES, as the phase peaks name them
+# gpu_train_monitor.events.events.PHASES, as the phase peaks name them
 PHASE_NAMES = {
     "forward": QT_TRANSLATE_NOOP("breakdown_view", "forward"),
     "backward": QT_TRANSLATE_NOOP("breakdown_view", "backward"),

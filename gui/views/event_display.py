@@ -1,7 +1,7 @@
 """One way to show a run's events, whether it is watched live (`gpu_train_monitor.gui.views.run_view`) or opened later
 from the run store (`gpu_train_monitor.gui.history.run_window`): the same log lines, in the sentences of
-`gpu_train_monitor.run.event_text`, and the same marks on the plots, so a run reads the same either way. Also the words
-of a run's config, for its log and its Config tab. Everything is in the user's language.
+`gpu_train_monitor.events.event_text`, and the same marks on the plots, so a run reads the same either way. Also the
+words of a run's config, for its log and its Config tab. Everything is in the user's language.
 """
 
 from __future__ import annotations
@@ -13,16 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from gpu_train_monitor.gui.form.text import LABELS, NONE_TEXT, label, none_text
-from gpu_train_monitor.gui.i18n.status_text import status_text
-from gpu_train_monitor.gui.plots.loss_plot import LossPlot
-from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
-from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
-from gpu_train_monitor.gui.qt.locale_format import integer
-from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
-from gpu_train_monitor.gui.views.log_panel import LogPanel
-from gpu_train_monitor.run import event_text
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events import event_text
+from gpu_train_monitor.events.events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,
@@ -35,6 +27,14 @@ from gpu_train_monitor.run.events import (
     SnapshotSaved,
     StepPredicted,
 )
+from gpu_train_monitor.gui.form.text import LABELS, NONE_TEXT, label, none_text
+from gpu_train_monitor.gui.i18n.status_text import status_text
+from gpu_train_monitor.gui.plots.loss_plot import LossPlot
+from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
+from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
+from gpu_train_monitor.gui.qt.locale_format import integer
+from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
+from gpu_train_monitor.gui.views.log_panel import LogPanel
 
 
 def shown_value(value: Any) -> str:
@@ -112,7 +112,7 @@ def config_line(config: Mapping[str, Any]) -> str:
 
 
 def plain_event_line(kind: str, data: Mapping[str, Any]) -> str:
-    """Events `gpu_train_monitor.run.event_text` does not word (pauses and resumes), a checkpoint this version cannot
+    """Events `gpu_train_monitor.events.event_text` does not word (pauses and resumes), a checkpoint this version cannot
     rebuild as it words it; any other as its fields."""
     step = data.get("step")
     match kind:

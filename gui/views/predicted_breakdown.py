@@ -19,12 +19,12 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.events import MemoryBreakdown, StepPredicted
 from gpu_train_monitor.gui.form.peak_prediction import predict_outcome, problem_text
 from gpu_train_monitor.gui.qt.core_text import core_text
 from gpu_train_monitor.gui.qt.latest_task import LatestTask
 from gpu_train_monitor.gui.qt.locale_format import integer, number
 from gpu_train_monitor.memory.like_measured import STEP_PARTS, as_measured, error_percent
-from gpu_train_monitor.run.events import MemoryBreakdown, StepPredicted
 
 
 def step_bytes(b: MemoryBreakdown) -> int:

@@ -9,11 +9,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from gpu_train_monitor.events.events import RankSample
 from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
 from gpu_train_monitor.gui.plots.rank_series import rank_names, speeds_text
 from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
 from gpu_train_monitor.gui.views.stats_panel import StatsPanel
-from gpu_train_monitor.run.events import RankSample
 
 
 class RankDisplay:

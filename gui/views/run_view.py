@@ -1,6 +1,6 @@
 """What a run looks like in the window: the loss and memory plots, the live numbers, the memory
 breakdown and the log, fed by core events. It changes no state: the window decides what a run does,
-this shows what happened, in the sentences of `gpu_train_monitor.run.event_text` (in the user's language:
+this shows what happened, in the sentences of `gpu_train_monitor.events.event_text` (in the user's language:
 `gpu_train_monitor.gui.qt.core_text`), the events as a recorded run's window shows them
 (`gpu_train_monitor.gui.views.event_display`). A data-parallel run shows every rank: its memory lines, its images/s
 under the total, and its memory breakdown (picked by rank).
@@ -17,6 +17,9 @@ from PySide6.QtCore import QObject
 
 from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events import event_text
+from gpu_train_monitor.events.events import CacheCleared, OutOfMemory, RunFinished, RunPaused, RunStarted, StepsReported
+from gpu_train_monitor.events.status import Status
 from gpu_train_monitor.gui.form.text import label
 from gpu_train_monitor.gui.plots.loss_plot import LossPlot
 from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
@@ -27,9 +30,6 @@ from gpu_train_monitor.gui.views.event_display import EventDisplay
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.gui.views.rank_display import RankDisplay
 from gpu_train_monitor.gui.views.stats_panel import RateMedian, StatsPanel, planned_epochs
-from gpu_train_monitor.run import event_text
-from gpu_train_monitor.run.events import CacheCleared, OutOfMemory, RunFinished, RunPaused, RunStarted, StepsReported
-from gpu_train_monitor.run.status import Status
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 # memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the
@@ -48,7 +48,7 @@ class RunView(QObject):
         self.rates = RateMedian()  # the live run's images/s, as its summary will give it
         self.breakdown_view = BreakdownView()
         self.log = LogPanel()
-        self.last_sample: Any = None  # the latest gpu_train_monitor.run.events.MemorySample shown
+        self.last_sample: Any = None  # the latest gpu_train_monitor.events.events.MemorySample shown
         # the run shown was another process's (read from the store: a watched script, a data-parallel or remote
         # run): the numbers keep its memory at rest, where the readings are the window's own, not that run's
         self.run_elsewhere = False

@@ -11,9 +11,9 @@ from enum import StrEnum
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from gpu_train_monitor.events.status import Status
 from gpu_train_monitor.gui.i18n.status_text import status_colour
 from gpu_train_monitor.gui.qt import palette
-from gpu_train_monitor.run.status import Status
 
 
 class WindowState(StrEnum):

@@ -11,7 +11,7 @@ import sys
 import threading
 
 from gpu_train_monitor.cli.options import PROG
-from gpu_train_monitor.run.status import EXIT_INTERRUPTED, EXIT_TERMINATED
+from gpu_train_monitor.events.status import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 
 def in_main_thread() -> bool:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMainWindow, QWidget
 
 from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.events import OutOfMemory, RunFinished
 from gpu_train_monitor.gui.compare.menu import start_error
 from gpu_train_monitor.gui.compare.mode import COMPARISON_EVENTS
 from gpu_train_monitor.gui.launch.watch_command import WatchRequest
@@ -30,7 +31,6 @@ from gpu_train_monitor.gui.window import settings as window_settings
 from gpu_train_monitor.gui.window.parts import build_parts
 from gpu_train_monitor.gui.window.retranslate import keep_window_texts
 from gpu_train_monitor.gui.window.run_control import resolved_for_log
-from gpu_train_monitor.run.events import OutOfMemory, RunFinished
 
 COMPARE_ONE_PROCESS = QT_TRANSLATE_NOOP(
     "MainWindow", "A comparison races runs of one process each: set the process count to 1"

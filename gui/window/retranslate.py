@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QTabWidget, QWidget
 
-from gpu_train_monitor.config.user_callables import SPEC_FORM
+from gpu_train_monitor.base.user_code import SPEC_FORM
 from gpu_train_monitor.gui.form.text import field_help, field_tooltip, label
 from gpu_train_monitor.gui.i18n import language as i18n
 from gpu_train_monitor.gui.i18n.shown_texts import say_shown_texts_again

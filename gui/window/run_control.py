@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.compare.events import ComparisonFinished
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.events import RunFinished, RunPaused, RunResumed, RunStarted
 from gpu_train_monitor.gui.form.settings_form import SettingsForm
 from gpu_train_monitor.gui.memory.device_watch import DeviceWatch
 from gpu_train_monitor.gui.qt.core_text import error_text
@@ -20,7 +21,6 @@ from gpu_train_monitor.gui.run.launched_run import LaunchedRun
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.gui.views.stats_panel import StatsPanel
 from gpu_train_monitor.gui.views.window_state import WindowState
-from gpu_train_monitor.run.events import RunFinished, RunPaused, RunResumed, RunStarted
 
 
 class RunControl(QObject):

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from gpu_train_monitor.cli.options import PROG, option_message
-from gpu_train_monitor.run.status import EXIT_USER_ERROR
+from gpu_train_monitor.events.status import EXIT_USER_ERROR
 
 SCREENSHOT_TIMEOUT_S = 600
 SAVE_DELAY_MS = 400  # the plots' last redraw lands before the picture is taken
@@ -30,7 +30,7 @@ class ScreenshotDriver:
     `config`: the command line's settings, for what the form cannot show on this device."""
 
     def __init__(self, window, app, path: str, config, compare: str | None, exit_code: list[int]) -> None:
-        from gpu_train_monitor.engine.checkpoint import ON_REQUEST
+        from gpu_train_monitor.engine.checkpoint_files import ON_REQUEST
 
         self.window, self.app, self.config, self.compare = window, app, config, compare
         window.controller.checkpoints = ON_REQUEST  # nor write checkpoints into the user's data folder
@@ -81,7 +81,7 @@ def follow_run(window, app, path: str, exit_code: list[int]) -> None:
     finished: list = []  # the run's RunFinished, to tell bad input (exit 2) from a failed run (1)
 
     def remember(event: object) -> None:
-        from gpu_train_monitor.run.events import RunFinished  # torch has loaded by the time a run reports
+        from gpu_train_monitor.events.events import RunFinished  # torch has loaded by the time a run reports
 
         if isinstance(event, RunFinished):
             finished.append(event)

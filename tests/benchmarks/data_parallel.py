@@ -56,7 +56,7 @@ import torch
 
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.device.devices import resolve_device
-from gpu_train_monitor.run.events import RunStarted, StepsReported
+from gpu_train_monitor.events.events import RunStarted, StepsReported
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TARGET_DDP_VS_PLAIN_GPU = 0.97  # data-parallel session (world of 1) / TrainingSession samples/s, on a GPU

@@ -34,7 +34,7 @@ is counted in proportion.
 Part 2, samples/s of `TrainingSession` against a bare hand-written loop with the same model, batch,
 data (resident synthetic, served by the same `ResidentBatches` + `DevicePreprocess`), optimizer (SGD
 with the RunConfig defaults) and seeds, so the two compute the same losses (checked and printed): the
-difference is the loop itself (the session's Trainer, reports, memory sampling, events, and recording
+difference is the loop itself (the session's TrainingStep, reports, memory sampling, events, and recording
 every report in a run store as users run it; `--no-record` leaves the store out). Both are timed
 over the same steps: the session's reports at or after the warm-up steps cut the run into intervals
 (the session's own report clock, taken right after its one loss fetch), and the bare loop's per-step
@@ -81,9 +81,9 @@ from gpu_train_monitor.data.preprocess import DevicePreprocess
 from gpu_train_monitor.data.resident_batches import ResidentBatches
 from gpu_train_monitor.device.devices import resolve_device
 from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.events.events import StepsReported
 from gpu_train_monitor.model.models import build_model, model_spec
 from gpu_train_monitor.model.step import build_optimizer
-from gpu_train_monitor.run.events import StepsReported
 from gpu_train_monitor.store.recorder import RunRecorder
 
 BATCH = 64  # the seed article's batch size; all three data paths use it

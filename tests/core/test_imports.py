@@ -64,7 +64,7 @@ def test_the_config_loads_without_torch_so_the_window_can_build_its_form_first()
 TORCH_FREE = (
     "gpu_train_monitor.base",
     "gpu_train_monitor.config",
-    "gpu_train_monitor.run",
+    "gpu_train_monitor.events",
     "gpu_train_monitor.store",
     "gpu_train_monitor.export",
     "gpu_train_monitor.cli.options",

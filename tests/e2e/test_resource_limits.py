@@ -70,7 +70,7 @@ import json, torch
 from torch import nn
 import gpu_train_monitor.engine.recipe
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.run.events import OutOfMemory
+from gpu_train_monitor.events.events import OutOfMemory
 from gpu_train_monitor.memory.probe import MemoryProbe
 from gpu_train_monitor.model.models import build_model
 from gpu_train_monitor.engine.session import TrainingSession

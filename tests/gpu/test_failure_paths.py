@@ -14,8 +14,8 @@ from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.data.datasets import resident_bytes
 from gpu_train_monitor.data.datasets.synthetic import val_samples
 from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.events.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
 from gpu_train_monitor.memory.probe import MemoryProbe
-from gpu_train_monitor.run.events import MemoryBreakdown, OutOfMemory, RunFinished, RunStarted
 
 pytestmark = pytest.mark.gpu
 

@@ -23,9 +23,7 @@ import torch
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.device import nvml
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.finder.search import find_batch_size
-from gpu_train_monitor.memory.probe import MemoryProbe
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events.events import (
     CacheCleared,
     EpochStarted,
     MemoryBreakdown,
@@ -36,6 +34,8 @@ from gpu_train_monitor.run.events import (
     SnapshotSaved,
     StepsReported,
 )
+from gpu_train_monitor.finder.search import find_batch_size
+from gpu_train_monitor.memory.probe import MemoryProbe
 
 pytestmark = pytest.mark.gpu
 

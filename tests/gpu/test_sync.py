@@ -25,7 +25,7 @@ import torch
 
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events.events import (
     EpochEnded,
     EpochStarted,
     MemoryBreakdown,

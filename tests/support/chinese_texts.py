@@ -29,8 +29,8 @@ from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.config.presets import PRESETS
 from gpu_train_monitor.config.run_config import BOUNDS
 from gpu_train_monitor.device.devices import list_devices
+from gpu_train_monitor.events.summary import RunSummary
 from gpu_train_monitor.model.models import available_models
-from gpu_train_monitor.run.summary import RunSummary
 
 RUN_TIMEOUT_MS = 60_000
 

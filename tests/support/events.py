@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gpu_train_monitor.run.events import MemorySample, OutOfMemory, RunStarted
-from gpu_train_monitor.run.summary import RunSummary
+from gpu_train_monitor.events.events import MemorySample, OutOfMemory, RunStarted
+from gpu_train_monitor.events.summary import RunSummary
 
 
 def sample(allocated: int = 3_000_000_000, rss: int = 900_000_000, allocator: bool = True) -> MemorySample:

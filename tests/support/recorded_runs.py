@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.run.events import Event, RunFinished, RunStarted, StepsReported
+from gpu_train_monitor.events.events import Event, RunFinished, RunStarted, StepsReported
 from gpu_train_monitor.store.recorder import RunRecorder
 
 

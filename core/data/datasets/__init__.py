@@ -11,8 +11,8 @@ from pathlib import Path
 
 import torch
 
+from ...base.user_code import is_spec
 from ...config.run_config import RunConfig
-from ...config.user_callables import is_spec
 from .synthetic import make_synthetic, synthetic_bytes
 from .types import DatasetSplits, ImageSplit
 

@@ -30,7 +30,7 @@ import torch
 from torch.utils.data import IterableDataset, Subset
 
 from ...base.text import Message
-from ...config.user_callables import a_type, call_factory, load_callable
+from ...base.user_code import a_type, call_factory, load_callable
 from .custom_items import ItemReader, dataset_error, dims_text, item_name, of_split
 from .readers import channel_stats, held_out
 from .types import DatasetSplits, ImageSplit

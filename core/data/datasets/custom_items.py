@@ -15,7 +15,7 @@ from torch.utils.data import TensorDataset
 
 from ...base.errors import ConfigError
 from ...base.text import Message, format_bytes
-from ...config.user_callables import a_type, one_line
+from ...base.user_code import a_type, one_line
 
 
 class ItemReader:

@@ -6,7 +6,7 @@ flushed as it goes: `{"at", "event"}` for a comparison's events, `{"at", "trial"
 last line `{"at", "end": {"result": ...}}` or `{"at", "end": {"error", "field", "user_error"}}`. Values are
 `gpu_train_monitor.remote.wire.values`'s, so the other side rebuilds the very events and results. A comparison's runs
 are recorded in the agent's store as a local comparison's are. The agent's `control` signals steer it as they steer
-a run (gpu_train_monitor.run.signals); a search stops at SIGINT or SIGTERM.
+a run (gpu_train_monitor.events.signals); a search stops at SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class Journal:
 
 def run_comparison(spec: dict[str, Any], journal: Journal) -> None:
     from ...compare.comparison import Comparison
-    from ...run.signals import stop_on_signals
+    from ...events.signals import stop_on_signals
     from ...store.recorder import recording
 
     base = RunConfig.from_dict(spec["config"])

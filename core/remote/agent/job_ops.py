@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ...base.errors import ConfigError, UserError
 from ...base.text import Message
 from ...config.run_config import FINDER_BOUNDS, RunConfig
-from ...run.signals import Control, signal_number
+from ...events.signals import Control, signal_number
 from ..wire.protocol import BAD_REQUEST, CHUNK_BYTES, ProtocolError
 from .args import argument, new_uid
 from .job import COMPARE, FIND, SPEC_SUFFIX, journal_path

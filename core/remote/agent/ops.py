@@ -37,7 +37,7 @@ from ...base.errors import UserError
 from ...base.text import Message
 from ...config.command_line import command_line
 from ...config.run_config import RunConfig
-from ...run.signals import Control, signal_number
+from ...events.signals import Control, signal_number
 from ...store.run_store import RunNotFound, RunStore
 from ...watch.command_line import watch_command_line
 from ..wire import compact_rows

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from ...base.errors import ConfigError, UserError
 from ...base.text import Message
+from ...base.user_code import SPEC_FIELDS, is_spec
 from ...config.run_config import RunConfig
-from ...config.user_callables import SPEC_FIELDS, is_spec
 
 ALLOW_OPTION = "--allow FOLDER"
 

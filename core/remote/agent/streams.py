@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...base.text import Message
-from ...run.status import Status
+from ...events.status import Status
 from ...store.run_store import RunNotFound, RunStore
 from ..wire import compact_rows
 from . import store_rows

@@ -19,8 +19,8 @@ from typing import Any
 from ...base.errors import ConfigError, UserError
 from ...base.text import Message, message_from_json
 from ...config.run_config import RunConfig
-from ...run.controls import RunControls
-from ...run.events import ContenderEvent, RunFinished
+from ...events.controls import RunControls
+from ...events.events import ContenderEvent, RunFinished
 from ..wire.values import decode
 from .failures import RemoteError
 from .journal_follow import JobHandle, follow_journal

@@ -29,7 +29,7 @@ from typing import Any
 
 from ...base.errors import UserError
 from ...base.text import Message
-from ...run.status import Status
+from ...events.status import Status
 from ...store.connection import store_problem
 from ...store.run_store import RunStore, StoreError
 from ...store.schema import transaction

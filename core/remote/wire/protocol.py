@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from ...base.outputs import strict_json
 from ...base.text import Message
-from ...run.signals import Control
+from ...events.signals import Control
 from ...store.schema import MIGRATIONS
 
 PROTOCOL_VERSION = 1

@@ -28,8 +28,8 @@ from ...base.text import Message, message_from_json, message_to_json
 from .protocol import BAD_REQUEST, ProtocolError
 
 KNOWN_MODULES = (
-    "gpu_train_monitor.run.events",
-    "gpu_train_monitor.run.summary",
+    "gpu_train_monitor.events.events",
+    "gpu_train_monitor.events.summary",
     "gpu_train_monitor.compare.events",
     "gpu_train_monitor.compare.plan",
     "gpu_train_monitor.compare.result",

@@ -22,7 +22,7 @@ from gpu_train_monitor.base.errors import ConfigError
 from gpu_train_monitor.base.outputs import check_output_path, same_file, strict_json, write_json, write_text
 from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.cli.stdout import save_json
-from gpu_train_monitor.run.summary import RunSummary
+from gpu_train_monitor.events.summary import RunSummary
 from tests.support.cli import cli_in_process
 
 FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]

@@ -38,7 +38,7 @@ def test_a_template_its_values_do_not_fill_is_refused() -> None:
 def test_a_recorded_event_keeps_its_texts_template_beside_the_english():
     import json
 
-    from gpu_train_monitor.run.events import LogMessage
+    from gpu_train_monitor.events.events import LogMessage
     from gpu_train_monitor.store.run_writes import event_data
 
     text = Message("epoch {epoch}: {what}", epoch=2, what=Message("validation skipped"))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpu_train_monitor.cli.main import build_parser, main
-from gpu_train_monitor.engine.checkpoint import read_info
+from gpu_train_monitor.engine.checkpoint_files import read_info
 from tests.support.cli import FAST, cli_in_process, user_error_line
 
 SMALL = [*FAST, "--batch-size", "32"]  # 256 images: 8 steps an epoch
@@ -212,7 +212,7 @@ def test_a_branch_saves_its_own_checkpoints_and_leaves_the_original_runs_alone(
 
 def test_a_run_never_replaces_a_checkpoint_it_did_not_write(tmp_path: Path) -> None:
     """A checkpoint saved meanwhile by a run still going on elsewhere is kept: this run's go elsewhere."""
-    from gpu_train_monitor.engine.checkpoint import CheckpointPolicy
+    from gpu_train_monitor.engine.checkpoint_files import CheckpointPolicy
     from gpu_train_monitor.engine.checkpointing import Checkpointer
 
     checkpointer = Checkpointer(CheckpointPolicy(directory=str(tmp_path)), "abc")

@@ -7,8 +7,8 @@ import dataclasses
 import io
 
 from gpu_train_monitor.cli.progress import ProgressBar
-from gpu_train_monitor.run import event_text
-from gpu_train_monitor.run.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
+from gpu_train_monitor.events import event_text
+from gpu_train_monitor.events.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
 from tests.support.events import oom, sample, started, summary
 
 

@@ -15,11 +15,11 @@ import pytest
 from gpu_train_monitor.base.text import Message, message_to_json
 from gpu_train_monitor.cli import remote_follow
 from gpu_train_monitor.cli.watch_command import settle_run
+from gpu_train_monitor.events.signals import Control
+from gpu_train_monitor.events.status import Status
 from gpu_train_monitor.remote.client.failures import RemoteError, Unreachable
 from gpu_train_monitor.remote.client.follow import RunGone
 from gpu_train_monitor.remote.client.target import RemoteTarget
-from gpu_train_monitor.run.signals import Control
-from gpu_train_monitor.run.status import Status
 from gpu_train_monitor.store.run_store import RunStore
 
 

@@ -18,7 +18,7 @@ from gpu_train_monitor.cli.watch_command import (
     script_error,
     settle_run,
 )
-from gpu_train_monitor.run.events import RunFinished
+from gpu_train_monitor.events.events import RunFinished
 from gpu_train_monitor.store.recorder import RunRecorder
 from gpu_train_monitor.store.run_store import RunStore
 from gpu_train_monitor.watch.startup import ENV_SCRIPT_ERROR, ENV_WATCH_NAME, SITE_FOLDER

@@ -178,8 +178,8 @@ def test_a_completed_run_without_a_rate_says_why() -> None:
 
 def test_a_run_with_no_rate_has_no_spread_either() -> None:
     from gpu_train_monitor.compare.comparison import _result
-    from gpu_train_monitor.run.events import RunFinished
-    from gpu_train_monitor.run.summary import RunSummary
+    from gpu_train_monitor.events.events import RunFinished
+    from gpu_train_monitor.events.summary import RunSummary
 
     summary = RunSummary(
         "completed",

@@ -23,10 +23,7 @@ from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS
-from gpu_train_monitor.export.run_export import export_run
-from gpu_train_monitor.memory.probe import MemoryProbe
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events.events import (
     Event,
     MemoryBreakdown,
     MemorySample,
@@ -35,6 +32,9 @@ from gpu_train_monitor.run.events import (
     RunStarted,
     StepsReported,
 )
+from gpu_train_monitor.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS
+from gpu_train_monitor.export.run_export import export_run
+from gpu_train_monitor.memory.probe import MemoryProbe
 from gpu_train_monitor.store.recorder import RunRecorder
 from gpu_train_monitor.store.run_store import RankReportRow, RunStore
 

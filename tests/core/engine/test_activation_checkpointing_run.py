@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.run.events import Event, MemoryBreakdown, RunFinished, StepsReported
+from gpu_train_monitor.events.events import Event, MemoryBreakdown, RunFinished, StepsReported
 from tests.support.cli import FAST, cli_in_process, user_error_line
 
 SHORT = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=2, report_interval=0.01)

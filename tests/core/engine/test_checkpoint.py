@@ -14,8 +14,8 @@ import torch
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.engine import checkpoint
-from gpu_train_monitor.engine.checkpoint import (
+from gpu_train_monitor.engine import checkpoint_files as checkpoint
+from gpu_train_monitor.engine.checkpoint_files import (
     CheckpointInfo,
     CheckpointPolicy,
     check_resumable,
@@ -24,7 +24,7 @@ from gpu_train_monitor.engine.checkpoint import (
     resume_config,
 )
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events.events import (
     CheckpointSaved,
     EpochEnded,
     EpochStarted,

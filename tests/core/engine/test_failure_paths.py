@@ -17,8 +17,8 @@ import gpu_train_monitor.engine.recipe
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.data.preprocess import DevicePreprocess
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.model.step import Trainer
-from gpu_train_monitor.run.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
+from gpu_train_monitor.events.events import EpochEnded, LogMessage, OutOfMemory, RunFinished, RunStarted, StepsReported
+from gpu_train_monitor.model.step import TrainingStep
 
 TRAIN = 512
 BATCH = 32  # 16 steps per epoch
@@ -122,7 +122,7 @@ def test_a_failed_optimizer_step_does_not_leave_the_scaler_half_way(monkeypatch:
 
     def build_trainer(
         config: RunConfig, device: torch.device, in_channels: int, classes: int, *image_size: tuple[int, int]
-    ) -> Trainer:
+    ) -> TrainingStep:
         trainer = build(config, device, in_channels, classes, *image_size)
         trainer.scaler = torch.amp.GradScaler("cpu", init_scale=2.0**16, enabled=True)
         step, calls = trainer.optimizer.step, []

@@ -21,8 +21,8 @@ from torch import nn
 import gpu_train_monitor.engine.recipe
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import MAX_OOM_RETRIES, TrainingSession
+from gpu_train_monitor.events.events import OutOfMemory, RunFinished, StepsReported
 from gpu_train_monitor.model.models import build_model
-from gpu_train_monitor.run.events import OutOfMemory, RunFinished, StepsReported
 
 BATCH = 32
 MESSAGE = (
@@ -150,7 +150,7 @@ def test_shrink_halves_the_batch_until_it_fits_and_completes(monkeypatch: pytest
         {"step": 0, "from": 32, "to": 16},
         {"step": 0, "from": 16, "to": 8},
     ]
-    from gpu_train_monitor.run.event_text import run_finished
+    from gpu_train_monitor.events.event_text import run_finished
 
     assert "batch size 8 (requested 32; halved 2x after out of memory)" in run_finished(finished)
 
@@ -224,7 +224,7 @@ def test_a_real_cpu_allocation_failure_is_an_out_of_memory_event(monkeypatch: py
 
 
 def test_after_a_shrink_progress_counts_the_extra_steps(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpu_train_monitor.run.events import RunStarted
+    from gpu_train_monitor.events.events import RunStarted
 
     models = patch_model(monkeypatch, lambda call, batch: batch > 16)  # only batches of 16 or fewer fit
     # 256 images, batch 32: 8 steps planned; the failed step's batch is given back, so all 256 images

@@ -12,7 +12,7 @@ from gpu_train_monitor.compare.comparison import Comparison
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.recipe import build_run, generator_for
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.run.events import Event, LogMessage, RunStarted
+from gpu_train_monitor.events.events import Event, LogMessage, RunStarted
 from tests.support.user_code import importable_folder
 
 OWN = dict(

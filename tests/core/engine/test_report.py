@@ -9,8 +9,8 @@ import torch
 
 from gpu_train_monitor.engine.loop_state import LoopState
 from gpu_train_monitor.engine.report import LOSS_RISE_FACTOR, check_losses, report
+from gpu_train_monitor.events.outcome import Diverged
 from gpu_train_monitor.memory.probe import MemoryProbe
-from gpu_train_monitor.run.outcome import Diverged
 
 
 def test_a_report_fetches_every_buffered_loss_and_numbers_them_from_the_first_unreported_step() -> None:

@@ -21,9 +21,7 @@ from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.data.datasets import synthetic_bytes
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.memory.probe import MemoryProbe
-from gpu_train_monitor.model.models import TinyCNN, build_model, count_parameters
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events.events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,
@@ -37,6 +35,8 @@ from gpu_train_monitor.run.events import (
     RunStarted,
     StepsReported,
 )
+from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.model.models import TinyCNN, build_model, count_parameters
 
 TRAIN, BATCH = 256, 32
 STEPS_PER_EPOCH = TRAIN // BATCH

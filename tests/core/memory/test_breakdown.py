@@ -23,10 +23,10 @@ import gpu_train_monitor.engine.strategy
 from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.events.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
 from gpu_train_monitor.memory.breakdown import StepMemoryRecorder, optimizer_bytes
 from gpu_train_monitor.memory.probe import MemoryProbe
-from gpu_train_monitor.model.step import Trainer, build_optimizer
-from gpu_train_monitor.run.events import PHASES, MemoryBreakdown, RunFinished, StepsReported
+from gpu_train_monitor.model.step import TrainingStep, build_optimizer
 
 F32, I64 = 4, 8
 HIDDEN, CLASSES = 16, 10
@@ -87,7 +87,7 @@ def test_recorder_breakdown_equals_the_hand_count(optimizer: str, batch: int) ->
     torch.manual_seed(0)
     model = known_model(48)
     opt = build_optimizer(model, optimizer, lr=0.01, momentum=0.9, weight_decay=0.0)
-    trainer = Trainer(model, opt, torch.amp.GradScaler("cpu", enabled=False), "cpu", None)
+    trainer = TrainingStep(model, opt, torch.amp.GradScaler("cpu", enabled=False), "cpu", None)
     recorder = StepMemoryRecorder(MemoryProbe("cpu"))
     images, labels = torch.randn(batch, 3, 4, 4), torch.randint(0, CLASSES, (batch,))
     for _ in range(2):  # the second step is measured with the optimizer state already created
@@ -105,7 +105,7 @@ def test_recorder_breakdown_equals_the_hand_count(optimizer: str, batch: int) ->
 def test_optimizer_state_counts_only_tensors_on_the_training_device() -> None:
     model = known_model(48)
     opt = build_optimizer(model, "adamw", lr=0.01, momentum=0.9, weight_decay=0.0)
-    trainer = Trainer(model, opt, torch.amp.GradScaler("cpu", enabled=False), "cpu", None)
+    trainer = TrainingStep(model, opt, torch.amp.GradScaler("cpu", enabled=False), "cpu", None)
     trainer.step(torch.randn(4, 3, 4, 4), torch.randint(0, CLASSES, (4,)))
     assert optimizer_bytes(opt, torch.device("cpu")) == expected(48, 4, "adamw")["optimizer_bytes"]
     # a run on a GPU does not hold any of these CPU tensors in device memory
@@ -115,7 +115,7 @@ def test_optimizer_state_counts_only_tensors_on_the_training_device() -> None:
 def test_a_step_outside_the_recorder_is_not_counted_as_activations() -> None:
     model = known_model(48)
     opt = build_optimizer(model, "sgd", lr=0.01, momentum=0.9, weight_decay=0.0)
-    trainer = Trainer(model, opt, torch.amp.GradScaler("cpu", enabled=False), "cpu", None)
+    trainer = TrainingStep(model, opt, torch.amp.GradScaler("cpu", enabled=False), "cpu", None)
     recorder = StepMemoryRecorder(MemoryProbe("cpu"))
     small, small_labels = torch.randn(4, 3, 4, 4), torch.randint(0, CLASSES, (4,))
     with recorder.step():

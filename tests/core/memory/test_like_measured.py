@@ -12,8 +12,8 @@ import pytest
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.prediction import predict
 from gpu_train_monitor.engine.session import TrainingSession
+from gpu_train_monitor.events.events import MemoryBreakdown
 from gpu_train_monitor.memory.like_measured import STEP_PARTS, as_measured, error_percent
-from gpu_train_monitor.run.events import MemoryBreakdown
 
 
 def measured_breakdown(config: RunConfig) -> MemoryBreakdown:

@@ -219,7 +219,7 @@ def test_an_error_inside_the_stream_loader_counts_the_lost_batch(monkeypatch: py
 
 def test_a_cpu_failure_under_a_process_limit_names_the_limit_not_an_allocators_cache() -> None:
     from gpu_train_monitor.device.host_memory import ProcessLimit
-    from gpu_train_monitor.run.events import MemorySample
+    from gpu_train_monitor.events.events import MemorySample
 
     GB, MB = 10**9, 10**6  # as the message writes them
     cpu = MemorySample(0.0, "cpu", 2 * GB, 0, 2 * GB, 0, 5 * GB, 9 * GB, 2 * GB, False, "RLIMIT_AS")

@@ -15,8 +15,7 @@ from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.memory.snapshot import MemoryHistory, unsupported_reason
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events.events import (
     LogMessage,
     MemoryBreakdown,
     RunFinished,
@@ -24,6 +23,7 @@ from gpu_train_monitor.run.events import (
     SnapshotSaved,
     StepsReported,
 )
+from gpu_train_monitor.memory.snapshot import MemoryHistory, unsupported_reason
 
 FAST = RunConfig(
     device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, max_steps=3, report_interval=0.01

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from gpu_train_monitor.device import nvml
+from gpu_train_monitor.events.events import MemorySample
 from gpu_train_monitor.memory import probe
 from gpu_train_monitor.remote.agent.streams import readings_stream
 from gpu_train_monitor.remote.wire import protocol
-from gpu_train_monitor.run.events import MemorySample
 
 
 class FakeStream:

@@ -12,10 +12,10 @@ import torch
 from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.compare.comparison import Comparison
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.events import ContenderEvent, LogMessage, RunFinished, StepsReported
 from gpu_train_monitor.finder.search import BatchSizeResult, Trial, find_batch_size
 from gpu_train_monitor.remote.wire.protocol import ProtocolError
 from gpu_train_monitor.remote.wire.values import decode, encode
-from gpu_train_monitor.run.events import ContenderEvent, LogMessage, RunFinished, StepsReported
 from tests.support.events import sample, started, summary
 
 

@@ -6,7 +6,7 @@ import math
 import sqlite3
 from pathlib import Path
 
-from gpu_train_monitor.run.events import RunFinished
+from gpu_train_monitor.events.events import RunFinished
 from gpu_train_monitor.store.recorder import RunRecorder, recording
 from gpu_train_monitor.store.run_store import RunStore
 from gpu_train_monitor.store.run_writes import _nan_as_null

@@ -26,7 +26,7 @@ from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.compare.comparison import Comparison
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.run.events import ContenderEvent, Event, RunFinished, RunStarted, StepsReported
+from gpu_train_monitor.events.events import ContenderEvent, Event, RunFinished, RunStarted, StepsReported
 from gpu_train_monitor.store.connection import store_problem
 from gpu_train_monitor.store.recorder import RunRecorder, open_recorder
 from gpu_train_monitor.store.run_store import RunNotFound, RunStore, StoreError, default_store_path, process_alive

@@ -12,7 +12,8 @@ import torch
 from torch import nn
 
 from gpu_train_monitor.store.run_store import RunStore
-from gpu_train_monitor.watch.script import ScriptWatch, unwrapped
+from gpu_train_monitor.watch.placement import unwrapped_model
+from gpu_train_monitor.watch.script import ScriptWatch
 
 
 @pytest.fixture
@@ -79,6 +80,6 @@ def test_a_process_that_never_steps_records_nothing(store: Path) -> None:
 
 def test_the_run_is_named_after_the_model_inside_a_wrapper() -> None:
     model = nn.Linear(2, 2)
-    assert unwrapped(nn.DataParallel(model)) is model
-    assert unwrapped(torch.compile(model)) is model  # compiles nothing until it is called
-    assert unwrapped(model) is model and unwrapped(None) is None
+    assert unwrapped_model(nn.DataParallel(model)) is model
+    assert unwrapped_model(torch.compile(model)) is model  # compiles nothing until it is called
+    assert unwrapped_model(model) is model and unwrapped_model(None) is None

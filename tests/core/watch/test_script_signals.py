@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from gpu_train_monitor.run.controls import RunControls
-from gpu_train_monitor.run.signals import Control
+from gpu_train_monitor.events.controls import RunControls
+from gpu_train_monitor.events.signals import Control
 from gpu_train_monitor.watch.script_signals import ScriptSignals
 
 NUMBERS = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2)

@@ -16,9 +16,9 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.nn.modules.module import register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from gpu_train_monitor.events.events import MemoryBreakdown, StepPredicted
 from gpu_train_monitor.memory.like_measured import STEP_PARTS, as_measured
 from gpu_train_monitor.memory.live_bytes import LiveBytes
-from gpu_train_monitor.run.events import MemoryBreakdown, StepPredicted
 from gpu_train_monitor.watch import watch
 from gpu_train_monitor.watch.script import ScriptWatch
 from tests.support.watched_loops import BATCH, recorded_run, tiny_model, train

@@ -114,7 +114,7 @@ def test_core_never_imports_qt_pyqtgraph_or_gui():
 def test_gui_imports_core():
     code = (
         "import sys, gpu_train_monitor.gui.window.main_window; "
-        "print('gpu_train_monitor.config.run_config' in sys.modules, 'gpu_train_monitor.run.events' in sys.modules)"
+        "print('gpu_train_monitor.config.run_config' in sys.modules, 'gpu_train_monitor.events.events' in sys.modules)"
     )
     result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr

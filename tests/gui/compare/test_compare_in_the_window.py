@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 from gpu_train_monitor.compare.events import ComparisonFinished, ComparisonStarted
 from gpu_train_monitor.compare.plan import DEFAULT_STEPS
 from gpu_train_monitor.compare.result import ratio_text
+from gpu_train_monitor.events.events import CacheCleared, ContenderEvent, RunFinished, StepsReported
 from gpu_train_monitor.gui.views.window_state import WindowState
 from gpu_train_monitor.gui.window.main_window import MainWindow
-from gpu_train_monitor.run.events import CacheCleared, ContenderEvent, RunFinished, StepsReported
 from tests.support.gui_support import FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 120_000

@@ -10,8 +10,8 @@ import pytest
 from gpu_train_monitor.compare.plan import plan
 from gpu_train_monitor.compare.result import ComparisonResult, ContenderResult
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.events import RunStarted, StepsReported
 from gpu_train_monitor.gui.compare.view import CompareView
-from gpu_train_monitor.run.events import RunStarted, StepsReported
 
 CONTENDERS = plan(
     RunConfig(device="cpu", model="tiny-cnn", max_steps=6), [{"placement": "stream"}, {"placement": "resident"}]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.events.events import LogMessage
 from gpu_train_monitor.gui.history.feed import rebuild_event
-from gpu_train_monitor.run.events import LogMessage
 from gpu_train_monitor.store.run_writes import event_data
 
 

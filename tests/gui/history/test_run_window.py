@@ -12,11 +12,8 @@ import pytest
 
 from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.gui.history.feed import StoreLink
-from gpu_train_monitor.gui.history.run_window import StoredRunView
-from gpu_train_monitor.memory.probe import MemoryProbe
-from gpu_train_monitor.run import event_text
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events import event_text
+from gpu_train_monitor.events.events import (
     CheckpointSaved,
     MemoryBreakdown,
     RankSample,
@@ -24,6 +21,9 @@ from gpu_train_monitor.run.events import (
     RunStarted,
     StepsReported,
 )
+from gpu_train_monitor.gui.history.feed import StoreLink
+from gpu_train_monitor.gui.history.run_window import StoredRunView
+from gpu_train_monitor.memory.probe import MemoryProbe
 from gpu_train_monitor.store.recorder import RunRecorder
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.run_store_support import SHORT, cli_output, kill, make_panel, record_run, start_cli_run, table_texts

@@ -17,9 +17,9 @@ import re
 import pytest
 from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox, QWidget
 
+from gpu_train_monitor.events.events import CheckpointSaved
 from gpu_train_monitor.gui.qt import file_dialogs
 from gpu_train_monitor.gui.views.window_state import WindowState
-from gpu_train_monitor.run.events import CheckpointSaved
 from tests.support.chinese_texts import RUN_TIMEOUT_MS, WORD_CHOICES, allowed_words, english_words, visible_texts
 from tests.support.gui_support import FAST, EventRecorder
 

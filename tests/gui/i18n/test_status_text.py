@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
+from gpu_train_monitor.events.status import Status
 from gpu_train_monitor.gui.i18n.status_text import LIVE_COLOUR, STATUS_LOOKS, status_colour, status_text
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.views.window_state import WindowState
-from gpu_train_monitor.run.status import Status
 
 
 def test_every_status_has_words_and_a_colour() -> None:

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
+from gpu_train_monitor.events.signals import Control
 from gpu_train_monitor.gui.launch.signals import CannotSignal, control_signal, send, signal_problem
-from gpu_train_monitor.run.signals import Control
 from gpu_train_monitor.store.run_store import RunRow
 from tests.support.run_rows import run_row
 

@@ -21,13 +21,13 @@ from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.device.nvml import GpuProcess, GpuStatus
+from gpu_train_monitor.events.events import MemoryBreakdown, OutOfMemory, RunFinished
+from gpu_train_monitor.events.summary import RunSummary
 from gpu_train_monitor.gui.memory.finder_panel import FinderPanel
 from gpu_train_monitor.gui.memory.nvml_panel import NvmlPanel
 from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
 from gpu_train_monitor.gui.views.window_state import WindowState
 from gpu_train_monitor.gui.window.main_window import MainWindow
-from gpu_train_monitor.run.events import MemoryBreakdown, OutOfMemory, RunFinished
-from gpu_train_monitor.run.summary import RunSummary
 from tests.support.gui_support import FAST
 from tests.support.translator_support import translated
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from gpu_train_monitor.events.events import OutOfMemory
 from gpu_train_monitor.gui.memory.oom_banner import OomBanner
-from gpu_train_monitor.run.events import OutOfMemory
 from tests.support.gui_support import FAST
 
 ADVICE_TIMEOUT_MS = 120_000

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from gpu_train_monitor.events.events import MemorySample
 from gpu_train_monitor.gui.plots.memory_plot import SERIES, MemoryPlot
-from gpu_train_monitor.run.events import MemorySample
 
 GB = 1_000_000_000
 

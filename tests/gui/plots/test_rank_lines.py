@@ -14,11 +14,11 @@ from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.events import MemoryBreakdown, MemorySample, RankSample, RunStarted, StepsReported
 from gpu_train_monitor.gui.plots.memory_plot import SERIES
 from gpu_train_monitor.gui.plots.rank_series import RankLayout
 from gpu_train_monitor.gui.views.run_view import RunView
 from gpu_train_monitor.memory.probe import MemoryProbe
-from gpu_train_monitor.run.events import MemoryBreakdown, MemorySample, RankSample, RunStarted, StepsReported
 
 GB = 1_000_000_000
 CONFIG = RunConfig(model="tiny-cnn", device="cpu", synthetic_samples=512, batch_size=64, max_steps=20)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QLocale
 
+from gpu_train_monitor.events.events import SAMPLE_COLUMNS
 from gpu_train_monitor.gui.plots.memory_plot import SERIES
 from gpu_train_monitor.gui.plots.rank_series import SERIES_COLUMNS, RankLayout, rank_names, speeds_text
-from gpu_train_monitor.run.events import SAMPLE_COLUMNS
 from tests.support.context_marks import marking_translator
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
+from gpu_train_monitor.events.events import CheckpointSaved, StepsReported
 from gpu_train_monitor.gui.run.checkpoint_resume import resumable_epochs
 from gpu_train_monitor.gui.views.window_state import WindowState
-from gpu_train_monitor.run.events import CheckpointSaved, StepsReported
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.gui_support import FAST, EventRecorder
 
@@ -30,7 +30,7 @@ def test_a_window_run_resumed_from_its_epoch_checkpoint_continues_the_same_run_a
     assert [(c.step, c.reason) for c in saved] == [(8, "epoch")]  # the window checkpoints each epoch's end
     first_losses = [loss for e in first.of(StepsReported) for loss in e.losses]
 
-    from gpu_train_monitor.engine.checkpoint import read_info
+    from gpu_train_monitor.engine.checkpoint_files import read_info
 
     assert resumable_epochs(read_info(saved[0].path)) == (2, 2)  # after epoch 1 of 1: one more is offered
     second = run_to_end(qtbot, window, lambda: window.parts.resumer.resume(saved[0].path, epochs=3))
@@ -64,11 +64,11 @@ def test_a_checkpoint_that_carries_code_is_refused_in_the_log_and_nothing_starts
 
 
 def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qtbot, make_window, monkeypatch):
-    import gpu_train_monitor.engine.checkpoint
+    import gpu_train_monitor.engine.checkpoint_files
 
     window = make_window(ONE_EPOCH)
     opened: list[str] = []
-    monkeypatch.setattr(gpu_train_monitor.engine.checkpoint, "read_info", lambda path: opened.append(path))
+    monkeypatch.setattr(gpu_train_monitor.engine.checkpoint_files, "read_info", lambda path: opened.append(path))
     store = str(window.controller.store_path)
     for path in (store, store + "-wal"):  # opening and closing either would drop SQLite's locks on it
         window.parts.resumer.resume_file(path)
@@ -79,7 +79,7 @@ def test_the_run_store_picked_as_a_checkpoint_is_refused_without_being_opened(qt
 
 def _header_only_checkpoint(path, config) -> None:
     """A file read_info accepts (the record a checkpoint starts with), without tensors: enough to resume from."""
-    from gpu_train_monitor.engine.checkpoint import FORMAT, VERSION
+    from gpu_train_monitor.engine.checkpoint_files import FORMAT, VERSION
 
     torch.save(
         {

@@ -7,9 +7,8 @@ import threading
 import pytest
 
 from gpu_train_monitor.base.errors import UserError
-from gpu_train_monitor.engine.checkpoint import CheckpointPolicy
-from gpu_train_monitor.gui.run.controller import RunController
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.engine.checkpoint_files import CheckpointPolicy
+from gpu_train_monitor.events.events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,
@@ -19,6 +18,7 @@ from gpu_train_monitor.run.events import (
     RunStarted,
     StepsReported,
 )
+from gpu_train_monitor.gui.run.controller import RunController
 from tests.support.gui_support import ENDLESS, FAST, EventRecorder, running_qthreads
 
 TIMEOUT_MS = 60_000
@@ -134,7 +134,7 @@ def test_an_exception_in_the_session_is_reported_and_the_thread_ends(qtbot, cont
 
 def test_a_comparison_runs_its_sessions_in_one_thread_and_wraps_their_events(qtbot, controller):
     from gpu_train_monitor.compare.events import ComparisonFinished, ComparisonStarted
-    from gpu_train_monitor.run.events import ContenderEvent
+    from gpu_train_monitor.events.events import ContenderEvent
 
     with qtbot.waitSignal(controller.run_finished, timeout=TIMEOUT_MS):
         comparison = controller.start_comparison(

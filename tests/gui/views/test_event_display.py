@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from gpu_train_monitor.events.events import CacheCleared, EpochStarted, OutOfMemory, RunPaused
 from gpu_train_monitor.gui.plots.loss_plot import LossPlot
 from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
 from gpu_train_monitor.gui.qt.locale_format import clock
@@ -14,7 +15,6 @@ from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
 from gpu_train_monitor.gui.views.event_display import EventDisplay, plain_event_line
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.memory.probe import MemorySample
-from gpu_train_monitor.run.events import CacheCleared, EpochStarted, OutOfMemory, RunPaused
 from tests.support.context_marks import marking_translator
 
 GB = 1_000_000_000

@@ -7,6 +7,7 @@ import re
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.events.events import MemoryBreakdown, StepPredicted
 from gpu_train_monitor.gui.history.feed import StoreLink
 from gpu_train_monitor.gui.plots.loss_plot import LossPlot
 from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
@@ -18,7 +19,6 @@ from gpu_train_monitor.gui.views.predicted_breakdown import step_bytes
 from gpu_train_monitor.gui.views.run_view import RunView
 from gpu_train_monitor.gui.views.window_state import WindowState
 from gpu_train_monitor.memory.like_measured import STEP_PARTS, as_measured, error_percent
-from gpu_train_monitor.run.events import MemoryBreakdown, StepPredicted
 from gpu_train_monitor.store.run_store import RunStore
 from gpu_train_monitor.watch.session import Watch
 from tests.support.gui_support import FAST

@@ -7,10 +7,10 @@ import pytest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.events import MemorySample
 from gpu_train_monitor.gui.form.text import label
 from gpu_train_monitor.gui.views.event_display import config_text
 from gpu_train_monitor.gui.views.run_view import MEMORY_REDRAW_INTERVAL_S, RunView
-from gpu_train_monitor.run.events import MemorySample
 from tests.support.translator_support import translated
 
 GB = 1_000_000_000
@@ -103,7 +103,7 @@ def test_an_out_of_memory_that_stops_the_run_is_logged_once_in_the_window_s_word
     CLI's --on-oom shrink: the end now says only what to try, naming the form's setting."""
     from gpu_train_monitor.base.text import Message
     from gpu_train_monitor.engine.oom_recovery import stop_message
-    from gpu_train_monitor.run.events import OutOfMemory, RunFinished
+    from gpu_train_monitor.events.events import OutOfMemory, RunFinished
 
     oom = OutOfMemory(
         0,
@@ -124,7 +124,7 @@ def test_an_out_of_memory_that_stops_the_run_is_logged_once_in_the_window_s_word
 
 
 def test_pause_and_resume_are_logged_and_the_eta_says_paused(view):
-    from gpu_train_monitor.run.events import RunPaused, RunResumed
+    from gpu_train_monitor.events.events import RunPaused, RunResumed
 
     view.stats.values["eta"].setText("0:42")
     view.show(RunPaused(120))
@@ -136,7 +136,7 @@ def test_pause_and_resume_are_logged_and_the_eta_says_paused(view):
 
 def test_a_run_of_max_steps_shows_its_epoch_of_how_many(view):
     """'Epoch 3' had no total when the run's length was given in steps: it is counted from them."""
-    from gpu_train_monitor.run.events import RunStarted
+    from gpu_train_monitor.events.events import RunStarted
 
     started = RunStarted(
         config=FAST_CONFIG,
@@ -161,8 +161,8 @@ def test_the_panel_shows_the_run_s_median_speed_and_peak_as_its_log_line_does_an
     log and the Runs table said 1.45 GB; at rest the idle poll then pulled the peak line down."""
     import dataclasses
 
-    from gpu_train_monitor.run.events import RunFinished, StepsReported
-    from gpu_train_monitor.run.summary import RunSummary
+    from gpu_train_monitor.events.events import RunFinished, StepsReported
+    from gpu_train_monitor.events.summary import RunSummary
 
     def report(step: int, rate: float, peak: int) -> StepsReported:
         memory = dataclasses.replace(sample(float(step), GB), peak_allocated_bytes=peak)

@@ -8,9 +8,9 @@ import math
 from PySide6.QtCore import QSettings, Qt
 
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.events.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
 from gpu_train_monitor.gui.views.window_state import WindowState
 from gpu_train_monitor.gui.window.main_window import MainWindow
-from gpu_train_monitor.run.events import CacheCleared, RunFinished, RunPaused, RunResumed, StepsReported
 from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 OFF_ON_CPU = {"pin_memory": False, "non_blocking": False}  # greyed out on the CPU: not in effect

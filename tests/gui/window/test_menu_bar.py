@@ -14,10 +14,10 @@ from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
 from gpu_train_monitor.device.system_info import APP_NAME
+from gpu_train_monitor.events.events import CheckpointSaved
 from gpu_train_monitor.gui.views.window_state import WindowState
 from gpu_train_monitor.gui.window.main_window import MainWindow
 from gpu_train_monitor.gui.window.menu_bar import PLOTS_FOLDER_KEY
-from gpu_train_monitor.run.events import CheckpointSaved
 from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000

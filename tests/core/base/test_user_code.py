@@ -10,14 +10,8 @@ from pathlib import Path
 import pytest
 
 from gpu_train_monitor.base.errors import ConfigError
+from gpu_train_monitor.base.user_code import accepted_keywords, call_factory, check_spec, load_callable, spec_problem
 from gpu_train_monitor.config.run_config import RunConfig, describe_range
-from gpu_train_monitor.config.user_callables import (
-    accepted_keywords,
-    call_factory,
-    check_spec,
-    load_callable,
-    spec_problem,
-)
 from tests.support.cli import cli_in_process
 from tests.support.user_code import importable_folder, write_module
 
@@ -249,7 +243,7 @@ def test_the_cli_reports_a_mistake_in_your_own_code_as_one_line_naming_it(folder
 def test_sys_exit_is_placed_in_the_users_code_also_while_a_watch_wraps_sys_exit() -> None:
     """A watched script's process has sys.exit wrapped (gpu_train_monitor.watch.script_exits): the place named is
     the user's call, not the wrapper's (it said 'in exit (script_exits.py, line 42)')."""
-    from gpu_train_monitor.config.user_callables import exit_call
+    from gpu_train_monitor.base.user_code import exit_call
     from gpu_train_monitor.watch.script_exits import ScriptExits
 
     def users_forward() -> None:

@@ -1,5 +1,5 @@
-"""The sentences of a run, written once (gpu_train_monitor.run.event_text) for the CLI's progress bar and the window's
-log."""
+"""The sentences of a run, written once (gpu_train_monitor.events.event_text) for the CLI's progress bar and the
+window's log."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.config.run_config import RunConfig
-from gpu_train_monitor.run import event_text
-from gpu_train_monitor.run.events import (
+from gpu_train_monitor.events import event_text
+from gpu_train_monitor.events.events import (
     CacheCleared,
     CheckpointSaved,
     EpochEnded,

@@ -82,7 +82,7 @@ def ended_by(exc: Exception | SystemExit) -> Outcome:
     (reported as `failed` with its type, never killing the caller). A sys.exit() in the user's model (its
     forward, at a step) would end the process with the run unfinished: it fails the run instead."""
     if isinstance(exc, SystemExit):
-        from ..config.user_callables import exit_call
+        from ..base.user_code import exit_call
 
         return Outcome(
             Status.FAILED,

@@ -9,8 +9,8 @@ import pytest
 
 import gpu_train_monitor.store
 from gpu_train_monitor.base.errors import UserError
-from gpu_train_monitor.run.outcome import Diverged, OutOfMemoryStop, Stopped, ended_by, trained
-from gpu_train_monitor.run.status import EXIT_CODES, EXIT_INTERRUPTED, Status
+from gpu_train_monitor.events.outcome import Diverged, OutOfMemoryStop, Stopped, ended_by, trained
+from gpu_train_monitor.events.status import EXIT_CODES, EXIT_INTERRUPTED, Status
 from gpu_train_monitor.store.run_store import FINISHED
 
 

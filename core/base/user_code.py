@@ -29,8 +29,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..base.errors import ConfigError
-from ..base.text import Message, and_list
+from .errors import ConfigError
+from .text import Message, and_list
 
 SPEC_FIELDS = ("model", "dataset")  # the RunConfig fields that take a spec besides their built-in names
 SPEC_FORM = "package.module:factory"  # how help texts and messages name the form

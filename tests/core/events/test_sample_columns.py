@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 
 from gpu_train_monitor.distributed.gather_row import GatherRow
+from gpu_train_monitor.events.events import SAMPLE_COLUMNS, UNKNOWN_SAMPLE_COLUMNS, MemoryBreakdown, MemorySample
 from gpu_train_monitor.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS, write_run_csv
 from gpu_train_monitor.export.step_table import StepTable
-from gpu_train_monitor.run.events import SAMPLE_COLUMNS, UNKNOWN_SAMPLE_COLUMNS, MemoryBreakdown, MemorySample
 from gpu_train_monitor.store.rows import RankReportRow, ReportRow
 from gpu_train_monitor.store.schema import migrate
 

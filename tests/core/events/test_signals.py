@@ -1,5 +1,5 @@
 """The control signals' one table: what each control's signal does to a run that receives it, and that a process
-ignores the steering ones until its handlers are in place (gpu_train_monitor.run.signals)."""
+ignores the steering ones until its handlers are in place (gpu_train_monitor.events.signals)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from gpu_train_monitor.run.controls import RunControls
-from gpu_train_monitor.run.signals import (
+from gpu_train_monitor.events.controls import RunControls
+from gpu_train_monitor.events.signals import (
     CONTROL_SIGNALS,
     STEERING,
     Control,
