@@ -31,6 +31,7 @@ from ..memory.tracing import untraceable
 from .optimizer_capture import unwrapped_optimizer
 from .placement import unwrapped_model
 from .step_inputs import StepInputs
+from .trace_thread import traced_objects
 
 TRACED_DEVICES = ("cpu", "cuda")  # others (mps) are traced on the CPU standing in
 MODULE_HOOKS = tuple(
@@ -146,6 +147,7 @@ def fake_model(model: nn.Module, fakes: dict[int, torch.Tensor]) -> nn.Module:
             return copies[id(module)]
         clone = copy.copy(module)
         copies[id(module)] = clone
+        traced_objects.add(clone)
         state = clone.__dict__
         for name, value in list(state.items()):
             if "hooks" in name and isinstance(value, dict):
@@ -183,9 +185,11 @@ def optimizer_copy(optimizer: torch.optim.Optimizer, fakes: dict[int, torch.Tens
             copied["foreach"] = True
         groups.append(copied)
     try:
-        return type(optimizer)(groups)
+        made = type(optimizer)(groups)
     except TypeError:  # a class whose constructor requires its defaults (lr) besides the groups
-        return type(optimizer)(groups, **optimizer.defaults)
+        made = type(optimizer)(groups, **optimizer.defaults)
+    traced_objects.add(made)
+    return made
 
 
 def describe(model: nn.Module, optimizers: Sequence[torch.optim.Optimizer], inputs: StepInputs, kind: str) -> Message:

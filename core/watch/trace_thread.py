@@ -9,10 +9,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 _here = threading.local()
+traced_objects: weakref.WeakSet[Any] = weakref.WeakSet()  # a trace's model copies and optimizers: no candidates
+# for the step capture's scans of live objects (a trace beside the training, or one not yet collected)
 Hook = TypeVar("Hook", bound=Callable[..., Any])
 
 

@@ -11,6 +11,8 @@ from typing import Any
 from torch import nn
 from torch.optim import Optimizer
 
+from .trace_thread import traced_objects
+
 
 def model_of(optimizer: Optimizer, modules: Iterable[nn.Module]) -> nn.Module | None:
     """The module an optimizer trains: the outermost of those holding the most of its parameters (all of them,
@@ -42,8 +44,9 @@ def trained_module(modules: Iterable[nn.Module]) -> nn.Module | None:
 
 
 def live_objects(*kinds: type[Any]) -> list[list[Any]]:
-    """Every live object of each kind, by its real type (`isinstance` would ask each object's `__class__`, which
-    proxies and deprecated module attributes answer with code of their own), in one pass over the collector's."""
+    """Every live object of each kind but a prediction trace's (trace_thread.traced_objects), by its real type
+    (`isinstance` would ask each object's `__class__`, which proxies and deprecated module attributes answer with
+    code of their own), in one pass over the collector's."""
     found: list[list[Any]] = [[] for _ in kinds]
     slots: dict[type, int] = {}  # a class -> the kind it is (-1: none), asked once per class
     for obj in gc.get_objects():
@@ -51,10 +54,12 @@ def live_objects(*kinds: type[Any]) -> list[list[Any]]:
         slot = slots.get(cls)
         if slot is None:
             slot = slots[cls] = next((index for index, kind in enumerate(kinds) if issubclass(cls, kind)), -1)
-        if slot >= 0:
+        if slot >= 0 and obj not in traced_objects:
             found[slot].append(obj)
     return found
 
 
 def parameter_count(optimizer: Optimizer) -> int:
-    return sum(p.numel() for group in optimizer.param_groups for p in group["params"])
+    """The elements an optimizer updates; 0 for one still being made (on another thread: no param_groups yet)."""
+    groups = getattr(optimizer, "param_groups", None) or ()
+    return sum(p.numel() for group in groups for p in group.get("params", ()))

@@ -257,4 +257,4 @@ def test_sys_exit_is_placed_in_the_users_code_also_while_a_watch_wraps_sys_exit(
     finally:
         exits.uninstall()
     line = users_forward.__code__.co_firstlineno + 1
-    assert where == f"sys.exit(5) in users_forward (test_user_callables.py, line {line})"
+    assert where == f"sys.exit(5) in users_forward (test_user_code.py, line {line})"

@@ -371,3 +371,23 @@ def test_a_script_with_global_hooks_of_its_own_is_traced_where_none_of_them_sees
     assert seen_fake and not any(seen_fake)
     (predicted,) = predicted_events(recorded_run(db)[3])
     assert predicted["reason"] == ""
+
+
+def test_an_optimizer_being_made_on_another_thread_does_not_stop_the_watching(monkeypatch, tmp_path) -> None:
+    """A prediction's trace makes its optimizers on a thread beside the training (another run's trace, in a
+    process that trains twice, may still be at it): the capture's scan of live optimizers meets one whose
+    __init__ has not set param_groups yet. It is no candidate, and the capture goes on."""
+    being_made = torch.optim.AdamW.__new__(torch.optim.AdamW)  # as __init__ has not set param_groups yet
+    db = tmp_path / "runs.db"
+    monkeypatch.setenv("GPU_TRAIN_MONITOR_RUNS_DB", str(db))
+    script = ScriptWatch().install()
+    model, optimizer = tiny_model()
+    try:
+        losses = train(model, optimizer, STEPS, lambda *_: None)
+        assert script.watch is not None and script.watch.optimizers == [optimizer]
+    finally:
+        script.uninstall()
+    assert script.finish(None) == "completed"
+    row, steps, _, _ = recorded_run(db)
+    assert row.steps == STEPS and steps.losses == pytest.approx([loss.item() for loss in losses], rel=1e-6)
+    assert being_made is not None  # alive throughout
