@@ -23,6 +23,7 @@ sets the epoch's starting state, makes a fresh epoch (the same order, the same a
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from collections.abc import Iterator
 from typing import Any, Protocol
@@ -45,6 +46,8 @@ class BatchEpoch(Protocol):
     """One pass over the training set. `next()` raises StopIteration at the end; any other exception
     leaves the position where it was, so the call can be repeated. `give_back()` returns the last batch's
     images to the epoch (its training step failed): the next call serves them again."""
+
+    copy_s: float  # of the last next(): the seconds it took the batch to the device (0: it was there already)
 
     def __iter__(self) -> Iterator[Batch]: ...
     def __next__(self) -> Batch: ...
@@ -191,6 +194,7 @@ class _StreamEpoch:
         self._open(source.batch_size)
         self.pending: Batch | None = None  # host images and labels not yet trained on
         self.previous: Batch | None = None  # `pending` before the last batch was cut from it
+        self.copy_s = 0.0  # the last batch's copy to the device and its augmentation there
 
     def _open(self, loader_batch: int) -> None:
         loader = self.source.loader(self.source.train, shuffle=True, drop_last=True, batch_size=loader_batch)
@@ -241,8 +245,10 @@ class _StreamEpoch:
                 images = torch.cat([self.pending[0], images])
                 labels = torch.cat([self.pending[1], labels])
             self.pending = images, labels
+        copying = time.perf_counter()
         images, labels = source.to_device(self.pending[0][:size], self.pending[1][:size])
         batch = source.preprocess(images, augment=True), labels
+        self.copy_s = time.perf_counter() - copying
         self.previous = self.pending
         self.pending = self.pending[0][size:], self.pending[1][size:]  # only once the batch exists
         return batch

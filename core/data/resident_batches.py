@@ -72,6 +72,7 @@ class _ResidentEpoch:
         self.labels: torch.Tensor | None = None  # labels of the augmented images
         self.start = 0
         self.previous = 0  # where the last batch started
+        self.copy_s = 0.0  # a resident batch is on the device already: cutting it is all its data time
 
     def __iter__(self) -> _ResidentEpoch:
         return self

@@ -13,7 +13,7 @@ import torch
 from ..base.readonly import ReadOnlyDict
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource
-from ..events.events import MemoryBreakdown
+from ..events.events import MemoryBreakdown, StepPhases
 from ..events.summary import RunSummary
 from ..memory.probe import MemoryProbe
 
@@ -39,6 +39,7 @@ class LoopState:
     first_loss: float | None = None
     last_loss: float | None = None
     rates: list[float] = field(default_factory=list)  # images/s per report, after the first (warm-up)
+    report_phases: list[StepPhases] = field(default_factory=list)  # where each report's steps spent their time
     warmup_steps: int = 0  # steps in the first report, left out of images/s (start-up, compilation); 0 before it
     compile_s: float | None = None  # the first compiled step's time (torch.compile builds its graphs there)
     last_report: float = 0.0
@@ -118,6 +119,7 @@ class LoopState:
             warmup_steps=self.warmup_steps,
             compile_s=self.compile_s,
             start_step=self.start_step,
+            **phases_summary(self.report_phases),
         )
 
 
@@ -184,3 +186,19 @@ class EpochInProgress:
     planned_samples: int
     samples_before: int
     exhausted: bool = False
+
+
+def phases_summary(reports: list[StepPhases]) -> dict[str, Any]:
+    """The summary's step_phases_s (each phase's median seconds per step over the reports after the warm-up) and
+    verdict; nothing when no step was timed."""
+    from .step_phases import run_phases, verdict
+
+    phases = run_phases(reports)
+    if phases is None:
+        return {}
+    found = verdict(phases)
+    return {
+        "step_phases_s": ReadOnlyDict({**phases.as_dict(), "step": phases.step_s}),
+        "verdict": found.kind,
+        "verdict_text": str(found.advice),
+    }

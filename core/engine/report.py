@@ -13,7 +13,7 @@ import torch
 
 from ..base.text import Message
 from ..events import outcome as run_outcome
-from ..events.events import LogMessage, MemorySample, RankSample, StepsReported
+from ..events.events import LogMessage, MemorySample, RankSample, StepPhases, StepsReported
 from ..memory.probe import MemoryProbe
 from .loop_state import LoopState
 
@@ -45,12 +45,15 @@ def steps_reported(
     memory: MemorySample,
     world: int = 1,
     ranks: tuple[RankSample, ...] = (),
+    phases: StepPhases | None = None,
 ) -> StepsReported:
     """The report of the steps since the previous one, whose `losses` were fetched at `now`: every run's, one
     process's or a data-parallel world's (`world` processes, each training `batch_size` samples a step)."""
     first = loop.step - len(losses) + 1
     rate = loop.record_report(now) * world  # ranks step together: the total is this one's times the world
     loop.epoch_losses.extend(losses)
+    if phases is not None:
+        loop.report_phases.append(phases)
     return StepsReported(
         loop.step,
         loop.epoch,
@@ -64,6 +67,7 @@ def steps_reported(
         memory,
         loop.total_steps,
         ranks,
+        phases,
     )
 
 

@@ -139,15 +139,20 @@ class TrainingSession(SessionBuild):
         failure: str | None = None
         taken = False
         compiling = loop.step == loop.start_step and self._parts.trainer.compiles
+        timer = self._timer
+        timer.start()
         try:
             images, labels = next(batches)  # allocates too: a resident epoch's augmented copy, the H2D copy
             taken = True
+            timer.mark("data")
+            timer.split("data", batches.copy_s, into="copy")
             started = time.perf_counter()
             with recorder.step() if sample else contextlib.nullcontext():
-                loss = self._parts.trainer.step(images, labels, recorder if sample else None)
+                loss = self._parts.trainer.step(images, labels, recorder if sample else None, timer)
             if compiling:
                 self._timed_compile(started, loss)
         except StopIteration:
+            timer.drop()
             return False
         except (torch.OutOfMemoryError, RuntimeError, MemoryError) as exc:
             if not oom.is_out_of_memory(exc):
@@ -156,6 +161,7 @@ class TrainingSession(SessionBuild):
                 raise
             failure = str(exc)
         if failure is not None:  # outside the except block: its traceback pins the step's tensors
+            timer.drop()
             images = labels = loss = None  # noqa: F841 - drop the step's tensors before recovering
             if taken:
                 batches.give_back()  # the step failed, not the batch: its images are trained on the retry
@@ -168,6 +174,8 @@ class TrainingSession(SessionBuild):
             self._emit_breakdown(images, labels)
         if self._report_due():
             self._report()  # the one host sync per report interval
+        timer.mark("recording")
+        timer.end()
         return True
 
     def _report_due(self) -> bool:
@@ -246,6 +254,7 @@ class TrainingSession(SessionBuild):
             self.probe.sample(),
             gathered.world,
             gathered.ranks,
+            self._timer.take(),
         )
         self.emit(report)
         self._check_losses(report.first_step, report.losses)

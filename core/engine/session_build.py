@@ -30,6 +30,7 @@ from .checkpoint_files import ON_REQUEST, CheckpointPolicy
 from .checkpointing import Checkpointer
 from .loop_state import LoopState, config_as_run, planned_steps
 from .recipe import RunParts, build_run, config_for_device, generator_for
+from .step_phases import PhaseTimer
 from .strategy import OneProcess, Strategy
 
 
@@ -79,6 +80,7 @@ class SessionBuild(RunControls):
         self._parts: RunParts | None = None
         self._recorder: StepMemoryRecorder | None = None
         self._history: MemoryHistory | None = None
+        self._timer = PhaseTimer()  # where each step's time goes (gpu_train_monitor.engine.step_phases)
 
     def _build(self) -> None:
         cfg, run = self.config, self._state

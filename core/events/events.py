@@ -85,6 +85,24 @@ class RankSample:
     memory: MemorySample
 
 
+STEP_PHASES = ("data", "copy", "forward", "backward", "optimizer", "recording")  # a step's time, in order
+
+
+@dataclass(frozen=True)
+class StepPhases:
+    """Where a report's steps spent their time: each phase's median seconds per step over the report's steps, in
+    STEP_PHASES order (data: the next batch made ready on the host, or a resident batch cut on the device; copy: to
+    the device, with its augmentation there; forward, backward, optimizer; recording: the loop's own work after
+    the update), and the median step's time from one step's start to the next's. Host clock: on a GPU the host
+    runs ahead of the device, so a phase is the time its launches took, not its kernels'."""
+
+    seconds: tuple[float, ...]
+    step_s: float
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(zip(STEP_PHASES, self.seconds, strict=True))
+
+
 @dataclass(frozen=True)
 class StepsReported:
     """Everything since the previous report: one device->host fetch of the buffered losses."""
@@ -102,6 +120,7 @@ class StepsReported:
     total_steps: int = 0  # the run's expected steps; it grows when an out-of-memory shrink halves the batch
     ranks: tuple[RankSample, ...] = ()  # a data-parallel run: every rank's sample (losses, samples,
     # samples_per_s and batch_size above are then the whole run's: mean loss over ranks, total images)
+    phases: StepPhases | None = None  # where this report's steps spent their time (None: not measured)
 
 
 @dataclass(frozen=True)

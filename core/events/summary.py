@@ -35,6 +35,10 @@ class RunSummary:
     ranks: tuple[Mapping[str, Any], ...] = ()  # a data-parallel run: per rank {"rank", "device", "samples_per_s",
     # "peak_allocated_bytes", "peak_reserved_bytes", "peak_rss_bytes"}
     start_step: int = 0  # steps trained before this run resumed from a checkpoint: it trained steps - start_step
+    step_phases_s: Mapping[str, float] | None = None  # median seconds per step of data, copy, forward, backward,
+    # optimizer, recording (STEP_PHASES) over the reports after warm-up, and "step" (one step's whole time)
+    verdict: str | None = None  # "input-bound" or "compute-bound" (gpu_train_monitor.engine.step_phases)
+    verdict_text: str = ""  # the verdict for people, with what to try
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values (read-only mappings become ordinary dicts and lists)."""
@@ -44,4 +48,5 @@ class RunSummary:
         values["batch_size_changes"] = [dict(change) for change in self.batch_size_changes]
         values["ranks"] = [dict(rank) for rank in self.ranks]
         values["samples_per_s_spread"] = None if self.samples_per_s_spread is None else list(self.samples_per_s_spread)
+        values["step_phases_s"] = None if self.step_phases_s is None else dict(self.step_phases_s)
         return values

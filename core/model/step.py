@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import torch
 import torch.nn.functional as F
@@ -15,6 +16,12 @@ from torch import nn
 
 from ..base.text import Message
 from ..memory.breakdown import StepMemoryRecorder
+
+
+class PhaseMarks(Protocol):
+    """Told when each phase of a step ends (gpu_train_monitor.engine.step_phases.PhaseTimer)."""
+
+    def mark(self, phase: str) -> None: ...
 
 
 @dataclass
@@ -36,8 +43,13 @@ class TrainingStep:
         return self.compiled is not None
 
     def step(
-        self, images: torch.Tensor, labels: torch.Tensor, recorder: StepMemoryRecorder | None = None
+        self,
+        images: torch.Tensor,
+        labels: torch.Tensor,
+        recorder: StepMemoryRecorder | None = None,
+        timer: PhaseMarks | None = None,
     ) -> torch.Tensor:
+        """One update on a batch; `recorder` (a sampled step) and `timer` are told where each phase ends."""
         # Free the previous step's gradients before this step's activations exist: a lower peak.
         self.optimizer.zero_grad(set_to_none=True)
         with torch.autocast(self.device_type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
@@ -45,13 +57,19 @@ class TrainingStep:
             loss = F.cross_entropy(net(images), labels)
         if recorder is not None:
             recorder.mark("forward")
+        if timer is not None:
+            timer.mark("forward")
         self.scaler.scale(loss).backward()
         if recorder is not None:
             recorder.mark("backward")
+        if timer is not None:
+            timer.mark("backward")
         self.scaler.step(self.optimizer)
         self.scaler.update()
         if recorder is not None:
             recorder.mark("optimizer")
+        if timer is not None:
+            timer.mark("optimizer")
         return loss
 
 

@@ -1,0 +1,121 @@
+"""Where a step's time goes: each phase of every training step timed on the host's clock, a report's medians,
+and the verdict a user acts on (is the run waiting for its data?).
+
+The loop marks the phases as they end (gpu_train_monitor.events.events.STEP_PHASES): the batch source the data and
+the copy (`BatchEpoch.copy_s`: the part of `next()` that took the batch to the device), the training step
+forward, backward and optimizer, and the loop the recording after them. One `perf_counter()` a mark, a few
+microseconds a step, no device work and no host sync: on a GPU the host runs ahead of the device, so these are
+the times the host spent issuing each phase (a phase that waits for the device, such as a copy from pageable
+memory, shows that wait). A report carries each phase's median over its steps (`StepPhases`); the run's summary
+the medians over its reports after the warm-up, and the verdict.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..base.text import Message
+from ..events.events import STEP_PHASES, StepPhases
+
+INPUT_BOUND_SHARE = 0.3  # data and copy this much of a step: the run waits for its data
+_INDEX = {phase: index for index, phase in enumerate(STEP_PHASES)}
+
+
+class PhaseTimer:
+    """The phases of each step, from `start()` to `end()`, kept until the report takes their medians."""
+
+    def __init__(self) -> None:
+        self._steps: list[list[float]] = []  # per step: seconds of each phase, in STEP_PHASES order
+        self._walls: list[float] = []  # per step: from its start to the next step's start
+        self._current: list[float] | None = None
+        self._last = 0.0  # the latest mark
+        self._started = 0.0  # when the current step started
+
+    def start(self) -> None:
+        now = time.perf_counter()
+        if self._current is not None:  # the previous step ended: its wall time runs to this start
+            self._walls.append(now - self._started)
+        self._current = [0.0] * len(STEP_PHASES)
+        self._started = self._last = now
+
+    def mark(self, phase: str) -> None:
+        """`phase` has just ended: the time since the previous mark is its."""
+        now = time.perf_counter()
+        if self._current is not None:
+            self._current[_INDEX[phase]] += now - self._last
+        self._last = now
+
+    def split(self, phase: str, seconds: float, into: str) -> None:
+        """Of the time marked as `phase` in this step, `seconds` were `into`'s (the batch's copy inside next())."""
+        if self._current is not None and seconds > 0:
+            moved = min(seconds, self._current[_INDEX[phase]])
+            self._current[_INDEX[phase]] -= moved
+            self._current[_INDEX[into]] += moved
+
+    def end(self) -> None:
+        """The step is done (its recording marked): kept for the report."""
+        if self._current is not None:
+            self._steps.append(self._current)
+
+    def drop(self) -> None:
+        """The step did not train (out of memory, the epoch's end): nothing of it is kept."""
+        self._current = None
+
+    def take(self) -> StepPhases | None:
+        """The medians of the steps since the last take (None when none was timed)."""
+        steps, walls = self._steps, self._walls
+        self._steps, self._walls = [], []
+        if not steps:
+            return None
+        seconds = tuple(statistics.median(step[i] for step in steps) for i in range(len(STEP_PHASES)))
+        step_s = statistics.median(walls) if walls else sum(seconds)
+        return StepPhases(seconds, step_s)
+
+
+def run_phases(reports: Sequence[StepPhases]) -> StepPhases | None:
+    """A run's phases: the medians over its reports (after the warm-up report, when there are others)."""
+    kept = list(reports[1:] or reports)
+    if not kept:
+        return None
+    seconds = tuple(statistics.median(r.seconds[i] for r in kept) for i in range(len(STEP_PHASES)))
+    return StepPhases(seconds, statistics.median(r.step_s for r in kept))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What bounds a run's steps: `kind` is "input-bound" or "compute-bound" ("host-bound" needs the device's
+    own timing); `share` the part of a step that decided it; `advice` what to try, for people."""
+
+    kind: str
+    share: float
+    advice: Message
+
+
+def verdict(phases: StepPhases) -> Verdict:
+    """Input-bound when the data and its copy take INPUT_BOUND_SHARE of a step or more, else compute-bound."""
+    total = sum(phases.seconds) or phases.step_s
+    values = phases.as_dict()
+    waiting = (values["data"] + values["copy"]) / total if total > 0 else 0.0
+    if waiting >= INPUT_BOUND_SHARE:
+        return Verdict(
+            "input-bound",
+            waiting,
+            Message(
+                "the training waits for its data {percent:.0f}% of each step: try resident placement, loader "
+                "workers, pin_memory",
+                percent=100 * waiting,
+            ),
+        )
+    work = (values["forward"] + values["backward"] + values["optimizer"]) / total if total > 0 else 0.0
+    return Verdict(
+        "compute-bound",
+        work,
+        Message(
+            "forward, backward and the update take {percent:.0f}% of each step: a faster device, mixed precision "
+            "or a smaller model is what speeds it up",
+            percent=100 * work,
+        ),
+    )
