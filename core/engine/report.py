@@ -21,10 +21,10 @@ BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counte
 LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first one's is worth a warning
 
 
-def report(loop: LoopState, batch_size: int, probe: MemoryProbe) -> StepsReported:
-    """Fetch the buffered losses and report the steps since the previous report."""
+def report(loop: LoopState, batch_size: int, probe: MemoryProbe, phases: StepPhases | None = None) -> StepsReported:
+    """Fetch the buffered losses and report the steps since the previous report (a watched run's)."""
     losses, now = fetch_losses(loop)
-    return steps_reported(loop, losses, now, batch_size, probe.sample())
+    return steps_reported(loop, losses, now, batch_size, probe.sample(), phases=phases)
 
 
 def fetch_losses(loop: LoopState) -> tuple[list[float], float]:

@@ -56,6 +56,10 @@ def patch() -> None:
         if tracing_here():  # a prediction's trace beside the training (trace_thread): not the script's backward
             return backward(tensors, grad_tensors, *args, **kwargs)
         outermost = _backward_depth == 0 and grad_tensors is None and kwargs.get("grad_variables") is None
+        if outermost:
+            for capture in _active:
+                if capture.timer is not None:  # the loss after the forward: counted in the forward
+                    capture.timer.mark("forward")
         _backward_depth += 1
         try:
             result = backward(tensors, grad_tensors, *args, **kwargs)
@@ -63,6 +67,8 @@ def patch() -> None:
             _backward_depth -= 1
         if outermost and _active:
             for capture in list(_active):
+                if capture.timer is not None:
+                    capture.timer.mark("backward")
                 try:
                     losses = losses_of(tensors)
                 except Exception as exc:  # noqa: BLE001 - never the script's backward

@@ -29,6 +29,7 @@ from torch import nn
 
 from ..base.text import Message, message_of
 from ..distributed.env import ENV_RUN_UID
+from ..engine.step_phases import PhaseTimer
 from ..events.signals import Control
 from .endings import EndedBySignal, ScriptExited
 from .placement import unwrapped_model, warn
@@ -113,6 +114,9 @@ class ScriptWatch:
         # no signal handlers of the Watch's own: the script's signals are handled as a terminal has them (below)
         watch = Watch(name=self.name, source="script", signals=False, raise_on_stop=True, config=config)
         watch.prediction.use(self.inputs)
+        watch.timer = PhaseTimer()  # the capture's hooks mark where each step's time goes
+        self.capture.time_phases(watch.timer)
+        watch.timer.start()  # the next step's: this one's forward came before the model was known
         os.environ.pop(ENV_RUN_UID, None)  # this process's run: a training process it starts records its own
         self._model = self.capture.model
         watch.set_model(unwrapped_model(self._model), [self.capture.leader] if self.capture.leader is not None else [])

@@ -33,6 +33,7 @@ from ..base.text import Message, message_of
 from ..device.devices import device_name
 from ..distributed.env import ENV_RUN_UID
 from ..engine.loop_state import LoopState
+from ..engine.step_phases import PhaseTimer
 from ..events.controls import RunControls
 from ..events.events import LogMessage, MemoryBreakdown, RunFinished, StepPredicted
 from ..events.signals import stop_on_signals
@@ -98,6 +99,7 @@ class Watch:
         self._lock = threading.Lock()  # the buffered steps: the training thread's and the idle flush's
         self._last_step = 0.0
         self._idle = IdleFlush(self._flush, self._idle_since)
+        self.timer: PhaseTimer | None = None  # where each step's time goes, when hooks mark its phases (`watch --`)
 
     # ---- what a caller reads -------------------------------------------------------------------------
     @property
@@ -206,6 +208,10 @@ class Watch:
                 self._give_up(exc)
         if not self._broken:  # the window's requests (gpu_train_monitor.watch.steering)
             answer_requests(self.controls, self._probe, self._state, self._flush, self.raise_on_stop)
+        if self.timer is not None:  # the step's end: the watch's own time was its recording
+            self.timer.mark("recording")
+            self.timer.end()
+            self.timer.start()
 
     def _record_step(self, loss: torch.Tensor | float | None, samples: int | None) -> None:
         loop = self._state
@@ -240,7 +246,8 @@ class Watch:
         assert self._probe is not None and self._memory is not None
         if not loop.pending:
             return
-        self._losses.report(loop, self._batches.size, self._probe, self.total_steps, self.controls.emit)
+        phases = self.timer.take() if self.timer is not None else None
+        self._losses.report(loop, self._batches.size, self._probe, self.total_steps, self.controls.emit, phases)
         self._emit_predicted(self.prediction.ready())
         if loop.sample_next and self._memory.uses_allocator:
             self._emit_breakdown()

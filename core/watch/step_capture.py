@@ -41,6 +41,7 @@ from torch.optim import Optimizer
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
 from ..base.text import Message, message_of
+from ..model.step import PhaseMarks
 from .capture_patches import UNSCALED, _active, optimizers_made, patch, unpatch, with_first_closure_counted
 from .captured_steps import HeldStep, Step, StepCallback, weak
 from .step_samples import SampleCounter
@@ -83,6 +84,7 @@ class StepCapture:
         self._optimizer_seen = False
         self._without_optimizer: bool | None = None  # asked at the first backward()
         self._optimizers_made = 0  # how many had been made then
+        self.timer: PhaseMarks | None = None  # a `watch --` script's step phases (time_phases)
 
     @property
     def leader(self) -> Optimizer | None:
@@ -139,6 +141,9 @@ class StepCapture:
         """Whether a forward may count now: not in a closure an optimizer step evaluates again (LBFGS's)."""
         return not self._broken and not self.ignoring
 
+    def time_phases(self, timer: PhaseMarks) -> None:
+        self.timer = self._samples.timer = timer  # told where a step's forward, backward and update end
+
     def backward_done(self, losses: list[torch.Tensor]) -> None:
         """An outermost backward() from `losses` has run (capture_patches); a step of its own without optimizer."""
         if self._broken:
@@ -179,6 +184,8 @@ class StepCapture:
 
     @unless_tracing
     def _after_step(self, optimizer: Optimizer, args: Any, kwargs: Any) -> None:
+        if self.timer is not None:  # since the backward: clipping, unscaling, the update
+            self.timer.mark("optimizer")
         self.stepped_in_scaler = True
         if self._broken:
             return

@@ -14,7 +14,7 @@ import torch
 from ..base.text import Message
 from ..engine import report as loss_report
 from ..engine.loop_state import LoopState
-from ..events.events import LogMessage
+from ..events.events import LogMessage, StepPhases
 from ..memory.probe import MemoryProbe
 
 
@@ -40,11 +40,17 @@ class StepLosses:
             loop.pending.append(torch.full((), value, device=loop.pending[0].device if loop.pending else device))
 
     def report(
-        self, loop: LoopState, batch_size: int, probe: MemoryProbe, total_steps: int | None, emit: Callable[[Any], None]
+        self,
+        loop: LoopState,
+        batch_size: int,
+        probe: MemoryProbe,
+        total_steps: int | None,
+        emit: Callable[[Any], None],
+        phases: StepPhases | None = None,
     ) -> None:
-        """Emit the queued losses as one report (one transfer, the one sync), and a warning at the first loss that
-        became nan or inf."""
-        report = loss_report.report(loop, batch_size, probe)
+        """Emit the queued losses as one report (one transfer, the one sync) with the steps' `phases` when they
+        were timed, and a warning at the first loss that became nan or inf."""
+        report = loss_report.report(loop, batch_size, probe, phases)
         if not total_steps:  # unknown length: no ETA
             report = dataclasses.replace(report, eta_s=None, total_steps=0)
         loop.epoch_losses.clear()  # a watched run has no epochs: nothing to average them over

@@ -23,15 +23,18 @@ import contextlib
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import nn
 from torch.nn.modules import module as _modules
 from torch.nn.modules.module import register_module_forward_hook
 
-from .model_hooks import forward_hook, gradient_hook
+from .model_hooks import forward_hook, forward_pre_hook, gradient_hook
 from .trace_thread import tracing_here
+
+if TYPE_CHECKING:
+    from ..model.step import PhaseMarks
 
 _OUTPUT_TENSORS = 8  # an output's tensors looked at (a model returns a few: logits, loss, hidden states)
 
@@ -87,6 +90,8 @@ class SampleCounter:
         self._samples = 0
         self._early = _Early()
         self._handle: Any = None
+        self._pre_handle: Any = None
+        self.timer: PhaseMarks | None = None  # told when the model's training forward starts and ends
 
     # ---- before the model is known -----------------------------------------------------------------------------
     def follow_all(self) -> None:
@@ -137,17 +142,25 @@ class SampleCounter:
             self._samples += sum(self.layout.samples(f.shape) for f in seen if f.trained)
             self.module = counted
             self._handle = forward_hook(counted, self._model_forward)
+            self._pre_handle = forward_pre_hook(counted, self._model_forward_starts)
         self.stop_following_all()
 
     def forget_model(self) -> None:
-        if self._handle is not None:
-            self._handle.remove()
-            self._handle = None
+        for handle in (self._handle, self._pre_handle):
+            if handle is not None:
+                handle.remove()
+        self._handle = self._pre_handle = None
         self.module = None
+
+    def _model_forward_starts(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if self.timer is not None and torch.is_grad_enabled():  # a training forward: the batch was ready
+            self.timer.mark("data")
 
     def _model_forward(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any) -> None:
         if not torch.is_grad_enabled() or not self.counting():
             return
+        if self.timer is not None:
+            self.timer.mark("forward")
         try:
             tensor = input_tensor(args, kwargs)
             if tensor is None or tensor.dim() == 0:
