@@ -150,6 +150,7 @@ def _keep_tabs(texts: Retranslator, parts: WindowParts) -> None:
     for page, title in (
         (view.log, "Log"),
         (parts.history, "Runs"),
+        (view.step_time, "Step time"),
         (parts.what_if, "What if…"),
         (insight.nvml_panel, "GPU (NVML)"),
         (insight.finder_panel, "Batch-size finder"),
