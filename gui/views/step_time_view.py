@@ -71,9 +71,7 @@ class StepTimeView(QWidget):
             bar.setOpts(pen=pg.mkPen(None))  # no outlines: hundreds of thin bars stay their colour
             self.plot.addItem(bar)
             self.bars.append(bar)
-            swatch = pg.PlotDataItem(pen=None, symbol="s", symbolSize=9, symbolPen=None)
-            swatch.setSymbolBrush(pg.mkBrush(*PHASE_COLOURS[phase]))
-            self.legend.addItem(swatch, phase_name(phase))
+            self.legend.addItem(bar, phase_name(phase))  # its sample: a square of the bar's own brush
         self.plot.setMinimumSize(240, 140)
 
         self.split_title = QLabel()

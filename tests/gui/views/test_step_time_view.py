@@ -64,6 +64,7 @@ def test_reports_with_phases_show_stacked_bars_and_the_latest_split_in_numbers(s
     assert [bottoms[1] for bottoms, _ in bars] == pytest.approx(np.cumsum([0, 60, 10, 10, 12, 4]))  # stacked
     assert len({bar.opts["brush"].color().name() for bar in view.bars}) == len(STEP_PHASES)  # a colour per phase
     assert [label.text for _, label in view.legend.items] == list(STEP_PHASES)
+    assert [sample.item for sample, _ in view.legend.items] == view.bars  # each swatch in its bar's colour
     assert view.phase_labels["data"][1].text() == "60.0 ms" and view.phase_labels["data"][2].text() == "60%"
     assert view.phase_labels["step"][1].text() == "100.0 ms"
     assert view.note.isHidden() and view.plot.isVisible()
