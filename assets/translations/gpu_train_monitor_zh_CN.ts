@@ -2527,6 +2527,14 @@
         <source>{workers} loader workers on {cores} CPU cores: they compete with training for the cores; {cores} or fewer is usually faster</source>
         <translation>{cores} 个 CPU 核心上有 {workers} 个加载进程：它们与训练争用核心；通常 {cores} 个或更少更快</translation>
     </message>
+    <message>
+        <source>the training waits for its data {percent:.0f}% of each step: try resident placement, loader workers, pin_memory</source>
+        <translation>训练每步有 {percent:.0f}% 的时间在等待数据：可尝试常驻放置、数据加载进程（loader workers）或 pin_memory</translation>
+    </message>
+    <message>
+        <source>forward, backward and the update take {percent:.0f}% of each step: a faster device, mixed precision or a smaller model is what speeds it up</source>
+        <translation>前向、反向和参数更新占每步 {percent:.0f}% 的时间：更快的设备、混合精度或更小的模型才能提速</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -2747,8 +2755,24 @@
         <translation>步</translation>
     </message>
     <message>
+        <source>Where each run&apos;s step time goes: the medians of its reports after the first (warm-up), on the host&apos;s clock</source>
+        <translation>每次运行的步时间花在哪里：首次报告（预热）之后各报告的中位数，按主机时钟计</translation>
+    </message>
+    <message>
         <source>run</source>
         <translation>运行</translation>
+    </message>
+    <message>
+        <source>whole step</source>
+        <translation>整步</translation>
+    </message>
+    <message>
+        <source>bound by</source>
+        <translation>瓶颈</translation>
+    </message>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
     </message>
     <message>
         <source>images/s</source>
@@ -3316,6 +3340,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>Runs</source>
         <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>步时间</translation>
     </message>
     <message>
         <source>What if…</source>
@@ -4399,6 +4427,49 @@ each run&apos;s warm-up</source>
     <message>
         <source>The script does not say how many steps it will train</source>
         <translation>脚本没有说明它将训练多少步</translation>
+    </message>
+</context>
+<context>
+    <name>StepTimeView</name>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>ms per step</source>
+        <translation>每步毫秒</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Latest report&lt;/b&gt;</source>
+        <translation>&lt;b&gt;最新报告&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>whole step</source>
+        <translation>整步</translation>
+    </message>
+    <message>
+        <source>Each bar: one report&apos;s median step, split by phase on the host&apos;s clock (reports are averaged together when there are more than the plot&apos;s width shows)</source>
+        <translation>每根柱：一次报告的中位步，按阶段拆分，按主机时钟计（报告多于图宽能显示的数量时会取平均合并）</translation>
+    </message>
+    <message>
+        <source>This run&apos;s reports carry no step phases: its step time cannot be split.</source>
+        <translation>此运行的报告不含步阶段：无法拆分其步时间。</translation>
+    </message>
+    <message>
+        <source>No step time yet: each report after the run&apos;s first splits its steps by phase.</source>
+        <translation>尚无步时间：运行首次报告之后的每次报告会按阶段拆分其步。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;At step {step}&lt;/b&gt;</source>
+        <translation>&lt;b&gt;第 {step} 步&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{percent}%</source>
+        <translation>{percent}%</translation>
     </message>
 </context>
 <context>
@@ -5973,6 +6044,49 @@ each run&apos;s warm-up</source>
     <message>
         <source>interrupted</source>
         <translation>已中断</translation>
+    </message>
+</context>
+<context>
+    <name>step_phases</name>
+    <message>
+        <source>data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>copy</source>
+        <translation>拷贝</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>recording</source>
+        <translation>记录</translation>
+    </message>
+    <message>
+        <source>input-bound</source>
+        <translation>受限于输入</translation>
+    </message>
+    <message>
+        <source>compute-bound</source>
+        <translation>受限于计算</translation>
+    </message>
+    <message>
+        <source>{ms} ms · {percent}%</source>
+        <translation>{ms} 毫秒 · {percent}%</translation>
+    </message>
+    <message>
+        <source>{verdict}: {advice}</source>
+        <translation>{verdict}：{advice}</translation>
     </message>
 </context>
 <context>

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpu_train_monitor.compare.result import ComparisonResult
 from gpu_train_monitor.events.events import RunFinished, RunStarted, StepsReported
+from gpu_train_monitor.gui.compare.phase_split import PhaseSplit
 from gpu_train_monitor.gui.compare.race import Race, contender_labels, not_run_reason, race_line, race_rate
 from gpu_train_monitor.gui.compare.rate_bars import RateBars
 from gpu_train_monitor.gui.plots.live_plot import decimated_for, is_shown, legend_above, live_plot_widget, set_curves
@@ -83,6 +84,7 @@ class CompareView(QWidget):
         self.time_curves: list[pg.PlotDataItem] = []
         self.step_curves: list[pg.PlotDataItem] = []
 
+        self.phase_split = PhaseSplit()  # each run's step time by phase, once a run has timed reports
         self.runs_label = QLabel()
         self.runs_label.setObjectName("compareRuns")
         self.runs_label.setWordWrap(True)
@@ -106,6 +108,7 @@ class CompareView(QWidget):
         layout.addLayout(plots, 1)
         layout.addWidget(self.headline)
         layout.addWidget(self.agreement)
+        layout.addWidget(self.phase_split)
         layout.addWidget(self.runs_label)
 
     @staticmethod
@@ -139,6 +142,7 @@ class CompareView(QWidget):
             self.time_curves.append(self.time_plot.plot(pen=pen, name=name, connect="finite"))
             self.step_curves.append(self.step_plot.plot(pen=pen, connect="finite"))
         self.rate_bars.begin(self.races)
+        self.phase_split.begin(self.races)
         models = {c.config.model for c in contenders}
         values = dict(title=html.escape(core_text(title)), count=len(self.races), steps=steps)
         if len(models) == 1:
@@ -179,6 +183,8 @@ class CompareView(QWidget):
                 race.reports += 1
                 if race.reports > 1:  # the first report carries start-up costs: not a throughput sample
                     race.rates.append(event.samples_per_s)
+                if event.phases is not None:
+                    self.phase_split.add(index, event.phases)
                 self._mark("time", "step", "bars")
             case RunFinished():
                 race.status, race.message = event.status, event.message
@@ -255,6 +261,7 @@ class CompareView(QWidget):
                     for race, line in zip(self.races, lines)
                 )
             )
+            self.phase_split.draw(self.races)
         if part not in self._dirty:
             return False
         self._dirty.discard(part)

@@ -26,6 +26,7 @@ from gpu_train_monitor.events.events import (
     RunStarted,
     SnapshotSaved,
     StepPredicted,
+    StepsReported,
 )
 from gpu_train_monitor.gui.form.text import LABELS, NONE_TEXT, label, none_text
 from gpu_train_monitor.gui.i18n.status_text import status_text
@@ -35,6 +36,7 @@ from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
 from gpu_train_monitor.gui.qt.locale_format import integer
 from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
 from gpu_train_monitor.gui.views.log_panel import LogPanel
+from gpu_train_monitor.gui.views.step_time_view import StepTimeView
 
 
 def shown_value(value: Any) -> str:
@@ -128,7 +130,8 @@ def plain_event_line(kind: str, data: Mapping[str, Any]) -> str:
 
 
 class EventDisplay:
-    """Shows a run's events on its loss and memory plots, its memory breakdown and its log.
+    """Shows a run's events on its loss and memory plots, its memory breakdown, its log and (given `step_time`)
+    where its steps' time goes: a report's phases (its losses and memory are the caller's, which keeps them apart).
 
     A live event is shown as it arrives (`at` None): its log line carries the time now and its marks go on the
     live memory plot's clock (`time.monotonic`, as its readings). A recorded one is shown with `at`, the time
@@ -136,9 +139,15 @@ class EventDisplay:
     `started_at`, the recorded memory plot's clock."""
 
     def __init__(
-        self, loss_plot: LossPlot, memory_plot: MemoryPlot, breakdown_view: BreakdownView, log: LogPanel
+        self,
+        loss_plot: LossPlot,
+        memory_plot: MemoryPlot,
+        breakdown_view: BreakdownView,
+        log: LogPanel,
+        step_time: StepTimeView | None = None,
     ) -> None:
         self.loss_plot, self.memory_plot, self.breakdown_view, self.log = loss_plot, memory_plot, breakdown_view, log
+        self.step_time = step_time
         self.started_at = 0.0  # a recorded run's start (seconds since the epoch)
 
     def show_event(self, event: object, at: float | None = None) -> bool:
@@ -158,6 +167,8 @@ class EventDisplay:
             case CacheCleared():
                 self.memory_plot.add_marker(event.memory.time_s, core_text(event_text.cache_cleared_mark(event)))
                 self.log.add(core_text(event_text.cache_cleared(event)), at=at)
+            case StepsReported() if self.step_time is not None:  # its phases; its losses are the caller's
+                self.step_time.add_report(event)
             case MemoryBreakdown():
                 self.breakdown_view.show_breakdown(event)
             case StepPredicted():  # a watched run's, beside its breakdowns

@@ -30,6 +30,7 @@ from gpu_train_monitor.gui.views.event_display import EventDisplay
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.gui.views.rank_display import RankDisplay
 from gpu_train_monitor.gui.views.stats_panel import RateMedian, StatsPanel, planned_epochs
+from gpu_train_monitor.gui.views.step_time_view import StepTimeView
 
 REDRAW_INTERVAL_MS = 33  # <= 30 Hz
 # memory moves slowly: 5 redraws a second are live enough, and at 10 reports a second that halves the
@@ -47,17 +48,20 @@ class RunView(QObject):
         self.stats = StatsPanel()
         self.rates = RateMedian()  # the live run's images/s, as its summary will give it
         self.breakdown_view = BreakdownView()
+        self.step_time = StepTimeView()  # where each report's step time went, by phase
         self.log = LogPanel()
         self.last_sample: Any = None  # the latest gpu_train_monitor.events.events.MemorySample shown
         # the run shown was another process's (read from the store: a watched script, a data-parallel or remote
         # run): the numbers keep its memory at rest, where the readings are the window's own, not that run's
         self.run_elsewhere = False
         self._oom_logged: str | None = None
-        self.events = EventDisplay(self.loss_plot, self.memory_plot, self.breakdown_view, self.log)
+        self.events = EventDisplay(self.loss_plot, self.memory_plot, self.breakdown_view, self.log, self.step_time)
         self.clock = time.monotonic  # replaceable in tests
         self._memory_drawn_at = -math.inf
         self.ranks = RankDisplay(self.memory_plot, self.stats, self.breakdown_view)  # a data-parallel run's
-        self.redraw = RedrawThrottle(REDRAW_INTERVAL_MS, (self.loss_plot.refresh, self._refresh_memory), self)
+        self.redraw = RedrawThrottle(
+            REDRAW_INTERVAL_MS, (self.loss_plot.refresh, self._refresh_memory, self.step_time.refresh), self
+        )
 
     def reset(self, config: RunConfig) -> None:
         """A run is starting: empty plots, numbers and breakdown; log what was asked for (`config` with its
@@ -76,6 +80,7 @@ class RunView(QObject):
         self.memory_plot.clear()
         self.stats.reset(0, None)
         self.breakdown_view.clear()
+        self.step_time.clear()
         self.ranks.set_ranks(())
 
     def show(self, event: object, at: float | None = None) -> None:
@@ -90,6 +95,7 @@ class RunView(QObject):
                 self.show_sample(event.memory)
                 if event.ranks:  # a data-parallel run: every rank's sample, at rank 0's time
                     self.ranks.show_samples(event.memory.time_s, event.ranks)
+                self.events.show_event(event, at)  # its phases, as a recorded run's window shows them
             case RunStarted():  # a run of max_steps: its epochs counted from the steps ("Epoch 3 / 10")
                 self.rates.clear()
                 self.stats.reset(

@@ -61,7 +61,7 @@ class WindowParts:
     what_if: WhatIfTable
     history: HistoryPanel  # the Runs tab
     launched: LaunchedRun  # a data-parallel run's or a watched script's processes, followed
-    tabs: QTabWidget  # below the plots: log, runs, breakdown, what if, NVML, batch-size finder
+    tabs: QTabWidget  # below the plots: log, runs, breakdown, step time, what if, NVML, batch-size finder
     plot_tabs: PlotTabs
     main_splitter: QSplitter
     right_splitter: QSplitter
@@ -125,6 +125,7 @@ def build_parts(window: MainWindow) -> WindowParts:
             (log, QCoreApplication.translate("MainWindow", "Log")),
             (history, QCoreApplication.translate("MainWindow", "Runs")),
             (view.breakdown_view, view.breakdown_view.tab_title()),
+            (view.step_time, QCoreApplication.translate("MainWindow", "Step time")),
             (what_if, QCoreApplication.translate("MainWindow", "What if…")),
             (insight.nvml_panel, QCoreApplication.translate("MainWindow", "GPU (NVML)")),
             (insight.finder_panel, QCoreApplication.translate("MainWindow", "Batch-size finder")),

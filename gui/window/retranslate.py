@@ -150,6 +150,7 @@ def _keep_tabs(texts: Retranslator, parts: WindowParts) -> None:
     for page, title in (
         (view.log, "Log"),
         (parts.history, "Runs"),
+        (view.step_time, "Step time"),
         (parts.what_if, "What if…"),
         (insight.nvml_panel, "GPU (NVML)"),
         (insight.finder_panel, "Batch-size finder"),
@@ -198,6 +199,8 @@ def _refresh_panels(texts: Retranslator, parts: WindowParts) -> None:
     texts.refresh_with(lambda: stats.set_state(stats.state))
     texts.refresh_with(lambda: run_control.label.setText(run_control.state.shown))
     texts.refresh_with(parts.view.breakdown_view.show_again)
+    texts.refresh_with(parts.view.step_time.show_again)
+    texts.refresh_with(parts.compare.view.phase_split.say_headers)
     texts.refresh_with(parts.peak.show_again)
     texts.refresh_with(parts.what_if.show_again)
     texts.refresh_with(parts.device_watch.show_device)

@@ -235,3 +235,25 @@ def test_a_difference_within_the_noise_gives_no_run_a_ratio(view):
     assert not any("the slowest" in line for line in view.run_lines())
     view.finish(dataclasses.replace(unclear, clear_difference=True))
     assert "1.14x the slowest" in view.run_lines()[0]
+
+
+def test_each_run_s_step_time_split_shows_side_by_side_once_timed(view):
+    from gpu_train_monitor.events.events import StepPhases
+
+    stream = StepPhases((0.060, 0.010, 0.010, 0.012, 0.004, 0.004), 0.100)  # waits for its data
+    resident = StepPhases((0.001, 0.001, 0.010, 0.012, 0.004, 0.002), 0.030)
+    view.draw_now()
+    assert view.phase_split.isHidden()  # nothing timed yet: no empty table
+    for index, phases in enumerate((stream, resident)):
+        view.add(index, started())
+        view.add(index, report(1, (2.0, 1.9), 1.0, 50.0))  # the first report: never timed
+        for first in (3, 5):
+            view.add(index, dataclasses.replace(report(first, (1.8, 1.7), 2.0, 100.0), phases=phases))
+    view.draw_now()
+    split = view.phase_split
+    assert split.isVisible() and split.rowCount() == 2
+    assert [split.item(row, 0).text() for row in (0, 1)] == ["stream", "resident"]
+    assert split.cell_text(0, "data") == "60.0 ms · 60%" and split.cell_text(1, "data") == "1.0 ms · 3%"
+    assert split.cell_text(1, "backward") == "12.0 ms · 40%"
+    last = split.columnCount() - 1
+    assert [split.item(row, last).text() for row in (0, 1)] == ["input-bound", "compute-bound"]

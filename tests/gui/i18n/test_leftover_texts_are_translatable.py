@@ -27,7 +27,8 @@ def test_a_comparisons_log_line_says_its_labels_and_their_separator_through_the_
     )
     log, run_view = LogPanel(), RunView()
     mode = CompareMode(run_view, log)
-    for widget in (log, mode.view, run_view.loss_plot, run_view.memory_plot, run_view.stats, run_view.breakdown_view):
+    widgets = (run_view.loss_plot, run_view.memory_plot, run_view.stats, run_view.breakdown_view, run_view.step_time)
+    for widget in (log, mode.view, *widgets):
         qtbot.addWidget(widget)  # closed and deleted at the end, as a window would
     with marking_translator():
         mode.begin(SimpleNamespace(contenders=contenders, steps=6), "placements")

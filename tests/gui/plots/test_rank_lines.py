@@ -96,7 +96,7 @@ def view(qtbot) -> RunView:
     host = QWidget()
     qtbot.addWidget(host)
     layout = QVBoxLayout(host)
-    for widget in (view.memory_plot, view.stats, view.breakdown_view):
+    for widget in (view.memory_plot, view.stats, view.breakdown_view, view.step_time):
         layout.addWidget(widget)
     host.resize(900, 900)
     host.show()

@@ -156,7 +156,7 @@ def test_a_watched_run_followed_live_shows_its_prediction_beside_its_breakdown(q
     host = QWidget()  # the view's widgets placed as the window places them, removed with it
     qtbot.addWidget(host)
     layout = QVBoxLayout(host)
-    for widget in (view.loss_plot, view.memory_plot, view.stats, view.breakdown_view, view.log):
+    for widget in (view.loss_plot, view.memory_plot, view.stats, view.breakdown_view, view.log, view.step_time):
         layout.addWidget(widget)
     feed = LaunchedFeed(view, link)
     try:

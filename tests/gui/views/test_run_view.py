@@ -30,6 +30,7 @@ def view(qtbot) -> RunView:
     view.now = now  # type: ignore[attr-defined]
     view.host = host = QWidget()  # type: ignore[attr-defined]  # kept alive with the view
     qtbot.addWidget(host)
+    qtbot.addWidget(view.step_time)  # closed and deleted at the end, as the window's tabs would
     layout = QVBoxLayout(host)
     layout.addWidget(view.loss_plot)
     layout.addWidget(view.memory_plot)

@@ -23,6 +23,8 @@ def _texts(window) -> dict[str, str]:
         "Language menu": window.parts.menus.language_menu.title(),
         "Log tab": window.parts.tabs.tabText(window.parts.tabs.indexOf(window.parts.view.log)),
         "memory tab": window.parts.tabs.tabText(window.parts.tabs.indexOf(window.parts.view.breakdown_view)),
+        "step time tab": window.parts.tabs.tabText(window.parts.tabs.indexOf(window.parts.view.step_time)),
+        "step time axis": window.parts.view.step_time.plot.getPlotItem().getAxis("left").labelText,
         "loss tab": window.parts.plot_tabs.tabText(window.parts.plot_tabs.indexOf(window.parts.view.loss_plot)),
         "batch size": form.labels["batch_size"].text(),
         "processes": form.labels["nproc"].text(),
