@@ -6088,6 +6088,15 @@ each run&apos;s warm-up</source>
         <source>{verdict}: {advice}</source>
         <translation>{verdict}：{advice}</translation>
     </message>
+    <message>
+        <source>{phase} {cell}</source>
+        <translation>{phase} {cell}</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between the phases of a step</comment>
+        <translation>，</translation>
+    </message>
 </context>
 <context>
     <name>stored_run_text</name>

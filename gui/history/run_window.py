@@ -38,7 +38,7 @@ from gpu_train_monitor.gui.history.loader import LoadedRun, RunLoader
 from gpu_train_monitor.gui.history.outage import ConnectionOutage
 from gpu_train_monitor.gui.history.row_text import script_text, state_text, window_title
 from gpu_train_monitor.gui.history.run_window_layout import header_label, lay_out, problem_label
-from gpu_train_monitor.gui.history.run_window_text import clears_cache, end_line, header_html
+from gpu_train_monitor.gui.history.run_window_text import clears_cache, end_line, header_html, shown_summary
 from gpu_train_monitor.gui.i18n.status_text import status_colour, status_text
 from gpu_train_monitor.gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
 from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
@@ -288,7 +288,7 @@ class StoredRunView(QWidget):
         if status is not None and (status.failed or status is Status.INTERRUPTED):
             self.events.mark_status(row.status, at, error=status.failed)
         if summary is not None:
-            shown = dict(summary, status=status_text(str(summary.get("status", row.status))))
+            shown = shown_summary(summary, status_text(str(summary.get("status", row.status))))
             self.config_text.appendPlainText("\n" + self.tr("summary:") + "\n" + fields_lines(shown))
         # the summary's median; without one (interrupted) the store keeps the last report's: the reports' median
         speed = row.samples_per_s if summary is not None else median_rate(self.rate_view.data.column(1))

@@ -22,6 +22,7 @@ from gpu_train_monitor.gui.history.row_text import devices_text, duration_text, 
 from gpu_train_monitor.gui.i18n.status_text import status_text
 from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
 from gpu_train_monitor.gui.qt.locale_format import date_time, integer
+from gpu_train_monitor.gui.views.step_phase_text import split_line, stored_phases, verdict_line
 from gpu_train_monitor.store.run_store import RunRow
 
 
@@ -165,3 +166,15 @@ def summary_of(values: Mapping[str, Any] | None) -> RunSummary | None:
         return RunSummary(**fields)
     except TypeError:
         return None
+
+
+def shown_summary(summary: Mapping[str, Any], status: str) -> dict[str, Any]:
+    """The stored summary as the Config tab lists it: its status in words, and where a step's time went and what
+    bounds it in the user's language (recomputed from the stored split, not the English stored beside it)."""
+    shown = dict(summary, status=status)
+    phases = stored_phases(shown)
+    for field in ("step_phases_s", "verdict", "verdict_text"):
+        shown.pop(field, None)
+    if phases is not None:
+        shown["step_phases_s"], shown["verdict"] = split_line(phases), verdict_line(phases)
+    return shown
