@@ -16,6 +16,7 @@ from ..base.text import format_bytes, printable
 from ..export.run_export import local_time
 from ..memory.like_measured import PredictedStep, as_measured, error_percent
 from ..store.run_store import RunRow
+from .summary_text import phase_lines
 
 LIST_COLUMNS = (
     "id",
@@ -78,8 +79,8 @@ def runs_table(rows: Sequence[RunRow]) -> str:
 
 
 def run_text(document: dict[str, Any]) -> str:
-    """One run in full, from `run_export.run_document(series=False)`: its facts, a data-parallel run's ranks
-    (`ranks_table`), configuration, epochs,
+    """One run in full, from `run_export.run_document(series=False)`: its facts (with where a step's time went and
+    the verdict, once finished), a data-parallel run's ranks (`ranks_table`), configuration, epochs,
     out-of-memory events, cache clears, checkpoints, memory snapshots and log messages."""
     run, summary = document["run"], document["summary"] or {}
     lines = [
@@ -139,6 +140,8 @@ def run_text(document: dict[str, Any]) -> str:
         + (f" allocated, {format_bytes(reserved)} reserved" if reserved else "")
         + (" (the fullest rank's)" if world_size > 1 else ""),
     )
+    step_times = phase_lines(summary.get("step_phases_s"), summary.get("verdict"), summary.get("verdict_text") or "")
+    lines += [f"  {line}" for line in step_times]  # as the run's summary printed them, at a fact's width
     fact("process", f"{run['pid']} on {run['host']}")
     fact("uid", run["uid"] if watched else f"{run['uid']} (the folder of its checkpoints)")
     if run["note"]:

@@ -4,6 +4,7 @@ back from the store it was followed into (gpu_train_monitor.cli.remote_follow), 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,12 +44,18 @@ def summary_text(s: RunSummary) -> str:
 def step_time_lines(s: RunSummary) -> list[str]:
     """Where a step's time went and what bounds it: "step time  70.2 ms: data 1% · copy 2% · forward 52% ..."
     and the verdict with what to try; nothing for a run whose steps were not timed (a watched one's)."""
-    if not s.step_phases_s:
+    return phase_lines(s.step_phases_s, s.verdict, s.verdict_text)
+
+
+def phase_lines(step_phases_s: Mapping[str, float] | None, verdict: str | None, verdict_text: str) -> list[str]:
+    """`step_time_lines` of a summary's values: also of one read back from the run store as JSON (`runs show`),
+    so a run's split and verdict read the same wherever they are printed."""
+    if not step_phases_s:
         return []
-    phases = {name: seconds for name, seconds in s.step_phases_s.items() if name != "step"}
+    phases = {name: seconds for name, seconds in step_phases_s.items() if name != "step"}
     total = sum(phases.values()) or 1.0
     split = " · ".join(f"{name} {100 * seconds / total:.0f}%" for name, seconds in phases.items())
-    lines = [f"step time   {1000 * s.step_phases_s.get('step', total):.1f} ms: {split}"]
-    if s.verdict:
-        lines.append(f"verdict     {s.verdict}: {s.verdict_text}")
+    lines = [f"step time   {1000 * step_phases_s.get('step', total):.1f} ms: {split}"]
+    if verdict:
+        lines.append(f"verdict     {verdict}: {verdict_text}")
     return lines

@@ -6,6 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..events.events import STEP_PHASES, StepPhases
+
+# the `reports` columns of a report's step phases (schema version 6): each phase's median per step in whole
+# microseconds, in STEP_PHASES order, then the median step's whole time
+PHASE_COLUMNS: tuple[str, ...] = (*(f"{phase}_us" for phase in STEP_PHASES), "step_us")
+
+
+def phase_values(phases: StepPhases | None) -> dict[str, int | None]:
+    """A report's `PHASE_COLUMNS` with their values, as the store keeps them: NULL each when its steps were not
+    timed. Whole microseconds: a host clock's phase medians mean nothing finer."""
+    values = (None,) * len(PHASE_COLUMNS) if phases is None else (*phases.seconds, phases.step_s)
+    return {name: None if s is None else round(s * 1e6) for name, s in zip(PHASE_COLUMNS, values, strict=True)}
+
 
 @dataclass(frozen=True)
 class RunRow:
@@ -65,7 +78,8 @@ class StepSeries:
 
 @dataclass(frozen=True)
 class ReportRow:
-    """One report: throughput and the memory sample taken with it."""
+    """One report: throughput, the memory sample taken with it, and where its steps spent their time (the
+    `PHASE_COLUMNS`: None for a report whose steps were not timed, a watched run's or one recorded before them)."""
 
     step: int
     at: float
@@ -82,6 +96,22 @@ class ReportRow:
     capacity_bytes: int
     device_used_bytes: int | None
     process_rss_bytes: int
+    data_us: int | None = None
+    copy_us: int | None = None
+    forward_us: int | None = None
+    backward_us: int | None = None
+    optimizer_us: int | None = None
+    recording_us: int | None = None
+    step_us: int | None = None
+
+    @property
+    def phases(self) -> StepPhases | None:
+        """The report's step phases in seconds, as the run reported them (`StepsReported.phases`) to the
+        microsecond; None when its steps were not timed."""
+        values = [getattr(self, name) for name in PHASE_COLUMNS]
+        if any(value is None for value in values):
+            return None
+        return StepPhases(tuple(value / 1e6 for value in values[:-1]), values[-1] / 1e6)
 
 
 @dataclass(frozen=True)

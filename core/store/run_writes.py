@@ -18,6 +18,7 @@ from typing import Any
 from ..base.outputs import strict_json
 from ..base.text import Message, message_to_json
 from ..events.events import RunFinished, RunStarted, StepsReported
+from .rows import phase_values
 from .run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, message_json, process_alive
 
 
@@ -122,6 +123,7 @@ def write_steps(db: sqlite3.Connection, at: float, event: StepsReported, run_id:
                 "total_steps": event.total_steps,
                 "eta_s": event.eta_s,
                 **m.byte_counts(),
+                **phase_values(event.phases),
             }
         ],
     )

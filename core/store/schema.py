@@ -127,7 +127,22 @@ _V5 = """
 ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)  # MIGRATIONS[i] takes a store from version i to i + 1
+# Version 6: where each report's steps spent their time (StepsReported.phases, gpu_train_monitor.engine.step_phases):
+# each phase's median per step over the report's steps, on the host's clock, and the median step's whole time (one
+# step's start to the next's), in whole microseconds: exact integers that a follow stream sends as small differences
+# (17-digit seconds would break its 5 kB a second). NULL where the steps were not timed (a watched run's, a report
+# recorded before this version). Named here, not derived from STEP_PHASES: a phase added later needs a migration.
+_V6 = """
+ALTER TABLE reports ADD COLUMN data_us INTEGER;
+ALTER TABLE reports ADD COLUMN copy_us INTEGER;
+ALTER TABLE reports ADD COLUMN forward_us INTEGER;
+ALTER TABLE reports ADD COLUMN backward_us INTEGER;
+ALTER TABLE reports ADD COLUMN optimizer_us INTEGER;
+ALTER TABLE reports ADD COLUMN recording_us INTEGER;
+ALTER TABLE reports ADD COLUMN step_us INTEGER;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)  # MIGRATIONS[i] takes a store from version i to i + 1
 SCHEMA_VERSION = len(MIGRATIONS)
 APPLICATION_ID = 0x47544D52  # "GTMR" in SQLite's header: this file is a GPU Training Monitor run store
 

@@ -22,6 +22,9 @@ import pytest
 
 from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.cli.main import main
+from gpu_train_monitor.cli.summary_text import step_time_lines
+from gpu_train_monitor.events.events import STEP_PHASES
+from gpu_train_monitor.events.summary import RunSummary
 from gpu_train_monitor.export.run_export import local_time
 from gpu_train_monitor.store.run_store import RunStore
 from gpu_train_monitor.watch import watch
@@ -171,6 +174,29 @@ def test_show_prints_what_people_want_to_know_about_a_run(capsys: pytest.Capture
     assert "resumed 1 time(s)" in out
 
 
+def test_show_tells_where_a_steps_time_went_and_the_verdict_as_the_runs_summary_did(
+    capsys: pytest.CaptureFixture[str], store_path: Path
+) -> None:
+    with RunStore(store_path, readonly=True) as store:
+        stored = store.summary(1) or {}
+    summary = RunSummary(**{key: value for key, value in stored.items() if key in RunSummary.__annotations__})
+    assert summary.step_phases_s and summary.verdict in ("input-bound", "compute-bound")
+    code, out, err = runs(capsys, "show", "1", "--runs-db", str(store_path))
+    lines = out.splitlines()
+    assert code == 0 and err == ""
+    step_time = [line for line in lines if line.startswith("  step time   ")]
+    verdict = [line for line in lines if line.startswith("  verdict     ")]
+    assert len(step_time) == len(verdict) == 1 and " ms: data " in step_time[0] and "recording" in step_time[0]
+    assert [line[2:] for line in (*step_time, *verdict)] == step_time_lines(summary)  # the summary's own words
+    assert lines.index(step_time[0]) == lines.index(next(line for line in lines if line.startswith("  process"))) - 2
+    code, out, _ = runs(capsys, "show", "1", "--json", "--runs-db", str(store_path))
+    stored = json.loads(out)["summary"]
+    assert code == 0 and list(stored["step_phases_s"]) == [*STEP_PHASES, "step"]
+    assert (stored["verdict"], stored["verdict_text"]) == (summary.verdict, summary.verdict_text) and stored[
+        "verdict_text"
+    ]
+
+
 def test_show_tells_a_watched_run_as_it_ran_with_its_breakdown_and_prediction(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -184,6 +210,7 @@ def test_show_tells_a_watched_run_as_it_ran_with_its_breakdown_and_prediction(
     assert "  steps       5" in lines  # no "of 0": the loop gave no total
     assert "  device      cpu (" in out and "placement" not in out  # no placement of ours
     assert "checkpoints" not in out and "samples/s" in out
+    assert "step time" not in out and "verdict" not in out  # a watched loop's steps are not timed in phases
     breakdown = lines.index(next(line for line in lines if line.startswith("memory breakdown (step ")))
     assert lines[breakdown + 1].split() == ["measured", "predicted"]
     measured, predicted = lines[breakdown + 2].split()[1:3], lines[breakdown + 2].split()[3:5]

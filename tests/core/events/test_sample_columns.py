@@ -14,7 +14,7 @@ from gpu_train_monitor.distributed.gather_row import GatherRow
 from gpu_train_monitor.events.events import SAMPLE_COLUMNS, UNKNOWN_SAMPLE_COLUMNS, MemoryBreakdown, MemorySample
 from gpu_train_monitor.export.csv_files import MEMORY_COLUMNS, RANK_COLUMNS, write_run_csv
 from gpu_train_monitor.export.step_table import StepTable
-from gpu_train_monitor.store.rows import RankReportRow, ReportRow
+from gpu_train_monitor.store.rows import PHASE_COLUMNS, RankReportRow, ReportRow
 from gpu_train_monitor.store.schema import migrate
 
 # what stores made by every earlier version hold: the derived tables must keep to it (a new field in MemorySample
@@ -38,17 +38,22 @@ def test_the_columns_are_the_samples_byte_counts_in_field_order() -> None:
     assert sample.byte_counts() == dict(zip(SAMPLE_COLUMNS, (1, 2, 3, 4, 5, None, 7)))
 
 
-def test_the_store_tables_and_rows_end_with_the_sample_columns_as_stores_always_had_them() -> None:
+def test_the_store_tables_and_rows_hold_the_sample_columns_as_stores_always_had_them() -> None:
+    """Together and in order, as version 1 made them: last in `rank_reports`; in `reports`, before the step phases'
+    columns that version 6 added after them."""
     db = sqlite3.connect(":memory:", isolation_level=None)
     migrate(db)
-    for table, row in (("reports", ReportRow), ("rank_reports", RankReportRow)):
+    for table, row, after in (("reports", ReportRow, len(PHASE_COLUMNS)), ("rank_reports", RankReportRow, 0)):
         columns = [
             (name, kind, notnull)
             for _, name, kind, notnull, _, _ in db.execute(f"PRAGMA table_info({table})").fetchall()
         ]
-        assert columns[-len(SAMPLE_COLUMNS) :] == STORED
+        end = len(columns) - after
+        assert columns[end - len(SAMPLE_COLUMNS) : end] == STORED
         assert [name for name, _, _ in STORED] == list(SAMPLE_COLUMNS)
-        assert [f.name for f in dataclasses.fields(row)][-len(SAMPLE_COLUMNS) :] == list(SAMPLE_COLUMNS)
+        assert columns[end:] == [(name, "INTEGER", 0) for name in PHASE_COLUMNS[:after]]  # NULL: steps not timed
+        names = [f.name for f in dataclasses.fields(row)]  # the row: the table's columns but run_id
+        assert names == [name for name, _, _ in columns if name != "run_id"]
 
 
 def test_the_csv_memory_columns_hold_each_sample_column_s_own_value(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ def test_hello_ping_and_the_end_of_input(tmp_path: Path) -> None:
     code, lines = serve(tmp_path, HELLO, {"id": 1, "op": "ping"})
     assert code == 0
     store = str(tmp_path / "runs.sqlite3")
-    assert lines[0] == {"hello": {"protocol": 1, "app": "1.2.3", "host": "gpu-box", "store": store, "schema": 5}}
+    assert lines[0] == {"hello": {"protocol": 1, "app": "1.2.3", "host": "gpu-box", "store": store, "schema": 6}}
     assert lines[1] == {"id": 0, "ok": True, "result": {"protocol": 1, "app": "1.2.3"}}
     assert lines[2]["id"] == 1 and lines[2]["ok"] and lines[2]["result"]["at"] > 0
     assert len(lines) == 3

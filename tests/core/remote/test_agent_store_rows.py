@@ -9,6 +9,7 @@ import pytest
 
 from gpu_train_monitor.remote.agent import store_rows
 from gpu_train_monitor.remote.wire import protocol
+from gpu_train_monitor.store.rows import PHASE_COLUMNS
 from gpu_train_monitor.store.run_store import RunNotFound, RunStore
 from tests.support.recorded_runs import record_resumed_nan_run, record_run
 
@@ -29,6 +30,7 @@ def test_a_snapshot_holds_the_rows_after_the_cursor_as_the_tables_columns(record
     assert set(whole.run) == set(protocol.RUN_COLUMNS) and whole.run["status"] == "completed"
     assert whole.live is False and whole.has_rows
     assert all(set(row) == set(protocol.REPORT_COLUMNS) for row in whole.reports)
+    assert set(PHASE_COLUMNS) <= set(protocol.REPORT_COLUMNS) and any(row["step_us"] for row in whole.reports)
     assert [row["step"] for row in later.steps] == list(range(6, 13))
     assert all(row["step"] > 5 for row in later.reports) and later.reports
     assert [row["seq"] for row in later.events] == [row["seq"] for row in whole.events[1:]]

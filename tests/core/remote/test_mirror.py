@@ -3,6 +3,7 @@ steps, reports and events; chunks sent twice or cut anywhere change nothing, and
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from gpu_train_monitor.remote.agent import store_rows
 from gpu_train_monitor.remote.client.mirror import MirrorError, cursor, mirror_chunk
 from gpu_train_monitor.remote.wire import protocol
+from gpu_train_monitor.store.rows import PHASE_COLUMNS
 from gpu_train_monitor.store.run_store import RunStore
 from tests.support.cli import cli_in_process
 from tests.support.remote_stores import contents
@@ -53,6 +55,23 @@ def test_one_chunk_makes_the_same_run_locally_with_the_remote_host(remote, tmp_p
         assert cursor(local, row.uid) == (20, contents(path, row.uid)["events"][-1][0])
     assert contents(tmp_path / "local.sqlite3", row.uid) == contents(path, row.uid)
     assert len(contents(path, row.uid)["reports"]) > 2 and contents(path, row.uid)["events"]
+    with RunStore(tmp_path / "local.sqlite3") as local, RunStore(path) as remote_store:
+        phases = [r.phases for r in local.reports(local_id)]
+        assert phases == [r.phases for r in remote_store.reports(run_id)] and any(phases)  # each report's split
+
+
+def test_an_agent_from_before_step_phases_sends_reports_that_land_untimed(remote, tmp_path):
+    """An agent whose store is at schema version 5 sends reports without the phase columns: NULL here."""
+    path, run_id = remote
+    everything = chunk_of(path, run_id)
+    everything["reports"] = [{k: v for k, v in r.items() if k not in PHASE_COLUMNS} for r in everything["reports"]]
+    with RunStore(tmp_path / "local.sqlite3") as local:
+        local_id = mirror_chunk(local, everything, origin="gpu-box")
+        reports = local.reports(local_id)
+        with RunStore(path) as remote_store:
+            sent = remote_store.reports(run_id)
+    assert [r.phases for r in reports] == [None] * len(sent) and len(sent) > 2
+    assert [dataclasses.replace(r, **dict.fromkeys(PHASE_COLUMNS)) for r in sent] == reports  # all else as sent
 
 
 def test_a_run_copied_piece_by_piece_with_overlaps_and_cuts_is_the_same_run(remote, tmp_path):

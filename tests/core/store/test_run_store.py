@@ -26,9 +26,10 @@ from gpu_train_monitor.cli.main import main
 from gpu_train_monitor.compare.comparison import Comparison
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.session import TrainingSession
-from gpu_train_monitor.events.events import ContenderEvent, Event, RunFinished, RunStarted, StepsReported
+from gpu_train_monitor.events.events import STEP_PHASES, ContenderEvent, Event, RunFinished, RunStarted, StepsReported
 from gpu_train_monitor.store.connection import store_problem
 from gpu_train_monitor.store.recorder import RunRecorder, open_recorder
+from gpu_train_monitor.store.rows import PHASE_COLUMNS, ReportRow, phase_values
 from gpu_train_monitor.store.run_store import RunNotFound, RunStore, StoreError, default_store_path, process_alive
 from gpu_train_monitor.store.schema import APPLICATION_ID, SCHEMA_VERSION, application_id, migrate, schema_version
 from tests.support.recorded_runs import another_programs_database
@@ -36,6 +37,7 @@ from tests.support.recorded_runs import another_programs_database
 FAST = dict(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=32, report_interval=0.01)
 CLI_FAST = ["--device", "cpu", "--model", "tiny-cnn", "--synthetic-samples", "256", "--batch-size", "32"]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+VERDICTS = ("input-bound", "compute-bound")
 
 
 def record(path: Path, **overrides: object) -> tuple[RunFinished, list[Event], int]:
@@ -46,6 +48,10 @@ def record(path: Path, **overrides: object) -> tuple[RunFinished, list[Event], i
     recorder.close()
     assert recorder.problem is None and recorder.run_id is not None
     return finished, events, recorder.run_id
+
+
+def stored_phases(row: ReportRow) -> dict[str, int | None]:
+    return {name: getattr(row, name) for name in PHASE_COLUMNS}
 
 
 def reported_losses(events: list[Event]) -> list[float]:
@@ -67,7 +73,17 @@ def test_a_recorded_run_keeps_every_step_its_memory_epochs_and_summary(tmp_path:
         assert all(r.process_rss_bytes > 0 and r.capacity_bytes > 0 for r in reports)
         assert run.loss_last == pytest.approx(finished.summary.loss_last)
         assert run.samples_per_s == pytest.approx(finished.summary.samples_per_s)
-        assert store.summary(run_id)["steps"] == 12
+        reported = [e.phases for e in events if isinstance(e, StepsReported)]
+        assert [stored_phases(r) for r in reports] == [phase_values(p) for p in reported] and any(reported)
+        for row, phases in zip(reports, reported):  # each report's phases (or None), to the microsecond
+            assert row.phases == phases or row.phases.seconds == pytest.approx(phases.seconds, abs=5e-7)
+        summary = store.summary(run_id)
+        assert summary["steps"] == 12
+        assert summary["step_phases_s"] == finished.summary.step_phases_s and summary["verdict"] in VERDICTS
+        assert (summary["verdict"], summary["verdict_text"]) == (
+            finished.summary.verdict,
+            finished.summary.verdict_text,
+        )
         assert store.config(run_id)["batch_size"] == 32
         assert store.started(run_id)["run_uid"] == run.uid
         epochs = store.events(run_id, kinds=("EpochEnded",))
@@ -193,7 +209,7 @@ def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Pat
     db.execute("INSERT INTO steps VALUES (1, 1, 1, 2.5), (1, 2, 1, 2.25)")
     db.close()
     with RunStore(path) as store:
-        assert schema_version(store.connection) == SCHEMA_VERSION == 5
+        assert schema_version(store.connection) == SCHEMA_VERSION == 6
         assert application_id(store.connection) == APPLICATION_ID
         run = store.list_runs()[0]
         assert (run.model, run.name, run.resumes, store.steps(run.id).losses) == ("resnet18", "", 0, (2.5, 2.25))
@@ -202,6 +218,32 @@ def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Pat
         assert store.run(run.id).name == "from the old store"
         store.delete(run.id)  # the new table's foreign key does not stand in the way
         assert store.list_runs() == []
+
+
+def test_a_version_5_store_gains_the_phase_columns_and_its_reports_read_back_untimed(tmp_path: Path) -> None:
+    """Reports recorded before steps were timed: every phase column NULL, `phases` None; a new report has them."""
+    path = tmp_path / "v5.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    migrate(db, target=5)
+    db.execute(
+        "INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
+        "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
+        "VALUES ('u1', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'resnet18', 'synthetic', 'cuda:0', 'GPU', "
+        "'resident', 64, 2, 2, '{}', '{}')"
+    )
+    db.execute("INSERT INTO reports VALUES (1, 2, 2.0, 1.0, 128, 128.0, 64, 2, NULL, 1, 2, 3, 4, 5, NULL, 6)")
+    db.close()
+    with RunStore(path) as store:
+        assert schema_version(store.connection) == SCHEMA_VERSION == 6
+        columns = [name for (name,) in store.connection.execute("SELECT name FROM pragma_table_info('reports')")]
+        assert columns[-len(PHASE_COLUMNS) :] == list(PHASE_COLUMNS) == [*(f"{p}_us" for p in STEP_PHASES), "step_us"]
+        (old,) = store.reports(store.list_runs()[0].id)
+        assert (old.step, old.process_rss_bytes, old.phases, old.data_us, old.step_us) == (2, 6, None, None, None)
+    _, events, run_id = record(path, max_steps=4)
+    with RunStore(path) as store:
+        reported = [phase_values(e.phases) for e in events if isinstance(e, StepsReported)]
+        assert [stored_phases(r) for r in store.reports(run_id)] == reported
+        assert any(r.phases is not None and r.step_us > 0 for r in store.reports(run_id))
 
 
 def test_a_store_from_a_newer_version_is_refused_by_name(tmp_path: Path) -> None:
