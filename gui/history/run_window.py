@@ -36,9 +36,9 @@ from gpu_train_monitor.gui.history.feed import (
 )
 from gpu_train_monitor.gui.history.loader import LoadedRun, RunLoader
 from gpu_train_monitor.gui.history.outage import ConnectionOutage
-from gpu_train_monitor.gui.history.row_text import script_text, state_text, window_title
+from gpu_train_monitor.gui.history.row_text import script_text, state_text
 from gpu_train_monitor.gui.history.run_window_layout import header_label, lay_out, problem_label
-from gpu_train_monitor.gui.history.run_window_text import clears_cache, end_line, header_html, shown_summary
+from gpu_train_monitor.gui.history.run_window_text import clears_cache, end_line, header_html, shown_summary, titled
 from gpu_train_monitor.gui.i18n.status_text import status_colour, status_text
 from gpu_train_monitor.gui.plots.loss_plot import LOSS_CAPACITY, LossPlot
 from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
@@ -52,6 +52,7 @@ from gpu_train_monitor.gui.views.event_display import EventDisplay, config_line,
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.gui.views.rank_display import RankDisplay
 from gpu_train_monitor.gui.views.stats_panel import StatsPanel, median_rate
+from gpu_train_monitor.gui.views.step_time_view import StepTimeView
 from gpu_train_monitor.store.run_store import RunNotFound, RunRow, StoreError
 
 POLL_INTERVAL_MS = 400  # a live run reports ~10 times a second and commits each report: 2.5 looks a second
@@ -116,6 +117,7 @@ class StoredRunView(QWidget):
         )
         self.rate_view = RatePlot()
         self.rate_plot, self.rates = self.rate_view.plot, self.rate_view.data  # the widget; step, images/s
+        self.step_time = StepTimeView()  # each stored report's step time, by phase, as the live window shows it
         self.config_text = QPlainTextEdit()
         self.config_text.setReadOnly(True)
 
@@ -218,6 +220,7 @@ class StoredRunView(QWidget):
         self._name_breakdown_tab()
         self.log.clear()
         self.rate_view.clear()
+        self.step_time.clear()
         no_epochs = started.get("steps_per_epoch", 1) == 0  # a watched script's own loop
         self.stats.reset(int(started.get("total_steps", row.total_steps)), 0 if no_epochs else started.get("epochs"))
         self.loss_plot.val_plot.setVisible(not no_epochs)  # nor any validation
@@ -248,6 +251,7 @@ class StoredRunView(QWidget):
             self.ranks.show_rows(arrays.rank_devices, arrays.rank_memory)
         if update.reports:
             self.rate_view.extend(arrays.rates)
+            self.step_time.add_rows(update.reports)
             last = update.reports[-1]
             self.stats.update_progress(
                 last.step,
@@ -308,17 +312,14 @@ class StoredRunView(QWidget):
         self.stats.state_label.setText(f"<span style='color:{colour}'>● {html.escape(shown)}</span>")
         self.header.setText(header_html(row, shown, colour, launched=self.controls is not None, script=self.script))
         self.control_row.show_for(row.live, paused, clears_cache(row))
-        self.setWindowTitle(
-            self.tr("{title} ({state}) — GPU Training Monitor").format(
-                title=window_title(row, self.script), state=shown
-            )
-        )
+        self.setWindowTitle(titled(row, self.script, shown))
 
     def show_again(self) -> None:
         """The header, state, title and breakdown said again (after a language change)."""
         if self.row is not None:
             self._show_row(self.row)
         self.breakdown_view.show_again()
+        self.step_time.show_again()
         self._name_breakdown_tab()
 
     def _name_breakdown_tab(self) -> None:

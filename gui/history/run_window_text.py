@@ -18,7 +18,14 @@ from gpu_train_monitor.events import event_text
 from gpu_train_monitor.events.events import RunFinished
 from gpu_train_monitor.events.status import Status
 from gpu_train_monitor.events.summary import RunSummary
-from gpu_train_monitor.gui.history.row_text import devices_text, duration_text, elsewhere, machine_text, run_title
+from gpu_train_monitor.gui.history.row_text import (
+    devices_text,
+    duration_text,
+    elsewhere,
+    machine_text,
+    run_title,
+    window_title,
+)
 from gpu_train_monitor.gui.i18n.status_text import status_text
 from gpu_train_monitor.gui.qt.core_text import choice_text, core_text
 from gpu_train_monitor.gui.qt.locale_format import date_time, integer
@@ -178,3 +185,10 @@ def shown_summary(summary: Mapping[str, Any], status: str) -> dict[str, Any]:
     if phases is not None:
         shown["step_phases_s"], shown["verdict"] = split_line(phases), verdict_line(phases)
     return shown
+
+
+def titled(row: RunRow, script: str, state: str) -> str:
+    """The run window's title: what the run is, where it trained and its state."""
+    return QCoreApplication.translate("StoredRunView", "{title} ({state}) — GPU Training Monitor").format(
+        title=window_title(row, script), state=state
+    )

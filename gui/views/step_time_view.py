@@ -10,6 +10,9 @@ every few pixels), so thousands of reports cost what a few hundred do, and nothi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QShowEvent
@@ -21,6 +24,9 @@ from gpu_train_monitor.gui.plots.live_plot import is_shown, legend_above, live_p
 from gpu_train_monitor.gui.plots.ring_buffer import RingBuffer
 from gpu_train_monitor.gui.qt.locale_format import integer, number
 from gpu_train_monitor.gui.views.step_phase_text import PHASE_COLOURS, colour_hex, phase_name, shares, verdict_line
+
+if TYPE_CHECKING:
+    from gpu_train_monitor.store.rows import ReportRow
 
 CAPACITY = 200_000  # reports kept (a report every second: more than two days)
 PIXELS_PER_BAR = 4  # a redraw shows at most one bar every this many pixels: more reports are averaged into one
@@ -115,14 +121,22 @@ class StepTimeView(QWidget):
 
     def add_report(self, event: StepsReported) -> None:
         """One report: its phases (if measured) as a bar, the split and the verdict as its numbers."""
+        self.add_phases(event.step, event.phases)
+
+    def add_rows(self, reports: Sequence[ReportRow]) -> None:
+        """A recorded run's report rows (the store keeps each one's phases), drawn at once."""
+        for row in reports:
+            self.add_phases(row.step, row.phases)
+        self.refresh()
+
+    def add_phases(self, step: int, phases: StepPhases | None) -> None:
         self.reports += 1
-        phases = event.phases
         if phases is None:
             if self.latest is None:
                 self._say_state()
             return
-        self.data.append(float(event.step), *(1000.0 * s for s in phases.seconds))
-        self.latest, self.latest_step = phases, event.step
+        self.data.append(float(step), *(1000.0 * s for s in phases.seconds))
+        self.latest, self.latest_step = phases, step
         self._dirty = True
         self._show_split()
 

@@ -72,6 +72,9 @@ def test_a_finished_run_shows_what_was_recorded(finished, open_view):
     assert view.memory_plot.data.column(0)[-1] == pytest.approx(reports[-1].elapsed_s)
     assert view.memory_plot.data.column(1)[-1] == reports[-1].allocated_bytes
     assert len(view.rates) == len(reports)
+    timed = [report for report in reports if report.phases is not None]  # the store keeps each report's split
+    assert timed and view.step_time.reports == len(reports) and view.step_time.latest == timed[-1].phases
+    assert view.tabs.indexOf(view.step_time) == view.tabs.indexOf(view.breakdown_view) + 1  # as in the window
     assert len(epochs) == 2 and len(view.loss_plot._epoch_lines) == 2
     assert view.breakdown_view.last is not None  # the last breakdown recorded
     assert view.stats.values["step"].text() == "16 / 16"
