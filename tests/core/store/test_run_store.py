@@ -54,6 +54,16 @@ def stored_phases(row: ReportRow) -> dict[str, int | None]:
     return {name: getattr(row, name) for name in PHASE_COLUMNS}
 
 
+def insert_old_run(db: sqlite3.Connection) -> None:
+    """A finished run's row, as every schema version has had one (an old store's run)."""
+    db.execute(
+        "INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
+        "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
+        "VALUES ('u1', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'resnet18', 'synthetic', 'cuda:0', 'GPU', "
+        "'resident', 64, 2, 2, '{}', '{}')"
+    )
+
+
 def reported_losses(events: list[Event]) -> list[float]:
     return [loss for event in events if isinstance(event, StepsReported) for loss in event.losses]
 
@@ -200,12 +210,7 @@ def test_a_store_with_an_older_schema_is_migrated_keeping_its_runs(tmp_path: Pat
     db = sqlite3.connect(path, isolation_level=None)
     migrate(db, target=version)
     db.execute("PRAGMA application_id = 0")  # as every store made before the mark
-    db.execute(
-        "INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
-        "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
-        "VALUES ('u1', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'resnet18', 'synthetic', 'cuda:0', 'GPU', "
-        "'resident', 64, 2, 2, '{}', '{}')"
-    )
+    insert_old_run(db)
     db.execute("INSERT INTO steps VALUES (1, 1, 1, 2.5), (1, 2, 1, 2.25)")
     db.close()
     with RunStore(path) as store:
@@ -225,12 +230,7 @@ def test_a_version_5_store_gains_the_phase_columns_and_its_reports_read_back_unt
     path = tmp_path / "v5.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)
     migrate(db, target=5)
-    db.execute(
-        "INSERT INTO runs (uid, started_at, heartbeat_at, finished_at, status, pid, pid_started_at, host, "
-        "model, dataset, device, device_name, placement, batch_size, total_steps, steps, config, started) "
-        "VALUES ('u1', 1.0, 2.0, 2.0, 'completed', 1, 1.0, 'h', 'resnet18', 'synthetic', 'cuda:0', 'GPU', "
-        "'resident', 64, 2, 2, '{}', '{}')"
-    )
+    insert_old_run(db)
     db.execute("INSERT INTO reports VALUES (1, 2, 2.0, 1.0, 128, 128.0, 64, 2, NULL, 1, 2, 3, 4, 5, NULL, 6)")
     db.close()
     with RunStore(path) as store:
