@@ -2535,6 +2535,46 @@
         <source>forward, backward and the update take {percent:.0f}% of each step: a faster device, mixed precision or a smaller model is what speeds it up</source>
         <translation>前向、反向和参数更新占每步 {percent:.0f}% 的时间：更快的设备、混合精度或更小的模型才能提速</translation>
     </message>
+    <message>
+        <source>memory snapshot {path}: {why}</source>
+        <translation>内存快照 {path}：{why}</translation>
+    </message>
+    <message>
+        <source>memory snapshot {path}: not a regular file</source>
+        <translation>内存快照 {path}：不是普通文件</translation>
+    </message>
+    <message>
+        <source>memory snapshot {path}: refused: the file asks to load Python code ({what}), which a snapshot never holds; nothing was run</source>
+        <translation>内存快照 {path}：已拒绝：该文件要求加载 Python 代码（{what}），而快照从不包含代码；没有运行任何东西</translation>
+    </message>
+    <message>
+        <source>not a pickle, or a truncated one</source>
+        <translation>不是 pickle 文件，或是被截断的 pickle</translation>
+    </message>
+    <message>
+        <source>not a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot writes one: it has segments)</source>
+        <translation>不是 PyTorch 内存快照（torch.cuda.memory._dump_snapshot 写出的快照含有 segments）</translation>
+    </message>
+    <message>
+        <source>its device_traces is not a list of event lists</source>
+        <translation>其 device_traces 不是事件列表的列表</translation>
+    </message>
+    <message>
+        <source>memory snapshot {path}: no device {device} in it (devices: {known})</source>
+        <translation>内存快照 {path}：其中没有设备 {device}（设备：{known}）</translation>
+    </message>
+    <message>
+        <source>memory snapshot {path}: not a PyTorch memory snapshot ({why})</source>
+        <translation>内存快照 {path}：不是 PyTorch 内存快照（{why}）</translation>
+    </message>
+    <message>
+        <source>an event lacks {key}</source>
+        <translation>某个事件缺少 {key}</translation>
+    </message>
+    <message>
+        <source>an event has a value of the wrong type</source>
+        <translation>某个事件的值类型不对</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -3499,6 +3539,14 @@ each run&apos;s warm-up</source>
         <translation>原样运行你自己的训练脚本，并像本窗口自己的运行一样实时跟踪它</translation>
     </message>
     <message>
+        <source>Open memory snapshot…</source>
+        <translation>打开内存快照…</translation>
+    </message>
+    <message>
+        <source>Show a CUDA memory snapshot (torch.cuda.memory._dump_snapshot) from any machine: its timeline and the largest allocations at its peak</source>
+        <translation>显示来自任意机器的 CUDA 内存快照（torch.cuda.memory._dump_snapshot）：其时间线及峰值时最大的分配</translation>
+    </message>
+    <message>
         <source>Save plots…</source>
         <translation>保存图表…</translation>
     </message>
@@ -3561,6 +3609,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>Only while a single run trains (a comparison&apos;s runs save no checkpoints)</source>
         <translation>仅在单个运行训练时可用（对比中的运行不保存检查点）</translation>
+    </message>
+    <message>
+        <source>Open memory snapshot</source>
+        <translation>打开内存快照</translation>
+    </message>
+    <message>
+        <source>Memory snapshots (*.pickle *.pkl *.pt);;All files (*)</source>
+        <translation>内存快照 (*.pickle *.pkl *.pt);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Save plots (one file per plot: NAME-loss, NAME-memory…)</source>
@@ -4357,6 +4413,108 @@ each run&apos;s warm-up</source>
     <message>
         <source>Dataset folder</source>
         <translation>数据集文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>SnapshotTimelinePlot</name>
+    <message>
+        <source>Active memory over the trace</source>
+        <translation>整个记录中的活动内存</translation>
+    </message>
+    <message>
+        <source>allocator event</source>
+        <translation>分配器事件</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>live allocations</source>
+        <translation>存活的分配</translation>
+    </message>
+    <message>
+        <source>reserved</source>
+        <translation>已保留</translation>
+    </message>
+    <message>
+        <source>peak {size}</source>
+        <translation>峰值 {size}</translation>
+    </message>
+</context>
+<context>
+    <name>SnapshotWindow</name>
+    <message>
+        <source>Memory snapshot</source>
+        <translation>内存快照</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Allocated at</source>
+        <translation>分配于</translation>
+    </message>
+    <message>
+        <source>Where (innermost frame of your code first)</source>
+        <translation>位置（你的代码中最内层的帧在前）</translation>
+    </message>
+    <message>
+        <source>Memory snapshot: {name}</source>
+        <translation>内存快照：{name}</translation>
+    </message>
+    <message>
+        <source>Reading {path}…</source>
+        <translation>正在读取 {path}…</translation>
+    </message>
+    <message>
+        <source>The {count} largest allocations live at the peak</source>
+        <translation>峰值时存活的最大 {count} 个分配</translation>
+    </message>
+    <message>
+        <source>the file could not be read</source>
+        <translation>无法读取该文件</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Peak {peak}&lt;/b&gt; of live allocations on cuda:{device}</source>
+        <translation>&lt;b&gt;峰值 {peak}&lt;/b&gt;：cuda:{device} 上存活的分配</translation>
+    </message>
+    <message>
+        <source>{events} allocator events</source>
+        <translation>{events} 个分配器事件</translation>
+    </message>
+    <message>
+        <source>{reserved} reserved at the dump</source>
+        <translation>转储时已保留 {reserved}</translation>
+    </message>
+    <message>
+        <source>{start} already live when the trace began</source>
+        <translation>记录开始时已有 {start} 存活</translation>
+    </message>
+    <message>
+        <source>{count} out of memory in the trace</source>
+        <translation>记录中有 {count} 次内存不足</translation>
+    </message>
+    <message>
+        <source>No stack frames were recorded: record with torch.cuda.memory._record_memory_history(stacks=&apos;python&apos;) to see where each allocation was made.</source>
+        <translation>未记录调用栈：用 torch.cuda.memory._record_memory_history(stacks=&apos;python&apos;) 记录，即可看到每个分配发生在哪里。</translation>
+    </message>
+    <message>
+        <source>before the trace</source>
+        <translation>记录开始之前</translation>
+    </message>
+    <message>
+        <source>event {event}</source>
+        <translation>事件 {event}</translation>
+    </message>
+    <message>
+        <source>only PyTorch&apos;s own frames</source>
+        <translation>只有 PyTorch 自身的帧</translation>
+    </message>
+    <message>
+        <source>no stack recorded</source>
+        <translation>未记录调用栈</translation>
     </message>
 </context>
 <context>

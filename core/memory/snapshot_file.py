@@ -81,7 +81,7 @@ def load_plain_pickle(path: str | os.PathLike[str]) -> Any:
         MemoryError,
         RecursionError,
     ):
-        raise _not_a_snapshot(where, "not a pickle, or a truncated one") from None
+        raise _not_a_snapshot(where, Message("not a pickle, or a truncated one")) from None
     finally:
         if collecting:
             gc.enable()
@@ -95,11 +95,12 @@ def check_snapshot(data: Any, path: str) -> dict[str, Any]:
     """`data` as a snapshot dict, or `SnapshotError` naming what is missing."""
     if not isinstance(data, dict) or not isinstance(data.get("segments"), list):
         raise _not_a_snapshot(
-            path, "not a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot writes one: it has segments)"
+            path,
+            Message("not a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot writes one: it has segments)"),
         )
     traces = data.get("device_traces", [])
     if not isinstance(traces, list) or not all(isinstance(trace, list) for trace in traces):
-        raise _not_a_snapshot(path, "its device_traces is not a list of event lists")
+        raise _not_a_snapshot(path, Message("its device_traces is not a list of event lists"))
     return data
 
 

@@ -248,7 +248,7 @@ def _capped(value: int, bound: int | None) -> int:
     return value if bound is None else min(value, bound)
 
 
-def _why(exc: BaseException) -> str:
+def _why(exc: BaseException) -> Message:
     if isinstance(exc, KeyError):
-        return f"an event lacks {exc}"
-    return "an event has a value of the wrong type"
+        return Message("an event lacks {key}", key=str(exc))
+    return Message("an event has a value of the wrong type")
