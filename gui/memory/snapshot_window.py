@@ -56,6 +56,7 @@ class SnapshotWindow(QWidget):
             [self.tr("Size"), self.tr("Allocated at"), self.tr("Where (innermost frame of your code first)")]
         )
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)  # ten rows in view
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)

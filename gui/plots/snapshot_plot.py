@@ -60,10 +60,10 @@ class SnapshotTimelinePlot(QWidget):
         self._ys = np.vstack([live_bytes, reserved_bytes]).astype(np.float64)
         if peak_event >= 0:
             self.peak_line.setPos(peak_event)
+            self.peak_line.show()  # first: a hidden line's label ignores a new text
             self.peak_line.label.setFormat(
                 self.tr("peak {size}").format(size=format_bytes(int(live_bytes[peak_event])))
             )
-            self.peak_line.show()
         else:
             self.peak_line.hide()
         self.plot.getPlotItem().enableAutoRange()
