@@ -1,6 +1,8 @@
 """The active-memory timeline of a CUDA memory snapshot, its peak and what was live there. Torch-free.
 
 How live bytes are counted (the choice, and why):
+- Sizes are the bytes requested, as the trace records them (the allocator rounds each block up a little more;
+  `torch.cuda.memory_allocated` counts the rounded sizes).
 - An allocation lives from its `alloc` event to its `free_completed` event, when the allocator may hand the block
   out again (between `free_requested` and `free_completed` the memory is still held, waiting for another stream).
 - The trace is a ring buffer (`max_entries`), so it often starts mid-run. The bytes live before its first event
@@ -188,7 +190,7 @@ def _replay(trace: list[Any], segments: list[dict[str, Any]]) -> _Replay:
         for block in segment.get("blocks", ()):
             address = block.get("address")
             if block.get("state") in _LIVE_STATES and address not in live and address not in seen:
-                size = int(block.get("size", 0))
+                size = int(block.get("requested_size", block.get("size", 0)))  # the trace's sizes are requested
                 start_bytes += size
                 starts.append(-1)
                 ends.append(n)

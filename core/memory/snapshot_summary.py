@@ -54,8 +54,8 @@ class LiveAllocation:
 
 @dataclass(frozen=True)
 class SnapshotSummary:
-    """One device's trace in a snapshot. Byte counts are live allocations (tensors' blocks, as the allocator
-    rounded them) unless named reserved. `peak_event` is -1 when the trace is empty (the peak is then the state
+    """One device's trace in a snapshot. Byte counts are live allocations (the bytes requested, as the trace
+    records them) unless named reserved. `peak_event` is -1 when the trace is empty (the peak is then the state
     at the dump). `bound_bytes`: the most memory the allocator reserved over the trace, which live allocations
     cannot exceed (None when the snapshot records no segments for the device); every count here is capped by it."""
 

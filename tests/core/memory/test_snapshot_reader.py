@@ -165,3 +165,9 @@ def test_a_million_events_read_in_under_5_s(tmp_path: Path) -> None:
 
 
 test_a_million_events_read_in_under_5_s = pytest.mark.slow(test_a_million_events_read_in_under_5_s)
+
+
+def test_blocks_at_the_dump_count_their_requested_size_as_the_trace_does() -> None:
+    rounded = {**block(B, 1024), "requested_size": 1000}
+    live, summary = _live([_alloc(A, 10)], [block(A, 10), rounded])
+    assert live == [1010] and summary.start_bytes == 1000
