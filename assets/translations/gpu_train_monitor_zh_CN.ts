@@ -3670,6 +3670,10 @@ each run&apos;s warm-up</source>
         <translation>nvidia-smi 统计 GPU 上的每一个字节；PyTorch 只统计其缓存分配器已保留的部分。两者之差是 CUDA 上下文（内核、cuBLAS/cuDNN 句柄）和其他进程。</translation>
     </message>
     <message>
+        <source>Reserved minus allocated is memory PyTorch&apos;s caching allocator holds in free blocks for reuse. When no cached block fits a request, the allocator frees its cache and calls cudaMalloc again (a retry): many retries mean fragmented memory (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True can help).</source>
+        <translation>已保留减去已分配，是 PyTorch 缓存分配器以空闲块形式留着复用的内存。当没有缓存块能满足请求时，分配器会释放缓存并再次调用 cudaMalloc（一次重试）：重试多说明内存碎片化（PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True 可能有帮助）。</translation>
+    </message>
+    <message>
         <source>pid</source>
         <translation>进程 ID</translation>
     </message>
@@ -3680,6 +3684,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>GPU memory</source>
         <translation>显存</translation>
+    </message>
+    <message>
+        <source>Fragmentation: the cache, allocation retries and cudaMalloc failures are counted by CUDA&apos;s caching allocator; {kind} has none.</source>
+        <translation>碎片化：缓存、分配重试和 cudaMalloc 失败由 CUDA 的缓存分配器统计；{kind} 没有这种分配器。</translation>
+    </message>
+    <message>
+        <source>Allocator cache: {cached} reserved but not allocated. Since the process started: {retries} allocation retries (cache freed to fit a request), {ooms} cudaMalloc failures.</source>
+        <translation>分配器缓存：{cached} 已保留但未分配。自进程启动以来：{retries} 次分配重试（为满足请求而释放缓存），{ooms} 次 cudaMalloc 失败。</translation>
     </message>
     <message>
         <source>Device used {used} of {total}</source>

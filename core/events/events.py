@@ -17,7 +17,8 @@ from .summary import RunSummary
 @dataclass(frozen=True)
 class MemorySample:
     """One memory reading (gpu_train_monitor.memory.probe takes them), in bytes. `device_used_bytes` is device-wide (all
-    processes), None where unknown. Its byte counts are `SAMPLE_COLUMNS`."""
+    processes), None where unknown. Its byte counts are `SAMPLE_COLUMNS`; reserved minus allocated is the
+    allocator's cache (free blocks it keeps for reuse)."""
 
     time_s: float  # time.monotonic() when read
     device: str
@@ -30,6 +31,11 @@ class MemorySample:
     process_rss_bytes: int
     has_allocator: bool  # True on CUDA/MPS: allocated/reserved are the allocator's own counters
     capacity_limit: str | None = None  # on the CPU: the limit capacity is (a ProcessLimit's kind), None: system memory
+    # CUDA's caching allocator since the process started (memory_stats' num_alloc_retries, num_ooms): allocations that
+    # had to free the cache and call cudaMalloc again (a sign of fragmentation), and cudaMalloc failures. None where
+    # there is no CUDA allocator (CPU, MPS) or the reading did not carry them (an older agent, a stored report).
+    alloc_retries: int | None = None
+    allocator_ooms: int | None = None
 
     def byte_counts(self) -> dict[str, int | None]:
         """`SAMPLE_COLUMNS` with their values: what a stored row or a gather row keeps of the sample."""
