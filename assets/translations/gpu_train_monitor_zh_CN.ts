@@ -4026,6 +4026,13 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
+    <name>RetryMarks</name>
+    <message>
+        <source>{count} allocation retries</source>
+        <translation>{count} 次分配重试</translation>
+    </message>
+</context>
+<context>
     <name>RunButtons</name>
     <message>
         <source>Start</source>
