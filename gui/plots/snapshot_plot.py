@@ -33,6 +33,10 @@ class SnapshotTimelinePlot(QWidget):
         item.setLabel("bottom", self.tr("allocator event"))
         item.setLabel("left", self.tr("memory"), units="B")  # SI prefixes: kB, MB, GB on the axis
         item.setMenuEnabled(False)
+        # the wheel and a drag zoom and pan the events; the bytes axis always fits what is visible
+        item.setMouseEnabled(x=True, y=False)
+        item.enableAutoRange(y=True)
+        item.setAutoVisible(y=True)
         legend_above(item, 2)
         self.live_curve = item.plot(pen=pg.mkPen(palette.TAB_BLUE, width=1), name=self.tr("live allocations"))
         self.reserved_curve = item.plot(pen=pg.mkPen(palette.TAB_ORANGE, width=1), name=self.tr("reserved"))
@@ -66,7 +70,9 @@ class SnapshotTimelinePlot(QWidget):
             )
         else:
             self.peak_line.hide()
-        self.plot.getPlotItem().enableAutoRange()
+        item = self.plot.getPlotItem()
+        item.setLimits(xMin=-1, xMax=max(len(live_bytes), 1), minXRange=4)  # no panning off the trace
+        item.enableAutoRange()
         self.redraw()
 
     def visible_range(self) -> tuple[float, float] | None:
