@@ -4488,8 +4488,8 @@ each run&apos;s warm-up</source>
         <translation>正在读取 {path}…</translation>
     </message>
     <message>
-        <source>The {count} largest allocations live at the peak</source>
-        <translation>峰值时存活的最大 {count} 个分配</translation>
+        <source>The {count} largest allocations live at the peak (pick one to shade its life on the timeline)</source>
+        <translation>峰值时存活的最大 {count} 个分配（选中一行，即可在时间线上标出它的存活区间）</translation>
     </message>
     <message>
         <source>the file could not be read</source>

@@ -219,10 +219,15 @@ def _largest_at(replay: _Replay, peak_event: int, events: int, top: int) -> tupl
     largest = []
     for number in order.tolist():
         frames, depth = user_frames(replay.frame_sources[number])
-        start = int(replay.starts[number])
+        start, end = int(replay.starts[number]), int(replay.ends[number])
         largest.append(
             LiveAllocation(
-                int(replay.addresses[number]), int(replay.sizes[number]), start if start >= 0 else None, frames, depth
+                int(replay.addresses[number]),
+                int(replay.sizes[number]),
+                start if start >= 0 else None,
+                frames,
+                depth,
+                end if end < events else None,
             )
         )
     return tuple(largest)

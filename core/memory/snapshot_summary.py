@@ -33,20 +33,23 @@ class StackFrame:
 @dataclass(frozen=True)
 class LiveAllocation:
     """An allocation live at the peak. `event`: the index of its `alloc` event, None when it was allocated before
-    the trace began. `frames`: its innermost user frames; `stack_depth`: how many frames were recorded in all
-    (0: the snapshot has no stack for it)."""
+    the trace began; `freed_event`: the index of its `free_completed`, None when it was still live at the dump.
+    `frames`: its innermost user frames; `stack_depth`: how many frames were recorded in all (0: the snapshot has
+    no stack for it)."""
 
     address: int
     size_bytes: int
     event: int | None
     frames: tuple[StackFrame, ...]
     stack_depth: int
+    freed_event: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "address": self.address,
             "size_bytes": self.size_bytes,
             "event": self.event,
+            "freed_event": self.freed_event,
             "stack_depth": self.stack_depth,
             "frames": [{"filename": f.filename, "line": f.line, "name": f.name} for f in self.frames],
         }

@@ -60,6 +60,8 @@ class SnapshotWindow(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.itemSelectionChanged.connect(self._on_row_picked)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
@@ -107,9 +109,9 @@ class SnapshotWindow(QWidget):
         self.plot.set_timeline(reading.live_bytes, reading.reserved_bytes, summary.peak_event)
         self._fill_table(summary.largest_at_peak)
         self.table_title.setText(
-            self.tr("The {count} largest allocations live at the peak").format(
-                count=integer(len(summary.largest_at_peak))
-            )
+            self.tr(
+                "The {count} largest allocations live at the peak (pick one to shade its life on the timeline)"
+            ).format(count=integer(len(summary.largest_at_peak)))
         )
         self.loaded.emit()
 
@@ -119,6 +121,15 @@ class SnapshotWindow(QWidget):
         self.header.setStyleSheet(f"color: {palette.ERROR};")
         self.header.setText(html.escape(line))
         self.load_failed.emit(line)
+
+    @Slot()
+    def _on_row_picked(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if self.reading is None or not rows:
+            self.plot.lifetime.hide()
+            return
+        allocation = self.reading.summary.largest_at_peak[rows[0].row()]
+        self.plot.show_lifetime(allocation.event, allocation.freed_event)
 
     def _summary_text(self, summary: SnapshotSummary) -> str:
         peak = format_bytes(summary.peak_bytes)

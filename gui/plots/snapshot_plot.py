@@ -49,6 +49,10 @@ class SnapshotTimelinePlot(QWidget):
         )
         self.peak_line.hide()
         item.addItem(self.peak_line, ignoreBounds=True)
+        # the life of the allocation picked in the table, from its alloc to its free
+        self.lifetime = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(*palette.TAB_GREEN, 50))
+        self.lifetime.hide()
+        item.addItem(self.lifetime, ignoreBounds=True)
         self._pending = QTimer(self)
         self._pending.setSingleShot(True)
         self._pending.setInterval(0)
@@ -70,10 +74,21 @@ class SnapshotTimelinePlot(QWidget):
             )
         else:
             self.peak_line.hide()
+        self.lifetime.hide()
         item = self.plot.getPlotItem()
         item.setLimits(xMin=-1, xMax=max(len(live_bytes), 1), minXRange=4)  # no panning off the trace
         item.enableAutoRange()
         self.redraw()
+
+    def show_lifetime(self, first: int | None, last: int | None) -> None:
+        """Shade events `first` to `last` (None: from the trace's start, to its end); hide it with `first` and `last`
+        both None and nothing to show."""
+        if len(self._x) == 0:
+            self.lifetime.hide()
+            return
+        end = len(self._x) - 1
+        self.lifetime.setRegion((0 if first is None else first, end if last is None else last))
+        self.lifetime.show()
 
     def visible_range(self) -> tuple[float, float] | None:
         """The x range drawn in full detail (None: the whole trace, while x follows the data)."""

@@ -50,7 +50,8 @@ def test_json_summary_has_the_documented_keys(tmp_path: Path) -> None:
     assert summary["events"] == 4 and summary["peak_bytes"] == 4_000_000 and summary["peak_event"] == 1
     largest = summary["largest_at_peak"]
     assert [a["size_bytes"] for a in largest] == [3_000_000, 1_000_000]
-    assert set(largest[0]) == {"address", "size_bytes", "event", "stack_depth", "frames"}
+    assert set(largest[0]) == {"address", "size_bytes", "event", "freed_event", "stack_depth", "frames"}
+    assert (largest[0]["event"], largest[0]["freed_event"]) == (0, 3) and largest[1]["freed_event"] is None
     assert largest[0]["frames"][0] == {"filename": "/home/me/project/model.py", "line": 42, "name": "forward"}
     assert largest[1]["frames"] == [] and largest[1]["stack_depth"] == 0
     documented = Path(__file__).resolve().parents[3] / "docs" / "command-line.md"

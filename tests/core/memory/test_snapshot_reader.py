@@ -37,6 +37,7 @@ def test_alloc_free_and_reuse_of_an_address() -> None:
     assert live == [100, 150, 150, 50, 80, 80, 30]  # free_requested holds the bytes until free_completed
     assert summary.peak_bytes == 150 and summary.peak_event == 1 and summary.events == 7
     assert [(a.address, a.size_bytes, a.event) for a in summary.largest_at_peak] == [(A, 100, 0), (B, 50, 1)]
+    assert [a.freed_event for a in summary.largest_at_peak] == [3, 6]  # their free_completed events
     assert summary.start_bytes == 0 and summary.end_bytes == 30
 
 
@@ -66,7 +67,7 @@ def test_blocks_live_at_the_dump_that_the_trace_never_allocated_were_live_all_al
     assert live == [1100, 1100, 1000]
     assert summary.start_bytes == 1000 and summary.peak_bytes == 1100
     whole = summary.largest_at_peak[0]
-    assert whole.event is None and whole.size_bytes == 1000
+    assert whole.event is None and whole.size_bytes == 1000 and whole.freed_event is None  # live at the dump
     assert [f.text() for f in whole.frames] == [
         "/home/me/project/model.py:42 in forward",
         "/home/me/project/train.py:7 in train_step",

@@ -87,3 +87,21 @@ def test_a_file_that_is_not_a_snapshot_says_so(qtbot, viewer, tmp_path):
     path.write_bytes(b"just text")
     (message,) = _open(qtbot, viewer, path, "load_failed")
     assert "not a pickle" in message
+
+
+def test_picking_a_row_shades_that_allocations_life_on_the_timeline(qtbot, viewer, tmp_path):
+    trace = [
+        event("alloc", 0x1000, 3_000_000),
+        event("alloc", 0x2000, 1_000_000),
+        event("free_requested", 0x1000, 3_000_000),
+        event("free_completed", 0x1000, 3_000_000),
+    ]
+    path = snapshots.write(
+        tmp_path / "run.pickle", snapshot([segment(0, 8_000_000, [block(0x2000, 1_000_000)])], [trace])
+    )
+    _open(qtbot, viewer, path)
+    assert not viewer.plot.lifetime.isVisible()
+    viewer.table.selectRow(0)  # 3 MB: allocated at event 0, freed at event 3
+    assert viewer.plot.lifetime.isVisible() and viewer.plot.lifetime.getRegion() == (0, 3)
+    viewer.table.selectRow(1)  # 1 MB: still live at the dump, to the trace's end
+    assert viewer.plot.lifetime.getRegion() == (1, 3)
