@@ -4460,6 +4460,14 @@ each run&apos;s warm-up</source>
         <source>peak {size}</source>
         <translation>峰值 {size}</translation>
     </message>
+    <message>
+        <source>Point at the timeline to read its bytes; wheel or drag to zoom and pan.</source>
+        <translation>指向时间线即可读出该处的字节数；滚轮或拖动可缩放和平移。</translation>
+    </message>
+    <message>
+        <source>after event {event}: {live} live, {reserved} reserved</source>
+        <translation>事件 {event} 之后：存活 {live}，已保留 {reserved}</translation>
+    </message>
 </context>
 <context>
     <name>SnapshotWindow</name>

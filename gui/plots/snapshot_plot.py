@@ -12,12 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.gui.plots.decimate import decimate_visible
 from gpu_train_monitor.gui.plots.live_plot import MIN_BUCKETS, legend_above, settle_axes
 from gpu_train_monitor.gui.qt import palette
+from gpu_train_monitor.gui.qt.locale_format import integer
 
 
 class SnapshotTimelinePlot(QWidget):
@@ -58,9 +59,12 @@ class SnapshotTimelinePlot(QWidget):
         self._pending.setInterval(0)
         self._pending.timeout.connect(self.redraw)
         item.getViewBox().sigXRangeChanged.connect(self._on_x_range_changed)
+        self.readout = QLabel()  # the bytes at the event under the mouse
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.readout)
 
     def set_timeline(self, live_bytes: np.ndarray, reserved_bytes: np.ndarray, peak_event: int) -> None:
         """Show a snapshot's timelines (one value per event) and its peak, zoomed out to the whole trace."""
@@ -75,6 +79,7 @@ class SnapshotTimelinePlot(QWidget):
         else:
             self.peak_line.hide()
         self.lifetime.hide()
+        self.readout.setText(self.tr("Point at the timeline to read its bytes; wheel or drag to zoom and pan."))
         item = self.plot.getPlotItem()
         item.setLimits(xMin=-1, xMax=max(len(live_bytes), 1), minXRange=4)  # no panning off the trace
         item.enableAutoRange()
@@ -111,6 +116,21 @@ class SnapshotTimelinePlot(QWidget):
         """How many points the live curve holds now (a few per pixel column, whatever the trace's length)."""
         data = self.live_curve.getData()[0]
         return 0 if data is None else len(data)
+
+    def read_out(self, event: int) -> str:
+        """What happened by `event`: its live and reserved bytes."""
+        return self.tr("after event {event}: {live} live, {reserved} reserved").format(
+            event=integer(event), live=format_bytes(self._ys[0, event]), reserved=format_bytes(self._ys[1, event])
+        )
+
+    @Slot(object)
+    def _on_mouse_moved(self, position: object) -> None:
+        view = self.plot.getPlotItem().getViewBox()
+        if len(self._x) == 0 or not view.sceneBoundingRect().contains(position):
+            return
+        event = int(round(view.mapSceneToView(position).x()))
+        if 0 <= event < len(self._x):
+            self.readout.setText(self.read_out(event))
 
     @Slot()
     def _on_x_range_changed(self, *_: object) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 
 from gpu_train_monitor.gui.plots.snapshot_plot import SnapshotTimelinePlot
 
@@ -33,3 +34,16 @@ def test_an_empty_timeline_draws_nothing(qtbot):
     qtbot.addWidget(plot)
     plot.set_timeline(np.zeros(0), np.zeros(0), -1)
     assert plot.points_drawn() == 0 and not plot.peak_line.isVisible()
+
+
+def test_pointing_at_the_timeline_reads_the_bytes_at_that_event(qtbot):
+    plot = SnapshotTimelinePlot()
+    qtbot.addWidget(plot)
+    plot.resize(800, 400)
+    plot.show()
+    plot.set_timeline(np.array([1_000_000, 3_000_000, 2_000_000]), np.array([4_000_000] * 3), 1)
+    qtbot.waitExposed(plot)
+    view = plot.plot.getPlotItem().getViewBox()
+    plot._on_mouse_moved(view.mapViewToScene(pg.Point(1.2, 2_000_000)))  # the scene position of event 1.2
+    assert plot.readout.text() == "after event 1: 3.00 MB live, 4.00 MB reserved"
+    assert plot.read_out(2) == "after event 2: 2.00 MB live, 4.00 MB reserved"
