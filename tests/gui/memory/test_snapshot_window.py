@@ -105,3 +105,23 @@ def test_picking_a_row_shades_that_allocations_life_on_the_timeline(qtbot, viewe
     assert viewer.plot.lifetime.isVisible() and viewer.plot.lifetime.getRegion() == (0, 3)
     viewer.table.selectRow(1)  # 1 MB: still live at the dump, to the trace's end
     assert viewer.plot.lifetime.getRegion() == (1, 3)
+
+
+def test_in_chinese_the_window_has_no_english_left(qtbot, chinese, tmp_path):
+    from tests.support.chinese_texts import english_in
+
+    window = SnapshotWindow()
+    qtbot.addWidget(window)
+    window.show()
+    trace = [event("alloc", 0x1000, 3_000_000, frames=USER_STACK), event("alloc", 0x2000, 1_000_000)]
+    path = snapshots.write(tmp_path / "run.pickle", snapshot([segment(0, 8_000_000, [])], [[*_free_first(), *trace]]))
+    _open(qtbot, window, path)
+    window.table.selectRow(0)
+    texts = [text for text in english_in(window) if "model.py" not in text and "train.py" not in text]  # file names
+    assert texts == []
+    assert "峰值" in window.header.text()
+
+
+def _free_first() -> list:
+    """A block freed before the trace saw it allocated: the header's 'already live when the trace began'."""
+    return [event("free_requested", 0x9000, 500_000), event("free_completed", 0x9000, 500_000)]
