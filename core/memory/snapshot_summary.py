@@ -6,6 +6,7 @@ Frozen: a summary is built in a background thread and read in the GUI thread. `t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ MAX_USER_FRAMES = 5  # the innermost frames of the user's own code shown per all
 # and Python's frozen start-up modules. What is left, innermost first, is the code that asked for the memory.
 _NATIVE_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".cu", ".cuh")
 _TORCH_PARTS = ("/torch/", "\\torch\\")
+_NATIVE_LIBRARY = re.compile(r"\.(so(\.\d+)*|dylib|dll|pyd)$")
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,8 @@ def is_user_frame(filename: str) -> bool:
     """Whether a frame is the user's code rather than C/C++, PyTorch's own Python or Python's start-up."""
     if not filename or filename == "??" or filename.startswith("<"):
         return False
-    if filename.endswith(_NATIVE_SUFFIXES):
-        return False
+    if filename.endswith(_NATIVE_SUFFIXES) or _NATIVE_LIBRARY.search(filename):
+        return False  # C/C++ source, or a native library named where its symbols were not resolved
     return not any(part in filename for part in _TORCH_PARTS)
 
 

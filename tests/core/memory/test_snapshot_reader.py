@@ -11,6 +11,7 @@ import pytest
 
 from gpu_train_monitor.memory.snapshot_file import SnapshotError
 from gpu_train_monitor.memory.snapshot_reader import read_snapshot, summarise
+from gpu_train_monitor.memory.snapshot_summary import is_user_frame
 from tests.support import snapshots
 from tests.support.snapshots import USER_STACK, block, event, segment, snapshot
 
@@ -170,3 +171,23 @@ def test_blocks_at_the_dump_count_their_requested_size_as_the_trace_does() -> No
     rounded = {**block(B, 1024), "requested_size": 1000}
     live, summary = _live([_alloc(A, 10)], [block(A, 10), rounded])
     assert live == [1010] and summary.start_bytes == 1000
+
+
+@pytest.mark.parametrize(
+    ("filename", "user"),
+    [
+        ("/home/me/project/model.py", True),
+        ("/home/me/.sources/train.py", True),
+        ("/venv/lib/python3.11/site-packages/transformers/models/gpt2/modeling_gpt2.py", True),
+        ("/venv/lib/python3.11/site-packages/torch/nn/modules/linear.py", False),
+        ("/pytorch/c10/cuda/CUDACachingAllocator.cpp", False),
+        ("/usr/lib/x86_64-linux-gnu/libc.so.6", False),
+        ("/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", False),
+        ("Python/ceval.c", False),
+        ("<frozen runpy>", False),
+        ("??", False),
+        ("", False),
+    ],
+)
+def test_user_frames_are_neither_native_nor_pytorchs_own(filename: str, user: bool) -> None:
+    assert is_user_frame(filename) is user
