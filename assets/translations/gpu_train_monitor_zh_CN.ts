@@ -400,8 +400,8 @@
         <translation>数据、模型和打乱顺序所用的随机种子</translation>
     </message>
     <message>
-        <source>seconds between progress reports (one host sync each)</source>
-        <translation>两次进度报告之间的秒数（每次一次主机同步）</translation>
+        <source>seconds between progress reports (no host sync: the losses arrive a report later on a GPU)</source>
+        <translation>两次进度报告之间的秒数（不做主机同步：在 GPU 上损失值晚一次报告到达）</translation>
     </message>
     <message>
         <source>on out of memory: stop the run, or halve the batch and continue</source>
@@ -5267,8 +5267,8 @@ each run&apos;s warm-up</source>
         <translation>数据、模型和打乱顺序所用的随机种子</translation>
     </message>
     <message>
-        <source>seconds between progress reports (one host sync each)</source>
-        <translation>两次进度报告之间的秒数（每次报告与主机同步一次）</translation>
+        <source>seconds between progress reports (no host sync: the losses arrive a report later on a GPU)</source>
+        <translation>两次进度报告之间的秒数（不做主机同步：在 GPU 上损失值晚一次报告到达）</translation>
     </message>
     <message>
         <source>on out of memory: stop the run, or halve the batch and continue</source>

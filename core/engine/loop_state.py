@@ -16,6 +16,7 @@ from ..data.batches import BatchEpoch, BatchSource
 from ..events.events import MemoryBreakdown, StepPhases
 from ..events.summary import RunSummary
 from ..memory.probe import MemoryProbe
+from .loss_transfer import ReportsInFlight
 
 
 @dataclass
@@ -31,7 +32,8 @@ class LoopState:
     epoch: int = 0
     total_steps: int = 0  # planned; recomputed when an out-of-memory shrink changes the batch size
     val_batch_size: int = 0
-    pending: list[torch.Tensor] = field(default_factory=list)  # losses on the device, not yet fetched
+    pending: list[torch.Tensor] = field(default_factory=list)  # losses on the device, not yet reported
+    in_flight: ReportsInFlight = field(default_factory=ReportsInFlight)  # reports whose losses are on their way
     epoch_losses: list[float] = field(default_factory=list)
     report_means: list[float] = field(default_factory=list)
     # the first and last steps' own losses: the summary's first and last loss, which report means would blur
@@ -53,6 +55,11 @@ class LoopState:
     skipped_samples: int = 0
     loss_rise_warned: bool = False
     device_name: str = ""
+
+    @property
+    def unreported(self) -> bool:
+        """Whether steps trained have not reached the record yet (buffered, or their report's losses on the way)."""
+        return bool(self.pending) or bool(self.in_flight)
 
     def record_report(self, now: float) -> float:
         """images/s since the previous report. The first report holds start-up costs (and torch.compile's

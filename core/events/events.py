@@ -105,7 +105,8 @@ class StepPhases:
 
 @dataclass(frozen=True)
 class StepsReported:
-    """Everything since the previous report: one device->host fetch of the buffered losses."""
+    """Everything since the previous report. Its losses were buffered on the device and copied to the host in one
+    transfer that nothing waited for: a report is emitted once they arrived, usually at the next report."""
 
     step: int  # steps completed
     epoch: int
