@@ -13,7 +13,7 @@ import torch
 from ..base.readonly import ReadOnlyDict
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource
-from ..events.events import MemoryBreakdown, StepPhases
+from ..events.events import STEP_PHASES, MemoryBreakdown, StepPhases
 from ..events.summary import RunSummary
 from ..memory.probe import MemoryProbe
 from .loss_transfer import ReportsInFlight
@@ -204,8 +204,11 @@ def phases_summary(reports: list[StepPhases]) -> dict[str, Any]:
     if phases is None:
         return {}
     found = verdict(phases)
+    device = phases.device_seconds
     return {
         "step_phases_s": ReadOnlyDict({**phases.as_dict(), "step": phases.step_s}),
         "verdict": found.kind,
         "verdict_text": str(found.advice),
+        "device_step_phases_s": None if device is None else ReadOnlyDict(zip(STEP_PHASES, device, strict=True)),
+        "gpu_caught_up": phases.caught_up,
     }

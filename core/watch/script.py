@@ -32,7 +32,7 @@ from ..distributed.env import ENV_RUN_UID
 from ..engine.step_phases import PhaseTimer
 from ..events.signals import Control
 from .endings import EndedBySignal, ScriptExited
-from .placement import unwrapped_model, warn
+from .placement import device_of, unwrapped_model, warn
 from .script_exits import ScriptExits, die_of
 from .script_signals import ScriptSignals
 from .session import Watch
@@ -121,6 +121,7 @@ class ScriptWatch:
         self._model = self.capture.model
         watch.set_model(unwrapped_model(self._model), [self.capture.leader] if self.capture.leader is not None else [])
         watch.start()
+        watch.timer.on_device(device_of(watch.model, watch.optimizers))  # a GPU's own clock too (CUDA events)
         if self.capture.by_backward:
             watch.log(
                 "info",
