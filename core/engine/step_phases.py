@@ -15,9 +15,9 @@ verdict.
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from time import perf_counter
 
 from ..base.text import Message
 from ..events.events import STEP_PHASES, StepPhases
@@ -49,7 +49,7 @@ class PhaseTimer:
     def start(self) -> None:
         if self._device is not None:
             self._device.start()
-        now = time.perf_counter()
+        now = perf_counter()
         if self._current is not None:  # the previous step ended: its wall time runs to this start
             self._walls.append(now - self._started)
         self._current = [0.0] * len(STEP_PHASES)
@@ -57,9 +57,9 @@ class PhaseTimer:
 
     def mark(self, phase: str) -> None:
         """`phase` has just ended: the time since the previous mark is its."""
-        now = time.perf_counter()
-        if self._current is not None:
-            self._current[_INDEX[phase]] += now - self._last
+        now, current = perf_counter(), self._current
+        if current is not None:
+            current[_INDEX[phase]] += now - self._last
             if self._device is not None:
                 self._device.mark(phase)
         self._last = now
@@ -91,7 +91,7 @@ class PhaseTimer:
         device, caught_up = self._device.take() if self._device is not None else (None, None)
         if not steps:
             return None
-        seconds = tuple(statistics.median(step[i] for step in steps) for i in range(len(STEP_PHASES)))
+        seconds = tuple(statistics.median(phase) for phase in zip(*steps, strict=True))
         step_s = statistics.median(walls) if walls else sum(seconds)
         return StepPhases(seconds, step_s, device, caught_up)
 

@@ -108,7 +108,10 @@ class ScriptWatch:
 
     def _open(self) -> Watch:
         config = script_config()
-        config["counted"] = self.capture.unit  # what a step's samples are: samples, or a language model's tokens
+        layout = self.capture.layout
+        config["counted"] = layout.unit  # what a step's samples are: samples, or a language model's tokens
+        if layout.sequence:
+            config["seq_len"] = layout.sequence
         if self.capture.by_backward:
             config["steps"] = "backward"  # no optimizer: each backward() is a step
         # no signal handlers of the Watch's own: the script's signals are handled as a terminal has them (below)
