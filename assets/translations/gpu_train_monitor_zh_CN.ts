@@ -400,8 +400,8 @@
         <translation>数据、模型和打乱顺序所用的随机种子</translation>
     </message>
     <message>
-        <source>seconds between progress reports (one host sync each)</source>
-        <translation>两次进度报告之间的秒数（每次一次主机同步）</translation>
+        <source>seconds between progress reports (no host sync: the losses arrive a report later on a GPU)</source>
+        <translation>两次进度报告之间的秒数（不做主机同步：在 GPU 上损失值晚一次报告到达）</translation>
     </message>
     <message>
         <source>on out of memory: stop the run, or halve the batch and continue</source>
@@ -2532,6 +2532,10 @@
         <translation>训练每步有 {percent:.0f}% 的时间在等待数据：可尝试常驻放置、数据加载进程（loader workers）或 pin_memory</translation>
     </message>
     <message>
+        <source>the GPU ran out of work before the host launched more at {percent:.0f}% of step starts (it idles between kernels): try torch.compile, CUDA graphs, a larger batch</source>
+        <translation>在 {percent:.0f}% 的步开始时，GPU 已做完所有工作、等待主机发起更多（它在内核之间空闲）：试试 torch.compile、CUDA graphs、更大的批量</translation>
+    </message>
+    <message>
         <source>forward, backward and the update take {percent:.0f}% of each step: a faster device, mixed precision or a smaller model is what speeds it up</source>
         <translation>前向、反向和参数更新占每步 {percent:.0f}% 的时间：更快的设备、混合精度或更小的模型才能提速</translation>
     </message>
@@ -4625,6 +4629,14 @@ each run&apos;s warm-up</source>
         <translation>每步毫秒</translation>
     </message>
     <message>
+        <source>on the GPU</source>
+        <translation>在 GPU 上</translation>
+    </message>
+    <message>
+        <source>Timed with CUDA events on sampled steps; the copy runs inside the data phase on the GPU.</source>
+        <translation>在抽样的步上用 CUDA 事件计时；在 GPU 上，复制包含在数据阶段之内。</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;Latest report&lt;/b&gt;</source>
         <translation>&lt;b&gt;最新报告&lt;/b&gt;</translation>
     </message>
@@ -5452,8 +5464,8 @@ each run&apos;s warm-up</source>
         <translation>数据、模型和打乱顺序所用的随机种子</translation>
     </message>
     <message>
-        <source>seconds between progress reports (one host sync each)</source>
-        <translation>两次进度报告之间的秒数（每次报告与主机同步一次）</translation>
+        <source>seconds between progress reports (no host sync: the losses arrive a report later on a GPU)</source>
+        <translation>两次进度报告之间的秒数（不做主机同步：在 GPU 上损失值晚一次报告到达）</translation>
     </message>
     <message>
         <source>on out of memory: stop the run, or halve the batch and continue</source>
@@ -6260,6 +6272,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>input-bound</source>
         <translation>受限于输入</translation>
+    </message>
+    <message>
+        <source>host-bound</source>
+        <translation>受限于主机</translation>
     </message>
     <message>
         <source>compute-bound</source>

@@ -88,6 +88,7 @@ class SessionBuild(RunControls):
         if device.type == "cuda":
             torch.cuda.set_device(device)  # the current device is per thread: set it in the worker
         self.device = device
+        self._timer.on_device(device)  # a GPU's own clock too (CUDA events)
         self.config = cfg = config_for_device(cfg, device)  # the model `auto` stands for on this device
         if self.record_memory_history:  # before any allocation, so the snapshot shows them all
             self._history = MemoryHistory(device)

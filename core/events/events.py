@@ -100,10 +100,15 @@ class StepPhases:
     STEP_PHASES order (data: the next batch made ready on the host, or a resident batch cut on the device; copy: to
     the device, with its augmentation there; forward, backward, optimizer; recording: the loop's own work after
     the update), and the median step's time from one step's start to the next's. Host clock: on a GPU the host
-    runs ahead of the device, so a phase is the time its launches took, not its kernels'."""
+    runs ahead of the device, so a phase is the time its launches took, not its kernels'. On CUDA also the GPU's
+    own clock (`device_seconds`, from events at the same boundaries on sampled steps; the copy is inside data's
+    span there) and `caught_up`: the share of step starts at which the GPU had already run all it was given, so it
+    idled until the host launched more."""
 
     seconds: tuple[float, ...]
     step_s: float
+    device_seconds: tuple[float, ...] | None = None
+    caught_up: float | None = None
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(STEP_PHASES, self.seconds, strict=True))
@@ -111,7 +116,8 @@ class StepPhases:
 
 @dataclass(frozen=True)
 class StepsReported:
-    """Everything since the previous report: one device->host fetch of the buffered losses."""
+    """Everything since the previous report. Its losses were buffered on the device and copied to the host in one
+    transfer that nothing waited for: a report is emitted once they arrived, usually at the next report."""
 
     step: int  # steps completed
     epoch: int
