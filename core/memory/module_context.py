@@ -31,13 +31,18 @@ class ModuleContext:
 
     def __init__(self, model: nn.Module | None = None, *, backward: bool = False) -> None:
         self._members = None if model is None else {id(m) for m in model.modules()}
+        # depth in the model: a module's backward and its parent's start at the same gradient, inner one first
+        named = model.named_modules() if model is not None else ()
+        self._depth = {id(m): name.count(".") + 1 if name else 0 for name, m in named}
         self._backward = backward and hasattr(torch.autograd.graph, "register_multi_grad_hook")
         self._active: list[nn.Module] = []
         self._handles: list[Any] = []
         self._thread = 0
 
     def current(self) -> nn.Module | None:
-        return self._active[-1] if self._active else None
+        if not self._active:
+            return None
+        return max(reversed(self._active), key=lambda m: self._depth.get(id(m), 0))  # the deepest, then the latest
 
     def clear(self) -> None:
         """Backward is over: no module is running."""
