@@ -28,8 +28,8 @@ ATTRIBUTION_PERIOD_S = 60.0  # one attributed step a minute, after the first
 class AttributionSchedule:
     """Which sampled steps are attributed: `due()` is asked once per sampled step (never on the others)."""
 
-    def __init__(self, period_s: float = ATTRIBUTION_PERIOD_S) -> None:
-        self.period_s = period_s
+    def __init__(self, period_s: float | None = None) -> None:
+        self.period_s = ATTRIBUTION_PERIOD_S if period_s is None else period_s
         self._samples = 0
         self._last = -float("inf")
 
