@@ -16,6 +16,7 @@ from ..base.outputs import check_distinct_outputs, check_output_path
 from ..base.text import Message, format_bytes
 from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig, validate_field
 from ..events.status import EXIT_FAILED, EXIT_USER_ERROR
+from .module_text import add_by_module_option, module_lines, modules_json
 from .options import EXIT_CODES_HELP, PROG, add_run_options, command_protection, config_from_args, parse_bytes
 from .stdout import out, save_json
 
@@ -53,6 +54,7 @@ def add_predict_parser(sub: Any) -> None:
         default=margin.default,
         help=f"{margin.help} (default: {margin.default})",
     )
+    add_by_module_option(parser)
     parser.add_argument("--json", metavar="PATH", help="write every prediction and the what-if table as JSON to PATH")
 
 
@@ -107,7 +109,15 @@ def command_predict(args: argparse.Namespace) -> int:
             f"{format_bytes(p.batch_bytes):>10} {format_bytes(p.activations_bytes):>11}  {said}"
         )
         rows.append({**_prediction_json(p), "verdict": said})
+        if args.by_module:
+            rows[-1]["modules"] = modules_json(p.modules)
     out(f"largest batch that fits: {table.fits_batch}")
+    if args.by_module:
+        for p in predictions:
+            out("")
+            out(f"by module at batch {p.batch_size} (the peak: {format_bytes(p.peak_bytes)})")
+            for line in module_lines(p.modules, layers=args.by_module == "layers"):
+                out(line)
     out("")
     out(f"what if (at batch {config.batch_size}; now {format_bytes(table.total_bytes)}, {table.verdict})")
     out(f"  {'change':<32} {'peak':>11} {'saves':>11} {'fits up to':>10}  verdict")

@@ -49,10 +49,14 @@ def measured_rows(
     saved: Iterable[tuple[nn.Module | None, int]],
     inputs: Sequence[torch.Tensor],
     total_bytes: int,
+    *,
+    freed_grads: bool = False,
 ) -> tuple[ModuleBytes, ...]:
     """The rows of a measured step (see the module doc): `saved`, what was saved for backward by module, less the
     weights and `inputs` (`SavedTensorCount.by_module`); `inputs`, the batch as the model received it (`OUTSIDE`'s
-    activations, none for a watched model); `total_bytes`, the breakdown's total, which the rows add up to."""
+    activations, none for a watched model); `total_bytes`, the breakdown's total, which the rows add up to;
+    `freed_grads`: the gradients were freed before they could be read (a watched loop's `zero_grad()`), and are
+    counted as the breakdown counts them, one per trainable parameter."""
     seen: set[tuple[int, int]] = set()
     entries: list[Entry] = []
     of_param: dict[int, nn.Module] = {}
@@ -66,8 +70,12 @@ def measured_rows(
                 entries.append((module, "params_bytes", _new_bytes(buffer, seen)))
     for module in model.modules():
         for param in module._parameters.values():
-            if param is not None and param.grad is not None and of_param.get(id(param)) is module:
+            if param is None or of_param.get(id(param)) is not module:
+                continue
+            if param.grad is not None:
                 entries.append((module, "grads_bytes", _new_bytes(param.grad, seen)))
+            elif freed_grads and param.requires_grad:
+                entries.append((module, "grads_bytes", param.nelement() * param.element_size()))
     state_seen: set[tuple[int, int]] = set()
     for optimizer in optimizers:
         for param, values in optimizer.state.items():

@@ -85,7 +85,8 @@ class WatchedStepMemory:
         device = self.probe.device
         p = params_bytes(model) if model is not None else 0
         g = grads_bytes(model) if model is not None else 0
-        if g == 0:
+        freed_grads = g == 0
+        if freed_grads:
             g = _trainable_bytes(optimizers)
         o = sum(optimizer_bytes(optimizer, device) for optimizer in optimizers)
         modules: tuple[ModuleBytes, ...] = ()
@@ -99,7 +100,8 @@ class WatchedStepMemory:
             method = "saved-tensors"
             if self._context is not None and model is not None:
                 saved = self._saved.by_module(own)
-                modules = measured_rows(model, optimizers, device, saved, (), p + g + o + activations)
+                total = p + g + o + activations
+                modules = measured_rows(model, optimizers, device, saved, (), total, freed_grads=freed_grads)
             self.end()
         # no phase peaks: a watched step's phases happen in the user's code, between our calls
         return MemoryBreakdown(step, p, g, o, 0, activations, 0, (), method, modules=modules)

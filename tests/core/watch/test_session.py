@@ -229,8 +229,8 @@ def test_a_watched_models_measured_step_is_split_by_its_layers(tmp_path, monkeyp
     monkeypatch.setattr(gpu_train_monitor.memory.measured_modules, "ATTRIBUTION_PERIOD_S", 0.0)
     db = tmp_path / "runs.db"
     model, optimizer = tiny_model()
-    with watch(model, optimizer, runs_db=db, report_interval_s=0.01) as w:
-        train(model, optimizer, 20, w.step)
+    with watch(model, optimizer, runs_db=db, report_interval_s=0.0) as w:  # a report and a breakdown every step
+        train(model, optimizer, 8, w.step)
     events = only_run(db)[3]
     attributed = [e.data for e in events if e.kind == "MemoryBreakdown" and e.data.get("modules")]
     assert attributed, "no breakdown by module recorded"
