@@ -129,6 +129,8 @@ def command_predict(args: argparse.Namespace) -> int:
             f"  {row.label:<32} {format_bytes(row.total_bytes):>11} {format_bytes(row.saved_bytes):>11} "
             f"{row.fits_batch if row.fits_batch is not None else '?':>10}  {row.verdict}"
         )
+        if row.blocks:
+            out("    less at the peak in " + ", ".join(f"{name} ({format_bytes(size)})" for name, size in row.blocks))
     print(NOT_TRACED, file=sys.stderr)
     result = {
         "what": str(table.current.what),
@@ -214,4 +216,5 @@ def _row_json(row: Any) -> dict[str, Any]:
         "fits_batch": row.fits_batch,
         "verdict": row.verdict,
         "reason": None if row.reason is None else str(row.reason),
+        "blocks": [{"name": name, "saved_bytes": size} for name, size in row.blocks],
     }

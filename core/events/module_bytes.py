@@ -52,6 +52,16 @@ def largest(rows: Sequence[ModuleBytes], count: int, *, key: str = "total_bytes"
     return sorted(inside, key=lambda row: getattr(row, key), reverse=True)[:count]
 
 
+def largest_savings(
+    before: Sequence[ModuleBytes], after: Sequence[ModuleBytes], count: int = 3
+) -> tuple[tuple[str, int], ...]:
+    """The `count` modules (outside aside) whose bytes at the peak fall the most from `before` to `after` (a step
+    predicted without and with a change, e.g. activation checkpointing), with how much; only those that fall."""
+    held = {row.name: row.total_bytes for row in after}
+    falls = [(row.name, row.total_bytes - held.get(row.name, 0)) for row in before if row.name != OUTSIDE]
+    return tuple(sorted((fall for fall in falls if fall[1] > 0), key=lambda fall: fall[1], reverse=True)[:count])
+
+
 def modules_from_json(data: Any) -> tuple[ModuleBytes, ...]:
     """Rows as stored (lists of objects, `layers` nested); what is not a row is left out."""
     if not isinstance(data, (list, tuple)):

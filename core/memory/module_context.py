@@ -88,6 +88,7 @@ class ModuleContext:
 
     def _on_gradients(self, values: Any, then: Callable[[], None]) -> None:
         tensors = [t for t in tree_flatten(values)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
-        if tensors:
-            handle = torch.autograd.graph.register_multi_grad_hook(tensors, lambda _grads: then())
+        if tensors:  # "any": called at the first gradient, keeping none ("all" holds each until the last comes,
+            # and until the step ends for a tensor no gradient reaches: memory the step itself would not hold)
+            handle = torch.autograd.graph.register_multi_grad_hook(tensors, lambda _grad: then(), mode="any")
             self._handles.append(handle)
