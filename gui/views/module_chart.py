@@ -128,7 +128,7 @@ class ModuleChart(QWidget):
         for row in shown:
             item = self._item(row.name, row, total)
             for layer in row.layers:
-                item.addChild(self._item(layer.name.removeprefix(row.name + "."), layer, total))
+                item.addChild(self._item(layer.name, layer, total))
             self.tree.addTopLevelItem(item)
         if rest:
             other = ModuleBytes(

@@ -43,7 +43,8 @@ def test_the_largest_blocks_are_bars_by_share_with_their_layers_inside(qtbot) ->
     shares = [tree.topLevelItem(i).data(2, SHARE_ROLE) for i in range(tree.topLevelItemCount())]
     assert sum(shares) == pytest.approx(1.0)  # the rows add up to the step
     first = tree.topLevelItem(0)
-    assert [first.child(i).text(0) for i in range(first.childCount())] == ["conv", "norm"]
+    layers = [first.child(i).text(0) for i in range(first.childCount())]
+    assert layers == [f"block{TOP + 3}.conv", f"block{TOP + 3}.norm"]  # named by their whole path
     total = modules_total(shown)
     assert first.text(2) == f"{round(100 * shown[-2].total_bytes / total)}%"
     assert "step 12" in chart.caption.text() and not chart.isHidden()
