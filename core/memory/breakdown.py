@@ -137,8 +137,9 @@ class StepMemoryRecorder:
     """Measures one step at phase boundaries. Use `with recorder.step():` around a training step and
     call `recorder.mark(phase)` after each phase; then `breakdown(...)`."""
 
-    def __init__(self, probe: MemoryProbe) -> None:
+    def __init__(self, probe: MemoryProbe, *, by_module: bool = True) -> None:
         self.probe = probe
+        self.by_module = by_module  # split a sampled step by module now and then (AttributionSchedule)
         self.device = probe.device
         self.uses_allocator = self.device.type == "cuda"
         self._peaks: dict[str, int] = {}
@@ -149,7 +150,7 @@ class StepMemoryRecorder:
     @contextlib.contextmanager
     def step(self) -> Iterator[None]:
         self._peaks = {}
-        self._context = ModuleContext() if self.attribution.due() else None
+        self._context = ModuleContext() if self.by_module and self.attribution.due() else None
         self._saved = SavedTensorCount(self._context)
         with contextlib.ExitStack() as stack:
             if self._context is not None:

@@ -7,13 +7,15 @@ Run it as a script (it is not part of the pytest run):
 On the CPU with one torch thread, side by side in one process, each number a median over `--repeats`, the
 variants alternating in a rotating order:
 
-1. Cost of a sampled step split by module, for resnet18 (CIFAR stem, batch 32) and tiny-cnn (batch 64): a plain
+1. Cost of a sampled step split by module, for resnet18 (CIFAR stem, batch 4) and tiny-cnn (batch 16): a plain
    step, a sampled step as every report takes one (saved-tensor count, phase marks), and a sampled step split by
    module (forward hooks on every module call besides). What a run pays for attribution is the difference of the
    last two, once a minute (`ATTRIBUTION_PERIOD_S`): the table gives it per attributed step and as a share of a
-   minute of training.
-2. A whole run with and without attribution: tiny-cnn, batch 32, 48 steps, a breakdown sampled every report
-   (`BREAKDOWN_PERIOD_S` 0) and every sampled step split by module (`ATTRIBUTION_PERIOD_S` 0: sixty times more than a
+   minute of training. The batches are small so that the hooks' cost, which does not grow with the batch, stands
+   out of the step's own time (at resnet18's batch 32 a step takes over a second here, and the difference was
+   inside its noise).
+2. A whole run with and without attribution: tiny-cnn, batch 32, 150 steps, a breakdown sampled once a second as
+   in every run, and every sampled step split by module (`ATTRIBUTION_PERIOD_S` 0: sixty times more often than a
    run does) against none (an infinite period): the run's wall time per step.
 3. How it adds up, per model (resnet18, a small ViT, a small transformer, tiny-cnn): the predicted rows' total
    against the predicted peak, the largest difference between a module's predicted bytes and the same step run
@@ -69,7 +71,7 @@ class Forced:
         return self._due
 
 
-def step_costs(model_name: str, batch: int, repeats: int, steps: int = 5) -> dict[str, float]:
+def step_costs(model_name: str, batch: int, repeats: int, steps: int = 10) -> dict[str, float]:
     """Median seconds of a plain step, a sampled step and an attributed sampled step (see the module doc)."""
     torch.manual_seed(0)
     model = build_model(model_name, 10, 3)
@@ -103,7 +105,7 @@ def step_costs(model_name: str, batch: int, repeats: int, steps: int = 5) -> dic
 
 
 def run_per_step(attribute: bool, steps: int) -> float:
-    """A tiny-cnn run's wall seconds per step, every report sampled, every sample split by module or none."""
+    """A tiny-cnn run's wall seconds per step, every sampled step split by module or none."""
     measured_modules.ATTRIBUTION_PERIOD_S = 0.0 if attribute else math.inf
     config = RunConfig(device="cpu", model="tiny-cnn", batch_size=32, max_steps=steps, synthetic_samples=2048)
     config = config.replace(report_interval=0.1)
@@ -209,7 +211,7 @@ def main() -> int:
     print("1. a sampled step split by module (CPU, one thread; medians of", args.repeats, "repeats)")
     print(f"{'model':>10} {'batch':>6} {'plain ms':>9} {'sampled ms':>11} {'attributed ms':>14} {'extra ms':>9} "
           f"{'per minute':>11}")  # fmt: skip
-    for model_name, batch in (("resnet18", 32), ("tiny-cnn", 64)):
+    for model_name, batch in (("resnet18", 4), ("tiny-cnn", 16)):
         costs = step_costs(model_name, batch, args.repeats)
         extra = costs["attributed"] - costs["sampled"]
         share = extra / measured_modules.ATTRIBUTION_PERIOD_S
@@ -220,12 +222,12 @@ def main() -> int:
     runs: dict[bool, list[float]] = {True: [], False: []}
     for repeat in range(args.repeats):
         for attribute in rotated([True, False], repeat):
-            runs[attribute].append(run_per_step(attribute, 48))
+            runs[attribute].append(run_per_step(attribute, 150))
     measured_modules.ATTRIBUTION_PERIOD_S = period
     on, off = statistics.median(runs[True]), statistics.median(runs[False])
     result["run"] = {"attributed_s_per_step": on, "plain_s_per_step": off, "ratio": on / off}
-    print(f"\n2. tiny-cnn run, 48 steps, every report sampled: {1e3 * off:.1f} ms/step without attribution, "
-          f"{1e3 * on:.1f} ms/step with every sample split by module: x{on / off:.3f}")  # fmt: skip
+    print(f"\n2. tiny-cnn run, 150 steps, a step sampled once a second: {1e3 * off:.1f} ms/step without attribution, "
+          f"{1e3 * on:.1f} ms/step with every sampled step split by module: x{on / off:.3f}")  # fmt: skip
     print("\n3. how it adds up (CPU): rows against the predicted peak, a module predicted against the real step, a")
     print("   sampled step's rows against its breakdown; a prediction's time with modules followed and without")
     print(f"{'model':>12} {'batch':>6} {'rows':>5} {'rows-peak %':>12} {'worst module %':>15} {'sampled %':>10} "
@@ -239,9 +241,11 @@ def main() -> int:
     for name, build, shape in models:
         row = adds_up(name, build, shape, args.repeats)
         result["models"].append(row)
-        print(f"{name:>12} {row['batch']:>6} {row['blocks']:>5} {row['rows_vs_peak_percent']:>+12.3f} "
-              f"{row['worst_module_vs_real_percent']:>15.3f} {row['sampled_rows_vs_breakdown_percent']:>+10.3f} "
-              f"{row['predict_s']:>10.3f} {row['predict_unfollowed_s']:>10.3f} {row['predict_ratio']:>6.2f}")  # fmt: skip
+        print(
+            f"{name:>12} {row['batch']:>6} {row['blocks']:>5} {row['rows_vs_peak_percent']:>+12.3f} "
+            f"{row['worst_module_vs_real_percent']:>15.3f} {row['sampled_rows_vs_breakdown_percent']:>+10.3f} "
+            f"{row['predict_s']:>10.3f} {row['predict_unfollowed_s']:>10.3f} {row['predict_ratio']:>6.2f}"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
