@@ -30,11 +30,10 @@ def top_blocks(model: nn.Module) -> list[str]:
 
 def _open(module: nn.Module, path: str, blocks: list[str]) -> None:
     children = list(module.named_children())
-    largest = max(children, key=lambda item: _parameter_count(item[1]), default=None)
+    largest = max((child for _, child in children), key=_parameter_count, default=None)
     for name, child in children:
         child_path = f"{path}.{name}" if path else name
-        opens = child is largest[1] and _parameter_count(child) > 0 and _is_or_holds_stack(child)  # type: ignore[index]
-        if opens:
+        if child is largest and _parameter_count(child) > 0 and _is_or_holds_stack(child):
             _open(child, child_path, blocks)
         else:
             blocks.append(child_path)
