@@ -3664,6 +3664,45 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
+    <name>ModuleChart</name>
+    <message>
+        <source>Module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Share of the step</source>
+        <translation>占该步的比例</translation>
+    </message>
+    <message>
+        <source>By module, predicted: the largest blocks of the model (open one for its layers)</source>
+        <translation>按模块（预测）：模型中占用最多的块（展开可见其各层）</translation>
+    </message>
+    <message>
+        <source>By module at step {step}: the largest blocks of the model (open one for its layers)</source>
+        <translation>按模块（第 {step} 步）：模型中占用最多的块（展开可见其各层）</translation>
+    </message>
+    <message>
+        <source>Each module&apos;s parameters, gradients and optimizer state, the activations it saved for backward and what else it made that is alive at the step&apos;s peak. The batch, the loss and what ran in no module are one row; the rows add up to {total}.</source>
+        <translation>每个模块的参数、梯度和优化器状态，它为反向传播保存的激活值，以及它产生的、在该步峰值时仍存活的其他张量。批次、损失以及不在任何模块中运行的部分合为一行；各行合计 {total}。</translation>
+    </message>
+    <message>
+        <source>{count} other modules</source>
+        <translation>其他 {count} 个模块</translation>
+    </message>
+    <message>
+        <source>(batch, loss, outside modules)</source>
+        <translation>（批次、损失、模块之外）</translation>
+    </message>
+    <message>
+        <source>activations {activations} · parameters {params} · gradients {grads} · optimizer {optimizer} · temporaries {temporaries}</source>
+        <translation>激活值 {activations} · 参数 {params} · 梯度 {grads} · 优化器 {optimizer} · 临时张量 {temporaries}</translation>
+    </message>
+</context>
+<context>
     <name>NvmlPanel</name>
     <message>
         <source>Select a CUDA device to see device-wide readings.</source>
@@ -4887,6 +4926,18 @@ each run&apos;s warm-up</source>
     <message>
         <source>no change</source>
         <translation>无改动</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>{saves}; less in {blocks}</source>
+        <translation>{saves}；减少最多的块：{blocks}</translation>
+    </message>
+    <message>
+        <source>Predicted with and without checkpointing, by module: the blocks holding the most less</source>
+        <translation>按模块比较开启与关闭激活检查点的预测：占用减少最多的块</translation>
     </message>
     <message>
         <source>…</source>

@@ -100,7 +100,8 @@ class SessionBuild(RunControls):
         parts = build_run(cfg, device, self.probe.free_bytes(), generator, self.strategy.shard)
         self.strategy.prepare(parts, cfg, device, generator)
         self._parts = parts
-        self._recorder = StepMemoryRecorder(self.probe)
+        # a compiled model is not split by module: global module hooks would make torch.compile recompile it
+        self._recorder = StepMemoryRecorder(self.probe, by_module=not parts.trainer.compiles)
         run.val_batch_size = parts.source.batch_size  # a data-parallel rank's share, like its training batch
         notes = list(parts.notes)
         if self._resume is not None and self.resume_path is not None:

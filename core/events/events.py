@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Union, get_args, get_type_hints
 
+from .module_bytes import ModuleBytes
 from .summary import RunSummary
 
 
@@ -211,6 +212,7 @@ class MemoryBreakdown:
     phase_peaks: tuple[tuple[str, int], ...]  # (phase, bytes) in PHASES order
     method: str  # "allocator" (CUDA peak counters) or "saved-tensors" (autograd's saved bytes)
     rank: int = 0  # the rank it was measured on (a data-parallel run samples every rank at the same step)
+    modules: tuple[ModuleBytes, ...] = ()  # by module, on an attributed step (adding up to total_bytes); else ()
 
     @property
     def total_bytes(self) -> int:
@@ -261,6 +263,7 @@ class StepPredicted:
     grads_end_bytes: int = 0  # the gradients when the step is done
     saved_activations_bytes: int = 0  # saved for backward, less the weights and the inputs
     saved_inputs_bytes: int = 0  # the inputs' share of what was saved
+    modules: tuple[ModuleBytes, ...] = ()  # the peak by module (adding up to peak_bytes); () in runs recorded before
 
     @property
     def predicted(self) -> bool:
