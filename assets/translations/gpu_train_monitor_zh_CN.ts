@@ -1020,6 +1020,26 @@
         <translation>{problem}（验证期间）</translation>
     </message>
     <message>
+        <source>measured at step {step}</source>
+        <translation>第 {step} 步实测</translation>
+    </message>
+    <message>
+        <source>predicted for batch {batch}</source>
+        <translation>按批大小 {batch} 预测</translation>
+    </message>
+    <message>
+        <source>not even batch 1 is predicted to fit</source>
+        <translation>预测连批大小 1 也放不下</translation>
+    </message>
+    <message>
+        <source>batch {batch} is predicted to fit</source>
+        <translation>预测批大小 {batch} 可以放下</translation>
+    </message>
+    <message>
+        <source>largest holders by module ({source}): {holders}</source>
+        <translation>按模块占用最多的（{source}）：{holders}</translation>
+    </message>
+    <message>
         <source>{batch_size} (requested {requested}; halved {halvings}x after out of memory, {skipped} images left out)</source>
         <translation>{batch_size}（请求的是 {requested}；因显存不足减半 {halvings} 次，{skipped} 张图像未参与训练）</translation>
     </message>
@@ -3791,6 +3811,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>Retry with batch {size}</source>
         <translation>以批大小 {size} 重试</translation>
+    </message>
+    <message>
+        <source>Largest holders by module ({source}), share of {total}:</source>
+        <translation>按模块占用最多的（{source}），占 {total} 的比例：</translation>
     </message>
 </context>
 <context>

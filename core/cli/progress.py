@@ -73,6 +73,8 @@ class ProgressBar:
                 self._write(event_text.checkpoint_saved(event))
             case OutOfMemory():
                 self._write(f"warning: {event_text.out_of_memory(event)}")
+                for line in event_text.oom_autopsy(event):
+                    self._write(f"  {line}")
             case LogMessage():
                 self._write(event_text.log_message(event))
             case RunFinished():

@@ -13,6 +13,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from ..base.text import format_bytes, printable
+from ..events import event_text
+from ..events.module_bytes import modules_from_json
 from ..export.run_export import local_time
 from ..memory.like_measured import PredictedStep, as_measured, error_percent
 from ..store.run_store import RunRow
@@ -295,4 +297,13 @@ def _oom_line(e: dict[str, Any]) -> str:
         if e.get("action") == "shrink"
         else f"batch {e.get('batch_size')}, stopped"
     )
-    return f"step {_step(e)} ({e.get('phase', 'train')}): {action}: {e.get('message', '')}"
+    line = f"step {_step(e)} ({e.get('phase', 'train')}): {action}: {e.get('message', '')}"
+    fits = e.get("fits_batch")
+    autopsy = event_text.autopsy_lines(
+        modules_from_json(e.get("holders")),
+        int(e.get("holders_total_bytes") or 0),
+        str(e.get("holders_source") or ""),
+        int(e.get("holders_step") or 0),
+        int(fits) if isinstance(fits, int) else None,
+    )
+    return "; ".join([line, *autopsy])

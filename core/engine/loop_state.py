@@ -50,6 +50,9 @@ class LoopState:
     sample_next: bool = True  # measure the memory breakdown on the next step
     last_breakdown: float = -math.inf
     breakdown: MemoryBreakdown | None = None  # the sampled step with the largest total
+    attributed: MemoryBreakdown | None = None  # the latest sampled step split by module (what an OOM names)
+    # the step predicted (a Prediction, a watched run's StepPredicted) once there is one; False: it could not be
+    predicted: Any = None
     oom_retries: int = 0
     batch_changes: list[tuple[int, int, int]] = field(default_factory=list)  # (step, from, to)
     skipped_samples: int = 0
@@ -71,6 +74,13 @@ class LoopState:
             self.warmup_steps = self.step - self.start_step
         self.last_report, self.last_report_samples = now, self.samples
         return rate
+
+    def keep_breakdown(self, breakdown: MemoryBreakdown) -> None:
+        """A sampled step's breakdown: kept when it is the fullest yet, and as the latest split by module."""
+        if self.breakdown is None or breakdown.total_bytes >= self.breakdown.total_bytes:
+            self.breakdown = breakdown
+        if breakdown.modules:
+            self.attributed = breakdown
 
     def reset_rate_clock(self) -> None:
         """Start the next images/s interval now: time paused, validating or saving is not training time."""

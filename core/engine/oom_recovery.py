@@ -18,9 +18,11 @@ from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource
 from ..device.host_memory import process_limit
 from ..events.events import OutOfMemory
-from ..memory import oom
+from ..memory import oom, oom_autopsy
+from ..memory.oom_autopsy import OomAutopsy
 from ..memory.probe import MemoryProbe
 from .loop_state import LoopState, planned_steps
+from .prediction import predict
 from .recipe import RunParts
 from .validation import evaluate
 
@@ -46,7 +48,23 @@ def recover(
     shrink = config.on_oom == "shrink" and batch > 1 and loop.oom_retries <= MAX_OOM_RETRIES
     where = oom.where_in_training(loop.step + 1) if phase == "train" else oom.where_in_validation(loop.epoch)
     limit = process_limit() if device.type == "cpu" else None  # read now: what the release left under it
-    return oom.event(message, where, loop.step, batch, shrink, at_failure, probe.free_bytes(), phase, limit)
+    capacity = limit.limit_bytes if limit is not None else at_failure.capacity_bytes  # what ran out
+    autopsy = autopsy_of(config, loop, batch, device, capacity) if phase == "train" else None
+    return oom.event(message, where, loop.step, batch, shrink, at_failure, probe.free_bytes(), phase, limit, autopsy)
+
+
+def autopsy_of(config: RunConfig, loop: LoopState, batch: int, device: torch.device, capacity: int) -> OomAutopsy:
+    """What held the memory by module (the latest measured split, else the prediction's) and the batch predicted to
+    fit. The step is predicted once per run, at the first failure (a fraction of a second to a few seconds, no
+    memory used): one prediction extrapolates to any batch. A step that cannot be predicted goes without."""
+    if loop.predicted is None:
+        try:
+            loop.predicted = predict(config, batch, device=device.type)
+        except Exception:  # noqa: BLE001 - untraceable, or short of memory for the trace itself: no prediction
+            loop.predicted = False  # tried: not again at the next failure
+    measured = loop.attributed
+    rows, step = (measured.modules, measured.step) if measured is not None else ((), 0)
+    return oom_autopsy.autopsy(rows, step, loop.predicted or None, batch, capacity)
 
 
 def stop_message(event: OutOfMemory, on_oom: str) -> str:

@@ -274,8 +274,7 @@ class TrainingSession(SessionBuild):
         breakdown = self._recorder.breakdown(
             loop.step, trainer.model, trainer.optimizer, images, labels, self._parts.placement.device_bytes(self.device)
         )
-        if loop.breakdown is None or breakdown.total_bytes >= loop.breakdown.total_bytes:
-            loop.breakdown = breakdown
+        loop.keep_breakdown(breakdown)
         self.strategy.breakdown_measured(breakdown, self.emit)  # a data-parallel rank: in its next report
 
     def _apply_cache_clear(self) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base.text import Message, format_bytes
@@ -23,6 +23,7 @@ from .events import (
     SnapshotSaved,
     StepsReported,
 )
+from .module_bytes import ModuleBytes
 from .outcome import status_word
 from .summary import RunSummary
 
@@ -198,6 +199,52 @@ def out_of_memory(event: OutOfMemory) -> str:
     if event.phase == "validation" and "validation" not in event.message:
         return Message("{problem} (during validation)", problem=event.message)
     return event.message
+
+
+def holder_share(row: ModuleBytes, whole: int) -> str:
+    """'layer4 1.20 GB (38%)': a module, its bytes and its share of the step split by module."""
+    share = f"{100 * row.total_bytes / whole:.0f}%" if whole > 0 else "?"
+    return f"{row.name} {format_bytes(row.total_bytes)} ({share})"
+
+
+def holders_source(source: str, step: int) -> str:
+    """Where the split by module came from: 'measured at step 12' or 'predicted for batch 256'."""
+    if source == "measured":
+        return Message("measured at step {step}", step=step)
+    return Message("predicted for batch {batch}", batch=step)
+
+
+def fits_text(fits_batch: int) -> str:
+    """'batch 48 is predicted to fit', or that not even batch 1 is."""
+    if fits_batch <= 0:
+        return Message("not even batch 1 is predicted to fit")
+    return Message("batch {batch} is predicted to fit", batch=fits_batch)
+
+
+def oom_autopsy(event: OutOfMemory) -> list[str]:
+    """The lines after an out of memory's own: the modules that held the most, where that split came from, and the
+    batch predicted to fit; none for a run recorded before (or a step neither split nor predicted)."""
+    return autopsy_lines(
+        event.holders, event.holders_total_bytes, event.holders_source, event.holders_step, event.fits_batch
+    )
+
+
+def autopsy_lines(
+    holders: Sequence[ModuleBytes], total_bytes: int, source: str, step: int, fits_batch: int | None
+) -> list[str]:
+    """`oom_autopsy`'s lines from the event's fields (a stored event's too)."""
+    lines = []
+    if holders:
+        lines.append(
+            Message(
+                "largest holders by module ({source}): {holders}",
+                source=holders_source(source, step),
+                holders=", ".join(holder_share(row, total_bytes) for row in holders),
+            )
+        )
+    if fits_batch is not None:
+        lines.append(fits_text(fits_batch))
+    return lines
 
 
 def log_message(event: LogMessage) -> str:

@@ -193,6 +193,12 @@ class OutOfMemory:
     new_batch_size: int | None  # after "shrink"
     message: str
     phase: str = "train"  # "train" (a training step or the batch it needed) or "validation"
+    # the autopsy (gpu_train_monitor.memory.oom_autopsy); left at their defaults in runs recorded before it
+    holders: tuple[ModuleBytes, ...] = ()  # the five largest by module (outside modules aside), largest first
+    holders_total_bytes: int = 0  # what the whole split by module held: the holders' shares are of it
+    holders_source: str = ""  # "measured" (the split of step `holders_step`), "predicted" (the step traced), ""
+    holders_step: int = 0  # the measured step; the batch size predicted for when "predicted"
+    fits_batch: int | None = None  # the largest batch predicted to fit (0: not even 1); None: no prediction
 
 
 PHASES = ("forward", "backward", "optimizer")

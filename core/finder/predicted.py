@@ -13,14 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..config.run_config import RunConfig
+from ..memory.oom_autopsy import fixed_bytes, proportional_batch
 from ..memory.predict import Prediction
 
 MAX_PREDICTIONS = 10  # per search: a prediction is ~0.1-1 s on a CPU
-
-
-def fixed_bytes(prediction: Prediction) -> int:
-    """What a step holds whatever its batch: the parameters, their gradients and the optimizer's state."""
-    return prediction.params_bytes + prediction.grads_bytes + prediction.optimizer_bytes
 
 
 class PredictedPeaks:
@@ -74,7 +70,7 @@ def largest_batch_under(
             hi = min(hi, batch)
 
     probe(min(max(start, 1), max_batch))
-    guess = _guess_from_breakdown(peaks.at(lo or hi), peaks.overhead_bytes, limit_bytes)
+    guess = proportional_batch(peaks.at(lo or hi), peaks.overhead_bytes, limit_bytes)  # from its breakdown
     while hi - lo > _tolerance(lo) and made < max_predictions and not _close_enough(peaks, lo, limit_bytes):
         if guess is None:  # no model of the peak to go by: double up, or bisect once bracketed
             guess = lo * 2 if hi > max_batch and lo else (lo + hi) // 2
@@ -100,17 +96,6 @@ def _close_enough(peaks: PredictedPeaks, lo: int, limit: int) -> bool:
         return False
     fixed = fixed_bytes(peaks.at(lo)) + peaks.overhead_bytes
     return peaks.total(lo) - fixed >= (limit - fixed) * 63 / 64
-
-
-def _guess_from_breakdown(prediction: Prediction, overhead: int, limit: int) -> int | None:
-    """From one prediction: the fixed part stays, the rest grows in proportion to the batch."""
-    fixed = fixed_bytes(prediction) + overhead
-    per_sample = (prediction.peak_bytes + overhead - fixed) / max(prediction.batch_size, 1)
-    if limit <= fixed:
-        return 1  # nothing fits but perhaps batch 1: said by one more prediction
-    if per_sample <= 0:
-        return None
-    return int((limit - fixed) // per_sample)
 
 
 def _secant(peaks: PredictedPeaks, limit: int) -> int | None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from ..device.host_memory import ProcessLimit
     from ..events.events import MemorySample, OutOfMemory
+    from .oom_autopsy import OomAutopsy
 
 _UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 _SIZE = r"([\d.]+) (B|bytes|KiB|MiB|GiB|TiB)"
@@ -169,11 +170,13 @@ def event(
     free_bytes: int,
     phase: str,
     limit: ProcessLimit | None = None,
+    autopsy: OomAutopsy | None = None,
 ) -> OutOfMemory:
     """The OutOfMemory event for an error `message`: what was asked for, what the allocator held unused at
     the failure (its own figure when the message gives one, else reserved - allocated from `at_failure`),
     what is free after recovery, and what happens next (stop, or half the batch when `shrink`). A device
-    without an allocator (the CPU) is worded with its process `limit` instead."""
+    without an allocator (the CPU) is worded with its process `limit` instead. `autopsy`: what held the memory
+    by module and the batch that fits (gpu_train_monitor.memory.oom_autopsy)."""
     from ..events.events import OutOfMemory
 
     unallocated = reserved_unallocated_bytes(message)
@@ -188,9 +191,9 @@ def event(
     )
     if new_batch is not None:
         text = Message("{problem}; continuing with batch size {batch_size}", problem=text, batch_size=new_batch)
-    return OutOfMemory(
-        step, batch_size, requested, free_bytes, unallocated, "shrink" if shrink else "stop", new_batch, text, phase
-    )
+    fields = autopsy.fields() if autopsy is not None else {}
+    action = "shrink" if shrink else "stop"
+    return OutOfMemory(step, batch_size, requested, free_bytes, unallocated, action, new_batch, text, phase, **fields)
 
 
 def stop_hint(on_oom: str, batch_size: int, max_retries: int) -> str:

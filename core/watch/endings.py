@@ -6,9 +6,10 @@ from __future__ import annotations
 import signal
 
 from ..base.text import Message, message_of
+from ..engine.loop_state import LoopState
 from ..events.events import OutOfMemory
 from ..events.status import Status
-from ..memory import oom
+from ..memory import oom, oom_autopsy
 from ..memory.probe import MemoryProbe
 
 
@@ -51,8 +52,13 @@ def ending(error: BaseException | None) -> tuple[Status, str]:
     return Status.FAILED, Message("{kind}: {error}", kind=type(error).__name__, error=message_of(error))
 
 
-def oom_event(error: BaseException, step: int, batch_size: int, probe: MemoryProbe) -> OutOfMemory:
-    """The out of memory that ended a watched run at `step`: what was asked for, what was free."""
-    return oom.event(
-        str(error), oom.where_in_training(step), step, batch_size, False, probe.sample(), probe.free_bytes(), "train"
-    )
+def oom_event(error: BaseException, loop: LoopState, batch_size: int, probe: MemoryProbe) -> OutOfMemory:
+    """The out of memory that ended a watched run at the step after `loop.step`: what was asked for, what was free,
+    what held the memory by module (the loop's latest split, else its step as predicted: `loop.predicted`), and the
+    batch that prediction says would fit."""
+    step, sample = loop.step + 1, probe.sample()
+    measured = loop.attributed
+    rows, at = (measured.modules, measured.step) if measured is not None else ((), 0)
+    autopsy = oom_autopsy.autopsy(rows, at, loop.predicted or None, batch_size, sample.capacity_bytes)
+    where = oom.where_in_training(step)
+    return oom.event(str(error), where, step, batch_size, False, sample, probe.free_bytes(), "train", autopsy=autopsy)

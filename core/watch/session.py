@@ -50,7 +50,7 @@ from .run_facts import checked_count, run_started, watched_config
 from .steering import WatchStopped, answer_requests
 from .step_losses import StepLosses
 from .step_memory import WatchedStepMemory
-from .step_prediction import WAIT_AT_END_S, WAIT_AT_STOP_S, StepPrediction
+from .step_prediction import StepPrediction, wait_at_end
 
 
 class Watch:
@@ -259,6 +259,7 @@ class Watch:
 
     def _emit_predicted(self, predicted: StepPredicted | None) -> None:
         if predicted is not None:
+            self._state.predicted = predicted if predicted.predicted else False  # what an out of memory names
             self.controls.emit(predicted)
 
     def _emit_breakdown(self) -> MemoryBreakdown:
@@ -267,8 +268,7 @@ class Watch:
         breakdown = self._memory.breakdown(loop.step, self.model, self.optimizers)
         loop.sample_next = False
         loop.last_breakdown = time.perf_counter()
-        if loop.breakdown is None or breakdown.total_bytes >= loop.breakdown.total_bytes:
-            loop.breakdown = breakdown
+        loop.keep_breakdown(breakdown)
         self.controls.emit(breakdown)
         return breakdown
 
@@ -299,9 +299,8 @@ class Watch:
                 if not self._announced:  # it ended before its first step (out of memory in it, say)
                     self._announce()
                 self._flush()
-                wait_s = WAIT_AT_END_S if status == Status.COMPLETED else WAIT_AT_STOP_S
                 with self._lock:  # the idle flush's reports hand it out too
-                    self._emit_predicted(self.prediction.wait(wait_s))
+                    self._emit_predicted(self.prediction.wait(wait_at_end(status)))
                 if status == Status.OOM and error is not None:
                     self._record_oom(error)
                 if status == Status.COMPLETED and self._losses.nonfinite_step is not None:
@@ -315,10 +314,10 @@ class Watch:
         return status
 
     def _record_oom(self, error: BaseException) -> None:
-        """What was asked for, what was free, and what held the memory when it ran out."""
+        """What was asked for, what was free, what held the memory when it ran out, and the batch that would fit."""
         assert self._probe is not None
-        self._emit_breakdown()
-        self.controls.emit(oom_event(error, self._state.step + 1, self._batches.size, self._probe))
+        self._emit_breakdown()  # the step under way: split by module when it was being split (kept by the loop)
+        self.controls.emit(oom_event(error, self._state, self._batches.size, self._probe))
 
     def _emit_finished(self, status: str, message: str) -> None:
         config = self._config()

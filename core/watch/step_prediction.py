@@ -38,6 +38,14 @@ ENV_PREDICT = "GPU_TRAIN_MONITOR_PREDICT"  # "0": a watched run's step is not pr
 SWITCH_INTERVAL_S = 0.00002  # the GIL handed back this often while the trace runs (Python's default: 5 ms)
 WAIT_AT_END_S = 30.0  # how long a run's end waits for a trace still running (then: recorded without it)
 WAIT_AT_STOP_S = 2.0  # the same for a run that was stopped, interrupted or failed: its exit is not held up
+WAIT_AT_OOM_S = 10.0  # ... or ran out of memory: its autopsy names the predicted holders and the batch that fits
+
+
+def wait_at_end(status: str) -> float:
+    """How long a run that ended with `status` (a Status word) waits for its trace still running."""
+    if status == "completed":
+        return WAIT_AT_END_S
+    return WAIT_AT_OOM_S if status == "oom" else WAIT_AT_STOP_S
 
 
 def enabled_here(asked: bool = True) -> bool:

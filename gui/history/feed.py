@@ -246,8 +246,9 @@ def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> An
             return None
     if "phase_peaks" in values:
         values["phase_peaks"] = tuple((str(phase), int(size)) for phase, size in values["phase_peaks"] or ())
-    if "modules" in values:  # a step by module: rows as plain objects in the store
-        values["modules"] = modules_from_json(values["modules"])
+    for name in ("modules", "holders"):  # a step by module, an out of memory's holders: plain objects in the store
+        if name in values:
+            values[name] = modules_from_json(values[name])
     try:
         return cls(**values)
     except TypeError:

@@ -145,6 +145,7 @@ class MemoryInsight(QObject):
                 core_text(event_text.out_of_memory(offer)),
                 retry=self._offer_retry,
             )
+            self.oom_banner.show_autopsy(offer)  # what held the memory, the batch its prediction says fits
             if self._offer_retry:  # the form's settings ran out: what would fit them, predicted
                 self._advise(offer.batch_size)
 

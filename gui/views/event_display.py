@@ -179,9 +179,10 @@ class EventDisplay:
                 self.log.add(core_text(event_text.checkpoint_saved(event)), at=at)
             case OutOfMemory():
                 self.mark_status("oom", at)
-                self.log.add(
-                    core_text(event_text.out_of_memory(event)), "error" if event.action == "stop" else "warning", at
-                )
+                level = "error" if event.action == "stop" else "warning"
+                self.log.add(core_text(event_text.out_of_memory(event)), level, at)
+                for line in event_text.oom_autopsy(event):  # what held the memory, the batch that fits
+                    self.log.add(core_text(line), at=at)
             case LogMessage():
                 self.log.add(core_text(event.text), event.level, at)
             case _:

@@ -9,6 +9,7 @@ import io
 from gpu_train_monitor.cli.progress import ProgressBar
 from gpu_train_monitor.events import event_text
 from gpu_train_monitor.events.events import CheckpointSaved, EpochEnded, LogMessage, RunFinished, StepsReported
+from gpu_train_monitor.events.module_bytes import ModuleBytes
 from tests.support.events import oom, sample, started, summary
 
 
@@ -98,3 +99,27 @@ def test_a_completed_run_does_not_print_the_resume_hint():
     bar(CheckpointSaved(step=195, epoch=1, path="/ck/step-195.pt", size_bytes=1000, reason="epoch"))
     bar(RunFinished("completed", 195, "", False, summary()))
     assert "to continue" not in stream.getvalue()
+
+
+def test_an_out_of_memory_is_followed_by_its_autopsy_lines():
+    stream = io.StringIO()
+    bar = ProgressBar(stream)
+    held = (ModuleBytes("layer4", activations_bytes=3 * 10**9), ModuleBytes("layer3", activations_bytes=10**9))
+    event = dataclasses.replace(
+        oom("train"),
+        holders=held,
+        holders_total_bytes=8 * 10**9,
+        holders_source="measured",
+        holders_step=5,
+        fits_batch=96,
+    )
+    bar(event)
+    assert stream.getvalue().splitlines() == [
+        f"warning: {event.message}",
+        "  largest holders by module (measured at step 5): layer4 3.00 GB (38%), layer3 1.00 GB (12%)",
+        "  batch 96 is predicted to fit",
+    ]
+    stream.seek(0)
+    stream.truncate()
+    bar(oom("train"))  # an event without an autopsy (recorded before it): its own line only
+    assert stream.getvalue().splitlines() == [f"warning: {oom('train').message}"]

@@ -247,6 +247,34 @@ def test_show_by_module_tells_a_watched_runs_measured_and_predicted_step_by_modu
         assert rows[0]["params_bytes"] == (12 * 32 + 32) * 4
 
 
+def test_show_tells_an_out_of_memory_with_the_modules_that_held_the_most(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    import gpu_train_monitor.engine.report
+    import gpu_train_monitor.memory.measured_modules
+
+    monkeypatch.setattr(gpu_train_monitor.engine.report, "BREAKDOWN_PERIOD_S", 0.0)
+    monkeypatch.setattr(gpu_train_monitor.memory.measured_modules, "ATTRIBUTION_PERIOD_S", 0.0)
+    db = tmp_path / "runs.sqlite3"
+    model, optimizer = tiny_model()
+    error = torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
+    with pytest.raises(torch.OutOfMemoryError):  # not predicted: the holders are what a split step measured
+        with watch(model, optimizer, runs_db=db, report_interval_s=0.0, predict=False) as w:
+            train(model, optimizer, 8, w.step, fail_at=6, error=error)
+    code, out, err = runs(capsys, "show", "1", "--runs-db", str(db))
+    assert code == 0 and err == ""
+    line = next(line for line in out.splitlines() if line.startswith("  step 6 (train): batch 16, stopped: "))
+    found = re.search(r"; largest holders by module \(measured at step (\d)\): 0 [\d.]+ kB \((\d+)%\), ", line)
+    assert found and 1 <= int(found[1]) <= 5 and line.count("%)") == 3, line  # the Sequential's three layers
+    assert "predicted to fit" not in line  # nothing was predicted
+    code, out, _ = runs(capsys, "show", "1", "--runs-db", str(db), "--json")
+    (oom,) = json.loads(out)["out_of_memory"]
+    assert oom["holders_source"] == "measured" and [row["name"] for row in oom["holders"]] == ["0", "1", "2"]
+    assert oom["fits_batch"] is None
+
+
 def test_show_by_module_of_a_run_without_says_so(capsys: pytest.CaptureFixture[str], store_path: Path) -> None:
     code, out, _ = runs(capsys, "show", "2", "--runs-db", str(store_path), "--by-module")
     assert code == 0 and "memory by module: none recorded" in out

@@ -11,6 +11,7 @@ tests/e2e/test_resource_limits.py.
 from __future__ import annotations
 
 import gc
+import time
 import weakref
 from collections.abc import Callable
 
@@ -19,9 +20,14 @@ import torch
 from torch import nn
 
 import gpu_train_monitor.engine.recipe
+import gpu_train_monitor.engine.report
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.engine.prediction import predict
 from gpu_train_monitor.engine.session import MAX_OOM_RETRIES, TrainingSession
-from gpu_train_monitor.events.events import OutOfMemory, RunFinished, StepsReported
+from gpu_train_monitor.events import event_text
+from gpu_train_monitor.events.events import MemoryBreakdown, OutOfMemory, RunFinished, StepsReported
+from gpu_train_monitor.events.module_bytes import modules_total
+from gpu_train_monitor.memory.oom_autopsy import holders_of
 from gpu_train_monitor.model.models import build_model
 
 BATCH = 32
@@ -127,6 +133,53 @@ def test_stop_reports_the_failure_releases_the_step_and_ends_oom(monkeypatch: py
 
     gc.collect()
     assert models.refs[-1]() is None  # the run let go of its model: memory is back to where it started
+
+
+def test_an_out_of_memory_at_the_first_step_names_the_predicted_holders_and_the_batch_that_fits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # no step was split by module yet: the step as predicted names the holders, and says what batch fits
+    models = patch_model(monkeypatch, lambda call, batch: call == 1)
+    finished, events, released = run(models, on_oom="stop")
+
+    [oom] = of_type(events, OutOfMemory)
+    predicted = predict(RunConfig(device="cpu", model="tiny-cnn", batch_size=BATCH), BATCH, device="cpu")
+    assert (oom.holders_source, oom.holders_step) == ("predicted", BATCH)
+    assert oom.holders == holders_of(predicted.modules) and len(oom.holders) == 4  # tiny-cnn's four blocks
+    assert oom.holders_total_bytes == modules_total(predicted.modules) == predicted.peak_bytes
+    assert oom.fits_batch is not None and 0 <= oom.fits_batch < BATCH
+    holders, fits = event_text.oom_autopsy(oom)
+    assert holders.startswith("largest holders by module (predicted for batch 32): features.0 ")
+    assert fits in ("not even batch 1 is predicted to fit", f"batch {oom.fits_batch} is predicted to fit")
+    assert released == [True]  # predicting did not keep the failed step's tensors
+
+
+def test_an_out_of_memory_after_a_split_step_names_what_that_step_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gpu_train_monitor.engine.report, "BREAKDOWN_PERIOD_S", 0.0)  # a breakdown every report
+    patch_model(monkeypatch, lambda call, batch: call == 5)
+    events: list[object] = []
+
+    def observe(event: object) -> None:
+        if isinstance(event, MemoryBreakdown):
+            time.sleep(0.02)  # a report interval passes during the step: the next step is sampled too
+        events.append(event)
+
+    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=BATCH, on_oom="stop")
+    finished = TrainingSession(config.replace(report_interval=0.01), [observe]).run()
+
+    assert finished.status == "oom", finished.message
+    [split] = [e for e in of_type(events, MemoryBreakdown) if e.modules]
+    [oom] = of_type(events, OutOfMemory)
+    assert (oom.holders_source, oom.holders_step) == ("measured", split.step)
+    assert [row.name for row in oom.holders] == [
+        "inner.features.0",
+        "inner.features.1",
+        "inner.features.2",
+        "inner.head",
+    ]
+    assert oom.holders == holders_of(split.modules) and oom.holders_total_bytes == split.total_bytes
+    assert oom.fits_batch is not None  # the step was predicted all the same: it says the batch that fits
+    assert event_text.oom_autopsy(oom)[0].startswith(f"largest holders by module (measured at step {split.step}): ")
 
 
 def test_shrink_halves_the_batch_until_it_fits_and_completes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,6 +11,9 @@ import time
 import pytest
 import torch
 
+import gpu_train_monitor.watch.step_prediction
+from gpu_train_monitor.events.module_bytes import modules_from_json, modules_total
+from gpu_train_monitor.memory.oom_autopsy import holders_of
 from gpu_train_monitor.store.run_store import RunStore
 from gpu_train_monitor.watch import WatchStopped, watch
 from tests.support.watched_loops import BATCH, tiny_model, train
@@ -57,7 +60,8 @@ def test_an_exception_fails_the_run_with_its_message_and_reaches_the_caller(tmp_
     assert steps.steps == tuple(range(1, 6))  # the steps before the failure are kept
 
 
-def test_out_of_memory_is_recorded_with_what_was_asked_and_free_and_reaches_the_caller(tmp_path):
+def test_out_of_memory_is_recorded_with_what_was_asked_and_free_and_reaches_the_caller(tmp_path, monkeypatch):
+    monkeypatch.setattr(gpu_train_monitor.watch.step_prediction, "WAIT_AT_OOM_S", 120.0)  # however slow the trace
     db = tmp_path / "runs.db"
     model, optimizer = tiny_model()
     error = torch.OutOfMemoryError(
@@ -74,6 +78,17 @@ def test_out_of_memory_is_recorded_with_what_was_asked_and_free_and_reaches_the_
     assert oom["free_bytes"] > 0
     assert [e.kind for e in events if e.step == 3][-1] == "MemoryBreakdown"  # what held the memory then
     assert steps.steps == (1, 2, 3)
+    # the autopsy, kept by the store: no step was split by module by then, so the step as predicted names the
+    # holders (the Sequential's three layers, the largest first) and the batch that fits
+    (predicted,) = [e.data for e in events if e.kind == "StepPredicted"]
+    rows = modules_from_json(predicted["modules"])
+    assert (oom["holders_source"], oom["holders_step"]) == ("predicted", BATCH)
+    assert modules_from_json(oom["holders"]) == holders_of(rows) and {r["name"] for r in oom["holders"]} == {
+        "0",
+        "1",
+        "2",
+    }
+    assert oom["holders_total_bytes"] == modules_total(rows) and 0 <= oom["fits_batch"] < BATCH
 
 
 def test_ctrl_c_stops_at_the_next_step_and_the_block_goes_on_after_it(tmp_path):

@@ -201,3 +201,31 @@ def test_a_script_that_checkpoints_on_sigterm_and_sigusr1_keeps_its_handlers(tmp
     assert run.status == "completed" and run.steps >= 2
     said = [event.data["text"] for event in result.events() if event.kind == "LogMessage"]
     assert "the script handles SIGUSR1 itself: the window's Clear cache does not reach it" in said
+
+
+OUT_OF_MEMORY_AT_STEP_6 = """import torch
+model = torch.nn.Sequential(torch.nn.Linear(12, 64), torch.nn.ReLU(), torch.nn.Linear(64, 3))
+optimizer = torch.optim.AdamW(model.parameters())
+for step in range(1, 20):
+    x, y = torch.randn(16, 12), torch.randint(0, 3, (16,))
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    if step == 6:
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+"""
+
+
+def test_a_script_that_runs_out_of_memory_records_what_held_it_and_the_batch_that_fits(tmp_path: Path) -> None:
+    result = run_watched(tmp_path, OUT_OF_MEMORY_AT_STEP_6)
+    assert result.returncode == 1 and "torch.OutOfMemoryError: CUDA out of memory" in result.stderr
+    run, losses, _ = result.run()
+    assert run.status == "oom" and len(losses) == 5
+    (oom,) = [event.data for event in result.events() if event.kind == "OutOfMemory"]
+    assert (oom["step"], oom["batch_size"], oom["requested_bytes"]) == (6, 16, 2 * 2**30)
+    # no step was split by module yet (one a minute after the first sampled one): the step as predicted names them
+    assert (oom["holders_source"], oom["holders_step"]) == ("predicted", 16)
+    assert [row["name"] for row in oom["holders"]] == ["0", "1", "2"]  # the first Linear: weights and AdamW's moments
+    assert sum(h["activations_bytes"] + h["params_bytes"] for h in oom["holders"]) <= oom["holders_total_bytes"]
+    assert isinstance(oom["fits_batch"], int) and 0 <= oom["fits_batch"] < 16
