@@ -201,10 +201,15 @@ def out_of_memory(event: OutOfMemory) -> str:
     return event.message
 
 
+def share_percent(part: int, whole: int) -> int | None:
+    """`part` of `whole` in whole percent, halves rounded up (as the window's numbers are): None without a whole."""
+    return math.floor(100 * part / whole + 0.5) if whole > 0 else None
+
+
 def holder_share(row: ModuleBytes, whole: int) -> str:
     """'layer4 1.20 GB (38%)': a module, its bytes and its share of the step split by module."""
-    share = f"{100 * row.total_bytes / whole:.0f}%" if whole > 0 else "?"
-    return f"{row.name} {format_bytes(row.total_bytes)} ({share})"
+    share = share_percent(row.total_bytes, whole)
+    return f"{row.name} {format_bytes(row.total_bytes)} ({'?' if share is None else share}%)"
 
 
 def holders_source(source: str, step: int) -> str:

@@ -13,7 +13,7 @@ from gpu_train_monitor.events import event_text
 from gpu_train_monitor.events.events import OutOfMemory
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.core_text import core_text
-from gpu_train_monitor.gui.qt.locale_format import integer, number
+from gpu_train_monitor.gui.qt.locale_format import integer
 
 
 class OomBanner(QFrame):
@@ -90,14 +90,15 @@ class OomBanner(QFrame):
         the batch its prediction says fits, which Retry offers when it is smaller than the batch that ran out."""
         if event.holders:
             whole = event.holders_total_bytes
+            shares = [event_text.share_percent(row.total_bytes, whole) for row in event.holders]
             rows = "".join(
                 "<tr><td><code>{name}</code></td><td align='right'>&nbsp;&nbsp;{size}</td>"
-                "<td align='right'>&nbsp;&nbsp;{share}</td></tr>".format(
+                "<td align='right'>&nbsp;&nbsp;{share}%</td></tr>".format(
                     name=html.escape(row.name),
                     size=format_bytes(row.total_bytes),
-                    share=f"{number(100 * row.total_bytes / whole, 0)}%" if whole > 0 else "?",
+                    share="?" if share is None else integer(share),
                 )
-                for row in event.holders
+                for row, share in zip(event.holders, shares)
             )
             caption = self.tr("Largest holders by module ({source}), share of {total}:").format(
                 source=html.escape(core_text(event_text.holders_source(event.holders_source, event.holders_step))),

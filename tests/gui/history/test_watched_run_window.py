@@ -88,3 +88,42 @@ def test_a_recorded_watched_run_shows_its_first_step_predicted_beside_the_measur
     finally:
         view.close()
         link.close()
+
+
+def test_a_recorded_watched_run_that_ran_out_of_memory_shows_what_held_it(qtbot, tmp_path, monkeypatch):
+    import gpu_train_monitor.watch.step_prediction
+
+    monkeypatch.setattr(gpu_train_monitor.watch.step_prediction, "WAIT_AT_OOM_S", 120.0)  # however slow the trace
+    path = tmp_path / "runs.sqlite3"
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    with pytest.raises(torch.OutOfMemoryError):
+        with Watch(model, optimizer, runs_db=path, signals=False, report_interval_s=0.0) as watch:
+            for step in range(1, 10):
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                if step == 4:
+                    raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                watch.step(loss, samples=len(x))
+    with RunStore(path, readonly=True) as store:
+        run_id = store.find_uid(watch.run_uid)
+    link = StoreLink(path)
+    view = StoredRunView(link, run_id)
+    qtbot.addWidget(view)
+    view.show()
+    try:
+        qtbot.waitUntil(lambda: not view.loading, timeout=10_000)
+        lines = [line.split("  ", 1)[1] for line in view.log.toPlainText().splitlines()]
+        at = next(
+            i for i, line in enumerate(lines) if line.startswith("ERROR: out of memory at step 4 with batch size 32")
+        )
+        assert lines[at + 1].startswith("largest holders by module (predicted for batch 32): 1 ")  # the ReLU saves most
+        assert lines[at + 1].count("%)") == 3  # the Sequential's three layers, each with its share
+        assert lines[at + 2].endswith("is predicted to fit")
+    finally:
+        view.close()
+        link.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from gpu_train_monitor.events.events import OutOfMemory
+from gpu_train_monitor.events.module_bytes import ModuleBytes
 from gpu_train_monitor.gui.memory.oom_banner import OomBanner
 from tests.support.gui_support import FAST
 
@@ -63,3 +64,56 @@ def test_advice_of_a_smaller_batch_replaces_half_in_retry(qtbot):
     assert retried.args == [190]
     banner.show_advice("Predicted: batch 300 fits as configured", 300)  # larger than what ran out: not offered
     assert banner.retry_button.text() == "Retry with batch 190"
+
+
+def with_autopsy(event: OutOfMemory, fits_batch: int | None = 96) -> OutOfMemory:
+    held = (
+        ModuleBytes("layer4", activations_bytes=3 * 10**9, params_bytes=10**8),
+        ModuleBytes("layer3", activations_bytes=10**9),
+    )
+    return dataclasses.replace(
+        event,
+        holders=held,
+        holders_total_bytes=8 * 10**9,
+        holders_source="measured",
+        holders_step=5,
+        fits_batch=fits_batch,
+    )
+
+
+def test_the_banner_lists_what_held_the_memory_and_retry_offers_the_batch_predicted_to_fit(qtbot):
+    banner = OomBanner()
+    qtbot.addWidget(banner)
+    banner.offer(256, "Out of memory during training", "details")
+    banner.show_autopsy(with_autopsy(out_of_memory(256)))
+    table = banner.holders.text()
+    assert not banner.holders.isHidden()
+    assert table.startswith("Largest holders by module (measured at step 5), share of 8.00 GB:<table")
+    assert "<code>layer4</code>" in table and "3.10 GB" in table and "39%" in table  # 3.1 of 8 GB
+    assert "<code>layer3</code>" in table and "1.00 GB" in table and "13%" in table  # halves up, as the log
+    assert banner.fits.text() == "batch 96 is predicted to fit" and not banner.fits.isHidden()
+    assert banner.retry_button.text() == "Retry with batch 96"  # the prediction's batch, not half
+    banner.show_advice("Predicting what would fit…")
+    assert not banner.fits.isHidden()  # until the search says it
+    banner.show_advice("Predicted: batch 100 fits as configured", 100)
+    assert banner.fits.isHidden() and banner.retry_button.text() == "Retry with batch 100"  # one figure, the search's
+
+
+def test_a_banner_without_an_autopsy_or_a_smaller_fit_keeps_half(qtbot):
+    banner = OomBanner()
+    qtbot.addWidget(banner)
+    banner.offer(256, "Out of memory during training", "details")
+    banner.show_autopsy(out_of_memory(256))  # recorded before the autopsy: nothing to list
+    assert banner.holders.isHidden() and banner.fits.isHidden()
+    banner.offer(256, "Out of memory during training", "details")
+    banner.show_autopsy(with_autopsy(out_of_memory(256), fits_batch=0))
+    assert banner.fits.text() == "not even batch 1 is predicted to fit"
+    assert banner.retry_button.text() == "Retry with batch 128"
+
+
+def test_a_watched_scripts_banner_lists_the_holders_and_the_batch_that_fits_without_retry(qtbot, window):
+    window.parts.insight.out_of_memory(with_autopsy(out_of_memory(256)), retry=False)
+    window.parts.insight.run_ended()
+    banner = window.parts.insight.oom_banner
+    assert banner.isVisible() and banner.retry_button.isHidden()
+    assert banner.holders.isVisible() and banner.fits.text() == "batch 96 is predicted to fit"

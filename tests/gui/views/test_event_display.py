@@ -8,6 +8,7 @@ import time
 import pytest
 
 from gpu_train_monitor.events.events import CacheCleared, EpochStarted, OutOfMemory, RunPaused
+from gpu_train_monitor.events.module_bytes import ModuleBytes
 from gpu_train_monitor.gui.plots.loss_plot import LossPlot
 from gpu_train_monitor.gui.plots.memory_plot import MemoryPlot
 from gpu_train_monitor.gui.qt.locale_format import clock
@@ -39,10 +40,26 @@ def texts(shown: EventDisplay) -> list[str]:
     [
         OutOfMemory(12, 64, 2**29, GB, 0, "stop", None, "out of memory at step 12 with batch size 64"),
         OutOfMemory(12, 64, 2**29, GB, 0, "shrink", 32, "out of memory at step 12 with batch size 64"),
+        OutOfMemory(
+            12,
+            64,
+            2**29,
+            GB,
+            0,
+            "stop",
+            None,
+            "out of memory",
+            "train",
+            (ModuleBytes("head", 10**6),),
+            4 * 10**6,
+            "measured",
+            10,
+            32,
+        ),
         CacheCleared(12, 2 * GB, MemorySample(3.0, "cpu", GB, 0, GB, 0, 64 * GB, 20 * GB, GB, False)),
         RunPaused(12),
     ],
-    ids=["oom-stop", "oom-shrink", "cache-cleared", "paused"],
+    ids=["oom-stop", "oom-shrink", "oom-autopsy", "cache-cleared", "paused"],
 )
 def test_a_live_event_and_the_same_event_recorded_read_the_same(qtbot, event):
     live, recorded = display(qtbot), display(qtbot)
@@ -50,6 +67,33 @@ def test_a_live_event_and_the_same_event_recorded_read_the_same(qtbot, event):
     with marking_translator():
         assert live.show_event(event) and recorded.show_event(event, time.time())
     assert texts(live) == texts(recorded) and texts(live)
+
+
+def test_an_out_of_memory_is_logged_with_its_autopsy_each_line_translated(qtbot):
+    shown = display(qtbot)
+    event = OutOfMemory(
+        12,
+        64,
+        2**29,
+        GB,
+        0,
+        "stop",
+        None,
+        "out of memory",
+        "train",
+        (ModuleBytes("head", 10**6),),
+        4 * 10**6,
+        "measured",
+        10,
+        32,
+    )
+    with marking_translator():
+        shown.show_event(event)
+    assert texts(shown)[:3] == [
+        "ERROR: out of memory",
+        "[]largest holders by module ([]measured at step 10): head 1.00 MB (25%)",
+        "[]batch 32 is predicted to fit",
+    ]
 
 
 def test_an_out_of_memory_mark_says_what_the_run_s_end_mark_says(qtbot):
