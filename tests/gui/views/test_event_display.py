@@ -90,7 +90,7 @@ def test_an_out_of_memory_is_logged_with_its_autopsy_each_line_translated(qtbot)
     with marking_translator():
         shown.show_event(event)
     assert texts(shown)[:3] == [
-        "ERROR: out of memory",
+        "[LogPanel]ERROR: out of memory",
         "[]largest holders by module ([]measured at step 10): head 1.00 MB (25%)",
         "[]batch 32 is predicted to fit",
     ]
