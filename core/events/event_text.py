@@ -201,15 +201,18 @@ def out_of_memory(event: OutOfMemory) -> str:
     return event.message
 
 
-def share_percent(part: int, whole: int) -> int | None:
-    """`part` of `whole` in whole percent, halves rounded up (as the window's numbers are): None without a whole."""
-    return math.floor(100 * part / whole + 0.5) if whole > 0 else None
+def share_text(part: int, whole: int) -> str:
+    """`part` of `whole` in whole percent, halves rounded up: '38%'; '<1%' for a part that rounds to none; '?'
+    without a whole. The CLI, the log and the banner alike."""
+    if whole <= 0:
+        return "?"
+    percent = math.floor(100 * part / whole + 0.5)
+    return "<1%" if percent == 0 and part > 0 else f"{percent}%"
 
 
 def holder_share(row: ModuleBytes, whole: int) -> str:
     """'layer4 1.20 GB (38%)': a module, its bytes and its share of the step split by module."""
-    share = share_percent(row.total_bytes, whole)
-    return f"{row.name} {format_bytes(row.total_bytes)} ({'?' if share is None else share}%)"
+    return f"{row.name} {format_bytes(row.total_bytes)} ({share_text(row.total_bytes, whole)})"
 
 
 def holders_source(source: str, step: int) -> str:

@@ -90,15 +90,14 @@ class OomBanner(QFrame):
         the batch its prediction says fits, which Retry offers when it is smaller than the batch that ran out."""
         if event.holders:
             whole = event.holders_total_bytes
-            shares = [event_text.share_percent(row.total_bytes, whole) for row in event.holders]
             rows = "".join(
                 "<tr><td><code>{name}</code></td><td align='right'>&nbsp;&nbsp;{size}</td>"
-                "<td align='right'>&nbsp;&nbsp;{share}%</td></tr>".format(
+                "<td align='right'>&nbsp;&nbsp;{share}</td></tr>".format(
                     name=html.escape(row.name),
                     size=format_bytes(row.total_bytes),
-                    share="?" if share is None else integer(share),
+                    share=html.escape(event_text.share_text(row.total_bytes, whole)),  # as the log says it
                 )
-                for row, share in zip(event.holders, shares)
+                for row in event.holders
             )
             caption = self.tr("Largest holders by module ({source}), share of {total}:").format(
                 source=html.escape(core_text(event_text.holders_source(event.holders_source, event.holders_step))),

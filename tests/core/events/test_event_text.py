@@ -16,10 +16,12 @@ from gpu_train_monitor.events.events import (
     CheckpointSaved,
     EpochEnded,
     LogMessage,
+    OutOfMemory,
     RunFinished,
     SnapshotSaved,
     StepsReported,
 )
+from gpu_train_monitor.events.module_bytes import ModuleBytes
 from tests.support.events import oom, sample, started, summary
 
 
@@ -186,3 +188,21 @@ def test_the_window_s_lines_keep_their_templates_and_values():
         ),
     ):
         assert isinstance(line, Message), line
+
+
+def test_shares_round_halves_up_and_a_small_part_is_less_than_one_percent_not_none():
+    assert [event_text.share_text(part, 8) for part in (3, 1, 0)] == ["38%", "13%", "0%"]
+    assert event_text.share_text(48_250, 41_810_000) == "<1%" and event_text.share_text(1, 0) == "?"
+
+
+def test_an_out_of_memory_without_an_autopsy_has_no_lines_and_one_with_says_where_its_split_came_from():
+    plain = OutOfMemory(3, 64, None, 0, 0, "stop", None, "out of memory")
+    assert event_text.oom_autopsy(plain) == []
+    held = (ModuleBytes("blocks.0", activations_bytes=600), ModuleBytes("blocks.1", temporaries_bytes=2))
+    predicted = dataclasses.replace(
+        plain, holders=held, holders_total_bytes=1000, holders_source="predicted", holders_step=64, fits_batch=0
+    )
+    assert event_text.oom_autopsy(predicted) == [
+        "largest holders by module (predicted for batch 64): blocks.0 600 B (60%), blocks.1 2 B (<1%)",
+        "not even batch 1 is predicted to fit",
+    ]
