@@ -48,16 +48,21 @@ def recover(
     shrink = config.on_oom == "shrink" and batch > 1 and loop.oom_retries <= MAX_OOM_RETRIES
     where = oom.where_in_training(loop.step + 1) if phase == "train" else oom.where_in_validation(loop.epoch)
     limit = process_limit() if device.type == "cpu" else None  # read now: what the release left under it
-    capacity = limit.limit_bytes if limit is not None else at_failure.capacity_bytes  # what ran out
-    autopsy = autopsy_of(config, loop, batch, device, capacity) if phase == "train" else None
+    capacity = probe.usable_capacity()
+    autopsy = autopsy_of(config, loop, batch, device, capacity, predicting=not shrink) if phase == "train" else None
     return oom.event(message, where, loop.step, batch, shrink, at_failure, probe.free_bytes(), phase, limit, autopsy)
 
 
-def autopsy_of(config: RunConfig, loop: LoopState, batch: int, device: torch.device, capacity: int) -> OomAutopsy:
+def autopsy_of(
+    config: RunConfig, loop: LoopState, batch: int, device: torch.device, capacity: int, predicting: bool
+) -> OomAutopsy:
     """What held the memory by module (the latest measured split, else the prediction's) and the batch predicted to
-    fit. The step is predicted once per run, at the first failure (a fraction of a second to a few seconds, no
-    memory used): one prediction extrapolates to any batch. A step that cannot be predicted goes without."""
-    if loop.predicted is None:
+    fit. The step is predicted once per run, at the failure that stops it (`predicting`: a fraction of a second to a
+    few seconds, no device memory used; one prediction extrapolates to any batch). A run that goes on with half the
+    batch is not predicted for: the trace's own host memory and imports would come out of what the next batch has
+    (under a process limit, seen to make a batch that fitted fail at a later step). A step that cannot be predicted
+    goes without."""
+    if loop.predicted is None and predicting:
         try:
             loop.predicted = predict(config, batch, device=device.type)
         except Exception:  # noqa: BLE001 - untraceable, or short of memory for the trace itself: no prediction

@@ -162,6 +162,15 @@ class MemoryProbe:
             self._mem_info_cache = (now, value)
         return value
 
+    def usable_capacity(self) -> int:
+        """The capacity this process may fill: a CUDA device's times its per-process memory fraction
+        (`set_per_process_memory_fraction`); elsewhere the capacity (a CPU's is already its process's limit)."""
+        if self.device.type == "cuda":
+            import torch
+
+            return int(self._capacity * min(float(torch.cuda.get_per_process_memory_fraction(self.device)), 1.0))
+        return self._capacity
+
     def free_bytes(self) -> int:
         """Memory a new allocation of this process could take now: the device's free memory plus the
         allocator's unused cache, capped by a per-process limit (`set_per_process_memory_fraction`);

@@ -59,6 +59,6 @@ def oom_event(error: BaseException, loop: LoopState, batch_size: int, probe: Mem
     step, sample = loop.step + 1, probe.sample()
     measured = loop.attributed
     rows, at = (measured.modules, measured.step) if measured is not None else ((), 0)
-    autopsy = oom_autopsy.autopsy(rows, at, loop.predicted or None, batch_size, sample.capacity_bytes)
+    autopsy = oom_autopsy.autopsy(rows, at, loop.predicted or None, batch_size, probe.usable_capacity())
     where = oom.where_in_training(step)
     return oom.event(str(error), where, step, batch_size, False, sample, probe.free_bytes(), "train", autopsy=autopsy)

@@ -97,6 +97,21 @@ def test_a_real_out_of_memory_stops_oom_and_memory_returns_to_baseline(two_gib_g
     assert torch.cuda.memory_reserved(0) <= reserved_before + 64 * MiB  # and the cache was given back
 
 
+def test_a_real_out_of_memory_names_what_held_it_and_the_batch_it_names_fits(two_gib_gpu: int) -> None:
+    finished, events = run(RESNET.replace(on_oom="stop"))
+    assert finished.status == "oom", finished.message
+    [oom] = of_type(events, OutOfMemory)
+    # the first step failed: no step was split by module, so the step as predicted names the holders
+    assert (oom.holders_source, oom.holders_step) == ("predicted", TOO_BIG) and oom.holders
+    assert {row.name for row in oom.holders} <= {"conv1", "bn1", "layer1", "layer2", "layer3", "layer4", "fc"}
+    assert sum(row.total_bytes for row in oom.holders) <= oom.holders_total_bytes
+    # the batch that fits is below the 2 GiB this process may use (its memory fraction), and it trains
+    assert oom.fits_batch is not None and 0 < oom.fits_batch < TOO_BIG, oom
+    settle()
+    fitted, _ = run(RESNET.replace(batch_size=oom.fits_batch, on_oom="stop"))
+    assert fitted.status == "completed", fitted.message
+
+
 def test_shrink_halves_a_real_out_of_memory_batch_until_it_fits(two_gib_gpu: int) -> None:
     baseline = two_gib_gpu
     # a failed batch's images are not offered again in that epoch: enough for the failures and 3 steps

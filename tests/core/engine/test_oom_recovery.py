@@ -193,6 +193,7 @@ def test_shrink_halves_the_batch_until_it_fits_and_completes(monkeypatch: pytest
         (0, 16, "shrink", 8),
     ]
     assert released == [True, True]
+    assert all(e.fits_batch is None and e.holders == () for e in ooms)  # a run that goes on is not predicted for
     reports = of_type(events, StepsReported)
     assert reports and all(r.batch_size == 8 for r in reports)
     assert finished.summary.samples == 6 * 8
@@ -231,6 +232,7 @@ def test_shrink_stops_at_batch_1(monkeypatch: pytest.MonkeyPatch) -> None:
         (2, "shrink", 1),
         (1, "stop", None),
     ]
+    assert [e.fits_batch for e in of_type(events, OutOfMemory)] == [None, 0]  # predicted once it stops: below 1
 
 
 def test_shrink_retries_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:

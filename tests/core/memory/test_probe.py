@@ -27,6 +27,7 @@ def test_cpu_sample_is_process_rss_against_system_memory() -> None:
     assert sample.device_used_bytes is not None and 0 < sample.device_used_bytes < sample.capacity_bytes
     assert abs(sample.time_s - time.monotonic()) < 5.0
     assert sample.alloc_retries is None and sample.allocator_ooms is None  # only CUDA's allocator counts them
+    assert MemoryProbe("cpu").usable_capacity() == sample.capacity_bytes  # no memory fraction but CUDA's
 
 
 def test_cpu_peak_remembers_a_freed_allocation_until_reset() -> None:
