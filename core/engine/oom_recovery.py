@@ -63,8 +63,8 @@ def autopsy_of(
     (under a process limit, seen to make a batch that fitted fail at a later step). A step that cannot be predicted
     goes without."""
     if loop.predicted is None and predicting:
-        try:
-            loop.predicted = predict(config, batch, device=device.type)
+        try:  # `batch` is a process's share in a data-parallel run; the prediction takes the world's and shares it
+            loop.predicted = predict(config, batch * config.nproc, device=device.type)
         except Exception:  # noqa: BLE001 - untraceable, or short of memory for the trace itself: no prediction
             loop.predicted = False  # tried: not again at the next failure
     measured = loop.attributed

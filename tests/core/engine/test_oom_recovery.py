@@ -291,3 +291,15 @@ def test_after_a_shrink_progress_counts_the_extra_steps(monkeypatch: pytest.Monk
     assert planned == 256 // BATCH and finished.step == 256 // 16
     assert finished.summary.samples == 256 and finished.summary.skipped_samples == 0
     assert reports[-1].total_steps == finished.step  # the progress bar ends at 100%, not 200%
+
+
+def test_a_data_parallel_process_is_predicted_at_its_own_share_of_the_batch() -> None:
+    from gpu_train_monitor.engine.loop_state import LoopState
+    from gpu_train_monitor.engine.oom_recovery import autopsy_of
+
+    config = RunConfig(device="cpu", model="tiny-cnn", batch_size=64, nproc=2)  # each process trains 32
+    found = autopsy_of(config, LoopState(t0=0.0), 32, torch.device("cpu"), 10**12, predicting=True)
+    assert (found.holders_source, found.holders_step) == ("predicted", 32)
+    assert found.holders == holders_of(predict(config.replace(nproc=1), 32, device="cpu").modules)
+    nothing = autopsy_of(config, LoopState(t0=0.0), 32, torch.device("cpu"), 10**12, predicting=False)
+    assert (nothing.holders, nothing.fits_batch) == ((), None)  # a run that goes on is not predicted for
