@@ -108,6 +108,14 @@ BOUNDS: dict[str, Bound] = {
             "activation memory for more compute (torch.utils.checkpoint over the model's blocks)"
         ),
     ),
+    "expandable_segments": Bound(
+        bool,
+        False,
+        Message(
+            "let CUDA's caching allocator grow its segments in place instead of caching fixed blocks: "
+            "less memory reserved but unused (CUDA only; the CPU and MPS have no such segments)"
+        ),
+    ),
     "compile": Bound(
         bool,
         False,
@@ -196,6 +204,7 @@ class RunConfig:
     amp: str = BOUNDS["amp"].default
     channels_last: bool = BOUNDS["channels_last"].default
     activation_checkpointing: bool = BOUNDS["activation_checkpointing"].default
+    expandable_segments: bool = BOUNDS["expandable_segments"].default
     compile: bool = BOUNDS["compile"].default
     cudnn_benchmark: bool = BOUNDS["cudnn_benchmark"].default
     fused_optimizer: bool = BOUNDS["fused_optimizer"].default

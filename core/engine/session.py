@@ -322,8 +322,7 @@ class TrainingSession(SessionBuild):
         self._parts = None
         self._recorder = None
         self._state.pending = []
-        if self.device is not None and has_cache(self.device):
-            oom.release(self.device)  # unreachable tensors, then the allocator's cache: back to the baseline
+        self._give_memory_back()
         finished = RunFinished(
             outcome.status, self._state.step, outcome.message, outcome.user_error, summary, outcome.error_field
         )

@@ -24,6 +24,7 @@ LABELS = {
     "amp": QT_TRANSLATE_NOOP("form_text", "Mixed precision"),
     "channels_last": QT_TRANSLATE_NOOP("form_text", "channels_last"),
     "activation_checkpointing": QT_TRANSLATE_NOOP("form_text", "Activation checkpointing"),
+    "expandable_segments": QT_TRANSLATE_NOOP("form_text", "Expandable segments"),
     "compile": QT_TRANSLATE_NOOP("form_text", "torch.compile"),
     "cudnn_benchmark": QT_TRANSLATE_NOOP("form_text", "cuDNN benchmark"),
     "fused_optimizer": QT_TRANSLATE_NOOP("form_text", "Fused optimizer"),
@@ -90,6 +91,11 @@ HELP = {
         "form_text",
         "keep only each block's input for backward and run its forward again there: less activation memory "
         "for more compute (torch.utils.checkpoint over the model's blocks)",
+    ),
+    "expandable_segments": QT_TRANSLATE_NOOP(
+        "form_text",
+        "let CUDA's caching allocator grow its segments in place instead of caching fixed blocks: less memory "
+        "reserved but unused (CUDA only; the CPU and MPS have no such segments)",
     ),
     "compile": QT_TRANSLATE_NOOP(
         "form_text",
