@@ -160,4 +160,5 @@ def _result(contender: Contender, finished: RunFinished, losses: list[float], re
         peak_method="allocator" if s.device.startswith("cuda") else "saved-tensors",
         peak_allocated_bytes=s.peak_allocated_bytes,
         peak_reserved_bytes=s.peak_reserved_bytes,
+        segments_expandable=s.expandable_segments,
     )

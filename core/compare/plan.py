@@ -253,7 +253,7 @@ def ready_comparisons(
                     "each run's peak reserved memory and its cache gap (reserved but not allocated)",
                     gpu=gpu,
                 ),
-                ({"device": gpu, "expandable_segments": False}, {"device": gpu, "expandable_segments": True}),
+                ({"device": gpu, "expandable_segments": "off"}, {"device": gpu, "expandable_segments": "on"}),
             )
         )
     scaling = _scaling_comparison(base, gpu, processes)
@@ -289,8 +289,7 @@ def absent_comparisons(gpu: str | None) -> list[AbsentComparison]:
         why = Message("expandable segments are a setting of CUDA's caching allocator, and this machine has no CUDA GPU")
     else:
         why = Message(
-            "expandable segments are a setting of CUDA's caching allocator; {gpu} has no caching allocator segments",
-            gpu=gpu,
+            "expandable segments are a setting of CUDA's caching allocator, and {gpu} is not a CUDA GPU", gpu=gpu
         )
     return [AbsentComparison(Message("expandable segments off vs on"), Message("needs a CUDA GPU"), why)]
 

@@ -62,6 +62,8 @@ class ContenderResult:
     peak_method: str = ""  # "allocator" (CUDA's peak counters) or "saved-tensors" (counted from what the step held)
     peak_allocated_bytes: int | None = None  # the run's allocator peaks (its summary's); None: not known
     peak_reserved_bytes: int | None = None  # 0 where the device has no caching allocator
+    segments_expandable: bool | None = None  # read back from CUDA's allocator at the run's end, for a run that set
+    # expandable segments; None: not read (another device, not set) or segments of both kinds
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,6 +84,7 @@ class ContenderResult:
             "peak_method": self.peak_method,
             "peak_allocated_bytes": self.peak_allocated_bytes,
             "peak_reserved_bytes": self.peak_reserved_bytes,
+            "segments_expandable": self.segments_expandable,
         }
 
 

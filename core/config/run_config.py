@@ -23,6 +23,7 @@ BUILTIN_MODELS = ("auto", "tiny-cnn", "resnet18", "speedrun-net")
 OPTIMIZERS = ("sgd", "adamw")
 AMP_MODES = ("off", "fp16", "bf16")
 PLACEMENTS = ("auto", "stream", "resident")
+EXPANDABLE_SEGMENTS = ("auto", "off", "on")  # auto: as PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing)
 ON_OOM = ("stop", "shrink")
 
 
@@ -109,12 +110,14 @@ BOUNDS: dict[str, Bound] = {
         ),
     ),
     "expandable_segments": Bound(
-        bool,
-        False,
+        str,
+        "auto",
         Message(
-            "let CUDA's caching allocator grow its segments in place instead of caching fixed blocks: "
-            "less memory reserved but unused (CUDA only; the CPU and MPS have no such segments)"
+            "CUDA's caching allocator: on grows its segments in place instead of caching fixed blocks (less memory "
+            "reserved but unused); auto keeps what PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing); "
+            "CUDA only"
         ),
+        choices=EXPANDABLE_SEGMENTS,
     ),
     "compile": Bound(
         bool,
@@ -204,7 +207,7 @@ class RunConfig:
     amp: str = BOUNDS["amp"].default
     channels_last: bool = BOUNDS["channels_last"].default
     activation_checkpointing: bool = BOUNDS["activation_checkpointing"].default
-    expandable_segments: bool = BOUNDS["expandable_segments"].default
+    expandable_segments: str = BOUNDS["expandable_segments"].default
     compile: bool = BOUNDS["compile"].default
     cudnn_benchmark: bool = BOUNDS["cudnn_benchmark"].default
     fused_optimizer: bool = BOUNDS["fused_optimizer"].default

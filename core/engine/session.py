@@ -317,7 +317,7 @@ class TrainingSession(SessionBuild):
     def _finish(self, outcome: run_outcome.Outcome) -> RunFinished:
         """The summary, the snapshot at the end, and the run's memory given back."""
         loss_report.emit_last_reports(self._state, outcome.status, self.emit)
-        summary = self._state.summary(outcome.status, self.probe, self._config_as_run())
+        summary = self._with_segments(self._state.summary(outcome.status, self.probe, self._config_as_run()))
         self._finish_history()
         self._parts = None
         self._recorder = None

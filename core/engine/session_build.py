@@ -9,6 +9,7 @@ device, its share of the data, the model wrapped) is its strategy's (gpu_train_m
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Iterable
@@ -21,6 +22,7 @@ from ..data.batches import BatchEpoch
 from ..device.devices import device_name
 from ..events.controls import RunControls
 from ..events.events import LogMessage, Observer, RunStarted
+from ..events.summary import RunSummary
 from ..memory import oom
 from ..memory.allocator_settings import ExpandableSegments
 from ..memory.breakdown import StepMemoryRecorder
@@ -142,6 +144,13 @@ class SessionBuild(RunControls):
         )
         for level, text in notes:
             self.emit(LogMessage(level, text))
+
+    def _with_segments(self, summary: RunSummary) -> RunSummary:
+        """The summary with the allocator's segments read back (while the run's tensors still live), for a run
+        that set expandable segments: the setting is claimed only as the allocator shows it."""
+        if self._segments is None or self._segments.enabled is None:
+            return summary
+        return dataclasses.replace(summary, expandable_segments=self._segments.read_back())
 
     def _give_memory_back(self) -> None:
         """At the run's end: unreachable tensors, then the allocator's cache (back to the baseline), then the

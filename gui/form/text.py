@@ -94,8 +94,9 @@ HELP = {
     ),
     "expandable_segments": QT_TRANSLATE_NOOP(
         "form_text",
-        "let CUDA's caching allocator grow its segments in place instead of caching fixed blocks: less memory "
-        "reserved but unused (CUDA only; the CPU and MPS have no such segments)",
+        "CUDA's caching allocator: on grows its segments in place instead of caching fixed blocks (less memory "
+        "reserved but unused); auto keeps what PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing); "
+        "CUDA only",
     ),
     "compile": QT_TRANSLATE_NOOP(
         "form_text",
