@@ -93,7 +93,12 @@ def segments_read_back(device: torch.device) -> tuple[int, int]:
     """(expandable, fixed): how many of the allocator's segments on `device` are of each kind now."""
     import torch
 
-    segments = [s for s in torch.cuda.memory_snapshot() if s.get("device") == device.index]
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    try:
+        snapshot = torch.cuda.memory_snapshot(include_traces=False)  # the segments only: no history to copy
+    except TypeError:  # a torch before include_traces
+        snapshot = torch.cuda.memory_snapshot()
+    segments = [s for s in snapshot if s.get("device") == index]
     expandable = sum(1 for s in segments if s.get("is_expandable"))
     return expandable, len(segments) - expandable
 
