@@ -158,7 +158,10 @@ class ExpandableSegments:
         goes back): True all of them, False none, None on another device, with no segments, or of both kinds."""
         if self.device.type != "cuda":
             return None
-        expandable, fixed = segments_read_back(self.device)
+        try:
+            expandable, fixed = segments_read_back(self.device)
+        except RuntimeError:  # a CUDA error the run ended in: its end must still be reported, with nothing claimed
+            return None
         if expandable and not fixed:
             return True
         return False if fixed and not expandable else None
