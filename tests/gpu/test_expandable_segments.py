@@ -18,7 +18,7 @@ from gpu_train_monitor.memory.allocator_settings import segments_read_back, sett
 
 pytestmark = pytest.mark.gpu
 
-BASE = RunConfig(model="resnet18", synthetic_samples=2048, batch_size=64, max_steps=12, report_interval=0.05)
+BASE = RunConfig(model="resnet18", synthetic_samples=4096, batch_size=64, max_steps=40, report_interval=0.01)
 
 
 def test_the_ready_comparison_runs_each_setting_and_reads_it_back() -> None:
