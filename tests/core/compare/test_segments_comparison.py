@@ -130,3 +130,13 @@ def test_comparisons_of_auto_against_a_setting_keep_the_speed_headline() -> None
     runs = plan(BASE.replace(device="cuda:0"), [{"expandable_segments": "auto"}, {"expandable_segments": "on"}])
     auto, on = recorded(0, 1000.0, 10, 30, seen=None), recorded(1, 2000.0, 10, 20)
     assert "faster than" in conclude(runs, [auto, on], 12, "tiny-cnn", False).headline.split(";")[0]
+
+
+def test_the_headline_keeps_each_part_as_a_template_for_the_window_to_translate() -> None:
+    runs = plan(BASE.replace(device="cuda:0"), offered("cuda:0")[NAME].overrides)
+    measured = [recorded(0, 1000.0, 10, 30), recorded(1, 2000.0, 10, 20)]
+    headline = conclude(runs, measured, 12, "tiny-cnn", False).headline
+    assert headline.template == "{how}: {figures}; {speed}"
+    assert headline.params["how"].template.endswith("(read back from the allocator's segments of each run)")
+    assert headline.params["figures"].template.startswith("peak reserved {off_reserved} off vs {on_reserved} on")
+    assert headline.params["speed"].template.startswith("{fast} trains {model} {ratio} faster than {slow}")
