@@ -389,7 +389,7 @@
     </message>
     <message>
         <source>CUDA&apos;s caching allocator: on grows its segments in place instead of caching fixed blocks (less memory reserved but unused); auto keeps what PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing); CUDA only</source>
-        <translation>CUDA 缓存分配器：on 原地扩展其段，而不是缓存固定块（已保留但未使用的内存更少）；auto 沿用 PYTORCH_CUDA_ALLOC_CONF 的设置（未设置时为关闭）；仅限 CUDA</translation>
+        <translation>CUDA 缓存分配器：开启时原地扩展其段，而不是缓存固定块（已保留但未使用的内存更少）；自动则沿用 PYTORCH_CUDA_ALLOC_CONF 的设置（未设置时为关闭）；仅限 CUDA</translation>
     </message>
     <message>
         <source>compile the model with torch.compile (its compile time is reported apart and left out of images/s; needs a C++ compiler on the CPU, Triton on CUDA)</source>
@@ -5580,7 +5580,7 @@ each run&apos;s warm-up</source>
     </message>
     <message>
         <source>CUDA&apos;s caching allocator: on grows its segments in place instead of caching fixed blocks (less memory reserved but unused); auto keeps what PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing); CUDA only</source>
-        <translation>CUDA 缓存分配器：on 原地扩展其段，而不是缓存固定块（已保留但未使用的内存更少）；auto 沿用 PYTORCH_CUDA_ALLOC_CONF 的设置（未设置时为关闭）；仅限 CUDA</translation>
+        <translation>CUDA 缓存分配器：开启时原地扩展其段，而不是缓存固定块（已保留但未使用的内存更少）；自动则沿用 PYTORCH_CUDA_ALLOC_CONF 的设置（未设置时为关闭）；仅限 CUDA</translation>
     </message>
     <message>
         <source>compile the model with torch.compile (its compile time is reported apart and left out of images/s; needs a C++ compiler on the CPU, Triton on CUDA)</source>
@@ -5696,6 +5696,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>shrink</source>
         <translation>批大小减半后继续</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
     </message>
     <message>
         <source>auto (best available)</source>
