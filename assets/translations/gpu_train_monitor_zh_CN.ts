@@ -188,12 +188,32 @@
         <translation>在 {device} 上，模型各块保留激活值与在反向传播时重新计算它们的对比：节省的峰值内存及其时间代价</translation>
     </message>
     <message>
+        <source>expandable segments off vs on</source>
+        <translation>可扩展段 关闭 对比 开启</translation>
+    </message>
+    <message>
+        <source>CUDA&apos;s caching allocator keeping fixed segments against growing them in place on {gpu}: each run&apos;s peak reserved memory and its cache gap (reserved but not allocated)</source>
+        <translation>在 {gpu} 上，CUDA 缓存分配器保留固定段与原地扩展段的对比：每次运行的已保留峰值及其缓存差（已保留但未分配）</translation>
+    </message>
+    <message>
         <source>compiled vs eager</source>
         <translation>torch.compile 对比 eager</translation>
     </message>
     <message>
         <source>torch.compile against eager PyTorch on {device} (compile time shown apart)</source>
         <translation>在 {device} 上对比 torch.compile 与 eager 模式的 PyTorch（编译时间单独显示）</translation>
+    </message>
+    <message>
+        <source>expandable segments are a setting of CUDA&apos;s caching allocator, and this machine has no CUDA GPU</source>
+        <translation>可扩展段是 CUDA 缓存分配器的设置，而本机没有 CUDA GPU</translation>
+    </message>
+    <message>
+        <source>expandable segments are a setting of CUDA&apos;s caching allocator, and {gpu} is not a CUDA GPU</source>
+        <translation>可扩展段是 CUDA 缓存分配器的设置，而 {gpu} 不是 CUDA GPU</translation>
+    </message>
+    <message>
+        <source>needs a CUDA GPU</source>
+        <translation>需要 CUDA GPU</translation>
     </message>
     <message>
         <source>1 vs {n} GPUs</source>
@@ -366,6 +386,10 @@
     <message>
         <source>keep only each block&apos;s input for backward and run its forward again there: less activation memory for more compute (torch.utils.checkpoint over the model&apos;s blocks)</source>
         <translation>反向传播只保留每个块的输入，并在那时重新运行其前向：用更多计算换更少的激活内存（对模型各块使用 torch.utils.checkpoint）</translation>
+    </message>
+    <message>
+        <source>CUDA&apos;s caching allocator: on grows its segments in place instead of caching fixed blocks (less memory reserved but unused); auto keeps what PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing); CUDA only</source>
+        <translation>CUDA 缓存分配器：开启时原地扩展其段，而不是缓存固定块（已保留但未使用的内存更少）；自动则沿用 PYTORCH_CUDA_ALLOC_CONF 的设置（未设置时为关闭）；仅限 CUDA</translation>
     </message>
     <message>
         <source>compile the model with torch.compile (its compile time is reported apart and left out of images/s; needs a C++ compiler on the CPU, Triton on CUDA)</source>
@@ -1258,6 +1282,10 @@
     <message>
         <source>your dataset&apos;s code</source>
         <translation>你的数据集代码</translation>
+    </message>
+    <message>
+        <source>give a ready-made comparison or --vs lines, not both</source>
+        <translation>请给出一个现成对比或 --vs 行，不要两者都给</translation>
     </message>
     <message>
         <source>{path} is a file of {option} ({what}); give another path</source>
@@ -2599,6 +2627,62 @@
         <source>an event has a value of the wrong type</source>
         <translation>某个事件的值类型不对</translation>
     </message>
+    <message>
+        <source>picks from this machine&apos;s devices; with --remote, give the runs as --vs</source>
+        <translation>从本机的设备中选择；使用 --remote 时，请用 --vs 给出各次运行</translation>
+    </message>
+    <message>
+        <source>{name!r} {needs}: {reason}</source>
+        <translation>{name!r}{needs}：{reason}</translation>
+    </message>
+    <message>
+        <source>no ready-made comparison {name!r} here; this machine offers: {offered}</source>
+        <translation>这里没有现成对比 {name!r}；本机提供：{offered}</translation>
+    </message>
+    <message>
+        <source>peak reserved {off_reserved} off vs {on_reserved} on, cache gap (peak reserved minus peak allocated) {off_gap} vs {on_gap}</source>
+        <translation>已保留峰值 关闭 {off_reserved} 对比 开启 {on_reserved}，缓存差（已保留峰值减去已分配峰值）{off_gap} 对比 {on_gap}</translation>
+    </message>
+    <message>
+        <source>{how}: {figures}; {speed}</source>
+        <translation>{how}：{figures}；{speed}</translation>
+    </message>
+    <message>
+        <source>expandable segments did not take effect as asked: the allocator&apos;s segments of {label} were {kind}, so the runs do not differ in them</source>
+        <translation>可扩展段未按要求生效：{label} 的分配器段是{kind}段，因此两次运行在这一点上并无差别</translation>
+    </message>
+    <message>
+        <source>expandable</source>
+        <translation>可扩展</translation>
+    </message>
+    <message>
+        <source>fixed</source>
+        <translation>固定</translation>
+    </message>
+    <message>
+        <source>expandable segments (not confirmed: the allocator&apos;s segments were not read back from each run)</source>
+        <translation>可扩展段（未确认：没有从每次运行读回分配器的段）</translation>
+    </message>
+    <message>
+        <source>expandable segments (read back from the allocator&apos;s segments of each run)</source>
+        <translation>可扩展段（已从每次运行的分配器段读回）</translation>
+    </message>
+    <message>
+        <source>this PyTorch build cannot change the CUDA allocator&apos;s expandable segments inside a running process (torch._C._accelerator_setAllocatorSettings is missing); set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:{value} before starting instead</source>
+        <translation>此 PyTorch 版本无法在运行中的进程内更改 CUDA 分配器的可扩展段（缺少 torch._C._accelerator_setAllocatorSettings）；请改为在启动前设置 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:{value}</translation>
+    </message>
+    <message>
+        <source>expandable segments change nothing on {device}: only CUDA&apos;s caching allocator has segments to expand</source>
+        <translation>可扩展段在 {device} 上不起作用：只有 CUDA 缓存分配器有可扩展的段</translation>
+    </message>
+    <message>
+        <source>expandable segments on for this run: the CUDA allocator grows its segments in place</source>
+        <translation>本次运行开启可扩展段：CUDA 分配器原地扩展其段</translation>
+    </message>
+    <message>
+        <source>expandable segments off for this run (the environment&apos;s allocator settings turn them on): the CUDA allocator caches fixed segments</source>
+        <translation>本次运行关闭可扩展段（环境中的分配器设置开启了它们）：CUDA 分配器缓存固定段</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -2738,6 +2822,10 @@
     <message>
         <source>{description}; {steps} steps each</source>
         <translation>{description}；每个运行 {steps} 步</translation>
+    </message>
+    <message>
+        <source>{name} ({needs})</source>
+        <translation>{name}（{needs}）</translation>
     </message>
     <message>
         <source>Custom comparison…</source>
@@ -5280,6 +5368,10 @@ each run&apos;s warm-up</source>
         <translation>AdamW 没有动量设置</translation>
     </message>
     <message>
+        <source>only CUDA&apos;s caching allocator has segments to expand</source>
+        <translation>只有 CUDA 缓存分配器有可扩展的段</translation>
+    </message>
+    <message>
         <source>one process already normalises over its whole batch (set more than one process)</source>
         <translation>单个进程本来就在整个批次上做归一化（请设置多于一个进程）</translation>
     </message>
@@ -5349,6 +5441,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>Activation checkpointing</source>
         <translation>激活检查点</translation>
+    </message>
+    <message>
+        <source>Expandable segments</source>
+        <translation>可扩展段</translation>
     </message>
     <message>
         <source>torch.compile</source>
@@ -5507,6 +5603,10 @@ each run&apos;s warm-up</source>
         <translation>反向传播只保留每个块的输入，并在那时重新运行其前向：用更多计算换更少的激活内存（对模型各块使用 torch.utils.checkpoint）</translation>
     </message>
     <message>
+        <source>CUDA&apos;s caching allocator: on grows its segments in place instead of caching fixed blocks (less memory reserved but unused); auto keeps what PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing); CUDA only</source>
+        <translation>CUDA 缓存分配器：开启时原地扩展其段，而不是缓存固定块（已保留但未使用的内存更少）；自动则沿用 PYTORCH_CUDA_ALLOC_CONF 的设置（未设置时为关闭）；仅限 CUDA</translation>
+    </message>
+    <message>
         <source>compile the model with torch.compile (its compile time is reported apart and left out of images/s; needs a C++ compiler on the CPU, Triton on CUDA)</source>
         <translation>用 torch.compile 编译模型（编译时间单独报告，不计入图像/秒；在 CPU 上需要 C++ 编译器，在 CUDA 上需要 Triton）</translation>
     </message>
@@ -5620,6 +5720,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>shrink</source>
         <translation>批大小减半后继续</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
     </message>
     <message>
         <source>auto (best available)</source>

@@ -27,8 +27,10 @@ from .stdout import out, save_json
 
 
 def command_compare(args: argparse.Namespace) -> int:
-    if not args.vs:
-        raise ConfigError("vs", "give 2 to 4 configurations, e.g. --vs device=cpu --vs device=cuda:0")
+    if not args.vs and not args.ready:
+        raise ConfigError(
+            "vs", "give 2 to 4 configurations, e.g. --vs device=cpu --vs device=cuda:0, or a --ready comparison"
+        )
     base, overrides = comparison_from_args(args)  # ConfigError -> exit 2, before torch loads
     if args.json:
         check_distinct_outputs({"json": args.json}, command_protection(args, [base, *overrides]))

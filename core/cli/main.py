@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="one configuration: comma-separated overrides of the run options below, e.g. "
         "placement=resident or amp=bf16,channels_last=true (give 2 to 4)",
     )
+    compare.add_argument(
+        "--ready",
+        metavar="NAME",
+        help="instead of --vs: a ready-made comparison by name, as the window's Compare menu offers it for this "
+        "machine's devices, e.g. 'stream vs resident' or (CUDA) 'expandable segments off vs on'",
+    )
     add_run_options(compare)
     add_record_options(compare)
     add_remote_options(compare, "race")

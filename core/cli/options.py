@@ -284,11 +284,19 @@ def user_error_line(exc: UserError) -> str:
 
 
 def comparison_from_args(args: argparse.Namespace) -> tuple[RunConfig, list[dict]]:
-    """compare's shared settings and its --vs overrides, each checked (ConfigError naming --vs)."""
+    """compare's shared settings and its --vs overrides (or --ready's), each checked (ConfigError naming the
+    option)."""
     from ..compare.plan import parse_overrides, plan
 
     base = config_from_args(args)
-    overrides = [parse_overrides(text) for text in args.vs or []]
+    if getattr(args, "ready", None):
+        from .ready_option import FIELD, ready_overrides
+
+        if args.vs:
+            raise ConfigError(FIELD, Message("give a ready-made comparison or --vs lines, not both"))
+        overrides = ready_overrides(args.ready, base, remote=getattr(args, "remote", None) is not None)
+    else:
+        overrides = [parse_overrides(text) for text in args.vs or []]
     contenders = plan(base, overrides)  # the count, the ranges, duplicates: before torch loads
     if args.sync_bn and all(contender.config.nproc == 1 for contender in contenders):  # it would do nothing
         raise ConfigError(

@@ -35,10 +35,17 @@ def summary_text(s: RunSummary) -> str:
             f"throughput  {rate}" + ("" if s.compile_s is None else f" (after {s.compile_s:.1f} s compiling)"),
             f"loss        {loss}",
             f"val acc     {acc}",
-            f"peak memory {peak}" + ("" if s.peak_reserved_bytes else " (process RSS)"),
+            f"peak memory {peak}" + ("" if s.peak_reserved_bytes else " (process RSS)") + _segments(s),
             *step_time_lines(s),
         ]
     )
+
+
+def _segments(s: RunSummary) -> str:
+    """', expandable segments (read back)' for a CUDA run that set them, as its allocator's segments showed."""
+    if s.expandable_segments is None:
+        return ""
+    return f", {'expandable' if s.expandable_segments else 'fixed'} segments (read back from the allocator)"
 
 
 def step_time_lines(s: RunSummary) -> list[str]:

@@ -114,12 +114,14 @@ def _check_runnable(contender: Contender) -> None:
     from ..device.devices import check_process_count, resolve_device
     from ..device.fast_paths import check_fast_paths
     from ..engine.recipe import config_for_device
+    from ..memory.allocator_settings import check_expandable_segments
     from ..model.activation_checkpointing import check_checkpointable
 
     try:
         device = resolve_device(contender.config.device)
         check_fast_paths(config_for_device(contender.config, device), device)
         check_checkpointable(contender.config, device.type)
+        check_expandable_segments(contender.config.expandable_segments, device)
         if contender.config.nproc > 1:
             check_process_count(contender.config)
     except ConfigError as exc:
@@ -156,4 +158,7 @@ def _result(contender: Contender, finished: RunFinished, losses: list[float], re
         readings=max(reports - 1, 0) if measured else 0,
         peak_bytes=sum(s.memory_breakdown.values()) if s.memory_breakdown else None,
         peak_method="allocator" if s.device.startswith("cuda") else "saved-tensors",
+        peak_allocated_bytes=s.peak_allocated_bytes,
+        peak_reserved_bytes=s.peak_reserved_bytes,
+        segments_expandable=s.expandable_segments,
     )

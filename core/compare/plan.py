@@ -244,6 +244,18 @@ def ready_comparisons(
             ),
         )
     )
+    if gpu is not None and gpu.startswith("cuda"):
+        offered.append(
+            ReadyComparison(
+                Message("expandable segments off vs on"),
+                Message(
+                    "CUDA's caching allocator keeping fixed segments against growing them in place on {gpu}: "
+                    "each run's peak reserved memory and its cache gap (reserved but not allocated)",
+                    gpu=gpu,
+                ),
+                ({"device": gpu, "expandable_segments": "off"}, {"device": gpu, "expandable_segments": "on"}),
+            )
+        )
     scaling = _scaling_comparison(base, gpu, processes)
     if scaling is not None:
         offered.append(scaling)
@@ -256,6 +268,30 @@ def ready_comparisons(
             )
         )
     return offered
+
+
+@dataclass(frozen=True)
+class AbsentComparison:
+    """A ready-made comparison this machine cannot run: what it needs ('needs a CUDA GPU') and why. The window's
+    menu shows it greyed out, so a user learns it exists and what it takes."""
+
+    name: str
+    needs: str
+    reason: str
+
+
+def absent_comparisons(gpu: str | None) -> list[AbsentComparison]:
+    """The ready-made comparisons `ready_comparisons` leaves out for `gpu` (as it takes it) because they need a
+    CUDA GPU, each with what it needs and why."""
+    if gpu is not None and gpu.startswith("cuda"):
+        return []
+    if gpu is None:
+        why = Message("expandable segments are a setting of CUDA's caching allocator, and this machine has no CUDA GPU")
+    else:
+        why = Message(
+            "expandable segments are a setting of CUDA's caching allocator, and {gpu} is not a CUDA GPU", gpu=gpu
+        )
+    return [AbsentComparison(Message("expandable segments off vs on"), Message("needs a CUDA GPU"), why)]
 
 
 def _scaling_comparison(base: RunConfig, gpu: str | None, processes: int) -> ReadyComparison | None:

@@ -15,6 +15,7 @@ from ..base.text import Message
 from ..events.outcome import status_word
 from .checkpointing_headline import checkpointing_headline
 from .plan import Contender
+from .segments_headline import segments_headline
 from .throughput_noise import tell_apart
 
 # Settings that change how fast a run goes but not what it computes: with the same seed, data order and
@@ -25,6 +26,7 @@ SPEED_ONLY = frozenset(
     {
         "channels_last",
         "activation_checkpointing",  # the same computation, recomputed in backward (BatchNorm's statistics kept)
+        "expandable_segments",  # where the allocator puts the same tensors
         "compile",
         "cudnn_benchmark",
         "fused_optimizer",
@@ -58,6 +60,10 @@ class ContenderResult:
     readings: int = 0  # reports after the warm-up, the images/s readings behind the median and spread; 0: unknown
     peak_bytes: int | None = None  # the largest sampled step's memory, all parts (its breakdown's total); None: none
     peak_method: str = ""  # "allocator" (CUDA's peak counters) or "saved-tensors" (counted from what the step held)
+    peak_allocated_bytes: int | None = None  # the run's allocator peaks (its summary's); None: not known
+    peak_reserved_bytes: int | None = None  # 0 where the device has no caching allocator
+    segments_expandable: bool | None = None  # read back from CUDA's allocator at the run's end, for a run that set
+    # expandable segments; None: not read (another device, not set) or segments of both kinds
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +82,9 @@ class ContenderResult:
             "readings": self.readings,
             "peak_bytes": self.peak_bytes,
             "peak_method": self.peak_method,
+            "peak_allocated_bytes": self.peak_allocated_bytes,
+            "peak_reserved_bytes": self.peak_reserved_bytes,
+            "segments_expandable": self.segments_expandable,
         }
 
 
@@ -137,6 +146,7 @@ def conclude(
             else _unclear_headline(fast, slow, steps_to_tell)
         )
         headline = checkpointing_headline(contenders, measured, clear) or headline
+        headline = segments_headline(contenders, measured, headline) or headline
     else:
         missing = [_unmeasured(r) for r in runs if r not in measured]
         headline = Message(

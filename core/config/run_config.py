@@ -23,6 +23,7 @@ BUILTIN_MODELS = ("auto", "tiny-cnn", "resnet18", "speedrun-net")
 OPTIMIZERS = ("sgd", "adamw")
 AMP_MODES = ("off", "fp16", "bf16")
 PLACEMENTS = ("auto", "stream", "resident")
+EXPANDABLE_SEGMENTS = ("auto", "off", "on")  # auto: as PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing)
 ON_OOM = ("stop", "shrink")
 
 
@@ -107,6 +108,16 @@ BOUNDS: dict[str, Bound] = {
             "keep only each block's input for backward and run its forward again there: less "
             "activation memory for more compute (torch.utils.checkpoint over the model's blocks)"
         ),
+    ),
+    "expandable_segments": Bound(
+        str,
+        "auto",
+        Message(
+            "CUDA's caching allocator: on grows its segments in place instead of caching fixed blocks (less memory "
+            "reserved but unused); auto keeps what PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing); "
+            "CUDA only"
+        ),
+        choices=EXPANDABLE_SEGMENTS,
     ),
     "compile": Bound(
         bool,
@@ -196,6 +207,7 @@ class RunConfig:
     amp: str = BOUNDS["amp"].default
     channels_last: bool = BOUNDS["channels_last"].default
     activation_checkpointing: bool = BOUNDS["activation_checkpointing"].default
+    expandable_segments: str = BOUNDS["expandable_segments"].default
     compile: bool = BOUNDS["compile"].default
     cudnn_benchmark: bool = BOUNDS["cudnn_benchmark"].default
     fused_optimizer: bool = BOUNDS["fused_optimizer"].default

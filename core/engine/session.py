@@ -316,13 +316,12 @@ class TrainingSession(SessionBuild):
     def _finish(self, outcome: run_outcome.Outcome) -> RunFinished:
         """The summary, the snapshot at the end, and the run's memory given back."""
         loss_report.emit_last_reports(self._state, outcome.status, self.emit)
-        summary = self._state.summary(outcome.status, self.probe, self._config_as_run())
+        summary = self._with_segments(self._state.summary(outcome.status, self.probe, self._config_as_run()))
         self._finish_history()
         self._parts = None
         self._recorder = None
         self._state.pending = []
-        if self.device is not None and has_cache(self.device):
-            oom.release(self.device)  # unreachable tensors, then the allocator's cache: back to the baseline
+        self._give_memory_back()
         finished = RunFinished(
             outcome.status, self._state.step, outcome.message, outcome.user_error, summary, outcome.error_field
         )

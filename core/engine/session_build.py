@@ -1,14 +1,15 @@
 """The build half of a training session: what `TrainingSession.run()` makes before the first step.
 
-The device (made current in the worker thread), the memory probe and the allocator's history, the run's parts
-(gpu_train_monitor.engine.recipe), a checkpoint to resume restored into them, the planned steps, and the `RunStarted`
-event that describes it all. Everything a session holds is declared in `__init__` here. What a data-parallel rank
-builds differently (its device, its share of the data, the model wrapped) is its strategy's
-(gpu_train_monitor.engine.strategy).
+The device (made current in the worker thread), the allocator's expandable segments as the run asks (put back
+when it ends), the memory probe and the allocator's history, the run's parts (gpu_train_monitor.engine.recipe), a
+checkpoint to resume restored into them, the planned steps, and the `RunStarted` event that describes it all.
+Everything a session holds is declared in `__init__` here. What a data-parallel rank builds differently (its
+device, its share of the data, the model wrapped) is its strategy's (gpu_train_monitor.engine.strategy).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Iterable
@@ -21,8 +22,11 @@ from ..data.batches import BatchEpoch
 from ..device.devices import device_name
 from ..events.controls import RunControls
 from ..events.events import LogMessage, Observer, RunStarted
+from ..events.summary import RunSummary
+from ..memory import oom
+from ..memory.allocator_settings import ExpandableSegments
 from ..memory.breakdown import StepMemoryRecorder
-from ..memory.probe import MemoryProbe
+from ..memory.probe import MemoryProbe, has_cache
 from ..memory.snapshot import MemoryHistory
 from ..model.models import count_parameters
 from . import checkpoint_files, checkpointing
@@ -80,6 +84,7 @@ class SessionBuild(RunControls):
         self._parts: RunParts | None = None
         self._recorder: StepMemoryRecorder | None = None
         self._history: MemoryHistory | None = None
+        self._segments: ExpandableSegments | None = None  # the allocator's setting for this run, put back at its end
         self._timer = PhaseTimer()  # where each step's time goes (gpu_train_monitor.engine.step_phases)
 
     def _build(self) -> None:
@@ -90,6 +95,8 @@ class SessionBuild(RunControls):
         self.device = device
         self._timer.on_device(device)  # a GPU's own clock too (CUDA events)
         self.config = cfg = config_for_device(cfg, device)  # the model `auto` stands for on this device
+        self._segments = ExpandableSegments(device, cfg.expandable_segments)
+        segments_note = self._segments.apply()  # before anything is allocated: the run's segments are of its kind
         if self.record_memory_history:  # before any allocation, so the snapshot shows them all
             self._history = MemoryHistory(device)
             self._history.start()
@@ -103,7 +110,7 @@ class SessionBuild(RunControls):
         # a compiled model is not split by module: global module hooks would make torch.compile recompile it
         self._recorder = StepMemoryRecorder(self.probe, by_module=not parts.trainer.compiles)
         run.val_batch_size = parts.source.batch_size  # a data-parallel rank's share, like its training batch
-        notes = list(parts.notes)
+        notes = list(parts.notes) + ([("info", segments_note)] if segments_note else [])
         if self._resume is not None and self.resume_path is not None:
             self._resumed_epoch, resume_notes = self._checkpointer.restore(
                 self._resume, self.resume_path, parts, run, device
@@ -137,6 +144,22 @@ class SessionBuild(RunControls):
         )
         for level, text in notes:
             self.emit(LogMessage(level, text))
+
+    def _with_segments(self, summary: RunSummary) -> RunSummary:
+        """The summary with the allocator's segments read back (while the run's tensors still live), for a run
+        that set expandable segments: the setting is claimed only as the allocator shows it."""
+        if self._segments is None or self._segments.enabled is None:
+            return summary
+        return dataclasses.replace(summary, expandable_segments=self._segments.read_back())
+
+    def _give_memory_back(self) -> None:
+        """At the run's end: unreachable tensors, then the allocator's cache (back to the baseline), then the
+        allocator's expandable segments as they were before the run."""
+        if self.device is not None and has_cache(self.device):
+            oom.release(self.device)
+        if self._segments is not None:
+            self._segments.restore()  # after the release: the run's segments are gone
+            self._segments = None
 
     def _config_as_run(self) -> ReadOnlyDict:
         values = config_as_run(self.config, self.device, self._parts.source if self._parts is not None else None)

@@ -41,6 +41,8 @@ class RunSummary:
     verdict_text: str = ""  # the verdict for people, with what to try
     device_step_phases_s: Mapping[str, float] | None = None  # on CUDA: the same phases on the GPU's own clock
     gpu_caught_up: float | None = None  # on CUDA: the share of step starts at which the GPU waited for the host
+    expandable_segments: bool | None = None  # on CUDA, for a run that set them: whether its allocator's segments
+    # were expandable, read back from them at its end (None: not read, none made, or of both kinds)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values (read-only mappings become ordinary dicts and lists)."""

@@ -2,7 +2,9 @@
 
 The ready-made ones come from `gpu_train_monitor.compare.plan.ready_comparisons` for the form's settings, this
 machine's GPU (the first CUDA device, else the Apple GPU, else none) and whether torch.compile can
-compile for the device they run on; the menu is rebuilt each time it opens, so it follows the form.
+compile for the device they run on; the menu is rebuilt each time it opens, so it follows the form. Those this
+machine cannot run (`gpu_train_monitor.compare.plan.absent_comparisons`: CUDA only, and no CUDA GPU here) are
+listed greyed out, saying what they need, with why as the tooltip.
 A custom comparison is 2 to 4 lines of `setting=value,...`, each parsed by
 `gpu_train_monitor.compare.plan.parse_overrides`; what does not parse is named inline (core's reason, translated from
 its structure by `gpu_train_monitor.gui.qt.core_text`) and nothing starts.
@@ -35,7 +37,9 @@ from gpu_train_monitor.compare.plan import (
     DEFAULT_STEPS,
     MAX_RUNS,
     MIN_RUNS,
+    AbsentComparison,
     ReadyComparison,
+    absent_comparisons,
     parse_overrides,
     plan,
     ready_comparisons,
@@ -244,6 +248,11 @@ class CompareMenu(QObject):
         processes = gpus if gpu is not None and gpu.startswith("cuda") else (os.cpu_count() or 1)
         return ready_comparisons(base, gpu, devices.problem(gpu or "cpu", "compile") is None, processes)
 
+    def absent(self) -> list[AbsentComparison]:
+        """The ready-made comparisons this machine cannot run, and why (none until its devices are known)."""
+        devices = self._devices()
+        return absent_comparisons(devices.gpu()) if devices.known else []
+
     def rebuild(self) -> None:
         self.menu.clear()
         self._ready = {ready.name: ready for ready in self.ready()}
@@ -266,6 +275,13 @@ class CompareMenu(QObject):
                     description=described[:1].upper() + described[1:], steps=steps
                 )
             )
+        for absent in self.absent():  # greyed out: what it needs in the entry, why in its tooltip
+            action = self.menu.addAction(
+                self.tr("{name} ({needs})").format(name=core_text(absent.name), needs=core_text(absent.needs))
+            )
+            action.setEnabled(False)
+            reason = core_text(absent.reason)
+            action.setToolTip(reason[:1].upper() + reason[1:])
         self.menu.addSeparator()
         custom = self.menu.addAction(self.tr("Custom comparison…"))
         custom.setData(CUSTOM_NAME)

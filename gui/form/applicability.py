@@ -12,7 +12,7 @@ reason from `gpu_train_monitor.device.fast_paths`, which keeps Start disabled. f
 form switches it off (autocast has no float16 there).
 
 The process count (nproc) is labelled for what it counts here: "GPUs" on a CUDA device, "CPU processes"
-elsewhere; sync_bn applies only with more than one.
+elsewhere; sync_bn applies only with more than one. Expandable segments apply on CUDA only.
 """
 
 from __future__ import annotations
@@ -49,6 +49,9 @@ NOT_USED = {
         "form_applicability", "only mnist, fashion-mnist and cifar10 can be downloaded"
     ),
     "adamw_no_momentum": QT_TRANSLATE_NOOP("form_applicability", "AdamW has no momentum setting"),
+    "cuda_segments_only": QT_TRANSLATE_NOOP(
+        "form_applicability", "only CUDA's caching allocator has segments to expand"
+    ),
     "one_process": QT_TRANSLATE_NOOP(
         "form_applicability", "one process already normalises over its whole batch (set more than one process)"
     ),
@@ -76,6 +79,7 @@ def applicability(values: Mapping[str, Any], device_kind: str, problems: Mapping
         "download": _not_used(values["dataset"] in ("mnist", "fashion-mnist", "cifar10"), "not_downloadable"),
         "momentum": _not_used(values["optimizer"] == "sgd", "adamw_no_momentum"),
         "sync_bn": _not_used(int(values["nproc"]) > 1, "one_process"),
+        "expandable_segments": _not_used(device_kind == "cuda", "cuda_segments_only"),
         "amp=fp16": QCoreApplication.translate("form_applicability", "fp16 autocast needs a CUDA or MPS device")
         if on_cpu
         else None,

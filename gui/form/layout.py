@@ -18,6 +18,7 @@ GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): 
         "sync_bn",
         "model",
         "activation_checkpointing",
+        "expandable_segments",
     ),
     QT_TRANSLATE_NOOP("SettingsForm", "Speed"): (
         "amp",

@@ -24,6 +24,7 @@ LABELS = {
     "amp": QT_TRANSLATE_NOOP("form_text", "Mixed precision"),
     "channels_last": QT_TRANSLATE_NOOP("form_text", "channels_last"),
     "activation_checkpointing": QT_TRANSLATE_NOOP("form_text", "Activation checkpointing"),
+    "expandable_segments": QT_TRANSLATE_NOOP("form_text", "Expandable segments"),
     "compile": QT_TRANSLATE_NOOP("form_text", "torch.compile"),
     "cudnn_benchmark": QT_TRANSLATE_NOOP("form_text", "cuDNN benchmark"),
     "fused_optimizer": QT_TRANSLATE_NOOP("form_text", "Fused optimizer"),
@@ -90,6 +91,12 @@ HELP = {
         "form_text",
         "keep only each block's input for backward and run its forward again there: less activation memory "
         "for more compute (torch.utils.checkpoint over the model's blocks)",
+    ),
+    "expandable_segments": QT_TRANSLATE_NOOP(
+        "form_text",
+        "CUDA's caching allocator: on grows its segments in place instead of caching fixed blocks (less memory "
+        "reserved but unused); auto keeps what PYTORCH_CUDA_ALLOC_CONF says (off when it says nothing); "
+        "CUDA only",
     ),
     "compile": QT_TRANSLATE_NOOP(
         "form_text",

@@ -33,6 +33,11 @@ CHOICE_TEXTS: dict[str, dict[str, str]] = {
         "stop": QT_TRANSLATE_NOOP("form_widgets", "stop"),
         "shrink": QT_TRANSLATE_NOOP("form_widgets", "shrink"),
     },
+    "expandable_segments": {
+        "auto": QT_TRANSLATE_NOOP("form_widgets", "auto"),
+        "off": QT_TRANSLATE_NOOP("form_widgets", "off"),
+        "on": QT_TRANSLATE_NOOP("form_widgets", "on"),
+    },
 }
 
 

@@ -56,12 +56,14 @@ class ScreenshotDriver:
     def _start_comparison(self) -> None:
         """--compare NAME: the ready-made comparison of that name, as the Compare menu offers it here."""
         ready = {r.name: r for r in self.window.parts.compare_menu.ready()}
+        absent = {a.name: a for a in self.window.parts.compare_menu.absent()}
         chosen = ready.get(self.compare or "")
-        error = (
-            self.window.start_comparison([dict(o) for o in chosen.overrides], chosen.name, base=self.config)
-            if chosen is not None
-            else f"no ready-made comparison {self.compare!r} here; this machine offers: {', '.join(ready) or 'none'}"
-        )
+        if chosen is not None:
+            error = self.window.start_comparison([dict(o) for o in chosen.overrides], chosen.name, base=self.config)
+        elif self.compare in absent:
+            error = f"{self.compare!r} {absent[self.compare].needs}: {absent[self.compare].reason}"
+        else:
+            error = f"no ready-made comparison {self.compare!r} here; this machine offers: {', '.join(ready) or 'none'}"
         if error:
             print(f"{PROG}: error: --compare: {error}", file=sys.stderr)
             self.window.close()

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from gpu_train_monitor.gui.app import main
 from tests.support.gui_support import FAST
 
@@ -151,6 +153,28 @@ def test_a_screenshot_of_an_unknown_comparison_exits_2_naming_the_offer(window, 
     assert "stream vs resident" in err
     assert not window.controller.running and not window.isVisible()
     assert not path.exists()
+
+
+def test_a_screenshot_of_a_comparison_this_machine_lacks_says_what_it_needs(window, capsys, monkeypatch, tmp_path):
+    """A ready-made comparison that exists but needs what this machine lacks (expandable segments: a CUDA GPU) is
+    refused saying so, exit 2, rather than as unknown."""
+    import torch
+
+    from gpu_train_monitor.gui.window import screenshot
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU: expandable segments off vs on is offered")
+    monkeypatch.setattr(screenshot, "follow_run", lambda *args: None)
+    exits: list[int] = []
+    name = "expandable segments off vs on"
+    driver = screenshot.ScreenshotDriver(
+        window, SimpleNamespace(exit=exits.append), str(tmp_path / "no.png"), FAST, name, [0]
+    )
+    driver.start()
+    assert exits == [2]
+    err = capsys.readouterr().err
+    assert err.startswith(f"gpu-train-monitor: error: --compare: '{name}' needs a CUDA GPU: expandable segments are ")
+    assert not window.controller.running
 
 
 def test_torch_loads_only_once_the_window_has_painted(qtbot, settings):

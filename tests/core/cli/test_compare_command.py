@@ -105,3 +105,28 @@ def test_the_table_gives_no_ratio_column_for_a_difference_within_the_noise() -> 
     table = comparison_table(result)
     assert "1.14x" not in table.replace("1.14x is within the noise", "")  # no winner's ratio in the column
     assert table.splitlines()[-1].startswith("no clear difference between stream and resident")
+
+
+def test_a_ready_made_comparison_by_name_races_what_the_window_s_menu_offers(tmp_path: Path) -> None:
+    from gpu_train_monitor.compare.plan import ready_comparisons
+    from gpu_train_monitor.config.run_config import RunConfig
+
+    out = tmp_path / "ready.json"
+    result = compare("--ready", "Stream  vs resident", *FAST, "--max-steps", "6", "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    (offered,) = [c for c in ready_comparisons(RunConfig(device="cpu"), None, False) if c.name == "stream vs resident"]
+    assert [r["overrides"] for r in json.loads(out.read_text())["runs"]] == [dict(o) for o in offered.overrides]
+
+
+def test_a_ready_made_comparison_not_offered_here_is_one_line_saying_why() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU: expandable segments are offered (tests/gpu)")
+    line = one_error_line(compare("--ready", "expandable segments off vs on", *FAST))
+    assert line.startswith("gpu-train-monitor: error: --ready: 'expandable segments off vs on' needs a CUDA GPU: ")
+    assert line.endswith("a setting of CUDA's caching allocator, and this machine has no CUDA GPU")
+    line = one_error_line(compare("--ready", "fastest", *FAST))
+    assert "no ready-made comparison 'fastest' here; this machine offers: " in line and "'stream vs resident'" in line
+    line = one_error_line(compare("--ready", "stream vs resident", "--vs", "amp=off", "--vs", "amp=bf16", *FAST))
+    assert line == "gpu-train-monitor: error: --ready: give a ready-made comparison or --vs lines, not both"

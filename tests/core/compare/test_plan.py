@@ -84,6 +84,7 @@ def test_with_a_gpu_the_cpu_side_drops_what_the_cpu_refuses() -> None:
         "AMP off vs bf16",
         "channels_last",
         "activation checkpointing off vs on",
+        "expandable segments off vs on",
         "compiled vs eager",
     ]
     cpu, gpu = offered["CPU vs GPU"].overrides

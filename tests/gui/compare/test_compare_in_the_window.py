@@ -157,6 +157,12 @@ def test_the_menu_offers_what_applies_on_this_machine(window):
     assert "stream vs resident" in entries
     assert "CPU vs GPU" not in entries and "AMP off vs bf16" not in entries
     assert ("compiled vs eager" in entries) == (window.parts.form.devices.problem("cpu", "compile") is None)
+    assert "expandable segments off vs on" not in entries  # CUDA only: listed greyed out, saying what it needs
+    absent = next(a for a in window.parts.compare_menu.menu.actions() if a.text().startswith("expandable segments"))
+    assert absent.text() == "expandable segments off vs on (needs a CUDA GPU)" and not absent.isEnabled()
+    assert absent.toolTip() == (
+        "Expandable segments are a setting of CUDA's caching allocator, and this machine has no CUDA GPU"
+    )
     assert entries[-1] == "Custom comparison…"
     window.parts.form.set_config(COMPARE.replace(max_steps=None))
     assert menu_entries(window)[0] == f"Each run trains {DEFAULT_STEPS} steps, one run after another"

@@ -108,6 +108,7 @@ def test_every_widget_takes_its_range_choices_and_default_from_bounds(plain_numb
         "download",
         "momentum",
         "sync_bn",
+        "expandable_segments",
     ):  # these may say "Not used"
         allowed = describe_range(field) + (f", or {NONE_TEXT[field]}" if bound.optional and bound.kind is int else "")
         assert widget.toolTip() == f"{field_help(field)} ({allowed})"
@@ -220,6 +221,18 @@ def test_pin_memory_and_non_blocking_are_disabled_on_the_cpu_with_a_reason(form)
     for field in ("pin_memory", "non_blocking"):
         assert form.widgets[field].isEnabled()
         assert not form.widgets[field].toolTip().startswith("Not used")
+
+
+def test_expandable_segments_are_greyed_out_off_cuda_with_a_reason(form):
+    form.set_devices([CPU, FAKE_GPU])
+    form.set_config(RunConfig(device="cpu"))
+    combo = form.widgets["expandable_segments"]
+    assert not combo.isEnabled()
+    assert combo.toolTip() == "Not used: only CUDA's caching allocator has segments to expand"
+    form.widgets["device"].setCurrentIndex(form.widgets["device"].findData("cuda:0"))
+    assert combo.isEnabled() and combo.toolTip().startswith(BOUNDS["expandable_segments"].help)
+    combo.setCurrentIndex(combo.findData("on"))
+    assert form.config().expandable_segments == "on"
 
 
 def test_fp16_is_disabled_on_the_cpu_with_a_reason(form):
