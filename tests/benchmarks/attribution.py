@@ -95,12 +95,11 @@ def step_costs(model_name: str, batch: int, repeats: int, steps: int = 10) -> di
 
     variants = [("plain", plain), ("sampled", sampled(False)), ("attributed", sampled(True))]
     times: dict[str, list[float]] = {name: [] for name, _ in variants}
-    for repeat in range(repeats):
+    for repeat in range(repeats * steps):  # one step of each in turn: a shared machine's swings hit all three
         for name, run in rotated(variants, repeat):
             started = time.perf_counter()
-            for _ in range(steps):
-                run()
-            times[name].append((time.perf_counter() - started) / steps)
+            run()
+            times[name].append(time.perf_counter() - started)
     return {name: statistics.median(values) for name, values in times.items()}
 
 

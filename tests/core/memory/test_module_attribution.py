@@ -17,6 +17,7 @@ from torchvision.models.vision_transformer import VisionTransformer
 
 from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.engine.prediction import measure, predict
+from gpu_train_monitor.events.events import MemoryBreakdown
 from gpu_train_monitor.events.module_bytes import OUTSIDE, ModuleBytes, modules_from_json, modules_total
 from gpu_train_monitor.memory.breakdown import StepMemoryRecorder
 from gpu_train_monitor.memory.live_bytes import LiveBytes
@@ -249,3 +250,29 @@ def test_following_modules_through_backward_holds_no_memory_of_its_own(monkeypat
     followed = peak()
     monkeypatch.setattr(traced, "ModuleContext", lambda model, backward: ModuleContext(model, backward=False))
     assert followed == peak()
+
+
+def test_a_run_splits_its_second_sampled_step_by_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    import gpu_train_monitor.engine.report
+    from gpu_train_monitor.engine.session import TrainingSession
+
+    monkeypatch.setattr(gpu_train_monitor.engine.report, "BREAKDOWN_PERIOD_S", 0.0)  # a breakdown every report
+    events: list[object] = []
+
+    def observe(event: object) -> None:
+        if isinstance(event, MemoryBreakdown):
+            time.sleep(0.02)  # a report interval passes during the step: the next step is sampled too
+        events.append(event)
+
+    config = RunConfig(device="cpu", model="tiny-cnn", synthetic_samples=256, batch_size=16, max_steps=6)
+    finished = TrainingSession(config.replace(report_interval=0.01), [observe]).run()
+    assert finished.status == "completed", finished.message
+    breakdowns = [e for e in events if isinstance(e, MemoryBreakdown)]
+    assert len(breakdowns) >= 3
+    split = [b for b in breakdowns if b.modules]
+    assert [b.step for b in split] == [breakdowns[1].step]  # the second sampled step, then one a minute
+    (b,) = split
+    assert modules_total(b.modules) == b.total_bytes
+    assert [r.name for r in b.modules] == ["features.0", "features.1", "features.2", "head", OUTSIDE]
