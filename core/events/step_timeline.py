@@ -67,3 +67,21 @@ class StepTimeline:
 
     def as_json(self) -> list[dict[str, Any]]:
         return [point.as_json() for point in self.points]
+
+
+def timeline_from_json(data: Any) -> StepTimeline:
+    """A timeline as the run store keeps it (`dataclasses.asdict`: `points` as objects, `ends` as pairs); an empty
+    one for anything else (a run recorded before timelines, a damaged row)."""
+    if not isinstance(data, dict):
+        return StepTimeline()
+    try:
+        points = tuple(
+            TimelinePoint(
+                int(p["index"]), str(p["phase"]), str(p["module"]), *(int(p.get(key) or 0) for key in HOLDERS)
+            )
+            for p in data.get("points") or ()
+        )
+        ends = tuple((str(phase), int(at)) for phase, at in data.get("ends") or ())
+        return StepTimeline(points, ends, int(data.get("events") or 0))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return StepTimeline()
