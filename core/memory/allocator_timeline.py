@@ -154,7 +154,10 @@ def trace_timeline(
     """The timeline of one step's allocator trace (see the module doc). `since_us`: when recording began (earlier
     events are dropped); `holders`: block address -> (holder, bytes) at the step's end; `saved`: the addresses
     of what autograd saved; `marks`: (phase, time it ended); `modules`: (time, block running from then on)."""
-    events = [e for e in trace if int(e.get("time_us", since_us)) >= since_us]
+    if _same_clock(trace, since_us):
+        events = [e for e in trace if int(e.get("time_us", since_us)) >= since_us]
+    else:  # events, phases and modules cannot be placed by time: every event, no phase ends
+        events, marks, modules = list(trace), (), ()
     n = len(events)
     times = np.fromiter((int(e.get("time_us", since_us)) for e in events), dtype=np.int64, count=n)
     times = np.maximum.accumulate(times) if n else times
@@ -201,6 +204,13 @@ def trace_timeline(
         module_at,
         max_points,
     )
+
+
+def _same_clock(trace: Sequence[Mapping[str, Any]], since_us: int) -> bool:
+    """Whether the trace's times are the host's wall clock (its last event no earlier than recording began, and
+    not an hour later)."""
+    last = int(trace[-1].get("time_us", since_us)) if trace else since_us
+    return since_us <= last <= since_us + 3_600_000_000
 
 
 def _events_by(times: np.ndarray, marks: Sequence[tuple[str, int]], phase: str) -> int:

@@ -88,6 +88,13 @@ def test_a_long_trace_keeps_its_peak_and_phase_ends_within_the_points_asked() ->
     assert [(phase, point.index) for phase, point in timeline.phase_ends()] == [("forward", 3000), ("backward", 6000)]
 
 
+def test_a_trace_on_another_clock_keeps_every_event_and_claims_no_phase_ends() -> None:
+    shifted = [{**event, "time_us": int(event["time_us"]) - 10**12} for event in _step()]  # type: ignore[call-overload]
+    timeline = trace_timeline(shifted, 9, {PARAMS: (0, 400)}, set(), [("forward", 15)], [(11, "layer1")])
+    assert timeline.events == 10 and timeline.ends == () and timeline.points[0].params_bytes == 400
+    assert {point.module for point in timeline.points} == {OUTSIDE}
+
+
 def test_a_cpu_recorder_records_no_allocator_timeline() -> None:
     recorder = StepMemoryRecorder(MemoryProbe("cpu"))
     assert not recorder.timeline and not AllocatorTimeline.supported(torch.device("cpu"))
