@@ -84,6 +84,8 @@ class AllocatorTimeline:
 
     def mark(self, phase: str) -> None:
         self._marks.append((phase, _now_us()))
+        if self.context is not None and self.recording:  # the module running from here (none once backward ends)
+            self._module_changed()
 
     def saved(self, tensor: torch.Tensor) -> None:
         if tensor.device.type == "cuda":

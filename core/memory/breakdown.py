@@ -155,7 +155,9 @@ class StepMemoryRecorder:
     @contextlib.contextmanager
     def step(self) -> Iterator[None]:
         self._peaks = {}
-        self._context = ModuleContext() if self.by_module and self.attribution.due() else None
+        due = self.by_module and self.attribution.due()
+        # a step whose timeline is recorded follows modules in backward too, so its backward names them
+        self._context = ModuleContext(backward=self.timeline) if due else None
         self._saved = SavedTensorCount(self._context)
         self._allocator = None
         if self.timeline and self._context is not None:
@@ -185,6 +187,8 @@ class StepMemoryRecorder:
 
     def mark(self, phase: str) -> None:
         if self._allocator is not None:
+            if phase == "backward" and self._context is not None:
+                self._context.clear()  # a module whose inputs need no gradient (the first) never ends by itself
             self._allocator.mark(phase)
         if self.uses_allocator:
             self._peaks[phase] = self.probe.reset_phase_peak()

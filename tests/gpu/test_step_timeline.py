@@ -40,6 +40,8 @@ def test_the_attributed_cuda_step_has_a_measured_timeline_and_recording_stops_af
     assert start.params_bytes == params_bytes(model) and start.grads_bytes == 0
     assert end.optimizer_bytes == optimizer_bytes(optimizer, device)
     assert end.grads_bytes == grads_bytes(model)
+    for phase in ("forward", "backward"):  # the blocks running are named in both directions
+        assert {p.module for p in timeline.points if p.phase == phase} >= {"layer1", "layer4"}, phase
     forward_end = dict(timeline.phase_ends())["forward"]
     assert forward_end.activations_bytes > 0  # saved for backward and live when forward ended
     assert forward_end.total_bytes > start.total_bytes

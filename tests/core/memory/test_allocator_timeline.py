@@ -5,12 +5,15 @@ phase ends and modules placed by time. Recording itself needs CUDA: tests/gpu/te
 from __future__ import annotations
 
 import torch
+from torch import nn
 
 from gpu_train_monitor.events.module_bytes import OUTSIDE
 from gpu_train_monitor.events.step_timeline import HOLDERS
 from gpu_train_monitor.memory.allocator_timeline import AllocatorTimeline, trace_timeline
 from gpu_train_monitor.memory.breakdown import StepMemoryRecorder
+from gpu_train_monitor.memory.module_context import ModuleContext
 from gpu_train_monitor.memory.probe import MemoryProbe
+from gpu_train_monitor.memory.timeline_points import BlockNames
 
 PARAMS, STATE, BATCH, GRAD = 0x1000, 0x2000, 0x3000, 0x4000
 ACT1, TEMP1, ACT2, TEMP2 = 0x5000, 0x6000, 0x7000, 0x8000
@@ -98,3 +101,24 @@ def test_a_trace_on_another_clock_keeps_every_event_and_claims_no_phase_ends() -
 def test_a_cpu_recorder_records_no_allocator_timeline() -> None:
     recorder = StepMemoryRecorder(MemoryProbe("cpu"))
     assert not recorder.timeline and not AllocatorTimeline.supported(torch.device("cpu"))
+
+
+def test_a_real_steps_modules_are_told_in_forward_order_and_back_in_backward() -> None:
+    """What a recorded CUDA step is told of its modules (a context of every module, following backward too), on a
+    real CPU step: each change of module named by its block, forward in order, backward in reverse."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 2))
+    names = BlockNames(model)
+    told: list[str] = []
+    with ModuleContext(backward=True) as context:
+        context.on_change = lambda: told.append(names.of(context.current()))
+        loss = model(torch.randn(4, 8, requires_grad=False)).sum()
+        forward = [name for name in told if name != OUTSIDE]
+        told.clear()
+        loss.backward()
+        context.clear()
+    root = names.of(model)  # the model itself, running around its blocks
+    backward = [name for name in told if name not in (OUTSIDE, root)]
+    order = [name for name in dict.fromkeys(forward) if name != root]
+    assert len(order) == 5 and order == [names.of(m) for m in model]
+    assert list(dict.fromkeys(backward)) == order[::-1][: len(dict.fromkeys(backward))] and len(set(backward)) >= 4
