@@ -4821,6 +4821,84 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
+    <name>StepTimelinePlot</name>
+    <message>
+        <source>allocations and frees of the step, in order</source>
+        <translation>本步的分配与释放（按顺序）</translation>
+    </message>
+    <message>
+        <source>live</source>
+        <translation>存活</translation>
+    </message>
+    <message>
+        <source>Point at the step to read its bytes; wheel or drag to zoom.</source>
+        <translation>指向该步即可读取其字节数；滚轮或拖动可缩放。</translation>
+    </message>
+    <message>
+        <source>{count} other blocks</source>
+        <translation>其他 {count} 个块</translation>
+    </message>
+    <message>
+        <source>outside modules</source>
+        <translation>模块之外</translation>
+    </message>
+    <message>
+        <source>{phase} ends</source>
+        <translation>{phase}结束</translation>
+    </message>
+    <message>
+        <source>peak {size}</source>
+        <translation>峰值 {size}</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>{name} {size}</source>
+        <translation>{name} {size}</translation>
+    </message>
+    <message>
+        <source>After allocation or free {event} ({phase}, {module}): {total} live: {parts}</source>
+        <translation>第 {event} 次分配或释放之后（{phase}，{module}）：存活 {total}：{parts}</translation>
+    </message>
+</context>
+<context>
+    <name>StepTimelineView</name>
+    <message>
+        <source>activations (saved for backward)</source>
+        <translation>激活值（为反向传播保存）</translation>
+    </message>
+    <message>
+        <source>temporaries</source>
+        <translation>临时张量</translation>
+    </message>
+    <message>
+        <source>Colour by module</source>
+        <translation>按模块着色</translation>
+    </message>
+    <message>
+        <source>Colour the step by the block of the model running at each moment instead of by what holds it</source>
+        <translation>按每一时刻正在运行的模型块为该步着色，而不是按持有内存的部分着色</translation>
+    </message>
+    <message>
+        <source>The step&apos;s memory over time, measured at step {step} (the allocator&apos;s history)</source>
+        <translation>该步显存随时间的变化，在第 {step} 步实测（分配器的历史记录）</translation>
+    </message>
+    <message>
+        <source>The step&apos;s memory over time, predicted at batch {batch}</source>
+        <translation>该步显存随时间的变化，按批次大小 {batch} 预测</translation>
+    </message>
+    <message>
+        <source>The measured timeline is CUDA only (it is read from the CUDA allocator&apos;s history): this is the predicted one.</source>
+        <translation>实测时间线仅限 CUDA（读取自 CUDA 分配器的历史记录）：此处显示的是预测的时间线。</translation>
+    </message>
+    <message>
+        <source>Predicted until a step is measured: on CUDA the run records the allocator&apos;s history for its second sampled step, then for one step a minute.</source>
+        <translation>在实测某一步之前显示预测值：在 CUDA 上，运行会为第二个采样步记录分配器的历史，之后每分钟记录一步。</translation>
+    </message>
+</context>
+<context>
     <name>StoreLink</name>
     <message>
         <source>no run store at {path} yet</source>

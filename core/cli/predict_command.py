@@ -19,6 +19,7 @@ from ..events.status import EXIT_FAILED, EXIT_USER_ERROR
 from .module_text import add_by_module_option, module_lines, modules_json
 from .options import EXIT_CODES_HELP, PROG, add_run_options, command_protection, config_from_args, parse_bytes
 from .stdout import out, save_json
+from .timeline_text import add_timeline_option, timeline_json, timeline_lines
 
 NOT_TRACED = (
     "not included: the allocator's rounding and cache, and on a GPU the CUDA context (300-600 MB); "
@@ -55,6 +56,7 @@ def add_predict_parser(sub: Any) -> None:
         help=f"{margin.help} (default: {margin.default})",
     )
     add_by_module_option(parser)
+    add_timeline_option(parser)
     parser.add_argument("--json", metavar="PATH", help="write every prediction and the what-if table as JSON to PATH")
 
 
@@ -111,12 +113,20 @@ def command_predict(args: argparse.Namespace) -> int:
         rows.append({**_prediction_json(p), "verdict": said})
         if args.by_module:
             rows[-1]["modules"] = modules_json(p.modules)
+        if args.timeline:
+            rows[-1]["timeline"] = timeline_json(p.timeline)
     out(f"largest batch that fits: {table.fits_batch}")
     if args.by_module:
         for p in predictions:
             out("")
             out(f"by module at batch {p.batch_size} (the peak: {format_bytes(p.peak_bytes)})")
             for line in module_lines(p.modules, layers=args.by_module == "layers"):
+                out(line)
+    if args.timeline:
+        for p in predictions:
+            out("")
+            out(f"step timeline at batch {p.batch_size} ({p.timeline.events:,} allocations and frees traced)")
+            for line in timeline_lines(p.timeline):
                 out(line)
     out("")
     out(f"what if (at batch {config.batch_size}; now {format_bytes(table.total_bytes)}, {table.verdict})")

@@ -108,7 +108,10 @@ class SessionBuild(RunControls):
         self.strategy.prepare(parts, cfg, device, generator)
         self._parts = parts
         # a compiled model is not split by module: global module hooks would make torch.compile recompile it
-        self._recorder = StepMemoryRecorder(self.probe, by_module=not parts.trainer.compiles)
+        # a run recording its whole memory history keeps recording: no step's timeline turns it off
+        self._recorder = StepMemoryRecorder(
+            self.probe, by_module=not parts.trainer.compiles, timeline=self._history is None
+        )
         run.val_batch_size = parts.source.batch_size  # a data-parallel rank's share, like its training batch
         notes = list(parts.notes) + ([("info", segments_note)] if segments_note else [])
         if self._resume is not None and self.resume_path is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Union, get_args, get_type_hints
 
 from .module_bytes import ModuleBytes
+from .step_timeline import StepTimeline
 from .summary import RunSummary
 
 
@@ -219,6 +220,7 @@ class MemoryBreakdown:
     method: str  # "allocator" (CUDA peak counters) or "saved-tensors" (autograd's saved bytes)
     rank: int = 0  # the rank it was measured on (a data-parallel run samples every rank at the same step)
     modules: tuple[ModuleBytes, ...] = ()  # by module, on an attributed step (adding up to total_bytes); else ()
+    timeline: StepTimeline = StepTimeline()  # an attributed step's bytes over time, on CUDA; else empty
 
     @property
     def total_bytes(self) -> int:

@@ -1,5 +1,6 @@
 """Device memory during training: the probe that samples the allocator's counters, the per-holder breakdown,
-the step predicted on fake tensors, the step's memory by module (predicted and measured), CUDA memory snapshots
+the step predicted on fake tensors, the step's memory by module and over its time (predicted, and measured: by
+module anywhere, over time from the CUDA allocator's history), CUDA memory snapshots
 (recorded here; read from any machine without torch: the timeline, its peak and what was live there), and
 out-of-memory errors recognised, described and released.
 

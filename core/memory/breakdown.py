@@ -19,6 +19,8 @@ from torch import nn
 
 from ..events.events import PHASES, MemoryBreakdown
 from ..events.module_bytes import ModuleBytes
+from ..events.step_timeline import StepTimeline
+from .allocator_timeline import AllocatorTimeline
 from .measured_modules import AttributionSchedule, measured_rows
 from .module_context import ModuleContext
 from .probe import MemoryProbe
@@ -137,9 +139,12 @@ class StepMemoryRecorder:
     """Measures one step at phase boundaries. Use `with recorder.step():` around a training step and
     call `recorder.mark(phase)` after each phase; then `breakdown(...)`."""
 
-    def __init__(self, probe: MemoryProbe, *, by_module: bool = True) -> None:
+    def __init__(self, probe: MemoryProbe, *, by_module: bool = True, timeline: bool = True) -> None:
         self.probe = probe
         self.by_module = by_module  # split a sampled step by module now and then (AttributionSchedule)
+        # on CUDA, the attributed steps' timelines from the allocator's history (off while a run records its own)
+        self.timeline = timeline and AllocatorTimeline.supported(probe.device)
+        self._allocator: AllocatorTimeline | None = None
         self.device = probe.device
         self.uses_allocator = self.device.type == "cuda"
         self._peaks: dict[str, int] = {}
@@ -150,8 +155,14 @@ class StepMemoryRecorder:
     @contextlib.contextmanager
     def step(self) -> Iterator[None]:
         self._peaks = {}
-        self._context = ModuleContext() if self.by_module and self.attribution.due() else None
+        due = self.by_module and self.attribution.due()
+        # a step whose timeline is recorded follows modules in backward too, so its backward names them
+        self._context = ModuleContext(backward=self.timeline) if due else None
         self._saved = SavedTensorCount(self._context)
+        self._allocator = None
+        if self.timeline and self._context is not None:
+            self._allocator = AllocatorTimeline(self.device, self._context)
+            self._saved.on_pack = self._allocator.saved
         with contextlib.ExitStack() as stack:
             if self._context is not None:
                 stack.enter_context(self._context)
@@ -159,9 +170,26 @@ class StepMemoryRecorder:
                 self.probe.reset_phase_peak()
             if not self.uses_allocator or self._context is not None:  # CUDA counts saved bytes by module only
                 stack.enter_context(self._saved.counting())
+            if self._allocator is not None:  # last in, first out: recording ends as soon as the step does
+                stack.callback(self._stop_recording)
+                try:
+                    self._allocator.start()
+                except Exception:  # noqa: BLE001 - a private API that changed: no timeline, never a failed step
+                    self._allocator = None
             yield
+            if self._allocator is not None:
+                self._allocator.stop(keep=True)
+
+    def _stop_recording(self) -> None:
+        """Recording off however the step ended (a failed step's trace is not read)."""
+        if self._allocator is not None:
+            self._allocator.stop(keep=False)
 
     def mark(self, phase: str) -> None:
+        if self._allocator is not None:
+            if phase == "backward" and self._context is not None:
+                self._context.clear()  # a module whose inputs need no gradient (the first) never ends by itself
+            self._allocator.mark(phase)
         if self.uses_allocator:
             self._peaks[phase] = self.probe.reset_phase_peak()
         else:  # the process's resident memory: one cheap read, not a whole MemorySample
@@ -196,4 +224,10 @@ class StepMemoryRecorder:
             total = p + g + o + b + activations + other_bytes
             modules = measured_rows(model, [optimizer], self.device, saved, inputs, total)
             self._context = None
-        return MemoryBreakdown(step, p, g, o, b, activations, other_bytes, peaks, method, modules=modules)
+        timeline = StepTimeline()
+        if self._allocator is not None:
+            timeline = self._allocator.timeline(model, [optimizer], [images, labels])
+            self._allocator = None
+        return MemoryBreakdown(
+            step, p, g, o, b, activations, other_bytes, peaks, method, modules=modules, timeline=timeline
+        )

@@ -39,6 +39,8 @@ class LiveBytes(TorchDispatchMode):
         self._next_key = itertools.count()
         self.on_new: Callable[[int], None] | None = None  # told each new storage's key (by-module attribution)
         self.on_mark: Callable[[str], None] | None = None  # told each phase mark
+        # told each change of the count: (storage key, bytes added, or taken when negative): the step's timeline
+        self.on_change: Callable[[int, int], None] | None = None
 
     def held(self, tensors: Iterable[torch.Tensor]) -> set[int]:
         """Counts `tensors` (already alive before the step) and gives their storage keys."""
@@ -51,6 +53,10 @@ class LiveBytes(TorchDispatchMode):
 
     def keys_of(self, tensors: Iterable[torch.Tensor]) -> set[int]:
         return {key for key in (self.key_of(t) for t in tensors) if key is not None}
+
+    def live(self) -> dict[int, int]:
+        """Storage key -> bytes of every storage alive now (a copy)."""
+        return dict(self._live)
 
     def live_bytes(self, keys: Iterable[int]) -> int:
         """The bytes of those of `keys`' storages that are alive now."""
@@ -70,9 +76,14 @@ class LiveBytes(TorchDispatchMode):
             self.now += size
             if self.on_new is not None:
                 self.on_new(key)
+            if self.on_change is not None:
+                self.on_change(key, size)
         elif self._live[key] != size:  # resized in place (resize_, an out= argument grown)
-            self.now += size - self._live[key]
+            grown = size - self._live[key]
+            self.now += grown
             self._live[key] = size
+            if self.on_change is not None:
+                self.on_change(key, grown)
         if self.now > self.peak:
             self.peak = self.now
             self.at_peak = dict(self._live)
@@ -93,8 +104,11 @@ class LiveBytes(TorchDispatchMode):
         self.phase_peaks = []
 
     def _freed(self, key: int, _ref: object) -> None:
-        self.now -= self._live.pop(key, 0)
+        size = self._live.pop(key, 0)
+        self.now -= size
         self._refs.pop(key, None)
+        if self.on_change is not None and size:
+            self.on_change(key, -size)
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))

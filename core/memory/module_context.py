@@ -38,6 +38,7 @@ class ModuleContext:
         self._active: list[nn.Module] = []
         self._handles: list[Any] = []
         self._thread = 0
+        self.on_change: Callable[[], None] | None = None  # told when the module running changes (a step's timeline)
 
     def current(self) -> nn.Module | None:
         if not self._active:
@@ -69,7 +70,7 @@ class ModuleContext:
     def _entered(self, module: nn.Module, args: Any) -> None:
         if not self._ours(module):
             return
-        self._active.append(module)
+        self._push(module)
         if self._backward:  # its backward ends once its inputs' gradients are ready
             self._on_gradients(args, lambda: self._leave(module))
 
@@ -78,12 +79,19 @@ class ModuleContext:
             return
         self._leave(module)
         if self._backward:  # its backward starts once its outputs' gradients are ready
-            self._on_gradients(output, lambda: self._active.append(module))
+            self._on_gradients(output, lambda: self._push(module))
+
+    def _push(self, module: nn.Module) -> None:
+        self._active.append(module)
+        if self.on_change is not None:
+            self.on_change()
 
     def _leave(self, module: nn.Module) -> None:
         for index in range(len(self._active) - 1, -1, -1):
             if self._active[index] is module:
                 del self._active[index]
+                if self.on_change is not None:
+                    self.on_change()
                 return
 
     def _on_gradients(self, values: Any, then: Callable[[], None]) -> None:

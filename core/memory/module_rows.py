@@ -64,7 +64,7 @@ def module_rows(model: nn.Module, entries: Iterable[Entry]) -> tuple[ModuleBytes
     layers: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(_empty))
     for module, part, nbytes in entries:
         path = names.get(id(module)) if module is not None else None
-        row = OUTSIDE if path is None else _row_of(path, blocks, model)
+        row = OUTSIDE if path is None else row_of(path, blocks, model)
         rows[row][part] += nbytes
         if path is not None and row in blocks:
             layers[row][path][part] += nbytes
@@ -82,7 +82,8 @@ def _empty() -> dict[str, int]:
     return dict.fromkeys(MODULE_PARTS, 0)
 
 
-def _row_of(path: str, blocks: list[str], model: nn.Module) -> str:
+def row_of(path: str, blocks: list[str], model: nn.Module) -> str:
+    """The row of the module at `path`: the block holding it, else its own path (or the model's class)."""
     for block in blocks:
         if path == block or path.startswith(block + "."):
             return block

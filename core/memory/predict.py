@@ -40,8 +40,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from ..base.errors import UserError
 from ..base.text import Message
 from ..events.module_bytes import ModuleBytes
+from ..events.step_timeline import StepTimeline
 from .breakdown import SavedTensorCount
 from .live_bytes import LiveBytes
+from .timeline_trace import TimelineTrace
 from .traced_modules import TracedModules
 from .tracing import fake_copy, untraceable
 
@@ -96,6 +98,7 @@ class Prediction:
     saved_activations_bytes: int = 0
     saved_inputs_bytes: int = 0
     modules: tuple[ModuleBytes, ...] = ()  # the peak by module (gpu_train_monitor.memory.traced_modules): adds up to it
+    timeline: StepTimeline = StepTimeline()  # the step's bytes over time by holder (memory.timeline_trace)
 
     @property
     def total_bytes(self) -> int:
@@ -142,7 +145,7 @@ def predict_step(
             with torch.device(device):  # building only: the step makes its tensors where a run's step does
                 parts = build_step(fake_copy(model, device))
             with _FusedUpdatesSkipped():
-                tracker = _run(parts, _batch(images_shape, num_classes, device, channels_last))
+                tracker = _run(parts, step_batch(images_shape, num_classes, device, channels_last))
     except (PredictionUnavailable, UserError):  # a bad setting (an unknown model, ...) is said as such
         raise
     except Exception as exc:  # noqa: BLE001 - any failure of the trace is a prediction that is not there
@@ -185,15 +188,16 @@ def measure_step(
     started = time.perf_counter()
     with torch.device(device), torch.enable_grad():
         parts = build_step(build_model())
-        batch = _batch(images_shape, num_classes, device, channels_last)
+        batch = step_batch(images_shape, num_classes, device, channels_last)
     with torch.enable_grad():
         tracker = _run(parts, batch)
     return _prediction(tracker, images_shape[0], device.type, device.type, "measured", what, started)
 
 
-def _batch(
+def step_batch(
     shape: tuple[int, ...], num_classes: int, device: torch.device, channels_last: bool
 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """A batch of random images and labels on `device` (real or fake, by the mode around the call)."""
     images = torch.randn(shape, device=device)
     if channels_last and images.dim() == 4:
         images = images.contiguous(memory_format=torch.channels_last)
@@ -217,15 +221,16 @@ def trace_parts(
 
 def _run(parts: StepParts, batch: Sequence[torch.Tensor]) -> _Traced:
     for optimizer in parts.optimizers:
-        _create_state(optimizer)
+        create_state(optimizer)
     tracker, saved, attribution = LiveBytes(), SavedTensorCount(), TracedModules(parts.model)
+    timeline = TimelineTrace(parts.model, attribution.context)
     weights = [*parts.model.parameters(), *parts.model.buffers()]
     with tracker:
         params = tracker.held(weights)
         state = tracker.held(t for optimizer in parts.optimizers for t in _state_tensors(optimizer)) - params
         batch_keys = tracker.held(batch) - params - state
         tracker.restart_peak()
-        with saved.counting(), attribution.following(tracker, saved):
+        with saved.counting(), attribution.following(tracker, saved), timeline.following(tracker, saved):
             parts.step(*batch, tracker)
     grads = tracker.keys_of(p.grad for p in parts.model.parameters() if p.grad is not None)
     grads -= params | state | batch_keys
@@ -233,7 +238,12 @@ def _run(parts: StepParts, batch: Sequence[torch.Tensor]) -> _Traced:
     inputs = saved.activations_bytes(weights) - activations
     keys = {"params": params, "state": state, "batch": batch_keys, "grads": grads}
     modules = attribution.rows(tracker.at_peak, keys, parts.optimizers)
-    return _Traced(tracker, params, grads, state, batch_keys, tracker.live_bytes(grads), activations, inputs, modules)
+    steps = timeline.timeline(
+        {"params_bytes": params, "optimizer_bytes": state, "batch_bytes": batch_keys, "grads_bytes": grads}
+    )
+    return _Traced(
+        tracker, params, grads, state, batch_keys, tracker.live_bytes(grads), activations, inputs, modules, steps
+    )
 
 
 @dataclass
@@ -247,9 +257,10 @@ class _Traced:
     saved_activations_bytes: int  # saved for backward, less the weights and the batch
     saved_inputs_bytes: int  # the batch's share of what was saved
     modules: tuple[ModuleBytes, ...]  # the peak by module
+    timeline: StepTimeline  # the step's bytes over time
 
 
-def _create_state(optimizer: torch.optim.Optimizer) -> None:
+def create_state(optimizer: torch.optim.Optimizer) -> None:
     """The optimizer's state as a first step leaves it (momentum buffers, Adam moments), held through every later
     step: one update on zero gradients, at a fraction of a full step's cost. (A parameter the model leaves
     without a gradient gets state here and none in a run: a small overestimate.)"""
@@ -292,4 +303,5 @@ def _prediction(
         saved_activations_bytes=traced.saved_activations_bytes,
         saved_inputs_bytes=traced.saved_inputs_bytes,
         modules=traced.modules,
+        timeline=traced.timeline,
     )

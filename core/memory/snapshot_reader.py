@@ -137,6 +137,12 @@ def summarise(
     return SnapshotReading(summary, live, reserved)
 
 
+def replay_trace(trace: list[Any], segments: list[dict[str, Any]]) -> _Replay:
+    """Each allocation of `trace` with its life (the events that made and freed it, -1 and len(trace) past the
+    trace's ends), its size and address, as the timeline counts them (see the module doc)."""
+    return _replay(trace, segments)
+
+
 def _replay(trace: list[Any], segments: list[dict[str, Any]]) -> _Replay:
     n = len(trace)
     deltas = [0] * n

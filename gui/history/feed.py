@@ -23,6 +23,7 @@ from gpu_train_monitor.base.text import Message, message_from_json
 from gpu_train_monitor.events import events as core_events
 from gpu_train_monitor.events.events import MemorySample
 from gpu_train_monitor.events.module_bytes import modules_from_json
+from gpu_train_monitor.events.step_timeline import timeline_from_json
 from gpu_train_monitor.gui.plots import rank_series
 from gpu_train_monitor.gui.plots.rank_series import SERIES_COLUMNS, RankLayout
 from gpu_train_monitor.store.connection import store_problem
@@ -249,6 +250,8 @@ def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> An
     for name in ("modules", "holders"):  # a step by module, an out of memory's holders: plain objects in the store
         if name in values:
             values[name] = modules_from_json(values[name])
+    if "timeline" in values:  # a step's bytes over time: its points as plain objects in the store
+        values["timeline"] = timeline_from_json(values["timeline"])
     try:
         return cls(**values)
     except TypeError:

@@ -17,6 +17,7 @@ from gpu_train_monitor.gui.qt.locale_format import integer, number
 from gpu_train_monitor.gui.views.module_chart import ModuleChart
 from gpu_train_monitor.gui.views.predicted_breakdown import PredictedBreakdown
 from gpu_train_monitor.gui.views.stacked_bar import StackedBar
+from gpu_train_monitor.gui.views.step_timeline_view import StepTimelineView
 
 # (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown
 PARTS = (
@@ -152,6 +153,9 @@ class BreakdownView(QWidget):
         self.modules = ModuleChart(content)  # which modules hold it: measured on a few steps, else predicted
         self.predicted.chart = self.modules
         layout.addWidget(self.modules)
+        self.timeline = StepTimelineView(part_name, phase_name, content)  # the step over time: measured, else predicted
+        self.predicted.timeline = self.timeline
+        layout.addWidget(self.timeline)
         layout.addStretch(1)
 
     def _place(self, shown_optional: set[str]) -> None:
@@ -195,6 +199,7 @@ class BreakdownView(QWidget):
     def clear(self) -> None:
         self.predicted.forget()
         self.modules.clear()
+        self.timeline.clear()
         self.by_rank.clear()
         self.set_ranks(())
         self._blank()
@@ -249,6 +254,8 @@ class BreakdownView(QWidget):
         self.predicted.measured(b, self.value_labels)
         if b.modules:
             self.modules.show_measured(b.modules, b.step)
+        if b.timeline.points:
+            self.timeline.show_measured(b.timeline, b.step)
         peaks = self.tr(", ").join(f"{phase_name(phase)} {format_bytes(v)}" for phase, v in b.phase_peaks)
         if peaks:
             self.phases.setText(
@@ -274,6 +281,7 @@ class BreakdownView(QWidget):
         """The breakdown shown, its title and texts said again (after a language change: new words and locale)."""
         self.set_device_kind(self.device_kind)
         self.modules.show_again()
+        self.timeline.show_again()
         if self.last is not None:
             self._display(self.last)
 
@@ -287,6 +295,7 @@ class BreakdownView(QWidget):
     def set_device_kind(self, kind: str) -> None:
         """Say the memory the way `kind`'s ("cpu", "cuda", "mps") is called."""
         self.device_kind = kind
+        self.timeline.set_device_kind(kind)
         several = self.rank_box.count() > 1
         self.title.setText(self._title(self.rank_box.currentText() if several else None))
 

@@ -54,6 +54,7 @@ class PredictedBreakdown(QWidget):
         self._recorded: StepPredicted | None = None  # a watched run's, predicted in its process
         self._last: tuple[MemoryBreakdown, dict[str, QLabel]] | None = None
         self.chart: Any = None  # a ModuleChart offered the prediction's rows by module (until a step is measured so)
+        self.timeline: Any = None  # a StepTimelineView offered the prediction's timeline (until a step is measured)
         self.hide()
 
     def expect(self, config: RunConfig | None) -> None:
@@ -109,6 +110,9 @@ class PredictedBreakdown(QWidget):
         rows = getattr(self.prediction, "modules", ())
         if self.chart is not None and rows:
             self.chart.offer_predicted(rows)
+        timeline = getattr(self.prediction, "timeline", None)  # a watched run's recorded prediction has none
+        if self.timeline is not None and timeline is not None:
+            self.timeline.offer_predicted(timeline, self.prediction.batch_size)
 
     def _show(self, b: MemoryBreakdown, value_labels: dict[str, QLabel]) -> None:
         self.show()

@@ -54,6 +54,11 @@ def test_after_a_short_run_the_tab_shows_the_predicted_step_beside_the_measured_
     tip = predicted.line.toolTip()
     assert "tensors without memory" in tip and "gradients once the step is done" in tip
     assert "predicted peak of live tensors" in tip
+    timeline = view.timeline  # the same prediction over the step's time, said predicted: the CPU records none
+    assert not timeline.isHidden() and timeline.predicted is not None and timeline.measured is None
+    assert timeline.plot.timeline is predicted.prediction.timeline
+    assert timeline.plot.timeline.peak.total_bytes == predicted.prediction.peak_bytes
+    assert "CUDA only" in timeline.note.text() and f"batch {FAST.batch_size}" in timeline.caption.text()
 
 
 def test_a_breakdown_with_no_run_to_predict_shows_no_prediction(qtbot):
