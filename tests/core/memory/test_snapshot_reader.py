@@ -3,7 +3,6 @@ reuse addresses, free twice, start mid-run or disagree with their segments."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -158,13 +157,13 @@ def test_synthetic_traces_match_a_direct_replay(tmp_path: Path, events: int) -> 
 
 
 @pytest.mark.slow
-def test_a_million_events_read_in_under_5_s(tmp_path: Path) -> None:
+def test_a_million_events_are_read_whole(tmp_path: Path) -> None:
+    """Every one of a million events is replayed (pytorch's viewer hides events past about 600k). How fast is the
+    benchmark's job (tests/benchmarks/snapshot_viewer.py, median of runs), not a timed test's on a shared machine."""
     path = snapshots.write(tmp_path / "big.pickle", snapshots.training_like(1_000_000, frames_every=1000))
-    started = time.perf_counter()
     reading = read_snapshot(path)
-    elapsed = time.perf_counter() - started
     assert reading.summary.events == 1_000_000 and len(reading.live_bytes) == 1_000_000
-    assert elapsed < 5.0, f"{elapsed:.2f} s"
+    assert reading.summary.peak_bytes == int(reading.live_bytes.max())
 
 
 def test_blocks_at_the_dump_count_their_requested_size_as_the_trace_does() -> None:
