@@ -156,4 +156,5 @@ def _result(contender: Contender, finished: RunFinished, losses: list[float], re
         readings=max(reports - 1, 0) if measured else 0,
         peak_bytes=sum(s.memory_breakdown.values()) if s.memory_breakdown else None,
         peak_method="allocator" if s.device.startswith("cuda") else "saved-tensors",
+        tokens_per_sample=s.throughput.per_sample if s.throughput.tokens else 0,
     )

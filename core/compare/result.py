@@ -58,6 +58,13 @@ class ContenderResult:
     readings: int = 0  # reports after the warm-up, the images/s readings behind the median and spread; 0: unknown
     peak_bytes: int | None = None  # the largest sampled step's memory, all parts (its breakdown's total); None: none
     peak_method: str = ""  # "allocator" (CUDA's peak counters) or "saved-tensors" (counted from what the step held)
+    tokens_per_sample: int = 0  # a text run's seq_len: its throughput is tokens/s, samples_per_s x this; 0: images
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        if not self.tokens_per_sample or self.samples_per_s is None:
+            return None
+        return self.samples_per_s * self.tokens_per_sample
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +83,7 @@ class ContenderResult:
             "readings": self.readings,
             "peak_bytes": self.peak_bytes,
             "peak_method": self.peak_method,
+            "tokens_per_s": self.tokens_per_s,
         }
 
 

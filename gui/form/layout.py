@@ -17,6 +17,10 @@ GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): 
         "nproc",
         "sync_bn",
         "model",
+        "layers",
+        "width",
+        "heads",
+        "attention",
         "activation_checkpointing",
     ),
     QT_TRANSLATE_NOOP("SettingsForm", "Speed"): (
@@ -38,6 +42,7 @@ GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): 
     ),
     QT_TRANSLATE_NOOP("SettingsForm", "Training"): (
         "batch_size",
+        "seq_len",
         "epochs",
         "max_steps",
         "lr",
