@@ -420,8 +420,8 @@
         <translation>数据、模型和打乱顺序所用的随机种子</translation>
     </message>
     <message>
-        <source>seconds between progress reports (one host sync each)</source>
-        <translation>两次进度报告之间的秒数（每次一次主机同步）</translation>
+        <source>seconds between progress reports (no host sync: the losses arrive a report later on a GPU)</source>
+        <translation>两次进度报告之间的秒数（不做主机同步：在 GPU 上损失值晚一次报告到达）</translation>
     </message>
     <message>
         <source>on out of memory: stop the run, or halve the batch and continue</source>
@@ -2576,6 +2576,10 @@
         <translation>训练每步有 {percent:.0f}% 的时间在等待数据：可尝试常驻放置、数据加载进程（loader workers）或 pin_memory</translation>
     </message>
     <message>
+        <source>the GPU ran out of work before the host launched more at {percent:.0f}% of step starts (it idles between kernels): try torch.compile, CUDA graphs, a larger batch</source>
+        <translation>在 {percent:.0f}% 的步开始时，GPU 已做完所有工作、等待主机发起更多（它在内核之间空闲）：试试 torch.compile、CUDA graphs、更大的批量</translation>
+    </message>
+    <message>
         <source>forward, backward and the update take {percent:.0f}% of each step: a faster device, mixed precision or a smaller model is what speeds it up</source>
         <translation>前向、反向和参数更新占每步 {percent:.0f}% 的时间：更快的设备、混合精度或更小的模型才能提速</translation>
     </message>
@@ -2630,6 +2634,46 @@
     <message>
         <source>{share:.0%} of its bytes are control characters</source>
         <translation>其中 {share:.0%} 的字节是控制字符</translation>
+    </message>
+    <message>
+        <source>memory snapshot {path}: {why}</source>
+        <translation>内存快照 {path}：{why}</translation>
+    </message>
+    <message>
+        <source>memory snapshot {path}: not a regular file</source>
+        <translation>内存快照 {path}：不是普通文件</translation>
+    </message>
+    <message>
+        <source>memory snapshot {path}: refused: the file asks to load Python code ({what}), which a snapshot never holds; nothing was run</source>
+        <translation>内存快照 {path}：已拒绝：该文件要求加载 Python 代码（{what}），而快照从不包含代码；没有运行任何东西</translation>
+    </message>
+    <message>
+        <source>not a pickle, or a truncated one</source>
+        <translation>不是 pickle 文件，或是被截断的 pickle</translation>
+    </message>
+    <message>
+        <source>not a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot writes one: it has segments)</source>
+        <translation>不是 PyTorch 内存快照（torch.cuda.memory._dump_snapshot 写出的快照含有 segments）</translation>
+    </message>
+    <message>
+        <source>its device_traces is not a list of event lists</source>
+        <translation>其 device_traces 不是事件列表的列表</translation>
+    </message>
+    <message>
+        <source>memory snapshot {path}: no device {device} in it (devices: {known})</source>
+        <translation>内存快照 {path}：其中没有设备 {device}（设备：{known}）</translation>
+    </message>
+    <message>
+        <source>memory snapshot {path}: not a PyTorch memory snapshot ({why})</source>
+        <translation>内存快照 {path}：不是 PyTorch 内存快照（{why}）</translation>
+    </message>
+    <message>
+        <source>an event lacks {key}</source>
+        <translation>某个事件缺少 {key}</translation>
+    </message>
+    <message>
+        <source>an event has a value of the wrong type</source>
+        <translation>某个事件的值类型不对</translation>
     </message>
 </context>
 <context>
@@ -3595,6 +3639,14 @@ each run&apos;s warm-up</source>
         <translation>原样运行你自己的训练脚本，并像本窗口自己的运行一样实时跟踪它</translation>
     </message>
     <message>
+        <source>Open memory snapshot…</source>
+        <translation>打开内存快照…</translation>
+    </message>
+    <message>
+        <source>Show a CUDA memory snapshot (torch.cuda.memory._dump_snapshot) from any machine: its timeline and the largest allocations at its peak</source>
+        <translation>显示来自任意机器的 CUDA 内存快照（torch.cuda.memory._dump_snapshot）：其时间线及峰值时最大的分配</translation>
+    </message>
+    <message>
         <source>Save plots…</source>
         <translation>保存图表…</translation>
     </message>
@@ -3659,6 +3711,14 @@ each run&apos;s warm-up</source>
         <translation>仅在单个运行训练时可用（对比中的运行不保存检查点）</translation>
     </message>
     <message>
+        <source>Open memory snapshot</source>
+        <translation>打开内存快照</translation>
+    </message>
+    <message>
+        <source>Memory snapshots (*.pickle *.pkl *.pt);;All files (*)</source>
+        <translation>内存快照 (*.pickle *.pkl *.pt);;所有文件 (*)</translation>
+    </message>
+    <message>
         <source>Save plots (one file per plot: NAME-loss, NAME-memory…)</source>
         <translation>保存图表（每张图一个文件：名称-loss、名称-memory…）</translation>
     </message>
@@ -3700,6 +3760,45 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
+    <name>ModuleChart</name>
+    <message>
+        <source>Module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Share of the step</source>
+        <translation>占该步的比例</translation>
+    </message>
+    <message>
+        <source>By module, predicted: the largest blocks of the model (open one for its layers)</source>
+        <translation>按模块（预测）：模型中占用最多的块（展开可见其各层）</translation>
+    </message>
+    <message>
+        <source>By module at step {step}: the largest blocks of the model (open one for its layers)</source>
+        <translation>按模块（第 {step} 步）：模型中占用最多的块（展开可见其各层）</translation>
+    </message>
+    <message>
+        <source>Each module&apos;s parameters, gradients and optimizer state, the activations it saved for backward and what else it made that is alive at the step&apos;s peak. The batch, the loss and what ran in no module are one row; the rows add up to {total}.</source>
+        <translation>每个模块的参数、梯度和优化器状态，它为反向传播保存的激活值，以及它产生的、在该步峰值时仍存活的其他张量。批次、损失以及不在任何模块中运行的部分合为一行；各行合计 {total}。</translation>
+    </message>
+    <message>
+        <source>{count} other modules</source>
+        <translation>其他 {count} 个模块</translation>
+    </message>
+    <message>
+        <source>(batch, loss, outside modules)</source>
+        <translation>（批次、损失、模块之外）</translation>
+    </message>
+    <message>
+        <source>activations {activations} · parameters {params} · gradients {grads} · optimizer {optimizer} · temporaries {temporaries}</source>
+        <translation>激活值 {activations} · 参数 {params} · 梯度 {grads} · 优化器 {optimizer} · 临时张量 {temporaries}</translation>
+    </message>
+</context>
+<context>
     <name>NvmlPanel</name>
     <message>
         <source>Select a CUDA device to see device-wide readings.</source>
@@ -3708,6 +3807,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>nvidia-smi counts every byte on the GPU; PyTorch counts only what its caching allocator reserved. The difference is the CUDA context (kernels, cuBLAS/cuDNN handles) and other processes.</source>
         <translation>nvidia-smi 统计 GPU 上的每一个字节；PyTorch 只统计其缓存分配器已保留的部分。两者之差是 CUDA 上下文（内核、cuBLAS/cuDNN 句柄）和其他进程。</translation>
+    </message>
+    <message>
+        <source>Reserved minus allocated is memory PyTorch&apos;s caching allocator holds in free blocks for reuse. When no cached block fits a request, the allocator frees its cache and calls cudaMalloc again (a retry): many retries mean fragmented memory (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True can help).</source>
+        <translation>已保留减去已分配，是 PyTorch 缓存分配器以空闲块形式留着复用的内存。当没有缓存块能满足请求时，分配器会释放缓存并再次调用 cudaMalloc（一次重试）：重试多说明内存碎片化（PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True 可能有帮助）。</translation>
     </message>
     <message>
         <source>pid</source>
@@ -3720,6 +3823,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>GPU memory</source>
         <translation>显存</translation>
+    </message>
+    <message>
+        <source>Fragmentation: the cache, allocation retries and cudaMalloc failures are counted by CUDA&apos;s caching allocator; {kind} has none.</source>
+        <translation>碎片化：缓存、分配重试和 cudaMalloc 失败由 CUDA 的缓存分配器统计；{kind} 没有这种分配器。</translation>
+    </message>
+    <message>
+        <source>Allocator cache: {cached} reserved but not allocated. Since the process started: {retries} allocation retries (cache freed to fit a request), {ooms} cudaMalloc failures.</source>
+        <translation>分配器缓存：{cached} 已保留但未分配。自进程启动以来：{retries} 次分配重试（为满足请求而释放缓存），{ooms} 次 cudaMalloc 失败。</translation>
     </message>
     <message>
         <source>Device used {used} of {total}</source>
@@ -4043,6 +4154,13 @@ each run&apos;s warm-up</source>
     <message>
         <source>Only on this machine&apos;s devices: the selected device is on {host}</source>
         <translation>仅适用于本机设备：所选设备在 {host} 上</translation>
+    </message>
+</context>
+<context>
+    <name>RetryMarks</name>
+    <message>
+        <source>{count} allocation retries</source>
+        <translation>{count} 次分配重试</translation>
     </message>
 </context>
 <context>
@@ -4448,6 +4566,116 @@ each run&apos;s warm-up</source>
     </message>
 </context>
 <context>
+    <name>SnapshotTimelinePlot</name>
+    <message>
+        <source>Active memory over the trace</source>
+        <translation>整个记录中的活动内存</translation>
+    </message>
+    <message>
+        <source>allocator event</source>
+        <translation>分配器事件</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>live allocations</source>
+        <translation>存活的分配</translation>
+    </message>
+    <message>
+        <source>reserved</source>
+        <translation>已保留</translation>
+    </message>
+    <message>
+        <source>peak {size}</source>
+        <translation>峰值 {size}</translation>
+    </message>
+    <message>
+        <source>Point at the timeline to read its bytes; wheel or drag to zoom and pan.</source>
+        <translation>指向时间线即可读出该处的字节数；滚轮或拖动可缩放和平移。</translation>
+    </message>
+    <message>
+        <source>after event {event}: {live} live, {reserved} reserved</source>
+        <translation>事件 {event} 之后：存活 {live}，已保留 {reserved}</translation>
+    </message>
+</context>
+<context>
+    <name>SnapshotWindow</name>
+    <message>
+        <source>Memory snapshot</source>
+        <translation>内存快照</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Allocated at</source>
+        <translation>分配于</translation>
+    </message>
+    <message>
+        <source>Where (innermost frame of your code first)</source>
+        <translation>位置（你的代码中最内层的帧在前）</translation>
+    </message>
+    <message>
+        <source>Memory snapshot: {name}</source>
+        <translation>内存快照：{name}</translation>
+    </message>
+    <message>
+        <source>Reading {path}…</source>
+        <translation>正在读取 {path}…</translation>
+    </message>
+    <message>
+        <source>The {count} largest allocations live at the peak (pick one to shade its life on the timeline)</source>
+        <translation>峰值时存活的最大 {count} 个分配（选中一行，即可在时间线上标出它的存活区间）</translation>
+    </message>
+    <message>
+        <source>the file could not be read</source>
+        <translation>无法读取该文件</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Peak {peak}&lt;/b&gt; of live allocations on cuda:{device}</source>
+        <translation>&lt;b&gt;峰值 {peak}&lt;/b&gt;：cuda:{device} 上存活的分配</translation>
+    </message>
+    <message>
+        <source>{events} allocator events</source>
+        <translation>{events} 个分配器事件</translation>
+    </message>
+    <message>
+        <source>{reserved} reserved at the dump</source>
+        <translation>转储时已保留 {reserved}</translation>
+    </message>
+    <message>
+        <source>{start} already live when the trace began</source>
+        <translation>记录开始时已有 {start} 存活</translation>
+    </message>
+    <message>
+        <source>{count} out of memory in the trace</source>
+        <translation>记录中有 {count} 次内存不足</translation>
+    </message>
+    <message>
+        <source>No stack frames were recorded: record with torch.cuda.memory._record_memory_history(stacks=&apos;python&apos;) to see where each allocation was made.</source>
+        <translation>未记录调用栈：用 torch.cuda.memory._record_memory_history(stacks=&apos;python&apos;) 记录，即可看到每个分配发生在哪里。</translation>
+    </message>
+    <message>
+        <source>before the trace</source>
+        <translation>记录开始之前</translation>
+    </message>
+    <message>
+        <source>event {event}</source>
+        <translation>事件 {event}</translation>
+    </message>
+    <message>
+        <source>only PyTorch&apos;s own frames</source>
+        <translation>只有 PyTorch 自身的帧</translation>
+    </message>
+    <message>
+        <source>no stack recorded</source>
+        <translation>未记录调用栈</translation>
+    </message>
+</context>
+<context>
     <name>StackedBar</name>
     <message>
         <source>{name}: {size} ({share}%)</source>
@@ -4518,6 +4746,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>ms per step</source>
         <translation>每步毫秒</translation>
+    </message>
+    <message>
+        <source>on the GPU</source>
+        <translation>在 GPU 上</translation>
+    </message>
+    <message>
+        <source>Timed with CUDA events on sampled steps; the copy runs inside the data phase on the GPU.</source>
+        <translation>在抽样的步上用 CUDA 事件计时；在 GPU 上，复制包含在数据阶段之内。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Latest report&lt;/b&gt;</source>
@@ -4770,6 +5006,18 @@ each run&apos;s warm-up</source>
     <message>
         <source>no change</source>
         <translation>无改动</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>{saves}; less in {blocks}</source>
+        <translation>{saves}；减少最多的块：{blocks}</translation>
+    </message>
+    <message>
+        <source>Predicted with and without checkpointing, by module: the blocks holding the most less</source>
+        <translation>按模块比较开启与关闭激活检查点的预测：占用减少最多的块</translation>
     </message>
     <message>
         <source>…</source>
@@ -5403,8 +5651,8 @@ each run&apos;s warm-up</source>
         <translation>数据、模型和打乱顺序所用的随机种子</translation>
     </message>
     <message>
-        <source>seconds between progress reports (one host sync each)</source>
-        <translation>两次进度报告之间的秒数（每次报告与主机同步一次）</translation>
+        <source>seconds between progress reports (no host sync: the losses arrive a report later on a GPU)</source>
+        <translation>两次进度报告之间的秒数（不做主机同步：在 GPU 上损失值晚一次报告到达）</translation>
     </message>
     <message>
         <source>on out of memory: stop the run, or halve the batch and continue</source>
@@ -6231,6 +6479,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>input-bound</source>
         <translation>受限于输入</translation>
+    </message>
+    <message>
+        <source>host-bound</source>
+        <translation>受限于主机</translation>
     </message>
     <message>
         <source>compute-bound</source>

@@ -1,5 +1,5 @@
-"""The headless command line: `run`, `compare`, `find-batch-size`, `predict`, `runs`, `watch`, `agent`, `devices`,
-`models` and `info`.
+"""The headless command line: `run`, `compare`, `find-batch-size`, `predict`, `runs`, `watch`, `agent`, `snapshot`,
+`devices`, `models` and `info`.
 
 Options come from the bounds tables (gpu_train_monitor.cli.options), the same ones that validate `RunConfig` and build
 the GUI form. Bad input exits with code 2 and one line on stderr naming the option and what is allowed;
@@ -119,11 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     from .agent_command import add_agent_parser
     from .runs_command import add_runs_parser
+    from .snapshot_command import add_snapshot_parser
     from .watch_command import add_watch_parser
 
     add_runs_parser(sub)
     add_watch_parser(sub)
     add_agent_parser(sub)
+    add_snapshot_parser(sub)
     return parser
 
 
@@ -198,6 +200,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             from .agent_command import command_agent
 
             return command_agent(args)
+        if args.command == "snapshot":
+            from .snapshot_command import command_snapshot
+
+            return command_snapshot(args)
     except UserError as exc:
         print(f"{PROG}: error: {printable(user_error_line(exc))}", file=sys.stderr)  # it may quote another machine
         return EXIT_USER_ERROR

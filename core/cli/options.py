@@ -34,6 +34,7 @@ COMMANDS = (
     "runs",
     "watch",
     "agent",
+    "snapshot",
 )
 EXIT_CODES_HELP = (
     f"exit codes: 0 completed; 1 diverged, out of memory or failed (or stdout was closed); "

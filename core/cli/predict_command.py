@@ -16,6 +16,7 @@ from ..base.outputs import check_distinct_outputs, check_output_path
 from ..base.text import Message, format_bytes
 from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig, validate_field
 from ..events.status import EXIT_FAILED, EXIT_USER_ERROR
+from .module_text import add_by_module_option, module_lines, modules_json
 from .options import EXIT_CODES_HELP, PROG, add_run_options, command_protection, config_from_args, parse_bytes
 from .stdout import out, save_json
 
@@ -53,6 +54,7 @@ def add_predict_parser(sub: Any) -> None:
         default=margin.default,
         help=f"{margin.help} (default: {margin.default})",
     )
+    add_by_module_option(parser)
     parser.add_argument("--json", metavar="PATH", help="write every prediction and the what-if table as JSON to PATH")
 
 
@@ -107,7 +109,15 @@ def command_predict(args: argparse.Namespace) -> int:
             f"{format_bytes(p.batch_bytes):>10} {format_bytes(p.activations_bytes):>11}  {said}"
         )
         rows.append({**_prediction_json(p), "verdict": said})
+        if args.by_module:
+            rows[-1]["modules"] = modules_json(p.modules)
     out(f"largest batch that fits: {table.fits_batch}")
+    if args.by_module:
+        for p in predictions:
+            out("")
+            out(f"by module at batch {p.batch_size} (the peak: {format_bytes(p.peak_bytes)})")
+            for line in module_lines(p.modules, layers=args.by_module == "layers"):
+                out(line)
     out("")
     out(f"what if (at batch {config.batch_size}; now {format_bytes(table.total_bytes)}, {table.verdict})")
     out(f"  {'change':<32} {'peak':>11} {'saves':>11} {'fits up to':>10}  verdict")
@@ -119,6 +129,8 @@ def command_predict(args: argparse.Namespace) -> int:
             f"  {row.label:<32} {format_bytes(row.total_bytes):>11} {format_bytes(row.saved_bytes):>11} "
             f"{row.fits_batch if row.fits_batch is not None else '?':>10}  {row.verdict}"
         )
+        if row.blocks:
+            out("    less at the peak in " + ", ".join(f"{name} ({format_bytes(size)})" for name, size in row.blocks))
     print(NOT_TRACED, file=sys.stderr)
     result = {
         "what": str(table.current.what),
@@ -204,4 +216,5 @@ def _row_json(row: Any) -> dict[str, Any]:
         "fits_batch": row.fits_batch,
         "verdict": row.verdict,
         "reason": None if row.reason is None else str(row.reason),
+        "blocks": [{"name": name, "saved_bytes": size} for name, size in row.blocks],
     }

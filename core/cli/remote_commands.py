@@ -59,7 +59,7 @@ def command_runs_remote(args: argparse.Namespace, target: RemoteTarget) -> int:
         chunks = _whole_run(link, args.id)
     with _copied(chunks, target.host) as store:
         if args.runs_command == "show":
-            return print_run(store, args.id, args.json)
+            return print_run(store, args.id, args.json, args.by_module)
         return write_export(store, args.id, args.format, args.out, args.smoothing, "")
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..base.errors import UserError
 from ..base.text import Message
+from .module_text import add_by_module_option
 from .options import PROG, OneLineParser, store_path
 from .remote_options import add_remote_options, remote_target
 from .runs_output import print_run, print_runs, write_export
@@ -60,6 +61,7 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="print it as JSON (the JSON export without the per-step and per-report series)",
     )
+    add_by_module_option(show)
     _add_store_option(show)
     add_remote_options(show, "read the run")
     export = actions.add_parser(
@@ -140,7 +142,7 @@ def command_runs(args: argparse.Namespace) -> int:
         if args.runs_command == "list":
             return _list(store, args.search, args.json)
         if args.runs_command == "show":
-            return print_run(store, args.id, args.json)
+            return print_run(store, args.id, args.json, args.by_module)
         if args.runs_command == "export":
             return write_export(
                 store, args.id, args.format, args.out, args.smoothing, "--runs-db" if args.runs_db else ""

@@ -33,18 +33,24 @@ def print_runs(rows: list[RunRow], search: str, as_json: bool, where: str) -> in
     return 0
 
 
-def print_run(store: RunStore, run_id: int, as_json: bool) -> int:
-    """`runs show`'s output: everything recorded about run `run_id` of `store`, as text or JSON."""
+def print_run(store: RunStore, run_id: int, as_json: bool, by_module: str | None = None) -> int:
+    """`runs show`'s output: everything recorded about run `run_id` of `store`, as text or JSON; `by_module`
+    ("blocks" or "layers"): with its memory by module too."""
     from ..export.run_export import run_document
+    from .module_text import recorded_module_lines, recorded_modules
     from .runs_text import run_text
     from .stdout import out
 
     document = run_document(store, run_id, series=False)
-    out(
-        json.dumps(strict_json(document), indent=2, allow_nan=False)
-        if as_json
-        else printable(run_text(document), newlines=True)
-    )
+    if as_json:
+        if by_module:
+            document = {**document, "by_module": recorded_modules(document)}
+        out(json.dumps(strict_json(document), indent=2, allow_nan=False))
+        return 0
+    text = run_text(document)
+    if by_module:
+        text += "\n" + "\n".join(recorded_module_lines(document, layers=by_module == "layers"))
+    out(printable(text, newlines=True))
     return 0
 
 

@@ -150,7 +150,12 @@ def run_text(document: dict[str, Any]) -> str:
         + (f" allocated, {format_bytes(reserved)} reserved" if reserved else "")
         + (" (the fullest rank's)" if world_size > 1 else ""),
     )
-    step_times = phase_lines(summary.get("step_phases_s"), summary.get("verdict"), summary.get("verdict_text") or "")
+    step_times = phase_lines(
+        summary.get("step_phases_s"),
+        summary.get("verdict"),
+        summary.get("verdict_text") or "",
+        summary.get("device_step_phases_s"),
+    )
     lines += [f"  {line}" for line in step_times]  # as the run's summary printed them, at a fact's width
     fact("process", f"{run['pid']} on {run['host']}")
     fact("uid", run["uid"] if watched else f"{run['uid']} (the folder of its checkpoints)")

@@ -46,18 +46,30 @@ def summary_text(s: RunSummary) -> str:
 def step_time_lines(s: RunSummary) -> list[str]:
     """Where a step's time went and what bounds it: "step time  70.2 ms: data 1% · copy 2% · forward 52% ..."
     and the verdict with what to try; nothing for a run whose steps were not timed (a watched one's)."""
-    return phase_lines(s.step_phases_s, s.verdict, s.verdict_text)
+    return phase_lines(s.step_phases_s, s.verdict, s.verdict_text, s.device_step_phases_s)
 
 
-def phase_lines(step_phases_s: Mapping[str, float] | None, verdict: str | None, verdict_text: str) -> list[str]:
-    """`step_time_lines` of a summary's values: also of one read back from the run store as JSON (`runs show`),
-    so a run's split and verdict read the same wherever they are printed."""
-    if not step_phases_s:
-        return []
+def _split(step_phases_s: Mapping[str, float]) -> str:
+    """ "70.2 ms: data 1% · copy 2% · forward 52% ..." (the step's time: "step", else the phases' sum)."""
     phases = {name: seconds for name, seconds in step_phases_s.items() if name != "step"}
     total = sum(phases.values()) or 1.0
     split = " · ".join(f"{name} {100 * seconds / total:.0f}%" for name, seconds in phases.items())
-    lines = [f"step time   {1000 * step_phases_s.get('step', total):.1f} ms: {split}"]
+    return f"{1000 * step_phases_s.get('step', total):.1f} ms: {split}"
+
+
+def phase_lines(
+    step_phases_s: Mapping[str, float] | None,
+    verdict: str | None,
+    verdict_text: str,
+    device_step_phases_s: Mapping[str, float] | None = None,
+) -> list[str]:
+    """`step_time_lines` of a summary's values: also of one read back from the run store as JSON (`runs show`),
+    so a run's split and verdict read the same wherever they are printed. On CUDA a second line: the GPU's clock."""
+    if not step_phases_s:
+        return []
+    lines = [f"step time   {_split(step_phases_s)}"]
+    if device_step_phases_s:
+        lines.append(f"on the GPU  {_split(device_step_phases_s)}")
     if verdict:
         lines.append(f"verdict     {verdict}: {verdict_text}")
     return lines

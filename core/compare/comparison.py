@@ -35,7 +35,7 @@ class Comparison(RunControls):
             from ..device.devices import resolve_device
             from ..model.models import resolve_model
 
-            base = base.replace(model=resolve_model("auto", resolve_device("auto").type))
+            base = base.replace(model=resolve_model("auto", resolve_device("auto").type, base.dataset))
         self.contenders: tuple[Contender, ...] = plan(base, overrides)  # ConfigError before anything runs
         for contender in self.contenders:
             _check_runnable(contender)

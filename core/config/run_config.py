@@ -171,7 +171,13 @@ BOUNDS: dict[str, Bound] = {
     "pin_memory": Bound(bool, True, Message("pin host batches for faster copies to a GPU (stream placement)")),
     "non_blocking": Bound(bool, True, Message("copy batches to the GPU asynchronously (stream placement)")),
     "seed": Bound(int, 0, Message("random seed for data, model and shuffling"), 0, 2**31 - 1),
-    "report_interval": Bound(float, 0.1, Message("seconds between progress reports (one host sync each)"), 0.01, 10.0),
+    "report_interval": Bound(
+        float,
+        0.1,
+        Message("seconds between progress reports (no host sync: the losses arrive a report later on a GPU)"),
+        0.01,
+        10.0,
+    ),
     "on_oom": Bound(
         str, "stop", Message("on out of memory: stop the run, or halve the batch and continue"), choices=ON_OOM
     ),

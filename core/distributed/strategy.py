@@ -33,6 +33,7 @@ from ..base.readonly import ReadOnlyDict
 from ..base.text import Message
 from ..data.sharding import Shard
 from ..engine import oom_recovery
+from ..engine.loss_transfer import LossesRead
 from ..engine.report import BREAKDOWN_PERIOD_S
 from ..engine.session import TrainingSession
 from ..engine.strategy import Gathered, Requests
@@ -149,7 +150,10 @@ class DataParallel:
         pending, loop.pending = loop.pending, []
         rows, rank_losses = self._exchange(controls, loop, probe, pending, seconds, samples)
         self._since_report = 0
-        losses = rank_losses.mean(dim=0).tolist()  # each step's loss over the whole global batch
+        # each step's loss over the whole global batch. Sync point, one per report: the ranks agree on what happens
+        # next (stop, pause, a rank's out of memory) from the rows they exchanged, so a data-parallel report is read
+        # at once rather than a report later as a one-process run's is (gpu_train_monitor.engine.loss_transfer)
+        losses = rank_losses.mean(dim=0).tolist()
         ranks = tuple(self._rank_sample(rank, row) for rank, row in enumerate(rows))
         if loop.warmup_steps and len(loop.rates) > 0:  # after the warm-up report, as the run's own rate
             for sample in ranks:
@@ -158,7 +162,7 @@ class DataParallel:
             if row.breakdown is not None:
                 controls.emit(row.breakdown)
         self._agree(rows, len(losses), loop, config.report_interval)
-        return Gathered(losses, now, self.context.world_size, ranks)
+        return Gathered(LossesRead(losses), now, self.context.world_size, ranks)
 
     def _exchange(
         self,

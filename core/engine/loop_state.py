@@ -13,9 +13,10 @@ import torch
 from ..base.readonly import ReadOnlyDict
 from ..config.run_config import RunConfig
 from ..data.batches import BatchEpoch, BatchSource
-from ..events.events import MemoryBreakdown, StepPhases
+from ..events.events import STEP_PHASES, MemoryBreakdown, StepPhases
 from ..events.summary import RunSummary
 from ..memory.probe import MemoryProbe
+from .loss_transfer import ReportsInFlight
 
 
 @dataclass
@@ -31,7 +32,8 @@ class LoopState:
     epoch: int = 0
     total_steps: int = 0  # planned; recomputed when an out-of-memory shrink changes the batch size
     val_batch_size: int = 0
-    pending: list[torch.Tensor] = field(default_factory=list)  # losses on the device, not yet fetched
+    pending: list[torch.Tensor] = field(default_factory=list)  # losses on the device, not yet reported
+    in_flight: ReportsInFlight = field(default_factory=ReportsInFlight)  # reports whose losses are on their way
     epoch_losses: list[float] = field(default_factory=list)
     report_means: list[float] = field(default_factory=list)
     # the first and last steps' own losses: the summary's first and last loss, which report means would blur
@@ -53,6 +55,11 @@ class LoopState:
     skipped_samples: int = 0
     loss_rise_warned: bool = False
     device_name: str = ""
+
+    @property
+    def unreported(self) -> bool:
+        """Whether steps trained have not reached the record yet (buffered, or their report's losses on the way)."""
+        return bool(self.pending) or bool(self.in_flight)
 
     def record_report(self, now: float) -> float:
         """images/s since the previous report. The first report holds start-up costs (and torch.compile's
@@ -197,8 +204,11 @@ def phases_summary(reports: list[StepPhases]) -> dict[str, Any]:
     if phases is None:
         return {}
     found = verdict(phases)
+    device = phases.device_seconds
     return {
         "step_phases_s": ReadOnlyDict({**phases.as_dict(), "step": phases.step_s}),
         "verdict": found.kind,
         "verdict_text": str(found.advice),
+        "device_step_phases_s": None if device is None else ReadOnlyDict(zip(STEP_PHASES, device, strict=True)),
+        "gpu_caught_up": phases.caught_up,
     }

@@ -1,36 +1,41 @@
-"""A run's report: the losses buffered on the device fetched in one transfer (the one host sync per report
-interval), the `StepsReported` event made from them, and the checks they go through: a NaN/inf ends the run
-(`Diverged`), a mean that rises to LOSS_RISE_FACTOR times the first report's is worth a warning, once.
+"""A run's report: the losses buffered on the device sent to the host without a sync
+(gpu_train_monitor.engine.loss_transfer), the `StepsReported` event made at the report and completed with its losses
+once they arrive, and the checks they go through: a NaN/inf ends the run (`Diverged`), a mean that rises to
+LOSS_RISE_FACTOR times the first report's is worth a warning, once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import statistics
 import time
-from collections.abc import Sequence
-
-import torch
+from collections.abc import Callable, Iterator, Sequence
 
 from ..base.text import Message
 from ..events import outcome as run_outcome
 from ..events.events import LogMessage, MemorySample, RankSample, StepPhases, StepsReported
 from ..memory.probe import MemoryProbe
 from .loop_state import LoopState
+from .loss_transfer import LossesInFlight
 
 BREAKDOWN_PERIOD_S = 1.0  # a sampled step costs ~1.5 ms on a CPU (hooks, counters): at most one a second
 LOSS_RISE_FACTOR = 3.0  # a report whose mean loss is this many times the first one's is worth a warning
 
 
-def report(loop: LoopState, batch_size: int, probe: MemoryProbe, phases: StepPhases | None = None) -> StepsReported:
-    """Fetch the buffered losses and report the steps since the previous report (a watched run's)."""
-    losses, now = fetch_losses(loop)
-    return steps_reported(loop, losses, now, batch_size, probe.sample(), phases=phases)
+def report(
+    loop: LoopState, batch_size: int, probe: MemoryProbe, phases: StepPhases | None = None
+) -> tuple[StepsReported, LossesInFlight]:
+    """The report of the steps since the previous one (a watched run's), and its losses on their way to the host:
+    the report is complete once they arrive (`with_losses`)."""
+    losses, now = send_losses(loop)
+    return steps_reported(loop, losses.count, now, batch_size, probe.sample(), phases=phases), losses
 
 
-def fetch_losses(loop: LoopState) -> tuple[list[float], float]:
-    """The buffered losses in one transfer (the sync point: one device-to-host copy) and when they came; decides
-    whether the next step samples the memory breakdown."""
-    losses = torch.stack(loop.pending).float().cpu().tolist()
+def send_losses(loop: LoopState) -> tuple[LossesInFlight, float]:
+    """The buffered losses sent to the host in one copy that nothing waits for (no sync) and when they were sent;
+    decides whether the next step samples the memory breakdown."""
+    losses = LossesInFlight(loop.pending)
     loop.pending = []
     now = time.perf_counter()
     loop.sample_next = now - loop.last_breakdown >= BREAKDOWN_PERIOD_S
@@ -39,7 +44,7 @@ def fetch_losses(loop: LoopState) -> tuple[list[float], float]:
 
 def steps_reported(
     loop: LoopState,
-    losses: list[float],
+    count: int,
     now: float,
     batch_size: int,
     memory: MemorySample,
@@ -47,18 +52,18 @@ def steps_reported(
     ranks: tuple[RankSample, ...] = (),
     phases: StepPhases | None = None,
 ) -> StepsReported:
-    """The report of the steps since the previous one, whose `losses` were fetched at `now`: every run's, one
-    process's or a data-parallel world's (`world` processes, each training `batch_size` samples a step)."""
-    first = loop.step - len(losses) + 1
+    """The report at `now` of the `count` steps since the previous one, without their losses (`with_losses` adds
+    them when they reach the host): every run's, one process's or a data-parallel world's (`world` processes, each
+    training `batch_size` samples a step)."""
+    first = loop.step - count + 1
     rate = loop.record_report(now) * world  # ranks step together: the total is this one's times the world
-    loop.epoch_losses.extend(losses)
     if phases is not None:
         loop.report_phases.append(phases)
     return StepsReported(
         loop.step,
         loop.epoch,
         first,
-        tuple(losses),
+        (),
         loop.samples * world,
         rate,
         now - loop.t0,
@@ -69,6 +74,30 @@ def steps_reported(
         ranks,
         phases,
     )
+
+
+def with_losses(loop: LoopState, report: StepsReported, losses: list[float]) -> StepsReported:
+    """`report` with its steps' losses, which have reached the host; they count towards the epoch's mean."""
+    loop.epoch_losses.extend(losses)
+    return dataclasses.replace(report, losses=tuple(losses))
+
+
+def arrived_reports(loop: LoopState, wait: bool) -> Iterator[StepsReported]:
+    """The reports whose losses have reached the host, oldest first, with them (`wait`: every report, waiting)."""
+    for arrived in loop.in_flight.arrived(wait):
+        yield with_losses(loop, arrived.report, arrived.losses)
+
+
+def emit_last_reports(loop: LoopState, status: str, emit: Callable[[object], None]) -> None:
+    """A run's reports still on their way when it ended early: emitted (and counted in its summary), unless the
+    run diverged: theirs are steps after the nan/inf."""
+    if status != "diverged":
+        with contextlib.suppress(Exception):  # a device failing now (the cause of the ending) loses them, no more
+            for report in arrived_reports(loop, wait=True):
+                emit(report)
+                with contextlib.suppress(run_outcome.Diverged):
+                    check_losses(loop, report.first_step, report.losses)
+    loop.in_flight.clear()
 
 
 def check_losses(loop: LoopState, first: int, losses: Sequence[float]) -> LogMessage | None:

@@ -12,8 +12,9 @@ Checkpoints (gpu_train_monitor.engine.checkpointing) are saved at step boundarie
 ends, every N steps, a stop mid-epoch) and when requested. `resume=PATH` continues a checkpoint's run: its
 run_uid, step count and losses go on, and the next losses equal those of a run never interrupted.
 
-The loop never syncs with the device inside a step: losses stay on the device in a list and are
-fetched in one transfer per report interval (`_report`), where NaN/inf is detected. A run that ends
+The loop never syncs with the device: losses stay on the device in a list and are copied to the host in one
+transfer per report interval that nothing waits for (`_report`, gpu_train_monitor.engine.loss_transfer); a report
+is emitted once its losses arrived, where NaN/inf is detected. A run that ends
 `completed` has trained every planned step; out-of-memory errors are events (`OutOfMemory`) that stop
 the run or halve the batch, in training and in validation alike (gpu_train_monitor.engine.oom_recovery). Every early
 ending is an exception (gpu_train_monitor.events.outcome) that leaves through the one `try` in `run()`.
@@ -25,7 +26,7 @@ import contextlib
 import functools
 import statistics
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import torch
 
@@ -100,7 +101,7 @@ class TrainingSession(SessionBuild):
         """The epoch's steps are done: report them, see whether its data ran out (else max_steps ended it), then
         validate and save the checkpoints due."""
         loop = self._state
-        if loop.pending:
+        if loop.unreported:
             self._report()
         epoch.exhausted = epoch.exhausted or self._data_ran_out(epoch.batches)
         if epoch.exhausted:
@@ -172,14 +173,11 @@ class TrainingSession(SessionBuild):
         loop.samples += images.shape[0]  # a host-side shape: no sync
         if sample:
             self._emit_breakdown(images, labels)
-        if self._report_due():
-            self._report()  # the one host sync per report interval
+        if self.strategy.report_due(loop, self.config.report_interval):
+            self._report(wait=False)  # the losses sent to the host: no sync
         timer.mark("recording")
         timer.end()
         return True
-
-    def _report_due(self) -> bool:
-        return self.strategy.report_due(self._state, self.config.report_interval)
 
     def _timed_compile(self, started: float, loss: torch.Tensor) -> None:
         """The first compiled step builds torch.compile's graphs: time it (one sync, once per run) and say so.
@@ -221,7 +219,7 @@ class TrainingSession(SessionBuild):
         """Paused until resumed; True when a stop ended the pause."""
         assert self.probe is not None
         loop = self._state
-        if loop.pending:
+        if loop.unreported:
             self._report()
         self.emit(RunPaused(loop.step))
         apply = functools.partial(self._apply, batches=batches)
@@ -233,37 +231,38 @@ class TrainingSession(SessionBuild):
 
     def _end_as_asked(self, batches: BatchEpoch) -> None:
         """The steps trained reported, a checkpoint when the policy keeps one at a stop, then the run ends."""
-        if self._state.pending:
+        if self._state.unreported:
             self._report()
         if self._checkpointer.stop_due(self._state.step):
             self._save_checkpoint("stop", batches)
         raise run_outcome.Stopped
 
     # ---- report ----------------------------------------------------------------------------------
-    def _report(self) -> None:
-        """The buffered losses fetched (every rank's, in a data-parallel run: the one host sync), a StepsReported
-        emitted, and its losses checked (gpu_train_monitor.engine.report)."""
+    def _report(self, wait: bool = True) -> None:
+        """The buffered losses sent to the host (every rank's, in a data-parallel run) with a StepsReported made of
+        this moment's rate, memory and phases; then every report whose losses have arrived emitted and checked,
+        oldest first. `wait`: every report now (an epoch's end, a pause, a stop, a save), waiting for the copies."""
         assert self._parts is not None and self.probe is not None
-        gathered = self.strategy.gather(self._state, self.probe, self, self.config)
-        self.loss_fetches += 1
-        report = loss_report.steps_reported(
-            self._state,
-            gathered.losses,
-            gathered.now,
-            self._parts.source.batch_size,
-            self.probe.sample(),
-            gathered.world,
-            gathered.ranks,
-            self._timer.take(),
-        )
-        self.emit(report)
-        self._check_losses(report.first_step, report.losses)
-
-    def _check_losses(self, first: int, losses: Sequence[float]) -> None:
-        """A report's losses (steps `first` onwards): Diverged at the first NaN/inf, a warning once they rise."""
-        warning = loss_report.check_losses(self._state, first, losses)
-        if warning is not None:
-            self.emit(warning)
+        loop = self._state
+        if loop.pending:
+            gathered = self.strategy.gather(loop, self.probe, self, self.config)
+            self.loss_fetches += 1
+            report = loss_report.steps_reported(
+                loop,
+                gathered.losses.count,
+                gathered.now,
+                self._parts.source.batch_size,
+                self.probe.sample(),
+                gathered.world,
+                gathered.ranks,
+                self._timer.take(),
+            )
+            loop.in_flight.add(report, gathered.losses)
+        for report in loss_report.arrived_reports(loop, wait):
+            self.emit(report)
+            warning = loss_report.check_losses(loop, report.first_step, report.losses)  # Diverged at a nan/inf
+            if warning is not None:  # the loss rose: said once
+                self.emit(warning)
 
     def _emit_breakdown(self, images: torch.Tensor, labels: torch.Tensor) -> None:
         """Memory by holder for the step just sampled (host-side counters and tensor sizes: no sync)."""
@@ -309,7 +308,7 @@ class TrainingSession(SessionBuild):
         self.emit(event)
         self.strategy.out_of_memory(event, self._state, self.device)  # a data-parallel rank ends here
         if event.new_batch_size is None:
-            if self._state.pending:  # the steps before the failure still reach the plot and the summary
+            if self._state.unreported:  # the steps before the failure still reach the plot and the summary
                 self._report()
             raise run_outcome.OutOfMemoryStop(oom_recovery.stop_message(event, self.config.on_oom))
         oom_recovery.continue_with(event, self.config, self._state, self._parts.source, epoch)
@@ -317,6 +316,7 @@ class TrainingSession(SessionBuild):
     # ---- finish ----------------------------------------------------------------------------------
     def _finish(self, outcome: run_outcome.Outcome) -> RunFinished:
         """The summary, the snapshot at the end, and the run's memory given back."""
+        loss_report.emit_last_reports(self._state, outcome.status, self.emit)
         summary = self._state.summary(outcome.status, self.probe, self._config_as_run())
         self._finish_history()
         self._parts = None
@@ -334,7 +334,7 @@ class TrainingSession(SessionBuild):
         """At a step boundary (`batches` None: after the epoch's validation). Reports the buffered losses
         first, so the run's record holds every step the checkpoint does."""
         assert self._parts is not None and self.device is not None
-        if self._state.pending:
+        if self._state.unreported:
             self._report()
         self.emit(self._checkpointer.save(reason, path, self.config, self.device, self._parts, self._state, batches))
         self._state.reset_rate_clock()  # the save's time is not training time

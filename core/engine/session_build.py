@@ -88,6 +88,7 @@ class SessionBuild(RunControls):
         if device.type == "cuda":
             torch.cuda.set_device(device)  # the current device is per thread: set it in the worker
         self.device = device
+        self._timer.on_device(device)  # a GPU's own clock too (CUDA events)
         self.config = cfg = config_for_device(cfg, device)  # the model `auto` stands for on this device
         if self.record_memory_history:  # before any allocation, so the snapshot shows them all
             self._history = MemoryHistory(device)
@@ -99,7 +100,8 @@ class SessionBuild(RunControls):
         parts = build_run(cfg, device, self.probe.free_bytes(), generator, self.strategy.shard)
         self.strategy.prepare(parts, cfg, device, generator)
         self._parts = parts
-        self._recorder = StepMemoryRecorder(self.probe)
+        # a compiled model is not split by module: global module hooks would make torch.compile recompile it
+        self._recorder = StepMemoryRecorder(self.probe, by_module=not parts.trainer.compiles)
         run.val_batch_size = parts.source.batch_size  # a data-parallel rank's share, like its training batch
         notes = list(parts.notes)
         if self._resume is not None and self.resume_path is not None:

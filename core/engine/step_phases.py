@@ -6,21 +6,25 @@ the copy (`BatchEpoch.copy_s`: the part of `next()` that took the batch to the d
 forward, backward and optimizer, and the loop the recording after them. One `perf_counter()` a mark, a few
 microseconds a step, no device work and no host sync: on a GPU the host runs ahead of the device, so these are
 the times the host spent issuing each phase (a phase that waits for the device, such as a copy from pageable
-memory, shows that wait). A report carries each phase's median over its steps (`StepPhases`); the run's summary
-the medians over its reports after the warm-up, and the verdict.
+memory, shows that wait). On CUDA the GPU's own times come beside them (gpu_train_monitor.engine.device_phases: events
+at the same marks, read once done) with how often the GPU had caught up with the host. A report carries each phase's
+median over its steps (`StepPhases`); the run's summary the medians over its reports after the warm-up, and the
+verdict.
 """
 
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from time import perf_counter
 
 from ..base.text import Message
 from ..events.events import STEP_PHASES, StepPhases
+from .device_phases import DevicePhases
 
 INPUT_BOUND_SHARE = 0.3  # data and copy this much of a step: the run waits for its data
+HOST_BOUND_SHARE = 0.5  # the GPU caught up with the host at this share of step starts: it waits for launches
 _INDEX = {phase: index for index, phase in enumerate(STEP_PHASES)}
 
 
@@ -33,9 +37,19 @@ class PhaseTimer:
         self._current: list[float] | None = None
         self._last = 0.0  # the latest mark
         self._started = 0.0  # when the current step started
+        self._device: DevicePhases | None = None
+
+    def on_device(self, device: object) -> None:
+        """Time the steps on `device`'s own clock too, when it is a CUDA GPU (events on its stream)."""
+        import torch
+
+        if isinstance(device, torch.device) and device.type == "cuda":
+            self._device = DevicePhases(lambda: torch.cuda.Event(enable_timing=True))
 
     def start(self) -> None:
-        now = time.perf_counter()
+        if self._device is not None:
+            self._device.start()
+        now = perf_counter()
         if self._current is not None:  # the previous step ended: its wall time runs to this start
             self._walls.append(now - self._started)
         self._current = [0.0] * len(STEP_PHASES)
@@ -43,9 +57,11 @@ class PhaseTimer:
 
     def mark(self, phase: str) -> None:
         """`phase` has just ended: the time since the previous mark is its."""
-        now = time.perf_counter()
-        if self._current is not None:
-            self._current[_INDEX[phase]] += now - self._last
+        now, current = perf_counter(), self._current
+        if current is not None:
+            current[_INDEX[phase]] += now - self._last
+            if self._device is not None:
+                self._device.mark(phase)
         self._last = now
 
     def split(self, phase: str, seconds: float, into: str) -> None:
@@ -59,20 +75,25 @@ class PhaseTimer:
         """The step is done (its recording marked): kept for the report."""
         if self._current is not None:
             self._steps.append(self._current)
+            if self._device is not None:
+                self._device.end()
 
     def drop(self) -> None:
         """The step did not train (out of memory, the epoch's end): nothing of it is kept."""
         self._current = None
+        if self._device is not None:
+            self._device.drop()
 
     def take(self) -> StepPhases | None:
         """The medians of the steps since the last take (None when none was timed)."""
         steps, walls = self._steps, self._walls
         self._steps, self._walls = [], []
+        device, caught_up = self._device.take() if self._device is not None else (None, None)
         if not steps:
             return None
-        seconds = tuple(statistics.median(step[i] for step in steps) for i in range(len(STEP_PHASES)))
+        seconds = tuple(statistics.median(phase) for phase in zip(*steps, strict=True))
         step_s = statistics.median(walls) if walls else sum(seconds)
-        return StepPhases(seconds, step_s)
+        return StepPhases(seconds, step_s, device, caught_up)
 
 
 def run_phases(reports: Sequence[StepPhases]) -> StepPhases | None:
@@ -81,13 +102,19 @@ def run_phases(reports: Sequence[StepPhases]) -> StepPhases | None:
     if not kept:
         return None
     seconds = tuple(statistics.median(r.seconds[i] for r in kept) for i in range(len(STEP_PHASES)))
-    return StepPhases(seconds, statistics.median(r.step_s for r in kept))
+    timed = [r.device_seconds for r in kept if r.device_seconds is not None]
+    device = tuple(statistics.median(d[i] for d in timed) for i in range(len(STEP_PHASES))) if timed else None
+    caught = [r.caught_up for r in kept if r.caught_up is not None]
+    return StepPhases(
+        seconds, statistics.median(r.step_s for r in kept), device, statistics.median(caught) if caught else None
+    )
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """What bounds a run's steps: `kind` is "input-bound" or "compute-bound" ("host-bound" needs the device's
-    own timing); `share` the part of a step that decided it; `advice` what to try, for people."""
+    """What bounds a run's steps: `kind` is "input-bound", "host-bound" (on CUDA only: it needs the device's own
+    timing) or "compute-bound"; `share` the part of a step (or of step starts) that decided it; `advice` what to
+    try, for people."""
 
     kind: str
     share: float
@@ -95,7 +122,9 @@ class Verdict:
 
 
 def verdict(phases: StepPhases) -> Verdict:
-    """Input-bound when the data and its copy take INPUT_BOUND_SHARE of a step or more, else compute-bound."""
+    """Input-bound when the data and its copy take INPUT_BOUND_SHARE of a step or more; else host-bound when the
+    GPU had caught up with the host at HOST_BOUND_SHARE of step starts or more (it idles between kernels while
+    the host launches them); else compute-bound."""
     total = sum(phases.seconds) or phases.step_s
     values = phases.as_dict()
     waiting = (values["data"] + values["copy"]) / total if total > 0 else 0.0
@@ -107,6 +136,16 @@ def verdict(phases: StepPhases) -> Verdict:
                 "the training waits for its data {percent:.0f}% of each step: try resident placement, loader "
                 "workers, pin_memory",
                 percent=100 * waiting,
+            ),
+        )
+    if phases.caught_up is not None and phases.caught_up >= HOST_BOUND_SHARE:
+        return Verdict(
+            "host-bound",
+            phases.caught_up,
+            Message(
+                "the GPU ran out of work before the host launched more at {percent:.0f}% of step starts (it idles "
+                "between kernels): try torch.compile, CUDA graphs, a larger batch",
+                percent=100 * phases.caught_up,
             ),
         )
     work = (values["forward"] + values["backward"] + values["optimizer"]) / total if total > 0 else 0.0

@@ -8,7 +8,7 @@ gpu_train_monitor.distributed.strategy's `DataParallel`. Each method is called a
 - `device`, `shard`, `prepare`, `started_extras`, `config_as_run`: building the run (session_build);
 - `requests`: at each step boundary, what the run was asked to do (stop, pause, clear the cache, save);
 - `wait_while_paused`: while paused, until resumed (False) or stopped (True);
-- `report_due`, `gather`: when a report is made and whose losses it carries (the one host sync);
+- `report_due`, `gather`: when a report is made and whose losses it carries;
 - `breakdown_measured`: a sampled step's memory breakdown (emitted now, or carried by the next report);
 - `out_of_memory`: after an out-of-memory error is reported (a rank ends there: the others wait in a collective);
 - `finished`: the run's last event (a data-parallel run's summary is the world's).
@@ -25,7 +25,8 @@ import torch
 
 from ..data.sharding import ONE, Shard
 from ..device.devices import resolve_device
-from .report import fetch_losses
+from .loss_transfer import Losses
+from .report import send_losses
 
 if TYPE_CHECKING:
     from ..config.run_config import RunConfig
@@ -49,10 +50,11 @@ class Requests:
 
 @dataclass(frozen=True)
 class Gathered:
-    """A report's losses (one per step since the last report), fetched at `now`; `world` processes trained them
-    (each its share of the batch), `ranks` their own samples (a data-parallel run's)."""
+    """A report's losses (one per step since the last report: on their way to the host, or there), sent at `now`;
+    `world` processes trained them (each its share of the batch), `ranks` their own samples (a data-parallel
+    run's)."""
 
-    losses: list[float]
+    losses: Losses
     now: float
     world: int = 1
     ranks: tuple[RankSample, ...] = ()
@@ -125,8 +127,8 @@ class OneProcess:
         return time.perf_counter() - loop.last_report >= interval_s
 
     def gather(self, loop: LoopState, probe: MemoryProbe, controls: RunControls, config: RunConfig) -> Gathered:
-        """The buffered losses in one transfer (the sync point: one device-to-host copy)."""
-        return Gathered(*fetch_losses(loop))
+        """The buffered losses sent to the host in one copy that nothing waits for (no sync)."""
+        return Gathered(*send_losses(loop))
 
     def breakdown_measured(self, breakdown: MemoryBreakdown, emit: Callable[[object], None]) -> None:
         emit(breakdown)

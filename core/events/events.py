@@ -11,13 +11,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Union, get_args, get_type_hints
 
+from .module_bytes import ModuleBytes
 from .summary import RunSummary
 
 
 @dataclass(frozen=True)
 class MemorySample:
     """One memory reading (gpu_train_monitor.memory.probe takes them), in bytes. `device_used_bytes` is device-wide (all
-    processes), None where unknown. Its byte counts are `SAMPLE_COLUMNS`."""
+    processes), None where unknown. Its byte counts are `SAMPLE_COLUMNS`; reserved minus allocated is the
+    allocator's cache (free blocks it keeps for reuse)."""
 
     time_s: float  # time.monotonic() when read
     device: str
@@ -30,6 +32,11 @@ class MemorySample:
     process_rss_bytes: int
     has_allocator: bool  # True on CUDA/MPS: allocated/reserved are the allocator's own counters
     capacity_limit: str | None = None  # on the CPU: the limit capacity is (a ProcessLimit's kind), None: system memory
+    # CUDA's caching allocator since the process started (memory_stats' num_alloc_retries, num_ooms): allocations that
+    # had to free the cache and call cudaMalloc again (a sign of fragmentation), and cudaMalloc failures. None where
+    # there is no CUDA allocator (CPU, MPS) or the reading did not carry them (an older agent, a stored report).
+    alloc_retries: int | None = None
+    allocator_ooms: int | None = None
 
     def byte_counts(self) -> dict[str, int | None]:
         """`SAMPLE_COLUMNS` with their values: what a stored row or a gather row keeps of the sample."""
@@ -94,10 +101,15 @@ class StepPhases:
     STEP_PHASES order (data: the next batch made ready on the host, or a resident batch cut on the device; copy: to
     the device, with its augmentation there; forward, backward, optimizer; recording: the loop's own work after
     the update), and the median step's time from one step's start to the next's. Host clock: on a GPU the host
-    runs ahead of the device, so a phase is the time its launches took, not its kernels'."""
+    runs ahead of the device, so a phase is the time its launches took, not its kernels'. On CUDA also the GPU's
+    own clock (`device_seconds`, from events at the same boundaries on sampled steps; the copy is inside data's
+    span there) and `caught_up`: the share of step starts at which the GPU had already run all it was given, so it
+    idled until the host launched more."""
 
     seconds: tuple[float, ...]
     step_s: float
+    device_seconds: tuple[float, ...] | None = None
+    caught_up: float | None = None
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(STEP_PHASES, self.seconds, strict=True))
@@ -105,7 +117,8 @@ class StepPhases:
 
 @dataclass(frozen=True)
 class StepsReported:
-    """Everything since the previous report: one device->host fetch of the buffered losses."""
+    """Everything since the previous report. Its losses were buffered on the device and copied to the host in one
+    transfer that nothing waited for: a report is emitted once they arrived, usually at the next report."""
 
     step: int  # steps completed
     epoch: int
@@ -199,6 +212,7 @@ class MemoryBreakdown:
     phase_peaks: tuple[tuple[str, int], ...]  # (phase, bytes) in PHASES order
     method: str  # "allocator" (CUDA peak counters) or "saved-tensors" (autograd's saved bytes)
     rank: int = 0  # the rank it was measured on (a data-parallel run samples every rank at the same step)
+    modules: tuple[ModuleBytes, ...] = ()  # by module, on an attributed step (adding up to total_bytes); else ()
 
     @property
     def total_bytes(self) -> int:
@@ -249,6 +263,7 @@ class StepPredicted:
     grads_end_bytes: int = 0  # the gradients when the step is done
     saved_activations_bytes: int = 0  # saved for backward, less the weights and the inputs
     saved_inputs_bytes: int = 0  # the inputs' share of what was saved
+    modules: tuple[ModuleBytes, ...] = ()  # the peak by module (adding up to peak_bytes); () in runs recorded before
 
     @property
     def predicted(self) -> bool:

@@ -39,8 +39,10 @@ class RunSummary:
     start_step: int = 0  # steps trained before this run resumed from a checkpoint: it trained steps - start_step
     step_phases_s: Mapping[str, float] | None = None  # median seconds per step of data, copy, forward, backward,
     # optimizer, recording (STEP_PHASES) over the reports after warm-up, and "step" (one step's whole time)
-    verdict: str | None = None  # "input-bound" or "compute-bound" (gpu_train_monitor.engine.step_phases)
+    verdict: str | None = None  # "input-bound", "host-bound" or "compute-bound" (gpu_train_monitor.engine.step_phases)
     verdict_text: str = ""  # the verdict for people, with what to try
+    device_step_phases_s: Mapping[str, float] | None = None  # on CUDA: the same phases on the GPU's own clock
+    gpu_caught_up: float | None = None  # on CUDA: the share of step starts at which the GPU waited for the host
 
     @property
     def throughput(self) -> Throughput:
@@ -59,4 +61,5 @@ class RunSummary:
         values["ranks"] = [dict(rank) for rank in self.ranks]
         values["samples_per_s_spread"] = None if self.samples_per_s_spread is None else list(self.samples_per_s_spread)
         values["step_phases_s"] = None if self.step_phases_s is None else dict(self.step_phases_s)
+        values["device_step_phases_s"] = None if self.device_step_phases_s is None else dict(self.device_step_phases_s)
         return values

@@ -26,6 +26,7 @@ from typing import Any
 from ..base.errors import UserError
 from ..base.text import Message, format_bytes, message_of
 from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig
+from ..events.module_bytes import largest_savings
 from ..memory.predict import Prediction, PredictionUnavailable
 from .predicted import PredictedPeaks, largest_batch_under
 
@@ -55,6 +56,8 @@ class WhatIfRow:
     verdict: str | None  # FITS / TIGHT / DOES_NOT_FIT at batch_size
     reason: str | None = None  # why there is no prediction (a refused option, a step that cannot be traced)
     prediction: Prediction | None = None
+    # turning activation checkpointing on: the blocks whose bytes at the peak fall the most, and by how much
+    blocks: tuple[tuple[str, int], ...] = ()
 
     @property
     def config_overrides(self) -> dict[str, Any]:
@@ -177,6 +180,7 @@ def what_if(
                 fits,
                 verdict(row_total, capacity_bytes, margin),
                 prediction=peaks.at(batch),
+                blocks=_checkpointed_blocks(change, overrides, current, peaks.at(batch)),
             )
         )
     return WhatIf(
@@ -189,6 +193,15 @@ def what_if(
         fits_now or 0,
         tuple(rows),
     )
+
+
+def _checkpointed_blocks(
+    change: str, overrides: dict[str, Any], current: Prediction, changed: Prediction
+) -> tuple[tuple[str, int], ...]:
+    """Which blocks checkpointing saves the most in (by module, the step without against the step with)."""
+    if change != "activation_checkpointing" or not overrides.get("activation_checkpointing"):
+        return ()
+    return largest_savings(current.modules, changed.modules)
 
 
 def oom_advice(

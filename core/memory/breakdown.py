@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import torch
 from torch import nn
 
 from ..events.events import PHASES, MemoryBreakdown
+from ..events.module_bytes import ModuleBytes
+from .measured_modules import AttributionSchedule, measured_rows
+from .module_context import ModuleContext
 from .probe import MemoryProbe
 
 _COUNTING = threading.local()  # .recorder: the recorder counting this thread's saved tensors, during its step
@@ -70,8 +73,11 @@ class SavedTensorCount:
     allocator counts them (the CPU, MPS), and the same count on a step traced on fake tensors (a prediction), so the
     two are comparable."""
 
-    def __init__(self) -> None:
+    def __init__(self, context: ModuleContext | None = None) -> None:
         self._saved: dict[int, int] = {}
+        self._context = context  # given: which module saved each storage is kept too (`by_module`)
+        self._savers: dict[int, nn.Module | None] = {}
+        self.on_pack: Callable[[torch.Tensor], None] | None = None  # told each tensor saved (a traced step's)
         self._block_inputs: list[int] = []  # bytes each checkpointed block keeps for backward, in forward order
         self._recomputed: dict[int, int] = {}  # block -> bytes its recomputation held in backward
 
@@ -100,6 +106,13 @@ class SavedTensorCount:
         mine = {storage_key(t) for t in own}
         return sum(n for key, n in self._saved.items() if key not in mine) + self._recomputation_bytes()
 
+    def by_module(self, own: Iterable[torch.Tensor]) -> list[tuple[nn.Module | None, int]]:
+        """`activations_bytes(own)` by the module that saved each storage (None: no module of the model, and what
+        checkpointed blocks' recomputation held)."""
+        mine = {storage_key(t) for t in own}
+        rows = [(self._savers.get(key), n) for key, n in self._saved.items() if key not in mine]
+        return [*rows, (None, self._recomputation_bytes())]
+
     def _recomputation_bytes(self) -> int:
         """What the saved count misses with activation checkpointing: a block recomputes in backward once the
         blocks after it are done (their inputs freed), so the largest of its held bytes less those inputs; an
@@ -110,6 +123,10 @@ class SavedTensorCount:
     def _pack(self, tensor: torch.Tensor) -> torch.Tensor:
         storage = tensor.untyped_storage()
         self._saved[storage._cdata] = storage.nbytes()
+        if self._context is not None:
+            self._savers.setdefault(storage._cdata, self._context.current())
+        if self.on_pack is not None:
+            self.on_pack(tensor)
         # detach(): returning the tensor itself makes a reference cycle through autograd's C++ graph
         # (torch's saved_tensors_hooks docs) that gc cannot break: a step that fails before backward
         # (out of memory) would keep its batch and activations alive
@@ -120,22 +137,28 @@ class StepMemoryRecorder:
     """Measures one step at phase boundaries. Use `with recorder.step():` around a training step and
     call `recorder.mark(phase)` after each phase; then `breakdown(...)`."""
 
-    def __init__(self, probe: MemoryProbe) -> None:
+    def __init__(self, probe: MemoryProbe, *, by_module: bool = True) -> None:
         self.probe = probe
+        self.by_module = by_module  # split a sampled step by module now and then (AttributionSchedule)
         self.device = probe.device
         self.uses_allocator = self.device.type == "cuda"
         self._peaks: dict[str, int] = {}
         self._saved = SavedTensorCount()
+        self.attribution = AttributionSchedule()  # which sampled steps are also measured by module
+        self._context: ModuleContext | None = None
 
     @contextlib.contextmanager
     def step(self) -> Iterator[None]:
         self._peaks = {}
-        self._saved = SavedTensorCount()
-        if self.uses_allocator:
-            self.probe.reset_phase_peak()
-            yield
-            return
-        with self._saved.counting():
+        self._context = ModuleContext() if self.by_module and self.attribution.due() else None
+        self._saved = SavedTensorCount(self._context)
+        with contextlib.ExitStack() as stack:
+            if self._context is not None:
+                stack.enter_context(self._context)
+            if self.uses_allocator:
+                self.probe.reset_phase_peak()
+            if not self.uses_allocator or self._context is not None:  # CUDA counts saved bytes by module only
+                stack.enter_context(self._saved.counting())
             yield
 
     def mark(self, phase: str) -> None:
@@ -166,4 +189,11 @@ class StepMemoryRecorder:
             activations = self._saved.activations_bytes([*model.parameters(), *model.buffers(), images, labels])
             method = "saved-tensors"
         peaks = tuple((phase, self._peaks.get(phase, 0)) for phase in PHASES)
-        return MemoryBreakdown(step, p, g, o, b, activations, other_bytes, peaks, method)
+        modules: tuple[ModuleBytes, ...] = ()
+        if self._context is not None:
+            inputs = [images, labels]
+            saved = self._saved.by_module([*model.parameters(), *model.buffers(), *inputs])
+            total = p + g + o + b + activations + other_bytes
+            modules = measured_rows(model, [optimizer], self.device, saved, inputs, total)
+            self._context = None
+        return MemoryBreakdown(step, p, g, o, b, activations, other_bytes, peaks, method, modules=modules)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -37,6 +37,8 @@ class LiveBytes(TorchDispatchMode):
         self._keys: weakref.WeakKeyDictionary[torch.UntypedStorage, int] = weakref.WeakKeyDictionary()
         self._refs: dict[int, weakref.ref[torch.UntypedStorage]] = {}
         self._next_key = itertools.count()
+        self.on_new: Callable[[int], None] | None = None  # told each new storage's key (by-module attribution)
+        self.on_mark: Callable[[str], None] | None = None  # told each phase mark
 
     def held(self, tensors: Iterable[torch.Tensor]) -> set[int]:
         """Counts `tensors` (already alive before the step) and gives their storage keys."""
@@ -66,6 +68,8 @@ class LiveBytes(TorchDispatchMode):
             self._refs[key] = weakref.ref(storage, partial(self._freed, key))
             self._live[key] = size
             self.now += size
+            if self.on_new is not None:
+                self.on_new(key)
         elif self._live[key] != size:  # resized in place (resize_, an out= argument grown)
             self.now += size - self._live[key]
             self._live[key] = size
@@ -79,6 +83,8 @@ class LiveBytes(TorchDispatchMode):
         """A phase of the step ended (the training step's own marks: forward, backward, optimizer)."""
         self.phase_peaks.append((phase, self._phase_peak))
         self._phase_peak = self.now
+        if self.on_mark is not None:
+            self.on_mark(phase)
 
     def restart_peak(self) -> None:
         """The peak counts from now on (after `held`, before the step)."""

@@ -39,8 +39,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..base.errors import UserError
 from ..base.text import Message
+from ..events.module_bytes import ModuleBytes
 from .breakdown import SavedTensorCount
 from .live_bytes import LiveBytes
+from .traced_modules import TracedModules
 from .tracing import fake_copy, untraceable
 
 
@@ -93,6 +95,7 @@ class Prediction:
     grads_end_bytes: int = 0
     saved_activations_bytes: int = 0
     saved_inputs_bytes: int = 0
+    modules: tuple[ModuleBytes, ...] = ()  # the peak by module (gpu_train_monitor.memory.traced_modules): adds up to it
 
     @property
     def total_bytes(self) -> int:
@@ -222,20 +225,22 @@ def trace_parts(
 def _run(parts: StepParts, batch: Sequence[torch.Tensor]) -> _Traced:
     for optimizer in parts.optimizers:
         _create_state(optimizer)
-    tracker, saved = LiveBytes(), SavedTensorCount()
+    tracker, saved, attribution = LiveBytes(), SavedTensorCount(), TracedModules(parts.model)
     weights = [*parts.model.parameters(), *parts.model.buffers()]
     with tracker:
         params = tracker.held(weights)
         state = tracker.held(t for optimizer in parts.optimizers for t in _state_tensors(optimizer)) - params
         batch_keys = tracker.held(batch) - params - state
         tracker.restart_peak()
-        with saved.counting():
+        with saved.counting(), attribution.following(tracker, saved):
             parts.step(*batch, tracker)
     grads = tracker.keys_of(p.grad for p in parts.model.parameters() if p.grad is not None)
     grads -= params | state | batch_keys
     activations = saved.activations_bytes([*weights, *batch])
     inputs = saved.activations_bytes(weights) - activations
-    return _Traced(tracker, params, grads, state, batch_keys, tracker.live_bytes(grads), activations, inputs)
+    keys = {"params": params, "state": state, "batch": batch_keys, "grads": grads}
+    modules = attribution.rows(tracker.at_peak, keys, parts.optimizers)
+    return _Traced(tracker, params, grads, state, batch_keys, tracker.live_bytes(grads), activations, inputs, modules)
 
 
 @dataclass
@@ -248,6 +253,7 @@ class _Traced:
     grads_end_bytes: int  # the gradients live when the step is done
     saved_activations_bytes: int  # saved for backward, less the weights and the batch
     saved_inputs_bytes: int  # the batch's share of what was saved
+    modules: tuple[ModuleBytes, ...]  # the peak by module
 
 
 def _create_state(optimizer: torch.optim.Optimizer) -> None:
@@ -292,4 +298,5 @@ def _prediction(
         grads_end_bytes=traced.grads_end_bytes,
         saved_activations_bytes=traced.saved_activations_bytes,
         saved_inputs_bytes=traced.saved_inputs_bytes,
+        modules=traced.modules,
     )

@@ -99,11 +99,17 @@ class MemoryProbe:
         kind = self.device.type
         with self._lock:
             self._peak_rss = max(self._peak_rss, rss)
+            retries: int | None = None  # only CUDA's caching allocator counts retries and cudaMalloc failures
+            ooms: int | None = None
             if kind == "cuda":
-                allocated = int(torch.cuda.memory_allocated(self.device))
-                reserved = int(torch.cuda.memory_reserved(self.device))
-                peak_alloc = max(int(torch.cuda.max_memory_allocated(self.device)), self._peak_floor[0])
-                peak_res = max(int(torch.cuda.max_memory_reserved(self.device)), self._peak_floor[1])
+                # one read of the allocator's host counters (no sync): memory_allocated() and its siblings each read
+                # all of them again
+                stats = torch.cuda.memory_stats(self.device)
+                allocated = int(stats.get("allocated_bytes.all.current", 0))
+                reserved = int(stats.get("reserved_bytes.all.current", 0))
+                peak_alloc = max(int(stats.get("allocated_bytes.all.peak", 0)), self._peak_floor[0])
+                peak_res = max(int(stats.get("reserved_bytes.all.peak", 0)), self._peak_floor[1])
+                retries, ooms = int(stats.get("num_alloc_retries", 0)), int(stats.get("num_ooms", 0))
                 used = self._cuda_device_used(now)
                 has_allocator = True
             elif kind == "mps":
@@ -128,6 +134,8 @@ class MemoryProbe:
                 rss,
                 has_allocator,
                 self._capacity_limit,
+                retries,
+                ooms,
             )
 
     def _host_used(self, now: float) -> int:

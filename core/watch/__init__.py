@@ -1,7 +1,7 @@
 """Watch any PyTorch training, not only ours: a user's own loop (`watch(model, optimizer)`), an unchanged script
 (`gpu-train-monitor watch -- python train.py`) and the Lightning / transformers callbacks, recorded in the run
-store and followed live by the window like a run of ours. No host sync per step: losses stay on the device until
-one transfer per report interval.
+store and followed live by the window like a run of ours. No host sync, per step or per report: losses stay on the
+device until one transfer per report interval that nothing waits for.
 
 May import every core package below cli. Imports inside `core` are relative, so that this package also loads
 under our own import name, `gpu_train_monitor` (`from gpu_train_monitor.watch import watch`): a research folder

@@ -3,7 +3,8 @@ from a thread of ours: the loop reports its buffered steps only at its next step
 a process killed meanwhile (SIGKILL, the machine's out-of-memory killer) would take them along.
 
 Once the loop has made no step for IDLE_FLUSH_S, the steps it buffered are reported (the report's one transfer,
-off the training thread). A busy loop reports them itself first, so this thread reports nothing while it trains.
+off the training thread, waiting for its copy). A busy loop reports them itself first, so this thread reports
+nothing while it trains.
 """
 
 from __future__ import annotations

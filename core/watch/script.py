@@ -32,7 +32,7 @@ from ..distributed.env import ENV_RUN_UID
 from ..engine.step_phases import PhaseTimer
 from ..events.signals import Control
 from .endings import EndedBySignal, ScriptExited
-from .placement import unwrapped_model, warn
+from .placement import device_of, unwrapped_model, warn
 from .script_exits import ScriptExits, die_of
 from .script_signals import ScriptSignals
 from .session import Watch
@@ -108,7 +108,10 @@ class ScriptWatch:
 
     def _open(self) -> Watch:
         config = script_config()
-        config["counted"] = self.capture.unit  # what a step's samples are: samples, or a language model's tokens
+        layout = self.capture.layout
+        config["counted"] = layout.unit  # what a step's samples are: samples, or a language model's tokens
+        if layout.sequence:
+            config["seq_len"] = layout.sequence
         if self.capture.by_backward:
             config["steps"] = "backward"  # no optimizer: each backward() is a step
         # no signal handlers of the Watch's own: the script's signals are handled as a terminal has them (below)
@@ -121,6 +124,7 @@ class ScriptWatch:
         self._model = self.capture.model
         watch.set_model(unwrapped_model(self._model), [self.capture.leader] if self.capture.leader is not None else [])
         watch.start()
+        watch.timer.on_device(device_of(watch.model, watch.optimizers))  # a GPU's own clock too (CUDA events)
         if self.capture.by_backward:
             watch.log(
                 "info",

@@ -1,9 +1,10 @@
-"""`Watch`: a user's own training loop recorded in the run store like a run of ours, without a host sync per step.
+"""`Watch`: a user's own training loop recorded in the run store like a run of ours, without a host sync.
 
-`step(loss)` keeps the loss detached on its device; once per report interval the buffered losses come to the
-host in one transfer (the one sync, as `TrainingSession` does), with a memory sample from the allocator's
-counters and, about once a second, what holds the memory (gpu_train_monitor.watch.step_memory). The window steers a
-watched run as it steers ours, by the control signals of gpu_train_monitor.events.signals, answered at the next step():
+`step(loss)` keeps the loss detached on its device; once per report interval the buffered losses go to the host
+in one copy that nothing waits for (read at a later report once done, as `TrainingSession` does), with a memory
+sample from the allocator's counters and, about once a second, what holds the memory
+(gpu_train_monitor.watch.step_memory). The window steers a watched run as it steers ours, by the control signals of
+gpu_train_monitor.events.signals, answered at the next step():
 clear the cache, pause (step() blocks), stop (step() raises `WatchStopped`, or only sets `stop_requested`).
 
 Steps buffered before the loop went quiet are reported within a second from a thread of ours
@@ -33,6 +34,7 @@ from ..base.text import Message, message_of
 from ..device.devices import device_name
 from ..distributed.env import ENV_RUN_UID
 from ..engine.loop_state import LoopState
+from ..engine.loss_transfer import ReportsInFlight
 from ..engine.step_phases import PhaseTimer
 from ..events.controls import RunControls
 from ..events.events import LogMessage, MemoryBreakdown, RunFinished, StepPredicted
@@ -75,8 +77,7 @@ class Watch:
         self.name, self.runs_db, self.source = name, runs_db, source
         self._warned: set[str] = set()  # the values out of range said so once
         self.total_steps = checked_count(total_steps, "total_steps", self._warned)
-        self.report_interval_s = report_interval_s
-        self.raise_on_stop = raise_on_stop
+        self.report_interval_s, self.raise_on_stop = report_interval_s, raise_on_stop
         self.extra_config = dict(config or {})
         self.controls = RunControls()
         self.rank = training_rank()
@@ -89,8 +90,7 @@ class Watch:
         self._recorder: RunRecorder | None = None
         self._run_uid = os.environ.get(ENV_RUN_UID) or os.urandom(16).hex()
         self._batches = CommonBatchSize()  # a partial last batch is not the batch size
-        self._started = False
-        self._announced = False  # RunStarted recorded (at the first step)
+        self._started, self._announced = False, False  # started; RunStarted recorded (at the first step)
         self._status: str | None = None
         self._broken = False  # the watch itself failed: the training goes on unwatched
         self._losses = StepLosses()  # queued on the device until a report, and where they diverged
@@ -144,13 +144,13 @@ class Watch:
         return self
 
     def _start(self) -> None:
-        device = device_of(self.model, self.optimizers)
-        self._device = device
+        self._device = device = device_of(self.model, self.optimizers)
         self._probe = MemoryProbe(device)
         self._probe.reset_peak()
         self._memory = WatchedStepMemory(self._probe)
-        self._state = LoopState(t0=time.perf_counter(), total_steps=self.total_steps or 0)
-        self._state.device_name = device_name(device)
+        self._state = LoopState(
+            t0=time.perf_counter(), total_steps=self.total_steps or 0, device_name=device_name(device)
+        )
         self._state.last_report = time.perf_counter()
         if self._signals and threading.current_thread() is threading.main_thread():
             self._exits.enter_context(stop_on_signals(self.controls))
@@ -237,17 +237,17 @@ class Watch:
                 loop.sample_next = False
                 self._memory.begin()  # counts what the next step saves for backward
         if now - loop.last_report >= self.report_interval_s:
-            self._report()
+            self._report(wait=False)
         self._last_step = now
 
-    def _report(self) -> None:
-        """The buffered losses in one transfer (the one sync), a memory sample, a breakdown when one is due."""
+    def _report(self, wait: bool = True) -> None:
+        """Send the buffered losses (no sync) with a memory sample; emit the reports that arrived (`wait`: all)."""
         loop = self._state
         assert self._probe is not None and self._memory is not None
-        if not loop.pending:
+        if not loop.unreported:
             return
-        phases = self.timer.take() if self.timer is not None else None
-        self._losses.report(loop, self._batches.size, self._probe, self.total_steps, self.controls.emit, phases)
+        phases = self.timer.take() if self.timer is not None and loop.pending else None
+        self._losses.report(loop, self._batches.size, self._probe, self.total_steps, self.controls.emit, phases, wait)
         self._emit_predicted(self.prediction.ready())
         if loop.sample_next and self._memory.uses_allocator:
             self._emit_breakdown()
@@ -274,7 +274,7 @@ class Watch:
 
     def _flush(self) -> None:
         with self._lock:
-            if self._state.pending and not self._broken and self._recorder is not None:
+            if self._state.unreported and not self._broken and self._recorder is not None:
                 try:
                     self._report()
                 except Exception as exc:  # noqa: BLE001
@@ -282,7 +282,7 @@ class Watch:
 
     def _idle_since(self) -> float | None:
         """When the last step was made, while steps wait for a report (read without the lock: a hint)."""
-        return self._last_step if self._state.pending and self._status is None else None
+        return self._last_step if self._state.unreported and self._status is None else None
 
     # ---- the end -------------------------------------------------------------------------------------
     def finish(self, error: BaseException | None = None) -> str:
@@ -333,7 +333,7 @@ class Watch:
         self._exits.close()
         if self._recorder is not None:
             self._recorder.close()
-        self._state.pending = []
+        self._state.pending, self._state.in_flight = [], ReportsInFlight()
 
     def _give_up(self, exc: BaseException) -> None:
         """The watch failed (never the training): say so once and watch no more."""

@@ -44,7 +44,7 @@ from ..base.text import Message, message_of
 from ..model.step import PhaseMarks
 from .capture_patches import UNSCALED, _active, optimizers_made, patch, unpatch, with_first_closure_counted
 from .captured_steps import HeldStep, Step, StepCallback, weak
-from .step_samples import SampleCounter
+from .step_samples import BatchLayout, SampleCounter
 from .trace_thread import unless_tracing
 from .trained_model import live_objects, model_of, parameter_count, trained_module
 
@@ -97,9 +97,9 @@ class StepCapture:
         return self._loss is not None
 
     @property
-    def unit(self) -> str:
-        """What a step's samples count: "samples", or "tokens" for a language model."""
-        return self._samples.layout.unit
+    def layout(self) -> BatchLayout:
+        """What a step's samples count ("samples", or "tokens" for a language model, with its sequence length)."""
+        return self._samples.layout
 
     def install(self) -> StepCapture:
         if self in _active:

@@ -1,5 +1,6 @@
-"""The losses a watched loop's step() is given: queued on their device (no sync) until a report brings them to
-the host in one transfer (gpu_train_monitor.engine.report), and what they say there: a step whose loss was not given
+"""The losses a watched loop's step() is given: queued on their device (no sync) until a report sends them to
+the host in one transfer that nothing waits for (gpu_train_monitor.engine.loss_transfer), and what they say once
+there: a step whose loss was not given
 (stored as no value, not taken for a divergence) and the first loss that became nan or inf (the run ends `diverged`)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import torch
 from ..base.text import Message
 from ..engine import report as loss_report
 from ..engine.loop_state import LoopState
-from ..events.events import LogMessage, StepPhases
+from ..events.events import LogMessage, StepPhases, StepsReported
 from ..memory.probe import MemoryProbe
 
 
@@ -47,14 +48,22 @@ class StepLosses:
         total_steps: int | None,
         emit: Callable[[Any], None],
         phases: StepPhases | None = None,
+        wait: bool = True,
     ) -> None:
-        """Emit the queued losses as one report (one transfer, the one sync) with the steps' `phases` when they
-        were timed, and a warning at the first loss that became nan or inf."""
-        report = loss_report.report(loop, batch_size, probe, phases)
-        if not total_steps:  # unknown length: no ETA
-            report = dataclasses.replace(report, eta_s=None, total_steps=0)
+        """Send the queued losses to the host as one report (no sync) with the steps' `phases` when they were
+        timed; then emit every report whose losses arrived (`wait`: every one, waiting for the copies)."""
+        if loop.pending:
+            report, losses = loss_report.report(loop, batch_size, probe, phases)
+            if not total_steps:  # unknown length: no ETA
+                report = dataclasses.replace(report, eta_s=None, total_steps=0)
+            unknown, self.unknown = self.unknown, set()
+            loop.in_flight.add(report, losses, unknown)  # the steps whose loss was not given travel with it
+        for arrived in loop.in_flight.arrived(wait):
+            self._emit(loop, loss_report.with_losses(loop, arrived.report, arrived.losses), arrived.extra, emit)
+
+    def _emit(self, loop: LoopState, report: StepsReported, unknown: set[int], emit: Callable[[Any], None]) -> None:
+        """A report whose losses arrived, and a warning at the first loss that became nan or inf."""
         loop.epoch_losses.clear()  # a watched run has no epochs: nothing to average them over
-        unknown, self.unknown = self.unknown, set()
         known = [value for step, value in enumerate(report.losses, report.first_step) if step not in unknown]
         emit(report)
         if known:

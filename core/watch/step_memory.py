@@ -8,6 +8,9 @@ A watched loop is not ours to wrap, so the measurement spans step() calls instea
   from one step() to the next, once a breakdown is due (~once a second), as our CPU runs do.
 Gradients are often already freed when step() is called (`zero_grad()` first); they then count as one gradient per
 trainable parameter the optimizer holds, the bytes backward made during the step.
+On the CPU and MPS a measured step is also split by module now and then (gpu_train_monitor.memory.measured_modules):
+the module that saved each tensor is the one running then; the inputs the model received are saved by its first
+layers, so they are in those layers' activations.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ import torch
 from torch import nn
 
 from ..events.events import MemoryBreakdown
+from ..events.module_bytes import ModuleBytes
 from ..memory.breakdown import SavedTensorCount, grads_bytes, optimizer_bytes, params_bytes
+from ..memory.measured_modules import AttributionSchedule, measured_rows
+from ..memory.module_context import ModuleContext
 from ..memory.probe import MemoryProbe
 
 
@@ -43,6 +49,8 @@ class WatchedStepMemory:
         self.uses_allocator = probe.device.type == "cuda"
         self._saved = SavedTensorCount()
         self._hooks: contextlib.ExitStack | None = None
+        self.attribution = AttributionSchedule()  # which measured steps are also split by module
+        self._context: ModuleContext | None = None
 
     def begin(self) -> None:
         """Start measuring from this step() to the next (CPU/MPS: count what autograd saves; CUDA: restart the
@@ -51,8 +59,11 @@ class WatchedStepMemory:
             self.probe.reset_phase_peak()
             return
         if self._hooks is None:
-            self._saved = SavedTensorCount()
+            self._context = ModuleContext() if self.attribution.due() else None
+            self._saved = SavedTensorCount(self._context)
             self._hooks = contextlib.ExitStack()
+            if self._context is not None:
+                self._hooks.enter_context(self._context)
             self._hooks.enter_context(self._saved.counting())
 
     @property
@@ -64,6 +75,7 @@ class WatchedStepMemory:
         if self._hooks is not None:
             hooks, self._hooks = self._hooks, None
             hooks.close()
+        self._context = None
 
     def breakdown(
         self, step: int, model: nn.Module | None, optimizers: Sequence[torch.optim.Optimizer]
@@ -73,9 +85,11 @@ class WatchedStepMemory:
         device = self.probe.device
         p = params_bytes(model) if model is not None else 0
         g = grads_bytes(model) if model is not None else 0
-        if g == 0:
+        freed_grads = g == 0
+        if freed_grads:
             g = _trainable_bytes(optimizers)
         o = sum(optimizer_bytes(optimizer, device) for optimizer in optimizers)
+        modules: tuple[ModuleBytes, ...] = ()
         if self.uses_allocator:
             peak = self.probe.reset_phase_peak()
             activations = max(peak - p - g - o, 0)
@@ -84,6 +98,10 @@ class WatchedStepMemory:
             own = [*model.parameters(), *model.buffers()] if model is not None else []
             activations = self._saved.activations_bytes(own)
             method = "saved-tensors"
+            if self._context is not None and model is not None:
+                saved = self._saved.by_module(own)
+                total = p + g + o + activations
+                modules = measured_rows(model, optimizers, device, saved, (), total, freed_grads=freed_grads)
             self.end()
         # no phase peaks: a watched step's phases happen in the user's code, between our calls
-        return MemoryBreakdown(step, p, g, o, 0, activations, 0, (), method)
+        return MemoryBreakdown(step, p, g, o, 0, activations, 0, (), method, modules=modules)

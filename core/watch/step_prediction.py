@@ -167,6 +167,7 @@ def step_predicted(
         grads_end_bytes=p.grads_end_bytes,
         saved_activations_bytes=p.saved_activations_bytes,
         saved_inputs_bytes=p.saved_inputs_bytes,
+        modules=p.modules,
     )
 
 

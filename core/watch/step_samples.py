@@ -42,10 +42,11 @@ _OUTPUT_TENSORS = 8  # an output's tensors looked at (a model returns a few: log
 @dataclass(frozen=True)
 class BatchLayout:
     """Where a model's input holds its batch: `batch_dim` (0, or 1 for a time-major model), and whether a step
-    counts tokens (batch x sequence) rather than samples."""
+    counts tokens (batch x sequence) rather than samples, with the sequence length of the first forward's ids."""
 
     batch_dim: int = 0
     tokens: bool = False
+    sequence: int = 0
 
     @property
     def unit(self) -> str:
@@ -269,7 +270,7 @@ def layout_of(model: nn.Module, first: _Forward, forwards: dict[int, list[_Forwa
     if len(shape) < 2:
         return BatchLayout()
     if first.integer and any(_per_position(out, shape) for out in first.outputs):
-        return BatchLayout(tokens=True)
+        return BatchLayout(tokens=True, sequence=shape[1])  # ids B x T, as language models take them
     for module in model.modules():  # the model itself too (an nn.LSTM trained alone)
         if getattr(module, "batch_first", None) is not False:
             continue

@@ -138,7 +138,9 @@ HELP = {
     "pin_memory": QT_TRANSLATE_NOOP("form_text", "pin host batches for faster copies to a GPU (stream placement)"),
     "non_blocking": QT_TRANSLATE_NOOP("form_text", "copy batches to the GPU asynchronously (stream placement)"),
     "seed": QT_TRANSLATE_NOOP("form_text", "random seed for data, model and shuffling"),
-    "report_interval": QT_TRANSLATE_NOOP("form_text", "seconds between progress reports (one host sync each)"),
+    "report_interval": QT_TRANSLATE_NOOP(
+        "form_text", "seconds between progress reports (no host sync: the losses arrive a report later on a GPU)"
+    ),
     "on_oom": QT_TRANSLATE_NOOP("form_text", "on out of memory: stop the run, or halve the batch and continue"),
     "nproc": QT_TRANSLATE_NOOP(
         "form_text",

@@ -22,6 +22,7 @@ from PySide6.QtCore import QCoreApplication
 from gpu_train_monitor.base.text import Message, message_from_json
 from gpu_train_monitor.events import events as core_events
 from gpu_train_monitor.events.events import MemorySample
+from gpu_train_monitor.events.module_bytes import modules_from_json
 from gpu_train_monitor.gui.plots import rank_series
 from gpu_train_monitor.gui.plots.rank_series import SERIES_COLUMNS, RankLayout
 from gpu_train_monitor.store.connection import store_problem
@@ -245,6 +246,8 @@ def rebuild_event(kind: str, data: Mapping[str, Any], time_s: float = 0.0) -> An
             return None
     if "phase_peaks" in values:
         values["phase_peaks"] = tuple((str(phase), int(size)) for phase, size in values["phase_peaks"] or ())
+    if "modules" in values:  # a step by module: rows as plain objects in the store
+        values["modules"] = modules_from_json(values["modules"])
     try:
         return cls(**values)
     except TypeError:

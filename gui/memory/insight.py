@@ -237,6 +237,7 @@ class MemoryInsight(QObject):
         if self.probe is None:
             return
         device = self.probe.device
+        self.nvml_panel.show_cache(self.latest_sample(), device.type)  # the allocator's side, with or without NVML
         if device.type != "cuda":
             self.nvml_panel.show_unavailable(
                 self.tr("The selected device is {kind}: NVML reports on NVIDIA GPUs only.").format(kind=device.type)

@@ -1,5 +1,6 @@
-"""The whole-device view through NVML: device used vs PyTorch reserved (and why they differ), the
-processes on the GPU, utilization, temperature and power. Without an NVIDIA driver it says so."""
+"""The whole-device view through NVML: device used vs PyTorch reserved (and why they differ), the allocator's cache
+and its retries (fragmentation), the processes on the GPU, utilization, temperature and power. Without an NVIDIA
+driver it says so; on a device without CUDA's allocator it says why there is no cache to show."""
 
 from __future__ import annotations
 
@@ -29,6 +30,17 @@ class NvmlPanel(QWidget):
             )
         )
         layout.addWidget(self.gap)
+        self.cache = QLabel()  # the allocator's cache and its retries: fragmentation, where it shows
+        self.cache.setWordWrap(True)
+        self.cache.setToolTip(
+            self.tr(
+                "Reserved minus allocated is memory PyTorch's caching allocator holds in free blocks for reuse. "
+                "When no cached block fits a request, the allocator frees its cache and calls cudaMalloc again "
+                "(a retry): many retries mean fragmented memory (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                "can help)."
+            )
+        )
+        layout.addWidget(self.cache)
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels([self.tr("pid"), self.tr("process"), self.tr("GPU memory")])
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -39,6 +51,33 @@ class NvmlPanel(QWidget):
         self.summary.setText(reason)
         self.gap.setText("")
         self.table.setRowCount(0)
+
+    def show_cache(self, sample: Any, device_kind: str) -> None:
+        """The allocator's cache (reserved minus allocated), its retries and cudaMalloc failures from `sample` (a
+        `MemorySample` of the selected device, None before the first); on a device without CUDA's allocator, why
+        there are none."""
+        if device_kind != "cuda":
+            self.cache.setText(
+                self.tr(
+                    "Fragmentation: the cache, allocation retries and cudaMalloc failures are counted by CUDA's "
+                    "caching allocator; {kind} has none."
+                ).format(kind=device_kind)
+            )
+            return
+        if sample is None or sample.alloc_retries is None:
+            self.cache.setText("")
+            return
+        cached = max(sample.reserved_bytes - sample.allocated_bytes, 0)
+        self.cache.setText(
+            self.tr(
+                "Allocator cache: {cached} reserved but not allocated. Since the process started: {retries} "
+                "allocation retries (cache freed to fit a request), {ooms} cudaMalloc failures."
+            ).format(
+                cached=format_bytes(cached),
+                retries=integer(sample.alloc_retries),
+                ooms=integer(sample.allocator_ooms or 0),
+            )
+        )
 
     def show_status(self, status: Any, reserved_bytes: int | None) -> None:
         """`status`: gpu_train_monitor.device.nvml.GpuStatus; `reserved_bytes`: PyTorch's reserved on that device, if

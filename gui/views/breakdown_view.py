@@ -7,25 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt, Slot
-from PySide6.QtGui import QColor, QPainter, QPaintEvent
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFrame,
-    QGridLayout,
-    QHBoxLayout,
-    QLabel,
-    QScrollArea,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Slot
+from PySide6.QtWidgets import QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.events.events import MemoryBreakdown
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.locale_format import integer, number
+from gpu_train_monitor.gui.views.module_chart import ModuleChart
 from gpu_train_monitor.gui.views.predicted_breakdown import PredictedBreakdown
+from gpu_train_monitor.gui.views.stacked_bar import StackedBar
 
 # (MemoryBreakdown field, name, colour, what it holds); names and tips are translated where shown
 PARTS = (
@@ -95,44 +86,6 @@ def phase_name(phase: str) -> str:
     return phase if name is None else QCoreApplication.translate("breakdown_view", name)
 
 
-class StackedBar(QWidget):
-    """A horizontal bar split into the breakdown's parts, proportional to their bytes."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.values: list[tuple[str, int, tuple[int, int, int]]] = []
-        self.setMinimumHeight(28)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-
-    def set_values(self, values: list[tuple[str, int, tuple[int, int, int]]]) -> None:
-        self.values = values
-        total = sum(v for _, v, _ in values)
-        line = self.tr("{name}: {size} ({share}%)")
-        self.setToolTip(
-            "\n".join(
-                line.format(name=name, size=format_bytes(v), share=number(100 * v / total, 0)) for name, v, _ in values
-            )
-            if total
-            else ""
-        )
-        self.update()
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        rect = self.rect().adjusted(0, 2, -1, -2)
-        painter.setPen(QColor(160, 160, 160))
-        painter.drawRect(rect)
-        total = sum(v for _, v, _ in self.values)
-        if not total:
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.tr("no step measured yet"))
-            return
-        x = float(rect.left())
-        for _, value, colour in self.values:
-            width = rect.width() * value / total
-            painter.fillRect(QRectF(x, rect.top(), width, rect.height()), QColor(*colour))
-            x += width
-
-
 class BreakdownView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -196,6 +149,9 @@ class BreakdownView(QWidget):
         layout.addWidget(self.note)
         self.predicted = PredictedBreakdown(self)  # the run's step predicted, beside the measured values
         layout.addWidget(self.predicted)
+        self.modules = ModuleChart(content)  # which modules hold it: measured on a few steps, else predicted
+        self.predicted.chart = self.modules
+        layout.addWidget(self.modules)
         layout.addStretch(1)
 
     def _place(self, shown_optional: set[str]) -> None:
@@ -238,6 +194,7 @@ class BreakdownView(QWidget):
 
     def clear(self) -> None:
         self.predicted.forget()
+        self.modules.clear()
         self.by_rank.clear()
         self.set_ranks(())
         self._blank()
@@ -290,6 +247,8 @@ class BreakdownView(QWidget):
             else:
                 label.setText(format_bytes(value))
         self.predicted.measured(b, self.value_labels)
+        if b.modules:
+            self.modules.show_measured(b.modules, b.step)
         peaks = self.tr(", ").join(f"{phase_name(phase)} {format_bytes(v)}" for phase, v in b.phase_peaks)
         if peaks:
             self.phases.setText(
@@ -314,6 +273,7 @@ class BreakdownView(QWidget):
     def show_again(self) -> None:
         """The breakdown shown, its title and texts said again (after a language change: new words and locale)."""
         self.set_device_kind(self.device_kind)
+        self.modules.show_again()
         if self.last is not None:
             self._display(self.last)
 

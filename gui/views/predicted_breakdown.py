@@ -53,6 +53,7 @@ class PredictedBreakdown(QWidget):
         self._asked = False
         self._recorded: StepPredicted | None = None  # a watched run's, predicted in its process
         self._last: tuple[MemoryBreakdown, dict[str, QLabel]] | None = None
+        self.chart: Any = None  # a ModuleChart offered the prediction's rows by module (until a step is measured so)
         self.hide()
 
     def expect(self, config: RunConfig | None) -> None:
@@ -78,6 +79,7 @@ class PredictedBreakdown(QWidget):
         self.config, self._asked, self._recorded = None, True, event
         self.prediction = event if event.predicted else None
         self._problem = None if event.predicted else event.reason
+        self._offer_modules()
         if self._last is not None:
             self._show(*self._last)
 
@@ -99,8 +101,14 @@ class PredictedBreakdown(QWidget):
 
     def _on_answered(self, outcome: Any) -> None:
         self.prediction, self._problem = outcome.prediction, outcome.problem
+        self._offer_modules()
         if self._last is not None:
             self._show(*self._last)
+
+    def _offer_modules(self) -> None:
+        rows = getattr(self.prediction, "modules", ())
+        if self.chart is not None and rows:
+            self.chart.offer_predicted(rows)
 
     def _show(self, b: MemoryBreakdown, value_labels: dict[str, QLabel]) -> None:
         self.show()

@@ -30,6 +30,7 @@ from gpu_train_monitor.gui.views.breakdown_view import BreakdownView
 from gpu_train_monitor.gui.views.event_display import EventDisplay
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 from gpu_train_monitor.gui.views.rank_display import RankDisplay
+from gpu_train_monitor.gui.views.retry_marks import RetryMarks
 from gpu_train_monitor.gui.views.stats_panel import RateMedian, StatsPanel, planned_epochs
 from gpu_train_monitor.gui.views.step_time_view import StepTimeView
 
@@ -61,6 +62,7 @@ class RunView(QObject):
         self.clock = time.monotonic  # replaceable in tests
         self._memory_drawn_at = -math.inf
         self.ranks = RankDisplay(self.memory_plot, self.stats, self.breakdown_view)  # a data-parallel run's
+        self.retries = RetryMarks(self.memory_plot, self)  # where the allocator retried (fragmentation)
         self.redraw = RedrawThrottle(
             REDRAW_INTERVAL_MS, (self.loss_plot.refresh, self._refresh_memory, self.step_time.refresh), self
         )
@@ -80,6 +82,7 @@ class RunView(QObject):
         self.run_elsewhere = False  # until a feed from the store says otherwise
         self.loss_plot.clear()
         self.memory_plot.clear()
+        self.retries.reset()
         self.stats.reset(0, None)
         self.breakdown_view.clear()
         self.step_time.clear()
@@ -166,6 +169,7 @@ class RunView(QObject):
         except a reading at rest after a run of another process: the numbers beside that run's steps stay its own."""
         self.last_sample = sample
         self.memory_plot.add_sample(sample)
+        self.retries.see(sample)
         if not (at_rest and self.run_elsewhere):
             self.stats.update_memory(sample.allocated_bytes, self.memory_plot.peak_of(sample))
 

@@ -37,6 +37,7 @@ PHASE_COLOURS: dict[str, tuple[int, int, int]] = {
 assert tuple(PHASE_NAMES) == STEP_PHASES == tuple(PHASE_COLOURS)  # a new phase needs a name and a colour
 VERDICT_NAMES = {
     "input-bound": QT_TRANSLATE_NOOP("step_phases", "input-bound"),
+    "host-bound": QT_TRANSLATE_NOOP("step_phases", "host-bound"),
     "compute-bound": QT_TRANSLATE_NOOP("step_phases", "compute-bound"),
 }
 
@@ -83,7 +84,12 @@ def stored_phases(summary: dict[str, object]) -> StepPhases | None:
         return None
     seconds = tuple(float(values[name]) for name in STEP_PHASES)  # type: ignore[arg-type]
     step = values.get("step")
-    return StepPhases(seconds, float(step) if isinstance(step, (int, float)) else sum(seconds))
+    caught_up = summary.get("gpu_caught_up")  # on CUDA: decides a host-bound verdict
+    return StepPhases(
+        seconds,
+        float(step) if isinstance(step, (int, float)) else sum(seconds),
+        caught_up=float(caught_up) if isinstance(caught_up, (int, float)) else None,
+    )
 
 
 def split_line(phases: StepPhases) -> str:

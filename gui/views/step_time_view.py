@@ -86,9 +86,14 @@ class StepTimeView(QWidget):
         split.setContentsMargins(0, 0, 0, 0)
         split.setVerticalSpacing(2)
         split.addWidget(self.split_title, 0, 0, 1, 3)
-        self.phase_labels: dict[str, tuple[QLabel, QLabel, QLabel]] = {}
+        self.gpu_header = QLabel(self.tr("on the GPU"))  # CUDA: the same phases on the GPU's own clock
+        self.gpu_header.setToolTip(
+            self.tr("Timed with CUDA events on sampled steps; the copy runs inside the data phase on the GPU.")
+        )
+        split.addWidget(self.gpu_header, 0, 3)
+        self.phase_labels: dict[str, tuple[QLabel, QLabel, QLabel, QLabel]] = {}
         for row, phase in enumerate((*STEP_PHASES, "step"), start=1):
-            cells = (QLabel(), QLabel(), QLabel())
+            cells = (QLabel(), QLabel(), QLabel(), QLabel())
             for column, cell in enumerate(cells):
                 split.addWidget(cell, row, column)
             self.phase_labels[phase] = cells
@@ -180,6 +185,7 @@ class StepTimeView(QWidget):
             for cells in self.phase_labels.values():
                 cells[1].setText("–")
                 cells[2].setText("")
+            self._show_device(None)
             self.verdict.setText("")
             self._say_state()
             return
@@ -190,7 +196,19 @@ class StepTimeView(QWidget):
             self.phase_labels[phase][2].setText(self.tr("{percent}%").format(percent=number(100 * share, 0)))
         self.phase_labels["step"][1].setText(self.tr("{ms} ms").format(ms=number(1000 * phases.step_s, 1)))
         self.phase_labels["step"][2].setText("")
+        self._show_device(phases.device_seconds)
         self.verdict.setText(verdict_line(phases))
+
+    def _show_device(self, device_seconds: tuple[float, ...] | None) -> None:
+        """The GPU's own times in the fourth column, on CUDA (hidden elsewhere: the host's clock is all there is)."""
+        self.gpu_header.setVisible(device_seconds is not None)
+        for phase, cells in self.phase_labels.items():
+            cells[3].setVisible(device_seconds is not None)
+            if device_seconds is not None and phase in STEP_PHASES:
+                ms = 1000 * device_seconds[STEP_PHASES.index(phase)]
+                cells[3].setText(self.tr("{ms} ms").format(ms=number(ms, 1)))
+            elif device_seconds is not None:
+                cells[3].setText(self.tr("{ms} ms").format(ms=number(1000 * sum(device_seconds), 1)))
 
     def refresh(self) -> bool:
         """Redraw the bars if reports arrived and the tab can be seen; returns whether it drew."""

@@ -227,12 +227,20 @@ class WhatIfTable(QWidget):
                 saves = self.tr("costs {size}").format(size=format_bytes(-saved))
             else:
                 saves = self.tr("no change")
+            blocks = getattr(row, "blocks", ())  # checkpointing: the blocks whose bytes at the peak fall the most
+            if blocks:
+                named = self.tr(", ").join(f"{name} {format_bytes(size)}" for name, size in blocks)
+                saves = self.tr("{saves}; less in {blocks}").format(saves=saves, blocks=named)
             cells = [
                 change,
                 peak,
                 QTableWidgetItem(saves),
                 QTableWidgetItem(self._batch_text(row.fits_batch, searched)),
             ]
+            if blocks:
+                cells[2].setToolTip(
+                    self.tr("Predicted with and without checkpointing, by module: the blocks holding the most less")
+                )
             cells[3].setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         for column, cell in enumerate(cells):
             self.table.setItem(index, column, cell)

@@ -332,6 +332,7 @@ class MainWindow(QMainWindow):
         parts.remote.close()
         parts.insight.stop()
         parts.view.stop()
+        parts.menus.close_snapshots()
         parts.history.stop()
         parts.compare.view.stop()
         self.save_settings()

@@ -1,5 +1,5 @@
-"""The window's menu bar: File (Watch a script…, Save plots…, Quit), Run (the run buttons' actions, Checkpoint
-now), Settings (Language) and Help (About, Copy system info).
+"""The window's menu bar: File (Watch a script…, Open memory snapshot…, Save plots…, Quit), Run (the run buttons'
+actions, Checkpoint now), Settings (Language) and Help (About, Copy system info).
 
 The Run menu holds the very actions the buttons trigger (`gpu_train_monitor.gui.run.buttons`), so they are enabled,
 renamed (Pause/Resume) and keyed together, with no second shortcut to make a key ambiguous; its Compare
@@ -27,6 +27,7 @@ from gpu_train_monitor.gui.i18n import language as i18n
 from gpu_train_monitor.gui.i18n.language_menu import LanguageMenu
 from gpu_train_monitor.gui.launch.watch_command import WatchRequest
 from gpu_train_monitor.gui.launch.watch_dialog import WatchDialog
+from gpu_train_monitor.gui.memory.snapshot_window import SnapshotWindow
 from gpu_train_monitor.gui.plots import plot_export
 from gpu_train_monitor.gui.qt import file_dialogs
 from gpu_train_monitor.gui.qt.core_text import core_text
@@ -36,6 +37,7 @@ from gpu_train_monitor.gui.views.window_state import WindowState
 from gpu_train_monitor.gui.window.about import open_about, window_system_info
 
 PLOTS_FOLDER_KEY = "plots/folder"  # where the last plots were saved: the next dialog opens there
+SNAPSHOT_FOLDER_KEY = "snapshots/folder"  # where the last memory snapshot was opened from
 STATUS_MESSAGE_MS = 8000
 
 
@@ -86,6 +88,16 @@ class MenuBar(QMenuBar):
             self.tr("Run a training script of yours unchanged and follow it live, as a run of the window's own"),
         )
         self.watch_action.setVisible(watch_script is not None)
+        self.open_snapshot_action = self._add(
+            self.file_menu,
+            self.tr("Open memory snapshot…"),
+            self.open_snapshot_dialog,
+            self.tr(
+                "Show a CUDA memory snapshot (torch.cuda.memory._dump_snapshot) from any machine: its timeline"
+                " and the largest allocations at its peak"
+            ),
+        )
+        self.snapshot_windows: list[SnapshotWindow] = []  # the snapshots opened, each in a window of its own
         self.save_plots_action = self._add(
             self.file_menu,
             self.tr("Save plots…"),
@@ -183,6 +195,35 @@ class MenuBar(QMenuBar):
             return
         self.watch_dialog = WatchDialog(self._watch_script, self._settings, self.window(), self.remote_host() or None)
         self.watch_dialog.open()  # window-modal; the window goes on drawing
+
+    @Slot()
+    def open_snapshot_dialog(self) -> None:
+        """Ask for a snapshot file (a dialog that never opens the files it lists) and show it."""
+        folder = str(self._settings.value(SNAPSHOT_FOLDER_KEY, "") or Path.home())
+        path, _ = file_dialogs.get_open_file_name(
+            self.window(),
+            self.tr("Open memory snapshot"),
+            folder,
+            self.tr("Memory snapshots (*.pickle *.pkl *.pt);;All files (*)"),
+        )
+        if path:
+            self._settings.setValue(SNAPSHOT_FOLDER_KEY, str(Path(path).parent))
+            self.open_snapshot(path)
+
+    def open_snapshot(self, path: str) -> SnapshotWindow:
+        """Show the snapshot at `path` in a window of its own, read in the background."""
+        self.snapshot_windows = [w for w in self.snapshot_windows if w.isVisible() or w.task.running]
+        window = SnapshotWindow(self.window())
+        self.snapshot_windows.append(window)
+        window.show()
+        window.open_file(path)
+        return window
+
+    def close_snapshots(self) -> None:
+        """Close every snapshot window (each waits for its reading to end: no running thread is destroyed)."""
+        for window in self.snapshot_windows:
+            window.close()
+        self.snapshot_windows.clear()
 
     @Slot()
     def save_plots_dialog(self) -> None:

@@ -19,7 +19,7 @@ from gpu_train_monitor.gui.qt.core_text import core_text, error_text
 from gpu_train_monitor.gui.remote.connect_dialog import ConnectDialog
 from gpu_train_monitor.gui.remote.connection import CLOSED, CONNECTING, FAILED, RemoteConnection
 from gpu_train_monitor.gui.remote.hosts import remember_host
-from gpu_train_monitor.gui.remote.readings import reading_gpu_status
+from gpu_train_monitor.gui.remote.readings import reading_gpu_status, reading_sample
 from gpu_train_monitor.gui.remote.status_label import ConnectionLabel
 from gpu_train_monitor.gui.views.log_panel import LogPanel
 
@@ -140,6 +140,9 @@ class RemoteMachineControls(QObject):
             return
         if data.get("device") != self.form.resolved_spec():
             return
+        device = str(data.get("device") or "")
+        # the allocator's cache and retries as that machine counts them (an older agent's reading has no counts)
+        self.nvml_panel.show_cache(reading_sample(data, 0.0), device.split(":")[0])
         status = reading_gpu_status(data)
         if status is None:
             self.nvml_panel.show_unavailable(

@@ -127,6 +127,14 @@ def _keep_menus(texts: Retranslator, parts: WindowParts) -> None:
         "Watch a script…",
         "Run a training script of yours unchanged and follow it live, as a run of the window's own",
     )
+    _keep_action(
+        texts,
+        menus.open_snapshot_action,
+        "MenuBar",
+        "Open memory snapshot…",
+        "Show a CUDA memory snapshot (torch.cuda.memory._dump_snapshot) from any machine: its timeline"
+        " and the largest allocations at its peak",
+    )
     _keep_action(texts, menus.quit_action, "MenuBar", "&Quit", "Close the window (a run under way is stopped first)")
     _keep_action(texts, menus.checkpoint_action, "MenuBar", "Checkpoint now")  # its tip follows the run's state
     _keep_action(

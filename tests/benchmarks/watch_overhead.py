@@ -30,9 +30,9 @@ breakdown's saved-tensor hook in one step's forward.
 Host syncs are counted in the same runs (tests.support.host_syncs: the tensor methods that would make the host
 wait for a GPU, wrapped and charged to the step the loop is at; the loop makes none itself, so each one counted
 is the watch's). The watched run's reports are read back from its store: "syncs/step" is the syncs at steps
-with no report, per step (target 0), "per report" the syncs at the steps that reported (target 1: the buffered
-losses in one transfer). On CUDA the same promise is checked with torch's sync debug mode (tests/gpu/
-test_watch_sync.py).
+with no report, per step (target 0), "per report" the syncs at the steps that reported (target 0: the buffered
+losses go to the host in one copy that nothing waits for). On CUDA the same promise is checked with torch's sync
+debug mode (tests/gpu/test_watch_sync.py).
 
 Threads: one intra-op torch thread by default (`--threads 1`; 0 keeps torch's default, one per core), the
 setting of the test suite on this 2-core shared machine, where two threads fighting other processes for the
@@ -313,7 +313,7 @@ def main() -> int:
                 f"{model} {mode}: ratio {values['ratio']:.3f} wall, {values['ratio_from_cpu']:.4f} from CPU time "
                 f"(target >= {TARGET_RATIO}; met: {', '.join(met) or 'neither'}); "
                 f"syncs per step outside reports: {fmt(syncs, '.3g')} (target 0), per report "
-                f"{fmt(values['syncs_per_report'], '.3g')} (target 1)"
+                f"{fmt(values['syncs_per_report'], '.3g')} (target 0)"
             )
     shares = [share for values in summary.values() for share in values["other_cpu_share"]]
     if shares and statistics.median(shares) > 0.10:

@@ -71,6 +71,8 @@ TORCH_FREE = (
     "gpu_train_monitor.compare.plan",
     "gpu_train_monitor.compare.result",
     "gpu_train_monitor.remote",  # the agent loads torch only for devices and readings; the client never
+    "gpu_train_monitor.memory.snapshot_reader",  # a snapshot from another machine opens where torch has not loaded
+    "gpu_train_monitor.memory.snapshot_file",
 )
 
 IMPORT_ONE_PACKAGE = f"""

@@ -110,6 +110,7 @@ PRODUCT_WORDS = {
     "DataLoader",
     "CIFAR",
     "cuBLAS",
+    "cudaMalloc",
     "airbench",
     "Linux",
     "macOS",

@@ -4,7 +4,9 @@ A CPU run never waits, so CUDA's sync debug mode cannot be used here; instead th
 tensor's values on the host (`item`, `tolist`, `numpy`, `bool()`, `float()`, `int()`) or copy it there (`cpu`,
 `to` with a CPU device) are wrapped and each call is charged to the step the counter is at. A tensor that a
 counted copy brought to the host is host data: reading it afterwards (`.cpu().tolist()`) is one transfer, not two,
-as on a GPU. Used by the watch's sync test and by tests/benchmarks/watch_loop.py.
+as on a GPU. A copy with `non_blocking=True` (`to("cpu", non_blocking=True)`) is no sync: from a GPU it goes to
+pinned memory and the host reads it once an event says it is done (gpu_train_monitor.engine.loss_transfer); its
+result is host data too. Used by the watch's sync test and by tests/benchmarks/watch_loop.py.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def _wrapped(name: str, original: Callable[..., Any], syncs: HostSyncs) -> Calla
     def counted(self: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
         if getattr(self, _HOST_COPY, False) or (name == "to" and not _to_cpu(args, kwargs)):
             return original(self, *args, **kwargs)
-        syncs.calls.append((syncs.step, name))
+        if not (name == "to" and kwargs.get("non_blocking")):
+            syncs.calls.append((syncs.step, name))
         result = original(self, *args, **kwargs)
         if isinstance(result, torch.Tensor):
             if result is self:  # a CPU tensor's .cpu() is itself: mark an alias, not the device-side tensor

@@ -85,6 +85,28 @@ def test_tiny_cnn_predicted_for_real() -> None:
     assert "activation checkpointing" in result.stdout and "half the batch (8)" in result.stdout
 
 
+def test_by_module_prints_and_saves_rows_that_add_up_to_each_peak(tmp_path: Path) -> None:
+    target = tmp_path / "predicted.json"
+    result = cli_in_process(
+        "predict", *CPU, "--batch-sizes", "8,16", "--capacity", "8GB", "--by-module", "layers", "--json", str(target)
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    for batch in (8, 16):
+        start = lines.index(next(line for line in lines if line.startswith(f"by module at batch {batch} ")))
+        names = [line.split()[0] for line in lines[start + 2 : start + 40] if line.startswith("  ")]
+        assert names[0] == "features.0" and "features.0.0" in names  # a block, then its layers (indented)
+        assert "(outside" in names and "total" in names
+    for prediction in json.loads(target.read_text(encoding="utf-8"))["predictions"]:
+        rows = prediction["modules"]
+        parts = ("activations_bytes", "params_bytes", "grads_bytes", "optimizer_bytes", "temporaries_bytes")
+        assert sum(row[key] for row in rows for key in parts) == prediction["peak_bytes"]
+        assert rows[-1]["name"] == "(outside modules)" and rows[0]["layers"]
+        assert sum(row["params_bytes"] for row in rows) == prediction["params_bytes"]
+    without = cli_in_process("predict", *CPU, "--batch-size", "8", "--capacity", "8GB")
+    assert "by module" not in without.stdout
+
+
 @pytest.mark.parametrize(
     ("source", "said"),
     [

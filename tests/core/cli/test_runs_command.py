@@ -218,6 +218,40 @@ def test_show_tells_a_watched_run_as_it_ran_with_its_breakdown_and_prediction(
     assert lines[breakdown + 8].startswith("  predicted at step 1, ") and "% off: Sequential at batch 16" in out
 
 
+def test_show_by_module_tells_a_watched_runs_measured_and_predicted_step_by_module(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpu_train_monitor.engine.report
+    import gpu_train_monitor.memory.measured_modules
+
+    monkeypatch.setattr(gpu_train_monitor.engine.report, "BREAKDOWN_PERIOD_S", 0.0)
+    monkeypatch.setattr(gpu_train_monitor.memory.measured_modules, "ATTRIBUTION_PERIOD_S", 0.0)
+    db = tmp_path / "runs.sqlite3"
+    model, optimizer = tiny_model()
+    with watch(model, optimizer, runs_db=db, report_interval_s=0.0) as w:  # a report and a breakdown every step
+        train(model, optimizer, 8, w.step)
+    code, out, err = runs(capsys, "show", "1", "--runs-db", str(db), "--by-module")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    for title in ("memory by module (measured at step ", "memory by module (predicted at step 1)"):
+        start = lines.index(next(line for line in lines if line.startswith(title)))
+        names = [line.split()[0] for line in lines[start + 2 : start + 7]]
+        assert names == ["0", "1", "2", "(outside", "total"], lines[start : start + 7]
+    code, out, _ = runs(capsys, "show", "1", "--runs-db", str(db), "--by-module", "--json")
+    found = json.loads(out)["by_module"]
+    for key in ("measured", "predicted"):
+        rows = found[key]["modules"]
+        assert [row["name"] for row in rows] == ["0", "1", "2", "(outside modules)"]
+        parts = ("activations_bytes", "params_bytes", "grads_bytes", "optimizer_bytes", "temporaries_bytes")
+        assert sum(row[p] for row in rows for p in parts) == found[key]["total_bytes"] > 0
+        assert rows[0]["params_bytes"] == (12 * 32 + 32) * 4
+
+
+def test_show_by_module_of_a_run_without_says_so(capsys: pytest.CaptureFixture[str], store_path: Path) -> None:
+    code, out, _ = runs(capsys, "show", "2", "--runs-db", str(store_path), "--by-module")
+    assert code == 0 and "memory by module: none recorded" in out
+
+
 def test_show_as_json_is_the_record_without_the_series(capsys: pytest.CaptureFixture[str], store_path: Path) -> None:
     code, out, _ = runs(capsys, "show", "1", "--json", "--runs-db", str(store_path))
     document = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in strict JSON"))

@@ -1,4 +1,5 @@
-"""A report: the buffered losses in one fetch, the event made from them, and the checks they go through."""
+"""A report: the buffered losses sent to the host in one copy, the event made at the report and completed with them
+once they arrive, and the checks they go through."""
 
 from __future__ import annotations
 
@@ -8,18 +9,21 @@ import pytest
 import torch
 
 from gpu_train_monitor.engine.loop_state import LoopState
-from gpu_train_monitor.engine.report import LOSS_RISE_FACTOR, check_losses, report
+from gpu_train_monitor.engine.report import LOSS_RISE_FACTOR, check_losses, report, with_losses
 from gpu_train_monitor.events.outcome import Diverged
 from gpu_train_monitor.memory.probe import MemoryProbe
 
 
-def test_a_report_fetches_every_buffered_loss_and_numbers_them_from_the_first_unreported_step() -> None:
+def test_a_report_sends_every_buffered_loss_and_numbers_them_from_the_first_unreported_step() -> None:
     run = LoopState(t0=0.0, step=5, samples=160, epoch=2, total_steps=20)
     run.pending = [torch.tensor(2.5), torch.tensor(2.0)]
-    event = report(run, 32, MemoryProbe(torch.device("cpu")))
-    assert (event.first_step, event.step, event.losses, event.epoch) == (4, 5, (2.5, 2.0), 2)
+    event, losses = report(run, 32, MemoryProbe(torch.device("cpu")))
+    assert (event.first_step, event.step, event.losses, event.epoch) == (4, 5, (), 2)  # the losses: on their way
     assert (event.batch_size, event.samples, event.total_steps) == (32, 160, 20)
-    assert run.pending == [] and run.epoch_losses == [2.5, 2.0]
+    assert run.pending == [] and run.epoch_losses == []
+    assert losses.count == 2 and losses.done()  # on the CPU the copy is done at once
+    event = with_losses(run, event, losses.values())
+    assert event.losses == (2.5, 2.0) and run.epoch_losses == [2.5, 2.0]
 
 
 def test_a_loss_that_is_not_finite_ends_the_run_at_its_step() -> None:

@@ -53,6 +53,15 @@ def test_real_rows_bf16_saves_activations_sgd_saves_a_moment_half_batch_and_chec
     assert rows["double_batch"].saved_bytes < 0  # costs memory: a negative saving
     assert rows["activation_checkpointing"].saved_bytes > 0
     assert all(row.verdict == FITS for row in table.rows) and table.verdict == FITS
+    # the blocks checkpointing saves the most in: each by what its rows hold at the peak, with and without
+    checkpointed = rows["activation_checkpointing"]
+    assert checkpointed.blocks and [size for _, size in checkpointed.blocks] == sorted(
+        (size for _, size in checkpointed.blocks), reverse=True
+    )
+    before = {row.name: row.total_bytes for row in current.modules}
+    after = {row.name: row.total_bytes for row in checkpointed.prediction.modules}
+    assert all(size == before[name] - after[name] > 0 for name, size in checkpointed.blocks)
+    assert all(not row.blocks for row in table.rows if row.change != "activation_checkpointing")
 
 
 def test_a_model_without_blocks_gets_a_checkpointing_row_saying_why(user_folder: Path) -> None:

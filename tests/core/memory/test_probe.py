@@ -26,6 +26,7 @@ def test_cpu_sample_is_process_rss_against_system_memory() -> None:
     assert sample.capacity_bytes == psutil.virtual_memory().total
     assert sample.device_used_bytes is not None and 0 < sample.device_used_bytes < sample.capacity_bytes
     assert abs(sample.time_s - time.monotonic()) < 5.0
+    assert sample.alloc_retries is None and sample.allocator_ooms is None  # only CUDA's allocator counts them
 
 
 def test_cpu_peak_remembers_a_freed_allocation_until_reset() -> None:
@@ -135,3 +136,29 @@ def test_cpu_capacity_is_the_process_limit_when_lower_than_system_memory(monkeyp
     monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     unlimited = MemoryProbe("cpu").sample()
     assert (unlimited.capacity_bytes, unlimited.capacity_limit) == (psutil.virtual_memory().total, None)
+
+
+@pytest.mark.gpu
+def test_cuda_counts_allocation_retries_and_allocator_out_of_memory() -> None:
+    """Under a 1 GiB limit, four cached 200 MiB segments leave no room for a 600 MiB one: the allocator frees its
+    cache and tries again (a retry); then 2 GiB cannot fit at all (an out of memory)."""
+    device = torch.device("cuda:0")
+    probe = MemoryProbe(device)
+    clear_cache(device)
+    total = torch.cuda.get_device_properties(device).total_memory
+    torch.cuda.set_per_process_memory_fraction((1024 * MB + torch.cuda.memory_reserved(device)) / total, device)
+    try:
+        before = probe.sample()
+        assert before.alloc_retries is not None and before.allocator_ooms is not None
+        blocks = [torch.empty(200 * MB, dtype=torch.uint8, device=device) for _ in range(4)]
+        del blocks  # cached: reserved stays, allocated drops
+        big = torch.empty(600 * MB, dtype=torch.uint8, device=device)
+        retried = probe.sample()
+        assert retried.alloc_retries >= before.alloc_retries + 1
+        with pytest.raises(torch.OutOfMemoryError):
+            torch.empty(2048 * MB, dtype=torch.uint8, device=device)
+        del big
+        assert probe.sample().allocator_ooms >= before.allocator_ooms + 1
+    finally:
+        torch.cuda.set_per_process_memory_fraction(1.0, device)
+        clear_cache(device)

@@ -1,5 +1,6 @@
-"""The watch's promise: `step()` never makes the host wait for the device. Between reports a watched step reads
-nothing on the host; each report is one transfer (the buffered losses, fetched together).
+"""The watch's promise: neither `step()` nor a report makes the host wait for the device. Between reports a
+watched step reads nothing on the host; each report sends the buffered losses to the host in one copy that nothing
+waits for (`to("cpu", non_blocking=True)`), read once it is done.
 
 Counted on the CPU with the tensor methods that would sync on a GPU wrapped (tests.support.host_syncs); the
 training loop here makes none itself (checked first), so every call counted is the watch's. The same promise is
@@ -48,6 +49,16 @@ def report_steps(db) -> list[int]:
         return [report.step for report in store.reports(run.id)]
 
 
+def test_the_counter_sees_a_blocking_copy_and_not_a_copy_nothing_waits_for() -> None:
+    losses = torch.stack([torch.tensor(1.0), torch.tensor(2.0)])
+    with counting_host_syncs() as syncs:
+        syncs.step = 1
+        assert losses.to("cpu", non_blocking=True).tolist() == [1.0, 2.0]  # none: read once its event is done
+        syncs.step = 2
+        assert losses.cpu().tolist() == [1.0, 2.0]  # one: the copy, not its reading
+    assert syncs.per_step() == Counter({2: 1}) and syncs.names() == ["cpu"]
+
+
 def test_the_loop_itself_makes_no_host_sync() -> None:
     with counting_host_syncs() as syncs:
         train(syncs, lambda loss, samples: None)
@@ -55,23 +66,22 @@ def test_the_loop_itself_makes_no_host_sync() -> None:
 
 
 @pytest.mark.parametrize("per_sample", [False, True], ids=["mean-loss", "per-sample-losses"])
-def test_a_watched_step_makes_no_host_sync_and_the_report_at_the_end_one(tmp_path, per_sample: bool) -> None:
+def test_a_watched_step_makes_no_host_sync_nor_does_the_report_at_the_end(tmp_path, per_sample: bool) -> None:
     db = tmp_path / "runs.db"
     with counting_host_syncs() as syncs:
         with watch(runs_db=db, report_interval_s=3600.0, signals=False) as w:  # no report until the end
             train(syncs, w.step, per_sample)
-    assert syncs.per_step() == Counter({AFTER_THE_LOOP: 1}), syncs.calls
+    assert syncs.calls == []
     assert report_steps(db) == [STEPS]  # the one transfer held every step's loss
 
 
-def test_each_report_is_one_transfer_and_nothing_else_is(tmp_path) -> None:
+def test_each_report_is_a_copy_that_nothing_waits_for(tmp_path) -> None:
     db = tmp_path / "runs.db"
     with counting_host_syncs() as syncs:
         with watch(runs_db=db, report_interval_s=0.0, signals=False) as w:  # a report at every step
             train(syncs, w.step)
     assert report_steps(db) == list(range(1, STEPS + 1))
-    assert syncs.per_step() == Counter(range(1, STEPS + 1)), syncs.calls
-    assert syncs.names() == ["cpu"]  # the copy of the buffered losses; reading the copy is no second sync
+    assert syncs.calls == []
 
 
 def test_the_breakdown_of_a_given_model_reads_no_values(tmp_path) -> None:
@@ -91,7 +101,7 @@ def test_the_breakdown_of_a_given_model_reads_no_values(tmp_path) -> None:
                 optimizer.zero_grad(set_to_none=True)
                 w.step(loss, samples=BATCH)
             syncs.step = AFTER_THE_LOOP
-    assert syncs.per_step() == Counter({AFTER_THE_LOOP: 1}), syncs.calls
+    assert syncs.calls == []
     with RunStore(db, readonly=True) as store:
         (run,) = store.list_runs()
         breakdowns = store.events(run.id, kinds=("MemoryBreakdown",))

@@ -219,3 +219,27 @@ def test_steps_made_before_the_loop_went_quiet_are_reported(tmp_path):
         else:
             pytest.fail("the steps before the pause were never reported")
     assert w.status == "completed"
+
+
+def test_a_watched_models_measured_step_is_split_by_its_layers(tmp_path, monkeypatch):
+    import gpu_train_monitor.engine.report
+    import gpu_train_monitor.memory.measured_modules
+
+    monkeypatch.setattr(gpu_train_monitor.engine.report, "BREAKDOWN_PERIOD_S", 0.0)
+    monkeypatch.setattr(gpu_train_monitor.memory.measured_modules, "ATTRIBUTION_PERIOD_S", 0.0)
+    db = tmp_path / "runs.db"
+    model, optimizer = tiny_model()
+    with watch(model, optimizer, runs_db=db, report_interval_s=0.0) as w:  # a report and a breakdown every step
+        train(model, optimizer, 8, w.step)
+    events = only_run(db)[3]
+    attributed = [e.data for e in events if e.kind == "MemoryBreakdown" and e.data.get("modules")]
+    assert attributed, "no breakdown by module recorded"
+    breakdown = attributed[-1]
+    rows = {row["name"]: row for row in breakdown["modules"]}
+    assert list(rows) == ["0", "1", "2", "(outside modules)"]
+    assert rows["0"]["params_bytes"] == (12 * 32 + 32) * 4 and rows["2"]["params_bytes"] == (32 * 3 + 3) * 4
+    assert rows["0"]["activations_bytes"] == BATCH * 12 * 4  # the first Linear keeps its input, the batch
+    assert rows["1"]["activations_bytes"] == BATCH * 32 * 4  # ReLU keeps its output
+    parts = ("params_bytes", "grads_bytes", "optimizer_bytes", "activations_bytes")
+    total = sum(breakdown[key] for key in parts)
+    assert sum(row[key] for row in rows.values() for key in (*parts, "temporaries_bytes")) == total

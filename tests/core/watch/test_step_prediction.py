@@ -121,6 +121,13 @@ def test_a_watched_resnet18_step_is_predicted_within_10_percent_of_the_same_step
         optimizer.step()
     assert abs(predicted["peak_bytes"] - tracker.peak) <= 0.10 * tracker.peak, (predicted["peak_bytes"], tracker.peak)
     assert predicted["optimizer_bytes"] == predicted["params_bytes"] - sum(b.nbytes for b in model.buffers())
+    # by module: torchvision's resnet18 by its stages, adding up to the predicted peak
+    rows = {row["name"]: row for row in predicted["modules"]}
+    assert {"conv1", "layer1", "layer4", "fc", "(outside modules)"} <= set(rows)
+    assert sum(row[key] for row in rows.values() for key in row if key.endswith("_bytes")) == predicted["peak_bytes"]
+    assert rows["layer4"]["params_bytes"] == sum(
+        t.nbytes for t in [*model.layer4.parameters(), *model.layer4.buffers()]
+    )
 
 
 class Positives(nn.Module):

@@ -135,7 +135,7 @@ def test_a_transformer_encoder_fed_batch_first_then_transposed_counts_its_batch(
         for _ in range(2):
             model(torch.randint(0, 20, (5, 9))).sum().backward()
             optimizer.step()
-    assert capture.unit == "samples" and steps.samples == [5, 5]
+    assert capture.layout.unit == "samples" and steps.samples == [5, 5]
 
 
 def test_a_language_model_counts_tokens() -> None:
@@ -155,7 +155,7 @@ def test_a_language_model_counts_tokens() -> None:
         for _ in range(2):
             model(torch.randint(0, 20, (5, 9))).logsumexp(-1).mean().backward()
             optimizer.step()
-    assert capture.unit == "tokens" and steps.samples == [45, 45]
+    assert (capture.layout.unit, capture.layout.sequence) == ("tokens", 9) and steps.samples == [45, 45]
 
 
 def test_a_layout_counts_a_shape() -> None:

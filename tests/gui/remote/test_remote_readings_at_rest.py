@@ -68,3 +68,18 @@ def test_the_gpu_tab_shows_the_remote_gpus_nvml_readings(make_window):
         window.parts.insight.nvml_panel.summary.text()
         == "gpu-box has no NVML readings for cuda:0 (NVIDIA GPUs with a driver only)."
     )
+
+
+def test_the_gpu_tab_shows_the_remote_allocators_cache_and_retries(make_window):
+    window = make_window()
+    window.parts.connection.watch_device = lambda spec: None
+    window.parts.form.set_remote_devices(remote_devices("gpu-box", "gpu-box-7", [H200]))
+    combo = window.parts.form.widgets["device"]
+    combo.setCurrentIndex(combo.findData("cuda:0@gpu-box"))
+    counted = {**reading(2_000_000, 1.0), "nvml": NVML}
+    counted["sample"] = {**counted["sample"], "alloc_retries": 5, "allocator_ooms": 0}
+    window.parts.connection.reading.emit(counted)
+    cache = window.parts.insight.nvml_panel.cache.text()
+    assert "2.00 MB reserved but not allocated" in cache and "5 allocation retries" in cache
+    window.parts.connection.reading.emit({**reading(2_000_000, 2.0), "nvml": NVML})  # an older agent: no counts
+    assert window.parts.insight.nvml_panel.cache.text() == ""

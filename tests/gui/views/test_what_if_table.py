@@ -28,6 +28,8 @@ def test_the_table_shows_each_change_its_bytes_and_the_batch_that_fits(qtbot, wi
     assert rows["double the batch (64)"][2].startswith("costs ")
     assert rows["AdamW instead of SGD"][2].startswith("costs ")  # two moments instead of one momentum buffer
     assert rows["activation checkpointing"][2].startswith("saves ")
+    checkpointing = next(row for row in result.rows if row.change == "activation_checkpointing")
+    assert checkpointing.blocks and f"; less in {checkpointing.blocks[0][0]} " in rows["activation checkpointing"][2]
     assert re.fullmatch(r"[\d.]+ (kB|MB|GB), fits", rows["bf16 autocast"][1])
     train = window.parts.form.train_images(window.parts.form.config())  # the whole training set fits a CPU's memory
     assert rows["bf16 autocast"][3] == f"{train} (the whole training set)"

@@ -1,5 +1,5 @@
-"""The menu bar as a user drives it: File (Watch a script…, Save plots…, Quit), Run (the buttons' actions and
-keys), Help."""
+"""The menu bar as a user drives it: File (Watch a script…, Open memory snapshot…, Save plots…, Quit), Run (the
+buttons' actions and keys), Help."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from gpu_train_monitor.device.system_info import APP_NAME
 from gpu_train_monitor.events.events import CheckpointSaved
 from gpu_train_monitor.gui.views.window_state import WindowState
 from gpu_train_monitor.gui.window.main_window import MainWindow
-from gpu_train_monitor.gui.window.menu_bar import PLOTS_FOLDER_KEY
+from gpu_train_monitor.gui.window.menu_bar import PLOTS_FOLDER_KEY, SNAPSHOT_FOLDER_KEY
+from tests.support import snapshots
 from tests.support.gui_support import ENDLESS, FAST, EventRecorder, native_threads_named
 
 RUN_TIMEOUT_MS = 60_000
@@ -53,6 +54,7 @@ def test_the_menus_hold_file_run_and_help_actions(window):
         "Disconnect",
         "---",
         "Watch a script…",
+        "Open memory snapshot…",
         "Open run…",
         "Export run",
         "Resume from checkpoint…",
@@ -61,7 +63,7 @@ def test_the_menus_hold_file_run_and_help_actions(window):
         "---",
         "&Quit",
     ]
-    assert menus.file_menu.actions()[5].menu() is window.parts.history.edits.export_menu  # JSON, CSV, TensorBoard
+    assert menus.file_menu.actions()[6].menu() is window.parts.history.edits.export_menu  # JSON, CSV, TensorBoard
     assert entries(menus.run_menu) == [
         "Start",
         "&Compare",
@@ -102,6 +104,7 @@ def test_more_file_actions_go_above_save_plots_in_a_section_of_their_own(window)
         "Disconnect",
         "---",
         "Watch a script…",
+        "Open memory snapshot…",
         "Open run…",
         "Export run",
         "Resume from checkpoint…",
@@ -428,3 +431,15 @@ def test_the_menu_bar_is_built_from_its_parts_without_a_window(qtbot, settings, 
     assert [p.name for p in written] == ["run-loss.png"]  # what shown_plots names, nothing else
     assert settings.value(PLOTS_FOLDER_KEY) == str(tmp_path)
     assert told == [f"saved 1 plot in {tmp_path}: run-loss.png"]
+
+
+def test_open_memory_snapshot_asks_for_a_file_and_shows_it_in_a_window_of_its_own(qtbot, window, tmp_path, settings):
+    path = snapshots.write(tmp_path / "run.pickle", snapshots.training_like(200, frames_every=3))
+    _answer_dialogs(qtbot, [_choose(path, "All files (*)")])
+    window.parts.menus.open_snapshot_action.trigger()
+    (opened,) = window.parts.menus.snapshot_windows
+    qtbot.waitUntil(lambda: opened.reading is not None, timeout=10_000)
+    assert opened.isVisible() and opened.reading.summary.events == 200
+    assert settings.value(SNAPSHOT_FOLDER_KEY) == str(tmp_path)  # the next dialog opens there
+    window.close()
+    assert not opened.isVisible() and not opened.task.running
