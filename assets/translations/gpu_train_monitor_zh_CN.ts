@@ -1848,8 +1848,16 @@
         <translation>用 AdamW 代替 SGD</translation>
     </message>
     <message>
+        <source>half the sequence length ({seq_len})</source>
+        <translation>序列长度减半（{seq_len}）</translation>
+    </message>
+    <message>
         <source>activation checkpointing off</source>
         <translation>激活检查点关</translation>
+    </message>
+    <message>
+        <source>activation checkpointing per transformer block ({blocks} in all)</source>
+        <translation>按 Transformer 块做激活检查点（共 {blocks} 个）</translation>
     </message>
     <message>
         <source>activation checkpointing</source>
@@ -2675,6 +2683,14 @@
         <source>an event has a value of the wrong type</source>
         <translation>某个事件的值类型不对</translation>
     </message>
+    <message>
+        <source>sequence lengths apply to text datasets only (synthetic-text, text:PATH), not {dataset}</source>
+        <translation>序列长度只适用于文本数据集（synthetic-text、text:PATH），不适用于 {dataset}</translation>
+    </message>
+    <message>
+        <source>give at least one size</source>
+        <translation>请至少给出一个大小</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -3285,6 +3301,53 @@ each run&apos;s warm-up</source>
     <message>
         <source>limit {size}</source>
         <translation>上限 {size}</translation>
+    </message>
+</context>
+<context>
+    <name>FitGridView</name>
+    <message>
+        <source>Batch × sequence length: predicting each cell…</source>
+        <translation>批量 × 序列长度：正在逐格预测…</translation>
+    </message>
+    <message>
+        <source>Batch × sequence length: no prediction ({reason})</source>
+        <translation>批量 × 序列长度：没有预测（{reason}）</translation>
+    </message>
+    <message>
+        <source>Will it fit, batch × sequence length: the predicted peak of each against {capacity}</source>
+        <translation>放得下吗？批量 × 序列长度：每一格的预测峰值，对照 {capacity}</translation>
+    </message>
+    <message>
+        <source>One training step predicted per cell without using memory. Fits: under the capacity less the {margin}% margin the batch-size finder keeps free; tight: inside the margin.</source>
+        <translation>每一格预测一个训练步，不占用内存。放得下：低于容量减去批量大小查找器保留的 {margin}% 余量；很紧：落在余量之内。</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens</source>
+        <translation>{tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>batch {batch}</source>
+        <translation>批量 {batch}</translation>
+    </message>
+    <message>
+        <source>{peak}, {verdict}</source>
+        <translation>{peak}，{verdict}</translation>
+    </message>
+    <message>
+        <source>batch {batch} × {tokens} tokens: predicted peak {peak}</source>
+        <translation>批量 {batch} × {tokens} 个词元：预测峰值 {peak}</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>放得下</translation>
+    </message>
+    <message>
+        <source>tight</source>
+        <translation>很紧</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>放不下</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
-"""The background jobs behind the window's what-if advice: `gpu_train_monitor.finder.what_if`'s table and its advice
-after an out-of-memory error, each many predictions long, so each checks before every prediction whether its answer is
-still wanted (settings changed, a run started, the window closing) and stops there.
+"""The background jobs behind the window's what-if advice: `gpu_train_monitor.finder.what_if`'s table, a text model's
+grid over batch x sequence length (`gpu_train_monitor.finder.fit_grid`) and the advice after an out-of-memory
+error, each many predictions long, so each checks before every prediction whether its answer is still wanted
+(settings changed, a run started, the window closing) and stops there.
 """
 
 from __future__ import annotations
@@ -47,6 +48,20 @@ def what_if_job(config: RunConfig, kind: str, capacity: int, max_batch: int) -> 
             return what_if(config, capacity, device=kind, max_batch=max_batch, predict=predicted)
 
         return answered(rows)
+
+    return job
+
+
+def fit_grid_job(config: RunConfig, kind: str, capacity: int) -> Callable[..., Any]:
+    """The background job for a text model: `gpu_train_monitor.finder.fit_grid` at half, the same and double the
+    batch and the sequence length (nine predictions, each checking first whether to stop), or why not."""
+
+    def job(_report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
+        from gpu_train_monitor.finder.fit_grid import around, fit_grid
+
+        predicted = stoppable_predict(cancelled)
+        batches, seq_lens = around(config.batch_size, "batch_size"), around(config.seq_len, "seq_len")
+        return answered(lambda: fit_grid(config, batches, seq_lens, capacity, device=kind, predict=predicted))
 
     return job
 
