@@ -45,8 +45,14 @@ class FitGrid:
     def limit_bytes(self) -> int:
         return int(self.capacity_bytes * (1.0 - self.margin))
 
-    def cell(self, batch_size: int, seq_len: int) -> FitCell:
-        return next(c for c in self.cells if c.batch_size == batch_size and c.seq_len == seq_len)
+    @property
+    def complete(self) -> bool:
+        """Every cell predicted (a grid reported on the way has the first cells only)."""
+        return len(self.cells) == len(self.batch_sizes) * len(self.seq_lens)
+
+    def cell(self, batch_size: int, seq_len: int) -> FitCell | None:
+        """The cell of `batch_size` at `seq_len`; None while it is not predicted yet."""
+        return next((c for c in self.cells if c.batch_size == batch_size and c.seq_len == seq_len), None)
 
 
 def check_grid_sizes(config: RunConfig, batch_sizes: Sequence[int], seq_lens: Sequence[int]) -> None:
@@ -88,10 +94,12 @@ def fit_grid(
     device: str | None = None,
     overhead_bytes: int = 0,
     predict: Callable[..., Prediction] | None = None,
+    on_cell: Callable[[FitGrid], None] | None = None,
 ) -> FitGrid:
     """Every (batch, seq_len) of `config` predicted on a device of kind `device` (default: the config's) against
     `capacity_bytes`. ConfigError for sizes `check_grid_sizes` refuses; PredictionUnavailable when the step cannot be
-    traced (then no cell can)."""
+    traced (then no cell can). `on_cell(grid)` is handed the grid so far after each cell (a cell is a second or more
+    for a large model: the window shows each as it comes)."""
     check_grid_sizes(config, batch_sizes, seq_lens)
     if predict is None:
         from ..engine.prediction import predict
@@ -101,4 +109,6 @@ def fit_grid(
             prediction = predict(config.replace(seq_len=seq_len), batch, device=device)
             total = prediction.total_bytes + overhead_bytes
             cells.append(FitCell(batch, seq_len, total, verdict(total, capacity_bytes, margin), prediction))
+            if on_cell is not None:
+                on_cell(FitGrid(tuple(batch_sizes), tuple(seq_lens), capacity_bytes, margin, tuple(cells)))
     return FitGrid(tuple(batch_sizes), tuple(seq_lens), capacity_bytes, margin, tuple(cells))

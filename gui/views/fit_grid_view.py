@@ -55,6 +55,7 @@ class FitGridView(QWidget):
         layout.addWidget(self.table)
         self.task = LatestTask(self, thread_name="fit-grid")
         self.task.answered.connect(self._on_answered)
+        self.task.progress.connect(self._on_partial)
         self.task.failed.connect(lambda text: self._on_answered((text.splitlines() or [""])[0]))
         self.hide()
 
@@ -78,6 +79,12 @@ class FitGridView(QWidget):
 
     def shutdown(self, timeout_ms: int) -> bool:
         return self.task.shutdown(timeout_ms)
+
+    def _on_partial(self, value: Any) -> None:
+        """The first cells of the latest request's grid: shown as they come, the rest waiting."""
+        self.result, self._problem = value, None
+        self.table.setEnabled(True)
+        self.show_again()
 
     def _on_answered(self, value: Any) -> None:
         if value is None:  # stopped: a newer request follows
@@ -118,7 +125,8 @@ class FitGridView(QWidget):
         self.table.setVerticalHeaderLabels(batches)
         for row, batch in enumerate(grid.batch_sizes):
             for column, seq_len in enumerate(grid.seq_lens):
-                self.table.setItem(row, column, self._cell(grid.cell(batch, seq_len)))
+                cell = grid.cell(batch, seq_len)
+                self.table.setItem(row, column, self._cell(cell) if cell is not None else QTableWidgetItem("…"))
         self.table.setFixedHeight(self._table_height())
 
     def _cell(self, cell: Any) -> QTableWidgetItem:
@@ -136,7 +144,7 @@ class FitGridView(QWidget):
     def _table_height(self) -> int:
         """Every row in view: the grid is small, and a scroll bar would hide a row of it."""
         rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
-        return rows + self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + 2
+        return rows + self.table.horizontalHeader().sizeHint().height() + 2 * self.table.frameWidth() + 2
 
     def _verdict(self, verdict: str) -> str:
         if verdict == "fits":

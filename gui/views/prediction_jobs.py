@@ -54,14 +54,17 @@ def what_if_job(config: RunConfig, kind: str, capacity: int, max_batch: int) -> 
 
 def fit_grid_job(config: RunConfig, kind: str, capacity: int) -> Callable[..., Any]:
     """The background job for a text model: `gpu_train_monitor.finder.fit_grid` at half, the same and double the
-    batch and the sequence length (nine predictions, each checking first whether to stop), or why not."""
+    batch and the sequence length (nine predictions, each checking first whether to stop; the grid so far reported
+    after each), or why not."""
 
-    def job(_report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
+    def job(report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
         from gpu_train_monitor.finder.fit_grid import around, fit_grid
 
         predicted = stoppable_predict(cancelled)
         batches, seq_lens = around(config.batch_size, "batch_size"), around(config.seq_len, "seq_len")
-        return answered(lambda: fit_grid(config, batches, seq_lens, capacity, device=kind, predict=predicted))
+        return answered(
+            lambda: fit_grid(config, batches, seq_lens, capacity, device=kind, predict=predicted, on_cell=report)
+        )
 
     return job
 

@@ -21,8 +21,13 @@ def test_each_cell_is_the_prediction_of_its_batch_at_its_sequence_length() -> No
         return predict(config, batch_size, device=device)
 
     one = predict(GPT, 4, seq_len=32)
-    grid = fit_grid(GPT, [4, 8], [32, 64, 128], one.peak_bytes * 4, 0.1, device="cpu", predict=recorded)
+    so_far: list = []
+    grid = fit_grid(
+        GPT, [4, 8], [32, 64, 128], one.peak_bytes * 4, 0.1, device="cpu", predict=recorded, on_cell=so_far.append
+    )
     assert asked == [(4, 32), (4, 64), (4, 128), (8, 32), (8, 64), (8, 128)]
+    assert [len(partial.cells) for partial in so_far] == [1, 2, 3, 4, 5, 6]  # each cell reported as it comes
+    assert so_far[0].cell(4, 64) is None and not so_far[0].complete and so_far[-1] == grid and grid.complete
     assert [(c.batch_size, c.seq_len) for c in grid.cells] == asked
     assert grid.cell(4, 32).total_bytes == one.peak_bytes  # the same step traced: the same bytes
     for batch in grid.batch_sizes:  # more tokens, more memory: along a row and down a column
