@@ -8,7 +8,7 @@ from typing import Any
 
 from ..base.text import format_bytes
 
-CELL = 22  # "123.45 GB does not fit" and a space
+CELL = 25  # "123.45 GB does not fit" and three spaces
 
 
 def seq_lens(text: str) -> list[int]:

@@ -133,7 +133,8 @@ def command_predict(args: argparse.Namespace) -> int:
         rows.append({**_prediction_json(p), **_seq_len(config), "verdict": said})
         if args.by_module:
             rows[-1]["modules"] = modules_json(p.modules)
-    out(f"largest batch that fits{_at_seq_len(config)}: {table.fits_batch}")
+    at_tokens = f" at {config.seq_len:,} tokens" if _seq_len(config) else ""
+    out(f"largest batch that fits{at_tokens}: {table.fits_batch}")
     if args.by_module:
         for p in predictions:
             out("")
@@ -142,14 +143,16 @@ def command_predict(args: argparse.Namespace) -> int:
                 out(line)
     out("")
     now = f"{format_bytes(table.total_bytes)}, {table.verdict}"
-    out(f"what if (at batch {config.batch_size}{_at_seq_len(config)}; now {now})")
-    out(f"  {'change':<32} {'peak':>11} {'saves':>11} {'fits up to':>10}  verdict")
+    x_tokens = f" x {config.seq_len:,} tokens" if _seq_len(config) else ""
+    out(f"what if (at batch {config.batch_size}{x_tokens}; now {now})")
+    width = max([32] + [len(str(row.label)) for row in table.rows])  # a GPT's checkpointing row is longer
+    out(f"  {'change':<{width}} {'peak':>11} {'saves':>11} {'fits up to':>10}  verdict")
     for row in table.rows:
         if row.total_bytes is None:
-            out(f"  {row.label:<32} {row.reason}")
+            out(f"  {row.label:<{width}} {row.reason}")
             continue
         out(
-            f"  {row.label:<32} {format_bytes(row.total_bytes):>11} {format_bytes(row.saved_bytes):>11} "
+            f"  {row.label:<{width}} {format_bytes(row.total_bytes):>11} {format_bytes(row.saved_bytes):>11} "
             f"{row.fits_batch if row.fits_batch is not None else '?':>10}  {row.verdict}"
         )
         if row.blocks:
@@ -195,10 +198,6 @@ def _seq_len(config: RunConfig) -> dict[str, int]:
     from ..config.sequences import is_text_dataset
 
     return {"seq_len": config.seq_len} if is_text_dataset(config.dataset) else {}
-
-
-def _at_seq_len(config: RunConfig) -> str:
-    return f" at sequence length {config.seq_len:,}" if _seq_len(config) else ""
 
 
 def _max_batch() -> int:

@@ -33,7 +33,8 @@ def test_the_grid_has_a_cell_per_batch_and_sequence_length_in_text_and_json(tmp_
     assert lines[2].split()[0] == "1" and lines[2].count(" fits") == 2
     assert lines[3].split()[0] == "16" and lines[3].endswith("does not fit") and " tight " in lines[3]
     assert lines[4] == "largest batch of these that fits: 1 at 16 tokens, 1 at 64 tokens"
-    assert "largest batch that fits at sequence length 32: " in result.stdout
+    assert "largest batch that fits at 32 tokens: " in result.stdout
+    assert "what if (at batch 128 x 32 tokens; now " in result.stdout
     assert "half the sequence length (16)" in result.stdout
     document = json.loads(target.read_text(encoding="utf-8"))
     cells = [(p["batch_size"], p["seq_len"], p["peak_bytes"], p["verdict"]) for p in document["predictions"]]
