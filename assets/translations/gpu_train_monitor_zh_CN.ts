@@ -3339,7 +3339,7 @@ each run&apos;s warm-up</source>
     </message>
     <message>
         <source>fits</source>
-        <translation>放得下</translation>
+        <translation>能放下</translation>
     </message>
     <message>
         <source>tight</source>
