@@ -328,14 +328,6 @@
         <translation>训练所用的设备：auto、cpu、cuda、cuda:N 或 mps</translation>
     </message>
     <message>
-        <source>auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a small fast CIFAR net), any torchvision classifier name, or your own: {spec_form} (or path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and in_channels= when it takes them)</source>
-        <translation>auto（GPU 上用 resnet18，CPU 上用 tiny-cnn）、tiny-cnn、resnet18（CIFAR 版输入层）、speedrun-net（小而快的 CIFAR 网络）、任意 torchvision 分类模型名，或你自己的模型：{spec_form}（或 path/to/file.py:factory），即一个返回 nn.Module 的可调用对象（它接受 num_classes= 和 in_channels= 时会传入）</translation>
-    </message>
-    <message>
-        <source>dataset to train on, or your own: a callable (path/to/file.py:factory works too) returning a map-style Dataset of (image tensor CxHxW, int label), or a (train, val) tuple or a {&apos;train&apos;, &apos;val&apos;} dict of them</source>
-        <translation>训练所用的数据集，或你自己的数据集：一个可调用对象（也可以写 path/to/file.py:factory），返回由 (图像张量 CxHxW, int 标签) 组成的 map-style Dataset，或由它们组成的 (train, val) 元组或 {&apos;train&apos;, &apos;val&apos;} 字典</translation>
-    </message>
-    <message>
         <source>folder holding the dataset files (default: the user data folder)</source>
         <translation>存放数据集文件的文件夹（默认：用户数据文件夹）</translation>
     </message>
@@ -344,12 +336,40 @@
         <translation>数据集缺失时下载到数据文件夹</translation>
     </message>
     <message>
-        <source>training images generated for the synthetic dataset</source>
-        <translation>为 synthetic 数据集生成的训练图像数</translation>
+        <source>auto (resnet18 on a GPU, tiny-cnn on a CPU; for text gpt-small on a GPU, gpt-tiny on a CPU), tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a small fast CIFAR net), gpt-tiny or gpt-small (a GPT for text), any torchvision classifier name, or your own: {spec_form} (or path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and in_channels= when it takes them)</source>
+        <translation>auto（GPU 上用 resnet18，CPU 上用 tiny-cnn；文本数据时 GPU 上用 gpt-small，CPU 上用 gpt-tiny）、tiny-cnn、resnet18（CIFAR 版输入层）、speedrun-net（小而快的 CIFAR 网络）、gpt-tiny 或 gpt-small（用于文本的 GPT）、任意 torchvision 分类模型名，或你自己的模型：{spec_form}（或 path/to/file.py:factory），即一个返回 nn.Module 的可调用对象（它接受 num_classes= 和 in_channels= 时会传入）</translation>
     </message>
     <message>
-        <source>images per training step</source>
-        <translation>每个训练步的图像数</translation>
+        <source>transformer blocks of a GPT model (default: its preset&apos;s)</source>
+        <translation>GPT 模型的 Transformer 块数（默认：其预设值）</translation>
+    </message>
+    <message>
+        <source>a GPT model&apos;s embedding width (default: its preset&apos;s)</source>
+        <translation>GPT 模型的嵌入宽度（默认：其预设值）</translation>
+    </message>
+    <message>
+        <source>a GPT model&apos;s attention heads (default: its preset&apos;s)</source>
+        <translation>GPT 模型的注意力头数（默认：其预设值）</translation>
+    </message>
+    <message>
+        <source>a GPT model&apos;s attention: fused (scaled_dot_product_attention) or plain (the softmax of QK^T, masked: it holds each head&apos;s T x T scores)</source>
+        <translation>GPT 模型的注意力：融合（scaled_dot_product_attention）或朴素（对加了因果掩码的 QK^T 做 softmax：每个头都要保存 T x T 的分数）</translation>
+    </message>
+    <message>
+        <source>dataset to train on: synthetic-text and text:PATH (a text file, read as bytes) are text; or your own: a callable (path/to/file.py:factory works too) returning a map-style Dataset of (image tensor CxHxW, int label), or a (train, val) tuple or a {&apos;train&apos;, &apos;val&apos;} dict of them</source>
+        <translation>训练所用的数据集：synthetic-text 和 text:PATH（一个文本文件，按字节读取）是文本；或你自己的数据集：一个可调用对象（也可以写 path/to/file.py:factory），返回由 (图像张量 CxHxW, int 标签) 组成的 map-style Dataset，或由它们组成的 (train, val) 元组或 {&apos;train&apos;, &apos;val&apos;} 字典</translation>
+    </message>
+    <message>
+        <source>training samples generated for a synthetic dataset: images, or sequences for synthetic-text</source>
+        <translation>为合成数据集生成的训练样本数：图像，或 synthetic-text 的序列</translation>
+    </message>
+    <message>
+        <source>samples per training step: images, or sequences of text</source>
+        <translation>每个训练步的样本数：图像，或文本序列</translation>
+    </message>
+    <message>
+        <source>tokens in each sequence of a text dataset (a sample is one sequence)</source>
+        <translation>文本数据集每个序列的词元数（一个样本就是一个序列）</translation>
     </message>
     <message>
         <source>passes over the training set (default: 1, or as many as --max-steps needs when that is given; with both, the run stops at whichever comes first)</source>
@@ -440,6 +460,10 @@
         <translation>在进程间同步 BatchNorm 统计量（nproc &gt; 1）：每一步都在整个批次上归一化，和单进程时一样</translation>
     </message>
     <message>
+        <source>one of {choices}, text:PATH (a text file), or {spec_form}</source>
+        <translation>{choices} 之一、text:PATH（一个文本文件），或 {spec_form}</translation>
+    </message>
+    <message>
         <source>{batch_size} does not split evenly over {processes} processes; use a multiple of {multiple} (each process trains batch_size / nproc images a step)</source>
         <translation>{batch_size} 不能平均分给 {processes} 个进程；请使用 {multiple} 的倍数（每个进程每步训练 batch_size / nproc 张图像）</translation>
     </message>
@@ -450,6 +474,10 @@
     <message>
         <source>shrink is for one process: the processes of a data-parallel run would each halve their batch at different steps; use stop, or fewer images per step</source>
         <translation>shrink 只适用于单进程：数据并行运行的各进程会在不同的步把批次减半；请使用 stop，或减少每步的图像数</translation>
+    </message>
+    <message>
+        <source>{batch_size} is larger than the training set ({sequences:,} sequences of {seq_len} tokens); use at most {limit}, or shorter sequences</source>
+        <translation>{batch_size} 大于训练集（{sequences:,} 个 {seq_len} 词元的序列）；最多使用 {limit}，或用更短的序列</translation>
     </message>
     <message>
         <source>{batch_size} is larger than the training set ({images:,} images); use at most {limit}</source>
@@ -980,12 +1008,24 @@
         <translation>正在观察 {device}（{device_name}）上的 {model}：{parameters:,} 个参数，{source}，{plan}</translation>
     </message>
     <message>
+        <source>training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} ({train:,} train / {val:,} val sequences of {seq_len:,} tokens, {size}), {placement} placement, batch {batch_size}, {plan}</source>
+        <translation>在 {device}（{device_name}）上训练 {model}：{parameters:,} 个参数，{dataset}（训练序列 {train:,} 个 / 验证序列 {val:,} 个，每个 {seq_len:,} 词元，{size}），数据放置 {placement}，批大小 {batch_size}，{plan}</translation>
+    </message>
+    <message>
         <source>training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} ({train:,} train / {val:,} val images, {size}), {placement} placement, batch {batch_size}, {plan}</source>
         <translation>在 {device}（{device_name}）上训练 {model}：{parameters:,} 个参数，{dataset}（训练图像 {train:,} 张 / 验证图像 {val:,} 张，{size}），数据放置 {placement}，批大小 {batch_size}，{plan}</translation>
     </message>
     <message>
         <source>{started} (resumed at step {step:,})</source>
         <translation>{started}（从第 {step:,} 步恢复）</translation>
+    </message>
+    <message>
+        <source>{rate:,.0f} tokens/s</source>
+        <translation>{rate:,.0f} 词元/秒</translation>
+    </message>
+    <message>
+        <source>{rate:,.0f} samples/s</source>
+        <translation>{rate:,.0f} 样本/秒</translation>
     </message>
     <message>
         <source>epoch {epoch}: train loss {train_loss}, val loss {val_loss}, val accuracy {val_accuracy}</source>
@@ -1820,6 +1860,10 @@
         <translation>脚本以退出码 {code} 结束</translation>
     </message>
     <message>
+        <source>{model} at batch {batch} x {seq_len:,} tokens ({precision}, {optimizer}) on {device}</source>
+        <translation>{model}，批量 {batch} x {seq_len:,} 词元（{precision}，{optimizer}），在 {device} 上</translation>
+    </message>
+    <message>
         <source>{model} at batch {batch} ({precision}, {optimizer}) on {device}</source>
         <translation>{model}，批量 {batch}（{precision}，{optimizer}），在 {device} 上</translation>
     </message>
@@ -1852,8 +1896,16 @@
         <translation>用 AdamW 代替 SGD</translation>
     </message>
     <message>
+        <source>half the sequence length ({seq_len})</source>
+        <translation>序列长度减半（{seq_len}）</translation>
+    </message>
+    <message>
         <source>activation checkpointing off</source>
         <translation>激活检查点关</translation>
+    </message>
+    <message>
+        <source>activation checkpointing per transformer block ({blocks} in all)</source>
+        <translation>按 Transformer 块做激活检查点（共 {blocks} 个）</translation>
     </message>
     <message>
         <source>activation checkpointing</source>
@@ -2588,6 +2640,58 @@
         <translation>前向、反向和参数更新占每步 {percent:.0f}% 的时间：更快的设备、混合精度或更小的模型才能提速</translation>
     </message>
     <message>
+        <source>{value} names no file: give the path of a text file after the colon</source>
+        <translation>{value} 没有指定文件：请在冒号后写文本文件的路径</translation>
+    </message>
+    <message>
+        <source>{model} is a language model but {dataset} is an image dataset; use synthetic-text or text:PATH (a text file)</source>
+        <translation>{model} 是语言模型，但 {dataset} 是图像数据集；请使用 synthetic-text 或 text:PATH（一个文本文件）</translation>
+    </message>
+    <message>
+        <source>{model} is an image model but {dataset} is text; use gpt-tiny or gpt-small (or your own model taking token ids)</source>
+        <translation>{model} 是图像模型，但 {dataset} 是文本；请使用 gpt-tiny 或 gpt-small（或你自己的接受词元 ID 的模型）</translation>
+    </message>
+    <message>
+        <source>sizes the GPT models only (gpt-tiny, gpt-small), not {model}</source>
+        <translation>只用于设定 GPT 模型（gpt-tiny、gpt-small）的大小，不适用于 {model}</translation>
+    </message>
+    <message>
+        <source>{width} does not split evenly over {heads} attention heads; use a multiple of {heads}</source>
+        <translation>{width} 不能平均分给 {heads} 个注意力头；请使用 {heads} 的倍数</translation>
+    </message>
+    <message>
+        <source>{samples:,} sequences of {seq_len} tokens make {tokens:,} tokens; a synthetic text may have at most {limit:,}: use fewer samples or shorter sequences</source>
+        <translation>{samples:,} 个 {seq_len} 词元的序列共 {tokens:,} 个词元；合成文本最多 {limit:,} 个：请减少样本数或缩短序列</translation>
+    </message>
+    <message>
+        <source>{seq_len} tokens is longer than the text: {path} has {size:,} bytes and a sequence needs seq_len + 1 of them (its targets are the next tokens); use at most {limit}</source>
+        <translation>{seq_len} 个词元比文本还长：{path} 只有 {size:,} 字节，而一个序列需要 seq_len + 1 个字节（其目标是下一个词元）；最多使用 {limit}</translation>
+    </message>
+    <message>
+        <source>no text file {path}</source>
+        <translation>没有文本文件 {path}</translation>
+    </message>
+    <message>
+        <source>{path} is a folder, not a text file</source>
+        <translation>{path} 是文件夹，不是文本文件</translation>
+    </message>
+    <message>
+        <source>{path} ({size}) is not a text file: {reason}; give a text file (it is read as bytes)</source>
+        <translation>{path}（{size}）不是文本文件：{reason}；请给出一个文本文件（按字节读取）</translation>
+    </message>
+    <message>
+        <source>{path} is empty: there is no text to train on</source>
+        <translation>{path} 是空的：没有可训练的文本</translation>
+    </message>
+    <message>
+        <source>it holds NUL bytes (the first at byte {offset:,})</source>
+        <translation>其中有 NUL 字节（第一个在第 {offset:,} 字节）</translation>
+    </message>
+    <message>
+        <source>{share:.0%} of its bytes are control characters</source>
+        <translation>其中 {share:.0%} 的字节是控制字符</translation>
+    </message>
+    <message>
         <source>memory snapshot {path}: {why}</source>
         <translation>内存快照 {path}：{why}</translation>
     </message>
@@ -2682,6 +2786,12 @@
     <message>
         <source>expandable segments off for this run (the environment&apos;s allocator settings turn them on): the CUDA allocator caches fixed segments</source>
         <translation>本次运行关闭可扩展段（环境中的分配器设置开启了它们）：CUDA 分配器缓存固定段</translation>
+        <source>sequence lengths apply to text datasets only (synthetic-text, text:PATH), not {dataset}</source>
+        <translation>序列长度只适用于文本数据集（synthetic-text、text:PATH），不适用于 {dataset}</translation>
+    </message>
+    <message>
+        <source>give at least one size</source>
+        <translation>请至少给出一个大小</translation>
     </message>
 </context>
 <context>
@@ -3297,6 +3407,53 @@ each run&apos;s warm-up</source>
     <message>
         <source>limit {size}</source>
         <translation>上限 {size}</translation>
+    </message>
+</context>
+<context>
+    <name>FitGridView</name>
+    <message>
+        <source>Batch × sequence length: predicting each cell…</source>
+        <translation>批量 × 序列长度：正在逐格预测…</translation>
+    </message>
+    <message>
+        <source>Batch × sequence length: no prediction ({reason})</source>
+        <translation>批量 × 序列长度：没有预测（{reason}）</translation>
+    </message>
+    <message>
+        <source>Will it fit, batch × sequence length: the predicted peak of each against {capacity}</source>
+        <translation>放得下吗？批量 × 序列长度：每一格的预测峰值，对照 {capacity}</translation>
+    </message>
+    <message>
+        <source>One training step predicted per cell without using memory. Fits: under the capacity less the {margin}% margin the batch-size finder keeps free; tight: inside the margin.</source>
+        <translation>每一格预测一个训练步，不占用内存。放得下：低于容量减去批量大小查找器保留的 {margin}% 余量；很紧：落在余量之内。</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens</source>
+        <translation>{tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>batch {batch}</source>
+        <translation>批量 {batch}</translation>
+    </message>
+    <message>
+        <source>{peak}, {verdict}</source>
+        <translation>{peak}，{verdict}</translation>
+    </message>
+    <message>
+        <source>batch {batch} × {tokens} tokens: predicted peak {peak}</source>
+        <translation>批量 {batch} × {tokens} 个词元：预测峰值 {peak}</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>能放下</translation>
+    </message>
+    <message>
+        <source>tight</source>
+        <translation>很紧</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>放不下</translation>
     </message>
 </context>
 <context>
@@ -4094,16 +4251,8 @@ each run&apos;s warm-up</source>
 <context>
     <name>RatePlot</name>
     <message>
-        <source>Training images per second</source>
-        <translation>训练吞吐量（图像/秒）</translation>
-    </message>
-    <message>
         <source>step</source>
         <translation>步</translation>
-    </message>
-    <message>
-        <source>images/s</source>
-        <translation>图像/秒</translation>
     </message>
 </context>
 <context>
@@ -4721,10 +4870,6 @@ each run&apos;s warm-up</source>
         <translation>轮次</translation>
     </message>
     <message>
-        <source>Images/s (median)</source>
-        <translation>图像/秒（中位数）</translation>
-    </message>
-    <message>
         <source>ETA</source>
         <translation>预计剩余</translation>
     </message>
@@ -4743,10 +4888,6 @@ each run&apos;s warm-up</source>
     <message>
         <source>Highest allocated since the run started (on the CPU: peak RSS)</source>
         <translation>本次运行开始以来的已分配峰值（在 CPU 上：RSS 峰值）</translation>
-    </message>
-    <message>
-        <source>Median training images per second over the reports after the first (the warm-up): the figure of the run&apos;s end in the log and in the Runs table</source>
-        <translation>第一次报告（预热）之后各次报告的训练图像每秒数的中位数：即日志中和“运行”表中该运行结束时的数字</translation>
     </message>
     <message>
         <source>Time left at the median speed</source>
@@ -4932,8 +5073,8 @@ each run&apos;s warm-up</source>
         <translation>事件</translation>
     </message>
     <message>
-        <source>Images/s</source>
-        <translation>图像/秒</translation>
+        <source>Speed</source>
+        <translation>速度</translation>
     </message>
     <message>
         <source>Config</source>
@@ -5426,10 +5567,6 @@ each run&apos;s warm-up</source>
         <translation>常驻设备放置方式把数据留在设备上：不需要数据加载进程</translation>
     </message>
     <message>
-        <source>only the synthetic dataset is generated</source>
-        <translation>只有合成数据集是生成出来的</translation>
-    </message>
-    <message>
         <source>your own dataset&apos;s factory finds its own files</source>
         <translation>你自己的数据集由其工厂函数自行查找文件</translation>
     </message>
@@ -5464,6 +5601,22 @@ each run&apos;s warm-up</source>
     <message>
         <source>bfloat16 autocast (no gradient scaler needed)</source>
         <translation>bfloat16 混合精度（无需梯度缩放）</translation>
+    </message>
+    <message>
+        <source>only the synthetic datasets are generated</source>
+        <translation>只有合成数据集是生成出来的</translation>
+    </message>
+    <message>
+        <source>only a text dataset (synthetic-text, text:PATH) is cut into sequences</source>
+        <translation>只有文本数据集（synthetic-text、text:PATH）才切分成序列</translation>
+    </message>
+    <message>
+        <source>only the GPT models (gpt-tiny, gpt-small) take these</source>
+        <translation>只有 GPT 模型（gpt-tiny、gpt-small）使用这些设置</translation>
+    </message>
+    <message>
+        <source>a text dataset needs no data folder: a text file is named as text:PATH</source>
+        <translation>文本数据集不需要数据文件夹：文本文件写作 text:PATH</translation>
     </message>
     <message>
         <source>Cannot run on this device: {problem}</source>
@@ -5509,6 +5662,22 @@ each run&apos;s warm-up</source>
         <translation>模型</translation>
     </message>
     <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>Width</source>
+        <translation>宽度</translation>
+    </message>
+    <message>
+        <source>Attention heads</source>
+        <translation>注意力头数</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
         <source>Mixed precision</source>
         <translation>混合精度</translation>
     </message>
@@ -5547,10 +5716,6 @@ each run&apos;s warm-up</source>
     <message>
         <source>Download</source>
         <translation>下载</translation>
-    </message>
-    <message>
-        <source>Synthetic images</source>
-        <translation>合成图像数</translation>
     </message>
     <message>
         <source>Placement</source>
@@ -5621,14 +5786,6 @@ each run&apos;s warm-up</source>
         <translation>用于训练的设备：自动、cpu、cuda、cuda:N 或 mps</translation>
     </message>
     <message>
-        <source>auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a small fast CIFAR net), any torchvision classifier name, or your own: {spec_form} (or path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and in_channels= when it takes them)</source>
-        <translation>自动（GPU 上为 resnet18，CPU 上为 tiny-cnn）、tiny-cnn、resnet18（CIFAR 输入层）、speedrun-net（小而快的 CIFAR 网络）、任意 torchvision 分类模型名，或你自己的模型：{spec_form}（或 path/to/file.py:factory），即一个返回 nn.Module 的可调用对象（它接受 num_classes= 和 in_channels= 时会传入这两个参数）</translation>
-    </message>
-    <message>
-        <source>dataset to train on, or your own: a callable (path/to/file.py:factory works too) returning a map-style Dataset of (image tensor CxHxW, int label), or a (train, val) tuple or a {{&apos;train&apos;, &apos;val&apos;}} dict of them</source>
-        <translation>用于训练的数据集，或你自己的数据集：一个可调用对象（也可以写成 path/to/file.py:factory），返回由（图像张量 C×H×W，整数标签）组成的映射式数据集，或由两个这样的数据集组成的（训练集, 验证集）元组，或以 &apos;train&apos; 和 &apos;val&apos; 为键的字典</translation>
-    </message>
-    <message>
         <source>folder holding the dataset files (default: the user data folder)</source>
         <translation>存放数据集文件的文件夹（默认：用户数据文件夹）</translation>
     </message>
@@ -5637,12 +5794,52 @@ each run&apos;s warm-up</source>
         <translation>数据集不存在时下载到数据文件夹</translation>
     </message>
     <message>
-        <source>training images generated for the synthetic dataset</source>
-        <translation>为合成数据集生成的训练图像数</translation>
+        <source>Synthetic samples</source>
+        <translation>合成样本数</translation>
     </message>
     <message>
-        <source>images per training step</source>
-        <translation>每个训练步的图像数</translation>
+        <source>Sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>auto (resnet18 on a GPU, tiny-cnn on a CPU; for text gpt-small on a GPU, gpt-tiny on a CPU), tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a small fast CIFAR net), gpt-tiny or gpt-small (a GPT for text), any torchvision classifier name, or your own: {spec_form} (or path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and in_channels= when it takes them)</source>
+        <translation>自动（GPU 上为 resnet18，CPU 上为 tiny-cnn；文本数据时 GPU 上为 gpt-small，CPU 上为 gpt-tiny）、tiny-cnn、resnet18（CIFAR 输入层）、speedrun-net（小而快的 CIFAR 网络）、gpt-tiny 或 gpt-small（用于文本的 GPT）、任意 torchvision 分类模型名，或你自己的模型：{spec_form}（或 path/to/file.py:factory），即一个返回 nn.Module 的可调用对象（它接受 num_classes= 和 in_channels= 时会传入这两个参数）</translation>
+    </message>
+    <message>
+        <source>transformer blocks of a GPT model (default: its preset&apos;s)</source>
+        <translation>GPT 模型的 Transformer 块数（默认：其预设值）</translation>
+    </message>
+    <message>
+        <source>a GPT model&apos;s embedding width (default: its preset&apos;s)</source>
+        <translation>GPT 模型的嵌入宽度（默认：其预设值）</translation>
+    </message>
+    <message>
+        <source>a GPT model&apos;s attention heads (default: its preset&apos;s)</source>
+        <translation>GPT 模型的注意力头数（默认：其预设值）</translation>
+    </message>
+    <message>
+        <source>a GPT model&apos;s attention: fused (scaled_dot_product_attention) or plain (the softmax of QK^T, masked: it holds each head&apos;s T x T scores)</source>
+        <translation>GPT 模型的注意力：融合（scaled_dot_product_attention）或朴素（对加了因果掩码的 QK^T 做 softmax：每个头都要保存 T x T 的分数）</translation>
+    </message>
+    <message>
+        <source>dataset to train on: synthetic-text and text:PATH (a text file, read as bytes) are text; or your own: a callable (path/to/file.py:factory works too) returning a map-style Dataset of (image tensor CxHxW, int label), or a (train, val) tuple or a {{&apos;train&apos;, &apos;val&apos;}} dict of them</source>
+        <translation>用于训练的数据集：synthetic-text 和 text:PATH（一个文本文件，按字节读取）是文本；或你自己的数据集：一个可调用对象（也可以写成 path/to/file.py:factory），返回由（图像张量 C×H×W，整数标签）组成的映射式数据集，或由两个这样的数据集组成的（训练集, 验证集）元组，或以 &apos;train&apos; 和 &apos;val&apos; 为键的字典</translation>
+    </message>
+    <message>
+        <source>training samples generated for a synthetic dataset: images, or sequences for synthetic-text</source>
+        <translation>为合成数据集生成的训练样本数：图像，或 synthetic-text 的序列</translation>
+    </message>
+    <message>
+        <source>samples per training step: images, or sequences of text</source>
+        <translation>每个训练步的样本数：图像，或文本序列</translation>
+    </message>
+    <message>
+        <source>tokens in each sequence of a text dataset (a sample is one sequence)</source>
+        <translation>文本数据集每个序列的词元数（一个样本就是一个序列）</translation>
     </message>
     <message>
         <source>passes over the training set (default: 1, or as many as &quot;{max_steps}&quot; needs when that is given; with both, the run stops at whichever comes first)</source>
@@ -5733,6 +5930,10 @@ each run&apos;s warm-up</source>
         <translation>在进程之间同步 BatchNorm 统计量（nproc &gt; 1）：这样每一步都在整个批次上做归一化，和单个进程时一样</translation>
     </message>
     <message>
+        <source>one of {choices}, text:PATH (a text file), or {spec_form}</source>
+        <translation>{choices} 之一、text:PATH（一个文本文件），或 {spec_form}</translation>
+    </message>
+    <message>
         <source>one of {choices}, or {spec_form}</source>
         <translation>{choices} 之一，或 {spec_form}</translation>
     </message>
@@ -5782,6 +5983,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>synthetic</source>
         <translation>合成数据集</translation>
+    </message>
+    <message>
+        <source>fused</source>
+        <translation>融合</translation>
+    </message>
+    <message>
+        <source>plain</source>
+        <translation>朴素</translation>
     </message>
     <message>
         <source>stream</source>
@@ -6208,6 +6417,14 @@ each run&apos;s warm-up</source>
         <translation>{duration}（依据在 {device} 上测得的 {rate} 图像/秒）</translation>
     </message>
     <message>
+        <source>{duration} (from {rate} tokens/s measured on {device}, plus {startup} start-up)</source>
+        <translation>{duration}（依据在 {device} 上测得的 {rate} 词元/秒，另加 {startup}启动时间）</translation>
+    </message>
+    <message>
+        <source>{duration} (from {rate} tokens/s measured on {device})</source>
+        <translation>{duration}（依据在 {device} 上测得的 {rate} 词元/秒）</translation>
+    </message>
+    <message>
         <source>no estimate: the training set&apos;s size is not known yet (set Max steps, or count the folder)</source>
         <translation>无法估计：训练集大小尚不清楚（请设置“最大步数”，或让程序统计文件夹）</translation>
     </message>
@@ -6275,12 +6492,12 @@ each run&apos;s warm-up</source>
         <translation>已训练的步数（未训练完全部计划步数时，附计划步数）</translation>
     </message>
     <message>
-        <source>Images/s</source>
-        <translation>图像/秒</translation>
+        <source>Speed</source>
+        <translation>速度</translation>
     </message>
     <message>
-        <source>Median training images per second over the run&apos;s reports (the first left out: warm-up)</source>
-        <translation>运行各次报告中每秒训练图像数的中位数（第一次报告作为预热不计）</translation>
+        <source>Median training images per second over the run&apos;s reports (the first left out: warm-up); tokens per second for a text run</source>
+        <translation>运行各次报告中每秒训练图像数的中位数（第一次报告作为预热不计）；文本运行为每秒词元数</translation>
     </message>
     <message>
         <source>Final loss</source>
@@ -6633,6 +6850,57 @@ each run&apos;s warm-up</source>
     <message>
         <source>resumed at step {step}</source>
         <translation>在第 {step} 步继续</translation>
+    </message>
+</context>
+<context>
+    <name>throughput_text</name>
+    <message>
+        <source>images/s</source>
+        <translation>图像/秒</translation>
+    </message>
+    <message>
+        <source>Training images per second</source>
+        <translation>训练吞吐量（图像/秒）</translation>
+    </message>
+    <message>
+        <source>Images/s (median)</source>
+        <translation>图像/秒（中位数）</translation>
+    </message>
+    <message>
+        <source>Median training images per second over the reports after the first (the warm-up): the figure of the run&apos;s end in the log and in the Runs table</source>
+        <translation>第一次报告（预热）之后各次报告的训练图像每秒数的中位数：即日志中和“运行”表中该运行结束时的数字</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>Training tokens per second</source>
+        <translation>训练吞吐量（词元/秒）</translation>
+    </message>
+    <message>
+        <source>Tokens/s (median)</source>
+        <translation>词元/秒（中位数）</translation>
+    </message>
+    <message>
+        <source>Median training tokens per second (sequences x sequence length) over the reports after the first (the warm-up): the figure of the run&apos;s end in the log and in the Runs table</source>
+        <translation>第一次报告（预热）之后各次报告的训练词元每秒数（序列数 x 序列长度）的中位数：即日志中和“运行”表中该运行结束时的数字</translation>
+    </message>
+    <message>
+        <source>samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>Training samples per second</source>
+        <translation>训练吞吐量（样本/秒）</translation>
+    </message>
+    <message>
+        <source>Samples/s (median)</source>
+        <translation>样本/秒（中位数）</translation>
+    </message>
+    <message>
+        <source>Median training samples per second over the reports after the first (the warm-up): the figure of the run&apos;s end in the log and in the Runs table</source>
+        <translation>第一次报告（预热）之后各次报告的训练样本每秒数的中位数：即日志中和“运行”表中该运行结束时的数字</translation>
     </message>
 </context>
 <context>

@@ -34,14 +34,15 @@ from .text import Message, and_list
 
 SPEC_FIELDS = ("model", "dataset")  # the RunConfig fields that take a spec besides their built-in names
 SPEC_FORM = "package.module:factory"  # how help texts and messages name the form
+TEXT_PREFIX = "text:"  # `--dataset text:PATH`: a local text file, not a spec (a module named `text` is given as a file)
 _MESSAGE_LIMIT = 300  # characters of the user's exception message kept in ours
 
 _mtimes: dict[str, int] = {}  # module name -> source mtime (ns) when this module imported it
 
 
 def is_spec(value: str) -> bool:
-    """A spec rather than a built-in name: built-in names never hold a colon."""
-    return ":" in value
+    """A spec rather than a built-in name: built-in names never hold a colon, and `text:PATH` names a text file."""
+    return ":" in value and not value.startswith(TEXT_PREFIX)
 
 
 def check_spec(field: str, value: str) -> str:

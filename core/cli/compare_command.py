@@ -73,18 +73,22 @@ def _user_error(comparison: object, result: ComparisonResult) -> str | None:
 
 
 def comparison_table(result: ComparisonResult) -> str:
-    """One row per run (images/s with its spread, last loss, status), then the headline."""
+    """One row per run (images/s with its spread, last loss, status), then the headline. Text runs' throughput is
+    tokens/s (samples/s x each run's seq_len)."""
+    tokens = bool(result.runs) and all(run.tokens_per_sample for run in result.runs)
+    unit = "tokens/s" if tokens else "images/s"
     rows = [
-        f"{'#':<2} {'configuration':<28} {'images/s':>10} {'spread (p10-p90)':>19} {'vs slowest':>10} "
+        f"{'#':<2} {'configuration':<28} {unit:>10} {'spread (p10-p90)':>19} {'vs slowest':>10} "
         f"{'last loss':>9}  status"
     ]
     slowest = None if result.slowest is None else result.runs[result.slowest].samples_per_s
     for run in result.runs:
-        rate = "n/a" if run.samples_per_s is None else f"{run.samples_per_s:,.0f}"
+        scale = run.tokens_per_sample if tokens else 1
+        rate = "n/a" if run.samples_per_s is None else f"{run.samples_per_s * scale:,.0f}"
         spread = (
             "n/a"
             if run.samples_per_s_spread is None
-            else f"{run.samples_per_s_spread[0]:,.0f}-{run.samples_per_s_spread[1]:,.0f}"
+            else f"{run.samples_per_s_spread[0] * scale:,.0f}-{run.samples_per_s_spread[1] * scale:,.0f}"
         )
         ratio = (
             ""

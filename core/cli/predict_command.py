@@ -1,5 +1,6 @@
 """`gpu-train-monitor predict`: a training step's peak memory predicted without running it, per batch size,
-against the device's capacity, and the what-if table (gpu_train_monitor.finder.what_if) for --batch-size.
+against the device's capacity, and the what-if table (gpu_train_monitor.finder.what_if) for --batch-size. For a text
+model, --seq-lens makes it a grid: every batch size at every sequence length (gpu_train_monitor.finder.fit_grid).
 
 Exit codes: 0 predicted; 2 bad input (one line, as every command); 1 when the step cannot be traced (one line
 saying why: `find-batch-size` measures it with real steps instead), like a run that failed.
@@ -16,6 +17,7 @@ from ..base.outputs import check_distinct_outputs, check_output_path
 from ..base.text import Message, format_bytes
 from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig, validate_field
 from ..events.status import EXIT_FAILED, EXIT_USER_ERROR
+from .grid_text import grid_lines, largest_fitting_lines, seq_lens
 from .module_text import add_by_module_option, module_lines, modules_json
 from .options import EXIT_CODES_HELP, PROG, add_run_options, command_protection, config_from_args, parse_bytes
 from .stdout import out, save_json
@@ -40,6 +42,12 @@ def add_predict_parser(sub: Any) -> None:
         metavar="N,N,...",
         type=_batch_sizes,
         help="predict these batch sizes (default: --batch-size's); the what-if table is for --batch-size",
+    )
+    parser.add_argument(
+        "--seq-lens",
+        metavar="N,N,...",
+        type=seq_lens,
+        help="text models: predict every batch size at each of these sequence lengths, a grid (default: --seq-len's)",
     )
     parser.add_argument(
         "--capacity",
@@ -79,6 +87,10 @@ def command_predict(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             raise ConfigError("batch_sizes", exc.detail) from None
     validate_field("margin", args.margin)
+    if args.seq_lens is not None:
+        from ..finder.fit_grid import check_grid_sizes
+
+        check_grid_sizes(config, sizes, args.seq_lens)
     if args.json:
         check_distinct_outputs({"json": args.json}, command_protection(args, [config]))
         check_output_path("json", args.json)
@@ -89,9 +101,14 @@ def command_predict(args: argparse.Namespace) -> int:
     kind = device_kind(config.device)
     capacity = args.capacity if args.capacity is not None else _device_capacity(config)
     predict = _memoized()
+    grid = None
     try:
         table = what_if(config, capacity, args.margin, device=kind, max_batch=_max_batch(), predict=predict)
-        predictions = [predict(config, size, device=kind) for size in sizes]
+        if args.seq_lens is not None:
+            from ..finder.fit_grid import fit_grid
+
+            grid = fit_grid(config, sizes, args.seq_lens, capacity, args.margin, device=kind, predict=predict)
+        predictions = [] if grid is not None else [predict(config, size, device=kind) for size in sizes]
     except PredictionUnavailable as exc:
         print(f"{PROG}: {exc.reason}; `{PROG} find-batch-size` with the same options measures it", file=sys.stderr)
         return EXIT_FAILED
@@ -100,9 +117,14 @@ def command_predict(args: argparse.Namespace) -> int:
         f"{table.current.what}: capacity {format_bytes(capacity)}, limit {format_bytes(limit)} "
         f"({args.margin:.0%} margin)"
     )
-    out(f"{'batch':>7} {'peak':>11} {'params':>10} {'grads':>10} {'optimizer':>10} {'batch data':>10} "
-        f"{'activations':>11}  verdict")  # fmt: skip
     rows = []
+    if grid is not None:
+        for line in grid_lines(grid) + largest_fitting_lines(grid):
+            out(line)
+        rows = [{**_prediction_json(c.prediction), "seq_len": c.seq_len, "verdict": c.verdict} for c in grid.cells]
+    else:
+        out(f"{'batch':>7} {'peak':>11} {'params':>10} {'grads':>10} {'optimizer':>10} {'batch data':>10} "
+            f"{'activations':>11}  verdict")  # fmt: skip
     for p in predictions:
         said = verdict(p.total_bytes, capacity, args.margin)
         out(
@@ -110,12 +132,13 @@ def command_predict(args: argparse.Namespace) -> int:
             f"{format_bytes(p.grads_bytes):>10} {format_bytes(p.optimizer_bytes):>10} "
             f"{format_bytes(p.batch_bytes):>10} {format_bytes(p.activations_bytes):>11}  {said}"
         )
-        rows.append({**_prediction_json(p), "verdict": said})
+        rows.append({**_prediction_json(p), **_seq_len(config), "verdict": said})
         if args.by_module:
             rows[-1]["modules"] = modules_json(p.modules)
         if args.timeline:
             rows[-1]["timeline"] = timeline_json(p.timeline)
-    out(f"largest batch that fits: {table.fits_batch}")
+    at_tokens = f" at {config.seq_len:,} tokens" if _seq_len(config) else ""
+    out(f"largest batch that fits{at_tokens}: {table.fits_batch}")
     if args.by_module:
         for p in predictions:
             out("")
@@ -129,14 +152,17 @@ def command_predict(args: argparse.Namespace) -> int:
             for line in timeline_lines(p.timeline):
                 out(line)
     out("")
-    out(f"what if (at batch {config.batch_size}; now {format_bytes(table.total_bytes)}, {table.verdict})")
-    out(f"  {'change':<32} {'peak':>11} {'saves':>11} {'fits up to':>10}  verdict")
+    now = f"{format_bytes(table.total_bytes)}, {table.verdict}"
+    x_tokens = f" x {config.seq_len:,} tokens" if _seq_len(config) else ""
+    out(f"what if (at batch {config.batch_size}{x_tokens}; now {now})")
+    width = max([32] + [len(str(row.label)) for row in table.rows])  # a GPT's checkpointing row is longer
+    out(f"  {'change':<{width}} {'peak':>11} {'saves':>11} {'fits up to':>10}  verdict")
     for row in table.rows:
         if row.total_bytes is None:
-            out(f"  {row.label:<32} {row.reason}")
+            out(f"  {row.label:<{width}} {row.reason}")
             continue
         out(
-            f"  {row.label:<32} {format_bytes(row.total_bytes):>11} {format_bytes(row.saved_bytes):>11} "
+            f"  {row.label:<{width}} {format_bytes(row.total_bytes):>11} {format_bytes(row.saved_bytes):>11} "
             f"{row.fits_batch if row.fits_batch is not None else '?':>10}  {row.verdict}"
         )
         if row.blocks:
@@ -152,6 +178,7 @@ def command_predict(args: argparse.Namespace) -> int:
         "predictions": rows,
         "what_if": {
             "batch_size": config.batch_size,
+            **_seq_len(config),
             "total_bytes": table.total_bytes,
             "verdict": table.verdict,
             "rows": [_row_json(row) for row in table.rows],
@@ -174,6 +201,13 @@ def _device_capacity(config: RunConfig) -> int:
             exc.field,
             Message("{detail} (to predict for a device this machine lacks, give --capacity)", detail=exc.detail),
         ) from None
+
+
+def _seq_len(config: RunConfig) -> dict[str, int]:
+    """A text model's prediction says its sequence length (an image model's has none)."""
+    from ..config.sequences import is_text_dataset
+
+    return {"seq_len": config.seq_len} if is_text_dataset(config.dataset) else {}
 
 
 def _max_batch() -> int:

@@ -12,6 +12,7 @@ from typing import TextIO
 from tqdm import tqdm
 
 from ..base.text import printable
+from ..config.sequences import IMAGES, throughput
 from ..events import event_text
 from ..events.events import (
     CacheCleared,
@@ -35,18 +36,21 @@ def thread_lock_for_progress_bars() -> None:
 
 
 class ProgressBar:
-    """Shows step, epoch, loss, images/s, memory and ETA; prints epoch results and warnings."""
+    """Shows step, epoch, loss, images/s (tokens/s for a text run), memory and ETA; prints epoch results and
+    warnings."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr  # read now: stderr may be replaced after import
         self.bar: tqdm | None = None
         self.epochs: int | None = 1  # None: as many epochs as max_steps needs
+        self.unit = IMAGES  # the run's throughput unit, from its config
         self.checkpoint: str | None = None  # the newest checkpoint saved: a stopped run says how to continue
 
     def __call__(self, event: Event) -> None:
         match event:
             case RunStarted():
                 self.epochs = event.epochs
+                self.unit = throughput(event.config)
                 self._write(event_text.run_started(event))
                 self.bar = tqdm(
                     total=event.total_steps,
@@ -58,7 +62,7 @@ class ProgressBar:
                     leave=True,
                 )
             case StepsReported() if self.bar is not None:
-                self.bar.set_postfix_str(event_text.steps_postfix(event, self.epochs), refresh=False)
+                self.bar.set_postfix_str(event_text.steps_postfix(event, self.epochs, self.unit), refresh=False)
                 if event.total_steps and event.total_steps != self.bar.total:  # an OOM shrink adds steps
                     self.bar.total = event.total_steps
                 self.bar.update(event.step - self.bar.n)

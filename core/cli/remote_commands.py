@@ -118,11 +118,14 @@ def run_row(values: dict[str, Any]) -> Any:
     from ..remote.client.mirror import MirrorError
     from ..store.rows import RunRow
 
-    names = [field.name for field in dataclasses.fields(RunRow)]
-    missing = [name for name in names if name not in values and name != "live"]
+    known = dataclasses.fields(RunRow)
+    names = [field.name for field in known]
+    required = [f.name for f in known if f.default is dataclasses.MISSING and f.name != "live"]
+    missing = [name for name in required if name not in values]  # an older agent's rows lack the newer fields
     if missing:
         raise MirrorError(Message("the agent's runs lack {fields}", fields=", ".join(missing)))
-    return RunRow(**{name: values.get(name, values.get("status") == "running") for name in names})
+    given = {name: values[name] for name in names if name in values and name != "live"}
+    return RunRow(**given, live=values.get("live", values.get("status") == "running"))
 
 
 def _whole_run(link: AgentLink, run_id: int) -> list[dict[str, Any]]:

@@ -242,7 +242,7 @@ class _Progress:
         except StoreError:
             return ""
         loss = "" if row.loss_last is None else f"  loss {row.loss_last:.4f}"
-        rate = "" if row.samples_per_s is None else f"  {row.samples_per_s:,.0f} images/s"
+        rate = "" if row.speed is None else f"  {row.speed:,.0f} {row.throughput_unit}"
         return f"step {row.steps}/{row.total_steps}{loss}{rate}  on {self.host}"
 
     def close(self) -> None:

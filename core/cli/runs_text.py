@@ -15,6 +15,7 @@ from typing import Any
 from ..base.text import format_bytes, printable
 from ..events import event_text
 from ..events.module_bytes import modules_from_json
+from ..config.sequences import is_text_dataset, throughput
 from ..export.run_export import local_time
 from ..memory.like_measured import PredictedStep, as_measured, error_percent
 from ..store.run_store import RunRow
@@ -28,12 +29,12 @@ LIST_COLUMNS = (
     "dataset",
     "device",
     "steps",
-    "images/s",
+    "speed",
     "final loss",
     "peak memory",
     "name",
 )
-NUMERIC = {"id", "steps", "images/s", "final loss", "peak memory"}  # right-aligned
+NUMERIC = {"id", "steps", "speed", "final loss", "peak memory"}  # right-aligned
 
 
 def live_status(row: RunRow) -> str:
@@ -43,6 +44,12 @@ def live_status(row: RunRow) -> str:
 
 def _number(value: float | None, spec: str) -> str:
     return "-" if value is None or not math.isfinite(value) else format(value, spec)
+
+
+def _speed(row: RunRow) -> str:
+    """'1,234 img/s', '45,678 tok/s' (a text run's tokens/s), '-' without a figure."""
+    unit = row.throughput
+    return "-" if row.speed is None or not math.isfinite(row.speed) else f"{row.speed:,.0f} {unit.short}"
 
 
 def runs_table(rows: Sequence[RunRow]) -> str:
@@ -60,7 +67,7 @@ def runs_table(rows: Sequence[RunRow]) -> str:
                 r.dataset,
                 r.devices,
                 f"{r.steps:,}",
-                _number(r.samples_per_s, ",.0f"),
+                _speed(r),
                 _number(r.loss_last, ".4f"),
                 format_bytes(r.peak_allocated_bytes) if r.peak_allocated_bytes else "-",
                 r.name or r.label,
@@ -129,8 +136,11 @@ def run_text(document: dict[str, Any]) -> str:
         + (f" of {run['total_steps']:,}" if run["total_steps"] else "")  # a watched script may give no total
         + (f", resumed {run['resumes']} time(s)" if run["resumes"] else ""),
     )
-    unit = "tokens/s" if config.get("counted") == "tokens" else "samples/s" if watched else "images/s"
-    fact("throughput", "n/a" if run["samples_per_s"] is None else f"{run['samples_per_s']:,.0f} {unit}")
+    unit = throughput(config)  # tokens/s for a text run (samples/s x seq_len) and a watched language model
+    rate = unit.of(run["samples_per_s"])
+    fact("throughput", "n/a" if rate is None else f"{rate:,.0f} {unit.unit}")
+    if is_text_dataset(str(config.get("dataset", ""))) and not watched:
+        fact("sequences", f"{config.get('seq_len')} tokens each")
     first = summary.get("loss_first")
     last = "nan" if run["loss_last"] is None and run["status"] == "diverged" else _number(run["loss_last"], ".4f")
     fact("loss", _number(first, ".4f") + " -> " + last if first is not None else last)

@@ -14,9 +14,11 @@ if TYPE_CHECKING:
 def summary_text(s: RunSummary) -> str:
     """The summary a finished run prints (also a remote run's, read back from the store)."""
     from ..base.text import format_bytes
-    from ..events.event_text import batch_size_text
+    from ..config.sequences import is_text_dataset
+    from ..events.event_text import batch_size_text, rate_text
 
-    rate = "n/a" if s.samples_per_s is None else f"{s.samples_per_s:,.0f} images/s"
+    rate = rate_text(s)
+    noun = "sequences" if is_text_dataset(str(s.config.get("dataset", ""))) else "images"
     loss = "n/a" if s.loss_first is None else f"{s.loss_first:.4f} -> {s.loss_last:.4f}"
     acc = "n/a" if s.val_accuracy is None else f"{s.val_accuracy:.2%}"
     peak = format_bytes(s.peak_allocated_bytes) + (
@@ -27,7 +29,7 @@ def summary_text(s: RunSummary) -> str:
             f"status      {s.status}",
             f"device      {s.device} ({s.device_name})"
             + (f", {s.world_size} processes (data-parallel)" if s.world_size > 1 else ""),
-            f"steps       {s.steps} ({s.samples} images in {s.wall_s:.1f} s)"
+            f"steps       {s.steps} ({s.samples} {noun} in {s.wall_s:.1f} s)"
             if not s.start_step
             else f"steps       {s.steps} (resumed at step {s.start_step}: "
             f"trained {s.steps - s.start_step} in {s.wall_s:.1f} s)",

@@ -35,7 +35,7 @@ class Comparison(RunControls):
             from ..device.devices import resolve_device
             from ..model.models import resolve_model
 
-            base = base.replace(model=resolve_model("auto", resolve_device("auto").type))
+            base = base.replace(model=resolve_model("auto", resolve_device("auto").type, base.dataset))
         self.contenders: tuple[Contender, ...] = plan(base, overrides)  # ConfigError before anything runs
         for contender in self.contenders:
             _check_runnable(contender)
@@ -161,4 +161,5 @@ def _result(contender: Contender, finished: RunFinished, losses: list[float], re
         peak_allocated_bytes=s.peak_allocated_bytes,
         peak_reserved_bytes=s.peak_reserved_bytes,
         segments_expandable=s.expandable_segments,
+        tokens_per_sample=s.throughput.per_sample if s.throughput.tokens else 0,
     )

@@ -64,6 +64,13 @@ class ContenderResult:
     peak_reserved_bytes: int | None = None  # 0 where the device has no caching allocator
     segments_expandable: bool | None = None  # read back from CUDA's allocator at the run's end, for a run that set
     # expandable segments; None: not read (another device, not set) or segments of both kinds
+    tokens_per_sample: int = 0  # a text run's seq_len: its throughput is tokens/s, samples_per_s x this; 0: images
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        if not self.tokens_per_sample or self.samples_per_s is None:
+            return None
+        return self.samples_per_s * self.tokens_per_sample
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -85,6 +92,7 @@ class ContenderResult:
             "peak_allocated_bytes": self.peak_allocated_bytes,
             "peak_reserved_bytes": self.peak_reserved_bytes,
             "segments_expandable": self.segments_expandable,
+            "tokens_per_s": self.tokens_per_s,
         }
 
 

@@ -60,9 +60,22 @@ def check_data_parallel(config: RunConfig) -> None:
         )
 
 
-def check_batch_fits(batch_size: int, train_images: int | None) -> None:
-    """ConfigError when a batch is larger than the training set (`None`: not known yet). The run checks it
-    once the data is loaded; the form checks it before Start wherever the size is known earlier."""
+def check_batch_fits(batch_size: int, train_images: int | None, seq_len: int | None = None) -> None:
+    """ConfigError when a batch is larger than the training set (`None`: not known yet); `seq_len` when the set is
+    a text's sequences. The run checks it once the data is loaded; the form checks it before Start wherever the
+    size is known earlier."""
+    if seq_len is not None and train_images is not None and batch_size > train_images:
+        raise ConfigError(
+            "batch_size",
+            Message(
+                "{batch_size} is larger than the training set ({sequences:,} sequences of {seq_len} tokens); use at "
+                "most {limit}, or shorter sequences",
+                batch_size=batch_size,
+                sequences=train_images,
+                seq_len=seq_len,
+                limit=train_images,
+            ),
+        )
     if train_images is not None and batch_size > train_images:
         raise ConfigError(
             "batch_size",

@@ -17,9 +17,10 @@ from ..base.errors import ConfigError
 from ..base.text import Message
 from ..base.user_code import SPEC_FIELDS, SPEC_FORM, check_spec, is_spec
 from .run_checks import check_data_parallel, check_name_lengths
+from .sequences import ATTENTIONS, GPT_MODELS, SYNTHETIC_TEXT, TEXT_PREFIX, check_model_data, check_text_file_name
 
-DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder")
-BUILTIN_MODELS = ("auto", "tiny-cnn", "resnet18", "speedrun-net")
+DATASETS = ("synthetic", "cifar10", "mnist", "fashion-mnist", "imagefolder", SYNTHETIC_TEXT)
+BUILTIN_MODELS = ("auto", "tiny-cnn", "resnet18", "speedrun-net", *GPT_MODELS)
 OPTIMIZERS = ("sgd", "adamw")
 AMP_MODES = ("off", "fp16", "bf16")
 PLACEMENTS = ("auto", "stream", "resident")
@@ -47,19 +48,37 @@ BOUNDS: dict[str, Bound] = {
         str,
         "auto",
         Message(
-            "auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), "
-            "speedrun-net (a small fast CIFAR net), any torchvision classifier name, or "
-            "your own: {spec_form} (or path/to/file.py:factory), a callable returning an "
-            "nn.Module (given num_classes= and in_channels= when it takes them)",
+            "auto (resnet18 on a GPU, tiny-cnn on a CPU; for text gpt-small on a GPU, gpt-tiny on a CPU), "
+            "tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a small fast CIFAR net), gpt-tiny or gpt-small "
+            "(a GPT for text), any torchvision classifier name, or your own: {spec_form} (or "
+            "path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and "
+            "in_channels= when it takes them)",
             spec_form=SPEC_FORM,
         ),
+    ),
+    "layers": Bound(
+        int, None, Message("transformer blocks of a GPT model (default: its preset's)"), 1, 256, optional=True
+    ),
+    "width": Bound(
+        int, None, Message("a GPT model's embedding width (default: its preset's)"), 8, 16384, optional=True
+    ),
+    "heads": Bound(int, None, Message("a GPT model's attention heads (default: its preset's)"), 1, 256, optional=True),
+    "attention": Bound(
+        str,
+        "fused",
+        Message(
+            "a GPT model's attention: fused (scaled_dot_product_attention) or plain (the softmax of QK^T, "
+            "masked: it holds each head's T x T scores)"
+        ),
+        choices=ATTENTIONS,
     ),
     # no values to fill in: the braces below are literal (a Message formats only when given values)
     "dataset": Bound(
         str,
         "synthetic",
         Message(
-            "dataset to train on, or your own: a callable (path/to/file.py:factory "
+            "dataset to train on: synthetic-text and text:PATH (a text file, read as "
+            "bytes) are text; or your own: a callable (path/to/file.py:factory "
             "works too) returning a map-style Dataset of (image tensor CxHxW, int "
             "label), or a (train, val) tuple or a {'train', 'val'} dict of them"
         ),
@@ -70,9 +89,16 @@ BOUNDS: dict[str, Bound] = {
     ),
     "download": Bound(bool, False, Message("download the dataset into the data folder when it is missing")),
     "synthetic_samples": Bound(
-        int, 2560, Message("training images generated for the synthetic dataset"), 256, 2_000_000
+        int,
+        2560,
+        Message("training samples generated for a synthetic dataset: images, or sequences for synthetic-text"),
+        256,
+        2_000_000,
     ),
-    "batch_size": Bound(int, 128, Message("images per training step"), 1, 65536),
+    "batch_size": Bound(int, 128, Message("samples per training step: images, or sequences of text"), 1, 65536),
+    "seq_len": Bound(
+        int, 128, Message("tokens in each sequence of a text dataset (a sample is one sequence)"), 1, 65536
+    ),
     "epochs": Bound(
         int,
         None,
@@ -193,11 +219,16 @@ class RunConfig:
 
     device: str = BOUNDS["device"].default
     model: str = BOUNDS["model"].default
+    layers: int | None = BOUNDS["layers"].default
+    width: int | None = BOUNDS["width"].default
+    heads: int | None = BOUNDS["heads"].default
+    attention: str = BOUNDS["attention"].default
     dataset: str = BOUNDS["dataset"].default
     data_dir: str | None = BOUNDS["data_dir"].default
     download: bool = BOUNDS["download"].default
     synthetic_samples: int = BOUNDS["synthetic_samples"].default
     batch_size: int = BOUNDS["batch_size"].default
+    seq_len: int = BOUNDS["seq_len"].default
     epochs: int | None = BOUNDS["epochs"].default
     max_steps: int | None = BOUNDS["max_steps"].default
     lr: float = BOUNDS["lr"].default
@@ -225,6 +256,7 @@ class RunConfig:
         for field in dataclasses.fields(self):
             object.__setattr__(self, field.name, validate_field(field.name, getattr(self, field.name)))
         check_data_parallel(self)
+        check_model_data(self)
 
     @property
     def epoch_limit(self) -> int | None:
@@ -259,6 +291,12 @@ def describe_range(name: str) -> Message:
     """'an integer from 1 to 65536', 'one of sgd, adamw', ...: what the user may enter for `name`."""
     bound = bound_of(name)
     if bound.choices:
+        if name == "dataset":
+            return Message(
+                "one of {choices}, text:PATH (a text file), or {spec_form}",
+                choices=", ".join(bound.choices),
+                spec_form=SPEC_FORM,
+            )
         if name in SPEC_FIELDS:
             return Message("one of {choices}, or {spec_form}", choices=", ".join(bound.choices), spec_form=SPEC_FORM)
         return Message("one of {choices}", choices=", ".join(bound.choices))
@@ -312,6 +350,10 @@ def validate_field(name: str, value: Any) -> Any:
         # syntax only: the run imports it (gpu_train_monitor.base.user_code)
         if name in SPEC_FIELDS and is_spec(value):
             return check_spec(name, value)
+        if name == "dataset" and value.startswith(TEXT_PREFIX):  # a text file: whether it is one, the run finds
+            value = check_text_file_name(value)
+            check_name_lengths(name, value[len(TEXT_PREFIX) :])
+            return value
     if bound.choices and value not in bound.choices:
         raise _out_of_range(name, value)
     if bound.minimum is not None and value < bound.minimum or bound.maximum is not None and value > bound.maximum:

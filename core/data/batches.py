@@ -169,7 +169,7 @@ class StreamBatches:
         return images.to(self.device, non_blocking=asynchronous), labels.to(self.device, non_blocking=asynchronous)
 
     def train_epoch(self) -> BatchEpoch:
-        return _StreamEpoch(self)
+        return StreamEpoch(self)
 
     def random_state(self) -> RandomState:
         return random_state_of(self.preprocess, self.host_gen)
@@ -178,16 +178,18 @@ class StreamBatches:
         restore_random_state(state, self.preprocess, self.host_gen, data)
 
     def val_batches(self, batch_size: int | None = None) -> Iterator[Batch]:
-        for images, labels in _quiet_iter(self.loader(self.val, shuffle=False, drop_last=False, batch_size=batch_size)):
+        for images, labels in quiet_iter(self.loader(self.val, shuffle=False, drop_last=False, batch_size=batch_size)):
             images, labels = self.to_device(images, labels)
             yield self.preprocess(images, augment=False), labels
 
 
-class _StreamEpoch:
+class StreamEpoch:
     """Host batches from the loader are kept until they were turned into device batches: a failure in
     the copy or the preprocessing leaves them here for the retry. (A failure inside the loader itself
     cannot be retried: the loader has moved past that batch's indices.) After the batch size shrank, each
-    loader batch (built with the epoch's first size) is served in smaller pieces."""
+    loader batch (built with the epoch's first size) is served in smaller pieces. The source gives it its
+    `train` split, `batch_size`, `loader(...)`, `to_device(...)` and `preprocess`: a streamed text
+    (gpu_train_monitor.data.text_batches) is served by the same epochs."""
 
     def __init__(self, source: StreamBatches) -> None:
         self.source = source
@@ -200,7 +202,7 @@ class _StreamEpoch:
         loader = self.source.loader(self.source.train, shuffle=True, drop_last=True, batch_size=loader_batch)
         self.loader_batch = loader_batch
         self.loader_total = self.loader_left = len(loader)
-        self.batches = _quiet_iter(loader)
+        self.batches = quiet_iter(loader)
 
     def position(self) -> Position:
         pending = 0 if self.pending is None else int(self.pending[1].shape[0])
@@ -221,7 +223,7 @@ class _StreamEpoch:
                 self.pending = images[-keep:], labels[-keep:]
         self.previous = self.pending
 
-    def __iter__(self) -> _StreamEpoch:
+    def __iter__(self) -> StreamEpoch:
         return self
 
     def remaining_samples(self) -> int:
@@ -254,7 +256,7 @@ class _StreamEpoch:
         return batch
 
 
-def _quiet_iter(loader: DataLoader) -> Iterator[Batch]:
+def quiet_iter(loader: DataLoader) -> Iterator[Batch]:
     """iter(loader) without torch's per-epoch warning about more workers than cores (said once, worded,
     by `gpu_train_monitor.data.transfer.usable_workers`)."""
     with warnings.catch_warnings():

@@ -16,8 +16,10 @@ import torch
 from ..base.errors import DatasetError
 from ..base.text import Message, format_bytes, message_of
 from ..config.run_config import RunConfig
-from .datasets import DatasetSplits, load_dataset, resident_bytes
+from ..config.sequences import SYNTHETIC_TEXT
+from .datasets import DatasetSplits, TextSplits, load_dataset, resident_bytes
 from .datasets.synthetic import CHANNELS, SIZE, val_samples
+from .datasets.text import synthetic_text_bytes
 
 RESIDENT_FIT_FRACTION = 0.8  # the resident dataset may take at most this share of free memory
 
@@ -70,9 +72,14 @@ def choose_placement(requested: str, needed: int, free: int, name: str, device: 
     return Placement(requested, needed, free)
 
 
+def resident_text_bytes(text_bytes: int, train_sequences: int) -> int:
+    """Device bytes of a resident text: its tokens (one byte each) and an epoch's start offsets (int64 each)."""
+    return text_bytes + 8 * train_sequences
+
+
 def load_placed(
     config: RunConfig, device: torch.device, free_bytes: int
-) -> tuple[DatasetSplits, Placement, tuple[str, ...]]:
+) -> tuple[DatasetSplits | TextSplits, Placement, tuple[str, ...]]:
     """Load the dataset for `config` and choose its placement against `free_bytes` on `device`. Also
     returns what the readers warned about (entries of an image folder left out), for the run's log: the
     warning's own text, a `Message` when the reader gave one."""
@@ -82,14 +89,22 @@ def load_placed(
     return splits, placement, tuple(message_of(w.message) for w in caught if issubclass(w.category, UserWarning))
 
 
-def _load_placed(config: RunConfig, device: torch.device, free_bytes: int) -> tuple[DatasetSplits, Placement]:
-    if config.dataset == "synthetic":
+def _load_placed(
+    config: RunConfig, device: torch.device, free_bytes: int
+) -> tuple[DatasetSplits | TextSplits, Placement]:
+    if config.dataset in ("synthetic", SYNTHETIC_TEXT):  # generated where it will live
         n = config.synthetic_samples
-        needed = resident_bytes(n + val_samples(n), n, CHANNELS * SIZE * SIZE)
-        placement = choose_placement(config.placement, needed, free_bytes, "synthetic", device)
+        if config.dataset == SYNTHETIC_TEXT:
+            needed = resident_text_bytes(synthetic_text_bytes(n, config.seq_len), n)
+        else:
+            needed = resident_bytes(n + val_samples(n), n, CHANNELS * SIZE * SIZE)
+        placement = choose_placement(config.placement, needed, free_bytes, config.dataset, device)
         where = device if placement.name == "resident" else torch.device("cpu")
         return load_dataset(config, where), placement
     splits = load_dataset(config, torch.device("cpu"))
+    if isinstance(splits, TextSplits):
+        needed = resident_text_bytes(splits.nbytes, len(splits.train))
+        return splits, choose_placement(config.placement, needed, free_bytes, config.dataset, device)
     pixels = splits.channels * splits.image_size[0] * splits.image_size[1]
     needed = resident_bytes(len(splits.train) + len(splits.val), len(splits.train), pixels)
     return splits, choose_placement(config.placement, needed, free_bytes, config.dataset, device)

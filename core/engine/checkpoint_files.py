@@ -25,6 +25,7 @@ from typing import Any
 from ..base.errors import ConfigError, UserError
 from ..base.text import Message, message_of
 from ..config.run_config import RunConfig
+from ..config.sequences import SYNTHETIC_TEXT
 
 FORMAT = "gpu-train-monitor checkpoint"
 VERSION = 1
@@ -37,6 +38,10 @@ IDENTITY_FIELDS = (
     "model",
     "dataset",
     "synthetic_samples",
+    "seq_len",
+    "layers",
+    "width",
+    "heads",
     "seed",
     "batch_size",
     "optimizer",
@@ -294,7 +299,7 @@ def check_resumable(config: RunConfig, info: CheckpointInfo) -> RunConfig:
             ),
         )
     for field in IDENTITY_FIELDS:
-        if field == "synthetic_samples" and config.dataset != "synthetic":
+        if field == "synthetic_samples" and config.dataset not in ("synthetic", SYNTHETIC_TEXT):
             continue
         if getattr(config, field) != getattr(saved, field):
             raise ConfigError(

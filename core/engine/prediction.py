@@ -23,13 +23,14 @@ from ..base.errors import ConfigError
 from ..base.text import Message
 from ..base.user_code import is_spec
 from ..config.run_config import RunConfig
+from ..config.sequences import VOCAB, is_text_dataset
 from ..data.datasets import dataset_shape
 from ..device.devices import device_kind
 from ..memory.breakdown import StepMemoryRecorder
 from ..memory.live_bytes import LiveBytes
 from ..memory.predict import Prediction, PredictionUnavailable, StepParts, measure_step, predict_step, trace_device
 from ..memory.tracing import untraceable
-from ..model.models import build_model, model_spec, resolve_model
+from ..model.models import build_model, model_options, model_spec, resolve_model
 from .recipe import assemble_trainer
 
 _PRECISION = {"off": "fp32", "bf16": "bf16 autocast", "fp16": "fp16 autocast"}
@@ -45,7 +46,7 @@ def predict(
     a step that cannot be traced. Takes about 0.1-0.5 s for the built-in models at a few hundred images."""
     config = config.replace(**overrides) if overrides else config
     kind = device or device_kind(config.device)
-    config = config.replace(model=resolve_model(config.model, kind))
+    config = config.replace(model=resolve_model(config.model, kind, config.dataset))
     shape, classes = step_input(config, batch_size or config.batch_size)
     return predict_step(
         lambda: _own_model(config, shape, classes, kind),
@@ -65,10 +66,10 @@ def measure(
     (the first creates the optimizer's state). What a prediction is checked against."""
     config = config.replace(**overrides) if overrides else config
     device = device or torch.device("cpu")
-    config = config.replace(model=resolve_model(config.model, device.type))
+    config = config.replace(model=resolve_model(config.model, device.type, config.dataset))
     shape, classes = step_input(config, batch_size or config.batch_size)
     return measure_step(
-        lambda: build_model(config.model, classes, shape[1]),
+        lambda: build_model(config.model, classes, shape[1], **model_options(config, classes)),
         lambda model: build_step(config, model, device.type, shape, classes, device),
         shape,
         classes,
@@ -78,10 +79,12 @@ def measure(
     )
 
 
-def step_input(config: RunConfig, batch_size: int) -> tuple[tuple[int, int, int, int], int]:
+def step_input(config: RunConfig, batch_size: int) -> tuple[tuple[int, ...], int]:
     """((batch, channels, height, width) of the images the model receives, classes), without loading the
-    data (your own dataset is loaded: its factory says its shape only by returning it). A data-parallel
-    run's process receives its share of the batch."""
+    data (your own dataset is loaded: its factory says its shape only by returning it); for a text,
+    ((batch, seq_len) token ids, the vocabulary). A data-parallel run's process receives its share of the batch."""
+    if is_text_dataset(config.dataset):
+        return (max(batch_size // config.nproc, 1), config.seq_len), VOCAB
     channels, height, width, classes, _ = dataset_shape(config)
     spec = model_spec(config.model, channels)
     if spec.input_size is not None:  # batches are resized on the device for models with a fixed minimum input
@@ -105,7 +108,7 @@ def _own_model_untraceable(config: RunConfig, batch_size: int, kind: str) -> Ite
 _NEEDS_VALUES = ("meta", "fake", "data-dependent", "NotImplementedError", "Cannot copy out")
 
 
-def _own_model(config: RunConfig, shape: tuple[int, int, int, int], classes: int, kind: str) -> nn.Module:
+def _own_model(config: RunConfig, shape: tuple[int, ...], classes: int, kind: str) -> nn.Module:
     """Your own model built on the meta device (no memory). A module that does not import, or a factory that fails
     as it would in a run (a TypeError, a NameError, its own ValueError), is a ConfigError naming it (exit 2: the
     finder would fail the same way); a factory that needs values the meta device lacks is a prediction that is not
@@ -115,16 +118,14 @@ def _own_model(config: RunConfig, shape: tuple[int, int, int, int], classes: int
 
         load_callable("model", config.model)  # an import error or a missing name: the user's to fix, said as such
     try:
-        return build_model(config.model, classes, shape[1])
+        return build_model(config.model, classes, shape[1], **model_options(config, classes))
     except ConfigError as exc:
         if not is_spec(config.model) or not any(word in str(exc) for word in _NEEDS_VALUES):
             raise
         raise PredictionUnavailable(untraceable(describe(config, shape[0], kind), exc)) from None
 
 
-def _own_model_step(
-    config: RunConfig, model: nn.Module, kind: str, shape: tuple[int, int, int, int], classes: int
-) -> StepParts:
+def _own_model_step(config: RunConfig, model: nn.Module, kind: str, shape: tuple[int, ...], classes: int) -> StepParts:
     with _own_model_untraceable(config, shape[0], kind):
         return build_step(config, model, kind, shape, classes)
 
@@ -133,7 +134,7 @@ def build_step(
     config: RunConfig,
     model: nn.Module,
     kind: str,
-    shape: tuple[int, int, int, int],
+    shape: tuple[int, ...],
     classes: int,
     device: torch.device | None = None,
 ) -> StepParts:
@@ -141,9 +142,9 @@ def build_step(
     default device (fake tensors when predicting: the model is never moved with `.to()`). `kind`: the device kind the
     run trains on; `device`: where the step runs (default: where a prediction for `kind` is traced)."""
     device = device or trace_device(kind)
-    in_channels, height, width = shape[1:]
+    image_size = None if len(shape) == 2 else (shape[2], shape[3])  # a text's token ids have none
     # your own model's lazy modules are built by its check; the rest as a run builds it (one recipe)
-    trainer = assemble_trainer(config, model, device.type, in_channels, classes, (height, width), traced_for=kind)
+    trainer = assemble_trainer(config, model, device.type, shape[1], classes, image_size, traced_for=kind)
 
     def step(images: torch.Tensor, labels: torch.Tensor, marks: LiveBytes | None) -> object:
         return trainer.step(images, labels, cast(StepMemoryRecorder | None, marks))  # it only calls mark(phase)
@@ -152,7 +153,18 @@ def build_step(
 
 
 def describe(config: RunConfig, batch_size: int, kind: str) -> Message:
-    """What a prediction traced, for people: "resnet18 at batch 256 (bf16 autocast, sgd) on cuda"."""
+    """What a prediction traced, for people: "resnet18 at batch 256 (bf16 autocast, sgd) on cuda", "gpt-small at
+    batch 8 x 1,024 tokens (fp32, adamw) on cuda"."""
+    if is_text_dataset(config.dataset):
+        return Message(
+            "{model} at batch {batch} x {seq_len:,} tokens ({precision}, {optimizer}) on {device}",
+            model=config.model,
+            batch=batch_size,
+            seq_len=config.seq_len,
+            precision=_PRECISION.get(config.amp, config.amp),
+            optimizer=config.optimizer,
+            device=kind,
+        )
     return Message(
         "{model} at batch {batch} ({precision}, {optimizer}) on {device}",
         model=config.model,

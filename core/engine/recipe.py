@@ -17,15 +17,16 @@ from ..base.user_code import is_spec
 from ..config.run_checks import check_batch_fits
 from ..config.run_config import RunConfig
 from ..data.batches import BatchSource, Note, StreamBatches
-from ..data.datasets import DatasetSplits
+from ..data.datasets import DatasetSplits, TextSplits
 from ..data.placement import Placement, load_placed
 from ..data.preprocess import DevicePreprocess
 from ..data.resident_batches import ResidentBatches
 from ..data.sharding import ONE, Shard
+from ..data.text_batches import ResidentText, StreamText
 from ..device.devices import amp_dtype
 from ..device.fast_paths import check_fast_paths
 from ..model.activation_checkpointing import checkpoint_blocks
-from ..model.models import ModelSpec, build_model, model_spec, resolve_model
+from ..model.models import ModelSpec, build_model, model_options, model_spec, resolve_model
 from ..model.step import TrainingStep, build_optimizer
 
 
@@ -43,7 +44,7 @@ def check_model_input(
 
 def config_for_device(config: RunConfig, device: torch.device) -> RunConfig:
     """`config` with what depends on the device resolved: the model `auto` stands for."""
-    model = resolve_model(config.model, device.type)
+    model = resolve_model(config.model, device.type, config.dataset)
     return config if model == config.model else config.replace(model=model)
 
 
@@ -60,7 +61,7 @@ def build_trainer(
     host sync in fp16's gradient scaler), scaler (fp16 only) and autocast."""
     config = config_for_device(config, device)
     check_fast_paths(config, device)
-    model = build_model(config.model, num_classes, in_channels).to(device)
+    model = build_model(config.model, num_classes, in_channels, **model_options(config, num_classes)).to(device)
     return assemble_trainer(config, model, device.type, in_channels, num_classes, image_size)
 
 
@@ -119,7 +120,7 @@ def to_channels_last(model: torch.nn.Module) -> None:
 class RunParts:
     """Everything a session trains with. `placement.device_bytes(device)` is the data's share of memory."""
 
-    splits: DatasetSplits
+    splits: DatasetSplits | TextSplits
     placement: Placement
     source: BatchSource
     trainer: TrainingStep
@@ -138,6 +139,9 @@ def build_run(
     if device.type == "cuda":  # process-wide: each run sets it, so runs in one process do not inherit it
         torch.backends.cudnn.benchmark = config.cudnn_benchmark
     splits, placement, reader_notes = load_placed(config, device, free_bytes)
+    if isinstance(splits, TextSplits):
+        check_batch_fits(config.batch_size, len(splits.train), config.seq_len)
+        return _text_run(config, device, splits, placement, generator, shard, reader_notes)
     check_batch_fits(config.batch_size, len(splits.train))
     batch_size = config.batch_size // shard.world
     spec = model_spec(config.model, splits.channels)
@@ -173,6 +177,40 @@ def build_run(
     if placement.note:
         notes += (("warning", placement.note),)
     return RunParts(splits, placement, source, trainer, spec, notes + tuple(source.notes))
+
+
+def _text_run(
+    config: RunConfig,
+    device: torch.device,
+    splits: TextSplits,
+    placement: Placement,
+    generator: torch.Generator,
+    shard: Shard,
+    reader_notes: tuple[str, ...],
+) -> RunParts:
+    """A language model's parts: its trainer (token ids in, one logit per vocabulary entry out) and the text's
+    batch source (gpu_train_monitor.data.text_batches)."""
+    batch_size = config.batch_size // shard.world
+    trainer = build_trainer(config, device, 1, splits.num_classes)
+    source: BatchSource
+    if placement.name == "resident":
+        source = ResidentText(splits, device, batch_size, generator, shard)
+    else:
+        source = StreamText(
+            splits,
+            device,
+            batch_size,
+            generator,
+            config.workers,
+            config.pin_memory,
+            config.non_blocking,
+            config.seed,
+            shard,
+        )
+    notes = tuple(("warning", text) for text in reader_notes)
+    if placement.note:
+        notes += (("warning", placement.note),)
+    return RunParts(splits, placement, source, trainer, ModelSpec(1, None), notes + tuple(source.notes))
 
 
 def _own_dataset_note(splits: DatasetSplits, preprocess: DevicePreprocess) -> Message:

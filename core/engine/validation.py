@@ -1,13 +1,13 @@
-"""Validation: accuracy and mean loss over the validation split, on the device, one fetch at the end."""
+"""Validation: accuracy and mean loss over the validation split, on the device, one fetch at the end. A language
+model's are per token: every position's next token is one prediction."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 import torch
-import torch.nn.functional as F
 
-from ..model.step import TrainingStep
+from ..model.step import TrainingStep, loss_of
 
 
 @torch.no_grad()
@@ -24,9 +24,9 @@ def evaluate(
         for images, labels in batches:
             with torch.autocast(device.type, dtype=trainer.autocast_dtype, enabled=trainer.autocast_dtype is not None):
                 logits = trainer.model(images)
-            loss_sum += F.cross_entropy(logits.float(), labels, reduction="sum")
-            correct += (logits.argmax(dim=1) == labels).sum()
-            count += labels.shape[0]
+            loss_sum += loss_of(logits.float(), labels, reduction="sum")
+            correct += (logits.argmax(dim=-1) == labels).sum()
+            count += labels.numel()  # a host-side shape: images, or a text batch's tokens
         totals = torch.stack([correct, loss_sum, torch.full((), float(count), device=device)])
         if trainer.reduce_sum is not None:  # a data-parallel run: every rank evaluated its share
             trainer.reduce_sum(totals)

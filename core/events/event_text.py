@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base.text import Message, format_bytes
+from ..config.sequences import IMAGES, Throughput, is_text_dataset
 from .events import (
     CacheCleared,
     CheckpointSaved,
@@ -92,10 +93,7 @@ def run_started(event: RunStarted) -> str:
     if event.steps_per_epoch == 0:  # a watched run (gpu_train_monitor.watch): none of our data or epochs to name
         return watched_run_started(event)
     cfg: Mapping[str, Any] = event.config
-    text = Message(
-        "training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} "
-        "({train:,} train / {val:,} val images, {size}), {placement} placement, batch {batch_size}, "
-        "{plan}",
+    values = dict(
         model=cfg["model"],
         device=event.device,
         device_name=event.device_name,
@@ -108,18 +106,48 @@ def run_started(event: RunStarted) -> str:
         batch_size=cfg["batch_size"],
         plan=_plan(event.total_steps, event.epochs),
     )
+    if is_text_dataset(str(cfg["dataset"])):
+        text = Message(
+            "training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} "
+            "({train:,} train / {val:,} val sequences of {seq_len:,} tokens, {size}), {placement} placement, "
+            "batch {batch_size}, {plan}",
+            seq_len=cfg.get("seq_len"),
+            **values,
+        )
+    else:
+        text = Message(
+            "training {model} on {device} ({device_name}): {parameters:,} parameters, {dataset} "
+            "({train:,} train / {val:,} val images, {size}), {placement} placement, batch {batch_size}, "
+            "{plan}",
+            **values,
+        )
     if event.start_step:
         return Message("{started} (resumed at step {step:,})", started=text, step=event.start_step)
     return text
 
 
-def steps_postfix(event: StepsReported, epochs: int | None) -> str:
-    """The live part of the progress bar (the CLI's): epoch, mean loss of the report, speed, memory in use."""
+def steps_postfix(event: StepsReported, epochs: int | None, unit: Throughput = IMAGES) -> str:
+    """The live part of the progress bar (the CLI's): epoch, mean loss of the report, speed (in the run's `unit`:
+    img/s, or tok/s for a text run), memory in use."""
     finite = [x for x in event.losses if math.isfinite(x)]
     loss = sum(finite) / len(finite) if finite else float("nan")
     mem = event.memory
     used = mem.allocated_bytes if mem.has_allocator else mem.process_rss_bytes
-    return f"{epoch_of(event.epoch, epochs)} loss {loss:.4f} {event.samples_per_s:,.0f} img/s mem {format_bytes(used)}"
+    rate = unit.of(event.samples_per_s)
+    return f"{epoch_of(event.epoch, epochs)} loss {loss:.4f} {rate:,.0f} {unit.short} mem {format_bytes(used)}"
+
+
+def rate_text(summary: RunSummary) -> str:
+    """'1,234 images/s', '45,678 tokens/s' (a text run's), or n/a: a summary's median throughput in its unit."""
+    unit = summary.throughput
+    rate = unit.of(summary.samples_per_s)
+    if rate is None:
+        return Message("n/a")
+    if unit.tokens:
+        return Message("{rate:,.0f} tokens/s", rate=rate)
+    if unit.unit == "samples/s":
+        return Message("{rate:,.0f} samples/s", rate=rate)
+    return Message("{rate:,.0f} images/s", rate=rate)
 
 
 def epoch_ended(event: EpochEnded) -> str:
@@ -299,11 +327,7 @@ def run_finished(event: RunFinished) -> str:
     """How the run ended: its totals when it completed, else where it stopped and why."""
     summary = event.summary
     if event.status == "completed":
-        rate = (
-            Message("n/a")
-            if summary.samples_per_s is None
-            else Message("{rate:,.0f} images/s", rate=summary.samples_per_s)
-        )
+        rate = rate_text(summary)
         values = dict(
             steps=summary.steps, wall_s=summary.wall_s, rate=rate, peak=format_bytes(summary.peak_allocated_bytes)
         )

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..config.sequences import Throughput, throughput
+
 
 @dataclass(frozen=True)
 class RunSummary:
@@ -44,9 +46,17 @@ class RunSummary:
     expandable_segments: bool | None = None  # on CUDA, for a run that set them: whether its allocator's segments
     # were expandable, read back from them at its end (None: not read, none made, or of both kinds)
 
+    @property
+    def throughput(self) -> Throughput:
+        """The run's unit: images/s, or tokens/s for a text run (samples/s x seq_len) and a watched language model."""
+        return throughput(self.config)
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready values (read-only mappings become ordinary dicts and lists)."""
+        """Plain JSON-ready values (read-only mappings become ordinary dicts and lists), and `tokens_per_s`: a text
+        run's samples/s x seq_len (a watched language model's samples/s, which counts tokens), null otherwise."""
         values = dataclasses.asdict(self)
+        unit = self.throughput
+        values["tokens_per_s"] = unit.of(self.samples_per_s) if unit.tokens else None
         values["config"] = dict(self.config)
         values["memory_breakdown"] = None if self.memory_breakdown is None else dict(self.memory_breakdown)
         values["batch_size_changes"] = [dict(change) for change in self.batch_size_changes]

@@ -2,9 +2,10 @@
 
 `run-<id>-steps.csv`: one row per step (step, epoch, loss, smoothed_loss, elapsed_s). `run-<id>-memory.csv`:
 one row per report, the throughput and memory sample taken with it (for a data-parallel run: the whole run's
-images/s and rank 0's memory). A data-parallel run adds `run-<id>-ranks.csv`: one row per rank per report,
-by step then rank, with that rank's device, images/s and memory (see `write_rank_csv` for why a file of its
-own rather than more columns). A header row names the columns; numbers
+images/s and rank 0's memory; a text run's last column is its tokens_per_s). A data-parallel run adds
+`run-<id>-ranks.csv`: one row per rank per report, by step then rank, with that rank's device, images/s and
+memory (see `write_rank_csv` for why a file of its own rather than more columns). A header row names the
+columns; numbers
 are written at full precision; a loss that was not a number is `nan` (or `inf`), which pandas reads as
 such; an unknown value (a step's time across a resume, a device-wide figure the device does not give) is
 an empty cell. Each file is written to a temporary name and renamed into place.
@@ -34,9 +35,11 @@ def write_run_csv(
     table: StepTable,
     reports: Sequence[ReportRow],
     rank_reports: Sequence[RankReportRow] = (),
+    tokens_per_sample: int = 0,
 ) -> list[Path]:
     """Write the steps and memory files for run `run_id` into `folder` (which exists), and the ranks file
-    when there are `rank_reports` (a data-parallel run); their paths."""
+    when there are `rank_reports` (a data-parallel run); their paths. `tokens_per_sample`: a text run's seq_len,
+    which adds the memory file's last column, tokens_per_s (samples_per_s x seq_len)."""
     steps_path = folder / f"run-{run_id}-steps.csv"
     memory_path = folder / f"run-{run_id}-memory.csv"
     step_rows = (
@@ -52,9 +55,10 @@ def write_run_csv(
     _write(steps_path, STEP_COLUMNS, step_rows)
     memory_rows = (
         [_known(value) for value in (r.step, r.elapsed_s, r.at, r.samples, r.samples_per_s, r.batch_size, *_sample(r))]
+        + ([_known(r.samples_per_s * tokens_per_sample)] if tokens_per_sample else [])
         for r in reports
     )
-    _write(memory_path, MEMORY_COLUMNS, memory_rows)
+    _write(memory_path, (*MEMORY_COLUMNS, "tokens_per_s") if tokens_per_sample else MEMORY_COLUMNS, memory_rows)
     if not rank_reports:
         return [steps_path, memory_path]
     return [steps_path, memory_path, write_rank_csv(folder, run_id, reports, rank_reports)]

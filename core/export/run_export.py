@@ -90,7 +90,8 @@ def export_run(
     for name in ("steps", "memory", "ranks"):  # the files export_csv writes
         check_distinct_outputs({"out": target / f"run-{run_id}-{name}.csv"}, kept)
     folder = _folder(target, Message("CSV export folder"))
-    return _guard(folder, lambda: write_run_csv(folder, run_id, table, reports, rank_reports))
+    tokens = row.tokens_per_sample if row.throughput.tokens else 0
+    return _guard(folder, lambda: write_run_csv(folder, run_id, table, reports, rank_reports, tokens))
 
 
 def json_path(target: Path, run_id: int, as_folder: bool = False) -> Path:
@@ -143,6 +144,8 @@ def run_document(
         document["reports"] = {
             field.name: [getattr(r, field.name) for r in reports] for field in dataclasses.fields(ReportRow)
         }
+        if row.throughput.tokens:  # a text run: its throughput in tokens/s too
+            document["reports"]["tokens_per_s"] = [row.throughput.of(r.samples_per_s) for r in reports]
         if row.world_size > 1:
             document["rank_reports"] = {
                 field.name: [getattr(r, field.name) for r in rank_reports]
@@ -179,6 +182,7 @@ def rank_facts(rank_reports: Sequence[RankReportRow]) -> list[dict[str, Any]]:
 def run_facts(row: RunRow) -> dict[str, Any]:
     """The run's row as a dict, with its start and end also as local ISO 8601 times."""
     facts = dataclasses.asdict(row)
+    facts["tokens_per_s"] = row.speed if row.throughput.tokens else None  # a text run's samples_per_s x seq_len
     facts["title"] = row.title
     facts["started"] = iso_time(row.started_at)
     facts["finished"] = None if row.finished_at is None else iso_time(row.finished_at)

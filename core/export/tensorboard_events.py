@@ -134,12 +134,20 @@ def _events(
     for rank_report in rank_reports:
         ranks_at.setdefault(rank_report.step, []).append(rank_report)
     for r in reports:
-        values = [("throughput/images_per_s", r.samples_per_s), ("train/batch_size", r.batch_size), *_memory(r)]
+        values = [_throughput(row, r.samples_per_s), ("train/batch_size", r.batch_size), *_memory(r)]
         for rank in ranks_at.get(r.step, ()):
             if rank.samples_per_s is not None:
                 values.append((f"throughput/images_per_s/rank{rank.rank}", rank.samples_per_s))
             values += _memory(rank, f"/rank{rank.rank}")
         yield event(r.step, r.at, values)
+
+
+def _throughput(row: RunRow, samples_per_s: float) -> tuple[str, float]:
+    """throughput/images_per_s, or a text run's throughput/tokens_per_s (samples/s x its seq_len)."""
+    unit = row.throughput
+    if unit.tokens:
+        return "throughput/tokens_per_s", samples_per_s * unit.per_sample
+    return "throughput/images_per_s", samples_per_s
 
 
 def _memory(sample: ReportRow | RankReportRow, suffix: str = "") -> list[tuple[str, float]]:

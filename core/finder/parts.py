@@ -19,12 +19,19 @@ def trial_parts(
     config: RunConfig, batch_size: int, device: torch.device
 ) -> tuple[TrainingStep, torch.Tensor, torch.Tensor]:
     """The run's own trainer (`gpu_train_monitor.engine.recipe.build_trainer`) and one batch shaped like the run's
-    (random values: memory depends on shapes)."""
+    (random values: memory depends on shapes): images, or a text's token ids and next tokens (batch x seq_len)."""
     import torch
 
+    from ..config.sequences import VOCAB, is_text_dataset
     from ..data.datasets import dataset_shape
     from ..engine.recipe import build_trainer
     from ..model.models import model_spec
+
+    if is_text_dataset(config.dataset):
+        torch.manual_seed(config.seed)
+        trainer = build_trainer(config, device, 1, VOCAB)
+        ids, targets = (torch.randint(0, VOCAB, (batch_size, config.seq_len), device=device) for _ in range(2))
+        return trainer, ids, targets
 
     channels, height, width, classes, _ = dataset_shape(config)
     spec = model_spec(config.model, channels)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from ..base.errors import ConfigError
 from ..base.text import Message
 from ..config.run_config import FINDER_BOUNDS, RunConfig
+from ..config.sequences import is_text_dataset
 from .budget import guard_bytes, largest_batch
 from .child import stopped
 from .doubling import search_with_trials
@@ -132,6 +133,10 @@ def _resident_data_bytes(config: RunConfig, device) -> int:
     channels, height, width, _, count = dataset_shape(config)
     if count is None:
         return 0
+    if is_text_dataset(config.dataset):  # its tokens (a byte each) and an epoch's offsets
+        from ..data.placement import resident_text_bytes
+
+        return resident_text_bytes(count * config.seq_len, train_size_hint(config) or count)
     train = train_size_hint(config) or count  # an image folder: all its images, an upper bound
     return resident_bytes(count, train, channels * height * width)
 

@@ -4,7 +4,9 @@ out-of-memory error needs: the batch that fits now and the cheapest change that 
 Each row is predicted (gpu_train_monitor.engine.prediction.predict: fake tensors, no memory used): bf16 or fp16 autocast
 (or fp32 when autocast is on), channels_last on/off, the other optimizer (SGD for AdamW: no moments; AdamW for
 SGD: two moments instead of one momentum buffer), activation checkpointing on/off (refused for a model without
-blocks: the row says why), half and double the batch. Each says what it saves (negative: costs) against the
+blocks: the row says why; a GPT's row counts its transformer blocks, each checkpointed on its own), for a text
+model half the sequence length (a GPT's activations shrink with it, plain attention's scores by four), half and
+double the batch. Each says what it saves (negative: costs) against the
 current prediction and the largest batch that would then fit under capacity * (1 - margin).
 
 The cheapest change, in this order (a lower time cost first, then fewer side effects on what is trained):
@@ -12,7 +14,8 @@ channels_last (a layout: no numeric change, usually faster on GPUs), bf16 autoca
 bf16 units; no loss scaling), fp16 autocast (faster, but needs a gradient scaler that skips overflowing steps),
 activation checkpointing (the same numbers, one more forward per step: ~20-40% slower), the other optimizer
 (no time cost, but it trains differently: the learning rate wants retuning). A batch change is never the
-answer to "make this batch fit"; it is the other half of the advice (the batch that fits now).
+answer to "make this batch fit"; it is the other half of the advice (the batch that fits now). Nor is a shorter
+sequence: it changes what the model learns from (the context it sees), so it is a row to read, never advice.
 
 Plain frozen dataclasses: the window computes them in a worker thread and shows them in the GUI thread.
 """
@@ -26,6 +29,7 @@ from typing import Any
 from ..base.errors import UserError
 from ..base.text import Message, format_bytes, message_of
 from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig
+from ..config.sequences import gpt_size, is_gpt, is_text_dataset
 from ..events.module_bytes import largest_savings
 from ..memory.predict import Prediction, PredictionUnavailable
 from .predicted import PredictedPeaks, largest_batch_under
@@ -110,12 +114,25 @@ def changes(config: RunConfig) -> list[tuple[str, str, dict[str, Any]]]:
     elif config.optimizer == "sgd":
         rows.append(("optimizer", Message("AdamW instead of SGD"), {"optimizer": "adamw"}))
     on = config.activation_checkpointing
-    label = Message("activation checkpointing off") if on else Message("activation checkpointing")
-    rows.append(("activation_checkpointing", label, {"activation_checkpointing": not on}))
+    rows.append(("activation_checkpointing", _checkpointing_label(config), {"activation_checkpointing": not on}))
+    if is_text_dataset(config.dataset) and config.seq_len > 1:
+        half_seq = config.seq_len // 2
+        label = Message("half the sequence length ({seq_len})", seq_len=half_seq)
+        rows.append(("half_seq_len", label, {"seq_len": half_seq}))
     half, double = max(config.batch_size // 2, 1), min(config.batch_size * 2, int(BOUNDS["batch_size"].maximum))
     rows.append(("half_batch", Message("half the batch ({batch})", batch=half), {"batch_size": half}))
     rows.append(("double_batch", Message("double the batch ({batch})", batch=double), {"batch_size": double}))
     return rows
+
+
+def _checkpointing_label(config: RunConfig) -> str:
+    """The checkpointing row's label: a GPT's names what is checkpointed, its transformer blocks one by one."""
+    if config.activation_checkpointing:
+        return Message("activation checkpointing off")
+    if is_gpt(config.model):
+        layers = gpt_size(config)[0]
+        return Message("activation checkpointing per transformer block ({blocks} in all)", blocks=layers)
+    return Message("activation checkpointing")
 
 
 class _Predictions:

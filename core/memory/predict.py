@@ -131,9 +131,9 @@ def predict_step(
     and cannot depend on values); its parameters and buffers then become fake tensors on
     `trace_device(device_kind)`, and `build_step(model)` runs under the fake mode with that device as the
     default: the optimizer and the step (it must not move the model with `.to()`, which fake parameters
-    refuse). `images_shape`: (batch, channels, height, width). PredictionUnavailable when the step cannot be
-    traced (data-dependent shapes, an op without a fake implementation, ...), with the reason; a UserError
-    (a bad setting) passes through."""
+    refuse). `images_shape`: (batch, channels, height, width), or a language model's (batch, sequence) of token
+    ids. PredictionUnavailable when the step cannot be traced (data-dependent shapes, an op without a fake
+    implementation, ...), with the reason; a UserError (a bad setting) passes through."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     started = time.perf_counter()
@@ -197,7 +197,13 @@ def measure_step(
 def step_batch(
     shape: tuple[int, ...], num_classes: int, device: torch.device, channels_last: bool
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """A batch of random images and labels on `device` (real or fake, by the mode around the call)."""
+    """Images (batch, channels, height, width) and a label each; or a text batch (batch, sequence): token ids below
+    `num_classes` (the vocabulary) and a next token at each position."""
+    if len(shape) == 2:
+        return (
+            torch.randint(0, num_classes, shape, device=device),
+            torch.randint(0, num_classes, shape, device=device),
+        )
     images = torch.randn(shape, device=device)
     if channels_last and images.dim() == 4:
         images = images.contiguous(memory_format=torch.channels_last)

@@ -2,10 +2,10 @@
 there, trading compute for the memory of their activations (`torch.utils.checkpoint`, non-reentrant).
 
 The blocks: resnet stages (layer1..layer4), our models' groups (tiny-cnn's three conv blocks, speedrun-net's
-stem and three groups), a vision transformer's encoder layers, the non-leaf children of a `features`
-Sequential (VGG-like flat ones split after each pooling layer), else the container of the model (or of one of
-its direct children) with the most sub-blocks. A model with none of these, your own included, is refused by a
-ConfigError saying so: checkpointing all of it as one piece would save nothing.
+stem and three groups, a GPT's transformer blocks, one at a time), a vision transformer's encoder layers, the
+non-leaf children of a `features` Sequential (VGG-like flat ones split after each pooling layer), else the container
+of the model (or of one of its direct children) with the most sub-blocks. A model with none of these, your own
+included, is refused by a ConfigError saying so: checkpointing all of it as one piece would save nothing.
 
 Wrapping replaces the blocks' `forward` on the instances only, so the module tree and its state_dict keys stay
 as they are (checkpoints and exports read the same with or without). Without gradients (validation) the blocks
@@ -48,8 +48,11 @@ class Blocks:
 
 def find_blocks(model: nn.Module) -> Blocks:
     """The model's blocks to checkpoint (empty when it has no recognisable ones)."""
+    from .gpt import GPT
     from .models import _LogitsOnly
 
+    if isinstance(model, GPT):  # each transformer block, even a GPT of one block (its embeddings and head stay)
+        return Blocks(whole=list(model.blocks))
     inner = model.inner if isinstance(model, _LogitsOnly) else model  # torchvision's, wrapped to give plain logits
     groups = getattr(inner, "checkpoint_groups", None)  # speedrun-net: a flat Sequential in known groups
     if groups is not None:
@@ -125,7 +128,7 @@ def check_checkpointable(config: Any, device_kind: str = "cpu", in_channels: int
         return
     from .models import build_model, resolve_model
 
-    name = resolve_model(config.model, device_kind)
+    name = resolve_model(config.model, device_kind, config.dataset)
     try:
         with torch.device("meta"):
             model = build_model(name, num_classes, in_channels)

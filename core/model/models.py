@@ -1,5 +1,6 @@
-"""Model construction: tiny-cnn, resnet18 with a CIFAR stem, speedrun-net, any torchvision classifier, or
-your own (`package.module:factory`, built by `gpu_train_monitor.model.user_models`).
+"""Model construction: tiny-cnn, resnet18 with a CIFAR stem, speedrun-net, any torchvision classifier, the GPT models
+for text (`gpu_train_monitor.model.gpt`), or your own (`package.module:factory`, built by
+`gpu_train_monitor.model.user_models`).
 
 All models are built with `weights=None`: no download ever happens. Pretrained weights are not offered
 here because the app's job is to watch training from scratch; a name torchvision does not know is a
@@ -9,6 +10,7 @@ ConfigError that says how to list the known ones.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import nn
@@ -16,6 +18,8 @@ from torch import nn
 from ..base.errors import ConfigError
 from ..base.text import Message
 from ..base.user_code import is_spec
+from ..config.sequences import GPT_MODELS, GPT_SIZES, VOCAB, gpt_size, is_gpt, is_text_dataset
+from .gpt import GPT, GPTShape
 
 # torchvision models with a fixed minimum input: batches are resized on the device to this size.
 _MIN_INPUT = {
@@ -110,33 +114,52 @@ def available_models() -> list[str]:
     """Every name `build_model` accepts: ours first, then torchvision's classification models."""
     import torchvision.models as tvm
 
-    return ["auto", "tiny-cnn", "resnet18", "speedrun-net"] + sorted(set(tvm.list_models(module=tvm)) - {"resnet18"})
+    ours = ["auto", "tiny-cnn", "resnet18", "speedrun-net", *GPT_MODELS]
+    return ours + sorted(set(tvm.list_models(module=tvm)) - {"resnet18"})
 
 
-def resolve_model(name: str, device_kind: str) -> str:
-    """The model `auto` stands for on a device of `device_kind` ('cpu', 'cuda', 'mps': `torch.device.type`):
-    resnet18 on a GPU, tiny-cnn on a CPU (where resnet18 trains at ~16 images/s on 2 cores, so a first run would
-    take minutes). Other names are returned as they are."""
+def resolve_model(name: str, device_kind: str, dataset: str = "") -> str:
+    """The model `auto` stands for on a device of `device_kind` ('cpu', 'cuda', 'mps': `torch.device.type`) for
+    `dataset`: resnet18 on a GPU, tiny-cnn on a CPU (where resnet18 trains at ~16 images/s on 2 cores, so a first
+    run would take minutes); for text, gpt-small on a GPU and gpt-tiny on a CPU. Other names are returned as
+    they are."""
     if name != "auto":
         return name  # a spec too: it is the user's choice on every device
-    return "resnet18" if device_kind in ("cuda", "mps") else "tiny-cnn"
+    gpu = device_kind in ("cuda", "mps")
+    if is_text_dataset(dataset):
+        return "gpt-small" if gpu else "gpt-tiny"
+    return "resnet18" if gpu else "tiny-cnn"
+
+
+def model_options(config: Any, vocab: int = VOCAB) -> dict[str, Any]:
+    """What `build_model` needs of `config` beyond the model's name: a GPT's shape (its sequence length is the
+    position table's); nothing for another model."""
+    if not is_gpt(config.model):
+        return {}
+    layers, width, heads = gpt_size(config)
+    return {"gpt": GPTShape(vocab, config.seq_len, layers, width, heads, config.attention)}
 
 
 def model_spec(name: str, data_channels: int) -> ModelSpec:
     """Channels and input size the named model expects for data with `data_channels` channels (your own
     model is given the data as it is)."""
-    if name in ("tiny-cnn", "resnet18", "speedrun-net") or is_spec(name):
+    if name in ("tiny-cnn", "resnet18", "speedrun-net") or is_spec(name) or is_gpt(name):
         return ModelSpec(in_channels=data_channels, input_size=None)
     size = next((s for prefix, s in _MIN_INPUT.items() if name.startswith(prefix)), None)
     return ModelSpec(in_channels=3, input_size=size)
 
 
-def build_model(name: str, num_classes: int, in_channels: int) -> nn.Module:
-    """Build the named model with freshly initialised weights (seed torch first for reproducibility)."""
+def build_model(name: str, num_classes: int, in_channels: int, gpt: GPTShape | None = None) -> nn.Module:
+    """Build the named model with freshly initialised weights (seed torch first for reproducibility). A GPT is
+    built as `gpt` says (`model_options(config)`), else at its preset's size for sequences of up to 1024 tokens."""
     if is_spec(name):
         from .user_models import build_user_model
 
         return build_user_model(name, num_classes, in_channels)
+    if is_gpt(name):
+        if gpt is None:
+            gpt = GPTShape(num_classes, 1024, *GPT_SIZES[name])
+        return GPT(gpt)
     if name == "tiny-cnn":
         return TinyCNN(num_classes, in_channels)
     if name == "speedrun-net":

@@ -54,7 +54,7 @@ class TrainingStep:
         self.optimizer.zero_grad(set_to_none=True)
         with torch.autocast(self.device_type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
             net = next(m for m in (self.compiled, self.parallel, self.model) if m is not None)
-            loss = F.cross_entropy(net(images), labels)
+            loss = loss_of(net(images), labels)
         if recorder is not None:
             recorder.mark("forward")
         if timer is not None:
@@ -71,6 +71,12 @@ class TrainingStep:
         if timer is not None:
             timer.mark("optimizer")
         return loss
+
+
+def loss_of(logits: torch.Tensor, targets: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
+    """Cross-entropy of a batch: per image (batch x classes against batch labels) or per token (a language model's
+    batch x sequence x vocabulary against batch x sequence next tokens: the mean over every position)."""
+    return F.cross_entropy(logits.flatten(0, -2), targets.flatten(), reduction=reduction)
 
 
 def build_optimizer(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..config.sequences import Throughput
 from ..events.events import STEP_PHASES, StepPhases
 
 # the `reports` columns of a report's step phases (schema version 6): each phase's median per step in whole
@@ -55,6 +56,20 @@ class RunRow:
     # '' for a run recorded on this machine; else the machine a mirror copied it from, as the user named it (an ssh
     # alias, user@host or user@host:port); `host` is the host name it trained on
     origin: str = ""
+    # how its throughput reads, from its config (gpu_train_monitor.config.sequences.throughput): a text run's is
+    # tokens/s, samples_per_s x its seq_len
+    throughput_unit: str = "images/s"
+    tokens_per_sample: int = 1
+
+    @property
+    def throughput(self) -> Throughput:
+        short = {"images/s": "img/s", "tokens/s": "tok/s"}.get(self.throughput_unit, self.throughput_unit)
+        return Throughput(self.throughput_unit, short, self.tokens_per_sample)
+
+    @property
+    def speed(self) -> float | None:
+        """The median throughput in the run's unit (`throughput_unit`)."""
+        return self.throughput.of(self.samples_per_s)
 
     @property
     def title(self) -> str:

@@ -30,6 +30,7 @@ import psutil
 
 from ..base.errors import UserError
 from ..base.text import Message, message_from_json, message_to_json
+from ..config.sequences import IMAGES, Throughput, throughput
 from ..events.status import Status
 from .connection import connect, store_problem
 from .files import NotAFile, default_store_path
@@ -56,7 +57,8 @@ class RunNotFound(UserError):
     """No run with that id in the store."""
 
 
-_RUN_COLUMNS = [f.name for f in fields(RunRow) if f.name != "live"]
+DERIVED = ("live", "throughput_unit", "tokens_per_sample")  # RunRow's fields worked out on reading, not columns
+_RUN_COLUMNS = [f.name for f in fields(RunRow) if f.name not in DERIVED]
 REPORT_COLUMNS = [f.name for f in fields(ReportRow)]
 RANK_REPORT_COLUMNS = [f.name for f in fields(RankReportRow)]
 SORTABLE = (
@@ -141,7 +143,7 @@ class RunStore:
         direction = "DESC" if descending else "ASC"
         with self._errors():
             rows = self._db.execute(
-                f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs "
+                f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at, config FROM runs "
                 f"ORDER BY {order} {direction}, id {direction}"
             ).fetchall()
         return [run for run in map(_run_row, rows) if run_matches(run, search)]
@@ -149,7 +151,8 @@ class RunStore:
     def run(self, run_id: int) -> RunRow:
         with self._errors():
             row = self._db.execute(
-                f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at FROM runs WHERE id = ?", (run_id,)
+                f"SELECT {', '.join(_RUN_COLUMNS)}, message_json, pid_started_at, config FROM runs WHERE id = ?",
+                (run_id,),
             ).fetchone()
         if row is None:
             raise RunNotFound(Message("no run {run_id} in {path}", run_id=run_id, path=str(self.path)))
@@ -289,9 +292,20 @@ def _message(english: str, stored: str | None) -> str:
 
 
 def _run_row(row: tuple[Any, ...]) -> RunRow:
-    values = dict(zip(_RUN_COLUMNS, row[:-2]))
-    values["message"] = _message(values["message"], row[-2])
+    values = dict(zip(_RUN_COLUMNS, row[:-3]))
+    message_stored, pid_started_at, config = row[-3:]
+    values["message"] = _message(values["message"], message_stored)
     live = values["status"] == "running" and process_alive(
-        values["pid"], row[-1], values["host"], values["heartbeat_at"], copied=bool(values.get("origin"))
+        values["pid"], pid_started_at, values["host"], values["heartbeat_at"], copied=bool(values.get("origin"))
     )
-    return RunRow(live=live, **values)
+    unit = _throughput(config)
+    return RunRow(live=live, throughput_unit=unit.unit, tokens_per_sample=unit.per_sample, **values)
+
+
+def _throughput(config: str | None) -> Throughput:
+    """How the run's throughput reads, from its config's JSON (images/s when it cannot be read)."""
+    try:
+        values = json.loads(config or "{}")
+    except ValueError:  # damaged by hand
+        return IMAGES
+    return throughput(values) if isinstance(values, dict) else IMAGES

@@ -22,6 +22,7 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from gpu_train_monitor.config.sequences import SIZE_FIELDS, SYNTHETIC_TEXT, is_gpt, is_text_dataset
 from gpu_train_monitor.gui.form.text import field_tooltip
 from gpu_train_monitor.gui.qt.core_text import core_text
 
@@ -42,7 +43,14 @@ NOT_USED = {
     "resident_no_workers": QT_TRANSLATE_NOOP(
         "form_applicability", "the resident placement keeps the data on the device: no loader workers"
     ),
-    "synthetic_only": QT_TRANSLATE_NOOP("form_applicability", "only the synthetic dataset is generated"),
+    "synthetic_only": QT_TRANSLATE_NOOP("form_applicability", "only the synthetic datasets are generated"),
+    "text_only": QT_TRANSLATE_NOOP(
+        "form_applicability", "only a text dataset (synthetic-text, text:PATH) is cut into sequences"
+    ),
+    "gpt_only": QT_TRANSLATE_NOOP("form_applicability", "only the GPT models (gpt-tiny, gpt-small) take these"),
+    "text_file_named": QT_TRANSLATE_NOOP(
+        "form_applicability", "a text dataset needs no data folder: a text file is named as text:PATH"
+    ),
     "own_dataset_files": QT_TRANSLATE_NOOP("form_applicability", "your own dataset's factory finds its own files"),
     "synthetic_no_files": QT_TRANSLATE_NOOP("form_applicability", "the synthetic dataset needs no files"),
     "not_downloadable": QT_TRANSLATE_NOOP(
@@ -68,14 +76,23 @@ def applicability(values: Mapping[str, Any], device_kind: str, problems: Mapping
     (`gpu_train_monitor.gui.form.checks.checkpointing_problem`)."""
     on_cpu = device_kind == "cpu"
     stream = values["placement"] != "resident"
-    synthetic = values["dataset"] == "synthetic"
-    own = ":" in str(values["dataset"])  # your own dataset (package.module:factory) finds its own files
+    text = is_text_dataset(str(values["dataset"]))
+    synthetic = values["dataset"] in ("synthetic", SYNTHETIC_TEXT)
+    own = ":" in str(values["dataset"]) and not text  # your own dataset (package.module:factory) finds its own files
+    model = str(values["model"])
+    gpt = is_gpt(model) or (text and model == "auto")
     reasons = {
         "pin_memory": _not_used(not on_cpu and stream, "gpu_copies_only" if on_cpu else "stream_copies"),
         "non_blocking": _not_used(not on_cpu and stream, "no_copy_on_cpu" if on_cpu else "stream_copies"),
         "workers": _not_used(stream, "resident_no_workers"),
         "synthetic_samples": _not_used(synthetic, "synthetic_only"),
-        "data_dir": _not_used(not synthetic and not own, "own_dataset_files" if own else "synthetic_no_files"),
+        "data_dir": _not_used(
+            not synthetic and not own and not text,
+            "own_dataset_files" if own else "text_file_named" if text and not synthetic else "synthetic_no_files",
+        ),
+        "seq_len": _not_used(text, "text_only"),
+        "attention": _not_used(gpt, "gpt_only"),
+        **{field: _not_used(gpt, "gpt_only") for field in SIZE_FIELDS},
         "download": _not_used(values["dataset"] in ("mnist", "fashion-mnist", "cifar10"), "not_downloadable"),
         "momentum": _not_used(values["optimizer"] == "sgd", "adamw_no_momentum"),
         "sync_bn": _not_used(int(values["nproc"]) > 1, "one_process"),
@@ -126,15 +143,15 @@ def is_auto_model(text: str) -> bool:
     return any(text == word or text.startswith((f"{word} (", f"{word}（")) for word in words)
 
 
-def auto_model_text(device_kind: str | None, host: str | None = None) -> str:
+def auto_model_text(device_kind: str | None, host: str | None = None, dataset: str = "") -> str:
     """'auto (tiny-cnn on this CPU)': the model a run would build on a device of `device_kind` (of the machine
-    `host` when it is another one: 'auto (resnet18 on the GPU of gpu-box)'); plain 'auto' while the devices are
-    not known (None)."""
+    `host` when it is another one: 'auto (resnet18 on the GPU of gpu-box)') for `dataset` (a GPT for text); plain
+    'auto' while the devices are not known (None)."""
     if device_kind is None:
         return QCoreApplication.translate("form_widgets", "auto")
     from gpu_train_monitor.model.models import resolve_model  # imports torch: called once the devices are known
 
-    model = resolve_model("auto", device_kind)
+    model = resolve_model("auto", device_kind, dataset)
     if host is not None:
         if device_kind == "cpu":
             return QCoreApplication.translate("form_applicability", "auto ({model} on the CPU of {host})").format(

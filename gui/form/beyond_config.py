@@ -14,6 +14,7 @@ from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.base.user_code import SPEC_FORM, is_spec
 from gpu_train_monitor.config.run_checks import check_batch_fits
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.config.sequences import is_text_dataset, text_file
 from gpu_train_monitor.gui.form.checks import (
     check_data_folder,
     check_device,
@@ -52,8 +53,12 @@ def check_beyond_config(form: SettingsForm, config: RunConfig, scan: bool) -> No
             if problem is not None:
                 raise ConfigError("activation_checkpointing", problem)
     folder = None
+    path = text_file(config.dataset)
+    if path is not None and not remote and not path.is_file():
+        raise ConfigError("dataset", Message("no text file {path}", path=str(path)))
     if (
         config.dataset != "synthetic"
+        and not is_text_dataset(config.dataset)
         and not is_spec(config.dataset)
         and config.data_dir is not None
         and not config.download
@@ -64,7 +69,11 @@ def check_beyond_config(form: SettingsForm, config: RunConfig, scan: bool) -> No
         return  # torch is still loading: gpu_train_monitor.data.datasets imports it
     from gpu_train_monitor.data.datasets import train_size_hint
 
-    train = train_size_hint(config)
+    if path is not None and not remote:  # a text file: a sequence longer than the text is said as the run says it
+        from gpu_train_monitor.data.datasets.text import check_seq_len
+
+        check_seq_len(path, path.stat().st_size, config.seq_len)
+    train = None if remote and path is not None else train_size_hint(config)
     if train is None and config.dataset == "imagefolder" and folder is not None:
         train = form._folder_counts.lookup(config.data_dir, folder, scan)
-    check_batch_fits(config.batch_size, train)
+    check_batch_fits(config.batch_size, train, config.seq_len if is_text_dataset(config.dataset) else None)

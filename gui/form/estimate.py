@@ -19,9 +19,11 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.config.sequences import is_text_dataset
 from gpu_train_monitor.gui.qt.locale_format import integer
 
 SPEED_FIELDS = ("batch_size", "amp", "channels_last", "compile", "placement", "dataset")
+TEXT_SPEED_FIELDS = ("seq_len", "layers", "width", "heads", "attention")
 STORE_KEY = "speed_measurements"
 MAX_KEPT = 64  # measurements remembered (the most recent): enough for every configuration a user returns to
 NO_ESTIMATE = QT_TRANSLATE_NOOP("run_estimate", "no measurement yet for these settings: a finished run gives one")
@@ -40,6 +42,8 @@ def speed_key(config: RunConfig, device: str, model: str) -> str:
     """The settings that decide images/s, as one string. `device`: the device's identity (kind and name,
     so another GPU in the same slot is another key); `model`: the model as resolved (auto -> tiny-cnn)."""
     values: dict[str, Any] = {field: getattr(config, field) for field in SPEED_FIELDS}
+    if is_text_dataset(config.dataset):  # a text run's speed depends on its sequences and the GPT's size too
+        values.update({field: getattr(config, field) for field in TEXT_SPEED_FIELDS})
     values.update(device=device, model=model)
     return json.dumps(values, sort_keys=True)
 
@@ -105,7 +109,10 @@ def duration_text(seconds: float) -> str:
     return QCoreApplication.translate("run_estimate", "about {duration}").format(duration=duration(seconds))
 
 
-def estimate_text(seconds: float, measurement: Measurement) -> str:
+def estimate_text(seconds: float, measurement: Measurement, tokens_per_sample: int = 0) -> str:
+    """The estimate and what it is from; `tokens_per_sample`: a text run's seq_len, whose speed is tokens/s."""
+    if tokens_per_sample:
+        return _tokens_estimate_text(seconds, measurement, tokens_per_sample)
     rate = integer(round(measurement.samples_per_s))
     if measurement.startup_s >= 0.5:
         return QCoreApplication.translate(
@@ -117,6 +124,22 @@ def estimate_text(seconds: float, measurement: Measurement) -> str:
             startup=duration(measurement.startup_s),
         )
     return QCoreApplication.translate("run_estimate", "{duration} (from {rate} images/s measured on {device})").format(
+        duration=duration_text(seconds), rate=rate, device=measurement.device
+    )
+
+
+def _tokens_estimate_text(seconds: float, measurement: Measurement, tokens_per_sample: int) -> str:
+    rate = integer(round(measurement.samples_per_s * tokens_per_sample))
+    if measurement.startup_s >= 0.5:
+        return QCoreApplication.translate(
+            "run_estimate", "{duration} (from {rate} tokens/s measured on {device}, plus {startup} start-up)"
+        ).format(
+            duration=duration_text(seconds),
+            rate=rate,
+            device=measurement.device,
+            startup=duration(measurement.startup_s),
+        )
+    return QCoreApplication.translate("run_estimate", "{duration} (from {rate} tokens/s measured on {device})").format(
         duration=duration_text(seconds), rate=rate, device=measurement.device
     )
 
@@ -188,7 +211,7 @@ class RunEstimates:
         # imports torch: the devices are known (listed by torch)
         from gpu_train_monitor.model.models import resolve_model
 
-        return self.store.get(speed_key(config, device[0], resolve_model(config.model, device_kind)))
+        return self.store.get(speed_key(config, device[0], resolve_model(config.model, device_kind, config.dataset)))
 
     def text_for(self, config: RunConfig, device_spec: str, device_kind: str, train_images: int | None) -> str:
         """What the window says before Start: the estimate, or why there is none."""
@@ -201,7 +224,8 @@ class RunEstimates:
                 "run_estimate",
                 "no estimate: the training set's size is not known yet (set Max steps, or count the folder)",
             )
-        return estimate_text(estimate_s(measurement, images), measurement)
+        tokens = config.seq_len if is_text_dataset(config.dataset) else 0
+        return estimate_text(estimate_s(measurement, images), measurement, tokens)
 
     def text_for_form(self, form: Any) -> str:
         """`text_for` the settings form's values ("" while they cannot run: the form says why)."""

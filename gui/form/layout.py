@@ -17,6 +17,10 @@ GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): 
         "nproc",
         "sync_bn",
         "model",
+        "layers",
+        "width",
+        "heads",
+        "attention",
         "activation_checkpointing",
         "expandable_segments",
     ),
@@ -39,6 +43,7 @@ GROUPS: dict[str, tuple[str, ...]] = {  # title (translated where it is shown): 
     ),
     QT_TRANSLATE_NOOP("SettingsForm", "Training"): (
         "batch_size",
+        "seq_len",
         "epochs",
         "max_steps",
         "lr",

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QFormLayout, QLabel
 from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.base.text import Message, format_bytes
 from gpu_train_monitor.config.run_config import FINDER_BOUNDS, RunConfig
+from gpu_train_monitor.config.sequences import TEXT_FIELDS
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.core_text import core_text, error_text
 from gpu_train_monitor.gui.qt.latest_task import LatestTask
@@ -44,6 +45,7 @@ MEMORY_FIELDS = (
     "dataset",
     "data_dir",
     "nproc",
+    *TEXT_FIELDS,  # a text run's sequence length and its GPT's size
 )
 TIGHT_FRACTION = float(FINDER_BOUNDS["margin"].default)  # less free than this share is tight: the finder's margin
 SHORT_REASON_CHARACTERS = 90  # the line's why; the tooltip has all of it

@@ -89,7 +89,7 @@ class SettingsForm(QWidget):
                 field_label.setToolTip(field_help(field))
                 self.labels[field] = field_label
                 form.addRow(field_label, self._with_extras(field, widget))
-                if field == "batch_size":  # beside it: what these settings need at their peak (PeakPrediction)
+                if field == "seq_len":  # below batch size and sequence length: their peak (PeakPrediction)
                     self.peak_label = add_peak_row(form)
             layout.addWidget(box)
         self.message_label = QLabel()
@@ -315,7 +315,7 @@ class SettingsForm(QWidget):
 
     def _auto_model_text(self) -> str:
         known = self.devices.known and self.local_devices.known
-        return auto_model_text(self.device_kind() if known else None, self.remote_host())
+        return auto_model_text(self.device_kind() if known else None, self.remote_host(), str(self.value("dataset")))
 
     @Slot(str)
     def _on_preset_chosen(self, name: str) -> None:

@@ -21,6 +21,10 @@ LABELS = {
     "nproc": QT_TRANSLATE_NOOP("form_text", "Processes"),
     "sync_bn": QT_TRANSLATE_NOOP("form_text", "Sync BatchNorm"),
     "model": QT_TRANSLATE_NOOP("form_text", "Model"),
+    "layers": QT_TRANSLATE_NOOP("form_text", "Layers"),
+    "width": QT_TRANSLATE_NOOP("form_text", "Width"),
+    "heads": QT_TRANSLATE_NOOP("form_text", "Attention heads"),
+    "attention": QT_TRANSLATE_NOOP("form_text", "Attention"),
     "amp": QT_TRANSLATE_NOOP("form_text", "Mixed precision"),
     "channels_last": QT_TRANSLATE_NOOP("form_text", "channels_last"),
     "activation_checkpointing": QT_TRANSLATE_NOOP("form_text", "Activation checkpointing"),
@@ -31,12 +35,13 @@ LABELS = {
     "dataset": QT_TRANSLATE_NOOP("form_text", "Dataset"),
     "data_dir": QT_TRANSLATE_NOOP("form_text", "Data folder"),
     "download": QT_TRANSLATE_NOOP("form_text", "Download"),
-    "synthetic_samples": QT_TRANSLATE_NOOP("form_text", "Synthetic images"),
+    "synthetic_samples": QT_TRANSLATE_NOOP("form_text", "Synthetic samples"),
     "placement": QT_TRANSLATE_NOOP("form_text", "Placement"),
     "workers": QT_TRANSLATE_NOOP("form_text", "Workers"),
     "pin_memory": QT_TRANSLATE_NOOP("form_text", "pin_memory"),
     "non_blocking": QT_TRANSLATE_NOOP("form_text", "non_blocking"),
     "batch_size": QT_TRANSLATE_NOOP("form_text", "Batch size"),
+    "seq_len": QT_TRANSLATE_NOOP("form_text", "Sequence length"),
     "epochs": QT_TRANSLATE_NOOP("form_text", "Epochs"),
     "max_steps": QT_TRANSLATE_NOOP("form_text", "Max steps"),
     "lr": QT_TRANSLATE_NOOP("form_text", "Learning rate"),
@@ -48,7 +53,14 @@ LABELS = {
     "report_interval": QT_TRANSLATE_NOOP("form_text", "Report every (s)"),
 }
 # what the lowest position of an optional number means (None in the config)
-NONE_TEXT = {"epochs": QT_TRANSLATE_NOOP("form_text", "auto"), "max_steps": QT_TRANSLATE_NOOP("form_text", "no limit")}
+NONE_TEXT = {
+    "epochs": QT_TRANSLATE_NOOP("form_text", "auto"),
+    "max_steps": QT_TRANSLATE_NOOP("form_text", "no limit"),
+    # a GPT's size: its preset's (gpt-tiny's, gpt-small's)
+    "layers": QT_TRANSLATE_NOOP("form_text", "preset"),
+    "width": QT_TRANSLATE_NOOP("form_text", "preset"),
+    "heads": QT_TRANSLATE_NOOP("form_text", "preset"),
+}
 
 # BOUNDS[field].help in the form's words: {max_steps} and {epochs} are those fields' labels, {spec_form} is
 # gpu_train_monitor.base.user_code.SPEC_FORM
@@ -56,21 +68,33 @@ HELP = {
     "device": QT_TRANSLATE_NOOP("form_text", "device to train on: auto, cpu, cuda, cuda:N or mps"),
     "model": QT_TRANSLATE_NOOP(
         "form_text",
-        "auto (resnet18 on a GPU, tiny-cnn on a CPU), tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a "
-        "small fast CIFAR net), any torchvision classifier name, or your own: {spec_form} (or "
+        "auto (resnet18 on a GPU, tiny-cnn on a CPU; for text gpt-small on a GPU, gpt-tiny on a CPU), "
+        "tiny-cnn, resnet18 (CIFAR stem), speedrun-net (a small fast CIFAR net), gpt-tiny or gpt-small (a "
+        "GPT for text), any torchvision classifier name, or your own: {spec_form} (or "
         "path/to/file.py:factory), a callable returning an nn.Module (given num_classes= and "
         "in_channels= when it takes them)",
     ),
+    "layers": QT_TRANSLATE_NOOP("form_text", "transformer blocks of a GPT model (default: its preset's)"),
+    "width": QT_TRANSLATE_NOOP("form_text", "a GPT model's embedding width (default: its preset's)"),
+    "heads": QT_TRANSLATE_NOOP("form_text", "a GPT model's attention heads (default: its preset's)"),
+    "attention": QT_TRANSLATE_NOOP(
+        "form_text",
+        "a GPT model's attention: fused (scaled_dot_product_attention) or plain (the softmax of QK^T, "
+        "masked: it holds each head's T x T scores)",
+    ),
     "dataset": QT_TRANSLATE_NOOP(
         "form_text",
-        "dataset to train on, or your own: a callable (path/to/file.py:factory works too) returning a "
-        "map-style Dataset of (image tensor CxHxW, int label), or a (train, val) tuple or a "
-        "{{'train', 'val'}} dict of them",
+        "dataset to train on: synthetic-text and text:PATH (a text file, read as bytes) are text; or your "
+        "own: a callable (path/to/file.py:factory works too) returning a map-style Dataset of (image tensor "
+        "CxHxW, int label), or a (train, val) tuple or a {{'train', 'val'}} dict of them",
     ),
     "data_dir": QT_TRANSLATE_NOOP("form_text", "folder holding the dataset files (default: the user data folder)"),
     "download": QT_TRANSLATE_NOOP("form_text", "download the dataset into the data folder when it is missing"),
-    "synthetic_samples": QT_TRANSLATE_NOOP("form_text", "training images generated for the synthetic dataset"),
-    "batch_size": QT_TRANSLATE_NOOP("form_text", "images per training step"),
+    "synthetic_samples": QT_TRANSLATE_NOOP(
+        "form_text", "training samples generated for a synthetic dataset: images, or sequences for synthetic-text"
+    ),
+    "batch_size": QT_TRANSLATE_NOOP("form_text", "samples per training step: images, or sequences of text"),
+    "seq_len": QT_TRANSLATE_NOOP("form_text", "tokens in each sequence of a text dataset (a sample is one sequence)"),
     "epochs": QT_TRANSLATE_NOOP(
         "form_text",
         'passes over the training set (default: 1, or as many as "{max_steps}" needs when that is '
@@ -164,6 +188,10 @@ def allowed_text(field: str) -> str:
     bound = BOUNDS[field]
     if bound.choices:
         choices = ", ".join(choice_text(field, choice) for choice in bound.choices)
+        if field == "dataset":
+            return QCoreApplication.translate(
+                "form_text", "one of {choices}, text:PATH (a text file), or {spec_form}"
+            ).format(choices=choices, spec_form=SPEC_FORM)
         if field in SPEC_FIELDS:
             return QCoreApplication.translate("form_text", "one of {choices}, or {spec_form}").format(
                 choices=choices, spec_form=SPEC_FORM

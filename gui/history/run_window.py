@@ -220,6 +220,8 @@ class StoredRunView(QWidget):
         self._name_breakdown_tab()
         self.log.clear()
         self.rate_view.clear()
+        self.rate_view.set_unit(row.throughput_unit, row.tokens_per_sample)  # tokens/s for a text run
+        self.stats.set_unit(row.throughput_unit)
         self.step_time.clear()
         no_epochs = started.get("steps_per_epoch", 1) == 0  # a watched script's own loop
         self.stats.reset(int(started.get("total_steps", row.total_steps)), 0 if no_epochs else started.get("epochs"))
@@ -295,7 +297,7 @@ class StoredRunView(QWidget):
             shown = shown_summary(summary, status_text(str(summary.get("status", row.status))))
             self.config_text.appendPlainText("\n" + self.tr("summary:") + "\n" + fields_lines(shown))
         # the summary's median; without one (interrupted) the store keeps the last report's: the reports' median
-        speed = row.samples_per_s if summary is not None else median_rate(self.rate_view.data.column(1))
+        speed = row.speed if summary is not None else median_rate(self.rate_view.data.column(1))
         self.stats.update_progress(row.steps, self._epoch, speed, None, row.total_steps)
         self.stats.show_end(None, row.peak_allocated_bytes)  # the Runs table's peak (readings after the last report)
         ranks = (summary or {}).get("ranks") or ()

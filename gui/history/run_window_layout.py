@@ -49,7 +49,7 @@ def lay_out(view: StoredRunView) -> QTabWidget:
     tabs.addTab(view.log, QCoreApplication.translate("StoredRunView", "Events"))
     tabs.addTab(view.breakdown_view, view.breakdown_view.tab_title())  # the main window's words for it
     tabs.addTab(view.step_time, QCoreApplication.translate("MainWindow", "Step time"))  # as the main window
-    tabs.addTab(view.rate_plot, QCoreApplication.translate("StoredRunView", "Images/s"))
+    tabs.addTab(view.rate_plot, QCoreApplication.translate("StoredRunView", "Speed"))
     tabs.addTab(view.config_text, QCoreApplication.translate("StoredRunView", "Config"))
     plots = QSplitter(Qt.Orientation.Vertical)
     plots.addWidget(view.loss_plot)

@@ -40,8 +40,9 @@ from gpu_train_monitor.gui.history.row_text import (
     when_text,
 )
 from gpu_train_monitor.gui.i18n.status_text import status_colour
+from gpu_train_monitor.gui.i18n.throughput_text import speed_text
 from gpu_train_monitor.gui.qt.core_text import core_text
-from gpu_train_monitor.gui.qt.locale_format import date_time, number
+from gpu_train_monitor.gui.qt.locale_format import date_time
 from gpu_train_monitor.store.run_store import RunRow
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -83,9 +84,11 @@ COLUMNS = (
     ),
     (
         "speed",
-        QT_TRANSLATE_NOOP("run_history", "Images/s"),
+        QT_TRANSLATE_NOOP("run_history", "Speed"),
         QT_TRANSLATE_NOOP(
-            "run_history", "Median training images per second over the run's reports (the first left out: warm-up)"
+            "run_history",
+            "Median training images per second over the run's reports (the first left out: warm-up); tokens per "
+            "second for a text run",
         ),
     ),
     (
@@ -227,8 +230,8 @@ class RunHistoryModel(QAbstractTableModel):
                 return state_text(row, self.own_pid)
             case "steps":
                 return steps_text(row)
-            case "speed":
-                return "–" if not row.samples_per_s else number(row.samples_per_s, 0)  # 0: samples not counted
+            case "speed":  # 0: samples not counted
+                return "–" if not row.samples_per_s else speed_text(row.speed, row.throughput_unit)
             case "loss":
                 return last_loss_text(row)
             case "peak":
@@ -246,7 +249,7 @@ class RunHistoryModel(QAbstractTableModel):
             case "steps":
                 return float(row.steps)
             case "speed":
-                return MISSING if row.samples_per_s is None else row.samples_per_s
+                return MISSING if row.speed is None else row.speed
             case "loss":  # a NaN loss (diverged) sorts with the missing ones
                 return MISSING if row.loss_last is None or math.isnan(row.loss_last) else row.loss_last
             case "peak":

@@ -22,7 +22,11 @@ from gpu_train_monitor.base.text import Message, message_of
 CHOICE_TEXTS: dict[str, dict[str, str]] = {
     "device": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto")},  # its combo item says which: settings_form
     "model": {"auto": QT_TRANSLATE_NOOP("form_widgets", "auto")},
-    "dataset": {"synthetic": QT_TRANSLATE_NOOP("form_widgets", "synthetic")},
+    "dataset": {"synthetic": QT_TRANSLATE_NOOP("form_widgets", "synthetic")},  # synthetic-text: a name
+    "attention": {
+        "fused": QT_TRANSLATE_NOOP("form_widgets", "fused"),
+        "plain": QT_TRANSLATE_NOOP("form_widgets", "plain"),
+    },
     "amp": {"off": QT_TRANSLATE_NOOP("form_widgets", "off")},
     "placement": {
         "auto": QT_TRANSLATE_NOOP("form_widgets", "auto"),
@@ -50,7 +54,7 @@ def choice_text(field: str, choice: str) -> str:
 
 # values that are words, not names, where a message fills in a config field of that name ("synthetic", "resident"):
 # said as the form's combo says them (choice_text)
-WORD_VALUED_FIELDS = ("dataset", "placement", "amp", "on_oom")
+WORD_VALUED_FIELDS = ("dataset", "placement", "amp", "on_oom", "attention")
 
 
 def core_text(text: Any) -> str:

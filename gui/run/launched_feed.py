@@ -97,7 +97,7 @@ class LaunchedFeed(QObject):
             last = update.reports[-1]
             live = update.row.status == "running"
             view.stats.update_progress(
-                last.step, self._epoch, view.rates.median, last.eta_s if live else None, last.total_steps
+                last.step, self._epoch, view.unit.of(view.rates.median), last.eta_s if live else None, last.total_steps
             )
             view.stats.update_memory(last.allocated_bytes, last.peak_allocated_bytes)
         for row in update.events:

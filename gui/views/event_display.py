@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from gpu_train_monitor.config.sequences import TEXT_FIELDS, is_text_dataset
 from gpu_train_monitor.events import event_text
 from gpu_train_monitor.events.events import (
     CacheCleared,
@@ -83,9 +84,13 @@ def watched(config: Mapping[str, Any]) -> bool:
 
 def config_text(config: Mapping[str, Any]) -> str:
     """Every field of a run's config as `label=value`, for the log: in the form's words, names and values
-    alike (batch size, off, yes in the user's language); values that are names (resnet18, cuda:0) as they are."""
+    alike (batch size, off, yes in the user's language); values that are names (resnet18, cuda:0) as they are. The
+    fields only a text run uses (its sequence length, a GPT's size) are left out of an image run's."""
+    text = is_text_dataset(str(config.get("dataset", "")))
     return QCoreApplication.translate("run_view", ", ", "between the fields of the logged config").join(
-        f"{field_label(name, config)}={_config_value(name, value, watched(config))}" for name, value in config.items()
+        f"{field_label(name, config)}={_config_value(name, value, watched(config))}"
+        for name, value in config.items()
+        if text or name not in TEXT_FIELDS
     )
 
 

@@ -1,10 +1,13 @@
-"""The background jobs behind the window's what-if advice: `gpu_train_monitor.finder.what_if`'s table and its advice
-after an out-of-memory error, each many predictions long, so each checks before every prediction whether its answer is
-still wanted (settings changed, a run started, the window closing) and stops there.
+"""The background jobs behind the window's what-if advice: `gpu_train_monitor.finder.what_if`'s table, a text model's
+grid over batch x sequence length (`gpu_train_monitor.finder.fit_grid`) and the advice after an out-of-memory
+error, each many predictions long, so each checks before every prediction whether its answer is still wanted
+(settings changed, a run started, the window closing) and stops there.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -15,20 +18,45 @@ class Superseded(Exception):
     """The settings changed while the table was worked out: stop, what was found answers nothing."""
 
 
-def stoppable_predict(cancelled: Callable[[], bool]) -> Callable[..., Any]:
-    """`gpu_train_monitor.engine.prediction.predict` that makes each prediction once and raises Superseded before a
-    prediction once `cancelled()` (a job of many predictions stops within one)."""
-    from gpu_train_monitor.engine.prediction import predict
+class RecentPredictions:
+    """The last predictions made by any job, shared between the jobs' threads: the what-if table and a text model's
+    grid ask for the same steps (the settings at half the batch, at half the sequence length, ...), and a prediction
+    of a large model costs seconds. Predictions are frozen values; the dict is guarded by a lock. Keyed by the
+    predicting function too, so a stand-in for `predict` never answers for another."""
 
-    made: dict[tuple[Any, ...], Any] = {}
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._made: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...]) -> Any:
+        with self._lock:
+            return self._made.get(key)
+
+    def put(self, key: tuple[Any, ...], prediction: Any) -> None:
+        with self._lock:
+            self._made[key] = prediction
+            while len(self._made) > self.limit:
+                self._made.popitem(last=False)
+
+
+RECENT = RecentPredictions()
+
+
+def stoppable_predict(cancelled: Callable[[], bool]) -> Callable[..., Any]:
+    """`gpu_train_monitor.engine.prediction.predict` that makes each prediction once (across jobs: RECENT) and raises
+    Superseded before a prediction once `cancelled()` (a job of many predictions stops within one)."""
+    from gpu_train_monitor.engine.prediction import predict
 
     def predicted(config: RunConfig, batch_size: int | None = None, *, device: str | None = None) -> Any:
         if cancelled():
             raise Superseded
-        key = (config, batch_size, device)
-        if key not in made:
-            made[key] = predict(config, batch_size, device=device)
-        return made[key]
+        key = (predict, config, batch_size or config.batch_size, device)
+        made = RECENT.get(key)
+        if made is None:
+            made = predict(config, batch_size, device=device)
+            RECENT.put(key, made)
+        return made
 
     return predicted
 
@@ -47,6 +75,23 @@ def what_if_job(config: RunConfig, kind: str, capacity: int, max_batch: int) -> 
             return what_if(config, capacity, device=kind, max_batch=max_batch, predict=predicted)
 
         return answered(rows)
+
+    return job
+
+
+def fit_grid_job(config: RunConfig, kind: str, capacity: int) -> Callable[..., Any]:
+    """The background job for a text model: `gpu_train_monitor.finder.fit_grid` at half, the same and double the
+    batch and the sequence length (nine predictions, each checking first whether to stop; the grid so far reported
+    after each), or why not."""
+
+    def job(report: Callable[[Any], None], cancelled: Callable[[], bool]) -> Any:
+        from gpu_train_monitor.finder.fit_grid import around, fit_grid
+
+        predicted = stoppable_predict(cancelled)
+        batches, seq_lens = around(config.batch_size, "batch_size"), around(config.seq_len, "seq_len")
+        return answered(
+            lambda: fit_grid(config, batches, seq_lens, capacity, device=kind, predict=predicted, on_cell=report)
+        )
 
     return job
 

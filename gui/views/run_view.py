@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject
 
 from gpu_train_monitor.base.text import Message
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.config.sequences import IMAGES, throughput
 from gpu_train_monitor.events import event_text
 from gpu_train_monitor.events.events import CacheCleared, OutOfMemory, RunFinished, RunPaused, RunStarted, StepsReported
 from gpu_train_monitor.events.status import Status
@@ -48,6 +49,7 @@ class RunView(QObject):
         self.memory_plot = MemoryPlot()
         self.stats = StatsPanel()
         self.rates = RateMedian()  # the live run's images/s, as its summary will give it
+        self.unit = IMAGES  # its throughput unit: tokens/s (samples/s x seq_len) for a text run
         self.breakdown_view = BreakdownView()
         self.step_time = StepTimeView()  # where each report's step time went, by phase
         self.log = LogPanel()
@@ -94,13 +96,16 @@ class RunView(QObject):
             case StepsReported():
                 self.loss_plot.add_losses(event.first_step, event.losses)
                 self.rates.add(event.samples_per_s)
-                self.stats.update_progress(event.step, event.epoch, self.rates.median, event.eta_s, event.total_steps)
+                speed = self.unit.of(self.rates.median)
+                self.stats.update_progress(event.step, event.epoch, speed, event.eta_s, event.total_steps)
                 self.show_sample(event.memory)
                 if event.ranks:  # a data-parallel run: every rank's sample, at rank 0's time
                     self.ranks.show_samples(event.memory.time_s, event.ranks)
                 self.events.show_event(event, at)  # its phases, as a recorded run's window shows them
             case RunStarted():  # a run of max_steps: its epochs counted from the steps ("Epoch 3 / 10")
                 self.rates.clear()
+                self.unit = throughput(event.config)
+                self.stats.set_unit(self.unit.unit)
                 self.stats.reset(
                     event.total_steps, planned_epochs(event.epochs, event.total_steps, event.steps_per_epoch)
                 )
@@ -116,7 +121,7 @@ class RunView(QObject):
                 failed = not Status(event.status).ended_well
                 if event.summary is not None:  # its own figures: the same as its log line and its Runs row
                     self.memory_plot.hold_peak(event.summary.peak_allocated_bytes)  # held at rest too
-                    self.stats.show_end(event.summary.samples_per_s, event.summary.peak_allocated_bytes)
+                    self.stats.show_end(self.unit.of(event.summary.samples_per_s), event.summary.peak_allocated_bytes)
                 self.log.add(core_text(event_text.run_finished(self._said_once(event))), "error" if failed else "info")
                 if failed and (event.status != "failed" or not event.user_error):  # a bad option is no event
                     self.events.mark_status(event.status)

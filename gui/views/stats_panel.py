@@ -1,4 +1,4 @@
-"""Live numbers for the current run: state, step, epoch, images/s, ETA, progress, memory."""
+"""Live numbers for the current run: state, step, epoch, images/s (tokens/s for a text run), ETA, progress, memory."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
 from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.gui.i18n.throughput_text import speed_label, speed_tooltip
 from gpu_train_monitor.gui.qt.locale_format import integer, number
 from gpu_train_monitor.gui.views.window_state import WindowState
 
@@ -72,10 +73,12 @@ class StatsPanel(QWidget):
         self.state_label.setObjectName("stateLabel")
         grid.addWidget(self.state_label, 0, 0, 1, 2)
         self.values: dict[str, QLabel] = {}
+        self.titles: dict[str, QLabel] = {}
+        self.unit = "images/s"  # the run's throughput unit (gpu_train_monitor.config.sequences.throughput)
         rows = [
             ("step", self.tr("Step")),
             ("epoch", self.tr("Epoch")),
-            ("speed", self.tr("Images/s (median)")),
+            ("speed", speed_label("images/s")),
             ("eta", self.tr("ETA")),
             ("memory", self.tr("Memory now")),
             ("peak", self.tr("Peak")),
@@ -83,10 +86,7 @@ class StatsPanel(QWidget):
         tips = {
             "memory": self.tr("Allocated by tensors now (on the CPU: process RSS)"),
             "peak": self.tr("Highest allocated since the run started (on the CPU: peak RSS)"),
-            "speed": self.tr(
-                "Median training images per second over the reports after the first (the "
-                "warm-up): the figure of the run's end in the log and in the Runs table"
-            ),
+            "speed": speed_tooltip("images/s"),
             "eta": self.tr("Time left at the median speed"),
         }
         for i, (key, title) in enumerate(rows, start=1):
@@ -99,6 +99,7 @@ class StatsPanel(QWidget):
             grid.addWidget(label, i, 0)
             grid.addWidget(value, i, 1)
             self.values[key] = value
+            self.titles[key] = label
         # a data-parallel run: each rank's images/s under the total (hidden for an ordinary run)
         self.rank_speed_title = QLabel(self.tr("per rank"))
         self.rank_speed = QLabel("–")
@@ -115,6 +116,14 @@ class StatsPanel(QWidget):
         grid.addWidget(self.progress, len(rows) + 2, 0, 1, 2)
         self.total_steps, self.epochs = 1, None
         self.set_state(WindowState.IDLE)
+
+    def set_unit(self, unit: str) -> None:
+        """Name the speed row in the run's unit: images/s, tokens/s (a text run) or samples/s (a watched loop). The
+        figures it is given are in that unit."""
+        self.unit = unit
+        self.titles["speed"].setText(speed_label(unit))
+        for widget in (self.titles["speed"], self.values["speed"]):
+            widget.setToolTip(speed_tooltip(unit))
 
     def set_state(self, state: WindowState) -> None:
         self.state = state

@@ -6,7 +6,8 @@ A table of predictions takes seconds to minutes of CPU (a few predictions per ro
 while the tab is shown, never while a run trains (it would slow the run down), off the GUI thread, and again
 only when a setting that changes memory (or the device's capacity) has changed. It comes in two passes: the
 rows first (one prediction each), then the largest batch of each (a search over predictions); settings changed
-meanwhile stop the work and drop what it found.
+meanwhile stop the work and drop what it found. For a text model a grid over batch x sequence length follows the
+table (gpu_train_monitor.gui.views.fit_grid_view), asked for and stopped with it.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ from PySide6.QtWidgets import (
 
 from gpu_train_monitor.base.text import format_bytes
 from gpu_train_monitor.config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig
+from gpu_train_monitor.config.sequences import is_text_dataset
 from gpu_train_monitor.gui.form.peak_prediction import MEMORY_FIELDS, problem_text
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.core_text import core_text
 from gpu_train_monitor.gui.qt.latest_task import LatestTask
 from gpu_train_monitor.gui.qt.locale_format import integer
+from gpu_train_monitor.gui.views.fit_grid_view import FitGridView
 from gpu_train_monitor.gui.views.prediction_jobs import what_if_job
 
 COLUMNS = 4  # change, predicted peak and verdict, saves or costs, largest batch that fits
@@ -69,6 +72,8 @@ class WhatIfTable(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addWidget(self.table, 1)
+        self.grid = FitGridView()  # a text model's batch x sequence length
+        layout.addWidget(self.grid)
         self.task = LatestTask(self, thread_name="what-if")
         self.task.progress.connect(self._on_result)
         self.task.answered.connect(self._on_answered)
@@ -84,15 +89,17 @@ class WhatIfTable(QWidget):
         if running == self._running:
             return
         self._running = running
-        if running and self.task.busy:
+        if running and (self.task.busy or self.grid.task.busy):
             self.task.drop()  # it would slow the run: worked out again after it
+            self.grid.drop()
             self._key = None
             self._say(self.tr("What if: worked out after the run"))
         elif not running:
             self.settings_changed()
 
     def shutdown(self, timeout_ms: int = 30_000) -> bool:
-        return self.task.shutdown(timeout_ms)
+        grid_stopped = self.grid.shutdown(timeout_ms)
+        return self.task.shutdown(timeout_ms) and grid_stopped
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
@@ -105,6 +112,7 @@ class WhatIfTable(QWidget):
         capacity = self.capacity()
         if not self.form.valid or capacity is None:
             self.task.drop()
+            self.grid.clear()
             self._key = None
             self._say(self.tr("What if: no prediction while the settings cannot run"))
             return
@@ -120,6 +128,10 @@ class WhatIfTable(QWidget):
         if train:  # a batch larger than the training set cannot run: no search beyond it
             max_batch = max(min(max_batch, train, int(BOUNDS["batch_size"].maximum)), 1)
         self.task.request(what_if_job(config, kind, capacity, max_batch))
+        if is_text_dataset(config.dataset):
+            self.grid.request(config, kind, capacity)
+        else:
+            self.grid.clear()
         self._max_batch = max_batch
         self.setEnabled(False)  # the last table, greyed out, until the new one comes
         if self.result is None:
@@ -152,6 +164,7 @@ class WhatIfTable(QWidget):
     def show_again(self) -> None:
         """The table held, said again (after a language change too)."""
         self._set_headers()
+        self.grid.show_again()
         if self.result is None:
             if self._problem is not None:
                 short, whole = problem_text(self._problem)

@@ -146,6 +146,8 @@ def resolved_for_log(form: SettingsForm, config: RunConfig) -> RunConfig:
 
     device = form.resolved_spec(config.device)
     try:
-        return config.replace(device=device, model=resolve_model(config.model, form.devices.kind(device)))
+        return config.replace(
+            device=device, model=resolve_model(config.model, form.devices.kind(device), config.dataset)
+        )
     except Exception:  # noqa: BLE001 - a name the run itself will refuse, in its own words
         return config.replace(device=device)

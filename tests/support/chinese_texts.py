@@ -116,10 +116,14 @@ PRODUCT_WORDS = {
     "macOS",
     "Windows",
     "Xvfb",
+    "GPT",
+    "Transformer",
+    "softmax",
+    "QK",
 }
 
 # choices that are words, not names: the window says them in the user's language (the config keeps them)
-WORD_CHOICES = {"auto", "off", "synthetic", "stream", "resident", "stop", "shrink"}
+WORD_CHOICES = {"auto", "off", "synthetic", "stream", "resident", "stop", "shrink", "fused", "plain"}
 
 
 def allowed_words() -> set[str]:

@@ -1,8 +1,9 @@
 """Dataset loading: one entry point that reads the config and returns uint8 splits.
 
-`synthetic` is generated directly where it will live (on the device for the resident placement);
-the file formats, and your own dataset (`package.module:factory`, `gpu_train_monitor.data.datasets.custom`), are read
-into host memory, from which either placement takes them.
+`synthetic` and `synthetic-text` are generated directly where they will live (on the device for the resident
+placement); the file formats, a text file (`text:PATH`, `gpu_train_monitor.data.datasets.text`) and your own dataset
+(`package.module:factory`, `gpu_train_monitor.data.datasets.custom`), are read into host memory, from which either
+placement takes them. A text is token ids (`TextSplits`), everything else images (`DatasetSplits`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ import torch
 
 from ...base.user_code import is_spec
 from ...config.run_config import RunConfig
+from ...config.sequences import SYNTHETIC_TEXT, VOCAB, is_text_dataset, text_file
 from .synthetic import make_synthetic, synthetic_bytes
-from .types import DatasetSplits, ImageSplit
+from .types import DatasetSplits, ImageSplit, TextSplits, TokenSplit
 
 __all__ = [
     "DatasetSplits",
     "ImageSplit",
+    "TextSplits",
+    "TokenSplit",
     "dataset_shape",
     "default_data_dir",
     "load_dataset",
@@ -51,7 +55,14 @@ def resident_bytes(total_images: int, train_images: int, pixels_per_image: int) 
 
 def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, int, int, int | None]:
     """(channels, height, width, classes, images) without loading the data: enough to size a run. Your own
-    dataset is the exception: its factory says its shape only by returning it, so it is loaded."""
+    dataset is the exception: its factory says its shape only by returning it, so it is loaded. A text is one
+    channel of seq_len x 1 tokens, its classes the vocabulary and its images the sequences (train and val)."""
+    if is_text_dataset(config.dataset):
+        train = train_size_hint(config)
+        from .text import val_samples
+
+        total = None if train is None else train + (val_samples(train) if config.dataset == SYNTHETIC_TEXT else 0)
+        return 1, config.seq_len, 1, VOCAB, total
     if is_spec(config.dataset):
         from .custom import custom_shape
 
@@ -78,9 +89,18 @@ def dataset_shape(config: RunConfig, image_size: int = 32) -> tuple[int, int, in
     return 3, image_size, image_size, len(classes), None
 
 
-def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int = 32) -> DatasetSplits:
+def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int = 32) -> DatasetSplits | TextSplits:
     """Load `config.dataset`. Synthetic data is generated on `generate_on`; files are read to the host."""
     root = Path(config.data_dir) if config.data_dir else default_data_dir()
+    if config.dataset == SYNTHETIC_TEXT:
+        from .text import make_synthetic_text
+
+        return make_synthetic_text(config.synthetic_samples, config.seq_len, config.seed, generate_on)
+    path = text_file(config.dataset)
+    if path is not None:
+        from .text import load_text_file
+
+        return load_text_file(path, config.seq_len)
     if is_spec(config.dataset):
         from .custom import load_custom
 
@@ -104,7 +124,17 @@ def load_dataset(config: RunConfig, generate_on: torch.device, image_size: int =
 
 def train_size_hint(config: RunConfig) -> int | None:
     """Training images `config` will have, where that is known without reading any file (so a batch
-    larger than the training set can be refused before a run): None for an image folder or your own."""
-    if config.dataset == "synthetic":
+    larger than the training set can be refused before a run): None for an image folder or your own. A text's
+    are sequences; a text file's are counted from its size (None when it cannot be read)."""
+    if config.dataset in ("synthetic", SYNTHETIC_TEXT):
         return config.synthetic_samples
+    path = text_file(config.dataset)
+    if path is not None:
+        from .text import train_bytes
+
+        try:
+            size = path.stat().st_size
+        except (OSError, ValueError):
+            return None
+        return max((train_bytes(size, config.seq_len) - 1) // config.seq_len, 0)
     return _SHAPES[config.dataset][4] if config.dataset in _SHAPES else None

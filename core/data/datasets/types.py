@@ -48,3 +48,35 @@ class DatasetSplits:
     @property
     def nbytes(self) -> int:
         return self.train.nbytes + self.val.nbytes
+
+
+@dataclass(frozen=True)
+class TokenSplit:
+    """One split of a text: its token ids (uint8: a text's bytes, vocabulary 256) in one 1-d tensor, cut into
+    sequences of `seq_len` tokens. Each sequence's targets are the same tokens one position on, so a sequence
+    takes `seq_len + 1` tokens and its length counts the sequences the split holds (the samples of a text run)."""
+
+    tokens: torch.Tensor
+    seq_len: int
+
+    def __len__(self) -> int:
+        return max((int(self.tokens.shape[0]) - 1) // self.seq_len, 0)
+
+    @property
+    def nbytes(self) -> int:
+        return self.tokens.nelement() * self.tokens.element_size()
+
+
+@dataclass(frozen=True)
+class TextSplits:
+    """A text ready for training: train and validation token splits; `num_classes` is the vocabulary."""
+
+    name: str
+    train: TokenSplit
+    val: TokenSplit
+    num_classes: int = 256
+    channels: int = 1  # what a checkpoint records of the data, with its name and classes
+
+    @property
+    def nbytes(self) -> int:
+        return self.train.nbytes + self.val.nbytes

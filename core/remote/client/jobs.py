@@ -59,7 +59,7 @@ class RemoteComparison(RunControls):
         self.base, self.overrides = base, [dict(item) for item in overrides]
         shown = base  # the plan shown until the remote's own arrives (it resolves `auto` with its devices)
         if base.model == "auto" and base.device != "auto":
-            shown = base.replace(model=resolve_model("auto", device_type(base.device)))
+            shown = base.replace(model=resolve_model("auto", device_type(base.device), base.dataset))
         self.contenders = plan(shown, self.overrides)  # ConfigError before anything starts
         self.steps = self.contenders[0].config.max_steps or 0
         self.user_errors: dict[int, tuple[str | None, str]] = {}

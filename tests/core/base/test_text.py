@@ -109,7 +109,8 @@ def test_the_range_of_every_field_is_a_message() -> None:
     assert describe_range("lr") == "a number from 1e-08 to 10"
     assert describe_range("lr").template == "a number from {minimum} to {maximum}"
     assert describe_range("dataset") == (
-        "one of synthetic, cifar10, mnist, fashion-mnist, imagefolder, or package.module:factory"
+        "one of synthetic, cifar10, mnist, fashion-mnist, imagefolder, synthetic-text, text:PATH (a text file), or "
+        "package.module:factory"
     )
     assert all(isinstance(describe_range(name), Message) for name in ("batch_size", "amp", "download", "data_dir"))
 

@@ -38,7 +38,7 @@ def test_built_in_names_keep_their_rules() -> None:
     assert RunConfig(model=" ResNet18 ").model == "resnet18"
     with pytest.raises(
         ConfigError,
-        match=r"dataset: must be one of synthetic, .*imagefolder, or "
+        match=r"dataset: must be one of synthetic, .*imagefolder, synthetic-text, text:PATH \(a text file\), or "
         r"package.module:factory, got 'cifar11'",
     ):
         RunConfig(dataset="cifar11")

@@ -71,7 +71,7 @@ def test_list_prints_a_table_of_the_runs_newest_first(capsys: pytest.CaptureFixt
     code, out, err = runs(capsys, "list", "--runs-db", str(store_path))
     assert code == 0 and err == ""
     header, *lines = out.splitlines()
-    assert header.split("  ")[0] == "id" and "images/s" in header and header.endswith("peak memory  name")
+    assert header.split("  ")[0] == "id" and " speed " in header and header.endswith("peak memory  name")
     assert [line.split()[0] for line in lines] == ["2", "1"]
     with RunStore(store_path) as store:
         run = store.run(1)
@@ -83,7 +83,7 @@ def test_list_prints_a_table_of_the_runs_newest_first(capsys: pytest.CaptureFixt
         "synthetic",
         "cpu",
         "12",
-        f"{run.samples_per_s:,.0f}",
+        f"{run.samples_per_s:,.0f} img/s",  # an image run's speed is images/s; a text run's tok/s
         f"{run.loss_last:.4f}",
         format_bytes(run.peak_allocated_bytes),
     ]

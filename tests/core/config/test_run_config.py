@@ -10,6 +10,7 @@ import pytest
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
 from gpu_train_monitor.config.run_config import BOUNDS, RunConfig, describe_range, validate_field
+from gpu_train_monitor.config.sequences import SIZE_FIELDS
 
 NUMERIC = [name for name, bound in BOUNDS.items() if bound.kind in (int, float)]
 CHOICES = [name for name, bound in BOUNDS.items() if bound.choices]
@@ -30,6 +31,8 @@ def test_numeric_fields_accept_their_limits(name: str) -> None:
     for limit in (bound.minimum, bound.maximum):
         value = bound.kind(limit)
         batch = {"batch_size": value} if name == "nproc" else {}  # a data-parallel batch splits evenly
+        if name in SIZE_FIELDS:  # a GPT's size: of a GPT, whose width splits over its heads
+            batch = {"model": "gpt-tiny", "dataset": "synthetic-text", **({"width": 1024} if name == "heads" else {})}
         assert getattr(RunConfig(**{name: value, **batch}), name) == value
 
 

@@ -132,3 +132,23 @@ def test_an_error_the_prediction_did_not_expect_raises_every_prediction() -> Non
     config = CONFIG.replace(batch_size=1000)  # predicted 104 MB
     advice = oom_advice(config, 200 * 10**6, 0.0, predict=model)  # yet it failed under 200 MB
     assert advice.fits_batch < 1000
+
+
+GPT = RunConfig(device="cpu", model="gpt-tiny", dataset="synthetic-text", seq_len=64, batch_size=8, optimizer="adamw")
+
+
+def test_a_gpt_gets_half_the_sequence_length_and_checkpointing_per_transformer_block() -> None:
+    table = what_if(GPT, 100 * GB, search=False, predict=predict)
+    rows = rows_by_change(table)
+    half = rows["half_seq_len"]
+    assert str(half.label) == "half the sequence length (32)"
+    assert half.config_overrides == {"seq_len": 32} and half.batch_size == 8
+    assert half.prediction.what == "gpt-tiny at batch 8 x 32 tokens (fp32, adamw) on cpu"
+    assert 0 < half.saved_bytes < table.current.activations_bytes  # the weights stay; activations shrink
+    checkpointing = rows["activation_checkpointing"]
+    assert str(checkpointing.label) == "activation checkpointing per transformer block (2 in all)"
+    assert checkpointing.saved_bytes > 0
+    assert checkpointing.blocks[0][0] == "blocks"  # the transformer blocks (two: one row) hold the most less
+    names = [row.change for row in table.rows]
+    assert names.index("half_seq_len") < names.index("half_batch")  # the batch rows stay last
+    assert "half_seq_len" not in rows_by_change(what_if(CONFIG, 100 * GB, search=False, predict=predict))

@@ -21,7 +21,10 @@ def values(**changes: object) -> dict[str, object]:
 
 def test_on_a_gpu_streaming_a_downloadable_dataset_every_setting_but_the_synthetic_size_applies() -> None:
     reasons = applicability(values(placement="stream", dataset="cifar10", optimizer="sgd", nproc=2), "cuda", {})
-    assert reasons.pop("synthetic_samples") == "Not used: only the synthetic dataset is generated"
+    assert reasons.pop("synthetic_samples") == "Not used: only the synthetic datasets are generated"
+    assert reasons.pop("seq_len") == "Not used: only a text dataset (synthetic-text, text:PATH) is cut into sequences"
+    for field in ("layers", "width", "heads", "attention"):  # an image model's
+        assert reasons.pop(field) == "Not used: only the GPT models (gpt-tiny, gpt-small) take these"
     assert reasons == dict.fromkeys(reasons)  # all None
     assert {"pin_memory", "workers", "data_dir", "sync_bn", "amp=fp16", "amp=bf16", "compile"} <= set(reasons)
 
@@ -46,6 +49,18 @@ def test_each_setting_follows_the_value_it_depends_on() -> None:
     assert own["synthetic_samples"] is not None and own["download"] is not None
     assert applicability(values(optimizer="adamw"), "cuda", {})["momentum"] == "Not used: AdamW has no momentum setting"
     assert applicability(values(nproc=1), "cuda", {})["sync_bn"].startswith("Not used: one process")
+
+
+def test_a_text_run_uses_the_sequence_length_and_a_gpt_its_size_but_no_data_folder() -> None:
+    text = applicability(values(dataset="synthetic-text", model="auto"), "cpu", {})  # auto: a GPT for text
+    assert text["seq_len"] is None and text["synthetic_samples"] is None
+    assert all(text[field] is None for field in ("layers", "width", "heads", "attention"))
+    assert text["data_dir"] == "Not used: the synthetic dataset needs no files"
+    own_file = applicability(values(dataset="text:/tmp/book.txt", model="gpt-small"), "cuda", {})
+    assert own_file["data_dir"] == "Not used: a text dataset needs no data folder: a text file is named as text:PATH"
+    assert own_file["synthetic_samples"] is not None and own_file["seq_len"] is None
+    assert auto_model_text("cpu", dataset="synthetic-text") == "auto (gpt-tiny on this CPU)"
+    assert auto_model_text("cuda", dataset="text:/tmp/book.txt") == "auto (gpt-small on this GPU)"
 
 
 def test_a_fast_path_the_device_cannot_run_stays_enabled_only_while_chosen() -> None:

@@ -109,7 +109,12 @@ def test_every_widget_takes_its_range_choices_and_default_from_bounds(plain_numb
         "momentum",
         "sync_bn",
         "expandable_segments",
-    ):  # these may say "Not used"
+        "seq_len",
+        "layers",
+        "width",
+        "heads",
+        "attention",
+    ):  # these may say "Not used" (by default the model is an image model, the dataset images)
         allowed = describe_range(field) + (f", or {NONE_TEXT[field]}" if bound.optional and bound.kind is int else "")
         assert widget.toolTip() == f"{field_help(field)} ({allowed})"
 
@@ -621,8 +626,8 @@ def test_your_own_model_and_dataset_round_trip_through_the_form(form, project):
         (
             "dataset",
             "cifar11",
-            "Dataset: must be one of synthetic, cifar10, mnist, fashion-mnist, imagefolder, or "
-            "package.module:factory, got 'cifar11'",
+            "Dataset: must be one of synthetic, cifar10, mnist, fashion-mnist, imagefolder, synthetic-text, "
+            "text:PATH (a text file), or package.module:factory, got 'cifar11'",
         ),
         (
             "model",
