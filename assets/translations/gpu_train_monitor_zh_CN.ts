@@ -188,6 +188,14 @@
         <translation>在 {device} 上，模型各块保留激活值与在反向传播时重新计算它们的对比：节省的峰值内存及其时间代价</translation>
     </message>
     <message>
+        <source>attention: fused (SDPA) vs plain (softmax of QK^T)</source>
+        <translation>注意力：融合 (SDPA) 与朴素 (QK^T 的 softmax)</translation>
+    </message>
+    <message>
+        <source>the GPT&apos;s attention through scaled_dot_product_attention against the softmax of QK^T written by hand, on {device}: each one&apos;s peak memory, and how it grows when the sequence doubles</source>
+        <translation>在 {device} 上比较 GPT 通过 scaled_dot_product_attention 计算的注意力与手写的 QK^T softmax：各自的峰值内存，以及序列长度加倍时它如何增长</translation>
+    </message>
+    <message>
         <source>compiled vs eager</source>
         <translation>torch.compile 对比 eager</translation>
     </message>
@@ -2675,6 +2683,42 @@
         <source>an event has a value of the wrong type</source>
         <translation>某个事件的值类型不对</translation>
     </message>
+    <message>
+        <source>no run measured a peak; growth predicted from a trace on fake tensors</source>
+        <translation>没有运行测得峰值；增长由伪张量追踪预测</translation>
+    </message>
+    <message>
+        <source>measured peaks counted from the tensors a step held (no allocator peak on this device); growth predicted from a trace on fake tensors</source>
+        <translation>测得的峰值按一步持有的张量统计（此设备上没有分配器峰值）；增长由伪张量追踪预测</translation>
+    </message>
+    <message>
+        <source>measured peaks are the allocator&apos;s; growth predicted from a trace on fake tensors</source>
+        <translation>测得的峰值来自分配器；增长由伪张量追踪预测</translation>
+    </message>
+    <message>
+        <source>{fused}; {plain}; {extra}; {how}</source>
+        <translation>{fused}；{plain}；{extra}；{how}</translation>
+    </message>
+    <message>
+        <source>{plain} holds no more attention activations than {fused}</source>
+        <translation>{plain} 持有的注意力激活不比 {fused} 多</translation>
+    </message>
+    <message>
+        <source>{plain} holds {at} more attention activations than {fused} at {seq_len} and {doubled} more at {doubled_len} ({extra_growth:.2f}x: the T x T matrices)</source>
+        <translation>{plain} 在 {seq_len} 时比 {fused} 多持有 {at} 注意力激活，在 {doubled_len} 时多 {doubled}（{extra_growth:.2f}x：T x T 矩阵）</translation>
+    </message>
+    <message>
+        <source>{label}: a peak of {peak} predicted at sequence length {seq_len} and {doubled} at {doubled_len} ({growth:.2f}x), its attention&apos;s activations {attention_growth:.2f}x</source>
+        <translation>{label}：预测序列长度 {seq_len} 时峰值 {peak}，{doubled_len} 时 {doubled}（{growth:.2f}x），其注意力激活 {attention_growth:.2f}x</translation>
+    </message>
+    <message>
+        <source>{label}: a peak of {measured} measured at sequence length {seq_len}; predicted {peak} there and {doubled} at {doubled_len} ({growth:.2f}x), its attention&apos;s activations {attention_growth:.2f}x</source>
+        <translation>{label}：序列长度 {seq_len} 时测得峰值 {measured}；预测该长度为 {peak}，{doubled_len} 时 {doubled}（{growth:.2f}x），其注意力激活 {attention_growth:.2f}x</translation>
+    </message>
+    <message>
+        <source>{attention}; {speed}</source>
+        <translation>{attention}；{speed}</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>
@@ -3792,6 +3836,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>(batch, loss, outside modules)</source>
         <translation>（批次、损失、模块之外）</translation>
+    </message>
+    <message>
+        <source>Attention: {size} ({share}% of the step&apos;s peak), {activations} of it activations</source>
+        <translation>注意力：{size}（占该步峰值的 {share}%），其中激活 {activations}</translation>
+    </message>
+    <message>
+        <source>The attention modules of every block summed, their layers included: weights, gradients, optimizer state, and the activations they keep for backward, which grow with the sequence length (the plain softmax of QK^T keeps each head&apos;s sequence x sequence matrix)</source>
+        <translation>每个块的注意力模块之和（含其中各层）：权重、梯度、优化器状态，以及为反向传播保留的激活，后者随序列长度增长（朴素的 QK^T softmax 为每个头保留序列 x 序列的矩阵）</translation>
     </message>
     <message>
         <source>activations {activations} · parameters {params} · gradients {grads} · optimizer {optimizer} · temporaries {temporaries}</source>
