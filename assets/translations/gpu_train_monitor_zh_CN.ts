@@ -2684,40 +2684,24 @@
         <translation>某个事件的值类型不对</translation>
     </message>
     <message>
-        <source>no run measured a peak; growth predicted from a trace on fake tensors</source>
-        <translation>没有运行测得峰值；增长由伪张量追踪预测</translation>
+        <source>{fused}: {fused_peak} at sequence length {seq_len}, {fused_growth:.2f}x at {doubled_len} (attention&apos;s activations {fused_attention:.2f}x); {plain}: {plain_peak}, {plain_growth:.2f}x (attention&apos;s activations {plain_attention:.2f}x; its T x T matrices, beyond the fused, {matrices:.2f}x)</source>
+        <translation>{fused}：序列长度 {seq_len} 时 {fused_peak}，{doubled_len} 时 {fused_growth:.2f}x（注意力激活 {fused_attention:.2f}x）；{plain}：{plain_peak}，{plain_growth:.2f}x（注意力激活 {plain_attention:.2f}x；其比融合注意力多出的 T x T 矩阵 {matrices:.2f}x）</translation>
     </message>
     <message>
-        <source>measured peaks counted from the tensors a step held (no allocator peak on this device); growth predicted from a trace on fake tensors</source>
-        <translation>测得的峰值按一步持有的张量统计（此设备上没有分配器峰值）；增长由伪张量追踪预测</translation>
+        <source>{fused}: {fused_peak} at sequence length {seq_len}, {fused_growth:.2f}x at {doubled_len} (attention&apos;s activations {fused_attention:.2f}x); {plain}: {plain_peak}, {plain_growth:.2f}x (attention&apos;s activations {plain_attention:.2f}x, no more than the fused)</source>
+        <translation>{fused}：序列长度 {seq_len} 时 {fused_peak}，{doubled_len} 时 {fused_growth:.2f}x（注意力激活 {fused_attention:.2f}x）；{plain}：{plain_peak}，{plain_growth:.2f}x（注意力激活 {plain_attention:.2f}x，不比融合注意力多）</translation>
     </message>
     <message>
-        <source>measured peaks are the allocator&apos;s; growth predicted from a trace on fake tensors</source>
-        <translation>测得的峰值来自分配器；增长由伪张量追踪预测</translation>
+        <source>peaks measured, growth predicted from a trace on fake tensors</source>
+        <translation>峰值为实测，增长由伪张量追踪预测</translation>
     </message>
     <message>
-        <source>{fused}; {plain}; {extra}; {how}</source>
-        <translation>{fused}；{plain}；{extra}；{how}</translation>
+        <source>peaks and growth predicted from a trace on fake tensors</source>
+        <translation>峰值与增长均由伪张量追踪预测</translation>
     </message>
     <message>
-        <source>{plain} holds no more attention activations than {fused}</source>
-        <translation>{plain} 持有的注意力激活不比 {fused} 多</translation>
-    </message>
-    <message>
-        <source>{plain} holds {at} more attention activations than {fused} at {seq_len} and {doubled} more at {doubled_len} ({extra_growth:.2f}x: the T x T matrices)</source>
-        <translation>{plain} 在 {seq_len} 时比 {fused} 多持有 {at} 注意力激活，在 {doubled_len} 时多 {doubled}（{extra_growth:.2f}x：T x T 矩阵）</translation>
-    </message>
-    <message>
-        <source>{label}: a peak of {peak} predicted at sequence length {seq_len} and {doubled} at {doubled_len} ({growth:.2f}x), its attention&apos;s activations {attention_growth:.2f}x</source>
-        <translation>{label}：预测序列长度 {seq_len} 时峰值 {peak}，{doubled_len} 时 {doubled}（{growth:.2f}x），其注意力激活 {attention_growth:.2f}x</translation>
-    </message>
-    <message>
-        <source>{label}: a peak of {measured} measured at sequence length {seq_len}; predicted {peak} there and {doubled} at {doubled_len} ({growth:.2f}x), its attention&apos;s activations {attention_growth:.2f}x</source>
-        <translation>{label}：序列长度 {seq_len} 时测得峰值 {measured}；预测该长度为 {peak}，{doubled_len} 时 {doubled}（{growth:.2f}x），其注意力激活 {attention_growth:.2f}x</translation>
-    </message>
-    <message>
-        <source>{attention}; {speed}</source>
-        <translation>{attention}；{speed}</translation>
+        <source>{text}; {how}</source>
+        <translation>{text}；{how}</translation>
     </message>
 </context>
 <context>
@@ -5308,6 +5292,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>amp {precision}</source>
         <translation>混合精度 {precision}</translation>
+    </message>
+    <message>
+        <source>{attention} attention</source>
+        <translation>{attention}注意力</translation>
     </message>
     <message>
         <source>base</source>

@@ -25,6 +25,7 @@ SPEED_ONLY = frozenset(
     {
         "channels_last",
         "activation_checkpointing",  # the same computation, recomputed in backward (BatchNorm's statistics kept)
+        "attention",  # a GPT's fused or plain attention: the same function, kernels that round differently
         "compile",
         "cudnn_benchmark",
         "fused_optimizer",

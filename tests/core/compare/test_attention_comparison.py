@@ -55,15 +55,13 @@ def test_the_headline_states_each_peak_measured_and_its_growth_predicted() -> No
     }
     headline = attention_headline(contenders, [run(0, 2_500_000), run(1, 2_700_000)], growth)
     assert headline == (
-        "fused attention: a peak of 2.50 MB measured at sequence length 64; predicted 2.40 MB there and 4.00 MB at "
-        "128 (1.67x), its attention's activations 2.00x; plain attention: a peak of 2.70 MB measured at sequence "
-        "length 64; predicted 2.60 MB there and 4.60 MB at 128 (1.77x), its attention's activations 2.50x; plain "
-        "attention holds 100.00 kB more attention activations than fused attention at 64 and 400.00 kB more at 128 "
-        "(4.00x: the T x T matrices); measured peaks counted from the tensors a step held (no allocator peak on this "
-        "device); growth predicted from a trace on fake tensors"
+        "fused attention: 2.50 MB at sequence length 64, 1.67x at 128 (attention's activations 2.00x); plain "
+        "attention: 2.70 MB, 1.77x (attention's activations 2.50x; its T x T matrices, beyond the fused, 4.00x); "
+        "peaks measured, growth predicted from a trace on fake tensors"
     )
     without = attention_headline(contenders, [run(0, None), run(1, None)], growth)
-    assert without is not None and without.startswith("fused attention: a peak of 2.40 MB predicted at sequence")
+    assert without is not None and without.startswith("fused attention: 2.40 MB at sequence length 64, 1.67x")
+    assert without.endswith("; peaks and growth predicted from a trace on fake tensors")
     assert attention_headline(contenders, [run(0, 1), run(1, 1)], {0: growth[0]}) is None  # one not predicted
 
 
@@ -108,6 +106,6 @@ def test_racing_it_on_the_cpu_states_both_peaks_in_the_headline() -> None:
     outcome = Comparison(base, offered(base).overrides).run()
     assert outcome.status == "completed", [r.message for r in outcome.runs]
     assert all(r.peak_bytes for r in outcome.runs)
-    assert outcome.headline.startswith("fused attention: a peak of")
-    assert "(4.0" in outcome.headline or "(3.9" in outcome.headline  # the T x T matrices' growth
-    assert "trains gpt-tiny" in outcome.headline or "no clear difference" in outcome.headline
+    assert outcome.headline.startswith("fused attention: ") and " at sequence length 64, " in outcome.headline
+    assert outcome.losses_agree is True, outcome.agreement  # the same function: the same losses
+    assert "beyond the fused, 4.0" in outcome.headline or "beyond the fused, 3.9" in outcome.headline
