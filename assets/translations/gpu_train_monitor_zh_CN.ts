@@ -2703,6 +2703,10 @@
         <source>{text}; {how}</source>
         <translation>{text}；{how}</translation>
     </message>
+    <message>
+        <source>{attention}; {why}</source>
+        <translation>{attention}；{why}</translation>
+    </message>
 </context>
 <context>
     <name>BreakdownView</name>

@@ -137,7 +137,8 @@ def _peak(run: ContenderResult | None, growth: SequenceGrowth) -> tuple[int, boo
 
 def with_attention_headline(outcome: ComparisonResult, contenders: Sequence[Contender]) -> ComparisonResult:
     """`outcome` with the attention headline instead of its own, for a comparison of attentions whose runs trained
-    (predicting both at twice the sequence length); `outcome` as it is for any other comparison."""
+    (predicting both at twice the sequence length), before its own when a run did not finish; `outcome` as it is
+    for any other comparison."""
     pair = attention_pair(contenders)
     if pair is None or not any(r.status == "completed" for r in outcome.runs):
         return outcome
@@ -145,4 +146,9 @@ def with_attention_headline(outcome: ComparisonResult, contenders: Sequence[Cont
     headline = attention_headline(pair, outcome.runs, growth)
     if headline is None:
         return outcome
-    return dataclasses.replace(outcome, headline=headline)  # the speed is in the bars: the headline is the memory
+    if all(r.status == "completed" for r in outcome.runs):
+        return dataclasses.replace(outcome, headline=headline)  # the speed is in the bars: the headline is the memory
+    # a run that did not finish (the plain attention out of memory at a long sequence) keeps its reason beside it
+    return dataclasses.replace(
+        outcome, headline=Message("{attention}; {why}", attention=headline, why=outcome.headline)
+    )

@@ -109,3 +109,12 @@ def test_racing_it_on_the_cpu_states_both_peaks_in_the_headline() -> None:
     assert outcome.headline.startswith("fused attention: ") and " at sequence length 64, " in outcome.headline
     assert outcome.losses_agree is True, outcome.agreement  # the same function: the same losses
     assert "beyond the fused, 4.0" in outcome.headline or "beyond the fused, 3.9" in outcome.headline
+
+
+def test_a_run_that_did_not_finish_keeps_its_reason_beside_the_attention_headline() -> None:
+    contenders = plan(GPT, offered(GPT).overrides)
+    failed = ContenderResult(1, "plain attention", {}, "failed", None, None, None, 0, None, 1.0, 0, "out of memory", ())
+    outcome = conclude(contenders, [run(0, 2_500_000), failed], 8, "gpt-tiny", False)
+    said = with_attention_headline(outcome, contenders).headline
+    assert said.startswith("fused attention: 2.50 MB at sequence length 64, ")
+    assert said.endswith("; " + outcome.headline) and "out of memory" in said
