@@ -194,6 +194,12 @@
     <message>
         <source>CUDA&apos;s caching allocator keeping fixed segments against growing them in place on {gpu}: each run&apos;s peak reserved memory and its cache gap (reserved but not allocated)</source>
         <translation>在 {gpu} 上，CUDA 缓存分配器保留固定段与原地扩展段的对比：每次运行的已保留峰值及其缓存差（已保留但未分配）</translation>
+        <source>attention: fused (SDPA) vs plain (softmax of QK^T)</source>
+        <translation>注意力：融合 (SDPA) 与朴素 (QK^T 的 softmax)</translation>
+    </message>
+    <message>
+        <source>the GPT&apos;s attention through scaled_dot_product_attention against the softmax of QK^T written by hand, on {device}: each one&apos;s peak memory, and how it grows when the sequence doubles</source>
+        <translation>在 {device} 上比较 GPT 通过 scaled_dot_product_attention 计算的注意力与手写的 QK^T softmax：各自的峰值内存，以及序列长度加倍时它如何增长</translation>
     </message>
     <message>
         <source>compiled vs eager</source>
@@ -2792,6 +2798,28 @@
     <message>
         <source>give at least one size</source>
         <translation>请至少给出一个大小</translation>
+        <source>{fused}: {fused_peak} at sequence length {seq_len}, {fused_growth:.2f}x at {doubled_len} (attention&apos;s activations {fused_attention:.2f}x); {plain}: {plain_peak}, {plain_growth:.2f}x (attention&apos;s activations {plain_attention:.2f}x; its T x T matrices, beyond the fused, {matrices:.2f}x)</source>
+        <translation>{fused}：序列长度 {seq_len} 时 {fused_peak}，{doubled_len} 时 {fused_growth:.2f}x（注意力激活 {fused_attention:.2f}x）；{plain}：{plain_peak}，{plain_growth:.2f}x（注意力激活 {plain_attention:.2f}x；其比融合注意力多出的 T x T 矩阵 {matrices:.2f}x）</translation>
+    </message>
+    <message>
+        <source>{fused}: {fused_peak} at sequence length {seq_len}, {fused_growth:.2f}x at {doubled_len} (attention&apos;s activations {fused_attention:.2f}x); {plain}: {plain_peak}, {plain_growth:.2f}x (attention&apos;s activations {plain_attention:.2f}x, no more than the fused)</source>
+        <translation>{fused}：序列长度 {seq_len} 时 {fused_peak}，{doubled_len} 时 {fused_growth:.2f}x（注意力激活 {fused_attention:.2f}x）；{plain}：{plain_peak}，{plain_growth:.2f}x（注意力激活 {plain_attention:.2f}x，不比融合注意力多）</translation>
+    </message>
+    <message>
+        <source>peaks measured, growth predicted from a trace on fake tensors</source>
+        <translation>峰值为实测，增长由伪张量追踪预测</translation>
+    </message>
+    <message>
+        <source>peaks and growth predicted from a trace on fake tensors</source>
+        <translation>峰值与增长均由伪张量追踪预测</translation>
+    </message>
+    <message>
+        <source>{text}; {how}</source>
+        <translation>{text}；{how}</translation>
+    </message>
+    <message>
+        <source>{attention}; {why}</source>
+        <translation>{attention}；{why}</translation>
     </message>
 </context>
 <context>
@@ -3961,6 +3989,14 @@ each run&apos;s warm-up</source>
     <message>
         <source>(batch, loss, outside modules)</source>
         <translation>（批次、损失、模块之外）</translation>
+    </message>
+    <message>
+        <source>Attention: {size} ({share}% of the step&apos;s peak), {activations} of it activations</source>
+        <translation>注意力：{size}（占该步峰值的 {share}%），其中激活 {activations}</translation>
+    </message>
+    <message>
+        <source>The attention modules of every block summed, their layers included: weights, gradients, optimizer state, and the activations they keep for backward, which grow with the sequence length (the plain softmax of QK^T keeps each head&apos;s sequence x sequence matrix)</source>
+        <translation>每个块的注意力模块之和（含其中各层）：权重、梯度、优化器状态，以及为反向传播保留的激活，后者随序列长度增长（朴素的 QK^T softmax 为每个头保留序列 x 序列的矩阵）</translation>
     </message>
     <message>
         <source>activations {activations} · parameters {params} · gradients {grads} · optimizer {optimizer} · temporaries {temporaries}</source>
@@ -5507,6 +5543,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>amp {precision}</source>
         <translation>混合精度 {precision}</translation>
+    </message>
+    <message>
+        <source>{attention} attention</source>
+        <translation>{attention}注意力</translation>
     </message>
     <message>
         <source>base</source>

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..base.text import format_bytes, printable
+from ..events.attention_bytes import attention_bytes
 from ..events.module_bytes import MODULE_PARTS, ModuleBytes, modules_total
 
 BY_MODULE_CHOICES = ("blocks", "layers")
@@ -38,6 +39,12 @@ def module_lines(rows: Sequence[ModuleBytes], *, layers: bool = False) -> list[s
         if layers:
             lines += [_line(layer, total, 2) for layer in row.layers]
     lines.append(f"  {'total':<{_NAME_WIDTH}} {format_bytes(total):>10} {'100%':>6}")
+    attention = attention_bytes(rows)
+    if attention is not None:  # a transformer: its attention modules of every block, summed
+        lines.append(
+            f"  attention: {format_bytes(attention.total_bytes)} ({attention.share:.0%} of the peak), "
+            f"{format_bytes(attention.activation_bytes)} of it activations"
+        )
     return lines
 
 

@@ -13,9 +13,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from ..base.text import format_bytes, printable
+from ..config.sequences import is_text_dataset, throughput
 from ..events import event_text
 from ..events.module_bytes import modules_from_json
-from ..config.sequences import is_text_dataset, throughput
 from ..export.run_export import local_time
 from ..memory.like_measured import PredictedStep, as_measured, error_percent
 from ..store.run_store import RunRow

@@ -17,6 +17,7 @@ from ..base.text import Message
 from ..config.run_config import RunConfig, option_name
 from ..events.controls import RunControls
 from ..events.events import ContenderEvent, Event, Observer, RunFinished, StepsReported
+from .attention_headline import with_attention_headline
 from .events import ComparisonFinished, ComparisonObserver, ComparisonStarted
 from .plan import Contender, plan
 from .result import ComparisonResult, ContenderResult, conclude
@@ -74,6 +75,7 @@ class Comparison(RunControls):
                 break
             results.append(_result(contender, finished, losses, reports[0]))
         outcome = conclude(self.contenders, results, self.steps, self.contenders[0].config.model, self.stop_requested)
+        outcome = with_attention_headline(outcome, self.contenders)  # fused vs plain: both predicted at 2x seq_len
         self.emit(ComparisonFinished(outcome))
         return outcome
 

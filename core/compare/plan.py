@@ -16,6 +16,7 @@ from ..base.errors import ConfigError
 from ..base.readonly import ReadOnlyDict
 from ..base.text import Message, message_of
 from ..config.run_config import BOUNDS, RunConfig, validate_field
+from ..config.sequences import is_gpt
 
 MIN_RUNS, MAX_RUNS = 2, 4
 DEFAULT_STEPS = 60  # when the base sets no max_steps: enough reports after warm-up for a median and a spread
@@ -171,6 +172,8 @@ def label(overrides: Mapping[str, Any]) -> str:
             parts.append(str(value))
         elif field == "amp":
             parts.append(f"amp {value}")
+        elif field == "attention":
+            parts.append(f"{value} attention")
         else:
             parts.append(f"{field}={value}")
     return ", ".join(parts) or "base"
@@ -254,6 +257,18 @@ def ready_comparisons(
                     gpu=gpu,
                 ),
                 ({"device": gpu, "expandable_segments": "off"}, {"device": gpu, "expandable_segments": "on"}),
+            )
+        )
+    if is_gpt(base.model):
+        offered.append(
+            ReadyComparison(
+                Message("attention: fused (SDPA) vs plain (softmax of QK^T)"),
+                Message(
+                    "the GPT's attention through scaled_dot_product_attention against the softmax of QK^T written "
+                    "by hand, on {device}: each one's peak memory, and how it grows when the sequence doubles",
+                    device=device,
+                ),
+                ({"device": device, "attention": "fused"}, {"device": device, "attention": "plain"}),
             )
         )
     scaling = _scaling_comparison(base, gpu, processes)

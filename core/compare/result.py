@@ -27,6 +27,7 @@ SPEED_ONLY = frozenset(
         "channels_last",
         "activation_checkpointing",  # the same computation, recomputed in backward (BatchNorm's statistics kept)
         "expandable_segments",  # where the allocator puts the same tensors
+        "attention",  # a GPT's fused or plain attention: the same function, kernels that round differently
         "compile",
         "cudnn_benchmark",
         "fused_optimizer",

@@ -71,6 +71,10 @@ def _label_text(overrides: Mapping[str, Any]) -> str:
             parts.append(str(value))
         elif name == "amp":
             parts.append(translate("compare_race", "amp {precision}").format(precision=choice_text(name, str(value))))
+        elif name == "attention":
+            parts.append(
+                translate("compare_race", "{attention} attention").format(attention=choice_text(name, str(value)))
+            )
         else:
             parts.append(f"{name}={value}")
     return translate("compare_race", ", ").join(parts) or translate("compare_race", "base")

@@ -119,7 +119,7 @@ class CompareView(QWidget):
         item.setTitle(title)
         item.setLabel("bottom", bottom, units=units)
         item.setLabel("left", left)
-        plot.setMinimumSize(160, 140)
+        plot.setMinimumSize(160, 100)  # room for a three-line headline under the plots at 1280 x 860
         return plot
 
     # ---- data in ---------------------------------------------------------------------------------

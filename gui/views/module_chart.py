@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpu_train_monitor.base.text import format_bytes
+from gpu_train_monitor.events.attention_bytes import attention_bytes
 from gpu_train_monitor.events.module_bytes import MODULE_PARTS, OUTSIDE, ModuleBytes, modules_total
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.locale_format import integer, number
@@ -71,6 +72,10 @@ class ModuleChart(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.caption)
         layout.addWidget(self.tree)
+        self.attention = QLabel()  # a transformer's attention modules, summed: hidden for a model without any
+        self.attention.setObjectName("attentionShare")
+        self.attention.setWordWrap(True)
+        layout.addWidget(self.attention)
         self.rows: tuple[ModuleBytes, ...] = ()
         self.step: int | None = None  # the measured step shown; None: a prediction (or nothing)
         self._predicted: tuple[ModuleBytes, ...] = ()
@@ -141,7 +146,29 @@ class ModuleChart(QWidget):
         outside = next((r for r in rows if r.name == OUTSIDE), None)
         if outside is not None:
             self.tree.addTopLevelItem(self._item(self.tr("(batch, loss, outside modules)"), outside, total))
+        self._say_attention(rows)
         self.show()
+
+    def _say_attention(self, rows: Sequence[ModuleBytes]) -> None:
+        """Attention's total share of the step (its modules in every block), for a transformer."""
+        found = attention_bytes(rows)
+        self.attention.setVisible(found is not None)
+        if found is None:
+            return
+        self.attention.setText(
+            self.tr("Attention: {size} ({share}% of the step's peak), {activations} of it activations").format(
+                size=format_bytes(found.total_bytes),
+                share=number(100 * found.share, 0),
+                activations=format_bytes(found.activation_bytes),
+            )
+        )
+        self.attention.setToolTip(
+            self.tr(
+                "The attention modules of every block summed, their layers included: weights, gradients, optimizer "
+                "state, and the activations they keep for backward, which grow with the sequence length (the plain "
+                "softmax of QK^T keeps each head's sequence x sequence matrix)"
+            )
+        )
 
     def _item(self, name: str, row: ModuleBytes, total: int) -> QTreeWidgetItem:
         share = row.total_bytes / total if total else 0.0

@@ -76,3 +76,19 @@ def test_a_breakdown_by_module_is_shown_live_and_read_back_from_the_store(qtbot)
     assert view.modules.step == 3 and view.modules.tree.topLevelItemCount() == 4
     view.show_breakdown(dataclasses.replace(plain, step=4))
     assert view.modules.step == 3  # kept until the next step split by module
+
+
+def test_a_transformers_attention_share_is_said_under_its_rows(qtbot) -> None:
+    chart = ModuleChart()
+    qtbot.addWidget(chart)
+    chart.show_measured(rows(3), step=2)
+    assert chart.attention.isHidden()  # no attention module: nothing said
+    layers = (
+        ModuleBytes("blocks.0.attn", activations_bytes=2 * MB),
+        ModuleBytes("blocks.0.attn.qkv", params_bytes=MB),
+        ModuleBytes("blocks.0.mlp.0", activations_bytes=MB),
+    )
+    gpt = (ModuleBytes("blocks", activations_bytes=3 * MB, params_bytes=MB, layers=layers), ModuleBytes(OUTSIDE, MB))
+    chart.show_measured(gpt, step=2)
+    assert not chart.attention.isHidden()
+    assert chart.attention.text() == "Attention: 3.00 MB (60% of the step's peak), 2.00 MB of it activations"
