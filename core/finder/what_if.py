@@ -2,8 +2,8 @@
 out-of-memory error needs: the batch that fits now and the cheapest change that makes the requested one fit.
 
 Each row is predicted (gpu_train_monitor.engine.prediction.predict: fake tensors, no memory used): bf16 or fp16 autocast
-(or fp32 when autocast is on), channels_last on/off, the other optimizer (SGD for AdamW: no moments; AdamW for
-SGD: two moments instead of one momentum buffer), activation checkpointing on/off (refused for a model without
+(or fp32 when autocast is on), channels_last on/off (images only), the other optimizer (SGD for AdamW: no moments;
+AdamW for SGD: two moments instead of one momentum buffer), activation checkpointing on/off (refused for a model without
 blocks: the row says why), half and double the batch. Each says what it saves (negative: costs) against the
 current prediction and the largest batch that would then fit under capacity * (1 - margin).
 
@@ -26,6 +26,7 @@ from typing import Any
 from ..base.errors import UserError
 from ..base.text import Message, format_bytes, message_of
 from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig
+from ..config.sequences import is_text_dataset
 from ..events.module_bytes import largest_savings
 from ..memory.predict import Prediction, PredictionUnavailable
 from .predicted import PredictedPeaks, largest_batch_under
@@ -98,13 +99,14 @@ def changes(config: RunConfig) -> list[tuple[str, str, dict[str, Any]]]:
     ):
         if config.amp != amp:
             rows.append((change, label, {"amp": amp}))
-    rows.append(
-        (
-            "channels_last",
-            Message("channels_last off") if config.channels_last else Message("channels_last"),
-            {"channels_last": not config.channels_last},
+    if not is_text_dataset(config.dataset):  # a layout of images: a language model's token ids have none
+        rows.append(
+            (
+                "channels_last",
+                Message("channels_last off") if config.channels_last else Message("channels_last"),
+                {"channels_last": not config.channels_last},
+            )
         )
-    )
     if config.optimizer == "adamw":
         rows.append(("optimizer", Message("SGD instead of AdamW"), {"optimizer": "sgd"}))
     elif config.optimizer == "sgd":
