@@ -260,6 +260,18 @@
         <translation>每张图像少花 {gain:.0%} 的时间（不用时 {off_rate:.0f} 图像/秒，使用时 {on_rate:.0f}）</translation>
     </message>
     <message>
+        <source>its time cost is within the noise ({off_rate:.0f} tokens/s without, {on_rate:.0f} with)</source>
+        <translation>其时间代价在噪声范围内（不用时 {off_rate:.0f} 词元/秒，使用时 {on_rate:.0f}）</translation>
+    </message>
+    <message>
+        <source>it cost {cost:.0%} more time per token ({off_rate:.0f} tokens/s without, {on_rate:.0f} with)</source>
+        <translation>每个词元多花 {cost:.0%} 的时间（不用时 {off_rate:.0f} 词元/秒，使用时 {on_rate:.0f}）</translation>
+    </message>
+    <message>
+        <source>it took {gain:.0%} less time per token ({off_rate:.0f} tokens/s without, {on_rate:.0f} with)</source>
+        <translation>每个词元少花 {gain:.0%} 的时间（不用时 {off_rate:.0f} 词元/秒，使用时 {on_rate:.0f}）</translation>
+    </message>
+    <message>
         <source>peaks counted from the tensors a step held (no allocator peak on this device)</source>
         <translation>峰值按一步所持有的张量计算（此设备没有分配器峰值）</translation>
     </message>
