@@ -6537,6 +6537,10 @@ each run&apos;s warm-up</source>
         <translation>{model}，数据集 {dataset}，批大小 {batch_size}，数据放置 {placement}，{devices}</translation>
     </message>
     <message>
+        <source>{batch_size} x {seq_len} tokens</source>
+        <translation>{batch_size} × {seq_len} 词元</translation>
+    </message>
+    <message>
         <source>a script this window started and watches</source>
         <translation>本窗口启动并监视的脚本</translation>
     </message>
