@@ -304,6 +304,14 @@
         <translation>{fast} 与 {slow} 之间没有明显差别：两者的 images/s 区间重叠（{fast} {fast_low:.0f}-{fast_high:.0f}，{slow} {slow_low:.0f}-{slow_high:.0f}），因此 {ratio} 在噪声范围内；每个运行多训练一些步才能分辨</translation>
     </message>
     <message>
+        <source>no clear difference between {fast} and {slow}: their tokens/s spreads overlap ({fast} {fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within the noise; about {steps} steps per run would tell a difference this size</source>
+        <translation>{fast} 与 {slow} 之间没有明显差别：两者的 tokens/s 区间重叠（{fast} {fast_low:.0f}-{fast_high:.0f}，{slow} {slow_low:.0f}-{slow_high:.0f}），因此 {ratio} 在噪声范围内；每个运行约 {steps} 步才能分辨这么大的差别</translation>
+    </message>
+    <message>
+        <source>no clear difference between {fast} and {slow}: their tokens/s spreads overlap ({fast} {fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within the noise; more steps per run would tell</source>
+        <translation>{fast} 与 {slow} 之间没有明显差别：两者的 tokens/s 区间重叠（{fast} {fast_low:.0f}-{fast_high:.0f}，{slow} {slow_low:.0f}-{slow_high:.0f}），因此 {ratio} 在噪声范围内；每个运行多训练一些步才能分辨</translation>
+    </message>
+    <message>
         <source>{earlier}; {following}</source>
         <translation>{earlier}；{following}</translation>
     </message>
