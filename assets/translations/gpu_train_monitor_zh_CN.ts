@@ -286,6 +286,18 @@
         <translation>每张图像少花 {gain:.0%} 的时间（不用时 {off_rate:.0f} 图像/秒，使用时 {on_rate:.0f}）</translation>
     </message>
     <message>
+        <source>its time cost is within the noise ({off_rate:.0f} tokens/s without, {on_rate:.0f} with)</source>
+        <translation>其时间代价在噪声范围内（不用时 {off_rate:.0f} 词元/秒，使用时 {on_rate:.0f}）</translation>
+    </message>
+    <message>
+        <source>it cost {cost:.0%} more time per token ({off_rate:.0f} tokens/s without, {on_rate:.0f} with)</source>
+        <translation>每个词元多花 {cost:.0%} 的时间（不用时 {off_rate:.0f} 词元/秒，使用时 {on_rate:.0f}）</translation>
+    </message>
+    <message>
+        <source>it took {gain:.0%} less time per token ({off_rate:.0f} tokens/s without, {on_rate:.0f} with)</source>
+        <translation>每个词元少花 {gain:.0%} 的时间（不用时 {off_rate:.0f} 词元/秒，使用时 {on_rate:.0f}）</translation>
+    </message>
+    <message>
         <source>peaks counted from the tensors a step held (no allocator peak on this device)</source>
         <translation>峰值按一步所持有的张量计算（此设备没有分配器峰值）</translation>
     </message>
@@ -316,6 +328,14 @@
     <message>
         <source>no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} {fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within the noise; more steps per run would tell</source>
         <translation>{fast} 与 {slow} 之间没有明显差别：两者的 images/s 区间重叠（{fast} {fast_low:.0f}-{fast_high:.0f}，{slow} {slow_low:.0f}-{slow_high:.0f}），因此 {ratio} 在噪声范围内；每个运行多训练一些步才能分辨</translation>
+    </message>
+    <message>
+        <source>no clear difference between {fast} and {slow}: their tokens/s spreads overlap ({fast} {fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within the noise; about {steps} steps per run would tell a difference this size</source>
+        <translation>{fast} 与 {slow} 之间没有明显差别：两者的 tokens/s 区间重叠（{fast} {fast_low:.0f}-{fast_high:.0f}，{slow} {slow_low:.0f}-{slow_high:.0f}），因此 {ratio} 在噪声范围内；每个运行约 {steps} 步才能分辨这么大的差别</translation>
+    </message>
+    <message>
+        <source>no clear difference between {fast} and {slow}: their tokens/s spreads overlap ({fast} {fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within the noise; more steps per run would tell</source>
+        <translation>{fast} 与 {slow} 之间没有明显差别：两者的 tokens/s 区间重叠（{fast} {fast_low:.0f}-{fast_high:.0f}，{slow} {slow_low:.0f}-{slow_high:.0f}），因此 {ratio} 在噪声范围内；每个运行多训练一些步才能分辨</translation>
     </message>
     <message>
         <source>{earlier}; {following}</source>
@@ -6830,6 +6850,10 @@ each run&apos;s warm-up</source>
     <message>
         <source>{model} on {dataset}, batch {batch_size}, {placement} placement, {devices}</source>
         <translation>{model}，数据集 {dataset}，批大小 {batch_size}，数据放置 {placement}，{devices}</translation>
+    </message>
+    <message>
+        <source>{batch_size} x {seq_len} tokens</source>
+        <translation>{batch_size} × {seq_len} 词元</translation>
     </message>
     <message>
         <source>a script this window started and watches</source>

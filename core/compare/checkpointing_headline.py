@@ -46,22 +46,43 @@ def checkpointing_headline(
             "activation checkpointing did not lower the step's peak memory ({off_peak} without, {on_peak} with)",
             **values,
         )
-    if not clear:
-        time = Message(
-            "its time cost is within the noise ({off_rate:.0f} images/s without, {on_rate:.0f} with)", **values
-        )
-    elif values["cost"] > 0:
-        time = Message(
-            "it cost {cost:.0%} more time per image ({off_rate:.0f} images/s without, {on_rate:.0f} with)", **values
-        )
-    else:
-        time = Message(
-            "it took {gain:.0%} less time per image ({off_rate:.0f} images/s without, {on_rate:.0f} with)",
-            gain=1 - off.samples_per_s / on.samples_per_s,
-            **values,
-        )
+    time = _tokens_time(values, clear, off, on) if off.tokens_per_sample else _images_time(values, clear, off, on)
     if off.peak_method == "saved-tensors":
         how = Message("peaks counted from the tensors a step held (no allocator peak on this device)")
     else:
         how = Message("the allocator's peaks")
     return Message("{memory}, and {time}; {how}, warm-up excluded", memory=memory, time=time, how=how)
+
+
+def _images_time(values: dict, clear: bool | None, off: ContenderResult, on: ContenderResult) -> Message:
+    if not clear:
+        return Message(
+            "its time cost is within the noise ({off_rate:.0f} images/s without, {on_rate:.0f} with)", **values
+        )
+    if values["cost"] > 0:
+        return Message(
+            "it cost {cost:.0%} more time per image ({off_rate:.0f} images/s without, {on_rate:.0f} with)", **values
+        )
+    return Message(
+        "it took {gain:.0%} less time per image ({off_rate:.0f} images/s without, {on_rate:.0f} with)",
+        gain=1 - off.samples_per_s / on.samples_per_s,  # type: ignore[operator]
+        **values,
+    )
+
+
+def _tokens_time(values: dict, clear: bool | None, off: ContenderResult, on: ContenderResult) -> Message:
+    """As `_images_time` for text runs: their rates in tokens/s (samples/s x the sequence length)."""
+    values = {**values, "off_rate": off.tokens_per_s, "on_rate": on.tokens_per_s}
+    if not clear:
+        return Message(
+            "its time cost is within the noise ({off_rate:.0f} tokens/s without, {on_rate:.0f} with)", **values
+        )
+    if values["cost"] > 0:
+        return Message(
+            "it cost {cost:.0%} more time per token ({off_rate:.0f} tokens/s without, {on_rate:.0f} with)", **values
+        )
+    return Message(
+        "it took {gain:.0%} less time per token ({off_rate:.0f} tokens/s without, {on_rate:.0f} with)",
+        gain=1 - off.samples_per_s / on.samples_per_s,  # type: ignore[operator]
+        **values,
+    )

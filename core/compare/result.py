@@ -229,10 +229,12 @@ def _unmeasured(run: ContenderResult) -> str:
 
 
 def _unclear_headline(fast: ContenderResult, slow: ContenderResult, steps_to_tell: int | None) -> str:
-    """'no clear difference between stream and resident: ...': a ratio inside the noise names no winner."""
+    """'no clear difference between stream and resident: ...': a ratio inside the noise names no winner. Text runs'
+    spreads are said in tokens/s."""
     assert fast.samples_per_s is not None and slow.samples_per_s is not None
-    fast_low, fast_high = fast.samples_per_s_spread or (fast.samples_per_s,) * 2
-    slow_low, slow_high = slow.samples_per_s_spread or (slow.samples_per_s,) * 2
+    scale = fast.tokens_per_sample if fast.tokens_per_sample and slow.tokens_per_sample else 1
+    fast_low, fast_high = (x * scale for x in fast.samples_per_s_spread or (fast.samples_per_s,) * 2)
+    slow_low, slow_high = (x * scale for x in slow.samples_per_s_spread or (slow.samples_per_s,) * 2)
     values = dict(
         fast=fast.label,
         slow=slow.label,
@@ -242,6 +244,8 @@ def _unclear_headline(fast: ContenderResult, slow: ContenderResult, steps_to_tel
         slow_low=slow_low,
         slow_high=slow_high,
     )
+    if scale != 1:
+        return _unclear_tokens(values, steps_to_tell)
     if steps_to_tell is not None:
         return Message(
             "no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} "
@@ -252,6 +256,23 @@ def _unclear_headline(fast: ContenderResult, slow: ContenderResult, steps_to_tel
         )
     return Message(
         "no clear difference between {fast} and {slow}: their images/s spreads overlap ({fast} "
+        "{fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within "
+        "the noise; more steps per run would tell",
+        **values,
+    )
+
+
+def _unclear_tokens(values: dict[str, Any], steps_to_tell: int | None) -> str:
+    if steps_to_tell is not None:
+        return Message(
+            "no clear difference between {fast} and {slow}: their tokens/s spreads overlap ({fast} "
+            "{fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within "
+            "the noise; about {steps} steps per run would tell a difference this size",
+            steps=steps_to_tell,
+            **values,
+        )
+    return Message(
+        "no clear difference between {fast} and {slow}: their tokens/s spreads overlap ({fast} "
         "{fast_low:.0f}-{fast_high:.0f}, {slow} {slow_low:.0f}-{slow_high:.0f}), so {ratio} is within "
         "the noise; more steps per run would tell",
         **values,

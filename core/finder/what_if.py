@@ -1,13 +1,13 @@
 """What if? The current config's predicted memory beside the same config with one change, and the advice an
 out-of-memory error needs: the batch that fits now and the cheapest change that makes the requested one fit.
 
-Each row is predicted (gpu_train_monitor.engine.prediction.predict: fake tensors, no memory used): bf16 or fp16 autocast
-(or fp32 when autocast is on), channels_last on/off, the other optimizer (SGD for AdamW: no moments; AdamW for
-SGD: two moments instead of one momentum buffer), activation checkpointing on/off (refused for a model without
-blocks: the row says why; a GPT's row counts its transformer blocks, each checkpointed on its own), for a text
-model half the sequence length (a GPT's activations shrink with it, plain attention's scores by four), half and
-double the batch. Each says what it saves (negative: costs) against the
-current prediction and the largest batch that would then fit under capacity * (1 - margin).
+Each row is predicted (gpu_train_monitor.engine.prediction.predict: fake tensors, no memory used): bf16 or fp16
+autocast (or fp32 when autocast is on), channels_last on/off (images only), the other optimizer (SGD for AdamW: no
+moments; AdamW for SGD: two moments instead of one momentum buffer), activation checkpointing on/off (refused for a
+model without blocks: the row says why; a GPT's row counts its transformer blocks, each checkpointed on its own), for
+a text model half the sequence length (a GPT's activations shrink with it, plain attention's scores by four), half and
+double the batch. Each says what it saves (negative: costs) against the current prediction and the largest batch that
+would then fit under capacity * (1 - margin).
 
 The cheapest change, in this order (a lower time cost first, then fewer side effects on what is trained):
 channels_last (a layout: no numeric change, usually faster on GPUs), bf16 autocast (faster where the device has
@@ -102,13 +102,14 @@ def changes(config: RunConfig) -> list[tuple[str, str, dict[str, Any]]]:
     ):
         if config.amp != amp:
             rows.append((change, label, {"amp": amp}))
-    rows.append(
-        (
-            "channels_last",
-            Message("channels_last off") if config.channels_last else Message("channels_last"),
-            {"channels_last": not config.channels_last},
+    if not is_text_dataset(config.dataset):  # a layout of images: a language model's token ids have none
+        rows.append(
+            (
+                "channels_last",
+                Message("channels_last off") if config.channels_last else Message("channels_last"),
+                {"channels_last": not config.channels_last},
+            )
         )
-    )
     if config.optimizer == "adamw":
         rows.append(("optimizer", Message("SGD instead of AdamW"), {"optimizer": "sgd"}))
     elif config.optimizer == "sgd":

@@ -2,9 +2,11 @@
 
 A model's blocks are its children, except that the child holding the most parameters is opened when it is a stack
 of like blocks or holds one (a vision transformer's `encoder` and its `layers`, a GPT's `transformer.h`): the rows
-are then the transformer's blocks, not one row holding 95% of the model. ResNet's stages hold two or three blocks
-each and stay whole. An opened module's own work (a position embedding added in `encoder.forward`) is a row of
-its own, named by its path; the model's own (`torch.flatten` in `ResNet.forward`) is named by its class.
+are then the transformer's blocks, not one row holding 95% of the model. ResNet's stages (Sequentials) hold two or
+three blocks each and stay whole; a ModuleList of two like modules is a stack (it is a list of blocks by
+construction: gpt-tiny's two transformer blocks are rows of their own). An opened module's own work (a position
+embedding added in `encoder.forward`) is a row of its own, named by its path; the model's own (`torch.flatten` in
+`ResNet.forward`) is named by its class.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from torch import nn
 
 from ..events.module_bytes import MODULE_PARTS, OUTSIDE, ModuleBytes
 
-STACK = 3  # this many like modules in a Sequential or ModuleList make a stack of blocks
+STACK = 3  # this many like modules in a Sequential make a stack of blocks
+LIST_STACK = 2  # and this many in a ModuleList
 
 Entry = tuple[nn.Module | None, str, int]  # (the module holding it or None, a MODULE_PARTS key, bytes)
 
@@ -44,7 +47,9 @@ def _parameter_count(module: nn.Module) -> int:
 
 
 def _is_stack(module: nn.Module) -> bool:
-    if not isinstance(module, (nn.Sequential, nn.ModuleList)) or len(module) < STACK:
+    if not isinstance(module, (nn.Sequential, nn.ModuleList)):
+        return False
+    if len(module) < (LIST_STACK if isinstance(module, nn.ModuleList) else STACK):
         return False
     return len({type(child) for child in module}) == 1
 

@@ -47,7 +47,8 @@ def watched_settings_text(row: RunRow) -> str:
 
 
 def settings_text(row: RunRow) -> str:
-    """'tiny-cnn on synthetic, batch 32, stream placement, cpu (the device's name)'."""
+    """'tiny-cnn on synthetic, batch 32, stream placement, cpu (the device's name)'; a text run's batch says its
+    sequence length ('batch 128 x 256 tokens')."""
     if not row.placement:  # a watched run (gpu_train_monitor.watch)
         return watched_settings_text(row)
     if row.device_name:
@@ -57,7 +58,7 @@ def settings_text(row: RunRow) -> str:
         ).format(
             model=row.model,
             dataset=choice_text("dataset", row.dataset),
-            batch_size=row.batch_size,
+            batch_size=batch_text(row),
             placement=choice_text("placement", row.placement),
             devices=devices_text(row),
             device_name=row.device_name,
@@ -67,9 +68,18 @@ def settings_text(row: RunRow) -> str:
     ).format(
         model=row.model,
         dataset=choice_text("dataset", row.dataset),
-        batch_size=row.batch_size,
+        batch_size=batch_text(row),
         placement=choice_text("placement", row.placement),
         devices=devices_text(row),
+    )
+
+
+def batch_text(row: RunRow) -> str:
+    """'32' images a step, or a text run's '128 x 256 tokens' (sequences x sequence length)."""
+    if not row.throughput.tokens or row.tokens_per_sample <= 1:
+        return str(row.batch_size)
+    return QCoreApplication.translate("stored_run_text", "{batch_size} x {seq_len} tokens").format(
+        batch_size=row.batch_size, seq_len=row.tokens_per_sample
     )
 
 

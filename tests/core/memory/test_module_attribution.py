@@ -26,7 +26,7 @@ from gpu_train_monitor.memory.module_context import ModuleContext
 from gpu_train_monitor.memory.module_rows import top_blocks
 from gpu_train_monitor.memory.predict import Prediction, StepParts, measure_step, predict_step
 from gpu_train_monitor.memory.probe import MemoryProbe
-from gpu_train_monitor.model.models import build_model
+from gpu_train_monitor.model.models import build_model, model_options
 from gpu_train_monitor.model.step import TrainingStep, build_optimizer
 
 F32 = 4
@@ -276,3 +276,15 @@ def test_a_run_splits_its_second_sampled_step_by_module(monkeypatch: pytest.Monk
     (b,) = split
     assert modules_total(b.modules) == b.total_bytes
     assert [r.name for r in b.modules] == ["features.0", "features.1", "features.2", "head", OUTSIDE]
+
+
+def test_a_gpts_rows_are_its_transformer_blocks_even_two_of_them() -> None:
+    config = RunConfig(device="cpu", model="gpt-tiny", dataset="synthetic-text", seq_len=32)
+    model = build_model("gpt-tiny", 256, 1, **model_options(config))
+    assert top_blocks(model) == ["tokens", "positions", "blocks.0", "blocks.1", "norm", "head"]
+    predicted = predict(config, 8)
+    rows = {row.name: row for row in predicted.modules}
+    assert modules_total(predicted.modules) == predicted.peak_bytes
+    assert rows["blocks.0"].activations_bytes > 0 and rows["blocks.0"].total_bytes == rows["blocks.1"].total_bytes
+    measured = {row.name: row.total_bytes for row in measure(config, 8).modules}
+    assert measured == {name: row.total_bytes for name, row in rows.items()}  # per module as the real step

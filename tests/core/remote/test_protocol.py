@@ -12,7 +12,7 @@ import pytest
 from gpu_train_monitor.remote.wire import protocol
 from gpu_train_monitor.remote.wire.protocol import LineReader, ProtocolError
 from gpu_train_monitor.store.rows import RunRow
-from gpu_train_monitor.store.run_store import RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore
+from gpu_train_monitor.store.run_store import DERIVED, RANK_REPORT_COLUMNS, REPORT_COLUMNS, RunStore
 
 
 def test_a_message_is_one_line_of_strict_json_even_with_newlines_and_non_finite_numbers() -> None:
@@ -123,7 +123,7 @@ def test_the_chunk_columns_are_the_store_s_tables_without_run_id(tmp_path) -> No
     assert "id" not in protocol.RUN_COLUMNS and protocol.RUN_LIST_COLUMNS[0] == "id"
     assert tuple(REPORT_COLUMNS) == protocol.REPORT_COLUMNS
     assert tuple(RANK_REPORT_COLUMNS) == protocol.RANK_REPORT_COLUMNS
-    run_fields = {f for f in RunRow.__dataclass_fields__ if f != "live"}
+    run_fields = {f for f in RunRow.__dataclass_fields__ if f not in DERIVED}  # live, the throughput's unit: read
     assert run_fields <= set(protocol.RUN_LIST_COLUMNS)
     assert {"config", "started", "summary", "message_json"} <= set(protocol.RUN_COLUMNS)
 

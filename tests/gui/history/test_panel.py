@@ -80,7 +80,7 @@ def test_the_list_shows_every_recorded_run_with_its_columns(panel, recorded):
         "completed",
     )
     assert line["steps"] == "12"
-    assert line["speed"] == number(row.samples_per_s, 0)  # the locale's digits
+    assert line["speed"] == number(row.samples_per_s, 0) + " images/s"  # the locale's digits, the run's unit
     assert line["loss"] == f"{row.loss_last:.4g}"
     assert line["peak"] == format_bytes(row.peak_allocated_bytes)
     assert line["when"] == date_time(row.started_at)  # the locale's short date and time
@@ -140,7 +140,7 @@ def test_sorting_by_images_per_second_is_numeric(panel, store_path, recorded, qt
     first = table_texts(panel, "speed")
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, header.height() // 2))
     second = table_texts(panel, "speed")
-    ascending = [number(85.5, 0), number(950.0, 0), number(10_000.0, 0)]  # the table rounds to whole images
+    ascending = [f"{number(value, 0)} images/s" for value in (85.5, 950.0, 10_000.0)]  # rounded to whole images
     assert sorted([first, second]) == sorted([ascending, ascending[::-1]])
 
 

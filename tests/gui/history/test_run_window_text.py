@@ -35,3 +35,5 @@ def test_the_header_says_what_the_run_was_and_where_it_ran(row):
     assert f"tiny-cnn on synthetic, batch 32, {row.placement} placement, cpu" in text
     assert f"recorded by pid {row.pid} on {row.host}" in text
     assert "a message &lt;as stored&gt;" in text  # plain text from the store, escaped, not parsed
+    text_run = dataclasses.replace(row, throughput_unit="tokens/s", tokens_per_sample=256, dataset="synthetic-text")
+    assert "on synthetic-text, batch 32 x 256 tokens, " in header_html(text_run, "completed", "#1565c0")

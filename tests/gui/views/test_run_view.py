@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.config.sequences import TEXT_FIELDS
 from gpu_train_monitor.events.events import MemorySample
 from gpu_train_monitor.gui.form.text import label
 from gpu_train_monitor.gui.views.event_display import config_text
@@ -74,10 +75,13 @@ def test_the_logged_config_names_every_field_as_the_form_does():
     config = RunConfig(model="tiny-cnn", device="cpu", lr=3e-4, download=True, epochs=None).to_dict()
     text = config_text(config)
     fields = text.split(", ")
-    assert [field.split("=", 1)[0] for field in fields] == [label(name) for name in config]  # every field, in order
+    shown = [name for name in config if name not in TEXT_FIELDS]  # an image run's: its sequences' fields left out
+    assert [field.split("=", 1)[0] for field in fields] == [label(name) for name in shown]  # every field, in order
     assert "Model=tiny-cnn" in fields and "Learning rate=0.0003" in fields
     assert "Download=yes" in fields and "channels_last=no" in fields and "Epochs=auto" in fields  # the form's word
     assert "Max steps=no limit" in fields
+    text_run = config_text(RunConfig(model="gpt-tiny", dataset="synthetic-text", seq_len=64, layers=3).to_dict())
+    assert "Sequence length=64" in text_run.split(", ") and "Layers=3" in text_run.split(", ")
 
 
 def test_in_chinese_the_logged_config_has_chinese_names_and_words_and_keeps_names(qapp):
