@@ -194,6 +194,8 @@
     <message>
         <source>CUDA&apos;s caching allocator keeping fixed segments against growing them in place on {gpu}: each run&apos;s peak reserved memory and its cache gap (reserved but not allocated)</source>
         <translation>在 {gpu} 上，CUDA 缓存分配器保留固定段与原地扩展段的对比：每次运行的已保留峰值及其缓存差（已保留但未分配）</translation>
+    </message>
+    <message>
         <source>attention: fused (SDPA) vs plain (softmax of QK^T)</source>
         <translation>注意力：融合 (SDPA) 与朴素 (QK^T 的 softmax)</translation>
     </message>
@@ -2812,12 +2814,16 @@
     <message>
         <source>expandable segments off for this run (the environment&apos;s allocator settings turn them on): the CUDA allocator caches fixed segments</source>
         <translation>本次运行关闭可扩展段（环境中的分配器设置开启了它们）：CUDA 分配器缓存固定段</translation>
+    </message>
+    <message>
         <source>sequence lengths apply to text datasets only (synthetic-text, text:PATH), not {dataset}</source>
         <translation>序列长度只适用于文本数据集（synthetic-text、text:PATH），不适用于 {dataset}</translation>
     </message>
     <message>
         <source>give at least one size</source>
         <translation>请至少给出一个大小</translation>
+    </message>
+    <message>
         <source>{fused}: {fused_peak} at sequence length {seq_len}, {fused_growth:.2f}x at {doubled_len} (attention&apos;s activations {fused_attention:.2f}x); {plain}: {plain_peak}, {plain_growth:.2f}x (attention&apos;s activations {plain_attention:.2f}x; its T x T matrices, beyond the fused, {matrices:.2f}x)</source>
         <translation>{fused}：序列长度 {seq_len} 时 {fused_peak}，{doubled_len} 时 {fused_growth:.2f}x（注意力激活 {fused_attention:.2f}x）；{plain}：{plain_peak}，{plain_growth:.2f}x（注意力激活 {plain_attention:.2f}x；其比融合注意力多出的 T x T 矩阵 {matrices:.2f}x）</translation>
     </message>
