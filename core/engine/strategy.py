@@ -107,6 +107,8 @@ class OneProcess:
         return values
 
     def requests(self, controls: RunControls) -> Requests:
+        if not controls.take_asked():
+            return Requests()  # the common step: one attribute read, not five queues and flags
         return Requests(
             controls.take_cache_clear(),
             controls.take_checkpoint_requests(),

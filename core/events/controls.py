@@ -22,6 +22,7 @@ class RunControls:
         self._clear = threading.Event()
         self._snapshot_requests: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._checkpoint_requests: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._asked = False  # set after any request: the loop reads one attribute a step, not five queues and flags
 
     def emit(self, event: Any) -> None:
         """Tell every observer, in order, on the caller's thread. An observer that raises is not caught here:
@@ -33,26 +34,39 @@ class RunControls:
     def request_stop(self) -> None:
         self._stop.set()
         self._running.set()  # wake a paused loop so it can stop
+        self._asked = True  # after the request itself: the loop that sees the flag finds it
 
     def pause(self) -> None:
         self._running.clear()
+        self._asked = True  # after the request itself: the loop that sees the flag finds it
 
     def resume(self) -> None:
         self._running.set()
 
     def request_cache_clear(self) -> None:
         self._clear.set()
+        self._asked = True  # after the request itself: the loop that sees the flag finds it
 
     def request_snapshot(self, path: str) -> None:
         """Save a memory snapshot to `path` at the next step boundary (needs record_memory_history)."""
         self._snapshot_requests.put(path)
+        self._asked = True  # after the request itself: the loop that sees the flag finds it
 
     def request_checkpoint(self, path: str | None = None) -> None:
         """Save a checkpoint at the next step boundary (also while paused): to `path`, or None for the run's
         checkpoint folder (`checkpoints/<run_uid>/step-<N>.pt`)."""
         self._checkpoint_requests.put(path)
+        self._asked = True  # after the request itself: the loop that sees the flag finds it
 
     # ---- read by the loop ------------------------------------------------------------------------
+    def take_asked(self) -> bool:
+        """Whether anything was requested since the last call (then read the requests): the flag is cleared before
+        they are read, so a request made meanwhile is seen at the next call."""
+        if not self._asked:  # only a True is ever cleared: a request flagged after this read waits for the next call
+            return False
+        self._asked = False
+        return True
+
     @property
     def stop_requested(self) -> bool:
         return self._stop.is_set()
