@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMainWindow, QWidget
 
 from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.config.run_config import RunConfig
+from gpu_train_monitor.config.sequences import throughput
 from gpu_train_monitor.events.events import OutOfMemory, RunFinished
 from gpu_train_monitor.gui.compare.menu import start_error
 from gpu_train_monitor.gui.compare.mode import COMPARISON_EVENTS
@@ -234,6 +235,7 @@ class MainWindow(QMainWindow):
     def _on_validity_changed(self, valid: bool, message: str) -> None:
         self.parts.device_watch.show_device()  # set_config changes the device without the combo's own signal
         self._name_the_memory()
+        self._name_the_speed(valid)
         self._update_controls()
         self._show_estimate()
         self.parts.peak.settings_changed()
@@ -244,6 +246,12 @@ class MainWindow(QMainWindow):
         breakdown_view, tabs = self.parts.view.breakdown_view, self.parts.tabs
         breakdown_view.set_device_kind(self.parts.form.device_kind())
         tabs.setTabText(tabs.indexOf(breakdown_view), breakdown_view.tab_title())
+
+    def _name_the_speed(self, valid: bool) -> None:
+        """Before the first run the speed row is named in the unit the form's run would have (tokens/s for text);
+        after a run it keeps that run's unit, whose figure it still shows."""
+        if valid and self.state is WindowState.IDLE:
+            self.parts.view.stats.set_unit(throughput(self.parts.form.config().to_dict()).unit)
 
     def _show_estimate(self) -> None:
         """The next run's time from a measurement of the same speed settings, or that there is none."""

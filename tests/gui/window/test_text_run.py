@@ -22,6 +22,10 @@ def test_a_gpt_trains_from_the_form_and_its_speed_is_in_tokens_per_second(qtbot,
     form = window.parts.form
     assert form.config() == TEXT.replace(pin_memory=False, non_blocking=False)  # greyed out on the CPU
     assert form.widgets["seq_len"].isEnabled() and form.widgets["layers"].isEnabled()
+    assert view_speed_title(window) == "Tokens/s (median)"  # named before the first run, from the form
+    form.set_config(TEXT.replace(model="tiny-cnn", dataset="synthetic", layers=None, width=None, heads=None))
+    assert view_speed_title(window) == "Images/s (median)"
+    form.set_config(TEXT)
     with qtbot.waitSignal(window.run_ended, timeout=60_000) as ended:
         qtbot.mouseClick(window.parts.buttons.start_button, Qt.MouseButton.LeftButton)
     assert ended.args == [WindowState.FINISHED]
@@ -37,6 +41,11 @@ def test_a_gpt_trains_from_the_form_and_its_speed_is_in_tokens_per_second(qtbot,
         TEXT.replace(model="tiny-cnn", dataset="synthetic", layers=None, width=None, heads=None)
     )
     assert not form.widgets["seq_len"].isEnabled()  # an image run has no sequences
+    assert view_speed_title(window) == "Tokens/s (median)"  # the finished run's figure keeps its unit
+
+
+def view_speed_title(window) -> str:
+    return window.parts.view.stats.titles["speed"].text()
 
 
 def test_a_text_file_shorter_than_a_sequence_keeps_start_off(qtbot, make_window, tmp_path: Path):
