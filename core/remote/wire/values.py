@@ -29,6 +29,8 @@ from .protocol import BAD_REQUEST, ProtocolError
 
 KNOWN_MODULES = (
     "gpu_train_monitor.events.events",
+    "gpu_train_monitor.events.module_bytes",
+    "gpu_train_monitor.events.step_timeline",
     "gpu_train_monitor.events.summary",
     "gpu_train_monitor.compare.events",
     "gpu_train_monitor.compare.plan",

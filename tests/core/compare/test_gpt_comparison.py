@@ -17,8 +17,10 @@ from tests.support.cli import cli_in_process
 
 BASE = RunConfig(
     device="cpu", model="gpt-tiny", dataset="synthetic-text", layers=1, width=32, heads=2, seq_len=16,
-    synthetic_samples=256, batch_size=16, max_steps=3, report_interval=0.01,
+    synthetic_samples=256, batch_size=16, max_steps=12, report_interval=0.01,
 )  # fmt: skip
+# 12 steps: a step of this GPT takes about 3 ms on a quiet machine, so 3 steps could all fall in the first report
+# (the warm-up, 10 ms at least) and leave no tokens/s
 
 
 def test_fused_against_plain_attention_races_in_tokens_per_second() -> None:
@@ -36,7 +38,7 @@ def test_the_compare_command_takes_a_gpt(tmp_path: Path) -> None:
     target = tmp_path / "compare.json"
     args = ["--device", "cpu", "--model", "gpt-tiny", "--dataset", "synthetic-text", "--layers", "1", "--width", "32"]
     result = cli_in_process(
-        "compare", *args, "--seq-len", "16", "--synthetic-samples", "256", "--batch-size", "16", "--max-steps", "4",
+        "compare", *args, "--seq-len", "16", "--synthetic-samples", "256", "--batch-size", "16", "--max-steps", "12",
         "--report-interval", "0.01",
         "--vs", "amp=off", "--vs", "activation_checkpointing=true", "--no-record", "--json", str(target),
     )  # fmt: skip

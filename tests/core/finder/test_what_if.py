@@ -148,7 +148,7 @@ def test_a_gpt_gets_half_the_sequence_length_and_checkpointing_per_transformer_b
     checkpointing = rows["activation_checkpointing"]
     assert str(checkpointing.label) == "activation checkpointing per transformer block (2 in all)"
     assert checkpointing.saved_bytes > 0
-    assert checkpointing.blocks[0][0] == "blocks"  # the transformer blocks (two: one row) hold the most less
+    assert checkpointing.blocks[0][0].startswith("blocks.")  # a transformer block (a row each) holds the most less
     names = [row.change for row in table.rows]
     assert names.index("half_seq_len") < names.index("half_batch")  # the batch rows stay last
     assert "half_seq_len" not in rows_by_change(what_if(CONFIG, 100 * GB, search=False, predict=predict))

@@ -114,3 +114,32 @@ def test_unknown_types_and_bad_values_are_refused() -> None:
     assert decode({"__type__": "LogMessage", "level": "info", "text": "hi", "colour": "red"}) == LogMessage(
         "info", "hi"
     )
+
+
+def test_every_dataclass_an_event_can_hold_is_one_the_connection_carries() -> None:
+    """A value added to an event (a prediction's timeline, its modules) crosses the connection too: a comparison on
+    a remote GPU fails with 'not a type the connection carries' otherwise."""
+    import dataclasses
+    import typing
+
+    from gpu_train_monitor.remote.wire.values import known_types
+
+    known = known_types()
+    missing: set[str] = set()
+    seen: set[type] = set()
+
+    def visit(hint: object) -> None:
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            if hint in seen:
+                return
+            seen.add(hint)
+            if known.get(hint.__name__) is not hint:
+                missing.add(f"{hint.__module__}.{hint.__name__}")
+            for field_hint in typing.get_type_hints(hint).values():
+                visit(field_hint)
+        for argument in typing.get_args(hint):
+            visit(argument)
+
+    for cls in list(known.values()):
+        visit(cls)
+    assert not missing
