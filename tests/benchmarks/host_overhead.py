@@ -19,10 +19,11 @@ Each is measured differentially: a run of `--long` steps minus a run of `--short
 difference, so what happens once per run (building the parts, the first report, validation, the end) cancels
 out and what remains is per step. Host time is wall time (`perf_counter`) and CPU time (`process_time`, which
 other processes' load stretches least); operations are counted by a TorchDispatchMode around the whole run (each
-aten operation dispatched, on any tensor). Runs alternate bare/session in a rotating order; each number is the
-median over `--repeats`. Targets: at most 30 us and 1 operation added per step; `extra_us_per_step` is CPU
-time (on a shared machine wall time swings by more than the target from one repeat to the next), the wall
-difference is `extra_wall_us_per_step`.
+aten operation dispatched, on any tensor). Runs alternate bare/session in a rotating order; each loop's figure
+is the median over `--repeats`, and what the session adds is the median of each repeat's difference (its session
+run minus the bare run beside it: the machine's speed drifts between minutes by more than the target). Targets:
+at most 30 us and 1 operation added per step; `extra_us_per_step` is CPU time (on a shared machine wall time
+swings by more than the target from one repeat to the next), the wall difference is `extra_wall_us_per_step`.
 
 The step-phase timer's own share (target: at most 0.5% of a step) is measured apart, as CPU time: a step's marks
 (start, data, the copy's split, forward, backward, optimizer, recording, end, and a report's `take()` every 100
@@ -177,8 +178,12 @@ def main() -> int:
     ops = {name: per_step(loops[name], args.short, args.long, count=True)[2] for name in loops}
     wall = {name: statistics.median(t[0] for t in timed[name]) for name in loops}
     cpu = {name: statistics.median(t[1] for t in timed[name]) for name in loops}
-    extra_us = 1e6 * (wall["session"] - wall["bare"])
-    extra_cpu_us = 1e6 * (cpu["session"] - cpu["bare"])
+    # each repeat's session minus the bare loop measured beside it (the same minute of a shared machine whose speed
+    # drifts by more than the target between minutes), then the median of those differences
+    paired = [(s[0] - b[0], s[1] - b[1]) for s, b in zip(timed["session"], timed["bare"], strict=True)]
+    extra_us = 1e6 * statistics.median(d[0] for d in paired)
+    extra_cpu_us = 1e6 * statistics.median(d[1] for d in paired)
+    spread = sorted(1e6 * d[1] for d in paired)
     extra_ops = ops["session"] - ops["bare"]
     print(f"tiny linear, batch 1, CPU, 1 thread, {args.long} - {args.short} steps, median of {args.repeats}")
     print(f"{'loop':10}{'us/step':>10}{'cpu us/step':>13}{'ops/step':>10}")
@@ -187,6 +192,7 @@ def main() -> int:
     met = extra_cpu_us <= TARGET_US and extra_ops <= TARGET_OPS  # CPU time: what other processes stretch least
     print(f"{'added':10}{extra_us:>10.1f}{extra_cpu_us:>13.1f}{extra_ops:>10.2f}   target <= {TARGET_US:.0f} us and "
           f"<= {TARGET_OPS:.0f} op: {'met' if met else 'NOT met'}")  # fmt: skip
+    print(f"added CPU us/step, each repeat's pair: {', '.join(f'{d:.1f}' for d in spread)}")
     timer_us = statistics.median(timer_us_per_step() for _ in range(args.repeats))
     cnn_us = 1e6 * statistics.median(tiny_cnn_cpu_s_per_step() for _ in range(args.repeats))
     shares = {"tiny linear b1": timer_us / (1e6 * cpu["bare"]), "tiny-cnn b64": timer_us / cnn_us}
@@ -199,6 +205,7 @@ def main() -> int:
                 {
                     "extra_us_per_step": extra_cpu_us,  # host CPU time: the target's measure
                     "extra_wall_us_per_step": extra_us,
+                    "extra_us_per_step_pairs": spread,
                     "extra_ops_per_step": extra_ops,
                     "bare": {"us_per_step": 1e6 * wall["bare"], "ops_per_step": ops["bare"]},
                     "session": {"us_per_step": 1e6 * wall["session"], "ops_per_step": ops["session"]},
