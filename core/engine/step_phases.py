@@ -64,6 +64,16 @@ class PhaseTimer:
                 self._device.mark(phase)
         self._last = now
 
+    def mark_at(self, phase: str, ended: float) -> None:
+        """`phase` ended at `ended` (a `perf_counter()` taken then, by a hook that must stay cheap: a gradient's
+        accumulation), told at the next mark: the time since the previous mark up to `ended` is its."""
+        current = self._current
+        if current is not None and ended > self._last:
+            current[_INDEX[phase]] += ended - self._last
+            if self._device is not None:  # the GPU's clock: the stream has had no work since, so it is marked now
+                self._device.mark(phase)
+            self._last = ended
+
     def split(self, phase: str, seconds: float, into: str) -> None:
         """Of the time marked as `phase` in this step, `seconds` were `into`'s (the batch's copy inside next())."""
         if self._current is not None and seconds > 0:

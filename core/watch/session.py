@@ -45,6 +45,7 @@ from ..store.recorder import RunRecorder, open_recorder
 from .batches import CommonBatchSize
 from .endings import ending, oom_event
 from .idle_flush import IdleFlush
+from .loop_phases import timed_loop
 from .placement import as_list, device_of, training_rank, warn
 from .run_facts import checked_count, run_started, watched_config
 from .steering import WatchStopped, answer_requests
@@ -99,7 +100,7 @@ class Watch:
         self._lock = threading.Lock()  # the buffered steps: the training thread's and the idle flush's
         self._last_step = 0.0
         self._idle = IdleFlush(self._flush, self._idle_since)
-        self.timer: PhaseTimer | None = None  # where each step's time goes, when hooks mark its phases (`watch --`)
+        self.timer: PhaseTimer | None = None  # where each step's time goes: hooks on the model given, or `watch --`'s
 
     # ---- what a caller reads -------------------------------------------------------------------------
     @property
@@ -160,6 +161,9 @@ class Watch:
             self.controls.observers.append(self._recorder)
             self.prediction.follow()
             self._idle.start()
+            if self.timer is None and isinstance(self.model, nn.Module):  # a `watch --` script's has its own marks
+                self.timer, hooks = timed_loop(self.model, self.optimizers, device)
+                self._exits.callback(hooks.remove)  # taken off when the run ends
 
     def _announce(self) -> None:
         """The run's start, recorded at its first step (or its end, if it ends before one): only then are the

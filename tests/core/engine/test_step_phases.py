@@ -24,6 +24,28 @@ class Clock:
         return self.now
 
 
+def test_a_phase_marked_at_an_earlier_moment_ends_there_and_the_rest_goes_to_the_next(monkeypatch) -> None:
+    """A watched loop's backward ends at its last gradient's accumulation, told at the next forward or update."""
+    clock = Clock()
+    monkeypatch.setattr(step_phases, "perf_counter", clock.perf_counter)
+    timer = PhaseTimer()
+    timer.start()
+    clock.now = 0.1
+    timer.mark("forward")
+    grads_done, clock.now = 0.3, 0.35  # the gradients were done at 0.3; the next mark comes at 0.35
+    timer.mark_at("backward", grads_done)
+    timer.mark("data")  # the next micro-batch's wait
+    timer.mark_at("backward", 0.2)  # a moment before the latest mark: nothing moves
+    clock.now = 0.4
+    timer.mark("recording")
+    timer.end()
+    phases = timer.take()
+    assert phases is not None
+    assert phases.as_dict() == pytest.approx(
+        {"data": 0.05, "copy": 0.0, "forward": 0.1, "backward": 0.2, "optimizer": 0.0, "recording": 0.05}
+    )
+
+
 def test_a_steps_marks_split_its_time_and_a_report_takes_each_phases_median(monkeypatch) -> None:
     clock = Clock()
     monkeypatch.setattr(step_phases, "perf_counter", clock.perf_counter)
