@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 CAPACITY = 200_000  # reports kept (a report every second: more than two days)
 PIXELS_PER_BAR = 4  # a redraw shows at most one bar every this many pixels: more reports are averaged into one
-BAR_FILL = 0.8  # of the room between two bars' steps
+BAR_FILL = 0.8  # of the steps a bar covers, the rest a gap between bars
 
 
 def aggregate(x: np.ndarray, ys: np.ndarray, bars: int) -> tuple[np.ndarray, np.ndarray]:
@@ -47,6 +47,15 @@ def aggregate(x: np.ndarray, ys: np.ndarray, bars: int) -> tuple[np.ndarray, np.
         out_x = np.append(out_x, x[whole:].mean())
         out_y = np.column_stack([out_y, ys[:, whole:].mean(axis=1)])
     return out_x, out_y
+
+
+def covered_steps(x: np.ndarray) -> np.ndarray:
+    """The steps each bar stands for: from the previous bar's step to its own (the first, the median's), so that
+    reports spaced unevenly (a machine that slowed, a loop that evaluated) tile the axis without holes."""
+    if len(x) == 0:
+        return np.ones(0)
+    first = float(np.median(np.diff(x))) if len(x) > 1 else 1.0
+    return np.diff(x, prepend=x[0] - first)
 
 
 class StepTimeView(QWidget):
@@ -120,7 +129,7 @@ class StepTimeView(QWidget):
         self.data.clear()
         self.latest, self.latest_step, self.reports = None, 0, 0
         for bar in self.bars:  # now: the plot is hidden until the next timed report, so no redraw would
-            bar.setOpts(x=[], y0=[], height=[])
+            bar.setOpts(x=[], x1=[], width=[], y0=[], height=[])
         self._dirty = False
         self.show_again()
 
@@ -219,10 +228,11 @@ class StepTimeView(QWidget):
         steps = self.data.column(0)
         part = visible_slice(steps, None if view.autoRangeEnabled()[0] else tuple(view.viewRange()[0]))
         x, ys = aggregate(steps[part], self.data.columns(1, 1 + len(STEP_PHASES))[:, part], self._bar_count())
-        width = BAR_FILL * (float(np.median(np.diff(x))) if len(x) > 1 else 1.0)
+        covered = covered_steps(x)
+        right = x - covered * (1 - BAR_FILL) / 2  # a bar over the steps its report covers, ending at its step
         bottom = np.zeros(len(x))
         for bar, heights in zip(self.bars, ys):
-            bar.setOpts(x=x, y0=bottom.copy(), height=heights, width=width)
+            bar.setOpts(x=x, x1=right, width=covered * BAR_FILL, y0=bottom.copy(), height=heights)
             bottom += heights
         settle_axes(self.plot)
         return True

@@ -60,6 +60,8 @@ def test_reports_with_phases_show_stacked_bars_and_the_latest_split_in_numbers(s
     assert view.bar_count() == 2
     bars = stacked(view)
     assert list(view.bars[0].opts["x"]) == [20.0, 30.0]
+    assert list(view.bars[0].opts["x1"] - view.bars[0].opts["width"]) == pytest.approx([11.0, 21.0])  # steps 10-20
+    assert list(view.bars[0].opts["x1"]) == pytest.approx([19.0, 29.0])  # and 20-30, a gap of 2 steps between
     assert [heights[1] for _, heights in bars] == pytest.approx([1000 * s for s in DATA_HEAVY.seconds])
     assert [bottoms[1] for bottoms, _ in bars] == pytest.approx(np.cumsum([0, 60, 10, 10, 12, 4]))  # stacked
     assert len({bar.opts["brush"].color().name() for bar in view.bars}) == len(STEP_PHASES)  # a colour per phase
@@ -122,3 +124,15 @@ def test_hidden_it_draws_nothing_and_catches_up_when_shown(shown, qtbot):
     assert not view.refresh() and view.bar_count() == 0
     view.show()
     qtbot.waitUntil(lambda: view.bar_count() == 1)
+
+
+def test_reports_spaced_unevenly_give_bars_as_wide_as_the_steps_they_cover(shown):
+    """A machine that slowed down, or a loop that evaluated between two reports: no hole between their bars."""
+    view = shown.step_time
+    for step in (20, 24, 40, 44):
+        assert shown.show_event(report(step, COMPUTE_HEAVY))
+    assert view.refresh()
+    bar = view.bars[0]
+    left, right = bar.opts["x1"] - bar.opts["width"], bar.opts["x1"]
+    assert list(right - left) == pytest.approx([3.2, 3.2, 12.8, 3.2])  # 80% of 4, 4, 16 and 4 steps
+    assert all(0 < gap <= 0.2 * 16 + 1e-9 for gap in left[1:] - right[:-1])  # each gap a fifth of a bar's steps
