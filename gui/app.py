@@ -30,7 +30,8 @@ from gpu_train_monitor.cli.options import (
     user_error_line,
 )
 from gpu_train_monitor.cli.version import version_line
-from gpu_train_monitor.config.run_config import BOUNDS, describe_range
+from gpu_train_monitor.config.bounds import BOUNDS
+from gpu_train_monitor.config.field_checks import describe_range
 from gpu_train_monitor.events.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 from gpu_train_monitor.gui.qt.availability import display_problem, is_qt_missing, qt_missing_line
 from gpu_train_monitor.gui.window.exit_signals import deferred_signals, end_on_signals, restore_default_signals

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ..base.errors import ConfigError, UserError
 from ..base.outputs import Protected, store_protection
 from ..base.text import Message
-from ..config.run_config import BOUNDS, FINDER_BOUNDS, Bound, RunConfig, describe_range, option_name
+from ..config.bounds import BOUNDS, FINDER_BOUNDS, Bound
+from ..config.field_checks import describe_range
+from ..config.run_config import RunConfig, option_name
 from ..events.status import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR
 
 if TYPE_CHECKING:

@@ -15,7 +15,9 @@ from typing import Any
 from ..base.errors import ConfigError
 from ..base.outputs import check_distinct_outputs, check_output_path
 from ..base.text import Message, format_bytes
-from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig, validate_field
+from ..config.bounds import BOUNDS, FINDER_BOUNDS
+from ..config.field_checks import validate_field
+from ..config.run_config import RunConfig
 from ..events.status import EXIT_FAILED, EXIT_USER_ERROR
 from .grid_text import grid_lines, largest_fitting_lines, seq_lens
 from .module_text import add_by_module_option, module_lines, modules_json

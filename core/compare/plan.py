@@ -15,7 +15,9 @@ from typing import Any
 from ..base.errors import ConfigError
 from ..base.readonly import ReadOnlyDict
 from ..base.text import Message, message_of
-from ..config.run_config import BOUNDS, RunConfig, validate_field
+from ..config.bounds import BOUNDS
+from ..config.field_checks import validate_field
+from ..config.run_config import RunConfig
 from ..config.sequences import is_gpt
 
 MIN_RUNS, MAX_RUNS = 2, 4

@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .run_config import BOUNDS, RunConfig, option_name
+from .bounds import BOUNDS
+from .run_config import RunConfig, option_name
 
 
 def command_line(

@@ -16,7 +16,8 @@ from typing import Any
 from ..base.errors import ConfigError
 from ..base.readonly import ReadOnlyDict
 from ..base.text import Message
-from .run_config import RunConfig, validate_field
+from .field_checks import validate_field
+from .run_config import RunConfig
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The checks a run configuration needs beyond each field's own bound in `gpu_train_monitor.config.run_config.BOUNDS`.
+"""The checks a run configuration needs beyond each field's own bound in `gpu_train_monitor.config.bounds.BOUNDS`.
 
 Its own module because these rules look past one field's type and range: the fields a data-parallel run needs
 to agree, a batch against the training set once its size is known, and a path's names against what file

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from ..base.errors import ConfigError
 from ..base.text import Message
-from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig, validate_field
+from ..config.bounds import BOUNDS, FINDER_BOUNDS
+from ..config.field_checks import validate_field
+from ..config.run_config import RunConfig
 from ..config.sequences import is_text_dataset
 from ..memory.predict import Prediction
 from .what_if import verdict

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 
 from ..base.errors import ConfigError
 from ..base.text import Message
-from ..config.run_config import FINDER_BOUNDS, RunConfig
+from ..config.bounds import FINDER_BOUNDS
+from ..config.run_config import RunConfig
 from ..config.sequences import is_text_dataset
 from .budget import guard_bytes, largest_batch
 from .child import stopped
@@ -175,7 +176,7 @@ def check_search_options(margin: float, start: int, max_batch: int) -> None:
 
     The ranges are FINDER_BOUNDS': a --max-batch above what `run --batch-size` accepts would answer a
     batch size that the run then refuses."""
-    from ..config.run_config import validate_field
+    from ..config.field_checks import validate_field
 
     validate_field("margin", margin)
     validate_field("max_batch", max_batch)

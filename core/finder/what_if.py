@@ -28,7 +28,8 @@ from typing import Any
 
 from ..base.errors import UserError
 from ..base.text import Message, format_bytes, message_of
-from ..config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig
+from ..config.bounds import BOUNDS, FINDER_BOUNDS
+from ..config.run_config import RunConfig
 from ..config.sequences import gpt_size, is_gpt, is_text_dataset
 from ..events.module_bytes import largest_savings
 from ..memory.predict import Prediction, PredictionUnavailable

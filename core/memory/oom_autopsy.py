@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..config.run_config import FINDER_BOUNDS
+from ..config.bounds import FINDER_BOUNDS
 from ..events.module_bytes import ModuleBytes, largest, modules_total
 
 HOLDERS = 5  # modules named at an out of memory

@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox
 
 from gpu_train_monitor.base.text import format_bytes
-from gpu_train_monitor.config.run_config import BOUNDS
+from gpu_train_monitor.config.bounds import BOUNDS
 from gpu_train_monitor.gui.form.checks import NprocMeaning, normalised_device
 from gpu_train_monitor.gui.form.device_table import DeviceTable
 from gpu_train_monitor.gui.form.text import field_tooltip

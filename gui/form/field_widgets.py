@@ -1,4 +1,4 @@
-"""One widget per `gpu_train_monitor.config.run_config.BOUNDS` field, and its value read and written by the widget's
+"""One widget per `gpu_train_monitor.config.bounds.BOUNDS` field, and its value read and written by the widget's
 kind.
 
 The widget follows the bound: a combo box for choices, a check box for a flag, a spin box over the range
@@ -18,7 +18,7 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
 from gpu_train_monitor.base.user_code import SPEC_FORM
-from gpu_train_monitor.config.run_config import BOUNDS, BUILTIN_MODELS
+from gpu_train_monitor.config.bounds import BOUNDS, BUILTIN_MODELS
 from gpu_train_monitor.gui.form.applicability import is_auto_model
 from gpu_train_monitor.gui.form.text import field_tooltip, none_text
 from gpu_train_monitor.gui.qt.core_text import choice_text

@@ -25,7 +25,8 @@ from PySide6.QtWidgets import QFormLayout, QLabel
 
 from gpu_train_monitor.base.errors import UserError
 from gpu_train_monitor.base.text import Message, format_bytes
-from gpu_train_monitor.config.run_config import FINDER_BOUNDS, RunConfig
+from gpu_train_monitor.config.bounds import FINDER_BOUNDS
+from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.config.sequences import TEXT_FIELDS
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.core_text import core_text, error_text

@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
 
+from gpu_train_monitor.config.bounds import BOUNDS
 from gpu_train_monitor.config.presets import PRESETS
-from gpu_train_monitor.config.run_config import BOUNDS
 from gpu_train_monitor.gui.qt import palette
 from gpu_train_monitor.gui.qt.core_text import core_text
 

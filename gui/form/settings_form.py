@@ -1,4 +1,4 @@
-"""The run settings form, built from `gpu_train_monitor.config.run_config.BOUNDS` so the form and the config cannot
+"""The run settings form, built from `gpu_train_monitor.config.bounds.BOUNDS` so the form and the config cannot
 disagree.
 
 Every widget's range, choices, default and tooltip come from the bounds table
@@ -20,7 +20,8 @@ from PySide6.QtCore import QCoreApplication, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
-from gpu_train_monitor.config.run_config import BOUNDS, RunConfig
+from gpu_train_monitor.config.bounds import BOUNDS
+from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.gui.form.applicability import (
     applicability,
     auto_model_text,

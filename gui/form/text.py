@@ -1,7 +1,7 @@
 """What the settings form says, in the user's language: field labels, help and tooltips, and errors
 turned into one readable line.
 
-The help is what `gpu_train_monitor.config.run_config.BOUNDS` says (the CLI's help, which stays English), in the form's
+The help is what `gpu_train_monitor.config.bounds.BOUNDS` says (the CLI's help, which stays English), in the form's
 words: CLI options are named by their form labels. It is written here again as literals because Qt's
 translation tools read literals only; a test keeps each English text equal to its bound's help.
 """
@@ -12,7 +12,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
 from gpu_train_monitor.base.user_code import SPEC_FIELDS, SPEC_FORM
-from gpu_train_monitor.config.run_config import BOUNDS
+from gpu_train_monitor.config.bounds import BOUNDS
 from gpu_train_monitor.gui.qt.core_text import choice_text, error_text
 from gpu_train_monitor.gui.qt.locale_format import integer
 
@@ -183,8 +183,9 @@ def field_help(field: str) -> str:
 
 
 def allowed_text(field: str) -> str:
-    """What may be entered, as `gpu_train_monitor.config.run_config.describe_range` says it, in the user's language and
-    locale: 'an integer from 1 to 65536', 'one of sgd, adamw', and what an optional number's lowest position means."""
+    """What may be entered, as `gpu_train_monitor.config.field_checks.describe_range` says it, in the user's language
+    and locale: 'an integer from 1 to 65536', 'one of sgd, adamw', and what an optional number's lowest position
+    means."""
     bound = BOUNDS[field]
     if bound.choices:
         choices = ", ".join(choice_text(field, choice) for choice in bound.choices)

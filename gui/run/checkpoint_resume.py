@@ -18,7 +18,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from gpu_train_monitor.base.errors import UserError
-from gpu_train_monitor.config.run_config import BOUNDS, RunConfig
+from gpu_train_monitor.config.bounds import BOUNDS
+from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.gui.plots.loss_plot import LossPlot
 from gpu_train_monitor.gui.qt import file_dialogs
 from gpu_train_monitor.gui.qt.core_text import choice_text, error_text

@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from gpu_train_monitor.base.text import format_bytes
-from gpu_train_monitor.config.run_config import BOUNDS, FINDER_BOUNDS, RunConfig
+from gpu_train_monitor.config.bounds import BOUNDS, FINDER_BOUNDS
+from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.config.sequences import is_text_dataset
 from gpu_train_monitor.gui.form.peak_prediction import MEMORY_FIELDS, problem_text
 from gpu_train_monitor.gui.qt import palette

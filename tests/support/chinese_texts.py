@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from gpu_train_monitor.base.text import Message
+from gpu_train_monitor.config.bounds import BOUNDS
 from gpu_train_monitor.config.presets import PRESETS
-from gpu_train_monitor.config.run_config import BOUNDS
 from gpu_train_monitor.device.devices import list_devices
 from gpu_train_monitor.events.summary import RunSummary
 from gpu_train_monitor.model.models import available_models

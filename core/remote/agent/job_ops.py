@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...base.errors import ConfigError, UserError
 from ...base.text import Message
-from ...config.run_config import FINDER_BOUNDS, RunConfig
+from ...config.bounds import FINDER_BOUNDS
+from ...config.run_config import RunConfig
 from ...events.signals import Control, signal_number
 from ..wire.protocol import BAD_REQUEST, CHUNK_BYTES, ProtocolError
 from .args import argument, new_uid

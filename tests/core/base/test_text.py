@@ -22,7 +22,8 @@ import torch
 from gpu_train_monitor.base.errors import ConfigError, DatasetError, UserError
 from gpu_train_monitor.base.text import Message, and_list, message_of, semicolon_list
 from gpu_train_monitor.base.user_code import check_spec
-from gpu_train_monitor.config.run_config import RunConfig, describe_range
+from gpu_train_monitor.config.field_checks import describe_range
+from gpu_train_monitor.config.run_config import RunConfig
 
 CORE = Path(__file__).resolve().parents[3] / "core"
 

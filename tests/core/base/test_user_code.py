@@ -11,7 +11,8 @@ import pytest
 
 from gpu_train_monitor.base.errors import ConfigError
 from gpu_train_monitor.base.user_code import accepted_keywords, call_factory, check_spec, load_callable, spec_problem
-from gpu_train_monitor.config.run_config import RunConfig, describe_range
+from gpu_train_monitor.config.field_checks import describe_range
+from gpu_train_monitor.config.run_config import RunConfig
 from tests.support.cli import cli_in_process
 from tests.support.user_code import importable_folder, write_module
 

@@ -20,7 +20,8 @@ import torch
 
 from gpu_train_monitor.cli.main import build_parser, main
 from gpu_train_monitor.cli.options import config_from_args
-from gpu_train_monitor.config.run_config import BOUNDS, RunConfig, option_name
+from gpu_train_monitor.config.bounds import BOUNDS
+from gpu_train_monitor.config.run_config import RunConfig, option_name
 from gpu_train_monitor.device.devices import list_devices
 from tests.support.cli import FAST, cli, cli_in_process, user_error_line
 

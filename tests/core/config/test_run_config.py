@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from gpu_train_monitor.base.errors import ConfigError, UserError
-from gpu_train_monitor.config.run_config import BOUNDS, RunConfig, describe_range, validate_field
+from gpu_train_monitor.config.bounds import BOUNDS
+from gpu_train_monitor.config.field_checks import describe_range, validate_field
+from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.config.sequences import SIZE_FIELDS
 
 NUMERIC = [name for name, bound in BOUNDS.items() if bound.kind in (int, float)]
@@ -144,7 +146,7 @@ def test_describe_range_reads_the_table() -> None:
 
 
 def test_finder_options_have_their_bounds_in_the_table_and_batches_stay_runnable() -> None:
-    from gpu_train_monitor.config.run_config import FINDER_BOUNDS
+    from gpu_train_monitor.config.bounds import FINDER_BOUNDS
 
     assert set(FINDER_BOUNDS) == {"margin", "start", "max_batch"}
     assert not set(FINDER_BOUNDS) & set(BOUNDS)  # one namespace: validate_field takes either

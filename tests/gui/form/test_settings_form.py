@@ -10,7 +10,9 @@ import pytest
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QLineEdit, QSpinBox
 
-from gpu_train_monitor.config.run_config import BOUNDS, BUILTIN_MODELS, RunConfig, describe_range
+from gpu_train_monitor.config.bounds import BOUNDS, BUILTIN_MODELS
+from gpu_train_monitor.config.field_checks import describe_range
+from gpu_train_monitor.config.run_config import RunConfig
 from gpu_train_monitor.device.devices import DeviceInfo
 from gpu_train_monitor.gui.form.settings_form import SettingsForm
 from gpu_train_monitor.gui.form.text import HELP, LABELS, NONE_TEXT, field_help, field_tooltip
@@ -43,7 +45,7 @@ def locale():
 
 @pytest.fixture
 def plain_numbers(locale):
-    """Numbers without digit grouping, as gpu_train_monitor.config.run_config.describe_range writes them (65536)."""
+    """Numbers without digit grouping, as gpu_train_monitor.config.field_checks.describe_range writes them (65536)."""
     locale(QLocale.c())
 
 
